@@ -1,0 +1,34 @@
+import { CarrierRejectedError, type CarrierAdapter, type ProvisionedNumber } from './adapter';
+
+/** The default carrier: the simulator process's carrier API over HTTP. */
+export class SimulatorCarrier implements CarrierAdapter {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly secret: string,
+    private readonly timeoutMs = 5_000,
+  ) {}
+
+  async provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
+    const body = await this.call('POST', '/carrier/v1/numbers', { idempotency_key: request.idempotencyKey, country: request.country });
+    return { phoneNumber: String(body.phone_number), carrierRef: String(body.number_ref) };
+  }
+
+  async releaseNumber(request: { phoneNumber: string }): Promise<void> {
+    await this.call('DELETE', `/carrier/v1/numbers/${encodeURIComponent(request.phoneNumber)}`);
+  }
+
+  private async call(method: string, path: string, body?: object): Promise<Record<string, unknown>> {
+    const response = await fetch(new URL(path, this.baseUrl), {
+      method,
+      headers: { authorization: `Bearer ${this.secret}`, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const text = await response.text();
+    if (response.status >= 400 && response.status < 500) {
+      throw new CarrierRejectedError(`carrier refused ${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+    }
+    if (!response.ok) throw new Error(`carrier error on ${method} ${path}: ${response.status}`);
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  }
+}

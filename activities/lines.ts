@@ -1,0 +1,41 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { parsePhoneNumberWithError } from 'libphonenumber-js';
+import type { Db } from '../src/db/knex';
+import { activateLine, failProvisioning } from '../src/lines/store';
+import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
+
+export interface LineActivityDeps {
+  db: Db;
+  carrier: CarrierAdapter;
+  now: () => Date;
+}
+
+/** Thin adapters between the line workflows and Postgres / the carrier. */
+export function createLineActivities({ db, carrier, now }: LineActivityDeps) {
+  return {
+    async provisionNumber(lineId: string): Promise<{ phoneNumber: string }> {
+      try {
+        // The line id is the idempotency key: a retry after a crash gets the same number back.
+        const provisioned = await carrier.provisionNumber({ idempotencyKey: `line:${lineId}`, country: 'US' });
+        return { phoneNumber: parsePhoneNumberWithError(provisioned.phoneNumber).number };
+      } catch (err) {
+        if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
+        throw err;
+      }
+    },
+
+    async activateLine(lineId: string, phoneNumber: string): Promise<'activated' | 'already_active' | 'gone'> {
+      return activateLine(db, lineId, phoneNumber, now());
+    },
+
+    async releaseNumber(phoneNumber: string): Promise<void> {
+      await carrier.releaseNumber({ phoneNumber });
+    },
+
+    async failLineProvisioning(lineId: string, reason: string): Promise<void> {
+      await failProvisioning(db, lineId, reason, now());
+    },
+  };
+}
+
+export type LineActivities = ReturnType<typeof createLineActivities>;

@@ -1,0 +1,58 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { AppContext, AppDeps, AppState } from './context';
+import { ApiError } from './errors';
+import { authenticate } from './middleware/auth';
+import { cors } from './middleware/cors';
+import { jsonBody } from './middleware/jsonBody';
+import { requestContext } from './middleware/requestContext';
+import { buildOpenApiDocument, toYaml } from './openapi/document';
+import { validateRequest } from './openapi/validator';
+import { allRoutes } from './routes';
+import { koaPath, type RouteDef } from './routes/types';
+
+export const API_VERSION = '0.5.10.0';
+
+export interface App {
+  koa: Koa<AppState>;
+  routes: RouteDef[];
+  openApiDocument: Record<string, unknown>;
+}
+
+/**
+ * Builds the Koa application. Per request: request id and error envelope, CORS, JSON body,
+ * then the matched route's own chain: authenticate (scope from the route table), validate
+ * (schemas from the OpenAPI document), handle.
+ */
+export function createApp(deps: AppDeps): App {
+  let yaml = '';
+  const routes = allRoutes(() => yaml);
+  const openApiDocument = buildOpenApiDocument(routes, API_VERSION);
+  yaml = toYaml(openApiDocument);
+
+  const router = new Router<AppState>();
+  for (const route of routes) {
+    router[route.method](
+      route.operationId,
+      koaPath(route.path),
+      authenticate(route.auth, deps),
+      validateRequest(route.doc),
+      (ctx) => route.handler(ctx as unknown as AppContext, deps),
+    );
+  }
+
+  const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === '1' });
+  koa.silent = true;
+  koa.use(requestContext(deps.logger));
+  koa.use(cors());
+  koa.use(jsonBody(deps.config.maxBodyBytes));
+  koa.use(router.routes());
+  koa.use(
+    router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'This path does not support that method'),
+      notImplemented: () => new ApiError(501, 'not_implemented', 'Unknown HTTP method'),
+    }),
+  );
+  return { koa, routes, openApiDocument };
+}

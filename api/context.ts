@@ -1,0 +1,43 @@
+import type Koa from 'koa';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../src/config';
+import type { Db } from '../src/db/knex';
+import type { ApiKeyRow } from '../src/keys/store';
+import type { Logger } from '../src/logger';
+
+/** What every handler can reach: shared infrastructure, never per-tenant state. */
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  temporal: Client;
+  logger: Logger;
+  /** Injected clock, so tests can move time without sleeping. */
+  now: () => Date;
+}
+
+/** The authenticated principal. Tenant and environment always come from the key. */
+export interface Principal {
+  key: ApiKeyRow;
+  workspaceId: string;
+  userId: string;
+  environment: 'test' | 'live';
+  scopes: readonly string[];
+}
+
+export interface AppState {
+  requestId: string;
+  log: Logger;
+  principal?: Principal;
+  /** Parsed JSON body; undefined when the request had none. */
+  body?: unknown;
+  rawBody?: Buffer;
+  /** Query string after schema validation and type coercion. */
+  query?: Record<string, unknown>;
+}
+
+export type AppContext = Koa.ParameterizedContext<AppState> & { params: Record<string, string> };
+
+export function principalOf(ctx: AppContext): Principal {
+  if (!ctx.state.principal) throw new Error('route reached without authentication');
+  return ctx.state.principal;
+}

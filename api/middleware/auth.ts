@@ -1,0 +1,43 @@
+import type Koa from 'koa';
+import type { AppDeps, AppState } from '../context';
+import { ApiError, errors } from '../errors';
+import type { RouteAuth } from '../routes/types';
+import { hasScope } from '../../src/keys/scopes';
+import { lookupKey, touchLastUsed } from '../../src/keys/store';
+
+/** `Authorization: Bearer <key>`; surrounding spaces are tolerated, as the public client trims them. */
+function bearerToken(header: string): string | undefined {
+  const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(header);
+  return match?.[1];
+}
+
+/**
+ * Authenticates the request for one route: the tenant and environment are taken from
+ * the key row, never from the request. Service keys authenticate only the keys plane,
+ * and regular keys never authenticate it.
+ */
+export function authenticate(auth: RouteAuth, deps: AppDeps): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    if (auth.kind === 'public') return next();
+    const header = ctx.get('authorization');
+    if (!header.trim()) throw errors.unauthorized();
+    const token = bearerToken(header);
+    if (!token) throw errors.invalidApiKey();
+    const now = deps.now();
+    const found = await lookupKey(deps.db, token, now);
+    if (!found.ok) throw errors.invalidApiKey();
+    const key = found.key;
+    if (auth.kind === 'service' && key.kind !== 'service') {
+      throw new ApiError(403, 'forbidden', 'This endpoint accepts only service keys (sk_svc_*)');
+    }
+    if (auth.kind === 'standard') {
+      if (key.kind === 'service') throw new ApiError(403, 'forbidden', 'Service keys authenticate only the /v1/keys plane');
+      if (!hasScope(key.scopes, auth.scope)) {
+        throw errors.forbidden(`This key lacks the scope ${auth.scope}`, [{ field: 'scope', message: auth.scope }]);
+      }
+    }
+    ctx.state.principal = { key, workspaceId: key.workspace_id, userId: key.user_id, environment: key.environment, scopes: key.scopes };
+    touchLastUsed(deps.db, key.id, now, (err) => ctx.state.log.warn({ err }, 'last_used_at update failed'));
+    return next();
+  };
+}

@@ -1,0 +1,60 @@
+import crypto from 'node:crypto';
+import type Koa from 'koa';
+import type { AppState } from '../context';
+import type { Logger } from '../../src/logger';
+import { ApiError, errors } from '../errors';
+import { httpRequestDuration } from '../metrics';
+
+const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Outermost middleware: assigns a request id (honouring a sane incoming `x-request-id`),
+ * renders every failure as the error envelope, and writes one access-log line per request.
+ */
+export function requestContext(logger: Logger): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID_PATTERN.test(incoming) ? incoming : `req_${crypto.randomUUID()}`;
+    ctx.state.requestId = requestId;
+    ctx.state.log = logger.child({ request_id: requestId });
+    ctx.set('x-request-id', requestId);
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) throw errors.notFound('Route');
+    } catch (err) {
+      const apiError = toApiError(err);
+      if (apiError.status >= 500) ctx.state.log.error({ err }, 'request failed');
+      ctx.status = apiError.status;
+      ctx.body = apiError.toBody();
+      for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
+    } finally {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+      httpRequestDuration.observe({ method: ctx.method, route: String(route), status: String(ctx.status) }, ms / 1000);
+      ctx.state.log.info(
+        {
+          method: ctx.method,
+          path: ctx.path,
+          route,
+          status: ctx.status,
+          ms: Math.round(ms * 10) / 10,
+          workspace_id: ctx.state.principal?.workspaceId,
+          key_id: ctx.state.principal?.key.id,
+          error_code: ctx.status >= 400 ? (ctx.body as { error?: { code?: string } } | undefined)?.error?.code : undefined,
+        },
+        'request',
+      );
+    }
+  };
+}
+
+function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  // Errors raised by Koa itself (e.g. ctx.throw, http-errors) carry an HTTP status.
+  const status = (err as { status?: number; expose?: boolean }).status;
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError(status, status === 404 ? 'not_found' : 'bad_request', (err as Error).message);
+  }
+  return errors.internal();
+}

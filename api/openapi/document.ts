@@ -1,0 +1,70 @@
+import YAML from 'yaml';
+import type { OperationDoc, RouteDef } from '../routes/types';
+import { componentSchemas, errorResponse } from './schemas';
+
+/**
+ * Assembles the OpenAPI 3.1 document from the route table. The same operation objects
+ * drive request validation, so what the document says is what the server enforces.
+ */
+export function buildOpenApiDocument(routes: readonly RouteDef[], version: string): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const operation: Record<string, unknown> = { operationId: route.operationId, ...withStandardErrors(route) };
+    if (route.auth.kind === 'public') operation.security = [];
+    else if (route.auth.kind === 'service') operation.security = [{ serviceKey: [] }];
+    else operation['x-required-scope'] = route.auth.scope;
+    (paths[route.path] ??= {})[route.method] = operation;
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchboard API',
+      version,
+      description:
+        'Telephony for AI agents: lines, calls, SMS, consent, keys and billing. Errors use one envelope: ' +
+        '`{"error": {"code", "message", "details"?}}`. Decisions where the interface is silent are recorded in docs/decisions.md.',
+    },
+    servers: [{ url: '/' }],
+    security: [{ apiKey: [] }],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: '`sk_test_...` or `sk_live_...`; the workspace and environment come from the key.' },
+        serviceKey: { type: 'http', scheme: 'bearer', description: '`sk_svc_test_...` or `sk_svc_live_...`; valid only on the keys plane.' },
+      },
+      schemas: componentSchemas,
+    },
+    paths,
+  };
+}
+
+function withStandardErrors(route: RouteDef): OperationDoc {
+  const responses = { ...route.doc.responses };
+  if (route.auth.kind !== 'public') {
+    responses['401'] ??= errorResponse('`unauthorized` (no Authorization header) or `invalid_api_key`');
+    responses['403'] ??= errorResponse('`forbidden`: the key lacks the required scope or is of the wrong kind');
+  }
+  if (route.doc.requestBody || route.doc.parameters?.some((p) => p.in === 'query')) {
+    responses['422'] ??= errorResponse('`validation_error` with one detail per invalid field');
+  }
+  responses['500'] ??= errorResponse('`internal_error`');
+  return { ...route.doc, responses };
+}
+
+export function toYaml(document: Record<string, unknown>): string {
+  return YAML.stringify(document, { aliasDuplicateObjects: false });
+}
+
+/** Replaces local `$ref`s with the schemas they name, so ajv compiles a self-contained schema. */
+export function inlineRefs<T>(value: T, schemas: Record<string, object> = componentSchemas): T {
+  if (Array.isArray(value)) return value.map((item) => inlineRefs(item, schemas)) as T;
+  if (value && typeof value === 'object') {
+    const ref = (value as { $ref?: string }).$ref;
+    if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) {
+      const target = schemas[ref.slice('#/components/schemas/'.length)];
+      if (!target) throw new Error(`unknown schema ${ref}`);
+      return inlineRefs(target, schemas) as T;
+    }
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, inlineRefs(v, schemas)])) as T;
+  }
+  return value;
+}

@@ -1,0 +1,111 @@
+import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import type Koa from 'koa';
+import type { AppState } from '../context';
+import { ApiError, errors, type ErrorDetail } from '../errors';
+import type { OperationDoc } from '../routes/types';
+import { inlineRefs } from './document';
+
+/**
+ * Request validation driven by the served OpenAPI document: each operation's body and
+ * query schemas are compiled once with ajv, and a failure becomes 422 `validation_error`
+ * with one `{field, message}` per problem.
+ */
+function newAjv(coerce: boolean): Ajv2020 {
+  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: coerce, useDefaults: coerce });
+  addFormats(ajv);
+  return ajv;
+}
+
+const bodyAjv = newAjv(false);
+const queryAjv = newAjv(true);
+
+
+function fieldOf(error: ErrorObject, prefix: string): string {
+  const path = error.instancePath.split('/').filter(Boolean).join('.');
+  const extra =
+    error.keyword === 'required'
+      ? (error.params as { missingProperty: string }).missingProperty
+      : error.keyword === 'additionalProperties'
+        ? (error.params as { additionalProperty: string }).additionalProperty
+        : '';
+  const field = [path, extra].filter(Boolean).join('.');
+  return field || prefix;
+}
+
+function messageOf(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'Required';
+    case 'additionalProperties':
+      return 'Unknown field';
+    case 'enum':
+      return `Must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    default: {
+      const text = error.message ?? 'Invalid value';
+      return text.charAt(0).toUpperCase() + text.slice(1);
+    }
+  }
+}
+
+export function toDetails(validate: ValidateFunction, prefix: string): ErrorDetail[] {
+  const seen = new Set<string>();
+  const details: ErrorDetail[] = [];
+  for (const error of validate.errors ?? []) {
+    // `oneOf`/`anyOf` summaries repeat what their branches already said.
+    if (error.keyword === 'oneOf' || error.keyword === 'anyOf' || error.keyword === 'if') continue;
+    const detail = { field: fieldOf(error, prefix), message: messageOf(error) };
+    const id = `${detail.field}|${detail.message}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      details.push(detail);
+    }
+  }
+  return details;
+}
+
+export function validateRequest(operation: OperationDoc): Koa.Middleware<AppState> {
+  const op = inlineRefs(operation);
+  const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');
+  const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
+  const querySchema = {
+    type: 'object',
+    properties: Object.fromEntries(queryParams.map((p) => [p.name, p.schema])),
+    required: queryParams.filter((p) => p.required).map((p) => p.name),
+  };
+  const pathSchema = {
+    type: 'object',
+    properties: Object.fromEntries(pathParams.map((p) => [p.name, p.schema])),
+    required: pathParams.map((p) => p.name),
+  };
+  const validateQuery = queryAjv.compile(querySchema);
+  const validatePath = bodyAjv.compile(pathSchema);
+  const bodySpec = op.requestBody;
+  const validateBody = bodySpec ? bodyAjv.compile(bodySpec.content['application/json'].schema) : undefined;
+
+  return async (ctx, next) => {
+    const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
+    if (!validatePath(params)) {
+      // An id that cannot exist is simply not found: no hint about the id format of other tenants.
+      throw errors.notFound();
+    }
+    const query: Record<string, unknown> = { ...ctx.query };
+    if (!validateQuery(query)) throw errors.validation(toDetails(validateQuery, 'query'));
+    ctx.state.query = query;
+
+    if (validateBody) {
+      if (ctx.state.body === undefined) {
+        if (bodySpec?.required) throw errors.validation([{ field: 'body', message: 'A JSON request body is required' }]);
+      } else if (!validateBody(ctx.state.body)) {
+        throw errors.validation(toDetails(validateBody, 'body'));
+      }
+    } else if (ctx.state.body !== undefined && !isEmptyObject(ctx.state.body)) {
+      throw new ApiError(422, 'validation_error', 'This endpoint takes no request body', [{ field: 'body', message: 'Must be empty' }]);
+    }
+    return next();
+  };
+}
+
+function isEmptyObject(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+}

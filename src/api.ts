@@ -1,0 +1,37 @@
+import http from 'node:http';
+import { createApp } from '../api/app';
+import { loadConfig, requireSetting, type Config } from './config';
+import { createDb } from './db/knex';
+import { createLogger } from './logger';
+import { connectTemporalClient } from './temporal/client';
+
+/** Runs the HTTP API until SIGINT/SIGTERM, then stops accepting and drains. */
+export async function runApi(config: Config = loadConfig()): Promise<http.Server> {
+  const logger = createLogger('api', config.logLevel);
+  const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 20 });
+  const temporal = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
+  const { koa } = createApp({ config, db, temporal, logger, now: () => new Date() });
+  const server = http.createServer(koa.callback());
+  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  logger.info({ url: `http://${config.host}:${config.port}` }, 'api listening');
+
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'api shutting down');
+    server.close(async () => {
+      await temporal.connection.close();
+      await db.destroy();
+      process.exit(0);
+    });
+    setTimeout(() => process.exit(1), 10_000).unref();
+  };
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  return server;
+}
+
+if (require.main === module) {
+  runApi().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

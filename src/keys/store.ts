@@ -1,0 +1,89 @@
+import type { Db } from '../db/knex';
+import { digestsEqual, generateKey, hashKey, parseKey, type Environment, type KeyKind } from './format';
+import type { Scope } from './scopes';
+
+export interface ApiKeyRow {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  environment: Environment;
+  kind: KeyKind;
+  name: string;
+  key_prefix: string;
+  key_hash: string;
+  scopes: string[];
+  grant_numbers: string[] | null;
+  spend_limit_cents: string | null;
+  spend_reset_period: 'monthly' | null;
+  permissions: string;
+  agent_label: string | null;
+  line_id: string | null;
+  monthly_cap_cents: string | null;
+  expires_at: Date | null;
+  revoked_at: Date | null;
+  last_used_at: Date | null;
+  created_at: Date;
+}
+
+export interface NewKey {
+  workspaceId: string;
+  userId: string;
+  environment: Environment;
+  kind: KeyKind;
+  name: string;
+  scopes: readonly Scope[];
+}
+
+export async function insertKey(db: Db, key: NewKey): Promise<{ row: ApiKeyRow; plaintext: string }> {
+  const generated = generateKey(key.kind, key.environment);
+  const [row] = await db<ApiKeyRow>('api_keys')
+    .insert({
+      workspace_id: key.workspaceId,
+      user_id: key.userId,
+      environment: key.environment,
+      kind: key.kind,
+      name: key.name,
+      key_prefix: generated.prefix,
+      key_hash: generated.hash,
+      scopes: [...key.scopes],
+    })
+    .returning('*');
+  return { row, plaintext: generated.plaintext };
+}
+
+export type KeyLookup = { ok: true; key: ApiKeyRow } | { ok: false; reason: 'malformed' | 'unknown' | 'revoked' | 'expired' };
+
+/**
+ * Finds the key row for a presented plaintext: narrow by the indexed prefix, then
+ * compare SHA-256 digests in constant time so timing reveals nothing about stored hashes.
+ */
+export async function lookupKey(db: Db, plaintext: string, now: Date): Promise<KeyLookup> {
+  const parsed = parseKey(plaintext);
+  if (!parsed) return { ok: false, reason: 'malformed' };
+  const candidates = await db<ApiKeyRow>('api_keys').where({ key_prefix: parsed.prefix });
+  const presented = hashKey(plaintext);
+  const match = candidates.find((row) => digestsEqual(row.key_hash, presented));
+  if (!match || match.kind !== parsed.kind || match.environment !== parsed.environment) return { ok: false, reason: 'unknown' };
+  if (match.revoked_at && match.revoked_at <= now) return { ok: false, reason: 'revoked' };
+  if (match.expires_at && match.expires_at <= now) return { ok: false, reason: 'expired' };
+  return { ok: true, key: match };
+}
+
+const LAST_USED_RESOLUTION_MS = 60_000;
+const lastUsedWritten = new Map<string, number>();
+
+/**
+ * Records `last_used_at` at one-minute resolution: at most one conditional UPDATE per key
+ * per minute per process, and the WHERE clause makes concurrent processes write at most once.
+ */
+export function touchLastUsed(db: Db, keyId: string, now: Date, onError: (err: unknown) => void): void {
+  const previous = lastUsedWritten.get(keyId);
+  if (previous !== undefined && now.getTime() - previous < LAST_USED_RESOLUTION_MS) return;
+  lastUsedWritten.set(keyId, now.getTime());
+  if (lastUsedWritten.size > 100_000) lastUsedWritten.clear();
+  db('api_keys')
+    .where({ id: keyId })
+    .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now.getTime() - LAST_USED_RESOLUTION_MS)))
+    .update({ last_used_at: now })
+    .catch(onError);
+}

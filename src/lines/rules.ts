@@ -1,0 +1,83 @@
+import { findVoice, VOICE_SLUG_PATTERN } from '../voices/catalog';
+
+/** Line rules of the spec ("Line", rules 1-5) in one place, used by routes, activities and tests. */
+export const LINE_MODES = ['hosted', 'webhook', 'audio'] as const;
+export type LineMode = (typeof LINE_MODES)[number];
+/** `text` is the legacy name of `webhook`; it is accepted on input and stored as `webhook`. */
+export const ACCEPTED_MODES = [...LINE_MODES, 'text'] as const;
+
+export const LANGUAGES = ['multi', 'en', 'he', 'es', 'ar', 'ru', 'fr', 'de', 'pt', 'it', 'pl', 'nl', 'tr', 'ja', 'zh'] as const;
+export type Language = (typeof LANGUAGES)[number];
+export const DEFAULT_LANGUAGE: Language = 'multi';
+
+export const LINE_STATUSES = ['provisioning', 'active', 'suspended', 'released'] as const;
+export type LineStatus = (typeof LINE_STATUSES)[number];
+
+export const FIRST_LINE_GRACE_DAYS = 30;
+
+export function normalizeMode(mode: string): LineMode {
+  return mode === 'text' ? 'webhook' : (mode as LineMode);
+}
+
+/** The field a mode cannot work without. */
+export const REQUIRED_FIELD_BY_MODE: Readonly<Record<LineMode, 'system_prompt' | 'webhook_url' | 'audio_handler_url'>> = {
+  hosted: 'system_prompt',
+  webhook: 'webhook_url',
+  audio: 'audio_handler_url',
+};
+
+export interface LineFieldProblem {
+  field: string;
+  message: string;
+}
+
+/** Checks that go beyond the JSON schema: per-mode requirements, URL schemes and the voice catalog. */
+export function lineFieldProblems(line: {
+  mode: LineMode;
+  system_prompt?: string | null;
+  webhook_url?: string | null;
+  audio_handler_url?: string | null;
+  status_callback_url?: string | null;
+  voice?: string | null;
+}): LineFieldProblem[] {
+  const problems: LineFieldProblem[] = [];
+  const required = REQUIRED_FIELD_BY_MODE[line.mode];
+  const value = line[required];
+  if (typeof value !== 'string' || value.trim() === '') {
+    problems.push({ field: required, message: `Required when mode is ${line.mode}` });
+  }
+  for (const field of ['webhook_url', 'status_callback_url'] as const) {
+    const url = line[field];
+    if (url && !hasScheme(url, ['http:', 'https:'])) problems.push({ field, message: 'Must be an http or https URL' });
+  }
+  if (line.audio_handler_url && !hasScheme(line.audio_handler_url, ['ws:', 'wss:'])) {
+    problems.push({ field: 'audio_handler_url', message: 'Must be a ws or wss URL' });
+  }
+  if (line.voice && !new RegExp(VOICE_SLUG_PATTERN).test(line.voice)) {
+    problems.push({ field: 'voice', message: 'Must be a voice slug: lowercase letters, digits and -, 1-40 characters' });
+  } else if (line.voice && !findVoice(line.voice)) {
+    problems.push({ field: 'voice', message: 'Unknown voice; see GET /api/v1/voices' });
+  }
+  return problems;
+}
+
+function hasScheme(value: string, schemes: string[]): boolean {
+  try {
+    const url = new URL(value);
+    return schemes.includes(url.protocol) && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Spec rule 2: hosted lines detect language themselves; pinning one is refused. */
+export function isLanguagePinningRefused(mode: LineMode, language: string | undefined): boolean {
+  return mode === 'hosted' && language !== undefined && language !== DEFAULT_LANGUAGE;
+}
+
+/** Trims the voice slug; an empty string clears it. */
+export function normalizeVoice(voice: string | null | undefined): string | null | undefined {
+  if (voice === undefined || voice === null) return voice;
+  const trimmed = voice.trim();
+  return trimmed === '' ? null : trimmed;
+}

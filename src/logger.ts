@@ -1,0 +1,37 @@
+import pino from 'pino';
+
+/**
+ * One structured logger for every process. Credentials never reach a log line:
+ * auth headers are redacted by path, and callers mask phone numbers with `maskPhone`.
+ */
+export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): pino.Logger {
+  return pino({
+    name,
+    level,
+    base: { service: name },
+    timestamp: pino.stdTimeFunctions.isoTime,
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'headers.authorization',
+        'authorization',
+        '*.plaintext_key',
+        '*.key',
+        '*.secret',
+        '*.webhook_secret',
+        'plaintext_key',
+        'webhook_secret',
+      ],
+      censor: '[redacted]',
+    },
+  });
+}
+
+/** Keeps the country code and the last two digits: enough to correlate, not enough to identify a caller. */
+export function maskPhone(e164: string | null | undefined): string | null {
+  if (!e164) return null;
+  if (e164.length <= 5) return '***';
+  return `${e164.slice(0, 2)}${'*'.repeat(e164.length - 4)}${e164.slice(-2)}`;
+}
+
+export type Logger = pino.Logger;

@@ -1,0 +1,43 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
+import { loadConfig, requireSetting, type Config } from './config';
+import { createDb } from './db/knex';
+import { createLogger } from './logger';
+
+/**
+ * The Temporal worker: runs every workflow and activity on the task queue. Temporal's
+ * runtime handles SIGINT/SIGTERM: in-flight activities finish (up to the grace time),
+ * then `run()` resolves and we close the database pool.
+ */
+export async function runWorker(config: Config = loadConfig()): Promise<void> {
+  const log = createLogger('worker', config.logLevel);
+  const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
+  const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
+  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = process.env.WORKFLOW_BUNDLE_PATH
+    ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH } }
+    : { workflowsPath: require.resolve('../workflows') };
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    ...workflowSource,
+    activities: createActivities({ db, carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret), now: () => new Date() }),
+    shutdownGraceTime: '10 seconds',
+  });
+  log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
+  try {
+    await worker.run();
+  } finally {
+    await connection.close();
+    await db.destroy();
+    log.info('worker stopped');
+  }
+}
+
+if (require.main === module) {
+  runWorker().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,60 @@
+import type { Db } from '../db/knex';
+import type { Environment, KeyKind } from '../keys/format';
+import { ROLE_PRESETS, type Role, type Scope } from '../keys/scopes';
+import { insertKey, type ApiKeyRow } from '../keys/store';
+
+export interface Workspace {
+  id: string;
+  name: string;
+  created_at: Date;
+}
+
+export interface User {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: Role;
+}
+
+export async function createWorkspace(db: Db, input: { name: string; ownerEmail: string }): Promise<{ workspace: Workspace; owner: User }> {
+  return db.transaction(async (trx) => {
+    const [workspace] = await trx<Workspace>('workspaces').insert({ name: input.name }).returning('*');
+    const [owner] = await trx<User>('users').insert({ workspace_id: workspace.id, email: input.ownerEmail.toLowerCase(), role: 'owner' }).returning('*');
+    return { workspace, owner };
+  });
+}
+
+export async function addUser(db: Db, input: { workspaceId: string; email: string; role: Role }): Promise<User> {
+  const [user] = await db<User>('users').insert({ workspace_id: input.workspaceId, email: input.email.toLowerCase(), role: input.role }).returning('*');
+  return user;
+}
+
+export async function findUser(db: Db, userId: string): Promise<User | undefined> {
+  return db<User>('users').where({ id: userId }).first();
+}
+
+export async function workspaceOwner(db: Db, workspaceId: string): Promise<User | undefined> {
+  return db<User>('users').where({ workspace_id: workspaceId, role: 'owner' }).orderBy('created_at').first();
+}
+
+/**
+ * Mints a key for a user. Standard keys get the user's role preset unless narrower
+ * scopes are given; service keys carry no scopes (they only authenticate the keys plane).
+ */
+export async function mintUserKey(
+  db: Db,
+  input: { user: User; environment: Environment; kind: KeyKind; name: string; scopes?: readonly Scope[] },
+): Promise<{ row: ApiKeyRow; plaintext: string }> {
+  const preset = ROLE_PRESETS[input.user.role];
+  const scopes = input.kind === 'service' ? [] : (input.scopes ?? preset);
+  const beyondRole = scopes.filter((scope) => !preset.includes(scope));
+  if (beyondRole.length > 0) throw new Error(`role ${input.user.role} cannot hold scopes: ${beyondRole.join(', ')}`);
+  return insertKey(db, {
+    workspaceId: input.user.workspace_id,
+    userId: input.user.id,
+    environment: input.environment,
+    kind: input.kind,
+    name: input.name,
+    scopes,
+  });
+}

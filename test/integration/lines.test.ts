@@ -1,0 +1,105 @@
+import { runCommand } from '../../src/cli/main';
+import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+
+/** The durable flow of the foundation: POST /lines -> Temporal workflow -> carrier -> Postgres. */
+describe('lines: create and provision a number', () => {
+  let h: Harness;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    await h.startWorker();
+  });
+  afterAll(async () => h.close());
+  beforeEach(async () => {
+    tenant = await createTenant(h.db);
+    h.simulator.state.provisionFault = 'normal';
+  });
+
+  it('answers 201 with an active line and an E.164 number from the carrier', async () => {
+    const created = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+    expect(created.status).toBe(201);
+    const line = created.body.line;
+    expect(line).toMatchObject({ name: 'Support line', mode: 'webhook', status: 'active', environment: 'test', language: 'multi', recording_enabled: false });
+    expect(line.phone_number).toMatch(/^\+1\d{10}$/);
+    expect(created.headers.get('location')).toBe(`/api/v1/lines/${line.id}`);
+
+    const allocated = [...h.simulator.state.numbers.values()].filter((n) => n.idempotency_key === `line:${line.id}`);
+    expect(allocated).toHaveLength(1);
+    expect(allocated[0].phone_number).toBe(line.phone_number);
+
+    const fetched = await h.request('GET', `/api/v1/lines/${line.id}`, { key: tenant.keys.test });
+    expect(fetched.status).toBe(200);
+    expect(fetched.body.line).toEqual(line);
+    const listed = await h.request('GET', '/api/v1/lines', { key: tenant.keys.test });
+    expect(listed.body.lines.map((l: { id: string }) => l.id)).toEqual([line.id]);
+  });
+
+  it('stores the legacy mode name text as webhook', async () => {
+    const created = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ mode: 'text' }) });
+    expect(created.status).toBe(201);
+    expect(created.body.line.mode).toBe('webhook');
+  });
+
+  it('answers provisioning when the carrier is slow, and the workflow finishes the job', async () => {
+    const slow = await startHarness({ lineProvisionWaitMs: 300 });
+    try {
+      await slow.startWorker();
+      slow.simulator.state.provisionFault = 'hold';
+      const created = await slow.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+      expect(created.status).toBe(201);
+      expect(created.body.line.status).toBe('provisioning');
+      expect(created.body.line.phone_number).toBeNull();
+      slow.simulator.state.provisionFault = 'normal';
+      slow.simulator.state.releaseHeld();
+      const active = await eventually(async () => {
+        const got = await slow.request('GET', `/api/v1/lines/${created.body.line.id}`, { key: tenant.keys.test });
+        return got.body.line.status === 'active' ? got.body.line : undefined;
+      });
+      expect(active.phone_number).toMatch(/^\+1\d{10}$/);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('releases the line with a reason when the carrier refuses the number', async () => {
+    h.simulator.state.provisionFault = 'reject';
+    const created = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+    expect(created.status).toBe(201);
+    expect(created.body.line.status).toBe('released');
+    expect(created.body.line.phone_number).toBeNull();
+    const row = await h.db('lines').where({ id: created.body.line.id }).first();
+    expect(row.failure_reason).toMatch(/carrier refused/);
+  });
+
+  it('keeps test and live lines and workspaces apart', async () => {
+    const created = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+    const id = created.body.line.id;
+    expect((await h.request('GET', `/api/v1/lines/${id}`, { key: tenant.keys.live })).status).toBe(404);
+    expect((await h.request('GET', '/api/v1/lines', { key: tenant.keys.live })).body.lines).toEqual([]);
+    const other = await createTenant(h.db);
+    const foreign = await h.request('GET', `/api/v1/lines/${id}`, { key: other.keys.test });
+    expect(foreign.status).toBe(404);
+    expect(foreign.body.error.code).toBe('not_found');
+  });
+
+  it('gives the first live line a 30-day grace and asks for a payment method before the second', async () => {
+    const first = await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine() });
+    expect(first.status).toBe(201);
+    const grace = new Date(first.body.line.grace_ends_at).getTime() - new Date(first.body.line.created_at).getTime();
+    expect(grace).toBe(30 * 24 * 60 * 60 * 1000);
+
+    const second = await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine({ name: 'Second' }) });
+    expect(second.status).toBe(402);
+    expect(second.body.error.code).toBe('payment_method_required');
+
+    // The test environment never asks for a card.
+    expect((await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).status).toBe(201);
+    expect((await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).status).toBe(201);
+
+    await runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
+    const retried = await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine({ name: 'Second' }) });
+    expect(retried.status).toBe(201);
+    expect(retried.body.line.grace_ends_at).toBeNull();
+  });
+});

@@ -1,0 +1,33 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startEphemeralStack, type EphemeralStack } from '../../src/infra/stack';
+
+/**
+ * Once per `npm test`: a real Postgres database and a real Temporal dev server, plus the
+ * workflow bundle built once (jest never transforms workflow code). Test files read the
+ * addresses from the environment, which jest hands to every test file.
+ */
+export default async function globalSetup(): Promise<void> {
+  const stack: EphemeralStack = await startEphemeralStack({ name: 'switchboard_test', withTestServer: true });
+  (globalThis as { __switchboardStack?: EphemeralStack }).__switchboardStack = stack;
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bundle-'));
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentLogger() });
+  const bundlePath = path.join(dir, 'workflow-bundle.js');
+  fs.writeFileSync(bundlePath, code);
+
+  process.env.DATABASE_URL = stack.databaseUrl;
+  process.env.TEMPORAL_ADDRESS = stack.temporalAddress;
+  process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
+  if (stack.temporalTestServerPath) process.env.TEMPORAL_TEST_SERVER_PATH = stack.temporalTestServerPath;
+  if (stack.temporalCliPath) process.env.TEMPORAL_CLI_PATH = stack.temporalCliPath;
+  if (stack.temporalDbFile) process.env.TEMPORAL_DB_FILE = stack.temporalDbFile;
+  process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
+}
+
+function silentLogger() {
+  const noop = () => undefined;
+  return { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
+}

@@ -1,0 +1,165 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client } from '@temporalio/client';
+import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
+import { createApp } from '../../api/app';
+import { createActivities } from '../../activities';
+import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
+import { loadConfig, type Config } from '../../src/config';
+import { createDb, type Db } from '../../src/db/knex';
+import type { Environment } from '../../src/keys/format';
+import type { Scope } from '../../src/keys/scopes';
+import { createLogger } from '../../src/logger';
+import { startCarrierSimulator, type CarrierSimulatorState } from '../../src/simulator/carrierSimulator';
+import { connectTemporalClient } from '../../src/temporal/client';
+import { createWorkspace, mintUserKey, type User } from '../../src/workspaces/service';
+
+let runtimeInstalled = false;
+
+/**
+ * Everything a test needs to act as a customer: the real API over HTTP, a real worker on
+ * its own task queue, the carrier simulator, Postgres and Temporal from the global setup.
+ */
+export interface Harness {
+  config: Config;
+  db: Db;
+  temporal: Client;
+  simulator: { url: string; state: CarrierSimulatorState };
+  apiUrl: string;
+  request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Starts an in-process worker on this harness's task queue (once). */
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  key?: string;
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  // Tests assert on arbitrary JSON shapes.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  body: any;
+  text: string;
+}
+
+export async function startHarness(overrides: Partial<Config> = {}): Promise<Harness> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+    runtimeInstalled = true;
+  }
+  const simulatorSecret = crypto.randomBytes(16).toString('hex');
+  const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret: simulatorSecret });
+  const config: Config = {
+    ...loadConfig(),
+    taskQueue: `test-${crypto.randomUUID()}`,
+    simulatorUrl: sim.url,
+    carrierEventsSecret: simulatorSecret,
+    lineProvisionWaitMs: 5_000,
+    ...overrides,
+  };
+  const db = createDb(config.databaseUrl!, { max: 10 });
+  const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
+  const { koa } = createApp({ config, db, temporal, logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'), now: () => new Date() });
+  const server = http.createServer(koa.callback());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  let worker: { instance: Worker; running: Promise<void>; connection: NativeConnection } | undefined;
+
+  const harness: Harness = {
+    config,
+    db,
+    temporal,
+    simulator: { url: sim.url, state: sim.state },
+    apiUrl,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
+      if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
+      const body = options.rawBody ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
+      const response = await fetch(`${apiUrl}${path}`, { method, headers, body });
+      const text = await response.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+    async startWorker() {
+      if (worker) return;
+      const connection = await NativeConnection.connect({ address: config.temporalAddress! });
+      const instance = await Worker.create({
+        connection,
+        namespace: config.temporalNamespace,
+        taskQueue: config.taskQueue,
+        workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
+        activities: createActivities({ db, carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret), now: () => new Date() }),
+      });
+      worker = { instance, running: instance.run(), connection };
+    },
+    async stopWorker() {
+      if (!worker) return;
+      worker.instance.shutdown();
+      await worker.running;
+      await worker.connection.close();
+      worker = undefined;
+    },
+    async close() {
+      await harness.stopWorker();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await new Promise<void>((resolve) => sim.server.close(() => resolve()));
+      await temporal.connection.close();
+      await db.destroy();
+    },
+  };
+  return harness;
+}
+
+export interface Tenant {
+  workspaceId: string;
+  owner: User;
+  keys: Record<'test' | 'live' | 'serviceTest' | 'serviceLive', string>;
+}
+
+/** A new workspace with an owner and one key of each kind, as `cli bootstrap` makes. */
+export async function createTenant(db: Db): Promise<Tenant> {
+  const suffix = crypto.randomBytes(6).toString('hex');
+  const { workspace, owner } = await createWorkspace(db, { name: `Tenant ${suffix}`, ownerEmail: `owner+${suffix}@example.test` });
+  const mint = async (environment: Environment, kind: 'standard' | 'service') => (await mintUserKey(db, { user: owner, environment, kind, name: `${kind}-${environment}` })).plaintext;
+  return {
+    workspaceId: workspace.id,
+    owner,
+    keys: { test: await mint('test', 'standard'), live: await mint('live', 'standard'), serviceTest: await mint('test', 'service'), serviceLive: await mint('live', 'service') },
+  };
+}
+
+export async function mintKey(db: Db, user: User, environment: Environment, scopes: Scope[]): Promise<string> {
+  return (await mintUserKey(db, { user, environment, kind: 'standard', name: 'scoped', scopes })).plaintext;
+}
+
+/** Polls until `probe` returns a value other than undefined, or fails after `timeoutMs`. */
+export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+export const webhookLine = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Support line',
+  mode: 'webhook',
+  webhook_url: 'https://agent.example.test/hooks',
+  ...overrides,
+});

@@ -1,0 +1,49 @@
+import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import type { LineActivities } from '../activities/lines';
+
+/** Carrier calls: retried with backoff for up to ten minutes; a refusal is final. */
+const carrier = proxyActivities<LineActivities>({
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['CarrierRejected'] },
+});
+
+/** Postgres writes: retried until they succeed (they are idempotent). */
+const store = proxyActivities<LineActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+export interface ProvisionLineInput {
+  lineId: string;
+}
+
+export type ProvisionLineResult = { status: 'active'; phoneNumber: string } | { status: 'released'; reason: string };
+
+/**
+ * A new line gets its phone number: acquire one from the carrier, then make the line
+ * active with it. If the line was released while we waited, the number goes back.
+ */
+export async function provisionLineWorkflow({ lineId }: ProvisionLineInput): Promise<ProvisionLineResult> {
+  let phoneNumber: string;
+  try {
+    ({ phoneNumber } = await carrier.provisionNumber(lineId));
+  } catch (err) {
+    const reason = describeFailure(err);
+    await store.failLineProvisioning(lineId, reason);
+    return { status: 'released', reason };
+  }
+
+  const outcome = await store.activateLine(lineId, phoneNumber);
+  if (outcome === 'gone') {
+    await carrier.releaseNumber(phoneNumber);
+    return { status: 'released', reason: 'line released before its number was ready' };
+  }
+  return { status: 'active', phoneNumber };
+}
+
+function describeFailure(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return `carrier refused: ${err.cause.message}`;
+  if (err instanceof ActivityFailure) return 'carrier unavailable: gave up after retries';
+  return 'number provisioning failed';
+}
