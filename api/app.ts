@@ -1,7 +1,6 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from './context';
-import { ApiError } from './errors';
 import { authenticate } from './middleware/auth';
 import { cors } from './middleware/cors';
 import { jsonBody } from './middleware/jsonBody';
@@ -48,11 +47,8 @@ export function createApp(deps: AppDeps): App {
   koa.use(jsonBody(deps.config.maxBodyBytes));
   koa.use(router.routes());
   koa.use(
-    router.allowedMethods({
-      throw: true,
-      methodNotAllowed: () => new ApiError(405, 'method_not_allowed', 'This path does not support that method'),
-      notImplemented: () => new ApiError(501, 'not_implemented', 'Unknown HTTP method'),
-    }),
+    // Sets 405/501 and the Allow header; the request-context middleware renders the envelope.
+    router.allowedMethods(),
   );
   return { koa, routes, openApiDocument };
 }

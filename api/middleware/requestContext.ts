@@ -21,7 +21,11 @@ export function requestContext(logger: Logger): Koa.Middleware<AppState> {
     ctx.set('x-request-id', requestId);
     try {
       await next();
-      if (ctx.status === 404 && ctx.body === undefined) throw errors.notFound('Route');
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw errors.notFound('Route');
+        if (ctx.status === 405) throw new ApiError(405, 'method_not_allowed', `This path does not support ${ctx.method}`);
+        if (ctx.status === 501) throw new ApiError(501, 'not_implemented', `Unknown HTTP method ${ctx.method}`);
+      }
     } catch (err) {
       const apiError = toApiError(err);
       if (apiError.status >= 500) ctx.state.log.error({ err }, 'request failed');

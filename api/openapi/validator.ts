@@ -39,6 +39,10 @@ function messageOf(error: ErrorObject): string {
       return 'Required';
     case 'additionalProperties':
       return 'Unknown field';
+    case 'type': {
+      const expected = (error.params as { type: string | string[] }).type;
+      return `Must be ${Array.isArray(expected) ? expected.join(' or ') : expected.split(',').join(' or ')}`;
+    }
     case 'enum':
       return `Must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
     default: {

@@ -1,0 +1,114 @@
+import { generateKey } from '../../src/keys/format';
+import { addUser, mintUserKey } from '../../src/workspaces/service';
+import { createTenant, mintKey, startHarness, type Harness, type Tenant } from '../support/harness';
+
+describe('authentication and scopes', () => {
+  let h: Harness;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    tenant = await createTenant(h.db);
+  });
+  afterAll(async () => h.close());
+
+  const expectError = (res: { status: number; body: { error: { code: string; message: string } } }, status: number, code: string) => {
+    expect(res.status).toBe(status);
+    expect(res.body.error.code).toBe(code);
+    expect(typeof res.body.error.message).toBe('string');
+  };
+
+  it('401 unauthorized without an Authorization header', async () => {
+    expectError(await h.request('GET', '/api/v1/lines'), 401, 'unauthorized');
+  });
+
+  it('401 unauthorized for an empty Authorization header', async () => {
+    expectError(await h.request('GET', '/api/v1/lines', { headers: { authorization: '   ' } }), 401, 'unauthorized');
+  });
+
+  it.each([
+    ['not a bearer scheme', 'Basic dXNlcjpwYXNz'],
+    ['a malformed key', 'Bearer sk_test_short'],
+    ['an unknown prefix', 'Bearer pk_test_0123456789abcdefghijABCDEFGHIJ012345'],
+    ['a well-formed unknown key', `Bearer ${generateKey('standard', 'test').plaintext}`],
+  ])('401 invalid_api_key for %s', async (_label, header) => {
+    expectError(await h.request('GET', '/api/v1/lines', { headers: { authorization: header } }), 401, 'invalid_api_key');
+  });
+
+  it('401 invalid_api_key for a revoked key, from the very next request', async () => {
+    const key = await mintKey(h.db, tenant.owner, 'test', ['numbers:read']);
+    expect((await h.request('GET', '/api/v1/lines', { key })).status).toBe(200);
+    await h.db('api_keys').where({ key_prefix: key.slice(0, 16) }).update({ revoked_at: new Date() });
+    expectError(await h.request('GET', '/api/v1/lines', { key }), 401, 'invalid_api_key');
+  });
+
+  it('401 invalid_api_key for an expired key', async () => {
+    const key = await mintKey(h.db, tenant.owner, 'test', ['numbers:read']);
+    await h.db('api_keys').where({ key_prefix: key.slice(0, 16) }).update({ expires_at: new Date(Date.now() - 1000) });
+    expectError(await h.request('GET', '/api/v1/lines', { key }), 401, 'invalid_api_key');
+  });
+
+  it('401 when a key is presented with the other environment prefix', async () => {
+    // Same random part, wrong environment: the hash does not match any key.
+    const forged = tenant.keys.test.replace('sk_test_', 'sk_live_');
+    expectError(await h.request('GET', '/api/v1/lines', { headers: { authorization: `Bearer ${forged}` } }), 401, 'invalid_api_key');
+  });
+
+  it('accepts surrounding spaces and a lowercase scheme', async () => {
+    const res = await h.request('GET', '/api/v1/lines', { headers: { authorization: `  bearer   ${tenant.keys.test}  ` } });
+    expect(res.status).toBe(200);
+  });
+
+  it('403 forbidden naming the missing scope', async () => {
+    const key = await mintKey(h.db, tenant.owner, 'test', ['read']);
+    const res = await h.request('GET', '/api/v1/lines', { key });
+    expectError(res, 403, 'forbidden');
+    expect(res.body.error.details).toEqual([{ field: 'scope', message: 'numbers:read' }]);
+    const create = await h.request('POST', '/api/v1/lines', { key, body: { name: 'x', mode: 'webhook', webhook_url: 'https://a.example.test' } });
+    expectError(create, 403, 'forbidden');
+    expect(create.body.error.details).toEqual([{ field: 'scope', message: 'numbers:provision' }]);
+  });
+
+  it('checks the scope before validating the body, so nothing about the payload leaks', async () => {
+    const key = await mintKey(h.db, tenant.owner, 'test', ['numbers:read']);
+    expectError(await h.request('POST', '/api/v1/lines', { key, body: { nonsense: true } }), 403, 'forbidden');
+  });
+
+  it('refuses service keys outside the keys plane with 403', async () => {
+    expectError(await h.request('GET', '/api/v1/lines', { key: tenant.keys.serviceTest }), 403, 'forbidden');
+  });
+
+  it('a member key gets the member preset: no number provisioning', async () => {
+    const member = await addUser(h.db, { workspaceId: tenant.workspaceId, email: `member+${Date.now()}@example.test`, role: 'member' });
+    const key = (await mintUserKey(h.db, { user: member, environment: 'test', kind: 'standard', name: 'member' })).plaintext;
+    expect((await h.request('GET', '/api/v1/lines', { key })).status).toBe(200);
+    const res = await h.request('POST', '/api/v1/lines', { key, body: { name: 'x', mode: 'webhook', webhook_url: 'https://a.example.test' } });
+    expectError(res, 403, 'forbidden');
+  });
+
+  it('records last_used_at without writing on every request', async () => {
+    const key = await mintKey(h.db, tenant.owner, 'test', ['numbers:read']);
+    const prefix = key.slice(0, 16);
+    expect((await h.db('api_keys').where({ key_prefix: prefix }).first()).last_used_at).toBeNull();
+    await h.request('GET', '/api/v1/lines', { key });
+    const first = await waitForLastUsed(prefix);
+    await h.request('GET', '/api/v1/lines', { key });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await h.db('api_keys').where({ key_prefix: prefix }).first()).last_used_at).toEqual(first);
+  });
+
+  async function waitForLastUsed(prefix: string): Promise<Date> {
+    for (let i = 0; i < 50; i += 1) {
+      const row = await h.db('api_keys').where({ key_prefix: prefix }).first();
+      if (row.last_used_at) return row.last_used_at;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    throw new Error('last_used_at was never written');
+  }
+
+  it('never stores the plaintext key', async () => {
+    const rows = await h.db('api_keys').where({ workspace_id: tenant.workspaceId });
+    const dump = JSON.stringify(rows);
+    for (const key of Object.values(tenant.keys)) expect(dump).not.toContain(key);
+  });
+});

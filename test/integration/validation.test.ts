@@ -1,0 +1,89 @@
+import YAML from 'yaml';
+import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+
+/** Request validation comes from the served OpenAPI document, through ajv. */
+describe('OpenAPI document and request validation', () => {
+  let h: Harness;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    await h.startWorker();
+    tenant = await createTenant(h.db);
+  });
+  afterAll(async () => h.close());
+
+  const create = (body: unknown) => h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body });
+
+  it('serves an OpenAPI 3.1 document that describes every route it serves', async () => {
+    const res = await h.request('GET', '/api/openapi.yaml');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/yaml/);
+    const doc = YAML.parse(res.text);
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/api/v1/lines', '/api/v1/lines/{id}', '/healthz', '/readyz']));
+    const post = doc.paths['/api/v1/lines'].post;
+    expect(post['x-required-scope']).toBe('numbers:provision');
+    expect(post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/LineCreateRequest');
+    expect(doc.components.schemas.LineCreateRequest.required).toEqual(['name', 'mode']);
+    expect(Object.keys(post.responses)).toEqual(expect.arrayContaining(['201', '401', '402', '403', '422']));
+  });
+
+  it.each([
+    ['missing name', { mode: 'webhook', webhook_url: 'https://a.example.test' }, 'name', 'Required'],
+    ['missing mode', { name: 'x' }, 'mode', 'Required'],
+    ['unknown mode', { name: 'x', mode: 'fax' }, 'mode', 'Must be one of: hosted, webhook, audio, text'],
+    ['unknown field', { ...webhookLine(), colour: 'blue' }, 'colour', 'Unknown field'],
+    ['wrong type', webhookLine({ recording_enabled: 'yes' }), 'recording_enabled', 'Must be boolean'],
+    ['language outside the list', webhookLine({ language: 'xx' }), 'language', expect.stringContaining('Must be one of: multi, en')],
+    ['endpointing_ms out of range', webhookLine({ endpointing_ms: 50 }), 'endpointing_ms', 'Must be >= 100'],
+    ['context_limit not an integer', webhookLine({ context_limit: 2.5 }), 'context_limit', 'Must be integer or null'],
+    ['empty name', webhookLine({ name: '' }), 'name', 'Must NOT have fewer than 1 characters'],
+  ])('422 validation_error: %s', async (_label, body, field, message) => {
+    const res = await create(body);
+    expect(res.status).toBe(422);
+    expect(res.body.error.code).toBe('validation_error');
+    expect(res.body.error.details).toContainEqual({ field, message });
+  });
+
+  it.each([
+    ['hosted without system_prompt', { name: 'x', mode: 'hosted' }, 'system_prompt'],
+    ['webhook without webhook_url', { name: 'x', mode: 'webhook' }, 'webhook_url'],
+    ['audio without audio_handler_url', { name: 'x', mode: 'audio' }, 'audio_handler_url'],
+    ['audio with an http handler', { name: 'x', mode: 'audio', audio_handler_url: 'https://a.example.test/ws' }, 'audio_handler_url'],
+    ['webhook_url that is not http', webhookLine({ webhook_url: 'ftp://a.example.test' }), 'webhook_url'],
+    ['status_callback_url that is not a URL', webhookLine({ status_callback_url: 'not a url' }), 'status_callback_url'],
+    ['unknown voice', webhookLine({ voice: 'robot-9000' }), 'voice'],
+    ['raw vendor voice id', webhookLine({ voice: 'EXAVITQu4vr4xnSDxMaL' }), 'voice'],
+  ])('422 validation_error per mode rules: %s', async (_label, body, field) => {
+    const res = await create(body);
+    expect(res.status).toBe(422);
+    expect(res.body.error.details.map((d: { field: string }) => d.field)).toContain(field);
+  });
+
+  it('reports every invalid field at once', async () => {
+    const res = await create({ mode: 'webhook', recording_enabled: 1, endpointing_ms: 5000 });
+    expect(res.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['endpointing_ms', 'name', 'recording_enabled']);
+  });
+
+  it('400 hosted_mode_language_pinning_unsupported when a hosted line pins a language', async () => {
+    const res = await create({ name: 'x', mode: 'hosted', system_prompt: 'Be kind', language: 'en' });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('hosted_mode_language_pinning_unsupported');
+    const multi = await create({ name: 'x', mode: 'hosted', system_prompt: 'Be kind', language: 'multi' });
+    expect(multi.status).toBe(201);
+  });
+
+  it('trims the voice slug and clears an empty one', async () => {
+    const trimmed = await create(webhookLine({ voice: '  aria ' }));
+    expect(trimmed.body.line.voice).toBe('aria');
+    const cleared = await create(webhookLine({ voice: '   ' }));
+    expect(cleared.body.line.voice).toBeNull();
+  });
+
+  it('a path id that is not a UUID is simply not found', async () => {
+    const res = await h.request('GET', '/api/v1/lines/not-a-uuid', { key: tenant.keys.test });
+    expect(res.status).toBe(404);
+    expect(res.body.error.code).toBe('not_found');
+  });
+});
