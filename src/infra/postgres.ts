@@ -126,7 +126,7 @@ async function waitForDatabase(url: string, timeoutMs: number): Promise<void> {
       return;
     } catch (err) {
       await client.end().catch(() => undefined);
-      if (Date.now() > deadline) throw new Error(`PostgreSQL at ${url} did not accept connections: ${(err as Error).message}`);
+      if (Date.now() > deadline) throw new Error(`PostgreSQL at ${url} did not accept connections: ${(err as Error).message}`, { cause: err });
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }

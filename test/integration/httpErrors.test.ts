@@ -80,7 +80,7 @@ describe('error envelope on every kind of bad input', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/lines`, { headers: { authorization: `Bearer ${tenant.keys.test}` } });
-      const body = await res.json();
+      const body = (await res.json()) as { error: { code: string; details: Array<{ field: string }> } };
       expect(res.status).toBe(500);
       expect(body).toEqual({ error: { code: 'internal_error', message: expect.any(String) } });
       expect(JSON.stringify(body)).not.toMatch(/database_that_does_not_exist|at .*\.ts/);
@@ -109,7 +109,7 @@ describe('error envelope on every kind of bad input', () => {
     try {
       const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`);
       expect(res.status).toBe(503);
-      const body = await res.json();
+      const body = (await res.json()) as { error: { code: string; details: Array<{ field: string }> } };
       expect(body.error.code).toBe('not_ready');
       expect(body.error.details.map((d: { field: string }) => d.field)).toEqual(['postgres']);
     } finally {

@@ -1,0 +1,39 @@
+# One image for every Switchboard process; the compose file picks the entry point per service:
+#   API        node --import tsx src/api.ts            (default CMD)
+#   worker     node --import tsx src/worker.ts
+#   simulator  node --import tsx src/simulator/main.ts
+#   CLI        node --import tsx src/cli/main.ts <command>   (e.g. `migrate`)
+# TypeScript runs directly through tsx (a runtime dependency); there is no build step.
+FROM node:20-bookworm-slim
+
+# Production install: no devDependencies (jest, eslint, typescript are not needed to run).
+ENV NODE_ENV=production
+WORKDIR /app
+
+# Dependencies first, so source edits do not invalidate this layer.
+COPY package.json package-lock.json ./
+# package.json's `allowScripts` approves install scripts only for @swc/core and protobufjs.
+# The npm 10 bundled with node:20 does not read that field (npm 11.16+ only warns about it),
+# so enforce it here: install with every script skipped, then run the approved two.
+# Nothing else needs its script: @temporalio/core-bridge ships prebuilt .node binaries
+# (releases/<target>/) and esbuild (used by tsx) finds its @esbuild/linux-* binary
+# without its postinstall.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && npm rebuild @swc/core protobufjs \
+ && npm cache clean --force
+
+# Application source (see .dockerignore for what stays out). Owned by root and read-only
+# for the runtime user: nothing writes into /app at run time.
+COPY . .
+
+# Drop root: the official node images ship an unprivileged `node` user (uid 1000).
+USER node
+
+# The code defaults HOST to 127.0.0.1, which is unreachable from outside a container.
+ENV HOST=0.0.0.0 \
+    PORT=8080
+
+# 8080: API (PORT). 8090: carrier simulator (port taken from SIMULATOR_URL).
+EXPOSE 8080 8090
+
+CMD ["node", "--import", "tsx", "src/api.ts"]

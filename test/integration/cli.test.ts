@@ -1,0 +1,84 @@
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { startHarness, type Harness } from '../support/harness';
+
+/** The operator CLI, run exactly as the README says: `npm run --silent cli -- ...`. */
+describe('operator CLI', () => {
+  let h: Harness;
+  const root = path.resolve(__dirname, '../..');
+
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h.close());
+
+  function cli(...args: string[]): { status: number | null; json: Record<string, unknown>; stdout: string; stderr: string } {
+    const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(result.stdout);
+    } catch {
+      // human output
+    }
+    return { status: result.status, json, stdout: result.stdout, stderr: result.stderr };
+  }
+
+  it('bootstrap --json prints one JSON object whose keys all work', async () => {
+    const out = cli('bootstrap', '--json');
+    expect(out.status).toBe(0);
+    expect(out.json).toEqual({
+      workspace_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      user_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      owner_email: expect.any(String),
+      test_key: expect.stringMatching(/^sk_test_[0-9A-Za-z]{32}$/),
+      live_key: expect.stringMatching(/^sk_live_[0-9A-Za-z]{32}$/),
+      service_test_key: expect.stringMatching(/^sk_svc_test_[0-9A-Za-z]{32}$/),
+      service_live_key: expect.stringMatching(/^sk_svc_live_[0-9A-Za-z]{32}$/),
+    });
+    expect((await h.request('GET', '/api/v1/lines', { key: String(out.json.test_key) })).status).toBe(200);
+    expect((await h.request('GET', '/api/v1/lines', { key: String(out.json.live_key) })).status).toBe(200);
+    expect((await h.request('GET', '/api/v1/lines', { key: String(out.json.service_test_key) })).status).toBe(403);
+  });
+
+  it('workspace create, user add, key create with scopes, service-key create, payment-method add', () => {
+    const ws = cli('workspace', 'create', '--name', 'Acme', '--owner-email', `ops+${Date.now()}@acme.test`, '--json');
+    expect(ws.status).toBe(0);
+    const workspace = String(ws.json.workspace_id);
+
+    const key = cli('key', 'create', '--workspace', workspace, '--env', 'live', '--scopes', 'read,numbers:read', '--json');
+    expect(key.status).toBe(0);
+    expect(key.json).toMatchObject({ environment: 'live', kind: 'standard', scopes: ['read', 'numbers:read'], key: expect.stringMatching(/^sk_live_/) });
+
+    const member = cli('user', 'add', '--workspace', workspace, '--email', `m+${Date.now()}@acme.test`, '--role', 'member', '--json');
+    expect(member.status).toBe(0);
+    const refused = cli('key', 'create', '--workspace', workspace, '--user', String(member.json.user_id), '--env', 'test', '--scopes', 'keys:admin', '--json');
+    expect(refused.status).toBe(1);
+    expect(refused.json).toEqual({ error: { code: 'forbidden', message: 'role member cannot hold scopes: keys:admin' } });
+
+    const svc = cli('service-key', 'create', '--workspace', workspace, '--env', 'test', '--json');
+    expect(svc.status).toBe(0);
+    expect(svc.json.key).toMatch(/^sk_svc_test_/);
+
+    const card = cli('payment-method', 'add', '--workspace', workspace, '--card', '4242 4242 4242 4242', '--exp', '12/39', '--json');
+    expect(card.status).toBe(0);
+    expect(card.json).toMatchObject({ brand: 'visa', last4: '4242', is_default: true });
+  });
+
+  it('fails clearly: unknown workspace, bad environment, declined card, unknown command', () => {
+    const missing = cli('key', 'create', '--workspace', '00000000-0000-0000-0000-000000000000', '--env', 'test', '--json');
+    expect(missing.status).toBe(1);
+    expect(missing.json).toMatchObject({ error: { code: 'not_found' } });
+
+    const ws = cli('workspace', 'create', '--name', 'B', '--owner-email', `b+${Date.now()}@b.test`, '--json');
+    const badEnv = cli('key', 'create', '--workspace', String(ws.json.workspace_id), '--env', 'prod', '--json');
+    expect(badEnv.json).toEqual({ error: { code: 'invalid_argument', message: '--env must be test or live' } });
+
+    const declined = cli('payment-method', 'add', '--workspace', String(ws.json.workspace_id), '--card', '4000000000000002', '--exp', '12/39', '--json');
+    expect(declined.status).toBe(1);
+    expect(declined.json).toEqual({ error: { code: 'card_declined', message: 'the card was declined (generic_decline)' } });
+
+    const unknown = cli('frobnicate');
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain('unknown command "frobnicate"');
+  });
+});
