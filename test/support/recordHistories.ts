@@ -1,0 +1,56 @@
+/**
+ * Records one real history per workflow type into test/histories/, for the replay test.
+ * Run after a deliberate, versioned workflow change (`npm run histories:record`); never
+ * re-record to make a failing replay pass: that failure means running workflows would break.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { startEphemeralStack } from '../../src/infra/stack';
+import { workflowIds } from '../../workflows/ids';
+
+async function main(): Promise<void> {
+  const stack = await startEphemeralStack({ name: 'switchboard_histories' });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-histories-'));
+  try {
+    const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows') });
+    const bundlePath = path.join(dir, 'bundle.js');
+    fs.writeFileSync(bundlePath, code);
+    Object.assign(process.env, { DATABASE_URL: stack.databaseUrl, TEMPORAL_ADDRESS: stack.temporalAddress, WORKFLOW_BUNDLE_PATH: bundlePath, LOG_LEVEL: 'silent' });
+    // Imported after the environment is set: the harness reads it.
+    const { createTenant, startHarness, webhookLine } = await import('./harness');
+    const h = await startHarness();
+    try {
+      await h.startWorker();
+      const tenant = await createTenant(h.db);
+      const out = path.resolve(__dirname, '../histories');
+      fs.mkdirSync(out, { recursive: true });
+
+      const active = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+      await save(h, workflowIds.provisionLine(active.body.line.id), path.join(out, 'provisionLineWorkflow.active.json'));
+
+      h.simulator.state.provisionFault = 'reject';
+      const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+      await save(h, workflowIds.provisionLine(refused.body.line.id), path.join(out, 'provisionLineWorkflow.carrier-refused.json'));
+    } finally {
+      await h.close();
+    }
+  } finally {
+    await stack.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function save(h: { temporal: import('@temporalio/client').Client }, workflowId: string, file: string): Promise<void> {
+  const handle = h.temporal.workflow.getHandle(workflowId);
+  await handle.result();
+  const history = await handle.fetchHistory();
+  fs.writeFileSync(file, JSON.stringify(history, null, 2) + '\n');
+  console.log(`recorded ${workflowId} -> ${path.relative(process.cwd(), file)}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
