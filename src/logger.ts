@@ -4,8 +4,8 @@ import pino from 'pino';
  * One structured logger for every process. Credentials never reach a log line:
  * auth headers are redacted by path, and callers mask phone numbers with `maskPhone`.
  */
-export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info'): pino.Logger {
-  return pino({
+export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'info', destination?: pino.DestinationStream): pino.Logger {
+  const options: pino.LoggerOptions = {
     name,
     level,
     base: { service: name },
@@ -24,7 +24,8 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }
 
 /** Keeps the country code and the last two digits: enough to correlate, not enough to identify a caller. */

@@ -43,7 +43,9 @@ export async function provisionLineWorkflow({ lineId }: ProvisionLineInput): Pro
 }
 
 function describeFailure(err: unknown): string {
-  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure) return `carrier refused: ${err.cause.message}`;
+  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'CarrierRejected') {
+    return `carrier refused: ${err.cause.message}`;
+  }
   if (err instanceof ActivityFailure) return 'carrier unavailable: gave up after retries';
   return 'number provisioning failed';
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
+import * as workflows from '../../workflows';
 
 /**
  * Every recorded history under test/histories/ must replay against the current workflow
@@ -19,7 +20,7 @@ describe('workflow history replay', () => {
         return history.events[0].workflowExecutionStartedEventAttributes.workflowType.name;
       }),
     );
-    const exported = Object.keys(require('../../workflows'));
+    const exported = Object.keys(workflows);
     expect([...types].sort()).toEqual(exported.sort());
   });
 

@@ -19,7 +19,8 @@ async function main(): Promise<void> {
     fs.writeFileSync(bundlePath, code);
     Object.assign(process.env, { DATABASE_URL: stack.databaseUrl, TEMPORAL_ADDRESS: stack.temporalAddress, WORKFLOW_BUNDLE_PATH: bundlePath, LOG_LEVEL: 'silent' });
     // Imported after the environment is set: the harness reads it.
-    const { createTenant, startHarness, webhookLine } = await import('./harness');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createTenant, startHarness, webhookLine } = require('./harness') as typeof import('./harness');
     const h = await startHarness();
     try {
       await h.startWorker();
