@@ -18,7 +18,8 @@ COPY package.json package-lock.json ./
 # Nothing else needs its script: @temporalio/core-bridge ships prebuilt .node binaries
 # (releases/<target>/) and esbuild (used by tsx) finds its @esbuild/linux-* binary
 # without its postinstall.
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+# `npm install --no-save` rather than `npm ci`: see src/setup/ensure-deps.sh for why.
+RUN npm install --no-save --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild @swc/core protobufjs \
  && npm cache clean --force
 

@@ -59,8 +59,11 @@ function clusterOwner(): string | undefined {
  */
 function reachableDataDir(requested: string, owner: string | undefined, log: (line: string) => void): string {
   if (!owner) return requested;
-  fs.mkdirSync(path.dirname(requested), { recursive: true });
-  if (tryRun('runuser', ['-u', owner, '--', 'test', '-w', path.dirname(requested)]) || tryRun('runuser', ['-u', owner, '--', 'test', '-w', requested])) return requested;
+  const existed = fs.existsSync(requested);
+  fs.mkdirSync(requested, { recursive: true });
+  run('chown', [`${owner}:`, requested]);
+  if (tryRun('runuser', ['-u', owner, '--', 'test', '-w', requested])) return requested;
+  if (!existed) fs.rmdirSync(requested);
   const id = crypto.createHash('sha256').update(path.resolve(requested)).digest('hex').slice(0, 12);
   const relocated = path.join('/var/lib/postgresql/switchboard', `${path.basename(requested)}-${id}`);
   fs.mkdirSync(path.dirname(relocated), { recursive: true });
