@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
-import { NativeConnection, Runtime, Worker, DefaultLogger } from '@temporalio/worker';
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { createActivities } from '../../activities';
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
@@ -14,8 +14,6 @@ import { createLogger } from '../../src/logger';
 import { startCarrierSimulator, type CarrierSimulatorState } from '../../src/simulator/carrierSimulator';
 import { connectTemporalClient } from '../../src/temporal/client';
 import { createWorkspace, mintUserKey, type User } from '../../src/workspaces/service';
-
-let runtimeInstalled = false;
 
 /**
  * Everything a test needs to act as a customer: the real API over HTTP, a real worker on
@@ -51,10 +49,6 @@ export interface TestResponse {
 }
 
 export async function startHarness(overrides: Partial<Config> = {}): Promise<Harness> {
-  if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger('ERROR') });
-    runtimeInstalled = true;
-  }
   const simulatorSecret = crypto.randomBytes(16).toString('hex');
   const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret: simulatorSecret });
   const config: Config = {
