@@ -24,7 +24,7 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import Koa from 'koa';
 import { createApp } from '../api/app';
-import { loadConfig, type Config } from '../src/config';
+import { intFromEnv, loadConfig, type Config } from '../src/config';
 import { createDb } from '../src/db/knex';
 import { startEphemeralStack } from '../src/infra/stack';
 import { createLogger } from '../src/logger';
@@ -51,14 +51,6 @@ interface Summary {
   errors: number;
   timeouts: number;
   total: number;
-}
-
-function positiveIntFromEnv(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
-  return value;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -144,9 +136,9 @@ function printTable(rows: Summary[], ratio: { reqPerSec: number; p50: number; p9
 }
 
 async function main(): Promise<number> {
-  const connections = positiveIntFromEnv('BENCH_CONNECTIONS', 50);
-  const durationSec = positiveIntFromEnv('BENCH_DURATION', 10);
-  const warmupSec = positiveIntFromEnv('BENCH_WARMUP', 2);
+  const connections = intFromEnv('BENCH_CONNECTIONS', 50);
+  const durationSec = intFromEnv('BENCH_DURATION', 10);
+  const warmupSec = intFromEnv('BENCH_WARMUP', 2);
   if (connections < 1 || durationSec < 1) throw new Error('BENCH_CONNECTIONS and BENCH_DURATION must be at least 1');
 
   const cleanups: Array<() => Promise<void>> = [];

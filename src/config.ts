@@ -23,7 +23,7 @@ export interface Config {
   lineProvisionWaitMs: number;
 }
 
-function intFromEnv(name: string, fallback: number): number {
+export function intFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
