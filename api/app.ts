@@ -2,6 +2,8 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from './context';
 import { authenticate } from './middleware/auth';
+import { idempotency } from './middleware/idempotency';
+import { rateLimit } from './middleware/rateLimit';
 import { cors } from './middleware/cors';
 import { jsonBody } from './middleware/jsonBody';
 import { requestContext } from './middleware/requestContext';
@@ -31,13 +33,15 @@ export function createApp(deps: AppDeps): App {
 
   const router = new Router<AppState>();
   for (const route of routes) {
-    router[route.method](
-      route.operationId,
-      koaPath(route.path),
-      authenticate(route.auth, deps),
-      validateRequest(route.doc),
-      (ctx) => route.handler(ctx as unknown as AppContext, deps),
-    );
+    const chain: Koa.Middleware<AppState>[] = [authenticate(route.auth, deps)];
+    // Replays, conflicts and malformed requests are answered before the rate limit counts
+    // the request: a limit meters work the service would do, not typos.
+    if (route.idempotency) chain.push(idempotency({ required: route.idempotency.required, scope: `${route.method.toUpperCase()} ${route.path}` }, deps));
+    chain.push(validateRequest(route.doc));
+    if (route.rateLimit) chain.push(rateLimit(route.rateLimit, deps));
+    for (const path of [route.path, ...(route.aliases ?? [])]) {
+      router[route.method](koaPath(path), ...chain, (ctx) => route.handler(ctx as unknown as AppContext, deps));
+    }
   }
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === '1' });

@@ -31,8 +31,17 @@ export interface AppState {
   /** Parsed JSON body; undefined when the request had none. */
   body?: unknown;
   rawBody?: Buffer;
+  /** Set by the idempotency middleware when this request owns an Idempotency-Key. */
+  idempotency?: IdempotencyHandle;
+  /** What an idempotent replay returns, when it must differ from the first response (no secrets). */
+  replayBody?: unknown;
   /** Query string after schema validation and type coercion. */
   query?: Record<string, unknown>;
+}
+
+export interface IdempotencyHandle {
+  /** Completes the record inside the handler's own transaction, so effect and record commit together. */
+  completeInTransaction(trx: import('knex').Knex.Transaction, status: number, replayBody: unknown): Promise<void>;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState> & { params: Record<string, string> };

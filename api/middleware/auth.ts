@@ -2,7 +2,9 @@ import type Koa from 'koa';
 import type { AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import type { RouteAuth } from '../routes/types';
+import { recordComplianceEvent } from '../../src/compliance/events';
 import { hasScope } from '../../src/keys/scopes';
+import { tierAllows } from '../../src/keys/tiers';
 import { lookupKey, touchLastUsed } from '../../src/keys/store';
 
 /** `Authorization: Bearer <key>`; surrounding spaces are tolerated, as the public client trims them. */
@@ -32,6 +34,22 @@ export function authenticate(auth: RouteAuth, deps: AppDeps): Koa.Middleware<App
     }
     if (auth.kind === 'standard') {
       if (key.kind === 'service') throw new ApiError(403, 'forbidden', 'Service keys authenticate only the /v1/keys plane');
+      // The tier is checked first: for an agent key it is the more precise answer.
+      if (!tierAllows(key.permissions, auth.verb)) {
+        await recordComplianceEvent(deps.db, {
+          workspaceId: key.workspace_id,
+          environment: key.environment,
+          eventType: 'agent_key_permission_denied',
+          actorKeyId: key.id,
+          lineId: key.line_id,
+          metadata: { tier: key.permissions, verb: auth.verb, method: ctx.method, path: ctx.path },
+          at: now,
+        });
+        throw new ApiError(403, 'agent_permission_denied', `A ${key.permissions} key cannot ${auth.verb}`, [
+          { field: 'tier', message: key.permissions },
+          { field: 'verb', message: auth.verb },
+        ]);
+      }
       if (!hasScope(key.scopes, auth.scope)) {
         throw errors.forbidden(`This key lacks the scope ${auth.scope}`, [{ field: 'scope', message: auth.scope }]);
       }

@@ -12,8 +12,27 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
     const operation: Record<string, unknown> = { operationId: route.operationId, ...withStandardErrors(route) };
     if (route.auth.kind === 'public') operation.security = [];
     else if (route.auth.kind === 'service') operation.security = [{ serviceKey: [] }];
-    else operation['x-required-scope'] = route.auth.scope;
+    else {
+      operation['x-required-scope'] = route.auth.scope;
+      operation['x-agent-verb'] = route.auth.verb;
+    }
+    if (route.rateLimit) operation['x-rate-limit'] = route.rateLimit;
+    if (route.idempotency) {
+      operation.parameters = [
+        ...(route.doc.parameters ?? []),
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          required: route.idempotency.required,
+          description: 'Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused.',
+          schema: { type: 'string', maxLength: 255 },
+        },
+      ];
+    }
     (paths[route.path] ??= {})[route.method] = operation;
+    for (const alias of route.aliases ?? []) {
+      (paths[alias] ??= {})[route.method] = { ...operation, operationId: `${route.operationId}ViaApiV1`, description: `Alias of ${route.path}.` };
+    }
   }
   return {
     openapi: '3.1.0',
@@ -46,6 +65,11 @@ function withStandardErrors(route: RouteDef): OperationDoc {
   if (route.doc.requestBody || route.doc.parameters?.some((p) => p.in === 'query')) {
     responses['422'] ??= errorResponse('`validation_error` with one detail per invalid field');
   }
+  if (route.idempotency) {
+    responses['409'] ??= errorResponse('`idempotency_key_reused` or `idempotency_in_progress` (with `Retry-After: 1`)');
+    responses['400'] ??= errorResponse(route.idempotency.required ? '`missing_idempotency_key` or `duplicate_idempotency_key_header`' : '`duplicate_idempotency_key_header`');
+  }
+  if (route.rateLimit) responses['429'] ??= errorResponse('`rate_limited`, with `Retry-After` in seconds');
   responses['500'] ??= errorResponse('`internal_error`');
   return { ...route.doc, responses };
 }

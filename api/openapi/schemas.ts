@@ -1,4 +1,7 @@
 import { ACCEPTED_MODES, LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/lines/rules';
+import { AGENT_LABEL_PATTERN } from '../../src/keys/agentKeys';
+import { SCOPES } from '../../src/keys/scopes';
+import { TIERS } from '../../src/keys/tiers';
 
 /** Shared component schemas of the OpenAPI document (JSON Schema 2020-12, as OpenAPI 3.1 uses). */
 const nullable = (schema: Record<string, unknown>) => ({ ...schema, type: [schema.type as string, 'null'] });
@@ -26,6 +29,34 @@ const lineWritableFields = {
   endpointing_ms: nullable({ type: 'integer', minimum: 100, maximum: 2000 }),
 };
 
+const keyName = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' };
+const agentKeyWritable = {
+  name: keyName,
+  agent_label: nullable({ type: 'string', pattern: AGENT_LABEL_PATTERN, description: 'Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit.' }),
+  line_id: nullable({ type: 'string', format: 'uuid', description: 'Binds the key to one line; null makes it account-wide.' }),
+  permissions: { type: 'string', enum: [...TIERS], description: 'Permission tier; `legacy_full` is refused (422).' },
+  monthly_cap_cents: nullable({ type: 'integer', minimum: 1, maximum: 100_000_000_000 }),
+};
+const grant = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['scopes'],
+  properties: {
+    scopes: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: [...SCOPES] } },
+    resources: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { numbers: { type: 'array', uniqueItems: true, maxItems: 1000, items: { type: 'string', format: 'uuid', description: 'Line id' } } },
+    },
+    spendLimit: nullable({
+      type: 'object',
+      additionalProperties: false,
+      required: ['amountCents'],
+      properties: { amountCents: { type: 'integer', minimum: 0, maximum: 100_000_000_000 }, resetPeriod: { type: ['string', 'null'], enum: ['monthly', null] } },
+    }),
+  },
+};
+
 export const componentSchemas: Record<string, object> = {
   Error: {
     type: 'object',
@@ -45,6 +76,48 @@ export const componentSchemas: Record<string, object> = {
       },
     },
   },
+  AgentKey: {
+    type: 'object',
+    required: ['id', 'key_prefix', 'environment', 'name', 'permissions', 'monthly_spend_cents', 'created_at'],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      key_prefix: { type: 'string' },
+      environment: { type: 'string', enum: ['test', 'live'] },
+      ...agentKeyWritable,
+      monthly_spend_cents: { type: 'integer' },
+      created_at: { type: 'string', format: 'date-time' },
+      revoked_at: nullable({ type: 'string', format: 'date-time' }),
+      last_used_at: nullable({ type: 'string', format: 'date-time' }),
+      rotated_from: nullable({ type: 'string', format: 'uuid' }),
+      created_by_service_key_id: nullable({ type: 'string', format: 'uuid' }),
+      plaintext_key: { type: 'string', description: 'Only in the first response to a mint or rotate; never in replays or reads.' },
+    },
+  },
+  AgentKeyMintRequest: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name'],
+    properties: { ...agentKeyWritable, environment: { type: 'string', enum: ['test', 'live'], description: "Defaults to the service key's; a mismatch is 422." } },
+  },
+  AuthKeyCreateRequest: { type: 'object', additionalProperties: false, required: ['name'], properties: agentKeyWritable },
+  AgentKeyUpdateRequest: { type: 'object', additionalProperties: false, properties: agentKeyWritable },
+  Grant: grant,
+  ScopedKey: {
+    type: 'object',
+    required: ['id', 'name', 'key_prefix', 'environment', 'grant', 'created_at'],
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      name: { type: 'string' },
+      key_prefix: { type: 'string' },
+      environment: { type: 'string', enum: ['test', 'live'] },
+      grant,
+      parent_key_id: nullable({ type: 'string', format: 'uuid' }),
+      created_at: { type: 'string', format: 'date-time' },
+      revoked_at: nullable({ type: 'string', format: 'date-time' }),
+      last_used_at: nullable({ type: 'string', format: 'date-time' }),
+    },
+  },
+  ScopedKeyMintRequest: { type: 'object', additionalProperties: false, required: ['name', 'grant'], properties: { name: keyName, grant } },
   LineCreateRequest: {
     type: 'object',
     additionalProperties: false,

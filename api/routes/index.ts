@@ -1,8 +1,11 @@
 import type { RouteDef } from './types';
+import { apiTokenRoutes } from './apiTokens';
+import { authKeyRoutes } from './authKeys';
+import { keyPlaneRoutes } from './keys';
 import { lineRoutes } from './lines';
 import { systemRoutes } from './system';
 
 /** The route table: every endpoint, its scope and its OpenAPI operation, in one list. */
 export function allRoutes(openApiYaml: () => string): RouteDef[] {
-  return [...systemRoutes(openApiYaml), ...lineRoutes()];
+  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes()];
 }

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
+import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
 import { errorResponse, ref } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
@@ -40,6 +41,7 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 
 async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
+  assertMayAddLines(principal);
   const body = ctx.state.body as LineCreateBody;
   const mode = normalizeMode(body.mode);
   const voice = normalizeVoice(body.voice);
@@ -123,7 +125,9 @@ export function lineRoutes(): RouteDef[] {
       method: 'post',
       path: '/api/v1/lines',
       operationId: 'createLine',
-      auth: { kind: 'standard', scope: 'numbers:provision' },
+      auth: { kind: 'standard', scope: 'numbers:provision', verb: 'admin' },
+      rateLimit: 'lines.create',
+      idempotency: { required: false },
       doc: {
         summary: 'Create a line and provision its phone number',
         description:
@@ -134,7 +138,9 @@ export function lineRoutes(): RouteDef[] {
         responses: {
           '201': { description: 'The new line, wrapped as `{line}`', ...lineResponse },
           '400': errorResponse('`hosted_mode_language_pinning_unsupported`, `invalid_json`'),
-          '402': errorResponse('`payment_method_required`: live environment, the user already has a line and no default payment method'),
+          '402': errorResponse('`payment_method_required`: live environment, the user already has a line and no default payment method. Replayed for 12 h under the same Idempotency-Key.'),
+          '409': errorResponse('`idempotency_key_reused` or `idempotency_in_progress`'),
+          '429': errorResponse('`rate_limited` (10 per hour per workspace and environment)'),
           '503': errorResponse('`service_unavailable`: provisioning could not be started'),
         },
       },
@@ -144,7 +150,7 @@ export function lineRoutes(): RouteDef[] {
       method: 'get',
       path: '/api/v1/lines',
       operationId: 'listLines',
-      auth: { kind: 'standard', scope: 'numbers:read' },
+      auth: { kind: 'standard', scope: 'numbers:read', verb: 'read' },
       doc: {
         summary: "List the workspace's lines in this environment, newest first",
         tags: ['lines'],
@@ -156,7 +162,11 @@ export function lineRoutes(): RouteDef[] {
         },
       },
       handler: async (ctx, deps) => {
-        const rows = await linesOf(deps.db, principalOf(ctx)).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+        const principal = principalOf(ctx);
+        const allowed = allowedLineIds(principal);
+        const query = linesOf(deps.db, principal);
+        if (allowed) query.whereIn('id', [...allowed]);
+        const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
         ctx.body = { lines: rows.map(toLineRecord) };
       },
     },
@@ -164,7 +174,7 @@ export function lineRoutes(): RouteDef[] {
       method: 'get',
       path: '/api/v1/lines/{id}',
       operationId: 'getLine',
-      auth: { kind: 'standard', scope: 'numbers:read' },
+      auth: { kind: 'standard', scope: 'numbers:read', verb: 'read' },
       doc: {
         summary: 'Fetch one line',
         tags: ['lines'],
@@ -172,7 +182,9 @@ export function lineRoutes(): RouteDef[] {
         responses: { '200': { description: '`{line}`', ...lineResponse }, '404': errorResponse('`not_found`') },
       },
       handler: async (ctx, deps) => {
-        const row = await findLine(deps.db, principalOf(ctx), ctx.params.id);
+        const principal = principalOf(ctx);
+        assertLineAllowed(principal, ctx.params.id);
+        const row = await findLine(deps.db, principal, ctx.params.id);
         if (!row) throw errors.notFound('Line');
         ctx.body = { line: toLineRecord(row) };
       },

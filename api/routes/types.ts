@@ -1,5 +1,7 @@
 import type { AppContext, AppDeps } from '../context';
 import type { Scope } from '../../src/keys/scopes';
+import type { Verb } from '../../src/keys/tiers';
+import type { LimitName } from '../../src/limits/policies';
 
 /**
  * How a route authenticates. This table (every RouteDef's `auth`) is the only place
@@ -7,7 +9,8 @@ import type { Scope } from '../../src/keys/scopes';
  */
 export type RouteAuth =
   | { kind: 'public' }
-  | { kind: 'standard'; scope: Scope }
+  /** `verb` is what an agent key's permission tier must allow (see src/keys/tiers.ts). */
+  | { kind: 'standard'; scope: Scope; verb: Verb }
   | { kind: 'service' };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
@@ -28,6 +31,11 @@ export interface RouteDef {
   path: string;
   operationId: string;
   auth: RouteAuth;
+  /** Also served at these paths (e.g. `/api/v1/keys` beside `/v1/keys`), same handler and cache scope. */
+  aliases?: string[];
+  rateLimit?: LimitName;
+  /** Honour `Idempotency-Key`; `required` refuses requests without one (400 missing_idempotency_key). */
+  idempotency?: { required: boolean };
   doc: OperationDoc;
   /** Serve the raw handler without JSON validation (documents, metrics). */
   handler: (ctx: AppContext, deps: AppDeps) => Promise<void>;

@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { digestsEqual, generateKey, hashKey, parseKey, type Environment, type KeyKind } from './format';
 import type { Scope } from './scopes';
@@ -19,6 +20,9 @@ export interface ApiKeyRow {
   agent_label: string | null;
   line_id: string | null;
   monthly_cap_cents: string | null;
+  parent_key_id: string | null;
+  created_by_service_key_id: string | null;
+  rotated_from: string | null;
   expires_at: Date | null;
   revoked_at: Date | null;
   last_used_at: Date | null;
@@ -32,9 +36,20 @@ export interface NewKey {
   kind: KeyKind;
   name: string;
   scopes: readonly Scope[];
+  grantNumbers?: readonly string[] | null;
+  spendLimitCents?: number | null;
+  spendResetPeriod?: 'monthly' | null;
+  permissions?: string;
+  agentLabel?: string | null;
+  lineId?: string | null;
+  monthlyCapCents?: number | null;
+  parentKeyId?: string | null;
+  createdByServiceKeyId?: string | null;
+  rotatedFrom?: string | null;
+  createdAt?: Date;
 }
 
-export async function insertKey(db: Db, key: NewKey): Promise<{ row: ApiKeyRow; plaintext: string }> {
+export async function insertKey(db: Db | Knex.Transaction, key: NewKey): Promise<{ row: ApiKeyRow; plaintext: string }> {
   const generated = generateKey(key.kind, key.environment);
   const [row] = await db<ApiKeyRow>('api_keys')
     .insert({
@@ -46,7 +61,18 @@ export async function insertKey(db: Db, key: NewKey): Promise<{ row: ApiKeyRow; 
       key_prefix: generated.prefix,
       key_hash: generated.hash,
       scopes: [...key.scopes],
-    })
+      grant_numbers: key.grantNumbers ? [...key.grantNumbers] : null,
+      spend_limit_cents: key.spendLimitCents ?? null,
+      spend_reset_period: key.spendResetPeriod ?? null,
+      permissions: key.permissions ?? 'full',
+      agent_label: key.agentLabel ?? null,
+      line_id: key.lineId ?? null,
+      monthly_cap_cents: key.monthlyCapCents ?? null,
+      parent_key_id: key.parentKeyId ?? null,
+      created_by_service_key_id: key.createdByServiceKeyId ?? null,
+      rotated_from: key.rotatedFrom ?? null,
+      ...(key.createdAt ? { created_at: key.createdAt } : {}),
+    } as Record<string, unknown>)
     .returning('*');
   return { row, plaintext: generated.plaintext };
 }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001_core';
+import * as m0002 from './0002_keys_idempotency_limits';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -7,6 +8,7 @@ import * as m0001 from './0001_core';
  */
 const migrations: Record<string, Knex.Migration> = {
   '0001_core': m0001,
+  '0002_keys_idempotency_limits': m0002,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

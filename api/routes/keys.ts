@@ -1,0 +1,241 @@
+import { principalOf, type AppContext, type AppDeps } from '../context';
+import { ApiError, errors } from '../errors';
+import { errorResponse, ref } from '../openapi/schemas';
+import type { RouteDef } from './types';
+import {
+  agentKeysOf,
+  isBindableLine,
+  mintAgentKey,
+  revokeAgentKey,
+  rotateAgentKey,
+  toKeyRecord,
+  updateAgentKey,
+  type AgentKeyFields,
+  type AgentKeyOwner,
+} from '../../src/keys/agentKeys';
+import { DEFAULT_TIER, isSettableTier } from '../../src/keys/tiers';
+import { findUser } from '../../src/workspaces/service';
+
+/**
+ * The service-key plane: agent (child) keys managed with a service key. Served at `/v1/keys`
+ * (the spec) and `/api/v1/keys` (the public client), same handlers, same idempotency records.
+ */
+const keyIdParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
+const keyResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { type: 'object', required: ['key'], properties: { key: ref('AgentKey') } } } },
+});
+
+async function ownerOf(ctx: AppContext, deps: AppDeps): Promise<AgentKeyOwner> {
+  const principal = principalOf(ctx);
+  const user = await findUser(deps.db, principal.userId);
+  if (!user) throw errors.invalidApiKey();
+  return { workspaceId: principal.workspaceId, userId: principal.userId, role: user.role, environment: principal.environment };
+}
+
+function refuseLegacyTier(permissions: string | undefined): void {
+  if (permissions !== undefined && !isSettableTier(permissions)) {
+    throw errors.validation([{ field: 'permissions', message: `${permissions} cannot be set through the API; use full, call_only, sms_only or read_only` }]);
+  }
+}
+
+/** Rule 7: the binding 404 is the same for a missing, foreign, other-environment or released line. */
+async function assertBindable(deps: AppDeps, owner: AgentKeyOwner, lineId: string | null | undefined): Promise<void> {
+  if (lineId && !(await isBindableLine(deps.db, owner, lineId))) throw errors.notFound('Line');
+}
+
+function keyRevoked(): ApiError {
+  return new ApiError(409, 'key_revoked', 'This key is revoked; it cannot be changed or rotated');
+}
+
+async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const owner = await ownerOf(ctx, deps);
+  const body = ctx.state.body as Partial<AgentKeyFields> & { name: string; environment?: string };
+  if (body.environment !== undefined && body.environment !== principal.environment) {
+    throw errors.validation([{ field: 'environment', message: `Must be ${principal.environment}, the environment of this service key` }]);
+  }
+  refuseLegacyTier(body.permissions);
+  await assertBindable(deps, owner, body.line_id);
+  const now = deps.now();
+  const record = await deps.db.transaction(async (trx) => {
+    const minted = await mintAgentKey(trx, {
+      owner,
+      fields: {
+        name: body.name,
+        agent_label: body.agent_label ?? null,
+        line_id: body.line_id ?? null,
+        permissions: body.permissions ?? DEFAULT_TIER,
+        monthly_cap_cents: body.monthly_cap_cents ?? null,
+      },
+      actorKeyId: principal.key.id,
+      createdByServiceKeyId: principal.key.id,
+      now,
+    });
+    const key = toKeyRecord(minted.row);
+    // The replay is the stored row without the plaintext, committed with the key itself.
+    await ctx.state.idempotency?.completeInTransaction(trx, 201, { key });
+    return { ...key, plaintext_key: minted.plaintext };
+  });
+  ctx.state.log.info({ minted_key_id: record.id }, 'agent key minted');
+  ctx.status = 201;
+  ctx.body = { key: record };
+}
+
+async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const owner = await ownerOf(ctx, deps);
+  const { limit, offset } = ctx.state.query as { limit: number; offset: number };
+  const base = () => agentKeysOf(deps.db, owner).whereNull('revoked_at');
+  const [rows, [{ total }]] = await Promise.all([
+    base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+    base().count<{ total: string }[]>('id as total'),
+  ]);
+  ctx.body = { keys: rows.map((row) => toKeyRecord(row)), total: Number(total) };
+}
+
+async function findOwned(ctx: AppContext, deps: AppDeps, owner: AgentKeyOwner) {
+  const row = await agentKeysOf(deps.db, owner).andWhere({ id: ctx.params.id }).first();
+  if (!row) throw errors.notFound('Key');
+  return row;
+}
+
+async function get(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const row = await findOwned(ctx, deps, await ownerOf(ctx, deps));
+  ctx.body = { key: toKeyRecord(row) };
+}
+
+async function update(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const owner = await ownerOf(ctx, deps);
+  const changes = ctx.state.body as Partial<AgentKeyFields>;
+  refuseLegacyTier(changes.permissions);
+  const row = await findOwned(ctx, deps, owner);
+  if (row.revoked_at) throw keyRevoked();
+  await assertBindable(deps, owner, changes.line_id);
+  const updated = await deps.db.transaction((trx) => updateAgentKey(trx, { key: row, changes, role: owner.role, actorKeyId: principal.key.id, now: deps.now() }));
+  ctx.body = { key: toKeyRecord(updated) };
+}
+
+async function revoke(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const row = await findOwned(ctx, deps, await ownerOf(ctx, deps));
+  const revoked = await deps.db.transaction((trx) => revokeAgentKey(trx, { key: row, actorKeyId: principal.key.id, now: deps.now() }));
+  ctx.body = { key: toKeyRecord(revoked) };
+}
+
+async function rotate(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const owner = await ownerOf(ctx, deps);
+  const now = deps.now();
+  const result = await deps.db.transaction(async (trx) => {
+    const rotated = await rotateAgentKey(trx, { keyId: ctx.params.id, owner, actorKeyId: principal.key.id, createdByServiceKeyId: principal.key.id, now });
+    if (rotated.outcome === 'rotated') await ctx.state.idempotency?.completeInTransaction(trx, 201, { key: toKeyRecord(rotated.row) });
+    return rotated;
+  });
+  if (result.outcome === 'not_found') throw errors.notFound('Key');
+  if (result.outcome === 'revoked') throw keyRevoked();
+  ctx.state.log.info({ old_key_id: result.old.id, new_key_id: result.row.id }, 'agent key rotated');
+  ctx.status = 201;
+  ctx.body = { key: { ...toKeyRecord(result.row), plaintext_key: result.plaintext } };
+}
+
+export function keyPlaneRoutes(): RouteDef[] {
+  const common = { auth: { kind: 'service' as const } };
+  return [
+    {
+      ...common,
+      method: 'post',
+      path: '/v1/keys',
+      aliases: ['/api/v1/keys'],
+      operationId: 'mintAgentKey',
+      rateLimit: 'keys.mint',
+      idempotency: { required: true },
+      doc: {
+        summary: 'Mint an agent key',
+        description: 'Authenticated with a service key. The plaintext is in this response only; replays (same Idempotency-Key, 12 h) return the row without it.',
+        tags: ['keys'],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('AgentKeyMintRequest') } } },
+        responses: { '201': keyResponse('The new key with `plaintext_key`'), '404': errorResponse('`not_found`: the line cannot be bound (not cached)') },
+      },
+      handler: mint,
+    },
+    {
+      ...common,
+      method: 'get',
+      path: '/v1/keys',
+      aliases: ['/api/v1/keys'],
+      operationId: 'listAgentKeys',
+      rateLimit: 'keys.list',
+      doc: {
+        summary: "List this user's agent keys in the service key's environment (revoked keys excluded)",
+        tags: ['keys'],
+        parameters: [
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+          { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 100000, default: 0 } },
+        ],
+        responses: {
+          '200': {
+            description: '`{keys, total}`; total counts every matching key',
+            content: { 'application/json': { schema: { type: 'object', required: ['keys', 'total'], properties: { keys: { type: 'array', items: ref('AgentKey') }, total: { type: 'integer' } } } } },
+          },
+        },
+      },
+      handler: list,
+    },
+    {
+      ...common,
+      method: 'get',
+      path: '/v1/keys/{id}',
+      aliases: ['/api/v1/keys/{id}'],
+      operationId: 'getAgentKey',
+      doc: { summary: 'Fetch one agent key, revoked ones included', tags: ['keys'], parameters: [keyIdParam], responses: { '200': keyResponse('`{key}`'), '404': errorResponse('`not_found`') } },
+      handler: get,
+    },
+    {
+      ...common,
+      method: 'patch',
+      path: '/v1/keys/{id}',
+      aliases: ['/api/v1/keys/{id}'],
+      operationId: 'updateAgentKey',
+      doc: {
+        summary: 'Update name, label, line binding (null = account-wide), permissions or monthly cap',
+        tags: ['keys'],
+        parameters: [keyIdParam],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('AgentKeyUpdateRequest') } } },
+        responses: { '200': keyResponse('`{key}`'), '404': errorResponse('`not_found` (key, or a line that cannot be bound)'), '409': errorResponse('`key_revoked`') },
+      },
+      handler: update,
+    },
+    {
+      ...common,
+      method: 'delete',
+      path: '/v1/keys/{id}',
+      aliases: ['/api/v1/keys/{id}'],
+      operationId: 'revokeAgentKey',
+      doc: {
+        summary: 'Soft-revoke: effective on the next request; the row stays readable',
+        tags: ['keys'],
+        parameters: [keyIdParam],
+        responses: { '200': keyResponse('The revoked key, `revoked_at` set'), '404': errorResponse('`not_found`') },
+      },
+      handler: revoke,
+    },
+    {
+      ...common,
+      method: 'post',
+      path: '/v1/keys/{id}/rotate',
+      aliases: ['/api/v1/keys/{id}/rotate'],
+      operationId: 'rotateAgentKey',
+      rateLimit: 'keys.rotate',
+      idempotency: { required: true },
+      doc: {
+        summary: 'Rotate: revoke the key and mint its replacement, in one transaction',
+        description: 'No body. The new key keeps name, agent_label, line_id, permissions and monthly_cap_cents, with `rotated_from` set. A 429 carries `Retry-After: 120`.',
+        tags: ['keys'],
+        parameters: [keyIdParam],
+        responses: { '201': keyResponse('The new key with `plaintext_key`'), '404': errorResponse('`not_found`'), '409': errorResponse('`key_revoked`, `idempotency_key_reused`, `idempotency_in_progress`') },
+      },
+      handler: rotate,
+    },
+  ];
+}

@@ -1,0 +1,47 @@
+import type { Knex } from 'knex';
+
+/**
+ * Compliance event types. The nine key-lifecycle types are the spec's "nine further
+ * compliance event types" (names ours, recorded in docs/decisions.md); `audit_read` is the
+ * spec's own. Lifecycle events are written in the same transaction as the change they record.
+ */
+export const KEY_LIFECYCLE_EVENTS = [
+  'agent_key_minted',
+  'agent_key_updated',
+  'agent_key_rotated',
+  'agent_key_revoked',
+  'agent_key_permission_denied',
+  'scoped_key_minted',
+  'scoped_key_revoked',
+  'service_key_created',
+  'service_key_revoked',
+] as const;
+export type KeyLifecycleEvent = (typeof KEY_LIFECYCLE_EVENTS)[number];
+
+export type ComplianceEventType = KeyLifecycleEvent | 'audit_read';
+
+export interface ComplianceEventInput {
+  workspaceId: string;
+  environment: 'test' | 'live';
+  eventType: ComplianceEventType;
+  actorKeyId: string | null;
+  lineId?: string | null;
+  callId?: string | null;
+  phoneNumber?: string | null;
+  metadata?: Record<string, unknown>;
+  at: Date;
+}
+
+export async function recordComplianceEvent(db: Knex | Knex.Transaction, event: ComplianceEventInput): Promise<void> {
+  await db('compliance_events').insert({
+    workspace_id: event.workspaceId,
+    environment: event.environment,
+    event_type: event.eventType,
+    actor_key_id: event.actorKeyId,
+    line_id: event.lineId ?? null,
+    call_id: event.callId ?? null,
+    phone_number: event.phoneNumber ?? null,
+    metadata: event.metadata ?? null,
+    created_at: event.at,
+  });
+}

@@ -1,0 +1,88 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+
+/**
+ * Postgres-backed idempotency records, shared by every API instance. A record is claimed
+ * (in_progress, with a lease) before the handler runs and completed with the response, or
+ * deleted when the outcome must not be replayed. Records live 12 hours.
+ */
+export const IDEMPOTENCY_TTL_MS = 12 * 60 * 60 * 1000;
+/** A request still in progress after this long is presumed dead; a retry may take it over. */
+export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
+
+export interface IdempotencyIdentity {
+  principalKeyId: string;
+  scope: string;
+  idempotencyKey: string;
+  fingerprint: string;
+}
+
+export type Claim =
+  | { kind: 'owned'; recordId: string }
+  | { kind: 'replay'; status: number; body: unknown }
+  | { kind: 'reused' }
+  | { kind: 'in_progress' };
+
+export function fingerprintOf(value: unknown): string {
+  return crypto.createHash('sha256').update(canonicalJson(value)).digest('hex');
+}
+
+/** JSON with sorted object keys, so `{a,b}` and `{b,a}` are the same request. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now: Date): Promise<Claim> {
+  const claimed = await db.raw(
+    `insert into idempotency_keys (principal_key_id, scope, idempotency_key, fingerprint, state, locked_until, created_at, expires_at)
+     values (?, ?, ?, ?, 'in_progress', ?, ?, ?)
+     on conflict (principal_key_id, scope, idempotency_key) do update
+       set fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until,
+           response_status = null, response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
+       where idempotency_keys.expires_at <= ?
+          or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until <= ? and idempotency_keys.fingerprint = excluded.fingerprint)
+     returning id`,
+    [
+      id.principalKeyId,
+      id.scope,
+      id.idempotencyKey,
+      id.fingerprint,
+      new Date(now.getTime() + IDEMPOTENCY_LEASE_MS),
+      now,
+      new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
+      now,
+      now,
+    ],
+  );
+  if (claimed.rows.length === 1) return { kind: 'owned', recordId: String(claimed.rows[0].id) };
+
+  const existing = await db('idempotency_keys')
+    .where({ principal_key_id: id.principalKeyId, scope: id.scope, idempotency_key: id.idempotencyKey })
+    .first('fingerprint', 'state', 'response_status', 'response_body');
+  // Deleted between our insert and this read: the other request released it; ask for a retry.
+  if (!existing) return { kind: 'in_progress' };
+  if (existing.fingerprint !== id.fingerprint) return { kind: 'reused' };
+  if (existing.state === 'in_progress') return { kind: 'in_progress' };
+  return { kind: 'replay', status: existing.response_status, body: existing.response_body };
+}
+
+export async function completeIdempotencyKey(db: Knex | Knex.Transaction, recordId: string, status: number, body: unknown, now: Date): Promise<void> {
+  await db('idempotency_keys')
+    .where({ id: recordId, state: 'in_progress' })
+    .update({ state: 'completed', response_status: status, response_body: JSON.stringify(body ?? null), locked_until: now });
+}
+
+export async function releaseIdempotencyKey(db: Knex, recordId: string): Promise<void> {
+  await db('idempotency_keys').where({ id: recordId, state: 'in_progress' }).del();
+}
+
+export async function purgeExpiredIdempotencyKeys(db: Knex, now: Date): Promise<number> {
+  return db('idempotency_keys').where('expires_at', '<=', now).del();
+}

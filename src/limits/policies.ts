@@ -1,0 +1,48 @@
+/**
+ * Every rate limit of the service, in one table (spec "Limits", plus the key list's 600/h
+ * from the client's history). Routes name a row; nothing else holds a limit.
+ * Partition: per workspace and environment unless the spec says per user or per service key.
+ */
+export type Partition = 'workspace_env' | 'user' | 'key';
+
+export interface LimitPolicy {
+  limit: number;
+  windowSeconds: number;
+  partition: Partition;
+  /** A fixed Retry-After (the spec fixes 120 s on rotate); otherwise the time until a slot frees. */
+  retryAfterSeconds?: number;
+}
+
+const HOUR = 3600;
+
+export const RATE_LIMITS = {
+  'lines.create': { limit: 10, windowSeconds: HOUR, partition: 'workspace_env' },
+  'lines.update': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
+  'lines.delete': { limit: 10, windowSeconds: HOUR, partition: 'workspace_env' },
+  'calls.create': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
+  'calls.conversation': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
+  'messages.create': { limit: 10, windowSeconds: 60, partition: 'workspace_env' },
+  'consent.create': { limit: 100, windowSeconds: HOUR, partition: 'workspace_env' },
+  'disclosures.create': { limit: 20, windowSeconds: HOUR, partition: 'workspace_env' },
+  'webhooks.test': { limit: 10, windowSeconds: HOUR, partition: 'workspace_env' },
+  /** Read endpoints named by the spec: conversations, settings, usage (and billing reads). */
+  reads: { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
+  'audit.read': { limit: 60, windowSeconds: HOUR, partition: 'user' },
+  'keys.mint': { limit: 60, windowSeconds: HOUR, partition: 'key' },
+  'keys.rotate': { limit: 30, windowSeconds: HOUR, partition: 'key', retryAfterSeconds: 120 },
+  'keys.list': { limit: 600, windowSeconds: HOUR, partition: 'key' },
+} as const satisfies Record<string, LimitPolicy>;
+
+export type LimitName = keyof typeof RATE_LIMITS;
+
+export function bucketFor(name: LimitName, who: { workspaceId: string; environment: string; userId: string; keyId: string }): string {
+  const policy: LimitPolicy = RATE_LIMITS[name];
+  switch (policy.partition) {
+    case 'workspace_env':
+      return `${name}:ws:${who.workspaceId}:${who.environment}`;
+    case 'user':
+      return `${name}:user:${who.userId}`;
+    case 'key':
+      return `${name}:key:${who.keyId}`;
+  }
+}
