@@ -5,8 +5,9 @@ import { createDb, migrateLatest, type Db } from '../db/knex';
 import { CardDeclinedError, SimulatedCardProcessor } from '../billing/cardProcessor';
 import { savePaymentMethod } from '../billing/paymentMethods';
 import type { Environment } from '../keys/format';
+import { recordComplianceEvent } from '../compliance/events';
 import { isRole, isScope, type Scope } from '../keys/scopes';
-import { addUser, createWorkspace, findUser, mintUserKey, workspaceOwner, type User } from '../workspaces/service';
+import { addUser, createWorkspace, findUser, mintServiceKey, mintUserKey, ScopeBeyondRoleError, workspaceOwner, type User } from '../workspaces/service';
 
 /**
  * The operator CLI: the stand-in for the portal. Every command prints one JSON object
@@ -32,6 +33,7 @@ Commands:
   user add --workspace W --email E --role owner|admin|member
   key create --workspace W --env test|live [--user U] [--name N] [--scopes a,b]
   service-key create --workspace W --env test|live [--user U] [--name N]
+  service-key revoke --workspace W --id KEY_ID
   payment-method add --workspace W --card NUMBER --exp MM/YY [--user U] [--default]
 
 Every command accepts --json for machine-readable output.`;
@@ -82,8 +84,11 @@ export async function runCommand(db: Db, args: string[], flags: Flags): Promise<
         name: stringFlag(flags, 'name') ?? `Workspace ${suffix}`,
         ownerEmail: stringFlag(flags, 'email') ?? `owner+${suffix}@switchboard.local`,
       });
-      const mint = async (environment: Environment, kind: 'standard' | 'service') =>
-        (await mintUserKey(db, { user: owner, environment, kind, name: `bootstrap ${kind} ${environment}` })).plaintext;
+      const mint = async (environment: Environment, kind: 'standard' | 'service') => {
+        const name = `bootstrap ${kind} ${environment}`;
+        const minted = kind === 'service' ? await mintServiceKey(db, { user: owner, environment, name, now: new Date() }) : await mintUserKey(db, { user: owner, environment, kind, name });
+        return minted.plaintext;
+      };
       return {
         workspace_id: workspace.id,
         user_id: owner.id,
@@ -113,17 +118,16 @@ export async function runCommand(db: Db, args: string[], flags: Flags): Promise<
       const user = await resolveUser(db, flags);
       const environment = envOf(flags);
       const kind = group === 'service-key' ? 'service' : 'standard';
+      const name = stringFlag(flags, 'name') ?? `${kind} key`;
       let minted;
       try {
-        minted = await mintUserKey(db, {
-          user,
-          environment,
-          kind,
-          name: stringFlag(flags, 'name') ?? `${kind} key`,
-          scopes: kind === 'standard' ? parseScopes(stringFlag(flags, 'scopes')) : undefined,
-        });
+        minted =
+          kind === 'service'
+            ? await mintServiceKey(db, { user, environment, name, now: new Date() })
+            : await mintUserKey(db, { user, environment, kind, name, scopes: parseScopes(stringFlag(flags, 'scopes')) });
       } catch (err) {
-        throw new CliError('forbidden', (err as Error).message);
+        if (err instanceof ScopeBeyondRoleError) throw new CliError('forbidden', err.message);
+        throw err;
       }
       return {
         id: minted.row.id,
@@ -135,6 +139,27 @@ export async function runCommand(db: Db, args: string[], flags: Flags): Promise<
         user_id: user.id,
         workspace_id: user.workspace_id,
       };
+    }
+    case 'service-key revoke': {
+      const user = await resolveUser(db, flags);
+      const id = stringFlag(flags, 'id', true);
+      const row = /^[0-9a-f-]{36}$/i.test(id) ? await db('api_keys').where({ id, workspace_id: user.workspace_id, kind: 'service' }).first() : undefined;
+      if (!row) throw new CliError('not_found', `service key ${id} not found in workspace ${user.workspace_id}`);
+      const revokedAt = row.revoked_at ?? new Date();
+      if (!row.revoked_at) {
+        await db.transaction(async (trx) => {
+          await trx('api_keys').where({ id }).update({ revoked_at: revokedAt });
+          await recordComplianceEvent(trx, {
+            workspaceId: row.workspace_id,
+            environment: row.environment,
+            eventType: 'service_key_revoked',
+            actorKeyId: null,
+            metadata: { key_id: id, key_prefix: row.key_prefix, via: 'cli' },
+            at: revokedAt,
+          });
+        });
+      }
+      return { id, key_prefix: row.key_prefix, revoked_at: revokedAt.toISOString() };
     }
     case 'payment-method add': {
       const user = await resolveUser(db, flags);
@@ -187,6 +212,7 @@ async function main(): Promise<number> {
       role: { type: 'string' },
       card: { type: 'string' },
       exp: { type: 'string' },
+      id: { type: 'string' },
     },
   });
   if (values.help || positionals.length === 0) {

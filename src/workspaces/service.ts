@@ -2,6 +2,7 @@ import type { Db } from '../db/knex';
 import type { Environment, KeyKind } from '../keys/format';
 import { ROLE_PRESETS, type Role, type Scope } from '../keys/scopes';
 import { insertKey, type ApiKeyRow } from '../keys/store';
+import { recordComplianceEvent } from '../compliance/events';
 
 export interface Workspace {
   id: string;
@@ -37,6 +38,13 @@ export async function workspaceOwner(db: Db, workspaceId: string): Promise<User 
   return db<User>('users').where({ workspace_id: workspaceId, role: 'owner' }).orderBy('created_at').first();
 }
 
+export class ScopeBeyondRoleError extends Error {
+  constructor(role: Role, scopes: readonly string[]) {
+    super(`role ${role} cannot hold scopes: ${scopes.join(', ')}`);
+    this.name = 'ScopeBeyondRoleError';
+  }
+}
+
 /**
  * Mints a key for a user. Standard keys get the user's role preset unless narrower
  * scopes are given; service keys carry no scopes (they only authenticate the keys plane).
@@ -48,7 +56,7 @@ export async function mintUserKey(
   const preset = ROLE_PRESETS[input.user.role];
   const scopes = input.kind === 'service' ? [] : (input.scopes ?? preset);
   const beyondRole = scopes.filter((scope) => !preset.includes(scope));
-  if (beyondRole.length > 0) throw new Error(`role ${input.user.role} cannot hold scopes: ${beyondRole.join(', ')}`);
+  if (beyondRole.length > 0) throw new ScopeBeyondRoleError(input.user.role, beyondRole);
   return insertKey(db, {
     workspaceId: input.user.workspace_id,
     userId: input.user.id,
@@ -56,5 +64,21 @@ export async function mintUserKey(
     kind: input.kind,
     name: input.name,
     scopes,
+  });
+}
+
+/** Service keys are minted only by operators (CLI, portal); the event commits with the key. */
+export async function mintServiceKey(db: Db, input: { user: User; environment: Environment; name: string; now: Date }): Promise<{ row: ApiKeyRow; plaintext: string }> {
+  return db.transaction(async (trx) => {
+    const created = await mintUserKey(trx, { user: input.user, environment: input.environment, kind: 'service', name: input.name });
+    await recordComplianceEvent(trx, {
+      workspaceId: input.user.workspace_id,
+      environment: input.environment,
+      eventType: 'service_key_created',
+      actorKeyId: null,
+      metadata: { key_id: created.row.id, key_prefix: created.row.key_prefix },
+      at: input.now,
+    });
+    return created;
   });
 }

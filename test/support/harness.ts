@@ -25,6 +25,8 @@ export interface Harness {
   temporal: Client;
   simulator: { url: string; state: CarrierSimulatorState };
   apiUrl: string;
+  /** The API's clock: tests move it instead of sleeping (rate-limit windows, expiry). */
+  clock: { advance(ms: number): void; now(): Date };
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Starts an in-process worker on this harness's task queue (once). */
   startWorker(): Promise<void>;
@@ -61,7 +63,9 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
   };
   const db = createDb(config.databaseUrl!, { max: 10 });
   const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
-  const { koa } = createApp({ config, db, temporal, logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'), now: () => new Date() });
+  let offsetMs = 0;
+  const clock = { advance: (ms: number) => void (offsetMs += ms), now: () => new Date(Date.now() + offsetMs) };
+  const { koa } = createApp({ config, db, temporal, logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'), now: clock.now });
   const server = http.createServer(koa.callback());
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -74,6 +78,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
     temporal,
     simulator: { url: sim.url, state: sim.state },
     apiUrl,
+    clock,
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
       if (options.key !== undefined) headers.authorization = `Bearer ${options.key}`;
