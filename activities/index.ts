@@ -1,6 +1,7 @@
 import type { Db } from '../src/db/knex';
 import type { CarrierAdapter } from './carrier/adapter';
 import { createLineActivities } from './lines';
+import { createMaintenanceActivities } from './maintenance';
 
 export interface ActivityDeps {
   db: Db;
@@ -12,6 +13,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createLineActivities(deps),
+    ...createMaintenanceActivities(deps),
   };
 }
 

@@ -12,6 +12,10 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   const temporal = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   const { koa } = createApp({ config, db, temporal, logger, now: () => new Date() });
   const server = http.createServer(koa.callback());
+  // Outlive the idle timeout of load balancers and clients (commonly 60 s), so the server is
+  // never the side that closes an idle keep-alive connection a client is about to reuse.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   logger.info({ url: `http://${config.host}:${config.port}` }, 'api listening');
 

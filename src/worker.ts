@@ -4,6 +4,8 @@ import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
 import { loadConfig, requireSetting, type Config } from './config';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
+import { connectTemporalClient } from './temporal/client';
+import { ensureSchedules } from './temporal/schedules';
 
 /**
  * The Temporal worker: runs every workflow and activity on the task queue. Temporal's
@@ -25,6 +27,9 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     activities: createActivities({ db, carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret), now: () => new Date() }),
     shutdownGraceTime: '10 seconds',
   });
+  const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
+  await ensureSchedules(client, config.taskQueue);
+  await client.connection.close();
   log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   try {
     await worker.run();

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { LimitPolicy } from './policies';
+import { RATE_LIMITS, type LimitPolicy } from './policies';
 
 /**
  * Exact rolling-window rate limiting in Postgres (a sliding log), so every API instance
@@ -41,4 +41,10 @@ export async function consumeRateLimit(db: Knex, bucket: string, policy: LimitPo
 
 export async function refundRateLimitHit(db: Knex, hitId: string): Promise<void> {
   await db('rate_limit_hits').where({ id: hitId }).del();
+}
+
+/** Hits older than the longest window can never count again; buckets prune themselves on use, this catches idle ones. */
+export async function purgeStaleRateLimitHits(db: Knex, now: Date): Promise<number> {
+  const longestWindowSeconds = Math.max(...Object.values(RATE_LIMITS).map((policy: LimitPolicy) => policy.windowSeconds));
+  return db('rate_limit_hits').where('at', '<', new Date(now.getTime() - longestWindowSeconds * 1000)).del();
 }

@@ -58,10 +58,27 @@ describe('operator CLI', () => {
     const svc = cli('service-key', 'create', '--workspace', workspace, '--env', 'test', '--json');
     expect(svc.status).toBe(0);
     expect(svc.json.key).toMatch(/^sk_svc_test_/);
+    const revoked = cli('service-key', 'revoke', '--workspace', workspace, '--id', String(svc.json.id), '--json');
+    expect(revoked.status).toBe(0);
+    expect(revoked.json.revoked_at).toEqual(expect.any(String));
 
     const card = cli('payment-method', 'add', '--workspace', workspace, '--card', '4242 4242 4242 4242', '--exp', '12/39', '--json');
     expect(card.status).toBe(0);
     expect(card.json).toMatchObject({ brand: 'visa', last4: '4242', is_default: true });
+  });
+
+  it('records service key creation and revocation as compliance events', async () => {
+    const ws = cli('workspace', 'create', '--name', 'Events', '--owner-email', `ev+${Date.now()}@acme.test`, '--json');
+    const workspace = String(ws.json.workspace_id);
+    const svc = cli('service-key', 'create', '--workspace', workspace, '--env', 'live', '--json');
+    expect((await h.request('GET', '/v1/keys', { key: String(svc.json.key) })).status).toBe(200);
+    cli('service-key', 'revoke', '--workspace', workspace, '--id', String(svc.json.id), '--json');
+    expect((await h.request('GET', '/v1/keys', { key: String(svc.json.key) })).status).toBe(401);
+    const events = await h.db('compliance_events').where({ workspace_id: workspace }).orderBy('created_at');
+    expect(events.map((e) => [e.event_type, e.environment, e.metadata.key_id])).toEqual([
+      ['service_key_created', 'live', svc.json.id],
+      ['service_key_revoked', 'live', svc.json.id],
+    ]);
   });
 
   it('fails clearly: unknown workspace, bad environment, declined card, unknown command', () => {

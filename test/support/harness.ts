@@ -67,6 +67,9 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
   const clock = { advance: (ms: number) => void (offsetMs += ms), now: () => new Date(Date.now() + offsetMs) };
   const { koa } = createApp({ config, db, temporal, logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'), now: clock.now });
   const server = http.createServer(koa.callback());
+  // Longer than the client's own idle timeout, so the client always closes idle sockets first
+  // (tests that block the event loop, e.g. spawnSync of the CLI, would otherwise race a reset).
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

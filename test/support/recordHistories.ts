@@ -31,6 +31,9 @@ async function main(): Promise<void> {
       const active = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
       await save(h, workflowIds.provisionLine(active.body.line.id), path.join(out, 'provisionLineWorkflow.active.json'));
 
+      const purge = await h.temporal.workflow.start('purgeExpiredRecordsWorkflow', { taskQueue: h.config.taskQueue, workflowId: `maintenance-purge-${Date.now()}` });
+      await save(h, purge.workflowId, path.join(out, 'purgeExpiredRecordsWorkflow.json'));
+
       h.simulator.state.provisionFault = 'reject';
       const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
       await save(h, workflowIds.provisionLine(refused.body.line.id), path.join(out, 'provisionLineWorkflow.carrier-refused.json'));

@@ -1,0 +1,115 @@
+import crypto from 'node:crypto';
+import { consumeRateLimit } from '../../src/limits/limiter';
+import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/limits/policies';
+import { runCommand } from '../../src/cli/main';
+import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+
+const HOUR = 3600_000;
+
+describe('rate limits', () => {
+  let h: Harness;
+  let tenant: Tenant;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    await h.startWorker();
+  });
+  afterAll(async () => h.close());
+  beforeEach(async () => {
+    tenant = await createTenant(h.db);
+  });
+
+  describe('every row of the limits table, on a shared Postgres window', () => {
+    it.each(Object.keys(RATE_LIMITS) as LimitName[])('%s', async (name) => {
+      const policy = RATE_LIMITS[name];
+      const bucket = bucketFor(name, { workspaceId: crypto.randomUUID(), environment: 'test', userId: crypto.randomUUID(), keyId: crypto.randomUUID() });
+      const start = new Date('2026-01-01T00:00:00Z').getTime();
+      for (let i = 0; i < policy.limit; i += 1) {
+        // Spread over the first half of the window: it is rolling, not fixed.
+        const at = new Date(start + Math.floor((i * policy.windowSeconds * 500) / policy.limit));
+        expect((await consumeRateLimit(h.db, bucket, policy, at)).allowed).toBe(true);
+      }
+      const halfway = new Date(start + policy.windowSeconds * 500);
+      const refused = await consumeRateLimit(h.db, bucket, policy, halfway);
+      expect(refused).toMatchObject({ allowed: false, remaining: 0 });
+      expect(refused.retryAfterSeconds).toBe('retryAfterSeconds' in policy ? policy.retryAfterSeconds : policy.windowSeconds / 2);
+      // Just after the first hit leaves the window, exactly one slot is free again.
+      const slotFree = new Date(start + policy.windowSeconds * 1000 + 1);
+      expect((await consumeRateLimit(h.db, bucket, policy, slotFree)).allowed).toBe(true);
+      expect((await consumeRateLimit(h.db, bucket, policy, slotFree)).allowed).toBe(false);
+    });
+
+    it('partitions as the spec says', () => {
+      const who = { workspaceId: 'w', environment: 'live', userId: 'u', keyId: 'k' };
+      expect(bucketFor('lines.create', who)).toBe('lines.create:ws:w:live');
+      expect(bucketFor('audit.read', who)).toBe('audit.read:user:u');
+      expect(bucketFor('keys.mint', who)).toBe('keys.mint:key:k');
+      expect(bucketFor('keys.rotate', who)).toBe('keys.rotate:key:k');
+    });
+
+    it('never admits more than the limit under concurrency', async () => {
+      const policy = RATE_LIMITS['messages.create'];
+      const bucket = `race:${crypto.randomUUID()}`;
+      const now = new Date();
+      const results = await Promise.all(Array.from({ length: 40 }, () => consumeRateLimit(h.db, bucket, policy, now)));
+      expect(results.filter((r) => r.allowed)).toHaveLength(policy.limit);
+    });
+  });
+
+  describe('through HTTP', () => {
+    it('POST /api/v1/lines: 10 per hour per workspace and environment, with headers', async () => {
+      for (let i = 0; i < 10; i += 1) {
+        const ok = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+        expect(ok.status).toBe(201);
+        expect(ok.headers.get('ratelimit-policy')).toBe('10;w=3600');
+        expect(ok.headers.get('ratelimit')).toMatch(new RegExp(`^limit=10, remaining=${9 - i}, reset=\\d+$`));
+      }
+      const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500);
+      // The live environment and other workspaces have their own window; malformed requests are not counted.
+      expect((await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine() })).status).toBe(201);
+      expect((await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: { name: 'x' } })).status).toBe(422);
+      h.clock.advance(HOUR);
+      expect((await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).status).toBe(201);
+    });
+
+    it('POST /v1/keys: 60 per hour per service key', async () => {
+      const mint = (svc: string) => h.request('POST', '/v1/keys', { key: svc, body: { name: 'k' }, headers: { 'idempotency-key': crypto.randomUUID() } });
+      for (let i = 0; i < 60; i += 1) expect((await mint(tenant.keys.serviceTest)).status).toBe(201);
+      const refused = await mint(tenant.keys.serviceTest);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      const second = await runCommand(h.db, ['service-key', 'create'], { workspace: tenant.workspaceId, env: 'test' });
+      expect((await mint(String(second.key))).status).toBe(201);
+      h.clock.advance(HOUR);
+      expect((await mint(tenant.keys.serviceTest)).status).toBe(201);
+    });
+
+    it('POST /v1/keys/{id}/rotate: 30 per hour per service key, Retry-After 120', async () => {
+      let id = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'k' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id;
+      const rotate = () => h.request('POST', `/v1/keys/${id}/rotate`, { key: tenant.keys.serviceTest, headers: { 'idempotency-key': crypto.randomUUID() } });
+      for (let i = 0; i < 30; i += 1) {
+        const res = await rotate();
+        expect(res.status).toBe(201);
+        id = res.body.key.id;
+      }
+      const refused = await rotate();
+      expect(refused.status).toBe(429);
+      expect(refused.headers.get('retry-after')).toBe('120');
+      h.clock.advance(HOUR);
+      expect((await rotate()).status).toBe(201);
+    });
+  });
+
+  it('an idempotent replay does not use up the limit', async () => {
+    const headers = { 'idempotency-key': crypto.randomUUID() };
+    const first = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine(), headers });
+    for (let i = 0; i < 12; i += 1) {
+      const again = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine(), headers });
+      expect(again.status).toBe(201);
+      expect(again.body.line.id).toBe(first.body.line.id);
+    }
+  });
+});
