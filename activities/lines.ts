@@ -32,6 +32,18 @@ export function createLineActivities({ db, carrier, now }: LineActivityDeps) {
       await carrier.releaseNumber({ phoneNumber });
     },
 
+    /**
+     * Gives a released line's number back. Reads the number from the row, and only once the
+     * row says released (the API commits that right after starting the workflow).
+     */
+    async releaseLineNumber(lineId: string): Promise<{ released: string | null }> {
+      const line = await db('lines').where({ id: lineId }).first('status', 'phone_number');
+      if (!line) return { released: null };
+      if (line.status !== 'released') throw ApplicationFailure.retryable('the line is not released (yet)', 'LineNotReleased');
+      if (line.phone_number) await carrier.releaseNumber({ phoneNumber: line.phone_number });
+      return { released: line.phone_number };
+    },
+
     async failLineProvisioning(lineId: string, reason: string): Promise<void> {
       await failProvisioning(db, lineId, reason, now());
     },

@@ -21,6 +21,8 @@ export interface Config {
   carrierEventsSecret: string;
   /** How long POST /lines waits for number provisioning before answering `provisioning`. */
   lineProvisionWaitMs: number;
+  /** 32-byte key sealing secrets at rest (webhook signing secrets); see src/crypto/secretBox.ts. */
+  secretsKey: string | undefined;
 }
 
 export function intFromEnv(name: string, fallback: number): number {
@@ -38,9 +40,9 @@ export const projectRoot = path.resolve(__dirname, '..');
  * CLI and a separately started worker find them without exporting variables by hand.
  * Explicit environment variables always win.
  */
-function runtimeFile(dataDir: string): { databaseUrl?: string; temporalAddress?: string } {
+function runtimeFile(dataDir: string): { databaseUrl?: string; temporalAddress?: string; secretsKey?: string } {
   try {
-    return JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as { databaseUrl?: string; temporalAddress?: string };
+    return JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as { databaseUrl?: string; temporalAddress?: string; secretsKey?: string };
   } catch {
     return {};
   }
@@ -63,6 +65,7 @@ export function loadConfig(): Config {
     simulatorUrl: process.env.SIMULATOR_URL ?? 'http://127.0.0.1:8090',
     carrierEventsSecret: process.env.CARRIER_EVENTS_SECRET ?? 'dev-carrier-secret',
     lineProvisionWaitMs: intFromEnv('LINE_PROVISION_WAIT_MS', 10_000),
+    secretsKey: process.env.SECRETS_KEY || runtime.secretsKey,
   };
 }
 

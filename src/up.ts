@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from './config';
+import { generateSecretsKey } from './crypto/secretBox';
 import { createDb, migrateLatest } from './db/knex';
 import { createDatabaseIfMissing, ensurePostgres, type PostgresHandle } from './infra/postgres';
 import { canConnect, stopProcess, waitForPort } from './infra/proc';
@@ -74,8 +75,11 @@ async function main(): Promise<void> {
     }
     fs.writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ databaseUrl, temporalAddress }, null, 2));
 
-    // 3. Simulator, worker, API
-    const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+    // 3. The key sealing webhook secrets at rest: generated once, kept (mode 600) with the data it protects.
+    const secretsKey = process.env.SECRETS_KEY ?? readOrCreateSecretsKey(path.join(dataDir, 'secrets.key'));
+
+    // 4. Simulator, worker, API
+    const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, SECRETS_KEY: secretsKey };
     const start = async (name: 'simulator/main' | 'worker' | 'api', port?: number): Promise<ChildProcess> => {
       const label = name.replace('/main', '');
       const child = spawnService(name, env, path.join(logDir, `${label}.log`));
@@ -95,7 +99,7 @@ async function main(): Promise<void> {
     const apiUrl = `http://${config.host}:${config.port}`;
     await waitUntilReady(`${apiUrl}/readyz`);
 
-    // 4. A dev workspace and a fresh test key (plaintext keys are never stored, so each run mints one).
+    // 5. A dev workspace and a fresh test key (plaintext keys are never stored, so each run mints one).
     const testKey = await devKey(db, path.join(dataDir, 'dev-workspace.json'));
 
     console.log(`
@@ -112,6 +116,14 @@ Ctrl-C stops everything started here; data in ${dataDir} is kept for the next ru
     console.error(`[up] failed: ${(err as Error).message}`);
     await stopAll(1);
   }
+}
+
+function readOrCreateSecretsKey(file: string): string {
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const key = generateSecretsKey();
+  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  log(`generated the secrets key in ${file}`);
+  return key;
 }
 
 async function waitUntilReady(url: string): Promise<void> {

@@ -1,4 +1,5 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { parseSecretsKey } from './crypto/secretBox';
 import { createActivities } from '../activities';
 import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
 import { loadConfig, requireSetting, type Config } from './config';
@@ -24,7 +25,12 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     ...workflowSource,
-    activities: createActivities({ db, carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret), now: () => new Date() }),
+    activities: createActivities({
+      db,
+      carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
+      secretsKey: () => parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY')),
+      now: () => new Date(),
+    }),
     shutdownGraceTime: '10 seconds',
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);

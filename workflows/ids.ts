@@ -1,4 +1,7 @@
 /** Workflow ids derived from business ids, so starting twice is refused by Temporal itself. */
 export const workflowIds = {
   provisionLine: (lineId: string) => `line-provision:${lineId}`,
+  releaseLine: (lineId: string) => `line-release:${lineId}`,
+  lineSecrets: (lineId: string) => `line-secrets:${lineId}`,
+  deliverEvent: (eventId: string) => `webhook-event:${eventId}`,
 };

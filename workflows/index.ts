@@ -1,3 +1,5 @@
 /** Every workflow the worker runs. Workflow code is deterministic: no I/O, clocks or randomness here. */
-export { provisionLineWorkflow } from './lines';
+export { provisionLineWorkflow, releaseLineWorkflow } from './lines';
+export { lineSecretsWorkflow } from './lineSecrets';
 export { purgeExpiredRecordsWorkflow } from './maintenance';
+export { deliverEventWorkflow } from './webhooks';

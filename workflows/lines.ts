@@ -1,4 +1,6 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
+import { workflowIds } from './ids';
+import { closeLineSecretsSignal } from './lineSecrets';
 import type { LineActivities } from '../activities/lines';
 
 /** Carrier calls: retried with backoff for up to ten minutes; a refusal is final. */
@@ -12,6 +14,13 @@ const carrier = proxyActivities<LineActivities>({
 const store = proxyActivities<LineActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+/** Releasing: waits (briefly) for the release to commit, then retries the carrier until it confirms. */
+const releaser = proxyActivities<LineActivities>({
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '24 hours',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 
 export interface ProvisionLineInput {
@@ -48,4 +57,26 @@ function describeFailure(err: unknown): string {
   }
   if (err instanceof ActivityFailure) return 'carrier unavailable: gave up after retries';
   return 'number provisioning failed';
+}
+
+/**
+ * A released line gives its number back to the carrier (retried until the carrier confirms)
+ * and closes its signing-secret workflow, if it has one.
+ */
+export async function releaseLineWorkflow({ lineId }: { lineId: string }): Promise<{ releasedNumber: string | null }> {
+  let releasedNumber: string | null = null;
+  try {
+    ({ released: releasedNumber } = await releaser.releaseLineNumber(lineId));
+  } catch (err) {
+    // The release never committed (the API rolled back): the line keeps its number.
+    if (!(err instanceof ActivityFailure)) throw err;
+    return { releasedNumber: null };
+  }
+  try {
+    await getExternalWorkflowHandle(workflowIds.lineSecrets(lineId)).signal(closeLineSecretsSignal);
+  } catch {
+    // Not found: no rotation ever happened, so there is no secrets workflow to close. (The API
+    // refuses rotations of released lines anyway; closing only lets the workflow finish.)
+  }
+  return { releasedNumber };
 }

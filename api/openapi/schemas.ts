@@ -118,6 +118,48 @@ export const componentSchemas: Record<string, object> = {
     },
   },
   ScopedKeyMintRequest: { type: 'object', additionalProperties: false, required: ['name', 'grant'], properties: { name: keyName, grant } },
+  WebhookDelivery: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', format: 'uuid', description: 'The x-service-delivery-id of this attempt' },
+      event_id: { type: 'string', format: 'uuid' },
+      line_id: { type: 'string', format: 'uuid' },
+      call_id: nullable({ type: 'string', format: 'uuid' }),
+      event_type: { type: 'string' },
+      url: nullable({ type: 'string' }),
+      status: { type: 'string', enum: ['success', 'failed', 'pending'] },
+      http_status: nullable({ type: 'integer' }),
+      error_message: nullable({ type: 'string' }),
+      attempt_count: { type: 'integer', description: 'Which attempt of the event this row is (1-based)' },
+      request_body: {},
+      response_body: nullable({ type: 'string', description: 'First 1000 characters, credentials redacted' }),
+      duration_ms: nullable({ type: 'integer' }),
+      created_at: { type: 'string', format: 'date-time' },
+    },
+  },
+  LineUpdateRequest: {
+    type: 'object',
+    additionalProperties: false,
+    properties: lineWritableFields,
+    description: 'Only the fields given change. null clears a nullable field. Switching to audio clears webhook_url unless it is in the same body; switching to hosted clears a language pin.',
+  },
+  LineCreateResponse: {
+    type: 'object',
+    required: ['line', 'webhook_secret'],
+    properties: {
+      line: { $ref: '#/components/schemas/Line' },
+      webhook_secret: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The signing secret, in this response only (not in idempotent replays). There is no endpoint to read it.' },
+    },
+  },
+  SecretRotation: {
+    type: 'object',
+    required: ['webhook_secret', 'rotated_at', 'promoted_previous_next'],
+    properties: {
+      webhook_secret: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The newly staged secret, returned once.' },
+      rotated_at: { type: 'string', format: 'date-time' },
+      promoted_previous_next: { type: 'boolean' },
+    },
+  },
   LineCreateRequest: {
     type: 'object',
     additionalProperties: false,

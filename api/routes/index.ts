@@ -4,8 +4,9 @@ import { authKeyRoutes } from './authKeys';
 import { keyPlaneRoutes } from './keys';
 import { lineRoutes } from './lines';
 import { systemRoutes } from './system';
+import { webhookRoutes } from './webhooks';
 
 /** The route table: every endpoint, its scope and its OpenAPI operation, in one list. */
 export function allRoutes(openApiYaml: () => string): RouteDef[] {
-  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes()];
+  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes(), ...webhookRoutes()];
 }

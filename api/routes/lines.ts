@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { ApplicationFailure, WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
@@ -10,12 +10,18 @@ import {
   FIRST_LINE_GRACE_DAYS,
   isLanguagePinningRefused,
   lineFieldProblems,
+  lineUpdateChanges,
   normalizeMode,
+  type LineUpdate,
   normalizeVoice,
 } from '../../src/lines/rules';
+import { createCurrentSecret, readSecret } from '../../src/lines/secrets';
 import { findLine, linesOf, toLineRecord, type LineRow } from '../../src/lines/store';
+import { requireSetting } from '../../src/config';
+import { parseSecretsKey } from '../../src/crypto/secretBox';
 import { workflowIds } from '../../workflows/ids';
-import type { provisionLineWorkflow } from '../../workflows/lines';
+import type { provisionLineWorkflow, releaseLineWorkflow } from '../../workflows/lines';
+import { rotateSecretUpdate, type lineSecretsWorkflow, type RotateSecretResult } from '../../workflows/lineSecrets';
 
 interface LineCreateBody {
   name: string;
@@ -52,7 +58,7 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   }
 
   const now = deps.now();
-  const row = await deps.db.transaction(async (trx) => {
+  const { secret, ...row } = await deps.db.transaction(async (trx) => {
     // Serialise line creation per user so two concurrent "first lines" cannot both be free.
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`lines:create:${principal.userId}`]);
     const previous = await trx('lines').where({ user_id: principal.userId, environment: principal.environment }).count<{ count: string }[]>('id as count');
@@ -86,7 +92,8 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
         updated_at: now,
       })
       .returning('*');
-    return inserted;
+    const secret = await createCurrentSecret(trx, sealingKey(deps), inserted.id, now);
+    return { ...inserted, secret };
   });
 
   const handle = await startProvisioning(deps, row, ctx);
@@ -97,7 +104,100 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   const current = (await findLine(deps.db, principal, row.id)) ?? row;
   ctx.status = 201;
   ctx.set('Location', `/api/v1/lines/${row.id}`);
-  ctx.body = { line: toLineRecord(current) };
+  ctx.body = { line: toLineRecord(current), webhook_secret: secret };
+  // The signing secret is shown once: an idempotent replay returns the line without it.
+  ctx.state.replayBody = { line: toLineRecord(current) };
+}
+
+/** Loads a line the key may act on; 404 across tenants, 409 once released. */
+async function mutableLine(ctx: AppContext, deps: AppDeps): Promise<LineRow> {
+  const principal = principalOf(ctx);
+  assertLineAllowed(principal, ctx.params.id);
+  const row = await findLine(deps.db, principal, ctx.params.id);
+  if (!row) throw errors.notFound('Line');
+  if (row.status === 'released') throw new ApiError(409, 'line_released', 'This line is released; it cannot be changed or used');
+  return row;
+}
+
+async function updateLine(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const row = await mutableLine(ctx, deps);
+  const update = ctx.state.body as LineUpdate;
+  const changes = lineUpdateChanges(row, update);
+  const merged = { ...row, ...changes } as LineRow;
+  const problems = lineFieldProblems(merged, { webhookUrlOptional: merged.mode === row.mode });
+  if (problems.length > 0) throw errors.validation(problems);
+  if (isLanguagePinningRefused(merged.mode, update.language)) {
+    throw new ApiError(400, 'hosted_mode_language_pinning_unsupported', 'Hosted lines detect the language of each utterance; they cannot be pinned to one');
+  }
+  const now = deps.now();
+  const [updated] = await deps.db<LineRow>('lines').where({ id: row.id }).update({ ...changes, updated_at: now }).returning('*');
+  ctx.body = { line: toLineRecord(updated) };
+}
+
+async function releaseLine(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  assertLineAllowed(principal, ctx.params.id);
+  const row = await findLine(deps.db, principal, ctx.params.id);
+  if (!row) throw errors.notFound('Line');
+  if (row.status === 'released') {
+    ctx.body = { line: toLineRecord(row) };
+    return;
+  }
+  const now = deps.now();
+  const released = await deps.db.transaction(async (trx) => {
+    const [updated] = await trx<LineRow>('lines').where({ id: row.id }).update({ status: 'released', released_at: now, updated_at: now }).returning('*');
+    // Started inside the transaction: if Temporal is down the release rolls back (503); the
+    // workflow itself waits until it sees the committed release before touching the carrier.
+    try {
+      await deps.temporal.workflow.start<typeof releaseLineWorkflow>('releaseLineWorkflow', {
+        taskQueue: deps.config.taskQueue,
+        workflowId: workflowIds.releaseLine(row.id),
+        args: [{ lineId: row.id }],
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) {
+        ctx.state.log.error({ err, line_id: row.id }, 'could not start line release');
+        throw new ApiError(503, 'service_unavailable', 'The line could not be released right now; retry shortly');
+      }
+    }
+    return updated;
+  });
+  ctx.state.log.info({ line_id: row.id }, 'line released');
+  ctx.body = { line: toLineRecord(released) };
+}
+
+async function rotateSecret(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const row = await mutableLine(ctx, deps);
+  const requestedAt = deps.now().toISOString();
+  let result: RotateSecretResult;
+  try {
+    result = await deps.temporal.workflow.executeUpdateWithStart(rotateSecretUpdate, {
+      args: [{ requestedAt }],
+      startWorkflowOperation: new WithStartWorkflowOperation<typeof lineSecretsWorkflow>('lineSecretsWorkflow', {
+        workflowId: workflowIds.lineSecrets(row.id),
+        taskQueue: deps.config.taskQueue,
+        args: [row.id],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    });
+  } catch (err) {
+    const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === 'RotationTooSoon') {
+      throw new ApiError(409, 'secret_rotation_too_soon', 'A secret is already staged; it can be promoted 24 hours after it was staged', [
+        { field: 'promotable_at', message: String(cause.details?.[0]) },
+      ]);
+    }
+    throw err;
+  }
+  const secret = await readSecret(deps.db, sealingKey(deps), result.secretId);
+  if (!secret) throw new Error(`staged secret ${result.secretId} is missing`);
+  ctx.state.log.info({ line_id: row.id, promoted: result.promotedPreviousNext }, 'webhook secret rotated');
+  ctx.body = { webhook_secret: secret, rotated_at: result.rotatedAt, promoted_previous_next: result.promotedPreviousNext };
+  ctx.state.replayBody = { rotated_at: result.rotatedAt, promoted_previous_next: result.promotedPreviousNext };
+}
+
+function sealingKey(deps: AppDeps): Buffer {
+  return parseSecretsKey(requireSetting(deps.config.secretsKey, 'SECRETS_KEY'));
 }
 
 async function startProvisioning(deps: AppDeps, row: LineRow, ctx: AppContext) {
@@ -136,7 +236,7 @@ export function lineRoutes(): RouteDef[] {
         tags: ['lines'],
         requestBody: { required: true, content: { 'application/json': { schema: ref('LineCreateRequest') } } },
         responses: {
-          '201': { description: 'The new line, wrapped as `{line}`', ...lineResponse },
+          '201': { description: '`{line, webhook_secret}`: the secret is shown only here', content: { 'application/json': { schema: ref('LineCreateResponse') } } },
           '400': errorResponse('`hosted_mode_language_pinning_unsupported`, `invalid_json`'),
           '402': errorResponse('`payment_method_required`: live environment, the user already has a line and no default payment method. Replayed for 12 h under the same Idempotency-Key.'),
           '409': errorResponse('`idempotency_key_reused` or `idempotency_in_progress`'),
@@ -188,6 +288,62 @@ export function lineRoutes(): RouteDef[] {
         if (!row) throw errors.notFound('Line');
         ctx.body = { line: toLineRecord(row) };
       },
+    },
+    {
+      method: 'patch',
+      path: '/api/v1/lines/{id}',
+      operationId: 'updateLine',
+      auth: { kind: 'standard', scope: 'connections:write', verb: 'admin' },
+      rateLimit: 'lines.update',
+      doc: {
+        summary: 'Change a line (the only way to set `language` after creation)',
+        tags: ['lines'],
+        parameters: [lineIdParam],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('LineUpdateRequest') } } },
+        responses: {
+          '200': { description: '`{line}`', ...lineResponse },
+          '400': errorResponse('`hosted_mode_language_pinning_unsupported` (judged on the effective mode)'),
+          '404': errorResponse('`not_found`'),
+          '409': errorResponse('`line_released`'),
+        },
+      },
+      handler: updateLine,
+    },
+    {
+      method: 'delete',
+      path: '/api/v1/lines/{id}',
+      operationId: 'releaseLine',
+      auth: { kind: 'standard', scope: 'numbers:release', verb: 'admin' },
+      rateLimit: 'lines.delete',
+      doc: {
+        summary: 'Release a line: status `released`, its number given back to the carrier',
+        description: 'Idempotent: releasing a released line answers the same record. A released line cannot be changed, bound to keys or used.',
+        tags: ['lines'],
+        parameters: [lineIdParam],
+        responses: { '200': { description: '`{line}` with `status: released`', ...lineResponse }, '404': errorResponse('`not_found`') },
+      },
+      handler: releaseLine,
+    },
+    {
+      method: 'post',
+      path: '/api/v1/lines/{id}/webhook-secret/rotate',
+      operationId: 'rotateLineWebhookSecret',
+      auth: { kind: 'standard', scope: 'webhooks:write', verb: 'admin' },
+      idempotency: { required: false },
+      doc: {
+        summary: 'Stage a new signing secret, or promote the staged one after 24 hours',
+        description:
+          'No body. First call: stages a new secret (returned once); the current one keeps signing. A call at least 24 hours after the staging promotes the staged secret ' +
+          'to current and stages a fresh one (`promoted_previous_next: true`). A call within the 24 hours is 409 `secret_rotation_too_soon` with `promotable_at`.',
+        tags: ['lines'],
+        parameters: [lineIdParam],
+        responses: {
+          '200': { description: 'The rotation', content: { 'application/json': { schema: ref('SecretRotation') } } },
+          '404': errorResponse('`not_found`'),
+          '409': errorResponse('`secret_rotation_too_soon` or `line_released`'),
+        },
+      },
+      handler: rotateSecret,
     },
   ];
 }

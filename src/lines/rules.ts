@@ -14,6 +14,8 @@ export const LINE_STATUSES = ['provisioning', 'active', 'suspended', 'released']
 export type LineStatus = (typeof LINE_STATUSES)[number];
 
 export const FIRST_LINE_GRACE_DAYS = 30;
+/** A staged signing secret may be promoted by a rotate at least this long after it was staged. */
+export const PROMOTION_DELAY_MS = 24 * 60 * 60 * 1000;
 
 export function normalizeMode(mode: string): LineMode {
   return mode === 'text' ? 'webhook' : (mode as LineMode);
@@ -31,7 +33,11 @@ export interface LineFieldProblem {
   message: string;
 }
 
-/** Checks that go beyond the JSON schema: per-mode requirements, URL schemes and the voice catalog. */
+/**
+ * Checks that go beyond the JSON schema: per-mode requirements, URL schemes and the voice
+ * catalog. A webhook line may lose its URL after creation (calls then answer `line_no_webhook`),
+ * so `webhookUrlOptional` relaxes that one requirement for updates that keep the mode.
+ */
 export function lineFieldProblems(line: {
   mode: LineMode;
   system_prompt?: string | null;
@@ -39,11 +45,12 @@ export function lineFieldProblems(line: {
   audio_handler_url?: string | null;
   status_callback_url?: string | null;
   voice?: string | null;
-}): LineFieldProblem[] {
+}, options: { webhookUrlOptional?: boolean } = {}): LineFieldProblem[] {
   const problems: LineFieldProblem[] = [];
   const required = REQUIRED_FIELD_BY_MODE[line.mode];
   const value = line[required];
-  if (typeof value !== 'string' || value.trim() === '') {
+  const optional = required === 'webhook_url' && options.webhookUrlOptional;
+  if (!optional && (typeof value !== 'string' || value.trim() === '')) {
     problems.push({ field: required, message: `Required when mode is ${line.mode}` });
   }
   for (const field of ['webhook_url', 'status_callback_url'] as const) {
@@ -80,4 +87,28 @@ export function normalizeVoice(voice: string | null | undefined): string | null 
   if (voice === undefined || voice === null) return voice;
   const trimmed = voice.trim();
   return trimmed === '' ? null : trimmed;
+}
+
+export interface LineUpdate {
+  [field: string]: unknown;
+  mode?: string;
+  language?: string;
+  webhook_url?: string | null;
+}
+
+/**
+ * What a PATCH changes, with the side effects the client relies on: switching to `audio`
+ * clears `webhook_url` unless the same body sets it; switching from webhook to hosted clears
+ * a language pin (hosted lines never pin).
+ */
+export function lineUpdateChanges(current: { mode: LineMode; webhook_url: string | null; language: string }, update: LineUpdate): Record<string, unknown> {
+  const changes: Record<string, unknown> = { ...update };
+  if (update.mode !== undefined) {
+    const mode = normalizeMode(update.mode);
+    changes.mode = mode;
+    if (mode === 'audio' && current.mode !== 'audio' && current.webhook_url !== null && !('webhook_url' in update)) changes.webhook_url = null;
+    if (mode === 'hosted' && current.mode !== 'hosted' && !('language' in update)) changes.language = DEFAULT_LANGUAGE;
+  }
+  if ('voice' in update) changes.voice = normalizeVoice(update.voice as string | null);
+  return changes;
 }

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { parseSecretsKey } from '../../src/crypto/secretBox';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
@@ -44,7 +45,7 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db, carrier: downCarrier, now: () => new Date() }),
+      activities: createActivities({ db, carrier: downCarrier, secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
     });
     const started = Date.now();
     const result = await worker.runUntil(

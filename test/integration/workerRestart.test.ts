@@ -34,6 +34,7 @@ describe('worker killed mid-workflow', () => {
         SIMULATOR_URL: h.simulator.url,
         CARRIER_EVENTS_SECRET: h.config.carrierEventsSecret,
         WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,
+        SECRETS_KEY: process.env.SECRETS_KEY,
         LOG_LEVEL: 'info',
       },
       workerLog,

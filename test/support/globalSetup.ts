@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { generateSecretsKey } from '../../src/crypto/secretBox';
 import { startEphemeralStack, type EphemeralStack } from '../../src/infra/stack';
 
 /**
@@ -25,6 +26,7 @@ export default async function globalSetup(): Promise<void> {
   if (stack.temporalCliPath) process.env.TEMPORAL_CLI_PATH = stack.temporalCliPath;
   if (stack.temporalDbFile) process.env.TEMPORAL_DB_FILE = stack.temporalDbFile;
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
+  process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
 }
 
 function silentLogger() {

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { parseSecretsKey } from '../../src/crypto/secretBox';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
@@ -104,7 +105,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-        activities: createActivities({ db, carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret), now: () => new Date() }),
+        activities: createActivities({ db, carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret), secretsKey: () => parseSecretsKey(config.secretsKey!), now: () => new Date() }),
       });
       worker = { instance, running: instance.run(), connection };
     },

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as m0001 from './0001_core';
 import * as m0002 from './0002_keys_idempotency_limits';
+import * as m0003 from './0003_webhooks';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -9,6 +10,7 @@ import * as m0002 from './0002_keys_idempotency_limits';
 const migrations: Record<string, Knex.Migration> = {
   '0001_core': m0001,
   '0002_keys_idempotency_limits': m0002,
+  '0003_webhooks': m0003,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,172 @@
+import { principalOf, type AppContext, type AppDeps } from '../context';
+import { ApiError, errors } from '../errors';
+import { allowedLineIds, assertLineAllowed } from '../lineAccess';
+import { errorResponse, ref } from '../openapi/schemas';
+import type { RouteDef } from './types';
+import { findLine } from '../../src/lines/store';
+import { EVENT_POLICIES, EVENT_TYPES } from '../../src/webhooks/events';
+import { createEvent, startDelivery } from '../../src/webhooks/publish';
+
+/** Webhook delivery inspection (spec "Webhook delivery inspection"). */
+export function toDeliveryRecord(row: Record<string, unknown>) {
+  return {
+    id: row.id,
+    event_id: row.event_id,
+    line_id: row.line_id,
+    call_id: row.call_id ?? null,
+    event_type: row.event_type,
+    url: row.url ?? null,
+    status: row.status,
+    http_status: row.http_status ?? null,
+    error_message: row.error_message ?? null,
+    attempt_count: row.attempt,
+    request_body: row.request_body,
+    response_body: row.response_body ?? null,
+    duration_ms: row.duration_ms ?? null,
+    created_at: (row.created_at as Date).toISOString(),
+  };
+}
+
+function deliveriesOf(ctx: AppContext, deps: AppDeps) {
+  const principal = principalOf(ctx);
+  const query = deps.db('webhook_deliveries').where({ workspace_id: principal.workspaceId, environment: principal.environment });
+  const allowed = allowedLineIds(principal);
+  if (allowed) query.whereIn('line_id', [...allowed]);
+  return query;
+}
+
+async function listDeliveries(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const q = ctx.state.query as { status?: string; line_id?: string; event_type?: string; limit: number; offset: number };
+  const filtered = () => {
+    const query = deliveriesOf(ctx, deps);
+    if (q.status) query.andWhere({ status: q.status });
+    if (q.line_id) query.andWhere({ line_id: q.line_id });
+    if (q.event_type) query.andWhere({ event_type: q.event_type });
+    return query;
+  };
+  const [rows, [{ total }]] = await Promise.all([
+    filtered().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    filtered().count<{ total: string }[]>('id as total'),
+  ]);
+  ctx.body = { deliveries: rows.map(toDeliveryRecord), total: Number(total) };
+}
+
+async function stats(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const q = ctx.state.query as { line_id?: string };
+  const scoped = () => {
+    const query = deliveriesOf(ctx, deps);
+    if (q.line_id) query.andWhere({ line_id: q.line_id });
+    return query;
+  };
+  const counts = (db: AppDeps['db']) => [
+    db.raw('count(*)::int as total'),
+    db.raw("count(*) filter (where status = 'success')::int as success"),
+    db.raw("count(*) filter (where status = 'failed')::int as failed"),
+  ];
+  const since = new Date(deps.now().getTime() - 24 * 3600_000);
+  const [[overall], byType, byHour] = await Promise.all([
+    scoped().select(counts(deps.db)),
+    scoped().select('event_type', ...counts(deps.db)).groupBy('event_type').orderBy('event_type'),
+    scoped()
+      .andWhere('created_at', '>=', since)
+      .select(deps.db.raw("to_char(date_trunc('hour', created_at at time zone 'UTC'), 'YYYY-MM-DD\"T\"HH24:00:00\"Z\"') as hour"), ...counts(deps.db))
+      .groupByRaw('1')
+      .orderBy('hour'),
+  ]);
+  const finished = overall.success + overall.failed;
+  ctx.body = {
+    total: overall.total,
+    success: overall.success,
+    failed: overall.failed,
+    // Share of finished attempts that succeeded, 0..1 (pending attempts are not judged yet).
+    success_rate: finished === 0 ? null : Math.round((overall.success / finished) * 10_000) / 10_000,
+    by_event_type: byType,
+    by_hour: byHour,
+  };
+}
+
+async function sendTest(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const { line_id: lineId } = ctx.state.body as { line_id: string };
+  assertLineAllowed(principal, lineId);
+  const line = await findLine(deps.db, principal, lineId);
+  if (!line) throw errors.notFound('Line');
+  if (line.status === 'released') throw new ApiError(409, 'line_released', 'This line is released');
+  const now = deps.now();
+  const eventId = await createEvent(deps.db, {
+    workspaceId: principal.workspaceId,
+    environment: principal.environment,
+    lineId,
+    type: 'test',
+    target: EVENT_POLICIES.test.target,
+    payload: { message: 'Test event from Switchboard', timestamp: now.getTime() },
+    actorKeyId: principal.key.id,
+    now,
+  });
+  const handle = await startDelivery(deps.temporal, deps.config.taskQueue, eventId, 'test');
+  const result = await handle.result();
+  const row = await deps.db('webhook_deliveries').where({ id: result.lastDeliveryId }).first();
+  ctx.body = { delivery: { id: row.id, status: row.status, http_status: row.http_status, duration_ms: row.duration_ms, response_body: row.response_body, error_message: row.error_message } };
+}
+
+const deliveryFilters = [
+  { name: 'status', in: 'query' as const, schema: { type: 'string', enum: ['success', 'failed', 'pending'] } },
+  { name: 'line_id', in: 'query' as const, schema: { type: 'string', format: 'uuid' } },
+  { name: 'event_type', in: 'query' as const, schema: { type: 'string', enum: EVENT_TYPES } },
+  { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+  { name: 'offset', in: 'query' as const, schema: { type: 'integer', minimum: 0, default: 0 } },
+];
+
+export function webhookRoutes(): RouteDef[] {
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/webhooks/deliveries',
+      operationId: 'listWebhookDeliveries',
+      auth: { kind: 'standard', scope: 'read', verb: 'read' },
+      doc: {
+        summary: 'Delivery attempts, newest first: one row per attempt',
+        tags: ['webhooks'],
+        parameters: deliveryFilters,
+        responses: {
+          '200': {
+            description: '`{deliveries, total}`',
+            content: { 'application/json': { schema: { type: 'object', properties: { deliveries: { type: 'array', items: ref('WebhookDelivery') }, total: { type: 'integer' } } } } },
+          },
+        },
+      },
+      handler: listDeliveries,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/webhooks/stats',
+      operationId: 'webhookStats',
+      auth: { kind: 'standard', scope: 'read', verb: 'read' },
+      doc: {
+        summary: 'Totals, success rate (0..1 of finished attempts), by event type, and by hour for the last 24 hours',
+        tags: ['webhooks'],
+        parameters: [{ name: 'line_id', in: 'query', schema: { type: 'string', format: 'uuid' } }],
+        responses: { '200': { description: 'Unwrapped stats object' } },
+      },
+      handler: stats,
+    },
+    {
+      method: 'post',
+      path: '/api/v1/webhooks/test',
+      operationId: 'sendTestWebhook',
+      auth: { kind: 'standard', scope: 'webhooks:write', verb: 'admin' },
+      rateLimit: 'webhooks.test',
+      doc: {
+        summary: "Send a signed `test` event to the line's webhook_url and return the attempt's result",
+        description: 'One attempt, 5 s timeout, no retries; the attempt is in the delivery log like any other.',
+        tags: ['webhooks'],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: { type: 'object', additionalProperties: false, required: ['line_id'], properties: { line_id: { type: 'string', format: 'uuid' } } } } },
+        },
+        responses: { '200': { description: '`{delivery: {id, status, http_status, duration_ms, response_body, error_message}}`' }, '404': errorResponse('`not_found`') },
+      },
+      handler: sendTest,
+    },
+  ];
+}

@@ -1,0 +1,73 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** A customer's webhook endpoint for tests: records every request, answers as scripted. */
+export interface ReceivedRequest {
+  headers: http.IncomingHttpHeaders;
+  rawBody: string;
+  body: Record<string, unknown>;
+  receivedAt: number;
+}
+
+export interface ScriptedAnswer {
+  status: number;
+  body?: string;
+  delayMs?: number;
+  headers?: Record<string, string>;
+}
+
+export interface Receiver {
+  url: string;
+  requests: ReceivedRequest[];
+  /** Answers, in order, for the next requests; afterwards every request gets 200. */
+  script(...answers: ScriptedAnswer[]): void;
+  waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
+  close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<Receiver> {
+  const requests: ReceivedRequest[] = [];
+  let answers: ScriptedAnswer[] = [];
+  const server = http.createServer((req, res) => {
+    let raw = '';
+    req.on('data', (chunk) => (raw += chunk));
+    req.on('end', () => {
+      let body: Record<string, unknown> = {};
+      try {
+        body = JSON.parse(raw);
+      } catch {
+        body = {};
+      }
+      requests.push({ headers: req.headers, rawBody: raw, body, receivedAt: Date.now() });
+      const answer = answers.shift() ?? { status: 200, body: '{"ok":true}' };
+      const respond = () => {
+        if (res.destroyed) return;
+        res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
+        res.end(answer.body ?? '');
+      };
+      if (answer.delayMs) setTimeout(respond, answer.delayMs);
+      else respond();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    requests,
+    script: (...next) => {
+      answers = next;
+    },
+    async waitForRequests(count, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (requests.length < count) {
+        if (Date.now() > deadline) throw new Error(`receiver got ${requests.length} requests, expected ${count}`);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      return requests;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

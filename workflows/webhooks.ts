@@ -1,0 +1,42 @@
+import { proxyActivities, sleep } from '@temporalio/workflow';
+import type { WebhookActivities } from '../activities/webhooks';
+import { EVENT_POLICIES, retryDelayMs, type EventType } from '../src/webhooks/events';
+
+/**
+ * The HTTP attempt itself is one activity. Temporal retries it only for our own faults
+ * (database, worker crash); receiver failures are answers, handled by the schedule below.
+ * The timeout covers the receiver's budget plus our bookkeeping.
+ */
+const { attemptDelivery } = proxyActivities<WebhookActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
+});
+
+export interface DeliverEventInput {
+  eventId: string;
+  eventType: EventType;
+}
+
+export interface DeliverEventResult {
+  status: 'success' | 'failed';
+  attempts: number;
+  lastDeliveryId: string;
+  httpStatus: number | null;
+}
+
+/**
+ * Delivers one event to its receiver: attempt, and while it fails and the event type allows,
+ * wait out the backoff schedule (durable timers: a worker restart loses nothing) and try
+ * again with a new delivery id and the same event_id.
+ */
+export async function deliverEventWorkflow({ eventId, eventType }: DeliverEventInput): Promise<DeliverEventResult> {
+  const policy = EVENT_POLICIES[eventType];
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await attemptDelivery(eventId, attempt);
+    const result = { attempts: attempt, lastDeliveryId: outcome.deliveryId, httpStatus: outcome.httpStatus };
+    if (outcome.delivered) return { status: 'success', ...result };
+    const delay = policy.retry && outcome.retryable ? retryDelayMs(attempt, Math.random(), outcome.retryAfterMs) : undefined;
+    if (delay === undefined) return { status: 'failed', ...result };
+    await sleep(delay);
+  }
+}
