@@ -64,7 +64,7 @@ function describeFailure(err: unknown): string {
  * and closes its signing-secret workflow, if it has one.
  */
 export async function releaseLineWorkflow({ lineId }: { lineId: string }): Promise<{ releasedNumber: string | null }> {
-  let releasedNumber: string | null = null;
+  let releasedNumber: string | null;
   try {
     ({ released: releasedNumber } = await releaser.releaseLineNumber(lineId));
   } catch (err) {

@@ -32,7 +32,7 @@ export async function startReceiver(): Promise<Receiver> {
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
     req.on('end', () => {
-      let body: Record<string, unknown> = {};
+      let body: Record<string, unknown>;
       try {
         body = JSON.parse(raw);
       } catch {
