@@ -1,0 +1,232 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { CarrierAdapter } from '../../activities/carrier/adapter';
+import { parseSecretsKey } from '../../src/crypto/secretBox';
+import { stopProcess } from '../../src/infra/proc';
+import { spawnService } from '../../src/infra/services';
+import { EVENT_POLICIES, RETRY_DELAYS_MS, type EventType } from '../../src/webhooks/events';
+import { createEvent, startDelivery } from '../../src/webhooks/publish';
+import { verifySignature } from '../../src/webhooks/signature';
+import type { deliverEventWorkflow } from '../../workflows/webhooks';
+import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+/** The delivery engine as a customer sees it: signed POSTs, retries, the delivery log. */
+describe('webhook delivery engine', () => {
+  let h: Harness;
+  let tenant: Tenant;
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await h.close();
+  });
+  beforeEach(async () => {
+    tenant = await createTenant(h.db);
+    receiver.requests.length = 0;
+    receiver.script();
+  });
+
+  async function line(): Promise<{ id: string; secret: string }> {
+    await h.startWorker();
+    const res = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) });
+    return { id: res.body.line.id, secret: res.body.webhook_secret };
+  }
+
+  const event = (lineId: string, type: EventType, payload: Record<string, unknown> = {}) =>
+    createEvent(h.db, { workspaceId: tenant.workspaceId, environment: 'test', lineId, type, target: EVENT_POLICIES[type].target, payload, now: new Date() });
+
+  describe('through the API', () => {
+    it('POST /webhooks/test delivers a signed event and reports the attempt', async () => {
+      const { id, secret } = await line();
+      const res = await h.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: id } });
+      expect(res.status).toBe(200);
+      expect(res.body.delivery).toMatchObject({ status: 'success', http_status: 200, response_body: '{"ok":true}', duration_ms: expect.any(Number) });
+      const [req] = receiver.requests;
+      expect(req.body).toMatchObject({ event: 'test', line_id: id, event_id: expect.any(String) });
+      expect(req.headers['x-service-delivery-id']).toBe(res.body.delivery.id);
+      expect(req.headers['x-service-delivery-attempt']).toBe('1');
+      expect(req.headers['x-service-timestamp']).toMatch(/^[1-9]\d*$/);
+      expect(verifySignature({ secret, headers: req.headers as Record<string, string>, rawBody: req.rawBody })).toEqual({ valid: true });
+    });
+
+    it('logs a failed attempt with the status and a truncated, redacted response', async () => {
+      const { id } = await line();
+      const leaked = 'sk_live_' + 'A'.repeat(32) + ' ' + 'f'.repeat(64);
+      receiver.script({ status: 500, body: `${leaked} ${'x'.repeat(3000)}` });
+      const res = await h.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: id } });
+      expect(res.body.delivery).toMatchObject({ status: 'failed', http_status: 500, error_message: 'http_500' });
+      expect(res.body.delivery.response_body).toHaveLength(1000);
+      expect(res.body.delivery.response_body).not.toContain('sk_live_');
+      expect(res.body.delivery.response_body).not.toContain('f'.repeat(64));
+    });
+
+    it('enforces the 5 s timeout of lifecycle and test events', async () => {
+      const { id } = await line();
+      receiver.script({ status: 200, delayMs: 6_000 });
+      const res = await h.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: id } });
+      expect(res.body.delivery).toMatchObject({ status: 'failed', http_status: null, error_message: 'timeout after 5000 ms' });
+      expect(res.body.delivery.duration_ms).toBeGreaterThanOrEqual(5_000);
+      expect(res.body.delivery.duration_ms).toBeLessThan(6_000);
+    }, 20_000);
+
+    it('gives message events 10 s, and only one attempt', async () => {
+      const { id } = await line();
+      receiver.script({ status: 200, delayMs: 6_000 });
+      const slowButInTime = await startDelivery(h.temporal, h.config.taskQueue, await event(id, 'message', { text: 'hello' }), 'message');
+      expect(await slowButInTime.result()).toMatchObject({ status: 'success', attempts: 1 });
+      receiver.script({ status: 503 });
+      const failing = await startDelivery(h.temporal, h.config.taskQueue, await event(id, 'message', { text: 'hello' }), 'message');
+      expect(await failing.result()).toMatchObject({ status: 'failed', attempts: 1, httpStatus: 503 });
+    }, 30_000);
+
+    it('lists deliveries with filters and pagination, and summarises them', async () => {
+      const { id } = await line();
+      receiver.script({ status: 200 }, { status: 500 }, { status: 200 });
+      for (let i = 0; i < 3; i += 1) await h.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: id } });
+      const all = await h.request('GET', '/api/v1/webhooks/deliveries', { key: tenant.keys.test });
+      expect(all.body.total).toBe(3);
+      expect(all.body.deliveries[0]).toMatchObject({ line_id: id, event_type: 'test', url: receiver.url, attempt_count: 1, request_body: { event: 'test' } });
+      const failed = await h.request('GET', '/api/v1/webhooks/deliveries?status=failed', { key: tenant.keys.test });
+      expect(failed.body.deliveries.map((d: { http_status: number }) => d.http_status)).toEqual([500]);
+      const page = await h.request('GET', `/api/v1/webhooks/deliveries?line_id=${id}&event_type=test&limit=1&offset=2`, { key: tenant.keys.test });
+      expect(page.body).toMatchObject({ total: 3, deliveries: [{ http_status: 200 }] });
+      expect((await h.request('GET', '/api/v1/webhooks/deliveries?status=lost', { key: tenant.keys.test })).status).toBe(422);
+
+      const stats = await h.request('GET', '/api/v1/webhooks/stats', { key: tenant.keys.test });
+      expect(stats.body).toMatchObject({ total: 3, success: 2, failed: 1, success_rate: 0.6667, by_event_type: [{ event_type: 'test', total: 3, success: 2, failed: 1 }] });
+      expect(stats.body.by_hour).toEqual([{ hour: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:00:00Z$/), total: 3, success: 2, failed: 1 }]);
+      // Another workspace sees none of it.
+      const other = await createTenant(h.db);
+      expect((await h.request('GET', '/api/v1/webhooks/deliveries', { key: other.keys.test })).body.total).toBe(0);
+    });
+
+    it('fails the attempt when the line has no webhook_url', async () => {
+      const { id } = await line();
+      await h.request('PATCH', `/api/v1/lines/${id}`, { key: tenant.keys.test, body: { webhook_url: null } });
+      const res = await h.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: id } });
+      expect(res.body.delivery).toMatchObject({ status: 'failed', error_message: 'missing_webhook_url' });
+    });
+  });
+
+  describe('retries on the backoff schedule (time-skipping)', () => {
+    let env: TestWorkflowEnvironment;
+
+    beforeAll(async () => {
+      env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } } });
+    });
+    afterAll(async () => env?.teardown());
+
+    async function deliverWithTimeSkipping(eventId: string, type: EventType) {
+      const taskQueue = `ts-${crypto.randomUUID()}`;
+      const noCarrier = {} as CarrierAdapter;
+      const worker = await Worker.create({
+        connection: env.nativeConnection,
+        taskQueue,
+        workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
+        activities: createActivities({ db: h.db, carrier: noCarrier, secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
+      });
+      return worker.runUntil(async () => {
+        const handle = await env.client.workflow.start<typeof deliverEventWorkflow>('deliverEventWorkflow', { taskQueue, workflowId: `d-${eventId}`, args: [{ eventId, eventType: type }] });
+        const result = await handle.result();
+        const history = await handle.fetchHistory();
+        const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes).map((e) => Number(e.timerStartedEventAttributes!.startToFireTimeout!.seconds));
+        return { result, timers };
+      });
+    }
+
+    it('a receiver that fails twice then succeeds gets 3 attempts, 3 delivery ids, one event_id', async () => {
+      const { id, secret } = await line();
+      receiver.script({ status: 500 }, { status: 502 });
+      const eventId = await event(id, 'call_ended', { call_id: crypto.randomUUID(), duration_sec: 42 });
+      const { result, timers } = await deliverWithTimeSkipping(eventId, 'call_ended');
+      expect(result).toMatchObject({ status: 'success', attempts: 3 });
+      expect(receiver.requests).toHaveLength(3);
+      expect(new Set(receiver.requests.map((r) => r.headers['x-service-delivery-id'])).size).toBe(3);
+      expect(receiver.requests.map((r) => r.body.event_id)).toEqual([eventId, eventId, eventId]);
+      expect(receiver.requests.map((r) => r.headers['x-service-delivery-attempt'])).toEqual(['1', '2', '3']);
+      for (const r of receiver.requests) expect(verifySignature({ secret, headers: r.headers as Record<string, string>, rawBody: r.rawBody, toleranceSeconds: 10 ** 9 }).valid).toBe(true);
+      // Delays of 5 s and 5 min, each within ±10 % jitter.
+      expect(timers).toHaveLength(2);
+      expect(timers[0]).toBeGreaterThanOrEqual(4);
+      expect(timers[0]).toBeLessThanOrEqual(6);
+      expect(timers[1]).toBeGreaterThanOrEqual(270);
+      expect(timers[1]).toBeLessThanOrEqual(330);
+      const log = await h.db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt');
+      expect(log.map((d) => [d.attempt, d.status, d.http_status])).toEqual([
+        [1, 'failed', 500],
+        [2, 'failed', 502],
+        [3, 'success', 200],
+      ]);
+    }, 60_000);
+
+    it('gives up after the whole schedule: 8 attempts over about 27.5 hours', async () => {
+      const { id } = await line();
+      receiver.script(...Array.from({ length: 8 }, () => ({ status: 500 })));
+      const { result, timers } = await deliverWithTimeSkipping(await event(id, 'sms_received', { from_number: '+14155550123' }), 'sms_received');
+      expect(result).toMatchObject({ status: 'failed', attempts: 8 });
+      expect(timers).toHaveLength(RETRY_DELAYS_MS.length);
+    }, 60_000);
+
+    it('waits at least as long as the receiver’s Retry-After asks', async () => {
+      const { id } = await line();
+      receiver.script({ status: 503, headers: { 'retry-after': '7200' } });
+      const { result, timers } = await deliverWithTimeSkipping(await event(id, 'call_started'), 'call_started');
+      expect(result).toMatchObject({ status: 'success', attempts: 2 });
+      expect(timers).toEqual([7200]);
+    }, 60_000);
+  });
+
+  describe('durability', () => {
+    const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-delivery-'));
+    afterAll(() => fs.rmSync(logDir, { recursive: true, force: true }));
+
+    it('a worker killed between attempts still makes the next attempt after it restarts', async () => {
+      const { id } = await line();
+      await h.stopWorker();
+      const spawnWorker = (): ChildProcess =>
+        spawnService(
+          'worker',
+          {
+            DATABASE_URL: process.env.DATABASE_URL,
+            TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+            TEMPORAL_TASK_QUEUE: h.config.taskQueue,
+            SIMULATOR_URL: h.simulator.url,
+            CARRIER_EVENTS_SECRET: h.config.carrierEventsSecret,
+            WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,
+            SECRETS_KEY: process.env.SECRETS_KEY,
+          },
+          path.join(logDir, 'worker.log'),
+        );
+      receiver.script({ status: 500 });
+      let worker = spawnWorker();
+      const eventId = await event(id, 'call_ended', { duration_sec: 3 });
+      const handle = await startDelivery(h.temporal, h.config.taskQueue, eventId, 'call_ended');
+      await receiver.waitForRequests(1, 30_000);
+      // The first attempt failed; the workflow is now on its 5 s timer. Kill the worker hard.
+      const killed = new Promise((resolve) => worker.once('exit', resolve));
+      worker.kill('SIGKILL');
+      await killed;
+      worker = spawnWorker();
+      try {
+        await receiver.waitForRequests(2, 60_000);
+        expect(await handle.result()).toMatchObject({ status: 'success', attempts: 2 });
+        expect(receiver.requests.map((r) => r.body.event_id)).toEqual([eventId, eventId]);
+        expect(receiver.requests[1].headers['x-service-delivery-id']).not.toBe(receiver.requests[0].headers['x-service-delivery-id']);
+        await eventually(async () => ((await h.db('webhook_deliveries').where({ event_id: eventId, status: 'success' }).first()) ? true : undefined));
+      } finally {
+        await stopProcess(worker);
+      }
+    }, 90_000);
+  });
+});
