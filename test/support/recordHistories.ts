@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { generateSecretsKey } from '../../src/crypto/secretBox';
 import { startEphemeralStack } from '../../src/infra/stack';
 import { workflowIds } from '../../workflows/ids';
 
@@ -17,10 +18,14 @@ async function main(): Promise<void> {
     const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows') });
     const bundlePath = path.join(dir, 'bundle.js');
     fs.writeFileSync(bundlePath, code);
-    Object.assign(process.env, { DATABASE_URL: stack.databaseUrl, TEMPORAL_ADDRESS: stack.temporalAddress, WORKFLOW_BUNDLE_PATH: bundlePath, LOG_LEVEL: 'silent' });
+    Object.assign(process.env, { DATABASE_URL: stack.databaseUrl, TEMPORAL_ADDRESS: stack.temporalAddress, WORKFLOW_BUNDLE_PATH: bundlePath, LOG_LEVEL: 'silent', SECRETS_KEY: generateSecretsKey() });
     // Imported after the environment is set: the harness reads it.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createTenant, startHarness, webhookLine } = require('./harness') as typeof import('./harness');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { startReceiver } = require('./receiver') as typeof import('./receiver');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createEvent, startDelivery } = require('../../src/webhooks/publish') as typeof import('../../src/webhooks/publish');
     const h = await startHarness();
     try {
       await h.startWorker();
@@ -33,6 +38,28 @@ async function main(): Promise<void> {
 
       const purge = await h.temporal.workflow.start('purgeExpiredRecordsWorkflow', { taskQueue: h.config.taskQueue, workflowId: `maintenance-purge-${Date.now()}` });
       await save(h, purge.workflowId, path.join(out, 'purgeExpiredRecordsWorkflow.json'));
+
+      // A line whose secret is rotated twice (staged, then promoted 24 h later), then released.
+      const rotated = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+      const lineId = rotated.body.line.id;
+      await h.request('POST', `/api/v1/lines/${lineId}/webhook-secret/rotate`, { key: tenant.keys.test });
+      h.clock.advance(24 * 60 * 60 * 1000);
+      await h.request('POST', `/api/v1/lines/${lineId}/webhook-secret/rotate`, { key: tenant.keys.test });
+      await h.request('DELETE', `/api/v1/lines/${lineId}`, { key: tenant.keys.test });
+      await save(h, workflowIds.releaseLine(lineId), path.join(out, 'releaseLineWorkflow.json'));
+      await save(h, workflowIds.lineSecrets(lineId), path.join(out, 'lineSecretsWorkflow.json'));
+
+      // A delivery that fails once (the receiver answers 500), then succeeds after the 5 s backoff.
+      const receiver = await startReceiver();
+      try {
+        const hooked = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) });
+        receiver.script({ status: 500 });
+        const eventId = await createEvent(h.db, { workspaceId: tenant.workspaceId, environment: 'test', lineId: hooked.body.line.id, type: 'call_ended', target: 'webhook', payload: { duration_sec: 1 }, now: new Date() });
+        await startDelivery(h.temporal, h.config.taskQueue, eventId, 'call_ended');
+        await save(h, workflowIds.deliverEvent(eventId), path.join(out, 'deliverEventWorkflow.retried.json'));
+      } finally {
+        await receiver.close();
+      }
 
       h.simulator.state.provisionFault = 'reject';
       const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
