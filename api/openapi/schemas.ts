@@ -185,3 +185,11 @@ export const componentSchemas: Record<string, object> = {
 export const ref = (name: keyof typeof componentSchemas & string) => ({ $ref: `#/components/schemas/${name}` });
 
 export const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
+
+/** `limit` (1-100, default 50) and `offset` query parameters of offset-paginated lists. */
+export function offsetPaginationParams(maxOffset?: number) {
+  return [
+    { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+    { name: 'offset', in: 'query' as const, schema: { type: 'integer', minimum: 0, ...(maxOffset === undefined ? {} : { maximum: maxOffset }), default: 0 } },
+  ];
+}

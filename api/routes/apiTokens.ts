@@ -1,6 +1,6 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
-import { errorResponse, ref } from '../openapi/schemas';
+import { errorResponse, offsetPaginationParams, ref } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { grantExcess, type Grant } from '../../src/keys/grants';
 import type { Scope } from '../../src/keys/scopes';
@@ -88,10 +88,7 @@ export function apiTokenRoutes(): RouteDef[] {
       doc: {
         summary: "List the workspace's keys in this environment (agent keys are listed on /v1/keys), newest first",
         tags: ['keys'],
-        parameters: [
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
-          { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 100000, default: 0 } },
-        ],
+        parameters: offsetPaginationParams(100_000),
         responses: {
           '200': {
             description: '`{api_tokens, total}`',

@@ -1,6 +1,6 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
-import { errorResponse, ref } from '../openapi/schemas';
+import { errorResponse, offsetPaginationParams, ref } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import {
   agentKeysOf,
@@ -169,10 +169,7 @@ export function keyPlaneRoutes(): RouteDef[] {
       doc: {
         summary: "List this user's agent keys in the service key's environment (revoked keys excluded)",
         tags: ['keys'],
-        parameters: [
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
-          { name: 'offset', in: 'query', schema: { type: 'integer', minimum: 0, maximum: 100000, default: 0 } },
-        ],
+        parameters: offsetPaginationParams(100_000),
         responses: {
           '200': {
             description: '`{keys, total}`; total counts every matching key',

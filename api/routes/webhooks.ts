@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { errorResponse, ref } from '../openapi/schemas';
+import { errorResponse, offsetPaginationParams, ref } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { findLine } from '../../src/lines/store';
 import { EVENT_POLICIES, EVENT_TYPES } from '../../src/webhooks/events';
@@ -113,8 +113,7 @@ const deliveryFilters = [
   { name: 'status', in: 'query' as const, schema: { type: 'string', enum: ['success', 'failed', 'pending'] } },
   { name: 'line_id', in: 'query' as const, schema: { type: 'string', format: 'uuid' } },
   { name: 'event_type', in: 'query' as const, schema: { type: 'string', enum: EVENT_TYPES } },
-  { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
-  { name: 'offset', in: 'query' as const, schema: { type: 'integer', minimum: 0, default: 0 } },
+  ...offsetPaginationParams(),
 ];
 
 export function webhookRoutes(): RouteDef[] {

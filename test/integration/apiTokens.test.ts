@@ -1,19 +1,14 @@
 import crypto from 'node:crypto';
 import { addUser, mintUserKey } from '../../src/workspaces/service';
-import { createTenant, mintKey, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { mintKey, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /** Scoped-key delegation (`/api-tokens`) and the older `/api/v1/auth/keys`. */
 describe('scoped key delegation', () => {
+  const ctx = useHarness({ worker: true });
   let h: Harness;
   let tenant: Tenant;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-  });
-  afterAll(async () => h.close());
-  beforeEach(async () => {
-    tenant = await createTenant(h.db);
+  beforeEach(() => {
+    ({ h, tenant } = ctx);
   });
 
   const mintToken = (key: string, body: unknown) => h.request('POST', '/api-tokens', { key, body });

@@ -1,19 +1,14 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createTenant, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /** The service-key plane: `/v1/keys` and its alias `/api/v1/keys`. */
 describe('agent keys on the service-key plane', () => {
+  const ctx = useHarness({ worker: true });
   let h: Harness;
   let tenant: Tenant;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-  });
-  afterAll(async () => h.close());
-  beforeEach(async () => {
-    tenant = await createTenant(h.db);
+  beforeEach(() => {
+    ({ h, tenant } = ctx);
   });
 
   const idem = () => crypto.randomUUID();

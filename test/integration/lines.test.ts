@@ -1,18 +1,13 @@
 import { runCommand } from '../../src/cli/main';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /** The durable flow of the foundation: POST /lines -> Temporal workflow -> carrier -> Postgres. */
 describe('lines: create and provision a number', () => {
+  const ctx = useHarness({ worker: true });
   let h: Harness;
   let tenant: Tenant;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-  });
-  afterAll(async () => h.close());
-  beforeEach(async () => {
-    tenant = await createTenant(h.db);
+  beforeEach(() => {
+    ({ h, tenant } = ctx);
     h.simulator.state.provisionFault = 'normal';
   });
 

@@ -2,21 +2,16 @@ import crypto from 'node:crypto';
 import { consumeRateLimit } from '../../src/limits/limiter';
 import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/limits/policies';
 import { runCommand } from '../../src/cli/main';
-import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 const HOUR = 3600_000;
 
 describe('rate limits', () => {
+  const ctx = useHarness({ worker: true });
   let h: Harness;
   let tenant: Tenant;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-  });
-  afterAll(async () => h.close());
-  beforeEach(async () => {
-    tenant = await createTenant(h.db);
+  beforeEach(() => {
+    ({ h, tenant } = ctx);
   });
 
   describe('every row of the limits table, on a shared Postgres window', () => {

@@ -3,7 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { stopProcess } from '../../src/infra/proc';
-import { spawnService } from '../../src/infra/services';
 import { workflowIds } from '../../workflows/ids';
 import { createTenant, eventually, startHarness, webhookLine, type Harness } from '../support/harness';
 
@@ -24,22 +23,7 @@ describe('worker killed mid-workflow', () => {
     fs.rmSync(logDir, { recursive: true, force: true });
   });
 
-  function spawnWorker(): ChildProcess {
-    return spawnService(
-      'worker',
-      {
-        DATABASE_URL: process.env.DATABASE_URL,
-        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-        TEMPORAL_TASK_QUEUE: h.config.taskQueue,
-        SIMULATOR_URL: h.simulator.url,
-        CARRIER_EVENTS_SECRET: h.config.carrierEventsSecret,
-        WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,
-        SECRETS_KEY: process.env.SECRETS_KEY,
-        LOG_LEVEL: 'info',
-      },
-      workerLog,
-    );
-  }
+  const spawnWorker = (): ChildProcess => h.spawnWorkerProcess(workerLog);
 
   it('resumes after SIGKILL and applies the number exactly once', async () => {
     const tenant = await createTenant(h.db);

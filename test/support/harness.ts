@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
 import { parseSecretsKey } from '../../src/crypto/secretBox';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,6 +12,7 @@ import { loadConfig, type Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/knex';
 import type { Environment } from '../../src/keys/format';
 import type { Scope } from '../../src/keys/scopes';
+import { spawnService } from '../../src/infra/services';
 import { createLogger } from '../../src/logger';
 import { startCarrierSimulator, type CarrierSimulatorState } from '../../src/simulator/carrierSimulator';
 import { connectTemporalClient } from '../../src/temporal/client';
@@ -29,6 +31,8 @@ export interface Harness {
   /** The API's clock: tests move it instead of sleeping (rate-limit windows, expiry). */
   clock: { advance(ms: number): void; now(): Date };
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
+  /** Starts the real worker entry point (`src/worker.ts`) as a child process on this harness's task queue. */
+  spawnWorkerProcess(logFile: string): ChildProcess;
   /** Starts an in-process worker on this harness's task queue (once). */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
@@ -96,6 +100,22 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
         parsed = undefined;
       }
       return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+    spawnWorkerProcess(logFile) {
+      return spawnService(
+        'worker',
+        {
+          DATABASE_URL: config.databaseUrl,
+          TEMPORAL_ADDRESS: config.temporalAddress,
+          TEMPORAL_TASK_QUEUE: config.taskQueue,
+          SIMULATOR_URL: config.simulatorUrl,
+          CARRIER_EVENTS_SECRET: config.carrierEventsSecret,
+          WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,
+          SECRETS_KEY: config.secretsKey,
+          LOG_LEVEL: 'info',
+        },
+        logFile,
+      );
     },
     async startWorker() {
       if (worker) return;
@@ -166,3 +186,20 @@ export const webhookLine = (overrides: Record<string, unknown> = {}) => ({
   webhook_url: 'https://agent.example.test/hooks',
   ...overrides,
 });
+
+/**
+ * The usual suite setup: one harness for the file (optionally with an in-process worker) and a
+ * fresh tenant for every test. Read `ctx.h` and `ctx.tenant` inside tests.
+ */
+export function useHarness(options: { worker?: boolean; overrides?: Partial<Config> } = {}): { h: Harness; tenant: Tenant } {
+  const ctx = {} as { h: Harness; tenant: Tenant };
+  beforeAll(async () => {
+    ctx.h = await startHarness(options.overrides);
+    if (options.worker) await ctx.h.startWorker();
+  });
+  afterAll(async () => ctx.h?.close());
+  beforeEach(async () => {
+    ctx.tenant = await createTenant(ctx.h.db);
+  });
+  return ctx;
+}
