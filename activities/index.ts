@@ -1,5 +1,8 @@
 import type { Db } from '../src/db/knex';
+import type { Client } from '@temporalio/client';
 import type { CarrierAdapter } from './carrier/adapter';
+import type { PaymentProcessor } from './payments/adapter';
+import { createBillingActivities } from './billing';
 import { createLineActivities } from './lines';
 import { createMaintenanceActivities } from './maintenance';
 import { createLineSecretActivities } from './lineSecrets';
@@ -10,6 +13,10 @@ export interface ActivityDeps {
   carrier: CarrierAdapter;
   /** The key sealing secrets at rest; a function so a worker without one fails only where it is needed. */
   secretsKey: () => Buffer;
+  payments: PaymentProcessor;
+  /** The worker's Temporal client, for activities that start or signal workflows. */
+  temporal?: () => Client;
+  taskQueue?: string;
   now: () => Date;
 }
 
@@ -20,6 +27,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMaintenanceActivities(deps),
     ...createLineSecretActivities(deps),
     ...createWebhookActivities(deps),
+    ...createBillingActivities(deps),
   };
 }
 

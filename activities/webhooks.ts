@@ -31,7 +31,11 @@ export function createWebhookActivities({ db, secretsKey, now }: WebhookActivity
       if (!event) throw ApplicationFailure.nonRetryable(`event ${eventId} does not exist`, 'EventMissing');
       const line = await db('lines').where({ id: event.line_id }).first('status', 'webhook_url', 'status_callback_url');
       const policy = EVENT_POLICIES[event.event_type as EventType];
-      const url: string | null = policy.target === 'webhook' ? line?.webhook_url : line?.status_callback_url;
+      // A line without its own webhook_url falls back to the workspace's default_webhook_url.
+      const fallback = policy.target === 'webhook' && line && !line.webhook_url
+        ? (await db('billing_accounts').where({ workspace_id: event.workspace_id, environment: event.environment }).first('default_webhook_url'))?.default_webhook_url
+        : null;
+      const url: string | null = policy.target === 'webhook' ? (line?.webhook_url ?? fallback ?? null) : line?.status_callback_url;
       const body = JSON.stringify({ ...event.payload, event: event.event_type, event_id: event.id, line_id: event.line_id });
       const deliveryId = crypto.randomUUID();
       const started = now();

@@ -38,7 +38,7 @@ export function createApp(deps: AppDeps): App {
     // the request: a limit meters work the service would do, not typos.
     if (route.idempotency) chain.push(idempotency({ required: route.idempotency.required, scope: `${route.method.toUpperCase()} ${route.path}` }, deps));
     chain.push(validateRequest(route.doc));
-    if (route.rateLimit) chain.push(rateLimit(route.rateLimit, deps));
+    if (route.rateLimit) chain.push(rateLimit(route.rateLimit, `${route.method.toUpperCase()} ${route.path}`, deps));
     for (const path of [route.path, ...(route.aliases ?? [])]) {
       router[route.method](koaPath(path), ...chain, (ctx) => route.handler(ctx as unknown as AppContext, deps));
     }

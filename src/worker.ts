@@ -2,6 +2,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { parseSecretsKey } from './crypto/secretBox';
 import { createActivities } from '../activities';
 import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
+import { SimulatorPaymentProcessor } from '../activities/payments/simulatorProcessor';
 import { loadConfig, requireSetting, type Config } from './config';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
@@ -28,18 +29,21 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     activities: createActivities({
       db,
       carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
+      payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
       secretsKey: () => parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY')),
+      temporal: () => client,
+      taskQueue: config.taskQueue,
       now: () => new Date(),
     }),
     shutdownGraceTime: '10 seconds',
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   await ensureSchedules(client, config.taskQueue);
-  await client.connection.close();
   log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   try {
     await worker.run();
   } finally {
+    await client.connection.close();
     await connection.close();
     await db.destroy();
     log.info('worker stopped');

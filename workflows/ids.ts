@@ -4,4 +4,5 @@ export const workflowIds = {
   releaseLine: (lineId: string) => `line-release:${lineId}`,
   lineSecrets: (lineId: string) => `line-secrets:${lineId}`,
   deliverEvent: (eventId: string) => `webhook-event:${eventId}`,
+  autoCharge: (workspaceId: string, environment: string) => `auto-charge:${workspaceId}:${environment}`,
 };

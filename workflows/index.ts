@@ -3,3 +3,4 @@ export { provisionLineWorkflow, releaseLineWorkflow } from './lines';
 export { lineSecretsWorkflow } from './lineSecrets';
 export { purgeExpiredRecordsWorkflow } from './maintenance';
 export { deliverEventWorkflow } from './webhooks';
+export { autoChargeWorkflow, closeSpendPeriodWorkflow } from './billing';

@@ -9,12 +9,12 @@ import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/limits/policie
  * business-rule refusals the handler raises as 400/422 are given back too). Every answer carries `RateLimit-Policy` and
  * `RateLimit` (IETF httpapi-ratelimit-headers); a refusal is 429 `rate_limited` with `Retry-After`.
  */
-export function rateLimit(name: LimitName, deps: AppDeps): Koa.Middleware<AppState> {
+export function rateLimit(name: LimitName, route: string, deps: AppDeps): Koa.Middleware<AppState> {
   const policy = RATE_LIMITS[name];
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (!principal) throw new Error('rate limiting needs an authenticated principal');
-    const bucket = bucketFor(name, { workspaceId: principal.workspaceId, environment: principal.environment, userId: principal.userId, keyId: principal.key.id });
+    const bucket = bucketFor(name, { workspaceId: principal.workspaceId, environment: principal.environment, userId: principal.userId, keyId: principal.key.id }, route);
     const decision = await consumeRateLimit(deps.db, bucket, policy, deps.now());
     ctx.set('RateLimit-Policy', `${policy.limit};w=${policy.windowSeconds}`);
     ctx.set('RateLimit', `limit=${decision.limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`);

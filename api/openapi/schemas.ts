@@ -118,6 +118,21 @@ export const componentSchemas: Record<string, object> = {
     },
   },
   ScopedKeyMintRequest: { type: 'object', additionalProperties: false, required: ['name', 'grant'], properties: { name: keyName, grant } },
+  Transaction: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      type: { type: 'string' },
+      amount_credits: { type: 'integer', description: 'US cents; positive credits, negative debits' },
+      amount_cents: { type: 'integer' },
+      balance_after_credits: { type: 'integer' },
+      balance_after_cents: { type: 'integer' },
+      description: { type: 'string' },
+      reference_id: nullable({ type: 'string' }),
+      reference_type: nullable({ type: 'string' }),
+      created_at: { type: 'string', format: 'date-time' },
+    },
+  },
   WebhookDelivery: {
     type: 'object',
     properties: {

@@ -4,6 +4,7 @@ import { errorResponse, ref } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { isBindableLine, mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/keys/agentKeys';
 import { DEFAULT_TIER, isSettableTier } from '../../src/keys/tiers';
+import { monthlySpendByKey } from '../../src/billing/holds';
 import { findUser } from '../../src/workspaces/service';
 
 /**
@@ -52,7 +53,8 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
     .db('api_keys')
     .where({ workspace_id: principal.workspaceId, environment: principal.environment, kind: 'standard' })
     .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
-  ctx.body = { keys: rows.map((row) => ({ ...toKeyRecord(row), scopes: row.scopes })) };
+  const spend = await monthlySpendByKey(deps.db, rows.map((row) => row.id), deps.now());
+  ctx.body = { keys: rows.map((row) => ({ ...toKeyRecord(row, spend.get(row.id) ?? 0), scopes: row.scopes })) };
 }
 
 export function authKeyRoutes(): RouteDef[] {

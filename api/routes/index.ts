@@ -1,6 +1,7 @@
 import type { RouteDef } from './types';
 import { apiTokenRoutes } from './apiTokens';
 import { authKeyRoutes } from './authKeys';
+import { billingRoutes } from './billing';
 import { keyPlaneRoutes } from './keys';
 import { lineRoutes } from './lines';
 import { systemRoutes } from './system';
@@ -8,5 +9,5 @@ import { webhookRoutes } from './webhooks';
 
 /** The route table: every endpoint, its scope and its OpenAPI operation, in one list. */
 export function allRoutes(openApiYaml: () => string): RouteDef[] {
-  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes(), ...webhookRoutes()];
+  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes(), ...webhookRoutes(), ...billingRoutes()];
 }

@@ -14,6 +14,8 @@ import {
   type AgentKeyOwner,
 } from '../../src/keys/agentKeys';
 import { DEFAULT_TIER, isSettableTier } from '../../src/keys/tiers';
+import { monthlySpendByKey } from '../../src/billing/holds';
+import type { ApiKeyRow } from '../../src/keys/store';
 import { findUser } from '../../src/workspaces/service';
 
 /**
@@ -31,6 +33,12 @@ async function ownerOf(ctx: AppContext, deps: AppDeps): Promise<AgentKeyOwner> {
   const user = await findUser(deps.db, principal.userId);
   if (!user) throw errors.invalidApiKey();
   return { workspaceId: principal.workspaceId, userId: principal.userId, role: user.role, environment: principal.environment };
+}
+
+/** Key records with this month's spend read from the ledger. */
+async function withSpend(deps: AppDeps, rows: ApiKeyRow[]) {
+  const spend = await monthlySpendByKey(deps.db, rows.map((row) => row.id), deps.now());
+  return rows.map((row) => toKeyRecord(row, spend.get(row.id) ?? 0));
 }
 
 function refuseLegacyTier(permissions: string | undefined): void {
@@ -90,7 +98,7 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
     base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
     base().count<{ total: string }[]>('id as total'),
   ]);
-  ctx.body = { keys: rows.map((row) => toKeyRecord(row)), total: Number(total) };
+  ctx.body = { keys: await withSpend(deps, rows), total: Number(total) };
 }
 
 async function findOwned(ctx: AppContext, deps: AppDeps, owner: AgentKeyOwner) {
@@ -101,7 +109,7 @@ async function findOwned(ctx: AppContext, deps: AppDeps, owner: AgentKeyOwner) {
 
 async function get(ctx: AppContext, deps: AppDeps): Promise<void> {
   const row = await findOwned(ctx, deps, await ownerOf(ctx, deps));
-  ctx.body = { key: toKeyRecord(row) };
+  ctx.body = { key: (await withSpend(deps, [row]))[0] };
 }
 
 async function update(ctx: AppContext, deps: AppDeps): Promise<void> {
@@ -113,14 +121,14 @@ async function update(ctx: AppContext, deps: AppDeps): Promise<void> {
   if (row.revoked_at) throw keyRevoked();
   await assertBindable(deps, owner, changes.line_id);
   const updated = await deps.db.transaction((trx) => updateAgentKey(trx, { key: row, changes, role: owner.role, actorKeyId: principal.key.id, now: deps.now() }));
-  ctx.body = { key: toKeyRecord(updated) };
+  ctx.body = { key: (await withSpend(deps, [updated]))[0] };
 }
 
 async function revoke(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const row = await findOwned(ctx, deps, await ownerOf(ctx, deps));
   const revoked = await deps.db.transaction((trx) => revokeAgentKey(trx, { key: row, actorKeyId: principal.key.id, now: deps.now() }));
-  ctx.body = { key: toKeyRecord(revoked) };
+  ctx.body = { key: (await withSpend(deps, [revoked]))[0] };
 }
 
 async function rotate(ctx: AppContext, deps: AppDeps): Promise<void> {

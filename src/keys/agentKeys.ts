@@ -32,7 +32,7 @@ export function toKeyRecord(row: ApiKeyRow, monthlySpendCents = 0) {
     line_id: row.line_id,
     permissions: row.permissions,
     monthly_cap_cents: row.monthly_cap_cents === null ? null : Number(row.monthly_cap_cents),
-    // Spend is read from the billing ledger once it posts charges; until then nothing is spent.
+    // This UTC month's charges from the ledger (see monthlySpendByKey); 0 for a new key.
     monthly_spend_cents: monthlySpendCents,
     created_at: row.created_at.toISOString(),
     revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,

@@ -11,6 +11,8 @@ export interface LimitPolicy {
   partition: Partition;
   /** A fixed Retry-After (the spec fixes 120 s on rotate); otherwise the time until a slot frees. */
   retryAfterSeconds?: number;
+  /** Each endpoint using the row counts separately (the spec's "read endpoints" row). */
+  perRoute?: boolean;
 }
 
 const HOUR = 3600;
@@ -26,7 +28,7 @@ export const RATE_LIMITS = {
   'disclosures.create': { limit: 20, windowSeconds: HOUR, partition: 'workspace_env' },
   'webhooks.test': { limit: 10, windowSeconds: HOUR, partition: 'workspace_env' },
   /** Read endpoints named by the spec: conversations, settings, usage (and billing reads). */
-  reads: { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
+  reads: { limit: 60, windowSeconds: HOUR, partition: 'workspace_env', perRoute: true },
   'audit.read': { limit: 60, windowSeconds: HOUR, partition: 'user' },
   'keys.mint': { limit: 60, windowSeconds: HOUR, partition: 'key' },
   'keys.rotate': { limit: 30, windowSeconds: HOUR, partition: 'key', retryAfterSeconds: 120 },
@@ -35,14 +37,15 @@ export const RATE_LIMITS = {
 
 export type LimitName = keyof typeof RATE_LIMITS;
 
-export function bucketFor(name: LimitName, who: { workspaceId: string; environment: string; userId: string; keyId: string }): string {
+export function bucketFor(name: LimitName, who: { workspaceId: string; environment: string; userId: string; keyId: string }, route?: string): string {
   const policy: LimitPolicy = RATE_LIMITS[name];
+  const row = policy.perRoute && route ? `${name}[${route}]` : name;
   switch (policy.partition) {
     case 'workspace_env':
-      return `${name}:ws:${who.workspaceId}:${who.environment}`;
+      return `${row}:ws:${who.workspaceId}:${who.environment}`;
     case 'user':
-      return `${name}:user:${who.userId}`;
+      return `${row}:user:${who.userId}`;
     case 'key':
-      return `${name}:key:${who.keyId}`;
+      return `${row}:key:${who.keyId}`;
   }
 }

@@ -3,6 +3,7 @@ import http from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
+import { CardProcessorSimulatorState, cardProcessorRoutes } from './cardProcessorSimulator';
 
 /**
  * The carrier simulator: a stand-in for a real carrier (Twilio, Telnyx) with the same
@@ -100,8 +101,9 @@ async function readJson(ctx: Koa.Context): Promise<Record<string, unknown>> {
   }
 }
 
-export function createCarrierSimulatorApp(options: { secret: string; state?: CarrierSimulatorState }) {
+export function createCarrierSimulatorApp(options: { secret: string; state?: CarrierSimulatorState; processor?: CardProcessorSimulatorState }) {
   const state = options.state ?? new CarrierSimulatorState();
+  const processor = options.processor ?? new CardProcessorSimulatorState();
   const router = new Router();
   const expectedAuth = Buffer.from(`Bearer ${options.secret}`);
 
@@ -172,17 +174,30 @@ export function createCarrierSimulatorApp(options: { secret: string; state?: Car
     ctx.body = { status: 'ok' };
   });
 
+  // The card processor lives in the same process (src/simulator/cardProcessorSimulator.ts).
+  cardProcessorRoutes(router, processor, options.secret);
+
   const app = new Koa();
   app.silent = true;
   app.use(router.routes()).use(router.allowedMethods());
-  return { app, state };
+  return { app, state, processor };
 }
 
-export async function startCarrierSimulator(options: { host: string; port: number; secret: string }): Promise<{ server: http.Server; state: CarrierSimulatorState; url: string }> {
-  const { app, state } = createCarrierSimulatorApp({ secret: options.secret });
+export async function startCarrierSimulator(options: {
+  host: string;
+  port: number;
+  secret: string;
+}): Promise<{ server: http.Server; state: CarrierSimulatorState; processor: CardProcessorSimulatorState; url: string }> {
+  const { app, state, processor } = createCarrierSimulatorApp({ secret: options.secret });
   const server = http.createServer(app.callback());
+  // Requests held by the processor's `timeout` fault would keep close() waiting: let them go.
+  const close = server.close.bind(server);
+  server.close = ((callback?: (err?: Error) => void) => {
+    processor.releaseHeld();
+    return close(callback);
+  }) as typeof server.close;
   await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  return { server, state, url: `http://${options.host}:${port}` };
+  return { server, state, processor, url: `http://${options.host}:${port}` };
 }

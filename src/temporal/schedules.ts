@@ -1,26 +1,36 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import { closeSpendPeriodWorkflow } from '../../workflows/billing';
 import { purgeExpiredRecordsWorkflow } from '../../workflows/maintenance';
 
 export const MAINTENANCE_SCHEDULE_ID = 'maintenance-purge-expired-records';
+export const MONTHLY_CLOSE_SCHEDULE_ID = 'billing-close-spend-period';
 
 /**
  * Creates the service's Temporal Schedules if they do not exist yet. Called by every worker
  * at start; the first one wins and the others find the schedule already there.
  */
 export async function ensureSchedules(client: Client, taskQueue: string): Promise<void> {
-  try {
-    await client.schedule.create({
+  const schedules: Parameters<Client['schedule']['create']>[0][] = [
+    {
       scheduleId: MAINTENANCE_SCHEDULE_ID,
       spec: { intervals: [{ every: '1 hour' }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: purgeExpiredRecordsWorkflow,
-        workflowId: 'maintenance-purge',
-        taskQueue,
-      },
+      action: { type: 'startWorkflow', workflowType: purgeExpiredRecordsWorkflow, workflowId: 'maintenance-purge', taskQueue },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
-    });
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    },
+    {
+      // 00:00 UTC on the 1st: close the month that just ended. The workflow reads the
+      // schedule's nominal time, so a late or backfilled run closes the right month.
+      scheduleId: MONTHLY_CLOSE_SCHEDULE_ID,
+      spec: { calendars: [{ dayOfMonth: 1, hour: 0, minute: 0, second: 0, comment: 'UTC month boundary' }], timezone: 'UTC' },
+      action: { type: 'startWorkflow', workflowType: closeSpendPeriodWorkflow, args: [{}], workflowId: 'billing-close-spend-period', taskQueue },
+      policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
+    },
+  ];
+  for (const schedule of schedules) {
+    try {
+      await client.schedule.create(schedule);
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
   }
 }

@@ -3,6 +3,7 @@ import type { Environment, KeyKind } from '../keys/format';
 import { ROLE_PRESETS, type Role, type Scope } from '../keys/scopes';
 import { insertKey, type ApiKeyRow } from '../keys/store';
 import { recordComplianceEvent } from '../compliance/events';
+import { lockAccount, postLocked, SIGNUP_CREDIT_CENTS } from '../billing/ledger';
 
 export interface Workspace {
   id: string;
@@ -21,6 +22,19 @@ export async function createWorkspace(db: Db, input: { name: string; ownerEmail:
   return db.transaction(async (trx) => {
     const [workspace] = await trx<Workspace>('workspaces').insert({ name: input.name }).returning('*');
     const [owner] = await trx<User>('users').insert({ workspace_id: workspace.id, email: input.ownerEmail.toLowerCase(), role: 'owner' }).returning('*');
+    // Each environment opens with the signup grant, as a ledger entry like any other.
+    for (const environment of ['test', 'live'] as const) {
+      const tenant = { workspaceId: workspace.id, environment };
+      await lockAccount(trx, tenant);
+      await postLocked(trx, {
+        tenant,
+        type: 'signup_credit',
+        amountCents: SIGNUP_CREDIT_CENTS,
+        description: 'Signup credit',
+        idempotencyRef: `workspace:${workspace.id}:${environment}:signup_credit`,
+        at: workspace.created_at,
+      });
+    }
     return { workspace, owner };
   });
 }

@@ -5,7 +5,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { CarrierAdapter } from '../../activities/carrier/adapter';
 import { createDb, type Db } from '../../src/db/knex';
-import { createTenant } from '../support/harness';
+import { createTenant, noPayments } from '../support/harness';
 import type { provisionLineWorkflow } from '../../workflows/lines';
 
 /**
@@ -45,7 +45,7 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db, carrier: downCarrier, secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
+      activities: createActivities({ db, carrier: downCarrier, payments: noPayments, secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
     });
     const started = Date.now();
     const result = await worker.runUntil(

@@ -12,7 +12,7 @@ import { EVENT_POLICIES, RETRY_DELAYS_MS, type EventType } from '../../src/webho
 import { createEvent, startDelivery } from '../../src/webhooks/publish';
 import { verifySignature } from '../../src/webhooks/signature';
 import type { deliverEventWorkflow } from '../../workflows/webhooks';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, noPayments } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 /** The delivery engine as a customer sees it: signed POSTs, retries, the delivery log. */
@@ -132,7 +132,7 @@ describe('webhook delivery engine', () => {
         connection: env.nativeConnection,
         taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-        activities: createActivities({ db: h.db, carrier: noCarrier, secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
+        activities: createActivities({ db: h.db, carrier: noCarrier, payments: noPayments, secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
       });
       return worker.runUntil(async () => {
         const handle = await env.client.workflow.start<typeof deliverEventWorkflow>('deliverEventWorkflow', { taskQueue, workflowId: `d-${eventId}`, args: [{ eventId, eventType: type }] });

@@ -8,6 +8,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { createActivities } from '../../activities';
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
+import { SimulatorPaymentProcessor } from '../../activities/payments/simulatorProcessor';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/knex';
 import type { Environment } from '../../src/keys/format';
@@ -15,6 +16,7 @@ import type { Scope } from '../../src/keys/scopes';
 import { spawnService } from '../../src/infra/services';
 import { createLogger } from '../../src/logger';
 import { startCarrierSimulator, type CarrierSimulatorState } from '../../src/simulator/carrierSimulator';
+import type { CardProcessorSimulatorState } from '../../src/simulator/cardProcessorSimulator';
 import { connectTemporalClient } from '../../src/temporal/client';
 import { createWorkspace, mintUserKey, type User } from '../../src/workspaces/service';
 
@@ -26,7 +28,7 @@ export interface Harness {
   config: Config;
   db: Db;
   temporal: Client;
-  simulator: { url: string; state: CarrierSimulatorState };
+  simulator: { url: string; state: CarrierSimulatorState; processor: CardProcessorSimulatorState };
   apiUrl: string;
   /** The API's clock: tests move it instead of sleeping (rate-limit windows, expiry). */
   clock: { advance(ms: number): void; now(): Date };
@@ -84,7 +86,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
     config,
     db,
     temporal,
-    simulator: { url: sim.url, state: sim.state },
+    simulator: { url: sim.url, state: sim.state, processor: sim.processor },
     apiUrl,
     clock,
     async request(method, path, options = {}) {
@@ -125,7 +127,15 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-        activities: createActivities({ db, carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret), secretsKey: () => parseSecretsKey(config.secretsKey!), now: () => new Date() }),
+        activities: createActivities({
+          db,
+          carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
+          payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
+          secretsKey: () => parseSecretsKey(config.secretsKey!),
+          temporal: () => temporal,
+          taskQueue: config.taskQueue,
+          now: () => new Date(),
+        }),
       });
       worker = { instance, running: instance.run(), connection };
     },
@@ -203,3 +213,10 @@ export function useHarness(options: { worker?: boolean; overrides?: Partial<Conf
   });
   return ctx;
 }
+
+/** For workers in tests that never charge a card. */
+export const noPayments = {
+  async charge(): Promise<never> {
+    throw new Error('this test worker has no card processor');
+  },
+};

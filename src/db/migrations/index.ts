@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as m0001 from './0001_core';
 import * as m0002 from './0002_keys_idempotency_limits';
 import * as m0003 from './0003_webhooks';
+import * as m0004 from './0004_billing';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -11,6 +12,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0001_core': m0001,
   '0002_keys_idempotency_limits': m0002,
   '0003_webhooks': m0003,
+  '0004_billing': m0004,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

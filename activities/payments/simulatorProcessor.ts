@@ -1,0 +1,52 @@
+import { CardDeclinedChargeError, PaymentRequestRejectedError, type ChargeRequest, type PaymentProcessor } from './adapter';
+
+/** The default card processor: the simulator process's processor API over HTTP. */
+export class SimulatorPaymentProcessor implements PaymentProcessor {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly secret: string,
+    private readonly timeoutMs = 10_000,
+  ) {}
+
+  async charge(request: ChargeRequest): Promise<{ chargeId: string }> {
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(new URL('/processor/v1/charges', this.baseUrl), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${this.secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          payment_method_token: request.paymentMethodToken,
+          amount_cents: request.amountCents,
+          currency: 'usd',
+          idempotency_key: request.idempotencyKey,
+        }),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      text = await response.text();
+    } catch (err) {
+      // Network failure or timeout: transient, and the charge may have gone through.
+      const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      throw new Error(`card processor unreachable: ${reason}`, { cause: err });
+    }
+    const body = parseJson(text);
+    if (response.status === 402) {
+      throw new CardDeclinedChargeError(typeof body.decline_code === 'string' ? body.decline_code : 'card_declined');
+    }
+    if (response.status >= 400 && response.status < 500 && response.status !== 408 && response.status !== 429) {
+      throw new PaymentRequestRejectedError(`card processor refused the charge: ${response.status} ${text.slice(0, 200)}`);
+    }
+    if (!response.ok) throw new Error(`card processor error: ${response.status}`);
+    if (typeof body.id !== 'string') throw new Error('card processor answered without a charge id');
+    return { chargeId: body.id };
+  }
+}
+
+function parseJson(text: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}

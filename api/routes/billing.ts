@@ -1,0 +1,240 @@
+import { principalOf, type AppContext, type AppDeps } from '../context';
+import { ApiError, errors } from '../errors';
+import { allowedLineIds } from '../lineAccess';
+import { errorResponse, ref } from '../openapi/schemas';
+import type { RouteDef } from './types';
+import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/billing/ledger';
+import { VOICES } from '../../src/voices/catalog';
+
+/** Billing, settings, usage and voices (spec "Billing, settings, usage, voices"). */
+const read = { kind: 'standard' as const, scope: 'billing:read' as const, verb: 'read' as const };
+
+async function balance(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const { balanceCents, heldCents } = await balanceOf(deps.db, principalOf(ctx));
+  // `credits` is the legacy name (it has always held US cents); `cents` is the preferred one.
+  ctx.body = { credits: balanceCents, cents: balanceCents, currency: 'USD', held_cents: heldCents, available_cents: balanceCents - heldCents };
+}
+
+/** Cursor: `<ISO time>|<id>` of the last row (a bare ISO time is accepted too). */
+function parseCursor(cursor: string | undefined): { at: Date; id?: string } | undefined {
+  if (!cursor) return undefined;
+  const [time, id] = cursor.split('|');
+  const at = new Date(time);
+  if (Number.isNaN(at.getTime()) || (id !== undefined && !/^[0-9a-f-]{36}$/i.test(id))) {
+    throw errors.validation([{ field: 'cursor', message: 'Not a cursor from this endpoint' }]);
+  }
+  return { at, id };
+}
+
+async function transactions(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  if (principal.key.line_id) {
+    throw new ApiError(403, 'agent_scope_error', 'A line-scoped key cannot read the account’s transactions', [{ field: 'line_id', message: principal.key.line_id }]);
+  }
+  const { limit, cursor } = ctx.state.query as { limit: number; cursor?: string };
+  const after = parseCursor(cursor);
+  const query = deps.db<LedgerTransaction>('ledger_transactions').where({ workspace_id: principal.workspaceId, environment: principal.environment });
+  // Newest first; ties on the millisecond are ordered by id, so every row is seen exactly once.
+  if (after?.id) query.whereRaw("(date_trunc('milliseconds', created_at), id) < (?, ?)", [after.at, after.id]);
+  else if (after) query.whereRaw("date_trunc('milliseconds', created_at) < ?", [after.at]);
+  const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit + 1);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  const hasMore = rows.length > limit;
+  ctx.body = { transactions: page.map(toTransactionRecord), has_more: hasMore, next_cursor: hasMore && last ? `${last.created_at.toISOString()}|${last.id}` : null };
+}
+
+interface UsageRow {
+  bucket: string;
+  calls: number;
+  seconds: string;
+  sms_inbound: number;
+  sms_outbound: number;
+  cost: string;
+}
+
+async function usage(ctx: AppContext, deps: AppDeps, unit: 'day' | 'month'): Promise<void> {
+  const principal = principalOf(ctx);
+  const count = Number((ctx.state.query as Record<string, number>)[unit === 'day' ? 'days' : 'months']);
+  const now = deps.now();
+  const start =
+    unit === 'day'
+      ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (count - 1)))
+      : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (count - 1), 1));
+  const format = unit === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM';
+  const query = deps
+    .db('usage_records')
+    .where({ workspace_id: principal.workspaceId, environment: principal.environment })
+    .andWhere('occurred_at', '>=', start)
+    .select(
+      deps.db.raw(`to_char(date_trunc(?, occurred_at at time zone 'UTC'), ?) as bucket`, [unit, format]),
+      deps.db.raw("count(*) filter (where kind = 'call')::int as calls"),
+      deps.db.raw("coalesce(sum(seconds) filter (where kind = 'call'), 0)::bigint as seconds"),
+      deps.db.raw("count(*) filter (where kind = 'sms_inbound')::int as sms_inbound"),
+      deps.db.raw("count(*) filter (where kind = 'sms_outbound')::int as sms_outbound"),
+      deps.db.raw('coalesce(sum(cost_cents), 0)::bigint as cost'),
+    )
+    .groupByRaw('1');
+  const allowed = allowedLineIds(principal);
+  if (allowed) query.whereIn('line_id', [...allowed]);
+  const byBucket = new Map(((await query) as UsageRow[]).map((row) => [row.bucket, row]));
+  // Dense and oldest first: one row per day (month) of the range, zeros included.
+  const rows = [];
+  for (let i = 0; i < count; i += 1) {
+    const at = unit === 'day' ? new Date(start.getTime() + i * 86_400_000) : new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + i, 1));
+    const key = unit === 'day' ? at.toISOString().slice(0, 10) : at.toISOString().slice(0, 7);
+    const row = byBucket.get(key);
+    rows.push({
+      [unit === 'day' ? 'date' : 'month']: key,
+      calls: row?.calls ?? 0,
+      // Billed minutes to two decimals, from whole billed seconds.
+      minutes: Math.round((Number(row?.seconds ?? 0) / 60) * 100) / 100,
+      sms_inbound: row?.sms_inbound ?? 0,
+      sms_outbound: row?.sms_outbound ?? 0,
+      cost_credits: Number(row?.cost ?? 0),
+      cost_cents: Number(row?.cost ?? 0),
+    });
+  }
+  ctx.body = unit === 'day' ? { daily: rows } : { monthly: rows };
+}
+
+function toSettings(account: Record<string, unknown>) {
+  return {
+    default_webhook_url: account.default_webhook_url ?? null,
+    auto_recharge_enabled: account.auto_recharge_enabled,
+    auto_recharge_threshold_cents: Number(account.auto_recharge_threshold_cents),
+    auto_recharge_amount_cents: Number(account.auto_recharge_amount_cents),
+  };
+}
+
+async function getSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  await ensureAccount(deps.db, principal);
+  const account = await deps.db('billing_accounts').where({ workspace_id: principal.workspaceId, environment: principal.environment }).first();
+  ctx.body = toSettings(account);
+}
+
+async function updateSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const body = ctx.state.body as Record<string, unknown>;
+  const url = body.default_webhook_url;
+  if (typeof url === 'string' && !/^https?:\/\/[^/]+/i.test(url)) throw errors.validation([{ field: 'default_webhook_url', message: 'Must be an http or https URL' }]);
+  await ensureAccount(deps.db, principal);
+  const [account] = await deps
+    .db('billing_accounts')
+    .where({ workspace_id: principal.workspaceId, environment: principal.environment })
+    .update({ ...body, updated_at: deps.now() })
+    .returning('*');
+  ctx.body = toSettings(account);
+}
+
+const settingsSchema = {
+  type: 'object',
+  properties: {
+    default_webhook_url: { type: ['string', 'null'], format: 'uri', maxLength: 2048, description: 'Receives webhook events of lines without a webhook_url' },
+    auto_recharge_enabled: { type: 'boolean' },
+    auto_recharge_threshold_cents: { type: 'integer', minimum: 0, maximum: 10_000_000, description: 'Charge the card when the balance falls below this' },
+    auto_recharge_amount_cents: { type: 'integer', minimum: 500, maximum: 10_000_000, description: 'How much each automatic recharge adds' },
+  },
+};
+
+export function billingRoutes(): RouteDef[] {
+  return [
+    {
+      method: 'get',
+      path: '/api/v1/billing/balance',
+      operationId: 'getBalance',
+      auth: read,
+      rateLimit: 'reads',
+      doc: {
+        summary: 'The balance in US cents (`credits` is the legacy name of `cents`)',
+        tags: ['billing'],
+        responses: { '200': { description: '`{credits, cents, currency: "USD", held_cents, available_cents}`' } },
+      },
+      handler: balance,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/billing/transactions',
+      operationId: 'listTransactions',
+      auth: read,
+      rateLimit: 'reads',
+      doc: {
+        summary: 'Ledger transactions, newest first (cursor pagination)',
+        tags: ['billing'],
+        parameters: [
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+          { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 100 }, description: '`next_cursor` of the previous page' },
+        ],
+        responses: {
+          '200': {
+            description: '`{transactions, has_more, next_cursor}`',
+            content: { 'application/json': { schema: { type: 'object', properties: { transactions: { type: 'array', items: ref('Transaction') }, has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'] } } } } },
+          },
+          '403': errorResponse('`agent_scope_error` for line-scoped keys'),
+        },
+      },
+      handler: transactions,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/usage/daily',
+      operationId: 'usageDaily',
+      auth: read,
+      rateLimit: 'reads',
+      doc: {
+        summary: 'Usage per UTC day, oldest first, one row per day',
+        tags: ['billing'],
+        parameters: [{ name: 'days', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 366, default: 30 } }],
+        responses: { '200': { description: '`{daily: [{date, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}`' } },
+      },
+      handler: (ctx, deps) => usage(ctx, deps, 'day'),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/usage/monthly',
+      operationId: 'usageMonthly',
+      auth: read,
+      rateLimit: 'reads',
+      doc: {
+        summary: 'Usage per UTC month, oldest first, one row per month',
+        tags: ['billing'],
+        parameters: [{ name: 'months', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 36, default: 12 } }],
+        responses: { '200': { description: '`{monthly: [{month, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}`' } },
+      },
+      handler: (ctx, deps) => usage(ctx, deps, 'month'),
+    },
+    {
+      method: 'get',
+      path: '/api/v1/settings',
+      operationId: 'getSettings',
+      auth: { kind: 'standard', scope: 'read', verb: 'read' },
+      rateLimit: 'reads',
+      doc: { summary: 'Workspace settings for this environment', tags: ['settings'], responses: { '200': { description: 'Unwrapped settings' } } },
+      handler: getSettings,
+    },
+    {
+      method: 'patch',
+      path: '/api/v1/settings',
+      operationId: 'updateSettings',
+      auth: { kind: 'standard', scope: 'keys:admin', verb: 'admin' },
+      doc: {
+        summary: 'Change settings (owners and admins: they include how the card is charged)',
+        tags: ['settings'],
+        requestBody: { required: true, content: { 'application/json': { schema: { ...settingsSchema, additionalProperties: false } } } },
+        responses: { '200': { description: 'Unwrapped settings' } },
+      },
+      handler: updateSettings,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/voices',
+      operationId: 'listVoices',
+      auth: { kind: 'standard', scope: 'read', verb: 'read' },
+      doc: { summary: 'The voice catalog; a line’s `voice` is one of these slugs', tags: ['voices'], responses: { '200': { description: '`{voices: [{slug, name, gender, accent, description, languages}]}`' } } },
+      handler: async (ctx) => {
+        ctx.body = { voices: VOICES };
+      },
+    },
+  ];
+}

@@ -1,0 +1,176 @@
+import type { Knex } from 'knex';
+import { lockAccount, postLocked, type BillingTenant, type LedgerTransaction, type TransactionType } from './ledger';
+import { monthStart, nextMonthStart } from './periods';
+
+/**
+ * Reservations. Before a call, one minute is held; each further minute extends the hold;
+ * the end of the call settles the exact charge and releases the rest. Every hold is decided
+ * under the account row lock, so concurrent holds can never spend past the balance, a key's
+ * grant spend limit or an agent key's monthly cap.
+ */
+export type HoldRefusal =
+  | { code: 'insufficient_credits'; availableCents: number; requiredCents: number }
+  | { code: 'agent_cap_exceeded'; spentCents: number; capCents: number; cycleResetAt: Date | null };
+
+export type HoldOutcome = { ok: true; holdId: string; heldCents: number } | { ok: false; refusal: HoldRefusal };
+
+/** Charge types that count as a key's spend. */
+export const SPEND_TYPES: readonly TransactionType[] = ['call_charge', 'sms_charge', 'number_fee'];
+
+/** What each key has been charged in the UTC month of `at` (keys without charges are absent). */
+export async function monthlySpendByKey(db: Knex, keyIds: readonly string[], at: Date): Promise<Map<string, number>> {
+  if (keyIds.length === 0) return new Map();
+  const rows = await db('ledger_transactions')
+    .whereIn('actor_key_id', [...keyIds])
+    .whereIn('type', [...SPEND_TYPES])
+    .andWhere('created_at', '>=', monthStart(at))
+    .andWhere('created_at', '<', nextMonthStart(at))
+    .groupBy('actor_key_id')
+    .select('actor_key_id', db.raw('-sum(amount_cents)::bigint as spent'));
+  return new Map(rows.map((row: { actor_key_id: string; spent: string }) => [row.actor_key_id, Number(row.spent)]));
+}
+
+interface KeyLimits {
+  id: string;
+  spend_limit_cents: string | null;
+  spend_reset_period: 'monthly' | null;
+  monthly_cap_cents: string | null;
+}
+
+/** Charges posted by a key since `from` (all time when null), plus what its active holds set aside. */
+async function keySpend(trx: Knex.Transaction, keyId: string, from: Date | null, until: Date | null): Promise<number> {
+  const charges = trx('ledger_transactions').where({ actor_key_id: keyId }).whereIn('type', [...SPEND_TYPES]);
+  if (from) charges.andWhere('created_at', '>=', from);
+  if (until) charges.andWhere('created_at', '<', until);
+  const [{ spent }] = await charges.select(trx.raw('coalesce(-sum(amount_cents), 0)::bigint as spent'));
+  const [{ held }] = await trx('spend_holds').where({ key_id: keyId, status: 'active' }).select(trx.raw('coalesce(sum(amount_cents), 0)::bigint as held'));
+  return Number(spent) + Number(held);
+}
+
+/** The tightest limit the key is under, checked for `amountCents` more; undefined when within all. */
+async function capRefusal(trx: Knex.Transaction, key: KeyLimits, amountCents: number, at: Date): Promise<HoldRefusal | undefined> {
+  const caps: Array<{ cap: number; from: Date | null; until: Date | null }> = [];
+  if (key.monthly_cap_cents !== null) caps.push({ cap: Number(key.monthly_cap_cents), from: monthStart(at), until: nextMonthStart(at) });
+  if (key.spend_limit_cents !== null) {
+    const monthly = key.spend_reset_period === 'monthly';
+    caps.push({ cap: Number(key.spend_limit_cents), from: monthly ? monthStart(at) : null, until: monthly ? nextMonthStart(at) : null });
+  }
+  for (const { cap, from, until } of caps) {
+    const spent = await keySpend(trx, key.id, from, until);
+    if (spent + amountCents > cap) return { code: 'agent_cap_exceeded', spentCents: spent, capCents: cap, cycleResetAt: until };
+  }
+  return undefined;
+}
+
+async function check(trx: Knex.Transaction, tenant: BillingTenant, keyId: string | null, amountCents: number, at: Date): Promise<HoldRefusal | undefined> {
+  if (keyId) {
+    const key = await trx<KeyLimits>('api_keys').where({ id: keyId }).first('id', 'spend_limit_cents', 'spend_reset_period', 'monthly_cap_cents');
+    if (key) {
+      const refusal = await capRefusal(trx, key, amountCents, at);
+      if (refusal) return refusal;
+    }
+  }
+  const { balanceCents } = await lockAccount(trx, tenant);
+  const [{ held }] = await trx('spend_holds')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, status: 'active' })
+    .select(trx.raw('coalesce(sum(amount_cents), 0)::bigint as held'));
+  const available = balanceCents - Number(held);
+  if (available < amountCents) return { code: 'insufficient_credits', availableCents: available, requiredCents: amountCents };
+  return undefined;
+}
+
+/** Holds `amountCents` for `reference` (e.g. `call:<id>`). Placing the same reference again is a no-op. */
+export async function placeHold(db: Knex, input: { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number; at: Date }): Promise<HoldOutcome> {
+  return db.transaction(async (trx) => {
+    // The account lock is taken first, so every hold of a workspace is decided one at a time.
+    await lockAccount(trx, input.tenant);
+    const existing = await trx('spend_holds').where({ reference: input.reference }).first('id', 'amount_cents', 'status');
+    if (existing) return { ok: true, holdId: existing.id, heldCents: Number(existing.amount_cents) };
+    const refusal = await check(trx, input.tenant, input.keyId, input.amountCents, input.at);
+    if (refusal) return { ok: false, refusal };
+    const [hold] = await trx('spend_holds')
+      .insert({ workspace_id: input.tenant.workspaceId, environment: input.tenant.environment, key_id: input.keyId, reference: input.reference, amount_cents: input.amountCents, status: 'active', created_at: input.at })
+      .returning(['id', 'amount_cents']);
+    return { ok: true, holdId: hold.id, heldCents: Number(hold.amount_cents) };
+  });
+}
+
+/**
+ * Raises an active hold to `totalCents` (minute by minute during a call). Idempotent: a hold
+ * already at or above the total is left alone, so a retried extension holds nothing twice.
+ */
+export async function extendHold(db: Knex, input: { tenant: BillingTenant; reference: string; totalCents: number; at: Date }): Promise<HoldOutcome> {
+  return db.transaction(async (trx) => {
+    await lockAccount(trx, input.tenant);
+    const hold = await trx('spend_holds').where({ reference: input.reference }).forUpdate().first('id', 'key_id', 'amount_cents', 'status');
+    if (!hold || hold.status !== 'active') throw new Error(`no active hold ${input.reference}`);
+    const more = input.totalCents - Number(hold.amount_cents);
+    if (more <= 0) return { ok: true, holdId: hold.id, heldCents: Number(hold.amount_cents) };
+    const refusal = await check(trx, input.tenant, hold.key_id, more, input.at);
+    if (refusal) return { ok: false, refusal };
+    await trx('spend_holds').where({ id: hold.id }).update({ amount_cents: input.totalCents });
+    return { ok: true, holdId: hold.id, heldCents: input.totalCents };
+  });
+}
+
+/**
+ * Ends a hold with the exact charge: posts it to the ledger (reference `<hold reference>:settle`)
+ * and releases what was not used, in one transaction. Repeating it returns the first posting.
+ */
+export async function settleHold(
+  db: Knex,
+  input: {
+    tenant: BillingTenant;
+    reference: string;
+    chargeCents: number;
+    type: TransactionType;
+    description: string;
+    lineId?: string | null;
+    referenceId?: string;
+    referenceType?: string;
+    /** The billable usage behind the charge, recorded with it for the usage endpoints. */
+    usage?: { kind: 'call' | 'sms_outbound'; seconds?: number };
+    at: Date;
+  },
+): Promise<{ transaction: LedgerTransaction | null; heldCents: number }> {
+  return db.transaction(async (trx) => {
+    await lockAccount(trx, input.tenant);
+    const hold = await trx('spend_holds').where({ reference: input.reference }).forUpdate().first('id', 'key_id', 'amount_cents', 'status');
+    if (!hold) throw new Error(`no hold ${input.reference}`);
+    if (hold.status === 'active') await trx('spend_holds').where({ id: hold.id }).update({ status: 'settled', closed_at: input.at });
+    if (input.usage) {
+      await trx('usage_records')
+        .insert({
+          workspace_id: input.tenant.workspaceId,
+          environment: input.tenant.environment,
+          line_id: input.lineId ?? null,
+          key_id: hold.key_id,
+          kind: input.usage.kind,
+          seconds: input.usage.seconds ?? null,
+          cost_cents: input.chargeCents,
+          reference: input.reference,
+          occurred_at: input.at,
+        })
+        .onConflict('reference')
+        .ignore();
+    }
+    if (input.chargeCents === 0) return { transaction: null, heldCents: Number(hold.amount_cents) };
+    const { transaction } = await postLocked(trx, {
+      tenant: input.tenant,
+      type: input.type,
+      amountCents: -input.chargeCents,
+      description: input.description,
+      idempotencyRef: `${input.reference}:settle`,
+      referenceId: input.referenceId ?? null,
+      referenceType: input.referenceType ?? null,
+      actorKeyId: hold.key_id,
+      lineId: input.lineId ?? null,
+      at: input.at,
+    });
+    return { transaction, heldCents: Number(hold.amount_cents) };
+  });
+}
+
+export async function releaseHold(db: Knex, input: { tenant: BillingTenant; reference: string; at: Date }): Promise<void> {
+  await db('spend_holds').where({ reference: input.reference, status: 'active' }).update({ status: 'released', closed_at: input.at });
+}
