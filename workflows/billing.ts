@@ -50,6 +50,7 @@ export async function autoChargeWorkflow(tenant: BillingTenant): Promise<AutoCha
   let requested = false;
   let paymentMethodChanged = false;
   let charges = 0;
+  let attempts = 0;
   let declined = false;
   setHandler(balanceLowSignal, () => {
     requested = true;
@@ -65,8 +66,11 @@ export async function autoChargeWorkflow(tenant: BillingTenant): Promise<AutoCha
     const plan = await store.prepareAutoCharge(tenant);
     if (!plan.charge) continue;
 
+    // One key per charge decision, reused by every retry of it; a new decision (after a
+    // decline, or the next top-up) gets a new key, so a declined key is never replayed.
+    attempts += 1;
     const info = workflowInfo();
-    const idempotencyKey = `${info.workflowId}:${info.runId}:charge-${charges + 1}`;
+    const idempotencyKey = `${info.workflowId}:${info.runId}:charge-${attempts}`;
     try {
       const { chargeId } = await processor.chargeCard({ tenant, idempotencyKey, amountCents: plan.amountCents, paymentMethodId: plan.paymentMethodId, paymentMethodToken: plan.paymentMethodToken });
       await store.creditAutoRecharge({ tenant, idempotencyKey, amountCents: plan.amountCents, chargeId });
