@@ -26,6 +26,10 @@ async function main(): Promise<void> {
     const { startReceiver } = require('./receiver') as typeof import('./receiver');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createEvent, startDelivery } = require('../../src/webhooks/publish') as typeof import('../../src/webhooks/publish');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { runCommand } = require('../../src/cli/main') as typeof import('../../src/cli/main');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { post } = require('../../src/billing/ledger') as typeof import('../../src/billing/ledger');
     const h = await startHarness();
     try {
       await h.startWorker();
@@ -61,6 +65,24 @@ async function main(): Promise<void> {
         await receiver.close();
       }
 
+      // Auto-charge: a low balance with a card on file, topped up once (the run stays open, idle).
+      await runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
+      const tenantBilling = { workspaceId: tenant.workspaceId, environment: 'test' as const };
+      await post(h.db, { tenant: tenantBilling, type: 'call_charge', amountCents: -300, description: 'Call', idempotencyRef: `history:${Date.now()}`, at: new Date() });
+      await h.temporal.workflow.signalWithStart('autoChargeWorkflow', {
+        workflowId: workflowIds.autoCharge(tenant.workspaceId, 'test'),
+        taskQueue: h.config.taskQueue,
+        args: [tenantBilling],
+        signal: 'balanceLow',
+      });
+      for (let i = 0; i < 100 && !(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'auto_recharge' }).first()); i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await saveOpen(h, workflowIds.autoCharge(tenant.workspaceId, 'test'), path.join(out, 'autoChargeWorkflow.charged.json'));
+
+      const close = await h.temporal.workflow.start('closeSpendPeriodWorkflow', { taskQueue: h.config.taskQueue, workflowId: `close-${Date.now()}`, args: [{ nominalTime: '2026-02-01T00:00:00.000Z' }] });
+      await save(h, close.workflowId, path.join(out, 'closeSpendPeriodWorkflow.json'));
+
       h.simulator.state.provisionFault = 'reject';
       const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
       await save(h, workflowIds.provisionLine(refused.body.line.id), path.join(out, 'provisionLineWorkflow.carrier-refused.json'));
@@ -71,6 +93,13 @@ async function main(): Promise<void> {
     await stack.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** A workflow that is still running (waiting for its next signal): its history so far. */
+async function saveOpen(h: { temporal: import('@temporalio/client').Client }, workflowId: string, file: string): Promise<void> {
+  const history = await h.temporal.workflow.getHandle(workflowId).fetchHistory();
+  fs.writeFileSync(file, JSON.stringify(history, null, 2) + '\n');
+  console.log(`recorded ${workflowId} (open) -> ${path.relative(process.cwd(), file)}`);
 }
 
 async function save(h: { temporal: import('@temporalio/client').Client }, workflowId: string, file: string): Promise<void> {
