@@ -62,7 +62,8 @@ async function capRefusal(trx: Knex.Transaction, key: KeyLimits, amountCents: nu
   return undefined;
 }
 
-async function check(trx: Knex.Transaction, tenant: BillingTenant, keyId: string | null, amountCents: number, at: Date): Promise<HoldRefusal | undefined> {
+/** Called with the account lock held, and the balance read under it. */
+async function check(trx: Knex.Transaction, tenant: BillingTenant, balanceCents: number, keyId: string | null, amountCents: number, at: Date): Promise<HoldRefusal | undefined> {
   if (keyId) {
     const key = await trx<KeyLimits>('api_keys').where({ id: keyId }).first('id', 'spend_limit_cents', 'spend_reset_period', 'monthly_cap_cents');
     if (key) {
@@ -70,7 +71,6 @@ async function check(trx: Knex.Transaction, tenant: BillingTenant, keyId: string
       if (refusal) return refusal;
     }
   }
-  const { balanceCents } = await lockAccount(trx, tenant);
   const [{ held }] = await trx('spend_holds')
     .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, status: 'active' })
     .select(trx.raw('coalesce(sum(amount_cents), 0)::bigint as held'));
@@ -83,10 +83,10 @@ async function check(trx: Knex.Transaction, tenant: BillingTenant, keyId: string
 export async function placeHold(db: Knex, input: { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number; at: Date }): Promise<HoldOutcome> {
   return db.transaction(async (trx) => {
     // The account lock is taken first, so every hold of a workspace is decided one at a time.
-    await lockAccount(trx, input.tenant);
+    const { balanceCents } = await lockAccount(trx, input.tenant);
     const existing = await trx('spend_holds').where({ reference: input.reference }).first('id', 'amount_cents', 'status');
     if (existing) return { ok: true, holdId: existing.id, heldCents: Number(existing.amount_cents) };
-    const refusal = await check(trx, input.tenant, input.keyId, input.amountCents, input.at);
+    const refusal = await check(trx, input.tenant, balanceCents, input.keyId, input.amountCents, input.at);
     if (refusal) return { ok: false, refusal };
     const [hold] = await trx('spend_holds')
       .insert({ workspace_id: input.tenant.workspaceId, environment: input.tenant.environment, key_id: input.keyId, reference: input.reference, amount_cents: input.amountCents, status: 'active', created_at: input.at })
@@ -101,12 +101,12 @@ export async function placeHold(db: Knex, input: { tenant: BillingTenant; keyId:
  */
 export async function extendHold(db: Knex, input: { tenant: BillingTenant; reference: string; totalCents: number; at: Date }): Promise<HoldOutcome> {
   return db.transaction(async (trx) => {
-    await lockAccount(trx, input.tenant);
+    const { balanceCents } = await lockAccount(trx, input.tenant);
     const hold = await trx('spend_holds').where({ reference: input.reference }).forUpdate().first('id', 'key_id', 'amount_cents', 'status');
     if (!hold || hold.status !== 'active') throw new Error(`no active hold ${input.reference}`);
     const more = input.totalCents - Number(hold.amount_cents);
     if (more <= 0) return { ok: true, holdId: hold.id, heldCents: Number(hold.amount_cents) };
-    const refusal = await check(trx, input.tenant, hold.key_id, more, input.at);
+    const refusal = await check(trx, input.tenant, balanceCents, hold.key_id, more, input.at);
     if (refusal) return { ok: false, refusal };
     await trx('spend_holds').where({ id: hold.id }).update({ amount_cents: input.totalCents });
     return { ok: true, holdId: hold.id, heldCents: input.totalCents };

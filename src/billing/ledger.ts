@@ -66,8 +66,12 @@ export async function ensureAccount(db: Db, tenant: BillingTenant): Promise<void
 
 /** Locks the account row for the rest of the transaction and returns its balance. */
 export async function lockAccount(trx: Knex.Transaction, tenant: BillingTenant): Promise<{ balanceCents: number }> {
-  await ensureAccount(trx, tenant);
-  const row = await trx('billing_accounts').where({ workspace_id: tenant.workspaceId, environment: tenant.environment }).forUpdate().first('balance_cents');
+  const locked = () => trx('billing_accounts').where({ workspace_id: tenant.workspaceId, environment: tenant.environment }).forUpdate().first('balance_cents');
+  let row = await locked();
+  if (!row) {
+    await ensureAccount(trx, tenant);
+    row = await locked();
+  }
   return { balanceCents: Number(row.balance_cents) };
 }
 

@@ -1,0 +1,118 @@
+/**
+ * Ledger benchmark: reserve and settle N random calls (random mode, zone and duration) the way
+ * the call workflow does — hold one minute, extend minute by minute, settle the exact
+ * per-second charge — with bounded concurrency against one workspace, then check the books:
+ * the balance must equal the sum of the ledger and the expected total from the pricing
+ * module, to the cent. Baseline: the same number of bare INSERTs into a scratch table.
+ *
+ *   npm run bench:ledger
+ *   BENCH_CALLS=20000 BENCH_CONCURRENCY=32 npm run bench:ledger
+ */
+import crypto from 'node:crypto';
+import fc from 'fast-check';
+import { intFromEnv } from '../src/config';
+import { createDb, type Db } from '../src/db/knex';
+import { extendHold, placeHold, settleHold } from '../src/billing/holds';
+import { balanceOf, post, type BillingTenant } from '../src/billing/ledger';
+import { callChargeCents, ratePerMinuteCents, ZONES, type Zone } from '../src/billing/pricing';
+import { startEphemeralStack } from '../src/infra/stack';
+import { createWorkspace } from '../src/workspaces/service';
+
+const CALLS = intFromEnv('BENCH_CALLS', 10_000);
+const CONCURRENCY = intFromEnv('BENCH_CONCURRENCY', 16);
+const MODES = ['webhook', 'hosted', 'audio'] as const;
+
+interface Call {
+  mode: (typeof MODES)[number];
+  zone: Zone;
+  durationMs: number;
+}
+
+async function runPool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await work(items[next++]);
+    }),
+  );
+}
+
+async function settleCall(db: Db, tenant: BillingTenant, call: Call): Promise<number> {
+  const rate = ratePerMinuteCents(call.mode, call.zone);
+  const reference = `call:${crypto.randomUUID()}`;
+  const hold = await placeHold(db, { tenant, keyId: null, reference, amountCents: rate, at: new Date() });
+  if (!hold.ok) throw new Error(`hold refused: ${hold.refusal.code}`);
+  const minutes = Math.max(1, Math.ceil(call.durationMs / 60_000));
+  for (let minute = 2; minute <= minutes; minute += 1) {
+    const extended = await extendHold(db, { tenant, reference, totalCents: rate * minute, at: new Date() });
+    if (!extended.ok) throw new Error(`extension refused: ${extended.refusal.code}`);
+  }
+  const charge = callChargeCents(call.mode, call.zone, call.durationMs);
+  await settleHold(db, { tenant, reference, chargeCents: charge, type: 'call_charge', description: 'Call', usage: { kind: 'call', seconds: Math.ceil(call.durationMs / 1000) }, at: new Date() });
+  return charge;
+}
+
+async function main(): Promise<void> {
+  const stack = await startEphemeralStack({ name: 'switchboard_bench_ledger', log: () => undefined });
+  const db = createDb(stack.databaseUrl, { max: CONCURRENCY + 4 });
+  try {
+    const { workspace } = await createWorkspace(db, { name: 'bench', ownerEmail: `bench+${Date.now()}@example.test` });
+    const tenant: BillingTenant = { workspaceId: workspace.id, environment: 'test' };
+    const startingBalance = 100_000_000;
+    await post(db, { tenant, type: 'credit_purchase', amountCents: startingBalance, description: 'bench funds', idempotencyRef: `bench:${workspace.id}`, at: new Date() });
+    const before = (await balanceOf(db, tenant)).balanceCents;
+
+    // Calls of 0 s to 20 min, seeded so runs are comparable.
+    const calls = fc.sample(
+      fc.record({ mode: fc.constantFrom(...MODES), zone: fc.constantFrom(...ZONES), durationMs: fc.integer({ min: 0, max: 20 * 60_000 }) }),
+      { numRuns: CALLS, seed: 42 },
+    );
+    const holdsPerCall = calls.reduce((n, c) => n + Math.max(1, Math.ceil(c.durationMs / 60_000)), 0);
+    let expectedCharges = 0;
+    const started = process.hrtime.bigint();
+    await runPool(calls, CONCURRENCY, async (call) => {
+      const charge = await settleCall(db, tenant, call);
+      expectedCharges += charge;
+    });
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+
+    const after = await balanceOf(db, tenant);
+    const [{ sum }] = await db('ledger_transactions').where({ workspace_id: workspace.id, environment: 'test' }).sum('amount_cents as sum');
+    const active = await db('spend_holds').where({ workspace_id: workspace.id, status: 'active' }).count('id as n');
+    const driftVsLedger = after.balanceCents - Number(sum);
+    const driftVsPricing = before - expectedCharges - after.balanceCents;
+
+    // Baseline: the same number of plain single-row INSERTs, no locks, no checks.
+    await db.schema.createTable('bench_baseline', (t) => {
+      t.bigIncrements('id');
+      t.bigInteger('amount_cents');
+      t.text('ref').unique();
+    });
+    const baselineStarted = process.hrtime.bigint();
+    await runPool(calls, CONCURRENCY, async (call) => {
+      await db('bench_baseline').insert({ amount_cents: -callChargeCents(call.mode, call.zone, call.durationMs), ref: crypto.randomUUID() });
+    });
+    const baselineSeconds = Number(process.hrtime.bigint() - baselineStarted) / 1e9;
+
+    const row = (label: string, n: number, s: number) => `${label.padEnd(44)} ${String(n).padStart(7)} ${s.toFixed(2).padStart(8)} ${(n / s).toFixed(0).padStart(10)}`;
+    console.log(`\n[bench] ${CALLS} calls, concurrency ${CONCURRENCY}, ${holdsPerCall} holds/extensions, one workspace (every posting takes its account lock)\n`);
+    console.log(`${'target'.padEnd(44)} ${'n'.padStart(7)} ${'seconds'.padStart(8)} ${'per second'.padStart(10)}`);
+    console.log(row('switchboard: reserve + extend + settle (calls)', CALLS, seconds));
+    console.log(row('switchboard: holds and extensions', holdsPerCall, seconds));
+    console.log(row('switchboard: ledger postings (settlements)', CALLS, seconds));
+    console.log(row('baseline: bare INSERT', CALLS, baselineSeconds));
+    console.log(`\ncharged ${expectedCharges} cents; drift balance vs ledger: ${driftVsLedger} cents; drift vs pricing: ${driftVsPricing} cents; active holds left: ${active[0].n}`);
+    if (driftVsLedger !== 0 || driftVsPricing !== 0 || Number(active[0].n) !== 0) {
+      console.error('[bench] FAILED: the books do not balance');
+      process.exitCode = 1;
+    }
+  } finally {
+    await db.destroy();
+    await stack.stop();
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
