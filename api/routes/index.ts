@@ -1,7 +1,9 @@
 import type { RouteDef } from './types';
 import { apiTokenRoutes } from './apiTokens';
+import { auditRoutes } from './audit';
 import { authKeyRoutes } from './authKeys';
 import { billingRoutes } from './billing';
+import { complianceRoutes } from './compliance';
 import { keyPlaneRoutes } from './keys';
 import { lineRoutes } from './lines';
 import { systemRoutes } from './system';
@@ -9,5 +11,5 @@ import { webhookRoutes } from './webhooks';
 
 /** The route table: every endpoint, its scope and its OpenAPI operation, in one list. */
 export function allRoutes(openApiYaml: () => string): RouteDef[] {
-  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes(), ...webhookRoutes(), ...billingRoutes()];
+  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes(), ...webhookRoutes(), ...billingRoutes(), ...complianceRoutes(), ...auditRoutes()];
 }

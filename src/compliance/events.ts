@@ -18,7 +18,10 @@ export const KEY_LIFECYCLE_EVENTS = [
 ] as const;
 export type KeyLifecycleEvent = (typeof KEY_LIFECYCLE_EVENTS)[number];
 
-export type ComplianceEventType = KeyLifecycleEvent | 'audit_read';
+/** Events of the compliance plane itself (consent, opt-outs, disclosures, audit reads). */
+export const COMPLIANCE_EVENTS = ['consent_granted', 'consent_revoked', 'opt_out', 'opt_in', 'disclosure_played', 'audit_read'] as const;
+
+export type ComplianceEventType = KeyLifecycleEvent | (typeof COMPLIANCE_EVENTS)[number];
 
 export interface ComplianceEventInput {
   workspaceId: string;

@@ -3,6 +3,7 @@ import * as m0001 from './0001_core';
 import * as m0002 from './0002_keys_idempotency_limits';
 import * as m0003 from './0003_webhooks';
 import * as m0004 from './0004_billing';
+import * as m0005 from './0005_compliance';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -13,6 +14,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0002_keys_idempotency_limits': m0002,
   '0003_webhooks': m0003,
   '0004_billing': m0004,
+  '0005_compliance': m0005,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

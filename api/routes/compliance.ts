@@ -1,0 +1,284 @@
+import { principalOf, type AppContext, type AppDeps } from '../context';
+import { ApiError, errors } from '../errors';
+import { allowedLineIds, assertLineAllowed } from '../lineAccess';
+import { errorResponse, offsetPaginationParams } from '../openapi/schemas';
+import type { RouteDef } from './types';
+import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/compliance/consent';
+import { findLine } from '../../src/lines/store';
+import { LANGUAGES } from '../../src/lines/rules';
+import { toE164 } from '../../src/phone';
+
+/** Consent, disclosures and the compliance audit (spec "Compliance"). */
+function phoneOrFail(value: string, field = 'phone_number'): string {
+  const e164 = toE164(value);
+  if (!e164) throw errors.validation([{ field, message: 'Must be a valid phone number, preferably E.164 (+14155550123)' }]);
+  return e164;
+}
+
+async function grant(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const body = ctx.state.body as { line_id: string; phone_number: string; consent_type: ConsentType; source?: string };
+  const phoneNumber = phoneOrFail(body.phone_number);
+  assertLineAllowed(principal, body.line_id);
+  const line = await findLine(deps.db, principal, body.line_id);
+  if (!line) throw errors.notFound('Line');
+  const row = await grantConsent(deps.db, {
+    tenant: principal,
+    lineId: line.id,
+    phoneNumber,
+    consentType: body.consent_type,
+    source: body.source ?? 'api',
+    actorKeyId: principal.key.id,
+    at: deps.now(),
+  });
+  if (!row) throw new ApiError(409, 'consent_already_granted', `An active ${body.consent_type} consent already exists for this line and number`);
+  ctx.status = 201;
+  ctx.body = { consent: toConsentRecord(row) };
+}
+
+async function check(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const q = ctx.state.query as { phone_number?: string; line_id?: string; consent_type?: ConsentType; status?: 'active' | 'revoked'; limit: number; offset: number };
+  const allowed = allowedLineIds(principal);
+  if (q.line_id) assertLineAllowed(principal, q.line_id);
+  const scoped = () => {
+    const query = consentsOf(deps.db, principal);
+    if (q.line_id) query.andWhere({ line_id: q.line_id });
+    else if (allowed) query.whereIn('line_id', [...allowed]);
+    if (q.consent_type) query.andWhere({ consent_type: q.consent_type });
+    return query;
+  };
+  if (q.phone_number) {
+    // A check for one number (optionally on one line): the current state, unwrapped.
+    const active = await scoped().andWhere({ phone_number: phoneOrFail(q.phone_number), status: 'active' }).orderBy('granted_at', 'desc').first();
+    ctx.body = { status: active ? 'active' : 'none', consent: active ? toConsentRecord(active) : null };
+    return;
+  }
+  const filtered = () => (q.status ? scoped().andWhere({ status: q.status }) : scoped());
+  const [rows, [{ total }]] = await Promise.all([
+    filtered().orderBy([{ column: 'granted_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    filtered().count<{ total: string }[]>('id as total'),
+  ]);
+  ctx.body = { consents: rows.map(toConsentRecord), total: Number(total) };
+}
+
+async function revoke(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const q = ctx.state.query as { phone_number: string; line_id?: string };
+  const phoneNumber = phoneOrFail(q.phone_number);
+  if (q.line_id) assertLineAllowed(principal, q.line_id);
+  const lineIds = q.line_id ? [q.line_id] : allowedLineIds(principal);
+  const revoked = await revokeConsents(deps.db, { tenant: principal, phoneNumber, lineIds, actorKeyId: principal.key.id, at: deps.now() });
+  if (revoked.length === 0) throw errors.notFound('Active consent');
+  ctx.body = { consent: toConsentRecord(revoked[0]), revoked: revoked.length };
+}
+
+interface DisclosureRow {
+  id: string;
+  workspace_id: string;
+  environment: 'test' | 'live';
+  message: string;
+  language: string;
+  jurisdiction: string;
+  is_default: boolean;
+  audio_url: string | null;
+  created_at: Date;
+}
+
+const toDisclosure = (row: DisclosureRow) => ({
+  id: row.id,
+  message: row.message,
+  audio_url: row.audio_url,
+  language: row.language,
+  jurisdiction: row.jurisdiction,
+  is_default: row.is_default,
+  created_at: row.created_at.toISOString(),
+});
+
+async function createDisclosure(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const body = ctx.state.body as { message: string; language?: string; jurisdiction?: string; is_default?: boolean };
+  const language = body.language ?? 'en';
+  const row = await deps.db.transaction(async (trx) => {
+    // The first disclosure of a language is its default; a new default replaces the old one.
+    const hasDefault = await trx('disclosures').where({ workspace_id: principal.workspaceId, environment: principal.environment, language, is_default: true }).first('id');
+    const isDefault = body.is_default ?? !hasDefault;
+    if (isDefault && hasDefault) await trx('disclosures').where({ id: hasDefault.id }).update({ is_default: false });
+    const [inserted] = await trx<DisclosureRow>('disclosures')
+      .insert({ workspace_id: principal.workspaceId, environment: principal.environment, message: body.message, language, jurisdiction: body.jurisdiction ?? 'US', is_default: isDefault, created_at: deps.now() })
+      .returning('*');
+    return inserted;
+  });
+  ctx.status = 201;
+  ctx.body = { disclosure: toDisclosure(row) };
+}
+
+async function listDisclosures(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const rows = await deps.db<DisclosureRow>('disclosures').where({ workspace_id: principal.workspaceId, environment: principal.environment }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  ctx.body = { disclosures: rows.map(toDisclosure) };
+}
+
+export function toComplianceEvent(row: Record<string, unknown>) {
+  return {
+    id: row.id,
+    line_id: row.line_id ?? null,
+    call_id: row.call_id ?? null,
+    phone_number: row.phone_number ?? null,
+    event_type: row.event_type,
+    actor_key_id: row.actor_key_id ?? null,
+    metadata: row.metadata ?? null,
+    created_at: (row.created_at as Date).toISOString(),
+  };
+}
+
+async function audit(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const q = ctx.state.query as { line_id?: string; phone_number?: string; event_type?: string; from?: string; to?: string; limit: number; offset: number };
+  if (q.line_id) assertLineAllowed(principal, q.line_id);
+  const allowed = allowedLineIds(principal);
+  const phone = q.phone_number ? phoneOrFail(q.phone_number) : undefined;
+  const filtered = () => {
+    const query = deps.db('compliance_events').where({ workspace_id: principal.workspaceId, environment: principal.environment });
+    if (q.line_id) query.andWhere({ line_id: q.line_id });
+    else if (allowed) query.whereIn('line_id', [...allowed]);
+    if (phone) query.andWhere({ phone_number: phone });
+    if (q.event_type) query.andWhere({ event_type: q.event_type });
+    if (q.from) query.andWhere('created_at', '>=', new Date(q.from));
+    if (q.to) query.andWhere('created_at', '<', new Date(q.to));
+    return query;
+  };
+  const [rows, [{ total }]] = await Promise.all([
+    filtered().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    filtered().count<{ total: string }[]>('id as total'),
+  ]);
+  ctx.body = { events: rows.map(toComplianceEvent), total: Number(total) };
+}
+
+const phoneParam = (required: boolean) => ({ name: 'phone_number', in: 'query' as const, required, schema: { type: 'string', minLength: 3, maxLength: 32 } });
+const lineParam = { name: 'line_id', in: 'query' as const, schema: { type: 'string', format: 'uuid' } };
+const auditParams = [
+  lineParam,
+  phoneParam(false),
+  { name: 'event_type', in: 'query' as const, schema: { type: 'string', maxLength: 64 } },
+  { name: 'from', in: 'query' as const, schema: { type: 'string', format: 'date-time' }, description: 'Inclusive, ISO 8601' },
+  { name: 'to', in: 'query' as const, schema: { type: 'string', format: 'date-time' }, description: 'Exclusive, ISO 8601' },
+  ...offsetPaginationParams(),
+];
+const readAuth = { kind: 'standard' as const, scope: 'read' as const, verb: 'read' as const };
+const auditDoc = {
+  summary: 'Compliance events, newest first: consent, opt-outs, disclosures played, audit reads, key lifecycle',
+  tags: ['compliance'],
+  parameters: auditParams,
+  responses: { '200': { description: '`{events: [{id, line_id, call_id, phone_number, event_type, actor_key_id, metadata, created_at}], total}`' } },
+};
+
+export function complianceRoutes(): RouteDef[] {
+  return [
+    {
+      method: 'post',
+      path: '/api/v1/consent',
+      operationId: 'grantConsent',
+      auth: { kind: 'standard', scope: 'consent:write', verb: 'admin' },
+      rateLimit: 'consent.create',
+      idempotency: { required: false },
+      doc: {
+        summary: 'Record consent for a (line, phone number)',
+        tags: ['compliance'],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['line_id', 'phone_number', 'consent_type'],
+                properties: {
+                  line_id: { type: 'string', format: 'uuid' },
+                  phone_number: { type: 'string', minLength: 3, maxLength: 32 },
+                  consent_type: { type: 'string', enum: [...CONSENT_TYPES] },
+                  source: { type: 'string', minLength: 1, maxLength: 200, description: 'Where the consent came from, e.g. "api", "web_form"; default "api"' },
+                },
+              },
+            },
+          },
+        },
+        responses: { '201': { description: '`{consent}`' }, '404': errorResponse('`not_found`: the line'), '409': errorResponse('`consent_already_granted`') },
+      },
+      handler: grant,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/consent',
+      operationId: 'checkConsent',
+      auth: readAuth,
+      doc: {
+        summary: 'With phone_number: the consent state of that number (unwrapped `{status, consent}`); without: a list',
+        tags: ['compliance'],
+        parameters: [
+          phoneParam(false),
+          lineParam,
+          { name: 'consent_type', in: 'query', schema: { type: 'string', enum: [...CONSENT_TYPES] } },
+          { name: 'status', in: 'query', schema: { type: 'string', enum: ['active', 'revoked'] } },
+          ...offsetPaginationParams(),
+        ],
+        responses: { '200': { description: '`{status: "active"|"none", consent}` for a number, `{consents, total}` otherwise' } },
+      },
+      handler: check,
+    },
+    {
+      method: 'delete',
+      path: '/api/v1/consent',
+      operationId: 'revokeConsent',
+      auth: { kind: 'standard', scope: 'consent:write', verb: 'admin' },
+      doc: {
+        summary: 'Revoke the active consents of a number (on one line, or on every line the key may act on)',
+        tags: ['compliance'],
+        parameters: [phoneParam(true), lineParam],
+        responses: { '200': { description: '`{consent, revoked}`: the (first) revoked record and how many were revoked' }, '404': errorResponse('`not_found`: no active consent') },
+      },
+      handler: revoke,
+    },
+    {
+      method: 'post',
+      path: '/api/v1/disclosures',
+      operationId: 'createDisclosure',
+      auth: { kind: 'standard', scope: 'consent:write', verb: 'admin' },
+      rateLimit: 'disclosures.create',
+      doc: {
+        summary: 'Add an AI disclosure; the default of a language is played at the start of calls on compliance-enabled lines',
+        tags: ['compliance'],
+        requestBody: {
+          required: true,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                required: ['message'],
+                properties: {
+                  message: { type: 'string', minLength: 1, maxLength: 2000 },
+                  language: { type: 'string', enum: LANGUAGES.filter((l) => l !== 'multi'), default: 'en' },
+                  jurisdiction: { type: 'string', minLength: 2, maxLength: 16, default: 'US' },
+                  is_default: { type: 'boolean', description: 'Defaults to true for the first disclosure of a language' },
+                },
+              },
+            },
+          },
+        },
+        responses: { '201': { description: '`{disclosure}`' } },
+      },
+      handler: createDisclosure,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/disclosures',
+      operationId: 'listDisclosures',
+      auth: readAuth,
+      doc: { summary: 'Disclosures, newest first', tags: ['compliance'], responses: { '200': { description: '`{disclosures}`' } } },
+      handler: listDisclosures,
+    },
+    { method: 'get', path: '/api/v1/compliance/audit', operationId: 'complianceAudit', auth: readAuth, doc: auditDoc, handler: audit },
+    { method: 'get', path: '/api/v1/compliance/events', operationId: 'complianceEvents', auth: readAuth, doc: { ...auditDoc, description: 'Alias of /api/v1/compliance/audit.' }, handler: audit },
+  ];
+}

@@ -1,0 +1,112 @@
+import type { Knex } from 'knex';
+import { recordComplianceEvent } from './events';
+
+/**
+ * Consent per (line, phone number): `implied_inbound` (the person contacted the line) or
+ * `explicit_outbound` (they agreed to be contacted). One active grant per type; revoking keeps
+ * the record. Calls on lines with `compliance_enabled` and outbound SMS outside the 24-hour
+ * window need an active `explicit_outbound` consent.
+ */
+export const CONSENT_TYPES = ['implied_inbound', 'explicit_outbound'] as const;
+export type ConsentType = (typeof CONSENT_TYPES)[number];
+
+export interface ConsentRow {
+  id: string;
+  workspace_id: string;
+  environment: 'test' | 'live';
+  line_id: string;
+  phone_number: string;
+  consent_type: ConsentType;
+  source: string;
+  status: 'active' | 'revoked';
+  actor_key_id: string | null;
+  granted_at: Date;
+  revoked_at: Date | null;
+}
+
+export function toConsentRecord(row: ConsentRow) {
+  return {
+    id: row.id,
+    phone_number: row.phone_number,
+    line_id: row.line_id,
+    consent_type: row.consent_type,
+    source: row.source,
+    status: row.status,
+    granted_at: row.granted_at.toISOString(),
+    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+  };
+}
+
+interface Tenant {
+  workspaceId: string;
+  environment: 'test' | 'live';
+}
+
+export function consentsOf(db: Knex | Knex.Transaction, tenant: Tenant) {
+  return db<ConsentRow>('consents').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+/** Grants consent; `undefined` when an active grant of that type already exists. */
+export async function grantConsent(
+  db: Knex,
+  input: { tenant: Tenant; lineId: string; phoneNumber: string; consentType: ConsentType; source: string; actorKeyId: string | null; at: Date },
+): Promise<ConsentRow | undefined> {
+  return db.transaction(async (trx) => {
+    const [row] = await trx<ConsentRow>('consents')
+      .insert({
+        workspace_id: input.tenant.workspaceId,
+        environment: input.tenant.environment,
+        line_id: input.lineId,
+        phone_number: input.phoneNumber,
+        consent_type: input.consentType,
+        source: input.source,
+        status: 'active',
+        actor_key_id: input.actorKeyId,
+        granted_at: input.at,
+      })
+      .onConflict(trx.raw("(line_id, phone_number, consent_type) where status = 'active'"))
+      .ignore()
+      .returning('*');
+    if (!row) return undefined;
+    await recordComplianceEvent(trx, {
+      workspaceId: input.tenant.workspaceId,
+      environment: input.tenant.environment,
+      eventType: 'consent_granted',
+      actorKeyId: input.actorKeyId,
+      lineId: input.lineId,
+      phoneNumber: input.phoneNumber,
+      metadata: { consent_id: row.id, consent_type: input.consentType, source: input.source },
+      at: input.at,
+    });
+    return row;
+  });
+}
+
+/** Revokes the active consents matching the selectors; returns them (empty when none was active). */
+export async function revokeConsents(db: Knex, input: { tenant: Tenant; phoneNumber: string; lineIds?: readonly string[]; actorKeyId: string | null; at: Date }): Promise<ConsentRow[]> {
+  return db.transaction(async (trx) => {
+    const query = consentsOf(trx, input.tenant).andWhere({ phone_number: input.phoneNumber, status: 'active' });
+    if (input.lineIds) query.whereIn('line_id', [...input.lineIds]);
+    const rows = await query.update({ status: 'revoked', revoked_at: input.at }).returning('*');
+    for (const row of rows) {
+      await recordComplianceEvent(trx, {
+        workspaceId: input.tenant.workspaceId,
+        environment: input.tenant.environment,
+        eventType: 'consent_revoked',
+        actorKeyId: input.actorKeyId,
+        lineId: row.line_id,
+        phoneNumber: row.phone_number,
+        metadata: { consent_id: row.id, consent_type: row.consent_type },
+        at: input.at,
+      });
+    }
+    return rows;
+  });
+}
+
+/** The active consent of a type for (line, number), if any. */
+export async function activeConsent(db: Knex | Knex.Transaction, tenant: Tenant, lineId: string, phoneNumber: string, consentType?: ConsentType): Promise<ConsentRow | undefined> {
+  const query = consentsOf(db, tenant).andWhere({ line_id: lineId, phone_number: phoneNumber, status: 'active' });
+  if (consentType) query.andWhere({ consent_type: consentType });
+  return query.orderBy('granted_at', 'desc').first();
+}
