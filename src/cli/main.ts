@@ -1,5 +1,10 @@
 import { parseArgs } from 'node:util';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { IllegalStateError } from '@temporalio/common';
+import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { loadConfig, requireSetting } from '../config';
 import { createDb, migrateLatest, type Db } from '../db/knex';
 import { CardDeclinedError, SimulatedCardProcessor } from '../billing/cardProcessor';
@@ -7,6 +12,9 @@ import { savePaymentMethod } from '../billing/paymentMethods';
 import type { Environment } from '../keys/format';
 import { recordComplianceEvent } from '../compliance/events';
 import { isRole, isScope, type Scope } from '../keys/scopes';
+import { connectTemporalClient } from '../temporal/client';
+import { exportHistory, InvalidHistoryError, replayHistoryFile } from '../temporal/histories';
+import { workflowIds } from '../../workflows/ids';
 import { addUser, createWorkspace, findUser, mintServiceKey, mintUserKey, ScopeBeyondRoleError, workspaceOwner, type User } from '../workspaces/service';
 
 /**
@@ -17,8 +25,32 @@ class CliError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    /** Printed alongside `error` with --json (e.g. the replay result a script checks). */
+    readonly details: Record<string, unknown> = {},
   ) {
     super(message);
+  }
+}
+
+/**
+ * The Temporal client, connected only when a command needs it (the history commands);
+ * everything else talks to Postgres alone. Whoever creates one closes it.
+ */
+export class LazyTemporal {
+  private client: Promise<Client> | undefined;
+
+  get(): Promise<Client> {
+    if (!this.client) {
+      const config = loadConfig();
+      this.client = connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
+    }
+    return this.client;
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) await (await client.catch(() => undefined))?.connection.close();
   }
 }
 
@@ -35,6 +67,10 @@ Commands:
   service-key create --workspace W --env test|live [--user U] [--name N]
   service-key revoke --workspace W --id KEY_ID
   payment-method add --workspace W --card NUMBER --exp MM/YY [--user U] [--default]
+  history export ID [--out FILE]            write a workflow's Temporal history as JSON; ID is a
+                                            workflow id, or a call/line/event id (prefixes tried)
+  history replay FILE                       replay an exported history against the current workflow
+                                            code; exit 1 with the determinism error if it diverges
 
 Every command accepts --json for machine-readable output.`;
 
@@ -70,10 +106,107 @@ function parseScopes(raw: string | undefined): Scope[] | undefined {
   return scopes as Scope[];
 }
 
-export async function runCommand(db: Db, args: string[], flags: Flags): Promise<Record<string, unknown>> {
+/** Relative paths are the operator's: `npm run` moves to the package root but records where it started. */
+function operatorPath(file: string): string {
+  return path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
+}
+
+/** The id as given first, then every single-id workflow id made from it (`line-provision:<id>`, ...). */
+function candidateWorkflowIds(id: string): string[] {
+  const derived = Object.values(workflowIds)
+    .filter((make): make is (id: string) => string => make.length === 1)
+    .map((make) => make(id));
+  return [...new Set([id, ...derived])];
+}
+
+/**
+ * Replay runs a worker in this process; by default its native core logs (the nondeterminism
+ * warning among them) go to stdout, which must stay one JSON object. Errors only, to stderr.
+ * (Already installed, e.g. in a test process: that one is kept.)
+ */
+function quietTemporalRuntime(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
+  } catch (err) {
+    if (!(err instanceof IllegalStateError)) throw err;
+  }
+}
+
+async function historyExport(temporal: LazyTemporal, args: string[], flags: Flags): Promise<Record<string, unknown>> {
+  const id = args[2]?.trim();
+  if (!id || args.length > 3) throw new CliError('invalid_argument', 'usage: history export <workflow-id|call-id> [--out FILE]');
+  const client = await temporal.get();
+  const tried = candidateWorkflowIds(id);
+  for (const workflowId of tried) {
+    let exported;
+    try {
+      exported = await exportHistory(client, workflowId);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) continue;
+      throw err;
+    }
+    const file = operatorPath(stringFlag(flags, 'out') ?? `${workflowId.replace(/:/g, '_')}.history.json`);
+    fs.writeFileSync(file, JSON.stringify(exported.history, null, 2) + '\n');
+    return { workflow_id: exported.workflowId, run_id: exported.runId ?? null, events: exported.history.events.length, file };
+  }
+  throw new CliError('not_found', `no workflow history found for ${id} (tried ${tried.join(', ')})`);
+}
+
+async function historyReplay(args: string[]): Promise<Record<string, unknown>> {
+  const given = args[2];
+  if (!given || args.length > 3) throw new CliError('invalid_argument', 'usage: history replay <file>');
+  const file = operatorPath(given);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError('not_found', `cannot read ${file}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new CliError('invalid_history', `${file} is not a workflow history: not JSON (${(err as Error).message})`);
+  }
+  quietTemporalRuntime();
+  let outcome;
+  try {
+    outcome = await replayHistoryFile(json);
+  } catch (err) {
+    if (err instanceof InvalidHistoryError) throw new CliError('invalid_history', `${file} is ${err.message}`);
+    throw err;
+  }
+  if (outcome.ok) return { file, workflow_type: outcome.workflowType, result: 'pass' };
+  const what = outcome.nondeterminism
+    ? `${outcome.workflowType} is not deterministic against the current workflow code (a running workflow with this history would break)`
+    : `${outcome.workflowType} failed to replay`;
+  throw new CliError('replay_failed', `replay of ${file} failed: ${what}: ${outcome.error}`, {
+    file,
+    workflow_type: outcome.workflowType,
+    result: 'fail',
+    nondeterminism: outcome.nondeterminism,
+  });
+}
+
+/**
+ * Runs one command. `temporal` is the client for the history commands; when none is passed,
+ * one is created for this command and closed after it.
+ */
+export async function runCommand(db: Db, args: string[], flags: Flags, temporal?: LazyTemporal): Promise<Record<string, unknown>> {
   const [group, action] = args;
   const command = action ? `${group} ${action}` : group;
   switch (command) {
+    case 'history export': {
+      if (temporal) return historyExport(temporal, args, flags);
+      const own = new LazyTemporal();
+      try {
+        return await historyExport(own, args, flags);
+      } finally {
+        await own.close();
+      }
+    }
+    case 'history replay':
+      return historyReplay(args);
     case 'migrate': {
       const applied = await migrateLatest(db);
       return { applied };
@@ -213,6 +346,7 @@ async function main(): Promise<number> {
       card: { type: 'string' },
       exp: { type: 'string' },
       id: { type: 'string' },
+      out: { type: 'string' },
     },
   });
   if (values.help || positionals.length === 0) {
@@ -221,18 +355,21 @@ async function main(): Promise<number> {
   }
   const config = loadConfig();
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 2 });
+  const temporal = new LazyTemporal();
   try {
-    const result = await runCommand(db, positionals, values);
+    const result = await runCommand(db, positionals, values, temporal);
     if (values.json) console.log(JSON.stringify(result));
     else printHuman(result);
     return 0;
   } catch (err) {
     const code = err instanceof CliError ? err.code : 'error';
     const message = err instanceof CliError ? err.message : (err as Error).message;
-    if (values.json) console.log(JSON.stringify({ error: { code, message } }));
+    const details = err instanceof CliError ? err.details : {};
+    if (values.json) console.log(JSON.stringify({ ...details, error: { code, message } }));
     else console.error(`error: ${message}`);
     return 1;
   } finally {
+    await temporal.close();
     await db.destroy();
   }
 }
