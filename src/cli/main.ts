@@ -11,6 +11,8 @@ import { CardDeclinedError, SimulatedCardProcessor } from '../billing/cardProces
 import { savePaymentMethod } from '../billing/paymentMethods';
 import type { Environment } from '../keys/format';
 import { recordComplianceEvent } from '../compliance/events';
+import { optIn, optOut } from '../compliance/optOuts';
+import { toE164 } from '../phone';
 import { isRole, isScope, type Scope } from '../keys/scopes';
 import { connectTemporalClient } from '../temporal/client';
 import { exportHistory, InvalidHistoryError, replayHistoryFile } from '../temporal/histories';
@@ -67,6 +69,9 @@ Commands:
   service-key create --workspace W --env test|live [--user U] [--name N]
   service-key revoke --workspace W --id KEY_ID
   payment-method add --workspace W --card NUMBER --exp MM/YY [--user U] [--default]
+  opt-out add|remove --workspace W --env test|live --number E164
+                                            stop (or allow again) calls and SMS to a number
+  opt-out list --workspace W --env test|live
   history export ID [--out FILE]            write a workflow's Temporal history as JSON; ID is a
                                             workflow id, or a call/line/event id (prefixes tried)
   history replay FILE                       replay an exported history against the current workflow
@@ -294,6 +299,23 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
       }
       return { id, key_prefix: row.key_prefix, revoked_at: revokedAt.toISOString() };
     }
+    case 'opt-out add':
+    case 'opt-out remove': {
+      const user = await resolveUser(db, flags);
+      const environment = envOf(flags);
+      const raw = stringFlag(flags, 'number', true);
+      const phoneNumber = toE164(raw);
+      if (!phoneNumber) throw new CliError('invalid_argument', `--number ${raw} is not a valid phone number`);
+      const input = { tenant: { workspaceId: user.workspace_id, environment }, phoneNumber, source: 'operator', at: new Date() };
+      const changed = action === 'add' ? await optOut(db, input) : await optIn(db, input);
+      return { phone_number: phoneNumber, environment, opted_out: action === 'add', changed };
+    }
+    case 'opt-out list': {
+      const user = await resolveUser(db, flags);
+      const environment = envOf(flags);
+      const rows = await db('opt_outs').where({ workspace_id: user.workspace_id, environment }).orderBy('opted_out_at', 'desc');
+      return { opt_outs: rows.map((r) => ({ phone_number: r.phone_number, source: r.source, opted_out_at: r.opted_out_at.toISOString() })) };
+    }
     case 'payment-method add': {
       const user = await resolveUser(db, flags);
       const exp = /^(\d{1,2})\/(\d{2}|\d{4})$/.exec(stringFlag(flags, 'exp', true));
@@ -346,6 +368,7 @@ async function main(): Promise<number> {
       card: { type: 'string' },
       exp: { type: 'string' },
       id: { type: 'string' },
+      number: { type: 'string' },
       out: { type: 'string' },
     },
   });

@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import { post } from '../../src/billing/ledger';
+import { runCommand } from '../../src/cli/main';
+import { isOptedOut } from '../../src/compliance/optOuts';
 import { createTenant, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 
 describe('compliance plane', () => {
@@ -74,6 +76,22 @@ describe('compliance plane', () => {
       for (let i = 0; i < 100; i += 1) await h.db('rate_limit_hits').insert({ bucket: `consent.create:ws:${tenant.workspaceId}:test`, at: h.clock.now() });
       const res = await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' });
       expect(res.status).toBe(429);
+    });
+  });
+
+  describe('opt-outs', () => {
+    it('the operator CLI opts numbers out and in, once each, with compliance events', async () => {
+      const add = await runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: '+1 415 555 0123' });
+      expect(add).toEqual({ phone_number: '+14155550123', environment: 'test', opted_out: true, changed: true });
+      expect((await runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: '+14155550123' })).changed).toBe(false);
+      expect(await isOptedOut(h.db, { workspaceId: tenant.workspaceId, environment: 'test' }, '+14155550123')).toBe(true);
+      expect(await isOptedOut(h.db, { workspaceId: tenant.workspaceId, environment: 'live' }, '+14155550123')).toBe(false);
+      expect((await runCommand(h.db, ['opt-out', 'list'], { workspace: tenant.workspaceId, env: 'test' })).opt_outs).toHaveLength(1);
+      expect((await runCommand(h.db, ['opt-out', 'remove'], { workspace: tenant.workspaceId, env: 'test', number: '+14155550123' })).changed).toBe(true);
+      expect(await isOptedOut(h.db, { workspaceId: tenant.workspaceId, environment: 'test' }, '+14155550123')).toBe(false);
+      const audit = await h.request('GET', '/api/v1/compliance/audit?phone_number=%2B14155550123', { key: tenant.keys.test });
+      expect(audit.body.events.map((e: { event_type: string }) => e.event_type)).toEqual(['opt_in', 'opt_out']);
+      await expect(runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: 'nope' })).rejects.toThrow(/not a valid phone number/);
     });
   });
 
