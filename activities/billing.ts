@@ -23,7 +23,20 @@ export type AutoChargePlan =
 
 /** Billing side effects: the ledger, the card processor, the monthly close. */
 export function createBillingActivities({ db, payments, temporal, taskQueue, now }: BillingActivityDeps) {
+  /** Wakes (or starts) the workspace's auto-charge workflow. Many concurrent calls coalesce into one charge. */
+  async function requestAutoCharge(tenant: BillingTenant): Promise<void> {
+    if (!temporal || !taskQueue) throw new Error('this worker cannot request auto-charges (no Temporal client)');
+    await temporal().workflow.signalWithStart('autoChargeWorkflow', {
+      workflowId: workflowIds.autoCharge(tenant.workspaceId, tenant.environment),
+      taskQueue,
+      args: [tenant],
+      signal: 'balanceLow',
+    });
+  }
+
   return {
+    requestAutoCharge,
+
     /** Holds funds before a call or message (see src/billing/holds.ts); a refusal is returned, not thrown. */
     async reserveFunds(input: { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number }): Promise<HoldOutcome> {
       return placeHold(db, { ...input, at: now() });
@@ -54,7 +67,8 @@ export function createBillingActivities({ db, payments, temporal, taskQueue, now
       const account = await db('billing_accounts').where({ workspace_id: input.tenant.workspaceId, environment: input.tenant.environment }).first();
       const balanceAfterCents = transaction ? Number(transaction.balance_after_cents) : null;
       const low = account?.auto_recharge_enabled && Number(account.balance_cents) < Number(account.auto_recharge_threshold_cents);
-      if (low && temporal && taskQueue) await this.requestAutoCharge(input.tenant);
+      // Activities are invoked unbound: call the closure, never `this`.
+      if (low && temporal && taskQueue) await requestAutoCharge(input.tenant);
       return { balanceAfterCents, autoChargeRequested: Boolean(low && temporal) };
     },
 
@@ -120,17 +134,6 @@ export function createBillingActivities({ db, payments, temporal, taskQueue, now
         at: now(),
       });
       return { balanceAfterCents: Number(transaction.balance_after_cents) };
-    },
-
-    /** Wakes (or starts) the workspace's auto-charge workflow. Many concurrent calls coalesce into one charge. */
-    async requestAutoCharge(tenant: BillingTenant): Promise<void> {
-      if (!temporal || !taskQueue) throw new Error('this worker cannot request auto-charges (no Temporal client)');
-      await temporal().workflow.signalWithStart('autoChargeWorkflow', {
-        workflowId: workflowIds.autoCharge(tenant.workspaceId, tenant.environment),
-        taskQueue,
-        args: [tenant],
-        signal: 'balanceLow',
-      });
     },
 
     /**

@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { CarrierAdapter } from './carrier/adapter';
 import type { PaymentProcessor } from './payments/adapter';
 import { createBillingActivities } from './billing';
+import { createCallActivities } from './calls';
 import { createLineActivities } from './lines';
 import { createMaintenanceActivities } from './maintenance';
 import { createLineSecretActivities } from './lineSecrets';
@@ -17,6 +18,8 @@ export interface ActivityDeps {
   /** The worker's Temporal client, for activities that start or signal workflows. */
   temporal?: () => Client;
   taskQueue?: string;
+  /** `<public base URL>/carrier/events`: where the carrier reports call progress. */
+  carrierEventsUrl: string;
   now: () => Date;
 }
 
@@ -28,6 +31,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createLineSecretActivities(deps),
     ...createWebhookActivities(deps),
     ...createBillingActivities(deps),
+    ...createCallActivities(deps),
   };
 }
 

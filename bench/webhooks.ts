@@ -300,6 +300,7 @@ async function main(): Promise<number> {
         carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
         payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
         secretsKey: () => secretsKey,
+        carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
         now: () => new Date(),
       }),
       ...WORKER_OPTIONS,

@@ -23,6 +23,8 @@ export interface Config {
   lineProvisionWaitMs: number;
   /** 32-byte key sealing secrets at rest (webhook signing secrets); see src/crypto/secretBox.ts. */
   secretsKey: string | undefined;
+  /** Where the carrier and customers reach this API (carrier event callbacks are built from it). */
+  publicBaseUrl: string;
 }
 
 export function intFromEnv(name: string, fallback: number): number {
@@ -66,6 +68,7 @@ export function loadConfig(): Config {
     carrierEventsSecret: process.env.CARRIER_EVENTS_SECRET ?? 'dev-carrier-secret',
     lineProvisionWaitMs: intFromEnv('LINE_PROVISION_WAIT_MS', 10_000),
     secretsKey: process.env.SECRETS_KEY || runtime.secretsKey,
+    publicBaseUrl: process.env.PUBLIC_BASE_URL ?? `http://${process.env.HOST ?? '127.0.0.1'}:${intFromEnv('PORT', 8080)}`,
   };
 }
 

@@ -33,6 +33,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
       secretsKey: () => parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY')),
       temporal: () => client,
       taskQueue: config.taskQueue,
+      carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
       now: () => new Date(),
     }),
     shutdownGraceTime: '10 seconds',

@@ -4,3 +4,4 @@ export { lineSecretsWorkflow } from './lineSecrets';
 export { purgeExpiredRecordsWorkflow } from './maintenance';
 export { deliverEventWorkflow } from './webhooks';
 export { autoChargeWorkflow, closeSpendPeriodWorkflow } from './billing';
+export { callWorkflow } from './calls';

@@ -17,6 +17,16 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('DELETE', `/carrier/v1/numbers/${encodeURIComponent(request.phoneNumber)}`);
   }
 
+  async placeCall(request: { callId: string; from: string; to: string; eventsUrl: string }): Promise<{ carrierCallId: string }> {
+    const body = await this.call('POST', '/carrier/v1/calls', { call_id: request.callId, from: request.from, to: request.to, events_url: request.eventsUrl });
+    if (typeof body.carrier_call_id !== 'string' || body.carrier_call_id === '') throw new Error('carrier answered POST /carrier/v1/calls without a carrier_call_id');
+    return { carrierCallId: body.carrier_call_id };
+  }
+
+  async hangUp(request: { carrierCallId: string }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/hangup`);
+  }
+
   private async call(method: string, path: string, body?: object): Promise<Record<string, unknown>> {
     const response = await fetch(new URL(path, this.baseUrl), {
       method,

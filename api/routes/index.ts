@@ -3,6 +3,8 @@ import { apiTokenRoutes } from './apiTokens';
 import { auditRoutes } from './audit';
 import { authKeyRoutes } from './authKeys';
 import { billingRoutes } from './billing';
+import { callRoutes } from './calls';
+import { carrierEventRoutes } from './carrierEvents';
 import { complianceRoutes } from './compliance';
 import { keyPlaneRoutes } from './keys';
 import { lineRoutes } from './lines';
@@ -11,5 +13,5 @@ import { webhookRoutes } from './webhooks';
 
 /** The route table: every endpoint, its scope and its OpenAPI operation, in one list. */
 export function allRoutes(openApiYaml: () => string): RouteDef[] {
-  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes(), ...webhookRoutes(), ...billingRoutes(), ...complianceRoutes(), ...auditRoutes()];
+  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes(), ...webhookRoutes(), ...billingRoutes(), ...complianceRoutes(), ...auditRoutes(), ...callRoutes(), ...carrierEventRoutes()];
 }

@@ -3,6 +3,7 @@ import http from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
+import { createLogger, maskPhone, type Logger } from '../logger';
 import { CardProcessorSimulatorState, cardProcessorRoutes } from './cardProcessorSimulator';
 
 /**
@@ -27,10 +28,275 @@ interface NumberRecord {
 
 const AREA_CODES = ['202', '212', '312', '415', '512', '617', '646', '702', '718', '917'];
 
+/** +1 <any area code> 555-0100…0199: calls to these ring and never connect. */
+export const NEVER_CONNECTS = /^\+1\d{3}55501\d{2}$/;
+const E164 = /^\+[1-9]\d{6,14}$/;
+const DEFAULT_RING_MS = 200;
+const MAX_RING_MS = 10 * 60_000;
+
+/** What a call to a destination does, set per number through the control API. */
+export type CallOutcome = 'answer' | 'busy' | 'no_answer' | 'fail';
+/** `never_connect` is what the reserved range does when no outcome is configured for it. */
+export type CallBehaviour = CallOutcome | 'never_connect';
+
+export interface CallRecord {
+  call_id: string;
+  carrier_call_id: string;
+  from: string;
+  to: string;
+  state: 'ringing' | 'answered' | 'ended';
+  outcome: CallBehaviour;
+  /** How many POST /carrier/v1/calls requests carried this call_id. */
+  requests: number;
+  created_at: string;
+  answered_at: string | null;
+  ended_at: string | null;
+}
+
+export type SimulatedCallEvent =
+  | { type: 'call.ringing' | 'call.answered' | 'call.busy' | 'call.no_answer' | 'call.failed'; call_id: string; carrier_call_id: string; at: number }
+  | { type: 'call.completed'; call_id: string; carrier_call_id: string; at: number; ended_by: 'caller' | 'switchboard'; answered: boolean };
+
+interface LiveCall {
+  record: CallRecord;
+  eventsUrl: string;
+  authorization: string;
+  ringMs: number;
+  timer: NodeJS.Timeout | null;
+  /** Deliveries for this call, chained so its events arrive in order. */
+  queue: Promise<void>;
+}
+
+export interface EventDeliveryOptions {
+  /** Tries per event before it is logged and dropped. */
+  attempts: number;
+  /** Pause between tries. */
+  delayMs: number;
+  /** How long one try may take. */
+  timeoutMs: number;
+}
+
+/**
+ * Outbound calls: accepts them, plays each one out by its destination's outcome, and POSTs
+ * carrier events to the call's events URL. In memory; `stop()` (run when the server closes)
+ * clears every timer and abandons pending deliveries.
+ */
+export class CallSimulatorState {
+  private readonly calls = new Map<string, LiveCall>();
+  private readonly byCarrierId = new Map<string, LiveCall>();
+  readonly outcomes = new Map<string, { outcome: CallOutcome; ringMs: number }>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private abort = new AbortController();
+  private readonly delivery: EventDeliveryOptions;
+  private readonly log: Logger;
+
+  constructor(options: { delivery?: Partial<EventDeliveryOptions>; log?: Logger } = {}) {
+    this.delivery = { attempts: 3, delayMs: 200, timeoutMs: 2_000, ...options.delivery };
+    this.log = options.log ?? createLogger('simulator');
+  }
+
+  list(): CallRecord[] {
+    return [...this.calls.values()].map((call) => ({ ...call.record }));
+  }
+
+  get(callId: string): CallRecord | undefined {
+    const call = this.calls.get(callId);
+    return call ? { ...call.record } : undefined;
+  }
+
+  setOutcome(to: string, outcome: CallOutcome, ringMs = DEFAULT_RING_MS): void {
+    this.outcomes.set(to, { outcome, ringMs });
+  }
+
+  /**
+   * Starts a call, or answers a repeat of `callId` with the call it already started.
+   * Returns null when `callId` was already used for a different from/to.
+   */
+  place(request: { callId: string; from: string; to: string; eventsUrl: string; authorization: string }): CallRecord | null {
+    const existing = this.calls.get(request.callId);
+    if (existing) {
+      if (existing.record.from !== request.from || existing.record.to !== request.to) return null;
+      existing.record.requests += 1;
+      return existing.record;
+    }
+    const configured = this.outcomes.get(request.to);
+    const outcome: CallBehaviour = configured?.outcome ?? (NEVER_CONNECTS.test(request.to) ? 'never_connect' : 'answer');
+    const call: LiveCall = {
+      record: {
+        call_id: request.callId,
+        carrier_call_id: `CA${crypto.randomBytes(16).toString('hex')}`,
+        from: request.from,
+        to: request.to,
+        state: 'ringing',
+        outcome,
+        requests: 1,
+        created_at: new Date().toISOString(),
+        answered_at: null,
+        ended_at: null,
+      },
+      eventsUrl: request.eventsUrl,
+      authorization: request.authorization,
+      ringMs: configured?.ringMs ?? DEFAULT_RING_MS,
+      timer: null,
+      queue: Promise.resolve(),
+    };
+    this.calls.set(call.record.call_id, call);
+    this.byCarrierId.set(call.record.carrier_call_id, call);
+
+    if (outcome === 'fail') {
+      this.end(call);
+      this.emit(call, { type: 'call.failed' });
+      return call.record;
+    }
+    this.emit(call, { type: 'call.ringing' });
+    if (outcome !== 'never_connect') this.schedule(call, call.ringMs, () => this.ringEnded(call));
+    return call.record;
+  }
+
+  /** Switchboard hangs up (the carrier API). Null if the carrier call is unknown; an ended call is left as it is. */
+  hangUpBySwitchboard(carrierCallId: string): CallRecord | null {
+    const call = this.byCarrierId.get(carrierCallId);
+    if (!call) return null;
+    if (call.record.state !== 'ended') {
+      const answered = call.record.state === 'answered';
+      this.end(call);
+      this.emit(call, { type: 'call.completed', ended_by: 'switchboard', answered });
+    }
+    return call.record;
+  }
+
+  /** The remote party hangs up an answered call (the control API). */
+  hangUpByCaller(callId: string): 'unknown' | 'not_answered' | CallRecord {
+    const call = this.calls.get(callId);
+    if (!call) return 'unknown';
+    if (call.record.state !== 'answered') return 'not_answered';
+    this.end(call);
+    this.emit(call, { type: 'call.completed', ended_by: 'caller', answered: true });
+    return call.record;
+  }
+
+  /** Forgets calls and outcomes; stops timers and pending deliveries. */
+  reset(): void {
+    this.stop();
+    this.abort = new AbortController();
+    this.calls.clear();
+    this.byCarrierId.clear();
+    this.outcomes.clear();
+  }
+
+  /** Clears every timer and abandons pending deliveries (the server is closing). */
+  stop(): void {
+    this.abort.abort();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    for (const call of this.calls.values()) call.timer = null;
+  }
+
+  private ringEnded(call: LiveCall): void {
+    if (call.record.state !== 'ringing') return;
+    switch (call.record.outcome) {
+      case 'answer':
+        call.record.state = 'answered';
+        call.record.answered_at = new Date().toISOString();
+        this.emit(call, { type: 'call.answered' });
+        return;
+      case 'busy':
+        this.end(call);
+        this.emit(call, { type: 'call.busy' });
+        return;
+      case 'no_answer':
+        this.end(call);
+        this.emit(call, { type: 'call.no_answer' });
+        return;
+      default:
+        return;
+    }
+  }
+
+  private end(call: LiveCall): void {
+    if (call.timer) {
+      clearTimeout(call.timer);
+      this.timers.delete(call.timer);
+      call.timer = null;
+    }
+    call.record.state = 'ended';
+    call.record.ended_at = new Date().toISOString();
+  }
+
+  private schedule(call: LiveCall, ms: number, run: () => void): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      call.timer = null;
+      run();
+    }, ms);
+    call.timer = timer;
+    this.timers.add(timer);
+  }
+
+  private emit(call: LiveCall, event: { type: SimulatedCallEvent['type']; ended_by?: 'caller' | 'switchboard'; answered?: boolean }): void {
+    const { type, ...extra } = event;
+    const full = { type, call_id: call.record.call_id, carrier_call_id: call.record.carrier_call_id, at: Date.now(), ...extra } as SimulatedCallEvent;
+    const signal = this.abort.signal;
+    call.queue = call.queue.then(() => this.deliver(call, full, signal));
+  }
+
+  /** POSTs one event, retrying a few times; never throws, so the call's later events still go. */
+  private async deliver(call: LiveCall, event: SimulatedCallEvent, signal: AbortSignal): Promise<void> {
+    let lastError = '';
+    for (let attempt = 1; attempt <= this.delivery.attempts; attempt += 1) {
+      if (signal.aborted) return;
+      try {
+        const response = await fetch(call.eventsUrl, {
+          method: 'POST',
+          headers: { authorization: call.authorization, 'content-type': 'application/json' },
+          body: JSON.stringify(event),
+          signal: AbortSignal.any([signal, AbortSignal.timeout(this.delivery.timeoutMs)]),
+        });
+        await response.arrayBuffer().catch(() => undefined);
+        if (response.ok) return;
+        lastError = `HTTP ${response.status}`;
+      } catch (err) {
+        if (signal.aborted) return;
+        lastError = err instanceof Error ? err.message : String(err);
+      }
+      if (attempt < this.delivery.attempts) await this.sleep(this.delivery.delayMs, signal);
+    }
+    let origin = '?';
+    try {
+      origin = new URL(call.eventsUrl).origin;
+    } catch {
+      // logged as '?'
+    }
+    this.log.warn(
+      { call_id: event.call_id, carrier_call_id: event.carrier_call_id, type: event.type, to: maskPhone(call.record.to), events_origin: origin, attempts: this.delivery.attempts, error: lastError },
+      'carrier event not delivered; dropped',
+    );
+  }
+
+  private sleep(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.timers.delete(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.timers.add(timer);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
 export class CarrierSimulatorState {
   readonly numbers = new Map<string, NumberRecord>();
+  readonly calls: CallSimulatorState;
   provisionFault: ProvisionFault = 'normal';
   private held: Array<() => void> = [];
+
+  constructor(options: { calls?: CallSimulatorState } = {}) {
+    this.calls = options.calls ?? new CallSimulatorState();
+  }
 
   private randomNumber(): string {
     for (;;) {
@@ -94,11 +360,98 @@ export class CarrierSimulatorState {
 async function readJson(ctx: Koa.Context): Promise<Record<string, unknown>> {
   const raw = await getRawBody(ctx.req, { limit: 64 * 1024 });
   if (raw.length === 0) return {};
+  let parsed: unknown;
   try {
-    return JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+    parsed = JSON.parse(raw.toString('utf8'));
   } catch {
     ctx.throw(400, 'invalid JSON');
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) ctx.throw(400, 'body must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+function isHttpUrl(value: unknown): value is string {
+  if (typeof value !== 'string') return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+function badRequest(ctx: Koa.Context, error: string): void {
+  ctx.status = 400;
+  ctx.body = { error };
+}
+
+/** The carrier's call API (`/carrier/v1/calls...`) and its control API (`/control/calls...`). */
+function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAuth: Koa.Middleware, secret: string): void {
+  router.post('/carrier/v1/calls', requireCarrierAuth, async (ctx) => {
+    const body = await readJson(ctx);
+    const { call_id: callId, from, to, events_url: eventsUrl } = body;
+    if (typeof callId !== 'string' || callId === '' || callId.length > 200) return badRequest(ctx, 'call_id is required');
+    if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
+    if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
+    if (!isHttpUrl(eventsUrl)) return badRequest(ctx, 'events_url must be an http(s) URL');
+    const record = calls.place({ callId, from, to, eventsUrl, authorization: `Bearer ${secret}` });
+    if (!record) {
+      ctx.status = 409;
+      ctx.body = { error: 'call_id_reused' };
+      return;
+    }
+    ctx.status = 201;
+    ctx.body = { carrier_call_id: record.carrier_call_id };
+  });
+
+  router.post('/carrier/v1/calls/:carrier_call_id/hangup', requireCarrierAuth, async (ctx) => {
+    const record = calls.hangUpBySwitchboard(ctx.params.carrier_call_id);
+    if (!record) {
+      ctx.status = 404;
+      ctx.body = { error: 'no such call' };
+      return;
+    }
+    ctx.body = { carrier_call_id: record.carrier_call_id, state: record.state };
+  });
+
+  router.get('/control/calls', async (ctx) => {
+    ctx.body = { calls: calls.list() };
+  });
+  router.get('/control/calls/outcomes', async (ctx) => {
+    ctx.body = { outcomes: [...calls.outcomes].map(([to, { outcome, ringMs }]) => ({ to, outcome, ring_ms: ringMs })) };
+  });
+  router.post('/control/calls/outcomes', async (ctx) => {
+    const { to, outcome, ring_ms: ringMs } = await readJson(ctx);
+    if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
+    if (outcome !== 'answer' && outcome !== 'busy' && outcome !== 'no_answer' && outcome !== 'fail') return badRequest(ctx, 'outcome must be answer, busy, no_answer or fail');
+    if (ringMs !== undefined && !(typeof ringMs === 'number' && Number.isSafeInteger(ringMs) && ringMs >= 0 && ringMs <= MAX_RING_MS)) {
+      return badRequest(ctx, `ring_ms must be an integer from 0 to ${MAX_RING_MS}`);
+    }
+    calls.setOutcome(to, outcome, ringMs);
+    ctx.body = { to, outcome, ring_ms: calls.outcomes.get(to)?.ringMs };
+  });
+  router.delete('/control/calls/outcomes', async (ctx) => {
+    calls.outcomes.clear();
+    ctx.body = { reset: true };
+  });
+  router.post('/control/calls/reset', async (ctx) => {
+    calls.reset();
+    ctx.body = { reset: true };
+  });
+  router.post('/control/calls/:call_id/hangup', async (ctx) => {
+    const result = calls.hangUpByCaller(ctx.params.call_id);
+    if (result === 'unknown') {
+      ctx.status = 404;
+      ctx.body = { error: 'no such call' };
+      return;
+    }
+    if (result === 'not_answered') {
+      ctx.status = 409;
+      ctx.body = { error: 'call is not answered', state: calls.get(ctx.params.call_id)?.state };
+      return;
+    }
+    ctx.body = result;
+  });
 }
 
 export function createCarrierSimulatorApp(options: { secret: string; state?: CarrierSimulatorState; processor?: CardProcessorSimulatorState }) {
@@ -174,6 +527,8 @@ export function createCarrierSimulatorApp(options: { secret: string; state?: Car
     ctx.body = { status: 'ok' };
   });
 
+  callRoutes(router, state.calls, requireCarrierAuth, options.secret);
+
   // The card processor lives in the same process (src/simulator/cardProcessorSimulator.ts).
   cardProcessorRoutes(router, processor, options.secret);
 
@@ -192,8 +547,10 @@ export async function startCarrierSimulator(options: {
   const server = http.createServer(app.callback());
   // Requests held by the processor's `timeout` fault would keep close() waiting: let them go.
   const close = server.close.bind(server);
+  // Likewise ring timers and pending call-event deliveries would keep the process alive.
   server.close = ((callback?: (err?: Error) => void) => {
     processor.releaseHeld();
+    state.calls.stop();
     return close(callback);
   }) as typeof server.close;
   await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));

@@ -39,13 +39,17 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
         throw new Error('carrier unavailable (503)');
       },
       async releaseNumber() {},
+      async placeCall(): Promise<never> {
+        throw new Error('no calls in this test');
+      },
+      async hangUp() {},
     };
     const taskQueue = `ts-${crypto.randomUUID()}`;
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db, carrier: downCarrier, payments: noPayments, secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
+      activities: createActivities({ db, carrier: downCarrier, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
     });
     const started = Date.now();
     const result = await worker.runUntil(

@@ -132,7 +132,7 @@ describe('webhook delivery engine', () => {
         connection: env.nativeConnection,
         taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-        activities: createActivities({ db: h.db, carrier: noCarrier, payments: noPayments, secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
+        activities: createActivities({ db: h.db, carrier: noCarrier, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
       });
       return worker.runUntil(async () => {
         const handle = await env.client.workflow.start<typeof deliverEventWorkflow>('deliverEventWorkflow', { taskQueue, workflowId: `d-${eventId}`, args: [{ eventId, eventType: type }] });

@@ -79,6 +79,8 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The carrier simulator calls back into this API.
+  config.publicBaseUrl = apiUrl;
 
   let worker: { instance: Worker; running: Promise<void>; connection: NativeConnection } | undefined;
 
@@ -114,6 +116,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
           CARRIER_EVENTS_SECRET: config.carrierEventsSecret,
           WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,
           SECRETS_KEY: config.secretsKey,
+          PUBLIC_BASE_URL: config.publicBaseUrl,
           LOG_LEVEL: 'info',
         },
         logFile,
@@ -134,6 +137,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
           secretsKey: () => parseSecretsKey(config.secretsKey!),
           temporal: () => temporal,
           taskQueue: config.taskQueue,
+          carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
           now: () => new Date(),
         }),
       });

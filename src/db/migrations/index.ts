@@ -4,6 +4,7 @@ import * as m0002 from './0002_keys_idempotency_limits';
 import * as m0003 from './0003_webhooks';
 import * as m0004 from './0004_billing';
 import * as m0005 from './0005_compliance';
+import * as m0006 from './0006_calls';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -15,6 +16,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0003_webhooks': m0003,
   '0004_billing': m0004,
   '0005_compliance': m0005,
+  '0006_calls': m0006,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,21 @@
+/**
+ * Call rules shared by the API and the call workflow (pure: the workflow bundle imports it).
+ * States: initiated → ringing → in_progress → completed, or failed | no_answer | busy | canceled.
+ */
+export const CALL_STATUSES = ['initiated', 'ringing', 'in_progress', 'completed', 'failed', 'no_answer', 'busy', 'canceled'] as const;
+export type CallStatus = (typeof CALL_STATUSES)[number];
+export const ACTIVE_CALL_STATUSES: readonly CallStatus[] = ['initiated', 'ringing', 'in_progress'];
+
+/** An outbound call not answered within this is ended as `no_answer`. */
+export const RING_TIMEOUT_MS = 30_000;
+/** Calls are capped at 15 minutes (the public client's history says 900 s). */
+export const MAX_CALL_DURATION_MS = 900_000;
+
+/** Why a call ended, kept on the record and in `call_ended`. */
+export const END_CAUSES = ['caller_hangup', 'api_hangup', 'max_duration', 'insufficient_funds', 'busy', 'no_answer', 'ring_timeout', 'carrier_failed', 'canceled'] as const;
+export type EndCause = (typeof END_CAUSES)[number];
+
+/** Whole seconds of an answered call, from the carrier's answer and end times. */
+export function callDurationMs(answeredAt: number | null, endedAt: number): number {
+  return answeredAt === null ? 0 : Math.max(0, endedAt - answeredAt);
+}

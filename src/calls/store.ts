@@ -1,0 +1,46 @@
+export interface CallRow {
+  id: string;
+  workspace_id: string;
+  environment: 'test' | 'live';
+  line_id: string;
+  actor_key_id: string | null;
+  direction: 'inbound' | 'outbound';
+  from_number: string;
+  to_number: string;
+  status: string;
+  end_cause: string | null;
+  carrier_call_id: string | null;
+  mode: string;
+  zone: string;
+  duration_sec: number | null;
+  charge_cents: string | null;
+  recording_url: string | null;
+  transcript: unknown[] | null;
+  system_prompt: string | null;
+  begin_message: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  ended_at: Date | null;
+}
+
+/** The call record on the wire (`{call}`). */
+export function toCallRecord(row: CallRow) {
+  return {
+    id: row.id,
+    line_id: row.line_id,
+    direction: row.direction,
+    from_number: row.from_number,
+    to_number: row.to_number,
+    status: row.status,
+    end_cause: row.end_cause,
+    duration_sec: row.duration_sec,
+    charge_cents: row.charge_cents === null ? null : Number(row.charge_cents),
+    started_at: row.started_at ? row.started_at.toISOString() : null,
+    ended_at: row.ended_at ? row.ended_at.toISOString() : null,
+    recording_url: row.recording_url,
+    transcript: row.transcript,
+    system_prompt: row.system_prompt,
+    begin_message: row.begin_message,
+    created_at: row.created_at.toISOString(),
+  };
+}

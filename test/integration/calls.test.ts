@@ -1,0 +1,206 @@
+import crypto from 'node:crypto';
+import { post } from '../../src/billing/ledger';
+import { runCommand } from '../../src/cli/main';
+import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+/** Outbound calls through the API, the call workflow and the carrier simulator. */
+describe('calls', () => {
+  const ctx = useHarness({ worker: true });
+  let h: Harness;
+  let tenant: Tenant;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => receiver.close());
+  beforeEach(() => {
+    ({ h, tenant } = ctx);
+    receiver.requests.length = 0;
+  });
+
+  const TO = '+14155552671';
+  const makeLine = async (overrides: Record<string, unknown> = {}) =>
+    (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, status_callback_url: receiver.url, ...overrides }) })).body.line;
+  const place = (lineId: string, to = TO, key = tenant.keys.test) => h.request('POST', '/api/v1/calls', { key, body: { line_id: lineId, to_number: to } });
+  const getCall = async (id: string) => (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
+  const untilStatus = (id: string, statuses: string[], timeoutMs = 20_000) =>
+    eventually(async () => {
+      const call = await getCall(id);
+      return statuses.includes(call.status) ? call : undefined;
+    }, timeoutMs, `call ${id} to reach ${statuses.join('/')}`);
+  const simulatorCall = (callId: string) => fetch(`${h.simulator.url}/control/calls`).then(async (r) => ((await r.json()) as { calls: Array<{ call_id: string; state: string }> }).calls.find((c) => c.call_id === callId));
+
+  it('dials, connects, and on hang-up settles the exact per-second charge once', async () => {
+    const line = await makeLine();
+    const placed = await place(line.id);
+    expect(placed.status).toBe(201);
+    expect(placed.body.call).toMatchObject({ line_id: line.id, direction: 'outbound', from_number: line.phone_number, to_number: TO, status: 'initiated' });
+    const id = placed.body.call.id;
+    await untilStatus(id, ['in_progress']);
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const hung = await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    expect(hung.status).toBe(200);
+    expect(hung.body.call).toMatchObject({ status: 'completed', end_cause: 'api_hangup' });
+    const call = hung.body.call;
+    expect(call.duration_sec).toBeGreaterThanOrEqual(1);
+    // Zone A webhook: ceil(13 * seconds / 60) cents, one rounding per call.
+    expect(call.charge_cents).toBe(Math.ceil((13 * call.duration_sec) / 60));
+    const charges = await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'call_charge' });
+    expect(charges).toHaveLength(1);
+    expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents);
+    expect(await h.db('spend_holds').where({ reference: `call:${id}` }).first()).toMatchObject({ status: 'settled' });
+
+    // The customer hears about it: status callback, call_started and call_ended, each signed, once.
+    const types = async () => receiver.requests.map((r) => r.body.event);
+    await eventually(async () => ((await types()).includes('call_ended') ? true : undefined));
+    expect((await types()).sort()).toEqual(['call_ended', 'call_outgoing', 'call_started']);
+    const ended = receiver.requests.find((r) => r.body.event === 'call_ended')!;
+    expect(ended.body).toMatchObject({ call_id: id, line_id: line.id, duration_sec: call.duration_sec, cause: 'api_hangup' });
+    const outgoing = receiver.requests.find((r) => r.body.event === 'call_outgoing')!;
+    expect(outgoing.body).toMatchObject({ call_id: id, to_number: TO });
+  });
+
+  it('ends when the callee hangs up', async () => {
+    const line = await makeLine();
+    const id = (await place(line.id)).body.call.id;
+    await untilStatus(id, ['in_progress']);
+    const res = await fetch(`${h.simulator.url}/control/calls/${id}/hangup`, { method: 'POST' });
+    expect(res.status).toBe(200);
+    const call = await untilStatus(id, ['completed']);
+    expect(call.end_cause).toBe('caller_hangup');
+  });
+
+  it.each([
+    ['busy', 'busy'],
+    ['no_answer', 'no_answer'],
+    ['fail', 'failed'],
+  ])('a %s destination ends %s, with nothing charged and the hold released', async (outcome, status) => {
+    const line = await makeLine();
+    const to = `+1415555${3000 + Math.floor(Math.random() * 999)}`;
+    await fetch(`${h.simulator.url}/control/calls/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to, outcome, ring_ms: 100 }) });
+    const id = (await place(line.id, to)).body.call.id;
+    const call = await untilStatus(id, [status]);
+    expect(call).toMatchObject({ duration_sec: 0, charge_cents: 0 });
+    expect(await h.db('spend_holds').where({ reference: `call:${id}` }).first()).toMatchObject({ status: 'settled' });
+    expect(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'call_charge' })).toHaveLength(0);
+  });
+
+  it('a hang-up while ringing cancels the call', async () => {
+    const line = await makeLine();
+    const id = (await place(line.id, '+14155550142')).body.call.id; // reserved range: never connects
+    await untilStatus(id, ['ringing']);
+    const hung = await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    expect(hung.body.call).toMatchObject({ status: 'canceled', charge_cents: 0 });
+  });
+
+  it('the reserved range 555-0100..0199 never connects: the ring timeout ends it as no_answer', async () => {
+    const line = await makeLine();
+    const id = (await place(line.id, '+12125550100')).body.call.id;
+    const call = await untilStatus(id, ['no_answer'], 45_000);
+    expect(call.end_cause).toBe('ring_timeout');
+    expect((await simulatorCall(id))?.state).toBe('ended');
+  }, 60_000);
+
+  describe('refusals, in order', () => {
+    it('422 for a bad number, 404 for an unknown line', async () => {
+      const line = await makeLine();
+      expect((await place(line.id, 'not-a-number')).status).toBe(422);
+      expect((await place(crypto.randomUUID())).status).toBe(404);
+    });
+
+    it('line_no_webhook for a webhook line without a URL', async () => {
+      const line = await makeLine();
+      await h.request('PATCH', `/api/v1/lines/${line.id}`, { key: tenant.keys.test, body: { webhook_url: null } });
+      const res = await place(line.id);
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe('line_no_webhook');
+    });
+
+    it('number_opted_out before consent_required', async () => {
+      const line = await makeLine({ compliance_enabled: true });
+      await runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: TO });
+      const res = await place(line.id);
+      expect(res.status).toBe(403);
+      expect(res.body.error.code).toBe('number_opted_out');
+    });
+
+    it('consent_required only on compliance-enabled lines; an explicit consent lets the call through', async () => {
+      const strict = await makeLine({ compliance_enabled: true });
+      const refused = await place(strict.id);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe('consent_required');
+      await h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: strict.id, phone_number: TO, consent_type: 'implied_inbound' } });
+      expect((await place(strict.id)).body.error.code).toBe('consent_required');
+      await h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: strict.id, phone_number: TO, consent_type: 'explicit_outbound' } });
+      const allowed = await place(strict.id);
+      expect(allowed.status).toBe(201);
+      await h.request('POST', `/api/v1/calls/${allowed.body.call.id}/hangup`, { key: tenant.keys.test });
+      // compliance_enabled false: nothing is checked.
+      const lax = await makeLine();
+      const lenient = await place(lax.id, '+14155552672');
+      expect(lenient.status).toBe(201);
+      await h.request('POST', `/api/v1/calls/${lenient.body.call.id}/hangup`, { key: tenant.keys.test });
+    });
+
+    it('call_in_progress: one active call per line', async () => {
+      const line = await makeLine();
+      const first = await place(line.id);
+      const [second, third] = await Promise.all([place(line.id, '+14155552673'), place(line.id, '+14155552674')]);
+      expect([second.status, third.status]).toEqual([409, 409]);
+      expect(second.body.error.code).toBe('call_in_progress');
+      await h.request('POST', `/api/v1/calls/${first.body.call.id}/hangup`, { key: tenant.keys.test });
+      expect((await place(line.id, '+14155552675')).status).toBe(201);
+    });
+
+    it('m3_fraud_block for a premium-rate destination without a payment method, with no details', async () => {
+      const line = await makeLine();
+      const res = await place(line.id, '+19005550123');
+      expect(res.status).toBe(403);
+      expect(res.body.error).toEqual({ code: 'm3_fraud_block', message: expect.any(String) });
+      expect(await h.db('calls').where({ line_id: line.id })).toHaveLength(0);
+    });
+
+    it('agent_cap_exceeded when the key’s cap cannot cover the one-minute reserve', async () => {
+      const line = await makeLine();
+      const agent = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'a', monthly_cap_cents: 10 }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
+      const res = await place(line.id, TO, agent.plaintext_key);
+      expect(res.status).toBe(402);
+      expect(res.body.error.code).toBe('agent_cap_exceeded');
+      expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(['spent_cents', 'cap_cents', 'cycle_reset_at']);
+    });
+
+    it('insufficient_credits below the one-minute reserve (zone C hosted costs 78 cents)', async () => {
+      const line = await makeLine({ mode: 'hosted', system_prompt: 'Be kind', webhook_url: null });
+      await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -450, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
+      const res = await place(line.id, '+5511912345678');
+      expect(res.status).toBe(402);
+      expect(res.body.error).toMatchObject({ code: 'insufficient_credits', details: [{ field: 'available_cents', message: '50' }, { field: 'required_cents', message: '78' }] });
+      // The cheaper zone A reserve (26 cents hosted) still fits.
+      expect((await place(line.id)).status).toBe(201);
+    });
+
+    it('a call_only key may place calls; a read_only key may not', async () => {
+      const line = await makeLine();
+      const readOnly = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'r', permissions: 'read_only' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
+      const res = await place(line.id, TO, readOnly.plaintext_key);
+      expect(res.body.error).toMatchObject({ code: 'agent_permission_denied', details: [{ field: 'tier', message: 'read_only' }, { field: 'verb', message: 'call' }] });
+    });
+  });
+
+  it('lists calls with filters, 404s across tenants, and shows calls in the agent audit feed', async () => {
+    const line = await makeLine();
+    const agent = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'a' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
+    const id = (await place(line.id, TO, agent.plaintext_key)).body.call.id;
+    await untilStatus(id, ['in_progress']);
+    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    const list = await h.request('GET', `/api/v1/calls?line_id=${line.id}&status=completed`, { key: tenant.keys.test });
+    expect(list.body).toMatchObject({ total: 1, calls: [{ id }] });
+    expect((await h.request('GET', '/api/v1/calls?status=ringing', { key: tenant.keys.test })).body.total).toBe(0);
+    const other = await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.live });
+    expect(other.status).toBe(404);
+    expect(other.body.error.code).toBe('call_not_found');
+    const feed = await h.request('GET', '/api/v1/audit?event_types=call', { key: agent.plaintext_key });
+    expect(feed.body.events).toMatchObject([{ type: 'call', id, data: { to_number: TO, line_id: line.id, status: 'completed' } }]);
+  });
+});

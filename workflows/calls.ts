@@ -1,0 +1,138 @@
+import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { BillingActivities } from '../activities/billing';
+import type { CallActivities, CallFacts } from '../activities/calls';
+import { callChargeCents, type Zone } from '../src/billing/pricing';
+import { callDurationMs, MAX_CALL_DURATION_MS, RING_TIMEOUT_MS, type CallStatus, type EndCause } from '../src/calls/rules';
+import type { LineMode } from '../src/lines/rules';
+
+const calls = proxyActivities<CallActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['CarrierRejected'] },
+});
+const billing = proxyActivities<BillingActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+});
+
+export interface CarrierCallEvent {
+  type: 'call.ringing' | 'call.answered' | 'call.completed' | 'call.busy' | 'call.no_answer' | 'call.failed';
+  /** Epoch milliseconds, from the carrier: billing is measured on these. */
+  at: number;
+  ended_by?: 'caller' | 'switchboard';
+  answered?: boolean;
+}
+
+export const carrierEventSignal = defineSignal<[CarrierCallEvent]>('carrierEvent');
+export const hangupSignal = defineSignal('hangup');
+export const callStatusQuery = defineQuery<CallStatus>('status');
+
+export interface CallInput extends CallFacts {
+  mode: LineMode;
+  zone: Zone;
+  /** The one-minute reserve the API held before starting the call (reference `call:<id>`). */
+  reservePerMinuteCents: number;
+}
+
+export interface CallResult {
+  status: CallStatus;
+  endCause: EndCause;
+  durationSec: number;
+  chargeCents: number;
+}
+
+const TERMINAL: ReadonlyArray<CarrierCallEvent['type']> = ['call.completed', 'call.busy', 'call.no_answer', 'call.failed'];
+/** After we hang up, how long we wait for the carrier's own end time before using ours. */
+const HANGUP_CONFIRMATION = '10 seconds';
+
+/**
+ * One outbound call, from dialing to settlement (workflow id = call id). Funds for the first
+ * minute are already held; each further minute is held before it starts, and a refused
+ * extension ends the call. The end settles the exact per-second charge, once.
+ */
+export async function callWorkflow(call: CallInput): Promise<CallResult> {
+  const reference = `call:${call.callId}`;
+  const tenant = { workspaceId: call.workspaceId, environment: call.environment };
+  const events: CarrierCallEvent[] = [];
+  let hangupRequested = false;
+  let status: CallStatus = 'initiated';
+  setHandler(carrierEventSignal, (event) => void events.push(event));
+  setHandler(hangupSignal, () => void (hangupRequested = true));
+  setHandler(callStatusQuery, () => status);
+  const seen = (type: CarrierCallEvent['type']) => events.find((e) => e.type === type);
+  const terminal = () => events.find((e) => TERMINAL.includes(e.type));
+
+  const finish = async (final: CallStatus, endCause: EndCause, answeredAt: number | null, endedAt: number): Promise<CallResult> => {
+    status = final;
+    const durationMs = callDurationMs(answeredAt, endedAt);
+    const chargeCents = answeredAt === null ? 0 : callChargeCents(call.mode, call.zone, durationMs);
+    const durationSec = Math.ceil(durationMs / 1000);
+    await billing.settleReservation({
+      tenant,
+      reference,
+      chargeCents,
+      type: 'call_charge',
+      description: `Call to ${call.to} (${durationSec} s)`,
+      lineId: call.lineId,
+      usage: { kind: 'call', seconds: durationSec },
+    });
+    await calls.recordCallState(call.callId, { status: final, endedAt, durationSec, chargeCents, endCause });
+    if (answeredAt !== null) await calls.publishCallEvent(call, 'call_ended', { duration_sec: durationSec, cause: endCause, status: final });
+    return { status: final, endCause, durationSec, chargeCents };
+  };
+
+  const hangUpAndWait = async (carrierCallId: string): Promise<number> => {
+    await calls.hangUpCall(carrierCallId);
+    await condition(() => terminal() !== undefined, HANGUP_CONFIRMATION);
+    return terminal()?.at ?? Date.now();
+  };
+
+  // Dial.
+  const { carrierCallId } = await calls.placeCall(call);
+  await calls.publishCallEvent(call, 'call_outgoing', { to_number: call.to, from_number: call.from, relay_url: null });
+
+  // Ring: record `ringing` as soon as the carrier says so, then wait for an answer.
+  const dialedAt = Date.now();
+  const settled = () => seen('call.answered') !== undefined || terminal() !== undefined || hangupRequested;
+  await condition(() => seen('call.ringing') !== undefined || settled(), RING_TIMEOUT_MS);
+  if (seen('call.ringing') && !settled()) {
+    status = 'ringing';
+    await calls.recordCallState(call.callId, { status });
+  }
+  await condition(settled, Math.max(1, RING_TIMEOUT_MS - (Date.now() - dialedAt)));
+  const answered = seen('call.answered');
+  if (!answered) {
+    const end = terminal();
+    if (end?.type === 'call.busy') return finish('busy', 'busy', null, end.at);
+    if (end?.type === 'call.failed') return finish('failed', 'carrier_failed', null, end.at);
+    if (end?.type === 'call.no_answer') return finish('no_answer', 'no_answer', null, end.at);
+    if (end) return finish('canceled', 'caller_hangup', null, end.at);
+    const endedAt = await hangUpAndWait(carrierCallId);
+    return hangupRequested ? finish('canceled', 'canceled', null, endedAt) : finish('no_answer', 'ring_timeout', null, Math.max(endedAt, dialedAt));
+  }
+
+  // Talk, holding each next minute before it starts.
+  status = 'in_progress';
+  await calls.recordCallState(call.callId, { status, startedAt: answered.at });
+  await calls.publishCallEvent(call, 'call_started', { direction: call.direction, from_number: call.from, to_number: call.to });
+  const answeredAt = answered.at;
+  const answeredLocally = Date.now();
+  let minutesHeld = 1;
+  for (;;) {
+    const elapsed = Date.now() - answeredLocally;
+    const untilNextMinute = minutesHeld * 60_000 - elapsed;
+    const untilMax = MAX_CALL_DURATION_MS - elapsed;
+    const ended = await condition(() => terminal() !== undefined || hangupRequested, Math.max(1, Math.min(untilNextMinute, untilMax)));
+    if (ended) {
+      const end = terminal();
+      if (end) return finish('completed', end.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup', answeredAt, end.at);
+      return finish('completed', 'api_hangup', answeredAt, await hangUpAndWait(carrierCallId));
+    }
+    if (Date.now() - answeredLocally >= MAX_CALL_DURATION_MS) {
+      return finish('completed', 'max_duration', answeredAt, await hangUpAndWait(carrierCallId));
+    }
+    const extended = await billing.extendReservation({ tenant, reference, totalCents: call.reservePerMinuteCents * (minutesHeld + 1) });
+    if (!extended.ok) return finish('completed', 'insufficient_funds', answeredAt, await hangUpAndWait(carrierCallId));
+    minutesHeld += 1;
+  }
+}
+
