@@ -83,6 +83,16 @@ async function main(): Promise<void> {
       const close = await h.temporal.workflow.start('closeSpendPeriodWorkflow', { taskQueue: h.config.taskQueue, workflowId: `close-${Date.now()}`, args: [{ nominalTime: '2026-02-01T00:00:00.000Z' }] });
       await save(h, close.workflowId, path.join(out, 'closeSpendPeriodWorkflow.json'));
 
+      // A call: dialed, answered, hung up through the API, settled.
+      const callLine = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+      const placed = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: callLine.body.line.id, to_number: '+14155552671' } });
+      const callId = placed.body.call.id;
+      for (let i = 0; i < 100 && (await h.db('calls').where({ id: callId }).first()).status !== 'in_progress'; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await h.request('POST', `/api/v1/calls/${callId}/hangup`, { key: tenant.keys.test });
+      await save(h, callId, path.join(out, 'callWorkflow.hangup.json'));
+
       h.simulator.state.provisionFault = 'reject';
       const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
       await save(h, workflowIds.provisionLine(refused.body.line.id), path.join(out, 'provisionLineWorkflow.carrier-refused.json'));
