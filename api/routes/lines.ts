@@ -19,6 +19,8 @@ import { createCurrentSecret, readSecret } from '../../src/lines/secrets';
 import { findLine, linesOf, toLineRecord, type LineRow } from '../../src/lines/store';
 import { requireSetting } from '../../src/config';
 import { parseSecretsKey } from '../../src/crypto/secretBox';
+import { ACTIVE_CALL_STATUSES } from '../../src/calls/rules';
+import { hangupSignal } from '../../workflows/calls';
 import { workflowIds } from '../../workflows/ids';
 import type { provisionLineWorkflow, releaseLineWorkflow } from '../../workflows/lines';
 import { rotateSecretUpdate, type lineSecretsWorkflow, type RotateSecretResult } from '../../workflows/lineSecrets';
@@ -162,7 +164,10 @@ async function releaseLine(ctx: AppContext, deps: AppDeps): Promise<void> {
     }
     return updated;
   });
-  ctx.state.log.info({ line_id: row.id }, 'line released');
+  // A released line keeps no call: hang up the active one (its workflow settles it as usual).
+  const active = await deps.db('calls').where({ line_id: row.id }).whereIn('status', [...ACTIVE_CALL_STATUSES]).pluck('id');
+  for (const callId of active) await deps.temporal.workflow.getHandle(callId).signal(hangupSignal);
+  ctx.state.log.info({ line_id: row.id, hung_up_calls: active.length }, 'line released');
   ctx.body = { line: toLineRecord(released) };
 }
 

@@ -86,6 +86,15 @@ describe('calls', () => {
     expect(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'call_charge' })).toHaveLength(0);
   });
 
+  it('releasing the line hangs up its active call', async () => {
+    const line = await makeLine();
+    const id = (await place(line.id)).body.call.id;
+    await untilStatus(id, ['in_progress']);
+    expect((await h.request('DELETE', `/api/v1/lines/${line.id}`, { key: tenant.keys.test })).status).toBe(200);
+    const call = await untilStatus(id, ['completed']);
+    expect(call.end_cause).toBe('api_hangup');
+  });
+
   it('a hang-up while ringing cancels the call', async () => {
     const line = await makeLine();
     const id = (await place(line.id, '+14155550142')).body.call.id; // reserved range: never connects
