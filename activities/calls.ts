@@ -34,6 +34,14 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
       return { carrierCallId };
     },
 
+    async answerCall(callId: string, carrierCallId: string): Promise<void> {
+      await carrier.answerCall({ carrierCallId, callId });
+    },
+
+    async rejectCall(carrierCallId: string): Promise<void> {
+      await carrier.rejectCall({ carrierCallId });
+    },
+
     async hangUpCall(carrierCallId: string): Promise<void> {
       await carrier.hangUp({ carrierCallId });
     },

@@ -29,8 +29,13 @@ export const callStatusQuery = defineQuery<CallStatus>('status');
 export interface CallInput extends CallFacts {
   mode: LineMode;
   zone: Zone;
-  /** The one-minute reserve the API held before starting the call (reference `call:<id>`). */
+  /**
+   * The one-minute reserve. For outbound calls the API already held it (reference
+   * `call:<id>`); for inbound calls the workflow holds it before answering.
+   */
   reservePerMinuteCents: number;
+  /** Inbound calls: the carrier's id of the ringing call to answer. */
+  carrierCallId?: string;
 }
 
 export interface CallResult {
@@ -80,34 +85,61 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
     return { status: final, endCause, durationSec, chargeCents };
   };
 
+  /** An inbound call that is never answered: nothing was held or charged. */
+  const decline = async (final: CallStatus, endCause: EndCause): Promise<CallResult> => {
+    status = final;
+    await calls.recordCallState(call.callId, { status: final, endedAt: Date.now(), durationSec: 0, chargeCents: 0, endCause });
+    return { status: final, endCause, durationSec: 0, chargeCents: 0 };
+  };
+
   const hangUpAndWait = async (carrierCallId: string): Promise<number> => {
     await calls.hangUpCall(carrierCallId);
     await condition(() => terminal() !== undefined, HANGUP_CONFIRMATION);
     return terminal()?.at ?? Date.now();
   };
 
-  // Dial.
-  const { carrierCallId } = await calls.placeCall(call);
-  await calls.publishCallEvent(call, 'call_outgoing', { to_number: call.to, from_number: call.from, relay_url: null });
+  let carrierCallId: string;
+  let answered: CarrierCallEvent | undefined;
+  if (call.direction === 'inbound') {
+    // Answer: hold the first minute, tell the status callback, pick up.
+    carrierCallId = call.carrierCallId!;
+    const hold = await billing.reserveFunds({ tenant, keyId: null, reference, amountCents: call.reservePerMinuteCents });
+    if (!hold.ok) {
+      await calls.rejectCall(carrierCallId);
+      return decline('failed', 'insufficient_funds');
+    }
+    await calls.publishCallEvent(call, 'call_incoming', { from_number: call.from, to_number: call.to, relay_url: null });
+    await calls.answerCall(call.callId, carrierCallId);
+    await condition(() => seen('call.answered') !== undefined || terminal() !== undefined || hangupRequested, RING_TIMEOUT_MS);
+    answered = seen('call.answered');
+    if (!answered) {
+      if (!terminal()) await calls.hangUpCall(carrierCallId);
+      return finish('canceled', hangupRequested ? 'canceled' : 'caller_hangup', null, terminal()?.at ?? Date.now());
+    }
+  } else {
+    // Dial.
+    ({ carrierCallId } = await calls.placeCall(call));
+    await calls.publishCallEvent(call, 'call_outgoing', { to_number: call.to, from_number: call.from, relay_url: null });
 
-  // Ring: record `ringing` as soon as the carrier says so, then wait for an answer.
-  const dialedAt = Date.now();
-  const settled = () => seen('call.answered') !== undefined || terminal() !== undefined || hangupRequested;
-  await condition(() => seen('call.ringing') !== undefined || settled(), RING_TIMEOUT_MS);
-  if (seen('call.ringing') && !settled()) {
-    status = 'ringing';
-    await calls.recordCallState(call.callId, { status });
-  }
-  await condition(settled, Math.max(1, RING_TIMEOUT_MS - (Date.now() - dialedAt)));
-  const answered = seen('call.answered');
-  if (!answered) {
-    const end = terminal();
-    if (end?.type === 'call.busy') return finish('busy', 'busy', null, end.at);
-    if (end?.type === 'call.failed') return finish('failed', 'carrier_failed', null, end.at);
-    if (end?.type === 'call.no_answer') return finish('no_answer', 'no_answer', null, end.at);
-    if (end) return finish('canceled', 'caller_hangup', null, end.at);
-    const endedAt = await hangUpAndWait(carrierCallId);
-    return hangupRequested ? finish('canceled', 'canceled', null, endedAt) : finish('no_answer', 'ring_timeout', null, Math.max(endedAt, dialedAt));
+    // Ring: record `ringing` as soon as the carrier says so, then wait for an answer.
+    const dialedAt = Date.now();
+    const settled = () => seen('call.answered') !== undefined || terminal() !== undefined || hangupRequested;
+    await condition(() => seen('call.ringing') !== undefined || settled(), RING_TIMEOUT_MS);
+    if (seen('call.ringing') && !settled()) {
+      status = 'ringing';
+      await calls.recordCallState(call.callId, { status });
+    }
+    await condition(settled, Math.max(1, RING_TIMEOUT_MS - (Date.now() - dialedAt)));
+    answered = seen('call.answered');
+    if (!answered) {
+      const end = terminal();
+      if (end?.type === 'call.busy') return finish('busy', 'busy', null, end.at);
+      if (end?.type === 'call.failed') return finish('failed', 'carrier_failed', null, end.at);
+      if (end?.type === 'call.no_answer') return finish('no_answer', 'no_answer', null, end.at);
+      if (end) return finish('canceled', 'caller_hangup', null, end.at);
+      const endedAt = await hangUpAndWait(carrierCallId);
+      return hangupRequested ? finish('canceled', 'canceled', null, endedAt) : finish('no_answer', 'ring_timeout', null, Math.max(endedAt, dialedAt));
+    }
   }
 
   // Talk, holding each next minute before it starts.

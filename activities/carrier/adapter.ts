@@ -27,15 +27,42 @@ export interface CarrierAdapter {
   placeCall(request: { callId: string; from: string; to: string; eventsUrl: string }): Promise<{ carrierCallId: string }>;
   /** Ends a call, ringing or answered. Hanging up a call that has already ended succeeds. */
   hangUp(request: { carrierCallId: string }): Promise<void>;
+  /**
+   * Answers an inbound call (announced by a `call.incoming` event) and binds Switchboard's
+   * `callId` to it; `call.answered` follows at the `eventsUrl` the call was announced to.
+   * Idempotent: answering again with the same `callId` succeeds; a different `callId`, or a
+   * call that ended unanswered, is a `CarrierRejectedError`.
+   */
+  answerCall(request: { carrierCallId: string; callId: string }): Promise<void>;
+  /** Declines a ringing inbound call; it ends with no further events. Rejecting an ended call succeeds. */
+  rejectCall(request: { carrierCallId: string }): Promise<void>;
 }
 
 /**
- * A carrier event about one call, as POSTed to the `eventsUrl` given to `placeCall`
- * (with `Authorization: Bearer <CARRIER_EVENTS_SECRET>`). `at` is when it happened, in epoch
- * milliseconds. Events for one call arrive in order; a call ends with exactly one of
- * `call.completed`, `call.busy`, `call.no_answer` or `call.failed`.
+ * An inbound call is ringing one of our numbers (`to`). It has no `call_id` yet: Switchboard
+ * answers it with `answerCall` (which binds one) or declines it with `rejectCall`. Answering the
+ * POST with a non-2xx status (e.g. 404: no line has that number) also declines it.
+ */
+export interface CarrierIncomingCallEvent {
+  type: 'call.incoming';
+  carrier_call_id: string;
+  /** E.164: the caller. */
+  from: string;
+  /** E.164: our number being called. */
+  to: string;
+  at: number;
+}
+
+/**
+ * A carrier event about one call, as POSTed to the `eventsUrl` given to `placeCall` (or, for
+ * inbound calls, the one the carrier has for the number) with
+ * `Authorization: Bearer <CARRIER_EVENTS_SECRET>`. `at` is when it happened, in epoch
+ * milliseconds. Events for one call arrive in order; an answered or outbound call ends with
+ * exactly one of `call.completed`, `call.busy`, `call.no_answer` or `call.failed`. An inbound
+ * call starts with `call.incoming`; if it is never answered it ends without another event.
  */
 export type CarrierCallEvent =
+  | CarrierIncomingCallEvent
   | { type: 'call.ringing' | 'call.answered' | 'call.busy' | 'call.no_answer' | 'call.failed'; call_id: string; carrier_call_id: string; at: number }
   | {
       type: 'call.completed';

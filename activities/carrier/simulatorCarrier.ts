@@ -27,6 +27,14 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/hangup`);
   }
 
+  async answerCall(request: { carrierCallId: string; callId: string }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/answer`, { call_id: request.callId });
+  }
+
+  async rejectCall(request: { carrierCallId: string }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/reject`);
+  }
+
   private async call(method: string, path: string, body?: object): Promise<Record<string, unknown>> {
     const response = await fetch(new URL(path, this.baseUrl), {
       method,

@@ -1,20 +1,101 @@
 import crypto from 'node:crypto';
 import type { AppContext, AppDeps } from '../context';
-import { ApiError } from '../errors';
+import { ApiError, errors } from '../errors';
 import { errorResponse } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { carrierEventSignal, type CarrierCallEvent } from '../../workflows/calls';
+import { oneMinuteReserveCents, zoneOf, type Zone } from '../../src/billing/pricing';
+import type { LineRow } from '../../src/lines/store';
+import { toE164 } from '../../src/phone';
+import { carrierEventSignal, type CarrierCallEvent, type callWorkflow } from '../../workflows/calls';
 
 /**
  * Where the carrier reports call progress (the simulator, or a Twilio/Telnyx adapter's webhook
  * translator). Authenticated with the shared carrier secret, compared in constant time; each
  * event becomes a signal to the call's workflow (workflow id = call id).
  */
+interface IncomingCall {
+  type: 'call.incoming';
+  carrier_call_id: string;
+  from: string;
+  to: string;
+  at: number;
+}
+
+/**
+ * A call to one of our numbers: becomes a call (direction inbound, no actor key) on the line
+ * that owns the number, and its workflow answers it. 404 when no active line has the number;
+ * 409 `call_in_progress` when the line is busy. Repeats of the same carrier call are the same call.
+ */
+async function incoming(ctx: AppContext, deps: AppDeps, event: IncomingCall): Promise<void> {
+  const existing = await deps.db('calls').where({ carrier_call_id: event.carrier_call_id }).first('id');
+  if (existing) {
+    ctx.body = { received: true, call_id: existing.id };
+    return;
+  }
+  const to = toE164(event.to);
+  const from = toE164(event.from) ?? event.from;
+  const line = to ? await deps.db<LineRow>('lines').where({ phone_number: to, status: 'active' }).first() : undefined;
+  if (!line) throw errors.notFound('Line for this number');
+  let zone: Zone;
+  try {
+    zone = zoneOf(from);
+  } catch {
+    zone = 'C'; // withheld or malformed caller ids are billed at the highest rate
+  }
+  const callId = crypto.randomUUID();
+  try {
+    await deps.db('calls').insert({
+      id: callId,
+      workspace_id: line.workspace_id,
+      environment: line.environment,
+      line_id: line.id,
+      actor_key_id: null,
+      direction: 'inbound',
+      from_number: from,
+      to_number: to,
+      status: 'ringing',
+      mode: line.mode,
+      zone,
+      carrier_call_id: event.carrier_call_id,
+      system_prompt: line.system_prompt,
+      begin_message: line.begin_message,
+      created_at: deps.now(),
+    });
+  } catch (err) {
+    if ((err as { constraint?: string }).constraint === 'calls_one_active_per_line') throw new ApiError(409, 'call_in_progress', 'The line is on another call');
+    throw err;
+  }
+  await deps.temporal.workflow.start<typeof callWorkflow>('callWorkflow', {
+    taskQueue: deps.config.taskQueue,
+    workflowId: callId,
+    args: [
+      {
+        callId,
+        workspaceId: line.workspace_id,
+        environment: line.environment,
+        lineId: line.id,
+        keyId: null,
+        direction: 'inbound',
+        from,
+        to: line.phone_number!,
+        mode: line.mode,
+        zone,
+        reservePerMinuteCents: oneMinuteReserveCents(line.mode, zone),
+        carrierCallId: event.carrier_call_id,
+      },
+    ],
+  });
+  ctx.state.log.info({ call_id: callId, line_id: line.id }, 'inbound call');
+  ctx.body = { received: true, call_id: callId };
+}
+
 async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
   const expected = Buffer.from(`Bearer ${deps.config.carrierEventsSecret}`);
   const presented = Buffer.from(ctx.get('authorization'));
   if (presented.length !== expected.length || !crypto.timingSafeEqual(presented, expected)) throw new ApiError(401, 'unauthorized', 'Invalid carrier credentials');
-  const event = ctx.state.body as CarrierCallEvent & { call_id: string };
+  if ((ctx.state.body as { type: string }).type === 'call.incoming') return incoming(ctx, deps, ctx.state.body as IncomingCall);
+  const event = ctx.state.body as CarrierCallEvent & { call_id?: string };
+  if (!event.call_id) throw errors.validation([{ field: 'call_id', message: 'Required for this event type' }]);
   try {
     await deps.temporal.workflow.getHandle(event.call_id).signal(carrierEventSignal, { type: event.type, at: event.at, ended_by: event.ended_by, answered: event.answered });
   } catch (err) {
@@ -40,9 +121,11 @@ export function carrierEventRoutes(): RouteDef[] {
             'application/json': {
               schema: {
                 type: 'object',
-                required: ['type', 'call_id', 'at'],
+                required: ['type', 'at'],
                 properties: {
-                  type: { type: 'string', enum: ['call.ringing', 'call.answered', 'call.completed', 'call.busy', 'call.no_answer', 'call.failed'] },
+                  type: { type: 'string', enum: ['call.incoming', 'call.ringing', 'call.answered', 'call.completed', 'call.busy', 'call.no_answer', 'call.failed'] },
+                  from: { type: 'string', maxLength: 64 },
+                  to: { type: 'string', maxLength: 64 },
                   call_id: { type: 'string', format: 'uuid' },
                   carrier_call_id: { type: 'string' },
                   at: { type: 'integer', minimum: 0 },

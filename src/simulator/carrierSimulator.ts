@@ -33,20 +33,29 @@ export const NEVER_CONNECTS = /^\+1\d{3}55501\d{2}$/;
 const E164 = /^\+[1-9]\d{6,14}$/;
 const DEFAULT_RING_MS = 200;
 const MAX_RING_MS = 10 * 60_000;
+/** How long an inbound call rings unanswered before the caller gives up. */
+const INBOUND_RING_TIMEOUT_MS = 30_000;
 
 /** What a call to a destination does, set per number through the control API. */
 export type CallOutcome = 'answer' | 'busy' | 'no_answer' | 'fail';
 /** `never_connect` is what the reserved range does when no outcome is configured for it. */
 export type CallBehaviour = CallOutcome | 'never_connect';
+/**
+ * How an inbound call went: null while it rings, `answer` once answered, `rejected` when
+ * declined (reject, or a non-2xx answer to `call.incoming`), `unanswered` after the ring timeout.
+ */
+export type InboundOutcome = 'answer' | 'rejected' | 'unanswered' | null;
 
 export interface CallRecord {
-  call_id: string;
+  /** Null for an inbound call until Switchboard answers it. */
+  call_id: string | null;
   carrier_call_id: string;
+  direction: 'inbound' | 'outbound';
   from: string;
   to: string;
   state: 'ringing' | 'answered' | 'ended';
-  outcome: CallBehaviour;
-  /** How many POST /carrier/v1/calls requests carried this call_id. */
+  outcome: CallBehaviour | InboundOutcome;
+  /** Outbound: how many POST /carrier/v1/calls requests carried this call_id. Inbound: how many answer requests succeeded. */
   requests: number;
   created_at: string;
   answered_at: string | null;
@@ -54,6 +63,7 @@ export interface CallRecord {
 }
 
 export type SimulatedCallEvent =
+  | { type: 'call.incoming'; carrier_call_id: string; from: string; to: string; at: number }
   | { type: 'call.ringing' | 'call.answered' | 'call.busy' | 'call.no_answer' | 'call.failed'; call_id: string; carrier_call_id: string; at: number }
   | { type: 'call.completed'; call_id: string; carrier_call_id: string; at: number; ended_by: 'caller' | 'switchboard'; answered: boolean };
 
@@ -78,25 +88,30 @@ export interface EventDeliveryOptions {
 
 /**
  * Outbound calls: accepts them, plays each one out by its destination's outcome, and POSTs
- * carrier events to the call's events URL. In memory; `stop()` (run when the server closes)
- * clears every timer and abandons pending deliveries.
+ * carrier events to the call's events URL. Inbound calls: announces them with `call.incoming`
+ * and waits for Switchboard to answer or reject them. In memory; `stop()` (run when the server
+ * closes) clears every timer and abandons pending deliveries.
  */
 export class CallSimulatorState {
+  /** By call_id: outbound calls, and inbound calls once answered. */
   private readonly calls = new Map<string, LiveCall>();
+  /** Every call, by carrier_call_id (in creation order). */
   private readonly byCarrierId = new Map<string, LiveCall>();
   readonly outcomes = new Map<string, { outcome: CallOutcome; ringMs: number }>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private abort = new AbortController();
   private readonly delivery: EventDeliveryOptions;
   private readonly log: Logger;
+  private readonly inboundRingTimeoutMs: number;
 
-  constructor(options: { delivery?: Partial<EventDeliveryOptions>; log?: Logger } = {}) {
+  constructor(options: { delivery?: Partial<EventDeliveryOptions>; log?: Logger; inboundRingTimeoutMs?: number } = {}) {
     this.delivery = { attempts: 3, delayMs: 200, timeoutMs: 2_000, ...options.delivery };
     this.log = options.log ?? createLogger('simulator');
+    this.inboundRingTimeoutMs = options.inboundRingTimeoutMs ?? INBOUND_RING_TIMEOUT_MS;
   }
 
   list(): CallRecord[] {
-    return [...this.calls.values()].map((call) => ({ ...call.record }));
+    return [...this.byCarrierId.values()].map((call) => ({ ...call.record }));
   }
 
   get(callId: string): CallRecord | undefined {
@@ -115,6 +130,7 @@ export class CallSimulatorState {
   place(request: { callId: string; from: string; to: string; eventsUrl: string; authorization: string }): CallRecord | null {
     const existing = this.calls.get(request.callId);
     if (existing) {
+      if (existing.record.direction !== 'outbound') return null;
       if (existing.record.from !== request.from || existing.record.to !== request.to) return null;
       existing.record.requests += 1;
       return existing.record;
@@ -125,6 +141,7 @@ export class CallSimulatorState {
       record: {
         call_id: request.callId,
         carrier_call_id: `CA${crypto.randomBytes(16).toString('hex')}`,
+        direction: 'outbound',
         from: request.from,
         to: request.to,
         state: 'ringing',
@@ -140,7 +157,7 @@ export class CallSimulatorState {
       timer: null,
       queue: Promise.resolve(),
     };
-    this.calls.set(call.record.call_id, call);
+    this.calls.set(request.callId, call);
     this.byCarrierId.set(call.record.carrier_call_id, call);
 
     if (outcome === 'fail') {
@@ -153,11 +170,104 @@ export class CallSimulatorState {
     return call.record;
   }
 
-  /** Switchboard hangs up (the carrier API). Null if the carrier call is unknown; an ended call is left as it is. */
+  /**
+   * Someone calls one of our numbers (the control API): the call rings, and `call.incoming` goes
+   * to `eventsUrl`. A non-2xx answer to it (or giving up delivering it) declines the call; if
+   * nobody answers within the ring timeout the caller gives up. Neither sends another event.
+   */
+  incoming(request: { from: string; to: string; eventsUrl: string; authorization: string }): CallRecord {
+    const call: LiveCall = {
+      record: {
+        call_id: null,
+        carrier_call_id: `CA${crypto.randomBytes(16).toString('hex')}`,
+        direction: 'inbound',
+        from: request.from,
+        to: request.to,
+        state: 'ringing',
+        outcome: null,
+        requests: 0,
+        created_at: new Date().toISOString(),
+        answered_at: null,
+        ended_at: null,
+      },
+      eventsUrl: request.eventsUrl,
+      authorization: request.authorization,
+      ringMs: this.inboundRingTimeoutMs,
+      timer: null,
+      queue: Promise.resolve(),
+    };
+    this.byCarrierId.set(call.record.carrier_call_id, call);
+    this.schedule(call, call.ringMs, () => {
+      if (call.record.state !== 'ringing') return;
+      this.end(call);
+      call.record.outcome = 'unanswered';
+    });
+    const event: SimulatedCallEvent = { type: 'call.incoming', carrier_call_id: call.record.carrier_call_id, from: call.record.from, to: call.record.to, at: Date.now() };
+    const signal = this.abort.signal;
+    call.queue = call.queue.then(async () => {
+      const result = await this.deliver(call, event, signal, { retryHttpErrors: false });
+      if (result !== 'delivered' && !signal.aborted && call.record.state === 'ringing') {
+        this.end(call);
+        call.record.outcome = 'rejected';
+      }
+    });
+    return { ...call.record };
+  }
+
+  /**
+   * Switchboard answers an inbound call (the carrier API) and binds `callId` to it.
+   * Answering again with the same `callId` is a no-op, even after the call ended.
+   */
+  answer(carrierCallId: string, callId: string): 'unknown' | 'not_inbound' | 'call_id_mismatch' | 'call_id_reused' | 'ended' | CallRecord {
+    const call = this.byCarrierId.get(carrierCallId);
+    if (!call) return 'unknown';
+    if (call.record.direction !== 'inbound') return 'not_inbound';
+    if (call.record.call_id !== null) {
+      if (call.record.call_id !== callId) return 'call_id_mismatch';
+      call.record.requests += 1;
+      return { ...call.record };
+    }
+    if (call.record.state === 'ended') return 'ended';
+    if (this.calls.has(callId)) return 'call_id_reused';
+    if (call.timer) {
+      clearTimeout(call.timer);
+      this.timers.delete(call.timer);
+      call.timer = null;
+    }
+    call.record.call_id = callId;
+    call.record.state = 'answered';
+    call.record.outcome = 'answer';
+    call.record.requests += 1;
+    call.record.answered_at = new Date().toISOString();
+    this.calls.set(callId, call);
+    this.emit(call, { type: 'call.answered' });
+    return { ...call.record };
+  }
+
+  /** Switchboard declines a ringing inbound call (the carrier API); no events. An ended call is left as it is. */
+  reject(carrierCallId: string): 'unknown' | 'not_inbound' | 'answered' | CallRecord {
+    const call = this.byCarrierId.get(carrierCallId);
+    if (!call) return 'unknown';
+    if (call.record.direction !== 'inbound') return 'not_inbound';
+    if (call.record.state === 'answered') return 'answered';
+    if (call.record.state === 'ringing') {
+      this.end(call);
+      call.record.outcome = 'rejected';
+    }
+    return { ...call.record };
+  }
+
+  /**
+   * Switchboard hangs up (the carrier API). Null if the carrier call is unknown; an ended call is
+   * left as it is. A ringing inbound call has no call_id to report on: hanging it up rejects it.
+   */
   hangUpBySwitchboard(carrierCallId: string): CallRecord | null {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call) return null;
-    if (call.record.state !== 'ended') {
+    if (call.record.direction === 'inbound' && call.record.state === 'ringing') {
+      this.end(call);
+      call.record.outcome = 'rejected';
+    } else if (call.record.state !== 'ended') {
       const answered = call.record.state === 'answered';
       this.end(call);
       this.emit(call, { type: 'call.completed', ended_by: 'switchboard', answered });
@@ -233,18 +343,24 @@ export class CallSimulatorState {
     this.timers.add(timer);
   }
 
-  private emit(call: LiveCall, event: { type: SimulatedCallEvent['type']; ended_by?: 'caller' | 'switchboard'; answered?: boolean }): void {
+  private emit(call: LiveCall, event: { type: Exclude<SimulatedCallEvent['type'], 'call.incoming'>; ended_by?: 'caller' | 'switchboard'; answered?: boolean }): void {
     const { type, ...extra } = event;
-    const full = { type, call_id: call.record.call_id, carrier_call_id: call.record.carrier_call_id, at: Date.now(), ...extra } as SimulatedCallEvent;
+    const full = { type, call_id: call.record.call_id ?? '', carrier_call_id: call.record.carrier_call_id, at: Date.now(), ...extra } as SimulatedCallEvent;
     const signal = this.abort.signal;
-    call.queue = call.queue.then(() => this.deliver(call, full, signal));
+    call.queue = call.queue.then(async () => {
+      await this.deliver(call, full, signal);
+    });
   }
 
-  /** POSTs one event, retrying a few times; never throws, so the call's later events still go. */
-  private async deliver(call: LiveCall, event: SimulatedCallEvent, signal: AbortSignal): Promise<void> {
+  /**
+   * POSTs one event, retrying a few times; never throws, so the call's later events still go.
+   * With `retryHttpErrors: false` a non-2xx answer is final ('refused'); network errors and
+   * timeouts are still retried.
+   */
+  private async deliver(call: LiveCall, event: SimulatedCallEvent, signal: AbortSignal, options: { retryHttpErrors?: boolean } = {}): Promise<'delivered' | 'refused' | 'failed'> {
     let lastError = '';
     for (let attempt = 1; attempt <= this.delivery.attempts; attempt += 1) {
-      if (signal.aborted) return;
+      if (signal.aborted) return 'failed';
       try {
         const response = await fetch(call.eventsUrl, {
           method: 'POST',
@@ -253,10 +369,11 @@ export class CallSimulatorState {
           signal: AbortSignal.any([signal, AbortSignal.timeout(this.delivery.timeoutMs)]),
         });
         await response.arrayBuffer().catch(() => undefined);
-        if (response.ok) return;
+        if (response.ok) return 'delivered';
         lastError = `HTTP ${response.status}`;
+        if (options.retryHttpErrors === false) return 'refused';
       } catch (err) {
-        if (signal.aborted) return;
+        if (signal.aborted) return 'failed';
         lastError = err instanceof Error ? err.message : String(err);
       }
       if (attempt < this.delivery.attempts) await this.sleep(this.delivery.delayMs, signal);
@@ -268,9 +385,10 @@ export class CallSimulatorState {
       // logged as '?'
     }
     this.log.warn(
-      { call_id: event.call_id, carrier_call_id: event.carrier_call_id, type: event.type, to: maskPhone(call.record.to), events_origin: origin, attempts: this.delivery.attempts, error: lastError },
+      { call_id: 'call_id' in event ? event.call_id : null, carrier_call_id: event.carrier_call_id, type: event.type, to: maskPhone(call.record.to), events_origin: origin, attempts: this.delivery.attempts, error: lastError },
       'carrier event not delivered; dropped',
     );
+    return 'failed';
   }
 
   private sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -404,6 +522,38 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
     ctx.body = { carrier_call_id: record.carrier_call_id };
   });
 
+  router.post('/carrier/v1/calls/:carrier_call_id/answer', requireCarrierAuth, async (ctx) => {
+    const { call_id: callId } = await readJson(ctx);
+    if (typeof callId !== 'string' || callId === '' || callId.length > 200) return badRequest(ctx, 'call_id is required');
+    const result = calls.answer(ctx.params.carrier_call_id, callId);
+    if (typeof result === 'object') {
+      ctx.body = { carrier_call_id: result.carrier_call_id, call_id: result.call_id, state: result.state };
+      return;
+    }
+    if (result === 'unknown') {
+      ctx.status = 404;
+      ctx.body = { error: 'no such call' };
+      return;
+    }
+    ctx.status = 409;
+    ctx.body = { error: result };
+  });
+
+  router.post('/carrier/v1/calls/:carrier_call_id/reject', requireCarrierAuth, async (ctx) => {
+    const result = calls.reject(ctx.params.carrier_call_id);
+    if (typeof result === 'object') {
+      ctx.body = { carrier_call_id: result.carrier_call_id, state: result.state };
+      return;
+    }
+    if (result === 'unknown') {
+      ctx.status = 404;
+      ctx.body = { error: 'no such call' };
+      return;
+    }
+    ctx.status = 409;
+    ctx.body = { error: result === 'answered' ? 'call is answered' : 'not_inbound' };
+  });
+
   router.post('/carrier/v1/calls/:carrier_call_id/hangup', requireCarrierAuth, async (ctx) => {
     const record = calls.hangUpBySwitchboard(ctx.params.carrier_call_id);
     if (!record) {
@@ -433,6 +583,15 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
   router.delete('/control/calls/outcomes', async (ctx) => {
     calls.outcomes.clear();
     ctx.body = { reset: true };
+  });
+  router.post('/control/calls/inbound', async (ctx) => {
+    const { from, to, events_url: eventsUrl } = await readJson(ctx);
+    if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
+    if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
+    if (!isHttpUrl(eventsUrl)) return badRequest(ctx, 'events_url must be an http(s) URL');
+    const record = calls.incoming({ from, to, eventsUrl, authorization: `Bearer ${secret}` });
+    ctx.status = 201;
+    ctx.body = { carrier_call_id: record.carrier_call_id };
   });
   router.post('/control/calls/reset', async (ctx) => {
     calls.reset();
@@ -542,8 +701,10 @@ export async function startCarrierSimulator(options: {
   host: string;
   port: number;
   secret: string;
+  /** Defaults to a fresh state (tests pass one to shorten timeouts). */
+  state?: CarrierSimulatorState;
 }): Promise<{ server: http.Server; state: CarrierSimulatorState; processor: CardProcessorSimulatorState; url: string }> {
-  const { app, state, processor } = createCarrierSimulatorApp({ secret: options.secret });
+  const { app, state, processor } = createCarrierSimulatorApp({ secret: options.secret, state: options.state });
   const server = http.createServer(app.callback());
   // Requests held by the processor's `timeout` fault would keep close() waiting: let them go.
   const close = server.close.bind(server);

@@ -111,6 +111,50 @@ describe('calls', () => {
     expect((await simulatorCall(id))?.state).toBe('ended');
   }, 60_000);
 
+  describe('inbound', () => {
+    const ring = (to: string, from = '+14155553333') =>
+      fetch(`${h.simulator.url}/control/calls/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from, to, events_url: `${h.apiUrl}/carrier/events` }) });
+    const inboundCall = (lineId: string) =>
+      eventually(async () => (await h.db('calls').where({ line_id: lineId, direction: 'inbound' }).first()) ?? undefined, 20_000, 'the inbound call');
+
+    it('a call to a line is answered, announced, and settled when the caller hangs up', async () => {
+      const line = await makeLine();
+      expect((await ring(line.phone_number)).status).toBe(201);
+      const row = await inboundCall(line.id);
+      const call = await untilStatus(row.id, ['in_progress']);
+      expect(call).toMatchObject({ direction: 'inbound', from_number: '+14155553333', to_number: line.phone_number });
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      await fetch(`${h.simulator.url}/control/calls/${row.id}/hangup`, { method: 'POST' });
+      const ended = await untilStatus(row.id, ['completed']);
+      expect(ended.end_cause).toBe('caller_hangup');
+      expect(ended.charge_cents).toBe(Math.ceil((13 * ended.duration_sec) / 60));
+      await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended') ? true : undefined));
+      expect(receiver.requests.map((r) => r.body.event).sort()).toEqual(['call_ended', 'call_incoming', 'call_started']);
+      expect(receiver.requests.find((r) => r.body.event === 'call_incoming')!.body).toMatchObject({ call_id: row.id, from_number: '+14155553333', relay_url: null });
+      // Carrier-initiated: no actor key, so it never appears in an agent's audit feed.
+      expect(row.actor_key_id).toBeNull();
+    });
+
+    it('a call to a number no active line owns is rejected by the carrier', async () => {
+      const res = await ring('+14155559876');
+      const { carrier_call_id: carrierCallId } = (await res.json()) as { carrier_call_id: string };
+      await eventually(async () => {
+        const calls = ((await (await fetch(`${h.simulator.url}/control/calls`)).json()) as { calls: Array<{ carrier_call_id: string; state: string; outcome: string }> }).calls;
+        const call = calls.find((c) => c.carrier_call_id === carrierCallId);
+        return call?.state === 'ended' ? call : undefined;
+      });
+    });
+
+    it('a workspace that cannot cover the first minute does not answer', async () => {
+      const line = await makeLine();
+      await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -495, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
+      await ring(line.phone_number);
+      const row = await inboundCall(line.id);
+      const call = await untilStatus(row.id, ['failed']);
+      expect(call).toMatchObject({ end_cause: 'insufficient_funds', charge_cents: 0 });
+    });
+  });
+
   describe('refusals, in order', () => {
     it('422 for a bad number, 404 for an unknown line', async () => {
       const line = await makeLine();

@@ -43,6 +43,10 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
         throw new Error('no calls in this test');
       },
       async hangUp() {},
+      async answerCall(): Promise<never> {
+        throw new Error('no calls in this test');
+      },
+      async rejectCall() {},
     };
     const taskQueue = `ts-${crypto.randomUUID()}`;
     const worker = await Worker.create({

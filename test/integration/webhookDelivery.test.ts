@@ -198,7 +198,9 @@ describe('webhook delivery engine', () => {
       const eventId = await event(id, 'call_ended', { duration_sec: 3 });
       const handle = await startDelivery(h.temporal, h.config.taskQueue, eventId, 'call_ended');
       await receiver.waitForRequests(1, 30_000);
-      // The first attempt failed; the workflow is now on its 5 s timer. Kill the worker hard.
+      // Kill only once the first attempt is over and the workflow sits on its 5 s retry timer
+      // (killing mid-attempt would test activity retry instead).
+      await eventually(async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.timerStartedEventAttributes) || undefined, 30_000, 'the retry timer');
       const killed = new Promise((resolve) => worker.once('exit', resolve));
       worker.kill('SIGKILL');
       await killed;

@@ -1,8 +1,11 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { CarrierRejectedError, type CarrierCallEvent } from '../../activities/carrier/adapter';
+import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent } from '../../activities/carrier/adapter';
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
-import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
+import { CallSimulatorState, CarrierSimulatorState, startCarrierSimulator } from '../../src/simulator/carrierSimulator';
+
+/** Events about a call that has a call_id (everything but `call.incoming`). */
+type CallEvent = Exclude<CarrierCallEvent, CarrierIncomingCallEvent>;
 
 describe('carrier simulator: outbound calls', () => {
   const secret = crypto.randomBytes(16).toString('hex');
@@ -14,7 +17,10 @@ describe('carrier simulator: outbound calls', () => {
   // The events receiver: plays Switchboard's carrier events endpoint.
   let receiver: http.Server;
   let eventsUrl: string;
-  let events: CarrierCallEvent[] = [];
+  let events: CallEvent[] = [];
+  let incoming: CarrierIncomingCallEvent[] = [];
+  /** What the receiver answers to `call.incoming`. */
+  let incomingStatus = 204;
   let badAuth = 0;
   /** call_id -> how many more POSTs for it to answer 503 before accepting. */
   const failNext = new Map<string, number>();
@@ -34,7 +40,13 @@ describe('carrier simulator: outbound calls', () => {
           res.writeHead(401).end();
           return;
         }
-        const event = JSON.parse(Buffer.concat(chunks).toString('utf8')) as CarrierCallEvent;
+        const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as CarrierCallEvent;
+        if (parsed.type === 'call.incoming') {
+          incoming.push(parsed);
+          res.writeHead(incomingStatus).end();
+          return;
+        }
+        const event = parsed;
         const failures = failNext.get(event.call_id) ?? 0;
         if (failures > 0) {
           failNext.set(event.call_id, failures - 1);
@@ -54,6 +66,8 @@ describe('carrier simulator: outbound calls', () => {
     expect((await fetch(`${url}/control/calls/reset`, { method: 'POST' })).status).toBe(200);
     expect(badAuth).toBe(0);
     events = [];
+    incoming = [];
+    incomingStatus = 204;
     failNext.clear();
   });
 
@@ -76,7 +90,7 @@ describe('carrier simulator: outbound calls', () => {
   const eventsFor = (callId: string) => events.filter((event) => event.call_id === callId);
   const typesFor = (callId: string) => eventsFor(callId).map((event) => event.type);
 
-  async function waitForEvents(callId: string, count: number, timeoutMs = 3_000): Promise<CarrierCallEvent[]> {
+  async function waitForEvents(callId: string, count: number, timeoutMs = 3_000): Promise<CallEvent[]> {
     const deadline = Date.now() + timeoutMs;
     while (eventsFor(callId).length < count) {
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} events for ${callId}; got ${JSON.stringify(eventsFor(callId))}`);
@@ -104,6 +118,7 @@ describe('carrier simulator: outbound calls', () => {
     expect(await callRecord(callId)).toEqual({
       call_id: callId,
       carrier_call_id: carrierCallId,
+      direction: 'outbound',
       from,
       to: '+14155552345',
       state: 'answered',
@@ -225,5 +240,141 @@ describe('carrier simulator: outbound calls', () => {
     await new Promise<void>((resolve) => sim.server.close(() => resolve()));
     await sleep(1_200);
     expect(typesFor('call-closing')).toEqual(['call.ringing']);
+  });
+
+  describe('inbound calls', () => {
+    const caller = '+19175552468';
+    const ourNumber = '+12125553001';
+
+    async function ring(to = ourNumber): Promise<string> {
+      const { status, body } = await control('POST', '/control/calls/inbound', { from: caller, to, events_url: eventsUrl });
+      expect(status).toBe(201);
+      expect(body.carrier_call_id).toMatch(/^CA[0-9a-f]{32}$/);
+      return body.carrier_call_id as string;
+    }
+
+    async function waitForIncoming(carrierCallId: string, timeoutMs = 3_000): Promise<CarrierIncomingCallEvent> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const found = incoming.find((event) => event.carrier_call_id === carrierCallId);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for call.incoming for ${carrierCallId}`);
+        await sleep(10);
+      }
+    }
+
+    async function byCarrierId(carrierCallId: string) {
+      const { body } = await control('GET', '/control/calls');
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      return (body.calls as any[]).find((call) => call.carrier_call_id === carrierCallId);
+    }
+
+    it('announces the call, binds the call_id on answer, and completes when the caller hangs up', async () => {
+      const before = Date.now();
+      const carrierCallId = await ring();
+      const announced = await waitForIncoming(carrierCallId);
+      expect(announced).toEqual({ type: 'call.incoming', carrier_call_id: carrierCallId, from: caller, to: ourNumber, at: expect.any(Number) });
+      expect(Number.isInteger(announced.at) && announced.at >= before).toBe(true);
+      expect(await byCarrierId(carrierCallId)).toMatchObject({ call_id: null, direction: 'inbound', from: caller, to: ourNumber, state: 'ringing', outcome: null });
+
+      await carrier.answerCall({ carrierCallId, callId: 'in-1' });
+      const [answered] = await waitForEvents('in-1', 1);
+      expect(answered).toEqual({ type: 'call.answered', call_id: 'in-1', carrier_call_id: carrierCallId, at: expect.any(Number) });
+      expect(await callRecord('in-1')).toMatchObject({ carrier_call_id: carrierCallId, direction: 'inbound', state: 'answered', outcome: 'answer', answered_at: expect.any(String) });
+
+      const hangup = await control('POST', '/control/calls/in-1/hangup');
+      expect(hangup.status).toBe(200);
+      const [, completed] = await waitForEvents('in-1', 2);
+      expect(completed).toEqual({ type: 'call.completed', call_id: 'in-1', carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'caller', answered: true });
+      expect(await callRecord('in-1')).toMatchObject({ state: 'ended', ended_at: expect.any(String) });
+      expect(incoming).toHaveLength(1);
+    });
+
+    it('completes an answered inbound call that Switchboard hangs up', async () => {
+      const carrierCallId = await ring();
+      await waitForIncoming(carrierCallId);
+      await carrier.answerCall({ carrierCallId, callId: 'in-2' });
+      await waitForEvents('in-2', 1);
+      await carrier.hangUp({ carrierCallId });
+      const [, completed] = await waitForEvents('in-2', 2);
+      expect(completed).toEqual({ type: 'call.completed', call_id: 'in-2', carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'switchboard', answered: true });
+      await sleep(100);
+      expect(typesFor('in-2')).toEqual(['call.answered', 'call.completed']);
+    });
+
+    it('ends the call rejected when the receiver answers call.incoming with a non-2xx', async () => {
+      incomingStatus = 404;
+      const carrierCallId = await ring('+12125553999');
+      await waitForIncoming(carrierCallId);
+      await sleep(100);
+      expect(await byCarrierId(carrierCallId)).toMatchObject({ call_id: null, direction: 'inbound', state: 'ended', outcome: 'rejected', ended_at: expect.any(String) });
+      expect(incoming).toHaveLength(1); // not retried
+      expect(events).toEqual([]);
+      await expect(carrier.answerCall({ carrierCallId, callId: 'too-late' })).rejects.toBeInstanceOf(CarrierRejectedError);
+    });
+
+    it('ends a rejected call with no events', async () => {
+      const carrierCallId = await ring();
+      await waitForIncoming(carrierCallId);
+      await carrier.rejectCall({ carrierCallId });
+      expect(await byCarrierId(carrierCallId)).toMatchObject({ state: 'ended', outcome: 'rejected' });
+      await carrier.rejectCall({ carrierCallId }); // rejecting again succeeds
+      await expect(carrier.answerCall({ carrierCallId, callId: 'in-3' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      await expect(carrier.rejectCall({ carrierCallId: 'CA-unknown' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      await sleep(100);
+      expect(events).toEqual([]);
+    });
+
+    it('answers idempotently for the same call_id and refuses a different one', async () => {
+      const carrierCallId = await ring();
+      await waitForIncoming(carrierCallId);
+      await carrier.answerCall({ carrierCallId, callId: 'in-4' });
+      await carrier.answerCall({ carrierCallId, callId: 'in-4' });
+      await expect(carrier.answerCall({ carrierCallId, callId: 'in-other' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      await expect(carrier.rejectCall({ carrierCallId })).rejects.toBeInstanceOf(CarrierRejectedError); // answered
+      await waitForEvents('in-4', 1);
+      await sleep(100);
+      expect(typesFor('in-4')).toEqual(['call.answered']);
+      expect(await callRecord('in-4')).toMatchObject({ state: 'answered', requests: 2 });
+      expect(await callRecord('in-other')).toBeUndefined();
+      // An outbound call cannot be answered, nor can a call_id already in use be bound again.
+      const outbound = await place('+14155552360', 'out-1');
+      await expect(carrier.answerCall({ carrierCallId: outbound.carrierCallId, callId: 'out-1' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      const second = await ring();
+      await waitForIncoming(second);
+      await expect(carrier.answerCall({ carrierCallId: second, callId: 'out-1' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      await expect(place('+14155552361', 'in-4')).rejects.toBeInstanceOf(CarrierRejectedError);
+    });
+
+    it('lists inbound and outbound calls with their direction and validates the control request', async () => {
+      const outbound = await place('+14155552362');
+      const inbound = await ring();
+      const { body } = await control('GET', '/control/calls');
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      expect(body.calls.map((call: any) => [call.carrier_call_id, call.direction])).toEqual([
+        [outbound.carrierCallId, 'outbound'],
+        [inbound, 'inbound'],
+      ]);
+      expect((await control('POST', '/control/calls/inbound', { from: 'x', to: ourNumber, events_url: eventsUrl })).status).toBe(400);
+      expect((await control('POST', '/control/calls/inbound', { from: caller, to: ourNumber, events_url: 'ftp://x' })).status).toBe(400);
+    });
+
+    it('ends an inbound call nobody answers as unanswered, with no event', async () => {
+      const state = new CarrierSimulatorState({ calls: new CallSimulatorState({ inboundRingTimeoutMs: 300 }) });
+      const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret, state });
+      try {
+        const response = await fetch(`${sim.url}/control/calls/inbound`, { method: 'POST', body: JSON.stringify({ from: caller, to: ourNumber, events_url: eventsUrl }) });
+        expect(response.status).toBe(201);
+        const { carrier_call_id: carrierCallId } = (await response.json()) as { carrier_call_id: string };
+        await waitForIncoming(carrierCallId);
+        expect(state.calls.list()[0]).toMatchObject({ state: 'ringing' });
+        await sleep(500);
+        expect(state.calls.list()[0]).toMatchObject({ carrier_call_id: carrierCallId, state: 'ended', outcome: 'unanswered' });
+        await expect(new SimulatorCarrier(sim.url, secret).answerCall({ carrierCallId, callId: 'in-late' })).rejects.toBeInstanceOf(CarrierRejectedError);
+        expect(events).toEqual([]);
+      } finally {
+        await new Promise<void>((resolve) => sim.server.close(() => resolve()));
+      }
+    });
   });
 });
