@@ -208,3 +208,8 @@ export function offsetPaginationParams(maxOffset?: number) {
     { name: 'offset', in: 'query' as const, schema: { type: 'integer', minimum: 0, ...(maxOffset === undefined ? {} : { maximum: maxOffset }), default: 0 } },
   ];
 }
+
+/** A required JSON request body with this schema. */
+export function jsonRequestBody(schema: object) {
+  return { required: true, content: { 'application/json': { schema } } };
+}

@@ -1,6 +1,6 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
-import { errorResponse, offsetPaginationParams, ref } from '../openapi/schemas';
+import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { grantExcess, type Grant } from '../../src/keys/grants';
 import type { Scope } from '../../src/keys/scopes';
@@ -75,7 +75,7 @@ export function apiTokenRoutes(): RouteDef[] {
         summary: 'Mint a child key within this key’s grant',
         description: 'The child inherits workspace, user and environment. `key` (the plaintext) is in this response only. Scopes, number allow-list and spend limit may not exceed the minting key’s (403 with details naming the part).',
         tags: ['keys'],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('ScopedKeyMintRequest') } } },
+        requestBody: jsonRequestBody(ref('ScopedKeyMintRequest')),
         responses: { '201': tokenResponse('`{api_token, key}`') },
       },
       handler: mint,

@@ -1,6 +1,6 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { errors } from '../errors';
-import { errorResponse, ref } from '../openapi/schemas';
+import { errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { isBindableLine, mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/keys/agentKeys';
 import { DEFAULT_TIER, isSettableTier } from '../../src/keys/tiers';
@@ -68,7 +68,7 @@ export function authKeyRoutes(): RouteDef[] {
       doc: {
         summary: 'Create a regular key (owners and admins)',
         tags: ['keys'],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('AuthKeyCreateRequest') } } },
+        requestBody: jsonRequestBody(ref('AuthKeyCreateRequest')),
         responses: {
           '201': { description: '`{key}` with `plaintext_key` (once)', content: { 'application/json': { schema: { type: 'object', properties: { key: ref('AgentKey') } } } } },
           '404': errorResponse('`not_found`: the line cannot be bound'),

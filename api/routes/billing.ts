@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds } from '../lineAccess';
-import { errorResponse, ref } from '../openapi/schemas';
+import { errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/billing/ledger';
 import { VOICES } from '../../src/voices/catalog';
@@ -221,7 +221,7 @@ export function billingRoutes(): RouteDef[] {
       doc: {
         summary: 'Change settings (owners and admins: they include how the card is charged)',
         tags: ['settings'],
-        requestBody: { required: true, content: { 'application/json': { schema: { ...settingsSchema, additionalProperties: false } } } },
+        requestBody: jsonRequestBody({ ...settingsSchema, additionalProperties: false }),
         responses: { '200': { description: 'Unwrapped settings' } },
       },
       handler: updateSettings,

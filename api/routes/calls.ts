@@ -3,7 +3,7 @@ import { holdRefusalError } from '../billingErrors';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { errorResponse, offsetPaginationParams } from '../openapi/schemas';
+import { errorResponse, offsetPaginationParams, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { placeHold, releaseHold } from '../../src/billing/holds';
 import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
@@ -173,19 +173,12 @@ export function callRoutes(): RouteDef[] {
           'Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), ' +
           '`call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing.',
         tags: ['calls'],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['line_id', 'to_number'],
-                properties: { line_id: { type: 'string', format: 'uuid' }, to_number: { type: 'string', minLength: 3, maxLength: 32 } },
-              },
-            },
-          },
-        },
+        requestBody: jsonRequestBody({
+          type: 'object',
+          additionalProperties: false,
+          required: ['line_id', 'to_number'],
+          properties: { line_id: { type: 'string', format: 'uuid' }, to_number: { type: 'string', minLength: 3, maxLength: 32 } },
+        }),
         responses: {
           '201': { description: '`{call}` with status `initiated`' },
           '402': errorResponse('`insufficient_credits` or `agent_cap_exceeded` (details spent_cents, cap_cents, cycle_reset_at)'),

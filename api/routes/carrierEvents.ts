@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
-import { errorResponse } from '../openapi/schemas';
+import { errorResponse, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { oneMinuteReserveCents, zoneOf, type Zone } from '../../src/billing/pricing';
 import type { LineRow } from '../../src/lines/store';
@@ -115,27 +115,20 @@ export function carrierEventRoutes(): RouteDef[] {
       doc: {
         summary: 'Internal: call progress from the carrier adapter (shared-secret bearer)',
         tags: ['internal'],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                required: ['type', 'at'],
-                properties: {
-                  type: { type: 'string', enum: ['call.incoming', 'call.ringing', 'call.answered', 'call.completed', 'call.busy', 'call.no_answer', 'call.failed'] },
-                  from: { type: 'string', maxLength: 64 },
-                  to: { type: 'string', maxLength: 64 },
-                  call_id: { type: 'string', format: 'uuid' },
-                  carrier_call_id: { type: 'string' },
-                  at: { type: 'integer', minimum: 0 },
-                  ended_by: { type: 'string', enum: ['caller', 'switchboard'] },
-                  answered: { type: 'boolean' },
-                },
-              },
-            },
+        requestBody: jsonRequestBody({
+          type: 'object',
+          required: ['type', 'at'],
+          properties: {
+            type: { type: 'string', enum: ['call.incoming', 'call.ringing', 'call.answered', 'call.completed', 'call.busy', 'call.no_answer', 'call.failed'] },
+            from: { type: 'string', maxLength: 64 },
+            to: { type: 'string', maxLength: 64 },
+            call_id: { type: 'string', format: 'uuid' },
+            carrier_call_id: { type: 'string' },
+            at: { type: 'integer', minimum: 0 },
+            ended_by: { type: 'string', enum: ['caller', 'switchboard'] },
+            answered: { type: 'boolean' },
           },
-        },
+        }),
         responses: { '200': { description: '`{received: true}`' }, '401': errorResponse('`unauthorized`'), '404': errorResponse('`call_not_found`') },
       },
       handler: receive,

@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { errorResponse, offsetPaginationParams } from '../openapi/schemas';
+import { errorResponse, offsetPaginationParams, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/compliance/consent';
 import { findLine } from '../../src/lines/store';
@@ -185,24 +185,17 @@ export function complianceRoutes(): RouteDef[] {
       doc: {
         summary: 'Record consent for a (line, phone number)',
         tags: ['compliance'],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['line_id', 'phone_number', 'consent_type'],
-                properties: {
-                  line_id: { type: 'string', format: 'uuid' },
-                  phone_number: { type: 'string', minLength: 3, maxLength: 32 },
-                  consent_type: { type: 'string', enum: [...CONSENT_TYPES] },
-                  source: { type: 'string', minLength: 1, maxLength: 200, description: 'Where the consent came from, e.g. "api", "web_form"; default "api"' },
-                },
-              },
-            },
+        requestBody: jsonRequestBody({
+          type: 'object',
+          additionalProperties: false,
+          required: ['line_id', 'phone_number', 'consent_type'],
+          properties: {
+            line_id: { type: 'string', format: 'uuid' },
+            phone_number: { type: 'string', minLength: 3, maxLength: 32 },
+            consent_type: { type: 'string', enum: [...CONSENT_TYPES] },
+            source: { type: 'string', minLength: 1, maxLength: 200, description: 'Where the consent came from, e.g. "api", "web_form"; default "api"' },
           },
-        },
+        }),
         responses: { '201': { description: '`{consent}`' }, '404': errorResponse('`not_found`: the line'), '409': errorResponse('`consent_already_granted`') },
       },
       handler: grant,
@@ -248,24 +241,17 @@ export function complianceRoutes(): RouteDef[] {
       doc: {
         summary: 'Add an AI disclosure; the default of a language is played at the start of calls on compliance-enabled lines',
         tags: ['compliance'],
-        requestBody: {
-          required: true,
-          content: {
-            'application/json': {
-              schema: {
-                type: 'object',
-                additionalProperties: false,
-                required: ['message'],
-                properties: {
-                  message: { type: 'string', minLength: 1, maxLength: 2000 },
-                  language: { type: 'string', enum: LANGUAGES.filter((l) => l !== 'multi'), default: 'en' },
-                  jurisdiction: { type: 'string', minLength: 2, maxLength: 16, default: 'US' },
-                  is_default: { type: 'boolean', description: 'Defaults to true for the first disclosure of a language' },
-                },
-              },
-            },
+        requestBody: jsonRequestBody({
+          type: 'object',
+          additionalProperties: false,
+          required: ['message'],
+          properties: {
+            message: { type: 'string', minLength: 1, maxLength: 2000 },
+            language: { type: 'string', enum: LANGUAGES.filter((l) => l !== 'multi'), default: 'en' },
+            jurisdiction: { type: 'string', minLength: 2, maxLength: 16, default: 'US' },
+            is_default: { type: 'boolean', description: 'Defaults to true for the first disclosure of a language' },
           },
-        },
+        }),
         responses: { '201': { description: '`{disclosure}`' } },
       },
       handler: createDisclosure,

@@ -1,6 +1,6 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
-import { errorResponse, offsetPaginationParams, ref } from '../openapi/schemas';
+import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import {
   agentKeysOf,
@@ -162,7 +162,7 @@ export function keyPlaneRoutes(): RouteDef[] {
         summary: 'Mint an agent key',
         description: 'Authenticated with a service key. The plaintext is in this response only; replays (same Idempotency-Key, 12 h) return the row without it.',
         tags: ['keys'],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('AgentKeyMintRequest') } } },
+        requestBody: jsonRequestBody(ref('AgentKeyMintRequest')),
         responses: { '201': keyResponse('The new key with `plaintext_key`'), '404': errorResponse('`not_found`: the line cannot be bound (not cached)') },
       },
       handler: mint,
@@ -206,7 +206,7 @@ export function keyPlaneRoutes(): RouteDef[] {
         summary: 'Update name, label, line binding (null = account-wide), permissions or monthly cap',
         tags: ['keys'],
         parameters: [keyIdParam],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('AgentKeyUpdateRequest') } } },
+        requestBody: jsonRequestBody(ref('AgentKeyUpdateRequest')),
         responses: { '200': keyResponse('`{key}`'), '404': errorResponse('`not_found` (key, or a line that cannot be bound)'), '409': errorResponse('`key_revoked`') },
       },
       handler: update,

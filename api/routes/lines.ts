@@ -2,7 +2,7 @@ import { ApplicationFailure, WithStartWorkflowOperation, WorkflowExecutionAlread
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
-import { errorResponse, ref } from '../openapi/schemas';
+import { errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
 import {
@@ -239,7 +239,7 @@ export function lineRoutes(): RouteDef[] {
           'Answers 201 once the number is assigned (`status: active`), or with `status: provisioning` if the carrier takes longer than a few seconds; ' +
           'provisioning is a durable workflow and completes on its own. A number that cannot be provisioned leaves the line `released`.',
         tags: ['lines'],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('LineCreateRequest') } } },
+        requestBody: jsonRequestBody(ref('LineCreateRequest')),
         responses: {
           '201': { description: '`{line, webhook_secret}`: the secret is shown only here', content: { 'application/json': { schema: ref('LineCreateResponse') } } },
           '400': errorResponse('`hosted_mode_language_pinning_unsupported`, `invalid_json`'),
@@ -304,7 +304,7 @@ export function lineRoutes(): RouteDef[] {
         summary: 'Change a line (the only way to set `language` after creation)',
         tags: ['lines'],
         parameters: [lineIdParam],
-        requestBody: { required: true, content: { 'application/json': { schema: ref('LineUpdateRequest') } } },
+        requestBody: jsonRequestBody(ref('LineUpdateRequest')),
         responses: {
           '200': { description: '`{line}`', ...lineResponse },
           '400': errorResponse('`hosted_mode_language_pinning_unsupported` (judged on the effective mode)'),

@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { errorResponse, offsetPaginationParams, ref } from '../openapi/schemas';
+import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { findLine } from '../../src/lines/store';
 import { EVENT_POLICIES, EVENT_TYPES } from '../../src/webhooks/events';
@@ -159,10 +159,7 @@ export function webhookRoutes(): RouteDef[] {
         summary: "Send a signed `test` event to the line's webhook_url and return the attempt's result",
         description: 'One attempt, 5 s timeout, no retries; the attempt is in the delivery log like any other.',
         tags: ['webhooks'],
-        requestBody: {
-          required: true,
-          content: { 'application/json': { schema: { type: 'object', additionalProperties: false, required: ['line_id'], properties: { line_id: { type: 'string', format: 'uuid' } } } } },
-        },
+        requestBody: jsonRequestBody({ type: 'object', additionalProperties: false, required: ['line_id'], properties: { line_id: { type: 'string', format: 'uuid' } } }),
         responses: { '200': { description: '`{delivery: {id, status, http_status, duration_ms, response_body, error_message}}`' }, '404': errorResponse('`not_found`') },
       },
       handler: sendTest,
