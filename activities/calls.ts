@@ -1,7 +1,9 @@
+import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import { recordComplianceEvent } from '../src/compliance/events';
 import type { Db } from '../src/db/knex';
 import { EVENT_POLICIES, type EventType } from '../src/webhooks/events';
-import { createEvent, startDelivery } from '../src/webhooks/publish';
+import { startDelivery } from '../src/webhooks/publish';
 import type { CarrierAdapter } from './carrier/adapter';
 
 export interface CallActivityDeps {
@@ -12,6 +14,12 @@ export interface CallActivityDeps {
   temporal?: () => Client;
   taskQueue?: string;
   now: () => Date;
+}
+
+/** A stable UUID for one event of one call, so a retried activity records it once. */
+function callEventId(callId: string, type: string, key: string | number): string {
+  const digest = crypto.createHash('sha256').update(`${callId}:${type}:${key}`).digest('hex');
+  return `${digest.slice(0, 8)}-${digest.slice(8, 12)}-5${digest.slice(13, 16)}-a${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
 }
 
 export interface CallFacts {
@@ -42,6 +50,62 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
       await carrier.rejectCall({ carrierCallId });
     },
 
+    async speak(carrierCallId: string, speakId: string, text: string): Promise<void> {
+      await carrier.speak({ carrierCallId, speakId, text });
+    },
+
+    async stopSpeaking(carrierCallId: string): Promise<void> {
+      await carrier.stopSpeaking({ carrierCallId });
+    },
+
+    /** The whole transcript, written as it grows (timestamps as ISO strings on the record). */
+    async recordTranscript(callId: string, transcript: Array<{ role: string; text: string; timestamp: number }>): Promise<void> {
+      await db('calls')
+        .where({ id: callId })
+        .update({ transcript: JSON.stringify(transcript.map((t) => ({ role: t.role, text: t.text, timestamp: new Date(t.timestamp).toISOString() }))) });
+    },
+
+    /**
+     * Records the `message` event of one caller turn (`turn` numbers them). Its id is derived
+     * from the call and the turn, so a retried activity records it once. Returns the event id
+     * for the single, synchronous delivery attempt the workflow makes next.
+     */
+    async recordMessageEvent(call: CallFacts, turn: number, payload: Record<string, unknown>): Promise<{ eventId: string }> {
+      const eventId = callEventId(call.callId, 'message', turn);
+      await db('webhook_events')
+        .insert({
+          id: eventId,
+          workspace_id: call.workspaceId,
+          environment: call.environment,
+          line_id: call.lineId,
+          call_id: call.callId,
+          event_type: 'message',
+          target: 'webhook',
+          payload: { call_id: call.callId, ...payload },
+          actor_key_id: call.keyId,
+          created_at: now(),
+        })
+        .onConflict('id')
+        .ignore();
+      return { eventId };
+    },
+
+    async recordDisclosurePlayed(call: CallFacts, disclosureId: string): Promise<void> {
+      // Once per call, whatever retries happen.
+      if (await db('compliance_events').where({ call_id: call.callId, event_type: 'disclosure_played' }).first('id')) return;
+      await recordComplianceEvent(db, {
+        workspaceId: call.workspaceId,
+        environment: call.environment,
+        eventType: 'disclosure_played',
+        actorKeyId: call.keyId,
+        lineId: call.lineId,
+        callId: call.callId,
+        phoneNumber: call.direction === 'outbound' ? call.to : call.from,
+        metadata: { disclosure_id: disclosureId },
+        at: now(),
+      });
+    },
+
     async hangUpCall(carrierCallId: string): Promise<void> {
       await carrier.hangUp({ carrierCallId });
     },
@@ -61,29 +125,32 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
     },
 
     /**
-     * Publishes a call event through the delivery engine, once per (call, event type): the
-     * event id is derived from them, so a retried activity does not publish twice. Events whose
-     * destination the line does not have (no status_callback_url) are skipped.
+     * Publishes a call event through the delivery engine, once per (call, event type, key): the
+     * event id is derived from them, so a retried activity does not publish twice (`key`
+     * distinguishes repeatable events such as `interrupted`). Events whose destination the line
+     * does not have (no status_callback_url) are skipped.
      */
-    async publishCallEvent(call: CallFacts, type: EventType, payload: Record<string, unknown>): Promise<{ eventId: string | null }> {
+    async publishCallEvent(call: CallFacts, type: EventType, payload: Record<string, unknown>, key: string | number = ''): Promise<{ eventId: string | null }> {
       if (!temporal || !taskQueue) throw new Error('this worker cannot publish events (no Temporal client)');
       const policy = EVENT_POLICIES[type];
-      const line = await db('lines').where({ id: call.lineId }).first('status_callback_url', 'webhook_url', 'mode');
+      const line = await db('lines').where({ id: call.lineId }).first('status_callback_url');
       if (policy.target === 'status_callback' && !line?.status_callback_url) return { eventId: null };
-      const existing = await db('webhook_events').where({ call_id: call.callId, event_type: type }).first('id');
-      const eventId =
-        existing?.id ??
-        (await createEvent(db, {
-          workspaceId: call.workspaceId,
+      const eventId = callEventId(call.callId, type, key);
+      await db('webhook_events')
+        .insert({
+          id: eventId,
+          workspace_id: call.workspaceId,
           environment: call.environment,
-          lineId: call.lineId,
-          callId: call.callId,
-          type,
+          line_id: call.lineId,
+          call_id: call.callId,
+          event_type: type,
           target: policy.target,
           payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
-          actorKeyId: call.keyId,
-          now: now(),
-        }));
+          actor_key_id: call.keyId,
+          created_at: now(),
+        })
+        .onConflict('id')
+        .ignore();
       try {
         await startDelivery(temporal(), taskQueue, eventId, type);
       } catch (err) {

@@ -18,6 +18,18 @@ export interface AttemptOutcome {
   retryable: boolean;
   httpStatus: number | null;
   retryAfterMs?: number;
+  /** For `message` events: the `text` the receiver answered with, to be spoken. */
+  replyText?: string;
+}
+
+/** The reply a receiver gives a `message` event: `{text}` (an empty or missing text is silence). */
+export function replyTextOf(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as { text?: unknown };
+    return typeof parsed.text === 'string' && parsed.text.trim() !== '' ? parsed.text : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -69,10 +81,13 @@ export function createWebhookActivities({ db, secretsKey, now }: WebhookActivity
       let responseText: string | null = null;
       let error: string | null = null;
       let retryAfterMs: number | undefined;
+      let replyText: string | undefined;
       try {
         const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(policy.timeoutMs) });
         httpStatus = response.status;
-        responseText = redactResponseBody(await response.text());
+        const fullText = await response.text();
+        if (event.event_type === 'message' && response.ok) replyText = replyTextOf(fullText);
+        responseText = redactResponseBody(fullText);
         retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
         if (!response.ok) error = `http_${response.status}`;
       } catch (err) {
@@ -83,7 +98,7 @@ export function createWebhookActivities({ db, secretsKey, now }: WebhookActivity
       await db('webhook_deliveries')
         .where({ id: deliveryId })
         .update({ status: delivered ? 'success' : 'failed', http_status: httpStatus, error_message: error, response_body: responseText, duration_ms: now().getTime() - started.getTime(), completed_at: now() });
-      return { deliveryId, delivered, retryable: true, httpStatus, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) };
+      return { deliveryId, delivered, retryable: true, httpStatus, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(replyText !== undefined ? { replyText } : {}) };
     },
   };
 }

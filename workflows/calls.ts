@@ -1,6 +1,7 @@
 import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { BillingActivities } from '../activities/billing';
 import type { CallActivities, CallFacts } from '../activities/calls';
+import type { WebhookActivities } from '../activities/webhooks';
 import { callChargeCents, type Zone } from '../src/billing/pricing';
 import { callDurationMs, MAX_CALL_DURATION_MS, RING_TIMEOUT_MS, type CallStatus, type EndCause } from '../src/calls/rules';
 import type { LineMode } from '../src/lines/rules';
@@ -9,17 +10,27 @@ const calls = proxyActivities<CallActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['CarrierRejected'] },
 });
+/** The `message` event: one attempt, never retried (a late answer would be spoken out of turn). */
+const webhooks = proxyActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
 const billing = proxyActivities<BillingActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
 
 export interface CarrierCallEvent {
-  type: 'call.ringing' | 'call.answered' | 'call.completed' | 'call.busy' | 'call.no_answer' | 'call.failed';
-  /** Epoch milliseconds, from the carrier: billing is measured on these. */
+  type: 'call.ringing' | 'call.answered' | 'call.completed' | 'call.busy' | 'call.no_answer' | 'call.failed' | 'call.utterance' | 'call.playback';
+  /** Epoch milliseconds, from the carrier: billing and turn order are measured on these. */
   at: number;
   ended_by?: 'caller' | 'switchboard';
   answered?: boolean;
+  /** call.utterance: what the caller said, and the language heard. */
+  text?: string;
+  language?: string;
+  /** call.playback: progress of one speak command. */
+  speak_id?: string;
+  played_text?: string;
+  done?: boolean;
+  stopped?: boolean;
 }
 
 export const carrierEventSignal = defineSignal<[CarrierCallEvent]>('carrierEvent');
@@ -36,7 +47,18 @@ export interface CallInput extends CallFacts {
   reservePerMinuteCents: number;
   /** Inbound calls: the carrier's id of the ringing call to answer. */
   carrierCallId?: string;
+  /** Spoken first on compliance-enabled lines (the default disclosure of the line's language). */
+  disclosure?: { id: string; message: string } | null;
+  /** Spoken when the call connects, after any disclosure. */
+  beginMessage?: string | null;
+  /** Turns of context sent with each `message` (the line's context_limit). */
+  contextLimit?: number | null;
+  /** Pinned-language lines omit `detected_language`. */
+  languagePinned?: boolean;
 }
+
+/** Turns of context when a line sets no context_limit. */
+const DEFAULT_CONTEXT_TURNS = 20;
 
 export interface CallResult {
   status: CallStatus;
@@ -64,6 +86,12 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
   setHandler(hangupSignal, () => void (hangupRequested = true));
   setHandler(callStatusQuery, () => status);
   const seen = (type: CarrierCallEvent['type']) => events.find((e) => e.type === type);
+  const utterances = () => events.filter((e) => e.type === 'call.utterance');
+  const playback = (speakId: string) => events.filter((e) => e.type === 'call.playback' && e.speak_id === speakId);
+  const transcript: Array<{ role: 'user' | 'assistant'; text: string; timestamp: number }> = [];
+  let handledUtterances = 0;
+  let speakCount = 0;
+  let currentSpeech: string | null = null;
   const terminal = () => events.find((e) => TERMINAL.includes(e.type));
 
   const finish = async (final: CallStatus, endCause: EndCause, answeredAt: number | null, endedAt: number): Promise<CallResult> => {
@@ -96,6 +124,50 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
     await calls.hangUpCall(carrierCallId);
     await condition(() => terminal() !== undefined, HANGUP_CONFIRMATION);
     return terminal()?.at ?? Date.now();
+  };
+
+  const say = async (carrierCallId: string, text: string, at: number): Promise<void> => {
+    speakCount += 1;
+    currentSpeech = `${call.callId}:speak-${speakCount}`;
+    await calls.speak(carrierCallId, currentSpeech, text);
+    transcript.push({ role: 'assistant', text, timestamp: at });
+  };
+
+  /**
+   * One caller turn: if the agent was talking, cut it off and tell the customer what was heard
+   * (`interrupted`, timed before the turn); then send `message` and speak the `{text}` reply.
+   */
+  const takeTurn = async (carrierCallId: string, utterance: CarrierCallEvent): Promise<void> => {
+    if (currentSpeech !== null) {
+      const speech = currentSpeech;
+      currentSpeech = null;
+      // Still talking: cut it off now (the carrier may already have, on its own barge-in detection).
+      if (!playback(speech).some((e) => e.done)) {
+        await calls.stopSpeaking(carrierCallId);
+        await condition(() => playback(speech).some((e) => e.done), '2 seconds');
+      }
+      const progress = playback(speech);
+      const final = progress.find((e) => e.done);
+      if (!final || final.stopped) {
+        const heard = (final ?? progress[progress.length - 1])?.played_text ?? '';
+        await calls.publishCallEvent(call, 'interrupted', {
+          partial_response_text: heard,
+          // Ordered before the message of the turn that interrupted it.
+          timestamp: Math.min(final?.at ?? utterance.at, utterance.at - 1),
+        }, handledUtterances);
+      }
+    }
+    transcript.push({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });
+    const limit = call.contextLimit ?? DEFAULT_CONTEXT_TURNS;
+    const { eventId } = await calls.recordMessageEvent(call, handledUtterances, {
+      text: utterance.text ?? '',
+      timestamp: utterance.at,
+      context: transcript.slice(-limit).map((t) => ({ role: t.role, text: t.text, timestamp: t.timestamp })),
+      ...(call.languagePinned ? {} : { detected_language: utterance.language ?? 'en' }),
+    });
+    const outcome = await webhooks.attemptDelivery(eventId, 1);
+    if (outcome.replyText) await say(carrierCallId, outcome.replyText, Date.now());
+    await calls.recordTranscript(call.callId, transcript);
   };
 
   let carrierCallId: string;
@@ -146,6 +218,12 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
   status = 'in_progress';
   await calls.recordCallState(call.callId, { status, startedAt: answered.at });
   await calls.publishCallEvent(call, 'call_started', { direction: call.direction, from_number: call.from, to_number: call.to });
+  if (call.disclosure) {
+    await say(carrierCallId, call.disclosure.message, answered.at);
+    await calls.recordDisclosurePlayed(call, call.disclosure.id);
+  }
+  if (call.beginMessage) await say(carrierCallId, call.beginMessage, answered.at);
+  if (call.disclosure || call.beginMessage) await calls.recordTranscript(call.callId, transcript);
   const answeredAt = answered.at;
   const answeredLocally = Date.now();
   let minutesHeld = 1;
@@ -153,11 +231,20 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
     const elapsed = Date.now() - answeredLocally;
     const untilNextMinute = minutesHeld * 60_000 - elapsed;
     const untilMax = MAX_CALL_DURATION_MS - elapsed;
-    const ended = await condition(() => terminal() !== undefined || hangupRequested, Math.max(1, Math.min(untilNextMinute, untilMax)));
-    if (ended) {
+    const woke = await condition(
+      () => terminal() !== undefined || hangupRequested || utterances().length > handledUtterances,
+      Math.max(1, Math.min(untilNextMinute, untilMax)),
+    );
+    if (terminal() !== undefined || hangupRequested) {
       const end = terminal();
       if (end) return finish('completed', end.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup', answeredAt, end.at);
       return finish('completed', 'api_hangup', answeredAt, await hangUpAndWait(carrierCallId));
+    }
+    if (woke) {
+      const utterance = utterances()[handledUtterances];
+      handledUtterances += 1;
+      await takeTurn(carrierCallId, utterance);
+      continue;
     }
     if (Date.now() - answeredLocally >= MAX_CALL_DURATION_MS) {
       return finish('completed', 'max_duration', answeredAt, await hangUpAndWait(carrierCallId));

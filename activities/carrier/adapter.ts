@@ -36,6 +36,18 @@ export interface CarrierAdapter {
   answerCall(request: { carrierCallId: string; callId: string }): Promise<void>;
   /** Declines a ringing inbound call; it ends with no further events. Rejecting an ended call succeeds. */
   rejectCall(request: { carrierCallId: string }): Promise<void>;
+  /**
+   * Speaks `text` to the caller on an answered call (text-to-speech). Commands queue per call in
+   * order: this one starts when the previous one finishes. Progress arrives as `call.playback`
+   * events carrying `speakId`. Idempotent on `speakId`: a retry with the same text speaks nothing
+   * twice. A call that is not answered (ringing, ended) is a `CarrierRejectedError`.
+   */
+  speak(request: { carrierCallId: string; speakId: string; text: string }): Promise<void>;
+  /**
+   * Stops the playing speak command (its `call.playback` reports `stopped: true`, with what was
+   * played) and drops the queued ones. Succeeds when nothing is playing, and on an ended call.
+   */
+  stopSpeaking(request: { carrierCallId: string }): Promise<void>;
 }
 
 /**
@@ -73,7 +85,39 @@ export type CarrierCallEvent =
       ended_by: 'caller' | 'switchboard';
       /** Whether the call was ever answered (false: Switchboard gave up while it rang). */
       answered: boolean;
-    };
+    }
+  | CarrierUtteranceEvent
+  | CarrierPlaybackEvent;
+
+/** The caller finished a sentence (speech-to-text). */
+export interface CarrierUtteranceEvent {
+  type: 'call.utterance';
+  call_id: string;
+  carrier_call_id: string;
+  /** What the caller said. */
+  text: string;
+  /** The detected language, a tag such as `en` or `pt-BR`. */
+  language: string;
+  at: number;
+}
+
+/**
+ * Progress of a `speak` command: every 250 ms while it plays (`done: false`), then once at the end
+ * (`done: true`; with `stopped: true` if `stopSpeaking` or the caller's barge-in cut it short).
+ * A hang-up stops speech without this event.
+ */
+export interface CarrierPlaybackEvent {
+  type: 'call.playback';
+  call_id: string;
+  carrier_call_id: string;
+  speak_id: string;
+  /** The words played so far (a prefix of the text's words, joined with single spaces); all of them when done and not stopped. */
+  played_text: string;
+  done: boolean;
+  /** Present (true) only on the final event of a playback that was stopped. */
+  stopped?: true;
+  at: number;
+}
 
 /** A refusal the carrier will repeat however often we ask (bad request, no inventory). */
 export class CarrierRejectedError extends Error {

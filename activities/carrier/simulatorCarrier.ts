@@ -35,6 +35,14 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/reject`);
   }
 
+  async speak(request: { carrierCallId: string; speakId: string; text: string }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/speak`, { text: request.text, speak_id: request.speakId });
+  }
+
+  async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/stop`);
+  }
+
   private async call(method: string, path: string, body?: object): Promise<Record<string, unknown>> {
     const response = await fetch(new URL(path, this.baseUrl), {
       method,

@@ -10,7 +10,7 @@ import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
 import { oneMinuteReserveCents, zoneOf } from '../../src/billing/pricing';
 import { isPremiumRate } from '../../src/calls/fraud';
 import { CALL_STATUSES } from '../../src/calls/rules';
-import { toCallRecord, type CallRow } from '../../src/calls/store';
+import { callOpening, toCallRecord, type CallRow } from '../../src/calls/store';
 import { activeConsent } from '../../src/compliance/consent';
 import { isOptedOut } from '../../src/compliance/optOuts';
 import { findLine } from '../../src/lines/store';
@@ -110,6 +110,7 @@ async function placeCall(ctx: AppContext, deps: AppDeps): Promise<void> {
           mode: line.mode,
           zone,
           reservePerMinuteCents: reserve,
+          ...(await callOpening(deps.db, line)),
         },
       ],
     });

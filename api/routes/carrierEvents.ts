@@ -4,6 +4,7 @@ import { ApiError, errors } from '../errors';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { oneMinuteReserveCents, zoneOf, type Zone } from '../../src/billing/pricing';
+import { callOpening } from '../../src/calls/store';
 import type { LineRow } from '../../src/lines/store';
 import { toE164 } from '../../src/phone';
 import { carrierEventSignal, type CarrierCallEvent, type callWorkflow } from '../../workflows/calls';
@@ -82,6 +83,7 @@ async function incoming(ctx: AppContext, deps: AppDeps, event: IncomingCall): Pr
         zone,
         reservePerMinuteCents: oneMinuteReserveCents(line.mode, zone),
         carrierCallId: event.carrier_call_id,
+        ...(await callOpening(deps.db, line)),
       },
     ],
   });
@@ -97,7 +99,8 @@ async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
   const event = ctx.state.body as CarrierCallEvent & { call_id?: string };
   if (!event.call_id) throw errors.validation([{ field: 'call_id', message: 'Required for this event type' }]);
   try {
-    await deps.temporal.workflow.getHandle(event.call_id).signal(carrierEventSignal, { type: event.type, at: event.at, ended_by: event.ended_by, answered: event.answered });
+    const { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped } = event;
+    await deps.temporal.workflow.getHandle(event.call_id).signal(carrierEventSignal, { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped });
   } catch (err) {
     if ((err as Error).name === 'WorkflowNotFoundError') throw new ApiError(404, 'call_not_found', 'No call with this id');
     throw err;
@@ -119,7 +122,13 @@ export function carrierEventRoutes(): RouteDef[] {
           type: 'object',
           required: ['type', 'at'],
           properties: {
-            type: { type: 'string', enum: ['call.incoming', 'call.ringing', 'call.answered', 'call.completed', 'call.busy', 'call.no_answer', 'call.failed'] },
+            type: { type: 'string', enum: ['call.incoming', 'call.ringing', 'call.answered', 'call.completed', 'call.busy', 'call.no_answer', 'call.failed', 'call.utterance', 'call.playback'] },
+            text: { type: 'string', maxLength: 10000 },
+            language: { type: 'string', maxLength: 16 },
+            speak_id: { type: 'string', maxLength: 200 },
+            played_text: { type: 'string', maxLength: 20000 },
+            done: { type: 'boolean' },
+            stopped: { type: 'boolean' },
             from: { type: 'string', maxLength: 64 },
             to: { type: 'string', maxLength: 64 },
             call_id: { type: 'string', format: 'uuid' },

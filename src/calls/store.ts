@@ -44,3 +44,24 @@ export function toCallRecord(row: CallRow) {
     created_at: row.created_at.toISOString(),
   };
 }
+
+/**
+ * What a call on this line says first: on compliance-enabled lines, the workspace's default
+ * disclosure in the line's language (English for `multi`, falling back to English).
+ */
+export async function callOpening(
+  db: import('knex').Knex,
+  line: { workspace_id: string; environment: string; compliance_enabled: boolean; language: string; begin_message: string | null; context_limit: number | null },
+) {
+  let disclosure: { id: string; message: string } | null = null;
+  if (line.compliance_enabled) {
+    const language = line.language === 'multi' ? 'en' : line.language;
+    disclosure =
+      (await db('disclosures')
+        .where({ workspace_id: line.workspace_id, environment: line.environment, is_default: true })
+        .whereIn('language', [language, 'en'])
+        .orderByRaw('case when language = ? then 0 else 1 end', [language])
+        .first('id', 'message')) ?? null;
+  }
+  return { disclosure, beginMessage: line.begin_message, contextLimit: line.context_limit, languagePinned: line.language !== 'multi' };
+}

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import Koa from 'koa';
-import Router from '@koa/router';
+import Router, { type RouterContext } from '@koa/router';
 import getRawBody from 'raw-body';
 import { createLogger, maskPhone, type Logger } from '../logger';
 import { CardProcessorSimulatorState, cardProcessorRoutes } from './cardProcessorSimulator';
@@ -35,6 +35,13 @@ const DEFAULT_RING_MS = 200;
 const MAX_RING_MS = 10 * 60_000;
 /** How long an inbound call rings unanswered before the caller gives up. */
 const INBOUND_RING_TIMEOUT_MS = 30_000;
+/** How fast text-to-speech plays, by default (settable with `POST /control/speech`). */
+export const DEFAULT_WORDS_PER_SECOND = 20;
+const MAX_WORDS_PER_SECOND = 1_000;
+/** How often a playing speak command reports progress (`call.playback`, `done: false`). */
+export const PLAYBACK_PROGRESS_MS = 250;
+const MAX_SPEECH_TEXT = 10_000;
+const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
 
 /** What a call to a destination does, set per number through the control API. */
 export type CallOutcome = 'answer' | 'busy' | 'no_answer' | 'fail';
@@ -65,7 +72,28 @@ export interface CallRecord {
 export type SimulatedCallEvent =
   | { type: 'call.incoming'; carrier_call_id: string; from: string; to: string; at: number }
   | { type: 'call.ringing' | 'call.answered' | 'call.busy' | 'call.no_answer' | 'call.failed'; call_id: string; carrier_call_id: string; at: number }
-  | { type: 'call.completed'; call_id: string; carrier_call_id: string; at: number; ended_by: 'caller' | 'switchboard'; answered: boolean };
+  | { type: 'call.completed'; call_id: string; carrier_call_id: string; at: number; ended_by: 'caller' | 'switchboard'; answered: boolean }
+  | { type: 'call.utterance'; call_id: string; carrier_call_id: string; text: string; language: string; at: number }
+  | { type: 'call.playback'; call_id: string; carrier_call_id: string; speak_id: string; played_text: string; done: boolean; stopped?: true; at: number };
+
+/** One speak command on a call, as `GET /control/calls/{call_id}/speech` lists it. */
+export interface SpeechRecord {
+  speak_id: string;
+  text: string;
+  /** The words played so far, joined with single spaces. */
+  played_text: string;
+  state: 'queued' | 'speaking' | 'done' | 'stopped';
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+interface SpeechItem {
+  record: SpeechRecord;
+  words: string[];
+  /** Words per second, fixed when playback starts. */
+  wordsPerSecond: number;
+  startedAt: number;
+}
 
 interface LiveCall {
   record: CallRecord;
@@ -75,6 +103,10 @@ interface LiveCall {
   timer: NodeJS.Timeout | null;
   /** Deliveries for this call, chained so its events arrive in order. */
   queue: Promise<void>;
+  /** Speak commands, in the order received (queued ones wait for the one speaking). */
+  speech: SpeechItem[];
+  /** The playing speak command's next progress (or end) tick. */
+  speechTimer: NodeJS.Timeout | null;
 }
 
 export interface EventDeliveryOptions {
@@ -103,6 +135,8 @@ export class CallSimulatorState {
   private readonly delivery: EventDeliveryOptions;
   private readonly log: Logger;
   private readonly inboundRingTimeoutMs: number;
+  /** Text-to-speech speed for playbacks that start from now on. */
+  wordsPerSecond = DEFAULT_WORDS_PER_SECOND;
 
   constructor(options: { delivery?: Partial<EventDeliveryOptions>; log?: Logger; inboundRingTimeoutMs?: number } = {}) {
     this.delivery = { attempts: 3, delayMs: 200, timeoutMs: 2_000, ...options.delivery };
@@ -156,6 +190,8 @@ export class CallSimulatorState {
       ringMs: configured?.ringMs ?? DEFAULT_RING_MS,
       timer: null,
       queue: Promise.resolve(),
+      speech: [],
+      speechTimer: null,
     };
     this.calls.set(request.callId, call);
     this.byCarrierId.set(call.record.carrier_call_id, call);
@@ -195,6 +231,8 @@ export class CallSimulatorState {
       ringMs: this.inboundRingTimeoutMs,
       timer: null,
       queue: Promise.resolve(),
+      speech: [],
+      speechTimer: null,
     };
     this.byCarrierId.set(call.record.carrier_call_id, call);
     this.schedule(call, call.ringMs, () => {
@@ -285,13 +323,76 @@ export class CallSimulatorState {
     return call.record;
   }
 
-  /** Forgets calls and outcomes; stops timers and pending deliveries. */
+  /** The caller finishes saying `text` on an answered call (the control API): `call.utterance`. */
+  say(callId: string, text: string, language: string): 'unknown' | 'not_answered' | CallRecord {
+    const call = this.calls.get(callId);
+    if (!call) return 'unknown';
+    if (call.record.state !== 'answered') return 'not_answered';
+    this.emit(call, { type: 'call.utterance', text, language });
+    return { ...call.record };
+  }
+
+  /**
+   * The caller talks over the playback (the control API): if a speak command is playing, it is
+   * stopped exactly as by `stopSpeaking` (its `call.playback` with `stopped: true` goes first),
+   * then `call.utterance` with `text`.
+   */
+  bargeIn(callId: string, text: string, language: string): 'unknown' | 'not_answered' | { stopped: string | null } {
+    const call = this.calls.get(callId);
+    if (!call) return 'unknown';
+    if (call.record.state !== 'answered') return 'not_answered';
+    const stopped = this.stopPlayback(call, true);
+    this.emit(call, { type: 'call.utterance', text, language });
+    return { stopped: stopped.stopped };
+  }
+
+  /**
+   * Switchboard asks the carrier to speak `text` (the carrier API). Queued behind any speak
+   * command still playing. Idempotent on `speakId`: a repeat with the same text is accepted again
+   * (even after the call ended) without speaking twice.
+   */
+  speak(carrierCallId: string, speakId: string, text: string): 'unknown' | 'not_answered' | 'speak_id_reused' | SpeechRecord {
+    const call = this.byCarrierId.get(carrierCallId);
+    if (!call) return 'unknown';
+    const existing = call.speech.find((item) => item.record.speak_id === speakId);
+    if (existing) return existing.record.text === text ? { ...existing.record } : 'speak_id_reused';
+    if (call.record.state !== 'answered') return 'not_answered';
+    const item: SpeechItem = {
+      record: { speak_id: speakId, text, played_text: '', state: 'queued' },
+      words: text.trim().split(/\s+/).filter((word) => word !== ''),
+      wordsPerSecond: this.wordsPerSecond,
+      startedAt: 0,
+    };
+    call.speech.push(item);
+    if (!call.speech.some((other) => other.record.state === 'speaking')) this.startNextSpeech(call);
+    return { ...item.record };
+  }
+
+  /**
+   * Switchboard stops speaking (the carrier API): the playing command ends with `call.playback`
+   * `done: true, stopped: true`; queued ones are dropped without events. Null for an unknown call.
+   */
+  stopSpeaking(carrierCallId: string): { stopped: string | null; dropped: number } | null {
+    const call = this.byCarrierId.get(carrierCallId);
+    if (!call) return null;
+    return this.stopPlayback(call, true);
+  }
+
+  /** What was said to the caller on a call, oldest first; undefined for an unknown `callId`. */
+  speechFor(callId: string): SpeechRecord[] | undefined {
+    const call = this.calls.get(callId);
+    if (!call) return undefined;
+    return call.speech.map((item) => ({ ...item.record, played_text: item.record.state === 'speaking' ? this.playedWords(item).join(' ') : item.record.played_text }));
+  }
+
+  /** Forgets calls and outcomes, and the speech speed; stops timers and pending deliveries. */
   reset(): void {
     this.stop();
     this.abort = new AbortController();
     this.calls.clear();
     this.byCarrierId.clear();
     this.outcomes.clear();
+    this.wordsPerSecond = DEFAULT_WORDS_PER_SECOND;
   }
 
   /** Clears every timer and abandons pending deliveries (the server is closing). */
@@ -299,7 +400,76 @@ export class CallSimulatorState {
     this.abort.abort();
     for (const timer of this.timers) clearTimeout(timer);
     this.timers.clear();
-    for (const call of this.calls.values()) call.timer = null;
+    for (const call of this.byCarrierId.values()) {
+      call.timer = null;
+      call.speechTimer = null;
+    }
+  }
+
+  private playedWords(item: SpeechItem): string[] {
+    const count = Math.floor(((Date.now() - item.startedAt) * item.wordsPerSecond) / 1000);
+    return item.words.slice(0, Math.max(0, Math.min(item.words.length, count)));
+  }
+
+  /** Starts the oldest queued speak command, if any. */
+  private startNextSpeech(call: LiveCall): void {
+    const item = call.speech.find((other) => other.record.state === 'queued');
+    if (!item) return;
+    item.record.state = 'speaking';
+    item.startedAt = Date.now();
+    item.wordsPerSecond = this.wordsPerSecond;
+    this.scheduleSpeechTick(call, item);
+  }
+
+  /** The next progress tick, or the end of the text if that comes first. */
+  private scheduleSpeechTick(call: LiveCall, item: SpeechItem): void {
+    const endsAt = item.startedAt + Math.ceil((item.words.length * 1000) / item.wordsPerSecond);
+    const elapsed = Date.now() - item.startedAt;
+    const nextTick = item.startedAt + (Math.floor(elapsed / PLAYBACK_PROGRESS_MS) + 1) * PLAYBACK_PROGRESS_MS;
+    const at = Math.min(endsAt, nextTick);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      call.speechTimer = null;
+      if (item.record.state !== 'speaking') return;
+      if (Date.now() >= endsAt) {
+        item.record.state = 'done';
+        item.record.played_text = item.words.join(' ');
+        this.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: true });
+        this.startNextSpeech(call);
+        return;
+      }
+      item.record.played_text = this.playedWords(item).join(' ');
+      this.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: false });
+      this.scheduleSpeechTick(call, item);
+    }, Math.max(0, at - Date.now()));
+    call.speechTimer = timer;
+    this.timers.add(timer);
+  }
+
+  /**
+   * Stops the playing speak command and drops the queued ones. With `report`, the playing one's
+   * `call.playback` (`stopped: true`) is sent; a hang-up stops speech silently.
+   */
+  private stopPlayback(call: LiveCall, report: boolean): { stopped: string | null; dropped: number } {
+    if (call.speechTimer) {
+      clearTimeout(call.speechTimer);
+      this.timers.delete(call.speechTimer);
+      call.speechTimer = null;
+    }
+    let stopped: string | null = null;
+    let dropped = 0;
+    for (const item of call.speech) {
+      if (item.record.state === 'speaking') {
+        item.record.played_text = this.playedWords(item).join(' ');
+        item.record.state = 'stopped';
+        stopped = item.record.speak_id;
+        if (report) this.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: true, stopped: true });
+      } else if (item.record.state === 'queued') {
+        item.record.state = 'stopped';
+        dropped += 1;
+      }
+    }
+    return { stopped, dropped };
   }
 
   private ringEnded(call: LiveCall): void {
@@ -329,6 +499,7 @@ export class CallSimulatorState {
       this.timers.delete(call.timer);
       call.timer = null;
     }
+    this.stopPlayback(call, false);
     call.record.state = 'ended';
     call.record.ended_at = new Date().toISOString();
   }
@@ -343,7 +514,7 @@ export class CallSimulatorState {
     this.timers.add(timer);
   }
 
-  private emit(call: LiveCall, event: { type: Exclude<SimulatedCallEvent['type'], 'call.incoming'>; ended_by?: 'caller' | 'switchboard'; answered?: boolean }): void {
+  private emit(call: LiveCall, event: DistributiveOmit<Exclude<SimulatedCallEvent, { type: 'call.incoming' }>, 'call_id' | 'carrier_call_id' | 'at'>): void {
     const { type, ...extra } = event;
     const full = { type, call_id: call.record.call_id ?? '', carrier_call_id: call.record.carrier_call_id, at: Date.now(), ...extra } as SimulatedCallEvent;
     const signal = this.abort.signal;
@@ -503,6 +674,16 @@ function badRequest(ctx: Koa.Context, error: string): void {
   ctx.body = { error };
 }
 
+function isSpeechText(value: unknown): value is string {
+  return typeof value === 'string' && value.trim() !== '' && value.length <= MAX_SPEECH_TEXT;
+}
+
+/** `language` from a body: absent means `en`; null when it is not a language tag. */
+function languageOf(value: unknown): string | null {
+  if (value === undefined) return 'en';
+  return typeof value === 'string' && LANGUAGE.test(value) && value.length <= 35 ? value : null;
+}
+
 /** The carrier's call API (`/carrier/v1/calls...`) and its control API (`/control/calls...`). */
 function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAuth: Koa.Middleware, secret: string): void {
   router.post('/carrier/v1/calls', requireCarrierAuth, async (ctx) => {
@@ -564,6 +745,35 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
     ctx.body = { carrier_call_id: record.carrier_call_id, state: record.state };
   });
 
+  router.post('/carrier/v1/calls/:carrier_call_id/speak', requireCarrierAuth, async (ctx) => {
+    const { text, speak_id: speakId } = await readJson(ctx);
+    if (typeof speakId !== 'string' || speakId === '' || speakId.length > 200) return badRequest(ctx, 'speak_id is required');
+    if (!isSpeechText(text)) return badRequest(ctx, `text must be a non-blank string of at most ${MAX_SPEECH_TEXT} characters`);
+    const result = calls.speak(ctx.params.carrier_call_id, speakId, text);
+    if (typeof result === 'object') {
+      ctx.status = 202;
+      ctx.body = { speak_id: result.speak_id };
+      return;
+    }
+    if (result === 'unknown') {
+      ctx.status = 404;
+      ctx.body = { error: 'no such call' };
+      return;
+    }
+    ctx.status = 409;
+    ctx.body = { error: result === 'not_answered' ? 'call is not answered' : 'speak_id_reused' };
+  });
+
+  router.post('/carrier/v1/calls/:carrier_call_id/stop', requireCarrierAuth, async (ctx) => {
+    const result = calls.stopSpeaking(ctx.params.carrier_call_id);
+    if (!result) {
+      ctx.status = 404;
+      ctx.body = { error: 'no such call' };
+      return;
+    }
+    ctx.body = { carrier_call_id: ctx.params.carrier_call_id, stopped: result.stopped, dropped: result.dropped };
+  });
+
   router.get('/control/calls', async (ctx) => {
     ctx.body = { calls: calls.list() };
   });
@@ -597,6 +807,47 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
     calls.reset();
     ctx.body = { reset: true };
   });
+  router.get('/control/speech', async (ctx) => {
+    ctx.body = { words_per_second: calls.wordsPerSecond };
+  });
+  router.post('/control/speech', async (ctx) => {
+    const { words_per_second: wordsPerSecond } = await readJson(ctx);
+    if (!(typeof wordsPerSecond === 'number' && Number.isFinite(wordsPerSecond) && wordsPerSecond > 0 && wordsPerSecond <= MAX_WORDS_PER_SECOND)) {
+      return badRequest(ctx, `words_per_second must be a number above 0 and at most ${MAX_WORDS_PER_SECOND}`);
+    }
+    calls.wordsPerSecond = wordsPerSecond;
+    ctx.body = { words_per_second: calls.wordsPerSecond };
+  });
+  router.get('/control/calls/:call_id/speech', async (ctx) => {
+    const speech = calls.speechFor(ctx.params.call_id);
+    if (!speech) {
+      ctx.status = 404;
+      ctx.body = { error: 'no such call' };
+      return;
+    }
+    ctx.body = { speech };
+  });
+  const callerSpeaks = async (ctx: RouterContext, bargeIn: boolean) => {
+    const body = await readJson(ctx);
+    if (!isSpeechText(body.text)) return badRequest(ctx, `text must be a non-blank string of at most ${MAX_SPEECH_TEXT} characters`);
+    const language = languageOf(body.language);
+    if (language === null) return badRequest(ctx, 'language must be a language tag such as en or pt-BR');
+    const result = bargeIn ? calls.bargeIn(ctx.params.call_id, body.text, language) : calls.say(ctx.params.call_id, body.text, language);
+    if (result === 'unknown') {
+      ctx.status = 404;
+      ctx.body = { error: 'no such call' };
+      return;
+    }
+    if (result === 'not_answered') {
+      ctx.status = 409;
+      ctx.body = { error: 'call is not answered', state: calls.get(ctx.params.call_id)?.state };
+      return;
+    }
+    ctx.status = 202;
+    ctx.body = bargeIn ? { call_id: ctx.params.call_id, text: body.text, language, stopped: (result as { stopped: string | null }).stopped } : { call_id: ctx.params.call_id, text: body.text, language };
+  };
+  router.post('/control/calls/:call_id/say', (ctx) => callerSpeaks(ctx, false));
+  router.post('/control/calls/:call_id/barge-in', (ctx) => callerSpeaks(ctx, true));
   router.post('/control/calls/:call_id/hangup', async (ctx) => {
     const result = calls.hangUpByCaller(ctx.params.call_id);
     if (result === 'unknown') {

@@ -47,6 +47,8 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
         throw new Error('no calls in this test');
       },
       async rejectCall() {},
+      async speak() {},
+      async stopSpeaking() {},
     };
     const taskQueue = `ts-${crypto.randomUUID()}`;
     const worker = await Worker.create({

@@ -21,6 +21,8 @@ export interface Receiver {
   requests: ReceivedRequest[];
   /** Answers, in order, for the next requests; afterwards every request gets 200. */
   script(...answers: ScriptedAnswer[]): void;
+  /** Decides the answer from the request itself (after any scripted answers run out). */
+  respondWith(responder: ((req: ReceivedRequest) => ScriptedAnswer | undefined) | undefined): void;
   waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
 }
@@ -28,6 +30,7 @@ export interface Receiver {
 export async function startReceiver(): Promise<Receiver> {
   const requests: ReceivedRequest[] = [];
   let answers: ScriptedAnswer[] = [];
+  let responder: ((req: ReceivedRequest) => ScriptedAnswer | undefined) | undefined;
   const server = http.createServer((req, res) => {
     let raw = '';
     req.on('data', (chunk) => (raw += chunk));
@@ -38,8 +41,9 @@ export async function startReceiver(): Promise<Receiver> {
       } catch {
         body = {};
       }
-      requests.push({ headers: req.headers, rawBody: raw, body, receivedAt: Date.now() });
-      const answer = answers.shift() ?? { status: 200, body: '{"ok":true}' };
+      const received = { headers: req.headers, rawBody: raw, body, receivedAt: Date.now() };
+      requests.push(received);
+      const answer = answers.shift() ?? responder?.(received) ?? { status: 200, body: '{"ok":true}' };
       const respond = () => {
         if (res.destroyed) return;
         res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
@@ -55,6 +59,9 @@ export async function startReceiver(): Promise<Receiver> {
     requests,
     script: (...next) => {
       answers = next;
+    },
+    respondWith: (next) => {
+      responder = next;
     },
     async waitForRequests(count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent } from '../../activities/carrier/adapter';
+import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent, type CarrierPlaybackEvent, type CarrierUtteranceEvent } from '../../activities/carrier/adapter';
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
 import { CallSimulatorState, CarrierSimulatorState, startCarrierSimulator } from '../../src/simulator/carrierSimulator';
 
@@ -375,6 +375,192 @@ describe('carrier simulator: outbound calls', () => {
       } finally {
         await new Promise<void>((resolve) => sim.server.close(() => resolve()));
       }
+    });
+  });
+
+  describe('speech', () => {
+    /** 30 words: 750 ms at 40 words per second. */
+    const LONG = Array.from({ length: 30 }, (_, i) => `w${i + 1}`).join(' ');
+
+    beforeEach(async () => {
+      expect((await control('POST', '/control/speech', { words_per_second: 40 })).body).toEqual({ words_per_second: 40 });
+    });
+
+    async function answeredCall(to = '+14155552370') {
+      const call = await place(to);
+      await waitForEvents(call.callId, 2);
+      return call;
+    }
+
+    const playbacks = (callId: string, speakId?: string) =>
+      eventsFor(callId).filter((event): event is CarrierPlaybackEvent => event.type === 'call.playback' && (speakId === undefined || event.speak_id === speakId));
+    const utterances = (callId: string) => eventsFor(callId).filter((event): event is CarrierUtteranceEvent => event.type === 'call.utterance');
+
+    async function waitUntil(check: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
+      const deadline = Date.now() + timeoutMs;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; events: ${JSON.stringify(events)}`);
+        await sleep(10);
+      }
+    }
+    const waitForDone = (callId: string, speakId: string) => waitUntil(() => playbacks(callId, speakId).some((event) => event.done), `${speakId} done`);
+    const isPrefix = (played: string, text: string) => played === '' || text === played || text.startsWith(`${played} `);
+
+    it('reports what the caller says as call.utterance, with the language (default en)', async () => {
+      const { callId, carrierCallId } = await answeredCall();
+      const said = await control('POST', `/control/calls/${callId}/say`, { text: 'Olá, quero marcar uma consulta', language: 'pt-BR' });
+      expect(said.status).toBe(202);
+      expect((await control('POST', `/control/calls/${callId}/say`, { text: 'Hello there' })).status).toBe(202);
+      const [, , first, second] = await waitForEvents(callId, 4);
+      expect(first).toEqual({ type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Olá, quero marcar uma consulta', language: 'pt-BR', at: expect.any(Number) });
+      expect(second).toEqual({ type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Hello there', language: 'en', at: expect.any(Number) });
+      expect((await control('POST', `/control/calls/${callId}/say`, { text: '  ' })).status).toBe(400);
+      expect((await control('POST', `/control/calls/${callId}/say`, { text: 'hi', language: 'not a tag!' })).status).toBe(400);
+    });
+
+    it('refuses caller speech on a call that is not answered', async () => {
+      const ringing = await place('+13125550150'); // reserved range: rings forever
+      await waitForEvents(ringing.callId, 1);
+      expect((await control('POST', `/control/calls/${ringing.callId}/say`, { text: 'hello?' })).status).toBe(409);
+      expect((await control('POST', `/control/calls/${ringing.callId}/barge-in`, { text: 'hello?' })).status).toBe(409);
+      await expect(carrier.speak({ carrierCallId: ringing.carrierCallId, speakId: 's-ringing', text: 'hi' })).rejects.toBeInstanceOf(CarrierRejectedError);
+
+      const ended = await answeredCall();
+      await carrier.hangUp({ carrierCallId: ended.carrierCallId });
+      await waitForEvents(ended.callId, 3);
+      expect((await control('POST', `/control/calls/${ended.callId}/say`, { text: 'hello?' })).status).toBe(409);
+      await expect(carrier.speak({ carrierCallId: ended.carrierCallId, speakId: 's-ended', text: 'hi' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      expect((await control('POST', '/control/calls/nope/say', { text: 'hello?' })).status).toBe(404);
+      await sleep(100);
+      expect(utterances(ringing.callId)).toEqual([]);
+      expect(utterances(ended.callId)).toEqual([]);
+    });
+
+    it('speaks word by word: playback progress with growing prefixes, then done with the full text', async () => {
+      const { callId, carrierCallId } = await answeredCall();
+      const response = await fetch(`${url}/carrier/v1/calls/${carrierCallId}/speak`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ text: LONG, speak_id: 's-1' }),
+      });
+      expect(response.status).toBe(202);
+      expect(await response.json()).toEqual({ speak_id: 's-1' });
+      await waitForDone(callId, 's-1');
+      const all = playbacks(callId, 's-1');
+      const progress = all.slice(0, -1);
+      const last = all[all.length - 1];
+      expect(progress.length).toBeGreaterThanOrEqual(2);
+      let words = 0;
+      for (const event of progress) {
+        expect(event).toEqual({ type: 'call.playback', call_id: callId, carrier_call_id: carrierCallId, speak_id: 's-1', played_text: expect.any(String), done: false, at: expect.any(Number) });
+        expect(isPrefix(event.played_text, LONG)).toBe(true);
+        const count = event.played_text.split(' ').length;
+        expect(count).toBeGreaterThan(words);
+        expect(count).toBeLessThan(30);
+        words = count;
+      }
+      expect(progress[1].at - progress[0].at).toBeGreaterThanOrEqual(200);
+      expect(last).toEqual({ type: 'call.playback', call_id: callId, carrier_call_id: carrierCallId, speak_id: 's-1', played_text: LONG, done: true, at: expect.any(Number) });
+      expect(last.at - all[0].at).toBeGreaterThanOrEqual(400); // 750 ms of speech, the first report after 250
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({ speech: [{ speak_id: 's-1', text: LONG, played_text: LONG, state: 'done' }] });
+      // A retried speak (same speak_id and text) is accepted and speaks nothing twice; other text is refused.
+      await carrier.speak({ carrierCallId, speakId: 's-1', text: LONG });
+      await expect(carrier.speak({ carrierCallId, speakId: 's-1', text: 'something else' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      await sleep(300);
+      expect(playbacks(callId, 's-1')).toHaveLength(all.length);
+    });
+
+    it('queues a second speak until the first is done', async () => {
+      const { callId, carrierCallId } = await answeredCall();
+      await carrier.speak({ carrierCallId, speakId: 's-a', text: 'one two three four five six seven eight nine ten eleven twelve' });
+      await carrier.speak({ carrierCallId, speakId: 's-b', text: 'thirteen fourteen' });
+      const listed = (await control('GET', `/control/calls/${callId}/speech`)).body.speech;
+      expect(listed.map((item: { speak_id: string; state: string }) => [item.speak_id, item.state])).toEqual([
+        ['s-a', 'speaking'],
+        ['s-b', 'queued'],
+      ]);
+      await waitForDone(callId, 's-b');
+      const order = playbacks(callId).map((event) => [event.speak_id, event.done]);
+      const firstB = order.findIndex(([speakId]) => speakId === 's-b');
+      expect(order[firstB - 1]).toEqual(['s-a', true]);
+      expect(order.slice(0, firstB).every(([speakId]) => speakId === 's-a')).toBe(true);
+      expect(order.slice(firstB).every(([speakId]) => speakId === 's-b')).toBe(true);
+      expect(playbacks(callId, 's-b').pop()).toMatchObject({ played_text: 'thirteen fourteen', done: true });
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech.map((item: { state: string }) => item.state)).toEqual(['done', 'done']);
+    });
+
+    it('stops the current playback with what was played, and drops the queued ones', async () => {
+      const { callId, carrierCallId } = await answeredCall();
+      await carrier.speak({ carrierCallId, speakId: 's-long', text: LONG });
+      await carrier.speak({ carrierCallId, speakId: 's-next', text: 'never heard' });
+      await waitUntil(() => playbacks(callId, 's-long').length >= 1, 'first progress');
+      await carrier.stopSpeaking({ carrierCallId });
+      await waitForDone(callId, 's-long');
+      const last = playbacks(callId, 's-long').pop()!;
+      expect(last).toEqual({ type: 'call.playback', call_id: callId, carrier_call_id: carrierCallId, speak_id: 's-long', played_text: expect.any(String), done: true, stopped: true, at: expect.any(Number) });
+      expect(isPrefix(last.played_text, LONG)).toBe(true);
+      expect(last.played_text.split(' ').length).toBeGreaterThanOrEqual(10);
+      expect(last.played_text.split(' ').length).toBeLessThan(30);
+      await sleep(300);
+      expect(playbacks(callId, 's-next')).toEqual([]);
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({
+        speech: [
+          { speak_id: 's-long', text: LONG, played_text: last.played_text, state: 'stopped' },
+          { speak_id: 's-next', text: 'never heard', played_text: '', state: 'stopped' },
+        ],
+      });
+      // Stopping when nothing plays succeeds and sends nothing.
+      const before = eventsFor(callId).length;
+      await carrier.stopSpeaking({ carrierCallId });
+      await sleep(100);
+      expect(eventsFor(callId)).toHaveLength(before);
+      await expect(carrier.stopSpeaking({ carrierCallId: 'CA-unknown' })).rejects.toBeInstanceOf(CarrierRejectedError);
+    });
+
+    it('barge-in stops the playback (stopped event first), then reports the utterance', async () => {
+      const { callId, carrierCallId } = await answeredCall();
+      await carrier.speak({ carrierCallId, speakId: 's-barge', text: LONG });
+      await waitUntil(() => playbacks(callId, 's-barge').length >= 1, 'first progress');
+      expect((await control('POST', `/control/calls/${callId}/barge-in`, { text: 'Sorry, can I stop you there?' })).status).toBe(202);
+      await waitUntil(() => utterances(callId).length === 1, 'the utterance');
+      const types = eventsFor(callId).map((event) => (event.type === 'call.playback' ? `playback:${event.done ? (event.stopped ? 'stopped' : 'done') : 'progress'}` : event.type));
+      expect(types.slice(-2)).toEqual(['playback:stopped', 'call.utterance']);
+      expect(eventsFor(callId).pop()).toEqual({ type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Sorry, can I stop you there?', language: 'en', at: expect.any(Number) });
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech).toEqual([{ speak_id: 's-barge', text: LONG, played_text: expect.any(String), state: 'stopped' }]);
+
+      // Not speaking: just the utterance.
+      const count = eventsFor(callId).length;
+      expect((await control('POST', `/control/calls/${callId}/barge-in`, { text: 'Hello?', language: 'fr' })).status).toBe(202);
+      await waitForEvents(callId, count + 1);
+      await sleep(100);
+      expect(eventsFor(callId).slice(count)).toEqual([{ type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Hello?', language: 'fr', at: expect.any(Number) }]);
+    });
+
+    it('lists speech per call, and a hang-up stops speech silently', async () => {
+      const { callId, carrierCallId } = await answeredCall();
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({ speech: [] });
+      expect((await control('GET', '/control/calls/nope/speech')).status).toBe(404);
+      await carrier.speak({ carrierCallId, speakId: 's-cut', text: LONG });
+      await carrier.speak({ carrierCallId, speakId: 's-queued', text: 'not yet' });
+      await waitUntil(() => playbacks(callId, 's-cut').length >= 1, 'first progress');
+      const live = (await control('GET', `/control/calls/${callId}/speech`)).body.speech;
+      expect(live[0]).toMatchObject({ speak_id: 's-cut', state: 'speaking' });
+      expect(isPrefix(live[0].played_text, LONG) && live[0].played_text !== '').toBe(true);
+      expect(live[1]).toEqual({ speak_id: 's-queued', text: 'not yet', played_text: '', state: 'queued' });
+      await control('POST', `/control/calls/${callId}/hangup`);
+      await waitUntil(() => typesFor(callId).includes('call.completed'), 'call.completed');
+      await sleep(400);
+      expect(playbacks(callId).every((event) => !event.done)).toBe(true);
+      expect(typesFor(callId).pop()).toBe('call.completed');
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech.map((item: { state: string }) => item.state)).toEqual(['stopped', 'stopped']);
+    });
+
+    it('sets the speech speed through the control API', async () => {
+      expect((await control('GET', '/control/speech')).body).toEqual({ words_per_second: 40 });
+      expect((await control('POST', '/control/speech', { words_per_second: 0 })).status).toBe(400);
+      expect((await control('POST', '/control/speech', { words_per_second: '5' })).status).toBe(400);
+      await control('POST', '/control/calls/reset');
+      expect((await control('GET', '/control/speech')).body).toEqual({ words_per_second: 20 });
     });
   });
 });

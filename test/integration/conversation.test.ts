@@ -1,0 +1,134 @@
+import { useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+/** The webhook-mode conversation: caller speech → `message` → `{text}` spoken; barge-in. */
+describe('webhook conversation loop', () => {
+  const ctx = useHarness({ worker: true });
+  let h: Harness;
+  let tenant: Tenant;
+  let receiver: Receiver;
+  const replies = new Map<string, string>();
+  beforeAll(async () => {
+    receiver = await startReceiver();
+    receiver.respondWith((req) => {
+      if (req.body.event !== 'message') return undefined;
+      const reply = replies.get(String(req.body.text));
+      return reply === undefined ? { status: 200, body: '{}' } : { status: 200, body: JSON.stringify({ text: reply }) };
+    });
+  });
+  afterAll(async () => receiver.close());
+  beforeEach(async () => {
+    ({ h, tenant } = ctx);
+    receiver.requests.length = 0;
+    await fetch(`${h.simulator.url}/control/speech`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ words_per_second: 40 }) });
+  });
+
+  const control = (path: string, body?: unknown) =>
+    fetch(`${h.simulator.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const speech = async (callId: string) =>
+    ((await (await fetch(`${h.simulator.url}/control/calls/${callId}/speech`)).json()) as { speech?: Array<{ text: string; played_text: string; state: string }> }).speech ?? [];
+  async function connect(lineOverrides: Record<string, unknown> = {}) {
+    const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, ...lineOverrides }) })).body.line;
+    if (lineOverrides.language) await h.request('PATCH', `/api/v1/lines/${line.id}`, { key: tenant.keys.test, body: { language: lineOverrides.language } });
+    const placed = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552671' } });
+    expect(placed.status).toBe(201);
+    const id = placed.body.call.id as string;
+    await eventually(async () => ((await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call.status === 'in_progress' ? true : undefined));
+    return { line, id };
+  }
+  const messages = () => receiver.requests.filter((r) => r.body.event === 'message');
+
+  it('speaks the begin message, sends each caller sentence as a message, and speaks the reply', async () => {
+    const { id } = await connect({ begin_message: 'Hello, Luigi’s, how can I help?' });
+    await eventually(async () => ((await speech(id))[0]?.state === 'done' ? true : undefined));
+    replies.set('I need a table for two', 'Sure, for what time?');
+    expect((await control(`/control/calls/${id}/say`, { text: 'I need a table for two', language: 'en' })).status).toBe(202);
+    await eventually(async () => ((await speech(id)).length === 2 ? true : undefined));
+    const [message] = messages();
+    expect(message.body).toMatchObject({ event: 'message', call_id: id, text: 'I need a table for two', detected_language: 'en', timestamp: expect.any(Number) });
+    expect(message.body.context).toEqual([
+      { role: 'assistant', text: 'Hello, Luigi’s, how can I help?', timestamp: expect.any(Number) },
+      { role: 'user', text: 'I need a table for two', timestamp: message.body.timestamp },
+    ]);
+    expect((await speech(id)).map((s) => s.text)).toEqual(['Hello, Luigi’s, how can I help?', 'Sure, for what time?']);
+    // The transcript is written right after the reply is handed to the carrier.
+    const call = await eventually(async () => {
+      const current = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
+      return current.transcript?.length === 3 ? current : undefined;
+    });
+    expect(call.transcript.map((t: { role: string; text: string }) => [t.role, t.text])).toEqual([
+      ['assistant', 'Hello, Luigi’s, how can I help?'],
+      ['user', 'I need a table for two'],
+      ['assistant', 'Sure, for what time?'],
+    ]);
+    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+  });
+
+  it('a caller talking over the agent cuts it off; interrupted carries what was heard, timed before the next message', async () => {
+    const { id } = await connect();
+    const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+    replies.set('Tell me everything', long);
+    replies.set('Stop, stop', long);
+    await control(`/control/calls/${id}/say`, { text: 'Tell me everything' });
+    await eventually(async () => ((await speech(id))[0]?.state === 'speaking' ? true : undefined));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await control(`/control/calls/${id}/barge-in`, { text: 'Stop, stop' });
+    await eventually(async () => (messages().length === 2 && receiver.requests.some((r) => r.body.event === 'interrupted') ? true : undefined));
+    const interrupted = receiver.requests.find((r) => r.body.event === 'interrupted')!;
+    const heard = String(interrupted.body.partial_response_text);
+    expect(heard.length).toBeGreaterThan(0);
+    expect(long.startsWith(heard)).toBe(true);
+    expect(heard.length).toBeLessThan(long.length);
+    expect(Number(interrupted.body.timestamp)).toBeLessThan(Number(messages()[1].body.timestamp));
+    expect((await speech(id))[0].state).toBe('stopped');
+
+    // A second interruption in the same call is its own event.
+    await eventually(async () => ((await speech(id))[1]?.state === 'speaking' ? true : undefined));
+    await control(`/control/calls/${id}/barge-in`, { text: 'Enough' });
+    await eventually(async () => (receiver.requests.filter((r) => r.body.event === 'interrupted').length === 2 ? true : undefined));
+    const ids = receiver.requests.filter((r) => r.body.event === 'interrupted').map((r) => r.body.event_id);
+    expect(new Set(ids).size).toBe(2);
+    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+  });
+
+  it('a pinned-language line sends no detected_language; a failing receiver means silence', async () => {
+    const { id } = await connect({ language: 'he' });
+    receiver.script();
+    const before = receiver.requests.length;
+    receiver.respondWith((req) => (req.body.event === 'message' ? { status: 500, body: 'boom' } : undefined));
+    await control(`/control/calls/${id}/say`, { text: 'Shalom', language: 'he' });
+    await eventually(async () => (messages().length === 1 ? true : undefined));
+    expect(messages()[0].body.detected_language).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await speech(id)).toEqual([]);
+    const failed = await h.request('GET', '/api/v1/webhooks/deliveries?event_type=message&status=failed', { key: tenant.keys.test });
+    expect(failed.body.total).toBe(1);
+    expect(receiver.requests.length).toBeGreaterThan(before);
+    receiver.respondWith((req) => {
+      if (req.body.event !== 'message') return undefined;
+      const reply = replies.get(String(req.body.text));
+      return reply === undefined ? { status: 200, body: '{}' } : { status: 200, body: JSON.stringify({ text: reply }) };
+    });
+    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+  });
+
+  it('a compliance-enabled line plays the default disclosure first and records it', async () => {
+    await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'This call is handled by an AI assistant.' } });
+    const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, compliance_enabled: true, begin_message: 'Hi!' }) })).body.line;
+    await h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: line.id, phone_number: '+14155552671', consent_type: 'explicit_outbound' } });
+    const id = (await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552671' } })).body.call.id;
+    await eventually(async () => ((await speech(id)).length === 2 ? true : undefined));
+    expect((await speech(id)).map((s) => s.text)).toEqual(['This call is handled by an AI assistant.', 'Hi!']);
+    const events = await h.request('GET', '/api/v1/compliance/audit?event_type=disclosure_played', { key: tenant.keys.test });
+    expect(events.body.events).toMatchObject([{ call_id: id, line_id: line.id, phone_number: '+14155552671' }]);
+    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+  });
+
+  it('a line without compliance_enabled plays no disclosure', async () => {
+    await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'AI here.' } });
+    const { id } = await connect({ begin_message: 'Hi!' });
+    await eventually(async () => ((await speech(id)).length === 1 ? true : undefined));
+    expect((await speech(id)).map((s) => s.text)).toEqual(['Hi!']);
+    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+  });
+});
