@@ -20,6 +20,8 @@ export interface ActivityDeps {
   taskQueue?: string;
   /** `<public base URL>/carrier/events`: where the carrier reports call progress. */
   carrierEventsUrl: string;
+  /** Streamed-reply budgets (tests shorten them); defaults are the spec's. */
+  ndjsonBudget?: { lineMs: number; totalMs: number };
   now: () => Date;
 }
 

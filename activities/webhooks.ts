@@ -3,10 +3,15 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/db/knex';
 import { currentSecret } from '../src/lines/secrets';
 import { signatureHeaders } from '../src/webhooks/signature';
+import type { CarrierAdapter } from './carrier/adapter';
 import { EVENT_POLICIES, parseRetryAfter, redactResponseBody, type EventType } from '../src/webhooks/events';
 
 export interface WebhookActivityDeps {
   db: Db;
+  /** Speaks streamed (NDJSON) replies to `message` events as each line arrives. */
+  carrier?: Pick<CarrierAdapter, 'speak'>;
+  /** NDJSON budgets; the spec's 15 s per line and 5 minutes in total unless configured. */
+  ndjsonBudget?: { lineMs: number; totalMs: number };
   secretsKey: () => Buffer;
   now: () => Date;
 }
@@ -20,6 +25,68 @@ export interface AttemptOutcome {
   retryAfterMs?: number;
   /** For `message` events: the `text` the receiver answered with, to be spoken. */
   replyText?: string;
+  /** For streamed (NDJSON) replies: the chunks already handed to the carrier, in order, with their speak ids. */
+  spokenChunks?: Array<{ speakId: string; text: string }>;
+}
+
+/** Budgets of a streamed NDJSON reply (spec: 15 s per line, 5 minutes in total). */
+export const NDJSON_LINE_TIMEOUT_MS = 15_000;
+export const NDJSON_TOTAL_TIMEOUT_MS = 5 * 60_000;
+
+/**
+ * Reads an NDJSON reply line by line, handing each `{text}` chunk to `onChunk` as soon as its
+ * line is complete; `{done: true}` ends it. Throws a TimeoutError-named error on a budget overrun.
+ */
+async function readNdjson(
+  response: Response,
+  controller: AbortController,
+  budgets: { lineMs: number; totalMs: number },
+  onChunk: (text: string) => Promise<void>,
+): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let raw = '';
+  const totalDeadline = Date.now() + budgets.totalMs;
+  for (;;) {
+    const budget = Math.min(budgets.lineMs, totalDeadline - Date.now());
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        controller.abort();
+        const err = new Error(budget < budgets.lineMs ? `ndjson reply over its ${budgets.totalMs} ms budget` : `no ndjson line within ${budgets.lineMs} ms`);
+        err.name = 'NdjsonTimeout';
+        reject(err);
+      }, Math.max(0, budget));
+    });
+    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    try {
+      chunk = await Promise.race([reader.read(), timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+    if (chunk.done) return raw;
+    const text = decoder.decode(chunk.value, { stream: true });
+    raw += text;
+    buffer += text;
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline).trim();
+      buffer = buffer.slice(newline + 1);
+      if (!line) continue;
+      let parsed: { text?: unknown; done?: unknown };
+      try {
+        parsed = JSON.parse(line) as { text?: unknown; done?: unknown };
+      } catch {
+        continue; // a malformed line is skipped, not spoken
+      }
+      if (parsed.done === true) {
+        controller.abort();
+        return raw;
+      }
+      if (typeof parsed.text === 'string' && parsed.text.trim() !== '') await onChunk(parsed.text);
+    }
+  }
 }
 
 /** The reply a receiver gives a `message` event: `{text}` (an empty or missing text is silence). */
@@ -36,9 +103,9 @@ export function replyTextOf(body: string): string | undefined {
  * One delivery attempt of one event: sign with the line's current secret at attempt time,
  * POST with the event type's timeout, and log the attempt as a row whatever happens.
  */
-export function createWebhookActivities({ db, secretsKey, now }: WebhookActivityDeps) {
+export function createWebhookActivities({ db, secretsKey, carrier, now, ndjsonBudget = { lineMs: NDJSON_LINE_TIMEOUT_MS, totalMs: NDJSON_TOTAL_TIMEOUT_MS } }: WebhookActivityDeps) {
   return {
-    async attemptDelivery(eventId: string, attempt: number): Promise<AttemptOutcome> {
+    async attemptDelivery(eventId: string, attempt: number, stream?: { carrierCallId: string; speakIdPrefix: string }): Promise<AttemptOutcome> {
       const event = await db('webhook_events').where({ id: eventId }).first();
       if (!event) throw ApplicationFailure.nonRetryable(`event ${eventId} does not exist`, 'EventMissing');
       const line = await db('lines').where({ id: event.line_id }).first('status', 'webhook_url', 'status_callback_url');
@@ -82,23 +149,54 @@ export function createWebhookActivities({ db, secretsKey, now }: WebhookActivity
       let error: string | null = null;
       let retryAfterMs: number | undefined;
       let replyText: string | undefined;
+      const spokenChunks: Array<{ speakId: string; text: string }> = [];
+      // The receiver has the event type's budget to answer (headers and, for JSON, the body).
+      const controller = new AbortController();
+      const answerTimer = setTimeout(() => controller.abort(), policy.timeoutMs);
       try {
-        const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(policy.timeoutMs) });
+        const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: controller.signal });
         httpStatus = response.status;
-        const fullText = await response.text();
-        if (event.event_type === 'message' && response.ok) replyText = replyTextOf(fullText);
+        const streamed = stream && carrier && response.ok && /ndjson/i.test(response.headers.get('content-type') ?? '');
+        let fullText: string;
+        if (streamed) {
+          // Streamed: each line is spoken as it arrives, under the per-line and total budgets.
+          clearTimeout(answerTimer);
+          fullText = await readNdjson(response, controller, ndjsonBudget, async (text) => {
+            const speakId = `${stream.speakIdPrefix}-${spokenChunks.length + 1}`;
+            await carrier.speak({ carrierCallId: stream.carrierCallId, speakId, text });
+            spokenChunks.push({ speakId, text });
+          });
+        } else {
+          fullText = await response.text();
+          if (event.event_type === 'message' && response.ok) replyText = replyTextOf(fullText);
+        }
         responseText = redactResponseBody(fullText);
         retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
         if (!response.ok) error = `http_${response.status}`;
       } catch (err) {
         const name = (err as Error).name;
-        error = name === 'TimeoutError' || name === 'AbortError' ? `timeout after ${policy.timeoutMs} ms` : `connection_error: ${(err as Error).message}`;
+        error =
+          name === 'NdjsonTimeout'
+            ? (err as Error).message
+            : name === 'TimeoutError' || name === 'AbortError'
+              ? `timeout after ${policy.timeoutMs} ms`
+              : `connection_error: ${(err as Error).message}`;
+      } finally {
+        clearTimeout(answerTimer);
       }
       const delivered = error === null;
       await db('webhook_deliveries')
         .where({ id: deliveryId })
         .update({ status: delivered ? 'success' : 'failed', http_status: httpStatus, error_message: error, response_body: responseText, duration_ms: now().getTime() - started.getTime(), completed_at: now() });
-      return { deliveryId, delivered, retryable: true, httpStatus, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}), ...(replyText !== undefined ? { replyText } : {}) };
+      return {
+        deliveryId,
+        delivered,
+        retryable: true,
+        httpStatus,
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+        ...(replyText !== undefined ? { replyText } : {}),
+        ...(spokenChunks.length > 0 ? { spokenChunks } : {}),
+      };
     },
   };
 }

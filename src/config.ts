@@ -25,6 +25,9 @@ export interface Config {
   secretsKey: string | undefined;
   /** Where the carrier and customers reach this API (carrier event callbacks are built from it). */
   publicBaseUrl: string;
+  /** Budgets of a streamed NDJSON reply to a `message` event (spec: 15 s per line, 5 min total). */
+  ndjsonLineBudgetMs: number;
+  ndjsonTotalBudgetMs: number;
 }
 
 export function intFromEnv(name: string, fallback: number): number {
@@ -68,6 +71,8 @@ export function loadConfig(): Config {
     carrierEventsSecret: process.env.CARRIER_EVENTS_SECRET ?? 'dev-carrier-secret',
     lineProvisionWaitMs: intFromEnv('LINE_PROVISION_WAIT_MS', 10_000),
     secretsKey: process.env.SECRETS_KEY || runtime.secretsKey,
+    ndjsonLineBudgetMs: intFromEnv('NDJSON_LINE_BUDGET_MS', 15_000),
+    ndjsonTotalBudgetMs: intFromEnv('NDJSON_TOTAL_BUDGET_MS', 300_000),
     publicBaseUrl: process.env.PUBLIC_BASE_URL ?? `http://${process.env.HOST ?? '127.0.0.1'}:${intFromEnv('PORT', 8080)}`,
   };
 }

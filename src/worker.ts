@@ -34,6 +34,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
       temporal: () => client,
       taskQueue: config.taskQueue,
       carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
+      ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
       now: () => new Date(),
     }),
     shutdownGraceTime: '10 seconds',

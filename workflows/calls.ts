@@ -91,7 +91,8 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
   const transcript: Array<{ role: 'user' | 'assistant'; text: string; timestamp: number }> = [];
   let handledUtterances = 0;
   let speakCount = 0;
-  let currentSpeech: string | null = null;
+  /** Speak commands of the agent's current reply, in order (one, or one per streamed chunk). */
+  let currentSpeeches: string[] = [];
   const terminal = () => events.find((e) => TERMINAL.includes(e.type));
 
   const finish = async (final: CallStatus, endCause: EndCause, answeredAt: number | null, endedAt: number): Promise<CallResult> => {
@@ -128,8 +129,9 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
 
   const say = async (carrierCallId: string, text: string, at: number): Promise<void> => {
     speakCount += 1;
-    currentSpeech = `${call.callId}:speak-${speakCount}`;
-    await calls.speak(carrierCallId, currentSpeech, text);
+    const speakId = `${call.callId}:speak-${speakCount}`;
+    currentSpeeches.push(speakId);
+    await calls.speak(carrierCallId, speakId, text);
     transcript.push({ role: 'assistant', text, timestamp: at });
   };
 
@@ -138,23 +140,30 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
    * (`interrupted`, timed before the turn); then send `message` and speak the `{text}` reply.
    */
   const takeTurn = async (carrierCallId: string, utterance: CarrierCallEvent): Promise<void> => {
-    if (currentSpeech !== null) {
-      const speech = currentSpeech;
-      currentSpeech = null;
+    if (currentSpeeches.length > 0) {
+      const speeches = currentSpeeches;
+      currentSpeeches = [];
+      const finished = (id: string) => playback(id).some((e) => e.done);
+      const stopped = (id: string) => playback(id).some((e) => e.stopped);
       // Still talking: cut it off now (the carrier may already have, on its own barge-in detection).
-      if (!playback(speech).some((e) => e.done)) {
+      if (!speeches.every(finished)) {
         await calls.stopSpeaking(carrierCallId);
-        await condition(() => playback(speech).some((e) => e.done), '2 seconds');
+        await condition(() => speeches.some(stopped) || speeches.every(finished), '2 seconds');
       }
-      const progress = playback(speech);
-      const final = progress.find((e) => e.done);
-      if (!final || final.stopped) {
-        const heard = (final ?? progress[progress.length - 1])?.played_text ?? '';
-        await calls.publishCallEvent(call, 'interrupted', {
-          partial_response_text: heard,
+      if (!speeches.every(finished) || speeches.some(stopped)) {
+        // What the caller actually heard: every chunk's played part, in order.
+        const heard = speeches
+          .map((id) => playback(id).slice(-1)[0]?.played_text ?? '')
+          .filter((text) => text !== '')
+          .join(' ');
+        const stoppedAt = speeches.flatMap((id) => playback(id).filter((e) => e.stopped).map((e) => e.at));
+        await calls.publishCallEvent(
+          call,
+          'interrupted',
           // Ordered before the message of the turn that interrupted it.
-          timestamp: Math.min(final?.at ?? utterance.at, utterance.at - 1),
-        }, handledUtterances);
+          { partial_response_text: heard, timestamp: Math.min(...stoppedAt, utterance.at - 1) },
+          handledUtterances,
+        );
       }
     }
     transcript.push({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });
@@ -165,8 +174,14 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
       context: transcript.slice(-limit).map((t) => ({ role: t.role, text: t.text, timestamp: t.timestamp })),
       ...(call.languagePinned ? {} : { detected_language: utterance.language ?? 'en' }),
     });
-    const outcome = await webhooks.attemptDelivery(eventId, 1);
-    if (outcome.replyText) await say(carrierCallId, outcome.replyText, Date.now());
+    // A `{text}` reply is spoken here; an NDJSON reply was spoken chunk by chunk by the activity.
+    const outcome = await webhooks.attemptDelivery(eventId, 1, { carrierCallId, speakIdPrefix: `${call.callId}:turn-${handledUtterances}` });
+    if (outcome.spokenChunks) {
+      currentSpeeches.push(...outcome.spokenChunks.map((chunk) => chunk.speakId));
+      transcript.push({ role: 'assistant', text: outcome.spokenChunks.map((chunk) => chunk.text).join(' '), timestamp: Date.now() });
+    } else if (outcome.replyText) {
+      await say(carrierCallId, outcome.replyText, Date.now());
+    }
     await calls.recordTranscript(call.callId, transcript);
   };
 

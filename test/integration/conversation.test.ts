@@ -1,5 +1,5 @@
 import { useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 
 /** The webhook-mode conversation: caller speech → `message` → `{text}` spoken; barge-in. */
 describe('webhook conversation loop', () => {
@@ -7,14 +7,17 @@ describe('webhook conversation loop', () => {
   let h: Harness;
   let tenant: Tenant;
   let receiver: Receiver;
-  const replies = new Map<string, string>();
+  /** What the receiver answers to each caller sentence: text (as `{text}`) or a full answer (NDJSON). */
+  const replies = new Map<string, string | ScriptedAnswer>();
+  const answerMessages = (req: { body: Record<string, unknown> }): ScriptedAnswer | undefined => {
+    if (req.body.event !== 'message') return undefined;
+    const reply = replies.get(String(req.body.text));
+    if (reply === undefined) return { status: 200, body: '{}' };
+    return typeof reply === 'string' ? { status: 200, body: JSON.stringify({ text: reply }) } : reply;
+  };
   beforeAll(async () => {
     receiver = await startReceiver();
-    receiver.respondWith((req) => {
-      if (req.body.event !== 'message') return undefined;
-      const reply = replies.get(String(req.body.text));
-      return reply === undefined ? { status: 200, body: '{}' } : { status: 200, body: JSON.stringify({ text: reply }) };
-    });
+    receiver.respondWith(answerMessages);
   });
   afterAll(async () => receiver.close());
   beforeEach(async () => {
@@ -104,11 +107,7 @@ describe('webhook conversation loop', () => {
     const failed = await h.request('GET', '/api/v1/webhooks/deliveries?event_type=message&status=failed', { key: tenant.keys.test });
     expect(failed.body.total).toBe(1);
     expect(receiver.requests.length).toBeGreaterThan(before);
-    receiver.respondWith((req) => {
-      if (req.body.event !== 'message') return undefined;
-      const reply = replies.get(String(req.body.text));
-      return reply === undefined ? { status: 200, body: '{}' } : { status: 200, body: JSON.stringify({ text: reply }) };
-    });
+    receiver.respondWith(answerMessages);
     await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
   });
 
@@ -130,5 +129,66 @@ describe('webhook conversation loop', () => {
     await eventually(async () => ((await speech(id)).length === 1 ? true : undefined));
     expect((await speech(id)).map((s) => s.text)).toEqual(['Hi!']);
     await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+  });
+
+  it('speaks an NDJSON reply chunk by chunk as each line arrives', async () => {
+    const { id } = await connect();
+    replies.set('Book it', {
+      status: 200,
+      stream: [
+        { afterMs: 0, line: { text: 'One moment.' } },
+        { afterMs: 1500, line: { text: 'Your table is booked.' } },
+        { afterMs: 0, line: { done: true } },
+        { afterMs: 0, line: { text: 'never spoken' } },
+      ],
+    });
+    await control(`/control/calls/${id}/say`, { text: 'Book it' });
+    // The first chunk is being spoken while the second line has not been written yet.
+    await eventually(async () => ((await speech(id)).length === 1 ? true : undefined), 1200);
+    await eventually(async () => ((await speech(id)).length === 2 ? true : undefined));
+    expect((await speech(id)).map((s) => s.text)).toEqual(['One moment.', 'Your table is booked.']);
+    const call = await eventually(async () => {
+      const current = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
+      return current.transcript?.length === 2 ? current : undefined;
+    });
+    expect(call.transcript[1]).toMatchObject({ role: 'assistant', text: 'One moment. Your table is booked.' });
+    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+  });
+
+  describe('NDJSON budgets (shortened for the test: 1 s per line, 2.5 s in total)', () => {
+    const short = useHarness({ worker: true, overrides: { ndjsonLineBudgetMs: 1000, ndjsonTotalBudgetMs: 2500 } });
+
+    async function connectShort() {
+      const line = (await short.h.request('POST', '/api/v1/lines', { key: short.tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) })).body.line;
+      const id = (await short.h.request('POST', '/api/v1/calls', { key: short.tenant.keys.test, body: { line_id: line.id, to_number: '+14155552671' } })).body.call.id as string;
+      await eventually(async () => ((await short.h.request('GET', `/api/v1/calls/${id}`, { key: short.tenant.keys.test })).body.call.status === 'in_progress' ? true : undefined));
+      return id;
+    }
+    const shortSpeech = async (callId: string) =>
+      ((await (await fetch(`${short.h.simulator.url}/control/calls/${callId}/speech`)).json()) as { speech?: Array<{ text: string }> }).speech ?? [];
+    const failedMessages = async () =>
+      (await short.h.request('GET', '/api/v1/webhooks/deliveries?event_type=message&status=failed', { key: short.tenant.keys.test })).body.deliveries as Array<{ error_message: string }>;
+
+    it('a line that takes too long ends the reply: what came before it is spoken, the delivery is failed', async () => {
+      const id = await connectShort();
+      replies.set('Slow please', { status: 200, stream: [{ afterMs: 0, line: { text: 'First part.' } }, { afterMs: 1800, line: { text: 'Too late.' } }] });
+      await fetch(`${short.h.simulator.url}/control/calls/${id}/say`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Slow please' }) });
+      const [failed] = await eventually(async () => ((await failedMessages()).length === 1 ? failedMessages() : undefined));
+      expect(failed.error_message).toBe('no ndjson line within 1000 ms');
+      expect((await shortSpeech(id)).map((s) => s.text)).toEqual(['First part.']);
+      await short.h.request('POST', `/api/v1/calls/${id}/hangup`, { key: short.tenant.keys.test });
+    });
+
+    it('a stream over the total budget is cut off even when every line is on time', async () => {
+      const id = await connectShort();
+      replies.set('Ramble', { status: 200, stream: Array.from({ length: 8 }, (_, i) => ({ afterMs: 600, line: { text: `Part ${i}.` } })) });
+      await fetch(`${short.h.simulator.url}/control/calls/${id}/say`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Ramble' }) });
+      const [failed] = await eventually(async () => ((await failedMessages()).length === 1 ? failedMessages() : undefined));
+      expect(failed.error_message).toBe('ndjson reply over its 2500 ms budget');
+      const spoken = (await shortSpeech(id)).map((s) => s.text);
+      expect(spoken.length).toBeGreaterThanOrEqual(3);
+      expect(spoken.length).toBeLessThan(8);
+      await short.h.request('POST', `/api/v1/calls/${id}/hangup`, { key: short.tenant.keys.test });
+    });
   });
 });

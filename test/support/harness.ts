@@ -138,6 +138,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
           temporal: () => temporal,
           taskQueue: config.taskQueue,
           carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
+      ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
           now: () => new Date(),
         }),
       });

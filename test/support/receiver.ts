@@ -14,6 +14,8 @@ export interface ScriptedAnswer {
   body?: string;
   delayMs?: number;
   headers?: Record<string, string>;
+  /** Streams NDJSON instead of `body`: each line written `afterMs` after the previous one. */
+  stream?: Array<{ afterMs: number; line: unknown }>;
 }
 
 export interface Receiver {
@@ -46,6 +48,20 @@ export async function startReceiver(): Promise<Receiver> {
       const answer = answers.shift() ?? responder?.(received) ?? { status: 200, body: '{"ok":true}' };
       const respond = () => {
         if (res.destroyed) return;
+        if (answer.stream) {
+          res.writeHead(answer.status, { 'content-type': 'application/x-ndjson', ...(answer.headers ?? {}) });
+          const lines = [...answer.stream];
+          const next = () => {
+            const item = lines.shift();
+            if (!item || res.destroyed) return void res.end();
+            setTimeout(() => {
+              if (!res.destroyed) res.write(`${JSON.stringify(item.line)}\n`);
+              next();
+            }, item.afterMs);
+          };
+          next();
+          return;
+        }
         res.writeHead(answer.status, { 'content-type': 'application/json', ...(answer.headers ?? {}) });
         res.end(answer.body ?? '');
       };
