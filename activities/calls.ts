@@ -31,19 +31,21 @@ export interface CallFacts {
   direction: 'inbound' | 'outbound';
   from: string;
   to: string;
+  /** The line records its calls (`recording_enabled`). */
+  record?: boolean;
 }
 
 /** Thin adapters between the call workflow and the carrier, Postgres and the delivery engine. */
 export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, taskQueue, now }: CallActivityDeps) {
   return {
     async placeCall(call: CallFacts): Promise<{ carrierCallId: string }> {
-      const { carrierCallId } = await carrier.placeCall({ callId: call.callId, from: call.from, to: call.to, eventsUrl: carrierEventsUrl });
+      const { carrierCallId } = await carrier.placeCall({ callId: call.callId, from: call.from, to: call.to, eventsUrl: carrierEventsUrl, record: call.record ?? false });
       await db('calls').where({ id: call.callId }).update({ carrier_call_id: carrierCallId });
       return { carrierCallId };
     },
 
-    async answerCall(callId: string, carrierCallId: string): Promise<void> {
-      await carrier.answerCall({ carrierCallId, callId });
+    async answerCall(callId: string, carrierCallId: string, record = false): Promise<void> {
+      await carrier.answerCall({ carrierCallId, callId, record });
     },
 
     async rejectCall(carrierCallId: string): Promise<void> {
@@ -111,7 +113,10 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
     },
 
     /** Records a state change; timestamps arrive as epoch ms from the workflow. */
-    async recordCallState(callId: string, state: { status: string; startedAt?: number; endedAt?: number; durationSec?: number; chargeCents?: number; endCause?: string }): Promise<void> {
+    async recordCallState(
+      callId: string,
+      state: { status: string; startedAt?: number; endedAt?: number; durationSec?: number; chargeCents?: number; endCause?: string; recordingUrl?: string },
+    ): Promise<void> {
       await db('calls')
         .where({ id: callId })
         .update({
@@ -121,6 +126,7 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
           ...(state.durationSec !== undefined ? { duration_sec: state.durationSec } : {}),
           ...(state.chargeCents !== undefined ? { charge_cents: state.chargeCents } : {}),
           ...(state.endCause !== undefined ? { end_cause: state.endCause } : {}),
+          ...(state.recordingUrl !== undefined ? { recording_url: state.recordingUrl } : {}),
         });
     },
 

@@ -23,6 +23,8 @@ export interface CarrierCallEvent {
   at: number;
   ended_by?: 'caller' | 'switchboard';
   answered?: boolean;
+  /** call.completed of a recorded call: where the carrier keeps the recording. */
+  recording_url?: string;
   /** call.utterance: what the caller said, and the language heard. */
   text?: string;
   language?: string;
@@ -109,8 +111,11 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
       lineId: call.lineId,
       usage: { kind: 'call', seconds: durationSec },
     });
-    await calls.recordCallState(call.callId, { status: final, endedAt, durationSec, chargeCents, endCause });
-    if (answeredAt !== null) await calls.publishCallEvent(call, 'call_ended', { duration_sec: durationSec, cause: endCause, status: final });
+    const recordingUrl = terminal()?.recording_url;
+    await calls.recordCallState(call.callId, { status: final, endedAt, durationSec, chargeCents, endCause, ...(recordingUrl ? { recordingUrl } : {}) });
+    if (answeredAt !== null) {
+      await calls.publishCallEvent(call, 'call_ended', { duration_sec: durationSec, cause: endCause, status: final, recording_url: recordingUrl ?? null });
+    }
     return { status: final, endCause, durationSec, chargeCents };
   };
 
@@ -196,7 +201,7 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
       return decline('failed', 'insufficient_funds');
     }
     await calls.publishCallEvent(call, 'call_incoming', { from_number: call.from, to_number: call.to, relay_url: null });
-    await calls.answerCall(call.callId, carrierCallId);
+    await calls.answerCall(call.callId, carrierCallId, call.record ?? false);
     await condition(() => seen('call.answered') !== undefined || terminal() !== undefined || hangupRequested, RING_TIMEOUT_MS);
     answered = seen('call.answered');
     if (!answered) {

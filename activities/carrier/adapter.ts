@@ -22,18 +22,20 @@ export interface CarrierAdapter {
    * Starts an outbound call from `from` to `to` (both E.164). Must be idempotent on
    * `callId`: a retried request returns the carrier call the first one started instead of
    * dialling again. What happens to the call afterwards arrives as carrier events
-   * (`CarrierCallEvent`) POSTed to `eventsUrl`.
+   * (`CarrierCallEvent`) POSTed to `eventsUrl`. With `record: true` the carrier records the call
+   * once answered; its `call.completed` then carries `recording_url`.
    */
-  placeCall(request: { callId: string; from: string; to: string; eventsUrl: string }): Promise<{ carrierCallId: string }>;
+  placeCall(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }): Promise<{ carrierCallId: string }>;
   /** Ends a call, ringing or answered. Hanging up a call that has already ended succeeds. */
   hangUp(request: { carrierCallId: string }): Promise<void>;
   /**
    * Answers an inbound call (announced by a `call.incoming` event) and binds Switchboard's
    * `callId` to it; `call.answered` follows at the `eventsUrl` the call was announced to.
    * Idempotent: answering again with the same `callId` succeeds; a different `callId`, or a
-   * call that ended unanswered, is a `CarrierRejectedError`.
+   * call that ended unanswered, is a `CarrierRejectedError`. With `record: true` the call is
+   * recorded; its `call.completed` then carries `recording_url`.
    */
-  answerCall(request: { carrierCallId: string; callId: string }): Promise<void>;
+  answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void>;
   /** Declines a ringing inbound call; it ends with no further events. Rejecting an ended call succeeds. */
   rejectCall(request: { carrierCallId: string }): Promise<void>;
   /**
@@ -85,6 +87,11 @@ export type CarrierCallEvent =
       ended_by: 'caller' | 'switchboard';
       /** Whether the call was ever answered (false: Switchboard gave up while it rang). */
       answered: boolean;
+      /**
+       * Where the call's recording can be fetched (a WAV file). Present only when the call was
+       * placed or answered with `record: true` and was answered.
+       */
+      recording_url?: string;
     }
   | CarrierUtteranceEvent
   | CarrierPlaybackEvent;

@@ -17,8 +17,8 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('DELETE', `/carrier/v1/numbers/${encodeURIComponent(request.phoneNumber)}`);
   }
 
-  async placeCall(request: { callId: string; from: string; to: string; eventsUrl: string }): Promise<{ carrierCallId: string }> {
-    const body = await this.call('POST', '/carrier/v1/calls', { call_id: request.callId, from: request.from, to: request.to, events_url: request.eventsUrl });
+  async placeCall(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }): Promise<{ carrierCallId: string }> {
+    const body = await this.call('POST', '/carrier/v1/calls', { call_id: request.callId, from: request.from, to: request.to, events_url: request.eventsUrl, record: request.record });
     if (typeof body.carrier_call_id !== 'string' || body.carrier_call_id === '') throw new Error('carrier answered POST /carrier/v1/calls without a carrier_call_id');
     return { carrierCallId: body.carrier_call_id };
   }
@@ -27,8 +27,8 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/hangup`);
   }
 
-  async answerCall(request: { carrierCallId: string; callId: string }): Promise<void> {
-    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/answer`, { call_id: request.callId });
+  async answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/answer`, { call_id: request.callId, record: request.record });
   }
 
   async rejectCall(request: { carrierCallId: string }): Promise<void> {

@@ -99,8 +99,8 @@ async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
   const event = ctx.state.body as CarrierCallEvent & { call_id?: string };
   if (!event.call_id) throw errors.validation([{ field: 'call_id', message: 'Required for this event type' }]);
   try {
-    const { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped } = event;
-    await deps.temporal.workflow.getHandle(event.call_id).signal(carrierEventSignal, { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped });
+    const { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped, recording_url } = event;
+    await deps.temporal.workflow.getHandle(event.call_id).signal(carrierEventSignal, { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped, recording_url });
   } catch (err) {
     if ((err as Error).name === 'WorkflowNotFoundError') throw new ApiError(404, 'call_not_found', 'No call with this id');
     throw err;
@@ -129,6 +129,7 @@ export function carrierEventRoutes(): RouteDef[] {
             played_text: { type: 'string', maxLength: 20000 },
             done: { type: 'boolean' },
             stopped: { type: 'boolean' },
+            recording_url: { type: 'string', format: 'uri', maxLength: 2048 },
             from: { type: 'string', maxLength: 64 },
             to: { type: 'string', maxLength: 64 },
             call_id: { type: 'string', format: 'uuid' },

@@ -51,7 +51,7 @@ export function toCallRecord(row: CallRow) {
  */
 export async function callOpening(
   db: import('knex').Knex,
-  line: { workspace_id: string; environment: string; compliance_enabled: boolean; language: string; begin_message: string | null; context_limit: number | null },
+  line: { workspace_id: string; environment: string; compliance_enabled: boolean; recording_enabled: boolean; language: string; begin_message: string | null; context_limit: number | null },
 ) {
   let disclosure: { id: string; message: string } | null = null;
   if (line.compliance_enabled) {
@@ -63,5 +63,5 @@ export async function callOpening(
         .orderByRaw('case when language = ? then 0 else 1 end', [language])
         .first('id', 'message')) ?? null;
   }
-  return { disclosure, beginMessage: line.begin_message, contextLimit: line.context_limit, languagePinned: line.language !== 'multi' };
+  return { disclosure, beginMessage: line.begin_message, contextLimit: line.context_limit, languagePinned: line.language !== 'multi', record: line.recording_enabled };
 }

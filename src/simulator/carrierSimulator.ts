@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
+import { Readable } from 'node:stream';
 import Koa from 'koa';
 import Router, { type RouterContext } from '@koa/router';
 import getRawBody from 'raw-body';
@@ -72,7 +73,7 @@ export interface CallRecord {
 export type SimulatedCallEvent =
   | { type: 'call.incoming'; carrier_call_id: string; from: string; to: string; at: number }
   | { type: 'call.ringing' | 'call.answered' | 'call.busy' | 'call.no_answer' | 'call.failed'; call_id: string; carrier_call_id: string; at: number }
-  | { type: 'call.completed'; call_id: string; carrier_call_id: string; at: number; ended_by: 'caller' | 'switchboard'; answered: boolean }
+  | { type: 'call.completed'; call_id: string; carrier_call_id: string; at: number; ended_by: 'caller' | 'switchboard'; answered: boolean; recording_url?: string }
   | { type: 'call.utterance'; call_id: string; carrier_call_id: string; text: string; language: string; at: number }
   | { type: 'call.playback'; call_id: string; carrier_call_id: string; speak_id: string; played_text: string; done: boolean; stopped?: true; at: number };
 
@@ -107,6 +108,8 @@ interface LiveCall {
   speech: SpeechItem[];
   /** The playing speak command's next progress (or end) tick. */
   speechTimer: NodeJS.Timeout | null;
+  /** Asked to record (`record: true` on place or answer). */
+  recording: boolean;
 }
 
 export interface EventDeliveryOptions {
@@ -137,9 +140,15 @@ export class CallSimulatorState {
   private readonly inboundRingTimeoutMs: number;
   /** Text-to-speech speed for playbacks that start from now on. */
   wordsPerSecond = DEFAULT_WORDS_PER_SECOND;
+  /**
+   * The URL the simulator listens on (set by `startCarrierSimulator`), for `recording_url`.
+   * While null, recorded calls complete without a `recording_url`.
+   */
+  baseUrl: string | null;
 
-  constructor(options: { delivery?: Partial<EventDeliveryOptions>; log?: Logger; inboundRingTimeoutMs?: number } = {}) {
+  constructor(options: { delivery?: Partial<EventDeliveryOptions>; log?: Logger; inboundRingTimeoutMs?: number; baseUrl?: string } = {}) {
     this.delivery = { attempts: 3, delayMs: 200, timeoutMs: 2_000, ...options.delivery };
+    this.baseUrl = options.baseUrl ?? null;
     this.log = options.log ?? createLogger('simulator');
     this.inboundRingTimeoutMs = options.inboundRingTimeoutMs ?? INBOUND_RING_TIMEOUT_MS;
   }
@@ -161,7 +170,7 @@ export class CallSimulatorState {
    * Starts a call, or answers a repeat of `callId` with the call it already started.
    * Returns null when `callId` was already used for a different from/to.
    */
-  place(request: { callId: string; from: string; to: string; eventsUrl: string; authorization: string }): CallRecord | null {
+  place(request: { callId: string; from: string; to: string; eventsUrl: string; authorization: string; record?: boolean }): CallRecord | null {
     const existing = this.calls.get(request.callId);
     if (existing) {
       if (existing.record.direction !== 'outbound') return null;
@@ -192,6 +201,7 @@ export class CallSimulatorState {
       queue: Promise.resolve(),
       speech: [],
       speechTimer: null,
+      recording: request.record === true,
     };
     this.calls.set(request.callId, call);
     this.byCarrierId.set(call.record.carrier_call_id, call);
@@ -233,6 +243,7 @@ export class CallSimulatorState {
       queue: Promise.resolve(),
       speech: [],
       speechTimer: null,
+      recording: false,
     };
     this.byCarrierId.set(call.record.carrier_call_id, call);
     this.schedule(call, call.ringMs, () => {
@@ -254,9 +265,10 @@ export class CallSimulatorState {
 
   /**
    * Switchboard answers an inbound call (the carrier API) and binds `callId` to it.
-   * Answering again with the same `callId` is a no-op, even after the call ended.
+   * Answering again with the same `callId` is a no-op, even after the call ended. With `record`
+   * the call is recorded (a repeat does not change that).
    */
-  answer(carrierCallId: string, callId: string): 'unknown' | 'not_inbound' | 'call_id_mismatch' | 'call_id_reused' | 'ended' | CallRecord {
+  answer(carrierCallId: string, callId: string, record = false): 'unknown' | 'not_inbound' | 'call_id_mismatch' | 'call_id_reused' | 'ended' | CallRecord {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call) return 'unknown';
     if (call.record.direction !== 'inbound') return 'not_inbound';
@@ -273,6 +285,7 @@ export class CallSimulatorState {
       call.timer = null;
     }
     call.record.call_id = callId;
+    call.recording = record;
     call.record.state = 'answered';
     call.record.outcome = 'answer';
     call.record.requests += 1;
@@ -308,7 +321,7 @@ export class CallSimulatorState {
     } else if (call.record.state !== 'ended') {
       const answered = call.record.state === 'answered';
       this.end(call);
-      this.emit(call, { type: 'call.completed', ended_by: 'switchboard', answered });
+      this.emit(call, { type: 'call.completed', ended_by: 'switchboard', answered, ...this.recordingUrl(call) });
     }
     return call.record;
   }
@@ -319,7 +332,7 @@ export class CallSimulatorState {
     if (!call) return 'unknown';
     if (call.record.state !== 'answered') return 'not_answered';
     this.end(call);
-    this.emit(call, { type: 'call.completed', ended_by: 'caller', answered: true });
+    this.emit(call, { type: 'call.completed', ended_by: 'caller', answered: true, ...this.recordingUrl(call) });
     return call.record;
   }
 
@@ -376,6 +389,22 @@ export class CallSimulatorState {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call) return null;
     return this.stopPlayback(call, true);
+  }
+
+  /**
+   * The recording of an ended, answered call that was asked to record: when the answered part
+   * started and ended (epoch ms). Null for unknown, live, unrecorded or never-answered calls.
+   */
+  recording(carrierCallId: string): { answeredAt: number; endedAt: number } | null {
+    const call = this.byCarrierId.get(carrierCallId);
+    if (!call || !call.recording || call.record.state !== 'ended' || !call.record.answered_at || !call.record.ended_at) return null;
+    return { answeredAt: Date.parse(call.record.answered_at), endedAt: Date.parse(call.record.ended_at) };
+  }
+
+  /** `{recording_url}` for a recorded call that was answered (spread into `call.completed`); else nothing. */
+  private recordingUrl(call: LiveCall): { recording_url?: string } {
+    if (!call.recording || !call.record.answered_at || this.baseUrl === null) return {};
+    return { recording_url: new URL(`/recordings/${encodeURIComponent(call.record.carrier_call_id)}.wav`, this.baseUrl).toString() };
   }
 
   /** What was said to the caller on a call, oldest first; undefined for an unknown `callId`. */
@@ -678,6 +707,42 @@ function isSpeechText(value: unknown): value is string {
   return typeof value === 'string' && value.trim() !== '' && value.length <= MAX_SPEECH_TEXT;
 }
 
+const RECORDING_SAMPLE_RATE = 8_000;
+const WAV_HEADER_BYTES = 44;
+/** Samples per chunk when streaming a recording. */
+const WAV_CHUNK_SAMPLES = 8_000;
+
+/**
+ * A simulated recording, streamed chunk by chunk: a WAV header (8000 Hz, mono, 16-bit PCM) then
+ * `samples` samples of a quiet 440 Hz tone (amplitude 1000).
+ */
+function* wavChunks(samples: number): Generator<Buffer> {
+  const dataBytes = samples * 2;
+  const header = Buffer.alloc(WAV_HEADER_BYTES);
+  header.write('RIFF', 0, 'ascii');
+  header.writeUInt32LE(36 + dataBytes, 4);
+  header.write('WAVE', 8, 'ascii');
+  header.write('fmt ', 12, 'ascii');
+  header.writeUInt32LE(16, 16); // fmt chunk size
+  header.writeUInt16LE(1, 20); // PCM
+  header.writeUInt16LE(1, 22); // mono
+  header.writeUInt32LE(RECORDING_SAMPLE_RATE, 24);
+  header.writeUInt32LE(RECORDING_SAMPLE_RATE * 2, 28); // byte rate
+  header.writeUInt16LE(2, 32); // block align
+  header.writeUInt16LE(16, 34); // bits per sample
+  header.write('data', 36, 'ascii');
+  header.writeUInt32LE(dataBytes, 40);
+  yield header;
+  for (let start = 0; start < samples; start += WAV_CHUNK_SAMPLES) {
+    const count = Math.min(WAV_CHUNK_SAMPLES, samples - start);
+    const chunk = Buffer.alloc(count * 2);
+    for (let i = 0; i < count; i += 1) {
+      chunk.writeInt16LE(Math.round(1000 * Math.sin((2 * Math.PI * 440 * (start + i)) / RECORDING_SAMPLE_RATE)), i * 2);
+    }
+    yield chunk;
+  }
+}
+
 /** `language` from a body: absent means `en`; null when it is not a language tag. */
 function languageOf(value: unknown): string | null {
   if (value === undefined) return 'en';
@@ -688,25 +753,27 @@ function languageOf(value: unknown): string | null {
 function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAuth: Koa.Middleware, secret: string): void {
   router.post('/carrier/v1/calls', requireCarrierAuth, async (ctx) => {
     const body = await readJson(ctx);
-    const { call_id: callId, from, to, events_url: eventsUrl } = body;
+    const { call_id: callId, from, to, events_url: eventsUrl, record } = body;
     if (typeof callId !== 'string' || callId === '' || callId.length > 200) return badRequest(ctx, 'call_id is required');
     if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
     if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
     if (!isHttpUrl(eventsUrl)) return badRequest(ctx, 'events_url must be an http(s) URL');
-    const record = calls.place({ callId, from, to, eventsUrl, authorization: `Bearer ${secret}` });
-    if (!record) {
+    if (record !== undefined && typeof record !== 'boolean') return badRequest(ctx, 'record must be a boolean');
+    const placed = calls.place({ callId, from, to, eventsUrl, authorization: `Bearer ${secret}`, record });
+    if (!placed) {
       ctx.status = 409;
       ctx.body = { error: 'call_id_reused' };
       return;
     }
     ctx.status = 201;
-    ctx.body = { carrier_call_id: record.carrier_call_id };
+    ctx.body = { carrier_call_id: placed.carrier_call_id };
   });
 
   router.post('/carrier/v1/calls/:carrier_call_id/answer', requireCarrierAuth, async (ctx) => {
-    const { call_id: callId } = await readJson(ctx);
+    const { call_id: callId, record } = await readJson(ctx);
     if (typeof callId !== 'string' || callId === '' || callId.length > 200) return badRequest(ctx, 'call_id is required');
-    const result = calls.answer(ctx.params.carrier_call_id, callId);
+    if (record !== undefined && typeof record !== 'boolean') return badRequest(ctx, 'record must be a boolean');
+    const result = calls.answer(ctx.params.carrier_call_id, callId, record === true);
     if (typeof result === 'object') {
       ctx.body = { carrier_call_id: result.carrier_call_id, call_id: result.call_id, state: result.state };
       return;
@@ -772,6 +839,21 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
       return;
     }
     ctx.body = { carrier_call_id: ctx.params.carrier_call_id, stopped: result.stopped, dropped: result.dropped };
+  });
+
+  // The carrier's media store: recordings of ended calls, generated on request. No authentication.
+  router.get('/recordings/:file', async (ctx) => {
+    const match = /^(.+)\.wav$/.exec(ctx.params.file);
+    const recording = match ? calls.recording(match[1]) : null;
+    if (!recording) {
+      ctx.status = 404;
+      ctx.body = { error: 'no such recording' };
+      return;
+    }
+    const samples = Math.round((Math.max(0, recording.endedAt - recording.answeredAt) * RECORDING_SAMPLE_RATE) / 1000);
+    ctx.type = 'audio/wav';
+    ctx.length = WAV_HEADER_BYTES + samples * 2;
+    ctx.body = Readable.from(wavChunks(samples));
   });
 
   router.get('/control/calls', async (ctx) => {
@@ -864,8 +946,15 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
   });
 }
 
-export function createCarrierSimulatorApp(options: { secret: string; state?: CarrierSimulatorState; processor?: CardProcessorSimulatorState }) {
+export function createCarrierSimulatorApp(options: {
+  secret: string;
+  state?: CarrierSimulatorState;
+  processor?: CardProcessorSimulatorState;
+  /** The URL the simulator is reached at, for recordings' `recording_url` (`startCarrierSimulator` sets it once listening). */
+  baseUrl?: string;
+}) {
   const state = options.state ?? new CarrierSimulatorState();
+  if (options.baseUrl !== undefined) state.calls.baseUrl = options.baseUrl;
   const processor = options.processor ?? new CardProcessorSimulatorState();
   const router = new Router();
   const expectedAuth = Buffer.from(`Bearer ${options.secret}`);
@@ -968,5 +1057,7 @@ export async function startCarrierSimulator(options: {
   await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
-  return { server, state, processor, url: `http://${options.host}:${port}` };
+  const url = `http://${options.host}:${port}`;
+  state.calls.baseUrl = url;
+  return { server, state, processor, url };
 }

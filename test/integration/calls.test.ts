@@ -61,6 +61,24 @@ describe('calls', () => {
     expect(outgoing.body).toMatchObject({ call_id: id, to_number: TO });
   });
 
+  it('a recording line gets a recording URL for its call; others do not', async () => {
+    const recorded = await makeLine({ recording_enabled: true });
+    const id = (await place(recorded.id)).body.call.id;
+    await untilStatus(id, ['in_progress']);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const call = (await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call;
+    expect(call.recording_url).toMatch(/\/recordings\/.+\.wav$/);
+    const wav = Buffer.from(await (await fetch(call.recording_url)).arrayBuffer());
+    expect(wav.subarray(0, 4).toString()).toBe('RIFF');
+    expect(wav.subarray(8, 12).toString()).toBe('WAVE');
+    expect(wav.length).toBeGreaterThan(8000); // over half a second of 8 kHz 16-bit audio
+
+    const plain = await makeLine();
+    const other = (await place(plain.id, '+14155552676')).body.call.id;
+    await untilStatus(other, ['in_progress']);
+    expect((await h.request('POST', `/api/v1/calls/${other}/hangup`, { key: tenant.keys.test })).body.call.recording_url).toBeNull();
+  });
+
   it('ends when the callee hangs up', async () => {
     const line = await makeLine();
     const id = (await place(line.id)).body.call.id;

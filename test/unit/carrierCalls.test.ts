@@ -214,6 +214,72 @@ describe('carrier simulator: outbound calls', () => {
     expect(typesFor(callId)).toHaveLength(3);
   });
 
+  describe('recordings', () => {
+    it('records a call placed with record: true and serves the recording as a WAV', async () => {
+      const callId = crypto.randomUUID();
+      const { carrierCallId } = await carrier.placeCall({ callId, from, to: '+15125552020', eventsUrl, record: true });
+      const [, answered] = await waitForEvents(callId, 2);
+      const recordingUrl = `${url}/recordings/${carrierCallId}.wav`;
+      expect((await fetch(recordingUrl)).status).toBe(404); // still live
+      await sleep(300);
+      await carrier.hangUp({ carrierCallId });
+      const [, , completed] = await waitForEvents(callId, 3);
+      expect(completed).toEqual({
+        type: 'call.completed',
+        call_id: callId,
+        carrier_call_id: carrierCallId,
+        at: expect.any(Number),
+        ended_by: 'switchboard',
+        answered: true,
+        recording_url: recordingUrl,
+      });
+
+      const response = await fetch(recordingUrl);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('audio/wav');
+      const wav = Buffer.from(await response.arrayBuffer());
+      expect(wav.toString('ascii', 0, 4)).toBe('RIFF');
+      expect(wav.readUInt32LE(4)).toBe(wav.length - 8);
+      expect(wav.toString('ascii', 8, 12)).toBe('WAVE');
+      expect(wav.readUInt16LE(20)).toBe(1); // PCM
+      expect(wav.readUInt16LE(22)).toBe(1); // mono
+      expect(wav.readUInt32LE(24)).toBe(8000);
+      expect(wav.readUInt16LE(34)).toBe(16);
+      expect(wav.toString('ascii', 36, 40)).toBe('data');
+      const dataBytes = wav.readUInt32LE(40);
+      expect(dataBytes).toBe(wav.length - 44);
+      const durationSeconds = (completed.at - answered.at) / 1000;
+      expect(durationSeconds).toBeGreaterThanOrEqual(0.3);
+      expect(Math.abs(dataBytes - durationSeconds * 16_000)).toBeLessThanOrEqual(1_600);
+      // A quiet tone, not silence.
+      let peak = 0;
+      for (let offset = 44; offset < wav.length; offset += 2) peak = Math.max(peak, Math.abs(wav.readInt16LE(offset)));
+      expect(peak).toBeGreaterThan(900);
+      expect(peak).toBeLessThanOrEqual(1000);
+    });
+
+    it('sends no recording_url for an unrecorded call, and 404s its recording and unknown ones', async () => {
+      const { callId, carrierCallId } = await place('+15125552021');
+      await waitForEvents(callId, 2);
+      await control('POST', `/control/calls/${callId}/hangup`);
+      const [, , completed] = await waitForEvents(callId, 3);
+      expect(completed.type).toBe('call.completed');
+      expect(completed).not.toHaveProperty('recording_url');
+      expect((await fetch(`${url}/recordings/${carrierCallId}.wav`)).status).toBe(404);
+      expect((await fetch(`${url}/recordings/CA-unknown.wav`)).status).toBe(404);
+    });
+
+    it('sends no recording_url for a recorded call hung up before it was answered', async () => {
+      const callId = crypto.randomUUID();
+      const { carrierCallId } = await carrier.placeCall({ callId, from, to: '+15125550150', eventsUrl, record: true }); // never connects
+      await waitForEvents(callId, 1);
+      await carrier.hangUp({ carrierCallId });
+      const [, completed] = await waitForEvents(callId, 2);
+      expect(completed).toEqual({ type: 'call.completed', call_id: callId, carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'switchboard', answered: false });
+      expect((await fetch(`${url}/recordings/${carrierCallId}.wav`)).status).toBe(404);
+    });
+  });
+
   it('retries an event the receiver fails, keeping the order', async () => {
     failNext.set('call-retry', 2);
     await place('+15125552012', 'call-retry');
@@ -288,6 +354,19 @@ describe('carrier simulator: outbound calls', () => {
       expect(completed).toEqual({ type: 'call.completed', call_id: 'in-1', carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'caller', answered: true });
       expect(await callRecord('in-1')).toMatchObject({ state: 'ended', ended_at: expect.any(String) });
       expect(incoming).toHaveLength(1);
+    });
+
+    it('records an inbound call answered with record: true', async () => {
+      const carrierCallId = await ring();
+      await waitForIncoming(carrierCallId);
+      await carrier.answerCall({ carrierCallId, callId: 'in-rec', record: true });
+      await waitForEvents('in-rec', 1);
+      await control('POST', '/control/calls/in-rec/hangup');
+      const [, completed] = await waitForEvents('in-rec', 2);
+      expect(completed).toMatchObject({ type: 'call.completed', answered: true, recording_url: `${url}/recordings/${carrierCallId}.wav` });
+      const response = await fetch(`${url}/recordings/${carrierCallId}.wav`);
+      expect(response.status).toBe(200);
+      expect(Buffer.from(await response.arrayBuffer()).toString('ascii', 8, 12)).toBe('WAVE');
     });
 
     it('completes an answered inbound call that Switchboard hangs up', async () => {
