@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
@@ -28,67 +29,74 @@ interface IncomingCall {
  * 409 `call_in_progress` when the line is busy. Repeats of the same carrier call are the same call.
  */
 async function incoming(ctx: AppContext, deps: AppDeps, event: IncomingCall): Promise<void> {
-  const existing = await deps.db('calls').where({ carrier_call_id: event.carrier_call_id }).first('id');
-  if (existing) {
-    ctx.body = { received: true, call_id: existing.id };
-    return;
-  }
   const to = toE164(event.to);
   const from = toE164(event.from) ?? event.from;
   const line = to ? await deps.db<LineRow>('lines').where({ phone_number: to, status: 'active' }).first() : undefined;
-  if (!line) throw errors.notFound('Line for this number');
-  let zone: Zone;
-  try {
-    zone = zoneOf(from);
-  } catch {
-    zone = 'C'; // withheld or malformed caller ids are billed at the highest rate
+  let call = await deps.db('calls').where({ carrier_call_id: event.carrier_call_id }).first();
+  if (!call) {
+    if (!line) throw errors.notFound('Line for this number');
+    let zone: Zone;
+    try {
+      zone = zoneOf(from);
+    } catch {
+      zone = 'C'; // withheld or malformed caller ids are billed at the highest rate
+    }
+    try {
+      [call] = await deps
+        .db('calls')
+        .insert({
+          id: crypto.randomUUID(),
+          workspace_id: line.workspace_id,
+          environment: line.environment,
+          line_id: line.id,
+          actor_key_id: null,
+          direction: 'inbound',
+          from_number: from,
+          to_number: to,
+          status: 'ringing',
+          mode: line.mode,
+          zone,
+          carrier_call_id: event.carrier_call_id,
+          system_prompt: line.system_prompt,
+          begin_message: line.begin_message,
+          created_at: deps.now(),
+        })
+        .returning('*');
+    } catch (err) {
+      if ((err as { constraint?: string }).constraint === 'calls_one_active_per_line') throw new ApiError(409, 'call_in_progress', 'The line is on another call');
+      throw err;
+    }
   }
-  const callId = crypto.randomUUID();
+  const owner = line ?? (await deps.db<LineRow>('lines').where({ id: call.line_id }).first())!;
+  // Started on every delivery of the event (Temporal refuses a second start of the same id), so a
+  // carrier retry after a failed start still gets the call answered.
   try {
-    await deps.db('calls').insert({
-      id: callId,
-      workspace_id: line.workspace_id,
-      environment: line.environment,
-      line_id: line.id,
-      actor_key_id: null,
-      direction: 'inbound',
-      from_number: from,
-      to_number: to,
-      status: 'ringing',
-      mode: line.mode,
-      zone,
-      carrier_call_id: event.carrier_call_id,
-      system_prompt: line.system_prompt,
-      begin_message: line.begin_message,
-      created_at: deps.now(),
+    await deps.temporal.workflow.start<typeof callWorkflow>('callWorkflow', {
+      taskQueue: deps.config.taskQueue,
+      workflowId: call.id,
+      args: [
+        {
+          callId: call.id,
+          workspaceId: call.workspace_id,
+          environment: call.environment,
+          lineId: call.line_id,
+          keyId: null,
+          direction: 'inbound',
+          from: call.from_number,
+          to: call.to_number,
+          mode: call.mode,
+          zone: call.zone,
+          reservePerMinuteCents: oneMinuteReserveCents(call.mode, call.zone),
+          carrierCallId: event.carrier_call_id,
+          ...(await callOpening(deps.db, owner)),
+        },
+      ],
     });
+    ctx.state.log.info({ call_id: call.id, line_id: call.line_id }, 'inbound call');
   } catch (err) {
-    if ((err as { constraint?: string }).constraint === 'calls_one_active_per_line') throw new ApiError(409, 'call_in_progress', 'The line is on another call');
-    throw err;
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  await deps.temporal.workflow.start<typeof callWorkflow>('callWorkflow', {
-    taskQueue: deps.config.taskQueue,
-    workflowId: callId,
-    args: [
-      {
-        callId,
-        workspaceId: line.workspace_id,
-        environment: line.environment,
-        lineId: line.id,
-        keyId: null,
-        direction: 'inbound',
-        from,
-        to: line.phone_number!,
-        mode: line.mode,
-        zone,
-        reservePerMinuteCents: oneMinuteReserveCents(line.mode, zone),
-        carrierCallId: event.carrier_call_id,
-        ...(await callOpening(deps.db, line)),
-      },
-    ],
-  });
-  ctx.state.log.info({ call_id: callId, line_id: line.id }, 'inbound call');
-  ctx.body = { received: true, call_id: callId };
+  ctx.body = { received: true, call_id: call.id };
 }
 
 async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {

@@ -147,7 +147,9 @@ export class CallSimulatorState {
   baseUrl: string | null;
 
   constructor(options: { delivery?: Partial<EventDeliveryOptions>; log?: Logger; inboundRingTimeoutMs?: number; baseUrl?: string } = {}) {
-    this.delivery = { attempts: 3, delayMs: 200, timeoutMs: 2_000, ...options.delivery };
+    // Like a real carrier's status callbacks, events are retried for a while (here 12 tries
+    // 200 ms apart growing to 2 s, about 15 s) so a restarting Switchboard loses none.
+    this.delivery = { attempts: 12, delayMs: 200, timeoutMs: 2_000, ...options.delivery };
     this.baseUrl = options.baseUrl ?? null;
     this.log = options.log ?? createLogger('simulator');
     this.inboundRingTimeoutMs = options.inboundRingTimeoutMs ?? INBOUND_RING_TIMEOUT_MS;
@@ -576,7 +578,7 @@ export class CallSimulatorState {
         if (signal.aborted) return 'failed';
         lastError = err instanceof Error ? err.message : String(err);
       }
-      if (attempt < this.delivery.attempts) await this.sleep(this.delivery.delayMs, signal);
+      if (attempt < this.delivery.attempts) await this.sleep(Math.min(this.delivery.delayMs * 2 ** Math.floor((attempt - 1) / 2), 2_000), signal);
     }
     let origin = '?';
     try {

@@ -2,13 +2,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { stopProcess } from '../../src/infra/proc';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { loadConfig } from '../../src/config';
+import { freePort, stopProcess } from '../../src/infra/proc';
+import { ensureTemporalCli, startDevServer, type DevServer } from '../../src/infra/temporal';
+import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, type TestResponse } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 /**
- * Twenty calls while the worker process is SIGKILLed again and again: every call must reach a
- * final state, be settled exactly once, and have its call_ended delivered with one event_id.
+ * Twenty calls while the worker process is SIGKILLed again and again, the API is restarted and
+ * the Temporal server itself is restarted: every call must reach a final state, be settled
+ * exactly once, and have its call_ended delivered with one event_id. This suite runs its own
+ * Temporal dev server (persisting to a file) so it can restart it.
  */
 describe('call durability under worker crashes', () => {
   let h: Harness;
@@ -19,8 +23,19 @@ describe('call durability under worker crashes', () => {
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-call-durability-'));
   const spawnWorker = () => h.spawnWorkerProcess(path.join(logDir, 'worker.log'));
 
+  let temporalServer: DevServer;
+  let restartTemporalServer: () => Promise<void>;
+
   beforeAll(async () => {
-    h = await startHarness();
+    const cli = ensureTemporalCli(loadConfig().toolCacheDir, () => undefined);
+    const port = await freePort();
+    const options = { cli, port, dbFile: path.join(logDir, 'temporal.db'), logFile: path.join(logDir, 'temporal.log') };
+    temporalServer = await startDevServer(options);
+    restartTemporalServer = async () => {
+      await temporalServer.stop();
+      temporalServer = await startDevServer(options);
+    };
+    h = await startHarness({ temporalAddress: temporalServer.address });
     tenants = [await createTenant(h.db), await createTenant(h.db)];
     receiver = await startReceiver();
     // No auto-charge noise: the signup credit covers every call.
@@ -31,8 +46,26 @@ describe('call durability under worker crashes', () => {
     await stopProcess(worker);
     await receiver.close();
     await h.close();
+    await temporalServer.stop();
     fs.rmSync(logDir, { recursive: true, force: true });
   });
+
+  /**
+   * A client that retries while the API restarts: network failures, 5xx and
+   * `idempotency_in_progress` (POSTs carry an Idempotency-Key), for up to 30 s.
+   */
+  async function retrying(send: () => Promise<TestResponse>): Promise<TestResponse> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const res = await send();
+        const transient = res.status >= 500 || res.body?.error?.code === 'idempotency_in_progress';
+        if (!transient || attempt >= 300) return res;
+      } catch (err) {
+        if (attempt >= 300 || !(err instanceof TypeError)) throw err;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 
   async function crash(): Promise<void> {
     const exited = new Promise((resolve) => worker.once('exit', resolve));
@@ -51,22 +84,33 @@ describe('call durability under worker crashes', () => {
     }
     const callIds: string[] = [];
     const driving = lines.map(async (line, i) => {
-      const placed = await h.request('POST', '/api/v1/calls', { key: line.key, body: { line_id: line.id, to_number: `+1415555${2700 + i}` } });
+      const idempotencyKey = `durability-${line.id}`;
+      const placed = await retrying(() => h.request('POST', '/api/v1/calls', { key: line.key, body: { line_id: line.id, to_number: `+1415555${2700 + i}` }, headers: { 'idempotency-key': idempotencyKey } }));
       expect(placed.status).toBe(201);
       const id = placed.body.call.id as string;
       callIds.push(id);
       await eventually(async () => ((await h.db('calls').where({ id }).first()).status === 'in_progress' ? true : undefined), 90_000, `call ${i} to connect`);
       await new Promise((resolve) => setTimeout(resolve, 300 + ((i * 137) % 1700)));
       // Half hang up through the API, half are hung up by the callee.
-      if (i % 2 === 0) await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: line.key });
+      if (i % 2 === 0) await retrying(() => h.request('POST', `/api/v1/calls/${id}/hangup`, { key: line.key }));
       else await fetch(`${h.simulator.url}/control/calls/${id}/hangup`, { method: 'POST' });
     });
-    // Crash the worker at staggered points while the calls are dialled, talking and ending.
+    // While the calls are dialled, talking and ending: crash the worker, restart the API, crash
+    // the worker again, then restart the Temporal server (with the worker down meanwhile).
     const crashes = (async () => {
-      for (const delay of [400, 900, 1500, 2300]) {
-        await new Promise((resolve) => setTimeout(resolve, delay));
-        await crash();
-      }
+      const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+      await pause(400);
+      await crash();
+      await pause(500);
+      await h.restartApi();
+      await pause(600);
+      await crash();
+      await pause(800);
+      const exited = new Promise((resolve) => worker.once('exit', resolve));
+      worker.kill('SIGKILL');
+      await exited;
+      await restartTemporalServer();
+      worker = spawnWorker();
     })();
     await Promise.all([...driving, crashes]);
 

@@ -79,6 +79,34 @@ describe('calls', () => {
     expect((await h.request('POST', `/api/v1/calls/${other}/hangup`, { key: tenant.keys.test })).body.call.recording_url).toBeNull();
   });
 
+  it.each([
+    ['hosted', 'B', '+33612345678', 52],
+    ['audio', 'C', '+5511912345678', 27],
+  ])('settles a %s call to zone %s (%s) at %i cents a minute, per second', async (mode, _zone, to, rate) => {
+    const fields = mode === 'hosted' ? { mode, system_prompt: 'Be brief', webhook_url: null } : { mode, audio_handler_url: 'wss://audio.example.test/stream', webhook_url: null };
+    const line = await makeLine(fields);
+    const id = (await place(line.id, to)).body.call.id;
+    await untilStatus(id, ['in_progress']);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const call = (await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call;
+    expect(call.status).toBe('completed');
+    expect(call.charge_cents).toBe(Math.ceil((rate * call.duration_sec) / 60));
+    const [charge] = await h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
+    expect(Number(charge.amount_cents)).toBe(-call.charge_cents);
+  });
+
+  it('a call whose next minute cannot be held ends with insufficient_funds', async () => {
+    const line = await makeLine();
+    await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: false } });
+    // 20 cents: the first minute (13) is held, the second (26 in total) is not.
+    await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -480, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
+    const id = (await place(line.id)).body.call.id;
+    const call = await untilStatus(id, ['completed'], 90_000);
+    expect(call.end_cause).toBe('insufficient_funds');
+    expect(call.duration_sec).toBeGreaterThanOrEqual(59);
+    expect(call.charge_cents).toBe(Math.ceil((13 * call.duration_sec) / 60));
+  }, 120_000);
+
   it('ends when the callee hangs up', async () => {
     const line = await makeLine();
     const id = (await place(line.id)).body.call.id;

@@ -35,6 +35,8 @@ export interface Harness {
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Starts the real worker entry point (`src/worker.ts`) as a child process on this harness's task queue. */
   spawnWorkerProcess(logFile: string): ChildProcess;
+  /** Stops the API (dropping its connections) and starts a fresh app on the same port. */
+  restartApi(): Promise<void>;
   /** Starts an in-process worker on this harness's task queue (once). */
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
@@ -72,13 +74,18 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
   const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
   let offsetMs = 0;
   const clock = { advance: (ms: number) => void (offsetMs += ms), now: () => new Date(Date.now() + offsetMs) };
-  const { koa } = createApp({ config, db, temporal, logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'), now: clock.now });
-  const server = http.createServer(koa.callback());
-  // Longer than the client's own idle timeout, so the client always closes idle sockets first
-  // (tests that block the event loop, e.g. spawnSync of the CLI, would otherwise race a reset).
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const apiUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const listen = async (port: number) => {
+    const { koa } = createApp({ config, db, temporal, logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'), now: clock.now });
+    const created = http.createServer(koa.callback());
+    // Longer than the client's own idle timeout, so the client always closes idle sockets first
+    // (tests that block the event loop, e.g. spawnSync of the CLI, would otherwise race a reset).
+    created.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve) => created.listen(port, '127.0.0.1', resolve));
+    return created;
+  };
+  let server = await listen(0);
+  const apiPort = (server.address() as AddressInfo).port;
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
   // The carrier simulator calls back into this API.
   config.publicBaseUrl = apiUrl;
 
@@ -104,6 +111,11 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
         parsed = undefined;
       }
       return { status: response.status, headers: response.headers, body: parsed, text };
+    },
+    async restartApi() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server = await listen(apiPort);
     },
     spawnWorkerProcess(logFile) {
       return spawnService(
