@@ -30,6 +30,7 @@ import { startEphemeralStack } from '../src/infra/stack';
 import { createLogger } from '../src/logger';
 import { connectTemporalClient } from '../src/temporal/client';
 import { createWorkspace, mintUserKey } from '../src/workspaces/service';
+import { createCleanups } from './cleanups';
 
 const LOADGEN_FLAG = '--loadgen';
 
@@ -141,17 +142,8 @@ async function main(): Promise<number> {
   const warmupSec = intFromEnv('BENCH_WARMUP', 2);
   if (connections < 1 || durationSec < 1) throw new Error('BENCH_CONNECTIONS and BENCH_DURATION must be at least 1');
 
-  const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
-    for (const step of cleanups.splice(0).reverse()) {
-      try {
-        await step();
-      } catch (err) {
-        console.error(`[bench] cleanup failed: ${(err as Error).message}`);
-      }
-    }
-  };
-  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  const cleanups = createCleanups();
+  const cleanup = cleanups.run;
 
   try {
     const stack = await startEphemeralStack({ name: 'bench_api' });

@@ -37,6 +37,7 @@ import { intFromEnv } from '../src/config';
 import { generateSecretsKey } from '../src/crypto/secretBox';
 import { startEphemeralStack } from '../src/infra/stack';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
+import { createCleanups } from './cleanups';
 
 const TARGET_P99_MS = 150;
 const TURN_TIMEOUT_MS = 10_000;
@@ -357,17 +358,8 @@ async function main(): Promise<number> {
 
   Runtime.install({ logger: new DefaultLogger('WARN') });
 
-  const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
-    for (const step of cleanups.splice(0).reverse()) {
-      try {
-        await step();
-      } catch (err) {
-        console.error(`[bench] cleanup failed: ${(err as Error).message}`);
-      }
-    }
-  };
-  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  const cleanups = createCleanups();
+  const cleanup = cleanups.run;
 
   const t0 = performance.now();
   const log = (line: string) => console.log(`[bench] +${((performance.now() - t0) / 1000).toFixed(1)}s ${line}`);

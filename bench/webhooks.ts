@@ -34,6 +34,7 @@ import { createCurrentSecret } from '../src/lines/secrets';
 import { connectTemporalClient } from '../src/temporal/client';
 import { createEvent, startDelivery } from '../src/webhooks/publish';
 import { createWorkspace } from '../src/workspaces/service';
+import { createCleanups } from './cleanups';
 
 // Worker concurrency: enough slots that 50 concurrent publishers never queue behind the
 // worker's own limits on a 2-core machine; Postgres and CPU are the real bounds.
@@ -258,17 +259,8 @@ async function main(): Promise<number> {
   // Once, before any native connection: keep the Temporal core and worker logs to warnings.
   Runtime.install({ logger: new DefaultLogger('WARN') });
 
-  const cleanups: Array<() => Promise<void>> = [];
-  const cleanup = async () => {
-    for (const step of cleanups.splice(0).reverse()) {
-      try {
-        await step();
-      } catch (err) {
-        console.error(`[bench] cleanup failed: ${(err as Error).message}`);
-      }
-    }
-  };
-  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  const cleanups = createCleanups();
+  const cleanup = cleanups.run;
 
   try {
     const stack = await startEphemeralStack({ name: 'bench_webhooks' });
