@@ -6,6 +6,7 @@ import * as m0004 from './0004_billing';
 import * as m0005 from './0005_compliance';
 import * as m0006 from './0006_calls';
 import * as m0007 from './0007_inbound_calls';
+import * as m0008 from './0008_backfill_signup_credit';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -19,6 +20,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0005_compliance': m0005,
   '0006_calls': m0006,
   '0007_inbound_calls': m0007,
+  '0008_backfill_signup_credit': m0008,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
