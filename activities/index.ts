@@ -6,6 +6,7 @@ import { createBillingActivities } from './billing';
 import { createCallActivities } from './calls';
 import { createLineActivities } from './lines';
 import { createMaintenanceActivities } from './maintenance';
+import { createMessageActivities } from './messages';
 import { createLineSecretActivities } from './lineSecrets';
 import { createWebhookActivities } from './webhooks';
 
@@ -20,6 +21,8 @@ export interface ActivityDeps {
   taskQueue?: string;
   /** `<public base URL>/carrier/events`: where the carrier reports call progress. */
   carrierEventsUrl: string;
+  /** Where the carrier reports messages (receipts, inbound SMS); by default `messages` beside `carrierEventsUrl`. */
+  carrierMessagesUrl?: string;
   /** Streamed-reply budgets (tests shorten them); defaults are the spec's. */
   ndjsonBudget?: { lineMs: number; totalMs: number };
   now: () => Date;
@@ -34,6 +37,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createBillingActivities(deps),
     ...createCallActivities(deps),
+    ...createMessageActivities({ ...deps, carrierMessagesUrl: deps.carrierMessagesUrl ?? new URL('messages', deps.carrierEventsUrl).toString() }),
   };
 }
 

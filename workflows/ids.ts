@@ -4,5 +4,6 @@ export const workflowIds = {
   releaseLine: (lineId: string) => `line-release:${lineId}`,
   lineSecrets: (lineId: string) => `line-secrets:${lineId}`,
   deliverEvent: (eventId: string) => `webhook-event:${eventId}`,
+  sendMessage: (messageId: string) => `message-send:${messageId}`,
   autoCharge: (workspaceId: string, environment: string) => `auto-charge:${workspaceId}:${environment}`,
 };

@@ -5,3 +5,4 @@ export { purgeExpiredRecordsWorkflow } from './maintenance';
 export { deliverEventWorkflow } from './webhooks';
 export { autoChargeWorkflow, closeSpendPeriodWorkflow } from './billing';
 export { callWorkflow } from './calls';
+export { sendMessageWorkflow } from './messages';

@@ -50,7 +50,48 @@ export interface CarrierAdapter {
    * played) and drops the queued ones. Succeeds when nothing is playing, and on an ended call.
    */
   stopSpeaking(request: { carrierCallId: string }): Promise<void>;
+  /**
+   * Sends one SMS from `from` (one of our numbers) to `to`, both E.164. Must be idempotent on
+   * `messageId`: a retried request returns the message the first one accepted instead of sending
+   * it twice. Delivery receipts (`CarrierMessageStatusEvent`) follow at `statusUrl`. A destination
+   * or text the carrier will never take is a `CarrierRejectedError`.
+   */
+  sendSms(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }): Promise<{ carrierMessageId: string }>;
 }
+
+/**
+ * Someone texted one of our numbers (`to`). POSTed, like receipts, to the messaging events URL
+ * (`<public base>/carrier/messages`) with the shared carrier secret; repeats carry the same
+ * `carrier_message_id`.
+ */
+export interface CarrierInboundMessageEvent {
+  type: 'sms.received';
+  carrier_message_id: string;
+  /** E.164: the sender. */
+  from: string;
+  /** E.164: our number. */
+  to: string;
+  text: string;
+  at: number;
+}
+
+/**
+ * A delivery receipt of an outbound message: `sent` (left the carrier), then one of `delivered`,
+ * `undelivered` (the handset never got it) or `failed` (never left the carrier). Receipts may
+ * repeat or arrive out of order.
+ */
+export interface CarrierMessageStatusEvent {
+  type: 'sms.status';
+  /** Switchboard's id, as given to `sendSms`. */
+  message_id: string;
+  carrier_message_id: string;
+  status: 'sent' | 'delivered' | 'undelivered' | 'failed';
+  /** The carrier's reason for `undelivered` or `failed`. */
+  error_code?: string;
+  at: number;
+}
+
+export type CarrierMessageEvent = CarrierInboundMessageEvent | CarrierMessageStatusEvent;
 
 /**
  * An inbound call is ringing one of our numbers (`to`). It has no `call_id` yet: Switchboard

@@ -43,6 +43,12 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/stop`);
   }
 
+  async sendSms(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }): Promise<{ carrierMessageId: string }> {
+    const body = await this.call('POST', '/carrier/v1/messages', { message_id: request.messageId, from: request.from, to: request.to, text: request.text, status_url: request.statusUrl });
+    if (typeof body.carrier_message_id !== 'string' || body.carrier_message_id === '') throw new Error('carrier answered POST /carrier/v1/messages without a carrier_message_id');
+    return { carrierMessageId: body.carrier_message_id };
+  }
+
   private async call(method: string, path: string, body?: object): Promise<Record<string, unknown>> {
     const response = await fetch(new URL(path, this.baseUrl), {
       method,

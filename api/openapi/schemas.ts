@@ -133,6 +133,36 @@ export const componentSchemas: Record<string, object> = {
       created_at: { type: 'string', format: 'date-time' },
     },
   },
+  Message: {
+    type: 'object',
+    properties: {
+      id: { type: 'string', format: 'uuid' },
+      line_id: { type: 'string', format: 'uuid' },
+      direction: { type: 'string', enum: ['inbound', 'outbound'] },
+      from: { type: 'string', description: 'E.164' },
+      to: { type: 'string', description: 'E.164' },
+      text: { type: 'string' },
+      status: { type: 'string', enum: ['queued', 'sent', 'delivered', 'undelivered', 'failed', 'received'] },
+      segments: { type: 'integer', description: 'GSM-7 / UCS-2 segments the text is sent as' },
+      charge_cents: nullable({ type: 'integer', description: 'Set once billed; 0 for inbound and keyword replies' }),
+      error_code: nullable({ type: 'string', description: '`carrier_rejected`, `carrier_unavailable` or the carrier’s code for undelivered / failed' }),
+      timestamp: { type: 'string', format: 'date-time' },
+      created_at: { type: 'string', format: 'date-time' },
+      updated_at: { type: 'string', format: 'date-time' },
+    },
+  },
+  Conversation: {
+    type: 'object',
+    properties: {
+      line_id: { type: 'string', format: 'uuid' },
+      phone_number: { type: 'string', description: 'The remote party, E.164' },
+      line_phone_number: { type: 'string', description: "The line's own number" },
+      message_count: { type: 'integer' },
+      last_message_at: { type: 'string', format: 'date-time' },
+      last_message_text: nullable({ type: 'string' }),
+      last_message_direction: { type: 'string', enum: ['inbound', 'outbound'] },
+    },
+  },
   WebhookDelivery: {
     type: 'object',
     properties: {

@@ -2,6 +2,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds } from '../lineAccess';
 import { errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
+import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
 import type { RouteDef } from './types';
 import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/billing/ledger';
 import { VOICES } from '../../src/voices/catalog';
@@ -15,33 +16,17 @@ async function balance(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.body = { credits: balanceCents, cents: balanceCents, currency: 'USD', held_cents: heldCents, available_cents: balanceCents - heldCents };
 }
 
-/** Cursor: `<ISO time>|<id>` of the last row (a bare ISO time is accepted too). */
-function parseCursor(cursor: string | undefined): { at: Date; id?: string } | undefined {
-  if (!cursor) return undefined;
-  const [time, id] = cursor.split('|');
-  const at = new Date(time);
-  if (Number.isNaN(at.getTime()) || (id !== undefined && !/^[0-9a-f-]{36}$/i.test(id))) {
-    throw errors.validation([{ field: 'cursor', message: 'Not a cursor from this endpoint' }]);
-  }
-  return { at, id };
-}
-
 async function transactions(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   if (principal.key.line_id) {
     throw new ApiError(403, 'agent_scope_error', 'A line-scoped key cannot read the account’s transactions', [{ field: 'line_id', message: principal.key.line_id }]);
   }
   const { limit, cursor } = ctx.state.query as { limit: number; cursor?: string };
-  const after = parseCursor(cursor);
   const query = deps.db<LedgerTransaction>('ledger_transactions').where({ workspace_id: principal.workspaceId, environment: principal.environment });
-  // Newest first; ties on the millisecond are ordered by id, so every row is seen exactly once.
-  if (after?.id) query.whereRaw("(date_trunc('milliseconds', created_at), id) < (?, ?)", [after.at, after.id]);
-  else if (after) query.whereRaw("date_trunc('milliseconds', created_at) < ?", [after.at]);
+  beforeCursor(query, parseCursor(cursor), 'created_at', 'id');
   const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit + 1);
-  const page = rows.slice(0, limit);
-  const last = page[page.length - 1];
-  const hasMore = rows.length > limit;
-  ctx.body = { transactions: page.map(toTransactionRecord), has_more: hasMore, next_cursor: hasMore && last ? `${last.created_at.toISOString()}|${last.id}` : null };
+  const { page, has_more, next_cursor } = cursorPage(rows, limit, (row) => ({ at: row.created_at, id: row.id }));
+  ctx.body = { transactions: page.map(toTransactionRecord), has_more, next_cursor };
 }
 
 interface UsageRow {
@@ -162,10 +147,7 @@ export function billingRoutes(): RouteDef[] {
       doc: {
         summary: 'Ledger transactions, newest first (cursor pagination)',
         tags: ['billing'],
-        parameters: [
-          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-          { name: 'cursor', in: 'query', schema: { type: 'string', maxLength: 100 }, description: '`next_cursor` of the previous page' },
-        ],
+        parameters: cursorPaginationParams(),
         responses: {
           '200': {
             description: '`{transactions, has_more, next_cursor}`',

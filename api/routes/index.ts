@@ -5,13 +5,15 @@ import { authKeyRoutes } from './authKeys';
 import { billingRoutes } from './billing';
 import { callRoutes } from './calls';
 import { carrierEventRoutes } from './carrierEvents';
+import { carrierMessageRoutes } from './carrierMessages';
 import { complianceRoutes } from './compliance';
 import { keyPlaneRoutes } from './keys';
 import { lineRoutes } from './lines';
+import { messageRoutes } from './messages';
 import { systemRoutes } from './system';
 import { webhookRoutes } from './webhooks';
 
 /** The route table: every endpoint, its scope and its OpenAPI operation, in one list. */
 export function allRoutes(openApiYaml: () => string): RouteDef[] {
-  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes(), ...webhookRoutes(), ...billingRoutes(), ...complianceRoutes(), ...auditRoutes(), ...callRoutes(), ...carrierEventRoutes()];
+  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes(), ...webhookRoutes(), ...billingRoutes(), ...complianceRoutes(), ...auditRoutes(), ...callRoutes(), ...messageRoutes(), ...carrierEventRoutes(), ...carrierMessageRoutes()];
 }

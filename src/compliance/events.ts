@@ -19,7 +19,8 @@ export const KEY_LIFECYCLE_EVENTS = [
 export type KeyLifecycleEvent = (typeof KEY_LIFECYCLE_EVENTS)[number];
 
 /** Events of the compliance plane itself (consent, opt-outs, disclosures, audit reads). */
-export const COMPLIANCE_EVENTS = ['consent_granted', 'consent_revoked', 'opt_out', 'opt_in', 'disclosure_played', 'audit_read'] as const;
+/** `sms_sent`: an outbound SMS and what allowed it (`authorization_basis`, and `consent_record_id` under consent). */
+export const COMPLIANCE_EVENTS = ['consent_granted', 'consent_revoked', 'opt_out', 'opt_in', 'disclosure_played', 'audit_read', 'sms_sent'] as const;
 
 export type ComplianceEventType = KeyLifecycleEvent | (typeof COMPLIANCE_EVENTS)[number];
 

@@ -3,9 +3,10 @@ import http from 'node:http';
 import { Readable } from 'node:stream';
 import Koa from 'koa';
 import Router, { type RouterContext } from '@koa/router';
-import getRawBody from 'raw-body';
 import { createLogger, maskPhone, type Logger } from '../logger';
 import { CardProcessorSimulatorState, cardProcessorRoutes } from './cardProcessorSimulator';
+import { badRequest, isHttpUrl, readJson } from './http';
+import { MessageSimulatorState, messageRoutes } from './smsSimulator';
 
 /**
  * The carrier simulator: a stand-in for a real carrier (Twilio, Telnyx) with the same
@@ -611,11 +612,13 @@ export class CallSimulatorState {
 export class CarrierSimulatorState {
   readonly numbers = new Map<string, NumberRecord>();
   readonly calls: CallSimulatorState;
+  readonly messages: MessageSimulatorState;
   provisionFault: ProvisionFault = 'normal';
   private held: Array<() => void> = [];
 
-  constructor(options: { calls?: CallSimulatorState } = {}) {
+  constructor(options: { calls?: CallSimulatorState; messages?: MessageSimulatorState } = {}) {
     this.calls = options.calls ?? new CallSimulatorState();
+    this.messages = options.messages ?? new MessageSimulatorState();
   }
 
   private randomNumber(): string {
@@ -675,34 +678,6 @@ export class CarrierSimulatorState {
     }
     return false;
   }
-}
-
-async function readJson(ctx: Koa.Context): Promise<Record<string, unknown>> {
-  const raw = await getRawBody(ctx.req, { limit: 64 * 1024 });
-  if (raw.length === 0) return {};
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw.toString('utf8'));
-  } catch {
-    ctx.throw(400, 'invalid JSON');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) ctx.throw(400, 'body must be a JSON object');
-  return parsed as Record<string, unknown>;
-}
-
-function isHttpUrl(value: unknown): value is string {
-  if (typeof value !== 'string') return false;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
-function badRequest(ctx: Koa.Context, error: string): void {
-  ctx.status = 400;
-  ctx.body = { error };
 }
 
 function isSpeechText(value: unknown): value is string {
@@ -1029,6 +1004,7 @@ export function createCarrierSimulatorApp(options: {
   });
 
   callRoutes(router, state.calls, requireCarrierAuth, options.secret);
+  messageRoutes(router, state.messages, requireCarrierAuth, options.secret);
 
   // The card processor lives in the same process (src/simulator/cardProcessorSimulator.ts).
   cardProcessorRoutes(router, processor, options.secret);
@@ -1054,6 +1030,7 @@ export async function startCarrierSimulator(options: {
   server.close = ((callback?: (err?: Error) => void) => {
     processor.releaseHeld();
     state.calls.stop();
+    state.messages.stop();
     return close(callback);
   }) as typeof server.close;
   await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));

@@ -49,6 +49,9 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
       async rejectCall() {},
       async speak() {},
       async stopSpeaking() {},
+      async sendSms(): Promise<never> {
+        throw new Error('no messages in this test');
+      },
     };
     const taskQueue = `ts-${crypto.randomUUID()}`;
     const worker = await Worker.create({

@@ -31,7 +31,12 @@ export interface Harness {
   simulator: { url: string; state: CarrierSimulatorState; processor: CardProcessorSimulatorState };
   apiUrl: string;
   /** The API's clock: tests move it instead of sleeping (rate-limit windows, expiry). */
-  clock: { advance(ms: number): void; now(): Date };
+  clock: {
+    advance(ms: number): void;
+    /** Stops the clock at `at` (later `advance` calls move it from there); `null` lets it run again. */
+    freeze(at: Date | null): void;
+    now(): Date;
+  };
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Starts the real worker entry point (`src/worker.ts`) as a child process on this harness's task queue. */
   spawnWorkerProcess(logFile: string): ChildProcess;
@@ -73,7 +78,12 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
   const db = createDb(config.databaseUrl!, { max: 10 });
   const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
   let offsetMs = 0;
-  const clock = { advance: (ms: number) => void (offsetMs += ms), now: () => new Date(Date.now() + offsetMs) };
+  let frozenAt: number | null = null;
+  const clock = {
+    advance: (ms: number) => void (frozenAt === null ? (offsetMs += ms) : (frozenAt += ms)),
+    freeze: (at: Date | null) => void (frozenAt = at === null ? null : at.getTime()),
+    now: () => new Date(frozenAt ?? Date.now() + offsetMs),
+  };
   const listen = async (port: number) => {
     const { koa } = createApp({ config, db, temporal, logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'), now: clock.now });
     const created = http.createServer(koa.callback());

@@ -7,6 +7,7 @@ import * as m0005 from './0005_compliance';
 import * as m0006 from './0006_calls';
 import * as m0007 from './0007_inbound_calls';
 import * as m0008 from './0008_backfill_signup_credit';
+import * as m0009 from './0009_messages';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -21,6 +22,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0006_calls': m0006,
   '0007_inbound_calls': m0007,
   '0008_backfill_signup_credit': m0008,
+  '0009_messages': m0009,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

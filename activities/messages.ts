@@ -1,0 +1,47 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Db } from '../src/db/knex';
+import { advanceMessageStatus, type MessageRow } from '../src/messages/store';
+import type { MessageStatus } from '../src/messages/rules';
+import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
+
+export interface MessageActivityDeps {
+  db: Db;
+  carrier: CarrierAdapter;
+  /** Where the carrier posts delivery receipts and inbound SMS (`<public base>/carrier/messages`). */
+  carrierMessagesUrl: string;
+  now: () => Date;
+}
+
+/** Thin adapters between the send-message workflow and the carrier and Postgres. */
+export function createMessageActivities({ db, carrier, carrierMessagesUrl, now }: MessageActivityDeps) {
+  return {
+    /** Hands the message to the carrier (idempotent on the message id) and notes the carrier's id for it. */
+    async sendThroughCarrier(message: { messageId: string; from: string; to: string; text: string }): Promise<{ carrierMessageId: string }> {
+      let carrierMessageId: string;
+      try {
+        ({ carrierMessageId } = await carrier.sendSms({ ...message, statusUrl: carrierMessagesUrl }));
+      } catch (err) {
+        if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
+        throw err;
+      }
+      await db('messages').where({ id: message.messageId }).update({ carrier_message_id: carrierMessageId });
+      return { carrierMessageId };
+    },
+
+    async markMessageFailed(messageId: string, errorCode: string): Promise<void> {
+      await advanceMessageStatus(db, messageId, 'failed', { errorCode, at: now() });
+    },
+
+    async messageStatus(messageId: string): Promise<MessageStatus> {
+      const row = await db<MessageRow>('messages').where({ id: messageId }).first('status');
+      if (!row) throw ApplicationFailure.nonRetryable(`message ${messageId} does not exist`, 'MessageMissing');
+      return row.status;
+    },
+
+    async recordMessageCharge(messageId: string, chargeCents: number): Promise<void> {
+      await db('messages').where({ id: messageId }).update({ charge_cents: chargeCents });
+    },
+  };
+}
+
+export type MessageActivities = ReturnType<typeof createMessageActivities>;

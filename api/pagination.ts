@@ -1,0 +1,48 @@
+import type { Knex } from 'knex';
+import { errors } from './errors';
+
+/**
+ * Cursor pagination, one shape for every cursor list (transactions, conversations, a
+ * conversation's messages): newest first, ordered by (time, id) so rows that share a
+ * millisecond keep a stable order and every row is seen exactly once. The cursor is
+ * `<ISO time>|<id>` of the last row returned; a bare ISO time (the spec's "a timestamp from the
+ * previous response") is accepted too and continues strictly before that time.
+ */
+export interface TimeCursor {
+  at: Date;
+  id?: string;
+}
+
+export function cursorPaginationParams() {
+  return [
+    { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+    { name: 'cursor', in: 'query' as const, schema: { type: 'string', maxLength: 100 }, description: '`next_cursor` of the previous page (or an ISO timestamp)' },
+  ];
+}
+
+export function parseCursor(cursor: string | undefined): TimeCursor | undefined {
+  if (!cursor) return undefined;
+  const [time, id, ...rest] = cursor.split('|');
+  const at = new Date(time);
+  if (Number.isNaN(at.getTime()) || rest.length > 0 || (id !== undefined && !/^[0-9a-f-]{36}$/i.test(id))) {
+    throw errors.validation([{ field: 'cursor', message: 'Not a cursor from this endpoint' }]);
+  }
+  return { at, id };
+}
+
+/** Rows strictly after the cursor in newest-first order, compared at millisecond precision. */
+export function beforeCursor<Q extends Knex.QueryBuilder>(query: Q, after: TimeCursor | undefined, timeColumn: string, idColumn: string): Q {
+  if (after?.id) query.whereRaw(`(date_trunc('milliseconds', ??), ??) < (?, ?)`, [timeColumn, idColumn, after.at, after.id]);
+  else if (after) query.whereRaw(`date_trunc('milliseconds', ??) < ?`, [timeColumn, after.at]);
+  return query;
+}
+
+/** Splits `limit + 1` fetched rows into the page and `{has_more, next_cursor}`. */
+export function cursorPage<T>(rows: T[], limit: number, keyOf: (row: T) => { at: Date; id: string }): { page: T[]; has_more: boolean; next_cursor: string | null } {
+  const page = rows.slice(0, limit);
+  const hasMore = rows.length > limit;
+  const last = page[page.length - 1];
+  if (!hasMore || last === undefined) return { page, has_more: false, next_cursor: null };
+  const key = keyOf(last);
+  return { page, has_more: true, next_cursor: `${key.at.toISOString()}|${key.id}` };
+}

@@ -1,0 +1,120 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { assertCarrier } from '../carrierAuth';
+import type { AppContext, AppDeps } from '../context';
+import { errors } from '../errors';
+import { errorResponse, jsonRequestBody } from '../openapi/schemas';
+import type { RouteDef } from './types';
+import type { CarrierMessageEvent, CarrierInboundMessageEvent, CarrierMessageStatusEvent } from '../../activities/carrier/adapter';
+import type { LineRow } from '../../src/lines/store';
+import { receiveInboundMessage } from '../../src/messages/inbound';
+import { CARRIER_MESSAGE_STATUSES } from '../../src/messages/rules';
+import { advanceMessageStatus, type MessageRow } from '../../src/messages/store';
+import { toE164 } from '../../src/phone';
+import { startDelivery } from '../../src/webhooks/publish';
+import { workflowIds } from '../../workflows/ids';
+import { messageReceiptSignal, type sendMessageWorkflow } from '../../workflows/messages';
+
+/**
+ * Where the carrier reports messages (the simulator, or a Twilio/Telnyx adapter's webhook
+ * translator): inbound SMS and delivery receipts. Same shared-secret bearer as `/carrier/events`.
+ * Every step is idempotent, so a carrier retrying after a lost answer changes nothing twice.
+ */
+async function ignoreAlreadyStarted(start: Promise<unknown>): Promise<void> {
+  try {
+    await start;
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}
+
+/** 404 when no active line has the number (the carrier then drops the message). */
+async function inbound(ctx: AppContext, deps: AppDeps, event: CarrierInboundMessageEvent): Promise<void> {
+  const to = toE164(event.to);
+  const from = toE164(event.from) ?? event.from;
+  const line = to ? await deps.db<LineRow>('lines').where({ phone_number: to, status: 'active' }).first() : undefined;
+  if (!line) throw errors.notFound('Line for this number');
+  const outcome = await receiveInboundMessage(deps.db, { line, carrierMessageId: event.carrier_message_id, from, text: event.text, at: deps.now() });
+  const { reply } = outcome;
+  if (reply && reply.status === 'queued') {
+    await ignoreAlreadyStarted(
+      deps.temporal.workflow.start<typeof sendMessageWorkflow>('sendMessageWorkflow', {
+        taskQueue: deps.config.taskQueue,
+        workflowId: workflowIds.sendMessage(reply.id),
+        args: [{ messageId: reply.id, workspaceId: reply.workspace_id, environment: reply.environment, lineId: reply.line_id, from: reply.from_number, to: reply.to_number, text: reply.body, segments: reply.segments, chargeCents: 0 }],
+      }),
+    );
+  }
+  if (outcome.eventId) await ignoreAlreadyStarted(startDelivery(deps.temporal, deps.config.taskQueue, outcome.eventId, 'sms_received'));
+  ctx.state.log.info({ message_id: outcome.message.id, line_id: line.id, keyword: outcome.keyword }, 'inbound message');
+  ctx.body = { received: true, message_id: outcome.message.id };
+}
+
+/** A receipt moves the status forward (never back) and tells the send workflow, which bills on the final one. */
+async function receipt(ctx: AppContext, deps: AppDeps, event: CarrierMessageStatusEvent): Promise<void> {
+  const message = await deps.db<MessageRow>('messages').where({ id: event.message_id }).first('id', 'status');
+  if (!message) throw errors.notFound('Message');
+  await advanceMessageStatus(deps.db, message.id, event.status, { errorCode: event.error_code ?? null, at: deps.now() });
+  try {
+    await deps.temporal.workflow.getHandle(workflowIds.sendMessage(message.id)).signal(messageReceiptSignal, { status: event.status, ...(event.error_code ? { errorCode: event.error_code } : {}) });
+  } catch (err) {
+    // The workflow has finished (a late or repeated receipt): the status is stored all the same.
+    if ((err as Error).name !== 'WorkflowNotFoundError') throw err;
+  }
+  ctx.body = { received: true };
+}
+
+async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
+  assertCarrier(ctx, deps);
+  const event = ctx.state.body as CarrierMessageEvent;
+  if (event.type === 'sms.received') return inbound(ctx, deps, event);
+  return receipt(ctx, deps, event);
+}
+
+export function carrierMessageRoutes(): RouteDef[] {
+  return [
+    {
+      method: 'post',
+      path: '/carrier/messages',
+      operationId: 'carrierMessageEvent',
+      auth: { kind: 'public' },
+      doc: {
+        summary: 'Internal: inbound SMS and delivery receipts from the carrier adapter (shared-secret bearer)',
+        tags: ['internal'],
+        requestBody: jsonRequestBody({
+          oneOf: [
+            {
+              type: 'object',
+              required: ['type', 'carrier_message_id', 'from', 'to', 'text', 'at'],
+              properties: {
+                type: { const: 'sms.received' },
+                carrier_message_id: { type: 'string', minLength: 1, maxLength: 200 },
+                from: { type: 'string', minLength: 1, maxLength: 64 },
+                to: { type: 'string', minLength: 1, maxLength: 64 },
+                text: { type: 'string', maxLength: 10000 },
+                at: { type: 'integer', minimum: 0 },
+              },
+            },
+            {
+              type: 'object',
+              required: ['type', 'message_id', 'status', 'at'],
+              properties: {
+                type: { const: 'sms.status' },
+                message_id: { type: 'string', format: 'uuid' },
+                carrier_message_id: { type: 'string', maxLength: 200 },
+                status: { type: 'string', enum: [...CARRIER_MESSAGE_STATUSES] },
+                error_code: { type: 'string', maxLength: 100 },
+                at: { type: 'integer', minimum: 0 },
+              },
+            },
+          ],
+        }),
+        responses: {
+          '200': { description: '`{received: true}`' },
+          '401': errorResponse('`unauthorized`'),
+          '404': errorResponse('`not_found`: no active line has the number, or no such message'),
+        },
+      },
+      handler: receive,
+    },
+  ];
+}

@@ -1,0 +1,143 @@
+import type { Knex } from 'knex';
+import { activeConsent } from '../compliance/consent';
+import { advancesStatus, isWindowOpen, MESSAGE_STATUSES, type MessageStatus } from './rules';
+
+/** Messages and conversations in Postgres: every read and write of SMS goes through here. */
+
+interface Tenant {
+  workspaceId: string;
+  environment: 'test' | 'live';
+}
+
+export interface MessageRow {
+  id: string;
+  workspace_id: string;
+  environment: 'test' | 'live';
+  line_id: string;
+  actor_key_id: string | null;
+  direction: 'inbound' | 'outbound';
+  origin: 'customer' | 'keyword_reply' | 'carrier';
+  remote_number: string;
+  from_number: string;
+  to_number: string;
+  body: string;
+  segments: number;
+  status: MessageStatus;
+  error_code: string | null;
+  charge_cents: string | null;
+  carrier_message_id: string | null;
+  authorization_basis: string | null;
+  consent_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NewMessage = Omit<MessageRow, 'remote_number' | 'updated_at' | 'charge_cents' | 'error_code'> & { charge_cents?: number | null };
+
+/**
+ * The message record on the wire. `POST /messages` answers with it unwrapped (the client's
+ * `{id, line_id, to, text, status, created_at}` plus more), and conversation pages list it
+ * (`direction`, `text`, `timestamp`): one shape for both.
+ */
+export function toMessageRecord(row: MessageRow) {
+  return {
+    id: row.id,
+    line_id: row.line_id,
+    direction: row.direction,
+    from: row.from_number,
+    to: row.to_number,
+    text: row.body,
+    status: row.status,
+    segments: row.segments,
+    charge_cents: row.charge_cents === null ? null : Number(row.charge_cents),
+    error_code: row.error_code,
+    timestamp: row.created_at.toISOString(),
+    created_at: row.created_at.toISOString(),
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** The older `POST /lines/{id}/sms` answer: `{sms: {id, from_number, to_number, message, status, created_at}}`. */
+export function toLegacySmsRecord(row: MessageRow) {
+  return { id: row.id, line_id: row.line_id, from_number: row.from_number, to_number: row.to_number, message: row.body, status: row.status, created_at: row.created_at.toISOString() };
+}
+
+export function messagesOf(db: Knex | Knex.Transaction, tenant: Tenant) {
+  return db<MessageRow>('messages').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+/**
+ * Stores a message and counts it into its conversation, in one transaction. A message whose id
+ * or carrier_message_id is already stored (a retried activity, a repeated carrier event) is
+ * returned as stored, with `inserted: false`, and counted once.
+ */
+export async function insertMessage(db: Knex | Knex.Transaction, message: NewMessage): Promise<{ row: MessageRow; inserted: boolean }> {
+  const remote = message.direction === 'inbound' ? message.from_number : message.to_number;
+  const write = async (trx: Knex.Transaction) => {
+    const [row] = await trx<MessageRow>('messages')
+      .insert({ ...message, remote_number: remote, charge_cents: message.charge_cents === undefined ? null : String(message.charge_cents), updated_at: message.created_at })
+      .onConflict()
+      .ignore()
+      .returning('*');
+    if (!row) {
+      const existing = await trx<MessageRow>('messages')
+        .where({ id: message.id })
+        .modify((q) => {
+          if (message.carrier_message_id) q.orWhere({ carrier_message_id: message.carrier_message_id });
+        })
+        .first();
+      if (!existing) throw new Error(`message ${message.id} conflicted but is not stored`);
+      return { row: existing, inserted: false };
+    }
+    await trx.raw(
+      `insert into conversations (workspace_id, environment, line_id, remote_number, message_count, last_message_id, last_message_at)
+       values (?, ?, ?, ?, 1, ?, ?)
+       on conflict (line_id, remote_number) do update set
+         message_count = conversations.message_count + 1,
+         -- a message stored late with an older timestamp does not become the "last" one
+         last_message_id = case when (excluded.last_message_at, excluded.last_message_id) > (conversations.last_message_at, conversations.last_message_id)
+                                then excluded.last_message_id else conversations.last_message_id end,
+         last_message_at = greatest(conversations.last_message_at, excluded.last_message_at)`,
+      [row.workspace_id, row.environment, row.line_id, remote, row.id, row.created_at],
+    );
+    return { row, inserted: true };
+  };
+  return db.isTransaction ? write(db as Knex.Transaction) : db.transaction(write);
+}
+
+export type SendAuthorization = { basis: 'inbound_window'; inboundMessageId: string } | { basis: 'explicit_consent'; consentId: string };
+
+/**
+ * Why an outbound SMS from `lineId` to `to` may be sent at `now`, or null when it may not
+ * (`conversation_window_expired`): an inbound SMS from `to` to the line less than 24 hours ago,
+ * else an active `explicit_outbound` consent for the pair. `implied_inbound` and revoked
+ * consents do not count.
+ */
+export async function sendAuthorization(db: Knex | Knex.Transaction, tenant: Tenant, lineId: string, to: string, now: Date): Promise<SendAuthorization | null> {
+  const lastInbound = await messagesOf(db, tenant)
+    .andWhere({ line_id: lineId, remote_number: to, direction: 'inbound' })
+    .orderBy('created_at', 'desc')
+    .first('id', 'created_at');
+  if (lastInbound && isWindowOpen(lastInbound.created_at, now)) return { basis: 'inbound_window', inboundMessageId: lastInbound.id };
+  const consent = await activeConsent(db, tenant, lineId, to, 'explicit_outbound');
+  return consent ? { basis: 'explicit_consent', consentId: consent.id } : null;
+}
+
+/**
+ * Moves a message's status forward (receipts can repeat or come out of order: a step back is
+ * ignored). Returns the row when it changed.
+ */
+export async function advanceMessageStatus(
+  db: Knex,
+  messageId: string,
+  status: MessageStatus,
+  extra: { errorCode?: string | null; at: Date },
+): Promise<MessageRow | undefined> {
+  const behind = MESSAGE_STATUSES.filter((current) => advancesStatus(current, status));
+  const [row] = await db<MessageRow>('messages')
+    .where({ id: messageId })
+    .whereIn('status', behind)
+    .update({ status, updated_at: extra.at, ...(extra.errorCode !== undefined ? { error_code: extra.errorCode } : {}) })
+    .returning('*');
+  return row;
+}
