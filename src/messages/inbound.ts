@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { smsSegments } from '../billing/pricing';
+import { SMS_INBOUND_CENTS, smsSegments } from '../billing/pricing';
 import { recordComplianceEvent } from '../compliance/events';
 import { optIn, optOut } from '../compliance/optOuts';
 import type { LineRow } from '../lines/store';
@@ -61,6 +61,19 @@ export async function receiveInboundMessage(
       const event = await trx('webhook_events').where({ id: eventId }).first('id');
       return { message, keyword, reply, eventId: event ? eventId : null };
     }
+
+    // Inbound SMS are free (SMS_INBOUND_CENTS) but counted in the usage reports.
+    await trx('usage_records').insert({
+      workspace_id: line.workspace_id,
+      environment: line.environment,
+      line_id: line.id,
+      key_id: null,
+      kind: 'sms_inbound',
+      seconds: null,
+      cost_cents: SMS_INBOUND_CENTS,
+      reference: `sms:${messageId}`,
+      occurred_at: input.at,
+    });
 
     // Keywords act once, and confirm once: a second STOP from an opted-out number gets no reply.
     let replyText: string | null = null;

@@ -87,7 +87,8 @@ describe('messages', () => {
     const [charge] = await smsCharges();
     expect(Number(charge.amount_cents)).toBe(-1); // zone A, one segment
     expect(await h.db('spend_holds').where({ reference: `sms:${reply.body.id}` }).first()).toMatchObject({ status: 'settled' });
-    expect((await messageById(line.id, caller, reply.body.id)).charge_cents).toBe(1);
+    // The message shows its price once billed (just after the ledger entry).
+    await eventually(async () => ((await messageById(line.id, caller, reply.body.id)).charge_cents === 1 ? true : undefined), 20_000, 'the charge on the message');
     const sent = (await simMessages()).filter((m) => m.message_id === reply.body.id);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ direction: 'outbound', from: line.phone_number, to: caller, text: 'Yes, it is ready for pickup.', requests: 1 });
@@ -112,6 +113,11 @@ describe('messages', () => {
         last_message_direction: 'outbound',
       },
     ]);
+
+    // Usage counts both directions; only the outbound one costs.
+    const today = new Date().toISOString().slice(0, 10);
+    const usage = await h.request('GET', '/api/v1/usage/daily?days=1', { key: tenant.keys.test });
+    expect(usage.body.daily.find((d: { date: string }) => d.date === today)).toMatchObject({ sms_inbound: 1, sms_outbound: 1, cost_cents: 1 });
 
     // Compliance: what allowed the send. The self-audit feed shows the sent SMS, not the inbound one.
     const audit = await h.request('GET', `/api/v1/compliance/audit?event_type=sms_sent&line_id=${line.id}`, { key: tenant.keys.test });
