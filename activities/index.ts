@@ -2,6 +2,7 @@ import type { Db } from '../src/db/knex';
 import type { Client } from '@temporalio/client';
 import type { CarrierAdapter } from './carrier/adapter';
 import type { PaymentProcessor } from './payments/adapter';
+import { createAudioActivities } from './audio';
 import { createBillingActivities } from './billing';
 import { createCallActivities } from './calls';
 import { createLineActivities } from './lines';
@@ -37,6 +38,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createBillingActivities(deps),
     ...createCallActivities(deps),
+    ...createAudioActivities(deps),
     ...createMessageActivities({ ...deps, carrierMessagesUrl: deps.carrierMessagesUrl ?? new URL('messages', deps.carrierEventsUrl).toString() }),
   };
 }

@@ -28,6 +28,10 @@ export interface Config {
   /** Budgets of a streamed NDJSON reply to a `message` event (spec: 15 s per line, 5 min total). */
   ndjsonLineBudgetMs: number;
   ndjsonTotalBudgetMs: number;
+  /** The OpenAI-compatible model hosted lines talk to (activities/model/openAiCompatible.ts); the simulator's by default. */
+  modelBaseUrl: string;
+  modelApiKey: string;
+  modelName: string;
 }
 
 export function intFromEnv(name: string, fallback: number): number {
@@ -54,6 +58,7 @@ function runtimeFile(dataDir: string): { databaseUrl?: string; temporalAddress?:
 }
 
 export function loadConfig(): Config {
+  const simulatorUrl = process.env.SIMULATOR_URL ?? 'http://127.0.0.1:8090';
   const dataDir = process.env.SWITCHBOARD_DATA_DIR ?? path.join(projectRoot, '.data');
   const runtime = process.env.DATABASE_URL || process.env.TEMPORAL_ADDRESS ? {} : runtimeFile(dataDir);
   return {
@@ -67,13 +72,17 @@ export function loadConfig(): Config {
     dataDir,
     logLevel: process.env.LOG_LEVEL ?? 'info',
     maxBodyBytes: intFromEnv('MAX_BODY_BYTES', 1024 * 1024),
-    simulatorUrl: process.env.SIMULATOR_URL ?? 'http://127.0.0.1:8090',
+    simulatorUrl,
     carrierEventsSecret: process.env.CARRIER_EVENTS_SECRET ?? 'dev-carrier-secret',
     lineProvisionWaitMs: intFromEnv('LINE_PROVISION_WAIT_MS', 10_000),
     secretsKey: process.env.SECRETS_KEY || runtime.secretsKey,
     ndjsonLineBudgetMs: intFromEnv('NDJSON_LINE_BUDGET_MS', 15_000),
     ndjsonTotalBudgetMs: intFromEnv('NDJSON_TOTAL_BUDGET_MS', 300_000),
     publicBaseUrl: process.env.PUBLIC_BASE_URL ?? `http://${process.env.HOST ?? '127.0.0.1'}:${intFromEnv('PORT', 8080)}`,
+    modelBaseUrl: process.env.MODEL_BASE_URL || `${simulatorUrl.replace(/\/+$/, '')}/v1`,
+    // Not a secret: the simulator accepts any bearer. Real deployments set MODEL_API_KEY.
+    modelApiKey: process.env.MODEL_API_KEY || 'simulator',
+    modelName: process.env.MODEL_NAME || 'switchboard-sim-1',
   };
 }
 

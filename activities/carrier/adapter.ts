@@ -57,7 +57,74 @@ export interface CarrierAdapter {
    * or text the carrier will never take is a `CarrierRejectedError`.
    */
   sendSms(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }): Promise<{ carrierMessageId: string }>;
+  /**
+   * Opens the raw audio of an answered call, both ways (audio-mode lines). Resolves once the
+   * carrier accepted the stream. A call that is not answered (ringing, ended, unknown) is a
+   * `CarrierRejectedError`; network failures are plain errors (transient). See `CarrierMediaStream`.
+   */
+  openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream>;
 }
+
+/** One frame of the caller's audio, as the carrier delivered it. */
+export interface CarrierMediaFrame {
+  type: 'media';
+  /** The carrier's sequence number for the frame: 1, 2, 3… in the order sent (a gap means the carrier or the adapter dropped frames). */
+  sequence: number;
+  /** Media time of the frame's first sample, in ms since the carrier's stream started (the carrier's clock, not the arrival time). */
+  timestamp: number;
+  /** Raw audio in the stream's `format` (8 kHz mono µ-law: 160 bytes per 20 ms). */
+  payload: Buffer;
+}
+
+/** A mark sent with `mark()` has been reached: the audio sent before it has been played to the caller. */
+export interface CarrierMediaMark {
+  type: 'mark';
+  name: string;
+}
+
+export type CarrierMediaEvent = CarrierMediaFrame | CarrierMediaMark;
+
+/**
+ * Why a media stream ended: `call_ended` (the carrier ended it because the call is over),
+ * `closed` (we called `close()`), `error` (the transport failed while the call may still be up).
+ */
+export interface CarrierMediaEnd {
+  reason: 'call_ended' | 'closed' | 'error';
+  /** What went wrong, for `error`. */
+  detail?: string;
+}
+
+/**
+ * The live audio of one answered call, transport-neutral: a Twilio Media Streams or Telnyx media
+ * WebSocket, an RTP leg or the simulator's socket can all sit behind it.
+ *
+ * Reading: async-iterate the stream (one consumer) for caller frames and reached marks, in order;
+ * the iteration ends when the stream ends. Caller audio is real time and cannot be paused: while
+ * the consumer is not pulling, the adapter keeps at most about one second of frames
+ * (`MAX_QUEUED_CALLER_FRAMES`) and drops the oldest beyond that, counted in `stats().dropped`.
+ *
+ * Writing: `send`, `mark` and `clear` are delivered in call order; each resolves when the
+ * transport accepted the data (written to the socket), so awaiting them, or bounding the number not yet
+ * resolved, is the backpressure. They reject once the stream has ended.
+ */
+export interface CarrierMediaStream extends AsyncIterable<CarrierMediaEvent> {
+  readonly format: { encoding: 'audio/x-mulaw'; sampleRate: 8000; channels: 1 };
+  /** Queues raw audio (in `format`) to be played to the caller after what was sent before. */
+  send(payload: Buffer): Promise<void>;
+  /** Asks to be told (a `mark` event from the iteration) when everything sent so far has been played. */
+  mark(name: string): Promise<void>;
+  /** Drops audio sent but not yet played; pending marks are reported at once. */
+  clear(): Promise<void>;
+  /** Ends the stream (not the call). Idempotent; `ended` resolves with `closed` unless it had already ended. */
+  close(): Promise<void>;
+  /** Resolves (never rejects) when the stream has ended, with why. */
+  readonly ended: Promise<CarrierMediaEnd>;
+  /** Counters since the stream opened. */
+  stats(): { framesReceived: number; framesSent: number; dropped: number };
+}
+
+/** How many caller frames an adapter holds for a consumer that is not pulling: 1 s of 20 ms frames. */
+export const MAX_QUEUED_CALLER_FRAMES = 50;
 
 /**
  * Someone texted one of our numbers (`to`). POSTed, like receipts, to the messaging events URL

@@ -1,4 +1,5 @@
-import { CarrierRejectedError, type CarrierAdapter, type ProvisionedNumber } from './adapter';
+import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from './adapter';
+import { SimulatorMediaStream } from './simulatorMedia';
 
 /** The default carrier: the simulator process's carrier API over HTTP. */
 export class SimulatorCarrier implements CarrierAdapter {
@@ -47,6 +48,13 @@ export class SimulatorCarrier implements CarrierAdapter {
     const body = await this.call('POST', '/carrier/v1/messages', { message_id: request.messageId, from: request.from, to: request.to, text: request.text, status_url: request.statusUrl });
     if (typeof body.carrier_message_id !== 'string' || body.carrier_message_id === '') throw new Error('carrier answered POST /carrier/v1/messages without a carrier_message_id');
     return { carrierMessageId: body.carrier_message_id };
+  }
+
+  /** A WebSocket to the simulator's `/carrier/v1/calls/{carrier_call_id}/media` (see `SimulatorMediaStream`). */
+  async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
+    const url = new URL(`/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/media`, this.baseUrl);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    return SimulatorMediaStream.open(url, this.secret, this.timeoutMs);
   }
 
   private async call(method: string, path: string, body?: object): Promise<Record<string, unknown>> {

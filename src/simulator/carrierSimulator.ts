@@ -6,6 +6,8 @@ import Router, { type RouterContext } from '@koa/router';
 import { createLogger, maskPhone, type Logger } from '../logger';
 import { CardProcessorSimulatorState, cardProcessorRoutes } from './cardProcessorSimulator';
 import { badRequest, isHttpUrl, readJson } from './http';
+import { handleMediaUpgrades, MediaSimulatorState, mediaRoutes } from './mediaSimulator';
+import { ModelSimulatorState, modelRoutes } from './modelSimulator';
 import { MessageSimulatorState, messageRoutes } from './smsSimulator';
 
 /**
@@ -613,12 +615,14 @@ export class CarrierSimulatorState {
   readonly numbers = new Map<string, NumberRecord>();
   readonly calls: CallSimulatorState;
   readonly messages: MessageSimulatorState;
+  readonly model: ModelSimulatorState;
   provisionFault: ProvisionFault = 'normal';
   private held: Array<() => void> = [];
 
-  constructor(options: { calls?: CallSimulatorState; messages?: MessageSimulatorState } = {}) {
+  constructor(options: { calls?: CallSimulatorState; messages?: MessageSimulatorState; model?: ModelSimulatorState } = {}) {
     this.calls = options.calls ?? new CallSimulatorState();
     this.messages = options.messages ?? new MessageSimulatorState();
+    this.model = options.model ?? new ModelSimulatorState();
   }
 
   private randomNumber(): string {
@@ -929,8 +933,11 @@ export function createCarrierSimulatorApp(options: {
   processor?: CardProcessorSimulatorState;
   /** The URL the simulator is reached at, for recordings' `recording_url` (`startCarrierSimulator` sets it once listening). */
   baseUrl?: string;
+  /** Calls' audio (src/simulator/mediaSimulator.ts); defaults to a fresh one over `state.calls`. */
+  media?: MediaSimulatorState;
 }) {
   const state = options.state ?? new CarrierSimulatorState();
+  const media = options.media ?? new MediaSimulatorState(state.calls);
   if (options.baseUrl !== undefined) state.calls.baseUrl = options.baseUrl;
   const processor = options.processor ?? new CardProcessorSimulatorState();
   const router = new Router();
@@ -1005,6 +1012,8 @@ export function createCarrierSimulatorApp(options: {
 
   callRoutes(router, state.calls, requireCarrierAuth, options.secret);
   messageRoutes(router, state.messages, requireCarrierAuth, options.secret);
+  modelRoutes(router, state.model);
+  mediaRoutes(router, media);
 
   // The card processor lives in the same process (src/simulator/cardProcessorSimulator.ts).
   cardProcessorRoutes(router, processor, options.secret);
@@ -1012,7 +1021,7 @@ export function createCarrierSimulatorApp(options: {
   const app = new Koa();
   app.silent = true;
   app.use(router.routes()).use(router.allowedMethods());
-  return { app, state, processor };
+  return { app, state, processor, media };
 }
 
 export async function startCarrierSimulator(options: {
@@ -1021,9 +1030,11 @@ export async function startCarrierSimulator(options: {
   secret: string;
   /** Defaults to a fresh state (tests pass one to shorten timeouts). */
   state?: CarrierSimulatorState;
-}): Promise<{ server: http.Server; state: CarrierSimulatorState; processor: CardProcessorSimulatorState; url: string }> {
-  const { app, state, processor } = createCarrierSimulatorApp({ secret: options.secret, state: options.state });
+}): Promise<{ server: http.Server; state: CarrierSimulatorState; processor: CardProcessorSimulatorState; media: MediaSimulatorState; url: string }> {
+  const { app, state, processor, media } = createCarrierSimulatorApp({ secret: options.secret, state: options.state });
   const server = http.createServer(app.callback());
+  // Calls' audio: WebSocket upgrades on /carrier/v1/calls/{carrier_call_id}/media.
+  handleMediaUpgrades(server, media, options.secret);
   // Requests held by the processor's `timeout` fault would keep close() waiting: let them go.
   const close = server.close.bind(server);
   // Likewise ring timers and pending call-event deliveries would keep the process alive.
@@ -1031,6 +1042,8 @@ export async function startCarrierSimulator(options: {
     processor.releaseHeld();
     state.calls.stop();
     state.messages.stop();
+    state.model.stop();
+    media.stop();
     return close(callback);
   }) as typeof server.close;
   await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
@@ -1038,5 +1051,5 @@ export async function startCarrierSimulator(options: {
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${options.host}:${port}`;
   state.calls.baseUrl = url;
-  return { server, state, processor, url };
+  return { server, state, processor, media, url };
 }

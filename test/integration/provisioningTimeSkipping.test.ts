@@ -52,6 +52,9 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
       async sendSms(): Promise<never> {
         throw new Error('no messages in this test');
       },
+      async openMediaStream(): Promise<never> {
+        throw new Error('no media in this test');
+      },
     };
     const taskQueue = `ts-${crypto.randomUUID()}`;
     const worker = await Worker.create({
