@@ -4,7 +4,8 @@ import { recordComplianceEvent } from '../src/compliance/events';
 import type { Db } from '../src/db/knex';
 import { EVENT_POLICIES, type EventType } from '../src/webhooks/events';
 import { startDelivery } from '../src/webhooks/publish';
-import type { CarrierAdapter } from './carrier/adapter';
+import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
+import { createDeliveryAttempt, type EventRow } from './webhooks';
 
 export interface CallActivityDeps {
   db: Db;
@@ -13,6 +14,10 @@ export interface CallActivityDeps {
   carrierEventsUrl: string;
   temporal?: () => Client;
   taskQueue?: string;
+  /** Signs `message` deliveries (the turn activity delivers them itself). */
+  secretsKey: () => Buffer;
+  /** Streamed-reply budgets of the turn's delivery (the spec's unless configured). */
+  ndjsonBudget?: { lineMs: number; totalMs: number };
   now: () => Date;
 }
 
@@ -35,8 +40,53 @@ export interface CallFacts {
   record?: boolean;
 }
 
+export interface TranscriptEntry {
+  role: 'user' | 'assistant';
+  text: string;
+  /** Epoch milliseconds. */
+  timestamp: number;
+}
+
+/** One caller turn, as the call workflow hands it to `takeMessageTurn`. */
+export interface MessageTurn {
+  /** Numbers the turns of the call (the `message` event id is derived from it). */
+  turn: number;
+  /** What the caller said: the transcript's new entry. */
+  said: TranscriptEntry;
+  /** The `message`'s context: the last turns of the transcript, ending with `said`. */
+  context: TranscriptEntry[];
+  /** The language heard; omitted on pinned-language lines. */
+  detectedLanguage?: string;
+  carrierCallId: string;
+  /** NDJSON chunks are spoken as `<speakIdPrefix>-<n>`. */
+  speakIdPrefix: string;
+  /** A `{text}` reply is spoken under this id. */
+  replySpeakId: string;
+}
+
+export interface MessageTurnOutcome {
+  delivered: boolean;
+  /** A `{text}` reply. */
+  replyText?: string;
+  /** The `{text}` reply was handed to the carrier (as `replySpeakId`); if not, the workflow speaks it. */
+  replySpoken?: boolean;
+  /** A streamed (NDJSON) reply: the chunks handed to the carrier, in order. */
+  spokenChunks?: Array<{ speakId: string; text: string }>;
+  /** When the reply was complete (epoch ms): the assistant entry's timestamp. */
+  repliedAt: number;
+  /**
+   * The turn's entries (`said`, then what was spoken here) were appended to the call record's
+   * transcript. When false (the attempt was lost, or the write failed) the workflow rewrites it.
+   */
+  transcriptWritten: boolean;
+}
+
+const transcriptJson = (transcript: Array<{ role: string; text: string; timestamp: number }>) =>
+  JSON.stringify(transcript.map((t) => ({ role: t.role, text: t.text, timestamp: new Date(t.timestamp).toISOString() })));
+
 /** Thin adapters between the call workflow and the carrier, Postgres and the delivery engine. */
-export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, taskQueue, now }: CallActivityDeps) {
+export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, taskQueue, secretsKey, ndjsonBudget, now }: CallActivityDeps) {
+  const delivery = createDeliveryAttempt({ db, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) });
   return {
     async placeCall(call: CallFacts): Promise<{ carrierCallId: string }> {
       const { carrierCallId } = await carrier.placeCall({ callId: call.callId, from: call.from, to: call.to, eventsUrl: carrierEventsUrl, record: call.record ?? false });
@@ -52,8 +102,19 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
       await carrier.rejectCall({ carrierCallId });
     },
 
-    async speak(carrierCallId: string, speakId: string, text: string): Promise<void> {
-      await carrier.speak({ carrierCallId, speakId, text });
+    async speak(carrierCallId: string, speakId: string, text: string, voice?: string | null): Promise<void> {
+      await carrier.speak({ carrierCallId, speakId, text, ...(voice ? { voice } : {}) });
+    },
+
+    /** Live control: plays DTMF digits; false when the call is no longer answered. */
+    async sendDigits(carrierCallId: string, digits: string): Promise<{ pressed: boolean }> {
+      try {
+        await carrier.sendDigits({ carrierCallId, digits });
+        return { pressed: true };
+      } catch (err) {
+        if (err instanceof CarrierRejectedError) return { pressed: false };
+        throw err;
+      }
     },
 
     async stopSpeaking(carrierCallId: string): Promise<void> {
@@ -62,9 +123,7 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
 
     /** The whole transcript, written as it grows (timestamps as ISO strings on the record). */
     async recordTranscript(callId: string, transcript: Array<{ role: string; text: string; timestamp: number }>): Promise<void> {
-      await db('calls')
-        .where({ id: callId })
-        .update({ transcript: JSON.stringify(transcript.map((t) => ({ role: t.role, text: t.text, timestamp: new Date(t.timestamp).toISOString() }))) });
+      await db('calls').where({ id: callId }).update({ transcript: transcriptJson(transcript) });
     },
 
     /**
@@ -90,6 +149,66 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
         .onConflict('id')
         .ignore();
       return { eventId };
+    },
+
+    /**
+     * A whole caller turn in one activity, so that it costs one activity task and one workflow
+     * task rather than three of each: records the `message` event (id derived from the call and
+     * the turn, as `recordMessageEvent`), makes its single delivery attempt (10 s to answer, an
+     * NDJSON reply spoken chunk by chunk), speaks a `{text}` reply at once, and writes the
+     * transcript. Never retried by the workflow (a late answer would be spoken out of turn).
+     */
+    async takeMessageTurn(call: CallFacts, turn: MessageTurn): Promise<MessageTurnOutcome> {
+      const event: EventRow = {
+        id: callEventId(call.callId, 'message', turn.turn),
+        workspace_id: call.workspaceId,
+        environment: call.environment,
+        line_id: call.lineId,
+        call_id: call.callId,
+        event_type: 'message',
+        payload: {
+          call_id: call.callId,
+          text: turn.said.text,
+          timestamp: turn.said.timestamp,
+          context: turn.context,
+          ...(turn.detectedLanguage !== undefined ? { detected_language: turn.detectedLanguage } : {}),
+        },
+      };
+      // The line and its signing secret are read while the event is written: one round trip.
+      const [line, secret] = await Promise.all([
+        delivery.lineOf(call.lineId),
+        delivery.secretOf(call.lineId),
+        db('webhook_events')
+          .insert({ ...event, target: 'webhook', actor_key_id: call.keyId, created_at: now() })
+          .onConflict('id')
+          .ignore(),
+      ]);
+      const stream = { carrierCallId: turn.carrierCallId, speakIdPrefix: turn.speakIdPrefix, replySpeakId: turn.replySpeakId };
+      const outcome = await delivery.attempt(event, 1, stream, { line, secret }, { atMostOnce: true });
+      const repliedAt = now().getTime();
+      const lost = outcome.error === 'attempt_lost';
+      const entries: TranscriptEntry[] = [turn.said];
+      if (outcome.spokenChunks) entries.push({ role: 'assistant', text: outcome.spokenChunks.map((chunk) => chunk.text).join(' '), timestamp: repliedAt });
+      else if (outcome.replyText !== undefined && outcome.replySpoken) entries.push({ role: 'assistant', text: outcome.replyText, timestamp: repliedAt });
+      let transcriptWritten = false;
+      if (!lost) {
+        try {
+          // Appended, so the turn carries its own entries rather than the whole transcript.
+          await db('calls')
+            .where({ id: call.callId })
+            .update({ transcript: db.raw("coalesce(transcript, '[]'::jsonb) || ?::jsonb", [transcriptJson(entries)]) });
+          transcriptWritten = true;
+        } catch {
+          // What was said is in the result; the workflow rewrites the transcript with a retried activity.
+        }
+      }
+      return {
+        delivered: outcome.delivered,
+        ...(outcome.replyText !== undefined ? { replyText: outcome.replyText, replySpoken: outcome.replySpoken === true } : {}),
+        ...(outcome.spokenChunks ? { spokenChunks: outcome.spokenChunks } : {}),
+        repliedAt,
+        transcriptWritten,
+      };
     },
 
     async recordDisclosurePlayed(call: CallFacts, disclosureId: string): Promise<void> {
@@ -139,8 +258,14 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
     async publishCallEvent(call: CallFacts, type: EventType, payload: Record<string, unknown>, key: string | number = ''): Promise<{ eventId: string | null }> {
       if (!temporal || !taskQueue) throw new Error('this worker cannot publish events (no Temporal client)');
       const policy = EVENT_POLICIES[type];
-      const line = await db('lines').where({ id: call.lineId }).first('status_callback_url');
+      const line = await db('lines').where({ id: call.lineId }).first('status_callback_url', 'webhook_url');
       if (policy.target === 'status_callback' && !line?.status_callback_url) return { eventId: null };
+      // Hosted and audio lines need no webhook_url: without one (and no workspace default) their
+      // webhook events have nowhere to go and are not recorded.
+      if (policy.target === 'webhook' && !line?.webhook_url) {
+        const account = await db('billing_accounts').where({ workspace_id: call.workspaceId, environment: call.environment }).first('default_webhook_url');
+        if (!account?.default_webhook_url) return { eventId: null };
+      }
       const eventId = callEventId(call.callId, type, key);
       await db('webhook_events')
         .insert({

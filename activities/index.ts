@@ -2,9 +2,11 @@ import type { Db } from '../src/db/knex';
 import type { Client } from '@temporalio/client';
 import type { CarrierAdapter } from './carrier/adapter';
 import type { PaymentProcessor } from './payments/adapter';
+import type { ModelAdapter } from './model/adapter';
 import { createAudioActivities } from './audio';
 import { createBillingActivities } from './billing';
 import { createCallActivities } from './calls';
+import { createHostedActivities } from './hosted';
 import { createLineActivities } from './lines';
 import { createMaintenanceActivities } from './maintenance';
 import { createMessageActivities } from './messages';
@@ -17,6 +19,8 @@ export interface ActivityDeps {
   /** The key sealing secrets at rest; a function so a worker without one fails only where it is needed. */
   secretsKey: () => Buffer;
   payments: PaymentProcessor;
+  /** The language model of hosted lines (the worker builds the OpenAI-compatible one from config). */
+  model?: ModelAdapter;
   /** The worker's Temporal client, for activities that start or signal workflows. */
   temporal?: () => Client;
   taskQueue?: string;
@@ -38,6 +42,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createBillingActivities(deps),
     ...createCallActivities(deps),
+    ...createHostedActivities(deps),
     ...createAudioActivities(deps),
     ...createMessageActivities({ ...deps, carrierMessagesUrl: deps.carrierMessagesUrl ?? new URL('messages', deps.carrierEventsUrl).toString() }),
   };

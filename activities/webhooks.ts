@@ -25,6 +25,10 @@ export interface AttemptOutcome {
   retryAfterMs?: number;
   /** For `message` events: the `text` the receiver answered with, to be spoken. */
   replyText?: string;
+  /** `attempt_lost`: this attempt number had already been tried, so it was not made again. */
+  error?: 'attempt_lost';
+  /** The `{text}` reply was handed to the carrier under the stream's `replySpeakId`. */
+  replySpoken?: boolean;
   /** For streamed (NDJSON) replies: the chunks already handed to the carrier, in order, with their speak ids. */
   spokenChunks?: Array<{ speakId: string; text: string }>;
 }
@@ -99,16 +103,50 @@ export function replyTextOf(body: string): string | undefined {
   }
 }
 
+/** A `webhook_events` row, as the delivery attempt reads it. */
+export interface EventRow {
+  id: string;
+  workspace_id: string;
+  environment: string;
+  line_id: string;
+  call_id: string | null;
+  event_type: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Where a `message` reply goes while the call is live: NDJSON chunks are spoken as they arrive
+ * (speak ids `<speakIdPrefix>-<n>`); with `replySpeakId`, a `{text}` reply is spoken as soon as it
+ * is read, under that speak id (otherwise the caller speaks it).
+ */
+export interface ReplyStream {
+  carrierCallId: string;
+  speakIdPrefix: string;
+  replySpeakId?: string;
+}
+
+export type DeliveryAttemptDeps = Pick<WebhookActivityDeps, 'db' | 'secretsKey' | 'carrier' | 'now' | 'ndjsonBudget'>;
+
 /**
  * One delivery attempt of one event: sign with the line's current secret at attempt time,
- * POST with the event type's timeout, and log the attempt as a row whatever happens.
+ * POST with the event type's timeout, and log the attempt as a row whatever happens. Shared by
+ * the `attemptDelivery` activity and the call turn's `takeMessageTurn` (which already holds the
+ * event row; `preloaded` lets it pass the line and secret lookups it ran alongside its insert).
  */
-export function createWebhookActivities({ db, secretsKey, carrier, now, ndjsonBudget = { lineMs: NDJSON_LINE_TIMEOUT_MS, totalMs: NDJSON_TOTAL_TIMEOUT_MS } }: WebhookActivityDeps) {
+export function createDeliveryAttempt({ db, secretsKey, carrier, now, ndjsonBudget = { lineMs: NDJSON_LINE_TIMEOUT_MS, totalMs: NDJSON_TOTAL_TIMEOUT_MS } }: DeliveryAttemptDeps) {
+  const lineOf = (lineId: string) => db('lines').where({ id: lineId }).first('status', 'webhook_url', 'status_callback_url');
+  const secretOf = (lineId: string) => currentSecret(db, secretsKey(), lineId);
   return {
-    async attemptDelivery(eventId: string, attempt: number, stream?: { carrierCallId: string; speakIdPrefix: string }): Promise<AttemptOutcome> {
-      const event = await db('webhook_events').where({ id: eventId }).first();
-      if (!event) throw ApplicationFailure.nonRetryable(`event ${eventId} does not exist`, 'EventMissing');
-      const line = await db('lines').where({ id: event.line_id }).first('status', 'webhook_url', 'status_callback_url');
+    lineOf,
+    secretOf,
+    async attempt(
+      event: EventRow,
+      attempt: number,
+      stream?: ReplyStream,
+      preloaded?: { line: Awaited<ReturnType<typeof lineOf>>; secret: string | undefined },
+      options: { atMostOnce?: boolean } = {},
+    ): Promise<AttemptOutcome> {
+      const line = preloaded ? preloaded.line : await lineOf(event.line_id);
       const policy = EVENT_POLICIES[event.event_type as EventType];
       // A line without its own webhook_url falls back to the workspace's default_webhook_url.
       const fallback = policy.target === 'webhook' && line && !line.webhook_url
@@ -137,18 +175,34 @@ export function createWebhookActivities({ db, secretsKey, carrier, now, ndjsonBu
       };
       if (!line || line.status === 'released') return fail('line_released', false);
       if (!url) return fail(policy.target === 'webhook' ? 'missing_webhook_url' : 'missing_status_callback_url', true);
-      const secret = await currentSecret(db, secretsKey(), event.line_id);
+      const secret = preloaded ? preloaded.secret : await secretOf(event.line_id);
       if (!secret) return fail('missing_webhook_secret', true);
 
-      // A retried activity reuses its attempt number: replace the pending row of the lost try.
-      await db('webhook_deliveries').where({ event_id: event.id, attempt }).del();
-      await db('webhook_deliveries').insert({ ...row, status: 'pending' });
+      if (options.atMostOnce) {
+        // This attempt number was already tried (a re-run after a crashed worker): never POST it
+        // again, since a late answer would be spoken out of turn. A try that never finished is failed.
+        const inserted = await db('webhook_deliveries').insert({ ...row, status: 'pending' }).onConflict(['event_id', 'attempt']).ignore().returning('id');
+        if (inserted.length === 0) {
+          await db('webhook_deliveries')
+            .where({ event_id: event.id, attempt, status: 'pending' })
+            .update({ status: 'failed', error_message: 'attempt_lost', duration_ms: 0, completed_at: started });
+          return { deliveryId, delivered: false, retryable: false, httpStatus: null, error: 'attempt_lost' };
+        }
+      } else {
+        // A retried activity reuses its attempt number: the pending row replaces the lost try's
+        // (one statement, where a delete and an insert would be two round trips before the POST).
+        await db('webhook_deliveries')
+          .insert({ ...row, status: 'pending' })
+          .onConflict(['event_id', 'attempt'])
+          .merge({ ...row, status: 'pending', http_status: null, error_message: null, response_body: null, duration_ms: null, completed_at: null });
+      }
       const headers = { 'content-type': 'application/json', 'user-agent': 'Switchboard-Webhooks/1', ...signatureHeaders({ secret, deliveryId, rawBody: body, attempt, now: started }) };
       let httpStatus: number | null = null;
       let responseText: string | null = null;
       let error: string | null = null;
       let retryAfterMs: number | undefined;
       let replyText: string | undefined;
+      let replySpoken = false;
       const spokenChunks: Array<{ speakId: string; text: string }> = [];
       // The receiver has the event type's budget to answer (headers and, for JSON, the body).
       const controller = new AbortController();
@@ -169,6 +223,16 @@ export function createWebhookActivities({ db, secretsKey, carrier, now, ndjsonBu
         } else {
           fullText = await response.text();
           if (event.event_type === 'message' && response.ok) replyText = replyTextOf(fullText);
+        }
+        if (replyText !== undefined && stream?.replySpeakId && carrier) {
+          // Spoken before the bookkeeping below. The receiver did answer, so a carrier refusal
+          // does not fail the delivery: the caller falls back to speaking the reply itself.
+          try {
+            await carrier.speak({ carrierCallId: stream.carrierCallId, speakId: stream.replySpeakId, text: replyText });
+            replySpoken = true;
+          } catch {
+            replySpoken = false;
+          }
         }
         responseText = redactResponseBody(fullText);
         retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
@@ -195,8 +259,21 @@ export function createWebhookActivities({ db, secretsKey, carrier, now, ndjsonBu
         httpStatus,
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
         ...(replyText !== undefined ? { replyText } : {}),
+        ...(replySpoken ? { replySpoken } : {}),
         ...(spokenChunks.length > 0 ? { spokenChunks } : {}),
       };
+    },
+  };
+}
+
+/** The delivery engine's activity: one attempt of one recorded event. */
+export function createWebhookActivities(deps: WebhookActivityDeps) {
+  const { attempt } = createDeliveryAttempt(deps);
+  return {
+    async attemptDelivery(eventId: string, attemptNumber: number, stream?: { carrierCallId: string; speakIdPrefix: string }): Promise<AttemptOutcome> {
+      const event = await deps.db('webhook_events').where({ id: eventId }).first();
+      if (!event) throw ApplicationFailure.nonRetryable(`event ${eventId} does not exist`, 'EventMissing');
+      return attempt(event, attemptNumber, stream && { carrierCallId: stream.carrierCallId, speakIdPrefix: stream.speakIdPrefix });
     },
   };
 }

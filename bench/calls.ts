@@ -1,13 +1,16 @@
 /**
  * Call turn benchmark: real calls in webhook mode, driven through the carrier simulator, with
- * the whole system in this process (test/support/harness.ts: API server, an in-process worker
- * on its own task queue, the carrier simulator) against an ephemeral Postgres + Temporal.
+ * the whole system in this process by default (test/support/harness.ts: API server, an
+ * in-process worker on its own task queue, the carrier simulator) against an ephemeral Postgres +
+ * Temporal.
  *
  *   npm run bench:calls
  *   BENCH_TURNS=500 BENCH_CALLS=30 BENCH_SECONDS=60 BENCH_DOUBLE=1 npm run bench:calls
+ *   BENCH_CALLS=5,10,40 npm run bench:calls          # several capacity runs
+ *   BENCH_FIND_CAPACITY=1 npm run bench:calls        # search for the largest passing call count
  *
  * (a) Added turn latency: BENCH_TURNS (200) turns spread over BENCH_TURN_CALLS (4) concurrent
- *     calls, one turn at a time per call. Each turn is a unique caller sentence:
+ *     calls, one turn at a time per call, back to back. Each turn is a unique caller sentence:
  *       say→message   from just before the simulator control `POST /control/calls/{id}/say` to the
  *                     receiver's receipt of the `message` event carrying that text;
  *       chunk→speak   from the receiver writing the first NDJSON line of its answer to the
@@ -15,16 +18,29 @@
  *                     runs in this process, so `speak` is observed by wrapping the simulator
  *                     state's `speak` method (exact, not polled);
  *       say→speak     the whole turn as the caller hears it, with a receiver that answers at once.
+ *     say→message is then split into hops from each call's workflow history (say → signal event,
+ *     signal → workflow task started, workflow task started → message), and the CPU time this
+ *     process and the Temporal dev server spent per turn is printed.
  *     Baseline: the same number of bare loopback HTTP POST round trips (fetch → a local server
  *     that answers 200 at once), sequentially over BENCH_TURN_CALLS lanes like the turns.
- * (b) Capacity: BENCH_CALLS (20) concurrent calls, each doing one turn every 5 s (phases
- *     staggered) for BENCH_SECONDS (30); reports say→speak p50/p99 and whether p99 < 150 ms.
- *     BENCH_DOUBLE=1 repeats it with 2 × BENCH_CALLS calls. Missing the target is reported, not
- *     a failure; the run exits 1 only if turns went unanswered or setup failed.
+ * (b) Capacity: BENCH_CALLS (20; or a list, 5,10,20) concurrent calls, each doing one turn every
+ *     5 s (phases staggered) for BENCH_SECONDS (30), starting once every call's setup has finished
+ *     (its call_started delivered) plus 1 s; reports say→speak p50/p99 and whether p99 < 150 ms.
+ *     BENCH_DOUBLE=1 adds a run with twice the largest count. BENCH_FIND_CAPACITY=1 instead
+ *     doubles from the first count while p99 < 150 ms (up to BENCH_MAX_CALLS, 320), then bisects
+ *     to within max(5, 10 %), and prints the largest passing count. Missing the target is
+ *     reported, not a failure; the run exits 1 only if turns went unanswered or setup failed
+ *     (outside the search, where both count as missing the target).
+ *
+ * BENCH_WORKER=process runs the worker entry point (src/worker.ts) as its own process, as a
+ * deployment does, instead of in this process (inline, the default); the CPU line then shows the
+ * worker apart from the API and simulator (BENCH_WORKER_LOG_LEVEL, default warn, is its log level).
  *
  * A line carries one call at a time, so every call gets its own line, and every 10 lines a fresh
- * tenant (lines.create is limited to 10/hour per workspace). Calls are hung up, the harness closed and the stack stopped at the end.
+ * tenant (lines.create is limited to 10/hour per workspace); calls are set up 20 at a time. Calls
+ * are hung up, the harness closed and the stack stopped at the end.
  */
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -32,9 +48,12 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { intFromEnv } from '../src/config';
 import { generateSecretsKey } from '../src/crypto/secretBox';
+import { stopProcess } from '../src/infra/proc';
+import { spawnService } from '../src/infra/services';
 import { startEphemeralStack } from '../src/infra/stack';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
 import { createCleanups } from './cleanups';
@@ -42,6 +61,8 @@ import { createCleanups } from './cleanups';
 const TARGET_P99_MS = 150;
 const TURN_TIMEOUT_MS = 10_000;
 const CAPACITY_PERIOD_MS = 5_000;
+/** After the calls of a capacity run have started, before its first turn. */
+const SETTLE_MS = 1_000;
 
 // ---------------------------------------------------------------------------------------
 // Receiver: records when each `message` arrives and when the first NDJSON line was written.
@@ -53,6 +74,8 @@ interface Receiver {
   messageAt: Map<string, number>;
   /** Caller text → time the first NDJSON line of the answer was written. */
   firstChunkAt: Map<string, number>;
+  /** Calls whose `call_started` event has been delivered. */
+  started: Set<string>;
   close(): Promise<void>;
 }
 
@@ -61,17 +84,19 @@ const replyTo = (text: string) => `ok ${text}`;
 async function startTurnReceiver(): Promise<Receiver> {
   const messageAt = new Map<string, number>();
   const firstChunkAt = new Map<string, number>();
+  const started = new Set<string>();
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const at = performance.now();
-      let body: { event?: unknown; text?: unknown } = {};
+      let body: { event?: unknown; text?: unknown; call_id?: unknown } = {};
       try {
         body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
       } catch {
         body = {};
       }
+      if (body.event === 'call_started' && typeof body.call_id === 'string') started.add(body.call_id);
       if (body.event !== 'message' || typeof body.text !== 'string') {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end('{}');
@@ -94,6 +119,7 @@ async function startTurnReceiver(): Promise<Receiver> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
     messageAt,
     firstChunkAt,
+    started,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -162,6 +188,22 @@ async function postJson(url: string, body: unknown): Promise<number> {
   return response.status;
 }
 
+/** Waits (up to 60 s) until the worker process polls the task queue. */
+async function waitForWorker(h: Harness, worker: ChildProcess, logFile: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (worker.exitCode !== null) throw new Error(`the worker process exited (${worker.exitCode}): ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+    const { pollers } = await h.temporal.workflowService.describeTaskQueue({
+      namespace: h.config.temporalNamespace,
+      taskQueue: { name: h.config.taskQueue },
+      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    });
+    if ((pollers ?? []).length > 0) return;
+    if (Date.now() > deadline) throw new Error('the worker process did not poll within 60 s');
+    await sleep(200);
+  }
+}
+
 // ---------------------------------------------------------------------------------------
 // Calls and turns.
 // ---------------------------------------------------------------------------------------
@@ -172,9 +214,14 @@ interface Bench {
   speak: ReturnType<typeof observeSpeak>;
   /** Call ids still to hang up. */
   live: Map<string, string>;
+  /** The Temporal dev server the stack started (for its CPU time), if it started one. */
+  temporalPid: number | undefined;
+  /** The worker process (BENCH_WORKER=process), for its CPU time. */
+  workerPid: number | undefined;
 }
 
 interface Turn {
+  callId: string;
   text: string;
   sayAt: number;
   spoken: boolean;
@@ -182,30 +229,46 @@ interface Turn {
 
 /** Lines a workspace may create per hour (lines.create) — one tenant per this many calls. */
 const LINES_PER_TENANT = 10;
+/** Calls set up at once. */
+const PLACE_BATCH = 20;
 
 async function placeCalls(bench: Bench, count: number): Promise<string[]> {
   const { h } = bench;
   // A line carries one call at a time: one line per call, and a fresh tenant per 10 lines.
   const tenants: Tenant[] = [];
   for (let i = 0; i < count; i += LINES_PER_TENANT) tenants.push(await createTenant(h.db));
-  return Promise.all(
-    Array.from({ length: count }, async (_, i) => {
-      const tenant = tenants[Math.floor(i / LINES_PER_TENANT)];
-      const lineResponse = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: { name: `Bench line ${i}`, mode: 'webhook', webhook_url: bench.receiver.url } });
-      if (lineResponse.status !== 201) throw new Error(`line creation answered ${lineResponse.status}: ${lineResponse.text}`);
-      const placed = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: lineResponse.body.line.id, to_number: '+14155552671' } });
-      if (placed.status !== 201) throw new Error(`call placement answered ${placed.status}: ${placed.text}`);
-      const id = placed.body.call.id as string;
-      bench.live.set(id, tenant.keys.test);
-      const deadline = Date.now() + 30_000;
-      for (;;) {
-        const status = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call.status;
-        if (status === 'in_progress') return id;
-        if (Date.now() > deadline) throw new Error(`call ${id} still ${status} after 30 s`);
-        await sleep(50);
-      }
-    }),
-  );
+  const ids: string[] = [];
+  // In batches, so that setting up many calls does not time itself out.
+  for (let first = 0; first < count; first += PLACE_BATCH) {
+    ids.push(...(await Promise.all(Array.from({ length: Math.min(PLACE_BATCH, count - first) }, (_, j) => placeCall(bench, tenants, first + j)))));
+  }
+  return ids;
+}
+
+/** One call on its own fresh line, connected (in_progress). */
+async function placeCall(bench: Bench, tenants: Tenant[], i: number): Promise<string> {
+  const { h } = bench;
+  const tenant = tenants[Math.floor(i / LINES_PER_TENANT)];
+  const lineResponse = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: { name: `Bench line ${i}`, mode: 'webhook', webhook_url: bench.receiver.url } });
+  if (lineResponse.status !== 201) throw new Error(`line creation answered ${lineResponse.status}: ${lineResponse.text}`);
+  const lineId = lineResponse.body.line.id as string;
+  // Many lines at once may still be provisioning when POST /lines answers.
+  for (let status = lineResponse.body.line.status, waited = 0; status !== 'active'; waited += 100) {
+    if (waited > 30_000) throw new Error(`line ${lineId} still ${status} after 30 s`);
+    await sleep(100);
+    status = (await h.request('GET', `/api/v1/lines/${lineId}`, { key: tenant.keys.test })).body.line.status;
+  }
+  const placed = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: lineId, to_number: '+14155552671' } });
+  if (placed.status !== 201) throw new Error(`call placement answered ${placed.status}: ${placed.text}`);
+  const id = placed.body.call.id as string;
+  bench.live.set(id, tenant.keys.test);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const status = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call.status;
+    if (status === 'in_progress') return id;
+    if (Date.now() > deadline) throw new Error(`call ${id} still ${status} after 30 s`);
+    await sleep(50);
+  }
 }
 
 /** One turn: say a unique sentence, wait (up to TURN_TIMEOUT_MS) for the reply to be spoken. */
@@ -225,7 +288,7 @@ async function turn(bench: Bench, callId: string, label: string): Promise<Turn> 
   const sayAt = performance.now();
   const status = await postJson(`${bench.h.simulator.url}/control/calls/${callId}/say`, { text });
   if (status !== 202) throw new Error(`say on ${callId} answered ${status}`);
-  return { text, sayAt, spoken: await spoken };
+  return { callId, text, sayAt, spoken: await spoken };
 }
 
 function turnRows(bench: Bench, turns: Turn[], prefix: string): { rows: Row[]; endToEnd: Row } {
@@ -263,6 +326,63 @@ async function hangUp(bench: Bench, ids: string[]): Promise<void> {
       bench.live.delete(id);
     }),
   );
+}
+
+// ---------------------------------------------------------------------------------------
+// Where the time goes: each turn's hops, from the call's workflow history.
+// ---------------------------------------------------------------------------------------
+
+/** A history event as `JSON.stringify` of the client's History renders it. */
+interface HistoryEvent {
+  eventId: string;
+  eventTime: { seconds: string; nanos: number };
+  eventType: string;
+  workflowExecutionSignaledEventAttributes?: { input?: { payloads?: Array<{ data?: string }> } };
+}
+
+/** performance.now() → epoch ms (history event times are epoch; the bench times are monotonic). */
+const epochOf = (monotonic: number) => performance.timeOrigin + monotonic;
+const eventMs = (e: HistoryEvent) => Number(e.eventTime.seconds) * 1000 + e.eventTime.nanos / 1e6;
+
+const HOPS = [
+  // Simulator control call, the carrier event POST, the API, the signal RPC.
+  'say → signal in history',
+  // Task dispatch, or waiting for the workflow task already in flight.
+  'signal → workflow task started',
+  // Activation, then the turn's activity (scheduled through the server, or local), the event insert and lookups, the POST.
+  'workflow task started → message',
+] as const;
+
+/**
+ * Splits each turn's say→message time into hops, reading the call's history: the signal that
+ * carried the sentence, the next workflow task started, then the receiver's receipt.
+ */
+async function hopRows(bench: Bench, turns: Turn[]): Promise<Row[]> {
+  const samples: number[][] = HOPS.map(() => []);
+  const byCall = new Map<string, Turn[]>();
+  for (const t of turns) byCall.set(t.callId, [...(byCall.get(t.callId) ?? []), t]);
+  let missing = 0;
+  for (const [callId, callTurns] of byCall) {
+    const history = JSON.parse(JSON.stringify(await bench.h.temporal.workflow.getHandle(callId).fetchHistory())) as { events: HistoryEvent[] };
+    const events = history.events;
+    for (const t of callTurns) {
+      const message = bench.receiver.messageAt.get(t.text);
+      const signalIndex = events.findIndex((e) => {
+        const data = e.workflowExecutionSignaledEventAttributes?.input?.payloads?.[0]?.data;
+        if (!data) return false;
+        const event = JSON.parse(Buffer.from(data, 'base64').toString('utf8')) as { type?: string; text?: string };
+        return event.type === 'call.utterance' && event.text === t.text;
+      });
+      const started = events.findIndex((e, i) => i > signalIndex && e.eventType === 'EVENT_TYPE_WORKFLOW_TASK_STARTED');
+      if (message === undefined || signalIndex < 0 || started < 0) {
+        missing += 1;
+        continue;
+      }
+      const points = [epochOf(t.sayAt), eventMs(events[signalIndex]), eventMs(events[started]), epochOf(message)];
+      HOPS.forEach((_, i) => samples[i].push(points[i + 1] - points[i]));
+    }
+  }
+  return HOPS.map((title, i) => row(`  ${title}`, samples[i], missing));
 }
 
 // ---------------------------------------------------------------------------------------
@@ -307,11 +427,25 @@ async function baselineRoundTrips(n: number, lanes: number): Promise<number[]> {
 // Phases.
 // ---------------------------------------------------------------------------------------
 
-async function latencyPhase(bench: Bench, turns: number, callCount: number, warmupTurns: number): Promise<{ rows: Row[]; missing: number }> {
+/** CPU time (user + system, ms) a process has used so far; undefined where /proc is not readable. */
+function processCpuMs(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 Hz).
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+async function latencyPhase(bench: Bench, turns: number, callCount: number, warmupTurns: number): Promise<{ rows: Row[]; hops: Row[]; cpu: string; missing: number }> {
   const ids = await placeCalls(bench, callCount);
   for (const [i, id] of ids.entries()) for (let w = 0; w < warmupTurns; w += 1) await turn(bench, id, `warmup c${i} t${w}`);
   const done: Turn[] = [];
   let next = 0;
+  const cpu0 = { bench: processCpuMs(process.pid), worker: processCpuMs(bench.workerPid), temporal: processCpuMs(bench.temporalPid) };
+  const wall0 = performance.now();
   await Promise.all(
     ids.map(async (id, i) => {
       while (next < turns) {
@@ -320,14 +454,34 @@ async function latencyPhase(bench: Bench, turns: number, callCount: number, warm
       }
     }),
   );
+  const wall = performance.now() - wall0;
+  const perTurn = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? 'n/a' : `${((after - before) / done.length).toFixed(1)} ms`);
+  const cpu =
+    `${(done.length / (wall / 1000)).toFixed(1)} turns/s; CPU per turn: this process ${perTurn(cpu0.bench, processCpuMs(process.pid))}, ` +
+    (bench.workerPid === undefined ? '' : `worker process ${perTurn(cpu0.worker, processCpuMs(bench.workerPid))}, `) +
+    `Temporal dev server ${perTurn(cpu0.temporal, processCpuMs(bench.temporalPid))}`;
   await hangUp(bench, ids);
   const baseline = await baselineRoundTrips(turns, callCount);
   const { rows, endToEnd } = turnRows(bench, done, '');
-  return { rows: [...rows, row('baseline: loopback POST round trip', baseline, 0)], missing: endToEnd.missing };
+  return { rows: [...rows, row('baseline: loopback POST round trip', baseline, 0)], hops: await hopRows(bench, done), cpu, missing: endToEnd.missing };
 }
 
-async function capacityPhase(bench: Bench, callCount: number, seconds: number): Promise<{ row: Row; turns: number }> {
+/**
+ * Waits until every call's setup has finished (its `call_started` delivered), then a second
+ * more, so that the turns measured are not queued behind the start of K calls at once.
+ */
+async function settle(bench: Bench, ids: string[]): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!ids.every((id) => bench.receiver.started.has(id))) {
+    if (Date.now() > deadline) throw new Error('calls did not finish starting within 30 s');
+    await sleep(50);
+  }
+  await sleep(SETTLE_MS);
+}
+
+async function capacityPhase(bench: Bench, callCount: number, seconds: number): Promise<{ row: Row; hops: Row[]; turns: number }> {
   const ids = await placeCalls(bench, callCount);
+  await settle(bench, ids);
   const done: Turn[] = [];
   const start = performance.now();
   const end = start + seconds * 1000;
@@ -343,7 +497,7 @@ async function capacityPhase(bench: Bench, callCount: number, seconds: number): 
     }),
   );
   await hangUp(bench, ids);
-  return { row: turnRows(bench, done, `K=${callCount} `).endToEnd, turns: done.length };
+  return { row: turnRows(bench, done, `K=${callCount} `).endToEnd, hops: await hopRows(bench, done), turns: done.length };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -351,10 +505,16 @@ async function capacityPhase(bench: Bench, callCount: number, seconds: number): 
 async function main(): Promise<number> {
   const turns = intFromEnv('BENCH_TURNS', 200);
   const turnCalls = intFromEnv('BENCH_TURN_CALLS', 4);
-  const calls = intFromEnv('BENCH_CALLS', 20);
+  const calls = (process.env.BENCH_CALLS || '20').split(',').map((item) => Number(item.trim()));
   const seconds = intFromEnv('BENCH_SECONDS', 30);
   const double = process.env.BENCH_DOUBLE === '1';
-  if (turns < 1 || turnCalls < 1 || calls < 1 || seconds < 1) throw new Error('BENCH_TURNS, BENCH_TURN_CALLS, BENCH_CALLS and BENCH_SECONDS must be at least 1');
+  const findCapacity = process.env.BENCH_FIND_CAPACITY === '1';
+  const workerMode = process.env.BENCH_WORKER ?? 'inline';
+  if (workerMode !== 'process' && workerMode !== 'inline') throw new Error('BENCH_WORKER must be process or inline');
+  const maxCalls = intFromEnv('BENCH_MAX_CALLS', 320);
+  if (turns < 1 || turnCalls < 1 || seconds < 1 || maxCalls < 1 || calls.some((k) => !Number.isInteger(k) || k < 1)) {
+    throw new Error('BENCH_TURNS, BENCH_TURN_CALLS, BENCH_SECONDS and BENCH_MAX_CALLS must be at least 1, BENCH_CALLS one or more such counts (5,10,20)');
+  }
 
   Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -387,10 +547,34 @@ async function main(): Promise<number> {
       await postJson(`${h.simulator.url}/control/calls/reset`, {});
       await sleep(1_000);
     });
-    await h.startWorker();
+    let workerPid: number | undefined;
+    if (workerMode === 'inline') {
+      await h.startWorker();
+    } else {
+      // The worker entry point (src/worker.ts) in its own process, as `npm run up` and a
+      // deployment run it, on the harness's task queue.
+      const worker = spawnService(
+        'worker',
+        {
+          DATABASE_URL: h.config.databaseUrl,
+          TEMPORAL_ADDRESS: h.config.temporalAddress,
+          TEMPORAL_TASK_QUEUE: h.config.taskQueue,
+          SIMULATOR_URL: h.config.simulatorUrl,
+          CARRIER_EVENTS_SECRET: h.config.carrierEventsSecret,
+          WORKFLOW_BUNDLE_PATH: bundlePath,
+          SECRETS_KEY: h.config.secretsKey,
+          PUBLIC_BASE_URL: h.config.publicBaseUrl,
+          LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn',
+        },
+        path.join(dir, 'worker.log'),
+      );
+      cleanups.push(() => stopProcess(worker));
+      workerPid = worker.pid;
+      await waitForWorker(h, worker, path.join(dir, 'worker.log'));
+    }
     const receiver = await startTurnReceiver();
     cleanups.push(() => receiver.close());
-    const bench: Bench = { h, receiver, speak: observeSpeak(h), live: new Map() };
+    const bench: Bench = { h, receiver, speak: observeSpeak(h), live: new Map(), temporalPid: stack.temporalDevServerPid, workerPid };
     cleanups.push(() => hangUp(bench, [...bench.live.keys()]));
     // Fast text-to-speech, so a reply has finished playing before the next sentence.
     await postJson(`${h.simulator.url}/control/speech`, { words_per_second: 1000 });
@@ -399,26 +583,74 @@ async function main(): Promise<number> {
     const latency = await latencyPhase(bench, turns, turnCalls, 2);
     console.log('');
     printTable(latency.rows);
+    console.log('[bench] say→message by hop (event times from each call\'s workflow history):');
+    printTable(latency.hops);
+    console.log(`[bench] ${latency.cpu}`);
     console.log('[bench] first chunk→speak: receiver wrote its first NDJSON line → in-process simulator speak() saw the text (exact, not polled)');
     console.log('');
 
-    const capacityRuns = [calls, ...(double ? [calls * 2] : [])];
     let missing = latency.missing;
     const capacityRows: Row[] = [];
-    for (const k of capacityRuns) {
+    const runCapacity = async (k: number): Promise<Row> => {
       console.log(`[bench] (b) K=${k} concurrent calls, one turn per call every ${CAPACITY_PERIOD_MS / 1000} s for ${seconds} s`);
       const cpu0 = process.cpuUsage();
-      const capacity = await capacityPhase(bench, k, seconds);
+      let capacity: Awaited<ReturnType<typeof capacityPhase>>;
+      try {
+        capacity = await capacityPhase(bench, k, seconds);
+      } catch (err) {
+        // While searching, a count the stack cannot even set up is a miss, not the end of the run.
+        if (!findCapacity) throw err;
+        console.log(`[bench] K=${k}: setup failed (${(err as Error).message}); counted as missing the target`);
+        await hangUp(bench, [...bench.live.keys()]);
+        return row(`K=${k} say→speak (turn)`, [], k);
+      }
       const cpu = process.cpuUsage(cpu0);
       capacityRows.push(capacity.row);
-      missing += capacity.row.missing;
-      console.log(`[bench] K=${k}: ${capacity.turns} turns, this process used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU`);
+      console.log(`[bench] K=${k}: ${capacity.turns} turns, this process used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU; say→message by hop:`);
+      printTable(capacity.hops);
+      console.log(`[bench] K=${k}: say→speak p50 ${fmt(capacity.row.p50)} ms, p99 ${fmt(capacity.row.p99)} ms, ${capacity.row.missing} unanswered`);
+      return capacity.row;
+    };
+    const passes = (r: Row) => r.missing === 0 && r.p99 < TARGET_P99_MS;
+
+    let capacity: { largestPassing: number | null; smallestFailing: number | null } | undefined;
+    if (findCapacity) {
+      // Double the call count while the target holds, then bisect between the last passing and
+      // the first failing count down to max(5, 10 %). Unanswered turns fail a step, not the run.
+      let pass: number | null = null;
+      let fail: number | null = null;
+      for (let k = calls[0]; fail === null && k <= maxCalls; k *= 2) {
+        if (passes(await runCapacity(k))) pass = k;
+        else fail = k;
+      }
+      while (pass !== null && fail !== null && fail - pass > Math.max(5, Math.ceil(pass * 0.1))) {
+        const k = Math.round((pass + fail) / 2);
+        if (passes(await runCapacity(k))) pass = k;
+        else fail = k;
+      }
+      if (pass === null && fail !== null) {
+        // Even the first count failed: halve down to 1.
+        for (let k = Math.floor(fail / 2); k >= 1 && pass === null; k = Math.floor(k / 2)) {
+          if (passes(await runCapacity(k))) pass = k;
+          else fail = k;
+        }
+      }
+      capacity = { largestPassing: pass, smallestFailing: fail };
+    } else {
+      for (const k of [...calls, ...(double ? [Math.max(...calls) * 2] : [])]) missing += (await runCapacity(k)).missing;
     }
     console.log('');
     printTable(capacityRows);
     for (const r of capacityRows) {
       const ok = r.p99 < TARGET_P99_MS;
       console.log(`[bench] ${r.title}: p99 ${fmt(r.p99)} ms ${ok ? '<' : '>='} ${TARGET_P99_MS} ms target: ${ok ? 'MET' : 'MISSED'}`);
+    }
+    if (capacity) {
+      const { largestPassing, smallestFailing } = capacity;
+      console.log(
+        `[bench] capacity: largest call count with turn p99 < ${TARGET_P99_MS} ms: ${largestPassing ?? 'none'}` +
+          (smallestFailing === null ? ` (no failure up to ${maxCalls}; BENCH_MAX_CALLS raises the limit)` : ` (${smallestFailing} missed it)`),
+      );
     }
     if (missing > 0) {
       console.error(`[bench] FAIL: ${missing} turns were not spoken within ${TURN_TIMEOUT_MS / 1000} s`);

@@ -3,6 +3,7 @@ import { parseSecretsKey } from './crypto/secretBox';
 import { createActivities } from '../activities';
 import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
 import { SimulatorPaymentProcessor } from '../activities/payments/simulatorProcessor';
+import { OpenAiCompatibleModel } from '../activities/model/openAiCompatible';
 import { loadConfig, requireSetting, type Config } from './config';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
@@ -30,6 +31,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
       db,
       carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
       payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
+      model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName }),
       secretsKey: () => parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY')),
       temporal: () => client,
       taskQueue: config.taskQueue,

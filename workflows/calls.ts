@@ -1,9 +1,12 @@
-import { condition, defineQuery, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, allHandlersFinished, CancellationScope, condition, defineQuery, defineSignal, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { BillingActivities } from '../activities/billing';
-import type { CallActivities, CallFacts } from '../activities/calls';
+import type { CallActivities, CallFacts, MessageTurnOutcome } from '../activities/calls';
 import type { WebhookActivities } from '../activities/webhooks';
+import type { AudioActivities, RelayCallAudioResult } from '../activities/audio';
+import type { HostedActivities, HostedTurnOutcome } from '../activities/hosted';
+import { CALL_NOT_ACTIVE, DTMF_DIGITS, pressUpdate, speakUpdate, waitUpdate, type PressRequest, type SpeakRequest, type SpeakResult, type WaitRequest, type WaitResult } from './callControl';
 import { callChargeCents, type Zone } from '../src/billing/pricing';
-import { callDurationMs, MAX_CALL_DURATION_MS, RING_TIMEOUT_MS, type CallStatus, type EndCause } from '../src/calls/rules';
+import { callDurationMs, hostedSpeakIdPrefix, MAX_CALL_DURATION_MS, RING_TIMEOUT_MS, type CallStatus, type EndCause } from '../src/calls/rules';
 import type { LineMode } from '../src/lines/rules';
 
 const calls = proxyActivities<CallActivities>({
@@ -12,10 +15,43 @@ const calls = proxyActivities<CallActivities>({
 });
 /** The `message` event: one attempt, never retried (a late answer would be spoken out of turn). */
 const webhooks = proxyActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+/**
+ * A whole caller turn (`takeMessageTurn`), as a local activity: it runs inside the workflow task
+ * that saw the caller's sentence, with no activity task through the server, and its result is
+ * recorded in the history as a marker. One attempt, as above; a re-run after a crashed worker
+ * finds the attempt already made and does not POST the `message` again.
+ */
+const turns = proxyLocalActivities<CallActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+/**
+ * Calls that reach a turn with this patch take it in that one local activity (record the
+ * `message`, deliver it once, speak the reply, append to the transcript) instead of
+ * recordMessageEvent → attemptDelivery → [speak] → recordTranscript; histories recorded before
+ * it replay the old sequence.
+ */
+const TURN_IN_ONE_ACTIVITY_PATCH = 'call-turn-in-one-activity';
 const billing = proxyActivities<BillingActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
 });
+/**
+ * A hosted turn: one attempt (a late answer would be spoken out of turn). It heartbeats, so a
+ * barge-in can cancel it within about a second; the workflow waits until it has stopped, so
+ * nothing it hands the carrier afterwards escapes the next turn's stop.
+ */
+const hosted = proxyActivities<HostedActivities>({
+  startToCloseTimeout: '3 minutes',
+  heartbeatTimeout: '1 second',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { maximumAttempts: 1 },
+});
+/** The audio relay of an audio line, for the whole call; it heartbeats every 2 s. */
+const audio = proxyActivities<AudioActivities>({
+  startToCloseTimeout: '20 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '500 milliseconds', maximumAttempts: 3, nonRetryableErrorTypes: ['CarrierRejected'] },
+});
+/** DTMF can take a while to play (`w` pauses). */
+const keypad = proxyActivities<CallActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 } });
 
 export interface CarrierCallEvent {
   type: 'call.ringing' | 'call.answered' | 'call.completed' | 'call.busy' | 'call.no_answer' | 'call.failed' | 'call.utterance' | 'call.playback';
@@ -57,6 +93,14 @@ export interface CallInput extends CallFacts {
   contextLimit?: number | null;
   /** Pinned-language lines omit `detected_language`. */
   languagePinned?: boolean;
+  /** Hosted calls: the model's instructions (the line's `system_prompt`, or a conversation call's). */
+  systemPrompt?: string | null;
+  /** The voice slug the service speaks in (hosted replies, begin message, control speech). */
+  voice?: string | null;
+  /** Audio lines: the customer's WebSocket the call's audio is relayed to. */
+  audioHandlerUrl?: string | null;
+  /** A cap below the platform's (a conversation call's `max_duration_seconds`). */
+  maxDurationMs?: number;
 }
 
 /** Turns of context when a line sets no context_limit. */
@@ -96,9 +140,104 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
   /** Speak commands of the agent's current reply, in order (one, or one per streamed chunk). */
   let currentSpeeches: string[] = [];
   const terminal = () => events.find((e) => TERMINAL.includes(e.type));
+  const ended = () => terminal() !== undefined || hangupRequested;
+  const maxDurationMs = Math.min(call.maxDurationMs ?? MAX_CALL_DURATION_MS, MAX_CALL_DURATION_MS);
+  /** Set once the call is dialled or answered. */
+  let carrierCallId: string | undefined;
+  /**
+   * Live-control requests waiting for the caller's next sentence. While any is, sentences go to
+   * them and are not sent as `message` (nor to the model).
+   */
+  let claimedByControl = 0;
+  let controlSpeeches = 0;
+  /** Audio lines: the relay to the customer's socket, and how it ended (once it has). */
+  let relayScope: CancellationScope | undefined;
+  let relayEnded: RelayCallAudioResult | { endedBy: 'relay_failed' } | undefined;
+  let relayHandled = false;
+
+  // Live control (`calls:control`): updates, so each request and its result are in the history.
+  const live = () => status === 'in_progress' && !ended() && carrierCallId !== undefined;
+  const mustBeLive = () => {
+    if (!live()) throw new Error(CALL_NOT_ACTIVE);
+  };
+  /** The caller's next sentence, claimed for a control request; null after `timeoutSeconds` or when the call ends. */
+  const nextSentence = async (timeoutSeconds: number): Promise<CarrierCallEvent | null> => {
+    await condition(() => ended() || utterances().length > handledUtterances, timeoutSeconds * 1000);
+    if (utterances().length <= handledUtterances) return null;
+    const utterance = utterances()[handledUtterances];
+    handledUtterances += 1;
+    transcript.push({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });
+    return utterance;
+  };
+  setHandler(
+    speakUpdate,
+    async ({ text, waitForResponse, timeoutSeconds }): Promise<SpeakResult> => {
+      if (waitForResponse) claimedByControl += 1;
+      try {
+        controlSpeeches += 1;
+        const speakId = `${call.callId}:control-${controlSpeeches}`;
+        const heardBefore = utterances().length;
+        await calls.speak(carrierCallId!, speakId, text, call.voice ?? null);
+        transcript.push({ role: 'assistant', text, timestamp: Date.now() });
+        const finished = () => playback(speakId).some((e) => e.done);
+        const stopped = () => playback(speakId).some((e) => e.stopped);
+        // Played to the end, cut off (the caller talked over it), or the call ended.
+        await condition(() => finished() || ended() || utterances().length > heardBefore);
+        if (!finished() && !ended()) {
+          await calls.stopSpeaking(carrierCallId!);
+          await condition(() => finished() || ended(), '2 seconds');
+        }
+        const interrupted = !finished() || stopped();
+        const response = waitForResponse && !ended() ? await nextSentence(timeoutSeconds) : null;
+        await calls.recordTranscript(call.callId, transcript);
+        return {
+          call_id: call.callId,
+          spoke: !interrupted,
+          interrupted,
+          partial_response_text: interrupted ? (playback(speakId).slice(-1)[0]?.played_text ?? '') : null,
+          interruption_reason: interrupted ? (ended() && !stopped() ? 'call_ended' : 'caller_interrupted_control') : null,
+          timed_out: waitForResponse && response === null,
+          response_text: response?.text ?? null,
+          response_timestamp: response?.at ?? null,
+        };
+      } finally {
+        if (waitForResponse) claimedByControl -= 1;
+      }
+    },
+    { validator: (_request: SpeakRequest) => mustBeLive() },
+  );
+  setHandler(
+    waitUpdate,
+    async ({ timeoutSeconds }): Promise<WaitResult> => {
+      claimedByControl += 1;
+      try {
+        const response = await nextSentence(timeoutSeconds);
+        if (response) await calls.recordTranscript(call.callId, transcript);
+        return { call_id: call.callId, timed_out: response === null, response_text: response?.text ?? null, response_timestamp: response?.at ?? null };
+      } finally {
+        claimedByControl -= 1;
+      }
+    },
+    { validator: (_request: WaitRequest) => mustBeLive() },
+  );
+  setHandler(
+    pressUpdate,
+    async ({ digits }) => {
+      const { pressed } = await keypad.sendDigits(carrierCallId!, digits);
+      return { call_id: call.callId, pressed, digits };
+    },
+    {
+      validator: ({ digits }: PressRequest) => {
+        mustBeLive();
+        if (!DTMF_DIGITS.test(digits)) throw new Error('digits must be 0-9, *, # or w');
+      },
+    },
+  );
 
   const finish = async (final: CallStatus, endCause: EndCause, answeredAt: number | null, endedAt: number): Promise<CallResult> => {
     status = final;
+    // The customer's audio socket gets its `stop`.
+    relayScope?.cancel();
     const durationMs = callDurationMs(answeredAt, endedAt);
     const chargeCents = answeredAt === null ? 0 : callChargeCents(call.mode, call.zone, durationMs);
     const durationSec = Math.ceil(durationMs / 1000);
@@ -116,6 +255,8 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
     if (answeredAt !== null) {
       await calls.publishCallEvent(call, 'call_ended', { duration_sec: durationSec, cause: endCause, status: final, recording_url: recordingUrl ?? null });
     }
+    // Control requests still waiting see the call end and answer first.
+    await condition(allHandlersFinished);
     return { status: final, endCause, durationSec, chargeCents };
   };
 
@@ -136,8 +277,59 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
     speakCount += 1;
     const speakId = `${call.callId}:speak-${speakCount}`;
     currentSpeeches.push(speakId);
-    await calls.speak(carrierCallId, speakId, text);
+    await calls.speak(carrierCallId, speakId, text, call.voice ?? null);
     transcript.push({ role: 'assistant', text, timestamp: at });
+  };
+
+  /** Hosted speech of one turn that the carrier has reported on, in chunk order. */
+  const hostedSpeechIds = (prefix: string) =>
+    [...new Set(events.filter((e) => e.type === 'call.playback' && e.speak_id?.startsWith(prefix)).map((e) => e.speak_id!))].sort(
+      (a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)),
+    );
+
+  /**
+   * A hosted turn: the model's reply is streamed and spoken sentence by sentence by an activity.
+   * If the caller talks while the model is still writing, the activity is cancelled there (the
+   * next turn then stops the playback and reports `interrupted`, as in webhook mode).
+   */
+  const takeHostedTurn = async (carrierCallId: string, limit: number): Promise<void> => {
+    const turn = handledUtterances;
+    const prefix = hostedSpeakIdPrefix(call.callId, turn);
+    const scope = new CancellationScope();
+    let outcome: HostedTurnOutcome | undefined;
+    let done = false;
+    const running = scope
+      .run(() =>
+        hosted.takeHostedTurn({
+          callId: call.callId,
+          carrierCallId,
+          turn,
+          systemPrompt: call.systemPrompt ?? '',
+          turns: transcript.slice(-limit).map((t) => ({ role: t.role, text: t.text })),
+          voice: call.voice ?? null,
+        }),
+      )
+      .then((result) => void (outcome = result))
+      .catch((err) => {
+        // Cancelled by a barge-in, or the attempt was lost: silence, and the call goes on.
+        if (!isCancellation(err) && !(err instanceof ActivityFailure)) throw err;
+      })
+      .finally(() => void (done = true));
+    await condition(() => done || ended() || utterances().length > handledUtterances);
+    if (!done) {
+      scope.cancel();
+      await running;
+    }
+    const spoken = outcome ? outcome.spokenChunks.map((chunk) => chunk.speakId) : hostedSpeechIds(prefix);
+    currentSpeeches.push(...spoken);
+    const text = outcome
+      ? outcome.spokenChunks.map((chunk) => chunk.text).join(' ')
+      : spoken
+          .map((id) => playback(id).slice(-1)[0]?.played_text ?? '')
+          .filter((played) => played !== '')
+          .join(' ');
+    if (text !== '') transcript.push({ role: 'assistant', text, timestamp: outcome?.repliedAt ?? Date.now() });
+    await calls.recordTranscript(call.callId, transcript);
   };
 
   /**
@@ -173,6 +365,41 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
     }
     transcript.push({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });
     const limit = call.contextLimit ?? DEFAULT_CONTEXT_TURNS;
+    if (call.mode === 'hosted') return takeHostedTurn(carrierCallId, limit);
+    if (patched(TURN_IN_ONE_ACTIVITY_PATCH)) {
+      const replySpeakId = `${call.callId}:speak-${speakCount + 1}`;
+      let outcome: MessageTurnOutcome | undefined;
+      try {
+        outcome = await turns.takeMessageTurn(call, {
+          turn: handledUtterances,
+          said: transcript[transcript.length - 1],
+          context: transcript.slice(-limit).map((t) => ({ role: t.role, text: t.text, timestamp: t.timestamp })),
+          ...(call.languagePinned ? {} : { detectedLanguage: utterance.language ?? 'en' }),
+          carrierCallId,
+          speakIdPrefix: `${call.callId}:turn-${handledUtterances}`,
+          replySpeakId,
+        });
+      } catch (err) {
+        // The attempt was lost (a crashed worker, a database error): the caller hears silence,
+        // as for a failed delivery, and the call goes on.
+        if (!(err instanceof ActivityFailure)) throw err;
+      }
+      let transcriptWritten = outcome?.transcriptWritten ?? false;
+      if (outcome?.spokenChunks) {
+        currentSpeeches.push(...outcome.spokenChunks.map((chunk) => chunk.speakId));
+        transcript.push({ role: 'assistant', text: outcome.spokenChunks.map((chunk) => chunk.text).join(' '), timestamp: outcome.repliedAt });
+      } else if (outcome?.replyText && outcome.replySpoken) {
+        speakCount += 1;
+        currentSpeeches.push(replySpeakId);
+        transcript.push({ role: 'assistant', text: outcome.replyText, timestamp: outcome.repliedAt });
+      } else if (outcome?.replyText) {
+        // The carrier refused it inside the turn: speak it here, with retries.
+        await say(carrierCallId, outcome.replyText, Date.now());
+        transcriptWritten = false;
+      }
+      if (!transcriptWritten) await calls.recordTranscript(call.callId, transcript);
+      return;
+    }
     const { eventId } = await calls.recordMessageEvent(call, handledUtterances, {
       text: utterance.text ?? '',
       timestamp: utterance.at,
@@ -190,28 +417,30 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
     await calls.recordTranscript(call.callId, transcript);
   };
 
-  let carrierCallId: string;
   let answered: CarrierCallEvent | undefined;
+  /** Where an audio line's stream goes, for the status callbacks. */
+  const relayUrl = call.mode === 'audio' ? (call.audioHandlerUrl ?? null) : null;
   if (call.direction === 'inbound') {
     // Answer: hold the first minute, tell the status callback, pick up.
     carrierCallId = call.carrierCallId!;
+    const dialled = carrierCallId;
     const hold = await billing.reserveFunds({ tenant, keyId: null, reference, amountCents: call.reservePerMinuteCents });
     if (!hold.ok) {
-      await calls.rejectCall(carrierCallId);
+      await calls.rejectCall(dialled);
       return decline('failed', 'insufficient_funds');
     }
-    await calls.publishCallEvent(call, 'call_incoming', { from_number: call.from, to_number: call.to, relay_url: null });
-    await calls.answerCall(call.callId, carrierCallId, call.record ?? false);
+    await calls.publishCallEvent(call, 'call_incoming', { from_number: call.from, to_number: call.to, relay_url: relayUrl });
+    await calls.answerCall(call.callId, dialled, call.record ?? false);
     await condition(() => seen('call.answered') !== undefined || terminal() !== undefined || hangupRequested, RING_TIMEOUT_MS);
     answered = seen('call.answered');
     if (!answered) {
-      if (!terminal()) await calls.hangUpCall(carrierCallId);
+      if (!terminal()) await calls.hangUpCall(dialled);
       return finish('canceled', hangupRequested ? 'canceled' : 'caller_hangup', null, terminal()?.at ?? Date.now());
     }
   } else {
     // Dial.
     ({ carrierCallId } = await calls.placeCall(call));
-    await calls.publishCallEvent(call, 'call_outgoing', { to_number: call.to, from_number: call.from, relay_url: null });
+    await calls.publishCallEvent(call, 'call_outgoing', { to_number: call.to, from_number: call.from, relay_url: relayUrl });
 
     // Ring: record `ringing` as soon as the carrier says so, then wait for an answer.
     const dialedAt = Date.now();
@@ -229,48 +458,72 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
       if (end?.type === 'call.failed') return finish('failed', 'carrier_failed', null, end.at);
       if (end?.type === 'call.no_answer') return finish('no_answer', 'no_answer', null, end.at);
       if (end) return finish('canceled', 'caller_hangup', null, end.at);
-      const endedAt = await hangUpAndWait(carrierCallId);
+      const endedAt = await hangUpAndWait(carrierCallId!);
       return hangupRequested ? finish('canceled', 'canceled', null, endedAt) : finish('no_answer', 'ring_timeout', null, Math.max(endedAt, dialedAt));
     }
   }
 
   // Talk, holding each next minute before it starts.
+  const line: string = carrierCallId!;
   status = 'in_progress';
   await calls.recordCallState(call.callId, { status, startedAt: answered.at });
   await calls.publishCallEvent(call, 'call_started', { direction: call.direction, from_number: call.from, to_number: call.to });
   if (call.disclosure) {
-    await say(carrierCallId, call.disclosure.message, answered.at);
+    await say(line, call.disclosure.message, answered.at);
     await calls.recordDisclosurePlayed(call, call.disclosure.id);
   }
-  if (call.beginMessage) await say(carrierCallId, call.beginMessage, answered.at);
+  if (call.beginMessage) await say(line, call.beginMessage, answered.at);
   if (call.disclosure || call.beginMessage) await calls.recordTranscript(call.callId, transcript);
+  if (call.mode === 'audio' && call.audioHandlerUrl) {
+    // The customer's socket takes the call's audio both ways until the call ends.
+    const scope = new CancellationScope();
+    relayScope = scope;
+    const handlerUrl = call.audioHandlerUrl;
+    void scope
+      .run(() => audio.relayCallAudio({ callId: call.callId, lineId: call.lineId, carrierCallId: line, handlerUrl }))
+      .then((summary) => void (relayEnded = summary))
+      .catch((err) => {
+        if (!isCancellation(err)) relayEnded = { endedBy: 'relay_failed' };
+      });
+  }
+  /** A sentence for the conversation loop (not claimed by a control request; audio lines have none). */
+  const turnWaiting = () => claimedByControl === 0 && utterances().length > handledUtterances;
+  const relayWaiting = () => relayEnded !== undefined && !relayHandled;
   const answeredAt = answered.at;
   const answeredLocally = Date.now();
   let minutesHeld = 1;
   for (;;) {
     const elapsed = Date.now() - answeredLocally;
     const untilNextMinute = minutesHeld * 60_000 - elapsed;
-    const untilMax = MAX_CALL_DURATION_MS - elapsed;
-    const woke = await condition(
-      () => terminal() !== undefined || hangupRequested || utterances().length > handledUtterances,
-      Math.max(1, Math.min(untilNextMinute, untilMax)),
-    );
-    if (terminal() !== undefined || hangupRequested) {
+    const untilMax = maxDurationMs - elapsed;
+    const woke = await condition(() => ended() || relayWaiting() || turnWaiting(), Math.max(1, Math.min(untilNextMinute, untilMax)));
+    if (ended()) {
       const end = terminal();
       if (end) return finish('completed', end.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup', answeredAt, end.at);
-      return finish('completed', 'api_hangup', answeredAt, await hangUpAndWait(carrierCallId));
+      return finish('completed', 'api_hangup', answeredAt, await hangUpAndWait(line));
     }
-    if (woke) {
-      const utterance = utterances()[handledUtterances];
-      handledUtterances += 1;
-      await takeTurn(carrierCallId, utterance);
+    if (relayWaiting()) {
+      relayHandled = true;
+      // Nobody else talks to the caller on an audio line: without the customer's socket, hang up.
+      const endedBy = relayEnded!.endedBy;
+      if (endedBy === 'customer_closed') return finish('completed', 'audio_handler_closed', answeredAt, await hangUpAndWait(line));
+      if (endedBy === 'carrier_error') return finish('completed', 'carrier_failed', answeredAt, await hangUpAndWait(line));
+      if (endedBy !== 'call') return finish('completed', 'audio_handler_unavailable', answeredAt, await hangUpAndWait(line));
       continue;
     }
-    if (Date.now() - answeredLocally >= MAX_CALL_DURATION_MS) {
-      return finish('completed', 'max_duration', answeredAt, await hangUpAndWait(carrierCallId));
+    if (turnWaiting()) {
+      const utterance = utterances()[handledUtterances];
+      handledUtterances += 1;
+      // Audio lines carry their own conversation over the relay.
+      if (call.mode !== 'audio') await takeTurn(line, utterance);
+      continue;
+    }
+    if (woke) continue;
+    if (Date.now() - answeredLocally >= maxDurationMs) {
+      return finish('completed', 'max_duration', answeredAt, await hangUpAndWait(line));
     }
     const extended = await billing.extendReservation({ tenant, reference, totalCents: call.reservePerMinuteCents * (minutesHeld + 1) });
-    if (!extended.ok) return finish('completed', 'insufficient_funds', answeredAt, await hangUpAndWait(carrierCallId));
+    if (!extended.ok) return finish('completed', 'insufficient_funds', answeredAt, await hangUpAndWait(line));
     minutesHeld += 1;
   }
 }

@@ -39,12 +39,19 @@ export interface CarrierAdapter {
   /** Declines a ringing inbound call; it ends with no further events. Rejecting an ended call succeeds. */
   rejectCall(request: { carrierCallId: string }): Promise<void>;
   /**
-   * Speaks `text` to the caller on an answered call (text-to-speech). Commands queue per call in
+   * Speaks `text` to the caller on an answered call (text-to-speech), in `voice` (a voice slug of
+   * the catalog, src/voices/catalog.ts, which the adapter maps to its own voices; the carrier's
+   * default when absent). Commands queue per call in
    * order: this one starts when the previous one finishes. Progress arrives as `call.playback`
    * events carrying `speakId`. Idempotent on `speakId`: a retry with the same text speaks nothing
    * twice. A call that is not answered (ringing, ended) is a `CarrierRejectedError`.
    */
-  speak(request: { carrierCallId: string; speakId: string; text: string }): Promise<void>;
+  speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void>;
+  /**
+   * Plays DTMF tones on an answered call (`0-9`, `*`, `#`; `w` is a half-second pause) and
+   * resolves once they have been played. A call that is not answered is a `CarrierRejectedError`.
+   */
+  sendDigits(request: { carrierCallId: string; digits: string }): Promise<void>;
   /**
    * Stops the playing speak command (its `call.playback` reports `stopped: true`, with what was
    * played) and drops the queued ones. Succeeds when nothing is playing, and on an ended call.

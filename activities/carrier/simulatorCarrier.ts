@@ -36,8 +36,13 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/reject`);
   }
 
-  async speak(request: { carrierCallId: string; speakId: string; text: string }): Promise<void> {
-    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/speak`, { text: request.text, speak_id: request.speakId });
+  async speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/speak`, { text: request.text, speak_id: request.speakId, voice: request.voice });
+  }
+
+  async sendDigits(request: { carrierCallId: string; digits: string }): Promise<void> {
+    // Answered once the tones have played: allow for the longest string of pauses.
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/dtmf`, { digits: request.digits }, 40_000);
   }
 
   async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
@@ -57,12 +62,12 @@ export class SimulatorCarrier implements CarrierAdapter {
     return SimulatorMediaStream.open(url, this.secret, this.timeoutMs);
   }
 
-  private async call(method: string, path: string, body?: object): Promise<Record<string, unknown>> {
+  private async call(method: string, path: string, body?: object, timeoutMs = this.timeoutMs): Promise<Record<string, unknown>> {
     const response = await fetch(new URL(path, this.baseUrl), {
       method,
       headers: { authorization: `Bearer ${this.secret}`, 'content-type': 'application/json' },
       body: body ? JSON.stringify(body) : undefined,
-      signal: AbortSignal.timeout(this.timeoutMs),
+      signal: AbortSignal.timeout(timeoutMs),
     });
     const text = await response.text();
     if (response.status >= 400 && response.status < 500) {

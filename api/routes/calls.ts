@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { holdRefusalError } from '../billingErrors';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
@@ -16,6 +17,8 @@ import { isOptedOut } from '../../src/compliance/optOuts';
 import { findLine } from '../../src/lines/store';
 import { toE164 } from '../../src/phone';
 import { hangupSignal, type callWorkflow } from '../../workflows/calls';
+import { DEFAULT_RESPONSE_TIMEOUT_SECONDS, DTMF_DIGITS, MAX_RESPONSE_TIMEOUT_SECONDS, pressUpdate, speakUpdate, waitUpdate } from '../../workflows/callControl';
+import { conversationBeginMessage, conversationSystemPrompt, MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/calls/conversation';
 
 /**
  * Placing and reading calls. `POST /calls` refuses in a fixed order, each check only after the
@@ -37,9 +40,26 @@ async function findCall(ctx: AppContext, deps: AppDeps): Promise<CallRow> {
   return row;
 }
 
+/** A conversation call: the service talks, with a system prompt built from the topic. */
+interface ConversationOptions {
+  topic: string;
+  beginMessage: string | null;
+  maxDurationSec: number | null;
+}
+
 async function placeCall(ctx: AppContext, deps: AppDeps): Promise<void> {
-  const principal = principalOf(ctx);
   const body = ctx.state.body as { line_id: string; to_number: string };
+  await dial(ctx, deps, body, null);
+}
+
+async function placeConversationCall(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const body = ctx.state.body as { line_id: string; to_number: string; topic: string; begin_message?: string; max_duration_seconds?: number };
+  if (body.topic.trim() === '') throw errors.validation([{ field: 'topic', message: 'Must not be blank' }]);
+  await dial(ctx, deps, body, { topic: body.topic.trim(), beginMessage: body.begin_message?.trim() || null, maxDurationSec: body.max_duration_seconds ?? null });
+}
+
+async function dial(ctx: AppContext, deps: AppDeps, body: { line_id: string; to_number: string }, conversation: ConversationOptions | null): Promise<void> {
+  const principal = principalOf(ctx);
   const to = toE164(body.to_number);
   if (!to) throw errors.validation([{ field: 'to_number', message: 'Must be a valid phone number in E.164 (+14155550123)' }]);
   assertLineAllowed(principal, body.line_id);
@@ -55,8 +75,12 @@ async function placeCall(ctx: AppContext, deps: AppDeps): Promise<void> {
     throw new ApiError(403, 'consent_required', 'This line checks consent: record an explicit_outbound consent for the number first');
   }
 
+  // A conversation call is a hosted conversation whatever the line's mode, and billed as one.
+  const mode = conversation ? 'hosted' : line.mode;
+  const systemPrompt = conversation ? conversationSystemPrompt(conversation.topic) : line.system_prompt;
+  const beginMessage = conversation ? (conversation.beginMessage ?? conversationBeginMessage(conversation.topic)) : line.begin_message;
   const zone = zoneOf(to);
-  const reserve = oneMinuteReserveCents(line.mode, zone);
+  const reserve = oneMinuteReserveCents(mode, zone);
   const callId = crypto.randomUUID();
   const now = deps.now();
   const row = await deps.db.transaction(async (trx) => {
@@ -73,10 +97,12 @@ async function placeCall(ctx: AppContext, deps: AppDeps): Promise<void> {
           from_number: line.phone_number!,
           to_number: to,
           status: 'initiated',
-          mode: line.mode,
+          mode,
           zone,
-          system_prompt: line.system_prompt,
-          begin_message: line.begin_message,
+          system_prompt: systemPrompt,
+          begin_message: beginMessage,
+          topic: conversation?.topic ?? null,
+          max_duration_sec: conversation?.maxDurationSec ?? null,
           created_at: now,
         })
         .returning('*');
@@ -107,10 +133,13 @@ async function placeCall(ctx: AppContext, deps: AppDeps): Promise<void> {
           direction: 'outbound',
           from: row.from_number,
           to,
-          mode: line.mode,
+          mode,
           zone,
           reservePerMinuteCents: reserve,
           ...(await callOpening(deps.db, line)),
+          ...(conversation
+            ? { systemPrompt, beginMessage, languagePinned: false, ...(conversation.maxDurationSec ? { maxDurationMs: conversation.maxDurationSec * 1000 } : {}) }
+            : {}),
         },
       ],
     });
@@ -156,6 +185,44 @@ async function hangUp(ctx: AppContext, deps: AppDeps): Promise<void> {
   const current = await callsOf(ctx, deps).andWhere({ id: row.id }).first();
   ctx.body = { call: toCallRecord(current ?? row) };
 }
+
+/**
+ * Live control: each request is an update on the call's workflow (so it is in the history). A
+ * call that is not live (not yet answered, or ended) is 409 `call_not_active`.
+ */
+async function control<T>(ctx: AppContext, deps: AppDeps, run: (handle: WorkflowHandle) => Promise<T>): Promise<void> {
+  const row = await findCall(ctx, deps);
+  const notActive = () => new ApiError(409, 'call_not_active', `The call is ${row.status}; live control needs a call in progress`);
+  if (row.status !== 'in_progress') throw notActive();
+  try {
+    ctx.body = await run(deps.temporal.workflow.getHandle(row.id));
+  } catch (err) {
+    // Rejected by the validator (not live any more), or the workflow has finished.
+    if (err instanceof WorkflowUpdateFailedError || (err as Error).name === 'WorkflowNotFoundError') throw notActive();
+    throw err;
+  }
+}
+
+async function speak(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const body = ctx.state.body as { text: string; wait_for_response?: boolean; timeout_seconds?: number };
+  if (body.text.trim() === '') throw errors.validation([{ field: 'text', message: 'Must not be blank' }]);
+  await control(ctx, deps, (handle) =>
+    handle.executeUpdate(speakUpdate, { args: [{ text: body.text, waitForResponse: body.wait_for_response ?? false, timeoutSeconds: body.timeout_seconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS }] }),
+  );
+}
+
+async function wait(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const body = (ctx.state.body ?? {}) as { timeout_seconds?: number };
+  await control(ctx, deps, (handle) => handle.executeUpdate(waitUpdate, { args: [{ timeoutSeconds: body.timeout_seconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS }] }));
+}
+
+async function press(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const body = ctx.state.body as { digits: string };
+  await control(ctx, deps, (handle) => handle.executeUpdate(pressUpdate, { args: [{ digits: body.digits }] }));
+}
+
+const timeoutSeconds = { type: 'integer', minimum: 1, maximum: MAX_RESPONSE_TIMEOUT_SECONDS, default: DEFAULT_RESPONSE_TIMEOUT_SECONDS };
+const controlResponses = { '404': errorResponse('`call_not_found`'), '409': errorResponse('`call_not_active`: the call is not in progress') };
 
 const callIdParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
 
@@ -229,6 +296,102 @@ export function callRoutes(): RouteDef[] {
         responses: { '200': { description: '`{call}`' }, '404': errorResponse('`call_not_found`') },
       },
       handler: hangUp,
+    },
+    {
+      method: 'post',
+      path: '/api/v1/calls/conversation',
+      operationId: 'placeConversationCall',
+      auth: { kind: 'standard', scope: 'calls:create', verb: 'call' },
+      rateLimit: 'calls.conversation',
+      idempotency: { required: false },
+      doc: {
+        summary: 'Place a call that the service holds itself, about a topic',
+        description:
+          'The call is a hosted conversation whatever the line’s mode (billed at the hosted rate), with a system prompt built from `topic`; ' +
+          '`begin_message` defaults to a greeting naming the topic; `max_duration_seconds` caps the call (10-900). ' +
+          'The refusals of `POST /api/v1/calls` apply, in the same order. The 201 `{call}` shows the `system_prompt` and `begin_message` used.',
+        tags: ['calls'],
+        requestBody: jsonRequestBody({
+          type: 'object',
+          additionalProperties: false,
+          required: ['line_id', 'to_number', 'topic'],
+          properties: {
+            line_id: { type: 'string', format: 'uuid' },
+            to_number: { type: 'string', minLength: 3, maxLength: 32 },
+            topic: { type: 'string', minLength: 1, maxLength: MAX_TOPIC_LENGTH },
+            begin_message: { type: 'string', minLength: 1, maxLength: 1000 },
+            max_duration_seconds: { type: 'integer', minimum: MIN_CONVERSATION_SECONDS, maximum: MAX_CONVERSATION_SECONDS },
+          },
+        }),
+        responses: {
+          '201': { description: '`{call}` with status `initiated`, `system_prompt` and `begin_message`' },
+          '402': errorResponse('`insufficient_credits` or `agent_cap_exceeded`'),
+          '403': errorResponse('`number_opted_out`, `consent_required`, `m3_fraud_block`, `agent_permission_denied`, `forbidden`'),
+          '404': errorResponse('`not_found`: the line'),
+          '409': errorResponse('`call_in_progress`, `line_not_active`'),
+        },
+      },
+      handler: placeConversationCall,
+    },
+    {
+      method: 'post',
+      path: '/api/v1/calls/{id}/speak',
+      operationId: 'speakOnCall',
+      auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
+      doc: {
+        summary: 'Say something on a live call, optionally waiting for the answer',
+        description:
+          'Answers when the text has been played (or the caller talked over it: `interrupted`, with `partial_response_text` and `interruption_reason` ' +
+          '`caller_interrupted_control`); with `wait_for_response`, then waits up to `timeout_seconds` for the caller’s next sentence. ' +
+          'A sentence that answers a control request is not also sent as a `message` event (nor to the model on hosted lines).',
+        tags: ['calls'],
+        parameters: [callIdParam],
+        requestBody: jsonRequestBody({
+          type: 'object',
+          additionalProperties: false,
+          required: ['text'],
+          properties: { text: { type: 'string', minLength: 1, maxLength: 5000 }, wait_for_response: { type: 'boolean', default: false }, timeout_seconds: timeoutSeconds },
+        }),
+        responses: {
+          '200': { description: 'Unwrapped `{call_id, spoke, interrupted, partial_response_text, interruption_reason, timed_out, response_text, response_timestamp}`' },
+          ...controlResponses,
+        },
+      },
+      handler: speak,
+    },
+    {
+      method: 'post',
+      path: '/api/v1/calls/{id}/wait',
+      operationId: 'waitOnCall',
+      auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
+      doc: {
+        summary: 'Wait for the caller’s next sentence on a live call',
+        tags: ['calls'],
+        parameters: [callIdParam],
+        requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { timeout_seconds: timeoutSeconds } } } } },
+        responses: { '200': { description: 'Unwrapped `{call_id, timed_out, response_text, response_timestamp}`' }, ...controlResponses },
+      },
+      handler: wait,
+    },
+    {
+      method: 'post',
+      path: '/api/v1/calls/{id}/press',
+      operationId: 'pressOnCall',
+      auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
+      doc: {
+        summary: 'Send DTMF digits on a live call',
+        description: 'Digits `0-9`, `*`, `#`, and `w` for a half-second pause (up to 64). Answers once the carrier has played them.',
+        tags: ['calls'],
+        parameters: [callIdParam],
+        requestBody: jsonRequestBody({
+          type: 'object',
+          additionalProperties: false,
+          required: ['digits'],
+          properties: { digits: { type: 'string', pattern: DTMF_DIGITS.source } },
+        }),
+        responses: { '200': { description: 'Unwrapped `{call_id, pressed, digits}`' }, ...controlResponses },
+      },
+      handler: press,
     },
   ];
 }

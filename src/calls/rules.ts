@@ -12,10 +12,28 @@ export const RING_TIMEOUT_MS = 30_000;
 export const MAX_CALL_DURATION_MS = 900_000;
 
 /** Why a call ended, kept on the record and in `call_ended`. */
-export const END_CAUSES = ['caller_hangup', 'api_hangup', 'max_duration', 'insufficient_funds', 'busy', 'no_answer', 'ring_timeout', 'carrier_failed', 'canceled'] as const;
+export const END_CAUSES = [
+  'caller_hangup',
+  'api_hangup',
+  'max_duration',
+  'insufficient_funds',
+  'busy',
+  'no_answer',
+  'ring_timeout',
+  'carrier_failed',
+  'canceled',
+  /** Audio lines: the customer's socket closed, or could not be reached (or failed for good). */
+  'audio_handler_closed',
+  'audio_handler_unavailable',
+] as const;
 export type EndCause = (typeof END_CAUSES)[number];
 
 /** Whole seconds of an answered call, from the carrier's answer and end times. */
 export function callDurationMs(answeredAt: number | null, endedAt: number): number {
   return answeredAt === null ? 0 : Math.max(0, endedAt - answeredAt);
+}
+
+/** The speak-id prefix of one hosted turn's chunks (`<prefix><n>`): the workflow matches playback events with it. */
+export function hostedSpeakIdPrefix(callId: string, turn: number): string {
+  return `${callId}:hosted-${turn}-`;
 }

@@ -18,6 +18,8 @@ export interface CallRow {
   transcript: unknown[] | null;
   system_prompt: string | null;
   begin_message: string | null;
+  topic: string | null;
+  max_duration_sec: number | null;
   created_at: Date;
   started_at: Date | null;
   ended_at: Date | null;
@@ -41,6 +43,8 @@ export function toCallRecord(row: CallRow) {
     transcript: row.transcript,
     system_prompt: row.system_prompt,
     begin_message: row.begin_message,
+    topic: row.topic,
+    max_duration_sec: row.max_duration_sec,
     created_at: row.created_at.toISOString(),
   };
 }
@@ -51,7 +55,18 @@ export function toCallRecord(row: CallRow) {
  */
 export async function callOpening(
   db: import('knex').Knex,
-  line: { workspace_id: string; environment: string; compliance_enabled: boolean; recording_enabled: boolean; language: string; begin_message: string | null; context_limit: number | null },
+  line: {
+    workspace_id: string;
+    environment: string;
+    compliance_enabled: boolean;
+    recording_enabled: boolean;
+    language: string;
+    begin_message: string | null;
+    context_limit: number | null;
+    system_prompt: string | null;
+    voice: string | null;
+    audio_handler_url: string | null;
+  },
 ) {
   let disclosure: { id: string; message: string } | null = null;
   if (line.compliance_enabled) {
@@ -63,5 +78,14 @@ export async function callOpening(
         .orderByRaw('case when language = ? then 0 else 1 end', [language])
         .first('id', 'message')) ?? null;
   }
-  return { disclosure, beginMessage: line.begin_message, contextLimit: line.context_limit, languagePinned: line.language !== 'multi', record: line.recording_enabled };
+  return {
+    disclosure,
+    beginMessage: line.begin_message,
+    contextLimit: line.context_limit,
+    languagePinned: line.language !== 'multi',
+    record: line.recording_enabled,
+    systemPrompt: line.system_prompt,
+    voice: line.voice,
+    audioHandlerUrl: line.audio_handler_url,
+  };
 }

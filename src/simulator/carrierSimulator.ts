@@ -87,7 +87,19 @@ export interface SpeechRecord {
   /** The words played so far, joined with single spaces. */
   played_text: string;
   state: 'queued' | 'speaking' | 'done' | 'stopped';
+  /** The voice asked for (a catalog slug), or null for the carrier's default. */
+  voice: string | null;
 }
+
+/** DTMF digits Switchboard sent on a call (`POST /carrier/v1/calls/{id}/dtmf`). */
+export interface DtmfRecord {
+  digits: string;
+  at: string;
+}
+
+/** How long one DTMF tone (with its gap) takes, and a `w` pause. */
+const DTMF_TONE_MS = 100;
+const DTMF_PAUSE_MS = 500;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 
@@ -113,6 +125,8 @@ interface LiveCall {
   speechTimer: NodeJS.Timeout | null;
   /** Asked to record (`record: true` on place or answer). */
   recording: boolean;
+  /** DTMF digits played on the call, in order. */
+  dtmf: DtmfRecord[];
 }
 
 export interface EventDeliveryOptions {
@@ -207,6 +221,7 @@ export class CallSimulatorState {
       speech: [],
       speechTimer: null,
       recording: request.record === true,
+      dtmf: [],
     };
     this.calls.set(request.callId, call);
     this.byCarrierId.set(call.record.carrier_call_id, call);
@@ -249,6 +264,7 @@ export class CallSimulatorState {
       speech: [],
       speechTimer: null,
       recording: false,
+      dtmf: [],
     };
     this.byCarrierId.set(call.record.carrier_call_id, call);
     this.schedule(call, call.ringMs, () => {
@@ -369,14 +385,14 @@ export class CallSimulatorState {
    * command still playing. Idempotent on `speakId`: a repeat with the same text is accepted again
    * (even after the call ended) without speaking twice.
    */
-  speak(carrierCallId: string, speakId: string, text: string): 'unknown' | 'not_answered' | 'speak_id_reused' | SpeechRecord {
+  speak(carrierCallId: string, speakId: string, text: string, voice: string | null = null): 'unknown' | 'not_answered' | 'speak_id_reused' | SpeechRecord {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call) return 'unknown';
     const existing = call.speech.find((item) => item.record.speak_id === speakId);
     if (existing) return existing.record.text === text ? { ...existing.record } : 'speak_id_reused';
     if (call.record.state !== 'answered') return 'not_answered';
     const item: SpeechItem = {
-      record: { speak_id: speakId, text, played_text: '', state: 'queued' },
+      record: { speak_id: speakId, text, played_text: '', state: 'queued', voice },
       words: text.trim().split(/\s+/).filter((word) => word !== ''),
       wordsPerSecond: this.wordsPerSecond,
       startedAt: 0,
@@ -413,6 +429,26 @@ export class CallSimulatorState {
   }
 
   /** What was said to the caller on a call, oldest first; undefined for an unknown `callId`. */
+  /**
+   * Switchboard plays DTMF digits on an answered call (the carrier API); resolves once they have
+   * been played (100 ms a digit, 500 ms a `w` pause).
+   */
+  async sendDigits(carrierCallId: string, digits: string): Promise<'unknown' | 'not_answered' | DtmfRecord> {
+    const call = this.byCarrierId.get(carrierCallId);
+    if (!call) return 'unknown';
+    if (call.record.state !== 'answered') return 'not_answered';
+    const record: DtmfRecord = { digits, at: new Date().toISOString() };
+    call.dtmf.push(record);
+    const ms = [...digits].reduce((sum, digit) => sum + (digit === 'w' ? DTMF_PAUSE_MS : DTMF_TONE_MS), 0);
+    await this.sleep(ms, this.abort.signal);
+    return { ...record };
+  }
+
+  dtmfFor(callId: string): DtmfRecord[] | undefined {
+    const call = this.calls.get(callId);
+    return call ? call.dtmf.map((record) => ({ ...record })) : undefined;
+  }
+
   speechFor(callId: string): SpeechRecord[] | undefined {
     const call = this.calls.get(callId);
     if (!call) return undefined;
@@ -794,10 +830,11 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
   });
 
   router.post('/carrier/v1/calls/:carrier_call_id/speak', requireCarrierAuth, async (ctx) => {
-    const { text, speak_id: speakId } = await readJson(ctx);
+    const { text, speak_id: speakId, voice } = await readJson(ctx);
     if (typeof speakId !== 'string' || speakId === '' || speakId.length > 200) return badRequest(ctx, 'speak_id is required');
     if (!isSpeechText(text)) return badRequest(ctx, `text must be a non-blank string of at most ${MAX_SPEECH_TEXT} characters`);
-    const result = calls.speak(ctx.params.carrier_call_id, speakId, text);
+    if (voice !== undefined && voice !== null && !(typeof voice === 'string' && /^[a-z0-9-]{1,64}$/.test(voice))) return badRequest(ctx, 'voice must be a voice slug');
+    const result = calls.speak(ctx.params.carrier_call_id, speakId, text, typeof voice === 'string' ? voice : null);
     if (typeof result === 'object') {
       ctx.status = 202;
       ctx.body = { speak_id: result.speak_id };
@@ -810,6 +847,23 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
     }
     ctx.status = 409;
     ctx.body = { error: result === 'not_answered' ? 'call is not answered' : 'speak_id_reused' };
+  });
+
+  router.post('/carrier/v1/calls/:carrier_call_id/dtmf', requireCarrierAuth, async (ctx) => {
+    const { digits } = await readJson(ctx);
+    if (typeof digits !== 'string' || !/^[0-9*#w]{1,64}$/.test(digits)) return badRequest(ctx, 'digits must be 1 to 64 of 0-9, *, # and w');
+    const result = await calls.sendDigits(ctx.params.carrier_call_id, digits);
+    if (result === 'unknown') {
+      ctx.status = 404;
+      ctx.body = { error: 'no such call' };
+      return;
+    }
+    if (result === 'not_answered') {
+      ctx.status = 409;
+      ctx.body = { error: 'call is not answered' };
+      return;
+    }
+    ctx.body = result;
   });
 
   router.post('/carrier/v1/calls/:carrier_call_id/stop', requireCarrierAuth, async (ctx) => {
@@ -880,6 +934,15 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
     }
     calls.wordsPerSecond = wordsPerSecond;
     ctx.body = { words_per_second: calls.wordsPerSecond };
+  });
+  router.get('/control/calls/:call_id/dtmf', async (ctx) => {
+    const dtmf = calls.dtmfFor(ctx.params.call_id);
+    if (!dtmf) {
+      ctx.status = 404;
+      ctx.body = { error: 'no such call' };
+      return;
+    }
+    ctx.body = { dtmf };
   });
   router.get('/control/calls/:call_id/speech', async (ctx) => {
     const speech = calls.speechFor(ctx.params.call_id);

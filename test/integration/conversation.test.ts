@@ -1,3 +1,6 @@
+import { createCallActivities } from '../../activities/calls';
+import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
+import { parseSecretsKey } from '../../src/crypto/secretBox';
 import { useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 
@@ -152,6 +155,50 @@ describe('webhook conversation loop', () => {
       return current.transcript?.length === 2 ? current : undefined;
     });
     expect(call.transcript[1]).toMatchObject({ role: 'assistant', text: 'One moment. Your table is booked.' });
+    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+  });
+
+  it('takes a turn in one local activity; a re-run of that turn (a crashed worker) never sends the message again', async () => {
+    const { line, id } = await connect();
+    replies.set('Just once', 'Said once.');
+    await control(`/control/calls/${id}/say`, { text: 'Just once' });
+    await eventually(async () => ((await speech(id)).length === 1 ? true : undefined));
+    // The `{text}` reply was spoken by the turn itself, under the call's next speak id.
+    expect((await speech(id)).map((s) => [(s as { speak_id?: string }).speak_id, s.text])).toEqual([[`${id}:speak-1`, 'Said once.']]);
+    const call = await eventually(async () => {
+      const current = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
+      return current.transcript?.length === 2 ? current : undefined;
+    });
+    expect(call.transcript.map((t: { role: string; text: string }) => [t.role, t.text])).toEqual([
+      ['user', 'Just once'],
+      ['assistant', 'Said once.'],
+    ]);
+    // In the history: a local-activity marker, and none of the older path's activity tasks.
+    const history = await h.temporal.workflow.getHandle(id).fetchHistory();
+    const scheduled = (history.events ?? []).map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name).filter(Boolean);
+    expect(scheduled).not.toEqual(expect.arrayContaining(['recordMessageEvent']));
+    expect(scheduled).not.toEqual(expect.arrayContaining(['attemptDelivery']));
+    expect((history.events ?? []).some((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toBe(true);
+
+    // The same turn run again, as a new worker would after the first crashed mid-attempt.
+    const activities = createCallActivities({
+      db: h.db,
+      carrier: new SimulatorCarrier(h.config.simulatorUrl, h.config.carrierEventsSecret),
+      carrierEventsUrl: `${h.config.publicBaseUrl}/carrier/events`,
+      secretsKey: () => parseSecretsKey(h.config.secretsKey!),
+      now: () => new Date(),
+    });
+    const row = await h.db('calls').where({ id }).first();
+    const sent = messages().length;
+    const said = { role: 'user' as const, text: 'Just once', timestamp: Number(messages()[sent - 1].body.timestamp) };
+    const rerun = await activities.takeMessageTurn(
+      { callId: id, workspaceId: tenant.workspaceId, environment: 'test', lineId: line.id, keyId: null, direction: 'outbound', from: row.from_number, to: row.to_number },
+      { turn: 1, said, context: [said], detectedLanguage: 'en', carrierCallId: row.carrier_call_id, speakIdPrefix: `${id}:turn-1`, replySpeakId: `${id}:speak-1` },
+    );
+    expect(rerun).toMatchObject({ delivered: false, transcriptWritten: false });
+    expect(messages().length).toBe(sent);
+    const deliveries = await h.request('GET', '/api/v1/webhooks/deliveries?event_type=message', { key: tenant.keys.test });
+    expect(deliveries.body.deliveries.map((d: { status: string }) => d.status)).toEqual(['success']);
     await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
   });
 

@@ -49,6 +49,7 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
       async rejectCall() {},
       async speak() {},
       async stopSpeaking() {},
+      async sendDigits() {},
       async sendSms(): Promise<never> {
         throw new Error('no messages in this test');
       },

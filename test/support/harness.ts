@@ -9,6 +9,7 @@ import { createApp } from '../../api/app';
 import { createActivities } from '../../activities';
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
 import { SimulatorPaymentProcessor } from '../../activities/payments/simulatorProcessor';
+import { OpenAiCompatibleModel } from '../../activities/model/openAiCompatible';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/knex';
 import type { Environment } from '../../src/keys/format';
@@ -71,6 +72,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
     ...loadConfig(),
     taskQueue: `test-${crypto.randomUUID()}`,
     simulatorUrl: sim.url,
+    modelBaseUrl: `${sim.url}/v1`,
     carrierEventsSecret: simulatorSecret,
     lineProvisionWaitMs: 5_000,
     ...overrides,
@@ -156,6 +158,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
           db,
           carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
           payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
+          model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName }),
           secretsKey: () => parseSecretsKey(config.secretsKey!),
           temporal: () => temporal,
           taskQueue: config.taskQueue,

@@ -93,6 +93,44 @@ async function main(): Promise<void> {
       await h.request('POST', `/api/v1/calls/${callId}/hangup`, { key: tenant.keys.test });
       await save(h, callId, path.join(out, 'callWorkflow.hangup.json'));
 
+      // A conversation: a `{text}` reply, a streamed (NDJSON) reply, a long reply the caller
+      // talks over (interrupted), then a hang-up through the API.
+      const agent = await startReceiver();
+      try {
+        agent.respondWith((req) => {
+          if (req.body.event !== 'message') return undefined;
+          if (req.body.text === 'Stream it') return { status: 200, stream: [{ afterMs: 0, line: { text: 'One.' } }, { afterMs: 20, line: { text: 'Two.' } }, { afterMs: 0, line: { done: true } }] };
+          if (req.body.text === 'Tell me everything') return { status: 200, body: JSON.stringify({ text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ') }) };
+          return { status: 200, body: JSON.stringify({ text: `You said: ${String(req.body.text)}` }) };
+        });
+        const talkLine = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: agent.url, begin_message: 'Hello.' }) });
+        const talk = (await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: talkLine.body.line.id, to_number: '+14155552671' } })).body.call.id as string;
+        const speech = () => h.simulator.state.calls.speechFor(talk) ?? [];
+        const until = async (probe: () => boolean, what: string) => {
+          for (let i = 0; !probe(); i += 1) {
+            if (i > 200) throw new Error(`timed out waiting for ${what}`);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        };
+        const say = (text: string, how: 'say' | 'barge-in' = 'say') =>
+          fetch(`${h.simulator.url}/control/calls/${talk}/${how}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+        h.simulator.state.calls.wordsPerSecond = 40;
+        await until(() => speech()[0]?.state === 'done', 'the begin message');
+        await say('Book a table');
+        await until(() => speech().length === 2 && speech()[1].state === 'done', 'the {text} reply');
+        await say('Stream it');
+        await until(() => speech().length === 4 && speech()[3].state === 'done', 'the streamed reply');
+        await say('Tell me everything');
+        await until(() => speech()[4]?.state === 'speaking', 'the long reply');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await say('Stop, stop', 'barge-in');
+        await until(() => agent.requests.some((r) => r.body.event === 'interrupted' && r.body.call_id === talk) && speech()[5]?.state === 'speaking', 'the interruption and the next reply');
+        await h.request('POST', `/api/v1/calls/${talk}/hangup`, { key: tenant.keys.test });
+        await save(h, talk, path.join(out, 'callWorkflow.turns.json'));
+      } finally {
+        await agent.close();
+      }
+
       h.simulator.state.provisionFault = 'reject';
       const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
       await save(h, workflowIds.provisionLine(refused.body.line.id), path.join(out, 'provisionLineWorkflow.carrier-refused.json'));

@@ -8,6 +8,7 @@ import * as m0006 from './0006_calls';
 import * as m0007 from './0007_inbound_calls';
 import * as m0008 from './0008_backfill_signup_credit';
 import * as m0009 from './0009_messages';
+import * as m0010 from './0010_conversation_calls';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -23,6 +24,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0007_inbound_calls': m0007,
   '0008_backfill_signup_credit': m0008,
   '0009_messages': m0009,
+  '0010_conversation_calls': m0010,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -1,0 +1,86 @@
+import { Context } from '@temporalio/activity';
+import { hostedSpeakIdPrefix } from '../src/calls/rules';
+import { createSpeechChunker } from '../src/calls/speechChunks';
+import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
+import type { ConversationTurn, ModelAdapter } from './model/adapter';
+
+export interface HostedActivityDeps {
+  carrier: CarrierAdapter;
+  /** The language model hosted lines talk through (OpenAI-compatible by default). */
+  model?: ModelAdapter;
+}
+
+export interface HostedTurnInput {
+  callId: string;
+  carrierCallId: string;
+  /** Numbers the caller's turns; speak ids are `<callId>:hosted-<turn>-<n>`. */
+  turn: number;
+  systemPrompt: string;
+  /** The conversation so far (the last `context_limit` turns), ending with the caller's utterance. */
+  turns: ConversationTurn[];
+  /** The line's voice slug (the catalog's), or null for the default voice. */
+  voice: string | null;
+}
+
+export interface HostedTurnOutcome {
+  /** What was handed to the carrier, chunk by chunk, in order. */
+  spokenChunks: Array<{ speakId: string; text: string }>;
+  /** Why the reply stopped short of the model's end, if it did. */
+  failure: 'model_unavailable' | 'model_rejected' | 'call_ended' | null;
+  /** When the reply finished (epoch ms). */
+  repliedAt: number;
+}
+
+/**
+ * One hosted-mode turn: the model's reply is streamed and each sentence is spoken as soon as it is
+ * complete, so the caller hears the first words while the model is still writing. Cancelling the
+ * activity (the caller barged in) aborts the model's stream at once; the workflow works out what
+ * was heard from the carrier's playback events.
+ */
+export function createHostedActivities({ carrier, model }: HostedActivityDeps) {
+  return {
+    async takeHostedTurn(input: HostedTurnInput): Promise<HostedTurnOutcome> {
+      if (!model) throw new Error('this worker has no model adapter (hosted lines need one)');
+      const context = Context.current();
+      const stream = new AbortController();
+      const cancelled = context.cancellationSignal;
+      const onCancel = () => stream.abort(cancelled.reason);
+      cancelled.addEventListener('abort', onCancel, { once: true });
+      const chunker = createSpeechChunker();
+      const spokenChunks: HostedTurnOutcome['spokenChunks'] = [];
+      const speak = async (text: string) => {
+        const speakId = `${hostedSpeakIdPrefix(input.callId, input.turn)}${spokenChunks.length + 1}`;
+        await carrier.speak({ carrierCallId: input.carrierCallId, speakId, text, ...(input.voice ? { voice: input.voice } : {}) });
+        spokenChunks.push({ speakId, text });
+      };
+      const finish = (failure: HostedTurnOutcome['failure']): HostedTurnOutcome => ({ spokenChunks, failure, repliedAt: Date.now() });
+      // Heartbeats carry cancellation (barge-in) to this activity, also while the model thinks.
+      const beat = setInterval(() => context.heartbeat({ spoken: spokenChunks.length }), 200);
+      try {
+        for await (const delta of model.streamReply({ systemPrompt: input.systemPrompt, turns: input.turns, signal: stream.signal })) {
+          for (const chunk of chunker.push(delta)) await speak(chunk);
+        }
+        for (const chunk of chunker.end()) await speak(chunk);
+        return finish(null);
+      } catch (err) {
+        if (cancelled.aborted) throw cancelled.reason;
+        const name = (err as { name?: string } | null)?.name;
+        if (err instanceof CarrierRejectedError) return finish('call_ended');
+        if (name === 'ModelRejectedError') {
+          context.log.error('the model refused the request', { call_id: input.callId, error: (err as Error).message });
+          return finish('model_rejected');
+        }
+        if (name === 'ModelUnavailableError') {
+          context.log.warn('the model is unavailable', { call_id: input.callId, error: (err as Error).message });
+          return finish('model_unavailable');
+        }
+        throw err;
+      } finally {
+        clearInterval(beat);
+        cancelled.removeEventListener('abort', onCancel);
+      }
+    },
+  };
+}
+
+export type HostedActivities = ReturnType<typeof createHostedActivities>;

@@ -1,0 +1,246 @@
+import type { AddressInfo } from 'node:net';
+import { WebSocketServer, type WebSocket } from 'ws';
+import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+interface Speech {
+  speak_id: string;
+  text: string;
+  played_text: string;
+  state: string;
+  voice: string | null;
+}
+
+/** Hosted and audio lines, conversation calls and live call control, end to end through the simulator. */
+describe('hosted, audio and live-controlled calls', () => {
+  const ctx = useHarness({ worker: true });
+  let h: Harness;
+  let tenant: Tenant;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => receiver.close());
+  beforeEach(async () => {
+    ({ h, tenant } = ctx);
+    receiver.requests.length = 0;
+    await control('POST', '/control/model/reset');
+    h.simulator.state.calls.wordsPerSecond = 20;
+  });
+
+  const control = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${h.simulator.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    return (await res.json()) as Record<string, unknown>;
+  };
+  const makeLine = async (body: Record<string, unknown>) => {
+    const res = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: { name: 'Line', ...body } });
+    expect(res.status).toBe(201);
+    return res.body.line as { id: string; phone_number: string };
+  };
+  const getCall = async (id: string) => (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
+  const untilStatus = (id: string, statuses: string[], timeoutMs = 20_000) =>
+    eventually(async () => {
+      const call = await getCall(id);
+      return statuses.includes(call.status) ? call : undefined;
+    }, timeoutMs, `call ${id} to reach ${statuses.join('/')}`);
+  const speech = (id: string) => h.simulator.state.calls.speechFor(id) as Speech[];
+  const say = (id: string, text: string, how: 'say' | 'barge-in' = 'say') => control('POST', `/control/calls/${id}/${how}`, { text });
+  const modelRequests = async () => (await control('GET', '/control/model/requests')).requests as Array<{ messages: Array<{ role: string; content: string }>; disconnected?: boolean }>;
+  const hangUp = (id: string) => h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+
+  it('hosted: the model answers each sentence, spoken chunk by chunk in the line’s voice; a barge-in cuts it off; billed at the hosted rate', async () => {
+    const line = await makeLine({ mode: 'hosted', system_prompt: 'You are the booking desk of Chez Marie.', voice: 'french-louis', begin_message: 'Bonjour, Chez Marie.', webhook_url: receiver.url });
+    const placed = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552671' } });
+    expect(placed.status).toBe(201);
+    const id = placed.body.call.id;
+    await untilStatus(id, ['in_progress']);
+    await eventually(async () => (speech(id)?.[0]?.state === 'done' ? true : undefined), 20_000, 'the begin message');
+    expect(speech(id)[0]).toMatchObject({ text: 'Bonjour, Chez Marie.', voice: 'french-louis' });
+
+    await control('POST', '/control/model/replies', { match: 'table', reply: 'Certainly. For how many people? And at what time?' });
+    await say(id, 'Do you have a table tonight?');
+    await eventually(async () => (speech(id).length === 4 ? true : undefined), 20_000, 'the three sentences of the reply');
+    expect(speech(id).slice(1).map((s) => [s.text, s.voice])).toEqual([
+      ['Certainly.', 'french-louis'],
+      ['For how many people?', 'french-louis'],
+      ['And at what time?', 'french-louis'],
+    ]);
+    const [first] = await modelRequests();
+    expect(first.messages[0]).toEqual({ role: 'system', content: 'You are the booking desk of Chez Marie.' });
+    expect(first.messages.slice(1)).toEqual([
+      { role: 'assistant', content: 'Bonjour, Chez Marie.' },
+      { role: 'user', content: 'Do you have a table tonight?' },
+    ]);
+
+    // A long reply, streamed slowly: the caller talks over it while it plays.
+    await eventually(async () => (speech(id).every((s) => s.state === 'done') ? true : undefined));
+    const long = Array.from({ length: 12 }, (_, i) => `Sentence number ${i + 1} of our menu today.`).join(' ');
+    await control('POST', '/control/model/replies', { match: 'menu', reply: long, token_delay_ms: 60 });
+    await say(id, 'What is on the menu?');
+    await eventually(async () => (speech(id).some((s) => s.text.startsWith('Sentence number 2') && s.state === 'speaking' && s.played_text.split(' ').length >= 2) ? true : undefined), 20_000, 'the long reply to play');
+    await say(id, 'Stop, just book it', 'barge-in');
+    const interrupted = await eventually(async () => receiver.requests.find((r) => r.body.event === 'interrupted' && r.body.call_id === id), 20_000, 'interrupted');
+    const heard = String(interrupted.body.partial_response_text);
+    expect(heard).toMatch(/^Sentence number 1 of our menu today\. Sentence number/);
+    expect(heard.length).toBeLessThan(long.length);
+    // The model's stream for that reply was abandoned, and the next sentence got its own reply.
+    await eventually(async () => ((await modelRequests()).length === 3 ? true : undefined), 20_000, 'the third model request');
+    const requests = await modelRequests();
+    expect(requests[1]).toMatchObject({ disconnected: true });
+    expect(requests[2].messages.at(-1)).toEqual({ role: 'user', content: 'Stop, just book it' });
+    await eventually(async () => (speech(id).some((s) => s.text === 'You said: Stop, just book it.') ? true : undefined), 20_000, 'the reply to the interruption');
+    expect(speech(id).filter((s) => s.text.startsWith('Sentence number 12'))).toEqual([]);
+    // No `message` events on a hosted line: the service holds the conversation.
+    expect(receiver.requests.filter((r) => r.body.event === 'message')).toEqual([]);
+
+    const ended = (await hangUp(id)).body.call;
+    expect(ended).toMatchObject({ status: 'completed', end_cause: 'api_hangup' });
+    expect(ended.charge_cents).toBe(Math.ceil((26 * ended.duration_sec) / 60));
+    expect(ended.transcript.map((t: { role: string }) => t.role)).toEqual(['assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+  });
+
+  it('a conversation call uses a system prompt built from the topic, at the hosted rate, within its max duration', async () => {
+    const line = await makeLine({ mode: 'webhook', webhook_url: receiver.url });
+    const missing = await h.request('POST', '/api/v1/calls/conversation', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552672' } });
+    expect(missing.status).toBe(422);
+    expect(missing.body.error.details[0].field).toBe('topic');
+    const tooLong = await h.request('POST', '/api/v1/calls/conversation', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552672', topic: 'x', max_duration_seconds: 901 } });
+    expect(tooLong.status).toBe(422);
+
+    const placed = await h.request('POST', '/api/v1/calls/conversation', {
+      key: tenant.keys.test,
+      body: { line_id: line.id, to_number: '+14155552672', topic: 'confirm the dentist appointment on Friday at 10', max_duration_seconds: 10 },
+    });
+    expect(placed.status).toBe(201);
+    const call = placed.body.call;
+    expect(call.system_prompt).toContain('confirm the dentist appointment on Friday at 10');
+    expect(call.begin_message).toBe("Hello! I'm an automated assistant calling about confirm the dentist appointment on Friday at 10. Do you have a moment?");
+    expect(call).toMatchObject({ topic: 'confirm the dentist appointment on Friday at 10', max_duration_sec: 10 });
+    // The hosted reserve (26 ¢ in zone A), not the webhook one.
+    expect(Number((await h.db('spend_holds').where({ reference: `call:${call.id}` }).first()).amount_cents)).toBe(26);
+
+    await untilStatus(call.id, ['in_progress']);
+    await eventually(async () => (speech(call.id)?.[0]?.state === 'done' ? true : undefined), 20_000, 'the greeting');
+    expect(speech(call.id)[0].text).toBe(call.begin_message);
+    await say(call.id, 'Yes, that works.');
+    await eventually(async () => (speech(call.id).some((s) => s.text === 'You said: Yes, that works.') ? true : undefined), 20_000, 'the model reply');
+    expect((await modelRequests())[0].messages[0]).toEqual({ role: 'system', content: call.system_prompt });
+
+    const ended = await untilStatus(call.id, ['completed'], 20_000);
+    expect(ended.end_cause).toBe('max_duration');
+    expect(ended.duration_sec).toBeGreaterThanOrEqual(9);
+    expect(ended.duration_sec).toBeLessThanOrEqual(12);
+    expect(ended.charge_cents).toBe(Math.ceil((26 * ended.duration_sec) / 60));
+  });
+
+  it('speak, wait and press on a live call; 409 call_not_active once it has ended', async () => {
+    const line = await makeLine({ mode: 'webhook', webhook_url: receiver.url });
+    const id = (await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552673' } })).body.call.id;
+    await untilStatus(id, ['in_progress']);
+
+    const spoke = await h.request('POST', `/api/v1/calls/${id}/speak`, { key: tenant.keys.test, body: { text: 'Your code is ready.' } });
+    expect(spoke.status).toBe(200);
+    expect(spoke.body).toEqual({
+      call_id: id,
+      spoke: true,
+      interrupted: false,
+      partial_response_text: null,
+      interruption_reason: null,
+      timed_out: false,
+      response_text: null,
+      response_timestamp: null,
+    });
+
+    // Speak and wait: the caller's answer goes to the request, not to the `message` webhook.
+    const asking = h.request('POST', `/api/v1/calls/${id}/speak`, { key: tenant.keys.test, body: { text: 'Shall I book it?', wait_for_response: true, timeout_seconds: 10 } });
+    await eventually(async () => (speech(id).some((s) => s.text === 'Shall I book it?' && s.state === 'done') ? true : undefined));
+    await say(id, 'Yes please');
+    const answered = await asking;
+    expect(answered.body).toMatchObject({ spoke: true, interrupted: false, timed_out: false, response_text: 'Yes please' });
+    expect(typeof answered.body.response_timestamp).toBe('number');
+
+    // Talked over: interrupted, with what was heard.
+    h.simulator.state.calls.wordsPerSecond = 4;
+    const longSpeech = h.request('POST', `/api/v1/calls/${id}/speak`, { key: tenant.keys.test, body: { text: 'one two three four five six seven eight nine ten eleven twelve', wait_for_response: true, timeout_seconds: 10 } });
+    await eventually(async () => (speech(id).some((s) => s.text.startsWith('one two') && s.played_text.split(' ').length >= 2) ? true : undefined));
+    await say(id, 'Wait, stop', 'barge-in');
+    const cut = await longSpeech;
+    expect(cut.body).toMatchObject({ spoke: false, interrupted: true, interruption_reason: 'caller_interrupted_control', response_text: 'Wait, stop' });
+    expect(cut.body.partial_response_text.startsWith('one two')).toBe(true);
+    expect(cut.body.partial_response_text).not.toContain('twelve');
+
+    const waited = await h.request('POST', `/api/v1/calls/${id}/wait`, { key: tenant.keys.test, body: { timeout_seconds: 1 } });
+    expect(waited.body).toEqual({ call_id: id, timed_out: true, response_text: null, response_timestamp: null });
+    const waiting = h.request('POST', `/api/v1/calls/${id}/wait`, { key: tenant.keys.test, body: {} });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await say(id, 'Still there?');
+    expect((await waiting).body).toMatchObject({ timed_out: false, response_text: 'Still there?' });
+
+    expect((await h.request('POST', `/api/v1/calls/${id}/press`, { key: tenant.keys.test, body: { digits: '12x' } })).status).toBe(422);
+    const pressed = await h.request('POST', `/api/v1/calls/${id}/press`, { key: tenant.keys.test, body: { digits: '12#w9' } });
+    expect(pressed.body).toEqual({ call_id: id, pressed: true, digits: '12#w9' });
+    expect((await control('GET', `/control/calls/${id}/dtmf`)).dtmf).toEqual([expect.objectContaining({ digits: '12#w9' })]);
+
+    // Control answers never became `message` events.
+    expect(receiver.requests.filter((r) => r.body.event === 'message')).toEqual([]);
+
+    await hangUp(id);
+    for (const [path, body] of [
+      ['speak', { text: 'hello?' }],
+      ['wait', {}],
+      ['press', { digits: '1' }],
+    ] as const) {
+      const res = await h.request('POST', `/api/v1/calls/${id}/${path}`, { key: tenant.keys.test, body });
+      expect(res.status).toBe(409);
+      expect(res.body.error.code).toBe('call_not_active');
+    }
+    // A read-only key may not control calls.
+    const other = await h.request('POST', `/api/v1/calls/${id}/wait`, { key: tenant.keys.live, body: {} });
+    expect(other.status).toBe(404);
+  });
+
+  it('audio: the call’s audio is relayed both ways to the customer’s socket, in order; the customer closing it ends the call', async () => {
+    const customer = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => customer.once('listening', resolve));
+    const received: Array<Record<string, unknown>> = [];
+    let socket: WebSocket | undefined;
+    customer.on('connection', (ws) => {
+      socket = ws;
+      ws.on('message', (data) => {
+        const message = JSON.parse(String(data)) as Record<string, unknown>;
+        received.push(message);
+        // Echo the caller's audio back, as a customer's voice agent would answer with its own.
+        if (message.event === 'media') ws.send(JSON.stringify({ event: 'media', stream_id: message.stream_id, media: { payload: (message.media as { payload: string }).payload } }));
+      });
+    });
+    try {
+      const handlerUrl = `ws://127.0.0.1:${(customer.address() as AddressInfo).port}/agent`;
+      const line = await makeLine({ mode: 'audio', audio_handler_url: handlerUrl, status_callback_url: receiver.url });
+      const id = (await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552674' } })).body.call.id;
+      await untilStatus(id, ['in_progress']);
+      const outgoing = await eventually(async () => receiver.requests.find((r) => r.body.event === 'call_outgoing' && r.body.call_id === id));
+      expect(outgoing.body.relay_url).toBe(handlerUrl);
+      await eventually(async () => (received.some((m) => m.event === 'start') ? true : undefined), 20_000, 'the stream to start');
+      expect(received.find((m) => m.event === 'start')).toMatchObject({ start: expect.objectContaining({ call_id: id, line_id: line.id, encoding: 'audio/x-mulaw', sample_rate: 8000 }) });
+
+      await eventually(async () => ((await control('POST', `/control/calls/${id}/audio`, { tone_hz: 440, duration_ms: 1000, stamp: true })).frames === 50 ? true : undefined), 20_000, 'the caller to talk');
+      const audio = await eventually(async () => {
+        const state = await control('GET', `/control/calls/${id}/audio`);
+        return (state.echo as { matched: number }).matched === 50 ? state : undefined;
+      }, 20_000, 'every frame to come back');
+      expect(audio.echo).toMatchObject({ matched: 50, in_order: true });
+      expect(audio.received).toMatchObject({ in_order: true });
+      const media = received.filter((m) => m.event === 'media');
+      expect(media).toHaveLength(50);
+      expect(media.map((m) => m.sequence_number)).toEqual([...media.map((m) => m.sequence_number)].sort((a, b) => Number(a) - Number(b)));
+
+      socket!.close(1000);
+      const ended = await untilStatus(id, ['completed']);
+      expect(ended.end_cause).toBe('audio_handler_closed');
+      // Audio lines send no `message` events and pay the audio rate (9 ¢ a minute in zone A).
+      expect(ended.charge_cents).toBe(Math.ceil((9 * ended.duration_sec) / 60));
+    } finally {
+      await new Promise((resolve) => customer.close(resolve));
+    }
+  });
+});

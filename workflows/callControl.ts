@@ -1,0 +1,67 @@
+import { defineUpdate } from '@temporalio/workflow';
+
+/**
+ * Live call control (`calls:control`): updates on the call workflow, so each request and its
+ * result are in the call's history. The API maps a rejected update (the call is not live) to
+ * 409 `call_not_active`. Result shapes are the client's (wire-shapes "Speak, wait and press").
+ */
+
+export interface SpeakRequest {
+  text: string;
+  /** Also wait for the caller's next sentence after speaking. */
+  waitForResponse: boolean;
+  /** How long to wait for that sentence. */
+  timeoutSeconds: number;
+}
+
+export interface SpeakResult {
+  call_id: string;
+  /** The whole text was played. */
+  spoke: boolean;
+  /** The caller talked over it (or the call ended while it played). */
+  interrupted: boolean;
+  /** What the caller heard before the interruption; null when not interrupted. */
+  partial_response_text: string | null;
+  /** `caller_interrupted_control` or `call_ended`; null when not interrupted. */
+  interruption_reason: string | null;
+  timed_out: boolean;
+  response_text: string | null;
+  /** Epoch ms of the caller's response. */
+  response_timestamp: number | null;
+}
+
+export interface WaitRequest {
+  timeoutSeconds: number;
+}
+
+export interface WaitResult {
+  call_id: string;
+  timed_out: boolean;
+  response_text: string | null;
+  response_timestamp: number | null;
+}
+
+export interface PressRequest {
+  /** DTMF: 0-9, *, #, and `w` for a half-second pause. */
+  digits: string;
+}
+
+export interface PressResult {
+  call_id: string;
+  pressed: boolean;
+  digits: string;
+}
+
+export const speakUpdate = defineUpdate<SpeakResult, [SpeakRequest]>('speak');
+export const waitUpdate = defineUpdate<WaitResult, [WaitRequest]>('wait');
+export const pressUpdate = defineUpdate<PressResult, [PressRequest]>('press');
+
+/** What the validators say when the call is not live; the API answers 409 `call_not_active`. */
+export const CALL_NOT_ACTIVE = 'call_not_active';
+
+/** DTMF digits the carrier can send (`w`: a half-second pause). */
+export const DTMF_DIGITS = /^[0-9*#w]{1,64}$/;
+
+/** Defaults and bounds for waiting on the caller. */
+export const DEFAULT_RESPONSE_TIMEOUT_SECONDS = 30;
+export const MAX_RESPONSE_TIMEOUT_SECONDS = 120;
