@@ -131,6 +131,48 @@ async function main(): Promise<void> {
         await agent.close();
       }
 
+      // A hosted call: the greeting, one model reply spoken sentence by sentence, a live-control
+      // speak that waits for the answer, a DTMF press, then the caller hangs up.
+      {
+        const hostedLine = await h.request('POST', '/api/v1/lines', {
+          key: tenant.keys.test,
+          body: { name: 'Hosted', mode: 'hosted', system_prompt: 'You are a helpful desk.', begin_message: 'Hello.', voice: 'french-louis' },
+        });
+        const hostedCall = (await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: hostedLine.body.line.id, to_number: '+14155552681' } })).body.call.id as string;
+        const speech = () => h.simulator.state.calls.speechFor(hostedCall) ?? [];
+        const until = async (probe: () => boolean, what: string) => {
+          for (let i = 0; !probe(); i += 1) {
+            if (i > 200) throw new Error(`timed out waiting for ${what}`);
+            await new Promise((resolve) => setTimeout(resolve, 50));
+          }
+        };
+        const caller = (text: string) =>
+          fetch(`${h.simulator.url}/control/calls/${hostedCall}/say`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+        h.simulator.state.calls.wordsPerSecond = 40;
+        await until(() => speech()[0]?.state === 'done', 'the greeting');
+        await caller('Are you open today?');
+        await until(() => speech().length === 3 && speech().every((s) => s.state === 'done'), 'the hosted reply');
+        const asking = h.request('POST', `/api/v1/calls/${hostedCall}/speak`, { key: tenant.keys.test, body: { text: 'Anything else?', wait_for_response: true, timeout_seconds: 10 } });
+        await until(() => speech().length === 4 && speech()[3].state === 'done', 'the control speech');
+        await caller('No thanks');
+        await asking;
+        await h.request('POST', `/api/v1/calls/${hostedCall}/press`, { key: tenant.keys.test, body: { digits: '1#' } });
+        await fetch(`${h.simulator.url}/control/calls/${hostedCall}/hangup`, { method: 'POST' });
+        await save(h, hostedCall, path.join(out, 'callWorkflow.hosted-control.json'));
+      }
+
+      // An SMS reply inside the 24-hour window, delivered and charged.
+      {
+        const smsLine = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).body.line;
+        await fetch(`${h.simulator.url}/control/messages/inbound`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ from: '+14155550142', to: smsLine.phone_number, text: 'Is my order ready?', events_url: `${h.apiUrl}/carrier/messages` }),
+        });
+        const sms = await h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: smsLine.id, to: '+14155550142', text: 'Yes, ready for pickup.' } });
+        await save(h, workflowIds.sendMessage(sms.body.id), path.join(out, 'sendMessageWorkflow.delivered.json'));
+      }
+
       h.simulator.state.provisionFault = 'reject';
       const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
       await save(h, workflowIds.provisionLine(refused.body.line.id), path.join(out, 'provisionLineWorkflow.carrier-refused.json'));
