@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { assertCarrier } from '../carrierAuth';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
@@ -100,9 +101,7 @@ async function incoming(ctx: AppContext, deps: AppDeps, event: IncomingCall): Pr
 }
 
 async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
-  const expected = Buffer.from(`Bearer ${deps.config.carrierEventsSecret}`);
-  const presented = Buffer.from(ctx.get('authorization'));
-  if (presented.length !== expected.length || !crypto.timingSafeEqual(presented, expected)) throw new ApiError(401, 'unauthorized', 'Invalid carrier credentials');
+  assertCarrier(ctx, deps);
   if ((ctx.state.body as { type: string }).type === 'call.incoming') return incoming(ctx, deps, ctx.state.body as IncomingCall);
   const event = ctx.state.body as CarrierCallEvent & { call_id?: string };
   if (!event.call_id) throw errors.validation([{ field: 'call_id', message: 'Required for this event type' }]);
