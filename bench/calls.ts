@@ -481,7 +481,7 @@ async function settle(bench: Bench, ids: string[]): Promise<void> {
 
 async function capacityPhase(bench: Bench, callCount: number, seconds: number): Promise<{ row: Row; hops: Row[]; turns: number }> {
   const ids = await placeCalls(bench, callCount);
-  await settle(bench, ids);
+  if (process.env.BENCH_SETTLE !== '0') await settle(bench, ids);
   const done: Turn[] = [];
   const start = performance.now();
   const end = start + seconds * 1000;

@@ -541,7 +541,7 @@ describe('carrier simulator: outbound calls', () => {
       expect(progress[1].at - progress[0].at).toBeGreaterThanOrEqual(200);
       expect(last).toEqual({ type: 'call.playback', call_id: callId, carrier_call_id: carrierCallId, speak_id: 's-1', played_text: LONG, done: true, at: expect.any(Number) });
       expect(last.at - all[0].at).toBeGreaterThanOrEqual(400); // 750 ms of speech, the first report after 250
-      expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({ speech: [{ speak_id: 's-1', text: LONG, played_text: LONG, state: 'done' }] });
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({ speech: [{ speak_id: 's-1', text: LONG, played_text: LONG, state: 'done', voice: null }] });
       // A retried speak (same speak_id and text) is accepted and speaks nothing twice; other text is refused.
       await carrier.speak({ carrierCallId, speakId: 's-1', text: LONG });
       await expect(carrier.speak({ carrierCallId, speakId: 's-1', text: 'something else' })).rejects.toBeInstanceOf(CarrierRejectedError);
@@ -584,8 +584,8 @@ describe('carrier simulator: outbound calls', () => {
       expect(playbacks(callId, 's-next')).toEqual([]);
       expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({
         speech: [
-          { speak_id: 's-long', text: LONG, played_text: last.played_text, state: 'stopped' },
-          { speak_id: 's-next', text: 'never heard', played_text: '', state: 'stopped' },
+          { speak_id: 's-long', text: LONG, played_text: last.played_text, state: 'stopped', voice: null },
+          { speak_id: 's-next', text: 'never heard', played_text: '', state: 'stopped', voice: null },
         ],
       });
       // Stopping when nothing plays succeeds and sends nothing.
@@ -605,7 +605,7 @@ describe('carrier simulator: outbound calls', () => {
       const types = eventsFor(callId).map((event) => (event.type === 'call.playback' ? `playback:${event.done ? (event.stopped ? 'stopped' : 'done') : 'progress'}` : event.type));
       expect(types.slice(-2)).toEqual(['playback:stopped', 'call.utterance']);
       expect(eventsFor(callId).pop()).toEqual({ type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Sorry, can I stop you there?', language: 'en', at: expect.any(Number) });
-      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech).toEqual([{ speak_id: 's-barge', text: LONG, played_text: expect.any(String), state: 'stopped' }]);
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech).toEqual([{ speak_id: 's-barge', text: LONG, played_text: expect.any(String), state: 'stopped', voice: null }]);
 
       // Not speaking: just the utterance.
       const count = eventsFor(callId).length;
@@ -625,13 +625,27 @@ describe('carrier simulator: outbound calls', () => {
       const live = (await control('GET', `/control/calls/${callId}/speech`)).body.speech;
       expect(live[0]).toMatchObject({ speak_id: 's-cut', state: 'speaking' });
       expect(isPrefix(live[0].played_text, LONG) && live[0].played_text !== '').toBe(true);
-      expect(live[1]).toEqual({ speak_id: 's-queued', text: 'not yet', played_text: '', state: 'queued' });
+      expect(live[1]).toEqual({ speak_id: 's-queued', text: 'not yet', played_text: '', state: 'queued', voice: null });
       await control('POST', `/control/calls/${callId}/hangup`);
       await waitUntil(() => typesFor(callId).includes('call.completed'), 'call.completed');
       await sleep(400);
       expect(playbacks(callId).every((event) => !event.done)).toBe(true);
       expect(typesFor(callId).pop()).toBe('call.completed');
       expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech.map((item: { state: string }) => item.state)).toEqual(['stopped', 'stopped']);
+    });
+
+    it('speaks in the voice asked for, and plays DTMF digits in order once answered', async () => {
+      const { callId, carrierCallId } = await answeredCall();
+      await carrier.speak({ carrierCallId, speakId: 's-voice', text: 'Bonjour', voice: 'french-louis' });
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech[0]).toMatchObject({ speak_id: 's-voice', voice: 'french-louis' });
+      const started = Date.now();
+      await carrier.sendDigits({ carrierCallId, digits: '12#' });
+      await carrier.sendDigits({ carrierCallId, digits: 'w9' });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(750); // 3 tones, a pause and a tone
+      expect((await control('GET', `/control/calls/${callId}/dtmf`)).body.dtmf.map((d: { digits: string }) => d.digits)).toEqual(['12#', 'w9']);
+      await expect(carrier.sendDigits({ carrierCallId, digits: '12x' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      await control('POST', `/control/calls/${callId}/hangup`);
+      await expect(carrier.sendDigits({ carrierCallId, digits: '1' })).rejects.toBeInstanceOf(CarrierRejectedError);
     });
 
     it('sets the speech speed through the control API', async () => {
