@@ -20,6 +20,14 @@ export interface HostedTurnInput {
   turns: ConversationTurn[];
   /** The line's voice slug (the catalog's), or null for the default voice. */
   voice: string | null;
+  /** The language the carrier heard the caller's sentence in (hosted lines detect it per sentence). */
+  language?: string;
+}
+
+/** The system prompt with the language of the caller's last sentence, so the reply matches it. */
+export function withLanguage(systemPrompt: string, language: string | undefined): string {
+  if (!language) return systemPrompt;
+  return `${systemPrompt}\n\nThe caller's last sentence was in language "${language}"; answer in that language.`;
 }
 
 export interface HostedTurnOutcome {
@@ -57,7 +65,7 @@ export function createHostedActivities({ carrier, model }: HostedActivityDeps) {
       // Heartbeats carry cancellation (barge-in) to this activity, also while the model thinks.
       const beat = setInterval(() => context.heartbeat({ spoken: spokenChunks.length }), 200);
       try {
-        for await (const delta of model.streamReply({ systemPrompt: input.systemPrompt, turns: input.turns, signal: stream.signal })) {
+        for await (const delta of model.streamReply({ systemPrompt: withLanguage(input.systemPrompt, input.language), turns: input.turns, signal: stream.signal })) {
           for (const chunk of chunker.push(delta)) await speak(chunk);
         }
         for (const chunk of chunker.end()) await speak(chunk);

@@ -292,7 +292,7 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
    * If the caller talks while the model is still writing, the activity is cancelled there (the
    * next turn then stops the playback and reports `interrupted`, as in webhook mode).
    */
-  const takeHostedTurn = async (carrierCallId: string, limit: number): Promise<void> => {
+  const takeHostedTurn = async (carrierCallId: string, limit: number, language: string | undefined): Promise<void> => {
     const turn = handledUtterances;
     const prefix = hostedSpeakIdPrefix(call.callId, turn);
     const scope = new CancellationScope();
@@ -307,6 +307,7 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
           systemPrompt: call.systemPrompt ?? '',
           turns: transcript.slice(-limit).map((t) => ({ role: t.role, text: t.text })),
           voice: call.voice ?? null,
+          ...(language ? { language } : {}),
         }),
       )
       .then((result) => void (outcome = result))
@@ -365,7 +366,7 @@ export async function callWorkflow(call: CallInput): Promise<CallResult> {
     }
     transcript.push({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });
     const limit = call.contextLimit ?? DEFAULT_CONTEXT_TURNS;
-    if (call.mode === 'hosted') return takeHostedTurn(carrierCallId, limit);
+    if (call.mode === 'hosted') return takeHostedTurn(carrierCallId, limit, utterance.language);
     if (patched(TURN_IN_ONE_ACTIVITY_PATCH)) {
       const replySpeakId = `${call.callId}:speak-${speakCount + 1}`;
       let outcome: MessageTurnOutcome | undefined;

@@ -44,7 +44,7 @@ describe('hosted, audio and live-controlled calls', () => {
       return statuses.includes(call.status) ? call : undefined;
     }, timeoutMs, `call ${id} to reach ${statuses.join('/')}`);
   const speech = (id: string) => h.simulator.state.calls.speechFor(id) as Speech[];
-  const say = (id: string, text: string, how: 'say' | 'barge-in' = 'say') => control('POST', `/control/calls/${id}/${how}`, { text });
+  const say = (id: string, text: string, how: 'say' | 'barge-in' = 'say', language = 'en') => control('POST', `/control/calls/${id}/${how}`, { text, language });
   const modelRequests = async () => (await control('GET', '/control/model/requests')).requests as Array<{ messages: Array<{ role: string; content: string }>; disconnected?: boolean }>;
   const hangUp = (id: string) => h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
 
@@ -66,7 +66,8 @@ describe('hosted, audio and live-controlled calls', () => {
       ['And at what time?', 'french-louis'],
     ]);
     const [first] = await modelRequests();
-    expect(first.messages[0]).toEqual({ role: 'system', content: 'You are the booking desk of Chez Marie.' });
+    // The line's prompt, and the language the carrier heard the sentence in.
+    expect(first.messages[0]).toEqual({ role: 'system', content: 'You are the booking desk of Chez Marie.\n\nThe caller\'s last sentence was in language "en"; answer in that language.' });
     expect(first.messages.slice(1)).toEqual([
       { role: 'assistant', content: 'Bonjour, Chez Marie.' },
       { role: 'user', content: 'Do you have a table tonight?' },
@@ -78,7 +79,7 @@ describe('hosted, audio and live-controlled calls', () => {
     await control('POST', '/control/model/replies', { match: 'menu', reply: long, token_delay_ms: 60 });
     await say(id, 'What is on the menu?');
     await eventually(async () => (speech(id).some((s) => s.text.startsWith('Sentence number 2') && s.state === 'speaking' && s.played_text.split(' ').length >= 2) ? true : undefined), 20_000, 'the long reply to play');
-    await say(id, 'Stop, just book it', 'barge-in');
+    await say(id, 'Stop, just book it', 'barge-in', 'fr');
     const interrupted = await eventually(async () => receiver.requests.find((r) => r.body.event === 'interrupted' && r.body.call_id === id), 20_000, 'interrupted');
     const heard = String(interrupted.body.partial_response_text);
     expect(heard).toMatch(/^Sentence number 1 of our menu today\. Sentence number/);
@@ -88,6 +89,7 @@ describe('hosted, audio and live-controlled calls', () => {
     const requests = await modelRequests();
     expect(requests[1]).toMatchObject({ disconnected: true });
     expect(requests[2].messages.at(-1)).toEqual({ role: 'user', content: 'Stop, just book it' });
+    expect(requests[2].messages[0].content).toContain('was in language "fr"');
     await eventually(async () => (speech(id).some((s) => s.text === 'You said: Stop, just book it.') ? true : undefined), 20_000, 'the reply to the interruption');
     expect(speech(id).filter((s) => s.text.startsWith('Sentence number 12'))).toEqual([]);
     // No `message` events on a hosted line: the service holds the conversation.
@@ -124,7 +126,7 @@ describe('hosted, audio and live-controlled calls', () => {
     expect(speech(call.id)[0].text).toBe(call.begin_message);
     await say(call.id, 'Yes, that works.');
     await eventually(async () => (speech(call.id).some((s) => s.text === 'You said: Yes, that works.') ? true : undefined), 20_000, 'the model reply');
-    expect((await modelRequests())[0].messages[0]).toEqual({ role: 'system', content: call.system_prompt });
+    expect((await modelRequests())[0].messages[0].content.startsWith(`${call.system_prompt}\n\n`)).toBe(true);
 
     const ended = await untilStatus(call.id, ['completed'], 20_000);
     expect(ended.end_cause).toBe('max_duration');
