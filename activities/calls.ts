@@ -152,11 +152,13 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
     },
 
     /**
-     * A whole caller turn in one activity, so that it costs one activity task and one workflow
-     * task rather than three of each: records the `message` event (id derived from the call and
-     * the turn, as `recordMessageEvent`), makes its single delivery attempt (10 s to answer, an
-     * NDJSON reply spoken chunk by chunk), speaks a `{text}` reply at once, and writes the
-     * transcript. Never retried by the workflow (a late answer would be spoken out of turn).
+     * A whole caller turn in one (local) activity, where it used to take three activity tasks
+     * (four for a `{text}` reply) and a workflow task after each: records the `message` event (id derived from the call and the
+     * turn, as `recordMessageEvent`), makes its single delivery attempt (10 s to answer, an NDJSON
+     * reply spoken chunk by chunk), speaks a `{text}` reply at once, and appends the turn to the
+     * transcript. At most one attempt: run again for the same turn (a worker that crashed
+     * mid-turn), it finds the attempt's row, marks it `attempt_lost` if it never finished, and
+     * POSTs nothing (a late answer would be spoken out of turn).
      */
     async takeMessageTurn(call: CallFacts, turn: MessageTurn): Promise<MessageTurnOutcome> {
       const event: EventRow = {

@@ -189,12 +189,9 @@ export function createDeliveryAttempt({ db, secretsKey, carrier, now, ndjsonBudg
           return { deliveryId, delivered: false, retryable: false, httpStatus: null, error: 'attempt_lost' };
         }
       } else {
-        // A retried activity reuses its attempt number: the pending row replaces the lost try's
-        // (one statement, where a delete and an insert would be two round trips before the POST).
-        await db('webhook_deliveries')
-          .insert({ ...row, status: 'pending' })
-          .onConflict(['event_id', 'attempt'])
-          .merge({ ...row, status: 'pending', http_status: null, error_message: null, response_body: null, duration_ms: null, completed_at: null });
+        // A retried activity reuses its attempt number: replace the pending row of the lost try.
+        await db('webhook_deliveries').where({ event_id: event.id, attempt }).del();
+        await db('webhook_deliveries').insert({ ...row, status: 'pending' });
       }
       const headers = { 'content-type': 'application/json', 'user-agent': 'Switchboard-Webhooks/1', ...signatureHeaders({ secret, deliveryId, rawBody: body, attempt, now: started }) };
       let httpStatus: number | null = null;
