@@ -479,7 +479,7 @@ async function settle(bench: Bench, ids: string[]): Promise<void> {
   await sleep(SETTLE_MS);
 }
 
-async function capacityPhase(bench: Bench, callCount: number, seconds: number): Promise<{ row: Row; hops: Row[]; turns: number }> {
+async function capacityPhase(bench: Bench, callCount: number, seconds: number): Promise<{ row: Row; rows: Row[]; hops: Row[]; turns: number }> {
   const ids = await placeCalls(bench, callCount);
   if (process.env.BENCH_SETTLE !== '0') await settle(bench, ids);
   const done: Turn[] = [];
@@ -497,7 +497,8 @@ async function capacityPhase(bench: Bench, callCount: number, seconds: number): 
     }),
   );
   await hangUp(bench, ids);
-  return { row: turnRows(bench, done, `K=${callCount} `).endToEnd, hops: await hopRows(bench, done), turns: done.length };
+  const { rows, endToEnd } = turnRows(bench, done, `K=${callCount} `);
+  return { row: endToEnd, rows, hops: await hopRows(bench, done), turns: done.length };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -606,8 +607,8 @@ async function main(): Promise<number> {
       }
       const cpu = process.cpuUsage(cpu0);
       capacityRows.push(capacity.row);
-      console.log(`[bench] K=${k}: ${capacity.turns} turns, this process used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU; say→message by hop:`);
-      printTable(capacity.hops);
+      console.log(`[bench] K=${k}: ${capacity.turns} turns, this process used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU`);
+      printTable([...capacity.rows, ...capacity.hops]);
       console.log(`[bench] K=${k}: say→speak p50 ${fmt(capacity.row.p50)} ms, p99 ${fmt(capacity.row.p99)} ms, ${capacity.row.missing} unanswered`);
       return capacity.row;
     };
