@@ -29,7 +29,13 @@ export interface Harness {
   config: Config;
   db: Db;
   temporal: Client;
-  simulator: { url: string; state: CarrierSimulatorState; processor: CardProcessorSimulatorState };
+  simulator: {
+    url: string;
+    state: CarrierSimulatorState;
+    processor: CardProcessorSimulatorState;
+    /** A request to the simulator's control API (docs/simulator.md), with whatever credentials it needs. */
+    control(method: string, path: string, body?: unknown): Promise<Response>;
+  };
   apiUrl: string;
   /** The API's clock: tests move it instead of sleeping (rate-limit windows, expiry). */
   clock: {
@@ -107,7 +113,13 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
     config,
     db,
     temporal,
-    simulator: { url: sim.url, state: sim.state, processor: sim.processor },
+    simulator: {
+      url: sim.url,
+      state: sim.state,
+      processor: sim.processor,
+      control: (method, path, body) =>
+        fetch(`${sim.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+    },
     apiUrl,
     clock,
     async request(method, path, options = {}) {
