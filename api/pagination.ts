@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { errors } from './errors';
+import { isUuid, parseDateOrDateTime } from './openapi/formats';
 
 /**
  * Cursor pagination, one shape for every cursor list (transactions, conversations, a
@@ -20,11 +21,15 @@ export function cursorPaginationParams() {
   ];
 }
 
+/**
+ * The time must be an RFC 3339 date-time or a date (years 0000-9999, inside Postgres's range)
+ * and the id a canonical UUID: a forged cursor is a 422, never a value the query cannot bind.
+ */
 export function parseCursor(cursor: string | undefined): TimeCursor | undefined {
   if (!cursor) return undefined;
   const [time, id, ...rest] = cursor.split('|');
-  const at = new Date(time);
-  if (Number.isNaN(at.getTime()) || rest.length > 0 || (id !== undefined && !/^[0-9a-f-]{36}$/i.test(id))) {
+  const at = parseDateOrDateTime(time);
+  if (!at || rest.length > 0 || (id !== undefined && !isUuid(id))) {
     throw errors.validation([{ field: 'cursor', message: 'Not a cursor from this endpoint' }]);
   }
   return { at, id };

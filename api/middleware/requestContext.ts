@@ -4,6 +4,7 @@ import type { AppState } from '../context';
 import type { Logger } from '../../src/logger';
 import { ApiError, errors } from '../errors';
 import { httpRequestDuration } from '../metrics';
+import { isDatabaseInputError, loggableError, toApiError } from './errorMapping';
 
 const REQUEST_ID_PATTERN = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -28,7 +29,9 @@ export function requestContext(logger: Logger): Koa.Middleware<AppState> {
       }
     } catch (err) {
       const apiError = toApiError(err);
-      if (apiError.status >= 500) ctx.state.log.error({ err }, 'request failed');
+      if (apiError.status >= 500) ctx.state.log.error({ err: loggableError(err) }, 'request failed');
+      // A value that got past validation to the database: the caller's 4xx, and a check to add here.
+      else if (isDatabaseInputError(err)) ctx.state.log.warn({ err: loggableError(err) }, 'database refused a request value');
       ctx.status = apiError.status;
       ctx.body = apiError.toBody();
       for (const [name, value] of Object.entries(apiError.headers)) ctx.set(name, value);
@@ -51,14 +54,4 @@ export function requestContext(logger: Logger): Koa.Middleware<AppState> {
       );
     }
   };
-}
-
-function toApiError(err: unknown): ApiError {
-  if (err instanceof ApiError) return err;
-  // Errors raised by Koa itself (e.g. ctx.throw, http-errors) carry an HTTP status.
-  const status = (err as { status?: number; expose?: boolean }).status;
-  if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new ApiError(status, status === 404 ? 'not_found' : 'bad_request', (err as Error).message);
-  }
-  return errors.internal();
 }

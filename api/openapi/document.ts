@@ -1,5 +1,6 @@
 import YAML from 'yaml';
 import type { OperationDoc, RouteDef } from '../routes/types';
+import { boundIntegers } from './formats';
 import { componentSchemas, errorResponse } from './schemas';
 
 /**
@@ -9,7 +10,7 @@ import { componentSchemas, errorResponse } from './schemas';
 export function buildOpenApiDocument(routes: readonly RouteDef[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const operation: Record<string, unknown> = { operationId: route.operationId, ...withStandardErrors(route) };
+    const operation: Record<string, unknown> = { operationId: route.operationId, ...boundIntegers(withStandardErrors(route)) };
     if (route.auth.kind === 'public') operation.security = [];
     else if (route.auth.kind === 'service') operation.security = [{ serviceKey: [] }];
     else {
@@ -50,7 +51,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
         apiKey: { type: 'http', scheme: 'bearer', description: '`sk_test_...` or `sk_live_...`; the workspace and environment come from the key.' },
         serviceKey: { type: 'http', scheme: 'bearer', description: '`sk_svc_test_...` or `sk_svc_live_...`; valid only on the keys plane.' },
       },
-      schemas: componentSchemas,
+      schemas: boundIntegers(componentSchemas),
     },
     paths,
   };

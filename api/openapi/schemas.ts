@@ -231,11 +231,14 @@ export const ref = (name: keyof typeof componentSchemas & string) => ({ $ref: `#
 
 export const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
 
-/** `limit` (1-100, default 50) and `offset` query parameters of offset-paginated lists. */
-export function offsetPaginationParams(maxOffset?: number) {
+/** The deepest offset any list serves (the keys list's 100000 from the client's history, for every list): deeper pages are a scan, not a read. */
+export const MAX_OFFSET = 100_000;
+
+/** `limit` (1-100, default 50) and `offset` (0-100000) query parameters of offset-paginated lists. */
+export function offsetPaginationParams(maxOffset = MAX_OFFSET) {
   return [
     { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
-    { name: 'offset', in: 'query' as const, schema: { type: 'integer', minimum: 0, ...(maxOffset === undefined ? {} : { maximum: maxOffset }), default: 0 } },
+    { name: 'offset', in: 'query' as const, schema: { type: 'integer', minimum: 0, maximum: maxOffset, default: 0 } },
   ];
 }
 

@@ -5,6 +5,7 @@ import type { AppState } from '../context';
 import { ApiError, errors, type ErrorDetail } from '../errors';
 import type { OperationDoc } from '../routes/types';
 import { inlineRefs } from './document';
+import { boundIntegers, registerStrictFormats } from './formats';
 
 /**
  * Request validation driven by the served OpenAPI document: each operation's body and
@@ -14,12 +15,21 @@ import { inlineRefs } from './document';
 function newAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: coerce, useDefaults: coerce });
   addFormats(ajv);
+  registerStrictFormats(ajv);
   return ajv;
 }
 
 const bodyAjv = newAjv(false);
 const queryAjv = newAjv(true);
 
+/**
+ * The answer to a path parameter that fails its schema (an id that is not a UUID): the one
+ * place that decides it. A malformed id is simply not found, like a well-formed id that does
+ * not exist or belongs to another tenant, so nothing hints at id formats or existence.
+ */
+export function malformedPathParameter(_operation: OperationDoc, _params: Record<string, string>): ApiError {
+  return errors.notFound();
+}
 
 function fieldOf(error: ErrorObject, prefix: string): string {
   const path = error.instancePath.split('/').filter(Boolean).join('.');
@@ -69,7 +79,7 @@ export function toDetails(validate: ValidateFunction, prefix: string): ErrorDeta
 }
 
 export function validateRequest(operation: OperationDoc): Koa.Middleware<AppState> {
-  const op = inlineRefs(operation);
+  const op = boundIntegers(inlineRefs(operation));
   const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');
   const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
   const querySchema = {
@@ -89,10 +99,7 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
 
   return async (ctx, next) => {
     const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
-    if (!validatePath(params)) {
-      // An id that cannot exist is simply not found: no hint about the id format of other tenants.
-      throw errors.notFound();
-    }
+    if (!validatePath(params)) throw malformedPathParameter(operation, params);
     const query: Record<string, unknown> = { ...ctx.query };
     if (!validateQuery(query)) throw errors.validation(toDetails(validateQuery, 'query'));
     ctx.state.query = query;

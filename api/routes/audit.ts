@@ -1,5 +1,6 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
+import { isUuid } from '../openapi/formats';
 import { errorResponse } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { recordComplianceEvent } from '../../src/compliance/events';
@@ -22,7 +23,8 @@ async function readFeed(ctx: AppContext, deps: AppDeps): Promise<void> {
     if (principal.key.line_id) {
       throw new ApiError(403, 'agent_scope_error', 'A line-scoped key can read only its own activity', [{ field: 'line_id', message: principal.key.line_id }]);
     }
-    const target = await deps.db('api_keys').where({ id: requested, user_id: principal.userId, environment: principal.environment }).first('id');
+    // Anything but a UUID names no key: 404 like an unknown one (rule 1), never a 422 that tells them apart.
+    const target = isUuid(requested) ? await deps.db('api_keys').where({ id: requested, user_id: principal.userId, environment: principal.environment }).first('id') : undefined;
     if (!target) throw errors.notFound('Key');
     targetId = target.id;
   }
@@ -78,7 +80,12 @@ export function auditRoutes(): RouteDef[] {
           'Each successful read writes an audit_read compliance event. 60 per hour per user. Service keys are refused.',
         tags: ['compliance'],
         parameters: [
-          { name: 'api_key_id', in: 'query', schema: { type: 'string', pattern: '^(self|[0-9a-fA-F-]{36})$', default: 'self' } },
+          {
+            name: 'api_key_id',
+            in: 'query',
+            schema: { type: 'string', maxLength: 100, default: 'self' },
+            description: '`self` or the UUID of a key of the same user and environment; any other value is 404, as for a key that does not exist',
+          },
           { name: 'limit', in: 'query', schema: { type: 'integer', default: 100 }, description: 'Clamped to 1-500' },
           { name: 'event_types', in: 'query', schema: { type: 'string', maxLength: 200 }, description: `Comma-separated subset of ${AUDIT_EVENT_TYPES.join(', ')}` },
         ],

@@ -1,6 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
+import { parseDateOrDateTime } from '../openapi/formats';
 import { errorResponse, offsetPaginationParams, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/compliance/consent';
@@ -144,8 +145,9 @@ async function audit(ctx: AppContext, deps: AppDeps): Promise<void> {
     else if (allowed) query.whereIn('line_id', [...allowed]);
     if (phone) query.andWhere({ phone_number: phone });
     if (q.event_type) query.andWhere({ event_type: q.event_type });
-    if (q.from) query.andWhere('created_at', '>=', new Date(q.from));
-    if (q.to) query.andWhere('created_at', '<', new Date(q.to));
+    // The validator admitted only values these parse (a leap second is the next minute's start).
+    if (q.from) query.andWhere('created_at', '>=', parseDateOrDateTime(q.from)!);
+    if (q.to) query.andWhere('created_at', '<', parseDateOrDateTime(q.to)!);
     return query;
   };
   const [rows, [{ total }]] = await Promise.all([
@@ -156,13 +158,14 @@ async function audit(ctx: AppContext, deps: AppDeps): Promise<void> {
 }
 
 const phoneParam = (required: boolean) => ({ name: 'phone_number', in: 'query' as const, required, schema: { type: 'string', minLength: 3, maxLength: 32 } });
+const dateOrDateTime = { type: 'string', maxLength: 64, anyOf: [{ format: 'date-time' }, { format: 'date' }] };
 const lineParam = { name: 'line_id', in: 'query' as const, schema: { type: 'string', format: 'uuid' } };
 const auditParams = [
   lineParam,
   phoneParam(false),
   { name: 'event_type', in: 'query' as const, schema: { type: 'string', maxLength: 64 } },
-  { name: 'from', in: 'query' as const, schema: { type: 'string', format: 'date-time' }, description: 'Inclusive, ISO 8601' },
-  { name: 'to', in: 'query' as const, schema: { type: 'string', format: 'date-time' }, description: 'Exclusive, ISO 8601' },
+  { name: 'from', in: 'query' as const, schema: dateOrDateTime, description: 'Inclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day' },
+  { name: 'to', in: 'query' as const, schema: dateOrDateTime, description: 'Exclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day' },
   ...offsetPaginationParams(),
 ];
 const readAuth = { kind: 'standard' as const, scope: 'read' as const, verb: 'read' as const };
