@@ -7,6 +7,7 @@ import { rateLimit } from './middleware/rateLimit';
 import { cors } from './middleware/cors';
 import { jsonBody } from './middleware/jsonBody';
 import { requestContext } from './middleware/requestContext';
+import { allowedMethodsOf, unmatchedRequest, type AllowedMethods } from './middleware/unmatched';
 import { buildOpenApiDocument, toYaml } from './openapi/document';
 import { validateRequest } from './openapi/validator';
 import { allRoutes } from './routes';
@@ -18,6 +19,8 @@ export interface App {
   koa: Koa<AppState>;
   routes: RouteDef[];
   openApiDocument: Record<string, unknown>;
+  /** Methods served at a path (undefined: unknown path); also answers CONNECT outside Koa (api/server.ts). */
+  allowedMethods: AllowedMethods;
 }
 
 /**
@@ -50,9 +53,7 @@ export function createApp(deps: AppDeps): App {
   koa.use(cors());
   koa.use(jsonBody(deps.config.maxBodyBytes));
   koa.use(router.routes());
-  koa.use(
-    // Sets 405/501 and the Allow header; the request-context middleware renders the envelope.
-    router.allowedMethods(),
-  );
-  return { koa, routes, openApiDocument };
+  const allowedMethods = allowedMethodsOf(routes);
+  koa.use(unmatchedRequest(allowedMethods));
+  return { koa, routes, openApiDocument, allowedMethods };
 }

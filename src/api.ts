@@ -1,5 +1,6 @@
-import http from 'node:http';
+import type http from 'node:http';
 import { createApp } from '../api/app';
+import { createApiServer } from '../api/server';
 import { loadConfig, requireSetting, type Config } from './config';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
@@ -10,12 +11,8 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   const logger = createLogger('api', config.logLevel);
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 20 });
   const temporal = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
-  const { koa } = createApp({ config, db, temporal, logger, now: () => new Date() });
-  const server = http.createServer(koa.callback());
-  // Outlive the idle timeout of load balancers and clients (commonly 60 s), so the server is
-  // never the side that closes an idle keep-alive connection a client is about to reuse.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  const app = createApp({ config, db, temporal, logger, now: () => new Date() });
+  const server = createApiServer(app, { requestTimeoutMs: config.httpRequestTimeoutMs, headersTimeoutMs: config.httpHeadersTimeoutMs });
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   logger.info({ url: `http://${config.host}:${config.port}` }, 'api listening');
 

@@ -17,6 +17,9 @@ export interface Config {
   dataDir: string;
   logLevel: string;
   maxBodyBytes: number;
+  /** Time to receive a whole request (headers and body) and its headers; slower clients get 408. */
+  httpRequestTimeoutMs: number;
+  httpHeadersTimeoutMs: number;
   simulatorUrl: string;
   carrierEventsSecret: string;
   /** How long POST /lines waits for number provisioning before answering `provisioning`. */
@@ -72,6 +75,8 @@ export function loadConfig(): Config {
     dataDir,
     logLevel: process.env.LOG_LEVEL ?? 'info',
     maxBodyBytes: intFromEnv('MAX_BODY_BYTES', 1024 * 1024),
+    httpRequestTimeoutMs: intFromEnv('HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    httpHeadersTimeoutMs: intFromEnv('HTTP_HEADERS_TIMEOUT_MS', 15_000),
     simulatorUrl,
     carrierEventsSecret: process.env.CARRIER_EVENTS_SECRET ?? 'dev-carrier-secret',
     lineProvisionWaitMs: intFromEnv('LINE_PROVISION_WAIT_MS', 10_000),

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { AppState } from '../context';
 import type { Logger } from '../../src/logger';
-import { ApiError, errors } from '../errors';
+import { errors } from '../errors';
 import { httpRequestDuration } from '../metrics';
 import { isDatabaseInputError, loggableError, toApiError } from './errorMapping';
 
@@ -22,11 +22,7 @@ export function requestContext(logger: Logger): Koa.Middleware<AppState> {
     ctx.set('x-request-id', requestId);
     try {
       await next();
-      if (ctx.body === undefined || ctx.body === null) {
-        if (ctx.status === 404) throw errors.notFound('Route');
-        if (ctx.status === 405) throw new ApiError(405, 'method_not_allowed', `This path does not support ${ctx.method}`);
-        if (ctx.status === 501) throw new ApiError(501, 'not_implemented', `Unknown HTTP method ${ctx.method}`);
-      }
+      if ((ctx.body === undefined || ctx.body === null) && ctx.status === 404) throw errors.notFound('Route');
     } catch (err) {
       const apiError = toApiError(err);
       if (apiError.status >= 500) ctx.state.log.error({ err: loggableError(err) }, 'request failed');
