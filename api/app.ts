@@ -11,7 +11,7 @@ import { allowedMethodsOf, unmatchedRequest, type AllowedMethods } from './middl
 import { buildOpenApiDocument, toYaml } from './openapi/document';
 import { validateRequest } from './openapi/validator';
 import { allRoutes } from './routes';
-import { koaPath, type RouteDef } from './routes/types';
+import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routes/types';
 
 export const API_VERSION = '0.5.10.0';
 
@@ -24,9 +24,20 @@ export interface App {
 }
 
 /**
- * Builds the Koa application. Per request: request id and error envelope, CORS, JSON body,
- * then the matched route's own chain: authenticate (scope from the route table), validate
- * (schemas from the OpenAPI document), handle.
+ * Routes whose caller is not identified by an API key (public routes, and any kind whose
+ * authenticator verifies a signature over the raw body) read the body first, so the
+ * authenticator can see `ctx.state.rawBody`. Key-authenticated routes read it only after the
+ * key is checked: an unauthenticated body is never buffered or parsed.
+ */
+function readsBodyBeforeAuth(auth: RouteAuth): boolean {
+  return auth.kind !== 'standard' && auth.kind !== 'service';
+}
+
+/**
+ * Builds the Koa application. Per request: request id and error envelope, CORS, then the
+ * matched route's own chain: authenticate (scope from the route table), read the JSON body
+ * (the route's size limit), idempotency, validate (schemas from the OpenAPI document), rate
+ * limit, handle. A request no route matches is 404 or 405 without its body being read.
  */
 export function createApp(deps: AppDeps): App {
   let yaml = '';
@@ -36,7 +47,9 @@ export function createApp(deps: AppDeps): App {
 
   const router = new Router<AppState>();
   for (const route of routes) {
-    const chain: Koa.Middleware<AppState>[] = [authenticate(route.auth, deps)];
+    const readBody = jsonBody(Math.min(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, deps.config.maxBodyBytes));
+    const auth = authenticate(route.auth, deps);
+    const chain: Koa.Middleware<AppState>[] = readsBodyBeforeAuth(route.auth) ? [readBody, auth] : [auth, readBody];
     // Replays, conflicts and malformed requests are answered before the rate limit counts
     // the request: a limit meters work the service would do, not typos.
     if (route.idempotency) chain.push(idempotency({ required: route.idempotency.required, scope: `${route.method.toUpperCase()} ${route.path}` }, deps));
@@ -51,7 +64,6 @@ export function createApp(deps: AppDeps): App {
   koa.silent = true;
   koa.use(requestContext(deps.logger));
   koa.use(cors());
-  koa.use(jsonBody(deps.config.maxBodyBytes));
   koa.use(router.routes());
   const allowedMethods = allowedMethodsOf(routes);
   koa.use(unmatchedRequest(allowedMethods));

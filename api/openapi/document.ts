@@ -1,5 +1,6 @@
 import YAML from 'yaml';
-import type { OperationDoc, RouteDef } from '../routes/types';
+import { DEFAULT_BODY_LIMIT_BYTES, type OperationDoc, type RouteDef } from '../routes/types';
+import { MAX_JSON_DEPTH } from '../middleware/jsonBody';
 import { boundIntegers } from './formats';
 import { componentSchemas, errorResponse } from './schemas';
 
@@ -18,6 +19,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
       operation['x-agent-verb'] = route.auth.verb;
     }
     if (route.rateLimit) operation['x-rate-limit'] = route.rateLimit;
+    if (route.doc.requestBody) operation['x-body-limit-bytes'] = route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
     if (route.idempotency) {
       operation.parameters = [
         ...(route.doc.parameters ?? []),
@@ -42,7 +44,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
       version,
       description:
         'Telephony for AI agents: lines, calls, SMS, consent, keys and billing. Errors use one envelope: ' +
-        '`{"error": {"code", "message", "details"?}}`. Decisions where the interface is silent are recorded in docs/decisions.md.',
+        '`{"error": {"code", "message", "details"?}}`. Decisions where the interface is silent are recorded in docs/decisions.md. ' +
+        `Request bodies are JSON of at most ${DEFAULT_BODY_LIMIT_BYTES / 1024} KiB unless an operation's \`x-body-limit-bytes\` says more (413 above), nested at most ${MAX_JSON_DEPTH} levels. ` +
+        'Integers are safe integers (±2^53-1); ids are canonical UUIDs; offsets go to 100000.',
     },
     servers: [{ url: '/' }],
     security: [{ apiKey: [] }],
@@ -66,10 +70,16 @@ function withStandardErrors(route: RouteDef): OperationDoc {
   if (route.doc.requestBody || route.doc.parameters?.some((p) => p.in === 'query')) {
     responses['422'] ??= errorResponse('`validation_error` with one detail per invalid field');
   }
+  const badRequests: string[] = [];
   if (route.idempotency) {
     responses['409'] ??= errorResponse('`idempotency_key_reused` or `idempotency_in_progress` (with `Retry-After: 1`)');
-    responses['400'] ??= errorResponse(route.idempotency.required ? '`missing_idempotency_key` or `duplicate_idempotency_key_header`' : '`duplicate_idempotency_key_header`');
+    badRequests.push(route.idempotency.required ? '`missing_idempotency_key` or `duplicate_idempotency_key_header`' : '`duplicate_idempotency_key_header`');
   }
+  if (route.doc.requestBody) {
+    badRequests.push(`\`invalid_json\` (not JSON, or nested deeper than ${MAX_JSON_DEPTH} levels)`);
+    responses['413'] ??= errorResponse('`payload_too_large`: the body exceeds `x-body-limit-bytes`');
+  }
+  if (badRequests.length > 0) responses['400'] ??= errorResponse(badRequests.join('; '));
   if (route.rateLimit) responses['429'] ??= errorResponse('`rate_limited`, with `Retry-After` in seconds');
   responses['500'] ??= errorResponse('`internal_error`');
   return { ...route.doc, responses };

@@ -121,6 +121,8 @@ export function carrierEventRoutes(): RouteDef[] {
       method: 'post',
       path: '/carrier/events',
       operationId: 'carrierEvent',
+      // Utterances and played text of up to 30000 characters.
+      bodyLimitBytes: 256 * 1024,
       auth: { kind: 'public' },
       doc: {
         summary: 'Internal: call progress from the carrier adapter (shared-secret bearer)',

@@ -76,6 +76,8 @@ export function carrierMessageRoutes(): RouteDef[] {
       method: 'post',
       path: '/carrier/messages',
       operationId: 'carrierMessageEvent',
+      // Message texts of up to 10000 characters.
+      bodyLimitBytes: 128 * 1024,
       auth: { kind: 'public' },
       doc: {
         summary: 'Internal: inbound SMS and delivery receipts from the carrier adapter (shared-secret bearer)',

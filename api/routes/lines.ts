@@ -230,6 +230,8 @@ export function lineRoutes(): RouteDef[] {
       method: 'post',
       path: '/api/v1/lines',
       operationId: 'createLine',
+      // A system prompt of 20000 characters may take 120 KB as escaped JSON.
+      bodyLimitBytes: 256 * 1024,
       auth: { kind: 'standard', scope: 'numbers:provision', verb: 'admin' },
       rateLimit: 'lines.create',
       idempotency: { required: false },
@@ -298,6 +300,7 @@ export function lineRoutes(): RouteDef[] {
       method: 'patch',
       path: '/api/v1/lines/{id}',
       operationId: 'updateLine',
+      bodyLimitBytes: 256 * 1024,
       auth: { kind: 'standard', scope: 'connections:write', verb: 'admin' },
       rateLimit: 'lines.update',
       doc: {

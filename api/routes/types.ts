@@ -15,6 +15,9 @@ export type RouteAuth =
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 
+/** Request body limit of a route that sets none: every body of the API but a line's (prompts) and the carrier's fits. */
+export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
+
 /** A fragment of an OpenAPI 3.1 operation object; request schemas in it drive validation. */
 export interface OperationDoc {
   summary: string;
@@ -34,6 +37,8 @@ export interface RouteDef {
   /** Also served at these paths (e.g. `/api/v1/keys` beside `/v1/keys`), same handler and cache scope. */
   aliases?: string[];
   rateLimit?: LimitName;
+  /** Largest request body accepted (413 above it); `DEFAULT_BODY_LIMIT_BYTES` when unset. `MAX_BODY_BYTES` caps every route. */
+  bodyLimitBytes?: number;
   /** Honour `Idempotency-Key`; `required` refuses requests without one (400 missing_idempotency_key). */
   idempotency?: { required: boolean };
   doc: OperationDoc;
