@@ -1,7 +1,17 @@
 import type Koa from 'koa';
 import type { AppDeps, AppState } from '../context';
 import { ApiError } from '../errors';
-import { claimIdempotencyKey, completeIdempotencyKey, fingerprintOf, releaseIdempotencyKey } from '../../src/idempotency/store';
+import { loggableError } from './errorMapping';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  fingerprintOf,
+  IDEMPOTENCY_LEASE_RENEW_MS,
+  IdempotencyLeaseLostError,
+  releaseIdempotencyKey,
+  renewIdempotencyLease,
+  type IdempotencyLease,
+} from '../../src/idempotency/store';
 
 /**
  * Idempotency as a middleware (Stripe's model). The record is keyed by (authenticated key,
@@ -12,6 +22,10 @@ import { claimIdempotencyKey, completeIdempotencyKey, fingerprintOf, releaseIdem
  * What is replayed: successes, and refusals that stay true for the original request
  * (`payment_method_required`). What is not stored, so a retry is evaluated afresh:
  * validation errors, not-found bindings, scope/tier/cap refusals, rate limits and 5xx.
+ *
+ * The claim is a lease renewed while the request runs and fenced by a token (src/idempotency/store.ts):
+ * a request whose record was taken over answers 409 `idempotency_in_progress`, and when it completes
+ * inside its own transaction (`completeInTransaction`) its effect rolls back with it.
  */
 const STICKY_ERROR_CODES = new Set(['payment_method_required']);
 const MAX_KEY_LENGTH = 255;
@@ -40,7 +54,7 @@ export function idempotency(options: { required: boolean; scope: string }, deps:
       case 'reused':
         throw new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request in the last 12 hours');
       case 'in_progress':
-        throw new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress', undefined, { 'Retry-After': '1' });
+        throw inProgress();
       case 'replay':
         ctx.status = claim.status;
         ctx.body = claim.body;
@@ -50,29 +64,68 @@ export function idempotency(options: { required: boolean; scope: string }, deps:
         break;
     }
 
-    let completedInHandler = false;
-    ctx.state.idempotency = {
-      async completeInTransaction(trx, status, replayBody) {
-        await completeIdempotencyKey(trx, claim.recordId, status, replayBody, deps.now());
-        completedInHandler = true;
+    await runHolding(claim.lease, ctx, next, deps);
+  };
+}
+
+function inProgress(): ApiError {
+  return new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress', undefined, { 'Retry-After': '1' });
+}
+
+/** Runs the handler while holding (and renewing) the lease, then stores or releases the record. */
+async function runHolding(lease: IdempotencyLease, ctx: Koa.ParameterizedContext<AppState>, next: Koa.Next, deps: AppDeps): Promise<void> {
+  // Once the outcome is being written, a renewal that finds the record completed is no news.
+  let settling = false;
+  const renewal = setInterval(() => {
+    renewIdempotencyLease(deps.db, lease, deps.now()).then(
+      (held) => {
+        if (!held && !settling) ctx.state.log.warn({ idempotency_record: lease.recordId }, 'idempotency lease lost while the request ran');
       },
-    };
+      (err: unknown) => ctx.state.log.warn({ err: loggableError(err), idempotency_record: lease.recordId }, 'idempotency lease renewal failed'),
+    );
+  }, IDEMPOTENCY_LEASE_RENEW_MS);
+  renewal.unref();
+
+  let completedInHandler = false;
+  ctx.state.idempotency = {
+    async completeInTransaction(trx, status, replayBody) {
+      settling = true;
+      await completeIdempotencyKey(trx, lease, status, replayBody, deps.now());
+      completedInHandler = true;
+    },
+  };
+  try {
     try {
       await next();
     } catch (err) {
+      settling = true;
+      // Another request holds the key now; this one's transaction has rolled back.
+      if (err instanceof IdempotencyLeaseLostError) throw inProgress();
       if (err instanceof ApiError && STICKY_ERROR_CODES.has(err.code)) {
-        await completeIdempotencyKey(deps.db, claim.recordId, err.status, err.toBody(), deps.now());
+        await completeIdempotencyKey(deps.db, lease, err.status, err.toBody(), deps.now()).catch(ignoreLostLease);
       } else {
-        // Deletes only a record still in progress: one the handler completed and committed stays.
-        await releaseIdempotencyKey(deps.db, claim.recordId);
+        // Deletes only a record still held and in progress: one the handler completed and committed stays.
+        await releaseIdempotencyKey(deps.db, lease);
       }
       throw err;
     }
+    settling = true;
     if (completedInHandler) return;
     if (ctx.status >= 200 && ctx.status < 300) {
-      await completeIdempotencyKey(deps.db, claim.recordId, ctx.status, ctx.state.replayBody ?? ctx.body, deps.now());
+      // This handler's effect is not in a transaction with the record: if the lease was lost
+      // meanwhile, the response stays true for this request, and the record is the other one's.
+      await completeIdempotencyKey(deps.db, lease, ctx.status, ctx.state.replayBody ?? ctx.body, deps.now()).catch((err: unknown) => {
+        ignoreLostLease(err);
+        ctx.state.log.warn({ idempotency_record: lease.recordId }, 'request completed after its idempotency lease was taken over');
+      });
     } else {
-      await releaseIdempotencyKey(deps.db, claim.recordId);
+      await releaseIdempotencyKey(deps.db, lease);
     }
-  };
+  } finally {
+    clearInterval(renewal);
+  }
+}
+
+function ignoreLostLease(err: unknown): void {
+  if (!(err instanceof IdempotencyLeaseLostError)) throw err;
 }

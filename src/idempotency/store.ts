@@ -3,12 +3,33 @@ import type { Knex } from 'knex';
 
 /**
  * Postgres-backed idempotency records, shared by every API instance. A record is claimed
- * (in_progress, with a lease) before the handler runs and completed with the response, or
- * deleted when the outcome must not be replayed. Records live 12 hours.
+ * (in_progress, with a lease and a fencing token) before the handler runs and completed with the
+ * response, or deleted when the outcome must not be replayed. Records live 12 hours.
+ *
+ * The lease is renewed while the request runs, so only a request that stopped renewing (its
+ * process died or lost the database) is taken over. A takeover writes a new token; completing,
+ * renewing and releasing all require the token, so the request that lost its lease can neither
+ * complete the record nor, when it completes inside its own transaction, commit its effect.
  */
 export const IDEMPOTENCY_TTL_MS = 12 * 60 * 60 * 1000;
-/** A request still in progress after this long is presumed dead; a retry may take it over. */
+/** A request that has not renewed its lease for this long is presumed dead; a retry may take it over. */
 export const IDEMPOTENCY_LEASE_MS = 60 * 1000;
+/** How often a running request renews its lease: three chances before it can lapse. */
+export const IDEMPOTENCY_LEASE_RENEW_MS = IDEMPOTENCY_LEASE_MS / 3;
+
+/** A record owned by one request: its id and the fencing token of this request's claim. */
+export interface IdempotencyLease {
+  recordId: string;
+  leaseToken: string;
+}
+
+/** The record was taken over by another request (this one's lease lapsed): nothing of this request may commit. */
+export class IdempotencyLeaseLostError extends Error {
+  constructor(readonly recordId: string) {
+    super(`idempotency record ${recordId} is no longer held by this request`);
+    this.name = 'IdempotencyLeaseLostError';
+  }
+}
 
 export interface IdempotencyIdentity {
   principalKeyId: string;
@@ -18,7 +39,7 @@ export interface IdempotencyIdentity {
 }
 
 export type Claim =
-  | { kind: 'owned'; recordId: string }
+  | { kind: 'owned'; lease: IdempotencyLease }
   | { kind: 'replay'; status: number; body: unknown }
   | { kind: 'reused' }
   | { kind: 'in_progress' };
@@ -40,11 +61,12 @@ function canonicalJson(value: unknown): string {
 }
 
 export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now: Date): Promise<Claim> {
+  const leaseToken = crypto.randomUUID();
   const claimed = await db.raw(
-    `insert into idempotency_keys (principal_key_id, scope, idempotency_key, fingerprint, state, locked_until, created_at, expires_at)
-     values (?, ?, ?, ?, 'in_progress', ?, ?, ?)
+    `insert into idempotency_keys (principal_key_id, scope, idempotency_key, fingerprint, state, locked_until, lease_token, created_at, expires_at)
+     values (?, ?, ?, ?, 'in_progress', ?, ?, ?, ?)
      on conflict (principal_key_id, scope, idempotency_key) do update
-       set fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until,
+       set fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until, lease_token = excluded.lease_token,
            response_status = null, response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
        where idempotency_keys.expires_at <= ?
           or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until <= ? and idempotency_keys.fingerprint = excluded.fingerprint)
@@ -55,13 +77,14 @@ export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now
       id.idempotencyKey,
       id.fingerprint,
       new Date(now.getTime() + IDEMPOTENCY_LEASE_MS),
+      leaseToken,
       now,
       new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
       now,
       now,
     ],
   );
-  if (claimed.rows.length === 1) return { kind: 'owned', recordId: String(claimed.rows[0].id) };
+  if (claimed.rows.length === 1) return { kind: 'owned', lease: { recordId: String(claimed.rows[0].id), leaseToken } };
 
   const existing = await db('idempotency_keys')
     .where({ principal_key_id: id.principalKeyId, scope: id.scope, idempotency_key: id.idempotencyKey })
@@ -73,14 +96,25 @@ export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now
   return { kind: 'replay', status: existing.response_status, body: existing.response_body };
 }
 
-export async function completeIdempotencyKey(db: Knex | Knex.Transaction, recordId: string, status: number, body: unknown, now: Date): Promise<void> {
-  await db('idempotency_keys')
-    .where({ id: recordId, state: 'in_progress' })
+/** Stores the response; inside the handler's transaction, a lost lease rolls the effect back with it. */
+export async function completeIdempotencyKey(db: Knex | Knex.Transaction, lease: IdempotencyLease, status: number, body: unknown, now: Date): Promise<void> {
+  const updated = await db('idempotency_keys')
+    .where({ id: lease.recordId, state: 'in_progress', lease_token: lease.leaseToken })
     .update({ state: 'completed', response_status: status, response_body: JSON.stringify(body ?? null), locked_until: now });
+  if (updated !== 1) throw new IdempotencyLeaseLostError(lease.recordId);
 }
 
-export async function releaseIdempotencyKey(db: Knex, recordId: string): Promise<void> {
-  await db('idempotency_keys').where({ id: recordId, state: 'in_progress' }).del();
+/** Extends a running request's lease; false when the record is no longer this request's. */
+export async function renewIdempotencyLease(db: Knex, lease: IdempotencyLease, now: Date): Promise<boolean> {
+  const updated = await db('idempotency_keys')
+    .where({ id: lease.recordId, state: 'in_progress', lease_token: lease.leaseToken })
+    .update({ locked_until: new Date(now.getTime() + IDEMPOTENCY_LEASE_MS) });
+  return updated === 1;
+}
+
+/** Deletes the record if this request still holds it, so a retry is evaluated afresh. */
+export async function releaseIdempotencyKey(db: Knex, lease: IdempotencyLease): Promise<void> {
+  await db('idempotency_keys').where({ id: lease.recordId, state: 'in_progress', lease_token: lease.leaseToken }).del();
 }
 
 export async function purgeExpiredIdempotencyKeys(db: Knex, now: Date): Promise<number> {
