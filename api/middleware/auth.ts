@@ -6,6 +6,8 @@ import { recordComplianceEvent } from '../../src/compliance/events';
 import { hasScope } from '../../src/keys/scopes';
 import { tierAllows } from '../../src/keys/tiers';
 import { lookupKey, touchLastUsed } from '../../src/keys/store';
+import { consumeRateLimit } from '../../src/limits/limiter';
+import { bucketFor, RATE_LIMITS } from '../../src/limits/policies';
 
 /** `Authorization: Bearer <key>`; surrounding spaces are tolerated, as the public client trims them. */
 function bearerToken(header: string): string | undefined {
@@ -36,15 +38,20 @@ export function authenticate(auth: RouteAuth, deps: AppDeps): Koa.Middleware<App
       if (key.kind === 'service') throw new ApiError(403, 'forbidden', 'Service keys authenticate only the /v1/keys plane');
       // The tier is checked first: for an agent key it is the more precise answer.
       if (!tierAllows(key.permissions, auth.verb)) {
-        await recordComplianceEvent(deps.db, {
-          workspaceId: key.workspace_id,
-          environment: key.environment,
-          eventType: 'agent_key_permission_denied',
-          actorKeyId: key.id,
-          lineId: key.line_id,
-          metadata: { tier: key.permissions, verb: auth.verb, method: ctx.method, path: ctx.path },
-          at: now,
-        });
+        // A key hammering a verb it may not use writes one event a minute, not one per request.
+        const who = { workspaceId: key.workspace_id, environment: key.environment, userId: key.user_id, keyId: key.id };
+        const throttle = await consumeRateLimit(deps.db, bucketFor('events.permission_denied', who, auth.verb), RATE_LIMITS['events.permission_denied'], now);
+        if (throttle.allowed) {
+          await recordComplianceEvent(deps.db, {
+            workspaceId: key.workspace_id,
+            environment: key.environment,
+            eventType: 'agent_key_permission_denied',
+            actorKeyId: key.id,
+            lineId: key.line_id,
+            metadata: { tier: key.permissions, verb: auth.verb, method: ctx.method, path: ctx.path },
+            at: now,
+          });
+        }
         throw new ApiError(403, 'agent_permission_denied', `A ${key.permissions} key cannot ${auth.verb}`, [
           { field: 'tier', message: key.permissions },
           { field: 'verb', message: auth.verb },

@@ -242,6 +242,15 @@ export function offsetPaginationParams(maxOffset = MAX_OFFSET) {
   ];
 }
 
+/**
+ * A list the public client reads without paging (lines, disclosures): the same parameters, but
+ * the default page is the largest, so one request still returns everything a usual workspace has.
+ */
+export function boundedListParams(pageSize = 100) {
+  const [limit, offset] = offsetPaginationParams();
+  return [{ ...limit, schema: { ...limit.schema, maximum: pageSize, default: pageSize } }, offset];
+}
+
 /** A required JSON request body with this schema. */
 export function jsonRequestBody(schema: object) {
   return { required: true, content: { 'application/json': { schema } } };

@@ -199,6 +199,7 @@ export function billingRoutes(): RouteDef[] {
       method: 'patch',
       path: '/api/v1/settings',
       operationId: 'updateSettings',
+      rateLimit: 'settings.update',
       auth: { kind: 'standard', scope: 'keys:admin', verb: 'admin' },
       doc: {
         summary: 'Change settings (owners and admins: they include how the card is charged)',

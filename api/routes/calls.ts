@@ -261,6 +261,7 @@ export function callRoutes(): RouteDef[] {
       method: 'get',
       path: '/api/v1/calls',
       operationId: 'listCalls',
+      rateLimit: 'reads',
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
       doc: {
         summary: 'Calls, newest first',
@@ -288,6 +289,7 @@ export function callRoutes(): RouteDef[] {
       method: 'post',
       path: '/api/v1/calls/{id}/hangup',
       operationId: 'hangUpCall',
+      rateLimit: 'calls.control',
       auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
       doc: {
         summary: 'Hang up a call (an empty body is fine); answers with the ended call',
@@ -337,6 +339,7 @@ export function callRoutes(): RouteDef[] {
       method: 'post',
       path: '/api/v1/calls/{id}/speak',
       operationId: 'speakOnCall',
+      rateLimit: 'calls.control',
       auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
       doc: {
         summary: 'Say something on a live call, optionally waiting for the answer',
@@ -363,6 +366,7 @@ export function callRoutes(): RouteDef[] {
       method: 'post',
       path: '/api/v1/calls/{id}/wait',
       operationId: 'waitOnCall',
+      rateLimit: 'calls.control',
       auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
       doc: {
         summary: 'Wait for the caller’s next sentence on a live call',
@@ -377,6 +381,7 @@ export function callRoutes(): RouteDef[] {
       method: 'post',
       path: '/api/v1/calls/{id}/press',
       operationId: 'pressOnCall',
+      rateLimit: 'calls.control',
       auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
       doc: {
         summary: 'Send DTMF digits on a live call',

@@ -2,7 +2,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { parseDateOrDateTime } from '../openapi/formats';
-import { errorResponse, offsetPaginationParams, jsonRequestBody } from '../openapi/schemas';
+import { boundedListParams, errorResponse, offsetPaginationParams, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/compliance/consent';
 import { findLine } from '../../src/lines/store';
@@ -116,8 +116,13 @@ async function createDisclosure(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 async function listDisclosures(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
-  const rows = await deps.db<DisclosureRow>('disclosures').where({ workspace_id: principal.workspaceId, environment: principal.environment }).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
-  ctx.body = { disclosures: rows.map(toDisclosure) };
+  const q = ctx.state.query as { limit: number; offset: number };
+  const all = () => deps.db<DisclosureRow>('disclosures').where({ workspace_id: principal.workspaceId, environment: principal.environment });
+  const [rows, [{ total }]] = await Promise.all([
+    all().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    all().count<{ total: string }[]>('id as total'),
+  ]);
+  ctx.body = { disclosures: rows.map(toDisclosure), total: Number(total) };
 }
 
 export function toComplianceEvent(row: Record<string, unknown>) {
@@ -226,6 +231,7 @@ export function complianceRoutes(): RouteDef[] {
       method: 'delete',
       path: '/api/v1/consent',
       operationId: 'revokeConsent',
+      rateLimit: 'consent.revoke',
       auth: { kind: 'standard', scope: 'consent:write', verb: 'admin' },
       doc: {
         summary: 'Revoke the active consents of a number (on one line, or on every line the key may act on)',
@@ -263,11 +269,18 @@ export function complianceRoutes(): RouteDef[] {
       method: 'get',
       path: '/api/v1/disclosures',
       operationId: 'listDisclosures',
+      rateLimit: 'reads',
       auth: readAuth,
-      doc: { summary: 'Disclosures, newest first', tags: ['compliance'], responses: { '200': { description: '`{disclosures}`' } } },
+      doc: {
+        summary: 'Disclosures, newest first',
+        description: 'Offset pagination; the default page (100) holds every disclosure of most workspaces.',
+        tags: ['compliance'],
+        parameters: boundedListParams(),
+        responses: { '200': { description: '`{disclosures, total}`' } },
+      },
       handler: listDisclosures,
     },
-    { method: 'get', path: '/api/v1/compliance/audit', operationId: 'complianceAudit', auth: readAuth, doc: auditDoc, handler: audit },
-    { method: 'get', path: '/api/v1/compliance/events', operationId: 'complianceEvents', auth: readAuth, doc: { ...auditDoc, description: 'Alias of /api/v1/compliance/audit.' }, handler: audit },
+    { method: 'get', path: '/api/v1/compliance/audit', operationId: 'complianceAudit', auth: readAuth, rateLimit: 'reads', doc: auditDoc, handler: audit },
+    { method: 'get', path: '/api/v1/compliance/events', operationId: 'complianceEvents', auth: readAuth, rateLimit: 'reads', doc: { ...auditDoc, description: 'Alias of /api/v1/compliance/audit.' }, handler: audit },
   ];
 }

@@ -202,6 +202,7 @@ export function keyPlaneRoutes(): RouteDef[] {
       path: '/v1/keys/{id}',
       aliases: ['/api/v1/keys/{id}'],
       operationId: 'updateAgentKey',
+      rateLimit: 'keys.update',
       doc: {
         summary: 'Update name, label, line binding (null = account-wide), permissions or monthly cap',
         tags: ['keys'],
@@ -217,6 +218,7 @@ export function keyPlaneRoutes(): RouteDef[] {
       path: '/v1/keys/{id}',
       aliases: ['/api/v1/keys/{id}'],
       operationId: 'revokeAgentKey',
+      rateLimit: 'keys.revoke',
       doc: {
         summary: 'Soft-revoke: effective on the next request; the row stays readable',
         tags: ['keys'],

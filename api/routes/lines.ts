@@ -2,7 +2,7 @@ import { ApplicationFailure, WithStartWorkflowOperation, WorkflowExecutionAlread
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
-import { errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
+import { boundedListParams, errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
 import {
@@ -257,24 +257,36 @@ export function lineRoutes(): RouteDef[] {
       method: 'get',
       path: '/api/v1/lines',
       operationId: 'listLines',
+      rateLimit: 'reads',
       auth: { kind: 'standard', scope: 'numbers:read', verb: 'read' },
       doc: {
         summary: "List the workspace's lines in this environment, newest first",
+        description: 'Offset pagination; the default page (100) holds every line of most workspaces, and `total` tells when there are more.',
         tags: ['lines'],
+        parameters: boundedListParams(),
         responses: {
           '200': {
-            description: '`{lines: [line]}`',
-            content: { 'application/json': { schema: { type: 'object', required: ['lines'], properties: { lines: { type: 'array', items: ref('Line') } } } } },
+            description: '`{lines: [line], total}`',
+            content: {
+              'application/json': { schema: { type: 'object', required: ['lines', 'total'], properties: { lines: { type: 'array', items: ref('Line') }, total: { type: 'integer' } } } },
+            },
           },
         },
       },
       handler: async (ctx, deps) => {
         const principal = principalOf(ctx);
+        const { limit, offset } = ctx.state.query as { limit: number; offset: number };
         const allowed = allowedLineIds(principal);
-        const query = linesOf(deps.db, principal);
-        if (allowed) query.whereIn('id', [...allowed]);
-        const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
-        ctx.body = { lines: rows.map(toLineRecord) };
+        const visible = () => {
+          const query = linesOf(deps.db, principal);
+          if (allowed) query.whereIn('id', [...allowed]);
+          return query;
+        };
+        const [rows, [{ total }]] = await Promise.all([
+          visible().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+          visible().count<{ total: string }[]>('id as total'),
+        ]);
+        ctx.body = { lines: rows.map(toLineRecord), total: Number(total) };
       },
     },
     {
@@ -336,6 +348,7 @@ export function lineRoutes(): RouteDef[] {
       method: 'post',
       path: '/api/v1/lines/{id}/webhook-secret/rotate',
       operationId: 'rotateLineWebhookSecret',
+      rateLimit: 'lines.secret_rotate',
       auth: { kind: 'standard', scope: 'webhooks:write', verb: 'admin' },
       idempotency: { required: false },
       doc: {

@@ -51,10 +51,16 @@ async function listDeliveries(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.body = { deliveries: rows.map(toDeliveryRecord), total: Number(total) };
 }
 
+/** Stats cover a bounded window, so the query reads an index range, not a workspace's whole history. */
+const STATS_WINDOW_MS = 7 * 24 * 3600_000;
+const STATS_BY_HOUR_MS = 24 * 3600_000;
+
 async function stats(ctx: AppContext, deps: AppDeps): Promise<void> {
   const q = ctx.state.query as { line_id?: string };
-  const scoped = () => {
-    const query = deliveriesOf(ctx, deps);
+  const now = deps.now().getTime();
+  const since = new Date(now - STATS_WINDOW_MS);
+  const scoped = (from: Date) => {
+    const query = deliveriesOf(ctx, deps).andWhere('created_at', '>=', from);
     if (q.line_id) query.andWhere({ line_id: q.line_id });
     return query;
   };
@@ -63,12 +69,10 @@ async function stats(ctx: AppContext, deps: AppDeps): Promise<void> {
     db.raw("count(*) filter (where status = 'success')::int as success"),
     db.raw("count(*) filter (where status = 'failed')::int as failed"),
   ];
-  const since = new Date(deps.now().getTime() - 24 * 3600_000);
   const [[overall], byType, byHour] = await Promise.all([
-    scoped().select(counts(deps.db)),
-    scoped().select('event_type', ...counts(deps.db)).groupBy('event_type').orderBy('event_type'),
-    scoped()
-      .andWhere('created_at', '>=', since)
+    scoped(since).select(counts(deps.db)),
+    scoped(since).select('event_type', ...counts(deps.db)).groupBy('event_type').orderBy('event_type'),
+    scoped(new Date(now - STATS_BY_HOUR_MS))
       .select(deps.db.raw("to_char(date_trunc('hour', created_at at time zone 'UTC'), 'YYYY-MM-DD\"T\"HH24:00:00\"Z\"') as hour"), ...counts(deps.db))
       .groupByRaw('1')
       .orderBy('hour'),
@@ -78,10 +82,12 @@ async function stats(ctx: AppContext, deps: AppDeps): Promise<void> {
     total: overall.total,
     success: overall.success,
     failed: overall.failed,
-    // Share of finished attempts that succeeded, 0..1 (pending attempts are not judged yet).
-    success_rate: finished === 0 ? null : Math.round((overall.success / finished) * 10_000) / 10_000,
+    // Share of finished attempts that succeeded, 0..1 (pending attempts are not judged yet); 0 when
+    // none finished, as the client types it a number, never null.
+    success_rate: finished === 0 ? 0 : Math.round((overall.success / finished) * 10_000) / 10_000,
     by_event_type: byType,
     by_hour: byHour,
+    since: since.toISOString(),
   };
 }
 
@@ -122,6 +128,7 @@ export function webhookRoutes(): RouteDef[] {
       method: 'get',
       path: '/api/v1/webhooks/deliveries',
       operationId: 'listWebhookDeliveries',
+      rateLimit: 'reads',
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
       doc: {
         summary: 'Delivery attempts, newest first: one row per attempt',
@@ -140,12 +147,14 @@ export function webhookRoutes(): RouteDef[] {
       method: 'get',
       path: '/api/v1/webhooks/stats',
       operationId: 'webhookStats',
+      rateLimit: 'reads',
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
       doc: {
-        summary: 'Totals, success rate (0..1 of finished attempts), by event type, and by hour for the last 24 hours',
+        summary: 'Totals, success rate and counts by event type over the last 7 days (from `since`), and by hour for the last 24 hours',
+        description: '`success_rate` is the share of finished attempts that succeeded, 0..1, and 0 when none has finished. Pending attempts count in `total` only.',
         tags: ['webhooks'],
         parameters: [{ name: 'line_id', in: 'query', schema: { type: 'string', format: 'uuid' } }],
-        responses: { '200': { description: 'Unwrapped stats object' } },
+        responses: { '200': { description: 'Unwrapped `{total, success, failed, success_rate, by_event_type, by_hour, since}`' } },
       },
       handler: stats,
     },

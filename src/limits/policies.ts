@@ -1,6 +1,7 @@
 /**
  * Every rate limit of the service, in one table (spec "Limits", plus the key list's 600/h
- * from the client's history). Routes name a row; nothing else holds a limit.
+ * from the client's history, plus rows of our own for endpoints the spec leaves unlimited that
+ * do unbounded work; docs/decisions.md "Rate limits"). Routes name a row; nothing else holds a limit.
  * Partition: per workspace and environment unless the spec says per user or per service key.
  */
 export type Partition = 'workspace_env' | 'user' | 'key';
@@ -27,12 +28,28 @@ export const RATE_LIMITS = {
   'consent.create': { limit: 100, windowSeconds: HOUR, partition: 'workspace_env' },
   'disclosures.create': { limit: 20, windowSeconds: HOUR, partition: 'workspace_env' },
   'webhooks.test': { limit: 10, windowSeconds: HOUR, partition: 'workspace_env' },
-  /** Read endpoints named by the spec: conversations, settings, usage (and billing reads). */
+  /**
+   * Read endpoints named by the spec: conversations, settings, usage (and billing reads), and by
+   * the same measure every list or aggregate that scans a workspace's history: lines, calls,
+   * webhook deliveries and stats, compliance audit and events, disclosures.
+   */
   reads: { limit: 60, windowSeconds: HOUR, partition: 'workspace_env', perRoute: true },
+  /** Live call control (speak, wait, press, hangup), together: each is a Temporal update or signal. */
+  'calls.control': { limit: 600, windowSeconds: 60, partition: 'workspace_env' },
+  'settings.update': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
+  'lines.secret_rotate': { limit: 10, windowSeconds: HOUR, partition: 'workspace_env' },
+  'consent.revoke': { limit: 100, windowSeconds: HOUR, partition: 'workspace_env' },
   'audit.read': { limit: 60, windowSeconds: HOUR, partition: 'user' },
   'keys.mint': { limit: 60, windowSeconds: HOUR, partition: 'key' },
   'keys.rotate': { limit: 30, windowSeconds: HOUR, partition: 'key', retryAfterSeconds: 120 },
   'keys.list': { limit: 600, windowSeconds: HOUR, partition: 'key' },
+  'keys.update': { limit: 60, windowSeconds: HOUR, partition: 'key' },
+  'keys.revoke': { limit: 60, windowSeconds: HOUR, partition: 'key' },
+  /**
+   * Not a limit on requests: how often a refusal for the key's tier writes its compliance event
+   * (one per key and verb per minute; every refusal is still answered 403 and logged).
+   */
+  'events.permission_denied': { limit: 1, windowSeconds: 60, partition: 'key', perRoute: true },
 } as const satisfies Record<string, LimitPolicy>;
 
 export type LimitName = keyof typeof RATE_LIMITS;

@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import { consumeRateLimit } from '../../src/limits/limiter';
 import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/limits/policies';
 import { runCommand } from '../../src/cli/main';
+import { createApp } from '../../api/app';
+import { createLogger } from '../../src/logger';
 import { webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 const HOUR = 3600_000;
@@ -106,5 +108,65 @@ describe('rate limits', () => {
       expect(again.status).toBe(201);
       expect(again.body.line.id).toBe(first.body.line.id);
     }
+  });
+
+  describe('endpoints the spec leaves unlimited that do unbounded or expensive work (security L8)', () => {
+    it('each has a row of the limits table', () => {
+      const { routes } = createApp({ config: h.config, db: h.db, temporal: h.temporal, logger: createLogger('api-test', 'silent'), now: () => new Date() });
+      const limitOf = (method: string, path: string) => routes.find((r) => r.method === method && r.path === path)?.rateLimit;
+      const expected: Array<[string, string, LimitName]> = [
+        ['get', '/api/v1/webhooks/stats', 'reads'],
+        ['get', '/api/v1/webhooks/deliveries', 'reads'],
+        ['get', '/api/v1/lines', 'reads'],
+        ['get', '/api/v1/disclosures', 'reads'],
+        ['get', '/api/v1/calls', 'reads'],
+        ['get', '/api/v1/compliance/audit', 'reads'],
+        ['get', '/api/v1/compliance/events', 'reads'],
+        ['post', '/api/v1/calls/{id}/speak', 'calls.control'],
+        ['post', '/api/v1/calls/{id}/wait', 'calls.control'],
+        ['post', '/api/v1/calls/{id}/press', 'calls.control'],
+        ['post', '/api/v1/calls/{id}/hangup', 'calls.control'],
+        ['patch', '/api/v1/settings', 'settings.update'],
+        ['post', '/api/v1/lines/{id}/webhook-secret/rotate', 'lines.secret_rotate'],
+        ['patch', '/v1/keys/{id}', 'keys.update'],
+        ['delete', '/v1/keys/{id}', 'keys.revoke'],
+        ['delete', '/api/v1/consent', 'consent.revoke'],
+      ];
+      expect(expected.map(([method, path]) => [method, path, limitOf(method, path)])).toEqual(expected);
+    });
+
+    it('GET /api/v1/webhooks/stats: 60 per hour, each read endpoint on its own window, with Retry-After', async () => {
+      for (let i = 0; i < 60; i += 1) expect((await h.request('GET', '/api/v1/webhooks/stats', { key: tenant.keys.test })).status).toBe(200);
+      const refused = await h.request('GET', '/api/v1/webhooks/stats', { key: tenant.keys.test });
+      expect(refused.status).toBe(429);
+      expect(refused.body.error.code).toBe('rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(3500);
+      expect((await h.request('GET', '/api/v1/webhooks/deliveries', { key: tenant.keys.test })).status).toBe(200);
+      h.clock.advance(HOUR);
+      expect((await h.request('GET', '/api/v1/webhooks/stats', { key: tenant.keys.test })).status).toBe(200);
+    });
+
+    it('DELETE /v1/keys/{id}: 60 per hour per service key', async () => {
+      const id = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'k' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id;
+      // Revoking a revoked key answers 200 again: the same request can be repeated.
+      for (let i = 0; i < 60; i += 1) expect((await h.request('DELETE', `/v1/keys/${id}`, { key: tenant.keys.serviceTest })).status).toBe(200);
+      const refused = await h.request('DELETE', `/v1/keys/${id}`, { key: tenant.keys.serviceTest });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    });
+
+    it('a key refused for its tier writes one compliance event per verb per minute, however often it asks', async () => {
+      const agent = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'reader', permissions: 'read_only' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
+      const denied = () => h.request('POST', '/api/v1/calls', { key: agent.plaintext_key, body: { line_id: crypto.randomUUID(), to_number: '+14155550123' } });
+      const events = async () => Number((await h.db('compliance_events').where({ actor_key_id: agent.id, event_type: 'agent_key_permission_denied' }).count<{ n: string }[]>('id as n'))[0].n);
+      for (let i = 0; i < 5; i += 1) expect((await denied()).body.error.code).toBe('agent_permission_denied');
+      expect(await events()).toBe(1);
+      // Another verb is its own event.
+      expect((await h.request('POST', '/api/v1/lines', { key: agent.plaintext_key, body: webhookLine() })).body.error.code).toBe('agent_permission_denied');
+      expect(await events()).toBe(2);
+      h.clock.advance(61_000);
+      await denied();
+      expect(await events()).toBe(3);
+    });
   });
 });
