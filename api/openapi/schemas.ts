@@ -24,7 +24,7 @@ const lineWritableFields = {
   language: {
     type: 'string',
     enum: [...LANGUAGES],
-    description: 'Speech recognition language (default `multi`). Any value other than `multi` on a hosted line is refused with 400 hosted_mode_language_pinning_unsupported.',
+    description: 'Speech recognition language (default `multi`). Setting it on a hosted line, `multi` included, is refused with 400 hosted_mode_language_pinning_unsupported (hosted lines detect the language).',
   },
   endpointing_ms: nullable({ type: 'integer', minimum: 100, maximum: 2000 }),
 };

@@ -77,9 +77,12 @@ function hasScheme(value: string, schemes: string[]): boolean {
   }
 }
 
-/** Spec rule 2: hosted lines detect language themselves; pinning one is refused. */
+/**
+ * Spec rule 2: hosted lines detect language themselves, so *setting* `language` on one is refused,
+ * `multi` included (the spec wins over the client's "must keep multi"). Not sending it is fine.
+ */
 export function isLanguagePinningRefused(mode: LineMode, language: string | undefined): boolean {
-  return mode === 'hosted' && language !== undefined && language !== DEFAULT_LANGUAGE;
+  return mode === 'hosted' && language !== undefined;
 }
 
 /** Trims the voice slug; an empty string clears it. */

@@ -66,12 +66,19 @@ describe('OpenAPI document and request validation', () => {
     expect(res.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['endpointing_ms', 'name', 'recording_enabled']);
   });
 
-  it('400 hosted_mode_language_pinning_unsupported when a hosted line pins a language', async () => {
+  it('400 hosted_mode_language_pinning_unsupported when a hosted line sets a language, multi included (spec rule 2)', async () => {
     const res = await create({ name: 'x', mode: 'hosted', system_prompt: 'Be kind', language: 'en' });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('hosted_mode_language_pinning_unsupported');
     const multi = await create({ name: 'x', mode: 'hosted', system_prompt: 'Be kind', language: 'multi' });
-    expect(multi.status).toBe(201);
+    expect(multi.status).toBe(400);
+    expect(multi.body.error.code).toBe('hosted_mode_language_pinning_unsupported');
+    const unset = await create({ name: 'x', mode: 'hosted', system_prompt: 'Be kind' });
+    expect(unset.status).toBe(201);
+    expect(unset.body.line.language).toBe('multi');
+    const patched = await h.request('PATCH', `/api/v1/lines/${unset.body.line.id}`, { key: tenant.keys.test, body: { language: 'multi' } });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.code).toBe('hosted_mode_language_pinning_unsupported');
   });
 
   it('trims the voice slug and clears an empty one', async () => {

