@@ -29,8 +29,7 @@ export function createApiServer(app: App, timeouts: ServerTimeouts): http.Server
 }
 
 function answerConnect(app: App, req: http.IncomingMessage, socket: Duplex): void {
-  const target = req.url ?? '';
-  const path = target.startsWith('/') ? new URL(target, 'http://localhost').pathname : undefined;
+  const path = pathOf(req.url ?? '');
   const allowed = path === undefined ? undefined : app.allowedMethods(path);
   const error = allowed ? methodNotAllowed('CONNECT', allowed) : errors.notFound('Route');
   const body = JSON.stringify(error.toBody());
@@ -44,4 +43,14 @@ function answerConnect(app: App, req: http.IncomingMessage, socket: Duplex): voi
   const head = [`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
   socket.on('error', () => socket.destroy());
   socket.end(`${head}\r\n\r\n${body}`);
+}
+
+/** The path of an origin-form target (`/api/v1/lines?x`); an authority-form one (`host:443`) has none. */
+function pathOf(target: string): string | undefined {
+  if (!target.startsWith('/')) return undefined;
+  try {
+    return new URL(target, 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
 }
