@@ -33,6 +33,8 @@ export const RATE_LIMITS = {
   'keys.mint': { limit: 60, windowSeconds: HOUR, partition: 'key' },
   'keys.rotate': { limit: 30, windowSeconds: HOUR, partition: 'key', retryAfterSeconds: 120 },
   'keys.list': { limit: 600, windowSeconds: HOUR, partition: 'key' },
+  /** Delegated minting (`/api-tokens`, `/api/v1/auth/keys`); not in the spec: the keys plane's 60/h, per workspace so a subtree cannot multiply it. */
+  'tokens.mint': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
 } as const satisfies Record<string, LimitPolicy>;
 
 export type LimitName = keyof typeof RATE_LIMITS;
