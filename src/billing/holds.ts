@@ -72,17 +72,15 @@ async function capRefusal(trx: Knex.Transaction, key: KeyLimits, amountCents: nu
 /** Called with the account lock held, and the balance read under it. The acting key's caps first, then each capped ancestor's, nearest first. */
 async function check(trx: Knex.Transaction, tenant: BillingTenant, balanceCents: number, keyId: string | null, amountCents: number, at: Date): Promise<HoldRefusal | undefined> {
   if (keyId) {
-    const key = await trx('api_keys').where({ id: keyId }).first('ancestor_ids');
-    if (key) {
-      const chain: string[] = [keyId, ...[...(key.ancestor_ids as string[])].reverse()];
-      const capped = await trx<KeyLimits>('api_keys')
-        .whereIn('id', chain)
-        .andWhere((q) => q.whereNotNull('spend_limit_cents').orWhereNotNull('monthly_cap_cents'))
-        .select('id', 'spend_limit_cents', 'spend_reset_period', 'monthly_cap_cents');
-      for (const limits of capped.sort((a, b) => chain.indexOf(a.id) - chain.indexOf(b.id))) {
-        const refusal = await capRefusal(trx, limits, amountCents, at);
-        if (refusal) return refusal;
-      }
+    // The key and its ancestors that carry a cap, in one query; checked nearest first.
+    const capped = await trx<KeyLimits & { depth: number }>('api_keys')
+      .whereRaw('id = any(array[?]::uuid[] || (select a.ancestor_ids from api_keys a where a.id = ?))', [keyId, keyId])
+      .andWhere((q) => q.whereNotNull('spend_limit_cents').orWhereNotNull('monthly_cap_cents'))
+      .select('id', 'spend_limit_cents', 'spend_reset_period', 'monthly_cap_cents', trx.raw('cardinality(ancestor_ids) as depth'))
+      .orderBy('depth', 'desc');
+    for (const limits of capped) {
+      const refusal = await capRefusal(trx, limits, amountCents, at);
+      if (refusal) return refusal;
     }
   }
   const [{ held }] = await trx('spend_holds')
