@@ -69,6 +69,7 @@ Commands:
   key create --workspace W --env test|live [--user U] [--name N] [--scopes a,b]
   service-key create --workspace W --env test|live [--user U] [--name N]
   service-key revoke --workspace W --id KEY_ID
+                                            revoke it and the agent keys it minted
   payment-method add --workspace W --card NUMBER --exp MM/YY [--user U] [--default]
   opt-out add|remove --workspace W --env test|live --number E164
                                             stop (or allow again) calls and SMS to a number
