@@ -26,7 +26,7 @@ const tokenResponse = (description: string) => ({
 });
 
 /** The principal's user's current role: a minter never passes on more than its user may hold. */
-export async function roleOf(deps: AppDeps, principal: Principal): Promise<Role> {
+async function roleOf(deps: AppDeps, principal: Principal): Promise<Role> {
   const user = await findUser(deps.db, principal.userId);
   if (!user) throw errors.invalidApiKey();
   return user.role;

@@ -19,7 +19,7 @@ async function readFeed(ctx: AppContext, deps: AppDeps): Promise<void> {
   const q = ctx.state.query as { api_key_id?: string; limit?: number; event_types?: string };
   const requested = q.api_key_id ?? 'self';
   let targetId = principal.key.id;
-  if (requested !== 'self' && requested !== principal.key.id) {
+  if (requested !== 'self' && requested.toLowerCase() !== principal.key.id) {
     // Rule 2 before rule 1: a line-scoped key may read only itself, whoever the target is.
     if (principal.key.line_id) {
       throw new ApiError(403, 'agent_scope_error', 'A line-scoped key can read only its own activity', [{ field: 'line_id', message: principal.key.line_id }]);
