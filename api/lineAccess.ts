@@ -1,6 +1,7 @@
-import type { Principal } from './context';
-import { ApiError } from './errors';
-import { restrictedLineIds } from '../src/keys/grants';
+import type { AppDeps, Principal } from './context';
+import { ApiError, errors } from './errors';
+import { keyRestrictions, restrictedLineIds } from '../src/keys/grants';
+import { findUser } from '../src/workspaces/service';
 
 /**
  * Which lines a key may act on. A line-scoped agent key (line_id set) is held to its line
@@ -20,12 +21,36 @@ export function assertLineAllowed(principal: Principal, lineId: string): void {
   throw new ApiError(403, 'forbidden', "This line is not in the key's number allow-list", [{ field: 'line_id', message: lineId }]);
 }
 
-/** Provisioning a new number: a key restricted to particular lines cannot add lines. */
-export function assertMayAddLines(principal: Principal): void {
+/**
+ * A write that reaches every line of the workspace (a new line, a workspace-wide disclosure):
+ * refused to a key restricted to particular lines, with the same codes as a single line.
+ */
+export function assertWorkspaceWide(principal: Principal, action: { lineScoped: string; allowListed: string }): void {
   if (principal.key.line_id) {
-    throw new ApiError(403, 'agent_scope_error', 'A line-scoped key cannot create lines', [{ field: 'line_id', message: principal.key.line_id }]);
+    throw new ApiError(403, 'agent_scope_error', action.lineScoped, [{ field: 'line_id', message: principal.key.line_id }]);
   }
   if (principal.key.grant_numbers) {
-    throw new ApiError(403, 'forbidden', 'A key limited to a number allow-list cannot provision new numbers', [{ field: 'grant.resources.numbers', message: 'restricted' }]);
+    throw new ApiError(403, 'forbidden', action.allowListed, [{ field: 'grant.resources.numbers', message: 'restricted' }]);
   }
+}
+
+/** Provisioning a new number: a key restricted to particular lines cannot add lines. */
+export function assertMayAddLines(principal: Principal): void {
+  assertWorkspaceWide(principal, {
+    lineScoped: 'A line-scoped key cannot create lines',
+    allowListed: 'A key limited to a number allow-list cannot provision new numbers',
+  });
+}
+
+/**
+ * Workspace-wide money and routing (settings): only an unrestricted key of an owner or admin,
+ * i.e. one an operator made for them, with no parent, line, allow-list, cap or lower tier.
+ * 403 `forbidden`, one detail per restriction.
+ */
+export async function assertUnrestrictedAdminKey(deps: AppDeps, principal: Principal, what: string): Promise<void> {
+  const user = await findUser(deps.db, principal.userId);
+  const restrictions = keyRestrictions(principal.key);
+  if (user && user.role !== 'owner' && user.role !== 'admin') restrictions.unshift({ field: 'role', message: user.role });
+  if (!user) throw errors.invalidApiKey();
+  if (restrictions.length > 0) throw errors.forbidden(`Only an unrestricted key of an owner or admin may change ${what}`, restrictions);
 }

@@ -90,6 +90,8 @@ export const componentSchemas: Record<string, object> = {
       last_used_at: nullable({ type: 'string', format: 'date-time' }),
       rotated_from: nullable({ type: 'string', format: 'uuid' }),
       created_by_service_key_id: nullable({ type: 'string', format: 'uuid' }),
+      parent_key_id: nullable({ type: 'string', format: 'uuid', description: 'On /api/v1/auth/keys: the key that minted this one.' }),
+      scopes: { type: 'array', items: { type: 'string' }, description: 'On /api/v1/auth/keys: the scopes the key holds.' },
       plaintext_key: { type: 'string', description: 'Only in the first response to a mint or rotate; never in replays or reads.' },
     },
   },

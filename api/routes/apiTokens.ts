@@ -1,12 +1,19 @@
-import { principalOf, type AppContext, type AppDeps } from '../context';
+import { principalOf, type AppContext, type AppDeps, type Principal } from '../context';
 import { ApiError, errors } from '../errors';
+import { answeringKeyRefusals } from '../keyErrors';
 import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { grantExcess, type Grant } from '../../src/keys/grants';
-import type { Scope } from '../../src/keys/scopes';
-import { grantOf, mintScopedToken, revokeScopedToken, scopedTokensOf, toScopedTokenRecord } from '../../src/keys/scopedTokens';
+import { isRootKey, withinSubtree } from '../../src/keys/ancestry';
+import { authorityExcess, authorityOf, type Grant } from '../../src/keys/grants';
+import type { Role, Scope } from '../../src/keys/scopes';
+import { mintScopedToken, revokeScopedToken, scopedTokensOf, toScopedTokenRecord } from '../../src/keys/scopedTokens';
+import { findUser } from '../../src/workspaces/service';
 
-/** Scoped-key delegation at `/api-tokens` (spec: "Scoped key delegation"); needs `keys:admin`. */
+/**
+ * Scoped-key delegation at `/api-tokens` (spec: "Scoped key delegation"); needs `keys:admin`.
+ * A root key (made by an operator) manages the workspace's keys in its environment; a delegated
+ * key sees and revokes only its own subtree (anything else is 404, existence not leaked).
+ */
 interface MintBody {
   name: string;
   grant: { scopes: Scope[]; resources?: { numbers?: string[] }; spendLimit?: { amountCents: number; resetPeriod?: 'monthly' | null } | null };
@@ -17,6 +24,19 @@ const tokenResponse = (description: string) => ({
   description,
   content: { 'application/json': { schema: { type: 'object', required: ['api_token'], properties: { api_token: ref('ScopedKey'), key: { type: 'string' } } } } },
 });
+
+/** The principal's user's current role: a minter never passes on more than its user may hold. */
+async function roleOf(deps: AppDeps, principal: Principal): Promise<Role> {
+  const user = await findUser(deps.db, principal.userId);
+  if (!user) throw errors.invalidApiKey();
+  return user.role;
+}
+
+/** The keys the principal manages here: all of them for a root key, else itself and its descendants. */
+function managedBy(deps: AppDeps, principal: Principal) {
+  const query = scopedTokensOf(deps.db, principal);
+  return isRootKey(principal.key) ? query : withinSubtree(query, principal.key);
+}
 
 async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
@@ -31,13 +51,15 @@ async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
     const unknown = grant.numbers.filter((id) => !known.includes(id));
     if (unknown.length) throw errors.validation([{ field: 'grant.resources.numbers', message: `Unknown lines: ${unknown.join(', ')}` }]);
   }
+  const role = await roleOf(deps, principal);
   const now = deps.now();
-  const result = await deps.db.transaction(async (trx) => {
-    const minted = await mintScopedToken(trx, { parent: principal.key, name: body.name, grant, now });
-    if (minted.ok) await ctx.state.idempotency?.completeInTransaction(trx, 201, { api_token: toScopedTokenRecord(minted.row) });
-    return minted;
-  });
-  if (!result.ok) throw new ApiError(403, 'forbidden', "The requested grant exceeds the minting key's own", result.excess);
+  const result = await answeringKeyRefusals(() =>
+    deps.db.transaction(async (trx) => {
+      const minted = await mintScopedToken(trx, { parent: principal.key, role, name: body.name, grant, now });
+      await ctx.state.idempotency?.completeInTransaction(trx, 201, { api_token: toScopedTokenRecord(minted.row) });
+      return minted;
+    }),
+  );
   ctx.status = 201;
   ctx.body = { api_token: toScopedTokenRecord(result.row), key: result.plaintext };
 }
@@ -46,19 +68,22 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const { limit, offset } = ctx.state.query as { limit: number; offset: number };
   const [rows, [{ total }]] = await Promise.all([
-    scopedTokensOf(deps.db, principal).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
-    scopedTokensOf(deps.db, principal).count<{ total: string }[]>('id as total'),
+    managedBy(deps, principal).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+    managedBy(deps, principal).count<{ total: string }[]>('id as total'),
   ]);
   ctx.body = { api_tokens: rows.map(toScopedTokenRecord), total: Number(total) };
 }
 
 async function revoke(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
-  const target = await scopedTokensOf(deps.db, principal).andWhere({ id: ctx.params.id }).first();
+  const target = await managedBy(deps, principal).andWhere({ id: ctx.params.id }).first();
   if (!target) throw errors.notFound('API token');
   // Revoking is as powerful as minting: only keys within the caller's own grant.
-  const excess = grantExcess(grantOf(principal.key), grantOf(target));
-  if (excess.length > 0) throw new ApiError(403, 'forbidden', "This key's grant exceeds yours; you cannot revoke it", excess);
+  const excess = authorityExcess(authorityOf(principal.key, await roleOf(deps, principal)), authorityOf(target));
+  if (excess.length > 0) {
+    const fields = { scopes: 'grant.scopes', tier: 'grant.scopes', lines: 'grant.resources.numbers', spend: 'grant.spendLimit' } as const;
+    throw new ApiError(403, 'forbidden', "This key's grant exceeds yours; you cannot revoke it", excess.map((e) => ({ field: fields[e.part], message: e.message })));
+  }
   const revoked = await deps.db.transaction((trx) => revokeScopedToken(trx, { target, actor: principal.key, now: deps.now() }));
   ctx.body = { api_token: toScopedTokenRecord(revoked) };
 }
@@ -71,12 +96,16 @@ export function apiTokenRoutes(): RouteDef[] {
       operationId: 'mintApiToken',
       auth,
       idempotency: { required: false },
+      rateLimit: 'tokens.mint',
       doc: {
         summary: 'Mint a child key within this key’s grant',
-        description: 'The child inherits workspace, user and environment. `key` (the plaintext) is in this response only. Scopes, number allow-list and spend limit may not exceed the minting key’s (403 with details naming the part).',
+        description:
+          'The child inherits workspace, user, environment and permission tier; `parent_key_id` is the minting key. `key` (the plaintext) is in this response only. ' +
+          'Scopes, number allow-list and spend limit may not exceed the minting key’s (403 with details naming the part). ' +
+          'Spend anywhere below a key counts against its limit. Revoking a key revokes every key below it. 60 per hour per workspace and environment (shared with POST /api/v1/auth/keys).',
         tags: ['keys'],
         requestBody: jsonRequestBody(ref('ScopedKeyMintRequest')),
-        responses: { '201': tokenResponse('`{api_token, key}`') },
+        responses: { '201': tokenResponse('`{api_token, key}`'), '403': errorResponse('`forbidden`: the grant exceeds the minting key’s'), '429': errorResponse('`rate_limited`') },
       },
       handler: mint,
     },
@@ -86,7 +115,7 @@ export function apiTokenRoutes(): RouteDef[] {
       operationId: 'listApiTokens',
       auth,
       doc: {
-        summary: "List the workspace's keys in this environment (agent keys are listed on /v1/keys), newest first",
+        summary: "List the workspace's keys in this environment (agent keys are listed on /v1/keys), newest first; a delegated key lists only itself and its descendants",
         tags: ['keys'],
         parameters: offsetPaginationParams(100_000),
         responses: {
@@ -104,7 +133,7 @@ export function apiTokenRoutes(): RouteDef[] {
       operationId: 'revokeApiToken',
       auth,
       doc: {
-        summary: 'Revoke a key (effective on its next request)',
+        summary: 'Revoke a key and every key below it (effective on their next request)',
         tags: ['keys'],
         parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
         responses: { '200': tokenResponse('`{api_token}` with `revoked_at` set'), '404': errorResponse('`not_found`') },

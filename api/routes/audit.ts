@@ -4,6 +4,8 @@ import { isUuid } from '../openapi/formats';
 import { errorResponse } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { recordComplianceEvent } from '../../src/compliance/events';
+import { isDescendantOf, isRootKey } from '../../src/keys/ancestry';
+import type { ApiKeyRow } from '../../src/keys/store';
 
 /**
  * The agent self-audit feed (spec "Agent self-audit feed", rules 1-8): what a key did, newest
@@ -18,14 +20,21 @@ async function readFeed(ctx: AppContext, deps: AppDeps): Promise<void> {
   const q = ctx.state.query as { api_key_id?: string; limit?: number; event_types?: string };
   const requested = q.api_key_id ?? 'self';
   let targetId = principal.key.id;
-  if (requested !== 'self' && requested !== principal.key.id) {
+  if (requested !== 'self' && requested.toLowerCase() !== principal.key.id) {
     // Rule 2 before rule 1: a line-scoped key may read only itself, whoever the target is.
     if (principal.key.line_id) {
       throw new ApiError(403, 'agent_scope_error', 'A line-scoped key can read only its own activity', [{ field: 'line_id', message: principal.key.line_id }]);
     }
-    // Anything but a UUID names no key: 404 like an unknown one (rule 1), never a 422 that tells them apart.
-    const target = isUuid(requested) ? await deps.db('api_keys').where({ id: requested, user_id: principal.userId, environment: principal.environment }).first('id') : undefined;
-    if (!target) throw errors.notFound('Key');
+    // Rule 1 and 3: a key of the same user and environment, never a service key; a root (operator-made)
+    // key reads any of them, every other key only its own descendants. Anything else, and anything
+    // that is not a UUID, is 404 like an unknown key: never a 422 that tells them apart.
+    const target = isUuid(requested)
+      ? await deps
+          .db<ApiKeyRow>('api_keys')
+          .where({ id: requested, user_id: principal.userId, environment: principal.environment, kind: 'standard' })
+          .first('id', 'ancestor_ids')
+      : undefined;
+    if (!target || !(isRootKey(principal.key) || isDescendantOf(target, principal.key.id))) throw errors.notFound('Key');
     targetId = target.id;
   }
 
@@ -73,10 +82,11 @@ export function auditRoutes(): RouteDef[] {
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
       rateLimit: 'audit.read',
       doc: {
-        summary: "The caller key's own activity (or another key of the same user and environment), newest first",
+        summary: "The caller key's own activity (or that of a key below it), newest first",
         description:
           'Calls, SMS, compliance events and billing transactions caused by the key; carrier-initiated traffic has no actor key and is not included. ' +
-          'Line-scoped keys read only themselves (403 agent_scope_error); other targets must be keys of the same user and environment (404 otherwise). ' +
+          'Line-scoped keys read only themselves (403 agent_scope_error). Another target must be a (non-service) key of the same user and environment, and, unless the caller is a root key ' +
+          '(made by an operator, not minted by another key), one of the keys minted below the caller; anything else is 404. ' +
           'Each successful read writes an audit_read compliance event. 60 per hour per user. Service keys are refused.',
         tags: ['compliance'],
         parameters: [
@@ -92,7 +102,7 @@ export function auditRoutes(): RouteDef[] {
         responses: {
           '200': { description: '`{events: [{type, id, created_at, createdAt, data}], limit, api_key_id}`' },
           '403': errorResponse('`agent_scope_error` (line-scoped key reading another key) or `forbidden`'),
-          '404': errorResponse('`not_found`: not a key of this user in this environment'),
+          '404': errorResponse('`not_found`: not a key this caller may read'),
           '429': errorResponse('`rate_limited`'),
         },
       },

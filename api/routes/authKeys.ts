@@ -1,15 +1,19 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { errors } from '../errors';
-import { errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
+import { answeringKeyRefusals } from '../keyErrors';
+import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { isBindableLine, mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/keys/agentKeys';
+import { isRootKey, withinSubtree } from '../../src/keys/ancestry';
+import { mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/keys/agentKeys';
 import { DEFAULT_TIER, isSettableTier } from '../../src/keys/tiers';
+import type { ApiKeyRow } from '../../src/keys/store';
 import { monthlySpendByKey } from '../../src/billing/holds';
 import { findUser } from '../../src/workspaces/service';
 
 /**
  * The older `/api/v1/auth/keys`: owners and admins create and list the workspace's regular
- * keys. Same storage and record as the keys plane.
+ * keys, with the agent fields (tier, label, line, cap). Same storage and record as the keys
+ * plane. The calling key is the minter: the new key is its child and never exceeds it.
  */
 const auth = { kind: 'standard' as const, scope: 'keys:admin' as const, verb: 'admin' as const };
 
@@ -20,6 +24,9 @@ async function requireAdminUser(ctx: AppContext, deps: AppDeps) {
   return user;
 }
 
+/** The key record of this path: the agent fields, plus the scopes the key holds and the key that minted it. */
+const authKeyRecord = (row: ApiKeyRow, monthlySpendCents?: number) => ({ ...toKeyRecord(row, monthlySpendCents), scopes: row.scopes, parent_key_id: row.parent_key_id });
+
 async function create(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const user = await requireAdminUser(ctx, deps);
@@ -28,20 +35,20 @@ async function create(ctx: AppContext, deps: AppDeps): Promise<void> {
     throw errors.validation([{ field: 'permissions', message: `${body.permissions} cannot be set through the API` }]);
   }
   const owner = { workspaceId: principal.workspaceId, userId: user.id, role: user.role, environment: principal.environment };
-  if (body.line_id && !(await isBindableLine(deps.db, owner, body.line_id))) throw errors.notFound('Line');
   const now = deps.now();
-  const record = await deps.db.transaction(async (trx) => {
-    const minted = await mintAgentKey(trx, {
-      owner,
-      fields: { name: body.name, agent_label: body.agent_label ?? null, line_id: body.line_id ?? null, permissions: body.permissions ?? DEFAULT_TIER, monthly_cap_cents: body.monthly_cap_cents ?? null },
-      actorKeyId: principal.key.id,
-      createdByServiceKeyId: null,
-      now,
-    });
-    const key = toKeyRecord(minted.row);
-    await ctx.state.idempotency?.completeInTransaction(trx, 201, { key });
-    return { ...key, plaintext_key: minted.plaintext };
-  });
+  const record = await answeringKeyRefusals(() =>
+    deps.db.transaction(async (trx) => {
+      const minted = await mintAgentKey(trx, {
+        owner,
+        minter: principal.key,
+        fields: { name: body.name, agent_label: body.agent_label ?? null, line_id: body.line_id ?? null, permissions: body.permissions ?? DEFAULT_TIER, monthly_cap_cents: body.monthly_cap_cents ?? null },
+        now,
+      });
+      const key = authKeyRecord(minted.row);
+      await ctx.state.idempotency?.completeInTransaction(trx, 201, { key });
+      return { ...key, plaintext_key: minted.plaintext };
+    }),
+  );
   ctx.status = 201;
   ctx.body = { key: record };
 }
@@ -49,12 +56,17 @@ async function create(ctx: AppContext, deps: AppDeps): Promise<void> {
 async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   await requireAdminUser(ctx, deps);
-  const rows = await deps
-    .db('api_keys')
-    .where({ workspace_id: principal.workspaceId, environment: principal.environment, kind: 'standard' })
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  const { limit, offset } = ctx.state.query as { limit: number; offset: number };
+  const visible = () => {
+    const query = deps.db<ApiKeyRow>('api_keys').where({ workspace_id: principal.workspaceId, environment: principal.environment, kind: 'standard' });
+    return isRootKey(principal.key) ? query : withinSubtree(query, principal.key);
+  };
+  const [rows, [{ total }]] = await Promise.all([
+    visible().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+    visible().count<{ total: string }[]>('id as total'),
+  ]);
   const spend = await monthlySpendByKey(deps.db, rows.map((row) => row.id), deps.now());
-  ctx.body = { keys: rows.map((row) => ({ ...toKeyRecord(row, spend.get(row.id) ?? 0), scopes: row.scopes })) };
+  ctx.body = { keys: rows.map((row) => authKeyRecord(row, spend.get(row.id) ?? 0)), total: Number(total) };
 }
 
 export function authKeyRoutes(): RouteDef[] {
@@ -65,13 +77,19 @@ export function authKeyRoutes(): RouteDef[] {
       operationId: 'createAuthKey',
       auth,
       idempotency: { required: false },
+      rateLimit: 'tokens.mint',
       doc: {
-        summary: 'Create a regular key (owners and admins)',
+        summary: 'Create a regular key (owners and admins), a child of the calling key',
+        description:
+          'The new key inherits the calling key’s number allow-list and spend limit; its tier’s scopes, its `line_id` and its `monthly_cap_cents` may not exceed the calling key’s ' +
+          '(403 `forbidden`, details naming `permissions`, `line_id` or `monthly_cap_cents`). `parent_key_id` is the calling key. 60 per hour per workspace and environment (shared with POST /api-tokens).',
         tags: ['keys'],
         requestBody: jsonRequestBody(ref('AuthKeyCreateRequest')),
         responses: {
           '201': { description: '`{key}` with `plaintext_key` (once)', content: { 'application/json': { schema: { type: 'object', properties: { key: ref('AgentKey') } } } } },
+          '403': errorResponse('`forbidden`: not an owner or admin, or beyond the calling key’s grant'),
           '404': errorResponse('`not_found`: the line cannot be bound'),
+          '429': errorResponse('`rate_limited`'),
         },
       },
       handler: create,
@@ -82,9 +100,15 @@ export function authKeyRoutes(): RouteDef[] {
       operationId: 'listAuthKeys',
       auth,
       doc: {
-        summary: "List the workspace's regular keys in this environment (owners and admins)",
+        summary: "List the workspace's regular keys in this environment (owners and admins), newest first; a delegated key lists only itself and its descendants",
         tags: ['keys'],
-        responses: { '200': { description: '`{keys}`', content: { 'application/json': { schema: { type: 'object', properties: { keys: { type: 'array', items: ref('AgentKey') } } } } } } },
+        parameters: offsetPaginationParams(100_000),
+        responses: {
+          '200': {
+            description: '`{keys, total}`; total counts every matching key',
+            content: { 'application/json': { schema: { type: 'object', required: ['keys', 'total'], properties: { keys: { type: 'array', items: ref('AgentKey') }, total: { type: 'integer' } } } } },
+          },
+        },
       },
       handler: list,
     },

@@ -1,10 +1,11 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
-import { allowedLineIds } from '../lineAccess';
+import { allowedLineIds, assertUnrestrictedAdminKey } from '../lineAccess';
 import { errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
 import type { RouteDef } from './types';
 import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/billing/ledger';
+import { recordComplianceEvent } from '../../src/compliance/events';
 import { VOICES } from '../../src/voices/catalog';
 
 /** Billing, settings, usage and voices (spec "Billing, settings, usage, voices"). */
@@ -23,6 +24,9 @@ async function transactions(ctx: AppContext, deps: AppDeps): Promise<void> {
   }
   const { limit, cursor } = ctx.state.query as { limit: number; cursor?: string };
   const query = deps.db<LedgerTransaction>('ledger_transactions').where({ workspace_id: principal.workspaceId, environment: principal.environment });
+  // A key limited to a number allow-list sees the transactions of those lines only.
+  const allowed = allowedLineIds(principal);
+  if (allowed) query.whereIn('line_id', [...allowed]);
   beforeCursor(query, parseCursor(cursor), 'created_at', 'id');
   const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit + 1);
   const { page, has_more, next_cursor } = cursorPage(rows, limit, (row) => ({ at: row.created_at, id: row.id }));
@@ -99,27 +103,57 @@ async function getSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.body = toSettings(account);
 }
 
+/** What the audit keeps of a URL: its origin (paths and queries often carry receiver tokens). */
+function urlOrigin(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    return new URL(value).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Settings are workspace-wide money (how the owner's card is charged) and routing (where every
+ * line without its own webhook sends its events): an unrestricted owner or admin key only, and
+ * every change is a `settings_changed` compliance event, committed with it.
+ */
 async function updateSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
+  await assertUnrestrictedAdminKey(deps, principal, 'workspace settings');
   const body = ctx.state.body as Record<string, unknown>;
   const url = body.default_webhook_url;
   if (typeof url === 'string' && !/^https?:\/\/[^/]+/i.test(url)) throw errors.validation([{ field: 'default_webhook_url', message: 'Must be an http or https URL' }]);
   await ensureAccount(deps.db, principal);
-  const [account] = await deps
-    .db('billing_accounts')
-    .where({ workspace_id: principal.workspaceId, environment: principal.environment })
-    .update({ ...body, updated_at: deps.now() })
-    .returning('*');
+  const now = deps.now();
+  const account = await deps.db.transaction(async (trx) => {
+    const tenant = { workspace_id: principal.workspaceId, environment: principal.environment };
+    const before = await trx('billing_accounts').where(tenant).forUpdate().first();
+    const [after] = await trx('billing_accounts').where(tenant).update({ ...body, updated_at: now }).returning('*');
+    const changed: Record<string, { from: unknown; to: unknown }> = {};
+    for (const field of Object.keys(body)) {
+      const shown = (value: unknown) => (field === 'default_webhook_url' ? urlOrigin(value) : field.endsWith('_cents') ? Number(value) : value);
+      const [from, to] = [shown(before[field]), shown(after[field])];
+      if (String(before[field]) !== String(after[field])) changed[field] = { from, to };
+    }
+    if (Object.keys(changed).length > 0) {
+      await recordComplianceEvent(trx, { workspaceId: principal.workspaceId, environment: principal.environment, eventType: 'settings_changed', actorKeyId: principal.key.id, metadata: { changed }, at: now });
+    }
+    return after;
+  });
   ctx.body = toSettings(account);
 }
+
+/** The most one automatic recharge may charge, and the highest threshold: $1,000 (decisions.md, Billing). */
+export const AUTO_RECHARGE_MAX_CENTS = 100_000;
 
 const settingsSchema = {
   type: 'object',
   properties: {
     default_webhook_url: { type: ['string', 'null'], format: 'uri', maxLength: 2048, description: 'Receives webhook events of lines without a webhook_url' },
     auto_recharge_enabled: { type: 'boolean' },
-    auto_recharge_threshold_cents: { type: 'integer', minimum: 0, maximum: 10_000_000, description: 'Charge the card when the balance falls below this' },
-    auto_recharge_amount_cents: { type: 'integer', minimum: 500, maximum: 10_000_000, description: 'How much each automatic recharge adds' },
+    auto_recharge_threshold_cents: { type: 'integer', minimum: 0, maximum: AUTO_RECHARGE_MAX_CENTS, description: 'Charge the card when the balance falls below this (at most $1,000)' },
+    auto_recharge_amount_cents: { type: 'integer', minimum: 500, maximum: AUTO_RECHARGE_MAX_CENTS, description: 'How much each automatic recharge adds (at most $1,000)' },
   },
 };
 
@@ -153,7 +187,7 @@ export function billingRoutes(): RouteDef[] {
             description: '`{transactions, has_more, next_cursor}`',
             content: { 'application/json': { schema: { type: 'object', properties: { transactions: { type: 'array', items: ref('Transaction') }, has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'] } } } } },
           },
-          '403': errorResponse('`agent_scope_error` for line-scoped keys'),
+          '403': errorResponse('`agent_scope_error` for line-scoped keys (a key limited to a number allow-list sees those lines’ transactions only)'),
         },
       },
       handler: transactions,
@@ -202,10 +236,13 @@ export function billingRoutes(): RouteDef[] {
       rateLimit: 'settings.update',
       auth: { kind: 'standard', scope: 'keys:admin', verb: 'admin' },
       doc: {
-        summary: 'Change settings (owners and admins: they include how the card is charged)',
+        summary: 'Change settings (how the card is charged, where lines without a webhook send events)',
+        description:
+          'Workspace-wide money and routing: needs `keys:admin` on an unrestricted key of an owner or admin (not minted by another key; no line, allow-list, spend limit, ' +
+          'monthly cap or tier below full), else 403 `forbidden` naming each restriction. Each change records a `settings_changed` compliance event.',
         tags: ['settings'],
         requestBody: jsonRequestBody({ ...settingsSchema, additionalProperties: false }),
-        responses: { '200': { description: 'Unwrapped settings' } },
+        responses: { '200': { description: 'Unwrapped settings' }, '403': errorResponse('`forbidden`: not an unrestricted owner or admin key') },
       },
       handler: updateSettings,
     },

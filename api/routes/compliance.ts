@@ -1,9 +1,10 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
-import { allowedLineIds, assertLineAllowed } from '../lineAccess';
+import { allowedLineIds, assertLineAllowed, assertWorkspaceWide } from '../lineAccess';
 import { parseDateOrDateTime } from '../openapi/formats';
 import { boundedListParams, errorResponse, offsetPaginationParams, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
+import { recordComplianceEvent } from '../../src/compliance/events';
 import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/compliance/consent';
 import { findLine } from '../../src/lines/store';
 import { LANGUAGES } from '../../src/lines/rules';
@@ -96,18 +97,38 @@ const toDisclosure = (row: DisclosureRow) => ({
   created_at: row.created_at.toISOString(),
 });
 
+/**
+ * Disclosures belong to the workspace, and a language's default is played on every
+ * compliance-enabled line: a key restricted to particular lines may not write them. A new
+ * default is a `disclosure_default_changed` compliance event, committed with it.
+ */
 async function createDisclosure(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
+  assertWorkspaceWide(principal, {
+    lineScoped: 'A line-scoped key cannot write workspace-wide disclosures',
+    allowListed: 'A key limited to a number allow-list cannot write workspace-wide disclosures',
+  });
   const body = ctx.state.body as { message: string; language?: string; jurisdiction?: string; is_default?: boolean };
   const language = body.language ?? 'en';
+  const now = deps.now();
   const row = await deps.db.transaction(async (trx) => {
     // The first disclosure of a language is its default; a new default replaces the old one.
-    const hasDefault = await trx('disclosures').where({ workspace_id: principal.workspaceId, environment: principal.environment, language, is_default: true }).first('id');
+    const hasDefault = await trx('disclosures').where({ workspace_id: principal.workspaceId, environment: principal.environment, language, is_default: true }).forUpdate().first('id');
     const isDefault = body.is_default ?? !hasDefault;
     if (isDefault && hasDefault) await trx('disclosures').where({ id: hasDefault.id }).update({ is_default: false });
     const [inserted] = await trx<DisclosureRow>('disclosures')
-      .insert({ workspace_id: principal.workspaceId, environment: principal.environment, message: body.message, language, jurisdiction: body.jurisdiction ?? 'US', is_default: isDefault, created_at: deps.now() })
+      .insert({ workspace_id: principal.workspaceId, environment: principal.environment, message: body.message, language, jurisdiction: body.jurisdiction ?? 'US', is_default: isDefault, created_at: now })
       .returning('*');
+    if (isDefault) {
+      await recordComplianceEvent(trx, {
+        workspaceId: principal.workspaceId,
+        environment: principal.environment,
+        eventType: 'disclosure_default_changed',
+        actorKeyId: principal.key.id,
+        metadata: { language, disclosure_id: inserted.id, previous_disclosure_id: hasDefault?.id ?? null },
+        at: now,
+      });
+    }
     return inserted;
   });
   ctx.status = 201;
@@ -249,6 +270,8 @@ export function complianceRoutes(): RouteDef[] {
       rateLimit: 'disclosures.create',
       doc: {
         summary: 'Add an AI disclosure; the default of a language is played at the start of calls on compliance-enabled lines',
+        description:
+          'Workspace-wide: a line-scoped key gets 403 `agent_scope_error`, a key limited to a number allow-list 403 `forbidden`. A new default records a `disclosure_default_changed` compliance event.',
         tags: ['compliance'],
         requestBody: jsonRequestBody({
           type: 'object',
@@ -261,7 +284,7 @@ export function complianceRoutes(): RouteDef[] {
             is_default: { type: 'boolean', description: 'Defaults to true for the first disclosure of a language' },
           },
         }),
-        responses: { '201': { description: '`{disclosure}`' } },
+        responses: { '201': { description: '`{disclosure}`' }, '403': errorResponse('`agent_scope_error` or `forbidden`: a key restricted to particular lines') },
       },
       handler: createDisclosure,
     },

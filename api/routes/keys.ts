@@ -1,10 +1,10 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
+import { answeringKeyRefusals } from '../keyErrors';
 import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import {
   agentKeysOf,
-  isBindableLine,
   mintAgentKey,
   revokeAgentKey,
   rotateAgentKey,
@@ -47,11 +47,6 @@ function refuseLegacyTier(permissions: string | undefined): void {
   }
 }
 
-/** Rule 7: the binding 404 is the same for a missing, foreign, other-environment or released line. */
-async function assertBindable(deps: AppDeps, owner: AgentKeyOwner, lineId: string | null | undefined): Promise<void> {
-  if (lineId && !(await isBindableLine(deps.db, owner, lineId))) throw errors.notFound('Line');
-}
-
 function keyRevoked(): ApiError {
   return new ApiError(409, 'key_revoked', 'This key is revoked; it cannot be changed or rotated');
 }
@@ -64,27 +59,29 @@ async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
     throw errors.validation([{ field: 'environment', message: `Must be ${principal.environment}, the environment of this service key` }]);
   }
   refuseLegacyTier(body.permissions);
-  await assertBindable(deps, owner, body.line_id);
   const now = deps.now();
-  const record = await deps.db.transaction(async (trx) => {
-    const minted = await mintAgentKey(trx, {
-      owner,
-      fields: {
-        name: body.name,
-        agent_label: body.agent_label ?? null,
-        line_id: body.line_id ?? null,
-        permissions: body.permissions ?? DEFAULT_TIER,
-        monthly_cap_cents: body.monthly_cap_cents ?? null,
-      },
-      actorKeyId: principal.key.id,
-      createdByServiceKeyId: principal.key.id,
-      now,
-    });
-    const key = toKeyRecord(minted.row);
-    // The replay is the stored row without the plaintext, committed with the key itself.
-    await ctx.state.idempotency?.completeInTransaction(trx, 201, { key });
-    return { ...key, plaintext_key: minted.plaintext };
-  });
+  // Rule 7's binding 404 (missing, foreign, other-environment or released line) is raised inside
+  // the transaction, so nothing is written and nothing is cached.
+  const record = await answeringKeyRefusals(() =>
+    deps.db.transaction(async (trx) => {
+      const minted = await mintAgentKey(trx, {
+        owner,
+        minter: principal.key,
+        fields: {
+          name: body.name,
+          agent_label: body.agent_label ?? null,
+          line_id: body.line_id ?? null,
+          permissions: body.permissions ?? DEFAULT_TIER,
+          monthly_cap_cents: body.monthly_cap_cents ?? null,
+        },
+        now,
+      });
+      const key = toKeyRecord(minted.row);
+      // The replay is the stored row without the plaintext, committed with the key itself.
+      await ctx.state.idempotency?.completeInTransaction(trx, 201, { key });
+      return { ...key, plaintext_key: minted.plaintext };
+    }),
+  );
   ctx.state.log.info({ minted_key_id: record.id }, 'agent key minted');
   ctx.status = 201;
   ctx.body = { key: record };
@@ -119,8 +116,7 @@ async function update(ctx: AppContext, deps: AppDeps): Promise<void> {
   refuseLegacyTier(changes.permissions);
   const row = await findOwned(ctx, deps, owner);
   if (row.revoked_at) throw keyRevoked();
-  await assertBindable(deps, owner, changes.line_id);
-  const updated = await deps.db.transaction((trx) => updateAgentKey(trx, { key: row, changes, role: owner.role, actorKeyId: principal.key.id, now: deps.now() }));
+  const updated = await answeringKeyRefusals(() => deps.db.transaction((trx) => updateAgentKey(trx, { key: row, changes, owner, minter: principal.key, now: deps.now() })));
   ctx.body = { key: (await withSpend(deps, [updated]))[0] };
 }
 
@@ -135,11 +131,13 @@ async function rotate(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const owner = await ownerOf(ctx, deps);
   const now = deps.now();
-  const result = await deps.db.transaction(async (trx) => {
-    const rotated = await rotateAgentKey(trx, { keyId: ctx.params.id, owner, actorKeyId: principal.key.id, createdByServiceKeyId: principal.key.id, now });
-    if (rotated.outcome === 'rotated') await ctx.state.idempotency?.completeInTransaction(trx, 201, { key: toKeyRecord(rotated.row) });
-    return rotated;
-  });
+  const result = await answeringKeyRefusals(() =>
+    deps.db.transaction(async (trx) => {
+      const rotated = await rotateAgentKey(trx, { keyId: ctx.params.id, owner, minter: principal.key, now });
+      if (rotated.outcome === 'rotated') await ctx.state.idempotency?.completeInTransaction(trx, 201, { key: toKeyRecord(rotated.row) });
+      return rotated;
+    }),
+  );
   if (result.outcome === 'not_found') throw errors.notFound('Key');
   if (result.outcome === 'revoked') throw keyRevoked();
   ctx.state.log.info({ old_key_id: result.old.id, new_key_id: result.row.id }, 'agent key rotated');
@@ -220,7 +218,7 @@ export function keyPlaneRoutes(): RouteDef[] {
       operationId: 'revokeAgentKey',
       rateLimit: 'keys.revoke',
       doc: {
-        summary: 'Soft-revoke: effective on the next request; the row stays readable',
+        summary: 'Soft-revoke, with every key minted below it: effective on the next request; the row stays readable',
         tags: ['keys'],
         parameters: [keyIdParam],
         responses: { '200': keyResponse('The revoked key, `revoked_at` set'), '404': errorResponse('`not_found`') },
@@ -237,10 +235,16 @@ export function keyPlaneRoutes(): RouteDef[] {
       idempotency: { required: true },
       doc: {
         summary: 'Rotate: revoke the key and mint its replacement, in one transaction',
-        description: 'No body. The new key keeps name, agent_label, line_id, permissions and monthly_cap_cents, with `rotated_from` set. A 429 carries `Retry-After: 120`.',
+        description:
+          'No body. The new key keeps name, agent_label, line_id, permissions and monthly_cap_cents, with `rotated_from` set, and the old key’s spend counts against its cap. ' +
+          'Keys minted below the old key are revoked with it. A key bound to a line released since is the binding 404 (not cached: PATCH the binding, then retry). A 429 carries `Retry-After: 120`.',
         tags: ['keys'],
         parameters: [keyIdParam],
-        responses: { '201': keyResponse('The new key with `plaintext_key`'), '404': errorResponse('`not_found`'), '409': errorResponse('`key_revoked`, `idempotency_key_reused`, `idempotency_in_progress`') },
+        responses: {
+          '201': keyResponse('The new key with `plaintext_key`'),
+          '404': errorResponse('`not_found` (the key, or its line can no longer be bound)'),
+          '409': errorResponse('`key_revoked`, `idempotency_key_reused`, `idempotency_in_progress`'),
+        },
       },
       handler: rotate,
     },

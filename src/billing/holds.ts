@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { LINEAGE_OF_KEY_SQL, spendingKeysSql } from '../keys/ancestry';
 import { lockAccount, postLocked, type BillingTenant, type LedgerTransaction, type TransactionType } from './ledger';
 import { monthStart, nextMonthStart } from './periods';
 
@@ -6,7 +7,8 @@ import { monthStart, nextMonthStart } from './periods';
  * Reservations. Before a call, one minute is held; each further minute extends the hold;
  * the end of the call settles the exact charge and releases the rest. Every hold is decided
  * under the account row lock, so concurrent holds can never spend past the balance, a key's
- * grant spend limit or an agent key's monthly cap.
+ * grant spend limit or an agent key's monthly cap. A key's spend is that of its whole subtree
+ * (every key it minted, theirs, ...) across its rotations, so each cap holds across delegation.
  */
 export type HoldRefusal =
   | { code: 'insufficient_credits'; availableCents: number; requiredCents: number }
@@ -17,17 +19,21 @@ export type HoldOutcome = { ok: true; holdId: string; heldCents: number } | { ok
 /** Charge types that count as a key's spend. */
 export const SPEND_TYPES: readonly TransactionType[] = ['call_charge', 'sms_charge', 'number_fee'];
 
-/** What each key has been charged in the UTC month of `at` (keys without charges are absent). */
+/**
+ * What counts against each key's caps in the UTC month of `at`: the charges of its rotation chain
+ * and of every key below it. Keys without charges are absent.
+ */
 export async function monthlySpendByKey(db: Knex, keyIds: readonly string[], at: Date): Promise<Map<string, number>> {
   if (keyIds.length === 0) return new Map();
-  const rows = await db('ledger_transactions')
-    .whereIn('actor_key_id', [...keyIds])
-    .whereIn('type', [...SPEND_TYPES])
-    .andWhere('created_at', '>=', monthStart(at))
-    .andWhere('created_at', '<', nextMonthStart(at))
-    .groupBy('actor_key_id')
-    .select('actor_key_id', db.raw('-sum(amount_cents)::bigint as spent'));
-  return new Map(rows.map((row: { actor_key_id: string; spent: string }) => [row.actor_key_id, Number(row.spent)]));
+  const { rows } = await db.raw(
+    `select k.id,
+            (select coalesce(-sum(t.amount_cents), 0) from ledger_transactions t
+              where t.actor_key_id in (${spendingKeysSql('k.lineage_id')})
+                and t.type = any(?) and t.created_at >= ? and t.created_at < ?)::bigint as spent
+       from api_keys k where k.id = any(?::uuid[])`,
+    [[...SPEND_TYPES], monthStart(at), nextMonthStart(at), [...keyIds]],
+  );
+  return new Map((rows as Array<{ id: string; spent: string }>).filter((row) => Number(row.spent) !== 0).map((row) => [row.id, Number(row.spent)]));
 }
 
 interface KeyLimits {
@@ -37,13 +43,14 @@ interface KeyLimits {
   monthly_cap_cents: string | null;
 }
 
-/** Charges posted by a key since `from` (all time when null), plus what its active holds set aside. */
+/** Charges posted since `from` (all time when null) by the key's subtree and rotation chain, plus what their active holds set aside. */
 async function keySpend(trx: Knex.Transaction, keyId: string, from: Date | null, until: Date | null): Promise<number> {
-  const charges = trx('ledger_transactions').where({ actor_key_id: keyId }).whereIn('type', [...SPEND_TYPES]);
+  const spendingKeys = spendingKeysSql(LINEAGE_OF_KEY_SQL);
+  const charges = trx('ledger_transactions').whereRaw(`actor_key_id in (${spendingKeys})`, [keyId, keyId]).whereIn('type', [...SPEND_TYPES]);
   if (from) charges.andWhere('created_at', '>=', from);
   if (until) charges.andWhere('created_at', '<', until);
   const [{ spent }] = await charges.select(trx.raw('coalesce(-sum(amount_cents), 0)::bigint as spent'));
-  const [{ held }] = await trx('spend_holds').where({ key_id: keyId, status: 'active' }).select(trx.raw('coalesce(sum(amount_cents), 0)::bigint as held'));
+  const [{ held }] = await trx('spend_holds').whereRaw(`key_id in (${spendingKeys})`, [keyId, keyId]).andWhere({ status: 'active' }).select(trx.raw('coalesce(sum(amount_cents), 0)::bigint as held'));
   return Number(spent) + Number(held);
 }
 
@@ -62,12 +69,17 @@ async function capRefusal(trx: Knex.Transaction, key: KeyLimits, amountCents: nu
   return undefined;
 }
 
-/** Called with the account lock held, and the balance read under it. */
+/** Called with the account lock held, and the balance read under it. The acting key's caps first, then each capped ancestor's, nearest first. */
 async function check(trx: Knex.Transaction, tenant: BillingTenant, balanceCents: number, keyId: string | null, amountCents: number, at: Date): Promise<HoldRefusal | undefined> {
   if (keyId) {
-    const key = await trx<KeyLimits>('api_keys').where({ id: keyId }).first('id', 'spend_limit_cents', 'spend_reset_period', 'monthly_cap_cents');
-    if (key) {
-      const refusal = await capRefusal(trx, key, amountCents, at);
+    // The key and its ancestors that carry a cap, in one query; checked nearest first.
+    const capped = await trx<KeyLimits & { depth: number }>('api_keys')
+      .whereRaw('id = any(array[?]::uuid[] || (select a.ancestor_ids from api_keys a where a.id = ?))', [keyId, keyId])
+      .andWhere((q) => q.whereNotNull('spend_limit_cents').orWhereNotNull('monthly_cap_cents'))
+      .select('id', 'spend_limit_cents', 'spend_reset_period', 'monthly_cap_cents', trx.raw('cardinality(ancestor_ids) as depth'))
+      .orderBy('depth', 'desc');
+    for (const limits of capped) {
+      const refusal = await capRefusal(trx, limits, amountCents, at);
       if (refusal) return refusal;
     }
   }

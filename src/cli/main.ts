@@ -10,7 +10,8 @@ import { createDb, migrateLatest, type Db } from '../db/knex';
 import { CardDeclinedError, SimulatedCardProcessor } from '../billing/cardProcessor';
 import { savePaymentMethod } from '../billing/paymentMethods';
 import type { Environment } from '../keys/format';
-import { recordComplianceEvent } from '../compliance/events';
+import { revokeWithDescendants } from '../keys/ancestry';
+import type { ApiKeyRow } from '../keys/store';
 import { optIn, optOut } from '../compliance/optOuts';
 import { toE164 } from '../phone';
 import { isRole, isScope, type Scope } from '../keys/scopes';
@@ -68,6 +69,7 @@ Commands:
   key create --workspace W --env test|live [--user U] [--name N] [--scopes a,b]
   service-key create --workspace W --env test|live [--user U] [--name N]
   service-key revoke --workspace W --id KEY_ID
+                                            revoke it and the agent keys it minted
   payment-method add --workspace W --card NUMBER --exp MM/YY [--user U] [--default]
   opt-out add|remove --workspace W --env test|live --number E164
                                             stop (or allow again) calls and SMS to a number
@@ -281,23 +283,13 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
     case 'service-key revoke': {
       const user = await resolveUser(db, flags);
       const id = stringFlag(flags, 'id', true);
-      const row = /^[0-9a-f-]{36}$/i.test(id) ? await db('api_keys').where({ id, workspace_id: user.workspace_id, kind: 'service' }).first() : undefined;
+      const row = /^[0-9a-f-]{36}$/i.test(id) ? await db<ApiKeyRow>('api_keys').where({ id, workspace_id: user.workspace_id, kind: 'service' }).first() : undefined;
       if (!row) throw new CliError('not_found', `service key ${id} not found in workspace ${user.workspace_id}`);
-      const revokedAt = row.revoked_at ?? new Date();
-      if (!row.revoked_at) {
-        await db.transaction(async (trx) => {
-          await trx('api_keys').where({ id }).update({ revoked_at: revokedAt });
-          await recordComplianceEvent(trx, {
-            workspaceId: row.workspace_id,
-            environment: row.environment,
-            eventType: 'service_key_revoked',
-            actorKeyId: null,
-            metadata: { key_id: id, key_prefix: row.key_prefix, via: 'cli' },
-            at: revokedAt,
-          });
-        });
-      }
-      return { id, key_prefix: row.key_prefix, revoked_at: revokedAt.toISOString() };
+      // The agent keys it minted (and anything below them) go with it, in the same transaction.
+      const { row: revoked, descendants } = await db.transaction((trx) =>
+        revokeWithDescendants(trx, { key: row, actorKeyId: null, now: new Date(), targetEvent: 'service_key_revoked', metadata: { via: 'cli' } }),
+      );
+      return { id, key_prefix: row.key_prefix, revoked_at: revoked.revoked_at!.toISOString(), revoked_agent_keys: descendants.length };
     }
     case 'opt-out add':
     case 'opt-out remove': {

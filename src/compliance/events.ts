@@ -20,7 +20,18 @@ export type KeyLifecycleEvent = (typeof KEY_LIFECYCLE_EVENTS)[number];
 
 /** Events of the compliance plane itself (consent, opt-outs, disclosures, audit reads). */
 /** `sms_sent`: an outbound SMS and what allowed it (`authorization_basis`, and `consent_record_id` under consent). */
-export const COMPLIANCE_EVENTS = ['consent_granted', 'consent_revoked', 'opt_out', 'opt_in', 'disclosure_played', 'audit_read', 'sms_sent'] as const;
+/** `settings_changed` and `disclosure_default_changed`: workspace-wide changes, with the key that made them. */
+export const COMPLIANCE_EVENTS = [
+  'consent_granted',
+  'consent_revoked',
+  'opt_out',
+  'opt_in',
+  'disclosure_played',
+  'audit_read',
+  'sms_sent',
+  'settings_changed',
+  'disclosure_default_changed',
+] as const;
 
 export type ComplianceEventType = KeyLifecycleEvent | (typeof COMPLIANCE_EVENTS)[number];
 

@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { recordComplianceEvent } from '../compliance/events';
 import type { Db } from '../db/knex';
-import { grantExcess, type Grant, type GrantExcess } from './grants';
-import type { Scope } from './scopes';
+import { lockLiveChain, revokeWithDescendants } from './ancestry';
+import { assertWithin, authorityOf, type Grant } from './grants';
+import type { Role, Scope } from './scopes';
 import { insertKey, type ApiKeyRow } from './store';
 
 /** Scoped-key delegation (`/api-tokens`): a `keys:admin` key mints children within its own grant. */
@@ -40,46 +41,57 @@ export function scopedTokensOf(db: Db | Knex.Transaction, tenant: { workspaceId:
     .whereNull('created_by_service_key_id');
 }
 
+const GRANT_FIELDS = { scopes: 'grant.scopes', tier: 'grant.scopes', lines: 'grant.resources.numbers', spend: 'grant.spendLimit' } as const;
+
+/**
+ * Mints a child of `parent` with exactly the requested grant, refused (`GrantExceededError`,
+ * nothing written) beyond the parent's authority. The child keeps the parent's permission tier.
+ */
 export async function mintScopedToken(
   trx: Knex.Transaction,
-  input: { parent: ApiKeyRow; name: string; grant: Grant; now: Date },
-): Promise<{ ok: true; row: ApiKeyRow; plaintext: string } | { ok: false; excess: GrantExcess[] }> {
-  const excess = grantExcess(grantOf(input.parent), input.grant);
-  if (excess.length > 0) return { ok: false, excess };
+  input: { parent: ApiKeyRow; role: Role; name: string; grant: Grant; now: Date },
+): Promise<{ row: ApiKeyRow; plaintext: string }> {
+  const { parent, grant } = input;
+  await lockLiveChain(trx, parent, input.now);
+  const permissions = parent.permissions === 'legacy_full' ? 'full' : parent.permissions;
+  const child = {
+    kind: 'standard' as const,
+    scopes: grant.scopes,
+    grant_numbers: grant.numbers,
+    line_id: null,
+    spend_limit_cents: grant.spendLimit?.amountCents ?? null,
+    spend_reset_period: grant.spendLimit?.resetPeriod ?? null,
+    monthly_cap_cents: null,
+    permissions,
+  };
+  assertWithin(authorityOf(parent, input.role), authorityOf(child), GRANT_FIELDS);
   const minted = await insertKey(trx, {
-    workspaceId: input.parent.workspace_id,
-    userId: input.parent.user_id,
-    environment: input.parent.environment,
+    workspaceId: parent.workspace_id,
+    userId: parent.user_id,
+    environment: parent.environment,
     kind: 'standard',
     name: input.name,
-    scopes: input.grant.scopes,
-    grantNumbers: input.grant.numbers,
-    spendLimitCents: input.grant.spendLimit?.amountCents ?? null,
-    spendResetPeriod: input.grant.spendLimit?.resetPeriod ?? null,
-    parentKeyId: input.parent.id,
+    scopes: grant.scopes,
+    grantNumbers: grant.numbers,
+    spendLimitCents: child.spend_limit_cents,
+    spendResetPeriod: child.spend_reset_period,
+    permissions,
+    minter: parent,
     createdAt: input.now,
   });
   await recordComplianceEvent(trx, {
     workspaceId: minted.row.workspace_id,
     environment: minted.row.environment,
     eventType: 'scoped_key_minted',
-    actorKeyId: input.parent.id,
-    metadata: { key_id: minted.row.id, key_prefix: minted.row.key_prefix, scopes: input.grant.scopes },
+    actorKeyId: parent.id,
+    metadata: { key_id: minted.row.id, key_prefix: minted.row.key_prefix, scopes: grant.scopes },
     at: input.now,
   });
-  return { ok: true, ...minted };
+  return minted;
 }
 
+/** Revokes the key and, in the same transaction, its whole subtree (children minted by it, theirs, ...). */
 export async function revokeScopedToken(trx: Knex.Transaction, input: { target: ApiKeyRow; actor: ApiKeyRow; now: Date }): Promise<ApiKeyRow> {
-  if (input.target.revoked_at) return input.target;
-  const [row] = await trx<ApiKeyRow>('api_keys').where({ id: input.target.id }).update({ revoked_at: input.now }).returning('*');
-  await recordComplianceEvent(trx, {
-    workspaceId: row.workspace_id,
-    environment: row.environment,
-    eventType: 'scoped_key_revoked',
-    actorKeyId: input.actor.id,
-    metadata: { key_id: row.id, key_prefix: row.key_prefix },
-    at: input.now,
-  });
+  const { row } = await revokeWithDescendants(trx, { key: input.target, actorKeyId: input.actor.id, now: input.now, targetEvent: 'scoped_key_revoked' });
   return row;
 }

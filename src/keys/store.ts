@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Db } from '../db/knex';
 import { digestsEqual, generateKey, hashKey, parseKey, type Environment, type KeyKind } from './format';
@@ -23,6 +24,10 @@ export interface ApiKeyRow {
   parent_key_id: string | null;
   created_by_service_key_id: string | null;
   rotated_from: string | null;
+  /** The minting chain, root first (parent keys and the service key that made an agent key); empty for a root key. */
+  ancestor_ids: string[];
+  /** The first key of its rotation chain: spend and caps are counted by it, so a rotation starts no new budget. */
+  lineage_id: string;
   expires_at: Date | null;
   revoked_at: Date | null;
   last_used_at: Date | null;
@@ -43,16 +48,20 @@ export interface NewKey {
   agentLabel?: string | null;
   lineId?: string | null;
   monthlyCapCents?: number | null;
-  parentKeyId?: string | null;
-  createdByServiceKeyId?: string | null;
-  rotatedFrom?: string | null;
+  /** The key that mints this one: its chain becomes this key's ancestors. */
+  minter?: Pick<ApiKeyRow, 'id' | 'kind' | 'ancestor_ids'> | null;
+  /** The key this one replaces: the new key keeps its lineage (and so its spend). */
+  rotatedFrom?: Pick<ApiKeyRow, 'id' | 'lineage_id'> | null;
   createdAt?: Date;
 }
 
 export async function insertKey(db: Db | Knex.Transaction, key: NewKey): Promise<{ row: ApiKeyRow; plaintext: string }> {
   const generated = generateKey(key.kind, key.environment);
+  const id = crypto.randomUUID();
+  const minter = key.minter ?? null;
   const [row] = await db<ApiKeyRow>('api_keys')
     .insert({
+      id,
       workspace_id: key.workspaceId,
       user_id: key.userId,
       environment: key.environment,
@@ -68,9 +77,12 @@ export async function insertKey(db: Db | Knex.Transaction, key: NewKey): Promise
       agent_label: key.agentLabel ?? null,
       line_id: key.lineId ?? null,
       monthly_cap_cents: key.monthlyCapCents ?? null,
-      parent_key_id: key.parentKeyId ?? null,
-      created_by_service_key_id: key.createdByServiceKeyId ?? null,
-      rotated_from: key.rotatedFrom ?? null,
+      // A standard key mints children (parent_key_id); a service key mints agent keys.
+      parent_key_id: minter?.kind === 'standard' ? minter.id : null,
+      created_by_service_key_id: minter?.kind === 'service' ? minter.id : null,
+      ancestor_ids: minter ? [...minter.ancestor_ids, minter.id] : [],
+      rotated_from: key.rotatedFrom?.id ?? null,
+      lineage_id: key.rotatedFrom?.lineage_id ?? id,
       ...(key.createdAt ? { created_at: key.createdAt } : {}),
     } as Record<string, unknown>)
     .returning('*');
@@ -92,7 +104,18 @@ export async function lookupKey(db: Db, plaintext: string, now: Date): Promise<K
   if (!match || match.kind !== parsed.kind || match.environment !== parsed.environment) return { ok: false, reason: 'unknown' };
   if (match.revoked_at && match.revoked_at <= now) return { ok: false, reason: 'revoked' };
   if (match.expires_at && match.expires_at <= now) return { ok: false, reason: 'expired' };
+  // Defence in depth beside revocation's cascade: a key whose minting chain no longer holds is refused.
+  if (match.ancestor_ids.length > 0 && (await hasLapsedAncestor(db, match.ancestor_ids, now))) return { ok: false, reason: 'revoked' };
   return { ok: true, key: match };
+}
+
+/** Whether any of these keys is revoked or expired at `now`. */
+export async function hasLapsedAncestor(db: Db | Knex.Transaction, ancestorIds: readonly string[], now: Date): Promise<boolean> {
+  const lapsed = await db('api_keys')
+    .whereIn('id', [...ancestorIds])
+    .andWhere((q) => q.where('revoked_at', '<=', now).orWhere('expires_at', '<=', now))
+    .first('id');
+  return lapsed !== undefined;
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;

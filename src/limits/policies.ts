@@ -50,6 +50,8 @@ export const RATE_LIMITS = {
    * (one per key and verb per minute; every refusal is still answered 403 and logged).
    */
   'events.permission_denied': { limit: 1, windowSeconds: 60, partition: 'key', perRoute: true },
+  /** Delegated minting (`/api-tokens`, `/api/v1/auth/keys`); not in the spec: the keys plane's 60/h, per workspace so a subtree cannot multiply it. */
+  'tokens.mint': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
 } as const satisfies Record<string, LimitPolicy>;
 
 export type LimitName = keyof typeof RATE_LIMITS;

@@ -157,12 +157,14 @@ describe('compliance plane', () => {
       expect((await feed(agent.plaintext_key)).body.events).toEqual([]);
     });
 
-    it('reads another key of the same user and environment; anything else is 404', async () => {
+    it('a root key reads another key of the same user and environment; anything else is 404', async () => {
       const wildcard = await agentKey();
       const sibling = await agentKey();
-      const ok = await feed(wildcard.plaintext_key, `?api_key_id=${sibling.id}`);
+      const ok = await feed(tenant.keys.test, `?api_key_id=${sibling.id}`);
       expect(ok.status).toBe(200);
       expect(ok.body.api_key_id).toBe(sibling.id);
+      // An agent key is minted by its service key: it reads only keys below it, not its siblings (M5).
+      expect((await feed(wildcard.plaintext_key, `?api_key_id=${sibling.id}`)).status).toBe(404);
       const liveKey = await h.request('POST', '/v1/keys', { key: tenant.keys.serviceLive, body: { name: 'live' }, headers: { 'idempotency-key': crypto.randomUUID() } });
       const foreign = await createTenant(h.db);
       const foreignKey = await h.request('POST', '/v1/keys', { key: foreign.keys.serviceTest, body: { name: 'f' }, headers: { 'idempotency-key': crypto.randomUUID() } });

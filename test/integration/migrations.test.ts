@@ -1,4 +1,7 @@
+import crypto from 'node:crypto';
 import { up as backfillSignupCredit } from '../../src/db/migrations/0008_backfill_signup_credit';
+import { backfillKeyAncestry } from '../../src/db/migrations/0012_key_ancestry';
+import type { ApiKeyRow } from '../../src/keys/store';
 import { balanceOf } from '../../src/billing/ledger';
 import { useHarness } from '../support/harness';
 
@@ -17,5 +20,28 @@ describe('migrations', () => {
       const rows = await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment });
       expect(rows).toMatchObject([{ type: 'signup_credit', amount_cents: '500', balance_after_cents: '500' }]);
     }
+  });
+
+  it('0012 gives existing keys their minting chain and rotation lineage, and revokes what sits under a revoked key', async () => {
+    const { h, tenant } = ctx;
+    const token = async (key: string, scopes: string[]) => (await h.request('POST', '/api-tokens', { key, body: { name: 't', grant: { scopes } } })).body;
+    const child = await token(tenant.keys.test, ['keys:admin', 'read']);
+    const grandchild = await token(child.key, ['read']);
+    const agent = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'a' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
+    const rotated = (await h.request('POST', `/v1/keys/${agent.id}/rotate`, { key: tenant.keys.serviceTest, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
+    const keys = () => h.db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId });
+    const expected = Object.fromEntries((await keys()).map((k) => [k.id, { ancestor_ids: k.ancestor_ids, lineage_id: k.lineage_id }]));
+    expect(expected[grandchild.api_token.id].ancestor_ids).toEqual([child.api_token.parent_key_id, child.api_token.id]);
+    expect(expected[rotated.id].lineage_id).toBe(agent.id);
+
+    // As the rows stood before the migration: no chain, each key its own lineage, revocation not cascaded.
+    await keys().update({ ancestor_ids: [], lineage_id: h.db.raw('id') });
+    await h.db('api_keys').where({ id: child.api_token.id }).update({ revoked_at: new Date() });
+    await backfillKeyAncestry(h.db);
+    await backfillKeyAncestry(h.db);
+    const after = await keys();
+    expect(Object.fromEntries(after.map((k) => [k.id, { ancestor_ids: k.ancestor_ids, lineage_id: k.lineage_id }]))).toEqual(expected);
+    expect(after.find((k) => k.id === grandchild.api_token.id)!.revoked_at).not.toBeNull();
+    expect(after.filter((k) => k.revoked_at).map((k) => k.id).sort()).toEqual([child.api_token.id, grandchild.api_token.id, agent.id].sort());
   });
 });

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { grantExcess, restrictedLineIds, type Grant } from '../../src/keys/grants';
-import { SCOPES, type Scope } from '../../src/keys/scopes';
-import { SETTABLE_TIERS, TIER_SCOPES, TIER_VERBS, tierAllows, VERBS } from '../../src/keys/tiers';
+import { authorityExcess, authorityOf, grantExcess, keyRestrictions, restrictedLineIds, type Authority, type Grant, type KeyRestrictions } from '../../src/keys/grants';
+import { ROLE_PRESETS, SCOPES, type Scope } from '../../src/keys/scopes';
+import { SETTABLE_TIERS, TIER_SCOPES, TIER_VERBS, TIERS, tierAllows, VERBS, type Tier } from '../../src/keys/tiers';
 
 const scopesArb = fc.subarray([...SCOPES] as Scope[], { minLength: 1 });
 const numbersArb = fc.option(fc.subarray(['l1', 'l2', 'l3', 'l4']), { nil: null });
@@ -47,6 +47,74 @@ describe('grant subset rule', () => {
     expect(restrictedLineIds({ grant_numbers: ['a', 'b'], line_id: 'c' })).toEqual(['c']);
     expect(restrictedLineIds({ grant_numbers: ['a', 'b'], line_id: null })).toEqual(['a', 'b']);
     expect(restrictedLineIds({ grant_numbers: null, line_id: null })).toBeUndefined();
+  });
+});
+
+const authorityArb: fc.Arbitrary<Authority> = fc.record({
+  scopes: scopesArb,
+  lines: numbersArb,
+  spendLimits: fc.array(fc.record({ amountCents: fc.nat(10_000), resetPeriod: fc.constantFrom<'monthly' | null>('monthly', null) }), { maxLength: 2 }),
+  tier: fc.constantFrom<Tier>(...TIERS.filter((t) => t !== 'legacy_full')),
+});
+
+const row = (overrides: Partial<KeyRestrictions> = {}): KeyRestrictions => ({
+  kind: 'standard',
+  scopes: ['read'],
+  grant_numbers: null,
+  line_id: null,
+  spend_limit_cents: null,
+  spend_reset_period: null,
+  monthly_cap_cents: null,
+  permissions: 'full',
+  ...overrides,
+});
+
+describe('the delegation rule over whole authorities (every minting path)', () => {
+  it('is transitive, with tiers, line bindings and several caps', () => {
+    fc.assert(
+      fc.property(authorityArb, authorityArb, authorityArb, (a, b, c) => {
+        if (authorityExcess(a, b).length === 0 && authorityExcess(b, c).length === 0) expect(authorityExcess(a, c)).toEqual([]);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('a key never exceeds itself unless a monthly cap promises more than another of its caps', () => {
+    fc.assert(
+      fc.property(authorityArb, (a) => {
+        const falsePromise = a.spendLimits.some((m) => m.resetPeriod === 'monthly' && a.spendLimits.some((o) => m.amountCents > o.amountCents));
+        expect(authorityExcess(a, a).length > 0).toBe(falsePromise);
+      }),
+    );
+  });
+
+  it('refuses a tier with verbs the minter’s tier lacks', () => {
+    const minter: Authority = { scopes: ['read', 'calls:create'], lines: null, spendLimits: [], tier: 'call_only' };
+    expect(authorityExcess(minter, { ...minter, tier: 'read_only' })).toEqual([]);
+    expect(authorityExcess(minter, { ...minter, tier: 'sms_only' })).toEqual([{ part: 'tier', message: "The minting key's call_only tier does not allow: sms" }]);
+  });
+
+  it('a monthly cap may not promise more than a lifetime limit it inherits', () => {
+    const minter = authorityOf(row({ spend_limit_cents: '100' }), 'owner');
+    expect(authorityExcess(minter, authorityOf(row({ spend_limit_cents: '100', monthly_cap_cents: 50 })))).toEqual([]);
+    expect(authorityExcess(minter, authorityOf(row({ spend_limit_cents: '100', monthly_cap_cents: 101 })))).toEqual([
+      { part: 'spend', message: "A monthly cap of 101 cents exceeds the minting key's 100 cents" },
+    ]);
+  });
+
+  it('a service key acts with its user’s role preset; a minter’s scopes are clamped to its user’s current role', () => {
+    expect(authorityOf(row({ kind: 'service', scopes: [] }), 'member')).toEqual({ scopes: ROLE_PRESETS.member, lines: null, spendLimits: [], tier: 'full' });
+    const demoted = authorityOf(row({ scopes: ['keys:admin', 'read', 'numbers:provision'] }), 'member');
+    expect(demoted.scopes).toEqual(['read']);
+    expect(authorityOf(row({ permissions: 'legacy_full' })).tier).toBe('full');
+    expect(authorityOf(row({ line_id: 'l1', grant_numbers: ['l1', 'l2'] })).lines).toEqual(['l1']);
+  });
+
+  it('names every restriction that keeps a key from being unrestricted', () => {
+    const root = { ...row(), ancestor_ids: [], parent_key_id: null, created_by_service_key_id: null };
+    expect(keyRestrictions(root)).toEqual([]);
+    const delegated = { ...root, ancestor_ids: ['p'], parent_key_id: 'p', grant_numbers: ['l1'], spend_limit_cents: '5', permissions: 'read_only' };
+    expect(keyRestrictions(delegated).map((r) => r.field)).toEqual(['parent_key_id', 'grant.resources.numbers', 'grant.spendLimit', 'permissions']);
   });
 });
 
