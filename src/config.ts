@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseNetworks } from './net/addresses';
 
 /**
  * All runtime configuration comes from the environment, read once here.
@@ -32,6 +33,13 @@ export interface Config {
   modelBaseUrl: string;
   modelApiKey: string;
   modelName: string;
+  /**
+   * Networks customer URLs may reach although they are not public (OUTBOUND_ALLOWED_NETWORKS,
+   * CIDR list; empty by default). For local development and tests; see src/net/egress.ts.
+   */
+  outboundAllowedNetworks: string[];
+  /** How long POST /api/v1/webhooks/test waits for its attempt before answering `pending`. */
+  webhookTestWaitMs: number;
 }
 
 export function intFromEnv(name: string, fallback: number): number {
@@ -83,7 +91,20 @@ export function loadConfig(): Config {
     // Not a secret: the simulator accepts any bearer. Real deployments set MODEL_API_KEY.
     modelApiKey: process.env.MODEL_API_KEY || 'simulator',
     modelName: process.env.MODEL_NAME || 'switchboard-sim-1',
+    outboundAllowedNetworks: outboundAllowedNetworks(),
+    webhookTestWaitMs: intFromEnv('WEBHOOK_TEST_WAIT_MS', 15_000),
   };
+}
+
+/** OUTBOUND_ALLOWED_NETWORKS, checked at startup so a typo fails loudly rather than at the first delivery. */
+function outboundAllowedNetworks(): string[] {
+  const raw = process.env.OUTBOUND_ALLOWED_NETWORKS ?? '';
+  try {
+    parseNetworks(raw);
+  } catch (err) {
+    throw new Error(`OUTBOUND_ALLOWED_NETWORKS: ${(err as Error).message}`, { cause: err });
+  }
+  return raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 }
 
 /** Resolved config for code paths that need a database or Temporal address to exist. */

@@ -5,6 +5,7 @@ import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
 import { SimulatorPaymentProcessor } from '../activities/payments/simulatorProcessor';
 import { OpenAiCompatibleModel } from '../activities/model/openAiCompatible';
 import { loadConfig, requireSetting, type Config } from './config';
+import { egressPolicyFor } from './net/egress';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
 import { connectTemporalClient } from './temporal/client';
@@ -33,6 +34,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
       payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
       model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName }),
       secretsKey: () => parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY')),
+      egress: egressPolicyFor(config),
       temporal: () => client,
       taskQueue: config.taskQueue,
       carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { connectedMessage, parseCustomerMessage, StreamFramer, type RelayMessage, type StopMessage, type StopReason } from '../../src/audio/framing';
 import type { Logger } from '../../src/logger';
+import type { EgressPolicy } from '../../src/net/egress';
 import type { CarrierMediaEvent, CarrierMediaStream } from '../carrier/adapter';
 
 /**
@@ -54,6 +55,8 @@ export interface RelayAudioOptions {
   streamId: string;
   /** Abort to end the relay because the call ended: `stop` is sent and both ends are closed. */
   signal: AbortSignal;
+  /** Vets the handler's address on every connection (src/net/egress.ts); a refusal is a failed attempt. */
+  egress: Pick<EgressPolicy, 'webSocketOptions'>;
   log?: Pick<Logger, 'info' | 'warn' | 'debug'>;
   /** A fresh stream id for a reconnect (default `MZ` + 32 hex digits). */
   newStreamId?: () => string;
@@ -91,7 +94,7 @@ export const newAudioStreamId = () => `MZ${crypto.randomBytes(16).toString('hex'
  * (not the call) before returning.
  */
 export async function relayAudio(options: RelayAudioOptions): Promise<RelaySummary> {
-  const { carrier, handlerUrl, callId, lineId, signal } = options;
+  const { carrier, handlerUrl, callId, lineId, signal, egress } = options;
   const log = options.log;
   const newStreamId = options.newStreamId ?? newAudioStreamId;
   const connectTimeoutMs = options.connect?.timeoutMs ?? RELAY_DEFAULTS.connectTimeoutMs;
@@ -125,7 +128,7 @@ export async function relayAudio(options: RelayAudioOptions): Promise<RelaySumma
     for (let attempt = 1; attempt <= connectAttempts; attempt += 1) {
       if (stopping.aborted) return { error: 'stopped' };
       try {
-        return await openCustomerSocket(handlerUrl, connectTimeoutMs, stopping);
+        return await openCustomerSocket(handlerUrl, connectTimeoutMs, stopping, egress);
       } catch (err) {
         lastError = (err as Error).message;
         log?.warn({ call_id: callId, attempt, error: lastError }, 'audio handler connection failed');
@@ -316,12 +319,16 @@ function terminate(ws: WebSocket): void {
   ws.terminate();
 }
 
-/** Opens the customer's socket, or throws (handshake timeout, refusal, network error, `signal`). */
-function openCustomerSocket(url: string, timeoutMs: number, signal: AbortSignal): Promise<WebSocket> {
+/**
+ * Opens the customer's socket, or throws (egress refusal, handshake timeout, refusal, network
+ * error, `signal`). Redirects are not followed (`ws`'s default).
+ */
+async function openCustomerSocket(url: string, timeoutMs: number, signal: AbortSignal, egress: Pick<EgressPolicy, 'webSocketOptions'>): Promise<WebSocket> {
+  const vetted = await egress.webSocketOptions(url);
   return new Promise((resolve, reject) => {
     let ws: WebSocket;
     try {
-      ws = new WebSocket(url, { ...CUSTOMER_SOCKET, handshakeTimeout: timeoutMs });
+      ws = new WebSocket(url, { ...CUSTOMER_SOCKET, ...vetted, handshakeTimeout: timeoutMs });
     } catch (err) {
       reject(err as Error);
       return;

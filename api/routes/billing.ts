@@ -6,6 +6,8 @@ import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '.
 import type { RouteDef } from './types';
 import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/billing/ledger';
 import { VOICES } from '../../src/voices/catalog';
+import { egressPolicyFor } from '../../src/net/egress';
+import { hasScheme } from '../../src/lines/rules';
 
 /** Billing, settings, usage and voices (spec "Billing, settings, usage, voices"). */
 const read = { kind: 'standard' as const, scope: 'billing:read' as const, verb: 'read' as const };
@@ -103,7 +105,11 @@ async function updateSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const body = ctx.state.body as Record<string, unknown>;
   const url = body.default_webhook_url;
-  if (typeof url === 'string' && !/^https?:\/\/[^/]+/i.test(url)) throw errors.validation([{ field: 'default_webhook_url', message: 'Must be an http or https URL' }]);
+  if (typeof url === 'string') {
+    if (!hasScheme(url, ['http:', 'https:'])) throw errors.validation([{ field: 'default_webhook_url', message: 'Must be an http or https URL' }]);
+    const problems = await egressPolicyFor(deps.config).fieldProblems({ default_webhook_url: url }, principal.environment);
+    if (problems.length > 0) throw errors.validation(problems);
+  }
   await ensureAccount(deps.db, principal);
   const [account] = await deps
     .db('billing_accounts')

@@ -13,6 +13,7 @@ import type { RelayMessage } from '../../src/audio/framing';
 import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
 import type { AudioReport } from '../../src/simulator/mediaSimulator';
 import { createLogger } from '../../src/logger';
+import { EgressPolicy, LOOPBACK_NETWORKS } from '../../src/net/egress';
 
 /**
  * The audio relay end to end without Temporal: the carrier simulator plays the caller (real
@@ -29,6 +30,8 @@ interface CustomerConnection {
 describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => {
   const secret = crypto.randomBytes(16).toString('hex');
   const log = createLogger('test', 'silent');
+  /** The customer's handler listens on loopback, which only an operator allow-list admits. */
+  const egress = new EgressPolicy({ allowedNetworks: LOOPBACK_NETWORKS });
   let simulator: http.Server;
   let simUrl: string;
   let carrier: SimulatorCarrier;
@@ -126,7 +129,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   async function startRelay(call: { callId: string; carrierCallId: string }, overrides: Partial<RelayAudioOptions> = {}) {
     const controller = new AbortController();
     const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-    const done = relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: `MZ${crypto.randomBytes(4).toString('hex')}`, signal: controller.signal, log, ...overrides });
+    const done = relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: `MZ${crypto.randomBytes(4).toString('hex')}`, signal: controller.signal, egress, log, ...overrides });
     await waitFor('the media connection', async () => ((await audioReport(call.callId)).connected ? true : undefined));
     return { controller, done, stream };
   }
@@ -209,7 +212,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     onCustomer = (connection) => connection.ws.on('message', (data) => String(data).includes('"start"') && connection.ws.close(1000, 'bye'));
     const call = await answeredCall();
     const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-    const summary = await relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: 'MZclosed', signal: new AbortController().signal, log });
+    const summary = await relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: 'MZclosed', signal: new AbortController().signal, egress, log });
     expect(summary).toMatchObject({ endedBy: 'customer_closed', reconnects: 0, streamIds: ['MZclosed'] });
     expect(await stream.ended).toEqual({ reason: 'closed' });
     const calls = (await (await fetch(`${simUrl}/control/calls`)).json()) as { calls: Array<{ call_id: string; state: string }> };
@@ -231,6 +234,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
       lineId: 'line-1',
       streamId: 'MZnope',
       signal: new AbortController().signal,
+      egress,
       log,
       connect: { attempts: 3, timeoutMs: 500, retryDelayMs: 50 },
     });
@@ -251,6 +255,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
         lineId: 'line-1',
         streamId: 'MZ404',
         signal: new AbortController().signal,
+        egress,
         log,
         connect: { attempts: 2, timeoutMs: 500, retryDelayMs: 10 },
       });
@@ -355,7 +360,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
 
     it('heartbeats while relaying and reports cancellation after sending stop', async () => {
       const call = await answeredCall();
-      const activities = createAudioActivities({ carrier, log, heartbeatMs: 50 });
+      const activities = createAudioActivities({ carrier, egress, log, heartbeatMs: 50 });
       const env = quietEnvironment();
       const heartbeats: unknown[] = [];
       env.on('heartbeat', (details: unknown) => heartbeats.push(details));
@@ -373,7 +378,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     it('returns the summary when the customer hangs up; a call that is not answered is a non-retryable CarrierRejected', async () => {
       onCustomer = (connection) => connection.ws.on('message', (data) => String(data).includes('"start"') && connection.ws.close());
       const call = await answeredCall();
-      const activities = createAudioActivities({ carrier, log });
+      const activities = createAudioActivities({ carrier, egress, log });
       const env = quietEnvironment();
       const summary = await env.run(activities.relayCallAudio, { callId: call.callId, lineId: 'line-1', carrierCallId: call.carrierCallId, handlerUrl: customerUrl });
       expect(summary).toMatchObject({ endedBy: 'customer_closed', streamIds: [expect.stringMatching(/^MZ[0-9a-f]{32}$/)] });
