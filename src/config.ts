@@ -33,6 +33,9 @@ export interface Config {
   modelBaseUrl: string;
   modelApiKey: string;
   modelName: string;
+  /** Caps of one hosted turn (activities/model/openAiCompatible.ts has the defaults). */
+  modelMaxTokens: number | undefined;
+  modelMaxReplyChars: number | undefined;
   /**
    * Networks customer URLs may reach although they are not public (OUTBOUND_ALLOWED_NETWORKS,
    * CIDR list; empty by default). For local development and tests; see src/net/egress.ts.
@@ -91,6 +94,8 @@ export function loadConfig(): Config {
     // Not a secret: the simulator accepts any bearer. Real deployments set MODEL_API_KEY.
     modelApiKey: process.env.MODEL_API_KEY || 'simulator',
     modelName: process.env.MODEL_NAME || 'switchboard-sim-1',
+    modelMaxTokens: process.env.MODEL_MAX_TOKENS ? intFromEnv('MODEL_MAX_TOKENS', 0) : undefined,
+    modelMaxReplyChars: process.env.MODEL_MAX_REPLY_CHARS ? intFromEnv('MODEL_MAX_REPLY_CHARS', 0) : undefined,
     outboundAllowedNetworks: outboundAllowedNetworks(),
     webhookTestWaitMs: intFromEnv('WEBHOOK_TEST_WAIT_MS', 15_000),
   };

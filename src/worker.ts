@@ -32,7 +32,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
       db,
       carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
       payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
-      model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName }),
+      model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName, maxTokens: config.modelMaxTokens, maxReplyChars: config.modelMaxReplyChars }),
       secretsKey: () => parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY')),
       egress: egressPolicyFor(config),
       temporal: () => client,
