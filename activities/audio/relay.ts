@@ -71,8 +71,13 @@ export const RELAY_DEFAULTS = {
   retryDelayMs: 250,
   /** Above this many bytes unsent on the customer socket (~4 s of media messages), the relay stops pulling caller frames until it falls below half. */
   customerHighWaterBytes: 64 * 1024,
-  /** Above this many bytes of customer audio not yet accepted by the carrier (2 s of µ-law), the customer socket is paused until it falls below half. */
+  /**
+   * Above this many bytes of customer messages not yet accepted by the carrier (2 s of µ-law), the
+   * customer socket is paused until it falls below half. Marks and clears count too, at
+   * `controlMessageBytes` (plus the mark's name), so a flood of them is held back like audio.
+   */
   callerPendingHighWaterBytes: 16_000,
+  controlMessageBytes: 64,
   /** How long a closing socket may take before it is terminated. */
   closeTimeoutMs: 1_000,
   /** Close codes that count as the customer hanging up cleanly rather than failing. */
@@ -173,31 +178,30 @@ export async function relayAudio(options: RelayAudioOptions): Promise<RelaySumma
           return;
         }
         const message = parsed.message;
-        if (message.event === 'media') {
-          const bytes = message.payload.length;
-          pendingToCallerBytes += bytes;
-          carrier.send(message.payload).then(
-            () => {
-              counts.framesToCaller += 1;
-            },
-            () => undefined, // the carrier stream ended; its end is handled through `ended`
-          ).finally(() => {
+        if (message.event === 'media') forwardToCarrier(() => carrier.send(message.payload), message.payload.length, () => (counts.framesToCaller += 1));
+        else if (message.event === 'mark') forwardToCarrier(() => carrier.mark(message.name), RELAY_DEFAULTS.controlMessageBytes + message.name.length);
+        else forwardToCarrier(() => carrier.clear(), RELAY_DEFAULTS.controlMessageBytes);
+      });
+      /**
+       * Hands one customer message to the carrier at once (so order is the socket's order), and
+       * pauses reading the customer's socket while too much is not yet taken.
+       */
+      const forwardToCarrier = (handOver: () => Promise<void>, bytes: number, onTaken?: () => void) => {
+        pendingToCallerBytes += bytes;
+        handOver()
+          .then(onTaken, () => undefined) // a failure means the carrier stream ended; its end is handled through `ended`
+          .finally(() => {
             pendingToCallerBytes -= bytes;
             if (paused && pendingToCallerBytes <= RELAY_DEFAULTS.callerPendingHighWaterBytes / 2) {
               paused = false;
               ws.resume();
             }
           });
-          if (!paused && pendingToCallerBytes > RELAY_DEFAULTS.callerPendingHighWaterBytes) {
-            paused = true;
-            ws.pause();
-          }
-        } else if (message.event === 'mark') {
-          carrier.mark(message.name).catch(() => undefined);
-        } else {
-          carrier.clear().catch(() => undefined);
+        if (!paused && pendingToCallerBytes > RELAY_DEFAULTS.callerPendingHighWaterBytes) {
+          paused = true;
+          ws.pause();
         }
-      });
+      };
       ws.on('close', (code, reason) => {
         if (RELAY_DEFAULTS.cleanCloseCodes.includes(code)) finish({ by: 'customer_closed' });
         else finish({ by: 'customer_error', detail: `closed with ${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 100)}` : ''}` });

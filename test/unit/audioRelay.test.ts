@@ -7,7 +7,7 @@ import { DefaultLogger } from '@temporalio/worker';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createAudioActivities } from '../../activities/audio';
 import { relayAudio, type RelayAudioOptions } from '../../activities/audio/relay';
-import { CarrierRejectedError, type CarrierMediaFrame } from '../../activities/carrier/adapter';
+import { CarrierRejectedError, type CarrierMediaEnd, type CarrierMediaEvent, type CarrierMediaFrame, type CarrierMediaStream } from '../../activities/carrier/adapter';
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
 import type { RelayMessage } from '../../src/audio/framing';
 import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
@@ -293,6 +293,53 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     const summary = await done;
     expect(summary).toMatchObject({ endedBy: 'customer_error', reconnects: 1, streamIds: [first.streamId, 'MZretry1'], framesToCaller: 10 });
     expect(connections).toHaveLength(2);
+  });
+
+  it('L8: customer marks and clears are held back like audio while the carrier has not taken them; none is lost or reordered', async () => {
+    // A carrier whose transport has stalled: nothing it is handed is taken until `release`.
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    let end!: (value: CarrierMediaEnd) => void;
+    const ended = new Promise<CarrierMediaEnd>((resolve) => (end = resolve));
+    const handed: string[] = [];
+    let pending = 0;
+    let mostPending = 0;
+    const handOver = (what: string) => {
+      handed.push(what);
+      mostPending = Math.max(mostPending, (pending += 1));
+      return stalled.then(() => void (pending -= 1));
+    };
+    const stream: CarrierMediaStream = {
+      format: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+      send: () => handOver('media'),
+      mark: (name) => handOver(name),
+      clear: () => handOver('clear'),
+      close: async () => end({ reason: 'closed' }),
+      ended,
+      stats: () => ({ framesReceived: 0, framesSent: 0, dropped: 0 }),
+      [Symbol.asyncIterator]: () => ({ next: () => ended.then((): IteratorResult<CarrierMediaEvent> => ({ done: true, value: undefined })) }),
+    };
+    const flood = 10_000;
+    const names = Array.from({ length: flood }, (_, i) => (i % 500 === 499 ? 'clear' : `mark-${i}`));
+    onCustomer = (connection) =>
+      connection.ws.on('message', (data) => {
+        if (!String(data).includes('"start"')) return;
+        for (const name of names) connection.ws.send(JSON.stringify(name === 'clear' ? { event: 'clear' } : { event: 'mark', mark: { name } }));
+      });
+    const controller = new AbortController();
+    const done = relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: 'call-l8', lineId: 'line-1', streamId: 'MZflood', signal: controller.signal, egress, log });
+    const connection = await waitFor('the customer connection', () => connections[0]);
+    await waitFor('the flood to be written', () => (connection.ws.bufferedAmount === 0 && handed.length > 0 ? true : undefined));
+    await sleep(300);
+    // Paused at the high-water mark (about 220 marks) plus what the socket had already read (one
+    // 64 KiB read, about 1,400 marks): far from the whole flood.
+    expect(handed.length).toBeLessThan(flood / 4);
+    expect(mostPending).toBe(handed.length);
+    release();
+    await waitFor('every mark and clear to reach the carrier', () => (handed.length === flood ? true : undefined));
+    expect(handed).toEqual(names);
+    controller.abort();
+    expect(await done).toMatchObject({ endedBy: 'call', malformed: 0 });
   });
 
   it('the carrier keeps at most one second of caller audio for a consumer that is not reading, dropping the oldest', async () => {
