@@ -122,7 +122,7 @@ async function updateSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
 const settingsSchema = {
   type: 'object',
   properties: {
-    default_webhook_url: { type: ['string', 'null'], format: 'uri', maxLength: 2048, description: 'Receives webhook events of lines without a webhook_url' },
+    default_webhook_url: { type: ['string', 'null'], format: 'uri', maxLength: 2048, description: 'Receives webhook events of lines without a webhook_url. Must lead to a public address (https in live).' },
     auto_recharge_enabled: { type: 'boolean' },
     auto_recharge_threshold_cents: { type: 'integer', minimum: 0, maximum: 10_000_000, description: 'Charge the card when the balance falls below this' },
     auto_recharge_amount_cents: { type: 'integer', minimum: 500, maximum: 10_000_000, description: 'How much each automatic recharge adds' },

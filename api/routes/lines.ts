@@ -255,6 +255,7 @@ export function lineRoutes(): RouteDef[] {
           '201': { description: '`{line, webhook_secret}`: the secret is shown only here', content: { 'application/json': { schema: ref('LineCreateResponse') } } },
           '400': errorResponse('`hosted_mode_language_pinning_unsupported`, `invalid_json`'),
           '402': errorResponse('`payment_method_required`: live environment, the user already has a line and no default payment method. Replayed for 12 h under the same Idempotency-Key.'),
+          '422': errorResponse('`validation_error`, one detail per field: among others a URL that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live'),
           '409': errorResponse('`idempotency_key_reused` or `idempotency_in_progress`'),
           '429': errorResponse('`rate_limited` (10 per hour per workspace and environment)'),
           '503': errorResponse('`service_unavailable`: provisioning could not be started'),
@@ -319,6 +320,7 @@ export function lineRoutes(): RouteDef[] {
         responses: {
           '200': { description: '`{line}`', ...lineResponse },
           '400': errorResponse('`hosted_mode_language_pinning_unsupported` (judged on the effective mode)'),
+          '422': errorResponse('`validation_error`, one detail per field: among others a URL set here that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live'),
           '404': errorResponse('`not_found`'),
           '409': errorResponse('`line_released`'),
         },
