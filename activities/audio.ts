@@ -1,10 +1,13 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { createLogger, type Logger } from '../src/logger';
+import type { EgressPolicy } from '../src/net/egress';
 import { newAudioStreamId, relayAudio, type RelayAudioOptions, type RelaySummary } from './audio/relay';
 import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
 
 export interface AudioActivityDeps {
   carrier: CarrierAdapter;
+  /** Guards the connection to the customer's audio_handler_url. */
+  egress: EgressPolicy;
   log?: Logger;
   /** How often the relay heartbeats (default 2 s); the workflow's heartbeat timeout must be well above it. */
   heartbeatMs?: number;
@@ -75,6 +78,7 @@ export function createAudioActivities(deps: AudioActivityDeps) {
           lineId: input.lineId,
           streamId: newAudioStreamId(),
           signal: ctx.cancellationSignal,
+          egress: deps.egress,
           log,
           connect: deps.relayConnect,
         });

@@ -5,6 +5,7 @@ import type { Db } from '../src/db/knex';
 import { EVENT_POLICIES, type EventType } from '../src/webhooks/events';
 import { startDelivery } from '../src/webhooks/publish';
 import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
+import type { EgressPolicy } from '../src/net/egress';
 import { createDeliveryAttempt, type EventRow } from './webhooks';
 
 export interface CallActivityDeps {
@@ -16,6 +17,8 @@ export interface CallActivityDeps {
   taskQueue?: string;
   /** Signs `message` deliveries (the turn activity delivers them itself). */
   secretsKey: () => Buffer;
+  /** Guards the turn's connection to the customer's webhook_url. */
+  egress: EgressPolicy;
   /** Streamed-reply budgets of the turn's delivery (the spec's unless configured). */
   ndjsonBudget?: { lineMs: number; totalMs: number };
   now: () => Date;
@@ -85,8 +88,8 @@ const transcriptJson = (transcript: Array<{ role: string; text: string; timestam
   JSON.stringify(transcript.map((t) => ({ role: t.role, text: t.text, timestamp: new Date(t.timestamp).toISOString() })));
 
 /** Thin adapters between the call workflow and the carrier, Postgres and the delivery engine. */
-export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, taskQueue, secretsKey, ndjsonBudget, now }: CallActivityDeps) {
-  const delivery = createDeliveryAttempt({ db, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) });
+export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, taskQueue, secretsKey, egress, ndjsonBudget, now }: CallActivityDeps) {
+  const delivery = createDeliveryAttempt({ db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) });
   return {
     async placeCall(call: CallFacts): Promise<{ carrierCallId: string }> {
       const { carrierCallId } = await carrier.placeCall({ callId: call.callId, from: call.from, to: call.to, eventsUrl: carrierEventsUrl, record: call.record ?? false });

@@ -1,4 +1,5 @@
 import type { Db } from '../src/db/knex';
+import type { EgressPolicy } from '../src/net/egress';
 import type { Client } from '@temporalio/client';
 import type { CarrierAdapter } from './carrier/adapter';
 import type { PaymentProcessor } from './payments/adapter';
@@ -28,6 +29,8 @@ export interface ActivityDeps {
   carrierEventsUrl: string;
   /** Where the carrier reports messages (receipts, inbound SMS); by default `messages` beside `carrierEventsUrl`. */
   carrierMessagesUrl?: string;
+  /** The only way out to customer URLs (webhooks and audio handlers); src/net/egress.ts. */
+  egress: EgressPolicy;
   /** Streamed-reply budgets (tests shorten them); defaults are the spec's. */
   ndjsonBudget?: { lineMs: number; totalMs: number };
   now: () => Date;

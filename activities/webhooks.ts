@@ -1,13 +1,17 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
+import type { Response } from 'undici';
 import type { Db } from '../src/db/knex';
 import { currentSecret } from '../src/lines/secrets';
+import type { EgressPolicy } from '../src/net/egress';
 import { signatureHeaders } from '../src/webhooks/signature';
 import type { CarrierAdapter } from './carrier/adapter';
-import { EVENT_POLICIES, parseRetryAfter, redactResponseBody, type EventType } from '../src/webhooks/events';
+import { EVENT_POLICIES, NDJSON_LIMITS, parseRetryAfter, redactResponseBody, RESPONSE_LOG_PREFIX, RESPONSE_READ_LIMIT_BYTES, type EventType } from '../src/webhooks/events';
 
 export interface WebhookActivityDeps {
   db: Db;
+  /** Every connection to a customer URL goes through it (src/net/egress.ts). */
+  egress: EgressPolicy;
   /** Speaks streamed (NDJSON) replies to `message` events as each line arrives. */
   carrier?: Pick<CarrierAdapter, 'speak'>;
   /** NDJSON budgets; the spec's 15 s per line and 5 minutes in total unless configured. */
@@ -37,31 +41,82 @@ export interface AttemptOutcome {
 export const NDJSON_LINE_TIMEOUT_MS = 15_000;
 export const NDJSON_TOTAL_TIMEOUT_MS = 5 * 60_000;
 
+/** A receiver's answer broke a size bound (H3): the request was aborted and the attempt fails with this message. */
+class ReplyLimitError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplyLimitError';
+  }
+}
+
+/** Aborts the request and fails the attempt with `message`. */
+function overLimit(controller: AbortController, message: string): never {
+  controller.abort();
+  throw new ReplyLimitError(message);
+}
+
+/** The start of an answer, for the delivery log: kept whatever happens next (RESPONSE_LOG_PREFIX characters at most). */
+class AnswerStart {
+  text = '';
+  add(text: string): void {
+    if (this.text.length < RESPONSE_LOG_PREFIX) this.text += text.slice(0, RESPONSE_LOG_PREFIX - this.text.length);
+  }
+}
+
+/**
+ * Reads a whole (non-streamed) answer of at most `limitBytes`; a longer one aborts the request,
+ * so a receiver cannot make the worker hold more than the limit.
+ */
+async function readBounded(response: Response, controller: AbortController, limitBytes: number, start: AnswerStart): Promise<string> {
+  const declared = Number(response.headers.get('content-length'));
+  if (declared > limitBytes) overLimit(controller, `response body over ${limitBytes} bytes (content-length ${declared}); the request was aborted`);
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  let body = '';
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return body + decoder.decode();
+    const text = decoder.decode(value, { stream: true });
+    start.add(text);
+    size += value.byteLength;
+    if (size > limitBytes) overLimit(controller, `response body over ${limitBytes} bytes; the request was aborted`);
+    body += text;
+  }
+}
+
 /**
  * Reads an NDJSON reply line by line, handing each `{text}` chunk to `onChunk` as soon as its
- * line is complete; `{done: true}` ends it. Throws a TimeoutError-named error on a budget overrun.
+ * line is complete; `{done: true}` ends it. Each line has `lineMs` from the end of the previous
+ * one (a line drip-fed byte by byte gets no more), the whole reply `totalMs`; overruns throw an
+ * `NdjsonTimeout`, and breaking one of NDJSON_LIMITS a `ReplyLimitError`. Holds at most one line
+ * besides the answer's start.
  */
 async function readNdjson(
   response: Response,
   controller: AbortController,
   budgets: { lineMs: number; totalMs: number },
+  start: AnswerStart,
   onChunk: (text: string) => Promise<void>,
-): Promise<string> {
+): Promise<void> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
-  let raw = '';
+  let chunks = 0;
+  let spokenChars = 0;
   const totalDeadline = Date.now() + budgets.totalMs;
+  let lineDeadline = Date.now() + budgets.lineMs;
   for (;;) {
-    const budget = Math.min(budgets.lineMs, totalDeadline - Date.now());
+    const totalFirst = totalDeadline < lineDeadline;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
         controller.abort();
-        const err = new Error(budget < budgets.lineMs ? `ndjson reply over its ${budgets.totalMs} ms budget` : `no ndjson line within ${budgets.lineMs} ms`);
+        const err = new Error(totalFirst ? `ndjson reply over its ${budgets.totalMs} ms budget` : `no ndjson line within ${budgets.lineMs} ms`);
         err.name = 'NdjsonTimeout';
         reject(err);
-      }, Math.max(0, budget));
+      }, Math.max(0, Math.min(totalDeadline, lineDeadline) - Date.now()));
     });
     let chunk: Awaited<ReturnType<typeof reader.read>>;
     try {
@@ -69,14 +124,16 @@ async function readNdjson(
     } finally {
       clearTimeout(timer);
     }
-    if (chunk.done) return raw;
+    if (chunk.done) return;
     const text = decoder.decode(chunk.value, { stream: true });
-    raw += text;
+    start.add(text);
     buffer += text;
     let newline: number;
     while ((newline = buffer.indexOf('\n')) >= 0) {
+      if (newline > NDJSON_LIMITS.maxLineChars) overLimit(controller, `ndjson line over ${NDJSON_LIMITS.maxLineChars} characters`);
       const line = buffer.slice(0, newline).trim();
       buffer = buffer.slice(newline + 1);
+      lineDeadline = Date.now() + budgets.lineMs;
       if (!line) continue;
       let parsed: { text?: unknown; done?: unknown };
       try {
@@ -86,10 +143,17 @@ async function readNdjson(
       }
       if (parsed.done === true) {
         controller.abort();
-        return raw;
+        return;
       }
-      if (typeof parsed.text === 'string' && parsed.text.trim() !== '') await onChunk(parsed.text);
+      if (typeof parsed.text === 'string' && parsed.text.trim() !== '') {
+        chunks += 1;
+        spokenChars += parsed.text.length;
+        if (chunks > NDJSON_LIMITS.maxChunks) overLimit(controller, `ndjson reply over ${NDJSON_LIMITS.maxChunks} chunks`);
+        if (spokenChars > NDJSON_LIMITS.maxSpokenChars) overLimit(controller, `ndjson reply over ${NDJSON_LIMITS.maxSpokenChars} characters of text`);
+        await onChunk(parsed.text);
+      }
     }
+    if (buffer.length > NDJSON_LIMITS.maxLineChars) overLimit(controller, `ndjson line over ${NDJSON_LIMITS.maxLineChars} characters`);
   }
 }
 
@@ -125,15 +189,15 @@ export interface ReplyStream {
   replySpeakId?: string;
 }
 
-export type DeliveryAttemptDeps = Pick<WebhookActivityDeps, 'db' | 'secretsKey' | 'carrier' | 'now' | 'ndjsonBudget'>;
+export type DeliveryAttemptDeps = Pick<WebhookActivityDeps, 'db' | 'egress' | 'secretsKey' | 'carrier' | 'now' | 'ndjsonBudget'>;
 
 /**
  * One delivery attempt of one event: sign with the line's current secret at attempt time,
- * POST with the event type's timeout, and log the attempt as a row whatever happens. Shared by
+ * POST through the egress policy with the event type's timeout, read a bounded answer, and log the attempt as a row whatever happens. Shared by
  * the `attemptDelivery` activity and the call turn's `takeMessageTurn` (which already holds the
  * event row; `preloaded` lets it pass the line and secret lookups it ran alongside its insert).
  */
-export function createDeliveryAttempt({ db, secretsKey, carrier, now, ndjsonBudget = { lineMs: NDJSON_LINE_TIMEOUT_MS, totalMs: NDJSON_TOTAL_TIMEOUT_MS } }: DeliveryAttemptDeps) {
+export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, ndjsonBudget = { lineMs: NDJSON_LINE_TIMEOUT_MS, totalMs: NDJSON_TOTAL_TIMEOUT_MS } }: DeliveryAttemptDeps) {
   const lineOf = (lineId: string) => db('lines').where({ id: lineId }).first('status', 'webhook_url', 'status_callback_url');
   const secretOf = (lineId: string) => currentSecret(db, secretsKey(), lineId);
   return {
@@ -200,26 +264,28 @@ export function createDeliveryAttempt({ db, secretsKey, carrier, now, ndjsonBudg
       let retryAfterMs: number | undefined;
       let replyText: string | undefined;
       let replySpoken = false;
+      const answerStart = new AnswerStart();
       const spokenChunks: Array<{ speakId: string; text: string }> = [];
       // The receiver has the event type's budget to answer (headers and, for JSON, the body).
       const controller = new AbortController();
       const answerTimer = setTimeout(() => controller.abort(), policy.timeoutMs);
       try {
-        const response = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: controller.signal });
+        const response = await egress.fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: controller.signal });
         httpStatus = response.status;
-        const streamed = stream && carrier && response.ok && /ndjson/i.test(response.headers.get('content-type') ?? '');
-        let fullText: string;
+        // Spec: "A non-200 response ... marks the delivery failed" (204 and other 2xx included).
+        const accepted = response.status === 200;
+        const streamed = stream && carrier && accepted && /ndjson/i.test(response.headers.get('content-type') ?? '');
         if (streamed) {
           // Streamed: each line is spoken as it arrives, under the per-line and total budgets.
           clearTimeout(answerTimer);
-          fullText = await readNdjson(response, controller, ndjsonBudget, async (text) => {
+          await readNdjson(response, controller, ndjsonBudget, answerStart, async (text) => {
             const speakId = `${stream.speakIdPrefix}-${spokenChunks.length + 1}`;
             await carrier.speak({ carrierCallId: stream.carrierCallId, speakId, text });
             spokenChunks.push({ speakId, text });
           });
         } else {
-          fullText = await response.text();
-          if (event.event_type === 'message' && response.ok) replyText = replyTextOf(fullText);
+          const fullText = await readBounded(response, controller, RESPONSE_READ_LIMIT_BYTES, answerStart);
+          if (event.event_type === 'message' && accepted) replyText = replyTextOf(fullText);
         }
         if (replyText !== undefined && stream?.replySpeakId && carrier) {
           // Spoken before the bookkeeping below. The receiver did answer, so a carrier refusal
@@ -231,20 +297,24 @@ export function createDeliveryAttempt({ db, secretsKey, carrier, now, ndjsonBudg
             replySpoken = false;
           }
         }
-        responseText = redactResponseBody(fullText);
         retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
-        if (!response.ok) error = `http_${response.status}`;
+        if (!accepted) error = `http_${response.status}`;
       } catch (err) {
         const name = (err as Error).name;
+        const cause = (err as { cause?: Error }).cause;
         error =
-          name === 'NdjsonTimeout'
+          name === 'NdjsonTimeout' || name === 'ReplyLimitError'
             ? (err as Error).message
-            : name === 'TimeoutError' || name === 'AbortError'
-              ? `timeout after ${policy.timeoutMs} ms`
-              : `connection_error: ${(err as Error).message}`;
+            : cause?.name === 'EgressRefusedError'
+              ? `egress_refused: ${cause.message}`
+              : name === 'TimeoutError' || name === 'AbortError'
+                ? `timeout after ${policy.timeoutMs} ms`
+                : `connection_error: ${cause?.message ?? (err as Error).message}`;
       } finally {
         clearTimeout(answerTimer);
       }
+      // Only the start of the answer is kept (redacted), also when reading it failed part way.
+      if (httpStatus !== null) responseText = redactResponseBody(answerStart.text);
       const delivered = error === null;
       await db('webhook_deliveries')
         .where({ id: deliveryId })

@@ -37,6 +37,7 @@ import { relayAudio, type RelaySummary } from '../activities/audio/relay';
 import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
 import { intFromEnv } from '../src/config';
 import { createLogger } from '../src/logger';
+import { EgressPolicy, LOOPBACK_NETWORKS } from '../src/net/egress';
 import type { AudioReport } from '../src/simulator/mediaSimulator';
 import { startPeer, talk, type PeerInfo, type TalkResult } from './audioPeer';
 import { createCleanups } from './cleanups';
@@ -202,6 +203,8 @@ async function measure(env: Env, callIds: string[], seconds: number, warmupMs: n
 // ---------------------------------------------------------------------------------------
 
 async function relayPhase(env: Env, calls: number, seconds: number, warmupMs: number): Promise<PhaseResult> {
+  // The bench's customer peer listens on loopback.
+  const peerEgress = new EgressPolicy({ allowedNetworks: LOOPBACK_NETWORKS });
   const relayLog = createLogger('audio-relay', process.env.LOG_LEVEL === 'info' ? 'info' : 'warn');
   const started = await inBatches(
     Array.from({ length: calls }, (_, i) => i),
@@ -210,7 +213,7 @@ async function relayPhase(env: Env, calls: number, seconds: number, warmupMs: nu
       const call = await answeredCall(env, i);
       const controller = new AbortController();
       const stream = await env.carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-      const done = relayAudio({ carrier: stream, handlerUrl: env.peer.info.customerUrl, callId: call.callId, lineId: 'bench-line', streamId: `MZbench${i}`, signal: controller.signal, log: relayLog });
+      const done = relayAudio({ carrier: stream, handlerUrl: env.peer.info.customerUrl, callId: call.callId, lineId: 'bench-line', streamId: `MZbench${i}`, signal: controller.signal, egress: peerEgress, log: relayLog });
       return { ...call, controller, done };
     },
   );

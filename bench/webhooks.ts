@@ -27,6 +27,7 @@ import { createActivities } from '../activities';
 import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
 import { SimulatorPaymentProcessor } from '../activities/payments/simulatorProcessor';
 import { intFromEnv, loadConfig } from '../src/config';
+import { egressPolicyFor, LOOPBACK_NETWORKS } from '../src/net/egress';
 import { generateSecretsKey, parseSecretsKey } from '../src/crypto/secretBox';
 import { createDb, type Db } from '../src/db/knex';
 import { startEphemeralStack } from '../src/infra/stack';
@@ -292,6 +293,8 @@ async function main(): Promise<number> {
         carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
         payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
         secretsKey: () => secretsKey,
+        // The bench's receivers listen on loopback.
+        egress: egressPolicyFor({ ...config, outboundAllowedNetworks: [...LOOPBACK_NETWORKS] }),
         carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
         now: () => new Date(),
       }),

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { parseNetworks } from './net/addresses';
 
 /**
  * All runtime configuration comes from the environment, read once here.
@@ -35,6 +36,16 @@ export interface Config {
   modelBaseUrl: string;
   modelApiKey: string;
   modelName: string;
+  /** Caps of one hosted turn (activities/model/openAiCompatible.ts has the defaults). */
+  modelMaxTokens: number | undefined;
+  modelMaxReplyChars: number | undefined;
+  /**
+   * Networks customer URLs may reach although they are not public (OUTBOUND_ALLOWED_NETWORKS,
+   * CIDR list; empty by default). For local development and tests; see src/net/egress.ts.
+   */
+  outboundAllowedNetworks: string[];
+  /** How long POST /api/v1/webhooks/test waits for its attempt before answering `pending`. */
+  webhookTestWaitMs: number;
 }
 
 export function intFromEnv(name: string, fallback: number): number {
@@ -88,7 +99,22 @@ export function loadConfig(): Config {
     // Not a secret: the simulator accepts any bearer. Real deployments set MODEL_API_KEY.
     modelApiKey: process.env.MODEL_API_KEY || 'simulator',
     modelName: process.env.MODEL_NAME || 'switchboard-sim-1',
+    modelMaxTokens: process.env.MODEL_MAX_TOKENS ? intFromEnv('MODEL_MAX_TOKENS', 0) : undefined,
+    modelMaxReplyChars: process.env.MODEL_MAX_REPLY_CHARS ? intFromEnv('MODEL_MAX_REPLY_CHARS', 0) : undefined,
+    outboundAllowedNetworks: outboundAllowedNetworks(),
+    webhookTestWaitMs: intFromEnv('WEBHOOK_TEST_WAIT_MS', 15_000),
   };
+}
+
+/** OUTBOUND_ALLOWED_NETWORKS, checked at startup so a typo fails loudly rather than at the first delivery. */
+function outboundAllowedNetworks(): string[] {
+  const raw = process.env.OUTBOUND_ALLOWED_NETWORKS ?? '';
+  try {
+    parseNetworks(raw);
+  } catch (err) {
+    throw new Error(`OUTBOUND_ALLOWED_NETWORKS: ${(err as Error).message}`, { cause: err });
+  }
+  return raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
 }
 
 /** Resolved config for code paths that need a database or Temporal address to exist. */

@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from './config';
 import { generateSecretsKey } from './crypto/secretBox';
 import { createDb, migrateLatest } from './db/knex';
+import { LOOPBACK_NETWORKS } from './net/egress';
 import { createDatabaseIfMissing, ensurePostgres, type PostgresHandle } from './infra/postgres';
 import { canConnect, stopProcess, waitForPort } from './infra/proc';
 import { spawnService } from './infra/services';
@@ -79,7 +80,13 @@ async function main(): Promise<void> {
     const secretsKey = process.env.SECRETS_KEY ?? readOrCreateSecretsKey(path.join(dataDir, 'secrets.key'));
 
     // 4. Simulator, worker, API
-    const env = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress, SECRETS_KEY: secretsKey };
+    const env = {
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      SECRETS_KEY: secretsKey,
+      // Loopback development: webhook receivers on this machine are admitted (never in production by default).
+      OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(','),
+    };
     const start = async (name: 'simulator/main' | 'worker' | 'api', port?: number): Promise<ChildProcess> => {
       const label = name.replace('/main', '');
       const child = spawnService(name, env, path.join(logDir, `${label}.log`));

@@ -5,6 +5,7 @@ import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
 import { SimulatorPaymentProcessor } from '../activities/payments/simulatorProcessor';
 import { OpenAiCompatibleModel } from '../activities/model/openAiCompatible';
 import { loadConfig, requireSetting, type Config } from './config';
+import { egressPolicyFor } from './net/egress';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
 import { connectTemporalClient } from './temporal/client';
@@ -31,8 +32,9 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
       db,
       carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
       payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
-      model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName }),
+      model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName, maxTokens: config.modelMaxTokens, maxReplyChars: config.modelMaxReplyChars }),
       secretsKey: () => parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY')),
+      egress: egressPolicyFor(config),
       temporal: () => client,
       taskQueue: config.taskQueue,
       carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,

@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { connectedMessage, parseCustomerMessage, StreamFramer, type RelayMessage, type StopMessage, type StopReason } from '../../src/audio/framing';
 import type { Logger } from '../../src/logger';
+import type { EgressPolicy } from '../../src/net/egress';
 import type { CarrierMediaEvent, CarrierMediaStream } from '../carrier/adapter';
 
 /**
@@ -54,6 +55,8 @@ export interface RelayAudioOptions {
   streamId: string;
   /** Abort to end the relay because the call ended: `stop` is sent and both ends are closed. */
   signal: AbortSignal;
+  /** Vets the handler's address on every connection (src/net/egress.ts); a refusal is a failed attempt. */
+  egress: Pick<EgressPolicy, 'webSocketOptions'>;
   log?: Pick<Logger, 'info' | 'warn' | 'debug'>;
   /** A fresh stream id for a reconnect (default `MZ` + 32 hex digits). */
   newStreamId?: () => string;
@@ -68,8 +71,13 @@ export const RELAY_DEFAULTS = {
   retryDelayMs: 250,
   /** Above this many bytes unsent on the customer socket (~4 s of media messages), the relay stops pulling caller frames until it falls below half. */
   customerHighWaterBytes: 64 * 1024,
-  /** Above this many bytes of customer audio not yet accepted by the carrier (2 s of µ-law), the customer socket is paused until it falls below half. */
+  /**
+   * Above this many bytes of customer messages not yet accepted by the carrier (2 s of µ-law), the
+   * customer socket is paused until it falls below half. Marks and clears count too, at
+   * `controlMessageBytes` (plus the mark's name), so a flood of them is held back like audio.
+   */
   callerPendingHighWaterBytes: 16_000,
+  controlMessageBytes: 64,
   /** How long a closing socket may take before it is terminated. */
   closeTimeoutMs: 1_000,
   /** Close codes that count as the customer hanging up cleanly rather than failing. */
@@ -91,7 +99,7 @@ export const newAudioStreamId = () => `MZ${crypto.randomBytes(16).toString('hex'
  * (not the call) before returning.
  */
 export async function relayAudio(options: RelayAudioOptions): Promise<RelaySummary> {
-  const { carrier, handlerUrl, callId, lineId, signal } = options;
+  const { carrier, handlerUrl, callId, lineId, signal, egress } = options;
   const log = options.log;
   const newStreamId = options.newStreamId ?? newAudioStreamId;
   const connectTimeoutMs = options.connect?.timeoutMs ?? RELAY_DEFAULTS.connectTimeoutMs;
@@ -125,7 +133,7 @@ export async function relayAudio(options: RelayAudioOptions): Promise<RelaySumma
     for (let attempt = 1; attempt <= connectAttempts; attempt += 1) {
       if (stopping.aborted) return { error: 'stopped' };
       try {
-        return await openCustomerSocket(handlerUrl, connectTimeoutMs, stopping);
+        return await openCustomerSocket(handlerUrl, connectTimeoutMs, stopping, egress);
       } catch (err) {
         lastError = (err as Error).message;
         log?.warn({ call_id: callId, attempt, error: lastError }, 'audio handler connection failed');
@@ -170,31 +178,30 @@ export async function relayAudio(options: RelayAudioOptions): Promise<RelaySumma
           return;
         }
         const message = parsed.message;
-        if (message.event === 'media') {
-          const bytes = message.payload.length;
-          pendingToCallerBytes += bytes;
-          carrier.send(message.payload).then(
-            () => {
-              counts.framesToCaller += 1;
-            },
-            () => undefined, // the carrier stream ended; its end is handled through `ended`
-          ).finally(() => {
+        if (message.event === 'media') forwardToCarrier(() => carrier.send(message.payload), message.payload.length, () => (counts.framesToCaller += 1));
+        else if (message.event === 'mark') forwardToCarrier(() => carrier.mark(message.name), RELAY_DEFAULTS.controlMessageBytes + message.name.length);
+        else forwardToCarrier(() => carrier.clear(), RELAY_DEFAULTS.controlMessageBytes);
+      });
+      /**
+       * Hands one customer message to the carrier at once (so order is the socket's order), and
+       * pauses reading the customer's socket while too much is not yet taken.
+       */
+      const forwardToCarrier = (handOver: () => Promise<void>, bytes: number, onTaken?: () => void) => {
+        pendingToCallerBytes += bytes;
+        handOver()
+          .then(onTaken, () => undefined) // a failure means the carrier stream ended; its end is handled through `ended`
+          .finally(() => {
             pendingToCallerBytes -= bytes;
             if (paused && pendingToCallerBytes <= RELAY_DEFAULTS.callerPendingHighWaterBytes / 2) {
               paused = false;
               ws.resume();
             }
           });
-          if (!paused && pendingToCallerBytes > RELAY_DEFAULTS.callerPendingHighWaterBytes) {
-            paused = true;
-            ws.pause();
-          }
-        } else if (message.event === 'mark') {
-          carrier.mark(message.name).catch(() => undefined);
-        } else {
-          carrier.clear().catch(() => undefined);
+        if (!paused && pendingToCallerBytes > RELAY_DEFAULTS.callerPendingHighWaterBytes) {
+          paused = true;
+          ws.pause();
         }
-      });
+      };
       ws.on('close', (code, reason) => {
         if (RELAY_DEFAULTS.cleanCloseCodes.includes(code)) finish({ by: 'customer_closed' });
         else finish({ by: 'customer_error', detail: `closed with ${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 100)}` : ''}` });
@@ -316,12 +323,16 @@ function terminate(ws: WebSocket): void {
   ws.terminate();
 }
 
-/** Opens the customer's socket, or throws (handshake timeout, refusal, network error, `signal`). */
-function openCustomerSocket(url: string, timeoutMs: number, signal: AbortSignal): Promise<WebSocket> {
+/**
+ * Opens the customer's socket, or throws (egress refusal, handshake timeout, refusal, network
+ * error, `signal`). Redirects are not followed (`ws`'s default).
+ */
+async function openCustomerSocket(url: string, timeoutMs: number, signal: AbortSignal, egress: Pick<EgressPolicy, 'webSocketOptions'>): Promise<WebSocket> {
+  const vetted = await egress.webSocketOptions(url);
   return new Promise((resolve, reject) => {
     let ws: WebSocket;
     try {
-      ws = new WebSocket(url, { ...CUSTOMER_SOCKET, handshakeTimeout: timeoutMs });
+      ws = new WebSocket(url, { ...CUSTOMER_SOCKET, ...vetted, handshakeTimeout: timeoutMs });
     } catch (err) {
       reject(err as Error);
       return;

@@ -3,6 +3,13 @@ import { ModelRejectedError, ModelUnavailableError, type ModelAdapter, type Mode
 
 /** How long the model may stay silent (before its first byte, or between two stream chunks) by default. */
 export const DEFAULT_MODEL_TIMEOUT_MS = 30_000;
+/**
+ * A phone reply is a few sentences: `max_tokens` of each request, and the most characters of one
+ * reply (the stream is closed there), so no system prompt can make a turn run up the operator's
+ * model bill. About 2000 characters is two minutes of speech.
+ */
+export const DEFAULT_MODEL_MAX_TOKENS = 512;
+export const DEFAULT_MODEL_MAX_REPLY_CHARS = 2_000;
 
 export interface OpenAiCompatibleModelOptions {
   /** The API's base URL, up to and including the version (`https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`). */
@@ -16,6 +23,10 @@ export interface OpenAiCompatibleModelOptions {
    * chunks. Past it the request is abandoned with `ModelUnavailableError`. Default 30 s.
    */
   timeoutMs?: number;
+  /** `max_tokens` of each request. Default {@link DEFAULT_MODEL_MAX_TOKENS}. */
+  maxTokens?: number;
+  /** The reply is cut at this many characters and the stream closed. Default {@link DEFAULT_MODEL_MAX_REPLY_CHARS}. */
+  maxReplyChars?: number;
 }
 
 /**
@@ -32,10 +43,14 @@ export class OpenAiCompatibleModel implements ModelAdapter {
   private readonly client: OpenAI;
   private readonly model: string;
   private readonly timeoutMs: number;
+  private readonly maxTokens: number;
+  private readonly maxReplyChars: number;
 
   constructor(options: OpenAiCompatibleModelOptions) {
     this.model = options.model;
     this.timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
+    this.maxTokens = options.maxTokens ?? DEFAULT_MODEL_MAX_TOKENS;
+    this.maxReplyChars = options.maxReplyChars ?? DEFAULT_MODEL_MAX_REPLY_CHARS;
     this.client = new OpenAI({ baseURL: options.baseUrl, apiKey: options.apiKey, timeout: this.timeoutMs, maxRetries: 0 });
   }
 
@@ -76,19 +91,29 @@ export class OpenAiCompatibleModel implements ModelAdapter {
       startSilenceTimer();
       let stream: AsyncIterable<OpenAI.ChatCompletionChunk>;
       try {
-        stream = await this.client.chat.completions.create({ model: this.model, messages, stream: true }, { signal: controller.signal });
+        stream = await this.client.chat.completions.create({ model: this.model, messages, stream: true, max_tokens: this.maxTokens }, { signal: controller.signal });
       } catch (err) {
         throw failure(err);
       }
       let finished = false;
+      let replyChars = 0;
       try {
         for await (const chunk of stream) {
           clearTimeout(timer);
           const choice = chunk.choices[0];
           if (choice?.finish_reason) finished = true;
           const text = choice?.delta?.content;
+          if (typeof text === 'string' && text !== '') {
+            const allowed = text.slice(0, this.maxReplyChars - replyChars);
+            replyChars += allowed.length;
+            if (allowed !== '') yield allowed;
+            // The per-turn limit: the reply ends here, as if the model had finished it.
+            if (replyChars >= this.maxReplyChars) {
+              finished = true;
+              break;
+            }
+          }
           // The consumer's pace is not the model's silence: the timer runs only while we wait for the model.
-          if (typeof text === 'string' && text !== '') yield text;
           startSilenceTimer();
         }
       } catch (err) {
@@ -97,6 +122,8 @@ export class OpenAiCompatibleModel implements ModelAdapter {
       // An abort ends the SDK's stream quietly: tell an aborted or timed-out stream from a finished one.
       if (signal?.aborted || timedOut) throw failure(undefined);
       if (!finished) throw new ModelUnavailableError('the model stream ended before the reply was finished');
+      // Cut at the character limit: close the request so the model stops generating (and billing).
+      if (replyChars >= this.maxReplyChars) controller.abort();
       complete = true;
     } finally {
       clearTimeout(timer);

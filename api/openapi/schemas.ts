@@ -16,9 +16,9 @@ const lineWritableFields = {
   begin_message: nullable({ type: 'string', maxLength: 2000 }),
   voice: nullable({ type: 'string', maxLength: 64, description: 'A voice slug from GET /api/v1/voices; trimmed, empty clears it.' }),
   context_limit: nullable({ type: 'integer', minimum: 1, maximum: 500 }),
-  webhook_url: nullable({ ...url, description: 'http(s) URL receiving webhook events; required in webhook mode.' }),
-  audio_handler_url: nullable({ ...url, description: 'ws(s) URL of the audio relay; required in audio mode.' }),
-  status_callback_url: nullable({ ...url, description: 'http(s) URL receiving call lifecycle callbacks.' }),
+  webhook_url: nullable({ ...url, description: 'http(s) URL receiving webhook events; required in webhook mode. Must lead to a public address (https for live lines).' }),
+  audio_handler_url: nullable({ ...url, description: 'ws(s) URL of the audio relay; required in audio mode. Must lead to a public address (wss for live lines).' }),
+  status_callback_url: nullable({ ...url, description: 'http(s) URL receiving call lifecycle callbacks. Must lead to a public address (https for live lines).' }),
   recording_enabled: { type: 'boolean' },
   compliance_enabled: { type: 'boolean' },
   language: {

@@ -7,6 +7,8 @@ import type { RouteDef } from './types';
 import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/billing/ledger';
 import { recordComplianceEvent } from '../../src/compliance/events';
 import { VOICES } from '../../src/voices/catalog';
+import { egressPolicyFor } from '../../src/net/egress';
+import { hasScheme } from '../../src/lines/rules';
 
 /** Billing, settings, usage and voices (spec "Billing, settings, usage, voices"). */
 const read = { kind: 'standard' as const, scope: 'billing:read' as const, verb: 'read' as const };
@@ -123,7 +125,11 @@ async function updateSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
   await assertUnrestrictedAdminKey(deps, principal, 'workspace settings');
   const body = ctx.state.body as Record<string, unknown>;
   const url = body.default_webhook_url;
-  if (typeof url === 'string' && !/^https?:\/\/[^/]+/i.test(url)) throw errors.validation([{ field: 'default_webhook_url', message: 'Must be an http or https URL' }]);
+  if (typeof url === 'string') {
+    if (!hasScheme(url, ['http:', 'https:'])) throw errors.validation([{ field: 'default_webhook_url', message: 'Must be an http or https URL' }]);
+    const problems = await egressPolicyFor(deps.config).fieldProblems({ default_webhook_url: url }, principal.environment);
+    if (problems.length > 0) throw errors.validation(problems);
+  }
   await ensureAccount(deps.db, principal);
   const now = deps.now();
   const account = await deps.db.transaction(async (trx) => {
@@ -150,7 +156,7 @@ export const AUTO_RECHARGE_MAX_CENTS = 100_000;
 const settingsSchema = {
   type: 'object',
   properties: {
-    default_webhook_url: { type: ['string', 'null'], format: 'uri', maxLength: 2048, description: 'Receives webhook events of lines without a webhook_url' },
+    default_webhook_url: { type: ['string', 'null'], format: 'uri', maxLength: 2048, description: 'Receives webhook events of lines without a webhook_url. Must lead to a public address (https in live).' },
     auto_recharge_enabled: { type: 'boolean' },
     auto_recharge_threshold_cents: { type: 'integer', minimum: 0, maximum: AUTO_RECHARGE_MAX_CENTS, description: 'Charge the card when the balance falls below this (at most $1,000)' },
     auto_recharge_amount_cents: { type: 'integer', minimum: 500, maximum: AUTO_RECHARGE_MAX_CENTS, description: 'How much each automatic recharge adds (at most $1,000)' },

@@ -18,6 +18,7 @@ import {
 import { createCurrentSecret, readSecret } from '../../src/lines/secrets';
 import { findLine, linesOf, toLineRecord, type LineRow } from '../../src/lines/store';
 import { requireSetting } from '../../src/config';
+import { egressPolicyFor } from '../../src/net/egress';
 import { parseSecretsKey } from '../../src/crypto/secretBox';
 import { ACTIVE_CALL_STATUSES } from '../../src/calls/rules';
 import { hangupSignal } from '../../workflows/calls';
@@ -58,6 +59,7 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   if (isLanguagePinningRefused(mode, body.language)) {
     throw new ApiError(400, 'hosted_mode_language_pinning_unsupported', 'Hosted lines detect the language of each utterance; they cannot be pinned to one');
   }
+  await assertReachableUrls(deps, principal.environment, body);
 
   const now = deps.now();
   const { secret, ...row } = await deps.db.transaction(async (trx) => {
@@ -111,6 +113,13 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.state.replayBody = { line: toLineRecord(current) };
 }
 
+/** H2: a line's customer URLs must lead to public addresses, never to Switchboard's own services (src/net/egress.ts). */
+async function assertReachableUrls(deps: AppDeps, environment: 'test' | 'live', fields: { webhook_url?: unknown; status_callback_url?: unknown; audio_handler_url?: unknown }): Promise<void> {
+  const { webhook_url, status_callback_url, audio_handler_url } = fields;
+  const problems = await egressPolicyFor(deps.config).fieldProblems({ webhook_url, status_callback_url, audio_handler_url }, environment);
+  if (problems.length > 0) throw errors.validation(problems);
+}
+
 /** Loads a line the key may act on; 404 across tenants, 409 once released. */
 async function mutableLine(ctx: AppContext, deps: AppDeps): Promise<LineRow> {
   const principal = principalOf(ctx);
@@ -131,6 +140,8 @@ async function updateLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   if (isLanguagePinningRefused(merged.mode, update.language)) {
     throw new ApiError(400, 'hosted_mode_language_pinning_unsupported', 'Hosted lines detect the language of each utterance; they cannot be pinned to one');
   }
+  // Only the URLs this request sets: a stored one was checked when it was saved (and is at every connection).
+  await assertReachableUrls(deps, principalOf(ctx).environment, update);
   const now = deps.now();
   const [updated] = await deps.db<LineRow>('lines').where({ id: row.id }).update({ ...changes, updated_at: now }).returning('*');
   ctx.body = { line: toLineRecord(updated) };
@@ -246,6 +257,7 @@ export function lineRoutes(): RouteDef[] {
           '201': { description: '`{line, webhook_secret}`: the secret is shown only here', content: { 'application/json': { schema: ref('LineCreateResponse') } } },
           '400': errorResponse('`hosted_mode_language_pinning_unsupported`, `invalid_json`'),
           '402': errorResponse('`payment_method_required`: live environment, the user already has a line and no default payment method. Replayed for 12 h under the same Idempotency-Key.'),
+          '422': errorResponse('`validation_error`, one detail per field: among others a URL that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live'),
           '409': errorResponse('`idempotency_key_reused` or `idempotency_in_progress`'),
           '429': errorResponse('`rate_limited` (10 per hour per workspace and environment)'),
           '503': errorResponse('`service_unavailable`: provisioning could not be started'),
@@ -323,6 +335,7 @@ export function lineRoutes(): RouteDef[] {
         responses: {
           '200': { description: '`{line}`', ...lineResponse },
           '400': errorResponse('`hosted_mode_language_pinning_unsupported` (judged on the effective mode)'),
+          '422': errorResponse('`validation_error`, one detail per field: among others a URL set here that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live'),
           '404': errorResponse('`not_found`'),
           '409': errorResponse('`line_released`'),
         },

@@ -110,9 +110,22 @@ async function sendTest(ctx: AppContext, deps: AppDeps): Promise<void> {
     now,
   });
   const handle = await startDelivery(deps.temporal, deps.config.taskQueue, eventId, 'test');
-  const result = await handle.result();
-  const row = await deps.db('webhook_deliveries').where({ id: result.lastDeliveryId }).first();
-  ctx.body = { delivery: { id: row.id, status: row.status, http_status: row.http_status, duration_ms: row.duration_ms, response_body: row.response_body, error_message: row.error_message } };
+  // L11: wait a bounded time. The attempt itself is bounded (5 s answer), but a busy or stopped
+  // worker is not: past the wait, answer 202 with what is known and let the attempt finish.
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), deps.config.webhookTestWaitMs);
+  });
+  const result = await Promise.race([handle.result(), waited]).finally(() => clearTimeout(timer));
+  const row = result
+    ? await deps.db('webhook_deliveries').where({ id: result.lastDeliveryId }).first()
+    : await deps.db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt', 'desc').first();
+  if (!result) ctx.status = 202;
+  ctx.body = {
+    delivery: row
+      ? { id: row.id, event_id: eventId, status: row.status, http_status: row.http_status, duration_ms: row.duration_ms, response_body: row.response_body, error_message: row.error_message }
+      : { id: null, event_id: eventId, status: 'pending', http_status: null, duration_ms: null, response_body: null, error_message: null },
+  };
 }
 
 const deliveryFilters = [
@@ -166,10 +179,17 @@ export function webhookRoutes(): RouteDef[] {
       rateLimit: 'webhooks.test',
       doc: {
         summary: "Send a signed `test` event to the line's webhook_url and return the attempt's result",
-        description: 'One attempt, 5 s timeout, no retries; the attempt is in the delivery log like any other.',
+        description:
+          'One attempt, 5 s timeout, no retries; the attempt is in the delivery log like any other. The request waits for the attempt a bounded time ' +
+          '(`WEBHOOK_TEST_WAIT_MS`, 15 s); if it has not finished by then the answer is 202 with `status: pending` (and `id: null` when the attempt has not started), ' +
+          'and the finished attempt appears in `GET /api/v1/webhooks/deliveries`.',
         tags: ['webhooks'],
         requestBody: jsonRequestBody({ type: 'object', additionalProperties: false, required: ['line_id'], properties: { line_id: { type: 'string', format: 'uuid' } } }),
-        responses: { '200': { description: '`{delivery: {id, status, http_status, duration_ms, response_body, error_message}}`' }, '404': errorResponse('`not_found`') },
+        responses: {
+          '200': { description: '`{delivery: {id, event_id, status, http_status, duration_ms, response_body, error_message}}`: the finished attempt' },
+          '202': { description: '`{delivery: {id, event_id, status: "pending", ...}}`: the attempt had not finished within the wait' },
+          '404': errorResponse('`not_found`'),
+        },
       },
       handler: sendTest,
     },

@@ -68,7 +68,8 @@ export function lineFieldProblems(line: {
   return problems;
 }
 
-function hasScheme(value: string, schemes: string[]): boolean {
+/** Whether `value` is an absolute URL with one of `schemes` (`'https:'`) and a host. */
+export function hasScheme(value: string, schemes: string[]): boolean {
   try {
     const url = new URL(value);
     return schemes.includes(url.protocol) && url.hostname !== '';

@@ -39,6 +39,8 @@ export interface ModelRequestRecord {
   model: unknown;
   messages: unknown;
   stream: boolean;
+  /** The request's `max_tokens` (null when absent): the reply stops after that many words. */
+  max_tokens: number | null;
   authorization_present: boolean;
   /** The reply chosen for it; null when it was refused (401, 400, or a fault). */
   reply: string | null;
@@ -216,6 +218,7 @@ function isDelay(value: unknown): value is number {
  * client hangs up, or reset/stop ends it (then the connection is dropped mid-stream).
  */
 async function streamReply(ctx: Koa.Context, state: ModelSimulatorState, record: ModelRequestRecord, reply: { text: string; tokenDelayMs: number }, model: string): Promise<void> {
+  const { tokens, finishReason } = capped(reply.text, record.max_tokens);
   const res: http.ServerResponse = ctx.res;
   const stopped = state.signal;
   const hangUp = new AbortController();
@@ -238,7 +241,6 @@ async function streamReply(ctx: Koa.Context, state: ModelSimulatorState, record:
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
   };
 
-  const tokens = replyTokens(reply.text);
   for (const [index, token] of tokens.entries()) {
     if (index > 0 && !(await state.sleep(reply.tokenDelayMs, hangUp.signal))) break;
     if (!open()) break;
@@ -246,13 +248,20 @@ async function streamReply(ctx: Koa.Context, state: ModelSimulatorState, record:
     record.tokens_sent += 1;
   }
   if (open()) {
-    send({}, 'stop');
+    send({}, finishReason);
     res.end('data: [DONE]\n\n');
   } else if (!res.destroyed) {
     // Reset or stop cut the stream short: drop the connection, as a crashing model server would.
     res.destroy();
   }
   res.off('close', onClose);
+}
+
+/** The reply's words, at most `maxTokens` of them (one word is one token here), and why it ends. */
+function capped(text: string, maxTokens: number | null): { tokens: string[]; finishReason: 'stop' | 'length' } {
+  const tokens = replyTokens(text);
+  if (maxTokens === null || tokens.length <= maxTokens) return { tokens, finishReason: 'stop' };
+  return { tokens: tokens.slice(0, maxTokens), finishReason: 'length' };
 }
 
 /** The OpenAI-compatible endpoint (`/v1/chat/completions`) and its control API (`/control/model/...`). */
@@ -274,6 +283,7 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
       model: body.model ?? null,
       messages: body.messages ?? null,
       stream: body.stream === true,
+      max_tokens: typeof body.max_tokens === 'number' ? body.max_tokens : null,
       authorization_present: authorization !== '',
       reply: null,
       tokens_sent: 0,
@@ -286,6 +296,10 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
     const invalid = invalidMessages(messages);
     if (invalid !== null) return apiError(ctx, 400, invalid, 'invalid_request_error', 'invalid_value');
     if (stream !== undefined && stream !== null && typeof stream !== 'boolean') return apiError(ctx, 400, 'stream must be a boolean', 'invalid_request_error', 'invalid_type');
+    const maxTokens = body.max_tokens;
+    if (maxTokens !== undefined && maxTokens !== null && !(Number.isSafeInteger(maxTokens) && (maxTokens as number) >= 1)) {
+      return apiError(ctx, 400, 'max_tokens must be a positive integer', 'invalid_request_error', 'invalid_value');
+    }
 
     const fault = state.takeFault();
     if (fault === 'error') return apiError(ctx, 500, 'The model server had an error while processing the request (simulated).', 'server_error');
@@ -296,7 +310,7 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
     if (stream === true) return streamReply(ctx, state, record, reply, model);
 
     // Not streamed: answer once the whole reply would have been generated.
-    const tokens = replyTokens(reply.text);
+    const { tokens, finishReason } = capped(reply.text, record.max_tokens);
     const hangUp = new AbortController();
     const onClose = () => {
       if (!ctx.res.writableEnded) {
@@ -319,7 +333,7 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
       created: Math.floor(Date.now() / 1000),
       model,
       system_fingerprint: null,
-      choices: [{ index: 0, message: { role: 'assistant', content: reply.text, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: tokens.join(''), refusal: null }, logprobs: null, finish_reason: finishReason }],
       usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     };
   });

@@ -53,11 +53,21 @@ export function parseRetryAfter(value: string | null, now: Date): number | undef
 }
 
 export const RESPONSE_BODY_LIMIT = 1000;
+/** What is kept of an answer for the log (before redaction cuts it to RESPONSE_BODY_LIMIT): the first 2 KB. */
+export const RESPONSE_LOG_PREFIX = RESPONSE_BODY_LIMIT * 2;
+/** The most read of a whole (non-streamed) answer, lifecycle or `{text}`; beyond it the request is aborted and the attempt fails. */
+export const RESPONSE_READ_LIMIT_BYTES = 64 * 1024;
+/**
+ * Bounds of a streamed NDJSON reply besides its time budgets: the longest line, the most `{text}`
+ * chunks and the most characters spoken. Beyond any of them the stream is aborted and the
+ * delivery fails; what was spoken before stays spoken.
+ */
+export const NDJSON_LIMITS = { maxLineChars: 8 * 1024, maxChunks: 200, maxSpokenChars: 20_000 } as const;
 
 /** Keeps delivery logs free of credentials a receiver might echo: API keys and 64-hex secrets. */
 export function redactResponseBody(body: string): string {
   return body
-    .slice(0, RESPONSE_BODY_LIMIT * 2)
+    .slice(0, RESPONSE_LOG_PREFIX)
     .replace(/sk_(svc_)?(test|live)_[0-9A-Za-z]{8,}/g, '[redacted]')
     .replace(/\b[0-9a-fA-F]{64}\b/g, '[redacted]')
     .slice(0, RESPONSE_BODY_LIMIT);

@@ -1,6 +1,7 @@
 import { createCallActivities } from '../../activities/calls';
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
 import { parseSecretsKey } from '../../src/crypto/secretBox';
+import { egressPolicyFor } from '../../src/net/egress';
 import { useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 
@@ -186,6 +187,7 @@ describe('webhook conversation loop', () => {
       carrier: new SimulatorCarrier(h.config.simulatorUrl, h.config.carrierEventsSecret),
       carrierEventsUrl: `${h.config.publicBaseUrl}/carrier/events`,
       secretsKey: () => parseSecretsKey(h.config.secretsKey!),
+      egress: egressPolicyFor(h.config),
       now: () => new Date(),
     });
     const row = await h.db('calls').where({ id }).first();

@@ -7,6 +7,7 @@ import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { CarrierAdapter } from '../../activities/carrier/adapter';
 import { parseSecretsKey } from '../../src/crypto/secretBox';
+import { egressPolicyFor } from '../../src/net/egress';
 import { stopProcess } from '../../src/infra/proc';
 import { EVENT_POLICIES, RETRY_DELAYS_MS, type EventType } from '../../src/webhooks/events';
 import { createEvent, startDelivery } from '../../src/webhooks/publish';
@@ -132,7 +133,7 @@ describe('webhook delivery engine', () => {
         connection: env.nativeConnection,
         taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-        activities: createActivities({ db: h.db, carrier: noCarrier, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), now: () => new Date() }),
+        activities: createActivities({ db: h.db, carrier: noCarrier, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), egress: egressPolicyFor(h.config), now: () => new Date() }),
       });
       return worker.runUntil(async () => {
         const handle = await env.client.workflow.start<typeof deliverEventWorkflow>('deliverEventWorkflow', { taskQueue, workflowId: `d-${eventId}`, args: [{ eventId, eventType: type }] });

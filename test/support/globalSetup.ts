@@ -4,6 +4,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { generateSecretsKey } from '../../src/crypto/secretBox';
 import { startEphemeralStack, type EphemeralStack } from '../../src/infra/stack';
+import { LOOPBACK_NETWORKS } from '../../src/net/egress';
 
 /**
  * Once per `npm test`: a real Postgres database and a real Temporal dev server, plus the
@@ -27,6 +28,8 @@ export default async function globalSetup(): Promise<void> {
   if (stack.temporalDbFile) process.env.TEMPORAL_DB_FILE = stack.temporalDbFile;
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
+  // Tests' receivers listen on 127.0.0.1; attacker tests turn the allow-list off per harness.
+  process.env.OUTBOUND_ALLOWED_NETWORKS = process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(',');
 }
 
 function silentLogger() {

@@ -12,6 +12,7 @@ import { SimulatorPaymentProcessor } from '../../activities/payments/simulatorPr
 import { OpenAiCompatibleModel } from '../../activities/model/openAiCompatible';
 import { loadConfig, type Config } from '../../src/config';
 import { createDb, type Db } from '../../src/db/knex';
+import { egressPolicyFor } from '../../src/net/egress';
 import type { Environment } from '../../src/keys/format';
 import type { Scope } from '../../src/keys/scopes';
 import { spawnService } from '../../src/infra/services';
@@ -172,6 +173,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
           payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
           model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName }),
           secretsKey: () => parseSecretsKey(config.secretsKey!),
+          egress: egressPolicyFor(config),
           temporal: () => temporal,
           taskQueue: config.taskQueue,
           carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,

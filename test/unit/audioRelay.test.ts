@@ -7,12 +7,13 @@ import { DefaultLogger } from '@temporalio/worker';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createAudioActivities } from '../../activities/audio';
 import { relayAudio, type RelayAudioOptions } from '../../activities/audio/relay';
-import { CarrierRejectedError, type CarrierMediaFrame } from '../../activities/carrier/adapter';
+import { CarrierRejectedError, type CarrierMediaEnd, type CarrierMediaEvent, type CarrierMediaFrame, type CarrierMediaStream } from '../../activities/carrier/adapter';
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
 import type { RelayMessage } from '../../src/audio/framing';
 import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
 import type { AudioReport } from '../../src/simulator/mediaSimulator';
 import { createLogger } from '../../src/logger';
+import { EgressPolicy, LOOPBACK_NETWORKS } from '../../src/net/egress';
 
 /**
  * The audio relay end to end without Temporal: the carrier simulator plays the caller (real
@@ -29,6 +30,8 @@ interface CustomerConnection {
 describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => {
   const secret = crypto.randomBytes(16).toString('hex');
   const log = createLogger('test', 'silent');
+  /** The customer's handler listens on loopback, which only an operator allow-list admits. */
+  const egress = new EgressPolicy({ allowedNetworks: LOOPBACK_NETWORKS });
   let simulator: http.Server;
   let simUrl: string;
   let carrier: SimulatorCarrier;
@@ -126,7 +129,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   async function startRelay(call: { callId: string; carrierCallId: string }, overrides: Partial<RelayAudioOptions> = {}) {
     const controller = new AbortController();
     const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-    const done = relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: `MZ${crypto.randomBytes(4).toString('hex')}`, signal: controller.signal, log, ...overrides });
+    const done = relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: `MZ${crypto.randomBytes(4).toString('hex')}`, signal: controller.signal, egress, log, ...overrides });
     await waitFor('the media connection', async () => ((await audioReport(call.callId)).connected ? true : undefined));
     return { controller, done, stream };
   }
@@ -209,7 +212,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     onCustomer = (connection) => connection.ws.on('message', (data) => String(data).includes('"start"') && connection.ws.close(1000, 'bye'));
     const call = await answeredCall();
     const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-    const summary = await relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: 'MZclosed', signal: new AbortController().signal, log });
+    const summary = await relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: 'MZclosed', signal: new AbortController().signal, egress, log });
     expect(summary).toMatchObject({ endedBy: 'customer_closed', reconnects: 0, streamIds: ['MZclosed'] });
     expect(await stream.ended).toEqual({ reason: 'closed' });
     const calls = (await (await fetch(`${simUrl}/control/calls`)).json()) as { calls: Array<{ call_id: string; state: string }> };
@@ -231,6 +234,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
       lineId: 'line-1',
       streamId: 'MZnope',
       signal: new AbortController().signal,
+      egress,
       log,
       connect: { attempts: 3, timeoutMs: 500, retryDelayMs: 50 },
     });
@@ -251,6 +255,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
         lineId: 'line-1',
         streamId: 'MZ404',
         signal: new AbortController().signal,
+        egress,
         log,
         connect: { attempts: 2, timeoutMs: 500, retryDelayMs: 10 },
       });
@@ -288,6 +293,53 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     const summary = await done;
     expect(summary).toMatchObject({ endedBy: 'customer_error', reconnects: 1, streamIds: [first.streamId, 'MZretry1'], framesToCaller: 10 });
     expect(connections).toHaveLength(2);
+  });
+
+  it('L8: customer marks and clears are held back like audio while the carrier has not taken them; none is lost or reordered', async () => {
+    // A carrier whose transport has stalled: nothing it is handed is taken until `release`.
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    let end!: (value: CarrierMediaEnd) => void;
+    const ended = new Promise<CarrierMediaEnd>((resolve) => (end = resolve));
+    const handed: string[] = [];
+    let pending = 0;
+    let mostPending = 0;
+    const handOver = (what: string) => {
+      handed.push(what);
+      mostPending = Math.max(mostPending, (pending += 1));
+      return stalled.then(() => void (pending -= 1));
+    };
+    const stream: CarrierMediaStream = {
+      format: { encoding: 'audio/x-mulaw', sampleRate: 8000, channels: 1 },
+      send: () => handOver('media'),
+      mark: (name) => handOver(name),
+      clear: () => handOver('clear'),
+      close: async () => end({ reason: 'closed' }),
+      ended,
+      stats: () => ({ framesReceived: 0, framesSent: 0, dropped: 0 }),
+      [Symbol.asyncIterator]: () => ({ next: () => ended.then((): IteratorResult<CarrierMediaEvent> => ({ done: true, value: undefined })) }),
+    };
+    const flood = 10_000;
+    const names = Array.from({ length: flood }, (_, i) => (i % 500 === 499 ? 'clear' : `mark-${i}`));
+    onCustomer = (connection) =>
+      connection.ws.on('message', (data) => {
+        if (!String(data).includes('"start"')) return;
+        for (const name of names) connection.ws.send(JSON.stringify(name === 'clear' ? { event: 'clear' } : { event: 'mark', mark: { name } }));
+      });
+    const controller = new AbortController();
+    const done = relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: 'call-l8', lineId: 'line-1', streamId: 'MZflood', signal: controller.signal, egress, log });
+    const connection = await waitFor('the customer connection', () => connections[0]);
+    await waitFor('the flood to be written', () => (connection.ws.bufferedAmount === 0 && handed.length > 0 ? true : undefined));
+    await sleep(300);
+    // Paused at the high-water mark (about 220 marks) plus what the socket had already read (one
+    // 64 KiB read, about 1,400 marks): far from the whole flood.
+    expect(handed.length).toBeLessThan(flood / 4);
+    expect(mostPending).toBe(handed.length);
+    release();
+    await waitFor('every mark and clear to reach the carrier', () => (handed.length === flood ? true : undefined));
+    expect(handed).toEqual(names);
+    controller.abort();
+    expect(await done).toMatchObject({ endedBy: 'call', malformed: 0 });
   });
 
   it('the carrier keeps at most one second of caller audio for a consumer that is not reading, dropping the oldest', async () => {
@@ -355,7 +407,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
 
     it('heartbeats while relaying and reports cancellation after sending stop', async () => {
       const call = await answeredCall();
-      const activities = createAudioActivities({ carrier, log, heartbeatMs: 50 });
+      const activities = createAudioActivities({ carrier, egress, log, heartbeatMs: 50 });
       const env = quietEnvironment();
       const heartbeats: unknown[] = [];
       env.on('heartbeat', (details: unknown) => heartbeats.push(details));
@@ -373,7 +425,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     it('returns the summary when the customer hangs up; a call that is not answered is a non-retryable CarrierRejected', async () => {
       onCustomer = (connection) => connection.ws.on('message', (data) => String(data).includes('"start"') && connection.ws.close());
       const call = await answeredCall();
-      const activities = createAudioActivities({ carrier, log });
+      const activities = createAudioActivities({ carrier, egress, log });
       const env = quietEnvironment();
       const summary = await env.run(activities.relayCallAudio, { callId: call.callId, lineId: 'line-1', carrierCallId: call.carrierCallId, handlerUrl: customerUrl });
       expect(summary).toMatchObject({ endedBy: 'customer_closed', streamIds: [expect.stringMatching(/^MZ[0-9a-f]{32}$/)] });

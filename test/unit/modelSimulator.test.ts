@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
 import { ModelRejectedError, ModelUnavailableError, type ConversationTurn } from '../../activities/model/adapter';
-import { OpenAiCompatibleModel } from '../../activities/model/openAiCompatible';
+import { DEFAULT_MODEL_MAX_TOKENS, OpenAiCompatibleModel } from '../../activities/model/openAiCompatible';
 import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
 import type { ModelRequestRecord } from '../../src/simulator/modelSimulator';
 
@@ -84,6 +84,27 @@ describe('simulator: model (OpenAI-compatible)', () => {
       { role: 'assistant', content: 'Yes, until eleven.' },
       { role: 'user', content: 'Great, book me at eight.' },
     ]);
+  });
+
+  it('L9: every request carries max_tokens; the model stops there (finish_reason length) and the turn is a finished reply', async () => {
+    await collect(ask('Hello'));
+    expect((await requests())[0].max_tokens).toBe(DEFAULT_MODEL_MAX_TOKENS);
+
+    const terse = new OpenAiCompatibleModel({ baseUrl: `${url}/v1`, apiKey: 'simulator', model: 'switchboard-sim-1', maxTokens: 3 });
+    await control('/control/model/replies', { reply: 'One two three four five six seven.' });
+    const deltas = await collect(terse.streamReply({ systemPrompt, turns: [{ role: 'user', text: 'Talk' }] }));
+    expect(deltas).toEqual(['One ', 'two ', 'three ']);
+    expect((await requests())[1]).toMatchObject({ max_tokens: 3, tokens_sent: 3, disconnected: false });
+  });
+
+  it('L9: a reply is cut at the per-turn character limit and the model request closed', async () => {
+    await control('/control/model/settings', { token_delay_ms: 20 });
+    const brief = new OpenAiCompatibleModel({ baseUrl: `${url}/v1`, apiKey: 'simulator', model: 'switchboard-sim-1', maxReplyChars: 12 });
+    await control('/control/model/replies', { reply: `Once upon a time ${'there was a very long story '.repeat(50)}` });
+    const deltas = await collect(brief.streamReply({ systemPrompt, turns: [{ role: 'user', text: 'Tell me a story' }] }));
+    expect(deltas.join('')).toBe('Once upon a ');
+    await until(async () => (await requests())[0].disconnected);
+    expect((await requests())[0].tokens_sent).toBeLessThan(20);
   });
 
   it('yields the first delta well before the whole reply when words are delayed', async () => {
