@@ -261,4 +261,7 @@ export const noPayments = {
   async charge(): Promise<never> {
     throw new Error('this test worker has no card processor');
   },
+  async lookUp(): Promise<never> {
+    throw new Error('this test worker has no card processor');
+  },
 };
