@@ -18,6 +18,12 @@ export interface Config {
   logLevel: string;
   maxBodyBytes: number;
   simulatorUrl: string;
+  /**
+   * The card processor of each environment. The test environment's is always configured apart
+   * (the simulator or a provider's test mode), so test usage can never reach live credentials.
+   */
+  paymentsLiveUrl: string;
+  paymentsTestUrl: string;
   carrierEventsSecret: string;
   /** How long POST /lines waits for number provisioning before answering `provisioning`. */
   lineProvisionWaitMs: number;
@@ -73,6 +79,8 @@ export function loadConfig(): Config {
     logLevel: process.env.LOG_LEVEL ?? 'info',
     maxBodyBytes: intFromEnv('MAX_BODY_BYTES', 1024 * 1024),
     simulatorUrl,
+    paymentsLiveUrl: process.env.PAYMENTS_LIVE_URL || simulatorUrl,
+    paymentsTestUrl: process.env.PAYMENTS_TEST_URL || simulatorUrl,
     carrierEventsSecret: process.env.CARRIER_EVENTS_SECRET ?? 'dev-carrier-secret',
     lineProvisionWaitMs: intFromEnv('LINE_PROVISION_WAIT_MS', 10_000),
     secretsKey: process.env.SECRETS_KEY || runtime.secretsKey,

@@ -1,6 +1,7 @@
 import { up as backfillSignupCredit } from '../../src/db/migrations/0008_backfill_signup_credit';
+import { disableUntouchedTestAutoRecharge } from '../../src/db/migrations/0015_billing_environments';
 import { balanceOf } from '../../src/billing/ledger';
-import { useHarness } from '../support/harness';
+import { createTenant, useHarness } from '../support/harness';
 
 describe('migrations', () => {
   const ctx = useHarness();
@@ -17,5 +18,18 @@ describe('migrations', () => {
       const rows = await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment });
       expect(rows).toMatchObject([{ type: 'signup_credit', amount_cents: '500', balance_after_cents: '500' }]);
     }
+  });
+
+  it('0015 switches auto-recharge off in test accounts still at the shipped defaults, and only there', async () => {
+    const { h, tenant } = ctx;
+    const chose = await createTenant(h.db);
+    const account = (workspaceId: string, environment: string) => h.db('billing_accounts').where({ workspace_id: workspaceId, environment });
+    // As 0004 left them: on, 500, 2000 everywhere; one owner had chosen a threshold of their own.
+    await h.db('billing_accounts').whereIn('workspace_id', [tenant.workspaceId, chose.workspaceId]).update({ auto_recharge_enabled: true });
+    await account(chose.workspaceId, 'test').update({ auto_recharge_threshold_cents: 1000 });
+    await disableUntouchedTestAutoRecharge(h.db);
+    expect((await account(tenant.workspaceId, 'test').first()).auto_recharge_enabled).toBe(false);
+    expect((await account(tenant.workspaceId, 'live').first()).auto_recharge_enabled).toBe(true);
+    expect((await account(chose.workspaceId, 'test').first()).auto_recharge_enabled).toBe(true);
   });
 });
