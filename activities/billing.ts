@@ -6,6 +6,7 @@ import { type BillingTenant } from '../src/billing/ledger';
 import { nextMonthStart } from '../src/billing/periods';
 import type { PaymentProcessors } from './payments/adapter';
 import { createAutoChargeActivities } from './autoCharge';
+import { createNumberFeeActivities } from './numberFees';
 
 export interface BillingActivityDeps {
   db: Db;
@@ -16,7 +17,7 @@ export interface BillingActivityDeps {
   now: () => Date;
 }
 
-/** Billing side effects: reservations, the ledger, the card processors, the monthly close. */
+/** Billing side effects: reservations, the ledger, the card processors, the monthly close and fees. */
 export function createBillingActivities(deps: BillingActivityDeps) {
   const { db, temporal, taskQueue, now } = deps;
 
@@ -40,6 +41,7 @@ export function createBillingActivities(deps: BillingActivityDeps) {
 
   return {
     ...createAutoChargeActivities(deps),
+    ...createNumberFeeActivities({ ...deps, topUpIfNeeded }),
     requestAutoCharge,
 
     /** Holds funds before a call or message (see src/billing/holds.ts); a refusal is returned, not thrown. */

@@ -14,7 +14,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import type { AttemptOutcome } from '../activities/autoCharge';
 import type { BillingActivities } from '../activities/billing';
 import type { BillingTenant } from '../src/billing/ledger';
-import { previousMonthStart } from '../src/billing/periods';
+import { periodOf, previousMonthStart } from '../src/billing/periods';
 
 /** Ledger and settings reads/writes: idempotent, retried until they succeed. */
 const store = proxyActivities<BillingActivities>({
@@ -167,4 +167,27 @@ export async function closeSpendPeriodWorkflow(input: { nominalTime?: string } =
   if (input.nominalTime !== undefined || !patched(RECLOSE_PATCH)) return closed;
   await sleep(RECLOSE_AFTER);
   return store.closeSpendPeriod(period);
+}
+
+const FEE_PAGE_SIZE = 500;
+const FEE_PAGES_PER_RUN = 200;
+
+/**
+ * Fired by a Temporal Schedule at 01:00 UTC on the 1st (an hour after the boundary, so every
+ * line activated or released in the month has committed): posts the number fees of the month
+ * that just ended, in arrears (src/billing/numberFees.ts). Every fee is idempotent per line and
+ * month, so a re-run, a retry or a catch-up firing posts nothing twice.
+ */
+export async function postNumberFeesWorkflow(input: { nominalTime?: string; afterLineId?: string | null; posted?: number } = {}): Promise<{ period: string; posted: number }> {
+  const nominal = nominalTimeOf(input);
+  const periodStart = previousMonthStart(nominal);
+  let after = input.afterLineId ?? null;
+  let posted = input.posted ?? 0;
+  for (let page = 1; ; page += 1) {
+    const result = await store.postNumberFees({ periodStart: periodStart.toISOString(), afterLineId: after, pageSize: FEE_PAGE_SIZE });
+    posted += result.posted;
+    if (result.lines < FEE_PAGE_SIZE) return { period: periodOf(periodStart), posted };
+    after = result.lastLineId;
+    if (page >= FEE_PAGES_PER_RUN) await continueAsNew<typeof postNumberFeesWorkflow>({ nominalTime: nominal.toISOString(), afterLineId: after, posted });
+  }
 }

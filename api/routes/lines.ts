@@ -88,7 +88,8 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
         language: body.language ?? DEFAULT_LANGUAGE,
         endpointing_ms: body.endpointing_ms ?? null,
         status: 'provisioning',
-        grace_ends_at: principal.environment === 'live' && isFirstLine ? new Date(now.getTime() + FIRST_LINE_GRACE_DAYS * DAY_MS) : null,
+        // The first line of each environment is free for 30 days: test bills as live does.
+        grace_ends_at: isFirstLine ? new Date(now.getTime() + FIRST_LINE_GRACE_DAYS * DAY_MS) : null,
         created_by_key_id: principal.key.id,
         created_at: now,
         updated_at: now,

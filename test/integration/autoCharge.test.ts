@@ -7,7 +7,7 @@ import { SimulatorPaymentProcessor } from '../../activities/payments/simulatorPr
 import { post, type BillingTenant } from '../../src/billing/ledger';
 import { runCommand } from '../../src/cli/main';
 import { stopProcess } from '../../src/infra/proc';
-import { MONTHLY_CLOSE_SCHEDULE_ID, ensureSchedules } from '../../src/temporal/schedules';
+import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } from '../../src/temporal/schedules';
 import { workflowIds } from '../../workflows/ids';
 import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 
@@ -286,6 +286,15 @@ describe('auto-charge and the monthly close', () => {
       expect(schedule.spec.calendars).toMatchObject([{ dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 0, end: 0, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] }]);
       expect(schedule.spec.timezone).toBe('UTC');
       expect(schedule.action).toMatchObject({ workflowType: 'closeSpendPeriodWorkflow' });
+    });
+
+    it('posts number fees at 01:00 UTC on the 1st of every month', async () => {
+      await ensureSchedules(h.temporal, h.config.taskQueue);
+      const schedule = await h.temporal.schedule.getHandle(NUMBER_FEES_SCHEDULE_ID).describe();
+      expect(schedule.spec.calendars).toMatchObject([{ dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 1, end: 1, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] }]);
+      expect(schedule.spec.timezone).toBe('UTC');
+      expect(schedule.action).toMatchObject({ workflowType: 'postNumberFeesWorkflow' });
+      expect(schedule.policies).toMatchObject({ catchupWindow: 30 * 24 * 60 * 60 * 1000 });
     });
   });
 });

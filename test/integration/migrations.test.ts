@@ -1,5 +1,5 @@
 import { up as backfillSignupCredit } from '../../src/db/migrations/0008_backfill_signup_credit';
-import { disableUntouchedTestAutoRecharge } from '../../src/db/migrations/0015_billing_environments';
+import { disableUntouchedTestAutoRecharge, giveFirstTestLinesTheirGrace } from '../../src/db/migrations/0015_billing_environments';
 import { balanceOf } from '../../src/billing/ledger';
 import { createTenant, useHarness } from '../support/harness';
 
@@ -31,5 +31,18 @@ describe('migrations', () => {
     expect((await account(tenant.workspaceId, 'test').first()).auto_recharge_enabled).toBe(false);
     expect((await account(tenant.workspaceId, 'live').first()).auto_recharge_enabled).toBe(true);
     expect((await account(chose.workspaceId, 'test').first()).auto_recharge_enabled).toBe(true);
+  });
+
+  it('0015 gives the first test line of each user the 30-day grace, once', async () => {
+    const { h, tenant } = ctx;
+    const insert = async (name: string, createdAt: string) =>
+      (await h.db('lines').insert({ workspace_id: tenant.workspaceId, user_id: tenant.owner.id, environment: 'test', name, mode: 'webhook', status: 'released', created_at: new Date(createdAt) }).returning('id'))[0].id;
+    const first = await insert('first', '2026-01-01T00:00:00Z');
+    const second = await insert('second', '2026-01-02T00:00:00Z');
+    await giveFirstTestLinesTheirGrace(h.db);
+    await giveFirstTestLinesTheirGrace(h.db);
+    const grace = async (id: string) => (await h.db('lines').where({ id }).first()).grace_ends_at;
+    expect(await grace(first)).toEqual(new Date('2026-01-31T00:00:00Z'));
+    expect(await grace(second)).toBeNull();
   });
 });

@@ -2,7 +2,7 @@
  * Records one real history per workflow type into test/histories/, for the replay test.
  * Run after a deliberate, versioned workflow change (`npm run histories:record`); never
  * re-record to make a failing replay pass: that failure means running workflows would break.
- * Name files to write only those (`npm run histories:record -- closeSpendPeriodWorkflow.scheduled.json`):
+ * Name files to write only those (`npm run histories:record -- postNumberFeesWorkflow.json`):
  * a new history is added without re-recording the existing ones.
  */
 import fs from 'node:fs';
@@ -185,6 +185,11 @@ async function main(): Promise<void> {
       const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
       await save(h, workflowIds.provisionLine(refused.body.line.id), path.join(out, 'provisionLineWorkflow.carrier-refused.json'));
 
+      // Last, as they spend the balance: number fees of this month for the lines made above
+      // (the first one is in its grace).
+      const nextMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1, 1));
+      const fees = await h.temporal.workflow.start('postNumberFeesWorkflow', { taskQueue: h.config.taskQueue, workflowId: `fees-${Date.now()}`, args: [{ nominalTime: nextMonth.toISOString() }] });
+      await save(h, fees.workflowId, path.join(out, 'postNumberFeesWorkflow.json'));
 
       // A scheduled monthly close (no nominal time): it closes again an hour later, skipped.
       await recordWithTimeSkipping(h, stack.temporalTestServerPath!, path.join(out, 'closeSpendPeriodWorkflow.scheduled.json'));

@@ -8,7 +8,8 @@ import type { Knex } from 'knex';
  *   column default is now off), and existing test accounts still at the shipped defaults are
  *   switched off;
  * - an auto-charge is recorded as a `pending` attempt before the processor is called, at most
- *   one per account, and resolved to `succeeded`, `declined` or `failed`.
+ *   one per account, and resolved to `succeeded`, `declined` or `failed`;
+ * - the first test line of a user gets the same 30-day grace as the first live line.
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.alterTable('payment_methods', (t) => {
@@ -33,6 +34,8 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('resolved_at', { useTz: true });
   });
   await knex.raw("create unique index payment_attempts_one_pending on payment_attempts (workspace_id, environment) where status = 'pending'");
+
+  await giveFirstTestLinesTheirGrace(knex);
 }
 
 /**
@@ -44,6 +47,15 @@ export async function disableUntouchedTestAutoRecharge(knex: Knex): Promise<numb
   return knex('billing_accounts')
     .where({ environment: 'test', auto_recharge_enabled: true, auto_recharge_threshold_cents: 500, auto_recharge_amount_cents: 2000 })
     .update({ auto_recharge_enabled: false });
+}
+
+/** The first test line of each user, as the first live line: free for 30 days from creation. */
+export async function giveFirstTestLinesTheirGrace(knex: Knex): Promise<number> {
+  const result = await knex.raw(`
+    update lines l set grace_ends_at = l.created_at + interval '30 days'
+      from (select distinct on (user_id) id from lines where environment = 'test' order by user_id, created_at, id) first
+     where l.id = first.id and l.grace_ends_at is null`);
+  return result.rowCount ?? 0;
 }
 
 export async function down(knex: Knex): Promise<void> {
