@@ -2,7 +2,7 @@ import type { Db } from '../src/db/knex';
 import type { EgressPolicy } from '../src/net/egress';
 import type { Client } from '@temporalio/client';
 import type { CarrierAdapter } from './carrier/adapter';
-import type { PaymentProcessor } from './payments/adapter';
+import type { PaymentProcessors } from './payments/adapter';
 import type { ModelAdapter } from './model/adapter';
 import { createAudioActivities } from './audio';
 import { createBillingActivities } from './billing';
@@ -19,7 +19,8 @@ export interface ActivityDeps {
   carrier: CarrierAdapter;
   /** The key sealing secrets at rest; a function so a worker without one fails only where it is needed. */
   secretsKey: () => Buffer;
-  payments: PaymentProcessor;
+  /** The card processor of each environment: auto-charge picks the one of the account's environment. */
+  payments: PaymentProcessors;
   /** The language model of hosted lines (the worker builds the OpenAI-compatible one from config). */
   model?: ModelAdapter;
   /** The worker's Temporal client, for activities that start or signal workflows. */

@@ -291,7 +291,10 @@ async function main(): Promise<number> {
       activities: createActivities({
         db: workerDb,
         carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
-        payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
+        payments: {
+          live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, config.carrierEventsSecret),
+          test: new SimulatorPaymentProcessor(config.paymentsTestUrl, config.carrierEventsSecret),
+        },
         secretsKey: () => secretsKey,
         // The bench's receivers listen on loopback.
         egress: egressPolicyFor({ ...config, outboundAllowedNetworks: [...LOOPBACK_NETWORKS] }),

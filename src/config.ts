@@ -22,6 +22,12 @@ export interface Config {
   httpRequestTimeoutMs: number;
   httpHeadersTimeoutMs: number;
   simulatorUrl: string;
+  /**
+   * The card processor of each environment. The test environment's is always configured apart
+   * (the simulator or a provider's test mode), so test usage can never reach live credentials.
+   */
+  paymentsLiveUrl: string;
+  paymentsTestUrl: string;
   carrierEventsSecret: string;
   /** How long POST /lines waits for number provisioning before answering `provisioning`. */
   lineProvisionWaitMs: number;
@@ -89,6 +95,8 @@ export function loadConfig(): Config {
     httpRequestTimeoutMs: intFromEnv('HTTP_REQUEST_TIMEOUT_MS', 30_000),
     httpHeadersTimeoutMs: intFromEnv('HTTP_HEADERS_TIMEOUT_MS', 15_000),
     simulatorUrl,
+    paymentsLiveUrl: process.env.PAYMENTS_LIVE_URL || simulatorUrl,
+    paymentsTestUrl: process.env.PAYMENTS_TEST_URL || simulatorUrl,
     carrierEventsSecret: process.env.CARRIER_EVENTS_SECRET ?? 'dev-carrier-secret',
     lineProvisionWaitMs: intFromEnv('LINE_PROVISION_WAIT_MS', 10_000),
     secretsKey: process.env.SECRETS_KEY || runtime.secretsKey,

@@ -31,7 +31,10 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     activities: createActivities({
       db,
       carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
-      payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
+      payments: {
+        live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, config.carrierEventsSecret),
+        test: new SimulatorPaymentProcessor(config.paymentsTestUrl, config.carrierEventsSecret),
+      },
       model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName, maxTokens: config.modelMaxTokens, maxReplyChars: config.modelMaxReplyChars }),
       secretsKey: () => parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY')),
       egress: egressPolicyFor(config),

@@ -4,14 +4,17 @@ import {
   condition,
   continueAsNew,
   defineSignal,
+  patched,
   proxyActivities,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import type { AttemptOutcome } from '../activities/autoCharge';
 import type { BillingActivities } from '../activities/billing';
 import type { BillingTenant } from '../src/billing/ledger';
-import { previousMonthStart } from '../src/billing/periods';
+import { periodOf, previousMonthStart } from '../src/billing/periods';
 
 /** Ledger and settings reads/writes: idempotent, retried until they succeed. */
 const store = proxyActivities<BillingActivities>({
@@ -26,6 +29,15 @@ const processor = proxyActivities<BillingActivities>({
   scheduleToCloseTimeout: '1 hour',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: ['CardDeclined', 'PaymentRejected'] },
 });
+
+/** Asking the processor what became of a charge: retried with backoff for as long as it takes. */
+const lookups = proxyActivities<BillingActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+});
+
+/** Charges go through a pending attempt recorded first, and are looked up when unanswered (review M8). */
+export const PENDING_ATTEMPTS_PATCH = 'auto-charge-pending-attempts';
 
 export const balanceLowSignal = defineSignal('balanceLow');
 export const paymentMethodChangedSignal = defineSignal('paymentMethodChanged');
@@ -42,12 +54,13 @@ const CHARGES_PER_RUN = 50;
 /**
  * One per workspace and environment (id `auto-charge:<workspace>:<environment>`), woken by
  * `balanceLow` (signal-with-start). Signals arriving together coalesce, and every pass re-reads
- * the balance, so concurrent triggers charge the card once. Each charge has an idempotency key
- * from this workflow's identity, reused on every retry of that charge. After a hard decline it
- * waits for a new payment method (or a day) before trying again.
+ * the balance, so concurrent triggers charge the card once. Each charge is a pending attempt
+ * recorded before the processor is called, under a key of its own (not of this run), and is
+ * resolved before any other charge is decided, by this run or the next. After a hard decline
+ * it waits for a new payment method (or a day) before trying again.
  */
-export async function autoChargeWorkflow(tenant: BillingTenant): Promise<AutoChargeResult> {
-  let requested = false;
+export async function autoChargeWorkflow(tenant: BillingTenant, carried: { requested?: boolean } = {}): Promise<AutoChargeResult> {
+  let requested = carried.requested ?? false;
   let paymentMethodChanged = false;
   let charges = 0;
   let attempts = 0;
@@ -63,6 +76,27 @@ export async function autoChargeWorkflow(tenant: BillingTenant): Promise<AutoCha
   for (;;) {
     if (!(await condition(() => requested, IDLE_BEFORE_EXIT))) return { charges, declined };
     requested = false;
+    if (patched(PENDING_ATTEMPTS_PATCH)) {
+      const attempt = await store.openAutoChargeAttempt(tenant);
+      if (attempt.charge) {
+        const outcome = await settleAttempt(tenant, attempt.attemptId);
+        if (outcome === 'succeeded') {
+          charges += 1;
+          declined = false;
+          // A resumed attempt was decided earlier: look again at what the account needs now.
+          if (attempt.resumed) requested = true;
+        } else {
+          declined = true;
+          paymentMethodChanged = false;
+          await condition(() => paymentMethodChanged, AFTER_DECLINE_WAIT);
+          requested = true;
+        }
+      }
+      // A pending attempt survives the new run (it is in the database), and so does a wake-up.
+      if (charges >= CHARGES_PER_RUN || workflowInfo().continueAsNewSuggested) await continueAsNew<typeof autoChargeWorkflow>(tenant, { requested });
+      continue;
+    }
+    // Runs that made their decision before the patch (the idempotency key includes the run id).
     const plan = await store.prepareAutoCharge(tenant);
     if (!plan.charge) continue;
 
@@ -87,15 +121,73 @@ export async function autoChargeWorkflow(tenant: BillingTenant): Promise<AutoCha
   }
 }
 
+/**
+ * Charges a pending attempt until its outcome is known. When the processor stays unanswered
+ * past the retry budget, the charge is looked up by its key; only "no charge under this key"
+ * sends it again, under the same key, so a late first request cannot charge twice. Nothing here
+ * fails the workflow while the outcome is unknown.
+ */
+async function settleAttempt(tenant: BillingTenant, attemptId: string): Promise<AttemptOutcome> {
+  for (let round = 0; ; round += 1) {
+    try {
+      return (await processor.chargeAutoChargeAttempt({ tenant, attemptId })).status;
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+    }
+    const found = await lookups.lookUpAutoChargeAttempt({ tenant, attemptId });
+    if (found.status !== 'not_found') return found.status;
+    await sleep(Math.min(60_000 * 2 ** round, 3_600_000));
+  }
+}
+
 const scheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
 
-/**
- * Fired by a Temporal Schedule at 00:00 UTC on the 1st: closes the month that just ended,
- * named from the schedule's nominal time (not the wall clock, so a late or replayed firing
- * closes the right month). `nominalTime` overrides it for manual runs.
- */
-export async function closeSpendPeriodWorkflow(input: { nominalTime?: string } = {}): Promise<{ period: string; keys: number }> {
+/** The schedule's nominal time (not the wall clock, so a late or replayed firing bills the right month), or the manual override. */
+function nominalTimeOf(input: { nominalTime?: string }): Date {
   const scheduled = workflowInfo().typedSearchAttributes.get(scheduledStartTime);
   const nominal = input.nominalTime ? new Date(input.nominalTime) : (scheduled ?? workflowInfo().startTime);
-  return store.closeSpendPeriod(previousMonthStart(nominal).toISOString());
+  if (Number.isNaN(nominal.getTime())) throw ApplicationFailure.nonRetryable(`nominalTime is not a date: ${input.nominalTime}`, 'InvalidNominalTime');
+  return nominal;
+}
+
+/** Scheduled closes run again this long after the boundary, when late postings have landed. */
+const RECLOSE_AFTER = '1 hour';
+export const RECLOSE_PATCH = 'close-spend-period-reclose';
+
+/**
+ * Fired by a Temporal Schedule at 00:00 UTC on the 1st: closes the month that just ended.
+ * A posting stamped just before midnight may commit just after the close, so a scheduled
+ * close runs again an hour later; each close recomputes the month from the ledger, so the
+ * record converges on the exact figure. `nominalTime` names the month for manual runs (one
+ * pass: run it again to recompute).
+ */
+export async function closeSpendPeriodWorkflow(input: { nominalTime?: string } = {}): Promise<{ period: string; keys: number }> {
+  const period = previousMonthStart(nominalTimeOf(input)).toISOString();
+  const closed = await store.closeSpendPeriod(period);
+  if (input.nominalTime !== undefined || !patched(RECLOSE_PATCH)) return closed;
+  await sleep(RECLOSE_AFTER);
+  return store.closeSpendPeriod(period);
+}
+
+const FEE_PAGE_SIZE = 500;
+const FEE_PAGES_PER_RUN = 200;
+
+/**
+ * Fired by a Temporal Schedule at 01:00 UTC on the 1st (an hour after the boundary, so every
+ * line activated or released in the month has committed): posts the number fees of the month
+ * that just ended, in arrears (src/billing/numberFees.ts). Every fee is idempotent per line and
+ * month, so a re-run, a retry or a catch-up firing posts nothing twice.
+ */
+export async function postNumberFeesWorkflow(input: { nominalTime?: string; afterLineId?: string | null; posted?: number } = {}): Promise<{ period: string; posted: number }> {
+  const nominal = nominalTimeOf(input);
+  const periodStart = previousMonthStart(nominal);
+  let after = input.afterLineId ?? null;
+  let posted = input.posted ?? 0;
+  for (let page = 1; ; page += 1) {
+    const result = await store.postNumberFees({ periodStart: periodStart.toISOString(), afterLineId: after, pageSize: FEE_PAGE_SIZE });
+    posted += result.posted;
+    if (result.lines < FEE_PAGE_SIZE) return { period: periodOf(periodStart), posted };
+    after = result.lastLineId;
+    if (page >= FEE_PAGES_PER_RUN) await continueAsNew<typeof postNumberFeesWorkflow>({ nominalTime: nominal.toISOString(), afterLineId: after, posted });
+  }
 }

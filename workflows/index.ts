@@ -3,6 +3,6 @@ export { provisionLineWorkflow, releaseLineWorkflow } from './lines';
 export { lineSecretsWorkflow } from './lineSecrets';
 export { purgeExpiredRecordsWorkflow } from './maintenance';
 export { deliverEventWorkflow } from './webhooks';
-export { autoChargeWorkflow, closeSpendPeriodWorkflow } from './billing';
+export { autoChargeWorkflow, closeSpendPeriodWorkflow, postNumberFeesWorkflow } from './billing';
 export { callWorkflow } from './calls';
 export { sendMessageWorkflow } from './messages';

@@ -26,9 +26,33 @@ export interface ChargeRequest {
   idempotencyKey: string;
 }
 
+/**
+ * What the processor knows of a charge requested under an idempotency key. `not_found` means
+ * no request under that key has been processed (yet): it was lost before the processor acted,
+ * so sending it again under the same key charges at most once.
+ */
+export type ChargeLookup =
+  | { status: 'succeeded'; chargeId: string }
+  | { status: 'declined'; declineCode: string }
+  | { status: 'not_found' };
+
 export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<{ chargeId: string }>;
+  /**
+   * Looks a charge up by the idempotency key it was requested with, for when the answer to
+   * `charge` was lost for longer than we retry. Throws a plain Error while the processor is
+   * unreachable. (A Stripe adapter creates each PaymentIntent with the key in its metadata and
+   * finds it with the search API, or replays the create under the same Idempotency-Key within
+   * Stripe's 24-hour window.)
+   */
+  lookUp(idempotencyKey: string): Promise<ChargeLookup>;
 }
+
+/**
+ * One processor per environment. The test environment's is the simulator or a provider's
+ * test mode, configured apart from the live one, so a test key can never move real money.
+ */
+export type PaymentProcessors = Readonly<Record<'test' | 'live', PaymentProcessor>>;
 
 /** The card was refused (hard decline); `declineCode` is the processor's reason. */
 export class CardDeclinedChargeError extends Error {

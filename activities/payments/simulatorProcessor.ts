@@ -1,4 +1,4 @@
-import { CardDeclinedChargeError, PaymentRequestRejectedError, type ChargeRequest, type PaymentProcessor } from './adapter';
+import { CardDeclinedChargeError, PaymentRequestRejectedError, type ChargeLookup, type ChargeRequest, type PaymentProcessor } from './adapter';
 
 /** The default card processor: the simulator process's processor API over HTTP. */
 export class SimulatorPaymentProcessor implements PaymentProcessor {
@@ -39,6 +39,27 @@ export class SimulatorPaymentProcessor implements PaymentProcessor {
     if (!response.ok) throw new Error(`card processor error: ${response.status}`);
     if (typeof body.id !== 'string') throw new Error('card processor answered without a charge id');
     return { chargeId: body.id };
+  }
+
+  async lookUp(idempotencyKey: string): Promise<ChargeLookup> {
+    const url = new URL('/processor/v1/charges/lookup', this.baseUrl);
+    url.searchParams.set('idempotency_key', idempotencyKey);
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(url, { headers: { authorization: `Bearer ${this.secret}` }, signal: AbortSignal.timeout(this.timeoutMs) });
+      text = await response.text();
+    } catch (err) {
+      const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+      throw new Error(`card processor unreachable: ${reason}`, { cause: err });
+    }
+    if (response.status === 404) return { status: 'not_found' };
+    // Anything but a clear answer leaves the outcome unknown: the caller asks again later.
+    if (!response.ok) throw new Error(`card processor lookup failed: ${response.status}`);
+    const body = parseJson(text);
+    if (body.status === 'succeeded' && typeof body.id === 'string') return { status: 'succeeded', chargeId: body.id };
+    if (body.status === 'declined') return { status: 'declined', declineCode: typeof body.decline_code === 'string' ? body.decline_code : 'card_declined' };
+    throw new Error('card processor answered a lookup without a charge status');
   }
 }
 

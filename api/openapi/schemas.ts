@@ -223,7 +223,7 @@ export const componentSchemas: Record<string, object> = {
       mode: { type: 'string', enum: [...LINE_MODES] },
       status: { type: 'string', enum: [...LINE_STATUSES] },
       environment: { type: 'string', enum: ['test', 'live'] },
-      grace_ends_at: nullable({ type: 'string', format: 'date-time', description: 'End of the free 30-day grace of a first live line.' }),
+      grace_ends_at: nullable({ type: 'string', format: 'date-time', description: 'End of the free 30-day grace of a user’s first line in this environment (no number fee until then).' }),
       created_at: { type: 'string', format: 'date-time' },
     },
   },

@@ -157,7 +157,7 @@ const settingsSchema = {
   type: 'object',
   properties: {
     default_webhook_url: { type: ['string', 'null'], format: 'uri', maxLength: 2048, description: 'Receives webhook events of lines without a webhook_url. Must lead to a public address (https in live).' },
-    auto_recharge_enabled: { type: 'boolean' },
+    auto_recharge_enabled: { type: 'boolean', description: 'Charge the card on file (of this environment) when the balance runs low; on by default in live, off in test' },
     auto_recharge_threshold_cents: { type: 'integer', minimum: 0, maximum: AUTO_RECHARGE_MAX_CENTS, description: 'Charge the card when the balance falls below this (at most $1,000)' },
     auto_recharge_amount_cents: { type: 'integer', minimum: 500, maximum: AUTO_RECHARGE_MAX_CENTS, description: 'How much each automatic recharge adds (at most $1,000)' },
   },

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { holdRefusalError } from '../billingErrors';
+import { refuseHold } from '../billingErrors';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
@@ -110,12 +110,12 @@ async function dial(ctx: AppContext, deps: AppDeps, body: { line_id: string; to_
       if ((err as { constraint?: string }).constraint === 'calls_one_active_per_line') throw new ApiError(409, 'call_in_progress', 'This line already has an active call');
       throw err;
     }
-    if (isPremiumRate(to) && !(await hasDefaultPaymentMethod(trx, principal.userId))) {
+    if (isPremiumRate(to) && !(await hasDefaultPaymentMethod(trx, principal.userId, principal.environment))) {
       // No details on purpose: the heuristic is not explained to whoever trips it.
       throw new ApiError(403, 'm3_fraud_block', 'This destination is blocked');
     }
     const hold = await placeHold(trx, { tenant: principal, keyId: principal.key.id, reference: `call:${callId}`, amountCents: reserve, at: now });
-    if (!hold.ok) throw holdRefusalError(hold.refusal);
+    if (!hold.ok) throw refuseHold(hold.refusal, { deps, tenant: principal, log: ctx.state.log });
     return inserted;
   });
 

@@ -67,7 +67,7 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`lines:create:${principal.userId}`]);
     const previous = await trx('lines').where({ user_id: principal.userId, environment: principal.environment }).count<{ count: string }[]>('id as count');
     const isFirstLine = Number(previous[0].count) === 0;
-    if (principal.environment === 'live' && !isFirstLine && !(await hasDefaultPaymentMethod(trx, principal.userId))) {
+    if (principal.environment === 'live' && !isFirstLine && !(await hasDefaultPaymentMethod(trx, principal.userId, 'live'))) {
       throw new ApiError(402, 'payment_method_required', 'Add a default payment method before creating another live line; the first line is free for 30 days');
     }
     const [inserted] = await trx<LineRow>('lines')
@@ -90,7 +90,8 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
         language: body.language ?? DEFAULT_LANGUAGE,
         endpointing_ms: body.endpointing_ms ?? null,
         status: 'provisioning',
-        grace_ends_at: principal.environment === 'live' && isFirstLine ? new Date(now.getTime() + FIRST_LINE_GRACE_DAYS * DAY_MS) : null,
+        // The first line of each environment is free for 30 days: test bills as live does.
+        grace_ends_at: isFirstLine ? new Date(now.getTime() + FIRST_LINE_GRACE_DAYS * DAY_MS) : null,
         created_by_key_id: principal.key.id,
         created_at: now,
         updated_at: now,

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { holdRefusalError } from '../billingErrors';
+import { refuseHold } from '../billingErrors';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
@@ -50,7 +50,7 @@ async function send(ctx: AppContext, deps: AppDeps, lineId: string, toInput: str
   const reference = `sms:${messageId}`;
   const row = await deps.db.transaction(async (trx) => {
     const hold = await placeHold(trx, { tenant: principal, keyId: principal.key.id, reference, amountCents: chargeCents, at: now });
-    if (!hold.ok) throw holdRefusalError(hold.refusal);
+    if (!hold.ok) throw refuseHold(hold.refusal, { deps, tenant: principal, log: ctx.state.log });
     const { row: stored } = await insertMessage(trx, {
       id: messageId,
       workspace_id: principal.workspaceId,

@@ -60,8 +60,20 @@ export interface Posting {
 
 type Db = Knex | Knex.Transaction;
 
+/**
+ * Auto-recharge starts on in live (postpaid: the card on file is charged when the balance runs
+ * low) and off in test, so test usage never charges a card unless the owner turns it on (and
+ * then only a test card, through the test processor).
+ */
+export function autoRechargeEnabledByDefault(environment: BillingTenant['environment']): boolean {
+  return environment === 'live';
+}
+
 export async function ensureAccount(db: Db, tenant: BillingTenant): Promise<void> {
-  await db('billing_accounts').insert({ workspace_id: tenant.workspaceId, environment: tenant.environment }).onConflict(['workspace_id', 'environment']).ignore();
+  await db('billing_accounts')
+    .insert({ workspace_id: tenant.workspaceId, environment: tenant.environment, auto_recharge_enabled: autoRechargeEnabledByDefault(tenant.environment) })
+    .onConflict(['workspace_id', 'environment'])
+    .ignore();
 }
 
 /** Locks the account row for the rest of the transaction and returns its balance. */

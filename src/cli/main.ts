@@ -70,7 +70,9 @@ Commands:
   service-key create --workspace W --env test|live [--user U] [--name N]
   service-key revoke --workspace W --id KEY_ID
                                             revoke it and the agent keys it minted
-  payment-method add --workspace W --card NUMBER --exp MM/YY [--user U] [--default]
+  payment-method add --workspace W --card NUMBER --exp MM/YY [--env test|live] [--user U] [--default]
+                                            save a card for one environment (default live); only
+                                            a test card is ever charged for test usage
   opt-out add|remove --workspace W --env test|live --number E164
                                             stop (or allow again) calls and SMS to a number
   opt-out list --workspace W --env test|live
@@ -310,6 +312,8 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
     }
     case 'payment-method add': {
       const user = await resolveUser(db, flags);
+      // A card belongs to one environment; without --env it is a live (real-money) card.
+      const environment = flags.env === undefined ? 'live' : envOf(flags);
       const exp = /^(\d{1,2})\/(\d{2}|\d{4})$/.exec(stringFlag(flags, 'exp', true));
       if (!exp) throw new CliError('invalid_argument', '--exp must be MM/YY or MM/YYYY');
       const expYear = exp[2].length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
@@ -323,6 +327,7 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
       const saved = await savePaymentMethod(db, {
         workspaceId: user.workspace_id,
         userId: user.id,
+        environment,
         token: card.token,
         brand: card.brand,
         last4: card.last4,
@@ -330,7 +335,7 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
         expYear,
         makeDefault: flags.default === true,
       });
-      return { id: saved.id, brand: saved.brand, last4: saved.last4, is_default: saved.is_default, user_id: user.id };
+      return { id: saved.id, brand: saved.brand, last4: saved.last4, environment: saved.environment, is_default: saved.is_default, user_id: user.id };
     }
     default:
       throw new CliError('unknown_command', command ? `unknown command "${command}"\n\n${USAGE}` : USAGE);

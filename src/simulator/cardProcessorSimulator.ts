@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { EventEmitter } from 'node:events';
-import type Koa from 'koa';
-import type Router from '@koa/router';
+import http from 'node:http';
+import Koa from 'koa';
+import Router from '@koa/router';
 import getRawBody from 'raw-body';
 
 /**
@@ -10,7 +11,7 @@ import getRawBody from 'raw-body';
  * decline, fail or hang. Mounted in the same process as the carrier simulator; its state is
  * in memory on purpose. See docs/simulator.md ("Card processor").
  */
-export type ProcessorFaultMode = 'normal' | 'decline' | 'error' | 'timeout';
+export type ProcessorFaultMode = 'normal' | 'decline' | 'error' | 'timeout' | 'drop';
 
 export interface ProcessorFault {
   mode: ProcessorFaultMode;
@@ -162,6 +163,22 @@ function answerCharge(ctx: Koa.Context, record: ChargeRecord): void {
   ctx.body = { id: record.id, status: record.status, amount_cents: record.amount_cents, payment_method_token: record.payment_method_token };
 }
 
+/** Charges (or replays) one request and sets the answer on `ctx`. */
+function processCharge(ctx: Koa.Context, state: CardProcessorSimulatorState, request: { idempotencyKey: string; amountCents: number; paymentMethodToken: string }): void {
+  const existing = state.charges.get(request.idempotencyKey);
+  if (existing) {
+    if (existing.amount_cents !== request.amountCents || existing.payment_method_token !== request.paymentMethodToken) {
+      ctx.status = 409;
+      ctx.body = { error: 'idempotency_key_reused' };
+      return;
+    }
+    return answerCharge(ctx, existing);
+  }
+  const tokenDecline = state.decliningTokens.get(request.paymentMethodToken);
+  const declineCode = tokenDecline ?? state.takeFault(['decline'])?.declineCode ?? null;
+  answerCharge(ctx, state.record(request, declineCode));
+}
+
 /** Mounts the processor API (`/processor/v1/...`) and its control API (`/control/processor/...`). */
 export function cardProcessorRoutes(router: Router, state: CardProcessorSimulatorState, secret: string): void {
   const expectedAuth = Buffer.from(`Bearer ${secret}`);
@@ -188,7 +205,7 @@ export function cardProcessorRoutes(router: Router, state: CardProcessorSimulato
     const request = { idempotencyKey: body.idempotency_key, amountCents: body.amount_cents, paymentMethodToken: body.payment_method_token };
 
     // Outages come before anything is looked up, replays included.
-    const outage = state.takeFault(['error', 'timeout']);
+    const outage = state.takeFault(['error', 'timeout', 'drop']);
     if (outage?.mode === 'error') {
       ctx.status = 503;
       ctx.body = { error: 'processor temporarily unavailable' };
@@ -204,19 +221,25 @@ export function cardProcessorRoutes(router: Router, state: CardProcessorSimulato
       }
     }
 
-    const existing = state.charges.get(request.idempotencyKey);
-    if (existing) {
-      if (existing.amount_cents !== request.amountCents || existing.payment_method_token !== request.paymentMethodToken) {
-        ctx.status = 409;
-        ctx.body = { error: 'idempotency_key_reused' };
-        return;
-      }
-      return answerCharge(ctx, existing);
+    processCharge(ctx, state, request);
+    if (outage?.mode === 'drop') {
+      // The charge is made (or replayed); its answer never reaches the caller.
+      ctx.respond = false;
+      ctx.req.socket.destroy();
     }
+  });
 
-    const tokenDecline = state.decliningTokens.get(request.paymentMethodToken);
-    const declineCode = tokenDecline ?? state.takeFault(['decline'])?.declineCode ?? null;
-    answerCharge(ctx, state.record(request, declineCode));
+  // What became of the charge requested under an idempotency key (200 the charge, 404 none).
+  router.get('/processor/v1/charges/lookup', requireProcessorAuth, async (ctx) => {
+    const key = ctx.query.idempotency_key;
+    if (!isNonEmptyString(key)) return badRequest(ctx, 'idempotency_key is required');
+    const record = state.charges.get(key);
+    if (!record) {
+      ctx.status = 404;
+      ctx.body = { error: 'no_such_charge' };
+      return;
+    }
+    ctx.body = { id: record.id, status: record.status, decline_code: record.decline_code, amount_cents: record.amount_cents, payment_method_token: record.payment_method_token };
   });
 
   // Control API: what tests and the demo call to steer the simulated processor.
@@ -227,7 +250,7 @@ export function cardProcessorRoutes(router: Router, state: CardProcessorSimulato
     const parsed = await readJsonObject(ctx);
     if (!parsed.ok) return;
     const { mode, decline_code: declineCode, count, hold_ms: holdMs } = parsed.body;
-    if (mode !== 'normal' && mode !== 'decline' && mode !== 'error' && mode !== 'timeout') return badRequest(ctx, 'mode must be normal, decline, error or timeout');
+    if (mode !== 'normal' && mode !== 'decline' && mode !== 'error' && mode !== 'timeout' && mode !== 'drop') return badRequest(ctx, 'mode must be normal, decline, error, timeout or drop');
     if (declineCode !== undefined && !isNonEmptyString(declineCode)) return badRequest(ctx, 'decline_code must be a non-empty string');
     if (count !== undefined && !isPositiveInteger(count)) return badRequest(ctx, 'count must be a positive integer');
     if (holdMs !== undefined && !(typeof holdMs === 'number' && Number.isSafeInteger(holdMs) && holdMs >= 0)) return badRequest(ctx, 'hold_ms must be a non-negative integer');
@@ -248,4 +271,27 @@ export function cardProcessorRoutes(router: Router, state: CardProcessorSimulato
     state.reset();
     ctx.body = { reset: true, released };
   });
+}
+
+/**
+ * A processor on its own port, with only the processor and its control API: a second,
+ * distinct processor (tests use one for the test environment beside the live one).
+ */
+export async function startCardProcessorSimulator(options: { host: string; port: number; secret: string }): Promise<{ server: http.Server; state: CardProcessorSimulatorState; url: string }> {
+  const state = new CardProcessorSimulatorState();
+  const router = new Router();
+  cardProcessorRoutes(router, state, options.secret);
+  const app = new Koa();
+  app.silent = true;
+  app.use(router.routes()).use(router.allowedMethods());
+  const server = http.createServer(app.callback());
+  const close = server.close.bind(server);
+  server.close = ((callback?: (err?: Error) => void) => {
+    state.releaseHeld();
+    return close(callback);
+  }) as typeof server.close;
+  await new Promise<void>((resolve) => server.listen(options.port, options.host, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  return { server, state, url: `http://${options.host}:${port}` };
 }

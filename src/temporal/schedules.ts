@@ -1,9 +1,10 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { closeSpendPeriodWorkflow } from '../../workflows/billing';
+import { closeSpendPeriodWorkflow, postNumberFeesWorkflow } from '../../workflows/billing';
 import { purgeExpiredRecordsWorkflow } from '../../workflows/maintenance';
 
 export const MAINTENANCE_SCHEDULE_ID = 'maintenance-purge-expired-records';
 export const MONTHLY_CLOSE_SCHEDULE_ID = 'billing-close-spend-period';
+export const NUMBER_FEES_SCHEDULE_ID = 'billing-number-fees';
 
 /**
  * Creates the service's Temporal Schedules if they do not exist yet. Called by every worker
@@ -23,6 +24,14 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
       scheduleId: MONTHLY_CLOSE_SCHEDULE_ID,
       spec: { calendars: [{ dayOfMonth: 1, hour: 0, minute: 0, second: 0, comment: 'UTC month boundary' }], timezone: 'UTC' },
       action: { type: 'startWorkflow', workflowType: closeSpendPeriodWorkflow, args: [{}], workflowId: 'billing-close-spend-period', taskQueue },
+      policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
+    },
+    {
+      // 01:00 UTC on the 1st: the number fees of the month that just ended (billed in arrears),
+      // an hour after the boundary so every line change of that month has committed.
+      scheduleId: NUMBER_FEES_SCHEDULE_ID,
+      spec: { calendars: [{ dayOfMonth: 1, hour: 1, minute: 0, second: 0, comment: 'number fees, in arrears' }], timezone: 'UTC' },
+      action: { type: 'startWorkflow', workflowType: postNumberFeesWorkflow, args: [{}], workflowId: 'billing-number-fees', taskQueue },
       policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
     },
   ];

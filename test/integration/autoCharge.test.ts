@@ -7,9 +7,9 @@ import { SimulatorPaymentProcessor } from '../../activities/payments/simulatorPr
 import { post, type BillingTenant } from '../../src/billing/ledger';
 import { runCommand } from '../../src/cli/main';
 import { stopProcess } from '../../src/infra/proc';
-import { MONTHLY_CLOSE_SCHEDULE_ID, ensureSchedules } from '../../src/temporal/schedules';
+import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } from '../../src/temporal/schedules';
 import { workflowIds } from '../../workflows/ids';
-import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
+import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 
 /** Auto-charge of the card on file, and the monthly close of spend. */
 describe('auto-charge and the monthly close', () => {
@@ -17,20 +17,30 @@ describe('auto-charge and the monthly close', () => {
   let h: Harness;
   let tenant: Tenant;
   let account: BillingTenant;
+  // Real money moves in live: these tests use the live environment (auto-recharge on by default,
+  // cards saved for live), whose processor is `h.simulator.processor`.
   beforeEach(() => {
     ({ h, tenant } = ctx);
-    account = { workspaceId: tenant.workspaceId, environment: 'test' };
+    account = { workspaceId: tenant.workspaceId, environment: 'live' };
     h.simulator.processor.reset();
+    h.simulator.testProcessor.reset();
   });
 
   const billing = () =>
-    createBillingActivities({ db: h.db, payments: new SimulatorPaymentProcessor(h.simulator.url, h.config.carrierEventsSecret), temporal: () => h.temporal, taskQueue: h.config.taskQueue, now: () => new Date() });
-  const addCard = (card = '4242424242424242') => runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card, exp: '12/40', default: true });
+    createBillingActivities({
+      db: h.db,
+      payments: { live: new SimulatorPaymentProcessor(h.config.paymentsLiveUrl, h.config.carrierEventsSecret), test: new SimulatorPaymentProcessor(h.config.paymentsTestUrl, h.config.carrierEventsSecret) },
+      temporal: () => h.temporal,
+      taskQueue: h.config.taskQueue,
+      now: () => new Date(),
+    });
+  const addCard = (card = '4242424242424242', env?: 'test' | 'live') =>
+    runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card, exp: '12/40', default: true, ...(env ? { env } : {}) });
   /** Spends the balance down below the default 500-cent threshold. */
   const spend = (cents: number) => post(h.db, { tenant: account, type: 'call_charge', amountCents: -cents, description: 'Call', idempotencyRef: `spend:${crypto.randomUUID()}`, at: new Date() });
-  const autoCharge = () => h.temporal.workflow.getHandle(workflowIds.autoCharge(account.workspaceId, 'test'));
-  const autoRecharges = () => h.db('ledger_transactions').where({ workspace_id: account.workspaceId, environment: 'test', type: 'auto_recharge' });
-  const balance = async () => (await h.request('GET', '/api/v1/billing/balance', { key: tenant.keys.test })).body.cents;
+  const autoCharge = () => h.temporal.workflow.getHandle(workflowIds.autoCharge(account.workspaceId, 'live'));
+  const autoRecharges = () => h.db('ledger_transactions').where({ workspace_id: account.workspaceId, environment: 'live', type: 'auto_recharge' });
+  const balance = async () => (await h.request('GET', '/api/v1/billing/balance', { key: tenant.keys.live })).body.cents;
 
   it('charges the card once under 20 concurrent low-balance triggers, and credits the balance', async () => {
     await addCard();
@@ -61,7 +71,7 @@ describe('auto-charge and the monthly close', () => {
     await billing().requestAutoCharge(account); // balance 500 = threshold: not below
     await spend(100);
     await billing().requestAutoCharge(account); // below, but no card on file
-    await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: false } });
+    await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.live, body: { auto_recharge_enabled: false } });
     await addCard();
     await billing().requestAutoCharge(account); // card, but disabled
     await eventually(async () => {
@@ -107,6 +117,105 @@ describe('auto-charge and the monthly close', () => {
     expect(h.simulator.processor.charges.size).toBe(1);
   }, 40_000);
 
+  describe('the test environment (M7)', () => {
+    const testAccount = () => ({ workspaceId: tenant.workspaceId, environment: 'test' as const });
+    const testRecharges = () => h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: 'test', type: 'auto_recharge' });
+    const succeeded = (processor: typeof h.simulator.processor) => [...processor.charges.values()].filter((c) => c.status === 'succeeded');
+
+    it('has auto-recharge off by default; live has it on', async () => {
+      expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.test })).body.auto_recharge_enabled).toBe(false);
+      expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.live })).body.auto_recharge_enabled).toBe(true);
+    });
+
+    it('never charges a live card: with auto-recharge turned on it charges only a test card, through the test processor', async () => {
+      expect(await addCard('4242424242424242')).toMatchObject({ environment: 'live' });
+      await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: true } });
+      await post(h.db, { tenant: testAccount(), type: 'call_charge', amountCents: -400, description: 'Call', idempotencyRef: `spend:${crypto.randomUUID()}`, at: new Date() });
+      // Low test balance, a live card on file: nothing to charge in test.
+      await billing().requestAutoCharge(testAccount());
+      const handle = h.temporal.workflow.getHandle(workflowIds.autoCharge(tenant.workspaceId, 'test'));
+      await eventually(async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.activityTaskCompletedEventAttributes) || undefined);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(h.simulator.processor.attempts).toBe(0);
+      expect(h.simulator.testProcessor.attempts).toBe(0);
+      expect(await testRecharges()).toHaveLength(0);
+
+      await expect(addCard('5555555555554444', 'staging' as 'test')).rejects.toThrow('--env must be test or live');
+      expect(await addCard('5555555555554444', 'test')).toMatchObject({ environment: 'test', is_default: true });
+      await handle.signal('paymentMethodChanged');
+      await eventually(async () => ((await testRecharges()).length === 1 ? true : undefined));
+      expect(succeeded(h.simulator.testProcessor)).toHaveLength(1);
+      expect(h.simulator.processor.attempts).toBe(0);
+      const [attempt] = await h.db('payment_attempts').where({ workspace_id: tenant.workspaceId, environment: 'test' });
+      const testCard = await h.db('payment_methods').where({ workspace_id: tenant.workspaceId, environment: 'test' }).first();
+      expect(attempt).toMatchObject({ status: 'succeeded', payment_method_id: testCard.id });
+      expect(await balance()).toBe(500); // the live balance is untouched
+    });
+  });
+
+  describe('a request refused for insufficient credits (D18)', () => {
+    const spendTo = async (tenantAccount: BillingTenant, cents: number) => {
+      const current = (await h.db('billing_accounts').where({ workspace_id: tenantAccount.workspaceId, environment: tenantAccount.environment }).first()).balance_cents;
+      await post(h.db, { tenant: tenantAccount, type: 'call_charge', amountCents: cents - Number(current), description: 'Call', idempotencyRef: `spend:${crypto.randomUUID()}`, at: new Date() });
+    };
+
+    it('a carded account below the reserve gets 402, then its auto-charge runs and a retry succeeds', async () => {
+      const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine() })).body.line;
+      await addCard();
+      await spendTo(account, 5); // below the 13-cent reserve of a Zone A webhook call
+      const place = () => h.request('POST', '/api/v1/calls', { key: tenant.keys.live, body: { line_id: line.id, to_number: '+14155552671' } });
+      const refused = await place();
+      expect(refused.status).toBe(402);
+      expect(refused.body.error.code).toBe('insufficient_credits');
+      await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
+      expect(await balance()).toBe(5 + 2000);
+      const retried = await place();
+      expect(retried.status).toBe(201);
+      await h.request('POST', `/api/v1/calls/${retried.body.call.id}/hangup`, { key: tenant.keys.live });
+      expect([...h.simulator.processor.charges.values()]).toHaveLength(1);
+    });
+
+    it('an SMS refused with a test key charges the test card through the test processor only', async () => {
+      const testAccount = { workspaceId: tenant.workspaceId, environment: 'test' as const };
+      const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).body.line;
+      const to = '+14155550188';
+      await h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: line.id, phone_number: to, consent_type: 'explicit_outbound', source: 'api' } });
+      await addCard('4242424242424242', 'live');
+      await addCard('5555555555554444', 'test');
+      await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: true } });
+      await spendTo(testAccount, 0);
+      const send = () => h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: line.id, to, text: 'Your table is ready' } });
+      const refused = await send();
+      expect(refused.status).toBe(402);
+      expect(refused.body.error.code).toBe('insufficient_credits');
+      const testRecharges = () => h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: 'test', type: 'auto_recharge' });
+      await eventually(async () => ((await testRecharges()).length === 1 ? true : undefined));
+      expect((await send()).status).toBe(201);
+      expect([...h.simulator.testProcessor.charges.values()]).toHaveLength(1);
+      expect(h.simulator.processor.attempts).toBe(0);
+    });
+
+    it('a reservation refused inside a call (an inbound call, the next minute) wakes it too', async () => {
+      await addCard();
+      await spendTo(account, 10);
+      const activities = billing();
+      const refused = await activities.reserveFunds({ tenant: account, keyId: null, reference: `call:${crypto.randomUUID()}`, amountCents: 26 });
+      expect(refused).toMatchObject({ ok: false, refusal: { code: 'insufficient_credits' } });
+      await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
+      expect(await balance()).toBe(10 + 2000);
+    });
+
+    it('wakes nothing without a card, and the request stays refused', async () => {
+      const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine() })).body.line;
+      await spendTo(account, 5);
+      const refused = await h.request('POST', '/api/v1/calls', { key: tenant.keys.live, body: { line_id: line.id, to_number: '+14155552671' } });
+      expect(refused.status).toBe(402);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await expect(autoCharge().describe()).rejects.toThrow(/not found/i);
+      expect(await balance()).toBe(5);
+    });
+  });
+
   describe('durability', () => {
     const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-autocharge-'));
     afterAll(() => fs.rmSync(logDir, { recursive: true, force: true }));
@@ -151,12 +260,41 @@ describe('auto-charge and the monthly close', () => {
       expect(await h.db('spend_periods').where({ key_id: keyId })).toMatchObject([{ period: '2031-01', spent_cents: '12' }]);
     });
 
+    it('a re-run picks up a posting stamped in the month but committed after the close (L7)', async () => {
+      const keyId = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceLive, body: { name: 'late' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id;
+      const charge = (at: string, cents: number) =>
+        post(h.db, { tenant: account, type: 'call_charge', amountCents: -cents, description: 'Call', idempotencyRef: `c:${crypto.randomUUID()}`, actorKeyId: keyId, at: new Date(at) });
+      const run = () =>
+        h.temporal.workflow.execute('closeSpendPeriodWorkflow', { taskQueue: h.config.taskQueue, workflowId: `close-${crypto.randomUUID()}`, args: [{ nominalTime: '2032-03-01T00:00:00.000Z' }] });
+      await charge('2032-02-10T12:00:00.000Z', 20);
+      await run();
+      const closedAt = (await h.db('spend_periods').where({ key_id: keyId }).first()).closed_at;
+      // Stamped 23:59:59.9 on the last day, committed after the close had run.
+      await charge('2032-02-29T23:59:59.900Z', 9);
+      await run();
+      expect(await h.db('spend_periods').where({ key_id: keyId })).toMatchObject([{ period: '2032-02', spent_cents: '29' }]);
+      // Once exact, a further run changes nothing.
+      const exact = await h.db('spend_periods').where({ key_id: keyId }).first();
+      expect(exact.closed_at.getTime()).toBeGreaterThan(closedAt.getTime());
+      await run();
+      expect((await h.db('spend_periods').where({ key_id: keyId }).first()).closed_at).toEqual(exact.closed_at);
+    });
+
     it('is scheduled at 00:00 UTC on the 1st of every month', async () => {
       await ensureSchedules(h.temporal, h.config.taskQueue);
       const schedule = await h.temporal.schedule.getHandle(MONTHLY_CLOSE_SCHEDULE_ID).describe();
       expect(schedule.spec.calendars).toMatchObject([{ dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 0, end: 0, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] }]);
       expect(schedule.spec.timezone).toBe('UTC');
       expect(schedule.action).toMatchObject({ workflowType: 'closeSpendPeriodWorkflow' });
+    });
+
+    it('posts number fees at 01:00 UTC on the 1st of every month', async () => {
+      await ensureSchedules(h.temporal, h.config.taskQueue);
+      const schedule = await h.temporal.schedule.getHandle(NUMBER_FEES_SCHEDULE_ID).describe();
+      expect(schedule.spec.calendars).toMatchObject([{ dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 1, end: 1, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] }]);
+      expect(schedule.spec.timezone).toBe('UTC');
+      expect(schedule.action).toMatchObject({ workflowType: 'postNumberFeesWorkflow' });
+      expect(schedule.policies).toMatchObject({ catchupWindow: 30 * 24 * 60 * 60 * 1000 });
     });
   });
 });

@@ -182,9 +182,10 @@ describe('billing', () => {
     });
 
     it('reads and changes settings; members cannot change them', async () => {
+      // Auto-recharge starts off in the test environment (M7); live has it on.
       expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.test })).body).toEqual({
         default_webhook_url: null,
-        auto_recharge_enabled: true,
+        auto_recharge_enabled: false,
         auto_recharge_threshold_cents: 500,
         auto_recharge_amount_cents: 2000,
       });

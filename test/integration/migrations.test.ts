@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import { up as backfillSignupCredit } from '../../src/db/migrations/0008_backfill_signup_credit';
-import { backfillKeyAncestry } from '../../src/db/migrations/0012_key_ancestry';
 import type { ApiKeyRow } from '../../src/keys/store';
+import { backfillKeyAncestry } from '../../src/db/migrations/0012_key_ancestry';
+import { disableUntouchedTestAutoRecharge, giveFirstTestLinesTheirGrace } from '../../src/db/migrations/0015_billing_environments';
 import { balanceOf } from '../../src/billing/ledger';
-import { useHarness } from '../support/harness';
+import { createTenant, useHarness } from '../support/harness';
 
 describe('migrations', () => {
   const ctx = useHarness();
@@ -43,5 +44,31 @@ describe('migrations', () => {
     expect(Object.fromEntries(after.map((k) => [k.id, { ancestor_ids: k.ancestor_ids, lineage_id: k.lineage_id }]))).toEqual(expected);
     expect(after.find((k) => k.id === grandchild.api_token.id)!.revoked_at).not.toBeNull();
     expect(after.filter((k) => k.revoked_at).map((k) => k.id).sort()).toEqual([child.api_token.id, grandchild.api_token.id, agent.id].sort());
+  });
+
+  it('0015 switches auto-recharge off in test accounts still at the shipped defaults, and only there', async () => {
+    const { h, tenant } = ctx;
+    const chose = await createTenant(h.db);
+    const account = (workspaceId: string, environment: string) => h.db('billing_accounts').where({ workspace_id: workspaceId, environment });
+    // As 0004 left them: on, 500, 2000 everywhere; one owner had chosen a threshold of their own.
+    await h.db('billing_accounts').whereIn('workspace_id', [tenant.workspaceId, chose.workspaceId]).update({ auto_recharge_enabled: true });
+    await account(chose.workspaceId, 'test').update({ auto_recharge_threshold_cents: 1000 });
+    await disableUntouchedTestAutoRecharge(h.db);
+    expect((await account(tenant.workspaceId, 'test').first()).auto_recharge_enabled).toBe(false);
+    expect((await account(tenant.workspaceId, 'live').first()).auto_recharge_enabled).toBe(true);
+    expect((await account(chose.workspaceId, 'test').first()).auto_recharge_enabled).toBe(true);
+  });
+
+  it('0015 gives the first test line of each user the 30-day grace, once', async () => {
+    const { h, tenant } = ctx;
+    const insert = async (name: string, createdAt: string) =>
+      (await h.db('lines').insert({ workspace_id: tenant.workspaceId, user_id: tenant.owner.id, environment: 'test', name, mode: 'webhook', status: 'released', created_at: new Date(createdAt) }).returning('id'))[0].id;
+    const first = await insert('first', '2026-01-01T00:00:00Z');
+    const second = await insert('second', '2026-01-02T00:00:00Z');
+    await giveFirstTestLinesTheirGrace(h.db);
+    await giveFirstTestLinesTheirGrace(h.db);
+    const grace = async (id: string) => (await h.db('lines').where({ id }).first()).grace_ends_at;
+    expect(await grace(first)).toEqual(new Date('2026-01-31T00:00:00Z'));
+    expect(await grace(second)).toBeNull();
   });
 });

@@ -18,7 +18,8 @@ import type { Scope } from '../../src/keys/scopes';
 import { spawnService } from '../../src/infra/services';
 import { createLogger } from '../../src/logger';
 import { startCarrierSimulator, type CarrierSimulatorState } from '../../src/simulator/carrierSimulator';
-import type { CardProcessorSimulatorState } from '../../src/simulator/cardProcessorSimulator';
+import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../src/simulator/cardProcessorSimulator';
+import type { PaymentProcessor, PaymentProcessors } from '../../activities/payments/adapter';
 import { connectTemporalClient } from '../../src/temporal/client';
 import { createWorkspace, mintUserKey, type User } from '../../src/workspaces/service';
 
@@ -33,7 +34,10 @@ export interface Harness {
   simulator: {
     url: string;
     state: CarrierSimulatorState;
+    /** The live environment's card processor (in the carrier simulator's process). */
     processor: CardProcessorSimulatorState;
+    /** The test environment's card processor: a second, distinct simulator on its own port. */
+    testProcessor: CardProcessorSimulatorState;
     /** A request to the simulator's control API (docs/simulator.md), with whatever credentials it needs. */
     control(method: string, path: string, body?: unknown): Promise<Response>;
   };
@@ -75,10 +79,13 @@ export interface TestResponse {
 export async function startHarness(overrides: Partial<Config> = {}): Promise<Harness> {
   const simulatorSecret = crypto.randomBytes(16).toString('hex');
   const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret: simulatorSecret });
+  const testProcessor = await startCardProcessorSimulator({ host: '127.0.0.1', port: 0, secret: simulatorSecret });
   const config: Config = {
     ...loadConfig(),
     taskQueue: `test-${crypto.randomUUID()}`,
     simulatorUrl: sim.url,
+    paymentsLiveUrl: sim.url,
+    paymentsTestUrl: testProcessor.url,
     modelBaseUrl: `${sim.url}/v1`,
     carrierEventsSecret: simulatorSecret,
     lineProvisionWaitMs: 5_000,
@@ -118,6 +125,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
       url: sim.url,
       state: sim.state,
       processor: sim.processor,
+      testProcessor: testProcessor.state,
       control: (method, path, body) =>
         fetch(`${sim.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
     },
@@ -150,6 +158,8 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
           TEMPORAL_ADDRESS: config.temporalAddress,
           TEMPORAL_TASK_QUEUE: config.taskQueue,
           SIMULATOR_URL: config.simulatorUrl,
+          PAYMENTS_LIVE_URL: config.paymentsLiveUrl,
+          PAYMENTS_TEST_URL: config.paymentsTestUrl,
           CARRIER_EVENTS_SECRET: config.carrierEventsSecret,
           WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,
           SECRETS_KEY: config.secretsKey,
@@ -170,7 +180,10 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
         activities: createActivities({
           db,
           carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
-          payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
+          payments: {
+            live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, config.carrierEventsSecret),
+            test: new SimulatorPaymentProcessor(config.paymentsTestUrl, config.carrierEventsSecret),
+          },
           model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName }),
           secretsKey: () => parseSecretsKey(config.secretsKey!),
           egress: egressPolicyFor(config),
@@ -194,6 +207,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
       await harness.stopWorker();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => sim.server.close(() => resolve()));
+      await new Promise<void>((resolve) => testProcessor.server.close(() => resolve()));
       await temporal.connection.close();
       await db.destroy();
     },
@@ -258,9 +272,14 @@ export function useHarness(options: { worker?: boolean; overrides?: Partial<Conf
   return ctx;
 }
 
-/** For workers in tests that never charge a card. */
-export const noPayments = {
+const noProcessor: PaymentProcessor = {
   async charge(): Promise<never> {
     throw new Error('this test worker has no card processor');
   },
+  async lookUp(): Promise<never> {
+    throw new Error('this test worker has no card processor');
+  },
 };
+
+/** For workers in tests that never charge a card. */
+export const noPayments: PaymentProcessors = { test: noProcessor, live: noProcessor };

@@ -2,6 +2,8 @@
  * Records one real history per workflow type into test/histories/, for the replay test.
  * Run after a deliberate, versioned workflow change (`npm run histories:record`); never
  * re-record to make a failing replay pass: that failure means running workflows would break.
+ * Name files to write only those (`npm run histories:record -- postNumberFeesWorkflow.json`):
+ * a new history is added without re-recording the existing ones.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -11,8 +13,12 @@ import { generateSecretsKey } from '../../src/crypto/secretBox';
 import { startEphemeralStack } from '../../src/infra/stack';
 import { workflowIds } from '../../workflows/ids';
 
+/** The files named on the command line; none named means all. */
+const only = new Set(process.argv.slice(2));
+const wanted = (file: string) => only.size === 0 || only.has(path.basename(file));
+
 async function main(): Promise<void> {
-  const stack = await startEphemeralStack({ name: 'switchboard_histories' });
+  const stack = await startEphemeralStack({ name: 'switchboard_histories', withTestServer: true });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-histories-'));
   try {
     const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows') });
@@ -65,12 +71,14 @@ async function main(): Promise<void> {
         await receiver.close();
       }
 
-      // Auto-charge: a low balance with a card on file, topped up once (the run stays open, idle).
+      // Auto-charge: a low balance with a card on file, topped up once through a pending attempt
+      // (the run stays open, idle). autoChargeWorkflow.charged.json is the same before the
+      // pending-attempt patch; it is kept as recorded then.
       await runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
-      const tenantBilling = { workspaceId: tenant.workspaceId, environment: 'test' as const };
+      const tenantBilling = { workspaceId: tenant.workspaceId, environment: 'live' as const };
       await post(h.db, { tenant: tenantBilling, type: 'call_charge', amountCents: -300, description: 'Call', idempotencyRef: `history:${Date.now()}`, at: new Date() });
       await h.temporal.workflow.signalWithStart('autoChargeWorkflow', {
-        workflowId: workflowIds.autoCharge(tenant.workspaceId, 'test'),
+        workflowId: workflowIds.autoCharge(tenant.workspaceId, 'live'),
         taskQueue: h.config.taskQueue,
         args: [tenantBilling],
         signal: 'balanceLow',
@@ -78,7 +86,7 @@ async function main(): Promise<void> {
       for (let i = 0; i < 100 && !(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'auto_recharge' }).first()); i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      await saveOpen(h, workflowIds.autoCharge(tenant.workspaceId, 'test'), path.join(out, 'autoChargeWorkflow.charged.json'));
+      await saveOpen(h, workflowIds.autoCharge(tenant.workspaceId, 'live'), path.join(out, 'autoChargeWorkflow.pending-attempt.json'));
 
       const close = await h.temporal.workflow.start('closeSpendPeriodWorkflow', { taskQueue: h.config.taskQueue, workflowId: `close-${Date.now()}`, args: [{ nominalTime: '2026-02-01T00:00:00.000Z' }] });
       await save(h, close.workflowId, path.join(out, 'closeSpendPeriodWorkflow.json'));
@@ -176,6 +184,15 @@ async function main(): Promise<void> {
       h.simulator.state.provisionFault = 'reject';
       const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
       await save(h, workflowIds.provisionLine(refused.body.line.id), path.join(out, 'provisionLineWorkflow.carrier-refused.json'));
+
+      // Last, as they spend the balance: number fees of this month for the lines made above
+      // (the first one is in its grace).
+      const nextMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1, 1));
+      const fees = await h.temporal.workflow.start('postNumberFeesWorkflow', { taskQueue: h.config.taskQueue, workflowId: `fees-${Date.now()}`, args: [{ nominalTime: nextMonth.toISOString() }] });
+      await save(h, fees.workflowId, path.join(out, 'postNumberFeesWorkflow.json'));
+
+      // A scheduled monthly close (no nominal time): it closes again an hour later, skipped.
+      await recordWithTimeSkipping(h, stack.temporalTestServerPath!, path.join(out, 'closeSpendPeriodWorkflow.scheduled.json'));
     } finally {
       await h.close();
     }
@@ -185,8 +202,41 @@ async function main(): Promise<void> {
   }
 }
 
+/** A scheduled-style close on Temporal's time-skipping test server, so its hour of waiting takes no time. */
+async function recordWithTimeSkipping(h: import('./harness').Harness, testServerPath: string, file: string): Promise<void> {
+  if (!wanted(file)) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { TestWorkflowEnvironment } = require('@temporalio/testing') as typeof import('@temporalio/testing');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Worker } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createActivities } = require('../../activities') as typeof import('../../activities');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { noPayments } = require('./harness') as typeof import('./harness');
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath } } });
+  try {
+    const taskQueue = `histories-${Date.now()}`;
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
+      activities: createActivities({ db: h.db, carrier: {} as import('../../activities/carrier/adapter').CarrierAdapter, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => Buffer.alloc(32), egress: new (require('../../src/net/egress') as typeof import('../../src/net/egress')).EgressPolicy(), now: () => new Date() }),
+    });
+    const workflowId = `close-scheduled-${Date.now()}`;
+    const history = await worker.runUntil(async () => {
+      await env.client.workflow.execute('closeSpendPeriodWorkflow', { taskQueue, workflowId, args: [{}] });
+      return env.client.workflow.getHandle(workflowId).fetchHistory();
+    });
+    fs.writeFileSync(file, JSON.stringify(history, null, 2) + '\n');
+    console.log(`recorded ${workflowId} (time-skipping) -> ${path.relative(process.cwd(), file)}`);
+  } finally {
+    await env.teardown();
+  }
+}
+
 /** A workflow that is still running (waiting for its next signal): its history so far. */
 async function saveOpen(h: { temporal: import('@temporalio/client').Client }, workflowId: string, file: string): Promise<void> {
+  if (!wanted(file)) return;
   const history = await h.temporal.workflow.getHandle(workflowId).fetchHistory();
   fs.writeFileSync(file, JSON.stringify(history, null, 2) + '\n');
   console.log(`recorded ${workflowId} (open) -> ${path.relative(process.cwd(), file)}`);
@@ -195,6 +245,7 @@ async function saveOpen(h: { temporal: import('@temporalio/client').Client }, wo
 async function save(h: { temporal: import('@temporalio/client').Client }, workflowId: string, file: string): Promise<void> {
   const handle = h.temporal.workflow.getHandle(workflowId);
   await handle.result();
+  if (!wanted(file)) return;
   const history = await handle.fetchHistory();
   fs.writeFileSync(file, JSON.stringify(history, null, 2) + '\n');
   console.log(`recorded ${workflowId} -> ${path.relative(process.cwd(), file)}`);

@@ -140,6 +140,31 @@ describe('card processor simulator', () => {
     expect((await control('GET', '/control/processor/charges')).body).toMatchObject({ charges: [], attempts: 0, held: 0 });
   });
 
+  it('a drop fault charges the card but loses the answer; the lookup tells what happened', async () => {
+    await control('POST', '/control/processor/faults', { mode: 'drop', count: 2 });
+    for (let i = 0; i < 2; i += 1) {
+      const error = await charge({ idempotencyKey: 'invoice:9' }).catch((err: unknown) => err);
+      expect(error).toBeInstanceOf(Error);
+      expect(error).not.toBeInstanceOf(CardDeclinedChargeError);
+      expect(error).not.toBeInstanceOf(PaymentRequestRejectedError);
+    }
+    const { body } = await control('GET', '/control/processor/charges');
+    expect(body.charges).toEqual([expect.objectContaining({ idempotency_key: 'invoice:9', status: 'succeeded' })]);
+    expect(body.attempts).toBe(2);
+    await expect(processor.lookUp('invoice:9')).resolves.toEqual({ status: 'succeeded', chargeId: body.charges[0].id });
+    await expect(charge({ idempotencyKey: 'invoice:9' })).resolves.toEqual({ chargeId: body.charges[0].id });
+  });
+
+  it('looks a charge up by idempotency key: succeeded, declined, or none', async () => {
+    await control('POST', '/control/processor/declining-tokens', { payment_method_token: 'simcard_bad', decline_code: 'insufficient_funds' });
+    await expect(charge({ idempotencyKey: 'invoice:10', paymentMethodToken: 'simcard_bad' })).rejects.toBeInstanceOf(CardDeclinedChargeError);
+    await expect(processor.lookUp('invoice:10')).resolves.toEqual({ status: 'declined', declineCode: 'insufficient_funds' });
+    await expect(processor.lookUp('invoice:never')).resolves.toEqual({ status: 'not_found' });
+    // Unknown outcome (bad credentials, unreachable) is never "not found".
+    await expect(new SimulatorPaymentProcessor(url, 'not-the-secret').lookUp('invoice:never')).rejects.toThrow(/401/);
+    await expect(new SimulatorPaymentProcessor('http://127.0.0.1:9', secret).lookUp('invoice:never')).rejects.toThrow(/unreachable/);
+  });
+
   it('rejects bad credentials and bad requests', async () => {
     const wrong = new SimulatorPaymentProcessor(url, 'not-the-secret');
     await expect(wrong.charge({ paymentMethodToken: 'simcard_test', amountCents: 100, idempotencyKey: 'k' })).rejects.toBeInstanceOf(PaymentRequestRejectedError);
