@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { recordComplianceEvent } from '../src/compliance/events';
+import type { SecretsKeyRing } from '../src/crypto/secretBox';
 import type { Db } from '../src/db/knex';
 import { EVENT_POLICIES, type EventType } from '../src/webhooks/events';
 import { startDelivery } from '../src/webhooks/publish';
@@ -15,7 +16,7 @@ export interface CallActivityDeps {
   temporal?: () => Client;
   taskQueue?: string;
   /** Signs `message` deliveries (the turn activity delivers them itself). */
-  secretsKey: () => Buffer;
+  secretsKey: () => SecretsKeyRing;
   /** Streamed-reply budgets of the turn's delivery (the spec's unless configured). */
   ndjsonBudget?: { lineMs: number; totalMs: number };
   now: () => Date;

@@ -1,3 +1,4 @@
+import type { SecretsKeyRing } from '../src/crypto/secretBox';
 import type { Db } from '../src/db/knex';
 import type { Client } from '@temporalio/client';
 import type { CarrierAdapter } from './carrier/adapter';
@@ -17,7 +18,7 @@ export interface ActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
   /** The key sealing secrets at rest; a function so a worker without one fails only where it is needed. */
-  secretsKey: () => Buffer;
+  secretsKey: () => SecretsKeyRing;
   payments: PaymentProcessor;
   /** The language model of hosted lines (the worker builds the OpenAI-compatible one from config). */
   model?: ModelAdapter;

@@ -289,8 +289,9 @@ async function main(): Promise<number> {
       workflowsPath: require.resolve('../workflows'),
       activities: createActivities({
         db: workerDb,
-        carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
-        payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
+        // Deliveries never reach the carrier or the processor here: random keys stand in.
+        carrier: new SimulatorCarrier(config.simulatorUrl, crypto.randomBytes(32).toString('hex')),
+        payments: new SimulatorPaymentProcessor(config.simulatorUrl, crypto.randomBytes(32).toString('hex')),
         secretsKey: () => secretsKey,
         carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
         now: () => new Date(),

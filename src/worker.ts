@@ -7,6 +7,7 @@ import { OpenAiCompatibleModel } from '../activities/model/openAiCompatible';
 import { loadConfig, requireSetting, type Config } from './config';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
+import { assertStartupConfiguration, exitOnStartupFailure } from './startupCheck';
 import { connectTemporalClient } from './temporal/client';
 import { ensureSchedules } from './temporal/schedules';
 
@@ -16,7 +17,10 @@ import { ensureSchedules } from './temporal/schedules';
  * then `run()` resolves and we close the database pool.
  */
 export async function runWorker(config: Config = loadConfig()): Promise<void> {
+  const warnings = assertStartupConfiguration('worker', config);
   const log = createLogger('worker', config.logLevel);
+  for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
+  const secretsKey = parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
   const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
   const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = process.env.WORKFLOW_BUNDLE_PATH
@@ -29,10 +33,10 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     ...workflowSource,
     activities: createActivities({
       db,
-      carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
-      payments: new SimulatorPaymentProcessor(config.simulatorUrl, config.carrierEventsSecret),
+      carrier: new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY')),
+      payments: new SimulatorPaymentProcessor(config.simulatorUrl, requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY')),
       model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName }),
-      secretsKey: () => parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY')),
+      secretsKey: () => secretsKey,
       temporal: () => client,
       taskQueue: config.taskQueue,
       carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
@@ -55,8 +59,5 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
 }
 
 if (require.main === module) {
-  runWorker().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  runWorker().catch(exitOnStartupFailure);
 }

@@ -6,6 +6,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { loadConfig, requireSetting } from '../config';
+import { assertStartupConfiguration, ConfigurationError } from '../startupCheck';
 import { createDb, migrateLatest, type Db } from '../db/knex';
 import { CardDeclinedError, SimulatedCardProcessor } from '../billing/cardProcessor';
 import { savePaymentMethod } from '../billing/paymentMethods';
@@ -377,6 +378,14 @@ async function main(): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  try {
+    assertStartupConfiguration('cli', config);
+  } catch (err) {
+    if (!(err instanceof ConfigurationError)) throw err;
+    if (values.json) console.log(JSON.stringify({ error: { code: 'configuration', message: err.message } }));
+    else console.error(`error: ${err.message}`);
+    return 1;
+  }
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 2 });
   const temporal = new LazyTemporal();
   try {

@@ -24,7 +24,7 @@ describe('auto-charge and the monthly close', () => {
   });
 
   const billing = () =>
-    createBillingActivities({ db: h.db, payments: new SimulatorPaymentProcessor(h.simulator.url, h.config.carrierEventsSecret), temporal: () => h.temporal, taskQueue: h.config.taskQueue, now: () => new Date() });
+    createBillingActivities({ db: h.db, payments: new SimulatorPaymentProcessor(h.simulator.url, h.simulator.credentials.paymentsApiKey), temporal: () => h.temporal, taskQueue: h.config.taskQueue, now: () => new Date() });
   const addCard = (card = '4242424242424242') => runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card, exp: '12/40', default: true });
   /** Spends the balance down below the default 500-cent threshold. */
   const spend = (cents: number) => post(h.db, { tenant: account, type: 'call_charge', amountCents: -cents, description: 'Call', idempotencyRef: `spend:${crypto.randomUUID()}`, at: new Date() });

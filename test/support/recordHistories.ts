@@ -113,7 +113,7 @@ async function main(): Promise<void> {
           }
         };
         const say = (text: string, how: 'say' | 'barge-in' = 'say') =>
-          fetch(`${h.simulator.url}/control/calls/${talk}/${how}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+          h.simulator.control('POST', `/control/calls/${talk}/${how}`, { text });
         h.simulator.state.calls.wordsPerSecond = 40;
         await until(() => speech()[0]?.state === 'done', 'the begin message');
         await say('Book a table');
@@ -147,7 +147,7 @@ async function main(): Promise<void> {
           }
         };
         const caller = (text: string) =>
-          fetch(`${h.simulator.url}/control/calls/${hostedCall}/say`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+          h.simulator.control('POST', `/control/calls/${hostedCall}/say`, { text });
         h.simulator.state.calls.wordsPerSecond = 40;
         await until(() => speech()[0]?.state === 'done', 'the greeting');
         await caller('Are you open today?');
@@ -157,18 +157,14 @@ async function main(): Promise<void> {
         await caller('No thanks');
         await asking;
         await h.request('POST', `/api/v1/calls/${hostedCall}/press`, { key: tenant.keys.test, body: { digits: '1#' } });
-        await fetch(`${h.simulator.url}/control/calls/${hostedCall}/hangup`, { method: 'POST' });
+        await h.simulator.control('POST', `/control/calls/${hostedCall}/hangup`);
         await save(h, hostedCall, path.join(out, 'callWorkflow.hosted-control.json'));
       }
 
       // An SMS reply inside the 24-hour window, delivered and charged.
       {
         const smsLine = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).body.line;
-        await fetch(`${h.simulator.url}/control/messages/inbound`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ from: '+14155550142', to: smsLine.phone_number, text: 'Is my order ready?', events_url: `${h.apiUrl}/carrier/messages` }),
-        });
+        await h.simulator.control('POST', '/control/messages/inbound', { from: '+14155550142', to: smsLine.phone_number, text: 'Is my order ready?', events_url: `${h.apiUrl}/carrier/messages` });
         const sms = await h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: smsLine.id, to: '+14155550142', text: 'Yes, ready for pickup.' } });
         await save(h, workflowIds.sendMessage(sms.body.id), path.join(out, 'sendMessageWorkflow.delivered.json'));
       }
