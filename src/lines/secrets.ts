@@ -93,7 +93,14 @@ export async function resealSecrets(db: Knex, key: SecretsKeyRing): Promise<{ re
       await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`line-secrets:${row.line_id}`]);
       const fresh = await trx('line_webhook_secrets').where({ id: row.id }).first('id', 'line_id', 'ciphertext');
       if (!fresh || sealedKeyId(fresh.ciphertext) === key.current.id) return;
-      await trx('line_webhook_secrets').where({ id: row.id }).update({ ciphertext: seal(key, openRow(key, fresh), sealingContext(fresh.line_id, fresh.id)) });
+      let plaintext: string;
+      try {
+        plaintext = openRow(key, fresh);
+      } catch (err) {
+        // Rows already resealed stay resealed: running again after fixing SECRETS_KEY carries on.
+        throw new Error(`secret ${fresh.id} of line ${fresh.line_id}: ${(err as Error).message}`);
+      }
+      await trx('line_webhook_secrets').where({ id: row.id }).update({ ciphertext: seal(key, plaintext, sealingContext(fresh.line_id, fresh.id)) });
       resealed += 1;
     });
   }
