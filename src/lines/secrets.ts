@@ -98,7 +98,7 @@ export async function resealSecrets(db: Knex, key: SecretsKeyRing): Promise<{ re
         plaintext = openRow(key, fresh);
       } catch (err) {
         // Rows already resealed stay resealed: running again after fixing SECRETS_KEY carries on.
-        throw new Error(`secret ${fresh.id} of line ${fresh.line_id}: ${(err as Error).message}`);
+        throw new Error(`secret ${fresh.id} of line ${fresh.line_id}: ${(err as Error).message}`, { cause: err });
       }
       await trx('line_webhook_secrets').where({ id: row.id }).update({ ciphertext: seal(key, plaintext, sealingContext(fresh.line_id, fresh.id)) });
       resealed += 1;
