@@ -1,9 +1,8 @@
 import type Koa from 'koa';
-import type { AppDeps, AppState } from '../context';
+import { authenticateCarrier } from '../carrierAuth';
+import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import type { RouteAuth } from '../routes/types';
-import { authenticateCarrier } from '../carrierAuth';
-import type { AppContext } from '../context';
 import { recordComplianceEvent } from '../../src/compliance/events';
 import { hasScope } from '../../src/keys/scopes';
 import { tierAllows } from '../../src/keys/tiers';

@@ -24,6 +24,9 @@ interface IncomingCall {
   at: number;
 }
 
+/** What a caller id that is not a phone number (withheld, `anonymous`, garbage) is recorded as. */
+export const ANONYMOUS_CALLER = 'anonymous';
+
 /**
  * A call to one of our numbers: becomes a call (direction inbound, no actor key) on the line
  * that owns the number, and its workflow answers it. 404 when no active line has the number;
@@ -101,9 +104,6 @@ async function incoming(ctx: AppContext, deps: AppDeps, event: IncomingCall): Pr
   // The internal call id stays internal: the carrier learns it only when the call is answered.
   ctx.body = { received: true };
 }
-
-/** What a caller id that is not a phone number (withheld, `anonymous`, garbage) is recorded as. */
-export const ANONYMOUS_CALLER = 'anonymous';
 
 async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
   const atProblem = carrierEventTimeProblem((ctx.state.body as { at: number }).at, Date.now());
