@@ -30,11 +30,19 @@ COPY . .
 # Drop root: the official node images ship an unprivileged `node` user (uid 1000).
 USER node
 
-# The code defaults HOST to 127.0.0.1, which is unreachable from outside a container.
+# The code defaults HOST to 127.0.0.1, which is unreachable from outside a container. The
+# production profile is explicit: the relaxed dev profile is for `npm run up` on loopback only.
+# Secrets are never baked in: each process refuses to start until the orchestrator gives it the
+# ones it needs (src/startupCheck.ts; docker-compose.yml shows which process needs which):
+#   API        CARRIER_WEBHOOK_SECRET, SECRETS_KEY (METRICS_TOKEN optional)
+#   worker     CARRIER_API_KEY, PAYMENTS_API_KEY, SECRETS_KEY, and PUBLIC_BASE_URL (the API's URL)
+#   simulator  CARRIER_WEBHOOK_SECRET, CARRIER_API_KEY, PAYMENTS_API_KEY, SIMULATOR_CONTROL_TOKEN,
+#              SIMULATOR_CALLBACK_BASE_URL (the API's URL)
 ENV HOST=0.0.0.0 \
-    PORT=8080
+    PORT=8080 \
+    SWITCHBOARD_PROFILE=production
 
-# 8080: API (PORT). 8090: carrier simulator (port taken from SIMULATOR_URL).
+# 8080: API (PORT). 8090: carrier simulator (port taken from SIMULATOR_URL; not for publishing).
 EXPOSE 8080 8090
 
 CMD ["node", "--import", "tsx", "src/api.ts"]

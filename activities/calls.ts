@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { recordComplianceEvent } from '../src/compliance/events';
+import type { SecretsKeyRing } from '../src/crypto/secretBox';
 import type { Db } from '../src/db/knex';
 import { EVENT_POLICIES, type EventType } from '../src/webhooks/events';
 import { startDelivery } from '../src/webhooks/publish';
@@ -16,7 +17,7 @@ export interface CallActivityDeps {
   temporal?: () => Client;
   taskQueue?: string;
   /** Signs `message` deliveries (the turn activity delivers them itself). */
-  secretsKey: () => Buffer;
+  secretsKey: () => SecretsKeyRing;
   /** Guards the turn's connection to the customer's webhook_url. */
   egress: EgressPolicy;
   /** Streamed-reply budgets of the turn's delivery (the spec's unless configured). */

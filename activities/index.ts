@@ -1,3 +1,4 @@
+import type { SecretsKeyRing } from '../src/crypto/secretBox';
 import type { Db } from '../src/db/knex';
 import type { EgressPolicy } from '../src/net/egress';
 import type { Client } from '@temporalio/client';
@@ -18,7 +19,7 @@ export interface ActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
   /** The key sealing secrets at rest; a function so a worker without one fails only where it is needed. */
-  secretsKey: () => Buffer;
+  secretsKey: () => SecretsKeyRing;
   /** The card processor of each environment: auto-charge picks the one of the account's environment. */
   payments: PaymentProcessors;
   /** The language model of hosted lines (the worker builds the OpenAI-compatible one from config). */

@@ -1,8 +1,9 @@
+import type { SecretsKeyRing } from '../src/crypto/secretBox';
 import type { Db } from '../src/db/knex';
 import { promoteNextAndStage, stageNextSecret } from '../src/lines/secrets';
 
 /** Postgres side of signing-secret rotation; the 24-hour rule lives in the workflow. */
-export function createLineSecretActivities({ db, secretsKey, now }: { db: Db; secretsKey: () => Buffer; now: () => Date }) {
+export function createLineSecretActivities({ db, secretsKey, now }: { db: Db; secretsKey: () => SecretsKeyRing; now: () => Date }) {
   return {
     async stageNextSecret(lineId: string): Promise<{ secretId: string }> {
       return stageNextSecret(db, secretsKey(), lineId, now());

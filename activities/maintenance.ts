@@ -1,13 +1,22 @@
+import { purgeExpiredCallbackSignatures } from '../src/carrier/callbackReplay';
 import type { Db } from '../src/db/knex';
 import { purgeExpiredIdempotencyKeys } from '../src/idempotency/store';
 import { purgeStaleRateLimitHits } from '../src/limits/limiter';
 
-/** Housekeeping of the Postgres tables that only ever grow otherwise. */
+/**
+ * Housekeeping of the Postgres tables that only ever grow otherwise. One activity, so the
+ * maintenance workflow's command sequence (and its recorded histories) stays as it is when a
+ * table is added here.
+ */
 export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Date }) {
   return {
-    async purgeExpiredRecords(): Promise<{ idempotencyKeys: number; rateLimitHits: number }> {
+    async purgeExpiredRecords(): Promise<{ idempotencyKeys: number; rateLimitHits: number; carrierCallbackSignatures: number }> {
       const at = now();
-      return { idempotencyKeys: await purgeExpiredIdempotencyKeys(db, at), rateLimitHits: await purgeStaleRateLimitHits(db, at) };
+      return {
+        idempotencyKeys: await purgeExpiredIdempotencyKeys(db, at),
+        rateLimitHits: await purgeStaleRateLimitHits(db, at),
+        carrierCallbackSignatures: await purgeExpiredCallbackSignatures(db, at),
+      };
     },
   };
 }

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Response } from 'undici';
+import type { SecretsKeyRing } from '../src/crypto/secretBox';
 import type { Db } from '../src/db/knex';
 import { currentSecret } from '../src/lines/secrets';
 import type { EgressPolicy } from '../src/net/egress';
@@ -16,7 +17,7 @@ export interface WebhookActivityDeps {
   carrier?: Pick<CarrierAdapter, 'speak'>;
   /** NDJSON budgets; the spec's 15 s per line and 5 minutes in total unless configured. */
   ndjsonBudget?: { lineMs: number; totalMs: number };
-  secretsKey: () => Buffer;
+  secretsKey: () => SecretsKeyRing;
   now: () => Date;
 }
 

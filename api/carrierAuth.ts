@@ -1,10 +1,26 @@
-import crypto from 'node:crypto';
 import type { AppContext, AppDeps } from './context';
 import { ApiError } from './errors';
+import { acceptCallbackSignatureOnce } from '../src/carrier/callbackReplay';
+import { verifyCarrierCallback } from '../src/carrier/callbackSignature';
 
-/** The carrier's callbacks carry the shared carrier secret as a bearer token, compared in constant time. */
-export function assertCarrier(ctx: AppContext, deps: AppDeps): void {
-  const expected = Buffer.from(`Bearer ${deps.config.carrierEventsSecret}`);
-  const presented = Buffer.from(ctx.get('authorization'));
-  if (presented.length !== expected.length || !crypto.timingSafeEqual(presented, expected)) throw new ApiError(401, 'unauthorized', 'Invalid carrier credentials');
+/**
+ * Authenticates a carrier callback (routes with `auth: { kind: 'carrier' }`), before its body is
+ * validated: `X-Carrier-Timestamp` and `X-Carrier-Signature` (src/carrier/callbackSignature.ts)
+ * with CARRIER_WEBHOOK_SECRET over the raw body, a 5-minute window, and each signature accepted
+ * once across every API instance. Every refusal is the same 401, whatever the reason (logged).
+ *
+ * The window is measured on this machine's real clock, not the injected request clock tests move:
+ * both sides of the comparison are real clocks of two machines.
+ */
+export async function authenticateCarrier(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const secret = deps.config.carrierWebhookSecret;
+  const refuse = (reason: string) => {
+    ctx.state.log.warn({ reason }, 'carrier callback refused');
+    return new ApiError(401, 'unauthorized', 'Invalid carrier signature');
+  };
+  if (!secret) throw refuse('CARRIER_WEBHOOK_SECRET is not configured');
+  const now = new Date();
+  const verdict = verifyCarrierCallback({ secret, headers: (name) => ctx.get(name), rawBody: ctx.state.rawBody ?? Buffer.alloc(0), now });
+  if (!verdict.valid) throw refuse(verdict.reason);
+  if (!(await acceptCallbackSignatureOnce(deps.db, { signature: verdict.signature, timestamp: verdict.timestamp, at: now }))) throw refuse('replayed_signature');
 }

@@ -143,15 +143,20 @@ async function inBatches<T, R>(items: T[], size: number, run: (item: T, index: n
   return results;
 }
 
-async function json(url: string, method = 'GET', body?: object): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(url, { method, body: body ? JSON.stringify(body) : undefined });
+/** A request to the simulator's control API, with its token. */
+async function json(env: Env, path: string, method = 'GET', body?: object): Promise<{ status: number; body: Record<string, unknown> }> {
+  const response = await fetch(`${env.peer.info.simUrl}${path}`, {
+    method,
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${env.peer.info.credentials.controlToken}` },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
 /** Someone calls one of our numbers; Switchboard answers. */
 async function answeredCall(env: Env, index: number): Promise<{ callId: string; carrierCallId: string }> {
-  const { simUrl, eventsUrl } = env.peer.info;
-  const placed = await json(`${simUrl}/control/calls/inbound`, 'POST', { from: '+14155550142', to: `+1212555${String(2000 + (index % 8000)).padStart(4, '0')}`, events_url: eventsUrl });
+  const { eventsUrl } = env.peer.info;
+  const placed = await json(env, '/control/calls/inbound', 'POST', { from: '+14155550142', to: `+1212555${String(2000 + (index % 8000)).padStart(4, '0')}`, events_url: eventsUrl });
   if (placed.status !== 201) throw new Error(`inbound call refused: ${placed.status} ${JSON.stringify(placed.body)}`);
   const carrierCallId = String(placed.body.carrier_call_id);
   const callId = crypto.randomUUID();
@@ -160,7 +165,7 @@ async function answeredCall(env: Env, index: number): Promise<{ callId: string; 
 }
 
 async function report(env: Env, callId: string): Promise<AudioReport> {
-  const answer = await json(`${env.peer.info.simUrl}/control/calls/${callId}/audio`);
+  const answer = await json(env, `/control/calls/${callId}/audio`);
   if (answer.status !== 200) throw new Error(`audio report for ${callId}: ${answer.status}`);
   return answer.body as unknown as AudioReport;
 }
@@ -235,7 +240,7 @@ async function relayPhase(env: Env, calls: number, seconds: number, warmupMs: nu
   const dropped = summaries.reduce((sum, s) => sum + s.dropped, 0);
   const malformed = summaries.reduce((sum, s) => sum + s.malformed, 0);
   const reconnects = summaries.reduce((sum, s) => sum + s.reconnects, 0);
-  await json(`${env.peer.info.simUrl}/control/calls/reset`, 'POST');
+  await json(env, '/control/calls/reset', 'POST');
   return {
     title: `relay (${calls} calls)`,
     ...measured,
@@ -247,14 +252,14 @@ async function relayPhase(env: Env, calls: number, seconds: number, warmupMs: nu
 
 async function baselinePhase(env: Env, calls: number, seconds: number, warmupMs: number): Promise<PhaseResult> {
   let echoedFrames = 0;
-  const { simUrl, secret } = env.peer.info;
+  const { simUrl, credentials } = env.peer.info;
   const started = await inBatches(
     Array.from({ length: calls }, (_, i) => i),
     SETUP_CONCURRENCY,
     async (i) => {
       const call = await answeredCall(env, calls + i);
       // The bare echo: straight on the carrier's media socket, every media payload sent back as is.
-      const ws = new WebSocket(`${simUrl.replace(/^http/, 'ws')}/carrier/v1/calls/${call.carrierCallId}/media`, { headers: { authorization: `Bearer ${secret}` }, perMessageDeflate: false });
+      const ws = new WebSocket(`${simUrl.replace(/^http/, 'ws')}/carrier/v1/calls/${call.carrierCallId}/media`, { headers: { authorization: `Bearer ${credentials.carrierApiKey}` }, perMessageDeflate: false });
       await new Promise<void>((resolve, reject) => {
         ws.once('open', () => resolve());
         ws.once('error', reject);
@@ -281,7 +286,7 @@ async function baselinePhase(env: Env, calls: number, seconds: number, warmupMs:
     warmupMs,
   );
   for (const call of started) call.ws.terminate();
-  await json(`${simUrl}/control/calls/reset`, 'POST');
+  await json(env, '/control/calls/reset', 'POST');
   return {
     title: `bare ws echo (${calls} calls)`,
     ...measured,
@@ -317,7 +322,7 @@ async function main(): Promise<number> {
   try {
     const peer = inProcess ? await inProcessPeer() : await forkPeer();
     cleanups.push(() => peer.close());
-    const env: Env = { peer, carrier: new SimulatorCarrier(peer.info.simUrl, peer.info.secret) };
+    const env: Env = { peer, carrier: new SimulatorCarrier(peer.info.simUrl, peer.info.credentials.carrierApiKey) };
     log(`simulator and customer echo ${inProcess ? 'in this process (BENCH_AUDIO_IN_PROCESS=1)' : 'in a forked peer process'}; relays in this process`);
 
     log(`relay: ${calls} concurrent audio calls, callers talking ${seconds} s (20 ms µ-law frames in real time; first ${warmupMs} ms of each call not in the latencies)`);

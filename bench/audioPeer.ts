@@ -10,12 +10,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer } from 'ws';
-import { startCarrierSimulator } from '../src/simulator/carrierSimulator';
+import { startCarrierSimulator, type SimulatorCredentials } from '../src/simulator/carrierSimulator';
 import type { AudioReport, MediaSimulatorState } from '../src/simulator/mediaSimulator';
 
 export interface PeerInfo {
   simUrl: string;
-  secret: string;
+  /** Random per peer: the carrier API key (media sockets) and the control token. */
+  credentials: SimulatorCredentials;
   eventsUrl: string;
   customerUrl: string;
 }
@@ -34,14 +35,16 @@ const DRAIN_TIMEOUT_MS = 5_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startPeer(): Promise<{ info: PeerInfo; media: MediaSimulatorState; close(): Promise<void> }> {
-  const secret = crypto.randomBytes(16).toString('hex');
-  const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret });
+  const secret = () => crypto.randomBytes(32).toString('hex');
+  const credentials: SimulatorCredentials = { carrierApiKey: secret(), paymentsApiKey: secret(), webhookSecret: secret(), controlToken: secret() };
+  const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
   // Switchboard's carrier events endpoint, as far as the simulator can tell: 204 to everything.
   const events = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => res.writeHead(204).end());
   });
   await new Promise<void>((resolve) => events.listen(0, '127.0.0.1', resolve));
+  sim.callbacks.setBaseUrl(`http://127.0.0.1:${(events.address() as AddressInfo).port}`);
   const customer = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
   await new Promise<void>((resolve) => customer.once('listening', () => resolve()));
   customer.on('connection', (ws) => {
@@ -54,7 +57,7 @@ export async function startPeer(): Promise<{ info: PeerInfo; media: MediaSimulat
   return {
     info: {
       simUrl: sim.url,
-      secret,
+      credentials,
       eventsUrl: `http://127.0.0.1:${(events.address() as AddressInfo).port}/carrier/events`,
       customerUrl: `ws://127.0.0.1:${(customer.address() as AddressInfo).port}/audio`,
     },

@@ -182,6 +182,13 @@ function printTable(rows: Row[]): void {
   for (const cells of body) console.log(line(cells));
 }
 
+/** A POST to the simulator's control API, with its token. */
+async function control(h: Harness, path: string, body: unknown): Promise<number> {
+  const response = await h.simulator.control('POST', path, body);
+  await response.text();
+  return response.status;
+}
+
 async function postJson(url: string, body: unknown): Promise<number> {
   const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   await response.text();
@@ -286,7 +293,7 @@ async function turn(bench: Bench, callId: string, label: string): Promise<Turn> 
     });
   });
   const sayAt = performance.now();
-  const status = await postJson(`${bench.h.simulator.url}/control/calls/${callId}/say`, { text });
+  const status = await control(bench.h, `/control/calls/${callId}/say`, { text });
   if (status !== 202) throw new Error(`say on ${callId} answered ${status}`);
   return { callId, text, sayAt, spoken: await spoken };
 }
@@ -545,7 +552,7 @@ async function main(): Promise<number> {
     // Before closing: drop the simulator's pending carrier events and let in-flight ones land,
     // so nothing calls into the API's Temporal client after it has been closed.
     cleanups.push(async () => {
-      await postJson(`${h.simulator.url}/control/calls/reset`, {});
+      await control(h, '/control/calls/reset', {});
       await sleep(1_000);
     });
     let workerPid: number | undefined;
@@ -561,7 +568,8 @@ async function main(): Promise<number> {
           TEMPORAL_ADDRESS: h.config.temporalAddress,
           TEMPORAL_TASK_QUEUE: h.config.taskQueue,
           SIMULATOR_URL: h.config.simulatorUrl,
-          CARRIER_EVENTS_SECRET: h.config.carrierEventsSecret,
+          CARRIER_API_KEY: h.config.carrierApiKey,
+          PAYMENTS_API_KEY: h.config.paymentsApiKey,
           WORKFLOW_BUNDLE_PATH: bundlePath,
           SECRETS_KEY: h.config.secretsKey,
           PUBLIC_BASE_URL: h.config.publicBaseUrl,
@@ -578,7 +586,7 @@ async function main(): Promise<number> {
     const bench: Bench = { h, receiver, speak: observeSpeak(h), live: new Map(), temporalPid: stack.temporalDevServerPid, workerPid };
     cleanups.push(() => hangUp(bench, [...bench.live.keys()]));
     // Fast text-to-speech, so a reply has finished playing before the next sentence.
-    await postJson(`${h.simulator.url}/control/speech`, { words_per_second: 1000 });
+    await control(h, '/control/speech', { words_per_second: 1000 });
 
     console.log(`[bench] (a) ${turns} turns over ${turnCalls} concurrent calls (one turn at a time per call, 2 warm-up turns per call not counted)`);
     const latency = await latencyPhase(bench, turns, turnCalls, 2);

@@ -290,10 +290,11 @@ async function main(): Promise<number> {
       workflowsPath: require.resolve('../workflows'),
       activities: createActivities({
         db: workerDb,
-        carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
+        // Deliveries never reach the carrier or the processor here: random keys stand in.
+        carrier: new SimulatorCarrier(config.simulatorUrl, crypto.randomBytes(32).toString('hex')),
         payments: {
-          live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, config.carrierEventsSecret),
-          test: new SimulatorPaymentProcessor(config.paymentsTestUrl, config.carrierEventsSecret),
+          live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, crypto.randomBytes(32).toString('hex')),
+          test: new SimulatorPaymentProcessor(config.paymentsTestUrl, crypto.randomBytes(32).toString('hex')),
         },
         secretsKey: () => secretsKey,
         // The bench's receivers listen on loopback.

@@ -4,11 +4,14 @@ import { createApiServer } from '../api/server';
 import { loadConfig, requireSetting, type Config } from './config';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
+import { assertStartupConfiguration, exitOnStartupFailure } from './startupCheck';
 import { connectTemporalClient } from './temporal/client';
 
-/** Runs the HTTP API until SIGINT/SIGTERM, then stops accepting and drains. */
+/** Runs the HTTP API until SIGINT/SIGTERM, then stops accepting and drains. Refuses to start on a weak configuration. */
 export async function runApi(config: Config = loadConfig()): Promise<http.Server> {
+  const warnings = assertStartupConfiguration('api', config);
   const logger = createLogger('api', config.logLevel);
+  for (const warning of warnings) logger.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 20 });
   const temporal = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   const app = createApp({ config, db, temporal, logger, now: () => new Date() });
@@ -31,8 +34,5 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
 }
 
 if (require.main === module) {
-  runApi().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  runApi().catch(exitOnStartupFailure);
 }

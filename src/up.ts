@@ -1,13 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { loadConfig } from './config';
+import crypto from 'node:crypto';
+import { DEV_SECRET_SETTINGS, DEV_SECRETS_FILE, loadConfig, SECRETS_KEY_FILE } from './config';
 import { generateSecretsKey } from './crypto/secretBox';
 import { createDb, migrateLatest } from './db/knex';
 import { LOOPBACK_NETWORKS } from './net/egress';
 import { createDatabaseIfMissing, ensurePostgres, type PostgresHandle } from './infra/postgres';
 import { canConnect, stopProcess, waitForPort } from './infra/proc';
 import { spawnService } from './infra/services';
+import { assertStartupConfiguration, type ProcessRole } from './startupCheck';
 import { ensureTemporalCli, startDevServer, type DevServer } from './infra/temporal';
 import { createWorkspace, findUser, mintUserKey } from './workspaces/service';
 
@@ -15,12 +17,14 @@ import { createWorkspace, findUser, mintUserKey } from './workspaces/service';
  * `npm run up`: brings the whole service up on this machine (Postgres, Temporal dev server,
  * migrations, carrier simulator, worker, API), prints how to reach it and a working test key,
  * and stops everything it started on Ctrl-C. Data lives in .data/ and is reused next time.
+ * Everything runs in the dev profile (`SWITCHBOARD_PROFILE=dev`, loopback only) with secrets
+ * generated once per data directory and kept with the data (mode 600).
  */
 const DEV_KEY_NAME = 'dev key (npm run up)';
 const log = (line: string) => console.log(`[up] ${line}`);
 
 async function main(): Promise<void> {
-  const config = loadConfig();
+  const config = loadConfig({ ...process.env, SWITCHBOARD_PROFILE: 'dev' });
   const dataDir = config.dataDir;
   const logDir = path.join(dataDir, 'logs');
   fs.mkdirSync(logDir, { recursive: true });
@@ -74,19 +78,32 @@ async function main(): Promise<void> {
       temporalAddress = `127.0.0.1:${port}`;
       uiUrl = `http://127.0.0.1:${uiPort}`;
     }
-    fs.writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ databaseUrl, temporalAddress }, null, 2));
+    // A process started on its own (the CLI, `npm run worker`) finds these and the dev secrets below.
+    fs.writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ databaseUrl, temporalAddress, profile: 'dev' }, null, 2), { mode: 0o600 });
+    fs.chmodSync(path.join(dataDir, 'runtime.json'), 0o600);
 
-    // 3. The key sealing webhook secrets at rest: generated once, kept (mode 600) with the data it protects.
-    const secretsKey = process.env.SECRETS_KEY ?? readOrCreateSecretsKey(path.join(dataDir, 'secrets.key'));
+    // 3. Secrets: generated once, kept (mode 600) with the data they protect; the environment wins.
+    const secretsKey = process.env.SECRETS_KEY ?? readOrCreateSecretsKey(path.join(dataDir, SECRETS_KEY_FILE));
+    const devSecrets = readOrCreateDevSecrets(path.join(dataDir, DEV_SECRETS_FILE));
+    const apiUrl = `http://${config.host}:${config.port}`;
 
     // 4. Simulator, worker, API
-    const env = {
+    const env: Record<string, string> = {
+      SWITCHBOARD_PROFILE: 'dev',
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
       SECRETS_KEY: secretsKey,
+      ...Object.fromEntries(DEV_SECRET_SETTINGS.map((name) => [name, process.env[name] || devSecrets[name]])),
+      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || apiUrl,
+      SIMULATOR_CALLBACK_BASE_URL: process.env.SIMULATOR_CALLBACK_BASE_URL || process.env.PUBLIC_BASE_URL || apiUrl,
       // Loopback development: webhook receivers on this machine are admitted (never in production by default).
       OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(','),
     };
+    // The same check each process makes at start, once for all of them before anything starts.
+    const childConfig = loadConfig({ ...process.env, ...env });
+    for (const role of ['simulator', 'worker', 'api'] satisfies ProcessRole[]) {
+      for (const warning of assertStartupConfiguration(role, childConfig)) log(`warning (${role}): ${warning.setting} ${warning.message}`);
+    }
     const start = async (name: 'simulator/main' | 'worker' | 'api', port?: number): Promise<ChildProcess> => {
       const label = name.replace('/main', '');
       const child = spawnService(name, env, path.join(logDir, `${label}.log`));
@@ -103,7 +120,6 @@ async function main(): Promise<void> {
     await start('simulator/main', Number(new URL(config.simulatorUrl).port));
     await start('worker');
     await start('api', config.port);
-    const apiUrl = `http://${config.host}:${config.port}`;
     await waitUntilReady(`${apiUrl}/readyz`);
 
     // 5. A dev workspace and a fresh test key (plaintext keys are never stored, so each run mints one).
@@ -114,6 +130,7 @@ Switchboard is up.
   API            ${apiUrl}    (OpenAPI: ${apiUrl}/api/openapi.yaml)
   Temporal UI    ${uiUrl ?? '(external Temporal: ' + temporalAddress + ')'}
   Simulator      ${config.simulatorUrl}    (control API: docs/simulator.md)
+  Control token  ${env.SIMULATOR_CONTROL_TOKEN}    (Authorization: Bearer ... for the simulator's control API)
   Logs           ${logDir}/{api,worker,simulator,temporal}.log
   Test key       ${testKey}
 
@@ -123,6 +140,24 @@ Ctrl-C stops everything started here; data in ${dataDir} is kept for the next ru
     console.error(`[up] failed: ${(err as Error).message}`);
     await stopAll(1);
   }
+}
+
+/** The dev profile's carrier, processor and simulator secrets: 32 random bytes each, made once per data directory. */
+function readOrCreateDevSecrets(file: string): Record<string, string> {
+  let secrets: Record<string, string>;
+  try {
+    secrets = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch {
+    secrets = {};
+  }
+  const missing = DEV_SECRET_SETTINGS.filter((name) => typeof secrets[name] !== 'string' || secrets[name] === '');
+  if (missing.length > 0) {
+    for (const name of missing) secrets[name] = crypto.randomBytes(32).toString('hex');
+    fs.writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+    fs.chmodSync(file, 0o600);
+    log(`generated ${missing.join(', ')} in ${file}`);
+  }
+  return secrets;
 }
 
 function readOrCreateSecretsKey(file: string): string {

@@ -8,6 +8,7 @@ import { loadConfig, requireSetting, type Config } from './config';
 import { egressPolicyFor } from './net/egress';
 import { createDb } from './db/knex';
 import { createLogger } from './logger';
+import { assertStartupConfiguration, exitOnStartupFailure } from './startupCheck';
 import { connectTemporalClient } from './temporal/client';
 import { ensureSchedules } from './temporal/schedules';
 
@@ -17,7 +18,10 @@ import { ensureSchedules } from './temporal/schedules';
  * then `run()` resolves and we close the database pool.
  */
 export async function runWorker(config: Config = loadConfig()): Promise<void> {
+  const warnings = assertStartupConfiguration('worker', config);
   const log = createLogger('worker', config.logLevel);
+  for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
+  const secretsKey = parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
   const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
   const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = process.env.WORKFLOW_BUNDLE_PATH
@@ -30,13 +34,13 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     ...workflowSource,
     activities: createActivities({
       db,
-      carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
+      carrier: new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY')),
       payments: {
-        live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, config.carrierEventsSecret),
-        test: new SimulatorPaymentProcessor(config.paymentsTestUrl, config.carrierEventsSecret),
+        live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY')),
+        test: new SimulatorPaymentProcessor(config.paymentsTestUrl, requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY')),
       },
       model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName, maxTokens: config.modelMaxTokens, maxReplyChars: config.modelMaxReplyChars }),
-      secretsKey: () => parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY')),
+      secretsKey: () => secretsKey,
       egress: egressPolicyFor(config),
       temporal: () => client,
       taskQueue: config.taskQueue,
@@ -60,8 +64,5 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
 }
 
 if (require.main === module) {
-  runWorker().catch((err) => {
-    console.error(err);
-    process.exit(1);
-  });
+  runWorker().catch(exitOnStartupFailure);
 }

@@ -2,6 +2,15 @@
  * The carrier as Switchboard sees it. Workflows never talk to a carrier directly: they
  * call activities, and activities call this interface, so a Twilio- or Telnyx-style
  * adapter is a new implementation of it and nothing else changes.
+ *
+ * Credentials, one per direction: the adapter authenticates to its carrier with
+ * CARRIER_API_KEY (the simulator's bearer; a real carrier's account credentials). The carrier's
+ * callbacks (`CarrierCallEvent`, `CarrierMessageEvent`) reach the API's `/carrier/events` and
+ * `/carrier/messages` signed with CARRIER_WEBHOOK_SECRET: headers `X-Carrier-Timestamp` (Unix
+ * seconds) and `X-Carrier-Signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`,
+ * refused when stale (5 minutes) or replayed (src/carrier/callbackSignature.ts, docs/simulator.md
+ * "Signed callbacks"). A carrier with its own webhook scheme (Twilio's X-Twilio-Signature,
+ * Telnyx's Ed25519) gets a translator that verifies that scheme and re-signs with this one.
  */
 export interface ProvisionedNumber {
   /** E.164. */
@@ -135,8 +144,8 @@ export const MAX_QUEUED_CALLER_FRAMES = 50;
 
 /**
  * Someone texted one of our numbers (`to`). POSTed, like receipts, to the messaging events URL
- * (`<public base>/carrier/messages`) with the shared carrier secret; repeats carry the same
- * `carrier_message_id`.
+ * (`<public base>/carrier/messages`), signed (see `CarrierAdapter`); repeats carry the same
+ * `carrier_message_id`. A `from` that is not a phone number is refused (422).
  */
 export interface CarrierInboundMessageEvent {
   type: 'sms.received';
@@ -175,7 +184,7 @@ export type CarrierMessageEvent = CarrierInboundMessageEvent | CarrierMessageSta
 export interface CarrierIncomingCallEvent {
   type: 'call.incoming';
   carrier_call_id: string;
-  /** E.164: the caller. */
+  /** E.164: the caller. Anything else (a withheld caller id) is recorded as `anonymous`. */
   from: string;
   /** E.164: our number being called. */
   to: string;
@@ -184,9 +193,9 @@ export interface CarrierIncomingCallEvent {
 
 /**
  * A carrier event about one call, as POSTed to the `eventsUrl` given to `placeCall` (or, for
- * inbound calls, the one the carrier has for the number) with
- * `Authorization: Bearer <CARRIER_EVENTS_SECRET>`. `at` is when it happened, in epoch
- * milliseconds. Events for one call arrive in order; an answered or outbound call ends with
+ * inbound calls, the one the carrier has for the number), signed (see `CarrierAdapter`). `at` is
+ * when it happened, in epoch milliseconds, within an hour before and five minutes after the API's
+ * clock (422 otherwise). Events for one call arrive in order; an answered or outbound call ends with
  * exactly one of `call.completed`, `call.busy`, `call.no_answer` or `call.failed`. An inbound
  * call starts with `call.incoming`; if it is never answered it ends without another event.
  */

@@ -1,11 +1,11 @@
 import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from './adapter';
 import { SimulatorMediaStream } from './simulatorMedia';
 
-/** The default carrier: the simulator process's carrier API over HTTP. */
+/** The default carrier: the simulator process's carrier API over HTTP, with CARRIER_API_KEY as its bearer. */
 export class SimulatorCarrier implements CarrierAdapter {
   constructor(
     private readonly baseUrl: string,
-    private readonly secret: string,
+    private readonly apiKey: string,
     private readonly timeoutMs = 5_000,
   ) {}
 
@@ -59,13 +59,13 @@ export class SimulatorCarrier implements CarrierAdapter {
   async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
     const url = new URL(`/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/media`, this.baseUrl);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
-    return SimulatorMediaStream.open(url, this.secret, this.timeoutMs);
+    return SimulatorMediaStream.open(url, this.apiKey, this.timeoutMs);
   }
 
   private async call(method: string, path: string, body?: object, timeoutMs = this.timeoutMs): Promise<Record<string, unknown>> {
     const response = await fetch(new URL(path, this.baseUrl), {
       method,
-      headers: { authorization: `Bearer ${this.secret}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${this.apiKey}`, 'content-type': 'application/json' },
       body: body ? JSON.stringify(body) : undefined,
       signal: AbortSignal.timeout(timeoutMs),
     });

@@ -37,9 +37,9 @@ export class SimulatorMediaStream implements CarrierMediaStream {
    * Connects. A 4xx answer to the upgrade (401, 404: unknown call, 409: call not answered) is a
    * `CarrierRejectedError`; anything else that fails (5xx, network, `timeoutMs`) a plain `Error`.
    */
-  static open(url: URL, secret: string, timeoutMs: number): Promise<SimulatorMediaStream> {
+  static open(url: URL, apiKey: string, timeoutMs: number): Promise<SimulatorMediaStream> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { headers: { authorization: `Bearer ${secret}` }, handshakeTimeout: timeoutMs, perMessageDeflate: false, maxPayload: 1024 * 1024 });
+      const ws = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` }, handshakeTimeout: timeoutMs, perMessageDeflate: false, maxPayload: 1024 * 1024 });
       let settled = false;
       const fail = (err: Error) => {
         if (settled) return;

@@ -1,10 +1,10 @@
 import { CardDeclinedChargeError, PaymentRequestRejectedError, type ChargeLookup, type ChargeRequest, type PaymentProcessor } from './adapter';
 
-/** The default card processor: the simulator process's processor API over HTTP. */
+/** The default card processor: the simulator process's processor API over HTTP, with PAYMENTS_API_KEY as its bearer. */
 export class SimulatorPaymentProcessor implements PaymentProcessor {
   constructor(
     private readonly baseUrl: string,
-    private readonly secret: string,
+    private readonly apiKey: string,
     private readonly timeoutMs = 10_000,
   ) {}
 
@@ -14,7 +14,7 @@ export class SimulatorPaymentProcessor implements PaymentProcessor {
     try {
       response = await fetch(new URL('/processor/v1/charges', this.baseUrl), {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.secret}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${this.apiKey}`, 'content-type': 'application/json' },
         body: JSON.stringify({
           payment_method_token: request.paymentMethodToken,
           amount_cents: request.amountCents,
@@ -47,7 +47,7 @@ export class SimulatorPaymentProcessor implements PaymentProcessor {
     let response: Response;
     let text: string;
     try {
-      response = await fetch(url, { headers: { authorization: `Bearer ${this.secret}` }, signal: AbortSignal.timeout(this.timeoutMs) });
+      response = await fetch(url, { headers: { authorization: `Bearer ${this.apiKey}` }, signal: AbortSignal.timeout(this.timeoutMs) });
       text = await response.text();
     } catch (err) {
       const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);

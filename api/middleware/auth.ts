@@ -1,5 +1,6 @@
 import type Koa from 'koa';
-import type { AppDeps, AppState } from '../context';
+import { authenticateCarrier } from '../carrierAuth';
+import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import type { RouteAuth } from '../routes/types';
 import { recordComplianceEvent } from '../../src/compliance/events';
@@ -23,6 +24,10 @@ function bearerToken(header: string): string | undefined {
 export function authenticate(auth: RouteAuth, deps: AppDeps): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     if (auth.kind === 'public') return next();
+    if (auth.kind === 'carrier') {
+      await authenticateCarrier(ctx as unknown as AppContext, deps);
+      return next();
+    }
     const header = ctx.get('authorization');
     if (!header.trim()) throw errors.unauthorized();
     const token = bearerToken(header);

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { assertCarrier } from '../carrierAuth';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { oneMinuteReserveCents, zoneOf, type Zone } from '../../src/billing/pricing';
+import { carrierEventTimeProblem } from '../../src/carrier/eventTime';
 import { callOpening } from '../../src/calls/store';
 import type { LineRow } from '../../src/lines/store';
 import { toE164 } from '../../src/phone';
@@ -13,8 +13,8 @@ import { carrierEventSignal, type CarrierCallEvent, type callWorkflow } from '..
 
 /**
  * Where the carrier reports call progress (the simulator, or a Twilio/Telnyx adapter's webhook
- * translator). Authenticated with the shared carrier secret, compared in constant time; each
- * event becomes a signal to the call's workflow (workflow id = call id).
+ * translator). Signed by the carrier (route auth `carrier`, api/carrierAuth.ts), checked before
+ * the body is validated; each event becomes a signal to the call's workflow (workflow id = call id).
  */
 interface IncomingCall {
   type: 'call.incoming';
@@ -24,6 +24,9 @@ interface IncomingCall {
   at: number;
 }
 
+/** What a caller id that is not a phone number (withheld, `anonymous`, garbage) is recorded as. */
+export const ANONYMOUS_CALLER = 'anonymous';
+
 /**
  * A call to one of our numbers: becomes a call (direction inbound, no actor key) on the line
  * that owns the number, and its workflow answers it. 404 when no active line has the number;
@@ -31,7 +34,8 @@ interface IncomingCall {
  */
 async function incoming(ctx: AppContext, deps: AppDeps, event: IncomingCall): Promise<void> {
   const to = toE164(event.to);
-  const from = toE164(event.from) ?? event.from;
+  // Withheld or malformed caller ids are kept as `anonymous`, never stored or forwarded raw.
+  const from = toE164(event.from) ?? ANONYMOUS_CALLER;
   const line = to ? await deps.db<LineRow>('lines').where({ phone_number: to, status: 'active' }).first() : undefined;
   let call = await deps.db('calls').where({ carrier_call_id: event.carrier_call_id }).first();
   if (!call) {
@@ -97,11 +101,13 @@ async function incoming(ctx: AppContext, deps: AppDeps, event: IncomingCall): Pr
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
   }
-  ctx.body = { received: true, call_id: call.id };
+  // The internal call id stays internal: the carrier learns it only when the call is answered.
+  ctx.body = { received: true };
 }
 
 async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
-  assertCarrier(ctx, deps);
+  const atProblem = carrierEventTimeProblem((ctx.state.body as { at: number }).at, Date.now());
+  if (atProblem) throw errors.validation([{ field: 'at', message: atProblem }]);
   if ((ctx.state.body as { type: string }).type === 'call.incoming') return incoming(ctx, deps, ctx.state.body as IncomingCall);
   const event = ctx.state.body as CarrierCallEvent & { call_id?: string };
   if (!event.call_id) throw errors.validation([{ field: 'call_id', message: 'Required for this event type' }]);
@@ -123,9 +129,9 @@ export function carrierEventRoutes(): RouteDef[] {
       operationId: 'carrierEvent',
       // Utterances and played text of up to 30000 characters.
       bodyLimitBytes: 256 * 1024,
-      auth: { kind: 'public' },
+      auth: { kind: 'carrier' },
       doc: {
-        summary: 'Internal: call progress from the carrier adapter (shared-secret bearer)',
+        summary: 'Internal: call progress from the carrier adapter (signed with CARRIER_WEBHOOK_SECRET)',
         tags: ['internal'],
         requestBody: jsonRequestBody({
           type: 'object',
@@ -143,12 +149,17 @@ export function carrierEventRoutes(): RouteDef[] {
             to: { type: 'string', maxLength: 64 },
             call_id: { type: 'string', format: 'uuid' },
             carrier_call_id: { type: 'string' },
-            at: { type: 'integer', minimum: 0 },
+            at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
             ended_by: { type: 'string', enum: ['caller', 'switchboard'] },
             answered: { type: 'boolean' },
           },
         }),
-        responses: { '200': { description: '`{received: true}`' }, '401': errorResponse('`unauthorized`'), '404': errorResponse('`call_not_found`') },
+        responses: {
+          '200': { description: '`{received: true}`' },
+          '401': errorResponse('`unauthorized`: missing, wrong, stale or replayed signature'),
+          '404': errorResponse('`call_not_found`'),
+          '422': errorResponse('`validation_error`, including an `at` more than an hour in the past or five minutes in the future'),
+        },
       },
       handler: receive,
     },

@@ -1,10 +1,10 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { assertCarrier } from '../carrierAuth';
 import type { AppContext, AppDeps } from '../context';
 import { errors } from '../errors';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import type { CarrierMessageEvent, CarrierInboundMessageEvent, CarrierMessageStatusEvent } from '../../activities/carrier/adapter';
+import { carrierEventTimeProblem } from '../../src/carrier/eventTime';
 import type { LineRow } from '../../src/lines/store';
 import { receiveInboundMessage } from '../../src/messages/inbound';
 import { CARRIER_MESSAGE_STATUSES } from '../../src/messages/rules';
@@ -16,7 +16,7 @@ import { messageReceiptSignal, type sendMessageWorkflow } from '../../workflows/
 
 /**
  * Where the carrier reports messages (the simulator, or a Twilio/Telnyx adapter's webhook
- * translator): inbound SMS and delivery receipts. Same shared-secret bearer as `/carrier/events`.
+ * translator): inbound SMS and delivery receipts. Signed like `/carrier/events` (route auth `carrier`).
  * Every step is idempotent, so a carrier retrying after a lost answer changes nothing twice.
  */
 async function ignoreAlreadyStarted(start: Promise<unknown>): Promise<void> {
@@ -30,7 +30,9 @@ async function ignoreAlreadyStarted(start: Promise<unknown>): Promise<void> {
 /** 404 when no active line has the number (the carrier then drops the message). */
 async function inbound(ctx: AppContext, deps: AppDeps, event: CarrierInboundMessageEvent): Promise<void> {
   const to = toE164(event.to);
-  const from = toE164(event.from) ?? event.from;
+  const from = toE164(event.from);
+  // A sender that is not a phone number (an alphanumeric sender id) cannot be answered or opted out: refused, never stored raw.
+  if (!from) throw errors.validation([{ field: 'from', message: 'Must be a phone number' }]);
   const line = to ? await deps.db<LineRow>('lines').where({ phone_number: to, status: 'active' }).first() : undefined;
   if (!line) throw errors.notFound('Line for this number');
   const outcome = await receiveInboundMessage(deps.db, { line, carrierMessageId: event.carrier_message_id, from, text: event.text, at: deps.now() });
@@ -64,8 +66,9 @@ async function receipt(ctx: AppContext, deps: AppDeps, event: CarrierMessageStat
 }
 
 async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
-  assertCarrier(ctx, deps);
   const event = ctx.state.body as CarrierMessageEvent;
+  const atProblem = carrierEventTimeProblem(event.at, Date.now());
+  if (atProblem) throw errors.validation([{ field: 'at', message: atProblem }]);
   if (event.type === 'sms.received') return inbound(ctx, deps, event);
   return receipt(ctx, deps, event);
 }
@@ -78,9 +81,9 @@ export function carrierMessageRoutes(): RouteDef[] {
       operationId: 'carrierMessageEvent',
       // Message texts of up to 10000 characters.
       bodyLimitBytes: 128 * 1024,
-      auth: { kind: 'public' },
+      auth: { kind: 'carrier' },
       doc: {
-        summary: 'Internal: inbound SMS and delivery receipts from the carrier adapter (shared-secret bearer)',
+        summary: 'Internal: inbound SMS and delivery receipts from the carrier adapter (signed with CARRIER_WEBHOOK_SECRET)',
         tags: ['internal'],
         requestBody: jsonRequestBody({
           oneOf: [
@@ -93,7 +96,7 @@ export function carrierMessageRoutes(): RouteDef[] {
                 from: { type: 'string', minLength: 1, maxLength: 64 },
                 to: { type: 'string', minLength: 1, maxLength: 64 },
                 text: { type: 'string', maxLength: 10000 },
-                at: { type: 'integer', minimum: 0 },
+                at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
               },
             },
             {
@@ -105,15 +108,16 @@ export function carrierMessageRoutes(): RouteDef[] {
                 carrier_message_id: { type: 'string', maxLength: 200 },
                 status: { type: 'string', enum: [...CARRIER_MESSAGE_STATUSES] },
                 error_code: { type: 'string', maxLength: 100 },
-                at: { type: 'integer', minimum: 0 },
+                at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
               },
             },
           ],
         }),
         responses: {
           '200': { description: '`{received: true}`' },
-          '401': errorResponse('`unauthorized`'),
+          '401': errorResponse('`unauthorized`: missing, wrong, stale or replayed signature'),
           '404': errorResponse('`not_found`: no active line has the number, or no such message'),
+          '422': errorResponse('`validation_error`, including a `from` that is not a phone number and an `at` out of bounds'),
         },
       },
       handler: receive,

@@ -19,7 +19,7 @@ import { createCurrentSecret, readSecret } from '../../src/lines/secrets';
 import { findLine, linesOf, toLineRecord, type LineRow } from '../../src/lines/store';
 import { requireSetting } from '../../src/config';
 import { egressPolicyFor } from '../../src/net/egress';
-import { parseSecretsKey } from '../../src/crypto/secretBox';
+import { parseSecretsKey, type SecretsKeyRing } from '../../src/crypto/secretBox';
 import { ACTIVE_CALL_STATUSES } from '../../src/calls/rules';
 import { hangupSignal } from '../../workflows/calls';
 import { workflowIds } from '../../workflows/ids';
@@ -213,7 +213,7 @@ async function rotateSecret(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.state.replayBody = { rotated_at: result.rotatedAt, promoted_previous_next: result.promotedPreviousNext };
 }
 
-function sealingKey(deps: AppDeps): Buffer {
+function sealingKey(deps: AppDeps): SecretsKeyRing {
   return parseSecretsKey(requireSetting(deps.config.secretsKey, 'SECRETS_KEY'));
 }
 

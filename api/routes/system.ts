@@ -1,8 +1,15 @@
+import crypto from 'node:crypto';
 import type { RouteDef } from './types';
+import type { AppContext, AppDeps } from '../context';
+import { ApiError, errors } from '../errors';
 import { errorResponse } from '../openapi/schemas';
 import { registry } from '../metrics';
+import { configurationProblems } from '../../src/startupCheck';
 
-/** Liveness, readiness, the OpenAPI document and metrics: no authentication. */
+/**
+ * Liveness, readiness and the OpenAPI document: no authentication. Metrics: a bearer when
+ * METRICS_TOKEN is set, otherwise only in the dev profile (security review L5).
+ */
 export function systemRoutes(openApiYaml: () => string): RouteDef[] {
   return [
     {
@@ -21,21 +28,26 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
       operationId: 'readyz',
       auth: { kind: 'public' },
       doc: {
-        summary: 'Readiness: PostgreSQL and Temporal both answer',
+        summary: 'Readiness: PostgreSQL and Temporal both answer, and the configuration passes the startup check',
         tags: ['system'],
-        responses: { '200': { description: 'Both dependencies answered' }, '503': errorResponse('`not_ready`, with the failing dependency in details') },
+        responses: {
+          '200': { description: 'Both dependencies answered' },
+          '503': errorResponse('`not_ready`, naming what failed (`postgres`, `temporal`, `configuration`) without its error text, which is logged'),
+        },
       },
       handler: async (ctx, deps) => {
         const checks = await Promise.all([
           check('postgres', () => deps.db.raw('select 1')),
           check('temporal', () => deps.temporal.workflowService.getSystemInfo({})),
         ]);
+        const problems = configurationProblems('api', deps.config);
         const failing = checks.filter((c) => !c.ok);
+        if (problems.length > 0) failing.push({ name: 'configuration', ok: false, error: `settings refused: ${problems.map((p) => p.setting).join(', ')}` });
         if (failing.length > 0) {
+          // The detail (host:port, driver text, setting names) is for the operator's log, not for anyone who can reach /readyz.
+          for (const c of failing) ctx.state.log.warn({ check: c.name, error: c.error }, 'not ready');
           ctx.status = 503;
-          ctx.body = {
-            error: { code: 'not_ready', message: 'A dependency is unavailable', details: failing.map((c) => ({ field: c.name, message: c.error ?? 'unavailable' })) },
-          };
+          ctx.body = { error: { code: 'not_ready', message: 'The service is not ready', details: failing.map((c) => ({ field: c.name, message: 'unavailable' })) } };
           return;
         }
         ctx.body = { status: 'ready', checks: Object.fromEntries(checks.map((c) => [c.name, 'ok'])) };
@@ -57,13 +69,31 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
       path: '/metrics',
       operationId: 'metrics',
       auth: { kind: 'public' },
-      doc: { summary: 'Prometheus metrics of this API process', tags: ['system'], responses: { '200': { description: 'Prometheus text format' } } },
-      handler: async (ctx) => {
+      doc: {
+        summary: 'Prometheus metrics of this API process',
+        description: 'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set; without it, served only in the dev profile (404 otherwise).',
+        tags: ['system'],
+        responses: { '200': { description: 'Prometheus text format' }, '401': errorResponse('`unauthorized`: METRICS_TOKEN is set and was not presented'), '404': errorResponse('`not_found`: metrics are not enabled') },
+      },
+      handler: async (ctx, deps) => {
+        assertMetricsAccess(ctx, deps);
         ctx.type = registry.contentType;
         ctx.body = await registry.metrics();
       },
     },
   ];
+}
+
+/** METRICS_TOKEN set: its bearer, compared in constant time. Unset: the dev profile only; elsewhere /metrics does not exist. */
+function assertMetricsAccess(ctx: AppContext, deps: AppDeps): void {
+  const token = deps.config.metricsToken;
+  if (!token) {
+    if (deps.config.profile !== 'dev') throw errors.notFound('Route');
+    return;
+  }
+  const digest = (value: string) => crypto.createHash('sha256').update(value, 'utf8').digest();
+  const presented = /^\s*Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1] ?? '';
+  if (!crypto.timingSafeEqual(digest(presented), digest(token))) throw new ApiError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
 }
 
 async function check(name: string, probe: () => Promise<unknown>): Promise<{ name: string; ok: boolean; error?: string }> {

@@ -11,7 +11,13 @@ export type RouteAuth =
   | { kind: 'public' }
   /** `verb` is what an agent key's permission tier must allow (see src/keys/tiers.ts). */
   | { kind: 'standard'; scope: Scope; verb: Verb }
-  | { kind: 'service' };
+  | { kind: 'service' }
+  /**
+   * Callbacks from the carrier: a signature over timestamp and raw body with
+   * CARRIER_WEBHOOK_SECRET, checked before validation (api/carrierAuth.ts). Internal: such routes
+   * are left out of the public OpenAPI document (docs/simulator.md describes them).
+   */
+  | { kind: 'carrier' };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 

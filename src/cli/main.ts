@@ -6,7 +6,10 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { loadConfig, requireSetting } from '../config';
+import { assertStartupConfiguration, ConfigurationError } from '../startupCheck';
+import { parseSecretsKey } from '../crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../db/knex';
+import { resealSecrets } from '../lines/secrets';
 import { CardDeclinedError, SimulatedCardProcessor } from '../billing/cardProcessor';
 import { savePaymentMethod } from '../billing/paymentMethods';
 import type { Environment } from '../keys/format';
@@ -80,6 +83,8 @@ Commands:
                                             workflow id, or a call/line/event id (prefixes tried)
   history replay FILE                       replay an exported history against the current workflow
                                             code; exit 1 with the determinism error if it diverges
+  secrets reseal                            re-seal every stored secret with the first key of
+                                            SECRETS_KEY (after adding a new key in front of the old)
 
 Every command accepts --json for machine-readable output.`;
 
@@ -219,6 +224,12 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
     case 'migrate': {
       const applied = await migrateLatest(db);
       return { applied };
+    }
+    case 'secrets reseal': {
+      // Key rotation: SECRETS_KEY=<new>,<old> here and in every process, reseal, then drop <old>.
+      const ring = parseSecretsKey(requireSetting(loadConfig().secretsKey, 'SECRETS_KEY'));
+      const { resealed, alreadyCurrent } = await resealSecrets(db, ring);
+      return { key_id: ring.current.id, resealed, already_current: alreadyCurrent };
     }
     case 'bootstrap': {
       const suffix = crypto.randomBytes(4).toString('hex');
@@ -374,6 +385,14 @@ async function main(): Promise<number> {
     return 0;
   }
   const config = loadConfig();
+  try {
+    assertStartupConfiguration('cli', config);
+  } catch (err) {
+    if (!(err instanceof ConfigurationError)) throw err;
+    if (values.json) console.log(JSON.stringify({ error: { code: 'configuration', message: err.message } }));
+    else console.error(`error: ${err.message}`);
+    return 1;
+  }
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 2 });
   const temporal = new LazyTemporal();
   try {

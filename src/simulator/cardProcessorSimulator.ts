@@ -180,8 +180,8 @@ function processCharge(ctx: Koa.Context, state: CardProcessorSimulatorState, req
 }
 
 /** Mounts the processor API (`/processor/v1/...`) and its control API (`/control/processor/...`). */
-export function cardProcessorRoutes(router: Router, state: CardProcessorSimulatorState, secret: string): void {
-  const expectedAuth = Buffer.from(`Bearer ${secret}`);
+export function cardProcessorRoutes(router: Router, state: CardProcessorSimulatorState, apiKey: string): void {
+  const expectedAuth = Buffer.from(`Bearer ${apiKey}`);
   const requireProcessorAuth: Koa.Middleware = async (ctx, next) => {
     const presented = Buffer.from(ctx.get('authorization'));
     if (presented.length !== expectedAuth.length || !crypto.timingSafeEqual(presented, expectedAuth)) {

@@ -4,8 +4,9 @@ import { Readable } from 'node:stream';
 import Koa from 'koa';
 import Router, { type RouterContext } from '@koa/router';
 import { createLogger, maskPhone, type Logger } from '../logger';
+import { CallbackSender } from './callbacks';
 import { CardProcessorSimulatorState, cardProcessorRoutes } from './cardProcessorSimulator';
-import { badRequest, isHttpUrl, readJson } from './http';
+import { badRequest, bearerMatches, readJson } from './http';
 import { handleMediaUpgrades, MediaSimulatorState, mediaRoutes } from './mediaSimulator';
 import { ModelSimulatorState, modelRoutes } from './modelSimulator';
 import { MessageSimulatorState, messageRoutes } from './smsSimulator';
@@ -113,8 +114,8 @@ interface SpeechItem {
 
 interface LiveCall {
   record: CallRecord;
+  /** Under the callback base (checked when the call was placed or announced). */
   eventsUrl: string;
-  authorization: string;
   ringMs: number;
   timer: NodeJS.Timeout | null;
   /** Deliveries for this call, chained so its events arrive in order. */
@@ -155,6 +156,8 @@ export class CallSimulatorState {
   private readonly delivery: EventDeliveryOptions;
   private readonly log: Logger;
   private readonly inboundRingTimeoutMs: number;
+  /** Signs and sends events; set by the app (`createCarrierSimulatorApp`). Without it events are not delivered. */
+  callbacks: CallbackSender | null = null;
   /** Text-to-speech speed for playbacks that start from now on. */
   wordsPerSecond = DEFAULT_WORDS_PER_SECOND;
   /**
@@ -189,7 +192,7 @@ export class CallSimulatorState {
    * Starts a call, or answers a repeat of `callId` with the call it already started.
    * Returns null when `callId` was already used for a different from/to.
    */
-  place(request: { callId: string; from: string; to: string; eventsUrl: string; authorization: string; record?: boolean }): CallRecord | null {
+  place(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }): CallRecord | null {
     const existing = this.calls.get(request.callId);
     if (existing) {
       if (existing.record.direction !== 'outbound') return null;
@@ -214,7 +217,6 @@ export class CallSimulatorState {
         ended_at: null,
       },
       eventsUrl: request.eventsUrl,
-      authorization: request.authorization,
       ringMs: configured?.ringMs ?? DEFAULT_RING_MS,
       timer: null,
       queue: Promise.resolve(),
@@ -241,7 +243,7 @@ export class CallSimulatorState {
    * to `eventsUrl`. A non-2xx answer to it (or giving up delivering it) declines the call; if
    * nobody answers within the ring timeout the caller gives up. Neither sends another event.
    */
-  incoming(request: { from: string; to: string; eventsUrl: string; authorization: string }): CallRecord {
+  incoming(request: { from: string; to: string; eventsUrl: string }): CallRecord {
     const call: LiveCall = {
       record: {
         call_id: null,
@@ -257,7 +259,6 @@ export class CallSimulatorState {
         ended_at: null,
       },
       eventsUrl: request.eventsUrl,
-      authorization: request.authorization,
       ringMs: this.inboundRingTimeoutMs,
       timer: null,
       queue: Promise.resolve(),
@@ -600,15 +601,13 @@ export class CallSimulatorState {
    */
   private async deliver(call: LiveCall, event: SimulatedCallEvent, signal: AbortSignal, options: { retryHttpErrors?: boolean } = {}): Promise<'delivered' | 'refused' | 'failed'> {
     let lastError = '';
+    const signing = {};
     for (let attempt = 1; attempt <= this.delivery.attempts; attempt += 1) {
       if (signal.aborted) return 'failed';
       try {
-        const response = await fetch(call.eventsUrl, {
-          method: 'POST',
-          headers: { authorization: call.authorization, 'content-type': 'application/json' },
-          body: JSON.stringify(event),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(this.delivery.timeoutMs)]),
-        });
+        if (!this.callbacks) throw new Error('no callback sender configured');
+        // Signed afresh on every attempt with a new timestamp: a retry is a new request, not a replay.
+        const response = await this.callbacks.post(call.eventsUrl, event, AbortSignal.any([signal, AbortSignal.timeout(this.delivery.timeoutMs)]), signing);
         await response.arrayBuffer().catch(() => undefined);
         if (response.ok) return 'delivered';
         lastError = `HTTP ${response.status}`;
@@ -767,16 +766,17 @@ function languageOf(value: unknown): string | null {
 }
 
 /** The carrier's call API (`/carrier/v1/calls...`) and its control API (`/control/calls...`). */
-function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAuth: Koa.Middleware, secret: string): void {
+function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAuth: Koa.Middleware, callbacks: CallbackSender): void {
   router.post('/carrier/v1/calls', requireCarrierAuth, async (ctx) => {
     const body = await readJson(ctx);
     const { call_id: callId, from, to, events_url: eventsUrl, record } = body;
     if (typeof callId !== 'string' || callId === '' || callId.length > 200) return badRequest(ctx, 'call_id is required');
     if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
     if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
-    if (!isHttpUrl(eventsUrl)) return badRequest(ctx, 'events_url must be an http(s) URL');
+    const target = callbacks.resolve(eventsUrl, '/carrier/events');
+    if ('error' in target) return badRequest(ctx, `events_url ${target.error}`);
     if (record !== undefined && typeof record !== 'boolean') return badRequest(ctx, 'record must be a boolean');
-    const placed = calls.place({ callId, from, to, eventsUrl, authorization: `Bearer ${secret}`, record });
+    const placed = calls.place({ callId, from, to, eventsUrl: target.url, record });
     if (!placed) {
       ctx.status = 409;
       ctx.body = { error: 'call_id_reused' };
@@ -876,7 +876,7 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
     ctx.body = { carrier_call_id: ctx.params.carrier_call_id, stopped: result.stopped, dropped: result.dropped };
   });
 
-  // The carrier's media store: recordings of ended calls, generated on request. No authentication.
+  // The carrier's media store: recordings of ended calls, generated on request (bearer checked by `requireControlToken`).
   router.get('/recordings/:file', async (ctx) => {
     const match = /^(.+)\.wav$/.exec(ctx.params.file);
     const recording = match ? calls.recording(match[1]) : null;
@@ -915,8 +915,9 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
     const { from, to, events_url: eventsUrl } = await readJson(ctx);
     if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
     if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
-    if (!isHttpUrl(eventsUrl)) return badRequest(ctx, 'events_url must be an http(s) URL');
-    const record = calls.incoming({ from, to, eventsUrl, authorization: `Bearer ${secret}` });
+    const target = callbacks.resolve(eventsUrl, '/carrier/events');
+    if ('error' in target) return badRequest(ctx, `events_url ${target.error}`);
+    const record = calls.incoming({ from, to, eventsUrl: target.url });
     ctx.status = 201;
     ctx.body = { carrier_call_id: record.carrier_call_id };
   });
@@ -990,8 +991,26 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
   });
 }
 
+/**
+ * The simulator's credentials, one per direction (docs/simulator.md, "Authentication"): bearers it
+ * accepts on its carrier API (and media socket), processor API and control API, and the secret it
+ * signs its callbacks to Switchboard with.
+ */
+export interface SimulatorCredentials {
+  /** `CARRIER_API_KEY`: bearer of `/carrier/v1/*` and the media socket. */
+  carrierApiKey: string;
+  /** `PAYMENTS_API_KEY`: bearer of `/processor/v1/*`. */
+  paymentsApiKey: string;
+  /** `CARRIER_WEBHOOK_SECRET`: signs every callback attempt (never sent). */
+  webhookSecret: string;
+  /** `SIMULATOR_CONTROL_TOKEN`: bearer of `/control/*` and `/recordings/*`. */
+  controlToken: string;
+}
+
 export function createCarrierSimulatorApp(options: {
-  secret: string;
+  credentials: SimulatorCredentials;
+  /** The only base callbacks are posted under (`SIMULATOR_CALLBACK_BASE_URL`); settable later through `callbacks`. */
+  callbackBaseUrl?: string | null;
   state?: CarrierSimulatorState;
   processor?: CardProcessorSimulatorState;
   /** The URL the simulator is reached at, for recordings' `recording_url` (`startCarrierSimulator` sets it once listening). */
@@ -1003,14 +1022,26 @@ export function createCarrierSimulatorApp(options: {
   const media = options.media ?? new MediaSimulatorState(state.calls);
   if (options.baseUrl !== undefined) state.calls.baseUrl = options.baseUrl;
   const processor = options.processor ?? new CardProcessorSimulatorState();
+  const { credentials } = options;
+  const callbacks = new CallbackSender(credentials.webhookSecret, options.callbackBaseUrl ?? null);
+  state.calls.callbacks = callbacks;
+  state.messages.callbacks = callbacks;
   const router = new Router();
-  const expectedAuth = Buffer.from(`Bearer ${options.secret}`);
 
   const requireCarrierAuth: Koa.Middleware = async (ctx, next) => {
-    const presented = Buffer.from(ctx.get('authorization'));
-    if (presented.length !== expectedAuth.length || !crypto.timingSafeEqual(presented, expectedAuth)) {
+    if (!bearerMatches(ctx.get('authorization'), credentials.carrierApiKey)) {
       ctx.status = 401;
       ctx.body = { error: 'invalid carrier credentials' };
+      return;
+    }
+    await next();
+  };
+  // The control API and the media store steer or read the simulated world: never open (review M10).
+  const requireControlToken: Koa.Middleware = async (ctx, next) => {
+    const guarded = /^\/(control|recordings)(\/|$)/.test(ctx.path);
+    if (guarded && !bearerMatches(ctx.get('authorization'), credentials.controlToken)) {
+      ctx.status = 401;
+      ctx.body = { error: 'the control API needs Authorization: Bearer <SIMULATOR_CONTROL_TOKEN>' };
       return;
     }
     await next();
@@ -1073,31 +1104,34 @@ export function createCarrierSimulatorApp(options: {
     ctx.body = { status: 'ok' };
   });
 
-  callRoutes(router, state.calls, requireCarrierAuth, options.secret);
-  messageRoutes(router, state.messages, requireCarrierAuth, options.secret);
+  callRoutes(router, state.calls, requireCarrierAuth, callbacks);
+  messageRoutes(router, state.messages, requireCarrierAuth, callbacks);
   modelRoutes(router, state.model);
   mediaRoutes(router, media);
 
   // The card processor lives in the same process (src/simulator/cardProcessorSimulator.ts).
-  cardProcessorRoutes(router, processor, options.secret);
+  cardProcessorRoutes(router, processor, credentials.paymentsApiKey);
 
   const app = new Koa();
   app.silent = true;
+  app.use(requireControlToken);
   app.use(router.routes()).use(router.allowedMethods());
-  return { app, state, processor, media };
+  return { app, state, processor, media, callbacks };
 }
 
 export async function startCarrierSimulator(options: {
   host: string;
   port: number;
-  secret: string;
+  credentials: SimulatorCredentials;
+  /** See `createCarrierSimulatorApp`; the returned `callbacks.setBaseUrl` sets it later. */
+  callbackBaseUrl?: string | null;
   /** Defaults to a fresh state (tests pass one to shorten timeouts). */
   state?: CarrierSimulatorState;
-}): Promise<{ server: http.Server; state: CarrierSimulatorState; processor: CardProcessorSimulatorState; media: MediaSimulatorState; url: string }> {
-  const { app, state, processor, media } = createCarrierSimulatorApp({ secret: options.secret, state: options.state });
+}): Promise<{ server: http.Server; state: CarrierSimulatorState; processor: CardProcessorSimulatorState; media: MediaSimulatorState; callbacks: CallbackSender; url: string }> {
+  const { app, state, processor, media, callbacks } = createCarrierSimulatorApp({ credentials: options.credentials, callbackBaseUrl: options.callbackBaseUrl, state: options.state });
   const server = http.createServer(app.callback());
   // Calls' audio: WebSocket upgrades on /carrier/v1/calls/{carrier_call_id}/media.
-  handleMediaUpgrades(server, media, options.secret);
+  handleMediaUpgrades(server, media, options.credentials.carrierApiKey);
   // Requests held by the processor's `timeout` fault would keep close() waiting: let them go.
   const close = server.close.bind(server);
   // Likewise ring timers and pending call-event deliveries would keep the process alive.
@@ -1114,5 +1148,5 @@ export async function startCarrierSimulator(options: {
   const port = typeof address === 'object' && address ? address.port : options.port;
   const url = `http://${options.host}:${port}`;
   state.calls.baseUrl = url;
-  return { server, state, processor, media, url };
+  return { server, state, processor, media, callbacks, url };
 }

@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type Koa from 'koa';
 import getRawBody from 'raw-body';
 
@@ -29,4 +30,10 @@ export function isHttpUrl(value: unknown): value is string {
 export function badRequest(ctx: Koa.Context, error: string): void {
   ctx.status = 400;
   ctx.body = { error };
+}
+
+/** `Authorization: Bearer <expected>`, compared in constant time (over digests, so lengths leak nothing). */
+export function bearerMatches(header: string | undefined, expected: string): boolean {
+  const digest = (value: string) => crypto.createHash('sha256').update(value, 'utf8').digest();
+  return crypto.timingSafeEqual(digest(header ?? ''), digest(`Bearer ${expected}`));
 }

@@ -496,9 +496,9 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
  * with `Upgrade: websocket` and the carrier bearer. Other upgrade paths are left to other
  * `upgrade` handlers (answered 404 when there is none).
  */
-export function handleMediaUpgrades(server: http.Server, media: MediaSimulatorState, secret: string): WebSocketServer {
+export function handleMediaUpgrades(server: http.Server, media: MediaSimulatorState, apiKey: string): WebSocketServer {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 1024 * 1024 });
-  const expected = Buffer.from(`Bearer ${secret}`);
+  const expected = Buffer.from(`Bearer ${apiKey}`);
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const match = MEDIA_PATH.exec(req.url ?? '');
     if (!match) {

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import { createLogger, maskPhone, type Logger } from '../logger';
-import { badRequest, isHttpUrl, readJson } from './http';
+import type { CallbackSender } from './callbacks';
+import { badRequest, readJson } from './http';
 
 /**
  * The SMS side of the carrier simulator: accepts outbound messages (carrier API), reports their
@@ -40,7 +41,7 @@ export interface SimulatedMessage {
   created_at: string;
 }
 
-/** A carrier event about messages, POSTed with `Authorization: Bearer <secret>`. */
+/** A carrier event about messages, POSTed signed (src/carrier/callbackSignature.ts). */
 export type SimulatedMessageEvent =
   | { type: 'sms.received'; carrier_message_id: string; from: string; to: string; text: string; at: number }
   | { type: 'sms.status'; message_id: string; carrier_message_id: string; status: 'sent' | 'delivered' | 'undelivered' | 'failed'; error_code?: string; at: number };
@@ -60,6 +61,8 @@ export class MessageSimulatorState {
   private abort = new AbortController();
   private readonly delivery: MessageDeliveryOptions;
   private readonly log: Logger;
+  /** Signs and sends events; set by the app (`createCarrierSimulatorApp`). Without it events are not delivered. */
+  callbacks: CallbackSender | null = null;
 
   constructor(options: { delivery?: Partial<MessageDeliveryOptions>; log?: Logger } = {}) {
     // Retried like call events (about 15 s in all), so a restarting Switchboard loses no receipt.
@@ -76,7 +79,7 @@ export class MessageSimulatorState {
    * accepted. `rejected` when the destination's outcome is `reject`; `conflict` when `messageId`
    * was used for a different message.
    */
-  send(request: { messageId: string; from: string; to: string; text: string; statusUrl: string; authorization: string }): SimulatedMessage | 'rejected' | 'conflict' {
+  send(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }): SimulatedMessage | 'rejected' | 'conflict' {
     const existing = this.byMessageId.get(request.messageId);
     if (existing) {
       if (existing.from !== request.from || existing.to !== request.to || existing.text !== request.text) return 'conflict';
@@ -110,7 +113,7 @@ export class MessageSimulatorState {
         ...(errorCode ? { error_code: errorCode } : {}),
         at: Date.now(),
       };
-      await this.deliver(request.statusUrl, request.authorization, event, signal);
+      await this.deliver(request.statusUrl, event, signal);
     };
     const steps =
       outcome === 'fail'
@@ -131,7 +134,7 @@ export class MessageSimulatorState {
    * network errors and 5xx (a 4xx, e.g. 404 for a number nobody has, is final). Resolves once
    * delivered or given up.
    */
-  async inbound(request: { from: string; to: string; text: string; eventsUrl: string; authorization: string }): Promise<{ message: SimulatedMessage; delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
+  async inbound(request: { from: string; to: string; text: string; eventsUrl: string }): Promise<{ message: SimulatedMessage; delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
     const message: SimulatedMessage = {
       carrier_message_id: `SM${crypto.randomBytes(16).toString('hex')}`,
       message_id: null,
@@ -145,7 +148,7 @@ export class MessageSimulatorState {
     };
     this.messages.set(message.carrier_message_id, message);
     const event: SimulatedMessageEvent = { type: 'sms.received', carrier_message_id: message.carrier_message_id, from: request.from, to: request.to, text: request.text, at: Date.now() };
-    const result = await this.deliver(request.eventsUrl, request.authorization, event, this.abort.signal);
+    const result = await this.deliver(request.eventsUrl, event, this.abort.signal);
     return { message: { ...message }, ...result };
   }
 
@@ -172,18 +175,16 @@ export class MessageSimulatorState {
     this.timers.add(timer);
   }
 
-  private async deliver(url: string, authorization: string, event: SimulatedMessageEvent, signal: AbortSignal): Promise<{ delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
+  private async deliver(url: string, event: SimulatedMessageEvent, signal: AbortSignal): Promise<{ delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
     let lastError = '';
     let status: number | null = null;
+    const signing = {};
     for (let attempt = 1; attempt <= this.delivery.attempts; attempt += 1) {
       if (signal.aborted) return { delivery: 'failed', status };
       try {
-        const response = await fetch(url, {
-          method: 'POST',
-          headers: { authorization, 'content-type': 'application/json' },
-          body: JSON.stringify(event),
-          signal: AbortSignal.any([signal, AbortSignal.timeout(this.delivery.timeoutMs)]),
-        });
+        if (!this.callbacks) throw new Error('no callback sender configured');
+        // Signed afresh on every attempt with a new timestamp: a retry is a new request, not a replay.
+        const response = await this.callbacks.post(url, event, AbortSignal.any([signal, AbortSignal.timeout(this.delivery.timeoutMs)]), signing);
         await response.arrayBuffer().catch(() => undefined);
         status = response.status;
         if (response.ok) return { delivery: 'delivered', status };
@@ -219,15 +220,16 @@ function isText(value: unknown): value is string {
 }
 
 /** The carrier's messaging API (`/carrier/v1/messages`) and its control API (`/control/messages...`). */
-export function messageRoutes(router: Router, messages: MessageSimulatorState, requireCarrierAuth: Koa.Middleware, secret: string): void {
+export function messageRoutes(router: Router, messages: MessageSimulatorState, requireCarrierAuth: Koa.Middleware, callbacks: CallbackSender): void {
   router.post('/carrier/v1/messages', requireCarrierAuth, async (ctx) => {
     const { message_id: messageId, from, to, text, status_url: statusUrl } = await readJson(ctx);
     if (typeof messageId !== 'string' || messageId === '' || messageId.length > 200) return badRequest(ctx, 'message_id is required');
     if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
     if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
     if (!isText(text)) return badRequest(ctx, `text must be 1 to ${MAX_TEXT} characters`);
-    if (!isHttpUrl(statusUrl)) return badRequest(ctx, 'status_url must be an http(s) URL');
-    const result = messages.send({ messageId, from, to, text, statusUrl, authorization: ctx.get('authorization') });
+    const target = callbacks.resolve(statusUrl, '/carrier/messages');
+    if ('error' in target) return badRequest(ctx, `status_url ${target.error}`);
+    const result = messages.send({ messageId, from, to, text, statusUrl: target.url });
     if (result === 'rejected') return badRequest(ctx, 'destination refused the message');
     if (result === 'conflict') {
       ctx.status = 409;
@@ -246,8 +248,9 @@ export function messageRoutes(router: Router, messages: MessageSimulatorState, r
     if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
     if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
     if (!isText(text)) return badRequest(ctx, `text must be 1 to ${MAX_TEXT} characters`);
-    if (!isHttpUrl(eventsUrl)) return badRequest(ctx, 'events_url must be an http(s) URL');
-    const { message, delivery, status } = await messages.inbound({ from, to, text, eventsUrl, authorization: `Bearer ${secret}` });
+    const target = callbacks.resolve(eventsUrl, '/carrier/messages');
+    if ('error' in target) return badRequest(ctx, `events_url ${target.error}`);
+    const { message, delivery, status } = await messages.inbound({ from, to, text, eventsUrl: target.url });
     ctx.status = 201;
     ctx.body = { carrier_message_id: message.carrier_message_id, delivery, status };
   });

@@ -29,7 +29,7 @@ describe('auto-charge and the monthly close', () => {
   const billing = () =>
     createBillingActivities({
       db: h.db,
-      payments: { live: new SimulatorPaymentProcessor(h.config.paymentsLiveUrl, h.config.carrierEventsSecret), test: new SimulatorPaymentProcessor(h.config.paymentsTestUrl, h.config.carrierEventsSecret) },
+      payments: { live: new SimulatorPaymentProcessor(h.config.paymentsLiveUrl, h.simulator.credentials.paymentsApiKey), test: new SimulatorPaymentProcessor(h.config.paymentsTestUrl, h.simulator.credentials.paymentsApiKey) },
       temporal: () => h.temporal,
       taskQueue: h.config.taskQueue,
       now: () => new Date(),

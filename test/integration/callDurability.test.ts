@@ -95,7 +95,7 @@ describe('call durability under worker crashes', () => {
       await new Promise((resolve) => setTimeout(resolve, 300 + ((i * 137) % 1700)));
       // Half hang up through the API, half are hung up by the callee.
       if (i % 2 === 0) await retrying(() => h.request('POST', `/api/v1/calls/${id}/hangup`, { key: line.key }));
-      else await fetch(`${h.simulator.url}/control/calls/${id}/hangup`, { method: 'POST' });
+      else await h.simulator.control('POST', `/control/calls/${id}/hangup`);
     });
     // While the calls are dialled, talking and ending: crash the worker, restart the API, crash
     // the worker again, then restart the Temporal server (with the worker down meanwhile).

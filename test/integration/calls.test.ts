@@ -29,7 +29,7 @@ describe('calls', () => {
       const call = await getCall(id);
       return statuses.includes(call.status) ? call : undefined;
     }, timeoutMs, `call ${id} to reach ${statuses.join('/')}`);
-  const simulatorCall = (callId: string) => fetch(`${h.simulator.url}/control/calls`).then(async (r) => ((await r.json()) as { calls: Array<{ call_id: string; state: string }> }).calls.find((c) => c.call_id === callId));
+  const simulatorCall = (callId: string) => h.simulator.control('GET', '/control/calls').then(async (r) => ((await r.json()) as { calls: Array<{ call_id: string; state: string }> }).calls.find((c) => c.call_id === callId));
 
   it('dials, connects, and on hang-up settles the exact per-second charge once', async () => {
     const line = await makeLine();
@@ -68,7 +68,8 @@ describe('calls', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     const call = (await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call;
     expect(call.recording_url).toMatch(/\/recordings\/.+\.wav$/);
-    const wav = Buffer.from(await (await fetch(call.recording_url)).arrayBuffer());
+    // The carrier's media store wants the simulator's credentials, like the control API.
+    const wav = Buffer.from(await (await fetch(call.recording_url, { headers: { authorization: `Bearer ${h.simulator.credentials.controlToken}` } })).arrayBuffer());
     expect(wav.subarray(0, 4).toString()).toBe('RIFF');
     expect(wav.subarray(8, 12).toString()).toBe('WAVE');
     expect(wav.length).toBeGreaterThan(8000); // over half a second of 8 kHz 16-bit audio
@@ -111,7 +112,7 @@ describe('calls', () => {
     const line = await makeLine();
     const id = (await place(line.id)).body.call.id;
     await untilStatus(id, ['in_progress']);
-    const res = await fetch(`${h.simulator.url}/control/calls/${id}/hangup`, { method: 'POST' });
+    const res = await h.simulator.control('POST', `/control/calls/${id}/hangup`);
     expect(res.status).toBe(200);
     const call = await untilStatus(id, ['completed']);
     expect(call.end_cause).toBe('caller_hangup');
@@ -124,7 +125,7 @@ describe('calls', () => {
   ])('a %s destination ends %s, with nothing charged and the hold released', async (outcome, status) => {
     const line = await makeLine();
     const to = `+1415555${3000 + Math.floor(Math.random() * 999)}`;
-    await fetch(`${h.simulator.url}/control/calls/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to, outcome, ring_ms: 100 }) });
+    await h.simulator.control('POST', '/control/calls/outcomes', { to, outcome, ring_ms: 100 });
     const id = (await place(line.id, to)).body.call.id;
     const call = await untilStatus(id, [status]);
     expect(call).toMatchObject({ duration_sec: 0, charge_cents: 0 });
@@ -159,7 +160,7 @@ describe('calls', () => {
 
   describe('inbound', () => {
     const ring = (to: string, from = '+14155553333') =>
-      fetch(`${h.simulator.url}/control/calls/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from, to, events_url: `${h.apiUrl}/carrier/events` }) });
+      h.simulator.control('POST', '/control/calls/inbound', { from, to, events_url: `${h.apiUrl}/carrier/events` });
     const inboundCall = (lineId: string) =>
       eventually(async () => (await h.db('calls').where({ line_id: lineId, direction: 'inbound' }).first()) ?? undefined, 20_000, 'the inbound call');
 
@@ -170,7 +171,7 @@ describe('calls', () => {
       const call = await untilStatus(row.id, ['in_progress']);
       expect(call).toMatchObject({ direction: 'inbound', from_number: '+14155553333', to_number: line.phone_number });
       await new Promise((resolve) => setTimeout(resolve, 1100));
-      await fetch(`${h.simulator.url}/control/calls/${row.id}/hangup`, { method: 'POST' });
+      await h.simulator.control('POST', `/control/calls/${row.id}/hangup`);
       const ended = await untilStatus(row.id, ['completed']);
       expect(ended.end_cause).toBe('caller_hangup');
       expect(ended.charge_cents).toBe(Math.ceil((13 * ended.duration_sec) / 60));
@@ -185,7 +186,7 @@ describe('calls', () => {
       const res = await ring('+14155559876');
       const { carrier_call_id: carrierCallId } = (await res.json()) as { carrier_call_id: string };
       await eventually(async () => {
-        const calls = ((await (await fetch(`${h.simulator.url}/control/calls`)).json()) as { calls: Array<{ carrier_call_id: string; state: string; outcome: string }> }).calls;
+        const calls = ((await (await h.simulator.control('GET', '/control/calls')).json()) as { calls: Array<{ carrier_call_id: string; state: string; outcome: string }> }).calls;
         const call = calls.find((c) => c.carrier_call_id === carrierCallId);
         return call?.state === 'ended' ? call : undefined;
       });

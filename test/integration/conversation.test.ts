@@ -27,13 +27,12 @@ describe('webhook conversation loop', () => {
   beforeEach(async () => {
     ({ h, tenant } = ctx);
     receiver.requests.length = 0;
-    await fetch(`${h.simulator.url}/control/speech`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ words_per_second: 40 }) });
+    await h.simulator.control('POST', '/control/speech', { words_per_second: 40 });
   });
 
-  const control = (path: string, body?: unknown) =>
-    fetch(`${h.simulator.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const control = (path: string, body?: unknown) => h.simulator.control('POST', path, body);
   const speech = async (callId: string) =>
-    ((await (await fetch(`${h.simulator.url}/control/calls/${callId}/speech`)).json()) as { speech?: Array<{ text: string; played_text: string; state: string }> }).speech ?? [];
+    ((await (await h.simulator.control('GET', `/control/calls/${callId}/speech`)).json()) as { speech?: Array<{ text: string; played_text: string; state: string }> }).speech ?? [];
   async function connect(lineOverrides: Record<string, unknown> = {}) {
     const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, ...lineOverrides }) })).body.line;
     if (lineOverrides.language) await h.request('PATCH', `/api/v1/lines/${line.id}`, { key: tenant.keys.test, body: { language: lineOverrides.language } });
@@ -184,7 +183,7 @@ describe('webhook conversation loop', () => {
     // The same turn run again, as a new worker would after the first crashed mid-attempt.
     const activities = createCallActivities({
       db: h.db,
-      carrier: new SimulatorCarrier(h.config.simulatorUrl, h.config.carrierEventsSecret),
+      carrier: new SimulatorCarrier(h.config.simulatorUrl, h.simulator.credentials.carrierApiKey),
       carrierEventsUrl: `${h.config.publicBaseUrl}/carrier/events`,
       secretsKey: () => parseSecretsKey(h.config.secretsKey!),
       egress: egressPolicyFor(h.config),
@@ -214,14 +213,14 @@ describe('webhook conversation loop', () => {
       return id;
     }
     const shortSpeech = async (callId: string) =>
-      ((await (await fetch(`${short.h.simulator.url}/control/calls/${callId}/speech`)).json()) as { speech?: Array<{ text: string }> }).speech ?? [];
+      ((await (await short.h.simulator.control('GET', `/control/calls/${callId}/speech`)).json()) as { speech?: Array<{ text: string }> }).speech ?? [];
     const failedMessages = async () =>
       (await short.h.request('GET', '/api/v1/webhooks/deliveries?event_type=message&status=failed', { key: short.tenant.keys.test })).body.deliveries as Array<{ error_message: string }>;
 
     it('a line that takes too long ends the reply: what came before it is spoken, the delivery is failed', async () => {
       const id = await connectShort();
       replies.set('Slow please', { status: 200, stream: [{ afterMs: 0, line: { text: 'First part.' } }, { afterMs: 1800, line: { text: 'Too late.' } }] });
-      await fetch(`${short.h.simulator.url}/control/calls/${id}/say`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Slow please' }) });
+      await short.h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'Slow please' });
       const [failed] = await eventually(async () => ((await failedMessages()).length === 1 ? failedMessages() : undefined));
       expect(failed.error_message).toBe('no ndjson line within 1000 ms');
       expect((await shortSpeech(id)).map((s) => s.text)).toEqual(['First part.']);
@@ -231,7 +230,7 @@ describe('webhook conversation loop', () => {
     it('a stream over the total budget is cut off even when every line is on time', async () => {
       const id = await connectShort();
       replies.set('Ramble', { status: 200, stream: Array.from({ length: 8 }, (_, i) => ({ afterMs: 600, line: { text: `Part ${i}.` } })) });
-      await fetch(`${short.h.simulator.url}/control/calls/${id}/say`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text: 'Ramble' }) });
+      await short.h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'Ramble' });
       const [failed] = await eventually(async () => ((await failedMessages()).length === 1 ? failedMessages() : undefined));
       expect(failed.error_message).toBe('ndjson reply over its 2500 ms budget');
       const spoken = (await shortSpeech(id)).map((s) => s.text);

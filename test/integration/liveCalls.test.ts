@@ -29,7 +29,7 @@ describe('hosted, audio and live-controlled calls', () => {
   });
 
   const control = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${h.simulator.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const res = await h.simulator.control(method, path, body);
     return (await res.json()) as Record<string, unknown>;
   };
   const makeLine = async (body: Record<string, unknown>) => {

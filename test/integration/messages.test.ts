@@ -32,7 +32,7 @@ describe('messages', () => {
   });
   afterEach(async () => {
     h.clock.freeze(null);
-    await fetch(`${h.simulator.url}/control/messages/outcomes`, { method: 'DELETE' });
+    await h.simulator.control('DELETE', '/control/messages/outcomes');
   });
 
   const makeLine = async (overrides: Record<string, unknown> = {}, key = tenant.keys.test) => {
@@ -42,16 +42,12 @@ describe('messages', () => {
   };
   /** Someone texts `to` through the simulated carrier; resolves once Switchboard has answered the carrier. */
   const inbound = async (from: string, to: string, text: string) => {
-    const res = await fetch(`${h.simulator.url}/control/messages/inbound`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ from, to, text, events_url: `${h.apiUrl}/carrier/messages` }),
-    });
+    const res = await h.simulator.control('POST', '/control/messages/inbound', { from, to, text, events_url: `${h.apiUrl}/carrier/messages` });
     return (await res.json()) as { carrier_message_id: string; delivery: string; status: number };
   };
   const send = (body: Record<string, unknown>, options: { key?: string; headers?: Record<string, string> } = {}) =>
     h.request('POST', '/api/v1/messages', { key: options.key ?? tenant.keys.test, body, headers: options.headers });
-  const simMessages = async () => ((await (await fetch(`${h.simulator.url}/control/messages`)).json()) as { messages: SimMessage[] }).messages;
+  const simMessages = async () => ((await (await h.simulator.control('GET', '/control/messages')).json()) as { messages: SimMessage[] }).messages;
   const conversation = (lineId: string, number: string, query = '') =>
     h.request('GET', `/api/v1/conversations/${lineId}/${encodeURIComponent(number)}${query}`, { key: tenant.keys.test });
   const messageById = async (lineId: string, number: string, id: string) => (await conversation(lineId, number, '?limit=100')).body.messages.find((m: { id: string }) => m.id === id);
@@ -260,7 +256,7 @@ describe('messages', () => {
     const outcomes = { '+14155550151': 'reject', '+14155550152': 'fail', '+14155550153': 'undelivered' } as const;
     const ids: Record<string, string> = {};
     for (const [number, outcome] of Object.entries(outcomes)) {
-      await fetch(`${h.simulator.url}/control/messages/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: number, outcome }) });
+      await h.simulator.control('POST', '/control/messages/outcomes', { to: number, outcome });
       await inbound(number, line.phone_number, 'hi');
       const res = await send({ line_id: line.id, to: number, text: 'Reply' });
       expect(res.status).toBe(201);

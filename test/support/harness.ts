@@ -17,11 +17,12 @@ import type { Environment } from '../../src/keys/format';
 import type { Scope } from '../../src/keys/scopes';
 import { spawnService } from '../../src/infra/services';
 import { createLogger } from '../../src/logger';
-import { startCarrierSimulator, type CarrierSimulatorState } from '../../src/simulator/carrierSimulator';
+import { startCarrierSimulator, type CarrierSimulatorState, type SimulatorCredentials } from '../../src/simulator/carrierSimulator';
 import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../src/simulator/cardProcessorSimulator';
 import type { PaymentProcessor, PaymentProcessors } from '../../activities/payments/adapter';
 import { connectTemporalClient } from '../../src/temporal/client';
 import { createWorkspace, mintUserKey, type User } from '../../src/workspaces/service';
+import { randomSimulatorCredentials, simulatorControl } from './simulator';
 
 /**
  * Everything a test needs to act as a customer: the real API over HTTP, a real worker on
@@ -38,6 +39,8 @@ export interface Harness {
     processor: CardProcessorSimulatorState;
     /** The test environment's card processor: a second, distinct simulator on its own port. */
     testProcessor: CardProcessorSimulatorState;
+    /** This harness's random secrets (also in `config`). */
+    credentials: SimulatorCredentials;
     /** A request to the simulator's control API (docs/simulator.md), with whatever credentials it needs. */
     control(method: string, path: string, body?: unknown): Promise<Response>;
   };
@@ -77,9 +80,10 @@ export interface TestResponse {
 }
 
 export async function startHarness(overrides: Partial<Config> = {}): Promise<Harness> {
-  const simulatorSecret = crypto.randomBytes(16).toString('hex');
-  const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret: simulatorSecret });
-  const testProcessor = await startCardProcessorSimulator({ host: '127.0.0.1', port: 0, secret: simulatorSecret });
+  // Random secrets per harness, one per direction, as a deployment has them.
+  const credentials = randomSimulatorCredentials();
+  const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+  const testProcessor = await startCardProcessorSimulator({ host: '127.0.0.1', port: 0, secret: credentials.paymentsApiKey });
   const config: Config = {
     ...loadConfig(),
     taskQueue: `test-${crypto.randomUUID()}`,
@@ -87,7 +91,10 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
     paymentsLiveUrl: sim.url,
     paymentsTestUrl: testProcessor.url,
     modelBaseUrl: `${sim.url}/v1`,
-    carrierEventsSecret: simulatorSecret,
+    carrierWebhookSecret: credentials.webhookSecret,
+    carrierApiKey: credentials.carrierApiKey,
+    paymentsApiKey: credentials.paymentsApiKey,
+    simulatorControlToken: credentials.controlToken,
     lineProvisionWaitMs: 5_000,
     ...overrides,
   };
@@ -112,8 +119,10 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
   let server = await listen(0);
   const apiPort = (server.address() as AddressInfo).port;
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  // The carrier simulator calls back into this API.
+  // The carrier simulator calls back into this API, and only into it.
   config.publicBaseUrl = apiUrl;
+  config.simulatorCallbackBaseUrl = apiUrl;
+  sim.callbacks.setBaseUrl(apiUrl);
 
   let worker: { instance: Worker; running: Promise<void>; connection: NativeConnection } | undefined;
 
@@ -126,8 +135,8 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
       state: sim.state,
       processor: sim.processor,
       testProcessor: testProcessor.state,
-      control: (method, path, body) =>
-        fetch(`${sim.url}${path}`, { method, headers: { 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) }),
+      credentials,
+      control: simulatorControl(sim.url, credentials.controlToken),
     },
     apiUrl,
     clock,
@@ -160,7 +169,8 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
           SIMULATOR_URL: config.simulatorUrl,
           PAYMENTS_LIVE_URL: config.paymentsLiveUrl,
           PAYMENTS_TEST_URL: config.paymentsTestUrl,
-          CARRIER_EVENTS_SECRET: config.carrierEventsSecret,
+          CARRIER_API_KEY: config.carrierApiKey,
+          PAYMENTS_API_KEY: config.paymentsApiKey,
           WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,
           SECRETS_KEY: config.secretsKey,
           PUBLIC_BASE_URL: config.publicBaseUrl,
@@ -179,10 +189,10 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
         activities: createActivities({
           db,
-          carrier: new SimulatorCarrier(config.simulatorUrl, config.carrierEventsSecret),
+          carrier: new SimulatorCarrier(config.simulatorUrl, credentials.carrierApiKey),
           payments: {
-            live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, config.carrierEventsSecret),
-            test: new SimulatorPaymentProcessor(config.paymentsTestUrl, config.carrierEventsSecret),
+            live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, credentials.paymentsApiKey),
+            test: new SimulatorPaymentProcessor(config.paymentsTestUrl, credentials.paymentsApiKey),
           },
           model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName }),
           secretsKey: () => parseSecretsKey(config.secretsKey!),
@@ -190,7 +200,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
           temporal: () => temporal,
           taskQueue: config.taskQueue,
           carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
-      ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
+          ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
           now: () => new Date(),
         }),
       });

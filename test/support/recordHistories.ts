@@ -121,7 +121,7 @@ async function main(): Promise<void> {
           }
         };
         const say = (text: string, how: 'say' | 'barge-in' = 'say') =>
-          fetch(`${h.simulator.url}/control/calls/${talk}/${how}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+          h.simulator.control('POST', `/control/calls/${talk}/${how}`, { text });
         h.simulator.state.calls.wordsPerSecond = 40;
         await until(() => speech()[0]?.state === 'done', 'the begin message');
         await say('Book a table');
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
           }
         };
         const caller = (text: string) =>
-          fetch(`${h.simulator.url}/control/calls/${hostedCall}/say`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ text }) });
+          h.simulator.control('POST', `/control/calls/${hostedCall}/say`, { text });
         h.simulator.state.calls.wordsPerSecond = 40;
         await until(() => speech()[0]?.state === 'done', 'the greeting');
         await caller('Are you open today?');
@@ -165,18 +165,14 @@ async function main(): Promise<void> {
         await caller('No thanks');
         await asking;
         await h.request('POST', `/api/v1/calls/${hostedCall}/press`, { key: tenant.keys.test, body: { digits: '1#' } });
-        await fetch(`${h.simulator.url}/control/calls/${hostedCall}/hangup`, { method: 'POST' });
+        await h.simulator.control('POST', `/control/calls/${hostedCall}/hangup`);
         await save(h, hostedCall, path.join(out, 'callWorkflow.hosted-control.json'));
       }
 
       // An SMS reply inside the 24-hour window, delivered and charged.
       {
         const smsLine = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).body.line;
-        await fetch(`${h.simulator.url}/control/messages/inbound`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ from: '+14155550142', to: smsLine.phone_number, text: 'Is my order ready?', events_url: `${h.apiUrl}/carrier/messages` }),
-        });
+        await h.simulator.control('POST', '/control/messages/inbound', { from: '+14155550142', to: smsLine.phone_number, text: 'Is my order ready?', events_url: `${h.apiUrl}/carrier/messages` });
         const sms = await h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: smsLine.id, to: '+14155550142', text: 'Yes, ready for pickup.' } });
         await save(h, workflowIds.sendMessage(sms.body.id), path.join(out, 'sendMessageWorkflow.delivered.json'));
       }
@@ -220,7 +216,7 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db: h.db, carrier: {} as import('../../activities/carrier/adapter').CarrierAdapter, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => Buffer.alloc(32), egress: new (require('../../src/net/egress') as typeof import('../../src/net/egress')).EgressPolicy(), now: () => new Date() }),
+      activities: createActivities({ db: h.db, carrier: {} as import('../../activities/carrier/adapter').CarrierAdapter, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => (require('../../src/crypto/secretBox') as typeof import('../../src/crypto/secretBox')).parseSecretsKey(generateSecretsKey()), egress: new (require('../../src/net/egress') as typeof import('../../src/net/egress')).EgressPolicy(), now: () => new Date() }),
     });
     const workflowId = `close-scheduled-${Date.now()}`;
     const history = await worker.runUntil(async () => {

@@ -11,6 +11,7 @@ import { CarrierRejectedError, type CarrierMediaEnd, type CarrierMediaEvent, typ
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
 import type { RelayMessage } from '../../src/audio/framing';
 import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
+import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 import type { AudioReport } from '../../src/simulator/mediaSimulator';
 import { createLogger } from '../../src/logger';
 import { EgressPolicy, LOOPBACK_NETWORKS } from '../../src/net/egress';
@@ -28,13 +29,14 @@ interface CustomerConnection {
 }
 
 describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => {
-  const secret = crypto.randomBytes(16).toString('hex');
+  const credentials = randomSimulatorCredentials();
   const log = createLogger('test', 'silent');
   /** The customer's handler listens on loopback, which only an operator allow-list admits. */
   const egress = new EgressPolicy({ allowedNetworks: LOOPBACK_NETWORKS });
   let simulator: http.Server;
   let simUrl: string;
   let carrier: SimulatorCarrier;
+  let control: ReturnType<typeof simulatorControl>;
   let events: http.Server;
   let eventsUrl: string;
   let customer: WebSocketServer;
@@ -51,16 +53,18 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   }
 
   beforeAll(async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret });
+    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
     simulator = sim.server;
     simUrl = sim.url;
-    carrier = new SimulatorCarrier(simUrl, secret);
+    control = simulatorControl(simUrl, credentials.controlToken);
+    carrier = new SimulatorCarrier(simUrl, credentials.carrierApiKey);
     events = http.createServer((req, res) => {
       req.resume();
       req.on('end', () => res.writeHead(204).end());
     });
     await new Promise<void>((resolve) => events.listen(0, '127.0.0.1', resolve));
     eventsUrl = `http://127.0.0.1:${(events.address() as AddressInfo).port}/carrier/events`;
+    sim.callbacks.setBaseUrl(new URL(eventsUrl).origin);
     customer = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
     await new Promise<void>((resolve) => customer.once('listening', () => resolve()));
     customerUrl = `ws://127.0.0.1:${(customer.address() as AddressInfo).port}/audio`;
@@ -79,7 +83,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   afterEach(async () => {
     onCustomer = echo;
     connections = [];
-    await fetch(`${simUrl}/control/calls/reset`, { method: 'POST' });
+    await control('POST', '/control/calls/reset');
   });
 
   afterAll(async () => {
@@ -103,10 +107,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
 
   /** Someone calls one of our numbers and Switchboard answers. */
   async function answeredCall(): Promise<{ callId: string; carrierCallId: string }> {
-    const response = await fetch(`${simUrl}/control/calls/inbound`, {
-      method: 'POST',
-      body: JSON.stringify({ from: '+14155550142', to: `+1212555${2000 + crypto.randomInt(8000)}`, events_url: eventsUrl }),
-    });
+    const response = await control('POST', '/control/calls/inbound', { from: '+14155550142', to: `+1212555${2000 + crypto.randomInt(8000)}`, events_url: eventsUrl });
     expect(response.status).toBe(201);
     const { carrier_call_id: carrierCallId } = (await response.json()) as { carrier_call_id: string };
     const callId = crypto.randomUUID();
@@ -115,13 +116,13 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   }
 
   async function audioReport(callId: string): Promise<AudioReport> {
-    const response = await fetch(`${simUrl}/control/calls/${callId}/audio`);
+    const response = await control('GET', `/control/calls/${callId}/audio`);
     expect(response.status).toBe(200);
     return (await response.json()) as AudioReport;
   }
 
   async function callerSays(callId: string, body: object): Promise<{ status: number; body: Record<string, unknown> }> {
-    const response = await fetch(`${simUrl}/control/calls/${callId}/audio`, { method: 'POST', body: JSON.stringify(body) });
+    const response = await control('POST', `/control/calls/${callId}/audio`, body);
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   }
 
@@ -215,7 +216,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     const summary = await relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: 'MZclosed', signal: new AbortController().signal, egress, log });
     expect(summary).toMatchObject({ endedBy: 'customer_closed', reconnects: 0, streamIds: ['MZclosed'] });
     expect(await stream.ended).toEqual({ reason: 'closed' });
-    const calls = (await (await fetch(`${simUrl}/control/calls`)).json()) as { calls: Array<{ call_id: string; state: string }> };
+    const calls = (await (await control('GET', '/control/calls')).json()) as { calls: Array<{ call_id: string; state: string }> };
     expect(calls.calls.find((c) => c.call_id === call.callId)?.state).toBe('answered');
   });
 
@@ -270,7 +271,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     const { done } = await startRelay(call);
     const connection = await waitFor('the customer connection', () => connections[0]);
     await waitFor('start', () => connection.streamId ?? undefined);
-    expect((await fetch(`${simUrl}/control/calls/${call.callId}/hangup`, { method: 'POST' })).status).toBe(200);
+    expect((await control('POST', `/control/calls/${call.callId}/hangup`)).status).toBe(200);
     expect(await done).toMatchObject({ endedBy: 'call', reconnects: 0 });
     expect(connection.messages.at(-1)).toMatchObject({ event: 'stop', stop: { reason: 'call_ended' } });
     expect(await connection.closed).toEqual({ code: 1000 });
@@ -366,15 +367,15 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   });
 
   it('the media endpoint wants the carrier secret and an answered call', async () => {
-    const wrong = new SimulatorCarrier(simUrl, 'not-the-secret');
+    const wrong = new SimulatorCarrier(simUrl, credentials.paymentsApiKey); // not the carrier's key
     const call = await answeredCall();
     await expect(wrong.openMediaStream({ carrierCallId: call.carrierCallId })).rejects.toThrow(CarrierRejectedError);
     await expect(carrier.openMediaStream({ carrierCallId: 'CAunknown' })).rejects.toThrow(/404/);
-    const ringing = await fetch(`${simUrl}/control/calls/inbound`, { method: 'POST', body: JSON.stringify({ from: '+14155550142', to: '+12125552999', events_url: eventsUrl }) });
+    const ringing = await control('POST', '/control/calls/inbound', { from: '+14155550142', to: '+12125552999', events_url: eventsUrl });
     const { carrier_call_id: ringingId } = (await ringing.json()) as { carrier_call_id: string };
     await expect(carrier.openMediaStream({ carrierCallId: ringingId })).rejects.toThrow(/409/);
     // Other paths are not WebSocket endpoints.
-    const other = new WebSocket(`${simUrl.replace(/^http/, 'ws')}/carrier/v1/numbers`, { headers: { authorization: `Bearer ${secret}` } });
+    const other = new WebSocket(`${simUrl.replace(/^http/, 'ws')}/carrier/v1/numbers`, { headers: { authorization: `Bearer ${credentials.carrierApiKey}` } });
     const status = await new Promise<number>((resolve) => {
       other.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
       other.once('open', () => resolve(101));
@@ -429,7 +430,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
       const env = quietEnvironment();
       const summary = await env.run(activities.relayCallAudio, { callId: call.callId, lineId: 'line-1', carrierCallId: call.carrierCallId, handlerUrl: customerUrl });
       expect(summary).toMatchObject({ endedBy: 'customer_closed', streamIds: [expect.stringMatching(/^MZ[0-9a-f]{32}$/)] });
-      await fetch(`${simUrl}/control/calls/${call.callId}/hangup`, { method: 'POST' });
+      await control('POST', `/control/calls/${call.callId}/hangup`);
       await expect(quietEnvironment().run(activities.relayCallAudio, { callId: call.callId, lineId: 'line-1', carrierCallId: call.carrierCallId, handlerUrl: customerUrl })).rejects.toMatchObject({
         type: 'CarrierRejected',
         nonRetryable: true,

@@ -4,24 +4,25 @@ import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../acti
 import { SimulatorPaymentProcessor } from '../../activities/payments/simulatorProcessor';
 import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
 import type { CardProcessorSimulatorState } from '../../src/simulator/cardProcessorSimulator';
+import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 
 describe('card processor simulator', () => {
-  const secret = crypto.randomBytes(16).toString('hex');
+  const credentials = randomSimulatorCredentials();
   let server: http.Server;
   let state: CardProcessorSimulatorState;
   let url: string;
   let processor: SimulatorPaymentProcessor;
 
   beforeAll(async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret });
+    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
     server = sim.server;
     state = sim.processor;
     url = sim.url;
-    processor = new SimulatorPaymentProcessor(url, secret);
+    processor = new SimulatorPaymentProcessor(url, credentials.paymentsApiKey);
   });
 
   afterEach(async () => {
-    const response = await fetch(`${url}/control/processor/reset`, { method: 'POST' });
+    const response = await simulatorControl(url, credentials.controlToken)('POST', '/control/processor/reset');
     expect(response.status).toBe(200);
   });
 
@@ -30,11 +31,7 @@ describe('card processor simulator', () => {
   });
 
   async function control(method: string, path: string, body?: object) {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body ? JSON.stringify(body) : undefined,
-    });
+    const response = await simulatorControl(url, credentials.controlToken)(method, path, body);
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return { status: response.status, body: (await response.json()) as any };
   }
@@ -112,7 +109,7 @@ describe('card processor simulator', () => {
 
   it('a timeout fault makes the client time out transiently; a retry with the same key charges once', async () => {
     await control('POST', '/control/processor/faults', { mode: 'timeout', hold_ms: 2000, count: 1 });
-    const impatient = new SimulatorPaymentProcessor(url, secret, 300);
+    const impatient = new SimulatorPaymentProcessor(url, credentials.paymentsApiKey, 300);
     const started = Date.now();
     const error = await impatient.charge({ paymentMethodToken: 'simcard_test', amountCents: 900, idempotencyKey: 'invoice:7' }).catch((err: unknown) => err);
     expect(Date.now() - started).toBeLessThan(1500);
@@ -161,12 +158,12 @@ describe('card processor simulator', () => {
     await expect(processor.lookUp('invoice:10')).resolves.toEqual({ status: 'declined', declineCode: 'insufficient_funds' });
     await expect(processor.lookUp('invoice:never')).resolves.toEqual({ status: 'not_found' });
     // Unknown outcome (bad credentials, unreachable) is never "not found".
-    await expect(new SimulatorPaymentProcessor(url, 'not-the-secret').lookUp('invoice:never')).rejects.toThrow(/401/);
-    await expect(new SimulatorPaymentProcessor('http://127.0.0.1:9', secret).lookUp('invoice:never')).rejects.toThrow(/unreachable/);
+    await expect(new SimulatorPaymentProcessor(url, credentials.carrierApiKey).lookUp('invoice:never')).rejects.toThrow(/401/);
+    await expect(new SimulatorPaymentProcessor('http://127.0.0.1:9', credentials.paymentsApiKey).lookUp('invoice:never')).rejects.toThrow(/unreachable/);
   });
 
   it('rejects bad credentials and bad requests', async () => {
-    const wrong = new SimulatorPaymentProcessor(url, 'not-the-secret');
+    const wrong = new SimulatorPaymentProcessor(url, credentials.carrierApiKey); // the carrier's key is not the processor's
     await expect(wrong.charge({ paymentMethodToken: 'simcard_test', amountCents: 100, idempotencyKey: 'k' })).rejects.toBeInstanceOf(PaymentRequestRejectedError);
     await expect(charge({ amountCents: 0 })).rejects.toBeInstanceOf(PaymentRequestRejectedError);
     await expect(charge({ amountCents: 12.5 })).rejects.toBeInstanceOf(PaymentRequestRejectedError);
@@ -183,9 +180,9 @@ describe('card processor simulator', () => {
   });
 
   it('close releases a held request', async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret });
-    await fetch(`${sim.url}/control/processor/faults`, { method: 'POST', body: JSON.stringify({ mode: 'timeout' }) });
-    const pending = new SimulatorPaymentProcessor(sim.url, secret).charge({ paymentMethodToken: 't', amountCents: 1, idempotencyKey: 'k' }).catch((err: unknown) => err);
+    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+    await simulatorControl(sim.url, credentials.controlToken)('POST', '/control/processor/faults', { mode: 'timeout' });
+    const pending = new SimulatorPaymentProcessor(sim.url, credentials.paymentsApiKey).charge({ paymentMethodToken: 't', amountCents: 1, idempotencyKey: 'k' }).catch((err: unknown) => err);
     for (let i = 0; i < 50 && sim.processor.heldCount === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(sim.processor.heldCount).toBe(1);
     const started = Date.now();

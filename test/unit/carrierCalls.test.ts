@@ -2,13 +2,15 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent, type CarrierPlaybackEvent, type CarrierUtteranceEvent } from '../../activities/carrier/adapter';
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
+import { verifyCarrierCallback } from '../../src/carrier/callbackSignature';
 import { CallSimulatorState, CarrierSimulatorState, startCarrierSimulator } from '../../src/simulator/carrierSimulator';
+import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 
 /** Events about a call that has a call_id (everything but `call.incoming`). */
 type CallEvent = Exclude<CarrierCallEvent, CarrierIncomingCallEvent>;
 
 describe('carrier simulator: outbound calls', () => {
-  const secret = crypto.randomBytes(16).toString('hex');
+  const credentials = randomSimulatorCredentials();
   const from = '+12025552001';
   let simulator: http.Server;
   let url: string;
@@ -17,29 +19,37 @@ describe('carrier simulator: outbound calls', () => {
   // The events receiver: plays Switchboard's carrier events endpoint.
   let receiver: http.Server;
   let eventsUrl: string;
+  /** The receiver's origin: the simulator's callback base. */
+  let callbackBase: string;
   let events: CallEvent[] = [];
   let incoming: CarrierIncomingCallEvent[] = [];
   /** What the receiver answers to `call.incoming`. */
   let incomingStatus = 204;
   let badAuth = 0;
+  /** Every signature received: a retry must carry a new one. */
+  const signatures = new Set<string>();
   /** call_id -> how many more POSTs for it to answer 503 before accepting. */
   const failNext = new Map<string, number>();
 
   beforeAll(async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret });
+    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
     simulator = sim.server;
     url = sim.url;
-    carrier = new SimulatorCarrier(url, secret);
+    carrier = new SimulatorCarrier(url, credentials.carrierApiKey);
 
     receiver = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        if (req.headers.authorization !== `Bearer ${secret}` || req.headers['content-type'] !== 'application/json') {
+        const rawBody = Buffer.concat(chunks);
+        const verdict = verifyCarrierCallback({ secret: credentials.webhookSecret, headers: req.headers, rawBody });
+        // Signed, never carrying a secret, and no signature twice (a retry is signed afresh).
+        if (!verdict.valid || req.headers.authorization !== undefined || signatures.has(verdict.signature) || req.headers['content-type'] !== 'application/json') {
           badAuth += 1;
           res.writeHead(401).end();
           return;
         }
+        signatures.add(verdict.signature);
         const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as CarrierCallEvent;
         if (parsed.type === 'call.incoming') {
           incoming.push(parsed);
@@ -59,11 +69,13 @@ describe('carrier simulator: outbound calls', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const address = receiver.address() as { port: number };
-    eventsUrl = `http://127.0.0.1:${address.port}/carrier/events`;
+    callbackBase = `http://127.0.0.1:${address.port}`;
+    eventsUrl = `${callbackBase}/carrier/events`;
+    sim.callbacks.setBaseUrl(callbackBase);
   });
 
   afterEach(async () => {
-    expect((await fetch(`${url}/control/calls/reset`, { method: 'POST' })).status).toBe(200);
+    expect((await control('POST', '/control/calls/reset')).status).toBe(200);
     expect(badAuth).toBe(0);
     events = [];
     incoming = [];
@@ -77,15 +89,12 @@ describe('carrier simulator: outbound calls', () => {
   });
 
   async function control(method: string, path: string, body?: object) {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { 'content-type': 'application/json' },
-      body: body ? JSON.stringify(body) : undefined,
-    });
+    const response = await simulatorControl(url, credentials.controlToken)(method, path, body);
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return { status: response.status, body: (await response.json()) as any };
   }
 
+  const fetchRecording = (recordingUrl: string) => fetch(recordingUrl, { headers: { authorization: `Bearer ${credentials.controlToken}` } });
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const eventsFor = (callId: string) => events.filter((event) => event.call_id === callId);
   const typesFor = (callId: string) => eventsFor(callId).map((event) => event.type);
@@ -220,7 +229,7 @@ describe('carrier simulator: outbound calls', () => {
       const { carrierCallId } = await carrier.placeCall({ callId, from, to: '+15125552020', eventsUrl, record: true });
       const [, answered] = await waitForEvents(callId, 2);
       const recordingUrl = `${url}/recordings/${carrierCallId}.wav`;
-      expect((await fetch(recordingUrl)).status).toBe(404); // still live
+      expect((await fetchRecording(recordingUrl)).status).toBe(404); // still live
       await sleep(300);
       await carrier.hangUp({ carrierCallId });
       const [, , completed] = await waitForEvents(callId, 3);
@@ -234,7 +243,8 @@ describe('carrier simulator: outbound calls', () => {
         recording_url: recordingUrl,
       });
 
-      const response = await fetch(recordingUrl);
+      expect((await fetch(recordingUrl)).status).toBe(401); // the media store wants the control token
+      const response = await fetchRecording(recordingUrl);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('audio/wav');
       const wav = Buffer.from(await response.arrayBuffer());
@@ -265,8 +275,8 @@ describe('carrier simulator: outbound calls', () => {
       const [, , completed] = await waitForEvents(callId, 3);
       expect(completed.type).toBe('call.completed');
       expect(completed).not.toHaveProperty('recording_url');
-      expect((await fetch(`${url}/recordings/${carrierCallId}.wav`)).status).toBe(404);
-      expect((await fetch(`${url}/recordings/CA-unknown.wav`)).status).toBe(404);
+      expect((await fetchRecording(`${url}/recordings/${carrierCallId}.wav`)).status).toBe(404);
+      expect((await fetchRecording(`${url}/recordings/CA-unknown.wav`)).status).toBe(404);
     });
 
     it('sends no recording_url for a recorded call hung up before it was answered', async () => {
@@ -276,7 +286,7 @@ describe('carrier simulator: outbound calls', () => {
       await carrier.hangUp({ carrierCallId });
       const [, completed] = await waitForEvents(callId, 2);
       expect(completed).toEqual({ type: 'call.completed', call_id: callId, carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'switchboard', answered: false });
-      expect((await fetch(`${url}/recordings/${carrierCallId}.wav`)).status).toBe(404);
+      expect((await fetchRecording(`${url}/recordings/${carrierCallId}.wav`)).status).toBe(404);
     });
   });
 
@@ -288,7 +298,7 @@ describe('carrier simulator: outbound calls', () => {
   });
 
   it('refuses bad requests and bad credentials', async () => {
-    const wrong = new SimulatorCarrier(url, 'not-the-secret');
+    const wrong = new SimulatorCarrier(url, credentials.controlToken); // another credential is not the carrier key
     await expect(wrong.placeCall({ callId: 'x', from, to: '+14155552345', eventsUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
     await expect(wrong.hangUp({ carrierCallId: 'CA00' })).rejects.toBeInstanceOf(CarrierRejectedError);
     await expect(carrier.placeCall({ callId: 'y', from, to: '555', eventsUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
@@ -298,8 +308,8 @@ describe('carrier simulator: outbound calls', () => {
   });
 
   it('stops ringing calls when the server closes', async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret });
-    const other = new SimulatorCarrier(sim.url, secret);
+    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials, callbackBaseUrl: callbackBase });
+    const other = new SimulatorCarrier(sim.url, credentials.carrierApiKey);
     sim.state.calls.setOutcome('+14155552399', 'answer', 1_000);
     await other.placeCall({ callId: 'call-closing', from, to: '+14155552399', eventsUrl });
     await waitForEvents('call-closing', 1);
@@ -364,7 +374,7 @@ describe('carrier simulator: outbound calls', () => {
       await control('POST', '/control/calls/in-rec/hangup');
       const [, completed] = await waitForEvents('in-rec', 2);
       expect(completed).toMatchObject({ type: 'call.completed', answered: true, recording_url: `${url}/recordings/${carrierCallId}.wav` });
-      const response = await fetch(`${url}/recordings/${carrierCallId}.wav`);
+      const response = await fetchRecording(`${url}/recordings/${carrierCallId}.wav`);
       expect(response.status).toBe(200);
       expect(Buffer.from(await response.arrayBuffer()).toString('ascii', 8, 12)).toBe('WAVE');
     });
@@ -440,16 +450,16 @@ describe('carrier simulator: outbound calls', () => {
 
     it('ends an inbound call nobody answers as unanswered, with no event', async () => {
       const state = new CarrierSimulatorState({ calls: new CallSimulatorState({ inboundRingTimeoutMs: 300 }) });
-      const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret, state });
+      const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials, callbackBaseUrl: callbackBase, state });
       try {
-        const response = await fetch(`${sim.url}/control/calls/inbound`, { method: 'POST', body: JSON.stringify({ from: caller, to: ourNumber, events_url: eventsUrl }) });
+        const response = await simulatorControl(sim.url, credentials.controlToken)('POST', '/control/calls/inbound', { from: caller, to: ourNumber, events_url: eventsUrl });
         expect(response.status).toBe(201);
         const { carrier_call_id: carrierCallId } = (await response.json()) as { carrier_call_id: string };
         await waitForIncoming(carrierCallId);
         expect(state.calls.list()[0]).toMatchObject({ state: 'ringing' });
         await sleep(500);
         expect(state.calls.list()[0]).toMatchObject({ carrier_call_id: carrierCallId, state: 'ended', outcome: 'unanswered' });
-        await expect(new SimulatorCarrier(sim.url, secret).answerCall({ carrierCallId, callId: 'in-late' })).rejects.toBeInstanceOf(CarrierRejectedError);
+        await expect(new SimulatorCarrier(sim.url, credentials.carrierApiKey).answerCall({ carrierCallId, callId: 'in-late' })).rejects.toBeInstanceOf(CarrierRejectedError);
         expect(events).toEqual([]);
       } finally {
         await new Promise<void>((resolve) => sim.server.close(() => resolve()));
@@ -519,7 +529,7 @@ describe('carrier simulator: outbound calls', () => {
       const { callId, carrierCallId } = await answeredCall();
       const response = await fetch(`${url}/carrier/v1/calls/${carrierCallId}/speak`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${credentials.carrierApiKey}`, 'content-type': 'application/json' },
         body: JSON.stringify({ text: LONG, speak_id: 's-1' }),
       });
       expect(response.status).toBe(202);

@@ -3,14 +3,17 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CarrierRejectedError, type CarrierMessageEvent } from '../../activities/carrier/adapter';
 import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
+import { verifyCarrierCallback } from '../../src/carrier/callbackSignature';
 import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
+import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 
 /** The SMS side of the carrier simulator, through the adapter Switchboard uses and the control API. */
 describe('carrier simulator: messages', () => {
-  const secret = crypto.randomBytes(16).toString('hex');
+  const credentials = randomSimulatorCredentials();
   let simulator: http.Server;
   let url: string;
   let carrier: SimulatorCarrier;
+  let control: ReturnType<typeof simulatorControl>;
   let receiver: http.Server;
   let statusUrl: string;
   let events: CarrierMessageEvent[] = [];
@@ -19,15 +22,17 @@ describe('carrier simulator: messages', () => {
   let failFirst = 0;
 
   beforeAll(async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret });
+    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
     simulator = sim.server;
     url = sim.url;
-    carrier = new SimulatorCarrier(url, secret);
+    control = simulatorControl(url, credentials.controlToken);
+    carrier = new SimulatorCarrier(url, credentials.carrierApiKey);
     receiver = http.createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
-        if (req.headers.authorization !== `Bearer ${secret}`) return void res.writeHead(401).end();
+        const signed = verifyCarrierCallback({ secret: credentials.webhookSecret, headers: req.headers, rawBody: Buffer.concat(chunks) });
+        if (!signed.valid || req.headers.authorization !== undefined) return void res.writeHead(401).end();
         if (failFirst > 0) {
           failFirst -= 1;
           return void res.writeHead(503).end();
@@ -38,6 +43,7 @@ describe('carrier simulator: messages', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     statusUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/carrier/messages`;
+    sim.callbacks.setBaseUrl(new URL(statusUrl).origin);
   });
   afterAll(async () => {
     await new Promise((resolve) => simulator.close(resolve));
@@ -47,14 +53,14 @@ describe('carrier simulator: messages', () => {
     events = [];
     answer = 200;
     failFirst = 0;
-    await fetch(`${url}/control/messages/reset`, { method: 'POST' });
+    await control('POST', '/control/messages/reset');
   });
 
   const until = async (probe: () => boolean) => {
     for (let i = 0; i < 100 && !probe(); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(probe()).toBe(true);
   };
-  const setOutcome = (to: string, outcome: string) => fetch(`${url}/control/messages/outcomes`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to, outcome }) });
+  const setOutcome = (to: string, outcome: string) => control('POST', '/control/messages/outcomes', { to, outcome });
 
   it('sends once per message id and reports sent, then delivered, in order', async () => {
     const request = { messageId: crypto.randomUUID(), from: '+12025550100', to: '+14155550100', text: 'hello', statusUrl };
@@ -66,7 +72,7 @@ describe('carrier simulator: messages', () => {
       [request.messageId, 'sent'],
       [request.messageId, 'delivered'],
     ]);
-    const { messages } = (await (await fetch(`${url}/control/messages`)).json()) as { messages: Array<{ message_id: string; requests: number; status: string }> };
+    const { messages } = (await (await control('GET', '/control/messages')).json()) as { messages: Array<{ message_id: string; requests: number; status: string }> };
     expect(messages).toEqual([expect.objectContaining({ message_id: request.messageId, requests: 2, status: 'delivered' })]);
     // The same id for another message is refused.
     await expect(carrier.sendSms({ ...request, text: 'different' })).rejects.toBeInstanceOf(CarrierRejectedError);
@@ -93,7 +99,7 @@ describe('carrier simulator: messages', () => {
   it('delivers inbound SMS, retrying 5xx and giving up at once on 4xx', async () => {
     failFirst = 2;
     const inbound = (text: string) =>
-      fetch(`${url}/control/messages/inbound`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: '+14155550104', to: '+12025550100', text, events_url: statusUrl }) }).then((r) => r.json());
+      control('POST', '/control/messages/inbound', { from: '+14155550104', to: '+12025550100', text, events_url: statusUrl }).then((r) => r.json());
     expect(await inbound('hello there')).toMatchObject({ delivery: 'delivered', status: 200 });
     expect(events).toEqual([expect.objectContaining({ type: 'sms.received', from: '+14155550104', to: '+12025550100', text: 'hello there' })]);
     answer = 404;
@@ -102,7 +108,7 @@ describe('carrier simulator: messages', () => {
   });
 
   it('refuses malformed requests', async () => {
-    const bad = await fetch(`${url}/carrier/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: JSON.stringify({ message_id: 'x', from: '12', to: '+14155550100', text: 'x', status_url: statusUrl }) });
+    const bad = await fetch(`${url}/carrier/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${credentials.carrierApiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ message_id: 'x', from: '12', to: '+14155550100', text: 'x', status_url: statusUrl }) });
     expect(bad.status).toBe(400);
     const unauthenticated = await fetch(`${url}/carrier/v1/messages`, { method: 'POST', body: '{}' });
     expect(unauthenticated.status).toBe(401);

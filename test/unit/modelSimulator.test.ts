@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
@@ -6,17 +5,18 @@ import { ModelRejectedError, ModelUnavailableError, type ConversationTurn } from
 import { DEFAULT_MODEL_MAX_TOKENS, OpenAiCompatibleModel } from '../../activities/model/openAiCompatible';
 import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
 import type { ModelRequestRecord } from '../../src/simulator/modelSimulator';
+import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 
 /** The simulator's OpenAI-compatible model, through the adapter Switchboard uses and the control API. */
 describe('simulator: model (OpenAI-compatible)', () => {
-  const secret = crypto.randomBytes(16).toString('hex');
+  const credentials = randomSimulatorCredentials();
   const systemPrompt = 'You are the front desk of a small restaurant. Be brief.';
   let simulator: http.Server;
   let url: string;
   let model: OpenAiCompatibleModel;
 
   beforeAll(async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, secret });
+    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
     simulator = sim.server;
     url = sim.url;
     model = new OpenAiCompatibleModel({ baseUrl: `${url}/v1`, apiKey: 'simulator', model: 'switchboard-sim-1' });
@@ -29,11 +29,11 @@ describe('simulator: model (OpenAI-compatible)', () => {
   });
 
   const control = async (path: string, body?: object) => {
-    const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: body ? JSON.stringify(body) : undefined });
+    const response = await simulatorControl(url, credentials.controlToken)('POST', path, body);
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
   const requests = async (): Promise<ModelRequestRecord[]> => {
-    const response = await fetch(`${url}/control/model/requests`);
+    const response = await simulatorControl(url, credentials.controlToken)('GET', '/control/model/requests');
     return ((await response.json()) as { requests: ModelRequestRecord[] }).requests;
   };
   const until = async (probe: () => Promise<boolean>) => {
@@ -132,7 +132,7 @@ describe('simulator: model (OpenAI-compatible)', () => {
     expect((await collect(ask('Do you have a Table for two?'))).join('')).toBe('We have a table at eight.');
     expect((await collect(ask('Thanks'))).join('')).toBe('Anything else?');
     expect((await collect(ask('Bye now!'))).join('')).toBe('You said: Bye now. How can I help further?');
-    const replies = await fetch(`${url}/control/model/replies`).then((r) => r.json());
+    const replies = await simulatorControl(url, credentials.controlToken)('GET', '/control/model/replies').then((r) => r.json());
     expect(replies).toEqual({ replies: [] });
   });
 
@@ -307,6 +307,6 @@ describe('simulator: model (OpenAI-compatible)', () => {
     expect((await control('/control/model/settings', { token_delay_ms: 1.5 })).status).toBe(400);
     expect((await control('/control/model/faults', { mode: 'explode' })).status).toBe(400);
     expect((await control('/control/model/faults', { mode: 'error', count: 0 })).status).toBe(400);
-    expect(await fetch(`${url}/control/model/settings`).then((r) => r.json())).toEqual({ token_delay_ms: 0 });
+    expect(await simulatorControl(url, credentials.controlToken)('GET', '/control/model/settings').then((r) => r.json())).toEqual({ token_delay_ms: 0 });
   });
 });

@@ -9,6 +9,7 @@ import * as m0007 from './0007_inbound_calls';
 import * as m0008 from './0008_backfill_signup_credit';
 import * as m0009 from './0009_messages';
 import * as m0010 from './0010_conversation_calls';
+import * as m0011 from './0011_carrier_callback_signatures';
 import * as m0012 from './0012_key_ancestry';
 import * as m0015 from './0015_billing_environments';
 import * as m0016 from './0016_idempotency_lease_token';
@@ -28,6 +29,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0008_backfill_signup_credit': m0008,
   '0009_messages': m0009,
   '0010_conversation_calls': m0010,
+  '0011_carrier_callback_signatures': m0011,
   '0012_key_ancestry': m0012,
   '0015_billing_environments': m0015,
   '0016_idempotency_lease_token': m0016,

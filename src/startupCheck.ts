@@ -1,0 +1,224 @@
+import { OBSOLETE_SETTINGS, type Config } from './config';
+import { parseSecretsKey } from './crypto/secretBox';
+
+/**
+ * The one place that decides whether a process may start with its configuration (security
+ * review C1, M9). Each process (role) needs some settings; secrets among them must be set, carry
+ * at least 32 bytes of key material, not be a known or dev value, and differ from each other
+ * (one secret per direction). Every process calls `assertStartupConfiguration` before it does
+ * anything else, `/readyz` reports not ready while `configurationProblems` finds any, and the
+ * compose file is tested against the same function.
+ *
+ * The only exception is the dev profile (`SWITCHBOARD_PROFILE=dev`) on a loopback host: weak
+ * secrets are tolerated there (and reported as warnings). A dev profile on any other host refuses.
+ */
+export type ProcessRole = 'api' | 'worker' | 'simulator' | 'cli';
+
+export const PROCESS_ROLES: readonly ProcessRole[] = ['api', 'worker', 'simulator', 'cli'];
+
+/** Secret settings, with what each one protects (named in refusals). */
+export const SECRET_SETTINGS = {
+  CARRIER_WEBHOOK_SECRET: { of: (c: Config) => c.carrierWebhookSecret, purpose: 'the carrier signs its callbacks to the API with it' },
+  CARRIER_API_KEY: { of: (c: Config) => c.carrierApiKey, purpose: "the worker's bearer to the carrier's API and media socket" },
+  PAYMENTS_API_KEY: { of: (c: Config) => c.paymentsApiKey, purpose: "the worker's bearer to the card processor" },
+  SIMULATOR_CONTROL_TOKEN: { of: (c: Config) => c.simulatorControlToken, purpose: "the bearer of the simulator's control API" },
+  SECRETS_KEY: { of: (c: Config) => c.secretsKey, purpose: 'seals webhook signing secrets at rest' },
+  METRICS_TOKEN: { of: (c: Config) => c.metricsToken, purpose: 'the bearer of GET /metrics' },
+} as const;
+
+export type SecretSetting = keyof typeof SECRET_SETTINGS;
+
+/** What each process needs. Optional secrets are checked only when set. */
+export const ROLE_REQUIREMENTS: Record<ProcessRole, { secrets: SecretSetting[]; optionalSecrets: SecretSetting[]; settings: Array<'DATABASE_URL' | 'TEMPORAL_ADDRESS'> }> = {
+  api: { secrets: ['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY'], optionalSecrets: ['METRICS_TOKEN'], settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'] },
+  worker: { secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY'], optionalSecrets: [], settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'] },
+  simulator: { secrets: ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN'], optionalSecrets: [], settings: [] },
+  cli: { secrets: [], optionalSecrets: [], settings: ['DATABASE_URL'] },
+};
+
+/**
+ * Values known from documentation, examples, old defaults and tutorials: refused whatever their
+ * length (compared case-insensitively). Placeholders are caught by `PLACEHOLDER_WORDS` too.
+ */
+export const KNOWN_WEAK_SECRETS: readonly string[] = [
+  'dev-carrier-secret',
+  'simulator',
+  'secret',
+  'changeme',
+  'change-me',
+  'password',
+  'test',
+  'dev',
+  '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+  'deadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeef',
+  'abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz',
+  'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/',
+];
+const PLACEHOLDER_WORDS = ['changeme', 'change-me', 'change_me', 'replaceme', 'replace-me', 'replace_me', 'placeholder', 'example', 'your-secret', 'your_secret'];
+
+export const MIN_SECRET_BYTES = 32;
+/** Fewer distinct characters than this is a pattern, not key material (e.g. `a` repeated 64 times). */
+const MIN_DISTINCT_CHARACTERS = 8;
+
+export interface ConfigurationProblem {
+  /** The setting to fix. */
+  setting: string;
+  message: string;
+}
+
+export interface ConfigurationReport {
+  /** Refusals: the process must not start. */
+  problems: ConfigurationProblem[];
+  /** Tolerated only because of the dev profile on loopback. */
+  warnings: ConfigurationProblem[];
+}
+
+/**
+ * Bytes of key material a secret carries: hex counts half its length, base64 three quarters,
+ * anything else its UTF-8 length.
+ */
+export function keyMaterialBytes(value: string): number {
+  if (/^(?:[0-9a-fA-F]{2})+$/.test(value)) return value.length / 2;
+  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return Math.floor((value.replace(/=+$/, '').length * 3) / 4);
+  return Buffer.byteLength(value, 'utf8');
+}
+
+/** Why a secret value is weak, or null when it is fine. */
+export function secretWeakness(value: string): string | null {
+  const lower = value.toLowerCase();
+  if (KNOWN_WEAK_SECRETS.some((known) => known.toLowerCase() === lower)) return 'is a known (documented or default) value';
+  if (PLACEHOLDER_WORDS.some((word) => lower.includes(word))) return 'looks like a placeholder';
+  const bytes = keyMaterialBytes(value);
+  if (bytes < MIN_SECRET_BYTES) return `carries ${bytes} bytes of key material; at least ${MIN_SECRET_BYTES} random bytes are required (e.g. \`openssl rand -hex 32\`)`;
+  if (new Set(value).size < MIN_DISTINCT_CHARACTERS) return 'is a repeated pattern, not random key material';
+  return null;
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** The address a role listens on: the simulator's comes from SIMULATOR_URL, every other role's from HOST. */
+export function listenHostOf(role: ProcessRole, config: Config): { setting: string; host: string } {
+  if (role === 'simulator') {
+    try {
+      return { setting: 'SIMULATOR_URL', host: new URL(config.simulatorUrl).hostname };
+    } catch {
+      return { setting: 'SIMULATOR_URL', host: config.simulatorUrl };
+    }
+  }
+  return { setting: 'HOST', host: config.host };
+}
+
+/** An http(s) URL another process can reach: not the unspecified address a server binds to. */
+function reachableUrlProblem(value: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `"${value}" is not a URL`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${value}" is not an http(s) URL`;
+  if (['0.0.0.0', '[::]', '::'].includes(url.hostname)) return `"${value}" names the unspecified address ${url.hostname}, which no other process can reach; set it to this service's reachable URL`;
+  return null;
+}
+
+export function configurationReport(role: ProcessRole, config: Config): ConfigurationReport {
+  const problems: ConfigurationProblem[] = [];
+  const weak: ConfigurationProblem[] = [];
+  for (const name of config.obsoleteSettings) {
+    problems.push({ setting: name, message: `is no longer read: ${OBSOLETE_SETTINGS[name]}. Unset it.` });
+  }
+  const listen = listenHostOf(role, config);
+  const devOnLoopback = config.profile === 'dev' && isLoopbackHost(listen.host);
+  if (config.profile !== 'dev' && config.profile !== 'production') {
+    problems.push({ setting: 'SWITCHBOARD_PROFILE', message: `must be "production" (the default) or "dev", not "${config.profile}"` });
+  } else if (config.profile === 'dev' && !devOnLoopback) {
+    problems.push({ setting: 'SWITCHBOARD_PROFILE', message: `is "dev", which is allowed only on a loopback address (127.0.0.1, ::1, localhost), but ${listen.setting} is "${listen.host}"` });
+  }
+
+  const requirements = ROLE_REQUIREMENTS[role];
+  for (const name of requirements.settings) {
+    const value = name === 'DATABASE_URL' ? config.databaseUrl : config.temporalAddress;
+    if (!value) problems.push({ setting: name, message: 'is not set; run through `npm run up` or set it in the environment' });
+  }
+  const checked: Array<{ name: SecretSetting; value: string }> = [];
+  for (const name of [...requirements.secrets, ...requirements.optionalSecrets]) {
+    const value = SECRET_SETTINGS[name].of(config);
+    if (value === undefined || value === '') {
+      if (requirements.secrets.includes(name)) problems.push({ setting: name, message: `is not set (${SECRET_SETTINGS[name].purpose}); generate one with \`openssl rand -hex 32\`` });
+      continue;
+    }
+    checked.push({ name, value });
+    if (name === 'SECRETS_KEY') {
+      const keyProblem = secretsKeyProblem(value);
+      if (keyProblem) problems.push({ setting: name, message: keyProblem });
+      continue;
+    }
+    const weakness = secretWeakness(value);
+    if (weakness) weak.push({ setting: name, message: `${weakness} (${SECRET_SETTINGS[name].purpose})` });
+  }
+  // One secret per direction: a value shared between two settings leaks one direction to the other's holder.
+  for (let i = 0; i < checked.length; i += 1) {
+    for (let j = i + 1; j < checked.length; j += 1) {
+      if (checked[i].value === checked[j].value) weak.push({ setting: checked[j].name, message: `has the same value as ${checked[i].name}; every direction needs its own secret` });
+    }
+  }
+
+  if (role === 'worker') {
+    const problem = reachableUrlProblem(config.publicBaseUrl);
+    if (problem) problems.push({ setting: 'PUBLIC_BASE_URL', message: `${problem} (the carrier sends call events to it)` });
+  }
+  if (role === 'simulator') {
+    const problem = reachableUrlProblem(config.simulatorCallbackBaseUrl);
+    if (problem) problems.push({ setting: 'SIMULATOR_CALLBACK_BASE_URL', message: `${problem} (the simulator posts callbacks only under it)` });
+  }
+  return devOnLoopback ? { problems, warnings: weak } : { problems: [...problems, ...weak], warnings: [] };
+}
+
+export function configurationProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
+  return configurationReport(role, config).problems;
+}
+
+function secretsKeyProblem(value: string): string | null {
+  let ring: ReturnType<typeof parseSecretsKey>;
+  try {
+    ring = parseSecretsKey(value);
+  } catch (err) {
+    return (err as Error).message.replace(/^SECRETS_KEY /, '');
+  }
+  for (const key of ring.keys.values()) {
+    const hex = key.toString('hex');
+    if (KNOWN_WEAK_SECRETS.includes(hex) || new Set(key).size < MIN_DISTINCT_CHARACTERS) return 'holds a known or patterned key, not 32 random bytes (generate one with `openssl rand -hex 32`)';
+  }
+  return null;
+}
+
+export class ConfigurationError extends Error {
+  constructor(
+    readonly role: ProcessRole,
+    readonly problems: ConfigurationProblem[],
+  ) {
+    super(`switchboard ${role} refuses to start: ${problems.length === 1 ? 'one setting is' : `${problems.length} settings are`} missing, weak or not allowed\n${problems.map((p) => `  - ${p.setting} ${p.message}`).join('\n')}`);
+    this.name = 'ConfigurationError';
+  }
+}
+
+/**
+ * Throws `ConfigurationError` naming every problem; returns the warnings the dev profile tolerated,
+ * for the caller to log.
+ */
+export function assertStartupConfiguration(role: ProcessRole, config: Config): ConfigurationProblem[] {
+  const report = configurationReport(role, config);
+  if (report.problems.length > 0) throw new ConfigurationError(role, report.problems);
+  return report.warnings;
+}
+
+/** For entry points: prints a refusal as one clear message (no stack) and exits non-zero. */
+export function exitOnStartupFailure(err: unknown): never {
+  if (err instanceof ConfigurationError) console.error(err.message);
+  else console.error(err);
+  process.exit(1);
+}

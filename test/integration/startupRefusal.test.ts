@@ -1,0 +1,70 @@
+import crypto from 'node:crypto';
+import { spawn } from 'node:child_process';
+import os from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../../src/config';
+
+/**
+ * Each process's real entry point refuses to start, before it connects to anything, when a
+ * setting it needs is missing, weak or a known default, and names the setting (review C1).
+ */
+describe('entry points refuse to start without strong secrets', () => {
+  const strong = () => crypto.randomBytes(32).toString('hex');
+  const baseEnv = (): NodeJS.ProcessEnv => ({
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    // Nothing listens here: a process that got past its check would fail differently (or hang).
+    DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+    TEMPORAL_ADDRESS: '127.0.0.1:1',
+    SWITCHBOARD_DATA_DIR: path.join(os.tmpdir(), `switchboard-no-data-${crypto.randomUUID()}`),
+    PUBLIC_BASE_URL: 'http://127.0.0.1:1',
+    SIMULATOR_URL: 'http://127.0.0.1:0',
+    LOG_LEVEL: 'silent',
+  });
+
+  function run(entry: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ code: number | null; stderr: string; stdout: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry), ...args], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      // A process that passed its check would keep running: give up and report that.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        resolve({ code, stderr, stdout });
+      });
+    });
+  }
+
+  it('the API: the old default as its webhook secret, and no SECRETS_KEY', async () => {
+    const result = await run('src/api.ts', { ...baseEnv(), CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^switchboard api refuses to start: 2 settings are missing, weak or not allowed\n/);
+    expect(result.stderr).toContain('  - CARRIER_WEBHOOK_SECRET is a known (documented or default) value');
+    expect(result.stderr).toContain('  - SECRETS_KEY is not set');
+    expect(result.stderr).not.toMatch(/\n\s+at /); // one clear message, no stack
+  });
+
+  it('the worker: a weak carrier key and a lenient SECRETS_KEY', async () => {
+    const result = await run('src/worker.ts', { ...baseEnv(), CARRIER_API_KEY: 'short', PAYMENTS_API_KEY: strong(), SECRETS_KEY: 'dGVzdA==' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('switchboard worker refuses to start: 2 settings');
+    expect(result.stderr).toContain('CARRIER_API_KEY carries');
+    expect(result.stderr).toContain('SECRETS_KEY must be 32 bytes');
+  });
+
+  it('the simulator: no control token', async () => {
+    const result = await run('src/simulator/main.ts', { ...baseEnv(), CARRIER_WEBHOOK_SECRET: strong(), CARRIER_API_KEY: strong(), PAYMENTS_API_KEY: strong() });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('SIMULATOR_CONTROL_TOKEN is not set');
+  });
+
+  it('the CLI: the old shared secret, saying what replaced it', async () => {
+    const result = await run('src/cli/main.ts', { ...baseEnv(), CARRIER_EVENTS_SECRET: strong() }, ['migrate']);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('CARRIER_EVENTS_SECRET is no longer read');
+    expect(result.stderr).toContain('CARRIER_WEBHOOK_SECRET');
+  });
+});

@@ -1,0 +1,173 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { assertStartupConfiguration, ConfigurationError, configurationReport, PROCESS_ROLES, ROLE_REQUIREMENTS, type ProcessRole } from '../../src/startupCheck';
+
+/** The one startup check every process runs (security review C1, M9). */
+describe('startup configuration check', () => {
+  const strong = () => crypto.randomBytes(32).toString('hex');
+  const emptyDataDir = path.join(os.tmpdir(), `switchboard-no-data-${crypto.randomUUID()}`);
+  /** A complete production configuration, every secret strong and distinct. */
+  const productionEnv = (): NodeJS.ProcessEnv => ({
+    DATABASE_URL: 'postgres://switchboard@postgres:5432/switchboard',
+    TEMPORAL_ADDRESS: 'temporal:7233',
+    HOST: '0.0.0.0',
+    PUBLIC_BASE_URL: 'http://api:8080',
+    SIMULATOR_URL: 'http://0.0.0.0:8090',
+    SIMULATOR_CALLBACK_BASE_URL: 'http://api:8080',
+    CARRIER_WEBHOOK_SECRET: strong(),
+    CARRIER_API_KEY: strong(),
+    PAYMENTS_API_KEY: strong(),
+    SIMULATOR_CONTROL_TOKEN: strong(),
+    SECRETS_KEY: strong(),
+    SWITCHBOARD_DATA_DIR: emptyDataDir,
+  });
+  const problemsOf = (role: ProcessRole, env: NodeJS.ProcessEnv) => configurationReport(role, loadConfig(env)).problems;
+  const settingsOf = (role: ProcessRole, env: NodeJS.ProcessEnv) => problemsOf(role, env).map((p) => p.setting);
+
+  it('lets every process start with a complete, strong configuration', () => {
+    for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, productionEnv()) }).toEqual({ role, problems: [] });
+  });
+
+  it('names every secret a process needs when it is missing', () => {
+    for (const role of PROCESS_ROLES) {
+      for (const name of ROLE_REQUIREMENTS[role].secrets) {
+        const env = productionEnv();
+        delete env[name];
+        expect({ role, refused: settingsOf(role, env) }).toEqual({ role, refused: [name] });
+      }
+    }
+    const nothing = { SWITCHBOARD_DATA_DIR: emptyDataDir, DATABASE_URL: 'postgres://x', TEMPORAL_ADDRESS: 'x:7233', PUBLIC_BASE_URL: 'http://api:8080' };
+    expect(settingsOf('simulator', nothing).sort()).toEqual(['CARRIER_API_KEY', 'CARRIER_WEBHOOK_SECRET', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN']);
+    expect(settingsOf('api', nothing).sort()).toEqual(['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY']);
+    expect(settingsOf('worker', nothing).sort()).toEqual(['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY']);
+  });
+
+  it('refuses weak and known values, naming the setting', () => {
+    const weak = [
+      'dev-carrier-secret',
+      'DEV-CARRIER-SECRET',
+      'short',
+      crypto.randomBytes(31).toString('hex'), // 31 bytes of key material
+      crypto.randomBytes(16).toString('base64'), // 16 bytes, in base64
+      'a'.repeat(64),
+      `changeme-${strong()}`,
+      '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
+    ];
+    for (const value of weak) {
+      const env = { ...productionEnv(), CARRIER_WEBHOOK_SECRET: value };
+      expect({ value, refused: settingsOf('api', env) }).toEqual({ value, refused: ['CARRIER_WEBHOOK_SECRET'] });
+      expect({ value, refused: settingsOf('simulator', env) }).toEqual({ value, refused: ['CARRIER_WEBHOOK_SECRET'] });
+    }
+    // 32 random bytes in base64 are enough.
+    expect(settingsOf('api', { ...productionEnv(), CARRIER_WEBHOOK_SECRET: crypto.randomBytes(32).toString('base64') })).toEqual([]);
+  });
+
+  it('wants a separate secret for every direction', () => {
+    const env = productionEnv();
+    env.CARRIER_API_KEY = env.CARRIER_WEBHOOK_SECRET;
+    expect(settingsOf('simulator', env)).toEqual(['CARRIER_API_KEY']);
+    expect(problemsOf('simulator', env)[0].message).toMatch(/same value as CARRIER_WEBHOOK_SECRET/);
+  });
+
+  it('refuses the old shared CARRIER_EVENTS_SECRET everywhere, saying what replaced it', () => {
+    for (const role of PROCESS_ROLES) {
+      const problems = problemsOf(role, { ...productionEnv(), CARRIER_EVENTS_SECRET: strong() });
+      expect(problems.map((p) => p.setting)).toEqual(['CARRIER_EVENTS_SECRET']);
+      for (const replacement of ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN']) expect(problems[0].message).toContain(replacement);
+    }
+  });
+
+  it('holds SECRETS_KEY to 32 random bytes in strict hex or base64, for every key of the ring', () => {
+    const refused = [
+      'dGVzdA==', // 4 bytes
+      `${crypto.randomBytes(32).toString('base64').slice(0, -2)}==`, // not canonical
+      strong().slice(0, 63), // 63 hex characters
+      '00'.repeat(32),
+      `${strong()},`, // an empty entry
+      `${strong()},${'11'.repeat(32)}`, // a patterned older key
+      'not a key at all, just a long sentence that is more than thirty-two bytes',
+    ];
+    for (const value of refused) {
+      for (const role of ['api', 'worker'] as const) expect({ value, refused: settingsOf(role, { ...productionEnv(), SECRETS_KEY: value }) }).toEqual({ value, refused: ['SECRETS_KEY'] });
+    }
+    for (const value of [strong(), crypto.randomBytes(32).toString('base64'), crypto.randomBytes(32).toString('base64url'), `${strong()},${strong()}`]) {
+      expect(settingsOf('worker', { ...productionEnv(), SECRETS_KEY: value })).toEqual([]);
+    }
+  });
+
+  it('refuses a worker whose PUBLIC_BASE_URL no other process can reach, and a simulator likewise', () => {
+    const worker = productionEnv();
+    delete worker.PUBLIC_BASE_URL; // falls back to http://0.0.0.0:8080 with HOST 0.0.0.0
+    expect(settingsOf('worker', worker)).toEqual(['PUBLIC_BASE_URL']);
+    const simulator = productionEnv();
+    delete simulator.PUBLIC_BASE_URL;
+    delete simulator.SIMULATOR_CALLBACK_BASE_URL;
+    expect(settingsOf('simulator', simulator)).toEqual(['SIMULATOR_CALLBACK_BASE_URL']);
+  });
+
+  it('an optional METRICS_TOKEN is held to the same rule when set', () => {
+    expect(settingsOf('api', { ...productionEnv(), METRICS_TOKEN: 'metrics' })).toEqual(['METRICS_TOKEN']);
+    expect(settingsOf('api', { ...productionEnv(), METRICS_TOKEN: strong() })).toEqual([]);
+  });
+
+  describe('the dev profile', () => {
+    const devEnv = (overrides: NodeJS.ProcessEnv = {}) => ({ ...productionEnv(), SWITCHBOARD_PROFILE: 'dev', HOST: '127.0.0.1', SIMULATOR_URL: 'http://127.0.0.1:8090', ...overrides });
+
+    it('tolerates weak secrets on loopback, as warnings', () => {
+      const report = configurationReport('api', loadConfig(devEnv({ CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' })));
+      expect(report.problems).toEqual([]);
+      expect(report.warnings.map((w) => w.setting)).toEqual(['CARRIER_WEBHOOK_SECRET']);
+      // Missing is still missing: the processes could not work without a value.
+      expect(settingsOf('api', devEnv({ CARRIER_WEBHOOK_SECRET: undefined }))).toEqual(['CARRIER_WEBHOOK_SECRET']);
+    });
+
+    it('refuses to start on a non-loopback address', () => {
+      expect(settingsOf('api', devEnv({ HOST: '0.0.0.0' }))).toEqual(['SWITCHBOARD_PROFILE']);
+      expect(settingsOf('simulator', devEnv({ SIMULATOR_URL: 'http://0.0.0.0:8090' }))).toEqual(['SWITCHBOARD_PROFILE']);
+      const weakAndExposed = settingsOf('api', devEnv({ HOST: '192.168.1.20', CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' }));
+      expect(weakAndExposed.sort()).toEqual(['CARRIER_WEBHOOK_SECRET', 'SWITCHBOARD_PROFILE']);
+    });
+
+    it('is the only relaxed profile', () => {
+      expect(settingsOf('api', { ...productionEnv(), SWITCHBOARD_PROFILE: 'staging' })).toEqual(['SWITCHBOARD_PROFILE']);
+      expect(settingsOf('api', { ...productionEnv(), HOST: '127.0.0.1', CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' })).toEqual(['CARRIER_WEBHOOK_SECRET']);
+    });
+
+    it('a process started on its own finds the secrets `up` keeps with the data (and the profile in runtime.json)', () => {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-data-'));
+      try {
+        const secrets = { CARRIER_WEBHOOK_SECRET: strong(), CARRIER_API_KEY: strong(), PAYMENTS_API_KEY: strong(), SIMULATOR_CONTROL_TOKEN: strong() };
+        const secretsKey = strong();
+        fs.writeFileSync(path.join(dataDir, 'dev-secrets.json'), JSON.stringify(secrets), { mode: 0o600 });
+        fs.writeFileSync(path.join(dataDir, 'secrets.key'), `${secretsKey}\n`, { mode: 0o600 });
+        fs.writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ databaseUrl: 'postgres://127.0.0.1:54320/switchboard', temporalAddress: '127.0.0.1:7233', profile: 'dev' }));
+        const config = loadConfig({ SWITCHBOARD_DATA_DIR: dataDir });
+        expect(config).toMatchObject({ profile: 'dev', secretsKey, carrierWebhookSecret: secrets.CARRIER_WEBHOOK_SECRET, carrierApiKey: secrets.CARRIER_API_KEY, databaseUrl: 'postgres://127.0.0.1:54320/switchboard' });
+        for (const role of PROCESS_ROLES) expect(configurationReport(role, config)).toEqual({ problems: [], warnings: [] });
+        // Outside the dev profile the data directory's secrets are never used.
+        expect(loadConfig({ SWITCHBOARD_DATA_DIR: dataDir, DATABASE_URL: 'postgres://elsewhere/db' }).carrierWebhookSecret).toBeUndefined();
+      } finally {
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+
+  it('refuses with one message naming every problem', () => {
+    const env = { ...productionEnv(), CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret', SECRETS_KEY: undefined };
+    let error: unknown;
+    try {
+      assertStartupConfiguration('api', loadConfig(env));
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigurationError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^switchboard api refuses to start: 2 settings are missing, weak or not allowed\n/);
+    expect(message).toContain('CARRIER_WEBHOOK_SECRET is a known');
+    expect(message).toContain('SECRETS_KEY is not set');
+    expect(message).not.toContain('dev-carrier-secret'); // values are never echoed
+  });
+});
