@@ -209,6 +209,10 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
   const { createActivities } = require('../../activities') as typeof import('../../activities');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { noPayments } = require('./harness') as typeof import('./harness');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { EgressPolicy } = require('../../src/net/egress') as typeof import('../../src/net/egress');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { parseSecretsKey } = require('../../src/crypto/secretBox') as typeof import('../../src/crypto/secretBox');
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath } } });
   try {
     const taskQueue = `histories-${Date.now()}`;
@@ -216,7 +220,7 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db: h.db, carrier: {} as import('../../activities/carrier/adapter').CarrierAdapter, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => (require('../../src/crypto/secretBox') as typeof import('../../src/crypto/secretBox')).parseSecretsKey(generateSecretsKey()), egress: new (require('../../src/net/egress') as typeof import('../../src/net/egress')).EgressPolicy(), now: () => new Date() }),
+      activities: createActivities({ db: h.db, carrier: {} as import('../../activities/carrier/adapter').CarrierAdapter, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(generateSecretsKey()), egress: new EgressPolicy(), now: () => new Date() }),
     });
     const workflowId = `close-scheduled-${Date.now()}`;
     const history = await worker.runUntil(async () => {
