@@ -40,7 +40,7 @@ export interface EgressRequest {
   method: string;
   headers: Record<string, string>;
   body: string;
-  /** Aborting destroys the request and its response (their reads then reject with an AbortError). */
+  /** Aborting destroys the request: it fails with "socket hang up", a response being read with "aborted". */
   signal: AbortSignal;
 }
 
