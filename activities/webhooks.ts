@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Response } from 'undici';
+import type { IncomingMessage } from 'node:http';
 import type { SecretsKeyRing } from '../src/crypto/secretBox';
 import type { Db } from '../src/db/knex';
 import { currentSecret } from '../src/lines/secrets';
@@ -68,23 +68,20 @@ class AnswerStart {
  * Reads a whole (non-streamed) answer of at most `limitBytes`; a longer one aborts the request,
  * so a receiver cannot make the worker hold more than the limit.
  */
-async function readBounded(response: Response, controller: AbortController, limitBytes: number, start: AnswerStart): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
+async function readBounded(response: IncomingMessage, controller: AbortController, limitBytes: number, start: AnswerStart): Promise<string> {
+  const declared = Number(response.headers['content-length']);
   if (declared > limitBytes) overLimit(controller, `response body over ${limitBytes} bytes (content-length ${declared}); the request was aborted`);
-  if (!response.body) return '';
-  const reader = response.body.getReader();
   const decoder = new TextDecoder();
   let body = '';
   let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return body + decoder.decode();
-    const text = decoder.decode(value, { stream: true });
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    const text = decoder.decode(chunk, { stream: true });
     start.add(text);
-    size += value.byteLength;
+    size += chunk.byteLength;
     if (size > limitBytes) overLimit(controller, `response body over ${limitBytes} bytes; the request was aborted`);
     body += text;
   }
+  return body + decoder.decode();
 }
 
 /**
@@ -95,13 +92,13 @@ async function readBounded(response: Response, controller: AbortController, limi
  * besides the answer's start.
  */
 async function readNdjson(
-  response: Response,
+  response: IncomingMessage,
   controller: AbortController,
   budgets: { lineMs: number; totalMs: number },
   start: AnswerStart,
   onChunk: (text: string) => Promise<void>,
 ): Promise<void> {
-  const reader = response.body!.getReader();
+  const reader = (response as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
   const decoder = new TextDecoder();
   let buffer = '';
   let chunks = 0;
@@ -119,9 +116,9 @@ async function readNdjson(
         reject(err);
       }, Math.max(0, Math.min(totalDeadline, lineDeadline) - Date.now()));
     });
-    let chunk: Awaited<ReturnType<typeof reader.read>>;
+    let chunk: IteratorResult<Buffer>;
     try {
-      chunk = await Promise.race([reader.read(), timeout]);
+      chunk = await Promise.race([reader.next(), timeout]);
     } finally {
       clearTimeout(timer);
     }
@@ -194,7 +191,8 @@ export type DeliveryAttemptDeps = Pick<WebhookActivityDeps, 'db' | 'egress' | 's
 
 /**
  * One delivery attempt of one event: sign with the line's current secret at attempt time,
- * POST through the egress policy with the event type's timeout, read a bounded answer, and log the attempt as a row whatever happens. Shared by
+ * POST through the egress policy with the event type's timeout, read a bounded answer, and log
+ * the attempt as a row whatever happens. Shared by
  * the `attemptDelivery` activity and the call turn's `takeMessageTurn` (which already holds the
  * event row; `preloaded` lets it pass the line and secret lookups it ran alongside its insert).
  */
@@ -271,11 +269,12 @@ export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, nd
       const controller = new AbortController();
       const answerTimer = setTimeout(() => controller.abort(), policy.timeoutMs);
       try {
-        const response = await egress.fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: controller.signal });
-        httpStatus = response.status;
+        // Redirects are never followed: a 3xx is an answer, and a failed one.
+        const response = await egress.request(url, { method: 'POST', headers, body, signal: controller.signal });
+        httpStatus = response.statusCode ?? null;
         // Spec: "A non-200 response ... marks the delivery failed" (204 and other 2xx included).
-        const accepted = response.status === 200;
-        const streamed = stream && carrier && accepted && /ndjson/i.test(response.headers.get('content-type') ?? '');
+        const accepted = response.statusCode === 200;
+        const streamed = stream && carrier && accepted && /ndjson/i.test(response.headers['content-type'] ?? '');
         if (streamed) {
           // Streamed: each line is spoken as it arrives, under the per-line and total budgets.
           clearTimeout(answerTimer);
@@ -298,19 +297,18 @@ export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, nd
             replySpoken = false;
           }
         }
-        retryAfterMs = parseRetryAfter(response.headers.get('retry-after'), now());
-        if (!accepted) error = `http_${response.status}`;
+        retryAfterMs = parseRetryAfter(response.headers['retry-after'] ?? null, now());
+        if (!accepted) error = `http_${response.statusCode}`;
       } catch (err) {
-        const name = (err as Error).name;
-        const cause = (err as { cause?: Error }).cause;
+        const { name, message } = err as Error;
         error =
           name === 'NdjsonTimeout' || name === 'ReplyLimitError'
-            ? (err as Error).message
-            : cause?.name === 'EgressRefusedError'
-              ? `egress_refused: ${cause.message}`
-              : name === 'TimeoutError' || name === 'AbortError'
+            ? message
+            : name === 'EgressRefusedError'
+              ? `egress_refused: ${message}`
+              : name === 'TimeoutError' || name === 'AbortError' || controller.signal.aborted
                 ? `timeout after ${policy.timeoutMs} ms`
-                : `connection_error: ${cause?.message ?? (err as Error).message}`;
+                : `connection_error: ${message}`;
       } finally {
         clearTimeout(answerTimer);
       }

@@ -111,12 +111,18 @@ async function sendTest(ctx: AppContext, deps: AppDeps): Promise<void> {
   });
   const handle = await startDelivery(deps.temporal, deps.config.taskQueue, eventId, 'test');
   // L11: wait a bounded time. The attempt itself is bounded (5 s answer), but a busy or stopped
-  // worker is not: past the wait, answer 202 with what is known and let the attempt finish.
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<null>((resolve) => {
-    timer = setTimeout(() => resolve(null), deps.config.webhookTestWaitMs);
-  });
-  const result = await Promise.race([handle.result(), waited]).finally(() => clearTimeout(timer));
+  // worker is not: past the wait, the long poll is cancelled and the answer is 202 with what is
+  // known; the attempt finishes on its own.
+  const waited = new AbortController();
+  const timer = setTimeout(() => waited.abort(), deps.config.webhookTestWaitMs);
+  let result: Awaited<ReturnType<typeof handle.result>> | null = null;
+  try {
+    result = await deps.temporal.withAbortSignal(waited.signal, () => handle.result());
+  } catch (err) {
+    if (!waited.signal.aborted) throw err;
+  } finally {
+    clearTimeout(timer);
+  }
   const row = result
     ? await deps.db('webhook_deliveries').where({ id: result.lastDeliveryId }).first()
     : await deps.db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt', 'desc').first();

@@ -1,6 +1,7 @@
 import dns, { type LookupAddress } from 'node:dns';
+import http from 'node:http';
+import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
-import { Agent, buildConnector, fetch as undiciFetch, type RequestInit, type Response } from 'undici';
 import type { Config } from '../config';
 import { classifyAddress, hostOf, inNetworks, isThisHost, parseNetworks, type AddressVerdict, type Network } from './addresses';
 
@@ -12,6 +13,8 @@ import { classifyAddress, hostOf, inNetworks, isThisHost, parseNetworks, type Ad
  * - At connect time the name is resolved by `lookupFor`, every address is vetted, and the socket
  *   connects to a vetted address: a name that rebinds to an internal address after it was saved
  *   is refused. IP literals skip name resolution in Node, so they are vetted before connecting.
+ *   `request` (webhooks, over node:http, which never follows redirects) and `webSocketOptions`
+ *   (the audio relay's `ws`) are the two ways out.
  * - Operators may admit networks that are not public (OUTBOUND_ALLOWED_NETWORKS, off by default:
  *   local development and tests deliver to loopback). Own services stay refused even then.
  * - Own services are the addresses and ports the configuration names: the API (bind address and
@@ -32,6 +35,14 @@ export interface ServiceEndpoint {
 }
 
 export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
+
+export interface EgressRequest {
+  method: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Aborting destroys the request: it fails with "socket hang up", a response being read with "aborted". */
+  signal: AbortSignal;
+}
 
 export interface EgressPolicyOptions {
   /** CIDR networks admitted although not public (already validated by the config). */
@@ -55,26 +66,13 @@ export class EgressPolicy {
   private readonly ownServices: () => readonly ServiceEndpoint[];
   private readonly resolve: Resolver;
   private readonly ownAddresses = new Map<string, { until: number; verdicts: Promise<AddressVerdict[]> }>();
-  private readonly connectors = new Map<number, buildConnector.connector>();
-  /** An undici dispatcher whose every connection went through this policy. */
-  readonly dispatcher: Agent;
+  /** Keep-alive pools; a pooled socket was vetted when it connected. Idle sockets close after 4 s, before most servers close them. */
+  private readonly agents = { http: new http.Agent({ keepAlive: true, timeout: 4_000 }), https: new https.Agent({ keepAlive: true, timeout: 4_000 }) };
 
   constructor(options: EgressPolicyOptions = {}) {
     this.allowed = parseNetworks((options.allowedNetworks ?? []).join(','));
     this.ownServices = options.ownServices ?? (() => []);
     this.resolve = options.resolve ?? systemResolver;
-    this.dispatcher = new Agent({
-      connect: (connectOptions, callback) => {
-        const port = Number(connectOptions.port) || DEFAULT_PORTS[connectOptions.protocol] || 80;
-        const host = connectOptions.hostname.replace(/^\[|\]$/g, '');
-        const connector = this.connectorFor(port);
-        if (net.isIP(host) === 0) return connector(connectOptions, callback);
-        this.refusalOf(host, port).then(
-          (refusal) => (refusal ? callback(new EgressRefusedError(`${host} is ${refusal}`), null) : connector(connectOptions, callback)),
-          (err: Error) => callback(err, null),
-        );
-      },
-    });
   }
 
   /** Why connecting to `address` on `port` is refused (e.g. "a loopback address"), or null. */
@@ -112,9 +110,44 @@ export class EgressPolicy {
     };
   }
 
-  /** `fetch` through `dispatcher`. A refused destination rejects with a TypeError whose `cause` is an EgressRefusedError. */
-  fetch(url: string, init: RequestInit = {}): Promise<Response> {
-    return undiciFetch(url, { ...init, dispatcher: this.dispatcher });
+  /**
+   * An http(s) request to a customer URL: resolves with the response once its headers arrive.
+   * A refused destination rejects with EgressRefusedError before a byte is sent. Redirects are
+   * answers like any other (node:http never follows them).
+   */
+  async request(url: string, init: EgressRequest): Promise<http.IncomingMessage> {
+    const target = new URL(url);
+    const port = portOf(target);
+    const { host, literal } = hostOf(target);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new EgressRefusedError(`${target.protocol} URLs are not delivered to`);
+    if (literal) {
+      const refusal = await this.refusalOf(host, port);
+      if (refusal) throw new EgressRefusedError(`${host} is ${refusal}`);
+    }
+    const secure = target.protocol === 'https:';
+    init.signal.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const options = {
+        method: init.method,
+        headers: { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) },
+        agent: secure ? this.agents.https : this.agents.http,
+        lookup: this.lookupFor(port),
+      };
+      const req = (secure ? https : http).request(target, options, (response) => {
+        // A response may fail after its reader has stopped (aborted, or cut off for its size):
+        // that must not become an unhandled 'error'. Readers still see errors while they read.
+        response.on('error', () => undefined);
+        resolve(response);
+      });
+      // Not node's `signal` option, and no error given to `destroy`: both can make a keep-alive
+      // socket that was just handed back to the pool emit an 'error' nobody listens to. A request
+      // cut off this way fails with "socket hang up" (or its response with "aborted").
+      const onAbort = () => req.destroy();
+      init.signal.addEventListener('abort', onAbort, { once: true });
+      req.once('close', () => init.signal.removeEventListener('abort', onAbort));
+      req.on('error', reject);
+      req.end(init.body);
+    });
   }
 
   /** Options for `new WebSocket(url, ...)`: throws EgressRefusedError for a refused IP literal. */
@@ -170,17 +203,9 @@ export class EgressPolicy {
   }
 
   /** Closes pooled connections. */
-  close(): Promise<void> {
-    return this.dispatcher.close();
-  }
-
-  private connectorFor(port: number): buildConnector.connector {
-    let connector = this.connectors.get(port);
-    if (!connector) {
-      connector = buildConnector({ lookup: this.lookupFor(port) });
-      this.connectors.set(port, connector);
-    }
-    return connector;
+  close(): void {
+    this.agents.http.destroy();
+    this.agents.https.destroy();
   }
 
   private async isOwnService(verdict: AddressVerdict, port: number): Promise<boolean> {

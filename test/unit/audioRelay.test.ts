@@ -337,7 +337,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     expect(handed.length).toBeLessThan(flood / 4);
     expect(mostPending).toBe(handed.length);
     release();
-    await waitFor('every mark and clear to reach the carrier', () => (handed.length === flood ? true : undefined));
+    await waitFor('every mark and clear to reach the carrier', () => (handed.length === flood ? true : undefined), 30_000);
     expect(handed).toEqual(names);
     controller.abort();
     expect(await done).toMatchObject({ endedBy: 'call', malformed: 0 });

@@ -64,7 +64,7 @@ describe('egress policy', () => {
       for (const address of ['127.0.0.1', '127.0.0.2', '::1', '::ffff:127.0.0.1', '0.0.0.0']) {
         expect(await dev.refusalOf(address, 8090)).toBe("an address of Switchboard's own services");
       }
-      await Promise.all([off.close(), dev.close()]);
+      for (const policy of [off, dev]) policy.close();
     });
 
     it('own services are those the configuration names, public ones included', async () => {
@@ -80,7 +80,7 @@ describe('egress policy', () => {
       const policy = new EgressPolicy({ ownServices: () => [{ host: 'api.example.test', port: 443 }], resolve: fixed('203.0.114.7') });
       expect(await policy.refusalOf('203.0.114.7', 443)).toBe("an address of Switchboard's own services");
       expect(await policy.refusalOf('203.0.114.7', 8443)).toBeNull();
-      await policy.close();
+      policy.close();
     });
 
     it('the save-time check resolves names, accepts names that do not resolve, and wants https for live', async () => {
@@ -95,7 +95,7 @@ describe('egress policy', () => {
       expect(await policy.refusalOfUrl('http://public.example.test/hooks', 'test')).toBeNull();
       expect(await policy.refusalOfUrl('http://public.example.test/hooks', 'live')).toBe('Must use https in the live environment');
       expect(await policy.refusalOfUrl('ws://public.example.test/audio', 'live')).toBe('Must use wss in the live environment');
-      await policy.close();
+      policy.close();
     });
 
     describe('at connect time', () => {
@@ -116,11 +116,17 @@ describe('egress policy', () => {
         requests = 0;
       });
 
+      const post = (policy: EgressPolicy, url: string) => policy.request(url, { method: 'POST', headers: {}, body: '{}', signal: new AbortController().signal });
+      const bodyOf = async (response: http.IncomingMessage) => {
+        let text = '';
+        for await (const chunk of response) text += chunk;
+        return text;
+      };
       const failureOf = async (promise: Promise<unknown>) => {
         try {
           await promise;
         } catch (err) {
-          return err as Error & { cause?: Error };
+          return err as Error;
         }
         throw new Error('the request was not refused');
       };
@@ -131,33 +137,33 @@ describe('egress policy', () => {
         const policy = new EgressPolicy({ resolve: rebinding });
         const url = `http://rebind.example.test:${port}/hooks`;
         expect(await policy.refusalOfUrl(url, 'test')).toBeNull();
-        const err = await failureOf(policy.fetch(url, { method: 'POST', body: '{}' }));
-        expect(err.cause?.name).toBe('EgressRefusedError');
-        expect(err.cause?.message).toBe('rebind.example.test resolves to 127.0.0.1, a loopback address');
+        const err = await failureOf(post(policy, url));
+        expect(err.name).toBe('EgressRefusedError');
+        expect(err.message).toBe('rebind.example.test resolves to 127.0.0.1, a loopback address');
         expect(lookups).toBe(2);
         expect(requests).toBe(0);
-        await policy.close();
+        policy.close();
       });
 
       it('IP literals (which skip name resolution) are vetted too; an allow-listed one is reached', async () => {
         const off = new EgressPolicy();
         for (const host of ['127.0.0.1', '[::ffff:127.0.0.1]', '0x7f000001', '2130706433']) {
-          const err = await failureOf(off.fetch(`http://${host}:${port}/`, { method: 'POST' }));
-          expect(err.cause?.name).toBe('EgressRefusedError');
+          const err = await failureOf(post(off, `http://${host}:${port}/`));
+          expect(err.name).toBe('EgressRefusedError');
         }
         await expect(off.webSocketOptions(`ws://127.0.0.1:${port}/audio`)).rejects.toMatchObject({ name: 'EgressRefusedError' });
         expect(requests).toBe(0);
         const dev = new EgressPolicy({ allowedNetworks: LOOPBACK_NETWORKS });
-        expect(await (await dev.fetch(`http://127.0.0.1:${port}/`, { method: 'POST' })).text()).toBe('reached');
-        expect(await (await dev.fetch(`http://localhost:${port}/`, { method: 'POST' })).text()).toBe('reached');
+        expect(await bodyOf(await post(dev, `http://127.0.0.1:${port}/`))).toBe('reached');
+        expect(await bodyOf(await post(dev, `http://localhost:${port}/`))).toBe('reached');
         expect(requests).toBe(2);
         // An own service on that port stays refused on connect, whatever the allow-list says.
         const own = new EgressPolicy({ allowedNetworks: LOOPBACK_NETWORKS, ownServices: () => [{ host: '127.0.0.1', port }] });
         for (const url of [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`]) {
-          expect((await failureOf(own.fetch(url, { method: 'POST' }))).cause?.message).toMatch(/Switchboard's own services$/);
+          expect((await failureOf(post(own, url))).message).toMatch(/Switchboard's own services$/);
         }
         expect(requests).toBe(2);
-        await Promise.all([off.close(), dev.close(), own.close()]);
+        for (const policy of [off, dev, own]) policy.close();
       });
     });
   });
