@@ -1,6 +1,6 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { errors } from '../errors';
-import { errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
+import { arrayOf, errorResponse, fields, jsonResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { isBindableLine, mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/keys/agentKeys';
 import { DEFAULT_TIER, isSettableTier } from '../../src/keys/tiers';
@@ -70,7 +70,7 @@ export function authKeyRoutes(): RouteDef[] {
         tags: ['keys'],
         requestBody: jsonRequestBody(ref('AuthKeyCreateRequest')),
         responses: {
-          '201': { description: '`{key}` with `plaintext_key` (once)', content: { 'application/json': { schema: { type: 'object', properties: { key: ref('AgentKey') } } } } },
+          '201': jsonResponse('`{key}` with `plaintext_key` (once)', fields({ key: ref('AgentKey') })),
           '404': errorResponse('`not_found`: the line cannot be bound'),
         },
       },
@@ -84,7 +84,7 @@ export function authKeyRoutes(): RouteDef[] {
       doc: {
         summary: "List the workspace's regular keys in this environment (owners and admins)",
         tags: ['keys'],
-        responses: { '200': { description: '`{keys}`', content: { 'application/json': { schema: { type: 'object', properties: { keys: { type: 'array', items: ref('AgentKey') } } } } } } },
+        responses: { '200': jsonResponse('`{keys}`', fields({ keys: arrayOf(ref('RegularKey')) })) },
       },
       handler: list,
     },

@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { errorResponse, offsetPaginationParams, jsonRequestBody } from '../openapi/schemas';
+import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/compliance/consent';
 import { findLine } from '../../src/lines/store';
@@ -170,7 +170,7 @@ const auditDoc = {
   summary: 'Compliance events, newest first: consent, opt-outs, disclosures played, audit reads, key lifecycle',
   tags: ['compliance'],
   parameters: auditParams,
-  responses: { '200': { description: '`{events: [{id, line_id, call_id, phone_number, event_type, actor_key_id, metadata, created_at}], total}`' } },
+  responses: { '200': jsonResponse('`{events: [{id, line_id, call_id, phone_number, event_type, actor_key_id, metadata, created_at}], total}`', fields({ events: arrayOf(ref('ComplianceEvent')), total })) },
 };
 
 export function complianceRoutes(): RouteDef[] {
@@ -196,7 +196,7 @@ export function complianceRoutes(): RouteDef[] {
             source: { type: 'string', minLength: 1, maxLength: 200, description: 'Where the consent came from, e.g. "api", "web_form"; default "api"' },
           },
         }),
-        responses: { '201': { description: '`{consent}`' }, '404': errorResponse('`not_found`: the line'), '409': errorResponse('`consent_already_granted`') },
+        responses: { '201': jsonResponse('`{consent}`', fields({ consent: ref('Consent') })), '404': errorResponse('`not_found`: the line'), '409': errorResponse('`consent_already_granted`') },
       },
       handler: grant,
     },
@@ -215,7 +215,14 @@ export function complianceRoutes(): RouteDef[] {
           { name: 'status', in: 'query', schema: { type: 'string', enum: ['active', 'revoked'] } },
           ...offsetPaginationParams(),
         ],
-        responses: { '200': { description: '`{status: "active"|"none", consent}` for a number, `{consents, total}` otherwise' } },
+        responses: {
+          '200': jsonResponse('`{status: "active"|"none", consent}` for a number, `{consents, total}` otherwise', {
+            oneOf: [
+              fields({ status: { type: 'string', enum: ['active', 'none'] }, consent: { oneOf: [ref('Consent'), { type: 'null' }] } }),
+              fields({ consents: arrayOf(ref('Consent')), total }),
+            ],
+          }),
+        },
       },
       handler: check,
     },
@@ -228,7 +235,10 @@ export function complianceRoutes(): RouteDef[] {
         summary: 'Revoke the active consents of a number (on one line, or on every line the key may act on)',
         tags: ['compliance'],
         parameters: [phoneParam(true), lineParam],
-        responses: { '200': { description: '`{consent, revoked}`: the (first) revoked record and how many were revoked' }, '404': errorResponse('`not_found`: no active consent') },
+        responses: {
+          '200': jsonResponse('`{consent, revoked}`: the (first) revoked record and how many were revoked', fields({ consent: ref('Consent'), revoked: { type: 'integer', minimum: 1 } })),
+          '404': errorResponse('`not_found`: no active consent'),
+        },
       },
       handler: revoke,
     },
@@ -252,7 +262,7 @@ export function complianceRoutes(): RouteDef[] {
             is_default: { type: 'boolean', description: 'Defaults to true for the first disclosure of a language' },
           },
         }),
-        responses: { '201': { description: '`{disclosure}`' } },
+        responses: { '201': jsonResponse('`{disclosure}`', fields({ disclosure: ref('Disclosure') })) },
       },
       handler: createDisclosure,
     },
@@ -261,7 +271,7 @@ export function complianceRoutes(): RouteDef[] {
       path: '/api/v1/disclosures',
       operationId: 'listDisclosures',
       auth: readAuth,
-      doc: { summary: 'Disclosures, newest first', tags: ['compliance'], responses: { '200': { description: '`{disclosures}`' } } },
+      doc: { summary: 'Disclosures, newest first', tags: ['compliance'], responses: { '200': jsonResponse('`{disclosures}`', fields({ disclosures: arrayOf(ref('Disclosure')) })) } },
       handler: listDisclosures,
     },
     { method: 'get', path: '/api/v1/compliance/audit', operationId: 'complianceAudit', auth: readAuth, doc: auditDoc, handler: audit },

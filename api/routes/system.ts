@@ -1,5 +1,5 @@
 import type { RouteDef } from './types';
-import { errorResponse } from '../openapi/schemas';
+import { errorResponse, fields, jsonResponse } from '../openapi/schemas';
 import { registry } from '../metrics';
 
 /** Liveness, readiness, the OpenAPI document and metrics: no authentication. */
@@ -10,7 +10,7 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
       path: '/healthz',
       operationId: 'healthz',
       auth: { kind: 'public' },
-      doc: { summary: 'Liveness: the process is serving requests', tags: ['system'], responses: { '200': { description: '`{status: "ok"}`' } } },
+      doc: { summary: 'Liveness: the process is serving requests', tags: ['system'], responses: { '200': jsonResponse('`{status: "ok"}`', fields({ status: { const: 'ok' } })) } },
       handler: async (ctx) => {
         ctx.body = { status: 'ok' };
       },
@@ -23,7 +23,10 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
       doc: {
         summary: 'Readiness: PostgreSQL and Temporal both answer',
         tags: ['system'],
-        responses: { '200': { description: 'Both dependencies answered' }, '503': errorResponse('`not_ready`, with the failing dependency in details') },
+        responses: {
+          '200': jsonResponse('Both dependencies answered', fields({ status: { const: 'ready' }, checks: fields({ postgres: { const: 'ok' }, temporal: { const: 'ok' } }) })),
+          '503': errorResponse('`not_ready`, with the failing dependency in details'),
+        },
       },
       handler: async (ctx, deps) => {
         const checks = await Promise.all([

@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
+import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { findLine } from '../../src/lines/store';
 import { EVENT_POLICIES, EVENT_TYPES } from '../../src/webhooks/events';
@@ -128,10 +128,7 @@ export function webhookRoutes(): RouteDef[] {
         tags: ['webhooks'],
         parameters: deliveryFilters,
         responses: {
-          '200': {
-            description: '`{deliveries, total}`',
-            content: { 'application/json': { schema: { type: 'object', properties: { deliveries: { type: 'array', items: ref('WebhookDelivery') }, total: { type: 'integer' } } } } },
-          },
+          '200': jsonResponse('`{deliveries, total}`', fields({ deliveries: arrayOf(ref('WebhookDelivery')), total })),
         },
       },
       handler: listDeliveries,
@@ -145,7 +142,7 @@ export function webhookRoutes(): RouteDef[] {
         summary: 'Totals, success rate (0..1 of finished attempts), by event type, and by hour for the last 24 hours',
         tags: ['webhooks'],
         parameters: [{ name: 'line_id', in: 'query', schema: { type: 'string', format: 'uuid' } }],
-        responses: { '200': { description: 'Unwrapped stats object' } },
+        responses: { '200': jsonResponse('Unwrapped stats object', ref('WebhookStats')) },
       },
       handler: stats,
     },
@@ -160,7 +157,11 @@ export function webhookRoutes(): RouteDef[] {
         description: 'One attempt, 5 s timeout, no retries; the attempt is in the delivery log like any other.',
         tags: ['webhooks'],
         requestBody: jsonRequestBody({ type: 'object', additionalProperties: false, required: ['line_id'], properties: { line_id: { type: 'string', format: 'uuid' } } }),
-        responses: { '200': { description: '`{delivery: {id, status, http_status, duration_ms, response_body, error_message}}`' }, '404': errorResponse('`not_found`') },
+        responses: {
+          '200': jsonResponse('`{delivery: {id, status, http_status, duration_ms, response_body, error_message}}`', fields({ delivery: ref('TestDelivery') })),
+          '404': errorResponse('`not_found`'),
+          '409': errorResponse('`line_released`'),
+        },
       },
       handler: sendTest,
     },
