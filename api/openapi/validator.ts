@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type Koa from 'koa';
 import type { AppState } from '../context';
 import { ApiError, errors, type ErrorDetail } from '../errors';
-import type { OperationDoc } from '../routes/types';
+import type { OperationDoc, PathParameter } from '../routes/types';
 import { inlineRefs } from './document';
 
 /**
@@ -71,7 +71,7 @@ export function toDetails(validate: ValidateFunction, prefix: string): ErrorDeta
 export function validateRequest(operation: OperationDoc): Koa.Middleware<AppState> {
   const op = inlineRefs(operation);
   const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');
-  const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
+  const pathParams = (op.parameters ?? []).filter((p): p is PathParameter => p.in === 'path');
   const querySchema = {
     type: 'object',
     properties: Object.fromEntries(queryParams.map((p) => [p.name, p.schema])),
@@ -89,10 +89,8 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
 
   return async (ctx, next) => {
     const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
-    if (!validatePath(params)) {
-      // An id that cannot exist is simply not found: no hint about the id format of other tenants.
-      throw errors.notFound();
-    }
+    // An id that cannot exist is simply not found: no hint about the id format of other tenants.
+    if (!validatePath(params)) throw pathNotFound(pathParams, validatePath.errors);
     const query: Record<string, unknown> = { ...ctx.query };
     if (!validateQuery(query)) throw errors.validation(toDetails(validateQuery, 'query'));
     ctx.state.query = query;
@@ -108,6 +106,13 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
     }
     return next();
   };
+}
+
+/** The 404 of a path parameter that cannot name a resource: the parameter's own (`x-not-found`), as for an unknown id. */
+function pathNotFound(pathParams: PathParameter[], problems: ErrorObject[] | null | undefined): ApiError {
+  const failing = new Set((problems ?? []).map((problem) => problem.instancePath.split('/')[1] ?? (problem.params as { missingProperty?: string }).missingProperty));
+  const notFound = pathParams.find((param) => failing.has(param.name))?.['x-not-found'];
+  return notFound ? new ApiError(404, notFound.code, notFound.message) : errors.notFound();
 }
 
 function isEmptyObject(value: unknown): boolean {

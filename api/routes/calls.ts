@@ -5,7 +5,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
-import type { RouteDef } from './types';
+import type { PathParameter, RouteDef } from './types';
 import { placeHold, releaseHold } from '../../src/billing/holds';
 import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
 import { oneMinuteReserveCents, zoneOf } from '../../src/billing/pricing';
@@ -32,10 +32,14 @@ function callsOf(ctx: AppContext, deps: AppDeps) {
   return deps.db<CallRow>('calls').where({ workspace_id: principal.workspaceId, environment: principal.environment });
 }
 
+/** An unknown call id, and one that cannot be a call id at all (the path parameter's `x-not-found`), answer alike. */
+const callNotFound = { code: 'call_not_found', message: 'No call with this id' };
+const callIdParam: PathParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, 'x-not-found': callNotFound };
+
 async function findCall(ctx: AppContext, deps: AppDeps): Promise<CallRow> {
   const principal = principalOf(ctx);
   const row = await callsOf(ctx, deps).andWhere({ id: ctx.params.id }).first();
-  if (!row) throw new ApiError(404, 'call_not_found', 'No call with this id');
+  if (!row) throw new ApiError(404, callNotFound.code, callNotFound.message);
   assertLineAllowed(principal, row.line_id);
   return row;
 }
@@ -223,8 +227,6 @@ async function press(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 const timeoutSeconds = { type: 'integer', minimum: 1, maximum: MAX_RESPONSE_TIMEOUT_SECONDS, default: DEFAULT_RESPONSE_TIMEOUT_SECONDS };
 const callBody = fields({ call: ref('Call') });
-
-const callIdParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
 const controlResponses = { '404': errorResponse('`call_not_found`'), '409': errorResponse('`call_not_active`: the call is not in progress') };
 
 export function callRoutes(): RouteDef[] {

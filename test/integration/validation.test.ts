@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import YAML from 'yaml';
 import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 
@@ -85,5 +86,20 @@ describe('OpenAPI document and request validation', () => {
     const res = await h.request('GET', '/api/v1/lines/not-a-uuid', { key: tenant.keys.test });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
+  });
+
+  it.each([
+    ['GET', ''],
+    ['POST', '/hangup'],
+    ['POST', '/speak'],
+    ['POST', '/wait'],
+    ['POST', '/press'],
+  ])('a call id that is not a UUID answers like an unknown call: %s /api/v1/calls/{id}%s', async (method, suffix) => {
+    const body = { '/speak': { text: 'Hello' }, '/press': { digits: '1' } }[suffix];
+    const malformed = await h.request(method, `/api/v1/calls/not-a-uuid${suffix}`, { key: tenant.keys.test, body });
+    const unknown = await h.request(method, `/api/v1/calls/${crypto.randomUUID()}${suffix}`, { key: tenant.keys.test, body });
+    expect(malformed.status).toBe(404);
+    expect(malformed.body).toEqual(unknown.body);
+    expect(malformed.body.error.code).toBe('call_not_found');
   });
 });
