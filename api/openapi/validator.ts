@@ -93,6 +93,7 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
     if (!validatePath(params)) throw pathNotFound(pathParams, validatePath.errors);
     const query: Record<string, unknown> = { ...ctx.query };
     if (!validateQuery(query)) throw errors.validation(toDetails(validateQuery, 'query'));
+    refuseNulCharacters(query);
     ctx.state.query = query;
 
     if (validateBody) {
@@ -101,6 +102,7 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
       } else if (!validateBody(ctx.state.body)) {
         throw errors.validation(toDetails(validateBody, 'body'));
       }
+      refuseNulCharacters(ctx.state.body);
     } else if (ctx.state.body !== undefined && !isEmptyObject(ctx.state.body)) {
       throw new ApiError(422, 'validation_error', 'This endpoint takes no request body', [{ field: 'body', message: 'Must be empty' }]);
     }
@@ -113,6 +115,25 @@ function pathNotFound(pathParams: PathParameter[], problems: ErrorObject[] | nul
   const failing = new Set((problems ?? []).map((problem) => problem.instancePath.split('/')[1] ?? (problem.params as { missingProperty?: string }).missingProperty));
   const notFound = pathParams.find((param) => failing.has(param.name))?.['x-not-found'];
   return notFound ? new ApiError(404, notFound.code, notFound.message) : errors.notFound();
+}
+
+/**
+ * Postgres text cannot hold U+0000, so a string carrying it would fail in the database (a 500):
+ * it is refused here, on every query and body field, with the field named.
+ */
+function refuseNulCharacters(value: unknown): void {
+  const found: ErrorDetail[] = [];
+  const walk = (item: unknown, at: string) => {
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) found.push({ field: at || 'body', message: 'Must not contain the NUL character (U+0000)' });
+    } else if (Array.isArray(item)) {
+      item.forEach((entry, index) => walk(entry, at ? `${at}.${index}` : String(index)));
+    } else if (item && typeof item === 'object') {
+      for (const [key, entry] of Object.entries(item)) walk(entry, at ? `${at}.${key}` : key);
+    }
+  };
+  walk(value, '');
+  if (found.length > 0) throw errors.validation(found);
 }
 
 function isEmptyObject(value: unknown): boolean {

@@ -102,4 +102,23 @@ describe('OpenAPI document and request validation', () => {
     expect(malformed.body).toEqual(unknown.body);
     expect(malformed.body.error.code).toBe('call_not_found');
   });
+
+  it('422 for a NUL character (U+0000) in any body or query string, which Postgres cannot store', async () => {
+    const disclosure = await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'Hi\u0000there', jurisdiction: 'U\u0000S' } });
+    expect(disclosure.status).toBe(422);
+    expect(disclosure.body.error).toMatchObject({
+      code: 'validation_error',
+      details: [
+        { field: 'message', message: 'Must not contain the NUL character (U+0000)' },
+        { field: 'jurisdiction', message: 'Must not contain the NUL character (U+0000)' },
+      ],
+    });
+    expect(await h.db('disclosures').where({ workspace_id: tenant.workspaceId })).toEqual([]);
+    const line = await create(webhookLine({ name: 'a\u0000b', system_prompt: 'ok' }));
+    expect(line.status).toBe(422);
+    expect(line.body.error.details).toEqual([{ field: 'name', message: 'Must not contain the NUL character (U+0000)' }]);
+    const audit = await h.request('GET', '/api/v1/compliance/audit?event_type=a%00b', { key: tenant.keys.test });
+    expect(audit.status).toBe(422);
+    expect(audit.body.error.details).toEqual([{ field: 'event_type', message: 'Must not contain the NUL character (U+0000)' }]);
+  });
 });
