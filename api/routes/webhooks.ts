@@ -37,6 +37,7 @@ function deliveriesOf(ctx: AppContext, deps: AppDeps) {
 
 async function listDeliveries(ctx: AppContext, deps: AppDeps): Promise<void> {
   const q = ctx.state.query as { status?: string; line_id?: string; event_type?: string; limit: number; offset: number };
+  if (q.line_id) assertLineAllowed(principalOf(ctx), q.line_id);
   const filtered = () => {
     const query = deliveriesOf(ctx, deps);
     if (q.status) query.andWhere({ status: q.status });
@@ -53,6 +54,7 @@ async function listDeliveries(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 async function stats(ctx: AppContext, deps: AppDeps): Promise<void> {
   const q = ctx.state.query as { line_id?: string };
+  if (q.line_id) assertLineAllowed(principalOf(ctx), q.line_id);
   const scoped = () => {
     const query = deliveriesOf(ctx, deps);
     if (q.line_id) query.andWhere({ line_id: q.line_id });
