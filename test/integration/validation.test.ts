@@ -103,6 +103,16 @@ describe('OpenAPI document and request validation', () => {
     expect(malformed.body.error.code).toBe('call_not_found');
   });
 
+  it('a concrete path wins over a template: GET /api/v1/calls/conversation is 405 with Allow: POST, not the call "conversation"', async () => {
+    for (const key of [tenant.keys.test, undefined]) {
+      const res = await h.request('GET', '/api/v1/calls/conversation', { key });
+      expect(res.status).toBe(405);
+      expect(res.body.error.code).toBe('method_not_allowed');
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+    expect((await h.request('GET', `/api/v1/calls/${crypto.randomUUID()}`, { key: tenant.keys.test })).body.error.code).toBe('call_not_found');
+  });
+
   it('422 for a NUL character (U+0000) in any body or query string, which Postgres cannot store', async () => {
     const disclosure = await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'Hi\u0000there', jurisdiction: 'U\u0000S' } });
     expect(disclosure.status).toBe(422);
