@@ -24,7 +24,7 @@ import {
   type Outcome,
   type ResourceMode,
 } from '../support/authMatrix';
-import { makeEnvFixtures, type EnvFixtures } from '../support/fixtures';
+import { clearRateLimits, makeEnvFixtures, remoteNumber, type EnvFixtures } from '../support/fixtures';
 import { createTenant, eventually, mintKey, startHarness, type Harness, type Tenant, type TestResponse } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 
@@ -166,13 +166,6 @@ describe('auth matrix: every route × every kind of credential', () => {
     await receiver?.close();
   });
 
-  /** Rate limits count every cell; each route starts with empty windows (they are tested in rateLimits.test.ts). */
-  const resetRateLimits = async () => {
-    const keyIds = await h.db('api_keys').whereIn('workspace_id', [a.workspaceId, b.workspaceId]).pluck('id');
-    const patterns = [a.workspaceId, b.workspaceId, a.owner.id, b.owner.id, ...keyIds].map((id) => `%${id}%`);
-    await h.db('rate_limit_hits').whereRaw('bucket like any(?)', [patterns]).delete();
-  };
-
   const outcomeOf = (res: TestResponse): Outcome => ({ status: res.status, code: res.body?.error?.code ?? 'ok' });
   const describeResponse = (res: TestResponse) => `${res.status} ${res.text.slice(0, 300)}`;
 
@@ -215,7 +208,7 @@ describe('auth matrix: every route × every kind of credential', () => {
       const spec = fixture ? await fixture(view.resources) : {};
       return { request: toRequest(route, path, spec), namesLine: view.namesLine(), namesId: view.namesId() };
     };
-    await resetRateLimits();
+    await clearRateLimits(h.db, [a.workspaceId, b.workspaceId]);
     const kind = route.auth.kind as string;
     switch (kind) {
       case 'standard':
@@ -341,14 +334,14 @@ describe('auth matrix: every route × every kind of credential', () => {
           agentKey: async () => (await h.request('POST', '/v1/keys', { key: a.keys.serviceTest, body: { name: 'disposable' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id,
           apiToken: async () => (await h.request('POST', '/api-tokens', { key: a.keys.test, body: { name: 'disposable', grant: { scopes: ['read'] } } })).body.api_token.id,
           consent: async (lineId) => {
-            const number = `+1415555${String(2000 + crypto.randomInt(8000)).padStart(4, '0')}`;
+            const number = remoteNumber();
             await h.request('POST', '/api/v1/consent', { key: a.keys.test, body: { line_id: lineId, phone_number: number, consent_type: 'explicit_outbound' } });
             return number;
           },
         },
       })
     ).request;
-    await resetRateLimits();
+    await clearRateLimits(h.db, [a.workspaceId, b.workspaceId]);
     const res = await send(positive, bearer(owner.test));
     if (res.status !== successStatus(route)) throw new Error(`${route.operationId}: the owner's own request got ${describeResponse(res)}, not ${successStatus(route)}: the fixture does not make a valid request`);
     assertNoLeak('the owner’s own request', positive, res);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { RouteDef } from '../../api/routes/types';
 import type { Db } from '../../src/db/knex';
 import { tierAllows, type Tier } from '../../src/keys/tiers';
-import type { EnvFixtures } from './fixtures';
+import { remoteNumber as phone, type EnvFixtures } from './fixtures';
 import { webhookLine } from './harness';
 
 /**
@@ -43,7 +43,6 @@ export interface RequestSpec {
 
 type Fixture = (r: Resources) => RequestSpec | Promise<RequestSpec>;
 
-const phone = () => `+1415555${String(2000 + crypto.randomInt(8000)).padStart(4, '0')}`;
 const idempotent = () => ({ 'idempotency-key': crypto.randomUUID() });
 
 /**

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import type { Db } from '../../src/db/knex';
 import type { Environment } from '../../src/keys/format';
 import { eventually, webhookLine, type Harness, type Tenant } from './harness';
 
@@ -8,6 +9,11 @@ import { eventually, webhookLine, type Harness, type Tenant } from './harness';
  * scoped API token. Shared by the tests that sweep every operation (schema fuzzing, the auth
  * matrix), which fill path and body parameters from these ids.
  */
+/** A remote party's number: area code 650, which the carrier simulator never gives a line, in the 555-2xxx range it answers. */
+export function remoteNumber(): string {
+  return `+1650555${String(2000 + crypto.randomInt(8000)).padStart(4, '0')}`;
+}
+
 export interface EnvFixtures {
   environment: Environment;
   /** The owner's standard key and service key of this environment. */
@@ -55,8 +61,7 @@ export async function makeEnvFixtures(h: Harness, tenant: Tenant, environment: E
   const spareLineIds: string[] = [];
   for (let i = 0; i < (options.spareLines ?? 0); i += 1) spareLineIds.push((await makeLine()).id);
 
-  // A remote number unique to this fixture (the 555-2xxx range the simulator answers).
-  const phoneNumber = `+1415555${String(2000 + crypto.randomInt(8000)).padStart(4, '0')}`;
+  const phoneNumber = remoteNumber();
   const ended = (await ok('POST', '/api/v1/calls', { line_id: line.id, to_number: phoneNumber })).call.id as string;
   await untilCall(ended, ['in_progress']);
   await ok('POST', `/api/v1/calls/${ended}/hangup`);
@@ -83,4 +88,15 @@ export async function makeEnvFixtures(h: Harness, tenant: Tenant, environment: E
     agentKeyId: agentKey.key.id,
     apiTokenId: apiToken.api_token.id,
   };
+}
+
+/**
+ * Empties the rate-limit windows of these workspaces (their users and keys included), for tests
+ * that sweep every operation many times: otherwise most of their requests are 429. The limits
+ * themselves are tested in rateLimits.test.ts.
+ */
+export async function clearRateLimits(db: Db, workspaceIds: string[]): Promise<void> {
+  const [users, keys] = await Promise.all([db('users').whereIn('workspace_id', workspaceIds).pluck('id'), db('api_keys').whereIn('workspace_id', workspaceIds).pluck('id')]);
+  const patterns = [...workspaceIds, ...users, ...keys].map((id) => `%${id}%`);
+  await db('rate_limit_hits').whereRaw('bucket like any(?)', [patterns]).delete();
 }
