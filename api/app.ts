@@ -2,6 +2,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from './context';
 import { authenticate } from './middleware/auth';
+import { ApiError } from './errors';
 import { idempotency } from './middleware/idempotency';
 import { rateLimit } from './middleware/rateLimit';
 import { cors } from './middleware/cors';
@@ -46,6 +47,7 @@ export function createApp(deps: AppDeps): App {
   yaml = toYaml(openApiDocument);
 
   const router = new Router<AppState>();
+  const concrete = concretePaths(routes);
   for (const route of routes) {
     const readBody = jsonBody(Math.min(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, deps.config.maxBodyBytes));
     const auth = authenticate(route.auth, deps);
@@ -56,7 +58,8 @@ export function createApp(deps: AppDeps): App {
     chain.push(validateRequest(route.doc));
     if (route.rateLimit) chain.push(rateLimit(route.rateLimit, `${route.method.toUpperCase()} ${route.path}`, deps));
     for (const path of [route.path, ...(route.aliases ?? [])]) {
-      router[route.method](koaPath(path), ...chain, (ctx) => route.handler(ctx as unknown as AppContext, deps));
+      const own = path.includes('{') ? [notAConcretePath(concrete)] : [];
+      router[route.method](koaPath(path), ...own, ...chain, (ctx) => route.handler(ctx as unknown as AppContext, deps));
     }
   }
 
@@ -68,4 +71,27 @@ export function createApp(deps: AppDeps): App {
   const allowedMethods = allowedMethodsOf(routes);
   koa.use(unmatchedRequest(allowedMethods));
   return { koa, routes, openApiDocument, allowedMethods };
+}
+
+/** The methods of each path without parameters, e.g. `/api/v1/calls/conversation` → POST. */
+function concretePaths(routes: RouteDef[]): Map<string, string[]> {
+  const methods = new Map<string, string[]>();
+  for (const route of routes) {
+    for (const path of [route.path, ...(route.aliases ?? [])]) {
+      if (!path.includes('{')) methods.set(path, [...(methods.get(path) ?? []), route.method.toUpperCase()]);
+    }
+  }
+  return methods;
+}
+
+/**
+ * A concrete path wins over a template, as OpenAPI matches paths: `GET /api/v1/calls/conversation`
+ * is a method the conversation path does not serve (405 with `Allow`), not the call "conversation".
+ */
+function notAConcretePath(concrete: Map<string, string[]>): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    const methods = concrete.get(ctx.path);
+    if (!methods) return next();
+    throw new ApiError(405, 'method_not_allowed', `This path does not support ${ctx.method}`, undefined, { Allow: methods.join(', ') });
+  };
 }

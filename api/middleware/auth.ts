@@ -19,7 +19,7 @@ function bearerToken(header: string): string | undefined {
 /**
  * Authenticates the request for one route: the tenant and environment are taken from
  * the key row, never from the request. Service keys authenticate only the keys plane,
- * and regular keys never authenticate it.
+ * and regular keys never authenticate it (401 `invalid_api_key` either way).
  */
 export function authenticate(auth: RouteAuth, deps: AppDeps): Koa.Middleware<AppState> {
   return async (ctx, next) => {
@@ -36,11 +36,10 @@ export function authenticate(auth: RouteAuth, deps: AppDeps): Koa.Middleware<App
     const found = await lookupKey(deps.db, token, now);
     if (!found.ok) throw errors.invalidApiKey();
     const key = found.key;
-    if (auth.kind === 'service' && key.kind !== 'service') {
-      throw new ApiError(403, 'forbidden', 'This endpoint accepts only service keys (sk_svc_*)');
-    }
+    // A key of the wrong kind is not a credential for this plane: the same 401 as an unknown key
+    // (the public client's history: "every wrong-kind credential gets the same 401 invalid_api_key").
+    if (auth.kind === 'service' ? key.kind !== 'service' : key.kind === 'service') throw errors.invalidApiKey();
     if (auth.kind === 'standard') {
-      if (key.kind === 'service') throw new ApiError(403, 'forbidden', 'Service keys authenticate only the /v1/keys plane');
       // The tier is checked first: for an agent key it is the more precise answer.
       if (!tierAllows(key.permissions, auth.verb)) {
         // A key hammering a verb it may not use writes one event a minute, not one per request.

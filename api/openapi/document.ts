@@ -67,9 +67,9 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
 function withStandardErrors(route: RouteDef): OperationDoc {
   const responses = { ...route.doc.responses };
   if (route.auth.kind !== 'public') {
-    responses['401'] ??= errorResponse('`unauthorized` (no Authorization header) or `invalid_api_key`');
-    responses['403'] ??= errorResponse('`forbidden`: the key lacks the required scope or is of the wrong kind');
+    responses['401'] ??= errorResponse('`unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane)');
   }
+  if (route.auth.kind === 'standard') responses['403'] ??= errorResponse('`forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb)');
   if (route.doc.requestBody || route.doc.parameters?.some((p) => p.in === 'query')) {
     responses['422'] ??= errorResponse('`validation_error` with one detail per invalid field');
   }

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type Koa from 'koa';
 import type { AppState } from '../context';
 import { ApiError, errors, type ErrorDetail } from '../errors';
-import type { OperationDoc } from '../routes/types';
+import type { OperationDoc, PathParameter } from '../routes/types';
 import { inlineRefs } from './document';
 import { boundIntegers, registerStrictFormats } from './formats';
 
@@ -21,15 +21,6 @@ function newAjv(coerce: boolean): Ajv2020 {
 
 const bodyAjv = newAjv(false);
 const queryAjv = newAjv(true);
-
-/**
- * The answer to a path parameter that fails its schema (an id that is not a UUID): the one
- * place that decides it. A malformed id is simply not found, like a well-formed id that does
- * not exist or belongs to another tenant, so nothing hints at id formats or existence.
- */
-export function malformedPathParameter(_operation: OperationDoc, _params: Record<string, string>): ApiError {
-  return errors.notFound();
-}
 
 function fieldOf(error: ErrorObject, prefix: string): string {
   const path = error.instancePath.split('/').filter(Boolean).join('.');
@@ -81,7 +72,7 @@ export function toDetails(validate: ValidateFunction, prefix: string): ErrorDeta
 export function validateRequest(operation: OperationDoc): Koa.Middleware<AppState> {
   const op = boundIntegers(inlineRefs(operation));
   const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');
-  const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
+  const pathParams = (op.parameters ?? []).filter((p): p is PathParameter => p.in === 'path');
   const querySchema = {
     type: 'object',
     properties: Object.fromEntries(queryParams.map((p) => [p.name, p.schema])),
@@ -99,9 +90,11 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
 
   return async (ctx, next) => {
     const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
-    if (!validatePath(params)) throw malformedPathParameter(operation, params);
+    // An id that cannot exist is simply not found: no hint about the id format of other tenants.
+    if (!validatePath(params)) throw pathNotFound(pathParams, validatePath.errors);
     const query: Record<string, unknown> = { ...ctx.query };
     if (!validateQuery(query)) throw errors.validation(toDetails(validateQuery, 'query'));
+    refuseNulCharacters(query);
     ctx.state.query = query;
 
     if (validateBody) {
@@ -110,11 +103,38 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
       } else if (!validateBody(ctx.state.body)) {
         throw errors.validation(toDetails(validateBody, 'body'));
       }
+      refuseNulCharacters(ctx.state.body);
     } else if (ctx.state.body !== undefined && !isEmptyObject(ctx.state.body)) {
       throw new ApiError(422, 'validation_error', 'This endpoint takes no request body', [{ field: 'body', message: 'Must be empty' }]);
     }
     return next();
   };
+}
+
+/** The 404 of a path parameter that cannot name a resource: the parameter's own (`x-not-found`), as for an unknown id. */
+function pathNotFound(pathParams: PathParameter[], problems: ErrorObject[] | null | undefined): ApiError {
+  const failing = new Set((problems ?? []).map((problem) => problem.instancePath.split('/')[1] ?? (problem.params as { missingProperty?: string }).missingProperty));
+  const notFound = pathParams.find((param) => failing.has(param.name))?.['x-not-found'];
+  return notFound ? new ApiError(404, notFound.code, notFound.message) : errors.notFound();
+}
+
+/**
+ * Postgres text cannot hold U+0000, so a string carrying it would fail in the database (a 500):
+ * it is refused here, on every query and body field, with the field named.
+ */
+function refuseNulCharacters(value: unknown): void {
+  const found: ErrorDetail[] = [];
+  const walk = (item: unknown, at: string) => {
+    if (typeof item === 'string') {
+      if (item.includes('\u0000')) found.push({ field: at || 'body', message: 'Must not contain the NUL character (U+0000)' });
+    } else if (Array.isArray(item)) {
+      item.forEach((entry, index) => walk(entry, at ? `${at}.${index}` : String(index)));
+    } else if (item && typeof item === 'object') {
+      for (const [key, entry] of Object.entries(item)) walk(entry, at ? `${at}.${key}` : key);
+    }
+  };
+  walk(value, '');
+  if (found.length > 0) throw errors.validation(found);
 }
 
 function isEmptyObject(value: unknown): boolean {

@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps, type Principal } from '../context';
 import { ApiError, errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
-import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
+import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { isRootKey, withinSubtree } from '../../src/keys/ancestry';
 import { authorityExcess, authorityOf, type Grant } from '../../src/keys/grants';
@@ -20,10 +20,12 @@ interface MintBody {
 }
 
 const auth = { kind: 'standard' as const, scope: 'keys:admin' as const, verb: 'admin' as const };
-const tokenResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { type: 'object', required: ['api_token'], properties: { api_token: ref('ScopedKey'), key: { type: 'string' } } } } },
-});
+const tokenResponse = (description: string) =>
+  jsonResponse(description, {
+    type: 'object',
+    required: ['api_token'],
+    properties: { api_token: ref('ScopedKey'), key: { type: 'string', description: 'The plaintext key: in the first response to a mint only' } },
+  });
 
 /** The principal's user's current role: a minter never passes on more than its user may hold. */
 async function roleOf(deps: AppDeps, principal: Principal): Promise<Role> {
@@ -119,10 +121,7 @@ export function apiTokenRoutes(): RouteDef[] {
         tags: ['keys'],
         parameters: offsetPaginationParams(100_000),
         responses: {
-          '200': {
-            description: '`{api_tokens, total}`',
-            content: { 'application/json': { schema: { type: 'object', properties: { api_tokens: { type: 'array', items: ref('ScopedKey') }, total: { type: 'integer' } } } } },
-          },
+          '200': jsonResponse('`{api_tokens, total}`', fields({ api_tokens: arrayOf(ref('ScopedKey')), total })),
         },
       },
       handler: list,

@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { isUuid } from '../openapi/formats';
-import { errorResponse } from '../openapi/schemas';
+import { arrayOf, errorResponse, fields, jsonResponse, ref } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { recordComplianceEvent } from '../../src/compliance/events';
 import { isDescendantOf, isRootKey } from '../../src/keys/ancestry';
@@ -100,7 +100,10 @@ export function auditRoutes(): RouteDef[] {
           { name: 'event_types', in: 'query', schema: { type: 'string', maxLength: 200 }, description: `Comma-separated subset of ${AUDIT_EVENT_TYPES.join(', ')}` },
         ],
         responses: {
-          '200': { description: '`{events: [{type, id, created_at, createdAt, data}], limit, api_key_id}`' },
+          '200': jsonResponse(
+            '`{events: [{type, id, created_at, createdAt, data}], limit, api_key_id}`',
+            fields({ events: arrayOf(ref('AuditEvent')), limit: { type: 'integer', minimum: AUDIT_LIMIT.min, maximum: AUDIT_LIMIT.max }, api_key_id: { type: 'string', format: 'uuid', description: 'The resolved target key' } }),
+          ),
           '403': errorResponse('`agent_scope_error` (line-scoped key reading another key) or `forbidden`'),
           '404': errorResponse('`not_found`: not a key this caller may read'),
           '429': errorResponse('`rate_limited`'),

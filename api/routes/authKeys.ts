@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
-import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
+import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { isRootKey, withinSubtree } from '../../src/keys/ancestry';
 import { mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/keys/agentKeys';
@@ -86,7 +86,7 @@ export function authKeyRoutes(): RouteDef[] {
         tags: ['keys'],
         requestBody: jsonRequestBody(ref('AuthKeyCreateRequest')),
         responses: {
-          '201': { description: '`{key}` with `plaintext_key` (once)', content: { 'application/json': { schema: { type: 'object', properties: { key: ref('AgentKey') } } } } },
+          '201': jsonResponse('`{key}` with `plaintext_key` (once)', fields({ key: ref('RegularKey') })),
           '403': errorResponse('`forbidden`: not an owner or admin, or beyond the calling key’s grant'),
           '404': errorResponse('`not_found`: the line cannot be bound'),
           '429': errorResponse('`rate_limited`'),
@@ -103,12 +103,7 @@ export function authKeyRoutes(): RouteDef[] {
         summary: "List the workspace's regular keys in this environment (owners and admins), newest first; a delegated key lists only itself and its descendants",
         tags: ['keys'],
         parameters: offsetPaginationParams(100_000),
-        responses: {
-          '200': {
-            description: '`{keys, total}`; total counts every matching key',
-            content: { 'application/json': { schema: { type: 'object', required: ['keys', 'total'], properties: { keys: { type: 'array', items: ref('AgentKey') }, total: { type: 'integer' } } } } },
-          },
-        },
+        responses: { '200': jsonResponse('`{keys, total}`; total counts every matching key', fields({ keys: arrayOf(ref('RegularKey')), total })) },
       },
       handler: list,
     },

@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertUnrestrictedAdminKey } from '../lineAccess';
-import { errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
+import { arrayOf, cursorFields, errorResponse, fields, jsonResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
 import type { RouteDef } from './types';
 import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/billing/ledger';
@@ -174,7 +174,7 @@ export function billingRoutes(): RouteDef[] {
       doc: {
         summary: 'The balance in US cents (`credits` is the legacy name of `cents`)',
         tags: ['billing'],
-        responses: { '200': { description: '`{credits, cents, currency: "USD", held_cents, available_cents}`' } },
+        responses: { '200': jsonResponse('`{credits, cents, currency: "USD", held_cents, available_cents}`', ref('Balance')) },
       },
       handler: balance,
     },
@@ -189,10 +189,7 @@ export function billingRoutes(): RouteDef[] {
         tags: ['billing'],
         parameters: cursorPaginationParams(),
         responses: {
-          '200': {
-            description: '`{transactions, has_more, next_cursor}`',
-            content: { 'application/json': { schema: { type: 'object', properties: { transactions: { type: 'array', items: ref('Transaction') }, has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'] } } } } },
-          },
+          '200': jsonResponse('`{transactions, has_more, next_cursor}`', fields({ transactions: arrayOf(ref('Transaction')), ...cursorFields })),
           '403': errorResponse('`agent_scope_error` for line-scoped keys (a key limited to a number allow-list sees those lines’ transactions only)'),
         },
       },
@@ -208,7 +205,7 @@ export function billingRoutes(): RouteDef[] {
         summary: 'Usage per UTC day, oldest first, one row per day',
         tags: ['billing'],
         parameters: [{ name: 'days', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 366, default: 30 } }],
-        responses: { '200': { description: '`{daily: [{date, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}`' } },
+        responses: { '200': jsonResponse('`{daily: [{date, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}`', fields({ daily: arrayOf(ref('UsageDay')) })) },
       },
       handler: (ctx, deps) => usage(ctx, deps, 'day'),
     },
@@ -222,7 +219,7 @@ export function billingRoutes(): RouteDef[] {
         summary: 'Usage per UTC month, oldest first, one row per month',
         tags: ['billing'],
         parameters: [{ name: 'months', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 36, default: 12 } }],
-        responses: { '200': { description: '`{monthly: [{month, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}`' } },
+        responses: { '200': jsonResponse('`{monthly: [{month, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}`', fields({ monthly: arrayOf(ref('UsageMonth')) })) },
       },
       handler: (ctx, deps) => usage(ctx, deps, 'month'),
     },
@@ -232,7 +229,7 @@ export function billingRoutes(): RouteDef[] {
       operationId: 'getSettings',
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
       rateLimit: 'reads',
-      doc: { summary: 'Workspace settings for this environment', tags: ['settings'], responses: { '200': { description: 'Unwrapped settings' } } },
+      doc: { summary: 'Workspace settings for this environment', tags: ['settings'], responses: { '200': jsonResponse('Unwrapped settings', ref('Settings')) } },
       handler: getSettings,
     },
     {
@@ -248,7 +245,7 @@ export function billingRoutes(): RouteDef[] {
           'monthly cap or tier below full), else 403 `forbidden` naming each restriction. Each change records a `settings_changed` compliance event.',
         tags: ['settings'],
         requestBody: jsonRequestBody({ ...settingsSchema, additionalProperties: false }),
-        responses: { '200': { description: 'Unwrapped settings' }, '403': errorResponse('`forbidden`: not an unrestricted owner or admin key') },
+        responses: { '200': jsonResponse('Unwrapped settings', ref('Settings')), '403': errorResponse('`forbidden`: not an unrestricted owner or admin key') },
       },
       handler: updateSettings,
     },
@@ -257,7 +254,7 @@ export function billingRoutes(): RouteDef[] {
       path: '/api/v1/voices',
       operationId: 'listVoices',
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
-      doc: { summary: 'The voice catalog; a line’s `voice` is one of these slugs', tags: ['voices'], responses: { '200': { description: '`{voices: [{slug, name, gender, accent, description, languages}]}`' } } },
+      doc: { summary: 'The voice catalog; a line’s `voice` is one of these slugs', tags: ['voices'], responses: { '200': jsonResponse('`{voices: [{slug, name, gender, accent, description, languages}]}`', fields({ voices: arrayOf(ref('Voice')) })) } },
       handler: async (ctx) => {
         ctx.body = { voices: VOICES };
       },

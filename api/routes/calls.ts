@@ -4,8 +4,8 @@ import { refuseHold } from '../billingErrors';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { errorResponse, offsetPaginationParams, jsonRequestBody } from '../openapi/schemas';
-import type { RouteDef } from './types';
+import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
+import type { PathParameter, RouteDef } from './types';
 import { placeHold, releaseHold } from '../../src/billing/holds';
 import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
 import { oneMinuteReserveCents, zoneOf } from '../../src/billing/pricing';
@@ -32,10 +32,14 @@ function callsOf(ctx: AppContext, deps: AppDeps) {
   return deps.db<CallRow>('calls').where({ workspace_id: principal.workspaceId, environment: principal.environment });
 }
 
+/** An unknown call id, and one that cannot be a call id at all (the path parameter's `x-not-found`), answer alike. */
+const callNotFound = { code: 'call_not_found', message: 'No call with this id' };
+const callIdParam: PathParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, 'x-not-found': callNotFound };
+
 async function findCall(ctx: AppContext, deps: AppDeps): Promise<CallRow> {
   const principal = principalOf(ctx);
   const row = await callsOf(ctx, deps).andWhere({ id: ctx.params.id }).first();
-  if (!row) throw new ApiError(404, 'call_not_found', 'No call with this id');
+  if (!row) throw new ApiError(404, callNotFound.code, callNotFound.message);
   assertLineAllowed(principal, row.line_id);
   return row;
 }
@@ -222,9 +226,8 @@ async function press(ctx: AppContext, deps: AppDeps): Promise<void> {
 }
 
 const timeoutSeconds = { type: 'integer', minimum: 1, maximum: MAX_RESPONSE_TIMEOUT_SECONDS, default: DEFAULT_RESPONSE_TIMEOUT_SECONDS };
+const callBody = fields({ call: ref('Call') });
 const controlResponses = { '404': errorResponse('`call_not_found`'), '409': errorResponse('`call_not_active`: the call is not in progress') };
-
-const callIdParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
 
 export function callRoutes(): RouteDef[] {
   return [
@@ -248,7 +251,7 @@ export function callRoutes(): RouteDef[] {
           properties: { line_id: { type: 'string', format: 'uuid' }, to_number: { type: 'string', minLength: 3, maxLength: 32 } },
         }),
         responses: {
-          '201': { description: '`{call}` with status `initiated`' },
+          '201': jsonResponse('`{call}` with status `initiated`', callBody),
           '402': errorResponse('`insufficient_credits` or `agent_cap_exceeded` (details spent_cents, cap_cents, cycle_reset_at)'),
           '403': errorResponse('`number_opted_out`, `consent_required`, `m3_fraud_block`, `agent_permission_denied`, `forbidden`'),
           '404': errorResponse('`not_found`: the line'),
@@ -271,7 +274,7 @@ export function callRoutes(): RouteDef[] {
           { name: 'status', in: 'query', schema: { type: 'string', enum: [...CALL_STATUSES] } },
           ...offsetPaginationParams(),
         ],
-        responses: { '200': { description: '`{calls, total}`' } },
+        responses: { '200': jsonResponse('`{calls, total}`', fields({ calls: arrayOf(ref('Call')), total })) },
       },
       handler: listCalls,
     },
@@ -280,7 +283,7 @@ export function callRoutes(): RouteDef[] {
       path: '/api/v1/calls/{id}',
       operationId: 'getCall',
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
-      doc: { summary: 'One call, with its transcript', tags: ['calls'], parameters: [callIdParam], responses: { '200': { description: '`{call}`' }, '404': errorResponse('`call_not_found`') } },
+      doc: { summary: 'One call, with its transcript', tags: ['calls'], parameters: [callIdParam], responses: { '200': jsonResponse('`{call}`', callBody), '404': errorResponse('`call_not_found`') } },
       handler: async (ctx, deps) => {
         ctx.body = { call: toCallRecord(await findCall(ctx, deps)) };
       },
@@ -295,7 +298,7 @@ export function callRoutes(): RouteDef[] {
         summary: 'Hang up a call (an empty body is fine); answers with the ended call',
         tags: ['calls'],
         parameters: [callIdParam],
-        responses: { '200': { description: '`{call}`' }, '404': errorResponse('`call_not_found`') },
+        responses: { '200': jsonResponse('`{call}`', callBody), '404': errorResponse('`call_not_found`') },
       },
       handler: hangUp,
     },
@@ -326,7 +329,7 @@ export function callRoutes(): RouteDef[] {
           },
         }),
         responses: {
-          '201': { description: '`{call}` with status `initiated`, `system_prompt` and `begin_message`' },
+          '201': jsonResponse('`{call}` with status `initiated`, `system_prompt` and `begin_message`', callBody),
           '402': errorResponse('`insufficient_credits` or `agent_cap_exceeded`'),
           '403': errorResponse('`number_opted_out`, `consent_required`, `m3_fraud_block`, `agent_permission_denied`, `forbidden`'),
           '404': errorResponse('`not_found`: the line'),
@@ -356,7 +359,7 @@ export function callRoutes(): RouteDef[] {
           properties: { text: { type: 'string', minLength: 1, maxLength: 5000 }, wait_for_response: { type: 'boolean', default: false }, timeout_seconds: timeoutSeconds },
         }),
         responses: {
-          '200': { description: 'Unwrapped `{call_id, spoke, interrupted, partial_response_text, interruption_reason, timed_out, response_text, response_timestamp}`' },
+          '200': jsonResponse('Unwrapped `{call_id, spoke, interrupted, partial_response_text, interruption_reason, timed_out, response_text, response_timestamp}`', ref('SpeakResult')),
           ...controlResponses,
         },
       },
@@ -373,7 +376,7 @@ export function callRoutes(): RouteDef[] {
         tags: ['calls'],
         parameters: [callIdParam],
         requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { timeout_seconds: timeoutSeconds } } } } },
-        responses: { '200': { description: 'Unwrapped `{call_id, timed_out, response_text, response_timestamp}`' }, ...controlResponses },
+        responses: { '200': jsonResponse('Unwrapped `{call_id, timed_out, response_text, response_timestamp}`', ref('WaitResult')), ...controlResponses },
       },
       handler: wait,
     },
@@ -394,7 +397,7 @@ export function callRoutes(): RouteDef[] {
           required: ['digits'],
           properties: { digits: { type: 'string', pattern: DTMF_DIGITS.source } },
         }),
-        responses: { '200': { description: 'Unwrapped `{call_id, pressed, digits}`' }, ...controlResponses },
+        responses: { '200': jsonResponse('Unwrapped `{call_id, pressed, digits}`', ref('PressResult')), ...controlResponses },
       },
       handler: press,
     },

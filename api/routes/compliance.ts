@@ -2,7 +2,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed, assertWorkspaceWide } from '../lineAccess';
 import { parseDateOrDateTime } from '../openapi/formats';
-import { boundedListParams, errorResponse, offsetPaginationParams, jsonRequestBody } from '../openapi/schemas';
+import { arrayOf, boundedListParams, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { recordComplianceEvent } from '../../src/compliance/events';
 import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/compliance/consent';
@@ -199,7 +199,7 @@ const auditDoc = {
   summary: 'Compliance events, newest first: consent, opt-outs, disclosures played, audit reads, key lifecycle',
   tags: ['compliance'],
   parameters: auditParams,
-  responses: { '200': { description: '`{events: [{id, line_id, call_id, phone_number, event_type, actor_key_id, metadata, created_at}], total}`' } },
+  responses: { '200': jsonResponse('`{events: [{id, line_id, call_id, phone_number, event_type, actor_key_id, metadata, created_at}], total}`', fields({ events: arrayOf(ref('ComplianceEvent')), total })) },
 };
 
 export function complianceRoutes(): RouteDef[] {
@@ -225,7 +225,7 @@ export function complianceRoutes(): RouteDef[] {
             source: { type: 'string', minLength: 1, maxLength: 200, description: 'Where the consent came from, e.g. "api", "web_form"; default "api"' },
           },
         }),
-        responses: { '201': { description: '`{consent}`' }, '404': errorResponse('`not_found`: the line'), '409': errorResponse('`consent_already_granted`') },
+        responses: { '201': jsonResponse('`{consent}`', fields({ consent: ref('Consent') })), '404': errorResponse('`not_found`: the line'), '409': errorResponse('`consent_already_granted`') },
       },
       handler: grant,
     },
@@ -244,7 +244,14 @@ export function complianceRoutes(): RouteDef[] {
           { name: 'status', in: 'query', schema: { type: 'string', enum: ['active', 'revoked'] } },
           ...offsetPaginationParams(),
         ],
-        responses: { '200': { description: '`{status: "active"|"none", consent}` for a number, `{consents, total}` otherwise' } },
+        responses: {
+          '200': jsonResponse('`{status: "active"|"none", consent}` for a number, `{consents, total}` otherwise', {
+            oneOf: [
+              fields({ status: { type: 'string', enum: ['active', 'none'] }, consent: { oneOf: [ref('Consent'), { type: 'null' }] } }),
+              fields({ consents: arrayOf(ref('Consent')), total }),
+            ],
+          }),
+        },
       },
       handler: check,
     },
@@ -258,7 +265,10 @@ export function complianceRoutes(): RouteDef[] {
         summary: 'Revoke the active consents of a number (on one line, or on every line the key may act on)',
         tags: ['compliance'],
         parameters: [phoneParam(true), lineParam],
-        responses: { '200': { description: '`{consent, revoked}`: the (first) revoked record and how many were revoked' }, '404': errorResponse('`not_found`: no active consent') },
+        responses: {
+          '200': jsonResponse('`{consent, revoked}`: the (first) revoked record and how many were revoked', fields({ consent: ref('Consent'), revoked: { type: 'integer', minimum: 1 } })),
+          '404': errorResponse('`not_found`: no active consent'),
+        },
       },
       handler: revoke,
     },
@@ -284,7 +294,7 @@ export function complianceRoutes(): RouteDef[] {
             is_default: { type: 'boolean', description: 'Defaults to true for the first disclosure of a language' },
           },
         }),
-        responses: { '201': { description: '`{disclosure}`' }, '403': errorResponse('`agent_scope_error` or `forbidden`: a key restricted to particular lines') },
+        responses: { '201': jsonResponse('`{disclosure}`', fields({ disclosure: ref('Disclosure') })), '403': errorResponse('`agent_scope_error` or `forbidden`: a key restricted to particular lines') },
       },
       handler: createDisclosure,
     },
@@ -299,7 +309,7 @@ export function complianceRoutes(): RouteDef[] {
         description: 'Offset pagination; the default page (100) holds every disclosure of most workspaces.',
         tags: ['compliance'],
         parameters: boundedListParams(),
-        responses: { '200': { description: '`{disclosures, total}`' } },
+        responses: { '200': jsonResponse('`{disclosures, total}`', fields({ disclosures: arrayOf(ref('Disclosure')), total })) },
       },
       handler: listDisclosures,
     },

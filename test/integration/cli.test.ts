@@ -37,7 +37,7 @@ describe('operator CLI', () => {
     });
     expect((await h.request('GET', '/api/v1/lines', { key: String(out.json.test_key) })).status).toBe(200);
     expect((await h.request('GET', '/api/v1/lines', { key: String(out.json.live_key) })).status).toBe(200);
-    expect((await h.request('GET', '/api/v1/lines', { key: String(out.json.service_test_key) })).status).toBe(403);
+    expect((await h.request('GET', '/api/v1/lines', { key: String(out.json.service_test_key) })).status).toBe(401);
   });
 
   it('workspace create, user add, key create with scopes, service-key create, payment-method add', () => {

@@ -200,7 +200,7 @@ describe('compliance plane', () => {
     });
 
     it('refuses service keys, and counts 60 reads per hour per user', async () => {
-      expect((await feed(tenant.keys.serviceTest)).status).toBe(403);
+      expect((await feed(tenant.keys.serviceTest)).status).toBe(401);
       const a = await agentKey();
       const b = await agentKey();
       for (let i = 0; i < 30; i += 1) {

@@ -172,8 +172,8 @@ describe('agent keys on the service-key plane', () => {
 
   it('accepts service keys only, and service keys only here', async () => {
     const res = await h.request('GET', '/v1/keys', { key: tenant.keys.test });
-    expect(res.status).toBe(403);
-    expect(res.body.error.code).toBe('forbidden');
+    expect(res.status).toBe(401);
+    expect(res.body.error.code).toBe('invalid_api_key');
   });
 
   it('updates name, label, binding, tier and cap; null clears; legacy_full is refused', async () => {

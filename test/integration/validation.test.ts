@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import YAML from 'yaml';
 import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 
@@ -92,5 +93,49 @@ describe('OpenAPI document and request validation', () => {
     const res = await h.request('GET', '/api/v1/lines/not-a-uuid', { key: tenant.keys.test });
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe('not_found');
+  });
+
+  it.each([
+    ['GET', ''],
+    ['POST', '/hangup'],
+    ['POST', '/speak'],
+    ['POST', '/wait'],
+    ['POST', '/press'],
+  ])('a call id that is not a UUID answers like an unknown call: %s /api/v1/calls/{id}%s', async (method, suffix) => {
+    const body = { '/speak': { text: 'Hello' }, '/press': { digits: '1' } }[suffix];
+    const malformed = await h.request(method, `/api/v1/calls/not-a-uuid${suffix}`, { key: tenant.keys.test, body });
+    const unknown = await h.request(method, `/api/v1/calls/${crypto.randomUUID()}${suffix}`, { key: tenant.keys.test, body });
+    expect(malformed.status).toBe(404);
+    expect(malformed.body).toEqual(unknown.body);
+    expect(malformed.body.error.code).toBe('call_not_found');
+  });
+
+  it('a concrete path wins over a template: GET /api/v1/calls/conversation is 405 with Allow: POST, not the call "conversation"', async () => {
+    for (const key of [tenant.keys.test, undefined]) {
+      const res = await h.request('GET', '/api/v1/calls/conversation', { key });
+      expect(res.status).toBe(405);
+      expect(res.body.error.code).toBe('method_not_allowed');
+      expect(res.headers.get('allow')).toBe('POST');
+    }
+    expect((await h.request('GET', `/api/v1/calls/${crypto.randomUUID()}`, { key: tenant.keys.test })).body.error.code).toBe('call_not_found');
+  });
+
+  it('422 for a NUL character (U+0000) in any body or query string, which Postgres cannot store', async () => {
+    const disclosure = await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'Hi\u0000there', jurisdiction: 'U\u0000S' } });
+    expect(disclosure.status).toBe(422);
+    expect(disclosure.body.error).toMatchObject({
+      code: 'validation_error',
+      details: [
+        { field: 'message', message: 'Must not contain the NUL character (U+0000)' },
+        { field: 'jurisdiction', message: 'Must not contain the NUL character (U+0000)' },
+      ],
+    });
+    expect(await h.db('disclosures').where({ workspace_id: tenant.workspaceId })).toEqual([]);
+    const line = await create(webhookLine({ name: 'a\u0000b', system_prompt: 'ok' }));
+    expect(line.status).toBe(422);
+    expect(line.body.error.details).toEqual([{ field: 'name', message: 'Must not contain the NUL character (U+0000)' }]);
+    const audit = await h.request('GET', '/api/v1/compliance/audit?event_type=a%00b', { key: tenant.keys.test });
+    expect(audit.status).toBe(422);
+    expect(audit.body.error.details).toEqual([{ field: 'event_type', message: 'Must not contain the NUL character (U+0000)' }]);
   });
 });

@@ -1,0 +1,268 @@
+import { CALL_STATUSES, END_CAUSES } from '../../src/calls/rules';
+import { CONSENT_TYPES } from '../../src/compliance/consent';
+import { SCOPES } from '../../src/keys/scopes';
+import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/lines/rules';
+import { MESSAGE_STATUSES } from '../../src/messages/rules';
+import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, uuid } from './fields';
+
+/**
+ * The records the API returns, as JSON Schema (OpenAPI 3.1). Each lists as `required` every
+ * field its serializer always writes, so the served document says what a client can rely on
+ * (the schema-fuzzing test checks every response it provokes against these).
+ */
+const nullableDateTime = nullable(dateTime);
+const nullableUuid = nullable(uuid);
+const nullableString = { type: ['string', 'null'] };
+const nullableInteger = { type: ['integer', 'null'] };
+const environment = { type: 'string', enum: ['test', 'live'] };
+const e164 = { type: 'string', description: 'E.164' };
+
+/** An object schema whose every listed property is required. */
+function record(properties: Record<string, object>, description?: string) {
+  return { type: 'object', required: Object.keys(properties), properties, ...(description ? { description } : {}) };
+}
+
+const agentKeyRecord = {
+  id: uuid,
+  key_prefix: { type: 'string' },
+  environment,
+  ...agentKeyWritable,
+  monthly_spend_cents: { type: 'integer', minimum: 0 },
+  created_at: dateTime,
+  revoked_at: nullableDateTime,
+  last_used_at: nullableDateTime,
+  rotated_from: nullableUuid,
+  created_by_service_key_id: nullableUuid,
+};
+
+const usageRow = {
+  calls: { type: 'integer', minimum: 0 },
+  minutes: { type: 'number', minimum: 0, description: 'Billed minutes, two decimals' },
+  sms_inbound: { type: 'integer', minimum: 0 },
+  sms_outbound: { type: 'integer', minimum: 0 },
+  cost_credits: { type: 'integer', description: 'Legacy name of cost_cents' },
+  cost_cents: { type: 'integer' },
+};
+
+const deliveryCounts = { total: { type: 'integer', minimum: 0 }, success: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0 } };
+
+export const recordSchemas: Record<string, object> = {
+  Line: record({
+    id: uuid,
+    phone_number: nullable({ type: 'string', description: 'E.164; null while the line is provisioning.' }),
+    ...lineWritableFields,
+    mode: { type: 'string', enum: [...LINE_MODES] },
+    language: { type: 'string', enum: [...LANGUAGES] },
+    status: { type: 'string', enum: [...LINE_STATUSES] },
+    environment,
+    grace_ends_at: nullable({ ...dateTime, description: 'End of the free 30-day grace of a user’s first line in this environment (no number fee until then).' }),
+    created_at: dateTime,
+  }),
+  LineCreateResponse: {
+    type: 'object',
+    required: ['line'],
+    properties: {
+      line: { $ref: '#/components/schemas/Line' },
+      webhook_secret: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The signing secret, in this response only (idempotent replays answer `{line}` alone). There is no endpoint to read it.' },
+    },
+  },
+  SecretRotation: {
+    type: 'object',
+    required: ['rotated_at', 'promoted_previous_next'],
+    properties: {
+      webhook_secret: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The newly staged secret, returned once (not in idempotent replays).' },
+      rotated_at: dateTime,
+      promoted_previous_next: { type: 'boolean' },
+    },
+  },
+  AgentKey: {
+    type: 'object',
+    required: Object.keys(agentKeyRecord),
+    properties: { ...agentKeyRecord, plaintext_key: { type: 'string', description: 'Only in the first response to a mint or rotate; never in replays or reads.' } },
+  },
+  RegularKey: {
+    type: 'object',
+    description: 'A key of the workspace as /api/v1/auth/keys mints and lists it: the agent-key record plus the scopes it holds and the key that minted it.',
+    required: [...Object.keys(agentKeyRecord), 'scopes', 'parent_key_id'],
+    properties: {
+      ...agentKeyRecord,
+      scopes: { type: 'array', items: { type: 'string', enum: [...SCOPES] } },
+      parent_key_id: { ...nullableUuid, description: 'The key that minted this one; null for a key an operator made.' },
+      plaintext_key: { type: 'string', description: 'Only in the first response to a mint; never in replays or reads.' },
+    },
+  },
+  ScopedKey: record({
+    id: uuid,
+    name: { type: 'string' },
+    key_prefix: { type: 'string' },
+    environment,
+    grant,
+    parent_key_id: nullableUuid,
+    created_at: dateTime,
+    revoked_at: nullableDateTime,
+    last_used_at: nullableDateTime,
+  }),
+  Transaction: record({
+    id: uuid,
+    type: { type: 'string' },
+    amount_credits: { type: 'integer', description: 'Legacy name of amount_cents' },
+    amount_cents: { type: 'integer', description: 'US cents; positive credits, negative debits' },
+    balance_after_credits: { type: 'integer' },
+    balance_after_cents: { type: 'integer' },
+    description: { type: 'string' },
+    reference_id: nullableString,
+    reference_type: nullableString,
+    created_at: dateTime,
+  }),
+  Message: record({
+    id: uuid,
+    line_id: uuid,
+    direction: { type: 'string', enum: ['inbound', 'outbound'] },
+    from: e164,
+    to: e164,
+    text: { type: 'string' },
+    status: { type: 'string', enum: [...MESSAGE_STATUSES] },
+    segments: { type: 'integer', minimum: 0, description: 'GSM-7 / UCS-2 segments the text is sent as' },
+    charge_cents: nullable({ type: 'integer', description: 'Set once billed; 0 for inbound and keyword replies' }),
+    error_code: nullable({ type: 'string', description: '`carrier_rejected`, `carrier_unavailable` or the carrier’s code for undelivered / failed' }),
+    timestamp: dateTime,
+    created_at: dateTime,
+    updated_at: dateTime,
+  }),
+  LegacySms: record({ id: uuid, line_id: uuid, from_number: e164, to_number: e164, message: { type: 'string' }, status: { type: 'string', enum: [...MESSAGE_STATUSES] }, created_at: dateTime }),
+  Conversation: record({
+    line_id: uuid,
+    phone_number: { type: 'string', description: 'The remote party, E.164' },
+    line_phone_number: nullable({ type: 'string', description: "The line's own number" }),
+    message_count: { type: 'integer', minimum: 1 },
+    last_message_at: dateTime,
+    last_message_text: { type: 'string' },
+    last_message_direction: { type: 'string', enum: ['inbound', 'outbound'] },
+  }),
+  WebhookDelivery: record({
+    id: { ...uuid, description: 'The x-service-delivery-id of this attempt' },
+    event_id: uuid,
+    line_id: uuid,
+    call_id: nullableUuid,
+    event_type: { type: 'string' },
+    url: nullableString,
+    status: { type: 'string', enum: ['success', 'failed', 'pending'] },
+    http_status: nullableInteger,
+    error_message: nullableString,
+    attempt_count: { type: 'integer', minimum: 1, description: 'Which attempt of the event this row is (1-based)' },
+    request_body: { description: 'The JSON body that was signed and sent' },
+    response_body: nullable({ type: 'string', description: 'First 1000 characters, credentials redacted' }),
+    duration_ms: nullableInteger,
+    created_at: dateTime,
+  }),
+  TestDelivery: record({
+    id: { ...nullableUuid, description: 'null while the attempt has not been logged yet (202)' },
+    event_id: uuid,
+    status: { type: 'string', enum: ['success', 'failed', 'pending'] },
+    http_status: nullableInteger,
+    duration_ms: nullableInteger,
+    response_body: nullableString,
+    error_message: nullableString,
+  }),
+  WebhookStats: record({
+    ...deliveryCounts,
+    success_rate: { type: 'number', minimum: 0, maximum: 1, description: 'Share of finished attempts that succeeded; 0 before any finished' },
+    by_event_type: { type: 'array', items: record({ event_type: { type: 'string' }, ...deliveryCounts }) },
+    by_hour: { type: 'array', description: 'The last 24 hours, UTC', items: record({ hour: dateTime, ...deliveryCounts }) },
+    since: { ...dateTime, description: 'Start of the window the counts cover (the last 7 days)' },
+  }),
+  Call: record({
+    id: uuid,
+    line_id: uuid,
+    direction: { type: 'string', enum: ['inbound', 'outbound'] },
+    from_number: e164,
+    to_number: e164,
+    status: { type: 'string', enum: [...CALL_STATUSES] },
+    end_cause: { type: ['string', 'null'], enum: [...END_CAUSES, null] },
+    duration_sec: nullable({ type: 'integer', minimum: 0 }),
+    charge_cents: nullable({ type: 'integer', minimum: 0 }),
+    started_at: nullableDateTime,
+    ended_at: nullableDateTime,
+    recording_url: nullableString,
+    transcript: {
+      type: ['array', 'null'],
+      items: record({ role: { type: 'string', enum: ['user', 'assistant'] }, text: { type: 'string' }, timestamp: dateTime }),
+    },
+    system_prompt: nullableString,
+    begin_message: nullableString,
+    topic: nullableString,
+    max_duration_sec: nullableInteger,
+    created_at: dateTime,
+  }),
+  SpeakResult: record({
+    call_id: uuid,
+    spoke: { type: 'boolean', description: 'The whole text was played' },
+    interrupted: { type: 'boolean' },
+    partial_response_text: nullable({ type: 'string', description: 'What the caller heard before the interruption' }),
+    interruption_reason: { type: ['string', 'null'], enum: ['caller_interrupted_control', 'call_ended', null] },
+    timed_out: { type: 'boolean' },
+    response_text: nullableString,
+    response_timestamp: nullable({ type: 'integer', description: 'Epoch milliseconds of the caller’s answer' }),
+  }),
+  WaitResult: record({ call_id: uuid, timed_out: { type: 'boolean' }, response_text: nullableString, response_timestamp: nullableInteger }),
+  PressResult: record({ call_id: uuid, pressed: { type: 'boolean' }, digits: { type: 'string' } }),
+  Consent: record({
+    id: uuid,
+    phone_number: e164,
+    line_id: uuid,
+    consent_type: { type: 'string', enum: [...CONSENT_TYPES] },
+    source: { type: 'string' },
+    status: { type: 'string', enum: ['active', 'revoked'] },
+    granted_at: dateTime,
+    revoked_at: nullableDateTime,
+  }),
+  Disclosure: record({
+    id: uuid,
+    message: { type: 'string' },
+    audio_url: nullableString,
+    language: { type: 'string', enum: LANGUAGES.filter((l) => l !== 'multi') },
+    jurisdiction: { type: 'string' },
+    is_default: { type: 'boolean' },
+    created_at: dateTime,
+  }),
+  ComplianceEvent: record({
+    id: uuid,
+    line_id: nullableUuid,
+    call_id: nullableUuid,
+    phone_number: nullableString,
+    event_type: { type: 'string' },
+    actor_key_id: nullableUuid,
+    metadata: { type: ['object', 'null'] },
+    created_at: dateTime,
+  }),
+  AuditEvent: record({
+    type: { type: 'string', enum: ['call', 'sms', 'compliance_event', 'billing_transaction'] },
+    id: uuid,
+    created_at: dateTime,
+    createdAt: { ...dateTime, description: 'The spec’s name of created_at; both are sent' },
+    data: { type: 'object' },
+  }),
+  Balance: record({
+    credits: { type: 'integer', description: 'Legacy name of cents' },
+    cents: { type: 'integer', description: 'The balance in US cents' },
+    currency: { type: 'string', enum: ['USD'] },
+    held_cents: { type: 'integer', minimum: 0, description: 'Reserved by calls and messages in flight' },
+    available_cents: { type: 'integer' },
+  }),
+  Settings: record({
+    default_webhook_url: nullable({ type: 'string', description: 'Receives webhook events of lines without a webhook_url' }),
+    auto_recharge_enabled: { type: 'boolean' },
+    auto_recharge_threshold_cents: { type: 'integer', minimum: 0 },
+    auto_recharge_amount_cents: { type: 'integer', minimum: 0 },
+  }),
+  UsageDay: record({ date: { type: 'string', format: 'date' }, ...usageRow }),
+  UsageMonth: record({ month: { type: 'string', pattern: '^\\d{4}-\\d{2}$' }, ...usageRow }),
+  Voice: record({
+    slug: { type: 'string' },
+    name: { type: 'string' },
+    gender: { type: 'string', enum: ['female', 'male', 'neutral'] },
+    accent: { type: 'string' },
+    description: { type: 'string' },
+    languages: { type: 'array', items: { type: 'string', enum: [...LANGUAGES] } },
+  }),
+};

@@ -1,0 +1,271 @@
+import crypto from 'node:crypto';
+import type { RouteDef } from '../../api/routes/types';
+import type { Db } from '../../src/db/knex';
+import { tierAllows, type Tier } from '../../src/keys/tiers';
+import { remoteNumber as phone, type EnvFixtures } from './fixtures';
+import { webhookLine } from './harness';
+
+/**
+ * What the auth matrix (test/integration/authMatrix.test.ts) needs besides the route table: a
+ * request per operation built from a tenant's fixtures, the rules that say what a credential
+ * gets on a route, and a snapshot of everything a tenant owns.
+ */
+
+/** The ids and numbers a request may name, as one view over a tenant's fixtures. */
+export interface Resources {
+  readonly lineId: string;
+  readonly liveCallId: string;
+  readonly endedCallId: string;
+  /** A remote number with an active explicit_outbound consent and a conversation on `lineId`. */
+  readonly phoneNumber: string;
+  readonly linePhoneNumber: string;
+  readonly agentKeyId: string;
+  readonly apiTokenId: string;
+  /** A number no fixture uses. */
+  newPhone(): string;
+  /**
+   * Targets a request uses up (released, revoked, occupied by a new call, consent revoked): made
+   * afresh for the request that succeeds (the owner's own), the shared fixture for every other cell,
+   * which must be refused before it acts.
+   */
+  disposableLine(): Promise<string>;
+  disposableAgentKey(): Promise<string>;
+  disposableApiToken(): Promise<string>;
+  consentedPhone(): Promise<string>;
+}
+
+export interface RequestSpec {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+type Fixture = (r: Resources) => RequestSpec | Promise<RequestSpec>;
+
+const idempotent = () => ({ 'idempotency-key': crypto.randomUUID() });
+
+/**
+ * A valid request per operation, from the acting tenant's resources. Every operation with path
+ * parameters, a required body or required query parameters must be here (the matrix fails
+ * naming the one that is not); others may be, to name a line in a filter.
+ */
+export const OPERATION_FIXTURES: Record<string, Fixture> = {
+  createLine: () => ({ body: webhookLine({ name: 'Matrix line' }) }),
+  getLine: (r) => ({ params: { id: r.lineId } }),
+  updateLine: (r) => ({ params: { id: r.lineId }, body: { display_name: 'Matrix' } }),
+  releaseLine: async (r) => ({ params: { id: await r.disposableLine() } }),
+  rotateLineWebhookSecret: (r) => ({ params: { id: r.lineId } }),
+  mintAgentKey: (r) => ({ body: { name: 'matrix agent', line_id: r.lineId }, headers: idempotent() }),
+  getAgentKey: (r) => ({ params: { id: r.agentKeyId } }),
+  updateAgentKey: (r) => ({ params: { id: r.agentKeyId }, body: { name: 'matrix renamed' } }),
+  revokeAgentKey: async (r) => ({ params: { id: await r.disposableAgentKey() } }),
+  rotateAgentKey: async (r) => ({ params: { id: await r.disposableAgentKey() }, headers: idempotent() }),
+  mintApiToken: (r) => ({ body: { name: 'matrix token', grant: { scopes: ['read'], resources: { numbers: [r.lineId] } } } }),
+  revokeApiToken: async (r) => ({ params: { id: await r.disposableApiToken() } }),
+  createAuthKey: (r) => ({ body: { name: 'matrix key', line_id: r.lineId } }),
+  sendTestWebhook: (r) => ({ body: { line_id: r.lineId } }),
+  listWebhookDeliveries: (r) => ({ query: { line_id: r.lineId } }),
+  webhookStats: (r) => ({ query: { line_id: r.lineId } }),
+  updateSettings: () => ({ body: { auto_recharge_enabled: false } }),
+  grantConsent: (r) => ({ body: { line_id: r.lineId, phone_number: r.newPhone(), consent_type: 'explicit_outbound' } }),
+  checkConsent: (r) => ({ query: { phone_number: r.phoneNumber, line_id: r.lineId } }),
+  revokeConsent: async (r) => ({ query: { phone_number: await r.consentedPhone(), line_id: r.lineId } }),
+  createDisclosure: () => ({ body: { message: 'You are talking to an AI agent.' } }),
+  complianceAudit: (r) => ({ query: { line_id: r.lineId } }),
+  complianceEvents: (r) => ({ query: { line_id: r.lineId } }),
+  agentAuditFeed: (r) => ({ query: { api_key_id: r.agentKeyId } }),
+  placeCall: async (r) => ({ body: { line_id: await r.disposableLine(), to_number: r.newPhone() } }),
+  listCalls: (r) => ({ query: { line_id: r.lineId } }),
+  getCall: (r) => ({ params: { id: r.endedCallId } }),
+  hangUpCall: (r) => ({ params: { id: r.endedCallId } }),
+  placeConversationCall: async (r) => ({ body: { line_id: await r.disposableLine(), to_number: r.newPhone(), topic: 'the auth matrix' } }),
+  speakOnCall: (r) => ({ params: { id: r.liveCallId }, body: { text: 'Hello from the matrix.' } }),
+  waitOnCall: (r) => ({ params: { id: r.liveCallId }, body: { timeout_seconds: 1 } }),
+  pressOnCall: (r) => ({ params: { id: r.liveCallId }, body: { digits: '1' } }),
+  sendMessage: (r) => ({ body: { line_id: r.lineId, to: r.phoneNumber, text: 'Matrix' } }),
+  sendLineSms: (r) => ({ params: { id: r.lineId }, body: { to_number: r.phoneNumber, message: 'Matrix' } }),
+  listConversations: (r) => ({ query: { line_id: r.lineId } }),
+  getConversation: (r) => ({ params: { lineId: r.lineId, phoneNumber: r.phoneNumber } }),
+  // Forged carrier callbacks: an inbound call and a STOP to the tenant's own number.
+  carrierEvent: (r) => ({ body: { type: 'call.incoming', carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`, from: phone(), to: r.linePhoneNumber, at: Date.now() } }),
+  carrierMessageEvent: (r) => ({
+    body: { type: 'sms.received', carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`, from: r.phoneNumber, to: r.linePhoneNumber, text: 'STOP', at: Date.now() },
+  }),
+};
+
+/** Whether the matrix cannot build a valid request for this route without a fixture. */
+export function needsFixture(route: RouteDef): boolean {
+  return /\{/.test(route.path) || route.doc.requestBody?.required === true || (route.doc.parameters ?? []).some((p) => p.in === 'query' && p.required);
+}
+
+/** How a cell sees a tenant's resources: which fixtures, and whether disposables are made afresh. */
+export type ResourceMode = { kind: 'fixtures'; fixtures: EnvFixtures } | { kind: 'fresh'; fixtures: EnvFixtures; make: FreshMaker } | { kind: 'unknown'; fixtures: EnvFixtures };
+
+export interface FreshMaker {
+  line(): Promise<string>;
+  agentKey(): Promise<string>;
+  apiToken(): Promise<string>;
+  consent(lineId: string): Promise<string>;
+}
+
+/** Builds the resources view, and records whether the request names an id, and one that belongs to a line. */
+export function resourcesFor(mode: ResourceMode): { resources: Resources; namesLine: () => boolean; namesId: () => boolean } {
+  const f = mode.fixtures;
+  let namesLine = false;
+  let namesId = false;
+  const random = mode.kind === 'unknown';
+  const ids = {
+    lineId: random ? crypto.randomUUID() : f.lineId,
+    liveCallId: random ? crypto.randomUUID() : f.liveCallId,
+    endedCallId: random ? crypto.randomUUID() : f.endedCallId,
+    agentKeyId: random ? crypto.randomUUID() : f.agentKeyId,
+    apiTokenId: random ? crypto.randomUUID() : f.apiTokenId,
+  };
+  const onLine = <T>(value: T) => {
+    namesLine = true;
+    namesId = true;
+    return value;
+  };
+  const anId = <T>(value: T) => {
+    namesId = true;
+    return value;
+  };
+  const resources: Resources = {
+    get lineId() {
+      return onLine(ids.lineId);
+    },
+    get liveCallId() {
+      return onLine(ids.liveCallId);
+    },
+    get endedCallId() {
+      return onLine(ids.endedCallId);
+    },
+    phoneNumber: f.phoneNumber,
+    linePhoneNumber: f.linePhoneNumber,
+    get agentKeyId() {
+      return anId(ids.agentKeyId);
+    },
+    get apiTokenId() {
+      return anId(ids.apiTokenId);
+    },
+    newPhone: phone,
+    disposableLine: async () => onLine(mode.kind === 'fresh' ? await mode.make.line() : ids.lineId),
+    disposableAgentKey: async () => anId(mode.kind === 'fresh' ? await mode.make.agentKey() : ids.agentKeyId),
+    disposableApiToken: async () => anId(mode.kind === 'fresh' ? await mode.make.apiToken() : ids.apiTokenId),
+    consentedPhone: async () => (mode.kind === 'fresh' ? mode.make.consent(f.lineId) : f.phoneNumber),
+  };
+  return { resources, namesLine: () => namesLine, namesId: () => namesId };
+}
+
+/** The concrete request of a route (or one of its alias paths) from a spec. */
+export function toRequest(route: RouteDef, path: string, spec: RequestSpec): { method: string; path: string; body?: unknown; headers: Record<string, string> } {
+  const filled = path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
+    const value = spec.params?.[name];
+    if (value === undefined) throw new Error(`the fixture of ${route.operationId} does not fill {${name}}`);
+    return encodeURIComponent(value);
+  });
+  const query = spec.query ? `?${new URLSearchParams(spec.query).toString()}` : '';
+  return { method: route.method.toUpperCase(), path: `${filled}${query}`, body: spec.body, headers: spec.headers ?? {} };
+}
+
+/** A key as the auth rules see it. */
+export interface KeyTraits {
+  kind: 'standard' | 'service';
+  permissions: Tier;
+  scopes: readonly string[];
+}
+
+export interface Outcome {
+  status: number;
+  code: string;
+}
+
+/**
+ * What the auth layer answers a live key of these traits on a route, from the route's `auth`
+ * and the spec's rules, in the order the API checks them: kind (401 invalid_api_key), tier (403
+ * agent_permission_denied), scope (403 forbidden); `undefined` when it lets the request through.
+ */
+export function authRefusal(auth: RouteDef['auth'], key: KeyTraits): Outcome | undefined {
+  if (auth.kind === 'public') return undefined;
+  // No tenant key is a carrier's credential: carrier callbacks want the carrier's signature.
+  if (auth.kind === 'carrier') return { status: 401, code: 'unauthorized' };
+  if (auth.kind === 'service') return key.kind === 'service' ? undefined : { status: 401, code: 'invalid_api_key' };
+  if (key.kind === 'service') return { status: 401, code: 'invalid_api_key' };
+  if (!tierAllows(key.permissions, auth.verb)) return { status: 403, code: 'agent_permission_denied' };
+  if (!key.scopes.includes(auth.scope)) return { status: 403, code: 'forbidden' };
+  return undefined;
+}
+
+/** The refusals the auth layer itself gives; anything else on a 403 is a handler's own policy. */
+export function isAuthLayerRefusal(response: { status: number; body?: { error?: { code?: string; details?: Array<{ field?: string }> } } }): boolean {
+  const error = response.body?.error;
+  if (response.status === 401) return true;
+  if (response.status !== 403) return false;
+  return error?.code === 'agent_permission_denied' || (error?.code === 'forbidden' && (error.details ?? []).some((d) => d.field === 'scope'));
+}
+
+export function successStatus(route: RouteDef): number {
+  const status = Object.keys(route.doc.responses).map(Number).find((code) => code >= 200 && code < 300);
+  if (status === undefined) throw new Error(`${route.operationId} documents no 2xx response`);
+  return status;
+}
+
+/**
+ * Everything a tenant owns, as one comparable string: every row of every table with a
+ * `workspace_id` (found in the catalog, so new tables are covered), its workspace, its lines'
+ * signing secrets and its keys' idempotency records. `environment` narrows it to one environment.
+ */
+export async function tenantSnapshot(db: Db, workspaceId: string, options: { environment?: 'test' | 'live'; ignoreColumns?: string[] } = {}): Promise<string> {
+  const tables: string[] = await db('information_schema.columns as c')
+    .join('information_schema.tables as t', function joinTables() {
+      this.on('t.table_name', 'c.table_name').andOn('t.table_schema', 'c.table_schema');
+    })
+    .where({ 'c.table_schema': 'public', 'c.column_name': 'workspace_id', 't.table_type': 'BASE TABLE' })
+    .orderBy('c.table_name')
+    .pluck('c.table_name');
+  const withEnvironment: string[] = await db('information_schema.columns').where({ table_schema: 'public', column_name: 'environment' }).pluck('table_name');
+  const snapshot: Record<string, unknown[]> = {};
+  const scoped = (table: string) => {
+    const query = db(table).where({ workspace_id: workspaceId });
+    if (options.environment && withEnvironment.includes(table)) query.andWhere({ environment: options.environment });
+    return query;
+  };
+  for (const table of tables) snapshot[table] = await scoped(table).select('*');
+  const lineIds = await scoped('lines').pluck('id');
+  const keyIds = await scoped('api_keys').pluck('id');
+  snapshot.workspaces = await db('workspaces').where({ id: workspaceId });
+  snapshot.line_webhook_secrets = await db('line_webhook_secrets').whereIn('line_id', lineIds);
+  snapshot.idempotency_keys = options.environment ? [] : await db('idempotency_keys').whereIn('principal_key_id', keyIds);
+  const ignore = new Set(options.ignoreColumns ?? []);
+  const canonical = Object.fromEntries(
+    Object.entries(snapshot).map(([table, rows]) => [
+      table,
+      rows.map((row) => JSON.stringify(Object.fromEntries(Object.entries(row as object).filter(([column]) => !ignore.has(column)).sort(([a], [b]) => a.localeCompare(b))))).sort(),
+    ]),
+  );
+  return JSON.stringify(canonical);
+}
+
+/** Which rows differ between two snapshots, table by table (for a failure message). */
+export function snapshotDiff(before: string, after: string, maxRows = 6): string {
+  const a = JSON.parse(before) as Record<string, string[]>;
+  const b = JSON.parse(after) as Record<string, string[]>;
+  const lines: string[] = [];
+  for (const table of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const was = new Set(a[table] ?? []);
+    const is = new Set(b[table] ?? []);
+    const removed = [...was].filter((row) => !is.has(row));
+    const added = [...is].filter((row) => !was.has(row));
+    if (removed.length === 0 && added.length === 0) continue;
+    lines.push(`  ${table}:`, ...removed.slice(0, maxRows).map((row) => `    - ${row.slice(0, 400)}`), ...added.slice(0, maxRows).map((row) => `    + ${row.slice(0, 400)}`));
+  }
+  return lines.join('\n');
+}
+
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+
+/** Every UUID a text holds, lowercased. */
+export function uuidsIn(text: string): Set<string> {
+  return new Set((text.match(UUID) ?? []).map((id) => id.toLowerCase()));
+}

@@ -1,0 +1,102 @@
+import crypto from 'node:crypto';
+import type { Db } from '../../src/db/knex';
+import type { Environment } from '../../src/keys/format';
+import { eventually, webhookLine, type Harness, type Tenant } from './harness';
+
+/**
+ * A tenant's resources in one environment, made through the public API as a customer would:
+ * lines, an ended and a live call, a consented number with a conversation, an agent key and a
+ * scoped API token. Shared by the tests that sweep every operation (schema fuzzing, the auth
+ * matrix), which fill path and body parameters from these ids.
+ */
+/** A remote party's number: area code 650, which the carrier simulator never gives a line, in the 555-2xxx range it answers. */
+export function remoteNumber(): string {
+  return `+1650555${String(2000 + crypto.randomInt(8000)).padStart(4, '0')}`;
+}
+
+export interface EnvFixtures {
+  environment: Environment;
+  /** The owner's standard key and service key of this environment. */
+  key: string;
+  serviceKey: string;
+  /** An active webhook line holding every line-bound resource below. */
+  lineId: string;
+  linePhoneNumber: string;
+  /** Further active lines of this environment (test environment only: a second live line needs a card). */
+  spareLineIds: string[];
+  /** A completed call, then a call in progress, on `lineId`. */
+  endedCallId: string;
+  liveCallId: string;
+  /** A number with an active explicit_outbound consent on `lineId` and a conversation (one SMS sent). */
+  phoneNumber: string;
+  agentKeyId: string;
+  apiTokenId: string;
+}
+
+/** `webhookUrl`: where the lines' events go (a test receiver answering 200 keeps the tenant quiet: no retries). */
+export async function makeEnvFixtures(h: Harness, tenant: Tenant, environment: Environment, options: { spareLines?: number; webhookUrl?: string } = {}): Promise<EnvFixtures> {
+  const key = environment === 'test' ? tenant.keys.test : tenant.keys.live;
+  const serviceKey = environment === 'test' ? tenant.keys.serviceTest : tenant.keys.serviceLive;
+  const ok = async (method: string, path: string, body?: unknown, status = [200, 201], headers?: Record<string, string>, as = key) => {
+    const res = await h.request(method, path, { key: as, body, headers });
+    if (!status.includes(res.status)) throw new Error(`fixture ${method} ${path} answered ${res.status}: ${res.text}`);
+    return res.body;
+  };
+  const makeLine = async () => {
+    const { line } = await ok('POST', '/api/v1/lines', webhookLine({ name: `Fixture line ${crypto.randomBytes(3).toString('hex')}`, ...(options.webhookUrl ? { webhook_url: options.webhookUrl } : {}) }));
+    if (line.status === 'active') return line as { id: string; phone_number: string };
+    return eventually(async () => {
+      const { line: current } = await ok('GET', `/api/v1/lines/${line.id}`);
+      return current.status === 'active' ? (current as { id: string; phone_number: string }) : undefined;
+    }, 20_000, `line ${line.id} to be active`);
+  };
+  const callStatus = async (id: string) => (await ok('GET', `/api/v1/calls/${id}`)).call.status as string;
+  const untilCall = (id: string, statuses: string[]) =>
+    eventually(async () => {
+      const status = await callStatus(id);
+      return statuses.includes(status) ? status : undefined;
+    }, 20_000, `call ${id} to be ${statuses.join('/')}`);
+
+  const line = await makeLine();
+  const spareLineIds: string[] = [];
+  for (let i = 0; i < (options.spareLines ?? 0); i += 1) spareLineIds.push((await makeLine()).id);
+
+  const phoneNumber = remoteNumber();
+  const ended = (await ok('POST', '/api/v1/calls', { line_id: line.id, to_number: phoneNumber })).call.id as string;
+  await untilCall(ended, ['in_progress']);
+  await ok('POST', `/api/v1/calls/${ended}/hangup`);
+  await untilCall(ended, ['completed']);
+  const live = (await ok('POST', '/api/v1/calls', { line_id: line.id, to_number: phoneNumber })).call.id as string;
+  await untilCall(live, ['in_progress']);
+
+  await ok('POST', '/api/v1/consent', { line_id: line.id, phone_number: phoneNumber, consent_type: 'explicit_outbound' });
+  await ok('POST', '/api/v1/messages', { line_id: line.id, to: phoneNumber, text: 'Fixture message' });
+
+  const agentKey = await ok('POST', '/v1/keys', { name: 'fixture agent', agent_label: 'fixture-agent' }, [201], { 'idempotency-key': crypto.randomUUID() }, serviceKey);
+  const apiToken = await ok('POST', '/api-tokens', { name: 'fixture token', grant: { scopes: ['read'] } });
+
+  return {
+    environment,
+    key,
+    serviceKey,
+    lineId: line.id,
+    linePhoneNumber: line.phone_number,
+    spareLineIds,
+    endedCallId: ended,
+    liveCallId: live,
+    phoneNumber,
+    agentKeyId: agentKey.key.id,
+    apiTokenId: apiToken.api_token.id,
+  };
+}
+
+/**
+ * Empties the rate-limit windows of these workspaces (their users and keys included), for tests
+ * that sweep every operation many times: otherwise most of their requests are 429. The limits
+ * themselves are tested in rateLimits.test.ts.
+ */
+export async function clearRateLimits(db: Db, workspaceIds: string[]): Promise<void> {
+  const [users, keys] = await Promise.all([db('users').whereIn('workspace_id', workspaceIds).pluck('id'), db('api_keys').whereIn('workspace_id', workspaceIds).pluck('id')]);
+  const patterns = [...workspaceIds, ...users, ...keys].map((id) => `%${id}%`);
+  await db('rate_limit_hits').whereRaw('bucket like any(?)', [patterns]).delete();
+}

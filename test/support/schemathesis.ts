@@ -1,0 +1,201 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { EnvFixtures } from './fixtures';
+
+// smol-toml is an ES module with a CommonJS build; jest runs this file as CommonJS, so require that build.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { stringify } = require('smol-toml') as typeof import('smol-toml', { with: { 'resolution-mode': 'import' } });
+
+/**
+ * Runs schemathesis against the served OpenAPI document: which operations a key kind can reach
+ * (read from each operation's `security`), and a config that draws path and body parameters
+ * from a tenant's real fixtures half of the time (the other half stays random), so the fuzzer
+ * gets past "not found" into the handlers.
+ */
+export type KeyKind = 'standard' | 'service';
+
+interface OpenApiOperation {
+  operationId: string;
+  security?: Array<Record<string, unknown>>;
+  parameters?: Array<{ name: string; in: string }>;
+  requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown>; $ref?: string } }> };
+}
+type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>>; components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> } };
+
+/** Which key kind an operation takes: none (`security: []`), a service key, or a standard key (the document's default). */
+export function operationKeyKind(operation: OpenApiOperation): KeyKind | 'public' {
+  if (operation.security === undefined) return 'standard';
+  if (operation.security.length === 0) return 'public';
+  return operation.security.some((requirement) => 'serviceKey' in requirement) ? 'service' : 'standard';
+}
+
+export function operationsOf(document: OpenApiDocument): Array<{ path: string; method: string; operation: OpenApiOperation }> {
+  return Object.entries(document.paths).flatMap(([p, methods]) => Object.entries(methods).map(([method, operation]) => ({ path: p, method, operation })));
+}
+
+/** The fixture dictionary a parameter is drawn from, by where it is and what it names. */
+function dictionaryFor(location: 'path' | 'query' | 'body', name: string, opPath: string, method: string): string | undefined {
+  if (location === 'path' && name === 'id') {
+    if (opPath.startsWith('/api/v1/lines/')) return method === 'delete' ? 'disposable_lines' : 'lines';
+    // Controls get the ended call only: hangup would end the live call, and on it `wait` and
+    // `speak` wait 30 s for the caller by default (the client's request timeout) and `press`
+    // plays half a second per `w`. Their answers on a live call are checked by the auth matrix.
+    if (opPath.startsWith('/api/v1/calls/')) return opPath === '/api/v1/calls/{id}' ? 'calls' : 'ended_calls';
+    if (/^\/(api\/)?v1\/keys\//.test(opPath)) return 'agent_keys';
+    if (opPath.startsWith('/api-tokens/')) return 'api_tokens';
+    return undefined;
+  }
+  if (name === 'line_id' || name === 'lineId') return 'lines';
+  if (['to_number', 'phone_number', 'phoneNumber'].includes(name) || (location === 'body' && name === 'to')) return 'phones';
+  if (name === 'api_key_id') return 'key_ids';
+  return undefined;
+}
+
+function bodyProperties(document: OpenApiDocument, operation: OpenApiOperation): string[] {
+  const schema = operation.requestBody?.content?.['application/json']?.schema;
+  const resolved = schema?.$ref ? document.components?.schemas?.[schema.$ref.split('/').pop()!] : schema;
+  return Object.keys(resolved?.properties ?? {});
+}
+
+export interface FuzzConfigInput {
+  document: OpenApiDocument;
+  keyKind: KeyKind;
+  fixtures: EnvFixtures;
+  /** Lines the fuzzer may release (DELETE), kept apart from the ones the other operations use. */
+  disposableLineIds: string[];
+  maxExamples: number;
+}
+
+/** The schemathesis.toml of one run. */
+export function fuzzConfig(input: FuzzConfigInput): string {
+  const f = input.fixtures;
+  const dictionaries: Record<string, { values: Array<string | number> }> = {
+    lines: { values: [f.lineId, ...f.spareLineIds.filter((id) => !input.disposableLineIds.includes(id))] },
+    disposable_lines: { values: input.disposableLineIds.length ? input.disposableLineIds : [f.lineId] },
+    calls: { values: [f.liveCallId, f.endedCallId] },
+    ended_calls: { values: [f.endedCallId] },
+    agent_keys: { values: [f.agentKeyId] },
+    api_tokens: { values: [f.apiTokenId] },
+    phones: { values: [f.phoneNumber, f.linePhoneNumber] },
+    key_ids: { values: ['self', f.agentKeyId, f.apiTokenId] },
+  };
+  const operations = operationsOf(input.document).map(({ path: opPath, method, operation }) => {
+    const kind = operationKeyKind(operation);
+    const parameters: Record<string, { dictionary: string; probability: number }> = {};
+    const bind = (location: 'path' | 'query' | 'body', name: string) => {
+      const dictionary = dictionaryFor(location, name, opPath, method);
+      if (dictionary) parameters[`${location}.${name}`] = { dictionary, probability: 0.5 };
+    };
+    for (const parameter of operation.parameters ?? []) if (parameter.in === 'path' || parameter.in === 'query') bind(parameter.in, parameter.name);
+    for (const name of bodyProperties(input.document, operation)) bind('body', name);
+    // Live call control on a call the fuzzer found in a response (it harvests ids from them) would
+    // wait for the caller as long as asked (up to 120 s): those operations use the dictionaries only.
+    const noHarvest = /^\/api\/v1\/calls\/\{id\}\/(speak|wait|press)$/.test(opPath);
+    const own = { 'extra-data-sources': { responses: false } };
+    return {
+      'include-operation-id': operation.operationId,
+      // Public operations run with the standard key's runs only, once.
+      enabled: kind === input.keyKind || (kind === 'public' && input.keyKind === 'standard'),
+      ...(Object.keys(parameters).length ? { parameters } : {}),
+      ...(noHarvest ? { phases: { coverage: own, fuzzing: own } } : {}),
+    };
+  });
+  return stringify({
+    generation: { 'max-examples': input.maxExamples, database: 'none' },
+    'request-timeout': 30,
+    dictionaries,
+    operations,
+  });
+}
+
+export interface FuzzRunResult {
+  exitCode: number | null;
+  /** Holds the config; the replay command runs from it. */
+  dir: string;
+  output: string;
+  /** The exact command line, to replay the run by hand against the same server. */
+  command: string;
+  durationMs: number;
+}
+
+/** No 5xx; every body as documented for its status; a method a path does not serve is 405 with `Allow`. */
+export const FUZZ_CHECKS = ['not_a_server_error', 'response_schema_conformance', 'unsupported_method'];
+
+/**
+ * One schemathesis run. Phases are coverage and fuzzing only: the stateful phase chains responses
+ * into requests and so revokes its own key (GET /api-tokens lists it, POST /api-tokens/{id}/revoke
+ * accepts it), which ends the run early. One worker: the generator's use of Python 3.11's AST
+ * parser is not thread-safe ("AST constructor recursion depth mismatch").
+ */
+export async function runSchemathesis(input: {
+  executable: string;
+  apiUrl: string;
+  key: string;
+  seed: number;
+  config: string;
+  phases: Array<'coverage' | 'fuzzing'>;
+  workers: number;
+}): Promise<FuzzRunResult> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'schemathesis-'));
+  const configFile = path.join(dir, 'schemathesis.toml');
+  fs.writeFileSync(configFile, input.config);
+  const args = [
+    '--config-file',
+    configFile,
+    'run',
+    `${input.apiUrl}/api/openapi.yaml`,
+    '--url',
+    input.apiUrl,
+    '--header',
+    `Authorization: Bearer ${input.key}`,
+    '--checks',
+    FUZZ_CHECKS.join(','),
+    '--phases',
+    input.phases.join(','),
+    '--seed',
+    String(input.seed),
+    '--workers',
+    String(input.workers),
+    '--no-color',
+    '--output-sanitize',
+    'false',
+  ];
+  const started = Date.now();
+  const { exitCode, output } = await new Promise<{ exitCode: number | null; output: string }>((resolve, reject) => {
+    const child = spawn(input.executable, args, { cwd: dir, env: process.env });
+    let text = '';
+    child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ exitCode: code, output: text }));
+  });
+  const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
+  const command = `cd ${dir} && ${[input.executable, ...args].map(quote).join(' ')}`;
+  return { exitCode, dir, output, command, durationMs: Date.now() - started };
+}
+
+/**
+ * What a failing test shows: an index of the failing operations with their distinct failures
+ * (each kind once, with a count), then the start of schemathesis' own report (requests as curl).
+ */
+export function failureReport(output: string, detailChars = 12_000): string {
+  const start = output.search(/^=+ (ERRORS|FAILURES) =+$/m);
+  const report = start >= 0 ? output.slice(start) : output;
+  const index = new Map<string, Map<string, number>>();
+  let operation = '';
+  for (const line of report.split('\n')) {
+    const heading = /^_{3,} ([A-Z]+ \S+) _{3,}$/.exec(line.trim());
+    if (heading) operation = heading[1];
+    const failure = /^- (ST\d+ .+)$/.exec(line.trim()) ?? /^(Runtime Error|Network Error)$/.exec(line.trim());
+    if (operation && failure) {
+      const kinds = index.get(operation) ?? new Map<string, number>();
+      kinds.set(failure[1], (kinds.get(failure[1]) ?? 0) + 1);
+      index.set(operation, kinds);
+    }
+  }
+  const lines = [...index].map(([op, kinds]) => `  ${op}: ${[...kinds].map(([kind, count]) => (count > 1 ? `${kind} (x${count})` : kind)).join('; ')}`);
+  const summary = /=+ SUMMARY =+[\s\S]*$/.exec(output)?.[0] ?? '';
+  return [`Failing operations (${index.size}):`, ...lines, '', report.slice(0, detailChars), report.length > detailChars ? '[...]' : '', summary].join('\n');
+}
