@@ -9,6 +9,7 @@ import * as m0007 from './0007_inbound_calls';
 import * as m0008 from './0008_backfill_signup_credit';
 import * as m0009 from './0009_messages';
 import * as m0010 from './0010_conversation_calls';
+import * as m0014 from './0014_call_workflow_claims';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -25,6 +26,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0008_backfill_signup_credit': m0008,
   '0009_messages': m0009,
   '0010_conversation_calls': m0010,
+  '0014_call_workflow_claims': m0014,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
