@@ -596,8 +596,11 @@ async function runCall(call: CallInput, carried: CallContinuation | undefined): 
   const relayWaiting = () => relayEnded !== undefined && !relayHandled;
   /** A sentence for the conversation loop (not claimed by a control request). */
   const turnWaiting = () => claimedByControl === 0 && events.sentences.length > 0;
-  // Audio lines keep their relay activity for the whole call, and their history stays small.
-  const continueDue = () => call.mode !== 'audio' && workflowInfo().continueAsNewSuggested;
+  // A long history goes on in a fresh run before the next turn (waiting sentences are carried
+  // over, so a caller who never stops talking cannot postpone it), except while a control request
+  // holds the caller's next sentence. Audio lines keep their relay for the whole call, and their
+  // history stays small.
+  const continueDue = () => call.mode !== 'audio' && claimedByControl === 0 && workflowInfo().continueAsNewSuggested;
   for (;;) {
     await condition(() => ended() || relayWaiting() || turnWaiting() || continueDue());
     if (ended()) return endTalk();
@@ -610,7 +613,8 @@ async function runCall(call: CallInput, carried: CallContinuation | undefined): 
       else if (endedBy !== 'call') requestEnd('audio_handler_unavailable');
       continue;
     }
-    if (turnWaiting()) {
+    if (!continueDue()) {
+      // Woken for the caller's next sentence.
       const utterance = events.sentences.shift()!;
       // Turns are numbered by the caller's sentences so far, this one included (as before).
       sentencesTaken += 1;
@@ -620,11 +624,11 @@ async function runCall(call: CallInput, carried: CallContinuation | undefined): 
       await takeTurn(utterance, turn);
       continue;
     }
-    // The history is long: go on in a fresh run once nothing is in flight (control requests
-    // answered, the transcript written, no hold being extended).
+    // Continue as new once nothing is in flight: control requests answered, the transcript
+    // written, no hold being extended.
     await flushTranscript();
-    await condition(() => ended() || turnWaiting() || (allHandlersFinished() && !extending));
-    if (ended() || turnWaiting() || unwritten.length > 0) continue;
+    await condition(() => ended() || !continueDue() || (allHandlersFinished() && !extending));
+    if (ended() || unwritten.length > 0 || !continueDue() || !allHandlersFinished() || extending) continue;
     const next: CallContinuation = {
       carrierCallId: line,
       answeredAt: answeredAt!,

@@ -1,15 +1,16 @@
 import crypto from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { assertCarrier } from '../carrierAuth';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { oneMinuteReserveCents, zoneOf, type Zone } from '../../src/billing/pricing';
-import { callOpening } from '../../src/calls/store';
+import { ACTIVE_CALL_STATUSES, type CallStatus } from '../../src/calls/rules';
+import { callOpening, failUnclaimedCall } from '../../src/calls/store';
 import type { LineRow } from '../../src/lines/store';
 import { toE164 } from '../../src/phone';
-import { carrierEventSignal, type CarrierCallEvent, type callWorkflow } from '../../workflows/calls';
+import { startResolvingAmbiguity } from '../../src/temporal/starts';
+import { carrierEventSignal, type CallInput, type CarrierCallEvent } from '../../workflows/calls';
 
 /**
  * Where the carrier reports call progress (the simulator, or a Twilio/Telnyx adapter's webhook
@@ -68,35 +69,35 @@ async function incoming(ctx: AppContext, deps: AppDeps, event: IncomingCall): Pr
       throw err;
     }
   }
+  // A repeat of a call that has ended (its start failed, or it is over): the carrier drops it.
+  if (!ACTIVE_CALL_STATUSES.includes(call.status as CallStatus)) throw new ApiError(409, 'call_not_active', 'This call has ended');
   const owner = line ?? (await deps.db<LineRow>('lines').where({ id: call.line_id }).first())!;
-  // Started on every delivery of the event (Temporal refuses a second start of the same id), so a
-  // carrier retry after a failed start still gets the call answered.
-  try {
-    await deps.temporal.workflow.start<typeof callWorkflow>('callWorkflow', {
-      taskQueue: deps.config.taskQueue,
-      workflowId: call.id,
-      args: [
-        {
-          callId: call.id,
-          workspaceId: call.workspace_id,
-          environment: call.environment,
-          lineId: call.line_id,
-          keyId: null,
-          direction: 'inbound',
-          from: call.from_number,
-          to: call.to_number,
-          mode: call.mode,
-          zone: call.zone,
-          reservePerMinuteCents: oneMinuteReserveCents(call.mode, call.zone),
-          carrierCallId: event.carrier_call_id,
-          ...(await callOpening(deps.db, owner)),
-        },
-      ],
-    });
-    ctx.state.log.info({ call_id: call.id, line_id: call.line_id }, 'inbound call');
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  const input: CallInput = {
+    callId: call.id,
+    workspaceId: call.workspace_id,
+    environment: call.environment,
+    lineId: call.line_id,
+    keyId: null,
+    direction: 'inbound',
+    from: call.from_number,
+    to: call.to_number,
+    mode: call.mode,
+    zone: call.zone,
+    reservePerMinuteCents: oneMinuteReserveCents(call.mode, call.zone),
+    carrierCallId: event.carrier_call_id,
+    ...(await callOpening(deps.db, owner)),
+  };
+  // Started on every delivery of the event (a second start of the id is refused), so a carrier
+  // retry after a lost answer still gets the call answered. A start that did not happen leaves
+  // no ringing row behind (it would hold the line): the call is failed and the carrier told so.
+  const started = await startResolvingAmbiguity(deps.temporal, 'callWorkflow', { taskQueue: deps.config.taskQueue, workflowId: call.id, args: [input] });
+  if (started !== 'started') {
+    ctx.state.log.error({ call_id: call.id, start: started }, 'could not start the inbound call workflow');
+    if (await failUnclaimedCall(deps.db, { callId: call.id, tenant: { workspaceId: call.workspace_id, environment: call.environment }, endCause: 'service_error', at: deps.now() })) {
+      throw new ApiError(503, 'service_unavailable', 'The call cannot be taken right now', undefined, { 'Retry-After': '1' });
+    }
   }
+  ctx.state.log.info({ call_id: call.id, line_id: call.line_id }, 'inbound call');
   ctx.body = { received: true, call_id: call.id };
 }
 

@@ -19,8 +19,8 @@ import { createCurrentSecret, readSecret } from '../../src/lines/secrets';
 import { findLine, linesOf, toLineRecord, type LineRow } from '../../src/lines/store';
 import { requireSetting } from '../../src/config';
 import { parseSecretsKey } from '../../src/crypto/secretBox';
+import { endActiveCall } from '../../src/calls/hangup';
 import { ACTIVE_CALL_STATUSES } from '../../src/calls/rules';
-import { hangupSignal } from '../../workflows/calls';
 import { workflowIds } from '../../workflows/ids';
 import type { provisionLineWorkflow, releaseLineWorkflow } from '../../workflows/lines';
 import { rotateSecretUpdate, type lineSecretsWorkflow, type RotateSecretResult } from '../../workflows/lineSecrets';
@@ -166,7 +166,15 @@ async function releaseLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   });
   // A released line keeps no call: hang up the active one (its workflow settles it as usual).
   const active = await deps.db('calls').where({ line_id: row.id }).whereIn('status', [...ACTIVE_CALL_STATUSES]).pluck('id');
-  for (const callId of active) await deps.temporal.workflow.getHandle(callId).signal(hangupSignal);
+  for (const callId of active) {
+    try {
+      // A call whose workflow is gone is ended by the recovery workflow (L11).
+      await endActiveCall(deps.temporal, deps.config.taskQueue, callId);
+    } catch (err) {
+      // The release has committed; the recovery sweeper ends a call this could not reach.
+      ctx.state.log.error({ err, call_id: callId, line_id: row.id }, 'could not hang up the released line’s call');
+    }
+  }
   ctx.state.log.info({ line_id: row.id, hung_up_calls: active.length }, 'line released');
   ctx.body = { line: toLineRecord(released) };
 }
