@@ -330,7 +330,9 @@ export function lineRoutes(): RouteDef[] {
       rateLimit: 'lines.delete',
       doc: {
         summary: 'Release a line: status `released`, its number given back to the carrier',
-        description: 'Idempotent: releasing a released line answers the same record. A released line cannot be changed, bound to keys or used.',
+        description:
+          'Idempotent: releasing a released line answers the same record. A released line cannot be changed, bound to keys or used. ' +
+          'Its active call is hung up (a call whose workflow is gone is ended by the recovery workflow).',
         tags: ['lines'],
         parameters: [lineIdParam],
         responses: { '200': { description: '`{line}` with `status: released`', ...lineResponse }, '404': errorResponse('`not_found`') },

@@ -195,6 +195,7 @@ const sendResponses = {
   '403': errorResponse('`number_opted_out`, `conversation_window_expired`, `agent_scope_error`, `agent_permission_denied`, `forbidden`'),
   '404': errorResponse('`not_found`: the line'),
   '409': errorResponse('`line_not_active`'),
+  '503': errorResponse('`service_unavailable`: the message could not be handed to the send workflow (it is `failed`, nothing held); `Retry-After`'),
 };
 const sendDescription =
   'Allowed only if the recipient sent an SMS to this line within the last 24 hours, or an active `explicit_outbound` consent exists for the (line, recipient) pair. ' +
