@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import { createCallActivities } from '../../activities/calls';
+import type { CarrierAdapter } from '../../activities/carrier/adapter';
 import { placeHold } from '../../src/billing/holds';
 import { insertMessage } from '../../src/messages/store';
 import { ensureSchedules, RECOVERY_SCHEDULE_ID } from '../../src/temporal/schedules';
@@ -79,6 +81,24 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined));
     // Hanging up the ended call again answers it unchanged.
     expect((await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call).toMatchObject({ status: 'completed', charge_cents: hung.body.call.charge_cents });
+    await expectLineFree(line.id);
+  });
+
+  it('a final status is never overwritten by a late state write (a workflow still running for an ended call)', async () => {
+    const line = await makeLine();
+    const id = await orphanCall(line.id, { status: 'in_progress', answeredSecondsAgo: 5 });
+    const ended = (await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call;
+    expect(ended.status).toBe('completed');
+    const activities = createCallActivities({
+      db: h.db,
+      carrier: {} as CarrierAdapter, // state writes only
+      carrierEventsUrl: `${h.apiUrl}/carrier/events`,
+      secretsKey: () => Buffer.alloc(32),
+      now: () => new Date(),
+    });
+    await activities.recordCallState(id, { status: 'in_progress', startedAt: Date.now() });
+    await activities.recordCallState(id, { status: 'failed', endCause: 'carrier_failed', chargeCents: 0 });
+    expect(await getCall(id)).toMatchObject({ status: 'completed', end_cause: 'service_error', charge_cents: ended.charge_cents });
     await expectLineFree(line.id);
   });
 
