@@ -18,6 +18,12 @@ export interface RecoveryActivityDeps {
   now: () => Date;
 }
 
+/**
+ * A call no workflow has claimed this long after it was created lost its start (the API stopped
+ * between recording the call and starting its workflow): when it has no workflow, it is ended
+ * without waiting for STALE_CALL_AGE_MS.
+ */
+export const UNCLAIMED_CALL_AGE_MS = 2 * 60_000;
 /** Queued messages older than this with no workflow were never handed to one (a start that failed unseen). */
 export const STALE_MESSAGE_AGE_MS = 10 * 60_000;
 /** Older messages are left alone: their workflows may be past the namespace's retention. */
@@ -49,14 +55,21 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
   };
 
   return {
-    /** Active calls older than any call can last, and queued messages that should have left long ago. */
-    async findStaleWork(): Promise<{ callIds: string[]; messageIds: string[] }> {
+    /**
+     * Active calls older than any call can last (`callIds`), active calls no workflow has claimed
+     * two minutes on (`unclaimedCallIds`: ended only if their workflow is missing or closed), and
+     * queued messages that should have left long ago.
+     */
+    async findStaleWork(): Promise<{ callIds: string[]; unclaimedCallIds: string[]; messageIds: string[] }> {
       const at = now().getTime();
-      const callIds = await db('calls')
-        .whereIn('status', [...ACTIVE_CALL_STATUSES])
+      const active = () => db('calls').whereIn('status', [...ACTIVE_CALL_STATUSES]).orderBy('created_at').limit(SWEEP_BATCH);
+      const callIds = await active()
         .andWhere('created_at', '<', new Date(at - STALE_CALL_AGE_MS))
-        .orderBy('created_at')
-        .limit(SWEEP_BATCH)
+        .pluck('id');
+      const unclaimedCallIds = await active()
+        .whereNull('workflow_claimed_at')
+        .andWhere('created_at', '<', new Date(at - UNCLAIMED_CALL_AGE_MS))
+        .andWhere('created_at', '>=', new Date(at - STALE_CALL_AGE_MS))
         .pluck('id');
       const messageIds = await db('messages')
         .where({ status: 'queued', direction: 'outbound' })
@@ -65,7 +78,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
         .orderBy('created_at')
         .limit(SWEEP_BATCH)
         .pluck('id');
-      return { callIds, messageIds };
+      return { callIds, unclaimedCallIds, messageIds };
     },
 
     /**

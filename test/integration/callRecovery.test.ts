@@ -117,6 +117,9 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     // Missing: the start never happened.
     const missingLine = await makeLine();
     const missing = await orphanCall(missingLine.id, { status: 'initiated', createdMinutesAgo: 30 });
+    // Never claimed by a workflow three minutes on (the API stopped before starting it): no need to wait 20 minutes.
+    const unclaimedLine = await makeLine();
+    const unclaimed = await orphanCall(unclaimedLine.id, { status: 'initiated', createdMinutesAgo: 3 });
     // Closed: the workflow was terminated (as at Temporal's history limit) with the call live.
     const closedLine = await makeLine();
     const closed = (await place(closedLine.id, '+14155552681')).body.call.id as string;
@@ -132,6 +135,8 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     const result = (await sweep()) as { calls: Array<{ callId: string; outcome: string; workflow?: string }> };
     const outcome = (id: string) => result.calls.find((c) => c.callId === id);
     expect(outcome(missing)).toMatchObject({ outcome: 'ended', workflow: 'missing' });
+    expect(outcome(unclaimed)).toMatchObject({ outcome: 'ended', workflow: 'missing' });
+    expect(await getCall(unclaimed)).toMatchObject({ status: 'failed', end_cause: 'service_error', charge_cents: 0 });
     expect(outcome(closed)).toMatchObject({ outcome: 'ended', workflow: 'closed' });
     expect(outcome(stuck)).toMatchObject({ outcome: 'ended', workflow: 'terminated' });
 
@@ -151,8 +156,8 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     expect((await hold(`call:${missing}`)).status).toBe('settled');
     // A second sweep changes nothing.
     const again = (await sweep()) as { calls: Array<{ callId: string }> };
-    expect(again.calls.map((c) => c.callId)).not.toEqual(expect.arrayContaining([missing, closed, stuck]));
-    for (const lineId of [missingLine.id, closedLine.id, stuckLine.id]) await expectLineFree(lineId);
+    for (const id of [missing, unclaimed, closed, stuck]) expect(again.calls.map((c) => c.callId)).not.toContain(id);
+    for (const lineId of [missingLine.id, unclaimedLine.id, closedLine.id, stuckLine.id]) await expectLineFree(lineId);
   });
 
   it('the sweeper fails a queued message that never got a workflow and releases its hold; one with a workflow is left alone', async () => {
