@@ -132,6 +132,24 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       expect((await hold(`sms:${sent.body.id}`)).status).toBe('settled');
     });
 
+    it('a start that cannot be confirmed either way: 201 queued, held; the sweeper fails it later if it never got a workflow', async () => {
+      const line = await makeLine();
+      const peer = '+14155550144';
+      await inbound(peer, line.phone_number);
+      faults.failStarts('sendMessageWorkflow');
+      faults.failDescribes();
+      const sent = await h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: line.id, to: peer, text: 'Ready for pickup.' } });
+      expect(sent.status).toBe(201);
+      expect(sent.body.status).toBe('queued');
+      expect((await hold(`sms:${sent.body.id}`)).status).toBe('active');
+      faults.reset();
+      // Ten minutes on, still queued and with no workflow: never sent.
+      await h.db('messages').where({ id: sent.body.id }).update({ created_at: h.db.raw("now() - interval '11 minutes'") });
+      await h.temporal.workflow.execute('recoverOrphansWorkflow', { taskQueue: h.config.taskQueue, workflowId: `sweep-${sent.body.id}`, args: [{}] });
+      expect(await h.db('messages').where({ id: sent.body.id }).first()).toMatchObject({ status: 'failed', error_code: 'not_sent' });
+      expect((await hold(`sms:${sent.body.id}`)).status).toBe('released');
+    });
+
     it('a start that never happened: 503, the message failed and its hold released', async () => {
       const line = await makeLine();
       const peer = '+14155550143';
