@@ -1,25 +1,11 @@
-import {
-  ActivityCancellationType,
-  ActivityFailure,
-  allHandlersFinished,
-  ApplicationFailure,
-  CancellationScope,
-  condition,
-  continueAsNew,
-  isCancellation,
-  patched,
-  proxyActivities,
-  proxyLocalActivities,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
-import type { BillingActivities } from '../activities/billing';
-import type { CallActivities, MessageTurnOutcome } from '../activities/calls';
-import type { AudioActivities, RelayCallAudioResult } from '../activities/audio';
-import type { HostedActivities, HostedTurnOutcome } from '../activities/hosted';
+import { ActivityFailure, allHandlersFinished, ApplicationFailure, CancellationScope, condition, continueAsNew, isCancellation, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { MessageTurnOutcome } from '../activities/calls';
+import type { RelayCallAudioResult } from '../activities/audio';
+import type { HostedTurnOutcome } from '../activities/hosted';
 import { callChargeCents } from '../src/billing/pricing';
 import { boundedAnswerTime, boundedEndTime, callDurationMs, hostedSpeakIdPrefix, MAX_CALL_DURATION_MS, RING_TIMEOUT_MS, type CallStatus, type EndCause } from '../src/calls/rules';
 import type { SequencedEntry } from '../src/calls/store';
+import { audio, billing, carrier, claims, funding, hosted, keypad, records, turns } from './callActivities';
 import { CallEvents, type CarriedEvents } from './callEvents';
 import { legacyCallWorkflow } from './callLegacy';
 import { CALL_NOT_ACTIVE, DTMF_DIGITS, pressUpdate, speakUpdate, waitUpdate, type PressRequest, type SpeakRequest, type SpeakResult, type WaitRequest, type WaitResult } from './callControl';
@@ -36,50 +22,6 @@ export { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type
  * histories continue as new.
  */
 const CALL_V2_PATCH = 'call-workflow-v2';
-
-/** Carrier commands: retried while the carrier is unreachable, for at most a minute; a refusal is final. */
-const carrier = proxyActivities<CallActivities>({
-  startToCloseTimeout: '10 seconds',
-  scheduleToCloseTimeout: '1 minute',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['CarrierRejected'] },
-});
-/** Postgres writes and event publication: idempotent, retried until they succeed. */
-const records = proxyActivities<CallActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
-/** Taking the call over, in the first workflow task (no round trip through the server). */
-const claims = proxyLocalActivities<CallActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
-/** A whole webhook-mode caller turn, at most once (see `takeMessageTurn`; a late answer would be spoken out of turn). */
-const turns = proxyLocalActivities<CallActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
-const billing = proxyActivities<BillingActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
-/** Holding the next minute: a refusal, or no answer within 30 s, ends the call (it is not funded). */
-const funding = proxyActivities<BillingActivities>({
-  startToCloseTimeout: '10 seconds',
-  scheduleToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds' },
-});
-/** A hosted turn: one attempt, heartbeating so a barge-in cancels it within a second (see workflows/callLegacy.ts). */
-const hosted = proxyActivities<HostedActivities>({
-  startToCloseTimeout: '3 minutes',
-  heartbeatTimeout: '1 second',
-  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { maximumAttempts: 1 },
-});
-/** The audio relay of an audio line, for the whole call; it heartbeats every 2 s. */
-const audio = proxyActivities<AudioActivities>({
-  startToCloseTimeout: '20 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumAttempts: 3, nonRetryableErrorTypes: ['CarrierRejected'] },
-});
-/** DTMF can take a while to play (`w` pauses). */
-const keypad = proxyActivities<CallActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 } });
 
 /** Turns of context when a line sets no context_limit. */
 const DEFAULT_CONTEXT_TURNS = 20;
