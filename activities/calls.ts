@@ -1,5 +1,8 @@
 import crypto from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
+import { ACTIVE_CALL_STATUSES } from '../src/calls/rules';
+import { appendTranscript, claimCall, type SequencedEntry } from '../src/calls/store';
 import { recordComplianceEvent } from '../src/compliance/events';
 import type { SecretsKeyRing } from '../src/crypto/secretBox';
 import type { Db } from '../src/db/knex';
@@ -23,6 +26,20 @@ export interface CallActivityDeps {
   /** Streamed-reply budgets of the turn's delivery (the spec's unless configured). */
   ndjsonBudget?: { lineMs: number; totalMs: number };
   now: () => Date;
+}
+
+/**
+ * Runs one carrier command. The carrier's refusal (`CarrierRejectedError`: the call is not
+ * answered any more, or unknown) is final, so it becomes the non-retryable `CarrierRejected`
+ * failure the call workflow acts on; anything else (5xx, network) stays retryable.
+ */
+async function carrierCommand<T>(command: () => Promise<T>): Promise<T> {
+  try {
+    return await command();
+  } catch (err) {
+    if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
+    throw err;
+  }
 }
 
 /** A stable UUID for one event of one call, so a retried activity records it once. */
@@ -49,6 +66,8 @@ export interface TranscriptEntry {
   text: string;
   /** Epoch milliseconds. */
   timestamp: number;
+  /** The entry's place in the call's transcript (calls from before sequenced transcripts have none). */
+  seq?: number;
 }
 
 /** One caller turn, as the call workflow hands it to `takeMessageTurn`. */
@@ -66,6 +85,8 @@ export interface MessageTurn {
   speakIdPrefix: string;
   /** A `{text}` reply is spoken under this id. */
   replySpeakId: string;
+  /** The transcript `seq` of the reply's entry (`said` carries its own); without it the turn is appended as before. */
+  replySeq?: number;
 }
 
 export interface MessageTurnOutcome {
@@ -93,21 +114,21 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
   const delivery = createDeliveryAttempt({ db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) });
   return {
     async placeCall(call: CallFacts): Promise<{ carrierCallId: string }> {
-      const { carrierCallId } = await carrier.placeCall({ callId: call.callId, from: call.from, to: call.to, eventsUrl: carrierEventsUrl, record: call.record ?? false });
+      const { carrierCallId } = await carrierCommand(() => carrier.placeCall({ callId: call.callId, from: call.from, to: call.to, eventsUrl: carrierEventsUrl, record: call.record ?? false }));
       await db('calls').where({ id: call.callId }).update({ carrier_call_id: carrierCallId });
       return { carrierCallId };
     },
 
     async answerCall(callId: string, carrierCallId: string, record = false): Promise<void> {
-      await carrier.answerCall({ carrierCallId, callId, record });
+      await carrierCommand(() => carrier.answerCall({ carrierCallId, callId, record }));
     },
 
     async rejectCall(carrierCallId: string): Promise<void> {
-      await carrier.rejectCall({ carrierCallId });
+      await carrierCommand(() => carrier.rejectCall({ carrierCallId }));
     },
 
     async speak(carrierCallId: string, speakId: string, text: string, voice?: string | null): Promise<void> {
-      await carrier.speak({ carrierCallId, speakId, text, ...(voice ? { voice } : {}) });
+      await carrierCommand(() => carrier.speak({ carrierCallId, speakId, text, ...(voice ? { voice } : {}) }));
     },
 
     /** Live control: plays DTMF digits; false when the call is no longer answered. */
@@ -122,12 +143,22 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
     },
 
     async stopSpeaking(carrierCallId: string): Promise<void> {
-      await carrier.stopSpeaking({ carrierCallId });
+      await carrierCommand(() => carrier.stopSpeaking({ carrierCallId }));
     },
 
-    /** The whole transcript, written as it grows (timestamps as ISO strings on the record). */
+    /** The whole transcript (calls from before sequenced transcripts; timestamps as ISO strings on the record). */
     async recordTranscript(callId: string, transcript: Array<{ role: string; text: string; timestamp: number }>): Promise<void> {
       await db('calls').where({ id: callId }).update({ transcript: transcriptJson(transcript) });
+    },
+
+    /** Adds entries to the call's transcript, merged by `seq` (a retry adds nothing twice). */
+    async appendTranscript(callId: string, entries: SequencedEntry[]): Promise<void> {
+      await appendTranscript(db, callId, entries);
+    },
+
+    /** The workflow's first step: takes the call over, unless the API already failed it (see `claimCall`). */
+    async claimCall(callId: string): Promise<{ claimed: boolean }> {
+      return { claimed: await claimCall(db, callId, now()) };
     },
 
     /**
@@ -200,9 +231,17 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
       if (!lost) {
         try {
           // Appended, so the turn carries its own entries rather than the whole transcript.
-          await db('calls')
-            .where({ id: call.callId })
-            .update({ transcript: db.raw("coalesce(transcript, '[]'::jsonb) || ?::jsonb", [transcriptJson(entries)]) });
+          if (turn.said.seq !== undefined && turn.replySeq !== undefined) {
+            await appendTranscript(
+              db,
+              call.callId,
+              entries.map((entry, i) => ({ ...entry, seq: i === 0 ? turn.said.seq! : turn.replySeq! })),
+            );
+          } else {
+            await db('calls')
+              .where({ id: call.callId })
+              .update({ transcript: db.raw("coalesce(transcript, '[]'::jsonb) || ?::jsonb", [transcriptJson(entries)]) });
+          }
           transcriptWritten = true;
         } catch {
           // What was said is in the result; the workflow rewrites the transcript with a retried activity.
@@ -234,16 +273,21 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
     },
 
     async hangUpCall(carrierCallId: string): Promise<void> {
-      await carrier.hangUp({ carrierCallId });
+      await carrierCommand(() => carrier.hangUp({ carrierCallId }));
     },
 
-    /** Records a state change; timestamps arrive as epoch ms from the workflow. */
+    /**
+     * Records a state change; timestamps arrive as epoch ms from the workflow. Only an active
+     * call changes: an ended call (settled by its workflow, failed by the API, or ended by the
+     * recovery sweeper) keeps its final state.
+     */
     async recordCallState(
       callId: string,
       state: { status: string; startedAt?: number; endedAt?: number; durationSec?: number; chargeCents?: number; endCause?: string; recordingUrl?: string },
     ): Promise<void> {
       await db('calls')
         .where({ id: callId })
+        .whereIn('status', [...ACTIVE_CALL_STATUSES])
         .update({
           status: state.status,
           ...(state.startedAt !== undefined ? { started_at: new Date(state.startedAt) } : {}),
@@ -256,47 +300,61 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
     },
 
     /**
-     * Publishes a call event through the delivery engine, once per (call, event type, key): the
-     * event id is derived from them, so a retried activity does not publish twice (`key`
-     * distinguishes repeatable events such as `interrupted`). Events whose destination the line
-     * does not have (no status_callback_url) are skipped.
+     * Publishes a call event through the delivery engine, once per (call, event type, key): see
+     * `publishCallEvent` below.
      */
     async publishCallEvent(call: CallFacts, type: EventType, payload: Record<string, unknown>, key: string | number = ''): Promise<{ eventId: string | null }> {
-      if (!temporal || !taskQueue) throw new Error('this worker cannot publish events (no Temporal client)');
-      const policy = EVENT_POLICIES[type];
-      const line = await db('lines').where({ id: call.lineId }).first('status_callback_url', 'webhook_url');
-      if (policy.target === 'status_callback' && !line?.status_callback_url) return { eventId: null };
-      // Hosted and audio lines need no webhook_url: without one (and no workspace default) their
-      // webhook events have nowhere to go and are not recorded.
-      if (policy.target === 'webhook' && !line?.webhook_url) {
-        const account = await db('billing_accounts').where({ workspace_id: call.workspaceId, environment: call.environment }).first('default_webhook_url');
-        if (!account?.default_webhook_url) return { eventId: null };
-      }
-      const eventId = callEventId(call.callId, type, key);
-      await db('webhook_events')
-        .insert({
-          id: eventId,
-          workspace_id: call.workspaceId,
-          environment: call.environment,
-          line_id: call.lineId,
-          call_id: call.callId,
-          event_type: type,
-          target: policy.target,
-          payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
-          actor_key_id: call.keyId,
-          created_at: now(),
-        })
-        .onConflict('id')
-        .ignore();
-      try {
-        await startDelivery(temporal(), taskQueue, eventId, type);
-      } catch (err) {
-        // Already started by an earlier try of this activity.
-        if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
-      }
-      return { eventId };
+      return publishCallEvent({ db, temporal, taskQueue, now }, call, type, payload, key);
     },
   };
 }
 
 export type CallActivities = ReturnType<typeof createCallActivities>;
+
+/**
+ * Publishes a call event through the delivery engine, once per (call, event type, key): the
+ * event id is derived from them, so a retried activity (or the recovery sweeper after the call's
+ * workflow) does not publish twice (`key` distinguishes repeatable events such as `interrupted`).
+ * Events whose destination the line does not have (no status_callback_url) are skipped.
+ */
+export async function publishCallEvent(
+  { db, temporal, taskQueue, now }: { db: Db; temporal?: () => Client; taskQueue?: string; now: () => Date },
+  call: CallFacts,
+  type: EventType,
+  payload: Record<string, unknown>,
+  key: string | number = '',
+): Promise<{ eventId: string | null }> {
+  if (!temporal || !taskQueue) throw new Error('this worker cannot publish events (no Temporal client)');
+  const policy = EVENT_POLICIES[type];
+  const line = await db('lines').where({ id: call.lineId }).first('status_callback_url', 'webhook_url');
+  if (policy.target === 'status_callback' && !line?.status_callback_url) return { eventId: null };
+  // Hosted and audio lines need no webhook_url: without one (and no workspace default) their
+  // webhook events have nowhere to go and are not recorded.
+  if (policy.target === 'webhook' && !line?.webhook_url) {
+    const account = await db('billing_accounts').where({ workspace_id: call.workspaceId, environment: call.environment }).first('default_webhook_url');
+    if (!account?.default_webhook_url) return { eventId: null };
+  }
+  const eventId = callEventId(call.callId, type, key);
+  await db('webhook_events')
+    .insert({
+      id: eventId,
+      workspace_id: call.workspaceId,
+      environment: call.environment,
+      line_id: call.lineId,
+      call_id: call.callId,
+      event_type: type,
+      target: policy.target,
+      payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
+      actor_key_id: call.keyId,
+      created_at: now(),
+    })
+    .onConflict('id')
+    .ignore();
+  try {
+    await startDelivery(temporal(), taskQueue, eventId, type);
+  } catch (err) {
+    // Already started by an earlier try of this activity.
+    if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
+  }
+  return { eventId };
+}

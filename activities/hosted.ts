@@ -1,11 +1,14 @@
 import { Context } from '@temporalio/activity';
 import { hostedSpeakIdPrefix } from '../src/calls/rules';
 import { createSpeechChunker } from '../src/calls/speechChunks';
+import type { Db } from '../src/db/knex';
 import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
 import type { ConversationTurn, ModelAdapter } from './model/adapter';
 
 export interface HostedActivityDeps {
   carrier: CarrierAdapter;
+  /** Reads the call's system prompt (the workflow does not carry it through every turn). */
+  db: Db;
   /** The language model hosted lines talk through (OpenAI-compatible by default). */
   model?: ModelAdapter;
 }
@@ -15,7 +18,12 @@ export interface HostedTurnInput {
   carrierCallId: string;
   /** Numbers the caller's turns; speak ids are `<callId>:hosted-<turn>-<n>`. */
   turn: number;
-  systemPrompt: string;
+  /**
+   * The model's instructions. Left out by current workflows: the activity reads the call's own
+   * (`calls.system_prompt`, the line's or the conversation call's), so up to 20,000 characters
+   * are not copied into the workflow history on every turn.
+   */
+  systemPrompt?: string;
   /** The conversation so far (the last `context_limit` turns), ending with the caller's utterance. */
   turns: ConversationTurn[];
   /** The line's voice slug (the catalog's), or null for the default voice. */
@@ -45,7 +53,7 @@ export interface HostedTurnOutcome {
  * activity (the caller barged in) aborts the model's stream at once; the workflow works out what
  * was heard from the carrier's playback events.
  */
-export function createHostedActivities({ carrier, model }: HostedActivityDeps) {
+export function createHostedActivities({ carrier, model, db }: HostedActivityDeps) {
   return {
     async takeHostedTurn(input: HostedTurnInput): Promise<HostedTurnOutcome> {
       if (!model) throw new Error('this worker has no model adapter (hosted lines need one)');
@@ -65,7 +73,8 @@ export function createHostedActivities({ carrier, model }: HostedActivityDeps) {
       // Heartbeats carry cancellation (barge-in) to this activity, also while the model thinks.
       const beat = setInterval(() => context.heartbeat({ spoken: spokenChunks.length }), 200);
       try {
-        for await (const delta of model.streamReply({ systemPrompt: withLanguage(input.systemPrompt, input.language), turns: input.turns, signal: stream.signal })) {
+        const systemPrompt = input.systemPrompt ?? ((await db('calls').where({ id: input.callId }).first('system_prompt'))?.system_prompt as string | null) ?? '';
+        for await (const delta of model.streamReply({ systemPrompt: withLanguage(systemPrompt, input.language), turns: input.turns, signal: stream.signal })) {
           for (const chunk of chunker.push(delta)) await speak(chunk);
         }
         for (const chunk of chunker.end()) await speak(chunk);

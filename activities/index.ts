@@ -13,6 +13,7 @@ import { createLineActivities } from './lines';
 import { createMaintenanceActivities } from './maintenance';
 import { createMessageActivities } from './messages';
 import { createLineSecretActivities } from './lineSecrets';
+import { createRecoveryActivities } from './recovery';
 import { createWebhookActivities } from './webhooks';
 
 export interface ActivityDeps {
@@ -49,6 +50,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createCallActivities(deps),
     ...createHostedActivities(deps),
     ...createAudioActivities(deps),
+    ...createRecoveryActivities(deps),
     ...createMessageActivities({ ...deps, carrierMessagesUrl: deps.carrierMessagesUrl ?? new URL('messages', deps.carrierEventsUrl).toString() }),
   };
 }

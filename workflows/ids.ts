@@ -6,4 +6,6 @@ export const workflowIds = {
   deliverEvent: (eventId: string) => `webhook-event:${eventId}`,
   sendMessage: (messageId: string) => `message-send:${messageId}`,
   autoCharge: (workspaceId: string, environment: string) => `auto-charge:${workspaceId}:${environment}`,
+  /** Ends one call whose own workflow is gone (asked for by a hang-up or a line release). */
+  callRecovery: (callId: string) => `call-recovery:${callId}`,
 };

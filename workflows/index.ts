@@ -6,3 +6,4 @@ export { deliverEventWorkflow } from './webhooks';
 export { autoChargeWorkflow, closeSpendPeriodWorkflow, postNumberFeesWorkflow } from './billing';
 export { callWorkflow } from './calls';
 export { sendMessageWorkflow } from './messages';
+export { recoverOrphansWorkflow } from './recovery';

@@ -1,22 +1,25 @@
 import crypto from 'node:crypto';
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { refuseHold } from '../billingErrors';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
+import { temporalBusyError } from '../temporalErrors';
 import type { PathParameter, RouteDef } from './types';
-import { placeHold, releaseHold } from '../../src/billing/holds';
+import { placeHold } from '../../src/billing/holds';
 import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
 import { oneMinuteReserveCents, zoneOf } from '../../src/billing/pricing';
 import { isPremiumRate } from '../../src/calls/fraud';
-import { CALL_STATUSES } from '../../src/calls/rules';
-import { callOpening, toCallRecord, type CallRow } from '../../src/calls/store';
+import { endActiveCall } from '../../src/calls/hangup';
+import { ACTIVE_CALL_STATUSES, CALL_STATUSES, type CallStatus } from '../../src/calls/rules';
+import { callOpening, failUnclaimedCall, toCallRecord, type CallRow } from '../../src/calls/store';
 import { activeConsent } from '../../src/compliance/consent';
 import { isOptedOut } from '../../src/compliance/optOuts';
 import { findLine } from '../../src/lines/store';
 import { toE164 } from '../../src/phone';
-import { hangupSignal, type callWorkflow } from '../../workflows/calls';
+import { startResolvingAmbiguity } from '../../src/temporal/starts';
+import type { CallInput } from '../../workflows/calls';
 import { DEFAULT_RESPONSE_TIMEOUT_SECONDS, DTMF_DIGITS, MAX_RESPONSE_TIMEOUT_SECONDS, pressUpdate, speakUpdate, waitUpdate } from '../../workflows/callControl';
 import { conversationBeginMessage, conversationSystemPrompt, MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/calls/conversation';
 
@@ -70,10 +73,8 @@ async function dial(ctx: AppContext, deps: AppDeps, body: { line_id: string; to_
   const line = await findLine(deps.db, principal, body.line_id);
   if (!line) throw errors.notFound('Line');
   if (line.status !== 'active' || !line.phone_number) throw new ApiError(409, 'line_not_active', `The line is ${line.status}; calls need an active line`);
-  if (line.mode === 'webhook' && !line.webhook_url) {
-    const account = await deps.db('billing_accounts').where({ workspace_id: principal.workspaceId, environment: principal.environment }).first('default_webhook_url');
-    if (!account?.default_webhook_url) throw new ApiError(422, 'line_no_webhook', 'This webhook line has no webhook_url (and the workspace has no default_webhook_url)');
-  }
+  // The spec's condition is the line's own URL: a workspace default_webhook_url receives events, not a call's conversation (D9).
+  if (line.mode === 'webhook' && !line.webhook_url) throw new ApiError(422, 'line_no_webhook', 'This webhook line has no webhook_url');
   if (await isOptedOut(deps.db, principal, to)) throw new ApiError(403, 'number_opted_out', 'This number has opted out of calls and messages from this workspace');
   if (line.compliance_enabled && !(await activeConsent(deps.db, principal, line.id, to, 'explicit_outbound'))) {
     throw new ApiError(403, 'consent_required', 'This line checks consent: record an explicit_outbound consent for the number first');
@@ -123,35 +124,30 @@ async function dial(ctx: AppContext, deps: AppDeps, body: { line_id: string; to_
     return inserted;
   });
 
-  try {
-    await deps.temporal.workflow.start<typeof callWorkflow>('callWorkflow', {
-      taskQueue: deps.config.taskQueue,
-      workflowId: callId,
-      args: [
-        {
-          callId,
-          workspaceId: principal.workspaceId,
-          environment: principal.environment,
-          lineId: line.id,
-          keyId: principal.key.id,
-          direction: 'outbound',
-          from: row.from_number,
-          to,
-          mode,
-          zone,
-          reservePerMinuteCents: reserve,
-          ...(await callOpening(deps.db, line)),
-          ...(conversation
-            ? { systemPrompt, beginMessage, languagePinned: false, ...(conversation.maxDurationSec ? { maxDurationMs: conversation.maxDurationSec * 1000 } : {}) }
-            : {}),
-        },
-      ],
-    });
-  } catch (err) {
-    ctx.state.log.error({ err, call_id: callId }, 'could not start the call workflow');
-    await releaseHold(deps.db, { tenant: principal, reference: `call:${callId}`, at: deps.now() });
-    await deps.db('calls').where({ id: callId }).update({ status: 'failed', end_cause: 'carrier_failed', ended_at: deps.now() });
-    throw new ApiError(503, 'service_unavailable', 'The call could not be placed right now; retry shortly');
+  const input: CallInput = {
+    callId,
+    workspaceId: principal.workspaceId,
+    environment: principal.environment,
+    lineId: line.id,
+    keyId: principal.key.id,
+    direction: 'outbound',
+    from: row.from_number,
+    to,
+    mode,
+    zone,
+    reservePerMinuteCents: reserve,
+    ...(await callOpening(deps.db, line)),
+    ...(conversation ? { systemPrompt, beginMessage, languagePinned: false, ...(conversation.maxDurationSec ? { maxDurationMs: conversation.maxDurationSec * 1000 } : {}) } : {}),
+  };
+  // A failed start is not compensated blindly: the server may have started the workflow and the
+  // answer been lost. The start is resolved first; then the call is failed (and its hold
+  // released) only if no workflow has taken it over, which the workflow's first step records.
+  const started = await startResolvingAmbiguity(deps.temporal, 'callWorkflow', { taskQueue: deps.config.taskQueue, workflowId: callId, args: [input] });
+  if (started !== 'started') {
+    ctx.state.log.error({ call_id: callId, start: started }, 'could not start the call workflow');
+    if (await failUnclaimedCall(deps.db, { callId, tenant: principal, endCause: 'service_error', at: deps.now() })) {
+      throw new ApiError(503, 'service_unavailable', 'The call could not be placed right now; retry shortly', undefined, { 'Retry-After': '1' });
+    }
   }
   ctx.state.log.info({ call_id: callId, line_id: line.id, zone }, 'call placed');
   ctx.status = 201;
@@ -180,11 +176,16 @@ async function listCalls(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 async function hangUp(ctx: AppContext, deps: AppDeps): Promise<void> {
   const row = await findCall(ctx, deps);
-  if (['initiated', 'ringing', 'in_progress'].includes(row.status)) {
-    const handle = deps.temporal.workflow.getHandle(row.id);
-    await handle.signal(hangupSignal);
+  if (ACTIVE_CALL_STATUSES.includes(row.status as CallStatus)) {
+    let ending: WorkflowHandle;
+    try {
+      // A call whose workflow is gone is ended by the recovery workflow instead (L11).
+      ending = await endActiveCall(deps.temporal, deps.config.taskQueue, row.id);
+    } catch (err) {
+      throw temporalBusyError(err) ?? err;
+    }
     // Answer with the ended call when it ends promptly (it usually does), else as it stands.
-    await Promise.race([handle.result().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    await Promise.race([ending.result().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
   }
   const current = await callsOf(ctx, deps).andWhere({ id: row.id }).first();
   ctx.body = { call: toCallRecord(current ?? row) };
@@ -202,8 +203,9 @@ async function control<T>(ctx: AppContext, deps: AppDeps, run: (handle: Workflow
     ctx.body = await run(deps.temporal.workflow.getHandle(row.id));
   } catch (err) {
     // Rejected by the validator (not live any more), or the workflow has finished.
-    if (err instanceof WorkflowUpdateFailedError || (err as Error).name === 'WorkflowNotFoundError') throw notActive();
-    throw err;
+    if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw notActive();
+    // Temporal's limits and outages are "retry later", not a server error (L4).
+    throw temporalBusyError(err) ?? err;
   }
 }
 
@@ -227,7 +229,11 @@ async function press(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 const timeoutSeconds = { type: 'integer', minimum: 1, maximum: MAX_RESPONSE_TIMEOUT_SECONDS, default: DEFAULT_RESPONSE_TIMEOUT_SECONDS };
 const callBody = fields({ call: ref('Call') });
-const controlResponses = { '404': errorResponse('`call_not_found`'), '409': errorResponse('`call_not_active`: the call is not in progress') };
+const busyResponses = {
+  '429': errorResponse('`rate_limited`: too many requests on this call at once (Temporal’s per-workflow limits); `Retry-After`'),
+  '503': errorResponse('`service_unavailable`: the call service is unreachable or overloaded; `Retry-After`'),
+};
+const controlResponses = { '404': errorResponse('`call_not_found`'), '409': errorResponse('`call_not_active`: the call is not in progress'), ...busyResponses };
 
 export function callRoutes(): RouteDef[] {
   return [
@@ -256,6 +262,7 @@ export function callRoutes(): RouteDef[] {
           '403': errorResponse('`number_opted_out`, `consent_required`, `m3_fraud_block`, `agent_permission_denied`, `forbidden`'),
           '404': errorResponse('`not_found`: the line'),
           '409': errorResponse('`call_in_progress`, `line_not_active`'),
+          '503': errorResponse('`service_unavailable`: the call could not be started (nothing held, nothing dialled); `Retry-After`'),
         },
       },
       handler: placeCall,
@@ -296,9 +303,12 @@ export function callRoutes(): RouteDef[] {
       auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
       doc: {
         summary: 'Hang up a call (an empty body is fine); answers with the ended call',
+        description:
+          'Answers with the call once it has ended (usually at once), or as it stands after 5 s. Hanging up an ended call answers it unchanged. ' +
+          'A call whose workflow is gone is ended by the recovery workflow (`end_cause: service_error`).',
         tags: ['calls'],
         parameters: [callIdParam],
-        responses: { '200': jsonResponse('`{call}`', callBody), '404': errorResponse('`call_not_found`') },
+        responses: { '200': jsonResponse('`{call}`', callBody), '404': errorResponse('`call_not_found`'), ...busyResponses },
       },
       handler: hangUp,
     },

@@ -1,15 +1,16 @@
 import crypto from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { oneMinuteReserveCents, zoneOf, type Zone } from '../../src/billing/pricing';
 import { carrierEventTimeProblem } from '../../src/carrier/eventTime';
-import { callOpening } from '../../src/calls/store';
+import { ACTIVE_CALL_STATUSES, type CallStatus } from '../../src/calls/rules';
+import { callOpening, failUnclaimedCall } from '../../src/calls/store';
 import type { LineRow } from '../../src/lines/store';
 import { toE164 } from '../../src/phone';
-import { carrierEventSignal, type CarrierCallEvent, type callWorkflow } from '../../workflows/calls';
+import { startResolvingAmbiguity } from '../../src/temporal/starts';
+import { carrierEventSignal, type CallInput, type CarrierCallEvent } from '../../workflows/calls';
 
 /**
  * Where the carrier reports call progress (the simulator, or a Twilio/Telnyx adapter's webhook
@@ -72,35 +73,35 @@ async function incoming(ctx: AppContext, deps: AppDeps, event: IncomingCall): Pr
       throw err;
     }
   }
+  // A repeat of a call that has ended (its start failed, or it is over): the carrier drops it.
+  if (!ACTIVE_CALL_STATUSES.includes(call.status as CallStatus)) throw new ApiError(409, 'call_not_active', 'This call has ended');
   const owner = line ?? (await deps.db<LineRow>('lines').where({ id: call.line_id }).first())!;
-  // Started on every delivery of the event (Temporal refuses a second start of the same id), so a
-  // carrier retry after a failed start still gets the call answered.
-  try {
-    await deps.temporal.workflow.start<typeof callWorkflow>('callWorkflow', {
-      taskQueue: deps.config.taskQueue,
-      workflowId: call.id,
-      args: [
-        {
-          callId: call.id,
-          workspaceId: call.workspace_id,
-          environment: call.environment,
-          lineId: call.line_id,
-          keyId: null,
-          direction: 'inbound',
-          from: call.from_number,
-          to: call.to_number,
-          mode: call.mode,
-          zone: call.zone,
-          reservePerMinuteCents: oneMinuteReserveCents(call.mode, call.zone),
-          carrierCallId: event.carrier_call_id,
-          ...(await callOpening(deps.db, owner)),
-        },
-      ],
-    });
-    ctx.state.log.info({ call_id: call.id, line_id: call.line_id }, 'inbound call');
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  const input: CallInput = {
+    callId: call.id,
+    workspaceId: call.workspace_id,
+    environment: call.environment,
+    lineId: call.line_id,
+    keyId: null,
+    direction: 'inbound',
+    from: call.from_number,
+    to: call.to_number,
+    mode: call.mode,
+    zone: call.zone,
+    reservePerMinuteCents: oneMinuteReserveCents(call.mode, call.zone),
+    carrierCallId: event.carrier_call_id,
+    ...(await callOpening(deps.db, owner)),
+  };
+  // Started on every delivery of the event (a second start of the id is refused), so a carrier
+  // retry after a lost answer still gets the call answered. A start that did not happen leaves
+  // no ringing row behind (it would hold the line): the call is failed and the carrier told so.
+  const started = await startResolvingAmbiguity(deps.temporal, 'callWorkflow', { taskQueue: deps.config.taskQueue, workflowId: call.id, args: [input] });
+  if (started !== 'started') {
+    ctx.state.log.error({ call_id: call.id, start: started }, 'could not start the inbound call workflow');
+    if (await failUnclaimedCall(deps.db, { callId: call.id, tenant: { workspaceId: call.workspace_id, environment: call.environment }, endCause: 'service_error', at: deps.now() })) {
+      throw new ApiError(503, 'service_unavailable', 'The call cannot be taken right now', undefined, { 'Retry-After': '1' });
+    }
   }
+  ctx.state.log.info({ call_id: call.id, line_id: call.line_id }, 'inbound call');
   // The internal call id stays internal: the carrier learns it only when the call is answered.
   ctx.body = { received: true };
 }
@@ -159,6 +160,8 @@ export function carrierEventRoutes(): RouteDef[] {
           '401': errorResponse('`unauthorized`: missing, wrong, stale or replayed signature'),
           '404': errorResponse('`call_not_found`'),
           '422': errorResponse('`validation_error`, including an `at` more than an hour in the past or five minutes in the future'),
+          '409': errorResponse('`call_in_progress` (the line is on a call) or `call_not_active` (a repeated `call.incoming` for a call that has ended)'),
+          '503': errorResponse('`service_unavailable`: the call could not be taken (the carrier declines it)'),
         },
       },
       handler: receive,

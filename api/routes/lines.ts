@@ -20,8 +20,8 @@ import { findLine, linesOf, toLineRecord, type LineRow } from '../../src/lines/s
 import { requireSetting } from '../../src/config';
 import { egressPolicyFor } from '../../src/net/egress';
 import { parseSecretsKey, type SecretsKeyRing } from '../../src/crypto/secretBox';
+import { endActiveCall } from '../../src/calls/hangup';
 import { ACTIVE_CALL_STATUSES } from '../../src/calls/rules';
-import { hangupSignal } from '../../workflows/calls';
 import { workflowIds } from '../../workflows/ids';
 import type { provisionLineWorkflow, releaseLineWorkflow } from '../../workflows/lines';
 import { rotateSecretUpdate, type lineSecretsWorkflow, type RotateSecretResult } from '../../workflows/lineSecrets';
@@ -178,7 +178,15 @@ async function releaseLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   });
   // A released line keeps no call: hang up the active one (its workflow settles it as usual).
   const active = await deps.db('calls').where({ line_id: row.id }).whereIn('status', [...ACTIVE_CALL_STATUSES]).pluck('id');
-  for (const callId of active) await deps.temporal.workflow.getHandle(callId).signal(hangupSignal);
+  for (const callId of active) {
+    try {
+      // A call whose workflow is gone is ended by the recovery workflow (L11).
+      await endActiveCall(deps.temporal, deps.config.taskQueue, callId);
+    } catch (err) {
+      // The release has committed; the recovery sweeper ends a call this could not reach.
+      ctx.state.log.error({ err, call_id: callId, line_id: row.id }, 'could not hang up the released line’s call');
+    }
+  }
   ctx.state.log.info({ line_id: row.id, hung_up_calls: active.length }, 'line released');
   ctx.body = { line: toLineRecord(released) };
 }
@@ -351,7 +359,9 @@ export function lineRoutes(): RouteDef[] {
       rateLimit: 'lines.delete',
       doc: {
         summary: 'Release a line: status `released`, its number given back to the carrier',
-        description: 'Idempotent: releasing a released line answers the same record. A released line cannot be changed, bound to keys or used.',
+        description:
+          'Idempotent: releasing a released line answers the same record. A released line cannot be changed, bound to keys or used. ' +
+          'Its active call is hung up (a call whose workflow is gone is ended by the recovery workflow).',
         tags: ['lines'],
         parameters: [lineIdParam],
         responses: { '200': { description: '`{line}` with `status: released`', ...lineResponse }, '404': errorResponse('`not_found`') },

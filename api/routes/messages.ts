@@ -15,7 +15,7 @@ import { MAX_SMS_TEXT_LENGTH } from '../../src/messages/rules';
 import { advanceMessageStatus, insertMessage, messagesOf, sendAuthorization, toLegacySmsRecord, toMessageRecord, type MessageRow } from '../../src/messages/store';
 import { toE164 } from '../../src/phone';
 import { workflowIds } from '../../workflows/ids';
-import type { sendMessageWorkflow } from '../../workflows/messages';
+import { startResolvingAmbiguity } from '../../src/temporal/starts';
 
 /**
  * Sending SMS and reading conversations (spec "SMS and conversations"). `POST /messages`
@@ -86,18 +86,22 @@ async function send(ctx: AppContext, deps: AppDeps, lineId: string, toInput: str
     return stored;
   });
 
-  try {
-    await deps.temporal.workflow.start<typeof sendMessageWorkflow>('sendMessageWorkflow', {
-      taskQueue: deps.config.taskQueue,
-      workflowId: workflowIds.sendMessage(messageId),
-      args: [{ messageId, workspaceId: principal.workspaceId, environment: principal.environment, lineId: line.id, from: row.from_number, to, text, segments, chargeCents }],
-    });
-  } catch (err) {
-    ctx.state.log.error({ err, message_id: messageId }, 'could not start the send-message workflow');
+  // A failed start is resolved before anything is compensated: the server may have started the
+  // workflow and the answer been lost (then the message is on its way and stays `queued`).
+  const started = await startResolvingAmbiguity(deps.temporal, 'sendMessageWorkflow', {
+    taskQueue: deps.config.taskQueue,
+    workflowId: workflowIds.sendMessage(messageId),
+    args: [{ messageId, workspaceId: principal.workspaceId, environment: principal.environment, lineId: line.id, from: row.from_number, to, text, segments, chargeCents }],
+  });
+  if (started === 'not_started') {
+    ctx.state.log.error({ message_id: messageId }, 'could not start the send-message workflow');
     await releaseHold(deps.db, { tenant: principal, reference, at: deps.now() });
     await advanceMessageStatus(deps.db, messageId, 'failed', { errorCode: 'not_sent', at: deps.now() });
-    throw new ApiError(503, 'service_unavailable', 'The message could not be queued right now; retry shortly');
+    throw new ApiError(503, 'service_unavailable', 'The message could not be queued right now; retry shortly', undefined, { 'Retry-After': '1' });
   }
+  // `unknown` (Temporal could not be asked either): the message is recorded and held, so it is
+  // accepted as `queued`; the recovery sweeper fails it (and releases the hold) if it never got a workflow.
+  if (started === 'unknown') ctx.state.log.error({ message_id: messageId }, 'send-message workflow start unconfirmed; the recovery sweeper settles it');
   ctx.state.log.info({ message_id: messageId, line_id: line.id, segments, basis: authorization.basis }, 'message queued');
   return row;
 }
@@ -191,6 +195,7 @@ const sendResponses = {
   '403': errorResponse('`number_opted_out`, `conversation_window_expired`, `agent_scope_error`, `agent_permission_denied`, `forbidden`'),
   '404': errorResponse('`not_found`: the line'),
   '409': errorResponse('`line_not_active`'),
+  '503': errorResponse('`service_unavailable`: the message could not be handed to the send workflow (it is `failed`, nothing held); `Retry-After`'),
 };
 const sendDescription =
   'Allowed only if the recipient sent an SMS to this line within the last 24 hours, or an active `explicit_outbound` consent exists for the (line, recipient) pair. ' +

@@ -25,6 +25,8 @@ export const END_CAUSES = [
   /** Audio lines: the customer's socket closed, or could not be reached (or failed for good). */
   'audio_handler_closed',
   'audio_handler_unavailable',
+  /** The call's workflow was lost or stuck; the recovery sweeper ended it from what was known. */
+  'service_error',
 ] as const;
 export type EndCause = (typeof END_CAUSES)[number];
 
@@ -32,6 +34,25 @@ export type EndCause = (typeof END_CAUSES)[number];
 export function callDurationMs(answeredAt: number | null, endedAt: number): number {
   return answeredAt === null ? 0 : Math.max(0, endedAt - answeredAt);
 }
+
+const clamp = (value: number, low: number, high: number) => Math.min(Math.max(value, low), high);
+
+/**
+ * The carrier's answer time, trusted only within what the call workflow itself saw: not before
+ * it dialled (or answered) and not after it heard of the answer. Carrier clocks and callbacks
+ * are outside our control (a forged or skewed `at` must not bill a longer call).
+ */
+export function boundedAnswerTime(carrierAt: number, local: { requestedAt: number; heardAt: number }): number {
+  return clamp(carrierAt, local.requestedAt, Math.max(local.requestedAt, local.heardAt));
+}
+
+/** The carrier's end time, bounded the same way: not before the answer, not after the workflow heard of the end. */
+export function boundedEndTime(carrierAt: number, local: { answeredAt: number; heardAt: number }): number {
+  return clamp(carrierAt, local.answeredAt, Math.max(local.answeredAt, local.heardAt));
+}
+
+/** Active calls older than this (from `created_at`) have outlived any call's ring and talk time: the sweeper ends them. */
+export const STALE_CALL_AGE_MS = 20 * 60_000;
 
 /** The speak-id prefix of one hosted turn's chunks (`<prefix><n>`): the workflow matches playback events with it. */
 export function hostedSpeakIdPrefix(callId: string, turn: number): string {

@@ -1,3 +1,7 @@
+import { releaseHold } from '../billing/holds';
+import type { BillingTenant } from '../billing/ledger';
+import { ACTIVE_CALL_STATUSES, type EndCause } from './rules';
+
 export interface CallRow {
   id: string;
   workspace_id: string;
@@ -23,6 +27,7 @@ export interface CallRow {
   created_at: Date;
   started_at: Date | null;
   ended_at: Date | null;
+  workflow_claimed_at?: Date | null;
 }
 
 /** The call record on the wire (`{call}`). */
@@ -40,7 +45,11 @@ export function toCallRecord(row: CallRow) {
     started_at: row.started_at ? row.started_at.toISOString() : null,
     ended_at: row.ended_at ? row.ended_at.toISOString() : null,
     recording_url: row.recording_url,
-    transcript: row.transcript,
+    // Entries carry a sequence number for idempotent appends (see appendTranscript); it stays internal.
+    transcript: row.transcript?.map((entry) => {
+      const { role, text, timestamp } = entry as { role: string; text: string; timestamp: string };
+      return { role, text, timestamp };
+    }) ?? null,
     system_prompt: row.system_prompt,
     begin_message: row.begin_message,
     topic: row.topic,
@@ -88,4 +97,64 @@ export async function callOpening(
     voice: line.voice,
     audioHandlerUrl: line.audio_handler_url,
   };
+}
+
+/** One transcript entry as a workflow hands it over: `seq` orders the call's entries and makes appends idempotent. */
+export interface SequencedEntry {
+  seq: number;
+  role: 'user' | 'assistant';
+  text: string;
+  /** Epoch milliseconds. */
+  timestamp: number;
+}
+
+/**
+ * Merges entries into the call's transcript by `seq`: an entry already there (a retried append)
+ * is kept once, and concurrent appends land in `seq` order whatever order they commit in.
+ */
+export async function appendTranscript(db: import('knex').Knex, callId: string, entries: readonly SequencedEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const json = JSON.stringify(entries.map((e) => ({ role: e.role, text: e.text, timestamp: new Date(e.timestamp).toISOString(), seq: e.seq })));
+  await db.raw(
+    `update calls set transcript = (
+       select coalesce(jsonb_agg(entry order by seq), '[]'::jsonb)
+         from (select distinct on (seq) seq, entry
+                 from (select (e->>'seq')::bigint as seq, e as entry from jsonb_array_elements(coalesce(calls.transcript, '[]'::jsonb)) e
+                       union all
+                       select (e->>'seq')::bigint, e from jsonb_array_elements(?::jsonb) e) merged
+                order by seq) deduped)
+     where id = ?`,
+    [json, callId],
+  );
+}
+
+/**
+ * The call's workflow takes the call over (its first step). False when the call is no longer
+ * active: the API compensated a start it could not confirm, and the workflow must not dial.
+ */
+export async function claimCall(db: import('knex').Knex, callId: string, at: Date): Promise<boolean> {
+  const claimed = await db('calls')
+    .where({ id: callId })
+    .whereIn('status', [...ACTIVE_CALL_STATUSES])
+    .update({ workflow_claimed_at: db.raw('coalesce(workflow_claimed_at, ?)', [at]) })
+    .returning('id');
+  return claimed.length > 0;
+}
+
+/**
+ * Ends a call whose workflow never took it over (its start failed, or could not be confirmed):
+ * `failed`, and its hold released, in one transaction. False when a workflow has claimed it
+ * (the call goes on) or it already ended.
+ */
+export async function failUnclaimedCall(db: import('knex').Knex, input: { callId: string; tenant: BillingTenant; endCause: EndCause; at: Date }): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const failed = await trx('calls')
+      .where({ id: input.callId, workflow_claimed_at: null })
+      .whereIn('status', [...ACTIVE_CALL_STATUSES])
+      .update({ status: 'failed', end_cause: input.endCause, ended_at: input.at, duration_sec: 0, charge_cents: 0 })
+      .returning('id');
+    if (failed.length === 0) return false;
+    await releaseHold(trx, { tenant: input.tenant, reference: `call:${input.callId}`, at: input.at });
+    return true;
+  });
 }

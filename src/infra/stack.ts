@@ -24,7 +24,13 @@ export interface EphemeralStack {
   stop(): Promise<void>;
 }
 
-export async function startEphemeralStack(opts: { name: string; withTestServer?: boolean; log?: (line: string) => void }): Promise<EphemeralStack> {
+export async function startEphemeralStack(opts: {
+  name: string;
+  withTestServer?: boolean;
+  log?: (line: string) => void;
+  /** Settings for the Temporal dev server it starts (see `startDevServer`). */
+  temporalDynamicConfig?: Record<string, string | number | boolean>;
+}): Promise<EphemeralStack> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`[stack] ${line}\n`));
   const config = loadConfig();
   const stops: Array<() => Promise<void> | void> = [];
@@ -55,7 +61,7 @@ export async function startEphemeralStack(opts: { name: string; withTestServer?:
     temporalCliPath = ensureTemporalCli(config.toolCacheDir, log);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${opts.name}-temporal-`));
     temporalDbFile = path.join(dir, 'temporal.db');
-    const server = await startDevServer({ cli: temporalCliPath, port: await freePort(), dbFile: temporalDbFile, logFile: path.join(dir, 'temporal.log') });
+    const server = await startDevServer({ cli: temporalCliPath, port: await freePort(), dbFile: temporalDbFile, logFile: path.join(dir, 'temporal.log'), dynamicConfig: opts.temporalDynamicConfig });
     temporalAddress = server.address;
     temporalDevServerPid = server.process.pid;
     stops.push(async () => {

@@ -59,9 +59,18 @@ export interface DevServer {
  * Starts `temporal server start-dev` persisting to `dbFile`, so workflows survive a restart
  * of the server itself. `uiPort` undefined runs it headless.
  */
-export async function startDevServer(opts: { cli: string; port: number; uiPort?: number; dbFile: string; logFile: string }): Promise<DevServer> {
+export async function startDevServer(opts: {
+  cli: string;
+  port: number;
+  uiPort?: number;
+  dbFile: string;
+  logFile: string;
+  /** Server settings (`--dynamic-config-value`), e.g. `limit.historyCount.suggestContinueAsNew` for tests of long histories. */
+  dynamicConfig?: Record<string, string | number | boolean>;
+}): Promise<DevServer> {
   fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--db-filename', opts.dbFile, '--log-level', 'warn'];
+  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   if (opts.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
   const child = spawnLogged(opts.cli, args, opts.logFile);

@@ -48,8 +48,12 @@ export const PLAYBACK_PROGRESS_MS = 250;
 const MAX_SPEECH_TEXT = 10_000;
 const LANGUAGE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{1,8})*$/;
 
-/** What a call to a destination does, set per number through the control API. */
-export type CallOutcome = 'answer' | 'busy' | 'no_answer' | 'fail';
+/**
+ * What a call to a destination does, set per number through the control API. `reject`: the
+ * carrier refuses to place it at all (403, as for a destination outside the account's
+ * geographic permissions), so no call exists.
+ */
+export type CallOutcome = 'answer' | 'busy' | 'no_answer' | 'fail' | 'reject';
 /** `never_connect` is what the reserved range does when no outcome is configured for it. */
 export type CallBehaviour = CallOutcome | 'never_connect';
 /**
@@ -190,9 +194,11 @@ export class CallSimulatorState {
 
   /**
    * Starts a call, or answers a repeat of `callId` with the call it already started.
-   * Returns null when `callId` was already used for a different from/to.
+   * Returns null when `callId` was already used for a different from/to, and `refused` for a
+   * destination whose outcome is `reject` (nothing is placed).
    */
-  place(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }): CallRecord | null {
+  place(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }): CallRecord | null | 'refused' {
+    if (this.outcomes.get(request.to)?.outcome === 'reject') return 'refused';
     const existing = this.calls.get(request.callId);
     if (existing) {
       if (existing.record.direction !== 'outbound') return null;
@@ -283,6 +289,18 @@ export class CallSimulatorState {
       }
     });
     return { ...call.record };
+  }
+
+  /**
+   * The caller gives up on a ringing inbound call before anyone answers (as after the ring
+   * timeout): `ended`, outcome `unanswered`, no event. False unless the call is inbound and ringing.
+   */
+  abandon(carrierCallId: string): boolean {
+    const call = this.byCarrierId.get(carrierCallId);
+    if (!call || call.record.direction !== 'inbound' || call.record.state !== 'ringing') return false;
+    this.end(call);
+    call.record.outcome = 'unanswered';
+    return true;
   }
 
   /**
@@ -777,6 +795,11 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
     if ('error' in target) return badRequest(ctx, `events_url ${target.error}`);
     if (record !== undefined && typeof record !== 'boolean') return badRequest(ctx, 'record must be a boolean');
     const placed = calls.place({ callId, from, to, eventsUrl: target.url, record });
+    if (placed === 'refused') {
+      ctx.status = 403;
+      ctx.body = { error: 'destination_not_permitted' };
+      return;
+    }
     if (!placed) {
       ctx.status = 409;
       ctx.body = { error: 'call_id_reused' };
@@ -900,7 +923,9 @@ function callRoutes(router: Router, calls: CallSimulatorState, requireCarrierAut
   router.post('/control/calls/outcomes', async (ctx) => {
     const { to, outcome, ring_ms: ringMs } = await readJson(ctx);
     if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
-    if (outcome !== 'answer' && outcome !== 'busy' && outcome !== 'no_answer' && outcome !== 'fail') return badRequest(ctx, 'outcome must be answer, busy, no_answer or fail');
+    if (outcome !== 'answer' && outcome !== 'busy' && outcome !== 'no_answer' && outcome !== 'fail' && outcome !== 'reject') {
+      return badRequest(ctx, 'outcome must be answer, busy, no_answer, fail or reject');
+    }
     if (ringMs !== undefined && !(typeof ringMs === 'number' && Number.isSafeInteger(ringMs) && ringMs >= 0 && ringMs <= MAX_RING_MS)) {
       return badRequest(ctx, `ring_ms must be an integer from 0 to ${MAX_RING_MS}`);
     }

@@ -1,10 +1,12 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
 import { closeSpendPeriodWorkflow, postNumberFeesWorkflow } from '../../workflows/billing';
 import { purgeExpiredRecordsWorkflow } from '../../workflows/maintenance';
+import { recoverOrphansWorkflow } from '../../workflows/recovery';
 
 export const MAINTENANCE_SCHEDULE_ID = 'maintenance-purge-expired-records';
 export const MONTHLY_CLOSE_SCHEDULE_ID = 'billing-close-spend-period';
 export const NUMBER_FEES_SCHEDULE_ID = 'billing-number-fees';
+export const RECOVERY_SCHEDULE_ID = 'recovery-sweep-orphans';
 
 /**
  * Creates the service's Temporal Schedules if they do not exist yet. Called by every worker
@@ -33,6 +35,13 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
       spec: { calendars: [{ dayOfMonth: 1, hour: 1, minute: 0, second: 0, comment: 'number fees, in arrears' }], timezone: 'UTC' },
       action: { type: 'startWorkflow', workflowType: postNumberFeesWorkflow, args: [{}], workflowId: 'billing-number-fees', taskQueue },
       policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
+    },
+    {
+      // Calls and messages whose workflow can no longer finish them (see workflows/recovery.ts).
+      scheduleId: RECOVERY_SCHEDULE_ID,
+      spec: { intervals: [{ every: '5 minutes' }] },
+      action: { type: 'startWorkflow', workflowType: recoverOrphansWorkflow, args: [{}], workflowId: 'recovery-sweep', taskQueue },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP },
     },
   ];
   for (const schedule of schedules) {

@@ -105,7 +105,9 @@ describe('calls', () => {
     const call = await untilStatus(id, ['completed'], 90_000);
     expect(call.end_cause).toBe('insufficient_funds');
     expect(call.duration_sec).toBeGreaterThanOrEqual(59);
-    expect(call.charge_cents).toBe(Math.ceil((13 * call.duration_sec) / 60));
+    // Per second, but never more than the one minute that was held (the hang-up after the
+    // refused extension takes a moment on the carrier's clock).
+    expect(call.charge_cents).toBe(Math.min(Math.ceil((13 * call.duration_sec) / 60), 13));
   }, 120_000);
 
   it('ends when the callee hangs up', async () => {

@@ -79,7 +79,12 @@ export interface TestResponse {
   text: string;
 }
 
-export async function startHarness(overrides: Partial<Config> = {}): Promise<Harness> {
+export interface HarnessOptions {
+  /** Wraps the API's Temporal client (e.g. with interceptors that inject failures); `h.temporal` stays the plain client. */
+  apiTemporal?: (client: Client) => Client;
+}
+
+export async function startHarness(overrides: Partial<Config> = {}, options: HarnessOptions = {}): Promise<Harness> {
   // Random secrets per harness, one per direction, as a deployment has them.
   const credentials = randomSimulatorCredentials();
   const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
@@ -100,6 +105,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
   };
   const db = createDb(config.databaseUrl!, { max: 10 });
   const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
+  const apiTemporal = options.apiTemporal ? options.apiTemporal(temporal) : temporal;
   let offsetMs = 0;
   let frozenAt: number | null = null;
   const clock = {
@@ -108,7 +114,7 @@ export async function startHarness(overrides: Partial<Config> = {}): Promise<Har
     now: () => new Date(frozenAt ?? Date.now() + offsetMs),
   };
   const listen = async (port: number) => {
-    const { koa } = createApp({ config, db, temporal, logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'), now: clock.now });
+    const { koa } = createApp({ config, db, temporal: apiTemporal, logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'), now: clock.now });
     const created = http.createServer(koa.callback());
     // Longer than the client's own idle timeout, so the client always closes idle sockets first
     // (tests that block the event loop, e.g. spawnSync of the CLI, would otherwise race a reset).
@@ -269,10 +275,10 @@ export const webhookLine = (overrides: Record<string, unknown> = {}) => ({
  * The usual suite setup: one harness for the file (optionally with an in-process worker) and a
  * fresh tenant for every test. Read `ctx.h` and `ctx.tenant` inside tests.
  */
-export function useHarness(options: { worker?: boolean; overrides?: Partial<Config> } = {}): { h: Harness; tenant: Tenant } {
+export function useHarness(options: { worker?: boolean; overrides?: Partial<Config> } & HarnessOptions = {}): { h: Harness; tenant: Tenant } {
   const ctx = {} as { h: Harness; tenant: Tenant };
   beforeAll(async () => {
-    ctx.h = await startHarness(options.overrides);
+    ctx.h = await startHarness(options.overrides, { apiTemporal: options.apiTemporal });
     if (options.worker) await ctx.h.startWorker();
   });
   afterAll(async () => ctx.h?.close());

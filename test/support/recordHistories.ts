@@ -1,10 +1,11 @@
 /**
  * Records one real history per workflow type into test/histories/, for the replay test.
- * Run after a deliberate, versioned workflow change (`npm run histories:record`); never
- * re-record to make a failing replay pass: that failure means running workflows would break.
- * Name files to write only those (`npm run histories:record -- postNumberFeesWorkflow.json`):
- * a new history is added without re-recording the existing ones.
+ * Run after a deliberate, versioned workflow change (`npm run histories:record`): it adds the
+ * histories that are missing and keeps every file already there (re-recording one to make a
+ * failing replay pass would hide that running workflows would break). Name files to record only
+ * those (`npm run histories:record -- postNumberFeesWorkflow.json`).
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -18,7 +19,8 @@ const only = new Set(process.argv.slice(2));
 const wanted = (file: string) => only.size === 0 || only.has(path.basename(file));
 
 async function main(): Promise<void> {
-  const stack = await startEphemeralStack({ name: 'switchboard_histories', withTestServer: true });
+  // Continue-as-new is suggested after 120 events (not 4,096), so a short call records a continued run.
+  const stack = await startEphemeralStack({ name: 'switchboard_histories', withTestServer: true, temporalDynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 120 } });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-histories-'));
   try {
     const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows') });
@@ -132,7 +134,7 @@ async function main(): Promise<void> {
         await until(() => speech()[4]?.state === 'speaking', 'the long reply');
         await new Promise((resolve) => setTimeout(resolve, 300));
         await say('Stop, stop', 'barge-in');
-        await until(() => agent.requests.some((r) => r.body.event === 'interrupted' && r.body.call_id === talk) && speech()[5]?.state === 'speaking', 'the interruption and the next reply');
+        await until(() => agent.requests.some((r) => r.body.event === 'interrupted' && r.body.call_id === talk) && ['speaking', 'done'].includes(speech()[5]?.state ?? ''), 'the interruption and the next reply');
         await h.request('POST', `/api/v1/calls/${talk}/hangup`, { key: tenant.keys.test });
         await save(h, talk, path.join(out, 'callWorkflow.turns.json'));
       } finally {
@@ -176,6 +178,8 @@ async function main(): Promise<void> {
         const sms = await h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: smsLine.id, to: '+14155550142', text: 'Yes, ready for pickup.' } });
         await save(h, workflowIds.sendMessage(sms.body.id), path.join(out, 'sendMessageWorkflow.delivered.json'));
       }
+
+      await recordCallWorkflowV2(h, out);
 
       h.simulator.state.provisionFault = 'reject';
       const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
@@ -227,28 +231,146 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
       await env.client.workflow.execute('closeSpendPeriodWorkflow', { taskQueue, workflowId, args: [{}] });
       return env.client.workflow.getHandle(workflowId).fetchHistory();
     });
-    fs.writeFileSync(file, JSON.stringify(history, null, 2) + '\n');
-    console.log(`recorded ${workflowId} (time-skipping) -> ${path.relative(process.cwd(), file)}`);
+    await saveHistory(history, file);
   } finally {
     await env.teardown();
   }
+}
+
+type RecordingHarness = import('./harness').Harness;
+
+/**
+ * Calls of `call-workflow-v2`: the caller hanging up while the reply is spoken, a call long
+ * enough to continue as new (both runs), a hosted conversation cut at its maximum duration while
+ * the caller keeps talking, an inbound call; and the recovery workflow, for one call and as a sweep.
+ */
+async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createTenant, eventually, webhookLine } = require('./harness') as typeof import('./harness');
+  // A workspace of its own: line creation is limited to 10 an hour per workspace.
+  const tenant = await createTenant(h.db);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { startReceiver } = require('./receiver') as typeof import('./receiver');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { placeHold } = require('../../src/billing/holds') as typeof import('../../src/billing/holds');
+  const key = tenant.keys.test;
+  const statusOf = async (id: string) => (await h.db('calls').where({ id }).first()).status as string;
+  const inProgress = (id: string) => eventually(async () => ((await statusOf(id)) === 'in_progress' ? true : undefined), 20_000, `call ${id} to connect`);
+  const agent = await startReceiver();
+  try {
+    h.simulator.state.calls.wordsPerSecond = 40;
+    let hangUpOnBye: string | undefined;
+    agent.respondWith((req) => {
+      if (req.body.event !== 'message') return undefined;
+      if (req.body.text === 'Thanks, bye' && hangUpOnBye) h.simulator.state.calls.hangUpByCaller(hangUpOnBye);
+      return { status: 200, body: JSON.stringify({ text: `You said: ${String(req.body.text)}` }) };
+    });
+
+    // The caller hangs up while the agent's reply is being spoken.
+    {
+      const line = (await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: agent.url }) })).body.line;
+      const id = (await h.request('POST', '/api/v1/calls', { key, body: { line_id: line.id, to_number: '+14155552691' } })).body.call.id as string;
+      hangUpOnBye = id;
+      await inProgress(id);
+      await h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'Thanks, bye' });
+      await save(h, id, path.join(out, 'callWorkflow.v2-caller-hangs-up-mid-reply.json'));
+    }
+
+    // Long enough to continue as new: turns, a control wait and speak, then a hang-up.
+    {
+      const line = (await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: agent.url, begin_message: 'Hello.' }) })).body.line;
+      const id = (await h.request('POST', '/api/v1/calls', { key, body: { line_id: line.id, to_number: '+14155552692' } })).body.call.id as string;
+      await inProgress(id);
+      const firstRunId = (await h.temporal.workflow.getHandle(id).describe()).runId;
+      const spoken = (text: string) => eventually(async () => ((h.simulator.state.calls.speechFor(id) ?? []).some((s) => s.text === text && s.state === 'done') ? true : undefined), 20_000, text);
+      for (let i = 1; i <= 20; i += 1) {
+        if (i === 5) {
+          const waiting = h.request('POST', `/api/v1/calls/${id}/wait`, { key, body: { timeout_seconds: 10 } });
+          await new Promise((resolve) => setTimeout(resolve, 300));
+          await h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'Yes' });
+          await waiting;
+          await h.request('POST', `/api/v1/calls/${id}/speak`, { key, body: { text: 'Noted.' } });
+        }
+        await h.simulator.control('POST', `/control/calls/${id}/say`, { text: `Turn ${i}` });
+        await spoken(`You said: Turn ${i}`);
+      }
+      await h.request('POST', `/api/v1/calls/${id}/hangup`, { key });
+      await h.temporal.workflow.getHandle(id).result();
+      const first = await h.temporal.workflow.getHandle(id, firstRunId).fetchHistory();
+      if (!first.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes) throw new Error('the long call did not continue as new');
+      await saveHistory(first, path.join(out, 'callWorkflow.v2-continued-first-run.json'));
+      await save(h, id, path.join(out, 'callWorkflow.v2-continued-last-run.json'));
+    }
+
+    // A hosted conversation cut at its maximum duration while the caller keeps talking.
+    {
+      await h.simulator.control('POST', '/control/model/settings', { token_delay_ms: 300 });
+      const line = (await h.request('POST', '/api/v1/lines', { key, body: { name: 'Hosted', mode: 'hosted', system_prompt: 'You are a desk.' } })).body.line;
+      const id = (await h.request('POST', '/api/v1/calls/conversation', { key, body: { line_id: line.id, to_number: '+14155552693', topic: 'the weather', max_duration_seconds: 10 } })).body.call.id as string;
+      await inProgress(id);
+      for (let i = 0; i < 60; i += 1) {
+        if ((await h.simulator.control('POST', `/control/calls/${id}/say`, { text: `More, part ${i}` })).status !== 202) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      await h.simulator.control('POST', '/control/model/settings', { token_delay_ms: 0 });
+      await save(h, id, path.join(out, 'callWorkflow.v2-hosted-max-duration.json'));
+    }
+
+    // An inbound call, answered, then the caller hangs up.
+    {
+      const line = (await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: agent.url }) })).body.line;
+      await h.simulator.control('POST', '/control/calls/inbound', { from: '+14155553434', to: line.phone_number, events_url: `${h.apiUrl}/carrier/events` });
+      const row = await eventually(async () => (await h.db('calls').where({ line_id: line.id, direction: 'inbound' }).first()) ?? undefined, 20_000, 'the inbound call');
+      await inProgress(row.id);
+      await h.simulator.control('POST', `/control/calls/${row.id}/hangup`);
+      await save(h, row.id, path.join(out, 'callWorkflow.v2-inbound.json'));
+    }
+
+    // Recovery: a hang-up of a call whose workflow is gone, then a sweep of an old one.
+    {
+      const orphan = async (status: string, createdAt: Date) => {
+        const line = (await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: agent.url }) })).body.line;
+        const id = crypto.randomUUID();
+        await h.db('calls').insert({ id, workspace_id: tenant.workspaceId, environment: 'test', line_id: line.id, direction: 'outbound', from_number: line.phone_number, to_number: '+14155552694', status, mode: 'webhook', zone: 'A', created_at: createdAt, started_at: status === 'in_progress' ? createdAt : null });
+        await placeHold(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, keyId: null, reference: `call:${id}`, amountCents: 13, at: createdAt });
+        return id;
+      };
+      const gone = await orphan('in_progress', new Date(Date.now() - 20_000));
+      await h.request('POST', `/api/v1/calls/${gone}/hangup`, { key });
+      await save(h, `call-recovery:${gone}`, path.join(out, 'recoverOrphansWorkflow.one-call.json'));
+      await orphan('initiated', new Date(Date.now() - 30 * 60_000));
+      const sweep = await h.temporal.workflow.start('recoverOrphansWorkflow', { taskQueue: h.config.taskQueue, workflowId: `recovery-sweep-${Date.now()}`, args: [{}] });
+      await save(h, sweep.workflowId, path.join(out, 'recoverOrphansWorkflow.sweep.json'));
+    }
+  } finally {
+    await agent.close();
+  }
+}
+
+/** Writes a history unless the file exists: recorded histories are never replaced. */
+async function saveHistory(history: unknown, file: string): Promise<void> {
+  if (fs.existsSync(file)) {
+    console.log(`kept ${path.relative(process.cwd(), file)} (already recorded)`);
+    return;
+  }
+  fs.writeFileSync(file, JSON.stringify(history, null, 2) + '\n');
+  console.log(`recorded -> ${path.relative(process.cwd(), file)}`);
 }
 
 /** A workflow that is still running (waiting for its next signal): its history so far. */
 async function saveOpen(h: { temporal: import('@temporalio/client').Client }, workflowId: string, file: string): Promise<void> {
   if (!wanted(file)) return;
   const history = await h.temporal.workflow.getHandle(workflowId).fetchHistory();
-  fs.writeFileSync(file, JSON.stringify(history, null, 2) + '\n');
-  console.log(`recorded ${workflowId} (open) -> ${path.relative(process.cwd(), file)}`);
+  await saveHistory(history, file);
 }
 
 async function save(h: { temporal: import('@temporalio/client').Client }, workflowId: string, file: string): Promise<void> {
   const handle = h.temporal.workflow.getHandle(workflowId);
   await handle.result();
   if (!wanted(file)) return;
-  const history = await handle.fetchHistory();
-  fs.writeFileSync(file, JSON.stringify(history, null, 2) + '\n');
-  console.log(`recorded ${workflowId} -> ${path.relative(process.cwd(), file)}`);
+  // The run that finished (a continued workflow's last run).
+  const { runId } = await handle.describe();
+  await saveHistory(await h.temporal.workflow.getHandle(workflowId, runId).fetchHistory(), file);
 }
 
 main().catch((err) => {

@@ -11,6 +11,7 @@ import * as m0009 from './0009_messages';
 import * as m0010 from './0010_conversation_calls';
 import * as m0011 from './0011_carrier_callback_signatures';
 import * as m0012 from './0012_key_ancestry';
+import * as m0014 from './0014_call_workflow_claims';
 import * as m0015 from './0015_billing_environments';
 import * as m0016 from './0016_idempotency_lease_token';
 
@@ -31,6 +32,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0010_conversation_calls': m0010,
   '0011_carrier_callback_signatures': m0011,
   '0012_key_ancestry': m0012,
+  '0014_call_workflow_claims': m0014,
   '0015_billing_environments': m0015,
   '0016_idempotency_lease_token': m0016,
 };

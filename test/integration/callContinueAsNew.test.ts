@@ -1,0 +1,94 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../src/config';
+import { freePort } from '../../src/infra/proc';
+import { ensureTemporalCli, startDevServer, type DevServer } from '../../src/infra/temporal';
+import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+/**
+ * A call whose history grows long goes on in a fresh run (continue-as-new, security review M1).
+ * This suite runs its own Temporal dev server that suggests continuing as new after 120 history
+ * events (Temporal's default is 4,096), so a short conversation crosses runs.
+ */
+describe('a long call continues as new', () => {
+  let h: Harness;
+  let tenant: Tenant;
+  let receiver: Receiver;
+  let server: DevServer;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-continue-as-new-'));
+
+  beforeAll(async () => {
+    const cli = ensureTemporalCli(loadConfig().toolCacheDir, () => undefined);
+    server = await startDevServer({
+      cli,
+      port: await freePort(),
+      dbFile: path.join(dir, 'temporal.db'),
+      logFile: path.join(dir, 'temporal.log'),
+      dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 120 },
+    });
+    h = await startHarness({ temporalAddress: server.address });
+    await h.startWorker();
+    tenant = await createTenant(h.db);
+    receiver = await startReceiver();
+    receiver.respondWith((req) => (req.body.event === 'message' ? { status: 200, body: JSON.stringify({ text: `You said: ${String(req.body.text)}` }) } : undefined));
+  });
+  afterAll(async () => {
+    await receiver?.close();
+    await h?.close();
+    await server?.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps its turns, transcript, control requests and single settlement across runs', async () => {
+    const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, begin_message: 'Hello.' }) })).body.line;
+    const id = (await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552671' } })).body.call.id as string;
+    const handle = h.temporal.workflow.getHandle(id);
+    await eventually(async () => ((await h.db('calls').where({ id }).first()).status === 'in_progress' ? true : undefined));
+    const firstRunId = (await handle.describe()).runId;
+    h.simulator.state.calls.wordsPerSecond = 40;
+    const speech = () => h.simulator.state.calls.speechFor(id) ?? [];
+    const spokenDone = (text: string) => eventually(async () => (speech().some((s) => s.text === text && s.state === 'done') ? true : undefined), 20_000, `"${text}" to be spoken`);
+    await spokenDone('Hello.');
+
+    const TURNS = 24;
+    const expected: Array<[string, string]> = [['assistant', 'Hello.']];
+    for (let i = 1; i <= TURNS; i += 1) {
+      if (i === 12) {
+        // A control request waiting for the caller: the sentence is its answer, not a `message`.
+        const waiting = h.request('POST', `/api/v1/calls/${id}/wait`, { key: tenant.keys.test, body: { timeout_seconds: 20 } });
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'For the control request' });
+        expect((await waiting).body).toMatchObject({ timed_out: false, response_text: 'For the control request' });
+        expected.push(['user', 'For the control request']);
+      }
+      await h.simulator.control('POST', `/control/calls/${id}/say`, { text: `Turn ${i}` });
+      await spokenDone(`You said: Turn ${i}`);
+      expected.push(['user', `Turn ${i}`], ['assistant', `You said: Turn ${i}`]);
+    }
+    // It did go on in another run: the first one ended by continuing as new.
+    expect((await handle.describe()).runId).not.toBe(firstRunId);
+    const firstRun = await h.temporal.workflow.getHandle(id, firstRunId).fetchHistory();
+    expect(firstRun.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
+
+    const hung = await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    expect(hung.body.call).toMatchObject({ status: 'completed', end_cause: 'api_hangup' });
+    await handle.result();
+    const call = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
+    expect(call.transcript.map((t: { role: string; text: string }) => [t.role, t.text])).toEqual(expected);
+    // Every turn's `message` once, each with its own event id; the control answer never as a `message`.
+    const messages = receiver.requests.filter((r) => r.body.event === 'message' && r.body.call_id === id);
+    expect(messages.map((r) => r.body.text)).toEqual(Array.from({ length: TURNS }, (_, i) => `Turn ${i + 1}`));
+    expect(new Set(messages.map((r) => r.body.event_id)).size).toBe(TURNS);
+    // Every reply was spoken under its own speak id (none refused as a reused id).
+    expect(speech().filter((s) => s.text.startsWith('You said:')).map((s) => s.state)).toEqual(Array(TURNS).fill('done'));
+    // Settled once, within the hold; call_ended once.
+    const charges = await h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
+    expect(charges).toHaveLength(1);
+    expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents);
+    expect((await h.db('spend_holds').where({ reference: `call:${id}` }).first()).status).toBe('settled');
+    await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined));
+    expect(receiver.requests.filter((r) => r.body.event === 'call_ended' && r.body.call_id === id)).toHaveLength(1);
+  }, 120_000);
+});

@@ -1,0 +1,214 @@
+import crypto from 'node:crypto';
+import { createCallActivities } from '../../activities/calls';
+import { generateSecretsKey, parseSecretsKey } from '../../src/crypto/secretBox';
+import { EgressPolicy } from '../../src/net/egress';
+import type { CarrierAdapter } from '../../activities/carrier/adapter';
+import { placeHold } from '../../src/billing/holds';
+import { insertMessage } from '../../src/messages/store';
+import { ensureSchedules, RECOVERY_SCHEDULE_ID } from '../../src/temporal/schedules';
+import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+/**
+ * No active call row without a workflow that can finish it, and no hold left open (security
+ * review M2, L11): a hang-up or a line release that finds the call's workflow gone ends the call
+ * at once, and the durable sweeper ends calls past any possible length (workflow missing, closed
+ * or stuck) and fails queued messages that never got a workflow.
+ */
+describe('recovering calls and messages whose workflow cannot finish them', () => {
+  const ctx = useHarness({ worker: true });
+  let h: Harness;
+  let tenant: Tenant;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await startReceiver();
+  });
+  afterAll(async () => receiver.close());
+  beforeEach(() => {
+    ({ h, tenant } = ctx);
+    receiver.requests.length = 0;
+  });
+
+  const test = () => ({ workspaceId: tenant.workspaceId, environment: 'test' as const });
+  const makeLine = async () => (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) })).body.line as { id: string; phone_number: string };
+  const place = (lineId: string, to = '+14155552671') => h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: lineId, to_number: to } });
+  const getCall = async (id: string) => (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
+  const untilStatus = (id: string, statuses: string[]) =>
+    eventually(async () => {
+      const call = await getCall(id);
+      return statuses.includes(call.status) ? call : undefined;
+    }, 30_000, `call ${id} to reach ${statuses.join('/')}`);
+  const hold = async (reference: string) => h.db('spend_holds').where({ reference }).first();
+  const expectLineFree = async (lineId: string) => {
+    const next = await place(lineId, '+14155552699');
+    expect(next.status).toBe(201);
+    await h.request('POST', `/api/v1/calls/${next.body.call.id}/hangup`, { key: tenant.keys.test });
+  };
+  /** A call row as the API writes it, with its one-minute hold, but no workflow (its start was lost). */
+  async function orphanCall(lineId: string, fields: { status: string; answeredSecondsAgo?: number; createdMinutesAgo?: number }) {
+    const id = crypto.randomUUID();
+    const line = await h.db('lines').where({ id: lineId }).first();
+    const createdAt = new Date(Date.now() - (fields.createdMinutesAgo ?? 1) * 60_000);
+    await h.db('calls').insert({
+      id,
+      workspace_id: tenant.workspaceId,
+      environment: 'test',
+      line_id: lineId,
+      actor_key_id: null,
+      direction: 'outbound',
+      from_number: line.phone_number,
+      to_number: '+14155552671',
+      status: fields.status,
+      mode: 'webhook',
+      zone: 'A',
+      created_at: createdAt,
+      started_at: fields.answeredSecondsAgo === undefined ? null : new Date(Date.now() - fields.answeredSecondsAgo * 1000),
+    });
+    expect((await placeHold(h.db, { tenant: test(), keyId: null, reference: `call:${id}`, amountCents: 13, at: createdAt })).ok).toBe(true);
+    return id;
+  }
+  const sweep = () => h.temporal.workflow.execute('recoverOrphansWorkflow', { taskQueue: h.config.taskQueue, workflowId: `sweep-${crypto.randomUUID()}`, args: [{}] });
+  const backdate = (id: string) => h.db('calls').where({ id }).update({ created_at: h.db.raw("now() - interval '30 minutes'") });
+
+  it('a hang-up of a call whose workflow is gone ends it at once, settled from what is known, and frees the line', async () => {
+    const line = await makeLine();
+    const id = await orphanCall(line.id, { status: 'in_progress', answeredSecondsAgo: 30 });
+    const hung = await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    expect(hung.status).toBe(200);
+    expect(hung.body.call).toMatchObject({ status: 'completed', end_cause: 'service_error' });
+    // About 30 s at 13 cents a minute, never more than the minute held.
+    expect(hung.body.call.charge_cents).toBeGreaterThanOrEqual(6);
+    expect(hung.body.call.charge_cents).toBeLessThanOrEqual(13);
+    expect((await hold(`call:${id}`)).status).toBe('settled');
+    await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined));
+    // Hanging up the ended call again answers it unchanged.
+    expect((await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call).toMatchObject({ status: 'completed', charge_cents: hung.body.call.charge_cents });
+    await expectLineFree(line.id);
+  });
+
+  it('a final status is never overwritten by a late state write (a workflow still running for an ended call)', async () => {
+    const line = await makeLine();
+    const id = await orphanCall(line.id, { status: 'in_progress', answeredSecondsAgo: 5 });
+    const ended = (await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call;
+    expect(ended.status).toBe('completed');
+    const activities = createCallActivities({
+      db: h.db,
+      carrier: {} as CarrierAdapter, // state writes only
+      carrierEventsUrl: `${h.apiUrl}/carrier/events`,
+      secretsKey: () => parseSecretsKey(generateSecretsKey()), egress: new EgressPolicy(),
+      now: () => new Date(),
+    });
+    await activities.recordCallState(id, { status: 'in_progress', startedAt: Date.now() });
+    await activities.recordCallState(id, { status: 'failed', endCause: 'carrier_failed', chargeCents: 0 });
+    expect(await getCall(id)).toMatchObject({ status: 'completed', end_cause: 'service_error', charge_cents: ended.charge_cents });
+    await expectLineFree(line.id);
+  });
+
+  it('releasing a line whose call has no workflow answers 200 and ends the call', async () => {
+    const line = await makeLine();
+    const id = await orphanCall(line.id, { status: 'ringing' });
+    const released = await h.request('DELETE', `/api/v1/lines/${line.id}`, { key: tenant.keys.test });
+    expect(released.status).toBe(200);
+    expect(released.body.line.status).toBe('released');
+    const call = await untilStatus(id, ['failed']);
+    expect(call).toMatchObject({ end_cause: 'service_error', charge_cents: 0 });
+    expect((await hold(`call:${id}`)).status).toBe('settled');
+  });
+
+  it('the sweeper ends calls past any possible length whose workflow is missing, closed or stuck, and frees their lines', async () => {
+    // Missing: the start never happened.
+    const missingLine = await makeLine();
+    const missing = await orphanCall(missingLine.id, { status: 'initiated', createdMinutesAgo: 30 });
+    // Never claimed by a workflow three minutes on (the API stopped before starting it): no need to wait 20 minutes.
+    const unclaimedLine = await makeLine();
+    const unclaimed = await orphanCall(unclaimedLine.id, { status: 'initiated', createdMinutesAgo: 3 });
+    // Closed: the workflow was terminated (as at Temporal's history limit) with the call live.
+    const closedLine = await makeLine();
+    const closed = (await place(closedLine.id, '+14155552681')).body.call.id as string;
+    await untilStatus(closed, ['in_progress']);
+    await h.temporal.workflow.getHandle(closed).terminate('history limit (test)');
+    await backdate(closed);
+    // Stuck: the workflow runs but the call has outlived any call.
+    const stuckLine = await makeLine();
+    const stuck = (await place(stuckLine.id, '+14155552682')).body.call.id as string;
+    await untilStatus(stuck, ['in_progress']);
+    await backdate(stuck);
+
+    const result = (await sweep()) as { calls: Array<{ callId: string; outcome: string; workflow?: string }> };
+    const outcome = (id: string) => result.calls.find((c) => c.callId === id);
+    expect(outcome(missing)).toMatchObject({ outcome: 'ended', workflow: 'missing' });
+    expect(outcome(unclaimed)).toMatchObject({ outcome: 'ended', workflow: 'missing' });
+    expect(await getCall(unclaimed)).toMatchObject({ status: 'failed', end_cause: 'service_error', charge_cents: 0 });
+    expect(outcome(closed)).toMatchObject({ outcome: 'ended', workflow: 'closed' });
+    expect(outcome(stuck)).toMatchObject({ outcome: 'ended', workflow: 'terminated' });
+
+    expect(await getCall(missing)).toMatchObject({ status: 'failed', end_cause: 'service_error', charge_cents: 0 });
+    for (const id of [closed, stuck]) {
+      const call = await getCall(id);
+      expect(call).toMatchObject({ status: 'completed', end_cause: 'service_error' });
+      const held = await hold(`call:${id}`);
+      expect(held.status).toBe('settled');
+      expect(call.charge_cents).toBeLessThanOrEqual(Number(held.amount_cents));
+      // The carrier leg was hung up, and the customer hears of the end once.
+      expect(h.simulator.state.calls.get(id)?.state).toBe('ended');
+      await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined));
+      expect(receiver.requests.filter((r) => r.body.event === 'call_ended' && r.body.call_id === id)).toHaveLength(1);
+    }
+    expect((await h.temporal.workflow.getHandle(stuck).describe()).status.name).toBe('TERMINATED');
+    expect((await hold(`call:${missing}`)).status).toBe('settled');
+    // A second sweep changes nothing.
+    const again = (await sweep()) as { calls: Array<{ callId: string }> };
+    for (const id of [missing, unclaimed, closed, stuck]) expect(again.calls.map((c) => c.callId)).not.toContain(id);
+    for (const lineId of [missingLine.id, unclaimedLine.id, closedLine.id, stuckLine.id]) await expectLineFree(lineId);
+  });
+
+  it('the sweeper fails a queued message that never got a workflow and releases its hold; one with a workflow is left alone', async () => {
+    const line = await makeLine();
+    const at = new Date(Date.now() - 15 * 60_000);
+    const queued = async () => {
+      const id = crypto.randomUUID();
+      await insertMessage(h.db, {
+        id,
+        workspace_id: tenant.workspaceId,
+        environment: 'test',
+        line_id: line.id,
+        actor_key_id: null,
+        direction: 'outbound',
+        origin: 'customer',
+        from_number: line.phone_number,
+        to_number: '+14155550142',
+        body: 'Hello',
+        segments: 1,
+        status: 'queued',
+        carrier_message_id: null,
+        authorization_basis: null,
+        consent_id: null,
+        created_at: at,
+      });
+      await placeHold(h.db, { tenant: test(), keyId: null, reference: `sms:${id}`, amountCents: 1, at });
+      return id;
+    };
+    const orphan = await queued();
+    const owned = await queued();
+    // This one has a workflow (still waiting for a worker): the sweeper leaves it to it.
+    await h.temporal.workflow.start('sendMessageWorkflow', {
+      taskQueue: `${h.config.taskQueue}-idle`,
+      workflowId: `message-send:${owned}`,
+      args: [{ messageId: owned, workspaceId: tenant.workspaceId, environment: 'test', lineId: line.id, from: line.phone_number, to: '+14155550142', text: 'Hello', segments: 1, chargeCents: 1 }],
+    });
+    const result = (await sweep()) as { messages: Array<{ messageId: string; outcome: string }> };
+    expect(result.messages.find((m) => m.messageId === orphan)).toMatchObject({ outcome: 'failed' });
+    expect(result.messages.find((m) => m.messageId === owned)).toMatchObject({ outcome: 'workflow_exists' });
+    expect(await h.db('messages').where({ id: orphan }).first()).toMatchObject({ status: 'failed', error_code: 'not_sent' });
+    expect(await h.db('messages').where({ id: owned }).first()).toMatchObject({ status: 'queued' });
+    expect((await hold(`sms:${orphan}`)).status).toBe('released');
+    await h.temporal.workflow.getHandle(`message-send:${owned}`).terminate('test done');
+  });
+
+  it('runs every five minutes from a Temporal Schedule that every worker ensures exists', async () => {
+    await ensureSchedules(h.temporal, h.config.taskQueue);
+    const schedule = await h.temporal.schedule.getHandle(RECOVERY_SCHEDULE_ID).describe();
+    expect(schedule.spec.intervals).toMatchObject([{ every: 5 * 60_000 }]);
+    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'recoverOrphansWorkflow' });
+  });
+});
