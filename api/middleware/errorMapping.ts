@@ -1,3 +1,4 @@
+import { isGrpcServiceError, WorkflowUpdateRPCTimeoutOrCancelledError } from '@temporalio/client';
 import { ApiError, errors } from '../errors';
 
 /**
@@ -13,9 +14,6 @@ import { ApiError, errors } from '../errors';
  * slips past them is still the caller's 4xx and not a 500.
  */
 const DATABASE_INPUT_ERRORS = new Set(['22P02', '22003', '22007', '22008', '22001', '22021', '22P05', '2201W', '2201X', '22025', '22019', '54000']);
-
-/** gRPC status RESOURCE_EXHAUSTED, as Temporal reports a workflow's in-flight update limit or a namespace's rate limit. */
-const GRPC_RESOURCE_EXHAUSTED = 8;
 
 interface DatabaseErrorLike {
   code: string;
@@ -39,9 +37,32 @@ export function isDatabaseInputError(err: unknown): boolean {
   return db !== undefined && DATABASE_INPUT_ERRORS.has(db.code);
 }
 
-function isResourceExhausted(err: unknown): boolean {
-  const codeOf = (e: unknown) => (e && typeof e === 'object' ? (e as { code?: unknown }).code : undefined);
-  return codeOf(err) === GRPC_RESOURCE_EXHAUSTED || codeOf((err as { cause?: unknown } | null)?.cause) === GRPC_RESOURCE_EXHAUSTED;
+/** gRPC status codes Temporal answers with when it cannot take a request now. */
+const RESOURCE_EXHAUSTED = 8;
+const UNAVAILABLE = 14;
+const DEADLINE_EXCEEDED = 4;
+
+/** The gRPC status behind a Temporal client error (it wraps the service error as `cause`). */
+function grpcStatusOf(err: unknown): number | undefined {
+  for (let current = err; current instanceof Error; current = (current as { cause?: unknown }).cause) {
+    if (isGrpcServiceError(current)) return current.code;
+  }
+  return undefined;
+}
+
+/**
+ * A Temporal refusal that means "not now" as the API's answer, or undefined for anything else:
+ * a limit (`RESOURCE_EXHAUSTED`: the namespace's rate, or too many requests in flight on one
+ * workflow, such as a call's live-control updates) is 429 `rate_limited`; an unreachable or overloaded server is 503
+ * `service_unavailable`. Both carry `Retry-After`; neither changed anything.
+ */
+export function temporalBusyError(err: unknown): ApiError | undefined {
+  const status = grpcStatusOf(err);
+  if (status === RESOURCE_EXHAUSTED) return new ApiError(429, 'rate_limited', 'Too many requests in flight right now; retry shortly', undefined, { 'Retry-After': '1' });
+  if (status === UNAVAILABLE || status === DEADLINE_EXCEEDED || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+    return new ApiError(503, 'service_unavailable', 'The service is busy; retry shortly', undefined, { 'Retry-After': '1' });
+  }
+  return undefined;
 }
 
 export function toApiError(err: unknown): ApiError {
@@ -49,9 +70,8 @@ export function toApiError(err: unknown): ApiError {
   if (isDatabaseInputError(err)) {
     return errors.validation([{ message: 'A value in the request is malformed or out of range' }], 'The request has a value the service cannot store or compare');
   }
-  if (isResourceExhausted(err)) {
-    return new ApiError(429, 'rate_limited', 'Too many requests are in flight for this resource; retry shortly', undefined, { 'Retry-After': '1' });
-  }
+  const busy = temporalBusyError(err);
+  if (busy) return busy;
   // Errors raised by Koa itself (e.g. ctx.throw, http-errors) carry an HTTP status.
   const status = (err as { status?: number; expose?: boolean }).status;
   if (typeof status === 'number' && status >= 400 && status < 500) {

@@ -5,7 +5,6 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
-import { temporalBusyError } from '../temporalErrors';
 import type { PathParameter, RouteDef } from './types';
 import { placeHold } from '../../src/billing/holds';
 import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
@@ -19,6 +18,7 @@ import { isOptedOut } from '../../src/compliance/optOuts';
 import { findLine } from '../../src/lines/store';
 import { toE164 } from '../../src/phone';
 import { startResolvingAmbiguity } from '../../src/temporal/starts';
+import { waitForResult } from '../../src/temporal/waitForResult';
 import type { CallInput } from '../../workflows/calls';
 import { DEFAULT_RESPONSE_TIMEOUT_SECONDS, DTMF_DIGITS, MAX_RESPONSE_TIMEOUT_SECONDS, pressUpdate, speakUpdate, waitUpdate } from '../../workflows/callControl';
 import { conversationBeginMessage, conversationSystemPrompt, MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/calls/conversation';
@@ -177,15 +177,11 @@ async function listCalls(ctx: AppContext, deps: AppDeps): Promise<void> {
 async function hangUp(ctx: AppContext, deps: AppDeps): Promise<void> {
   const row = await findCall(ctx, deps);
   if (ACTIVE_CALL_STATUSES.includes(row.status as CallStatus)) {
-    let ending: WorkflowHandle;
-    try {
-      // A call whose workflow is gone is ended by the recovery workflow instead (L11).
-      ending = await endActiveCall(deps.temporal, deps.config.taskQueue, row.id);
-    } catch (err) {
-      throw temporalBusyError(err) ?? err;
-    }
+    // A call whose workflow is gone is ended by the recovery workflow instead (L11). Temporal's
+    // limits and outages become 429/503 "retry later" in the error middleware (L4).
+    const ending = await endActiveCall(deps.temporal, deps.config.taskQueue, row.id);
     // Answer with the ended call when it ends promptly (it usually does), else as it stands.
-    await Promise.race([ending.result().catch(() => undefined), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    await waitForResult(deps.temporal, ending, 5_000).catch(() => undefined);
   }
   const current = await callsOf(ctx, deps).andWhere({ id: row.id }).first();
   ctx.body = { call: toCallRecord(current ?? row) };
@@ -204,8 +200,8 @@ async function control<T>(ctx: AppContext, deps: AppDeps, run: (handle: Workflow
   } catch (err) {
     // Rejected by the validator (not live any more), or the workflow has finished.
     if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw notActive();
-    // Temporal's limits and outages are "retry later", not a server error (L4).
-    throw temporalBusyError(err) ?? err;
+    // Temporal's limits and outages are "retry later" (429/503, api/middleware/errorMapping.ts), not a server error (L4).
+    throw err;
   }
 }
 

@@ -21,6 +21,7 @@ import { requireSetting } from '../../src/config';
 import { egressPolicyFor } from '../../src/net/egress';
 import { parseSecretsKey, type SecretsKeyRing } from '../../src/crypto/secretBox';
 import { endActiveCall } from '../../src/calls/hangup';
+import { waitForResult } from '../../src/temporal/waitForResult';
 import { ACTIVE_CALL_STATUSES } from '../../src/calls/rules';
 import { workflowIds } from '../../workflows/ids';
 import type { provisionLineWorkflow, releaseLineWorkflow } from '../../workflows/lines';
@@ -105,7 +106,7 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.state.log.info({ line_id: row.id, mode }, 'line created; provisioning its number');
   // Most numbers are ready within a second: answer with the active line when we can, and
   // with status `provisioning` (the workflow carries on) when the carrier is slow.
-  await Promise.race([handle.result().catch(() => undefined), delay(deps.config.lineProvisionWaitMs)]);
+  await waitForResult(deps.temporal, handle, deps.config.lineProvisionWaitMs).catch(() => undefined);
   const current = (await findLine(deps.db, principal, row.id)) ?? row;
   ctx.status = 201;
   ctx.set('Location', `/api/v1/lines/${row.id}`);
@@ -238,10 +239,6 @@ async function startProvisioning(deps: AppDeps, row: LineRow, ctx: AppContext) {
     await deps.db('lines').where({ id: row.id, status: 'provisioning' }).update({ status: 'released', failure_reason: 'provisioning could not start', released_at: deps.now() });
     throw new ApiError(503, 'service_unavailable', 'The line could not be provisioned right now; retry shortly');
   }
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
 export function lineRoutes(): RouteDef[] {

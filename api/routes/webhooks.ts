@@ -6,6 +6,7 @@ import type { RouteDef } from './types';
 import { findLine } from '../../src/lines/store';
 import { EVENT_POLICIES, EVENT_TYPES } from '../../src/webhooks/events';
 import { createEvent, startDelivery } from '../../src/webhooks/publish';
+import { waitForResult } from '../../src/temporal/waitForResult';
 
 /** Webhook delivery inspection (spec "Webhook delivery inspection"). */
 export function toDeliveryRecord(row: Record<string, unknown>) {
@@ -115,16 +116,8 @@ async function sendTest(ctx: AppContext, deps: AppDeps): Promise<void> {
   // L11: wait a bounded time. The attempt itself is bounded (5 s answer), but a busy or stopped
   // worker is not: past the wait, the long poll is cancelled and the answer is 202 with what is
   // known; the attempt finishes on its own.
-  const waited = new AbortController();
-  const timer = setTimeout(() => waited.abort(), deps.config.webhookTestWaitMs);
-  let result: Awaited<ReturnType<typeof handle.result>> | null = null;
-  try {
-    result = await deps.temporal.withAbortSignal(waited.signal, () => handle.result());
-  } catch (err) {
-    if (!waited.signal.aborted) throw err;
-  } finally {
-    clearTimeout(timer);
-  }
+  const waited = await waitForResult(deps.temporal, handle, deps.config.webhookTestWaitMs);
+  const result = waited.finished ? waited.result : null;
   const row = result
     ? await deps.db('webhook_deliveries').where({ id: result.lastDeliveryId }).first()
     : await deps.db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt', 'desc').first();

@@ -13,13 +13,22 @@ describe('error mapping', () => {
     expect(toApiError(pgError('22012', 'division by zero')).status).toBe(500);
   });
 
+  /** A service error as the Temporal client raises it: the gRPC error (code, details, metadata) as its cause. */
+  const temporalError = (code: number) => new ServiceError('Unexpected error while making gRPC request', { cause: Object.assign(new Error('grpc'), { code, details: 'grpc', metadata: {} }) });
+
   it('Temporal RESOURCE_EXHAUSTED (too many in-flight updates) is 429 with Retry-After', () => {
-    const err = new ServiceError('Unexpected error while making gRPC request', { cause: Object.assign(new Error('limit reached'), { code: 8 }) });
-    const mapped = toApiError(err);
+    const mapped = toApiError(temporalError(8));
     expect(mapped.status).toBe(429);
     expect(mapped.code).toBe('rate_limited');
     expect(mapped.headers['Retry-After']).toBe('1');
-    expect(toApiError(new ServiceError('unavailable', { cause: Object.assign(new Error('x'), { code: 14 }) })).status).toBe(500);
+  });
+
+  it('Temporal unreachable or past its deadline is 503 service_unavailable with Retry-After; other Temporal errors stay 500', () => {
+    for (const code of [14, 4]) {
+      const mapped = toApiError(temporalError(code));
+      expect([mapped.status, mapped.code, mapped.headers['Retry-After']]).toEqual([503, 'service_unavailable', '1']);
+    }
+    expect(toApiError(temporalError(13)).status).toBe(500);
   });
 
   it('logs of a data error carry no quoted input', () => {
