@@ -6,8 +6,9 @@ import type { CarrierAdapter } from '../../activities/carrier/adapter';
 import { placeHold } from '../../src/billing/holds';
 import { insertMessage } from '../../src/messages/store';
 import { ensureSchedules, RECOVERY_SCHEDULE_ID } from '../../src/temporal/schedules';
-import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { useHarnessWithReceiver, callsApi } from '../support/callSuite';
+import type { Receiver } from '../support/receiver';
 
 /**
  * No active call row without a workflow that can finish it, and no hold left open (security
@@ -16,28 +17,17 @@ import { startReceiver, type Receiver } from '../support/receiver';
  * or stuck) and fails queued messages that never got a workflow.
  */
 describe('recovering calls and messages whose workflow cannot finish them', () => {
-  const ctx = useHarness({ worker: true });
+  const ctx = useHarnessWithReceiver();
   let h: Harness;
   let tenant: Tenant;
   let receiver: Receiver;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-  });
-  afterAll(async () => receiver.close());
   beforeEach(() => {
-    ({ h, tenant } = ctx);
-    receiver.requests.length = 0;
+    ({ h, tenant, receiver } = ctx);
   });
+  const { place, getCall, untilStatus } = callsApi(ctx, 30_000);
 
   const test = () => ({ workspaceId: tenant.workspaceId, environment: 'test' as const });
   const makeLine = async () => (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) })).body.line as { id: string; phone_number: string };
-  const place = (lineId: string, to = '+14155552671') => h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: lineId, to_number: to } });
-  const getCall = async (id: string) => (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
-  const untilStatus = (id: string, statuses: string[]) =>
-    eventually(async () => {
-      const call = await getCall(id);
-      return statuses.includes(call.status) ? call : undefined;
-    }, 30_000, `call ${id} to reach ${statuses.join('/')}`);
   const hold = async (reference: string) => h.db('spend_holds').where({ reference }).first();
   const expectLineFree = async (lineId: string) => {
     const next = await place(lineId, '+14155552699');

@@ -1,5 +1,6 @@
-import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { useHarnessWithReceiver, callsApi } from '../support/callSuite';
+import type { Receiver } from '../support/receiver';
 
 /**
  * The carrier refuses a command because the call is gone (the caller hung up, gave up while it
@@ -7,28 +8,17 @@ import { startReceiver, type Receiver } from '../support/receiver';
  * once and frees its line (security review H1).
  */
 describe('calls the carrier refuses', () => {
-  const ctx = useHarness({ worker: true });
+  const ctx = useHarnessWithReceiver();
   let h: Harness;
   let tenant: Tenant;
   let receiver: Receiver;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-  });
-  afterAll(async () => receiver.close());
   beforeEach(() => {
-    ({ h, tenant } = ctx);
-    receiver.requests.length = 0;
+    ({ h, tenant, receiver } = ctx);
     receiver.respondWith(undefined);
   });
+  const { place, getCall, untilStatus } = callsApi(ctx, 30_000);
 
   const makeLine = async () => (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) })).body.line;
-  const place = (lineId: string, to = '+14155552671') => h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: lineId, to_number: to } });
-  const getCall = async (id: string) => (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
-  const untilStatus = (id: string, statuses: string[], timeoutMs = 30_000) =>
-    eventually(async () => {
-      const call = await getCall(id);
-      return statuses.includes(call.status) ? call : undefined;
-    }, timeoutMs, `call ${id} to reach ${statuses.join('/')}`);
   const settlements = (id: string) => h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
   const hold = async (id: string) => h.db('spend_holds').where({ reference: `call:${id}` }).first();
   /** The line is free again: a new call on it is accepted (then hung up). */

@@ -1,34 +1,24 @@
 import crypto from 'node:crypto';
 import { post } from '../../src/billing/ledger';
 import { runCommand } from '../../src/cli/main';
-import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { useHarnessWithReceiver, callsApi } from '../support/callSuite';
+import type { Receiver } from '../support/receiver';
 
 /** Outbound calls through the API, the call workflow and the carrier simulator. */
 describe('calls', () => {
-  const ctx = useHarness({ worker: true });
+  const ctx = useHarnessWithReceiver();
   let h: Harness;
   let tenant: Tenant;
   let receiver: Receiver;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-  });
-  afterAll(async () => receiver.close());
   beforeEach(() => {
-    ({ h, tenant } = ctx);
-    receiver.requests.length = 0;
+    ({ h, tenant, receiver } = ctx);
   });
+  const { place, untilStatus } = callsApi(ctx);
 
   const TO = '+14155552671';
   const makeLine = async (overrides: Record<string, unknown> = {}) =>
     (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, status_callback_url: receiver.url, ...overrides }) })).body.line;
-  const place = (lineId: string, to = TO, key = tenant.keys.test) => h.request('POST', '/api/v1/calls', { key, body: { line_id: lineId, to_number: to } });
-  const getCall = async (id: string) => (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
-  const untilStatus = (id: string, statuses: string[], timeoutMs = 20_000) =>
-    eventually(async () => {
-      const call = await getCall(id);
-      return statuses.includes(call.status) ? call : undefined;
-    }, timeoutMs, `call ${id} to reach ${statuses.join('/')}`);
   const simulatorCall = (callId: string) => h.simulator.control('GET', '/control/calls').then(async (r) => ((await r.json()) as { calls: Array<{ call_id: string; state: string }> }).calls.find((c) => c.call_id === callId));
 
   it('dials, connects, and on hang-up settles the exact per-second charge once', async () => {

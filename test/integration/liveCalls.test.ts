@@ -1,7 +1,8 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, type Harness, type Tenant } from '../support/harness';
+import { useHarnessWithReceiver, callsApi } from '../support/callSuite';
+import type { Receiver } from '../support/receiver';
 
 interface Speech {
   speak_id: string;
@@ -13,20 +14,16 @@ interface Speech {
 
 /** Hosted and audio lines, conversation calls and live call control, end to end through the simulator. */
 describe('hosted, audio and live-controlled calls', () => {
-  const ctx = useHarness({ worker: true });
+  const ctx = useHarnessWithReceiver();
   let h: Harness;
   let tenant: Tenant;
   let receiver: Receiver;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-  });
-  afterAll(async () => receiver.close());
   beforeEach(async () => {
-    ({ h, tenant } = ctx);
-    receiver.requests.length = 0;
+    ({ h, tenant, receiver } = ctx);
     await control('POST', '/control/model/reset');
     h.simulator.state.calls.wordsPerSecond = 20;
   });
+  const { untilStatus } = callsApi(ctx);
 
   const control = async (method: string, path: string, body?: unknown) => {
     const res = await h.simulator.control(method, path, body);
@@ -37,12 +34,6 @@ describe('hosted, audio and live-controlled calls', () => {
     expect(res.status).toBe(201);
     return res.body.line as { id: string; phone_number: string };
   };
-  const getCall = async (id: string) => (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
-  const untilStatus = (id: string, statuses: string[], timeoutMs = 20_000) =>
-    eventually(async () => {
-      const call = await getCall(id);
-      return statuses.includes(call.status) ? call : undefined;
-    }, timeoutMs, `call ${id} to reach ${statuses.join('/')}`);
   const speech = (id: string) => h.simulator.state.calls.speechFor(id) as Speech[];
   const say = (id: string, text: string, how: 'say' | 'barge-in' = 'say', language = 'en') => control('POST', `/control/calls/${id}/${how}`, { text, language });
   const modelRequests = async () => (await control('GET', '/control/model/requests')).requests as Array<{ messages: Array<{ role: string; content: string }>; disconnected?: boolean }>;

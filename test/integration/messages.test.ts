@@ -2,8 +2,9 @@ import crypto from 'node:crypto';
 import { insertMessage } from '../../src/messages/store';
 import { KEYWORD_REPLIES, SMS_WINDOW_MS } from '../../src/messages/rules';
 import { verifySignature } from '../../src/webhooks/signature';
-import { eventually, mintKey, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, mintKey, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { useHarnessWithReceiver } from '../support/callSuite';
+import type { Receiver } from '../support/receiver';
 
 interface SimMessage {
   carrier_message_id: string;
@@ -18,17 +19,12 @@ interface SimMessage {
 
 /** SMS through the API, the send workflow and the carrier simulator; conversations; keywords. */
 describe('messages', () => {
-  const ctx = useHarness({ worker: true });
+  const ctx = useHarnessWithReceiver();
   let h: Harness;
   let tenant: Tenant;
   let receiver: Receiver;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-  });
-  afterAll(async () => receiver.close());
   beforeEach(() => {
-    ({ h, tenant } = ctx);
-    receiver.requests.length = 0;
+    ({ h, tenant, receiver } = ctx);
   });
   afterEach(async () => {
     h.clock.freeze(null);

@@ -1,5 +1,6 @@
-import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { useHarnessWithReceiver, callsApi } from '../support/callSuite';
+import type { Receiver } from '../support/receiver';
 import { GRPC, TemporalFaults } from '../support/temporalFaults';
 
 /**
@@ -9,19 +10,15 @@ import { GRPC, TemporalFaults } from '../support/temporalFaults';
  */
 describe('workflow starts and Temporal failures, as the customer sees them', () => {
   const faults = new TemporalFaults();
-  const ctx = useHarness({ worker: true, apiTemporal: (client) => faults.wrap(client) });
+  const ctx = useHarnessWithReceiver({ apiTemporal: (client) => faults.wrap(client) });
   let h: Harness;
   let tenant: Tenant;
   let receiver: Receiver;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-  });
-  afterAll(async () => receiver.close());
   beforeEach(() => {
-    ({ h, tenant } = ctx);
+    ({ h, tenant, receiver } = ctx);
     faults.reset();
-    receiver.requests.length = 0;
   });
+  const { place, getCall, untilStatus } = callsApi(ctx, 30_000);
   afterEach(async () => {
     faults.reset();
     await h.startWorker();
@@ -29,13 +26,6 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
 
   const makeLine = async (overrides: Record<string, unknown> = {}) =>
     (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, ...overrides }) })).body.line as { id: string; phone_number: string };
-  const place = (lineId: string, to = '+14155552671') => h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: lineId, to_number: to } });
-  const getCall = async (id: string) => (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
-  const untilStatus = (id: string, statuses: string[]) =>
-    eventually(async () => {
-      const call = await getCall(id);
-      return statuses.includes(call.status) ? call : undefined;
-    }, 30_000, `call ${id} to reach ${statuses.join('/')}`);
   const hold = async (reference: string) => h.db('spend_holds').where({ reference }).first();
   const expectLineFree = async (lineId: string) => {
     const next = await place(lineId, '+14155552699');
