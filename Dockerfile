@@ -1,8 +1,8 @@
 # One image for every Switchboard process; the compose file picks the entry point per service:
-#   API        node --import tsx src/api.ts            (default CMD)
-#   worker     node --import tsx src/worker.ts
-#   simulator  node --import tsx src/simulator/main.ts
-#   CLI        node --import tsx src/cli/main.ts <command>   (e.g. `migrate`)
+#   API        node --import tsx src/main/api.ts            (default CMD)
+#   worker     node --import tsx src/main/worker.ts
+#   simulator  node --import tsx simulator/main.ts
+#   CLI        node --import tsx src/main/cli.ts <command>   (e.g. `migrate`)
 # TypeScript runs directly through tsx (a runtime dependency); there is no build step.
 FROM node:20-bookworm-slim
 
@@ -18,7 +18,7 @@ COPY package.json package-lock.json ./
 # Nothing else needs its script: @temporalio/core-bridge ships prebuilt .node binaries
 # (releases/<target>/) and esbuild (used by tsx) finds its @esbuild/linux-* binary
 # without its postinstall.
-# `npm install --no-save` rather than `npm ci`: see src/setup/ensure-deps.sh for why.
+# `npm install --no-save` rather than `npm ci`: see src/main/ensure-deps.sh for why.
 RUN npm install --no-save --omit=dev --ignore-scripts --no-audit --no-fund \
  && npm rebuild @swc/core protobufjs \
  && npm cache clean --force
@@ -33,7 +33,7 @@ USER node
 # The code defaults HOST to 127.0.0.1, which is unreachable from outside a container. The
 # production profile is explicit: the relaxed dev profile is for `npm run up` on loopback only.
 # Secrets are never baked in: each process refuses to start until the orchestrator gives it the
-# ones it needs (src/startupCheck.ts; docker-compose.yml shows which process needs which):
+# ones it needs (src/platform/startupCheck.ts; docker-compose.yml shows which process needs which):
 #   API        CARRIER_WEBHOOK_SECRET, SECRETS_KEY (METRICS_TOKEN optional)
 #   worker     CARRIER_API_KEY, PAYMENTS_API_KEY, SECRETS_KEY, and PUBLIC_BASE_URL (the API's URL)
 #   simulator  CARRIER_WEBHOOK_SECRET, CARRIER_API_KEY, PAYMENTS_API_KEY, SIMULATOR_CONTROL_TOKEN,
@@ -45,4 +45,4 @@ ENV HOST=0.0.0.0 \
 # 8080: API (PORT). 8090: carrier simulator (port taken from SIMULATOR_URL; not for publishing).
 EXPOSE 8080 8090
 
-CMD ["node", "--import", "tsx", "src/api.ts"]
+CMD ["node", "--import", "tsx", "src/main/api.ts"]

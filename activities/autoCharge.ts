@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Db } from '../src/db/knex';
-import { autoChargeNeed } from '../src/billing/autoCharge';
-import { balanceOf, lockAccount, post, postLocked, type BillingTenant } from '../src/billing/ledger';
-import { chargeableCard } from '../src/billing/paymentMethods';
-import { CardDeclinedChargeError, PaymentRequestRejectedError, type ChargeLookup, type PaymentProcessors } from './payments/adapter';
+import type { Db } from '../src/platform/db/knex';
+import { autoChargeNeed } from '../src/domain/billing/autoCharge';
+import { balanceOf, lockAccount, post, postLocked, type BillingTenant } from '../src/domain/billing/ledger';
+import { chargeableCard } from '../src/domain/billing/paymentMethods';
+import { CardDeclinedChargeError, PaymentRequestRejectedError, type ChargeLookup, type PaymentProcessors } from '../src/adapters/payments/port';
 
 export interface AutoChargeActivityDeps {
   db: Db;

@@ -1,10 +1,10 @@
 import type { Client } from '@temporalio/client';
-import type { Db } from '../src/db/knex';
-import { wakeAutoCharge, wakeAutoChargeIfNeeded } from '../src/billing/autoCharge';
-import { extendHold, placeHold, releaseHold, settleHold, SPEND_TYPES, type HoldOutcome } from '../src/billing/holds';
-import { type BillingTenant } from '../src/billing/ledger';
-import { nextMonthStart } from '../src/billing/periods';
-import type { PaymentProcessors } from './payments/adapter';
+import type { Db } from '../src/platform/db/knex';
+import { wakeAutoCharge, wakeAutoChargeIfNeeded } from '../src/domain/billing/autoCharge';
+import { extendHold, placeHold, releaseHold, settleHold, SPEND_TYPES, type HoldOutcome } from '../src/domain/billing/holds';
+import { type BillingTenant } from '../src/domain/billing/ledger';
+import { nextMonthStart } from '../src/domain/billing/periods';
+import type { PaymentProcessors } from '../src/adapters/payments/port';
 import { createAutoChargeActivities } from './autoCharge';
 import { createNumberFeeActivities } from './numberFees';
 
@@ -44,7 +44,7 @@ export function createBillingActivities(deps: BillingActivityDeps) {
     ...createNumberFeeActivities({ ...deps, topUpIfNeeded }),
     requestAutoCharge,
 
-    /** Holds funds before a call or message (see src/billing/holds.ts); a refusal is returned, not thrown. */
+    /** Holds funds before a call or message (see src/domain/billing/holds.ts); a refusal is returned, not thrown. */
     async reserveFunds(input: { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number }): Promise<HoldOutcome> {
       return afterHold(input.tenant, await placeHold(db, { ...input, at: now() }));
     },

@@ -1,15 +1,15 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { ACTIVE_CALL_STATUSES } from '../src/calls/rules';
-import { appendTranscript, claimCall, type SequencedEntry } from '../src/calls/store';
-import { recordComplianceEvent } from '../src/compliance/events';
-import type { SecretsKeyRing } from '../src/crypto/secretBox';
-import type { Db } from '../src/db/knex';
-import { EVENT_POLICIES, type EventType } from '../src/webhooks/events';
-import { startDelivery } from '../src/webhooks/publish';
-import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
-import type { EgressPolicy } from '../src/net/egress';
+import { ACTIVE_CALL_STATUSES } from '../src/domain/calls/rules';
+import { appendTranscript, claimCall, type SequencedEntry } from '../src/domain/calls/store';
+import { recordComplianceEvent } from '../src/domain/compliance/events';
+import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
+import type { Db } from '../src/platform/db/knex';
+import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
+import { startDelivery } from '../src/domain/webhooks/publish';
+import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
+import type { EgressPolicy } from '../src/platform/net/egress';
 import { createDeliveryAttempt, type EventRow } from './webhooks';
 
 export interface CallActivityDeps {

@@ -1,9 +1,9 @@
 import { Context } from '@temporalio/activity';
-import { hostedSpeakIdPrefix } from '../src/calls/rules';
-import { createSpeechChunker } from '../src/calls/speechChunks';
-import type { Db } from '../src/db/knex';
-import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
-import type { ConversationTurn, ModelAdapter } from './model/adapter';
+import { hostedSpeakIdPrefix } from '../src/domain/calls/rules';
+import { createSpeechChunker } from '../src/domain/calls/speechChunks';
+import type { Db } from '../src/platform/db/knex';
+import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
+import type { ConversationTurn, ModelAdapter } from '../src/adapters/model/port';
 
 export interface HostedActivityDeps {
   carrier: CarrierAdapter;

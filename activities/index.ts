@@ -1,11 +1,11 @@
-import type { SecretsKeyRing } from '../src/crypto/secretBox';
-import type { Db } from '../src/db/knex';
-import type { EgressPolicy } from '../src/net/egress';
+import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
+import type { Db } from '../src/platform/db/knex';
+import type { EgressPolicy } from '../src/platform/net/egress';
 import type { Client } from '@temporalio/client';
-import type { CarrierAdapter } from './carrier/adapter';
-import type { PaymentProcessors } from './payments/adapter';
-import type { ModelAdapter } from './model/adapter';
-import { createAudioActivities } from './audio';
+import type { CarrierAdapter } from '../src/adapters/carrier/port';
+import type { PaymentProcessors } from '../src/adapters/payments/port';
+import type { ModelAdapter } from '../src/adapters/model/port';
+import { createAudioActivities } from './audio/activities';
 import { createBillingActivities } from './billing';
 import { createCallActivities } from './calls';
 import { createHostedActivities } from './hosted';
@@ -32,7 +32,7 @@ export interface ActivityDeps {
   carrierEventsUrl: string;
   /** Where the carrier reports messages (receipts, inbound SMS); by default `messages` beside `carrierEventsUrl`. */
   carrierMessagesUrl?: string;
-  /** The only way out to customer URLs (webhooks and audio handlers); src/net/egress.ts. */
+  /** The only way out to customer URLs (webhooks and audio handlers); src/platform/net/egress.ts. */
   egress: EgressPolicy;
   /** Streamed-reply budgets (tests shorten them); defaults are the spec's. */
   ndjsonBudget?: { lineMs: number; totalMs: number };

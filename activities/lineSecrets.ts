@@ -1,6 +1,6 @@
-import type { SecretsKeyRing } from '../src/crypto/secretBox';
-import type { Db } from '../src/db/knex';
-import { promoteNextAndStage, stageNextSecret } from '../src/lines/secrets';
+import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
+import type { Db } from '../src/platform/db/knex';
+import { promoteNextAndStage, stageNextSecret } from '../src/domain/lines/secrets';
 
 /** Postgres side of signing-secret rotation; the 24-hour rule lives in the workflow. */
 export function createLineSecretActivities({ db, secretsKey, now }: { db: Db; secretsKey: () => SecretsKeyRing; now: () => Date }) {

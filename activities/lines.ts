@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { parsePhoneNumberWithError } from 'libphonenumber-js';
-import type { Db } from '../src/db/knex';
-import { activateLine, failProvisioning } from '../src/lines/store';
-import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
+import type { Db } from '../src/platform/db/knex';
+import { activateLine, failProvisioning } from '../src/domain/lines/store';
+import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 
 export interface LineActivityDeps {
   db: Db;

@@ -1,7 +1,7 @@
-import { purgeExpiredCallbackSignatures } from '../src/carrier/callbackReplay';
-import type { Db } from '../src/db/knex';
-import { purgeExpiredIdempotencyKeys } from '../src/idempotency/store';
-import { purgeStaleRateLimitHits } from '../src/limits/limiter';
+import { purgeExpiredCallbackSignatures } from '../src/adapters/carrier/callbackReplay';
+import type { Db } from '../src/platform/db/knex';
+import { purgeExpiredIdempotencyKeys } from '../src/domain/idempotency/store';
+import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';
 
 /**
  * Housekeeping of the Postgres tables that only ever grow otherwise. One activity, so the

@@ -1,8 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import type { Db } from '../src/db/knex';
-import { advanceMessageStatus, type MessageRow } from '../src/messages/store';
-import type { MessageStatus } from '../src/messages/rules';
-import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
+import type { Db } from '../src/platform/db/knex';
+import { advanceMessageStatus, type MessageRow } from '../src/domain/messages/store';
+import type { MessageStatus } from '../src/domain/messages/rules';
+import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 
 export interface MessageActivityDeps {
   db: Db;

@@ -1,7 +1,7 @@
-import type { Db } from '../src/db/knex';
-import { post, type BillingTenant } from '../src/billing/ledger';
-import { NUMBER_FEE_CENTS_PER_MONTH, numberFeeRef, owesNumberFee } from '../src/billing/numberFees';
-import { nextMonthStart, periodOf } from '../src/billing/periods';
+import type { Db } from '../src/platform/db/knex';
+import { post, type BillingTenant } from '../src/domain/billing/ledger';
+import { NUMBER_FEE_CENTS_PER_MONTH, numberFeeRef, owesNumberFee } from '../src/domain/billing/numberFees';
+import { nextMonthStart, periodOf } from '../src/domain/billing/periods';
 
 interface FeeLine {
   id: string;
@@ -23,7 +23,7 @@ export interface NumberFeePage {
   lastLineId: string | null;
 }
 
-/** The monthly number fees (src/billing/numberFees.ts), posted a page of lines at a time. */
+/** The monthly number fees (src/domain/billing/numberFees.ts), posted a page of lines at a time. */
 export function createNumberFeeActivities({ db, now, topUpIfNeeded }: { db: Db; now: () => Date; topUpIfNeeded: (tenant: BillingTenant) => Promise<boolean> }) {
   return {
     /**

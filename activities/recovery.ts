@@ -1,13 +1,13 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { settleHold, releaseHold } from '../src/billing/holds';
-import { callChargeCents } from '../src/billing/pricing';
-import { ACTIVE_CALL_STATUSES, MAX_CALL_DURATION_MS, STALE_CALL_AGE_MS, type CallStatus } from '../src/calls/rules';
-import type { CallRow } from '../src/calls/store';
-import type { Db } from '../src/db/knex';
-import { advanceMessageStatus } from '../src/messages/store';
+import { settleHold, releaseHold } from '../src/domain/billing/holds';
+import { callChargeCents } from '../src/domain/billing/pricing';
+import { ACTIVE_CALL_STATUSES, MAX_CALL_DURATION_MS, STALE_CALL_AGE_MS, type CallStatus } from '../src/domain/calls/rules';
+import type { CallRow } from '../src/domain/calls/store';
+import type { Db } from '../src/platform/db/knex';
+import { advanceMessageStatus } from '../src/domain/messages/store';
 import { workflowIds } from '../workflows/ids';
-import { CarrierRejectedError, type CarrierAdapter } from './carrier/adapter';
+import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import { publishCallEvent } from './calls';
 
 export interface RecoveryActivityDeps {

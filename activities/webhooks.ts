@@ -1,17 +1,17 @@
 import crypto from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { IncomingMessage } from 'node:http';
-import type { SecretsKeyRing } from '../src/crypto/secretBox';
-import type { Db } from '../src/db/knex';
-import { currentSecret } from '../src/lines/secrets';
-import type { EgressPolicy } from '../src/net/egress';
-import { signatureHeaders } from '../src/webhooks/signature';
-import type { CarrierAdapter } from './carrier/adapter';
-import { EVENT_POLICIES, NDJSON_LIMITS, parseRetryAfter, redactResponseBody, RESPONSE_LOG_PREFIX, RESPONSE_READ_LIMIT_BYTES, type EventType } from '../src/webhooks/events';
+import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
+import type { Db } from '../src/platform/db/knex';
+import { currentSecret } from '../src/domain/lines/secrets';
+import type { EgressPolicy } from '../src/platform/net/egress';
+import { signatureHeaders } from '../src/domain/webhooks/signature';
+import type { CarrierAdapter } from '../src/adapters/carrier/port';
+import { EVENT_POLICIES, NDJSON_LIMITS, parseRetryAfter, redactResponseBody, RESPONSE_LOG_PREFIX, RESPONSE_READ_LIMIT_BYTES, type EventType } from '../src/domain/webhooks/events';
 
 export interface WebhookActivityDeps {
   db: Db;
-  /** Every connection to a customer URL goes through it (src/net/egress.ts). */
+  /** Every connection to a customer URL goes through it (src/platform/net/egress.ts). */
   egress: EgressPolicy;
   /** Speaks streamed (NDJSON) replies to `message` events as each line arrives. */
   carrier?: Pick<CarrierAdapter, 'speak'>;

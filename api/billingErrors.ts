@@ -1,9 +1,9 @@
 import type { AppDeps } from './context';
 import { ApiError } from './errors';
-import { wakeAutoChargeIfNeeded } from '../src/billing/autoCharge';
-import type { HoldRefusal } from '../src/billing/holds';
-import type { BillingTenant } from '../src/billing/ledger';
-import type { Logger } from '../src/logger';
+import { wakeAutoChargeIfNeeded } from '../src/domain/billing/autoCharge';
+import type { HoldRefusal } from '../src/domain/billing/holds';
+import type { BillingTenant } from '../src/domain/billing/ledger';
+import type { Logger } from '../src/platform/logger';
 
 /**
  * The answer to a refused reservation before a call or message. Billing is postpaid, so a

@@ -1,9 +1,9 @@
 import type Koa from 'koa';
 import type { Client } from '@temporalio/client';
-import type { Config } from '../src/config';
-import type { Db } from '../src/db/knex';
-import type { ApiKeyRow } from '../src/keys/store';
-import type { Logger } from '../src/logger';
+import type { Config } from '../src/platform/config';
+import type { Db } from '../src/platform/db/knex';
+import type { ApiKeyRow } from '../src/domain/keys/store';
+import type { Logger } from '../src/platform/logger';
 
 /** What every handler can reach: shared infrastructure, never per-tenant state. */
 export interface AppDeps {

@@ -1,7 +1,7 @@
 import { ApiError, errors } from './errors';
-import { GrantExceededError } from '../src/keys/grants';
-import { LineNotBindableError } from '../src/keys/agentKeys';
-import { MinterRevokedError } from '../src/keys/ancestry';
+import { GrantExceededError } from '../src/domain/keys/grants';
+import { LineNotBindableError } from '../src/domain/keys/agentKeys';
+import { MinterRevokedError } from '../src/domain/keys/ancestry';
 
 /**
  * Runs a key-minting step and answers its refusals: beyond the minting key's grant is 403

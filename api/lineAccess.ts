@@ -1,7 +1,7 @@
 import type { AppDeps, Principal } from './context';
 import { ApiError, errors } from './errors';
-import { keyRestrictions, restrictedLineIds } from '../src/keys/grants';
-import { findUser } from '../src/workspaces/service';
+import { keyRestrictions, restrictedLineIds } from '../src/domain/keys/grants';
+import { findUser } from '../src/domain/workspaces/service';
 
 /**
  * Which lines a key may act on. A line-scoped agent key (line_id set) is held to its line

@@ -7,7 +7,7 @@
  *   BENCH_DURATION=20 BENCH_CONNECTIONS=100 BENCH_WARMUP=3 npm run bench:api
  *
  * Uses DATABASE_URL / TEMPORAL_ADDRESS when set, otherwise an ephemeral stack (see
- * src/infra/stack.ts). Exits 1 if either target answered anything but 2xx or had
+ * src/platform/infra/stack.ts). Exits 1 if either target answered anything but 2xx or had
  * connection errors, since the figures would then describe error handling.
  *
  * Process layout: both servers run in this (parent) process; the load generator
@@ -24,12 +24,12 @@ import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import Koa from 'koa';
 import { createApp } from '../api/app';
-import { intFromEnv, loadConfig, type Config } from '../src/config';
-import { createDb } from '../src/db/knex';
-import { startEphemeralStack } from '../src/infra/stack';
-import { createLogger } from '../src/logger';
-import { connectTemporalClient } from '../src/temporal/client';
-import { createWorkspace, mintUserKey } from '../src/workspaces/service';
+import { intFromEnv, loadConfig, type Config } from '../src/platform/config';
+import { createDb } from '../src/platform/db/knex';
+import { startEphemeralStack } from '../src/platform/infra/stack';
+import { createLogger } from '../src/platform/logger';
+import { connectTemporalClient } from '../src/platform/temporal/client';
+import { createWorkspace, mintUserKey } from '../src/domain/workspaces/service';
 import { createCleanups } from './cleanups';
 
 const LOADGEN_FLAG = '--loadgen';
@@ -150,7 +150,7 @@ async function main(): Promise<number> {
     cleanups.push(() => stack.stop());
 
     const config: Config = { ...loadConfig(), databaseUrl: stack.databaseUrl, temporalAddress: stack.temporalAddress };
-    // Same pool size as the production API process (src/api.ts).
+    // Same pool size as the production API process (src/main/api.ts).
     const db = createDb(stack.databaseUrl, { max: 20 });
     cleanups.push(() => db.destroy());
     const temporal = await connectTemporalClient(stack.temporalAddress, config.temporalNamespace);

@@ -1,5 +1,5 @@
 /**
- * Audio relay benchmark: N concurrent audio calls through `relayAudio` (activities/audio/relay.ts),
+ * Audio relay benchmark: N concurrent audio calls through `relayAudio` (activities/audio/activities/relay.ts),
  * each relayed between the carrier simulator (the caller: 20 ms µ-law frames paced in real time)
  * and a local `ws` echo server (the customer, echoing every `media` payload back), against the
  * same frame pattern over a bare ws echo with no relay.
@@ -34,11 +34,11 @@ import path from 'node:path';
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { relayAudio, type RelaySummary } from '../activities/audio/relay';
-import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
-import { intFromEnv } from '../src/config';
-import { createLogger } from '../src/logger';
-import { EgressPolicy, LOOPBACK_NETWORKS } from '../src/net/egress';
-import type { AudioReport } from '../src/simulator/mediaSimulator';
+import { SimulatorCarrier } from '../src/adapters/carrier/simulatorCarrier';
+import { intFromEnv } from '../src/platform/config';
+import { createLogger } from '../src/platform/logger';
+import { EgressPolicy, LOOPBACK_NETWORKS } from '../src/platform/net/egress';
+import type { AudioReport } from '../simulator/mediaSimulator';
 import { startPeer, talk, type PeerInfo, type TalkResult } from './audioPeer';
 import { createCleanups } from './cleanups';
 

@@ -10,8 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer } from 'ws';
-import { startCarrierSimulator, type SimulatorCredentials } from '../src/simulator/carrierSimulator';
-import type { AudioReport, MediaSimulatorState } from '../src/simulator/mediaSimulator';
+import { startCarrierSimulator, type SimulatorCredentials } from '../simulator/carrierSimulator';
+import type { AudioReport, MediaSimulatorState } from '../simulator/mediaSimulator';
 
 export interface PeerInfo {
   simUrl: string;

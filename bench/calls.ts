@@ -32,7 +32,7 @@
  *     reported, not a failure; the run exits 1 only if turns went unanswered or setup failed
  *     (outside the search, where both count as missing the target).
  *
- * BENCH_WORKER=process runs the worker entry point (src/worker.ts) as its own process, as a
+ * BENCH_WORKER=process runs the worker entry point (src/main/worker.ts) as its own process, as a
  * deployment does, instead of in this process (inline, the default); the CPU line then shows the
  * worker apart from the API and simulator (BENCH_WORKER_LOG_LEVEL, default warn, is its log level).
  *
@@ -50,11 +50,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
-import { intFromEnv } from '../src/config';
-import { generateSecretsKey } from '../src/crypto/secretBox';
-import { stopProcess } from '../src/infra/proc';
-import { spawnService } from '../src/infra/services';
-import { startEphemeralStack } from '../src/infra/stack';
+import { intFromEnv } from '../src/platform/config';
+import { generateSecretsKey } from '../src/platform/crypto/secretBox';
+import { stopProcess } from '../src/platform/infra/proc';
+import { spawnService } from '../src/platform/infra/services';
+import { startEphemeralStack } from '../src/platform/infra/stack';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
 import { createCleanups } from './cleanups';
 
@@ -559,7 +559,7 @@ async function main(): Promise<number> {
     if (workerMode === 'inline') {
       await h.startWorker();
     } else {
-      // The worker entry point (src/worker.ts) in its own process, as `npm run up` and a
+      // The worker entry point (src/main/worker.ts) in its own process, as `npm run up` and a
       // deployment run it, on the harness's task queue.
       const worker = spawnService(
         'worker',

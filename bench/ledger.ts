@@ -10,13 +10,13 @@
  */
 import crypto from 'node:crypto';
 import fc from 'fast-check';
-import { intFromEnv } from '../src/config';
-import { createDb, type Db } from '../src/db/knex';
-import { extendHold, placeHold, settleHold } from '../src/billing/holds';
-import { balanceOf, post, type BillingTenant } from '../src/billing/ledger';
-import { callChargeCents, ratePerMinuteCents, ZONES, type Zone } from '../src/billing/pricing';
-import { startEphemeralStack } from '../src/infra/stack';
-import { createWorkspace } from '../src/workspaces/service';
+import { intFromEnv } from '../src/platform/config';
+import { createDb, type Db } from '../src/platform/db/knex';
+import { extendHold, placeHold, settleHold } from '../src/domain/billing/holds';
+import { balanceOf, post, type BillingTenant } from '../src/domain/billing/ledger';
+import { callChargeCents, ratePerMinuteCents, ZONES, type Zone } from '../src/domain/billing/pricing';
+import { startEphemeralStack } from '../src/platform/infra/stack';
+import { createWorkspace } from '../src/domain/workspaces/service';
 
 const CALLS = intFromEnv('BENCH_CALLS', 10_000);
 const CONCURRENCY = intFromEnv('BENCH_CONCURRENCY', 16);

@@ -14,7 +14,7 @@
  * event_id). Exits 1 if any published event is missing by the deadline, or publishing failed.
  *
  * Uses DATABASE_URL / TEMPORAL_ADDRESS when set, otherwise an ephemeral stack (see
- * src/infra/stack.ts). Everything (publisher, worker, receiver, baseline loop) runs in this
+ * src/platform/infra/stack.ts). Everything (publisher, worker, receiver, baseline loop) runs in this
  * process, so both rows share one event loop with the receiver; compare the ratio.
  */
 import crypto from 'node:crypto';
@@ -24,17 +24,17 @@ import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { SimulatorCarrier } from '../activities/carrier/simulatorCarrier';
-import { SimulatorPaymentProcessor } from '../activities/payments/simulatorProcessor';
-import { intFromEnv, loadConfig } from '../src/config';
-import { egressPolicyFor, LOOPBACK_NETWORKS } from '../src/net/egress';
-import { generateSecretsKey, parseSecretsKey } from '../src/crypto/secretBox';
-import { createDb, type Db } from '../src/db/knex';
-import { startEphemeralStack } from '../src/infra/stack';
-import { createCurrentSecret } from '../src/lines/secrets';
-import { connectTemporalClient } from '../src/temporal/client';
-import { createEvent, startDelivery } from '../src/webhooks/publish';
-import { createWorkspace } from '../src/workspaces/service';
+import { SimulatorCarrier } from '../src/adapters/carrier/simulatorCarrier';
+import { SimulatorPaymentProcessor } from '../src/adapters/payments/simulatorProcessor';
+import { intFromEnv, loadConfig } from '../src/platform/config';
+import { egressPolicyFor, LOOPBACK_NETWORKS } from '../src/platform/net/egress';
+import { generateSecretsKey, parseSecretsKey } from '../src/platform/crypto/secretBox';
+import { createDb, type Db } from '../src/platform/db/knex';
+import { startEphemeralStack } from '../src/platform/infra/stack';
+import { createCurrentSecret } from '../src/domain/lines/secrets';
+import { connectTemporalClient } from '../src/platform/temporal/client';
+import { createEvent, startDelivery } from '../src/domain/webhooks/publish';
+import { createWorkspace } from '../src/domain/workspaces/service';
 import { createCleanups } from './cleanups';
 
 // Worker concurrency: enough slots that 50 concurrent publishers never queue behind the
@@ -278,7 +278,7 @@ async function main(): Promise<number> {
     const temporal = await connectTemporalClient(stack.temporalAddress, config.temporalNamespace);
     cleanups.push(() => temporal.connection.close());
 
-    // The worker, as src/worker.ts builds it, with its own pool and connection.
+    // The worker, as src/main/worker.ts builds it, with its own pool and connection.
     const workerDb = createDb(stack.databaseUrl, { max: WORKER_DB_POOL });
     cleanups.push(() => workerDb.destroy());
     const connection = await NativeConnection.connect({ address: stack.temporalAddress });

@@ -13,8 +13,8 @@ import {
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { AttemptOutcome } from '../activities/autoCharge';
 import type { BillingActivities } from '../activities/billing';
-import type { BillingTenant } from '../src/billing/ledger';
-import { periodOf, previousMonthStart } from '../src/billing/periods';
+import type { BillingTenant } from '../src/domain/billing/ledger';
+import { periodOf, previousMonthStart } from '../src/domain/billing/periods';
 
 /** Ledger and settings reads/writes: idempotent, retried until they succeed. */
 const store = proxyActivities<BillingActivities>({
@@ -175,7 +175,7 @@ const FEE_PAGES_PER_RUN = 200;
 /**
  * Fired by a Temporal Schedule at 01:00 UTC on the 1st (an hour after the boundary, so every
  * line activated or released in the month has committed): posts the number fees of the month
- * that just ended, in arrears (src/billing/numberFees.ts). Every fee is idempotent per line and
+ * that just ended, in arrears (src/domain/billing/numberFees.ts). Every fee is idempotent per line and
  * month, so a re-run, a retry or a catch-up firing posts nothing twice.
  */
 export async function postNumberFeesWorkflow(input: { nominalTime?: string; afterLineId?: string | null; posted?: number } = {}): Promise<{ period: string; posted: number }> {

@@ -4,6 +4,6 @@ export { lineSecretsWorkflow } from './lineSecrets';
 export { purgeExpiredRecordsWorkflow } from './maintenance';
 export { deliverEventWorkflow } from './webhooks';
 export { autoChargeWorkflow, closeSpendPeriodWorkflow, postNumberFeesWorkflow } from './billing';
-export { callWorkflow } from './calls';
+export { callWorkflow } from './calls/workflow';
 export { sendMessageWorkflow } from './messages';
 export { recoverOrphansWorkflow } from './recovery';

@@ -1,6 +1,6 @@
 import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, defineSignal, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { LineSecretActivities } from '../activities/lineSecrets';
-import { PROMOTION_DELAY_MS } from '../src/lines/rules';
+import { PROMOTION_DELAY_MS } from '../src/domain/lines/rules';
 
 const secrets = proxyActivities<LineSecretActivities>({
   startToCloseTimeout: '10 seconds',

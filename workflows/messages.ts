@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { BillingActivities } from '../activities/billing';
 import type { MessageActivities } from '../activities/messages';
-import { isFinalStatus, type CarrierMessageStatus, type MessageStatus } from '../src/messages/rules';
+import { isFinalStatus, type CarrierMessageStatus, type MessageStatus } from '../src/domain/messages/rules';
 
 /** Handing the message to the carrier: retried with backoff for about five minutes; a refusal is final. */
 const carrier = proxyActivities<MessageActivities>({

@@ -18,7 +18,7 @@ export interface RecoverOrphansResult {
 
 /**
  * The durable sweeper (a Temporal Schedule runs it every few minutes; see
- * src/temporal/schedules.ts): ends calls still active past any possible length (their workflow
+ * src/main/schedules.ts): ends calls still active past any possible length (their workflow
  * missing, closed or stuck, which is then terminated) or never taken over by a workflow (their
  * workflow missing or closed), and fails queued messages that never got a workflow, settling or
  * releasing their holds so no line stays locked and no hold stays open.

@@ -1,6 +1,6 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
-import { EVENT_POLICIES, retryDelayMs, type EventType } from '../src/webhooks/events';
+import { EVENT_POLICIES, retryDelayMs, type EventType } from '../src/domain/webhooks/events';
 
 /**
  * The HTTP attempt itself is one activity. Temporal retries it only for our own faults

@@ -1,15 +1,15 @@
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { connectedMessage, parseCustomerMessage, StreamFramer, type RelayMessage, type StopMessage, type StopReason } from '../../src/audio/framing';
-import type { Logger } from '../../src/logger';
-import type { EgressPolicy } from '../../src/net/egress';
-import type { CarrierMediaEvent, CarrierMediaStream } from '../carrier/adapter';
+import { connectedMessage, parseCustomerMessage, StreamFramer, type RelayMessage, type StopMessage, type StopReason } from '../../src/platform/audio/framing';
+import type { Logger } from '../../src/platform/logger';
+import type { EgressPolicy } from '../../src/platform/net/egress';
+import type { CarrierMediaEvent, CarrierMediaStream } from '../../src/adapters/carrier/port';
 
 /**
  * The audio relay of one call on an audio-mode line: the carrier's media stream on one side, the
  * customer's WebSocket (`audio_handler_url`) on the other, in the JSON framing of
- * src/audio/framing.ts (docs/audio.md). Policies are in docs/decisions.md, "Audio mode".
+ * src/platform/audio/framing.ts (docs/audio.md). Policies are in docs/decisions.md, "Audio mode".
  */
 
 /** Why the relay ended. */
@@ -55,7 +55,7 @@ export interface RelayAudioOptions {
   streamId: string;
   /** Abort to end the relay because the call ended: `stop` is sent and both ends are closed. */
   signal: AbortSignal;
-  /** Vets the handler's address on every connection (src/net/egress.ts); a refusal is a failed attempt. */
+  /** Vets the handler's address on every connection (src/platform/net/egress.ts); a refusal is a failed attempt. */
   egress: Pick<EgressPolicy, 'webSocketOptions'>;
   log?: Pick<Logger, 'info' | 'warn' | 'debug'>;
   /** A fresh stream id for a reconnect (default `MZ` + 32 hex digits). */

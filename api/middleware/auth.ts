@@ -3,12 +3,12 @@ import { authenticateCarrier } from '../carrierAuth';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import type { RouteAuth } from '../routes/types';
-import { recordComplianceEvent } from '../../src/compliance/events';
-import { hasScope } from '../../src/keys/scopes';
-import { tierAllows } from '../../src/keys/tiers';
-import { lookupKey, touchLastUsed } from '../../src/keys/store';
-import { consumeRateLimit } from '../../src/limits/limiter';
-import { bucketFor, RATE_LIMITS } from '../../src/limits/policies';
+import { recordComplianceEvent } from '../../src/domain/compliance/events';
+import { hasScope } from '../../src/domain/keys/scopes';
+import { tierAllows } from '../../src/domain/keys/tiers';
+import { lookupKey, touchLastUsed } from '../../src/domain/keys/store';
+import { consumeRateLimit } from '../../src/domain/limits/limiter';
+import { bucketFor, RATE_LIMITS } from '../../src/domain/limits/policies';
 
 /** `Authorization: Bearer <key>`; surrounding spaces are tolerated, as the public client trims them. */
 function bearerToken(header: string): string | undefined {

@@ -11,7 +11,7 @@ import {
   releaseIdempotencyKey,
   renewIdempotencyLease,
   type IdempotencyLease,
-} from '../../src/idempotency/store';
+} from '../../src/domain/idempotency/store';
 
 /**
  * Idempotency as a middleware (Stripe's model). The record is keyed by (authenticated key,
@@ -23,7 +23,7 @@ import {
  * (`payment_method_required`). What is not stored, so a retry is evaluated afresh:
  * validation errors, not-found bindings, scope/tier/cap refusals, rate limits and 5xx.
  *
- * The claim is a lease renewed while the request runs and fenced by a token (src/idempotency/store.ts):
+ * The claim is a lease renewed while the request runs and fenced by a token (src/domain/idempotency/store.ts):
  * a request whose record was taken over answers 409 `idempotency_in_progress`, and when it completes
  * inside its own transaction (`completeInTransaction`) its effect rolls back with it.
  */

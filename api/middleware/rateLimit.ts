@@ -1,8 +1,8 @@
 import type Koa from 'koa';
 import type { AppDeps, AppState } from '../context';
 import { ApiError } from '../errors';
-import { consumeRateLimit, refundRateLimitHit } from '../../src/limits/limiter';
-import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/limits/policies';
+import { consumeRateLimit, refundRateLimitHit } from '../../src/domain/limits/limiter';
+import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/domain/limits/policies';
 
 /**
  * Applies one row of the limits table (after validation, so malformed requests are not counted;

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type { AppState } from '../context';
-import type { Logger } from '../../src/logger';
+import type { Logger } from '../../src/platform/logger';
 import { errors } from '../errors';
 import { httpRequestDuration } from '../metrics';
 import { isDatabaseInputError, loggableError, toApiError } from './errorMapping';

@@ -1,7 +1,7 @@
-import { ACCEPTED_MODES, LANGUAGES } from '../../src/lines/rules';
-import { AGENT_LABEL_PATTERN } from '../../src/keys/agentKeys';
-import { SCOPES } from '../../src/keys/scopes';
-import { TIERS } from '../../src/keys/tiers';
+import { ACCEPTED_MODES, LANGUAGES } from '../../src/domain/lines/rules';
+import { AGENT_LABEL_PATTERN } from '../../src/domain/keys/agentKeys';
+import { SCOPES } from '../../src/domain/keys/scopes';
+import { TIERS } from '../../src/domain/keys/tiers';
 
 /** Field schemas shared by request bodies (api/openapi/schemas.ts) and the records the API returns (api/openapi/records.ts). */
 export const nullable = (schema: Record<string, unknown>) => ({ ...schema, type: [schema.type as string, 'null'] });

@@ -1,8 +1,8 @@
-import { CALL_STATUSES, END_CAUSES } from '../../src/calls/rules';
-import { CONSENT_TYPES } from '../../src/compliance/consent';
-import { SCOPES } from '../../src/keys/scopes';
-import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/lines/rules';
-import { MESSAGE_STATUSES } from '../../src/messages/rules';
+import { CALL_STATUSES, END_CAUSES } from '../../src/domain/calls/rules';
+import { CONSENT_TYPES } from '../../src/domain/compliance/consent';
+import { SCOPES } from '../../src/domain/keys/scopes';
+import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/domain/lines/rules';
+import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
 import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, uuid } from './fields';
 
 /**

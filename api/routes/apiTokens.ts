@@ -3,11 +3,11 @@ import { ApiError, errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { isRootKey, withinSubtree } from '../../src/keys/ancestry';
-import { authorityExcess, authorityOf, type Grant } from '../../src/keys/grants';
-import type { Role, Scope } from '../../src/keys/scopes';
-import { mintScopedToken, revokeScopedToken, scopedTokensOf, toScopedTokenRecord } from '../../src/keys/scopedTokens';
-import { findUser } from '../../src/workspaces/service';
+import { isRootKey, withinSubtree } from '../../src/domain/keys/ancestry';
+import { authorityExcess, authorityOf, type Grant } from '../../src/domain/keys/grants';
+import type { Role, Scope } from '../../src/domain/keys/scopes';
+import { mintScopedToken, revokeScopedToken, scopedTokensOf, toScopedTokenRecord } from '../../src/domain/keys/scopedTokens';
+import { findUser } from '../../src/domain/workspaces/service';
 
 /**
  * Scoped-key delegation at `/api-tokens` (spec: "Scoped key delegation"); needs `keys:admin`.

@@ -3,9 +3,9 @@ import { ApiError, errors } from '../errors';
 import { isUuid } from '../openapi/formats';
 import { arrayOf, errorResponse, fields, jsonResponse, ref } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { recordComplianceEvent } from '../../src/compliance/events';
-import { isDescendantOf, isRootKey } from '../../src/keys/ancestry';
-import type { ApiKeyRow } from '../../src/keys/store';
+import { recordComplianceEvent } from '../../src/domain/compliance/events';
+import { isDescendantOf, isRootKey } from '../../src/domain/keys/ancestry';
+import type { ApiKeyRow } from '../../src/domain/keys/store';
 
 /**
  * The agent self-audit feed (spec "Agent self-audit feed", rules 1-8): what a key did, newest

@@ -3,12 +3,12 @@ import { errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { isRootKey, withinSubtree } from '../../src/keys/ancestry';
-import { mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/keys/agentKeys';
-import { DEFAULT_TIER, isSettableTier } from '../../src/keys/tiers';
-import type { ApiKeyRow } from '../../src/keys/store';
-import { monthlySpendByKey } from '../../src/billing/holds';
-import { findUser } from '../../src/workspaces/service';
+import { isRootKey, withinSubtree } from '../../src/domain/keys/ancestry';
+import { mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/domain/keys/agentKeys';
+import { DEFAULT_TIER, isSettableTier } from '../../src/domain/keys/tiers';
+import type { ApiKeyRow } from '../../src/domain/keys/store';
+import { monthlySpendByKey } from '../../src/domain/billing/holds';
+import { findUser } from '../../src/domain/workspaces/service';
 
 /**
  * The older `/api/v1/auth/keys`: owners and admins create and list the workspace's regular

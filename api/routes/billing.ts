@@ -4,11 +4,11 @@ import { allowedLineIds, assertUnrestrictedAdminKey } from '../lineAccess';
 import { arrayOf, cursorFields, errorResponse, fields, jsonResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
 import type { RouteDef } from './types';
-import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/billing/ledger';
-import { recordComplianceEvent } from '../../src/compliance/events';
-import { VOICES } from '../../src/voices/catalog';
-import { egressPolicyFor } from '../../src/net/egress';
-import { hasScheme } from '../../src/lines/rules';
+import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/domain/billing/ledger';
+import { recordComplianceEvent } from '../../src/domain/compliance/events';
+import { VOICES } from '../../src/domain/voices/catalog';
+import { egressPolicyFor } from '../../src/platform/net/egress';
+import { hasScheme } from '../../src/domain/lines/rules';
 
 /** Billing, settings, usage and voices (spec "Billing, settings, usage, voices"). */
 const read = { kind: 'standard' as const, scope: 'billing:read' as const, verb: 'read' as const };

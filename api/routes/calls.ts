@@ -6,22 +6,22 @@ import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
 import type { PathParameter, RouteDef } from './types';
-import { placeHold } from '../../src/billing/holds';
-import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
-import { oneMinuteReserveCents, zoneOf } from '../../src/billing/pricing';
-import { isPremiumRate } from '../../src/calls/fraud';
-import { endActiveCall } from '../../src/calls/hangup';
-import { ACTIVE_CALL_STATUSES, CALL_STATUSES, type CallStatus } from '../../src/calls/rules';
-import { callOpening, failUnclaimedCall, toCallRecord, type CallRow } from '../../src/calls/store';
-import { activeConsent } from '../../src/compliance/consent';
-import { isOptedOut } from '../../src/compliance/optOuts';
-import { findLine } from '../../src/lines/store';
-import { toE164 } from '../../src/phone';
-import { startResolvingAmbiguity } from '../../src/temporal/starts';
-import { waitForResult } from '../../src/temporal/waitForResult';
-import type { CallInput } from '../../workflows/calls';
-import { DEFAULT_RESPONSE_TIMEOUT_SECONDS, DTMF_DIGITS, MAX_RESPONSE_TIMEOUT_SECONDS, pressUpdate, speakUpdate, waitUpdate } from '../../workflows/callControl';
-import { conversationBeginMessage, conversationSystemPrompt, MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/calls/conversation';
+import { placeHold } from '../../src/domain/billing/holds';
+import { hasDefaultPaymentMethod } from '../../src/domain/billing/paymentMethods';
+import { oneMinuteReserveCents, zoneOf } from '../../src/domain/billing/pricing';
+import { isPremiumRate } from '../../src/domain/calls/fraud';
+import { endActiveCall } from '../../src/domain/calls/hangup';
+import { ACTIVE_CALL_STATUSES, CALL_STATUSES, type CallStatus } from '../../src/domain/calls/rules';
+import { callOpening, failUnclaimedCall, toCallRecord, type CallRow } from '../../src/domain/calls/store';
+import { activeConsent } from '../../src/domain/compliance/consent';
+import { isOptedOut } from '../../src/domain/compliance/optOuts';
+import { findLine } from '../../src/domain/lines/store';
+import { toE164 } from '../../src/platform/phone';
+import { startResolvingAmbiguity } from '../../src/platform/temporal/starts';
+import { waitForResult } from '../../src/platform/temporal/waitForResult';
+import type { CallInput } from '../../workflows/calls/workflow';
+import { DEFAULT_RESPONSE_TIMEOUT_SECONDS, DTMF_DIGITS, MAX_RESPONSE_TIMEOUT_SECONDS, pressUpdate, speakUpdate, waitUpdate } from '../../workflows/definitions/callControl';
+import { conversationBeginMessage, conversationSystemPrompt, MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
 
 /**
  * Placing and reading calls. `POST /calls` refuses in a fixed order, each check only after the

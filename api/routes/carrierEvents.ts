@@ -3,14 +3,14 @@ import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { oneMinuteReserveCents, zoneOf, type Zone } from '../../src/billing/pricing';
-import { carrierEventTimeProblem } from '../../src/carrier/eventTime';
-import { ACTIVE_CALL_STATUSES, type CallStatus } from '../../src/calls/rules';
-import { callOpening, failUnclaimedCall } from '../../src/calls/store';
-import type { LineRow } from '../../src/lines/store';
-import { toE164 } from '../../src/phone';
-import { startResolvingAmbiguity } from '../../src/temporal/starts';
-import { carrierEventSignal, type CallInput, type CarrierCallEvent } from '../../workflows/calls';
+import { oneMinuteReserveCents, zoneOf, type Zone } from '../../src/domain/billing/pricing';
+import { carrierEventTimeProblem } from '../../src/adapters/carrier/eventTime';
+import { ACTIVE_CALL_STATUSES, type CallStatus } from '../../src/domain/calls/rules';
+import { callOpening, failUnclaimedCall } from '../../src/domain/calls/store';
+import type { LineRow } from '../../src/domain/lines/store';
+import { toE164 } from '../../src/platform/phone';
+import { startResolvingAmbiguity } from '../../src/platform/temporal/starts';
+import { carrierEventSignal, type CallInput, type CarrierCallEvent } from '../../workflows/calls/workflow';
 
 /**
  * Where the carrier reports call progress (the simulator, or a Twilio/Telnyx adapter's webhook

@@ -4,11 +4,11 @@ import { allowedLineIds, assertLineAllowed, assertWorkspaceWide } from '../lineA
 import { parseDateOrDateTime } from '../openapi/formats';
 import { arrayOf, boundedListParams, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { recordComplianceEvent } from '../../src/compliance/events';
-import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/compliance/consent';
-import { findLine } from '../../src/lines/store';
-import { LANGUAGES } from '../../src/lines/rules';
-import { toE164 } from '../../src/phone';
+import { recordComplianceEvent } from '../../src/domain/compliance/events';
+import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/domain/compliance/consent';
+import { findLine } from '../../src/domain/lines/store';
+import { LANGUAGES } from '../../src/domain/lines/rules';
+import { toE164 } from '../../src/platform/phone';
 
 /** Consent, disclosures and the compliance audit (spec "Compliance"). */
 function phoneOrFail(value: string, field = 'phone_number'): string {

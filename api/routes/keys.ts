@@ -12,11 +12,11 @@ import {
   updateAgentKey,
   type AgentKeyFields,
   type AgentKeyOwner,
-} from '../../src/keys/agentKeys';
-import { DEFAULT_TIER, isSettableTier } from '../../src/keys/tiers';
-import { monthlySpendByKey } from '../../src/billing/holds';
-import type { ApiKeyRow } from '../../src/keys/store';
-import { findUser } from '../../src/workspaces/service';
+} from '../../src/domain/keys/agentKeys';
+import { DEFAULT_TIER, isSettableTier } from '../../src/domain/keys/tiers';
+import { monthlySpendByKey } from '../../src/domain/billing/holds';
+import type { ApiKeyRow } from '../../src/domain/keys/store';
+import { findUser } from '../../src/domain/workspaces/service';
 
 /**
  * The service-key plane: agent (child) keys managed with a service key. Served at `/v1/keys`

@@ -4,7 +4,7 @@ import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
 import { boundedListParams, errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { hasDefaultPaymentMethod } from '../../src/billing/paymentMethods';
+import { hasDefaultPaymentMethod } from '../../src/domain/billing/paymentMethods';
 import {
   DEFAULT_LANGUAGE,
   FIRST_LINE_GRACE_DAYS,
@@ -14,15 +14,15 @@ import {
   normalizeMode,
   type LineUpdate,
   normalizeVoice,
-} from '../../src/lines/rules';
-import { createCurrentSecret, readSecret } from '../../src/lines/secrets';
-import { findLine, linesOf, toLineRecord, type LineRow } from '../../src/lines/store';
-import { requireSetting } from '../../src/config';
-import { egressPolicyFor } from '../../src/net/egress';
-import { parseSecretsKey, type SecretsKeyRing } from '../../src/crypto/secretBox';
-import { endActiveCall } from '../../src/calls/hangup';
-import { waitForResult } from '../../src/temporal/waitForResult';
-import { ACTIVE_CALL_STATUSES } from '../../src/calls/rules';
+} from '../../src/domain/lines/rules';
+import { createCurrentSecret, readSecret } from '../../src/domain/lines/secrets';
+import { findLine, linesOf, toLineRecord, type LineRow } from '../../src/domain/lines/store';
+import { requireSetting } from '../../src/platform/config';
+import { egressPolicyFor } from '../../src/platform/net/egress';
+import { parseSecretsKey, type SecretsKeyRing } from '../../src/platform/crypto/secretBox';
+import { endActiveCall } from '../../src/domain/calls/hangup';
+import { waitForResult } from '../../src/platform/temporal/waitForResult';
+import { ACTIVE_CALL_STATUSES } from '../../src/domain/calls/rules';
 import { workflowIds } from '../../workflows/ids';
 import type { provisionLineWorkflow, releaseLineWorkflow } from '../../workflows/lines';
 import { rotateSecretUpdate, type lineSecretsWorkflow, type RotateSecretResult } from '../../workflows/lineSecrets';
@@ -115,7 +115,7 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.state.replayBody = { line: toLineRecord(current) };
 }
 
-/** H2: a line's customer URLs must lead to public addresses, never to Switchboard's own services (src/net/egress.ts). */
+/** H2: a line's customer URLs must lead to public addresses, never to Switchboard's own services (src/platform/net/egress.ts). */
 async function assertReachableUrls(deps: AppDeps, environment: 'test' | 'live', fields: { webhook_url?: unknown; status_callback_url?: unknown; audio_handler_url?: unknown }): Promise<void> {
   const { webhook_url, status_callback_url, audio_handler_url } = fields;
   const problems = await egressPolicyFor(deps.config).fieldProblems({ webhook_url, status_callback_url, audio_handler_url }, environment);

@@ -6,16 +6,16 @@ import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
 import { arrayOf, cursorFields, errorResponse, fields, jsonRequestBody, jsonResponse, ref } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { placeHold, releaseHold } from '../../src/billing/holds';
-import { smsChargeCents, smsSegments, zoneOf } from '../../src/billing/pricing';
-import { recordComplianceEvent } from '../../src/compliance/events';
-import { isOptedOut } from '../../src/compliance/optOuts';
-import { findLine } from '../../src/lines/store';
-import { MAX_SMS_TEXT_LENGTH } from '../../src/messages/rules';
-import { advanceMessageStatus, insertMessage, messagesOf, sendAuthorization, toLegacySmsRecord, toMessageRecord, type MessageRow } from '../../src/messages/store';
-import { toE164 } from '../../src/phone';
+import { placeHold, releaseHold } from '../../src/domain/billing/holds';
+import { smsChargeCents, smsSegments, zoneOf } from '../../src/domain/billing/pricing';
+import { recordComplianceEvent } from '../../src/domain/compliance/events';
+import { isOptedOut } from '../../src/domain/compliance/optOuts';
+import { findLine } from '../../src/domain/lines/store';
+import { MAX_SMS_TEXT_LENGTH } from '../../src/domain/messages/rules';
+import { advanceMessageStatus, insertMessage, messagesOf, sendAuthorization, toLegacySmsRecord, toMessageRecord, type MessageRow } from '../../src/domain/messages/store';
+import { toE164 } from '../../src/platform/phone';
 import { workflowIds } from '../../workflows/ids';
-import { startResolvingAmbiguity } from '../../src/temporal/starts';
+import { startResolvingAmbiguity } from '../../src/platform/temporal/starts';
 
 /**
  * Sending SMS and reading conversations (spec "SMS and conversations"). `POST /messages`

@@ -4,7 +4,7 @@ import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, fields, jsonResponse } from '../openapi/schemas';
 import { registry } from '../metrics';
-import { configurationProblems } from '../../src/startupCheck';
+import { configurationProblems } from '../../src/platform/startupCheck';
 
 /**
  * Liveness, readiness and the OpenAPI document: no authentication. Metrics: a bearer when

@@ -1,7 +1,7 @@
 import type { AppContext, AppDeps } from '../context';
-import type { Scope } from '../../src/keys/scopes';
-import type { Verb } from '../../src/keys/tiers';
-import type { LimitName } from '../../src/limits/policies';
+import type { Scope } from '../../src/domain/keys/scopes';
+import type { Verb } from '../../src/domain/keys/tiers';
+import type { LimitName } from '../../src/domain/limits/policies';
 
 /**
  * How a route authenticates. This table (every RouteDef's `auth`) is the only place
@@ -9,7 +9,7 @@ import type { LimitName } from '../../src/limits/policies';
  */
 export type RouteAuth =
   | { kind: 'public' }
-  /** `verb` is what an agent key's permission tier must allow (see src/keys/tiers.ts). */
+  /** `verb` is what an agent key's permission tier must allow (see src/domain/keys/tiers.ts). */
   | { kind: 'standard'; scope: Scope; verb: Verb }
   | { kind: 'service' }
   /**

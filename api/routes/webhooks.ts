@@ -3,10 +3,10 @@ import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { findLine } from '../../src/lines/store';
-import { EVENT_POLICIES, EVENT_TYPES } from '../../src/webhooks/events';
-import { createEvent, startDelivery } from '../../src/webhooks/publish';
-import { waitForResult } from '../../src/temporal/waitForResult';
+import { findLine } from '../../src/domain/lines/store';
+import { EVENT_POLICIES, EVENT_TYPES } from '../../src/domain/webhooks/events';
+import { createEvent, startDelivery } from '../../src/domain/webhooks/publish';
+import { waitForResult } from '../../src/platform/temporal/waitForResult';
 
 /** Webhook delivery inspection (spec "Webhook delivery inspection"). */
 export function toDeliveryRecord(row: Record<string, unknown>) {

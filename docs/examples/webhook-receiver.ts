@@ -15,7 +15,7 @@
  * To send yourself a signed test delivery, in another shell (same secret in the environment):
  *
  *   node --import tsx -e '
- *     const { signatureHeaders } = require("./src/webhooks/signature");
+ *     const { signatureHeaders } = require("./src/domain/webhooks/signature");
  *     const body = JSON.stringify({ event_id: "evt_test", line_id: "line_123", type: "test" });
  *     const headers = signatureHeaders({ secret: process.env.SWITCHBOARD_WEBHOOK_SECRET, deliveryId: crypto.randomUUID(), rawBody: body, attempt: 1, now: new Date() });
  *     fetch("http://127.0.0.1:8787/webhooks/switchboard", { method: "POST", headers: { ...headers, "content-type": "application/json" }, body })
@@ -23,10 +23,10 @@
  *
  * In your own project, import from the published client instead of the relative path below.
  * The replay cache and event dedupe here live in memory: with more than one instance, pass
- * `deliveryIds` and `eventDeduper` backed by Redis or Postgres (see src/client/webhooks.ts).
+ * `deliveryIds` and `eventDeduper` backed by Redis or Postgres (see sdk/webhooks.ts).
  */
 import http from 'node:http';
-import { nodeWebhookHandler, type WebhookEvent } from '../../src/client/webhooks';
+import { nodeWebhookHandler, type WebhookEvent } from '../../sdk/webhooks';
 
 function loadSecrets(): (lineId: string) => string[] {
   const perLine = process.env.SWITCHBOARD_WEBHOOK_SECRETS;

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { addUser, mintUserKey } from '../../src/workspaces/service';
+import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
 import { mintKey, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /** Scoped-key delegation (`/api-tokens`) and the older `/api/v1/auth/keys`. */

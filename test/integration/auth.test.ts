@@ -1,5 +1,5 @@
-import { generateKey } from '../../src/keys/format';
-import { addUser, mintUserKey } from '../../src/workspaces/service';
+import { generateKey } from '../../src/domain/keys/format';
+import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
 import { createTenant, mintKey, startHarness, type Harness, type Tenant } from '../support/harness';
 
 describe('authentication and scopes', () => {

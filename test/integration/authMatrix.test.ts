@@ -4,11 +4,11 @@ import addFormats from 'ajv-formats';
 import { inlineRefs } from '../../api/openapi/document';
 import { allRoutes } from '../../api/routes';
 import type { RouteDef } from '../../api/routes/types';
-import { generateKey, hashKey } from '../../src/keys/format';
-import { mintAgentKey } from '../../src/keys/agentKeys';
-import { SCOPES } from '../../src/keys/scopes';
-import { TIERS, type Tier } from '../../src/keys/tiers';
-import { mintUserKey } from '../../src/workspaces/service';
+import { generateKey, hashKey } from '../../src/domain/keys/format';
+import { mintAgentKey } from '../../src/domain/keys/agentKeys';
+import { SCOPES } from '../../src/domain/keys/scopes';
+import { TIERS, type Tier } from '../../src/domain/keys/tiers';
+import { mintUserKey } from '../../src/domain/workspaces/service';
 import {
   authRefusal,
   isAuthLayerRefusal,

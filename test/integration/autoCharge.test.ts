@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createBillingActivities } from '../../activities/billing';
-import { SimulatorPaymentProcessor } from '../../activities/payments/simulatorProcessor';
-import { post, type BillingTenant } from '../../src/billing/ledger';
-import { runCommand } from '../../src/cli/main';
-import { stopProcess } from '../../src/infra/proc';
-import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } from '../../src/temporal/schedules';
+import { SimulatorPaymentProcessor } from '../../src/adapters/payments/simulatorProcessor';
+import { post, type BillingTenant } from '../../src/domain/billing/ledger';
+import { runCommand } from '../../src/main/cli';
+import { stopProcess } from '../../src/platform/infra/proc';
+import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } from '../../src/main/schedules';
 import { workflowIds } from '../../workflows/ids';
 import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { holdRefusalError } from '../../api/billingErrors';
-import { extendHold, placeHold, settleHold, type HoldOutcome, type HoldRefusal } from '../../src/billing/holds';
-import { balanceOf, post, SIGNUP_CREDIT_CENTS, type BillingTenant } from '../../src/billing/ledger';
-import { callChargeCents, oneMinuteReserveCents } from '../../src/billing/pricing';
-import { runCommand } from '../../src/cli/main';
+import { extendHold, placeHold, settleHold, type HoldOutcome, type HoldRefusal } from '../../src/domain/billing/holds';
+import { balanceOf, post, SIGNUP_CREDIT_CENTS, type BillingTenant } from '../../src/domain/billing/ledger';
+import { callChargeCents, oneMinuteReserveCents } from '../../src/domain/billing/pricing';
+import { runCommand } from '../../src/main/cli';
 import { useHarness, type Harness, type Tenant } from '../support/harness';
 
 function refusalOf(outcome: HoldOutcome): HoldRefusal {

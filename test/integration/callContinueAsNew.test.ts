@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
-import { freePort } from '../../src/infra/proc';
-import { ensureTemporalCli, startDevServer, type DevServer } from '../../src/infra/temporal';
+import { loadConfig } from '../../src/platform/config';
+import { freePort } from '../../src/platform/infra/proc';
+import { ensureTemporalCli, startDevServer, type DevServer } from '../../src/platform/infra/temporal';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { loadConfig } from '../../src/config';
-import { freePort, stopProcess } from '../../src/infra/proc';
-import { ensureTemporalCli, startDevServer, type DevServer } from '../../src/infra/temporal';
+import { loadConfig } from '../../src/platform/config';
+import { freePort, stopProcess } from '../../src/platform/infra/proc';
+import { ensureTemporalCli, startDevServer, type DevServer } from '../../src/platform/infra/temporal';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, type TestResponse } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 

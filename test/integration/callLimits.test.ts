@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { post } from '../../src/billing/ledger';
+import { post } from '../../src/domain/billing/ledger';
 import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
 
 /**

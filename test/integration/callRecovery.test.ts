@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import { createCallActivities } from '../../activities/calls';
-import { generateSecretsKey, parseSecretsKey } from '../../src/crypto/secretBox';
-import { EgressPolicy } from '../../src/net/egress';
-import type { CarrierAdapter } from '../../activities/carrier/adapter';
-import { placeHold } from '../../src/billing/holds';
-import { insertMessage } from '../../src/messages/store';
-import { ensureSchedules, RECOVERY_SCHEDULE_ID } from '../../src/temporal/schedules';
+import { generateSecretsKey, parseSecretsKey } from '../../src/platform/crypto/secretBox';
+import { EgressPolicy } from '../../src/platform/net/egress';
+import type { CarrierAdapter } from '../../src/adapters/carrier/port';
+import { placeHold } from '../../src/domain/billing/holds';
+import { insertMessage } from '../../src/domain/messages/store';
+import { ensureSchedules, RECOVERY_SCHEDULE_ID } from '../../src/main/schedules';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { useHarnessWithReceiver, callsApi } from '../support/callSuite';
 import type { Receiver } from '../support/receiver';

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import { post } from '../../src/billing/ledger';
-import { runCommand } from '../../src/cli/main';
+import { post } from '../../src/domain/billing/ledger';
+import { runCommand } from '../../src/main/cli';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { useHarnessWithReceiver, callsApi } from '../support/callSuite';
 import type { Receiver } from '../support/receiver';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import { post } from '../../src/billing/ledger';
-import { runCommand } from '../../src/cli/main';
-import { isOptedOut } from '../../src/compliance/optOuts';
+import { post } from '../../src/domain/billing/ledger';
+import { runCommand } from '../../src/main/cli';
+import { isOptedOut } from '../../src/domain/compliance/optOuts';
 import { createTenant, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 
 describe('compliance plane', () => {

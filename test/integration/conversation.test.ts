@@ -1,7 +1,7 @@
 import { createCallActivities } from '../../activities/calls';
-import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
-import { parseSecretsKey } from '../../src/crypto/secretBox';
-import { egressPolicyFor } from '../../src/net/egress';
+import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
+import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
+import { egressPolicyFor } from '../../src/platform/net/egress';
 import { useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 

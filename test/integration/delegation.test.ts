@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
-import { placeHold, settleHold, type HoldOutcome } from '../../src/billing/holds';
-import { post, type BillingTenant } from '../../src/billing/ledger';
-import { runCommand } from '../../src/cli/main';
-import { SCOPES } from '../../src/keys/scopes';
-import { insertKey, type ApiKeyRow } from '../../src/keys/store';
-import { addUser } from '../../src/workspaces/service';
+import { placeHold, settleHold, type HoldOutcome } from '../../src/domain/billing/holds';
+import { post, type BillingTenant } from '../../src/domain/billing/ledger';
+import { runCommand } from '../../src/main/cli';
+import { SCOPES } from '../../src/domain/keys/scopes';
+import { insertKey, type ApiKeyRow } from '../../src/domain/keys/store';
+import { addUser } from '../../src/domain/workspaces/service';
 import { mintKey, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /**

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import { createDb } from '../../src/db/knex';
+import { createDb } from '../../src/platform/db/knex';
 import pino from 'pino';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/platform/logger';
 import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 
 describe('error envelope on every kind of bad input', () => {

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_LEASE_MS, IdempotencyLeaseLostError, renewIdempotencyLease } from '../../src/idempotency/store';
+import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_LEASE_MS, IdempotencyLeaseLostError, renewIdempotencyLease } from '../../src/domain/idempotency/store';
 import { eventually, useHarness } from '../support/harness';
 
 /**

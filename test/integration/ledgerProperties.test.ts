@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import fc from 'fast-check';
-import { extendHold, placeHold, settleHold } from '../../src/billing/holds';
-import { balanceOf, post, type BillingTenant } from '../../src/billing/ledger';
-import { callChargeCents, ratePerMinuteCents, ZONES } from '../../src/billing/pricing';
+import { extendHold, placeHold, settleHold } from '../../src/domain/billing/holds';
+import { balanceOf, post, type BillingTenant } from '../../src/domain/billing/ledger';
+import { callChargeCents, ratePerMinuteCents, ZONES } from '../../src/domain/billing/pricing';
 import { useHarness } from '../support/harness';
 
 /** Properties of the books, checked against the real database. */

@@ -1,4 +1,4 @@
-import { runCommand } from '../../src/cli/main';
+import { runCommand } from '../../src/main/cli';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /** The durable flow of the foundation: POST /lines -> Temporal workflow -> carrier -> Postgres. */

@@ -1,4 +1,4 @@
-import { verifySignature } from '../../src/webhooks/signature';
+import { verifySignature } from '../../src/domain/webhooks/signature';
 import { workflowIds } from '../../workflows/ids';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { MAINTENANCE_SCHEDULE_ID, ensureSchedules } from '../../src/temporal/schedules';
+import { MAINTENANCE_SCHEDULE_ID, ensureSchedules } from '../../src/main/schedules';
 import { startHarness, type Harness } from '../support/harness';
 
 describe('maintenance: purging expired idempotency records and stale rate-limit hits', () => {

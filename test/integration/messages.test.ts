@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import { insertMessage } from '../../src/messages/store';
-import { KEYWORD_REPLIES, SMS_WINDOW_MS } from '../../src/messages/rules';
-import { verifySignature } from '../../src/webhooks/signature';
+import { insertMessage } from '../../src/domain/messages/store';
+import { KEYWORD_REPLIES, SMS_WINDOW_MS } from '../../src/domain/messages/rules';
+import { verifySignature } from '../../src/domain/webhooks/signature';
 import { eventually, mintKey, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { useHarnessWithReceiver } from '../support/callSuite';
 import type { Receiver } from '../support/receiver';

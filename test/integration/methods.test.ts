@@ -4,7 +4,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../../api/app';
 import { createApiServer } from '../../api/server';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/platform/logger';
 import { startHarness, type Harness } from '../support/harness';
 
 /**

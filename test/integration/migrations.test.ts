@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { up as backfillSignupCredit } from '../../src/db/migrations/0008_backfill_signup_credit';
-import type { ApiKeyRow } from '../../src/keys/store';
-import { backfillKeyAncestry } from '../../src/db/migrations/0012_key_ancestry';
-import { disableUntouchedTestAutoRecharge, giveFirstTestLinesTheirGrace } from '../../src/db/migrations/0015_billing_environments';
-import { balanceOf } from '../../src/billing/ledger';
+import { up as backfillSignupCredit } from '../../src/platform/db/migrations/0008_backfill_signup_credit';
+import type { ApiKeyRow } from '../../src/domain/keys/store';
+import { backfillKeyAncestry } from '../../src/platform/db/migrations/0012_key_ancestry';
+import { disableUntouchedTestAutoRecharge, giveFirstTestLinesTheirGrace } from '../../src/platform/db/migrations/0015_billing_environments';
+import { balanceOf } from '../../src/domain/billing/ledger';
 import { createTenant, useHarness } from '../support/harness';
 
 describe('migrations', () => {

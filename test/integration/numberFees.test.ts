@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { runCommand } from '../../src/cli/main';
+import { runCommand } from '../../src/main/cli';
 import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 
 /**

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
-import { parseSecretsKey } from '../../src/crypto/secretBox';
+import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import type { CarrierAdapter } from '../../activities/carrier/adapter';
-import { createDb, type Db } from '../../src/db/knex';
-import { EgressPolicy } from '../../src/net/egress';
+import type { CarrierAdapter } from '../../src/adapters/carrier/port';
+import { createDb, type Db } from '../../src/platform/db/knex';
+import { EgressPolicy } from '../../src/platform/net/egress';
 import { createTenant, noPayments } from '../support/harness';
 import type { provisionLineWorkflow } from '../../workflows/lines';
 

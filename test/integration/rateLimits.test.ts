@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
-import { consumeRateLimit } from '../../src/limits/limiter';
-import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/limits/policies';
-import { runCommand } from '../../src/cli/main';
+import { consumeRateLimit } from '../../src/domain/limits/limiter';
+import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/domain/limits/policies';
+import { runCommand } from '../../src/main/cli';
 import { createApp } from '../../api/app';
-import { createLogger } from '../../src/logger';
+import { createLogger } from '../../src/platform/logger';
 import { webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 const HOUR = 3600_000;

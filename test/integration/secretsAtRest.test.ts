@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
-import { runCommand } from '../../src/cli/main';
-import { generateSecretsKey, keyIdOf, open, parseKeyMaterial, parseSecretsKey, seal, sealedKeyId } from '../../src/crypto/secretBox';
-import { currentSecret, readSecret } from '../../src/lines/secrets';
+import { runCommand } from '../../src/main/cli';
+import { generateSecretsKey, keyIdOf, open, parseKeyMaterial, parseSecretsKey, seal, sealedKeyId } from '../../src/platform/crypto/secretBox';
+import { currentSecret, readSecret } from '../../src/domain/lines/secrets';
 import { useHarness, webhookLine } from '../support/harness';
 
 /** Webhook signing secrets at rest (security review L6): bound to their row, with a key id and a key ring. */

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../../src/config';
+import { projectRoot } from '../../src/platform/config';
 
 /**
  * Each process's real entry point refuses to start, before it connects to anything, when a
@@ -39,7 +39,7 @@ describe('entry points refuse to start without strong secrets', () => {
   }
 
   it('the API: the old default as its webhook secret, and no SECRETS_KEY', async () => {
-    const result = await run('src/api.ts', { ...baseEnv(), CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' });
+    const result = await run('src/main/api.ts', { ...baseEnv(), CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' });
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^switchboard api refuses to start: 2 settings are missing, weak or not allowed\n/);
     expect(result.stderr).toContain('  - CARRIER_WEBHOOK_SECRET is a known (documented or default) value');
@@ -48,7 +48,7 @@ describe('entry points refuse to start without strong secrets', () => {
   });
 
   it('the worker: a weak carrier key and a lenient SECRETS_KEY', async () => {
-    const result = await run('src/worker.ts', { ...baseEnv(), CARRIER_API_KEY: 'short', PAYMENTS_API_KEY: strong(), SECRETS_KEY: 'dGVzdA==' });
+    const result = await run('src/main/worker.ts', { ...baseEnv(), CARRIER_API_KEY: 'short', PAYMENTS_API_KEY: strong(), SECRETS_KEY: 'dGVzdA==' });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('switchboard worker refuses to start: 2 settings');
     expect(result.stderr).toContain('CARRIER_API_KEY carries');
@@ -56,13 +56,13 @@ describe('entry points refuse to start without strong secrets', () => {
   });
 
   it('the simulator: no control token', async () => {
-    const result = await run('src/simulator/main.ts', { ...baseEnv(), CARRIER_WEBHOOK_SECRET: strong(), CARRIER_API_KEY: strong(), PAYMENTS_API_KEY: strong() });
+    const result = await run('simulator/main.ts', { ...baseEnv(), CARRIER_WEBHOOK_SECRET: strong(), CARRIER_API_KEY: strong(), PAYMENTS_API_KEY: strong() });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('SIMULATOR_CONTROL_TOKEN is not set');
   });
 
   it('the CLI: the old shared secret, saying what replaced it', async () => {
-    const result = await run('src/cli/main.ts', { ...baseEnv(), CARRIER_EVENTS_SECRET: strong() }, ['migrate']);
+    const result = await run('src/main/cli.ts', { ...baseEnv(), CARRIER_EVENTS_SECRET: strong() }, ['migrate']);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('CARRIER_EVENTS_SECRET is no longer read');
     expect(result.stderr).toContain('CARRIER_WEBHOOK_SECRET');

@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import type { Config } from '../../src/config';
-import { createDb, type Db } from '../../src/db/knex';
-import { createLogger } from '../../src/logger';
+import type { Config } from '../../src/platform/config';
+import { createDb, type Db } from '../../src/platform/db/knex';
+import { createLogger } from '../../src/platform/logger';
 import { startHarness, type Harness } from '../support/harness';
 
 /** What the unauthenticated system endpoints tell a stranger (security review L5, M9). */

@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDeliveryAttempt, type EventRow } from '../../activities/webhooks';
-import { parseSecretsKey } from '../../src/crypto/secretBox';
-import { egressPolicyFor } from '../../src/net/egress';
-import { EVENT_POLICIES, NDJSON_LIMITS, RESPONSE_READ_LIMIT_BYTES } from '../../src/webhooks/events';
-import { createEvent } from '../../src/webhooks/publish';
+import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
+import { egressPolicyFor } from '../../src/platform/net/egress';
+import { EVENT_POLICIES, NDJSON_LIMITS, RESPONSE_READ_LIMIT_BYTES } from '../../src/domain/webhooks/events';
+import { createEvent } from '../../src/domain/webhooks/publish';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 

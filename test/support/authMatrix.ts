@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { RouteDef } from '../../api/routes/types';
-import type { Db } from '../../src/db/knex';
-import { tierAllows, type Tier } from '../../src/keys/tiers';
+import type { Db } from '../../src/platform/db/knex';
+import { tierAllows, type Tier } from '../../src/domain/keys/tiers';
 import { remoteNumber as phone, type EnvFixtures } from './fixtures';
 import { webhookLine } from './harness';
 

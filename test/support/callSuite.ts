@@ -1,4 +1,4 @@
-import type { Config } from '../../src/config';
+import type { Config } from '../../src/platform/config';
 import { eventually, useHarness, type Harness, type HarnessOptions, type Tenant } from './harness';
 import { startReceiver, type Receiver } from './receiver';
 

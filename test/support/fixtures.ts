@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import type { Db } from '../../src/db/knex';
-import type { Environment } from '../../src/keys/format';
+import type { Db } from '../../src/platform/db/knex';
+import type { Environment } from '../../src/domain/keys/format';
 import { eventually, webhookLine, type Harness, type Tenant } from './harness';
 
 /**

@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { generateSecretsKey } from '../../src/crypto/secretBox';
-import { startEphemeralStack, type EphemeralStack } from '../../src/infra/stack';
-import { LOOPBACK_NETWORKS } from '../../src/net/egress';
+import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
+import { startEphemeralStack, type EphemeralStack } from '../../src/platform/infra/stack';
+import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 
 /**
  * Once per `npm test`: a real Postgres database and a real Temporal dev server, plus the

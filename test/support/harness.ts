@@ -1,27 +1,27 @@
 import crypto from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { parseSecretsKey } from '../../src/crypto/secretBox';
+import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { createActivities } from '../../activities';
-import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
-import { SimulatorPaymentProcessor } from '../../activities/payments/simulatorProcessor';
-import { OpenAiCompatibleModel } from '../../activities/model/openAiCompatible';
-import { loadConfig, type Config } from '../../src/config';
-import { createDb, type Db } from '../../src/db/knex';
-import { egressPolicyFor } from '../../src/net/egress';
-import type { Environment } from '../../src/keys/format';
-import type { Scope } from '../../src/keys/scopes';
-import { spawnService } from '../../src/infra/services';
-import { createLogger } from '../../src/logger';
-import { startCarrierSimulator, type CarrierSimulatorState, type SimulatorCredentials } from '../../src/simulator/carrierSimulator';
-import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../src/simulator/cardProcessorSimulator';
-import type { PaymentProcessor, PaymentProcessors } from '../../activities/payments/adapter';
-import { connectTemporalClient } from '../../src/temporal/client';
-import { createWorkspace, mintUserKey, type User } from '../../src/workspaces/service';
+import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
+import { SimulatorPaymentProcessor } from '../../src/adapters/payments/simulatorProcessor';
+import { OpenAiCompatibleModel } from '../../src/adapters/model/openAiCompatible';
+import { loadConfig, type Config } from '../../src/platform/config';
+import { createDb, type Db } from '../../src/platform/db/knex';
+import { egressPolicyFor } from '../../src/platform/net/egress';
+import type { Environment } from '../../src/domain/keys/format';
+import type { Scope } from '../../src/domain/keys/scopes';
+import { spawnService } from '../../src/platform/infra/services';
+import { createLogger } from '../../src/platform/logger';
+import { startCarrierSimulator, type CarrierSimulatorState, type SimulatorCredentials } from '../../simulator/carrierSimulator';
+import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/cardProcessorSimulator';
+import type { PaymentProcessor, PaymentProcessors } from '../../src/adapters/payments/port';
+import { connectTemporalClient } from '../../src/platform/temporal/client';
+import { createWorkspace, mintUserKey, type User } from '../../src/domain/workspaces/service';
 import { randomSimulatorCredentials, simulatorControl } from './simulator';
 
 /**
@@ -53,7 +53,7 @@ export interface Harness {
     now(): Date;
   };
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
-  /** Starts the real worker entry point (`src/worker.ts`) as a child process on this harness's task queue. */
+  /** Starts the real worker entry point (`src/main/worker.ts`) as a child process on this harness's task queue. */
   spawnWorkerProcess(logFile: string): ChildProcess;
   /** Stops the API (dropping its connections) and starts a fresh app on the same port. */
   restartApi(): Promise<void>;

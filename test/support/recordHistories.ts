@@ -10,8 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { generateSecretsKey } from '../../src/crypto/secretBox';
-import { startEphemeralStack } from '../../src/infra/stack';
+import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
+import { startEphemeralStack } from '../../src/platform/infra/stack';
 import { workflowIds } from '../../workflows/ids';
 
 /** The files named on the command line; none named means all. */
@@ -33,11 +33,11 @@ async function main(): Promise<void> {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { startReceiver } = require('./receiver') as typeof import('./receiver');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { createEvent, startDelivery } = require('../../src/webhooks/publish') as typeof import('../../src/webhooks/publish');
+    const { createEvent, startDelivery } = require('../../src/domain/webhooks/publish') as typeof import('../../src/domain/webhooks/publish');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { runCommand } = require('../../src/cli/main') as typeof import('../../src/cli/main');
+    const { runCommand } = require('../../src/main/cli') as typeof import('../../src/main/cli');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { post } = require('../../src/billing/ledger') as typeof import('../../src/billing/ledger');
+    const { post } = require('../../src/domain/billing/ledger') as typeof import('../../src/domain/billing/ledger');
     const h = await startHarness();
     try {
       await h.startWorker();
@@ -214,9 +214,9 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { noPayments } = require('./harness') as typeof import('./harness');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { EgressPolicy } = require('../../src/net/egress') as typeof import('../../src/net/egress');
+  const { EgressPolicy } = require('../../src/platform/net/egress') as typeof import('../../src/platform/net/egress');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { parseSecretsKey } = require('../../src/crypto/secretBox') as typeof import('../../src/crypto/secretBox');
+  const { parseSecretsKey } = require('../../src/platform/crypto/secretBox') as typeof import('../../src/platform/crypto/secretBox');
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: testServerPath } } });
   try {
     const taskQueue = `histories-${Date.now()}`;
@@ -224,7 +224,7 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db: h.db, carrier: {} as import('../../activities/carrier/adapter').CarrierAdapter, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(generateSecretsKey()), egress: new EgressPolicy(), now: () => new Date() }),
+      activities: createActivities({ db: h.db, carrier: {} as import('../../src/adapters/carrier/port').CarrierAdapter, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(generateSecretsKey()), egress: new EgressPolicy(), now: () => new Date() }),
     });
     const workflowId = `close-scheduled-${Date.now()}`;
     const history = await worker.runUntil(async () => {
@@ -252,7 +252,7 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { startReceiver } = require('./receiver') as typeof import('./receiver');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { placeHold } = require('../../src/billing/holds') as typeof import('../../src/billing/holds');
+  const { placeHold } = require('../../src/domain/billing/holds') as typeof import('../../src/domain/billing/holds');
   const key = tenant.keys.test;
   const statusOf = async (id: string) => (await h.db('calls').where({ id }).first()).status as string;
   const inProgress = (id: string) => eventually(async () => ((await statusOf(id)) === 'in_progress' ? true : undefined), 20_000, `call ${id} to connect`);

@@ -5,7 +5,7 @@ import {
   MAX_CUSTOMER_MESSAGE_LENGTH,
   parseCustomerMessage,
   StreamFramer,
-} from '../../src/audio/framing';
+} from '../../src/platform/audio/framing';
 
 describe('audio framing: what Switchboard sends', () => {
   it('connected, start, media, mark and stop, numbered in one sequence', () => {

@@ -5,16 +5,16 @@ import { CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import WebSocket, { WebSocketServer } from 'ws';
-import { createAudioActivities } from '../../activities/audio';
+import { createAudioActivities } from '../../activities/audio/activities';
 import { relayAudio, type RelayAudioOptions } from '../../activities/audio/relay';
-import { CarrierRejectedError, type CarrierMediaEnd, type CarrierMediaEvent, type CarrierMediaFrame, type CarrierMediaStream } from '../../activities/carrier/adapter';
-import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
-import type { RelayMessage } from '../../src/audio/framing';
-import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
+import { CarrierRejectedError, type CarrierMediaEnd, type CarrierMediaEvent, type CarrierMediaFrame, type CarrierMediaStream } from '../../src/adapters/carrier/port';
+import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
+import type { RelayMessage } from '../../src/platform/audio/framing';
+import { startCarrierSimulator } from '../../simulator/carrierSimulator';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
-import type { AudioReport } from '../../src/simulator/mediaSimulator';
-import { createLogger } from '../../src/logger';
-import { EgressPolicy, LOOPBACK_NETWORKS } from '../../src/net/egress';
+import type { AudioReport } from '../../simulator/mediaSimulator';
+import { createLogger } from '../../src/platform/logger';
+import { EgressPolicy, LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 
 /**
  * The audio relay end to end without Temporal: the carrier simulator plays the caller (real

@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { createCallActivities } from '../../activities/calls';
-import { generateSecretsKey, parseSecretsKey } from '../../src/crypto/secretBox';
-import { EgressPolicy } from '../../src/net/egress';
-import { CarrierRejectedError, type CarrierAdapter } from '../../activities/carrier/adapter';
-import type { Db } from '../../src/db/knex';
+import { generateSecretsKey, parseSecretsKey } from '../../src/platform/crypto/secretBox';
+import { EgressPolicy } from '../../src/platform/net/egress';
+import { CarrierRejectedError, type CarrierAdapter } from '../../src/adapters/carrier/port';
+import type { Db } from '../../src/platform/db/knex';
 
 /**
  * Every carrier command of the call workflow turns the carrier's refusal into the one failure

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { CardDeclinedError, cardBrand, luhnValid, SimulatedCardProcessor } from '../../src/billing/cardProcessor';
+import { CardDeclinedError, cardBrand, luhnValid, SimulatedCardProcessor } from '../../src/adapters/payments/cardTokenizer';
 
 /** Appends the Luhn check digit to a digit string. */
 function withCheckDigit(body: string): string {

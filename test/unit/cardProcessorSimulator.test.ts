@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type http from 'node:http';
-import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../activities/payments/adapter';
-import { SimulatorPaymentProcessor } from '../../activities/payments/simulatorProcessor';
-import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
-import type { CardProcessorSimulatorState } from '../../src/simulator/cardProcessorSimulator';
+import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../src/adapters/payments/port';
+import { SimulatorPaymentProcessor } from '../../src/adapters/payments/simulatorProcessor';
+import { startCarrierSimulator } from '../../simulator/carrierSimulator';
+import type { CardProcessorSimulatorState } from '../../simulator/cardProcessorSimulator';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 
 describe('card processor simulator', () => {

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent, type CarrierPlaybackEvent, type CarrierUtteranceEvent } from '../../activities/carrier/adapter';
-import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
-import { verifyCarrierCallback } from '../../src/carrier/callbackSignature';
-import { CallSimulatorState, CarrierSimulatorState, startCarrierSimulator } from '../../src/simulator/carrierSimulator';
+import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent, type CarrierPlaybackEvent, type CarrierUtteranceEvent } from '../../src/adapters/carrier/port';
+import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
+import { verifyCarrierCallback } from '../../src/adapters/carrier/callbackSignature';
+import { CallSimulatorState, CarrierSimulatorState, startCarrierSimulator } from '../../simulator/carrierSimulator';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 
 /** Events about a call that has a call_id (everything but `call.incoming`). */

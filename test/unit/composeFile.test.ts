@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { loadConfig, projectRoot } from '../../src/config';
-import { configurationReport, ROLE_REQUIREMENTS, SECRET_SETTINGS, type ProcessRole } from '../../src/startupCheck';
+import { loadConfig, projectRoot } from '../../src/platform/config';
+import { configurationReport, ROLE_REQUIREMENTS, SECRET_SETTINGS, type ProcessRole } from '../../src/platform/startupCheck';
 
 /**
  * Docker does not run here, so the compose deployment is tested by reading it (security review
@@ -40,8 +40,8 @@ describe('docker-compose.yml', () => {
     return env;
   };
   const roleOf = (service: Service): ProcessRole | null => {
-    const entry = service.command?.find((part) => part.startsWith('src/'));
-    return ({ 'src/api.ts': 'api', 'src/worker.ts': 'worker', 'src/simulator/main.ts': 'simulator', 'src/cli/main.ts': 'cli' } as const)[entry ?? ''] ?? null;
+    const entry = service.command?.find((part) => part.endsWith('.ts'));
+    return ({ 'src/main/api.ts': 'api', 'src/main/worker.ts': 'worker', 'simulator/main.ts': 'simulator', 'src/main/cli.ts': 'cli' } as const)[entry ?? ''] ?? null;
   };
   const environmentOf = (service: Service): NodeJS.ProcessEnv => ({
     ...imageEnv(),

@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LookupAddress } from 'node:dns';
-import { classifyAddress, parseNetworks } from '../../src/net/addresses';
-import { EgressPolicy, LOOPBACK_NETWORKS, ownServiceEndpoints } from '../../src/net/egress';
-import { loadConfig } from '../../src/config';
+import { classifyAddress, parseNetworks } from '../../src/platform/net/addresses';
+import { EgressPolicy, LOOPBACK_NETWORKS, ownServiceEndpoints } from '../../src/platform/net/egress';
+import { loadConfig } from '../../src/platform/config';
 
 /** The egress policy (H2) on its own: which addresses are refused, and the connect-time check. */
 describe('egress policy', () => {

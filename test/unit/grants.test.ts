@@ -1,7 +1,7 @@
 import fc from 'fast-check';
-import { authorityExcess, authorityOf, grantExcess, keyRestrictions, restrictedLineIds, type Authority, type Grant, type KeyRestrictions } from '../../src/keys/grants';
-import { ROLE_PRESETS, SCOPES, type Scope } from '../../src/keys/scopes';
-import { SETTABLE_TIERS, TIER_SCOPES, TIER_VERBS, TIERS, tierAllows, VERBS, type Tier } from '../../src/keys/tiers';
+import { authorityExcess, authorityOf, grantExcess, keyRestrictions, restrictedLineIds, type Authority, type Grant, type KeyRestrictions } from '../../src/domain/keys/grants';
+import { ROLE_PRESETS, SCOPES, type Scope } from '../../src/domain/keys/scopes';
+import { SETTABLE_TIERS, TIER_SCOPES, TIER_VERBS, TIERS, tierAllows, VERBS, type Tier } from '../../src/domain/keys/tiers';
 
 const scopesArb = fc.subarray([...SCOPES] as Scope[], { minLength: 1 });
 const numbersArb = fc.option(fc.subarray(['l1', 'l2', 'l3', 'l4']), { nil: null });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { digestsEqual, generateKey, hashKey, keyTypePrefix, parseKey } from '../../src/keys/format';
-import { hasScope, ROLE_PRESETS, SCOPES } from '../../src/keys/scopes';
+import { digestsEqual, generateKey, hashKey, keyTypePrefix, parseKey } from '../../src/domain/keys/format';
+import { hasScope, ROLE_PRESETS, SCOPES } from '../../src/domain/keys/scopes';
 
 describe('key format', () => {
   it.each([

@@ -1,4 +1,4 @@
-import { isLanguagePinningRefused, lineFieldProblems, normalizeMode, normalizeVoice, LANGUAGES } from '../../src/lines/rules';
+import { isLanguagePinningRefused, lineFieldProblems, normalizeMode, normalizeVoice, LANGUAGES } from '../../src/domain/lines/rules';
 
 describe('line rules', () => {
   it('maps the legacy mode text to webhook and keeps the others', () => {

@@ -1,4 +1,4 @@
-import { createLogger, maskPhone } from '../../src/logger';
+import { createLogger, maskPhone } from '../../src/platform/logger';
 
 describe('logging hygiene', () => {
   it('masks phone numbers to country code and last two digits', () => {

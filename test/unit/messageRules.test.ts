@@ -1,4 +1,4 @@
-import { advancesStatus, isFinalStatus, isWindowOpen, keywordOf, MESSAGE_STATUSES, SMS_WINDOW_MS } from '../../src/messages/rules';
+import { advancesStatus, isFinalStatus, isWindowOpen, keywordOf, MESSAGE_STATUSES, SMS_WINDOW_MS } from '../../src/domain/messages/rules';
 
 describe('SMS rules', () => {
   describe('the 24-hour window', () => {

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CarrierRejectedError, type CarrierMessageEvent } from '../../activities/carrier/adapter';
-import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
-import { verifyCarrierCallback } from '../../src/carrier/callbackSignature';
-import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
+import { CarrierRejectedError, type CarrierMessageEvent } from '../../src/adapters/carrier/port';
+import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
+import { verifyCarrierCallback } from '../../src/adapters/carrier/callbackSignature';
+import { startCarrierSimulator } from '../../simulator/carrierSimulator';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 
 /** The SMS side of the carrier simulator, through the adapter Switchboard uses and the control API. */

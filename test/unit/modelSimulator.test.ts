@@ -1,10 +1,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import { ModelRejectedError, ModelUnavailableError, type ConversationTurn } from '../../activities/model/adapter';
-import { DEFAULT_MODEL_MAX_TOKENS, OpenAiCompatibleModel } from '../../activities/model/openAiCompatible';
-import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
-import type { ModelRequestRecord } from '../../src/simulator/modelSimulator';
+import { ModelRejectedError, ModelUnavailableError, type ConversationTurn } from '../../src/adapters/model/port';
+import { DEFAULT_MODEL_MAX_TOKENS, OpenAiCompatibleModel } from '../../src/adapters/model/openAiCompatible';
+import { startCarrierSimulator } from '../../simulator/carrierSimulator';
+import type { ModelRequestRecord } from '../../simulator/modelSimulator';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 
 /** The simulator's OpenAI-compatible model, through the adapter Switchboard uses and the control API. */

@@ -12,8 +12,8 @@ import {
   silenceFrame,
   toneFrame,
   toneFrames,
-} from '../../src/audio/mulaw';
-import { parseWav, resample } from '../../src/audio/pcm';
+} from '../../src/platform/audio/mulaw';
+import { parseWav, resample } from '../../src/platform/audio/pcm';
 
 describe('G.711 µ-law', () => {
   it('encodes and decodes the reference values', () => {

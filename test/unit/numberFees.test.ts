@@ -1,4 +1,4 @@
-import { NUMBER_FEE_CENTS_PER_MONTH, numberFeeRef, owesNumberFee } from '../../src/billing/numberFees';
+import { NUMBER_FEE_CENTS_PER_MONTH, numberFeeRef, owesNumberFee } from '../../src/domain/billing/numberFees';
 
 describe('number fees', () => {
   const march = new Date('2030-03-01T00:00:00Z');

@@ -17,7 +17,7 @@ import {
   ZONE_B_COUNTRIES,
   ZONE_MULTIPLIER,
   zoneOf,
-} from '../../src/billing/pricing';
+} from '../../src/domain/billing/pricing';
 
 const MODES: LineMode[] = ['webhook', 'hosted', 'audio'];
 const ZONES: Zone[] = ['A', 'B', 'C'];

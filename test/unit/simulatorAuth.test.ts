@@ -1,8 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CarrierRejectedError } from '../../activities/carrier/adapter';
-import { SimulatorCarrier } from '../../activities/carrier/simulatorCarrier';
-import { startCarrierSimulator } from '../../src/simulator/carrierSimulator';
+import { CarrierRejectedError } from '../../src/adapters/carrier/port';
+import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
+import { startCarrierSimulator } from '../../simulator/carrierSimulator';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 
 /**

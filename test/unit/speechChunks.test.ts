@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { createSpeechChunker, MAX_CHUNK_CHARS, speechChunks } from '../../src/calls/speechChunks';
+import { createSpeechChunker, MAX_CHUNK_CHARS, speechChunks } from '../../src/domain/calls/speechChunks';
 
 /** Feeds `deltas` one by one and returns every chunk, the ones `push` returned and then `end`'s. */
 function chunkStream(deltas: string[]): string[] {

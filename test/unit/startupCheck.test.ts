@@ -2,8 +2,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/config';
-import { assertStartupConfiguration, ConfigurationError, configurationReport, PROCESS_ROLES, ROLE_REQUIREMENTS, type ProcessRole } from '../../src/startupCheck';
+import { loadConfig } from '../../src/platform/config';
+import { assertStartupConfiguration, ConfigurationError, configurationReport, PROCESS_ROLES, ROLE_REQUIREMENTS, type ProcessRole } from '../../src/platform/startupCheck';
 
 /** The one startup check every process runs (security review C1, M9). */
 describe('startup configuration check', () => {

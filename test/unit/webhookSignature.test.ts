@@ -7,7 +7,7 @@ import {
   verifySignature,
   WEBHOOK_HEADERS,
   type VerifyFailure,
-} from '../../src/webhooks/signature';
+} from '../../src/domain/webhooks/signature';
 
 const SECRET = 'a3f1c2e4b5d6978812345678901234567890abcdefabcdefabcdef0123456789';
 const DELIVERY_ID = '3b241101-e2bb-4255-8caf-4136c566a962';

@@ -1,0 +1,95 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { createLogger, type Logger } from '../../src/platform/logger';
+import type { EgressPolicy } from '../../src/platform/net/egress';
+import { newAudioStreamId, relayAudio, type RelayAudioOptions, type RelaySummary } from './relay';
+import { CarrierRejectedError, type CarrierAdapter } from '../../src/adapters/carrier/port';
+
+export interface AudioActivityDeps {
+  carrier: CarrierAdapter;
+  /** Guards the connection to the customer's audio_handler_url. */
+  egress: EgressPolicy;
+  log?: Logger;
+  /** How often the relay heartbeats (default 2 s); the workflow's heartbeat timeout must be well above it. */
+  heartbeatMs?: number;
+  /** Connecting to the customer's socket (tests shorten it); see `RELAY_DEFAULTS`. */
+  relayConnect?: RelayAudioOptions['connect'];
+}
+
+export interface RelayCallAudioInput {
+  callId: string;
+  lineId: string;
+  carrierCallId: string;
+  /** The line's `audio_handler_url`. */
+  handlerUrl: string;
+}
+
+export type RelayCallAudioResult = RelaySummary;
+
+/** Heartbeat details of `relayCallAudio`. */
+export interface RelayHeartbeat {
+  framesFromCarrier: number;
+  framesToCarrier: number;
+  dropped: number;
+}
+
+/**
+ * Audio-mode calls: relays a call's audio between the carrier and the customer's socket
+ * (activities/audio/activities/relay.ts, docs/audio.md).
+ *
+ * Contract with the call workflow:
+ * - start `relayCallAudio` when a call on an audio line is answered, with a heartbeat timeout
+ *   (about 10 s; it heartbeats every 2 s), a start-to-close timeout above the longest call, and
+ *   cancellation type TRY_CANCEL or WAIT_CANCELLATION_COMPLETED;
+ * - cancel it when the call ends: the relay sends `stop` and closes both ends, then the activity
+ *   reports cancellation (it throws the cancellation, as cancelled activities do; the summary is logged);
+ * - when it returns: `endedBy` `call` means the call ended first (nothing to do);
+ *   `customer_closed` → hang up with end cause `audio_handler_closed`; `customer_unreachable` or
+ *   `customer_error` → hang up with end cause `audio_handler_unavailable`;
+ * - a carrier media failure throws a retryable `CarrierMediaFailed` (a retry reopens both ends
+ *   with a new stream); a carrier refusal to open the stream (call not answered or gone) throws a
+ *   non-retryable `CarrierRejected`.
+ */
+export function createAudioActivities(deps: AudioActivityDeps) {
+  const log = deps.log ?? createLogger('audio-relay');
+  const heartbeatMs = deps.heartbeatMs ?? 2_000;
+  return {
+    async relayCallAudio(input: RelayCallAudioInput): Promise<RelayCallAudioResult> {
+      const ctx = Context.current();
+      ctx.heartbeat();
+      let stream;
+      try {
+        stream = await deps.carrier.openMediaStream({ carrierCallId: input.carrierCallId });
+      } catch (err) {
+        if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
+        throw err;
+      }
+      const opened = stream;
+      const beat = () => {
+        const stats = opened.stats();
+        ctx.heartbeat({ framesFromCarrier: stats.framesReceived, framesToCarrier: stats.framesSent, dropped: stats.dropped } satisfies RelayHeartbeat);
+      };
+      const timer = setInterval(beat, heartbeatMs);
+      let summary: RelaySummary;
+      try {
+        summary = await relayAudio({
+          carrier: opened,
+          handlerUrl: input.handlerUrl,
+          callId: input.callId,
+          lineId: input.lineId,
+          streamId: newAudioStreamId(),
+          signal: ctx.cancellationSignal,
+          egress: deps.egress,
+          log,
+          connect: deps.relayConnect,
+        });
+      } finally {
+        clearInterval(timer);
+      }
+      if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
+      if (summary.endedBy === 'carrier_error') throw ApplicationFailure.retryable(`carrier media stream failed: ${summary.detail ?? 'unknown error'}`, 'CarrierMediaFailed', summary);
+      return summary;
+    },
+  };
+}
+
+export type AudioActivities = ReturnType<typeof createAudioActivities>;

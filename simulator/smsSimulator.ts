@@ -1,0 +1,272 @@
+import crypto from 'node:crypto';
+import type Koa from 'koa';
+import type Router from '@koa/router';
+import { createLogger, maskPhone, type Logger } from '../src/platform/logger';
+import type { CallbackSender } from './callbacks';
+import { badRequest, readJson } from './http';
+
+/**
+ * The SMS side of the carrier simulator: accepts outbound messages (carrier API), reports their
+ * delivery receipts, and delivers inbound messages someone "texts" to a number (control API).
+ * In memory, like the rest of the simulator. See docs/simulator.md.
+ */
+
+const E164 = /^\+[1-9]\d{6,14}$/;
+/** Longest text the simulated carrier takes in one request (concatenated SMS of 10 segments and then some). */
+const MAX_TEXT = 2_000;
+/** Receipts follow acceptance after these delays, like a carrier's DLRs (sent, then the final one). */
+const SENT_AFTER_MS = 30;
+const FINAL_AFTER_MS = 60;
+
+/**
+ * What happens to an outbound message to a destination, set per number through the control API:
+ * `deliver` (sent, delivered), `undelivered` (sent, then undelivered: the handset never got it),
+ * `fail` (accepted, then failed before leaving the carrier), `reject` (refused at once with 400).
+ */
+export type MessageOutcome = 'deliver' | 'undelivered' | 'fail' | 'reject';
+const OUTCOMES: readonly MessageOutcome[] = ['deliver', 'undelivered', 'fail', 'reject'];
+
+export interface SimulatedMessage {
+  carrier_message_id: string;
+  /** Outbound: Switchboard's id (the idempotency key of the send). Inbound: null. */
+  message_id: string | null;
+  direction: 'inbound' | 'outbound';
+  from: string;
+  to: string;
+  text: string;
+  /** Outbound: queued → sent → delivered | undelivered | failed. Inbound: received. */
+  status: 'queued' | 'sent' | 'delivered' | 'undelivered' | 'failed' | 'received';
+  /** Outbound: how many send requests carried this message_id. */
+  requests: number;
+  created_at: string;
+}
+
+/** A carrier event about messages, POSTed signed (src/adapters/carrier/callbackSignature.ts). */
+export type SimulatedMessageEvent =
+  | { type: 'sms.received'; carrier_message_id: string; from: string; to: string; text: string; at: number }
+  | { type: 'sms.status'; message_id: string; carrier_message_id: string; status: 'sent' | 'delivered' | 'undelivered' | 'failed'; error_code?: string; at: number };
+
+export interface MessageDeliveryOptions {
+  attempts: number;
+  delayMs: number;
+  timeoutMs: number;
+}
+
+export class MessageSimulatorState {
+  private readonly messages = new Map<string, SimulatedMessage>();
+  /** Outbound messages by Switchboard's message_id (the send's idempotency key). */
+  private readonly byMessageId = new Map<string, SimulatedMessage>();
+  readonly outcomes = new Map<string, MessageOutcome>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private abort = new AbortController();
+  private readonly delivery: MessageDeliveryOptions;
+  private readonly log: Logger;
+  /** Signs and sends events; set by the app (`createCarrierSimulatorApp`). Without it events are not delivered. */
+  callbacks: CallbackSender | null = null;
+
+  constructor(options: { delivery?: Partial<MessageDeliveryOptions>; log?: Logger } = {}) {
+    // Retried like call events (about 15 s in all), so a restarting Switchboard loses no receipt.
+    this.delivery = { attempts: 12, delayMs: 200, timeoutMs: 2_000, ...options.delivery };
+    this.log = options.log ?? createLogger('simulator');
+  }
+
+  list(): SimulatedMessage[] {
+    return [...this.messages.values()].map((m) => ({ ...m }));
+  }
+
+  /**
+   * Accepts an outbound message, or answers a repeat of `messageId` with the message it already
+   * accepted. `rejected` when the destination's outcome is `reject`; `conflict` when `messageId`
+   * was used for a different message.
+   */
+  send(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }): SimulatedMessage | 'rejected' | 'conflict' {
+    const existing = this.byMessageId.get(request.messageId);
+    if (existing) {
+      if (existing.from !== request.from || existing.to !== request.to || existing.text !== request.text) return 'conflict';
+      existing.requests += 1;
+      return { ...existing };
+    }
+    const outcome = this.outcomes.get(request.to) ?? 'deliver';
+    if (outcome === 'reject') return 'rejected';
+    const message: SimulatedMessage = {
+      carrier_message_id: `SM${crypto.randomBytes(16).toString('hex')}`,
+      message_id: request.messageId,
+      direction: 'outbound',
+      from: request.from,
+      to: request.to,
+      text: request.text,
+      status: 'queued',
+      requests: 1,
+      created_at: new Date().toISOString(),
+    };
+    this.messages.set(message.carrier_message_id, message);
+    this.byMessageId.set(request.messageId, message);
+    // Receipts in order: one chain per message.
+    const signal = this.abort.signal;
+    const receipt = (status: 'sent' | 'delivered' | 'undelivered' | 'failed', errorCode?: string) => async () => {
+      message.status = status;
+      const event: SimulatedMessageEvent = {
+        type: 'sms.status',
+        message_id: request.messageId,
+        carrier_message_id: message.carrier_message_id,
+        status,
+        ...(errorCode ? { error_code: errorCode } : {}),
+        at: Date.now(),
+      };
+      await this.deliver(request.statusUrl, event, signal);
+    };
+    const steps =
+      outcome === 'fail'
+        ? [receipt('failed', 'carrier_failure')]
+        : [receipt('sent'), outcome === 'undelivered' ? receipt('undelivered', 'unreachable_handset') : receipt('delivered')];
+    this.later(SENT_AFTER_MS, async () => {
+      for (const [index, step] of steps.entries()) {
+        if (index > 0) await this.sleep(FINAL_AFTER_MS - SENT_AFTER_MS, signal);
+        if (signal.aborted) return;
+        await step();
+      }
+    });
+    return { ...message };
+  }
+
+  /**
+   * Someone texts `to` (one of our numbers): `sms.received` goes to `eventsUrl`, retried on
+   * network errors and 5xx (a 4xx, e.g. 404 for a number nobody has, is final). Resolves once
+   * delivered or given up.
+   */
+  async inbound(request: { from: string; to: string; text: string; eventsUrl: string }): Promise<{ message: SimulatedMessage; delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
+    const message: SimulatedMessage = {
+      carrier_message_id: `SM${crypto.randomBytes(16).toString('hex')}`,
+      message_id: null,
+      direction: 'inbound',
+      from: request.from,
+      to: request.to,
+      text: request.text,
+      status: 'received',
+      requests: 0,
+      created_at: new Date().toISOString(),
+    };
+    this.messages.set(message.carrier_message_id, message);
+    const event: SimulatedMessageEvent = { type: 'sms.received', carrier_message_id: message.carrier_message_id, from: request.from, to: request.to, text: request.text, at: Date.now() };
+    const result = await this.deliver(request.eventsUrl, event, this.abort.signal);
+    return { message: { ...message }, ...result };
+  }
+
+  reset(): void {
+    this.stop();
+    this.messages.clear();
+    this.byMessageId.clear();
+    this.outcomes.clear();
+  }
+
+  /** Clears timers and abandons pending deliveries (the server is closing). */
+  stop(): void {
+    this.abort.abort();
+    this.abort = new AbortController();
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  private later(ms: number, run: () => Promise<void>): void {
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      void run();
+    }, ms);
+    this.timers.add(timer);
+  }
+
+  private async deliver(url: string, event: SimulatedMessageEvent, signal: AbortSignal): Promise<{ delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
+    let lastError = '';
+    let status: number | null = null;
+    const signing = {};
+    for (let attempt = 1; attempt <= this.delivery.attempts; attempt += 1) {
+      if (signal.aborted) return { delivery: 'failed', status };
+      try {
+        if (!this.callbacks) throw new Error('no callback sender configured');
+        // Signed afresh on every attempt with a new timestamp: a retry is a new request, not a replay.
+        const response = await this.callbacks.post(url, event, AbortSignal.any([signal, AbortSignal.timeout(this.delivery.timeoutMs)]), signing);
+        await response.arrayBuffer().catch(() => undefined);
+        status = response.status;
+        if (response.ok) return { delivery: 'delivered', status };
+        if (response.status < 500) return { delivery: 'refused', status };
+        lastError = `HTTP ${response.status}`;
+      } catch (err) {
+        if (signal.aborted) return { delivery: 'failed', status };
+        lastError = err instanceof Error ? err.message : String(err);
+      }
+      if (attempt < this.delivery.attempts) await this.sleep(Math.min(this.delivery.delayMs * 2 ** Math.floor((attempt - 1) / 2), 2_000), signal);
+    }
+    this.log.warn({ type: event.type, carrier_message_id: event.carrier_message_id, ...(event.type === 'sms.received' ? { to: maskPhone(event.to) } : { message_id: event.message_id }), error: lastError }, 'message event not delivered; dropped');
+    return { delivery: 'failed', status };
+  }
+
+  private sleep(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.timers.delete(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.timers.add(timer);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+}
+
+function isText(value: unknown): value is string {
+  return typeof value === 'string' && value !== '' && value.length <= MAX_TEXT;
+}
+
+/** The carrier's messaging API (`/carrier/v1/messages`) and its control API (`/control/messages...`). */
+export function messageRoutes(router: Router, messages: MessageSimulatorState, requireCarrierAuth: Koa.Middleware, callbacks: CallbackSender): void {
+  router.post('/carrier/v1/messages', requireCarrierAuth, async (ctx) => {
+    const { message_id: messageId, from, to, text, status_url: statusUrl } = await readJson(ctx);
+    if (typeof messageId !== 'string' || messageId === '' || messageId.length > 200) return badRequest(ctx, 'message_id is required');
+    if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
+    if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
+    if (!isText(text)) return badRequest(ctx, `text must be 1 to ${MAX_TEXT} characters`);
+    const target = callbacks.resolve(statusUrl, '/carrier/messages');
+    if ('error' in target) return badRequest(ctx, `status_url ${target.error}`);
+    const result = messages.send({ messageId, from, to, text, statusUrl: target.url });
+    if (result === 'rejected') return badRequest(ctx, 'destination refused the message');
+    if (result === 'conflict') {
+      ctx.status = 409;
+      ctx.body = { error: 'message_id was already used for a different message' };
+      return;
+    }
+    ctx.status = result.requests === 1 ? 201 : 200;
+    ctx.body = { carrier_message_id: result.carrier_message_id, status: result.status };
+  });
+
+  router.get('/control/messages', async (ctx) => {
+    ctx.body = { messages: messages.list() };
+  });
+  router.post('/control/messages/inbound', async (ctx) => {
+    const { from, to, text, events_url: eventsUrl } = await readJson(ctx);
+    if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
+    if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
+    if (!isText(text)) return badRequest(ctx, `text must be 1 to ${MAX_TEXT} characters`);
+    const target = callbacks.resolve(eventsUrl, '/carrier/messages');
+    if ('error' in target) return badRequest(ctx, `events_url ${target.error}`);
+    const { message, delivery, status } = await messages.inbound({ from, to, text, eventsUrl: target.url });
+    ctx.status = 201;
+    ctx.body = { carrier_message_id: message.carrier_message_id, delivery, status };
+  });
+  router.post('/control/messages/outcomes', async (ctx) => {
+    const { to, outcome } = await readJson(ctx);
+    if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
+    if (!OUTCOMES.includes(outcome as MessageOutcome)) return badRequest(ctx, `outcome must be one of ${OUTCOMES.join(', ')}`);
+    messages.outcomes.set(to, outcome as MessageOutcome);
+    ctx.body = { to, outcome };
+  });
+  router.delete('/control/messages/outcomes', async (ctx) => {
+    messages.outcomes.clear();
+    ctx.body = { reset: true };
+  });
+  router.post('/control/messages/reset', async (ctx) => {
+    messages.reset();
+    ctx.body = { reset: true };
+  });
+}

@@ -1,0 +1,259 @@
+/**
+ * The carrier as Switchboard sees it. Workflows never talk to a carrier directly: they
+ * call activities, and activities call this interface, so a Twilio- or Telnyx-style
+ * adapter is a new implementation of it and nothing else changes.
+ *
+ * Credentials, one per direction: the adapter authenticates to its carrier with
+ * CARRIER_API_KEY (the simulator's bearer; a real carrier's account credentials). The carrier's
+ * callbacks (`CarrierCallEvent`, `CarrierMessageEvent`) reach the API's `/carrier/events` and
+ * `/carrier/messages` signed with CARRIER_WEBHOOK_SECRET: headers `X-Carrier-Timestamp` (Unix
+ * seconds) and `X-Carrier-Signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`,
+ * refused when stale (5 minutes) or replayed (src/adapters/carrier/callbackSignature.ts, docs/simulator.md
+ * "Signed callbacks"). A carrier with its own webhook scheme (Twilio's X-Twilio-Signature,
+ * Telnyx's Ed25519) gets a translator that verifies that scheme and re-signs with this one.
+ */
+export interface ProvisionedNumber {
+  /** E.164. */
+  phoneNumber: string;
+  /** The carrier's own handle for the number (needed to release it). */
+  carrierRef: string;
+}
+
+export interface CarrierAdapter {
+  /**
+   * Acquires a number. Must be idempotent on `idempotencyKey`: a retried call returns
+   * the number the first call acquired instead of buying a second one.
+   */
+  provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber>;
+  /** Gives a number back. Releasing a number that is already released succeeds. */
+  releaseNumber(request: { phoneNumber: string }): Promise<void>;
+  /**
+   * Starts an outbound call from `from` to `to` (both E.164). Must be idempotent on
+   * `callId`: a retried request returns the carrier call the first one started instead of
+   * dialling again. What happens to the call afterwards arrives as carrier events
+   * (`CarrierCallEvent`) POSTed to `eventsUrl`. With `record: true` the carrier records the call
+   * once answered; its `call.completed` then carries `recording_url`.
+   */
+  placeCall(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }): Promise<{ carrierCallId: string }>;
+  /** Ends a call, ringing or answered. Hanging up a call that has already ended succeeds. */
+  hangUp(request: { carrierCallId: string }): Promise<void>;
+  /**
+   * Answers an inbound call (announced by a `call.incoming` event) and binds Switchboard's
+   * `callId` to it; `call.answered` follows at the `eventsUrl` the call was announced to.
+   * Idempotent: answering again with the same `callId` succeeds; a different `callId`, or a
+   * call that ended unanswered, is a `CarrierRejectedError`. With `record: true` the call is
+   * recorded; its `call.completed` then carries `recording_url`.
+   */
+  answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void>;
+  /** Declines a ringing inbound call; it ends with no further events. Rejecting an ended call succeeds. */
+  rejectCall(request: { carrierCallId: string }): Promise<void>;
+  /**
+   * Speaks `text` to the caller on an answered call (text-to-speech), in `voice` (a voice slug of
+   * the catalog, src/domain/voices/catalog.ts, which the adapter maps to its own voices; the carrier's
+   * default when absent). Commands queue per call in
+   * order: this one starts when the previous one finishes. Progress arrives as `call.playback`
+   * events carrying `speakId`. Idempotent on `speakId`: a retry with the same text speaks nothing
+   * twice. A call that is not answered (ringing, ended) is a `CarrierRejectedError`.
+   */
+  speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void>;
+  /**
+   * Plays DTMF tones on an answered call (`0-9`, `*`, `#`; `w` is a half-second pause) and
+   * resolves once they have been played. A call that is not answered is a `CarrierRejectedError`.
+   */
+  sendDigits(request: { carrierCallId: string; digits: string }): Promise<void>;
+  /**
+   * Stops the playing speak command (its `call.playback` reports `stopped: true`, with what was
+   * played) and drops the queued ones. Succeeds when nothing is playing, and on an ended call.
+   */
+  stopSpeaking(request: { carrierCallId: string }): Promise<void>;
+  /**
+   * Sends one SMS from `from` (one of our numbers) to `to`, both E.164. Must be idempotent on
+   * `messageId`: a retried request returns the message the first one accepted instead of sending
+   * it twice. Delivery receipts (`CarrierMessageStatusEvent`) follow at `statusUrl`. A destination
+   * or text the carrier will never take is a `CarrierRejectedError`.
+   */
+  sendSms(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }): Promise<{ carrierMessageId: string }>;
+  /**
+   * Opens the raw audio of an answered call, both ways (audio-mode lines). Resolves once the
+   * carrier accepted the stream. A call that is not answered (ringing, ended, unknown) is a
+   * `CarrierRejectedError`; network failures are plain errors (transient). See `CarrierMediaStream`.
+   */
+  openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream>;
+}
+
+/** One frame of the caller's audio, as the carrier delivered it. */
+export interface CarrierMediaFrame {
+  type: 'media';
+  /** The carrier's sequence number for the frame: 1, 2, 3… in the order sent (a gap means the carrier or the adapter dropped frames). */
+  sequence: number;
+  /** Media time of the frame's first sample, in ms since the carrier's stream started (the carrier's clock, not the arrival time). */
+  timestamp: number;
+  /** Raw audio in the stream's `format` (8 kHz mono µ-law: 160 bytes per 20 ms). */
+  payload: Buffer;
+}
+
+/** A mark sent with `mark()` has been reached: the audio sent before it has been played to the caller. */
+export interface CarrierMediaMark {
+  type: 'mark';
+  name: string;
+}
+
+export type CarrierMediaEvent = CarrierMediaFrame | CarrierMediaMark;
+
+/**
+ * Why a media stream ended: `call_ended` (the carrier ended it because the call is over),
+ * `closed` (we called `close()`), `error` (the transport failed while the call may still be up).
+ */
+export interface CarrierMediaEnd {
+  reason: 'call_ended' | 'closed' | 'error';
+  /** What went wrong, for `error`. */
+  detail?: string;
+}
+
+/**
+ * The live audio of one answered call, transport-neutral: a Twilio Media Streams or Telnyx media
+ * WebSocket, an RTP leg or the simulator's socket can all sit behind it.
+ *
+ * Reading: async-iterate the stream (one consumer) for caller frames and reached marks, in order;
+ * the iteration ends when the stream ends. Caller audio is real time and cannot be paused: while
+ * the consumer is not pulling, the adapter keeps at most about one second of frames
+ * (`MAX_QUEUED_CALLER_FRAMES`) and drops the oldest beyond that, counted in `stats().dropped`.
+ *
+ * Writing: `send`, `mark` and `clear` are delivered in call order; each resolves when the
+ * transport accepted the data (written to the socket), so awaiting them, or bounding the number not yet
+ * resolved, is the backpressure. They reject once the stream has ended.
+ */
+export interface CarrierMediaStream extends AsyncIterable<CarrierMediaEvent> {
+  readonly format: { encoding: 'audio/x-mulaw'; sampleRate: 8000; channels: 1 };
+  /** Queues raw audio (in `format`) to be played to the caller after what was sent before. */
+  send(payload: Buffer): Promise<void>;
+  /** Asks to be told (a `mark` event from the iteration) when everything sent so far has been played. */
+  mark(name: string): Promise<void>;
+  /** Drops audio sent but not yet played; pending marks are reported at once. */
+  clear(): Promise<void>;
+  /** Ends the stream (not the call). Idempotent; `ended` resolves with `closed` unless it had already ended. */
+  close(): Promise<void>;
+  /** Resolves (never rejects) when the stream has ended, with why. */
+  readonly ended: Promise<CarrierMediaEnd>;
+  /** Counters since the stream opened. */
+  stats(): { framesReceived: number; framesSent: number; dropped: number };
+}
+
+/** How many caller frames an adapter holds for a consumer that is not pulling: 1 s of 20 ms frames. */
+export const MAX_QUEUED_CALLER_FRAMES = 50;
+
+/**
+ * Someone texted one of our numbers (`to`). POSTed, like receipts, to the messaging events URL
+ * (`<public base>/carrier/messages`), signed (see `CarrierAdapter`); repeats carry the same
+ * `carrier_message_id`. A `from` that is not a phone number is refused (422).
+ */
+export interface CarrierInboundMessageEvent {
+  type: 'sms.received';
+  carrier_message_id: string;
+  /** E.164: the sender. */
+  from: string;
+  /** E.164: our number. */
+  to: string;
+  text: string;
+  at: number;
+}
+
+/**
+ * A delivery receipt of an outbound message: `sent` (left the carrier), then one of `delivered`,
+ * `undelivered` (the handset never got it) or `failed` (never left the carrier). Receipts may
+ * repeat or arrive out of order.
+ */
+export interface CarrierMessageStatusEvent {
+  type: 'sms.status';
+  /** Switchboard's id, as given to `sendSms`. */
+  message_id: string;
+  carrier_message_id: string;
+  status: 'sent' | 'delivered' | 'undelivered' | 'failed';
+  /** The carrier's reason for `undelivered` or `failed`. */
+  error_code?: string;
+  at: number;
+}
+
+export type CarrierMessageEvent = CarrierInboundMessageEvent | CarrierMessageStatusEvent;
+
+/**
+ * An inbound call is ringing one of our numbers (`to`). It has no `call_id` yet: Switchboard
+ * answers it with `answerCall` (which binds one) or declines it with `rejectCall`. Answering the
+ * POST with a non-2xx status (e.g. 404: no line has that number) also declines it.
+ */
+export interface CarrierIncomingCallEvent {
+  type: 'call.incoming';
+  carrier_call_id: string;
+  /** E.164: the caller. Anything else (a withheld caller id) is recorded as `anonymous`. */
+  from: string;
+  /** E.164: our number being called. */
+  to: string;
+  at: number;
+}
+
+/**
+ * A carrier event about one call, as POSTed to the `eventsUrl` given to `placeCall` (or, for
+ * inbound calls, the one the carrier has for the number), signed (see `CarrierAdapter`). `at` is
+ * when it happened, in epoch milliseconds, within an hour before and five minutes after the API's
+ * clock (422 otherwise). Events for one call arrive in order; an answered or outbound call ends with
+ * exactly one of `call.completed`, `call.busy`, `call.no_answer` or `call.failed`. An inbound
+ * call starts with `call.incoming`; if it is never answered it ends without another event.
+ */
+export type CarrierCallEvent =
+  | CarrierIncomingCallEvent
+  | { type: 'call.ringing' | 'call.answered' | 'call.busy' | 'call.no_answer' | 'call.failed'; call_id: string; carrier_call_id: string; at: number }
+  | {
+      type: 'call.completed';
+      call_id: string;
+      carrier_call_id: string;
+      at: number;
+      /** Who hung up: the remote party, or Switchboard through `hangUp`. */
+      ended_by: 'caller' | 'switchboard';
+      /** Whether the call was ever answered (false: Switchboard gave up while it rang). */
+      answered: boolean;
+      /**
+       * Where the call's recording can be fetched (a WAV file). Present only when the call was
+       * placed or answered with `record: true` and was answered.
+       */
+      recording_url?: string;
+    }
+  | CarrierUtteranceEvent
+  | CarrierPlaybackEvent;
+
+/** The caller finished a sentence (speech-to-text). */
+export interface CarrierUtteranceEvent {
+  type: 'call.utterance';
+  call_id: string;
+  carrier_call_id: string;
+  /** What the caller said. */
+  text: string;
+  /** The detected language, a tag such as `en` or `pt-BR`. */
+  language: string;
+  at: number;
+}
+
+/**
+ * Progress of a `speak` command: every 250 ms while it plays (`done: false`), then once at the end
+ * (`done: true`; with `stopped: true` if `stopSpeaking` or the caller's barge-in cut it short).
+ * A hang-up stops speech without this event.
+ */
+export interface CarrierPlaybackEvent {
+  type: 'call.playback';
+  call_id: string;
+  carrier_call_id: string;
+  speak_id: string;
+  /** The words played so far (a prefix of the text's words, joined with single spaces); all of them when done and not stopped. */
+  played_text: string;
+  done: boolean;
+  /** Present (true) only on the final event of a playback that was stopped. */
+  stopped?: true;
+  at: number;
+}
+
+/** A refusal the carrier will repeat however often we ask (bad request, no inventory). */
+export class CarrierRejectedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'CarrierRejectedError';
+  }
+}

@@ -1,0 +1,79 @@
+import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from './port';
+import { SimulatorMediaStream } from './simulatorMedia';
+
+/** The default carrier: the simulator process's carrier API over HTTP, with CARRIER_API_KEY as its bearer. */
+export class SimulatorCarrier implements CarrierAdapter {
+  constructor(
+    private readonly baseUrl: string,
+    private readonly apiKey: string,
+    private readonly timeoutMs = 5_000,
+  ) {}
+
+  async provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
+    const body = await this.call('POST', '/carrier/v1/numbers', { idempotency_key: request.idempotencyKey, country: request.country });
+    return { phoneNumber: String(body.phone_number), carrierRef: String(body.number_ref) };
+  }
+
+  async releaseNumber(request: { phoneNumber: string }): Promise<void> {
+    await this.call('DELETE', `/carrier/v1/numbers/${encodeURIComponent(request.phoneNumber)}`);
+  }
+
+  async placeCall(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }): Promise<{ carrierCallId: string }> {
+    const body = await this.call('POST', '/carrier/v1/calls', { call_id: request.callId, from: request.from, to: request.to, events_url: request.eventsUrl, record: request.record });
+    if (typeof body.carrier_call_id !== 'string' || body.carrier_call_id === '') throw new Error('carrier answered POST /carrier/v1/calls without a carrier_call_id');
+    return { carrierCallId: body.carrier_call_id };
+  }
+
+  async hangUp(request: { carrierCallId: string }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/hangup`);
+  }
+
+  async answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/answer`, { call_id: request.callId, record: request.record });
+  }
+
+  async rejectCall(request: { carrierCallId: string }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/reject`);
+  }
+
+  async speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/speak`, { text: request.text, speak_id: request.speakId, voice: request.voice });
+  }
+
+  async sendDigits(request: { carrierCallId: string; digits: string }): Promise<void> {
+    // Answered once the tones have played: allow for the longest string of pauses.
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/dtmf`, { digits: request.digits }, 40_000);
+  }
+
+  async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/stop`);
+  }
+
+  async sendSms(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }): Promise<{ carrierMessageId: string }> {
+    const body = await this.call('POST', '/carrier/v1/messages', { message_id: request.messageId, from: request.from, to: request.to, text: request.text, status_url: request.statusUrl });
+    if (typeof body.carrier_message_id !== 'string' || body.carrier_message_id === '') throw new Error('carrier answered POST /carrier/v1/messages without a carrier_message_id');
+    return { carrierMessageId: body.carrier_message_id };
+  }
+
+  /** A WebSocket to the simulator's `/carrier/v1/calls/{carrier_call_id}/media` (see `SimulatorMediaStream`). */
+  async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
+    const url = new URL(`/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/media`, this.baseUrl);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    return SimulatorMediaStream.open(url, this.apiKey, this.timeoutMs);
+  }
+
+  private async call(method: string, path: string, body?: object, timeoutMs = this.timeoutMs): Promise<Record<string, unknown>> {
+    const response = await fetch(new URL(path, this.baseUrl), {
+      method,
+      headers: { authorization: `Bearer ${this.apiKey}`, 'content-type': 'application/json' },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await response.text();
+    if (response.status >= 400 && response.status < 500) {
+      throw new CarrierRejectedError(`carrier refused ${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+    }
+    if (!response.ok) throw new Error(`carrier error on ${method} ${path}: ${response.status}`);
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  }
+}

@@ -1,0 +1,47 @@
+import type { Client } from '@temporalio/client';
+import type { Db } from '../../platform/db/knex';
+import { workflowIds } from '../../../workflows/ids';
+import { balanceOf, type BillingTenant } from './ledger';
+import { chargeableCard } from './paymentMethods';
+
+/**
+ * When the card on file is charged (spec: "postpaid; when the balance runs low, the saved card
+ * on file is charged automatically"). One rule for every place that notices a low balance: a
+ * settlement, a refused reservation (402 `insufficient_credits`), a monthly number fee.
+ */
+export type AutoChargeNeed =
+  | { wanted: false; reason: 'disabled' | 'above_threshold' | 'no_payment_method' }
+  | { wanted: true; amountCents: number; paymentMethodId: string };
+
+/**
+ * Auto-recharge on, the available balance (balance minus active holds: what a reservation can
+ * use) below the threshold, and a default card of this environment on file.
+ */
+export async function autoChargeNeed(db: Db, tenant: BillingTenant): Promise<AutoChargeNeed> {
+  const account = await db('billing_accounts')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .first('auto_recharge_enabled', 'auto_recharge_threshold_cents', 'auto_recharge_amount_cents');
+  if (!account?.auto_recharge_enabled) return { wanted: false, reason: 'disabled' };
+  const { balanceCents, heldCents } = await balanceOf(db, tenant);
+  if (balanceCents - heldCents >= Number(account.auto_recharge_threshold_cents)) return { wanted: false, reason: 'above_threshold' };
+  const card = await chargeableCard(db, tenant);
+  if (!card) return { wanted: false, reason: 'no_payment_method' };
+  return { wanted: true, amountCents: Number(account.auto_recharge_amount_cents), paymentMethodId: card.id };
+}
+
+/** Wakes (or starts) the account's auto-charge workflow; concurrent wakes coalesce into one charge. */
+export async function wakeAutoCharge(client: Client, taskQueue: string, tenant: BillingTenant): Promise<void> {
+  await client.workflow.signalWithStart('autoChargeWorkflow', {
+    workflowId: workflowIds.autoCharge(tenant.workspaceId, tenant.environment),
+    taskQueue,
+    args: [{ workspaceId: tenant.workspaceId, environment: tenant.environment }],
+    signal: 'balanceLow',
+  });
+}
+
+/** Wakes auto-charge when the account needs it; returns whether it did. */
+export async function wakeAutoChargeIfNeeded(db: Db, client: Client, taskQueue: string, tenant: BillingTenant): Promise<boolean> {
+  if (!(await autoChargeNeed(db, tenant)).wanted) return false;
+  await wakeAutoCharge(client, taskQueue, tenant);
+  return true;
+}

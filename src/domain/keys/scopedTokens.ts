@@ -1,0 +1,97 @@
+import type { Knex } from 'knex';
+import { recordComplianceEvent } from '../compliance/events';
+import type { Db } from '../../platform/db/knex';
+import { lockLiveChain, revokeWithDescendants } from './ancestry';
+import { assertWithin, authorityOf, type Grant } from './grants';
+import type { Role, Scope } from './scopes';
+import { insertKey, type ApiKeyRow } from './store';
+
+/** Scoped-key delegation (`/api-tokens`): a `keys:admin` key mints children within its own grant. */
+export function grantOf(row: ApiKeyRow): Grant {
+  return {
+    scopes: row.scopes as Scope[],
+    numbers: row.grant_numbers,
+    spendLimit: row.spend_limit_cents === null ? null : { amountCents: Number(row.spend_limit_cents), resetPeriod: row.spend_reset_period },
+  };
+}
+
+export function toScopedTokenRecord(row: ApiKeyRow) {
+  const grant = grantOf(row);
+  return {
+    id: row.id,
+    name: row.name,
+    key_prefix: row.key_prefix,
+    environment: row.environment,
+    grant: {
+      scopes: grant.scopes,
+      ...(grant.numbers ? { resources: { numbers: grant.numbers } } : {}),
+      spendLimit: grant.spendLimit,
+    },
+    parent_key_id: row.parent_key_id,
+    created_at: row.created_at.toISOString(),
+    revoked_at: row.revoked_at ? row.revoked_at.toISOString() : null,
+    last_used_at: row.last_used_at ? row.last_used_at.toISOString() : null,
+  };
+}
+
+/** Keys managed through `/api-tokens`: the workspace's regular (non-agent, non-service) keys in one environment. */
+export function scopedTokensOf(db: Db | Knex.Transaction, tenant: { workspaceId: string; environment: 'test' | 'live' }) {
+  return db<ApiKeyRow>('api_keys')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, kind: 'standard' })
+    .whereNull('created_by_service_key_id');
+}
+
+const GRANT_FIELDS = { scopes: 'grant.scopes', tier: 'grant.scopes', lines: 'grant.resources.numbers', spend: 'grant.spendLimit' } as const;
+
+/**
+ * Mints a child of `parent` with exactly the requested grant, refused (`GrantExceededError`,
+ * nothing written) beyond the parent's authority. The child keeps the parent's permission tier.
+ */
+export async function mintScopedToken(
+  trx: Knex.Transaction,
+  input: { parent: ApiKeyRow; role: Role; name: string; grant: Grant; now: Date },
+): Promise<{ row: ApiKeyRow; plaintext: string }> {
+  const { parent, grant } = input;
+  await lockLiveChain(trx, parent, input.now);
+  const permissions = parent.permissions === 'legacy_full' ? 'full' : parent.permissions;
+  const child = {
+    kind: 'standard' as const,
+    scopes: grant.scopes,
+    grant_numbers: grant.numbers,
+    line_id: null,
+    spend_limit_cents: grant.spendLimit?.amountCents ?? null,
+    spend_reset_period: grant.spendLimit?.resetPeriod ?? null,
+    monthly_cap_cents: null,
+    permissions,
+  };
+  assertWithin(authorityOf(parent, input.role), authorityOf(child), GRANT_FIELDS);
+  const minted = await insertKey(trx, {
+    workspaceId: parent.workspace_id,
+    userId: parent.user_id,
+    environment: parent.environment,
+    kind: 'standard',
+    name: input.name,
+    scopes: grant.scopes,
+    grantNumbers: grant.numbers,
+    spendLimitCents: child.spend_limit_cents,
+    spendResetPeriod: child.spend_reset_period,
+    permissions,
+    minter: parent,
+    createdAt: input.now,
+  });
+  await recordComplianceEvent(trx, {
+    workspaceId: minted.row.workspace_id,
+    environment: minted.row.environment,
+    eventType: 'scoped_key_minted',
+    actorKeyId: parent.id,
+    metadata: { key_id: minted.row.id, key_prefix: minted.row.key_prefix, scopes: grant.scopes },
+    at: input.now,
+  });
+  return minted;
+}
+
+/** Revokes the key and, in the same transaction, its whole subtree (children minted by it, theirs, ...). */
+export async function revokeScopedToken(trx: Knex.Transaction, input: { target: ApiKeyRow; actor: ApiKeyRow; now: Date }): Promise<ApiKeyRow> {
+  const { row } = await revokeWithDescendants(trx, { key: input.target, actorKeyId: input.actor.id, now: input.now, targetEvent: 'scoped_key_revoked' });
+  return row;
+}

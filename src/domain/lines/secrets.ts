@@ -1,0 +1,108 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { open, seal, sealedKeyId, type SecretsKeyRing } from '../../platform/crypto/secretBox';
+
+/**
+ * A line's webhook signing secrets (spec "Line" rule 4 and the rotation rows of "States and
+ * transitions"): one `current` that signs, at most one staged `next` that receivers should
+ * start accepting, and `retired` ones kept for the record. Plaintext exists only in memory.
+ */
+type Db = Knex | Knex.Transaction;
+
+export function generateSigningSecret(): string {
+  return crypto.randomBytes(32).toString('hex');
+}
+
+/** Binds a ciphertext to its row: one moved to another line or secret row does not open. */
+function sealingContext(lineId: string, secretId: string): string {
+  return `line_webhook_secrets:${lineId}:${secretId}`;
+}
+
+/** A new row's id and sealed plaintext (the id is chosen here because the seal is bound to it). */
+function sealedRow(key: SecretsKeyRing, lineId: string, plaintext: string): { id: string; ciphertext: string } {
+  const id = crypto.randomUUID();
+  return { id, ciphertext: seal(key, plaintext, sealingContext(lineId, id)) };
+}
+
+function openRow(key: SecretsKeyRing, row: { id: string; line_id: string; ciphertext: string }): string {
+  return open(key, row.ciphertext, sealingContext(row.line_id, row.id));
+}
+
+export async function createCurrentSecret(db: Db, key: SecretsKeyRing, lineId: string, now: Date): Promise<string> {
+  const secret = generateSigningSecret();
+  await db('line_webhook_secrets').insert({ ...sealedRow(key, lineId, secret), line_id: lineId, state: 'current', created_at: now });
+  return secret;
+}
+
+/** Stages a `next` secret; a retry that finds one already staged returns it instead of minting another. */
+export async function stageNextSecret(db: Knex, key: SecretsKeyRing, lineId: string, now: Date): Promise<{ secretId: string }> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`line-secrets:${lineId}`]);
+    const staged = await trx('line_webhook_secrets').where({ line_id: lineId, state: 'next' }).first('id');
+    if (staged) return { secretId: staged.id };
+    const [row] = await trx('line_webhook_secrets').insert({ ...sealedRow(key, lineId, generateSigningSecret()), line_id: lineId, state: 'next', created_at: now }).returning('id');
+    return { secretId: row.id };
+  });
+}
+
+/**
+ * Promotes the staged secret `expectedNextId` to current (retiring the old current) and
+ * stages a fresh next. Idempotent: if that promotion already happened, returns the next staged since.
+ */
+export async function promoteNextAndStage(db: Knex, key: SecretsKeyRing, lineId: string, expectedNextId: string, now: Date): Promise<{ secretId: string }> {
+  return db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`line-secrets:${lineId}`]);
+    const expected = await trx('line_webhook_secrets').where({ id: expectedNextId, line_id: lineId }).first('state');
+    if (expected?.state === 'next') {
+      await trx('line_webhook_secrets').where({ line_id: lineId, state: 'current' }).update({ state: 'retired', retired_at: now });
+      await trx('line_webhook_secrets').where({ id: expectedNextId }).update({ state: 'current', promoted_at: now });
+    }
+    const staged = await trx('line_webhook_secrets').where({ line_id: lineId, state: 'next' }).first('id');
+    if (staged) return { secretId: staged.id };
+    const [row] = await trx('line_webhook_secrets').insert({ ...sealedRow(key, lineId, generateSigningSecret()), line_id: lineId, state: 'next', created_at: now }).returning('id');
+    return { secretId: row.id };
+  });
+}
+
+export async function readSecret(db: Db, key: SecretsKeyRing, secretId: string): Promise<string | undefined> {
+  const row = await db('line_webhook_secrets').where({ id: secretId }).first('id', 'line_id', 'ciphertext');
+  return row ? openRow(key, row) : undefined;
+}
+
+/** The secret deliveries are signed with right now. */
+export async function currentSecret(db: Db, key: SecretsKeyRing, lineId: string): Promise<string | undefined> {
+  const row = await db('line_webhook_secrets').where({ line_id: lineId, state: 'current' }).first('id', 'line_id', 'ciphertext');
+  return row ? openRow(key, row) : undefined;
+}
+
+/**
+ * Re-seals every secret not yet sealed with the ring's current key (older `v1` values, or another
+ * key of the ring) in the current format, so an old key can leave SECRETS_KEY afterwards.
+ * Row by row, each under its line's lock, so it runs safely beside live rotations.
+ */
+export async function resealSecrets(db: Knex, key: SecretsKeyRing): Promise<{ resealed: number; alreadyCurrent: number }> {
+  let resealed = 0;
+  let alreadyCurrent = 0;
+  const rows = await db('line_webhook_secrets').select('id', 'line_id', 'ciphertext').orderBy('id');
+  for (const row of rows as Array<{ id: string; line_id: string; ciphertext: string }>) {
+    if (sealedKeyId(row.ciphertext) === key.current.id) {
+      alreadyCurrent += 1;
+      continue;
+    }
+    await db.transaction(async (trx) => {
+      await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`line-secrets:${row.line_id}`]);
+      const fresh = await trx('line_webhook_secrets').where({ id: row.id }).first('id', 'line_id', 'ciphertext');
+      if (!fresh || sealedKeyId(fresh.ciphertext) === key.current.id) return;
+      let plaintext: string;
+      try {
+        plaintext = openRow(key, fresh);
+      } catch (err) {
+        // Rows already resealed stay resealed: running again after fixing SECRETS_KEY carries on.
+        throw new Error(`secret ${fresh.id} of line ${fresh.line_id}: ${(err as Error).message}`, { cause: err });
+      }
+      await trx('line_webhook_secrets').where({ id: row.id }).update({ ciphertext: seal(key, plaintext, sealingContext(fresh.line_id, fresh.id)) });
+      resealed += 1;
+    });
+  }
+  return { resealed, alreadyCurrent };
+}

@@ -1,0 +1,94 @@
+import type { Db } from '../../platform/db/knex';
+import type { Environment } from '../keys/format';
+import type { LineMode, LineStatus } from './rules';
+
+export interface LineRow {
+  id: string;
+  workspace_id: string;
+  user_id: string;
+  environment: Environment;
+  name: string;
+  display_name: string | null;
+  mode: LineMode;
+  system_prompt: string | null;
+  begin_message: string | null;
+  voice: string | null;
+  context_limit: number | null;
+  webhook_url: string | null;
+  audio_handler_url: string | null;
+  status_callback_url: string | null;
+  recording_enabled: boolean;
+  compliance_enabled: boolean;
+  language: string;
+  endpointing_ms: number | null;
+  phone_number: string | null;
+  status: LineStatus;
+  failure_reason: string | null;
+  grace_ends_at: Date | null;
+  created_by_key_id: string | null;
+  created_at: Date;
+  updated_at: Date;
+  activated_at: Date | null;
+  released_at: Date | null;
+}
+
+/** Every read is scoped by workspace and environment: test and live data never mix. */
+export interface Tenant {
+  workspaceId: string;
+  environment: Environment;
+}
+
+export function linesOf(db: Db, tenant: Tenant) {
+  return db<LineRow>('lines').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+export async function findLine(db: Db, tenant: Tenant, id: string): Promise<LineRow | undefined> {
+  return linesOf(db, tenant).andWhere({ id }).first();
+}
+
+/** The public line record (wire shape of GET /api/v1/lines/{id}). */
+export function toLineRecord(row: LineRow) {
+  return {
+    id: row.id,
+    phone_number: row.phone_number,
+    display_name: row.display_name,
+    name: row.name,
+    mode: row.mode,
+    audio_handler_url: row.audio_handler_url,
+    webhook_url: row.webhook_url,
+    status_callback_url: row.status_callback_url,
+    system_prompt: row.system_prompt,
+    begin_message: row.begin_message,
+    voice: row.voice,
+    context_limit: row.context_limit,
+    language: row.language,
+    endpointing_ms: row.endpointing_ms,
+    recording_enabled: row.recording_enabled,
+    compliance_enabled: row.compliance_enabled,
+    status: row.status,
+    environment: row.environment,
+    grace_ends_at: row.grace_ends_at ? row.grace_ends_at.toISOString() : null,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+/**
+ * Completes provisioning. Idempotent: a retried activity that finds the line already
+ * active with this number changes nothing. Returns what the line looks like afterwards.
+ */
+export async function activateLine(db: Db, lineId: string, phoneNumber: string, now: Date): Promise<'activated' | 'already_active' | 'gone'> {
+  const updated = await db<LineRow>('lines')
+    .where({ id: lineId, status: 'provisioning' })
+    .update({ status: 'active', phone_number: phoneNumber, activated_at: now, updated_at: now });
+  if (updated === 1) return 'activated';
+  const row = await db<LineRow>('lines').where({ id: lineId }).first();
+  if (row && row.status !== 'released' && row.phone_number === phoneNumber) return 'already_active';
+  return 'gone';
+}
+
+/** A line whose number could not be provisioned ends released, with the reason kept for operators. */
+export async function failProvisioning(db: Db, lineId: string, reason: string, now: Date): Promise<void> {
+  await db<LineRow>('lines')
+    .where({ id: lineId, status: 'provisioning' })
+    .update({ status: 'released', failure_reason: reason, released_at: now, updated_at: now });
+}

@@ -1,0 +1,98 @@
+import type { Db } from '../../platform/db/knex';
+import type { Environment, KeyKind } from '../keys/format';
+import { ROLE_PRESETS, type Role, type Scope } from '../keys/scopes';
+import { insertKey, type ApiKeyRow } from '../keys/store';
+import { recordComplianceEvent } from '../compliance/events';
+import { lockAccount, postLocked, SIGNUP_CREDIT_CENTS } from '../billing/ledger';
+
+export interface Workspace {
+  id: string;
+  name: string;
+  created_at: Date;
+}
+
+export interface User {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: Role;
+}
+
+export async function createWorkspace(db: Db, input: { name: string; ownerEmail: string }): Promise<{ workspace: Workspace; owner: User }> {
+  return db.transaction(async (trx) => {
+    const [workspace] = await trx<Workspace>('workspaces').insert({ name: input.name }).returning('*');
+    const [owner] = await trx<User>('users').insert({ workspace_id: workspace.id, email: input.ownerEmail.toLowerCase(), role: 'owner' }).returning('*');
+    // Each environment opens with the signup grant, as a ledger entry like any other.
+    for (const environment of ['test', 'live'] as const) {
+      const tenant = { workspaceId: workspace.id, environment };
+      await lockAccount(trx, tenant);
+      await postLocked(trx, {
+        tenant,
+        type: 'signup_credit',
+        amountCents: SIGNUP_CREDIT_CENTS,
+        description: 'Signup credit',
+        idempotencyRef: `workspace:${workspace.id}:${environment}:signup_credit`,
+        at: workspace.created_at,
+      });
+    }
+    return { workspace, owner };
+  });
+}
+
+export async function addUser(db: Db, input: { workspaceId: string; email: string; role: Role }): Promise<User> {
+  const [user] = await db<User>('users').insert({ workspace_id: input.workspaceId, email: input.email.toLowerCase(), role: input.role }).returning('*');
+  return user;
+}
+
+export async function findUser(db: Db, userId: string): Promise<User | undefined> {
+  return db<User>('users').where({ id: userId }).first();
+}
+
+export async function workspaceOwner(db: Db, workspaceId: string): Promise<User | undefined> {
+  return db<User>('users').where({ workspace_id: workspaceId, role: 'owner' }).orderBy('created_at').first();
+}
+
+export class ScopeBeyondRoleError extends Error {
+  constructor(role: Role, scopes: readonly string[]) {
+    super(`role ${role} cannot hold scopes: ${scopes.join(', ')}`);
+    this.name = 'ScopeBeyondRoleError';
+  }
+}
+
+/**
+ * Mints a key for a user. Standard keys get the user's role preset unless narrower
+ * scopes are given; service keys carry no scopes (they only authenticate the keys plane).
+ */
+export async function mintUserKey(
+  db: Db,
+  input: { user: User; environment: Environment; kind: KeyKind; name: string; scopes?: readonly Scope[] },
+): Promise<{ row: ApiKeyRow; plaintext: string }> {
+  const preset = ROLE_PRESETS[input.user.role];
+  const scopes = input.kind === 'service' ? [] : (input.scopes ?? preset);
+  const beyondRole = scopes.filter((scope) => !preset.includes(scope));
+  if (beyondRole.length > 0) throw new ScopeBeyondRoleError(input.user.role, beyondRole);
+  return insertKey(db, {
+    workspaceId: input.user.workspace_id,
+    userId: input.user.id,
+    environment: input.environment,
+    kind: input.kind,
+    name: input.name,
+    scopes,
+  });
+}
+
+/** Service keys are minted only by operators (CLI, portal); the event commits with the key. */
+export async function mintServiceKey(db: Db, input: { user: User; environment: Environment; name: string; now: Date }): Promise<{ row: ApiKeyRow; plaintext: string }> {
+  return db.transaction(async (trx) => {
+    const created = await mintUserKey(trx, { user: input.user, environment: input.environment, kind: 'service', name: input.name });
+    await recordComplianceEvent(trx, {
+      workspaceId: input.user.workspace_id,
+      environment: input.environment,
+      eventType: 'service_key_created',
+      actorKeyId: null,
+      metadata: { key_id: created.row.id, key_prefix: created.row.key_prefix },
+      at: input.now,
+    });
+    return created;
+  });
+}

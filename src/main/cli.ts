@@ -1,0 +1,423 @@
+import { parseArgs } from 'node:util';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { IllegalStateError } from '@temporalio/common';
+import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { loadConfig, requireSetting } from '../platform/config';
+import { assertStartupConfiguration, ConfigurationError } from '../platform/startupCheck';
+import { parseSecretsKey } from '../platform/crypto/secretBox';
+import { createDb, migrateLatest, type Db } from '../platform/db/knex';
+import { resealSecrets } from '../domain/lines/secrets';
+import { CardDeclinedError, SimulatedCardProcessor } from '../adapters/payments/cardTokenizer';
+import { savePaymentMethod } from '../domain/billing/paymentMethods';
+import type { Environment } from '../domain/keys/format';
+import { revokeWithDescendants } from '../domain/keys/ancestry';
+import type { ApiKeyRow } from '../domain/keys/store';
+import { optIn, optOut } from '../domain/compliance/optOuts';
+import { toE164 } from '../platform/phone';
+import { isRole, isScope, type Scope } from '../domain/keys/scopes';
+import { connectTemporalClient } from '../platform/temporal/client';
+import { exportHistory, InvalidHistoryError, replayHistoryFile } from '../platform/temporal/histories';
+import { workflowIds } from '../../workflows/ids';
+import { addUser, createWorkspace, findUser, mintServiceKey, mintUserKey, ScopeBeyondRoleError, workspaceOwner, type User } from '../domain/workspaces/service';
+
+/**
+ * The operator CLI: the stand-in for the portal. Every command prints one JSON object
+ * with --json, or readable lines without it; failures exit 1 with a clear message.
+ */
+class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    /** Printed alongside `error` with --json (e.g. the replay result a script checks). */
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The Temporal client, connected only when a command needs it (the history commands);
+ * everything else talks to Postgres alone. Whoever creates one closes it.
+ */
+export class LazyTemporal {
+  private client: Promise<Client> | undefined;
+
+  get(): Promise<Client> {
+    if (!this.client) {
+      const config = loadConfig();
+      this.client = connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
+    }
+    return this.client;
+  }
+
+  async close(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    if (client) await (await client.catch(() => undefined))?.connection.close();
+  }
+}
+
+type Flags = Record<string, string | boolean | undefined>;
+
+const USAGE = `Usage: npm run --silent cli -- <command> [options]
+
+Commands:
+  migrate                                   apply database migrations
+  bootstrap [--name N] [--email E]          create a workspace, its owner, and test/live/service keys
+  workspace create --name N --owner-email E create a workspace and its owner user
+  user add --workspace W --email E --role owner|admin|member
+  key create --workspace W --env test|live [--user U] [--name N] [--scopes a,b]
+  service-key create --workspace W --env test|live [--user U] [--name N]
+  service-key revoke --workspace W --id KEY_ID
+                                            revoke it and the agent keys it minted
+  payment-method add --workspace W --card NUMBER --exp MM/YY [--env test|live] [--user U] [--default]
+                                            save a card for one environment (default live); only
+                                            a test card is ever charged for test usage
+  opt-out add|remove --workspace W --env test|live --number E164
+                                            stop (or allow again) calls and SMS to a number
+  opt-out list --workspace W --env test|live
+  history export ID [--out FILE]            write a workflow's Temporal history as JSON; ID is a
+                                            workflow id, or a call/line/event id (prefixes tried)
+  history replay FILE                       replay an exported history against the current workflow
+                                            code; exit 1 with the determinism error if it diverges
+  secrets reseal                            re-seal every stored secret with the first key of
+                                            SECRETS_KEY (after adding a new key in front of the old)
+
+Every command accepts --json for machine-readable output.`;
+
+function envOf(flags: Flags): Environment {
+  const env = flags.env;
+  if (env !== 'test' && env !== 'live') throw new CliError('invalid_argument', '--env must be test or live');
+  return env;
+}
+
+function stringFlag(flags: Flags, name: string, required: true): string;
+function stringFlag(flags: Flags, name: string, required?: false): string | undefined;
+function stringFlag(flags: Flags, name: string, required = false): string | undefined {
+  const value = flags[name];
+  if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  if (required) throw new CliError('invalid_argument', `--${name} is required`);
+  return undefined;
+}
+
+async function resolveUser(db: Db, flags: Flags): Promise<User> {
+  const workspaceId = stringFlag(flags, 'workspace', true);
+  if (!/^[0-9a-f-]{36}$/i.test(workspaceId)) throw new CliError('not_found', `workspace ${workspaceId} not found`);
+  const userId = stringFlag(flags, 'user');
+  const user = userId ? await findUser(db, userId) : await workspaceOwner(db, workspaceId);
+  if (!user || user.workspace_id !== workspaceId) throw new CliError('not_found', userId ? `user ${userId} not found in workspace ${workspaceId}` : `workspace ${workspaceId} not found`);
+  return user;
+}
+
+function parseScopes(raw: string | undefined): Scope[] | undefined {
+  if (!raw) return undefined;
+  const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = scopes.filter((s) => !isScope(s));
+  if (unknown.length) throw new CliError('invalid_argument', `unknown scopes: ${unknown.join(', ')}`);
+  return scopes as Scope[];
+}
+
+/** Relative paths are the operator's: `npm run` moves to the package root but records where it started. */
+function operatorPath(file: string): string {
+  return path.resolve(process.env.INIT_CWD ?? process.cwd(), file);
+}
+
+/** The id as given first, then every single-id workflow id made from it (`line-provision:<id>`, ...). */
+function candidateWorkflowIds(id: string): string[] {
+  const derived = Object.values(workflowIds)
+    .filter((make): make is (id: string) => string => make.length === 1)
+    .map((make) => make(id));
+  return [...new Set([id, ...derived])];
+}
+
+/**
+ * Replay runs a worker in this process; by default its native core logs (the nondeterminism
+ * warning among them) go to stdout, which must stay one JSON object. Errors only, to stderr.
+ * (Already installed, e.g. in a test process: that one is kept.)
+ */
+function quietTemporalRuntime(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
+  } catch (err) {
+    if (!(err instanceof IllegalStateError)) throw err;
+  }
+}
+
+async function historyExport(temporal: LazyTemporal, args: string[], flags: Flags): Promise<Record<string, unknown>> {
+  const id = args[2]?.trim();
+  if (!id || args.length > 3) throw new CliError('invalid_argument', 'usage: history export <workflow-id|call-id> [--out FILE]');
+  const client = await temporal.get();
+  const tried = candidateWorkflowIds(id);
+  for (const workflowId of tried) {
+    let exported;
+    try {
+      exported = await exportHistory(client, workflowId);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) continue;
+      throw err;
+    }
+    const file = operatorPath(stringFlag(flags, 'out') ?? `${workflowId.replace(/:/g, '_')}.history.json`);
+    fs.writeFileSync(file, JSON.stringify(exported.history, null, 2) + '\n');
+    return { workflow_id: exported.workflowId, run_id: exported.runId ?? null, events: exported.history.events.length, file };
+  }
+  throw new CliError('not_found', `no workflow history found for ${id} (tried ${tried.join(', ')})`);
+}
+
+async function historyReplay(args: string[]): Promise<Record<string, unknown>> {
+  const given = args[2];
+  if (!given || args.length > 3) throw new CliError('invalid_argument', 'usage: history replay <file>');
+  const file = operatorPath(given);
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError('not_found', `cannot read ${file}: ${(err as Error).message}`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (err) {
+    throw new CliError('invalid_history', `${file} is not a workflow history: not JSON (${(err as Error).message})`);
+  }
+  quietTemporalRuntime();
+  let outcome;
+  try {
+    outcome = await replayHistoryFile(json);
+  } catch (err) {
+    if (err instanceof InvalidHistoryError) throw new CliError('invalid_history', `${file} is ${err.message}`);
+    throw err;
+  }
+  if (outcome.ok) return { file, workflow_type: outcome.workflowType, result: 'pass' };
+  const what = outcome.nondeterminism
+    ? `${outcome.workflowType} is not deterministic against the current workflow code (a running workflow with this history would break)`
+    : `${outcome.workflowType} failed to replay`;
+  throw new CliError('replay_failed', `replay of ${file} failed: ${what}: ${outcome.error}`, {
+    file,
+    workflow_type: outcome.workflowType,
+    result: 'fail',
+    nondeterminism: outcome.nondeterminism,
+  });
+}
+
+/**
+ * Runs one command. `temporal` is the client for the history commands; when none is passed,
+ * one is created for this command and closed after it.
+ */
+export async function runCommand(db: Db, args: string[], flags: Flags, temporal?: LazyTemporal): Promise<Record<string, unknown>> {
+  const [group, action] = args;
+  const command = action ? `${group} ${action}` : group;
+  switch (command) {
+    case 'history export': {
+      if (temporal) return historyExport(temporal, args, flags);
+      const own = new LazyTemporal();
+      try {
+        return await historyExport(own, args, flags);
+      } finally {
+        await own.close();
+      }
+    }
+    case 'history replay':
+      return historyReplay(args);
+    case 'migrate': {
+      const applied = await migrateLatest(db);
+      return { applied };
+    }
+    case 'secrets reseal': {
+      // Key rotation: SECRETS_KEY=<new>,<old> here and in every process, reseal, then drop <old>.
+      const ring = parseSecretsKey(requireSetting(loadConfig().secretsKey, 'SECRETS_KEY'));
+      const { resealed, alreadyCurrent } = await resealSecrets(db, ring);
+      return { key_id: ring.current.id, resealed, already_current: alreadyCurrent };
+    }
+    case 'bootstrap': {
+      const suffix = crypto.randomBytes(4).toString('hex');
+      const { workspace, owner } = await createWorkspace(db, {
+        name: stringFlag(flags, 'name') ?? `Workspace ${suffix}`,
+        ownerEmail: stringFlag(flags, 'email') ?? `owner+${suffix}@switchboard.local`,
+      });
+      const mint = async (environment: Environment, kind: 'standard' | 'service') => {
+        const name = `bootstrap ${kind} ${environment}`;
+        const minted = kind === 'service' ? await mintServiceKey(db, { user: owner, environment, name, now: new Date() }) : await mintUserKey(db, { user: owner, environment, kind, name });
+        return minted.plaintext;
+      };
+      return {
+        workspace_id: workspace.id,
+        user_id: owner.id,
+        owner_email: owner.email,
+        test_key: await mint('test', 'standard'),
+        live_key: await mint('live', 'standard'),
+        service_test_key: await mint('test', 'service'),
+        service_live_key: await mint('live', 'service'),
+      };
+    }
+    case 'workspace create': {
+      const { workspace, owner } = await createWorkspace(db, {
+        name: stringFlag(flags, 'name', true),
+        ownerEmail: stringFlag(flags, 'owner-email', true),
+      });
+      return { workspace_id: workspace.id, name: workspace.name, user_id: owner.id, owner_email: owner.email };
+    }
+    case 'user add': {
+      const role = stringFlag(flags, 'role', true);
+      if (!isRole(role)) throw new CliError('invalid_argument', '--role must be owner, admin or member');
+      const owner = await resolveUser(db, { workspace: flags.workspace });
+      const user = await addUser(db, { workspaceId: owner.workspace_id, email: stringFlag(flags, 'email', true), role });
+      return { user_id: user.id, workspace_id: user.workspace_id, email: user.email, role: user.role };
+    }
+    case 'key create':
+    case 'service-key create': {
+      const user = await resolveUser(db, flags);
+      const environment = envOf(flags);
+      const kind = group === 'service-key' ? 'service' : 'standard';
+      const name = stringFlag(flags, 'name') ?? `${kind} key`;
+      let minted;
+      try {
+        minted =
+          kind === 'service'
+            ? await mintServiceKey(db, { user, environment, name, now: new Date() })
+            : await mintUserKey(db, { user, environment, kind, name, scopes: parseScopes(stringFlag(flags, 'scopes')) });
+      } catch (err) {
+        if (err instanceof ScopeBeyondRoleError) throw new CliError('forbidden', err.message);
+        throw err;
+      }
+      return {
+        id: minted.row.id,
+        key: minted.plaintext,
+        key_prefix: minted.row.key_prefix,
+        environment,
+        kind,
+        scopes: minted.row.scopes,
+        user_id: user.id,
+        workspace_id: user.workspace_id,
+      };
+    }
+    case 'service-key revoke': {
+      const user = await resolveUser(db, flags);
+      const id = stringFlag(flags, 'id', true);
+      const row = /^[0-9a-f-]{36}$/i.test(id) ? await db<ApiKeyRow>('api_keys').where({ id, workspace_id: user.workspace_id, kind: 'service' }).first() : undefined;
+      if (!row) throw new CliError('not_found', `service key ${id} not found in workspace ${user.workspace_id}`);
+      // The agent keys it minted (and anything below them) go with it, in the same transaction.
+      const { row: revoked, descendants } = await db.transaction((trx) =>
+        revokeWithDescendants(trx, { key: row, actorKeyId: null, now: new Date(), targetEvent: 'service_key_revoked', metadata: { via: 'cli' } }),
+      );
+      return { id, key_prefix: row.key_prefix, revoked_at: revoked.revoked_at!.toISOString(), revoked_agent_keys: descendants.length };
+    }
+    case 'opt-out add':
+    case 'opt-out remove': {
+      const user = await resolveUser(db, flags);
+      const environment = envOf(flags);
+      const raw = stringFlag(flags, 'number', true);
+      const phoneNumber = toE164(raw);
+      if (!phoneNumber) throw new CliError('invalid_argument', `--number ${raw} is not a valid phone number`);
+      const input = { tenant: { workspaceId: user.workspace_id, environment }, phoneNumber, source: 'operator', at: new Date() };
+      const changed = action === 'add' ? await optOut(db, input) : await optIn(db, input);
+      return { phone_number: phoneNumber, environment, opted_out: action === 'add', changed };
+    }
+    case 'opt-out list': {
+      const user = await resolveUser(db, flags);
+      const environment = envOf(flags);
+      const rows = await db('opt_outs').where({ workspace_id: user.workspace_id, environment }).orderBy('opted_out_at', 'desc');
+      return { opt_outs: rows.map((r) => ({ phone_number: r.phone_number, source: r.source, opted_out_at: r.opted_out_at.toISOString() })) };
+    }
+    case 'payment-method add': {
+      const user = await resolveUser(db, flags);
+      // A card belongs to one environment; without --env it is a live (real-money) card.
+      const environment = flags.env === undefined ? 'live' : envOf(flags);
+      const exp = /^(\d{1,2})\/(\d{2}|\d{4})$/.exec(stringFlag(flags, 'exp', true));
+      if (!exp) throw new CliError('invalid_argument', '--exp must be MM/YY or MM/YYYY');
+      const expYear = exp[2].length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
+      let card;
+      try {
+        card = await new SimulatedCardProcessor().tokenize({ number: stringFlag(flags, 'card', true), expMonth: Number(exp[1]), expYear }, new Date());
+      } catch (err) {
+        if (err instanceof CardDeclinedError) throw new CliError('card_declined', `the card was declined (${err.reason})`);
+        throw err;
+      }
+      const saved = await savePaymentMethod(db, {
+        workspaceId: user.workspace_id,
+        userId: user.id,
+        environment,
+        token: card.token,
+        brand: card.brand,
+        last4: card.last4,
+        expMonth: Number(exp[1]),
+        expYear,
+        makeDefault: flags.default === true,
+      });
+      return { id: saved.id, brand: saved.brand, last4: saved.last4, environment: saved.environment, is_default: saved.is_default, user_id: user.id };
+    }
+    default:
+      throw new CliError('unknown_command', command ? `unknown command "${command}"\n\n${USAGE}` : USAGE);
+  }
+}
+
+function printHuman(result: Record<string, unknown>): void {
+  for (const [name, value] of Object.entries(result)) console.log(`${name}: ${Array.isArray(value) ? value.join(', ') : String(value)}`);
+}
+
+async function main(): Promise<number> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    strict: true,
+    options: {
+      json: { type: 'boolean' },
+      default: { type: 'boolean' },
+      help: { type: 'boolean' },
+      name: { type: 'string' },
+      email: { type: 'string' },
+      'owner-email': { type: 'string' },
+      workspace: { type: 'string' },
+      user: { type: 'string' },
+      env: { type: 'string' },
+      scopes: { type: 'string' },
+      role: { type: 'string' },
+      card: { type: 'string' },
+      exp: { type: 'string' },
+      id: { type: 'string' },
+      number: { type: 'string' },
+      out: { type: 'string' },
+    },
+  });
+  if (values.help || positionals.length === 0) {
+    console.log(USAGE);
+    return 0;
+  }
+  const config = loadConfig();
+  try {
+    assertStartupConfiguration('cli', config);
+  } catch (err) {
+    if (!(err instanceof ConfigurationError)) throw err;
+    if (values.json) console.log(JSON.stringify({ error: { code: 'configuration', message: err.message } }));
+    else console.error(`error: ${err.message}`);
+    return 1;
+  }
+  const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 2 });
+  const temporal = new LazyTemporal();
+  try {
+    const result = await runCommand(db, positionals, values, temporal);
+    if (values.json) console.log(JSON.stringify(result));
+    else printHuman(result);
+    return 0;
+  } catch (err) {
+    const code = err instanceof CliError ? err.code : 'error';
+    const message = err instanceof CliError ? err.message : (err as Error).message;
+    const details = err instanceof CliError ? err.details : {};
+    if (values.json) console.log(JSON.stringify({ ...details, error: { code, message } }));
+    else console.error(`error: ${message}`);
+    return 1;
+  } finally {
+    await temporal.close();
+    await db.destroy();
+  }
+}
+
+if (require.main === module) {
+  main()
+    .then((code) => process.exit(code))
+    .catch((err) => {
+      console.error(`error: ${(err as Error).message}`);
+      process.exit(1);
+    });
+}

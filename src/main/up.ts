@@ -1,0 +1,204 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import { DEV_SECRET_SETTINGS, DEV_SECRETS_FILE, loadConfig, SECRETS_KEY_FILE } from '../platform/config';
+import { generateSecretsKey } from '../platform/crypto/secretBox';
+import { createDb, migrateLatest } from '../platform/db/knex';
+import { LOOPBACK_NETWORKS } from '../platform/net/egress';
+import { createDatabaseIfMissing, ensurePostgres, type PostgresHandle } from '../platform/infra/postgres';
+import { canConnect, stopProcess, waitForPort } from '../platform/infra/proc';
+import { spawnService } from '../platform/infra/services';
+import { assertStartupConfiguration, type ProcessRole } from '../platform/startupCheck';
+import { ensureTemporalCli, startDevServer, type DevServer } from '../platform/infra/temporal';
+import { createWorkspace, findUser, mintUserKey } from '../domain/workspaces/service';
+
+/**
+ * `npm run up`: brings the whole service up on this machine (Postgres, Temporal dev server,
+ * migrations, carrier simulator, worker, API), prints how to reach it and a working test key,
+ * and stops everything it started on Ctrl-C. Data lives in .data/ and is reused next time.
+ * Everything runs in the dev profile (`SWITCHBOARD_PROFILE=dev`, loopback only) with secrets
+ * generated once per data directory and kept with the data (mode 600).
+ */
+const DEV_KEY_NAME = 'dev key (npm run up)';
+const log = (line: string) => console.log(`[up] ${line}`);
+
+async function main(): Promise<void> {
+  const config = loadConfig({ ...process.env, SWITCHBOARD_PROFILE: 'dev' });
+  const dataDir = config.dataDir;
+  const logDir = path.join(dataDir, 'logs');
+  fs.mkdirSync(logDir, { recursive: true });
+  const cleanups: Array<() => Promise<void> | void> = [];
+  let stopping = false;
+  const stopAll = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping...');
+    for (const cleanup of cleanups.reverse()) {
+      try {
+        await cleanup();
+      } catch (err) {
+        log(`cleanup failed: ${(err as Error).message}`);
+      }
+    }
+    log('stopped');
+    process.exit(code);
+  };
+  process.once('SIGINT', () => void stopAll(0));
+  process.once('SIGTERM', () => void stopAll(0));
+
+  try {
+    // 1. PostgreSQL
+    let databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) {
+      const pg: PostgresHandle = await ensurePostgres({ dataDir: path.join(dataDir, 'postgres'), port: Number(process.env.PG_PORT ?? 54320), log });
+      if (pg.startedHere) cleanups.push(() => pg.stop());
+      await createDatabaseIfMissing(pg.adminUrl, 'switchboard');
+      databaseUrl = pg.urlFor('switchboard');
+    }
+    const db = createDb(databaseUrl, { max: 2 });
+    cleanups.push(() => db.destroy());
+    const applied = await migrateLatest(db);
+    log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+
+    // 2. Temporal
+    let temporalAddress = process.env.TEMPORAL_ADDRESS;
+    let uiUrl: string | undefined;
+    if (!temporalAddress) {
+      const port = Number(process.env.TEMPORAL_PORT ?? 7233);
+      const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+      if (await canConnect('127.0.0.1', port)) {
+        log(`reusing the Temporal server already listening on 127.0.0.1:${port}`);
+      } else {
+        const cli = ensureTemporalCli(config.toolCacheDir, log);
+        log(`starting Temporal dev server (${cli})`);
+        const server: DevServer = await startDevServer({ cli, port, uiPort, dbFile: path.join(dataDir, 'temporal.db'), logFile: path.join(logDir, 'temporal.log') });
+        cleanups.push(() => server.stop());
+      }
+      temporalAddress = `127.0.0.1:${port}`;
+      uiUrl = `http://127.0.0.1:${uiPort}`;
+    }
+    // A process started on its own (the CLI, `npm run worker`) finds these and the dev secrets below.
+    fs.writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ databaseUrl, temporalAddress, profile: 'dev' }, null, 2), { mode: 0o600 });
+    fs.chmodSync(path.join(dataDir, 'runtime.json'), 0o600);
+
+    // 3. Secrets: generated once, kept (mode 600) with the data they protect; the environment wins.
+    const secretsKey = process.env.SECRETS_KEY ?? readOrCreateSecretsKey(path.join(dataDir, SECRETS_KEY_FILE));
+    const devSecrets = readOrCreateDevSecrets(path.join(dataDir, DEV_SECRETS_FILE));
+    const apiUrl = `http://${config.host}:${config.port}`;
+
+    // 4. Simulator, worker, API
+    const env: Record<string, string> = {
+      SWITCHBOARD_PROFILE: 'dev',
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporalAddress,
+      SECRETS_KEY: secretsKey,
+      ...Object.fromEntries(DEV_SECRET_SETTINGS.map((name) => [name, process.env[name] || devSecrets[name]])),
+      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || apiUrl,
+      SIMULATOR_CALLBACK_BASE_URL: process.env.SIMULATOR_CALLBACK_BASE_URL || process.env.PUBLIC_BASE_URL || apiUrl,
+      // Loopback development: webhook receivers on this machine are admitted (never in production by default).
+      OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(','),
+    };
+    // The same check each process makes at start, once for all of them before anything starts.
+    const childConfig = loadConfig({ ...process.env, ...env });
+    for (const role of ['simulator', 'worker', 'api'] satisfies ProcessRole[]) {
+      for (const warning of assertStartupConfiguration(role, childConfig)) log(`warning (${role}): ${warning.setting} ${warning.message}`);
+    }
+    const start = async (name: 'simulator' | 'worker' | 'api', port?: number): Promise<ChildProcess> => {
+      const child = spawnService(name, env, path.join(logDir, `${name}.log`));
+      cleanups.push(() => stopProcess(child));
+      child.once('exit', (code, signal) => {
+        if (!stopping) {
+          log(`${name} exited unexpectedly (${signal ?? code}); see ${path.join(logDir, `${name}.log`)}`);
+          void stopAll(1);
+        }
+      });
+      if (port !== undefined) await waitForPort(config.host, port, 60_000, child);
+      return child;
+    };
+    await start('simulator', Number(new URL(config.simulatorUrl).port));
+    await start('worker');
+    await start('api', config.port);
+    await waitUntilReady(`${apiUrl}/readyz`);
+
+    // 5. A dev workspace and a fresh test key (plaintext keys are never stored, so each run mints one).
+    const testKey = await devKey(db, path.join(dataDir, 'dev-workspace.json'));
+
+    console.log(`
+Switchboard is up.
+  API            ${apiUrl}    (OpenAPI: ${apiUrl}/api/openapi.yaml)
+  Temporal UI    ${uiUrl ?? '(external Temporal: ' + temporalAddress + ')'}
+  Simulator      ${config.simulatorUrl}    (control API: docs/simulator.md)
+  Control token  ${env.SIMULATOR_CONTROL_TOKEN}    (Authorization: Bearer ... for the simulator's control API)
+  Logs           ${logDir}/{api,worker,simulator,temporal}.log
+  Test key       ${testKey}
+
+Try:  curl -s ${apiUrl}/api/v1/lines -H "Authorization: Bearer ${testKey}"
+Ctrl-C stops everything started here; data in ${dataDir} is kept for the next run.`);
+  } catch (err) {
+    console.error(`[up] failed: ${(err as Error).message}`);
+    await stopAll(1);
+  }
+}
+
+/** The dev profile's carrier, processor and simulator secrets: 32 random bytes each, made once per data directory. */
+function readOrCreateDevSecrets(file: string): Record<string, string> {
+  let secrets: Record<string, string>;
+  try {
+    secrets = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, string>;
+  } catch {
+    secrets = {};
+  }
+  const missing = DEV_SECRET_SETTINGS.filter((name) => typeof secrets[name] !== 'string' || secrets[name] === '');
+  if (missing.length > 0) {
+    for (const name of missing) secrets[name] = crypto.randomBytes(32).toString('hex');
+    fs.writeFileSync(file, `${JSON.stringify(secrets, null, 2)}\n`, { mode: 0o600 });
+    fs.chmodSync(file, 0o600);
+    log(`generated ${missing.join(', ')} in ${file}`);
+  }
+  return secrets;
+}
+
+function readOrCreateSecretsKey(file: string): string {
+  if (fs.existsSync(file)) return fs.readFileSync(file, 'utf8').trim();
+  const key = generateSecretsKey();
+  fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
+  log(`generated the secrets key in ${file}`);
+  return key;
+}
+
+async function waitUntilReady(url: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const response = await fetch(url);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+async function devKey(db: ReturnType<typeof createDb>, stateFile: string): Promise<string> {
+  let state: { workspace_id: string; user_id: string } | undefined;
+  try {
+    state = JSON.parse(fs.readFileSync(stateFile, 'utf8'));
+  } catch {
+    state = undefined;
+  }
+  let owner = state ? await findUser(db, state.user_id) : undefined;
+  if (!owner) {
+    const created = await createWorkspace(db, { name: 'Dev workspace', ownerEmail: `dev+${Date.now()}@switchboard.local` });
+    owner = created.owner;
+    fs.writeFileSync(stateFile, JSON.stringify({ workspace_id: created.workspace.id, user_id: owner.id }, null, 2));
+    log(`created dev workspace ${created.workspace.id}`);
+  }
+  // The previous run's key was printed once and is now replaced.
+  await db('api_keys').where({ user_id: owner.id, name: DEV_KEY_NAME }).whereNull('revoked_at').update({ revoked_at: new Date() });
+  const minted = await mintUserKey(db, { user: owner, environment: 'test', kind: 'standard', name: DEV_KEY_NAME });
+  return minted.plaintext;
+}
+
+void main();

@@ -1,0 +1,68 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { parseSecretsKey } from '../platform/crypto/secretBox';
+import { createActivities } from '../../activities';
+import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
+import { SimulatorPaymentProcessor } from '../adapters/payments/simulatorProcessor';
+import { OpenAiCompatibleModel } from '../adapters/model/openAiCompatible';
+import { loadConfig, requireSetting, type Config } from '../platform/config';
+import { egressPolicyFor } from '../platform/net/egress';
+import { createDb } from '../platform/db/knex';
+import { createLogger } from '../platform/logger';
+import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
+import { connectTemporalClient } from '../platform/temporal/client';
+import { ensureSchedules } from './schedules';
+
+/**
+ * The Temporal worker: runs every workflow and activity on the task queue. Temporal's
+ * runtime handles SIGINT/SIGTERM: in-flight activities finish (up to the grace time),
+ * then `run()` resolves and we close the database pool.
+ */
+export async function runWorker(config: Config = loadConfig()): Promise<void> {
+  const warnings = assertStartupConfiguration('worker', config);
+  const log = createLogger('worker', config.logLevel);
+  for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
+  const secretsKey = parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
+  const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
+  const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
+  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = process.env.WORKFLOW_BUNDLE_PATH
+    ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH } }
+    : { workflowsPath: require.resolve('../../workflows') };
+  const worker = await Worker.create({
+    connection,
+    namespace: config.temporalNamespace,
+    taskQueue: config.taskQueue,
+    ...workflowSource,
+    activities: createActivities({
+      db,
+      carrier: new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY')),
+      payments: {
+        live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY')),
+        test: new SimulatorPaymentProcessor(config.paymentsTestUrl, requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY')),
+      },
+      model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName, maxTokens: config.modelMaxTokens, maxReplyChars: config.modelMaxReplyChars }),
+      secretsKey: () => secretsKey,
+      egress: egressPolicyFor(config),
+      temporal: () => client,
+      taskQueue: config.taskQueue,
+      carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
+      ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
+      now: () => new Date(),
+    }),
+    shutdownGraceTime: '10 seconds',
+  });
+  const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
+  await ensureSchedules(client, config.taskQueue);
+  log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
+  try {
+    await worker.run();
+  } finally {
+    await client.connection.close();
+    await connection.close();
+    await db.destroy();
+    log.info('worker stopped');
+  }
+}
+
+if (require.main === module) {
+  runWorker().catch(exitOnStartupFailure);
+}

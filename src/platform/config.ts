@@ -1,0 +1,195 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseNetworks } from './net/addresses';
+
+/**
+ * All runtime configuration comes from the environment, read once here.
+ * Defaults describe the single-machine dev setup that `npm run up` creates.
+ */
+export interface Config {
+  host: string;
+  port: number;
+  databaseUrl: string | undefined;
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  taskQueue: string;
+  toolCacheDir: string;
+  dataDir: string;
+  logLevel: string;
+  maxBodyBytes: number;
+  /** Time to receive a whole request (headers and body) and its headers; slower clients get 408. */
+  httpRequestTimeoutMs: number;
+  httpHeadersTimeoutMs: number;
+  simulatorUrl: string;
+  /**
+   * The card processor of each environment. The test environment's is always configured apart
+   * (the simulator or a provider's test mode), so test usage can never reach live credentials.
+   */
+  paymentsLiveUrl: string;
+  paymentsTestUrl: string;
+  /**
+   * `SWITCHBOARD_PROFILE`: `production` (the default) or `dev`. Only the dev profile, bound to
+   * loopback, tolerates weak secrets and reads the ones `npm run up` keeps in the data directory
+   * (src/platform/startupCheck.ts).
+   */
+  profile: string;
+  /** Carrier → API: the carrier signs its callbacks with it (src/adapters/carrier/callbackSignature.ts). */
+  carrierWebhookSecret: string | undefined;
+  /** → carrier: bearer of the carrier's API and media socket (worker). */
+  carrierApiKey: string | undefined;
+  /** → card processor: bearer of the processor's charge API (worker). */
+  paymentsApiKey: string | undefined;
+  /** Bearer of the simulator's control API and recordings. */
+  simulatorControlToken: string | undefined;
+  /** The only base URL the simulator posts callbacks under (the API's URL); `PUBLIC_BASE_URL` by default. */
+  simulatorCallbackBaseUrl: string;
+  /** When set, `GET /metrics` requires it as a bearer; when unset, /metrics is served only in the dev profile. */
+  metricsToken: string | undefined;
+  /** Settings found in the environment that are no longer read; every process refuses to start with one. */
+  obsoleteSettings: string[];
+  /** How long POST /lines waits for number provisioning before answering `provisioning`. */
+  lineProvisionWaitMs: number;
+  /**
+   * 32-byte key sealing secrets at rest (webhook signing secrets), or a comma-separated key ring
+   * whose first key seals and all open; see src/platform/crypto/secretBox.ts.
+   */
+  secretsKey: string | undefined;
+  /** Where the carrier and customers reach this API (carrier event callbacks are built from it). */
+  publicBaseUrl: string;
+  /** Budgets of a streamed NDJSON reply to a `message` event (spec: 15 s per line, 5 min total). */
+  ndjsonLineBudgetMs: number;
+  ndjsonTotalBudgetMs: number;
+  /** The OpenAI-compatible model hosted lines talk to (src/adapters/model/openAiCompatible.ts); the simulator's by default. */
+  modelBaseUrl: string;
+  modelApiKey: string;
+  modelName: string;
+  /** Caps of one hosted turn (src/adapters/model/openAiCompatible.ts has the defaults). */
+  modelMaxTokens: number | undefined;
+  modelMaxReplyChars: number | undefined;
+  /**
+   * Networks customer URLs may reach although they are not public (OUTBOUND_ALLOWED_NETWORKS,
+   * CIDR list; empty by default). For local development and tests; see src/platform/net/egress.ts.
+   */
+  outboundAllowedNetworks: string[];
+  /** How long POST /api/v1/webhooks/test waits for its attempt before answering `pending`. */
+  webhookTestWaitMs: number;
+}
+
+export function intFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
+  return value;
+}
+
+export const projectRoot = path.resolve(__dirname, '../..');
+
+/** Settings that replaced `CARRIER_EVENTS_SECRET`, which was one secret shared by every direction. */
+export const OBSOLETE_SETTINGS: Record<string, string> = {
+  CARRIER_EVENTS_SECRET: 'it was split into CARRIER_WEBHOOK_SECRET (carrier → API callbacks), CARRIER_API_KEY (→ carrier API and media), PAYMENTS_API_KEY (→ card processor) and SIMULATOR_CONTROL_TOKEN (simulator control API)',
+};
+
+/** The secrets `npm run up` generates once per data directory (mode 600) for the dev profile. */
+export const DEV_SECRETS_FILE = 'dev-secrets.json';
+export const SECRETS_KEY_FILE = 'secrets.key';
+export const DEV_SECRET_SETTINGS = ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN'] as const;
+
+/**
+ * `npm run up` records where it started Postgres and Temporal in `.data/runtime.json` (and that
+ * it runs the dev profile), so the CLI and a separately started worker find them without
+ * exporting variables by hand. Explicit environment variables always win.
+ */
+function runtimeFile(dataDir: string): { databaseUrl?: string; temporalAddress?: string; profile?: string } {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as { databaseUrl?: string; temporalAddress?: string; profile?: string };
+  } catch {
+    return {};
+  }
+}
+
+/** The dev profile's secrets kept with the data: what `up` generated, for a process started on its own. */
+function devSecrets(dataDir: string): Record<string, string | undefined> {
+  const read = (file: string) => {
+    try {
+      return fs.readFileSync(path.join(dataDir, file), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  let secrets: Record<string, string | undefined>;
+  try {
+    secrets = JSON.parse(read(DEV_SECRETS_FILE) ?? '{}') as Record<string, string | undefined>;
+  } catch {
+    secrets = {};
+  }
+  return { ...secrets, SECRETS_KEY: read(SECRETS_KEY_FILE)?.trim() || undefined };
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const simulatorUrl = env.SIMULATOR_URL ?? 'http://127.0.0.1:8090';
+  const dataDir = env.SWITCHBOARD_DATA_DIR ?? path.join(projectRoot, '.data');
+  const runtime = env.DATABASE_URL || env.TEMPORAL_ADDRESS ? {} : runtimeFile(dataDir);
+  const profile = env.SWITCHBOARD_PROFILE || runtime.profile || 'production';
+  // Only the dev profile falls back to secrets kept in the data directory; the environment wins.
+  const kept = profile === 'dev' ? devSecrets(dataDir) : {};
+  const secret = (name: string) => env[name] || kept[name] || undefined;
+  const int = (name: string, fallback: number) => intFromEnv(name, fallback, env);
+  const publicBaseUrl = env.PUBLIC_BASE_URL || `http://${env.HOST ?? '127.0.0.1'}:${int('PORT', 8080)}`;
+  return {
+    host: env.HOST ?? '127.0.0.1',
+    port: int('PORT', 8080),
+    databaseUrl: env.DATABASE_URL || runtime.databaseUrl,
+    temporalAddress: env.TEMPORAL_ADDRESS || runtime.temporalAddress,
+    temporalNamespace: env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: env.TEMPORAL_TASK_QUEUE ?? 'switchboard',
+    toolCacheDir: env.SWITCHBOARD_TOOL_CACHE ?? path.join(os.homedir(), '.cache', 'switchboard'),
+    dataDir,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    maxBodyBytes: int('MAX_BODY_BYTES', 1024 * 1024),
+    httpRequestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    httpHeadersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', 15_000),
+    simulatorUrl,
+    paymentsLiveUrl: env.PAYMENTS_LIVE_URL || simulatorUrl,
+    paymentsTestUrl: env.PAYMENTS_TEST_URL || simulatorUrl,
+    profile,
+    carrierWebhookSecret: secret('CARRIER_WEBHOOK_SECRET'),
+    carrierApiKey: secret('CARRIER_API_KEY'),
+    paymentsApiKey: secret('PAYMENTS_API_KEY'),
+    simulatorControlToken: secret('SIMULATOR_CONTROL_TOKEN'),
+    simulatorCallbackBaseUrl: env.SIMULATOR_CALLBACK_BASE_URL || publicBaseUrl,
+    metricsToken: env.METRICS_TOKEN || undefined,
+    obsoleteSettings: Object.keys(OBSOLETE_SETTINGS).filter((name) => env[name] !== undefined),
+    lineProvisionWaitMs: int('LINE_PROVISION_WAIT_MS', 10_000),
+    secretsKey: secret('SECRETS_KEY'),
+    ndjsonLineBudgetMs: int('NDJSON_LINE_BUDGET_MS', 15_000),
+    ndjsonTotalBudgetMs: int('NDJSON_TOTAL_BUDGET_MS', 300_000),
+    publicBaseUrl,
+    modelBaseUrl: env.MODEL_BASE_URL || `${simulatorUrl.replace(/\/+$/, '')}/v1`,
+    // Not a secret: the simulator accepts any bearer. Real deployments set MODEL_API_KEY.
+    modelApiKey: env.MODEL_API_KEY || 'simulator',
+    modelName: env.MODEL_NAME || 'switchboard-sim-1',
+    modelMaxTokens: env.MODEL_MAX_TOKENS ? int('MODEL_MAX_TOKENS', 0) : undefined,
+    modelMaxReplyChars: env.MODEL_MAX_REPLY_CHARS ? int('MODEL_MAX_REPLY_CHARS', 0) : undefined,
+    outboundAllowedNetworks: outboundAllowedNetworks(env),
+    webhookTestWaitMs: int('WEBHOOK_TEST_WAIT_MS', 15_000),
+  };
+}
+
+/** OUTBOUND_ALLOWED_NETWORKS, checked at startup so a typo fails loudly rather than at the first delivery. */
+function outboundAllowedNetworks(env: NodeJS.ProcessEnv): string[] {
+  const raw = env.OUTBOUND_ALLOWED_NETWORKS ?? '';
+  try {
+    parseNetworks(raw);
+  } catch (err) {
+    throw new Error(`OUTBOUND_ALLOWED_NETWORKS: ${(err as Error).message}`, { cause: err });
+  }
+  return raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+}
+
+/** Resolved config for code paths that need a database or Temporal address to exist. */
+export function requireSetting<T>(value: T | undefined, name: string): T {
+  if (value === undefined) throw new Error(`${name} is not set; run through \`npm run up\` or set it in the environment`);
+  return value;
+}

@@ -1,0 +1,79 @@
+import type { Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
+import { DeterminismViolationError } from '@temporalio/workflow';
+
+/**
+ * Exporting a workflow's Temporal history, and replaying one against the current workflow
+ * code: the compliance trail of what a call did, and the check that a code change does not
+ * break a workflow already running. The JSON is the `History` message as `JSON.stringify`
+ * writes it (the format of test/histories/), which `History.fromObject` reads back exactly.
+ */
+
+export interface ExportedHistory {
+  workflowId: string;
+  runId?: string;
+  history: { events: unknown[] };
+}
+
+/** The latest run's full history of `workflowId`; throws `WorkflowNotFoundError` if there is none. */
+export async function exportHistory(client: Client, workflowId: string): Promise<ExportedHistory> {
+  const { runId } = await client.workflow.getHandle(workflowId).describe();
+  // Pinned to the run described, so a run starting in between cannot mix into the export.
+  const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+  return { workflowId, runId, history: JSON.parse(JSON.stringify(history)) as { events: unknown[] } };
+}
+
+/** The input is not a workflow history (nothing to replay). */
+export class InvalidHistoryError extends Error {}
+
+export interface WorkflowSource {
+  workflowsPath?: string;
+  workflowBundlePath?: string;
+}
+
+export type ReplayOutcome = { ok: true; workflowType: string } | { ok: false; workflowType: string; error: string; nondeterminism: boolean };
+
+/** Where the current workflow code comes from: a prebuilt bundle (`WORKFLOW_BUNDLE_PATH`) or the sources, bundled now. */
+export function defaultWorkflowSource(): WorkflowSource {
+  const bundle = process.env.WORKFLOW_BUNDLE_PATH;
+  return bundle ? { workflowBundlePath: bundle } : { workflowsPath: require.resolve('../../../workflows') };
+}
+
+/**
+ * Replays a history (parsed JSON, as `exportHistory` writes it) against the current workflow
+ * code. A replay that diverges from the history is `ok: false` with `nondeterminism: true`;
+ * any other replay failure is `ok: false` with `nondeterminism: false`. Input that is not a
+ * history at all throws `InvalidHistoryError`.
+ */
+export async function replayHistoryFile(json: unknown, source: WorkflowSource = defaultWorkflowSource()): Promise<ReplayOutcome> {
+  const history = parseHistory(json);
+  const workflowType = history.events[0].workflowExecutionStartedEventAttributes!.workflowType!.name!;
+  const options: ReplayWorkerOptions = source.workflowBundlePath
+    ? { workflowBundle: { codePath: source.workflowBundlePath } }
+    : { workflowsPath: source.workflowsPath ?? require.resolve('../../../workflows') };
+  try {
+    await Worker.runReplayHistory(options, history, `replay:${workflowType}`);
+    return { ok: true, workflowType };
+  } catch (err) {
+    return { ok: false, workflowType, error: (err as Error).message ?? String(err), nondeterminism: err instanceof DeterminismViolationError };
+  }
+}
+
+function parseHistory(json: unknown): temporal.api.history.v1.History {
+  const events = (json as { events?: unknown } | null)?.events;
+  if (typeof json !== 'object' || json === null || !Array.isArray(events) || events.length === 0) {
+    throw new InvalidHistoryError('not a workflow history: expected a JSON object with a non-empty "events" array');
+  }
+  let history: temporal.api.history.v1.History;
+  try {
+    history = temporal.api.history.v1.History.fromObject(json);
+  } catch (err) {
+    throw new InvalidHistoryError(`not a workflow history: ${(err as Error).message}`);
+  }
+  const first = history.events[0];
+  if (first.eventType !== temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED || !first.workflowExecutionStartedEventAttributes?.workflowType?.name) {
+    throw new InvalidHistoryError('not a workflow history: the first event must be WorkflowExecutionStarted with a workflow type');
+  }
+  return history;
+}

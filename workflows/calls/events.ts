@@ -1,0 +1,81 @@
+import type { CarrierCallEvent } from '../definitions/calls';
+
+/** What the carrier reported about one speak command so far. */
+export interface Playback {
+  /** The words played (the latest report). */
+  playedText: string;
+  done: boolean;
+  stopped: boolean;
+  /** Carrier time of the stop, when it was stopped. */
+  stoppedAt: number | null;
+}
+
+/** What a call's run carries over into the next one (continue-as-new) from its carrier events. */
+export interface CarriedEvents {
+  /** Caller sentences not taken yet, oldest first. */
+  sentences: CarrierCallEvent[];
+  /** Playback of the speech still in play (the agent's current reply). */
+  playback: Array<[string, Playback]>;
+}
+
+const TERMINAL: ReadonlyArray<CarrierCallEvent['type']> = ['call.completed', 'call.busy', 'call.no_answer', 'call.failed'];
+
+/**
+ * The carrier's events for one call, folded as they arrive (the signal handler feeds it), so the
+ * workflow keeps what it acts on rather than every event: the first answer and the first end,
+ * a queue of the caller's sentences, and each speak command's playback.
+ */
+export class CallEvents {
+  ringing = false;
+  answered: CarrierCallEvent | undefined;
+  terminal: CarrierCallEvent | undefined;
+  readonly sentences: CarrierCallEvent[];
+  /** Caller sentences this run has heard (a control request watches it for a barge-in). */
+  heard = 0;
+  readonly playback: Map<string, Playback>;
+
+  constructor(carried?: CarriedEvents) {
+    this.sentences = [...(carried?.sentences ?? [])];
+    this.playback = new Map(carried?.playback ?? []);
+  }
+
+  add(event: CarrierCallEvent): void {
+    if (event.type === 'call.ringing') this.ringing = true;
+    else if (event.type === 'call.answered') this.answered ??= event;
+    else if (event.type === 'call.utterance') {
+      this.sentences.push(event);
+      this.heard += 1;
+    } else if (event.type === 'call.playback' && event.speak_id) {
+      const before = this.playback.get(event.speak_id);
+      this.playback.set(event.speak_id, {
+        playedText: event.played_text ?? before?.playedText ?? '',
+        done: (before?.done ?? false) || event.done === true,
+        stopped: (before?.stopped ?? false) || event.stopped === true,
+        stoppedAt: before?.stoppedAt ?? (event.stopped ? event.at : null),
+      });
+    } else if (TERMINAL.includes(event.type)) this.terminal ??= event;
+  }
+
+  finished(speakId: string): boolean {
+    return this.playback.get(speakId)?.done ?? false;
+  }
+
+  stopped(speakId: string): boolean {
+    return this.playback.get(speakId)?.stopped ?? false;
+  }
+
+  /** What the caller heard of one speak command ('' before any report). */
+  played(speakId: string): string {
+    return this.playback.get(speakId)?.playedText ?? '';
+  }
+
+  /** Speak ids starting with `prefix` that the carrier reported on, in chunk order (`<prefix><n>`). */
+  reportedWithPrefix(prefix: string): string[] {
+    return [...this.playback.keys()].filter((id) => id.startsWith(prefix)).sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)));
+  }
+
+  /** What the next run needs to go on with `speeches` still in play. */
+  carry(speeches: readonly string[]): CarriedEvents {
+    return { sentences: [...this.sentences], playback: speeches.flatMap((id) => (this.playback.has(id) ? [[id, this.playback.get(id)!] as [string, Playback]] : [])) };
+  }
+}

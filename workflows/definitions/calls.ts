@@ -1,0 +1,66 @@
+import { defineQuery, defineSignal } from '@temporalio/workflow';
+import type { CallFacts } from '../../activities/calls';
+import type { Zone } from '../../src/domain/billing/pricing';
+import type { CallStatus, EndCause } from '../../src/domain/calls/rules';
+import type { LineMode } from '../../src/domain/lines/rules';
+
+/**
+ * The call workflow's contract with the API and the carrier route: its input, result, signals
+ * and query (shared by the current workflow code and the code older histories replay).
+ */
+export interface CarrierCallEvent {
+  type: 'call.ringing' | 'call.answered' | 'call.completed' | 'call.busy' | 'call.no_answer' | 'call.failed' | 'call.utterance' | 'call.playback';
+  /** Epoch milliseconds, from the carrier: billing and turn order are measured on these. */
+  at: number;
+  ended_by?: 'caller' | 'switchboard';
+  answered?: boolean;
+  /** call.completed of a recorded call: where the carrier keeps the recording. */
+  recording_url?: string;
+  /** call.utterance: what the caller said, and the language heard. */
+  text?: string;
+  language?: string;
+  /** call.playback: progress of one speak command. */
+  speak_id?: string;
+  played_text?: string;
+  done?: boolean;
+  stopped?: boolean;
+}
+
+export const carrierEventSignal = defineSignal<[CarrierCallEvent]>('carrierEvent');
+export const hangupSignal = defineSignal('hangup');
+export const callStatusQuery = defineQuery<CallStatus>('status');
+
+export interface CallInput extends CallFacts {
+  mode: LineMode;
+  zone: Zone;
+  /**
+   * The one-minute reserve. For outbound calls the API already held it (reference
+   * `call:<id>`); for inbound calls the workflow holds it before answering.
+   */
+  reservePerMinuteCents: number;
+  /** Inbound calls: the carrier's id of the ringing call to answer. */
+  carrierCallId?: string;
+  /** Spoken first on compliance-enabled lines (the default disclosure of the line's language). */
+  disclosure?: { id: string; message: string } | null;
+  /** Spoken when the call connects, after any disclosure. */
+  beginMessage?: string | null;
+  /** Turns of context sent with each `message` (the line's context_limit). */
+  contextLimit?: number | null;
+  /** Pinned-language lines omit `detected_language`. */
+  languagePinned?: boolean;
+  /** Hosted calls: the model's instructions (the line's `system_prompt`, or a conversation call's). */
+  systemPrompt?: string | null;
+  /** The voice slug the service speaks in (hosted replies, begin message, control speech). */
+  voice?: string | null;
+  /** Audio lines: the customer's WebSocket the call's audio is relayed to. */
+  audioHandlerUrl?: string | null;
+  /** A cap below the platform's (a conversation call's `max_duration_seconds`). */
+  maxDurationMs?: number;
+}
+
+export interface CallResult {
+  status: CallStatus;
+  endCause: EndCause;
+  durationSec: number;
+  chargeCents: number;
+}
