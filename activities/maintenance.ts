@@ -1,4 +1,4 @@
-import { purgeExpiredCallbackSignatures } from '../src/adapters/carrier/callbackReplay';
+import { purgeExpiredCallbackSignatures } from '../src/adapters/carrier/callbacks/replay';
 import type { Db } from '../src/platform/db/knex';
 import { purgeExpiredIdempotencyKeys } from '../src/domain/idempotency/store';
 import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';

@@ -6,7 +6,7 @@ import { ACTIVE_CALL_STATUSES, MAX_CALL_DURATION_MS, STALE_CALL_AGE_MS, type Cal
 import type { CallRow } from '../src/domain/calls/store';
 import type { Db } from '../src/platform/db/knex';
 import { advanceMessageStatus } from '../src/domain/messages/store';
-import { workflowIds } from '../workflows/ids';
+import { workflowIds } from '../workflows/definitions/ids';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import { publishCallEvent } from './calls';
 

@@ -1,11 +1,11 @@
 import type { AppContext, AppDeps } from './context';
 import { ApiError } from './errors';
-import { acceptCallbackSignatureOnce } from '../src/adapters/carrier/callbackReplay';
-import { verifyCarrierCallback } from '../src/adapters/carrier/callbackSignature';
+import { acceptCallbackSignatureOnce } from '../src/adapters/carrier/callbacks/replay';
+import { verifyCarrierCallback } from '../src/adapters/carrier/callbacks/signature';
 
 /**
  * Authenticates a carrier callback (routes with `auth: { kind: 'carrier' }`), before its body is
- * validated: `X-Carrier-Timestamp` and `X-Carrier-Signature` (src/adapters/carrier/callbackSignature.ts)
+ * validated: `X-Carrier-Timestamp` and `X-Carrier-Signature` (src/adapters/carrier/callbacks/signature.ts)
  * with CARRIER_WEBHOOK_SECRET over the raw body, a 5-minute window, and each signature accepted
  * once across every API instance. Every refusal is the same 401, whatever the reason (logged).
  *

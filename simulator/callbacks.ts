@@ -1,9 +1,9 @@
-import { carrierCallbackHeaders } from '../src/adapters/carrier/callbackSignature';
+import { carrierCallbackHeaders } from '../src/adapters/carrier/callbacks/signature';
 
 /**
  * How the simulator calls Switchboard back (call events, SMS and receipts): only to URLs under one
  * configured callback base (`SIMULATOR_CALLBACK_BASE_URL`, the API's URL), each attempt signed
- * afresh with the webhook secret (src/adapters/carrier/callbackSignature.ts). No secret is ever sent, and a
+ * afresh with the webhook secret (src/adapters/carrier/callbacks/signature.ts). No secret is ever sent, and a
  * URL outside the base is refused when it is given, so neither the carrier API nor the control API
  * can make the simulator post anywhere else (security review M10).
  */

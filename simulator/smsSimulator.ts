@@ -41,7 +41,7 @@ export interface SimulatedMessage {
   created_at: string;
 }
 
-/** A carrier event about messages, POSTed signed (src/adapters/carrier/callbackSignature.ts). */
+/** A carrier event about messages, POSTed signed (src/adapters/carrier/callbacks/signature.ts). */
 export type SimulatedMessageEvent =
   | { type: 'sms.received'; carrier_message_id: string; from: string; to: string; text: string; at: number }
   | { type: 'sms.status'; message_id: string; carrier_message_id: string; status: 'sent' | 'delivered' | 'undelivered' | 'failed'; error_code?: string; at: number };

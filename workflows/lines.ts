@@ -1,5 +1,5 @@
 import { ActivityFailure, ApplicationFailure, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
-import { workflowIds } from './ids';
+import { workflowIds } from './definitions/ids';
 import { closeLineSecretsSignal } from './lineSecrets';
 import type { LineActivities } from '../activities/lines';
 

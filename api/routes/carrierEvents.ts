@@ -4,7 +4,7 @@ import { ApiError, errors } from '../errors';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { oneMinuteReserveCents, zoneOf, type Zone } from '../../src/domain/billing/pricing';
-import { carrierEventTimeProblem } from '../../src/adapters/carrier/eventTime';
+import { carrierEventTimeProblem } from '../../src/adapters/carrier/callbacks/eventTime';
 import { ACTIVE_CALL_STATUSES, type CallStatus } from '../../src/domain/calls/rules';
 import { callOpening, failUnclaimedCall } from '../../src/domain/calls/store';
 import type { LineRow } from '../../src/domain/lines/store';

@@ -4,14 +4,14 @@ import { errors } from '../errors';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import type { CarrierMessageEvent, CarrierInboundMessageEvent, CarrierMessageStatusEvent } from '../../src/adapters/carrier/port';
-import { carrierEventTimeProblem } from '../../src/adapters/carrier/eventTime';
+import { carrierEventTimeProblem } from '../../src/adapters/carrier/callbacks/eventTime';
 import type { LineRow } from '../../src/domain/lines/store';
 import { receiveInboundMessage } from '../../src/domain/messages/inbound';
 import { CARRIER_MESSAGE_STATUSES } from '../../src/domain/messages/rules';
 import { advanceMessageStatus, type MessageRow } from '../../src/domain/messages/store';
 import { toE164 } from '../../src/platform/phone';
 import { startDelivery } from '../../src/domain/webhooks/publish';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../workflows/definitions/ids';
 import { messageReceiptSignal, type sendMessageWorkflow } from '../../workflows/messages';
 
 /**

@@ -23,7 +23,7 @@ import { parseSecretsKey, type SecretsKeyRing } from '../../src/platform/crypto/
 import { endActiveCall } from '../../src/domain/calls/hangup';
 import { waitForResult } from '../../src/platform/temporal/waitForResult';
 import { ACTIVE_CALL_STATUSES } from '../../src/domain/calls/rules';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../workflows/definitions/ids';
 import type { provisionLineWorkflow, releaseLineWorkflow } from '../../workflows/lines';
 import { rotateSecretUpdate, type lineSecretsWorkflow, type RotateSecretResult } from '../../workflows/lineSecrets';
 

@@ -14,7 +14,7 @@ import { findLine } from '../../src/domain/lines/store';
 import { MAX_SMS_TEXT_LENGTH } from '../../src/domain/messages/rules';
 import { advanceMessageStatus, insertMessage, messagesOf, sendAuthorization, toLegacySmsRecord, toMessageRecord, type MessageRow } from '../../src/domain/messages/store';
 import { toE164 } from '../../src/platform/phone';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../workflows/definitions/ids';
 import { startResolvingAmbiguity } from '../../src/platform/temporal/starts';
 
 /**

@@ -20,7 +20,7 @@ import { toE164 } from '../platform/phone';
 import { isRole, isScope, type Scope } from '../domain/keys/scopes';
 import { connectTemporalClient } from '../platform/temporal/client';
 import { exportHistory, InvalidHistoryError, replayHistoryFile } from '../platform/temporal/histories';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../workflows/definitions/ids';
 import { addUser, createWorkspace, findUser, mintServiceKey, mintUserKey, ScopeBeyondRoleError, workspaceOwner, type User } from '../domain/workspaces/service';
 
 /**

@@ -34,7 +34,7 @@ export interface Config {
    * (src/platform/startupCheck.ts).
    */
   profile: string;
-  /** Carrier → API: the carrier signs its callbacks with it (src/adapters/carrier/callbackSignature.ts). */
+  /** Carrier → API: the carrier signs its callbacks with it (src/adapters/carrier/callbacks/signature.ts). */
   carrierWebhookSecret: string | undefined;
   /** → carrier: bearer of the carrier's API and media socket (worker). */
   carrierApiKey: string | undefined;

@@ -8,7 +8,7 @@ import { post, type BillingTenant } from '../../src/domain/billing/ledger';
 import { runCommand } from '../../src/main/cli';
 import { stopProcess } from '../../src/platform/infra/proc';
 import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } from '../../src/main/schedules';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../workflows/definitions/ids';
 import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 
 /** Auto-charge of the card on file, and the monthly close of spend. */

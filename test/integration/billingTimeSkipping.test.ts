@@ -12,7 +12,7 @@ import { runCommand } from '../../src/main/cli';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import { EgressPolicy } from '../../src/platform/net/egress';
 import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/cardProcessorSimulator';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../workflows/definitions/ids';
 import type { autoChargeWorkflow, closeSpendPeriodWorkflow } from '../../workflows/billing';
 import { createTenant, eventually } from '../support/harness';
 

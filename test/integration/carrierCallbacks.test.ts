@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
-import { computeCarrierSignature } from '../../src/adapters/carrier/callbackSignature';
+import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { createMaintenanceActivities } from '../../activities/maintenance';
 import { createLogger } from '../../src/platform/logger';
 import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';

@@ -1,5 +1,5 @@
 import { verifySignature } from '../../src/domain/webhooks/signature';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../workflows/definitions/ids';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 

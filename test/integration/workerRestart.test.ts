@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { stopProcess } from '../../src/platform/infra/proc';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../workflows/definitions/ids';
 import { createTenant, eventually, startHarness, webhookLine, type Harness } from '../support/harness';
 
 /**

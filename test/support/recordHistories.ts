@@ -12,7 +12,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
 import { startEphemeralStack } from '../../src/platform/infra/stack';
-import { workflowIds } from '../../workflows/ids';
+import { workflowIds } from '../../workflows/definitions/ids';
 
 /** The files named on the command line; none named means all. */
 const only = new Set(process.argv.slice(2));

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent, type CarrierPlaybackEvent, type CarrierUtteranceEvent } from '../../src/adapters/carrier/port';
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
-import { verifyCarrierCallback } from '../../src/adapters/carrier/callbackSignature';
+import { verifyCarrierCallback } from '../../src/adapters/carrier/callbacks/signature';
 import { CallSimulatorState, CarrierSimulatorState, startCarrierSimulator } from '../../simulator/carrierSimulator';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 

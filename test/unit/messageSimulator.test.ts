@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CarrierRejectedError, type CarrierMessageEvent } from '../../src/adapters/carrier/port';
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
-import { verifyCarrierCallback } from '../../src/adapters/carrier/callbackSignature';
+import { verifyCarrierCallback } from '../../src/adapters/carrier/callbacks/signature';
 import { startCarrierSimulator } from '../../simulator/carrierSimulator';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
 

@@ -8,7 +8,7 @@
  * callbacks (`CarrierCallEvent`, `CarrierMessageEvent`) reach the API's `/carrier/events` and
  * `/carrier/messages` signed with CARRIER_WEBHOOK_SECRET: headers `X-Carrier-Timestamp` (Unix
  * seconds) and `X-Carrier-Signature: v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>`,
- * refused when stale (5 minutes) or replayed (src/adapters/carrier/callbackSignature.ts, docs/simulator.md
+ * refused when stale (5 minutes) or replayed (src/adapters/carrier/callbacks/signature.ts, docs/simulator.md
  * "Signed callbacks"). A carrier with its own webhook scheme (Twilio's X-Twilio-Signature,
  * Telnyx's Ed25519) gets a translator that verifies that scheme and re-signs with this one.
  */

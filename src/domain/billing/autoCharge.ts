@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../platform/db/knex';
-import { workflowIds } from '../../../workflows/ids';
+import { workflowIds } from '../../../workflows/definitions/ids';
 import { balanceOf, type BillingTenant } from './ledger';
 import { chargeableCard } from './paymentMethods';
 

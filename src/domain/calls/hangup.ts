@@ -1,5 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { workflowIds } from '../../../workflows/ids';
+import { workflowIds } from '../../../workflows/definitions/ids';
 import { hangupSignal } from '../../../workflows/calls/workflow';
 import type { recoverOrphansWorkflow } from '../../../workflows/recovery';
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
-import { workflowIds } from '../../../workflows/ids';
+import { workflowIds } from '../../../workflows/definitions/ids';
 import type { deliverEventWorkflow } from '../../../workflows/webhooks';
 import type { EventType } from './events';
 

@@ -1,5 +1,5 @@
-import type { Db } from '../../platform/db/knex';
-import { CARRIER_CALLBACK_TOLERANCE_SECONDS } from './callbackSignature';
+import type { Db } from '../../../platform/db/knex';
+import { CARRIER_CALLBACK_TOLERANCE_SECONDS } from './signature';
 
 /**
  * Replay protection of carrier callbacks, in Postgres so every API instance agrees: a signature is
