@@ -50,6 +50,7 @@ import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { intFromEnv } from '../src/platform/config';
 import { generateSecretsKey } from '../src/platform/crypto/secretBox';
+import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { stopProcess } from '../src/platform/infra/proc';
 import { spawnService } from '../src/platform/infra/services';
 import { startEphemeralStack } from '../src/platform/infra/stack';
@@ -468,6 +469,8 @@ async function main(): Promise<number> {
     process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
     process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
     process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
+    // The bench's receiver listens on loopback, which customer URLs may not reach unless allowed (as `up` and the tests do).
+    process.env.OUTBOUND_ALLOWED_NETWORKS = process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(',');
 
     log('stack up, workflow bundle built');
     const h = await startHarness();
