@@ -1,5 +1,5 @@
 /**
- * Audio relay benchmark: N concurrent audio calls through `relayAudio` (activities/audio/activities/relay.ts),
+ * Audio relay benchmark: N concurrent audio calls through `relayAudio` (activities/audio/relay.ts),
  * each relayed between the carrier simulator (the caller: 20 ms µ-law frames paced in real time)
  * and a local `ws` echo server (the customer, echoing every `media` payload back), against the
  * same frame pattern over a bare ws echo with no relay.
