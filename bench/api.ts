@@ -29,9 +29,9 @@ import { createLogger } from '../src/platform/logger';
 import { connectTemporalClient } from '../src/platform/temporal/client';
 import { mintUserKey } from '../src/domain/workspaces/service';
 import { closeServer, listen } from './support/http';
+import { createCleanups, reportFailures, runBench } from './support/run';
 import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
 import { createBenchWorkspace, insertActiveLine } from './support/tenant';
-import { createCleanups, reportFailures, runBench } from './support/run';
 
 const LOADGEN_FLAG = '--loadgen';
 

@@ -43,9 +43,9 @@ import { simulatorControl } from '../test/support/simulator';
 import { startPeer, talk, type PeerInfo, type TalkResult } from './audioPeer';
 import { inBatches, waitUntil } from './support/async';
 import { cpuSeconds } from './support/cpu';
+import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
 import { fmt, printTable } from './support/table';
-import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 
 process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn';
 

@@ -60,9 +60,9 @@ import { inBatches, runBounded, sleep, waitUntil } from './support/async';
 import { cpuSeconds, processCpuMs } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver, startStubEndpoint } from './support/receivers';
+import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
 import { fmt, printTable } from './support/table';
-import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 
 const TARGET_P99_MS = 150;
 const TURN_TIMEOUT_MS = 10_000;

@@ -17,9 +17,9 @@ import { balanceOf, post, type BillingTenant } from '../src/domain/billing/ledge
 import { callChargeCents, ratePerMinuteCents, ZONES, type Zone } from '../src/domain/billing/pricing';
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { runBounded } from './support/async';
+import { createCleanups, reportFailures, runBench } from './support/run';
 import { fmt, printTable } from './support/table';
 import { createBenchWorkspace } from './support/tenant';
-import { createCleanups, reportFailures, runBench } from './support/run';
 
 const CALLS = intFromEnv('BENCH_CALLS', 10_000);
 const CONCURRENCY = intFromEnv('BENCH_CONCURRENCY', 16);

@@ -36,10 +36,10 @@ import { pollUntil, runBounded } from './support/async';
 import { cpuSeconds } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver } from './support/receivers';
+import { createCleanups, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
 import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
 import { createBenchWorkspace, insertActiveLine } from './support/tenant';
-import { createCleanups, reportFailures, runBench } from './support/run';
 
 // Worker concurrency: enough slots that 50 concurrent publishers never queue behind the
 // worker's own limits on a 2-core machine; Postgres and CPU are the real bounds.
