@@ -18,9 +18,7 @@
  * from another shell, while still producing both figures in a single command.
  */
 import { fork } from 'node:child_process';
-import crypto from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import autocannon from 'autocannon';
 import Koa from 'koa';
 import { createApp } from '../api/app';
@@ -29,8 +27,11 @@ import { createDb } from '../src/platform/db/knex';
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { createLogger } from '../src/platform/logger';
 import { connectTemporalClient } from '../src/platform/temporal/client';
-import { createWorkspace, mintUserKey } from '../src/domain/workspaces/service';
-import { createCleanups } from './cleanups';
+import { mintUserKey } from '../src/domain/workspaces/service';
+import { closeServer, listen } from './support/http';
+import { createCleanups, reportFailures, runBench } from './support/run';
+import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
+import { createBenchWorkspace, insertActiveLine } from './support/tenant';
 
 const LOADGEN_FLAG = '--loadgen';
 
@@ -101,20 +102,6 @@ function measureInChild(spec: LoadSpec): Promise<Summary> {
 // Parent: the servers under test.
 // ---------------------------------------------------------------------------------------
 
-function listen(server: http.Server): Promise<string> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
-  });
-}
-
-function closeServer(server: http.Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    server.closeAllConnections();
-  });
-}
-
 function bareKoa(): Koa {
   const koa = new Koa();
   koa.use((ctx) => {
@@ -123,17 +110,15 @@ function bareKoa(): Koa {
   return koa;
 }
 
-const fmt = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-
-function printTable(rows: Summary[], ratio: { reqPerSec: number; p50: number; p99: number }): void {
+function printSummaries(baseline: Summary, switchboard: Summary): void {
   const header = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests'];
-  const body = rows.map((r) => [r.title, fmt(r.reqPerSec, 0), fmt(r.p50, 2), fmt(r.p99, 2), String(r.non2xx), String(r.errors), String(r.total)]);
-  body.push(['ratio switchboard/baseline', `${fmt(ratio.reqPerSec, 3)}x`, `${fmt(ratio.p50, 2)}x`, `${fmt(ratio.p99, 2)}x`, '', '', '']);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const row of body) console.log(line(row));
+  const rows = [baseline, switchboard].map((r) => [
+    r.title, fmt(r.reqPerSec, 0), fmt(r.p50, 2), fmt(r.p99, 2), String(r.non2xx), String(r.errors), String(r.total),
+  ]);
+  const ratios = [
+    ratio(switchboard.reqPerSec, baseline.reqPerSec, 3), ratio(switchboard.p50, baseline.p50, 2), ratio(switchboard.p99, baseline.p99, 2),
+  ];
+  printTable(header, [...rows, [RATIO_LABEL, ...ratios, '', '', '']]);
 }
 
 async function main(): Promise<number> {
@@ -143,7 +128,6 @@ async function main(): Promise<number> {
   if (connections < 1 || durationSec < 1) throw new Error('BENCH_CONNECTIONS and BENCH_DURATION must be at least 1');
 
   const cleanups = createCleanups();
-  const cleanup = cleanups.run;
 
   try {
     const stack = await startEphemeralStack({ name: 'bench_api' });
@@ -169,30 +153,17 @@ async function main(): Promise<number> {
     cleanups.push(() => closeServer(baselineServer));
 
     // A tenant with a standard test key, and an active line inserted directly (no worker needed).
-    const suffix = crypto.randomBytes(6).toString('hex');
-    const { workspace, owner } = await createWorkspace(db, { name: `Bench ${suffix}`, ownerEmail: `bench+${suffix}@example.test` });
+    const { workspace, owner } = await createBenchWorkspace(db);
     const key = (await mintUserKey(db, { user: owner, environment: 'test', kind: 'standard', name: 'bench' })).plaintext;
-    const [line] = await db('lines')
-      .insert({
-        workspace_id: workspace.id,
-        user_id: owner.id,
-        environment: 'test',
-        name: 'Bench line',
-        mode: 'webhook',
-        webhook_url: 'https://agent.example.test/hooks',
-        phone_number: '+15005550100',
-        status: 'active',
-        activated_at: new Date(),
-      })
-      .returning<{ id: string }[]>('id');
+    const lineId = await insertActiveLine(db, { workspace, owner, webhookUrl: 'https://agent.example.test/hooks' });
 
-    const linePath = `/api/v1/lines/${line.id}`;
+    const linePath = `/api/v1/lines/${lineId}`;
     const authHeaders = { authorization: `Bearer ${key}` };
 
     // Sanity check: the benchmarked request must succeed and return the line.
     const probe = await fetch(`${apiUrl}${linePath}`, { headers: authHeaders });
     const probeBody = (await probe.json()) as { line?: { id?: string } };
-    if (probe.status !== 200 || probeBody.line?.id !== line.id) {
+    if (probe.status !== 200 || probeBody.line?.id !== lineId) {
       throw new Error(`GET ${linePath} answered ${probe.status} ${JSON.stringify(probeBody)}; refusing to benchmark`);
     }
 
@@ -202,40 +173,16 @@ async function main(): Promise<number> {
     const switchboard = await measureInChild({ ...common, title: 'switchboard GET line', url: `${apiUrl}${linePath}`, headers: authHeaders });
 
     console.log('');
-    printTable([baseline, switchboard], {
-      reqPerSec: switchboard.reqPerSec / baseline.reqPerSec,
-      p50: switchboard.p50 / baseline.p50,
-      p99: switchboard.p99 / baseline.p99,
-    });
+    printSummaries(baseline, switchboard);
     console.log('');
 
-    let failed = false;
-    for (const result of [switchboard, baseline]) {
-      if (result.non2xx > 0 || result.errors > 0 || result.total === 0) {
-        console.error(`[bench] FAIL: ${result.title} had ${result.non2xx} non-2xx responses and ${result.errors} errors (${result.timeouts} timeouts) over ${result.total} requests`);
-        failed = true;
-      }
-    }
-    return failed ? 1 : 0;
+    const failed = [switchboard, baseline].filter((r) => r.non2xx > 0 || r.errors > 0 || r.total === 0);
+    return reportFailures(
+      failed.map((r) => `${r.title} had ${r.non2xx} non-2xx responses and ${r.errors} errors (${r.timeouts} timeouts) over ${r.total} requests`),
+    );
   } finally {
-    await cleanup();
+    await cleanups.run();
   }
 }
 
-if (process.argv.includes(LOADGEN_FLAG)) {
-  loadgenMain().then(
-    () => process.exit(0),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-} else {
-  main().then(
-    (code) => process.exit(code),
-    (err) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
-}
+runBench(process.argv.includes(LOADGEN_FLAG) ? loadgenMain : main);

@@ -1,5 +1,5 @@
 /**
- * Audio relay benchmark: N concurrent audio calls through `relayAudio` (activities/audio/activities/relay.ts),
+ * Audio relay benchmark: N concurrent audio calls through `relayAudio` (activities/audio/relay.ts),
  * each relayed between the carrier simulator (the caller: 20 ms µ-law frames paced in real time)
  * and a local `ws` echo server (the customer, echoing every `media` payload back), against the
  * same frame pattern over a bare ws echo with no relay.
@@ -31,7 +31,7 @@
 import { fork } from 'node:child_process';
 import crypto from 'node:crypto';
 import path from 'node:path';
-import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
 import { relayAudio, type RelaySummary } from '../activities/audio/relay';
 import { SimulatorCarrier } from '../src/adapters/carrier/simulatorCarrier';
@@ -39,8 +39,13 @@ import { intFromEnv } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 import { EgressPolicy, LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import type { AudioReport } from '../simulator/mediaSimulator';
+import { simulatorControl } from '../test/support/simulator';
 import { startPeer, talk, type PeerInfo, type TalkResult } from './audioPeer';
-import { createCleanups } from './cleanups';
+import { inBatches, waitUntil } from './support/async';
+import { cpuSeconds } from './support/cpu';
+import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
+import { distribution } from './support/stats';
+import { fmt, printTable } from './support/table';
 
 process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'warn';
 
@@ -57,6 +62,8 @@ interface Peer {
 interface Env {
   peer: Peer;
   carrier: SimulatorCarrier;
+  /** The simulator's control API, with its token. */
+  control: ReturnType<typeof simulatorControl>;
 }
 
 interface PhaseResult {
@@ -126,35 +133,14 @@ async function inProcessPeer(): Promise<Peer> {
 // Helpers.
 // ---------------------------------------------------------------------------------------
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-
-const fmt = (value: number, digits = 2) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-
-async function inBatches<T, R>(items: T[], size: number, run: (item: T, index: number) => Promise<R>): Promise<R[]> {
-  const results: R[] = [];
-  for (let start = 0; start < items.length; start += size) {
-    results.push(...(await Promise.all(items.slice(start, start + size).map((item, i) => run(item, start + i)))));
-  }
-  return results;
-}
-
-/** A request to the simulator's control API, with its token. */
+/** A request to the simulator's control API and its JSON answer. */
 async function json(env: Env, path: string, method = 'GET', body?: object): Promise<{ status: number; body: Record<string, unknown> }> {
-  const response = await fetch(`${env.peer.info.simUrl}${path}`, {
-    method,
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${env.peer.info.credentials.controlToken}` },
-    body: body ? JSON.stringify(body) : undefined,
-  });
+  const response = await env.control(method, path, body);
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
 /** Someone calls one of our numbers; Switchboard answers. */
-async function answeredCall(env: Env, index: number): Promise<{ callId: string; carrierCallId: string }> {
+async function answeredCall(env: Env, index: number): Promise<AnsweredCall> {
   const { eventsUrl } = env.peer.info;
   const placed = await json(env, '/control/calls/inbound', 'POST', { from: '+14155550142', to: `+1212555${String(2000 + (index % 8000)).padStart(4, '0')}`, events_url: eventsUrl });
   if (placed.status !== 201) throw new Error(`inbound call refused: ${placed.status} ${JSON.stringify(placed.body)}`);
@@ -164,22 +150,33 @@ async function answeredCall(env: Env, index: number): Promise<{ callId: string; 
   return { callId, carrierCallId };
 }
 
+interface AnsweredCall {
+  callId: string;
+  carrierCallId: string;
+}
+
+/** `count` answered calls (numbers from `firstIndex` on), set up in batches, each joined to its middle by `attach`. */
+async function answeredCalls<T>(env: Env, count: number, firstIndex: number, attach: (call: AnsweredCall, i: number) => Promise<T>) {
+  const indexes = Array.from({ length: count }, (_, i) => i);
+  return inBatches(indexes, SETUP_CONCURRENCY, async (i) => {
+    const call = await answeredCall(env, firstIndex + i);
+    return { ...call, ...(await attach(call, i)) };
+  });
+}
+
 async function report(env: Env, callId: string): Promise<AudioReport> {
   const answer = await json(env, `/control/calls/${callId}/audio`);
   if (answer.status !== 200) throw new Error(`audio report for ${callId}: ${answer.status}`);
   return answer.body as unknown as AudioReport;
 }
 
-async function waitUntil(what: string, probe: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await probe())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** Makes the callers talk while this process's CPU time and event loop delay are measured. */
-async function measure(env: Env, callIds: string[], seconds: number, warmupMs: number) {
+/**
+ * Once every call's media socket is connected (to the relay or the bare echo: `middle`), makes the
+ * callers talk while this process's CPU time and event loop delay are measured.
+ */
+async function measure(env: Env, middle: string, callIds: string[], seconds: number, warmupMs: number) {
+  const allConnected = async () => (await Promise.all(callIds.map((id) => report(env, id)))).every((r) => r.connected);
+  await waitUntil(`every ${middle} connected`, allConnected, 10_000);
   const loop = monitorEventLoopDelay({ resolution: 5 });
   loop.enable();
   const cpu0 = process.cpuUsage();
@@ -196,7 +193,7 @@ async function measure(env: Env, callIds: string[], seconds: number, warmupMs: n
     missing: sent - echoed,
     roundTrips: result.roundTrips,
     windowS: result.windowMs / 1000,
-    cpuS: (cpu.user + cpu.system) / 1e6,
+    cpuS: cpuSeconds(cpu),
     peerCpuS: env.peer.inProcess ? Number.NaN : result.cpuS,
     loopDelayP99Ms: loop.percentile(99) / 1e6,
     failures: outOfOrder > 0 ? [`${outOfOrder} calls received frames out of order`] : [],
@@ -211,26 +208,13 @@ async function relayPhase(env: Env, calls: number, seconds: number, warmupMs: nu
   // The bench's customer peer listens on loopback.
   const peerEgress = new EgressPolicy({ allowedNetworks: LOOPBACK_NETWORKS });
   const relayLog = createLogger('audio-relay', process.env.LOG_LEVEL === 'info' ? 'info' : 'warn');
-  const started = await inBatches(
-    Array.from({ length: calls }, (_, i) => i),
-    SETUP_CONCURRENCY,
-    async (i) => {
-      const call = await answeredCall(env, i);
-      const controller = new AbortController();
-      const stream = await env.carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-      const done = relayAudio({ carrier: stream, handlerUrl: env.peer.info.customerUrl, callId: call.callId, lineId: 'bench-line', streamId: `MZbench${i}`, signal: controller.signal, egress: peerEgress, log: relayLog });
-      return { ...call, controller, done };
-    },
-  );
-  await waitUntil('every relay connected', async () => (await Promise.all(started.map((c) => report(env, c.callId)))).every((r) => r.connected), 10_000);
-
-  const measured = await measure(
-    env,
-    started.map((c) => c.callId),
-    seconds,
-    warmupMs,
-  );
-
+  const started = await answeredCalls(env, calls, 0, async (call, i) => {
+    const controller = new AbortController();
+    const stream = await env.carrier.openMediaStream({ carrierCallId: call.carrierCallId });
+    const done = relayAudio({ carrier: stream, handlerUrl: env.peer.info.customerUrl, callId: call.callId, lineId: 'bench-line', streamId: `MZbench${i}`, signal: controller.signal, egress: peerEgress, log: relayLog });
+    return { controller, done };
+  });
+  const measured = await measure(env, 'relay', started.map((c) => c.callId), seconds, warmupMs);
   for (const call of started) call.controller.abort();
   const summaries: RelaySummary[] = await Promise.all(started.map((c) => c.done));
   const failures = [...measured.failures];
@@ -253,38 +237,26 @@ async function relayPhase(env: Env, calls: number, seconds: number, warmupMs: nu
 async function baselinePhase(env: Env, calls: number, seconds: number, warmupMs: number): Promise<PhaseResult> {
   let echoedFrames = 0;
   const { simUrl, credentials } = env.peer.info;
-  const started = await inBatches(
-    Array.from({ length: calls }, (_, i) => i),
-    SETUP_CONCURRENCY,
-    async (i) => {
-      const call = await answeredCall(env, calls + i);
-      // The bare echo: straight on the carrier's media socket, every media payload sent back as is.
-      const ws = new WebSocket(`${simUrl.replace(/^http/, 'ws')}/carrier/v1/calls/${call.carrierCallId}/media`, { headers: { authorization: `Bearer ${credentials.carrierApiKey}` }, perMessageDeflate: false });
-      await new Promise<void>((resolve, reject) => {
-        ws.once('open', () => resolve());
-        ws.once('error', reject);
-      });
-      ws.on('error', () => undefined);
-      let sequence = 0;
-      ws.on('message', (data) => {
-        const message = JSON.parse(String(data)) as { event?: string; payload?: string };
-        if (message.event === 'media' && typeof message.payload === 'string') {
-          sequence += 1;
-          ws.send(JSON.stringify({ event: 'media', sequence, payload: message.payload }));
-          echoedFrames += 1;
-        }
-      });
-      return { ...call, ws };
-    },
-  );
-  await waitUntil('every echo connected', async () => (await Promise.all(started.map((c) => report(env, c.callId)))).every((r) => r.connected), 10_000);
-
-  const measured = await measure(
-    env,
-    started.map((c) => c.callId),
-    seconds,
-    warmupMs,
-  );
+  const started = await answeredCalls(env, calls, calls, async (call) => {
+    // The bare echo: straight on the carrier's media socket, every media payload sent back as is.
+    const ws = new WebSocket(`${simUrl.replace(/^http/, 'ws')}/carrier/v1/calls/${call.carrierCallId}/media`, { headers: { authorization: `Bearer ${credentials.carrierApiKey}` }, perMessageDeflate: false });
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    ws.on('error', () => undefined);
+    let sequence = 0;
+    ws.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { event?: string; payload?: string };
+      if (message.event === 'media' && typeof message.payload === 'string') {
+        sequence += 1;
+        ws.send(JSON.stringify({ event: 'media', sequence, payload: message.payload }));
+        echoedFrames += 1;
+      }
+    });
+    return { ws };
+  });
+  const measured = await measure(env, 'echo', started.map((c) => c.callId), seconds, warmupMs);
   for (const call of started) call.ws.terminate();
   await json(env, '/control/calls/reset', 'POST');
   return {
@@ -295,16 +267,15 @@ async function baselinePhase(env: Env, calls: number, seconds: number, warmupMs:
   };
 }
 
-function printTable(rows: PhaseResult[]): void {
+function printPhases(phases: PhaseResult[]): void {
   const header = ['path', 'frames sent', 'echoed', 'missing', 'rtt p50 ms', 'rtt p99 ms', 'rtt max ms', 'frames/s', 'CPU s', 'peer CPU s', 'loop p99 ms'];
-  const body = rows.map((r) => {
-    const sorted = [...r.roundTrips].sort((a, b) => a - b);
-    return [r.title, String(r.sent), String(r.echoed), String(r.missing), fmt(quantile(sorted, 0.5)), fmt(quantile(sorted, 0.99)), fmt(sorted.at(-1) ?? Number.NaN), fmt(r.framesPerSecond, 0), fmt(r.cpuS, 1), fmt(r.peerCpuS, 1), fmt(r.loopDelayP99Ms, 1)];
+  const rows = phases.map((r) => {
+    const rtt = distribution(r.roundTrips);
+    const frames = [String(r.sent), String(r.echoed), String(r.missing)];
+    const cpu = [fmt(r.cpuS, 1), fmt(r.peerCpuS, 1), fmt(r.loopDelayP99Ms, 1)];
+    return [r.title, ...frames, fmt(rtt.p50, 2), fmt(rtt.p99, 2), fmt(rtt.max, 2), fmt(r.framesPerSecond, 0), ...cpu];
   });
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  console.log(line(header));
-  for (const cells of body) console.log(line(cells));
+  printTable(header, rows);
 }
 
 async function main(): Promise<number> {
@@ -316,13 +287,15 @@ async function main(): Promise<number> {
   if (calls < 1 || seconds < 1) throw new Error('BENCH_AUDIO_CALLS and BENCH_SECONDS must be at least 1');
   if (warmupMs >= seconds * 1000) throw new Error('BENCH_WARMUP_MS must be shorter than BENCH_SECONDS');
 
-  const cleanups = createCleanups();
-  const t0 = performance.now();
-  const log = (line: string) => console.log(`[bench] +${((performance.now() - t0) / 1000).toFixed(1)}s ${line}`);
+  const log = elapsedLog();
+  const cleanups = createCleanups({ log });
+
   try {
     const peer = inProcess ? await inProcessPeer() : await forkPeer();
     cleanups.push(() => peer.close());
-    const env: Env = { peer, carrier: new SimulatorCarrier(peer.info.simUrl, peer.info.credentials.carrierApiKey) };
+    const { simUrl, credentials } = peer.info;
+    const carrier = new SimulatorCarrier(simUrl, credentials.carrierApiKey);
+    const env: Env = { peer, carrier, control: simulatorControl(simUrl, credentials.controlToken) };
     log(`simulator and customer echo ${inProcess ? 'in this process (BENCH_AUDIO_IN_PROCESS=1)' : 'in a forked peer process'}; relays in this process`);
 
     log(`relay: ${calls} concurrent audio calls, callers talking ${seconds} s (20 ms µ-law frames in real time; first ${warmupMs} ms of each call not in the latencies)`);
@@ -333,11 +306,11 @@ async function main(): Promise<number> {
     log(baseline.extra);
 
     console.log('');
-    printTable([relay, baseline]);
-    const r = [...relay.roundTrips].sort((a, b) => a - b);
-    const b = [...baseline.roundTrips].sort((a, b2) => a - b2);
+    printPhases([relay, baseline]);
+    const r = distribution(relay.roundTrips);
+    const b = distribution(baseline.roundTrips);
     console.log('');
-    console.log(`[bench] added relay latency per frame (carrier → customer → carrier, relay rtt − baseline rtt): p50 ${fmt(quantile(r, 0.5) - quantile(b, 0.5))} ms, p99 ${fmt(quantile(r, 0.99) - quantile(b, 0.99))} ms`);
+    console.log(`[bench] added relay latency per frame (carrier → customer → carrier, relay rtt − baseline rtt): p50 ${fmt(r.p50 - b.p50, 2)} ms, p99 ${fmt(r.p99 - b.p99, 2)} ms`);
     console.log(`[bench] relay: ${fmt(relay.framesPerSecond, 0)} frames/s relayed (both directions) for ${calls} calls over ${fmt(relay.windowS, 1)} s (offered: ${calls * 50 * 2} frames/s)`);
     const busy = relay.windowS > 0 ? (100 * relay.cpuS) / relay.windowS : Number.NaN;
     console.log(`[bench] CPU of this process while relaying: ${fmt(relay.cpuS, 1)} s (${fmt(busy, 0)} % of one core${inProcess ? ', simulator and customer included' : ''}); ${fmt((relay.cpuS * 1e6) / Math.max(1, relay.framesPerSecond * relay.windowS), 1)} µs per relayed frame`);
@@ -347,19 +320,10 @@ async function main(): Promise<number> {
       const ppm = run.sent === 0 ? 1e6 : (run.missing * 1e6) / run.sent;
       if (ppm > maxMissingPpm) failures.push(`${run.title}: ${run.missing} of ${run.sent} frames missing (${fmt(ppm / 1e4, 3)} %, tolerance ${fmt(maxMissingPpm / 1e4, 3)} %)`);
     }
-    for (const failure of failures) console.error(`[bench] FAIL: ${failure}`);
-    return failures.length ? 1 : 0;
+    return reportFailures(failures);
   } finally {
-    log('cleaning up');
     await cleanups.run();
-    log('done');
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -5,13 +5,15 @@
  * default (forked, steered over IPC) so the bench process holds only what is measured (the relays,
  * or the bare echo); with BENCH_AUDIO_IN_PROCESS=1 it runs in the same process.
  */
-import crypto from 'node:crypto';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer } from 'ws';
 import { startCarrierSimulator, type SimulatorCredentials } from '../simulator/carrierSimulator';
 import type { AudioReport, MediaSimulatorState } from '../simulator/mediaSimulator';
+import { randomSimulatorCredentials } from '../test/support/simulator';
+import { sleep } from './support/async';
+import { closeServer } from './support/http';
+import { startStubEndpoint } from './support/receivers';
 
 export interface PeerInfo {
   simUrl: string;
@@ -32,19 +34,13 @@ export interface TalkResult {
 }
 
 const DRAIN_TIMEOUT_MS = 5_000;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function startPeer(): Promise<{ info: PeerInfo; media: MediaSimulatorState; close(): Promise<void> }> {
-  const secret = () => crypto.randomBytes(32).toString('hex');
-  const credentials: SimulatorCredentials = { carrierApiKey: secret(), paymentsApiKey: secret(), webhookSecret: secret(), controlToken: secret() };
+  const credentials = randomSimulatorCredentials();
   const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
   // Switchboard's carrier events endpoint, as far as the simulator can tell: 204 to everything.
-  const events = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(204).end());
-  });
-  await new Promise<void>((resolve) => events.listen(0, '127.0.0.1', resolve));
-  sim.callbacks.setBaseUrl(`http://127.0.0.1:${(events.address() as AddressInfo).port}`);
+  const events = await startStubEndpoint(204);
+  sim.callbacks.setBaseUrl(events.origin);
   const customer = new WebSocketServer({ host: '127.0.0.1', port: 0, perMessageDeflate: false });
   await new Promise<void>((resolve) => customer.once('listening', () => resolve()));
   customer.on('connection', (ws) => {
@@ -58,15 +54,15 @@ export async function startPeer(): Promise<{ info: PeerInfo; media: MediaSimulat
     info: {
       simUrl: sim.url,
       credentials,
-      eventsUrl: `http://127.0.0.1:${(events.address() as AddressInfo).port}/carrier/events`,
+      eventsUrl: `${events.origin}/carrier/events`,
       customerUrl: `ws://127.0.0.1:${(customer.address() as AddressInfo).port}/audio`,
     },
     media: sim.media,
     async close() {
       for (const client of customer.clients) client.terminate();
       await new Promise<void>((resolve) => customer.close(() => resolve()));
-      await new Promise<void>((resolve) => sim.server.close(() => resolve()));
-      await new Promise<void>((resolve) => events.close(() => resolve()));
+      await closeServer(sim.server);
+      await events.close();
     },
   };
 }

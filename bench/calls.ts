@@ -43,8 +43,6 @@
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -52,11 +50,19 @@ import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { intFromEnv } from '../src/platform/config';
 import { generateSecretsKey } from '../src/platform/crypto/secretBox';
+import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { stopProcess } from '../src/platform/infra/proc';
 import { spawnService } from '../src/platform/infra/services';
 import { startEphemeralStack } from '../src/platform/infra/stack';
+import { ACTIVE_CALL_STATUSES } from '../src/domain/calls/rules';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
-import { createCleanups } from './cleanups';
+import { inBatches, runBounded, sleep, waitUntil } from './support/async';
+import { cpuSeconds, processCpuMs } from './support/cpu';
+import { postJson } from './support/http';
+import { startJsonReceiver, startStubEndpoint } from './support/receivers';
+import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
+import { distribution } from './support/stats';
+import { fmt, printTable } from './support/table';
 
 const TARGET_P99_MS = 150;
 const TURN_TIMEOUT_MS = 10_000;
@@ -85,47 +91,22 @@ async function startTurnReceiver(): Promise<Receiver> {
   const messageAt = new Map<string, number>();
   const firstChunkAt = new Map<string, number>();
   const started = new Set<string>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const at = performance.now();
-      let body: { event?: unknown; text?: unknown; call_id?: unknown } = {};
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as typeof body;
-      } catch {
-        body = {};
-      }
-      if (body.event === 'call_started' && typeof body.call_id === 'string') started.add(body.call_id);
-      if (body.event !== 'message' || typeof body.text !== 'string') {
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end('{}');
-        return;
-      }
-      const text = body.text;
-      if (!messageAt.has(text)) messageAt.set(text, at);
-      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
-      if (!firstChunkAt.has(text)) firstChunkAt.set(text, performance.now());
-      res.write(`${JSON.stringify({ text: replyTo(text) })}\n`);
-      res.end(`${JSON.stringify({ done: true })}\n`);
-    });
+  const endpoint = await startJsonReceiver((parsed, at, res) => {
+    const body = (parsed ?? {}) as { event?: unknown; text?: unknown; call_id?: unknown };
+    if (body.event === 'call_started' && typeof body.call_id === 'string') started.add(body.call_id);
+    if (body.event !== 'message' || typeof body.text !== 'string') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{}');
+      return;
+    }
+    const text = body.text;
+    if (!messageAt.has(text)) messageAt.set(text, at);
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    if (!firstChunkAt.has(text)) firstChunkAt.set(text, performance.now());
+    res.write(`${JSON.stringify({ text: replyTo(text) })}\n`);
+    res.end(`${JSON.stringify({ done: true })}\n`);
   });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
-    messageAt,
-    firstChunkAt,
-    started,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return { url: `${endpoint.origin}/hooks`, messageAt, firstChunkAt, started, close: endpoint.close };
 }
 
 /** Wraps the in-process simulator's `speak` so each spoken text's first arrival is timed. */
@@ -150,14 +131,6 @@ function observeSpeak(h: Harness): { speakAt: Map<string, number>; waiters: Map<
 // Helpers.
 // ---------------------------------------------------------------------------------------
 
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
-
-const fmt = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 interface Row {
   title: string;
   count: number;
@@ -168,29 +141,18 @@ interface Row {
 }
 
 function row(title: string, samples: number[], missing: number): Row {
-  const sorted = [...samples].sort((a, b) => a - b);
-  return { title, count: sorted.length, missing, p50: quantile(sorted, 0.5), p99: quantile(sorted, 0.99), max: sorted.length ? sorted[sorted.length - 1] : Number.NaN };
+  const { count, p50, p99, max } = distribution(samples);
+  return { title, count, missing, p50, p99, max };
 }
 
-function printTable(rows: Row[]): void {
+function printRows(rows: Row[]): void {
   const header = ['measure', 'count', 'missing', 'p50 ms', 'p99 ms', 'max ms'];
-  const body = rows.map((r) => [r.title, String(r.count), String(r.missing), fmt(r.p50), fmt(r.p99), fmt(r.max)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((cells) => cells[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const cells of body) console.log(line(cells));
+  printTable(header, rows.map((r) => [r.title, String(r.count), String(r.missing), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1)]));
 }
 
 /** A POST to the simulator's control API, with its token. */
 async function control(h: Harness, path: string, body: unknown): Promise<number> {
   const response = await h.simulator.control('POST', path, body);
-  await response.text();
-  return response.status;
-}
-
-async function postJson(url: string, body: unknown): Promise<number> {
-  const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   await response.text();
   return response.status;
 }
@@ -244,12 +206,8 @@ async function placeCalls(bench: Bench, count: number): Promise<string[]> {
   // A line carries one call at a time: one line per call, and a fresh tenant per 10 lines.
   const tenants: Tenant[] = [];
   for (let i = 0; i < count; i += LINES_PER_TENANT) tenants.push(await createTenant(h.db));
-  const ids: string[] = [];
   // In batches, so that setting up many calls does not time itself out.
-  for (let first = 0; first < count; first += PLACE_BATCH) {
-    ids.push(...(await Promise.all(Array.from({ length: Math.min(PLACE_BATCH, count - first) }, (_, j) => placeCall(bench, tenants, first + j)))));
-  }
-  return ids;
+  return inBatches(Array.from({ length: count }, (_, i) => i), PLACE_BATCH, (i) => placeCall(bench, tenants, i));
 }
 
 /** One call on its own fresh line, connected (in_progress). */
@@ -327,7 +285,7 @@ async function hangUp(bench: Bench, ids: string[]): Promise<void> {
       const deadline = Date.now() + 15_000;
       while (Date.now() < deadline) {
         const status = (await bench.h.request('GET', `/api/v1/calls/${id}`, { key })).body?.call?.status;
-        if (!['initiated', 'ringing', 'in_progress'].includes(status)) break;
+        if (!ACTIVE_CALL_STATUSES.includes(status)) break;
         await sleep(100);
       }
       bench.live.delete(id);
@@ -397,35 +355,19 @@ async function hopRows(bench: Bench, turns: Turn[]): Promise<Row[]> {
 // ---------------------------------------------------------------------------------------
 
 async function baselineRoundTrips(n: number, lanes: number): Promise<number[]> {
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{}');
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+  const endpoint = await startStubEndpoint(200, '{}');
+  const url = `${endpoint.origin}/`;
   const samples: number[] = [];
   try {
     // Warm-up (not counted): one keep-alive socket per lane.
     await Promise.all(Array.from({ length: lanes * 5 }, (_, i) => postJson(url, { event: 'message', text: `warmup ${i}` })));
-    let next = 0;
-    const lane = async () => {
-      while (next < n) {
-        next += 1;
-        const t0 = performance.now();
-        await postJson(url, { event: 'message', text: `baseline ${next}` });
-        samples.push(performance.now() - t0);
-      }
-    };
-    await Promise.all(Array.from({ length: lanes }, lane));
-  } finally {
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
+    await runBounded(n, lanes, async (i) => {
+      const t0 = performance.now();
+      await postJson(url, { event: 'message', text: `baseline ${i + 1}` });
+      samples.push(performance.now() - t0);
     });
+  } finally {
+    await endpoint.close();
   }
   return samples;
 }
@@ -433,18 +375,6 @@ async function baselineRoundTrips(n: number, lanes: number): Promise<number[]> {
 // ---------------------------------------------------------------------------------------
 // Phases.
 // ---------------------------------------------------------------------------------------
-
-/** CPU time (user + system, ms) a process has used so far; undefined where /proc is not readable. */
-function processCpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    // Fields after the command name: utime and stime are the 12th and 13th, in clock ticks (100 Hz).
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return undefined;
-  }
-}
 
 async function latencyPhase(bench: Bench, turns: number, callCount: number, warmupTurns: number): Promise<{ rows: Row[]; hops: Row[]; cpu: string; missing: number }> {
   const ids = await placeCalls(bench, callCount);
@@ -478,11 +408,7 @@ async function latencyPhase(bench: Bench, turns: number, callCount: number, warm
  * more, so that the turns measured are not queued behind the start of K calls at once.
  */
 async function settle(bench: Bench, ids: string[]): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (!ids.every((id) => bench.receiver.started.has(id))) {
-    if (Date.now() > deadline) throw new Error('calls did not finish starting within 30 s');
-    await sleep(50);
-  }
+  await waitUntil('every call to finish starting', () => ids.every((id) => bench.receiver.started.has(id)), 30_000);
   await sleep(SETTLE_MS);
 }
 
@@ -526,11 +452,9 @@ async function main(): Promise<number> {
 
   Runtime.install({ logger: new DefaultLogger('WARN') });
 
-  const cleanups = createCleanups();
-  const cleanup = cleanups.run;
+  const log = elapsedLog();
+  const cleanups = createCleanups({ log });
 
-  const t0 = performance.now();
-  const log = (line: string) => console.log(`[bench] +${((performance.now() - t0) / 1000).toFixed(1)}s ${line}`);
   try {
     const stack = await startEphemeralStack({ name: 'bench_calls' });
     cleanups.push(() => stack.stop());
@@ -545,6 +469,8 @@ async function main(): Promise<number> {
     process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
     process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
     process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
+    // The bench's receiver listens on loopback, which customer URLs may not reach unless allowed (as `up` and the tests do).
+    process.env.OUTBOUND_ALLOWED_NETWORKS = process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(',');
 
     log('stack up, workflow bundle built');
     const h = await startHarness();
@@ -591,9 +517,9 @@ async function main(): Promise<number> {
     console.log(`[bench] (a) ${turns} turns over ${turnCalls} concurrent calls (one turn at a time per call, 2 warm-up turns per call not counted)`);
     const latency = await latencyPhase(bench, turns, turnCalls, 2);
     console.log('');
-    printTable(latency.rows);
+    printRows(latency.rows);
     console.log('[bench] say→message by hop (event times from each call\'s workflow history):');
-    printTable(latency.hops);
+    printRows(latency.hops);
     console.log(`[bench] ${latency.cpu}`);
     console.log('[bench] first chunk→speak: receiver wrote its first NDJSON line → in-process simulator speak() saw the text (exact, not polled)');
     console.log('');
@@ -615,9 +541,9 @@ async function main(): Promise<number> {
       }
       const cpu = process.cpuUsage(cpu0);
       capacityRows.push(capacity.row);
-      console.log(`[bench] K=${k}: ${capacity.turns} turns, this process used ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU`);
-      printTable([...capacity.rows, ...capacity.hops]);
-      console.log(`[bench] K=${k}: say→speak p50 ${fmt(capacity.row.p50)} ms, p99 ${fmt(capacity.row.p99)} ms, ${capacity.row.missing} unanswered`);
+      console.log(`[bench] K=${k}: ${capacity.turns} turns, this process used ${cpuSeconds(cpu).toFixed(1)} s CPU`);
+      printRows([...capacity.rows, ...capacity.hops]);
+      console.log(`[bench] K=${k}: say→speak p50 ${fmt(capacity.row.p50, 1)} ms, p99 ${fmt(capacity.row.p99, 1)} ms, ${capacity.row.missing} unanswered`);
       return capacity.row;
     };
     const passes = (r: Row) => r.missing === 0 && r.p99 < TARGET_P99_MS;
@@ -649,10 +575,10 @@ async function main(): Promise<number> {
       for (const k of [...calls, ...(double ? [Math.max(...calls) * 2] : [])]) missing += (await runCapacity(k)).missing;
     }
     console.log('');
-    printTable(capacityRows);
+    printRows(capacityRows);
     for (const r of capacityRows) {
       const ok = r.p99 < TARGET_P99_MS;
-      console.log(`[bench] ${r.title}: p99 ${fmt(r.p99)} ms ${ok ? '<' : '>='} ${TARGET_P99_MS} ms target: ${ok ? 'MET' : 'MISSED'}`);
+      console.log(`[bench] ${r.title}: p99 ${fmt(r.p99, 1)} ms ${ok ? '<' : '>='} ${TARGET_P99_MS} ms target: ${ok ? 'MET' : 'MISSED'}`);
     }
     if (capacity) {
       const { largestPassing, smallestFailing } = capacity;
@@ -661,22 +587,10 @@ async function main(): Promise<number> {
           (smallestFailing === null ? ` (no failure up to ${maxCalls}; BENCH_MAX_CALLS raises the limit)` : ` (${smallestFailing} missed it)`),
       );
     }
-    if (missing > 0) {
-      console.error(`[bench] FAIL: ${missing} turns were not spoken within ${TURN_TIMEOUT_MS / 1000} s`);
-      return 1;
-    }
-    return 0;
+    return reportFailures(missing > 0 ? [`${missing} turns were not spoken within ${TURN_TIMEOUT_MS / 1000} s`] : []);
   } finally {
-    log('cleaning up');
-    await cleanup();
-    log('done');
+    await cleanups.run();
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

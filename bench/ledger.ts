@@ -16,7 +16,10 @@ import { extendHold, placeHold, settleHold } from '../src/domain/billing/holds';
 import { balanceOf, post, type BillingTenant } from '../src/domain/billing/ledger';
 import { callChargeCents, ratePerMinuteCents, ZONES, type Zone } from '../src/domain/billing/pricing';
 import { startEphemeralStack } from '../src/platform/infra/stack';
-import { createWorkspace } from '../src/domain/workspaces/service';
+import { runBounded } from './support/async';
+import { createCleanups, reportFailures, runBench } from './support/run';
+import { fmt, printTable } from './support/table';
+import { createBenchWorkspace } from './support/tenant';
 
 const CALLS = intFromEnv('BENCH_CALLS', 10_000);
 const CONCURRENCY = intFromEnv('BENCH_CONCURRENCY', 16);
@@ -26,15 +29,6 @@ interface Call {
   mode: (typeof MODES)[number];
   zone: Zone;
   durationMs: number;
-}
-
-async function runPool<T>(items: T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await work(items[next++]);
-    }),
-  );
 }
 
 async function settleCall(db: Db, tenant: BillingTenant, call: Call): Promise<number> {
@@ -52,11 +46,14 @@ async function settleCall(db: Db, tenant: BillingTenant, call: Call): Promise<nu
   return charge;
 }
 
-async function main(): Promise<void> {
-  const stack = await startEphemeralStack({ name: 'switchboard_bench_ledger', log: () => undefined });
-  const db = createDb(stack.databaseUrl, { max: CONCURRENCY + 4 });
+async function main(): Promise<number> {
+  const cleanups = createCleanups();
   try {
-    const { workspace } = await createWorkspace(db, { name: 'bench', ownerEmail: `bench+${Date.now()}@example.test` });
+    const stack = await startEphemeralStack({ name: 'switchboard_bench_ledger', log: () => undefined });
+    cleanups.push(() => stack.stop());
+    const db = createDb(stack.databaseUrl, { max: CONCURRENCY + 4 });
+    cleanups.push(() => db.destroy());
+    const { workspace } = await createBenchWorkspace(db);
     const tenant: BillingTenant = { workspaceId: workspace.id, environment: 'test' };
     const startingBalance = 100_000_000;
     await post(db, { tenant, type: 'credit_purchase', amountCents: startingBalance, description: 'bench funds', idempotencyRef: `bench:${workspace.id}`, at: new Date() });
@@ -70,8 +67,8 @@ async function main(): Promise<void> {
     const holdsPerCall = calls.reduce((n, c) => n + Math.max(1, Math.ceil(c.durationMs / 60_000)), 0);
     let expectedCharges = 0;
     const started = process.hrtime.bigint();
-    await runPool(calls, CONCURRENCY, async (call) => {
-      const charge = await settleCall(db, tenant, call);
+    await runBounded(calls.length, CONCURRENCY, async (i) => {
+      const charge = await settleCall(db, tenant, calls[i]);
       expectedCharges += charge;
     });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -89,30 +86,28 @@ async function main(): Promise<void> {
       t.text('ref').unique();
     });
     const baselineStarted = process.hrtime.bigint();
-    await runPool(calls, CONCURRENCY, async (call) => {
+    await runBounded(calls.length, CONCURRENCY, async (i) => {
+      const call = calls[i];
       await db('bench_baseline').insert({ amount_cents: -callChargeCents(call.mode, call.zone, call.durationMs), ref: crypto.randomUUID() });
     });
     const baselineSeconds = Number(process.hrtime.bigint() - baselineStarted) / 1e9;
 
-    const row = (label: string, n: number, s: number) => `${label.padEnd(44)} ${String(n).padStart(7)} ${s.toFixed(2).padStart(8)} ${(n / s).toFixed(0).padStart(10)}`;
+    const row = (label: string, n: number, s: number) => [label, String(n), fmt(s, 2), fmt(n / s, 0)];
     console.log(`\n[bench] ${CALLS} calls, concurrency ${CONCURRENCY}, ${holdsPerCall} holds/extensions, one workspace (every posting takes its account lock)\n`);
-    console.log(`${'target'.padEnd(44)} ${'n'.padStart(7)} ${'seconds'.padStart(8)} ${'per second'.padStart(10)}`);
-    console.log(row('switchboard: reserve + extend + settle (calls)', CALLS, seconds));
-    console.log(row('switchboard: holds and extensions', holdsPerCall, seconds));
-    console.log(row('switchboard: ledger postings (settlements)', CALLS, seconds));
-    console.log(row('baseline: bare INSERT', CALLS, baselineSeconds));
+    printTable(
+      ['target', 'n', 'seconds', 'per second'],
+      [
+        row('switchboard: reserve + extend + settle (calls)', CALLS, seconds),
+        row('switchboard: holds and extensions', holdsPerCall, seconds),
+        row('switchboard: ledger postings (settlements)', CALLS, seconds),
+        row('baseline: bare INSERT', CALLS, baselineSeconds),
+      ],
+    );
     console.log(`\ncharged ${expectedCharges} cents; drift balance vs ledger: ${driftVsLedger} cents; drift vs pricing: ${driftVsPricing} cents; active holds left: ${active[0].n}`);
-    if (driftVsLedger !== 0 || driftVsPricing !== 0 || Number(active[0].n) !== 0) {
-      console.error('[bench] FAILED: the books do not balance');
-      process.exitCode = 1;
-    }
+    return reportFailures(driftVsLedger !== 0 || driftVsPricing !== 0 || Number(active[0].n) !== 0 ? ['the books do not balance'] : []);
   } finally {
-    await db.destroy();
-    await stack.stop();
+    await cleanups.run();
   }
 }
 
-main().catch((err) => {
-  console.error(err);
-  process.exit(1);
-});
+runBench(main);

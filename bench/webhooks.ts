@@ -18,8 +18,6 @@
  * process, so both rows share one event loop with the receiver; compare the ratio.
  */
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
@@ -34,8 +32,14 @@ import { startEphemeralStack } from '../src/platform/infra/stack';
 import { createCurrentSecret } from '../src/domain/lines/secrets';
 import { connectTemporalClient } from '../src/platform/temporal/client';
 import { createEvent, startDelivery } from '../src/domain/webhooks/publish';
-import { createWorkspace } from '../src/domain/workspaces/service';
-import { createCleanups } from './cleanups';
+import { pollUntil, runBounded } from './support/async';
+import { cpuSeconds } from './support/cpu';
+import { postJson } from './support/http';
+import { startJsonReceiver } from './support/receivers';
+import { createCleanups, reportFailures, runBench } from './support/run';
+import { distribution } from './support/stats';
+import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
+import { createBenchWorkspace, insertActiveLine } from './support/tenant';
 
 // Worker concurrency: enough slots that 50 concurrent publishers never queue behind the
 // worker's own limits on a 2-core machine; Postgres and CPU are the real bounds.
@@ -61,67 +65,31 @@ interface Receiver {
 async function startBenchReceiver(): Promise<Receiver> {
   const receipts = new Map<string, number[]>();
   const state = { unparsable: 0 };
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const at = performance.now();
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('{"ok":true}');
-      let eventId: unknown;
-      try {
-        eventId = (JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event_id?: unknown }).event_id;
-      } catch {
-        eventId = undefined;
-      }
-      if (typeof eventId !== 'string') {
-        state.unparsable += 1;
-        return;
-      }
-      const times = receipts.get(eventId);
-      if (times) times.push(at);
-      else receipts.set(eventId, [at]);
-    });
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+  const endpoint = await startJsonReceiver((body, at, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end('{"ok":true}');
+    const eventId = (body as { event_id?: unknown } | undefined)?.event_id;
+    if (typeof eventId !== 'string') {
+      state.unparsable += 1;
+      return;
+    }
+    const times = receipts.get(eventId);
+    if (times) times.push(at);
+    else receipts.set(eventId, [at]);
   });
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    url: `${endpoint.origin}/hooks`,
     receipts,
     get unparsable() {
       return state.unparsable;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: endpoint.close,
   };
 }
 
 // ---------------------------------------------------------------------------------------
 // Measurement helpers.
 // ---------------------------------------------------------------------------------------
-
-/** Runs `task(i)` for i in [0, n) with at most `concurrency` in flight. */
-async function runBounded(n: number, concurrency: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const lane = async () => {
-    while (next < n) {
-      const i = next;
-      next += 1;
-      await task(i);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, n) }, lane));
-}
-
-async function waitFor(done: () => boolean, deadline: number): Promise<void> {
-  while (!done() && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-}
 
 interface Run {
   /** event_id → time just before it was created (engine) or sent (baseline). */
@@ -143,11 +111,6 @@ interface Row {
   max: number;
 }
 
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
-}
-
 function summarize(title: string, run: Run, receiver: Receiver): Row {
   const latencies: number[] = [];
   let duplicates = 0;
@@ -162,8 +125,7 @@ function summarize(title: string, run: Run, receiver: Receiver): Row {
     latencies.push(first - sent);
     lastReceipt = Math.max(lastReceipt, first);
   }
-  latencies.sort((a, b) => a - b);
-  const received = latencies.length;
+  const { count: received, p50, p99, max } = distribution(latencies);
   const wallSec = (lastReceipt - firstSent) / 1000;
   return {
     title,
@@ -173,9 +135,9 @@ function summarize(title: string, run: Run, receiver: Receiver): Row {
     duplicates,
     publishErrors: run.publishErrors,
     perSec: received > 0 && wallSec > 0 ? received / wallSec : Number.NaN,
-    p50: quantile(latencies, 0.5),
-    p99: quantile(latencies, 0.99),
-    max: latencies.length ? latencies[latencies.length - 1] : Number.NaN,
+    p50,
+    p99,
+    max,
   };
 }
 
@@ -184,17 +146,16 @@ const allReceived = (run: Run, receiver: Receiver) => () => {
   return true;
 };
 
-const fmt = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
-
-function printTable(rows: Row[], ratio: { perSec: number; p50: number; p99: number }): void {
+function printRows(baseline: Row, switchboard: Row): void {
   const header = ['target', 'published', 'received', 'missing', 'dupes', 'deliveries/s', 'p50 ms', 'p99 ms', 'max ms'];
-  const body = rows.map((r) => [r.title, String(r.published), String(r.received), String(r.missing), String(r.duplicates), fmt(r.perSec, 0), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1)]);
-  body.push(['ratio switchboard/baseline', '', '', '', '', `${fmt(ratio.perSec, 3)}x`, `${fmt(ratio.p50, 1)}x`, `${fmt(ratio.p99, 1)}x`, '']);
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
-  console.log(line(header));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const row of body) console.log(line(row));
+  const rows = [baseline, switchboard].map((r) => {
+    const counts = [r.published, r.received, r.missing, r.duplicates].map(String);
+    return [r.title, ...counts, fmt(r.perSec, 0), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1)];
+  });
+  const ratios = [
+    ratio(switchboard.perSec, baseline.perSec, 3), ratio(switchboard.p50, baseline.p50, 1), ratio(switchboard.p99, baseline.p99, 1),
+  ];
+  printTable(header, [...rows, [RATIO_LABEL, '', '', '', '', ...ratios, '']]);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -232,13 +193,11 @@ async function sendBare(url: string, lineId: string, n: number, concurrency: num
   const run: Run = { sentAt: new Map(), publishErrors: 0 };
   await runBounded(n, concurrency, async (i) => {
     const eventId = crypto.randomUUID();
-    const body = JSON.stringify({ ...payload(i), event: 'call_ended', event_id: eventId, line_id: lineId });
-    const t0 = performance.now();
-    run.sentAt.set(eventId, t0);
+    const body = { ...payload(i), event: 'call_ended', event_id: eventId, line_id: lineId };
+    run.sentAt.set(eventId, performance.now());
     try {
-      const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      await response.text();
-      if (!response.ok) throw new Error(`receiver answered ${response.status}`);
+      const status = await postJson(url, body);
+      if (status < 200 || status > 299) throw new Error(`receiver answered ${status}`);
     } catch (err) {
       run.sentAt.delete(eventId);
       run.publishErrors += 1;
@@ -261,7 +220,6 @@ async function main(): Promise<number> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
 
   const cleanups = createCleanups();
-  const cleanup = cleanups.run;
 
   try {
     const stack = await startEphemeralStack({ name: 'bench_webhooks' });
@@ -312,30 +270,17 @@ async function main(): Promise<number> {
     });
 
     // A tenant and an active webhook line pointing at the receiver, inserted directly (no carrier).
-    const suffix = crypto.randomBytes(6).toString('hex');
-    const { workspace, owner } = await createWorkspace(db, { name: `Bench ${suffix}`, ownerEmail: `bench+${suffix}@example.test` });
-    const [line] = await db('lines')
-      .insert({
-        workspace_id: workspace.id,
-        user_id: owner.id,
-        environment: 'test',
-        name: 'Bench line',
-        mode: 'webhook',
-        webhook_url: receiver.url,
-        phone_number: '+15005550100',
-        status: 'active',
-        activated_at: new Date(),
-      })
-      .returning<{ id: string }[]>('id');
-    await createCurrentSecret(db, secretsKey, line.id, new Date());
-    const target: Target = { db, temporal, taskQueue, workspaceId: workspace.id, lineId: line.id };
+    const { workspace, owner } = await createBenchWorkspace(db);
+    const lineId = await insertActiveLine(db, { workspace, owner, webhookUrl: receiver.url });
+    await createCurrentSecret(db, secretsKey, lineId, new Date());
+    const target: Target = { db, temporal, taskQueue, workspaceId: workspace.id, lineId };
 
     // Warm-up (not counted): worker isolate and caches, pools, keep-alive sockets.
     if (warmupEvents > 0) {
       const warm = await publishEvents(target, warmupEvents, concurrency);
-      await waitFor(allReceived(warm, receiver), performance.now() + timeoutSec * 1000);
-      if (!allReceived(warm, receiver)() || warm.publishErrors > 0) throw new Error(`warm-up failed: ${summarize('warm-up', warm, receiver).missing} missing, ${warm.publishErrors} publish errors (${warm.firstError ?? 'no error'})`);
-      await sendBare(receiver.url, line.id, warmupEvents, concurrency);
+      const arrived = await pollUntil(allReceived(warm, receiver), timeoutSec * 1000, 10);
+      if (!arrived || warm.publishErrors > 0) throw new Error(`warm-up failed: ${summarize('warm-up', warm, receiver).missing} missing, ${warm.publishErrors} publish errors (${warm.firstError ?? 'no error'})`);
+      await sendBare(receiver.url, lineId, warmupEvents, concurrency);
     }
 
     console.log(
@@ -344,59 +289,43 @@ async function main(): Promise<number> {
         `db pools ${PUBLISHER_DB_POOL} (publisher) / ${WORKER_DB_POOL} (worker); ${warmupEvents} warm-up events per target`,
     );
 
-    const baselineRun = await sendBare(receiver.url, line.id, events, concurrency);
-    await waitFor(allReceived(baselineRun, receiver), performance.now() + timeoutSec * 1000);
+    const baselineRun = await sendBare(receiver.url, lineId, events, concurrency);
+    await pollUntil(allReceived(baselineRun, receiver), timeoutSec * 1000, 10);
     const baseline = summarize(BASELINE_LABEL, baselineRun, receiver);
 
     const started = performance.now();
     const cpu0 = process.cpuUsage();
     const engineRun = await publishEvents(target, events, concurrency);
     const publishSec = (performance.now() - started) / 1000;
-    await waitFor(allReceived(engineRun, receiver), started + timeoutSec * 1000);
+    await pollUntil(allReceived(engineRun, receiver), started + timeoutSec * 1000 - performance.now(), 10);
     const switchboard = summarize('switchboard deliverEventWorkflow', engineRun, receiver);
     const engineSec = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpu0);
 
     // Let the workflows record their outcome before the worker shuts down.
     const succeeded = async () => Number((await workerDb('webhook_deliveries').whereIn('event_id', [...engineRun.sentAt.keys()]).where({ status: 'success' }).countDistinct({ n: 'event_id' }))[0].n);
-    const settleDeadline = performance.now() + 10_000;
-    let recorded = await succeeded();
-    while (recorded < switchboard.received && performance.now() < settleDeadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      recorded = await succeeded();
-    }
+    let recorded = 0;
+    await pollUntil(async () => (recorded = await succeeded()) >= switchboard.received, 10_000, 100);
 
     console.log('');
-    printTable([baseline, switchboard], { perSec: switchboard.perSec / baseline.perSec, p50: switchboard.p50 / baseline.p50, p99: switchboard.p99 / baseline.p99 });
+    printRows(baseline, switchboard);
     console.log('');
     // Where the time went: if this process was mostly idle, the wait was on Temporal or Postgres.
-    console.log(`[bench] switchboard: publishing took ${publishSec.toFixed(1)}s of ${engineSec.toFixed(1)}s; this process (publisher + worker + receiver) used ${((cpu.user + cpu.system) / 1e6).toFixed(1)}s CPU meanwhile`);
+    console.log(`[bench] switchboard: publishing took ${publishSec.toFixed(1)}s of ${engineSec.toFixed(1)}s; this process (publisher + worker + receiver) used ${cpuSeconds(cpu).toFixed(1)}s CPU meanwhile`);
     console.log(`[bench] switchboard: ${recorded} of ${switchboard.published} events logged as delivered in webhook_deliveries; receiver saw ${receiver.unparsable} requests without an event_id`);
 
-    let failed = false;
+    const failures: string[] = [];
     for (const [row, run] of [
       [switchboard, engineRun],
       [baseline, baselineRun],
     ] as const) {
-      if (row.publishErrors > 0) {
-        console.error(`[bench] FAIL: ${row.title}: ${row.publishErrors} of ${events} sends failed (first: ${run.firstError})`);
-        failed = true;
-      }
-      if (row.missing > 0) {
-        console.error(`[bench] FAIL: ${row.title}: ${row.missing} of ${row.published} published events never reached the receiver within ${timeoutSec}s`);
-        failed = true;
-      }
+      if (row.publishErrors > 0) failures.push(`${row.title}: ${row.publishErrors} of ${events} sends failed (first: ${run.firstError})`);
+      if (row.missing > 0) failures.push(`${row.title}: ${row.missing} of ${row.published} published events never reached the receiver within ${timeoutSec}s`);
     }
-    return failed ? 1 : 0;
+    return reportFailures(failures);
   } finally {
-    await cleanup();
+    await cleanups.run();
   }
 }
 
-main().then(
-  (code) => process.exit(code),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);
