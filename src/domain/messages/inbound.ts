@@ -5,7 +5,10 @@ import { optIn, optOut } from '../compliance/optOuts';
 import type { LineRow } from '../lines/store';
 import { stableUuid } from '../../platform/stableId';
 import { keywordOf, KEYWORD_REPLIES, type Keyword } from './rules';
-import { insertMessage, type MessageRow } from './store';
+import { eventDestination } from '../webhooks/destination';
+import { EVENT_POLICIES } from '../webhooks/events';
+import { isEventRecorded, recordEvent } from '../webhooks/record';
+import { findMessage, insertMessage, type MessageRow } from './store';
 
 /**
  * An inbound SMS, end to end in one transaction: store it (which opens the 24-hour window), act
@@ -57,9 +60,8 @@ export async function receiveInboundMessage(
       created_at: input.at,
     });
     if (!inserted) {
-      const reply = (await trx<MessageRow>('messages').where({ id: replyId }).first()) ?? null;
-      const event = await trx('webhook_events').where({ id: eventId }).first('id');
-      return { message, keyword, reply, eventId: event ? eventId : null };
+      const reply = (await findMessage(trx, replyId)) ?? null;
+      return { message, keyword, reply, eventId: (await isEventRecorded(trx, eventId)) ? eventId : null };
     }
 
     // Inbound SMS are free (SMS_INBOUND_CENTS) but counted in the usage reports.
@@ -117,16 +119,13 @@ export async function receiveInboundMessage(
 
     // Delivered to the line's webhook_url (else the workspace default); a line with neither keeps
     // the message readable through the conversations API only.
-    const account = line.webhook_url ? null : await trx('billing_accounts').where({ workspace_id: line.workspace_id, environment: line.environment }).first('default_webhook_url');
-    if (!line.webhook_url && !account?.default_webhook_url) return { message, keyword, reply, eventId: null };
-    await trx('webhook_events').insert({
+    if (!(await eventDestination(trx, tenant, line, EVENT_POLICIES.sms_received.target))) return { message, keyword, reply, eventId: null };
+    await recordEvent(trx, {
       id: eventId,
-      workspace_id: line.workspace_id,
-      environment: line.environment,
-      line_id: line.id,
-      call_id: null,
-      event_type: 'sms_received',
-      target: 'webhook',
+      ...tenant,
+      lineId: line.id,
+      type: 'sms_received',
+      target: EVENT_POLICIES.sms_received.target,
       payload: {
         message_id: messageId,
         from_number: input.from,
@@ -136,8 +135,7 @@ export async function receiveInboundMessage(
         keyword_action: keyword,
         timestamp: input.at.getTime(),
       },
-      actor_key_id: null,
-      created_at: input.at,
+      now: input.at,
     });
     return { message, keyword, reply, eventId };
   });
