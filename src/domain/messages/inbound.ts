@@ -1,14 +1,58 @@
 import type { Knex } from 'knex';
+import type { sendMessageWorkflow } from '../../../workflows/messages';
+import { workflowIds } from '../../../workflows/definitions/ids';
 import { SMS_INBOUND_CENTS, smsSegments } from '../billing/pricing';
 import { recordComplianceEvent } from '../compliance/events';
 import { optIn, optOut } from '../compliance/optOuts';
-import type { LineRow } from '../lines/store';
+import { findActiveLineByNumber, type LineRow } from '../lines/store';
+import { startDelivery } from '../webhooks/publish';
 import { stableUuid } from '../../platform/stableId';
-import { keywordOf, KEYWORD_REPLIES, type Keyword } from './rules';
+import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
+import type { UseCaseDeps } from '../../platform/useCaseDeps';
 import { eventDestination } from '../webhooks/destination';
 import { EVENT_POLICIES } from '../webhooks/events';
 import { isEventRecorded, recordEvent } from '../webhooks/record';
+import { keywordOf, KEYWORD_REPLIES, type Keyword } from './rules';
+import { sendMessageInput } from './send';
 import { findMessage, insertMessage, type MessageRow } from './store';
+
+/**
+ * An inbound SMS the carrier reported to our number `to` from `from` (already checked to be a
+ * phone number). Undefined when no active line has the number (the carrier then drops the
+ * message). Every step is idempotent, so a carrier retrying after a lost answer changes nothing
+ * twice: the message is received (`receiveInboundMessage`), then the keyword reply's send
+ * workflow and the event's delivery are (re)started, which Temporal starts once.
+ */
+export async function takeInboundMessage(
+  deps: UseCaseDeps,
+  event: { carrierMessageId: string; from: string; to: string | undefined; text: string },
+): Promise<InboundOutcome | undefined> {
+  const line = event.to ? await findActiveLineByNumber(deps.db, event.to) : undefined;
+  if (!line) return undefined;
+  const outcome = await receiveInboundMessage(deps.db, { line, carrierMessageId: event.carrierMessageId, from: event.from, text: event.text, at: deps.now() });
+  const { reply } = outcome;
+  if (reply && reply.status === 'queued') {
+    await ignoringAlreadyStarted(
+      deps.temporal.workflow.start<typeof sendMessageWorkflow>('sendMessageWorkflow', {
+        taskQueue: deps.config.taskQueue,
+        workflowId: workflowIds.sendMessage(reply.id),
+        args: [sendMessageInput(reply, 0)],
+      }),
+    );
+  }
+  if (outcome.eventId) await ignoringAlreadyStarted(startDelivery(deps.temporal, deps.config.taskQueue, outcome.eventId, 'sms_received'));
+  deps.log.info({ message_id: outcome.message.id, line_id: line.id, keyword: outcome.keyword }, 'inbound message');
+  return outcome;
+}
+
+export interface InboundOutcome {
+  message: MessageRow;
+  keyword: Keyword | null;
+  /** The automatic reply to send, if the keyword called for one. */
+  reply: MessageRow | null;
+  /** The `sms_received` event to deliver; null when the line has nowhere to deliver it. */
+  eventId: string | null;
+}
 
 /**
  * An inbound SMS, end to end in one transaction: store it (which opens the 24-hour window), act
@@ -20,15 +64,6 @@ import { findMessage, insertMessage, type MessageRow } from './store';
  * Inbound SMS do not create `implied_inbound` consent records: the window is computed from the
  * messages themselves, and `implied_inbound` would not open it anyway (docs/decisions.md).
  */
-export interface InboundOutcome {
-  message: MessageRow;
-  keyword: Keyword | null;
-  /** The automatic reply to send, if the keyword called for one. */
-  reply: MessageRow | null;
-  /** The `sms_received` event to deliver; null when the line has nowhere to deliver it. */
-  eventId: string | null;
-}
-
 export async function receiveInboundMessage(
   db: Knex,
   input: { line: LineRow; carrierMessageId: string; from: string; text: string; at: Date },
