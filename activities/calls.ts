@@ -18,10 +18,10 @@ import { ignoringAlreadyStarted } from '../src/platform/temporal/starts';
 import { eventDestination } from '../src/domain/webhooks/destination';
 import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
 import { startDelivery } from '../src/domain/webhooks/publish';
-import { recordEvent } from '../src/domain/webhooks/record';
+import { recordEvent, type EventRow } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import type { EgressPolicy } from '../src/platform/net/egress';
-import { createDeliveryAttempt, type EventRow } from './webhooks';
+import { createDeliveryAttempt } from './webhooks';
 
 export interface CallActivityDeps {
   db: Db;

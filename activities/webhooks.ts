@@ -6,6 +6,7 @@ import type { Db } from '../src/platform/db/knex';
 import { currentSecret } from '../src/domain/lines/secrets';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { eventDestination } from '../src/domain/webhooks/destination';
+import { findEvent, type EventRow } from '../src/domain/webhooks/record';
 import { signatureHeaders } from '../src/domain/webhooks/signature';
 import type { CarrierAdapter } from '../src/adapters/carrier/port';
 import { EVENT_POLICIES, NDJSON_LIMITS, parseRetryAfter, redactResponseBody, RESPONSE_LOG_PREFIX, RESPONSE_READ_LIMIT_BYTES, type EventType } from '../src/domain/webhooks/events';
@@ -166,16 +167,7 @@ export function replyTextOf(body: string): string | undefined {
   }
 }
 
-/** A `webhook_events` row, as the delivery attempt reads it. */
-export interface EventRow {
-  id: string;
-  workspace_id: string;
-  environment: string;
-  line_id: string;
-  call_id: string | null;
-  event_type: string;
-  payload: Record<string, unknown>;
-}
+export type { EventRow };
 
 /**
  * Where a `message` reply goes while the call is live: NDJSON chunks are spoken as they arrive
@@ -335,7 +327,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const { attempt } = createDeliveryAttempt(deps);
   return {
     async attemptDelivery(eventId: string, attemptNumber: number, stream?: { carrierCallId: string; speakIdPrefix: string }): Promise<AttemptOutcome> {
-      const event = await deps.db('webhook_events').where({ id: eventId }).first();
+      const event = await findEvent(deps.db, eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`event ${eventId} does not exist`, 'EventMissing');
       return attempt(event, attemptNumber, stream && { carrierCallId: stream.carrierCallId, speakIdPrefix: stream.speakIdPrefix });
     },

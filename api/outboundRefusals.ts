@@ -53,7 +53,9 @@ export async function answeringOutboundRefusals<T>(ctx: AppContext, deps: AppDep
     return await step();
   } catch (err) {
     if (err instanceof OutboundRefusedError) throw refusalError(err.refusal, channel, ctx, deps);
-    if (err instanceof StartCompensatedError) throw new ApiError(503, 'service_unavailable', WORDS[channel].notStarted, undefined, { 'Retry-After': '1' });
+    if (err instanceof StartCompensatedError) {
+      throw new ApiError(503, 'service_unavailable', WORDS[channel].notStarted, undefined, { 'Retry-After': '1' });
+    }
     throw err;
   }
 }

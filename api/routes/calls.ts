@@ -46,7 +46,8 @@ async function postCall(ctx: AppContext, deps: AppDeps): Promise<void> {
 async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { line_id: string; to_number: string; topic: string; begin_message?: string; max_duration_seconds?: number };
   if (body.topic.trim() === '') throw errors.validation([{ field: 'topic', message: 'Must not be blank' }]);
-  const conversation = { topic: body.topic.trim(), beginMessage: body.begin_message?.trim() || null, maxDurationSec: body.max_duration_seconds ?? null };
+  const topic = body.topic.trim();
+  const conversation = { topic, beginMessage: body.begin_message?.trim() || null, maxDurationSec: body.max_duration_seconds ?? null };
   await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation });
 }
 

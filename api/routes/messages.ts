@@ -34,7 +34,8 @@ async function postMessage(ctx: AppContext, deps: AppDeps): Promise<void> {
 /** The client's older per-line path: `{to_number, message}` in, `{sms}` out; the same rules. */
 async function sendLineSms(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { to_number: string; message: string };
-  const row = await send(ctx, deps, { lineId: ctx.params.id, to: { value: body.to_number, field: 'to_number' }, text: { value: body.message, field: 'message' } });
+  const to = { value: body.to_number, field: 'to_number' };
+  const row = await send(ctx, deps, { lineId: ctx.params.id, to, text: { value: body.message, field: 'message' } });
   ctx.status = 201;
   ctx.body = { sms: toLegacySmsRecord(row) };
 }

@@ -2,7 +2,12 @@ import type { AppContext, AppDeps } from '../../context';
 import { ApiError, errors } from '../../errors';
 import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
 import type { RouteDef } from '../types';
-import { CALL_ENDED_BY, CARRIER_CALL_EVENT_TYPES, type CarrierCallEventType, type CarrierIncomingCallEvent } from '../../../src/adapters/carrier/callbacks/wire';
+import {
+  CALL_ENDED_BY,
+  CARRIER_CALL_EVENT_TYPES,
+  type CarrierCallEventType,
+  type CarrierIncomingCallEvent,
+} from '../../../src/adapters/carrier/callbacks/wire';
 import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks/eventTime';
 import { answerInboundCall, InboundCallRefusedError, type InboundCallRefusal } from '../../../src/domain/calls/answerInbound';
 import { StartCompensatedError } from '../../../src/platform/temporal/starts';
@@ -30,7 +35,9 @@ async function incoming(ctx: AppContext, deps: AppDeps, event: CarrierIncomingCa
     await answerInboundCall({ ...deps, log: ctx.state.log }, { carrierCallId: event.carrier_call_id, from: event.from, to: event.to });
   } catch (err) {
     if (err instanceof InboundCallRefusedError) throw INBOUND_REFUSALS[err.refusal]();
-    if (err instanceof StartCompensatedError) throw new ApiError(503, 'service_unavailable', 'The call cannot be taken right now', undefined, { 'Retry-After': '1' });
+    if (err instanceof StartCompensatedError) {
+      throw new ApiError(503, 'service_unavailable', 'The call cannot be taken right now', undefined, { 'Retry-After': '1' });
+    }
     throw err;
   }
   // The internal call id stays internal: the carrier learns it only when the call is answered.
@@ -42,7 +49,8 @@ async function progress(ctx: AppContext, deps: AppDeps, event: SignalledCallEven
   if (!event.call_id) throw errors.validation([{ field: 'call_id', message: 'Required for this event type' }]);
   const { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped, recording_url } = event;
   try {
-    await deps.temporal.workflow.getHandle(event.call_id).signal(carrierEventSignal, { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped, recording_url });
+    const signalled: SignalledCallEvent = { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped, recording_url };
+    await deps.temporal.workflow.getHandle(event.call_id).signal(carrierEventSignal, signalled);
   } catch (err) {
     if ((err as Error).name === 'WorkflowNotFoundError') throw new ApiError(404, 'call_not_found', 'No call with this id');
     throw err;
@@ -54,7 +62,8 @@ async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
   const atProblem = carrierEventTimeProblem((ctx.state.body as { at: number }).at, Date.now());
   if (atProblem) throw errors.validation([{ field: 'at', message: atProblem }]);
   // The schema admits any event type with any of the fields; `call.incoming` is the one without a call id.
-  if ((ctx.state.body as { type: CarrierCallEventType }).type === 'call.incoming') return incoming(ctx, deps, ctx.state.body as CarrierIncomingCallEvent);
+  const { type } = ctx.state.body as { type: CarrierCallEventType };
+  if (type === 'call.incoming') return incoming(ctx, deps, ctx.state.body as CarrierIncomingCallEvent);
   return progress(ctx, deps, ctx.state.body as SignalledCallEvent & { call_id?: string });
 }
 

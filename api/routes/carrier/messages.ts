@@ -26,7 +26,8 @@ async function inbound(ctx: AppContext, deps: AppDeps, event: CarrierInboundMess
   const from = toE164(event.from);
   // A sender that is not a phone number (an alphanumeric sender id) cannot be answered or opted out: refused, never stored raw.
   if (!from) throw errors.validation([{ field: 'from', message: 'Must be a phone number' }]);
-  const outcome = await takeInboundMessage({ ...deps, log: ctx.state.log }, { carrierMessageId: event.carrier_message_id, from, to: toE164(event.to), text: event.text });
+  const message = { carrierMessageId: event.carrier_message_id, from, to: toE164(event.to), text: event.text };
+  const outcome = await takeInboundMessage({ ...deps, log: ctx.state.log }, message);
   if (!outcome) throw errors.notFound('Line for this number');
   ctx.body = { received: true, message_id: outcome.message.id };
 }

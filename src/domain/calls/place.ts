@@ -32,7 +32,8 @@ export interface PlaceCallRequest {
  * workflow dials; a start that did not happen fails the call (`StartCompensatedError`).
  */
 export async function placeCall(deps: UseCaseDeps, actor: OutboundActor, request: PlaceCallRequest): Promise<CallRow> {
-  const { to, line } = await outboundPreflight(deps.db, actor, { channel: 'call', lineId: request.lineId, to: { value: request.toNumber, field: 'to_number' }, now: deps.now() });
+  const destination = { value: request.toNumber, field: 'to_number' };
+  const { to, line } = await outboundPreflight(deps.db, actor, { channel: 'call', lineId: request.lineId, to: destination, now: deps.now() });
   const { conversation } = request;
   // A conversation call is a hosted conversation whatever the line's mode, and billed as one.
   const mode = conversation ? 'hosted' : line.mode;

@@ -27,10 +27,7 @@ export interface CallRow extends TenantRow {
 }
 
 /** A call as it is first recorded: outbound by the API, inbound when the carrier announces it. */
-export type NewCall = Pick<
-  CallRow,
-  'id' | 'workspace_id' | 'environment' | 'line_id' | 'actor_key_id' | 'direction' | 'from_number' | 'to_number' | 'status' | 'mode' | 'zone' | 'system_prompt' | 'begin_message' | 'created_at'
-> &
+export type NewCall = Pick<CallRow, keyof TenantRow | 'from_number' | 'to_number' | 'status' | 'mode' | 'zone' | 'system_prompt' | 'begin_message' | 'created_at'> &
   Partial<Pick<CallRow, 'carrier_call_id' | 'topic' | 'max_duration_sec'>>;
 
 /** The line already has an active call (the `calls_one_active_per_line` unique index): 409 `call_in_progress`. */
@@ -101,17 +98,20 @@ export function activeCalls(db: Knex) {
   return db<CallRow>('calls').whereIn('status', [...ACTIVE_CALL_STATUSES]).orderBy('created_at');
 }
 
+/** A transcript entry as a workflow hands it over (timestamp in epoch ms). */
+type PlainEntry = { role: string; text: string; timestamp: number };
+
 /** Transcript entries as the call record stores them (timestamps as ISO strings). */
-const transcriptJson = (transcript: ReadonlyArray<{ role: string; text: string; timestamp: number }>) =>
+const transcriptJson = (transcript: readonly PlainEntry[]) =>
   JSON.stringify(transcript.map((t) => ({ role: t.role, text: t.text, timestamp: new Date(t.timestamp).toISOString() })));
 
 /** Replaces the whole transcript (calls from before sequenced transcripts). */
-export async function writeTranscript(db: Knex, callId: string, transcript: ReadonlyArray<{ role: string; text: string; timestamp: number }>): Promise<void> {
+export async function writeTranscript(db: Knex, callId: string, transcript: readonly PlainEntry[]): Promise<void> {
   await db('calls').where({ id: callId }).update({ transcript: transcriptJson(transcript) });
 }
 
 /** Appends entries without sequence numbers (calls from before sequenced transcripts; not idempotent). */
-export async function appendUnsequencedTranscript(db: Knex, callId: string, entries: ReadonlyArray<{ role: string; text: string; timestamp: number }>): Promise<void> {
+export async function appendUnsequencedTranscript(db: Knex, callId: string, entries: readonly PlainEntry[]): Promise<void> {
   await db('calls')
     .where({ id: callId })
     .update({ transcript: db.raw("coalesce(transcript, '[]'::jsonb) || ?::jsonb", [transcriptJson(entries)]) });

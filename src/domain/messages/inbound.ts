@@ -26,10 +26,11 @@ import { findMessage, insertMessage, type MessageRow } from './store';
 export async function takeInboundMessage(
   deps: UseCaseDeps,
   event: { carrierMessageId: string; from: string; to: string | undefined; text: string },
-): Promise<InboundOutcome | undefined> {
+): Promise<InboundMessageOutcome | undefined> {
   const line = event.to ? await findActiveLineByNumber(deps.db, event.to) : undefined;
   if (!line) return undefined;
-  const outcome = await receiveInboundMessage(deps.db, { line, carrierMessageId: event.carrierMessageId, from: event.from, text: event.text, at: deps.now() });
+  const { carrierMessageId, from, text } = event;
+  const outcome = await receiveInboundMessage(deps.db, { line, carrierMessageId, from, text, at: deps.now() });
   const { reply } = outcome;
   if (reply && reply.status === 'queued') {
     await ignoringAlreadyStarted(
@@ -45,7 +46,7 @@ export async function takeInboundMessage(
   return outcome;
 }
 
-export interface InboundOutcome {
+export interface InboundMessageOutcome {
   message: MessageRow;
   keyword: Keyword | null;
   /** The automatic reply to send, if the keyword called for one. */
@@ -67,7 +68,7 @@ export interface InboundOutcome {
 export async function receiveInboundMessage(
   db: Knex,
   input: { line: LineRow; carrierMessageId: string; from: string; text: string; at: Date },
-): Promise<InboundOutcome> {
+): Promise<InboundMessageOutcome> {
   const { line } = input;
   const tenant = { workspaceId: line.workspace_id, environment: line.environment };
   const messageId = stableUuid('sms-inbound', input.carrierMessageId);

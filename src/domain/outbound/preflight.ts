@@ -71,7 +71,11 @@ export type ClearedOutbound<C extends OutboundChannel> = C extends 'sms'
  * inbound SMS within 24 hours or an `explicit_outbound` consent). The reservation comes after,
  * in the use case's own transaction. Throws `OutboundRefusedError`; returns what the checks found.
  */
-export async function outboundPreflight<C extends OutboundChannel>(db: Db, actor: OutboundActor, request: OutboundRequest<C>): Promise<ClearedOutbound<C>> {
+export async function outboundPreflight<C extends OutboundChannel>(
+  db: Db,
+  actor: OutboundActor,
+  request: OutboundRequest<C>,
+): Promise<ClearedOutbound<C>> {
   const to = toE164(request.to.value);
   if (!to) refuseOutbound({ code: 'invalid_field', field: request.to.field, message: 'Must be a valid phone number in E.164 (+14155550123)' });
   const [problem] = request.fieldProblems ?? [];

@@ -21,6 +21,8 @@ export async function eventDestination(
 ): Promise<string | null> {
   if (target === 'status_callback') return line?.status_callback_url || null;
   if (line?.webhook_url) return line.webhook_url;
-  const account = await db('billing_accounts').where({ workspace_id: tenant.workspaceId, environment: tenant.environment }).first('default_webhook_url');
+  const account = await db('billing_accounts')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .first('default_webhook_url');
   return account?.default_webhook_url || null;
 }

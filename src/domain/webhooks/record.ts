@@ -41,3 +41,18 @@ export async function recordEvent(db: Knex | Knex.Transaction, event: NewEvent):
 export async function isEventRecorded(db: Knex | Knex.Transaction, eventId: string): Promise<boolean> {
   return (await db('webhook_events').where({ id: eventId }).first('id')) !== undefined;
 }
+
+/** A `webhook_events` row, as a delivery attempt reads it. */
+export interface EventRow {
+  id: string;
+  workspace_id: string;
+  environment: string;
+  line_id: string;
+  call_id: string | null;
+  event_type: string;
+  payload: Record<string, unknown>;
+}
+
+export async function findEvent(db: Knex, eventId: string): Promise<EventRow | undefined> {
+  return db<EventRow>('webhook_events').where({ id: eventId }).first();
+}
