@@ -1,16 +1,27 @@
-import crypto from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { ACTIVE_CALL_STATUSES } from '../src/domain/calls/rules';
-import { appendTranscript, claimCall, type SequencedEntry } from '../src/domain/calls/store';
+import {
+  appendTranscript,
+  appendUnsequencedTranscript,
+  claimCall,
+  recordCallState,
+  setCarrierCallId,
+  writeTranscript,
+  type CallStateChange,
+  type SequencedEntry,
+} from '../src/domain/calls/store';
 import { recordComplianceEvent } from '../src/domain/compliance/events';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
+import { stableUuid } from '../src/platform/stableId';
+import { ignoringAlreadyStarted } from '../src/platform/temporal/starts';
+import { eventDestination } from '../src/domain/webhooks/destination';
 import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
 import { startDelivery } from '../src/domain/webhooks/publish';
+import { recordEvent, type EventRow } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import type { EgressPolicy } from '../src/platform/net/egress';
-import { createDeliveryAttempt, type EventRow } from './webhooks';
+import { createDeliveryAttempt } from './webhooks';
 
 export interface CallActivityDeps {
   db: Db;
@@ -42,11 +53,8 @@ async function carrierCommand<T>(command: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A stable UUID for one event of one call, so a retried activity records it once. */
-function callEventId(callId: string, type: string, key: string | number): string {
-  const digest = crypto.createHash('sha256').update(`${callId}:${type}:${key}`).digest('hex');
-  return `${digest.slice(0, 8)}-${digest.slice(8, 12)}-5${digest.slice(13, 16)}-a${digest.slice(17, 20)}-${digest.slice(20, 32)}`;
-}
+/** A stable id for one event of one call, so a retried activity records it once. */
+const callEventId = (callId: string, type: string, key: string | number): string => stableUuid(callId, type, key);
 
 export interface CallFacts {
   callId: string;
@@ -106,16 +114,13 @@ export interface MessageTurnOutcome {
   transcriptWritten: boolean;
 }
 
-const transcriptJson = (transcript: Array<{ role: string; text: string; timestamp: number }>) =>
-  JSON.stringify(transcript.map((t) => ({ role: t.role, text: t.text, timestamp: new Date(t.timestamp).toISOString() })));
-
 /** Thin adapters between the call workflow and the carrier, Postgres and the delivery engine. */
 export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, taskQueue, secretsKey, egress, ndjsonBudget, now }: CallActivityDeps) {
   const delivery = createDeliveryAttempt({ db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) });
   return {
     async placeCall(call: CallFacts): Promise<{ carrierCallId: string }> {
       const { carrierCallId } = await carrierCommand(() => carrier.placeCall({ callId: call.callId, from: call.from, to: call.to, eventsUrl: carrierEventsUrl, record: call.record ?? false }));
-      await db('calls').where({ id: call.callId }).update({ carrier_call_id: carrierCallId });
+      await setCarrierCallId(db, call.callId, carrierCallId);
       return { carrierCallId };
     },
 
@@ -148,7 +153,7 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
 
     /** The whole transcript (calls from before sequenced transcripts; timestamps as ISO strings on the record). */
     async recordTranscript(callId: string, transcript: Array<{ role: string; text: string; timestamp: number }>): Promise<void> {
-      await db('calls').where({ id: callId }).update({ transcript: transcriptJson(transcript) });
+      await writeTranscript(db, callId, transcript);
     },
 
     /** Adds entries to the call's transcript, merged by `seq` (a retry adds nothing twice). */
@@ -167,22 +172,7 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
      * for the single, synchronous delivery attempt the workflow makes next.
      */
     async recordMessageEvent(call: CallFacts, turn: number, payload: Record<string, unknown>): Promise<{ eventId: string }> {
-      const eventId = callEventId(call.callId, 'message', turn);
-      await db('webhook_events')
-        .insert({
-          id: eventId,
-          workspace_id: call.workspaceId,
-          environment: call.environment,
-          line_id: call.lineId,
-          call_id: call.callId,
-          event_type: 'message',
-          target: 'webhook',
-          payload: { call_id: call.callId, ...payload },
-          actor_key_id: call.keyId,
-          created_at: now(),
-        })
-        .onConflict('id')
-        .ignore();
+      const eventId = await recordEvent(db, { ...eventOf(call, 'message'), id: callEventId(call.callId, 'message', turn), payload: { call_id: call.callId, ...payload }, now: now() });
       return { eventId };
     },
 
@@ -215,10 +205,7 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
       const [line, secret] = await Promise.all([
         delivery.lineOf(call.lineId),
         delivery.secretOf(call.lineId),
-        db('webhook_events')
-          .insert({ ...event, target: 'webhook', actor_key_id: call.keyId, created_at: now() })
-          .onConflict('id')
-          .ignore(),
+        recordEvent(db, { ...eventOf(call, 'message'), id: event.id, payload: event.payload, now: now() }),
       ]);
       const stream = { carrierCallId: turn.carrierCallId, speakIdPrefix: turn.speakIdPrefix, replySpeakId: turn.replySpeakId };
       const outcome = await delivery.attempt(event, 1, stream, { line, secret }, { atMostOnce: true });
@@ -238,9 +225,7 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
               entries.map((entry, i) => ({ ...entry, seq: i === 0 ? turn.said.seq! : turn.replySeq! })),
             );
           } else {
-            await db('calls')
-              .where({ id: call.callId })
-              .update({ transcript: db.raw("coalesce(transcript, '[]'::jsonb) || ?::jsonb", [transcriptJson(entries)]) });
+            await appendUnsequencedTranscript(db, call.callId, entries);
           }
           transcriptWritten = true;
         } catch {
@@ -276,27 +261,9 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
       await carrierCommand(() => carrier.hangUp({ carrierCallId }));
     },
 
-    /**
-     * Records a state change; timestamps arrive as epoch ms from the workflow. Only an active
-     * call changes: an ended call (settled by its workflow, failed by the API, or ended by the
-     * recovery sweeper) keeps its final state.
-     */
-    async recordCallState(
-      callId: string,
-      state: { status: string; startedAt?: number; endedAt?: number; durationSec?: number; chargeCents?: number; endCause?: string; recordingUrl?: string },
-    ): Promise<void> {
-      await db('calls')
-        .where({ id: callId })
-        .whereIn('status', [...ACTIVE_CALL_STATUSES])
-        .update({
-          status: state.status,
-          ...(state.startedAt !== undefined ? { started_at: new Date(state.startedAt) } : {}),
-          ...(state.endedAt !== undefined ? { ended_at: new Date(state.endedAt) } : {}),
-          ...(state.durationSec !== undefined ? { duration_sec: state.durationSec } : {}),
-          ...(state.chargeCents !== undefined ? { charge_cents: state.chargeCents } : {}),
-          ...(state.endCause !== undefined ? { end_cause: state.endCause } : {}),
-          ...(state.recordingUrl !== undefined ? { recording_url: state.recordingUrl } : {}),
-        });
+    /** Records a state change (see `recordCallState`): an ended call keeps its final state. */
+    async recordCallState(callId: string, state: CallStateChange): Promise<void> {
+      await recordCallState(db, callId, state);
     },
 
     /**
@@ -310,6 +277,11 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
 }
 
 export type CallActivities = ReturnType<typeof createCallActivities>;
+
+/** What every event of a call records besides its id and payload. */
+function eventOf(call: CallFacts, type: EventType) {
+  return { workspaceId: call.workspaceId, environment: call.environment, lineId: call.lineId, callId: call.callId, type, target: EVENT_POLICIES[type].target, actorKeyId: call.keyId };
+}
 
 /**
  * Publishes a call event through the delivery engine, once per (call, event type, key): the
@@ -325,36 +297,17 @@ export async function publishCallEvent(
   key: string | number = '',
 ): Promise<{ eventId: string | null }> {
   if (!temporal || !taskQueue) throw new Error('this worker cannot publish events (no Temporal client)');
-  const policy = EVENT_POLICIES[type];
   const line = await db('lines').where({ id: call.lineId }).first('status_callback_url', 'webhook_url');
-  if (policy.target === 'status_callback' && !line?.status_callback_url) return { eventId: null };
   // Hosted and audio lines need no webhook_url: without one (and no workspace default) their
   // webhook events have nowhere to go and are not recorded.
-  if (policy.target === 'webhook' && !line?.webhook_url) {
-    const account = await db('billing_accounts').where({ workspace_id: call.workspaceId, environment: call.environment }).first('default_webhook_url');
-    if (!account?.default_webhook_url) return { eventId: null };
-  }
-  const eventId = callEventId(call.callId, type, key);
-  await db('webhook_events')
-    .insert({
-      id: eventId,
-      workspace_id: call.workspaceId,
-      environment: call.environment,
-      line_id: call.lineId,
-      call_id: call.callId,
-      event_type: type,
-      target: policy.target,
-      payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
-      actor_key_id: call.keyId,
-      created_at: now(),
-    })
-    .onConflict('id')
-    .ignore();
-  try {
-    await startDelivery(temporal(), taskQueue, eventId, type);
-  } catch (err) {
-    // Already started by an earlier try of this activity.
-    if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;
-  }
+  if (!(await eventDestination(db, call, line, EVENT_POLICIES[type].target))) return { eventId: null };
+  const eventId = await recordEvent(db, {
+    ...eventOf(call, type),
+    id: callEventId(call.callId, type, key),
+    payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
+    now: now(),
+  });
+  // A retry of this activity finds the delivery already started.
+  await ignoringAlreadyStarted(startDelivery(temporal(), taskQueue, eventId, type));
   return { eventId };
 }

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Db } from '../src/platform/db/knex';
-import { advanceMessageStatus, type MessageRow } from '../src/domain/messages/store';
+import { advanceMessageStatus, findMessage, setCarrierMessageId, setMessageCharge } from '../src/domain/messages/store';
 import type { MessageStatus } from '../src/domain/messages/rules';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 
@@ -24,7 +24,7 @@ export function createMessageActivities({ db, carrier, carrierMessagesUrl, now }
         if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
         throw err;
       }
-      await db('messages').where({ id: message.messageId }).update({ carrier_message_id: carrierMessageId });
+      await setCarrierMessageId(db, message.messageId, carrierMessageId);
       return { carrierMessageId };
     },
 
@@ -33,13 +33,13 @@ export function createMessageActivities({ db, carrier, carrierMessagesUrl, now }
     },
 
     async messageStatus(messageId: string): Promise<MessageStatus> {
-      const row = await db<MessageRow>('messages').where({ id: messageId }).first('status');
+      const row = await findMessage(db, messageId);
       if (!row) throw ApplicationFailure.nonRetryable(`message ${messageId} does not exist`, 'MessageMissing');
       return row.status;
     },
 
     async recordMessageCharge(messageId: string, chargeCents: number): Promise<void> {
-      await db('messages').where({ id: messageId }).update({ charge_cents: chargeCents });
+      await setMessageCharge(db, messageId, chargeCents);
     },
   };
 }

@@ -1,11 +1,11 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { settleHold, releaseHold } from '../src/domain/billing/holds';
+import { settleHold } from '../src/domain/billing/holds';
 import { callChargeCents } from '../src/domain/billing/pricing';
-import { ACTIVE_CALL_STATUSES, MAX_CALL_DURATION_MS, STALE_CALL_AGE_MS, type CallStatus } from '../src/domain/calls/rules';
-import type { CallRow } from '../src/domain/calls/store';
+import { isActiveCallStatus, MAX_CALL_DURATION_MS, STALE_CALL_AGE_MS, type CallStatus } from '../src/domain/calls/rules';
+import { activeCalls, findCallById, recordCallState } from '../src/domain/calls/store';
 import type { Db } from '../src/platform/db/knex';
-import { advanceMessageStatus } from '../src/domain/messages/store';
+import { failUnsentMessage, findMessage, queuedMessageIds } from '../src/domain/messages/store';
 import { workflowIds } from '../workflows/definitions/ids';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import { publishCallEvent } from './calls';
@@ -62,7 +62,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
      */
     async findStaleWork(): Promise<{ callIds: string[]; unclaimedCallIds: string[]; messageIds: string[] }> {
       const at = now().getTime();
-      const active = () => db('calls').whereIn('status', [...ACTIVE_CALL_STATUSES]).orderBy('created_at').limit(SWEEP_BATCH);
+      const active = () => activeCalls(db).limit(SWEEP_BATCH);
       const callIds = await active()
         .andWhere('created_at', '<', new Date(at - STALE_CALL_AGE_MS))
         .pluck('id');
@@ -71,13 +71,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
         .andWhere('created_at', '<', new Date(at - UNCLAIMED_CALL_AGE_MS))
         .andWhere('created_at', '>=', new Date(at - STALE_CALL_AGE_MS))
         .pluck('id');
-      const messageIds = await db('messages')
-        .where({ status: 'queued', direction: 'outbound' })
-        .andWhere('created_at', '<', new Date(at - STALE_MESSAGE_AGE_MS))
-        .andWhere('created_at', '>', new Date(at - MESSAGE_LOOKBACK_MS))
-        .orderBy('created_at')
-        .limit(SWEEP_BATCH)
-        .pluck('id');
+      const messageIds = await queuedMessageIds(db, { createdBefore: new Date(at - STALE_MESSAGE_AGE_MS), createdAfter: new Date(at - MESSAGE_LOOKBACK_MS), limit: SWEEP_BATCH });
       return { callIds, unclaimedCallIds, messageIds };
     },
 
@@ -88,8 +82,8 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
      * answered time until now, never more than was held), the line freed, and `call_ended` sent.
      */
     async recoverCall(input: { callId: string; endRunningWorkflow: boolean }): Promise<CallRecovery> {
-      const row = await db<CallRow>('calls').where({ id: input.callId }).first();
-      if (!row || !ACTIVE_CALL_STATUSES.includes(row.status as CallStatus)) return { outcome: 'already_ended' };
+      const row = await findCallById(db, input.callId);
+      if (!row || !isActiveCallStatus(row.status)) return { outcome: 'already_ended' };
       let workflow: 'missing' | 'closed' | 'terminated' | 'running' = await workflowState(input.callId);
       if (workflow === 'running') {
         if (!input.endRunningWorkflow) return { outcome: 'workflow_running' };
@@ -101,8 +95,8 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
         workflow = 'terminated';
       }
       // What the workflow may have written before it stopped wins.
-      const current = await db<CallRow>('calls').where({ id: input.callId }).first();
-      if (!current || !ACTIVE_CALL_STATUSES.includes(current.status as CallStatus)) return { outcome: 'already_ended' };
+      const current = await findCallById(db, input.callId);
+      if (!current || !isActiveCallStatus(current.status)) return { outcome: 'already_ended' };
       if (current.carrier_call_id) {
         try {
           await carrier.hangUp({ carrierCallId: current.carrier_call_id });
@@ -137,10 +131,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
       const posted = await db('ledger_transactions').where({ idempotency_ref: `${reference}:settle` }).first('amount_cents');
       const chargeCents = posted ? -Number(posted.amount_cents) : 0;
       const status: CallStatus = answeredAt ? 'completed' : 'failed';
-      await db('calls')
-        .where({ id: current.id })
-        .whereIn('status', [...ACTIVE_CALL_STATUSES])
-        .update({ status, end_cause: 'service_error', ended_at: endedAt, duration_sec: durationSec, charge_cents: chargeCents });
+      await recordCallState(db, current.id, { status, endCause: 'service_error', endedAt: endedAt.getTime(), durationSec, chargeCents });
       if (answeredAt) {
         const facts = {
           callId: current.id,
@@ -161,12 +152,10 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
 
     /** A queued message with no workflow was never sent: failed (`not_sent`), its hold released. */
     async recoverMessage(messageId: string): Promise<MessageRecovery> {
-      const row = await db('messages').where({ id: messageId }).first('id', 'status', 'workspace_id', 'environment');
+      const row = await findMessage(db, messageId);
       if (!row || row.status !== 'queued') return { outcome: 'already_sent' };
       if ((await workflowState(workflowIds.sendMessage(messageId))) !== 'missing') return { outcome: 'workflow_exists' };
-      const at = now();
-      await releaseHold(db, { tenant: { workspaceId: row.workspace_id, environment: row.environment }, reference: `sms:${messageId}`, at });
-      await advanceMessageStatus(db, messageId, 'failed', { errorCode: 'not_sent', at });
+      await failUnsentMessage(db, { messageId, tenant: { workspaceId: row.workspace_id, environment: row.environment }, at: now() });
       Context.current().log.error('message failed by the recovery sweeper: it never had a workflow', { message_id: messageId, alert: 'message_recovered' });
       return { outcome: 'failed' };
     },

@@ -5,6 +5,8 @@ import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
 import { currentSecret } from '../src/domain/lines/secrets';
 import type { EgressPolicy } from '../src/platform/net/egress';
+import { eventDestination } from '../src/domain/webhooks/destination';
+import { findEvent, type EventRow } from '../src/domain/webhooks/record';
 import { signatureHeaders } from '../src/domain/webhooks/signature';
 import type { CarrierAdapter } from '../src/adapters/carrier/port';
 import { EVENT_POLICIES, NDJSON_LIMITS, parseRetryAfter, redactResponseBody, RESPONSE_LOG_PREFIX, RESPONSE_READ_LIMIT_BYTES, type EventType } from '../src/domain/webhooks/events';
@@ -165,16 +167,7 @@ export function replyTextOf(body: string): string | undefined {
   }
 }
 
-/** A `webhook_events` row, as the delivery attempt reads it. */
-export interface EventRow {
-  id: string;
-  workspace_id: string;
-  environment: string;
-  line_id: string;
-  call_id: string | null;
-  event_type: string;
-  payload: Record<string, unknown>;
-}
+export type { EventRow };
 
 /**
  * Where a `message` reply goes while the call is live: NDJSON chunks are spoken as they arrive
@@ -211,11 +204,8 @@ export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, nd
     ): Promise<AttemptOutcome> {
       const line = preloaded ? preloaded.line : await lineOf(event.line_id);
       const policy = EVENT_POLICIES[event.event_type as EventType];
-      // A line without its own webhook_url falls back to the workspace's default_webhook_url.
-      const fallback = policy.target === 'webhook' && line && !line.webhook_url
-        ? (await db('billing_accounts').where({ workspace_id: event.workspace_id, environment: event.environment }).first('default_webhook_url'))?.default_webhook_url
-        : null;
-      const url: string | null = policy.target === 'webhook' ? (line?.webhook_url ?? fallback ?? null) : line?.status_callback_url;
+      // Where the event goes is decided at attempt time, so a URL changed since it was recorded is used.
+      const url = line ? await eventDestination(db, { workspaceId: event.workspace_id, environment: event.environment }, line, policy.target) : null;
       const body = JSON.stringify({ ...event.payload, event: event.event_type, event_id: event.id, line_id: event.line_id });
       const deliveryId = crypto.randomUUID();
       const started = now();
@@ -337,7 +327,7 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
   const { attempt } = createDeliveryAttempt(deps);
   return {
     async attemptDelivery(eventId: string, attemptNumber: number, stream?: { carrierCallId: string; speakIdPrefix: string }): Promise<AttemptOutcome> {
-      const event = await deps.db('webhook_events').where({ id: eventId }).first();
+      const event = await findEvent(deps.db, eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`event ${eventId} does not exist`, 'EventMissing');
       return attempt(event, attemptNumber, stream && { carrierCallId: stream.carrierCallId, speakIdPrefix: stream.speakIdPrefix });
     },

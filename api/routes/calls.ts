@@ -1,35 +1,26 @@
-import crypto from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
-import { refuseHold } from '../billingErrors';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
+import { answeringOutboundRefusals } from '../outboundRefusals';
 import type { PathParameter, RouteDef } from './types';
-import { placeHold } from '../../src/domain/billing/holds';
-import { hasDefaultPaymentMethod } from '../../src/domain/billing/paymentMethods';
-import { oneMinuteReserveCents, zoneOf } from '../../src/domain/billing/pricing';
-import { isPremiumRate } from '../../src/domain/calls/fraud';
+import { MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
 import { endActiveCall } from '../../src/domain/calls/hangup';
-import { ACTIVE_CALL_STATUSES, CALL_STATUSES, type CallStatus } from '../../src/domain/calls/rules';
-import { callOpening, failUnclaimedCall, toCallRecord, type CallRow } from '../../src/domain/calls/store';
-import { activeConsent } from '../../src/domain/compliance/consent';
-import { isOptedOut } from '../../src/domain/compliance/optOuts';
-import { findLine } from '../../src/domain/lines/store';
-import { toE164 } from '../../src/platform/phone';
-import { startResolvingAmbiguity } from '../../src/platform/temporal/starts';
+import { placeCall, type PlaceCallRequest } from '../../src/domain/calls/place';
+import { CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
+import { toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { waitForResult } from '../../src/platform/temporal/waitForResult';
-import type { CallInput } from '../../workflows/calls/workflow';
 import { DEFAULT_RESPONSE_TIMEOUT_SECONDS, DTMF_DIGITS, MAX_RESPONSE_TIMEOUT_SECONDS, pressUpdate, speakUpdate, waitUpdate } from '../../workflows/definitions/callControl';
-import { conversationBeginMessage, conversationSystemPrompt, MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
 
-/**
- * Placing and reading calls. `POST /calls` refuses in a fixed order, each check only after the
- * previous passed: scope and tier (auth), validation, the line, `line_no_webhook`,
- * `number_opted_out`, `consent_required` (compliance-enabled lines only), `call_in_progress`
- * (a unique index), `m3_fraud_block`, then the one-minute reservation (`agent_cap_exceeded`,
- * `insufficient_credits`).
+/*
+ * Placing, reading and controlling calls. `POST /calls` refuses in a fixed order, each check only
+ * after the previous passed: scope and tier (auth), validation, then the use case's own
+ * (src/domain/calls/place.ts): the line, `line_no_webhook`, `number_opted_out`,
+ * `consent_required` (compliance-enabled lines only), `call_in_progress` (a unique index),
+ * `m3_fraud_block`, then the one-minute reservation (`agent_cap_exceeded`, `insufficient_credits`).
  */
+
 function callsOf(ctx: AppContext, deps: AppDeps) {
   const principal = principalOf(ctx);
   return deps.db<CallRow>('calls').where({ workspace_id: principal.workspaceId, environment: principal.environment });
@@ -47,111 +38,24 @@ async function findCall(ctx: AppContext, deps: AppDeps): Promise<CallRow> {
   return row;
 }
 
-/** A conversation call: the service talks, with a system prompt built from the topic. */
-interface ConversationOptions {
-  topic: string;
-  beginMessage: string | null;
-  maxDurationSec: number | null;
-}
-
-async function placeCall(ctx: AppContext, deps: AppDeps): Promise<void> {
+async function postCall(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { line_id: string; to_number: string };
-  await dial(ctx, deps, body, null);
+  await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation: null });
 }
 
-async function placeConversationCall(ctx: AppContext, deps: AppDeps): Promise<void> {
+async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { line_id: string; to_number: string; topic: string; begin_message?: string; max_duration_seconds?: number };
   if (body.topic.trim() === '') throw errors.validation([{ field: 'topic', message: 'Must not be blank' }]);
-  await dial(ctx, deps, body, { topic: body.topic.trim(), beginMessage: body.begin_message?.trim() || null, maxDurationSec: body.max_duration_seconds ?? null });
+  const topic = body.topic.trim();
+  const conversation = { topic, beginMessage: body.begin_message?.trim() || null, maxDurationSec: body.max_duration_seconds ?? null };
+  await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation });
 }
 
-async function dial(ctx: AppContext, deps: AppDeps, body: { line_id: string; to_number: string }, conversation: ConversationOptions | null): Promise<void> {
-  const principal = principalOf(ctx);
-  const to = toE164(body.to_number);
-  if (!to) throw errors.validation([{ field: 'to_number', message: 'Must be a valid phone number in E.164 (+14155550123)' }]);
-  assertLineAllowed(principal, body.line_id);
-  const line = await findLine(deps.db, principal, body.line_id);
-  if (!line) throw errors.notFound('Line');
-  if (line.status !== 'active' || !line.phone_number) throw new ApiError(409, 'line_not_active', `The line is ${line.status}; calls need an active line`);
-  // The spec's condition is the line's own URL: a workspace default_webhook_url receives events, not a call's conversation (D9).
-  if (line.mode === 'webhook' && !line.webhook_url) throw new ApiError(422, 'line_no_webhook', 'This webhook line has no webhook_url');
-  if (await isOptedOut(deps.db, principal, to)) throw new ApiError(403, 'number_opted_out', 'This number has opted out of calls and messages from this workspace');
-  if (line.compliance_enabled && !(await activeConsent(deps.db, principal, line.id, to, 'explicit_outbound'))) {
-    throw new ApiError(403, 'consent_required', 'This line checks consent: record an explicit_outbound consent for the number first');
-  }
-
-  // A conversation call is a hosted conversation whatever the line's mode, and billed as one.
-  const mode = conversation ? 'hosted' : line.mode;
-  const systemPrompt = conversation ? conversationSystemPrompt(conversation.topic) : line.system_prompt;
-  const beginMessage = conversation ? (conversation.beginMessage ?? conversationBeginMessage(conversation.topic)) : line.begin_message;
-  const zone = zoneOf(to);
-  const reserve = oneMinuteReserveCents(mode, zone);
-  const callId = crypto.randomUUID();
-  const now = deps.now();
-  const row = await deps.db.transaction(async (trx) => {
-    let inserted: CallRow;
-    try {
-      [inserted] = await trx<CallRow>('calls')
-        .insert({
-          id: callId,
-          workspace_id: principal.workspaceId,
-          environment: principal.environment,
-          line_id: line.id,
-          actor_key_id: principal.key.id,
-          direction: 'outbound',
-          from_number: line.phone_number!,
-          to_number: to,
-          status: 'initiated',
-          mode,
-          zone,
-          system_prompt: systemPrompt,
-          begin_message: beginMessage,
-          topic: conversation?.topic ?? null,
-          max_duration_sec: conversation?.maxDurationSec ?? null,
-          created_at: now,
-        })
-        .returning('*');
-    } catch (err) {
-      if ((err as { constraint?: string }).constraint === 'calls_one_active_per_line') throw new ApiError(409, 'call_in_progress', 'This line already has an active call');
-      throw err;
-    }
-    if (isPremiumRate(to) && !(await hasDefaultPaymentMethod(trx, principal.userId, principal.environment))) {
-      // No details on purpose: the heuristic is not explained to whoever trips it.
-      throw new ApiError(403, 'm3_fraud_block', 'This destination is blocked');
-    }
-    const hold = await placeHold(trx, { tenant: principal, keyId: principal.key.id, reference: `call:${callId}`, amountCents: reserve, at: now });
-    if (!hold.ok) throw refuseHold(hold.refusal, { deps, tenant: principal, log: ctx.state.log });
-    return inserted;
-  });
-
-  const input: CallInput = {
-    callId,
-    workspaceId: principal.workspaceId,
-    environment: principal.environment,
-    lineId: line.id,
-    keyId: principal.key.id,
-    direction: 'outbound',
-    from: row.from_number,
-    to,
-    mode,
-    zone,
-    reservePerMinuteCents: reserve,
-    ...(await callOpening(deps.db, line)),
-    ...(conversation ? { systemPrompt, beginMessage, languagePinned: false, ...(conversation.maxDurationSec ? { maxDurationMs: conversation.maxDurationSec * 1000 } : {}) } : {}),
-  };
-  // A failed start is not compensated blindly: the server may have started the workflow and the
-  // answer been lost. The start is resolved first; then the call is failed (and its hold
-  // released) only if no workflow has taken it over, which the workflow's first step records.
-  const started = await startResolvingAmbiguity(deps.temporal, 'callWorkflow', { taskQueue: deps.config.taskQueue, workflowId: callId, args: [input] });
-  if (started !== 'started') {
-    ctx.state.log.error({ call_id: callId, start: started }, 'could not start the call workflow');
-    if (await failUnclaimedCall(deps.db, { callId, tenant: principal, endCause: 'service_error', at: deps.now() })) {
-      throw new ApiError(503, 'service_unavailable', 'The call could not be placed right now; retry shortly', undefined, { 'Retry-After': '1' });
-    }
-  }
-  ctx.state.log.info({ call_id: callId, line_id: line.id, zone }, 'call placed');
+/** Places the call (src/domain/calls/place.ts) and answers 201 with it, or with its refusal. */
+async function answerPlaced(ctx: AppContext, deps: AppDeps, request: PlaceCallRequest): Promise<void> {
+  const row = await answeringOutboundRefusals(ctx, deps, 'call', () => placeCall({ ...deps, log: ctx.state.log }, principalOf(ctx), request));
   ctx.status = 201;
-  ctx.set('Location', `/api/v1/calls/${callId}`);
+  ctx.set('Location', `/api/v1/calls/${row.id}`);
   ctx.body = { call: toCallRecord(row) };
 }
 
@@ -176,7 +80,7 @@ async function listCalls(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 async function hangUp(ctx: AppContext, deps: AppDeps): Promise<void> {
   const row = await findCall(ctx, deps);
-  if (ACTIVE_CALL_STATUSES.includes(row.status as CallStatus)) {
+  if (isActiveCallStatus(row.status)) {
     // A call whose workflow is gone is ended by the recovery workflow instead (L11). Temporal's
     // limits and outages become 429/503 "retry later" in the error middleware (L4).
     const ending = await endActiveCall(deps.temporal, deps.config.taskQueue, row.id);
@@ -261,7 +165,7 @@ export function callRoutes(): RouteDef[] {
           '503': errorResponse('`service_unavailable`: the call could not be started (nothing held, nothing dialled); `Retry-After`'),
         },
       },
-      handler: placeCall,
+      handler: postCall,
     },
     {
       method: 'get',
@@ -342,7 +246,7 @@ export function callRoutes(): RouteDef[] {
           '409': errorResponse('`call_in_progress`, `line_not_active`'),
         },
       },
-      handler: placeConversationCall,
+      handler: postConversationCall,
     },
     {
       method: 'post',

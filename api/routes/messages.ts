@@ -1,114 +1,32 @@
-import crypto from 'node:crypto';
-import { refuseHold } from '../billingErrors';
 import { principalOf, type AppContext, type AppDeps } from '../context';
-import { ApiError, errors } from '../errors';
+import { errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
 import { arrayOf, cursorFields, errorResponse, fields, jsonRequestBody, jsonResponse, ref } from '../openapi/schemas';
+import { answeringOutboundRefusals } from '../outboundRefusals';
 import type { RouteDef } from './types';
-import { placeHold, releaseHold } from '../../src/domain/billing/holds';
-import { smsChargeCents, smsSegments, zoneOf } from '../../src/domain/billing/pricing';
-import { recordComplianceEvent } from '../../src/domain/compliance/events';
-import { isOptedOut } from '../../src/domain/compliance/optOuts';
 import { findLine } from '../../src/domain/lines/store';
 import { MAX_SMS_TEXT_LENGTH } from '../../src/domain/messages/rules';
-import { advanceMessageStatus, insertMessage, messagesOf, sendAuthorization, toLegacySmsRecord, toMessageRecord, type MessageRow } from '../../src/domain/messages/store';
+import { sendMessage, type SendMessageRequest } from '../../src/domain/messages/send';
+import { messagesOf, toLegacySmsRecord, toMessageRecord, type MessageRow } from '../../src/domain/messages/store';
 import { toE164 } from '../../src/platform/phone';
-import { workflowIds } from '../../workflows/definitions/ids';
-import { startResolvingAmbiguity } from '../../src/platform/temporal/starts';
 
-/**
+/*
  * Sending SMS and reading conversations (spec "SMS and conversations"). `POST /messages`
  * refuses in a fixed order, each check only after the previous passed: scope and tier (auth),
- * validation, the line (scope, 404, `line_not_active`), `number_opted_out`,
- * `conversation_window_expired`, then the hold for its price (`agent_cap_exceeded`,
- * `insufficient_credits`). Accepted messages are sent by `sendMessageWorkflow`.
+ * validation, then the use case's own (src/domain/messages/send.ts): the line (scope, 404,
+ * `line_not_active`), `number_opted_out`, `conversation_window_expired`, then the hold for its
+ * price (`agent_cap_exceeded`, `insufficient_credits`). Accepted messages are sent by `sendMessageWorkflow`.
  */
-async function send(ctx: AppContext, deps: AppDeps, lineId: string, toInput: string, text: string, fields: { to: string; text: string }): Promise<MessageRow> {
-  const principal = principalOf(ctx);
-  const to = toE164(toInput);
-  if (!to) throw errors.validation([{ field: fields.to, message: 'Must be a valid phone number in E.164 (+14155550123)' }]);
-  if (text.trim() === '') throw errors.validation([{ field: fields.text, message: 'Must not be blank' }]);
-  assertLineAllowed(principal, lineId);
-  const line = await findLine(deps.db, principal, lineId);
-  if (!line) throw errors.notFound('Line');
-  if (line.status !== 'active' || !line.phone_number) throw new ApiError(409, 'line_not_active', `The line is ${line.status}; messages need an active line`);
-  if (await isOptedOut(deps.db, principal, to)) throw new ApiError(403, 'number_opted_out', 'This number has opted out of calls and messages from this workspace');
-  const now = deps.now();
-  const authorization = await sendAuthorization(deps.db, principal, line.id, to, now);
-  if (!authorization) {
-    throw new ApiError(
-      403,
-      'conversation_window_expired',
-      'No SMS from this number to the line in the last 24 hours and no active explicit_outbound consent for the pair; record consent first or wait for them to write',
-    );
-  }
 
-  const messageId = crypto.randomUUID();
-  const segments = smsSegments(text);
-  const chargeCents = smsChargeCents(zoneOf(to), text);
-  const reference = `sms:${messageId}`;
-  const row = await deps.db.transaction(async (trx) => {
-    const hold = await placeHold(trx, { tenant: principal, keyId: principal.key.id, reference, amountCents: chargeCents, at: now });
-    if (!hold.ok) throw refuseHold(hold.refusal, { deps, tenant: principal, log: ctx.state.log });
-    const { row: stored } = await insertMessage(trx, {
-      id: messageId,
-      workspace_id: principal.workspaceId,
-      environment: principal.environment,
-      line_id: line.id,
-      actor_key_id: principal.key.id,
-      direction: 'outbound',
-      origin: 'customer',
-      from_number: line.phone_number!,
-      to_number: to,
-      body: text,
-      segments,
-      status: 'queued',
-      carrier_message_id: null,
-      authorization_basis: authorization.basis,
-      consent_id: authorization.basis === 'explicit_consent' ? authorization.consentId : null,
-      created_at: now,
-    });
-    await recordComplianceEvent(trx, {
-      workspaceId: principal.workspaceId,
-      environment: principal.environment,
-      eventType: 'sms_sent',
-      actorKeyId: principal.key.id,
-      lineId: line.id,
-      phoneNumber: to,
-      metadata: {
-        message_id: messageId,
-        authorization_basis: authorization.basis,
-        ...(authorization.basis === 'explicit_consent' ? { consent_record_id: authorization.consentId } : { inbound_message_id: authorization.inboundMessageId }),
-      },
-      at: now,
-    });
-    return stored;
-  });
-
-  // A failed start is resolved before anything is compensated: the server may have started the
-  // workflow and the answer been lost (then the message is on its way and stays `queued`).
-  const started = await startResolvingAmbiguity(deps.temporal, 'sendMessageWorkflow', {
-    taskQueue: deps.config.taskQueue,
-    workflowId: workflowIds.sendMessage(messageId),
-    args: [{ messageId, workspaceId: principal.workspaceId, environment: principal.environment, lineId: line.id, from: row.from_number, to, text, segments, chargeCents }],
-  });
-  if (started === 'not_started') {
-    ctx.state.log.error({ message_id: messageId }, 'could not start the send-message workflow');
-    await releaseHold(deps.db, { tenant: principal, reference, at: deps.now() });
-    await advanceMessageStatus(deps.db, messageId, 'failed', { errorCode: 'not_sent', at: deps.now() });
-    throw new ApiError(503, 'service_unavailable', 'The message could not be queued right now; retry shortly', undefined, { 'Retry-After': '1' });
-  }
-  // `unknown` (Temporal could not be asked either): the message is recorded and held, so it is
-  // accepted as `queued`; the recovery sweeper fails it (and releases the hold) if it never got a workflow.
-  if (started === 'unknown') ctx.state.log.error({ message_id: messageId }, 'send-message workflow start unconfirmed; the recovery sweeper settles it');
-  ctx.state.log.info({ message_id: messageId, line_id: line.id, segments, basis: authorization.basis }, 'message queued');
-  return row;
+/** Sends the message (src/domain/messages/send.ts), or answers its refusal. */
+async function send(ctx: AppContext, deps: AppDeps, request: SendMessageRequest): Promise<MessageRow> {
+  return answeringOutboundRefusals(ctx, deps, 'sms', () => sendMessage({ ...deps, log: ctx.state.log }, principalOf(ctx), request));
 }
 
-async function sendMessage(ctx: AppContext, deps: AppDeps): Promise<void> {
+async function postMessage(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { line_id: string; to: string; text: string };
-  const row = await send(ctx, deps, body.line_id, body.to, body.text, { to: 'to', text: 'text' });
+  const row = await send(ctx, deps, { lineId: body.line_id, to: { value: body.to, field: 'to' }, text: { value: body.text, field: 'text' } });
   ctx.status = 201;
   ctx.body = toMessageRecord(row);
 }
@@ -116,7 +34,8 @@ async function sendMessage(ctx: AppContext, deps: AppDeps): Promise<void> {
 /** The client's older per-line path: `{to_number, message}` in, `{sms}` out; the same rules. */
 async function sendLineSms(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { to_number: string; message: string };
-  const row = await send(ctx, deps, ctx.params.id, body.to_number, body.message, { to: 'to_number', text: 'message' });
+  const to = { value: body.to_number, field: 'to_number' };
+  const row = await send(ctx, deps, { lineId: ctx.params.id, to, text: { value: body.message, field: 'message' } });
   ctx.status = 201;
   ctx.body = { sms: toLegacySmsRecord(row) };
 }
@@ -228,7 +147,7 @@ export function messageRoutes(): RouteDef[] {
         }),
         responses: { '201': jsonResponse('The message, unwrapped', ref('Message')), ...sendResponses },
       },
-      handler: sendMessage,
+      handler: postMessage,
     },
     {
       method: 'post',

@@ -1,4 +1,4 @@
-import type { CarrierCallEvent } from '../definitions/calls';
+import type { SignalledCallEvent } from '../definitions/calls';
 
 /** What the carrier reported about one speak command so far. */
 export interface Playback {
@@ -13,12 +13,12 @@ export interface Playback {
 /** What a call's run carries over into the next one (continue-as-new) from its carrier events. */
 export interface CarriedEvents {
   /** Caller sentences not taken yet, oldest first. */
-  sentences: CarrierCallEvent[];
+  sentences: SignalledCallEvent[];
   /** Playback of the speech still in play (the agent's current reply). */
   playback: Array<[string, Playback]>;
 }
 
-const TERMINAL: ReadonlyArray<CarrierCallEvent['type']> = ['call.completed', 'call.busy', 'call.no_answer', 'call.failed'];
+const TERMINAL: ReadonlyArray<SignalledCallEvent['type']> = ['call.completed', 'call.busy', 'call.no_answer', 'call.failed'];
 
 /**
  * The carrier's events for one call, folded as they arrive (the signal handler feeds it), so the
@@ -27,9 +27,9 @@ const TERMINAL: ReadonlyArray<CarrierCallEvent['type']> = ['call.completed', 'ca
  */
 export class CallEvents {
   ringing = false;
-  answered: CarrierCallEvent | undefined;
-  terminal: CarrierCallEvent | undefined;
-  readonly sentences: CarrierCallEvent[];
+  answered: SignalledCallEvent | undefined;
+  terminal: SignalledCallEvent | undefined;
+  readonly sentences: SignalledCallEvent[];
   /** Caller sentences this run has heard (a control request watches it for a barge-in). */
   heard = 0;
   readonly playback: Map<string, Playback>;
@@ -39,7 +39,7 @@ export class CallEvents {
     this.playback = new Map(carried?.playback ?? []);
   }
 
-  add(event: CarrierCallEvent): void {
+  add(event: SignalledCallEvent): void {
     if (event.type === 'call.ringing') this.ringing = true;
     else if (event.type === 'call.answered') this.answered ??= event;
     else if (event.type === 'call.utterance') {

@@ -7,7 +7,7 @@ import type { HostedActivities, HostedTurnOutcome } from '../../activities/hoste
 import { CALL_NOT_ACTIVE, DTMF_DIGITS, pressUpdate, speakUpdate, waitUpdate, type PressRequest, type SpeakRequest, type SpeakResult, type WaitRequest, type WaitResult } from '../definitions/callControl';
 import { callChargeCents } from '../../src/domain/billing/pricing';
 import { callDurationMs, hostedSpeakIdPrefix, MAX_CALL_DURATION_MS, RING_TIMEOUT_MS, type CallStatus, type EndCause } from '../../src/domain/calls/rules';
-import { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type CarrierCallEvent } from '../definitions/calls';
+import { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type SignalledCallEvent } from '../definitions/calls';
 
 const calls = proxyActivities<CallActivities>({
   startToCloseTimeout: '10 seconds',
@@ -56,7 +56,7 @@ const keypad = proxyActivities<CallActivities>({ startToCloseTimeout: '1 minute'
 /** Turns of context when a line sets no context_limit. */
 const DEFAULT_CONTEXT_TURNS = 20;
 
-const TERMINAL: ReadonlyArray<CarrierCallEvent['type']> = ['call.completed', 'call.busy', 'call.no_answer', 'call.failed'];
+const TERMINAL: ReadonlyArray<SignalledCallEvent['type']> = ['call.completed', 'call.busy', 'call.no_answer', 'call.failed'];
 /** After we hang up, how long we wait for the carrier's own end time before using ours. */
 const HANGUP_CONFIRMATION = '10 seconds';
 
@@ -68,13 +68,13 @@ const HANGUP_CONFIRMATION = '10 seconds';
 export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
   const reference = `call:${call.callId}`;
   const tenant = { workspaceId: call.workspaceId, environment: call.environment };
-  const events: CarrierCallEvent[] = [];
+  const events: SignalledCallEvent[] = [];
   let hangupRequested = false;
   let status: CallStatus = 'initiated';
   setHandler(carrierEventSignal, (event) => void events.push(event));
   setHandler(hangupSignal, () => void (hangupRequested = true));
   setHandler(callStatusQuery, () => status);
-  const seen = (type: CarrierCallEvent['type']) => events.find((e) => e.type === type);
+  const seen = (type: SignalledCallEvent['type']) => events.find((e) => e.type === type);
   const utterances = () => events.filter((e) => e.type === 'call.utterance');
   const playback = (speakId: string) => events.filter((e) => e.type === 'call.playback' && e.speak_id === speakId);
   const transcript: Array<{ role: 'user' | 'assistant'; text: string; timestamp: number }> = [];
@@ -104,7 +104,7 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     if (!live()) throw new Error(CALL_NOT_ACTIVE);
   };
   /** The caller's next sentence, claimed for a control request; null after `timeoutSeconds` or when the call ends. */
-  const nextSentence = async (timeoutSeconds: number): Promise<CarrierCallEvent | null> => {
+  const nextSentence = async (timeoutSeconds: number): Promise<SignalledCallEvent | null> => {
     await condition(() => ended() || utterances().length > handledUtterances, timeoutSeconds * 1000);
     if (utterances().length <= handledUtterances) return null;
     const utterance = utterances()[handledUtterances];
@@ -280,7 +280,7 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
    * One caller turn: if the agent was talking, cut it off and tell the customer what was heard
    * (`interrupted`, timed before the turn); then send `message` and speak the `{text}` reply.
    */
-  const takeTurn = async (carrierCallId: string, utterance: CarrierCallEvent): Promise<void> => {
+  const takeTurn = async (carrierCallId: string, utterance: SignalledCallEvent): Promise<void> => {
     if (currentSpeeches.length > 0) {
       const speeches = currentSpeeches;
       currentSpeeches = [];
@@ -361,7 +361,7 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     await calls.recordTranscript(call.callId, transcript);
   };
 
-  let answered: CarrierCallEvent | undefined;
+  let answered: SignalledCallEvent | undefined;
   /** Where an audio line's stream goes, for the status callbacks. */
   const relayUrl = call.mode === 'audio' ? (call.audioHandlerUrl ?? null) : null;
   if (call.direction === 'inbound') {

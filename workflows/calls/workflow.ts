@@ -9,9 +9,9 @@ import { audio, billing, carrier, claims, funding, hosted, keypad, records, turn
 import { CallEvents, type CarriedEvents } from './events';
 import { legacyCallWorkflow } from './legacy';
 import { CALL_NOT_ACTIVE, DTMF_DIGITS, pressUpdate, speakUpdate, waitUpdate, type PressRequest, type SpeakRequest, type SpeakResult, type WaitRequest, type WaitResult } from '../definitions/callControl';
-import { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type CarrierCallEvent } from '../definitions/calls';
+import { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type SignalledCallEvent } from '../definitions/calls';
 
-export { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type CarrierCallEvent } from '../definitions/calls';
+export { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type SignalledCallEvent } from '../definitions/calls';
 
 /**
  * Calls that start with this patch run `runCall` below; histories recorded before it replay
@@ -160,7 +160,7 @@ async function runCall(call: CallInput, carried: CallContinuation | undefined): 
     if (!live()) throw new Error(CALL_NOT_ACTIVE);
   };
   /** The caller's next sentence, claimed for a control request; null after `timeoutSeconds` or when the call ends. */
-  const nextSentence = async (timeoutSeconds: number): Promise<CarrierCallEvent | null> => {
+  const nextSentence = async (timeoutSeconds: number): Promise<SignalledCallEvent | null> => {
     await condition(() => ended() || events.sentences.length > 0, timeoutSeconds * 1000);
     const utterance = events.sentences.shift();
     if (!utterance) return null;
@@ -446,7 +446,7 @@ async function runCall(call: CallInput, carried: CallContinuation | undefined): 
   };
 
   /** A webhook-mode turn: `message` delivered once, its `{text}` or NDJSON reply spoken (`takeMessageTurn`). */
-  const takeMessageTurn = async (turn: number, said: SequencedEntry, utterance: CarrierCallEvent): Promise<void> => {
+  const takeMessageTurn = async (turn: number, said: SequencedEntry, utterance: SignalledCallEvent): Promise<void> => {
     const replySpeakId = `${call.callId}:speak-${speakCount + 1}`;
     const replySeq = nextSeq++;
     let outcome: MessageTurnOutcome | undefined;
@@ -494,7 +494,7 @@ async function runCall(call: CallInput, carried: CallContinuation | undefined): 
    * One caller turn: if the agent was talking, cut it off and tell the customer what was heard
    * (`interrupted`, timed before the turn); then the hosted or webhook-mode reply.
    */
-  const takeTurn = async (utterance: CarrierCallEvent, turn: number): Promise<void> => {
+  const takeTurn = async (utterance: SignalledCallEvent, turn: number): Promise<void> => {
     if (currentSpeeches.length > 0) {
       const speeches = currentSpeeches;
       currentSpeeches = [];

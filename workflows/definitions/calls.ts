@@ -1,5 +1,11 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { CallFacts } from '../../activities/calls';
+import type {
+  CarrierCallCompletedEvent,
+  CarrierCallProgressEvent,
+  CarrierPlaybackEvent,
+  CarrierUtteranceEvent,
+} from '../../src/adapters/carrier/callbacks/wire';
 import type { Zone } from '../../src/domain/billing/pricing';
 import type { CallStatus, EndCause } from '../../src/domain/calls/rules';
 import type { LineMode } from '../../src/domain/lines/rules';
@@ -8,25 +14,32 @@ import type { LineMode } from '../../src/domain/lines/rules';
  * The call workflow's contract with the API and the carrier route: its input, result, signals
  * and query (shared by the current workflow code and the code older histories replay).
  */
-export interface CarrierCallEvent {
-  type: 'call.ringing' | 'call.answered' | 'call.completed' | 'call.busy' | 'call.no_answer' | 'call.failed' | 'call.utterance' | 'call.playback';
+
+/**
+ * A carrier event about the call, as the API signals it to the call's workflow: the wire event
+ * (src/adapters/carrier/callbacks/wire.ts) without its call ids, its type's fields flattened into
+ * optional ones. Field names are in recorded histories: they stay the wire's.
+ */
+export interface SignalledCallEvent {
+  type: CarrierCallProgressEvent['type'];
   /** Epoch milliseconds, from the carrier: billing and turn order are measured on these. */
   at: number;
-  ended_by?: 'caller' | 'switchboard';
-  answered?: boolean;
+  ended_by?: CarrierCallCompletedEvent['ended_by'];
+  answered?: CarrierCallCompletedEvent['answered'];
   /** call.completed of a recorded call: where the carrier keeps the recording. */
-  recording_url?: string;
+  recording_url?: CarrierCallCompletedEvent['recording_url'];
   /** call.utterance: what the caller said, and the language heard. */
-  text?: string;
-  language?: string;
+  text?: CarrierUtteranceEvent['text'];
+  language?: CarrierUtteranceEvent['language'];
   /** call.playback: progress of one speak command. */
-  speak_id?: string;
-  played_text?: string;
-  done?: boolean;
+  speak_id?: CarrierPlaybackEvent['speak_id'];
+  played_text?: CarrierPlaybackEvent['played_text'];
+  done?: CarrierPlaybackEvent['done'];
+  /** Forwarded as the API received it (its schema takes a boolean). */
   stopped?: boolean;
 }
 
-export const carrierEventSignal = defineSignal<[CarrierCallEvent]>('carrierEvent');
+export const carrierEventSignal = defineSignal<[SignalledCallEvent]>('carrierEvent');
 export const hangupSignal = defineSignal('hangup');
 export const callStatusQuery = defineQuery<CallStatus>('status');
 

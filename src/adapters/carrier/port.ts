@@ -143,112 +143,21 @@ export interface CarrierMediaStream extends AsyncIterable<CarrierMediaEvent> {
 export const MAX_QUEUED_CALLER_FRAMES = 50;
 
 /**
- * Someone texted one of our numbers (`to`). POSTed, like receipts, to the messaging events URL
- * (`<public base>/carrier/messages`), signed (see `CarrierAdapter`); repeats carry the same
- * `carrier_message_id`. A `from` that is not a phone number is refused (422).
+ * The callbacks (call and message events, their type lists) are the carrier's wire contract, shared
+ * with the API's routes, the call workflow and the simulator: ./callbacks/wire.ts.
  */
-export interface CarrierInboundMessageEvent {
-  type: 'sms.received';
-  carrier_message_id: string;
-  /** E.164: the sender. */
-  from: string;
-  /** E.164: our number. */
-  to: string;
-  text: string;
-  at: number;
-}
-
-/**
- * A delivery receipt of an outbound message: `sent` (left the carrier), then one of `delivered`,
- * `undelivered` (the handset never got it) or `failed` (never left the carrier). Receipts may
- * repeat or arrive out of order.
- */
-export interface CarrierMessageStatusEvent {
-  type: 'sms.status';
-  /** Switchboard's id, as given to `sendSms`. */
-  message_id: string;
-  carrier_message_id: string;
-  status: 'sent' | 'delivered' | 'undelivered' | 'failed';
-  /** The carrier's reason for `undelivered` or `failed`. */
-  error_code?: string;
-  at: number;
-}
-
-export type CarrierMessageEvent = CarrierInboundMessageEvent | CarrierMessageStatusEvent;
-
-/**
- * An inbound call is ringing one of our numbers (`to`). It has no `call_id` yet: Switchboard
- * answers it with `answerCall` (which binds one) or declines it with `rejectCall`. Answering the
- * POST with a non-2xx status (e.g. 404: no line has that number) also declines it.
- */
-export interface CarrierIncomingCallEvent {
-  type: 'call.incoming';
-  carrier_call_id: string;
-  /** E.164: the caller. Anything else (a withheld caller id) is recorded as `anonymous`. */
-  from: string;
-  /** E.164: our number being called. */
-  to: string;
-  at: number;
-}
-
-/**
- * A carrier event about one call, as POSTed to the `eventsUrl` given to `placeCall` (or, for
- * inbound calls, the one the carrier has for the number), signed (see `CarrierAdapter`). `at` is
- * when it happened, in epoch milliseconds, within an hour before and five minutes after the API's
- * clock (422 otherwise). Events for one call arrive in order; an answered or outbound call ends with
- * exactly one of `call.completed`, `call.busy`, `call.no_answer` or `call.failed`. An inbound
- * call starts with `call.incoming`; if it is never answered it ends without another event.
- */
-export type CarrierCallEvent =
-  | CarrierIncomingCallEvent
-  | { type: 'call.ringing' | 'call.answered' | 'call.busy' | 'call.no_answer' | 'call.failed'; call_id: string; carrier_call_id: string; at: number }
-  | {
-      type: 'call.completed';
-      call_id: string;
-      carrier_call_id: string;
-      at: number;
-      /** Who hung up: the remote party, or Switchboard through `hangUp`. */
-      ended_by: 'caller' | 'switchboard';
-      /** Whether the call was ever answered (false: Switchboard gave up while it rang). */
-      answered: boolean;
-      /**
-       * Where the call's recording can be fetched (a WAV file). Present only when the call was
-       * placed or answered with `record: true` and was answered.
-       */
-      recording_url?: string;
-    }
-  | CarrierUtteranceEvent
-  | CarrierPlaybackEvent;
-
-/** The caller finished a sentence (speech-to-text). */
-export interface CarrierUtteranceEvent {
-  type: 'call.utterance';
-  call_id: string;
-  carrier_call_id: string;
-  /** What the caller said. */
-  text: string;
-  /** The detected language, a tag such as `en` or `pt-BR`. */
-  language: string;
-  at: number;
-}
-
-/**
- * Progress of a `speak` command: every 250 ms while it plays (`done: false`), then once at the end
- * (`done: true`; with `stopped: true` if `stopSpeaking` or the caller's barge-in cut it short).
- * A hang-up stops speech without this event.
- */
-export interface CarrierPlaybackEvent {
-  type: 'call.playback';
-  call_id: string;
-  carrier_call_id: string;
-  speak_id: string;
-  /** The words played so far (a prefix of the text's words, joined with single spaces); all of them when done and not stopped. */
-  played_text: string;
-  done: boolean;
-  /** Present (true) only on the final event of a playback that was stopped. */
-  stopped?: true;
-  at: number;
-}
+export type {
+  CarrierCallCompletedEvent,
+  CarrierCallEvent,
+  CarrierCallProgressEvent,
+  CarrierCallStateEvent,
+  CarrierIncomingCallEvent,
+  CarrierInboundMessageEvent,
+  CarrierMessageEvent,
+  CarrierMessageStatusEvent,
+  CarrierPlaybackEvent,
+  CarrierUtteranceEvent,
+} from './callbacks/wire';
 
 /** A refusal the carrier will repeat however often we ask (bad request, no inventory). */
 export class CarrierRejectedError extends Error {

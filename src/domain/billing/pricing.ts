@@ -77,6 +77,18 @@ export function zoneOf(e164: string, table: ZoneTable = DEFAULT_ZONE_TABLE): Zon
   return 'C';
 }
 
+/**
+ * The billing zone of an inbound call's caller id. A withheld or malformed caller id (recorded as
+ * `anonymous`) has no zone of its own and is billed at the highest rate, Zone C.
+ */
+export function callerZone(callerId: string, table: ZoneTable = DEFAULT_ZONE_TABLE): Zone {
+  try {
+    return zoneOf(callerId, table);
+  } catch {
+    return 'C';
+  }
+}
+
 /** Spec: Zone B is 2 times and Zone C is 3 times the Zone A price. */
 export const ZONE_MULTIPLIER: Readonly<Record<Zone, number>> = { A: 1, B: 2, C: 3 };
 

@@ -6,6 +6,14 @@ export const CALL_STATUSES = ['initiated', 'ringing', 'in_progress', 'completed'
 export type CallStatus = (typeof CALL_STATUSES)[number];
 export const ACTIVE_CALL_STATUSES: readonly CallStatus[] = ['initiated', 'ringing', 'in_progress'];
 
+/** Whether a call is still active (not ended): it holds its line, and its workflow may still act on it. */
+export function isActiveCallStatus(status: string): boolean {
+  return (ACTIVE_CALL_STATUSES as readonly string[]).includes(status);
+}
+
+/** What a caller id that is not a phone number (withheld, `anonymous`, garbage) is recorded as: never stored or forwarded raw. */
+export const ANONYMOUS_CALLER = 'anonymous';
+
 /** An outbound call not answered within this is ended as `no_answer`. */
 export const RING_TIMEOUT_MS = 30_000;
 /** Calls are capped at 15 minutes (the public client's history says 900 s). */

@@ -1,14 +1,10 @@
+import type { Knex } from 'knex';
 import { releaseHold } from '../billing/holds';
 import type { BillingTenant } from '../billing/ledger';
+import type { TenantRow } from '../workspaces/tenantRow';
 import { ACTIVE_CALL_STATUSES, type EndCause } from './rules';
 
-export interface CallRow {
-  id: string;
-  workspace_id: string;
-  environment: 'test' | 'live';
-  line_id: string;
-  actor_key_id: string | null;
-  direction: 'inbound' | 'outbound';
+export interface CallRow extends TenantRow {
   from_number: string;
   to_number: string;
   status: string;
@@ -28,6 +24,97 @@ export interface CallRow {
   started_at: Date | null;
   ended_at: Date | null;
   workflow_claimed_at?: Date | null;
+}
+
+/** A call as it is first recorded: outbound by the API, inbound when the carrier announces it. */
+export type NewCall = Pick<CallRow, keyof TenantRow | 'from_number' | 'to_number' | 'status' | 'mode' | 'zone' | 'system_prompt' | 'begin_message' | 'created_at'> &
+  Partial<Pick<CallRow, 'carrier_call_id' | 'topic' | 'max_duration_sec'>>;
+
+/** The line already has an active call (the `calls_one_active_per_line` unique index): 409 `call_in_progress`. */
+export class LineBusyError extends Error {
+  constructor(readonly lineId: string) {
+    super(`line ${lineId} already has an active call`);
+    this.name = 'LineBusyError';
+  }
+}
+
+/** Records a new call; a line has at most one active call, so a second one is a `LineBusyError`. */
+export async function insertCall(db: Knex | Knex.Transaction, call: NewCall): Promise<CallRow> {
+  try {
+    const [row] = await db<CallRow>('calls').insert(call).returning('*');
+    return row as CallRow;
+  } catch (err) {
+    if ((err as { constraint?: string }).constraint === 'calls_one_active_per_line') throw new LineBusyError(call.line_id);
+    throw err;
+  }
+}
+
+export async function findCallById(db: Knex, callId: string): Promise<CallRow | undefined> {
+  return db<CallRow>('calls').where({ id: callId }).first();
+}
+
+/** The call the carrier knows as `carrierCallId` (an inbound call is recorded with it when it rings). */
+export async function findCallByCarrierId(db: Knex, carrierCallId: string): Promise<CallRow | undefined> {
+  return db<CallRow>('calls').where({ carrier_call_id: carrierCallId }).first();
+}
+
+/** An outbound call's carrier id, once the carrier has taken the dial. */
+export async function setCarrierCallId(db: Knex, callId: string, carrierCallId: string): Promise<void> {
+  await db('calls').where({ id: callId }).update({ carrier_call_id: carrierCallId });
+}
+
+/** A state change of a call as its workflow (or the recovery sweeper) reports it; times are epoch ms. */
+export interface CallStateChange {
+  status: string;
+  startedAt?: number;
+  endedAt?: number;
+  durationSec?: number;
+  chargeCents?: number;
+  endCause?: string;
+  recordingUrl?: string;
+}
+
+/**
+ * Records a state change. Only an active call changes: an ended call (settled by its workflow,
+ * failed by the API, or ended by the recovery sweeper) keeps its final state.
+ */
+export async function recordCallState(db: Knex, callId: string, state: CallStateChange): Promise<void> {
+  await db('calls')
+    .where({ id: callId })
+    .whereIn('status', [...ACTIVE_CALL_STATUSES])
+    .update({
+      status: state.status,
+      ...(state.startedAt !== undefined ? { started_at: new Date(state.startedAt) } : {}),
+      ...(state.endedAt !== undefined ? { ended_at: new Date(state.endedAt) } : {}),
+      ...(state.durationSec !== undefined ? { duration_sec: state.durationSec } : {}),
+      ...(state.chargeCents !== undefined ? { charge_cents: state.chargeCents } : {}),
+      ...(state.endCause !== undefined ? { end_cause: state.endCause } : {}),
+      ...(state.recordingUrl !== undefined ? { recording_url: state.recordingUrl } : {}),
+    });
+}
+
+/** Active calls, oldest first: what the recovery sweeper looks through. */
+export function activeCalls(db: Knex) {
+  return db<CallRow>('calls').whereIn('status', [...ACTIVE_CALL_STATUSES]).orderBy('created_at');
+}
+
+/** A transcript entry as a workflow hands it over (timestamp in epoch ms). */
+type PlainEntry = { role: string; text: string; timestamp: number };
+
+/** Transcript entries as the call record stores them (timestamps as ISO strings). */
+const transcriptJson = (transcript: readonly PlainEntry[]) =>
+  JSON.stringify(transcript.map((t) => ({ role: t.role, text: t.text, timestamp: new Date(t.timestamp).toISOString() })));
+
+/** Replaces the whole transcript (calls from before sequenced transcripts). */
+export async function writeTranscript(db: Knex, callId: string, transcript: readonly PlainEntry[]): Promise<void> {
+  await db('calls').where({ id: callId }).update({ transcript: transcriptJson(transcript) });
+}
+
+/** Appends entries without sequence numbers (calls from before sequenced transcripts; not idempotent). */
+export async function appendUnsequencedTranscript(db: Knex, callId: string, entries: readonly PlainEntry[]): Promise<void> {
+  await db('calls')
+    .where({ id: callId })
+    .update({ transcript: db.raw("coalesce(transcript, '[]'::jsonb) || ?::jsonb", [transcriptJson(entries)]) });
 }
 
 /** The call record on the wire (`{call}`). */
@@ -63,7 +150,7 @@ export function toCallRecord(row: CallRow) {
  * disclosure in the line's language (English for `multi`, falling back to English).
  */
 export async function callOpening(
-  db: import('knex').Knex,
+  db: Knex,
   line: {
     workspace_id: string;
     environment: string;
@@ -112,7 +199,7 @@ export interface SequencedEntry {
  * Merges entries into the call's transcript by `seq`: an entry already there (a retried append)
  * is kept once, and concurrent appends land in `seq` order whatever order they commit in.
  */
-export async function appendTranscript(db: import('knex').Knex, callId: string, entries: readonly SequencedEntry[]): Promise<void> {
+export async function appendTranscript(db: Knex, callId: string, entries: readonly SequencedEntry[]): Promise<void> {
   if (entries.length === 0) return;
   const json = JSON.stringify(entries.map((e) => ({ role: e.role, text: e.text, timestamp: new Date(e.timestamp).toISOString(), seq: e.seq })));
   await db.raw(
@@ -132,7 +219,7 @@ export async function appendTranscript(db: import('knex').Knex, callId: string, 
  * The call's workflow takes the call over (its first step). False when the call is no longer
  * active: the API compensated a start it could not confirm, and the workflow must not dial.
  */
-export async function claimCall(db: import('knex').Knex, callId: string, at: Date): Promise<boolean> {
+export async function claimCall(db: Knex, callId: string, at: Date): Promise<boolean> {
   const claimed = await db('calls')
     .where({ id: callId })
     .whereIn('status', [...ACTIVE_CALL_STATUSES])
@@ -146,7 +233,7 @@ export async function claimCall(db: import('knex').Knex, callId: string, at: Dat
  * `failed`, and its hold released, in one transaction. False when a workflow has claimed it
  * (the call goes on) or it already ended.
  */
-export async function failUnclaimedCall(db: import('knex').Knex, input: { callId: string; tenant: BillingTenant; endCause: EndCause; at: Date }): Promise<boolean> {
+export async function failUnclaimedCall(db: Knex, input: { callId: string; tenant: BillingTenant; endCause: EndCause; at: Date }): Promise<boolean> {
   return db.transaction(async (trx) => {
     const failed = await trx('calls')
       .where({ id: input.callId, workflow_claimed_at: null })

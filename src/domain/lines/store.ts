@@ -46,6 +46,11 @@ export async function findLine(db: Db, tenant: Tenant, id: string): Promise<Line
   return linesOf(db, tenant).andWhere({ id }).first();
 }
 
+/** The active line that owns a number (E.164), where the carrier's calls and messages to it arrive. */
+export async function findActiveLineByNumber(db: Db, phoneNumber: string): Promise<LineRow | undefined> {
+  return db<LineRow>('lines').where({ phone_number: phoneNumber, status: 'active' }).first();
+}
+
 /** The public line record (wire shape of GET /api/v1/lines/{id}). */
 export function toLineRecord(row: LineRow) {
   return {

@@ -1,11 +1,59 @@
 import type { Knex } from 'knex';
+import type { sendMessageWorkflow } from '../../../workflows/messages';
+import { workflowIds } from '../../../workflows/definitions/ids';
 import { SMS_INBOUND_CENTS, smsSegments } from '../billing/pricing';
 import { recordComplianceEvent } from '../compliance/events';
 import { optIn, optOut } from '../compliance/optOuts';
-import type { LineRow } from '../lines/store';
+import { findActiveLineByNumber, type LineRow } from '../lines/store';
+import { startDelivery } from '../webhooks/publish';
 import { stableUuid } from '../../platform/stableId';
+import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
+import type { UseCaseDeps } from '../../platform/useCaseDeps';
+import { eventDestination } from '../webhooks/destination';
+import { EVENT_POLICIES } from '../webhooks/events';
+import { isEventRecorded, recordEvent } from '../webhooks/record';
 import { keywordOf, KEYWORD_REPLIES, type Keyword } from './rules';
-import { insertMessage, type MessageRow } from './store';
+import { sendMessageInput } from './send';
+import { findMessage, insertMessage, type MessageRow } from './store';
+
+/**
+ * An inbound SMS the carrier reported to our number `to` from `from` (already checked to be a
+ * phone number). Undefined when no active line has the number (the carrier then drops the
+ * message). Every step is idempotent, so a carrier retrying after a lost answer changes nothing
+ * twice: the message is received (`receiveInboundMessage`), then the keyword reply's send
+ * workflow and the event's delivery are (re)started, which Temporal starts once.
+ */
+export async function takeInboundMessage(
+  deps: UseCaseDeps,
+  event: { carrierMessageId: string; from: string; to: string | undefined; text: string },
+): Promise<InboundMessageOutcome | undefined> {
+  const line = event.to ? await findActiveLineByNumber(deps.db, event.to) : undefined;
+  if (!line) return undefined;
+  const { carrierMessageId, from, text } = event;
+  const outcome = await receiveInboundMessage(deps.db, { line, carrierMessageId, from, text, at: deps.now() });
+  const { reply } = outcome;
+  if (reply && reply.status === 'queued') {
+    await ignoringAlreadyStarted(
+      deps.temporal.workflow.start<typeof sendMessageWorkflow>('sendMessageWorkflow', {
+        taskQueue: deps.config.taskQueue,
+        workflowId: workflowIds.sendMessage(reply.id),
+        args: [sendMessageInput(reply, 0)],
+      }),
+    );
+  }
+  if (outcome.eventId) await ignoringAlreadyStarted(startDelivery(deps.temporal, deps.config.taskQueue, outcome.eventId, 'sms_received'));
+  deps.log.info({ message_id: outcome.message.id, line_id: line.id, keyword: outcome.keyword }, 'inbound message');
+  return outcome;
+}
+
+export interface InboundMessageOutcome {
+  message: MessageRow;
+  keyword: Keyword | null;
+  /** The automatic reply to send, if the keyword called for one. */
+  reply: MessageRow | null;
+  /** The `sms_received` event to deliver; null when the line has nowhere to deliver it. */
+  eventId: string | null;
+}
 
 /**
  * An inbound SMS, end to end in one transaction: store it (which opens the 24-hour window), act
@@ -17,19 +65,10 @@ import { insertMessage, type MessageRow } from './store';
  * Inbound SMS do not create `implied_inbound` consent records: the window is computed from the
  * messages themselves, and `implied_inbound` would not open it anyway (docs/decisions.md).
  */
-export interface InboundOutcome {
-  message: MessageRow;
-  keyword: Keyword | null;
-  /** The automatic reply to send, if the keyword called for one. */
-  reply: MessageRow | null;
-  /** The `sms_received` event to deliver; null when the line has nowhere to deliver it. */
-  eventId: string | null;
-}
-
 export async function receiveInboundMessage(
   db: Knex,
   input: { line: LineRow; carrierMessageId: string; from: string; text: string; at: Date },
-): Promise<InboundOutcome> {
+): Promise<InboundMessageOutcome> {
   const { line } = input;
   const tenant = { workspaceId: line.workspace_id, environment: line.environment };
   const messageId = stableUuid('sms-inbound', input.carrierMessageId);
@@ -57,9 +96,8 @@ export async function receiveInboundMessage(
       created_at: input.at,
     });
     if (!inserted) {
-      const reply = (await trx<MessageRow>('messages').where({ id: replyId }).first()) ?? null;
-      const event = await trx('webhook_events').where({ id: eventId }).first('id');
-      return { message, keyword, reply, eventId: event ? eventId : null };
+      const reply = (await findMessage(trx, replyId)) ?? null;
+      return { message, keyword, reply, eventId: (await isEventRecorded(trx, eventId)) ? eventId : null };
     }
 
     // Inbound SMS are free (SMS_INBOUND_CENTS) but counted in the usage reports.
@@ -117,16 +155,13 @@ export async function receiveInboundMessage(
 
     // Delivered to the line's webhook_url (else the workspace default); a line with neither keeps
     // the message readable through the conversations API only.
-    const account = line.webhook_url ? null : await trx('billing_accounts').where({ workspace_id: line.workspace_id, environment: line.environment }).first('default_webhook_url');
-    if (!line.webhook_url && !account?.default_webhook_url) return { message, keyword, reply, eventId: null };
-    await trx('webhook_events').insert({
+    if (!(await eventDestination(trx, tenant, line, EVENT_POLICIES.sms_received.target))) return { message, keyword, reply, eventId: null };
+    await recordEvent(trx, {
       id: eventId,
-      workspace_id: line.workspace_id,
-      environment: line.environment,
-      line_id: line.id,
-      call_id: null,
-      event_type: 'sms_received',
-      target: 'webhook',
+      ...tenant,
+      lineId: line.id,
+      type: 'sms_received',
+      target: EVENT_POLICIES.sms_received.target,
       payload: {
         message_id: messageId,
         from_number: input.from,
@@ -136,8 +171,7 @@ export async function receiveInboundMessage(
         keyword_action: keyword,
         timestamp: input.at.getTime(),
       },
-      actor_key_id: null,
-      created_at: input.at,
+      now: input.at,
     });
     return { message, keyword, reply, eventId };
   });

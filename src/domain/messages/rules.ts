@@ -48,9 +48,8 @@ export const KEYWORD_REPLIES: Record<Keyword, string> = {
 export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'failed', 'undelivered', 'received'] as const;
 export type MessageStatus = (typeof MESSAGE_STATUSES)[number];
 
-/** What the carrier reports about an outbound message, in delivery receipts. */
-export const CARRIER_MESSAGE_STATUSES = ['sent', 'delivered', 'failed', 'undelivered'] as const;
-export type CarrierMessageStatus = (typeof CARRIER_MESSAGE_STATUSES)[number];
+/** What the carrier reports about an outbound message, in delivery receipts (the carrier's wire contract). */
+export { CARRIER_MESSAGE_STATUSES, type CarrierMessageStatus } from '../../adapters/carrier/callbacks/wire';
 
 /**
  * Outbound statuses only move forward: queued → sent → delivered | failed | undelivered, and a

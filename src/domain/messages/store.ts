@@ -1,21 +1,13 @@
 import type { Knex } from 'knex';
+import { releaseHold } from '../billing/holds';
 import { activeConsent } from '../compliance/consent';
+import type { Tenant } from '../lines/store';
+import type { TenantRow } from '../workspaces/tenantRow';
 import { advancesStatus, isWindowOpen, MESSAGE_STATUSES, type MessageStatus } from './rules';
 
 /** Messages and conversations in Postgres: every read and write of SMS goes through here. */
 
-interface Tenant {
-  workspaceId: string;
-  environment: 'test' | 'live';
-}
-
-export interface MessageRow {
-  id: string;
-  workspace_id: string;
-  environment: 'test' | 'live';
-  line_id: string;
-  actor_key_id: string | null;
-  direction: 'inbound' | 'outbound';
+export interface MessageRow extends TenantRow {
   origin: 'customer' | 'keyword_reply' | 'carrier';
   remote_number: string;
   from_number: string;
@@ -64,6 +56,10 @@ export function toLegacySmsRecord(row: MessageRow) {
 
 export function messagesOf(db: Knex | Knex.Transaction, tenant: Tenant) {
   return db<MessageRow>('messages').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+export async function findMessage(db: Knex | Knex.Transaction, messageId: string): Promise<MessageRow | undefined> {
+  return db<MessageRow>('messages').where({ id: messageId }).first();
 }
 
 /**
@@ -140,4 +136,34 @@ export async function advanceMessageStatus(
     .update({ status, updated_at: extra.at, ...(extra.errorCode !== undefined ? { error_code: extra.errorCode } : {}) })
     .returning('*');
   return row;
+}
+
+/** The carrier's id of a message it accepted (receipts name it). */
+export async function setCarrierMessageId(db: Knex, messageId: string, carrierMessageId: string): Promise<void> {
+  await db('messages').where({ id: messageId }).update({ carrier_message_id: carrierMessageId });
+}
+
+/** What the message cost, once the carrier reported it sent on. */
+export async function setMessageCharge(db: Knex, messageId: string, chargeCents: number): Promise<void> {
+  await db('messages').where({ id: messageId }).update({ charge_cents: chargeCents });
+}
+
+/**
+ * Fails an outbound message that never got a send workflow (its start failed, or the recovery
+ * sweeper found none): its hold is released and it is `failed` with `not_sent`.
+ */
+export async function failUnsentMessage(db: Knex, input: { messageId: string; tenant: Tenant; at: Date }): Promise<void> {
+  await releaseHold(db, { tenant: input.tenant, reference: `sms:${input.messageId}`, at: input.at });
+  await advanceMessageStatus(db, input.messageId, 'failed', { errorCode: 'not_sent', at: input.at });
+}
+
+/** Ids of outbound messages still queued that were created in the window: the recovery sweeper's candidates, oldest first. */
+export async function queuedMessageIds(db: Knex, window: { createdBefore: Date; createdAfter: Date; limit: number }): Promise<string[]> {
+  return db('messages')
+    .where({ status: 'queued', direction: 'outbound' })
+    .andWhere('created_at', '<', window.createdBefore)
+    .andWhere('created_at', '>', window.createdAfter)
+    .orderBy('created_at')
+    .limit(window.limit)
+    .pluck('id');
 }

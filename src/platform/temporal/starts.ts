@@ -37,3 +37,46 @@ export async function startResolvingAmbiguity(
   }
   return absent ? 'not_started' : 'unknown';
 }
+
+/**
+ * A workflow did not start (or its start could not be confirmed) and what it was to take over
+ * was compensated: nothing was done, and the request may be retried (the API answers 503 with
+ * `Retry-After`, in words of its own).
+ */
+export class StartCompensatedError extends Error {
+  constructor(
+    readonly workflowType: string,
+    readonly workflowId: string,
+    readonly outcome: Exclude<StartOutcome, 'started'>,
+  ) {
+    super(`${workflowType} ${workflowId} was not started (${outcome}); the work was compensated`);
+    this.name = 'StartCompensatedError';
+  }
+}
+
+/**
+ * Starts a workflow for work already recorded, resolving an ambiguous start first
+ * (`startResolvingAmbiguity`). When it did not start, or that cannot be known, `compensate` is
+ * asked to undo the record; it answers whether it did (it may decline: a workflow that did start
+ * may have claimed the work, or an unconfirmed start may be left to the recovery sweeper). A
+ * compensated start throws `StartCompensatedError`; otherwise the outcome is returned.
+ */
+export async function startOrCompensate(
+  client: Client,
+  workflowType: string,
+  options: WorkflowStartOptions,
+  compensate: (outcome: Exclude<StartOutcome, 'started'>) => Promise<boolean>,
+): Promise<StartOutcome> {
+  const outcome = await startResolvingAmbiguity(client, workflowType, options);
+  if (outcome !== 'started' && (await compensate(outcome))) throw new StartCompensatedError(workflowType, options.workflowId, outcome);
+  return outcome;
+}
+
+/** Awaits a start that a retry may repeat: "already started" means an earlier try went through. */
+export async function ignoringAlreadyStarted(start: Promise<unknown>): Promise<void> {
+  try {
+    await start;
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+  }
+}

@@ -1,63 +1,43 @@
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import type { AppContext, AppDeps } from '../context';
-import { errors } from '../errors';
-import { errorResponse, jsonRequestBody } from '../openapi/schemas';
-import type { RouteDef } from './types';
-import type { CarrierMessageEvent, CarrierInboundMessageEvent, CarrierMessageStatusEvent } from '../../src/adapters/carrier/port';
-import { carrierEventTimeProblem } from '../../src/adapters/carrier/callbacks/eventTime';
-import type { LineRow } from '../../src/domain/lines/store';
-import { receiveInboundMessage } from '../../src/domain/messages/inbound';
-import { CARRIER_MESSAGE_STATUSES } from '../../src/domain/messages/rules';
-import { advanceMessageStatus, type MessageRow } from '../../src/domain/messages/store';
-import { toE164 } from '../../src/platform/phone';
-import { startDelivery } from '../../src/domain/webhooks/publish';
-import { workflowIds } from '../../workflows/definitions/ids';
-import { messageReceiptSignal, type sendMessageWorkflow } from '../../workflows/messages';
+import type { AppContext, AppDeps } from '../../context';
+import { errors } from '../../errors';
+import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
+import type { RouteDef } from '../types';
+import {
+  CARRIER_MESSAGE_STATUSES,
+  type CarrierInboundMessageEvent,
+  type CarrierMessageEvent,
+  type CarrierMessageStatusEvent,
+} from '../../../src/adapters/carrier/callbacks/wire';
+import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks/eventTime';
+import { takeInboundMessage } from '../../../src/domain/messages/inbound';
+import { recordReceipt } from '../../../src/domain/messages/receipt';
+import { toE164 } from '../../../src/platform/phone';
+import { workflowIds } from '../../../workflows/definitions/ids';
+import { messageReceiptSignal } from '../../../workflows/messages';
 
-/**
+/*
  * Where the carrier reports messages (the simulator, or a Twilio/Telnyx adapter's webhook
  * translator): inbound SMS and delivery receipts. Signed like `/carrier/events` (route auth `carrier`).
  * Every step is idempotent, so a carrier retrying after a lost answer changes nothing twice.
  */
-async function ignoreAlreadyStarted(start: Promise<unknown>): Promise<void> {
-  try {
-    await start;
-  } catch (err) {
-    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-  }
-}
 
 /** 404 when no active line has the number (the carrier then drops the message). */
 async function inbound(ctx: AppContext, deps: AppDeps, event: CarrierInboundMessageEvent): Promise<void> {
-  const to = toE164(event.to);
   const from = toE164(event.from);
   // A sender that is not a phone number (an alphanumeric sender id) cannot be answered or opted out: refused, never stored raw.
   if (!from) throw errors.validation([{ field: 'from', message: 'Must be a phone number' }]);
-  const line = to ? await deps.db<LineRow>('lines').where({ phone_number: to, status: 'active' }).first() : undefined;
-  if (!line) throw errors.notFound('Line for this number');
-  const outcome = await receiveInboundMessage(deps.db, { line, carrierMessageId: event.carrier_message_id, from, text: event.text, at: deps.now() });
-  const { reply } = outcome;
-  if (reply && reply.status === 'queued') {
-    await ignoreAlreadyStarted(
-      deps.temporal.workflow.start<typeof sendMessageWorkflow>('sendMessageWorkflow', {
-        taskQueue: deps.config.taskQueue,
-        workflowId: workflowIds.sendMessage(reply.id),
-        args: [{ messageId: reply.id, workspaceId: reply.workspace_id, environment: reply.environment, lineId: reply.line_id, from: reply.from_number, to: reply.to_number, text: reply.body, segments: reply.segments, chargeCents: 0 }],
-      }),
-    );
-  }
-  if (outcome.eventId) await ignoreAlreadyStarted(startDelivery(deps.temporal, deps.config.taskQueue, outcome.eventId, 'sms_received'));
-  ctx.state.log.info({ message_id: outcome.message.id, line_id: line.id, keyword: outcome.keyword }, 'inbound message');
+  const message = { carrierMessageId: event.carrier_message_id, from, to: toE164(event.to), text: event.text };
+  const outcome = await takeInboundMessage({ ...deps, log: ctx.state.log }, message);
+  if (!outcome) throw errors.notFound('Line for this number');
   ctx.body = { received: true, message_id: outcome.message.id };
 }
 
 /** A receipt moves the status forward (never back) and tells the send workflow, which bills on the final one. */
 async function receipt(ctx: AppContext, deps: AppDeps, event: CarrierMessageStatusEvent): Promise<void> {
-  const message = await deps.db<MessageRow>('messages').where({ id: event.message_id }).first('id', 'status');
-  if (!message) throw errors.notFound('Message');
-  await advanceMessageStatus(deps.db, message.id, event.status, { errorCode: event.error_code ?? null, at: deps.now() });
+  const receipt = { messageId: event.message_id, status: event.status, errorCode: event.error_code ?? null };
+  if (!(await recordReceipt(deps.db, receipt, deps.now()))) throw errors.notFound('Message');
   try {
-    await deps.temporal.workflow.getHandle(workflowIds.sendMessage(message.id)).signal(messageReceiptSignal, { status: event.status, ...(event.error_code ? { errorCode: event.error_code } : {}) });
+    await deps.temporal.workflow.getHandle(workflowIds.sendMessage(event.message_id)).signal(messageReceiptSignal, { status: event.status, ...(event.error_code ? { errorCode: event.error_code } : {}) });
   } catch (err) {
     // The workflow has finished (a late or repeated receipt): the status is stored all the same.
     if ((err as Error).name !== 'WorkflowNotFoundError') throw err;

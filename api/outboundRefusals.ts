@@ -1,0 +1,61 @@
+import { refuseHold } from './billingErrors';
+import { principalOf, type AppContext, type AppDeps } from './context';
+import { ApiError, errors } from './errors';
+import { lineNotAllowedError } from './lineAccess';
+import { OutboundRefusedError, type OutboundChannel, type OutboundRefusal } from '../src/domain/outbound/preflight';
+import { StartCompensatedError } from '../src/platform/temporal/starts';
+
+/** The words that differ between a call and a message. */
+const WORDS: Record<OutboundChannel, { plural: string; notStarted: string }> = {
+  call: { plural: 'calls', notStarted: 'The call could not be placed right now; retry shortly' },
+  sms: { plural: 'messages', notStarted: 'The message could not be queued right now; retry shortly' },
+};
+
+function refusalError(refusal: OutboundRefusal, channel: OutboundChannel, ctx: AppContext, deps: AppDeps): ApiError {
+  switch (refusal.code) {
+    case 'invalid_field':
+      return errors.validation([{ field: refusal.field, message: refusal.message }]);
+    case 'line_not_allowed':
+      return lineNotAllowedError(principalOf(ctx), refusal.lineId);
+    case 'line_not_found':
+      return errors.notFound('Line');
+    case 'line_not_active':
+      return new ApiError(409, 'line_not_active', `The line is ${refusal.lineStatus}; ${WORDS[channel].plural} need an active line`);
+    case 'line_no_webhook':
+      return new ApiError(422, 'line_no_webhook', 'This webhook line has no webhook_url');
+    case 'number_opted_out':
+      return new ApiError(403, 'number_opted_out', 'This number has opted out of calls and messages from this workspace');
+    case 'consent_required':
+      return new ApiError(403, 'consent_required', 'This line checks consent: record an explicit_outbound consent for the number first');
+    case 'conversation_window_expired':
+      return new ApiError(
+        403,
+        'conversation_window_expired',
+        'No SMS from this number to the line in the last 24 hours and no active explicit_outbound consent for the pair; record consent first or wait for them to write',
+      );
+    case 'call_in_progress':
+      return new ApiError(409, 'call_in_progress', 'This line already has an active call');
+    case 'm3_fraud_block':
+      // No details on purpose: the heuristic is not explained to whoever trips it.
+      return new ApiError(403, 'm3_fraud_block', 'This destination is blocked');
+    case 'hold_refused':
+      return refuseHold(refusal.hold, { deps, tenant: principalOf(ctx), log: ctx.state.log });
+  }
+}
+
+/**
+ * Runs an outbound use case (place a call, send an SMS) and answers its refusals with the
+ * spec's codes; a workflow start that failed and was compensated is 503 `service_unavailable`
+ * with `Retry-After` (nothing held, nothing sent).
+ */
+export async function answeringOutboundRefusals<T>(ctx: AppContext, deps: AppDeps, channel: OutboundChannel, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof OutboundRefusedError) throw refusalError(err.refusal, channel, ctx, deps);
+    if (err instanceof StartCompensatedError) {
+      throw new ApiError(503, 'service_unavailable', WORDS[channel].notStarted, undefined, { 'Retry-After': '1' });
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,95 @@
+import crypto from 'node:crypto';
+import type { CallInput } from '../../../workflows/definitions/calls';
+import { placeHold } from '../billing/holds';
+import { hasDefaultPaymentMethod } from '../billing/paymentMethods';
+import { oneMinuteReserveCents, zoneOf } from '../billing/pricing';
+import { outboundPreflight, refuseOutbound, type OutboundActor } from '../outbound/preflight';
+import type { UseCaseDeps } from '../../platform/useCaseDeps';
+import { conversationBeginMessage, conversationSystemPrompt } from './conversation';
+import { isPremiumRate } from './fraud';
+import { startCallWorkflow } from './start';
+import { callOpening, insertCall, LineBusyError, type CallRow } from './store';
+
+/** A conversation call: the service talks, with a system prompt built from the topic. */
+export interface ConversationOptions {
+  topic: string;
+  beginMessage: string | null;
+  maxDurationSec: number | null;
+}
+
+export interface PlaceCallRequest {
+  lineId: string;
+  /** As given; the preflight checks it is E.164. */
+  toNumber: string;
+  conversation: ConversationOptions | null;
+}
+
+/**
+ * Places an outbound call. Refuses (`OutboundRefusedError`) in a fixed order, each check only
+ * after the previous passed: the outbound preflight (number, line, `line_no_webhook`,
+ * `number_opted_out`, `consent_required`), then in one transaction `call_in_progress` (the
+ * line's one active call), `m3_fraud_block`, and the one-minute reservation. Then the call's
+ * workflow dials; a start that did not happen fails the call (`StartCompensatedError`).
+ */
+export async function placeCall(deps: UseCaseDeps, actor: OutboundActor, request: PlaceCallRequest): Promise<CallRow> {
+  const destination = { value: request.toNumber, field: 'to_number' };
+  const { to, line } = await outboundPreflight(deps.db, actor, { channel: 'call', lineId: request.lineId, to: destination, now: deps.now() });
+  const { conversation } = request;
+  // A conversation call is a hosted conversation whatever the line's mode, and billed as one.
+  const mode = conversation ? 'hosted' : line.mode;
+  const systemPrompt = conversation ? conversationSystemPrompt(conversation.topic) : line.system_prompt;
+  const beginMessage = conversation ? (conversation.beginMessage ?? conversationBeginMessage(conversation.topic)) : line.begin_message;
+  const zone = zoneOf(to);
+  const reserve = oneMinuteReserveCents(mode, zone);
+  const callId = crypto.randomUUID();
+  const now = deps.now();
+  const row = await deps.db.transaction(async (trx) => {
+    let inserted: CallRow;
+    try {
+      inserted = await insertCall(trx, {
+        id: callId,
+        workspace_id: actor.workspaceId,
+        environment: actor.environment,
+        line_id: line.id,
+        actor_key_id: actor.key.id,
+        direction: 'outbound',
+        from_number: line.phone_number,
+        to_number: to,
+        status: 'initiated',
+        mode,
+        zone,
+        system_prompt: systemPrompt,
+        begin_message: beginMessage,
+        topic: conversation?.topic ?? null,
+        max_duration_sec: conversation?.maxDurationSec ?? null,
+        created_at: now,
+      });
+    } catch (err) {
+      if (err instanceof LineBusyError) refuseOutbound({ code: 'call_in_progress' });
+      throw err;
+    }
+    if (isPremiumRate(to) && !(await hasDefaultPaymentMethod(trx, actor.userId, actor.environment))) refuseOutbound({ code: 'm3_fraud_block' });
+    const hold = await placeHold(trx, { tenant: actor, keyId: actor.key.id, reference: `call:${callId}`, amountCents: reserve, at: now });
+    if (!hold.ok) refuseOutbound({ code: 'hold_refused', hold: hold.refusal });
+    return inserted;
+  });
+
+  const input: CallInput = {
+    callId,
+    workspaceId: actor.workspaceId,
+    environment: actor.environment,
+    lineId: line.id,
+    keyId: actor.key.id,
+    direction: 'outbound',
+    from: row.from_number,
+    to,
+    mode,
+    zone,
+    reservePerMinuteCents: reserve,
+    ...(await callOpening(deps.db, line)),
+    ...(conversation ? { systemPrompt, beginMessage, languagePinned: false, ...(conversation.maxDurationSec ? { maxDurationMs: conversation.maxDurationSec * 1000 } : {}) } : {}),
+  };
+  await startCallWorkflow(deps, input, 'could not start the call workflow');
+  deps.log.info({ call_id: callId, line_id: line.id, zone }, 'call placed');
+  return row;
+}

@@ -1,0 +1,58 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import type { EventPolicy, EventType } from './events';
+
+export interface NewEvent {
+  /**
+   * A stable id (src/platform/stableId.ts) for an event a retried activity or a repeated carrier
+   * event may record again: it is then recorded once. Without one, the event gets a fresh id.
+   */
+  id?: string;
+  workspaceId: string;
+  environment: 'test' | 'live';
+  lineId: string;
+  callId?: string | null;
+  type: EventType;
+  target: EventPolicy['target'];
+  payload: Record<string, unknown>;
+  actorKeyId?: string | null;
+  now: Date;
+}
+
+/** Records an outbound event (a `webhook_events` row); its id is the `event_id` receivers dedupe on. */
+export async function recordEvent(db: Knex | Knex.Transaction, event: NewEvent): Promise<string> {
+  const id = event.id ?? crypto.randomUUID();
+  const insert = db('webhook_events').insert({
+    id,
+    workspace_id: event.workspaceId,
+    environment: event.environment,
+    line_id: event.lineId,
+    call_id: event.callId ?? null,
+    event_type: event.type,
+    target: event.target,
+    payload: event.payload,
+    actor_key_id: event.actorKeyId ?? null,
+    created_at: event.now,
+  });
+  await (event.id ? insert.onConflict('id').ignore() : insert);
+  return id;
+}
+
+export async function isEventRecorded(db: Knex | Knex.Transaction, eventId: string): Promise<boolean> {
+  return (await db('webhook_events').where({ id: eventId }).first('id')) !== undefined;
+}
+
+/** A `webhook_events` row, as a delivery attempt reads it. */
+export interface EventRow {
+  id: string;
+  workspace_id: string;
+  environment: string;
+  line_id: string;
+  call_id: string | null;
+  event_type: string;
+  payload: Record<string, unknown>;
+}
+
+export async function findEvent(db: Knex, eventId: string): Promise<EventRow | undefined> {
+  return db<EventRow>('webhook_events').where({ id: eventId }).first();
+}
