@@ -3,7 +3,6 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
-  defineSignal,
   patched,
   proxyActivities,
   setHandler,
@@ -15,6 +14,16 @@ import type { AttemptOutcome } from '../activities/autoCharge';
 import type { BillingActivities } from '../activities/billing';
 import type { BillingTenant } from '../src/domain/billing/ledger';
 import { periodOf, previousMonthStart } from '../src/domain/billing/periods';
+import {
+  balanceLowSignal,
+  paymentMethodChangedSignal,
+  type AutoChargeCarried,
+  type AutoChargeResult,
+  type NumberFeesInput,
+  type NumberFeesResult,
+  type PeriodCloseInput,
+  type PeriodCloseResult,
+} from './definitions/billing';
 
 /** Ledger and settings reads/writes: idempotent, retried until they succeed. */
 const store = proxyActivities<BillingActivities>({
@@ -39,14 +48,6 @@ const lookups = proxyActivities<BillingActivities>({
 /** Charges go through a pending attempt recorded first, and are looked up when unanswered (review M8). */
 export const PENDING_ATTEMPTS_PATCH = 'auto-charge-pending-attempts';
 
-export const balanceLowSignal = defineSignal('balanceLow');
-export const paymentMethodChangedSignal = defineSignal('paymentMethodChanged');
-
-export interface AutoChargeResult {
-  charges: number;
-  declined: boolean;
-}
-
 const IDLE_BEFORE_EXIT = '1 hour';
 const AFTER_DECLINE_WAIT = '24 hours';
 const CHARGES_PER_RUN = 50;
@@ -59,7 +60,7 @@ const CHARGES_PER_RUN = 50;
  * resolved before any other charge is decided, by this run or the next. After a hard decline
  * it waits for a new payment method (or a day) before trying again.
  */
-export async function autoChargeWorkflow(tenant: BillingTenant, carried: { requested?: boolean } = {}): Promise<AutoChargeResult> {
+export async function autoChargeWorkflow(tenant: BillingTenant, carried: AutoChargeCarried = {}): Promise<AutoChargeResult> {
   let requested = carried.requested ?? false;
   let paymentMethodChanged = false;
   let charges = 0;
@@ -143,7 +144,7 @@ async function settleAttempt(tenant: BillingTenant, attemptId: string): Promise<
 const scheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime', SearchAttributeType.DATETIME);
 
 /** The schedule's nominal time (not the wall clock, so a late or replayed firing bills the right month), or the manual override. */
-function nominalTimeOf(input: { nominalTime?: string }): Date {
+function nominalTimeOf(input: PeriodCloseInput): Date {
   const scheduled = workflowInfo().typedSearchAttributes.get(scheduledStartTime);
   const nominal = input.nominalTime ? new Date(input.nominalTime) : (scheduled ?? workflowInfo().startTime);
   if (Number.isNaN(nominal.getTime())) throw ApplicationFailure.nonRetryable(`nominalTime is not a date: ${input.nominalTime}`, 'InvalidNominalTime');
@@ -161,7 +162,7 @@ export const RECLOSE_PATCH = 'close-spend-period-reclose';
  * record converges on the exact figure. `nominalTime` names the month for manual runs (one
  * pass: run it again to recompute).
  */
-export async function closeSpendPeriodWorkflow(input: { nominalTime?: string } = {}): Promise<{ period: string; keys: number }> {
+export async function closeSpendPeriodWorkflow(input: PeriodCloseInput = {}): Promise<PeriodCloseResult> {
   const period = previousMonthStart(nominalTimeOf(input)).toISOString();
   const closed = await store.closeSpendPeriod(period);
   if (input.nominalTime !== undefined || !patched(RECLOSE_PATCH)) return closed;
@@ -178,7 +179,7 @@ const FEE_PAGES_PER_RUN = 200;
  * that just ended, in arrears (src/domain/billing/numberFees.ts). Every fee is idempotent per line and
  * month, so a re-run, a retry or a catch-up firing posts nothing twice.
  */
-export async function postNumberFeesWorkflow(input: { nominalTime?: string; afterLineId?: string | null; posted?: number } = {}): Promise<{ period: string; posted: number }> {
+export async function postNumberFeesWorkflow(input: NumberFeesInput = {}): Promise<NumberFeesResult> {
   const nominal = nominalTimeOf(input);
   const periodStart = previousMonthStart(nominal);
   let after = input.afterLineId ?? null;

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
 import { workflowIds } from './definitions/ids';
-import { closeLineSecretsSignal } from './lineSecrets';
+import { closeLineSecretsSignal, type ProvisionLineInput, type ProvisionLineResult, type ReleaseLineInput, type ReleaseLineResult } from './definitions/lines';
 import type { LineActivities } from '../activities/lines';
 
 /** Carrier calls: retried with backoff for up to ten minutes; a refusal is final. */
@@ -22,12 +22,6 @@ const releaser = proxyActivities<LineActivities>({
   scheduleToCloseTimeout: '24 hours',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
-
-export interface ProvisionLineInput {
-  lineId: string;
-}
-
-export type ProvisionLineResult = { status: 'active'; phoneNumber: string } | { status: 'released'; reason: string };
 
 /**
  * A new line gets its phone number: acquire one from the carrier, then make the line
@@ -63,7 +57,7 @@ function describeFailure(err: unknown): string {
  * A released line gives its number back to the carrier (retried until the carrier confirms)
  * and closes its signing-secret workflow, if it has one.
  */
-export async function releaseLineWorkflow({ lineId }: { lineId: string }): Promise<{ releasedNumber: string | null }> {
+export async function releaseLineWorkflow({ lineId }: ReleaseLineInput): Promise<ReleaseLineResult> {
   let releasedNumber: string | null;
   try {
     ({ released: releasedNumber } = await releaser.releaseLineNumber(lineId));

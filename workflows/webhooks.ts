@@ -1,6 +1,7 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
-import { EVENT_POLICIES, retryDelayMs, type EventType } from '../src/domain/webhooks/events';
+import { EVENT_POLICIES, retryDelayMs } from '../src/domain/webhooks/events';
+import type { DeliverEventInput, DeliverEventResult } from './definitions/webhooks';
 
 /**
  * The HTTP attempt itself is one activity. Temporal retries it only for our own faults
@@ -11,18 +12,6 @@ const { attemptDelivery } = proxyActivities<WebhookActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 });
-
-export interface DeliverEventInput {
-  eventId: string;
-  eventType: EventType;
-}
-
-export interface DeliverEventResult {
-  status: 'success' | 'failed';
-  attempts: number;
-  lastDeliveryId: string;
-  httpStatus: number | null;
-}
 
 /**
  * Delivers one event to its receiver: attempt, and while it fails and the event type allows,

@@ -19,7 +19,7 @@ import { findLine } from '../../src/domain/lines/store';
 import { toE164 } from '../../src/platform/phone';
 import { startResolvingAmbiguity } from '../../src/platform/temporal/starts';
 import { waitForResult } from '../../src/platform/temporal/waitForResult';
-import type { CallInput } from '../../workflows/calls/workflow';
+import type { CallInput } from '../../workflows/definitions/calls';
 import { DEFAULT_RESPONSE_TIMEOUT_SECONDS, DTMF_DIGITS, MAX_RESPONSE_TIMEOUT_SECONDS, pressUpdate, speakUpdate, waitUpdate } from '../../workflows/definitions/callControl';
 import { conversationBeginMessage, conversationSystemPrompt, MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
 

@@ -10,7 +10,7 @@ import { callOpening, failUnclaimedCall } from '../../src/domain/calls/store';
 import type { LineRow } from '../../src/domain/lines/store';
 import { toE164 } from '../../src/platform/phone';
 import { startResolvingAmbiguity } from '../../src/platform/temporal/starts';
-import { carrierEventSignal, type CallInput, type CarrierCallEvent } from '../../workflows/calls/workflow';
+import { carrierEventSignal, type CallInput, type CarrierCallEvent } from '../../workflows/definitions/calls';
 
 /**
  * Where the carrier reports call progress (the simulator, or a Twilio/Telnyx adapter's webhook

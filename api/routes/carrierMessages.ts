@@ -12,7 +12,8 @@ import { advanceMessageStatus, type MessageRow } from '../../src/domain/messages
 import { toE164 } from '../../src/platform/phone';
 import { startDelivery } from '../../src/domain/webhooks/publish';
 import { workflowIds } from '../../workflows/definitions/ids';
-import { messageReceiptSignal, type sendMessageWorkflow } from '../../workflows/messages';
+import { messageReceiptSignal } from '../../workflows/definitions/messages';
+import type { sendMessageWorkflow } from '../../workflows/messages';
 
 /**
  * Where the carrier reports messages (the simulator, or a Twilio/Telnyx adapter's webhook

@@ -11,8 +11,6 @@ import { legacyCallWorkflow } from './legacy';
 import { CALL_NOT_ACTIVE, DTMF_DIGITS, pressUpdate, speakUpdate, waitUpdate, type PressRequest, type SpeakRequest, type SpeakResult, type WaitRequest, type WaitResult } from '../definitions/callControl';
 import { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type CarrierCallEvent } from '../definitions/calls';
 
-export { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type CarrierCallEvent } from '../definitions/calls';
-
 /**
  * Calls that start with this patch run `runCall` below; histories recorded before it replay
  * `legacyCallWorkflow`. What changed: a carrier refusal ends the call instead of being retried

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { workflowIds } from '../../../workflows/definitions/ids';
-import { hangupSignal } from '../../../workflows/calls/workflow';
+import { hangupSignal } from '../../../workflows/definitions/calls';
 import type { recoverOrphansWorkflow } from '../../../workflows/recovery';
 
 /**
