@@ -14,6 +14,8 @@ import type { AttemptOutcome } from '../activities/autoCharge';
 import type { BillingActivities } from '../activities/billing';
 import type { BillingTenant } from '../src/domain/billing/ledger';
 import { periodOf, previousMonthStart } from '../src/domain/billing/periods';
+import * as options from './activityOptions';
+import { activityFailedWith, FailureTypes } from './definitions/failures';
 import {
   balanceLowSignal,
   paymentMethodChangedSignal,
@@ -25,25 +27,10 @@ import {
   type PeriodCloseResult,
 } from './definitions/billing';
 
-/** Ledger and settings reads/writes: idempotent, retried until they succeed. */
-const store = proxyActivities<BillingActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-
+const store = proxyActivities<BillingActivities>(options.ledger);
 /** The processor: transient failures retried with backoff for up to an hour, declines final. */
-const processor = proxyActivities<BillingActivities>({
-  // The adapter gives up on the processor after 10 s; a lost worker is noticed within 15.
-  startToCloseTimeout: '15 seconds',
-  scheduleToCloseTimeout: '1 hour',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: ['CardDeclined', 'PaymentRejected'] },
-});
-
-/** Asking the processor what became of a charge: retried with backoff for as long as it takes. */
-const lookups = proxyActivities<BillingActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
-});
+const processor = proxyActivities<BillingActivities>(options.cardProcessor);
+const lookups = proxyActivities<BillingActivities>(options.chargeLookup);
 
 /** Charges go through a pending attempt recorded first, and are looked up when unanswered (review M8). */
 export const PENDING_ATTEMPTS_PATCH = 'auto-charge-pending-attempts';
@@ -112,7 +99,7 @@ export async function autoChargeWorkflow(tenant: BillingTenant, carried: AutoCha
       charges += 1;
       declined = false;
     } catch (err) {
-      if (!(err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && (err.cause.type === 'CardDeclined' || err.cause.type === 'PaymentRejected'))) throw err;
+      if (!activityFailedWith(err, FailureTypes.cardDeclined, FailureTypes.paymentRejected)) throw err;
       declined = true;
       paymentMethodChanged = false;
       await condition(() => paymentMethodChanged, AFTER_DECLINE_WAIT);

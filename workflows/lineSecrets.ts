@@ -1,12 +1,10 @@
 import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { LineSecretActivities } from '../activities/lineSecrets';
 import { PROMOTION_DELAY_MS } from '../src/domain/lines/rules';
+import * as options from './activityOptions';
 import { closeLineSecretsSignal, rotateSecretUpdate, type LineSecretsState, type RotateSecretResult } from './definitions/lines';
 
-const secrets = proxyActivities<LineSecretActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
+const secrets = proxyActivities<LineSecretActivities>(options.store);
 
 /** History stays short: after this many rotations the workflow continues as new with its state. */
 const ROTATIONS_PER_RUN = 50;

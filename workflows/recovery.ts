@@ -1,11 +1,9 @@
 import { ActivityFailure, log, proxyActivities } from '@temporalio/workflow';
 import type { RecoveryActivities } from '../activities/recovery';
+import * as options from './activityOptions';
 import type { RecoverOrphansInput, RecoverOrphansResult } from './definitions/recovery';
 
-const recovery = proxyActivities<RecoveryActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
-});
+const recovery = proxyActivities<RecoveryActivities>(options.recovery);
 
 /**
  * The durable sweeper (a Temporal Schedule runs it every few minutes; see

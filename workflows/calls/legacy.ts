@@ -1,4 +1,4 @@
-import { ActivityCancellationType, ActivityFailure, allHandlersFinished, CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities, MessageTurnOutcome } from '../../activities/calls';
 import type { WebhookActivities } from '../../activities/webhooks';
@@ -8,50 +8,30 @@ import { CALL_NOT_ACTIVE, DTMF_DIGITS, pressUpdate, speakUpdate, waitUpdate, typ
 import { callChargeCents } from '../../src/domain/billing/pricing';
 import { callDurationMs, hostedSpeakIdPrefix, MAX_CALL_DURATION_MS, RING_TIMEOUT_MS, type CallStatus, type EndCause } from '../../src/domain/calls/rules';
 import { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type CarrierCallEvent } from '../definitions/calls';
+import * as options from '../activityOptions';
 
-const calls = proxyActivities<CallActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['CarrierRejected'] },
-});
+/** Carrier commands and records (before v2, one proxy for both: carrier commands had no time budget). */
+const calls = proxyActivities<CallActivities>(options.legacyCallCarrier);
 /** The `message` event: one attempt, never retried (a late answer would be spoken out of turn). */
-const webhooks = proxyActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+const webhooks = proxyActivities<WebhookActivities>(options.oneShot);
 /**
  * A whole caller turn (`takeMessageTurn`), as a local activity: it runs inside the workflow task
  * that saw the caller's sentence, with no activity task through the server, and its result is
  * recorded in the history as a marker. One attempt, as above; a re-run after a crashed worker
  * finds the attempt already made and does not POST the `message` again.
  */
-const turns = proxyLocalActivities<CallActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+const turns = proxyLocalActivities<CallActivities>(options.oneShot);
 /**
  * Calls that reach a turn with this patch take it in that one local activity (record the
  * `message`, deliver it once, speak the reply, append to the transcript) instead of
  * recordMessageEvent → attemptDelivery → [speak] → recordTranscript; histories recorded before
- * it replay the old sequence.
+ * it replay the old sequence. It lives and goes with this file (see the removal criterion below).
  */
 const TURN_IN_ONE_ACTIVITY_PATCH = 'call-turn-in-one-activity';
-const billing = proxyActivities<BillingActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
-/**
- * A hosted turn: one attempt (a late answer would be spoken out of turn). It heartbeats, so a
- * barge-in can cancel it within about a second; the workflow waits until it has stopped, so
- * nothing it hands the carrier afterwards escapes the next turn's stop.
- */
-const hosted = proxyActivities<HostedActivities>({
-  startToCloseTimeout: '3 minutes',
-  heartbeatTimeout: '1 second',
-  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { maximumAttempts: 1 },
-});
-/** The audio relay of an audio line, for the whole call; it heartbeats every 2 s. */
-const audio = proxyActivities<AudioActivities>({
-  startToCloseTimeout: '20 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumAttempts: 3, nonRetryableErrorTypes: ['CarrierRejected'] },
-});
-/** DTMF can take a while to play (`w` pauses). */
-const keypad = proxyActivities<CallActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 } });
+const billing = proxyActivities<BillingActivities>(options.store);
+const hosted = proxyActivities<HostedActivities>(options.hostedTurn);
+const audio = proxyActivities<AudioActivities>(options.audioRelay);
+const keypad = proxyActivities<CallActivities>(options.keypad);
 
 /** Turns of context when a line sets no context_limit. */
 const DEFAULT_CONTEXT_TURNS = 20;
