@@ -17,7 +17,10 @@ export const store = {
 /** The same, as a local activity: it runs in the workflow task itself (no round trip through the server). */
 export const localStore = store satisfies LocalActivityOptions;
 
-/** The billing workflows' ledger and settings work: idempotent, retried until it succeeds; bulk work (a month's close, a page of fees) gets 30 s an attempt. */
+/**
+ * The billing workflows' ledger and settings work: idempotent, retried until it succeeds; bulk
+ * work (a month's close, a page of fees) gets 30 s an attempt.
+ */
 export const ledger = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -27,7 +30,10 @@ export const ledger = {
  * One attempt, never retried: a webhook-mode caller turn (a late answer would be spoken out of
  * turn; see `takeMessageTurn`) and, in histories before it, the `message` delivery.
  */
-export const oneShot = { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } } satisfies ActivityOptions & LocalActivityOptions;
+export const oneShot = {
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 1 },
+} satisfies ActivityOptions & LocalActivityOptions;
 
 // Carrier commands: retried while the carrier is unreachable, for a budget that fits the
 // work; a refusal (CarrierRejected) is final.
@@ -36,23 +42,46 @@ export const oneShot = { startToCloseTimeout: '30 seconds', retry: { maximumAtte
 export const callCarrier = {
   startToCloseTimeout: '10 seconds',
   scheduleToCloseTimeout: '1 minute',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: [FailureTypes.carrierRejected] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    nonRetryableErrorTypes: [FailureTypes.carrierRejected],
+  },
 } satisfies ActivityOptions;
 
 /** Calls recorded before `call-workflow-v2` (workflows/calls/legacy.ts) retried carrier commands with no budget. */
 export const legacyCallCarrier = {
   startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: [FailureTypes.carrierRejected] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    nonRetryableErrorTypes: [FailureTypes.carrierRejected],
+  },
 } satisfies ActivityOptions;
 
 /** Backoff for carrier work nobody is waiting on live (numbers, SMS). */
-const patientCarrierRetry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: [FailureTypes.carrierRejected] };
+const patientCarrierRetry = {
+  initialInterval: '1 second',
+  backoffCoefficient: 2,
+  maximumInterval: '30 seconds',
+  nonRetryableErrorTypes: [FailureTypes.carrierRejected],
+};
 
 /** Handing an SMS to the carrier: about five minutes, then the message fails (and is free). */
-export const messageCarrier = { startToCloseTimeout: '10 seconds', scheduleToCloseTimeout: '5 minutes', retry: patientCarrierRetry } satisfies ActivityOptions;
+export const messageCarrier = {
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '5 minutes',
+  retry: patientCarrierRetry,
+} satisfies ActivityOptions;
 
 /** Acquiring (or giving back) a line's number: ten minutes, then the line is released with the reason. */
-export const lineCarrier = { startToCloseTimeout: '10 seconds', scheduleToCloseTimeout: '10 minutes', retry: patientCarrierRetry } satisfies ActivityOptions;
+export const lineCarrier = {
+  startToCloseTimeout: '10 seconds',
+  scheduleToCloseTimeout: '10 minutes',
+  retry: patientCarrierRetry,
+} satisfies ActivityOptions;
 
 /** Releasing a number: waits (briefly) for the release to commit, then retries the carrier for a day until it confirms. */
 export const numberRelease = {
@@ -90,7 +119,10 @@ export const audioRelay = {
 } satisfies ActivityOptions;
 
 /** DTMF can take a while to play (`w` pauses); a few tries, then the press answers `pressed: false`. */
-export const keypad = { startToCloseTimeout: '1 minute', retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 } } satisfies ActivityOptions;
+export const keypad = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },
+} satisfies ActivityOptions;
 
 // Billing.
 

@@ -32,7 +32,13 @@ const store = proxyActivities<BillingActivities>(options.ledger);
 const processor = proxyActivities<BillingActivities>(options.cardProcessor);
 const lookups = proxyActivities<BillingActivities>(options.chargeLookup);
 
-/** Charges go through a pending attempt recorded first, and are looked up when unanswered (review M8). */
+/**
+ * Charges go through a pending attempt recorded first, and are looked up when unanswered (review M8).
+ * Remove the unpatched branch (and prepareAutoCharge, chargeCard, creditAutoRecharge) once no
+ * auto-charge run that started before the patch is open: a run exits after an hour idle or a day
+ * after a decline, so a day after the last pre-patch worker stopped. Then deprecatePatch (and drop
+ * test/histories/autoChargeWorkflow.charged.json, recorded before it), and one release later drop it.
+ */
 export const PENDING_ATTEMPTS_PATCH = 'auto-charge-pending-attempts';
 
 const IDLE_BEFORE_EXIT = '1 hour';
@@ -140,6 +146,7 @@ function nominalTimeOf(input: PeriodCloseInput): Date {
 
 /** Scheduled closes run again this long after the boundary, when late postings have landed. */
 const RECLOSE_AFTER = '1 hour';
+/** Remove the unpatched return once no close started before the patch is open (a close lasts about an hour), with closeSpendPeriodWorkflow.json. */
 export const RECLOSE_PATCH = 'close-spend-period-reclose';
 
 /**

@@ -43,7 +43,16 @@ const HANGUP_CONFIRMATION = '10 seconds';
 /**
  * The call workflow as it was before `call-workflow-v2` (see workflows/calls/workflow.ts): kept unchanged
  * so calls started before that version, and their recorded histories, replay exactly. New calls
- * never run it. Remove it (and deprecate the patch) once no such call can still be running.
+ * never run it.
+ *
+ * When to remove it (with TURN_IN_ONE_ACTIVITY_PATCH, which only this path checks): once no call
+ * started before `call-workflow-v2` can still be open in any deployment. A call lasts at most the
+ * ring (30 s) and 15 minutes, so in practice once no deployment runs a pre-v2 worker; check with
+ * `temporal workflow count --query 'WorkflowType="callWorkflow" AND ExecutionStatus="Running"'`
+ * filtered to start times before the v2 rollout. Then, in order: replace `patched(CALL_V2_PATCH)`
+ * with `deprecatePatch(CALL_V2_PATCH)` and delete this file and the pre-v2 histories in
+ * test/histories (callWorkflow.{hangup,hosted-control,turns,turns-unpatched,turns-upgraded}.json);
+ * one release later, when no v2 call started before that release is open, drop `deprecatePatch`.
  */
 export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
   const reference = `call:${call.callId}`;
@@ -347,18 +356,18 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
   if (call.direction === 'inbound') {
     // Answer: hold the first minute, tell the status callback, pick up.
     carrierCallId = call.carrierCallId!;
-    const dialled = carrierCallId;
+    const ringingCallId = carrierCallId;
     const hold = await billing.reserveFunds({ tenant, keyId: null, reference, amountCents: call.reservePerMinuteCents });
     if (!hold.ok) {
-      await calls.rejectCall(dialled);
+      await calls.rejectCall(ringingCallId);
       return decline('failed', 'insufficient_funds');
     }
     await calls.publishCallEvent(call, 'call_incoming', { from_number: call.from, to_number: call.to, relay_url: relayUrl });
-    await calls.answerCall(call.callId, dialled, call.record ?? false);
+    await calls.answerCall(call.callId, ringingCallId, call.record ?? false);
     await condition(() => seen('call.answered') !== undefined || terminal() !== undefined || hangupRequested, RING_TIMEOUT_MS);
     answered = seen('call.answered');
     if (!answered) {
-      if (!terminal()) await calls.hangUpCall(dialled);
+      if (!terminal()) await calls.hangUpCall(ringingCallId);
       return finish('canceled', hangupRequested ? 'canceled' : 'caller_hangup', null, terminal()?.at ?? Date.now());
     }
   } else {
@@ -367,14 +376,14 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     await calls.publishCallEvent(call, 'call_outgoing', { to_number: call.to, from_number: call.from, relay_url: relayUrl });
 
     // Ring: record `ringing` as soon as the carrier says so, then wait for an answer.
-    const dialedAt = Date.now();
+    const dialledAt = Date.now();
     const settled = () => seen('call.answered') !== undefined || terminal() !== undefined || hangupRequested;
     await condition(() => seen('call.ringing') !== undefined || settled(), RING_TIMEOUT_MS);
     if (seen('call.ringing') && !settled()) {
       status = 'ringing';
       await calls.recordCallState(call.callId, { status });
     }
-    await condition(settled, Math.max(1, RING_TIMEOUT_MS - (Date.now() - dialedAt)));
+    await condition(settled, Math.max(1, RING_TIMEOUT_MS - (Date.now() - dialledAt)));
     answered = seen('call.answered');
     if (!answered) {
       const end = terminal();
@@ -383,20 +392,20 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
       if (end?.type === 'call.no_answer') return finish('no_answer', 'no_answer', null, end.at);
       if (end) return finish('canceled', 'caller_hangup', null, end.at);
       const endedAt = await hangUpAndWait(carrierCallId!);
-      return hangupRequested ? finish('canceled', 'canceled', null, endedAt) : finish('no_answer', 'ring_timeout', null, Math.max(endedAt, dialedAt));
+      return hangupRequested ? finish('canceled', 'canceled', null, endedAt) : finish('no_answer', 'ring_timeout', null, Math.max(endedAt, dialledAt));
     }
   }
 
   // Talk, holding each next minute before it starts.
-  const line: string = carrierCallId!;
+  const connectedCallId: string = carrierCallId!;
   status = 'in_progress';
   await calls.recordCallState(call.callId, { status, startedAt: answered.at });
   await calls.publishCallEvent(call, 'call_started', { direction: call.direction, from_number: call.from, to_number: call.to });
   if (call.disclosure) {
-    await say(line, call.disclosure.message, answered.at);
+    await say(connectedCallId, call.disclosure.message, answered.at);
     await calls.recordDisclosurePlayed(call, call.disclosure.id);
   }
-  if (call.beginMessage) await say(line, call.beginMessage, answered.at);
+  if (call.beginMessage) await say(connectedCallId, call.beginMessage, answered.at);
   if (call.disclosure || call.beginMessage) await calls.recordTranscript(call.callId, transcript);
   if (call.mode === 'audio' && call.audioHandlerUrl) {
     // The customer's socket takes the call's audio both ways until the call ends.
@@ -404,7 +413,7 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     relayScope = scope;
     const handlerUrl = call.audioHandlerUrl;
     void scope
-      .run(() => audio.relayCallAudio({ callId: call.callId, lineId: call.lineId, carrierCallId: line, handlerUrl }))
+      .run(() => audio.relayCallAudio({ callId: call.callId, lineId: call.lineId, carrierCallId: connectedCallId, handlerUrl }))
       .then((summary) => void (relayEnded = summary))
       .catch((err) => {
         if (!isCancellation(err)) relayEnded = { endedBy: 'relay_failed' };
@@ -424,30 +433,30 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     if (ended()) {
       const end = terminal();
       if (end) return finish('completed', end.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup', answeredAt, end.at);
-      return finish('completed', 'api_hangup', answeredAt, await hangUpAndWait(line));
+      return finish('completed', 'api_hangup', answeredAt, await hangUpAndWait(connectedCallId));
     }
     if (relayWaiting()) {
       relayHandled = true;
       // Nobody else talks to the caller on an audio line: without the customer's socket, hang up.
       const endedBy = relayEnded!.endedBy;
-      if (endedBy === 'customer_closed') return finish('completed', 'audio_handler_closed', answeredAt, await hangUpAndWait(line));
-      if (endedBy === 'carrier_error') return finish('completed', 'carrier_failed', answeredAt, await hangUpAndWait(line));
-      if (endedBy !== 'call') return finish('completed', 'audio_handler_unavailable', answeredAt, await hangUpAndWait(line));
+      if (endedBy === 'customer_closed') return finish('completed', 'audio_handler_closed', answeredAt, await hangUpAndWait(connectedCallId));
+      if (endedBy === 'carrier_error') return finish('completed', 'carrier_failed', answeredAt, await hangUpAndWait(connectedCallId));
+      if (endedBy !== 'call') return finish('completed', 'audio_handler_unavailable', answeredAt, await hangUpAndWait(connectedCallId));
       continue;
     }
     if (turnWaiting()) {
       const utterance = utterances()[handledUtterances];
       handledUtterances += 1;
       // Audio lines carry their own conversation over the relay.
-      if (call.mode !== 'audio') await takeTurn(line, utterance);
+      if (call.mode !== 'audio') await takeTurn(connectedCallId, utterance);
       continue;
     }
     if (woke) continue;
     if (Date.now() - answeredLocally >= maxDurationMs) {
-      return finish('completed', 'max_duration', answeredAt, await hangUpAndWait(line));
+      return finish('completed', 'max_duration', answeredAt, await hangUpAndWait(connectedCallId));
     }
     const extended = await billing.extendReservation({ tenant, reference, totalCents: call.reservePerMinuteCents * (minutesHeld + 1) });
-    if (!extended.ok) return finish('completed', 'insufficient_funds', answeredAt, await hangUpAndWait(line));
+    if (!extended.ok) return finish('completed', 'insufficient_funds', answeredAt, await hangUpAndWait(connectedCallId));
     minutesHeld += 1;
   }
 }
