@@ -146,7 +146,10 @@ function nominalTimeOf(input: PeriodCloseInput): Date {
 
 /** Scheduled closes run again this long after the boundary, when late postings have landed. */
 const RECLOSE_AFTER = '1 hour';
-/** Remove the unpatched return once no close started before the patch is open (a close lasts about an hour), with closeSpendPeriodWorkflow.json. */
+/**
+ * Remove the unpatched return once no close started before the patch is open (a close lasts about
+ * an hour), with test/histories/closeSpendPeriodWorkflow.json.
+ */
 export const RECLOSE_PATCH = 'close-spend-period-reclose';
 
 /**

@@ -2,7 +2,13 @@ import { ActivityFailure, getExternalWorkflowHandle, proxyActivities } from '@te
 import * as options from './activityOptions';
 import { activityFailedWith, FailureTypes } from './definitions/failures';
 import { workflowIds } from './definitions/ids';
-import { closeLineSecretsSignal, type ProvisionLineInput, type ProvisionLineResult, type ReleaseLineInput, type ReleaseLineResult } from './definitions/lines';
+import {
+  closeLineSecretsSignal,
+  type ProvisionLineInput,
+  type ProvisionLineResult,
+  type ReleaseLineInput,
+  type ReleaseLineResult,
+} from './definitions/lines';
 import type { LineActivities } from '../activities/lines';
 
 /** Acquiring a number: retried with backoff for up to ten minutes; a refusal is final. */
