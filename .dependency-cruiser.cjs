@@ -9,7 +9,7 @@ const PURE_FOR_WORKFLOWS = [
   '^src/domain/billing/(pricing|periods)\\.ts$',
   '^src/domain/webhooks/events\\.ts$',
   '^src/adapters/carrier/callbacks/wire\\.ts$',
-  '^node_modules/@temporalio/(workflow|common)/',
+  '(^|/)node_modules/@temporalio/(workflow|common)/',
 ];
 const SHARED_WITH_OTHER_PROGRAMS = [
   '^src/platform/audio/',

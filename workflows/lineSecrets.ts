@@ -1,31 +1,10 @@
-import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, defineSignal, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, ApplicationFailure, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { LineSecretActivities } from '../activities/lineSecrets';
 import { PROMOTION_DELAY_MS } from '../src/domain/lines/rules';
+import * as options from './activityOptions';
+import { closeLineSecretsSignal, rotateSecretUpdate, type LineSecretsState, type RotateSecretResult } from './definitions/lines';
 
-const secrets = proxyActivities<LineSecretActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
-
-export interface RotateSecretRequest {
-  /** When the API received the rotate call (ISO 8601): the clock the 24-hour rule is measured on. */
-  requestedAt: string;
-}
-
-export interface RotateSecretResult {
-  /** Row id of the newly staged secret; the API reads (and returns) its plaintext once. */
-  secretId: string;
-  rotatedAt: string;
-  promotedPreviousNext: boolean;
-}
-
-export interface LineSecretsState {
-  stagedAt: number | null;
-  stagedSecretId: string | null;
-}
-
-export const rotateSecretUpdate = defineUpdate<RotateSecretResult, [RotateSecretRequest]>('rotateSecret');
-export const closeLineSecretsSignal = defineSignal('closeLineSecrets');
+const secrets = proxyActivities<LineSecretActivities>(options.store);
 
 /** History stays short: after this many rotations the workflow continues as new with its state. */
 const ROTATIONS_PER_RUN = 50;

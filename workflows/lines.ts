@@ -1,33 +1,20 @@
-import { ActivityFailure, ApplicationFailure, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
+import * as options from './activityOptions';
+import { activityFailedWith, FailureTypes } from './definitions/failures';
 import { workflowIds } from './definitions/ids';
-import { closeLineSecretsSignal } from './lineSecrets';
+import {
+  closeLineSecretsSignal,
+  type ProvisionLineInput,
+  type ProvisionLineResult,
+  type ReleaseLineInput,
+  type ReleaseLineResult,
+} from './definitions/lines';
 import type { LineActivities } from '../activities/lines';
 
-/** Carrier calls: retried with backoff for up to ten minutes; a refusal is final. */
-const carrier = proxyActivities<LineActivities>({
-  startToCloseTimeout: '10 seconds',
-  scheduleToCloseTimeout: '10 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['CarrierRejected'] },
-});
-
-/** Postgres writes: retried until they succeed (they are idempotent). */
-const store = proxyActivities<LineActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
-
-/** Releasing: waits (briefly) for the release to commit, then retries the carrier until it confirms. */
-const releaser = proxyActivities<LineActivities>({
-  startToCloseTimeout: '10 seconds',
-  scheduleToCloseTimeout: '24 hours',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
-});
-
-export interface ProvisionLineInput {
-  lineId: string;
-}
-
-export type ProvisionLineResult = { status: 'active'; phoneNumber: string } | { status: 'released'; reason: string };
+/** Acquiring a number: retried with backoff for up to ten minutes; a refusal is final. */
+const carrier = proxyActivities<LineActivities>(options.lineCarrier);
+const store = proxyActivities<LineActivities>(options.store);
+const releaser = proxyActivities<LineActivities>(options.numberRelease);
 
 /**
  * A new line gets its phone number: acquire one from the carrier, then make the line
@@ -52,18 +39,16 @@ export async function provisionLineWorkflow({ lineId }: ProvisionLineInput): Pro
 }
 
 function describeFailure(err: unknown): string {
-  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'CarrierRejected') {
-    return `carrier refused: ${err.cause.message}`;
-  }
-  if (err instanceof ActivityFailure) return 'carrier unavailable: gave up after retries';
-  return 'number provisioning failed';
+  if (!(err instanceof ActivityFailure)) return 'number provisioning failed';
+  if (activityFailedWith(err, FailureTypes.carrierRejected)) return `carrier refused: ${err.cause?.message}`;
+  return 'carrier unavailable: gave up after retries';
 }
 
 /**
  * A released line gives its number back to the carrier (retried until the carrier confirms)
  * and closes its signing-secret workflow, if it has one.
  */
-export async function releaseLineWorkflow({ lineId }: { lineId: string }): Promise<{ releasedNumber: string | null }> {
+export async function releaseLineWorkflow({ lineId }: ReleaseLineInput): Promise<ReleaseLineResult> {
   let releasedNumber: string | null;
   try {
     ({ released: releasedNumber } = await releaser.releaseLineNumber(lineId));

@@ -1,10 +1,8 @@
 import { log, proxyActivities } from '@temporalio/workflow';
 import type { MaintenanceActivities } from '../activities/maintenance';
+import * as options from './activityOptions';
 
-const { purgeExpiredRecords } = proxyActivities<MaintenanceActivities>({
-  startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
-});
+const { purgeExpiredRecords } = proxyActivities<MaintenanceActivities>(options.purge);
 
 /** Run hourly by a Temporal Schedule: drops expired idempotency records and stale rate-limit hits. */
 export async function purgeExpiredRecordsWorkflow(): Promise<{ idempotencyKeys: number; rateLimitHits: number }> {

@@ -1,47 +1,15 @@
-import { ActivityFailure, ApplicationFailure, condition, defineSignal, proxyActivities, setHandler } from '@temporalio/workflow';
+import { condition, proxyActivities, setHandler } from '@temporalio/workflow';
 import type { BillingActivities } from '../activities/billing';
 import type { MessageActivities } from '../activities/messages';
-import { isFinalStatus, type CarrierMessageStatus, type MessageStatus } from '../src/domain/messages/rules';
+import { isFinalStatus } from '../src/domain/messages/rules';
+import * as options from './activityOptions';
+import { activityFailedWith, FailureTypes } from './definitions/failures';
+import { messageReceiptSignal, type MessageReceipt, type SendMessageInput, type SendMessageResult } from './definitions/messages';
 
 /** Handing the message to the carrier: retried with backoff for about five minutes; a refusal is final. */
-const carrier = proxyActivities<MessageActivities>({
-  startToCloseTimeout: '10 seconds',
-  scheduleToCloseTimeout: '5 minutes',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', nonRetryableErrorTypes: ['CarrierRejected'] },
-});
-/** Postgres reads and writes: retried until they succeed (they are idempotent). */
-const store = proxyActivities<MessageActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
-const billing = proxyActivities<BillingActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
-
-/** A delivery receipt, forwarded by the API from the carrier (the database has it already). */
-export const messageReceiptSignal = defineSignal<[{ status: CarrierMessageStatus; errorCode?: string }]>('messageReceipt');
-
-export interface SendMessageInput {
-  messageId: string;
-  workspaceId: string;
-  environment: 'test' | 'live';
-  lineId: string;
-  from: string;
-  to: string;
-  text: string;
-  segments: number;
-  /**
-   * The price, already held under `sms:<messageId>` by the API. Zero with no hold for the
-   * automatic keyword replies, which are free.
-   */
-  chargeCents: number;
-}
-
-export interface SendMessageResult {
-  status: MessageStatus;
-  chargeCents: number;
-}
+const carrier = proxyActivities<MessageActivities>(options.messageCarrier);
+const store = proxyActivities<MessageActivities>(options.store);
+const billing = proxyActivities<BillingActivities>(options.store);
 
 /** How long we wait for the final delivery receipt before billing on what we know. */
 const FINAL_RECEIPT_WAIT = '10 minutes';
@@ -55,7 +23,7 @@ const FINAL_RECEIPT_WAIT = '10 minutes';
 export async function sendMessageWorkflow(input: SendMessageInput): Promise<SendMessageResult> {
   const tenant = { workspaceId: input.workspaceId, environment: input.environment };
   const reference = `sms:${input.messageId}`;
-  let finalReceipt: { status: CarrierMessageStatus; errorCode?: string } | undefined;
+  let finalReceipt: MessageReceipt | undefined;
   setHandler(messageReceiptSignal, (receipt) => {
     if (isFinalStatus(receipt.status)) finalReceipt ??= receipt;
   });
@@ -64,7 +32,7 @@ export async function sendMessageWorkflow(input: SendMessageInput): Promise<Send
   try {
     await carrier.sendThroughCarrier({ messageId: input.messageId, from: input.from, to: input.to, text: input.text });
   } catch (err) {
-    const refused = err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === 'CarrierRejected';
+    const refused = activityFailedWith(err, FailureTypes.carrierRejected);
     await store.markMessageFailed(input.messageId, refused ? 'carrier_rejected' : 'carrier_unavailable');
     if (billed) await billing.releaseReservation({ tenant, reference });
     return { status: 'failed', chargeCents: 0 };

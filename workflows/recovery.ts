@@ -1,20 +1,9 @@
 import { ActivityFailure, log, proxyActivities } from '@temporalio/workflow';
-import type { CallRecovery, MessageRecovery, RecoveryActivities } from '../activities/recovery';
+import type { RecoveryActivities } from '../activities/recovery';
+import * as options from './activityOptions';
+import type { RecoverOrphansInput, RecoverOrphansResult } from './definitions/recovery';
 
-const recovery = proxyActivities<RecoveryActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
-});
-
-export interface RecoverOrphansInput {
-  /** One call whose workflow is gone (a hang-up or a line release found none); without it, a sweep. */
-  callId?: string;
-}
-
-export interface RecoverOrphansResult {
-  calls: Array<{ callId: string } & (CallRecovery | { outcome: 'error' })>;
-  messages: Array<{ messageId: string } & (MessageRecovery | { outcome: 'error' })>;
-}
+const recovery = proxyActivities<RecoveryActivities>(options.recovery);
 
 /**
  * The durable sweeper (a Temporal Schedule runs it every few minutes; see

@@ -1,28 +1,11 @@
 import { proxyActivities, sleep } from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
-import { EVENT_POLICIES, retryDelayMs, type EventType } from '../src/domain/webhooks/events';
+import { EVENT_POLICIES, retryDelayMs } from '../src/domain/webhooks/events';
+import * as options from './activityOptions';
+import type { DeliverEventInput, DeliverEventResult } from './definitions/webhooks';
 
-/**
- * The HTTP attempt itself is one activity. Temporal retries it only for our own faults
- * (database, worker crash); receiver failures are answers, handled by the schedule below.
- * The timeout covers the receiver's budget plus our bookkeeping.
- */
-const { attemptDelivery } = proxyActivities<WebhookActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
-});
-
-export interface DeliverEventInput {
-  eventId: string;
-  eventType: EventType;
-}
-
-export interface DeliverEventResult {
-  status: 'success' | 'failed';
-  attempts: number;
-  lastDeliveryId: string;
-  httpStatus: number | null;
-}
+/** The HTTP attempt itself is one activity; receiver failures are answers, handled by the schedule below. */
+const { attemptDelivery } = proxyActivities<WebhookActivities>(options.webhookAttempt);
 
 /**
  * Delivers one event to its receiver: attempt, and while it fails and the event type allows,

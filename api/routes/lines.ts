@@ -25,7 +25,8 @@ import { waitForResult } from '../../src/platform/temporal/waitForResult';
 import { ACTIVE_CALL_STATUSES } from '../../src/domain/calls/rules';
 import { workflowIds } from '../../workflows/definitions/ids';
 import type { provisionLineWorkflow, releaseLineWorkflow } from '../../workflows/lines';
-import { rotateSecretUpdate, type lineSecretsWorkflow, type RotateSecretResult } from '../../workflows/lineSecrets';
+import { rotateSecretUpdate, type RotateSecretResult } from '../../workflows/definitions/lines';
+import type { lineSecretsWorkflow } from '../../workflows/lineSecrets';
 
 interface LineCreateBody {
   name: string;

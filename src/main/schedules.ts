@@ -1,7 +1,6 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
-import { closeSpendPeriodWorkflow, postNumberFeesWorkflow } from '../../workflows/billing';
-import { purgeExpiredRecordsWorkflow } from '../../workflows/maintenance';
-import { recoverOrphansWorkflow } from '../../workflows/recovery';
+import type { closeSpendPeriodWorkflow, postNumberFeesWorkflow } from '../../workflows/billing';
+import type { recoverOrphansWorkflow } from '../../workflows/recovery';
 
 export const MAINTENANCE_SCHEDULE_ID = 'maintenance-purge-expired-records';
 export const MONTHLY_CLOSE_SCHEDULE_ID = 'billing-close-spend-period';
@@ -17,7 +16,7 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
     {
       scheduleId: MAINTENANCE_SCHEDULE_ID,
       spec: { intervals: [{ every: '1 hour' }] },
-      action: { type: 'startWorkflow', workflowType: purgeExpiredRecordsWorkflow, workflowId: 'maintenance-purge', taskQueue },
+      action: { type: 'startWorkflow', workflowType: 'purgeExpiredRecordsWorkflow', workflowId: 'maintenance-purge', taskQueue },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     },
     {
@@ -25,7 +24,13 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
       // schedule's nominal time, so a late or backfilled run closes the right month.
       scheduleId: MONTHLY_CLOSE_SCHEDULE_ID,
       spec: { calendars: [{ dayOfMonth: 1, hour: 0, minute: 0, second: 0, comment: 'UTC month boundary' }], timezone: 'UTC' },
-      action: { type: 'startWorkflow', workflowType: closeSpendPeriodWorkflow, args: [{}], workflowId: 'billing-close-spend-period', taskQueue },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'closeSpendPeriodWorkflow',
+        args: [{}] satisfies Parameters<typeof closeSpendPeriodWorkflow>,
+        workflowId: 'billing-close-spend-period',
+        taskQueue,
+      },
       policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
     },
     {
@@ -33,14 +38,26 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
       // an hour after the boundary so every line change of that month has committed.
       scheduleId: NUMBER_FEES_SCHEDULE_ID,
       spec: { calendars: [{ dayOfMonth: 1, hour: 1, minute: 0, second: 0, comment: 'number fees, in arrears' }], timezone: 'UTC' },
-      action: { type: 'startWorkflow', workflowType: postNumberFeesWorkflow, args: [{}], workflowId: 'billing-number-fees', taskQueue },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'postNumberFeesWorkflow',
+        args: [{}] satisfies Parameters<typeof postNumberFeesWorkflow>,
+        workflowId: 'billing-number-fees',
+        taskQueue,
+      },
       policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
     },
     {
       // Calls and messages whose workflow can no longer finish them (see workflows/recovery.ts).
       scheduleId: RECOVERY_SCHEDULE_ID,
       spec: { intervals: [{ every: '5 minutes' }] },
-      action: { type: 'startWorkflow', workflowType: recoverOrphansWorkflow, args: [{}], workflowId: 'recovery-sweep', taskQueue },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'recoverOrphansWorkflow',
+        args: [{}] satisfies Parameters<typeof recoverOrphansWorkflow>,
+        workflowId: 'recovery-sweep',
+        taskQueue,
+      },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     },
   ];

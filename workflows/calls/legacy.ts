@@ -1,4 +1,4 @@
-import { ActivityCancellationType, ActivityFailure, allHandlersFinished, CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, allHandlersFinished, CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities, MessageTurnOutcome } from '../../activities/calls';
 import type { WebhookActivities } from '../../activities/webhooks';
@@ -8,50 +8,30 @@ import { CALL_NOT_ACTIVE, DTMF_DIGITS, pressUpdate, speakUpdate, waitUpdate, typ
 import { callChargeCents } from '../../src/domain/billing/pricing';
 import { callDurationMs, hostedSpeakIdPrefix, MAX_CALL_DURATION_MS, RING_TIMEOUT_MS, type CallStatus, type EndCause } from '../../src/domain/calls/rules';
 import { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type SignalledCallEvent } from '../definitions/calls';
+import * as options from '../activityOptions';
 
-const calls = proxyActivities<CallActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds', nonRetryableErrorTypes: ['CarrierRejected'] },
-});
+/** Carrier commands and records (before v2, one proxy for both: carrier commands had no time budget). */
+const calls = proxyActivities<CallActivities>(options.legacyCallCarrier);
 /** The `message` event: one attempt, never retried (a late answer would be spoken out of turn). */
-const webhooks = proxyActivities<WebhookActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+const webhooks = proxyActivities<WebhookActivities>(options.oneShot);
 /**
  * A whole caller turn (`takeMessageTurn`), as a local activity: it runs inside the workflow task
  * that saw the caller's sentence, with no activity task through the server, and its result is
  * recorded in the history as a marker. One attempt, as above; a re-run after a crashed worker
  * finds the attempt already made and does not POST the `message` again.
  */
-const turns = proxyLocalActivities<CallActivities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 1 } });
+const turns = proxyLocalActivities<CallActivities>(options.oneShot);
 /**
  * Calls that reach a turn with this patch take it in that one local activity (record the
  * `message`, deliver it once, speak the reply, append to the transcript) instead of
  * recordMessageEvent → attemptDelivery → [speak] → recordTranscript; histories recorded before
- * it replay the old sequence.
+ * it replay the old sequence. It lives and goes with this file (see the removal criterion below).
  */
 const TURN_IN_ONE_ACTIVITY_PATCH = 'call-turn-in-one-activity';
-const billing = proxyActivities<BillingActivities>({
-  startToCloseTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
-});
-/**
- * A hosted turn: one attempt (a late answer would be spoken out of turn). It heartbeats, so a
- * barge-in can cancel it within about a second; the workflow waits until it has stopped, so
- * nothing it hands the carrier afterwards escapes the next turn's stop.
- */
-const hosted = proxyActivities<HostedActivities>({
-  startToCloseTimeout: '3 minutes',
-  heartbeatTimeout: '1 second',
-  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-  retry: { maximumAttempts: 1 },
-});
-/** The audio relay of an audio line, for the whole call; it heartbeats every 2 s. */
-const audio = proxyActivities<AudioActivities>({
-  startToCloseTimeout: '20 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumAttempts: 3, nonRetryableErrorTypes: ['CarrierRejected'] },
-});
-/** DTMF can take a while to play (`w` pauses). */
-const keypad = proxyActivities<CallActivities>({ startToCloseTimeout: '1 minute', retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 } });
+const billing = proxyActivities<BillingActivities>(options.store);
+const hosted = proxyActivities<HostedActivities>(options.hostedTurn);
+const audio = proxyActivities<AudioActivities>(options.audioRelay);
+const keypad = proxyActivities<CallActivities>(options.keypad);
 
 /** Turns of context when a line sets no context_limit. */
 const DEFAULT_CONTEXT_TURNS = 20;
@@ -63,7 +43,16 @@ const HANGUP_CONFIRMATION = '10 seconds';
 /**
  * The call workflow as it was before `call-workflow-v2` (see workflows/calls/workflow.ts): kept unchanged
  * so calls started before that version, and their recorded histories, replay exactly. New calls
- * never run it. Remove it (and deprecate the patch) once no such call can still be running.
+ * never run it.
+ *
+ * When to remove it (with TURN_IN_ONE_ACTIVITY_PATCH, which only this path checks): once no call
+ * started before `call-workflow-v2` can still be open in any deployment. A call lasts at most the
+ * ring (30 s) and 15 minutes, so in practice once no deployment runs a pre-v2 worker; check with
+ * `temporal workflow count --query 'WorkflowType="callWorkflow" AND ExecutionStatus="Running"'`
+ * filtered to start times before the v2 rollout. Then, in order: replace `patched(CALL_V2_PATCH)`
+ * with `deprecatePatch(CALL_V2_PATCH)` and delete this file and the pre-v2 histories in
+ * test/histories (callWorkflow.{hangup,hosted-control,turns,turns-unpatched,turns-upgraded}.json);
+ * one release later, when no v2 call started before that release is open, drop `deprecatePatch`.
  */
 export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
   const reference = `call:${call.callId}`;
@@ -367,18 +356,18 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
   if (call.direction === 'inbound') {
     // Answer: hold the first minute, tell the status callback, pick up.
     carrierCallId = call.carrierCallId!;
-    const dialled = carrierCallId;
+    const ringingCallId = carrierCallId;
     const hold = await billing.reserveFunds({ tenant, keyId: null, reference, amountCents: call.reservePerMinuteCents });
     if (!hold.ok) {
-      await calls.rejectCall(dialled);
+      await calls.rejectCall(ringingCallId);
       return decline('failed', 'insufficient_funds');
     }
     await calls.publishCallEvent(call, 'call_incoming', { from_number: call.from, to_number: call.to, relay_url: relayUrl });
-    await calls.answerCall(call.callId, dialled, call.record ?? false);
+    await calls.answerCall(call.callId, ringingCallId, call.record ?? false);
     await condition(() => seen('call.answered') !== undefined || terminal() !== undefined || hangupRequested, RING_TIMEOUT_MS);
     answered = seen('call.answered');
     if (!answered) {
-      if (!terminal()) await calls.hangUpCall(dialled);
+      if (!terminal()) await calls.hangUpCall(ringingCallId);
       return finish('canceled', hangupRequested ? 'canceled' : 'caller_hangup', null, terminal()?.at ?? Date.now());
     }
   } else {
@@ -387,14 +376,14 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     await calls.publishCallEvent(call, 'call_outgoing', { to_number: call.to, from_number: call.from, relay_url: relayUrl });
 
     // Ring: record `ringing` as soon as the carrier says so, then wait for an answer.
-    const dialedAt = Date.now();
+    const dialledAt = Date.now();
     const settled = () => seen('call.answered') !== undefined || terminal() !== undefined || hangupRequested;
     await condition(() => seen('call.ringing') !== undefined || settled(), RING_TIMEOUT_MS);
     if (seen('call.ringing') && !settled()) {
       status = 'ringing';
       await calls.recordCallState(call.callId, { status });
     }
-    await condition(settled, Math.max(1, RING_TIMEOUT_MS - (Date.now() - dialedAt)));
+    await condition(settled, Math.max(1, RING_TIMEOUT_MS - (Date.now() - dialledAt)));
     answered = seen('call.answered');
     if (!answered) {
       const end = terminal();
@@ -403,20 +392,20 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
       if (end?.type === 'call.no_answer') return finish('no_answer', 'no_answer', null, end.at);
       if (end) return finish('canceled', 'caller_hangup', null, end.at);
       const endedAt = await hangUpAndWait(carrierCallId!);
-      return hangupRequested ? finish('canceled', 'canceled', null, endedAt) : finish('no_answer', 'ring_timeout', null, Math.max(endedAt, dialedAt));
+      return hangupRequested ? finish('canceled', 'canceled', null, endedAt) : finish('no_answer', 'ring_timeout', null, Math.max(endedAt, dialledAt));
     }
   }
 
   // Talk, holding each next minute before it starts.
-  const line: string = carrierCallId!;
+  const connectedCallId: string = carrierCallId!;
   status = 'in_progress';
   await calls.recordCallState(call.callId, { status, startedAt: answered.at });
   await calls.publishCallEvent(call, 'call_started', { direction: call.direction, from_number: call.from, to_number: call.to });
   if (call.disclosure) {
-    await say(line, call.disclosure.message, answered.at);
+    await say(connectedCallId, call.disclosure.message, answered.at);
     await calls.recordDisclosurePlayed(call, call.disclosure.id);
   }
-  if (call.beginMessage) await say(line, call.beginMessage, answered.at);
+  if (call.beginMessage) await say(connectedCallId, call.beginMessage, answered.at);
   if (call.disclosure || call.beginMessage) await calls.recordTranscript(call.callId, transcript);
   if (call.mode === 'audio' && call.audioHandlerUrl) {
     // The customer's socket takes the call's audio both ways until the call ends.
@@ -424,7 +413,7 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     relayScope = scope;
     const handlerUrl = call.audioHandlerUrl;
     void scope
-      .run(() => audio.relayCallAudio({ callId: call.callId, lineId: call.lineId, carrierCallId: line, handlerUrl }))
+      .run(() => audio.relayCallAudio({ callId: call.callId, lineId: call.lineId, carrierCallId: connectedCallId, handlerUrl }))
       .then((summary) => void (relayEnded = summary))
       .catch((err) => {
         if (!isCancellation(err)) relayEnded = { endedBy: 'relay_failed' };
@@ -444,30 +433,30 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     if (ended()) {
       const end = terminal();
       if (end) return finish('completed', end.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup', answeredAt, end.at);
-      return finish('completed', 'api_hangup', answeredAt, await hangUpAndWait(line));
+      return finish('completed', 'api_hangup', answeredAt, await hangUpAndWait(connectedCallId));
     }
     if (relayWaiting()) {
       relayHandled = true;
       // Nobody else talks to the caller on an audio line: without the customer's socket, hang up.
       const endedBy = relayEnded!.endedBy;
-      if (endedBy === 'customer_closed') return finish('completed', 'audio_handler_closed', answeredAt, await hangUpAndWait(line));
-      if (endedBy === 'carrier_error') return finish('completed', 'carrier_failed', answeredAt, await hangUpAndWait(line));
-      if (endedBy !== 'call') return finish('completed', 'audio_handler_unavailable', answeredAt, await hangUpAndWait(line));
+      if (endedBy === 'customer_closed') return finish('completed', 'audio_handler_closed', answeredAt, await hangUpAndWait(connectedCallId));
+      if (endedBy === 'carrier_error') return finish('completed', 'carrier_failed', answeredAt, await hangUpAndWait(connectedCallId));
+      if (endedBy !== 'call') return finish('completed', 'audio_handler_unavailable', answeredAt, await hangUpAndWait(connectedCallId));
       continue;
     }
     if (turnWaiting()) {
       const utterance = utterances()[handledUtterances];
       handledUtterances += 1;
       // Audio lines carry their own conversation over the relay.
-      if (call.mode !== 'audio') await takeTurn(line, utterance);
+      if (call.mode !== 'audio') await takeTurn(connectedCallId, utterance);
       continue;
     }
     if (woke) continue;
     if (Date.now() - answeredLocally >= maxDurationMs) {
-      return finish('completed', 'max_duration', answeredAt, await hangUpAndWait(line));
+      return finish('completed', 'max_duration', answeredAt, await hangUpAndWait(connectedCallId));
     }
     const extended = await billing.extendReservation({ tenant, reference, totalCents: call.reservePerMinuteCents * (minutesHeld + 1) });
-    if (!extended.ok) return finish('completed', 'insufficient_funds', answeredAt, await hangUpAndWait(line));
+    if (!extended.ok) return finish('completed', 'insufficient_funds', answeredAt, await hangUpAndWait(connectedCallId));
     minutesHeld += 1;
   }
 }

@@ -13,7 +13,7 @@ import { takeInboundMessage } from '../../../src/domain/messages/inbound';
 import { recordReceipt } from '../../../src/domain/messages/receipt';
 import { toE164 } from '../../../src/platform/phone';
 import { workflowIds } from '../../../workflows/definitions/ids';
-import { messageReceiptSignal } from '../../../workflows/messages';
+import { messageReceiptSignal } from '../../../workflows/definitions/messages';
 
 /*
  * Where the carrier reports messages (the simulator, or a Twilio/Telnyx adapter's webhook

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../../platform/db/knex';
+import { balanceLowSignal } from '../../../workflows/definitions/billing';
 import { workflowIds } from '../../../workflows/definitions/ids';
 import { balanceOf, type BillingTenant } from './ledger';
 import { chargeableCard } from './paymentMethods';
@@ -35,7 +36,7 @@ export async function wakeAutoCharge(client: Client, taskQueue: string, tenant: 
     workflowId: workflowIds.autoCharge(tenant.workspaceId, tenant.environment),
     taskQueue,
     args: [{ workspaceId: tenant.workspaceId, environment: tenant.environment }],
-    signal: 'balanceLow',
+    signal: balanceLowSignal,
   });
 }
 

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { workflowIds } from '../../../workflows/definitions/ids';
-import type { SendMessageInput } from '../../../workflows/messages';
+import type { SendMessageInput } from '../../../workflows/definitions/messages';
 import { placeHold } from '../billing/holds';
 import { smsChargeCents, smsSegments, zoneOf } from '../billing/pricing';
 import { recordComplianceEvent } from '../compliance/events';

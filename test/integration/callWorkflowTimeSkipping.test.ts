@@ -1,0 +1,252 @@
+import crypto from 'node:crypto';
+import { CancelledFailure, Context } from '@temporalio/activity';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import type { BillingActivities } from '../../activities/billing';
+import type { CallActivities, CallFacts } from '../../activities/calls';
+import type { HostedActivities, HostedTurnOutcome } from '../../activities/hosted';
+import { callChargeCents } from '../../src/domain/billing/pricing';
+import type { LineMode } from '../../src/domain/lines/rules';
+import type { callWorkflow } from '../../workflows/calls/workflow';
+import { carrierEventSignal, hangupSignal, type CallInput, type SignalledCallEvent } from '../../workflows/definitions/calls';
+
+/**
+ * The call workflow alone, with fake activities and Temporal's time-skipping test server: the
+ * ring timeout, the 15-minute maximum, the minute-by-minute holds, a refused hold mid-call and a
+ * hang-up during a reply, each in a second or two of wall time. The fake carrier records every
+ * command and answers through the carrier-event signal, as the carrier's callbacks do.
+ */
+
+/** How one fake call behaves. */
+interface Script {
+  /** The callee picks up as soon as it rings. */
+  answers: boolean;
+  /** The carrier confirms our hang-up with `call.completed` (otherwise the workflow stops waiting after 10 s). */
+  confirmsHangUp: boolean;
+  /** An agent key's cap: a hold past it is refused. */
+  capCents: number;
+}
+
+/** Everything one call's fake activities saw, in order. */
+class FakeCall {
+  readonly commands: string[] = [];
+  readonly states: string[] = [];
+  readonly published: string[] = [];
+  /** Each extension asked for, as its new total, and whether it was granted. */
+  readonly holds: Array<{ totalCents: number; ok: boolean }> = [];
+  readonly settlements: Array<{ chargeCents: number; seconds?: number }> = [];
+  readonly hostedTurns: Array<{ turn: number; cancelled: boolean }> = [];
+  /** The carrier's time of the answer. */
+  answeredAt: number | undefined;
+  constructor(
+    readonly callId: string,
+    readonly script: Script,
+  ) {}
+}
+
+const MODE_RATE: Record<LineMode, number> = { webhook: 13, hosted: 26, audio: 9 };
+
+describe('callWorkflow with fake activities (time-skipping)', () => {
+  let env: TestWorkflowEnvironment;
+  let worker: Worker;
+  let running: Promise<void>;
+  const taskQueue = `ts-calls-${crypto.randomUUID()}`;
+  const calls = new Map<string, FakeCall>();
+  const byCarrierId = (carrierCallId: string) => calls.get(carrierCallId.replace(/^carrier-/, ''))!;
+
+  /**
+   * The carrier's clock: the test server's (skipped) time, in whole seconds after the answer, so
+   * charges come out exact however long the fakes themselves take.
+   */
+  async function carrierNow(call: FakeCall): Promise<number> {
+    const now = await env.currentTimeMs();
+    if (call.answeredAt === undefined) return now;
+    return call.answeredAt + Math.floor((now - call.answeredAt) / 1000) * 1000;
+  }
+  const tell = (call: FakeCall, event: SignalledCallEvent) => env.client.workflow.getHandle(call.callId).signal(carrierEventSignal, event);
+
+  /** The activities these paths use, typed as the real ones. */
+  type Fakes = Pick<CallActivities, 'claimCall' | 'placeCall' | 'hangUpCall' | 'speak' | 'stopSpeaking'> &
+    Pick<CallActivities, 'publishCallEvent' | 'recordCallState' | 'appendTranscript'> &
+    Pick<BillingActivities, 'extendReservation' | 'settleReservation'> &
+    Pick<HostedActivities, 'takeHostedTurn'>;
+
+  const fakes: Fakes = {
+    async claimCall() {
+      return { claimed: true };
+    },
+    async placeCall(facts: CallFacts) {
+      const call = calls.get(facts.callId)!;
+      call.commands.push('placeCall');
+      await tell(call, { type: 'call.ringing', at: await carrierNow(call) });
+      if (call.script.answers) {
+        call.answeredAt = await env.currentTimeMs();
+        await tell(call, { type: 'call.answered', at: call.answeredAt });
+      }
+      return { carrierCallId: `carrier-${facts.callId}` };
+    },
+    async hangUpCall(carrierCallId: string) {
+      const call = byCarrierId(carrierCallId);
+      call.commands.push('hangUpCall');
+      if (call.script.confirmsHangUp) await tell(call, { type: 'call.completed', at: await carrierNow(call), ended_by: 'switchboard' });
+    },
+    async speak(carrierCallId: string) {
+      byCarrierId(carrierCallId).commands.push('speak');
+    },
+    async stopSpeaking(carrierCallId: string) {
+      byCarrierId(carrierCallId).commands.push('stopSpeaking');
+    },
+    async publishCallEvent(facts, type) {
+      calls.get(facts.callId)!.published.push(type);
+      return { eventId: null };
+    },
+    async recordCallState(callId, state) {
+      calls.get(callId)!.states.push(state.status);
+    },
+    async appendTranscript() {},
+    async extendReservation({ reference, totalCents }) {
+      const call = calls.get(reference.replace(/^call:/, ''))!;
+      const ok = totalCents <= call.script.capCents;
+      call.holds.push({ totalCents, ok });
+      if (ok) return { ok: true, holdId: `hold-${call.callId}`, heldCents: totalCents };
+      return { ok: false, refusal: { code: 'agent_cap_exceeded', spentCents: 0, capCents: call.script.capCents, cycleResetAt: null } };
+    },
+    async settleReservation({ reference, chargeCents, usage }) {
+      calls.get(reference.replace(/^call:/, ''))!.settlements.push({ chargeCents, seconds: usage.seconds });
+      return { balanceAfterCents: null, autoChargeRequested: false };
+    },
+    /** A model that never finishes its reply: it heartbeats until the workflow cancels the turn. */
+    async takeHostedTurn(input): Promise<HostedTurnOutcome> {
+      const record = { turn: input.turn, cancelled: false };
+      calls.get(input.callId)!.hostedTurns.push(record);
+      const context = Context.current();
+      const beat = setInterval(() => context.heartbeat(), 100);
+      try {
+        await context.cancelled;
+        throw new Error('unreachable: `cancelled` only rejects');
+      } catch (err) {
+        if (err instanceof CancelledFailure) record.cancelled = true;
+        throw err;
+      } finally {
+        clearInterval(beat);
+      }
+    },
+  };
+
+  beforeAll(async () => {
+    env = await TestWorkflowEnvironment.createTimeSkipping({
+      server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } },
+    });
+    const workflowBundle = { codePath: process.env.WORKFLOW_BUNDLE_PATH! };
+    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: fakes });
+    running = worker.run();
+  });
+  afterAll(async () => {
+    worker?.shutdown();
+    await running;
+    await env?.teardown();
+  });
+
+  async function place(mode: LineMode, script: Partial<Script> = {}) {
+    const callId = crypto.randomUUID();
+    const call = new FakeCall(callId, { answers: true, confirmsHangUp: true, capCents: 1_000_000, ...script });
+    calls.set(callId, call);
+    const input: CallInput = {
+      callId,
+      workspaceId: crypto.randomUUID(),
+      environment: 'test',
+      lineId: crypto.randomUUID(),
+      keyId: null,
+      direction: 'outbound',
+      from: '+14155550100',
+      to: '+14155552671',
+      mode,
+      zone: 'A',
+      reservePerMinuteCents: MODE_RATE[mode],
+    };
+    const handle = await env.client.workflow.start<typeof callWorkflow>('callWorkflow', { taskQueue, workflowId: callId, args: [input] });
+    return { call, handle };
+  }
+
+  /** Polls (in wall time, without skipping the server's) until `ready` holds. */
+  async function until(ready: () => boolean, what: string): Promise<void> {
+    for (const started = Date.now(); !ready(); ) {
+      if (Date.now() - started > 20_000) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  it('rings out: nobody answers within 30 s, so we hang up, and the call ends unanswered and free', async () => {
+    const { call, handle } = await place('webhook', { answers: false });
+    expect(await handle.result()).toEqual({ status: 'no_answer', endCause: 'ring_timeout', durationSec: 0, chargeCents: 0 });
+    expect(call.commands).toEqual(['placeCall', 'hangUpCall']);
+    expect(call.states).toEqual(['ringing', 'no_answer']);
+    expect(call.published).toEqual(['call_outgoing']);
+    expect(call.holds).toEqual([]);
+    expect(call.settlements).toEqual([{ chargeCents: 0, seconds: 0 }]);
+  });
+
+  it('is ended by switchboard at 15 minutes and charged for exactly 15 minutes, held one minute at a time', async () => {
+    const started = Date.now();
+    const { call, handle } = await place('webhook');
+    expect(await handle.result()).toEqual({ status: 'completed', endCause: 'max_duration', durationSec: 900, chargeCents: 195 });
+    // The API held the first minute; the workflow held minutes 2 to 15, each before it started.
+    expect(call.holds).toEqual(Array.from({ length: 14 }, (_, i) => ({ totalCents: 13 * (i + 2), ok: true })));
+    expect(call.commands).toEqual(['placeCall', 'hangUpCall']);
+    expect(call.states).toEqual(['in_progress', 'completed']);
+    expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_ended']);
+    expect(call.settlements).toEqual([{ chargeCents: 195, seconds: 900 }]);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('holds one more minute as each starts, and settles the exact per-second charge when the caller hangs up', async () => {
+    const { call, handle } = await place('webhook');
+    await until(() => call.states.includes('in_progress'), 'the answer');
+    // Two and a half minutes of talk: minutes 2 and 3 are held at 1:00 and 2:00.
+    await env.sleep(150_000);
+    await handle.signal(carrierEventSignal, { type: 'call.completed', at: await carrierNow(call), ended_by: 'caller' });
+    // 150 s at 13 cents a minute: 32.5 cents, rounded up once.
+    expect(await handle.result()).toEqual({ status: 'completed', endCause: 'caller_hangup', durationSec: 150, chargeCents: 33 });
+    expect(call.holds).toEqual([
+      { totalCents: 26, ok: true },
+      { totalCents: 39, ok: true },
+    ]);
+    expect(call.commands).toEqual(['placeCall']);
+    expect(call.settlements).toEqual([{ chargeCents: 33, seconds: 150 }]);
+  });
+
+  it('ends the call at a refused hold (the key cap) and never charges past what was held', async () => {
+    // The cap funds two minutes; the carrier never confirms our hang-up, so the call runs on for
+    // the 10 s the workflow waits, past what was held.
+    const { call, handle } = await place('webhook', { capCents: 26, confirmsHangUp: false });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', endCause: 'insufficient_funds', chargeCents: 26 });
+    expect(call.holds).toEqual([
+      { totalCents: 26, ok: true },
+      { totalCents: 39, ok: false },
+    ]);
+    // Its length would cost more than the two minutes held; the charge stops at the hold.
+    expect(result.durationSec).toBeGreaterThanOrEqual(130);
+    expect(callChargeCents('webhook', 'A', result.durationSec * 1000)).toBeGreaterThan(26);
+    expect(call.commands).toEqual(['placeCall', 'hangUpCall']);
+    expect(call.settlements).toEqual([{ chargeCents: 26, seconds: result.durationSec }]);
+    expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_ended']);
+  });
+
+  it('a hang-up while the model is replying cancels the reply, hangs up once and settles once', async () => {
+    const { call, handle } = await place('hosted');
+    await until(() => call.states.includes('in_progress'), 'the answer');
+    await env.sleep(30_000);
+    await handle.signal(carrierEventSignal, { type: 'call.utterance', at: await carrierNow(call), text: 'What are your hours?' });
+    await until(() => call.hostedTurns.length === 1, 'the reply to start');
+    await handle.signal(hangupSignal);
+    // 30 s at 26 cents a minute (hosted).
+    expect(await handle.result()).toEqual({ status: 'completed', endCause: 'api_hangup', durationSec: 30, chargeCents: 13 });
+    expect(call.hostedTurns).toEqual([{ turn: 1, cancelled: true }]);
+    expect(call.commands).toEqual(['placeCall', 'hangUpCall']);
+    expect(call.states).toEqual(['in_progress', 'completed']);
+    expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_ended']);
+    expect(call.holds).toEqual([]);
+    expect(call.settlements).toEqual([{ chargeCents: 13, seconds: 30 }]);
+  });
+});

@@ -1,0 +1,191 @@
+import { ActivityFailure, condition, workflowInfo, type CancellationScope } from '@temporalio/workflow';
+import type { RelayCallAudioResult } from '../../activities/audio/activities';
+import { MAX_CALL_DURATION_MS, type CallStatus, type EndCause } from '../../src/domain/calls/rules';
+import type { SequencedEntry } from '../../src/domain/calls/store';
+import type { CallInput } from '../definitions/calls';
+import { carrier } from './activities';
+import { CallEvents, type CarriedEvents } from './events';
+import { Transcript } from './transcript';
+
+/** After we hang up, how long we wait for the carrier's own end time before using ours. */
+const HANGUP_CONFIRMATION = '10 seconds';
+
+/** A talking call's state when its run continues as new (its history grew long). */
+export interface CallContinuation extends CarriedEvents {
+  carrierCallId: string;
+  /** The carrier's answer time, as bounded by the first run. */
+  answeredAt: number;
+  /** The workflow's own clock at the answer: minutes and the maximum duration count from it. */
+  answeredLocally: number;
+  minutesHeld: number;
+  /** Caller sentences taken so far (turn numbers continue from it). */
+  sentencesTaken: number;
+  speakCount: number;
+  controlSpeeches: number;
+  /** The next transcript entry's `seq`. */
+  nextSeq: number;
+  /** The transcript's last entries (the model's and the `message` event's context). */
+  transcriptTail: SequencedEntry[];
+  /** The agent's reply still in play (a caller sentence cuts it off). */
+  currentSpeeches: string[];
+  /** 2 for the first continuation, and so on. */
+  run: number;
+}
+
+/** How an audio line's relay to the customer's socket ended. */
+export type RelayEnd = RelayCallAudioResult | { endedBy: 'relay_failed' };
+
+/**
+ * What one run of a call knows, shared by its phases (connect, turns, control, settle) and by
+ * the coroutines that run beside the conversation. Carried over from the previous run when the
+ * call continued as new.
+ */
+export class CallState {
+  readonly reference: string;
+  readonly tenant: { workspaceId: string; environment: CallInput['environment'] };
+  readonly events: CallEvents;
+  readonly transcript: Transcript;
+  /** The line's cap, or a conversation call's lower one. */
+  readonly maxDurationMs: number;
+  status: CallStatus;
+  /** Why we end the call, once we decided to (set only while the carrier has not ended it). */
+  endRequested: EndCause | undefined;
+  /** A carrier command was refused, or the carrier stayed unreachable: the call is over on its side. */
+  carrierLost = false;
+  /** The carrier's id of this call, once dialled (or, inbound, from the start). */
+  carrierCallId: string | undefined;
+  /** When we dialled or answered (our clock): the carrier's answer time cannot be earlier. */
+  requestedAt: number;
+  /** The carrier's answer time, bounded by our clock; null until answered. */
+  answeredAt: number | null;
+  /** Our clock at the answer: the minutes held and the maximum duration count from it. */
+  answeredLocally: number;
+  minutesHeld: number;
+  /** A hold for the next minute is being asked for (the run does not continue as new meanwhile). */
+  extending = false;
+  sentencesTaken: number;
+  speakCount: number;
+  controlSpeeches: number;
+  /** Speak commands of the agent's current reply, in order (one, or one per streamed chunk). */
+  currentSpeeches: string[];
+  /** Live-control requests waiting for the caller's next sentence: sentences go to them, not to the conversation. */
+  claimedByControl = 0;
+  /** Audio lines: the relay to the customer's socket, and how it ended (once it has). */
+  relayScope: CancellationScope | undefined;
+  relayEnded: RelayEnd | undefined;
+  relayHandled = false;
+  /** 1 for a call's first run. */
+  readonly run: number;
+  private hangUpSent = false;
+
+  constructor(
+    readonly input: CallInput,
+    carried: CallContinuation | undefined,
+  ) {
+    this.reference = `call:${input.callId}`;
+    this.tenant = { workspaceId: input.workspaceId, environment: input.environment };
+    this.events = new CallEvents(carried);
+    this.status = carried ? 'in_progress' : 'initiated';
+    this.maxDurationMs = Math.min(input.maxDurationMs ?? MAX_CALL_DURATION_MS, MAX_CALL_DURATION_MS);
+    this.transcript = new Transcript(input.callId, input.contextLimit, carried);
+    this.carrierCallId = carried?.carrierCallId;
+    this.requestedAt = Date.now();
+    this.answeredAt = carried?.answeredAt ?? null;
+    this.answeredLocally = carried?.answeredLocally ?? 0;
+    this.minutesHeld = carried?.minutesHeld ?? 1;
+    this.sentencesTaken = carried?.sentencesTaken ?? 0;
+    this.speakCount = carried?.speakCount ?? 0;
+    this.controlSpeeches = carried?.controlSpeeches ?? 0;
+    this.currentSpeeches = carried?.currentSpeeches ?? [];
+    this.run = carried?.run ?? 1;
+  }
+
+  requestEnd(cause: EndCause): void {
+    if (!this.events.terminal) this.endRequested ??= cause;
+  }
+
+  /** The carrier ended the call, we decided to, or the carrier is lost. */
+  ended(): boolean {
+    return this.events.terminal !== undefined || this.endRequested !== undefined || this.carrierLost;
+  }
+
+  /** Answered and not ended: live control is accepted. */
+  live(): boolean {
+    return this.status === 'in_progress' && !this.ended() && this.carrierCallId !== undefined;
+  }
+
+  /** A carrier command on a call that may be gone: false (and the call counts as ended) when refused or unreachable. */
+  async onCarrier(command: () => Promise<unknown>): Promise<boolean> {
+    try {
+      await command();
+      return true;
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      this.carrierLost = true;
+      return false;
+    }
+  }
+
+  /** Hangs up our side, once, unless the carrier already ended the call. */
+  async hangUp(): Promise<void> {
+    if (this.hangUpSent || this.events.terminal || this.carrierCallId === undefined) return;
+    this.hangUpSent = true;
+    await this.onCarrier(() => carrier.hangUpCall(this.carrierCallId!));
+  }
+
+  /** Hangs up (unless the carrier already ended the call) and returns the carrier's end time, or ours after 10 s. */
+  async hangUpAndWait(): Promise<number> {
+    await this.hangUp();
+    await condition(() => this.events.terminal !== undefined, HANGUP_CONFIRMATION);
+    return this.events.terminal?.at ?? Date.now();
+  }
+
+  /** Speaks `text` as the agent (part of the current reply); false when the call has ended or the carrier refused. */
+  async say(text: string, at: number): Promise<boolean> {
+    if (this.ended()) return false;
+    this.speakCount += 1;
+    const speakId = `${this.input.callId}:speak-${this.speakCount}`;
+    if (!(await this.onCarrier(() => carrier.speak(this.carrierCallId!, speakId, text, this.input.voice ?? null)))) return false;
+    this.currentSpeeches.push(speakId);
+    this.transcript.unwritten.push(this.transcript.add({ role: 'assistant', text, timestamp: at }));
+    return true;
+  }
+
+  /** The relay ended and the conversation loop has not acted on it yet. */
+  relayWaiting(): boolean {
+    return this.relayEnded !== undefined && !this.relayHandled;
+  }
+
+  /** A sentence for the conversation loop (not claimed by a control request). */
+  turnWaiting(): boolean {
+    return this.claimedByControl === 0 && this.events.sentences.length > 0;
+  }
+
+  /**
+   * A long history goes on in a fresh run before the next turn (waiting sentences are carried
+   * over, so a caller who never stops talking cannot postpone it), except while a control request
+   * holds the caller's next sentence. Audio lines keep their relay for the whole call, and their
+   * history stays small.
+   */
+  continueDue(): boolean {
+    return this.input.mode !== 'audio' && this.claimedByControl === 0 && workflowInfo().continueAsNewSuggested;
+  }
+
+  /** What the next run needs to go on. */
+  continuation(): CallContinuation {
+    return {
+      carrierCallId: this.carrierCallId!,
+      answeredAt: this.answeredAt!,
+      answeredLocally: this.answeredLocally,
+      minutesHeld: this.minutesHeld,
+      sentencesTaken: this.sentencesTaken,
+      speakCount: this.speakCount,
+      controlSpeeches: this.controlSpeeches,
+      nextSeq: this.transcript.nextSeq,
+      transcriptTail: this.transcript.tail(),
+      currentSpeeches: this.currentSpeeches,
+      ...this.events.carry(this.currentSpeeches),
+      run: this.run + 1,
+    };
+  }
+}

@@ -1,0 +1,163 @@
+import { ActivityFailure, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
+import type { MessageTurnOutcome } from '../../activities/calls';
+import type { HostedTurnOutcome } from '../../activities/hosted';
+import { hostedSpeakIdPrefix } from '../../src/domain/calls/rules';
+import type { SequencedEntry } from '../../src/domain/calls/store';
+import type { SignalledCallEvent } from '../definitions/calls';
+import { audio, carrier, hosted, records, turns } from './activities';
+import type { CallState } from './state';
+
+/**
+ * One caller turn: if the agent was talking, cut it off and tell the customer what was heard
+ * (`interrupted`, timed before the turn); then the hosted or webhook-mode reply.
+ */
+export async function takeTurn(call: CallState, utterance: SignalledCallEvent, turn: number): Promise<void> {
+  const { input, events, transcript } = call;
+  if (call.currentSpeeches.length > 0) {
+    const speeches = call.currentSpeeches;
+    call.currentSpeeches = [];
+    const finished = (id: string) => events.finished(id);
+    const stopped = (id: string) => events.stopped(id);
+    // Still talking: cut it off now (the carrier may already have, on its own barge-in detection).
+    if (!speeches.every(finished) && (await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) {
+      await condition(() => speeches.some(stopped) || speeches.every(finished) || call.ended(), '2 seconds');
+    }
+    if (!call.ended() && (!speeches.every(finished) || speeches.some(stopped))) {
+      // What the caller actually heard: every chunk's played part, in order.
+      const heard = speeches
+        .map((id) => events.played(id))
+        .filter((text) => text !== '')
+        .join(' ');
+      const stoppedAt = speeches.flatMap((id) => events.playback.get(id)?.stoppedAt ?? []);
+      // Ordered before the message of the turn that interrupted it.
+      const timestamp = Math.min(...stoppedAt, utterance.at - 1);
+      await records.publishCallEvent(input, 'interrupted', { partial_response_text: heard, timestamp }, turn);
+    }
+  }
+  const said = transcript.add({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });
+  if (call.ended()) {
+    transcript.unwritten.push(said);
+    return transcript.flush();
+  }
+  if (input.mode === 'hosted') {
+    transcript.unwritten.push(said);
+    return takeHostedTurn(call, turn, utterance.language);
+  }
+  return takeMessageTurn(call, turn, said, utterance);
+}
+
+/**
+ * A hosted turn: the model's reply is streamed and spoken sentence by sentence by an activity.
+ * If the caller talks while the model is still writing, the activity is cancelled there (the
+ * next turn then stops the playback and reports `interrupted`, as in webhook mode).
+ */
+async function takeHostedTurn(call: CallState, turn: number, language: string | undefined): Promise<void> {
+  const { input, events, transcript } = call;
+  const prefix = hostedSpeakIdPrefix(input.callId, turn);
+  const scope = new CancellationScope();
+  let outcome: HostedTurnOutcome | undefined;
+  let done = false;
+  const running = scope
+    .run(() =>
+      hosted.takeHostedTurn({
+        callId: input.callId,
+        carrierCallId: call.carrierCallId!,
+        turn,
+        // The activity reads the system prompt itself, by call id.
+        turns: transcript.tail().map((t) => ({ role: t.role, text: t.text })),
+        voice: input.voice ?? null,
+        ...(language ? { language } : {}),
+      }),
+    )
+    .then((result) => void (outcome = result))
+    .catch((err) => {
+      // Cancelled by a barge-in, or the attempt was lost: silence, and the call goes on.
+      if (!isCancellation(err) && !(err instanceof ActivityFailure)) throw err;
+    })
+    .finally(() => void (done = true));
+  await condition(() => done || call.ended() || events.sentences.length > 0);
+  if (!done) {
+    scope.cancel();
+    await running;
+  }
+  if (outcome?.failure === 'call_ended') call.carrierLost = true;
+  const spoken = outcome ? outcome.spokenChunks.map((chunk) => chunk.speakId) : events.reportedWithPrefix(prefix);
+  call.currentSpeeches.push(...spoken);
+  const text = outcome
+    ? outcome.spokenChunks.map((chunk) => chunk.text).join(' ')
+    : spoken
+        .map((id) => events.played(id))
+        .filter((played) => played !== '')
+        .join(' ');
+  if (text !== '') transcript.unwritten.push(transcript.add({ role: 'assistant', text, timestamp: outcome?.repliedAt ?? Date.now() }));
+  await transcript.flush();
+}
+
+/** A webhook-mode turn: `message` delivered once, its `{text}` or NDJSON reply spoken (`takeMessageTurn`). */
+async function takeMessageTurn(call: CallState, turn: number, said: SequencedEntry, utterance: SignalledCallEvent): Promise<void> {
+  const { input, transcript } = call;
+  const replySpeakId = `${input.callId}:speak-${call.speakCount + 1}`;
+  const replySeq = transcript.nextSeq++;
+  let outcome: MessageTurnOutcome | undefined;
+  try {
+    outcome = await turns.takeMessageTurn(input, {
+      turn,
+      said,
+      context: transcript.context(),
+      ...(input.languagePinned ? {} : { detectedLanguage: utterance.language ?? 'en' }),
+      carrierCallId: call.carrierCallId!,
+      speakIdPrefix: `${input.callId}:turn-${turn}`,
+      replySpeakId,
+      replySeq,
+    });
+  } catch (err) {
+    // The attempt was lost (a crashed worker, a database error): the caller hears silence,
+    // as for a failed delivery, and the call goes on.
+    if (!(err instanceof ActivityFailure)) throw err;
+  }
+  const written = outcome?.transcriptWritten ?? false;
+  // The reply keeps the `seq` reserved before the turn (the activity may have written it under that number).
+  const reply = (text: string, at: number) => {
+    const entry = { role: 'assistant' as const, text, timestamp: at, seq: replySeq };
+    transcript.entries.push(entry);
+    return entry;
+  };
+  if (outcome?.spokenChunks) {
+    call.currentSpeeches.push(...outcome.spokenChunks.map((chunk) => chunk.speakId));
+    const entry = reply(outcome.spokenChunks.map((chunk) => chunk.text).join(' '), outcome.repliedAt);
+    if (!written) transcript.unwritten.push(said, entry);
+  } else if (outcome?.replyText && outcome.replySpoken) {
+    call.speakCount += 1;
+    call.currentSpeeches.push(replySpeakId);
+    const entry = reply(outcome.replyText, outcome.repliedAt);
+    if (!written) transcript.unwritten.push(said, entry);
+  } else {
+    if (!written) transcript.unwritten.push(said);
+    // The carrier refused it inside the turn: the call has most likely ended (then it is not
+    // said at all); if not, it is spoken here.
+    if (outcome?.replyText) await call.say(outcome.replyText, Date.now());
+  }
+  await transcript.flush();
+}
+
+/** Audio lines: the customer's socket takes the call's audio both ways until the call ends. */
+export function startRelay(call: CallState, handlerUrl: string): void {
+  const { input } = call;
+  const scope = new CancellationScope();
+  call.relayScope = scope;
+  void scope
+    .run(() => audio.relayCallAudio({ callId: input.callId, lineId: input.lineId, carrierCallId: call.carrierCallId!, handlerUrl }))
+    .then((summary) => void (call.relayEnded = summary))
+    .catch((err) => {
+      if (!isCancellation(err)) call.relayEnded = { endedBy: 'relay_failed' };
+    });
+}
+
+/** The relay ended: nobody else talks to the caller on an audio line, so without the customer's socket the call ends. */
+export function actOnRelayEnd(call: CallState): void {
+  call.relayHandled = true;
+  const endedBy = call.relayEnded!.endedBy;
+  if (endedBy === 'customer_closed') call.requestEnd('audio_handler_closed');
+  else if (endedBy === 'carrier_error') call.requestEnd('carrier_failed');
+  else if (endedBy !== 'call') call.requestEnd('audio_handler_unavailable');
+}
