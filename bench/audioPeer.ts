@@ -10,8 +10,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer } from 'ws';
-import { startCarrierSimulator, type SimulatorCredentials } from '../simulator/carrierSimulator';
-import type { AudioReport, MediaSimulatorState } from '../simulator/mediaSimulator';
+import { startSimulator, type SimulatorCredentials } from '../simulator/app';
+import type { AudioReport, MediaSimulatorState } from '../simulator/media';
 
 export interface PeerInfo {
   simUrl: string;
@@ -37,7 +37,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function startPeer(): Promise<{ info: PeerInfo; media: MediaSimulatorState; close(): Promise<void> }> {
   const secret = () => crypto.randomBytes(32).toString('hex');
   const credentials: SimulatorCredentials = { carrierApiKey: secret(), paymentsApiKey: secret(), webhookSecret: secret(), controlToken: secret() };
-  const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+  const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
   // Switchboard's carrier events endpoint, as far as the simulator can tell: 204 to everything.
   const events = http.createServer((req, res) => {
     req.resume();
