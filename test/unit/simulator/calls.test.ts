@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent, type CarrierPlaybackEvent, type CarrierUtteranceEvent } from '../../src/adapters/carrier/port';
-import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
-import { verifyCarrierCallback } from '../../src/adapters/carrier/callbacks/signature';
-import { SimulatorState, startSimulator } from '../../simulator/app';
-import { CallSimulatorState } from '../../simulator/carrier/calls';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent, type CarrierPlaybackEvent, type CarrierUtteranceEvent } from '../../../src/adapters/carrier/port';
+import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier';
+import { verifyCarrierCallback } from '../../../src/adapters/carrier/callbacks/signature';
+import { SimulatorState, startSimulator } from '../../../simulator/app';
+import { CallSimulatorState } from '../../../simulator/carrier/calls';
+import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 /** Events about a call that has a call_id (everything but `call.incoming`). */
 type CallEvent = Exclude<CarrierCallEvent, CarrierIncomingCallEvent>;

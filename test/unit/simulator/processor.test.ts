@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import type http from 'node:http';
-import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../src/adapters/payments/port';
-import { SimulatorPaymentProcessor } from '../../src/adapters/payments/simulatorProcessor';
-import { startSimulator } from '../../simulator/app';
-import type { CardProcessorSimulatorState } from '../../simulator/processor';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../../src/adapters/payments/port';
+import { SimulatorPaymentProcessor } from '../../../src/adapters/payments/simulatorProcessor';
+import { startSimulator } from '../../../simulator/app';
+import type { CardProcessorSimulatorState } from '../../../simulator/processor';
+import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 describe('card processor simulator', () => {
   const credentials = randomSimulatorCredentials();

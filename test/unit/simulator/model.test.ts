@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import { ModelRejectedError, ModelUnavailableError, type ConversationTurn } from '../../src/adapters/model/port';
-import { DEFAULT_MODEL_MAX_TOKENS, OpenAiCompatibleModel } from '../../src/adapters/model/openAiCompatible';
-import { startSimulator } from '../../simulator/app';
-import type { ModelRequestRecord } from '../../simulator/model';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { ModelRejectedError, ModelUnavailableError, type ConversationTurn } from '../../../src/adapters/model/port';
+import { DEFAULT_MODEL_MAX_TOKENS, OpenAiCompatibleModel } from '../../../src/adapters/model/openAiCompatible';
+import { startSimulator } from '../../../simulator/app';
+import type { ModelRequestRecord } from '../../../simulator/model';
+import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 /** The simulator's OpenAI-compatible model, through the adapter Switchboard uses and the control API. */
 describe('simulator: model (OpenAI-compatible)', () => {

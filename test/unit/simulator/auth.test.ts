@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CarrierRejectedError } from '../../src/adapters/carrier/port';
-import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
-import { startSimulator } from '../../simulator/app';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { CarrierRejectedError } from '../../../src/adapters/carrier/port';
+import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier';
+import { startSimulator } from '../../../simulator/app';
+import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 /**
  * The simulator's control API steers the simulated world (it can forget every live call) and its
