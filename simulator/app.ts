@@ -111,6 +111,15 @@ export function createSimulatorApp(options: {
   return { app, state, processor, media, callbacks };
 }
 
+export interface RunningSimulator {
+  server: http.Server;
+  state: SimulatorState;
+  processor: CardProcessorSimulatorState;
+  media: MediaSimulatorState;
+  callbacks: CallbackSender;
+  url: string;
+}
+
 /** Starts the simulator's HTTP server (with the media WebSocket) and answers once it listens. */
 export async function startSimulator(options: {
   host: string;
@@ -120,7 +129,7 @@ export async function startSimulator(options: {
   callbackBaseUrl?: string | null;
   /** Defaults to a fresh state (tests pass one to shorten timeouts). */
   state?: SimulatorState;
-}): Promise<{ server: http.Server; state: SimulatorState; processor: CardProcessorSimulatorState; media: MediaSimulatorState; callbacks: CallbackSender; url: string }> {
+}): Promise<RunningSimulator> {
   const { credentials, callbackBaseUrl } = options;
   const { app, state, processor, media, callbacks } = createSimulatorApp({ credentials, callbackBaseUrl, state: options.state });
   const server = http.createServer(app.callback());

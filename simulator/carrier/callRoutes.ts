@@ -56,7 +56,8 @@ function carrierCallRoutes(router: Router, calls: CallSimulatorState, requireCar
 
   router.post('/carrier/v1/calls/:carrier_call_id/reject', requireCarrierAuth, async (ctx) => {
     const result = calls.reject(ctx.params.carrier_call_id);
-    answer(ctx, result, { answered: 'call is answered', not_inbound: 'not_inbound' }, (call) => ({ carrier_call_id: call.carrier_call_id, state: call.state }));
+    const refusals = { answered: 'call is answered', not_inbound: 'not_inbound' };
+    answer(ctx, result, refusals, (call) => ({ carrier_call_id: call.carrier_call_id, state: call.state }));
   });
 
   router.post('/carrier/v1/calls/:carrier_call_id/hangup', requireCarrierAuth, async (ctx) => {
@@ -70,7 +71,8 @@ function carrierCallRoutes(router: Router, calls: CallSimulatorState, requireCar
     if (!isSpeechText(text)) return badRequest(ctx, `text must be a non-blank string of at most ${MAX_SPEECH_TEXT} characters`);
     if (voice !== undefined && voice !== null && !(typeof voice === 'string' && /^[a-z0-9-]{1,64}$/.test(voice))) return badRequest(ctx, 'voice must be a voice slug');
     const result = calls.speak(ctx.params.carrier_call_id, speakId, text, typeof voice === 'string' ? voice : null);
-    answer(ctx, result, { not_answered: NOT_ANSWERED, speak_id_reused: 'speak_id_reused' }, (speech) => ({ speak_id: speech.speak_id }), 202);
+    const refusals = { not_answered: NOT_ANSWERED, speak_id_reused: 'speak_id_reused' };
+    answer(ctx, result, refusals, (speech) => ({ speak_id: speech.speak_id }), 202);
   });
 
   router.post('/carrier/v1/calls/:carrier_call_id/dtmf', requireCarrierAuth, async (ctx) => {

@@ -570,7 +570,12 @@ export class CallSimulatorState {
    * later events still go. With `retryHttpErrors: false` a non-2xx answer is final ('refused');
    * network errors and timeouts are still retried.
    */
-  private async deliver(call: LiveCall, event: SimulatedCallEvent, signal: AbortSignal, options: { retryHttpErrors?: boolean } = {}): Promise<'delivered' | 'refused' | 'failed'> {
+  private async deliver(
+    call: LiveCall,
+    event: SimulatedCallEvent,
+    signal: AbortSignal,
+    options: { retryHttpErrors?: boolean } = {},
+  ): Promise<'delivered' | 'refused' | 'failed'> {
     const outcome = await postEvent({
       callbacks: this.callbacks,
       url: call.eventsUrl,
@@ -585,9 +590,9 @@ export class CallSimulatorState {
         } catch {
           // logged as '?'
         }
-        const callId = 'call_id' in event ? event.call_id : null;
-        const fields = { call_id: callId, carrier_call_id: event.carrier_call_id, type: event.type, to: maskPhone(call.record.to), events_origin: origin };
-        this.log.warn({ ...fields, attempts: this.delivery.attempts, error }, 'carrier event not delivered; dropped');
+        const about = { call_id: 'call_id' in event ? event.call_id : null, carrier_call_id: event.carrier_call_id, type: event.type };
+        const where = { to: maskPhone(call.record.to), events_origin: origin };
+        this.log.warn({ ...about, ...where, attempts: this.delivery.attempts, error }, 'carrier event not delivered; dropped');
       },
     });
     return outcome.delivery;
