@@ -8,8 +8,8 @@
 import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { WebSocketServer } from 'ws';
-import { startCarrierSimulator, type SimulatorCredentials } from '../simulator/carrierSimulator';
-import type { AudioReport, MediaSimulatorState } from '../simulator/mediaSimulator';
+import { startSimulator, type SimulatorCredentials } from '../simulator/app';
+import type { AudioReport, MediaSimulatorState } from '../simulator/media';
 import { randomSimulatorCredentials } from '../test/support/simulator';
 import { sleep } from './support/async';
 import { closeServer } from './support/http';
@@ -37,7 +37,7 @@ const DRAIN_TIMEOUT_MS = 5_000;
 
 export async function startPeer(): Promise<{ info: PeerInfo; media: MediaSimulatorState; close(): Promise<void> }> {
   const credentials = randomSimulatorCredentials();
-  const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+  const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
   // Switchboard's carrier events endpoint, as far as the simulator can tell: 204 to everything.
   const events = await startStubEndpoint(204);
   sim.callbacks.setBaseUrl(events.origin);

@@ -1,7 +1,7 @@
 import { loadConfig, requireSetting } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 import { assertStartupConfiguration, exitOnStartupFailure } from '../src/platform/startupCheck';
-import { startCarrierSimulator } from './carrierSimulator';
+import { startSimulator } from './app';
 
 /** Entry point of the simulator process (`npm run simulator`). Refuses to start on a weak configuration. */
 async function main(): Promise<void> {
@@ -10,7 +10,7 @@ async function main(): Promise<void> {
   const log = createLogger('simulator', config.logLevel);
   for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
   const url = new URL(config.simulatorUrl);
-  const { server } = await startCarrierSimulator({
+  const { server } = await startSimulator({
     host: url.hostname,
     port: Number(url.port || 8090),
     credentials: {

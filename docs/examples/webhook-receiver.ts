@@ -23,7 +23,7 @@
  *
  * In your own project, import from the published client instead of the relative path below.
  * The replay cache and event dedupe here live in memory: with more than one instance, pass
- * `deliveryIds` and `eventDeduper` backed by Redis or Postgres (see sdk/webhooks.ts).
+ * `deliveryIds` and `eventDeduper` backed by Redis or Postgres (see sdk/webhooks/replayCache.ts).
  */
 import http from 'node:http';
 import { nodeWebhookHandler, type WebhookEvent } from '../../sdk/webhooks';

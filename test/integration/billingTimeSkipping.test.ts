@@ -11,7 +11,7 @@ import { previousMonthStart } from '../../src/domain/billing/periods';
 import { runCommand } from '../../src/main/cli';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import { EgressPolicy } from '../../src/platform/net/egress';
-import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/cardProcessorSimulator';
+import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/processor';
 import { workflowIds } from '../../workflows/definitions/ids';
 import type { autoChargeWorkflow, closeSpendPeriodWorkflow } from '../../workflows/billing';
 import { createTenant, eventually } from '../support/harness';

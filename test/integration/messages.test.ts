@@ -5,17 +5,7 @@ import { verifySignature } from '../../src/domain/webhooks/signature';
 import { eventually, mintKey, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { useHarnessWithReceiver } from '../support/callSuite';
 import type { Receiver } from '../support/receiver';
-
-interface SimMessage {
-  carrier_message_id: string;
-  message_id: string | null;
-  direction: 'inbound' | 'outbound';
-  from: string;
-  to: string;
-  text: string;
-  status: string;
-  requests: number;
-}
+import type { SimulatedMessage as SimMessage } from '../../simulator/sms';
 
 /** SMS through the API, the send workflow and the carrier simulator; conversations; keywords. */
 describe('messages', () => {

@@ -17,8 +17,8 @@ import type { Environment } from '../../src/domain/keys/format';
 import type { Scope } from '../../src/domain/keys/scopes';
 import { spawnService } from '../../src/platform/infra/services';
 import { createLogger } from '../../src/platform/logger';
-import { startCarrierSimulator, type CarrierSimulatorState, type SimulatorCredentials } from '../../simulator/carrierSimulator';
-import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/cardProcessorSimulator';
+import { startSimulator, type SimulatorCredentials, type SimulatorState } from '../../simulator/app';
+import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/processor';
 import type { PaymentProcessor, PaymentProcessors } from '../../src/adapters/payments/port';
 import { connectTemporalClient } from '../../src/platform/temporal/client';
 import { createWorkspace, mintUserKey, type User } from '../../src/domain/workspaces/service';
@@ -34,7 +34,7 @@ export interface Harness {
   temporal: Client;
   simulator: {
     url: string;
-    state: CarrierSimulatorState;
+    state: SimulatorState;
     /** The live environment's card processor (in the carrier simulator's process). */
     processor: CardProcessorSimulatorState;
     /** The test environment's card processor: a second, distinct simulator on its own port. */
@@ -87,7 +87,7 @@ export interface HarnessOptions {
 export async function startHarness(overrides: Partial<Config> = {}, options: HarnessOptions = {}): Promise<Harness> {
   // Random secrets per harness, one per direction, as a deployment has them.
   const credentials = randomSimulatorCredentials();
-  const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+  const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
   const testProcessor = await startCardProcessorSimulator({ host: '127.0.0.1', port: 0, secret: credentials.paymentsApiKey });
   const config: Config = {
     ...loadConfig(),

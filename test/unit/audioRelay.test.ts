@@ -10,9 +10,9 @@ import { relayAudio, type RelayAudioOptions } from '../../activities/audio/relay
 import { CarrierRejectedError, type CarrierMediaEnd, type CarrierMediaEvent, type CarrierMediaFrame, type CarrierMediaStream } from '../../src/adapters/carrier/port';
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
 import type { RelayMessage } from '../../src/platform/audio/framing';
-import { startCarrierSimulator } from '../../simulator/carrierSimulator';
+import { startSimulator } from '../../simulator/app';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
-import type { AudioReport } from '../../simulator/mediaSimulator';
+import type { AudioReport } from '../../simulator/media';
 import { createLogger } from '../../src/platform/logger';
 import { EgressPolicy, LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 
@@ -53,7 +53,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   }
 
   beforeAll(async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+    const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
     simulator = sim.server;
     simUrl = sim.url;
     control = simulatorControl(simUrl, credentials.controlToken);

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 
 /**
  * The one signing module of outbound webhooks, used by the sender (activities) and by the
- * receiver helper customers use (sdk/webhooks.ts). Scheme, as the spec and the public
+ * receiver helper customers use (sdk/webhooks/). Scheme, as the spec and the public
  * client fix it: HMAC-SHA256 keyed by the line's secret as UTF-8 text, over
  * `<timestamp>.<delivery_id>.<raw body>`, sent as `v1=<lowercase hex>`.
  */

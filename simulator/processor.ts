@@ -4,6 +4,7 @@ import http from 'node:http';
 import Koa from 'koa';
 import Router from '@koa/router';
 import getRawBody from 'raw-body';
+import { badRequest, bearerMatches } from './http';
 
 /**
  * The card processor simulator: a stand-in for a real processor (Stripe and the like) with
@@ -140,11 +141,6 @@ async function readJsonObject(ctx: Koa.Context): Promise<JsonBody> {
   return { ok: false };
 }
 
-function badRequest(ctx: Koa.Context, error: string): void {
-  ctx.status = 400;
-  ctx.body = { error };
-}
-
 function isPositiveInteger(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
@@ -181,10 +177,8 @@ function processCharge(ctx: Koa.Context, state: CardProcessorSimulatorState, req
 
 /** Mounts the processor API (`/processor/v1/...`) and its control API (`/control/processor/...`). */
 export function cardProcessorRoutes(router: Router, state: CardProcessorSimulatorState, apiKey: string): void {
-  const expectedAuth = Buffer.from(`Bearer ${apiKey}`);
   const requireProcessorAuth: Koa.Middleware = async (ctx, next) => {
-    const presented = Buffer.from(ctx.get('authorization'));
-    if (presented.length !== expectedAuth.length || !crypto.timingSafeEqual(presented, expectedAuth)) {
+    if (!bearerMatches(ctx.get('authorization'), apiKey)) {
       ctx.status = 401;
       ctx.body = { error: 'invalid processor credentials' };
       return;

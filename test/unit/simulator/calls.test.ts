@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent, type CarrierPlaybackEvent, type CarrierUtteranceEvent } from '../../src/adapters/carrier/port';
-import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
-import { verifyCarrierCallback } from '../../src/adapters/carrier/callbacks/signature';
-import { CallSimulatorState, CarrierSimulatorState, startCarrierSimulator } from '../../simulator/carrierSimulator';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent, type CarrierPlaybackEvent, type CarrierUtteranceEvent } from '../../../src/adapters/carrier/port';
+import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier';
+import { verifyCarrierCallback } from '../../../src/adapters/carrier/callbacks/signature';
+import { SimulatorState, startSimulator } from '../../../simulator/app';
+import { CallSimulatorState } from '../../../simulator/carrier/calls';
+import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 /** Events about a call that has a call_id (everything but `call.incoming`). */
 type CallEvent = Exclude<CarrierCallEvent, CarrierIncomingCallEvent>;
@@ -32,7 +33,7 @@ describe('carrier simulator: outbound calls', () => {
   const failNext = new Map<string, number>();
 
   beforeAll(async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+    const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
     simulator = sim.server;
     url = sim.url;
     carrier = new SimulatorCarrier(url, credentials.carrierApiKey);
@@ -308,7 +309,7 @@ describe('carrier simulator: outbound calls', () => {
   });
 
   it('stops ringing calls when the server closes', async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials, callbackBaseUrl: callbackBase });
+    const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials, callbackBaseUrl: callbackBase });
     const other = new SimulatorCarrier(sim.url, credentials.carrierApiKey);
     sim.state.calls.setOutcome('+14155552399', 'answer', 1_000);
     await other.placeCall({ callId: 'call-closing', from, to: '+14155552399', eventsUrl });
@@ -449,8 +450,8 @@ describe('carrier simulator: outbound calls', () => {
     });
 
     it('ends an inbound call nobody answers as unanswered, with no event', async () => {
-      const state = new CarrierSimulatorState({ calls: new CallSimulatorState({ inboundRingTimeoutMs: 300 }) });
-      const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials, callbackBaseUrl: callbackBase, state });
+      const state = new SimulatorState({ calls: new CallSimulatorState({ inboundRingTimeoutMs: 300 }) });
+      const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials, callbackBaseUrl: callbackBase, state });
       try {
         const response = await simulatorControl(sim.url, credentials.controlToken)('POST', '/control/calls/inbound', { from: caller, to: ourNumber, events_url: eventsUrl });
         expect(response.status).toBe(201);

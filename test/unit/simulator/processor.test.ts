@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import type http from 'node:http';
-import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../src/adapters/payments/port';
-import { SimulatorPaymentProcessor } from '../../src/adapters/payments/simulatorProcessor';
-import { startCarrierSimulator } from '../../simulator/carrierSimulator';
-import type { CardProcessorSimulatorState } from '../../simulator/cardProcessorSimulator';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../../src/adapters/payments/port';
+import { SimulatorPaymentProcessor } from '../../../src/adapters/payments/simulatorProcessor';
+import { startSimulator } from '../../../simulator/app';
+import type { CardProcessorSimulatorState } from '../../../simulator/processor';
+import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 describe('card processor simulator', () => {
   const credentials = randomSimulatorCredentials();
@@ -14,7 +14,7 @@ describe('card processor simulator', () => {
   let processor: SimulatorPaymentProcessor;
 
   beforeAll(async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+    const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
     server = sim.server;
     state = sim.processor;
     url = sim.url;
@@ -180,7 +180,7 @@ describe('card processor simulator', () => {
   });
 
   it('close releases a held request', async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+    const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
     await simulatorControl(sim.url, credentials.controlToken)('POST', '/control/processor/faults', { mode: 'timeout' });
     const pending = new SimulatorPaymentProcessor(sim.url, credentials.paymentsApiKey).charge({ paymentMethodToken: 't', amountCents: 1, idempotencyKey: 'k' }).catch((err: unknown) => err);
     for (let i = 0; i < 50 && sim.processor.heldCount === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CarrierRejectedError, type CarrierMessageEvent } from '../../src/adapters/carrier/port';
-import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
-import { verifyCarrierCallback } from '../../src/adapters/carrier/callbacks/signature';
-import { startCarrierSimulator } from '../../simulator/carrierSimulator';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { CarrierRejectedError, type CarrierMessageEvent } from '../../../src/adapters/carrier/port';
+import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier';
+import { verifyCarrierCallback } from '../../../src/adapters/carrier/callbacks/signature';
+import { startSimulator } from '../../../simulator/app';
+import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 /** The SMS side of the carrier simulator, through the adapter Switchboard uses and the control API. */
 describe('carrier simulator: messages', () => {
@@ -22,7 +22,7 @@ describe('carrier simulator: messages', () => {
   let failFirst = 0;
 
   beforeAll(async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+    const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
     simulator = sim.server;
     url = sim.url;
     control = simulatorControl(url, credentials.controlToken);

@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { performance } from 'node:perf_hooks';
@@ -6,8 +5,8 @@ import type Router from '@koa/router';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createLogger, type Logger } from '../src/platform/logger';
 import { chunkFrames, FRAME_BYTES, FRAME_MS, framesFor, MULAW_SAMPLE_RATE, mulawSumOfSquares, toneFrames } from '../src/platform/audio/mulaw';
-import type { CallRecord, CallSimulatorState } from './carrierSimulator';
-import { badRequest, readJson } from './http';
+import type { CallRecord, CallSimulatorState } from './carrier/calls';
+import { answer, badRequest, bearerMatches, readJson } from './http';
 import { synthesizeSpeech } from './speech';
 
 /**
@@ -498,7 +497,6 @@ const round2 = (value: number) => Math.round(value * 100) / 100;
  */
 export function handleMediaUpgrades(server: http.Server, media: MediaSimulatorState, apiKey: string): WebSocketServer {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 1024 * 1024 });
-  const expected = Buffer.from(`Bearer ${apiKey}`);
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     const match = MEDIA_PATH.exec(req.url ?? '');
     if (!match) {
@@ -506,8 +504,7 @@ export function handleMediaUpgrades(server: http.Server, media: MediaSimulatorSt
       if (server.listenerCount('upgrade') === 1) refuse(socket, 404, 'no WebSocket endpoint here');
       return;
     }
-    const presented = Buffer.from(req.headers.authorization ?? '');
-    if (presented.length !== expected.length || !crypto.timingSafeEqual(presented, expected)) return refuse(socket, 401, 'invalid carrier credentials');
+    if (!bearerMatches(req.headers.authorization, apiKey)) return refuse(socket, 401, 'invalid carrier credentials');
     let carrierCallId: string;
     try {
       carrierCallId = decodeURIComponent(match[1]);
@@ -539,26 +536,10 @@ export function mediaRoutes(router: Router, media: MediaSimulatorState): void {
     if (text !== undefined && !(typeof text === 'string' && text.trim() !== '' && text.length <= MAX_TEXT)) return badRequest(ctx, `text must be a non-blank string of at most ${MAX_TEXT} characters`);
     if (stamp !== undefined && typeof stamp !== 'boolean') return badRequest(ctx, 'stamp must be a boolean');
     const result = await media.speak(ctx.params.call_id, { toneHz, durationMs, text, stamp });
-    if (result === 'unknown') {
-      ctx.status = 404;
-      ctx.body = { error: 'no such call' };
-      return;
-    }
-    if (typeof result === 'string') {
-      ctx.status = 409;
-      ctx.body = { error: result === 'not_answered' ? 'call is not answered' : 'no media stream is connected' };
-      return;
-    }
-    ctx.status = 202;
-    ctx.body = { call_id: ctx.params.call_id, ...result };
+    const refusals = { not_answered: 'call is not answered', not_connected: 'no media stream is connected' };
+    answer(ctx, result, refusals, (spoken) => ({ call_id: ctx.params.call_id, ...spoken }), 202);
   });
   router.get('/control/calls/:call_id/audio', async (ctx) => {
-    const report = media.report(ctx.params.call_id);
-    if (!report) {
-      ctx.status = 404;
-      ctx.body = { error: 'no such call' };
-      return;
-    }
-    ctx.body = report;
+    answer(ctx, media.report(ctx.params.call_id), {}, (report) => report);
   });
 }

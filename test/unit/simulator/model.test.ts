@@ -1,11 +1,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import OpenAI from 'openai';
-import { ModelRejectedError, ModelUnavailableError, type ConversationTurn } from '../../src/adapters/model/port';
-import { DEFAULT_MODEL_MAX_TOKENS, OpenAiCompatibleModel } from '../../src/adapters/model/openAiCompatible';
-import { startCarrierSimulator } from '../../simulator/carrierSimulator';
-import type { ModelRequestRecord } from '../../simulator/modelSimulator';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { ModelRejectedError, ModelUnavailableError, type ConversationTurn } from '../../../src/adapters/model/port';
+import { DEFAULT_MODEL_MAX_TOKENS, OpenAiCompatibleModel } from '../../../src/adapters/model/openAiCompatible';
+import { startSimulator } from '../../../simulator/app';
+import type { ModelRequestRecord } from '../../../simulator/model';
+import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 /** The simulator's OpenAI-compatible model, through the adapter Switchboard uses and the control API. */
 describe('simulator: model (OpenAI-compatible)', () => {
@@ -16,7 +16,7 @@ describe('simulator: model (OpenAI-compatible)', () => {
   let model: OpenAiCompatibleModel;
 
   beforeAll(async () => {
-    const sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+    const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
     simulator = sim.server;
     url = sim.url;
     model = new OpenAiCompatibleModel({ baseUrl: `${url}/v1`, apiKey: 'simulator', model: 'switchboard-sim-1' });

@@ -13,8 +13,8 @@ import {
   type WebhookEvent,
   type WebhookHandlerOptions,
   type WebhookState,
-} from '../../sdk/webhooks';
-import { signatureHeaders, WEBHOOK_HEADERS } from '../../src/domain/webhooks/signature';
+} from '../../../sdk/webhooks';
+import { signatureHeaders, WEBHOOK_HEADERS } from '../../../src/domain/webhooks/signature';
 
 const CURRENT = crypto.randomBytes(32).toString('hex');
 const NEXT = crypto.randomBytes(32).toString('hex');

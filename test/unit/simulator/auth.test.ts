@@ -1,9 +1,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CarrierRejectedError } from '../../src/adapters/carrier/port';
-import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
-import { startCarrierSimulator } from '../../simulator/carrierSimulator';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { CarrierRejectedError } from '../../../src/adapters/carrier/port';
+import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier';
+import { startSimulator } from '../../../simulator/app';
+import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 /**
  * The simulator's control API steers the simulated world (it can forget every live call) and its
@@ -11,7 +11,7 @@ import { randomSimulatorCredentials, simulatorControl } from '../support/simulat
  */
 describe('carrier simulator: control API credentials and callback targets', () => {
   const credentials = randomSimulatorCredentials();
-  let sim: Awaited<ReturnType<typeof startCarrierSimulator>>;
+  let sim: Awaited<ReturnType<typeof startSimulator>>;
   let control: ReturnType<typeof simulatorControl>;
   /** Stands for anything the simulator must not be made to call: it counts what reaches it. */
   let victim: http.Server;
@@ -36,7 +36,7 @@ describe('carrier simulator: control API credentials and callback targets', () =
       req.resume();
       res.writeHead(404).end('{}');
     }));
-    sim = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials, callbackBaseUrl: apiUrl });
+    sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials, callbackBaseUrl: apiUrl });
     control = simulatorControl(sim.url, credentials.controlToken);
   });
   afterAll(async () => {
@@ -110,7 +110,7 @@ describe('carrier simulator: control API credentials and callback targets', () =
   });
 
   it('with no callback base configured it calls nobody', async () => {
-    const bare = await startCarrierSimulator({ host: '127.0.0.1', port: 0, credentials });
+    const bare = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
     try {
       const res = await simulatorControl(bare.url, credentials.controlToken)('POST', '/control/calls/inbound', { from: '+14155550142', to: '+12125552999', events_url: `${victimUrl}/carrier/events` });
       expect(res.status).toBe(400);

@@ -2,8 +2,9 @@ import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import { createLogger, maskPhone, type Logger } from '../src/platform/logger';
-import type { CallbackSender } from './callbacks';
-import { badRequest, readJson } from './http';
+import { deliveryOptions, postEvent, sleep, type CallbackSender, type DeliveryOptions } from './delivery';
+import { badRequest, E164, readJson } from './http';
+import type { CarrierMessageEvent } from '../src/adapters/carrier/callbacks/wire';
 
 /**
  * The SMS side of the carrier simulator: accepts outbound messages (carrier API), reports their
@@ -11,7 +12,6 @@ import { badRequest, readJson } from './http';
  * In memory, like the rest of the simulator. See docs/simulator.md.
  */
 
-const E164 = /^\+[1-9]\d{6,14}$/;
 /** Longest text the simulated carrier takes in one request (concatenated SMS of 10 segments and then some). */
 const MAX_TEXT = 2_000;
 /** Receipts follow acceptance after these delays, like a carrier's DLRs (sent, then the final one). */
@@ -41,17 +41,6 @@ export interface SimulatedMessage {
   created_at: string;
 }
 
-/** A carrier event about messages, POSTed signed (src/adapters/carrier/callbacks/signature.ts). */
-export type SimulatedMessageEvent =
-  | { type: 'sms.received'; carrier_message_id: string; from: string; to: string; text: string; at: number }
-  | { type: 'sms.status'; message_id: string; carrier_message_id: string; status: 'sent' | 'delivered' | 'undelivered' | 'failed'; error_code?: string; at: number };
-
-export interface MessageDeliveryOptions {
-  attempts: number;
-  delayMs: number;
-  timeoutMs: number;
-}
-
 export class MessageSimulatorState {
   private readonly messages = new Map<string, SimulatedMessage>();
   /** Outbound messages by Switchboard's message_id (the send's idempotency key). */
@@ -59,14 +48,14 @@ export class MessageSimulatorState {
   readonly outcomes = new Map<string, MessageOutcome>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private abort = new AbortController();
-  private readonly delivery: MessageDeliveryOptions;
+  private readonly delivery: DeliveryOptions;
   private readonly log: Logger;
-  /** Signs and sends events; set by the app (`createCarrierSimulatorApp`). Without it events are not delivered. */
+  /** Signs and sends events; set by the app (`createSimulatorApp`). Without it events are not delivered. */
   callbacks: CallbackSender | null = null;
 
-  constructor(options: { delivery?: Partial<MessageDeliveryOptions>; log?: Logger } = {}) {
+  constructor(options: { delivery?: Partial<DeliveryOptions>; log?: Logger } = {}) {
     // Retried like call events (about 15 s in all), so a restarting Switchboard loses no receipt.
-    this.delivery = { attempts: 12, delayMs: 200, timeoutMs: 2_000, ...options.delivery };
+    this.delivery = deliveryOptions(options.delivery);
     this.log = options.log ?? createLogger('simulator');
   }
 
@@ -105,7 +94,7 @@ export class MessageSimulatorState {
     const signal = this.abort.signal;
     const receipt = (status: 'sent' | 'delivered' | 'undelivered' | 'failed', errorCode?: string) => async () => {
       message.status = status;
-      const event: SimulatedMessageEvent = {
+      const event: CarrierMessageEvent = {
         type: 'sms.status',
         message_id: request.messageId,
         carrier_message_id: message.carrier_message_id,
@@ -121,7 +110,7 @@ export class MessageSimulatorState {
         : [receipt('sent'), outcome === 'undelivered' ? receipt('undelivered', 'unreachable_handset') : receipt('delivered')];
     this.later(SENT_AFTER_MS, async () => {
       for (const [index, step] of steps.entries()) {
-        if (index > 0) await this.sleep(FINAL_AFTER_MS - SENT_AFTER_MS, signal);
+        if (index > 0) await sleep(FINAL_AFTER_MS - SENT_AFTER_MS, signal);
         if (signal.aborted) return;
         await step();
       }
@@ -147,7 +136,7 @@ export class MessageSimulatorState {
       created_at: new Date().toISOString(),
     };
     this.messages.set(message.carrier_message_id, message);
-    const event: SimulatedMessageEvent = { type: 'sms.received', carrier_message_id: message.carrier_message_id, from: request.from, to: request.to, text: request.text, at: Date.now() };
+    const event: CarrierMessageEvent = { type: 'sms.received', carrier_message_id: message.carrier_message_id, from: request.from, to: request.to, text: request.text, at: Date.now() };
     const result = await this.deliver(request.eventsUrl, event, this.abort.signal);
     return { message: { ...message }, ...result };
   }
@@ -175,42 +164,19 @@ export class MessageSimulatorState {
     this.timers.add(timer);
   }
 
-  private async deliver(url: string, event: SimulatedMessageEvent, signal: AbortSignal): Promise<{ delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
-    let lastError = '';
-    let status: number | null = null;
-    const signing = {};
-    for (let attempt = 1; attempt <= this.delivery.attempts; attempt += 1) {
-      if (signal.aborted) return { delivery: 'failed', status };
-      try {
-        if (!this.callbacks) throw new Error('no callback sender configured');
-        // Signed afresh on every attempt with a new timestamp: a retry is a new request, not a replay.
-        const response = await this.callbacks.post(url, event, AbortSignal.any([signal, AbortSignal.timeout(this.delivery.timeoutMs)]), signing);
-        await response.arrayBuffer().catch(() => undefined);
-        status = response.status;
-        if (response.ok) return { delivery: 'delivered', status };
-        if (response.status < 500) return { delivery: 'refused', status };
-        lastError = `HTTP ${response.status}`;
-      } catch (err) {
-        if (signal.aborted) return { delivery: 'failed', status };
-        lastError = err instanceof Error ? err.message : String(err);
-      }
-      if (attempt < this.delivery.attempts) await this.sleep(Math.min(this.delivery.delayMs * 2 ** Math.floor((attempt - 1) / 2), 2_000), signal);
-    }
-    this.log.warn({ type: event.type, carrier_message_id: event.carrier_message_id, ...(event.type === 'sms.received' ? { to: maskPhone(event.to) } : { message_id: event.message_id }), error: lastError }, 'message event not delivered; dropped');
-    return { delivery: 'failed', status };
-  }
-
-  private sleep(ms: number, signal: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.timers.delete(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.timers.add(timer);
-      signal.addEventListener('abort', done, { once: true });
+  /** POSTs one event, retrying a few times (simulator/delivery.ts); a 4xx answer is final. */
+  private async deliver(url: string, event: CarrierMessageEvent, signal: AbortSignal): Promise<{ delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
+    return postEvent({
+      callbacks: this.callbacks,
+      url,
+      event,
+      signal,
+      options: this.delivery,
+      isFinal: (status) => status < 500,
+      dropped: (error) => {
+        const about = event.type === 'sms.received' ? { to: maskPhone(event.to) } : { message_id: event.message_id };
+        this.log.warn({ type: event.type, carrier_message_id: event.carrier_message_id, ...about, error }, 'message event not delivered; dropped');
+      },
     });
   }
 }
