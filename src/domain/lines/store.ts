@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import type { Environment } from '../keys/format';
 import type { LineMode, LineStatus } from './rules';
@@ -44,6 +45,34 @@ export function linesOf(db: Db, tenant: Tenant) {
 
 export async function findLine(db: Db, tenant: Tenant, id: string): Promise<LineRow | undefined> {
   return linesOf(db, tenant).andWhere({ id }).first();
+}
+
+/** The columns a new line is created with; the rest are set by provisioning. */
+export type NewLine = Omit<LineRow, 'id' | 'phone_number' | 'failure_reason' | 'activated_at' | 'released_at'>;
+
+/** Serialises line creation per user, so two concurrent "first lines" cannot both be free. */
+export async function lockLineCreation(trx: Knex.Transaction, userId: string): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`lines:create:${userId}`]);
+}
+
+/** How many lines the user has ever had in the environment, released ones included. */
+export async function countLinesOfUser(db: Db | Knex.Transaction, owner: { userId: string; environment: Environment }): Promise<number> {
+  const [{ count }] = await db('lines').where({ user_id: owner.userId, environment: owner.environment }).count<{ count: string }[]>('id as count');
+  return Number(count);
+}
+
+export async function insertLine(db: Db | Knex.Transaction, line: NewLine): Promise<LineRow> {
+  const [inserted] = await db<LineRow>('lines').insert(line).returning('*');
+  return inserted;
+}
+
+export async function updateLine(db: Db | Knex.Transaction, lineId: string, changes: Record<string, unknown>, now: Date): Promise<LineRow> {
+  const [updated] = await db<LineRow>('lines').where({ id: lineId }).update({ ...changes, updated_at: now }).returning('*');
+  return updated;
+}
+
+export async function markLineReleased(db: Db | Knex.Transaction, lineId: string, now: Date): Promise<LineRow> {
+  return updateLine(db, lineId, { status: 'released', released_at: now }, now);
 }
 
 /** The public line record (wire shape of GET /api/v1/lines/{id}). */

@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type Workflow, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
 
 /**
  * What became of a workflow start: `started`; `not_started` (the server says no such workflow
@@ -36,4 +36,28 @@ export async function startResolvingAmbiguity(
     }
   }
   return absent ? 'not_started' : 'unknown';
+}
+
+/** A start whose effects were recorded first: the running workflow's handle, or the failure after they were undone. */
+export type StartOrCompensateOutcome<T extends Workflow> = { started: true; handle: WorkflowHandle<T> } | { started: false; err: unknown };
+
+/**
+ * Starts the workflow that carries on what the caller has just recorded. "Already started" is a
+ * start (a retried request finds the first one's workflow). Any other failure runs `compensate`,
+ * which undoes the record (or does nothing when the record is in a transaction the caller rolls
+ * back), and is returned: the caller answers that the work could not start.
+ */
+export async function startOrCompensate<T extends Workflow>(
+  client: Client,
+  workflowType: string,
+  options: WorkflowStartOptions<T>,
+  compensate: (err: unknown) => Promise<void>,
+): Promise<StartOrCompensateOutcome<T>> {
+  try {
+    return { started: true, handle: await client.workflow.start<T>(workflowType, options) };
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { started: true, handle: client.workflow.getHandle<T>(options.workflowId) };
+    await compensate(err);
+    return { started: false, err };
+  }
 }
