@@ -11,9 +11,9 @@ import { createNumberFeeActivities } from './numberFees';
 export interface BillingActivityDeps {
   db: Db;
   payments: PaymentProcessors;
-  /** For signal-with-start of the auto-charge workflow; absent in workers that never trigger it. */
-  temporal?: () => Client;
-  taskQueue?: string;
+  /** For signal-with-start of the auto-charge workflow. */
+  temporal: () => Client;
+  taskQueue: string;
   now: () => Date;
 }
 
@@ -23,13 +23,11 @@ export function createBillingActivities(deps: BillingActivityDeps) {
 
   /** Wakes (or starts) the workspace's auto-charge workflow. Many concurrent calls coalesce into one charge. */
   async function requestAutoCharge(tenant: BillingTenant): Promise<void> {
-    if (!temporal || !taskQueue) throw new Error('this worker cannot request auto-charges (no Temporal client)');
     await wakeAutoCharge(temporal(), taskQueue, tenant);
   }
 
-  /** Wakes auto-charge when the account needs it (a worker without a Temporal client never does). */
+  /** Wakes auto-charge when the account needs it. */
   async function topUpIfNeeded(tenant: BillingTenant): Promise<boolean> {
-    if (!temporal || !taskQueue) return false;
     return wakeAutoChargeIfNeeded(db, temporal(), taskQueue, tenant);
   }
 
