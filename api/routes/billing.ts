@@ -4,11 +4,10 @@ import { allowedLineIds, assertUnrestrictedAdminKey } from '../lineAccess';
 import { arrayOf, cursorFields, errorResponse, fields, jsonResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
 import type { RouteDef } from './types';
-import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/domain/billing/ledger';
-import { recordComplianceEvent } from '../../src/domain/compliance/events';
+import { balanceOf, toTransactionRecord, type LedgerTransaction } from '../../src/domain/billing/ledger';
+import { readSettings, type AccountSettings } from '../../src/domain/billing/settings';
+import { updateSettings } from '../../src/domain/billing/updateSettings';
 import { VOICES } from '../../src/domain/voices/catalog';
-import { egressPolicyFor } from '../../src/platform/net/egress';
-import { hasScheme } from '../../src/domain/lines/rules';
 
 /** Billing, settings, usage and voices (spec "Billing, settings, usage, voices"). */
 const read = { kind: 'standard' as const, scope: 'billing:read' as const, verb: 'read' as const };
@@ -89,7 +88,7 @@ async function usage(ctx: AppContext, deps: AppDeps, unit: 'day' | 'month'): Pro
   ctx.body = unit === 'day' ? { daily: rows } : { monthly: rows };
 }
 
-function toSettings(account: Record<string, unknown>) {
+function toSettings(account: AccountSettings) {
   return {
     default_webhook_url: account.default_webhook_url ?? null,
     auto_recharge_enabled: account.auto_recharge_enabled,
@@ -99,55 +98,19 @@ function toSettings(account: Record<string, unknown>) {
 }
 
 async function getSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
-  const principal = principalOf(ctx);
-  await ensureAccount(deps.db, principal);
-  const account = await deps.db('billing_accounts').where({ workspace_id: principal.workspaceId, environment: principal.environment }).first();
-  ctx.body = toSettings(account);
-}
-
-/** What the audit keeps of a URL: its origin (paths and queries often carry receiver tokens). */
-function urlOrigin(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  try {
-    return new URL(value).origin;
-  } catch {
-    return null;
-  }
+  ctx.body = toSettings(await readSettings(deps.db, principalOf(ctx)));
 }
 
 /**
  * Settings are workspace-wide money (how the owner's card is charged) and routing (where every
- * line without its own webhook sends its events): an unrestricted owner or admin key only, and
- * every change is a `settings_changed` compliance event, committed with it.
+ * line without its own webhook sends its events): an unrestricted owner or admin key only.
  */
-async function updateSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
+async function changeSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   await assertUnrestrictedAdminKey(deps, principal, 'workspace settings');
-  const body = ctx.state.body as Record<string, unknown>;
-  const url = body.default_webhook_url;
-  if (typeof url === 'string') {
-    if (!hasScheme(url, ['http:', 'https:'])) throw errors.validation([{ field: 'default_webhook_url', message: 'Must be an http or https URL' }]);
-    const problems = await egressPolicyFor(deps.config).fieldProblems({ default_webhook_url: url }, principal.environment);
-    if (problems.length > 0) throw errors.validation(problems);
-  }
-  await ensureAccount(deps.db, principal);
-  const now = deps.now();
-  const account = await deps.db.transaction(async (trx) => {
-    const tenant = { workspace_id: principal.workspaceId, environment: principal.environment };
-    const before = await trx('billing_accounts').where(tenant).forUpdate().first();
-    const [after] = await trx('billing_accounts').where(tenant).update({ ...body, updated_at: now }).returning('*');
-    const changed: Record<string, { from: unknown; to: unknown }> = {};
-    for (const field of Object.keys(body)) {
-      const shown = (value: unknown) => (field === 'default_webhook_url' ? urlOrigin(value) : field.endsWith('_cents') ? Number(value) : value);
-      const [from, to] = [shown(before[field]), shown(after[field])];
-      if (String(before[field]) !== String(after[field])) changed[field] = { from, to };
-    }
-    if (Object.keys(changed).length > 0) {
-      await recordComplianceEvent(trx, { workspaceId: principal.workspaceId, environment: principal.environment, eventType: 'settings_changed', actorKeyId: principal.key.id, metadata: { changed }, at: now });
-    }
-    return after;
-  });
-  ctx.body = toSettings(account);
+  const outcome = await updateSettings(deps, { ...principal, keyId: principal.key.id }, ctx.state.body as Record<string, unknown>);
+  if (!outcome.ok) throw errors.validation(outcome.problems);
+  ctx.body = toSettings(outcome.settings);
 }
 
 /** The most one automatic recharge may charge, and the highest threshold: $1,000 (decisions.md, Billing). */
@@ -247,7 +210,7 @@ export function billingRoutes(): RouteDef[] {
         requestBody: jsonRequestBody({ ...settingsSchema, additionalProperties: false }),
         responses: { '200': jsonResponse('Unwrapped settings', ref('Settings')), '403': errorResponse('`forbidden`: not an unrestricted owner or admin key') },
       },
-      handler: updateSettings,
+      handler: changeSettings,
     },
     {
       method: 'get',
