@@ -3,10 +3,10 @@ import { errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { isRootKey, withinSubtree } from '../../src/domain/keys/ancestry';
+import { managedBy } from '../../src/domain/keys/ancestry';
 import { mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/domain/keys/agentKeys';
 import { DEFAULT_TIER, isSettableTier } from '../../src/domain/keys/tiers';
-import type { ApiKeyRow } from '../../src/domain/keys/store';
+import { regularKeysOf, type ApiKeyRow } from '../../src/domain/keys/store';
 import { monthlySpendByKey } from '../../src/domain/billing/holds';
 import { findUser } from '../../src/domain/workspaces/service';
 
@@ -57,10 +57,7 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   await requireAdminUser(ctx, deps);
   const { limit, offset } = ctx.state.query as { limit: number; offset: number };
-  const visible = () => {
-    const query = deps.db<ApiKeyRow>('api_keys').where({ workspace_id: principal.workspaceId, environment: principal.environment, kind: 'standard' });
-    return isRootKey(principal.key) ? query : withinSubtree(query, principal.key);
-  };
+  const visible = () => managedBy(regularKeysOf(deps.db, principal), principal.key);
   const [rows, [{ total }]] = await Promise.all([
     visible().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
     visible().count<{ total: string }[]>('id as total'),

@@ -23,6 +23,11 @@ export function withinSubtree<T extends Knex.QueryBuilder>(query: T, key: Pick<A
   return query.andWhere((q) => q.where('api_keys.id', key.id).orWhereRaw('api_keys.ancestor_ids @> array[?]::uuid[]', [key.id])) as T;
 }
 
+/** Narrows a query on `api_keys` to the keys `manager` manages: every key for a root key, else its own subtree. */
+export function managedBy<T extends Knex.QueryBuilder>(query: T, manager: Pick<ApiKeyRow, 'id' | 'ancestor_ids'>): T {
+  return isRootKey(manager) ? query : withinSubtree(query, manager);
+}
+
 /**
  * Row-locks keys for the rest of the transaction, always in id order (every path that locks
  * several keys goes through here, so two of them never deadlock): the given `ids`, plus the

@@ -138,7 +138,8 @@ function spendExcess(minter: readonly SpendLimit[], child: readonly SpendLimit[]
   return undefined;
 }
 
-const GRANT_FIELDS: Record<AuthorityPart, string> = {
+/** How `/api-tokens` names each part of a key's authority: after the grant's request fields. */
+export const GRANT_FIELDS: Record<AuthorityPart, string> = {
   scopes: 'grant.scopes',
   tier: 'grant.scopes',
   lines: 'grant.resources.numbers',

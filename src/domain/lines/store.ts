@@ -43,6 +43,11 @@ export function linesOf(db: Db, tenant: Tenant) {
   return db<LineRow>('lines').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
 }
 
+/** Which of `ids` name lines of the tenant (released ones included). */
+export async function knownLineIds(db: Db, tenant: Tenant, ids: readonly string[]): Promise<string[]> {
+  return linesOf(db, tenant).whereIn('id', [...ids]).pluck('id');
+}
+
 export async function findLine(db: Db, tenant: Tenant, id: string): Promise<LineRow | undefined> {
   return linesOf(db, tenant).andWhere({ id }).first();
 }
