@@ -1,3 +1,8 @@
+/**
+ * Scoped-key delegation at `/api-tokens` (spec: "Scoped key delegation"); needs `keys:admin`.
+ * A root key (made by an operator) manages the workspace's keys in its environment; a delegated
+ * key sees and revokes only its own subtree (anything else is 404, existence not leaked).
+ */
 import { principalOf, type AppContext, type AppDeps, type Principal } from '../context';
 import { ApiError, errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
@@ -9,11 +14,6 @@ import { mintScopedToken, revokeManagedToken, toScopedTokenRecord, tokensManaged
 import { knownLineIds } from '../../src/domain/lines/store';
 import { findUser } from '../../src/domain/workspaces/service';
 
-/**
- * Scoped-key delegation at `/api-tokens` (spec: "Scoped key delegation"); needs `keys:admin`.
- * A root key (made by an operator) manages the workspace's keys in its environment; a delegated
- * key sees and revokes only its own subtree (anything else is 404, existence not leaked).
- */
 interface MintBody {
   name: string;
   grant: { scopes: Scope[]; resources?: { numbers?: string[] }; spendLimit?: { amountCents: number; resetPeriod?: 'monthly' | null } | null };

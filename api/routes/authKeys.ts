@@ -1,3 +1,8 @@
+/**
+ * The older `/api/v1/auth/keys`: owners and admins create and list the workspace's regular
+ * keys, with the agent fields (tier, label, line, cap). Same storage and record as the keys
+ * plane. The calling key is the minter: the new key is its child and never exceeds it.
+ */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
@@ -10,11 +15,6 @@ import { regularKeysOf, type ApiKeyRow } from '../../src/domain/keys/store';
 import { monthlySpendByKey } from '../../src/domain/billing/holds';
 import { findUser } from '../../src/domain/workspaces/service';
 
-/**
- * The older `/api/v1/auth/keys`: owners and admins create and list the workspace's regular
- * keys, with the agent fields (tier, label, line, cap). Same storage and record as the keys
- * plane. The calling key is the minter: the new key is its child and never exceeds it.
- */
 const auth = { kind: 'standard' as const, scope: 'keys:admin' as const, verb: 'admin' as const };
 
 async function requireAdminUser(ctx: AppContext, deps: AppDeps) {

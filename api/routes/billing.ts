@@ -1,3 +1,4 @@
+/** Billing, settings, usage and voices (spec "Billing, settings, usage, voices"). */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertUnrestrictedAdminKey } from '../lineAccess';
@@ -9,7 +10,6 @@ import { readSettings, type AccountSettings } from '../../src/domain/billing/set
 import { updateSettings } from '../../src/domain/billing/updateSettings';
 import { VOICES } from '../../src/domain/voices/catalog';
 
-/** Billing, settings, usage and voices (spec "Billing, settings, usage, voices"). */
 const read = { kind: 'standard' as const, scope: 'billing:read' as const, verb: 'read' as const };
 
 async function balance(ctx: AppContext, deps: AppDeps): Promise<void> {

@@ -1,3 +1,4 @@
+/** Consent, disclosures and the compliance audit (spec "Compliance"). */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed, assertWorkspaceWide } from '../lineAccess';
@@ -10,7 +11,6 @@ import { findLine } from '../../src/domain/lines/store';
 import { LANGUAGES } from '../../src/domain/lines/rules';
 import { toE164 } from '../../src/platform/phone';
 
-/** Consent, disclosures and the compliance audit (spec "Compliance"). */
 function phoneOrFail(value: string, field = 'phone_number'): string {
   const e164 = toE164(value);
   if (!e164) throw errors.validation([{ field, message: 'Must be a valid phone number, preferably E.164 (+14155550123)' }]);

@@ -1,3 +1,7 @@
+/**
+ * The service-key plane: agent (child) keys managed with a service key. Served at `/v1/keys`
+ * (the spec) and `/api/v1/keys` (the public client), same handlers, same idempotency records.
+ */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
@@ -18,10 +22,6 @@ import { monthlySpendByKey } from '../../src/domain/billing/holds';
 import type { ApiKeyRow } from '../../src/domain/keys/store';
 import { findUser } from '../../src/domain/workspaces/service';
 
-/**
- * The service-key plane: agent (child) keys managed with a service key. Served at `/v1/keys`
- * (the spec) and `/api/v1/keys` (the public client), same handlers, same idempotency records.
- */
 const keyIdParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
 const keyResponse = (description: string) => jsonResponse(description, fields({ key: ref('AgentKey') }));
 

@@ -1,3 +1,4 @@
+/** Lines (spec "Line"): the HTTP side; creating, changing, releasing a line and rotating its secret are use cases in src/domain/lines/. */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';

@@ -1,3 +1,4 @@
+/** Webhook deliveries: their log and stats, and the test event (spec "Webhook delivery inspection"). */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
@@ -6,7 +7,7 @@ import type { RouteDef } from './types';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
 import { sendTestEvent } from '../../src/domain/webhooks/sendTest';
 
-/** One delivery attempt on the wire (spec "Webhook delivery inspection"). */
+/** One delivery attempt on the wire. */
 export function toDeliveryRecord(row: Record<string, unknown>) {
   return {
     id: row.id,

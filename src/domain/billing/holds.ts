@@ -1,8 +1,3 @@
-import type { Knex } from 'knex';
-import { LINEAGE_OF_KEY_SQL, spendingKeysSql } from '../keys/ancestry';
-import { lockAccount, postLocked, type BillingTenant, type LedgerTransaction, type TransactionType } from './ledger';
-import { monthStart, nextMonthStart } from './periods';
-
 /**
  * Reservations. Before a call, one minute is held; each further minute extends the hold;
  * the end of the call settles the exact charge and releases the rest. Every hold is decided
@@ -10,6 +5,11 @@ import { monthStart, nextMonthStart } from './periods';
  * grant spend limit or an agent key's monthly cap. A key's spend is that of its whole subtree
  * (every key it minted, theirs, ...) across its rotations, so each cap holds across delegation.
  */
+import type { Knex } from 'knex';
+import { LINEAGE_OF_KEY_SQL, spendingKeysSql } from '../keys/ancestry';
+import { lockAccount, postLocked, type BillingTenant, type LedgerTransaction, type TransactionType } from './ledger';
+import { monthStart, nextMonthStart } from './periods';
+
 export type HoldRefusal =
   | { code: 'insufficient_credits'; availableCents: number; requiredCents: number }
   | { code: 'agent_cap_exceeded'; spentCents: number; capCents: number; cycleResetAt: Date | null };

@@ -1,11 +1,11 @@
-import type { Knex } from 'knex';
-
 /**
  * The ledger: append-only transactions in integer cents, each carrying the balance it left
  * and a unique `idempotency_ref` naming what caused it (e.g. `call:<id>:settle`). Posting takes
  * the account row lock, so the balance and the sum of the ledger always agree, and a repeated
  * reference returns the first posting instead of posting again.
  */
+import type { Knex } from 'knex';
+
 export const TRANSACTION_TYPES = [
   'signup_credit',
   'credit_purchase',

@@ -1,13 +1,13 @@
-import type { Db } from '../../platform/db/knex';
-import { isDescendantOf, isRootKey } from '../keys/ancestry';
-import { findRegularKeyOfUser, type ApiKeyRow } from '../keys/store';
-import { recordComplianceEvent } from './events';
-
 /**
  * The agent self-audit feed (spec "Agent self-audit feed", rules 1-8): what a key did, newest
  * first, read in one query from the `agent_activity` view (calls, SMS, compliance events and
  * billing transactions, each with its actor key). Every successful read is itself audited.
  */
+import type { Db } from '../../platform/db/knex';
+import { isDescendantOf, isRootKey } from '../keys/ancestry';
+import { findRegularKeyOfUser, type ApiKeyRow } from '../keys/store';
+import { recordComplianceEvent } from './events';
+
 export const AUDIT_EVENT_TYPES = ['call', 'sms', 'compliance_event', 'billing_transaction'] as const;
 export const AUDIT_LIMIT = { min: 1, max: 500, default: 100 };
 

@@ -1,12 +1,12 @@
+/**
+ * AI disclosures: what a compliance-enabled line plays at the start of a call. They belong to the
+ * workspace (per environment); each language has at most one default, the one that is played.
+ */
 import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import type { Environment } from '../keys/format';
 import { recordComplianceEvent } from './events';
 
-/**
- * AI disclosures: what a compliance-enabled line plays at the start of a call. They belong to the
- * workspace (per environment); each language has at most one default, the one that is played.
- */
 export interface DisclosureRow {
   id: string;
   workspace_id: string;

@@ -1,10 +1,10 @@
-import type { Knex } from 'knex';
-
 /**
  * Compliance event types. The nine key-lifecycle types are the spec's "nine further
  * compliance event types" (names ours, recorded in docs/decisions.md); `audit_read` is the
  * spec's own. Lifecycle events are written in the same transaction as the change they record.
  */
+import type { Knex } from 'knex';
+
 export const KEY_LIFECYCLE_EVENTS = [
   'agent_key_minted',
   'agent_key_updated',

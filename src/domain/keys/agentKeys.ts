@@ -1,3 +1,9 @@
+/**
+ * Agent keys: the child keys of the service-key plane (`/v1/keys`) and of the older
+ * `/api/v1/auth/keys`. An agent key belongs to its minter's user and environment, carries a
+ * permission tier, an optional line binding, label and monthly cap, and never more authority
+ * than the key that minted it (`assertWithin`, checked on mint, update and rotation).
+ */
 import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import { recordComplianceEvent, type KeyLifecycleEvent } from '../compliance/events';
@@ -8,12 +14,6 @@ import { insertKey, type ApiKeyRow } from './store';
 import { assertWithin, authorityOf, restrictedLineIds, type AuthorityPart, type KeyRestrictions } from './grants';
 import { lockKeys, lockLiveChain, revokeWithDescendants } from './ancestry';
 
-/**
- * Agent keys: the child keys of the service-key plane (`/v1/keys`) and of the older
- * `/api/v1/auth/keys`. An agent key belongs to its minter's user and environment, carries a
- * permission tier, an optional line binding, label and monthly cap, and never more authority
- * than the key that minted it (`assertWithin`, checked on mint, update and rotation).
- */
 export const AGENT_LABEL_PATTERN = '^[a-z0-9][a-z0-9:_.-]{0,127}$';
 
 export interface AgentKeyFields {

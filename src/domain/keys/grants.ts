@@ -1,11 +1,11 @@
-import { ROLE_PRESETS, type Role, type Scope } from './scopes';
-import { TIER_VERBS, type Tier } from './tiers';
-
 /**
  * A key's grant (spec: "Scoped API key and its grant"): non-empty scopes, an optional
  * allow-list of numbers (line ids), an optional spend limit that is lifetime (resetPeriod
  * null) or monthly. A child grant may never exceed its parent's.
  */
+import { ROLE_PRESETS, type Role, type Scope } from './scopes';
+import { TIER_VERBS, type Tier } from './tiers';
+
 export interface SpendLimit {
   amountCents: number;
   resetPeriod: 'monthly' | null;

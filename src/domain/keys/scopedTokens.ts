@@ -1,3 +1,4 @@
+/** Scoped-key delegation (`/api-tokens`): a `keys:admin` key mints children within its own grant. */
 import type { Knex } from 'knex';
 import { recordComplianceEvent } from '../compliance/events';
 import type { Db } from '../../platform/db/knex';
@@ -6,7 +7,6 @@ import { assertWithin, authorityExcess, authorityOf, GRANT_FIELDS, type Grant, t
 import type { Role, Scope } from './scopes';
 import { insertKey, type ApiKeyRow } from './store';
 
-/** Scoped-key delegation (`/api-tokens`): a `keys:admin` key mints children within its own grant. */
 export function grantOf(row: ApiKeyRow): Grant {
   return {
     scopes: row.scopes as Scope[],
