@@ -106,6 +106,33 @@ export function toLineRecord(row: LineRow) {
   };
 }
 
+/** A line by id alone, for the worker's activities (the id comes from a workflow, never from a request). */
+export async function findLineById(db: Db, lineId: string): Promise<LineRow | undefined> {
+  return db<LineRow>('lines').where({ id: lineId }).first();
+}
+
+/** What a line's number fee is decided from (src/domain/billing/numberFees.ts). */
+export type NumberHolding = Pick<
+  LineRow,
+  'id' | 'workspace_id' | 'environment' | 'phone_number' | 'created_by_key_id' | 'activated_at' | 'grace_ends_at' | 'released_at'
+>;
+
+/** Lines that held their number at some time in [start, end), in id order after `afterLineId`, a page at a time. */
+export async function linesHoldingNumbers(
+  db: Db,
+  input: { start: Date; end: Date; afterLineId: string | null; pageSize: number },
+): Promise<NumberHolding[]> {
+  const query = db<LineRow>('lines')
+    .whereNotNull('activated_at')
+    .andWhere('activated_at', '<', input.end)
+    .andWhere((q) => q.whereNull('released_at').orWhere('released_at', '>', input.start))
+    .orderBy('id')
+    .limit(input.pageSize)
+    .select('id', 'workspace_id', 'environment', 'phone_number', 'created_by_key_id', 'activated_at', 'grace_ends_at', 'released_at');
+  if (input.afterLineId) query.andWhere('id', '>', input.afterLineId);
+  return query;
+}
+
 /**
  * Completes provisioning. Idempotent: a retried activity that finds the line already
  * active with this number changes nothing. Returns what the line looks like afterwards.
