@@ -6,6 +6,7 @@ import { parseDateOrDateTime } from '../openapi/formats';
 import { arrayOf, boundedListParams, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { addDisclosure, disclosuresOf, toDisclosureRecord } from '../../src/domain/compliance/disclosures';
+import { complianceEventsOf } from '../../src/domain/compliance/events';
 import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/domain/compliance/consent';
 import { findLine } from '../../src/domain/lines/store';
 import { LANGUAGES } from '../../src/domain/lines/rules';
@@ -121,7 +122,7 @@ async function audit(ctx: AppContext, deps: AppDeps): Promise<void> {
   const allowed = allowedLineIds(principal);
   const phone = q.phone_number ? phoneOrFail(q.phone_number) : undefined;
   const filtered = () => {
-    const query = deps.db('compliance_events').where({ workspace_id: principal.workspaceId, environment: principal.environment });
+    const query = complianceEventsOf(deps.db, principal);
     if (q.line_id) query.andWhere({ line_id: q.line_id });
     else if (allowed) query.whereIn('line_id', [...allowed]);
     if (phone) query.andWhere({ phone_number: phone });

@@ -132,6 +132,13 @@ export async function balanceOf(db: Db, tenant: BillingTenant): Promise<{ balanc
   return { balanceCents: Number(account?.balance_cents ?? 0), heldCents: Number(held) };
 }
 
+/** The account's ledger; `lineIds` narrows it to the transactions of those lines. */
+export function transactionsOf(db: Db, tenant: BillingTenant, lineIds?: readonly string[]) {
+  const query = db<LedgerTransaction>('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+  if (lineIds) query.whereIn('line_id', [...lineIds]);
+  return query;
+}
+
 export function toTransactionRecord(row: LedgerTransaction) {
   return {
     id: row.id,

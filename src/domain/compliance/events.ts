@@ -60,3 +60,8 @@ export async function recordComplianceEvent(db: Knex | Knex.Transaction, event: 
     created_at: event.at,
   });
 }
+
+/** The compliance events of a workspace in one environment (the audit reads them, newest first). */
+export function complianceEventsOf(db: Knex, tenant: { workspaceId: string; environment: 'test' | 'live' }) {
+  return db('compliance_events').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
