@@ -62,3 +62,9 @@ export async function savePaymentMethod(
     return row;
   });
 }
+
+/** The processor token of a card of the account, if the card still exists. */
+export async function cardToken(db: Db, tenant: BillingTenant, paymentMethodId: string): Promise<string | undefined> {
+  const card = await db('payment_methods').where({ id: paymentMethodId, workspace_id: tenant.workspaceId, environment: tenant.environment }).first('processor_token');
+  return card?.processor_token;
+}

@@ -17,6 +17,11 @@ export interface AccountSettings {
 const accountOf = (db: Db | Knex.Transaction, tenant: BillingTenant) =>
   db('billing_accounts').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
 
+/** The settings, undefined when the account was never opened. */
+export async function findSettings(db: Db, tenant: BillingTenant): Promise<AccountSettings | undefined> {
+  return accountOf(db, tenant).first();
+}
+
 /** The settings, the account created with its defaults on first read. */
 export async function readSettings(db: Db, tenant: BillingTenant): Promise<AccountSettings> {
   await ensureAccount(db, tenant);
