@@ -9,8 +9,8 @@ import { answeringKeyRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { managedBy } from '../../src/domain/keys/ancestry';
-import { mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/domain/keys/agentKeys';
-import { DEFAULT_TIER, isSettableTier } from '../../src/domain/keys/tiers';
+import { agentKeyFieldsOf, mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/domain/keys/agentKeys';
+import { isSettableTier } from '../../src/domain/keys/tiers';
 import { regularKeysOf, type ApiKeyRow } from '../../src/domain/keys/store';
 import { monthlySpendByKey } from '../../src/domain/billing/holds';
 import { findUser } from '../../src/domain/workspaces/service';
@@ -41,7 +41,7 @@ async function create(ctx: AppContext, deps: AppDeps): Promise<void> {
       const minted = await mintAgentKey(trx, {
         owner,
         minter: principal.key,
-        fields: { name: body.name, agent_label: body.agent_label ?? null, line_id: body.line_id ?? null, permissions: body.permissions ?? DEFAULT_TIER, monthly_cap_cents: body.monthly_cap_cents ?? null },
+        fields: agentKeyFieldsOf(body),
         now,
       });
       const key = authKeyRecord(minted.row);

@@ -8,6 +8,7 @@ import { answeringKeyRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import {
+  agentKeyFieldsOf,
   agentKeysOf,
   mintAgentKey,
   revokeAgentKey,
@@ -17,7 +18,7 @@ import {
   type AgentKeyFields,
   type AgentKeyOwner,
 } from '../../src/domain/keys/agentKeys';
-import { DEFAULT_TIER, isSettableTier } from '../../src/domain/keys/tiers';
+import { isSettableTier } from '../../src/domain/keys/tiers';
 import { monthlySpendByKey } from '../../src/domain/billing/holds';
 import type { ApiKeyRow } from '../../src/domain/keys/store';
 import { findUser } from '../../src/domain/workspaces/service';
@@ -64,13 +65,7 @@ async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
       const minted = await mintAgentKey(trx, {
         owner,
         minter: principal.key,
-        fields: {
-          name: body.name,
-          agent_label: body.agent_label ?? null,
-          line_id: body.line_id ?? null,
-          permissions: body.permissions ?? DEFAULT_TIER,
-          monthly_cap_cents: body.monthly_cap_cents ?? null,
-        },
+        fields: agentKeyFieldsOf(body),
         now,
       });
       const key = toKeyRecord(minted.row);

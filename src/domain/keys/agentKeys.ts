@@ -24,6 +24,17 @@ export interface AgentKeyFields {
   monthly_cap_cents: number | null;
 }
 
+/** A mint request's fields with their defaults: no label, no line (account-wide), the default tier, no cap. */
+export function agentKeyFieldsOf(request: Partial<AgentKeyFields> & { name: string }): AgentKeyFields {
+  return {
+    name: request.name,
+    agent_label: request.agent_label ?? null,
+    line_id: request.line_id ?? null,
+    permissions: request.permissions ?? DEFAULT_TIER,
+    monthly_cap_cents: request.monthly_cap_cents ?? null,
+  };
+}
+
 /** The key record on the wire (`{key}` on the keys plane and `/auth/keys`). */
 export function toKeyRecord(row: ApiKeyRow, monthlySpendCents = 0) {
   return {
