@@ -72,7 +72,8 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 async function revoke(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
-  const outcome = await revokeManagedToken(deps.db, { manager: principal.key, roleOf: () => roleOf(deps, principal), tokenId: ctx.params.id, now: deps.now });
+  const roleOfManager = () => roleOf(deps, principal);
+  const outcome = await revokeManagedToken(deps.db, { manager: principal.key, roleOf: roleOfManager, tokenId: ctx.params.id, now: deps.now });
   if (!outcome.ok) {
     if (outcome.refused === 'not_found') throw errors.notFound('API token');
     throw new ApiError(403, 'forbidden', "This key's grant exceeds yours; you cannot revoke it", outcome.excess);

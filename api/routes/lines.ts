@@ -21,7 +21,8 @@ const lineReleased = () => new ApiError(409, 'line_released', 'This line is rele
 async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   assertMayAddLines(principal);
-  const creator = { workspaceId: principal.workspaceId, userId: principal.userId, environment: principal.environment, keyId: principal.key.id };
+  const { workspaceId, userId, environment } = principal;
+  const creator = { workspaceId, userId, environment, keyId: principal.key.id };
   const outcome = await provisionLine(deps, ctx.state.log, creator, ctx.state.body as LineRequest);
   if (!outcome.ok) {
     switch (outcome.refused) {
@@ -30,7 +31,11 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
       case 'language_pinning':
         throw languagePinningRefused();
       case 'payment_method_required':
-        throw new ApiError(402, 'payment_method_required', 'Add a default payment method before creating another live line; the first line is free for 30 days');
+        throw new ApiError(
+          402,
+          'payment_method_required',
+          'Add a default payment method before creating another live line; the first line is free for 30 days',
+        );
       case 'not_started':
         throw new ApiError(503, 'service_unavailable', 'The line could not be provisioned right now; retry shortly');
     }

@@ -28,7 +28,10 @@ export interface AttemptRow {
 }
 
 /** What the processor said of an attempt's charge, or why it failed. */
-export type AttemptResolution = { status: 'succeeded'; chargeId: string } | { status: 'declined'; declineCode: string } | { status: 'failed'; reason: string };
+export type AttemptResolution =
+  | { status: 'succeeded'; chargeId: string }
+  | { status: 'declined'; declineCode: string }
+  | { status: 'failed'; reason: string };
 
 export async function findAttempt(db: Db, tenant: BillingTenant, attemptId: string): Promise<AttemptRow | undefined> {
   return db<AttemptRow>('payment_attempts').where({ id: attemptId, workspace_id: tenant.workspaceId, environment: tenant.environment }).first();
@@ -64,7 +67,13 @@ export async function openAttempt(db: Db, tenant: BillingTenant, now: () => Date
  * Records what the processor said, once: the attempt leaves `pending` and, if the card was
  * charged, the credit is posted under the attempt's key, in the same transaction.
  */
-export async function resolveAttempt(db: Db, tenant: BillingTenant, attempt: AttemptRow, found: AttemptResolution, now: () => Date): Promise<AttemptOutcome> {
+export async function resolveAttempt(
+  db: Db,
+  tenant: BillingTenant,
+  attempt: AttemptRow,
+  found: AttemptResolution,
+  now: () => Date,
+): Promise<AttemptOutcome> {
   return db.transaction(async (trx) => {
     await lockAccount(trx, tenant);
     const at = now();

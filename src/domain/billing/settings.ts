@@ -29,7 +29,12 @@ export async function readSettings(db: Db, tenant: BillingTenant): Promise<Accou
 }
 
 /** The settings before and after `changes`, the account row locked for the rest of the transaction. */
-export async function writeSettings(trx: Knex.Transaction, tenant: BillingTenant, changes: Record<string, unknown>, now: Date): Promise<{ before: AccountSettings; after: AccountSettings }> {
+export async function writeSettings(
+  trx: Knex.Transaction,
+  tenant: BillingTenant,
+  changes: Record<string, unknown>,
+  now: Date,
+): Promise<{ before: AccountSettings; after: AccountSettings }> {
   const before = await accountOf(trx, tenant).forUpdate().first();
   const [after] = await accountOf(trx, tenant).update({ ...changes, updated_at: now }).returning('*');
   return { before, after };

@@ -5,7 +5,9 @@ import { egressPolicyFor } from '../../platform/net/egress';
 import { ensureAccount, type BillingTenant } from './ledger';
 import { writeSettings, type AccountSettings } from './settings';
 
-export type SettingsUpdateOutcome = { ok: true; settings: AccountSettings } | { ok: false; refused: 'invalid_fields'; problems: Array<{ field: string; message: string }> };
+export type SettingsUpdateOutcome =
+  | { ok: true; settings: AccountSettings }
+  | { ok: false; refused: 'invalid_fields'; problems: Array<{ field: string; message: string }> };
 
 /** What the audit keeps of a URL: its origin (paths and queries often carry receiver tokens). */
 function urlOrigin(value: unknown): string | null {
@@ -22,10 +24,16 @@ function urlOrigin(value: unknown): string | null {
  * URL leading to a public address. Every change is a `settings_changed` compliance event
  * committed with it, naming each field that changed from what to what.
  */
-export async function updateSettings(deps: UseCaseDeps, actor: BillingTenant & { keyId: string }, changes: Record<string, unknown>): Promise<SettingsUpdateOutcome> {
+export async function updateSettings(
+  deps: UseCaseDeps,
+  actor: BillingTenant & { keyId: string },
+  changes: Record<string, unknown>,
+): Promise<SettingsUpdateOutcome> {
   const url = changes.default_webhook_url;
   if (typeof url === 'string') {
-    if (!hasScheme(url, ['http:', 'https:'])) return { ok: false, refused: 'invalid_fields', problems: [{ field: 'default_webhook_url', message: 'Must be an http or https URL' }] };
+    if (!hasScheme(url, ['http:', 'https:'])) {
+      return { ok: false, refused: 'invalid_fields', problems: [{ field: 'default_webhook_url', message: 'Must be an http or https URL' }] };
+    }
     const problems = await egressPolicyFor(deps.config).fieldProblems({ default_webhook_url: url }, actor.environment);
     if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
   }

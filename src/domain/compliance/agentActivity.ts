@@ -39,7 +39,8 @@ export async function readAgentActivity(
     // key reads any of them, every other key only its own descendants. Anything else, and anything
     // that is not a key id, is not found like an unknown key: never a refusal that tells them apart.
     const { keyId } = request.target;
-    const target = keyId === null ? undefined : await findRegularKeyOfUser(deps.db, { userId: reader.user_id, environment: reader.environment }, keyId);
+    const owner = { userId: reader.user_id, environment: reader.environment };
+    const target = keyId === null ? undefined : await findRegularKeyOfUser(deps.db, owner, keyId);
     if (!target || !(isRootKey(reader) || isDescendantOf(target, reader.id))) return { ok: false, refused: 'not_found' };
     targetId = target.id;
   }

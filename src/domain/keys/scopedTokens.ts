@@ -99,17 +99,25 @@ export async function revokeScopedToken(trx: Knex.Transaction, input: { target: 
   return row;
 }
 
-export type TokenRevocation = { ok: true; row: ApiKeyRow } | { ok: false; refused: 'not_found' } | { ok: false; refused: 'exceeds_grant'; excess: GrantExcess[] };
+export type TokenRevocation =
+  | { ok: true; row: ApiKeyRow }
+  | { ok: false; refused: 'not_found' }
+  | { ok: false; refused: 'exceeds_grant'; excess: GrantExcess[] };
 
 /**
  * Revokes a key `manager` manages (else not found: existence is not leaked) with its subtree.
  * Revoking is as powerful as minting: only a key within the manager's own grant (`roleOf` reads the
  * manager's user's current role), else refused naming each exceeding part of the grant.
  */
-export async function revokeManagedToken(db: Db, input: { manager: ApiKeyRow; roleOf: () => Promise<Role>; tokenId: string; now: () => Date }): Promise<TokenRevocation> {
+export async function revokeManagedToken(
+  db: Db,
+  input: { manager: ApiKeyRow; roleOf: () => Promise<Role>; tokenId: string; now: () => Date },
+): Promise<TokenRevocation> {
   const target = await tokensManagedBy(db, input.manager).andWhere({ id: input.tokenId }).first();
   if (!target) return { ok: false, refused: 'not_found' };
   const excess = authorityExcess(authorityOf(input.manager, await input.roleOf()), authorityOf(target));
-  if (excess.length > 0) return { ok: false, refused: 'exceeds_grant', excess: excess.map((e) => ({ field: GRANT_FIELDS[e.part], message: e.message })) };
+  if (excess.length > 0) {
+    return { ok: false, refused: 'exceeds_grant', excess: excess.map((e) => ({ field: GRANT_FIELDS[e.part], message: e.message })) };
+  }
   return { ok: true, row: await db.transaction((trx) => revokeScopedToken(trx, { target, actor: input.manager, now: input.now() })) };
 }

@@ -40,8 +40,14 @@ export function regularKeysOf(db: Db | Knex.Transaction, tenant: { workspaceId: 
 }
 
 /** A regular key of the user in the environment, never a service key; undefined when there is none. */
-export async function findRegularKeyOfUser(db: Db, owner: { userId: string; environment: Environment }, keyId: string): Promise<Pick<ApiKeyRow, 'id' | 'ancestor_ids'> | undefined> {
-  return db<ApiKeyRow>('api_keys').where({ id: keyId, user_id: owner.userId, environment: owner.environment, kind: 'standard' }).first('id', 'ancestor_ids');
+export async function findRegularKeyOfUser(
+  db: Db,
+  owner: { userId: string; environment: Environment },
+  keyId: string,
+): Promise<Pick<ApiKeyRow, 'id' | 'ancestor_ids'> | undefined> {
+  return db<ApiKeyRow>('api_keys')
+    .where({ id: keyId, user_id: owner.userId, environment: owner.environment, kind: 'standard' })
+    .first('id', 'ancestor_ids');
 }
 
 export interface NewKey {

@@ -33,7 +33,9 @@ export async function rotateLineSecret(deps: UseCaseDeps, log: Logger, tenant: T
     });
   } catch (err) {
     const cause = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type === 'RotationTooSoon') return { ok: false, refused: 'too_soon', promotableAt: String(cause.details?.[0]) };
+    if (cause instanceof ApplicationFailure && cause.type === 'RotationTooSoon') {
+      return { ok: false, refused: 'too_soon', promotableAt: String(cause.details?.[0]) };
+    }
     throw err;
   }
   const webhookSecret = await readSecret(deps.db, sealingKeyOf(deps.config), rotation.secretId);

@@ -62,7 +62,9 @@ export async function lockLineCreation(trx: Knex.Transaction, userId: string): P
 
 /** How many lines the user has ever had in the environment, released ones included. */
 export async function countLinesOfUser(db: Db | Knex.Transaction, owner: { userId: string; environment: Environment }): Promise<number> {
-  const [{ count }] = await db('lines').where({ user_id: owner.userId, environment: owner.environment }).count<{ count: string }[]>('id as count');
+  const [{ count }] = await db('lines')
+    .where({ user_id: owner.userId, environment: owner.environment })
+    .count<{ count: string }[]>('id as count');
   return Number(count);
 }
 

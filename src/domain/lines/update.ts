@@ -13,7 +13,12 @@ export type LineUpdateOutcome =
  * (a webhook line may lose its URL when its mode stays), the language pin on the effective mode,
  * and the URLs this update sets.
  */
-export async function updateLineSettings(deps: UseCaseDeps, tenant: Tenant, lineId: string, update: LineUpdate): Promise<LineUpdateOutcome> {
+export async function updateLineSettings(
+  deps: UseCaseDeps,
+  tenant: Tenant,
+  lineId: string,
+  update: LineUpdate,
+): Promise<LineUpdateOutcome> {
   const row = await findLine(deps.db, tenant, lineId);
   if (!row) return { ok: false, refused: 'not_found' };
   if (row.status === 'released') return { ok: false, refused: 'released' };

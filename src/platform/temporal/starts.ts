@@ -1,4 +1,11 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client, type Workflow, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type Client,
+  type Workflow,
+  type WorkflowHandle,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
 
 /**
  * What became of a workflow start: `started`; `not_started` (the server says no such workflow
@@ -39,7 +46,9 @@ export async function startResolvingAmbiguity(
 }
 
 /** A start whose effects were recorded first: the running workflow's handle, or the failure after they were undone. */
-export type StartOrCompensateOutcome<T extends Workflow> = { started: true; handle: WorkflowHandle<T> } | { started: false; err: unknown };
+export type StartOrCompensateOutcome<T extends Workflow> =
+  | { started: true; handle: WorkflowHandle<T> }
+  | { started: false; err: unknown };
 
 /**
  * Starts the workflow that carries on what the caller has just recorded. "Already started" is a
@@ -56,7 +65,9 @@ export async function startOrCompensate<T extends Workflow>(
   try {
     return { started: true, handle: await client.workflow.start<T>(workflowType, options) };
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { started: true, handle: client.workflow.getHandle<T>(options.workflowId) };
+    if (err instanceof WorkflowExecutionAlreadyStartedError) {
+      return { started: true, handle: client.workflow.getHandle<T>(options.workflowId) };
+    }
     await compensate(err);
     return { started: false, err };
   }
