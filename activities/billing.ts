@@ -1,9 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { Db } from '../src/platform/db/knex';
 import { wakeAutoCharge, wakeAutoChargeIfNeeded } from '../src/domain/billing/autoCharge';
-import { extendHold, placeHold, releaseHold, settleHold, SPEND_TYPES, type HoldOutcome } from '../src/domain/billing/holds';
+import { closeSpendPeriod, extendHold, placeHold, releaseHold, settleHold, type HoldOutcome } from '../src/domain/billing/holds';
 import { type BillingTenant } from '../src/domain/billing/ledger';
-import { nextMonthStart } from '../src/domain/billing/periods';
 import type { PaymentProcessors } from '../src/adapters/payments/port';
 import { createAutoChargeActivities } from './autoCharge';
 import { createNumberFeeActivities } from './numberFees';
@@ -11,9 +10,9 @@ import { createNumberFeeActivities } from './numberFees';
 export interface BillingActivityDeps {
   db: Db;
   payments: PaymentProcessors;
-  /** For signal-with-start of the auto-charge workflow; absent in workers that never trigger it. */
-  temporal?: () => Client;
-  taskQueue?: string;
+  /** For signal-with-start of the auto-charge workflow. */
+  temporal: () => Client;
+  taskQueue: string;
   now: () => Date;
 }
 
@@ -23,13 +22,11 @@ export function createBillingActivities(deps: BillingActivityDeps) {
 
   /** Wakes (or starts) the workspace's auto-charge workflow. Many concurrent calls coalesce into one charge. */
   async function requestAutoCharge(tenant: BillingTenant): Promise<void> {
-    if (!temporal || !taskQueue) throw new Error('this worker cannot request auto-charges (no Temporal client)');
     await wakeAutoCharge(temporal(), taskQueue, tenant);
   }
 
-  /** Wakes auto-charge when the account needs it (a worker without a Temporal client never does). */
+  /** Wakes auto-charge when the account needs it. */
   async function topUpIfNeeded(tenant: BillingTenant): Promise<boolean> {
-    if (!temporal || !taskQueue) return false;
     return wakeAutoChargeIfNeeded(db, temporal(), taskQueue, tenant);
   }
 
@@ -76,26 +73,10 @@ export function createBillingActivities(deps: BillingActivityDeps) {
       return { balanceAfterCents, autoChargeRequested: await topUpIfNeeded(input.tenant) };
     },
 
-    /**
-     * Records every key's spend in the UTC month starting at `periodStart`, recomputed from the
-     * ledger on every run: a re-run picks up postings stamped in the month but committed after
-     * an earlier close, and writes the same figures otherwise, so the record converges.
-     */
+    /** Records every key's spend in the UTC month starting at `periodStart` (src/domain/billing/holds.ts). */
     async closeSpendPeriod(periodStartIso: string): Promise<{ period: string; keys: number }> {
-      const start = new Date(periodStartIso);
-      const end = nextMonthStart(start);
       const period = periodStartIso.slice(0, 7);
-      const result = await db.raw(
-        `insert into spend_periods (key_id, period, workspace_id, environment, spent_cents, closed_at)
-         select actor_key_id, ?, workspace_id, environment, -sum(amount_cents), ?
-           from ledger_transactions
-          where actor_key_id is not null and type = any(?) and created_at >= ? and created_at < ?
-          group by actor_key_id, workspace_id, environment
-         on conflict (key_id, period) do update set spent_cents = excluded.spent_cents, closed_at = excluded.closed_at
-          where spend_periods.spent_cents <> excluded.spent_cents`,
-        [period, now(), [...SPEND_TYPES], start, end],
-      );
-      return { period, keys: result.rowCount ?? 0 };
+      return { period, keys: await closeSpendPeriod(db, { period, start: new Date(periodStartIso) }, now()) };
     },
   };
 }

@@ -10,7 +10,7 @@ export interface HostedActivityDeps {
   /** Reads the call's system prompt (the workflow does not carry it through every turn). */
   db: Db;
   /** The language model hosted lines talk through (OpenAI-compatible by default). */
-  model?: ModelAdapter;
+  model: ModelAdapter;
 }
 
 export interface HostedTurnInput {
@@ -56,7 +56,6 @@ export interface HostedTurnOutcome {
 export function createHostedActivities({ carrier, model, db }: HostedActivityDeps) {
   return {
     async takeHostedTurn(input: HostedTurnInput): Promise<HostedTurnOutcome> {
-      if (!model) throw new Error('this worker has no model adapter (hosted lines need one)');
       const context = Context.current();
       const stream = new AbortController();
       const cancelled = context.cancellationSignal;

@@ -16,6 +16,7 @@ import { createLineSecretActivities } from './lineSecrets';
 import { createRecoveryActivities } from './recovery';
 import { createWebhookActivities } from './webhooks';
 
+/** What the worker's activities need; src/main/activityDeps.ts builds it from the configuration. */
 export interface ActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
@@ -24,10 +25,11 @@ export interface ActivityDeps {
   /** The card processor of each environment: auto-charge picks the one of the account's environment. */
   payments: PaymentProcessors;
   /** The language model of hosted lines (the worker builds the OpenAI-compatible one from config). */
-  model?: ModelAdapter;
-  /** The worker's Temporal client, for activities that start or signal workflows. */
-  temporal?: () => Client;
-  taskQueue?: string;
+  model: ModelAdapter;
+  /** The worker's Temporal client, for activities that start or signal workflows (events, auto-charge, recovery). */
+  temporal: () => Client;
+  /** The worker's task queue: where the workflows those activities start run. */
+  taskQueue: string;
   /** `<public base URL>/carrier/events`: where the carrier reports call progress. */
   carrierEventsUrl: string;
   /** Where the carrier reports messages (receipts, inbound SMS); by default `messages` beside `carrierEventsUrl`. */

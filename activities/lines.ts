@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import type { Db } from '../src/platform/db/knex';
-import { activateLine, failProvisioning } from '../src/domain/lines/store';
+import { activateLine, failProvisioning, findLineById } from '../src/domain/lines/store';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 
 export interface LineActivityDeps {
@@ -37,7 +37,7 @@ export function createLineActivities({ db, carrier, now }: LineActivityDeps) {
      * row says released (the API commits that right after starting the workflow).
      */
     async releaseLineNumber(lineId: string): Promise<{ released: string | null }> {
-      const line = await db('lines').where({ id: lineId }).first('status', 'phone_number');
+      const line = await findLineById(db, lineId);
       if (!line) return { released: null };
       if (line.status !== 'released') throw ApplicationFailure.retryable('the line is not released (yet)', 'LineNotReleased');
       if (line.phone_number) await carrier.releaseNumber({ phoneNumber: line.phone_number });

@@ -2,17 +2,7 @@ import type { Db } from '../src/platform/db/knex';
 import { post, type BillingTenant } from '../src/domain/billing/ledger';
 import { NUMBER_FEE_CENTS_PER_MONTH, numberFeeRef, owesNumberFee } from '../src/domain/billing/numberFees';
 import { nextMonthStart, periodOf } from '../src/domain/billing/periods';
-
-interface FeeLine {
-  id: string;
-  workspace_id: string;
-  environment: 'test' | 'live';
-  phone_number: string | null;
-  created_by_key_id: string | null;
-  activated_at: Date | null;
-  grace_ends_at: Date | null;
-  released_at: Date | null;
-}
+import { linesHoldingNumbers } from '../src/domain/lines/store';
 
 export interface NumberFeePage {
   /** Lines looked at (the page size when more may follow). */
@@ -35,15 +25,7 @@ export function createNumberFeeActivities({ db, now, topUpIfNeeded }: { db: Db; 
     async postNumberFees(input: { periodStart: string; afterLineId: string | null; pageSize: number }): Promise<NumberFeePage> {
       const start = new Date(input.periodStart);
       const end = nextMonthStart(start);
-      const query = db<FeeLine>('lines')
-        .whereNotNull('activated_at')
-        .andWhere('activated_at', '<', end)
-        .andWhere((q) => q.whereNull('released_at').orWhere('released_at', '>', start))
-        .orderBy('id')
-        .limit(input.pageSize)
-        .select('id', 'workspace_id', 'environment', 'phone_number', 'created_by_key_id', 'activated_at', 'grace_ends_at', 'released_at');
-      if (input.afterLineId) query.andWhere('id', '>', input.afterLineId);
-      const lines = await query;
+      const lines = await linesHoldingNumbers(db, { start, end, afterLineId: input.afterLineId, pageSize: input.pageSize });
       let posted = 0;
       const accounts = new Map<string, BillingTenant>();
       for (const line of lines) {

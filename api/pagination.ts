@@ -1,7 +1,3 @@
-import type { Knex } from 'knex';
-import { errors } from './errors';
-import { isUuid, parseDateOrDateTime } from './openapi/formats';
-
 /**
  * Cursor pagination, one shape for every cursor list (transactions, conversations, a
  * conversation's messages): newest first, ordered by (time, id) so rows that share a
@@ -9,6 +5,10 @@ import { isUuid, parseDateOrDateTime } from './openapi/formats';
  * `<ISO time>|<id>` of the last row returned; a bare ISO time (the spec's "a timestamp from the
  * previous response") is accepted too and continues strictly before that time.
  */
+import type { Knex } from 'knex';
+import { errors } from './errors';
+import { isUuid, parseDateOrDateTime } from './openapi/formats';
+
 export interface TimeCursor {
   at: Date;
   id?: string;

@@ -22,10 +22,9 @@ import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
-import { SimulatorCarrier } from '../src/adapters/carrier/simulatorCarrier';
-import { SimulatorPaymentProcessor } from '../src/adapters/payments/simulatorProcessor';
+import { buildActivityDeps } from '../src/main/activityDeps';
 import { intFromEnv, loadConfig } from '../src/platform/config';
-import { egressPolicyFor, LOOPBACK_NETWORKS } from '../src/platform/net/egress';
+import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { generateSecretsKey, parseSecretsKey } from '../src/platform/crypto/secretBox';
 import { createDb, type Db } from '../src/platform/db/knex';
 import { startEphemeralStack } from '../src/platform/infra/stack';
@@ -246,20 +245,19 @@ async function main(): Promise<number> {
       namespace: config.temporalNamespace,
       taskQueue,
       workflowsPath: require.resolve('../workflows'),
-      activities: createActivities({
-        db: workerDb,
-        // Deliveries never reach the carrier or the processor here: random keys stand in.
-        carrier: new SimulatorCarrier(config.simulatorUrl, crypto.randomBytes(32).toString('hex')),
-        payments: {
-          live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, crypto.randomBytes(32).toString('hex')),
-          test: new SimulatorPaymentProcessor(config.paymentsTestUrl, crypto.randomBytes(32).toString('hex')),
-        },
-        secretsKey: () => secretsKey,
-        // The bench's receivers listen on loopback.
-        egress: egressPolicyFor({ ...config, outboundAllowedNetworks: [...LOOPBACK_NETWORKS] }),
-        carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
-        now: () => new Date(),
-      }),
+      activities: createActivities(
+        buildActivityDeps(
+          {
+            ...config,
+            // Deliveries never reach the carrier or the processors here: random keys stand in.
+            carrierApiKey: crypto.randomBytes(32).toString('hex'),
+            paymentsApiKey: crypto.randomBytes(32).toString('hex'),
+            // The bench's receivers listen on loopback.
+            outboundAllowedNetworks: [...LOOPBACK_NETWORKS],
+          },
+          { db: workerDb, temporal: () => temporal, secretsKey },
+        ),
+      ),
       ...WORKER_OPTIONS,
       shutdownGraceTime: '10 seconds',
     });

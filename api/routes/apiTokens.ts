@@ -1,19 +1,19 @@
-import { principalOf, type AppContext, type AppDeps, type Principal } from '../context';
-import { ApiError, errors } from '../errors';
-import { answeringKeyRefusals } from '../keyErrors';
-import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
-import type { RouteDef } from './types';
-import { isRootKey, withinSubtree } from '../../src/domain/keys/ancestry';
-import { authorityExcess, authorityOf, type Grant } from '../../src/domain/keys/grants';
-import type { Role, Scope } from '../../src/domain/keys/scopes';
-import { mintScopedToken, revokeScopedToken, scopedTokensOf, toScopedTokenRecord } from '../../src/domain/keys/scopedTokens';
-import { findUser } from '../../src/domain/workspaces/service';
-
 /**
  * Scoped-key delegation at `/api-tokens` (spec: "Scoped key delegation"); needs `keys:admin`.
  * A root key (made by an operator) manages the workspace's keys in its environment; a delegated
  * key sees and revokes only its own subtree (anything else is 404, existence not leaked).
  */
+import { principalOf, type AppContext, type AppDeps, type Principal } from '../context';
+import { ApiError, errors } from '../errors';
+import { answeringKeyRefusals } from '../keyErrors';
+import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
+import type { RouteDef } from './types';
+import type { Grant } from '../../src/domain/keys/grants';
+import type { Role, Scope } from '../../src/domain/keys/scopes';
+import { mintScopedToken, revokeManagedToken, toScopedTokenRecord, tokensManagedBy } from '../../src/domain/keys/scopedTokens';
+import { knownLineIds } from '../../src/domain/lines/store';
+import { findUser } from '../../src/domain/workspaces/service';
+
 interface MintBody {
   name: string;
   grant: { scopes: Scope[]; resources?: { numbers?: string[] }; spendLimit?: { amountCents: number; resetPeriod?: 'monthly' | null } | null };
@@ -34,12 +34,6 @@ async function roleOf(deps: AppDeps, principal: Principal): Promise<Role> {
   return user.role;
 }
 
-/** The keys the principal manages here: all of them for a root key, else itself and its descendants. */
-function managedBy(deps: AppDeps, principal: Principal) {
-  const query = scopedTokensOf(deps.db, principal);
-  return isRootKey(principal.key) ? query : withinSubtree(query, principal.key);
-}
-
 async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const body = ctx.state.body as MintBody;
@@ -49,7 +43,7 @@ async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
     spendLimit: body.grant.spendLimit ? { amountCents: body.grant.spendLimit.amountCents, resetPeriod: body.grant.spendLimit.resetPeriod ?? null } : null,
   };
   if (grant.numbers) {
-    const known = await deps.db('lines').where({ workspace_id: principal.workspaceId, environment: principal.environment }).whereIn('id', [...grant.numbers]).pluck('id');
+    const known = await knownLineIds(deps.db, principal, grant.numbers);
     const unknown = grant.numbers.filter((id) => !known.includes(id));
     if (unknown.length) throw errors.validation([{ field: 'grant.resources.numbers', message: `Unknown lines: ${unknown.join(', ')}` }]);
   }
@@ -70,24 +64,21 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const { limit, offset } = ctx.state.query as { limit: number; offset: number };
   const [rows, [{ total }]] = await Promise.all([
-    managedBy(deps, principal).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
-    managedBy(deps, principal).count<{ total: string }[]>('id as total'),
+    tokensManagedBy(deps.db, principal.key).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+    tokensManagedBy(deps.db, principal.key).count<{ total: string }[]>('id as total'),
   ]);
   ctx.body = { api_tokens: rows.map(toScopedTokenRecord), total: Number(total) };
 }
 
 async function revoke(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
-  const target = await managedBy(deps, principal).andWhere({ id: ctx.params.id }).first();
-  if (!target) throw errors.notFound('API token');
-  // Revoking is as powerful as minting: only keys within the caller's own grant.
-  const excess = authorityExcess(authorityOf(principal.key, await roleOf(deps, principal)), authorityOf(target));
-  if (excess.length > 0) {
-    const fields = { scopes: 'grant.scopes', tier: 'grant.scopes', lines: 'grant.resources.numbers', spend: 'grant.spendLimit' } as const;
-    throw new ApiError(403, 'forbidden', "This key's grant exceeds yours; you cannot revoke it", excess.map((e) => ({ field: fields[e.part], message: e.message })));
+  const roleOfManager = () => roleOf(deps, principal);
+  const outcome = await revokeManagedToken(deps.db, { manager: principal.key, roleOf: roleOfManager, tokenId: ctx.params.id, now: deps.now });
+  if (!outcome.ok) {
+    if (outcome.refused === 'not_found') throw errors.notFound('API token');
+    throw new ApiError(403, 'forbidden', "This key's grant exceeds yours; you cannot revoke it", outcome.excess);
   }
-  const revoked = await deps.db.transaction((trx) => revokeScopedToken(trx, { target, actor: principal.key, now: deps.now() }));
-  ctx.body = { api_token: toScopedTokenRecord(revoked) };
+  ctx.body = { api_token: toScopedTokenRecord(outcome.row) };
 }
 
 export function apiTokenRoutes(): RouteDef[] {

@@ -1,20 +1,20 @@
-import { principalOf, type AppContext, type AppDeps } from '../context';
-import { errors } from '../errors';
-import { answeringKeyRefusals } from '../keyErrors';
-import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
-import type { RouteDef } from './types';
-import { isRootKey, withinSubtree } from '../../src/domain/keys/ancestry';
-import { mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/domain/keys/agentKeys';
-import { DEFAULT_TIER, isSettableTier } from '../../src/domain/keys/tiers';
-import type { ApiKeyRow } from '../../src/domain/keys/store';
-import { monthlySpendByKey } from '../../src/domain/billing/holds';
-import { findUser } from '../../src/domain/workspaces/service';
-
 /**
  * The older `/api/v1/auth/keys`: owners and admins create and list the workspace's regular
  * keys, with the agent fields (tier, label, line, cap). Same storage and record as the keys
  * plane. The calling key is the minter: the new key is its child and never exceeds it.
  */
+import { principalOf, type AppContext, type AppDeps } from '../context';
+import { errors } from '../errors';
+import { answeringKeyRefusals } from '../keyErrors';
+import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
+import type { RouteDef } from './types';
+import { managedBy } from '../../src/domain/keys/ancestry';
+import { agentKeyFieldsOf, mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/domain/keys/agentKeys';
+import { isSettableTier } from '../../src/domain/keys/tiers';
+import { regularKeysOf, type ApiKeyRow } from '../../src/domain/keys/store';
+import { monthlySpendByKey } from '../../src/domain/billing/holds';
+import { findUser } from '../../src/domain/workspaces/service';
+
 const auth = { kind: 'standard' as const, scope: 'keys:admin' as const, verb: 'admin' as const };
 
 async function requireAdminUser(ctx: AppContext, deps: AppDeps) {
@@ -41,7 +41,7 @@ async function create(ctx: AppContext, deps: AppDeps): Promise<void> {
       const minted = await mintAgentKey(trx, {
         owner,
         minter: principal.key,
-        fields: { name: body.name, agent_label: body.agent_label ?? null, line_id: body.line_id ?? null, permissions: body.permissions ?? DEFAULT_TIER, monthly_cap_cents: body.monthly_cap_cents ?? null },
+        fields: agentKeyFieldsOf(body),
         now,
       });
       const key = authKeyRecord(minted.row);
@@ -57,10 +57,7 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   await requireAdminUser(ctx, deps);
   const { limit, offset } = ctx.state.query as { limit: number; offset: number };
-  const visible = () => {
-    const query = deps.db<ApiKeyRow>('api_keys').where({ workspace_id: principal.workspaceId, environment: principal.environment, kind: 'standard' });
-    return isRootKey(principal.key) ? query : withinSubtree(query, principal.key);
-  };
+  const visible = () => managedBy(regularKeysOf(deps.db, principal), principal.key);
   const [rows, [{ total }]] = await Promise.all([
     visible().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
     visible().count<{ total: string }[]>('id as total'),

@@ -1,16 +1,16 @@
+/** Billing, settings, usage and voices (spec "Billing, settings, usage, voices"). */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertUnrestrictedAdminKey } from '../lineAccess';
 import { arrayOf, cursorFields, errorResponse, fields, jsonResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
 import type { RouteDef } from './types';
-import { balanceOf, ensureAccount, toTransactionRecord, type LedgerTransaction } from '../../src/domain/billing/ledger';
-import { recordComplianceEvent } from '../../src/domain/compliance/events';
+import { balanceOf, toTransactionRecord, transactionsOf } from '../../src/domain/billing/ledger';
+import { readSettings, type AccountSettings } from '../../src/domain/billing/settings';
+import { updateSettings } from '../../src/domain/billing/updateSettings';
+import { usageByPeriod, type UsageUnit } from '../../src/domain/billing/usage';
 import { VOICES } from '../../src/domain/voices/catalog';
-import { egressPolicyFor } from '../../src/platform/net/egress';
-import { hasScheme } from '../../src/domain/lines/rules';
 
-/** Billing, settings, usage and voices (spec "Billing, settings, usage, voices"). */
 const read = { kind: 'standard' as const, scope: 'billing:read' as const, verb: 'read' as const };
 
 async function balance(ctx: AppContext, deps: AppDeps): Promise<void> {
@@ -25,71 +25,32 @@ async function transactions(ctx: AppContext, deps: AppDeps): Promise<void> {
     throw new ApiError(403, 'agent_scope_error', 'A line-scoped key cannot read the account’s transactions', [{ field: 'line_id', message: principal.key.line_id }]);
   }
   const { limit, cursor } = ctx.state.query as { limit: number; cursor?: string };
-  const query = deps.db<LedgerTransaction>('ledger_transactions').where({ workspace_id: principal.workspaceId, environment: principal.environment });
   // A key limited to a number allow-list sees the transactions of those lines only.
-  const allowed = allowedLineIds(principal);
-  if (allowed) query.whereIn('line_id', [...allowed]);
+  const query = transactionsOf(deps.db, principal, allowedLineIds(principal));
   beforeCursor(query, parseCursor(cursor), 'created_at', 'id');
   const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit + 1);
   const { page, has_more, next_cursor } = cursorPage(rows, limit, (row) => ({ at: row.created_at, id: row.id }));
   ctx.body = { transactions: page.map(toTransactionRecord), has_more, next_cursor };
 }
 
-interface UsageRow {
-  bucket: string;
-  calls: number;
-  seconds: string;
-  sms_inbound: number;
-  sms_outbound: number;
-  cost: string;
-}
-
-async function usage(ctx: AppContext, deps: AppDeps, unit: 'day' | 'month'): Promise<void> {
+async function usage(ctx: AppContext, deps: AppDeps, unit: UsageUnit): Promise<void> {
   const principal = principalOf(ctx);
   const count = Number((ctx.state.query as Record<string, number>)[unit === 'day' ? 'days' : 'months']);
-  const now = deps.now();
-  const start =
-    unit === 'day'
-      ? new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - (count - 1)))
-      : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - (count - 1), 1));
-  const format = unit === 'day' ? 'YYYY-MM-DD' : 'YYYY-MM';
-  const query = deps
-    .db('usage_records')
-    .where({ workspace_id: principal.workspaceId, environment: principal.environment })
-    .andWhere('occurred_at', '>=', start)
-    .select(
-      deps.db.raw(`to_char(date_trunc(?, occurred_at at time zone 'UTC'), ?) as bucket`, [unit, format]),
-      deps.db.raw("count(*) filter (where kind = 'call')::int as calls"),
-      deps.db.raw("coalesce(sum(seconds) filter (where kind = 'call'), 0)::bigint as seconds"),
-      deps.db.raw("count(*) filter (where kind = 'sms_inbound')::int as sms_inbound"),
-      deps.db.raw("count(*) filter (where kind = 'sms_outbound')::int as sms_outbound"),
-      deps.db.raw('coalesce(sum(cost_cents), 0)::bigint as cost'),
-    )
-    .groupByRaw('1');
-  const allowed = allowedLineIds(principal);
-  if (allowed) query.whereIn('line_id', [...allowed]);
-  const byBucket = new Map(((await query) as UsageRow[]).map((row) => [row.bucket, row]));
-  // Dense and oldest first: one row per day (month) of the range, zeros included.
-  const rows = [];
-  for (let i = 0; i < count; i += 1) {
-    const at = unit === 'day' ? new Date(start.getTime() + i * 86_400_000) : new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + i, 1));
-    const key = unit === 'day' ? at.toISOString().slice(0, 10) : at.toISOString().slice(0, 7);
-    const row = byBucket.get(key);
-    rows.push({
-      [unit === 'day' ? 'date' : 'month']: key,
-      calls: row?.calls ?? 0,
-      // Billed minutes to two decimals, from whole billed seconds.
-      minutes: Math.round((Number(row?.seconds ?? 0) / 60) * 100) / 100,
-      sms_inbound: row?.sms_inbound ?? 0,
-      sms_outbound: row?.sms_outbound ?? 0,
-      cost_credits: Number(row?.cost ?? 0),
-      cost_cents: Number(row?.cost ?? 0),
-    });
-  }
+  const buckets = await usageByPeriod(deps.db, principal, { unit, count, now: deps.now(), lineIds: allowedLineIds(principal) });
+  const rows = buckets.map((bucket) => ({
+    [unit === 'day' ? 'date' : 'month']: bucket.key,
+    calls: bucket.calls,
+    minutes: bucket.minutes,
+    sms_inbound: bucket.smsInbound,
+    sms_outbound: bucket.smsOutbound,
+    // `cost_credits` is the legacy name of `cost_cents`.
+    cost_credits: bucket.costCents,
+    cost_cents: bucket.costCents,
+  }));
   ctx.body = unit === 'day' ? { daily: rows } : { monthly: rows };
 }
 
-function toSettings(account: Record<string, unknown>) {
+function toSettings(account: AccountSettings) {
   return {
     default_webhook_url: account.default_webhook_url ?? null,
     auto_recharge_enabled: account.auto_recharge_enabled,
@@ -99,55 +60,19 @@ function toSettings(account: Record<string, unknown>) {
 }
 
 async function getSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
-  const principal = principalOf(ctx);
-  await ensureAccount(deps.db, principal);
-  const account = await deps.db('billing_accounts').where({ workspace_id: principal.workspaceId, environment: principal.environment }).first();
-  ctx.body = toSettings(account);
-}
-
-/** What the audit keeps of a URL: its origin (paths and queries often carry receiver tokens). */
-function urlOrigin(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  try {
-    return new URL(value).origin;
-  } catch {
-    return null;
-  }
+  ctx.body = toSettings(await readSettings(deps.db, principalOf(ctx)));
 }
 
 /**
  * Settings are workspace-wide money (how the owner's card is charged) and routing (where every
- * line without its own webhook sends its events): an unrestricted owner or admin key only, and
- * every change is a `settings_changed` compliance event, committed with it.
+ * line without its own webhook sends its events): an unrestricted owner or admin key only.
  */
-async function updateSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
+async function changeSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   await assertUnrestrictedAdminKey(deps, principal, 'workspace settings');
-  const body = ctx.state.body as Record<string, unknown>;
-  const url = body.default_webhook_url;
-  if (typeof url === 'string') {
-    if (!hasScheme(url, ['http:', 'https:'])) throw errors.validation([{ field: 'default_webhook_url', message: 'Must be an http or https URL' }]);
-    const problems = await egressPolicyFor(deps.config).fieldProblems({ default_webhook_url: url }, principal.environment);
-    if (problems.length > 0) throw errors.validation(problems);
-  }
-  await ensureAccount(deps.db, principal);
-  const now = deps.now();
-  const account = await deps.db.transaction(async (trx) => {
-    const tenant = { workspace_id: principal.workspaceId, environment: principal.environment };
-    const before = await trx('billing_accounts').where(tenant).forUpdate().first();
-    const [after] = await trx('billing_accounts').where(tenant).update({ ...body, updated_at: now }).returning('*');
-    const changed: Record<string, { from: unknown; to: unknown }> = {};
-    for (const field of Object.keys(body)) {
-      const shown = (value: unknown) => (field === 'default_webhook_url' ? urlOrigin(value) : field.endsWith('_cents') ? Number(value) : value);
-      const [from, to] = [shown(before[field]), shown(after[field])];
-      if (String(before[field]) !== String(after[field])) changed[field] = { from, to };
-    }
-    if (Object.keys(changed).length > 0) {
-      await recordComplianceEvent(trx, { workspaceId: principal.workspaceId, environment: principal.environment, eventType: 'settings_changed', actorKeyId: principal.key.id, metadata: { changed }, at: now });
-    }
-    return after;
-  });
-  ctx.body = toSettings(account);
+  const outcome = await updateSettings(deps, { ...principal, keyId: principal.key.id }, ctx.state.body as Record<string, unknown>);
+  if (!outcome.ok) throw errors.validation(outcome.problems);
+  ctx.body = toSettings(outcome.settings);
 }
 
 /** The most one automatic recharge may charge, and the highest threshold: $1,000 (decisions.md, Billing). */
@@ -247,7 +172,7 @@ export function billingRoutes(): RouteDef[] {
         requestBody: jsonRequestBody({ ...settingsSchema, additionalProperties: false }),
         responses: { '200': jsonResponse('Unwrapped settings', ref('Settings')), '403': errorResponse('`forbidden`: not an unrestricted owner or admin key') },
       },
-      handler: updateSettings,
+      handler: changeSettings,
     },
     {
       method: 'get',

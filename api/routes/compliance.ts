@@ -1,16 +1,17 @@
+/** Consent, disclosures and the compliance audit (spec "Compliance"). */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed, assertWorkspaceWide } from '../lineAccess';
 import { parseDateOrDateTime } from '../openapi/formats';
 import { arrayOf, boundedListParams, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { recordComplianceEvent } from '../../src/domain/compliance/events';
+import { addDisclosure, disclosuresOf, toDisclosureRecord } from '../../src/domain/compliance/disclosures';
+import { complianceEventsOf } from '../../src/domain/compliance/events';
 import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/domain/compliance/consent';
 import { findLine } from '../../src/domain/lines/store';
 import { LANGUAGES } from '../../src/domain/lines/rules';
 import { toE164 } from '../../src/platform/phone';
 
-/** Consent, disclosures and the compliance audit (spec "Compliance"). */
 function phoneOrFail(value: string, field = 'phone_number'): string {
   const e164 = toE164(value);
   if (!e164) throw errors.validation([{ field, message: 'Must be a valid phone number, preferably E.164 (+14155550123)' }]);
@@ -75,32 +76,9 @@ async function revoke(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.body = { consent: toConsentRecord(revoked[0]), revoked: revoked.length };
 }
 
-interface DisclosureRow {
-  id: string;
-  workspace_id: string;
-  environment: 'test' | 'live';
-  message: string;
-  language: string;
-  jurisdiction: string;
-  is_default: boolean;
-  audio_url: string | null;
-  created_at: Date;
-}
-
-const toDisclosure = (row: DisclosureRow) => ({
-  id: row.id,
-  message: row.message,
-  audio_url: row.audio_url,
-  language: row.language,
-  jurisdiction: row.jurisdiction,
-  is_default: row.is_default,
-  created_at: row.created_at.toISOString(),
-});
-
 /**
  * Disclosures belong to the workspace, and a language's default is played on every
- * compliance-enabled line: a key restricted to particular lines may not write them. A new
- * default is a `disclosure_default_changed` compliance event, committed with it.
+ * compliance-enabled line: a key restricted to particular lines may not write them.
  */
 async function createDisclosure(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
@@ -109,41 +87,19 @@ async function createDisclosure(ctx: AppContext, deps: AppDeps): Promise<void> {
     allowListed: 'A key limited to a number allow-list cannot write workspace-wide disclosures',
   });
   const body = ctx.state.body as { message: string; language?: string; jurisdiction?: string; is_default?: boolean };
-  const language = body.language ?? 'en';
-  const now = deps.now();
-  const row = await deps.db.transaction(async (trx) => {
-    // The first disclosure of a language is its default; a new default replaces the old one.
-    const hasDefault = await trx('disclosures').where({ workspace_id: principal.workspaceId, environment: principal.environment, language, is_default: true }).forUpdate().first('id');
-    const isDefault = body.is_default ?? !hasDefault;
-    if (isDefault && hasDefault) await trx('disclosures').where({ id: hasDefault.id }).update({ is_default: false });
-    const [inserted] = await trx<DisclosureRow>('disclosures')
-      .insert({ workspace_id: principal.workspaceId, environment: principal.environment, message: body.message, language, jurisdiction: body.jurisdiction ?? 'US', is_default: isDefault, created_at: now })
-      .returning('*');
-    if (isDefault) {
-      await recordComplianceEvent(trx, {
-        workspaceId: principal.workspaceId,
-        environment: principal.environment,
-        eventType: 'disclosure_default_changed',
-        actorKeyId: principal.key.id,
-        metadata: { language, disclosure_id: inserted.id, previous_disclosure_id: hasDefault?.id ?? null },
-        at: now,
-      });
-    }
-    return inserted;
-  });
+  const row = await addDisclosure(deps.db, { ...principal, keyId: principal.key.id }, body, deps.now());
   ctx.status = 201;
-  ctx.body = { disclosure: toDisclosure(row) };
+  ctx.body = { disclosure: toDisclosureRecord(row) };
 }
 
 async function listDisclosures(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const q = ctx.state.query as { limit: number; offset: number };
-  const all = () => deps.db<DisclosureRow>('disclosures').where({ workspace_id: principal.workspaceId, environment: principal.environment });
   const [rows, [{ total }]] = await Promise.all([
-    all().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
-    all().count<{ total: string }[]>('id as total'),
+    disclosuresOf(deps.db, principal).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    disclosuresOf(deps.db, principal).count<{ total: string }[]>('id as total'),
   ]);
-  ctx.body = { disclosures: rows.map(toDisclosure), total: Number(total) };
+  ctx.body = { disclosures: rows.map(toDisclosureRecord), total: Number(total) };
 }
 
 export function toComplianceEvent(row: Record<string, unknown>) {
@@ -166,7 +122,7 @@ async function audit(ctx: AppContext, deps: AppDeps): Promise<void> {
   const allowed = allowedLineIds(principal);
   const phone = q.phone_number ? phoneOrFail(q.phone_number) : undefined;
   const filtered = () => {
-    const query = deps.db('compliance_events').where({ workspace_id: principal.workspaceId, environment: principal.environment });
+    const query = complianceEventsOf(deps.db, principal);
     if (q.line_id) query.andWhere({ line_id: q.line_id });
     else if (allowed) query.whereIn('line_id', [...allowed]);
     if (phone) query.andWhere({ phone_number: phone });

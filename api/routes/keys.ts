@@ -1,9 +1,14 @@
+/**
+ * The service-key plane: agent (child) keys managed with a service key. Served at `/v1/keys`
+ * (the spec) and `/api/v1/keys` (the public client), same handlers, same idempotency records.
+ */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
 import {
+  agentKeyFieldsOf,
   agentKeysOf,
   mintAgentKey,
   revokeAgentKey,
@@ -13,15 +18,11 @@ import {
   type AgentKeyFields,
   type AgentKeyOwner,
 } from '../../src/domain/keys/agentKeys';
-import { DEFAULT_TIER, isSettableTier } from '../../src/domain/keys/tiers';
+import { isSettableTier } from '../../src/domain/keys/tiers';
 import { monthlySpendByKey } from '../../src/domain/billing/holds';
 import type { ApiKeyRow } from '../../src/domain/keys/store';
 import { findUser } from '../../src/domain/workspaces/service';
 
-/**
- * The service-key plane: agent (child) keys managed with a service key. Served at `/v1/keys`
- * (the spec) and `/api/v1/keys` (the public client), same handlers, same idempotency records.
- */
 const keyIdParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
 const keyResponse = (description: string) => jsonResponse(description, fields({ key: ref('AgentKey') }));
 
@@ -64,13 +65,7 @@ async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
       const minted = await mintAgentKey(trx, {
         owner,
         minter: principal.key,
-        fields: {
-          name: body.name,
-          agent_label: body.agent_label ?? null,
-          line_id: body.line_id ?? null,
-          permissions: body.permissions ?? DEFAULT_TIER,
-          monthly_cap_cents: body.monthly_cap_cents ?? null,
-        },
+        fields: agentKeyFieldsOf(body),
         now,
       });
       const key = toKeyRecord(minted.row);

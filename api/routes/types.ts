@@ -65,7 +65,10 @@ export interface RouteDef {
   /** Honour `Idempotency-Key`; `required` refuses requests without one (400 missing_idempotency_key). */
   idempotency?: { required: boolean };
   doc: OperationDoc;
-  /** Serve the raw handler without JSON validation (documents, metrics). */
+  /**
+   * Answers the request once authentication, the body limit, idempotency, validation against `doc` and the rate limit
+   * have passed (api/app.ts): parse `ctx.state`, call the use case, map its result or refusal to `ctx.status`/`ctx.body`.
+   */
   handler: (ctx: AppContext, deps: AppDeps) => Promise<void>;
 }
 

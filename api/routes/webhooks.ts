@@ -1,14 +1,13 @@
+/** Webhook deliveries: their log and stats, and the test event (spec "Webhook delivery inspection"). */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import type { RouteDef } from './types';
-import { findLine } from '../../src/domain/lines/store';
-import { EVENT_POLICIES, EVENT_TYPES } from '../../src/domain/webhooks/events';
-import { createEvent, startDelivery } from '../../src/domain/webhooks/publish';
-import { waitForResult } from '../../src/platform/temporal/waitForResult';
+import { EVENT_TYPES } from '../../src/domain/webhooks/events';
+import { sendTestEvent } from '../../src/domain/webhooks/sendTest';
 
-/** Webhook delivery inspection (spec "Webhook delivery inspection"). */
+/** One delivery attempt on the wire. */
 export function toDeliveryRecord(row: Record<string, unknown>) {
   return {
     id: row.id,
@@ -98,30 +97,13 @@ async function sendTest(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const { line_id: lineId } = ctx.state.body as { line_id: string };
   assertLineAllowed(principal, lineId);
-  const line = await findLine(deps.db, principal, lineId);
-  if (!line) throw errors.notFound('Line');
-  if (line.status === 'released') throw new ApiError(409, 'line_released', 'This line is released');
-  const now = deps.now();
-  const eventId = await createEvent(deps.db, {
-    workspaceId: principal.workspaceId,
-    environment: principal.environment,
-    lineId,
-    type: 'test',
-    target: EVENT_POLICIES.test.target,
-    payload: { message: 'Test event from Switchboard', timestamp: now.getTime() },
-    actorKeyId: principal.key.id,
-    now,
-  });
-  const handle = await startDelivery(deps.temporal, deps.config.taskQueue, eventId, 'test');
-  // L11: wait a bounded time. The attempt itself is bounded (5 s answer), but a busy or stopped
-  // worker is not: past the wait, the long poll is cancelled and the answer is 202 with what is
-  // known; the attempt finishes on its own.
-  const waited = await waitForResult(deps.temporal, handle, deps.config.webhookTestWaitMs);
-  const result = waited.finished ? waited.result : null;
-  const row = result
-    ? await deps.db('webhook_deliveries').where({ id: result.lastDeliveryId }).first()
-    : await deps.db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt', 'desc').first();
-  if (!result) ctx.status = 202;
+  const outcome = await sendTestEvent(deps, { ...principal, keyId: principal.key.id }, lineId);
+  if (!outcome.ok) {
+    if (outcome.refused === 'not_found') throw errors.notFound('Line');
+    throw new ApiError(409, 'line_released', 'This line is released');
+  }
+  const { eventId, finished, delivery: row } = outcome.attempt;
+  if (!finished) ctx.status = 202;
   ctx.body = {
     delivery: row
       ? { id: row.id, event_id: eventId, status: row.status, http_status: row.http_status, duration_ms: row.duration_ms, response_body: row.response_body, error_message: row.error_message }

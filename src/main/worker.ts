@@ -1,15 +1,12 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createActivities } from '../../activities';
-import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
-import { SimulatorPaymentProcessor } from '../adapters/payments/simulatorProcessor';
-import { OpenAiCompatibleModel } from '../adapters/model/openAiCompatible';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
-import { egressPolicyFor } from '../platform/net/egress';
 import { createDb } from '../platform/db/knex';
 import { createLogger } from '../platform/logger';
 import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient } from '../platform/temporal/client';
+import { buildActivityDeps } from './activityDeps';
 import { ensureSchedules } from './schedules';
 
 /**
@@ -32,22 +29,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     ...workflowSource,
-    activities: createActivities({
-      db,
-      carrier: new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY')),
-      payments: {
-        live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY')),
-        test: new SimulatorPaymentProcessor(config.paymentsTestUrl, requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY')),
-      },
-      model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName, maxTokens: config.modelMaxTokens, maxReplyChars: config.modelMaxReplyChars }),
-      secretsKey: () => secretsKey,
-      egress: egressPolicyFor(config),
-      temporal: () => client,
-      taskQueue: config.taskQueue,
-      carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
-      ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
-      now: () => new Date(),
-    }),
+    activities: createActivities(buildActivityDeps(config, { db, temporal: () => client, secretsKey })),
     shutdownGraceTime: '10 seconds',
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);

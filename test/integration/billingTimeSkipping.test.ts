@@ -14,7 +14,7 @@ import { EgressPolicy } from '../../src/platform/net/egress';
 import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/processor';
 import { workflowIds } from '../../workflows/definitions/ids';
 import type { autoChargeWorkflow, closeSpendPeriodWorkflow } from '../../workflows/billing';
-import { createTenant, eventually } from '../support/harness';
+import { createTenant, eventually, noModel } from '../support/harness';
 
 /**
  * Hours of processor outage and the hour after a monthly close, without waiting for them:
@@ -42,6 +42,7 @@ describe('billing over hours (time-skipping)', () => {
       payments: { live, test: new SimulatorPaymentProcessor('http://127.0.0.1:9', secret) },
       temporal: () => env.client,
       taskQueue,
+      model: noModel,
       carrierEventsUrl: 'http://127.0.0.1:9/carrier/events',
       secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!),
       egress: new EgressPolicy(),

@@ -6,7 +6,7 @@ import { createActivities } from '../../activities';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import { EgressPolicy } from '../../src/platform/net/egress';
-import { createTenant, noPayments } from '../support/harness';
+import { createTenant, noModel, noPayments } from '../support/harness';
 import type { provisionLineWorkflow } from '../../workflows/lines';
 
 /**
@@ -63,7 +63,7 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db, carrier: downCarrier, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), egress: new EgressPolicy(), now: () => new Date() }),
+      activities: createActivities({ db, carrier: downCarrier, payments: noPayments, model: noModel, temporal: () => env.client, taskQueue, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), egress: new EgressPolicy(), now: () => new Date() }),
     });
     const started = Date.now();
     const result = await worker.runUntil(

@@ -13,7 +13,7 @@ import { EVENT_POLICIES, RETRY_DELAYS_MS, type EventType } from '../../src/domai
 import { createEvent, startDelivery } from '../../src/domain/webhooks/publish';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import type { deliverEventWorkflow } from '../../workflows/webhooks';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, noPayments } from '../support/harness';
+import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, noModel, noPayments } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 /** The delivery engine as a customer sees it: signed POSTs, retries, the delivery log. */
@@ -133,7 +133,7 @@ describe('webhook delivery engine', () => {
         connection: env.nativeConnection,
         taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-        activities: createActivities({ db: h.db, carrier: noCarrier, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), egress: egressPolicyFor(h.config), now: () => new Date() }),
+        activities: createActivities({ db: h.db, carrier: noCarrier, payments: noPayments, model: noModel, temporal: () => env.client, taskQueue, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), egress: egressPolicyFor(h.config), now: () => new Date() }),
       });
       return worker.runUntil(async () => {
         const handle = await env.client.workflow.start<typeof deliverEventWorkflow>('deliverEventWorkflow', { taskQueue, workflowId: `d-${eventId}`, args: [{ eventId, eventType: type }] });

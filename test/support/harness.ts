@@ -1,24 +1,21 @@
 import crypto from 'node:crypto';
 import type { ChildProcess } from 'node:child_process';
-import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { createActivities } from '../../activities';
-import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
-import { SimulatorPaymentProcessor } from '../../src/adapters/payments/simulatorProcessor';
-import { OpenAiCompatibleModel } from '../../src/adapters/model/openAiCompatible';
+import { buildActivityDeps } from '../../src/main/activityDeps';
 import { loadConfig, type Config } from '../../src/platform/config';
 import { createDb, type Db } from '../../src/platform/db/knex';
-import { egressPolicyFor } from '../../src/platform/net/egress';
 import type { Environment } from '../../src/domain/keys/format';
 import type { Scope } from '../../src/domain/keys/scopes';
 import { spawnService } from '../../src/platform/infra/services';
 import { createLogger } from '../../src/platform/logger';
 import { startSimulator, type SimulatorCredentials, type SimulatorState } from '../../simulator/app';
 import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/processor';
+import type { ModelAdapter } from '../../src/adapters/model/port';
 import type { PaymentProcessor, PaymentProcessors } from '../../src/adapters/payments/port';
 import { connectTemporalClient } from '../../src/platform/temporal/client';
 import { createWorkspace, mintUserKey, type User } from '../../src/domain/workspaces/service';
@@ -193,22 +190,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-        activities: createActivities({
-          db,
-          carrier: new SimulatorCarrier(config.simulatorUrl, credentials.carrierApiKey),
-          payments: {
-            live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, credentials.paymentsApiKey),
-            test: new SimulatorPaymentProcessor(config.paymentsTestUrl, credentials.paymentsApiKey),
-          },
-          model: new OpenAiCompatibleModel({ baseUrl: config.modelBaseUrl, apiKey: config.modelApiKey, model: config.modelName }),
-          secretsKey: () => parseSecretsKey(config.secretsKey!),
-          egress: egressPolicyFor(config),
-          temporal: () => temporal,
-          taskQueue: config.taskQueue,
-          carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
-          ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
-          now: () => new Date(),
-        }),
+        activities: createActivities(buildActivityDeps(config, { db, temporal: () => temporal })),
       });
       worker = { instance, running: instance.run(), connection };
     },
@@ -299,3 +281,11 @@ const noProcessor: PaymentProcessor = {
 
 /** For workers in tests that never charge a card. */
 export const noPayments: PaymentProcessors = { test: noProcessor, live: noProcessor };
+
+/** For workers in tests that never take a hosted turn. */
+export const noModel: ModelAdapter = {
+  // eslint-disable-next-line require-yield
+  async *streamReply(): AsyncIterable<string> {
+    throw new Error('this test worker has no model');
+  },
+};

@@ -212,7 +212,7 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createActivities } = require('../../activities') as typeof import('../../activities');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { noPayments } = require('./harness') as typeof import('./harness');
+  const { noModel, noPayments } = require('./harness') as typeof import('./harness');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { EgressPolicy } = require('../../src/platform/net/egress') as typeof import('../../src/platform/net/egress');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -224,7 +224,7 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db: h.db, carrier: {} as import('../../src/adapters/carrier/port').CarrierAdapter, payments: noPayments, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(generateSecretsKey()), egress: new EgressPolicy(), now: () => new Date() }),
+      activities: createActivities({ db: h.db, carrier: {} as import('../../src/adapters/carrier/port').CarrierAdapter, payments: noPayments, model: noModel, temporal: () => env.client, taskQueue, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(generateSecretsKey()), egress: new EgressPolicy(), now: () => new Date() }),
     });
     const workflowId = `close-scheduled-${Date.now()}`;
     const history = await worker.runUntil(async () => {

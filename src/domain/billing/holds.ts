@@ -1,8 +1,3 @@
-import type { Knex } from 'knex';
-import { LINEAGE_OF_KEY_SQL, spendingKeysSql } from '../keys/ancestry';
-import { lockAccount, postLocked, type BillingTenant, type LedgerTransaction, type TransactionType } from './ledger';
-import { monthStart, nextMonthStart } from './periods';
-
 /**
  * Reservations. Before a call, one minute is held; each further minute extends the hold;
  * the end of the call settles the exact charge and releases the rest. Every hold is decided
@@ -10,6 +5,11 @@ import { monthStart, nextMonthStart } from './periods';
  * grant spend limit or an agent key's monthly cap. A key's spend is that of its whole subtree
  * (every key it minted, theirs, ...) across its rotations, so each cap holds across delegation.
  */
+import type { Knex } from 'knex';
+import { LINEAGE_OF_KEY_SQL, spendingKeysSql } from '../keys/ancestry';
+import { lockAccount, postLocked, type BillingTenant, type LedgerTransaction, type TransactionType } from './ledger';
+import { monthStart, nextMonthStart } from './periods';
+
 export type HoldRefusal =
   | { code: 'insufficient_credits'; availableCents: number; requiredCents: number }
   | { code: 'agent_cap_exceeded'; spentCents: number; capCents: number; cycleResetAt: Date | null };
@@ -34,6 +34,26 @@ export async function monthlySpendByKey(db: Knex, keyIds: readonly string[], at:
     [[...SPEND_TYPES], monthStart(at), nextMonthStart(at), [...keyIds]],
   );
   return new Map((rows as Array<{ id: string; spent: string }>).filter((row) => Number(row.spent) !== 0).map((row) => [row.id, Number(row.spent)]));
+}
+
+/**
+ * Records every key's spend in the UTC month `period` (`YYYY-MM`, starting at `start`), recomputed from the
+ * ledger on every run: a re-run picks up postings stamped in the month but committed after
+ * an earlier close, and writes the same figures otherwise, so the record converges.
+ * Returns how many keys' records were written.
+ */
+export async function closeSpendPeriod(db: Knex, month: { period: string; start: Date }, now: Date): Promise<number> {
+  const result = await db.raw(
+    `insert into spend_periods (key_id, period, workspace_id, environment, spent_cents, closed_at)
+     select actor_key_id, ?, workspace_id, environment, -sum(amount_cents), ?
+       from ledger_transactions
+      where actor_key_id is not null and type = any(?) and created_at >= ? and created_at < ?
+      group by actor_key_id, workspace_id, environment
+     on conflict (key_id, period) do update set spent_cents = excluded.spent_cents, closed_at = excluded.closed_at
+      where spend_periods.spent_cents <> excluded.spent_cents`,
+    [month.period, now, [...SPEND_TYPES], month.start, nextMonthStart(month.start)],
+  );
+  return result.rowCount ?? 0;
 }
 
 interface KeyLimits {

@@ -1,11 +1,11 @@
-import type { Knex } from 'knex';
-
 /**
  * The ledger: append-only transactions in integer cents, each carrying the balance it left
  * and a unique `idempotency_ref` naming what caused it (e.g. `call:<id>:settle`). Posting takes
  * the account row lock, so the balance and the sum of the ledger always agree, and a repeated
  * reference returns the first posting instead of posting again.
  */
+import type { Knex } from 'knex';
+
 export const TRANSACTION_TYPES = [
   'signup_credit',
   'credit_purchase',
@@ -130,6 +130,13 @@ export async function balanceOf(db: Db, tenant: BillingTenant): Promise<{ balanc
     .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, status: 'active' })
     .select(db.raw('coalesce(sum(amount_cents), 0)::bigint as held'));
   return { balanceCents: Number(account?.balance_cents ?? 0), heldCents: Number(held) };
+}
+
+/** The account's ledger; `lineIds` narrows it to the transactions of those lines. */
+export function transactionsOf(db: Db, tenant: BillingTenant, lineIds?: readonly string[]) {
+  const query = db<LedgerTransaction>('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+  if (lineIds) query.whereIn('line_id', [...lineIds]);
+  return query;
 }
 
 export function toTransactionRecord(row: LedgerTransaction) {

@@ -1,5 +1,3 @@
-import { nextMonthStart, periodOf } from './periods';
-
 /**
  * Phone number fees (wire shapes: "$2.50 per month each; the first number is free for 30
  * days"). Billed as Twilio bills numbers: a whole month for any part of a UTC month the
@@ -7,6 +5,8 @@ import { nextMonthStart, periodOf } from './periods';
  * Billing is postpaid, so a month is billed in arrears, once it is over and the set of
  * numbers held in it is final. Pure: no I/O, no clock.
  */
+import { nextMonthStart, periodOf } from './periods';
+
 export const NUMBER_FEE_CENTS_PER_MONTH = 250;
 
 export interface BillableLine {

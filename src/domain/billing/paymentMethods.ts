@@ -1,11 +1,11 @@
-import type { Db } from '../../platform/db/knex';
-import type { BillingTenant } from './ledger';
-
 /**
  * Saved cards. Each belongs to one environment, like the processor that issued its token: a
  * test card is only ever charged by the test environment's processor, a live card only by the
  * live one, and a test card never satisfies a live requirement.
  */
+import type { Db } from '../../platform/db/knex';
+import type { BillingTenant } from './ledger';
+
 export interface PaymentMethodRow {
   id: string;
   workspace_id: string;
@@ -61,4 +61,10 @@ export async function savePaymentMethod(
       .returning('*');
     return row;
   });
+}
+
+/** The processor token of a card of the account, if the card still exists. */
+export async function cardToken(db: Db, tenant: BillingTenant, paymentMethodId: string): Promise<string | undefined> {
+  const card = await db('payment_methods').where({ id: paymentMethodId, workspace_id: tenant.workspaceId, environment: tenant.environment }).first('processor_token');
+  return card?.processor_token;
 }

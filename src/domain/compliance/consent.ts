@@ -1,12 +1,12 @@
-import type { Knex } from 'knex';
-import { recordComplianceEvent } from './events';
-
 /**
  * Consent per (line, phone number): `implied_inbound` (the person contacted the line) or
  * `explicit_outbound` (they agreed to be contacted). One active grant per type; revoking keeps
  * the record. Calls on lines with `compliance_enabled` and outbound SMS outside the 24-hour
  * window need an active `explicit_outbound` consent.
  */
+import type { Knex } from 'knex';
+import { recordComplianceEvent } from './events';
+
 export const CONSENT_TYPES = ['implied_inbound', 'explicit_outbound'] as const;
 export type ConsentType = (typeof CONSENT_TYPES)[number];
 

@@ -1,10 +1,10 @@
-import type { Knex } from 'knex';
-
 /**
  * Compliance event types. The nine key-lifecycle types are the spec's "nine further
  * compliance event types" (names ours, recorded in docs/decisions.md); `audit_read` is the
  * spec's own. Lifecycle events are written in the same transaction as the change they record.
  */
+import type { Knex } from 'knex';
+
 export const KEY_LIFECYCLE_EVENTS = [
   'agent_key_minted',
   'agent_key_updated',
@@ -59,4 +59,9 @@ export async function recordComplianceEvent(db: Knex | Knex.Transaction, event: 
     metadata: event.metadata ?? null,
     created_at: event.at,
   });
+}
+
+/** The compliance events of a workspace in one environment (the audit reads them, newest first). */
+export function complianceEventsOf(db: Knex, tenant: { workspaceId: string; environment: 'test' | 'live' }) {
+  return db('compliance_events').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
 }

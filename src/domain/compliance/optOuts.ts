@@ -1,10 +1,10 @@
-import type { Knex } from 'knex';
-import { recordComplianceEvent } from './events';
-
 /**
  * Numbers that asked not to be contacted, per workspace and environment (STOP keywords, the
  * operator CLI). Calls and SMS to them are refused with `number_opted_out` until they opt in.
  */
+import type { Knex } from 'knex';
+import { recordComplianceEvent } from './events';
+
 interface Tenant {
   workspaceId: string;
   environment: 'test' | 'live';

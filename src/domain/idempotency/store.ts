@@ -1,6 +1,3 @@
-import crypto from 'node:crypto';
-import type { Knex } from 'knex';
-
 /**
  * Postgres-backed idempotency records, shared by every API instance. A record is claimed
  * (in_progress, with a lease and a fencing token) before the handler runs and completed with the
@@ -11,6 +8,9 @@ import type { Knex } from 'knex';
  * renewing and releasing all require the token, so the request that lost its lease can neither
  * complete the record nor, when it completes inside its own transaction, commit its effect.
  */
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+
 export const IDEMPOTENCY_TTL_MS = 12 * 60 * 60 * 1000;
 /** A request that has not renewed its lease for this long is presumed dead; a retry may take it over. */
 export const IDEMPOTENCY_LEASE_MS = 60 * 1000;

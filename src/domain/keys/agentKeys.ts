@@ -1,3 +1,9 @@
+/**
+ * Agent keys: the child keys of the service-key plane (`/v1/keys`) and of the older
+ * `/api/v1/auth/keys`. An agent key belongs to its minter's user and environment, carries a
+ * permission tier, an optional line binding, label and monthly cap, and never more authority
+ * than the key that minted it (`assertWithin`, checked on mint, update and rotation).
+ */
 import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import { recordComplianceEvent, type KeyLifecycleEvent } from '../compliance/events';
@@ -8,12 +14,6 @@ import { insertKey, type ApiKeyRow } from './store';
 import { assertWithin, authorityOf, restrictedLineIds, type AuthorityPart, type KeyRestrictions } from './grants';
 import { lockKeys, lockLiveChain, revokeWithDescendants } from './ancestry';
 
-/**
- * Agent keys: the child keys of the service-key plane (`/v1/keys`) and of the older
- * `/api/v1/auth/keys`. An agent key belongs to its minter's user and environment, carries a
- * permission tier, an optional line binding, label and monthly cap, and never more authority
- * than the key that minted it (`assertWithin`, checked on mint, update and rotation).
- */
 export const AGENT_LABEL_PATTERN = '^[a-z0-9][a-z0-9:_.-]{0,127}$';
 
 export interface AgentKeyFields {
@@ -22,6 +22,17 @@ export interface AgentKeyFields {
   line_id: string | null;
   permissions: SettableTier;
   monthly_cap_cents: number | null;
+}
+
+/** A mint request's fields with their defaults: no label, no line (account-wide), the default tier, no cap. */
+export function agentKeyFieldsOf(request: Partial<AgentKeyFields> & { name: string }): AgentKeyFields {
+  return {
+    name: request.name,
+    agent_label: request.agent_label ?? null,
+    line_id: request.line_id ?? null,
+    permissions: request.permissions ?? DEFAULT_TIER,
+    monthly_cap_cents: request.monthly_cap_cents ?? null,
+  };
 }
 
 /** The key record on the wire (`{key}` on the keys plane and `/auth/keys`). */

@@ -1,13 +1,12 @@
-import type { Knex } from 'knex';
-import { recordComplianceEvent, type KeyLifecycleEvent } from '../compliance/events';
-import type { ApiKeyRow } from './store';
-
 /**
  * Delegation trees. Every key stores its minting chain (`ancestor_ids`, root first: the parent
  * keys of `/api-tokens` and `/api/v1/auth/keys` children, the service key of an agent key), so a
  * key's descendants are one indexed query (`ancestor_ids @> {id}`, GIN). Revocation takes the
  * whole subtree with it; spend anywhere in a subtree counts against every capped ancestor.
  */
+import type { Knex } from 'knex';
+import { recordComplianceEvent, type KeyLifecycleEvent } from '../compliance/events';
+import type { ApiKeyRow } from './store';
 
 /** A root key was made by an operator (CLI, portal), not minted by another key. */
 export function isRootKey(key: Pick<ApiKeyRow, 'ancestor_ids'>): boolean {
@@ -21,6 +20,11 @@ export function isDescendantOf(key: Pick<ApiKeyRow, 'ancestor_ids'>, ancestorId:
 /** Narrows a query on `api_keys` to `key` and its descendants. */
 export function withinSubtree<T extends Knex.QueryBuilder>(query: T, key: Pick<ApiKeyRow, 'id'>): T {
   return query.andWhere((q) => q.where('api_keys.id', key.id).orWhereRaw('api_keys.ancestor_ids @> array[?]::uuid[]', [key.id])) as T;
+}
+
+/** Narrows a query on `api_keys` to the keys `manager` manages: every key for a root key, else its own subtree. */
+export function managedBy<T extends Knex.QueryBuilder>(query: T, manager: Pick<ApiKeyRow, 'id' | 'ancestor_ids'>): T {
+  return isRootKey(manager) ? query : withinSubtree(query, manager);
 }
 
 /**

@@ -1,10 +1,10 @@
-import crypto from 'node:crypto';
-
 /**
  * API key wire format: `sk_<env>_<32 base62>` for standard keys and
  * `sk_svc_<env>_<32 base62>` for service keys. The random part carries ~190 bits,
  * so a plain SHA-256 is a sufficient at-rest hash (as Stripe and GitHub do).
  */
+import crypto from 'node:crypto';
+
 export type Environment = 'test' | 'live';
 export type KeyKind = 'standard' | 'service';
 

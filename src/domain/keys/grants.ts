@@ -1,11 +1,11 @@
-import { ROLE_PRESETS, type Role, type Scope } from './scopes';
-import { TIER_VERBS, type Tier } from './tiers';
-
 /**
  * A key's grant (spec: "Scoped API key and its grant"): non-empty scopes, an optional
  * allow-list of numbers (line ids), an optional spend limit that is lifetime (resetPeriod
  * null) or monthly. A child grant may never exceed its parent's.
  */
+import { ROLE_PRESETS, type Role, type Scope } from './scopes';
+import { TIER_VERBS, type Tier } from './tiers';
+
 export interface SpendLimit {
   amountCents: number;
   resetPeriod: 'monthly' | null;
@@ -138,7 +138,8 @@ function spendExcess(minter: readonly SpendLimit[], child: readonly SpendLimit[]
   return undefined;
 }
 
-const GRANT_FIELDS: Record<AuthorityPart, string> = {
+/** How `/api-tokens` names each part of a key's authority: after the grant's request fields. */
+export const GRANT_FIELDS: Record<AuthorityPart, string> = {
   scopes: 'grant.scopes',
   tier: 'grant.scopes',
   lines: 'grant.resources.numbers',

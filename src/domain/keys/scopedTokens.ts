@@ -1,12 +1,12 @@
+/** Scoped-key delegation (`/api-tokens`): a `keys:admin` key mints children within its own grant. */
 import type { Knex } from 'knex';
 import { recordComplianceEvent } from '../compliance/events';
 import type { Db } from '../../platform/db/knex';
-import { lockLiveChain, revokeWithDescendants } from './ancestry';
-import { assertWithin, authorityOf, type Grant } from './grants';
+import { lockLiveChain, managedBy, revokeWithDescendants } from './ancestry';
+import { assertWithin, authorityExcess, authorityOf, GRANT_FIELDS, type Grant, type GrantExcess } from './grants';
 import type { Role, Scope } from './scopes';
 import { insertKey, type ApiKeyRow } from './store';
 
-/** Scoped-key delegation (`/api-tokens`): a `keys:admin` key mints children within its own grant. */
 export function grantOf(row: ApiKeyRow): Grant {
   return {
     scopes: row.scopes as Scope[],
@@ -41,7 +41,10 @@ export function scopedTokensOf(db: Db | Knex.Transaction, tenant: { workspaceId:
     .whereNull('created_by_service_key_id');
 }
 
-const GRANT_FIELDS = { scopes: 'grant.scopes', tier: 'grant.scopes', lines: 'grant.resources.numbers', spend: 'grant.spendLimit' } as const;
+/** The keys `manager` manages there: all of them for a root key, else itself and its descendants. */
+export function tokensManagedBy(db: Db | Knex.Transaction, manager: ApiKeyRow) {
+  return managedBy(scopedTokensOf(db, { workspaceId: manager.workspace_id, environment: manager.environment }), manager);
+}
 
 /**
  * Mints a child of `parent` with exactly the requested grant, refused (`GrantExceededError`,
@@ -94,4 +97,27 @@ export async function mintScopedToken(
 export async function revokeScopedToken(trx: Knex.Transaction, input: { target: ApiKeyRow; actor: ApiKeyRow; now: Date }): Promise<ApiKeyRow> {
   const { row } = await revokeWithDescendants(trx, { key: input.target, actorKeyId: input.actor.id, now: input.now, targetEvent: 'scoped_key_revoked' });
   return row;
+}
+
+export type TokenRevocation =
+  | { ok: true; row: ApiKeyRow }
+  | { ok: false; refused: 'not_found' }
+  | { ok: false; refused: 'exceeds_grant'; excess: GrantExcess[] };
+
+/**
+ * Revokes a key `manager` manages (else not found: existence is not leaked) with its subtree.
+ * Revoking is as powerful as minting: only a key within the manager's own grant (`roleOf` reads the
+ * manager's user's current role), else refused naming each exceeding part of the grant.
+ */
+export async function revokeManagedToken(
+  db: Db,
+  input: { manager: ApiKeyRow; roleOf: () => Promise<Role>; tokenId: string; now: () => Date },
+): Promise<TokenRevocation> {
+  const target = await tokensManagedBy(db, input.manager).andWhere({ id: input.tokenId }).first();
+  if (!target) return { ok: false, refused: 'not_found' };
+  const excess = authorityExcess(authorityOf(input.manager, await input.roleOf()), authorityOf(target));
+  if (excess.length > 0) {
+    return { ok: false, refused: 'exceeds_grant', excess: excess.map((e) => ({ field: GRANT_FIELDS[e.part], message: e.message })) };
+  }
+  return { ok: true, row: await db.transaction((trx) => revokeScopedToken(trx, { target, actor: input.manager, now: input.now() })) };
 }

@@ -34,6 +34,22 @@ export interface ApiKeyRow {
   created_at: Date;
 }
 
+/** The workspace's regular keys in one environment (agent keys included; service keys are another kind). */
+export function regularKeysOf(db: Db | Knex.Transaction, tenant: { workspaceId: string; environment: Environment }) {
+  return db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId, environment: tenant.environment, kind: 'standard' });
+}
+
+/** A regular key of the user in the environment, never a service key; undefined when there is none. */
+export async function findRegularKeyOfUser(
+  db: Db,
+  owner: { userId: string; environment: Environment },
+  keyId: string,
+): Promise<Pick<ApiKeyRow, 'id' | 'ancestor_ids'> | undefined> {
+  return db<ApiKeyRow>('api_keys')
+    .where({ id: keyId, user_id: owner.userId, environment: owner.environment, kind: 'standard' })
+    .first('id', 'ancestor_ids');
+}
+
 export interface NewKey {
   workspaceId: string;
   userId: string;

@@ -1,10 +1,10 @@
-import { SCOPES, type Scope } from './scopes';
-
 /**
  * Permission tiers of agent (child) keys, and the verb each route needs. A tier allows a set
  * of verbs; a request whose verb the tier lacks is 403 `agent_permission_denied` with the
  * tier and the verb in details. Recorded in docs/decisions.md.
  */
+import { SCOPES, type Scope } from './scopes';
+
 export const TIERS = ['full', 'call_only', 'sms_only', 'read_only', 'legacy_full'] as const;
 export type Tier = (typeof TIERS)[number];
 /** `legacy_full` marks keys from before v0.5.7.0; it can be read but never set through the API. */

@@ -1,11 +1,11 @@
-import type { Knex } from 'knex';
-import { RATE_LIMITS, type LimitPolicy } from './policies';
-
 /**
  * Exact rolling-window rate limiting in Postgres (a sliding log), so every API instance
  * shares one count. Each bucket is serialised with a transaction-scoped advisory lock;
  * hits older than the window are pruned as the bucket is used.
  */
+import type { Knex } from 'knex';
+import { RATE_LIMITS, type LimitPolicy } from './policies';
+
 export interface LimitDecision {
   allowed: boolean;
   limit: number;

@@ -1,13 +1,19 @@
-import crypto from 'node:crypto';
-import type { Knex } from 'knex';
-import { open, seal, sealedKeyId, type SecretsKeyRing } from '../../platform/crypto/secretBox';
-
 /**
  * A line's webhook signing secrets (spec "Line" rule 4 and the rotation rows of "States and
  * transitions"): one `current` that signs, at most one staged `next` that receivers should
  * start accepting, and `retired` ones kept for the record. Plaintext exists only in memory.
  */
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { requireSetting, type Config } from '../../platform/config';
+import { open, parseSecretsKey, seal, sealedKeyId, type SecretsKeyRing } from '../../platform/crypto/secretBox';
+
 type Db = Knex | Knex.Transaction;
+
+/** The key ring sealing secrets at rest (SECRETS_KEY); refused when the setting is missing. */
+export function sealingKeyOf(config: Config): SecretsKeyRing {
+  return parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
+}
 
 export function generateSigningSecret(): string {
   return crypto.randomBytes(32).toString('hex');

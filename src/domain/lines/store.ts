@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import type { Environment } from '../keys/format';
 import type { LineMode, LineStatus } from './rules';
@@ -42,6 +43,11 @@ export function linesOf(db: Db, tenant: Tenant) {
   return db<LineRow>('lines').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
 }
 
+/** Which of `ids` name lines of the tenant (released ones included). */
+export async function knownLineIds(db: Db, tenant: Tenant, ids: readonly string[]): Promise<string[]> {
+  return linesOf(db, tenant).whereIn('id', [...ids]).pluck('id');
+}
+
 export async function findLine(db: Db, tenant: Tenant, id: string): Promise<LineRow | undefined> {
   return linesOf(db, tenant).andWhere({ id }).first();
 }
@@ -49,6 +55,36 @@ export async function findLine(db: Db, tenant: Tenant, id: string): Promise<Line
 /** The active line that owns a number (E.164), where the carrier's calls and messages to it arrive. */
 export async function findActiveLineByNumber(db: Db, phoneNumber: string): Promise<LineRow | undefined> {
   return db<LineRow>('lines').where({ phone_number: phoneNumber, status: 'active' }).first();
+}
+
+/** The columns a new line is created with; the rest are set by provisioning. */
+export type NewLine = Omit<LineRow, 'id' | 'phone_number' | 'failure_reason' | 'activated_at' | 'released_at'>;
+
+/** Serialises line creation per user, so two concurrent "first lines" cannot both be free. */
+export async function lockLineCreation(trx: Knex.Transaction, userId: string): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`lines:create:${userId}`]);
+}
+
+/** How many lines the user has ever had in the environment, released ones included. */
+export async function countLinesOfUser(db: Db | Knex.Transaction, owner: { userId: string; environment: Environment }): Promise<number> {
+  const [{ count }] = await db('lines')
+    .where({ user_id: owner.userId, environment: owner.environment })
+    .count<{ count: string }[]>('id as count');
+  return Number(count);
+}
+
+export async function insertLine(db: Db | Knex.Transaction, line: NewLine): Promise<LineRow> {
+  const [inserted] = await db<LineRow>('lines').insert(line).returning('*');
+  return inserted;
+}
+
+export async function updateLine(db: Db | Knex.Transaction, lineId: string, changes: Record<string, unknown>, now: Date): Promise<LineRow> {
+  const [updated] = await db<LineRow>('lines').where({ id: lineId }).update({ ...changes, updated_at: now }).returning('*');
+  return updated;
+}
+
+export async function markLineReleased(db: Db | Knex.Transaction, lineId: string, now: Date): Promise<LineRow> {
+  return updateLine(db, lineId, { status: 'released', released_at: now }, now);
 }
 
 /** The public line record (wire shape of GET /api/v1/lines/{id}). */
@@ -75,6 +111,33 @@ export function toLineRecord(row: LineRow) {
     grace_ends_at: row.grace_ends_at ? row.grace_ends_at.toISOString() : null,
     created_at: row.created_at.toISOString(),
   };
+}
+
+/** A line by id alone, for the worker's activities (the id comes from a workflow, never from a request). */
+export async function findLineById(db: Db, lineId: string): Promise<LineRow | undefined> {
+  return db<LineRow>('lines').where({ id: lineId }).first();
+}
+
+/** What a line's number fee is decided from (src/domain/billing/numberFees.ts). */
+export type NumberHolding = Pick<
+  LineRow,
+  'id' | 'workspace_id' | 'environment' | 'phone_number' | 'created_by_key_id' | 'activated_at' | 'grace_ends_at' | 'released_at'
+>;
+
+/** Lines that held their number at some time in [start, end), in id order after `afterLineId`, a page at a time. */
+export async function linesHoldingNumbers(
+  db: Db,
+  input: { start: Date; end: Date; afterLineId: string | null; pageSize: number },
+): Promise<NumberHolding[]> {
+  const query = db<LineRow>('lines')
+    .whereNotNull('activated_at')
+    .andWhere('activated_at', '<', input.end)
+    .andWhere((q) => q.whereNull('released_at').orWhere('released_at', '>', input.start))
+    .orderBy('id')
+    .limit(input.pageSize)
+    .select('id', 'workspace_id', 'environment', 'phone_number', 'created_by_key_id', 'activated_at', 'grace_ends_at', 'released_at');
+  if (input.afterLineId) query.andWhere('id', '>', input.afterLineId);
+  return query;
 }
 
 /**

@@ -1,0 +1,57 @@
+import { recordComplianceEvent } from '../compliance/events';
+import { hasScheme } from '../lines/rules';
+import type { UseCaseDeps } from '../useCaseDeps';
+import { egressPolicyFor } from '../../platform/net/egress';
+import { ensureAccount, type BillingTenant } from './ledger';
+import { writeSettings, type AccountSettings } from './settings';
+
+export type SettingsUpdateOutcome =
+  | { ok: true; settings: AccountSettings }
+  | { ok: false; refused: 'invalid_fields'; problems: Array<{ field: string; message: string }> };
+
+/** What the audit keeps of a URL: its origin (paths and queries often carry receiver tokens). */
+function urlOrigin(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    return new URL(value).origin;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Changes the settings (who may is the caller's rule). A default_webhook_url must be an http(s)
+ * URL leading to a public address. Every change is a `settings_changed` compliance event
+ * committed with it, naming each field that changed from what to what.
+ */
+export async function updateSettings(
+  deps: UseCaseDeps,
+  actor: BillingTenant & { keyId: string },
+  changes: Record<string, unknown>,
+): Promise<SettingsUpdateOutcome> {
+  const url = changes.default_webhook_url;
+  if (typeof url === 'string') {
+    if (!hasScheme(url, ['http:', 'https:'])) {
+      return { ok: false, refused: 'invalid_fields', problems: [{ field: 'default_webhook_url', message: 'Must be an http or https URL' }] };
+    }
+    const problems = await egressPolicyFor(deps.config).fieldProblems({ default_webhook_url: url }, actor.environment);
+    if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
+  }
+  const tenant = { workspaceId: actor.workspaceId, environment: actor.environment };
+  await ensureAccount(deps.db, tenant);
+  const now = deps.now();
+  const settings = await deps.db.transaction(async (trx) => {
+    const { before, after } = await writeSettings(trx, tenant, changes, now);
+    const changed: Record<string, { from: unknown; to: unknown }> = {};
+    for (const field of Object.keys(changes)) {
+      const shown = (value: unknown) => (field === 'default_webhook_url' ? urlOrigin(value) : field.endsWith('_cents') ? Number(value) : value);
+      const [from, to] = [shown(before[field]), shown(after[field])];
+      if (String(before[field]) !== String(after[field])) changed[field] = { from, to };
+    }
+    if (Object.keys(changed).length > 0) {
+      await recordComplianceEvent(trx, { ...tenant, eventType: 'settings_changed', actorKeyId: actor.keyId, metadata: { changed }, at: now });
+    }
+    return after;
+  });
+  return { ok: true, settings };
+}

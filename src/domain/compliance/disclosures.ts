@@ -1,0 +1,74 @@
+/**
+ * AI disclosures: what a compliance-enabled line plays at the start of a call. They belong to the
+ * workspace (per environment); each language has at most one default, the one that is played.
+ */
+import type { Knex } from 'knex';
+import type { Db } from '../../platform/db/knex';
+import type { Environment } from '../keys/format';
+import { recordComplianceEvent } from './events';
+
+export interface DisclosureRow {
+  id: string;
+  workspace_id: string;
+  environment: Environment;
+  message: string;
+  language: string;
+  jurisdiction: string;
+  is_default: boolean;
+  audio_url: string | null;
+  created_at: Date;
+}
+
+export const toDisclosureRecord = (row: DisclosureRow) => ({
+  id: row.id,
+  message: row.message,
+  audio_url: row.audio_url,
+  language: row.language,
+  jurisdiction: row.jurisdiction,
+  is_default: row.is_default,
+  created_at: row.created_at.toISOString(),
+});
+
+export function disclosuresOf(db: Db | Knex.Transaction, tenant: { workspaceId: string; environment: Environment }) {
+  return db<DisclosureRow>('disclosures').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+/**
+ * Adds a disclosure. The first of a language is its default; a new default replaces the old one
+ * and is a `disclosure_default_changed` compliance event, committed with it.
+ */
+export async function addDisclosure(
+  db: Db,
+  author: { workspaceId: string; environment: Environment; keyId: string },
+  disclosure: { message: string; language?: string; jurisdiction?: string; is_default?: boolean },
+  now: Date,
+): Promise<DisclosureRow> {
+  const language = disclosure.language ?? 'en';
+  return db.transaction(async (trx) => {
+    const hasDefault = await disclosuresOf(trx, author).andWhere({ language, is_default: true }).forUpdate().first('id');
+    const isDefault = disclosure.is_default ?? !hasDefault;
+    if (isDefault && hasDefault) await trx('disclosures').where({ id: hasDefault.id }).update({ is_default: false });
+    const [inserted] = await trx<DisclosureRow>('disclosures')
+      .insert({
+        workspace_id: author.workspaceId,
+        environment: author.environment,
+        message: disclosure.message,
+        language,
+        jurisdiction: disclosure.jurisdiction ?? 'US',
+        is_default: isDefault,
+        created_at: now,
+      })
+      .returning('*');
+    if (isDefault) {
+      await recordComplianceEvent(trx, {
+        workspaceId: author.workspaceId,
+        environment: author.environment,
+        eventType: 'disclosure_default_changed',
+        actorKeyId: author.keyId,
+        metadata: { language, disclosure_id: inserted.id, previous_disclosure_id: hasDefault?.id ?? null },
+        at: now,
+      });
+    }
+    return inserted;
+  });
+}

@@ -1,0 +1,123 @@
+import { hasDefaultPaymentMethod } from '../billing/paymentMethods';
+import type { Environment } from '../keys/format';
+import type { UseCaseDeps } from '../useCaseDeps';
+import type { Logger } from '../../platform/logger';
+import { StartCompensatedError, startOrCompensate } from '../../platform/temporal/starts';
+import { waitForResult } from '../../platform/temporal/waitForResult';
+import { workflowIds } from '../../../workflows/definitions/ids';
+import type { provisionLineWorkflow } from '../../../workflows/lines';
+import {
+  DEFAULT_LANGUAGE,
+  FIRST_LINE_GRACE_DAYS,
+  isLanguagePinningRefused,
+  lineFieldProblems,
+  normalizeMode,
+  normalizeVoice,
+  type LineFieldProblem,
+} from './rules';
+import { createCurrentSecret, sealingKeyOf } from './secrets';
+import { countLinesOfUser, failProvisioning, findLine, insertLine, lockLineCreation, type LineRow } from './store';
+import { unreachableUrlProblems } from './urls';
+
+/** The fields a customer chooses for a new line (wire names, as stored). */
+export interface LineRequest {
+  name: string;
+  mode: string;
+  display_name?: string | null;
+  system_prompt?: string | null;
+  begin_message?: string | null;
+  voice?: string | null;
+  context_limit?: number | null;
+  webhook_url?: string | null;
+  audio_handler_url?: string | null;
+  status_callback_url?: string | null;
+  recording_enabled?: boolean;
+  compliance_enabled?: boolean;
+  language?: string;
+  endpointing_ms?: number | null;
+}
+
+/** Who creates the line: its workspace, user and environment, and the key that pays for its number. */
+export interface LineCreator {
+  workspaceId: string;
+  userId: string;
+  environment: Environment;
+  keyId: string;
+}
+
+export type ProvisionOutcome =
+  | { ok: true; line: LineRow; webhookSecret: string }
+  | { ok: false; refused: 'invalid_fields'; problems: LineFieldProblem[] }
+  | { ok: false; refused: 'language_pinning' }
+  | { ok: false; refused: 'payment_method_required' }
+  | { ok: false; refused: 'not_started' };
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Creates a line and provisions its number (spec "Line"): the line and its first signing secret
+ * are recorded, then the provisioning workflow starts (a line whose workflow cannot start is
+ * released again). The first line of each environment is free for 30 days; a further live line
+ * needs a default payment method. Most numbers are ready within a second: the line is returned
+ * active when provisioning finishes within `lineProvisionWaitMs`, else still `provisioning`.
+ */
+export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: LineCreator, request: LineRequest): Promise<ProvisionOutcome> {
+  const mode = normalizeMode(request.mode);
+  const voice = normalizeVoice(request.voice);
+  const problems = lineFieldProblems({ ...request, mode, voice });
+  if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
+  if (isLanguagePinningRefused(mode, request.language)) return { ok: false, refused: 'language_pinning' };
+  const unreachable = await unreachableUrlProblems(deps.config, creator.environment, request);
+  if (unreachable.length > 0) return { ok: false, refused: 'invalid_fields', problems: unreachable };
+
+  const now = deps.now();
+  const recorded = await deps.db.transaction(async (trx) => {
+    await lockLineCreation(trx, creator.userId);
+    const isFirstLine = (await countLinesOfUser(trx, creator)) === 0;
+    if (creator.environment === 'live' && !isFirstLine && !(await hasDefaultPaymentMethod(trx, creator.userId, 'live'))) return undefined;
+    const line = await insertLine(trx, {
+      workspace_id: creator.workspaceId,
+      user_id: creator.userId,
+      environment: creator.environment,
+      name: request.name,
+      display_name: request.display_name ?? null,
+      mode,
+      system_prompt: request.system_prompt ?? null,
+      begin_message: request.begin_message ?? null,
+      voice: voice ?? null,
+      context_limit: request.context_limit ?? null,
+      webhook_url: request.webhook_url ?? null,
+      audio_handler_url: request.audio_handler_url ?? null,
+      status_callback_url: request.status_callback_url ?? null,
+      recording_enabled: request.recording_enabled ?? false,
+      compliance_enabled: request.compliance_enabled ?? false,
+      language: request.language ?? DEFAULT_LANGUAGE,
+      endpointing_ms: request.endpointing_ms ?? null,
+      status: 'provisioning',
+      // The first line of each environment is free for 30 days: test bills as live does.
+      grace_ends_at: isFirstLine ? new Date(now.getTime() + FIRST_LINE_GRACE_DAYS * DAY_MS) : null,
+      created_by_key_id: creator.keyId,
+      created_at: now,
+      updated_at: now,
+    });
+    return { line, webhookSecret: await createCurrentSecret(trx, sealingKeyOf(deps.config), line.id, now) };
+  });
+  if (!recorded) return { ok: false, refused: 'payment_method_required' };
+  const { line, webhookSecret } = recorded;
+
+  const workflowId = workflowIds.provisionLine(line.id);
+  try {
+    await startOrCompensate(deps.temporal, 'provisionLineWorkflow', { taskQueue: deps.config.taskQueue, workflowId, args: [{ lineId: line.id }] }, async (outcome) => {
+      log.error({ outcome, line_id: line.id }, 'could not start line provisioning');
+      await failProvisioning(deps.db, line.id, 'provisioning could not start', deps.now());
+      return true;
+    });
+  } catch (err) {
+    if (err instanceof StartCompensatedError) return { ok: false, refused: 'not_started' };
+    throw err;
+  }
+  log.info({ line_id: line.id, mode }, 'line created; provisioning its number');
+  // A slow carrier leaves the line `provisioning`: the workflow carries on by itself.
+  await waitForResult(deps.temporal, deps.temporal.workflow.getHandle<typeof provisionLineWorkflow>(workflowId), deps.config.lineProvisionWaitMs).catch(() => undefined);
+  return { ok: true, line: (await findLine(deps.db, creator, line.id)) ?? line, webhookSecret };
+}
