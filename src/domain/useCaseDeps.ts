@@ -1,10 +1,11 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
+import type { Logger } from '../platform/logger';
 
 /**
- * What a use case reaches: the database, Temporal, the configuration and the clock (the API's
- * `AppDeps` is one). Use cases also take the log of whoever asked, so their lines carry its request id.
+ * What a use case reaches: the database, Temporal, the configuration and the clock (injected, so
+ * tests move time). The API's `AppDeps` is one.
  */
 export interface UseCaseDeps {
   config: Config;
@@ -13,3 +14,5 @@ export interface UseCaseDeps {
   now: () => Date;
 }
 
+/** A use case that logs takes the log of whoever asked with its deps, so its lines carry the request id. */
+export type LoggedUseCaseDeps = UseCaseDeps & { log: Logger };

@@ -4,7 +4,7 @@ import { callerZone, oneMinuteReserveCents, type Zone } from '../billing/pricing
 import { findActiveLineByNumber, findLine } from '../lines/store';
 import type { LineMode } from '../lines/rules';
 import { toE164 } from '../../platform/phone';
-import type { UseCaseDeps } from '../../platform/useCaseDeps';
+import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import { ANONYMOUS_CALLER, isActiveCallStatus } from './rules';
 import { startCallWorkflow } from './start';
 import { callOpening, findCallByCarrierId, insertCall, LineBusyError, type CallRow } from './store';
@@ -39,7 +39,7 @@ export interface IncomingCall {
  * answered. A start that did not happen leaves no ringing row behind (it would hold the line):
  * the call is failed (`StartCompensatedError`).
  */
-export async function answerInboundCall(deps: UseCaseDeps, incoming: IncomingCall): Promise<CallRow> {
+export async function answerInboundCall(deps: LoggedUseCaseDeps, incoming: IncomingCall): Promise<CallRow> {
   const to = toE164(incoming.to);
   // Withheld or malformed caller ids are kept as `anonymous`, never stored or forwarded raw.
   const from = toE164(incoming.from) ?? ANONYMOUS_CALLER;

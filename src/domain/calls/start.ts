@@ -1,6 +1,6 @@
 import type { CallInput } from '../../../workflows/definitions/calls';
 import { startOrCompensate } from '../../platform/temporal/starts';
-import type { UseCaseDeps } from '../../platform/useCaseDeps';
+import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import { failUnclaimedCall } from './store';
 
 /**
@@ -10,7 +10,7 @@ import { failUnclaimedCall } from './store';
  * it over, which the workflow's first step records (`claimCall`), and `StartCompensatedError`
  * is thrown: nothing was held or dialled, and the request may be retried.
  */
-export async function startCallWorkflow(deps: UseCaseDeps, input: CallInput, failure: string): Promise<void> {
+export async function startCallWorkflow(deps: LoggedUseCaseDeps, input: CallInput, failure: string): Promise<void> {
   const { callId, workspaceId, environment } = input;
   await startOrCompensate(deps.temporal, 'callWorkflow', { taskQueue: deps.config.taskQueue, workflowId: callId, args: [input] }, async (outcome) => {
     deps.log.error({ call_id: callId, start: outcome }, failure);

@@ -8,7 +8,7 @@ import { findActiveLineByNumber, type LineRow } from '../lines/store';
 import { startDelivery } from '../webhooks/publish';
 import { stableUuid } from '../../platform/stableId';
 import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
-import type { UseCaseDeps } from '../../platform/useCaseDeps';
+import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import { eventDestination } from '../webhooks/destination';
 import { EVENT_POLICIES } from '../webhooks/events';
 import { isEventRecorded, recordEvent } from '../webhooks/record';
@@ -24,7 +24,7 @@ import { findMessage, insertMessage, type MessageRow } from './store';
  * workflow and the event's delivery are (re)started, which Temporal starts once.
  */
 export async function takeInboundMessage(
-  deps: UseCaseDeps,
+  deps: LoggedUseCaseDeps,
   event: { carrierMessageId: string; from: string; to: string | undefined; text: string },
 ): Promise<InboundMessageOutcome | undefined> {
   const line = event.to ? await findActiveLineByNumber(deps.db, event.to) : undefined;
