@@ -10,7 +10,7 @@ import { assertStartupConfiguration, ConfigurationError } from '../platform/star
 import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
 import { resealSecrets } from '../domain/lines/secrets';
-import { CardDeclinedError, SimulatedCardProcessor } from '../adapters/payments/cardTokenizer';
+import { CardDeclinedError, SimulatedCardTokenizer } from '../adapters/payments/cardTokenizer';
 import { savePaymentMethod } from '../domain/billing/paymentMethods';
 import type { Environment } from '../domain/keys/format';
 import { revokeWithDescendants } from '../domain/keys/ancestry';
@@ -330,7 +330,7 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
       const expYear = exp[2].length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
       let card;
       try {
-        card = await new SimulatedCardProcessor().tokenize({ number: stringFlag(flags, 'card', true), expMonth: Number(exp[1]), expYear }, new Date());
+        card = await new SimulatedCardTokenizer().tokenize({ number: stringFlag(flags, 'card', true), expMonth: Number(exp[1]), expYear }, new Date());
       } catch (err) {
         if (err instanceof CardDeclinedError) throw new CliError('card_declined', `the card was declined (${err.reason})`);
         throw err;

@@ -23,7 +23,7 @@ export class CardDeclinedError extends Error {
   }
 }
 
-export interface CardProcessor {
+export interface CardTokenizer {
   tokenize(card: CardDetails, now: Date): Promise<TokenizedCard>;
 }
 
@@ -56,7 +56,7 @@ export function cardBrand(number: string): string {
   return 'unknown';
 }
 
-export class SimulatedCardProcessor implements CardProcessor {
+export class SimulatedCardTokenizer implements CardTokenizer {
   async tokenize(card: CardDetails, now: Date): Promise<TokenizedCard> {
     const number = card.number.replace(/[\s-]/g, '');
     if (!luhnValid(number)) throw new CardDeclinedError('invalid_number');

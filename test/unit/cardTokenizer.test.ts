@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { CardDeclinedError, cardBrand, luhnValid, SimulatedCardProcessor } from '../../src/adapters/payments/cardTokenizer';
+import { CardDeclinedError, cardBrand, luhnValid, SimulatedCardTokenizer } from '../../src/adapters/payments/cardTokenizer';
 
 /** Appends the Luhn check digit to a digit string. */
 function withCheckDigit(body: string): string {
@@ -9,7 +9,7 @@ function withCheckDigit(body: string): string {
 
 describe('simulated card processor', () => {
   const now = new Date('2026-11-23T00:00:00Z');
-  const processor = new SimulatedCardProcessor();
+  const processor = new SimulatedCardTokenizer();
 
   it('Luhn: exactly one check digit completes any body; changing one digit breaks it', () => {
     fc.assert(
