@@ -169,11 +169,20 @@ describe('calls', () => {
     });
 
     it('a call to a number no active line owns is rejected by the carrier', async () => {
-      const { carrier_call_id: carrierCallId } = (await sim.calls.ring(CALLER, '+14155559876')).body;
-      await eventually(async () => {
-        const call = await sim.calls.findByCarrierId(carrierCallId);
-        return call?.state === 'ended' ? call : undefined;
+      const nobodys = '+16505559876'; // area code 650: the simulator never gives it to a line
+      const rang = await sim.calls.ring(CALLER, nobodys);
+      expect(rang.status).toBe(201);
+      const carrierCallId = rang.body.carrier_call_id;
+      const call = await eventually(async () => {
+        const current = await sim.calls.findByCarrierId(carrierCallId);
+        return current?.state === 'ended' ? current : undefined;
       });
+      // Declined at once (Switchboard answered the announcement 404), never answered, and not
+      // given up after the 30 s ring ("unanswered"), which the wait above is too short to reach.
+      expect(call).toMatchObject({ direction: 'inbound', from: CALLER, to: nobodys, state: 'ended', outcome: 'rejected', call_id: null, answered_at: null, requests: 0 });
+      // Nobody's call: no row for it in any workspace.
+      expect(await h.db('calls').where({ carrier_call_id: carrierCallId })).toHaveLength(0);
+      expect(await h.db('calls').where({ to_number: nobodys })).toHaveLength(0);
     });
 
     it('a workspace that cannot cover the first minute does not answer', async () => {
@@ -268,7 +277,20 @@ describe('calls', () => {
       const line = await lines.create();
       const readOnly = (await agentKeys.create({ name: 'r', permissions: 'read_only' })).body.key;
       const res = await calls.place(line.id, TO, readOnly.plaintext_key);
+      expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({ code: 'agent_permission_denied', details: [{ field: 'tier', message: 'read_only' }, { field: 'verb', message: 'call' }] });
+      expect(await h.db('calls').where({ line_id: line.id })).toHaveLength(0);
+
+      const callOnly = await agentKeys.create({ name: 'c', permissions: 'call_only' });
+      expect(callOnly.status).toBe(201);
+      expect(callOnly.body.key.permissions).toBe('call_only');
+      const placed = await calls.place(line.id, TO, callOnly.body.key.plaintext_key);
+      expect(placed.status).toBe(201);
+      expect(placed.body.call).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), line_id: line.id, direction: 'outbound', to_number: TO, status: 'initiated' });
+      // The call is the key's: it is recorded as its actor, and it can be read back.
+      expect(await h.db('calls').where({ id: placed.body.call.id }).first()).toMatchObject({ actor_key_id: callOnly.body.key.id });
+      expect((await calls.get(placed.body.call.id)).id).toBe(placed.body.call.id);
+      await calls.hangUp(placed.body.call.id);
     });
   });
 
