@@ -1,12 +1,30 @@
+/** Both projects compile TypeScript the same way (jest never transforms workflow code: the integration setup bundles it). */
+const shared = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+};
+
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
-  globalSetup: '<rootDir>/test/support/globalSetup.ts',
-  setupFiles: ['<rootDir>/test/support/setupFile.ts'],
-  globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+  projects: [
+    {
+      // Pure tests: no Postgres, no Temporal, no workflow bundle (`npm run test:unit`).
+      ...shared,
+      displayName: 'unit',
+      roots: ['<rootDir>/test/unit'],
+      testMatch: ['**/*.test.ts'],
+    },
+    {
+      // The service end to end: the global setup starts Postgres and Temporal and bundles the workflows once.
+      ...shared,
+      displayName: 'integration',
+      roots: ['<rootDir>/test/integration'],
+      testMatch: ['**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/globalSetup.ts',
+      setupFiles: ['<rootDir>/test/support/setupFile.ts'],
+      globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+    },
+  ],
   testTimeout: 60000,
   // Temporal's native runtime and pg pools keep handles; each suite closes what it opens.
   forceExit: true,

@@ -9,7 +9,8 @@ import { runCommand } from '../../src/main/cli';
 import { stopProcess } from '../../src/platform/infra/proc';
 import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } from '../../src/main/schedules';
 import { workflowIds } from '../../workflows/definitions/ids';
-import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { customer } from '../support/customer';
+import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
 
 /** Auto-charge of the card on file, and the monthly close of spend. */
 describe('auto-charge and the monthly close', () => {
@@ -25,6 +26,7 @@ describe('auto-charge and the monthly close', () => {
     h.simulator.processor.reset();
     h.simulator.testProcessor.reset();
   });
+  const { lines, calls, messages, consent, settings } = customer(ctx);
 
   const billing = () =>
     createBillingActivities({
@@ -160,10 +162,10 @@ describe('auto-charge and the monthly close', () => {
     };
 
     it('a carded account below the reserve gets 402, then its auto-charge runs and a retry succeeds', async () => {
-      const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine() })).body.line;
+      const line = await lines.create({}, tenant.keys.live);
       await addCard();
       await spendTo(account, 5); // below the 13-cent reserve of a Zone A webhook call
-      const place = () => h.request('POST', '/api/v1/calls', { key: tenant.keys.live, body: { line_id: line.id, to_number: '+14155552671' } });
+      const place = () => calls.place(line.id, '+14155552671', tenant.keys.live);
       const refused = await place();
       expect(refused.status).toBe(402);
       expect(refused.body.error.code).toBe('insufficient_credits');
@@ -171,20 +173,20 @@ describe('auto-charge and the monthly close', () => {
       expect(await balance()).toBe(5 + 2000);
       const retried = await place();
       expect(retried.status).toBe(201);
-      await h.request('POST', `/api/v1/calls/${retried.body.call.id}/hangup`, { key: tenant.keys.live });
+      await calls.hangUp(retried.body.call.id, tenant.keys.live);
       expect([...h.simulator.processor.charges.values()]).toHaveLength(1);
     });
 
     it('an SMS refused with a test key charges the test card through the test processor only', async () => {
       const testAccount = { workspaceId: tenant.workspaceId, environment: 'test' as const };
-      const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).body.line;
+      const line = await lines.create();
       const to = '+14155550188';
-      await h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: line.id, phone_number: to, consent_type: 'explicit_outbound', source: 'api' } });
+      await consent.record(line.id, to, 'explicit_outbound', 'api');
       await addCard('4242424242424242', 'live');
       await addCard('5555555555554444', 'test');
-      await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: true } });
+      await settings.update({ auto_recharge_enabled: true });
       await spendTo(testAccount, 0);
-      const send = () => h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: line.id, to, text: 'Your table is ready' } });
+      const send = () => messages.send({ line_id: line.id, to, text: 'Your table is ready' });
       const refused = await send();
       expect(refused.status).toBe(402);
       expect(refused.body.error.code).toBe('insufficient_credits');
@@ -206,9 +208,9 @@ describe('auto-charge and the monthly close', () => {
     });
 
     it('wakes nothing without a card, and the request stays refused', async () => {
-      const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine() })).body.line;
+      const line = await lines.create({}, tenant.keys.live);
       await spendTo(account, 5);
-      const refused = await h.request('POST', '/api/v1/calls', { key: tenant.keys.live, body: { line_id: line.id, to_number: '+14155552671' } });
+      const refused = await calls.place(line.id, '+14155552671', tenant.keys.live);
       expect(refused.status).toBe(402);
       await new Promise((resolve) => setTimeout(resolve, 500));
       await expect(autoCharge().describe()).rejects.toThrow(/not found/i);

@@ -4,8 +4,10 @@ import path from 'node:path';
 import { loadConfig } from '../../src/platform/config';
 import { freePort } from '../../src/platform/infra/proc';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../../src/platform/infra/temporal';
+import { customer } from '../support/customer';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { simulator } from '../support/simulatorControl';
 
 /**
  * A call whose history grows long goes on in a fresh run (continue-as-new, security review M1).
@@ -18,6 +20,8 @@ describe('a long call continues as new', () => {
   let receiver: Receiver;
   let server: DevServer;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-continue-as-new-'));
+  const { lines, calls } = customer(() => ({ h, tenant }), { line: () => webhookLine({ webhook_url: receiver.url, begin_message: 'Hello.' }) });
+  const sim = simulator(() => h);
 
   beforeAll(async () => {
     const cli = ensureTemporalCli(loadConfig().toolCacheDir, () => undefined);
@@ -42,8 +46,8 @@ describe('a long call continues as new', () => {
   });
 
   it('keeps its turns, transcript, control requests and single settlement across runs', async () => {
-    const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, begin_message: 'Hello.' }) })).body.line;
-    const id = (await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552671' } })).body.call.id as string;
+    const line = await lines.create();
+    const id = (await calls.place(line.id)).body.call.id;
     const handle = h.temporal.workflow.getHandle(id);
     await eventually(async () => ((await h.db('calls').where({ id }).first()).status === 'in_progress' ? true : undefined));
     const firstRunId = (await handle.describe()).runId;
@@ -57,13 +61,13 @@ describe('a long call continues as new', () => {
     for (let i = 1; i <= TURNS; i += 1) {
       if (i === 12) {
         // A control request waiting for the caller: the sentence is its answer, not a `message`.
-        const waiting = h.request('POST', `/api/v1/calls/${id}/wait`, { key: tenant.keys.test, body: { timeout_seconds: 20 } });
+        const waiting = calls.wait(id, { timeout_seconds: 20 });
         await new Promise((resolve) => setTimeout(resolve, 300));
-        await h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'For the control request' });
+        await sim.calls.say(id, 'For the control request');
         expect((await waiting).body).toMatchObject({ timed_out: false, response_text: 'For the control request' });
         expected.push(['user', 'For the control request']);
       }
-      await h.simulator.control('POST', `/control/calls/${id}/say`, { text: `Turn ${i}` });
+      await sim.calls.say(id, `Turn ${i}`);
       await spokenDone(`You said: Turn ${i}`);
       expected.push(['user', `Turn ${i}`], ['assistant', `You said: Turn ${i}`]);
     }
@@ -72,11 +76,11 @@ describe('a long call continues as new', () => {
     const firstRun = await h.temporal.workflow.getHandle(id, firstRunId).fetchHistory();
     expect(firstRun.events!.at(-1)!.workflowExecutionContinuedAsNewEventAttributes).toBeTruthy();
 
-    const hung = await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    const hung = await calls.hangUp(id);
     expect(hung.body.call).toMatchObject({ status: 'completed', end_cause: 'api_hangup' });
     await handle.result();
-    const call = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
-    expect(call.transcript.map((t: { role: string; text: string }) => [t.role, t.text])).toEqual(expected);
+    const call = await calls.get(id);
+    expect(call.transcript!.map((t) => [t.role, t.text])).toEqual(expected);
     // Every turn's `message` once, each with its own event id; the control answer never as a `message`.
     const messages = receiver.requests.filter((r) => r.body.event === 'message' && r.body.call_id === id);
     expect(messages.map((r) => r.body.text)).toEqual(Array.from({ length: TURNS }, (_, i) => `Turn ${i + 1}`));
@@ -86,7 +90,7 @@ describe('a long call continues as new', () => {
     // Settled once, within the hold; call_ended once.
     const charges = await h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
     expect(charges).toHaveLength(1);
-    expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents);
+    expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents!);
     expect((await h.db('spend_holds').where({ reference: `call:${id}` }).first()).status).toBe('settled');
     await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined));
     expect(receiver.requests.filter((r) => r.body.event === 'call_ended' && r.body.call_id === id)).toHaveLength(1);

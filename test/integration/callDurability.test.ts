@@ -7,6 +7,7 @@ import { freePort, stopProcess } from '../../src/platform/infra/proc';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../../src/platform/infra/temporal';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, type TestResponse } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { simulator } from '../support/simulatorControl';
 
 /**
  * Twenty calls while the worker process is SIGKILLed again and again, the API is restarted and
@@ -22,6 +23,7 @@ describe('call durability under worker crashes', () => {
   let worker: ChildProcess;
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-call-durability-'));
   const spawnWorker = () => h.spawnWorkerProcess(path.join(logDir, 'worker.log'));
+  const sim = simulator(() => h);
 
   let temporalServer: DevServer;
   let restartTemporalServer: () => Promise<void>;
@@ -95,7 +97,7 @@ describe('call durability under worker crashes', () => {
       await new Promise((resolve) => setTimeout(resolve, 300 + ((i * 137) % 1700)));
       // Half hang up through the API, half are hung up by the callee.
       if (i % 2 === 0) await retrying(() => h.request('POST', `/api/v1/calls/${id}/hangup`, { key: line.key }));
-      else await h.simulator.control('POST', `/control/calls/${id}/hangup`);
+      else await sim.calls.hangUp(id);
     });
     // While the calls are dialled, talking and ending: crash the worker, restart the API, crash
     // the worker again, then restart the Temporal server (with the worker down meanwhile).

@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { post } from '../../src/domain/billing/ledger';
-import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
+import { customer } from '../support/customer';
+import { useHarness, type Harness, type Tenant } from '../support/harness';
+import { simulator } from '../support/simulatorControl';
 
 /**
  * Holds and the maximum duration are enforced while a turn is in progress (security review M1):
@@ -14,24 +16,23 @@ describe('call limits while the caller keeps talking', () => {
   let tenant: Tenant;
   beforeEach(async () => {
     ({ h, tenant } = ctx);
-    await h.simulator.control('POST', '/control/model/reset');
+    await sim.model.reset();
     // Every reply streams slowly: each turn is still being answered when the next sentence comes.
-    await h.simulator.control('POST', '/control/model/settings', { token_delay_ms: 400 });
+    await sim.model.setTokenDelay(400);
   });
   afterEach(async () => {
-    await h.simulator.control('POST', '/control/model/settings', { token_delay_ms: 0 });
+    await sim.model.setTokenDelay(0);
   });
 
-  const getCall = async (id: string) => (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
-  const hostedLine = async () =>
-    (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: { name: 'Desk', mode: 'hosted', system_prompt: 'You are a desk.' } })).body.line as { id: string };
+  const { lines, calls, settings } = customer(ctx, { line: () => ({ name: 'Desk', mode: 'hosted', system_prompt: 'You are a desk.' }) });
+  const sim = simulator(ctx);
 
   /** The caller says something every ~500 ms until the carrier says the call is no longer answered. */
   async function chatter(id: string, giveUpAfter: number): Promise<number> {
-    await eventually(async () => ((await getCall(id)).status === 'in_progress' ? true : undefined), 20_000, 'the answer');
+    await calls.untilStatus(id, ['in_progress'], 20_000);
     let said = 0;
     for (; said < giveUpAfter; said += 1) {
-      const res = await h.simulator.control('POST', `/control/calls/${id}/say`, { text: `Tell me more, part ${said}` });
+      const res = await sim.calls.say(id, `Tell me more, part ${said}`);
       if (res.status !== 202) break;
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
@@ -39,25 +40,19 @@ describe('call limits while the caller keeps talking', () => {
   }
 
   async function expectSettledWithinHold(id: string) {
-    const call = await eventually(async () => {
-      const current = await getCall(id);
-      return current.status === 'completed' ? current : undefined;
-    }, 30_000, 'the call to complete');
+    const call = await calls.untilStatus(id, ['completed'], 30_000);
     const hold = await h.db('spend_holds').where({ reference: `call:${id}` }).first();
     expect(hold.status).toBe('settled');
     expect(call.charge_cents).toBeLessThanOrEqual(Number(hold.amount_cents));
     const charges = await h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
     expect(charges).toHaveLength(1);
-    expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents);
+    expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents!);
     return call;
   }
 
   it('is cut at the maximum duration', async () => {
-    const line = await hostedLine();
-    const placed = await h.request('POST', '/api/v1/calls/conversation', {
-      key: tenant.keys.test,
-      body: { line_id: line.id, to_number: '+14155552671', topic: 'the weather', max_duration_seconds: 10 },
-    });
+    const line = await lines.create();
+    const placed = await calls.placeConversation({ line_id: line.id, to_number: '+14155552671', topic: 'the weather', max_duration_seconds: 10 });
     expect(placed.status).toBe(201);
     const id = placed.body.call.id as string;
     const said = await chatter(id, 120);
@@ -65,7 +60,7 @@ describe('call limits while the caller keeps talking', () => {
     const call = await expectSettledWithinHold(id);
     expect(call.end_cause).toBe('max_duration');
     // The model was still being asked when the call was cut: turns were pending throughout.
-    const requests = ((await (await h.simulator.control('GET', '/control/model/requests')).json()) as { requests: Array<{ disconnected?: boolean }> }).requests;
+    const requests = await sim.model.requests();
     expect(requests.filter((r) => r.disconnected).length).toBeGreaterThan(3);
 
     // The history grows by each turn's own entries: no whole transcript, no system prompt per turn.
@@ -80,11 +75,11 @@ describe('call limits while the caller keeps talking', () => {
   }, 90_000);
 
   it('is cut when the next minute cannot be held, and charged no more than the minute held', async () => {
-    await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: false } });
+    await settings.update({ auto_recharge_enabled: false });
     // 40 cents: the first hosted minute (26) is held, the second (52 in all) is not.
     await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -460, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
-    const line = await hostedLine();
-    const placed = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552672' } });
+    const line = await lines.create();
+    const placed = await calls.place(line.id, '+14155552672');
     expect(placed.status).toBe(201);
     const id = placed.body.call.id as string;
     const said = await chatter(id, 300);

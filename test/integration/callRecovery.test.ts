@@ -7,7 +7,7 @@ import { placeHold } from '../../src/domain/billing/holds';
 import { insertMessage } from '../../src/domain/messages/store';
 import { ensureSchedules, RECOVERY_SCHEDULE_ID } from '../../src/main/schedules';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { useHarnessWithReceiver, callsApi } from '../support/callSuite';
+import { customer, useHarnessWithReceiver } from '../support/customer';
 import type { Receiver } from '../support/receiver';
 
 /**
@@ -24,16 +24,10 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
   beforeEach(() => {
     ({ h, tenant, receiver } = ctx);
   });
-  const { place, getCall, untilStatus } = callsApi(ctx, 30_000);
+  const { lines, calls } = customer(ctx, { line: () => webhookLine({ webhook_url: ctx.receiver.url }), untilMs: 30_000 });
 
   const test = () => ({ workspaceId: tenant.workspaceId, environment: 'test' as const });
-  const makeLine = async () => (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) })).body.line as { id: string; phone_number: string };
   const hold = async (reference: string) => h.db('spend_holds').where({ reference }).first();
-  const expectLineFree = async (lineId: string) => {
-    const next = await place(lineId, '+14155552699');
-    expect(next.status).toBe(201);
-    await h.request('POST', `/api/v1/calls/${next.body.call.id}/hangup`, { key: tenant.keys.test });
-  };
   /** A call row as the API writes it, with its one-minute hold, but no workflow (its start was lost). */
   async function orphanCall(lineId: string, fields: { status: string; answeredSecondsAgo?: number; createdMinutesAgo?: number }) {
     const id = crypto.randomUUID();
@@ -61,9 +55,9 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
   const backdate = (id: string) => h.db('calls').where({ id }).update({ created_at: h.db.raw("now() - interval '30 minutes'") });
 
   it('a hang-up of a call whose workflow is gone ends it at once, settled from what is known, and frees the line', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const id = await orphanCall(line.id, { status: 'in_progress', answeredSecondsAgo: 30 });
-    const hung = await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    const hung = await calls.hangUp(id);
     expect(hung.status).toBe(200);
     expect(hung.body.call).toMatchObject({ status: 'completed', end_cause: 'service_error' });
     // About 30 s at 13 cents a minute, never more than the minute held.
@@ -72,14 +66,14 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     expect((await hold(`call:${id}`)).status).toBe('settled');
     await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined));
     // Hanging up the ended call again answers it unchanged.
-    expect((await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call).toMatchObject({ status: 'completed', charge_cents: hung.body.call.charge_cents });
-    await expectLineFree(line.id);
+    expect((await calls.hangUp(id)).body.call).toMatchObject({ status: 'completed', charge_cents: hung.body.call.charge_cents });
+    await lines.expectFree(line.id);
   });
 
   it('a final status is never overwritten by a late state write (a workflow still running for an ended call)', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const id = await orphanCall(line.id, { status: 'in_progress', answeredSecondsAgo: 5 });
-    const ended = (await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call;
+    const ended = (await calls.hangUp(id)).body.call;
     expect(ended.status).toBe('completed');
     const activities = createCallActivities({
       db: h.db,
@@ -90,51 +84,51 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     });
     await activities.recordCallState(id, { status: 'in_progress', startedAt: Date.now() });
     await activities.recordCallState(id, { status: 'failed', endCause: 'carrier_failed', chargeCents: 0 });
-    expect(await getCall(id)).toMatchObject({ status: 'completed', end_cause: 'service_error', charge_cents: ended.charge_cents });
-    await expectLineFree(line.id);
+    expect(await calls.get(id)).toMatchObject({ status: 'completed', end_cause: 'service_error', charge_cents: ended.charge_cents });
+    await lines.expectFree(line.id);
   });
 
   it('releasing a line whose call has no workflow answers 200 and ends the call', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const id = await orphanCall(line.id, { status: 'ringing' });
-    const released = await h.request('DELETE', `/api/v1/lines/${line.id}`, { key: tenant.keys.test });
+    const released = await lines.release(line.id);
     expect(released.status).toBe(200);
     expect(released.body.line.status).toBe('released');
-    const call = await untilStatus(id, ['failed']);
+    const call = await calls.untilStatus(id, ['failed']);
     expect(call).toMatchObject({ end_cause: 'service_error', charge_cents: 0 });
     expect((await hold(`call:${id}`)).status).toBe('settled');
   });
 
   it('the sweeper ends calls past any possible length whose workflow is missing, closed or stuck, and frees their lines', async () => {
     // Missing: the start never happened.
-    const missingLine = await makeLine();
+    const missingLine = await lines.create();
     const missing = await orphanCall(missingLine.id, { status: 'initiated', createdMinutesAgo: 30 });
     // Never claimed by a workflow three minutes on (the API stopped before starting it): no need to wait 20 minutes.
-    const unclaimedLine = await makeLine();
+    const unclaimedLine = await lines.create();
     const unclaimed = await orphanCall(unclaimedLine.id, { status: 'initiated', createdMinutesAgo: 3 });
     // Closed: the workflow was terminated (as at Temporal's history limit) with the call live.
-    const closedLine = await makeLine();
-    const closed = (await place(closedLine.id, '+14155552681')).body.call.id as string;
-    await untilStatus(closed, ['in_progress']);
+    const closedLine = await lines.create();
+    const closed = (await calls.place(closedLine.id, '+14155552681')).body.call.id as string;
+    await calls.untilStatus(closed, ['in_progress']);
     await h.temporal.workflow.getHandle(closed).terminate('history limit (test)');
     await backdate(closed);
     // Stuck: the workflow runs but the call has outlived any call.
-    const stuckLine = await makeLine();
-    const stuck = (await place(stuckLine.id, '+14155552682')).body.call.id as string;
-    await untilStatus(stuck, ['in_progress']);
+    const stuckLine = await lines.create();
+    const stuck = (await calls.place(stuckLine.id, '+14155552682')).body.call.id as string;
+    await calls.untilStatus(stuck, ['in_progress']);
     await backdate(stuck);
 
     const result = (await sweep()) as { calls: Array<{ callId: string; outcome: string; workflow?: string }> };
     const outcome = (id: string) => result.calls.find((c) => c.callId === id);
     expect(outcome(missing)).toMatchObject({ outcome: 'ended', workflow: 'missing' });
     expect(outcome(unclaimed)).toMatchObject({ outcome: 'ended', workflow: 'missing' });
-    expect(await getCall(unclaimed)).toMatchObject({ status: 'failed', end_cause: 'service_error', charge_cents: 0 });
+    expect(await calls.get(unclaimed)).toMatchObject({ status: 'failed', end_cause: 'service_error', charge_cents: 0 });
     expect(outcome(closed)).toMatchObject({ outcome: 'ended', workflow: 'closed' });
     expect(outcome(stuck)).toMatchObject({ outcome: 'ended', workflow: 'terminated' });
 
-    expect(await getCall(missing)).toMatchObject({ status: 'failed', end_cause: 'service_error', charge_cents: 0 });
+    expect(await calls.get(missing)).toMatchObject({ status: 'failed', end_cause: 'service_error', charge_cents: 0 });
     for (const id of [closed, stuck]) {
-      const call = await getCall(id);
+      const call = await calls.get(id);
       expect(call).toMatchObject({ status: 'completed', end_cause: 'service_error' });
       const held = await hold(`call:${id}`);
       expect(held.status).toBe('settled');
@@ -149,11 +143,11 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     // A second sweep changes nothing.
     const again = (await sweep()) as { calls: Array<{ callId: string }> };
     for (const id of [missing, unclaimed, closed, stuck]) expect(again.calls.map((c) => c.callId)).not.toContain(id);
-    for (const lineId of [missingLine.id, unclaimedLine.id, closedLine.id, stuckLine.id]) await expectLineFree(lineId);
+    for (const lineId of [missingLine.id, unclaimedLine.id, closedLine.id, stuckLine.id]) await lines.expectFree(lineId);
   });
 
   it('the sweeper fails a queued message that never got a workflow and releases its hold; one with a workflow is left alone', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const at = new Date(Date.now() - 15 * 60_000);
     const queued = async () => {
       const id = crypto.randomUUID();

@@ -2,8 +2,9 @@ import crypto from 'node:crypto';
 import { post } from '../../src/domain/billing/ledger';
 import { runCommand } from '../../src/main/cli';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { useHarnessWithReceiver, callsApi } from '../support/callSuite';
+import { CALLEE as TO, customer, useHarnessWithReceiver } from '../support/customer';
 import type { Receiver } from '../support/receiver';
+import { simulator } from '../support/simulatorControl';
 
 /** Outbound calls through the API, the call workflow and the carrier simulator. */
 describe('calls', () => {
@@ -14,31 +15,27 @@ describe('calls', () => {
   beforeEach(() => {
     ({ h, tenant, receiver } = ctx);
   });
-  const { place, untilStatus } = callsApi(ctx);
-
-  const TO = '+14155552671';
-  const makeLine = async (overrides: Record<string, unknown> = {}) =>
-    (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, status_callback_url: receiver.url, ...overrides }) })).body.line;
-  const simulatorCall = (callId: string) => h.simulator.control('GET', '/control/calls').then(async (r) => ((await r.json()) as { calls: Array<{ call_id: string; state: string }> }).calls.find((c) => c.call_id === callId));
+  const { lines, calls, consent, settings, agentKeys } = customer(ctx, { line: () => webhookLine({ webhook_url: ctx.receiver.url, status_callback_url: ctx.receiver.url }) });
+  const sim = simulator(ctx);
 
   it('dials, connects, and on hang-up settles the exact per-second charge once', async () => {
-    const line = await makeLine();
-    const placed = await place(line.id);
+    const line = await lines.create();
+    const placed = await calls.place(line.id);
     expect(placed.status).toBe(201);
     expect(placed.body.call).toMatchObject({ line_id: line.id, direction: 'outbound', from_number: line.phone_number, to_number: TO, status: 'initiated' });
     const id = placed.body.call.id;
-    await untilStatus(id, ['in_progress']);
+    await calls.untilStatus(id, ['in_progress']);
     await new Promise((resolve) => setTimeout(resolve, 1200));
-    const hung = await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    const hung = await calls.hangUp(id);
     expect(hung.status).toBe(200);
     expect(hung.body.call).toMatchObject({ status: 'completed', end_cause: 'api_hangup' });
     const call = hung.body.call;
     expect(call.duration_sec).toBeGreaterThanOrEqual(1);
     // Zone A webhook: ceil(13 * seconds / 60) cents, one rounding per call.
-    expect(call.charge_cents).toBe(Math.ceil((13 * call.duration_sec) / 60));
+    expect(call.charge_cents).toBe(Math.ceil((13 * call.duration_sec!) / 60));
     const charges = await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'call_charge' });
     expect(charges).toHaveLength(1);
-    expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents);
+    expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents!);
     expect(await h.db('spend_holds').where({ reference: `call:${id}` }).first()).toMatchObject({ status: 'settled' });
 
     // The customer hears about it: status callback, call_started and call_ended, each signed, once.
@@ -52,22 +49,22 @@ describe('calls', () => {
   });
 
   it('a recording line gets a recording URL for its call; others do not', async () => {
-    const recorded = await makeLine({ recording_enabled: true });
-    const id = (await place(recorded.id)).body.call.id;
-    await untilStatus(id, ['in_progress']);
+    const recorded = await lines.create({ recording_enabled: true });
+    const id = (await calls.place(recorded.id)).body.call.id;
+    await calls.untilStatus(id, ['in_progress']);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const call = (await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call;
+    const call = (await calls.hangUp(id)).body.call;
     expect(call.recording_url).toMatch(/\/recordings\/.+\.wav$/);
     // The carrier's media store wants the simulator's credentials, like the control API.
-    const wav = Buffer.from(await (await fetch(call.recording_url, { headers: { authorization: `Bearer ${h.simulator.credentials.controlToken}` } })).arrayBuffer());
+    const wav = Buffer.from(await (await fetch(call.recording_url!, { headers: { authorization: `Bearer ${h.simulator.credentials.controlToken}` } })).arrayBuffer());
     expect(wav.subarray(0, 4).toString()).toBe('RIFF');
     expect(wav.subarray(8, 12).toString()).toBe('WAVE');
     expect(wav.length).toBeGreaterThan(8000); // over half a second of 8 kHz 16-bit audio
 
-    const plain = await makeLine();
-    const other = (await place(plain.id, '+14155552676')).body.call.id;
-    await untilStatus(other, ['in_progress']);
-    expect((await h.request('POST', `/api/v1/calls/${other}/hangup`, { key: tenant.keys.test })).body.call.recording_url).toBeNull();
+    const plain = await lines.create();
+    const other = (await calls.place(plain.id, '+14155552676')).body.call.id;
+    await calls.untilStatus(other, ['in_progress']);
+    expect((await calls.hangUp(other)).body.call.recording_url).toBeNull();
   });
 
   it.each([
@@ -75,38 +72,38 @@ describe('calls', () => {
     ['audio', 'C', '+5511912345678', 27],
   ])('settles a %s call to zone %s (%s) at %i cents a minute, per second', async (mode, _zone, to, rate) => {
     const fields = mode === 'hosted' ? { mode, system_prompt: 'Be brief', webhook_url: null } : { mode, audio_handler_url: 'wss://audio.example.test/stream', webhook_url: null };
-    const line = await makeLine(fields);
-    const id = (await place(line.id, to)).body.call.id;
-    await untilStatus(id, ['in_progress']);
+    const line = await lines.create(fields);
+    const id = (await calls.place(line.id, to)).body.call.id;
+    await calls.untilStatus(id, ['in_progress']);
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    const call = (await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call;
+    const call = (await calls.hangUp(id)).body.call;
     expect(call.status).toBe('completed');
-    expect(call.charge_cents).toBe(Math.ceil((rate * call.duration_sec) / 60));
+    expect(call.charge_cents).toBe(Math.ceil((rate * call.duration_sec!) / 60));
     const [charge] = await h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
-    expect(Number(charge.amount_cents)).toBe(-call.charge_cents);
+    expect(Number(charge.amount_cents)).toBe(-call.charge_cents!);
   });
 
   it('a call whose next minute cannot be held ends with insufficient_funds', async () => {
-    const line = await makeLine();
-    await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: false } });
+    const line = await lines.create();
+    await settings.update({ auto_recharge_enabled: false });
     // 20 cents: the first minute (13) is held, the second (26 in total) is not.
     await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -480, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
-    const id = (await place(line.id)).body.call.id;
-    const call = await untilStatus(id, ['completed'], 90_000);
+    const id = (await calls.place(line.id)).body.call.id;
+    const call = await calls.untilStatus(id, ['completed'], 90_000);
     expect(call.end_cause).toBe('insufficient_funds');
     expect(call.duration_sec).toBeGreaterThanOrEqual(59);
     // Per second, but never more than the one minute that was held (the hang-up after the
     // refused extension takes a moment on the carrier's clock).
-    expect(call.charge_cents).toBe(Math.min(Math.ceil((13 * call.duration_sec) / 60), 13));
+    expect(call.charge_cents).toBe(Math.min(Math.ceil((13 * call.duration_sec!) / 60), 13));
   }, 120_000);
 
   it('ends when the callee hangs up', async () => {
-    const line = await makeLine();
-    const id = (await place(line.id)).body.call.id;
-    await untilStatus(id, ['in_progress']);
-    const res = await h.simulator.control('POST', `/control/calls/${id}/hangup`);
+    const line = await lines.create();
+    const id = (await calls.place(line.id)).body.call.id;
+    await calls.untilStatus(id, ['in_progress']);
+    const res = await sim.calls.hangUp(id);
     expect(res.status).toBe(200);
-    const call = await untilStatus(id, ['completed']);
+    const call = await calls.untilStatus(id, ['completed']);
     expect(call.end_cause).toBe('caller_hangup');
   });
 
@@ -114,59 +111,56 @@ describe('calls', () => {
     ['busy', 'busy'],
     ['no_answer', 'no_answer'],
     ['fail', 'failed'],
-  ])('a %s destination ends %s, with nothing charged and the hold released', async (outcome, status) => {
-    const line = await makeLine();
+  ] as const)('a %s destination ends %s, with nothing charged and the hold released', async (outcome, status) => {
+    const line = await lines.create();
     const to = `+1415555${3000 + Math.floor(Math.random() * 999)}`;
-    await h.simulator.control('POST', '/control/calls/outcomes', { to, outcome, ring_ms: 100 });
-    const id = (await place(line.id, to)).body.call.id;
-    const call = await untilStatus(id, [status]);
+    await sim.calls.setOutcome(to, outcome, 100);
+    const id = (await calls.place(line.id, to)).body.call.id;
+    const call = await calls.untilStatus(id, [status]);
     expect(call).toMatchObject({ duration_sec: 0, charge_cents: 0 });
     expect(await h.db('spend_holds').where({ reference: `call:${id}` }).first()).toMatchObject({ status: 'settled' });
     expect(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'call_charge' })).toHaveLength(0);
   });
 
   it('releasing the line hangs up its active call', async () => {
-    const line = await makeLine();
-    const id = (await place(line.id)).body.call.id;
-    await untilStatus(id, ['in_progress']);
-    expect((await h.request('DELETE', `/api/v1/lines/${line.id}`, { key: tenant.keys.test })).status).toBe(200);
-    const call = await untilStatus(id, ['completed']);
+    const line = await lines.create();
+    const id = (await calls.place(line.id)).body.call.id;
+    await calls.untilStatus(id, ['in_progress']);
+    expect((await lines.release(line.id)).status).toBe(200);
+    const call = await calls.untilStatus(id, ['completed']);
     expect(call.end_cause).toBe('api_hangup');
   });
 
   it('a hang-up while ringing cancels the call', async () => {
-    const line = await makeLine();
-    const id = (await place(line.id, '+14155550142')).body.call.id; // reserved range: never connects
-    await untilStatus(id, ['ringing']);
-    const hung = await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    const line = await lines.create();
+    const id = (await calls.place(line.id, '+14155550142')).body.call.id; // reserved range: never connects
+    await calls.untilStatus(id, ['ringing']);
+    const hung = await calls.hangUp(id);
     expect(hung.body.call).toMatchObject({ status: 'canceled', charge_cents: 0 });
   });
 
   it('the reserved range 555-0100..0199 never connects: the ring timeout ends it as no_answer', async () => {
-    const line = await makeLine();
-    const id = (await place(line.id, '+12125550100')).body.call.id;
-    const call = await untilStatus(id, ['no_answer'], 45_000);
+    const line = await lines.create();
+    const id = (await calls.place(line.id, '+12125550100')).body.call.id;
+    const call = await calls.untilStatus(id, ['no_answer'], 45_000);
     expect(call.end_cause).toBe('ring_timeout');
-    expect((await simulatorCall(id))?.state).toBe('ended');
+    expect((await sim.calls.find(id))?.state).toBe('ended');
   }, 60_000);
 
   describe('inbound', () => {
-    const ring = (to: string, from = '+14155553333') =>
-      h.simulator.control('POST', '/control/calls/inbound', { from, to, events_url: `${h.apiUrl}/carrier/events` });
-    const inboundCall = (lineId: string) =>
-      eventually(async () => (await h.db('calls').where({ line_id: lineId, direction: 'inbound' }).first()) ?? undefined, 20_000, 'the inbound call');
+    const CALLER = '+14155553333';
 
     it('a call to a line is answered, announced, and settled when the caller hangs up', async () => {
-      const line = await makeLine();
-      expect((await ring(line.phone_number)).status).toBe(201);
-      const row = await inboundCall(line.id);
-      const call = await untilStatus(row.id, ['in_progress']);
+      const line = await lines.create();
+      expect((await sim.calls.ring(CALLER, line.phone_number)).status).toBe(201);
+      const row = await calls.untilInboundRow(line.id);
+      const call = await calls.untilStatus(row.id, ['in_progress']);
       expect(call).toMatchObject({ direction: 'inbound', from_number: '+14155553333', to_number: line.phone_number });
       await new Promise((resolve) => setTimeout(resolve, 1100));
-      await h.simulator.control('POST', `/control/calls/${row.id}/hangup`);
-      const ended = await untilStatus(row.id, ['completed']);
+      await sim.calls.hangUp(row.id);
+      const ended = await calls.untilStatus(row.id, ['completed']);
       expect(ended.end_cause).toBe('caller_hangup');
-      expect(ended.charge_cents).toBe(Math.ceil((13 * ended.duration_sec) / 60));
+      expect(ended.charge_cents).toBe(Math.ceil((13 * ended.duration_sec!) / 60));
       await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended') ? true : undefined));
       expect(receiver.requests.map((r) => r.body.event).sort()).toEqual(['call_ended', 'call_incoming', 'call_started']);
       expect(receiver.requests.find((r) => r.body.event === 'call_incoming')!.body).toMatchObject({ call_id: row.id, from_number: '+14155553333', relay_url: null });
@@ -175,121 +169,141 @@ describe('calls', () => {
     });
 
     it('a call to a number no active line owns is rejected by the carrier', async () => {
-      const res = await ring('+14155559876');
-      const { carrier_call_id: carrierCallId } = (await res.json()) as { carrier_call_id: string };
-      await eventually(async () => {
-        const calls = ((await (await h.simulator.control('GET', '/control/calls')).json()) as { calls: Array<{ carrier_call_id: string; state: string; outcome: string }> }).calls;
-        const call = calls.find((c) => c.carrier_call_id === carrierCallId);
-        return call?.state === 'ended' ? call : undefined;
+      const nobodys = '+16505559876'; // area code 650: the simulator never gives it to a line
+      const rang = await sim.calls.ring(CALLER, nobodys);
+      expect(rang.status).toBe(201);
+      const carrierCallId = rang.body.carrier_call_id;
+      const call = await eventually(async () => {
+        const current = await sim.calls.findByCarrierId(carrierCallId);
+        return current?.state === 'ended' ? current : undefined;
       });
+      // Declined at once (Switchboard answered the announcement 404), never answered, and not
+      // given up after the 30 s ring ("unanswered"), which the wait above is too short to reach.
+      expect(call).toMatchObject({ direction: 'inbound', from: CALLER, to: nobodys, state: 'ended', outcome: 'rejected', call_id: null, answered_at: null, requests: 0 });
+      // Nobody's call: no row for it in any workspace.
+      expect(await h.db('calls').where({ carrier_call_id: carrierCallId })).toHaveLength(0);
+      expect(await h.db('calls').where({ to_number: nobodys })).toHaveLength(0);
     });
 
     it('a workspace that cannot cover the first minute does not answer', async () => {
-      const line = await makeLine();
+      const line = await lines.create();
       await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -495, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
-      await ring(line.phone_number);
-      const row = await inboundCall(line.id);
-      const call = await untilStatus(row.id, ['failed']);
+      await sim.calls.ring(CALLER, line.phone_number);
+      const row = await calls.untilInboundRow(line.id);
+      const call = await calls.untilStatus(row.id, ['failed']);
       expect(call).toMatchObject({ end_cause: 'insufficient_funds', charge_cents: 0 });
     });
   });
 
   describe('refusals, in order', () => {
     it('422 for a bad number, 404 for an unknown line', async () => {
-      const line = await makeLine();
-      expect((await place(line.id, 'not-a-number')).status).toBe(422);
-      expect((await place(crypto.randomUUID())).status).toBe(404);
+      const line = await lines.create();
+      expect((await calls.place(line.id, 'not-a-number')).status).toBe(422);
+      expect((await calls.place(crypto.randomUUID())).status).toBe(404);
     });
 
     it('line_no_webhook for a webhook line without a URL', async () => {
-      const line = await makeLine();
-      await h.request('PATCH', `/api/v1/lines/${line.id}`, { key: tenant.keys.test, body: { webhook_url: null } });
-      const res = await place(line.id);
+      const line = await lines.create();
+      await lines.update(line.id, { webhook_url: null });
+      const res = await calls.place(line.id);
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe('line_no_webhook');
     });
 
     it('number_opted_out before consent_required', async () => {
-      const line = await makeLine({ compliance_enabled: true });
+      const line = await lines.create({ compliance_enabled: true });
       await runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: TO });
-      const res = await place(line.id);
+      const res = await calls.place(line.id);
       expect(res.status).toBe(403);
       expect(res.body.error.code).toBe('number_opted_out');
     });
 
     it('consent_required only on compliance-enabled lines; an explicit consent lets the call through', async () => {
-      const strict = await makeLine({ compliance_enabled: true });
-      const refused = await place(strict.id);
+      const strict = await lines.create({ compliance_enabled: true });
+      const refused = await calls.place(strict.id);
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe('consent_required');
-      await h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: strict.id, phone_number: TO, consent_type: 'implied_inbound' } });
-      expect((await place(strict.id)).body.error.code).toBe('consent_required');
-      await h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: strict.id, phone_number: TO, consent_type: 'explicit_outbound' } });
-      const allowed = await place(strict.id);
+      await consent.record(strict.id, TO, 'implied_inbound');
+      expect((await calls.place(strict.id)).body.error.code).toBe('consent_required');
+      await consent.record(strict.id, TO, 'explicit_outbound');
+      const allowed = await calls.place(strict.id);
       expect(allowed.status).toBe(201);
-      await h.request('POST', `/api/v1/calls/${allowed.body.call.id}/hangup`, { key: tenant.keys.test });
+      await calls.hangUp(allowed.body.call.id);
       // compliance_enabled false: nothing is checked.
-      const lax = await makeLine();
-      const lenient = await place(lax.id, '+14155552672');
+      const lax = await lines.create();
+      const lenient = await calls.place(lax.id, '+14155552672');
       expect(lenient.status).toBe(201);
-      await h.request('POST', `/api/v1/calls/${lenient.body.call.id}/hangup`, { key: tenant.keys.test });
+      await calls.hangUp(lenient.body.call.id);
     });
 
     it('call_in_progress: one active call per line', async () => {
-      const line = await makeLine();
-      const first = await place(line.id);
-      const [second, third] = await Promise.all([place(line.id, '+14155552673'), place(line.id, '+14155552674')]);
+      const line = await lines.create();
+      const first = await calls.place(line.id);
+      const [second, third] = await Promise.all([calls.place(line.id, '+14155552673'), calls.place(line.id, '+14155552674')]);
       expect([second.status, third.status]).toEqual([409, 409]);
       expect(second.body.error.code).toBe('call_in_progress');
-      await h.request('POST', `/api/v1/calls/${first.body.call.id}/hangup`, { key: tenant.keys.test });
-      expect((await place(line.id, '+14155552675')).status).toBe(201);
+      await calls.hangUp(first.body.call.id);
+      expect((await calls.place(line.id, '+14155552675')).status).toBe(201);
     });
 
     it('m3_fraud_block for a premium-rate destination without a payment method, with no details', async () => {
-      const line = await makeLine();
-      const res = await place(line.id, '+19005550123');
+      const line = await lines.create();
+      const res = await calls.place(line.id, '+19005550123');
       expect(res.status).toBe(403);
       expect(res.body.error).toEqual({ code: 'm3_fraud_block', message: expect.any(String) });
       expect(await h.db('calls').where({ line_id: line.id })).toHaveLength(0);
     });
 
     it('agent_cap_exceeded when the key’s cap cannot cover the one-minute reserve', async () => {
-      const line = await makeLine();
-      const agent = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'a', monthly_cap_cents: 10 }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
-      const res = await place(line.id, TO, agent.plaintext_key);
+      const line = await lines.create();
+      const agent = (await agentKeys.create({ name: 'a', monthly_cap_cents: 10 })).body.key;
+      const res = await calls.place(line.id, TO, agent.plaintext_key);
       expect(res.status).toBe(402);
       expect(res.body.error.code).toBe('agent_cap_exceeded');
-      expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual(['spent_cents', 'cap_cents', 'cycle_reset_at']);
+      expect(res.body.error.details!.map((d) => d.field)).toEqual(['spent_cents', 'cap_cents', 'cycle_reset_at']);
     });
 
     it('insufficient_credits below the one-minute reserve (zone C hosted costs 78 cents)', async () => {
-      const line = await makeLine({ mode: 'hosted', system_prompt: 'Be kind', webhook_url: null });
+      const line = await lines.create({ mode: 'hosted', system_prompt: 'Be kind', webhook_url: null });
       await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -450, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
-      const res = await place(line.id, '+5511912345678');
+      const res = await calls.place(line.id, '+5511912345678');
       expect(res.status).toBe(402);
       expect(res.body.error).toMatchObject({ code: 'insufficient_credits', details: [{ field: 'available_cents', message: '50' }, { field: 'required_cents', message: '78' }] });
       // The cheaper zone A reserve (26 cents hosted) still fits.
-      expect((await place(line.id)).status).toBe(201);
+      expect((await calls.place(line.id)).status).toBe(201);
     });
 
     it('a call_only key may place calls; a read_only key may not', async () => {
-      const line = await makeLine();
-      const readOnly = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'r', permissions: 'read_only' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
-      const res = await place(line.id, TO, readOnly.plaintext_key);
+      const line = await lines.create();
+      const readOnly = (await agentKeys.create({ name: 'r', permissions: 'read_only' })).body.key;
+      const res = await calls.place(line.id, TO, readOnly.plaintext_key);
+      expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({ code: 'agent_permission_denied', details: [{ field: 'tier', message: 'read_only' }, { field: 'verb', message: 'call' }] });
+      expect(await h.db('calls').where({ line_id: line.id })).toHaveLength(0);
+
+      const callOnly = await agentKeys.create({ name: 'c', permissions: 'call_only' });
+      expect(callOnly.status).toBe(201);
+      expect(callOnly.body.key.permissions).toBe('call_only');
+      const placed = await calls.place(line.id, TO, callOnly.body.key.plaintext_key);
+      expect(placed.status).toBe(201);
+      expect(placed.body.call).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), line_id: line.id, direction: 'outbound', to_number: TO, status: 'initiated' });
+      // The call is the key's: it is recorded as its actor, and it can be read back.
+      expect(await h.db('calls').where({ id: placed.body.call.id }).first()).toMatchObject({ actor_key_id: callOnly.body.key.id });
+      expect((await calls.get(placed.body.call.id)).id).toBe(placed.body.call.id);
+      await calls.hangUp(placed.body.call.id);
     });
   });
 
   it('lists calls with filters, 404s across tenants, and shows calls in the agent audit feed', async () => {
-    const line = await makeLine();
-    const agent = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'a' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
-    const id = (await place(line.id, TO, agent.plaintext_key)).body.call.id;
-    await untilStatus(id, ['in_progress']);
-    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
-    const list = await h.request('GET', `/api/v1/calls?line_id=${line.id}&status=completed`, { key: tenant.keys.test });
+    const line = await lines.create();
+    const agent = (await agentKeys.create({ name: 'a' })).body.key;
+    const id = (await calls.place(line.id, TO, agent.plaintext_key)).body.call.id;
+    await calls.untilStatus(id, ['in_progress']);
+    await calls.hangUp(id);
+    const list = await calls.list(`?line_id=${line.id}&status=completed`);
     expect(list.body).toMatchObject({ total: 1, calls: [{ id }] });
-    expect((await h.request('GET', '/api/v1/calls?status=ringing', { key: tenant.keys.test })).body.total).toBe(0);
-    const other = await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.live });
+    expect((await calls.list('?status=ringing')).body.total).toBe(0);
+    const other = await calls.fetch(id, tenant.keys.live);
     expect(other.status).toBe(404);
     expect(other.body.error.code).toBe('call_not_found');
     const feed = await h.request('GET', '/api/v1/audit?event_types=call', { key: agent.plaintext_key });

@@ -5,7 +5,8 @@ import { createApp } from '../../api/app';
 import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { createMaintenanceActivities } from '../../activities/maintenance';
 import { createLogger } from '../../src/platform/logger';
-import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { customer } from '../support/customer';
+import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
 
 /**
  * The carrier's callbacks (`/carrier/events`, `/carrier/messages`) as an attacker sees them: the
@@ -45,18 +46,10 @@ describe('carrier callbacks', () => {
     ['a body altered after signing', signedHeaders(rawBody), rawBody.replace(/"at":(\d+)/, (_, at: string) => `"at":${Number(at) + 1}`)],
   ];
 
-  async function activeLine(): Promise<{ id: string; phone_number: string }> {
-    const res = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
-    expect(res.status).toBe(201);
-    const id = res.body.line.id as string;
-    return eventually(async () => {
-      const line = (await h.request('GET', `/api/v1/lines/${id}`, { key: tenant.keys.test })).body.line;
-      return line.status === 'active' ? line : undefined;
-    });
-  }
+  const { lines, calls } = customer(ctx);
 
   it('a forged inbound call is 401 and creates no call, whatever is missing from the signature', async () => {
-    const line = await activeLine();
+    const line = await lines.create();
     const rawBody = JSON.stringify({ type: 'call.incoming', carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`, from: '+14155550142', to: line.phone_number, at: Date.now() });
     for (const [what, headers, altered] of forgeries(rawBody)) {
       const res = await send('/carrier/events', altered ?? rawBody, headers);
@@ -66,7 +59,7 @@ describe('carrier callbacks', () => {
   });
 
   it('forged SMS keywords are 401 and leave the opt-out list as it was; a replay of a genuine one too', async () => {
-    const line = await activeLine();
+    const line = await lines.create();
     const caller = '+14155550177';
     const optedOut = async () => (await h.db('opt_outs').where({ workspace_id: tenant.workspaceId, environment: 'test', phone_number: caller })).length === 1;
     const sms = (text: string) => JSON.stringify({ type: 'sms.received', carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`, from: caller, to: line.phone_number, text, at: Date.now() });
@@ -90,7 +83,7 @@ describe('carrier callbacks', () => {
   });
 
   it('a replay is refused by every API instance (the seen signatures are in Postgres)', async () => {
-    const line = await activeLine();
+    const line = await lines.create();
     const rawBody = JSON.stringify({ type: 'sms.received', carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`, from: '+14155550178', to: line.phone_number, text: 'hello', at: Date.now() });
     const headers = signedHeaders(rawBody);
     expect((await send('/carrier/messages', rawBody, headers)).status).toBe(200);
@@ -107,10 +100,9 @@ describe('carrier callbacks', () => {
   });
 
   it('forged call events never reach the call workflow', async () => {
-    const line = await activeLine();
-    const placed = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552671' } });
-    const id = placed.body.call.id as string;
-    await eventually(async () => ((await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call.status === 'in_progress' ? true : undefined));
+    const line = await lines.create();
+    const id = (await calls.place(line.id)).body.call.id;
+    await calls.untilStatus(id, ['in_progress']);
     const marker = `FORGED-${crypto.randomUUID()}`;
     const utterance = JSON.stringify({ type: 'call.utterance', call_id: id, carrier_call_id: 'CA0', text: marker, language: 'en', at: Date.now() });
     const hangup = JSON.stringify({ type: 'call.completed', call_id: id, carrier_call_id: 'CA0', ended_by: 'caller', answered: true, at: Date.now() });
@@ -122,8 +114,8 @@ describe('carrier callbacks', () => {
     const history = await h.temporal.workflow.getHandle(id).fetchHistory();
     const signalled = (history.events ?? []).flatMap((e) => e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString('utf8'));
     expect(signalled.some((payload) => payload.includes(marker))).toBe(false);
-    expect((await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call.status).toBe('in_progress');
-    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    expect((await calls.get(id)).status).toBe('in_progress');
+    await calls.hangUp(id);
   });
 
   it('authenticates before validating: an unsigned caller learns nothing about the body', async () => {
@@ -137,7 +129,7 @@ describe('carrier callbacks', () => {
   });
 
   it('answers an inbound call without telling the carrier the internal call id', async () => {
-    const line = await activeLine();
+    const line = await lines.create();
     const res = await sendSigned('/carrier/events', { type: 'call.incoming', carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`, from: '+14155550142', to: line.phone_number, at: Date.now() });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true });
@@ -145,7 +137,7 @@ describe('carrier callbacks', () => {
   });
 
   it('refuses carrier times far from the server clock (422), signed or not', async () => {
-    const line = await activeLine();
+    const line = await lines.create();
     const incoming = (at: number) => ({ type: 'call.incoming', carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`, from: '+14155550142', to: line.phone_number, at });
     for (const at of [Date.now() + 6 * 60_000, Date.now() - 61 * 60_000, 2 ** 53 - 1]) {
       const res = await sendSigned('/carrier/events', incoming(at));
@@ -159,7 +151,7 @@ describe('carrier callbacks', () => {
   });
 
   it('never stores a caller id that is not a phone number: calls record anonymous, SMS is refused', async () => {
-    const line = await activeLine();
+    const line = await lines.create();
     const res = await sendSigned('/carrier/events', { type: 'call.incoming', carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`, from: '<script>alert(1)</script>', to: line.phone_number, at: Date.now() });
     expect(res.status).toBe(200);
     const call = await eventually(async () => (await h.db('calls').where({ line_id: line.id }).first()) ?? undefined);

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { post } from '../../src/domain/billing/ledger';
 import { runCommand } from '../../src/main/cli';
 import { isOptedOut } from '../../src/domain/compliance/optOuts';
-import { createTenant, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { customer } from '../support/customer';
+import { createTenant, useHarness, type Harness, type Tenant } from '../support/harness';
 
 describe('compliance plane', () => {
   const ctx = useHarness({ worker: true });
@@ -12,14 +13,13 @@ describe('compliance plane', () => {
     ({ h, tenant } = ctx);
   });
 
-  const makeLine = async (key = tenant.keys.test) => (await h.request('POST', '/api/v1/lines', { key, body: webhookLine() })).body.line.id as string;
+  const { lines, agentKeys } = customer(ctx);
   const grant = (body: Record<string, unknown>, key = tenant.keys.test) => h.request('POST', '/api/v1/consent', { key, body });
-  const agentKey = async (body: Record<string, unknown> = {}) =>
-    (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'agent', ...body }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
+  const agentKey = async (body: Record<string, unknown> = {}) => (await agentKeys.create({ name: 'agent', ...body })).body.key;
 
   describe('consent', () => {
     it('grants, checks, refuses a second active grant, and revokes; numbers are normalised to E.164', async () => {
-      const lineId = await makeLine();
+      const lineId = (await lines.create()).id;
       const granted = await grant({ line_id: lineId, phone_number: '+1 (415) 555-0123', consent_type: 'explicit_outbound', source: 'web_form' });
       expect(granted.status).toBe(201);
       expect(granted.body.consent).toMatchObject({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound', status: 'active', revoked_at: null });
@@ -49,19 +49,19 @@ describe('compliance plane', () => {
     });
 
     it('validates numbers, types and lines', async () => {
-      const lineId = await makeLine();
+      const lineId = (await lines.create()).id;
       expect((await grant({ line_id: lineId, phone_number: 'not a number', consent_type: 'explicit_outbound' })).body.error.details).toEqual([
         { field: 'phone_number', message: expect.stringContaining('valid phone number') },
       ]);
       expect((await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'verbal' })).status).toBe(422);
       expect((await grant({ line_id: crypto.randomUUID(), phone_number: '+14155550123', consent_type: 'explicit_outbound' })).status).toBe(404);
-      const other = await makeLine(tenant.keys.live);
+      const other = (await lines.create({}, tenant.keys.live)).id;
       expect((await grant({ line_id: other, phone_number: '+14155550123', consent_type: 'explicit_outbound' })).status).toBe(404);
     });
 
     it('holds line-scoped keys to their line', async () => {
-      const mine = await makeLine();
-      const theirs = await makeLine();
+      const mine = (await lines.create()).id;
+      const theirs = (await lines.create()).id;
       const key = (await agentKey({ line_id: mine })).plaintext_key;
       expect((await grant({ line_id: mine, phone_number: '+14155550123', consent_type: 'explicit_outbound' }, key)).status).toBe(201);
       const denied = await grant({ line_id: theirs, phone_number: '+14155550123', consent_type: 'explicit_outbound' }, key);
@@ -72,7 +72,7 @@ describe('compliance plane', () => {
     });
 
     it('POST is limited to 100 per hour', async () => {
-      const lineId = await makeLine();
+      const lineId = (await lines.create()).id;
       for (let i = 0; i < 100; i += 1) await h.db('rate_limit_hits').insert({ bucket: `consent.create:ws:${tenant.workspaceId}:test`, at: h.clock.now() });
       const res = await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' });
       expect(res.status).toBe(429);
@@ -113,7 +113,7 @@ describe('compliance plane', () => {
 
   describe('compliance audit', () => {
     it('lists events with filters and pagination, at both paths', async () => {
-      const lineId = await makeLine();
+      const lineId = (await lines.create()).id;
       await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' });
       await h.request('DELETE', `/api/v1/consent?phone_number=%2B14155550123&line_id=${lineId}`, { key: tenant.keys.test });
       await grant({ line_id: lineId, phone_number: '+14155550124', consent_type: 'implied_inbound' });
@@ -137,7 +137,7 @@ describe('compliance plane', () => {
 
     it('returns the caller’s own activity, newest first, and records the read', async () => {
       const agent = await agentKey();
-      const lineId = await makeLine();
+      const lineId = (await lines.create()).id;
       await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' }, agent.plaintext_key);
       await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -14, description: 'Call', idempotencyRef: `c:${crypto.randomUUID()}`, actorKeyId: agent.id, at: new Date() });
       const res = await feed(agent.plaintext_key);
@@ -176,7 +176,7 @@ describe('compliance plane', () => {
     });
 
     it('a line-scoped key reads only itself: 403 agent_scope_error naming its line', async () => {
-      const lineId = await makeLine();
+      const lineId = (await lines.create()).id;
       const scoped = await agentKey({ line_id: lineId });
       const sibling = await agentKey();
       expect((await feed(scoped.plaintext_key, `?api_key_id=${scoped.id}`)).status).toBe(200);

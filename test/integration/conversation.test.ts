@@ -3,7 +3,9 @@ import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
 import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
 import { useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { customer } from '../support/customer';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
+import { simulator } from '../support/simulatorControl';
 
 /** The webhook-mode conversation: caller speech → `message` → `{text}` spoken; barge-in. */
 describe('webhook conversation loop', () => {
@@ -27,19 +29,20 @@ describe('webhook conversation loop', () => {
   beforeEach(async () => {
     ({ h, tenant } = ctx);
     receiver.requests.length = 0;
-    await h.simulator.control('POST', '/control/speech', { words_per_second: 40 });
+    await sim.calls.setWordsPerSecond(40);
   });
 
-  const control = (path: string, body?: unknown) => h.simulator.control('POST', path, body);
-  const speech = async (callId: string) =>
-    ((await (await h.simulator.control('GET', `/control/calls/${callId}/speech`)).json()) as { speech?: Array<{ text: string; played_text: string; state: string }> }).speech ?? [];
+  const { lines, calls, consent, webhooks } = customer(ctx, { line: () => webhookLine({ webhook_url: receiver.url }) });
+  const sim = simulator(ctx);
+  const speech = sim.calls.speech;
+  /** A call on a new line, once the callee has answered. */
   async function connect(lineOverrides: Record<string, unknown> = {}) {
-    const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, ...lineOverrides }) })).body.line;
-    if (lineOverrides.language) await h.request('PATCH', `/api/v1/lines/${line.id}`, { key: tenant.keys.test, body: { language: lineOverrides.language } });
-    const placed = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552671' } });
+    const line = await lines.create(lineOverrides);
+    if (lineOverrides.language) await lines.update(line.id, { language: lineOverrides.language });
+    const placed = await calls.place(line.id);
     expect(placed.status).toBe(201);
-    const id = placed.body.call.id as string;
-    await eventually(async () => ((await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call.status === 'in_progress' ? true : undefined));
+    const id = placed.body.call.id;
+    await calls.untilStatus(id, ['in_progress']);
     return { line, id };
   }
   const messages = () => receiver.requests.filter((r) => r.body.event === 'message');
@@ -48,7 +51,7 @@ describe('webhook conversation loop', () => {
     const { id } = await connect({ begin_message: 'Hello, Luigi’s, how can I help?' });
     await eventually(async () => ((await speech(id))[0]?.state === 'done' ? true : undefined));
     replies.set('I need a table for two', 'Sure, for what time?');
-    expect((await control(`/control/calls/${id}/say`, { text: 'I need a table for two', language: 'en' })).status).toBe(202);
+    expect((await sim.calls.say(id, 'I need a table for two', 'en')).status).toBe(202);
     await eventually(async () => ((await speech(id)).length === 2 ? true : undefined));
     const [message] = messages();
     expect(message.body).toMatchObject({ event: 'message', call_id: id, text: 'I need a table for two', detected_language: 'en', timestamp: expect.any(Number) });
@@ -58,16 +61,13 @@ describe('webhook conversation loop', () => {
     ]);
     expect((await speech(id)).map((s) => s.text)).toEqual(['Hello, Luigi’s, how can I help?', 'Sure, for what time?']);
     // The transcript is written right after the reply is handed to the carrier.
-    const call = await eventually(async () => {
-      const current = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
-      return current.transcript?.length === 3 ? current : undefined;
-    });
-    expect(call.transcript.map((t: { role: string; text: string }) => [t.role, t.text])).toEqual([
+    const call = await calls.untilTranscript(id, 3);
+    expect(call.transcript!.map((t) => [t.role, t.text])).toEqual([
       ['assistant', 'Hello, Luigi’s, how can I help?'],
       ['user', 'I need a table for two'],
       ['assistant', 'Sure, for what time?'],
     ]);
-    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    await calls.hangUp(id);
   });
 
   it('a caller talking over the agent cuts it off; interrupted carries what was heard, timed before the next message', async () => {
@@ -75,10 +75,10 @@ describe('webhook conversation loop', () => {
     const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
     replies.set('Tell me everything', long);
     replies.set('Stop, stop', long);
-    await control(`/control/calls/${id}/say`, { text: 'Tell me everything' });
+    await sim.calls.say(id, 'Tell me everything');
     await eventually(async () => ((await speech(id))[0]?.state === 'speaking' ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 300));
-    await control(`/control/calls/${id}/barge-in`, { text: 'Stop, stop' });
+    await sim.calls.bargeIn(id, 'Stop, stop');
     await eventually(async () => (messages().length === 2 && receiver.requests.some((r) => r.body.event === 'interrupted') ? true : undefined));
     const interrupted = receiver.requests.find((r) => r.body.event === 'interrupted')!;
     const heard = String(interrupted.body.partial_response_text);
@@ -90,11 +90,11 @@ describe('webhook conversation loop', () => {
 
     // A second interruption in the same call is its own event.
     await eventually(async () => ((await speech(id))[1]?.state === 'speaking' ? true : undefined));
-    await control(`/control/calls/${id}/barge-in`, { text: 'Enough' });
+    await sim.calls.bargeIn(id, 'Enough');
     await eventually(async () => (receiver.requests.filter((r) => r.body.event === 'interrupted').length === 2 ? true : undefined));
     const ids = receiver.requests.filter((r) => r.body.event === 'interrupted').map((r) => r.body.event_id);
     expect(new Set(ids).size).toBe(2);
-    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    await calls.hangUp(id);
   });
 
   it('a pinned-language line sends no detected_language; a failing receiver means silence', async () => {
@@ -102,28 +102,28 @@ describe('webhook conversation loop', () => {
     receiver.script();
     const before = receiver.requests.length;
     receiver.respondWith((req) => (req.body.event === 'message' ? { status: 500, body: 'boom' } : undefined));
-    await control(`/control/calls/${id}/say`, { text: 'Shalom', language: 'he' });
+    await sim.calls.say(id, 'Shalom', 'he');
     await eventually(async () => (messages().length === 1 ? true : undefined));
     expect(messages()[0].body.detected_language).toBeUndefined();
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(await speech(id)).toEqual([]);
-    const failed = await h.request('GET', '/api/v1/webhooks/deliveries?event_type=message&status=failed', { key: tenant.keys.test });
+    const failed = await webhooks.deliveries('?event_type=message&status=failed');
     expect(failed.body.total).toBe(1);
     expect(receiver.requests.length).toBeGreaterThan(before);
     receiver.respondWith(answerMessages);
-    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    await calls.hangUp(id);
   });
 
   it('a compliance-enabled line plays the default disclosure first and records it', async () => {
     await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'This call is handled by an AI assistant.' } });
-    const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, compliance_enabled: true, begin_message: 'Hi!' }) })).body.line;
-    await h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: line.id, phone_number: '+14155552671', consent_type: 'explicit_outbound' } });
-    const id = (await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: '+14155552671' } })).body.call.id;
+    const line = await lines.create({ compliance_enabled: true, begin_message: 'Hi!' });
+    await consent.record(line.id, '+14155552671', 'explicit_outbound');
+    const id = (await calls.place(line.id, '+14155552671')).body.call.id;
     await eventually(async () => ((await speech(id)).length === 2 ? true : undefined));
     expect((await speech(id)).map((s) => s.text)).toEqual(['This call is handled by an AI assistant.', 'Hi!']);
     const events = await h.request('GET', '/api/v1/compliance/audit?event_type=disclosure_played', { key: tenant.keys.test });
     expect(events.body.events).toMatchObject([{ call_id: id, line_id: line.id, phone_number: '+14155552671' }]);
-    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    await calls.hangUp(id);
   });
 
   it('a line without compliance_enabled plays no disclosure', async () => {
@@ -131,7 +131,7 @@ describe('webhook conversation loop', () => {
     const { id } = await connect({ begin_message: 'Hi!' });
     await eventually(async () => ((await speech(id)).length === 1 ? true : undefined));
     expect((await speech(id)).map((s) => s.text)).toEqual(['Hi!']);
-    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    await calls.hangUp(id);
   });
 
   it('speaks an NDJSON reply chunk by chunk as each line arrives', async () => {
@@ -145,31 +145,25 @@ describe('webhook conversation loop', () => {
         { afterMs: 0, line: { text: 'never spoken' } },
       ],
     });
-    await control(`/control/calls/${id}/say`, { text: 'Book it' });
+    await sim.calls.say(id, 'Book it');
     // The first chunk is being spoken while the second line has not been written yet.
     await eventually(async () => ((await speech(id)).length === 1 ? true : undefined), 1200);
     await eventually(async () => ((await speech(id)).length === 2 ? true : undefined));
     expect((await speech(id)).map((s) => s.text)).toEqual(['One moment.', 'Your table is booked.']);
-    const call = await eventually(async () => {
-      const current = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
-      return current.transcript?.length === 2 ? current : undefined;
-    });
-    expect(call.transcript[1]).toMatchObject({ role: 'assistant', text: 'One moment. Your table is booked.' });
-    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    const call = await calls.untilTranscript(id, 2);
+    expect(call.transcript![1]).toMatchObject({ role: 'assistant', text: 'One moment. Your table is booked.' });
+    await calls.hangUp(id);
   });
 
   it('takes a turn in one local activity; a re-run of that turn (a crashed worker) never sends the message again', async () => {
     const { line, id } = await connect();
     replies.set('Just once', 'Said once.');
-    await control(`/control/calls/${id}/say`, { text: 'Just once' });
+    await sim.calls.say(id, 'Just once');
     await eventually(async () => ((await speech(id)).length === 1 ? true : undefined));
     // The `{text}` reply was spoken by the turn itself, under the call's next speak id.
-    expect((await speech(id)).map((s) => [(s as { speak_id?: string }).speak_id, s.text])).toEqual([[`${id}:speak-1`, 'Said once.']]);
-    const call = await eventually(async () => {
-      const current = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call;
-      return current.transcript?.length === 2 ? current : undefined;
-    });
-    expect(call.transcript.map((t: { role: string; text: string }) => [t.role, t.text])).toEqual([
+    expect((await speech(id)).map((s) => [s.speak_id, s.text])).toEqual([[`${id}:speak-1`, 'Said once.']]);
+    const call = await calls.untilTranscript(id, 2);
+    expect(call.transcript!.map((t) => [t.role, t.text])).toEqual([
       ['user', 'Just once'],
       ['assistant', 'Said once.'],
     ]);
@@ -198,45 +192,44 @@ describe('webhook conversation loop', () => {
     );
     expect(rerun).toMatchObject({ delivered: false, transcriptWritten: false });
     expect(messages().length).toBe(sent);
-    const deliveries = await h.request('GET', '/api/v1/webhooks/deliveries?event_type=message', { key: tenant.keys.test });
-    expect(deliveries.body.deliveries.map((d: { status: string }) => d.status)).toEqual(['success']);
-    await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+    const deliveries = await webhooks.deliveries('?event_type=message');
+    expect(deliveries.body.deliveries.map((d) => d.status)).toEqual(['success']);
+    await calls.hangUp(id);
   });
 
   describe('NDJSON budgets (shortened for the test: 1 s per line, 2.5 s in total)', () => {
     const short = useHarness({ worker: true, overrides: { ndjsonLineBudgetMs: 1000, ndjsonTotalBudgetMs: 2500 } });
 
+    const shortCustomer = customer(short, { line: () => webhookLine({ webhook_url: receiver.url }) });
+    const shortSim = simulator(short);
     async function connectShort() {
-      const line = (await short.h.request('POST', '/api/v1/lines', { key: short.tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) })).body.line;
-      const id = (await short.h.request('POST', '/api/v1/calls', { key: short.tenant.keys.test, body: { line_id: line.id, to_number: '+14155552671' } })).body.call.id as string;
-      await eventually(async () => ((await short.h.request('GET', `/api/v1/calls/${id}`, { key: short.tenant.keys.test })).body.call.status === 'in_progress' ? true : undefined));
+      const line = await shortCustomer.lines.create();
+      const id = (await shortCustomer.calls.place(line.id)).body.call.id;
+      await shortCustomer.calls.untilStatus(id, ['in_progress']);
       return id;
     }
-    const shortSpeech = async (callId: string) =>
-      ((await (await short.h.simulator.control('GET', `/control/calls/${callId}/speech`)).json()) as { speech?: Array<{ text: string }> }).speech ?? [];
-    const failedMessages = async () =>
-      (await short.h.request('GET', '/api/v1/webhooks/deliveries?event_type=message&status=failed', { key: short.tenant.keys.test })).body.deliveries as Array<{ error_message: string }>;
+    const failedMessages = async () => (await shortCustomer.webhooks.deliveries('?event_type=message&status=failed')).body.deliveries;
 
     it('a line that takes too long ends the reply: what came before it is spoken, the delivery is failed', async () => {
       const id = await connectShort();
       replies.set('Slow please', { status: 200, stream: [{ afterMs: 0, line: { text: 'First part.' } }, { afterMs: 1800, line: { text: 'Too late.' } }] });
-      await short.h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'Slow please' });
+      await shortSim.calls.say(id, 'Slow please');
       const [failed] = await eventually(async () => ((await failedMessages()).length === 1 ? failedMessages() : undefined));
       expect(failed.error_message).toBe('no ndjson line within 1000 ms');
-      expect((await shortSpeech(id)).map((s) => s.text)).toEqual(['First part.']);
-      await short.h.request('POST', `/api/v1/calls/${id}/hangup`, { key: short.tenant.keys.test });
+      expect((await shortSim.calls.speech(id)).map((s) => s.text)).toEqual(['First part.']);
+      await shortCustomer.calls.hangUp(id);
     });
 
     it('a stream over the total budget is cut off even when every line is on time', async () => {
       const id = await connectShort();
       replies.set('Ramble', { status: 200, stream: Array.from({ length: 8 }, (_, i) => ({ afterMs: 600, line: { text: `Part ${i}.` } })) });
-      await short.h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'Ramble' });
+      await shortSim.calls.say(id, 'Ramble');
       const [failed] = await eventually(async () => ((await failedMessages()).length === 1 ? failedMessages() : undefined));
       expect(failed.error_message).toBe('ndjson reply over its 2500 ms budget');
-      const spoken = (await shortSpeech(id)).map((s) => s.text);
+      const spoken = (await shortSim.calls.speech(id)).map((s) => s.text);
       expect(spoken.length).toBeGreaterThanOrEqual(3);
       expect(spoken.length).toBeLessThan(8);
-      await short.h.request('POST', `/api/v1/calls/${id}/hangup`, { key: short.tenant.keys.test });
+      await shortCustomer.calls.hangUp(id);
     });
   });
 });

@@ -5,6 +5,7 @@ import { runCommand } from '../../src/main/cli';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { insertKey, type ApiKeyRow } from '../../src/domain/keys/store';
 import { addUser } from '../../src/domain/workspaces/service';
+import { customer } from '../support/customer';
 import { mintKey, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /**
@@ -22,7 +23,7 @@ describe('delegation', () => {
   });
 
   const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
-  const makeLine = async () => (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).body.line.id as string;
+  const asOwner = customer(ctx);
   const mintToken = (key: string, name: string, grant: Record<string, unknown>) => h.request('POST', '/api-tokens', { key, body: { name, grant } });
   /** A child of the owner's root key through /api-tokens: `{id, key}`. */
   const delegate = async (grant: Record<string, unknown>, parent = tenant.keys.test) => {
@@ -48,7 +49,7 @@ describe('delegation', () => {
 
   describe('C2: one grant check on every minting path', () => {
     it('the issue’s exploit: a narrow keys:admin key gets no key that can GET /api/v1/calls through /api/v1/auth/keys', async () => {
-      const lineA = await makeLine();
+      const lineA = (await asOwner.lines.create()).id;
       const partner = await delegate({ scopes: ['keys:admin', 'numbers:read'], resources: { numbers: [lineA] }, spendLimit: { amountCents: 100 } });
       expect((await h.request('GET', '/api/v1/calls', { key: partner.key })).status).toBe(403);
       const before = await keyCount();
@@ -63,7 +64,7 @@ describe('delegation', () => {
     });
 
     it('a restricted minter’s /api/v1/auth/keys child inherits its allow-list and spend limit and names it as parent', async () => {
-      const [lineA, lineB] = [await makeLine(), await makeLine()];
+      const [lineA, lineB] = [(await asOwner.lines.create()).id, (await asOwner.lines.create()).id];
       const minter = await delegate({
         scopes: ['keys:admin', 'numbers:read', 'connections:read', 'billing:read', 'read'],
         resources: { numbers: [lineA] },
@@ -97,7 +98,7 @@ describe('delegation', () => {
       ['monthly cap (a larger monthly cap)', 'auth-keys', 'monthly_cap_cents', { scopes: ALL, spendLimit: { amountCents: 100, resetPeriod: 'monthly' } }, () => ({ name: 'c', monthly_cap_cents: 500 })],
     ];
     it.each(refusals)('a minter restricted by %s, on %s: 403 naming %s, nothing written', async (_what, path, field, grant, request) => {
-      const lines = { a: await makeLine(), b: await makeLine() };
+      const lines = { a: (await asOwner.lines.create()).id, b: (await asOwner.lines.create()).id };
       const resources = grant.resources ? { resources: { numbers: [lines.a] } } : {};
       const minter = await delegate({ ...grant, ...resources });
       const before = await keyCount();
@@ -252,7 +253,7 @@ describe('delegation', () => {
 
   describe('D19: rotating a key bound to a released line', () => {
     it('is the binding 404, changes nothing, is not cached, and succeeds once the binding is fixed', async () => {
-      const line = await makeLine();
+      const line = (await asOwner.lines.create()).id;
       const bound = await agentKey({ line_id: line });
       expect((await h.request('DELETE', `/api/v1/lines/${line}`, { key: tenant.keys.test })).status).toBe(200);
       const headers = idem();
@@ -270,7 +271,7 @@ describe('delegation', () => {
 
   describe('M3: workspace settings', () => {
     it('only an unrestricted owner or admin key changes them; each change is a compliance event', async () => {
-      const line = await makeLine();
+      const line = (await asOwner.lines.create()).id;
       const restricted = [
         await delegate({ scopes: [...SCOPES] }),
         await delegate({ scopes: [...SCOPES], resources: { numbers: [line] } }),
@@ -304,7 +305,7 @@ describe('delegation', () => {
 
   describe('M4: workspace-wide disclosures', () => {
     it('a line-bound or allow-listed key cannot write them; a new default is a compliance event', async () => {
-      const line = await makeLine();
+      const line = (await asOwner.lines.create()).id;
       const bound = await agentKey({ line_id: line });
       const boundRes = await h.request('POST', '/api/v1/disclosures', { key: bound.plaintext_key, body: { message: 'Hi!', is_default: true } });
       expect(boundRes.status).toBe(403);
@@ -330,7 +331,7 @@ describe('delegation', () => {
     const feed = (key: string, target: string) => h.request('GET', `/api/v1/audit?api_key_id=${target}`, { key });
 
     it('a delegated or allow-listed key reads only itself and its descendants; the owner’s key is 404', async () => {
-      const line = await makeLine();
+      const line = (await asOwner.lines.create()).id;
       const ownerKeyId = (await h.db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId, environment: 'test', kind: 'standard' }).whereNull('parent_key_id').first())!.id;
       const listed = await delegate({ scopes: ['keys:admin', 'read'], resources: { numbers: [line] } });
       const sibling = await delegate({ scopes: ['read'] });
@@ -353,7 +354,7 @@ describe('delegation', () => {
     });
 
     it('GET /api/v1/billing/transactions shows an allow-listed key its lines’ transactions only', async () => {
-      const [lineA, lineB] = [await makeLine(), await makeLine()];
+      const [lineA, lineB] = [(await asOwner.lines.create()).id, (await asOwner.lines.create()).id];
       for (const lineId of [lineA, lineB]) {
         await post(h.db, { tenant: account, type: 'call_charge', amountCents: -13, description: 'Call', idempotencyRef: `c:${crypto.randomUUID()}`, lineId, at: new Date() });
       }

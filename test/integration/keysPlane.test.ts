@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
+import { customer } from '../support/customer';
 import { createTenant, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /** The service-key plane: `/v1/keys` and its alias `/api/v1/keys`. */
@@ -16,7 +17,7 @@ describe('agent keys on the service-key plane', () => {
     h.request('POST', path, { key: svc, body, headers: { 'idempotency-key': key } });
   const countKeys = async () => Number((await h.db('api_keys').where({ workspace_id: tenant.workspaceId }).whereNotNull('created_by_service_key_id').count('id as n'))[0].n);
   const events = (type: string) => h.db('compliance_events').where({ workspace_id: tenant.workspaceId, event_type: type }).orderBy('created_at');
-  const makeLine = async (key = tenant.keys.test) => (await h.request('POST', '/api/v1/lines', { key, body: webhookLine() })).body.line;
+  const { lines } = customer(ctx);
 
   it('mints a key shown once, which then works on the API', async () => {
     const res = await mint({ name: 'Booking agent', agent_label: 'booking-bot', monthly_cap_cents: 1000 });
@@ -129,10 +130,10 @@ describe('agent keys on the service-key plane', () => {
   });
 
   it('binds only an existing, own, same-environment, unreleased line; the 404 is not cached', async () => {
-    const liveLine = await makeLine(tenant.keys.live);
+    const liveLine = await lines.create({}, tenant.keys.live);
     const other = await createTenant(h.db);
-    const foreignLine = await makeLine(other.keys.test);
-    const releasedLine = await makeLine();
+    const foreignLine = await lines.create({}, other.keys.test);
+    const releasedLine = await lines.create();
     await h.db('lines').where({ id: releasedLine.id }).update({ status: 'released' });
     const key = idem();
     for (const lineId of [liveLine.id, foreignLine.id, releasedLine.id, crypto.randomUUID()]) {
@@ -140,7 +141,7 @@ describe('agent keys on the service-key plane', () => {
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
     }
-    const good = await makeLine();
+    const good = await lines.create();
     const fixed = await mint({ name: 'bound', line_id: good.id }, key);
     expect(fixed.status).toBe(201);
     expect(fixed.body.key.line_id).toBe(good.id);
@@ -177,7 +178,7 @@ describe('agent keys on the service-key plane', () => {
   });
 
   it('updates name, label, binding, tier and cap; null clears; legacy_full is refused', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const created = (await mint({ name: 'a', agent_label: 'x', monthly_cap_cents: 500 })).body.key;
     const patch = (body: unknown) => h.request('PATCH', `/api/v1/keys/${created.id}`, { key: tenant.keys.serviceTest, body });
     const bound = await patch({ name: 'b', line_id: line.id, permissions: 'read_only' });
@@ -205,7 +206,7 @@ describe('agent keys on the service-key plane', () => {
     const rotate = (id: string, key = idem(), path = `/v1/keys/${id}/rotate`) => h.request('POST', path, { key: tenant.keys.serviceTest, headers: { 'idempotency-key': key } });
 
     it('replaces the key with the same settings, revoking the old one at once', async () => {
-      const line = await makeLine();
+      const line = await lines.create();
       const old = (await mint({ name: 'a', agent_label: 'bot', line_id: line.id, permissions: 'call_only', monthly_cap_cents: 700 })).body.key;
       const res = await rotate(old.id);
       expect(res.status).toBe(201);
@@ -293,8 +294,8 @@ describe('agent keys on the service-key plane', () => {
 
   describe('line-scoped keys', () => {
     it('see only their own line', async () => {
-      const mine = await makeLine();
-      const other = await makeLine();
+      const mine = await lines.create();
+      const other = await lines.create();
       const key = (await mint({ name: 'scoped', line_id: mine.id })).body.key.plaintext_key;
       const list = await h.request('GET', '/api/v1/lines', { key });
       expect(list.body.lines.map((l: { id: string }) => l.id)).toEqual([mine.id]);

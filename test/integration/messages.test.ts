@@ -3,9 +3,9 @@ import { insertMessage } from '../../src/domain/messages/store';
 import { KEYWORD_REPLIES, SMS_WINDOW_MS } from '../../src/domain/messages/rules';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { eventually, mintKey, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { useHarnessWithReceiver } from '../support/callSuite';
+import { customer, useHarnessWithReceiver } from '../support/customer';
 import type { Receiver } from '../support/receiver';
-import type { SimulatedMessage as SimMessage } from '../../simulator/sms';
+import { simulator } from '../support/simulatorControl';
 
 /** SMS through the API, the send workflow and the carrier simulator; conversations; keywords. */
 describe('messages', () => {
@@ -18,72 +18,53 @@ describe('messages', () => {
   });
   afterEach(async () => {
     h.clock.freeze(null);
-    await h.simulator.control('DELETE', '/control/messages/outcomes');
+    await sim.messages.resetOutcomes();
   });
 
-  const makeLine = async (overrides: Record<string, unknown> = {}, key = tenant.keys.test) => {
-    const res = await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: receiver.url, ...overrides }) });
-    expect(res.status).toBe(201);
-    return { ...(res.body.line as { id: string; phone_number: string }), webhookSecret: res.body.webhook_secret as string };
-  };
-  /** Someone texts `to` through the simulated carrier; resolves once Switchboard has answered the carrier. */
-  const inbound = async (from: string, to: string, text: string) => {
-    const res = await h.simulator.control('POST', '/control/messages/inbound', { from, to, text, events_url: `${h.apiUrl}/carrier/messages` });
-    return (await res.json()) as { carrier_message_id: string; delivery: string; status: number };
-  };
-  const send = (body: Record<string, unknown>, options: { key?: string; headers?: Record<string, string> } = {}) =>
-    h.request('POST', '/api/v1/messages', { key: options.key ?? tenant.keys.test, body, headers: options.headers });
-  const simMessages = async () => ((await (await h.simulator.control('GET', '/control/messages')).json()) as { messages: SimMessage[] }).messages;
-  const conversation = (lineId: string, number: string, query = '') =>
-    h.request('GET', `/api/v1/conversations/${lineId}/${encodeURIComponent(number)}${query}`, { key: tenant.keys.test });
-  const messageById = async (lineId: string, number: string, id: string) => (await conversation(lineId, number, '?limit=100')).body.messages.find((m: { id: string }) => m.id === id);
-  const untilStatus = (lineId: string, number: string, id: string, status: string) =>
-    eventually(async () => {
-      const message = await messageById(lineId, number, id);
-      return message?.status === status ? message : undefined;
-    }, 20_000, `message ${id} to be ${status}`);
+  const { lines, calls, messages, consent } = customer(ctx, { line: () => webhookLine({ webhook_url: ctx.receiver.url }) });
+  const sim = simulator(ctx);
   const smsCharges = () => h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'sms_charge' });
 
   it('an inbound SMS is stored, reaches the webhook signed as sms_received, and opens a reply that is sent, delivered and charged once', async () => {
-    const line = await makeLine();
+    const { line, webhookSecret } = await lines.createWithSecret();
     const caller = '+14155550142';
-    const delivered = await inbound(caller, line.phone_number, 'Hi, is my order ready?');
+    const delivered = await sim.messages.inbound(caller, line.phone_number, 'Hi, is my order ready?');
     expect(delivered).toMatchObject({ delivery: 'delivered', status: 200 });
 
     const [event] = await receiver.waitForRequests(1);
     expect(event.body).toMatchObject({ event: 'sms_received', line_id: line.id, from_number: caller, to_number: line.phone_number, text: 'Hi, is my order ready?', keyword: null });
     expect(typeof event.body.event_id).toBe('string');
     expect(typeof event.body.timestamp).toBe('number');
-    expect(verifySignature({ secret: line.webhookSecret, headers: event.headers as Record<string, string>, rawBody: event.rawBody })).toEqual({ valid: true });
+    expect(verifySignature({ secret: webhookSecret, headers: event.headers as Record<string, string>, rawBody: event.rawBody })).toEqual({ valid: true });
 
-    const reply = await send({ line_id: line.id, to: caller, text: 'Yes, it is ready for pickup.' });
+    const reply = await messages.send({ line_id: line.id, to: caller, text: 'Yes, it is ready for pickup.' });
     expect(reply.status).toBe(201);
     // Unwrapped, with the client's fields.
     expect(reply.body).toMatchObject({ line_id: line.id, to: caller, from: line.phone_number, text: 'Yes, it is ready for pickup.', status: 'queued', direction: 'outbound', segments: 1 });
     expect(reply.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Date.parse(reply.body.created_at)).not.toBeNaN();
 
-    const final = await untilStatus(line.id, caller, reply.body.id, 'delivered');
+    const final = await messages.untilStatus(line.id, caller, reply.body.id, 'delivered');
     expect(final.error_code).toBeNull();
     await eventually(async () => ((await smsCharges()).length === 1 ? true : undefined), 20_000, 'the sms charge');
     const [charge] = await smsCharges();
     expect(Number(charge.amount_cents)).toBe(-1); // zone A, one segment
     expect(await h.db('spend_holds').where({ reference: `sms:${reply.body.id}` }).first()).toMatchObject({ status: 'settled' });
     // The message shows its price once billed (just after the ledger entry).
-    await eventually(async () => ((await messageById(line.id, caller, reply.body.id)).charge_cents === 1 ? true : undefined), 20_000, 'the charge on the message');
-    const sent = (await simMessages()).filter((m) => m.message_id === reply.body.id);
+    await eventually(async () => ((await messages.get(line.id, caller, reply.body.id))!.charge_cents === 1 ? true : undefined), 20_000, 'the charge on the message');
+    const sent = (await sim.messages.list()).filter((m) => m.message_id === reply.body.id);
     expect(sent).toHaveLength(1);
     expect(sent[0]).toMatchObject({ direction: 'outbound', from: line.phone_number, to: caller, text: 'Yes, it is ready for pickup.', requests: 1 });
 
     // The conversation, newest first; the inbound message counts as one of two.
-    const thread = await conversation(line.id, caller);
+    const thread = await messages.conversation(line.id, caller);
     expect(thread.status).toBe(200);
     expect(thread.body.messages.map((m: { direction: string; text: string }) => [m.direction, m.text])).toEqual([
       ['outbound', 'Yes, it is ready for pickup.'],
       ['inbound', 'Hi, is my order ready?'],
     ]);
     expect(thread.body).toMatchObject({ has_more: false, next_cursor: null });
-    const list = await h.request('GET', '/api/v1/conversations', { key: tenant.keys.test });
+    const list = await messages.conversations();
     expect(list.body.conversations).toEqual([
       {
         line_id: line.id,
@@ -112,77 +93,76 @@ describe('messages', () => {
   });
 
   it('the 24-hour window is open until just before 24 h after the last inbound SMS and closed at exactly 24 h', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const caller = '+14155550143';
     const start = new Date(Date.now());
     h.clock.freeze(start);
-    await inbound(caller, line.phone_number, 'Ping');
+    await sim.messages.inbound(caller, line.phone_number, 'Ping');
     h.clock.advance(SMS_WINDOW_MS - 1);
-    const lastMoment = await send({ line_id: line.id, to: caller, text: 'Still within the window' });
+    const lastMoment = await messages.send({ line_id: line.id, to: caller, text: 'Still within the window' });
     expect(lastMoment.status).toBe(201);
     h.clock.advance(1);
-    const closed = await send({ line_id: line.id, to: caller, text: 'Exactly 24 hours later' });
+    const closed = await messages.send({ line_id: line.id, to: caller, text: 'Exactly 24 hours later' });
     expect(closed.status).toBe(403);
     expect(closed.body.error.code).toBe('conversation_window_expired');
     // A new inbound message opens it again.
-    await inbound(caller, line.phone_number, 'Ping again');
-    expect((await send({ line_id: line.id, to: caller, text: 'Welcome back' })).status).toBe(201);
+    await sim.messages.inbound(caller, line.phone_number, 'Ping again');
+    expect((await messages.send({ line_id: line.id, to: caller, text: 'Welcome back' })).status).toBe(201);
     // Another line of the same workspace has no window with that number.
-    const other = await makeLine();
-    expect((await send({ line_id: other.id, to: caller, text: 'From another line' })).body.error.code).toBe('conversation_window_expired');
+    const other = await lines.create();
+    expect((await messages.send({ line_id: other.id, to: caller, text: 'From another line' })).body.error.code).toBe('conversation_window_expired');
   });
 
   it('with no inbound SMS, only an active explicit_outbound consent for the pair opens the way', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const number = '+14155550144';
-    const refused = await send({ line_id: line.id, to: number, text: 'Hello' });
+    const refused = await messages.send({ line_id: line.id, to: number, text: 'Hello' });
     expect(refused.status).toBe(403);
     expect(refused.body.error.code).toBe('conversation_window_expired');
     expect(await h.db('messages').where({ line_id: line.id })).toHaveLength(0);
 
-    const consent = (type: string) => h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: line.id, phone_number: number, consent_type: type, source: 'api' } });
-    expect((await consent('implied_inbound')).status).toBe(201);
-    expect((await send({ line_id: line.id, to: number, text: 'Hello' })).body.error.code).toBe('conversation_window_expired');
+    expect((await consent.record(line.id, number, 'implied_inbound', 'api')).status).toBe(201);
+    expect((await messages.send({ line_id: line.id, to: number, text: 'Hello' })).body.error.code).toBe('conversation_window_expired');
 
-    const explicit = await consent('explicit_outbound');
-    const allowed = await send({ line_id: line.id, to: number, text: 'Hello' });
+    const explicit = await consent.record(line.id, number, 'explicit_outbound', 'api');
+    const allowed = await messages.send({ line_id: line.id, to: number, text: 'Hello' });
     expect(allowed.status).toBe(201);
     const audit = await h.request('GET', `/api/v1/compliance/audit?event_type=sms_sent&phone_number=${encodeURIComponent(number)}`, { key: tenant.keys.test });
     expect(audit.body.events[0].metadata).toMatchObject({ authorization_basis: 'explicit_consent', consent_record_id: explicit.body.consent.id, message_id: allowed.body.id });
 
     expect((await h.request('DELETE', `/api/v1/consent?phone_number=${encodeURIComponent(number)}&line_id=${line.id}`, { key: tenant.keys.test })).status).toBe(200);
-    expect((await send({ line_id: line.id, to: number, text: 'Hello again' })).body.error.code).toBe('conversation_window_expired');
+    expect((await messages.send({ line_id: line.id, to: number, text: 'Hello again' })).body.error.code).toBe('conversation_window_expired');
   });
 
   it('STOP-like keywords opt the number out with one confirmation, START-like ones opt it back in, HELP answers', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const number = '+14155550145';
-    const repliesTo = async () => (await simMessages()).filter((m) => m.direction === 'outbound' && m.to === number).map((m) => m.text);
+    const repliesTo = async () => (await sim.messages.list()).filter((m) => m.direction === 'outbound' && m.to === number).map((m) => m.text);
 
-    await inbound(number, line.phone_number, 'please stop calling me at work'); // not a keyword: a sentence
-    expect((await send({ line_id: line.id, to: number, text: 'Sorry!' })).status).toBe(201);
+    await sim.messages.inbound(number, line.phone_number, 'please stop calling me at work'); // not a keyword: a sentence
+    expect((await messages.send({ line_id: line.id, to: number, text: 'Sorry!' })).status).toBe(201);
 
-    await inbound(number, line.phone_number, '  stop ');
+    await sim.messages.inbound(number, line.phone_number, '  stop ');
     await eventually(async () => ((await repliesTo()).includes(KEYWORD_REPLIES.opt_out) ? true : undefined), 20_000, 'the opt-out confirmation');
-    const sms = await send({ line_id: line.id, to: number, text: 'One more thing' });
+    const sms = await messages.send({ line_id: line.id, to: number, text: 'One more thing' });
     expect(sms.status).toBe(403);
     expect(sms.body.error.code).toBe('number_opted_out');
-    const call = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: line.id, to_number: number } });
+    const call = await calls.place(line.id, number);
     expect(call.status).toBe(403);
     expect(call.body.error.code).toBe('number_opted_out');
     // Opted out workspace-wide: another line cannot reach the number either.
-    const other = await makeLine();
-    expect((await send({ line_id: other.id, to: number, text: 'Hi' })).body.error.code).toBe('number_opted_out');
+    const other = await lines.create();
+    expect((await messages.send({ line_id: other.id, to: number, text: 'Hi' })).body.error.code).toBe('number_opted_out');
 
     // Opting out again confirms nothing twice.
-    await inbound(number, line.phone_number, 'QUIT');
-    await inbound(number, line.phone_number, 'Unsubscribe');
+    await sim.messages.inbound(number, line.phone_number, 'QUIT');
+    await sim.messages.inbound(number, line.phone_number, 'Unsubscribe');
 
-    await inbound(number, line.phone_number, 'Unstop');
+    await sim.messages.inbound(number, line.phone_number, 'Unstop');
     await eventually(async () => ((await repliesTo()).includes(KEYWORD_REPLIES.opt_in) ? true : undefined), 20_000, 'the opt-in confirmation');
-    expect((await send({ line_id: line.id, to: number, text: 'Welcome back' })).status).toBe(201);
+    expect((await messages.send({ line_id: line.id, to: number, text: 'Welcome back' })).status).toBe(201);
 
-    await inbound(number, line.phone_number, 'help');
+    await sim.messages.inbound(number, line.phone_number, 'help');
     await eventually(async () => ((await repliesTo()).includes(KEYWORD_REPLIES.help) ? true : undefined), 20_000, 'the help reply');
 
     await eventually(async () => ((await repliesTo()).length === 5 ? true : undefined), 20_000, 'every message');
@@ -205,27 +185,27 @@ describe('messages', () => {
   });
 
   it('a retried POST with one Idempotency-Key sends one SMS and charges once', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const number = '+14155550146';
-    await inbound(number, line.phone_number, 'hello');
+    await sim.messages.inbound(number, line.phone_number, 'hello');
     const headers = { 'idempotency-key': crypto.randomUUID() };
-    const first = await send({ line_id: line.id, to: number, text: 'Only once' }, { headers });
-    const second = await send({ line_id: line.id, to: number, text: 'Only once' }, { headers });
+    const first = await messages.send({ line_id: line.id, to: number, text: 'Only once' }, { headers });
+    const second = await messages.send({ line_id: line.id, to: number, text: 'Only once' }, { headers });
     expect(first.status).toBe(201);
     expect(second.status).toBe(201);
     expect(second.body.id).toBe(first.body.id);
-    await untilStatus(line.id, number, first.body.id, 'delivered');
-    expect((await simMessages()).filter((m) => m.to === number && m.direction === 'outbound')).toHaveLength(1);
+    await messages.untilStatus(line.id, number, first.body.id, 'delivered');
+    expect((await sim.messages.list()).filter((m) => m.to === number && m.direction === 'outbound')).toHaveLength(1);
     await eventually(async () => ((await smsCharges()).length === 1 ? true : undefined));
     expect(await h.db('messages').where({ line_id: line.id, direction: 'outbound' })).toHaveLength(1);
   });
 
   it('allows 10 messages a minute per workspace and environment', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const number = '+14155550147';
-    await h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: line.id, phone_number: number, consent_type: 'explicit_outbound', source: 'api' } });
-    for (let i = 0; i < 10; i += 1) expect((await send({ line_id: line.id, to: number, text: `Message ${i}` })).status).toBe(201);
-    const limited = await send({ line_id: line.id, to: number, text: 'One too many' });
+    await consent.record(line.id, number, 'explicit_outbound', 'api');
+    for (let i = 0; i < 10; i += 1) expect((await messages.send({ line_id: line.id, to: number, text: `Message ${i}` })).status).toBe(201);
+    const limited = await messages.send({ line_id: line.id, to: number, text: 'One too many' });
     expect(limited.status).toBe(429);
     expect(limited.body.error.code).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
@@ -238,19 +218,19 @@ describe('messages', () => {
   });
 
   it('a message the carrier refuses or fails is free; an undelivered one is charged', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const outcomes = { '+14155550151': 'reject', '+14155550152': 'fail', '+14155550153': 'undelivered' } as const;
     const ids: Record<string, string> = {};
     for (const [number, outcome] of Object.entries(outcomes)) {
-      await h.simulator.control('POST', '/control/messages/outcomes', { to: number, outcome });
-      await inbound(number, line.phone_number, 'hi');
-      const res = await send({ line_id: line.id, to: number, text: 'Reply' });
+      await sim.messages.setOutcome(number, outcome);
+      await sim.messages.inbound(number, line.phone_number, 'hi');
+      const res = await messages.send({ line_id: line.id, to: number, text: 'Reply' });
       expect(res.status).toBe(201);
       ids[number] = res.body.id;
     }
-    expect(await untilStatus(line.id, '+14155550151', ids['+14155550151'], 'failed')).toMatchObject({ error_code: 'carrier_rejected', charge_cents: null });
-    expect(await untilStatus(line.id, '+14155550152', ids['+14155550152'], 'failed')).toMatchObject({ error_code: 'carrier_failure' });
-    expect(await untilStatus(line.id, '+14155550153', ids['+14155550153'], 'undelivered')).toMatchObject({ error_code: 'unreachable_handset' });
+    expect(await messages.untilStatus(line.id, '+14155550151', ids['+14155550151'], 'failed')).toMatchObject({ error_code: 'carrier_rejected', charge_cents: null });
+    expect(await messages.untilStatus(line.id, '+14155550152', ids['+14155550152'], 'failed')).toMatchObject({ error_code: 'carrier_failure' });
+    expect(await messages.untilStatus(line.id, '+14155550153', ids['+14155550153'], 'undelivered')).toMatchObject({ error_code: 'unreachable_handset' });
     const holds = async () => Object.fromEntries((await h.db('spend_holds').whereIn('reference', Object.values(ids).map((id) => `sms:${id}`))).map((row) => [row.reference, row.status]));
     await eventually(async () => ((await holds())[`sms:${ids['+14155550152']}`] === 'released' && (await holds())[`sms:${ids['+14155550153']}`] === 'settled' ? true : undefined));
     expect((await holds())[`sms:${ids['+14155550151']}`]).toBe('released');
@@ -260,30 +240,30 @@ describe('messages', () => {
   });
 
   it('refuses in order: validation, the line, opt-out before the window; scoped keys and other tenants see nothing', async () => {
-    const line = await makeLine();
-    const bad = await send({ line_id: line.id, to: 'not-a-number', text: 'x' });
+    const line = await lines.create();
+    const bad = await messages.send({ line_id: line.id, to: 'not-a-number', text: 'x' });
     expect(bad.status).toBe(422);
-    expect(bad.body.error.details[0].field).toBe('to');
-    expect((await send({ line_id: line.id, to: '+14155550160' })).body.error.details[0].field).toBe('text');
-    expect((await send({ line_id: line.id, to: '+14155550160', text: 'x'.repeat(1601) })).status).toBe(422);
-    expect((await send({ line_id: crypto.randomUUID(), to: '+14155550160', text: 'x' })).status).toBe(404);
+    expect(bad.body.error.details![0].field).toBe('to');
+    expect((await messages.send({ line_id: line.id, to: '+14155550160' })).body.error.details![0].field).toBe('text');
+    expect((await messages.send({ line_id: line.id, to: '+14155550160', text: 'x'.repeat(1601) })).status).toBe(422);
+    expect((await messages.send({ line_id: crypto.randomUUID(), to: '+14155550160', text: 'x' })).status).toBe(404);
     // Opted out (and no window either): the opt-out is what the caller is told.
-    await h.request('POST', '/api/v1/consent', { key: tenant.keys.test, body: { line_id: line.id, phone_number: '+14155550160', consent_type: 'explicit_outbound', source: 'api' } });
+    await consent.record(line.id, '+14155550160', 'explicit_outbound', 'api');
     await h.db('opt_outs').insert({ workspace_id: tenant.workspaceId, environment: 'test', phone_number: '+14155550160', source: 'operator', opted_out_at: new Date() });
-    expect((await send({ line_id: line.id, to: '+14155550160', text: 'x' })).body.error.code).toBe('number_opted_out');
+    expect((await messages.send({ line_id: line.id, to: '+14155550160', text: 'x' })).body.error.code).toBe('number_opted_out');
     // A call-only key may not send SMS.
     const callOnly = await mintKey(h.db, tenant.owner, 'test', ['calls:create', 'read']);
-    expect((await send({ line_id: line.id, to: '+14155550161', text: 'x' }, { key: callOnly })).status).toBe(403);
+    expect((await messages.send({ line_id: line.id, to: '+14155550161', text: 'x' }, { key: callOnly })).status).toBe(403);
     // Live keys do not see test lines or their conversations.
-    expect((await send({ line_id: line.id, to: '+14155550161', text: 'x' }, { key: tenant.keys.live })).status).toBe(404);
+    expect((await messages.send({ line_id: line.id, to: '+14155550161', text: 'x' }, { key: tenant.keys.live })).status).toBe(404);
     expect((await h.request('GET', `/api/v1/conversations/${line.id}/%2B14155550160`, { key: tenant.keys.live })).status).toBe(404);
-    expect((await h.request('GET', '/api/v1/conversations', { key: tenant.keys.live })).body.conversations).toEqual([]);
+    expect((await messages.conversations('', tenant.keys.live)).body.conversations).toEqual([]);
     // An inbound SMS to a number no line has is refused to the carrier.
-    expect(await inbound('+14155550162', '+15555550000', 'anyone?')).toMatchObject({ delivery: 'refused', status: 404 });
+    expect(await sim.messages.inbound('+14155550162', '+15555550000', 'anyone?')).toMatchObject({ delivery: 'refused', status: 404 });
   });
 
   it('pagination walks every message and conversation exactly once across identical timestamps; numbers are percent-encoded', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     const tenantRef = { workspace_id: tenant.workspaceId, environment: 'test' as const, line_id: line.id };
     const number = '+14155550170';
     const base = Date.UTC(2026, 10, 20, 12, 0, 0);
@@ -333,7 +313,7 @@ describe('messages', () => {
     expect((await h.request('GET', `/api/v1/conversations/${line.id}/%2B14155550170?limit=101`, { key: tenant.keys.test })).status).toBe(422);
 
     // 13 conversations whose last messages share timestamps.
-    const second = await makeLine();
+    const second = await lines.create();
     for (let i = 0; i < 13; i += 1) {
       await insertMessage(h.db, {
         ...tenantRef,
@@ -364,7 +344,7 @@ describe('messages', () => {
     expect(conversations).toHaveLength(14);
     expect(new Set(conversations.map((c) => `${c.line_id}${c.phone_number}`)).size).toBe(14);
     expect(conversations.find((c) => c.phone_number === number)).toMatchObject({ message_count: 23, line_id: line.id });
-    const filtered = await h.request('GET', `/api/v1/conversations?line_id=${second.id}&limit=100`, { key: tenant.keys.test });
+    const filtered = await messages.conversations(`?line_id=${second.id}&limit=100`);
     expect(filtered.body.conversations).toHaveLength(6);
     expect(filtered.body.conversations.every((c: { line_id: string; line_phone_number: string }) => c.line_id === second.id && c.line_phone_number === second.phone_number)).toBe(true);
   });

@@ -13,6 +13,7 @@ import { EVENT_POLICIES, RETRY_DELAYS_MS, type EventType } from '../../src/domai
 import { createEvent, startDelivery } from '../../src/domain/webhooks/publish';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import type { deliverEventWorkflow } from '../../workflows/webhooks';
+import { customer } from '../support/customer';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, noModel, noPayments } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 
@@ -36,10 +37,12 @@ describe('webhook delivery engine', () => {
     receiver.script();
   });
 
+  const { lines } = customer(() => ({ h, tenant }), { line: () => webhookLine({ webhook_url: receiver.url }) });
+  /** A line whose events go to the receiver, with its signing secret (the in-process worker started to provision it). */
   async function line(): Promise<{ id: string; secret: string }> {
     await h.startWorker();
-    const res = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) });
-    return { id: res.body.line.id, secret: res.body.webhook_secret };
+    const { line: created, webhookSecret } = await lines.createWithSecret();
+    return { id: created.id, secret: webhookSecret };
   }
 
   const event = (lineId: string, type: EventType, payload: Record<string, unknown> = {}) =>

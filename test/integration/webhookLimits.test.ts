@@ -5,7 +5,8 @@ import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
 import { EVENT_POLICIES, NDJSON_LIMITS, RESPONSE_READ_LIMIT_BYTES } from '../../src/domain/webhooks/events';
 import { createEvent } from '../../src/domain/webhooks/publish';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { customer } from '../support/customer';
+import { createTenant, eventually, startHarness, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 /**
@@ -76,7 +77,8 @@ describe('bounded webhook answers', () => {
     receiver.script();
   });
 
-  const lineTo = async (url: string) => (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: url }) })).body.line as { id: string };
+  const { lines } = customer(() => ({ h, tenant }));
+  const lineTo = (url: string) => lines.create({ webhook_url: url });
   const sendTest = (lineId: string) => h.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: lineId } });
 
   it('H3: an endless answer is cut at the read limit; the attempt fails and only the start is logged', async () => {
@@ -133,7 +135,7 @@ describe('bounded webhook answers', () => {
       const impatient = await startHarness({ webhookTestWaitMs: 300 });
       try {
         await impatient.startWorker();
-        const line = (await impatient.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) })).body.line;
+        const line = await customer({ h: impatient, tenant }).lines.create({ webhook_url: receiver.url });
         receiver.script({ status: 200, body: '{"late":true}', delayMs: 3_000 });
         const res = await impatient.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: line.id } });
         expect(res.status).toBe(202);
@@ -151,7 +153,7 @@ describe('bounded webhook answers', () => {
     it('answers 202 with no attempt yet when no worker has picked the event up', async () => {
       const idle = await startHarness({ webhookTestWaitMs: 300 });
       try {
-        const line = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) })).body.line;
+        const line = await lineTo(receiver.url);
         const res = await idle.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: line.id } });
         expect(res.status).toBe(202);
         expect(res.body.delivery).toEqual({ id: null, event_id: expect.any(String), status: 'pending', http_status: null, duration_ms: null, response_body: null, error_message: null });
@@ -242,7 +244,7 @@ describe('bounded webhook answers', () => {
 
   it('a second tenant is unaffected (sanity: the limits are per attempt)', async () => {
     const other = await createTenant(h.db);
-    const line = (await h.request('POST', '/api/v1/lines', { key: other.keys.test, body: webhookLine({ webhook_url: receiver.url }) })).body.line;
+    const line = await lines.create({ webhook_url: receiver.url }, other.keys.test);
     expect((await h.request('POST', '/api/v1/webhooks/test', { key: other.keys.test, body: { line_id: line.id } })).body.delivery.status).toBe('success');
   });
 });

@@ -1,6 +1,6 @@
-import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { useHarnessWithReceiver, callsApi } from '../support/callSuite';
-import type { Receiver } from '../support/receiver';
+import { eventually, webhookLine, type Harness } from '../support/harness';
+import { customer, useHarnessWithReceiver } from '../support/customer';
+import { simulator } from '../support/simulatorControl';
 import { GRPC, TemporalFaults } from '../support/temporalFaults';
 
 /**
@@ -12,37 +12,29 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
   const faults = new TemporalFaults();
   const ctx = useHarnessWithReceiver({ apiTemporal: (client) => faults.wrap(client) });
   let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
   beforeEach(() => {
-    ({ h, tenant, receiver } = ctx);
+    ({ h } = ctx);
     faults.reset();
   });
-  const { place, getCall, untilStatus } = callsApi(ctx, 30_000);
+  const { lines, calls, messages, settings } = customer(ctx, { line: () => webhookLine({ webhook_url: ctx.receiver.url }), untilMs: 30_000 });
+  const sim = simulator(ctx);
   afterEach(async () => {
     faults.reset();
     await h.startWorker();
   });
 
-  const makeLine = async (overrides: Record<string, unknown> = {}) =>
-    (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url, ...overrides }) })).body.line as { id: string; phone_number: string };
   const hold = async (reference: string) => h.db('spend_holds').where({ reference }).first();
-  const expectLineFree = async (lineId: string) => {
-    const next = await place(lineId, '+14155552699');
-    expect(next.status).toBe(201);
-    await h.request('POST', `/api/v1/calls/${next.body.call.id}/hangup`, { key: tenant.keys.test });
-  };
 
   describe('outbound calls', () => {
     it('a start the server accepted, whose answer was lost, is not compensated: the call goes on and settles once', async () => {
-      const line = await makeLine();
+      const line = await lines.create();
       faults.loseStartAnswer('callWorkflow');
-      const placed = await place(line.id);
+      const placed = await calls.place(line.id);
       expect(placed.status).toBe(201);
       const id = placed.body.call.id as string;
-      await untilStatus(id, ['in_progress']);
+      await calls.untilStatus(id, ['in_progress']);
       expect((await hold(`call:${id}`)).status).toBe('active');
-      const ended = (await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call;
+      const ended = (await calls.hangUp(id)).body.call;
       expect(ended).toMatchObject({ status: 'completed', end_cause: 'api_hangup' });
       const charges = await h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
       expect(charges).toHaveLength(1);
@@ -50,9 +42,9 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
     });
 
     it('a start that never reached Temporal: 503, the call failed, its hold released, the line free', async () => {
-      const line = await makeLine();
+      const line = await lines.create();
       faults.failStarts('callWorkflow');
-      const placed = await place(line.id);
+      const placed = await calls.place(line.id);
       expect(placed.status).toBe(503);
       expect(placed.body.error.code).toBe('service_unavailable');
       expect(placed.headers.get('retry-after')).toBe('1');
@@ -60,17 +52,17 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       expect(row).toMatchObject({ status: 'failed', end_cause: 'service_error' });
       expect((await hold(`call:${row.id}`)).status).toBe('released');
       faults.reset();
-      await expectLineFree(line.id);
+      await lines.expectFree(line.id);
     });
 
     it('a workflow that starts after the API failed its call does not dial it', async () => {
-      const line = await makeLine();
+      const line = await lines.create();
       // Temporal accepts the start but no answer comes back, and nothing can be confirmed; no
       // worker takes the workflow before the API gives up on it.
       await h.stopWorker();
       faults.loseStartAnswer('callWorkflow', 'unreachable');
       faults.failDescribes();
-      const placed = await place(line.id);
+      const placed = await calls.place(line.id);
       expect(placed.status).toBe(503);
       const [row] = await h.db('calls').where({ line_id: line.id });
       expect(row.status).toBe('failed');
@@ -79,16 +71,15 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       const result = await h.temporal.workflow.getHandle(row.id).result();
       expect(result).toMatchObject({ status: 'failed', endCause: 'service_error', chargeCents: 0 });
       expect(h.simulator.state.calls.get(row.id)).toBeUndefined();
-      expect((await getCall(row.id)).status).toBe('failed');
+      expect((await calls.get(row.id)).status).toBe('failed');
       expect((await hold(`call:${row.id}`)).status).toBe('released');
     });
   });
 
   it('an inbound call whose workflow cannot be started is failed and the carrier told so: the line stays free', async () => {
-    const line = await makeLine();
+    const line = await lines.create();
     faults.failStarts('callWorkflow');
-    const rang = await h.simulator.control('POST', '/control/calls/inbound', { from: '+14155553434', to: line.phone_number, events_url: `${h.apiUrl}/carrier/events` });
-    const { carrier_call_id: carrierCallId } = (await rang.json()) as { carrier_call_id: string };
+    const { carrier_call_id: carrierCallId } = (await sim.calls.ring('+14155553434', line.phone_number)).body;
     const row = await eventually(async () => {
       const found = await h.db('calls').where({ line_id: line.id, direction: 'inbound' }).first();
       return found?.status === 'failed' ? found : undefined;
@@ -97,19 +88,18 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
     // The carrier got a non-2xx and declined the call.
     await eventually(async () => (h.simulator.state.calls.list().find((c) => c.carrier_call_id === carrierCallId)?.state === 'ended' ? true : undefined));
     faults.reset();
-    await expectLineFree(line.id);
+    await lines.expectFree(line.id);
   });
 
   describe('messages', () => {
-    const inbound = (from: string, to: string) =>
-      h.simulator.control('POST', '/control/messages/inbound', { from, to, text: 'Hello?', events_url: `${h.apiUrl}/carrier/messages` });
+    const inbound = (from: string, to: string) => sim.messages.inbound(from, to, 'Hello?');
 
     it('a start whose answer was lost: 201, and the message is delivered and charged once (not marked failed)', async () => {
-      const line = await makeLine();
+      const line = await lines.create();
       const peer = '+14155550142';
       await inbound(peer, line.phone_number);
       faults.loseStartAnswer('sendMessageWorkflow');
-      const sent = await h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: line.id, to: peer, text: 'Ready for pickup.' } });
+      const sent = await messages.send({ line_id: line.id, to: peer, text: 'Ready for pickup.' });
       expect(sent.status).toBe(201);
       const row = await eventually(async () => {
         const current = await h.db('messages').where({ id: sent.body.id }).first();
@@ -123,12 +113,12 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
     });
 
     it('a start that cannot be confirmed either way: 201 queued, held; the sweeper fails it later if it never got a workflow', async () => {
-      const line = await makeLine();
+      const line = await lines.create();
       const peer = '+14155550144';
       await inbound(peer, line.phone_number);
       faults.failStarts('sendMessageWorkflow');
       faults.failDescribes();
-      const sent = await h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: line.id, to: peer, text: 'Ready for pickup.' } });
+      const sent = await messages.send({ line_id: line.id, to: peer, text: 'Ready for pickup.' });
       expect(sent.status).toBe(201);
       expect(sent.body.status).toBe('queued');
       expect((await hold(`sms:${sent.body.id}`)).status).toBe('active');
@@ -141,11 +131,11 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
     });
 
     it('a start that never happened: 503, the message failed and its hold released', async () => {
-      const line = await makeLine();
+      const line = await lines.create();
       const peer = '+14155550143';
       await inbound(peer, line.phone_number);
       faults.failStarts('sendMessageWorkflow');
-      const sent = await h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: line.id, to: peer, text: 'Ready for pickup.' } });
+      const sent = await messages.send({ line_id: line.id, to: peer, text: 'Ready for pickup.' });
       expect(sent.status).toBe(503);
       const [row] = await h.db('messages').where({ line_id: line.id, direction: 'outbound' });
       expect(row).toMatchObject({ status: 'failed', error_code: 'not_sent' });
@@ -158,43 +148,43 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       ['speak', { text: 'Hello' }],
       ['wait', { timeout_seconds: 1 }],
       ['press', { digits: '1' }],
-    ])('%s: RESOURCE_EXHAUSTED is 429 rate_limited, UNAVAILABLE is 503, both with Retry-After and nothing changed', async (path, body) => {
-      const line = await makeLine();
-      const id = (await place(line.id)).body.call.id as string;
-      await untilStatus(id, ['in_progress']);
+    ] as const)('%s: RESOURCE_EXHAUSTED is 429 rate_limited, UNAVAILABLE is 503, both with Retry-After and nothing changed', async (path, body) => {
+      const line = await lines.create();
+      const id = (await calls.place(line.id)).body.call.id as string;
+      await calls.untilStatus(id, ['in_progress']);
       faults.failUpdates(GRPC.RESOURCE_EXHAUSTED, GRPC.UNAVAILABLE);
-      const limited = await h.request('POST', `/api/v1/calls/${id}/${path}`, { key: tenant.keys.test, body });
+      const limited = await calls[path](id, body);
       expect(limited.status).toBe(429);
       expect(limited.body.error.code).toBe('rate_limited');
       expect(limited.headers.get('retry-after')).toBe('1');
-      const unavailable = await h.request('POST', `/api/v1/calls/${id}/${path}`, { key: tenant.keys.test, body });
+      const unavailable = await calls[path](id, body);
       expect(unavailable.status).toBe(503);
       expect(unavailable.body.error.code).toBe('service_unavailable');
       expect(unavailable.headers.get('retry-after')).toBe('1');
-      expect((await getCall(id)).status).toBe('in_progress');
+      expect((await calls.get(id)).status).toBe('in_progress');
       // Once Temporal answers again, the same request works.
-      expect((await h.request('POST', `/api/v1/calls/${id}/${path}`, { key: tenant.keys.test, body })).status).toBe(200);
-      await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+      expect((await calls[path](id, body)).status).toBe(200);
+      await calls.hangUp(id);
     });
 
     it('hang-up: RESOURCE_EXHAUSTED is 429 with Retry-After; the retry ends the call', async () => {
-      const line = await makeLine();
-      const id = (await place(line.id)).body.call.id as string;
-      await untilStatus(id, ['in_progress']);
+      const line = await lines.create();
+      const id = (await calls.place(line.id)).body.call.id as string;
+      await calls.untilStatus(id, ['in_progress']);
       faults.failSignals(GRPC.RESOURCE_EXHAUSTED);
-      const limited = await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test });
+      const limited = await calls.hangUp(id);
       expect(limited.status).toBe(429);
       expect(limited.body.error.code).toBe('rate_limited');
       expect(limited.headers.get('retry-after')).toBe('1');
-      expect((await h.request('POST', `/api/v1/calls/${id}/hangup`, { key: tenant.keys.test })).body.call).toMatchObject({ status: 'completed', end_cause: 'api_hangup' });
+      expect((await calls.hangUp(id)).body.call).toMatchObject({ status: 'completed', end_cause: 'api_hangup' });
     });
   });
 
   it('line_no_webhook for a webhook line without its own webhook_url, even with a workspace default_webhook_url (D9)', async () => {
-    await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { default_webhook_url: 'https://hooks.example.test/all' } });
-    const line = await makeLine();
-    await h.request('PATCH', `/api/v1/lines/${line.id}`, { key: tenant.keys.test, body: { webhook_url: null } });
-    const refused = await place(line.id);
+    await settings.update({ default_webhook_url: 'https://hooks.example.test/all' });
+    const line = await lines.create();
+    await lines.update(line.id, { webhook_url: null });
+    const refused = await calls.place(line.id);
     expect(refused.status).toBe(422);
     expect(refused.body.error.code).toBe('line_no_webhook');
     expect(await h.db('calls').where({ line_id: line.id })).toHaveLength(0);

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../src/platform/db/knex';
 import type { Environment } from '../../src/domain/keys/format';
-import { eventually, webhookLine, type Harness, type Tenant } from './harness';
+import { customer } from './customer';
+import { webhookLine, type Harness, type Tenant } from './harness';
 
 /**
  * A tenant's resources in one environment, made through the public API as a customer would:
@@ -42,32 +43,22 @@ export async function makeEnvFixtures(h: Harness, tenant: Tenant, environment: E
     if (!status.includes(res.status)) throw new Error(`fixture ${method} ${path} answered ${res.status}: ${res.text}`);
     return res.body;
   };
-  const makeLine = async () => {
-    const { line } = await ok('POST', '/api/v1/lines', webhookLine({ name: `Fixture line ${crypto.randomBytes(3).toString('hex')}`, ...(options.webhookUrl ? { webhook_url: options.webhookUrl } : {}) }));
-    if (line.status === 'active') return line as { id: string; phone_number: string };
-    return eventually(async () => {
-      const { line: current } = await ok('GET', `/api/v1/lines/${line.id}`);
-      return current.status === 'active' ? (current as { id: string; phone_number: string }) : undefined;
-    }, 20_000, `line ${line.id} to be active`);
-  };
-  const callStatus = async (id: string) => (await ok('GET', `/api/v1/calls/${id}`)).call.status as string;
-  const untilCall = (id: string, statuses: string[]) =>
-    eventually(async () => {
-      const status = await callStatus(id);
-      return statuses.includes(status) ? status : undefined;
-    }, 20_000, `call ${id} to be ${statuses.join('/')}`);
+  const as = customer({ h, tenant }, {
+    key: () => key,
+    line: () => webhookLine({ name: `Fixture line ${crypto.randomBytes(3).toString('hex')}`, ...(options.webhookUrl ? { webhook_url: options.webhookUrl } : {}) }),
+  });
 
-  const line = await makeLine();
+  const line = await as.lines.create();
   const spareLineIds: string[] = [];
-  for (let i = 0; i < (options.spareLines ?? 0); i += 1) spareLineIds.push((await makeLine()).id);
+  for (let i = 0; i < (options.spareLines ?? 0); i += 1) spareLineIds.push((await as.lines.create()).id);
 
   const phoneNumber = remoteNumber();
-  const ended = (await ok('POST', '/api/v1/calls', { line_id: line.id, to_number: phoneNumber })).call.id as string;
-  await untilCall(ended, ['in_progress']);
+  const ended = (await as.calls.dial(line.id, phoneNumber)).id;
+  await as.calls.untilStatus(ended, ['in_progress']);
   await ok('POST', `/api/v1/calls/${ended}/hangup`);
-  await untilCall(ended, ['completed']);
-  const live = (await ok('POST', '/api/v1/calls', { line_id: line.id, to_number: phoneNumber })).call.id as string;
-  await untilCall(live, ['in_progress']);
+  await as.calls.untilStatus(ended, ['completed']);
+  const live = (await as.calls.dial(line.id, phoneNumber)).id;
+  await as.calls.untilStatus(live, ['in_progress']);
 
   await ok('POST', '/api/v1/consent', { line_id: line.id, phone_number: phoneNumber, consent_type: 'explicit_outbound' });
   await ok('POST', '/api/v1/messages', { line_id: line.id, to: phoneNumber, text: 'Fixture message' });
