@@ -21,11 +21,17 @@ const SHARED_WITH_OTHER_PROGRAMS = [
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
-    { name: 'no-cycles', severity: 'error', comment: 'Modules that import each other cannot be read, tested or moved apart.', from: {}, to: { circular: true } },
+    {
+      name: 'no-cycles',
+      severity: 'error',
+      comment: 'Modules that import each other cannot be read, tested or moved apart.',
+      from: {},
+      to: { circular: true },
+    },
     {
       name: 'workflows-deterministic',
       severity: 'error',
-      comment: 'Workflow code replays: it imports only workflow code, Temporal\'s workflow API and pure rules (types of anything).',
+      comment: "Workflow code replays: it imports only workflow code, Temporal's workflow API and pure rules (types of anything).",
       from: { path: '^workflows/' },
       to: { pathNot: PURE_FOR_WORKFLOWS, dependencyTypesNot: ['type-only'] },
     },
@@ -102,7 +108,10 @@ module.exports = {
       severity: 'error',
       comment: 'Its entry point also reads the shared configuration and passes the same startup check as every process.',
       from: { path: '^simulator/main\\.ts$' },
-      to: { path: '^(src|api|activities|workflows)/', pathNot: [...SHARED_WITH_OTHER_PROGRAMS, '^src/platform/(config|startupCheck)\\.ts$'] },
+      to: {
+        path: '^(src|api|activities|workflows)/',
+        pathNot: [...SHARED_WITH_OTHER_PROGRAMS, '^src/platform/(config|startupCheck)\\.ts$'],
+      },
     },
     {
       name: 'sdk-is-the-customers',
@@ -117,6 +126,10 @@ module.exports = {
     exclude: { path: '^(node_modules|test/histories|dist|coverage|\\.data)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js', '.json'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js', '.json'],
+    },
   },
 };

@@ -7,7 +7,10 @@ export default tseslint.config(
   js.configs.recommended,
   {
     files: ['**/*.js', '**/*.cjs'],
-    languageOptions: { sourceType: 'commonjs', globals: { module: 'readonly', require: 'readonly', __dirname: 'readonly', process: 'readonly' } },
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: { module: 'readonly', require: 'readonly', __dirname: 'readonly', process: 'readonly' },
+    },
   },
   ...tseslint.configs.recommended,
   {

@@ -60,10 +60,15 @@ export function createAutoChargeActivities({ db, payments, now }: AutoChargeActi
       const token = await cardToken(db, { workspaceId: attempt.workspace_id, environment: attempt.environment }, attempt.payment_method_id);
       try {
         if (!token) throw new PaymentRequestRejectedError('the payment method of this attempt no longer exists');
-        const { chargeId } = await processor.charge({ paymentMethodToken: token, amountCents: Number(attempt.amount_cents), idempotencyKey: attempt.idempotency_key });
+        const { chargeId } = await processor.charge({
+          paymentMethodToken: token,
+          amountCents: Number(attempt.amount_cents),
+          idempotencyKey: attempt.idempotency_key,
+        });
         return { status: await resolve(input.tenant, attempt, { status: 'succeeded', chargeId }) };
       } catch (err) {
-        if (err instanceof CardDeclinedChargeError) return { status: await resolve(input.tenant, attempt, { status: 'declined', declineCode: err.declineCode }) };
+        if (err instanceof CardDeclinedChargeError)
+          return { status: await resolve(input.tenant, attempt, { status: 'declined', declineCode: err.declineCode }) };
         if (!(err instanceof PaymentRequestRejectedError)) throw err;
         // Refused outright; still, only the processor knows whether the key was charged before.
         const found = await processor.lookUp(attempt.idempotency_key);
@@ -95,16 +100,31 @@ export function createAutoChargeActivities({ db, payments, now }: AutoChargeActi
       if (balanceCents >= Number(account.auto_recharge_threshold_cents)) return { charge: false, reason: 'above_threshold' };
       const card = await chargeableCard(db, tenant);
       if (!card) return { charge: false, reason: 'no_payment_method' };
-      return { charge: true, amountCents: Number(account.auto_recharge_amount_cents), paymentMethodId: card.id, paymentMethodToken: card.processor_token };
+      return {
+        charge: true,
+        amountCents: Number(account.auto_recharge_amount_cents),
+        paymentMethodId: card.id,
+        paymentMethodToken: card.processor_token,
+      };
     },
 
     /**
      * Charges the card. Transient failures throw (Temporal retries with the same idempotency
      * key, so the card is charged at most once); a decline is final and recorded.
      */
-    async chargeCard(input: { tenant: BillingTenant; idempotencyKey: string; amountCents: number; paymentMethodId: string; paymentMethodToken: string }): Promise<{ chargeId: string }> {
+    async chargeCard(input: {
+      tenant: BillingTenant;
+      idempotencyKey: string;
+      amountCents: number;
+      paymentMethodId: string;
+      paymentMethodToken: string;
+    }): Promise<{ chargeId: string }> {
       try {
-        const { chargeId } = await processorOf(input.tenant.environment).charge({ paymentMethodToken: input.paymentMethodToken, amountCents: input.amountCents, idempotencyKey: input.idempotencyKey });
+        const { chargeId } = await processorOf(input.tenant.environment).charge({
+          paymentMethodToken: input.paymentMethodToken,
+          amountCents: input.amountCents,
+          idempotencyKey: input.idempotencyKey,
+        });
         await recordSettledCharge(db, input, { status: 'succeeded', processor_charge_id: chargeId }, now);
         return { chargeId };
       } catch (err) {
@@ -117,7 +137,12 @@ export function createAutoChargeActivities({ db, payments, now }: AutoChargeActi
       }
     },
 
-    async creditAutoRecharge(input: { tenant: BillingTenant; idempotencyKey: string; amountCents: number; chargeId: string }): Promise<{ balanceAfterCents: number }> {
+    async creditAutoRecharge(input: {
+      tenant: BillingTenant;
+      idempotencyKey: string;
+      amountCents: number;
+      chargeId: string;
+    }): Promise<{ balanceAfterCents: number }> {
       const { transaction } = await post(db, {
         tenant: input.tenant,
         type: 'auto_recharge',

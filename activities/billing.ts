@@ -42,7 +42,12 @@ export function createBillingActivities(deps: BillingActivityDeps) {
     requestAutoCharge,
 
     /** Holds funds before a call or message (see src/domain/billing/holds.ts); a refusal is returned, not thrown. */
-    async reserveFunds(input: { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number }): Promise<HoldOutcome> {
+    async reserveFunds(input: {
+      tenant: BillingTenant;
+      keyId: string | null;
+      reference: string;
+      amountCents: number;
+    }): Promise<HoldOutcome> {
       return afterHold(input.tenant, await placeHold(db, { ...input, at: now() }));
     },
 

@@ -115,11 +115,23 @@ export interface MessageTurnOutcome {
 }
 
 /** Thin adapters between the call workflow and the carrier, Postgres and the delivery engine. */
-export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, taskQueue, secretsKey, egress, ndjsonBudget, now }: CallActivityDeps) {
+export function createCallActivities({
+  db,
+  carrier,
+  carrierEventsUrl,
+  temporal,
+  taskQueue,
+  secretsKey,
+  egress,
+  ndjsonBudget,
+  now,
+}: CallActivityDeps) {
   const delivery = createDeliveryAttempt({ db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) });
   return {
     async placeCall(call: CallFacts): Promise<{ carrierCallId: string }> {
-      const { carrierCallId } = await carrierCommand(() => carrier.placeCall({ callId: call.callId, from: call.from, to: call.to, eventsUrl: carrierEventsUrl, record: call.record ?? false }));
+      const { carrierCallId } = await carrierCommand(() =>
+        carrier.placeCall({ callId: call.callId, from: call.from, to: call.to, eventsUrl: carrierEventsUrl, record: call.record ?? false }),
+      );
       await setCarrierCallId(db, call.callId, carrierCallId);
       return { carrierCallId };
     },
@@ -172,7 +184,12 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
      * for the single, synchronous delivery attempt the workflow makes next.
      */
     async recordMessageEvent(call: CallFacts, turn: number, payload: Record<string, unknown>): Promise<{ eventId: string }> {
-      const eventId = await recordEvent(db, { ...eventOf(call, 'message'), id: callEventId(call.callId, 'message', turn), payload: { call_id: call.callId, ...payload }, now: now() });
+      const eventId = await recordEvent(db, {
+        ...eventOf(call, 'message'),
+        id: callEventId(call.callId, 'message', turn),
+        payload: { call_id: call.callId, ...payload },
+        now: now(),
+      });
       return { eventId };
     },
 
@@ -212,8 +229,10 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
       const repliedAt = now().getTime();
       const lost = outcome.error === 'attempt_lost';
       const entries: TranscriptEntry[] = [turn.said];
-      if (outcome.spokenChunks) entries.push({ role: 'assistant', text: outcome.spokenChunks.map((chunk) => chunk.text).join(' '), timestamp: repliedAt });
-      else if (outcome.replyText !== undefined && outcome.replySpoken) entries.push({ role: 'assistant', text: outcome.replyText, timestamp: repliedAt });
+      if (outcome.spokenChunks)
+        entries.push({ role: 'assistant', text: outcome.spokenChunks.map((chunk) => chunk.text).join(' '), timestamp: repliedAt });
+      else if (outcome.replyText !== undefined && outcome.replySpoken)
+        entries.push({ role: 'assistant', text: outcome.replyText, timestamp: repliedAt });
       let transcriptWritten = false;
       if (!lost) {
         try {
@@ -270,7 +289,12 @@ export function createCallActivities({ db, carrier, carrierEventsUrl, temporal, 
      * Publishes a call event through the delivery engine, once per (call, event type, key): see
      * `publishCallEvent` below.
      */
-    async publishCallEvent(call: CallFacts, type: EventType, payload: Record<string, unknown>, key: string | number = ''): Promise<{ eventId: string | null }> {
+    async publishCallEvent(
+      call: CallFacts,
+      type: EventType,
+      payload: Record<string, unknown>,
+      key: string | number = '',
+    ): Promise<{ eventId: string | null }> {
       return publishCallEvent({ db, temporal, taskQueue, now }, call, type, payload, key);
     },
   };
@@ -280,7 +304,15 @@ export type CallActivities = ReturnType<typeof createCallActivities>;
 
 /** What every event of a call records besides its id and payload. */
 function eventOf(call: CallFacts, type: EventType) {
-  return { workspaceId: call.workspaceId, environment: call.environment, lineId: call.lineId, callId: call.callId, type, target: EVENT_POLICIES[type].target, actorKeyId: call.keyId };
+  return {
+    workspaceId: call.workspaceId,
+    environment: call.environment,
+    lineId: call.lineId,
+    callId: call.callId,
+    type,
+    target: EVENT_POLICIES[type].target,
+    actorKeyId: call.keyId,
+  };
 }
 
 /**

@@ -72,8 +72,15 @@ export function createHostedActivities({ carrier, model, db }: HostedActivityDep
       // Heartbeats carry cancellation (barge-in) to this activity, also while the model thinks.
       const beat = setInterval(() => context.heartbeat({ spoken: spokenChunks.length }), 200);
       try {
-        const systemPrompt = input.systemPrompt ?? ((await db('calls').where({ id: input.callId }).first('system_prompt'))?.system_prompt as string | null) ?? '';
-        for await (const delta of model.streamReply({ systemPrompt: withLanguage(systemPrompt, input.language), turns: input.turns, signal: stream.signal })) {
+        const systemPrompt =
+          input.systemPrompt ??
+          ((await db('calls').where({ id: input.callId }).first('system_prompt'))?.system_prompt as string | null) ??
+          '';
+        for await (const delta of model.streamReply({
+          systemPrompt: withLanguage(systemPrompt, input.language),
+          turns: input.turns,
+          signal: stream.signal,
+        })) {
           for (const chunk of chunker.push(delta)) await speak(chunk);
         }
         for (const chunk of chunker.end()) await speak(chunk);

@@ -53,7 +53,10 @@ export function createActivities(deps: ActivityDeps) {
     ...createHostedActivities(deps),
     ...createAudioActivities(deps),
     ...createRecoveryActivities(deps),
-    ...createMessageActivities({ ...deps, carrierMessagesUrl: deps.carrierMessagesUrl ?? new URL('messages', deps.carrierEventsUrl).toString() }),
+    ...createMessageActivities({
+      ...deps,
+      carrierMessagesUrl: deps.carrierMessagesUrl ?? new URL('messages', deps.carrierEventsUrl).toString(),
+    }),
   };
 }
 

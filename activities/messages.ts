@@ -16,7 +16,12 @@ export interface MessageActivityDeps {
 export function createMessageActivities({ db, carrier, carrierMessagesUrl, now }: MessageActivityDeps) {
   return {
     /** Hands the message to the carrier (idempotent on the message id) and notes the carrier's id for it. */
-    async sendThroughCarrier(message: { messageId: string; from: string; to: string; text: string }): Promise<{ carrierMessageId: string }> {
+    async sendThroughCarrier(message: {
+      messageId: string;
+      from: string;
+      to: string;
+      text: string;
+    }): Promise<{ carrierMessageId: string }> {
       let carrierMessageId: string;
       try {
         ({ carrierMessageId } = await carrier.sendSms({ ...message, statusUrl: carrierMessagesUrl }));

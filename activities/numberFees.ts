@@ -14,7 +14,15 @@ export interface NumberFeePage {
 }
 
 /** The monthly number fees (src/domain/billing/numberFees.ts), posted a page of lines at a time. */
-export function createNumberFeeActivities({ db, now, topUpIfNeeded }: { db: Db; now: () => Date; topUpIfNeeded: (tenant: BillingTenant) => Promise<boolean> }) {
+export function createNumberFeeActivities({
+  db,
+  now,
+  topUpIfNeeded,
+}: {
+  db: Db;
+  now: () => Date;
+  topUpIfNeeded: (tenant: BillingTenant) => Promise<boolean>;
+}) {
   return {
     /**
      * Posts the fee each line owes for the UTC month starting at `periodStart`, for lines after

@@ -31,7 +31,9 @@ const MESSAGE_LOOKBACK_MS = 24 * 60 * 60_000;
 /** Per sweep, so one run stays short; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
 
-export type CallRecovery = { outcome: 'workflow_running' | 'already_ended' } | { outcome: 'ended'; status: CallStatus; chargeCents: number; workflow: 'missing' | 'closed' | 'terminated' };
+export type CallRecovery =
+  | { outcome: 'workflow_running' | 'already_ended' }
+  | { outcome: 'ended'; status: CallStatus; chargeCents: number; workflow: 'missing' | 'closed' | 'terminated' };
 export type MessageRecovery = { outcome: 'workflow_exists' | 'already_sent' } | { outcome: 'failed' };
 
 /**
@@ -71,7 +73,11 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
         .andWhere('created_at', '<', new Date(at - UNCLAIMED_CALL_AGE_MS))
         .andWhere('created_at', '>=', new Date(at - STALE_CALL_AGE_MS))
         .pluck('id');
-      const messageIds = await queuedMessageIds(db, { createdBefore: new Date(at - STALE_MESSAGE_AGE_MS), createdAfter: new Date(at - MESSAGE_LOOKBACK_MS), limit: SWEEP_BATCH });
+      const messageIds = await queuedMessageIds(db, {
+        createdBefore: new Date(at - STALE_MESSAGE_AGE_MS),
+        createdAfter: new Date(at - MESSAGE_LOOKBACK_MS),
+        limit: SWEEP_BATCH,
+      });
       return { callIds, unclaimedCallIds, messageIds };
     },
 
@@ -113,7 +119,12 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
       const durationSec = Math.ceil(durationMs / 1000);
       const hold = await db('spend_holds').where({ reference }).first('status', 'amount_cents');
       if (hold?.status === 'active') {
-        const due = answeredAt ? Math.min(callChargeCents(current.mode as 'webhook' | 'hosted' | 'audio', current.zone as 'A' | 'B' | 'C', durationMs), Number(hold.amount_cents)) : 0;
+        const due = answeredAt
+          ? Math.min(
+              callChargeCents(current.mode as 'webhook' | 'hosted' | 'audio', current.zone as 'A' | 'B' | 'C', durationMs),
+              Number(hold.amount_cents),
+            )
+          : 0;
         await settleHold(db, {
           tenant,
           reference,
@@ -128,7 +139,9 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
         });
       }
       // The charge as posted (by this recovery, a retry of it, or the workflow before it stopped).
-      const posted = await db('ledger_transactions').where({ idempotency_ref: `${reference}:settle` }).first('amount_cents');
+      const posted = await db('ledger_transactions')
+        .where({ idempotency_ref: `${reference}:settle` })
+        .first('amount_cents');
       const chargeCents = posted ? -Number(posted.amount_cents) : 0;
       const status: CallStatus = answeredAt ? 'completed' : 'failed';
       await recordCallState(db, current.id, { status, endCause: 'service_error', endedAt: endedAt.getTime(), durationSec, chargeCents });
@@ -143,10 +156,21 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
           from: current.from_number,
           to: current.to_number,
         };
-        await publishCallEvent({ db, temporal, taskQueue, now }, facts, 'call_ended', { duration_sec: durationSec, cause: 'service_error', status, recording_url: null });
+        await publishCallEvent({ db, temporal, taskQueue, now }, facts, 'call_ended', {
+          duration_sec: durationSec,
+          cause: 'service_error',
+          status,
+          recording_url: null,
+        });
       }
       // For operators: a call had to be ended by the sweeper (alert on this line).
-      Context.current().log.error('call ended by the recovery sweeper', { call_id: current.id, workflow, status, charge_cents: chargeCents, alert: 'call_recovered' });
+      Context.current().log.error('call ended by the recovery sweeper', {
+        call_id: current.id,
+        workflow,
+        status,
+        charge_cents: chargeCents,
+        alert: 'call_recovered',
+      });
       return { outcome: 'ended', status, chargeCents, workflow };
     },
 
@@ -156,7 +180,10 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
       if (!row || row.status !== 'queued') return { outcome: 'already_sent' };
       if ((await workflowState(workflowIds.sendMessage(messageId))) !== 'missing') return { outcome: 'workflow_exists' };
       await failUnsentMessage(db, { messageId, tenant: { workspaceId: row.workspace_id, environment: row.environment }, at: now() });
-      Context.current().log.error('message failed by the recovery sweeper: it never had a workflow', { message_id: messageId, alert: 'message_recovered' });
+      Context.current().log.error('message failed by the recovery sweeper: it never had a workflow', {
+        message_id: messageId,
+        alert: 'message_recovered',
+      });
       return { outcome: 'failed' };
     },
   };

@@ -9,7 +9,15 @@ import { eventDestination } from '../src/domain/webhooks/destination';
 import { findEvent, type EventRow } from '../src/domain/webhooks/record';
 import { signatureHeaders } from '../src/domain/webhooks/signature';
 import type { CarrierAdapter } from '../src/adapters/carrier/port';
-import { EVENT_POLICIES, NDJSON_LIMITS, parseRetryAfter, redactResponseBody, RESPONSE_LOG_PREFIX, RESPONSE_READ_LIMIT_BYTES, type EventType } from '../src/domain/webhooks/events';
+import {
+  EVENT_POLICIES,
+  NDJSON_LIMITS,
+  parseRetryAfter,
+  redactResponseBody,
+  RESPONSE_LOG_PREFIX,
+  RESPONSE_READ_LIMIT_BYTES,
+  type EventType,
+} from '../src/domain/webhooks/events';
 
 export interface WebhookActivityDeps {
   db: Db;
@@ -70,9 +78,15 @@ class AnswerStart {
  * Reads a whole (non-streamed) answer of at most `limitBytes`; a longer one aborts the request,
  * so a receiver cannot make the worker hold more than the limit.
  */
-async function readBounded(response: IncomingMessage, controller: AbortController, limitBytes: number, start: AnswerStart): Promise<string> {
+async function readBounded(
+  response: IncomingMessage,
+  controller: AbortController,
+  limitBytes: number,
+  start: AnswerStart,
+): Promise<string> {
   const declared = Number(response.headers['content-length']);
-  if (declared > limitBytes) overLimit(controller, `response body over ${limitBytes} bytes (content-length ${declared}); the request was aborted`);
+  if (declared > limitBytes)
+    overLimit(controller, `response body over ${limitBytes} bytes (content-length ${declared}); the request was aborted`);
   const decoder = new TextDecoder();
   let body = '';
   let size = 0;
@@ -111,12 +125,17 @@ async function readNdjson(
     const totalFirst = totalDeadline < lineDeadline;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => {
-        controller.abort();
-        const err = new Error(totalFirst ? `ndjson reply over its ${budgets.totalMs} ms budget` : `no ndjson line within ${budgets.lineMs} ms`);
-        err.name = 'NdjsonTimeout';
-        reject(err);
-      }, Math.max(0, Math.min(totalDeadline, lineDeadline) - Date.now()));
+      timer = setTimeout(
+        () => {
+          controller.abort();
+          const err = new Error(
+            totalFirst ? `ndjson reply over its ${budgets.totalMs} ms budget` : `no ndjson line within ${budgets.lineMs} ms`,
+          );
+          err.name = 'NdjsonTimeout';
+          reject(err);
+        },
+        Math.max(0, Math.min(totalDeadline, lineDeadline) - Date.now()),
+      );
     });
     let chunk: IteratorResult<Buffer>;
     try {
@@ -149,7 +168,8 @@ async function readNdjson(
         chunks += 1;
         spokenChars += parsed.text.length;
         if (chunks > NDJSON_LIMITS.maxChunks) overLimit(controller, `ndjson reply over ${NDJSON_LIMITS.maxChunks} chunks`);
-        if (spokenChars > NDJSON_LIMITS.maxSpokenChars) overLimit(controller, `ndjson reply over ${NDJSON_LIMITS.maxSpokenChars} characters of text`);
+        if (spokenChars > NDJSON_LIMITS.maxSpokenChars)
+          overLimit(controller, `ndjson reply over ${NDJSON_LIMITS.maxSpokenChars} characters of text`);
         await onChunk(parsed.text);
       }
     }
@@ -189,7 +209,14 @@ export type DeliveryAttemptDeps = Pick<WebhookActivityDeps, 'db' | 'egress' | 's
  * the `attemptDelivery` activity and the call turn's `takeMessageTurn` (which already holds the
  * event row; `preloaded` lets it pass the line and secret lookups it ran alongside its insert).
  */
-export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, ndjsonBudget = { lineMs: NDJSON_LINE_TIMEOUT_MS, totalMs: NDJSON_TOTAL_TIMEOUT_MS } }: DeliveryAttemptDeps) {
+export function createDeliveryAttempt({
+  db,
+  egress,
+  secretsKey,
+  carrier,
+  now,
+  ndjsonBudget = { lineMs: NDJSON_LINE_TIMEOUT_MS, totalMs: NDJSON_TOTAL_TIMEOUT_MS },
+}: DeliveryAttemptDeps) {
   const lineOf = (lineId: string) => db('lines').where({ id: lineId }).first('status', 'webhook_url', 'status_callback_url');
   const secretOf = (lineId: string) => currentSecret(db, secretsKey(), lineId);
   return {
@@ -205,7 +232,9 @@ export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, nd
       const line = preloaded ? preloaded.line : await lineOf(event.line_id);
       const policy = EVENT_POLICIES[event.event_type as EventType];
       // Where the event goes is decided at attempt time, so a URL changed since it was recorded is used.
-      const url = line ? await eventDestination(db, { workspaceId: event.workspace_id, environment: event.environment }, line, policy.target) : null;
+      const url = line
+        ? await eventDestination(db, { workspaceId: event.workspace_id, environment: event.environment }, line, policy.target)
+        : null;
       const body = JSON.stringify({ ...event.payload, event: event.event_type, event_id: event.id, line_id: event.line_id });
       const deliveryId = crypto.randomUUID();
       const started = now();
@@ -223,7 +252,10 @@ export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, nd
         created_at: started,
       };
       const fail = async (error: string, retryable: boolean): Promise<AttemptOutcome> => {
-        await db('webhook_deliveries').insert({ ...row, status: 'failed', error_message: error, duration_ms: 0, completed_at: started }).onConflict(['event_id', 'attempt']).ignore();
+        await db('webhook_deliveries')
+          .insert({ ...row, status: 'failed', error_message: error, duration_ms: 0, completed_at: started })
+          .onConflict(['event_id', 'attempt'])
+          .ignore();
         return { deliveryId, delivered: false, retryable, httpStatus: null };
       };
       if (!line || line.status === 'released') return fail('line_released', false);
@@ -234,7 +266,11 @@ export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, nd
       if (options.atMostOnce) {
         // This attempt number was already tried (a re-run after a crashed worker): never POST it
         // again, since a late answer would be spoken out of turn. A try that never finished is failed.
-        const inserted = await db('webhook_deliveries').insert({ ...row, status: 'pending' }).onConflict(['event_id', 'attempt']).ignore().returning('id');
+        const inserted = await db('webhook_deliveries')
+          .insert({ ...row, status: 'pending' })
+          .onConflict(['event_id', 'attempt'])
+          .ignore()
+          .returning('id');
         if (inserted.length === 0) {
           await db('webhook_deliveries')
             .where({ event_id: event.id, attempt, status: 'pending' })
@@ -246,7 +282,11 @@ export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, nd
         await db('webhook_deliveries').where({ event_id: event.id, attempt }).del();
         await db('webhook_deliveries').insert({ ...row, status: 'pending' });
       }
-      const headers = { 'content-type': 'application/json', 'user-agent': 'Switchboard-Webhooks/1', ...signatureHeaders({ secret, deliveryId, rawBody: body, attempt, now: started }) };
+      const headers = {
+        'content-type': 'application/json',
+        'user-agent': 'Switchboard-Webhooks/1',
+        ...signatureHeaders({ secret, deliveryId, rawBody: body, attempt, now: started }),
+      };
       let httpStatus: number | null = null;
       let responseText: string | null = null;
       let error: string | null = null;
@@ -307,7 +347,14 @@ export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, nd
       const delivered = error === null;
       await db('webhook_deliveries')
         .where({ id: deliveryId })
-        .update({ status: delivered ? 'success' : 'failed', http_status: httpStatus, error_message: error, response_body: responseText, duration_ms: now().getTime() - started.getTime(), completed_at: now() });
+        .update({
+          status: delivered ? 'success' : 'failed',
+          http_status: httpStatus,
+          error_message: error,
+          response_body: responseText,
+          duration_ms: now().getTime() - started.getTime(),
+          completed_at: now(),
+        });
       return {
         deliveryId,
         delivered,
@@ -326,7 +373,11 @@ export function createDeliveryAttempt({ db, egress, secretsKey, carrier, now, nd
 export function createWebhookActivities(deps: WebhookActivityDeps) {
   const { attempt } = createDeliveryAttempt(deps);
   return {
-    async attemptDelivery(eventId: string, attemptNumber: number, stream?: { carrierCallId: string; speakIdPrefix: string }): Promise<AttemptOutcome> {
+    async attemptDelivery(
+      eventId: string,
+      attemptNumber: number,
+      stream?: { carrierCallId: string; speakIdPrefix: string },
+    ): Promise<AttemptOutcome> {
       const event = await findEvent(deps.db, eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`event ${eventId} does not exist`, 'EventMissing');
       return attempt(event, attemptNumber, stream && { carrierCallId: stream.carrierCallId, speakIdPrefix: stream.speakIdPrefix });

@@ -54,7 +54,8 @@ export function createApp(deps: AppDeps): App {
     const chain: Koa.Middleware<AppState>[] = readsBodyBeforeAuth(route.auth) ? [readBody, auth] : [auth, readBody];
     // Replays, conflicts and malformed requests are answered before the rate limit counts
     // the request: a limit meters work the service would do, not typos.
-    if (route.idempotency) chain.push(idempotency({ required: route.idempotency.required, scope: `${route.method.toUpperCase()} ${route.path}` }, deps));
+    if (route.idempotency)
+      chain.push(idempotency({ required: route.idempotency.required, scope: `${route.method.toUpperCase()} ${route.path}` }, deps));
     chain.push(validateRequest(route.doc));
     if (route.rateLimit) chain.push(rateLimit(route.rateLimit, `${route.method.toUpperCase()} ${route.path}`, deps));
     for (const path of [route.path, ...(route.aliases ?? [])]) {

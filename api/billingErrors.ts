@@ -17,7 +17,10 @@ export function refuseHold(refusal: HoldRefusal, context: { deps: AppDeps; tenan
     const { deps, log } = context;
     const tenant = { workspaceId: context.tenant.workspaceId, environment: context.tenant.environment };
     wakeAutoChargeIfNeeded(deps.db, deps.temporal, deps.config.taskQueue, tenant).catch((err: unknown) =>
-      log.warn({ err, workspace_id: tenant.workspaceId, environment: tenant.environment }, 'could not wake auto-charge after an insufficient_credits refusal'),
+      log.warn(
+        { err, workspace_id: tenant.workspaceId, environment: tenant.environment },
+        'could not wake auto-charge after an insufficient_credits refusal',
+      ),
     );
   }
   return holdRefusalError(refusal);
@@ -36,11 +39,16 @@ export function holdRefusalError(refusal: HoldRefusal): ApiError {
     ]);
   }
   const resets = refusal.cycleResetAt ? ` Cycle resets ${refusal.cycleResetAt.toISOString()}.` : ' This limit does not reset.';
-  return new ApiError(402, 'agent_cap_exceeded', `${refusal.cycleResetAt ? 'Monthly cap' : 'Spend limit'} reached (${formatCents(refusal.capCents)}).${resets}`, [
-    { field: 'spent_cents', message: String(refusal.spentCents) },
-    { field: 'cap_cents', message: String(refusal.capCents) },
-    ...(refusal.cycleResetAt ? [{ field: 'cycle_reset_at', message: refusal.cycleResetAt.toISOString() }] : []),
-  ]);
+  return new ApiError(
+    402,
+    'agent_cap_exceeded',
+    `${refusal.cycleResetAt ? 'Monthly cap' : 'Spend limit'} reached (${formatCents(refusal.capCents)}).${resets}`,
+    [
+      { field: 'spent_cents', message: String(refusal.spentCents) },
+      { field: 'cap_cents', message: String(refusal.capCents) },
+      ...(refusal.cycleResetAt ? [{ field: 'cycle_reset_at', message: refusal.cycleResetAt.toISOString() }] : []),
+    ],
+  );
 }
 
 export function formatCents(cents: number): string {

@@ -22,5 +22,6 @@ export async function authenticateCarrier(ctx: AppContext, deps: AppDeps): Promi
   const now = new Date();
   const verdict = verifyCarrierCallback({ secret, headers: (name) => ctx.get(name), rawBody: ctx.state.rawBody ?? Buffer.alloc(0), now });
   if (!verdict.valid) throw refuse(verdict.reason);
-  if (!(await acceptCallbackSignatureOnce(deps.db, { signature: verdict.signature, timestamp: verdict.timestamp, at: now }))) throw refuse('replayed_signature');
+  if (!(await acceptCallbackSignatureOnce(deps.db, { signature: verdict.signature, timestamp: verdict.timestamp, at: now })))
+    throw refuse('replayed_signature');
 }

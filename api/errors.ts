@@ -27,7 +27,8 @@ export class ApiError extends Error {
 
 export const errors = {
   notFound: (what = 'Resource') => new ApiError(404, 'not_found', `${what} not found`),
-  validation: (details: ErrorDetail[], message = 'The request has invalid fields') => new ApiError(422, 'validation_error', message, details),
+  validation: (details: ErrorDetail[], message = 'The request has invalid fields') =>
+    new ApiError(422, 'validation_error', message, details),
   unauthorized: () => new ApiError(401, 'unauthorized', 'Missing Authorization header; send `Authorization: Bearer <API_KEY>`'),
   invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is malformed, unknown, expired or revoked'),
   forbidden: (message: string, details?: ErrorDetail[]) => new ApiError(403, 'forbidden', message, details),

@@ -48,7 +48,12 @@ function refusalError(refusal: OutboundRefusal, channel: OutboundChannel, ctx: A
  * spec's codes; a workflow start that failed and was compensated is 503 `service_unavailable`
  * with `Retry-After` (nothing held, nothing sent).
  */
-export async function answeringOutboundRefusals<T>(ctx: AppContext, deps: AppDeps, channel: OutboundChannel, step: () => Promise<T>): Promise<T> {
+export async function answeringOutboundRefusals<T>(
+  ctx: AppContext,
+  deps: AppDeps,
+  channel: OutboundChannel,
+  step: () => Promise<T>,
+): Promise<T> {
   try {
     return await step();
   } catch (err) {

@@ -17,7 +17,12 @@ export interface TimeCursor {
 export function cursorPaginationParams() {
   return [
     { name: 'limit', in: 'query' as const, schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
-    { name: 'cursor', in: 'query' as const, schema: { type: 'string', maxLength: 100 }, description: '`next_cursor` of the previous page (or an ISO timestamp)' },
+    {
+      name: 'cursor',
+      in: 'query' as const,
+      schema: { type: 'string', maxLength: 100 },
+      description: '`next_cursor` of the previous page (or an ISO timestamp)',
+    },
   ];
 }
 
@@ -36,14 +41,23 @@ export function parseCursor(cursor: string | undefined): TimeCursor | undefined 
 }
 
 /** Rows strictly after the cursor in newest-first order, compared at millisecond precision. */
-export function beforeCursor<Q extends Knex.QueryBuilder>(query: Q, after: TimeCursor | undefined, timeColumn: string, idColumn: string): Q {
+export function beforeCursor<Q extends Knex.QueryBuilder>(
+  query: Q,
+  after: TimeCursor | undefined,
+  timeColumn: string,
+  idColumn: string,
+): Q {
   if (after?.id) query.whereRaw(`(date_trunc('milliseconds', ??), ??) < (?, ?)`, [timeColumn, idColumn, after.at, after.id]);
   else if (after) query.whereRaw(`date_trunc('milliseconds', ??) < ?`, [timeColumn, after.at]);
   return query;
 }
 
 /** Splits `limit + 1` fetched rows into the page and `{has_more, next_cursor}`. */
-export function cursorPage<T>(rows: T[], limit: number, keyOf: (row: T) => { at: Date; id: string }): { page: T[]; has_more: boolean; next_cursor: string | null } {
+export function cursorPage<T>(
+  rows: T[],
+  limit: number,
+  keyOf: (row: T) => { at: Date; id: string },
+): { page: T[]; has_more: boolean; next_cursor: string | null } {
   const page = rows.slice(0, limit);
   const hasMore = rows.length > limit;
   const last = page[page.length - 1];

@@ -40,7 +40,10 @@ function answerConnect(app: App, req: http.IncomingMessage, socket: Duplex): voi
     'x-request-id': `req_${crypto.randomUUID()}`,
     Connection: 'close',
   };
-  const head = [`HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)].join('\r\n');
+  const head = [
+    `HTTP/1.1 ${error.status} ${http.STATUS_CODES[error.status]}`,
+    ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`),
+  ].join('\r\n');
   socket.on('error', () => socket.destroy());
   socket.end(`${head}\r\n\r\n${body}`);
 }

@@ -113,10 +113,18 @@ function bareKoa(): Koa {
 function printSummaries(baseline: Summary, switchboard: Summary): void {
   const header = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests'];
   const rows = [baseline, switchboard].map((r) => [
-    r.title, fmt(r.reqPerSec, 0), fmt(r.p50, 2), fmt(r.p99, 2), String(r.non2xx), String(r.errors), String(r.total),
+    r.title,
+    fmt(r.reqPerSec, 0),
+    fmt(r.p50, 2),
+    fmt(r.p99, 2),
+    String(r.non2xx),
+    String(r.errors),
+    String(r.total),
   ]);
   const ratios = [
-    ratio(switchboard.reqPerSec, baseline.reqPerSec, 3), ratio(switchboard.p50, baseline.p50, 2), ratio(switchboard.p99, baseline.p99, 2),
+    ratio(switchboard.reqPerSec, baseline.reqPerSec, 3),
+    ratio(switchboard.p50, baseline.p50, 2),
+    ratio(switchboard.p99, baseline.p99, 2),
   ];
   printTable(header, [...rows, [RATIO_LABEL, ...ratios, '', '', '']]);
 }
@@ -167,10 +175,17 @@ async function main(): Promise<number> {
       throw new Error(`GET ${linePath} answered ${probe.status} ${JSON.stringify(probeBody)}; refusing to benchmark`);
     }
 
-    console.log(`[bench] ${connections} connections, ${warmupSec}s warm-up + ${durationSec}s measured per target, load generator in a child process`);
+    console.log(
+      `[bench] ${connections} connections, ${warmupSec}s warm-up + ${durationSec}s measured per target, load generator in a child process`,
+    );
     const common = { connections, durationSec, warmupSec };
     const baseline = await measureInChild({ ...common, title: 'baseline (bare Koa)', url: `${baselineUrl}/`, headers: {} });
-    const switchboard = await measureInChild({ ...common, title: 'switchboard GET line', url: `${apiUrl}${linePath}`, headers: authHeaders });
+    const switchboard = await measureInChild({
+      ...common,
+      title: 'switchboard GET line',
+      url: `${apiUrl}${linePath}`,
+      headers: authHeaders,
+    });
 
     console.log('');
     printSummaries(baseline, switchboard);
@@ -178,7 +193,9 @@ async function main(): Promise<number> {
 
     const failed = [switchboard, baseline].filter((r) => r.non2xx > 0 || r.errors > 0 || r.total === 0);
     return reportFailures(
-      failed.map((r) => `${r.title} had ${r.non2xx} non-2xx responses and ${r.errors} errors (${r.timeouts} timeouts) over ${r.total} requests`),
+      failed.map(
+        (r) => `${r.title} had ${r.non2xx} non-2xx responses and ${r.errors} errors (${r.timeouts} timeouts) over ${r.total} requests`,
+      ),
     );
   } finally {
     await cleanups.run();

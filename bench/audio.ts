@@ -87,7 +87,10 @@ interface PhaseResult {
 
 /** The peer in a child process (the default), steered over IPC. */
 async function forkPeer(): Promise<Peer> {
-  const child = fork(path.join(__dirname, 'audioPeer.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const child = fork(path.join(__dirname, 'audioPeer.ts'), [], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
   const waiting = new Map<number, { resolve: (result: TalkResult) => void; reject: (err: Error) => void }>();
   let nextId = 0;
   const info = await new Promise<PeerInfo>((resolve, reject) => {
@@ -126,7 +129,12 @@ async function forkPeer(): Promise<Peer> {
 
 async function inProcessPeer(): Promise<Peer> {
   const peer = await startPeer();
-  return { info: peer.info, inProcess: true, talk: (callIds, seconds, warmupMs) => talk(peer.media, callIds, seconds, warmupMs), close: () => peer.close() };
+  return {
+    info: peer.info,
+    inProcess: true,
+    talk: (callIds, seconds, warmupMs) => talk(peer.media, callIds, seconds, warmupMs),
+    close: () => peer.close(),
+  };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -142,7 +150,11 @@ async function json(env: Env, path: string, method = 'GET', body?: object): Prom
 /** Someone calls one of our numbers; Switchboard answers. */
 async function answeredCall(env: Env, index: number): Promise<AnsweredCall> {
   const { eventsUrl } = env.peer.info;
-  const placed = await json(env, '/control/calls/inbound', 'POST', { from: '+14155550142', to: `+1212555${String(2000 + (index % 8000)).padStart(4, '0')}`, events_url: eventsUrl });
+  const placed = await json(env, '/control/calls/inbound', 'POST', {
+    from: '+14155550142',
+    to: `+1212555${String(2000 + (index % 8000)).padStart(4, '0')}`,
+    events_url: eventsUrl,
+  });
   if (placed.status !== 201) throw new Error(`inbound call refused: ${placed.status} ${JSON.stringify(placed.body)}`);
   const carrierCallId = String(placed.body.carrier_call_id);
   const callId = crypto.randomUUID();
@@ -211,14 +223,30 @@ async function relayPhase(env: Env, calls: number, seconds: number, warmupMs: nu
   const started = await answeredCalls(env, calls, 0, async (call, i) => {
     const controller = new AbortController();
     const stream = await env.carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-    const done = relayAudio({ carrier: stream, handlerUrl: env.peer.info.customerUrl, callId: call.callId, lineId: 'bench-line', streamId: `MZbench${i}`, signal: controller.signal, egress: peerEgress, log: relayLog });
+    const done = relayAudio({
+      carrier: stream,
+      handlerUrl: env.peer.info.customerUrl,
+      callId: call.callId,
+      lineId: 'bench-line',
+      streamId: `MZbench${i}`,
+      signal: controller.signal,
+      egress: peerEgress,
+      log: relayLog,
+    });
     return { controller, done };
   });
-  const measured = await measure(env, 'relay', started.map((c) => c.callId), seconds, warmupMs);
+  const measured = await measure(
+    env,
+    'relay',
+    started.map((c) => c.callId),
+    seconds,
+    warmupMs,
+  );
   for (const call of started) call.controller.abort();
   const summaries: RelaySummary[] = await Promise.all(started.map((c) => c.done));
   const failures = [...measured.failures];
-  for (const [i, summary] of summaries.entries()) if (summary.endedBy !== 'call') failures.push(`relay ${i} ended by ${summary.endedBy}${summary.detail ? ` (${summary.detail})` : ''}`);
+  for (const [i, summary] of summaries.entries())
+    if (summary.endedBy !== 'call') failures.push(`relay ${i} ended by ${summary.endedBy}${summary.detail ? ` (${summary.detail})` : ''}`);
   const toCustomer = summaries.reduce((sum, s) => sum + s.framesToCustomer, 0);
   const toCaller = summaries.reduce((sum, s) => sum + s.framesToCaller, 0);
   const dropped = summaries.reduce((sum, s) => sum + s.dropped, 0);
@@ -239,7 +267,10 @@ async function baselinePhase(env: Env, calls: number, seconds: number, warmupMs:
   const { simUrl, credentials } = env.peer.info;
   const started = await answeredCalls(env, calls, calls, async (call) => {
     // The bare echo: straight on the carrier's media socket, every media payload sent back as is.
-    const ws = new WebSocket(`${simUrl.replace(/^http/, 'ws')}/carrier/v1/calls/${call.carrierCallId}/media`, { headers: { authorization: `Bearer ${credentials.carrierApiKey}` }, perMessageDeflate: false });
+    const ws = new WebSocket(`${simUrl.replace(/^http/, 'ws')}/carrier/v1/calls/${call.carrierCallId}/media`, {
+      headers: { authorization: `Bearer ${credentials.carrierApiKey}` },
+      perMessageDeflate: false,
+    });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('error', reject);
@@ -256,7 +287,13 @@ async function baselinePhase(env: Env, calls: number, seconds: number, warmupMs:
     });
     return { ws };
   });
-  const measured = await measure(env, 'echo', started.map((c) => c.callId), seconds, warmupMs);
+  const measured = await measure(
+    env,
+    'echo',
+    started.map((c) => c.callId),
+    seconds,
+    warmupMs,
+  );
   for (const call of started) call.ws.terminate();
   await json(env, '/control/calls/reset', 'POST');
   return {
@@ -268,7 +305,19 @@ async function baselinePhase(env: Env, calls: number, seconds: number, warmupMs:
 }
 
 function printPhases(phases: PhaseResult[]): void {
-  const header = ['path', 'frames sent', 'echoed', 'missing', 'rtt p50 ms', 'rtt p99 ms', 'rtt max ms', 'frames/s', 'CPU s', 'peer CPU s', 'loop p99 ms'];
+  const header = [
+    'path',
+    'frames sent',
+    'echoed',
+    'missing',
+    'rtt p50 ms',
+    'rtt p99 ms',
+    'rtt max ms',
+    'frames/s',
+    'CPU s',
+    'peer CPU s',
+    'loop p99 ms',
+  ];
   const rows = phases.map((r) => {
     const rtt = distribution(r.roundTrips);
     const frames = [String(r.sent), String(r.echoed), String(r.missing)];
@@ -296,9 +345,13 @@ async function main(): Promise<number> {
     const { simUrl, credentials } = peer.info;
     const carrier = new SimulatorCarrier(simUrl, credentials.carrierApiKey);
     const env: Env = { peer, carrier, control: simulatorControl(simUrl, credentials.controlToken) };
-    log(`simulator and customer echo ${inProcess ? 'in this process (BENCH_AUDIO_IN_PROCESS=1)' : 'in a forked peer process'}; relays in this process`);
+    log(
+      `simulator and customer echo ${inProcess ? 'in this process (BENCH_AUDIO_IN_PROCESS=1)' : 'in a forked peer process'}; relays in this process`,
+    );
 
-    log(`relay: ${calls} concurrent audio calls, callers talking ${seconds} s (20 ms µ-law frames in real time; first ${warmupMs} ms of each call not in the latencies)`);
+    log(
+      `relay: ${calls} concurrent audio calls, callers talking ${seconds} s (20 ms µ-law frames in real time; first ${warmupMs} ms of each call not in the latencies)`,
+    );
     const relay = await relayPhase(env, calls, seconds, warmupMs);
     log(relay.extra);
     log(`baseline: the same ${calls} callers over a bare ws echo (no relay)`);
@@ -310,15 +363,24 @@ async function main(): Promise<number> {
     const r = distribution(relay.roundTrips);
     const b = distribution(baseline.roundTrips);
     console.log('');
-    console.log(`[bench] added relay latency per frame (carrier → customer → carrier, relay rtt − baseline rtt): p50 ${fmt(r.p50 - b.p50, 2)} ms, p99 ${fmt(r.p99 - b.p99, 2)} ms`);
-    console.log(`[bench] relay: ${fmt(relay.framesPerSecond, 0)} frames/s relayed (both directions) for ${calls} calls over ${fmt(relay.windowS, 1)} s (offered: ${calls * 50 * 2} frames/s)`);
+    console.log(
+      `[bench] added relay latency per frame (carrier → customer → carrier, relay rtt − baseline rtt): p50 ${fmt(r.p50 - b.p50, 2)} ms, p99 ${fmt(r.p99 - b.p99, 2)} ms`,
+    );
+    console.log(
+      `[bench] relay: ${fmt(relay.framesPerSecond, 0)} frames/s relayed (both directions) for ${calls} calls over ${fmt(relay.windowS, 1)} s (offered: ${calls * 50 * 2} frames/s)`,
+    );
     const busy = relay.windowS > 0 ? (100 * relay.cpuS) / relay.windowS : Number.NaN;
-    console.log(`[bench] CPU of this process while relaying: ${fmt(relay.cpuS, 1)} s (${fmt(busy, 0)} % of one core${inProcess ? ', simulator and customer included' : ''}); ${fmt((relay.cpuS * 1e6) / Math.max(1, relay.framesPerSecond * relay.windowS), 1)} µs per relayed frame`);
+    console.log(
+      `[bench] CPU of this process while relaying: ${fmt(relay.cpuS, 1)} s (${fmt(busy, 0)} % of one core${inProcess ? ', simulator and customer included' : ''}); ${fmt((relay.cpuS * 1e6) / Math.max(1, relay.framesPerSecond * relay.windowS), 1)} µs per relayed frame`,
+    );
 
     const failures = [...relay.failures.map((f) => `${relay.title}: ${f}`), ...baseline.failures.map((f) => `${baseline.title}: ${f}`)];
     for (const run of [relay, baseline]) {
       const ppm = run.sent === 0 ? 1e6 : (run.missing * 1e6) / run.sent;
-      if (ppm > maxMissingPpm) failures.push(`${run.title}: ${run.missing} of ${run.sent} frames missing (${fmt(ppm / 1e4, 3)} %, tolerance ${fmt(maxMissingPpm / 1e4, 3)} %)`);
+      if (ppm > maxMissingPpm)
+        failures.push(
+          `${run.title}: ${run.missing} of ${run.sent} frames missing (${fmt(ppm / 1e4, 3)} %, tolerance ${fmt(maxMissingPpm / 1e4, 3)} %)`,
+        );
     }
     return reportFailures(failures);
   } finally {

@@ -47,7 +47,8 @@ export async function startPeer(): Promise<{ info: PeerInfo; media: MediaSimulat
     ws.on('error', () => undefined);
     ws.on('message', (data) => {
       const message = JSON.parse(String(data)) as { event?: string; stream_id?: string; media?: { payload?: string } };
-      if (message.event === 'media') ws.send(JSON.stringify({ event: 'media', stream_id: message.stream_id, media: { payload: message.media?.payload } }));
+      if (message.event === 'media')
+        ws.send(JSON.stringify({ event: 'media', stream_id: message.stream_id, media: { payload: message.media?.payload } }));
     });
   });
   return {

@@ -147,7 +147,10 @@ function row(title: string, samples: number[], missing: number): Row {
 
 function printRows(rows: Row[]): void {
   const header = ['measure', 'count', 'missing', 'p50 ms', 'p99 ms', 'max ms'];
-  printTable(header, rows.map((r) => [r.title, String(r.count), String(r.missing), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1)]));
+  printTable(
+    header,
+    rows.map((r) => [r.title, String(r.count), String(r.missing), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1)]),
+  );
 }
 
 /** A POST to the simulator's control API, with its token. */
@@ -161,7 +164,8 @@ async function control(h: Harness, path: string, body: unknown): Promise<number>
 async function waitForWorker(h: Harness, worker: ChildProcess, logFile: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (worker.exitCode !== null) throw new Error(`the worker process exited (${worker.exitCode}): ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+    if (worker.exitCode !== null)
+      throw new Error(`the worker process exited (${worker.exitCode}): ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
     const { pollers } = await h.temporal.workflowService.describeTaskQueue({
       namespace: h.config.temporalNamespace,
       taskQueue: { name: h.config.taskQueue },
@@ -207,14 +211,21 @@ async function placeCalls(bench: Bench, count: number): Promise<string[]> {
   const tenants: Tenant[] = [];
   for (let i = 0; i < count; i += LINES_PER_TENANT) tenants.push(await createTenant(h.db));
   // In batches, so that setting up many calls does not time itself out.
-  return inBatches(Array.from({ length: count }, (_, i) => i), PLACE_BATCH, (i) => placeCall(bench, tenants, i));
+  return inBatches(
+    Array.from({ length: count }, (_, i) => i),
+    PLACE_BATCH,
+    (i) => placeCall(bench, tenants, i),
+  );
 }
 
 /** One call on its own fresh line, connected (in_progress). */
 async function placeCall(bench: Bench, tenants: Tenant[], i: number): Promise<string> {
   const { h } = bench;
   const tenant = tenants[Math.floor(i / LINES_PER_TENANT)];
-  const lineResponse = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: { name: `Bench line ${i}`, mode: 'webhook', webhook_url: bench.receiver.url } });
+  const lineResponse = await h.request('POST', '/api/v1/lines', {
+    key: tenant.keys.test,
+    body: { name: `Bench line ${i}`, mode: 'webhook', webhook_url: bench.receiver.url },
+  });
   if (lineResponse.status !== 201) throw new Error(`line creation answered ${lineResponse.status}: ${lineResponse.text}`);
   const lineId = lineResponse.body.line.id as string;
   // Many lines at once may still be provisioning when POST /lines answers.
@@ -270,7 +281,11 @@ function turnRows(bench: Bench, turns: Turn[], prefix: string): { rows: Row[]; e
   }
   const endToEnd = row(`${prefix}say→speak (turn)`, sayToSpeak, turns.length - sayToSpeak.length);
   return {
-    rows: [row(`${prefix}say→message`, sayToMessage, turns.length - sayToMessage.length), row(`${prefix}first chunk→speak`, chunkToSpeak, turns.length - chunkToSpeak.length), endToEnd],
+    rows: [
+      row(`${prefix}say→message`, sayToMessage, turns.length - sayToMessage.length),
+      row(`${prefix}first chunk→speak`, chunkToSpeak, turns.length - chunkToSpeak.length),
+      endToEnd,
+    ],
     endToEnd,
   };
 }
@@ -328,7 +343,9 @@ async function hopRows(bench: Bench, turns: Turn[]): Promise<Row[]> {
   for (const t of turns) byCall.set(t.callId, [...(byCall.get(t.callId) ?? []), t]);
   let missing = 0;
   for (const [callId, callTurns] of byCall) {
-    const history = JSON.parse(JSON.stringify(await bench.h.temporal.workflow.getHandle(callId).fetchHistory())) as { events: HistoryEvent[] };
+    const history = JSON.parse(JSON.stringify(await bench.h.temporal.workflow.getHandle(callId).fetchHistory())) as {
+      events: HistoryEvent[];
+    };
     const events = history.events;
     for (const t of callTurns) {
       const message = bench.receiver.messageAt.get(t.text);
@@ -376,7 +393,12 @@ async function baselineRoundTrips(n: number, lanes: number): Promise<number[]> {
 // Phases.
 // ---------------------------------------------------------------------------------------
 
-async function latencyPhase(bench: Bench, turns: number, callCount: number, warmupTurns: number): Promise<{ rows: Row[]; hops: Row[]; cpu: string; missing: number }> {
+async function latencyPhase(
+  bench: Bench,
+  turns: number,
+  callCount: number,
+  warmupTurns: number,
+): Promise<{ rows: Row[]; hops: Row[]; cpu: string; missing: number }> {
   const ids = await placeCalls(bench, callCount);
   for (const [i, id] of ids.entries()) for (let w = 0; w < warmupTurns; w += 1) await turn(bench, id, `warmup c${i} t${w}`);
   const done: Turn[] = [];
@@ -392,7 +414,8 @@ async function latencyPhase(bench: Bench, turns: number, callCount: number, warm
     }),
   );
   const wall = performance.now() - wall0;
-  const perTurn = (before: number | undefined, after: number | undefined) => (before === undefined || after === undefined ? 'n/a' : `${((after - before) / done.length).toFixed(1)} ms`);
+  const perTurn = (before: number | undefined, after: number | undefined) =>
+    before === undefined || after === undefined ? 'n/a' : `${((after - before) / done.length).toFixed(1)} ms`;
   const cpu =
     `${(done.length / (wall / 1000)).toFixed(1)} turns/s; CPU per turn: this process ${perTurn(cpu0.bench, processCpuMs(process.pid))}, ` +
     (bench.workerPid === undefined ? '' : `worker process ${perTurn(cpu0.worker, processCpuMs(bench.workerPid))}, `) +
@@ -400,7 +423,12 @@ async function latencyPhase(bench: Bench, turns: number, callCount: number, warm
   await hangUp(bench, ids);
   const baseline = await baselineRoundTrips(turns, callCount);
   const { rows, endToEnd } = turnRows(bench, done, '');
-  return { rows: [...rows, row('baseline: loopback POST round trip', baseline, 0)], hops: await hopRows(bench, done), cpu, missing: endToEnd.missing };
+  return {
+    rows: [...rows, row('baseline: loopback POST round trip', baseline, 0)],
+    hops: await hopRows(bench, done),
+    cpu,
+    missing: endToEnd.missing,
+  };
 }
 
 /**
@@ -412,7 +440,11 @@ async function settle(bench: Bench, ids: string[]): Promise<void> {
   await sleep(SETTLE_MS);
 }
 
-async function capacityPhase(bench: Bench, callCount: number, seconds: number): Promise<{ row: Row; rows: Row[]; hops: Row[]; turns: number }> {
+async function capacityPhase(
+  bench: Bench,
+  callCount: number,
+  seconds: number,
+): Promise<{ row: Row; rows: Row[]; hops: Row[]; turns: number }> {
   const ids = await placeCalls(bench, callCount);
   if (process.env.BENCH_SETTLE !== '0') await settle(bench, ids);
   const done: Turn[] = [];
@@ -447,7 +479,9 @@ async function main(): Promise<number> {
   if (workerMode !== 'process' && workerMode !== 'inline') throw new Error('BENCH_WORKER must be process or inline');
   const maxCalls = intFromEnv('BENCH_MAX_CALLS', 320);
   if (turns < 1 || turnCalls < 1 || seconds < 1 || maxCalls < 1 || calls.some((k) => !Number.isInteger(k) || k < 1)) {
-    throw new Error('BENCH_TURNS, BENCH_TURN_CALLS, BENCH_SECONDS and BENCH_MAX_CALLS must be at least 1, BENCH_CALLS one or more such counts (5,10,20)');
+    throw new Error(
+      'BENCH_TURNS, BENCH_TURN_CALLS, BENCH_SECONDS and BENCH_MAX_CALLS must be at least 1, BENCH_CALLS one or more such counts (5,10,20)',
+    );
   }
 
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -461,7 +495,10 @@ async function main(): Promise<number> {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-bundle-'));
     cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
     const noop = () => undefined;
-    const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop } });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../workflows'),
+      logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop },
+    });
     const bundlePath = path.join(dir, 'workflow-bundle.js');
     fs.writeFileSync(bundlePath, code);
     process.env.DATABASE_URL = stack.databaseUrl;
@@ -514,14 +551,18 @@ async function main(): Promise<number> {
     // Fast text-to-speech, so a reply has finished playing before the next sentence.
     await control(h, '/control/speech', { words_per_second: 1000 });
 
-    console.log(`[bench] (a) ${turns} turns over ${turnCalls} concurrent calls (one turn at a time per call, 2 warm-up turns per call not counted)`);
+    console.log(
+      `[bench] (a) ${turns} turns over ${turnCalls} concurrent calls (one turn at a time per call, 2 warm-up turns per call not counted)`,
+    );
     const latency = await latencyPhase(bench, turns, turnCalls, 2);
     console.log('');
     printRows(latency.rows);
-    console.log('[bench] say→message by hop (event times from each call\'s workflow history):');
+    console.log("[bench] say→message by hop (event times from each call's workflow history):");
     printRows(latency.hops);
     console.log(`[bench] ${latency.cpu}`);
-    console.log('[bench] first chunk→speak: receiver wrote its first NDJSON line → in-process simulator speak() saw the text (exact, not polled)');
+    console.log(
+      '[bench] first chunk→speak: receiver wrote its first NDJSON line → in-process simulator speak() saw the text (exact, not polled)',
+    );
     console.log('');
 
     let missing = latency.missing;
@@ -543,7 +584,9 @@ async function main(): Promise<number> {
       capacityRows.push(capacity.row);
       console.log(`[bench] K=${k}: ${capacity.turns} turns, this process used ${cpuSeconds(cpu).toFixed(1)} s CPU`);
       printRows([...capacity.rows, ...capacity.hops]);
-      console.log(`[bench] K=${k}: say→speak p50 ${fmt(capacity.row.p50, 1)} ms, p99 ${fmt(capacity.row.p99, 1)} ms, ${capacity.row.missing} unanswered`);
+      console.log(
+        `[bench] K=${k}: say→speak p50 ${fmt(capacity.row.p50, 1)} ms, p99 ${fmt(capacity.row.p99, 1)} ms, ${capacity.row.missing} unanswered`,
+      );
       return capacity.row;
     };
     const passes = (r: Row) => r.missing === 0 && r.p99 < TARGET_P99_MS;
@@ -584,7 +627,9 @@ async function main(): Promise<number> {
       const { largestPassing, smallestFailing } = capacity;
       console.log(
         `[bench] capacity: largest call count with turn p99 < ${TARGET_P99_MS} ms: ${largestPassing ?? 'none'}` +
-          (smallestFailing === null ? ` (no failure up to ${maxCalls}; BENCH_MAX_CALLS raises the limit)` : ` (${smallestFailing} missed it)`),
+          (smallestFailing === null
+            ? ` (no failure up to ${maxCalls}; BENCH_MAX_CALLS raises the limit)`
+            : ` (${smallestFailing} missed it)`),
       );
     }
     return reportFailures(missing > 0 ? [`${missing} turns were not spoken within ${TURN_TIMEOUT_MS / 1000} s`] : []);

@@ -42,7 +42,15 @@ async function settleCall(db: Db, tenant: BillingTenant, call: Call): Promise<nu
     if (!extended.ok) throw new Error(`extension refused: ${extended.refusal.code}`);
   }
   const charge = callChargeCents(call.mode, call.zone, call.durationMs);
-  await settleHold(db, { tenant, reference, chargeCents: charge, type: 'call_charge', description: 'Call', usage: { kind: 'call', seconds: Math.ceil(call.durationMs / 1000) }, at: new Date() });
+  await settleHold(db, {
+    tenant,
+    reference,
+    chargeCents: charge,
+    type: 'call_charge',
+    description: 'Call',
+    usage: { kind: 'call', seconds: Math.ceil(call.durationMs / 1000) },
+    at: new Date(),
+  });
   return charge;
 }
 
@@ -56,7 +64,14 @@ async function main(): Promise<number> {
     const { workspace } = await createBenchWorkspace(db);
     const tenant: BillingTenant = { workspaceId: workspace.id, environment: 'test' };
     const startingBalance = 100_000_000;
-    await post(db, { tenant, type: 'credit_purchase', amountCents: startingBalance, description: 'bench funds', idempotencyRef: `bench:${workspace.id}`, at: new Date() });
+    await post(db, {
+      tenant,
+      type: 'credit_purchase',
+      amountCents: startingBalance,
+      description: 'bench funds',
+      idempotencyRef: `bench:${workspace.id}`,
+      at: new Date(),
+    });
     const before = (await balanceOf(db, tenant)).balanceCents;
 
     // Calls of 0 s to 20 min, seeded so runs are comparable.
@@ -88,12 +103,17 @@ async function main(): Promise<number> {
     const baselineStarted = process.hrtime.bigint();
     await runBounded(calls.length, CONCURRENCY, async (i) => {
       const call = calls[i];
-      await db('bench_baseline').insert({ amount_cents: -callChargeCents(call.mode, call.zone, call.durationMs), ref: crypto.randomUUID() });
+      await db('bench_baseline').insert({
+        amount_cents: -callChargeCents(call.mode, call.zone, call.durationMs),
+        ref: crypto.randomUUID(),
+      });
     });
     const baselineSeconds = Number(process.hrtime.bigint() - baselineStarted) / 1e9;
 
     const row = (label: string, n: number, s: number) => [label, String(n), fmt(s, 2), fmt(n / s, 0)];
-    console.log(`\n[bench] ${CALLS} calls, concurrency ${CONCURRENCY}, ${holdsPerCall} holds/extensions, one workspace (every posting takes its account lock)\n`);
+    console.log(
+      `\n[bench] ${CALLS} calls, concurrency ${CONCURRENCY}, ${holdsPerCall} holds/extensions, one workspace (every posting takes its account lock)\n`,
+    );
     printTable(
       ['target', 'n', 'seconds', 'per second'],
       [
@@ -103,7 +123,9 @@ async function main(): Promise<number> {
         row('baseline: bare INSERT', CALLS, baselineSeconds),
       ],
     );
-    console.log(`\ncharged ${expectedCharges} cents; drift balance vs ledger: ${driftVsLedger} cents; drift vs pricing: ${driftVsPricing} cents; active holds left: ${active[0].n}`);
+    console.log(
+      `\ncharged ${expectedCharges} cents; drift balance vs ledger: ${driftVsLedger} cents; drift vs pricing: ${driftVsPricing} cents; active holds left: ${active[0].n}`,
+    );
     return reportFailures(driftVsLedger !== 0 || driftVsPricing !== 0 || Number(active[0].n) !== 0 ? ['the books do not balance'] : []);
   } finally {
     await cleanups.run();

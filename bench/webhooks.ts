@@ -152,7 +152,9 @@ function printRows(baseline: Row, switchboard: Row): void {
     return [r.title, ...counts, fmt(r.perSec, 0), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1)];
   });
   const ratios = [
-    ratio(switchboard.perSec, baseline.perSec, 3), ratio(switchboard.p50, baseline.p50, 1), ratio(switchboard.p99, baseline.p99, 1),
+    ratio(switchboard.perSec, baseline.perSec, 3),
+    ratio(switchboard.p50, baseline.p50, 1),
+    ratio(switchboard.p99, baseline.p99, 1),
   ];
   printTable(header, [...rows, [RATIO_LABEL, '', '', '', '', ...ratios, '']]);
 }
@@ -176,7 +178,15 @@ async function publishEvents(target: Target, n: number, concurrency: number): Pr
   await runBounded(n, concurrency, async (i) => {
     const t0 = performance.now();
     try {
-      const eventId = await createEvent(target.db, { workspaceId: target.workspaceId, environment: 'test', lineId: target.lineId, type: 'call_ended', target: 'webhook', payload: payload(i), now: new Date() });
+      const eventId = await createEvent(target.db, {
+        workspaceId: target.workspaceId,
+        environment: 'test',
+        lineId: target.lineId,
+        type: 'call_ended',
+        target: 'webhook',
+        payload: payload(i),
+        now: new Date(),
+      });
       await startDelivery(target.temporal, target.taskQueue, eventId, 'call_ended');
       run.sentAt.set(eventId, t0);
     } catch (err) {
@@ -213,7 +223,8 @@ async function main(): Promise<number> {
   const concurrency = intFromEnv('BENCH_CONCURRENCY', 50);
   const timeoutSec = intFromEnv('BENCH_TIMEOUT_S', 120);
   const warmupEvents = intFromEnv('BENCH_WARMUP_EVENTS', 20);
-  if (events < 1 || concurrency < 1 || timeoutSec < 1) throw new Error('BENCH_EVENTS, BENCH_CONCURRENCY and BENCH_TIMEOUT_S must be at least 1');
+  if (events < 1 || concurrency < 1 || timeoutSec < 1)
+    throw new Error('BENCH_EVENTS, BENCH_CONCURRENCY and BENCH_TIMEOUT_S must be at least 1');
 
   // Once, before any native connection: keep the Temporal core and worker logs to warnings.
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -277,7 +288,10 @@ async function main(): Promise<number> {
     if (warmupEvents > 0) {
       const warm = await publishEvents(target, warmupEvents, concurrency);
       const arrived = await pollUntil(allReceived(warm, receiver), timeoutSec * 1000, 10);
-      if (!arrived || warm.publishErrors > 0) throw new Error(`warm-up failed: ${summarize('warm-up', warm, receiver).missing} missing, ${warm.publishErrors} publish errors (${warm.firstError ?? 'no error'})`);
+      if (!arrived || warm.publishErrors > 0)
+        throw new Error(
+          `warm-up failed: ${summarize('warm-up', warm, receiver).missing} missing, ${warm.publishErrors} publish errors (${warm.firstError ?? 'no error'})`,
+        );
       await sendBare(receiver.url, lineId, warmupEvents, concurrency);
     }
 
@@ -301,7 +315,15 @@ async function main(): Promise<number> {
     const cpu = process.cpuUsage(cpu0);
 
     // Let the workflows record their outcome before the worker shuts down.
-    const succeeded = async () => Number((await workerDb('webhook_deliveries').whereIn('event_id', [...engineRun.sentAt.keys()]).where({ status: 'success' }).countDistinct({ n: 'event_id' }))[0].n);
+    const succeeded = async () =>
+      Number(
+        (
+          await workerDb('webhook_deliveries')
+            .whereIn('event_id', [...engineRun.sentAt.keys()])
+            .where({ status: 'success' })
+            .countDistinct({ n: 'event_id' })
+        )[0].n,
+      );
     let recorded = 0;
     await pollUntil(async () => (recorded = await succeeded()) >= switchboard.received, 10_000, 100);
 
@@ -309,8 +331,12 @@ async function main(): Promise<number> {
     printRows(baseline, switchboard);
     console.log('');
     // Where the time went: if this process was mostly idle, the wait was on Temporal or Postgres.
-    console.log(`[bench] switchboard: publishing took ${publishSec.toFixed(1)}s of ${engineSec.toFixed(1)}s; this process (publisher + worker + receiver) used ${cpuSeconds(cpu).toFixed(1)}s CPU meanwhile`);
-    console.log(`[bench] switchboard: ${recorded} of ${switchboard.published} events logged as delivered in webhook_deliveries; receiver saw ${receiver.unparsable} requests without an event_id`);
+    console.log(
+      `[bench] switchboard: publishing took ${publishSec.toFixed(1)}s of ${engineSec.toFixed(1)}s; this process (publisher + worker + receiver) used ${cpuSeconds(cpu).toFixed(1)}s CPU meanwhile`,
+    );
+    console.log(
+      `[bench] switchboard: ${recorded} of ${switchboard.published} events logged as delivered in webhook_deliveries; receiver saw ${receiver.unparsable} requests without an event_id`,
+    );
 
     const failures: string[] = [];
     for (const [row, run] of [
@@ -318,7 +344,8 @@ async function main(): Promise<number> {
       [baseline, baselineRun],
     ] as const) {
       if (row.publishErrors > 0) failures.push(`${row.title}: ${row.publishErrors} of ${events} sends failed (first: ${run.firstError})`);
-      if (row.missing > 0) failures.push(`${row.title}: ${row.missing} of ${row.published} published events never reached the receiver within ${timeoutSec}s`);
+      if (row.missing > 0)
+        failures.push(`${row.title}: ${row.missing} of ${row.published} published events never reached the receiver within ${timeoutSec}s`);
     }
     return reportFailures(failures);
   } finally {

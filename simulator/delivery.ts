@@ -49,7 +49,12 @@ export class CallbackSender {
     } catch {
       return false;
     }
-    return target.origin === this.base.origin && target.pathname.startsWith(this.base.pathname) && target.username === '' && target.password === '';
+    return (
+      target.origin === this.base.origin &&
+      target.pathname.startsWith(this.base.pathname) &&
+      target.username === '' &&
+      target.password === ''
+    );
   }
 
   /**
@@ -59,7 +64,8 @@ export class CallbackSender {
   resolve(requested: unknown, defaultPath: string): { url: string } | { error: string } {
     if (!this.base) return { error: 'no callback base is configured (SIMULATOR_CALLBACK_BASE_URL)' };
     if (requested === undefined) return { url: new URL(defaultPath.replace(/^\/+/, ''), this.base).toString() };
-    if (typeof requested !== 'string' || !this.allows(requested)) return { error: `must be an http(s) URL under the callback base ${this.base.toString()}` };
+    if (typeof requested !== 'string' || !this.allows(requested))
+      return { error: `must be an http(s) URL under the callback base ${this.base.toString()}` };
     return { url: requested };
   }
 
@@ -77,7 +83,10 @@ export class CallbackSender {
     delivery.lastTimestamp = timestamp;
     return fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', ...carrierCallbackHeaders({ secret: this.secret, rawBody, now: new Date(timestamp * 1000) }) },
+      headers: {
+        'content-type': 'application/json',
+        ...carrierCallbackHeaders({ secret: this.secret, rawBody, now: new Date(timestamp * 1000) }),
+      },
       body: rawBody,
       signal,
       redirect: 'manual',

@@ -4,7 +4,15 @@ import { performance } from 'node:perf_hooks';
 import type Router from '@koa/router';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createLogger, type Logger } from '../src/platform/logger';
-import { chunkFrames, FRAME_BYTES, FRAME_MS, framesFor, MULAW_SAMPLE_RATE, mulawSumOfSquares, toneFrames } from '../src/platform/audio/mulaw';
+import {
+  chunkFrames,
+  FRAME_BYTES,
+  FRAME_MS,
+  framesFor,
+  MULAW_SAMPLE_RATE,
+  mulawSumOfSquares,
+  toneFrames,
+} from '../src/platform/audio/mulaw';
 import type { CallRecord, CallSimulatorState } from './carrier/calls';
 import { answer, badRequest, bearerMatches, readJson } from './http';
 import { synthesizeSpeech } from './speech';
@@ -124,7 +132,16 @@ interface MediaCall {
   sentKeys: string[];
   /** Frame bytes (latin1) → ranks of unmatched sent frames with those bytes, oldest first. */
   pendingEcho: Map<string, number[]>;
-  received: { frames: number; bytes: number; lastSequence: number; outOfOrder: number; malformed: number; firstAt: number | null; lastAt: number | null; sumSquares: number };
+  received: {
+    frames: number;
+    bytes: number;
+    lastSequence: number;
+    outOfOrder: number;
+    malformed: number;
+    firstAt: number | null;
+    lastAt: number | null;
+    sumSquares: number;
+  };
   echo: { matched: number; lastIndex: number; inOrder: boolean };
   latencies: number[];
   /** When everything received so far will have played (performance.now() clock). */
@@ -190,7 +207,14 @@ export class MediaSimulatorState {
       if (current.socket === socket) current.socket = null;
     });
     socket.on('error', (err) => this.log.debug({ call_id: callId, error: err.message }, 'media socket error'));
-    socket.send(JSON.stringify({ event: 'start', carrier_call_id: record.carrier_call_id, call_id: callId, media_format: { encoding: 'audio/x-mulaw', sample_rate: MULAW_SAMPLE_RATE, channels: 1 } }));
+    socket.send(
+      JSON.stringify({
+        event: 'start',
+        carrier_call_id: record.carrier_call_id,
+        call_id: callId,
+        media_format: { encoding: 'audio/x-mulaw', sample_rate: MULAW_SAMPLE_RATE, channels: 1 },
+      }),
+    );
     this.startWatching();
   }
 
@@ -200,7 +224,10 @@ export class MediaSimulatorState {
    * whatever the caller is still sending. With `stamp`, each frame's first 4 bytes are replaced
    * by the call's frame counter (big-endian), so every frame is unique (for order checks).
    */
-  async speak(callId: string, request: { toneHz?: number; durationMs?: number; text?: string; stamp?: boolean }): Promise<'unknown' | 'not_answered' | 'not_connected' | { source: 'tone' | 'speech'; frames: number; duration_ms: number }> {
+  async speak(
+    callId: string,
+    request: { toneHz?: number; durationMs?: number; text?: string; stamp?: boolean },
+  ): Promise<'unknown' | 'not_answered' | 'not_connected' | { source: 'tone' | 'speech'; frames: number; duration_ms: number }> {
     const check = () => {
       const record = this.calls.get(callId);
       if (!record) return 'unknown' as const;
@@ -253,7 +280,14 @@ export class MediaSimulatorState {
       carrier_call_id: call.carrierCallId,
       connected: call.socket !== null,
       connections: call.connections,
-      sent: { frames: call.sent.frames, bytes: call.sent.bytes, dropped: call.sent.dropped, sending: call.play.length > 0, first_sent_at: iso(call.sent.firstAt), last_sent_at: iso(call.sent.lastAt) },
+      sent: {
+        frames: call.sent.frames,
+        bytes: call.sent.bytes,
+        dropped: call.sent.dropped,
+        sending: call.play.length > 0,
+        first_sent_at: iso(call.sent.firstAt),
+        last_sent_at: iso(call.sent.lastAt),
+      },
       received: {
         frames: call.received.frames,
         bytes: call.received.bytes,
@@ -267,7 +301,9 @@ export class MediaSimulatorState {
       echo: {
         matched: call.echo.matched,
         in_order: call.echo.inOrder,
-        round_trip_ms: sorted.length ? { p50: round2(quantile(sorted, 0.5)), p99: round2(quantile(sorted, 0.99)), max: round2(sorted[sorted.length - 1]) } : null,
+        round_trip_ms: sorted.length
+          ? { p50: round2(quantile(sorted, 0.5)), p99: round2(quantile(sorted, 0.99)), max: round2(sorted[sorted.length - 1]) }
+          : null,
       },
       marks: call.marks.map((mark) => ({ ...mark })),
       clears: call.clears,
@@ -341,7 +377,14 @@ export class MediaSimulatorState {
     }
     call.sequence += 1;
     const sentAt = performance.now();
-    socket.send(JSON.stringify({ event: 'media', sequence: call.sequence, timestamp: Math.round(dueAt - call.clockStart), payload: frame.toString('base64') }));
+    socket.send(
+      JSON.stringify({
+        event: 'media',
+        sequence: call.sequence,
+        timestamp: Math.round(dueAt - call.clockStart),
+        payload: frame.toString('base64'),
+      }),
+    );
     call.sent.frames += 1;
     call.sent.bytes += frame.length;
     call.sent.firstAt ??= Date.now();
@@ -521,7 +564,9 @@ export function handleMediaUpgrades(server: http.Server, media: MediaSimulatorSt
 function refuse(socket: Duplex, status: 401 | 404 | 409, error: string): void {
   const body = JSON.stringify({ error });
   const text = status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Conflict';
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 /** `POST/GET /control/calls/{call_id}/audio`: the caller speaks; what the caller heard. */
@@ -529,11 +574,16 @@ export function mediaRoutes(router: Router, media: MediaSimulatorState): void {
   router.post('/control/calls/:call_id/audio', async (ctx) => {
     const body = await readJson(ctx);
     const { tone_hz: toneHz, duration_ms: durationMs, text, stamp } = body;
-    if (toneHz !== undefined && !(typeof toneHz === 'number' && Number.isFinite(toneHz) && toneHz > 0 && toneHz < MULAW_SAMPLE_RATE / 2)) return badRequest(ctx, 'tone_hz must be a number above 0 and below 4000');
-    if (durationMs !== undefined && !(typeof durationMs === 'number' && Number.isSafeInteger(durationMs) && durationMs >= FRAME_MS && durationMs <= MAX_DURATION_MS)) {
+    if (toneHz !== undefined && !(typeof toneHz === 'number' && Number.isFinite(toneHz) && toneHz > 0 && toneHz < MULAW_SAMPLE_RATE / 2))
+      return badRequest(ctx, 'tone_hz must be a number above 0 and below 4000');
+    if (
+      durationMs !== undefined &&
+      !(typeof durationMs === 'number' && Number.isSafeInteger(durationMs) && durationMs >= FRAME_MS && durationMs <= MAX_DURATION_MS)
+    ) {
       return badRequest(ctx, `duration_ms must be an integer from ${FRAME_MS} to ${MAX_DURATION_MS}`);
     }
-    if (text !== undefined && !(typeof text === 'string' && text.trim() !== '' && text.length <= MAX_TEXT)) return badRequest(ctx, `text must be a non-blank string of at most ${MAX_TEXT} characters`);
+    if (text !== undefined && !(typeof text === 'string' && text.trim() !== '' && text.length <= MAX_TEXT))
+      return badRequest(ctx, `text must be a non-blank string of at most ${MAX_TEXT} characters`);
     if (stamp !== undefined && typeof stamp !== 'boolean') return badRequest(ctx, 'stamp must be a boolean');
     const result = await media.speak(ctx.params.call_id, { toneHz, durationMs, text, stamp });
     const refusals = { not_answered: 'call is not answered', not_connected: 'no media stream is connected' };

@@ -179,7 +179,14 @@ function contentText(content: unknown): string | null {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return null;
   return content
-    .map((part) => (typeof part === 'object' && part !== null && (part as { type?: unknown }).type === 'text' && typeof (part as { text?: unknown }).text === 'string' ? (part as { text: string }).text : ''))
+    .map((part) =>
+      typeof part === 'object' &&
+      part !== null &&
+      (part as { type?: unknown }).type === 'text' &&
+      typeof (part as { text?: unknown }).text === 'string'
+        ? (part as { text: string }).text
+        : '',
+    )
     .join('');
 }
 
@@ -190,7 +197,8 @@ function invalidMessages(messages: unknown): string | null {
     if (typeof message !== 'object' || message === null || Array.isArray(message)) return `messages[${index}] must be an object`;
     const { role, content } = message as { role?: unknown; content?: unknown };
     if (typeof role !== 'string' || !ROLES.has(role)) return `messages[${index}].role must be one of ${[...ROLES].join(', ')}`;
-    if (content !== null && contentText(content) === null) return `messages[${index}].content must be a string or an array of content parts`;
+    if (content !== null && contentText(content) === null)
+      return `messages[${index}].content must be a string or an array of content parts`;
     if (content === null && role !== 'assistant') return `messages[${index}].content is required`;
   }
   return null;
@@ -217,7 +225,13 @@ function isDelay(value: unknown): value is number {
  * Writes the reply as server-sent events, one `chat.completion.chunk` per word, until done, the
  * client hangs up, or reset/stop ends it (then the connection is dropped mid-stream).
  */
-async function streamReply(ctx: Koa.Context, state: ModelSimulatorState, record: ModelRequestRecord, reply: { text: string; tokenDelayMs: number }, model: string): Promise<void> {
+async function streamReply(
+  ctx: Koa.Context,
+  state: ModelSimulatorState,
+  record: ModelRequestRecord,
+  reply: { text: string; tokenDelayMs: number },
+  model: string,
+): Promise<void> {
   const { tokens, finishReason } = capped(reply.text, record.max_tokens);
   const res: http.ServerResponse = ctx.res;
   const stopped = state.signal;
@@ -237,7 +251,14 @@ async function streamReply(ctx: Koa.Context, state: ModelSimulatorState, record:
   const created = Math.floor(Date.now() / 1000);
   const open = () => !hangUp.signal.aborted && !stopped.aborted && !res.destroyed && !res.writableEnded;
   const send = (delta: Record<string, unknown>, finishReason: string | null) => {
-    const chunk = { id, object: 'chat.completion.chunk', created, model, system_fingerprint: null, choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }] };
+    const chunk = {
+      id,
+      object: 'chat.completion.chunk',
+      created,
+      model,
+      system_fingerprint: null,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+    };
     res.write(`data: ${JSON.stringify(chunk)}\n\n`);
   };
 
@@ -271,10 +292,12 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
     try {
       const raw = await getRawBody(ctx.req, { limit: MAX_REQUEST_BYTES });
       const parsed: unknown = JSON.parse(raw.toString('utf8'));
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return apiError(ctx, 400, 'The body must be a JSON object.', 'invalid_request_error');
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+        return apiError(ctx, 400, 'The body must be a JSON object.', 'invalid_request_error');
       body = parsed as Record<string, unknown>;
     } catch (err) {
-      if ((err as { type?: unknown }).type === 'entity.too.large') return apiError(ctx, 413, 'The request is too large.', 'invalid_request_error');
+      if ((err as { type?: unknown }).type === 'entity.too.large')
+        return apiError(ctx, 413, 'The request is too large.', 'invalid_request_error');
       return apiError(ctx, 400, 'The body is not valid JSON.', 'invalid_request_error');
     }
 
@@ -289,21 +312,26 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
       tokens_sent: 0,
       disconnected: false,
     });
-    if (!/^Bearer\s+\S/iu.test(authorization)) return apiError(ctx, 401, 'Missing bearer authentication in the Authorization header.', 'invalid_request_error', 'invalid_api_key');
+    if (!/^Bearer\s+\S/iu.test(authorization))
+      return apiError(ctx, 401, 'Missing bearer authentication in the Authorization header.', 'invalid_request_error', 'invalid_api_key');
 
     const { model, messages, stream } = body;
-    if (typeof model !== 'string' || model.trim() === '') return apiError(ctx, 400, 'model must be a non-empty string', 'invalid_request_error', 'invalid_value');
+    if (typeof model !== 'string' || model.trim() === '')
+      return apiError(ctx, 400, 'model must be a non-empty string', 'invalid_request_error', 'invalid_value');
     const invalid = invalidMessages(messages);
     if (invalid !== null) return apiError(ctx, 400, invalid, 'invalid_request_error', 'invalid_value');
-    if (stream !== undefined && stream !== null && typeof stream !== 'boolean') return apiError(ctx, 400, 'stream must be a boolean', 'invalid_request_error', 'invalid_type');
+    if (stream !== undefined && stream !== null && typeof stream !== 'boolean')
+      return apiError(ctx, 400, 'stream must be a boolean', 'invalid_request_error', 'invalid_type');
     const maxTokens = body.max_tokens;
     if (maxTokens !== undefined && maxTokens !== null && !(Number.isSafeInteger(maxTokens) && (maxTokens as number) >= 1)) {
       return apiError(ctx, 400, 'max_tokens must be a positive integer', 'invalid_request_error', 'invalid_value');
     }
 
     const fault = state.takeFault();
-    if (fault === 'error') return apiError(ctx, 500, 'The model server had an error while processing the request (simulated).', 'server_error');
-    if (fault === 'reject') return apiError(ctx, 400, 'The model refused the request (simulated).', 'invalid_request_error', 'model_rejected');
+    if (fault === 'error')
+      return apiError(ctx, 500, 'The model server had an error while processing the request (simulated).', 'server_error');
+    if (fault === 'reject')
+      return apiError(ctx, 400, 'The model refused the request (simulated).', 'invalid_request_error', 'model_rejected');
 
     const reply = state.takeReply(lastUserMessage(messages as Array<{ role: string; content: unknown }>));
     record.reply = reply.text;
@@ -326,14 +354,19 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
       return;
     }
     const completionTokens = tokens.length;
-    const promptTokens = (messages as Array<{ content: unknown }>).reduce((sum, m) => sum + replyTokens(contentText(m.content) ?? '').length, 0);
+    const promptTokens = (messages as Array<{ content: unknown }>).reduce(
+      (sum, m) => sum + replyTokens(contentText(m.content) ?? '').length,
+      0,
+    );
     ctx.body = {
       id: `chatcmpl-${crypto.randomBytes(12).toString('hex')}`,
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model,
       system_fingerprint: null,
-      choices: [{ index: 0, message: { role: 'assistant', content: tokens.join(''), refusal: null }, logprobs: null, finish_reason: finishReason }],
+      choices: [
+        { index: 0, message: { role: 'assistant', content: tokens.join(''), refusal: null }, logprobs: null, finish_reason: finishReason },
+      ],
       usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     };
   });
@@ -341,10 +374,17 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
   // Control API: what tests and the demo call to script the model.
   router.post('/control/model/replies', async (ctx) => {
     const { reply, match, token_delay_ms: tokenDelayMs } = await readJson(ctx);
-    if (typeof reply !== 'string' || reply.trim() === '' || reply.length > MAX_REPLY) return badRequest(ctx, `reply must be 1 to ${MAX_REPLY} characters, not blank`);
-    if (match !== undefined && match !== null && (typeof match !== 'string' || match === '')) return badRequest(ctx, 'match must be a non-empty string');
-    if (tokenDelayMs !== undefined && tokenDelayMs !== null && !isDelay(tokenDelayMs)) return badRequest(ctx, `token_delay_ms must be an integer from 0 to ${MAX_TOKEN_DELAY_MS}`);
-    const scripted: ScriptedReply = { reply, match: (match as string | undefined) ?? null, token_delay_ms: (tokenDelayMs as number | undefined) ?? null };
+    if (typeof reply !== 'string' || reply.trim() === '' || reply.length > MAX_REPLY)
+      return badRequest(ctx, `reply must be 1 to ${MAX_REPLY} characters, not blank`);
+    if (match !== undefined && match !== null && (typeof match !== 'string' || match === ''))
+      return badRequest(ctx, 'match must be a non-empty string');
+    if (tokenDelayMs !== undefined && tokenDelayMs !== null && !isDelay(tokenDelayMs))
+      return badRequest(ctx, `token_delay_ms must be an integer from 0 to ${MAX_TOKEN_DELAY_MS}`);
+    const scripted: ScriptedReply = {
+      reply,
+      match: (match as string | undefined) ?? null,
+      token_delay_ms: (tokenDelayMs as number | undefined) ?? null,
+    };
     const queued = state.queueReply(scripted);
     ctx.status = 201;
     ctx.body = { ...scripted, queued };
@@ -367,7 +407,8 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
   router.post('/control/model/faults', async (ctx) => {
     const { mode, count } = await readJson(ctx);
     if (!FAULT_MODES.includes(mode as ModelFaultMode)) return badRequest(ctx, `mode must be one of ${FAULT_MODES.join(', ')}`);
-    if (count !== undefined && count !== null && !(typeof count === 'number' && Number.isSafeInteger(count) && count > 0)) return badRequest(ctx, 'count must be a positive integer');
+    if (count !== undefined && count !== null && !(typeof count === 'number' && Number.isSafeInteger(count) && count > 0))
+      return badRequest(ctx, 'count must be a positive integer');
     const fault = state.setFault(mode as ModelFaultMode, (count as number | undefined) ?? null);
     ctx.body = { mode: fault.mode, remaining: fault.remaining };
   });

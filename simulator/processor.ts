@@ -132,7 +132,8 @@ async function readJsonObject(ctx: Koa.Context): Promise<JsonBody> {
   if (raw.length === 0) return { ok: true, body: {} };
   try {
     const parsed: unknown = JSON.parse(raw.toString('utf8'));
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return { ok: true, body: parsed as Record<string, unknown> };
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed))
+      return { ok: true, body: parsed as Record<string, unknown> };
   } catch {
     // answered below
   }
@@ -160,7 +161,11 @@ function answerCharge(ctx: Koa.Context, record: ChargeRecord): void {
 }
 
 /** Charges (or replays) one request and sets the answer on `ctx`. */
-function processCharge(ctx: Koa.Context, state: CardProcessorSimulatorState, request: { idempotencyKey: string; amountCents: number; paymentMethodToken: string }): void {
+function processCharge(
+  ctx: Koa.Context,
+  state: CardProcessorSimulatorState,
+  request: { idempotencyKey: string; amountCents: number; paymentMethodToken: string },
+): void {
   const existing = state.charges.get(request.idempotencyKey);
   if (existing) {
     if (existing.amount_cents !== request.amountCents || existing.payment_method_token !== request.paymentMethodToken) {
@@ -233,7 +238,13 @@ export function cardProcessorRoutes(router: Router, state: CardProcessorSimulato
       ctx.body = { error: 'no_such_charge' };
       return;
     }
-    ctx.body = { id: record.id, status: record.status, decline_code: record.decline_code, amount_cents: record.amount_cents, payment_method_token: record.payment_method_token };
+    ctx.body = {
+      id: record.id,
+      status: record.status,
+      decline_code: record.decline_code,
+      amount_cents: record.amount_cents,
+      payment_method_token: record.payment_method_token,
+    };
   });
 
   // Control API: what tests and the demo call to steer the simulated processor.
@@ -244,11 +255,18 @@ export function cardProcessorRoutes(router: Router, state: CardProcessorSimulato
     const parsed = await readJsonObject(ctx);
     if (!parsed.ok) return;
     const { mode, decline_code: declineCode, count, hold_ms: holdMs } = parsed.body;
-    if (mode !== 'normal' && mode !== 'decline' && mode !== 'error' && mode !== 'timeout' && mode !== 'drop') return badRequest(ctx, 'mode must be normal, decline, error, timeout or drop');
+    if (mode !== 'normal' && mode !== 'decline' && mode !== 'error' && mode !== 'timeout' && mode !== 'drop')
+      return badRequest(ctx, 'mode must be normal, decline, error, timeout or drop');
     if (declineCode !== undefined && !isNonEmptyString(declineCode)) return badRequest(ctx, 'decline_code must be a non-empty string');
     if (count !== undefined && !isPositiveInteger(count)) return badRequest(ctx, 'count must be a positive integer');
-    if (holdMs !== undefined && !(typeof holdMs === 'number' && Number.isSafeInteger(holdMs) && holdMs >= 0)) return badRequest(ctx, 'hold_ms must be a non-negative integer');
-    const fault = state.setFault({ mode, declineCode: declineCode ?? NORMAL.declineCode, remaining: count ?? null, holdMs: holdMs ?? NORMAL.holdMs });
+    if (holdMs !== undefined && !(typeof holdMs === 'number' && Number.isSafeInteger(holdMs) && holdMs >= 0))
+      return badRequest(ctx, 'hold_ms must be a non-negative integer');
+    const fault = state.setFault({
+      mode,
+      declineCode: declineCode ?? NORMAL.declineCode,
+      remaining: count ?? null,
+      holdMs: holdMs ?? NORMAL.holdMs,
+    });
     ctx.body = { mode: fault.mode, decline_code: fault.declineCode, remaining: fault.remaining, hold_ms: fault.holdMs };
   });
   router.post('/control/processor/declining-tokens', async (ctx) => {
@@ -271,7 +289,11 @@ export function cardProcessorRoutes(router: Router, state: CardProcessorSimulato
  * A processor on its own port, with only the processor and its control API: a second,
  * distinct processor (tests use one for the test environment beside the live one).
  */
-export async function startCardProcessorSimulator(options: { host: string; port: number; secret: string }): Promise<{ server: http.Server; state: CardProcessorSimulatorState; url: string }> {
+export async function startCardProcessorSimulator(options: {
+  host: string;
+  port: number;
+  secret: string;
+}): Promise<{ server: http.Server; state: CardProcessorSimulatorState; url: string }> {
   const state = new CardProcessorSimulatorState();
   const router = new Router();
   cardProcessorRoutes(router, state, options.secret);

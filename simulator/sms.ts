@@ -68,7 +68,13 @@ export class MessageSimulatorState {
    * accepted. `rejected` when the destination's outcome is `reject`; `conflict` when `messageId`
    * was used for a different message.
    */
-  send(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }): SimulatedMessage | 'rejected' | 'conflict' {
+  send(request: {
+    messageId: string;
+    from: string;
+    to: string;
+    text: string;
+    statusUrl: string;
+  }): SimulatedMessage | 'rejected' | 'conflict' {
     const existing = this.byMessageId.get(request.messageId);
     if (existing) {
       if (existing.from !== request.from || existing.to !== request.to || existing.text !== request.text) return 'conflict';
@@ -123,7 +129,12 @@ export class MessageSimulatorState {
    * network errors and 5xx (a 4xx, e.g. 404 for a number nobody has, is final). Resolves once
    * delivered or given up.
    */
-  async inbound(request: { from: string; to: string; text: string; eventsUrl: string }): Promise<{ message: SimulatedMessage; delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
+  async inbound(request: {
+    from: string;
+    to: string;
+    text: string;
+    eventsUrl: string;
+  }): Promise<{ message: SimulatedMessage; delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
     const message: SimulatedMessage = {
       carrier_message_id: `SM${crypto.randomBytes(16).toString('hex')}`,
       message_id: null,
@@ -136,7 +147,14 @@ export class MessageSimulatorState {
       created_at: new Date().toISOString(),
     };
     this.messages.set(message.carrier_message_id, message);
-    const event: CarrierMessageEvent = { type: 'sms.received', carrier_message_id: message.carrier_message_id, from: request.from, to: request.to, text: request.text, at: Date.now() };
+    const event: CarrierMessageEvent = {
+      type: 'sms.received',
+      carrier_message_id: message.carrier_message_id,
+      from: request.from,
+      to: request.to,
+      text: request.text,
+      at: Date.now(),
+    };
     const result = await this.deliver(request.eventsUrl, event, this.abort.signal);
     return { message: { ...message }, ...result };
   }
@@ -165,7 +183,11 @@ export class MessageSimulatorState {
   }
 
   /** POSTs one event, retrying a few times (simulator/delivery.ts); a 4xx answer is final. */
-  private async deliver(url: string, event: CarrierMessageEvent, signal: AbortSignal): Promise<{ delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
+  private async deliver(
+    url: string,
+    event: CarrierMessageEvent,
+    signal: AbortSignal,
+  ): Promise<{ delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
     return postEvent({
       callbacks: this.callbacks,
       url,
@@ -175,7 +197,10 @@ export class MessageSimulatorState {
       isFinal: (status) => status < 500,
       dropped: (error) => {
         const about = event.type === 'sms.received' ? { to: maskPhone(event.to) } : { message_id: event.message_id };
-        this.log.warn({ type: event.type, carrier_message_id: event.carrier_message_id, ...about, error }, 'message event not delivered; dropped');
+        this.log.warn(
+          { type: event.type, carrier_message_id: event.carrier_message_id, ...about, error },
+          'message event not delivered; dropped',
+        );
       },
     });
   }
@@ -186,7 +211,12 @@ function isText(value: unknown): value is string {
 }
 
 /** The carrier's messaging API (`/carrier/v1/messages`) and its control API (`/control/messages...`). */
-export function messageRoutes(router: Router, messages: MessageSimulatorState, requireCarrierAuth: Koa.Middleware, callbacks: CallbackSender): void {
+export function messageRoutes(
+  router: Router,
+  messages: MessageSimulatorState,
+  requireCarrierAuth: Koa.Middleware,
+  callbacks: CallbackSender,
+): void {
   router.post('/carrier/v1/messages', requireCarrierAuth, async (ctx) => {
     const { message_id: messageId, from, to, text, status_url: statusUrl } = await readJson(ctx);
     if (typeof messageId !== 'string' || messageId === '' || messageId.length > 200) return badRequest(ctx, 'message_id is required');

@@ -87,7 +87,8 @@ export async function autoChargeWorkflow(tenant: BillingTenant, carried: AutoCha
         }
       }
       // A pending attempt survives the new run (it is in the database), and so does a wake-up.
-      if (charges >= CHARGES_PER_RUN || workflowInfo().continueAsNewSuggested) await continueAsNew<typeof autoChargeWorkflow>(tenant, { requested });
+      if (charges >= CHARGES_PER_RUN || workflowInfo().continueAsNewSuggested)
+        await continueAsNew<typeof autoChargeWorkflow>(tenant, { requested });
       continue;
     }
     // Runs that made their decision before the patch (the idempotency key includes the run id).
@@ -100,7 +101,13 @@ export async function autoChargeWorkflow(tenant: BillingTenant, carried: AutoCha
     const info = workflowInfo();
     const idempotencyKey = `${info.workflowId}:${info.runId}:charge-${attempts}`;
     try {
-      const { chargeId } = await processor.chargeCard({ tenant, idempotencyKey, amountCents: plan.amountCents, paymentMethodId: plan.paymentMethodId, paymentMethodToken: plan.paymentMethodToken });
+      const { chargeId } = await processor.chargeCard({
+        tenant,
+        idempotencyKey,
+        amountCents: plan.amountCents,
+        paymentMethodId: plan.paymentMethodId,
+        paymentMethodToken: plan.paymentMethodToken,
+      });
       await store.creditAutoRecharge({ tenant, idempotencyKey, amountCents: plan.amountCents, chargeId });
       charges += 1;
       declined = false;
@@ -140,7 +147,8 @@ const scheduledStartTime = defineSearchAttributeKey('TemporalScheduledStartTime'
 function nominalTimeOf(input: PeriodCloseInput): Date {
   const scheduled = workflowInfo().typedSearchAttributes.get(scheduledStartTime);
   const nominal = input.nominalTime ? new Date(input.nominalTime) : (scheduled ?? workflowInfo().startTime);
-  if (Number.isNaN(nominal.getTime())) throw ApplicationFailure.nonRetryable(`nominalTime is not a date: ${input.nominalTime}`, 'InvalidNominalTime');
+  if (Number.isNaN(nominal.getTime()))
+    throw ApplicationFailure.nonRetryable(`nominalTime is not a date: ${input.nominalTime}`, 'InvalidNominalTime');
   return nominal;
 }
 
@@ -186,6 +194,7 @@ export async function postNumberFeesWorkflow(input: NumberFeesInput = {}): Promi
     posted += result.posted;
     if (result.lines < FEE_PAGE_SIZE) return { period: periodOf(periodStart), posted };
     after = result.lastLineId;
-    if (page >= FEE_PAGES_PER_RUN) await continueAsNew<typeof postNumberFeesWorkflow>({ nominalTime: nominal.toISOString(), afterLineId: after, posted });
+    if (page >= FEE_PAGES_PER_RUN)
+      await continueAsNew<typeof postNumberFeesWorkflow>({ nominalTime: nominal.toISOString(), afterLineId: after, posted });
   }
 }

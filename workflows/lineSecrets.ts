@@ -16,7 +16,10 @@ const ROTATIONS_PER_RUN = 50;
  *   - staged >= 24 h ago: promote it to current and stage a fresh next;
  *   - staged < 24 h ago: refuse (RotationTooSoon, with the time promotion becomes possible).
  */
-export async function lineSecretsWorkflow(lineId: string, state: LineSecretsState = { stagedAt: null, stagedSecretId: null }): Promise<void> {
+export async function lineSecretsWorkflow(
+  lineId: string,
+  state: LineSecretsState = { stagedAt: null, stagedSecretId: null },
+): Promise<void> {
   let busy = false;
   let closed = false;
   let rotations = 0;

@@ -31,10 +31,14 @@ export async function recoverOrphansWorkflow(input: RecoverOrphansInput = {}): P
     return result;
   }
   const stale = await recovery.findStaleWork();
-  for (const callId of stale.callIds) result.calls.push({ callId, ...(await attempt(() => recovery.recoverCall({ callId, endRunningWorkflow: true }))) });
+  for (const callId of stale.callIds)
+    result.calls.push({ callId, ...(await attempt(() => recovery.recoverCall({ callId, endRunningWorkflow: true }))) });
   // `?? []`: sweep results recorded before this list existed (test/histories) have none.
-  for (const callId of stale.unclaimedCallIds ?? []) result.calls.push({ callId, ...(await attempt(() => recovery.recoverCall({ callId, endRunningWorkflow: false }))) });
-  for (const messageId of stale.messageIds) result.messages.push({ messageId, ...(await attempt(() => recovery.recoverMessage(messageId))) });
-  if (result.calls.length > 0 || result.messages.length > 0) log.warn('recovery sweep', { calls: result.calls.length, messages: result.messages.length });
+  for (const callId of stale.unclaimedCallIds ?? [])
+    result.calls.push({ callId, ...(await attempt(() => recovery.recoverCall({ callId, endRunningWorkflow: false }))) });
+  for (const messageId of stale.messageIds)
+    result.messages.push({ messageId, ...(await attempt(() => recovery.recoverMessage(messageId))) });
+  if (result.calls.length > 0 || result.messages.length > 0)
+    log.warn('recovery sweep', { calls: result.calls.length, messages: result.messages.length });
   return result;
 }

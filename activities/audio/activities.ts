@@ -66,7 +66,11 @@ export function createAudioActivities(deps: AudioActivityDeps) {
       const opened = stream;
       const beat = () => {
         const stats = opened.stats();
-        ctx.heartbeat({ framesFromCarrier: stats.framesReceived, framesToCarrier: stats.framesSent, dropped: stats.dropped } satisfies RelayHeartbeat);
+        ctx.heartbeat({
+          framesFromCarrier: stats.framesReceived,
+          framesToCarrier: stats.framesSent,
+          dropped: stats.dropped,
+        } satisfies RelayHeartbeat);
       };
       const timer = setInterval(beat, heartbeatMs);
       let summary: RelaySummary;
@@ -86,7 +90,12 @@ export function createAudioActivities(deps: AudioActivityDeps) {
         clearInterval(timer);
       }
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason;
-      if (summary.endedBy === 'carrier_error') throw ApplicationFailure.retryable(`carrier media stream failed: ${summary.detail ?? 'unknown error'}`, 'CarrierMediaFailed', summary);
+      if (summary.endedBy === 'carrier_error')
+        throw ApplicationFailure.retryable(
+          `carrier media stream failed: ${summary.detail ?? 'unknown error'}`,
+          'CarrierMediaFailed',
+          summary,
+        );
       return summary;
     },
   };

@@ -1,7 +1,14 @@
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { connectedMessage, parseCustomerMessage, StreamFramer, type RelayMessage, type StopMessage, type StopReason } from '../../src/platform/audio/framing';
+import {
+  connectedMessage,
+  parseCustomerMessage,
+  StreamFramer,
+  type RelayMessage,
+  type StopMessage,
+  type StopReason,
+} from '../../src/platform/audio/framing';
 import type { Logger } from '../../src/platform/logger';
 import type { EgressPolicy } from '../../src/platform/net/egress';
 import type { CarrierMediaEvent, CarrierMediaStream } from '../../src/adapters/carrier/port';
@@ -173,13 +180,22 @@ export async function relayAudio(options: RelayAudioOptions): Promise<RelaySumma
         if (!parsed.ok) {
           counts.malformed += 1;
           if (counts.malformed <= MALFORMED_LOGGED || counts.malformed % 100 === 0) {
-            log?.warn({ call_id: callId, stream_id: streamId, error: parsed.error, malformed: counts.malformed }, 'malformed audio handler message ignored');
+            log?.warn(
+              { call_id: callId, stream_id: streamId, error: parsed.error, malformed: counts.malformed },
+              'malformed audio handler message ignored',
+            );
           }
           return;
         }
         const message = parsed.message;
-        if (message.event === 'media') forwardToCarrier(() => carrier.send(message.payload), message.payload.length, () => (counts.framesToCaller += 1));
-        else if (message.event === 'mark') forwardToCarrier(() => carrier.mark(message.name), RELAY_DEFAULTS.controlMessageBytes + message.name.length);
+        if (message.event === 'media')
+          forwardToCarrier(
+            () => carrier.send(message.payload),
+            message.payload.length,
+            () => (counts.framesToCaller += 1),
+          );
+        else if (message.event === 'mark')
+          forwardToCarrier(() => carrier.mark(message.name), RELAY_DEFAULTS.controlMessageBytes + message.name.length);
         else forwardToCarrier(() => carrier.clear(), RELAY_DEFAULTS.controlMessageBytes);
       });
       /**
@@ -204,7 +220,11 @@ export async function relayAudio(options: RelayAudioOptions): Promise<RelaySumma
       };
       ws.on('close', (code, reason) => {
         if (RELAY_DEFAULTS.cleanCloseCodes.includes(code)) finish({ by: 'customer_closed' });
-        else finish({ by: 'customer_error', detail: `closed with ${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 100)}` : ''}` });
+        else
+          finish({
+            by: 'customer_error',
+            detail: `closed with ${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 100)}` : ''}`,
+          });
       });
       ws.on('error', (err) => finish({ by: 'customer_error', detail: err.message }));
       if (stopping.aborted) return finish(stopCause());
@@ -310,7 +330,14 @@ export async function relayAudio(options: RelayAudioOptions): Promise<RelaySumma
   } finally {
     await carrier.close();
   }
-  const summary: RelaySummary = { ...counts, dropped: carrier.stats().dropped, reconnects, streamIds, endedBy, ...(detail ? { detail } : {}) };
+  const summary: RelaySummary = {
+    ...counts,
+    dropped: carrier.stats().dropped,
+    reconnects,
+    streamIds,
+    endedBy,
+    ...(detail ? { detail } : {}),
+  };
   log?.info({ call_id: callId, ...summary }, 'audio relay ended');
   return summary;
 }
@@ -327,7 +354,12 @@ function terminate(ws: WebSocket): void {
  * Opens the customer's socket, or throws (egress refusal, handshake timeout, refusal, network
  * error, `signal`). Redirects are not followed (`ws`'s default).
  */
-async function openCustomerSocket(url: string, timeoutMs: number, signal: AbortSignal, egress: Pick<EgressPolicy, 'webSocketOptions'>): Promise<WebSocket> {
+async function openCustomerSocket(
+  url: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+  egress: Pick<EgressPolicy, 'webSocketOptions'>,
+): Promise<WebSocket> {
   const vetted = await egress.webSocketOptions(url);
   return new Promise((resolve, reject) => {
     let ws: WebSocket;

@@ -44,7 +44,12 @@ export function authenticate(auth: RouteAuth, deps: AppDeps): Koa.Middleware<App
       if (!tierAllows(key.permissions, auth.verb)) {
         // A key hammering a verb it may not use writes one event a minute, not one per request.
         const who = { workspaceId: key.workspace_id, environment: key.environment, userId: key.user_id, keyId: key.id };
-        const throttle = await consumeRateLimit(deps.db, bucketFor('events.permission_denied', who, auth.verb), RATE_LIMITS['events.permission_denied'], now);
+        const throttle = await consumeRateLimit(
+          deps.db,
+          bucketFor('events.permission_denied', who, auth.verb),
+          RATE_LIMITS['events.permission_denied'],
+          now,
+        );
         if (throttle.allowed) {
           await recordComplianceEvent(deps.db, {
             workspaceId: key.workspace_id,

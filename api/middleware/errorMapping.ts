@@ -13,7 +13,20 @@ import { ApiError, errors } from '../errors';
  * cause is also validated before the query; this is the net under those checks, so a value that
  * slips past them is still the caller's 4xx and not a 500.
  */
-const DATABASE_INPUT_ERRORS = new Set(['22P02', '22003', '22007', '22008', '22001', '22021', '22P05', '2201W', '2201X', '22025', '22019', '54000']);
+const DATABASE_INPUT_ERRORS = new Set([
+  '22P02',
+  '22003',
+  '22007',
+  '22008',
+  '22001',
+  '22021',
+  '22P05',
+  '2201W',
+  '2201X',
+  '22025',
+  '22019',
+  '54000',
+]);
 
 interface DatabaseErrorLike {
   code: string;
@@ -29,7 +42,9 @@ interface DatabaseErrorLike {
 export function databaseError(err: unknown): DatabaseErrorLike | undefined {
   const candidate = err as Partial<DatabaseErrorLike> | null;
   if (!candidate || typeof candidate !== 'object') return undefined;
-  return typeof candidate.code === 'string' && /^[0-9A-Z]{5}$/.test(candidate.code) && typeof candidate.severity === 'string' ? (candidate as DatabaseErrorLike) : undefined;
+  return typeof candidate.code === 'string' && /^[0-9A-Z]{5}$/.test(candidate.code) && typeof candidate.severity === 'string'
+    ? (candidate as DatabaseErrorLike)
+    : undefined;
 }
 
 export function isDatabaseInputError(err: unknown): boolean {
@@ -58,7 +73,8 @@ function grpcStatusOf(err: unknown): number | undefined {
  */
 export function temporalBusyError(err: unknown): ApiError | undefined {
   const status = grpcStatusOf(err);
-  if (status === RESOURCE_EXHAUSTED) return new ApiError(429, 'rate_limited', 'Too many requests in flight right now; retry shortly', undefined, { 'Retry-After': '1' });
+  if (status === RESOURCE_EXHAUSTED)
+    return new ApiError(429, 'rate_limited', 'Too many requests in flight right now; retry shortly', undefined, { 'Retry-After': '1' });
   if (status === UNAVAILABLE || status === DEADLINE_EXCEEDED || err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
     return new ApiError(503, 'service_unavailable', 'The service is busy; retry shortly', undefined, { 'Retry-After': '1' });
   }
@@ -68,7 +84,10 @@ export function temporalBusyError(err: unknown): ApiError | undefined {
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (isDatabaseInputError(err)) {
-    return errors.validation([{ message: 'A value in the request is malformed or out of range' }], 'The request has a value the service cannot store or compare');
+    return errors.validation(
+      [{ message: 'A value in the request is malformed or out of range' }],
+      'The request has a value the service cannot store or compare',
+    );
   }
   const busy = temporalBusyError(err);
   if (busy) return busy;
@@ -89,5 +108,15 @@ export function loggableError(err: unknown): unknown {
   const db = databaseError(err);
   if (!db) return err;
   const message = db.code.startsWith('22') ? db.message.replace(/"[^"]*"/g, '"[redacted]"') : db.message;
-  return { type: 'DatabaseError', code: db.code, severity: db.severity, routine: db.routine, schema: db.schema, table: db.table, column: db.column, constraint: db.constraint, message };
+  return {
+    type: 'DatabaseError',
+    code: db.code,
+    severity: db.severity,
+    routine: db.routine,
+    schema: db.schema,
+    table: db.table,
+    column: db.column,
+    constraint: db.constraint,
+    message,
+  };
 }

@@ -40,14 +40,21 @@ export function idempotency(options: { required: boolean; scope: string }, deps:
       return next();
     }
     if (idempotencyKey.length > MAX_KEY_LENGTH) {
-      throw new ApiError(422, 'validation_error', 'Idempotency-Key is too long', [{ field: 'Idempotency-Key', message: `At most ${MAX_KEY_LENGTH} characters` }]);
+      throw new ApiError(422, 'validation_error', 'Idempotency-Key is too long', [
+        { field: 'Idempotency-Key', message: `At most ${MAX_KEY_LENGTH} characters` },
+      ]);
     }
     const principal = ctx.state.principal;
     if (!principal) throw new Error('idempotency middleware needs an authenticated principal');
     const params = (ctx as unknown as { params?: Record<string, string> }).params ?? {};
     const claim = await claimIdempotencyKey(
       deps.db,
-      { principalKeyId: principal.key.id, scope: options.scope, idempotencyKey, fingerprint: fingerprintOf({ params, body: ctx.state.body ?? null }) },
+      {
+        principalKeyId: principal.key.id,
+        scope: options.scope,
+        idempotencyKey,
+        fingerprint: fingerprintOf({ params, body: ctx.state.body ?? null }),
+      },
       deps.now(),
     );
     switch (claim.kind) {
@@ -69,7 +76,9 @@ export function idempotency(options: { required: boolean; scope: string }, deps:
 }
 
 function inProgress(): ApiError {
-  return new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress', undefined, { 'Retry-After': '1' });
+  return new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still in progress', undefined, {
+    'Retry-After': '1',
+  });
 }
 
 /** Runs the handler while holding (and renewing) the lease, then stores or releases the record. */
@@ -81,7 +90,8 @@ async function runHolding(lease: IdempotencyLease, ctx: Koa.ParameterizedContext
       (held) => {
         if (!held && !settling) ctx.state.log.warn({ idempotency_record: lease.recordId }, 'idempotency lease lost while the request ran');
       },
-      (err: unknown) => ctx.state.log.warn({ err: loggableError(err), idempotency_record: lease.recordId }, 'idempotency lease renewal failed'),
+      (err: unknown) =>
+        ctx.state.log.warn({ err: loggableError(err), idempotency_record: lease.recordId }, 'idempotency lease renewal failed'),
     );
   }, IDEMPOTENCY_LEASE_RENEW_MS);
   renewal.unref();

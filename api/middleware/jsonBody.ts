@@ -32,7 +32,9 @@ export function jsonBody(limitBytes: number): Koa.Middleware<AppState> {
         throw new ApiError(415, 'unsupported_media_type', 'Request bodies must be JSON (Content-Type: application/json)');
       }
       if (nestsDeeperThan(raw, MAX_JSON_DEPTH)) {
-        throw new ApiError(400, 'invalid_json', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`, [{ field: 'body', message: `At most ${MAX_JSON_DEPTH} levels of nesting` }]);
+        throw new ApiError(400, 'invalid_json', `The request body nests deeper than ${MAX_JSON_DEPTH} levels`, [
+          { field: 'body', message: `At most ${MAX_JSON_DEPTH} levels of nesting` },
+        ]);
       }
       try {
         ctx.state.body = JSON.parse(raw.toString('utf8'));

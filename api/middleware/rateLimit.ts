@@ -14,7 +14,11 @@ export function rateLimit(name: LimitName, route: string, deps: AppDeps): Koa.Mi
   return async (ctx, next) => {
     const principal = ctx.state.principal;
     if (!principal) throw new Error('rate limiting needs an authenticated principal');
-    const bucket = bucketFor(name, { workspaceId: principal.workspaceId, environment: principal.environment, userId: principal.userId, keyId: principal.key.id }, route);
+    const bucket = bucketFor(
+      name,
+      { workspaceId: principal.workspaceId, environment: principal.environment, userId: principal.userId, keyId: principal.key.id },
+      route,
+    );
     const decision = await consumeRateLimit(deps.db, bucket, policy, deps.now());
     ctx.set('RateLimit-Policy', `${policy.limit};w=${policy.windowSeconds}`);
     ctx.set('RateLimit', `limit=${decision.limit}, remaining=${decision.remaining}, reset=${decision.resetSeconds}`);
@@ -29,7 +33,8 @@ export function rateLimit(name: LimitName, route: string, deps: AppDeps): Koa.Mi
       await next();
     } catch (err) {
       // A request refused as malformed (400/422) did no work: it does not use up the quota.
-      if (err instanceof ApiError && (err.status === 400 || err.status === 422) && decision.hitId) await refundRateLimitHit(deps.db, decision.hitId);
+      if (err instanceof ApiError && (err.status === 400 || err.status === 422) && decision.hitId)
+        await refundRateLimitHit(deps.db, decision.hitId);
       throw err;
     }
   };

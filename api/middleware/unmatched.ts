@@ -14,7 +14,13 @@ export function allowedMethodsOf(routes: readonly RouteDef[]): AllowedMethods {
   const templates = routes.flatMap((route) =>
     [route.path, ...(route.aliases ?? [])].map((path) => ({
       // As the router matches: a `{param}` is one non-empty segment, case-insensitive, a trailing slash allowed.
-      pattern: new RegExp(`^${path.split(/\{[^}]+\}/).map(escapeRegExp).join('[^/]+')}/?$`, 'i'),
+      pattern: new RegExp(
+        `^${path
+          .split(/\{[^}]+\}/)
+          .map(escapeRegExp)
+          .join('[^/]+')}/?$`,
+        'i',
+      ),
       method: route.method.toUpperCase(),
     })),
   );
@@ -33,7 +39,9 @@ function escapeRegExp(text: string): string {
 }
 
 export function methodNotAllowed(method: string, allowed: string[]): ApiError {
-  return new ApiError(405, 'method_not_allowed', `This path does not support ${method}; it supports ${allowed.join(', ')}`, undefined, { Allow: allowed.join(', ') });
+  return new ApiError(405, 'method_not_allowed', `This path does not support ${method}; it supports ${allowed.join(', ')}`, undefined, {
+    Allow: allowed.join(', '),
+  });
 }
 
 /** The last middleware: reached only by requests no route took. */

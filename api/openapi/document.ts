@@ -37,7 +37,11 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
     }
     (paths[route.path] ??= {})[route.method] = operation;
     for (const alias of route.aliases ?? []) {
-      (paths[alias] ??= {})[route.method] = { ...operation, operationId: `${route.operationId}ViaApiV1`, description: `Alias of ${route.path}.` };
+      (paths[alias] ??= {})[route.method] = {
+        ...operation,
+        operationId: `${route.operationId}ViaApiV1`,
+        description: `Alias of ${route.path}.`,
+      };
     }
   }
   return {
@@ -55,8 +59,16 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
     security: [{ apiKey: [] }],
     components: {
       securitySchemes: {
-        apiKey: { type: 'http', scheme: 'bearer', description: '`sk_test_...` or `sk_live_...`; the workspace and environment come from the key.' },
-        serviceKey: { type: 'http', scheme: 'bearer', description: '`sk_svc_test_...` or `sk_svc_live_...`; valid only on the keys plane.' },
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: '`sk_test_...` or `sk_live_...`; the workspace and environment come from the key.',
+        },
+        serviceKey: {
+          type: 'http',
+          scheme: 'bearer',
+          description: '`sk_svc_test_...` or `sk_svc_live_...`; valid only on the keys plane.',
+        },
       },
       schemas: boundIntegers(componentSchemas),
     },
@@ -67,16 +79,23 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
 function withStandardErrors(route: RouteDef): OperationDoc {
   const responses = { ...route.doc.responses };
   if (route.auth.kind !== 'public') {
-    responses['401'] ??= errorResponse('`unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane)');
+    responses['401'] ??= errorResponse(
+      '`unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane)',
+    );
   }
-  if (route.auth.kind === 'standard') responses['403'] ??= errorResponse('`forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb)');
+  if (route.auth.kind === 'standard')
+    responses['403'] ??= errorResponse(
+      '`forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb)',
+    );
   if (route.doc.requestBody || route.doc.parameters?.some((p) => p.in === 'query')) {
     responses['422'] ??= errorResponse('`validation_error` with one detail per invalid field');
   }
   const badRequests: string[] = [];
   if (route.idempotency) {
     responses['409'] ??= errorResponse('`idempotency_key_reused` or `idempotency_in_progress` (with `Retry-After: 1`)');
-    badRequests.push(route.idempotency.required ? '`missing_idempotency_key` or `duplicate_idempotency_key_header`' : '`duplicate_idempotency_key_header`');
+    badRequests.push(
+      route.idempotency.required ? '`missing_idempotency_key` or `duplicate_idempotency_key_header`' : '`duplicate_idempotency_key_header`',
+    );
   }
   if (route.doc.requestBody) {
     badRequests.push(`\`invalid_json\` (not JSON, or nested deeper than ${MAX_JSON_DEPTH} levels)`);

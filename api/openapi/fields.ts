@@ -18,15 +18,25 @@ export const lineWritableFields = {
   begin_message: nullable({ type: 'string', maxLength: 2000 }),
   voice: nullable({ type: 'string', maxLength: 64, description: 'A voice slug from GET /api/v1/voices; trimmed, empty clears it.' }),
   context_limit: nullable({ type: 'integer', minimum: 1, maximum: 500 }),
-  webhook_url: nullable({ ...url, description: 'http(s) URL receiving webhook events; required in webhook mode. Must lead to a public address (https for live lines).' }),
-  audio_handler_url: nullable({ ...url, description: 'ws(s) URL of the audio relay; required in audio mode. Must lead to a public address (wss for live lines).' }),
-  status_callback_url: nullable({ ...url, description: 'http(s) URL receiving call lifecycle callbacks. Must lead to a public address (https for live lines).' }),
+  webhook_url: nullable({
+    ...url,
+    description: 'http(s) URL receiving webhook events; required in webhook mode. Must lead to a public address (https for live lines).',
+  }),
+  audio_handler_url: nullable({
+    ...url,
+    description: 'ws(s) URL of the audio relay; required in audio mode. Must lead to a public address (wss for live lines).',
+  }),
+  status_callback_url: nullable({
+    ...url,
+    description: 'http(s) URL receiving call lifecycle callbacks. Must lead to a public address (https for live lines).',
+  }),
   recording_enabled: { type: 'boolean' },
   compliance_enabled: { type: 'boolean' },
   language: {
     type: 'string',
     enum: [...LANGUAGES],
-    description: 'Speech recognition language (default `multi`). Setting it on a hosted line, `multi` included, is refused with 400 hosted_mode_language_pinning_unsupported (hosted lines detect the language).',
+    description:
+      'Speech recognition language (default `multi`). Setting it on a hosted line, `multi` included, is refused with 400 hosted_mode_language_pinning_unsupported (hosted lines detect the language).',
   },
   endpointing_ms: nullable({ type: 'integer', minimum: 100, maximum: 2000 }),
 };
@@ -34,7 +44,11 @@ export const lineWritableFields = {
 export const keyName = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' };
 export const agentKeyWritable = {
   name: keyName,
-  agent_label: nullable({ type: 'string', pattern: AGENT_LABEL_PATTERN, description: 'Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit.' }),
+  agent_label: nullable({
+    type: 'string',
+    pattern: AGENT_LABEL_PATTERN,
+    description: 'Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit.',
+  }),
   line_id: nullable({ type: 'string', format: 'uuid', description: 'Binds the key to one line; null makes it account-wide.' }),
   permissions: { type: 'string', enum: [...TIERS], description: 'Permission tier; `legacy_full` is refused (422).' },
   monthly_cap_cents: nullable({ type: 'integer', minimum: 1, maximum: 100_000_000_000 }),
@@ -49,13 +63,18 @@ export const grant = {
     resources: {
       type: 'object',
       additionalProperties: false,
-      properties: { numbers: { type: 'array', uniqueItems: true, maxItems: 1000, items: { type: 'string', format: 'uuid', description: 'Line id' } } },
+      properties: {
+        numbers: { type: 'array', uniqueItems: true, maxItems: 1000, items: { type: 'string', format: 'uuid', description: 'Line id' } },
+      },
     },
     spendLimit: nullable({
       type: 'object',
       additionalProperties: false,
       required: ['amountCents'],
-      properties: { amountCents: { type: 'integer', minimum: 0, maximum: 100_000_000_000 }, resetPeriod: { type: ['string', 'null'], enum: ['monthly', null] } },
+      properties: {
+        amountCents: { type: 'integer', minimum: 0, maximum: 100_000_000_000 },
+        resetPeriod: { type: ['string', 'null'], enum: ['monthly', null] },
+      },
     }),
   },
 };

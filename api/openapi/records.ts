@@ -44,7 +44,11 @@ const usageRow = {
   cost_cents: { type: 'integer' },
 };
 
-const deliveryCounts = { total: { type: 'integer', minimum: 0 }, success: { type: 'integer', minimum: 0 }, failed: { type: 'integer', minimum: 0 } };
+const deliveryCounts = {
+  total: { type: 'integer', minimum: 0 },
+  success: { type: 'integer', minimum: 0 },
+  failed: { type: 'integer', minimum: 0 },
+};
 
 export const recordSchemas: Record<string, object> = {
   Line: record({
@@ -55,7 +59,10 @@ export const recordSchemas: Record<string, object> = {
     language: { type: 'string', enum: [...LANGUAGES] },
     status: { type: 'string', enum: [...LINE_STATUSES] },
     environment,
-    grace_ends_at: nullable({ ...dateTime, description: 'End of the free 30-day grace of a user’s first line in this environment (no number fee until then).' }),
+    grace_ends_at: nullable({
+      ...dateTime,
+      description: 'End of the free 30-day grace of a user’s first line in this environment (no number fee until then).',
+    }),
     created_at: dateTime,
   }),
   LineCreateResponse: {
@@ -63,14 +70,23 @@ export const recordSchemas: Record<string, object> = {
     required: ['line'],
     properties: {
       line: { $ref: '#/components/schemas/Line' },
-      webhook_secret: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The signing secret, in this response only (idempotent replays answer `{line}` alone). There is no endpoint to read it.' },
+      webhook_secret: {
+        type: 'string',
+        pattern: '^[0-9a-f]{64}$',
+        description:
+          'The signing secret, in this response only (idempotent replays answer `{line}` alone). There is no endpoint to read it.',
+      },
     },
   },
   SecretRotation: {
     type: 'object',
     required: ['rotated_at', 'promoted_previous_next'],
     properties: {
-      webhook_secret: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'The newly staged secret, returned once (not in idempotent replays).' },
+      webhook_secret: {
+        type: 'string',
+        pattern: '^[0-9a-f]{64}$',
+        description: 'The newly staged secret, returned once (not in idempotent replays).',
+      },
       rotated_at: dateTime,
       promoted_previous_next: { type: 'boolean' },
     },
@@ -78,11 +94,15 @@ export const recordSchemas: Record<string, object> = {
   AgentKey: {
     type: 'object',
     required: Object.keys(agentKeyRecord),
-    properties: { ...agentKeyRecord, plaintext_key: { type: 'string', description: 'Only in the first response to a mint or rotate; never in replays or reads.' } },
+    properties: {
+      ...agentKeyRecord,
+      plaintext_key: { type: 'string', description: 'Only in the first response to a mint or rotate; never in replays or reads.' },
+    },
   },
   RegularKey: {
     type: 'object',
-    description: 'A key of the workspace as /api/v1/auth/keys mints and lists it: the agent-key record plus the scopes it holds and the key that minted it.',
+    description:
+      'A key of the workspace as /api/v1/auth/keys mints and lists it: the agent-key record plus the scopes it holds and the key that minted it.',
     required: [...Object.keys(agentKeyRecord), 'scopes', 'parent_key_id'],
     properties: {
       ...agentKeyRecord,
@@ -124,12 +144,23 @@ export const recordSchemas: Record<string, object> = {
     status: { type: 'string', enum: [...MESSAGE_STATUSES] },
     segments: { type: 'integer', minimum: 0, description: 'GSM-7 / UCS-2 segments the text is sent as' },
     charge_cents: nullable({ type: 'integer', description: 'Set once billed; 0 for inbound and keyword replies' }),
-    error_code: nullable({ type: 'string', description: '`carrier_rejected`, `carrier_unavailable` or the carrier’s code for undelivered / failed' }),
+    error_code: nullable({
+      type: 'string',
+      description: '`carrier_rejected`, `carrier_unavailable` or the carrier’s code for undelivered / failed',
+    }),
     timestamp: dateTime,
     created_at: dateTime,
     updated_at: dateTime,
   }),
-  LegacySms: record({ id: uuid, line_id: uuid, from_number: e164, to_number: e164, message: { type: 'string' }, status: { type: 'string', enum: [...MESSAGE_STATUSES] }, created_at: dateTime }),
+  LegacySms: record({
+    id: uuid,
+    line_id: uuid,
+    from_number: e164,
+    to_number: e164,
+    message: { type: 'string' },
+    status: { type: 'string', enum: [...MESSAGE_STATUSES] },
+    created_at: dateTime,
+  }),
   Conversation: record({
     line_id: uuid,
     phone_number: { type: 'string', description: 'The remote party, E.164' },
@@ -166,7 +197,12 @@ export const recordSchemas: Record<string, object> = {
   }),
   WebhookStats: record({
     ...deliveryCounts,
-    success_rate: { type: 'number', minimum: 0, maximum: 1, description: 'Share of finished attempts that succeeded; 0 before any finished' },
+    success_rate: {
+      type: 'number',
+      minimum: 0,
+      maximum: 1,
+      description: 'Share of finished attempts that succeeded; 0 before any finished',
+    },
     by_event_type: { type: 'array', items: record({ event_type: { type: 'string' }, ...deliveryCounts }) },
     by_hour: { type: 'array', description: 'The last 24 hours, UTC', items: record({ hour: dateTime, ...deliveryCounts }) },
     since: { ...dateTime, description: 'Start of the window the counts cover (the last 7 days)' },

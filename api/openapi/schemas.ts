@@ -26,7 +26,10 @@ export const componentSchemas: Record<string, object> = {
     type: 'object',
     additionalProperties: false,
     required: ['name'],
-    properties: { ...agentKeyWritable, environment: { type: 'string', enum: ['test', 'live'], description: "Defaults to the service key's; a mismatch is 422." } },
+    properties: {
+      ...agentKeyWritable,
+      environment: { type: 'string', enum: ['test', 'live'], description: "Defaults to the service key's; a mismatch is 422." },
+    },
   },
   AuthKeyCreateRequest: { type: 'object', additionalProperties: false, required: ['name'], properties: agentKeyWritable },
   AgentKeyUpdateRequest: { type: 'object', additionalProperties: false, properties: agentKeyWritable },
@@ -36,7 +39,8 @@ export const componentSchemas: Record<string, object> = {
     type: 'object',
     additionalProperties: false,
     properties: lineWritableFields,
-    description: 'Only the fields given change. null clears a nullable field. Switching to audio clears webhook_url unless it is in the same body; switching to hosted clears a language pin.',
+    description:
+      'Only the fields given change. null clears a nullable field. Switching to audio clears webhook_url unless it is in the same body; switching to hosted clears a language pin.',
   },
   LineCreateRequest: {
     type: 'object',
@@ -65,7 +69,10 @@ export const arrayOf = (items: object) => ({ type: 'array', items });
 
 /** `total` of an offset-paginated list; `has_more` and `next_cursor` of a cursor-paginated one. */
 export const total = { type: 'integer', minimum: 0, description: 'Every matching row, not only this page' };
-export const cursorFields = { has_more: { type: 'boolean' }, next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last' } };
+export const cursorFields = {
+  has_more: { type: 'boolean' },
+  next_cursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page; null on the last' },
+};
 
 /** `limit` (1-100, default 50) and `offset` (0-100000) query parameters of offset-paginated lists. */
 export function offsetPaginationParams(maxOffset = MAX_OFFSET) {

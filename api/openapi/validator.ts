@@ -113,7 +113,11 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
 
 /** The 404 of a path parameter that cannot name a resource: the parameter's own (`x-not-found`), as for an unknown id. */
 function pathNotFound(pathParams: PathParameter[], problems: ErrorObject[] | null | undefined): ApiError {
-  const failing = new Set((problems ?? []).map((problem) => problem.instancePath.split('/')[1] ?? (problem.params as { missingProperty?: string }).missingProperty));
+  const failing = new Set(
+    (problems ?? []).map(
+      (problem) => problem.instancePath.split('/')[1] ?? (problem.params as { missingProperty?: string }).missingProperty,
+    ),
+  );
   const notFound = pathParams.find((param) => failing.has(param.name))?.['x-not-found'];
   return notFound ? new ApiError(404, notFound.code, notFound.message) : errors.notFound();
 }

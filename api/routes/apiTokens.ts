@@ -16,7 +16,11 @@ import { findUser } from '../../src/domain/workspaces/service';
 
 interface MintBody {
   name: string;
-  grant: { scopes: Scope[]; resources?: { numbers?: string[] }; spendLimit?: { amountCents: number; resetPeriod?: 'monthly' | null } | null };
+  grant: {
+    scopes: Scope[];
+    resources?: { numbers?: string[] };
+    spendLimit?: { amountCents: number; resetPeriod?: 'monthly' | null } | null;
+  };
 }
 
 const auth = { kind: 'standard' as const, scope: 'keys:admin' as const, verb: 'admin' as const };
@@ -24,7 +28,10 @@ const tokenResponse = (description: string) =>
   jsonResponse(description, {
     type: 'object',
     required: ['api_token'],
-    properties: { api_token: ref('ScopedKey'), key: { type: 'string', description: 'The plaintext key: in the first response to a mint only' } },
+    properties: {
+      api_token: ref('ScopedKey'),
+      key: { type: 'string', description: 'The plaintext key: in the first response to a mint only' },
+    },
   });
 
 /** The principal's user's current role: a minter never passes on more than its user may hold. */
@@ -40,7 +47,9 @@ async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
   const grant: Grant = {
     scopes: body.grant.scopes,
     numbers: body.grant.resources?.numbers ?? null,
-    spendLimit: body.grant.spendLimit ? { amountCents: body.grant.spendLimit.amountCents, resetPeriod: body.grant.spendLimit.resetPeriod ?? null } : null,
+    spendLimit: body.grant.spendLimit
+      ? { amountCents: body.grant.spendLimit.amountCents, resetPeriod: body.grant.spendLimit.resetPeriod ?? null }
+      : null,
   };
   if (grant.numbers) {
     const known = await knownLineIds(deps.db, principal, grant.numbers);
@@ -64,7 +73,13 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const { limit, offset } = ctx.state.query as { limit: number; offset: number };
   const [rows, [{ total }]] = await Promise.all([
-    tokensManagedBy(deps.db, principal.key).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+    tokensManagedBy(deps.db, principal.key)
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .offset(offset),
     tokensManagedBy(deps.db, principal.key).count<{ total: string }[]>('id as total'),
   ]);
   ctx.body = { api_tokens: rows.map(toScopedTokenRecord), total: Number(total) };
@@ -73,7 +88,12 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
 async function revoke(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const roleOfManager = () => roleOf(deps, principal);
-  const outcome = await revokeManagedToken(deps.db, { manager: principal.key, roleOf: roleOfManager, tokenId: ctx.params.id, now: deps.now });
+  const outcome = await revokeManagedToken(deps.db, {
+    manager: principal.key,
+    roleOf: roleOfManager,
+    tokenId: ctx.params.id,
+    now: deps.now,
+  });
   if (!outcome.ok) {
     if (outcome.refused === 'not_found') throw errors.notFound('API token');
     throw new ApiError(403, 'forbidden', "This key's grant exceeds yours; you cannot revoke it", outcome.excess);
@@ -98,7 +118,11 @@ export function apiTokenRoutes(): RouteDef[] {
           'Spend anywhere below a key counts against its limit. Revoking a key revokes every key below it. 60 per hour per workspace and environment (shared with POST /api/v1/auth/keys).',
         tags: ['keys'],
         requestBody: jsonRequestBody(ref('ScopedKeyMintRequest')),
-        responses: { '201': tokenResponse('`{api_token, key}`'), '403': errorResponse('`forbidden`: the grant exceeds the minting key’s'), '429': errorResponse('`rate_limited`') },
+        responses: {
+          '201': tokenResponse('`{api_token, key}`'),
+          '403': errorResponse('`forbidden`: the grant exceeds the minting key’s'),
+          '429': errorResponse('`rate_limited`'),
+        },
       },
       handler: mint,
     },
@@ -108,7 +132,8 @@ export function apiTokenRoutes(): RouteDef[] {
       operationId: 'listApiTokens',
       auth,
       doc: {
-        summary: "List the workspace's keys in this environment (agent keys are listed on /v1/keys), newest first; a delegated key lists only itself and its descendants",
+        summary:
+          "List the workspace's keys in this environment (agent keys are listed on /v1/keys), newest first; a delegated key lists only itself and its descendants",
         tags: ['keys'],
         parameters: offsetPaginationParams(100_000),
         responses: {

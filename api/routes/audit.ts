@@ -16,11 +16,15 @@ async function readFeed(ctx: AppContext, deps: AppDeps): Promise<void> {
   if (!outcome.ok) {
     switch (outcome.refused) {
       case 'line_scoped':
-        throw new ApiError(403, 'agent_scope_error', 'A line-scoped key can read only its own activity', [{ field: 'line_id', message: principal.key.line_id! }]);
+        throw new ApiError(403, 'agent_scope_error', 'A line-scoped key can read only its own activity', [
+          { field: 'line_id', message: principal.key.line_id! },
+        ]);
       case 'not_found':
         throw errors.notFound('Key');
       case 'unknown_event_types':
-        throw errors.validation([{ field: 'event_types', message: `Unknown: ${outcome.unknown.join(', ')}. Allowed: ${AUDIT_EVENT_TYPES.join(', ')}` }]);
+        throw errors.validation([
+          { field: 'event_types', message: `Unknown: ${outcome.unknown.join(', ')}. Allowed: ${AUDIT_EVENT_TYPES.join(', ')}` },
+        ]);
     }
   }
   ctx.body = {
@@ -56,15 +60,25 @@ export function auditRoutes(): RouteDef[] {
             name: 'api_key_id',
             in: 'query',
             schema: { type: 'string', maxLength: 100, default: 'self' },
-            description: '`self` or the UUID of a key of the same user and environment; any other value is 404, as for a key that does not exist',
+            description:
+              '`self` or the UUID of a key of the same user and environment; any other value is 404, as for a key that does not exist',
           },
           { name: 'limit', in: 'query', schema: { type: 'integer', default: 100 }, description: 'Clamped to 1-500' },
-          { name: 'event_types', in: 'query', schema: { type: 'string', maxLength: 200 }, description: `Comma-separated subset of ${AUDIT_EVENT_TYPES.join(', ')}` },
+          {
+            name: 'event_types',
+            in: 'query',
+            schema: { type: 'string', maxLength: 200 },
+            description: `Comma-separated subset of ${AUDIT_EVENT_TYPES.join(', ')}`,
+          },
         ],
         responses: {
           '200': jsonResponse(
             '`{events: [{type, id, created_at, createdAt, data}], limit, api_key_id}`',
-            fields({ events: arrayOf(ref('AuditEvent')), limit: { type: 'integer', minimum: AUDIT_LIMIT.min, maximum: AUDIT_LIMIT.max }, api_key_id: { type: 'string', format: 'uuid', description: 'The resolved target key' } }),
+            fields({
+              events: arrayOf(ref('AuditEvent')),
+              limit: { type: 'integer', minimum: AUDIT_LIMIT.min, maximum: AUDIT_LIMIT.max },
+              api_key_id: { type: 'string', format: 'uuid', description: 'The resolved target key' },
+            }),
           ),
           '403': errorResponse('`agent_scope_error` (line-scoped key reading another key) or `forbidden`'),
           '404': errorResponse('`not_found`: not a key this caller may read'),

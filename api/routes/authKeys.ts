@@ -20,12 +20,17 @@ const auth = { kind: 'standard' as const, scope: 'keys:admin' as const, verb: 'a
 async function requireAdminUser(ctx: AppContext, deps: AppDeps) {
   const principal = principalOf(ctx);
   const user = await findUser(deps.db, principal.userId);
-  if (!user || (user.role !== 'owner' && user.role !== 'admin')) throw errors.forbidden('Only owners and admins manage keys here', [{ field: 'role', message: user?.role ?? 'unknown' }]);
+  if (!user || (user.role !== 'owner' && user.role !== 'admin'))
+    throw errors.forbidden('Only owners and admins manage keys here', [{ field: 'role', message: user?.role ?? 'unknown' }]);
   return user;
 }
 
 /** The key record of this path: the agent fields, plus the scopes the key holds and the key that minted it. */
-const authKeyRecord = (row: ApiKeyRow, monthlySpendCents?: number) => ({ ...toKeyRecord(row, monthlySpendCents), scopes: row.scopes, parent_key_id: row.parent_key_id });
+const authKeyRecord = (row: ApiKeyRow, monthlySpendCents?: number) => ({
+  ...toKeyRecord(row, monthlySpendCents),
+  scopes: row.scopes,
+  parent_key_id: row.parent_key_id,
+});
 
 async function create(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
@@ -59,10 +64,20 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   const { limit, offset } = ctx.state.query as { limit: number; offset: number };
   const visible = () => managedBy(regularKeysOf(deps.db, principal), principal.key);
   const [rows, [{ total }]] = await Promise.all([
-    visible().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+    visible()
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .offset(offset),
     visible().count<{ total: string }[]>('id as total'),
   ]);
-  const spend = await monthlySpendByKey(deps.db, rows.map((row) => row.id), deps.now());
+  const spend = await monthlySpendByKey(
+    deps.db,
+    rows.map((row) => row.id),
+    deps.now(),
+  );
   ctx.body = { keys: rows.map((row) => authKeyRecord(row, spend.get(row.id) ?? 0)), total: Number(total) };
 }
 
@@ -97,10 +112,13 @@ export function authKeyRoutes(): RouteDef[] {
       operationId: 'listAuthKeys',
       auth,
       doc: {
-        summary: "List the workspace's regular keys in this environment (owners and admins), newest first; a delegated key lists only itself and its descendants",
+        summary:
+          "List the workspace's regular keys in this environment (owners and admins), newest first; a delegated key lists only itself and its descendants",
         tags: ['keys'],
         parameters: offsetPaginationParams(100_000),
-        responses: { '200': jsonResponse('`{keys, total}`; total counts every matching key', fields({ keys: arrayOf(ref('RegularKey')), total })) },
+        responses: {
+          '200': jsonResponse('`{keys, total}`; total counts every matching key', fields({ keys: arrayOf(ref('RegularKey')), total })),
+        },
       },
       handler: list,
     },

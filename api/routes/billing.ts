@@ -16,19 +16,32 @@ const read = { kind: 'standard' as const, scope: 'billing:read' as const, verb: 
 async function balance(ctx: AppContext, deps: AppDeps): Promise<void> {
   const { balanceCents, heldCents } = await balanceOf(deps.db, principalOf(ctx));
   // `credits` is the legacy name (it has always held US cents); `cents` is the preferred one.
-  ctx.body = { credits: balanceCents, cents: balanceCents, currency: 'USD', held_cents: heldCents, available_cents: balanceCents - heldCents };
+  ctx.body = {
+    credits: balanceCents,
+    cents: balanceCents,
+    currency: 'USD',
+    held_cents: heldCents,
+    available_cents: balanceCents - heldCents,
+  };
 }
 
 async function transactions(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   if (principal.key.line_id) {
-    throw new ApiError(403, 'agent_scope_error', 'A line-scoped key cannot read the account’s transactions', [{ field: 'line_id', message: principal.key.line_id }]);
+    throw new ApiError(403, 'agent_scope_error', 'A line-scoped key cannot read the account’s transactions', [
+      { field: 'line_id', message: principal.key.line_id },
+    ]);
   }
   const { limit, cursor } = ctx.state.query as { limit: number; cursor?: string };
   // A key limited to a number allow-list sees the transactions of those lines only.
   const query = transactionsOf(deps.db, principal, allowedLineIds(principal));
   beforeCursor(query, parseCursor(cursor), 'created_at', 'id');
-  const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit + 1);
+  const rows = await query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit + 1);
   const { page, has_more, next_cursor } = cursorPage(rows, limit, (row) => ({ at: row.created_at, id: row.id }));
   ctx.body = { transactions: page.map(toTransactionRecord), has_more, next_cursor };
 }
@@ -81,10 +94,28 @@ export const AUTO_RECHARGE_MAX_CENTS = 100_000;
 const settingsSchema = {
   type: 'object',
   properties: {
-    default_webhook_url: { type: ['string', 'null'], format: 'uri', maxLength: 2048, description: 'Receives webhook events of lines without a webhook_url. Must lead to a public address (https in live).' },
-    auto_recharge_enabled: { type: 'boolean', description: 'Charge the card on file (of this environment) when the balance runs low; on by default in live, off in test' },
-    auto_recharge_threshold_cents: { type: 'integer', minimum: 0, maximum: AUTO_RECHARGE_MAX_CENTS, description: 'Charge the card when the balance falls below this (at most $1,000)' },
-    auto_recharge_amount_cents: { type: 'integer', minimum: 500, maximum: AUTO_RECHARGE_MAX_CENTS, description: 'How much each automatic recharge adds (at most $1,000)' },
+    default_webhook_url: {
+      type: ['string', 'null'],
+      format: 'uri',
+      maxLength: 2048,
+      description: 'Receives webhook events of lines without a webhook_url. Must lead to a public address (https in live).',
+    },
+    auto_recharge_enabled: {
+      type: 'boolean',
+      description: 'Charge the card on file (of this environment) when the balance runs low; on by default in live, off in test',
+    },
+    auto_recharge_threshold_cents: {
+      type: 'integer',
+      minimum: 0,
+      maximum: AUTO_RECHARGE_MAX_CENTS,
+      description: 'Charge the card when the balance falls below this (at most $1,000)',
+    },
+    auto_recharge_amount_cents: {
+      type: 'integer',
+      minimum: 500,
+      maximum: AUTO_RECHARGE_MAX_CENTS,
+      description: 'How much each automatic recharge adds (at most $1,000)',
+    },
   },
 };
 
@@ -114,8 +145,13 @@ export function billingRoutes(): RouteDef[] {
         tags: ['billing'],
         parameters: cursorPaginationParams(),
         responses: {
-          '200': jsonResponse('`{transactions, has_more, next_cursor}`', fields({ transactions: arrayOf(ref('Transaction')), ...cursorFields })),
-          '403': errorResponse('`agent_scope_error` for line-scoped keys (a key limited to a number allow-list sees those lines’ transactions only)'),
+          '200': jsonResponse(
+            '`{transactions, has_more, next_cursor}`',
+            fields({ transactions: arrayOf(ref('Transaction')), ...cursorFields }),
+          ),
+          '403': errorResponse(
+            '`agent_scope_error` for line-scoped keys (a key limited to a number allow-list sees those lines’ transactions only)',
+          ),
         },
       },
       handler: transactions,
@@ -130,7 +166,12 @@ export function billingRoutes(): RouteDef[] {
         summary: 'Usage per UTC day, oldest first, one row per day',
         tags: ['billing'],
         parameters: [{ name: 'days', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 366, default: 30 } }],
-        responses: { '200': jsonResponse('`{daily: [{date, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}`', fields({ daily: arrayOf(ref('UsageDay')) })) },
+        responses: {
+          '200': jsonResponse(
+            '`{daily: [{date, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}`',
+            fields({ daily: arrayOf(ref('UsageDay')) }),
+          ),
+        },
       },
       handler: (ctx, deps) => usage(ctx, deps, 'day'),
     },
@@ -144,7 +185,12 @@ export function billingRoutes(): RouteDef[] {
         summary: 'Usage per UTC month, oldest first, one row per month',
         tags: ['billing'],
         parameters: [{ name: 'months', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 36, default: 12 } }],
-        responses: { '200': jsonResponse('`{monthly: [{month, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}`', fields({ monthly: arrayOf(ref('UsageMonth')) })) },
+        responses: {
+          '200': jsonResponse(
+            '`{monthly: [{month, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}`',
+            fields({ monthly: arrayOf(ref('UsageMonth')) }),
+          ),
+        },
       },
       handler: (ctx, deps) => usage(ctx, deps, 'month'),
     },
@@ -154,7 +200,11 @@ export function billingRoutes(): RouteDef[] {
       operationId: 'getSettings',
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
       rateLimit: 'reads',
-      doc: { summary: 'Workspace settings for this environment', tags: ['settings'], responses: { '200': jsonResponse('Unwrapped settings', ref('Settings')) } },
+      doc: {
+        summary: 'Workspace settings for this environment',
+        tags: ['settings'],
+        responses: { '200': jsonResponse('Unwrapped settings', ref('Settings')) },
+      },
       handler: getSettings,
     },
     {
@@ -170,7 +220,10 @@ export function billingRoutes(): RouteDef[] {
           'monthly cap or tier below full), else 403 `forbidden` naming each restriction. Each change records a `settings_changed` compliance event.',
         tags: ['settings'],
         requestBody: jsonRequestBody({ ...settingsSchema, additionalProperties: false }),
-        responses: { '200': jsonResponse('Unwrapped settings', ref('Settings')), '403': errorResponse('`forbidden`: not an unrestricted owner or admin key') },
+        responses: {
+          '200': jsonResponse('Unwrapped settings', ref('Settings')),
+          '403': errorResponse('`forbidden`: not an unrestricted owner or admin key'),
+        },
       },
       handler: changeSettings,
     },
@@ -179,7 +232,16 @@ export function billingRoutes(): RouteDef[] {
       path: '/api/v1/voices',
       operationId: 'listVoices',
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
-      doc: { summary: 'The voice catalog; a line’s `voice` is one of these slugs', tags: ['voices'], responses: { '200': jsonResponse('`{voices: [{slug, name, gender, accent, description, languages}]}`', fields({ voices: arrayOf(ref('Voice')) })) } },
+      doc: {
+        summary: 'The voice catalog; a line’s `voice` is one of these slugs',
+        tags: ['voices'],
+        responses: {
+          '200': jsonResponse(
+            '`{voices: [{slug, name, gender, accent, description, languages}]}`',
+            fields({ voices: arrayOf(ref('Voice')) }),
+          ),
+        },
+      },
       handler: async (ctx) => {
         ctx.body = { voices: VOICES };
       },

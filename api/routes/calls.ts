@@ -11,7 +11,14 @@ import { placeCall, type PlaceCallRequest } from '../../src/domain/calls/place';
 import { CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
 import { toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { waitForResult } from '../../src/platform/temporal/waitForResult';
-import { DEFAULT_RESPONSE_TIMEOUT_SECONDS, DTMF_DIGITS, MAX_RESPONSE_TIMEOUT_SECONDS, pressUpdate, speakUpdate, waitUpdate } from '../../workflows/definitions/callControl';
+import {
+  DEFAULT_RESPONSE_TIMEOUT_SECONDS,
+  DTMF_DIGITS,
+  MAX_RESPONSE_TIMEOUT_SECONDS,
+  pressUpdate,
+  speakUpdate,
+  waitUpdate,
+} from '../../workflows/definitions/callControl';
 
 /*
  * Placing, reading and controlling calls. `POST /calls` refuses in a fixed order, each check only
@@ -28,7 +35,13 @@ function callsOf(ctx: AppContext, deps: AppDeps) {
 
 /** An unknown call id, and one that cannot be a call id at all (the path parameter's `x-not-found`), answer alike. */
 const callNotFound = { code: 'call_not_found', message: 'No call with this id' };
-const callIdParam: PathParameter = { name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' }, 'x-not-found': callNotFound };
+const callIdParam: PathParameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+  'x-not-found': callNotFound,
+};
 
 async function findCall(ctx: AppContext, deps: AppDeps): Promise<CallRow> {
   const principal = principalOf(ctx);
@@ -44,7 +57,13 @@ async function postCall(ctx: AppContext, deps: AppDeps): Promise<void> {
 }
 
 async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<void> {
-  const body = ctx.state.body as { line_id: string; to_number: string; topic: string; begin_message?: string; max_duration_seconds?: number };
+  const body = ctx.state.body as {
+    line_id: string;
+    to_number: string;
+    topic: string;
+    begin_message?: string;
+    max_duration_seconds?: number;
+  };
   if (body.topic.trim() === '') throw errors.validation([{ field: 'topic', message: 'Must not be blank' }]);
   const topic = body.topic.trim();
   const conversation = { topic, beginMessage: body.begin_message?.trim() || null, maxDurationSec: body.max_duration_seconds ?? null };
@@ -53,7 +72,9 @@ async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<voi
 
 /** Places the call (src/domain/calls/place.ts) and answers 201 with it, or with its refusal. */
 async function answerPlaced(ctx: AppContext, deps: AppDeps, request: PlaceCallRequest): Promise<void> {
-  const row = await answeringOutboundRefusals(ctx, deps, 'call', () => placeCall({ ...deps, log: ctx.state.log }, principalOf(ctx), request));
+  const row = await answeringOutboundRefusals(ctx, deps, 'call', () =>
+    placeCall({ ...deps, log: ctx.state.log }, principalOf(ctx), request),
+  );
   ctx.status = 201;
   ctx.set('Location', `/api/v1/calls/${row.id}`);
   ctx.body = { call: toCallRecord(row) };
@@ -72,7 +93,13 @@ async function listCalls(ctx: AppContext, deps: AppDeps): Promise<void> {
     return query;
   };
   const [rows, [{ total }]] = await Promise.all([
-    filtered().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    filtered()
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit)
+      .offset(q.offset),
     filtered().count<{ total: string }[]>('id as total'),
   ]);
   ctx.body = { calls: rows.map(toCallRecord), total: Number(total) };
@@ -113,13 +140,23 @@ async function speak(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { text: string; wait_for_response?: boolean; timeout_seconds?: number };
   if (body.text.trim() === '') throw errors.validation([{ field: 'text', message: 'Must not be blank' }]);
   await control(ctx, deps, (handle) =>
-    handle.executeUpdate(speakUpdate, { args: [{ text: body.text, waitForResponse: body.wait_for_response ?? false, timeoutSeconds: body.timeout_seconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS }] }),
+    handle.executeUpdate(speakUpdate, {
+      args: [
+        {
+          text: body.text,
+          waitForResponse: body.wait_for_response ?? false,
+          timeoutSeconds: body.timeout_seconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS,
+        },
+      ],
+    }),
   );
 }
 
 async function wait(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = (ctx.state.body ?? {}) as { timeout_seconds?: number };
-  await control(ctx, deps, (handle) => handle.executeUpdate(waitUpdate, { args: [{ timeoutSeconds: body.timeout_seconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS }] }));
+  await control(ctx, deps, (handle) =>
+    handle.executeUpdate(waitUpdate, { args: [{ timeoutSeconds: body.timeout_seconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS }] }),
+  );
 }
 
 async function press(ctx: AppContext, deps: AppDeps): Promise<void> {
@@ -133,7 +170,11 @@ const busyResponses = {
   '429': errorResponse('`rate_limited`: too many requests on this call at once (Temporal’s per-workflow limits); `Retry-After`'),
   '503': errorResponse('`service_unavailable`: the call service is unreachable or overloaded; `Retry-After`'),
 };
-const controlResponses = { '404': errorResponse('`call_not_found`'), '409': errorResponse('`call_not_active`: the call is not in progress'), ...busyResponses };
+const controlResponses = {
+  '404': errorResponse('`call_not_found`'),
+  '409': errorResponse('`call_not_active`: the call is not in progress'),
+  ...busyResponses,
+};
 
 export function callRoutes(): RouteDef[] {
   return [
@@ -190,7 +231,12 @@ export function callRoutes(): RouteDef[] {
       path: '/api/v1/calls/{id}',
       operationId: 'getCall',
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
-      doc: { summary: 'One call, with its transcript', tags: ['calls'], parameters: [callIdParam], responses: { '200': jsonResponse('`{call}`', callBody), '404': errorResponse('`call_not_found`') } },
+      doc: {
+        summary: 'One call, with its transcript',
+        tags: ['calls'],
+        parameters: [callIdParam],
+        responses: { '200': jsonResponse('`{call}`', callBody), '404': errorResponse('`call_not_found`') },
+      },
       handler: async (ctx, deps) => {
         ctx.body = { call: toCallRecord(await findCall(ctx, deps)) };
       },
@@ -266,10 +312,17 @@ export function callRoutes(): RouteDef[] {
           type: 'object',
           additionalProperties: false,
           required: ['text'],
-          properties: { text: { type: 'string', minLength: 1, maxLength: 5000 }, wait_for_response: { type: 'boolean', default: false }, timeout_seconds: timeoutSeconds },
+          properties: {
+            text: { type: 'string', minLength: 1, maxLength: 5000 },
+            wait_for_response: { type: 'boolean', default: false },
+            timeout_seconds: timeoutSeconds,
+          },
         }),
         responses: {
-          '200': jsonResponse('Unwrapped `{call_id, spoke, interrupted, partial_response_text, interruption_reason, timed_out, response_text, response_timestamp}`', ref('SpeakResult')),
+          '200': jsonResponse(
+            'Unwrapped `{call_id, spoke, interrupted, partial_response_text, interruption_reason, timed_out, response_text, response_timestamp}`',
+            ref('SpeakResult'),
+          ),
           ...controlResponses,
         },
       },
@@ -285,8 +338,18 @@ export function callRoutes(): RouteDef[] {
         summary: 'Wait for the caller’s next sentence on a live call',
         tags: ['calls'],
         parameters: [callIdParam],
-        requestBody: { required: false, content: { 'application/json': { schema: { type: 'object', additionalProperties: false, properties: { timeout_seconds: timeoutSeconds } } } } },
-        responses: { '200': jsonResponse('Unwrapped `{call_id, timed_out, response_text, response_timestamp}`', ref('WaitResult')), ...controlResponses },
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: { type: 'object', additionalProperties: false, properties: { timeout_seconds: timeoutSeconds } },
+            },
+          },
+        },
+        responses: {
+          '200': jsonResponse('Unwrapped `{call_id, timed_out, response_text, response_timestamp}`', ref('WaitResult')),
+          ...controlResponses,
+        },
       },
       handler: wait,
     },

@@ -3,11 +3,28 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed, assertWorkspaceWide } from '../lineAccess';
 import { parseDateOrDateTime } from '../openapi/formats';
-import { arrayOf, boundedListParams, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
+import {
+  arrayOf,
+  boundedListParams,
+  errorResponse,
+  fields,
+  jsonResponse,
+  offsetPaginationParams,
+  jsonRequestBody,
+  ref,
+  total,
+} from '../openapi/schemas';
 import type { RouteDef } from './types';
 import { addDisclosure, disclosuresOf, toDisclosureRecord } from '../../src/domain/compliance/disclosures';
 import { complianceEventsOf } from '../../src/domain/compliance/events';
-import { consentsOf, CONSENT_TYPES, grantConsent, revokeConsents, toConsentRecord, type ConsentType } from '../../src/domain/compliance/consent';
+import {
+  consentsOf,
+  CONSENT_TYPES,
+  grantConsent,
+  revokeConsents,
+  toConsentRecord,
+  type ConsentType,
+} from '../../src/domain/compliance/consent';
 import { findLine } from '../../src/domain/lines/store';
 import { LANGUAGES } from '../../src/domain/lines/rules';
 import { toE164 } from '../../src/platform/phone';
@@ -34,14 +51,22 @@ async function grant(ctx: AppContext, deps: AppDeps): Promise<void> {
     actorKeyId: principal.key.id,
     at: deps.now(),
   });
-  if (!row) throw new ApiError(409, 'consent_already_granted', `An active ${body.consent_type} consent already exists for this line and number`);
+  if (!row)
+    throw new ApiError(409, 'consent_already_granted', `An active ${body.consent_type} consent already exists for this line and number`);
   ctx.status = 201;
   ctx.body = { consent: toConsentRecord(row) };
 }
 
 async function check(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
-  const q = ctx.state.query as { phone_number?: string; line_id?: string; consent_type?: ConsentType; status?: 'active' | 'revoked'; limit: number; offset: number };
+  const q = ctx.state.query as {
+    phone_number?: string;
+    line_id?: string;
+    consent_type?: ConsentType;
+    status?: 'active' | 'revoked';
+    limit: number;
+    offset: number;
+  };
   const allowed = allowedLineIds(principal);
   if (q.line_id) assertLineAllowed(principal, q.line_id);
   const scoped = () => {
@@ -53,13 +78,22 @@ async function check(ctx: AppContext, deps: AppDeps): Promise<void> {
   };
   if (q.phone_number) {
     // A check for one number (optionally on one line): the current state, unwrapped.
-    const active = await scoped().andWhere({ phone_number: phoneOrFail(q.phone_number), status: 'active' }).orderBy('granted_at', 'desc').first();
+    const active = await scoped()
+      .andWhere({ phone_number: phoneOrFail(q.phone_number), status: 'active' })
+      .orderBy('granted_at', 'desc')
+      .first();
     ctx.body = { status: active ? 'active' : 'none', consent: active ? toConsentRecord(active) : null };
     return;
   }
   const filtered = () => (q.status ? scoped().andWhere({ status: q.status }) : scoped());
   const [rows, [{ total }]] = await Promise.all([
-    filtered().orderBy([{ column: 'granted_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    filtered()
+      .orderBy([
+        { column: 'granted_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit)
+      .offset(q.offset),
     filtered().count<{ total: string }[]>('id as total'),
   ]);
   ctx.body = { consents: rows.map(toConsentRecord), total: Number(total) };
@@ -96,7 +130,13 @@ async function listDisclosures(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const q = ctx.state.query as { limit: number; offset: number };
   const [rows, [{ total }]] = await Promise.all([
-    disclosuresOf(deps.db, principal).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    disclosuresOf(deps.db, principal)
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit)
+      .offset(q.offset),
     disclosuresOf(deps.db, principal).count<{ total: string }[]>('id as total'),
   ]);
   ctx.body = { disclosures: rows.map(toDisclosureRecord), total: Number(total) };
@@ -117,7 +157,15 @@ export function toComplianceEvent(row: Record<string, unknown>) {
 
 async function audit(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
-  const q = ctx.state.query as { line_id?: string; phone_number?: string; event_type?: string; from?: string; to?: string; limit: number; offset: number };
+  const q = ctx.state.query as {
+    line_id?: string;
+    phone_number?: string;
+    event_type?: string;
+    from?: string;
+    to?: string;
+    limit: number;
+    offset: number;
+  };
   if (q.line_id) assertLineAllowed(principal, q.line_id);
   const allowed = allowedLineIds(principal);
   const phone = q.phone_number ? phoneOrFail(q.phone_number) : undefined;
@@ -133,21 +181,42 @@ async function audit(ctx: AppContext, deps: AppDeps): Promise<void> {
     return query;
   };
   const [rows, [{ total }]] = await Promise.all([
-    filtered().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    filtered()
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit)
+      .offset(q.offset),
     filtered().count<{ total: string }[]>('id as total'),
   ]);
   ctx.body = { events: rows.map(toComplianceEvent), total: Number(total) };
 }
 
-const phoneParam = (required: boolean) => ({ name: 'phone_number', in: 'query' as const, required, schema: { type: 'string', minLength: 3, maxLength: 32 } });
+const phoneParam = (required: boolean) => ({
+  name: 'phone_number',
+  in: 'query' as const,
+  required,
+  schema: { type: 'string', minLength: 3, maxLength: 32 },
+});
 const dateOrDateTime = { type: 'string', maxLength: 64, anyOf: [{ format: 'date-time' }, { format: 'date' }] };
 const lineParam = { name: 'line_id', in: 'query' as const, schema: { type: 'string', format: 'uuid' } };
 const auditParams = [
   lineParam,
   phoneParam(false),
   { name: 'event_type', in: 'query' as const, schema: { type: 'string', maxLength: 64 } },
-  { name: 'from', in: 'query' as const, schema: dateOrDateTime, description: 'Inclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day' },
-  { name: 'to', in: 'query' as const, schema: dateOrDateTime, description: 'Exclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day' },
+  {
+    name: 'from',
+    in: 'query' as const,
+    schema: dateOrDateTime,
+    description: 'Inclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day',
+  },
+  {
+    name: 'to',
+    in: 'query' as const,
+    schema: dateOrDateTime,
+    description: 'Exclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day',
+  },
   ...offsetPaginationParams(),
 ];
 const readAuth = { kind: 'standard' as const, scope: 'read' as const, verb: 'read' as const };
@@ -155,7 +224,12 @@ const auditDoc = {
   summary: 'Compliance events, newest first: consent, opt-outs, disclosures played, audit reads, key lifecycle',
   tags: ['compliance'],
   parameters: auditParams,
-  responses: { '200': jsonResponse('`{events: [{id, line_id, call_id, phone_number, event_type, actor_key_id, metadata, created_at}], total}`', fields({ events: arrayOf(ref('ComplianceEvent')), total })) },
+  responses: {
+    '200': jsonResponse(
+      '`{events: [{id, line_id, call_id, phone_number, event_type, actor_key_id, metadata, created_at}], total}`',
+      fields({ events: arrayOf(ref('ComplianceEvent')), total }),
+    ),
+  },
 };
 
 export function complianceRoutes(): RouteDef[] {
@@ -178,10 +252,19 @@ export function complianceRoutes(): RouteDef[] {
             line_id: { type: 'string', format: 'uuid' },
             phone_number: { type: 'string', minLength: 3, maxLength: 32 },
             consent_type: { type: 'string', enum: [...CONSENT_TYPES] },
-            source: { type: 'string', minLength: 1, maxLength: 200, description: 'Where the consent came from, e.g. "api", "web_form"; default "api"' },
+            source: {
+              type: 'string',
+              minLength: 1,
+              maxLength: 200,
+              description: 'Where the consent came from, e.g. "api", "web_form"; default "api"',
+            },
           },
         }),
-        responses: { '201': jsonResponse('`{consent}`', fields({ consent: ref('Consent') })), '404': errorResponse('`not_found`: the line'), '409': errorResponse('`consent_already_granted`') },
+        responses: {
+          '201': jsonResponse('`{consent}`', fields({ consent: ref('Consent') })),
+          '404': errorResponse('`not_found`: the line'),
+          '409': errorResponse('`consent_already_granted`'),
+        },
       },
       handler: grant,
     },
@@ -222,7 +305,10 @@ export function complianceRoutes(): RouteDef[] {
         tags: ['compliance'],
         parameters: [phoneParam(true), lineParam],
         responses: {
-          '200': jsonResponse('`{consent, revoked}`: the (first) revoked record and how many were revoked', fields({ consent: ref('Consent'), revoked: { type: 'integer', minimum: 1 } })),
+          '200': jsonResponse(
+            '`{consent, revoked}`: the (first) revoked record and how many were revoked',
+            fields({ consent: ref('Consent'), revoked: { type: 'integer', minimum: 1 } }),
+          ),
           '404': errorResponse('`not_found`: no active consent'),
         },
       },
@@ -250,7 +336,10 @@ export function complianceRoutes(): RouteDef[] {
             is_default: { type: 'boolean', description: 'Defaults to true for the first disclosure of a language' },
           },
         }),
-        responses: { '201': jsonResponse('`{disclosure}`', fields({ disclosure: ref('Disclosure') })), '403': errorResponse('`agent_scope_error` or `forbidden`: a key restricted to particular lines') },
+        responses: {
+          '201': jsonResponse('`{disclosure}`', fields({ disclosure: ref('Disclosure') })),
+          '403': errorResponse('`agent_scope_error` or `forbidden`: a key restricted to particular lines'),
+        },
       },
       handler: createDisclosure,
     },
@@ -269,7 +358,23 @@ export function complianceRoutes(): RouteDef[] {
       },
       handler: listDisclosures,
     },
-    { method: 'get', path: '/api/v1/compliance/audit', operationId: 'complianceAudit', auth: readAuth, rateLimit: 'reads', doc: auditDoc, handler: audit },
-    { method: 'get', path: '/api/v1/compliance/events', operationId: 'complianceEvents', auth: readAuth, rateLimit: 'reads', doc: { ...auditDoc, description: 'Alias of /api/v1/compliance/audit.' }, handler: audit },
+    {
+      method: 'get',
+      path: '/api/v1/compliance/audit',
+      operationId: 'complianceAudit',
+      auth: readAuth,
+      rateLimit: 'reads',
+      doc: auditDoc,
+      handler: audit,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/compliance/events',
+      operationId: 'complianceEvents',
+      auth: readAuth,
+      rateLimit: 'reads',
+      doc: { ...auditDoc, description: 'Alias of /api/v1/compliance/audit.' },
+      handler: audit,
+    },
   ];
 }

@@ -15,5 +15,19 @@ import { webhookRoutes } from './webhooks';
 
 /** The route table: every endpoint, its scope and its OpenAPI operation, in one list. */
 export function allRoutes(openApiYaml: () => string): RouteDef[] {
-  return [...systemRoutes(openApiYaml), ...lineRoutes(), ...keyPlaneRoutes(), ...apiTokenRoutes(), ...authKeyRoutes(), ...webhookRoutes(), ...billingRoutes(), ...complianceRoutes(), ...auditRoutes(), ...callRoutes(), ...messageRoutes(), ...carrierEventRoutes(), ...carrierMessageRoutes()];
+  return [
+    ...systemRoutes(openApiYaml),
+    ...lineRoutes(),
+    ...keyPlaneRoutes(),
+    ...apiTokenRoutes(),
+    ...authKeyRoutes(),
+    ...webhookRoutes(),
+    ...billingRoutes(),
+    ...complianceRoutes(),
+    ...auditRoutes(),
+    ...callRoutes(),
+    ...messageRoutes(),
+    ...carrierEventRoutes(),
+    ...carrierMessageRoutes(),
+  ];
 }

@@ -35,13 +35,19 @@ async function ownerOf(ctx: AppContext, deps: AppDeps): Promise<AgentKeyOwner> {
 
 /** Key records with this month's spend read from the ledger. */
 async function withSpend(deps: AppDeps, rows: ApiKeyRow[]) {
-  const spend = await monthlySpendByKey(deps.db, rows.map((row) => row.id), deps.now());
+  const spend = await monthlySpendByKey(
+    deps.db,
+    rows.map((row) => row.id),
+    deps.now(),
+  );
   return rows.map((row) => toKeyRecord(row, spend.get(row.id) ?? 0));
 }
 
 function refuseLegacyTier(permissions: string | undefined): void {
   if (permissions !== undefined && !isSettableTier(permissions)) {
-    throw errors.validation([{ field: 'permissions', message: `${permissions} cannot be set through the API; use full, call_only, sms_only or read_only` }]);
+    throw errors.validation([
+      { field: 'permissions', message: `${permissions} cannot be set through the API; use full, call_only, sms_only or read_only` },
+    ]);
   }
 }
 
@@ -84,7 +90,13 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   const { limit, offset } = ctx.state.query as { limit: number; offset: number };
   const base = () => agentKeysOf(deps.db, owner).whereNull('revoked_at');
   const [rows, [{ total }]] = await Promise.all([
-    base().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+    base()
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(limit)
+      .offset(offset),
     base().count<{ total: string }[]>('id as total'),
   ]);
   ctx.body = { keys: await withSpend(deps, rows), total: Number(total) };
@@ -108,7 +120,9 @@ async function update(ctx: AppContext, deps: AppDeps): Promise<void> {
   refuseLegacyTier(changes.permissions);
   const row = await findOwned(ctx, deps, owner);
   if (row.revoked_at) throw keyRevoked();
-  const updated = await answeringKeyRefusals(() => deps.db.transaction((trx) => updateAgentKey(trx, { key: row, changes, owner, minter: principal.key, now: deps.now() })));
+  const updated = await answeringKeyRefusals(() =>
+    deps.db.transaction((trx) => updateAgentKey(trx, { key: row, changes, owner, minter: principal.key, now: deps.now() })),
+  );
   ctx.body = { key: (await withSpend(deps, [updated]))[0] };
 }
 
@@ -150,10 +164,14 @@ export function keyPlaneRoutes(): RouteDef[] {
       idempotency: { required: true },
       doc: {
         summary: 'Mint an agent key',
-        description: 'Authenticated with a service key. The plaintext is in this response only; replays (same Idempotency-Key, 12 h) return the row without it.',
+        description:
+          'Authenticated with a service key. The plaintext is in this response only; replays (same Idempotency-Key, 12 h) return the row without it.',
         tags: ['keys'],
         requestBody: jsonRequestBody(ref('AgentKeyMintRequest')),
-        responses: { '201': keyResponse('The new key with `plaintext_key`'), '404': errorResponse('`not_found`: the line cannot be bound (not cached)') },
+        responses: {
+          '201': keyResponse('The new key with `plaintext_key`'),
+          '404': errorResponse('`not_found`: the line cannot be bound (not cached)'),
+        },
       },
       handler: mint,
     },
@@ -180,7 +198,12 @@ export function keyPlaneRoutes(): RouteDef[] {
       path: '/v1/keys/{id}',
       aliases: ['/api/v1/keys/{id}'],
       operationId: 'getAgentKey',
-      doc: { summary: 'Fetch one agent key, revoked ones included', tags: ['keys'], parameters: [keyIdParam], responses: { '200': keyResponse('`{key}`'), '404': errorResponse('`not_found`') } },
+      doc: {
+        summary: 'Fetch one agent key, revoked ones included',
+        tags: ['keys'],
+        parameters: [keyIdParam],
+        responses: { '200': keyResponse('`{key}`'), '404': errorResponse('`not_found`') },
+      },
       handler: get,
     },
     {
@@ -195,7 +218,11 @@ export function keyPlaneRoutes(): RouteDef[] {
         tags: ['keys'],
         parameters: [keyIdParam],
         requestBody: jsonRequestBody(ref('AgentKeyUpdateRequest')),
-        responses: { '200': keyResponse('`{key}`'), '404': errorResponse('`not_found` (key, or a line that cannot be bound)'), '409': errorResponse('`key_revoked`') },
+        responses: {
+          '200': keyResponse('`{key}`'),
+          '404': errorResponse('`not_found` (key, or a line that cannot be bound)'),
+          '409': errorResponse('`key_revoked`'),
+        },
       },
       handler: update,
     },

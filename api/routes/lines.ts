@@ -12,10 +12,16 @@ import { rotateLineSecret } from '../../src/domain/lines/rotateSecret';
 import { updateLineSettings } from '../../src/domain/lines/update';
 
 const lineIdParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
-const lineResponse = { content: { 'application/json': { schema: { type: 'object', required: ['line'], properties: { line: ref('Line') } } } } };
+const lineResponse = {
+  content: { 'application/json': { schema: { type: 'object', required: ['line'], properties: { line: ref('Line') } } } },
+};
 
 const languagePinningRefused = () =>
-  new ApiError(400, 'hosted_mode_language_pinning_unsupported', 'Hosted lines detect the language of each utterance; they cannot be pinned to one');
+  new ApiError(
+    400,
+    'hosted_mode_language_pinning_unsupported',
+    'Hosted lines detect the language of each utterance; they cannot be pinned to one',
+  );
 const lineReleased = () => new ApiError(409, 'line_released', 'This line is released; it cannot be changed or used');
 
 async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
@@ -118,10 +124,17 @@ export function lineRoutes(): RouteDef[] {
         tags: ['lines'],
         requestBody: jsonRequestBody(ref('LineCreateRequest')),
         responses: {
-          '201': { description: '`{line, webhook_secret}`: the secret is shown only here', content: { 'application/json': { schema: ref('LineCreateResponse') } } },
+          '201': {
+            description: '`{line, webhook_secret}`: the secret is shown only here',
+            content: { 'application/json': { schema: ref('LineCreateResponse') } },
+          },
           '400': errorResponse('`hosted_mode_language_pinning_unsupported`, `invalid_json`'),
-          '402': errorResponse('`payment_method_required`: live environment, the user already has a line and no default payment method. Replayed for 12 h under the same Idempotency-Key.'),
-          '422': errorResponse('`validation_error`, one detail per field: among others a URL that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live'),
+          '402': errorResponse(
+            '`payment_method_required`: live environment, the user already has a line and no default payment method. Replayed for 12 h under the same Idempotency-Key.',
+          ),
+          '422': errorResponse(
+            '`validation_error`, one detail per field: among others a URL that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live',
+          ),
           '409': errorResponse('`idempotency_key_reused` or `idempotency_in_progress`'),
           '429': errorResponse('`rate_limited` (10 per hour per workspace and environment)'),
           '503': errorResponse('`service_unavailable`: provisioning could not be started'),
@@ -137,14 +150,21 @@ export function lineRoutes(): RouteDef[] {
       auth: { kind: 'standard', scope: 'numbers:read', verb: 'read' },
       doc: {
         summary: "List the workspace's lines in this environment, newest first",
-        description: 'Offset pagination; the default page (100) holds every line of most workspaces, and `total` tells when there are more.',
+        description:
+          'Offset pagination; the default page (100) holds every line of most workspaces, and `total` tells when there are more.',
         tags: ['lines'],
         parameters: boundedListParams(),
         responses: {
           '200': {
             description: '`{lines: [line], total}`',
             content: {
-              'application/json': { schema: { type: 'object', required: ['lines', 'total'], properties: { lines: { type: 'array', items: ref('Line') }, total: { type: 'integer' } } } },
+              'application/json': {
+                schema: {
+                  type: 'object',
+                  required: ['lines', 'total'],
+                  properties: { lines: { type: 'array', items: ref('Line') }, total: { type: 'integer' } },
+                },
+              },
             },
           },
         },
@@ -159,7 +179,13 @@ export function lineRoutes(): RouteDef[] {
           return query;
         };
         const [rows, [{ total }]] = await Promise.all([
-          visible().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset),
+          visible()
+            .orderBy([
+              { column: 'created_at', order: 'desc' },
+              { column: 'id', order: 'desc' },
+            ])
+            .limit(limit)
+            .offset(offset),
           visible().count<{ total: string }[]>('id as total'),
         ]);
         ctx.body = { lines: rows.map(toLineRecord), total: Number(total) };
@@ -199,7 +225,9 @@ export function lineRoutes(): RouteDef[] {
         responses: {
           '200': { description: '`{line}`', ...lineResponse },
           '400': errorResponse('`hosted_mode_language_pinning_unsupported` (judged on the effective mode)'),
-          '422': errorResponse('`validation_error`, one detail per field: among others a URL set here that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live'),
+          '422': errorResponse(
+            '`validation_error`, one detail per field: among others a URL set here that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live',
+          ),
           '404': errorResponse('`not_found`'),
           '409': errorResponse('`line_released`'),
         },

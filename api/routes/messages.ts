@@ -26,7 +26,11 @@ async function send(ctx: AppContext, deps: AppDeps, request: SendMessageRequest)
 
 async function postMessage(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { line_id: string; to: string; text: string };
-  const row = await send(ctx, deps, { lineId: body.line_id, to: { value: body.to, field: 'to' }, text: { value: body.text, field: 'text' } });
+  const row = await send(ctx, deps, {
+    lineId: body.line_id,
+    to: { value: body.to, field: 'to' },
+    text: { value: body.text, field: 'text' },
+  });
   ctx.status = 201;
   ctx.body = toMessageRecord(row);
 }
@@ -77,7 +81,10 @@ async function listConversations(ctx: AppContext, deps: AppDeps): Promise<void> 
   else if (allowed) query.whereIn('c.line_id', [...allowed]);
   beforeCursor(query, parseCursor(q.cursor), 'c.last_message_at', 'c.last_message_id');
   const rows: ConversationRow[] = await query
-    .orderBy([{ column: 'c.last_message_at', order: 'desc' }, { column: 'c.last_message_id', order: 'desc' }])
+    .orderBy([
+      { column: 'c.last_message_at', order: 'desc' },
+      { column: 'c.last_message_id', order: 'desc' },
+    ])
     .limit(q.limit + 1)
     .select(
       'c.line_id',
@@ -98,13 +105,19 @@ async function conversationMessages(ctx: AppContext, deps: AppDeps): Promise<voi
   const q = ctx.state.query as { limit: number; cursor?: string };
   // The router has already percent-decoded the segment (`%2B1415…` is `+1415…`).
   const phoneNumber = toE164(ctx.params.phoneNumber);
-  if (!phoneNumber) throw errors.validation([{ field: 'phoneNumber', message: 'Must be a phone number in E.164, percent-encoded (%2B14155550123)' }]);
+  if (!phoneNumber)
+    throw errors.validation([{ field: 'phoneNumber', message: 'Must be a phone number in E.164, percent-encoded (%2B14155550123)' }]);
   assertLineAllowed(principal, ctx.params.lineId);
   const line = await findLine(deps.db, principal, ctx.params.lineId);
   if (!line) throw errors.notFound('Line');
   const query = messagesOf(deps.db, principal).andWhere({ line_id: line.id, remote_number: phoneNumber });
   beforeCursor(query, parseCursor(q.cursor), 'created_at', 'id');
-  const rows = await query.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit + 1);
+  const rows = await query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(q.limit + 1);
   const { page, has_more, next_cursor } = cursorPage(rows, q.limit, (row) => ({ at: row.created_at, id: row.id }));
   ctx.body = { messages: page.map(toMessageRecord), has_more, next_cursor };
 }
@@ -114,7 +127,9 @@ const sendResponses = {
   '403': errorResponse('`number_opted_out`, `conversation_window_expired`, `agent_scope_error`, `agent_permission_denied`, `forbidden`'),
   '404': errorResponse('`not_found`: the line'),
   '409': errorResponse('`line_not_active`'),
-  '503': errorResponse('`service_unavailable`: the message could not be handed to the send workflow (it is `failed`, nothing held); `Retry-After`'),
+  '503': errorResponse(
+    '`service_unavailable`: the message could not be handed to the send workflow (it is `failed`, nothing held); `Retry-After`',
+  ),
 };
 const sendDescription =
   'Allowed only if the recipient sent an SMS to this line within the last 24 hours, or an active `explicit_outbound` consent exists for the (line, recipient) pair. ' +
@@ -165,7 +180,10 @@ export function messageRoutes(): RouteDef[] {
           type: 'object',
           additionalProperties: false,
           required: ['to_number', 'message'],
-          properties: { to_number: { type: 'string', minLength: 3, maxLength: 32 }, message: { type: 'string', minLength: 1, maxLength: MAX_SMS_TEXT_LENGTH } },
+          properties: {
+            to_number: { type: 'string', minLength: 3, maxLength: 32 },
+            message: { type: 'string', minLength: 1, maxLength: MAX_SMS_TEXT_LENGTH },
+          },
         }),
         responses: { '201': jsonResponse('`{sms}`', fields({ sms: ref('LegacySms') })), ...sendResponses },
       },
@@ -182,7 +200,10 @@ export function messageRoutes(): RouteDef[] {
         tags: ['messages'],
         parameters: [{ name: 'line_id', in: 'query', schema: { type: 'string', format: 'uuid' } }, ...cursorPaginationParams()],
         responses: {
-          '200': jsonResponse('`{conversations, has_more, next_cursor}`', fields({ conversations: arrayOf(ref('Conversation')), ...cursorFields })),
+          '200': jsonResponse(
+            '`{conversations, has_more, next_cursor}`',
+            fields({ conversations: arrayOf(ref('Conversation')), ...cursorFields }),
+          ),
         },
       },
       handler: listConversations,

@@ -17,7 +17,11 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
       path: '/healthz',
       operationId: 'healthz',
       auth: { kind: 'public' },
-      doc: { summary: 'Liveness: the process is serving requests', tags: ['system'], responses: { '200': jsonResponse('`{status: "ok"}`', fields({ status: { const: 'ok' } })) } },
+      doc: {
+        summary: 'Liveness: the process is serving requests',
+        tags: ['system'],
+        responses: { '200': jsonResponse('`{status: "ok"}`', fields({ status: { const: 'ok' } })) },
+      },
       handler: async (ctx) => {
         ctx.body = { status: 'ok' };
       },
@@ -31,8 +35,13 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
         summary: 'Readiness: PostgreSQL and Temporal both answer, and the configuration passes the startup check',
         tags: ['system'],
         responses: {
-          '200': jsonResponse('Both dependencies answered', fields({ status: { const: 'ready' }, checks: fields({ postgres: { const: 'ok' }, temporal: { const: 'ok' } }) })),
-          '503': errorResponse('`not_ready`, naming what failed (`postgres`, `temporal`, `configuration`) without its error text, which is logged'),
+          '200': jsonResponse(
+            'Both dependencies answered',
+            fields({ status: { const: 'ready' }, checks: fields({ postgres: { const: 'ok' }, temporal: { const: 'ok' } }) }),
+          ),
+          '503': errorResponse(
+            '`not_ready`, naming what failed (`postgres`, `temporal`, `configuration`) without its error text, which is logged',
+          ),
         },
       },
       handler: async (ctx, deps) => {
@@ -42,12 +51,19 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
         ]);
         const problems = configurationProblems('api', deps.config);
         const failing = checks.filter((c) => !c.ok);
-        if (problems.length > 0) failing.push({ name: 'configuration', ok: false, error: `settings refused: ${problems.map((p) => p.setting).join(', ')}` });
+        if (problems.length > 0)
+          failing.push({ name: 'configuration', ok: false, error: `settings refused: ${problems.map((p) => p.setting).join(', ')}` });
         if (failing.length > 0) {
           // The detail (host:port, driver text, setting names) is for the operator's log, not for anyone who can reach /readyz.
           for (const c of failing) ctx.state.log.warn({ check: c.name, error: c.error }, 'not ready');
           ctx.status = 503;
-          ctx.body = { error: { code: 'not_ready', message: 'The service is not ready', details: failing.map((c) => ({ field: c.name, message: 'unavailable' })) } };
+          ctx.body = {
+            error: {
+              code: 'not_ready',
+              message: 'The service is not ready',
+              details: failing.map((c) => ({ field: c.name, message: 'unavailable' })),
+            },
+          };
           return;
         }
         ctx.body = { status: 'ready', checks: Object.fromEntries(checks.map((c) => [c.name, 'ok'])) };
@@ -71,9 +87,14 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
       auth: { kind: 'public' },
       doc: {
         summary: 'Prometheus metrics of this API process',
-        description: 'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set; without it, served only in the dev profile (404 otherwise).',
+        description:
+          'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set; without it, served only in the dev profile (404 otherwise).',
         tags: ['system'],
-        responses: { '200': { description: 'Prometheus text format' }, '401': errorResponse('`unauthorized`: METRICS_TOKEN is set and was not presented'), '404': errorResponse('`not_found`: metrics are not enabled') },
+        responses: {
+          '200': { description: 'Prometheus text format' },
+          '401': errorResponse('`unauthorized`: METRICS_TOKEN is set and was not presented'),
+          '404': errorResponse('`not_found`: metrics are not enabled'),
+        },
       },
       handler: async (ctx, deps) => {
         assertMetricsAccess(ctx, deps);
@@ -93,7 +114,8 @@ function assertMetricsAccess(ctx: AppContext, deps: AppDeps): void {
   }
   const digest = (value: string) => crypto.createHash('sha256').update(value, 'utf8').digest();
   const presented = /^\s*Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1] ?? '';
-  if (!crypto.timingSafeEqual(digest(presented), digest(token))) throw new ApiError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
+  if (!crypto.timingSafeEqual(digest(presented), digest(token)))
+    throw new ApiError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
 }
 
 async function check(name: string, probe: () => Promise<unknown>): Promise<{ name: string; ok: boolean; error?: string }> {

@@ -46,7 +46,13 @@ async function listDeliveries(ctx: AppContext, deps: AppDeps): Promise<void> {
     return query;
   };
   const [rows, [{ total }]] = await Promise.all([
-    filtered().orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(q.limit).offset(q.offset),
+    filtered()
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(q.limit)
+      .offset(q.offset),
     filtered().count<{ total: string }[]>('id as total'),
   ]);
   ctx.body = { deliveries: rows.map(toDeliveryRecord), total: Number(total) };
@@ -73,9 +79,15 @@ async function stats(ctx: AppContext, deps: AppDeps): Promise<void> {
   ];
   const [[overall], byType, byHour] = await Promise.all([
     scoped(since).select(counts(deps.db)),
-    scoped(since).select('event_type', ...counts(deps.db)).groupBy('event_type').orderBy('event_type'),
+    scoped(since)
+      .select('event_type', ...counts(deps.db))
+      .groupBy('event_type')
+      .orderBy('event_type'),
     scoped(new Date(now - STATS_BY_HOUR_MS))
-      .select(deps.db.raw("to_char(date_trunc('hour', created_at at time zone 'UTC'), 'YYYY-MM-DD\"T\"HH24:00:00\"Z\"') as hour"), ...counts(deps.db))
+      .select(
+        deps.db.raw("to_char(date_trunc('hour', created_at at time zone 'UTC'), 'YYYY-MM-DD\"T\"HH24:00:00\"Z\"') as hour"),
+        ...counts(deps.db),
+      )
       .groupByRaw('1')
       .orderBy('hour'),
   ]);
@@ -106,7 +118,15 @@ async function sendTest(ctx: AppContext, deps: AppDeps): Promise<void> {
   if (!finished) ctx.status = 202;
   ctx.body = {
     delivery: row
-      ? { id: row.id, event_id: eventId, status: row.status, http_status: row.http_status, duration_ms: row.duration_ms, response_body: row.response_body, error_message: row.error_message }
+      ? {
+          id: row.id,
+          event_id: eventId,
+          status: row.status,
+          http_status: row.http_status,
+          duration_ms: row.duration_ms,
+          response_body: row.response_body,
+          error_message: row.error_message,
+        }
       : { id: null, event_id: eventId, status: 'pending', http_status: null, duration_ms: null, response_body: null, error_message: null },
   };
 }
@@ -144,7 +164,8 @@ export function webhookRoutes(): RouteDef[] {
       auth: { kind: 'standard', scope: 'read', verb: 'read' },
       doc: {
         summary: 'Totals, success rate and counts by event type over the last 7 days (from `since`), and by hour for the last 24 hours',
-        description: '`success_rate` is the share of finished attempts that succeeded, 0..1, and 0 when none has finished. Pending attempts count in `total` only.',
+        description:
+          '`success_rate` is the share of finished attempts that succeeded, 0..1, and 0 when none has finished. Pending attempts count in `total` only.',
         tags: ['webhooks'],
         parameters: [{ name: 'line_id', in: 'query', schema: { type: 'string', format: 'uuid' } }],
         responses: { '200': jsonResponse('Unwrapped stats object', ref('WebhookStats')) },
@@ -164,10 +185,21 @@ export function webhookRoutes(): RouteDef[] {
           '(`WEBHOOK_TEST_WAIT_MS`, 15 s); if it has not finished by then the answer is 202 with `status: pending` (and `id: null` when the attempt has not started), ' +
           'and the finished attempt appears in `GET /api/v1/webhooks/deliveries`.',
         tags: ['webhooks'],
-        requestBody: jsonRequestBody({ type: 'object', additionalProperties: false, required: ['line_id'], properties: { line_id: { type: 'string', format: 'uuid' } } }),
+        requestBody: jsonRequestBody({
+          type: 'object',
+          additionalProperties: false,
+          required: ['line_id'],
+          properties: { line_id: { type: 'string', format: 'uuid' } },
+        }),
         responses: {
-          '200': jsonResponse('`{delivery: {id, event_id, status, http_status, duration_ms, response_body, error_message}}`: the finished attempt', fields({ delivery: ref('TestDelivery') })),
-          '202': jsonResponse('`{delivery: {id, event_id, status: "pending", ...}}`: the attempt had not finished within the wait', fields({ delivery: ref('TestDelivery') })),
+          '200': jsonResponse(
+            '`{delivery: {id, event_id, status, http_status, duration_ms, response_body, error_message}}`: the finished attempt',
+            fields({ delivery: ref('TestDelivery') }),
+          ),
+          '202': jsonResponse(
+            '`{delivery: {id, event_id, status: "pending", ...}}`: the attempt had not finished within the wait',
+            fields({ delivery: ref('TestDelivery') }),
+          ),
           '404': errorResponse('`not_found`'),
           '409': errorResponse('`line_released`'),
         },

@@ -45,7 +45,10 @@ async function onEvent(event: WebhookEvent): Promise<void> {
   // Called once per event_id, after the signature, timestamp and replay checks passed.
   // Keep this quick (enqueue real work): the response is sent when it returns, and a throw
   // answers 500 so Switchboard retries the event.
-  console.log(`event ${event.eventId ?? '(no id)'} on ${event.lineId} (delivery ${event.deliveryId}, attempt ${event.attempt ?? '?'}):`, event.body);
+  console.log(
+    `event ${event.eventId ?? '(no id)'} on ${event.lineId} (delivery ${event.deliveryId}, attempt ${event.attempt ?? '?'}):`,
+    event.body,
+  );
 }
 
 const webhook = nodeWebhookHandler({ secretsForLine: loadSecrets(), limit: '1mb' }, onEvent);

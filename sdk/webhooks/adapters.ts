@@ -55,9 +55,7 @@ export type WebhookRejection = WebhookFailure | 'missing_line_id' | 'unknown_lin
 
 const DEFAULT_LIMIT = '1mb';
 
-type Outcome =
-  | { kind: 'reply'; status: number; body: Record<string, unknown> }
-  | { kind: 'accepted'; event: WebhookEvent };
+type Outcome = { kind: 'reply'; status: number; body: Record<string, unknown> } | { kind: 'accepted'; event: WebhookEvent };
 
 interface Resolved {
   options: WebhookHandlerOptions;
@@ -77,7 +75,9 @@ function resolve(options: WebhookHandlerOptions): Resolved {
 }
 
 function reject(reason: WebhookRejection): Outcome {
-  return reason === 'duplicate_delivery' ? { kind: 'reply', status: 200, body: { duplicate: true } } : { kind: 'reply', status: 401, body: { error: reason } };
+  return reason === 'duplicate_delivery'
+    ? { kind: 'reply', status: 200, body: { duplicate: true } }
+    : { kind: 'reply', status: 401, body: { error: reason } };
 }
 
 /** Reads, authenticates and replay-checks one request; shared by both handlers. */

@@ -1,4 +1,10 @@
-import { DEFAULT_TOLERANCE_SECONDS, verifySignature, WEBHOOK_HEADERS, type VerifyFailure, type VerifyResult } from '../../src/domain/webhooks/signature';
+import {
+  DEFAULT_TOLERANCE_SECONDS,
+  verifySignature,
+  WEBHOOK_HEADERS,
+  type VerifyFailure,
+  type VerifyResult,
+} from '../../src/domain/webhooks/signature';
 import { MemoryDeliveryIdStore, type DeliveryIdStore } from './replayCache';
 
 /** Verification of one delivery: its signature against the line's secrets, its delivery id against replays, its body. */

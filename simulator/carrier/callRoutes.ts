@@ -69,7 +69,8 @@ function carrierCallRoutes(router: Router, calls: CallSimulatorState, requireCar
     const { text, speak_id: speakId, voice } = await readJson(ctx);
     if (typeof speakId !== 'string' || speakId === '' || speakId.length > 200) return badRequest(ctx, 'speak_id is required');
     if (!isSpeechText(text)) return badRequest(ctx, `text must be a non-blank string of at most ${MAX_SPEECH_TEXT} characters`);
-    if (voice !== undefined && voice !== null && !(typeof voice === 'string' && /^[a-z0-9-]{1,64}$/.test(voice))) return badRequest(ctx, 'voice must be a voice slug');
+    if (voice !== undefined && voice !== null && !(typeof voice === 'string' && /^[a-z0-9-]{1,64}$/.test(voice)))
+      return badRequest(ctx, 'voice must be a voice slug');
     const result = calls.speak(ctx.params.carrier_call_id, speakId, text, typeof voice === 'string' ? voice : null);
     const refusals = { not_answered: NOT_ANSWERED, speak_id_reused: 'speak_id_reused' };
     answer(ctx, result, refusals, (speech) => ({ speak_id: speech.speak_id }), 202);
@@ -146,7 +147,12 @@ function controlCallRoutes(router: Router, calls: CallSimulatorState, callbacks:
   });
   router.post('/control/speech', async (ctx) => {
     const { words_per_second: wordsPerSecond } = await readJson(ctx);
-    if (!(typeof wordsPerSecond === 'number' && Number.isFinite(wordsPerSecond) && wordsPerSecond > 0 && wordsPerSecond <= MAX_WORDS_PER_SECOND)) {
+    if (!(
+      typeof wordsPerSecond === 'number' &&
+      Number.isFinite(wordsPerSecond) &&
+      wordsPerSecond > 0 &&
+      wordsPerSecond <= MAX_WORDS_PER_SECOND
+    )) {
       return badRequest(ctx, `words_per_second must be a number above 0 and at most ${MAX_WORDS_PER_SECOND}`);
     }
     calls.wordsPerSecond = wordsPerSecond;

@@ -150,7 +150,13 @@ export class CallSimulatorState {
    * `call_id_reused` when `callId` was already used for a different from/to; `refused` for a
    * destination whose outcome is `reject` (nothing is placed).
    */
-  place(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }): CallRecord | 'call_id_reused' | 'refused' {
+  place(request: {
+    callId: string;
+    from: string;
+    to: string;
+    eventsUrl: string;
+    record?: boolean;
+  }): CallRecord | 'call_id_reused' | 'refused' {
     if (this.outcomes.get(request.to)?.outcome === 'reject') return 'refused';
     const existing = this.calls.get(request.callId);
     if (existing) {
@@ -232,7 +238,13 @@ export class CallSimulatorState {
       this.end(call);
       call.record.outcome = 'unanswered';
     });
-    const event: CarrierCallEvent = { type: 'call.incoming', carrier_call_id: call.record.carrier_call_id, from: call.record.from, to: call.record.to, at: Date.now() };
+    const event: CarrierCallEvent = {
+      type: 'call.incoming',
+      carrier_call_id: call.record.carrier_call_id,
+      from: call.record.from,
+      to: call.record.to,
+      at: Date.now(),
+    };
     const signal = this.abort.signal;
     call.queue = call.queue.then(async () => {
       const result = await this.deliver(call, event, signal, { retryHttpErrors: false });
@@ -261,7 +273,11 @@ export class CallSimulatorState {
    * Answering again with the same `callId` is a no-op, even after the call ended. With `record`
    * the call is recorded (a repeat does not change that).
    */
-  answer(carrierCallId: string, callId: string, record = false): 'unknown' | 'not_inbound' | 'call_id_mismatch' | 'call_id_reused' | 'ended' | CallRecord {
+  answer(
+    carrierCallId: string,
+    callId: string,
+    record = false,
+  ): 'unknown' | 'not_inbound' | 'call_id_mismatch' | 'call_id_reused' | 'ended' | CallRecord {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call) return 'unknown';
     if (call.record.direction !== 'inbound') return 'not_inbound';
@@ -357,7 +373,12 @@ export class CallSimulatorState {
    * command still playing. Idempotent on `speakId`: a repeat with the same text is accepted again
    * (even after the call ended) without speaking twice.
    */
-  speak(carrierCallId: string, speakId: string, text: string, voice: string | null = null): 'unknown' | 'not_answered' | 'speak_id_reused' | SpeechRecord {
+  speak(
+    carrierCallId: string,
+    speakId: string,
+    text: string,
+    voice: string | null = null,
+  ): 'unknown' | 'not_answered' | 'speak_id_reused' | SpeechRecord {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call) return 'unknown';
     const existing = call.speech.find((item) => item.record.speak_id === speakId);
@@ -365,7 +386,10 @@ export class CallSimulatorState {
     if (call.record.state !== 'answered') return 'not_answered';
     const item: SpeechItem = {
       record: { speak_id: speakId, text, played_text: '', state: 'queued', voice },
-      words: text.trim().split(/\s+/).filter((word) => word !== ''),
+      words: text
+        .trim()
+        .split(/\s+/)
+        .filter((word) => word !== ''),
       wordsPerSecond: this.wordsPerSecond,
       startedAt: 0,
     };
@@ -424,7 +448,10 @@ export class CallSimulatorState {
   speechFor(callId: string): SpeechRecord[] | undefined {
     const call = this.calls.get(callId);
     if (!call) return undefined;
-    return call.speech.map((item) => ({ ...item.record, played_text: item.record.state === 'speaking' ? this.playedWords(item).join(' ') : item.record.played_text }));
+    return call.speech.map((item) => ({
+      ...item.record,
+      played_text: item.record.state === 'speaking' ? this.playedWords(item).join(' ') : item.record.played_text,
+    }));
   }
 
   /** Forgets calls and outcomes, and the speech speed; stops timers and pending deliveries. */
@@ -469,21 +496,24 @@ export class CallSimulatorState {
     const elapsed = Date.now() - item.startedAt;
     const nextTick = item.startedAt + (Math.floor(elapsed / PLAYBACK_PROGRESS_MS) + 1) * PLAYBACK_PROGRESS_MS;
     const at = Math.min(endsAt, nextTick);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      call.speechTimer = null;
-      if (item.record.state !== 'speaking') return;
-      if (Date.now() >= endsAt) {
-        item.record.state = 'done';
-        item.record.played_text = item.words.join(' ');
-        this.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: true });
-        this.startNextSpeech(call);
-        return;
-      }
-      item.record.played_text = this.playedWords(item).join(' ');
-      this.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: false });
-      this.scheduleSpeechTick(call, item);
-    }, Math.max(0, at - Date.now()));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        call.speechTimer = null;
+        if (item.record.state !== 'speaking') return;
+        if (Date.now() >= endsAt) {
+          item.record.state = 'done';
+          item.record.played_text = item.words.join(' ');
+          this.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: true });
+          this.startNextSpeech(call);
+          return;
+        }
+        item.record.played_text = this.playedWords(item).join(' ');
+        this.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: false });
+        this.scheduleSpeechTick(call, item);
+      },
+      Math.max(0, at - Date.now()),
+    );
     call.speechTimer = timer;
     this.timers.add(timer);
   }
@@ -505,7 +535,14 @@ export class CallSimulatorState {
         item.record.played_text = this.playedWords(item).join(' ');
         item.record.state = 'stopped';
         stopped = item.record.speak_id;
-        if (report) this.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: true, stopped: true });
+        if (report)
+          this.emit(call, {
+            type: 'call.playback',
+            speak_id: item.record.speak_id,
+            played_text: item.record.played_text,
+            done: true,
+            stopped: true,
+          });
       } else if (item.record.state === 'queued') {
         item.record.state = 'stopped';
         dropped += 1;
@@ -556,9 +593,18 @@ export class CallSimulatorState {
     this.timers.add(timer);
   }
 
-  private emit(call: LiveCall, event: DistributiveOmit<Exclude<CarrierCallEvent, { type: 'call.incoming' }>, 'call_id' | 'carrier_call_id' | 'at'>): void {
+  private emit(
+    call: LiveCall,
+    event: DistributiveOmit<Exclude<CarrierCallEvent, { type: 'call.incoming' }>, 'call_id' | 'carrier_call_id' | 'at'>,
+  ): void {
     const { type, ...extra } = event;
-    const full = { type, call_id: call.record.call_id ?? '', carrier_call_id: call.record.carrier_call_id, at: Date.now(), ...extra } as CarrierCallEvent;
+    const full = {
+      type,
+      call_id: call.record.call_id ?? '',
+      carrier_call_id: call.record.carrier_call_id,
+      at: Date.now(),
+      ...extra,
+    } as CarrierCallEvent;
     const signal = this.abort.signal;
     call.queue = call.queue.then(async () => {
       await this.deliver(call, full, signal);

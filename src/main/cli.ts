@@ -21,7 +21,16 @@ import { isRole, isScope, type Scope } from '../domain/keys/scopes';
 import { connectTemporalClient } from '../platform/temporal/client';
 import { exportHistory, InvalidHistoryError, replayHistoryFile } from '../platform/temporal/histories';
 import { workflowIds } from '../../workflows/definitions/ids';
-import { addUser, createWorkspace, findUser, mintServiceKey, mintUserKey, ScopeBeyondRoleError, workspaceOwner, type User } from '../domain/workspaces/service';
+import {
+  addUser,
+  createWorkspace,
+  findUser,
+  mintServiceKey,
+  mintUserKey,
+  ScopeBeyondRoleError,
+  workspaceOwner,
+  type User,
+} from '../domain/workspaces/service';
 
 /**
  * The operator CLI: the stand-in for the portal. Every command prints one JSON object
@@ -108,13 +117,17 @@ async function resolveUser(db: Db, flags: Flags): Promise<User> {
   if (!/^[0-9a-f-]{36}$/i.test(workspaceId)) throw new CliError('not_found', `workspace ${workspaceId} not found`);
   const userId = stringFlag(flags, 'user');
   const user = userId ? await findUser(db, userId) : await workspaceOwner(db, workspaceId);
-  if (!user || user.workspace_id !== workspaceId) throw new CliError('not_found', userId ? `user ${userId} not found in workspace ${workspaceId}` : `workspace ${workspaceId} not found`);
+  if (!user || user.workspace_id !== workspaceId)
+    throw new CliError('not_found', userId ? `user ${userId} not found in workspace ${workspaceId}` : `workspace ${workspaceId} not found`);
   return user;
 }
 
 function parseScopes(raw: string | undefined): Scope[] | undefined {
   if (!raw) return undefined;
-  const scopes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const unknown = scopes.filter((s) => !isScope(s));
   if (unknown.length) throw new CliError('invalid_argument', `unknown scopes: ${unknown.join(', ')}`);
   return scopes as Scope[];
@@ -140,7 +153,10 @@ function candidateWorkflowIds(id: string): string[] {
  */
 function quietTemporalRuntime(): void {
   try {
-    Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } } });
+    Runtime.install({
+      logger: new DefaultLogger('ERROR'),
+      telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR' }), forward: {} } },
+    });
   } catch (err) {
     if (!(err instanceof IllegalStateError)) throw err;
   }
@@ -239,7 +255,10 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
       });
       const mint = async (environment: Environment, kind: 'standard' | 'service') => {
         const name = `bootstrap ${kind} ${environment}`;
-        const minted = kind === 'service' ? await mintServiceKey(db, { user: owner, environment, name, now: new Date() }) : await mintUserKey(db, { user: owner, environment, kind, name });
+        const minted =
+          kind === 'service'
+            ? await mintServiceKey(db, { user: owner, environment, name, now: new Date() })
+            : await mintUserKey(db, { user: owner, environment, kind, name });
         return minted.plaintext;
       };
       return {
@@ -296,11 +315,19 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
     case 'service-key revoke': {
       const user = await resolveUser(db, flags);
       const id = stringFlag(flags, 'id', true);
-      const row = /^[0-9a-f-]{36}$/i.test(id) ? await db<ApiKeyRow>('api_keys').where({ id, workspace_id: user.workspace_id, kind: 'service' }).first() : undefined;
+      const row = /^[0-9a-f-]{36}$/i.test(id)
+        ? await db<ApiKeyRow>('api_keys').where({ id, workspace_id: user.workspace_id, kind: 'service' }).first()
+        : undefined;
       if (!row) throw new CliError('not_found', `service key ${id} not found in workspace ${user.workspace_id}`);
       // The agent keys it minted (and anything below them) go with it, in the same transaction.
       const { row: revoked, descendants } = await db.transaction((trx) =>
-        revokeWithDescendants(trx, { key: row, actorKeyId: null, now: new Date(), targetEvent: 'service_key_revoked', metadata: { via: 'cli' } }),
+        revokeWithDescendants(trx, {
+          key: row,
+          actorKeyId: null,
+          now: new Date(),
+          targetEvent: 'service_key_revoked',
+          metadata: { via: 'cli' },
+        }),
       );
       return { id, key_prefix: row.key_prefix, revoked_at: revoked.revoked_at!.toISOString(), revoked_agent_keys: descendants.length };
     }
@@ -319,7 +346,9 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
       const user = await resolveUser(db, flags);
       const environment = envOf(flags);
       const rows = await db('opt_outs').where({ workspace_id: user.workspace_id, environment }).orderBy('opted_out_at', 'desc');
-      return { opt_outs: rows.map((r) => ({ phone_number: r.phone_number, source: r.source, opted_out_at: r.opted_out_at.toISOString() })) };
+      return {
+        opt_outs: rows.map((r) => ({ phone_number: r.phone_number, source: r.source, opted_out_at: r.opted_out_at.toISOString() })),
+      };
     }
     case 'payment-method add': {
       const user = await resolveUser(db, flags);
@@ -330,7 +359,10 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
       const expYear = exp[2].length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
       let card;
       try {
-        card = await new SimulatedCardTokenizer().tokenize({ number: stringFlag(flags, 'card', true), expMonth: Number(exp[1]), expYear }, new Date());
+        card = await new SimulatedCardTokenizer().tokenize(
+          { number: stringFlag(flags, 'card', true), expMonth: Number(exp[1]), expYear },
+          new Date(),
+        );
       } catch (err) {
         if (err instanceof CardDeclinedError) throw new CliError('card_declined', `the card was declined (${err.reason})`);
         throw err;
@@ -346,7 +378,14 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
         expYear,
         makeDefault: flags.default === true,
       });
-      return { id: saved.id, brand: saved.brand, last4: saved.last4, environment: saved.environment, is_default: saved.is_default, user_id: user.id };
+      return {
+        id: saved.id,
+        brand: saved.brand,
+        last4: saved.last4,
+        environment: saved.environment,
+        is_default: saved.is_default,
+        user_id: user.id,
+      };
     }
     default:
       throw new CliError('unknown_command', command ? `unknown command "${command}"\n\n${USAGE}` : USAGE);

@@ -51,7 +51,11 @@ async function main(): Promise<void> {
     // 1. PostgreSQL
     let databaseUrl = process.env.DATABASE_URL;
     if (!databaseUrl) {
-      const pg: PostgresHandle = await ensurePostgres({ dataDir: path.join(dataDir, 'postgres'), port: Number(process.env.PG_PORT ?? 54320), log });
+      const pg: PostgresHandle = await ensurePostgres({
+        dataDir: path.join(dataDir, 'postgres'),
+        port: Number(process.env.PG_PORT ?? 54320),
+        log,
+      });
       if (pg.startedHere) cleanups.push(() => pg.stop());
       await createDatabaseIfMissing(pg.adminUrl, 'switchboard');
       databaseUrl = pg.urlFor('switchboard');
@@ -72,14 +76,22 @@ async function main(): Promise<void> {
       } else {
         const cli = ensureTemporalCli(config.toolCacheDir, log);
         log(`starting Temporal dev server (${cli})`);
-        const server: DevServer = await startDevServer({ cli, port, uiPort, dbFile: path.join(dataDir, 'temporal.db'), logFile: path.join(logDir, 'temporal.log') });
+        const server: DevServer = await startDevServer({
+          cli,
+          port,
+          uiPort,
+          dbFile: path.join(dataDir, 'temporal.db'),
+          logFile: path.join(logDir, 'temporal.log'),
+        });
         cleanups.push(() => server.stop());
       }
       temporalAddress = `127.0.0.1:${port}`;
       uiUrl = `http://127.0.0.1:${uiPort}`;
     }
     // A process started on its own (the CLI, `npm run worker`) finds these and the dev secrets below.
-    fs.writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ databaseUrl, temporalAddress, profile: 'dev' }, null, 2), { mode: 0o600 });
+    fs.writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ databaseUrl, temporalAddress, profile: 'dev' }, null, 2), {
+      mode: 0o600,
+    });
     fs.chmodSync(path.join(dataDir, 'runtime.json'), 0o600);
 
     // 3. Secrets: generated once, kept (mode 600) with the data they protect; the environment wins.

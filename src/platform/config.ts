@@ -88,7 +88,8 @@ export const projectRoot = path.resolve(__dirname, '../..');
 
 /** Settings that replaced `CARRIER_EVENTS_SECRET`, which was one secret shared by every direction. */
 export const OBSOLETE_SETTINGS: Record<string, string> = {
-  CARRIER_EVENTS_SECRET: 'it was split into CARRIER_WEBHOOK_SECRET (carrier → API callbacks), CARRIER_API_KEY (→ carrier API and media), PAYMENTS_API_KEY (→ card processor) and SIMULATOR_CONTROL_TOKEN (simulator control API)',
+  CARRIER_EVENTS_SECRET:
+    'it was split into CARRIER_WEBHOOK_SECRET (carrier → API callbacks), CARRIER_API_KEY (→ carrier API and media), PAYMENTS_API_KEY (→ card processor) and SIMULATOR_CONTROL_TOKEN (simulator control API)',
 };
 
 /** The secrets `npm run up` generates once per data directory (mode 600) for the dev profile. */
@@ -103,7 +104,11 @@ export const DEV_SECRET_SETTINGS = ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY',
  */
 function runtimeFile(dataDir: string): { databaseUrl?: string; temporalAddress?: string; profile?: string } {
   try {
-    return JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as { databaseUrl?: string; temporalAddress?: string; profile?: string };
+    return JSON.parse(fs.readFileSync(path.join(dataDir, 'runtime.json'), 'utf8')) as {
+      databaseUrl?: string;
+      temporalAddress?: string;
+      profile?: string;
+    };
   } catch {
     return {};
   }
@@ -185,7 +190,10 @@ function outboundAllowedNetworks(env: NodeJS.ProcessEnv): string[] {
   } catch (err) {
     throw new Error(`OUTBOUND_ALLOWED_NETWORKS: ${(err as Error).message}`, { cause: err });
   }
-  return raw.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  return raw
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
 }
 
 /** Resolved config for code paths that need a database or Temporal address to exist. */

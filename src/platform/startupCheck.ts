@@ -29,10 +29,25 @@ export const SECRET_SETTINGS = {
 export type SecretSetting = keyof typeof SECRET_SETTINGS;
 
 /** What each process needs. Optional secrets are checked only when set. */
-export const ROLE_REQUIREMENTS: Record<ProcessRole, { secrets: SecretSetting[]; optionalSecrets: SecretSetting[]; settings: Array<'DATABASE_URL' | 'TEMPORAL_ADDRESS'> }> = {
-  api: { secrets: ['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY'], optionalSecrets: ['METRICS_TOKEN'], settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'] },
-  worker: { secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY'], optionalSecrets: [], settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'] },
-  simulator: { secrets: ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN'], optionalSecrets: [], settings: [] },
+export const ROLE_REQUIREMENTS: Record<
+  ProcessRole,
+  { secrets: SecretSetting[]; optionalSecrets: SecretSetting[]; settings: Array<'DATABASE_URL' | 'TEMPORAL_ADDRESS'> }
+> = {
+  api: {
+    secrets: ['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY'],
+    optionalSecrets: ['METRICS_TOKEN'],
+    settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
+  },
+  worker: {
+    secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY'],
+    optionalSecrets: [],
+    settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
+  },
+  simulator: {
+    secrets: ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN'],
+    optionalSecrets: [],
+    settings: [],
+  },
   cli: { secrets: [], optionalSecrets: [], settings: ['DATABASE_URL'] },
 };
 
@@ -54,7 +69,18 @@ export const KNOWN_WEAK_SECRETS: readonly string[] = [
   'abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz',
   'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/',
 ];
-const PLACEHOLDER_WORDS = ['changeme', 'change-me', 'change_me', 'replaceme', 'replace-me', 'replace_me', 'placeholder', 'example', 'your-secret', 'your_secret'];
+const PLACEHOLDER_WORDS = [
+  'changeme',
+  'change-me',
+  'change_me',
+  'replaceme',
+  'replace-me',
+  'replace_me',
+  'placeholder',
+  'example',
+  'your-secret',
+  'your_secret',
+];
 
 export const MIN_SECRET_BYTES = 32;
 /** Fewer distinct characters than this is a pattern, not key material (e.g. `a` repeated 64 times). */
@@ -89,7 +115,8 @@ export function secretWeakness(value: string): string | null {
   if (KNOWN_WEAK_SECRETS.some((known) => known.toLowerCase() === lower)) return 'is a known (documented or default) value';
   if (PLACEHOLDER_WORDS.some((word) => lower.includes(word))) return 'looks like a placeholder';
   const bytes = keyMaterialBytes(value);
-  if (bytes < MIN_SECRET_BYTES) return `carries ${bytes} bytes of key material; at least ${MIN_SECRET_BYTES} random bytes are required (e.g. \`openssl rand -hex 32\`)`;
+  if (bytes < MIN_SECRET_BYTES)
+    return `carries ${bytes} bytes of key material; at least ${MIN_SECRET_BYTES} random bytes are required (e.g. \`openssl rand -hex 32\`)`;
   if (new Set(value).size < MIN_DISTINCT_CHARACTERS) return 'is a repeated pattern, not random key material';
   return null;
 }
@@ -121,7 +148,8 @@ function reachableUrlProblem(value: string): string | null {
     return `"${value}" is not a URL`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `"${value}" is not an http(s) URL`;
-  if (['0.0.0.0', '[::]', '::'].includes(url.hostname)) return `"${value}" names the unspecified address ${url.hostname}, which no other process can reach; set it to this service's reachable URL`;
+  if (['0.0.0.0', '[::]', '::'].includes(url.hostname))
+    return `"${value}" names the unspecified address ${url.hostname}, which no other process can reach; set it to this service's reachable URL`;
   return null;
 }
 
@@ -136,7 +164,10 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
   if (config.profile !== 'dev' && config.profile !== 'production') {
     problems.push({ setting: 'SWITCHBOARD_PROFILE', message: `must be "production" (the default) or "dev", not "${config.profile}"` });
   } else if (config.profile === 'dev' && !devOnLoopback) {
-    problems.push({ setting: 'SWITCHBOARD_PROFILE', message: `is "dev", which is allowed only on a loopback address (127.0.0.1, ::1, localhost), but ${listen.setting} is "${listen.host}"` });
+    problems.push({
+      setting: 'SWITCHBOARD_PROFILE',
+      message: `is "dev", which is allowed only on a loopback address (127.0.0.1, ::1, localhost), but ${listen.setting} is "${listen.host}"`,
+    });
   }
 
   const requirements = ROLE_REQUIREMENTS[role];
@@ -148,7 +179,11 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
   for (const name of [...requirements.secrets, ...requirements.optionalSecrets]) {
     const value = SECRET_SETTINGS[name].of(config);
     if (value === undefined || value === '') {
-      if (requirements.secrets.includes(name)) problems.push({ setting: name, message: `is not set (${SECRET_SETTINGS[name].purpose}); generate one with \`openssl rand -hex 32\`` });
+      if (requirements.secrets.includes(name))
+        problems.push({
+          setting: name,
+          message: `is not set (${SECRET_SETTINGS[name].purpose}); generate one with \`openssl rand -hex 32\``,
+        });
       continue;
     }
     checked.push({ name, value });
@@ -163,7 +198,8 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
   // One secret per direction: a value shared between two settings leaks one direction to the other's holder.
   for (let i = 0; i < checked.length; i += 1) {
     for (let j = i + 1; j < checked.length; j += 1) {
-      if (checked[i].value === checked[j].value) weak.push({ setting: checked[j].name, message: `has the same value as ${checked[i].name}; every direction needs its own secret` });
+      if (checked[i].value === checked[j].value)
+        weak.push({ setting: checked[j].name, message: `has the same value as ${checked[i].name}; every direction needs its own secret` });
     }
   }
 
@@ -173,7 +209,8 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
   }
   if (role === 'simulator') {
     const problem = reachableUrlProblem(config.simulatorCallbackBaseUrl);
-    if (problem) problems.push({ setting: 'SIMULATOR_CALLBACK_BASE_URL', message: `${problem} (the simulator posts callbacks only under it)` });
+    if (problem)
+      problems.push({ setting: 'SIMULATOR_CALLBACK_BASE_URL', message: `${problem} (the simulator posts callbacks only under it)` });
   }
   return devOnLoopback ? { problems, warnings: weak } : { problems: [...problems, ...weak], warnings: [] };
 }
@@ -191,7 +228,8 @@ function secretsKeyProblem(value: string): string | null {
   }
   for (const key of ring.keys.values()) {
     const hex = key.toString('hex');
-    if (KNOWN_WEAK_SECRETS.includes(hex) || new Set(key).size < MIN_DISTINCT_CHARACTERS) return 'holds a known or patterned key, not 32 random bytes (generate one with `openssl rand -hex 32`)';
+    if (KNOWN_WEAK_SECRETS.includes(hex) || new Set(key).size < MIN_DISTINCT_CHARACTERS)
+      return 'holds a known or patterned key, not 32 random bytes (generate one with `openssl rand -hex 32`)';
   }
   return null;
 }
@@ -201,7 +239,9 @@ export class ConfigurationError extends Error {
     readonly role: ProcessRole,
     readonly problems: ConfigurationProblem[],
   ) {
-    super(`switchboard ${role} refuses to start: ${problems.length === 1 ? 'one setting is' : `${problems.length} settings are`} missing, weak or not allowed\n${problems.map((p) => `  - ${p.setting} ${p.message}`).join('\n')}`);
+    super(
+      `switchboard ${role} refuses to start: ${problems.length === 1 ? 'one setting is' : `${problems.length} settings are`} missing, weak or not allowed\n${problems.map((p) => `  - ${p.setting} ${p.message}`).join('\n')}`,
+    );
     this.name = 'ConfigurationError';
   }
 }

@@ -18,7 +18,12 @@ describe('scoped key delegation', () => {
     const res = await mintToken(tenant.keys.test, { name: 'reader', grant: { scopes: ['numbers:read'] } });
     expect(res.status).toBe(201);
     expect(res.body.key).toMatch(/^sk_test_/);
-    expect(res.body.api_token).toMatchObject({ name: 'reader', environment: 'test', grant: { scopes: ['numbers:read'], spendLimit: null }, revoked_at: null });
+    expect(res.body.api_token).toMatchObject({
+      name: 'reader',
+      environment: 'test',
+      grant: { scopes: ['numbers:read'], spendLimit: null },
+      revoked_at: null,
+    });
     expect((await h.request('GET', '/api/v1/lines', { key: res.body.key })).status).toBe(200);
     const refused = await h.request('POST', '/api/v1/lines', { key: res.body.key, body: webhookLine() });
     expect(refused.status).toBe(403);
@@ -37,7 +42,10 @@ describe('scoped key delegation', () => {
     const admin = await mintKey(h.db, tenant.owner, 'test', ['keys:admin', 'read']);
     const res = await mintToken(admin, { name: 'x', grant: { scopes: ['read', 'calls:create'] } });
     expect(res.status).toBe(403);
-    expect(res.body.error).toMatchObject({ code: 'forbidden', details: [{ field: 'grant.scopes', message: 'Not held by the minting key: calls:create' }] });
+    expect(res.body.error).toMatchObject({
+      code: 'forbidden',
+      details: [{ field: 'grant.scopes', message: 'Not held by the minting key: calls:create' }],
+    });
   });
 
   it('keeps number allow-lists and spend limits within the parent’s', async () => {
@@ -45,7 +53,11 @@ describe('scoped key delegation', () => {
     const lineB = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).body.line.id;
     const parent = await mintToken(tenant.keys.test, {
       name: 'parent',
-      grant: { scopes: ['keys:admin', 'numbers:read'], resources: { numbers: [lineA] }, spendLimit: { amountCents: 1000, resetPeriod: null } },
+      grant: {
+        scopes: ['keys:admin', 'numbers:read'],
+        resources: { numbers: [lineA] },
+        spendLimit: { amountCents: 1000, resetPeriod: null },
+      },
     });
     expect(parent.status).toBe(201);
     const key = parent.body.key;
@@ -54,14 +66,20 @@ describe('scoped key delegation', () => {
       [{ scopes: ['numbers:read'], resources: { numbers: [lineA, lineB] }, spendLimit: { amountCents: 500 } }, 'grant.resources.numbers'],
       [{ scopes: ['numbers:read'], resources: { numbers: [lineA] } }, 'grant.spendLimit'],
       [{ scopes: ['numbers:read'], resources: { numbers: [lineA] }, spendLimit: { amountCents: 1001 } }, 'grant.spendLimit'],
-      [{ scopes: ['numbers:read'], resources: { numbers: [lineA] }, spendLimit: { amountCents: 100, resetPeriod: 'monthly' } }, 'grant.spendLimit'],
+      [
+        { scopes: ['numbers:read'], resources: { numbers: [lineA] }, spendLimit: { amountCents: 100, resetPeriod: 'monthly' } },
+        'grant.spendLimit',
+      ],
     ];
     for (const [grant, field] of cases) {
       const res = await mintToken(key, { name: 'child', grant });
       expect(res.status).toBe(403);
       expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([field]);
     }
-    const ok = await mintToken(key, { name: 'child', grant: { scopes: ['numbers:read'], resources: { numbers: [lineA] }, spendLimit: { amountCents: 1000, resetPeriod: null } } });
+    const ok = await mintToken(key, {
+      name: 'child',
+      grant: { scopes: ['numbers:read'], resources: { numbers: [lineA] }, spendLimit: { amountCents: 1000, resetPeriod: null } },
+    });
     expect(ok.status).toBe(201);
     expect(ok.body.api_token.parent_key_id).toBe(parent.body.api_token.id);
 
@@ -75,13 +93,21 @@ describe('scoped key delegation', () => {
   });
 
   it('refuses an allow-list naming lines the workspace does not have', async () => {
-    const res = await mintToken(tenant.keys.test, { name: 'x', grant: { scopes: ['read'], resources: { numbers: [crypto.randomUUID()] } } });
+    const res = await mintToken(tenant.keys.test, {
+      name: 'x',
+      grant: { scopes: ['read'], resources: { numbers: [crypto.randomUUID()] } },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.details[0].field).toBe('grant.resources.numbers');
   });
 
   it('validates the grant shape', async () => {
-    for (const grant of [{ scopes: [] }, { scopes: ['telepathy'] }, { scopes: ['read'], spendLimit: { amountCents: -1 } }, { scopes: ['read'], spendLimit: { amountCents: 1, resetPeriod: 'weekly' } }]) {
+    for (const grant of [
+      { scopes: [] },
+      { scopes: ['telepathy'] },
+      { scopes: ['read'], spendLimit: { amountCents: -1 } },
+      { scopes: ['read'], spendLimit: { amountCents: 1, resetPeriod: 'weekly' } },
+    ]) {
       expect((await mintToken(tenant.keys.test, { name: 'x', grant })).status).toBe(422);
     }
   });
@@ -117,7 +143,10 @@ describe('scoped key delegation', () => {
 
   describe('/api/v1/auth/keys', () => {
     it('owners create and list regular keys; the plaintext is returned once', async () => {
-      const created = await h.request('POST', '/api/v1/auth/keys', { key: tenant.keys.test, body: { name: 'ops', agent_label: 'ops', permissions: 'read_only' } });
+      const created = await h.request('POST', '/api/v1/auth/keys', {
+        key: tenant.keys.test,
+        body: { name: 'ops', agent_label: 'ops', permissions: 'read_only' },
+      });
       expect(created.status).toBe(201);
       expect(created.body.key).toMatchObject({ name: 'ops', permissions: 'read_only', plaintext_key: expect.stringMatching(/^sk_test_/) });
       expect((await h.request('GET', '/api/v1/lines', { key: created.body.key.plaintext_key })).status).toBe(200);
@@ -128,10 +157,17 @@ describe('scoped key delegation', () => {
     });
 
     it('refuses members and unbindable lines', async () => {
-      const adminWithoutRole = await addUser(h.db, { workspaceId: tenant.workspaceId, email: `m+${Date.now()}@example.test`, role: 'member' });
+      const adminWithoutRole = await addUser(h.db, {
+        workspaceId: tenant.workspaceId,
+        email: `m+${Date.now()}@example.test`,
+        role: 'member',
+      });
       const memberKey = (await mintUserKey(h.db, { user: adminWithoutRole, environment: 'test', kind: 'standard', name: 'm' })).plaintext;
       expect((await h.request('GET', '/api/v1/auth/keys', { key: memberKey })).status).toBe(403);
-      const missingLine = await h.request('POST', '/api/v1/auth/keys', { key: tenant.keys.test, body: { name: 'x', line_id: crypto.randomUUID() } });
+      const missingLine = await h.request('POST', '/api/v1/auth/keys', {
+        key: tenant.keys.test,
+        body: { name: 'x', line_id: crypto.randomUUID() },
+      });
       expect(missingLine.status).toBe(404);
     });
   });

@@ -38,13 +38,19 @@ describe('authentication and scopes', () => {
   it('401 invalid_api_key for a revoked key, from the very next request', async () => {
     const key = await mintKey(h.db, tenant.owner, 'test', ['numbers:read']);
     expect((await h.request('GET', '/api/v1/lines', { key })).status).toBe(200);
-    await h.db('api_keys').where({ key_prefix: key.slice(0, 16) }).update({ revoked_at: new Date() });
+    await h
+      .db('api_keys')
+      .where({ key_prefix: key.slice(0, 16) })
+      .update({ revoked_at: new Date() });
     expectError(await h.request('GET', '/api/v1/lines', { key }), 401, 'invalid_api_key');
   });
 
   it('401 invalid_api_key for an expired key', async () => {
     const key = await mintKey(h.db, tenant.owner, 'test', ['numbers:read']);
-    await h.db('api_keys').where({ key_prefix: key.slice(0, 16) }).update({ expires_at: new Date(Date.now() - 1000) });
+    await h
+      .db('api_keys')
+      .where({ key_prefix: key.slice(0, 16) })
+      .update({ expires_at: new Date(Date.now() - 1000) });
     expectError(await h.request('GET', '/api/v1/lines', { key }), 401, 'invalid_api_key');
   });
 
@@ -64,7 +70,10 @@ describe('authentication and scopes', () => {
     const res = await h.request('GET', '/api/v1/lines', { key });
     expectError(res, 403, 'forbidden');
     expect(res.body.error.details).toEqual([{ field: 'scope', message: 'numbers:read' }]);
-    const create = await h.request('POST', '/api/v1/lines', { key, body: { name: 'x', mode: 'webhook', webhook_url: 'https://a.example.test' } });
+    const create = await h.request('POST', '/api/v1/lines', {
+      key,
+      body: { name: 'x', mode: 'webhook', webhook_url: 'https://a.example.test' },
+    });
     expectError(create, 403, 'forbidden');
     expect(create.body.error.details).toEqual([{ field: 'scope', message: 'numbers:provision' }]);
   });
@@ -76,7 +85,14 @@ describe('authentication and scopes', () => {
 
   it('refuses service keys outside the keys plane with 401 invalid_api_key, like any credential of the wrong kind', async () => {
     expectError(await h.request('GET', '/api/v1/lines', { key: tenant.keys.serviceTest }), 401, 'invalid_api_key');
-    expectError(await h.request('POST', '/api/v1/lines', { key: tenant.keys.serviceLive, body: { name: 'x', mode: 'webhook', webhook_url: 'https://a.example.test' } }), 401, 'invalid_api_key');
+    expectError(
+      await h.request('POST', '/api/v1/lines', {
+        key: tenant.keys.serviceLive,
+        body: { name: 'x', mode: 'webhook', webhook_url: 'https://a.example.test' },
+      }),
+      401,
+      'invalid_api_key',
+    );
   });
 
   it('refuses standard keys on the keys plane with 401 invalid_api_key', async () => {
@@ -88,7 +104,10 @@ describe('authentication and scopes', () => {
     const member = await addUser(h.db, { workspaceId: tenant.workspaceId, email: `member+${Date.now()}@example.test`, role: 'member' });
     const key = (await mintUserKey(h.db, { user: member, environment: 'test', kind: 'standard', name: 'member' })).plaintext;
     expect((await h.request('GET', '/api/v1/lines', { key })).status).toBe(200);
-    const res = await h.request('POST', '/api/v1/lines', { key, body: { name: 'x', mode: 'webhook', webhook_url: 'https://a.example.test' } });
+    const res = await h.request('POST', '/api/v1/lines', {
+      key,
+      body: { name: 'x', mode: 'webhook', webhook_url: 'https://a.example.test' },
+    });
     expectError(res, 403, 'forbidden');
   });
 

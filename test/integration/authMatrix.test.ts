@@ -43,7 +43,9 @@ interface Credential {
   authorization?: string;
 }
 
-const routeCases = allRoutes(() => '').flatMap((route) => [route.path, ...(route.aliases ?? [])].map((path) => [`${route.method.toUpperCase()} ${path}`, route, path] as const));
+const routeCases = allRoutes(() => '').flatMap((route) =>
+  [route.path, ...(route.aliases ?? [])].map((path) => [`${route.method.toUpperCase()} ${path}`, route, path] as const),
+);
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
@@ -95,7 +97,9 @@ describe('auth matrix: every route × every kind of credential', () => {
     await Promise.all(
       [fx.aLive, fx.bTest, fx.bLive].map(async (f) => {
         await h.request('POST', `/api/v1/calls/${f.liveCallId}/hangup`, { key: f.key });
-        await eventually(async () => ((await h.request('GET', `/api/v1/calls/${f.liveCallId}`, { key: f.key })).body.call.status === 'completed' ? true : undefined));
+        await eventually(async () =>
+          (await h.request('GET', `/api/v1/calls/${f.liveCallId}`, { key: f.key })).body.call.status === 'completed' ? true : undefined,
+        );
       }),
     );
     // Quiet: every call ended and billed, every hold closed, every message past `queued`/`sent`,
@@ -104,50 +108,108 @@ describe('auth matrix: every route × every kind of credential', () => {
       const busy = async () => {
         const scope = { workspace_id: workspaceId };
         const [calls, holds, messages, undelivered] = await Promise.all([
-          h.db('calls').where(scope).whereIn('environment', environments).andWhere((q) => q.whereIn('status', ['initiated', 'ringing', 'in_progress']).orWhereNull('charge_cents')).count<{ n: string }[]>('id as n'),
-          h.db('spend_holds').where({ ...scope, status: 'active' }).whereIn('environment', environments).count<{ n: string }[]>('id as n'),
-          h.db('messages').where(scope).whereIn('environment', environments).whereIn('status', ['queued', 'sent']).count<{ n: string }[]>('id as n'),
-          h.db('webhook_events as e')
+          h
+            .db('calls')
+            .where(scope)
+            .whereIn('environment', environments)
+            .andWhere((q) => q.whereIn('status', ['initiated', 'ringing', 'in_progress']).orWhereNull('charge_cents'))
+            .count<{ n: string }[]>('id as n'),
+          h
+            .db('spend_holds')
+            .where({ ...scope, status: 'active' })
+            .whereIn('environment', environments)
+            .count<{ n: string }[]>('id as n'),
+          h
+            .db('messages')
+            .where(scope)
+            .whereIn('environment', environments)
+            .whereIn('status', ['queued', 'sent'])
+            .count<{ n: string }[]>('id as n'),
+          h
+            .db('webhook_events as e')
             .where({ 'e.workspace_id': workspaceId })
             .whereIn('e.environment', environments)
-            .whereNotExists((q) => q.select(h.db.raw('1')).from('webhook_deliveries as d').whereRaw('d.event_id = e.id').andWhere('d.status', 'success'))
+            .whereNotExists((q) =>
+              q.select(h.db.raw('1')).from('webhook_deliveries as d').whereRaw('d.event_id = e.id').andWhere('d.status', 'success'),
+            )
             .count<{ n: string }[]>('e.id as n'),
         ]);
         return [calls, holds, messages, undelivered].some(([{ n }]) => Number(n) > 0);
       };
       let previous = '';
       let stableSince = 0;
-      return eventually(async () => {
-        await new Promise((resolve) => setTimeout(resolve, 500));
-        const current = await snapshot();
-        if (current !== previous || (await busy())) stableSince = Date.now();
-        previous = current;
-        return Date.now() - stableSince >= 3_000 ? current : undefined;
-      }, 60_000, 'the tenant to go quiet');
+      return eventually(
+        async () => {
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          const current = await snapshot();
+          if (current !== previous || (await busy())) stableSince = Date.now();
+          previous = current;
+          return Date.now() - stableSince >= 3_000 ? current : undefined;
+        },
+        60_000,
+        'the tenant to go quiet',
+      );
     };
     bBaseline = await quiet(b.workspaceId, ['test', 'live'], () => tenantSnapshot(h.db, b.workspaceId));
-    aLiveBaseline = await quiet(a.workspaceId, ['live'], () => tenantSnapshot(h.db, a.workspaceId, { environment: 'live', ignoreColumns: ['last_used_at'] }));
+    aLiveBaseline = await quiet(a.workspaceId, ['live'], () =>
+      tenantSnapshot(h.db, a.workspaceId, { environment: 'live', ignoreColumns: ['last_used_at'] }),
+    );
     const bLines = await h.db('lines').where({ workspace_id: b.workspaceId }).pluck('phone_number');
     bSecrets = new Set([...uuidsIn(bBaseline), ...bLines]);
 
     const db = h.db;
-    const traitsOf = (row: { kind: 'standard' | 'service'; permissions: Tier; scopes: string[] }): KeyTraits => ({ kind: row.kind, permissions: row.permissions, scopes: row.scopes });
-    const findRow = (plaintext: string) => db('api_keys').where({ key_hash: hashKey(plaintext) }).first();
+    const traitsOf = (row: { kind: 'standard' | 'service'; permissions: Tier; scopes: string[] }): KeyTraits => ({
+      kind: row.kind,
+      permissions: row.permissions,
+      scopes: row.scopes,
+    });
+    const findRow = (plaintext: string) =>
+      db('api_keys')
+        .where({ key_hash: hashKey(plaintext) })
+        .first();
     ownerTraits = traitsOf(await findRow(a.keys.test));
     keys.revoked = await mintKey(db, a.owner, 'test', [...SCOPES]);
     keys.expired = await mintKey(db, a.owner, 'test', [...SCOPES]);
-    keys.revokedService = (await mintUserKey(db, { user: a.owner, environment: 'test', kind: 'service', name: 'revoked service' })).plaintext;
-    keys.expiredService = (await mintUserKey(db, { user: a.owner, environment: 'test', kind: 'service', name: 'expired service' })).plaintext;
+    keys.revokedService = (
+      await mintUserKey(db, { user: a.owner, environment: 'test', kind: 'service', name: 'revoked service' })
+    ).plaintext;
+    keys.expiredService = (
+      await mintUserKey(db, { user: a.owner, environment: 'test', kind: 'service', name: 'expired service' })
+    ).plaintext;
     const past = new Date(Date.now() - 60_000);
-    for (const key of [keys.revoked, keys.revokedService]) await db('api_keys').where({ id: (await findRow(key)).id }).update({ revoked_at: past });
-    for (const key of [keys.expired, keys.expiredService]) await db('api_keys').where({ id: (await findRow(key)).id }).update({ expires_at: past });
-    keys.missingScope = Object.fromEntries(await Promise.all(SCOPES.map(async (scope) => [scope, await mintKey(db, a.owner, 'test', SCOPES.filter((s) => s !== scope))])));
+    for (const key of [keys.revoked, keys.revokedService])
+      await db('api_keys')
+        .where({ id: (await findRow(key)).id })
+        .update({ revoked_at: past });
+    for (const key of [keys.expired, keys.expiredService])
+      await db('api_keys')
+        .where({ id: (await findRow(key)).id })
+        .update({ expires_at: past });
+    keys.missingScope = Object.fromEntries(
+      await Promise.all(
+        SCOPES.map(async (scope) => [
+          scope,
+          await mintKey(
+            db,
+            a.owner,
+            'test',
+            SCOPES.filter((s) => s !== scope),
+          ),
+        ]),
+      ),
+    );
     const serviceKey = await findRow(a.keys.serviceTest);
     const agentKey = async (tier: Tier, lineId: string | null) => {
       const minted = await db.transaction((trx) =>
         mintAgentKey(trx, {
           owner: { workspaceId: a.workspaceId, userId: a.owner.id, role: a.owner.role, environment: 'test' },
-          fields: { name: `matrix ${tier}`, agent_label: null, line_id: lineId, permissions: tier === 'legacy_full' ? 'full' : tier, monthly_cap_cents: null },
+          fields: {
+            name: `matrix ${tier}`,
+            agent_label: null,
+            line_id: lineId,
+            permissions: tier === 'legacy_full' ? 'full' : tier,
+            monthly_cap_cents: null,
+          },
           minter: serviceKey,
           now: new Date(),
         }),
@@ -173,7 +235,8 @@ describe('auth matrix: every route × every kind of credential', () => {
     const sent = `${request.path} ${JSON.stringify(request.body ?? '')}`.toLowerCase();
     const text = res.text.toLowerCase();
     for (const secret of [...bSecrets, ...extra]) {
-      if (!sent.includes(secret.toLowerCase()) && text.includes(secret.toLowerCase())) throw new Error(`${cell}: the response carries another tenant's ${secret}: ${describeResponse(res)}`);
+      if (!sent.includes(secret.toLowerCase()) && text.includes(secret.toLowerCase()))
+        throw new Error(`${cell}: the response carries another tenant's ${secret}: ${describeResponse(res)}`);
     }
   };
 
@@ -181,14 +244,17 @@ describe('auth matrix: every route × every kind of credential', () => {
     if (res.status !== expected.status || outcomeOf(res).code !== expected.code) {
       throw new Error(`${cell}: expected ${expected.status} ${expected.code}, got ${describeResponse(res)}`);
     }
-    if (res.status >= 400) expect(res.body).toEqual({ error: expect.objectContaining({ code: expected.code, message: expect.any(String) }) });
+    if (res.status >= 400)
+      expect(res.body).toEqual({ error: expect.objectContaining({ code: expected.code, message: expect.any(String) }) });
   };
 
   const expectUnchanged = async (route: string, cells: string[]) => {
     const bNow = await tenantSnapshot(h.db, b.workspaceId);
-    if (bNow !== bBaseline) throw new Error(`${route}: tenant B's data changed after the cells ${cells.join(', ')}:\n${snapshotDiff(bBaseline, bNow)}`);
+    if (bNow !== bBaseline)
+      throw new Error(`${route}: tenant B's data changed after the cells ${cells.join(', ')}:\n${snapshotDiff(bBaseline, bNow)}`);
     const aLiveNow = await tenantSnapshot(h.db, a.workspaceId, { environment: 'live', ignoreColumns: ['last_used_at'] });
-    if (aLiveNow !== aLiveBaseline) throw new Error(`${route}: A's live data changed after the cells ${cells.join(', ')}:\n${snapshotDiff(aLiveBaseline, aLiveNow)}`);
+    if (aLiveNow !== aLiveBaseline)
+      throw new Error(`${route}: A's live data changed after the cells ${cells.join(', ')}:\n${snapshotDiff(aLiveBaseline, aLiveNow)}`);
   };
 
   /** The 2xx body matches the schema the document gives it (the fuzzer rarely reaches live calls). */
@@ -196,32 +262,44 @@ describe('auth matrix: every route × every kind of credential', () => {
     const schema = route.doc.responses[String(res.status)]?.content?.['application/json']?.schema;
     if (!schema) return;
     const validate = ajv.compile(inlineRefs(schema));
-    if (!validate(res.body)) throw new Error(`${route.operationId}: the ${res.status} body does not match its documented schema: ${ajv.errorsText(validate.errors)}\n${res.text.slice(0, 500)}`);
+    if (!validate(res.body))
+      throw new Error(
+        `${route.operationId}: the ${res.status} body does not match its documented schema: ${ajv.errorsText(validate.errors)}\n${res.text.slice(0, 500)}`,
+      );
   };
 
-  it.each(routeCases)('%s', async (_label, route, path) => {
-    const fixture = OPERATION_FIXTURES[route.operationId];
-    if (!fixture && needsFixture(route)) throw new Error(`No fixture for ${route.operationId} (${route.method.toUpperCase()} ${path}): add one to OPERATION_FIXTURES in test/support/authMatrix.ts`);
-    const build = async (mode: ResourceMode) => {
-      const view = resourcesFor(mode);
-      const spec = fixture ? await fixture(view.resources) : {};
-      return { request: toRequest(route, path, spec), namesLine: view.namesLine(), namesId: view.namesId() };
-    };
-    await clearRateLimits(h.db, [a.workspaceId, b.workspaceId]);
-    const kind = route.auth.kind as string;
-    switch (kind) {
-      case 'standard':
-      case 'service':
-        await keyedRoute(route, build, kind);
-        break;
-      case 'public':
-      case 'carrier':
-        await unkeyedRoute(route, build, kind);
-        break;
-      default:
-        throw new Error(`The auth matrix does not know the auth kind "${kind}" of ${route.operationId} (${path}): add its expectations to test/integration/authMatrix.test.ts`);
-    }
-  }, 120_000);
+  it.each(routeCases)(
+    '%s',
+    async (_label, route, path) => {
+      const fixture = OPERATION_FIXTURES[route.operationId];
+      if (!fixture && needsFixture(route))
+        throw new Error(
+          `No fixture for ${route.operationId} (${route.method.toUpperCase()} ${path}): add one to OPERATION_FIXTURES in test/support/authMatrix.ts`,
+        );
+      const build = async (mode: ResourceMode) => {
+        const view = resourcesFor(mode);
+        const spec = fixture ? await fixture(view.resources) : {};
+        return { request: toRequest(route, path, spec), namesLine: view.namesLine(), namesId: view.namesId() };
+      };
+      await clearRateLimits(h.db, [a.workspaceId, b.workspaceId]);
+      const kind = route.auth.kind as string;
+      switch (kind) {
+        case 'standard':
+        case 'service':
+          await keyedRoute(route, build, kind);
+          break;
+        case 'public':
+        case 'carrier':
+          await unkeyedRoute(route, build, kind);
+          break;
+        default:
+          throw new Error(
+            `The auth matrix does not know the auth kind "${kind}" of ${route.operationId} (${path}): add its expectations to test/integration/authMatrix.test.ts`,
+          );
+      }
+    },
+    120_000,
+  );
 
   type Build = (mode: ResourceMode) => Promise<{ request: ReturnType<typeof toRequest>; namesLine: boolean; namesId: boolean }>;
 
@@ -234,10 +312,17 @@ describe('auth matrix: every route × every kind of credential', () => {
     // id exists (another tenant's, another environment's) answer exactly this.
     const unknownRequest = async () => (await build({ kind: 'unknown', fixtures: fx.aTest })).request;
     const reference = outcomeOf(await send(await unknownRequest(), bearer(owner.test)));
-    if (reference.status === 401 || reference.status === 403 || reference.status >= 500) throw new Error(`${route.operationId}: the owner's request on unknown ids got ${reference.status} ${reference.code}`);
+    if (reference.status === 401 || reference.status === 403 || reference.status >= 500)
+      throw new Error(`${route.operationId}: the owner's request on unknown ids got ${reference.status} ${reference.code}`);
 
     const cells: Array<{ name: string; run: () => Promise<void> }> = [];
-    const cell = (name: string, request: ReturnType<typeof toRequest>, credential: Credential, check: (res: TestResponse) => void, extraSecrets?: Set<string>) =>
+    const cell = (
+      name: string,
+      request: ReturnType<typeof toRequest>,
+      credential: Credential,
+      check: (res: TestResponse) => void,
+      extraSecrets?: Set<string>,
+    ) =>
       cells.push({
         name,
         run: async () => {
@@ -252,7 +337,8 @@ describe('auth matrix: every route × every kind of credential', () => {
       // Another tenant's (or environment's) resource in the path or as `line_id` is simply not found, with the resource's own code.
       if (pathId) {
         expect(res.status).toBe(404);
-        const notFound = route.doc.parameters?.find((p) => p.in === 'path' && 'x-not-found' in p) as { 'x-not-found'?: { code: string } } | undefined;
+        const notFound = route.doc.parameters?.find((p) => p.in === 'path' && 'x-not-found' in p) as
+          { 'x-not-found'?: { code: string } } | undefined;
         expect(res.body.error.code).toBe(notFound?.['x-not-found']?.code ?? 'not_found');
       }
     };
@@ -264,8 +350,16 @@ describe('auth matrix: every route × every kind of credential', () => {
       ['an unknown key', bearer(generateKey(service ? 'service' : 'standard', 'test').plaintext), { status: 401, code: 'invalid_api_key' }],
       ['a revoked key', bearer(service ? keys.revokedService : keys.revoked), { status: 401, code: 'invalid_api_key' }],
       ['an expired key', bearer(service ? keys.expiredService : keys.expired), { status: 401, code: 'invalid_api_key' }],
-      [service ? 'a standard key on the keys plane' : 'a service key on the standard plane', bearer(service ? a.keys.test : a.keys.serviceTest), { status: 401, code: 'invalid_api_key' }],
-      [service ? 'a live standard key on the keys plane' : 'a live service key on the standard plane', bearer(service ? a.keys.live : a.keys.serviceLive), { status: 401, code: 'invalid_api_key' }],
+      [
+        service ? 'a standard key on the keys plane' : 'a service key on the standard plane',
+        bearer(service ? a.keys.test : a.keys.serviceTest),
+        { status: 401, code: 'invalid_api_key' },
+      ],
+      [
+        service ? 'a live standard key on the keys plane' : 'a live service key on the standard plane',
+        bearer(service ? a.keys.live : a.keys.serviceLive),
+        { status: 401, code: 'invalid_api_key' },
+      ],
     ];
     for (const [name, credential, expected] of credentials) cell(name, own.request, credential, refused(expected)(name));
 
@@ -283,7 +377,11 @@ describe('auth matrix: every route × every kind of credential', () => {
         if (refusal) {
           cell(name, own.request, bearer(plaintext), (res) => {
             expectOutcome(name, res, refusal);
-            if (refusal.code === 'agent_permission_denied') expect(res.body.error.details).toEqual([{ field: 'tier', message: tier }, { field: 'verb', message: auth.verb }]);
+            if (refusal.code === 'agent_permission_denied')
+              expect(res.body.error.details).toEqual([
+                { field: 'tier', message: tier },
+                { field: 'verb', message: auth.verb },
+              ]);
           });
         } else {
           // Let through: on unknown ids it gets what the owner gets (a handler's own policy may
@@ -298,7 +396,12 @@ describe('auth matrix: every route × every kind of credential', () => {
       const bound = keys.boundToOtherLine;
       const boundName = 'a key bound to another line';
       if (own.namesLine) {
-        cell(boundName, own.request, bearer(bound.plaintext), refused(authRefusal(auth, bound.traits) ?? { status: 403, code: 'agent_scope_error' })(boundName));
+        cell(
+          boundName,
+          own.request,
+          bearer(bound.plaintext),
+          refused(authRefusal(auth, bound.traits) ?? { status: 403, code: 'agent_scope_error' })(boundName),
+        );
       } else if (route.method === 'get') {
         // Lists are filtered to the bound line: nothing of A's other line shows.
         const otherLine = new Set([fx.aTest.lineId, fx.aTest.liveCallId, fx.aTest.endedCallId]);
@@ -308,20 +411,36 @@ describe('auth matrix: every route × every kind of credential', () => {
 
     if (own.namesId) {
       const referenceLive = outcomeOf(await send(await unknownRequest(), bearer(owner.live)));
-      const pathId = /\{/.test(route.path) || (typeof own.request.body === 'object' && own.request.body !== null && 'line_id' in own.request.body);
+      const pathId =
+        /\{/.test(route.path) || (typeof own.request.body === 'object' && own.request.body !== null && 'line_id' in own.request.body);
       const other = (await build({ kind: 'fixtures', fixtures: fx.bTest })).request;
       cell("another tenant's ids", other, bearer(owner.test), asUnknownIds("another tenant's ids", reference, pathId));
       const otherLive = (await build({ kind: 'fixtures', fixtures: fx.bLive })).request;
-      cell("another tenant's live ids with a live key", otherLive, bearer(owner.live), asUnknownIds("another tenant's live ids with a live key", referenceLive, pathId));
+      cell(
+        "another tenant's live ids with a live key",
+        otherLive,
+        bearer(owner.live),
+        asUnknownIds("another tenant's live ids with a live key", referenceLive, pathId),
+      );
       const liveIds = uuidsIn(aLiveBaseline);
-      cell('a test key on live ids', (await build({ kind: 'fixtures', fixtures: fx.aLive })).request, bearer(owner.test), asUnknownIds('a test key on live ids', reference, pathId), liveIds);
+      cell(
+        'a test key on live ids',
+        (await build({ kind: 'fixtures', fixtures: fx.aLive })).request,
+        bearer(owner.test),
+        asUnknownIds('a test key on live ids', reference, pathId),
+        liveIds,
+      );
       cell('a live key on test ids', own.request, bearer(owner.live), asUnknownIds('a live key on test ids', referenceLive, pathId));
     }
 
     const results = await Promise.allSettled(cells.map((c) => c.run()));
     const failures = results.flatMap((result) => (result.status === 'rejected' ? [(result.reason as Error).message] : []));
-    if (failures.length > 0) throw new Error(`${route.operationId}: ${failures.length} of ${cells.length} cells failed:\n- ${failures.join('\n- ')}`);
-    await expectUnchanged(route.operationId, cells.map((c) => c.name));
+    if (failures.length > 0)
+      throw new Error(`${route.operationId}: ${failures.length} of ${cells.length} cells failed:\n- ${failures.join('\n- ')}`);
+    await expectUnchanged(
+      route.operationId,
+      cells.map((c) => c.name),
+    );
 
     // Control: the owner's own request succeeds, so every refusal above was about the credential.
     const positive = (
@@ -330,11 +449,23 @@ describe('auth matrix: every route × every kind of credential', () => {
         fixtures: fx.aTest,
         make: {
           line: disposableLine,
-          agentKey: async () => (await h.request('POST', '/v1/keys', { key: a.keys.serviceTest, body: { name: 'disposable' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id,
-          apiToken: async () => (await h.request('POST', '/api-tokens', { key: a.keys.test, body: { name: 'disposable', grant: { scopes: ['read'] } } })).body.api_token.id,
+          agentKey: async () =>
+            (
+              await h.request('POST', '/v1/keys', {
+                key: a.keys.serviceTest,
+                body: { name: 'disposable' },
+                headers: { 'idempotency-key': crypto.randomUUID() },
+              })
+            ).body.key.id,
+          apiToken: async () =>
+            (await h.request('POST', '/api-tokens', { key: a.keys.test, body: { name: 'disposable', grant: { scopes: ['read'] } } })).body
+              .api_token.id,
           consent: async (lineId) => {
             const number = remoteNumber();
-            await h.request('POST', '/api/v1/consent', { key: a.keys.test, body: { line_id: lineId, phone_number: number, consent_type: 'explicit_outbound' } });
+            await h.request('POST', '/api/v1/consent', {
+              key: a.keys.test,
+              body: { line_id: lineId, phone_number: number, consent_type: 'explicit_outbound' },
+            });
             return number;
           },
         },
@@ -342,7 +473,10 @@ describe('auth matrix: every route × every kind of credential', () => {
     ).request;
     await clearRateLimits(h.db, [a.workspaceId, b.workspaceId]);
     const res = await send(positive, bearer(owner.test));
-    if (res.status !== successStatus(route)) throw new Error(`${route.operationId}: the owner's own request got ${describeResponse(res)}, not ${successStatus(route)}: the fixture does not make a valid request`);
+    if (res.status !== successStatus(route))
+      throw new Error(
+        `${route.operationId}: the owner's own request got ${describeResponse(res)}, not ${successStatus(route)}: the fixture does not make a valid request`,
+      );
     assertNoLeak('the owner’s own request', positive, res);
     expectDocumentedBody(route, res);
     await expectUnchanged(route.operationId, ["the owner's own request"]);
@@ -350,10 +484,15 @@ describe('auth matrix: every route × every kind of credential', () => {
 
   /** A new active line of A's test environment, for requests that use one up. */
   async function disposableLine(): Promise<string> {
-    const created = await h.request('POST', '/api/v1/lines', { key: a.keys.test, body: { name: 'Disposable', mode: 'webhook', webhook_url: receiver.url } });
+    const created = await h.request('POST', '/api/v1/lines', {
+      key: a.keys.test,
+      body: { name: 'Disposable', mode: 'webhook', webhook_url: receiver.url },
+    });
     if (created.status !== 201) throw new Error(`could not make a disposable line: ${describeResponse(created)}`);
     const id = created.body.line.id as string;
-    await eventually(async () => ((await h.request('GET', `/api/v1/lines/${id}`, { key: a.keys.test })).body.line.status === 'active' ? true : undefined));
+    await eventually(async () =>
+      (await h.request('GET', `/api/v1/lines/${id}`, { key: a.keys.test })).body.line.status === 'active' ? true : undefined,
+    );
     return id;
   }
 

@@ -31,17 +31,35 @@ describe('auto-charge and the monthly close', () => {
   const billing = () =>
     createBillingActivities({
       db: h.db,
-      payments: { live: new SimulatorPaymentProcessor(h.config.paymentsLiveUrl, h.simulator.credentials.paymentsApiKey), test: new SimulatorPaymentProcessor(h.config.paymentsTestUrl, h.simulator.credentials.paymentsApiKey) },
+      payments: {
+        live: new SimulatorPaymentProcessor(h.config.paymentsLiveUrl, h.simulator.credentials.paymentsApiKey),
+        test: new SimulatorPaymentProcessor(h.config.paymentsTestUrl, h.simulator.credentials.paymentsApiKey),
+      },
       temporal: () => h.temporal,
       taskQueue: h.config.taskQueue,
       now: () => new Date(),
     });
   const addCard = (card = '4242424242424242', env?: 'test' | 'live') =>
-    runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card, exp: '12/40', default: true, ...(env ? { env } : {}) });
+    runCommand(h.db, ['payment-method', 'add'], {
+      workspace: tenant.workspaceId,
+      card,
+      exp: '12/40',
+      default: true,
+      ...(env ? { env } : {}),
+    });
   /** Spends the balance down below the default 500-cent threshold. */
-  const spend = (cents: number) => post(h.db, { tenant: account, type: 'call_charge', amountCents: -cents, description: 'Call', idempotencyRef: `spend:${crypto.randomUUID()}`, at: new Date() });
+  const spend = (cents: number) =>
+    post(h.db, {
+      tenant: account,
+      type: 'call_charge',
+      amountCents: -cents,
+      description: 'Call',
+      idempotencyRef: `spend:${crypto.randomUUID()}`,
+      at: new Date(),
+    });
   const autoCharge = () => h.temporal.workflow.getHandle(workflowIds.autoCharge(account.workspaceId, 'live'));
-  const autoRecharges = () => h.db('ledger_transactions').where({ workspace_id: account.workspaceId, environment: 'live', type: 'auto_recharge' });
+  const autoRecharges = () =>
+    h.db('ledger_transactions').where({ workspace_id: account.workspaceId, environment: 'live', type: 'auto_recharge' });
   const balance = async () => (await h.request('GET', '/api/v1/billing/balance', { key: tenant.keys.live })).body.cents;
 
   it('charges the card once under 20 concurrent low-balance triggers, and credits the balance', async () => {
@@ -63,7 +81,15 @@ describe('auto-charge and the monthly close', () => {
     const activities = billing();
     const reference = `call:${crypto.randomUUID()}`;
     await activities.reserveFunds({ tenant: account, keyId: null, reference, amountCents: 26 });
-    const settled = await activities.settleReservation({ tenant: account, reference, chargeCents: 26, type: 'call_charge', description: 'Call', lineId: null, usage: { kind: 'call', seconds: 60 } });
+    const settled = await activities.settleReservation({
+      tenant: account,
+      reference,
+      chargeCents: 26,
+      type: 'call_charge',
+      description: 'Call',
+      lineId: null,
+      usage: { kind: 'call', seconds: 60 },
+    });
     expect(settled).toEqual({ balanceAfterCents: 474, autoChargeRequested: true });
     await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
     expect(await balance()).toBe(474 + 2000);
@@ -91,7 +117,9 @@ describe('auto-charge and the monthly close', () => {
     await spend(300);
     h.simulator.processor.setFault({ mode: 'decline', declineCode: 'insufficient_funds' });
     await billing().requestAutoCharge(account);
-    await eventually(async () => ((await h.db('payment_attempts').where({ workspace_id: account.workspaceId, status: 'declined' }).first()) ? true : undefined));
+    await eventually(async () =>
+      (await h.db('payment_attempts').where({ workspace_id: account.workspaceId, status: 'declined' }).first()) ? true : undefined,
+    );
     const declined = await h.db('payment_attempts').where({ workspace_id: account.workspaceId });
     expect(declined).toMatchObject([{ status: 'declined', decline_code: 'insufficient_funds' }]);
     // Further triggers do not hammer the declined card.
@@ -121,7 +149,8 @@ describe('auto-charge and the monthly close', () => {
 
   describe('the test environment (M7)', () => {
     const testAccount = () => ({ workspaceId: tenant.workspaceId, environment: 'test' as const });
-    const testRecharges = () => h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: 'test', type: 'auto_recharge' });
+    const testRecharges = () =>
+      h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: 'test', type: 'auto_recharge' });
     const succeeded = (processor: typeof h.simulator.processor) => [...processor.charges.values()].filter((c) => c.status === 'succeeded');
 
     it('has auto-recharge off by default; live has it on', async () => {
@@ -132,11 +161,20 @@ describe('auto-charge and the monthly close', () => {
     it('never charges a live card: with auto-recharge turned on it charges only a test card, through the test processor', async () => {
       expect(await addCard('4242424242424242')).toMatchObject({ environment: 'live' });
       await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: true } });
-      await post(h.db, { tenant: testAccount(), type: 'call_charge', amountCents: -400, description: 'Call', idempotencyRef: `spend:${crypto.randomUUID()}`, at: new Date() });
+      await post(h.db, {
+        tenant: testAccount(),
+        type: 'call_charge',
+        amountCents: -400,
+        description: 'Call',
+        idempotencyRef: `spend:${crypto.randomUUID()}`,
+        at: new Date(),
+      });
       // Low test balance, a live card on file: nothing to charge in test.
       await billing().requestAutoCharge(testAccount());
       const handle = h.temporal.workflow.getHandle(workflowIds.autoCharge(tenant.workspaceId, 'test'));
-      await eventually(async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.activityTaskCompletedEventAttributes) || undefined);
+      await eventually(
+        async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.activityTaskCompletedEventAttributes) || undefined,
+      );
       await new Promise((resolve) => setTimeout(resolve, 500));
       expect(h.simulator.processor.attempts).toBe(0);
       expect(h.simulator.testProcessor.attempts).toBe(0);
@@ -157,8 +195,17 @@ describe('auto-charge and the monthly close', () => {
 
   describe('a request refused for insufficient credits (D18)', () => {
     const spendTo = async (tenantAccount: BillingTenant, cents: number) => {
-      const current = (await h.db('billing_accounts').where({ workspace_id: tenantAccount.workspaceId, environment: tenantAccount.environment }).first()).balance_cents;
-      await post(h.db, { tenant: tenantAccount, type: 'call_charge', amountCents: cents - Number(current), description: 'Call', idempotencyRef: `spend:${crypto.randomUUID()}`, at: new Date() });
+      const current = (
+        await h.db('billing_accounts').where({ workspace_id: tenantAccount.workspaceId, environment: tenantAccount.environment }).first()
+      ).balance_cents;
+      await post(h.db, {
+        tenant: tenantAccount,
+        type: 'call_charge',
+        amountCents: cents - Number(current),
+        description: 'Call',
+        idempotencyRef: `spend:${crypto.randomUUID()}`,
+        at: new Date(),
+      });
     };
 
     it('a carded account below the reserve gets 402, then its auto-charge runs and a retry succeeds', async () => {
@@ -190,7 +237,8 @@ describe('auto-charge and the monthly close', () => {
       const refused = await send();
       expect(refused.status).toBe(402);
       expect(refused.body.error.code).toBe('insufficient_credits');
-      const testRecharges = () => h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: 'test', type: 'auto_recharge' });
+      const testRecharges = () =>
+        h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: 'test', type: 'auto_recharge' });
       await eventually(async () => ((await testRecharges()).length === 1 ? true : undefined));
       expect((await send()).status).toBe(201);
       expect([...h.simulator.testProcessor.charges.values()]).toHaveLength(1);
@@ -201,7 +249,12 @@ describe('auto-charge and the monthly close', () => {
       await addCard();
       await spendTo(account, 10);
       const activities = billing();
-      const refused = await activities.reserveFunds({ tenant: account, keyId: null, reference: `call:${crypto.randomUUID()}`, amountCents: 26 });
+      const refused = await activities.reserveFunds({
+        tenant: account,
+        keyId: null,
+        reference: `call:${crypto.randomUUID()}`,
+        amountCents: 26,
+      });
       expect(refused).toMatchObject({ ok: false, refusal: { code: 'insufficient_credits' } });
       await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
       expect(await balance()).toBe(10 + 2000);
@@ -249,25 +302,61 @@ describe('auto-charge and the monthly close', () => {
 
   describe('monthly close', () => {
     it('closes the month before the schedule’s nominal time, once', async () => {
-      const keyId = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'a' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id;
+      const keyId = (
+        await h.request('POST', '/v1/keys', {
+          key: tenant.keys.serviceTest,
+          body: { name: 'a' },
+          headers: { 'idempotency-key': crypto.randomUUID() },
+        })
+      ).body.key.id;
       const charge = (at: string, cents: number) =>
-        post(h.db, { tenant: account, type: 'call_charge', amountCents: -cents, description: 'Call', idempotencyRef: `c:${crypto.randomUUID()}`, actorKeyId: keyId, at: new Date(at) });
+        post(h.db, {
+          tenant: account,
+          type: 'call_charge',
+          amountCents: -cents,
+          description: 'Call',
+          idempotencyRef: `c:${crypto.randomUUID()}`,
+          actorKeyId: keyId,
+          at: new Date(at),
+        });
       await charge('2031-01-01T00:00:00.000Z', 5);
       await charge('2031-01-31T23:59:59.999Z', 7);
       await charge('2031-02-01T00:00:00.000Z', 100);
       const run = () =>
-        h.temporal.workflow.execute('closeSpendPeriodWorkflow', { taskQueue: h.config.taskQueue, workflowId: `close-${crypto.randomUUID()}`, args: [{ nominalTime: '2031-02-01T00:00:00.000Z' }] });
+        h.temporal.workflow.execute('closeSpendPeriodWorkflow', {
+          taskQueue: h.config.taskQueue,
+          workflowId: `close-${crypto.randomUUID()}`,
+          args: [{ nominalTime: '2031-02-01T00:00:00.000Z' }],
+        });
       expect(await run()).toMatchObject({ period: '2031-01' });
       await run();
       expect(await h.db('spend_periods').where({ key_id: keyId })).toMatchObject([{ period: '2031-01', spent_cents: '12' }]);
     });
 
     it('a re-run picks up a posting stamped in the month but committed after the close (L7)', async () => {
-      const keyId = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceLive, body: { name: 'late' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id;
+      const keyId = (
+        await h.request('POST', '/v1/keys', {
+          key: tenant.keys.serviceLive,
+          body: { name: 'late' },
+          headers: { 'idempotency-key': crypto.randomUUID() },
+        })
+      ).body.key.id;
       const charge = (at: string, cents: number) =>
-        post(h.db, { tenant: account, type: 'call_charge', amountCents: -cents, description: 'Call', idempotencyRef: `c:${crypto.randomUUID()}`, actorKeyId: keyId, at: new Date(at) });
+        post(h.db, {
+          tenant: account,
+          type: 'call_charge',
+          amountCents: -cents,
+          description: 'Call',
+          idempotencyRef: `c:${crypto.randomUUID()}`,
+          actorKeyId: keyId,
+          at: new Date(at),
+        });
       const run = () =>
-        h.temporal.workflow.execute('closeSpendPeriodWorkflow', { taskQueue: h.config.taskQueue, workflowId: `close-${crypto.randomUUID()}`, args: [{ nominalTime: '2032-03-01T00:00:00.000Z' }] });
+        h.temporal.workflow.execute('closeSpendPeriodWorkflow', {
+          taskQueue: h.config.taskQueue,
+          workflowId: `close-${crypto.randomUUID()}`,
+          args: [{ nominalTime: '2032-03-01T00:00:00.000Z' }],
+        });
       await charge('2032-02-10T12:00:00.000Z', 20);
       await run();
       const closedAt = (await h.db('spend_periods').where({ key_id: keyId }).first()).closed_at;
@@ -285,7 +374,9 @@ describe('auto-charge and the monthly close', () => {
     it('is scheduled at 00:00 UTC on the 1st of every month', async () => {
       await ensureSchedules(h.temporal, h.config.taskQueue);
       const schedule = await h.temporal.schedule.getHandle(MONTHLY_CLOSE_SCHEDULE_ID).describe();
-      expect(schedule.spec.calendars).toMatchObject([{ dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 0, end: 0, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] }]);
+      expect(schedule.spec.calendars).toMatchObject([
+        { dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 0, end: 0, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] },
+      ]);
       expect(schedule.spec.timezone).toBe('UTC');
       expect(schedule.action).toMatchObject({ workflowType: 'closeSpendPeriodWorkflow' });
     });
@@ -293,7 +384,9 @@ describe('auto-charge and the monthly close', () => {
     it('posts number fees at 01:00 UTC on the 1st of every month', async () => {
       await ensureSchedules(h.temporal, h.config.taskQueue);
       const schedule = await h.temporal.schedule.getHandle(NUMBER_FEES_SCHEDULE_ID).describe();
-      expect(schedule.spec.calendars).toMatchObject([{ dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 1, end: 1, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] }]);
+      expect(schedule.spec.calendars).toMatchObject([
+        { dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 1, end: 1, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] },
+      ]);
       expect(schedule.spec.timezone).toBe('UTC');
       expect(schedule.action).toMatchObject({ workflowType: 'postNumberFeesWorkflow' });
       expect(schedule.policies).toMatchObject({ catchupWindow: 30 * 24 * 60 * 60 * 1000 });

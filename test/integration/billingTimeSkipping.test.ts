@@ -58,7 +58,12 @@ describe('billing over hours (time-skipping)', () => {
 
   /** A worker runs once: each test gets its own, on the same task queue. */
   async function withWorker(body: () => Promise<void>): Promise<void> {
-    const worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! }, activities });
+    const worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
+      activities,
+    });
     await worker.runUntil(body);
   }
 
@@ -67,7 +72,14 @@ describe('billing over hours (time-skipping)', () => {
     await runCommand(db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
     const account: BillingTenant = { workspaceId: tenant.workspaceId, environment: 'live' };
     // 500 → 200: below the 500-cent threshold.
-    await post(db, { tenant: account, type: 'call_charge', amountCents: -300, description: 'Call', idempotencyRef: `spend:${crypto.randomUUID()}`, at: new Date() });
+    await post(db, {
+      tenant: account,
+      type: 'call_charge',
+      amountCents: -300,
+      description: 'Call',
+      idempotencyRef: `spend:${crypto.randomUUID()}`,
+      at: new Date(),
+    });
     return account;
   }
   const wake = (account: BillingTenant) =>
@@ -77,8 +89,12 @@ describe('billing over hours (time-skipping)', () => {
       args: [account],
       signal: 'balanceLow',
     });
-  const recharges = (account: BillingTenant) => db('ledger_transactions').where({ workspace_id: account.workspaceId, environment: account.environment, type: 'auto_recharge' });
-  const balance = async (account: BillingTenant) => Number((await db('billing_accounts').where({ workspace_id: account.workspaceId, environment: account.environment }).first()).balance_cents);
+  const recharges = (account: BillingTenant) =>
+    db('ledger_transactions').where({ workspace_id: account.workspaceId, environment: account.environment, type: 'auto_recharge' });
+  const balance = async (account: BillingTenant) =>
+    Number(
+      (await db('billing_accounts').where({ workspace_id: account.workspaceId, environment: account.environment }).first()).balance_cents,
+    );
 
   it('the processor charges the card but its answers are lost past the retry budget: one charge, one credit, none on the next signal', async () => {
     const account = await carded();
@@ -117,7 +133,9 @@ describe('billing over hours (time-skipping)', () => {
       expect(await second.result()).toEqual({ charges: 1, declined: false });
       expect([...processor.state.charges.values()]).toMatchObject([{ idempotency_key: pending.idempotency_key, status: 'succeeded' }]);
       expect(await recharges(account)).toMatchObject([{ idempotency_ref: pending.idempotency_key, amount_cents: '2000' }]);
-      expect(await db('payment_attempts').where({ workspace_id: account.workspaceId })).toMatchObject([{ id: pending.id, status: 'succeeded' }]);
+      expect(await db('payment_attempts').where({ workspace_id: account.workspaceId })).toMatchObject([
+        { id: pending.id, status: 'succeeded' },
+      ]);
     });
   }, 120_000);
 
@@ -130,7 +148,9 @@ describe('billing over hours (time-skipping)', () => {
       // The first budget runs out and the lookup finds nothing; the outage then ends.
       await eventually(async () => (processor.state.attempts >= 1 ? true : undefined));
       const lookupDone = async () =>
-        ((await handle.fetchHistory()).events ?? []).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'lookUpAutoChargeAttempt') || undefined;
+        ((await handle.fetchHistory()).events ?? []).some(
+          (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'lookUpAutoChargeAttempt',
+        ) || undefined;
       const done = handle.result();
       await eventually(lookupDone, 60_000, 'the lookup');
       processor.state.setFault({ mode: 'normal' });
@@ -147,11 +167,23 @@ describe('billing over hours (time-skipping)', () => {
     const period = previousMonthStart(new Date(await env.currentTimeMs()));
     const stampedIn = (day: number) => new Date(period.getTime() + day * 86_400_000);
     const charge = (at: Date, cents: number) =>
-      post(db, { tenant: account, type: 'call_charge', amountCents: -cents, description: 'Call', idempotencyRef: `c:${crypto.randomUUID()}`, actorKeyId: keyId, at });
+      post(db, {
+        tenant: account,
+        type: 'call_charge',
+        amountCents: -cents,
+        description: 'Call',
+        idempotencyRef: `c:${crypto.randomUUID()}`,
+        actorKeyId: keyId,
+        at,
+      });
     await charge(stampedIn(3), 5);
     await withWorker(async () => {
       // As the schedule starts it: no nominal time given.
-      const handle = await env.client.workflow.start<typeof closeSpendPeriodWorkflow>('closeSpendPeriodWorkflow', { taskQueue, workflowId: `close-${crypto.randomUUID()}`, args: [{}] });
+      const handle = await env.client.workflow.start<typeof closeSpendPeriodWorkflow>('closeSpendPeriodWorkflow', {
+        taskQueue,
+        workflowId: `close-${crypto.randomUUID()}`,
+        args: [{}],
+      });
       const row = () => db('spend_periods').where({ key_id: keyId }).first();
       await eventually(async () => (await row()) ?? undefined, 20_000, 'the first close');
       expect(await row()).toMatchObject({ spent_cents: '5' });

@@ -7,7 +7,8 @@ describe('bounded lists', () => {
   it('GET /api/v1/lines pages with limit and offset and says the total; the default page is 100', async () => {
     const { h, tenant } = ctx;
     const ids: string[] = [];
-    for (const name of ['first', 'second', 'third']) ids.unshift((await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ name }) })).body.line.id);
+    for (const name of ['first', 'second', 'third'])
+      ids.unshift((await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ name }) })).body.line.id);
     const all = await h.request('GET', '/api/v1/lines', { key: tenant.keys.test });
     expect(all.body.total).toBe(3);
     expect(all.body.lines.map((l: { id: string }) => l.id)).toEqual(ids);

@@ -20,7 +20,9 @@ describe('a long call continues as new', () => {
   let receiver: Receiver;
   let server: DevServer;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-continue-as-new-'));
-  const { lines, calls } = customer(() => ({ h, tenant }), { line: () => webhookLine({ webhook_url: receiver.url, begin_message: 'Hello.' }) });
+  const { lines, calls } = customer(() => ({ h, tenant }), {
+    line: () => webhookLine({ webhook_url: receiver.url, begin_message: 'Hello.' }),
+  });
   const sim = simulator(() => h);
 
   beforeAll(async () => {
@@ -36,7 +38,9 @@ describe('a long call continues as new', () => {
     await h.startWorker();
     tenant = await createTenant(h.db);
     receiver = await startReceiver();
-    receiver.respondWith((req) => (req.body.event === 'message' ? { status: 200, body: JSON.stringify({ text: `You said: ${String(req.body.text)}` }) } : undefined));
+    receiver.respondWith((req) =>
+      req.body.event === 'message' ? { status: 200, body: JSON.stringify({ text: `You said: ${String(req.body.text)}` }) } : undefined,
+    );
   });
   afterAll(async () => {
     await receiver?.close();
@@ -53,7 +57,12 @@ describe('a long call continues as new', () => {
     const firstRunId = (await handle.describe()).runId;
     h.simulator.state.calls.wordsPerSecond = 40;
     const speech = () => h.simulator.state.calls.speechFor(id) ?? [];
-    const spokenDone = (text: string) => eventually(async () => (speech().some((s) => s.text === text && s.state === 'done') ? true : undefined), 20_000, `"${text}" to be spoken`);
+    const spokenDone = (text: string) =>
+      eventually(
+        async () => (speech().some((s) => s.text === text && s.state === 'done') ? true : undefined),
+        20_000,
+        `"${text}" to be spoken`,
+      );
     await spokenDone('Hello.');
 
     const TURNS = 24;
@@ -86,13 +95,26 @@ describe('a long call continues as new', () => {
     expect(messages.map((r) => r.body.text)).toEqual(Array.from({ length: TURNS }, (_, i) => `Turn ${i + 1}`));
     expect(new Set(messages.map((r) => r.body.event_id)).size).toBe(TURNS);
     // Every reply was spoken under its own speak id (none refused as a reused id).
-    expect(speech().filter((s) => s.text.startsWith('You said:')).map((s) => s.state)).toEqual(Array(TURNS).fill('done'));
+    expect(
+      speech()
+        .filter((s) => s.text.startsWith('You said:'))
+        .map((s) => s.state),
+    ).toEqual(Array(TURNS).fill('done'));
     // Settled once, within the hold; call_ended once.
     const charges = await h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
     expect(charges).toHaveLength(1);
     expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents!);
-    expect((await h.db('spend_holds').where({ reference: `call:${id}` }).first()).status).toBe('settled');
-    await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined));
+    expect(
+      (
+        await h
+          .db('spend_holds')
+          .where({ reference: `call:${id}` })
+          .first()
+      ).status,
+    ).toBe('settled');
+    await eventually(async () =>
+      receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined,
+    );
     expect(receiver.requests.filter((r) => r.body.event === 'call_ended' && r.body.call_id === id)).toHaveLength(1);
   }, 120_000);
 });

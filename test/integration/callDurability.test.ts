@@ -41,7 +41,8 @@ describe('call durability under worker crashes', () => {
     tenants = [await createTenant(h.db), await createTenant(h.db)];
     receiver = await startReceiver();
     // No auto-charge noise: the signup credit covers every call.
-    for (const tenant of tenants) await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: false } });
+    for (const tenant of tenants)
+      await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: false } });
     worker = spawnWorker();
   });
   afterAll(async () => {
@@ -82,18 +83,31 @@ describe('call durability under worker crashes', () => {
     const CALLS = 20;
     const lines = [];
     for (let i = 0; i < CALLS; i += 1) {
-      const res = await h.request('POST', '/api/v1/lines', { key: tenants[i % 2].keys.test, body: webhookLine({ webhook_url: receiver.url }) });
+      const res = await h.request('POST', '/api/v1/lines', {
+        key: tenants[i % 2].keys.test,
+        body: webhookLine({ webhook_url: receiver.url }),
+      });
       expect(res.status).toBe(201);
       lines.push({ ...res.body.line, key: tenants[i % 2].keys.test });
     }
     const callIds: string[] = [];
     const driving = lines.map(async (line, i) => {
       const idempotencyKey = `durability-${line.id}`;
-      const placed = await retrying(() => h.request('POST', '/api/v1/calls', { key: line.key, body: { line_id: line.id, to_number: `+1415555${2700 + i}` }, headers: { 'idempotency-key': idempotencyKey } }));
+      const placed = await retrying(() =>
+        h.request('POST', '/api/v1/calls', {
+          key: line.key,
+          body: { line_id: line.id, to_number: `+1415555${2700 + i}` },
+          headers: { 'idempotency-key': idempotencyKey },
+        }),
+      );
       expect(placed.status).toBe(201);
       const id = placed.body.call.id as string;
       callIds.push(id);
-      await eventually(async () => ((await h.db('calls').where({ id }).first()).status === 'in_progress' ? true : undefined), 90_000, `call ${i} to connect`);
+      await eventually(
+        async () => ((await h.db('calls').where({ id }).first()).status === 'in_progress' ? true : undefined),
+        90_000,
+        `call ${i} to connect`,
+      );
       await new Promise((resolve) => setTimeout(resolve, 300 + ((i * 137) % 1700)));
       // Half hang up through the API, half are hung up by the callee.
       if (i % 2 === 0) await retrying(() => h.request('POST', `/api/v1/calls/${id}/hangup`, { key: line.key }));
@@ -130,7 +144,12 @@ describe('call durability under worker crashes', () => {
       const charges = await h.db('ledger_transactions').where({ idempotency_ref: `call:${call.id}:settle` });
       expect(charges.length).toBe(Number(call.charge_cents) > 0 ? 1 : 0);
       if (charges.length) expect(Number(charges[0].amount_cents)).toBe(-Number(call.charge_cents));
-      expect(await h.db('spend_holds').where({ reference: `call:${call.id}` }).first()).toMatchObject({ status: 'settled' });
+      expect(
+        await h
+          .db('spend_holds')
+          .where({ reference: `call:${call.id}` })
+          .first(),
+      ).toMatchObject({ status: 'settled' });
     }
     await eventually(
       async () => {
@@ -141,7 +160,9 @@ describe('call durability under worker crashes', () => {
       'every call_ended to be delivered',
     );
     for (const id of callIds) {
-      const eventIds = new Set(receiver.requests.filter((r) => r.body.event === 'call_ended' && r.body.call_id === id).map((r) => r.body.event_id));
+      const eventIds = new Set(
+        receiver.requests.filter((r) => r.body.event === 'call_ended' && r.body.call_id === id).map((r) => r.body.event_id),
+      );
       expect(eventIds.size).toBe(1);
     }
   }, 300_000);

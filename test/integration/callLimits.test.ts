@@ -41,7 +41,10 @@ describe('call limits while the caller keeps talking', () => {
 
   async function expectSettledWithinHold(id: string) {
     const call = await calls.untilStatus(id, ['completed'], 30_000);
-    const hold = await h.db('spend_holds').where({ reference: `call:${id}` }).first();
+    const hold = await h
+      .db('spend_holds')
+      .where({ reference: `call:${id}` })
+      .first();
     expect(hold.status).toBe('settled');
     expect(call.charge_cents).toBeLessThanOrEqual(Number(hold.amount_cents));
     const charges = await h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
@@ -52,7 +55,12 @@ describe('call limits while the caller keeps talking', () => {
 
   it('is cut at the maximum duration', async () => {
     const line = await lines.create();
-    const placed = await calls.placeConversation({ line_id: line.id, to_number: '+14155552671', topic: 'the weather', max_duration_seconds: 10 });
+    const placed = await calls.placeConversation({
+      line_id: line.id,
+      to_number: '+14155552671',
+      topic: 'the weather',
+      max_duration_seconds: 10,
+    });
     expect(placed.status).toBe(201);
     const id = placed.body.call.id as string;
     const said = await chatter(id, 120);
@@ -65,19 +73,30 @@ describe('call limits while the caller keeps talking', () => {
 
     // The history grows by each turn's own entries: no whole transcript, no system prompt per turn.
     const history = await h.temporal.workflow.getHandle(id).fetchHistory();
-    const scheduled = history.events!.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
-    const inputs = (attributes: (typeof scheduled)[number]) => (attributes.input?.payloads ?? []).map((payload) => JSON.parse(Buffer.from(payload.data!).toString()));
+    const scheduled = history.events!.flatMap((e) =>
+      e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
+    );
+    const inputs = (attributes: (typeof scheduled)[number]) =>
+      (attributes.input?.payloads ?? []).map((payload) => JSON.parse(Buffer.from(payload.data!).toString()));
     expect(scheduled.map((a) => a.activityType?.name)).not.toContain('recordTranscript');
     const hostedTurns = scheduled.filter((a) => a.activityType?.name === 'takeHostedTurn');
     expect(hostedTurns.length).toBeGreaterThan(3);
     for (const turn of hostedTurns) expect(JSON.stringify(inputs(turn))).not.toContain('courteous voice agent');
-    for (const append of scheduled.filter((a) => a.activityType?.name === 'appendTranscript')) expect(inputs(append)[1].length).toBeLessThanOrEqual(2);
+    for (const append of scheduled.filter((a) => a.activityType?.name === 'appendTranscript'))
+      expect(inputs(append)[1].length).toBeLessThanOrEqual(2);
   }, 90_000);
 
   it('is cut when the next minute cannot be held, and charged no more than the minute held', async () => {
     await settings.update({ auto_recharge_enabled: false });
     // 40 cents: the first hosted minute (26) is held, the second (52 in all) is not.
-    await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -460, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
+    await post(h.db, {
+      tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
+      type: 'call_charge',
+      amountCents: -460,
+      description: 'x',
+      idempotencyRef: `drain:${crypto.randomUUID()}`,
+      at: new Date(),
+    });
     const line = await lines.create();
     const placed = await calls.place(line.id, '+14155552672');
     expect(placed.status).toBe(201);

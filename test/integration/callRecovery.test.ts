@@ -51,8 +51,17 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     expect((await placeHold(h.db, { tenant: test(), keyId: null, reference: `call:${id}`, amountCents: 13, at: createdAt })).ok).toBe(true);
     return id;
   }
-  const sweep = () => h.temporal.workflow.execute('recoverOrphansWorkflow', { taskQueue: h.config.taskQueue, workflowId: `sweep-${crypto.randomUUID()}`, args: [{}] });
-  const backdate = (id: string) => h.db('calls').where({ id }).update({ created_at: h.db.raw("now() - interval '30 minutes'") });
+  const sweep = () =>
+    h.temporal.workflow.execute('recoverOrphansWorkflow', {
+      taskQueue: h.config.taskQueue,
+      workflowId: `sweep-${crypto.randomUUID()}`,
+      args: [{}],
+    });
+  const backdate = (id: string) =>
+    h
+      .db('calls')
+      .where({ id })
+      .update({ created_at: h.db.raw("now() - interval '30 minutes'") });
 
   it('a hang-up of a call whose workflow is gone ends it at once, settled from what is known, and frees the line', async () => {
     const line = await lines.create();
@@ -64,7 +73,9 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     expect(hung.body.call.charge_cents).toBeGreaterThanOrEqual(6);
     expect(hung.body.call.charge_cents).toBeLessThanOrEqual(13);
     expect((await hold(`call:${id}`)).status).toBe('settled');
-    await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined));
+    await eventually(async () =>
+      receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined,
+    );
     // Hanging up the ended call again answers it unchanged.
     expect((await calls.hangUp(id)).body.call).toMatchObject({ status: 'completed', charge_cents: hung.body.call.charge_cents });
     await lines.expectFree(line.id);
@@ -79,7 +90,8 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
       db: h.db,
       carrier: {} as CarrierAdapter, // state writes only
       carrierEventsUrl: `${h.apiUrl}/carrier/events`,
-      secretsKey: () => parseSecretsKey(generateSecretsKey()), egress: new EgressPolicy(),
+      secretsKey: () => parseSecretsKey(generateSecretsKey()),
+      egress: new EgressPolicy(),
       now: () => new Date(),
     });
     await activities.recordCallState(id, { status: 'in_progress', startedAt: Date.now() });
@@ -135,7 +147,9 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
       expect(call.charge_cents).toBeLessThanOrEqual(Number(held.amount_cents));
       // The carrier leg was hung up, and the customer hears of the end once.
       expect(h.simulator.state.calls.get(id)?.state).toBe('ended');
-      await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined));
+      await eventually(async () =>
+        receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined,
+      );
       expect(receiver.requests.filter((r) => r.body.event === 'call_ended' && r.body.call_id === id)).toHaveLength(1);
     }
     expect((await h.temporal.workflow.getHandle(stuck).describe()).status.name).toBe('TERMINATED');
@@ -178,7 +192,19 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     await h.temporal.workflow.start('sendMessageWorkflow', {
       taskQueue: `${h.config.taskQueue}-idle`,
       workflowId: `message-send:${owned}`,
-      args: [{ messageId: owned, workspaceId: tenant.workspaceId, environment: 'test', lineId: line.id, from: line.phone_number, to: '+14155550142', text: 'Hello', segments: 1, chargeCents: 1 }],
+      args: [
+        {
+          messageId: owned,
+          workspaceId: tenant.workspaceId,
+          environment: 'test',
+          lineId: line.id,
+          from: line.phone_number,
+          to: '+14155550142',
+          text: 'Hello',
+          segments: 1,
+          chargeCents: 1,
+        },
+      ],
     });
     const result = (await sweep()) as { messages: Array<{ messageId: string; outcome: string }> };
     expect(result.messages.find((m) => m.messageId === orphan)).toMatchObject({ outcome: 'failed' });

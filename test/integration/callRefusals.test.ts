@@ -20,7 +20,11 @@ describe('calls the carrier refuses', () => {
   const sim = simulator(ctx);
 
   const settlements = (id: string) => h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
-  const hold = async (id: string) => h.db('spend_holds').where({ reference: `call:${id}` }).first();
+  const hold = async (id: string) =>
+    h
+      .db('spend_holds')
+      .where({ reference: `call:${id}` })
+      .first();
 
   it('the caller hangs up while the agent’s reply is being spoken: the call ends, is settled once, call_ended once, and the line is free', async () => {
     const line = await lines.create();
@@ -43,7 +47,9 @@ describe('calls the carrier refuses', () => {
     expect((await hold(id)).status).toBe('settled');
     // Nothing was said after the caller left, and the customer hears of the end once.
     expect((h.simulator.state.calls.speechFor(id) ?? []).map((s) => s.text)).not.toContain('Goodbye!');
-    await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined));
+    await eventually(async () =>
+      receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined,
+    );
     await h.temporal.workflow.getHandle(id).result();
     expect(receiver.requests.filter((r) => r.body.event === 'call_ended' && r.body.call_id === id)).toHaveLength(1);
     expect(call.transcript!.map((t) => [t.role, t.text])).toEqual([['user', 'Thanks, bye']]);

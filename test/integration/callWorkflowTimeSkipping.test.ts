@@ -170,7 +170,7 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
 
   /** Polls (in wall time, without skipping the server's) until `ready` holds. */
   async function until(ready: () => boolean, what: string): Promise<void> {
-    for (const started = Date.now(); !ready(); ) {
+    for (const started = Date.now(); !ready();) {
       if (Date.now() - started > 20_000) throw new Error(`timed out waiting for ${what}`);
       await new Promise((resolve) => setTimeout(resolve, 10));
     }

@@ -15,14 +15,22 @@ describe('calls', () => {
   beforeEach(() => {
     ({ h, tenant, receiver } = ctx);
   });
-  const { lines, calls, consent, settings, agentKeys } = customer(ctx, { line: () => webhookLine({ webhook_url: ctx.receiver.url, status_callback_url: ctx.receiver.url }) });
+  const { lines, calls, consent, settings, agentKeys } = customer(ctx, {
+    line: () => webhookLine({ webhook_url: ctx.receiver.url, status_callback_url: ctx.receiver.url }),
+  });
   const sim = simulator(ctx);
 
   it('dials, connects, and on hang-up settles the exact per-second charge once', async () => {
     const line = await lines.create();
     const placed = await calls.place(line.id);
     expect(placed.status).toBe(201);
-    expect(placed.body.call).toMatchObject({ line_id: line.id, direction: 'outbound', from_number: line.phone_number, to_number: TO, status: 'initiated' });
+    expect(placed.body.call).toMatchObject({
+      line_id: line.id,
+      direction: 'outbound',
+      from_number: line.phone_number,
+      to_number: TO,
+      status: 'initiated',
+    });
     const id = placed.body.call.id;
     await calls.untilStatus(id, ['in_progress']);
     await new Promise((resolve) => setTimeout(resolve, 1200));
@@ -36,7 +44,12 @@ describe('calls', () => {
     const charges = await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'call_charge' });
     expect(charges).toHaveLength(1);
     expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents!);
-    expect(await h.db('spend_holds').where({ reference: `call:${id}` }).first()).toMatchObject({ status: 'settled' });
+    expect(
+      await h
+        .db('spend_holds')
+        .where({ reference: `call:${id}` })
+        .first(),
+    ).toMatchObject({ status: 'settled' });
 
     // The customer hears about it: status callback, call_started and call_ended, each signed, once.
     const types = async () => receiver.requests.map((r) => r.body.event);
@@ -56,7 +69,11 @@ describe('calls', () => {
     const call = (await calls.hangUp(id)).body.call;
     expect(call.recording_url).toMatch(/\/recordings\/.+\.wav$/);
     // The carrier's media store wants the simulator's credentials, like the control API.
-    const wav = Buffer.from(await (await fetch(call.recording_url!, { headers: { authorization: `Bearer ${h.simulator.credentials.controlToken}` } })).arrayBuffer());
+    const wav = Buffer.from(
+      await (
+        await fetch(call.recording_url!, { headers: { authorization: `Bearer ${h.simulator.credentials.controlToken}` } })
+      ).arrayBuffer(),
+    );
     expect(wav.subarray(0, 4).toString()).toBe('RIFF');
     expect(wav.subarray(8, 12).toString()).toBe('WAVE');
     expect(wav.length).toBeGreaterThan(8000); // over half a second of 8 kHz 16-bit audio
@@ -71,7 +88,10 @@ describe('calls', () => {
     ['hosted', 'B', '+33612345678', 52],
     ['audio', 'C', '+5511912345678', 27],
   ])('settles a %s call to zone %s (%s) at %i cents a minute, per second', async (mode, _zone, to, rate) => {
-    const fields = mode === 'hosted' ? { mode, system_prompt: 'Be brief', webhook_url: null } : { mode, audio_handler_url: 'wss://audio.example.test/stream', webhook_url: null };
+    const fields =
+      mode === 'hosted'
+        ? { mode, system_prompt: 'Be brief', webhook_url: null }
+        : { mode, audio_handler_url: 'wss://audio.example.test/stream', webhook_url: null };
     const line = await lines.create(fields);
     const id = (await calls.place(line.id, to)).body.call.id;
     await calls.untilStatus(id, ['in_progress']);
@@ -87,7 +107,14 @@ describe('calls', () => {
     const line = await lines.create();
     await settings.update({ auto_recharge_enabled: false });
     // 20 cents: the first minute (13) is held, the second (26 in total) is not.
-    await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -480, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
+    await post(h.db, {
+      tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
+      type: 'call_charge',
+      amountCents: -480,
+      description: 'x',
+      idempotencyRef: `drain:${crypto.randomUUID()}`,
+      at: new Date(),
+    });
     const id = (await calls.place(line.id)).body.call.id;
     const call = await calls.untilStatus(id, ['completed'], 90_000);
     expect(call.end_cause).toBe('insufficient_funds');
@@ -118,7 +145,12 @@ describe('calls', () => {
     const id = (await calls.place(line.id, to)).body.call.id;
     const call = await calls.untilStatus(id, [status]);
     expect(call).toMatchObject({ duration_sec: 0, charge_cents: 0 });
-    expect(await h.db('spend_holds').where({ reference: `call:${id}` }).first()).toMatchObject({ status: 'settled' });
+    expect(
+      await h
+        .db('spend_holds')
+        .where({ reference: `call:${id}` })
+        .first(),
+    ).toMatchObject({ status: 'settled' });
     expect(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'call_charge' })).toHaveLength(0);
   });
 
@@ -163,7 +195,11 @@ describe('calls', () => {
       expect(ended.charge_cents).toBe(Math.ceil((13 * ended.duration_sec!) / 60));
       await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended') ? true : undefined));
       expect(receiver.requests.map((r) => r.body.event).sort()).toEqual(['call_ended', 'call_incoming', 'call_started']);
-      expect(receiver.requests.find((r) => r.body.event === 'call_incoming')!.body).toMatchObject({ call_id: row.id, from_number: '+14155553333', relay_url: null });
+      expect(receiver.requests.find((r) => r.body.event === 'call_incoming')!.body).toMatchObject({
+        call_id: row.id,
+        from_number: '+14155553333',
+        relay_url: null,
+      });
       // Carrier-initiated: no actor key, so it never appears in an agent's audit feed.
       expect(row.actor_key_id).toBeNull();
     });
@@ -179,7 +215,16 @@ describe('calls', () => {
       });
       // Declined at once (Switchboard answered the announcement 404), never answered, and not
       // given up after the 30 s ring ("unanswered"), which the wait above is too short to reach.
-      expect(call).toMatchObject({ direction: 'inbound', from: CALLER, to: nobodys, state: 'ended', outcome: 'rejected', call_id: null, answered_at: null, requests: 0 });
+      expect(call).toMatchObject({
+        direction: 'inbound',
+        from: CALLER,
+        to: nobodys,
+        state: 'ended',
+        outcome: 'rejected',
+        call_id: null,
+        answered_at: null,
+        requests: 0,
+      });
       // Nobody's call: no row for it in any workspace.
       expect(await h.db('calls').where({ carrier_call_id: carrierCallId })).toHaveLength(0);
       expect(await h.db('calls').where({ to_number: nobodys })).toHaveLength(0);
@@ -187,7 +232,14 @@ describe('calls', () => {
 
     it('a workspace that cannot cover the first minute does not answer', async () => {
       const line = await lines.create();
-      await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -495, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
+      await post(h.db, {
+        tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
+        type: 'call_charge',
+        amountCents: -495,
+        description: 'x',
+        idempotencyRef: `drain:${crypto.randomUUID()}`,
+        at: new Date(),
+      });
       await sim.calls.ring(CALLER, line.phone_number);
       const row = await calls.untilInboundRow(line.id);
       const call = await calls.untilStatus(row.id, ['failed']);
@@ -265,10 +317,23 @@ describe('calls', () => {
 
     it('insufficient_credits below the one-minute reserve (zone C hosted costs 78 cents)', async () => {
       const line = await lines.create({ mode: 'hosted', system_prompt: 'Be kind', webhook_url: null });
-      await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -450, description: 'x', idempotencyRef: `drain:${crypto.randomUUID()}`, at: new Date() });
+      await post(h.db, {
+        tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
+        type: 'call_charge',
+        amountCents: -450,
+        description: 'x',
+        idempotencyRef: `drain:${crypto.randomUUID()}`,
+        at: new Date(),
+      });
       const res = await calls.place(line.id, '+5511912345678');
       expect(res.status).toBe(402);
-      expect(res.body.error).toMatchObject({ code: 'insufficient_credits', details: [{ field: 'available_cents', message: '50' }, { field: 'required_cents', message: '78' }] });
+      expect(res.body.error).toMatchObject({
+        code: 'insufficient_credits',
+        details: [
+          { field: 'available_cents', message: '50' },
+          { field: 'required_cents', message: '78' },
+        ],
+      });
       // The cheaper zone A reserve (26 cents hosted) still fits.
       expect((await calls.place(line.id)).status).toBe(201);
     });
@@ -278,7 +343,13 @@ describe('calls', () => {
       const readOnly = (await agentKeys.create({ name: 'r', permissions: 'read_only' })).body.key;
       const res = await calls.place(line.id, TO, readOnly.plaintext_key);
       expect(res.status).toBe(403);
-      expect(res.body.error).toMatchObject({ code: 'agent_permission_denied', details: [{ field: 'tier', message: 'read_only' }, { field: 'verb', message: 'call' }] });
+      expect(res.body.error).toMatchObject({
+        code: 'agent_permission_denied',
+        details: [
+          { field: 'tier', message: 'read_only' },
+          { field: 'verb', message: 'call' },
+        ],
+      });
       expect(await h.db('calls').where({ line_id: line.id })).toHaveLength(0);
 
       const callOnly = await agentKeys.create({ name: 'c', permissions: 'call_only' });
@@ -286,7 +357,13 @@ describe('calls', () => {
       expect(callOnly.body.key.permissions).toBe('call_only');
       const placed = await calls.place(line.id, TO, callOnly.body.key.plaintext_key);
       expect(placed.status).toBe(201);
-      expect(placed.body.call).toMatchObject({ id: expect.stringMatching(/^[0-9a-f-]{36}$/), line_id: line.id, direction: 'outbound', to_number: TO, status: 'initiated' });
+      expect(placed.body.call).toMatchObject({
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        line_id: line.id,
+        direction: 'outbound',
+        to_number: TO,
+        status: 'initiated',
+      });
       // The call is the key's: it is recorded as its actor, and it can be read back.
       expect(await h.db('calls').where({ id: placed.body.call.id }).first()).toMatchObject({ actor_key_id: callOnly.body.key.id });
       expect((await calls.get(placed.body.call.id)).id).toBe(placed.body.call.id);

@@ -27,7 +27,10 @@ describe('carrier callbacks', () => {
   /** Signs like the carrier: `v1=` HMAC of `<timestamp>.<raw body>` with CARRIER_WEBHOOK_SECRET. */
   const signedHeaders = (rawBody: string, options: { secret?: string; timestamp?: number } = {}) => {
     const timestamp = options.timestamp ?? nowSeconds();
-    return { 'x-carrier-timestamp': String(timestamp), 'x-carrier-signature': computeCarrierSignature(options.secret ?? h.config.carrierWebhookSecret!, timestamp, rawBody) };
+    return {
+      'x-carrier-timestamp': String(timestamp),
+      'x-carrier-signature': computeCarrierSignature(options.secret ?? h.config.carrierWebhookSecret!, timestamp, rawBody),
+    };
   };
   const sendSigned = (path: string, body: unknown) => {
     const rawBody = JSON.stringify(body);
@@ -50,7 +53,13 @@ describe('carrier callbacks', () => {
 
   it('a forged inbound call is 401 and creates no call, whatever is missing from the signature', async () => {
     const line = await lines.create();
-    const rawBody = JSON.stringify({ type: 'call.incoming', carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`, from: '+14155550142', to: line.phone_number, at: Date.now() });
+    const rawBody = JSON.stringify({
+      type: 'call.incoming',
+      carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`,
+      from: '+14155550142',
+      to: line.phone_number,
+      at: Date.now(),
+    });
     for (const [what, headers, altered] of forgeries(rawBody)) {
       const res = await send('/carrier/events', altered ?? rawBody, headers);
       expect({ what, status: res.status, code: res.body?.error?.code }).toEqual({ what, status: 401, code: 'unauthorized' });
@@ -61,8 +70,17 @@ describe('carrier callbacks', () => {
   it('forged SMS keywords are 401 and leave the opt-out list as it was; a replay of a genuine one too', async () => {
     const line = await lines.create();
     const caller = '+14155550177';
-    const optedOut = async () => (await h.db('opt_outs').where({ workspace_id: tenant.workspaceId, environment: 'test', phone_number: caller })).length === 1;
-    const sms = (text: string) => JSON.stringify({ type: 'sms.received', carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`, from: caller, to: line.phone_number, text, at: Date.now() });
+    const optedOut = async () =>
+      (await h.db('opt_outs').where({ workspace_id: tenant.workspaceId, environment: 'test', phone_number: caller })).length === 1;
+    const sms = (text: string) =>
+      JSON.stringify({
+        type: 'sms.received',
+        carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`,
+        from: caller,
+        to: line.phone_number,
+        text,
+        at: Date.now(),
+      });
 
     const stop = sms('STOP');
     for (const [what, headers, altered] of forgeries(stop)) {
@@ -84,14 +102,31 @@ describe('carrier callbacks', () => {
 
   it('a replay is refused by every API instance (the seen signatures are in Postgres)', async () => {
     const line = await lines.create();
-    const rawBody = JSON.stringify({ type: 'sms.received', carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`, from: '+14155550178', to: line.phone_number, text: 'hello', at: Date.now() });
+    const rawBody = JSON.stringify({
+      type: 'sms.received',
+      carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`,
+      from: '+14155550178',
+      to: line.phone_number,
+      text: 'hello',
+      at: Date.now(),
+    });
     const headers = signedHeaders(rawBody);
     expect((await send('/carrier/messages', rawBody, headers)).status).toBe(200);
-    const { koa } = createApp({ config: h.config, db: h.db, temporal: h.temporal, logger: createLogger('api-test', 'silent'), now: () => new Date() });
+    const { koa } = createApp({
+      config: h.config,
+      db: h.db,
+      temporal: h.temporal,
+      logger: createLogger('api-test', 'silent'),
+      now: () => new Date(),
+    });
     const other = http.createServer(koa.callback());
     await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
     try {
-      const res = await fetch(`http://127.0.0.1:${(other.address() as AddressInfo).port}/carrier/messages`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: rawBody });
+      const res = await fetch(`http://127.0.0.1:${(other.address() as AddressInfo).port}/carrier/messages`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: rawBody,
+      });
       expect(res.status).toBe(401);
     } finally {
       await new Promise<void>((resolve) => other.close(() => resolve()));
@@ -104,15 +139,31 @@ describe('carrier callbacks', () => {
     const id = (await calls.place(line.id)).body.call.id;
     await calls.untilStatus(id, ['in_progress']);
     const marker = `FORGED-${crypto.randomUUID()}`;
-    const utterance = JSON.stringify({ type: 'call.utterance', call_id: id, carrier_call_id: 'CA0', text: marker, language: 'en', at: Date.now() });
-    const hangup = JSON.stringify({ type: 'call.completed', call_id: id, carrier_call_id: 'CA0', ended_by: 'caller', answered: true, at: Date.now() });
+    const utterance = JSON.stringify({
+      type: 'call.utterance',
+      call_id: id,
+      carrier_call_id: 'CA0',
+      text: marker,
+      language: 'en',
+      at: Date.now(),
+    });
+    const hangup = JSON.stringify({
+      type: 'call.completed',
+      call_id: id,
+      carrier_call_id: 'CA0',
+      ended_by: 'caller',
+      answered: true,
+      at: Date.now(),
+    });
     for (const rawBody of [utterance, hangup]) {
       for (const [what, headers, altered] of forgeries(rawBody)) {
         expect({ what, status: (await send('/carrier/events', altered ?? rawBody, headers)).status }).toEqual({ what, status: 401 });
       }
     }
     const history = await h.temporal.workflow.getHandle(id).fetchHistory();
-    const signalled = (history.events ?? []).flatMap((e) => e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? []).map((p) => Buffer.from(p.data ?? []).toString('utf8'));
+    const signalled = (history.events ?? [])
+      .flatMap((e) => e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? [])
+      .map((p) => Buffer.from(p.data ?? []).toString('utf8'));
     expect(signalled.some((payload) => payload.includes(marker))).toBe(false);
     expect((await calls.get(id)).status).toBe('in_progress');
     await calls.hangUp(id);
@@ -130,7 +181,13 @@ describe('carrier callbacks', () => {
 
   it('answers an inbound call without telling the carrier the internal call id', async () => {
     const line = await lines.create();
-    const res = await sendSigned('/carrier/events', { type: 'call.incoming', carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`, from: '+14155550142', to: line.phone_number, at: Date.now() });
+    const res = await sendSigned('/carrier/events', {
+      type: 'call.incoming',
+      carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`,
+      from: '+14155550142',
+      to: line.phone_number,
+      at: Date.now(),
+    });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ received: true });
     await eventually(async () => (await h.db('calls').where({ line_id: line.id }).first()) ?? undefined);
@@ -138,13 +195,26 @@ describe('carrier callbacks', () => {
 
   it('refuses carrier times far from the server clock (422), signed or not', async () => {
     const line = await lines.create();
-    const incoming = (at: number) => ({ type: 'call.incoming', carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`, from: '+14155550142', to: line.phone_number, at });
+    const incoming = (at: number) => ({
+      type: 'call.incoming',
+      carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`,
+      from: '+14155550142',
+      to: line.phone_number,
+      at,
+    });
     for (const at of [Date.now() + 6 * 60_000, Date.now() - 61 * 60_000, 2 ** 53 - 1]) {
       const res = await sendSigned('/carrier/events', incoming(at));
       expect(res.status).toBe(422);
       expect(res.body.error.details).toEqual([{ field: 'at', message: expect.any(String) }]);
     }
-    const sms = { type: 'sms.received', carrier_message_id: 'SMfar', from: '+14155550142', to: line.phone_number, text: 'hi', at: Date.now() + 3_600_000 };
+    const sms = {
+      type: 'sms.received',
+      carrier_message_id: 'SMfar',
+      from: '+14155550142',
+      to: line.phone_number,
+      text: 'hi',
+      at: Date.now() + 3_600_000,
+    };
     expect((await sendSigned('/carrier/messages', sms)).status).toBe(422);
     expect(await h.db('calls').where({ line_id: line.id })).toEqual([]);
     expect(await h.db('messages').where({ line_id: line.id })).toEqual([]);
@@ -152,12 +222,25 @@ describe('carrier callbacks', () => {
 
   it('never stores a caller id that is not a phone number: calls record anonymous, SMS is refused', async () => {
     const line = await lines.create();
-    const res = await sendSigned('/carrier/events', { type: 'call.incoming', carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`, from: '<script>alert(1)</script>', to: line.phone_number, at: Date.now() });
+    const res = await sendSigned('/carrier/events', {
+      type: 'call.incoming',
+      carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`,
+      from: '<script>alert(1)</script>',
+      to: line.phone_number,
+      at: Date.now(),
+    });
     expect(res.status).toBe(200);
     const call = await eventually(async () => (await h.db('calls').where({ line_id: line.id }).first()) ?? undefined);
     expect(call).toMatchObject({ from_number: 'anonymous', zone: 'C' });
 
-    const sms = await sendSigned('/carrier/messages', { type: 'sms.received', carrier_message_id: 'SMalpha', from: 'ACME-BANK', to: line.phone_number, text: 'hi', at: Date.now() });
+    const sms = await sendSigned('/carrier/messages', {
+      type: 'sms.received',
+      carrier_message_id: 'SMalpha',
+      from: 'ACME-BANK',
+      to: line.phone_number,
+      text: 'hi',
+      at: Date.now(),
+    });
     expect(sms.status).toBe(422);
     expect(sms.body.error.details).toEqual([{ field: 'from', message: 'Must be a phone number' }]);
     expect(await h.db('messages').where({ line_id: line.id })).toEqual([]);

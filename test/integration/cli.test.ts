@@ -13,7 +13,11 @@ describe('operator CLI', () => {
   afterAll(async () => h.close());
 
   function cli(...args: string[]): { status: number | null; json: Record<string, unknown>; stdout: string; stderr: string } {
-    const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent' }, encoding: 'utf8' });
+    const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'silent' },
+      encoding: 'utf8',
+    });
     let json: Record<string, unknown> = {};
     try {
       json = JSON.parse(result.stdout);
@@ -47,11 +51,28 @@ describe('operator CLI', () => {
 
     const key = cli('key', 'create', '--workspace', workspace, '--env', 'live', '--scopes', 'read,numbers:read', '--json');
     expect(key.status).toBe(0);
-    expect(key.json).toMatchObject({ environment: 'live', kind: 'standard', scopes: ['read', 'numbers:read'], key: expect.stringMatching(/^sk_live_/) });
+    expect(key.json).toMatchObject({
+      environment: 'live',
+      kind: 'standard',
+      scopes: ['read', 'numbers:read'],
+      key: expect.stringMatching(/^sk_live_/),
+    });
 
     const member = cli('user', 'add', '--workspace', workspace, '--email', `m+${Date.now()}@acme.test`, '--role', 'member', '--json');
     expect(member.status).toBe(0);
-    const refused = cli('key', 'create', '--workspace', workspace, '--user', String(member.json.user_id), '--env', 'test', '--scopes', 'keys:admin', '--json');
+    const refused = cli(
+      'key',
+      'create',
+      '--workspace',
+      workspace,
+      '--user',
+      String(member.json.user_id),
+      '--env',
+      'test',
+      '--scopes',
+      'keys:admin',
+      '--json',
+    );
     expect(refused.status).toBe(1);
     expect(refused.json).toEqual({ error: { code: 'forbidden', message: 'role member cannot hold scopes: keys:admin' } });
 
@@ -90,7 +111,17 @@ describe('operator CLI', () => {
     const badEnv = cli('key', 'create', '--workspace', String(ws.json.workspace_id), '--env', 'prod', '--json');
     expect(badEnv.json).toEqual({ error: { code: 'invalid_argument', message: '--env must be test or live' } });
 
-    const declined = cli('payment-method', 'add', '--workspace', String(ws.json.workspace_id), '--card', '4000000000000002', '--exp', '12/39', '--json');
+    const declined = cli(
+      'payment-method',
+      'add',
+      '--workspace',
+      String(ws.json.workspace_id),
+      '--card',
+      '4000000000000002',
+      '--exp',
+      '12/39',
+      '--json',
+    );
     expect(declined.status).toBe(1);
     expect(declined.json).toEqual({ error: { code: 'card_declined', message: 'the card was declined (generic_decline)' } });
 

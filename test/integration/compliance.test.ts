@@ -20,9 +20,20 @@ describe('compliance plane', () => {
   describe('consent', () => {
     it('grants, checks, refuses a second active grant, and revokes; numbers are normalised to E.164', async () => {
       const lineId = (await lines.create()).id;
-      const granted = await grant({ line_id: lineId, phone_number: '+1 (415) 555-0123', consent_type: 'explicit_outbound', source: 'web_form' });
+      const granted = await grant({
+        line_id: lineId,
+        phone_number: '+1 (415) 555-0123',
+        consent_type: 'explicit_outbound',
+        source: 'web_form',
+      });
       expect(granted.status).toBe(201);
-      expect(granted.body.consent).toMatchObject({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound', status: 'active', revoked_at: null });
+      expect(granted.body.consent).toMatchObject({
+        line_id: lineId,
+        phone_number: '+14155550123',
+        consent_type: 'explicit_outbound',
+        status: 'active',
+        revoked_at: null,
+      });
 
       const again = await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' });
       expect(again.status).toBe(409);
@@ -30,7 +41,9 @@ describe('compliance plane', () => {
       // Another type for the same pair is its own grant.
       expect((await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'implied_inbound' })).status).toBe(201);
 
-      const check = await h.request('GET', `/api/v1/consent?phone_number=%2B14155550123&line_id=${lineId}&consent_type=explicit_outbound`, { key: tenant.keys.test });
+      const check = await h.request('GET', `/api/v1/consent?phone_number=%2B14155550123&line_id=${lineId}&consent_type=explicit_outbound`, {
+        key: tenant.keys.test,
+      });
       expect(check.body).toEqual({ status: 'active', consent: granted.body.consent });
       const none = await h.request('GET', '/api/v1/consent?phone_number=%2B14155550199', { key: tenant.keys.test });
       expect(none.body).toEqual({ status: 'none', consent: null });
@@ -39,8 +52,12 @@ describe('compliance plane', () => {
       expect(revoked.status).toBe(200);
       expect(revoked.body.revoked).toBe(2);
       expect(revoked.body.consent).toMatchObject({ status: 'revoked', revoked_at: expect.any(String) });
-      expect((await h.request('GET', `/api/v1/consent?phone_number=%2B14155550123&line_id=${lineId}`, { key: tenant.keys.test })).body.status).toBe('none');
-      expect((await h.request('DELETE', `/api/v1/consent?phone_number=%2B14155550123&line_id=${lineId}`, { key: tenant.keys.test })).status).toBe(404);
+      expect(
+        (await h.request('GET', `/api/v1/consent?phone_number=%2B14155550123&line_id=${lineId}`, { key: tenant.keys.test })).body.status,
+      ).toBe('none');
+      expect(
+        (await h.request('DELETE', `/api/v1/consent?phone_number=%2B14155550123&line_id=${lineId}`, { key: tenant.keys.test })).status,
+      ).toBe(404);
       // Granting again after a revocation is allowed.
       expect((await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' })).status).toBe(201);
 
@@ -50,11 +67,13 @@ describe('compliance plane', () => {
 
     it('validates numbers, types and lines', async () => {
       const lineId = (await lines.create()).id;
-      expect((await grant({ line_id: lineId, phone_number: 'not a number', consent_type: 'explicit_outbound' })).body.error.details).toEqual([
-        { field: 'phone_number', message: expect.stringContaining('valid phone number') },
-      ]);
+      expect(
+        (await grant({ line_id: lineId, phone_number: 'not a number', consent_type: 'explicit_outbound' })).body.error.details,
+      ).toEqual([{ field: 'phone_number', message: expect.stringContaining('valid phone number') }]);
       expect((await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'verbal' })).status).toBe(422);
-      expect((await grant({ line_id: crypto.randomUUID(), phone_number: '+14155550123', consent_type: 'explicit_outbound' })).status).toBe(404);
+      expect((await grant({ line_id: crypto.randomUUID(), phone_number: '+14155550123', consent_type: 'explicit_outbound' })).status).toBe(
+        404,
+      );
       const other = (await lines.create({}, tenant.keys.live)).id;
       expect((await grant({ line_id: other, phone_number: '+14155550123', consent_type: 'explicit_outbound' })).status).toBe(404);
     });
@@ -73,7 +92,8 @@ describe('compliance plane', () => {
 
     it('POST is limited to 100 per hour', async () => {
       const lineId = (await lines.create()).id;
-      for (let i = 0; i < 100; i += 1) await h.db('rate_limit_hits').insert({ bucket: `consent.create:ws:${tenant.workspaceId}:test`, at: h.clock.now() });
+      for (let i = 0; i < 100; i += 1)
+        await h.db('rate_limit_hits').insert({ bucket: `consent.create:ws:${tenant.workspaceId}:test`, at: h.clock.now() });
       const res = await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' });
       expect(res.status).toBe(429);
     });
@@ -83,28 +103,46 @@ describe('compliance plane', () => {
     it('the operator CLI opts numbers out and in, once each, with compliance events', async () => {
       const add = await runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: '+1 415 555 0123' });
       expect(add).toEqual({ phone_number: '+14155550123', environment: 'test', opted_out: true, changed: true });
-      expect((await runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: '+14155550123' })).changed).toBe(false);
+      expect(
+        (await runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: '+14155550123' })).changed,
+      ).toBe(false);
       expect(await isOptedOut(h.db, { workspaceId: tenant.workspaceId, environment: 'test' }, '+14155550123')).toBe(true);
       expect(await isOptedOut(h.db, { workspaceId: tenant.workspaceId, environment: 'live' }, '+14155550123')).toBe(false);
       expect((await runCommand(h.db, ['opt-out', 'list'], { workspace: tenant.workspaceId, env: 'test' })).opt_outs).toHaveLength(1);
-      expect((await runCommand(h.db, ['opt-out', 'remove'], { workspace: tenant.workspaceId, env: 'test', number: '+14155550123' })).changed).toBe(true);
+      expect(
+        (await runCommand(h.db, ['opt-out', 'remove'], { workspace: tenant.workspaceId, env: 'test', number: '+14155550123' })).changed,
+      ).toBe(true);
       expect(await isOptedOut(h.db, { workspaceId: tenant.workspaceId, environment: 'test' }, '+14155550123')).toBe(false);
       const audit = await h.request('GET', '/api/v1/compliance/audit?phone_number=%2B14155550123', { key: tenant.keys.test });
       expect(audit.body.events.map((e: { event_type: string }) => e.event_type)).toEqual(['opt_in', 'opt_out']);
-      await expect(runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: 'nope' })).rejects.toThrow(/not a valid phone number/);
+      await expect(runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: 'nope' })).rejects.toThrow(
+        /not a valid phone number/,
+      );
     });
   });
 
   describe('disclosures', () => {
     it('creates and lists; the first of a language is its default, a new default replaces it', async () => {
-      const first = await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'This call uses an AI assistant.' } });
+      const first = await h.request('POST', '/api/v1/disclosures', {
+        key: tenant.keys.test,
+        body: { message: 'This call uses an AI assistant.' },
+      });
       expect(first.status).toBe(201);
       expect(first.body.disclosure).toMatchObject({ language: 'en', jurisdiction: 'US', is_default: true, audio_url: null });
-      const second = await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'Esta llamada usa IA.', language: 'es', jurisdiction: 'ES' } });
+      const second = await h.request('POST', '/api/v1/disclosures', {
+        key: tenant.keys.test,
+        body: { message: 'Esta llamada usa IA.', language: 'es', jurisdiction: 'ES' },
+      });
       expect(second.body.disclosure.is_default).toBe(true);
-      const replacement = await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'You are talking to an AI.', is_default: true } });
+      const replacement = await h.request('POST', '/api/v1/disclosures', {
+        key: tenant.keys.test,
+        body: { message: 'You are talking to an AI.', is_default: true },
+      });
       const list = await h.request('GET', '/api/v1/disclosures', { key: tenant.keys.test });
-      const defaults = list.body.disclosures.filter((d: { is_default: boolean }) => d.is_default).map((d: { id: string }) => d.id).sort();
+      const defaults = list.body.disclosures
+        .filter((d: { is_default: boolean }) => d.is_default)
+        .map((d: { id: string }) => d.id)
+        .sort();
       expect(defaults).toEqual([second.body.disclosure.id, replacement.body.disclosure.id].sort());
       expect((await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: '' } })).status).toBe(422);
       expect((await h.request('GET', '/api/v1/disclosures', { key: tenant.keys.live })).body.disclosures).toEqual([]);
@@ -119,14 +157,25 @@ describe('compliance plane', () => {
       await grant({ line_id: lineId, phone_number: '+14155550124', consent_type: 'implied_inbound' });
       for (const path of ['/api/v1/compliance/audit', '/api/v1/compliance/events']) {
         const all = await h.request('GET', `${path}?line_id=${lineId}`, { key: tenant.keys.test });
-        expect(all.body.events.map((e: { event_type: string }) => e.event_type)).toEqual(['consent_granted', 'consent_revoked', 'consent_granted']);
+        expect(all.body.events.map((e: { event_type: string }) => e.event_type)).toEqual([
+          'consent_granted',
+          'consent_revoked',
+          'consent_granted',
+        ]);
         expect(all.body.total).toBe(3);
       }
       const byPhone = await h.request('GET', '/api/v1/compliance/audit?phone_number=%2B14155550123', { key: tenant.keys.test });
       expect(byPhone.body.total).toBe(2);
       const byType = await h.request('GET', '/api/v1/compliance/audit?event_type=consent_revoked&limit=1', { key: tenant.keys.test });
-      expect(byType.body).toMatchObject({ total: 1, events: [{ event_type: 'consent_revoked', phone_number: '+14155550123', line_id: lineId }] });
-      const future = await h.request('GET', `/api/v1/compliance/audit?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`, { key: tenant.keys.test });
+      expect(byType.body).toMatchObject({
+        total: 1,
+        events: [{ event_type: 'consent_revoked', phone_number: '+14155550123', line_id: lineId }],
+      });
+      const future = await h.request(
+        'GET',
+        `/api/v1/compliance/audit?from=${encodeURIComponent(new Date(Date.now() + 60_000).toISOString())}`,
+        { key: tenant.keys.test },
+      );
       expect(future.body.total).toBe(0);
       expect((await h.request('GET', '/api/v1/compliance/audit?from=yesterday', { key: tenant.keys.test })).status).toBe(422);
     });
@@ -139,12 +188,24 @@ describe('compliance plane', () => {
       const agent = await agentKey();
       const lineId = (await lines.create()).id;
       await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' }, agent.plaintext_key);
-      await post(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, type: 'call_charge', amountCents: -14, description: 'Call', idempotencyRef: `c:${crypto.randomUUID()}`, actorKeyId: agent.id, at: new Date() });
+      await post(h.db, {
+        tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
+        type: 'call_charge',
+        amountCents: -14,
+        description: 'Call',
+        idempotencyRef: `c:${crypto.randomUUID()}`,
+        actorKeyId: agent.id,
+        at: new Date(),
+      });
       const res = await feed(agent.plaintext_key);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ limit: 100, api_key_id: agent.id });
       expect(res.body.events.map((e: { type: string }) => e.type)).toEqual(['billing_transaction', 'compliance_event']);
-      expect(res.body.events[0]).toMatchObject({ data: { transaction_type: 'call_charge', amount_cents: -14 }, created_at: expect.any(String), createdAt: expect.any(String) });
+      expect(res.body.events[0]).toMatchObject({
+        data: { transaction_type: 'call_charge', amount_cents: -14 },
+        created_at: expect.any(String),
+        createdAt: expect.any(String),
+      });
       // The read itself is an event, visible on the next read.
       const next = await feed(agent.plaintext_key, '?event_types=compliance_event', '/v1/audit');
       expect(next.body.events[0].data.event_type).toBe('audit_read');
@@ -153,7 +214,14 @@ describe('compliance plane', () => {
 
     it('excludes activity with no actor key (carrier-initiated)', async () => {
       const agent = await agentKey();
-      await h.db('compliance_events').insert({ workspace_id: tenant.workspaceId, environment: 'test', event_type: 'opt_out', actor_key_id: null, phone_number: '+14155550123', created_at: new Date() });
+      await h.db('compliance_events').insert({
+        workspace_id: tenant.workspaceId,
+        environment: 'test',
+        event_type: 'opt_out',
+        actor_key_id: null,
+        phone_number: '+14155550123',
+        created_at: new Date(),
+      });
       expect((await feed(agent.plaintext_key)).body.events).toEqual([]);
     });
 
@@ -165,9 +233,17 @@ describe('compliance plane', () => {
       expect(ok.body.api_key_id).toBe(sibling.id);
       // An agent key is minted by its service key: it reads only keys below it, not its siblings (M5).
       expect((await feed(wildcard.plaintext_key, `?api_key_id=${sibling.id}`)).status).toBe(404);
-      const liveKey = await h.request('POST', '/v1/keys', { key: tenant.keys.serviceLive, body: { name: 'live' }, headers: { 'idempotency-key': crypto.randomUUID() } });
+      const liveKey = await h.request('POST', '/v1/keys', {
+        key: tenant.keys.serviceLive,
+        body: { name: 'live' },
+        headers: { 'idempotency-key': crypto.randomUUID() },
+      });
       const foreign = await createTenant(h.db);
-      const foreignKey = await h.request('POST', '/v1/keys', { key: foreign.keys.serviceTest, body: { name: 'f' }, headers: { 'idempotency-key': crypto.randomUUID() } });
+      const foreignKey = await h.request('POST', '/v1/keys', {
+        key: foreign.keys.serviceTest,
+        body: { name: 'f' },
+        headers: { 'idempotency-key': crypto.randomUUID() },
+      });
       for (const id of [liveKey.body.key.id, foreignKey.body.key.id, crypto.randomUUID()]) {
         const res = await feed(wildcard.plaintext_key, `?api_key_id=${id}`);
         expect(res.status).toBe(404);
@@ -195,7 +271,9 @@ describe('compliance plane', () => {
       expect((await feed(agent.plaintext_key, '?limit=ten')).status).toBe(422);
       const unknown = await feed(agent.plaintext_key, '?event_types=call,telepathy');
       expect(unknown.status).toBe(422);
-      expect(unknown.body.error.details).toEqual([{ field: 'event_types', message: 'Unknown: telepathy. Allowed: call, sms, compliance_event, billing_transaction' }]);
+      expect(unknown.body.error.details).toEqual([
+        { field: 'event_types', message: 'Unknown: telepathy. Allowed: call, sms, compliance_event, billing_transaction' },
+      ]);
       expect((await feed(agent.plaintext_key, '?event_types=call%2Csms')).status).toBe(200);
     });
 

@@ -54,7 +54,13 @@ describe('webhook conversation loop', () => {
     expect((await sim.calls.say(id, 'I need a table for two', 'en')).status).toBe(202);
     await eventually(async () => ((await speech(id)).length === 2 ? true : undefined));
     const [message] = messages();
-    expect(message.body).toMatchObject({ event: 'message', call_id: id, text: 'I need a table for two', detected_language: 'en', timestamp: expect.any(Number) });
+    expect(message.body).toMatchObject({
+      event: 'message',
+      call_id: id,
+      text: 'I need a table for two',
+      detected_language: 'en',
+      timestamp: expect.any(Number),
+    });
     expect(message.body.context).toEqual([
       { role: 'assistant', text: 'Hello, Luigi’s, how can I help?', timestamp: expect.any(Number) },
       { role: 'user', text: 'I need a table for two', timestamp: message.body.timestamp },
@@ -79,7 +85,9 @@ describe('webhook conversation loop', () => {
     await eventually(async () => ((await speech(id))[0]?.state === 'speaking' ? true : undefined));
     await new Promise((resolve) => setTimeout(resolve, 300));
     await sim.calls.bargeIn(id, 'Stop, stop');
-    await eventually(async () => (messages().length === 2 && receiver.requests.some((r) => r.body.event === 'interrupted') ? true : undefined));
+    await eventually(async () =>
+      messages().length === 2 && receiver.requests.some((r) => r.body.event === 'interrupted') ? true : undefined,
+    );
     const interrupted = receiver.requests.find((r) => r.body.event === 'interrupted')!;
     const heard = String(interrupted.body.partial_response_text);
     expect(heard.length).toBeGreaterThan(0);
@@ -115,7 +123,10 @@ describe('webhook conversation loop', () => {
   });
 
   it('a compliance-enabled line plays the default disclosure first and records it', async () => {
-    await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'This call is handled by an AI assistant.' } });
+    await h.request('POST', '/api/v1/disclosures', {
+      key: tenant.keys.test,
+      body: { message: 'This call is handled by an AI assistant.' },
+    });
     const line = await lines.create({ compliance_enabled: true, begin_message: 'Hi!' });
     await consent.record(line.id, '+14155552671', 'explicit_outbound');
     const id = (await calls.place(line.id, '+14155552671')).body.call.id;
@@ -187,8 +198,25 @@ describe('webhook conversation loop', () => {
     const sent = messages().length;
     const said = { role: 'user' as const, text: 'Just once', timestamp: Number(messages()[sent - 1].body.timestamp) };
     const rerun = await activities.takeMessageTurn(
-      { callId: id, workspaceId: tenant.workspaceId, environment: 'test', lineId: line.id, keyId: null, direction: 'outbound', from: row.from_number, to: row.to_number },
-      { turn: 1, said, context: [said], detectedLanguage: 'en', carrierCallId: row.carrier_call_id, speakIdPrefix: `${id}:turn-1`, replySpeakId: `${id}:speak-1` },
+      {
+        callId: id,
+        workspaceId: tenant.workspaceId,
+        environment: 'test',
+        lineId: line.id,
+        keyId: null,
+        direction: 'outbound',
+        from: row.from_number,
+        to: row.to_number,
+      },
+      {
+        turn: 1,
+        said,
+        context: [said],
+        detectedLanguage: 'en',
+        carrierCallId: row.carrier_call_id,
+        speakIdPrefix: `${id}:turn-1`,
+        replySpeakId: `${id}:speak-1`,
+      },
     );
     expect(rerun).toMatchObject({ delivered: false, transcriptWritten: false });
     expect(messages().length).toBe(sent);
@@ -212,7 +240,13 @@ describe('webhook conversation loop', () => {
 
     it('a line that takes too long ends the reply: what came before it is spoken, the delivery is failed', async () => {
       const id = await connectShort();
-      replies.set('Slow please', { status: 200, stream: [{ afterMs: 0, line: { text: 'First part.' } }, { afterMs: 1800, line: { text: 'Too late.' } }] });
+      replies.set('Slow please', {
+        status: 200,
+        stream: [
+          { afterMs: 0, line: { text: 'First part.' } },
+          { afterMs: 1800, line: { text: 'Too late.' } },
+        ],
+      });
       await shortSim.calls.say(id, 'Slow please');
       const [failed] = await eventually(async () => ((await failedMessages()).length === 1 ? failedMessages() : undefined));
       expect(failed.error_message).toBe('no ndjson line within 1000 ms');

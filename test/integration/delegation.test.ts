@@ -24,7 +24,8 @@ describe('delegation', () => {
 
   const idem = () => ({ 'idempotency-key': crypto.randomUUID() });
   const asOwner = customer(ctx);
-  const mintToken = (key: string, name: string, grant: Record<string, unknown>) => h.request('POST', '/api-tokens', { key, body: { name, grant } });
+  const mintToken = (key: string, name: string, grant: Record<string, unknown>) =>
+    h.request('POST', '/api-tokens', { key, body: { name, grant } });
   /** A child of the owner's root key through /api-tokens: `{id, key}`. */
   const delegate = async (grant: Record<string, unknown>, parent = tenant.keys.test) => {
     const res = await mintToken(parent, 'delegate', grant);
@@ -39,8 +40,17 @@ describe('delegation', () => {
   const keyCount = async () => Number((await h.db('api_keys').where({ workspace_id: tenant.workspaceId }).count('id as n'))[0].n);
   /** Whether the key still authenticates (a 403 for a missing scope is still a live key). */
   const alive = async (key: string) => (await h.request('GET', '/api/v1/voices', { key })).status !== 401;
-  const credit = (cents: number) => post(h.db, { tenant: account, type: 'credit_purchase', amountCents: cents, description: 'test credit', idempotencyRef: `test:${crypto.randomUUID()}`, at: new Date() });
-  const hold = (keyId: string, amountCents: number) => placeHold(h.db, { tenant: account, keyId, reference: `call:${crypto.randomUUID()}`, amountCents, at: new Date() });
+  const credit = (cents: number) =>
+    post(h.db, {
+      tenant: account,
+      type: 'credit_purchase',
+      amountCents: cents,
+      description: 'test credit',
+      idempotencyRef: `test:${crypto.randomUUID()}`,
+      at: new Date(),
+    });
+  const hold = (keyId: string, amountCents: number) =>
+    placeHold(h.db, { tenant: account, keyId, reference: `call:${crypto.randomUUID()}`, amountCents, at: new Date() });
   const spend = async (keyId: string, cents: number) => {
     const reference = `call:${crypto.randomUUID()}`;
     expect((await placeHold(h.db, { tenant: account, keyId, reference, amountCents: cents, at: new Date() })).ok).toBe(true);
@@ -50,10 +60,19 @@ describe('delegation', () => {
   describe('C2: one grant check on every minting path', () => {
     it('the issue’s exploit: a narrow keys:admin key gets no key that can GET /api/v1/calls through /api/v1/auth/keys', async () => {
       const lineA = (await asOwner.lines.create()).id;
-      const partner = await delegate({ scopes: ['keys:admin', 'numbers:read'], resources: { numbers: [lineA] }, spendLimit: { amountCents: 100 } });
+      const partner = await delegate({
+        scopes: ['keys:admin', 'numbers:read'],
+        resources: { numbers: [lineA] },
+        spendLimit: { amountCents: 100 },
+      });
       expect((await h.request('GET', '/api/v1/calls', { key: partner.key })).status).toBe(403);
       const before = await keyCount();
-      for (const body of [{ name: 'x' }, { name: 'x', permissions: 'full' }, { name: 'x', permissions: 'call_only' }, { name: 'x', permissions: 'read_only', line_id: lineA, monthly_cap_cents: 50 }]) {
+      for (const body of [
+        { name: 'x' },
+        { name: 'x', permissions: 'full' },
+        { name: 'x', permissions: 'call_only' },
+        { name: 'x', permissions: 'read_only', line_id: lineA, monthly_cap_cents: 50 },
+      ]) {
         const res = await h.request('POST', '/api/v1/auth/keys', { key: partner.key, body });
         expect(res.status).toBe(403);
         expect(res.body.error.code).toBe('forbidden');
@@ -70,39 +89,106 @@ describe('delegation', () => {
         resources: { numbers: [lineA] },
         spendLimit: { amountCents: 100, resetPeriod: null },
       });
-      const res = await h.request('POST', '/api/v1/auth/keys', { key: minter.key, body: { name: 'reader', permissions: 'read_only', monthly_cap_cents: 50 } });
+      const res = await h.request('POST', '/api/v1/auth/keys', {
+        key: minter.key,
+        body: { name: 'reader', permissions: 'read_only', monthly_cap_cents: 50 },
+      });
       expect(res.status).toBe(201);
       expect(res.body.key).toMatchObject({ parent_key_id: minter.id, permissions: 'read_only', monthly_cap_cents: 50, line_id: null });
       const child = res.body.key.plaintext_key;
       expect((await h.request('GET', `/api/v1/lines/${lineA}`, { key: child })).status).toBe(200);
       expect((await h.request('GET', `/api/v1/lines/${lineB}`, { key: child })).status).toBe(403);
-      const listed = (await h.request('GET', '/api-tokens', { key: tenant.keys.test })).body.api_tokens.find((t: { id: string }) => t.id === res.body.key.id);
-      expect(listed).toMatchObject({ parent_key_id: minter.id, grant: { resources: { numbers: [lineA] }, spendLimit: { amountCents: 100, resetPeriod: null } } });
+      const listed = (await h.request('GET', '/api-tokens', { key: tenant.keys.test })).body.api_tokens.find(
+        (t: { id: string }) => t.id === res.body.key.id,
+      );
+      expect(listed).toMatchObject({
+        parent_key_id: minter.id,
+        grant: { resources: { numbers: [lineA] }, spendLimit: { amountCents: 100, resetPeriod: null } },
+      });
     });
 
     const ALL = [...SCOPES];
     // Each row: how the minter is restricted, the minting path, the field the refusal names, the
     // minter's grant (its allow-list is line A) and a request beyond it.
     type Lines = { a: string; b: string };
-    const refusals: Array<[string, 'api-tokens' | 'auth-keys', string, Record<string, unknown>, (lines: Lines) => Record<string, unknown>]> = [
-      ['scopes', 'api-tokens', 'grant.scopes', { scopes: ['keys:admin', 'numbers:read'] }, () => ({ name: 'c', grant: { scopes: ['calls:create'] } })],
+    const refusals: Array<
+      [string, 'api-tokens' | 'auth-keys', string, Record<string, unknown>, (lines: Lines) => Record<string, unknown>]
+    > = [
+      [
+        'scopes',
+        'api-tokens',
+        'grant.scopes',
+        { scopes: ['keys:admin', 'numbers:read'] },
+        () => ({ name: 'c', grant: { scopes: ['calls:create'] } }),
+      ],
       ['scopes (default tier full)', 'auth-keys', 'permissions', { scopes: ['keys:admin', 'numbers:read'] }, () => ({ name: 'c' })],
-      ['scopes (tier read_only)', 'auth-keys', 'permissions', { scopes: ['keys:admin', 'numbers:read', 'read'] }, () => ({ name: 'c', permissions: 'read_only' })],
-      ['allow-list (child without one)', 'api-tokens', 'grant.resources.numbers', { scopes: ALL, resources: {} }, () => ({ name: 'c', grant: { scopes: ['read'] } })],
-      ['allow-list (a line outside it)', 'api-tokens', 'grant.resources.numbers', { scopes: ALL, resources: {} }, ({ a, b }) => ({ name: 'c', grant: { scopes: ['read'], resources: { numbers: [a, b] } } })],
+      [
+        'scopes (tier read_only)',
+        'auth-keys',
+        'permissions',
+        { scopes: ['keys:admin', 'numbers:read', 'read'] },
+        () => ({ name: 'c', permissions: 'read_only' }),
+      ],
+      [
+        'allow-list (child without one)',
+        'api-tokens',
+        'grant.resources.numbers',
+        { scopes: ALL, resources: {} },
+        () => ({ name: 'c', grant: { scopes: ['read'] } }),
+      ],
+      [
+        'allow-list (a line outside it)',
+        'api-tokens',
+        'grant.resources.numbers',
+        { scopes: ALL, resources: {} },
+        ({ a, b }) => ({ name: 'c', grant: { scopes: ['read'], resources: { numbers: [a, b] } } }),
+      ],
       ['allow-list (line_id outside it)', 'auth-keys', 'line_id', { scopes: ALL, resources: {} }, ({ b }) => ({ name: 'c', line_id: b })],
-      ['lifetime cap (child without one)', 'api-tokens', 'grant.spendLimit', { scopes: ALL, spendLimit: { amountCents: 100 } }, () => ({ name: 'c', grant: { scopes: ['read'] } })],
-      ['lifetime cap (a larger one)', 'api-tokens', 'grant.spendLimit', { scopes: ALL, spendLimit: { amountCents: 100 } }, () => ({ name: 'c', grant: { scopes: ['read'], spendLimit: { amountCents: 101 } } })],
-      ['lifetime cap (a larger monthly cap)', 'auth-keys', 'monthly_cap_cents', { scopes: ALL, spendLimit: { amountCents: 100 } }, () => ({ name: 'c', monthly_cap_cents: 101 })],
-      ['monthly cap (a larger one)', 'api-tokens', 'grant.spendLimit', { scopes: ALL, spendLimit: { amountCents: 100, resetPeriod: 'monthly' } }, () => ({ name: 'c', grant: { scopes: ['read'], spendLimit: { amountCents: 500, resetPeriod: 'monthly' } } })],
-      ['monthly cap (a larger monthly cap)', 'auth-keys', 'monthly_cap_cents', { scopes: ALL, spendLimit: { amountCents: 100, resetPeriod: 'monthly' } }, () => ({ name: 'c', monthly_cap_cents: 500 })],
+      [
+        'lifetime cap (child without one)',
+        'api-tokens',
+        'grant.spendLimit',
+        { scopes: ALL, spendLimit: { amountCents: 100 } },
+        () => ({ name: 'c', grant: { scopes: ['read'] } }),
+      ],
+      [
+        'lifetime cap (a larger one)',
+        'api-tokens',
+        'grant.spendLimit',
+        { scopes: ALL, spendLimit: { amountCents: 100 } },
+        () => ({ name: 'c', grant: { scopes: ['read'], spendLimit: { amountCents: 101 } } }),
+      ],
+      [
+        'lifetime cap (a larger monthly cap)',
+        'auth-keys',
+        'monthly_cap_cents',
+        { scopes: ALL, spendLimit: { amountCents: 100 } },
+        () => ({ name: 'c', monthly_cap_cents: 101 }),
+      ],
+      [
+        'monthly cap (a larger one)',
+        'api-tokens',
+        'grant.spendLimit',
+        { scopes: ALL, spendLimit: { amountCents: 100, resetPeriod: 'monthly' } },
+        () => ({ name: 'c', grant: { scopes: ['read'], spendLimit: { amountCents: 500, resetPeriod: 'monthly' } } }),
+      ],
+      [
+        'monthly cap (a larger monthly cap)',
+        'auth-keys',
+        'monthly_cap_cents',
+        { scopes: ALL, spendLimit: { amountCents: 100, resetPeriod: 'monthly' } },
+        () => ({ name: 'c', monthly_cap_cents: 500 }),
+      ],
     ];
     it.each(refusals)('a minter restricted by %s, on %s: 403 naming %s, nothing written', async (_what, path, field, grant, request) => {
       const lines = { a: (await asOwner.lines.create()).id, b: (await asOwner.lines.create()).id };
       const resources = grant.resources ? { resources: { numbers: [lines.a] } } : {};
       const minter = await delegate({ ...grant, ...resources });
       const before = await keyCount();
-      const res = await h.request('POST', path === 'api-tokens' ? '/api-tokens' : '/api/v1/auth/keys', { key: minter.key, body: request(lines) });
+      const res = await h.request('POST', path === 'api-tokens' ? '/api-tokens' : '/api/v1/auth/keys', {
+        key: minter.key,
+        body: request(lines),
+      });
       expect(res.status).toBe(403);
       expect(res.body.error).toMatchObject({ code: 'forbidden' });
       expect(res.body.error.details.map((d: { field: string }) => d.field)).toEqual([field]);
@@ -110,15 +196,36 @@ describe('delegation', () => {
     });
 
     it('the keys plane never mints beyond the service key’s user: mint, PATCH and rotate of a member’s service key stay within the member preset', async () => {
-      const member = await addUser(h.db, { workspaceId: tenant.workspaceId, email: `m+${crypto.randomUUID()}@example.test`, role: 'member' });
-      const svc = String((await runCommand(h.db, ['service-key', 'create'], { workspace: tenant.workspaceId, user: member.id, env: 'test' })).key);
+      const member = await addUser(h.db, {
+        workspaceId: tenant.workspaceId,
+        email: `m+${crypto.randomUUID()}@example.test`,
+        role: 'member',
+      });
+      const svc = String(
+        (await runCommand(h.db, ['service-key', 'create'], { workspace: tenant.workspaceId, user: member.id, env: 'test' })).key,
+      );
       const minted = await agentKey({ permissions: 'read_only' }, svc);
       const patched = await h.request('PATCH', `/v1/keys/${minted.id}`, { key: svc, body: { permissions: 'full' } });
       expect(patched.status).toBe(200);
       const rotated = await h.request('POST', `/v1/keys/${minted.id}/rotate`, { key: svc, headers: idem() });
       expect(rotated.status).toBe(201);
       const stored = await h.db<ApiKeyRow>('api_keys').whereIn('id', [minted.id, rotated.body.key.id]);
-      for (const row of stored) expect(row.scopes.filter((s) => !['calls:create', 'calls:control', 'messages:create', 'numbers:read', 'connections:read', 'consent:write', 'billing:read', 'read'].includes(s))).toEqual([]);
+      for (const row of stored)
+        expect(
+          row.scopes.filter(
+            (s) =>
+              ![
+                'calls:create',
+                'calls:control',
+                'messages:create',
+                'numbers:read',
+                'connections:read',
+                'consent:write',
+                'billing:read',
+                'read',
+              ].includes(s),
+          ),
+        ).toEqual([]);
       const refused = await h.request('POST', '/api/v1/lines', { key: rotated.body.key.plaintext_key, body: webhookLine() });
       expect(refused.status).toBe(403);
       expect(refused.body.error.details).toEqual([{ field: 'scope', message: 'numbers:provision' }]);
@@ -127,7 +234,11 @@ describe('delegation', () => {
     it('every minted key names its minter: /api-tokens and /api/v1/auth/keys children are never roots', async () => {
       const viaTokens = await delegate({ scopes: ['read'] });
       const viaAuthKeys = (await h.request('POST', '/api/v1/auth/keys', { key: tenant.keys.test, body: { name: 'k' } })).body.key;
-      const owner = await h.db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId, environment: 'test', kind: 'standard' }).whereNull('parent_key_id').first();
+      const owner = await h
+        .db<ApiKeyRow>('api_keys')
+        .where({ workspace_id: tenant.workspaceId, environment: 'test', kind: 'standard' })
+        .whereNull('parent_key_id')
+        .first();
       const rows = await h.db<ApiKeyRow>('api_keys').whereIn('id', [viaTokens.id, viaAuthKeys.id]);
       for (const row of rows) expect(row).toMatchObject({ parent_key_id: owner!.id, ancestor_ids: [owner!.id] });
     });
@@ -148,7 +259,9 @@ describe('delegation', () => {
       const leaked = await delegate({ scopes: ['keys:admin', 'numbers:read', 'connections:read', 'billing:read', 'read'] });
       const child = await delegate({ scopes: ['keys:admin', 'billing:read', 'read'] }, leaked.key);
       const grandchild = await delegate({ scopes: ['billing:read'] }, child.key);
-      const viaAuthKeys = (await h.request('POST', '/api/v1/auth/keys', { key: leaked.key, body: { name: 'persist', permissions: 'read_only' } })).body.key;
+      const viaAuthKeys = (
+        await h.request('POST', '/api/v1/auth/keys', { key: leaked.key, body: { name: 'persist', permissions: 'read_only' } })
+      ).body.key;
       for (const key of [leaked.key, child.key, grandchild.key, viaAuthKeys.plaintext_key]) expect(await alive(key)).toBe(true);
 
       const revoked = await h.request('POST', `/api-tokens/${leaked.id}/revoke`, { key: tenant.keys.test });
@@ -176,7 +289,17 @@ describe('delegation', () => {
       // Agent keys hold no keys:admin today; a child made under one directly stands for a future path.
       const underAgent = async (agentId: string) => {
         const agent = (await h.db<ApiKeyRow>('api_keys').where({ id: agentId }).first())!;
-        return (await insertKey(h.db, { workspaceId: tenant.workspaceId, userId: tenant.owner.id, environment: 'test', kind: 'standard', name: 'below', scopes: ['read'], minter: agent })).plaintext;
+        return (
+          await insertKey(h.db, {
+            workspaceId: tenant.workspaceId,
+            userId: tenant.owner.id,
+            environment: 'test',
+            kind: 'standard',
+            name: 'below',
+            scopes: ['read'],
+            minter: agent,
+          })
+        ).plaintext;
       };
       const deleted = await agentKey();
       const belowDeleted = await underAgent(deleted.id);
@@ -184,12 +307,17 @@ describe('delegation', () => {
       const belowRotated = await underAgent(rotatedAway.id);
       expect(await alive(belowDeleted)).toBe(true);
       expect((await h.request('DELETE', `/v1/keys/${deleted.id}`, { key: tenant.keys.serviceTest })).status).toBe(200);
-      expect((await h.request('POST', `/v1/keys/${rotatedAway.id}/rotate`, { key: tenant.keys.serviceTest, headers: idem() })).status).toBe(201);
+      expect((await h.request('POST', `/v1/keys/${rotatedAway.id}/rotate`, { key: tenant.keys.serviceTest, headers: idem() })).status).toBe(
+        201,
+      );
       for (const key of [belowDeleted, belowRotated]) expect(await alive(key)).toBe(false);
     });
 
     it('a root key revokes any key within its own grant, never a broader one', async () => {
-      const ownerKeyId = (await h.db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId, environment: 'test', kind: 'standard' }).first())!.id;
+      const ownerKeyId = (await h
+        .db<ApiKeyRow>('api_keys')
+        .where({ workspace_id: tenant.workspaceId, environment: 'test', kind: 'standard' })
+        .first())!.id;
       const narrowRoot = await mintKey(h.db, tenant.owner, 'test', ['keys:admin', 'read']);
       const broader = await h.request('POST', `/api-tokens/${ownerKeyId}/revoke`, { key: narrowRoot });
       expect(broader.status).toBe(403);
@@ -203,7 +331,10 @@ describe('delegation', () => {
       const parent = await delegate({ scopes: ['keys:admin', 'billing:read'] });
       const child = await delegate({ scopes: ['billing:read'] }, parent.key);
       // As a database from before revocation cascaded would hold it: the parent revoked alone.
-      await h.db('api_keys').where({ id: parent.id }).update({ revoked_at: new Date(Date.now() - 1000) });
+      await h
+        .db('api_keys')
+        .where({ id: parent.id })
+        .update({ revoked_at: new Date(Date.now() - 1000) });
       expect(await alive(child.key)).toBe(false);
     });
   });
@@ -213,7 +344,8 @@ describe('delegation', () => {
       await credit(100_000);
       const parent = await delegate({ scopes: ['keys:admin', 'calls:create'], spendLimit: { amountCents: 1000 } });
       const children = [];
-      for (let i = 0; i < 5; i += 1) children.push(await delegate({ scopes: ['keys:admin', 'calls:create'], spendLimit: { amountCents: 1000 } }, parent.key));
+      for (let i = 0; i < 5; i += 1)
+        children.push(await delegate({ scopes: ['keys:admin', 'calls:create'], spendLimit: { amountCents: 1000 } }, parent.key));
       const grandchild = await delegate({ scopes: ['calls:create'], spendLimit: { amountCents: 1000 } }, children[0].key);
       const holders = [...children, grandchild];
       const outcomes: HoldOutcome[] = await Promise.all(holders.flatMap((k) => [hold(k.id, 300), hold(k.id, 300)]));
@@ -222,7 +354,10 @@ describe('delegation', () => {
       expect(outcomes.find((o) => !o.ok)).toMatchObject({ refusal: { code: 'agent_cap_exceeded', capCents: 1000 } });
       // Settled spend counts too: the parent itself cannot spend what its children did.
       await spend(grandchild.id, 100);
-      expect(await hold(parent.id, 1)).toMatchObject({ ok: false, refusal: { code: 'agent_cap_exceeded', capCents: 1000, spentCents: 1000 } });
+      expect(await hold(parent.id, 1)).toMatchObject({
+        ok: false,
+        refusal: { code: 'agent_cap_exceeded', capCents: 1000, spentCents: 1000 },
+      });
     });
 
     it('a parent that has used up its cap cannot mint new budget', async () => {
@@ -230,7 +365,10 @@ describe('delegation', () => {
       const parent = await delegate({ scopes: ['keys:admin', 'calls:create'], spendLimit: { amountCents: 500 } });
       await spend(parent.id, 500);
       const fresh = await delegate({ scopes: ['calls:create'], spendLimit: { amountCents: 500 } }, parent.key);
-      expect(await hold(fresh.id, 13)).toMatchObject({ ok: false, refusal: { code: 'agent_cap_exceeded', spentCents: 500, capCents: 500, cycleResetAt: null } });
+      expect(await hold(fresh.id, 13)).toMatchObject({
+        ok: false,
+        refusal: { code: 'agent_cap_exceeded', spentCents: 500, capCents: 500, cycleResetAt: null },
+      });
     });
   });
 
@@ -240,13 +378,18 @@ describe('delegation', () => {
       const first = await agentKey({ monthly_cap_cents: 100 });
       await spend(first.id, 60);
       const second = (await h.request('POST', `/v1/keys/${first.id}/rotate`, { key: tenant.keys.serviceTest, headers: idem() })).body.key;
-      expect(await hold(second.id, 50)).toMatchObject({ ok: false, refusal: { code: 'agent_cap_exceeded', spentCents: 60, capCents: 100 } });
+      expect(await hold(second.id, 50)).toMatchObject({
+        ok: false,
+        refusal: { code: 'agent_cap_exceeded', spentCents: 60, capCents: 100 },
+      });
       const third = (await h.request('POST', `/v1/keys/${second.id}/rotate`, { key: tenant.keys.serviceTest, headers: idem() })).body.key;
       expect((await hold(third.id, 40)).ok).toBe(true);
       expect(await hold(third.id, 1)).toMatchObject({ ok: false, refusal: { spentCents: 100 } });
       const record = await h.request('GET', `/v1/keys/${third.id}`, { key: tenant.keys.serviceTest });
       expect(record.body.key.monthly_spend_cents).toBe(60);
-      const listed = (await h.request('GET', '/v1/keys', { key: tenant.keys.serviceTest })).body.keys.find((k: { id: string }) => k.id === third.id);
+      const listed = (await h.request('GET', '/v1/keys', { key: tenant.keys.serviceTest })).body.keys.find(
+        (k: { id: string }) => k.id === third.id,
+      );
       expect(listed.monthly_spend_cents).toBe(60);
     });
   });
@@ -262,7 +405,9 @@ describe('delegation', () => {
       expect(refused.body.error.code).toBe('not_found');
       expect((await h.request('GET', `/v1/keys/${bound.id}`, { key: tenant.keys.serviceTest })).body.key.revoked_at).toBeNull();
       expect(await h.db('api_keys').where({ rotated_from: bound.id }).first()).toBeUndefined();
-      expect((await h.request('PATCH', `/v1/keys/${bound.id}`, { key: tenant.keys.serviceTest, body: { line_id: null } })).status).toBe(200);
+      expect((await h.request('PATCH', `/v1/keys/${bound.id}`, { key: tenant.keys.serviceTest, body: { line_id: null } })).status).toBe(
+        200,
+      );
       const retried = await h.request('POST', `/v1/keys/${bound.id}/rotate`, { key: tenant.keys.serviceTest, headers });
       expect(retried.status).toBe(201);
       expect(retried.body.key).toMatchObject({ rotated_from: bound.id, line_id: null });
@@ -278,20 +423,34 @@ describe('delegation', () => {
         await delegate({ scopes: [...SCOPES], spendLimit: { amountCents: 100 } }),
       ];
       for (const { key } of restricted) {
-        const res = await h.request('PATCH', '/api/v1/settings', { key, body: { auto_recharge_amount_cents: 100_000, default_webhook_url: 'https://attacker.example.test/x' } });
+        const res = await h.request('PATCH', '/api/v1/settings', {
+          key,
+          body: { auto_recharge_amount_cents: 100_000, default_webhook_url: 'https://attacker.example.test/x' },
+        });
         expect(res.status).toBe(403);
         expect(res.body.error.code).toBe('forbidden');
         expect(res.body.error.details[0].field).toBe('parent_key_id');
       }
       const agent = await agentKey();
-      expect((await h.request('PATCH', '/api/v1/settings', { key: agent.plaintext_key, body: { auto_recharge_enabled: false } })).status).toBe(403);
-      expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.test })).body).toMatchObject({ default_webhook_url: null, auto_recharge_amount_cents: 2000 });
+      expect(
+        (await h.request('PATCH', '/api/v1/settings', { key: agent.plaintext_key, body: { auto_recharge_enabled: false } })).status,
+      ).toBe(403);
+      expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.test })).body).toMatchObject({
+        default_webhook_url: null,
+        auto_recharge_amount_cents: 2000,
+      });
 
-      const changed = await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_amount_cents: 5000, default_webhook_url: 'https://hooks.example.test/all?token=secret' } });
+      const changed = await h.request('PATCH', '/api/v1/settings', {
+        key: tenant.keys.test,
+        body: { auto_recharge_amount_cents: 5000, default_webhook_url: 'https://hooks.example.test/all?token=secret' },
+      });
       expect(changed.status).toBe(200);
       const [event] = await h.db('compliance_events').where({ workspace_id: tenant.workspaceId, event_type: 'settings_changed' });
       expect(event.metadata).toEqual({
-        changed: { auto_recharge_amount_cents: { from: 2000, to: 5000 }, default_webhook_url: { from: null, to: 'https://hooks.example.test' } },
+        changed: {
+          auto_recharge_amount_cents: { from: 2000, to: 5000 },
+          default_webhook_url: { from: null, to: 'https://hooks.example.test' },
+        },
       });
     });
 
@@ -299,7 +458,9 @@ describe('delegation', () => {
       for (const body of [{ auto_recharge_amount_cents: 100_001 }, { auto_recharge_threshold_cents: 100_001 }]) {
         expect((await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body })).status).toBe(422);
       }
-      expect((await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_amount_cents: 100_000 } })).status).toBe(200);
+      expect(
+        (await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_amount_cents: 100_000 } })).status,
+      ).toBe(200);
     });
   });
 
@@ -307,7 +468,10 @@ describe('delegation', () => {
     it('a line-bound or allow-listed key cannot write them; a new default is a compliance event', async () => {
       const line = (await asOwner.lines.create()).id;
       const bound = await agentKey({ line_id: line });
-      const boundRes = await h.request('POST', '/api/v1/disclosures', { key: bound.plaintext_key, body: { message: 'Hi!', is_default: true } });
+      const boundRes = await h.request('POST', '/api/v1/disclosures', {
+        key: bound.plaintext_key,
+        body: { message: 'Hi!', is_default: true },
+      });
       expect(boundRes.status).toBe(403);
       expect(boundRes.body.error).toMatchObject({ code: 'agent_scope_error', details: [{ field: 'line_id', message: line }] });
       const listed = await delegate({ scopes: ['consent:write', 'read'], resources: { numbers: [line] } });
@@ -316,10 +480,19 @@ describe('delegation', () => {
       expect(listedRes.body.error.code).toBe('forbidden');
       expect((await h.request('GET', '/api/v1/disclosures', { key: tenant.keys.test })).body.disclosures).toEqual([]);
 
-      const first = (await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'This call uses AI.' } })).body.disclosure;
+      const first = (await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'This call uses AI.' } }))
+        .body.disclosure;
       await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'Not the default.', is_default: false } });
-      const second = (await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'You are talking to an AI.', is_default: true } })).body.disclosure;
-      const events = await h.db('compliance_events').where({ workspace_id: tenant.workspaceId, event_type: 'disclosure_default_changed' }).orderBy('created_at');
+      const second = (
+        await h.request('POST', '/api/v1/disclosures', {
+          key: tenant.keys.test,
+          body: { message: 'You are talking to an AI.', is_default: true },
+        })
+      ).body.disclosure;
+      const events = await h
+        .db('compliance_events')
+        .where({ workspace_id: tenant.workspaceId, event_type: 'disclosure_default_changed' })
+        .orderBy('created_at');
       expect(events.map((e) => e.metadata)).toEqual([
         { language: 'en', disclosure_id: first.id, previous_disclosure_id: null },
         { language: 'en', disclosure_id: second.id, previous_disclosure_id: first.id },
@@ -332,7 +505,11 @@ describe('delegation', () => {
 
     it('a delegated or allow-listed key reads only itself and its descendants; the owner’s key is 404', async () => {
       const line = (await asOwner.lines.create()).id;
-      const ownerKeyId = (await h.db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId, environment: 'test', kind: 'standard' }).whereNull('parent_key_id').first())!.id;
+      const ownerKeyId = (await h
+        .db<ApiKeyRow>('api_keys')
+        .where({ workspace_id: tenant.workspaceId, environment: 'test', kind: 'standard' })
+        .whereNull('parent_key_id')
+        .first())!.id;
       const listed = await delegate({ scopes: ['keys:admin', 'read'], resources: { numbers: [line] } });
       const sibling = await delegate({ scopes: ['read'] });
       const own = await delegate({ scopes: ['read'], resources: { numbers: [line] } }, listed.key);
@@ -347,7 +524,10 @@ describe('delegation', () => {
     });
 
     it('a service key is never a target, not even for a root key', async () => {
-      const svcId = (await h.db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId, environment: 'test', kind: 'service' }).first())!.id;
+      const svcId = (await h
+        .db<ApiKeyRow>('api_keys')
+        .where({ workspace_id: tenant.workspaceId, environment: 'test', kind: 'service' })
+        .first())!.id;
       const res = await feed(tenant.keys.test, svcId);
       expect(res.status).toBe(404);
       expect(res.body.error.code).toBe('not_found');
@@ -356,7 +536,15 @@ describe('delegation', () => {
     it('GET /api/v1/billing/transactions shows an allow-listed key its lines’ transactions only', async () => {
       const [lineA, lineB] = [(await asOwner.lines.create()).id, (await asOwner.lines.create()).id];
       for (const lineId of [lineA, lineB]) {
-        await post(h.db, { tenant: account, type: 'call_charge', amountCents: -13, description: 'Call', idempotencyRef: `c:${crypto.randomUUID()}`, lineId, at: new Date() });
+        await post(h.db, {
+          tenant: account,
+          type: 'call_charge',
+          amountCents: -13,
+          description: 'Call',
+          idempotencyRef: `c:${crypto.randomUUID()}`,
+          lineId,
+          at: new Date(),
+        });
       }
       const listed = await delegate({ scopes: ['billing:read'], resources: { numbers: [lineA] } });
       const res = await h.request('GET', '/api/v1/billing/transactions', { key: listed.key });

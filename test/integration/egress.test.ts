@@ -57,9 +57,15 @@ describe('customer URLs cannot reach internal addresses (SSRF)', () => {
     const asWebhook = await strict.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: url }) });
     expect(asWebhook.status).toBe(422);
     expect(asWebhook.body.error).toMatchObject(refusedField('webhook_url'));
-    const asCallback = await strict.request('POST', '/api/v1/lines', { key, body: { name: 'Hosted', mode: 'hosted', system_prompt: 'Be brief.', status_callback_url: url } });
+    const asCallback = await strict.request('POST', '/api/v1/lines', {
+      key,
+      body: { name: 'Hosted', mode: 'hosted', system_prompt: 'Be brief.', status_callback_url: url },
+    });
     expect(asCallback.body.error).toMatchObject(refusedField('status_callback_url'));
-    const asAudio = await strict.request('POST', '/api/v1/lines', { key, body: { name: 'Audio', mode: 'audio', audio_handler_url: url.replace(/^http/, 'ws') } });
+    const asAudio = await strict.request('POST', '/api/v1/lines', {
+      key,
+      body: { name: 'Audio', mode: 'audio', audio_handler_url: url.replace(/^http/, 'ws') },
+    });
     expect(asAudio.body.error).toMatchObject(refusedField('audio_handler_url'));
     const asDefault = await strict.request('PATCH', '/api/v1/settings', { key, body: { default_webhook_url: url } });
     expect(asDefault.status).toBe(422);
@@ -73,17 +79,32 @@ describe('customer URLs cannot reach internal addresses (SSRF)', () => {
     const key = tenant.keys.test;
     const line = (await strict.request('POST', '/api/v1/lines', { key, body: webhookLine() })).body.line;
     expect(line.webhook_url).toBe('https://agent.example.test/hooks');
-    const refused = await strict.request('PATCH', `/api/v1/lines/${line.id}`, { key, body: { webhook_url: 'http://localhost:7233/', status_callback_url: 'http://[::1]/cb' } });
+    const refused = await strict.request('PATCH', `/api/v1/lines/${line.id}`, {
+      key,
+      body: { webhook_url: 'http://localhost:7233/', status_callback_url: 'http://[::1]/cb' },
+    });
     expect(refused.status).toBe(422);
     expect(refused.body.error.details.map((d: { field: string }) => d.field)).toEqual(['webhook_url', 'status_callback_url']);
-    expect((await strict.request('GET', `/api/v1/lines/${line.id}`, { key })).body.line).toMatchObject({ webhook_url: 'https://agent.example.test/hooks', status_callback_url: null });
+    expect((await strict.request('GET', `/api/v1/lines/${line.id}`, { key })).body.line).toMatchObject({
+      webhook_url: 'https://agent.example.test/hooks',
+      status_callback_url: null,
+    });
   });
 
   it('live lines need https (wss), unless the operator allow-list admits the host', async () => {
     const key = tenant.keys.live;
-    const plain = await strict.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: 'http://agent.example.test/hooks' }) });
-    expect(plain.body.error).toMatchObject({ code: 'validation_error', details: [{ field: 'webhook_url', message: 'Must use https in the live environment' }] });
-    const ws = await strict.request('POST', '/api/v1/lines', { key, body: { name: 'Audio', mode: 'audio', audio_handler_url: 'ws://audio.example.test/stream' } });
+    const plain = await strict.request('POST', '/api/v1/lines', {
+      key,
+      body: webhookLine({ webhook_url: 'http://agent.example.test/hooks' }),
+    });
+    expect(plain.body.error).toMatchObject({
+      code: 'validation_error',
+      details: [{ field: 'webhook_url', message: 'Must use https in the live environment' }],
+    });
+    const ws = await strict.request('POST', '/api/v1/lines', {
+      key,
+      body: { name: 'Audio', mode: 'audio', audio_handler_url: 'ws://audio.example.test/stream' },
+    });
     expect(ws.body.error).toMatchObject({ details: [{ field: 'audio_handler_url', message: 'Must use wss in the live environment' }] });
     const settings = await open.request('PATCH', '/api/v1/settings', { key, body: { default_webhook_url: receiver.url } });
     expect(settings.status).toBe(200);
@@ -102,7 +123,9 @@ describe('customer URLs cannot reach internal addresses (SSRF)', () => {
     for (const url of own) {
       const res = await open.request('PATCH', '/api/v1/settings', { key, body: { default_webhook_url: url } });
       expect(res.status).toBe(422);
-      expect(res.body.error.details[0].message).toMatch(/is an address of Switchboard's own services; only public addresses can be reached$/);
+      expect(res.body.error.details[0].message).toMatch(
+        /is an address of Switchboard's own services; only public addresses can be reached$/,
+      );
     }
     // Another loopback port (the customer's own receiver in development) is admitted.
     expect((await open.request('PATCH', '/api/v1/settings', { key, body: { default_webhook_url: receiver.url } })).status).toBe(200);
@@ -115,7 +138,10 @@ describe('customer URLs cannot reach internal addresses (SSRF)', () => {
       const key = tenant.keys.test;
       const line = (await strict.request('POST', '/api/v1/lines', { key, body: webhookLine() })).body.line;
       // Saved through the development API, whose allow-list admits loopback.
-      const saved = await open.request('PATCH', `/api/v1/lines/${line.id}`, { key, body: { webhook_url: `http://${receiverHost()}/hooks` } });
+      const saved = await open.request('PATCH', `/api/v1/lines/${line.id}`, {
+        key,
+        body: { webhook_url: `http://${receiverHost()}/hooks` },
+      });
       expect(saved.status).toBe(200);
       const test = await strict.request('POST', '/api/v1/webhooks/test', { key, body: { line_id: line.id } });
       expect(test.body.delivery).toMatchObject({ status: 'failed', http_status: null, response_body: null });
@@ -137,16 +163,30 @@ describe('customer URLs cannot reach internal addresses (SSRF)', () => {
       customer.on('connection', () => (connections += 1));
       try {
         const key = tenant.keys.test;
-        const line = (await strict.request('POST', '/api/v1/lines', { key, body: { name: 'Audio', mode: 'audio', audio_handler_url: 'wss://audio.example.test/stream' } })).body.line;
+        const line = (
+          await strict.request('POST', '/api/v1/lines', {
+            key,
+            body: { name: 'Audio', mode: 'audio', audio_handler_url: 'wss://audio.example.test/stream' },
+          })
+        ).body.line;
         const port = (customer.address() as AddressInfo).port;
-        expect((await open.request('PATCH', `/api/v1/lines/${line.id}`, { key, body: { audio_handler_url: `ws://localhost:${port}/agent` } })).status).toBe(200);
-        await eventually(async () => ((await strict.request('GET', `/api/v1/lines/${line.id}`, { key })).body.line.status === 'active' ? true : undefined));
+        expect(
+          (await open.request('PATCH', `/api/v1/lines/${line.id}`, { key, body: { audio_handler_url: `ws://localhost:${port}/agent` } }))
+            .status,
+        ).toBe(200);
+        await eventually(async () =>
+          (await strict.request('GET', `/api/v1/lines/${line.id}`, { key })).body.line.status === 'active' ? true : undefined,
+        );
         const placed = await strict.request('POST', '/api/v1/calls', { key, body: { line_id: line.id, to_number: '+14155552674' } });
         expect(placed.status).toBe(201);
-        const ended = await eventually(async () => {
-          const call = (await strict.request('GET', `/api/v1/calls/${placed.body.call.id}`, { key })).body.call;
-          return call.status === 'completed' ? call : undefined;
-        }, 30_000, 'the call to end');
+        const ended = await eventually(
+          async () => {
+            const call = (await strict.request('GET', `/api/v1/calls/${placed.body.call.id}`, { key })).body.call;
+            return call.status === 'completed' ? call : undefined;
+          },
+          30_000,
+          'the call to end',
+        );
         expect(ended.end_cause).toBe('audio_handler_unavailable');
         expect(connections).toBe(0);
       } finally {

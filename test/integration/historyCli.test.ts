@@ -23,10 +23,19 @@ describe('operator CLI: workflow histories', () => {
     await h.close();
   });
 
-  function cli(args: string[], env: Record<string, string | undefined> = {}): { status: number | null; json: Record<string, unknown>; stdout: string; stderr: string } {
+  function cli(
+    args: string[],
+    env: Record<string, string | undefined> = {},
+  ): { status: number | null; json: Record<string, unknown>; stdout: string; stderr: string } {
     const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], {
       cwd: root,
-      env: { ...process.env, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS, DATABASE_URL: process.env.DATABASE_URL, LOG_LEVEL: 'silent', ...env },
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
+        DATABASE_URL: process.env.DATABASE_URL,
+        LOG_LEVEL: 'silent',
+        ...env,
+      },
       encoding: 'utf8',
       timeout: 120_000,
     });

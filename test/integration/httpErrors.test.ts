@@ -38,13 +38,20 @@ describe('error envelope on every kind of bad input', () => {
   });
 
   it('413 payload_too_large for an oversized body', async () => {
-    const res = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ system_prompt: 'x'.repeat(10_000) }) });
+    const res = await h.request('POST', '/api/v1/lines', {
+      key: tenant.keys.test,
+      body: webhookLine({ system_prompt: 'x'.repeat(10_000) }),
+    });
     expect(res.status).toBe(413);
     expect(res.body.error.code).toBe('payload_too_large');
   });
 
   it('415 unsupported_media_type for a non-JSON body', async () => {
-    const res = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, rawBody: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await h.request('POST', '/api/v1/lines', {
+      key: tenant.keys.test,
+      rawBody: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(415);
     expect(res.body.error.code).toBe('unsupported_media_type');
   });
@@ -63,7 +70,9 @@ describe('error envelope on every kind of bad input', () => {
   });
 
   it('answers CORS preflight on every route', async () => {
-    const res = await h.request('OPTIONS', '/api/v1/lines', { headers: { 'access-control-request-headers': 'authorization,content-type' } });
+    const res = await h.request('OPTIONS', '/api/v1/lines', {
+      headers: { 'access-control-request-headers': 'authorization,content-type' },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get('access-control-allow-origin')).toBe('*');
     expect(res.headers.get('access-control-allow-headers')).toBe('authorization,content-type');
@@ -79,7 +88,9 @@ describe('error envelope on every kind of bad input', () => {
     const server = http.createServer(koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/lines`, { headers: { authorization: `Bearer ${tenant.keys.test}` } });
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1/lines`, {
+        headers: { authorization: `Bearer ${tenant.keys.test}` },
+      });
       const body = (await res.json()) as { error: { code: string; details: Array<{ field: string }> } };
       expect(res.status).toBe(500);
       expect(body).toEqual({ error: { code: 'internal_error', message: expect.any(String) } });
@@ -103,7 +114,13 @@ describe('error envelope on every kind of bad input', () => {
 
   it('readyz is 503 when Postgres is unreachable', async () => {
     const db = createDb('postgres://nobody@127.0.0.1:1/none', { max: 1 });
-    const { koa } = createApp({ config: h.config, db, temporal: h.temporal, logger: createLogger('api-test', 'silent'), now: () => new Date() });
+    const { koa } = createApp({
+      config: h.config,
+      db,
+      temporal: h.temporal,
+      logger: createLogger('api-test', 'silent'),
+      now: () => new Date(),
+    });
     const server = http.createServer(koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

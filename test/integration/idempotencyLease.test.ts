@@ -1,6 +1,12 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { claimIdempotencyKey, completeIdempotencyKey, IDEMPOTENCY_LEASE_MS, IdempotencyLeaseLostError, renewIdempotencyLease } from '../../src/domain/idempotency/store';
+import {
+  claimIdempotencyKey,
+  completeIdempotencyKey,
+  IDEMPOTENCY_LEASE_MS,
+  IdempotencyLeaseLostError,
+  renewIdempotencyLease,
+} from '../../src/domain/idempotency/store';
 import { eventually, useHarness } from '../support/harness';
 
 /**
@@ -13,12 +19,23 @@ describe('idempotency lease', () => {
 
   /** Backends of this database waiting for a lock. */
   const lockWaiters = async () =>
-    Number((await ctx.h.db.raw("select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'")).rows[0].n);
+    Number(
+      (
+        await ctx.h.db.raw(
+          "select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
+        )
+      ).rows[0].n,
+    );
 
   it('two requests with one key, the first stalled past its lease: exactly one key is minted', async () => {
     const { h, tenant } = ctx;
     const idempotencyKey = crypto.randomUUID();
-    const mint = () => h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'stalled', agent_label: 'stalled' }, headers: { 'idempotency-key': idempotencyKey } });
+    const mint = () =>
+      h.request('POST', '/v1/keys', {
+        key: tenant.keys.serviceTest,
+        body: { name: 'stalled', agent_label: 'stalled' },
+        headers: { 'idempotency-key': idempotencyKey },
+      });
 
     // Stall every insert into api_keys: both requests claim the key, then wait inside their handler's transaction.
     let release!: () => void;
@@ -52,7 +69,10 @@ describe('idempotency lease', () => {
     const statuses = responses.map((r) => r.status).sort();
     expect(statuses).toEqual([201, 409]);
     expect(responses.find((r) => r.status === 409)!.body.error.code).toBe('idempotency_in_progress');
-    const minted = await h.db('api_keys').where({ workspace_id: tenant.workspaceId, agent_label: 'stalled' }).count<{ n: string }[]>('id as n');
+    const minted = await h
+      .db('api_keys')
+      .where({ workspace_id: tenant.workspaceId, agent_label: 'stalled' })
+      .count<{ n: string }[]>('id as n');
     expect(Number(minted[0].n)).toBe(1);
 
     // The retry after that is a replay of the one that won.
@@ -79,8 +99,14 @@ describe('idempotency lease', () => {
     if (takeover.kind !== 'owned') throw new Error(`expected a takeover, got ${takeover.kind}`);
     expect(takeover.lease.recordId).toBe(claim.lease.recordId);
     expect(await renewIdempotencyLease(h.db, claim.lease, at(3 * IDEMPOTENCY_LEASE_MS))).toBe(false);
-    await expect(completeIdempotencyKey(h.db, claim.lease, 201, { stale: true }, at(3 * IDEMPOTENCY_LEASE_MS))).rejects.toBeInstanceOf(IdempotencyLeaseLostError);
+    await expect(completeIdempotencyKey(h.db, claim.lease, 201, { stale: true }, at(3 * IDEMPOTENCY_LEASE_MS))).rejects.toBeInstanceOf(
+      IdempotencyLeaseLostError,
+    );
     await completeIdempotencyKey(h.db, takeover.lease, 201, { fresh: true }, at(3 * IDEMPOTENCY_LEASE_MS));
-    expect(await claimIdempotencyKey(h.db, identity, at(4 * IDEMPOTENCY_LEASE_MS))).toEqual({ kind: 'replay', status: 201, body: { fresh: true } });
+    expect(await claimIdempotencyKey(h.db, identity, at(4 * IDEMPOTENCY_LEASE_MS))).toEqual({
+      kind: 'replay',
+      status: 201,
+      body: { fresh: true },
+    });
   });
 });

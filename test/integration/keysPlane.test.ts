@@ -15,8 +15,12 @@ describe('agent keys on the service-key plane', () => {
   const idem = () => crypto.randomUUID();
   const mint = (body: Record<string, unknown>, key = idem(), svc = tenant.keys.serviceTest, path = '/v1/keys') =>
     h.request('POST', path, { key: svc, body, headers: { 'idempotency-key': key } });
-  const countKeys = async () => Number((await h.db('api_keys').where({ workspace_id: tenant.workspaceId }).whereNotNull('created_by_service_key_id').count('id as n'))[0].n);
-  const events = (type: string) => h.db('compliance_events').where({ workspace_id: tenant.workspaceId, event_type: type }).orderBy('created_at');
+  const countKeys = async () =>
+    Number(
+      (await h.db('api_keys').where({ workspace_id: tenant.workspaceId }).whereNotNull('created_by_service_key_id').count('id as n'))[0].n,
+    );
+  const events = (type: string) =>
+    h.db('compliance_events').where({ workspace_id: tenant.workspaceId, event_type: type }).orderBy('created_at');
   const { lines } = customer(ctx);
 
   it('mints a key shown once, which then works on the API', async () => {
@@ -183,7 +187,13 @@ describe('agent keys on the service-key plane', () => {
     const patch = (body: unknown) => h.request('PATCH', `/api/v1/keys/${created.id}`, { key: tenant.keys.serviceTest, body });
     const bound = await patch({ name: 'b', line_id: line.id, permissions: 'read_only' });
     expect(bound.status).toBe(200);
-    expect(bound.body.key).toMatchObject({ name: 'b', line_id: line.id, permissions: 'read_only', agent_label: 'x', monthly_cap_cents: 500 });
+    expect(bound.body.key).toMatchObject({
+      name: 'b',
+      line_id: line.id,
+      permissions: 'read_only',
+      agent_label: 'x',
+      monthly_cap_cents: 500,
+    });
     const cleared = await patch({ agent_label: null, line_id: null, monthly_cap_cents: null });
     expect(cleared.body.key).toMatchObject({ agent_label: null, line_id: null, monthly_cap_cents: null });
     expect((await patch({ permissions: 'legacy_full' })).status).toBe(422);
@@ -198,19 +208,30 @@ describe('agent keys on the service-key plane', () => {
     expect(deleted.status).toBe(200);
     expect(deleted.body.key.revoked_at).not.toBeNull();
     expect((await h.request('GET', '/api/v1/lines', { key: created.plaintext_key })).status).toBe(401);
-    expect((await h.request('PATCH', `/v1/keys/${created.id}`, { key: tenant.keys.serviceTest, body: { name: 'z' } })).body.error.code).toBe('key_revoked');
+    expect(
+      (await h.request('PATCH', `/v1/keys/${created.id}`, { key: tenant.keys.serviceTest, body: { name: 'z' } })).body.error.code,
+    ).toBe('key_revoked');
     expect((await events('agent_key_revoked')).length).toBe(1);
   });
 
   describe('rotation', () => {
-    const rotate = (id: string, key = idem(), path = `/v1/keys/${id}/rotate`) => h.request('POST', path, { key: tenant.keys.serviceTest, headers: { 'idempotency-key': key } });
+    const rotate = (id: string, key = idem(), path = `/v1/keys/${id}/rotate`) =>
+      h.request('POST', path, { key: tenant.keys.serviceTest, headers: { 'idempotency-key': key } });
 
     it('replaces the key with the same settings, revoking the old one at once', async () => {
       const line = await lines.create();
-      const old = (await mint({ name: 'a', agent_label: 'bot', line_id: line.id, permissions: 'call_only', monthly_cap_cents: 700 })).body.key;
+      const old = (await mint({ name: 'a', agent_label: 'bot', line_id: line.id, permissions: 'call_only', monthly_cap_cents: 700 })).body
+        .key;
       const res = await rotate(old.id);
       expect(res.status).toBe(201);
-      expect(res.body.key).toMatchObject({ name: 'a', agent_label: 'bot', line_id: line.id, permissions: 'call_only', monthly_cap_cents: 700, rotated_from: old.id });
+      expect(res.body.key).toMatchObject({
+        name: 'a',
+        agent_label: 'bot',
+        line_id: line.id,
+        permissions: 'call_only',
+        monthly_cap_cents: 700,
+        rotated_from: old.id,
+      });
       expect(res.body.key.plaintext_key).toMatch(/^sk_test_/);
       expect((await h.request('GET', '/api/v1/lines', { key: old.plaintext_key })).status).toBe(401);
       expect((await h.request('GET', '/api/v1/lines', { key: res.body.key.plaintext_key })).status).toBe(200);
@@ -221,7 +242,9 @@ describe('agent keys on the service-key plane', () => {
     it('requires an Idempotency-Key and replays without the plaintext; another key with it is reused', async () => {
       const a = (await mint({ name: 'a' })).body.key;
       const b = (await mint({ name: 'b' })).body.key;
-      expect((await h.request('POST', `/v1/keys/${a.id}/rotate`, { key: tenant.keys.serviceTest })).body.error.code).toBe('missing_idempotency_key');
+      expect((await h.request('POST', `/v1/keys/${a.id}/rotate`, { key: tenant.keys.serviceTest })).body.error.code).toBe(
+        'missing_idempotency_key',
+      );
       const key = idem();
       const first = await rotate(a.id, key);
       const replay = await rotate(a.id, key, `/api/v1/keys/${a.id}/rotate`);
@@ -244,7 +267,9 @@ describe('agent keys on the service-key plane', () => {
     it('is all or nothing: a failure while minting the replacement leaves the old key active', async () => {
       const old = (await mint({ name: 'a' })).body.key;
       const fn = `fail_rotation_${crypto.randomBytes(4).toString('hex')}`;
-      await h.db.raw(`create function ${fn}() returns trigger language plpgsql as $$ begin if new.rotated_from = '${old.id}' then raise exception 'injected failure'; end if; return new; end $$`);
+      await h.db.raw(
+        `create function ${fn}() returns trigger language plpgsql as $$ begin if new.rotated_from = '${old.id}' then raise exception 'injected failure'; end if; return new; end $$`,
+      );
       await h.db.raw(`create trigger ${fn} before insert on api_keys for each row execute function ${fn}()`);
       try {
         const res = await rotate(old.id);
@@ -264,7 +289,9 @@ describe('agent keys on the service-key plane', () => {
 
     it('404 for a key that is not this user’s', async () => {
       const other = await createTenant(h.db);
-      const theirs = (await h.request('POST', '/v1/keys', { key: other.keys.serviceTest, body: { name: 'x' }, headers: { 'idempotency-key': idem() } })).body.key;
+      const theirs = (
+        await h.request('POST', '/v1/keys', { key: other.keys.serviceTest, body: { name: 'x' }, headers: { 'idempotency-key': idem() } })
+      ).body.key;
       expect((await rotate(theirs.id)).status).toBe(404);
     });
   });

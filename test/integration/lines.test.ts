@@ -15,7 +15,14 @@ describe('lines: create and provision a number', () => {
     const created = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
     expect(created.status).toBe(201);
     const line = created.body.line;
-    expect(line).toMatchObject({ name: 'Support line', mode: 'webhook', status: 'active', environment: 'test', language: 'multi', recording_enabled: false });
+    expect(line).toMatchObject({
+      name: 'Support line',
+      mode: 'webhook',
+      status: 'active',
+      environment: 'test',
+      language: 'multi',
+      recording_enabled: false,
+    });
     expect(line.phone_number).toMatch(/^\+1\d{10}$/);
     expect(created.headers.get('location')).toBe(`/api/v1/lines/${line.id}`);
 
@@ -101,27 +108,45 @@ describe('lines: create and provision a number', () => {
   it('caches the 402 for the original Idempotency-Key; a new key succeeds once a card is on file', async () => {
     expect((await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine() })).status).toBe(201);
     const original = { 'idempotency-key': `line-${Date.now()}` };
-    const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine({ name: 'Second' }), headers: original });
+    const refused = await h.request('POST', '/api/v1/lines', {
+      key: tenant.keys.live,
+      body: webhookLine({ name: 'Second' }),
+      headers: original,
+    });
     expect(refused.status).toBe(402);
 
     await runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
-    const replayed = await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine({ name: 'Second' }), headers: original });
+    const replayed = await h.request('POST', '/api/v1/lines', {
+      key: tenant.keys.live,
+      body: webhookLine({ name: 'Second' }),
+      headers: original,
+    });
     expect(replayed.status).toBe(402);
     expect(replayed.body).toEqual(refused.body);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
 
-    const fresh = await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine({ name: 'Second' }), headers: { 'idempotency-key': `line-new-${Date.now()}` } });
+    const fresh = await h.request('POST', '/api/v1/lines', {
+      key: tenant.keys.live,
+      body: webhookLine({ name: 'Second' }),
+      headers: { 'idempotency-key': `line-new-${Date.now()}` },
+    });
     expect(fresh.status).toBe(201);
 
     // Twelve hours later the original key is free again.
     h.clock.advance(12 * 60 * 60 * 1000 + 1000);
-    const afterExpiry = await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine({ name: 'Second' }), headers: original });
+    const afterExpiry = await h.request('POST', '/api/v1/lines', {
+      key: tenant.keys.live,
+      body: webhookLine({ name: 'Second' }),
+      headers: original,
+    });
     expect(afterExpiry.status).toBe(201);
   });
 
   it('creates one line for one Idempotency-Key, however often it is retried', async () => {
     const headers = { 'idempotency-key': `retry-${Date.now()}` };
-    const results = await Promise.all(Array.from({ length: 5 }, () => h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine(), headers })));
+    const results = await Promise.all(
+      Array.from({ length: 5 }, () => h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine(), headers })),
+    );
     const created = results.filter((r) => r.status === 201);
     expect(new Set(created.map((r) => r.body.line.id)).size).toBe(1);
     for (const r of results.filter((x) => x.status !== 201)) expect(r.body.error.code).toBe('idempotency_in_progress');

@@ -36,7 +36,15 @@ describe('lines: update, release and signing secrets', () => {
       const { line } = await create(webhookLine({ begin_message: 'Hi', voice: 'aria', context_limit: 10 }));
       const res = await patch(line.id, { name: 'Renamed', begin_message: null, voice: null, language: 'he', recording_enabled: true });
       expect(res.status).toBe(200);
-      expect(res.body.line).toMatchObject({ name: 'Renamed', begin_message: null, voice: null, context_limit: 10, language: 'he', recording_enabled: true, webhook_url: line.webhook_url });
+      expect(res.body.line).toMatchObject({
+        name: 'Renamed',
+        begin_message: null,
+        voice: null,
+        context_limit: 10,
+        language: 'he',
+        recording_enabled: true,
+        webhook_url: line.webhook_url,
+      });
     });
 
     it('refuses a language on a hosted line, judged on the effective mode', async () => {
@@ -62,7 +70,11 @@ describe('lines: update, release and signing secrets', () => {
       const audio = await patch(second.id, { mode: 'audio', audio_handler_url: 'wss://a.example.test/audio' });
       expect(audio.body.line).toMatchObject({ mode: 'audio', webhook_url: null });
       const { line: third } = await create();
-      const kept = await patch(third.id, { mode: 'audio', audio_handler_url: 'wss://a.example.test/audio', webhook_url: 'https://keep.example.test/h' });
+      const kept = await patch(third.id, {
+        mode: 'audio',
+        audio_handler_url: 'wss://a.example.test/audio',
+        webhook_url: 'https://keep.example.test/h',
+      });
       expect(kept.body.line.webhook_url).toBe('https://keep.example.test/h');
     });
 
@@ -104,11 +116,21 @@ describe('lines: update, release and signing secrets', () => {
   describe('signing secrets', () => {
     it('shows the secret once, at creation, and signs deliveries with it', async () => {
       const headers = { 'idempotency-key': `secret-${Date.now()}` };
-      const first = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }), headers });
+      const first = await h.request('POST', '/api/v1/lines', {
+        key: tenant.keys.test,
+        body: webhookLine({ webhook_url: receiver.url }),
+        headers,
+      });
       expect(first.body.webhook_secret).toMatch(/^[0-9a-f]{64}$/);
-      const replay = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }), headers });
+      const replay = await h.request('POST', '/api/v1/lines', {
+        key: tenant.keys.test,
+        body: webhookLine({ webhook_url: receiver.url }),
+        headers,
+      });
       expect(replay.body.webhook_secret).toBeUndefined();
-      expect(JSON.stringify((await h.request('GET', `/api/v1/lines/${first.body.line.id}`, { key: tenant.keys.test })).body)).not.toContain(first.body.webhook_secret);
+      expect(JSON.stringify((await h.request('GET', `/api/v1/lines/${first.body.line.id}`, { key: tenant.keys.test })).body)).not.toContain(
+        first.body.webhook_secret,
+      );
       const stored = await h.db('line_webhook_secrets').where({ line_id: first.body.line.id });
       expect(JSON.stringify(stored)).not.toContain(first.body.webhook_secret);
 
@@ -116,14 +138,24 @@ describe('lines: update, release and signing secrets', () => {
       const test = await h.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: first.body.line.id } });
       expect(test.body.delivery.status).toBe('success');
       const [delivered] = receiver.requests.slice(before);
-      expect(verifySignature({ secret: first.body.webhook_secret, headers: delivered.headers as Record<string, string>, rawBody: delivered.rawBody })).toEqual({ valid: true });
+      expect(
+        verifySignature({
+          secret: first.body.webhook_secret,
+          headers: delivered.headers as Record<string, string>,
+          rawBody: delivered.rawBody,
+        }),
+      ).toEqual({ valid: true });
     });
 
     it('rotates: stage, refuse within 24 h, promote after 24 h; deliveries switch to the promoted secret', async () => {
       const { line, webhook_secret: original } = await create(webhookLine({ webhook_url: receiver.url }));
       const staged = await rotate(line.id);
       expect(staged.status).toBe(200);
-      expect(staged.body).toEqual({ webhook_secret: expect.stringMatching(/^[0-9a-f]{64}$/), rotated_at: expect.any(String), promoted_previous_next: false });
+      expect(staged.body).toEqual({
+        webhook_secret: expect.stringMatching(/^[0-9a-f]{64}$/),
+        rotated_at: expect.any(String),
+        promoted_previous_next: false,
+      });
       expect(staged.body.webhook_secret).not.toBe(original);
 
       const signedWith = async () => {

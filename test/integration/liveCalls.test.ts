@@ -22,7 +22,13 @@ describe('hosted, audio and live-controlled calls', () => {
   const speech = (id: string) => h.simulator.state.calls.speechFor(id)!;
 
   it('hosted: the model answers each sentence, spoken chunk by chunk in the line’s voice; a barge-in cuts it off; billed at the hosted rate', async () => {
-    const line = await lines.create({ mode: 'hosted', system_prompt: 'You are the booking desk of Chez Marie.', voice: 'french-louis', begin_message: 'Bonjour, Chez Marie.', webhook_url: receiver.url });
+    const line = await lines.create({
+      mode: 'hosted',
+      system_prompt: 'You are the booking desk of Chez Marie.',
+      voice: 'french-louis',
+      begin_message: 'Bonjour, Chez Marie.',
+      webhook_url: receiver.url,
+    });
     const placed = await calls.place(line.id, '+14155552671');
     expect(placed.status).toBe(201);
     const id = placed.body.call.id;
@@ -33,14 +39,21 @@ describe('hosted, audio and live-controlled calls', () => {
     await sim.model.reply({ match: 'table', reply: 'Certainly. For how many people? And at what time?' });
     await sim.calls.say(id, 'Do you have a table tonight?');
     await eventually(async () => (speech(id).length === 4 ? true : undefined), 20_000, 'the three sentences of the reply');
-    expect(speech(id).slice(1).map((s) => [s.text, s.voice])).toEqual([
+    expect(
+      speech(id)
+        .slice(1)
+        .map((s) => [s.text, s.voice]),
+    ).toEqual([
       ['Certainly.', 'french-louis'],
       ['For how many people?', 'french-louis'],
       ['And at what time?', 'french-louis'],
     ]);
     const [first] = await sim.model.requests();
     // The line's prompt, and the language the carrier heard the sentence in.
-    expect(first.messages[0]).toEqual({ role: 'system', content: 'You are the booking desk of Chez Marie.\n\nThe caller\'s last sentence was in language "en"; answer in that language.' });
+    expect(first.messages[0]).toEqual({
+      role: 'system',
+      content: 'You are the booking desk of Chez Marie.\n\nThe caller\'s last sentence was in language "en"; answer in that language.',
+    });
     expect(first.messages.slice(1)).toEqual([
       { role: 'assistant', content: 'Bonjour, Chez Marie.' },
       { role: 'user', content: 'Do you have a table tonight?' },
@@ -51,9 +64,20 @@ describe('hosted, audio and live-controlled calls', () => {
     const long = Array.from({ length: 12 }, (_, i) => `Sentence number ${i + 1} of our menu today.`).join(' ');
     await sim.model.reply({ match: 'menu', reply: long, token_delay_ms: 60 });
     await sim.calls.say(id, 'What is on the menu?');
-    await eventually(async () => (speech(id).some((s) => s.text.startsWith('Sentence number 2') && s.state === 'speaking' && s.played_text.split(' ').length >= 2) ? true : undefined), 20_000, 'the long reply to play');
+    await eventually(
+      async () =>
+        speech(id).some((s) => s.text.startsWith('Sentence number 2') && s.state === 'speaking' && s.played_text.split(' ').length >= 2)
+          ? true
+          : undefined,
+      20_000,
+      'the long reply to play',
+    );
     await sim.calls.bargeIn(id, 'Stop, just book it', 'fr');
-    const interrupted = await eventually(async () => receiver.requests.find((r) => r.body.event === 'interrupted' && r.body.call_id === id), 20_000, 'interrupted');
+    const interrupted = await eventually(
+      async () => receiver.requests.find((r) => r.body.event === 'interrupted' && r.body.call_id === id),
+      20_000,
+      'interrupted',
+    );
     const heard = String(interrupted.body.partial_response_text);
     expect(heard).toMatch(/^Sentence number 1 of our menu today\. Sentence number/);
     expect(heard.length).toBeLessThan(long.length);
@@ -63,7 +87,11 @@ describe('hosted, audio and live-controlled calls', () => {
     expect(requests[1]).toMatchObject({ disconnected: true });
     expect(requests[2].messages.at(-1)).toEqual({ role: 'user', content: 'Stop, just book it' });
     expect(requests[2].messages[0].content).toContain('was in language "fr"');
-    await eventually(async () => (speech(id).some((s) => s.text === 'You said: Stop, just book it.') ? true : undefined), 20_000, 'the reply to the interruption');
+    await eventually(
+      async () => (speech(id).some((s) => s.text === 'You said: Stop, just book it.') ? true : undefined),
+      20_000,
+      'the reply to the interruption',
+    );
     expect(speech(id).filter((s) => s.text.startsWith('Sentence number 12'))).toEqual([]);
     // No `message` events on a hosted line: the service holds the conversation.
     expect(receiver.requests.filter((r) => r.body.event === 'message')).toEqual([]);
@@ -82,20 +110,40 @@ describe('hosted, audio and live-controlled calls', () => {
     const tooLong = await calls.placeConversation({ line_id: line.id, to_number: '+14155552672', topic: 'x', max_duration_seconds: 901 });
     expect(tooLong.status).toBe(422);
 
-    const placed = await calls.placeConversation({ line_id: line.id, to_number: '+14155552672', topic: 'confirm the dentist appointment on Friday at 10', max_duration_seconds: 10 });
+    const placed = await calls.placeConversation({
+      line_id: line.id,
+      to_number: '+14155552672',
+      topic: 'confirm the dentist appointment on Friday at 10',
+      max_duration_seconds: 10,
+    });
     expect(placed.status).toBe(201);
     const call = placed.body.call;
     expect(call.system_prompt).toContain('confirm the dentist appointment on Friday at 10');
-    expect(call.begin_message).toBe("Hello! I'm an automated assistant calling about confirm the dentist appointment on Friday at 10. Do you have a moment?");
+    expect(call.begin_message).toBe(
+      "Hello! I'm an automated assistant calling about confirm the dentist appointment on Friday at 10. Do you have a moment?",
+    );
     expect(call).toMatchObject({ topic: 'confirm the dentist appointment on Friday at 10', max_duration_sec: 10 });
     // The hosted reserve (26 ¢ in zone A), not the webhook one.
-    expect(Number((await h.db('spend_holds').where({ reference: `call:${call.id}` }).first()).amount_cents)).toBe(26);
+    expect(
+      Number(
+        (
+          await h
+            .db('spend_holds')
+            .where({ reference: `call:${call.id}` })
+            .first()
+        ).amount_cents,
+      ),
+    ).toBe(26);
 
     await calls.untilStatus(call.id, ['in_progress']);
     await eventually(async () => (speech(call.id)?.[0]?.state === 'done' ? true : undefined), 20_000, 'the greeting');
     expect(speech(call.id)[0].text).toBe(call.begin_message);
     await sim.calls.say(call.id, 'Yes, that works.');
-    await eventually(async () => (speech(call.id).some((s) => s.text === 'You said: Yes, that works.') ? true : undefined), 20_000, 'the model reply');
+    await eventually(
+      async () => (speech(call.id).some((s) => s.text === 'You said: Yes, that works.') ? true : undefined),
+      20_000,
+      'the model reply',
+    );
     expect((await sim.model.requests())[0].messages[0].content.startsWith(`${call.system_prompt}\n\n`)).toBe(true);
 
     const ended = await calls.untilStatus(call.id, ['completed'], 20_000);
@@ -133,11 +181,22 @@ describe('hosted, audio and live-controlled calls', () => {
 
     // Talked over: interrupted, with what was heard.
     h.simulator.state.calls.wordsPerSecond = 4;
-    const longSpeech = calls.speak(id, { text: 'one two three four five six seven eight nine ten eleven twelve', wait_for_response: true, timeout_seconds: 10 });
-    await eventually(async () => (speech(id).some((s) => s.text.startsWith('one two') && s.played_text.split(' ').length >= 2) ? true : undefined));
+    const longSpeech = calls.speak(id, {
+      text: 'one two three four five six seven eight nine ten eleven twelve',
+      wait_for_response: true,
+      timeout_seconds: 10,
+    });
+    await eventually(async () =>
+      speech(id).some((s) => s.text.startsWith('one two') && s.played_text.split(' ').length >= 2) ? true : undefined,
+    );
     await sim.calls.bargeIn(id, 'Wait, stop');
     const cut = await longSpeech;
-    expect(cut.body).toMatchObject({ spoke: false, interrupted: true, interruption_reason: 'caller_interrupted_control', response_text: 'Wait, stop' });
+    expect(cut.body).toMatchObject({
+      spoke: false,
+      interrupted: true,
+      interruption_reason: 'caller_interrupted_control',
+      response_text: 'Wait, stop',
+    });
     expect(cut.body.partial_response_text!.startsWith('one two')).toBe(true);
     expect(cut.body.partial_response_text).not.toContain('twelve');
 
@@ -182,7 +241,14 @@ describe('hosted, audio and live-controlled calls', () => {
         const message = JSON.parse(String(data)) as Record<string, unknown>;
         received.push(message);
         // Echo the caller's audio back, as a customer's voice agent would answer with its own.
-        if (message.event === 'media') ws.send(JSON.stringify({ event: 'media', stream_id: message.stream_id, media: { payload: (message.media as { payload: string }).payload } }));
+        if (message.event === 'media')
+          ws.send(
+            JSON.stringify({
+              event: 'media',
+              stream_id: message.stream_id,
+              media: { payload: (message.media as { payload: string }).payload },
+            }),
+          );
       });
     });
     try {
@@ -190,16 +256,28 @@ describe('hosted, audio and live-controlled calls', () => {
       const line = await lines.create({ mode: 'audio', audio_handler_url: handlerUrl, status_callback_url: receiver.url });
       const id = (await calls.place(line.id, '+14155552674')).body.call.id;
       await calls.untilStatus(id, ['in_progress']);
-      const outgoing = await eventually(async () => receiver.requests.find((r) => r.body.event === 'call_outgoing' && r.body.call_id === id));
+      const outgoing = await eventually(async () =>
+        receiver.requests.find((r) => r.body.event === 'call_outgoing' && r.body.call_id === id),
+      );
       expect(outgoing.body.relay_url).toBe(handlerUrl);
       await eventually(async () => (received.some((m) => m.event === 'start') ? true : undefined), 20_000, 'the stream to start');
-      expect(received.find((m) => m.event === 'start')).toMatchObject({ start: expect.objectContaining({ call_id: id, line_id: line.id, encoding: 'audio/x-mulaw', sample_rate: 8000 }) });
+      expect(received.find((m) => m.event === 'start')).toMatchObject({
+        start: expect.objectContaining({ call_id: id, line_id: line.id, encoding: 'audio/x-mulaw', sample_rate: 8000 }),
+      });
 
-      await eventually(async () => ((await sim.calls.talk(id, { tone_hz: 440, duration_ms: 1000, stamp: true })).body.frames === 50 ? true : undefined), 20_000, 'the caller to talk');
-      const audio = await eventually(async () => {
-        const state = await sim.calls.audio(id);
-        return state.echo.matched === 50 ? state : undefined;
-      }, 20_000, 'every frame to come back');
+      await eventually(
+        async () => ((await sim.calls.talk(id, { tone_hz: 440, duration_ms: 1000, stamp: true })).body.frames === 50 ? true : undefined),
+        20_000,
+        'the caller to talk',
+      );
+      const audio = await eventually(
+        async () => {
+          const state = await sim.calls.audio(id);
+          return state.echo.matched === 50 ? state : undefined;
+        },
+        20_000,
+        'every frame to come back',
+      );
       expect(audio.echo).toMatchObject({ matched: 50, in_order: true });
       expect(audio.received).toMatchObject({ in_order: true });
       const media = received.filter((m) => m.event === 'media');

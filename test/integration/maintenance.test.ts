@@ -14,7 +14,14 @@ describe('maintenance: purging expired idempotency records and stale rate-limit 
   it('the workflow deletes only what can no longer matter', async () => {
     const now = Date.now();
     const principal = crypto.randomUUID();
-    const base = { principal_key_id: principal, scope: 'POST /x', fingerprint: 'f', state: 'completed', locked_until: new Date(now), created_at: new Date(now) };
+    const base = {
+      principal_key_id: principal,
+      scope: 'POST /x',
+      fingerprint: 'f',
+      state: 'completed',
+      locked_until: new Date(now),
+      created_at: new Date(now),
+    };
     await h.db('idempotency_keys').insert([
       { ...base, idempotency_key: 'expired', expires_at: new Date(now - 1000) },
       { ...base, idempotency_key: 'live', expires_at: new Date(now + 3600_000) },
@@ -25,7 +32,10 @@ describe('maintenance: purging expired idempotency records and stale rate-limit 
       { bucket, at: new Date(now - 60_000) },
     ]);
 
-    const result = await h.temporal.workflow.execute('purgeExpiredRecordsWorkflow', { taskQueue: h.config.taskQueue, workflowId: `purge-${principal}` });
+    const result = await h.temporal.workflow.execute('purgeExpiredRecordsWorkflow', {
+      taskQueue: h.config.taskQueue,
+      workflowId: `purge-${principal}`,
+    });
     expect(result.idempotencyKeys).toBeGreaterThanOrEqual(1);
     expect(result.rateLimitHits).toBeGreaterThanOrEqual(1);
     expect(await h.db('idempotency_keys').where({ principal_key_id: principal }).pluck('idempotency_key')).toEqual(['live']);

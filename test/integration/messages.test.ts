@@ -32,15 +32,32 @@ describe('messages', () => {
     expect(delivered).toMatchObject({ delivery: 'delivered', status: 200 });
 
     const [event] = await receiver.waitForRequests(1);
-    expect(event.body).toMatchObject({ event: 'sms_received', line_id: line.id, from_number: caller, to_number: line.phone_number, text: 'Hi, is my order ready?', keyword: null });
+    expect(event.body).toMatchObject({
+      event: 'sms_received',
+      line_id: line.id,
+      from_number: caller,
+      to_number: line.phone_number,
+      text: 'Hi, is my order ready?',
+      keyword: null,
+    });
     expect(typeof event.body.event_id).toBe('string');
     expect(typeof event.body.timestamp).toBe('number');
-    expect(verifySignature({ secret: webhookSecret, headers: event.headers as Record<string, string>, rawBody: event.rawBody })).toEqual({ valid: true });
+    expect(verifySignature({ secret: webhookSecret, headers: event.headers as Record<string, string>, rawBody: event.rawBody })).toEqual({
+      valid: true,
+    });
 
     const reply = await messages.send({ line_id: line.id, to: caller, text: 'Yes, it is ready for pickup.' });
     expect(reply.status).toBe(201);
     // Unwrapped, with the client's fields.
-    expect(reply.body).toMatchObject({ line_id: line.id, to: caller, from: line.phone_number, text: 'Yes, it is ready for pickup.', status: 'queued', direction: 'outbound', segments: 1 });
+    expect(reply.body).toMatchObject({
+      line_id: line.id,
+      to: caller,
+      from: line.phone_number,
+      text: 'Yes, it is ready for pickup.',
+      status: 'queued',
+      direction: 'outbound',
+      segments: 1,
+    });
     expect(reply.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(Date.parse(reply.body.created_at)).not.toBeNaN();
 
@@ -49,12 +66,27 @@ describe('messages', () => {
     await eventually(async () => ((await smsCharges()).length === 1 ? true : undefined), 20_000, 'the sms charge');
     const [charge] = await smsCharges();
     expect(Number(charge.amount_cents)).toBe(-1); // zone A, one segment
-    expect(await h.db('spend_holds').where({ reference: `sms:${reply.body.id}` }).first()).toMatchObject({ status: 'settled' });
+    expect(
+      await h
+        .db('spend_holds')
+        .where({ reference: `sms:${reply.body.id}` })
+        .first(),
+    ).toMatchObject({ status: 'settled' });
     // The message shows its price once billed (just after the ledger entry).
-    await eventually(async () => ((await messages.get(line.id, caller, reply.body.id))!.charge_cents === 1 ? true : undefined), 20_000, 'the charge on the message');
+    await eventually(
+      async () => ((await messages.get(line.id, caller, reply.body.id))!.charge_cents === 1 ? true : undefined),
+      20_000,
+      'the charge on the message',
+    );
     const sent = (await sim.messages.list()).filter((m) => m.message_id === reply.body.id);
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ direction: 'outbound', from: line.phone_number, to: caller, text: 'Yes, it is ready for pickup.', requests: 1 });
+    expect(sent[0]).toMatchObject({
+      direction: 'outbound',
+      from: line.phone_number,
+      to: caller,
+      text: 'Yes, it is ready for pickup.',
+      requests: 1,
+    });
 
     // The conversation, newest first; the inbound message counts as one of two.
     const thread = await messages.conversation(line.id, caller);
@@ -80,7 +112,11 @@ describe('messages', () => {
     // Usage counts both directions; only the outbound one costs.
     const today = new Date().toISOString().slice(0, 10);
     const usage = await h.request('GET', '/api/v1/usage/daily?days=1', { key: tenant.keys.test });
-    expect(usage.body.daily.find((d: { date: string }) => d.date === today)).toMatchObject({ sms_inbound: 1, sms_outbound: 1, cost_cents: 1 });
+    expect(usage.body.daily.find((d: { date: string }) => d.date === today)).toMatchObject({
+      sms_inbound: 1,
+      sms_outbound: 1,
+      cost_cents: 1,
+    });
 
     // Compliance: what allowed the send. The self-audit feed shows the sent SMS, not the inbound one.
     const audit = await h.request('GET', `/api/v1/compliance/audit?event_type=sms_sent&line_id=${line.id}`, { key: tenant.keys.test });
@@ -110,7 +146,9 @@ describe('messages', () => {
     expect((await messages.send({ line_id: line.id, to: caller, text: 'Welcome back' })).status).toBe(201);
     // Another line of the same workspace has no window with that number.
     const other = await lines.create();
-    expect((await messages.send({ line_id: other.id, to: caller, text: 'From another line' })).body.error.code).toBe('conversation_window_expired');
+    expect((await messages.send({ line_id: other.id, to: caller, text: 'From another line' })).body.error.code).toBe(
+      'conversation_window_expired',
+    );
   });
 
   it('with no inbound SMS, only an active explicit_outbound consent for the pair opens the way', async () => {
@@ -127,23 +165,42 @@ describe('messages', () => {
     const explicit = await consent.record(line.id, number, 'explicit_outbound', 'api');
     const allowed = await messages.send({ line_id: line.id, to: number, text: 'Hello' });
     expect(allowed.status).toBe(201);
-    const audit = await h.request('GET', `/api/v1/compliance/audit?event_type=sms_sent&phone_number=${encodeURIComponent(number)}`, { key: tenant.keys.test });
-    expect(audit.body.events[0].metadata).toMatchObject({ authorization_basis: 'explicit_consent', consent_record_id: explicit.body.consent.id, message_id: allowed.body.id });
+    const audit = await h.request('GET', `/api/v1/compliance/audit?event_type=sms_sent&phone_number=${encodeURIComponent(number)}`, {
+      key: tenant.keys.test,
+    });
+    expect(audit.body.events[0].metadata).toMatchObject({
+      authorization_basis: 'explicit_consent',
+      consent_record_id: explicit.body.consent.id,
+      message_id: allowed.body.id,
+    });
 
-    expect((await h.request('DELETE', `/api/v1/consent?phone_number=${encodeURIComponent(number)}&line_id=${line.id}`, { key: tenant.keys.test })).status).toBe(200);
-    expect((await messages.send({ line_id: line.id, to: number, text: 'Hello again' })).body.error.code).toBe('conversation_window_expired');
+    expect(
+      (
+        await h.request('DELETE', `/api/v1/consent?phone_number=${encodeURIComponent(number)}&line_id=${line.id}`, {
+          key: tenant.keys.test,
+        })
+      ).status,
+    ).toBe(200);
+    expect((await messages.send({ line_id: line.id, to: number, text: 'Hello again' })).body.error.code).toBe(
+      'conversation_window_expired',
+    );
   });
 
   it('STOP-like keywords opt the number out with one confirmation, START-like ones opt it back in, HELP answers', async () => {
     const line = await lines.create();
     const number = '+14155550145';
-    const repliesTo = async () => (await sim.messages.list()).filter((m) => m.direction === 'outbound' && m.to === number).map((m) => m.text);
+    const repliesTo = async () =>
+      (await sim.messages.list()).filter((m) => m.direction === 'outbound' && m.to === number).map((m) => m.text);
 
     await sim.messages.inbound(number, line.phone_number, 'please stop calling me at work'); // not a keyword: a sentence
     expect((await messages.send({ line_id: line.id, to: number, text: 'Sorry!' })).status).toBe(201);
 
     await sim.messages.inbound(number, line.phone_number, '  stop ');
-    await eventually(async () => ((await repliesTo()).includes(KEYWORD_REPLIES.opt_out) ? true : undefined), 20_000, 'the opt-out confirmation');
+    await eventually(
+      async () => ((await repliesTo()).includes(KEYWORD_REPLIES.opt_out) ? true : undefined),
+      20_000,
+      'the opt-out confirmation',
+    );
     const sms = await messages.send({ line_id: line.id, to: number, text: 'One more thing' });
     expect(sms.status).toBe(403);
     expect(sms.body.error.code).toBe('number_opted_out');
@@ -159,7 +216,11 @@ describe('messages', () => {
     await sim.messages.inbound(number, line.phone_number, 'Unsubscribe');
 
     await sim.messages.inbound(number, line.phone_number, 'Unstop');
-    await eventually(async () => ((await repliesTo()).includes(KEYWORD_REPLIES.opt_in) ? true : undefined), 20_000, 'the opt-in confirmation');
+    await eventually(
+      async () => ((await repliesTo()).includes(KEYWORD_REPLIES.opt_in) ? true : undefined),
+      20_000,
+      'the opt-in confirmation',
+    );
     expect((await messages.send({ line_id: line.id, to: number, text: 'Welcome back' })).status).toBe(201);
 
     await sim.messages.inbound(number, line.phone_number, 'help');
@@ -172,7 +233,11 @@ describe('messages', () => {
     expect(replies.filter((t) => t === KEYWORD_REPLIES.help)).toHaveLength(1);
     expect(replies.filter((t) => t === 'Sorry!' || t === 'Welcome back')).toHaveLength(2);
 
-    const events = await h.db('compliance_events').where({ workspace_id: tenant.workspaceId, phone_number: number }).whereIn('event_type', ['opt_out', 'opt_in']).orderBy('created_at');
+    const events = await h
+      .db('compliance_events')
+      .where({ workspace_id: tenant.workspaceId, phone_number: number })
+      .whereIn('event_type', ['opt_out', 'opt_in'])
+      .orderBy('created_at');
     expect(events.map((e) => [e.event_type, e.metadata.source])).toEqual([
       ['opt_out', 'sms_keyword'],
       ['opt_in', 'sms_keyword'],
@@ -180,7 +245,11 @@ describe('messages', () => {
     // Keyword replies are free; the customer's two messages are charged.
     await eventually(async () => ((await smsCharges()).length === 2 ? true : undefined), 20_000, 'two charges');
     // The customer heard every inbound message, keywords included.
-    await eventually(async () => (receiver.requests.filter((r) => r.body.event === 'sms_received').length === 6 ? true : undefined), 20_000, 'six sms_received');
+    await eventually(
+      async () => (receiver.requests.filter((r) => r.body.event === 'sms_received').length === 6 ? true : undefined),
+      20_000,
+      'six sms_received',
+    );
     expect(receiver.requests.find((r) => r.body.text === '  stop ')?.body).toMatchObject({ keyword: 'STOP', keyword_action: 'opt_out' });
   });
 
@@ -210,11 +279,26 @@ describe('messages', () => {
     expect(limited.body.error.code).toBe('rate_limited');
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
     // The older per-line path shares the budget.
-    expect((await h.request('POST', `/api/v1/lines/${line.id}/sms`, { key: tenant.keys.test, body: { to_number: number, message: 'Also limited' } })).status).toBe(429);
+    expect(
+      (
+        await h.request('POST', `/api/v1/lines/${line.id}/sms`, {
+          key: tenant.keys.test,
+          body: { to_number: number, message: 'Also limited' },
+        })
+      ).status,
+    ).toBe(429);
     h.clock.advance(61_000);
-    const legacy = await h.request('POST', `/api/v1/lines/${line.id}/sms`, { key: tenant.keys.test, body: { to_number: number, message: 'A minute later' } });
+    const legacy = await h.request('POST', `/api/v1/lines/${line.id}/sms`, {
+      key: tenant.keys.test,
+      body: { to_number: number, message: 'A minute later' },
+    });
     expect(legacy.status).toBe(201);
-    expect(legacy.body.sms).toMatchObject({ from_number: line.phone_number, to_number: number, message: 'A minute later', status: 'queued' });
+    expect(legacy.body.sms).toMatchObject({
+      from_number: line.phone_number,
+      to_number: number,
+      message: 'A minute later',
+      status: 'queued',
+    });
   });
 
   it('a message the carrier refuses or fails is free; an undelivered one is charged', async () => {
@@ -228,11 +312,30 @@ describe('messages', () => {
       expect(res.status).toBe(201);
       ids[number] = res.body.id;
     }
-    expect(await messages.untilStatus(line.id, '+14155550151', ids['+14155550151'], 'failed')).toMatchObject({ error_code: 'carrier_rejected', charge_cents: null });
-    expect(await messages.untilStatus(line.id, '+14155550152', ids['+14155550152'], 'failed')).toMatchObject({ error_code: 'carrier_failure' });
-    expect(await messages.untilStatus(line.id, '+14155550153', ids['+14155550153'], 'undelivered')).toMatchObject({ error_code: 'unreachable_handset' });
-    const holds = async () => Object.fromEntries((await h.db('spend_holds').whereIn('reference', Object.values(ids).map((id) => `sms:${id}`))).map((row) => [row.reference, row.status]));
-    await eventually(async () => ((await holds())[`sms:${ids['+14155550152']}`] === 'released' && (await holds())[`sms:${ids['+14155550153']}`] === 'settled' ? true : undefined));
+    expect(await messages.untilStatus(line.id, '+14155550151', ids['+14155550151'], 'failed')).toMatchObject({
+      error_code: 'carrier_rejected',
+      charge_cents: null,
+    });
+    expect(await messages.untilStatus(line.id, '+14155550152', ids['+14155550152'], 'failed')).toMatchObject({
+      error_code: 'carrier_failure',
+    });
+    expect(await messages.untilStatus(line.id, '+14155550153', ids['+14155550153'], 'undelivered')).toMatchObject({
+      error_code: 'unreachable_handset',
+    });
+    const holds = async () =>
+      Object.fromEntries(
+        (
+          await h.db('spend_holds').whereIn(
+            'reference',
+            Object.values(ids).map((id) => `sms:${id}`),
+          )
+        ).map((row) => [row.reference, row.status]),
+      );
+    await eventually(async () =>
+      (await holds())[`sms:${ids['+14155550152']}`] === 'released' && (await holds())[`sms:${ids['+14155550153']}`] === 'settled'
+        ? true
+        : undefined,
+    );
     expect((await holds())[`sms:${ids['+14155550151']}`]).toBe('released');
     const charges = await smsCharges();
     expect(charges).toHaveLength(1);
@@ -249,7 +352,13 @@ describe('messages', () => {
     expect((await messages.send({ line_id: crypto.randomUUID(), to: '+14155550160', text: 'x' })).status).toBe(404);
     // Opted out (and no window either): the opt-out is what the caller is told.
     await consent.record(line.id, '+14155550160', 'explicit_outbound', 'api');
-    await h.db('opt_outs').insert({ workspace_id: tenant.workspaceId, environment: 'test', phone_number: '+14155550160', source: 'operator', opted_out_at: new Date() });
+    await h.db('opt_outs').insert({
+      workspace_id: tenant.workspaceId,
+      environment: 'test',
+      phone_number: '+14155550160',
+      source: 'operator',
+      opted_out_at: new Date(),
+    });
     expect((await messages.send({ line_id: line.id, to: '+14155550160', text: 'x' })).body.error.code).toBe('number_opted_out');
     // A call-only key may not send SMS.
     const callOnly = await mintKey(h.db, tenant.owner, 'test', ['calls:create', 'read']);
@@ -307,10 +416,18 @@ describe('messages', () => {
     // A literal `+` works as well, and a bare ISO timestamp is a cursor too.
     const literal = await h.request('GET', `/api/v1/conversations/${line.id}/+14155550170?limit=100`, { key: tenant.keys.test });
     expect(literal.body.messages).toHaveLength(23);
-    const older = await h.request('GET', `/api/v1/conversations/${line.id}/%2B14155550170?cursor=${new Date(base + 4000).toISOString()}&limit=100`, { key: tenant.keys.test });
+    const older = await h.request(
+      'GET',
+      `/api/v1/conversations/${line.id}/%2B14155550170?cursor=${new Date(base + 4000).toISOString()}&limit=100`,
+      { key: tenant.keys.test },
+    );
     expect(older.body.messages).toHaveLength(20);
-    expect((await h.request('GET', `/api/v1/conversations/${line.id}/%2B14155550170?cursor=yesterday`, { key: tenant.keys.test })).status).toBe(422);
-    expect((await h.request('GET', `/api/v1/conversations/${line.id}/%2B14155550170?limit=101`, { key: tenant.keys.test })).status).toBe(422);
+    expect(
+      (await h.request('GET', `/api/v1/conversations/${line.id}/%2B14155550170?cursor=yesterday`, { key: tenant.keys.test })).status,
+    ).toBe(422);
+    expect((await h.request('GET', `/api/v1/conversations/${line.id}/%2B14155550170?limit=101`, { key: tenant.keys.test })).status).toBe(
+      422,
+    );
 
     // 13 conversations whose last messages share timestamps.
     const second = await lines.create();
@@ -346,6 +463,10 @@ describe('messages', () => {
     expect(conversations.find((c) => c.phone_number === number)).toMatchObject({ message_count: 23, line_id: line.id });
     const filtered = await messages.conversations(`?line_id=${second.id}&limit=100`);
     expect(filtered.body.conversations).toHaveLength(6);
-    expect(filtered.body.conversations.every((c: { line_id: string; line_phone_number: string }) => c.line_id === second.id && c.line_phone_number === second.phone_number)).toBe(true);
+    expect(
+      filtered.body.conversations.every(
+        (c: { line_id: string; line_phone_number: string }) => c.line_id === second.id && c.line_phone_number === second.phone_number,
+      ),
+    ).toBe(true);
   });
 });

@@ -21,7 +21,13 @@ describe('methods a path does not serve', () => {
 
   beforeAll(async () => {
     h = await startHarness();
-    app = createApp({ config: h.config, db: h.db, temporal: h.temporal, logger: createLogger('api-test', 'silent'), now: () => new Date() });
+    app = createApp({
+      config: h.config,
+      db: h.db,
+      temporal: h.temporal,
+      logger: createLogger('api-test', 'silent'),
+      now: () => new Date(),
+    });
     server = createApiServer(app, { requestTimeoutMs: h.config.httpRequestTimeoutMs, headersTimeoutMs: h.config.httpHeadersTimeoutMs });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as AddressInfo).port;
@@ -47,7 +53,9 @@ describe('methods a path does not serve', () => {
         const text = Buffer.concat(chunks).toString('utf8');
         const [head, ...rest] = text.split('\r\n\r\n');
         const [statusLine, ...headerLines] = head.split('\r\n');
-        const headers = Object.fromEntries(headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+        const headers = Object.fromEntries(
+          headerLines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]),
+        );
         resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest.join('\r\n\r\n') });
       });
       socket.write(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
@@ -56,8 +64,12 @@ describe('methods a path does not serve', () => {
 
   /** A concrete path for a template, and the methods the route table serves there (independent of the app's matcher). */
   function servedPaths(): Array<{ path: string; methods: string[] }> {
-    const templates = app.routes.flatMap((r) => [r.path, ...(r.aliases ?? [])].map((template) => ({ template, method: r.method.toUpperCase() })));
-    const concrete = [...new Set(templates.map((t) => t.template))].map((template) => template.replace(/\{[^}]+\}/g, () => crypto.randomUUID()));
+    const templates = app.routes.flatMap((r) =>
+      [r.path, ...(r.aliases ?? [])].map((template) => ({ template, method: r.method.toUpperCase() })),
+    );
+    const concrete = [...new Set(templates.map((t) => t.template))].map((template) =>
+      template.replace(/\{[^}]+\}/g, () => crypto.randomUUID()),
+    );
     const fits = (template: string, path: string) => {
       const a = template.split('/');
       const b = path.split('/');
@@ -81,7 +93,10 @@ describe('methods a path does not serve', () => {
       for (const method of PROBED.filter((m) => !methods.includes(m))) {
         const res = await rawRequest(method, path);
         const body = method === 'HEAD' ? undefined : (JSON.parse(res.body) as { error: { code: string; message: string } });
-        const ok = res.status === 405 && res.headers.allow === methods.join(', ') && (body === undefined || (body.error.code === 'method_not_allowed' && typeof body.error.message === 'string'));
+        const ok =
+          res.status === 405 &&
+          res.headers.allow === methods.join(', ') &&
+          (body === undefined || (body.error.code === 'method_not_allowed' && typeof body.error.message === 'string'));
         if (!ok) wrong.push(`${method} ${path} -> ${res.status} allow=${res.headers.allow} ${res.body.slice(0, 120)}`);
       }
     }

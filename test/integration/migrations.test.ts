@@ -25,11 +25,23 @@ describe('migrations', () => {
 
   it('0012 gives existing keys their minting chain and rotation lineage, and revokes what sits under a revoked key', async () => {
     const { h, tenant } = ctx;
-    const token = async (key: string, scopes: string[]) => (await h.request('POST', '/api-tokens', { key, body: { name: 't', grant: { scopes } } })).body;
+    const token = async (key: string, scopes: string[]) =>
+      (await h.request('POST', '/api-tokens', { key, body: { name: 't', grant: { scopes } } })).body;
     const child = await token(tenant.keys.test, ['keys:admin', 'read']);
     const grandchild = await token(child.key, ['read']);
-    const agent = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'a' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
-    const rotated = (await h.request('POST', `/v1/keys/${agent.id}/rotate`, { key: tenant.keys.serviceTest, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
+    const agent = (
+      await h.request('POST', '/v1/keys', {
+        key: tenant.keys.serviceTest,
+        body: { name: 'a' },
+        headers: { 'idempotency-key': crypto.randomUUID() },
+      })
+    ).body.key;
+    const rotated = (
+      await h.request('POST', `/v1/keys/${agent.id}/rotate`, {
+        key: tenant.keys.serviceTest,
+        headers: { 'idempotency-key': crypto.randomUUID() },
+      })
+    ).body.key;
     const keys = () => h.db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId });
     const expected = Object.fromEntries((await keys()).map((k) => [k.id, { ancestor_ids: k.ancestor_ids, lineage_id: k.lineage_id }]));
     expect(expected[grandchild.api_token.id].ancestor_ids).toEqual([child.api_token.parent_key_id, child.api_token.id]);
@@ -43,13 +55,19 @@ describe('migrations', () => {
     const after = await keys();
     expect(Object.fromEntries(after.map((k) => [k.id, { ancestor_ids: k.ancestor_ids, lineage_id: k.lineage_id }]))).toEqual(expected);
     expect(after.find((k) => k.id === grandchild.api_token.id)!.revoked_at).not.toBeNull();
-    expect(after.filter((k) => k.revoked_at).map((k) => k.id).sort()).toEqual([child.api_token.id, grandchild.api_token.id, agent.id].sort());
+    expect(
+      after
+        .filter((k) => k.revoked_at)
+        .map((k) => k.id)
+        .sort(),
+    ).toEqual([child.api_token.id, grandchild.api_token.id, agent.id].sort());
   });
 
   it('0015 switches auto-recharge off in test accounts still at the shipped defaults, and only there', async () => {
     const { h, tenant } = ctx;
     const chose = await createTenant(h.db);
-    const account = (workspaceId: string, environment: string) => h.db('billing_accounts').where({ workspace_id: workspaceId, environment });
+    const account = (workspaceId: string, environment: string) =>
+      h.db('billing_accounts').where({ workspace_id: workspaceId, environment });
     // As 0004 left them: on, 500, 2000 everywhere; one owner had chosen a threshold of their own.
     await h.db('billing_accounts').whereIn('workspace_id', [tenant.workspaceId, chose.workspaceId]).update({ auto_recharge_enabled: true });
     await account(chose.workspaceId, 'test').update({ auto_recharge_threshold_cents: 1000 });
@@ -62,7 +80,20 @@ describe('migrations', () => {
   it('0015 gives the first test line of each user the 30-day grace, once', async () => {
     const { h, tenant } = ctx;
     const insert = async (name: string, createdAt: string) =>
-      (await h.db('lines').insert({ workspace_id: tenant.workspaceId, user_id: tenant.owner.id, environment: 'test', name, mode: 'webhook', status: 'released', created_at: new Date(createdAt) }).returning('id'))[0].id;
+      (
+        await h
+          .db('lines')
+          .insert({
+            workspace_id: tenant.workspaceId,
+            user_id: tenant.owner.id,
+            environment: 'test',
+            name,
+            mode: 'webhook',
+            status: 'released',
+            created_at: new Date(createdAt),
+          })
+          .returning('id')
+      )[0].id;
     const first = await insert('first', '2026-01-01T00:00:00Z');
     const second = await insert('second', '2026-01-02T00:00:00Z');
     await giveFirstTestLinesTheirGrace(h.db);

@@ -21,15 +21,24 @@ describe('monthly number fees', () => {
     expect(created.status).toBe(201);
     const id = created.body.line.id as string;
     await eventually(async () => ((await h.db('lines').where({ id }).first()).activated_at ? true : undefined));
-    await h.db('lines').where({ id }).update({ activated_at: new Date(at) });
+    await h
+      .db('lines')
+      .where({ id })
+      .update({ activated_at: new Date(at) });
     return id;
   }
   const billMonthBefore = (nominalTime: string) =>
-    h.temporal.workflow.execute('postNumberFeesWorkflow', { taskQueue: h.config.taskQueue, workflowId: `fees-${crypto.randomUUID()}`, args: [{ nominalTime }] });
+    h.temporal.workflow.execute('postNumberFeesWorkflow', {
+      taskQueue: h.config.taskQueue,
+      workflowId: `fees-${crypto.randomUUID()}`,
+      args: [{ nominalTime }],
+    });
   const balance = async (key: string) => (await h.request('GET', '/api/v1/billing/balance', { key })).body.cents as number;
   const fees = async (key: string) => {
     const res = await h.request('GET', '/api/v1/billing/transactions?limit=100', { key });
-    return (res.body.transactions as Array<{ type: string; amount_cents: number; reference_id: string; description: string }>).filter((t) => t.type === 'number_fee');
+    return (res.body.transactions as Array<{ type: string; amount_cents: number; reference_id: string; description: string }>).filter(
+      (t) => t.type === 'number_fee',
+    );
   };
 
   it('bills each line per month after its grace, in arrears, once; a released line pays for its last month; the balance may go negative', async () => {
@@ -46,7 +55,9 @@ describe('monthly number fees', () => {
     // March: only the lines out of grace.
     expect(await billMonthBefore('2020-04-01T01:00:00Z')).toMatchObject({ period: '2020-03', posted: 2 });
     expect(await billMonthBefore('2020-04-01T01:00:00Z')).toMatchObject({ period: '2020-03', posted: 0 });
-    expect(await fees(tenant.keys.live)).toMatchObject([{ amount_cents: -250, reference_id: secondLive, description: expect.stringContaining('2020-03') }]);
+    expect(await fees(tenant.keys.live)).toMatchObject([
+      { amount_cents: -250, reference_id: secondLive, description: expect.stringContaining('2020-03') },
+    ]);
     expect(await fees(tenant.keys.test)).toMatchObject([{ amount_cents: -250, reference_id: secondTest }]);
     expect(await balance(tenant.keys.live)).toBe(500 - 250);
     expect(await balance(tenant.keys.test)).toBe(500 - 250);
@@ -82,7 +93,8 @@ describe('monthly number fees', () => {
     // (The previous test's lines are billed for this month too: assert on this tenant only.)
     expect(await billMonthBefore('2021-02-01T01:00:00Z')).toMatchObject({ period: '2021-01' });
     expect(await fees(tenant.keys.live)).toHaveLength(1);
-    const recharges = () => h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: 'live', type: 'auto_recharge' });
+    const recharges = () =>
+      h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: 'live', type: 'auto_recharge' });
     await eventually(async () => ((await recharges()).length === 1 ? true : undefined));
     expect(await balance(tenant.keys.live)).toBe(500 - 250 + 2000);
   });

@@ -31,7 +31,15 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
   it('gives up after the ten-minute budget and releases the line', async () => {
     const tenant = await createTenant(db);
     const [line] = await db('lines')
-      .insert({ workspace_id: tenant.workspaceId, user_id: tenant.owner.id, environment: 'test', name: 'x', mode: 'webhook', webhook_url: 'https://a.example.test', status: 'provisioning' })
+      .insert({
+        workspace_id: tenant.workspaceId,
+        user_id: tenant.owner.id,
+        environment: 'test',
+        name: 'x',
+        mode: 'webhook',
+        webhook_url: 'https://a.example.test',
+        status: 'provisioning',
+      })
       .returning('*');
     let attempts = 0;
     const downCarrier: CarrierAdapter = {
@@ -63,11 +71,26 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db, carrier: downCarrier, payments: noPayments, model: noModel, temporal: () => env.client, taskQueue, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), egress: new EgressPolicy(), now: () => new Date() }),
+      activities: createActivities({
+        db,
+        carrier: downCarrier,
+        payments: noPayments,
+        model: noModel,
+        temporal: () => env.client,
+        taskQueue,
+        carrierEventsUrl: 'http://127.0.0.1:9/carrier/events',
+        secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!),
+        egress: new EgressPolicy(),
+        now: () => new Date(),
+      }),
     });
     const started = Date.now();
     const result = await worker.runUntil(
-      env.client.workflow.execute<typeof provisionLineWorkflow>('provisionLineWorkflow', { taskQueue, workflowId: `t-${line.id}`, args: [{ lineId: line.id }] }),
+      env.client.workflow.execute<typeof provisionLineWorkflow>('provisionLineWorkflow', {
+        taskQueue,
+        workflowId: `t-${line.id}`,
+        args: [{ lineId: line.id }],
+      }),
     );
     expect(result).toEqual({ status: 'released', reason: 'carrier unavailable: gave up after retries' });
     // Backoff 1 s doubling to 30 s over 10 minutes: far more than a handful of tries, in seconds of wall time.

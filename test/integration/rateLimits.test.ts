@@ -19,7 +19,12 @@ describe('rate limits', () => {
   describe('every row of the limits table, on a shared Postgres window', () => {
     it.each(Object.keys(RATE_LIMITS) as LimitName[])('%s', async (name) => {
       const policy = RATE_LIMITS[name];
-      const bucket = bucketFor(name, { workspaceId: crypto.randomUUID(), environment: 'test', userId: crypto.randomUUID(), keyId: crypto.randomUUID() });
+      const bucket = bucketFor(name, {
+        workspaceId: crypto.randomUUID(),
+        environment: 'test',
+        userId: crypto.randomUUID(),
+        keyId: crypto.randomUUID(),
+      });
       const start = new Date('2026-01-01T00:00:00Z').getTime();
       for (let i = 0; i < policy.limit; i += 1) {
         // Spread over the first half of the window: it is rolling, not fixed.
@@ -73,7 +78,8 @@ describe('rate limits', () => {
     });
 
     it('POST /v1/keys: 60 per hour per service key', async () => {
-      const mint = (svc: string) => h.request('POST', '/v1/keys', { key: svc, body: { name: 'k' }, headers: { 'idempotency-key': crypto.randomUUID() } });
+      const mint = (svc: string) =>
+        h.request('POST', '/v1/keys', { key: svc, body: { name: 'k' }, headers: { 'idempotency-key': crypto.randomUUID() } });
       for (let i = 0; i < 60; i += 1) expect((await mint(tenant.keys.serviceTest)).status).toBe(201);
       const refused = await mint(tenant.keys.serviceTest);
       expect(refused.status).toBe(429);
@@ -85,8 +91,15 @@ describe('rate limits', () => {
     });
 
     it('POST /v1/keys/{id}/rotate: 30 per hour per service key, Retry-After 120', async () => {
-      let id = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'k' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id;
-      const rotate = () => h.request('POST', `/v1/keys/${id}/rotate`, { key: tenant.keys.serviceTest, headers: { 'idempotency-key': crypto.randomUUID() } });
+      let id = (
+        await h.request('POST', '/v1/keys', {
+          key: tenant.keys.serviceTest,
+          body: { name: 'k' },
+          headers: { 'idempotency-key': crypto.randomUUID() },
+        })
+      ).body.key.id;
+      const rotate = () =>
+        h.request('POST', `/v1/keys/${id}/rotate`, { key: tenant.keys.serviceTest, headers: { 'idempotency-key': crypto.randomUUID() } });
       for (let i = 0; i < 30; i += 1) {
         const res = await rotate();
         expect(res.status).toBe(201);
@@ -112,7 +125,13 @@ describe('rate limits', () => {
 
   describe('endpoints the spec leaves unlimited that do unbounded or expensive work (security L8)', () => {
     it('each has a row of the limits table', () => {
-      const { routes } = createApp({ config: h.config, db: h.db, temporal: h.temporal, logger: createLogger('api-test', 'silent'), now: () => new Date() });
+      const { routes } = createApp({
+        config: h.config,
+        db: h.db,
+        temporal: h.temporal,
+        logger: createLogger('api-test', 'silent'),
+        now: () => new Date(),
+      });
       const limitOf = (method: string, path: string) => routes.find((r) => r.method === method && r.path === path)?.rateLimit;
       const expected: Array<[string, string, LimitName]> = [
         ['get', '/api/v1/webhooks/stats', 'reads'],
@@ -136,7 +155,8 @@ describe('rate limits', () => {
     });
 
     it('GET /api/v1/webhooks/stats: 60 per hour, each read endpoint on its own window, with Retry-After', async () => {
-      for (let i = 0; i < 60; i += 1) expect((await h.request('GET', '/api/v1/webhooks/stats', { key: tenant.keys.test })).status).toBe(200);
+      for (let i = 0; i < 60; i += 1)
+        expect((await h.request('GET', '/api/v1/webhooks/stats', { key: tenant.keys.test })).status).toBe(200);
       const refused = await h.request('GET', '/api/v1/webhooks/stats', { key: tenant.keys.test });
       expect(refused.status).toBe(429);
       expect(refused.body.error.code).toBe('rate_limited');
@@ -147,22 +167,46 @@ describe('rate limits', () => {
     });
 
     it('DELETE /v1/keys/{id}: 60 per hour per service key', async () => {
-      const id = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'k' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id;
+      const id = (
+        await h.request('POST', '/v1/keys', {
+          key: tenant.keys.serviceTest,
+          body: { name: 'k' },
+          headers: { 'idempotency-key': crypto.randomUUID() },
+        })
+      ).body.key.id;
       // Revoking a revoked key answers 200 again: the same request can be repeated.
-      for (let i = 0; i < 60; i += 1) expect((await h.request('DELETE', `/v1/keys/${id}`, { key: tenant.keys.serviceTest })).status).toBe(200);
+      for (let i = 0; i < 60; i += 1)
+        expect((await h.request('DELETE', `/v1/keys/${id}`, { key: tenant.keys.serviceTest })).status).toBe(200);
       const refused = await h.request('DELETE', `/v1/keys/${id}`, { key: tenant.keys.serviceTest });
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     });
 
     it('a key refused for its tier writes one compliance event per verb per minute, however often it asks', async () => {
-      const agent = (await h.request('POST', '/v1/keys', { key: tenant.keys.serviceTest, body: { name: 'reader', permissions: 'read_only' }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key;
-      const denied = () => h.request('POST', '/api/v1/calls', { key: agent.plaintext_key, body: { line_id: crypto.randomUUID(), to_number: '+14155550123' } });
-      const events = async () => Number((await h.db('compliance_events').where({ actor_key_id: agent.id, event_type: 'agent_key_permission_denied' }).count<{ n: string }[]>('id as n'))[0].n);
+      const agent = (
+        await h.request('POST', '/v1/keys', {
+          key: tenant.keys.serviceTest,
+          body: { name: 'reader', permissions: 'read_only' },
+          headers: { 'idempotency-key': crypto.randomUUID() },
+        })
+      ).body.key;
+      const denied = () =>
+        h.request('POST', '/api/v1/calls', { key: agent.plaintext_key, body: { line_id: crypto.randomUUID(), to_number: '+14155550123' } });
+      const events = async () =>
+        Number(
+          (
+            await h
+              .db('compliance_events')
+              .where({ actor_key_id: agent.id, event_type: 'agent_key_permission_denied' })
+              .count<{ n: string }[]>('id as n')
+          )[0].n,
+        );
       for (let i = 0; i < 5; i += 1) expect((await denied()).body.error.code).toBe('agent_permission_denied');
       expect(await events()).toBe(1);
       // Another verb is its own event.
-      expect((await h.request('POST', '/api/v1/lines', { key: agent.plaintext_key, body: webhookLine() })).body.error.code).toBe('agent_permission_denied');
+      expect((await h.request('POST', '/api/v1/lines', { key: agent.plaintext_key, body: webhookLine() })).body.error.code).toBe(
+        'agent_permission_denied',
+      );
       expect(await events()).toBe(2);
       h.clock.advance(61_000);
       await denied();

@@ -6,7 +6,15 @@ import { ensureSchemathesis } from '../../src/platform/infra/schemathesis';
 import { clearRateLimits, makeEnvFixtures, type EnvFixtures } from '../support/fixtures';
 import { createTenant, startHarness, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { failureReport, FUZZ_CHECKS, fuzzConfig, operationKeyKind, operationsOf, runSchemathesis, type KeyKind } from '../support/schemathesis';
+import {
+  failureReport,
+  FUZZ_CHECKS,
+  fuzzConfig,
+  operationKeyKind,
+  operationsOf,
+  runSchemathesis,
+  type KeyKind,
+} from '../support/schemathesis';
 
 /**
  * Schema fuzzing (issue #12, item 4): schemathesis generates requests from the served
@@ -65,7 +73,9 @@ describe('schema fuzzing of the served OpenAPI document (schemathesis)', () => {
     ]);
     disposableLineIds = fixtures.test.spareLineIds.slice(1);
     document = YAML.parse((await h.request('GET', '/api/openapi.yaml')).text);
-    process.stdout.write(`[schemathesis] seeds: fixed ${FIXED_SEED}, fresh ${FRESH_SEED} (replay the fresh one with SCHEMA_FUZZ_SEED=${FRESH_SEED})\n`);
+    process.stdout.write(
+      `[schemathesis] seeds: fixed ${FIXED_SEED}, fresh ${FRESH_SEED} (replay the fresh one with SCHEMA_FUZZ_SEED=${FRESH_SEED})\n`,
+    );
   }, 300_000);
   afterAll(async () => {
     await h?.close();
@@ -86,13 +96,21 @@ describe('schema fuzzing of the served OpenAPI document (schemathesis)', () => {
         apiUrl: h.apiUrl,
         key: run.keyKind === 'service' ? envFixtures.serviceKey : envFixtures.key,
         seed,
-        config: fuzzConfig({ document, keyKind: run.keyKind, fixtures: envFixtures, disposableLineIds: run.environment === 'test' ? disposableLineIds : [], maxExamples: run.maxExamples }),
+        config: fuzzConfig({
+          document,
+          keyKind: run.keyKind,
+          fixtures: envFixtures,
+          disposableLineIds: run.environment === 'test' ? disposableLineIds : [],
+          maxExamples: run.maxExamples,
+        }),
         phases: run.phases,
         workers: 1,
       });
       const tested = Number(/Tested: (\d+)/.exec(result.output)?.[1] ?? 0);
       const generated = Number(/(\d+) generated/.exec(result.output)?.[1] ?? 0);
-      process.stdout.write(`[schemathesis] ${run.name}, ${run.seed} seed ${seed}, ${run.phases.join('+')}: ${tested} operations, ${generated} requests, ${(result.durationMs / 1000).toFixed(1)} s, exit ${result.exitCode}\n`);
+      process.stdout.write(
+        `[schemathesis] ${run.name}, ${run.seed} seed ${seed}, ${run.phases.join('+')}: ${tested} operations, ${generated} requests, ${(result.durationMs / 1000).toFixed(1)} s, exit ${result.exitCode}\n`,
+      );
       if (result.exitCode !== 0 || tested !== reachable.length || generated === 0) {
         throw new Error(
           `schemathesis (${FUZZ_CHECKS.join(', ')}) failed for the ${run.name} with ${run.seed} seed ${seed}: exit ${result.exitCode}, ` +

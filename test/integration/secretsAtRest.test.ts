@@ -1,6 +1,14 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
-import { generateSecretsKey, keyIdOf, open, parseKeyMaterial, parseSecretsKey, seal, sealedKeyId } from '../../src/platform/crypto/secretBox';
+import {
+  generateSecretsKey,
+  keyIdOf,
+  open,
+  parseKeyMaterial,
+  parseSecretsKey,
+  seal,
+  sealedKeyId,
+} from '../../src/platform/crypto/secretBox';
 import { currentSecret, readSecret } from '../../src/domain/lines/secrets';
 import { useHarness, webhookLine } from '../support/harness';
 
@@ -22,7 +30,9 @@ describe('secrets at rest', () => {
     const nonce = crypto.randomBytes(12);
     const cipher = crypto.createCipheriv('aes-256-gcm', Buffer.from(keyHex, 'hex'), nonce);
     const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return ['v1', nonce, cipher.getAuthTag(), ciphertext].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+    return ['v1', nonce, cipher.getAuthTag(), ciphertext]
+      .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+      .join('.');
   }
 
   it('seals new secrets in v2 under the key id, bound to their line and row', async () => {
@@ -43,20 +53,30 @@ describe('secrets at rest', () => {
   it('still opens secrets sealed in the v1 format', async () => {
     const { h } = ctx;
     const line = await lineWithSecret();
-    await h.db('line_webhook_secrets').where({ id: line.row.id }).update({ ciphertext: sealV1(globalKey(), line.secret) });
+    await h
+      .db('line_webhook_secrets')
+      .where({ id: line.row.id })
+      .update({ ciphertext: sealV1(globalKey(), line.secret) });
     expect(await currentSecret(h.db, parseSecretsKey(globalKey()), line.id)).toBe(line.secret);
   });
 
   it('rotates SECRETS_KEY: a new key in front, `cli secrets reseal`, then the old key can go', async () => {
     const { h } = ctx;
     const line = await lineWithSecret();
-    await h.db('line_webhook_secrets').where({ id: line.row.id }).update({ ciphertext: sealV1(globalKey(), line.secret) });
+    await h
+      .db('line_webhook_secrets')
+      .where({ id: line.row.id })
+      .update({ ciphertext: sealV1(globalKey(), line.secret) });
     const newKey = generateSecretsKey();
     const saved = process.env.SECRETS_KEY;
     try {
       process.env.SECRETS_KEY = `${newKey},${globalKey()}`;
       const result = await runCommand(h.db, ['secrets', 'reseal'], {});
-      expect(result).toMatchObject({ key_id: keyIdOf(parseKeyMaterial(newKey)), resealed: expect.any(Number), already_current: expect.any(Number) });
+      expect(result).toMatchObject({
+        key_id: keyIdOf(parseKeyMaterial(newKey)),
+        resealed: expect.any(Number),
+        already_current: expect.any(Number),
+      });
       expect(result.resealed as number).toBeGreaterThanOrEqual(1);
       const rows = await h.db('line_webhook_secrets').select('ciphertext');
       expect(rows.every((r: { ciphertext: string }) => sealedKeyId(r.ciphertext) === keyIdOf(parseKeyMaterial(newKey)))).toBe(true);

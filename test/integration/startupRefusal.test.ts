@@ -22,9 +22,17 @@ describe('entry points refuse to start without strong secrets', () => {
     LOG_LEVEL: 'silent',
   });
 
-  function run(entry: string, env: NodeJS.ProcessEnv, args: string[] = []): Promise<{ code: number | null; stderr: string; stdout: string }> {
+  function run(
+    entry: string,
+    env: NodeJS.ProcessEnv,
+    args: string[] = [],
+  ): Promise<{ code: number | null; stderr: string; stdout: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry), ...args], { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(projectRoot, entry), ...args], {
+        cwd: projectRoot,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
@@ -48,7 +56,12 @@ describe('entry points refuse to start without strong secrets', () => {
   });
 
   it('the worker: a weak carrier key and a lenient SECRETS_KEY', async () => {
-    const result = await run('src/main/worker.ts', { ...baseEnv(), CARRIER_API_KEY: 'short', PAYMENTS_API_KEY: strong(), SECRETS_KEY: 'dGVzdA==' });
+    const result = await run('src/main/worker.ts', {
+      ...baseEnv(),
+      CARRIER_API_KEY: 'short',
+      PAYMENTS_API_KEY: strong(),
+      SECRETS_KEY: 'dGVzdA==',
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('switchboard worker refuses to start: 2 settings');
     expect(result.stderr).toContain('CARRIER_API_KEY carries');
@@ -56,7 +69,12 @@ describe('entry points refuse to start without strong secrets', () => {
   });
 
   it('the simulator: no control token', async () => {
-    const result = await run('simulator/main.ts', { ...baseEnv(), CARRIER_WEBHOOK_SECRET: strong(), CARRIER_API_KEY: strong(), PAYMENTS_API_KEY: strong() });
+    const result = await run('simulator/main.ts', {
+      ...baseEnv(),
+      CARRIER_WEBHOOK_SECRET: strong(),
+      CARRIER_API_KEY: strong(),
+      PAYMENTS_API_KEY: strong(),
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('SIMULATOR_CONTROL_TOKEN is not set');
   });

@@ -17,7 +17,13 @@ describe('system endpoints', () => {
 
   /** Serves a fresh app with `config` (and optionally another database) for one request. */
   async function get(path: string, overrides: Partial<Config>, options: { db?: Db; headers?: Record<string, string> } = {}) {
-    const { koa } = createApp({ config: { ...h.config, ...overrides }, db: options.db ?? h.db, temporal: h.temporal, logger: createLogger('api-test', 'silent'), now: () => new Date() });
+    const { koa } = createApp({
+      config: { ...h.config, ...overrides },
+      db: options.db ?? h.db,
+      temporal: h.temporal,
+      logger: createLogger('api-test', 'silent'),
+      now: () => new Date(),
+    });
     const server = http.createServer(koa.callback());
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
@@ -33,7 +39,9 @@ describe('system endpoints', () => {
     try {
       const res = await get('/readyz', {}, { db });
       expect(res.status).toBe(503);
-      expect(JSON.parse(res.text)).toEqual({ error: { code: 'not_ready', message: 'The service is not ready', details: [{ field: 'postgres', message: 'unavailable' }] } });
+      expect(JSON.parse(res.text)).toEqual({
+        error: { code: 'not_ready', message: 'The service is not ready', details: [{ field: 'postgres', message: 'unavailable' }] },
+      });
       expect(res.text).not.toMatch(/127\.0\.0\.1|ECONNREFUSED|connect/i);
     } finally {
       await db.destroy();
@@ -43,7 +51,11 @@ describe('system endpoints', () => {
   it('readyz is not ready while the configuration fails the startup check, and says no more', async () => {
     const res = await get('/readyz', { carrierWebhookSecret: 'dev-carrier-secret' });
     expect(res.status).toBe(503);
-    expect(JSON.parse(res.text).error).toEqual({ code: 'not_ready', message: 'The service is not ready', details: [{ field: 'configuration', message: 'unavailable' }] });
+    expect(JSON.parse(res.text).error).toEqual({
+      code: 'not_ready',
+      message: 'The service is not ready',
+      details: [{ field: 'configuration', message: 'unavailable' }],
+    });
     expect(res.text).not.toContain('CARRIER_WEBHOOK_SECRET');
     expect((await get('/readyz', { secretsKey: undefined })).status).toBe(503);
     expect((await get('/readyz', {})).status).toBe(200);
@@ -62,7 +74,9 @@ describe('system endpoints', () => {
     it('need the bearer when METRICS_TOKEN is set', async () => {
       expect((await get('/metrics', { metricsToken: token })).status).toBe(401);
       expect((await get('/metrics', { metricsToken: token }, { headers: { authorization: `Bearer ${token}x` } })).status).toBe(401);
-      expect((await get('/metrics', { metricsToken: token, profile: 'dev' }, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
+      expect((await get('/metrics', { metricsToken: token, profile: 'dev' }, { headers: { authorization: 'Bearer nope' } })).status).toBe(
+        401,
+      );
       const ok = await get('/metrics', { metricsToken: token }, { headers: { authorization: `Bearer ${token}` } });
       expect(ok.status).toBe(200);
       expect(ok.text).toContain('# TYPE');

@@ -117,11 +117,16 @@ describe('OpenAPI document and request validation', () => {
       expect(res.body.error.code).toBe('method_not_allowed');
       expect(res.headers.get('allow')).toBe('POST');
     }
-    expect((await h.request('GET', `/api/v1/calls/${crypto.randomUUID()}`, { key: tenant.keys.test })).body.error.code).toBe('call_not_found');
+    expect((await h.request('GET', `/api/v1/calls/${crypto.randomUUID()}`, { key: tenant.keys.test })).body.error.code).toBe(
+      'call_not_found',
+    );
   });
 
   it('422 for a NUL character (U+0000) in any body or query string, which Postgres cannot store', async () => {
-    const disclosure = await h.request('POST', '/api/v1/disclosures', { key: tenant.keys.test, body: { message: 'Hi\u0000there', jurisdiction: 'U\u0000S' } });
+    const disclosure = await h.request('POST', '/api/v1/disclosures', {
+      key: tenant.keys.test,
+      body: { message: 'Hi\u0000there', jurisdiction: 'U\u0000S' },
+    });
     expect(disclosure.status).toBe(422);
     expect(disclosure.body.error).toMatchObject({
       code: 'validation_error',

@@ -46,14 +46,27 @@ describe('webhook delivery engine', () => {
   }
 
   const event = (lineId: string, type: EventType, payload: Record<string, unknown> = {}) =>
-    createEvent(h.db, { workspaceId: tenant.workspaceId, environment: 'test', lineId, type, target: EVENT_POLICIES[type].target, payload, now: new Date() });
+    createEvent(h.db, {
+      workspaceId: tenant.workspaceId,
+      environment: 'test',
+      lineId,
+      type,
+      target: EVENT_POLICIES[type].target,
+      payload,
+      now: new Date(),
+    });
 
   describe('through the API', () => {
     it('POST /webhooks/test delivers a signed event and reports the attempt', async () => {
       const { id, secret } = await line();
       const res = await h.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: id } });
       expect(res.status).toBe(200);
-      expect(res.body.delivery).toMatchObject({ status: 'success', http_status: 200, response_body: '{"ok":true}', duration_ms: expect.any(Number) });
+      expect(res.body.delivery).toMatchObject({
+        status: 'success',
+        http_status: 200,
+        response_body: '{"ok":true}',
+        duration_ms: expect.any(Number),
+      });
       const [req] = receiver.requests;
       expect(req.body).toMatchObject({ event: 'test', line_id: id, event_id: expect.any(String) });
       expect(req.headers['x-service-delivery-id']).toBe(res.body.delivery.id);
@@ -98,16 +111,32 @@ describe('webhook delivery engine', () => {
       for (let i = 0; i < 3; i += 1) await h.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: id } });
       const all = await h.request('GET', '/api/v1/webhooks/deliveries', { key: tenant.keys.test });
       expect(all.body.total).toBe(3);
-      expect(all.body.deliveries[0]).toMatchObject({ line_id: id, event_type: 'test', url: receiver.url, attempt_count: 1, request_body: { event: 'test' } });
+      expect(all.body.deliveries[0]).toMatchObject({
+        line_id: id,
+        event_type: 'test',
+        url: receiver.url,
+        attempt_count: 1,
+        request_body: { event: 'test' },
+      });
       const failed = await h.request('GET', '/api/v1/webhooks/deliveries?status=failed', { key: tenant.keys.test });
       expect(failed.body.deliveries.map((d: { http_status: number }) => d.http_status)).toEqual([500]);
-      const page = await h.request('GET', `/api/v1/webhooks/deliveries?line_id=${id}&event_type=test&limit=1&offset=2`, { key: tenant.keys.test });
+      const page = await h.request('GET', `/api/v1/webhooks/deliveries?line_id=${id}&event_type=test&limit=1&offset=2`, {
+        key: tenant.keys.test,
+      });
       expect(page.body).toMatchObject({ total: 3, deliveries: [{ http_status: 200 }] });
       expect((await h.request('GET', '/api/v1/webhooks/deliveries?status=lost', { key: tenant.keys.test })).status).toBe(422);
 
       const stats = await h.request('GET', '/api/v1/webhooks/stats', { key: tenant.keys.test });
-      expect(stats.body).toMatchObject({ total: 3, success: 2, failed: 1, success_rate: 0.6667, by_event_type: [{ event_type: 'test', total: 3, success: 2, failed: 1 }] });
-      expect(stats.body.by_hour).toEqual([{ hour: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:00:00Z$/), total: 3, success: 2, failed: 1 }]);
+      expect(stats.body).toMatchObject({
+        total: 3,
+        success: 2,
+        failed: 1,
+        success_rate: 0.6667,
+        by_event_type: [{ event_type: 'test', total: 3, success: 2, failed: 1 }],
+      });
+      expect(stats.body.by_hour).toEqual([
+        { hour: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:00:00Z$/), total: 3, success: 2, failed: 1 },
+      ]);
       // Another workspace sees none of it.
       const other = await createTenant(h.db);
       expect((await h.request('GET', '/api/v1/webhooks/deliveries', { key: other.keys.test })).body.total).toBe(0);
@@ -125,7 +154,9 @@ describe('webhook delivery engine', () => {
     let env: TestWorkflowEnvironment;
 
     beforeAll(async () => {
-      env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } } });
+      env = await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } },
+      });
     });
     afterAll(async () => env?.teardown());
 
@@ -136,13 +167,30 @@ describe('webhook delivery engine', () => {
         connection: env.nativeConnection,
         taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-        activities: createActivities({ db: h.db, carrier: noCarrier, payments: noPayments, model: noModel, temporal: () => env.client, taskQueue, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!), egress: egressPolicyFor(h.config), now: () => new Date() }),
+        activities: createActivities({
+          db: h.db,
+          carrier: noCarrier,
+          payments: noPayments,
+          model: noModel,
+          temporal: () => env.client,
+          taskQueue,
+          carrierEventsUrl: 'http://127.0.0.1:9/carrier/events',
+          secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!),
+          egress: egressPolicyFor(h.config),
+          now: () => new Date(),
+        }),
       });
       return worker.runUntil(async () => {
-        const handle = await env.client.workflow.start<typeof deliverEventWorkflow>('deliverEventWorkflow', { taskQueue, workflowId: `d-${eventId}`, args: [{ eventId, eventType: type }] });
+        const handle = await env.client.workflow.start<typeof deliverEventWorkflow>('deliverEventWorkflow', {
+          taskQueue,
+          workflowId: `d-${eventId}`,
+          args: [{ eventId, eventType: type }],
+        });
         const result = await handle.result();
         const history = await handle.fetchHistory();
-        const timers = (history.events ?? []).filter((e) => e.timerStartedEventAttributes).map((e) => Number(e.timerStartedEventAttributes!.startToFireTimeout!.seconds));
+        const timers = (history.events ?? [])
+          .filter((e) => e.timerStartedEventAttributes)
+          .map((e) => Number(e.timerStartedEventAttributes!.startToFireTimeout!.seconds));
         return { result, timers };
       });
     }
@@ -157,7 +205,10 @@ describe('webhook delivery engine', () => {
       expect(new Set(receiver.requests.map((r) => r.headers['x-service-delivery-id'])).size).toBe(3);
       expect(receiver.requests.map((r) => r.body.event_id)).toEqual([eventId, eventId, eventId]);
       expect(receiver.requests.map((r) => r.headers['x-service-delivery-attempt'])).toEqual(['1', '2', '3']);
-      for (const r of receiver.requests) expect(verifySignature({ secret, headers: r.headers as Record<string, string>, rawBody: r.rawBody, toleranceSeconds: 10 ** 9 }).valid).toBe(true);
+      for (const r of receiver.requests)
+        expect(
+          verifySignature({ secret, headers: r.headers as Record<string, string>, rawBody: r.rawBody, toleranceSeconds: 10 ** 9 }).valid,
+        ).toBe(true);
       // Delays of 5 s and 5 min, each within ±10 % jitter.
       expect(timers).toHaveLength(2);
       expect(timers[0]).toBeGreaterThanOrEqual(4);
@@ -175,7 +226,10 @@ describe('webhook delivery engine', () => {
     it('gives up after the whole schedule: 8 attempts over about 27.5 hours', async () => {
       const { id } = await line();
       receiver.script(...Array.from({ length: 8 }, () => ({ status: 500 })));
-      const { result, timers } = await deliverWithTimeSkipping(await event(id, 'sms_received', { from_number: '+14155550123' }), 'sms_received');
+      const { result, timers } = await deliverWithTimeSkipping(
+        await event(id, 'sms_received', { from_number: '+14155550123' }),
+        'sms_received',
+      );
       expect(result).toMatchObject({ status: 'failed', attempts: 8 });
       expect(timers).toHaveLength(RETRY_DELAYS_MS.length);
     }, 60_000);
@@ -204,7 +258,11 @@ describe('webhook delivery engine', () => {
       await receiver.waitForRequests(1, 30_000);
       // Kill only once the first attempt is over and the workflow sits on its 5 s retry timer
       // (killing mid-attempt would test activity retry instead).
-      await eventually(async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.timerStartedEventAttributes) || undefined, 30_000, 'the retry timer');
+      await eventually(
+        async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.timerStartedEventAttributes) || undefined,
+        30_000,
+        'the retry timer',
+      );
       const killed = new Promise((resolve) => worker.once('exit', resolve));
       worker.kill('SIGKILL');
       await killed;
@@ -214,7 +272,9 @@ describe('webhook delivery engine', () => {
         expect(await handle.result()).toMatchObject({ status: 'success', attempts: 2 });
         expect(receiver.requests.map((r) => r.body.event_id)).toEqual([eventId, eventId]);
         expect(receiver.requests[1].headers['x-service-delivery-id']).not.toBe(receiver.requests[0].headers['x-service-delivery-id']);
-        await eventually(async () => ((await h.db('webhook_deliveries').where({ event_id: eventId, status: 'success' }).first()) ? true : undefined));
+        await eventually(async () =>
+          (await h.db('webhook_deliveries').where({ event_id: eventId, status: 'success' }).first()) ? true : undefined,
+        );
       } finally {
         await stopProcess(worker);
       }

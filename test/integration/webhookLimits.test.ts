@@ -89,7 +89,11 @@ describe('bounded webhook answers', () => {
     });
     const res = await sendTest(line.id);
     expect(res.status).toBe(200);
-    expect(res.body.delivery).toMatchObject({ status: 'failed', http_status: 200, error_message: `response body over ${RESPONSE_READ_LIMIT_BYTES} bytes; the request was aborted` });
+    expect(res.body.delivery).toMatchObject({
+      status: 'failed',
+      http_status: 200,
+      error_message: `response body over ${RESPONSE_READ_LIMIT_BYTES} bytes; the request was aborted`,
+    });
     // What the log keeps is the start of the answer, as for any answer.
     expect(res.body.delivery.response_body).toBe(`{"text":"${'a'.repeat(991)}`);
     await hostile.closedBySender();
@@ -102,7 +106,10 @@ describe('bounded webhook answers', () => {
       res.write('{');
     });
     const res = await sendTest(line.id);
-    expect(res.body.delivery).toMatchObject({ status: 'failed', error_message: `response body over ${RESPONSE_READ_LIMIT_BYTES} bytes (content-length ${10 * 1024 * 1024}); the request was aborted` });
+    expect(res.body.delivery).toMatchObject({
+      status: 'failed',
+      error_message: `response body over ${RESPONSE_READ_LIMIT_BYTES} bytes (content-length ${10 * 1024 * 1024}); the request was aborted`,
+    });
     await hostile.closedBySender();
   });
 
@@ -112,7 +119,12 @@ describe('bounded webhook answers', () => {
     const noContent = await sendTest(line.id);
     expect(noContent.body.delivery).toMatchObject({ status: 'failed', http_status: 204, error_message: 'http_204' });
     const accepted = await sendTest(line.id);
-    expect(accepted.body.delivery).toMatchObject({ status: 'failed', http_status: 202, error_message: 'http_202', response_body: '{"queued":true}' });
+    expect(accepted.body.delivery).toMatchObject({
+      status: 'failed',
+      http_status: 202,
+      error_message: 'http_202',
+      response_body: '{"queued":true}',
+    });
     const ok = await sendTest(line.id);
     expect(ok.body.delivery).toMatchObject({ status: 'success', http_status: 200, error_message: null });
   });
@@ -139,7 +151,13 @@ describe('bounded webhook answers', () => {
         receiver.script({ status: 200, body: '{"late":true}', delayMs: 3_000 });
         const res = await impatient.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: line.id } });
         expect(res.status).toBe(202);
-        expect(res.body.delivery).toMatchObject({ id: expect.any(String), event_id: expect.any(String), status: 'pending', http_status: null, response_body: null });
+        expect(res.body.delivery).toMatchObject({
+          id: expect.any(String),
+          event_id: expect.any(String),
+          status: 'pending',
+          http_status: null,
+          response_body: null,
+        });
         const finished = await eventually(async () => {
           const row = await impatient.db('webhook_deliveries').where({ id: res.body.delivery.id }).first();
           return row?.status === 'success' ? row : undefined;
@@ -156,7 +174,15 @@ describe('bounded webhook answers', () => {
         const line = await lineTo(receiver.url);
         const res = await idle.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: line.id } });
         expect(res.status).toBe(202);
-        expect(res.body.delivery).toEqual({ id: null, event_id: expect.any(String), status: 'pending', http_status: null, duration_ms: null, response_body: null, error_message: null });
+        expect(res.body.delivery).toEqual({
+          id: null,
+          event_id: expect.any(String),
+          status: 'pending',
+          http_status: null,
+          duration_ms: null,
+          response_body: null,
+          error_message: null,
+        });
         await idle.temporal.workflow.getHandle(`webhook-event:${res.body.delivery.event_id}`).terminate('test over');
       } finally {
         await idle.close();
@@ -168,11 +194,26 @@ describe('bounded webhook answers', () => {
     /** One `message` delivery attempt with a live reply stream, as the call turn makes it; the carrier only records what it was asked to speak. */
     async function streamedAttempt(budget = { lineMs: 2_000, totalMs: 30_000 }) {
       const line = await lineTo(hostile.url);
-      const eventId = await createEvent(h.db, { workspaceId: tenant.workspaceId, environment: 'test', lineId: line.id, type: 'message', target: EVENT_POLICIES.message.target, payload: { text: 'hello' }, now: new Date() });
+      const eventId = await createEvent(h.db, {
+        workspaceId: tenant.workspaceId,
+        environment: 'test',
+        lineId: line.id,
+        type: 'message',
+        target: EVENT_POLICIES.message.target,
+        payload: { text: 'hello' },
+        now: new Date(),
+      });
       const event = (await h.db('webhook_events').where({ id: eventId }).first()) as EventRow;
       const spoken: string[] = [];
       const carrier = { speak: async ({ text }: { text: string }) => void spoken.push(text) };
-      const delivery = createDeliveryAttempt({ db: h.db, egress: egressPolicyFor(h.config), carrier, secretsKey: () => parseSecretsKey(h.config.secretsKey!), ndjsonBudget: budget, now: () => new Date() });
+      const delivery = createDeliveryAttempt({
+        db: h.db,
+        egress: egressPolicyFor(h.config),
+        carrier,
+        secretsKey: () => parseSecretsKey(h.config.secretsKey!),
+        ndjsonBudget: budget,
+        now: () => new Date(),
+      });
       const outcome = await delivery.attempt(event, 1, { carrierCallId: 'CA-limits', speakIdPrefix: 'turn-1' });
       const row = await h.db('webhook_deliveries').where({ event_id: eventId }).first();
       return { outcome, spoken, row };
@@ -226,7 +267,10 @@ describe('bounded webhook answers', () => {
       });
       const { spoken, row } = await streamedAttempt();
       expect(spoken).toHaveLength(NDJSON_LIMITS.maxSpokenChars / chunk.length);
-      expect(row).toMatchObject({ status: 'failed', error_message: `ndjson reply over ${NDJSON_LIMITS.maxSpokenChars} characters of text` });
+      expect(row).toMatchObject({
+        status: 'failed',
+        error_message: `ndjson reply over ${NDJSON_LIMITS.maxSpokenChars} characters of text`,
+      });
       await hostile.closedBySender();
     });
 
@@ -245,6 +289,8 @@ describe('bounded webhook answers', () => {
   it('a second tenant is unaffected (sanity: the limits are per attempt)', async () => {
     const other = await createTenant(h.db);
     const line = await lines.create({ webhook_url: receiver.url }, other.keys.test);
-    expect((await h.request('POST', '/api/v1/webhooks/test', { key: other.keys.test, body: { line_id: line.id } })).body.delivery.status).toBe('success');
+    expect(
+      (await h.request('POST', '/api/v1/webhooks/test', { key: other.keys.test, body: { line_id: line.id } })).body.delivery.status,
+    ).toBe('success');
   });
 });

@@ -60,7 +60,9 @@ describe('worker killed mid-workflow', () => {
     expect(allocations).toHaveLength(1);
     expect(allocations[0].requests).toBe(2);
     expect(active.phone_number).toBe(allocations[0].phone_number);
-    expect(await h.db('lines').where({ phone_number: active.phone_number }).count<{ count: string }[]>('id as count')).toEqual([{ count: '1' }]);
+    expect(await h.db('lines').where({ phone_number: active.phone_number }).count<{ count: string }[]>('id as count')).toEqual([
+      { count: '1' },
+    ]);
 
     const handle = h.temporal.workflow.getHandle(workflowIds.provisionLine(lineId));
     expect(await handle.result()).toEqual({ status: 'active', phoneNumber: active.phone_number });

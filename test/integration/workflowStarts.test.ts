@@ -16,7 +16,10 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
     ({ h } = ctx);
     faults.reset();
   });
-  const { lines, calls, messages, settings } = customer(ctx, { line: () => webhookLine({ webhook_url: ctx.receiver.url }), untilMs: 30_000 });
+  const { lines, calls, messages, settings } = customer(ctx, {
+    line: () => webhookLine({ webhook_url: ctx.receiver.url }),
+    untilMs: 30_000,
+  });
   const sim = simulator(ctx);
   afterEach(async () => {
     faults.reset();
@@ -80,13 +83,19 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
     const line = await lines.create();
     faults.failStarts('callWorkflow');
     const { carrier_call_id: carrierCallId } = (await sim.calls.ring('+14155553434', line.phone_number)).body;
-    const row = await eventually(async () => {
-      const found = await h.db('calls').where({ line_id: line.id, direction: 'inbound' }).first();
-      return found?.status === 'failed' ? found : undefined;
-    }, 20_000, 'the inbound call to be failed');
+    const row = await eventually(
+      async () => {
+        const found = await h.db('calls').where({ line_id: line.id, direction: 'inbound' }).first();
+        return found?.status === 'failed' ? found : undefined;
+      },
+      20_000,
+      'the inbound call to be failed',
+    );
     expect(row.end_cause).toBe('service_error');
     // The carrier got a non-2xx and declined the call.
-    await eventually(async () => (h.simulator.state.calls.list().find((c) => c.carrier_call_id === carrierCallId)?.state === 'ended' ? true : undefined));
+    await eventually(async () =>
+      h.simulator.state.calls.list().find((c) => c.carrier_call_id === carrierCallId)?.state === 'ended' ? true : undefined,
+    );
     faults.reset();
     await lines.expectFree(line.id);
   });
@@ -101,12 +110,21 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       faults.loseStartAnswer('sendMessageWorkflow');
       const sent = await messages.send({ line_id: line.id, to: peer, text: 'Ready for pickup.' });
       expect(sent.status).toBe(201);
-      const row = await eventually(async () => {
-        const current = await h.db('messages').where({ id: sent.body.id }).first();
-        return current.status === 'delivered' ? current : undefined;
-      }, 30_000, 'the message to be delivered');
+      const row = await eventually(
+        async () => {
+          const current = await h.db('messages').where({ id: sent.body.id }).first();
+          return current.status === 'delivered' ? current : undefined;
+        },
+        30_000,
+        'the message to be delivered',
+      );
       expect(row.error_code).toBeNull();
-      await eventually(async () => ((await h.db('ledger_transactions').where({ idempotency_ref: `sms:${sent.body.id}:settle` })).length === 1 ? true : undefined), 20_000, 'the charge');
+      await eventually(
+        async () =>
+          (await h.db('ledger_transactions').where({ idempotency_ref: `sms:${sent.body.id}:settle` })).length === 1 ? true : undefined,
+        20_000,
+        'the charge',
+      );
       await h.temporal.workflow.getHandle(`message-send:${sent.body.id}`).result();
       expect(await h.db('ledger_transactions').where({ idempotency_ref: `sms:${sent.body.id}:settle` })).toHaveLength(1);
       expect((await hold(`sms:${sent.body.id}`)).status).toBe('settled');
@@ -124,8 +142,15 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       expect((await hold(`sms:${sent.body.id}`)).status).toBe('active');
       faults.reset();
       // Ten minutes on, still queued and with no workflow: never sent.
-      await h.db('messages').where({ id: sent.body.id }).update({ created_at: h.db.raw("now() - interval '11 minutes'") });
-      await h.temporal.workflow.execute('recoverOrphansWorkflow', { taskQueue: h.config.taskQueue, workflowId: `sweep-${sent.body.id}`, args: [{}] });
+      await h
+        .db('messages')
+        .where({ id: sent.body.id })
+        .update({ created_at: h.db.raw("now() - interval '11 minutes'") });
+      await h.temporal.workflow.execute('recoverOrphansWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `sweep-${sent.body.id}`,
+        args: [{}],
+      });
       expect(await h.db('messages').where({ id: sent.body.id }).first()).toMatchObject({ status: 'failed', error_code: 'not_sent' });
       expect((await hold(`sms:${sent.body.id}`)).status).toBe('released');
     });
@@ -148,24 +173,27 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       ['speak', { text: 'Hello' }],
       ['wait', { timeout_seconds: 1 }],
       ['press', { digits: '1' }],
-    ] as const)('%s: RESOURCE_EXHAUSTED is 429 rate_limited, UNAVAILABLE is 503, both with Retry-After and nothing changed', async (path, body) => {
-      const line = await lines.create();
-      const id = (await calls.place(line.id)).body.call.id as string;
-      await calls.untilStatus(id, ['in_progress']);
-      faults.failUpdates(GRPC.RESOURCE_EXHAUSTED, GRPC.UNAVAILABLE);
-      const limited = await calls[path](id, body);
-      expect(limited.status).toBe(429);
-      expect(limited.body.error.code).toBe('rate_limited');
-      expect(limited.headers.get('retry-after')).toBe('1');
-      const unavailable = await calls[path](id, body);
-      expect(unavailable.status).toBe(503);
-      expect(unavailable.body.error.code).toBe('service_unavailable');
-      expect(unavailable.headers.get('retry-after')).toBe('1');
-      expect((await calls.get(id)).status).toBe('in_progress');
-      // Once Temporal answers again, the same request works.
-      expect((await calls[path](id, body)).status).toBe(200);
-      await calls.hangUp(id);
-    });
+    ] as const)(
+      '%s: RESOURCE_EXHAUSTED is 429 rate_limited, UNAVAILABLE is 503, both with Retry-After and nothing changed',
+      async (path, body) => {
+        const line = await lines.create();
+        const id = (await calls.place(line.id)).body.call.id as string;
+        await calls.untilStatus(id, ['in_progress']);
+        faults.failUpdates(GRPC.RESOURCE_EXHAUSTED, GRPC.UNAVAILABLE);
+        const limited = await calls[path](id, body);
+        expect(limited.status).toBe(429);
+        expect(limited.body.error.code).toBe('rate_limited');
+        expect(limited.headers.get('retry-after')).toBe('1');
+        const unavailable = await calls[path](id, body);
+        expect(unavailable.status).toBe(503);
+        expect(unavailable.body.error.code).toBe('service_unavailable');
+        expect(unavailable.headers.get('retry-after')).toBe('1');
+        expect((await calls.get(id)).status).toBe('in_progress');
+        // Once Temporal answers again, the same request works.
+        expect((await calls[path](id, body)).status).toBe(200);
+        await calls.hangUp(id);
+      },
+    );
 
     it('hang-up: RESOURCE_EXHAUSTED is 429 with Retry-After; the retry ends the call', async () => {
       const line = await lines.create();

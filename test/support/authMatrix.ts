@@ -88,19 +88,41 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   listConversations: (r) => ({ query: { line_id: r.lineId } }),
   getConversation: (r) => ({ params: { lineId: r.lineId, phoneNumber: r.phoneNumber } }),
   // Forged carrier callbacks: an inbound call and a STOP to the tenant's own number.
-  carrierEvent: (r) => ({ body: { type: 'call.incoming', carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`, from: phone(), to: r.linePhoneNumber, at: Date.now() } }),
+  carrierEvent: (r) => ({
+    body: {
+      type: 'call.incoming',
+      carrier_call_id: `CA${crypto.randomBytes(8).toString('hex')}`,
+      from: phone(),
+      to: r.linePhoneNumber,
+      at: Date.now(),
+    },
+  }),
   carrierMessageEvent: (r) => ({
-    body: { type: 'sms.received', carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`, from: r.phoneNumber, to: r.linePhoneNumber, text: 'STOP', at: Date.now() },
+    body: {
+      type: 'sms.received',
+      carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`,
+      from: r.phoneNumber,
+      to: r.linePhoneNumber,
+      text: 'STOP',
+      at: Date.now(),
+    },
   }),
 };
 
 /** Whether the matrix cannot build a valid request for this route without a fixture. */
 export function needsFixture(route: RouteDef): boolean {
-  return /\{/.test(route.path) || route.doc.requestBody?.required === true || (route.doc.parameters ?? []).some((p) => p.in === 'query' && p.required);
+  return (
+    /\{/.test(route.path) ||
+    route.doc.requestBody?.required === true ||
+    (route.doc.parameters ?? []).some((p) => p.in === 'query' && p.required)
+  );
 }
 
 /** How a cell sees a tenant's resources: which fixtures, and whether disposables are made afresh. */
-export type ResourceMode = { kind: 'fixtures'; fixtures: EnvFixtures } | { kind: 'fresh'; fixtures: EnvFixtures; make: FreshMaker } | { kind: 'unknown'; fixtures: EnvFixtures };
+export type ResourceMode =
+  | { kind: 'fixtures'; fixtures: EnvFixtures }
+  | { kind: 'fresh'; fixtures: EnvFixtures; make: FreshMaker }
+  | { kind: 'unknown'; fixtures: EnvFixtures };
 
 export interface FreshMaker {
   line(): Promise<string>;
@@ -159,7 +181,11 @@ export function resourcesFor(mode: ResourceMode): { resources: Resources; namesL
 }
 
 /** The concrete request of a route (or one of its alias paths) from a spec. */
-export function toRequest(route: RouteDef, path: string, spec: RequestSpec): { method: string; path: string; body?: unknown; headers: Record<string, string> } {
+export function toRequest(
+  route: RouteDef,
+  path: string,
+  spec: RequestSpec,
+): { method: string; path: string; body?: unknown; headers: Record<string, string> } {
   const filled = path.replace(/\{([A-Za-z0-9_]+)\}/g, (_, name: string) => {
     const value = spec.params?.[name];
     if (value === undefined) throw new Error(`the fixture of ${route.operationId} does not fill {${name}}`);
@@ -198,15 +224,22 @@ export function authRefusal(auth: RouteDef['auth'], key: KeyTraits): Outcome | u
 }
 
 /** The refusals the auth layer itself gives; anything else on a 403 is a handler's own policy. */
-export function isAuthLayerRefusal(response: { status: number; body?: { error?: { code?: string; details?: Array<{ field?: string }> } } }): boolean {
+export function isAuthLayerRefusal(response: {
+  status: number;
+  body?: { error?: { code?: string; details?: Array<{ field?: string }> } };
+}): boolean {
   const error = response.body?.error;
   if (response.status === 401) return true;
   if (response.status !== 403) return false;
-  return error?.code === 'agent_permission_denied' || (error?.code === 'forbidden' && (error.details ?? []).some((d) => d.field === 'scope'));
+  return (
+    error?.code === 'agent_permission_denied' || (error?.code === 'forbidden' && (error.details ?? []).some((d) => d.field === 'scope'))
+  );
 }
 
 export function successStatus(route: RouteDef): number {
-  const status = Object.keys(route.doc.responses).map(Number).find((code) => code >= 200 && code < 300);
+  const status = Object.keys(route.doc.responses)
+    .map(Number)
+    .find((code) => code >= 200 && code < 300);
   if (status === undefined) throw new Error(`${route.operationId} documents no 2xx response`);
   return status;
 }
@@ -216,7 +249,11 @@ export function successStatus(route: RouteDef): number {
  * `workspace_id` (found in the catalog, so new tables are covered), its workspace, its lines'
  * signing secrets and its keys' idempotency records. `environment` narrows it to one environment.
  */
-export async function tenantSnapshot(db: Db, workspaceId: string, options: { environment?: 'test' | 'live'; ignoreColumns?: string[] } = {}): Promise<string> {
+export async function tenantSnapshot(
+  db: Db,
+  workspaceId: string,
+  options: { environment?: 'test' | 'live'; ignoreColumns?: string[] } = {},
+): Promise<string> {
   const tables: string[] = await db('information_schema.columns as c')
     .join('information_schema.tables as t', function joinTables() {
       this.on('t.table_name', 'c.table_name').andOn('t.table_schema', 'c.table_schema');
@@ -224,7 +261,9 @@ export async function tenantSnapshot(db: Db, workspaceId: string, options: { env
     .where({ 'c.table_schema': 'public', 'c.column_name': 'workspace_id', 't.table_type': 'BASE TABLE' })
     .orderBy('c.table_name')
     .pluck('c.table_name');
-  const withEnvironment: string[] = await db('information_schema.columns').where({ table_schema: 'public', column_name: 'environment' }).pluck('table_name');
+  const withEnvironment: string[] = await db('information_schema.columns')
+    .where({ table_schema: 'public', column_name: 'environment' })
+    .pluck('table_name');
   const snapshot: Record<string, unknown[]> = {};
   const scoped = (table: string) => {
     const query = db(table).where({ workspace_id: workspaceId });
@@ -241,7 +280,17 @@ export async function tenantSnapshot(db: Db, workspaceId: string, options: { env
   const canonical = Object.fromEntries(
     Object.entries(snapshot).map(([table, rows]) => [
       table,
-      rows.map((row) => JSON.stringify(Object.fromEntries(Object.entries(row as object).filter(([column]) => !ignore.has(column)).sort(([a], [b]) => a.localeCompare(b))))).sort(),
+      rows
+        .map((row) =>
+          JSON.stringify(
+            Object.fromEntries(
+              Object.entries(row as object)
+                .filter(([column]) => !ignore.has(column))
+                .sort(([a], [b]) => a.localeCompare(b)),
+            ),
+          ),
+        )
+        .sort(),
     ]),
   );
   return JSON.stringify(canonical);
@@ -258,7 +307,11 @@ export function snapshotDiff(before: string, after: string, maxRows = 6): string
     const removed = [...was].filter((row) => !is.has(row));
     const added = [...is].filter((row) => !was.has(row));
     if (removed.length === 0 && added.length === 0) continue;
-    lines.push(`  ${table}:`, ...removed.slice(0, maxRows).map((row) => `    - ${row.slice(0, 400)}`), ...added.slice(0, maxRows).map((row) => `    + ${row.slice(0, 400)}`));
+    lines.push(
+      `  ${table}:`,
+      ...removed.slice(0, maxRows).map((row) => `    - ${row.slice(0, 400)}`),
+      ...added.slice(0, maxRows).map((row) => `    + ${row.slice(0, 400)}`),
+    );
   }
   return lines.join('\n');
 }

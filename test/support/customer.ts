@@ -169,11 +169,16 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
     create: async (fields: Record<string, unknown> = {}, key?: string): Promise<Line> => (await lines.createWithSecret(fields, key)).line,
     get: async (id: string, key?: string): Promise<Line> => (await request<{ line: Line }>('GET', `/api/v1/lines/${id}`, key)).body.line,
     untilActive: (id: string, key?: string): Promise<Line> =>
-      eventually(async () => {
-        const line = await lines.get(id, key);
-        return line.status === 'active' ? line : undefined;
-      }, 20_000, `line ${id} to be active`),
-    update: (id: string, fields: Record<string, unknown>, key?: string) => request<{ line: Line }>('PATCH', `/api/v1/lines/${id}`, key, fields),
+      eventually(
+        async () => {
+          const line = await lines.get(id, key);
+          return line.status === 'active' ? line : undefined;
+        },
+        20_000,
+        `line ${id} to be active`,
+      ),
+    update: (id: string, fields: Record<string, unknown>, key?: string) =>
+      request<{ line: Line }>('PATCH', `/api/v1/lines/${id}`, key, fields),
     release: (id: string, key?: string) => request<{ line: Line }>('DELETE', `/api/v1/lines/${id}`, key),
     /** The line is free again: a new call on it is accepted (201), then hung up. */
     async expectFree(lineId: string): Promise<void> {
@@ -184,9 +189,11 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
   };
 
   const calls = {
-    place: (lineId: string, to = CALLEE, key?: string) => request<{ call: Call }>('POST', '/api/v1/calls', key, { line_id: lineId, to_number: to }),
+    place: (lineId: string, to = CALLEE, key?: string) =>
+      request<{ call: Call }>('POST', '/api/v1/calls', key, { line_id: lineId, to_number: to }),
     /** `POST /api/v1/calls/conversation` with `fields` (line_id, to_number, topic, max_duration_seconds). */
-    placeConversation: (fields: Record<string, unknown>, key?: string) => request<{ call: Call }>('POST', '/api/v1/calls/conversation', key, fields),
+    placeConversation: (fields: Record<string, unknown>, key?: string) =>
+      request<{ call: Call }>('POST', '/api/v1/calls/conversation', key, fields),
     /** Places a call that must be accepted (201); its record as placed. */
     async dial(lineId: string, to = CALLEE, key?: string): Promise<Call> {
       const res = await calls.place(lineId, to, key);
@@ -198,10 +205,14 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
     fetch: (id: string, key?: string) => request<{ call: Call }>('GET', `/api/v1/calls/${id}`, key),
     list: (query = '', key?: string) => request<{ calls: Call[]; total: number }>('GET', `/api/v1/calls${query}`, key),
     untilStatus: (id: string, statuses: CallStatus[], timeoutMs = untilMs): Promise<Call> =>
-      eventually(async () => {
-        const call = await calls.get(id);
-        return statuses.includes(call.status) ? call : undefined;
-      }, timeoutMs, `call ${id} to reach ${statuses.join('/')}`),
+      eventually(
+        async () => {
+          const call = await calls.get(id);
+          return statuses.includes(call.status) ? call : undefined;
+        },
+        timeoutMs,
+        `call ${id} to reach ${statuses.join('/')}`,
+      ),
     /** Waits for the call's transcript to hold `entries` entries. */
     untilTranscript: (id: string, entries: number): Promise<Call> =>
       eventually(async () => {
@@ -209,12 +220,18 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
         return call.transcript?.length === entries ? call : undefined;
       }),
     hangUp: (id: string, key?: string) => request<{ call: Call }>('POST', `/api/v1/calls/${id}/hangup`, key),
-    speak: (id: string, body: Record<string, unknown>, key?: string) => request<SpeakResult>('POST', `/api/v1/calls/${id}/speak`, key, body),
+    speak: (id: string, body: Record<string, unknown>, key?: string) =>
+      request<SpeakResult>('POST', `/api/v1/calls/${id}/speak`, key, body),
     wait: (id: string, body: Record<string, unknown>, key?: string) => request<WaitResult>('POST', `/api/v1/calls/${id}/wait`, key, body),
-    press: (id: string, body: Record<string, unknown>, key?: string) => request<{ call_id: string; pressed: boolean; digits: string }>('POST', `/api/v1/calls/${id}/press`, key, body),
+    press: (id: string, body: Record<string, unknown>, key?: string) =>
+      request<{ call_id: string; pressed: boolean; digits: string }>('POST', `/api/v1/calls/${id}/press`, key, body),
     /** The stored row of the line's inbound call, once the carrier's announcement has created it. */
     untilInboundRow: (lineId: string): Promise<CallRow> =>
-      eventually(async () => (await ctx.h.db('calls').where({ line_id: lineId, direction: 'inbound' }).first()) ?? undefined, 20_000, 'the inbound call'),
+      eventually(
+        async () => (await ctx.h.db('calls').where({ line_id: lineId, direction: 'inbound' }).first()) ?? undefined,
+        20_000,
+        'the inbound call',
+      ),
   };
 
   const messages = {
@@ -222,26 +239,41 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
       request<Message>('POST', '/api/v1/messages', options.key, body, options.headers),
     conversation: (lineId: string, number: string, query = '', key?: string) =>
       request<ConversationPage>('GET', `/api/v1/conversations/${lineId}/${encodeURIComponent(number)}${query}`, key),
-    conversations: (query = '', key?: string) => request<{ conversations: Conversation[]; has_more: boolean; next_cursor: string | null }>('GET', `/api/v1/conversations${query}`, key),
+    conversations: (query = '', key?: string) =>
+      request<{ conversations: Conversation[]; has_more: boolean; next_cursor: string | null }>(
+        'GET',
+        `/api/v1/conversations${query}`,
+        key,
+      ),
     /** A message of the conversation between `lineId` and `number` (the API has no single-message read). */
     get: async (lineId: string, number: string, id: string): Promise<Message | undefined> =>
       (await messages.conversation(lineId, number, '?limit=100')).body.messages.find((m) => m.id === id),
     untilStatus: (lineId: string, number: string, id: string, status: MessageStatus, timeoutMs = 20_000): Promise<Message> =>
-      eventually(async () => {
-        const message = await messages.get(lineId, number, id);
-        return message?.status === status ? message : undefined;
-      }, timeoutMs, `message ${id} to be ${status}`),
+      eventually(
+        async () => {
+          const message = await messages.get(lineId, number, id);
+          return message?.status === status ? message : undefined;
+        },
+        timeoutMs,
+        `message ${id} to be ${status}`,
+      ),
   };
 
   const webhooks = {
     /** `GET /api/v1/webhooks/deliveries` with `query` (e.g. `?event_type=message&status=failed`). */
-    deliveries: (query = '', key?: string) => request<{ deliveries: Delivery[]; total: number }>('GET', `/api/v1/webhooks/deliveries${query}`, key),
+    deliveries: (query = '', key?: string) =>
+      request<{ deliveries: Delivery[]; total: number }>('GET', `/api/v1/webhooks/deliveries${query}`, key),
   };
 
   const consent = {
     /** Records `type` consent for `number` on the line (`source` only when given). */
     record: (lineId: string, number: string, type: 'explicit_outbound' | 'implied_inbound', source?: string) =>
-      request<{ consent: { id: string } }>('POST', '/api/v1/consent', undefined, { line_id: lineId, phone_number: number, consent_type: type, ...(source ? { source } : {}) }),
+      request<{ consent: { id: string } }>('POST', '/api/v1/consent', undefined, {
+        line_id: lineId,
+        phone_number: number,
+        consent_type: type,
+        ...(source ? { source } : {}),
+      }),
   };
 
   const settings = {

@@ -35,7 +35,12 @@ export interface EnvFixtures {
 }
 
 /** `webhookUrl`: where the lines' events go (a test receiver answering 200 keeps the tenant quiet: no retries). */
-export async function makeEnvFixtures(h: Harness, tenant: Tenant, environment: Environment, options: { spareLines?: number; webhookUrl?: string } = {}): Promise<EnvFixtures> {
+export async function makeEnvFixtures(
+  h: Harness,
+  tenant: Tenant,
+  environment: Environment,
+  options: { spareLines?: number; webhookUrl?: string } = {},
+): Promise<EnvFixtures> {
   const key = environment === 'test' ? tenant.keys.test : tenant.keys.live;
   const serviceKey = environment === 'test' ? tenant.keys.serviceTest : tenant.keys.serviceLive;
   const ok = async (method: string, path: string, body?: unknown, status = [200, 201], headers?: Record<string, string>, as = key) => {
@@ -43,10 +48,17 @@ export async function makeEnvFixtures(h: Harness, tenant: Tenant, environment: E
     if (!status.includes(res.status)) throw new Error(`fixture ${method} ${path} answered ${res.status}: ${res.text}`);
     return res.body;
   };
-  const as = customer({ h, tenant }, {
-    key: () => key,
-    line: () => webhookLine({ name: `Fixture line ${crypto.randomBytes(3).toString('hex')}`, ...(options.webhookUrl ? { webhook_url: options.webhookUrl } : {}) }),
-  });
+  const as = customer(
+    { h, tenant },
+    {
+      key: () => key,
+      line: () =>
+        webhookLine({
+          name: `Fixture line ${crypto.randomBytes(3).toString('hex')}`,
+          ...(options.webhookUrl ? { webhook_url: options.webhookUrl } : {}),
+        }),
+    },
+  );
 
   const line = await as.lines.create();
   const spareLineIds: string[] = [];
@@ -63,7 +75,14 @@ export async function makeEnvFixtures(h: Harness, tenant: Tenant, environment: E
   await ok('POST', '/api/v1/consent', { line_id: line.id, phone_number: phoneNumber, consent_type: 'explicit_outbound' });
   await ok('POST', '/api/v1/messages', { line_id: line.id, to: phoneNumber, text: 'Fixture message' });
 
-  const agentKey = await ok('POST', '/v1/keys', { name: 'fixture agent', agent_label: 'fixture-agent' }, [201], { 'idempotency-key': crypto.randomUUID() }, serviceKey);
+  const agentKey = await ok(
+    'POST',
+    '/v1/keys',
+    { name: 'fixture agent', agent_label: 'fixture-agent' },
+    [201],
+    { 'idempotency-key': crypto.randomUUID() },
+    serviceKey,
+  );
   const apiToken = await ok('POST', '/api-tokens', { name: 'fixture token', grant: { scopes: ['read'] } });
 
   return {
@@ -87,7 +106,10 @@ export async function makeEnvFixtures(h: Harness, tenant: Tenant, environment: E
  * themselves are tested in rateLimits.test.ts.
  */
 export async function clearRateLimits(db: Db, workspaceIds: string[]): Promise<void> {
-  const [users, keys] = await Promise.all([db('users').whereIn('workspace_id', workspaceIds).pluck('id'), db('api_keys').whereIn('workspace_id', workspaceIds).pluck('id')]);
+  const [users, keys] = await Promise.all([
+    db('users').whereIn('workspace_id', workspaceIds).pluck('id'),
+    db('api_keys').whereIn('workspace_id', workspaceIds).pluck('id'),
+  ]);
   const patterns = [...workspaceIds, ...users, ...keys].map((id) => `%${id}%`);
   await db('rate_limit_hits').whereRaw('bucket like any(?)', [patterns]).delete();
 }

@@ -111,7 +111,13 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     now: () => new Date(frozenAt ?? Date.now() + offsetMs),
   };
   const listen = async (port: number) => {
-    const { koa } = createApp({ config, db, temporal: apiTemporal, logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'), now: clock.now });
+    const { koa } = createApp({
+      config,
+      db,
+      temporal: apiTemporal,
+      logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
+      now: clock.now,
+    });
     const created = http.createServer(koa.callback());
     // Longer than the client's own idle timeout, so the client always closes idle sockets first
     // (tests that block the event loop, e.g. spawnSync of the CLI, would otherwise race a reset).
@@ -223,11 +229,17 @@ export interface Tenant {
 export async function createTenant(db: Db): Promise<Tenant> {
   const suffix = crypto.randomBytes(6).toString('hex');
   const { workspace, owner } = await createWorkspace(db, { name: `Tenant ${suffix}`, ownerEmail: `owner+${suffix}@example.test` });
-  const mint = async (environment: Environment, kind: 'standard' | 'service') => (await mintUserKey(db, { user: owner, environment, kind, name: `${kind}-${environment}` })).plaintext;
+  const mint = async (environment: Environment, kind: 'standard' | 'service') =>
+    (await mintUserKey(db, { user: owner, environment, kind, name: `${kind}-${environment}` })).plaintext;
   return {
     workspaceId: workspace.id,
     owner,
-    keys: { test: await mint('test', 'standard'), live: await mint('live', 'standard'), serviceTest: await mint('test', 'service'), serviceLive: await mint('live', 'service') },
+    keys: {
+      test: await mint('test', 'standard'),
+      live: await mint('live', 'standard'),
+      serviceTest: await mint('test', 'service'),
+      serviceLive: await mint('live', 'service'),
+    },
   };
 }
 
@@ -257,7 +269,10 @@ export const webhookLine = (overrides: Record<string, unknown> = {}) => ({
  * The usual suite setup: one harness for the file (optionally with an in-process worker) and a
  * fresh tenant for every test. Read `ctx.h` and `ctx.tenant` inside tests.
  */
-export function useHarness(options: { worker?: boolean; overrides?: Partial<Config> } & HarnessOptions = {}): { h: Harness; tenant: Tenant } {
+export function useHarness(options: { worker?: boolean; overrides?: Partial<Config> } & HarnessOptions = {}): {
+  h: Harness;
+  tenant: Tenant;
+} {
   const ctx = {} as { h: Harness; tenant: Tenant };
   beforeAll(async () => {
     ctx.h = await startHarness(options.overrides, { apiTemporal: options.apiTemporal });

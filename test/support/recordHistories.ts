@@ -20,20 +20,31 @@ const wanted = (file: string) => only.size === 0 || only.has(path.basename(file)
 
 async function main(): Promise<void> {
   // Continue-as-new is suggested after 120 events (not 4,096), so a short call records a continued run.
-  const stack = await startEphemeralStack({ name: 'switchboard_histories', withTestServer: true, temporalDynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 120 } });
+  const stack = await startEphemeralStack({
+    name: 'switchboard_histories',
+    withTestServer: true,
+    temporalDynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 120 },
+  });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-histories-'));
   try {
     const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows') });
     const bundlePath = path.join(dir, 'bundle.js');
     fs.writeFileSync(bundlePath, code);
-    Object.assign(process.env, { DATABASE_URL: stack.databaseUrl, TEMPORAL_ADDRESS: stack.temporalAddress, WORKFLOW_BUNDLE_PATH: bundlePath, LOG_LEVEL: 'silent', SECRETS_KEY: generateSecretsKey() });
+    Object.assign(process.env, {
+      DATABASE_URL: stack.databaseUrl,
+      TEMPORAL_ADDRESS: stack.temporalAddress,
+      WORKFLOW_BUNDLE_PATH: bundlePath,
+      LOG_LEVEL: 'silent',
+      SECRETS_KEY: generateSecretsKey(),
+    });
     // Imported after the environment is set: the harness reads it.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createTenant, startHarness, webhookLine } = require('./harness') as typeof import('./harness');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { startReceiver } = require('./receiver') as typeof import('./receiver');
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { createEvent, startDelivery } = require('../../src/domain/webhooks/publish') as typeof import('../../src/domain/webhooks/publish');
+    const { createEvent, startDelivery } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      require('../../src/domain/webhooks/publish') as typeof import('../../src/domain/webhooks/publish');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runCommand } = require('../../src/main/cli') as typeof import('../../src/main/cli');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -48,7 +59,10 @@ async function main(): Promise<void> {
       const active = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
       await save(h, workflowIds.provisionLine(active.body.line.id), path.join(out, 'provisionLineWorkflow.active.json'));
 
-      const purge = await h.temporal.workflow.start('purgeExpiredRecordsWorkflow', { taskQueue: h.config.taskQueue, workflowId: `maintenance-purge-${Date.now()}` });
+      const purge = await h.temporal.workflow.start('purgeExpiredRecordsWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `maintenance-purge-${Date.now()}`,
+      });
       await save(h, purge.workflowId, path.join(out, 'purgeExpiredRecordsWorkflow.json'));
 
       // A line whose secret is rotated twice (staged, then promoted 24 h later), then released.
@@ -64,9 +78,20 @@ async function main(): Promise<void> {
       // A delivery that fails once (the receiver answers 500), then succeeds after the 5 s backoff.
       const receiver = await startReceiver();
       try {
-        const hooked = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: receiver.url }) });
+        const hooked = await h.request('POST', '/api/v1/lines', {
+          key: tenant.keys.test,
+          body: webhookLine({ webhook_url: receiver.url }),
+        });
         receiver.script({ status: 500 });
-        const eventId = await createEvent(h.db, { workspaceId: tenant.workspaceId, environment: 'test', lineId: hooked.body.line.id, type: 'call_ended', target: 'webhook', payload: { duration_sec: 1 }, now: new Date() });
+        const eventId = await createEvent(h.db, {
+          workspaceId: tenant.workspaceId,
+          environment: 'test',
+          lineId: hooked.body.line.id,
+          type: 'call_ended',
+          target: 'webhook',
+          payload: { duration_sec: 1 },
+          now: new Date(),
+        });
         await startDelivery(h.temporal, h.config.taskQueue, eventId, 'call_ended');
         await save(h, workflowIds.deliverEvent(eventId), path.join(out, 'deliverEventWorkflow.retried.json'));
       } finally {
@@ -78,24 +103,42 @@ async function main(): Promise<void> {
       // pending-attempt patch; it is kept as recorded then.
       await runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
       const tenantBilling = { workspaceId: tenant.workspaceId, environment: 'live' as const };
-      await post(h.db, { tenant: tenantBilling, type: 'call_charge', amountCents: -300, description: 'Call', idempotencyRef: `history:${Date.now()}`, at: new Date() });
+      await post(h.db, {
+        tenant: tenantBilling,
+        type: 'call_charge',
+        amountCents: -300,
+        description: 'Call',
+        idempotencyRef: `history:${Date.now()}`,
+        at: new Date(),
+      });
       await h.temporal.workflow.signalWithStart('autoChargeWorkflow', {
         workflowId: workflowIds.autoCharge(tenant.workspaceId, 'live'),
         taskQueue: h.config.taskQueue,
         args: [tenantBilling],
         signal: 'balanceLow',
       });
-      for (let i = 0; i < 100 && !(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'auto_recharge' }).first()); i += 1) {
+      for (
+        let i = 0;
+        i < 100 && !(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'auto_recharge' }).first());
+        i += 1
+      ) {
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
       await saveOpen(h, workflowIds.autoCharge(tenant.workspaceId, 'live'), path.join(out, 'autoChargeWorkflow.pending-attempt.json'));
 
-      const close = await h.temporal.workflow.start('closeSpendPeriodWorkflow', { taskQueue: h.config.taskQueue, workflowId: `close-${Date.now()}`, args: [{ nominalTime: '2026-02-01T00:00:00.000Z' }] });
+      const close = await h.temporal.workflow.start('closeSpendPeriodWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `close-${Date.now()}`,
+        args: [{ nominalTime: '2026-02-01T00:00:00.000Z' }],
+      });
       await save(h, close.workflowId, path.join(out, 'closeSpendPeriodWorkflow.json'));
 
       // A call: dialed, answered, hung up through the API, settled.
       const callLine = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
-      const placed = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: callLine.body.line.id, to_number: '+14155552671' } });
+      const placed = await h.request('POST', '/api/v1/calls', {
+        key: tenant.keys.test,
+        body: { line_id: callLine.body.line.id, to_number: '+14155552671' },
+      });
       const callId = placed.body.call.id;
       for (let i = 0; i < 100 && (await h.db('calls').where({ id: callId }).first()).status !== 'in_progress'; i += 1) {
         await new Promise((resolve) => setTimeout(resolve, 100));
@@ -109,12 +152,29 @@ async function main(): Promise<void> {
       try {
         agent.respondWith((req) => {
           if (req.body.event !== 'message') return undefined;
-          if (req.body.text === 'Stream it') return { status: 200, stream: [{ afterMs: 0, line: { text: 'One.' } }, { afterMs: 20, line: { text: 'Two.' } }, { afterMs: 0, line: { done: true } }] };
-          if (req.body.text === 'Tell me everything') return { status: 200, body: JSON.stringify({ text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ') }) };
+          if (req.body.text === 'Stream it')
+            return {
+              status: 200,
+              stream: [
+                { afterMs: 0, line: { text: 'One.' } },
+                { afterMs: 20, line: { text: 'Two.' } },
+                { afterMs: 0, line: { done: true } },
+              ],
+            };
+          if (req.body.text === 'Tell me everything')
+            return { status: 200, body: JSON.stringify({ text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ') }) };
           return { status: 200, body: JSON.stringify({ text: `You said: ${String(req.body.text)}` }) };
         });
-        const talkLine = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ webhook_url: agent.url, begin_message: 'Hello.' }) });
-        const talk = (await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: talkLine.body.line.id, to_number: '+14155552671' } })).body.call.id as string;
+        const talkLine = await h.request('POST', '/api/v1/lines', {
+          key: tenant.keys.test,
+          body: webhookLine({ webhook_url: agent.url, begin_message: 'Hello.' }),
+        });
+        const talk = (
+          await h.request('POST', '/api/v1/calls', {
+            key: tenant.keys.test,
+            body: { line_id: talkLine.body.line.id, to_number: '+14155552671' },
+          })
+        ).body.call.id as string;
         const speech = () => h.simulator.state.calls.speechFor(talk) ?? [];
         const until = async (probe: () => boolean, what: string) => {
           for (let i = 0; !probe(); i += 1) {
@@ -134,7 +194,12 @@ async function main(): Promise<void> {
         await until(() => speech()[4]?.state === 'speaking', 'the long reply');
         await new Promise((resolve) => setTimeout(resolve, 300));
         await say('Stop, stop', 'barge-in');
-        await until(() => agent.requests.some((r) => r.body.event === 'interrupted' && r.body.call_id === talk) && ['speaking', 'done'].includes(speech()[5]?.state ?? ''), 'the interruption and the next reply');
+        await until(
+          () =>
+            agent.requests.some((r) => r.body.event === 'interrupted' && r.body.call_id === talk) &&
+            ['speaking', 'done'].includes(speech()[5]?.state ?? ''),
+          'the interruption and the next reply',
+        );
         await h.request('POST', `/api/v1/calls/${talk}/hangup`, { key: tenant.keys.test });
         await save(h, talk, path.join(out, 'callWorkflow.turns.json'));
       } finally {
@@ -146,9 +211,20 @@ async function main(): Promise<void> {
       {
         const hostedLine = await h.request('POST', '/api/v1/lines', {
           key: tenant.keys.test,
-          body: { name: 'Hosted', mode: 'hosted', system_prompt: 'You are a helpful desk.', begin_message: 'Hello.', voice: 'french-louis' },
+          body: {
+            name: 'Hosted',
+            mode: 'hosted',
+            system_prompt: 'You are a helpful desk.',
+            begin_message: 'Hello.',
+            voice: 'french-louis',
+          },
         });
-        const hostedCall = (await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: hostedLine.body.line.id, to_number: '+14155552681' } })).body.call.id as string;
+        const hostedCall = (
+          await h.request('POST', '/api/v1/calls', {
+            key: tenant.keys.test,
+            body: { line_id: hostedLine.body.line.id, to_number: '+14155552681' },
+          })
+        ).body.call.id as string;
         const speech = () => h.simulator.state.calls.speechFor(hostedCall) ?? [];
         const until = async (probe: () => boolean, what: string) => {
           for (let i = 0; !probe(); i += 1) {
@@ -156,13 +232,15 @@ async function main(): Promise<void> {
             await new Promise((resolve) => setTimeout(resolve, 50));
           }
         };
-        const caller = (text: string) =>
-          h.simulator.control('POST', `/control/calls/${hostedCall}/say`, { text });
+        const caller = (text: string) => h.simulator.control('POST', `/control/calls/${hostedCall}/say`, { text });
         h.simulator.state.calls.wordsPerSecond = 40;
         await until(() => speech()[0]?.state === 'done', 'the greeting');
         await caller('Are you open today?');
         await until(() => speech().length === 3 && speech().every((s) => s.state === 'done'), 'the hosted reply');
-        const asking = h.request('POST', `/api/v1/calls/${hostedCall}/speak`, { key: tenant.keys.test, body: { text: 'Anything else?', wait_for_response: true, timeout_seconds: 10 } });
+        const asking = h.request('POST', `/api/v1/calls/${hostedCall}/speak`, {
+          key: tenant.keys.test,
+          body: { text: 'Anything else?', wait_for_response: true, timeout_seconds: 10 },
+        });
         await until(() => speech().length === 4 && speech()[3].state === 'done', 'the control speech');
         await caller('No thanks');
         await asking;
@@ -174,8 +252,16 @@ async function main(): Promise<void> {
       // An SMS reply inside the 24-hour window, delivered and charged.
       {
         const smsLine = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).body.line;
-        await h.simulator.control('POST', '/control/messages/inbound', { from: '+14155550142', to: smsLine.phone_number, text: 'Is my order ready?', events_url: `${h.apiUrl}/carrier/messages` });
-        const sms = await h.request('POST', '/api/v1/messages', { key: tenant.keys.test, body: { line_id: smsLine.id, to: '+14155550142', text: 'Yes, ready for pickup.' } });
+        await h.simulator.control('POST', '/control/messages/inbound', {
+          from: '+14155550142',
+          to: smsLine.phone_number,
+          text: 'Is my order ready?',
+          events_url: `${h.apiUrl}/carrier/messages`,
+        });
+        const sms = await h.request('POST', '/api/v1/messages', {
+          key: tenant.keys.test,
+          body: { line_id: smsLine.id, to: '+14155550142', text: 'Yes, ready for pickup.' },
+        });
         await save(h, workflowIds.sendMessage(sms.body.id), path.join(out, 'sendMessageWorkflow.delivered.json'));
       }
 
@@ -188,7 +274,11 @@ async function main(): Promise<void> {
       // Last, as they spend the balance: number fees of this month for the lines made above
       // (the first one is in its grace).
       const nextMonth = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 1, 1));
-      const fees = await h.temporal.workflow.start('postNumberFeesWorkflow', { taskQueue: h.config.taskQueue, workflowId: `fees-${Date.now()}`, args: [{ nominalTime: nextMonth.toISOString() }] });
+      const fees = await h.temporal.workflow.start('postNumberFeesWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `fees-${Date.now()}`,
+        args: [{ nominalTime: nextMonth.toISOString() }],
+      });
       await save(h, fees.workflowId, path.join(out, 'postNumberFeesWorkflow.json'));
 
       // A scheduled monthly close (no nominal time): it closes again an hour later, skipped.
@@ -224,7 +314,18 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
       connection: env.nativeConnection,
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({ db: h.db, carrier: {} as import('../../src/adapters/carrier/port').CarrierAdapter, payments: noPayments, model: noModel, temporal: () => env.client, taskQueue, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(generateSecretsKey()), egress: new EgressPolicy(), now: () => new Date() }),
+      activities: createActivities({
+        db: h.db,
+        carrier: {} as import('../../src/adapters/carrier/port').CarrierAdapter,
+        payments: noPayments,
+        model: noModel,
+        temporal: () => env.client,
+        taskQueue,
+        carrierEventsUrl: 'http://127.0.0.1:9/carrier/events',
+        secretsKey: () => parseSecretsKey(generateSecretsKey()),
+        egress: new EgressPolicy(),
+        now: () => new Date(),
+      }),
     });
     const workflowId = `close-scheduled-${Date.now()}`;
     const history = await worker.runUntil(async () => {
@@ -255,7 +356,8 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
   const { placeHold } = require('../../src/domain/billing/holds') as typeof import('../../src/domain/billing/holds');
   const key = tenant.keys.test;
   const statusOf = async (id: string) => (await h.db('calls').where({ id }).first()).status as string;
-  const inProgress = (id: string) => eventually(async () => ((await statusOf(id)) === 'in_progress' ? true : undefined), 20_000, `call ${id} to connect`);
+  const inProgress = (id: string) =>
+    eventually(async () => ((await statusOf(id)) === 'in_progress' ? true : undefined), 20_000, `call ${id} to connect`);
   const agent = await startReceiver();
   try {
     h.simulator.state.calls.wordsPerSecond = 40;
@@ -269,7 +371,8 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
     // The caller hangs up while the agent's reply is being spoken.
     {
       const line = (await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: agent.url }) })).body.line;
-      const id = (await h.request('POST', '/api/v1/calls', { key, body: { line_id: line.id, to_number: '+14155552691' } })).body.call.id as string;
+      const id = (await h.request('POST', '/api/v1/calls', { key, body: { line_id: line.id, to_number: '+14155552691' } })).body.call
+        .id as string;
       hangUpOnBye = id;
       await inProgress(id);
       await h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'Thanks, bye' });
@@ -278,11 +381,19 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
 
     // Long enough to continue as new: turns, a control wait and speak, then a hang-up.
     {
-      const line = (await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: agent.url, begin_message: 'Hello.' }) })).body.line;
-      const id = (await h.request('POST', '/api/v1/calls', { key, body: { line_id: line.id, to_number: '+14155552692' } })).body.call.id as string;
+      const line = (
+        await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: agent.url, begin_message: 'Hello.' }) })
+      ).body.line;
+      const id = (await h.request('POST', '/api/v1/calls', { key, body: { line_id: line.id, to_number: '+14155552692' } })).body.call
+        .id as string;
       await inProgress(id);
       const firstRunId = (await h.temporal.workflow.getHandle(id).describe()).runId;
-      const spoken = (text: string) => eventually(async () => ((h.simulator.state.calls.speechFor(id) ?? []).some((s) => s.text === text && s.state === 'done') ? true : undefined), 20_000, text);
+      const spoken = (text: string) =>
+        eventually(
+          async () => ((h.simulator.state.calls.speechFor(id) ?? []).some((s) => s.text === text && s.state === 'done') ? true : undefined),
+          20_000,
+          text,
+        );
       for (let i = 1; i <= 20; i += 1) {
         if (i === 5) {
           const waiting = h.request('POST', `/api/v1/calls/${id}/wait`, { key, body: { timeout_seconds: 10 } });
@@ -305,8 +416,15 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
     // A hosted conversation cut at its maximum duration while the caller keeps talking.
     {
       await h.simulator.control('POST', '/control/model/settings', { token_delay_ms: 300 });
-      const line = (await h.request('POST', '/api/v1/lines', { key, body: { name: 'Hosted', mode: 'hosted', system_prompt: 'You are a desk.' } })).body.line;
-      const id = (await h.request('POST', '/api/v1/calls/conversation', { key, body: { line_id: line.id, to_number: '+14155552693', topic: 'the weather', max_duration_seconds: 10 } })).body.call.id as string;
+      const line = (
+        await h.request('POST', '/api/v1/lines', { key, body: { name: 'Hosted', mode: 'hosted', system_prompt: 'You are a desk.' } })
+      ).body.line;
+      const id = (
+        await h.request('POST', '/api/v1/calls/conversation', {
+          key,
+          body: { line_id: line.id, to_number: '+14155552693', topic: 'the weather', max_duration_seconds: 10 },
+        })
+      ).body.call.id as string;
       await inProgress(id);
       for (let i = 0; i < 60; i += 1) {
         if ((await h.simulator.control('POST', `/control/calls/${id}/say`, { text: `More, part ${i}` })).status !== 202) break;
@@ -319,8 +437,16 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
     // An inbound call, answered, then the caller hangs up.
     {
       const line = (await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: agent.url }) })).body.line;
-      await h.simulator.control('POST', '/control/calls/inbound', { from: '+14155553434', to: line.phone_number, events_url: `${h.apiUrl}/carrier/events` });
-      const row = await eventually(async () => (await h.db('calls').where({ line_id: line.id, direction: 'inbound' }).first()) ?? undefined, 20_000, 'the inbound call');
+      await h.simulator.control('POST', '/control/calls/inbound', {
+        from: '+14155553434',
+        to: line.phone_number,
+        events_url: `${h.apiUrl}/carrier/events`,
+      });
+      const row = await eventually(
+        async () => (await h.db('calls').where({ line_id: line.id, direction: 'inbound' }).first()) ?? undefined,
+        20_000,
+        'the inbound call',
+      );
       await inProgress(row.id);
       await h.simulator.control('POST', `/control/calls/${row.id}/hangup`);
       await save(h, row.id, path.join(out, 'callWorkflow.v2-inbound.json'));
@@ -331,15 +457,38 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
       const orphan = async (status: string, createdAt: Date) => {
         const line = (await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ webhook_url: agent.url }) })).body.line;
         const id = crypto.randomUUID();
-        await h.db('calls').insert({ id, workspace_id: tenant.workspaceId, environment: 'test', line_id: line.id, direction: 'outbound', from_number: line.phone_number, to_number: '+14155552694', status, mode: 'webhook', zone: 'A', created_at: createdAt, started_at: status === 'in_progress' ? createdAt : null });
-        await placeHold(h.db, { tenant: { workspaceId: tenant.workspaceId, environment: 'test' }, keyId: null, reference: `call:${id}`, amountCents: 13, at: createdAt });
+        await h.db('calls').insert({
+          id,
+          workspace_id: tenant.workspaceId,
+          environment: 'test',
+          line_id: line.id,
+          direction: 'outbound',
+          from_number: line.phone_number,
+          to_number: '+14155552694',
+          status,
+          mode: 'webhook',
+          zone: 'A',
+          created_at: createdAt,
+          started_at: status === 'in_progress' ? createdAt : null,
+        });
+        await placeHold(h.db, {
+          tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
+          keyId: null,
+          reference: `call:${id}`,
+          amountCents: 13,
+          at: createdAt,
+        });
         return id;
       };
       const gone = await orphan('in_progress', new Date(Date.now() - 20_000));
       await h.request('POST', `/api/v1/calls/${gone}/hangup`, { key });
       await save(h, `call-recovery:${gone}`, path.join(out, 'recoverOrphansWorkflow.one-call.json'));
       await orphan('initiated', new Date(Date.now() - 30 * 60_000));
-      const sweep = await h.temporal.workflow.start('recoverOrphansWorkflow', { taskQueue: h.config.taskQueue, workflowId: `recovery-sweep-${Date.now()}`, args: [{}] });
+      const sweep = await h.temporal.workflow.start('recoverOrphansWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `recovery-sweep-${Date.now()}`,
+        args: [{}],
+      });
       await save(h, sweep.workflowId, path.join(out, 'recoverOrphansWorkflow.sweep.json'));
     }
   } finally {

@@ -22,7 +22,10 @@ interface OpenApiOperation {
   parameters?: Array<{ name: string; in: string }>;
   requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown>; $ref?: string } }> };
 }
-type OpenApiDocument = { paths: Record<string, Record<string, OpenApiOperation>>; components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> } };
+type OpenApiDocument = {
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components?: { schemas?: Record<string, { properties?: Record<string, unknown> }> };
+};
 
 /** Which key kind an operation takes: none (`security: []`), a service key, or a standard key (the document's default). */
 export function operationKeyKind(operation: OpenApiOperation): KeyKind | 'public' {
@@ -32,7 +35,9 @@ export function operationKeyKind(operation: OpenApiOperation): KeyKind | 'public
 }
 
 export function operationsOf(document: OpenApiDocument): Array<{ path: string; method: string; operation: OpenApiOperation }> {
-  return Object.entries(document.paths).flatMap(([p, methods]) => Object.entries(methods).map(([method, operation]) => ({ path: p, method, operation })));
+  return Object.entries(document.paths).flatMap(([p, methods]) =>
+    Object.entries(methods).map(([method, operation]) => ({ path: p, method, operation })),
+  );
 }
 
 /** The fixture dictionary a parameter is drawn from, by where it is and what it names. */
@@ -88,7 +93,8 @@ export function fuzzConfig(input: FuzzConfigInput): string {
       const dictionary = dictionaryFor(location, name, opPath, method);
       if (dictionary) parameters[`${location}.${name}`] = { dictionary, probability: 0.5 };
     };
-    for (const parameter of operation.parameters ?? []) if (parameter.in === 'path' || parameter.in === 'query') bind(parameter.in, parameter.name);
+    for (const parameter of operation.parameters ?? [])
+      if (parameter.in === 'path' || parameter.in === 'query') bind(parameter.in, parameter.name);
     for (const name of bodyProperties(input.document, operation)) bind('body', name);
     // Live call control on a call the fuzzer found in a response (it harvests ids from them) would
     // wait for the caller as long as asked (up to 120 s): those operations use the dictionaries only.
@@ -195,7 +201,16 @@ export function failureReport(output: string, detailChars = 12_000): string {
       index.set(operation, kinds);
     }
   }
-  const lines = [...index].map(([op, kinds]) => `  ${op}: ${[...kinds].map(([kind, count]) => (count > 1 ? `${kind} (x${count})` : kind)).join('; ')}`);
+  const lines = [...index].map(
+    ([op, kinds]) => `  ${op}: ${[...kinds].map(([kind, count]) => (count > 1 ? `${kind} (x${count})` : kind)).join('; ')}`,
+  );
   const summary = /=+ SUMMARY =+[\s\S]*$/.exec(output)?.[0] ?? '';
-  return [`Failing operations (${index.size}):`, ...lines, '', report.slice(0, detailChars), report.length > detailChars ? '[...]' : '', summary].join('\n');
+  return [
+    `Failing operations (${index.size}):`,
+    ...lines,
+    '',
+    report.slice(0, detailChars),
+    report.length > detailChars ? '[...]' : '',
+    summary,
+  ].join('\n');
 }

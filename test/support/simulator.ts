@@ -8,7 +8,10 @@ export function randomSimulatorCredentials(): SimulatorCredentials {
 }
 
 /** A client of the simulator's control API (docs/simulator.md) that sends its token. */
-export function simulatorControl(baseUrl: string, controlToken: string): (method: string, path: string, body?: unknown) => Promise<Response> {
+export function simulatorControl(
+  baseUrl: string,
+  controlToken: string,
+): (method: string, path: string, body?: unknown) => Promise<Response> {
   return (method, path, body) =>
     fetch(`${baseUrl}${path}`, {
       method,

@@ -83,6 +83,10 @@ export class TemporalFaults {
 
   /** A client on the same connection whose calls go through these faults. */
   wrap(client: Client): Client {
-    return new Client({ connection: client.connection, namespace: client.options.namespace, interceptors: { workflow: [this.interceptor] } });
+    return new Client({
+      connection: client.connection,
+      namespace: client.options.namespace,
+      interceptors: { workflow: [this.interceptor] },
+    });
   }
 }

@@ -18,7 +18,12 @@ describe('audio framing: what Switchboard sends', () => {
       start: { call_id: 'call-1', line_id: 'line-1', encoding: 'audio/x-mulaw', sample_rate: 8000, channels: 1 },
     });
     const payload = Buffer.from([0xff, 0x7f, 0x00, 0x80]);
-    expect(framer.media(payload, 0)).toEqual({ event: 'media', sequence_number: 2, stream_id: 'MZ1', media: { track: 'inbound', chunk: 1, timestamp: 0, payload: '/38AgA==' } });
+    expect(framer.media(payload, 0)).toEqual({
+      event: 'media',
+      sequence_number: 2,
+      stream_id: 'MZ1',
+      media: { track: 'inbound', chunk: 1, timestamp: 0, payload: '/38AgA==' },
+    });
     expect(framer.media(payload, 20.4).media).toMatchObject({ chunk: 2, timestamp: 20 });
     expect(framer.mark('greeting')).toEqual({ event: 'mark', sequence_number: 4, stream_id: 'MZ1', mark: { name: 'greeting' } });
     expect(framer.media(payload, 40, 'outbound').media).toMatchObject({ track: 'outbound', chunk: 1 });
@@ -42,13 +47,22 @@ describe('audio framing: parsing what the customer sends', () => {
     const result = parse({ event: 'media', stream_id: stream, media: { payload: payload.toString('base64') } });
     expect(result).toEqual({ ok: true, message: { event: 'media', payload } });
     // stream_id may be left out; extra fields (track, chunk…) are ignored.
-    expect(parse({ event: 'media', media: { payload: 'AAAA', track: 'outbound', chunk: 3 } })).toEqual({ ok: true, message: { event: 'media', payload: Buffer.from([0, 0, 0]) } });
+    expect(parse({ event: 'media', media: { payload: 'AAAA', track: 'outbound', chunk: 3 } })).toEqual({
+      ok: true,
+      message: { event: 'media', payload: Buffer.from([0, 0, 0]) },
+    });
     // A Buffer (as ws delivers text frames) parses the same.
-    expect(parseCustomerMessage(Buffer.from(JSON.stringify({ event: 'clear' })), stream)).toEqual({ ok: true, message: { event: 'clear' } });
+    expect(parseCustomerMessage(Buffer.from(JSON.stringify({ event: 'clear' })), stream)).toEqual({
+      ok: true,
+      message: { event: 'clear' },
+    });
   });
 
   it('accepts mark and clear', () => {
-    expect(parse({ event: 'mark', stream_id: stream, mark: { name: 'end of greeting' } })).toEqual({ ok: true, message: { event: 'mark', name: 'end of greeting' } });
+    expect(parse({ event: 'mark', stream_id: stream, mark: { name: 'end of greeting' } })).toEqual({
+      ok: true,
+      message: { event: 'mark', name: 'end of greeting' },
+    });
     expect(parse({ event: 'clear', stream_id: stream })).toEqual({ ok: true, message: { event: 'clear' } });
   });
 
@@ -64,7 +78,11 @@ describe('audio framing: parsing what the customer sends', () => {
     ['a numeric payload', { event: 'media', media: { payload: 12 } }, 'non-empty base64'],
     ['a payload that is not base64', { event: 'media', media: { payload: 'not base64!' } }, 'not base64'],
     ['unpadded base64', { event: 'media', media: { payload: 'AAA' } }, 'not base64'],
-    ['an oversized payload', { event: 'media', media: { payload: Buffer.alloc(MAX_CUSTOMER_PAYLOAD_BYTES + 3).toString('base64') } }, 'more than'],
+    [
+      'an oversized payload',
+      { event: 'media', media: { payload: Buffer.alloc(MAX_CUSTOMER_PAYLOAD_BYTES + 3).toString('base64') } },
+      'more than',
+    ],
     ['a mark without a name', { event: 'mark', mark: {} }, 'mark.name'],
     ['a blank mark name', { event: 'mark', mark: { name: '  ' } }, 'mark.name'],
     ['an overlong mark name', { event: 'mark', mark: { name: 'x'.repeat(257) } }, 'mark.name'],
@@ -75,7 +93,10 @@ describe('audio framing: parsing what the customer sends', () => {
   });
 
   it('rejects binary frames and oversized messages without parsing them', () => {
-    expect(parseCustomerMessage(Buffer.from('{"event":"clear"}'), stream, true)).toEqual({ ok: false, error: expect.stringContaining('binary') });
+    expect(parseCustomerMessage(Buffer.from('{"event":"clear"}'), stream, true)).toEqual({
+      ok: false,
+      error: expect.stringContaining('binary'),
+    });
     const huge = JSON.stringify({ event: 'mark', mark: { name: 'x' }, pad: 'y'.repeat(MAX_CUSTOMER_MESSAGE_LENGTH) });
     expect(parse(huge)).toEqual({ ok: false, error: expect.stringContaining('longer than') });
   });

@@ -7,7 +7,13 @@ import { DefaultLogger } from '@temporalio/worker';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createAudioActivities } from '../../activities/audio/activities';
 import { relayAudio, type RelayAudioOptions } from '../../activities/audio/relay';
-import { CarrierRejectedError, type CarrierMediaEnd, type CarrierMediaEvent, type CarrierMediaFrame, type CarrierMediaStream } from '../../src/adapters/carrier/port';
+import {
+  CarrierRejectedError,
+  type CarrierMediaEnd,
+  type CarrierMediaEvent,
+  type CarrierMediaFrame,
+  type CarrierMediaStream,
+} from '../../src/adapters/carrier/port';
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
 import type { RelayMessage } from '../../src/platform/audio/framing';
 import { startSimulator } from '../../simulator/app';
@@ -48,7 +54,8 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   function echo(connection: CustomerConnection): void {
     connection.ws.on('message', (data) => {
       const message = JSON.parse(String(data)) as RelayMessage;
-      if (message.event === 'media') connection.ws.send(JSON.stringify({ event: 'media', stream_id: message.stream_id, media: { payload: message.media.payload } }));
+      if (message.event === 'media')
+        connection.ws.send(JSON.stringify({ event: 'media', stream_id: message.stream_id, media: { payload: message.media.payload } }));
     });
   }
 
@@ -69,7 +76,12 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     await new Promise<void>((resolve) => customer.once('listening', () => resolve()));
     customerUrl = `ws://127.0.0.1:${(customer.address() as AddressInfo).port}/audio`;
     customer.on('connection', (ws) => {
-      const connection: CustomerConnection = { ws, messages: [], streamId: null, closed: new Promise((resolve) => ws.once('close', (code) => resolve({ code }))) };
+      const connection: CustomerConnection = {
+        ws,
+        messages: [],
+        streamId: null,
+        closed: new Promise((resolve) => ws.once('close', (code) => resolve({ code }))),
+      };
       ws.on('message', (data) => {
         const message = JSON.parse(String(data)) as RelayMessage;
         connection.messages.push(message);
@@ -107,7 +119,11 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
 
   /** Someone calls one of our numbers and Switchboard answers. */
   async function answeredCall(): Promise<{ callId: string; carrierCallId: string }> {
-    const response = await control('POST', '/control/calls/inbound', { from: '+14155550142', to: `+1212555${2000 + crypto.randomInt(8000)}`, events_url: eventsUrl });
+    const response = await control('POST', '/control/calls/inbound', {
+      from: '+14155550142',
+      to: `+1212555${2000 + crypto.randomInt(8000)}`,
+      events_url: eventsUrl,
+    });
     expect(response.status).toBe(201);
     const { carrier_call_id: carrierCallId } = (await response.json()) as { carrier_call_id: string };
     const callId = crypto.randomUUID();
@@ -130,7 +146,17 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   async function startRelay(call: { callId: string; carrierCallId: string }, overrides: Partial<RelayAudioOptions> = {}) {
     const controller = new AbortController();
     const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-    const done = relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: `MZ${crypto.randomBytes(4).toString('hex')}`, signal: controller.signal, egress, log, ...overrides });
+    const done = relayAudio({
+      carrier: stream,
+      handlerUrl: customerUrl,
+      callId: call.callId,
+      lineId: 'line-1',
+      streamId: `MZ${crypto.randomBytes(4).toString('hex')}`,
+      signal: controller.signal,
+      egress,
+      log,
+      ...overrides,
+    });
     await waitFor('the media connection', async () => ((await audioReport(call.callId)).connected ? true : undefined));
     return { controller, done, stream };
   }
@@ -143,7 +169,11 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     const connection = await waitFor('the customer connection', () => connections[0]);
     await waitFor('connected + start', () => (connection.messages.length >= 2 ? true : undefined));
     expect(connection.messages[0]).toEqual({ event: 'connected', protocol: 'Call', version: '1.0.0' });
-    expect(connection.messages[1]).toMatchObject({ event: 'start', sequence_number: 1, start: { call_id: call.callId, line_id: 'line-1', encoding: 'audio/x-mulaw', sample_rate: 8000, channels: 1 } });
+    expect(connection.messages[1]).toMatchObject({
+      event: 'start',
+      sequence_number: 1,
+      start: { call_id: call.callId, line_id: 'line-1', encoding: 'audio/x-mulaw', sample_rate: 8000, channels: 1 },
+    });
 
     const said = await callerSays(call.callId, { tone_hz: 440, duration_ms: 1_000, stamp: true });
     expect(said).toEqual({ status: 202, body: { call_id: call.callId, source: 'tone', frames: 50, duration_ms: 1_000 } });
@@ -177,8 +207,22 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
 
     controller.abort();
     const summary = await done;
-    expect(summary).toEqual({ framesToCustomer: 50, framesToCaller: 50, marksToCustomer: 1, malformed: 1, dropped: 0, reconnects: 0, streamIds: [connection.streamId], endedBy: 'call' });
-    expect(connection.messages.at(-1)).toEqual({ event: 'stop', sequence_number: 53, stream_id: connection.streamId, stop: { reason: 'call_ended' } });
+    expect(summary).toEqual({
+      framesToCustomer: 50,
+      framesToCaller: 50,
+      marksToCustomer: 1,
+      malformed: 1,
+      dropped: 0,
+      reconnects: 0,
+      streamIds: [connection.streamId],
+      endedBy: 'call',
+    });
+    expect(connection.messages.at(-1)).toEqual({
+      event: 'stop',
+      sequence_number: 53,
+      stream_id: connection.streamId,
+      stop: { reason: 'call_ended' },
+    });
     expect(await connection.closed).toEqual({ code: 1000 });
     // The relay ends the stream, not the call.
     expect((await audioReport(call.callId)).connected).toBe(false);
@@ -191,7 +235,8 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     const connection = await waitFor('the customer connection', () => connections[0]);
     await waitFor('start', () => connection.streamId ?? undefined);
     // 5 s of audio at once (250 frames), a mark, then clear.
-    for (let i = 0; i < 250; i += 1) connection.ws.send(JSON.stringify({ event: 'media', media: { payload: Buffer.alloc(160, i % 2 ? 0x10 : 0x90).toString('base64') } }));
+    for (let i = 0; i < 250; i += 1)
+      connection.ws.send(JSON.stringify({ event: 'media', media: { payload: Buffer.alloc(160, i % 2 ? 0x10 : 0x90).toString('base64') } }));
     connection.ws.send(JSON.stringify({ event: 'mark', mark: { name: 'end-of-burst' } }));
     const received = await waitFor('250 frames at the caller', async () => {
       const current = await audioReport(call.callId);
@@ -200,7 +245,11 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     expect(received.received).toMatchObject({ frames: 250, bytes: 40_000, in_order: true });
     expect(received.marks).toEqual([{ name: 'end-of-burst', received_at: expect.any(String), played_at: null }]);
     connection.ws.send(JSON.stringify({ event: 'clear' }));
-    const mark = await waitFor('the mark, reported by the clear', () => connection.messages.find((message) => message.event === 'mark'), 1_000);
+    const mark = await waitFor(
+      'the mark, reported by the clear',
+      () => connection.messages.find((message) => message.event === 'mark'),
+      1_000,
+    );
     expect(mark).toMatchObject({ mark: { name: 'end-of-burst' } });
     const cleared = await audioReport(call.callId);
     expect(cleared.clears).toBe(1);
@@ -210,10 +259,20 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   });
 
   it('the customer closing its socket ends the relay with customer_closed (the call stays up for the workflow to hang up)', async () => {
-    onCustomer = (connection) => connection.ws.on('message', (data) => String(data).includes('"start"') && connection.ws.close(1000, 'bye'));
+    onCustomer = (connection) =>
+      connection.ws.on('message', (data) => String(data).includes('"start"') && connection.ws.close(1000, 'bye'));
     const call = await answeredCall();
     const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-    const summary = await relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: call.callId, lineId: 'line-1', streamId: 'MZclosed', signal: new AbortController().signal, egress, log });
+    const summary = await relayAudio({
+      carrier: stream,
+      handlerUrl: customerUrl,
+      callId: call.callId,
+      lineId: 'line-1',
+      streamId: 'MZclosed',
+      signal: new AbortController().signal,
+      egress,
+      log,
+    });
     expect(summary).toMatchObject({ endedBy: 'customer_closed', reconnects: 0, streamIds: ['MZclosed'] });
     expect(await stream.ended).toEqual({ reason: 'closed' });
     const calls = (await (await control('GET', '/control/calls')).json()) as { calls: Array<{ call_id: string; state: string }> };
@@ -239,7 +298,12 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
       log,
       connect: { attempts: 3, timeoutMs: 500, retryDelayMs: 50 },
     });
-    expect(summary).toMatchObject({ endedBy: 'customer_unreachable', framesToCustomer: 0, streamIds: [], detail: expect.stringContaining('ECONNREFUSED') });
+    expect(summary).toMatchObject({
+      endedBy: 'customer_unreachable',
+      framesToCustomer: 0,
+      streamIds: [],
+      detail: expect.stringContaining('ECONNREFUSED'),
+    });
     expect(Date.now() - started).toBeGreaterThanOrEqual(150); // 50 + 100 ms between the three attempts
   });
 
@@ -286,13 +350,22 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     first.ws.terminate(); // no close frame: 1006, a failure rather than a hang-up
     const second = await waitFor('the second connection', () => connections[1]);
     const start = await waitFor('the second start', () => second.messages.find((message) => message.event === 'start'));
-    expect(start).toMatchObject({ sequence_number: 1, stream_id: 'MZretry1', start: { call_id: call.callId, previous_stream_id: first.streamId } });
+    expect(start).toMatchObject({
+      sequence_number: 1,
+      stream_id: 'MZretry1',
+      start: { call_id: call.callId, previous_stream_id: first.streamId },
+    });
     // Audio flows on the new stream.
     await callerSays(call.callId, { duration_ms: 200 });
     await waitFor('10 echoed frames', async () => ((await audioReport(call.callId)).received.frames >= 10 ? true : undefined));
     second.ws.terminate();
     const summary = await done;
-    expect(summary).toMatchObject({ endedBy: 'customer_error', reconnects: 1, streamIds: [first.streamId, 'MZretry1'], framesToCaller: 10 });
+    expect(summary).toMatchObject({
+      endedBy: 'customer_error',
+      reconnects: 1,
+      streamIds: [first.streamId, 'MZretry1'],
+      framesToCaller: 10,
+    });
     expect(connections).toHaveLength(2);
   });
 
@@ -318,17 +391,29 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
       close: async () => end({ reason: 'closed' }),
       ended,
       stats: () => ({ framesReceived: 0, framesSent: 0, dropped: 0 }),
-      [Symbol.asyncIterator]: () => ({ next: () => ended.then((): IteratorResult<CarrierMediaEvent> => ({ done: true, value: undefined })) }),
+      [Symbol.asyncIterator]: () => ({
+        next: () => ended.then((): IteratorResult<CarrierMediaEvent> => ({ done: true, value: undefined })),
+      }),
     };
     const flood = 10_000;
     const names = Array.from({ length: flood }, (_, i) => (i % 500 === 499 ? 'clear' : `mark-${i}`));
     onCustomer = (connection) =>
       connection.ws.on('message', (data) => {
         if (!String(data).includes('"start"')) return;
-        for (const name of names) connection.ws.send(JSON.stringify(name === 'clear' ? { event: 'clear' } : { event: 'mark', mark: { name } }));
+        for (const name of names)
+          connection.ws.send(JSON.stringify(name === 'clear' ? { event: 'clear' } : { event: 'mark', mark: { name } }));
       });
     const controller = new AbortController();
-    const done = relayAudio({ carrier: stream, handlerUrl: customerUrl, callId: 'call-l8', lineId: 'line-1', streamId: 'MZflood', signal: controller.signal, egress, log });
+    const done = relayAudio({
+      carrier: stream,
+      handlerUrl: customerUrl,
+      callId: 'call-l8',
+      lineId: 'line-1',
+      streamId: 'MZflood',
+      signal: controller.signal,
+      egress,
+      log,
+    });
     const connection = await waitFor('the customer connection', () => connections[0]);
     await waitFor('the flood to be written', () => (connection.ws.bufferedAmount === 0 && handed.length > 0 ? true : undefined));
     await sleep(300);
@@ -375,7 +460,9 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     const { carrier_call_id: ringingId } = (await ringing.json()) as { carrier_call_id: string };
     await expect(carrier.openMediaStream({ carrierCallId: ringingId })).rejects.toThrow(/409/);
     // Other paths are not WebSocket endpoints.
-    const other = new WebSocket(`${simUrl.replace(/^http/, 'ws')}/carrier/v1/numbers`, { headers: { authorization: `Bearer ${credentials.carrierApiKey}` } });
+    const other = new WebSocket(`${simUrl.replace(/^http/, 'ws')}/carrier/v1/numbers`, {
+      headers: { authorization: `Bearer ${credentials.carrierApiKey}` },
+    });
     const status = await new Promise<number>((resolve) => {
       other.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
       other.once('open', () => resolve(101));
@@ -398,7 +485,11 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     const frames = said.body.frames as number;
     expect(frames).toBeGreaterThan(0);
     if (said.body.source === 'tone') expect(frames).toBe(35); // 2 words × 350 ms
-    await waitFor('the spoken frames echoed', async () => ((await audioReport(call.callId)).received.frames >= frames ? true : undefined), frames * 20 + 5_000);
+    await waitFor(
+      'the spoken frames echoed',
+      async () => ((await audioReport(call.callId)).received.frames >= frames ? true : undefined),
+      frames * 20 + 5_000,
+    );
     controller.abort();
     expect(await done).toMatchObject({ framesToCustomer: frames, framesToCaller: frames, endedBy: 'call' });
   });
@@ -412,12 +503,19 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
       const env = quietEnvironment();
       const heartbeats: unknown[] = [];
       env.on('heartbeat', (details: unknown) => heartbeats.push(details));
-      const running = env.run(activities.relayCallAudio, { callId: call.callId, lineId: 'line-1', carrierCallId: call.carrierCallId, handlerUrl: customerUrl });
+      const running = env.run(activities.relayCallAudio, {
+        callId: call.callId,
+        lineId: 'line-1',
+        carrierCallId: call.carrierCallId,
+        handlerUrl: customerUrl,
+      });
       const connection = await waitFor('the customer connection', () => connections[0]);
       await waitFor('start', () => connection.streamId ?? undefined);
       await callerSays(call.callId, { duration_ms: 100 });
       await waitFor('5 echoed frames', async () => ((await audioReport(call.callId)).received.frames >= 5 ? true : undefined));
-      await waitFor('a heartbeat with progress', () => heartbeats.find((details) => (details as { framesFromCarrier?: number } | undefined)?.framesFromCarrier === 5));
+      await waitFor('a heartbeat with progress', () =>
+        heartbeats.find((details) => (details as { framesFromCarrier?: number } | undefined)?.framesFromCarrier === 5),
+      );
       env.cancel();
       await expect(running).rejects.toBeInstanceOf(CancelledFailure);
       expect(connection.messages.at(-1)).toMatchObject({ event: 'stop', stop: { reason: 'call_ended' } });
@@ -428,10 +526,22 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
       const call = await answeredCall();
       const activities = createAudioActivities({ carrier, egress, log });
       const env = quietEnvironment();
-      const summary = await env.run(activities.relayCallAudio, { callId: call.callId, lineId: 'line-1', carrierCallId: call.carrierCallId, handlerUrl: customerUrl });
+      const summary = await env.run(activities.relayCallAudio, {
+        callId: call.callId,
+        lineId: 'line-1',
+        carrierCallId: call.carrierCallId,
+        handlerUrl: customerUrl,
+      });
       expect(summary).toMatchObject({ endedBy: 'customer_closed', streamIds: [expect.stringMatching(/^MZ[0-9a-f]{32}$/)] });
       await control('POST', `/control/calls/${call.callId}/hangup`);
-      await expect(quietEnvironment().run(activities.relayCallAudio, { callId: call.callId, lineId: 'line-1', carrierCallId: call.carrierCallId, handlerUrl: customerUrl })).rejects.toMatchObject({
+      await expect(
+        quietEnvironment().run(activities.relayCallAudio, {
+          callId: call.callId,
+          lineId: 'line-1',
+          carrierCallId: call.carrierCallId,
+          handlerUrl: customerUrl,
+        }),
+      ).rejects.toMatchObject({
         type: 'CarrierRejected',
         nonRetryable: true,
       });

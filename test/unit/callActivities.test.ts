@@ -18,8 +18,24 @@ describe('call activities: carrier refusals', () => {
       },
     });
   const activitiesWith = (carrier: CarrierAdapter) =>
-    createCallActivities({ db: {} as Db, carrier, carrierEventsUrl: 'http://127.0.0.1:9/carrier/events', secretsKey: () => parseSecretsKey(generateSecretsKey()), egress: new EgressPolicy(), now: () => new Date() });
-  const facts = { callId: 'c1', workspaceId: 'w', environment: 'test' as const, lineId: 'l', keyId: null, direction: 'outbound' as const, from: '+14155550100', to: '+14155550101' };
+    createCallActivities({
+      db: {} as Db,
+      carrier,
+      carrierEventsUrl: 'http://127.0.0.1:9/carrier/events',
+      secretsKey: () => parseSecretsKey(generateSecretsKey()),
+      egress: new EgressPolicy(),
+      now: () => new Date(),
+    });
+  const facts = {
+    callId: 'c1',
+    workspaceId: 'w',
+    environment: 'test' as const,
+    lineId: 'l',
+    keyId: null,
+    direction: 'outbound' as const,
+    from: '+14155550100',
+    to: '+14155550101',
+  };
 
   const commands = (a: ReturnType<typeof activitiesWith>): Array<[string, () => Promise<unknown>]> => [
     ['placeCall', () => a.placeCall(facts)],
@@ -42,14 +58,17 @@ describe('call activities: carrier refusals', () => {
     },
   );
 
-  it.each(commands(activitiesWith(refusing(new Error('503 carrier unavailable')))).map(([name, run]) => [name, run]))('%s: a transient error stays retryable', async (_name, run) => {
-    const failure = await (run as () => Promise<unknown>)().then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    expect(failure).not.toBeInstanceOf(ApplicationFailure);
-    expect((failure as Error).message).toBe('503 carrier unavailable');
-  });
+  it.each(commands(activitiesWith(refusing(new Error('503 carrier unavailable')))).map(([name, run]) => [name, run]))(
+    '%s: a transient error stays retryable',
+    async (_name, run) => {
+      const failure = await (run as () => Promise<unknown>)().then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(failure).not.toBeInstanceOf(ApplicationFailure);
+      expect((failure as Error).message).toBe('503 carrier unavailable');
+    },
+  );
 
   it('sendDigits: a refusal is `pressed: false`', async () => {
     await expect(activitiesWith(refusing(new CarrierRejectedError('409'))).sendDigits('CA1', '1')).resolves.toEqual({ pressed: false });

@@ -41,6 +41,8 @@ describe('simulated card processor', () => {
   });
 
   it('accepts a card in its expiry month', async () => {
-    await expect(processor.tokenize({ number: '4242424242424242', expMonth: 11, expYear: 2026 }, now)).resolves.toMatchObject({ last4: '4242' });
+    await expect(processor.tokenize({ number: '4242424242424242', expMonth: 11, expYear: 2026 }, now)).resolves.toMatchObject({
+      last4: '4242',
+    });
   });
 });

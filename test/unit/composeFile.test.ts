@@ -12,7 +12,13 @@ import { configurationReport, ROLE_REQUIREMENTS, SECRET_SETTINGS, type ProcessRo
  * process runs, and the structure must keep the simulator internal.
  */
 describe('docker-compose.yml', () => {
-  type Service = { command?: string[]; environment?: Record<string, string | number>; ports?: unknown[]; profiles?: string[]; depends_on?: Record<string, { condition?: string; required?: boolean }> };
+  type Service = {
+    command?: string[];
+    environment?: Record<string, string | number>;
+    ports?: unknown[];
+    profiles?: string[];
+    depends_on?: Record<string, { condition?: string; required?: boolean }>;
+  };
   const composeText = fs.readFileSync(path.join(projectRoot, 'docker-compose.yml'), 'utf8');
   const compose = YAML.parse(composeText, { merge: true }) as { services: Record<string, Service> };
   const dockerfile = fs.readFileSync(path.join(projectRoot, 'Dockerfile'), 'utf8');
@@ -26,11 +32,14 @@ describe('docker-compose.yml', () => {
   };
   /** Compose's interpolation: `${X:?msg}` must come from .env, `${X:-default}` falls back, `$$` is a literal `$`. */
   const interpolate = (value: string) =>
-    value.replace(/\$\$|\$\{([A-Z0-9_]+)(?::([?-])([^}]*))?\}/g, (match, name: string | undefined, kind: string | undefined, rest: string | undefined) => {
-      if (match === '$$') return '$';
-      if (kind === '-') return rest ?? '';
-      return valueOf(name!);
-    });
+    value.replace(
+      /\$\$|\$\{([A-Z0-9_]+)(?::([?-])([^}]*))?\}/g,
+      (match, name: string | undefined, kind: string | undefined, rest: string | undefined) => {
+        if (match === '$$') return '$';
+        if (kind === '-') return rest ?? '';
+        return valueOf(name!);
+      },
+    );
   /** `ENV A=1 \ B=2` lines of the Dockerfile: the base environment of every app container. */
   const imageEnv = (): Record<string, string> => {
     const env: Record<string, string> = {};
@@ -41,7 +50,11 @@ describe('docker-compose.yml', () => {
   };
   const roleOf = (service: Service): ProcessRole | null => {
     const entry = service.command?.find((part) => part.endsWith('.ts'));
-    return ({ 'src/main/api.ts': 'api', 'src/main/worker.ts': 'worker', 'simulator/main.ts': 'simulator', 'src/main/cli.ts': 'cli' } as const)[entry ?? ''] ?? null;
+    return (
+      ({ 'src/main/api.ts': 'api', 'src/main/worker.ts': 'worker', 'simulator/main.ts': 'simulator', 'src/main/cli.ts': 'cli' } as const)[
+        entry ?? ''
+      ] ?? null
+    );
   };
   const environmentOf = (service: Service): NodeJS.ProcessEnv => ({
     ...imageEnv(),
@@ -71,7 +84,11 @@ describe('docker-compose.yml', () => {
       for (const secret of [...ROLE_REQUIREMENTS[role].secrets, ...ROLE_REQUIREMENTS[role].optionalSecrets]) {
         const raw = String(service.environment?.[secret] ?? '');
         const optional = ROLE_REQUIREMENTS[role].optionalSecrets.includes(secret);
-        expect({ name, secret, raw }).toEqual({ name, secret, raw: expect.stringMatching(optional ? new RegExp(`^\\$\\{${secret}:-\\}$`) : new RegExp(`^\\$\\{${secret}:\\?[^}]+\\}$`)) });
+        expect({ name, secret, raw }).toEqual({
+          name,
+          secret,
+          raw: expect.stringMatching(optional ? new RegExp(`^\\$\\{${secret}:-\\}$`) : new RegExp(`^\\$\\{${secret}:\\?[^}]+\\}$`)),
+        });
         sides.set(secret, [...(sides.get(secret) ?? []), name]);
       }
     }

@@ -50,7 +50,9 @@ describe('egress policy', () => {
   });
 
   describe('policy', () => {
-    const fixed = (address: string): ((hostname: string) => Promise<LookupAddress[]>) => async () => [{ address, family: address.includes(':') ? 6 : 4 }];
+    const fixed =
+      (address: string): ((hostname: string) => Promise<LookupAddress[]>) =>
+      async () => [{ address, family: address.includes(':') ? 6 : 4 }];
 
     it('refuses non-public addresses unless the allow-list admits them; own services stay refused', async () => {
       const off = new EgressPolicy();
@@ -68,7 +70,16 @@ describe('egress policy', () => {
     });
 
     it('own services are those the configuration names, public ones included', async () => {
-      const config = { ...loadConfig(), host: '0.0.0.0', port: 8080, publicBaseUrl: 'https://api.example.test', simulatorUrl: 'http://127.0.0.1:8090', modelBaseUrl: 'https://models.example.test/v1', temporalAddress: 'temporal:7233', databaseUrl: 'postgres://u:p@db.example.test/switchboard' };
+      const config = {
+        ...loadConfig(),
+        host: '0.0.0.0',
+        port: 8080,
+        publicBaseUrl: 'https://api.example.test',
+        simulatorUrl: 'http://127.0.0.1:8090',
+        modelBaseUrl: 'https://models.example.test/v1',
+        temporalAddress: 'temporal:7233',
+        databaseUrl: 'postgres://u:p@db.example.test/switchboard',
+      };
       expect(ownServiceEndpoints(config)).toEqual([
         { host: '0.0.0.0', port: 8080 },
         { host: 'api.example.test', port: 443 },
@@ -84,12 +95,20 @@ describe('egress policy', () => {
     });
 
     it('the save-time check resolves names, accepts names that do not resolve, and wants https for live', async () => {
-      const policy = new EgressPolicy({ resolve: async (hostname) => {
-        if (hostname === 'inside.example.test') return [{ address: '8.8.8.8', family: 4 }, { address: '10.0.0.7', family: 4 }];
-        if (hostname === 'public.example.test') return [{ address: '8.8.8.8', family: 4 }];
-        throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
-      } });
-      expect(await policy.refusalOfUrl('https://inside.example.test/hooks', 'test')).toBe('inside.example.test resolves to 10.0.0.7, which is a private address; only public addresses can be reached');
+      const policy = new EgressPolicy({
+        resolve: async (hostname) => {
+          if (hostname === 'inside.example.test')
+            return [
+              { address: '8.8.8.8', family: 4 },
+              { address: '10.0.0.7', family: 4 },
+            ];
+          if (hostname === 'public.example.test') return [{ address: '8.8.8.8', family: 4 }];
+          throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
+        },
+      });
+      expect(await policy.refusalOfUrl('https://inside.example.test/hooks', 'test')).toBe(
+        'inside.example.test resolves to 10.0.0.7, which is a private address; only public addresses can be reached',
+      );
       expect(await policy.refusalOfUrl('https://public.example.test/hooks', 'live')).toBeNull();
       expect(await policy.refusalOfUrl('https://later.example.test/hooks', 'live')).toBeNull();
       expect(await policy.refusalOfUrl('http://public.example.test/hooks', 'test')).toBeNull();
@@ -116,7 +135,8 @@ describe('egress policy', () => {
         requests = 0;
       });
 
-      const post = (policy: EgressPolicy, url: string) => policy.request(url, { method: 'POST', headers: {}, body: '{}', signal: new AbortController().signal });
+      const post = (policy: EgressPolicy, url: string) =>
+        policy.request(url, { method: 'POST', headers: {}, body: '{}', signal: new AbortController().signal });
       const bodyOf = async (response: http.IncomingMessage) => {
         let text = '';
         for await (const chunk of response) text += chunk;

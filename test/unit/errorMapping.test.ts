@@ -2,9 +2,10 @@ import { ServiceError } from '@temporalio/client';
 import { loggableError, toApiError } from '../../api/middleware/errorMapping';
 
 describe('error mapping', () => {
-  const pgError = (code: string, message: string, extra: Record<string, unknown> = {}) => Object.assign(new Error(message), { code, severity: 'ERROR', routine: 'x', ...extra });
+  const pgError = (code: string, message: string, extra: Record<string, unknown> = {}) =>
+    Object.assign(new Error(message), { code, severity: 'ERROR', routine: 'x', ...extra });
 
-  it('a value Postgres refuses is the caller\'s 422, anything else of the database a 500', () => {
+  it("a value Postgres refuses is the caller's 422, anything else of the database a 500", () => {
     for (const code of ['22P02', '22003', '22007', '22008', '22001', '22021', '54000']) {
       expect(toApiError(pgError(code, 'bad')).toBody().error.code).toBe('validation_error');
       expect(toApiError(pgError(code, 'bad')).status).toBe(422);
@@ -14,7 +15,10 @@ describe('error mapping', () => {
   });
 
   /** A service error as the Temporal client raises it: the gRPC error (code, details, metadata) as its cause. */
-  const temporalError = (code: number) => new ServiceError('Unexpected error while making gRPC request', { cause: Object.assign(new Error('grpc'), { code, details: 'grpc', metadata: {} }) });
+  const temporalError = (code: number) =>
+    new ServiceError('Unexpected error while making gRPC request', {
+      cause: Object.assign(new Error('grpc'), { code, details: 'grpc', metadata: {} }),
+    });
 
   it('Temporal RESOURCE_EXHAUSTED (too many in-flight updates) is 429 with Retry-After', () => {
     const mapped = toApiError(temporalError(8));

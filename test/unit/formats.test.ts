@@ -4,7 +4,13 @@ describe('strict formats', () => {
   it('a UUID is the canonical 8-4-4-4-12 hex form only', () => {
     expect(isUuid('6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b')).toBe(true);
     expect(isUuid('6F1C2A8E-3B4D-4E5F-8A9B-0C1D2E3F4A5B')).toBe(true);
-    for (const bad of ['urn:uuid:6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b', '{6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b}', '6f1c2a8e3b4d4e5f8a9b0c1d2e3f4a5b', '-'.repeat(36), 'abcdef0123456789abcdef0123456789abcd']) {
+    for (const bad of [
+      'urn:uuid:6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b',
+      '{6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b}',
+      '6f1c2a8e3b4d4e5f8a9b0c1d2e3f4a5b',
+      '-'.repeat(36),
+      'abcdef0123456789abcdef0123456789abcd',
+    ]) {
       expect(isUuid(bad)).toBe(false);
     }
   });
@@ -16,7 +22,17 @@ describe('strict formats', () => {
     expect(parseDateTime('2016-12-31T18:59:60-05:00')?.toISOString()).toBe('2017-01-01T00:00:00.000Z');
     expect(parseDateTime('0001-01-01T00:00:00Z')?.toISOString()).toBe('0001-01-01T00:00:00.000Z');
     expect(parseDateTime('2024-02-29T00:00:00Z')).toBeDefined();
-    for (const bad of ['2026-02-29T00:00:00Z', '2026-13-01T00:00:00Z', '2026-01-01T24:00:00Z', '2026-01-01T12:00:60Z', '2026-01-01T00:00:00', '2026-01-01', '-010000-01-01T00:00:00Z', '2026-01-01T00:00:00+24:00', '1']) {
+    for (const bad of [
+      '2026-02-29T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-01-01T12:00:60Z',
+      '2026-01-01T00:00:00',
+      '2026-01-01',
+      '-010000-01-01T00:00:00Z',
+      '2026-01-01T00:00:00+24:00',
+      '1',
+    ]) {
       expect(parseDateTime(bad)).toBeUndefined();
     }
   });
@@ -29,7 +45,12 @@ describe('strict formats', () => {
   });
 
   it('every integer in a schema gets safe bounds where it has none', () => {
-    expect(boundIntegers({ type: 'object', properties: { a: { type: 'integer', minimum: 0 }, b: { type: ['integer', 'null'] }, c: { type: 'string' } } })).toEqual({
+    expect(
+      boundIntegers({
+        type: 'object',
+        properties: { a: { type: 'integer', minimum: 0 }, b: { type: ['integer', 'null'] }, c: { type: 'string' } },
+      }),
+    ).toEqual({
       type: 'object',
       properties: {
         a: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },

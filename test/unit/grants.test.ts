@@ -1,11 +1,22 @@
 import fc from 'fast-check';
-import { authorityExcess, authorityOf, grantExcess, keyRestrictions, restrictedLineIds, type Authority, type Grant, type KeyRestrictions } from '../../src/domain/keys/grants';
+import {
+  authorityExcess,
+  authorityOf,
+  grantExcess,
+  keyRestrictions,
+  restrictedLineIds,
+  type Authority,
+  type Grant,
+  type KeyRestrictions,
+} from '../../src/domain/keys/grants';
 import { ROLE_PRESETS, SCOPES, type Scope } from '../../src/domain/keys/scopes';
 import { SETTABLE_TIERS, TIER_SCOPES, TIER_VERBS, TIERS, tierAllows, VERBS, type Tier } from '../../src/domain/keys/tiers';
 
 const scopesArb = fc.subarray([...SCOPES] as Scope[], { minLength: 1 });
 const numbersArb = fc.option(fc.subarray(['l1', 'l2', 'l3', 'l4']), { nil: null });
-const limitArb = fc.option(fc.record({ amountCents: fc.nat(10_000), resetPeriod: fc.constantFrom<'monthly' | null>('monthly', null) }), { nil: null });
+const limitArb = fc.option(fc.record({ amountCents: fc.nat(10_000), resetPeriod: fc.constantFrom<'monthly' | null>('monthly', null) }), {
+  nil: null,
+});
 const grantArb: fc.Arbitrary<Grant> = fc.record({ scopes: scopesArb, numbers: numbersArb, spendLimit: limitArb });
 
 describe('grant subset rule', () => {
@@ -23,12 +34,17 @@ describe('grant subset rule', () => {
 
   it('names each exceeding part', () => {
     const parent: Grant = { scopes: ['read', 'numbers:read'], numbers: ['l1'], spendLimit: { amountCents: 100, resetPeriod: 'monthly' } };
-    expect(grantExcess(parent, { scopes: ['read', 'keys:admin'], numbers: ['l1', 'l2'], spendLimit: { amountCents: 101, resetPeriod: 'monthly' } }).map((e) => e.field)).toEqual([
-      'grant.scopes',
+    expect(
+      grantExcess(parent, {
+        scopes: ['read', 'keys:admin'],
+        numbers: ['l1', 'l2'],
+        spendLimit: { amountCents: 101, resetPeriod: 'monthly' },
+      }).map((e) => e.field),
+    ).toEqual(['grant.scopes', 'grant.resources.numbers', 'grant.spendLimit']);
+    expect(grantExcess(parent, { scopes: ['read'], numbers: null, spendLimit: null }).map((e) => e.field)).toEqual([
       'grant.resources.numbers',
       'grant.spendLimit',
     ]);
-    expect(grantExcess(parent, { scopes: ['read'], numbers: null, spendLimit: null }).map((e) => e.field)).toEqual(['grant.resources.numbers', 'grant.spendLimit']);
   });
 
   it('a lifetime limit admits only lifetime children; a monthly one admits both', () => {
@@ -53,7 +69,9 @@ describe('grant subset rule', () => {
 const authorityArb: fc.Arbitrary<Authority> = fc.record({
   scopes: scopesArb,
   lines: numbersArb,
-  spendLimits: fc.array(fc.record({ amountCents: fc.nat(10_000), resetPeriod: fc.constantFrom<'monthly' | null>('monthly', null) }), { maxLength: 2 }),
+  spendLimits: fc.array(fc.record({ amountCents: fc.nat(10_000), resetPeriod: fc.constantFrom<'monthly' | null>('monthly', null) }), {
+    maxLength: 2,
+  }),
   tier: fc.constantFrom<Tier>(...TIERS.filter((t) => t !== 'legacy_full')),
 });
 
@@ -82,7 +100,9 @@ describe('the delegation rule over whole authorities (every minting path)', () =
   it('a key never exceeds itself unless a monthly cap promises more than another of its caps', () => {
     fc.assert(
       fc.property(authorityArb, (a) => {
-        const falsePromise = a.spendLimits.some((m) => m.resetPeriod === 'monthly' && a.spendLimits.some((o) => m.amountCents > o.amountCents));
+        const falsePromise = a.spendLimits.some(
+          (m) => m.resetPeriod === 'monthly' && a.spendLimits.some((o) => m.amountCents > o.amountCents),
+        );
         expect(authorityExcess(a, a).length > 0).toBe(falsePromise);
       }),
     );
@@ -91,7 +111,9 @@ describe('the delegation rule over whole authorities (every minting path)', () =
   it('refuses a tier with verbs the minter’s tier lacks', () => {
     const minter: Authority = { scopes: ['read', 'calls:create'], lines: null, spendLimits: [], tier: 'call_only' };
     expect(authorityExcess(minter, { ...minter, tier: 'read_only' })).toEqual([]);
-    expect(authorityExcess(minter, { ...minter, tier: 'sms_only' })).toEqual([{ part: 'tier', message: "The minting key's call_only tier does not allow: sms" }]);
+    expect(authorityExcess(minter, { ...minter, tier: 'sms_only' })).toEqual([
+      { part: 'tier', message: "The minting key's call_only tier does not allow: sms" },
+    ]);
   });
 
   it('a monthly cap may not promise more than a lifetime limit it inherits', () => {
@@ -103,7 +125,12 @@ describe('the delegation rule over whole authorities (every minting path)', () =
   });
 
   it('a service key acts with its user’s role preset; a minter’s scopes are clamped to its user’s current role', () => {
-    expect(authorityOf(row({ kind: 'service', scopes: [] }), 'member')).toEqual({ scopes: ROLE_PRESETS.member, lines: null, spendLimits: [], tier: 'full' });
+    expect(authorityOf(row({ kind: 'service', scopes: [] }), 'member')).toEqual({
+      scopes: ROLE_PRESETS.member,
+      lines: null,
+      spendLimits: [],
+      tier: 'full',
+    });
     const demoted = authorityOf(row({ scopes: ['keys:admin', 'read', 'numbers:provision'] }), 'member');
     expect(demoted.scopes).toEqual(['read']);
     expect(authorityOf(row({ permissions: 'legacy_full' })).tier).toBe('full');
@@ -113,8 +140,20 @@ describe('the delegation rule over whole authorities (every minting path)', () =
   it('names every restriction that keeps a key from being unrestricted', () => {
     const root = { ...row(), ancestor_ids: [], parent_key_id: null, created_by_service_key_id: null };
     expect(keyRestrictions(root)).toEqual([]);
-    const delegated = { ...root, ancestor_ids: ['p'], parent_key_id: 'p', grant_numbers: ['l1'], spend_limit_cents: '5', permissions: 'read_only' };
-    expect(keyRestrictions(delegated).map((r) => r.field)).toEqual(['parent_key_id', 'grant.resources.numbers', 'grant.spendLimit', 'permissions']);
+    const delegated = {
+      ...root,
+      ancestor_ids: ['p'],
+      parent_key_id: 'p',
+      grant_numbers: ['l1'],
+      spend_limit_cents: '5',
+      permissions: 'read_only',
+    };
+    expect(keyRestrictions(delegated).map((r) => r.field)).toEqual([
+      'parent_key_id',
+      'grant.resources.numbers',
+      'grant.spendLimit',
+      'permissions',
+    ]);
   });
 });
 

@@ -27,7 +27,8 @@ describe('key format', () => {
     const counts = new Map<string, number>();
     const keys = 4000;
     for (let i = 0; i < keys; i += 1) {
-      for (const char of generateKey('service', 'live').plaintext.slice('sk_svc_live_'.length)) counts.set(char, (counts.get(char) ?? 0) + 1);
+      for (const char of generateKey('service', 'live').plaintext.slice('sk_svc_live_'.length))
+        counts.set(char, (counts.get(char) ?? 0) + 1);
     }
     expect([...counts.keys()].sort().join('')).toBe(BASE62.split('').sort().join(''));
     // 2065 of each on average (standard deviation about 45); `byte % 62` without rejection would
@@ -38,7 +39,12 @@ describe('key format', () => {
 
   it('parses exactly the keys of the format: prefix, environment, 32 base62 characters', () => {
     const random = (length: number) => fc.string({ unit: fc.constantFrom(...BASE62.split('')), minLength: length, maxLength: length });
-    const kinds = fc.constantFrom(['standard', 'test'] as const, ['standard', 'live'] as const, ['service', 'test'] as const, ['service', 'live'] as const);
+    const kinds = fc.constantFrom(
+      ['standard', 'test'] as const,
+      ['standard', 'live'] as const,
+      ['service', 'test'] as const,
+      ['service', 'live'] as const,
+    );
     fc.assert(
       fc.property(kinds, random(32), ([kind, env], body) => {
         const typePrefix = keyTypePrefix(kind, env);
@@ -47,21 +53,36 @@ describe('key format', () => {
       }),
     );
     fc.assert(
-      fc.property(kinds, fc.integer({ min: 0, max: 64 }).filter((n) => n !== 32), ([kind, env], length) => {
-        expect(parseKey(keyTypePrefix(kind, env) + 'a'.repeat(length))).toBeUndefined();
-      }),
+      fc.property(
+        kinds,
+        fc.integer({ min: 0, max: 64 }).filter((n) => n !== 32),
+        ([kind, env], length) => {
+          expect(parseKey(keyTypePrefix(kind, env) + 'a'.repeat(length))).toBeUndefined();
+        },
+      ),
     );
     fc.assert(
-      fc.property(kinds, random(31), fc.constantFrom('_', '-', '+', '/', '=', ' ', 'é'), fc.integer({ min: 0, max: 31 }), ([kind, env], body, bad, at) => {
-        expect(parseKey(keyTypePrefix(kind, env) + body.slice(0, at) + bad + body.slice(at))).toBeUndefined();
-      }),
+      fc.property(
+        kinds,
+        random(31),
+        fc.constantFrom('_', '-', '+', '/', '=', ' ', 'é'),
+        fc.integer({ min: 0, max: 31 }),
+        ([kind, env], body, bad, at) => {
+          expect(parseKey(keyTypePrefix(kind, env) + body.slice(0, at) + bad + body.slice(at))).toBeUndefined();
+        },
+      ),
     );
   });
 
-  it.each(['', 'sk_test_', 'sk_prod_0123456789abcdefghijABCDEFGHIJ0123', 'sk_test_0123456789abcdefghijABCDEFGHIJ012', 'sk_test_0123456789abcdefghijABCDEFGHIJ01234', 'sk_svc_0123456789abcdefghijABCDEFGHIJ0123', 'sk_test_0123456789abcdefghijABCDEFGHIJ012!'])(
-    'rejects the malformed key %p',
-    (raw) => expect(parseKey(raw)).toBeUndefined(),
-  );
+  it.each([
+    '',
+    'sk_test_',
+    'sk_prod_0123456789abcdefghijABCDEFGHIJ0123',
+    'sk_test_0123456789abcdefghijABCDEFGHIJ012',
+    'sk_test_0123456789abcdefghijABCDEFGHIJ01234',
+    'sk_svc_0123456789abcdefghijABCDEFGHIJ0123',
+    'sk_test_0123456789abcdefghijABCDEFGHIJ012!',
+  ])('rejects the malformed key %p', (raw) => expect(parseKey(raw)).toBeUndefined());
 
   it('compares digests by value, and only equal-length non-empty ones', () => {
     fc.assert(
@@ -94,15 +115,26 @@ describe('scopes and role presets', () => {
     ]);
     expect(new Set(SCOPES).size).toBe(SCOPES.length);
     for (const scope of SCOPES) expect(isScope(scope)).toBe(true);
-    for (const other of ['', 'admin', 'calls', 'calls:*', 'Calls:create', 'calls:create ', 'keys:write']) expect(isScope(other)).toBe(false);
+    for (const other of ['', 'admin', 'calls', 'calls:*', 'Calls:create', 'calls:create ', 'keys:write'])
+      expect(isScope(other)).toBe(false);
   });
 
   it('owner and admin hold every scope; member holds the listed subset', () => {
     expect([...ROLE_PRESETS.owner]).toEqual([...SCOPES]);
     expect([...ROLE_PRESETS.admin]).toEqual([...SCOPES]);
     expect([...ROLE_PRESETS.member].sort()).toEqual(
-      ['calls:create', 'calls:control', 'messages:create', 'numbers:read', 'connections:read', 'consent:write', 'billing:read', 'read'].sort(),
+      [
+        'calls:create',
+        'calls:control',
+        'messages:create',
+        'numbers:read',
+        'connections:read',
+        'consent:write',
+        'billing:read',
+        'read',
+      ].sort(),
     );
-    for (const denied of ['numbers:provision', 'numbers:release', 'keys:admin'] as const) expect(hasScope(ROLE_PRESETS.member, denied)).toBe(false);
+    for (const denied of ['numbers:provision', 'numbers:release', 'keys:admin'] as const)
+      expect(hasScope(ROLE_PRESETS.member, denied)).toBe(false);
   });
 });

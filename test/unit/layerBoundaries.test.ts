@@ -18,11 +18,15 @@ interface Violation {
 }
 
 function cruise(cwd: string, folders: string[]): Violation[] {
-  const result = spawnSync(process.execPath, [cli, '--config', path.join(root, '.dependency-cruiser.cjs'), '--output-type', 'json', ...folders], {
-    cwd,
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  const result = spawnSync(
+    process.execPath,
+    [cli, '--config', path.join(root, '.dependency-cruiser.cjs'), '--output-type', 'json', ...folders],
+    {
+      cwd,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    },
+  );
   if (!result.stdout) throw new Error(`depcruise printed nothing: ${result.stderr}`);
   return (JSON.parse(result.stdout) as { summary: { violations: Violation[] } }).summary.violations;
 }

@@ -27,8 +27,14 @@ describe('line rules', () => {
 
   it('checks URL schemes per field', () => {
     expect(lineFieldProblems({ mode: 'webhook', webhook_url: 'ws://x.example.test' }).map((p) => p.field)).toEqual(['webhook_url']);
-    expect(lineFieldProblems({ mode: 'audio', audio_handler_url: 'http://x.example.test' }).map((p) => p.field)).toEqual(['audio_handler_url']);
-    expect(lineFieldProblems({ mode: 'webhook', webhook_url: 'https://x.example.test', status_callback_url: 'mailto:a@b.c' }).map((p) => p.field)).toEqual(['status_callback_url']);
+    expect(lineFieldProblems({ mode: 'audio', audio_handler_url: 'http://x.example.test' }).map((p) => p.field)).toEqual([
+      'audio_handler_url',
+    ]);
+    expect(
+      lineFieldProblems({ mode: 'webhook', webhook_url: 'https://x.example.test', status_callback_url: 'mailto:a@b.c' }).map(
+        (p) => p.field,
+      ),
+    ).toEqual(['status_callback_url']);
   });
 
   it('accepts only catalog voice slugs', () => {

@@ -11,7 +11,13 @@ describe('logging hygiene', () => {
     const lines: string[] = [];
     const logger = createLogger('t', 'info', { write: (line: string) => lines.push(line) });
     logger.info(
-      { req: { headers: { authorization: 'Bearer sk_test_secret1' } }, headers: { authorization: 'Bearer sk_test_secret2' }, plaintext_key: 'sk_test_x', key: { plaintext_key: 'sk_live_y' }, webhook_secret: 'f00dcafe' },
+      {
+        req: { headers: { authorization: 'Bearer sk_test_secret1' } },
+        headers: { authorization: 'Bearer sk_test_secret2' },
+        plaintext_key: 'sk_test_x',
+        key: { plaintext_key: 'sk_live_y' },
+        webhook_secret: 'f00dcafe',
+      },
       'x',
     );
     const out = lines.join('');

@@ -21,11 +21,14 @@ describe('SMS rules', () => {
   });
 
   describe('keywords', () => {
-    it.each(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'])('%s opts out, in any case and with surrounding whitespace', (word) => {
-      expect(keywordOf(word)).toBe('opt_out');
-      expect(keywordOf(word.toLowerCase())).toBe('opt_out');
-      expect(keywordOf(` ${word[0]}${word.slice(1).toLowerCase()}\n`)).toBe('opt_out');
-    });
+    it.each(['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'])(
+      '%s opts out, in any case and with surrounding whitespace',
+      (word) => {
+        expect(keywordOf(word)).toBe('opt_out');
+        expect(keywordOf(word.toLowerCase())).toBe('opt_out');
+        expect(keywordOf(` ${word[0]}${word.slice(1).toLowerCase()}\n`)).toBe('opt_out');
+      },
+    );
     it.each(['START', 'UNSTOP'])('%s opts back in', (word) => {
       expect(keywordOf(word)).toBe('opt_in');
       expect(keywordOf(word.toLowerCase())).toBe('opt_in');
@@ -35,7 +38,8 @@ describe('SMS rules', () => {
       expect(keywordOf('Help ')).toBe('help');
     });
     it('only the whole message counts', () => {
-      for (const text of ['stop it', 'please STOP', 'STOP!', 'S T O P', 'help me', 'start over', 'ending', '']) expect(keywordOf(text)).toBeNull();
+      for (const text of ['stop it', 'please STOP', 'STOP!', 'S T O P', 'help me', 'start over', 'ending', ''])
+        expect(keywordOf(text)).toBeNull();
     });
   });
 

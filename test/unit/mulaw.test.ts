@@ -39,7 +39,8 @@ describe('G.711 µ-law', () => {
   it('decoding then encoding gives back every code (but the two zeros)', () => {
     for (let byte = 0; byte < 256; byte += 1) {
       const again = encodeMulawSample(decodeMulawSample(byte));
-      if (byte === 0x7f) expect(again).toBe(0xff); // -0 and +0 encode alike
+      if (byte === 0x7f)
+        expect(again).toBe(0xff); // -0 and +0 encode alike
       else expect(again).toBe(byte);
     }
   });
@@ -94,7 +95,7 @@ describe('frames', () => {
     const samples = decodeMulaw(Buffer.concat(frames));
     // Zero crossings: 2 per period → 800 in a second of 400 Hz.
     let crossings = 0;
-    for (let i = 1; i < samples.length; i += 1) if ((samples[i - 1] < 0) !== (samples[i] < 0)) crossings += 1;
+    for (let i = 1; i < samples.length; i += 1) if (samples[i - 1] < 0 !== samples[i] < 0) crossings += 1;
     expect(Math.abs(crossings - 800)).toBeLessThanOrEqual(2);
     const rms = Math.sqrt(mulawSumOfSquares(Buffer.concat(frames)) / samples.length);
     expect(Math.abs(rms - 8_000 / Math.SQRT2)).toBeLessThan(150);
@@ -154,7 +155,7 @@ describe('PCM helpers (espeak-ng output)', () => {
     const out = resample(input, 22_050, 8_000);
     expect(out.length).toBe(8_000);
     let crossings = 0;
-    for (let i = 1; i < out.length; i += 1) if ((out[i - 1] < 0) !== (out[i] < 0)) crossings += 1;
+    for (let i = 1; i < out.length; i += 1) if (out[i - 1] < 0 !== out[i] < 0) crossings += 1;
     expect(Math.abs(crossings - 1_000)).toBeLessThanOrEqual(4);
     const up = resample(Int16Array.from([0, 100]), 8_000, 16_000);
     expect([...up]).toEqual([0, 50, 100, 100]);

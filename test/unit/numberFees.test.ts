@@ -23,8 +23,12 @@ describe('number fees', () => {
     expect(owesNumberFee(line('2030-03-10T00:00:00Z', '2030-04-09T00:00:00Z'), new Date('2030-04-01T00:00:00Z'))).toBe(true);
     expect(owesNumberFee(line('2030-02-10T00:00:00Z', '2030-03-12T00:00:00Z'), march)).toBe(true);
     // Released inside its grace: never billed.
-    expect(owesNumberFee(line('2030-03-10T00:00:00Z', '2030-04-09T00:00:00Z', '2030-04-01T00:00:00Z'), new Date('2030-04-01T00:00:00Z'))).toBe(false);
-    expect(owesNumberFee(line('2030-03-10T00:00:00Z', '2030-04-09T00:00:00Z', '2030-04-05T00:00:00Z'), new Date('2030-04-01T00:00:00Z'))).toBe(false);
+    expect(
+      owesNumberFee(line('2030-03-10T00:00:00Z', '2030-04-09T00:00:00Z', '2030-04-01T00:00:00Z'), new Date('2030-04-01T00:00:00Z')),
+    ).toBe(false);
+    expect(
+      owesNumberFee(line('2030-03-10T00:00:00Z', '2030-04-09T00:00:00Z', '2030-04-05T00:00:00Z'), new Date('2030-04-01T00:00:00Z')),
+    ).toBe(false);
   });
 
   it('bills the month of release, not the months after', () => {

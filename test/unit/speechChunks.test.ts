@@ -64,7 +64,10 @@ describe('speech chunks', () => {
   it('does not end a sentence inside numbers, words or after common abbreviations', () => {
     expect(speechChunks('Version 2.5 is out.')).toEqual(['Version 2.5 is out.']);
     expect(speechChunks('See example.com for details. Thanks')).toEqual(['See example.com for details.', 'Thanks']);
-    expect(speechChunks('Dr. Smith and Mrs. Jones meet at St. Mary, e.g. on Monday. Bye')).toEqual(['Dr. Smith and Mrs. Jones meet at St. Mary, e.g. on Monday.', 'Bye']);
+    expect(speechChunks('Dr. Smith and Mrs. Jones meet at St. Mary, e.g. on Monday. Bye')).toEqual([
+      'Dr. Smith and Mrs. Jones meet at St. Mary, e.g. on Monday.',
+      'Bye',
+    ]);
   });
 
   it('emits the remainder at the end, trimmed, and never empty or blank chunks', () => {
@@ -120,19 +123,46 @@ describe('speech chunks', () => {
   });
 
   it('gives the same chunks however the reply is split into deltas, losing no text', () => {
-    const alphabet = fc.constantFrom('a', 'b', 'Z', '1', ' ', ' ', '\n', '.', '!', '?', '…', '؟', '。', '！', '？', '"', ')', '」', '好', 'Dr', 'e.g', '😀');
+    const alphabet = fc.constantFrom(
+      'a',
+      'b',
+      'Z',
+      '1',
+      ' ',
+      ' ',
+      '\n',
+      '.',
+      '!',
+      '?',
+      '…',
+      '؟',
+      '。',
+      '！',
+      '？',
+      '"',
+      ')',
+      '」',
+      '好',
+      'Dr',
+      'e.g',
+      '😀',
+    );
     fc.assert(
-      fc.property(fc.array(alphabet, { maxLength: 400 }).map((parts) => parts.join('')), fc.array(fc.nat(), { maxLength: 30 }), (text, positions) => {
-        const whole = speechChunks(text);
-        const streamed = chunkStream(splitAt(text, positions));
-        expect(streamed).toEqual(whole);
-        for (const chunk of whole) {
-          expect(chunk).toBe(chunk.trim());
-          expect(chunk).not.toBe('');
-          expect(chunk.length).toBeLessThanOrEqual(MAX_CHUNK_CHARS + 1);
-        }
-        expect(whole.join('').replace(/\s/gu, '')).toBe(text.replace(/\s/gu, ''));
-      }),
+      fc.property(
+        fc.array(alphabet, { maxLength: 400 }).map((parts) => parts.join('')),
+        fc.array(fc.nat(), { maxLength: 30 }),
+        (text, positions) => {
+          const whole = speechChunks(text);
+          const streamed = chunkStream(splitAt(text, positions));
+          expect(streamed).toEqual(whole);
+          for (const chunk of whole) {
+            expect(chunk).toBe(chunk.trim());
+            expect(chunk).not.toBe('');
+            expect(chunk.length).toBeLessThanOrEqual(MAX_CHUNK_CHARS + 1);
+          }
+          expect(whole.join('').replace(/\s/gu, '')).toBe(text.replace(/\s/gu, ''));
+        },
+      ),
       { numRuns: 500 },
     );
   });

@@ -3,7 +3,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/platform/config';
-import { assertStartupConfiguration, ConfigurationError, configurationReport, PROCESS_ROLES, ROLE_REQUIREMENTS, type ProcessRole } from '../../src/platform/startupCheck';
+import {
+  assertStartupConfiguration,
+  ConfigurationError,
+  configurationReport,
+  PROCESS_ROLES,
+  ROLE_REQUIREMENTS,
+  type ProcessRole,
+} from '../../src/platform/startupCheck';
 
 /** The one startup check every process runs (security review C1, M9). */
 describe('startup configuration check', () => {
@@ -39,8 +46,18 @@ describe('startup configuration check', () => {
         expect({ role, refused: settingsOf(role, env) }).toEqual({ role, refused: [name] });
       }
     }
-    const nothing = { SWITCHBOARD_DATA_DIR: emptyDataDir, DATABASE_URL: 'postgres://x', TEMPORAL_ADDRESS: 'x:7233', PUBLIC_BASE_URL: 'http://api:8080' };
-    expect(settingsOf('simulator', nothing).sort()).toEqual(['CARRIER_API_KEY', 'CARRIER_WEBHOOK_SECRET', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN']);
+    const nothing = {
+      SWITCHBOARD_DATA_DIR: emptyDataDir,
+      DATABASE_URL: 'postgres://x',
+      TEMPORAL_ADDRESS: 'x:7233',
+      PUBLIC_BASE_URL: 'http://api:8080',
+    };
+    expect(settingsOf('simulator', nothing).sort()).toEqual([
+      'CARRIER_API_KEY',
+      'CARRIER_WEBHOOK_SECRET',
+      'PAYMENTS_API_KEY',
+      'SIMULATOR_CONTROL_TOKEN',
+    ]);
     expect(settingsOf('api', nothing).sort()).toEqual(['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY']);
     expect(settingsOf('worker', nothing).sort()).toEqual(['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY']);
   });
@@ -76,7 +93,8 @@ describe('startup configuration check', () => {
     for (const role of PROCESS_ROLES) {
       const problems = problemsOf(role, { ...productionEnv(), CARRIER_EVENTS_SECRET: strong() });
       expect(problems.map((p) => p.setting)).toEqual(['CARRIER_EVENTS_SECRET']);
-      for (const replacement of ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN']) expect(problems[0].message).toContain(replacement);
+      for (const replacement of ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN'])
+        expect(problems[0].message).toContain(replacement);
     }
   });
 
@@ -91,9 +109,18 @@ describe('startup configuration check', () => {
       'not a key at all, just a long sentence that is more than thirty-two bytes',
     ];
     for (const value of refused) {
-      for (const role of ['api', 'worker'] as const) expect({ value, refused: settingsOf(role, { ...productionEnv(), SECRETS_KEY: value }) }).toEqual({ value, refused: ['SECRETS_KEY'] });
+      for (const role of ['api', 'worker'] as const)
+        expect({ value, refused: settingsOf(role, { ...productionEnv(), SECRETS_KEY: value }) }).toEqual({
+          value,
+          refused: ['SECRETS_KEY'],
+        });
     }
-    for (const value of [strong(), crypto.randomBytes(32).toString('base64'), crypto.randomBytes(32).toString('base64url'), `${strong()},${strong()}`]) {
+    for (const value of [
+      strong(),
+      crypto.randomBytes(32).toString('base64'),
+      crypto.randomBytes(32).toString('base64url'),
+      `${strong()},${strong()}`,
+    ]) {
       expect(settingsOf('worker', { ...productionEnv(), SECRETS_KEY: value })).toEqual([]);
     }
   });
@@ -114,7 +141,13 @@ describe('startup configuration check', () => {
   });
 
   describe('the dev profile', () => {
-    const devEnv = (overrides: NodeJS.ProcessEnv = {}) => ({ ...productionEnv(), SWITCHBOARD_PROFILE: 'dev', HOST: '127.0.0.1', SIMULATOR_URL: 'http://127.0.0.1:8090', ...overrides });
+    const devEnv = (overrides: NodeJS.ProcessEnv = {}) => ({
+      ...productionEnv(),
+      SWITCHBOARD_PROFILE: 'dev',
+      HOST: '127.0.0.1',
+      SIMULATOR_URL: 'http://127.0.0.1:8090',
+      ...overrides,
+    });
 
     it('tolerates weak secrets on loopback, as warnings', () => {
       const report = configurationReport('api', loadConfig(devEnv({ CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' })));
@@ -133,19 +166,35 @@ describe('startup configuration check', () => {
 
     it('is the only relaxed profile', () => {
       expect(settingsOf('api', { ...productionEnv(), SWITCHBOARD_PROFILE: 'staging' })).toEqual(['SWITCHBOARD_PROFILE']);
-      expect(settingsOf('api', { ...productionEnv(), HOST: '127.0.0.1', CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' })).toEqual(['CARRIER_WEBHOOK_SECRET']);
+      expect(settingsOf('api', { ...productionEnv(), HOST: '127.0.0.1', CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' })).toEqual([
+        'CARRIER_WEBHOOK_SECRET',
+      ]);
     });
 
     it('a process started on its own finds the secrets `up` keeps with the data (and the profile in runtime.json)', () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-data-'));
       try {
-        const secrets = { CARRIER_WEBHOOK_SECRET: strong(), CARRIER_API_KEY: strong(), PAYMENTS_API_KEY: strong(), SIMULATOR_CONTROL_TOKEN: strong() };
+        const secrets = {
+          CARRIER_WEBHOOK_SECRET: strong(),
+          CARRIER_API_KEY: strong(),
+          PAYMENTS_API_KEY: strong(),
+          SIMULATOR_CONTROL_TOKEN: strong(),
+        };
         const secretsKey = strong();
         fs.writeFileSync(path.join(dataDir, 'dev-secrets.json'), JSON.stringify(secrets), { mode: 0o600 });
         fs.writeFileSync(path.join(dataDir, 'secrets.key'), `${secretsKey}\n`, { mode: 0o600 });
-        fs.writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ databaseUrl: 'postgres://127.0.0.1:54320/switchboard', temporalAddress: '127.0.0.1:7233', profile: 'dev' }));
+        fs.writeFileSync(
+          path.join(dataDir, 'runtime.json'),
+          JSON.stringify({ databaseUrl: 'postgres://127.0.0.1:54320/switchboard', temporalAddress: '127.0.0.1:7233', profile: 'dev' }),
+        );
         const config = loadConfig({ SWITCHBOARD_DATA_DIR: dataDir });
-        expect(config).toMatchObject({ profile: 'dev', secretsKey, carrierWebhookSecret: secrets.CARRIER_WEBHOOK_SECRET, carrierApiKey: secrets.CARRIER_API_KEY, databaseUrl: 'postgres://127.0.0.1:54320/switchboard' });
+        expect(config).toMatchObject({
+          profile: 'dev',
+          secretsKey,
+          carrierWebhookSecret: secrets.CARRIER_WEBHOOK_SECRET,
+          carrierApiKey: secrets.CARRIER_API_KEY,
+          databaseUrl: 'postgres://127.0.0.1:54320/switchboard',
+        });
         for (const role of PROCESS_ROLES) expect(configurationReport(role, config)).toEqual({ problems: [], warnings: [] });
         // Outside the dev profile the data directory's secrets are never used.
         expect(loadConfig({ SWITCHBOARD_DATA_DIR: dataDir, DATABASE_URL: 'postgres://elsewhere/db' }).carrierWebhookSecret).toBeUndefined();

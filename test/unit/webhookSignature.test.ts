@@ -27,7 +27,10 @@ function goodHeaders(overrides: Record<string, string | undefined> = {}): Record
   return Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined));
 }
 
-function verify(headers: Record<string, string | string[] | undefined> | Headers, opts: { body?: string | Buffer; now?: Date; secret?: string } = {}) {
+function verify(
+  headers: Record<string, string | string[] | undefined> | Headers,
+  opts: { body?: string | Buffer; now?: Date; secret?: string } = {},
+) {
   return verifySignature({ secret: opts.secret ?? SECRET, headers, rawBody: opts.body ?? BODY, now: opts.now ?? NOW });
 }
 
@@ -50,7 +53,13 @@ describe('webhook signature', () => {
   });
 
   it('signatureHeaders renders every header plainly', () => {
-    const headers = signatureHeaders({ secret: SECRET, deliveryId: DELIVERY_ID, rawBody: BODY, attempt: 3, now: new Date(NOW.getTime() + 999) });
+    const headers = signatureHeaders({
+      secret: SECRET,
+      deliveryId: DELIVERY_ID,
+      rawBody: BODY,
+      attempt: 3,
+      now: new Date(NOW.getTime() + 999),
+    });
     expect(headers).toEqual({
       [WEBHOOK_HEADERS.timestamp]: String(TS),
       [WEBHOOK_HEADERS.deliveryId]: DELIVERY_ID,
@@ -68,8 +77,16 @@ describe('webhook signature', () => {
     const wrongSig = `v1=${'0'.repeat(64)}`;
     // Each row also carries every defect checked later, so the row's reason must win.
     it.each<[VerifyFailure, Record<string, string | undefined>, Date]>([
-      ['missing_timestamp', { [WEBHOOK_HEADERS.timestamp]: undefined, [WEBHOOK_HEADERS.deliveryId]: undefined, [WEBHOOK_HEADERS.signature]: undefined }, NOW],
-      ['missing_delivery_id', { [WEBHOOK_HEADERS.timestamp]: 'abc', [WEBHOOK_HEADERS.deliveryId]: undefined, [WEBHOOK_HEADERS.signature]: undefined }, NOW],
+      [
+        'missing_timestamp',
+        { [WEBHOOK_HEADERS.timestamp]: undefined, [WEBHOOK_HEADERS.deliveryId]: undefined, [WEBHOOK_HEADERS.signature]: undefined },
+        NOW,
+      ],
+      [
+        'missing_delivery_id',
+        { [WEBHOOK_HEADERS.timestamp]: 'abc', [WEBHOOK_HEADERS.deliveryId]: undefined, [WEBHOOK_HEADERS.signature]: undefined },
+        NOW,
+      ],
       ['missing_signature', { [WEBHOOK_HEADERS.timestamp]: 'abc', [WEBHOOK_HEADERS.signature]: undefined }, NOW],
       ['malformed_timestamp', { [WEBHOOK_HEADERS.timestamp]: 'abc', [WEBHOOK_HEADERS.signature]: 'nonsense' }, NOW],
       ['malformed_signature', { [WEBHOOK_HEADERS.signature]: 'nonsense' }, new Date(NOW.getTime() + 3600_000)],
@@ -95,12 +112,18 @@ describe('webhook signature', () => {
 
     it.each(['V1', '', 'v1 ', 'v0'])('unknown_version: scheme %p', (scheme) => {
       const good = computeSignature(SECRET, TS, DELIVERY_ID, BODY).slice(3);
-      expect(verify(goodHeaders({ [WEBHOOK_HEADERS.signature]: `${scheme}=${good}` }))).toEqual({ valid: false, reason: 'unknown_version' });
+      expect(verify(goodHeaders({ [WEBHOOK_HEADERS.signature]: `${scheme}=${good}` }))).toEqual({
+        valid: false,
+        reason: 'unknown_version',
+      });
     });
 
     it('a wrong secret, delivery id or body is signature_mismatch', () => {
       expect(verify(goodHeaders(), { secret: SECRET.replace(/^a/, 'b') })).toEqual({ valid: false, reason: 'signature_mismatch' });
-      expect(verify(goodHeaders({ [WEBHOOK_HEADERS.deliveryId]: crypto.randomUUID() }))).toEqual({ valid: false, reason: 'signature_mismatch' });
+      expect(verify(goodHeaders({ [WEBHOOK_HEADERS.deliveryId]: crypto.randomUUID() }))).toEqual({
+        valid: false,
+        reason: 'signature_mismatch',
+      });
       expect(verify(goodHeaders(), { body: `${BODY} ` })).toEqual({ valid: false, reason: 'signature_mismatch' });
     });
   });
@@ -153,7 +176,10 @@ describe('webhook signature', () => {
     it('defaults the clock to now', () => {
       const headers = signatureHeaders({ secret: SECRET, deliveryId: DELIVERY_ID, rawBody: BODY, attempt: 1, now: new Date() });
       expect(verifySignature({ secret: SECRET, headers, rawBody: BODY })).toEqual({ valid: true });
-      expect(verifySignature({ secret: SECRET, headers: goodHeaders(), rawBody: BODY })).toEqual({ valid: false, reason: 'stale_timestamp' });
+      expect(verifySignature({ secret: SECRET, headers: goodHeaders(), rawBody: BODY })).toEqual({
+        valid: false,
+        reason: 'stale_timestamp',
+      });
     });
   });
 
@@ -164,10 +190,13 @@ describe('webhook signature', () => {
       return goodHeaders({ [WEBHOOK_HEADERS.timestamp]: raw, [WEBHOOK_HEADERS.signature]: sig });
     }
 
-    it.each(['0', '-5', '12.5', '1e9', '0x10', ' 123', '123 ', '+123', '', '9007199254740993', '1_000'])('rejects %p as malformed (or missing)', (raw) => {
-      const result = verify(signedAt(raw), { now: new Date(Math.abs(Number(raw) || 0) * 1000) });
-      expect(result).toEqual({ valid: false, reason: raw === '' ? 'missing_timestamp' : 'malformed_timestamp' });
-    });
+    it.each(['0', '-5', '12.5', '1e9', '0x10', ' 123', '123 ', '+123', '', '9007199254740993', '1_000'])(
+      'rejects %p as malformed (or missing)',
+      (raw) => {
+        const result = verify(signedAt(raw), { now: new Date(Math.abs(Number(raw) || 0) * 1000) });
+        expect(result).toEqual({ valid: false, reason: raw === '' ? 'missing_timestamp' : 'malformed_timestamp' });
+      },
+    );
 
     it('accepts the smallest and largest valid values', () => {
       expect(verify(signedAt('1'), { now: new Date(1000) })).toEqual({ valid: true });
@@ -187,11 +216,21 @@ describe('webhook signature', () => {
       });
       expect(verify(canonical, { now: new Date(123_000) })).toEqual({ valid: true });
       // The sender never produces leading zeros.
-      expect(signatureHeaders({ secret: SECRET, deliveryId: DELIVERY_ID, rawBody: BODY, attempt: 1, now: new Date(123_000) })[WEBHOOK_HEADERS.timestamp]).toBe('123');
+      expect(
+        signatureHeaders({ secret: SECRET, deliveryId: DELIVERY_ID, rawBody: BODY, attempt: 1, now: new Date(123_000) })[
+          WEBHOOK_HEADERS.timestamp
+        ],
+      ).toBe('123');
     });
 
     it('floors a sub-second clock to whole seconds when signing', () => {
-      const headers = signatureHeaders({ secret: SECRET, deliveryId: DELIVERY_ID, rawBody: BODY, attempt: 1, now: new Date(NOW.getTime() + 999) });
+      const headers = signatureHeaders({
+        secret: SECRET,
+        deliveryId: DELIVERY_ID,
+        rawBody: BODY,
+        attempt: 1,
+        now: new Date(NOW.getTime() + 999),
+      });
       expect(headers[WEBHOOK_HEADERS.timestamp]).toBe(String(TS));
     });
   });
@@ -199,7 +238,10 @@ describe('webhook signature', () => {
   describe('header sources', () => {
     it('reads a fetch Headers object', () => {
       expect(verify(new Headers(goodHeaders()))).toEqual({ valid: true });
-      expect(verify(new Headers(goodHeaders({ [WEBHOOK_HEADERS.deliveryId]: undefined })))).toEqual({ valid: false, reason: 'missing_delivery_id' });
+      expect(verify(new Headers(goodHeaders({ [WEBHOOK_HEADERS.deliveryId]: undefined })))).toEqual({
+        valid: false,
+        reason: 'missing_delivery_id',
+      });
     });
 
     it('reads a plain record with mixed-case names', () => {
@@ -231,7 +273,8 @@ describe('webhook signature', () => {
           expect(verifySignature({ secret, headers, rawBody: body, now })).toEqual({ valid: true });
           // Same bytes as a string body, when they are valid UTF-8.
           const text = body.toString('utf8');
-          if (Buffer.from(text, 'utf8').equals(body)) expect(verifySignature({ secret, headers, rawBody: text, now })).toEqual({ valid: true });
+          if (Buffer.from(text, 'utf8').equals(body))
+            expect(verifySignature({ secret, headers, rawBody: text, now })).toEqual({ valid: true });
         }),
         { numRuns: 300 },
       );
@@ -239,13 +282,21 @@ describe('webhook signature', () => {
 
     it('flipping any byte of the body fails', () => {
       fc.assert(
-        fc.property(secretArb, bodyArb, nowArb, fc.uuid(), fc.nat(), fc.integer({ min: 1, max: 255 }), (secret, body, now, deliveryId, index, mask) => {
-          const headers = signatureHeaders({ secret, deliveryId, rawBody: body, attempt: 1, now });
-          const tampered = Buffer.from(body);
-          const i = index % tampered.length;
-          tampered[i] = tampered[i] ^ mask;
-          expect(verifySignature({ secret, headers, rawBody: tampered, now })).toEqual({ valid: false, reason: 'signature_mismatch' });
-        }),
+        fc.property(
+          secretArb,
+          bodyArb,
+          nowArb,
+          fc.uuid(),
+          fc.nat(),
+          fc.integer({ min: 1, max: 255 }),
+          (secret, body, now, deliveryId, index, mask) => {
+            const headers = signatureHeaders({ secret, deliveryId, rawBody: body, attempt: 1, now });
+            const tampered = Buffer.from(body);
+            const i = index % tampered.length;
+            tampered[i] = tampered[i] ^ mask;
+            expect(verifySignature({ secret, headers, rawBody: tampered, now })).toEqual({ valid: false, reason: 'signature_mismatch' });
+          },
+        ),
         { numRuns: 300 },
       );
     });

@@ -71,11 +71,16 @@ export class CallEvents {
 
   /** Speak ids starting with `prefix` that the carrier reported on, in chunk order (`<prefix><n>`). */
   reportedWithPrefix(prefix: string): string[] {
-    return [...this.playback.keys()].filter((id) => id.startsWith(prefix)).sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)));
+    return [...this.playback.keys()]
+      .filter((id) => id.startsWith(prefix))
+      .sort((a, b) => Number(a.slice(prefix.length)) - Number(b.slice(prefix.length)));
   }
 
   /** What the next run needs to go on with `speeches` still in play. */
   carry(speeches: readonly string[]): CarriedEvents {
-    return { sentences: [...this.sentences], playback: speeches.flatMap((id) => (this.playback.has(id) ? [[id, this.playback.get(id)!] as [string, Playback]] : [])) };
+    return {
+      sentences: [...this.sentences],
+      playback: speeches.flatMap((id) => (this.playback.has(id) ? [[id, this.playback.get(id)!] as [string, Playback]] : [])),
+    };
   }
 }

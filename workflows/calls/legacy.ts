@@ -1,13 +1,48 @@
-import { ActivityFailure, allHandlersFinished, CancellationScope, condition, isCancellation, patched, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  isCancellation,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities, MessageTurnOutcome } from '../../activities/calls';
 import type { WebhookActivities } from '../../activities/webhooks';
 import type { AudioActivities, RelayCallAudioResult } from '../../activities/audio/activities';
 import type { HostedActivities, HostedTurnOutcome } from '../../activities/hosted';
-import { CALL_NOT_ACTIVE, DTMF_DIGITS, pressUpdate, speakUpdate, waitUpdate, type PressRequest, type SpeakRequest, type SpeakResult, type WaitRequest, type WaitResult } from '../definitions/callControl';
+import {
+  CALL_NOT_ACTIVE,
+  DTMF_DIGITS,
+  pressUpdate,
+  speakUpdate,
+  waitUpdate,
+  type PressRequest,
+  type SpeakRequest,
+  type SpeakResult,
+  type WaitRequest,
+  type WaitResult,
+} from '../definitions/callControl';
 import { callChargeCents } from '../../src/domain/billing/pricing';
-import { callDurationMs, hostedSpeakIdPrefix, MAX_CALL_DURATION_MS, RING_TIMEOUT_MS, type CallStatus, type EndCause } from '../../src/domain/calls/rules';
-import { callStatusQuery, carrierEventSignal, hangupSignal, type CallInput, type CallResult, type SignalledCallEvent } from '../definitions/calls';
+import {
+  callDurationMs,
+  hostedSpeakIdPrefix,
+  MAX_CALL_DURATION_MS,
+  RING_TIMEOUT_MS,
+  type CallStatus,
+  type EndCause,
+} from '../../src/domain/calls/rules';
+import {
+  callStatusQuery,
+  carrierEventSignal,
+  hangupSignal,
+  type CallInput,
+  type CallResult,
+  type SignalledCallEvent,
+} from '../definitions/calls';
 import * as options from '../activityOptions';
 
 /** Carrier commands and records (before v2, one proxy for both: carrier commands had no time budget). */
@@ -145,7 +180,12 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
       try {
         const response = await nextSentence(timeoutSeconds);
         if (response) await calls.recordTranscript(call.callId, transcript);
-        return { call_id: call.callId, timed_out: response === null, response_text: response?.text ?? null, response_timestamp: response?.at ?? null };
+        return {
+          call_id: call.callId,
+          timed_out: response === null,
+          response_text: response?.text ?? null,
+          response_timestamp: response?.at ?? null,
+        };
       } finally {
         claimedByControl -= 1;
       }
@@ -183,9 +223,21 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
       usage: { kind: 'call', seconds: durationSec },
     });
     const recordingUrl = terminal()?.recording_url;
-    await calls.recordCallState(call.callId, { status: final, endedAt, durationSec, chargeCents, endCause, ...(recordingUrl ? { recordingUrl } : {}) });
+    await calls.recordCallState(call.callId, {
+      status: final,
+      endedAt,
+      durationSec,
+      chargeCents,
+      endCause,
+      ...(recordingUrl ? { recordingUrl } : {}),
+    });
     if (answeredAt !== null) {
-      await calls.publishCallEvent(call, 'call_ended', { duration_sec: durationSec, cause: endCause, status: final, recording_url: recordingUrl ?? null });
+      await calls.publishCallEvent(call, 'call_ended', {
+        duration_sec: durationSec,
+        cause: endCause,
+        status: final,
+        recording_url: recordingUrl ?? null,
+      });
     }
     // Control requests still waiting see the call end and answer first.
     await condition(allHandlersFinished);
@@ -286,7 +338,11 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
           .map((id) => playback(id).slice(-1)[0]?.played_text ?? '')
           .filter((text) => text !== '')
           .join(' ');
-        const stoppedAt = speeches.flatMap((id) => playback(id).filter((e) => e.stopped).map((e) => e.at));
+        const stoppedAt = speeches.flatMap((id) =>
+          playback(id)
+            .filter((e) => e.stopped)
+            .map((e) => e.at),
+        );
         await calls.publishCallEvent(
           call,
           'interrupted',
@@ -320,7 +376,11 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
       let transcriptWritten = outcome?.transcriptWritten ?? false;
       if (outcome?.spokenChunks) {
         currentSpeeches.push(...outcome.spokenChunks.map((chunk) => chunk.speakId));
-        transcript.push({ role: 'assistant', text: outcome.spokenChunks.map((chunk) => chunk.text).join(' '), timestamp: outcome.repliedAt });
+        transcript.push({
+          role: 'assistant',
+          text: outcome.spokenChunks.map((chunk) => chunk.text).join(' '),
+          timestamp: outcome.repliedAt,
+        });
       } else if (outcome?.replyText && outcome.replySpoken) {
         speakCount += 1;
         currentSpeeches.push(replySpeakId);
@@ -340,7 +400,10 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
       ...(call.languagePinned ? {} : { detected_language: utterance.language ?? 'en' }),
     });
     // A `{text}` reply is spoken here; an NDJSON reply was spoken chunk by chunk by the activity.
-    const outcome = await webhooks.attemptDelivery(eventId, 1, { carrierCallId, speakIdPrefix: `${call.callId}:turn-${handledUtterances}` });
+    const outcome = await webhooks.attemptDelivery(eventId, 1, {
+      carrierCallId,
+      speakIdPrefix: `${call.callId}:turn-${handledUtterances}`,
+    });
     if (outcome.spokenChunks) {
       currentSpeeches.push(...outcome.spokenChunks.map((chunk) => chunk.speakId));
       transcript.push({ role: 'assistant', text: outcome.spokenChunks.map((chunk) => chunk.text).join(' '), timestamp: Date.now() });
@@ -392,7 +455,9 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
       if (end?.type === 'call.no_answer') return finish('no_answer', 'no_answer', null, end.at);
       if (end) return finish('canceled', 'caller_hangup', null, end.at);
       const endedAt = await hangUpAndWait(carrierCallId!);
-      return hangupRequested ? finish('canceled', 'canceled', null, endedAt) : finish('no_answer', 'ring_timeout', null, Math.max(endedAt, dialledAt));
+      return hangupRequested
+        ? finish('canceled', 'canceled', null, endedAt)
+        : finish('no_answer', 'ring_timeout', null, Math.max(endedAt, dialledAt));
     }
   }
 
@@ -439,7 +504,8 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
       relayHandled = true;
       // Nobody else talks to the caller on an audio line: without the customer's socket, hang up.
       const endedBy = relayEnded!.endedBy;
-      if (endedBy === 'customer_closed') return finish('completed', 'audio_handler_closed', answeredAt, await hangUpAndWait(connectedCallId));
+      if (endedBy === 'customer_closed')
+        return finish('completed', 'audio_handler_closed', answeredAt, await hangUpAndWait(connectedCallId));
       if (endedBy === 'carrier_error') return finish('completed', 'carrier_failed', answeredAt, await hangUpAndWait(connectedCallId));
       if (endedBy !== 'call') return finish('completed', 'audio_handler_unavailable', answeredAt, await hangUpAndWait(connectedCallId));
       continue;
@@ -460,4 +526,3 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     minutesHeld += 1;
   }
 }
-

@@ -49,7 +49,19 @@ async function progress(ctx: AppContext, deps: AppDeps, event: SignalledCallEven
   if (!event.call_id) throw errors.validation([{ field: 'call_id', message: 'Required for this event type' }]);
   const { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped, recording_url } = event;
   try {
-    const signalled: SignalledCallEvent = { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped, recording_url };
+    const signalled: SignalledCallEvent = {
+      type,
+      at,
+      ended_by,
+      answered,
+      text,
+      language,
+      speak_id,
+      played_text,
+      done,
+      stopped,
+      recording_url,
+    };
     await deps.temporal.workflow.getHandle(event.call_id).signal(carrierEventSignal, signalled);
   } catch (err) {
     if ((err as Error).name === 'WorkflowNotFoundError') throw new ApiError(404, 'call_not_found', 'No call with this id');
@@ -105,7 +117,9 @@ export function carrierEventRoutes(): RouteDef[] {
           '401': errorResponse('`unauthorized`: missing, wrong, stale or replayed signature'),
           '404': errorResponse('`call_not_found`'),
           '422': errorResponse('`validation_error`, including an `at` more than an hour in the past or five minutes in the future'),
-          '409': errorResponse('`call_in_progress` (the line is on a call) or `call_not_active` (a repeated `call.incoming` for a call that has ended)'),
+          '409': errorResponse(
+            '`call_in_progress` (the line is on a call) or `call_not_active` (a repeated `call.incoming` for a call that has ended)',
+          ),
           '503': errorResponse('`service_unavailable`: the call could not be taken (the carrier declines it)'),
         },
       },

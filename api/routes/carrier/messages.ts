@@ -37,7 +37,9 @@ async function receipt(ctx: AppContext, deps: AppDeps, event: CarrierMessageStat
   const receipt = { messageId: event.message_id, status: event.status, errorCode: event.error_code ?? null };
   if (!(await recordReceipt(deps.db, receipt, deps.now()))) throw errors.notFound('Message');
   try {
-    await deps.temporal.workflow.getHandle(workflowIds.sendMessage(event.message_id)).signal(messageReceiptSignal, { status: event.status, ...(event.error_code ? { errorCode: event.error_code } : {}) });
+    await deps.temporal.workflow
+      .getHandle(workflowIds.sendMessage(event.message_id))
+      .signal(messageReceiptSignal, { status: event.status, ...(event.error_code ? { errorCode: event.error_code } : {}) });
   } catch (err) {
     // The workflow has finished (a late or repeated receipt): the status is stored all the same.
     if ((err as Error).name !== 'WorkflowNotFoundError') throw err;

@@ -18,9 +18,22 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('DELETE', `/carrier/v1/numbers/${encodeURIComponent(request.phoneNumber)}`);
   }
 
-  async placeCall(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }): Promise<{ carrierCallId: string }> {
-    const body = await this.call('POST', '/carrier/v1/calls', { call_id: request.callId, from: request.from, to: request.to, events_url: request.eventsUrl, record: request.record });
-    if (typeof body.carrier_call_id !== 'string' || body.carrier_call_id === '') throw new Error('carrier answered POST /carrier/v1/calls without a carrier_call_id');
+  async placeCall(request: {
+    callId: string;
+    from: string;
+    to: string;
+    eventsUrl: string;
+    record?: boolean;
+  }): Promise<{ carrierCallId: string }> {
+    const body = await this.call('POST', '/carrier/v1/calls', {
+      call_id: request.callId,
+      from: request.from,
+      to: request.to,
+      events_url: request.eventsUrl,
+      record: request.record,
+    });
+    if (typeof body.carrier_call_id !== 'string' || body.carrier_call_id === '')
+      throw new Error('carrier answered POST /carrier/v1/calls without a carrier_call_id');
     return { carrierCallId: body.carrier_call_id };
   }
 
@@ -29,7 +42,10 @@ export class SimulatorCarrier implements CarrierAdapter {
   }
 
   async answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void> {
-    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/answer`, { call_id: request.callId, record: request.record });
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/answer`, {
+      call_id: request.callId,
+      record: request.record,
+    });
   }
 
   async rejectCall(request: { carrierCallId: string }): Promise<void> {
@@ -37,7 +53,11 @@ export class SimulatorCarrier implements CarrierAdapter {
   }
 
   async speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void> {
-    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/speak`, { text: request.text, speak_id: request.speakId, voice: request.voice });
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/speak`, {
+      text: request.text,
+      speak_id: request.speakId,
+      voice: request.voice,
+    });
   }
 
   async sendDigits(request: { carrierCallId: string; digits: string }): Promise<void> {
@@ -49,9 +69,22 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/stop`);
   }
 
-  async sendSms(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }): Promise<{ carrierMessageId: string }> {
-    const body = await this.call('POST', '/carrier/v1/messages', { message_id: request.messageId, from: request.from, to: request.to, text: request.text, status_url: request.statusUrl });
-    if (typeof body.carrier_message_id !== 'string' || body.carrier_message_id === '') throw new Error('carrier answered POST /carrier/v1/messages without a carrier_message_id');
+  async sendSms(request: {
+    messageId: string;
+    from: string;
+    to: string;
+    text: string;
+    statusUrl: string;
+  }): Promise<{ carrierMessageId: string }> {
+    const body = await this.call('POST', '/carrier/v1/messages', {
+      message_id: request.messageId,
+      from: request.from,
+      to: request.to,
+      text: request.text,
+      status_url: request.statusUrl,
+    });
+    if (typeof body.carrier_message_id !== 'string' || body.carrier_message_id === '')
+      throw new Error('carrier answered POST /carrier/v1/messages without a carrier_message_id');
     return { carrierMessageId: body.carrier_message_id };
   }
 

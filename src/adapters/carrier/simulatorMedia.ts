@@ -1,5 +1,11 @@
 import WebSocket from 'ws';
-import { CarrierRejectedError, MAX_QUEUED_CALLER_FRAMES, type CarrierMediaEnd, type CarrierMediaEvent, type CarrierMediaStream } from './port';
+import {
+  CarrierRejectedError,
+  MAX_QUEUED_CALLER_FRAMES,
+  type CarrierMediaEnd,
+  type CarrierMediaEvent,
+  type CarrierMediaStream,
+} from './port';
 
 /**
  * The simulator's media stream for one call (docs/simulator.md, "Audio (media streams)"): a
@@ -28,7 +34,11 @@ export class SimulatorMediaStream implements CarrierMediaStream {
     ws.on('message', (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on('close', (code, reason) => {
       if (this.stopReceived || code === 1000) this.finish({ reason: 'call_ended' });
-      else this.finish({ reason: 'error', detail: `media socket closed with ${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 100)}` : ''}` });
+      else
+        this.finish({
+          reason: 'error',
+          detail: `media socket closed with ${code}${reason.length ? ` ${reason.toString('utf8').slice(0, 100)}` : ''}`,
+        });
     });
     ws.on('error', (err) => this.finish({ reason: 'error', detail: err.message }));
   }
@@ -39,7 +49,12 @@ export class SimulatorMediaStream implements CarrierMediaStream {
    */
   static open(url: URL, apiKey: string, timeoutMs: number): Promise<SimulatorMediaStream> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` }, handshakeTimeout: timeoutMs, perMessageDeflate: false, maxPayload: 1024 * 1024 });
+      const ws = new WebSocket(url, {
+        headers: { authorization: `Bearer ${apiKey}` },
+        handshakeTimeout: timeoutMs,
+        perMessageDeflate: false,
+        maxPayload: 1024 * 1024,
+      });
       let settled = false;
       const fail = (err: Error) => {
         if (settled) return;
@@ -145,7 +160,12 @@ export class SimulatorMediaStream implements CarrierMediaStream {
     }
     if (message.event === 'media' && typeof message.payload === 'string') {
       this.counters.framesReceived += 1;
-      this.push({ type: 'media', sequence: Number(message.sequence), timestamp: Number(message.timestamp), payload: Buffer.from(message.payload, 'base64') });
+      this.push({
+        type: 'media',
+        sequence: Number(message.sequence),
+        timestamp: Number(message.timestamp),
+        payload: Buffer.from(message.payload, 'base64'),
+      });
     } else if (message.event === 'mark' && typeof message.name === 'string') {
       this.push({ type: 'mark', name: message.name });
     } else if (message.event === 'stop') {

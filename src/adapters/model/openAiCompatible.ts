@@ -75,12 +75,15 @@ export class OpenAiCompatibleModel implements ModelAdapter {
     };
     const failure = (err: unknown): unknown => {
       if (signal?.aborted) return signal.reason;
-      if (timedOut || err instanceof APIConnectionTimeoutError) return new ModelUnavailableError(`the model was silent for ${this.timeoutMs} ms`, undefined, { cause: err });
+      if (timedOut || err instanceof APIConnectionTimeoutError)
+        return new ModelUnavailableError(`the model was silent for ${this.timeoutMs} ms`, undefined, { cause: err });
       if (err instanceof APIError && err.status !== undefined) {
         const status = err.status;
         const detail = `the model answered ${status}: ${err.message}`.slice(0, 300);
         const transient = status >= 500 || status === 408 || status === 409 || status === 429 || status < 400;
-        return transient ? new ModelUnavailableError(detail, status, { cause: err }) : new ModelRejectedError(detail, status, { cause: err });
+        return transient
+          ? new ModelUnavailableError(detail, status, { cause: err })
+          : new ModelRejectedError(detail, status, { cause: err });
       }
       const message = err instanceof Error ? err.message : String(err);
       return new ModelUnavailableError(`the model request failed: ${message}`.slice(0, 300), undefined, { cause: err });
@@ -91,7 +94,10 @@ export class OpenAiCompatibleModel implements ModelAdapter {
       startSilenceTimer();
       let stream: AsyncIterable<OpenAI.ChatCompletionChunk>;
       try {
-        stream = await this.client.chat.completions.create({ model: this.model, messages, stream: true, max_tokens: this.maxTokens }, { signal: controller.signal });
+        stream = await this.client.chat.completions.create(
+          { model: this.model, messages, stream: true, max_tokens: this.maxTokens },
+          { signal: controller.signal },
+        );
       } catch (err) {
         throw failure(err);
       }

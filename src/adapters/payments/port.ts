@@ -32,9 +32,7 @@ export interface ChargeRequest {
  * so sending it again under the same key charges at most once.
  */
 export type ChargeLookup =
-  | { status: 'succeeded'; chargeId: string }
-  | { status: 'declined'; declineCode: string }
-  | { status: 'not_found' };
+  { status: 'succeeded'; chargeId: string } | { status: 'declined'; declineCode: string } | { status: 'not_found' };
 
 export interface PaymentProcessor {
   charge(request: ChargeRequest): Promise<{ chargeId: string }>;

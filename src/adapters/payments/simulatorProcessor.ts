@@ -58,7 +58,8 @@ export class SimulatorPaymentProcessor implements PaymentProcessor {
     if (!response.ok) throw new Error(`card processor lookup failed: ${response.status}`);
     const body = parseJson(text);
     if (body.status === 'succeeded' && typeof body.id === 'string') return { status: 'succeeded', chargeId: body.id };
-    if (body.status === 'declined') return { status: 'declined', declineCode: typeof body.decline_code === 'string' ? body.decline_code : 'card_declined' };
+    if (body.status === 'declined')
+      return { status: 'declined', declineCode: typeof body.decline_code === 'string' ? body.decline_code : 'card_declined' };
     throw new Error('card processor answered a lookup without a charge status');
   }
 }

@@ -33,7 +33,9 @@ export async function monthlySpendByKey(db: Knex, keyIds: readonly string[], at:
        from api_keys k where k.id = any(?::uuid[])`,
     [[...SPEND_TYPES], monthStart(at), nextMonthStart(at), [...keyIds]],
   );
-  return new Map((rows as Array<{ id: string; spent: string }>).filter((row) => Number(row.spent) !== 0).map((row) => [row.id, Number(row.spent)]));
+  return new Map(
+    (rows as Array<{ id: string; spent: string }>).filter((row) => Number(row.spent) !== 0).map((row) => [row.id, Number(row.spent)]),
+  );
 }
 
 /**
@@ -66,11 +68,16 @@ interface KeyLimits {
 /** Charges posted since `from` (all time when null) by the key's subtree and rotation chain, plus what their active holds set aside. */
 async function keySpend(trx: Knex.Transaction, keyId: string, from: Date | null, until: Date | null): Promise<number> {
   const spendingKeys = spendingKeysSql(LINEAGE_OF_KEY_SQL);
-  const charges = trx('ledger_transactions').whereRaw(`actor_key_id in (${spendingKeys})`, [keyId, keyId]).whereIn('type', [...SPEND_TYPES]);
+  const charges = trx('ledger_transactions')
+    .whereRaw(`actor_key_id in (${spendingKeys})`, [keyId, keyId])
+    .whereIn('type', [...SPEND_TYPES]);
   if (from) charges.andWhere('created_at', '>=', from);
   if (until) charges.andWhere('created_at', '<', until);
   const [{ spent }] = await charges.select(trx.raw('coalesce(-sum(amount_cents), 0)::bigint as spent'));
-  const [{ held }] = await trx('spend_holds').whereRaw(`key_id in (${spendingKeys})`, [keyId, keyId]).andWhere({ status: 'active' }).select(trx.raw('coalesce(sum(amount_cents), 0)::bigint as held'));
+  const [{ held }] = await trx('spend_holds')
+    .whereRaw(`key_id in (${spendingKeys})`, [keyId, keyId])
+    .andWhere({ status: 'active' })
+    .select(trx.raw('coalesce(sum(amount_cents), 0)::bigint as held'));
   return Number(spent) + Number(held);
 }
 
@@ -90,7 +97,14 @@ async function capRefusal(trx: Knex.Transaction, key: KeyLimits, amountCents: nu
 }
 
 /** Called with the account lock held, and the balance read under it. The acting key's caps first, then each capped ancestor's, nearest first. */
-async function check(trx: Knex.Transaction, tenant: BillingTenant, balanceCents: number, keyId: string | null, amountCents: number, at: Date): Promise<HoldRefusal | undefined> {
+async function check(
+  trx: Knex.Transaction,
+  tenant: BillingTenant,
+  balanceCents: number,
+  keyId: string | null,
+  amountCents: number,
+  at: Date,
+): Promise<HoldRefusal | undefined> {
   if (keyId) {
     // The key and its ancestors that carry a cap, in one query; checked nearest first.
     const capped = await trx<KeyLimits & { depth: number }>('api_keys')
@@ -112,7 +126,10 @@ async function check(trx: Knex.Transaction, tenant: BillingTenant, balanceCents:
 }
 
 /** Holds `amountCents` for `reference` (e.g. `call:<id>`). Placing the same reference again is a no-op. */
-export async function placeHold(db: Knex, input: { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number; at: Date }): Promise<HoldOutcome> {
+export async function placeHold(
+  db: Knex,
+  input: { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number; at: Date },
+): Promise<HoldOutcome> {
   return db.transaction(async (trx) => {
     // The account lock is taken first, so every hold of a workspace is decided one at a time.
     const { balanceCents } = await lockAccount(trx, input.tenant);
@@ -121,7 +138,15 @@ export async function placeHold(db: Knex, input: { tenant: BillingTenant; keyId:
     const refusal = await check(trx, input.tenant, balanceCents, input.keyId, input.amountCents, input.at);
     if (refusal) return { ok: false, refusal };
     const [hold] = await trx('spend_holds')
-      .insert({ workspace_id: input.tenant.workspaceId, environment: input.tenant.environment, key_id: input.keyId, reference: input.reference, amount_cents: input.amountCents, status: 'active', created_at: input.at })
+      .insert({
+        workspace_id: input.tenant.workspaceId,
+        environment: input.tenant.environment,
+        key_id: input.keyId,
+        reference: input.reference,
+        amount_cents: input.amountCents,
+        status: 'active',
+        created_at: input.at,
+      })
       .returning(['id', 'amount_cents']);
     return { ok: true, holdId: hold.id, heldCents: Number(hold.amount_cents) };
   });
@@ -131,7 +156,10 @@ export async function placeHold(db: Knex, input: { tenant: BillingTenant; keyId:
  * Raises an active hold to `totalCents` (minute by minute during a call). Idempotent: a hold
  * already at or above the total is left alone, so a retried extension holds nothing twice.
  */
-export async function extendHold(db: Knex, input: { tenant: BillingTenant; reference: string; totalCents: number; at: Date }): Promise<HoldOutcome> {
+export async function extendHold(
+  db: Knex,
+  input: { tenant: BillingTenant; reference: string; totalCents: number; at: Date },
+): Promise<HoldOutcome> {
   return db.transaction(async (trx) => {
     const { balanceCents } = await lockAccount(trx, input.tenant);
     const hold = await trx('spend_holds').where({ reference: input.reference }).forUpdate().first('id', 'key_id', 'amount_cents', 'status');

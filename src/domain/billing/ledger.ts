@@ -71,14 +71,19 @@ export function autoRechargeEnabledByDefault(environment: BillingTenant['environ
 
 export async function ensureAccount(db: Db, tenant: BillingTenant): Promise<void> {
   await db('billing_accounts')
-    .insert({ workspace_id: tenant.workspaceId, environment: tenant.environment, auto_recharge_enabled: autoRechargeEnabledByDefault(tenant.environment) })
+    .insert({
+      workspace_id: tenant.workspaceId,
+      environment: tenant.environment,
+      auto_recharge_enabled: autoRechargeEnabledByDefault(tenant.environment),
+    })
     .onConflict(['workspace_id', 'environment'])
     .ignore();
 }
 
 /** Locks the account row for the rest of the transaction and returns its balance. */
 export async function lockAccount(trx: Knex.Transaction, tenant: BillingTenant): Promise<{ balanceCents: number }> {
-  const locked = () => trx('billing_accounts').where({ workspace_id: tenant.workspaceId, environment: tenant.environment }).forUpdate().first('balance_cents');
+  const locked = () =>
+    trx('billing_accounts').where({ workspace_id: tenant.workspaceId, environment: tenant.environment }).forUpdate().first('balance_cents');
   let row = await locked();
   if (!row) {
     await ensureAccount(trx, tenant);
@@ -125,7 +130,9 @@ export async function post(db: Knex, posting: Posting): Promise<{ transaction: L
 }
 
 export async function balanceOf(db: Db, tenant: BillingTenant): Promise<{ balanceCents: number; heldCents: number }> {
-  const account = await db('billing_accounts').where({ workspace_id: tenant.workspaceId, environment: tenant.environment }).first('balance_cents');
+  const account = await db('billing_accounts')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .first('balance_cents');
   const [{ held }] = await db('spend_holds')
     .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, status: 'active' })
     .select(db.raw('coalesce(sum(amount_cents), 0)::bigint as held'));

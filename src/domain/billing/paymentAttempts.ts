@@ -29,12 +29,12 @@ export interface AttemptRow {
 
 /** What the processor said of an attempt's charge, or why it failed. */
 export type AttemptResolution =
-  | { status: 'succeeded'; chargeId: string }
-  | { status: 'declined'; declineCode: string }
-  | { status: 'failed'; reason: string };
+  { status: 'succeeded'; chargeId: string } | { status: 'declined'; declineCode: string } | { status: 'failed'; reason: string };
 
 export async function findAttempt(db: Db, tenant: BillingTenant, attemptId: string): Promise<AttemptRow | undefined> {
-  return db<AttemptRow>('payment_attempts').where({ id: attemptId, workspace_id: tenant.workspaceId, environment: tenant.environment }).first();
+  return db<AttemptRow>('payment_attempts')
+    .where({ id: attemptId, workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .first();
 }
 
 /**
@@ -44,7 +44,9 @@ export async function findAttempt(db: Db, tenant: BillingTenant, attemptId: stri
 export async function openAttempt(db: Db, tenant: BillingTenant, now: () => Date): Promise<AutoChargeAttempt> {
   return db.transaction(async (trx) => {
     await lockAccount(trx, tenant);
-    const pending = await trx('payment_attempts').where({ workspace_id: tenant.workspaceId, environment: tenant.environment, status: 'pending' }).first('id', 'amount_cents');
+    const pending = await trx('payment_attempts')
+      .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, status: 'pending' })
+      .first('id', 'amount_cents');
     if (pending) return { charge: true, attemptId: pending.id, amountCents: Number(pending.amount_cents), resumed: true };
     const need = await autoChargeNeed(trx, tenant);
     if (!need.wanted) return { charge: false, reason: need.reason };
@@ -83,7 +85,9 @@ export async function resolveAttempt(
         : found.status === 'declined'
           ? { status: 'declined', decline_code: found.declineCode }
           : { status: 'failed', failure_reason: found.reason.slice(0, 500) };
-    await trx('payment_attempts').where({ id: attempt.id, status: 'pending' }).update({ ...fields, resolved_at: at });
+    await trx('payment_attempts')
+      .where({ id: attempt.id, status: 'pending' })
+      .update({ ...fields, resolved_at: at });
     const current = await trx<AttemptRow & { processor_charge_id: string | null }>('payment_attempts').where({ id: attempt.id }).first();
     if (current!.status === 'succeeded') {
       await postLocked(trx, {

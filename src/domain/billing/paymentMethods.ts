@@ -38,14 +38,30 @@ export async function chargeableCard(db: Db, tenant: BillingTenant): Promise<Pic
 /** Saves a tokenised card; a user's first card in an environment becomes the default there. */
 export async function savePaymentMethod(
   db: Db,
-  input: { workspaceId: string; userId: string; environment: 'test' | 'live'; token: string; brand: string; last4: string; expMonth: number; expYear: number; makeDefault: boolean },
+  input: {
+    workspaceId: string;
+    userId: string;
+    environment: 'test' | 'live';
+    token: string;
+    brand: string;
+    last4: string;
+    expMonth: number;
+    expYear: number;
+    makeDefault: boolean;
+  },
 ): Promise<PaymentMethodRow> {
   return db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`payment_methods:${input.userId}`]);
     const mine = { user_id: input.userId, environment: input.environment };
-    const hasDefault = (await trx('payment_methods').where({ ...mine, is_default: true }).first('id')) !== undefined;
+    const hasDefault =
+      (await trx('payment_methods')
+        .where({ ...mine, is_default: true })
+        .first('id')) !== undefined;
     const makeDefault = input.makeDefault || !hasDefault;
-    if (makeDefault) await trx('payment_methods').where({ ...mine, is_default: true }).update({ is_default: false });
+    if (makeDefault)
+      await trx('payment_methods')
+        .where({ ...mine, is_default: true })
+        .update({ is_default: false });
     const [row] = await trx<PaymentMethodRow>('payment_methods')
       .insert({
         workspace_id: input.workspaceId,
@@ -65,6 +81,8 @@ export async function savePaymentMethod(
 
 /** The processor token of a card of the account, if the card still exists. */
 export async function cardToken(db: Db, tenant: BillingTenant, paymentMethodId: string): Promise<string | undefined> {
-  const card = await db('payment_methods').where({ id: paymentMethodId, workspace_id: tenant.workspaceId, environment: tenant.environment }).first('processor_token');
+  const card = await db('payment_methods')
+    .where({ id: paymentMethodId, workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .first('processor_token');
   return card?.processor_token;
 }

@@ -41,13 +41,39 @@ export const ZONE_A_REGIONS: readonly string[] = ['US', 'CA', 'PR', 'VI', 'GU', 
  */
 export const ZONE_B_COUNTRIES: readonly string[] = [
   // United Kingdom, Ireland and the Crown Dependencies
-  'GB', 'GG', 'JE', 'IM', 'IE',
+  'GB',
+  'GG',
+  'JE',
+  'IM',
+  'IE',
   // Western Europe
-  'FR', 'DE', 'NL', 'BE', 'LU', 'ES', 'PT', 'IT', 'VA', 'AT', 'CH',
+  'FR',
+  'DE',
+  'NL',
+  'BE',
+  'LU',
+  'ES',
+  'PT',
+  'IT',
+  'VA',
+  'AT',
+  'CH',
   // Nordics
-  'DK', 'SE', 'NO', 'SJ', 'FI', 'AX', 'IS',
+  'DK',
+  'SE',
+  'NO',
+  'SJ',
+  'FI',
+  'AX',
+  'IS',
   // Asia-Pacific and the Middle East
-  'AU', 'CC', 'CX', 'NZ', 'JP', 'SG', 'IL',
+  'AU',
+  'CC',
+  'CX',
+  'NZ',
+  'JP',
+  'SG',
+  'IL',
 ];
 
 export const DEFAULT_ZONE_TABLE: ZoneTable = { a: ZONE_A_REGIONS, b: ZONE_B_COUNTRIES };
@@ -163,8 +189,7 @@ export const SMS_INBOUND_CENTS = 0;
 
 /** GSM 03.38 basic character set (one septet each). Index 27 (ESC) is left out: it is not text. */
 const GSM7_BASIC = new Set(
-  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
-    '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà',
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' + '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà',
 );
 /** GSM 03.38 extension table: ESC + character, two septets each. */
 const GSM7_EXTENSION = new Set('\f^{}\\[~]|€');

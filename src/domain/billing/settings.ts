@@ -36,6 +36,8 @@ export async function writeSettings(
   now: Date,
 ): Promise<{ before: AccountSettings; after: AccountSettings }> {
   const before = await accountOf(trx, tenant).forUpdate().first();
-  const [after] = await accountOf(trx, tenant).update({ ...changes, updated_at: now }).returning('*');
+  const [after] = await accountOf(trx, tenant)
+    .update({ ...changes, updated_at: now })
+    .returning('*');
   return { before, after };
 }

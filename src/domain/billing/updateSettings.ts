@@ -6,8 +6,7 @@ import { ensureAccount, type BillingTenant } from './ledger';
 import { writeSettings, type AccountSettings } from './settings';
 
 export type SettingsUpdateOutcome =
-  | { ok: true; settings: AccountSettings }
-  | { ok: false; refused: 'invalid_fields'; problems: Array<{ field: string; message: string }> };
+  { ok: true; settings: AccountSettings } | { ok: false; refused: 'invalid_fields'; problems: Array<{ field: string; message: string }> };
 
 /** What the audit keeps of a URL: its origin (paths and queries often carry receiver tokens). */
 function urlOrigin(value: unknown): string | null {
@@ -32,7 +31,11 @@ export async function updateSettings(
   const url = changes.default_webhook_url;
   if (typeof url === 'string') {
     if (!hasScheme(url, ['http:', 'https:'])) {
-      return { ok: false, refused: 'invalid_fields', problems: [{ field: 'default_webhook_url', message: 'Must be an http or https URL' }] };
+      return {
+        ok: false,
+        refused: 'invalid_fields',
+        problems: [{ field: 'default_webhook_url', message: 'Must be an http or https URL' }],
+      };
     }
     const problems = await egressPolicyFor(deps.config).fieldProblems({ default_webhook_url: url }, actor.environment);
     if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
@@ -44,12 +47,19 @@ export async function updateSettings(
     const { before, after } = await writeSettings(trx, tenant, changes, now);
     const changed: Record<string, { from: unknown; to: unknown }> = {};
     for (const field of Object.keys(changes)) {
-      const shown = (value: unknown) => (field === 'default_webhook_url' ? urlOrigin(value) : field.endsWith('_cents') ? Number(value) : value);
+      const shown = (value: unknown) =>
+        field === 'default_webhook_url' ? urlOrigin(value) : field.endsWith('_cents') ? Number(value) : value;
       const [from, to] = [shown(before[field]), shown(after[field])];
       if (String(before[field]) !== String(after[field])) changed[field] = { from, to };
     }
     if (Object.keys(changed).length > 0) {
-      await recordComplianceEvent(trx, { ...tenant, eventType: 'settings_changed', actorKeyId: actor.keyId, metadata: { changed }, at: now });
+      await recordComplianceEvent(trx, {
+        ...tenant,
+        eventType: 'settings_changed',
+        actorKeyId: actor.keyId,
+        metadata: { changed },
+        at: now,
+      });
     }
     return after;
   });

@@ -55,7 +55,8 @@ export async function usageByPeriod(
   const byBucket = new Map(((await query) as UsageRow[]).map((row) => [row.bucket, row]));
   const buckets: UsageBucket[] = [];
   for (let i = 0; i < count; i += 1) {
-    const at = unit === 'day' ? new Date(start.getTime() + i * 86_400_000) : new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + i, 1));
+    const at =
+      unit === 'day' ? new Date(start.getTime() + i * 86_400_000) : new Date(Date.UTC(start.getUTCFullYear(), start.getUTCMonth() + i, 1));
     const key = unit === 'day' ? at.toISOString().slice(0, 10) : at.toISOString().slice(0, 7);
     const row = byBucket.get(key);
     buckets.push({

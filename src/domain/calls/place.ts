@@ -33,7 +33,12 @@ export interface PlaceCallRequest {
  */
 export async function placeCall(deps: LoggedUseCaseDeps, actor: OutboundActor, request: PlaceCallRequest): Promise<CallRow> {
   const destination = { value: request.toNumber, field: 'to_number' };
-  const { to, line } = await outboundPreflight(deps.db, actor, { channel: 'call', lineId: request.lineId, to: destination, now: deps.now() });
+  const { to, line } = await outboundPreflight(deps.db, actor, {
+    channel: 'call',
+    lineId: request.lineId,
+    to: destination,
+    now: deps.now(),
+  });
   const { conversation } = request;
   // A conversation call is a hosted conversation whatever the line's mode, and billed as one.
   const mode = conversation ? 'hosted' : line.mode;
@@ -68,7 +73,8 @@ export async function placeCall(deps: LoggedUseCaseDeps, actor: OutboundActor, r
       if (err instanceof LineBusyError) refuseOutbound({ code: 'call_in_progress' });
       throw err;
     }
-    if (isPremiumRate(to) && !(await hasDefaultPaymentMethod(trx, actor.userId, actor.environment))) refuseOutbound({ code: 'm3_fraud_block' });
+    if (isPremiumRate(to) && !(await hasDefaultPaymentMethod(trx, actor.userId, actor.environment)))
+      refuseOutbound({ code: 'm3_fraud_block' });
     const hold = await placeHold(trx, { tenant: actor, keyId: actor.key.id, reference: `call:${callId}`, amountCents: reserve, at: now });
     if (!hold.ok) refuseOutbound({ code: 'hold_refused', hold: hold.refusal });
     return inserted;
@@ -87,7 +93,14 @@ export async function placeCall(deps: LoggedUseCaseDeps, actor: OutboundActor, r
     zone,
     reservePerMinuteCents: reserve,
     ...(await callOpening(deps.db, line)),
-    ...(conversation ? { systemPrompt, beginMessage, languagePinned: false, ...(conversation.maxDurationSec ? { maxDurationMs: conversation.maxDurationSec * 1000 } : {}) } : {}),
+    ...(conversation
+      ? {
+          systemPrompt,
+          beginMessage,
+          languagePinned: false,
+          ...(conversation.maxDurationSec ? { maxDurationMs: conversation.maxDurationSec * 1000 } : {}),
+        }
+      : {}),
   };
   await startCallWorkflow(deps, input, 'could not start the call workflow');
   deps.log.info({ call_id: callId, line_id: line.id, zone }, 'call placed');

@@ -12,8 +12,13 @@ import { failUnclaimedCall } from './store';
  */
 export async function startCallWorkflow(deps: LoggedUseCaseDeps, input: CallInput, failure: string): Promise<void> {
   const { callId, workspaceId, environment } = input;
-  await startOrCompensate(deps.temporal, 'callWorkflow', { taskQueue: deps.config.taskQueue, workflowId: callId, args: [input] }, async (outcome) => {
-    deps.log.error({ call_id: callId, start: outcome }, failure);
-    return failUnclaimedCall(deps.db, { callId, tenant: { workspaceId, environment }, endCause: 'service_error', at: deps.now() });
-  });
+  await startOrCompensate(
+    deps.temporal,
+    'callWorkflow',
+    { taskQueue: deps.config.taskQueue, workflowId: callId, args: [input] },
+    async (outcome) => {
+      deps.log.error({ call_id: callId, start: outcome }, failure);
+      return failUnclaimedCall(deps.db, { callId, tenant: { workspaceId, environment }, endCause: 'service_error', at: deps.now() });
+    },
+  );
 }

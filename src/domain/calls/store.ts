@@ -27,7 +27,10 @@ export interface CallRow extends TenantRow {
 }
 
 /** A call as it is first recorded: outbound by the API, inbound when the carrier announces it. */
-export type NewCall = Pick<CallRow, keyof TenantRow | 'from_number' | 'to_number' | 'status' | 'mode' | 'zone' | 'system_prompt' | 'begin_message' | 'created_at'> &
+export type NewCall = Pick<
+  CallRow,
+  keyof TenantRow | 'from_number' | 'to_number' | 'status' | 'mode' | 'zone' | 'system_prompt' | 'begin_message' | 'created_at'
+> &
   Partial<Pick<CallRow, 'carrier_call_id' | 'topic' | 'max_duration_sec'>>;
 
 /** The line already has an active call (the `calls_one_active_per_line` unique index): 409 `call_in_progress`. */
@@ -95,7 +98,9 @@ export async function recordCallState(db: Knex, callId: string, state: CallState
 
 /** Active calls, oldest first: what the recovery sweeper looks through. */
 export function activeCalls(db: Knex) {
-  return db<CallRow>('calls').whereIn('status', [...ACTIVE_CALL_STATUSES]).orderBy('created_at');
+  return db<CallRow>('calls')
+    .whereIn('status', [...ACTIVE_CALL_STATUSES])
+    .orderBy('created_at');
 }
 
 /** A transcript entry as a workflow hands it over (timestamp in epoch ms). */
@@ -107,7 +112,9 @@ const transcriptJson = (transcript: readonly PlainEntry[]) =>
 
 /** Replaces the whole transcript (calls from before sequenced transcripts). */
 export async function writeTranscript(db: Knex, callId: string, transcript: readonly PlainEntry[]): Promise<void> {
-  await db('calls').where({ id: callId }).update({ transcript: transcriptJson(transcript) });
+  await db('calls')
+    .where({ id: callId })
+    .update({ transcript: transcriptJson(transcript) });
 }
 
 /** Appends entries without sequence numbers (calls from before sequenced transcripts; not idempotent). */
@@ -133,10 +140,11 @@ export function toCallRecord(row: CallRow) {
     ended_at: row.ended_at ? row.ended_at.toISOString() : null,
     recording_url: row.recording_url,
     // Entries carry a sequence number for idempotent appends (see appendTranscript); it stays internal.
-    transcript: row.transcript?.map((entry) => {
-      const { role, text, timestamp } = entry as { role: string; text: string; timestamp: string };
-      return { role, text, timestamp };
-    }) ?? null,
+    transcript:
+      row.transcript?.map((entry) => {
+        const { role, text, timestamp } = entry as { role: string; text: string; timestamp: string };
+        return { role, text, timestamp };
+      }) ?? null,
     system_prompt: row.system_prompt,
     begin_message: row.begin_message,
     topic: row.topic,
@@ -201,7 +209,9 @@ export interface SequencedEntry {
  */
 export async function appendTranscript(db: Knex, callId: string, entries: readonly SequencedEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  const json = JSON.stringify(entries.map((e) => ({ role: e.role, text: e.text, timestamp: new Date(e.timestamp).toISOString(), seq: e.seq })));
+  const json = JSON.stringify(
+    entries.map((e) => ({ role: e.role, text: e.text, timestamp: new Date(e.timestamp).toISOString(), seq: e.seq })),
+  );
   await db.raw(
     `update calls set transcript = (
        select coalesce(jsonb_agg(entry order by seq), '[]'::jsonb)
@@ -233,7 +243,10 @@ export async function claimCall(db: Knex, callId: string, at: Date): Promise<boo
  * `failed`, and its hold released, in one transaction. False when a workflow has claimed it
  * (the call goes on) or it already ended.
  */
-export async function failUnclaimedCall(db: Knex, input: { callId: string; tenant: BillingTenant; endCause: EndCause; at: Date }): Promise<boolean> {
+export async function failUnclaimedCall(
+  db: Knex,
+  input: { callId: string; tenant: BillingTenant; endCause: EndCause; at: Date },
+): Promise<boolean> {
   return db.transaction(async (trx) => {
     const failed = await trx('calls')
       .where({ id: input.callId, workflow_claimed_at: null })

@@ -45,7 +45,12 @@ export async function readAgentActivity(
     targetId = target.id;
   }
 
-  const types = request.eventTypes ? request.eventTypes.split(',').map((t) => t.trim()).filter(Boolean) : [...AUDIT_EVENT_TYPES];
+  const types = request.eventTypes
+    ? request.eventTypes
+        .split(',')
+        .map((t) => t.trim())
+        .filter(Boolean)
+    : [...AUDIT_EVENT_TYPES];
   const unknown = types.filter((t) => !(AUDIT_EVENT_TYPES as readonly string[]).includes(t));
   if (unknown.length > 0) return { ok: false, refused: 'unknown_event_types', unknown };
   const limit = Math.min(AUDIT_LIMIT.max, Math.max(AUDIT_LIMIT.min, request.limit ?? AUDIT_LIMIT.default));
@@ -54,7 +59,10 @@ export async function readAgentActivity(
     .db('agent_activity')
     .where({ actor_key_id: targetId })
     .whereIn('type', types)
-    .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
     .limit(limit)
     .select('type', 'id', 'created_at', 'data');
   await recordComplianceEvent(deps.db, {

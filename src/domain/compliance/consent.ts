@@ -49,7 +49,15 @@ export function consentsOf(db: Knex | Knex.Transaction, tenant: Tenant) {
 /** Grants consent; `undefined` when an active grant of that type already exists. */
 export async function grantConsent(
   db: Knex,
-  input: { tenant: Tenant; lineId: string; phoneNumber: string; consentType: ConsentType; source: string; actorKeyId: string | null; at: Date },
+  input: {
+    tenant: Tenant;
+    lineId: string;
+    phoneNumber: string;
+    consentType: ConsentType;
+    source: string;
+    actorKeyId: string | null;
+    at: Date;
+  },
 ): Promise<ConsentRow | undefined> {
   return db.transaction(async (trx) => {
     const [row] = await trx<ConsentRow>('consents')
@@ -83,7 +91,10 @@ export async function grantConsent(
 }
 
 /** Revokes the active consents matching the selectors; returns them (empty when none was active). */
-export async function revokeConsents(db: Knex, input: { tenant: Tenant; phoneNumber: string; lineIds?: readonly string[]; actorKeyId: string | null; at: Date }): Promise<ConsentRow[]> {
+export async function revokeConsents(
+  db: Knex,
+  input: { tenant: Tenant; phoneNumber: string; lineIds?: readonly string[]; actorKeyId: string | null; at: Date },
+): Promise<ConsentRow[]> {
   return db.transaction(async (trx) => {
     const query = consentsOf(trx, input.tenant).andWhere({ phone_number: input.phoneNumber, status: 'active' });
     if (input.lineIds) query.whereIn('line_id', [...input.lineIds]);
@@ -105,7 +116,13 @@ export async function revokeConsents(db: Knex, input: { tenant: Tenant; phoneNum
 }
 
 /** The active consent of a type for (line, number), if any. */
-export async function activeConsent(db: Knex | Knex.Transaction, tenant: Tenant, lineId: string, phoneNumber: string, consentType?: ConsentType): Promise<ConsentRow | undefined> {
+export async function activeConsent(
+  db: Knex | Knex.Transaction,
+  tenant: Tenant,
+  lineId: string,
+  phoneNumber: string,
+  consentType?: ConsentType,
+): Promise<ConsentRow | undefined> {
   const query = consentsOf(db, tenant).andWhere({ line_id: lineId, phone_number: phoneNumber, status: 'active' });
   if (consentType) query.andWhere({ consent_type: consentType });
   return query.orderBy('granted_at', 'desc').first();

@@ -11,15 +11,26 @@ interface Tenant {
 }
 
 export async function isOptedOut(db: Knex | Knex.Transaction, tenant: Tenant, phoneNumber: string): Promise<boolean> {
-  const row = await db('opt_outs').where({ workspace_id: tenant.workspaceId, environment: tenant.environment, phone_number: phoneNumber }).first('phone_number');
+  const row = await db('opt_outs')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, phone_number: phoneNumber })
+    .first('phone_number');
   return row !== undefined;
 }
 
 /** Returns false when the number had already opted out (nothing recorded twice). */
-export async function optOut(db: Knex, input: { tenant: Tenant; phoneNumber: string; source: string; lineId?: string | null; actorKeyId?: string | null; at: Date }): Promise<boolean> {
+export async function optOut(
+  db: Knex,
+  input: { tenant: Tenant; phoneNumber: string; source: string; lineId?: string | null; actorKeyId?: string | null; at: Date },
+): Promise<boolean> {
   return db.transaction(async (trx) => {
     const inserted = await trx('opt_outs')
-      .insert({ workspace_id: input.tenant.workspaceId, environment: input.tenant.environment, phone_number: input.phoneNumber, source: input.source, opted_out_at: input.at })
+      .insert({
+        workspace_id: input.tenant.workspaceId,
+        environment: input.tenant.environment,
+        phone_number: input.phoneNumber,
+        source: input.source,
+        opted_out_at: input.at,
+      })
       .onConflict(['workspace_id', 'environment', 'phone_number'])
       .ignore()
       .returning('phone_number');
@@ -39,9 +50,14 @@ export async function optOut(db: Knex, input: { tenant: Tenant; phoneNumber: str
 }
 
 /** Returns false when the number was not opted out. */
-export async function optIn(db: Knex, input: { tenant: Tenant; phoneNumber: string; source: string; lineId?: string | null; actorKeyId?: string | null; at: Date }): Promise<boolean> {
+export async function optIn(
+  db: Knex,
+  input: { tenant: Tenant; phoneNumber: string; source: string; lineId?: string | null; actorKeyId?: string | null; at: Date },
+): Promise<boolean> {
   return db.transaction(async (trx) => {
-    const removed = await trx('opt_outs').where({ workspace_id: input.tenant.workspaceId, environment: input.tenant.environment, phone_number: input.phoneNumber }).del();
+    const removed = await trx('opt_outs')
+      .where({ workspace_id: input.tenant.workspaceId, environment: input.tenant.environment, phone_number: input.phoneNumber })
+      .del();
     if (removed === 0) return false;
     await recordComplianceEvent(trx, {
       workspaceId: input.tenant.workspaceId,

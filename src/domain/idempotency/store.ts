@@ -97,7 +97,13 @@ export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now
 }
 
 /** Stores the response; inside the handler's transaction, a lost lease rolls the effect back with it. */
-export async function completeIdempotencyKey(db: Knex | Knex.Transaction, lease: IdempotencyLease, status: number, body: unknown, now: Date): Promise<void> {
+export async function completeIdempotencyKey(
+  db: Knex | Knex.Transaction,
+  lease: IdempotencyLease,
+  status: number,
+  body: unknown,
+  now: Date,
+): Promise<void> {
   const updated = await db('idempotency_keys')
     .where({ id: lease.recordId, state: 'in_progress', lease_token: lease.leaseToken })
     .update({ state: 'completed', response_status: status, response_body: JSON.stringify(body ?? null), locked_until: now });

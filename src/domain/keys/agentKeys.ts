@@ -66,8 +66,15 @@ export function agentScopes(tier: string, role: Role) {
  * Spec rule 7: a line may be bound only if it exists, belongs to the key owner's user,
  * is in the same environment and is not released. Every failure looks the same (404).
  */
-export async function isBindableLine(db: Db | Knex.Transaction, owner: { userId: string; environment: Environment }, lineId: string): Promise<boolean> {
-  const line = await db('lines').where({ id: lineId, user_id: owner.userId, environment: owner.environment }).whereNot({ status: 'released' }).first('id');
+export async function isBindableLine(
+  db: Db | Knex.Transaction,
+  owner: { userId: string; environment: Environment },
+  lineId: string,
+): Promise<boolean> {
+  const line = await db('lines')
+    .where({ id: lineId, user_id: owner.userId, environment: owner.environment })
+    .whereNot({ status: 'released' })
+    .first('id');
   return line !== undefined;
 }
 
@@ -87,7 +94,12 @@ export class LineNotBindableError extends Error {
 }
 
 /** How the agent-key request fields name an exceeding part of the minter's authority. */
-const AGENT_KEY_FIELDS: Record<AuthorityPart, string> = { scopes: 'permissions', tier: 'permissions', lines: 'line_id', spend: 'monthly_cap_cents' };
+const AGENT_KEY_FIELDS: Record<AuthorityPart, string> = {
+  scopes: 'permissions',
+  tier: 'permissions',
+  lines: 'line_id',
+  spend: 'monthly_cap_cents',
+};
 
 /**
  * The row an agent key will have. It inherits its minter's allow-list and spend limit (a
@@ -109,7 +121,14 @@ function agentKeyRestrictions(minter: ApiKeyRow, fields: AgentKeyFields, role: R
 }
 
 /** Refuses (inside the caller's transaction) a key that would exceed its minter, or an unbindable line. */
-async function assertMayHold(trx: Knex.Transaction, minter: ApiKeyRow, owner: AgentKeyOwner, child: KeyRestrictions, bindingLineId: string | null, now: Date): Promise<void> {
+async function assertMayHold(
+  trx: Knex.Transaction,
+  minter: ApiKeyRow,
+  owner: AgentKeyOwner,
+  child: KeyRestrictions,
+  bindingLineId: string | null,
+  now: Date,
+): Promise<void> {
   await lockLiveChain(trx, minter, now);
   assertWithin(authorityOf(minter, owner.role), authorityOf(child), AGENT_KEY_FIELDS);
   // Within the minter's allow-list is not enough: the line must be the user's, unreleased, in this environment.
@@ -118,10 +137,19 @@ async function assertMayHold(trx: Knex.Transaction, minter: ApiKeyRow, owner: Ag
 
 /** Agent keys visible to a service key: its user's, in its environment. */
 export function agentKeysOf(db: Db | Knex.Transaction, owner: { userId: string; environment: Environment }) {
-  return db<ApiKeyRow>('api_keys').where({ user_id: owner.userId, environment: owner.environment, kind: 'standard' }).whereNotNull('created_by_service_key_id');
+  return db<ApiKeyRow>('api_keys')
+    .where({ user_id: owner.userId, environment: owner.environment, kind: 'standard' })
+    .whereNotNull('created_by_service_key_id');
 }
 
-async function lifecycleEvent(trx: Knex.Transaction, eventType: KeyLifecycleEvent, key: ApiKeyRow, actorKeyId: string, at: Date, metadata: Record<string, unknown> = {}) {
+async function lifecycleEvent(
+  trx: Knex.Transaction,
+  eventType: KeyLifecycleEvent,
+  key: ApiKeyRow,
+  actorKeyId: string,
+  at: Date,
+  metadata: Record<string, unknown> = {},
+) {
   await recordComplianceEvent(trx, {
     workspaceId: key.workspace_id,
     environment: key.environment,
@@ -165,7 +193,14 @@ export async function mintAgentKey(
     createdAt: input.now,
   });
   const rotatedFrom = input.rotatedFrom?.id;
-  await lifecycleEvent(trx, rotatedFrom ? 'agent_key_rotated' : 'agent_key_minted', minted.row, input.minter.id, input.now, rotatedFrom ? { rotated_from: rotatedFrom } : {});
+  await lifecycleEvent(
+    trx,
+    rotatedFrom ? 'agent_key_rotated' : 'agent_key_minted',
+    minted.row,
+    input.minter.id,
+    input.now,
+    rotatedFrom ? { rotated_from: rotatedFrom } : {},
+  );
   return minted;
 }
 
@@ -180,7 +215,12 @@ export async function updateAgentKey(
     agent_label: changes.agent_label !== undefined ? changes.agent_label : key.agent_label,
     line_id: changes.line_id !== undefined ? changes.line_id : key.line_id,
     permissions: (changes.permissions ?? key.permissions) as SettableTier,
-    monthly_cap_cents: changes.monthly_cap_cents !== undefined ? changes.monthly_cap_cents : key.monthly_cap_cents === null ? null : Number(key.monthly_cap_cents),
+    monthly_cap_cents:
+      changes.monthly_cap_cents !== undefined
+        ? changes.monthly_cap_cents
+        : key.monthly_cap_cents === null
+          ? null
+          : Number(key.monthly_cap_cents),
   };
   const restrictions = agentKeyRestrictions(input.minter, next, input.owner.role);
   // Only a line named in this request is bound anew (and must be bindable).
@@ -191,15 +231,23 @@ export async function updateAgentKey(
   }
   if (changes.permissions !== undefined) update.permissions = changes.permissions;
   // The scopes always follow the tier within the user's current role.
-  if (restrictions.scopes.length !== key.scopes.length || restrictions.scopes.some((s) => !key.scopes.includes(s))) update.scopes = [...restrictions.scopes];
+  if (restrictions.scopes.length !== key.scopes.length || restrictions.scopes.some((s) => !key.scopes.includes(s)))
+    update.scopes = [...restrictions.scopes];
   const [row] = Object.keys(update).length ? await trx<ApiKeyRow>('api_keys').where({ id: key.id }).update(update).returning('*') : [key];
-  await lifecycleEvent(trx, 'agent_key_updated', row, input.minter.id, input.now, { changed: Object.keys(update).filter((f) => f !== 'scopes') });
+  await lifecycleEvent(trx, 'agent_key_updated', row, input.minter.id, input.now, {
+    changed: Object.keys(update).filter((f) => f !== 'scopes'),
+  });
   return row;
 }
 
 /** Revokes the key and, in the same transaction, every key it minted (their own descendants included). */
 export async function revokeAgentKey(trx: Knex.Transaction, input: { key: ApiKeyRow; actorKeyId: string; now: Date }): Promise<ApiKeyRow> {
-  const { row } = await revokeWithDescendants(trx, { key: input.key, actorKeyId: input.actorKeyId, now: input.now, targetEvent: 'agent_key_revoked' });
+  const { row } = await revokeWithDescendants(trx, {
+    key: input.key,
+    actorKeyId: input.actorKeyId,
+    now: input.now,
+    targetEvent: 'agent_key_revoked',
+  });
   return row;
 }
 
@@ -214,7 +262,11 @@ export async function revokeAgentKey(trx: Knex.Transaction, input: { key: ApiKey
 export async function rotateAgentKey(
   trx: Knex.Transaction,
   input: { keyId: string; owner: AgentKeyOwner; minter: ApiKeyRow; now: Date },
-): Promise<{ outcome: 'not_found' } | { outcome: 'revoked'; old: ApiKeyRow } | { outcome: 'rotated'; old: ApiKeyRow; row: ApiKeyRow; plaintext: string }> {
+): Promise<
+  | { outcome: 'not_found' }
+  | { outcome: 'revoked'; old: ApiKeyRow }
+  | { outcome: 'rotated'; old: ApiKeyRow; row: ApiKeyRow; plaintext: string }
+> {
   const found = await agentKeysOf(trx, input.owner).andWhere({ id: input.keyId }).first('id');
   if (!found) return { outcome: 'not_found' };
   // Everything this rotation will touch, locked up front in id order: the rotating service key's

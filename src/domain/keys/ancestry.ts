@@ -79,19 +79,33 @@ function revocationEvent(row: ApiKeyRow): KeyLifecycleEvent {
  */
 export async function revokeWithDescendants(
   trx: Knex.Transaction,
-  input: { key: ApiKeyRow; actorKeyId: string | null; now: Date; targetEvent: KeyLifecycleEvent | null; metadata?: Record<string, unknown> },
+  input: {
+    key: ApiKeyRow;
+    actorKeyId: string | null;
+    now: Date;
+    targetEvent: KeyLifecycleEvent | null;
+    metadata?: Record<string, unknown>;
+  },
 ): Promise<{ row: ApiKeyRow; descendants: ApiKeyRow[] }> {
   // Lock the subtree as it stands, in id order (as minting does), then update it in a new
   // statement: one that sees any child a concurrent mint committed while this waited.
   await lockKeys(trx, { ids: [], subtreeOf: input.key.id, mode: 'update' });
-  const [updated] = await trx<ApiKeyRow>('api_keys').where({ id: input.key.id }).whereNull('revoked_at').update({ revoked_at: input.now }).returning('*');
+  const [updated] = await trx<ApiKeyRow>('api_keys')
+    .where({ id: input.key.id })
+    .whereNull('revoked_at')
+    .update({ revoked_at: input.now })
+    .returning('*');
   const row = updated ?? (await trx<ApiKeyRow>('api_keys').where({ id: input.key.id }).first())!;
   const descendants = await trx<ApiKeyRow>('api_keys')
     .whereRaw('ancestor_ids @> array[?]::uuid[]', [input.key.id])
     .whereNull('revoked_at')
     .update({ revoked_at: input.now })
     .returning('*');
-  const events: Array<[ApiKeyRow, KeyLifecycleEvent, Record<string, unknown>]> = descendants.map((d) => [d, revocationEvent(d), { revoked_with: input.key.id }]);
+  const events: Array<[ApiKeyRow, KeyLifecycleEvent, Record<string, unknown>]> = descendants.map((d) => [
+    d,
+    revocationEvent(d),
+    { revoked_with: input.key.id },
+  ]);
   if (updated && input.targetEvent) events.unshift([row, input.targetEvent, input.metadata ?? {}]);
   for (const [key, eventType, metadata] of events) {
     await recordComplianceEvent(trx, {

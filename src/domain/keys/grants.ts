@@ -71,7 +71,8 @@ export function restrictedLineIds(key: { grant_numbers: readonly string[] | null
  */
 export function authorityOf(key: KeyRestrictions, role?: Role): Authority {
   const preset = role ? ROLE_PRESETS[role] : [];
-  const scopes = key.kind === 'service' ? preset : role ? (key.scopes as Scope[]).filter((scope) => preset.includes(scope)) : (key.scopes as Scope[]);
+  const scopes =
+    key.kind === 'service' ? preset : role ? (key.scopes as Scope[]).filter((scope) => preset.includes(scope)) : (key.scopes as Scope[]);
   const limits: SpendLimit[] = [];
   const spendLimit = cents(key.spend_limit_cents);
   if (spendLimit !== null) limits.push({ amountCents: spendLimit, resetPeriod: key.spend_reset_period });
@@ -102,7 +103,8 @@ export function authorityExcess(minter: Authority, child: Authority): AuthorityE
   if (extraScopes.length > 0) excess.push({ part: 'scopes', message: `Not held by the minting key: ${extraScopes.join(', ')}` });
 
   const extraVerbs = TIER_VERBS[child.tier].filter((verb) => !TIER_VERBS[minter.tier].includes(verb));
-  if (extraVerbs.length > 0) excess.push({ part: 'tier', message: `The minting key's ${minter.tier} tier does not allow: ${extraVerbs.join(', ')}` });
+  if (extraVerbs.length > 0)
+    excess.push({ part: 'tier', message: `The minting key's ${minter.tier} tier does not allow: ${extraVerbs.join(', ')}` });
 
   if (minter.lines !== null) {
     if (child.lines === null) {
@@ -127,7 +129,8 @@ function spendExcess(minter: readonly SpendLimit[], child: readonly SpendLimit[]
   for (const cap of minter) {
     const candidates = cap.resetPeriod === null ? childLifetime : child;
     if (candidates.some((c) => c.amountCents <= cap.amountCents)) continue;
-    if (candidates.length > 0) return `${formatCents(Math.min(...candidates.map((c) => c.amountCents)))} exceeds the minting key's ${formatCents(cap.amountCents)}`;
+    if (candidates.length > 0)
+      return `${formatCents(Math.min(...candidates.map((c) => c.amountCents)))} exceeds the minting key's ${formatCents(cap.amountCents)}`;
     if (child.length > 0) return "A monthly limit cannot sit under the minting key's lifetime limit";
     return `The minting key has a spend limit of ${formatCents(cap.amountCents)}; the child needs one too`;
   }
@@ -174,9 +177,12 @@ export function assertWithin(minter: Authority, child: Authority, fields: Record
  * a line, limited to an allow-list, capped, or of an agent tier below full. Empty when it is
  * unrestricted. Workspace-wide money and routing settings need an unrestricted key.
  */
-export function keyRestrictions(key: KeyRestrictions & { ancestor_ids: readonly string[]; parent_key_id: string | null; created_by_service_key_id: string | null }): GrantExcess[] {
+export function keyRestrictions(
+  key: KeyRestrictions & { ancestor_ids: readonly string[]; parent_key_id: string | null; created_by_service_key_id: string | null },
+): GrantExcess[] {
   const found: GrantExcess[] = [];
-  if (key.ancestor_ids.length > 0 || key.parent_key_id || key.created_by_service_key_id) found.push({ field: 'parent_key_id', message: 'A delegated key (minted by another key)' });
+  if (key.ancestor_ids.length > 0 || key.parent_key_id || key.created_by_service_key_id)
+    found.push({ field: 'parent_key_id', message: 'A delegated key (minted by another key)' });
   if (key.line_id) found.push({ field: 'line_id', message: key.line_id });
   if (key.grant_numbers) found.push({ field: 'grant.resources.numbers', message: 'Limited to a number allow-list' });
   if (key.spend_limit_cents !== null) found.push({ field: 'grant.spendLimit', message: 'Limited by a spend limit' });

@@ -94,15 +94,21 @@ export async function mintScopedToken(
 }
 
 /** Revokes the key and, in the same transaction, its whole subtree (children minted by it, theirs, ...). */
-export async function revokeScopedToken(trx: Knex.Transaction, input: { target: ApiKeyRow; actor: ApiKeyRow; now: Date }): Promise<ApiKeyRow> {
-  const { row } = await revokeWithDescendants(trx, { key: input.target, actorKeyId: input.actor.id, now: input.now, targetEvent: 'scoped_key_revoked' });
+export async function revokeScopedToken(
+  trx: Knex.Transaction,
+  input: { target: ApiKeyRow; actor: ApiKeyRow; now: Date },
+): Promise<ApiKeyRow> {
+  const { row } = await revokeWithDescendants(trx, {
+    key: input.target,
+    actorKeyId: input.actor.id,
+    now: input.now,
+    targetEvent: 'scoped_key_revoked',
+  });
   return row;
 }
 
 export type TokenRevocation =
-  | { ok: true; row: ApiKeyRow }
-  | { ok: false; refused: 'not_found' }
-  | { ok: false; refused: 'exceeds_grant'; excess: GrantExcess[] };
+  { ok: true; row: ApiKeyRow } | { ok: false; refused: 'not_found' } | { ok: false; refused: 'exceeds_grant'; excess: GrantExcess[] };
 
 /**
  * Revokes a key `manager` manages (else not found: existence is not leaked) with its subtree.

@@ -23,8 +23,12 @@ export async function consumeRateLimit(db: Knex, bucket: string, policy: LimitPo
   return db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [bucket]);
     await trx('rate_limit_hits').where({ bucket }).andWhere('at', '<=', windowStart).del();
-    const [{ count, oldest }] = await trx('rate_limit_hits').where({ bucket }).select(trx.raw('count(*)::int as count'), trx.raw('min(at) as oldest'));
-    const secondsUntilOldestLeaves = oldest ? Math.max(1, Math.ceil((new Date(oldest).getTime() + windowMs - now.getTime()) / 1000)) : policy.windowSeconds;
+    const [{ count, oldest }] = await trx('rate_limit_hits')
+      .where({ bucket })
+      .select(trx.raw('count(*)::int as count'), trx.raw('min(at) as oldest'));
+    const secondsUntilOldestLeaves = oldest
+      ? Math.max(1, Math.ceil((new Date(oldest).getTime() + windowMs - now.getTime()) / 1000))
+      : policy.windowSeconds;
     if (count >= policy.limit) {
       return {
         allowed: false,
@@ -35,7 +39,14 @@ export async function consumeRateLimit(db: Knex, bucket: string, policy: LimitPo
       };
     }
     const [hit] = await trx('rate_limit_hits').insert({ bucket, at: now }).returning('id');
-    return { allowed: true, limit: policy.limit, remaining: policy.limit - count - 1, resetSeconds: secondsUntilOldestLeaves, retryAfterSeconds: 0, hitId: String(hit.id) };
+    return {
+      allowed: true,
+      limit: policy.limit,
+      remaining: policy.limit - count - 1,
+      resetSeconds: secondsUntilOldestLeaves,
+      retryAfterSeconds: 0,
+      hitId: String(hit.id),
+    };
   });
 }
 
@@ -46,5 +57,7 @@ export async function refundRateLimitHit(db: Knex, hitId: string): Promise<void>
 /** Hits older than the longest window can never count again; buckets prune themselves on use, this catches idle ones. */
 export async function purgeStaleRateLimitHits(db: Knex, now: Date): Promise<number> {
   const longestWindowSeconds = Math.max(...Object.values(RATE_LIMITS).map((policy: LimitPolicy) => policy.windowSeconds));
-  return db('rate_limit_hits').where('at', '<', new Date(now.getTime() - longestWindowSeconds * 1000)).del();
+  return db('rate_limit_hits')
+    .where('at', '<', new Date(now.getTime() - longestWindowSeconds * 1000))
+    .del();
 }

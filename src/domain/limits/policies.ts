@@ -56,7 +56,11 @@ export const RATE_LIMITS = {
 
 export type LimitName = keyof typeof RATE_LIMITS;
 
-export function bucketFor(name: LimitName, who: { workspaceId: string; environment: string; userId: string; keyId: string }, route?: string): string {
+export function bucketFor(
+  name: LimitName,
+  who: { workspaceId: string; environment: string; userId: string; keyId: string },
+  route?: string,
+): string {
   const policy: LimitPolicy = RATE_LIMITS[name];
   const row = policy.perRoute && route ? `${name}[${route}]` : name;
   switch (policy.partition) {

@@ -107,17 +107,26 @@ export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: Lin
 
   const workflowId = workflowIds.provisionLine(line.id);
   try {
-    await startOrCompensate(deps.temporal, 'provisionLineWorkflow', { taskQueue: deps.config.taskQueue, workflowId, args: [{ lineId: line.id }] }, async (outcome) => {
-      log.error({ outcome, line_id: line.id }, 'could not start line provisioning');
-      await failProvisioning(deps.db, line.id, 'provisioning could not start', deps.now());
-      return true;
-    });
+    await startOrCompensate(
+      deps.temporal,
+      'provisionLineWorkflow',
+      { taskQueue: deps.config.taskQueue, workflowId, args: [{ lineId: line.id }] },
+      async (outcome) => {
+        log.error({ outcome, line_id: line.id }, 'could not start line provisioning');
+        await failProvisioning(deps.db, line.id, 'provisioning could not start', deps.now());
+        return true;
+      },
+    );
   } catch (err) {
     if (err instanceof StartCompensatedError) return { ok: false, refused: 'not_started' };
     throw err;
   }
   log.info({ line_id: line.id, mode }, 'line created; provisioning its number');
   // A slow carrier leaves the line `provisioning`: the workflow carries on by itself.
-  await waitForResult(deps.temporal, deps.temporal.workflow.getHandle<typeof provisionLineWorkflow>(workflowId), deps.config.lineProvisionWaitMs).catch(() => undefined);
+  await waitForResult(
+    deps.temporal,
+    deps.temporal.workflow.getHandle<typeof provisionLineWorkflow>(workflowId),
+    deps.config.lineProvisionWaitMs,
+  ).catch(() => undefined);
   return { ok: true, line: (await findLine(deps.db, creator, line.id)) ?? line, webhookSecret };
 }

@@ -45,7 +45,11 @@ export async function releaseLine(deps: UseCaseDeps, log: Logger, tenant: Tenant
 
 /** A released line keeps no call: its active one is asked to end (its workflow settles it as usual). */
 async function hangUpActiveCalls(deps: UseCaseDeps, log: Logger, lineId: string): Promise<number> {
-  const active: string[] = await deps.db('calls').where({ line_id: lineId }).whereIn('status', [...ACTIVE_CALL_STATUSES]).pluck('id');
+  const active: string[] = await deps
+    .db('calls')
+    .where({ line_id: lineId })
+    .whereIn('status', [...ACTIVE_CALL_STATUSES])
+    .pluck('id');
   for (const callId of active) {
     try {
       // A call whose workflow is gone is ended by the recovery workflow (L11).

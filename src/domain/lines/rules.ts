@@ -38,14 +38,17 @@ export interface LineFieldProblem {
  * catalog. A webhook line may lose its URL after creation (calls then answer `line_no_webhook`),
  * so `webhookUrlOptional` relaxes that one requirement for updates that keep the mode.
  */
-export function lineFieldProblems(line: {
-  mode: LineMode;
-  system_prompt?: string | null;
-  webhook_url?: string | null;
-  audio_handler_url?: string | null;
-  status_callback_url?: string | null;
-  voice?: string | null;
-}, options: { webhookUrlOptional?: boolean } = {}): LineFieldProblem[] {
+export function lineFieldProblems(
+  line: {
+    mode: LineMode;
+    system_prompt?: string | null;
+    webhook_url?: string | null;
+    audio_handler_url?: string | null;
+    status_callback_url?: string | null;
+    voice?: string | null;
+  },
+  options: { webhookUrlOptional?: boolean } = {},
+): LineFieldProblem[] {
   const problems: LineFieldProblem[] = [];
   const required = REQUIRED_FIELD_BY_MODE[line.mode];
   const value = line[required];
@@ -105,12 +108,16 @@ export interface LineUpdate {
  * clears `webhook_url` unless the same body sets it; switching from webhook to hosted clears
  * a language pin (hosted lines never pin).
  */
-export function lineUpdateChanges(current: { mode: LineMode; webhook_url: string | null; language: string }, update: LineUpdate): Record<string, unknown> {
+export function lineUpdateChanges(
+  current: { mode: LineMode; webhook_url: string | null; language: string },
+  update: LineUpdate,
+): Record<string, unknown> {
   const changes: Record<string, unknown> = { ...update };
   if (update.mode !== undefined) {
     const mode = normalizeMode(update.mode);
     changes.mode = mode;
-    if (mode === 'audio' && current.mode !== 'audio' && current.webhook_url !== null && !('webhook_url' in update)) changes.webhook_url = null;
+    if (mode === 'audio' && current.mode !== 'audio' && current.webhook_url !== null && !('webhook_url' in update))
+      changes.webhook_url = null;
     if (mode === 'hosted' && current.mode !== 'hosted' && !('language' in update)) changes.language = DEFAULT_LANGUAGE;
   }
   if ('voice' in update) changes.voice = normalizeVoice(update.voice as string | null);

@@ -46,7 +46,9 @@ export async function stageNextSecret(db: Knex, key: SecretsKeyRing, lineId: str
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`line-secrets:${lineId}`]);
     const staged = await trx('line_webhook_secrets').where({ line_id: lineId, state: 'next' }).first('id');
     if (staged) return { secretId: staged.id };
-    const [row] = await trx('line_webhook_secrets').insert({ ...sealedRow(key, lineId, generateSigningSecret()), line_id: lineId, state: 'next', created_at: now }).returning('id');
+    const [row] = await trx('line_webhook_secrets')
+      .insert({ ...sealedRow(key, lineId, generateSigningSecret()), line_id: lineId, state: 'next', created_at: now })
+      .returning('id');
     return { secretId: row.id };
   });
 }
@@ -55,7 +57,13 @@ export async function stageNextSecret(db: Knex, key: SecretsKeyRing, lineId: str
  * Promotes the staged secret `expectedNextId` to current (retiring the old current) and
  * stages a fresh next. Idempotent: if that promotion already happened, returns the next staged since.
  */
-export async function promoteNextAndStage(db: Knex, key: SecretsKeyRing, lineId: string, expectedNextId: string, now: Date): Promise<{ secretId: string }> {
+export async function promoteNextAndStage(
+  db: Knex,
+  key: SecretsKeyRing,
+  lineId: string,
+  expectedNextId: string,
+  now: Date,
+): Promise<{ secretId: string }> {
   return db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`line-secrets:${lineId}`]);
     const expected = await trx('line_webhook_secrets').where({ id: expectedNextId, line_id: lineId }).first('state');
@@ -65,7 +73,9 @@ export async function promoteNextAndStage(db: Knex, key: SecretsKeyRing, lineId:
     }
     const staged = await trx('line_webhook_secrets').where({ line_id: lineId, state: 'next' }).first('id');
     if (staged) return { secretId: staged.id };
-    const [row] = await trx('line_webhook_secrets').insert({ ...sealedRow(key, lineId, generateSigningSecret()), line_id: lineId, state: 'next', created_at: now }).returning('id');
+    const [row] = await trx('line_webhook_secrets')
+      .insert({ ...sealedRow(key, lineId, generateSigningSecret()), line_id: lineId, state: 'next', created_at: now })
+      .returning('id');
     return { secretId: row.id };
   });
 }
@@ -106,7 +116,9 @@ export async function resealSecrets(db: Knex, key: SecretsKeyRing): Promise<{ re
         // Rows already resealed stay resealed: running again after fixing SECRETS_KEY carries on.
         throw new Error(`secret ${fresh.id} of line ${fresh.line_id}: ${(err as Error).message}`, { cause: err });
       }
-      await trx('line_webhook_secrets').where({ id: row.id }).update({ ciphertext: seal(key, plaintext, sealingContext(fresh.line_id, fresh.id)) });
+      await trx('line_webhook_secrets')
+        .where({ id: row.id })
+        .update({ ciphertext: seal(key, plaintext, sealingContext(fresh.line_id, fresh.id)) });
       resealed += 1;
     });
   }

@@ -45,7 +45,9 @@ export function linesOf(db: Db, tenant: Tenant) {
 
 /** Which of `ids` name lines of the tenant (released ones included). */
 export async function knownLineIds(db: Db, tenant: Tenant, ids: readonly string[]): Promise<string[]> {
-  return linesOf(db, tenant).whereIn('id', [...ids]).pluck('id');
+  return linesOf(db, tenant)
+    .whereIn('id', [...ids])
+    .pluck('id');
 }
 
 export async function findLine(db: Db, tenant: Tenant, id: string): Promise<LineRow | undefined> {
@@ -79,7 +81,10 @@ export async function insertLine(db: Db | Knex.Transaction, line: NewLine): Prom
 }
 
 export async function updateLine(db: Db | Knex.Transaction, lineId: string, changes: Record<string, unknown>, now: Date): Promise<LineRow> {
-  const [updated] = await db<LineRow>('lines').where({ id: lineId }).update({ ...changes, updated_at: now }).returning('*');
+  const [updated] = await db<LineRow>('lines')
+    .where({ id: lineId })
+    .update({ ...changes, updated_at: now })
+    .returning('*');
   return updated;
 }
 
@@ -144,7 +149,12 @@ export async function linesHoldingNumbers(
  * Completes provisioning. Idempotent: a retried activity that finds the line already
  * active with this number changes nothing. Returns what the line looks like afterwards.
  */
-export async function activateLine(db: Db, lineId: string, phoneNumber: string, now: Date): Promise<'activated' | 'already_active' | 'gone'> {
+export async function activateLine(
+  db: Db,
+  lineId: string,
+  phoneNumber: string,
+  now: Date,
+): Promise<'activated' | 'already_active' | 'gone'> {
   const updated = await db<LineRow>('lines')
     .where({ id: lineId, status: 'provisioning' })
     .update({ status: 'active', phone_number: phoneNumber, activated_at: now, updated_at: now });

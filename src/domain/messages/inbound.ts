@@ -148,7 +148,12 @@ export async function receiveInboundMessage(
         actorKeyId: null,
         lineId: line.id,
         phoneNumber: input.from,
-        metadata: { message_id: replyId, authorization_basis: 'keyword_reply', keyword: input.text.trim().toUpperCase(), in_reply_to: messageId },
+        metadata: {
+          message_id: replyId,
+          authorization_basis: 'keyword_reply',
+          keyword: input.text.trim().toUpperCase(),
+          in_reply_to: messageId,
+        },
         at: input.at,
       });
     }

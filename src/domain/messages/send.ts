@@ -52,7 +52,13 @@ export async function sendMessage(deps: LoggedUseCaseDeps, actor: OutboundActor,
   const segments = smsSegments(text);
   const chargeCents = smsChargeCents(zoneOf(to), text);
   const row = await deps.db.transaction(async (trx) => {
-    const hold = await placeHold(trx, { tenant: actor, keyId: actor.key.id, reference: `sms:${messageId}`, amountCents: chargeCents, at: now });
+    const hold = await placeHold(trx, {
+      tenant: actor,
+      keyId: actor.key.id,
+      reference: `sms:${messageId}`,
+      amountCents: chargeCents,
+      at: now,
+    });
     if (!hold.ok) refuseOutbound({ code: 'hold_refused', hold: hold.refusal });
     const { row: stored } = await insertMessage(trx, {
       id: messageId,
@@ -82,7 +88,9 @@ export async function sendMessage(deps: LoggedUseCaseDeps, actor: OutboundActor,
       metadata: {
         message_id: messageId,
         authorization_basis: authorization.basis,
-        ...(authorization.basis === 'explicit_consent' ? { consent_record_id: authorization.consentId } : { inbound_message_id: authorization.inboundMessageId }),
+        ...(authorization.basis === 'explicit_consent'
+          ? { consent_record_id: authorization.consentId }
+          : { inbound_message_id: authorization.inboundMessageId }),
       },
       at: now,
     });
@@ -91,7 +99,11 @@ export async function sendMessage(deps: LoggedUseCaseDeps, actor: OutboundActor,
 
   // A failed start is resolved before anything is compensated: the server may have started the
   // workflow and the answer been lost (then the message is on its way and stays `queued`).
-  const options = { taskQueue: deps.config.taskQueue, workflowId: workflowIds.sendMessage(messageId), args: [sendMessageInput(row, chargeCents)] };
+  const options = {
+    taskQueue: deps.config.taskQueue,
+    workflowId: workflowIds.sendMessage(messageId),
+    args: [sendMessageInput(row, chargeCents)],
+  };
   await startOrCompensate(deps.temporal, 'sendMessageWorkflow', options, async (outcome) => {
     if (outcome === 'unknown') {
       // Temporal could not be asked either: the message is recorded and held, so it is accepted

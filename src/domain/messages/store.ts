@@ -24,7 +24,9 @@ export interface MessageRow extends TenantRow {
   updated_at: Date;
 }
 
-export type NewMessage = Omit<MessageRow, 'remote_number' | 'updated_at' | 'charge_cents' | 'error_code'> & { charge_cents?: number | null };
+export type NewMessage = Omit<MessageRow, 'remote_number' | 'updated_at' | 'charge_cents' | 'error_code'> & {
+  charge_cents?: number | null;
+};
 
 /**
  * The message record on the wire. `POST /messages` answers with it unwrapped (the client's
@@ -51,7 +53,15 @@ export function toMessageRecord(row: MessageRow) {
 
 /** The older `POST /lines/{id}/sms` answer: `{sms: {id, from_number, to_number, message, status, created_at}}`. */
 export function toLegacySmsRecord(row: MessageRow) {
-  return { id: row.id, line_id: row.line_id, from_number: row.from_number, to_number: row.to_number, message: row.body, status: row.status, created_at: row.created_at.toISOString() };
+  return {
+    id: row.id,
+    line_id: row.line_id,
+    from_number: row.from_number,
+    to_number: row.to_number,
+    message: row.body,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+  };
 }
 
 export function messagesOf(db: Knex | Knex.Transaction, tenant: Tenant) {
@@ -71,7 +81,12 @@ export async function insertMessage(db: Knex | Knex.Transaction, message: NewMes
   const remote = message.direction === 'inbound' ? message.from_number : message.to_number;
   const write = async (trx: Knex.Transaction) => {
     const [row] = await trx<MessageRow>('messages')
-      .insert({ ...message, remote_number: remote, charge_cents: message.charge_cents === undefined ? null : String(message.charge_cents), updated_at: message.created_at })
+      .insert({
+        ...message,
+        remote_number: remote,
+        charge_cents: message.charge_cents === undefined ? null : String(message.charge_cents),
+        updated_at: message.created_at,
+      })
       .onConflict()
       .ignore()
       .returning('*');
@@ -109,7 +124,13 @@ export type SendAuthorization = { basis: 'inbound_window'; inboundMessageId: str
  * else an active `explicit_outbound` consent for the pair. `implied_inbound` and revoked
  * consents do not count.
  */
-export async function sendAuthorization(db: Knex | Knex.Transaction, tenant: Tenant, lineId: string, to: string, now: Date): Promise<SendAuthorization | null> {
+export async function sendAuthorization(
+  db: Knex | Knex.Transaction,
+  tenant: Tenant,
+  lineId: string,
+  to: string,
+  now: Date,
+): Promise<SendAuthorization | null> {
   const lastInbound = await messagesOf(db, tenant)
     .andWhere({ line_id: lineId, remote_number: to, direction: 'inbound' })
     .orderBy('created_at', 'desc')

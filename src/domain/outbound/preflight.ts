@@ -77,7 +77,8 @@ export async function outboundPreflight<C extends OutboundChannel>(
   request: OutboundRequest<C>,
 ): Promise<ClearedOutbound<C>> {
   const to = toE164(request.to.value);
-  if (!to) refuseOutbound({ code: 'invalid_field', field: request.to.field, message: 'Must be a valid phone number in E.164 (+14155550123)' });
+  if (!to)
+    refuseOutbound({ code: 'invalid_field', field: request.to.field, message: 'Must be a valid phone number in E.164 (+14155550123)' });
   const [problem] = request.fieldProblems ?? [];
   if (problem) refuseOutbound({ code: 'invalid_field', ...problem });
   const allowed = restrictedLineIds(actor.key);
@@ -90,7 +91,8 @@ export async function outboundPreflight<C extends OutboundChannel>(
   if (request.channel === 'call' && line.mode === 'webhook' && !line.webhook_url) refuseOutbound({ code: 'line_no_webhook' });
   if (await isOptedOut(db, actor, to)) refuseOutbound({ code: 'number_opted_out' });
   if (request.channel === 'call') {
-    if (line.compliance_enabled && !(await activeConsent(db, actor, line.id, to, 'explicit_outbound'))) refuseOutbound({ code: 'consent_required' });
+    if (line.compliance_enabled && !(await activeConsent(db, actor, line.id, to, 'explicit_outbound')))
+      refuseOutbound({ code: 'consent_required' });
     return { to, line: active } as ClearedOutbound<C>;
   }
   const authorization = await sendAuthorization(db, actor, line.id, to, request.now);

@@ -22,7 +22,14 @@ export const VOICES: readonly Voice[] = [
   { slug: 'arabic-karim', name: 'Karim', gender: 'male', accent: 'Levantine', description: 'Steady Arabic voice', languages: ['ar'] },
   { slug: 'russian-irina', name: 'Irina', gender: 'female', accent: 'Moscow', description: 'Clear Russian voice', languages: ['ru'] },
   { slug: 'french-louis', name: 'Louis', gender: 'male', accent: 'Parisian', description: 'Relaxed French voice', languages: ['fr'] },
-  { slug: 'german-lena', name: 'Lena', gender: 'female', accent: 'Standard German', description: 'Precise German voice', languages: ['de'] },
+  {
+    slug: 'german-lena',
+    name: 'Lena',
+    gender: 'female',
+    accent: 'Standard German',
+    description: 'Precise German voice',
+    languages: ['de'],
+  },
   { slug: 'japanese-yuki', name: 'Yuki', gender: 'female', accent: 'Tokyo', description: 'Polite Japanese voice', languages: ['ja'] },
   { slug: 'mandarin-wei', name: 'Wei', gender: 'male', accent: 'Beijing', description: 'Natural Mandarin voice', languages: ['zh'] },
 ];

@@ -35,7 +35,13 @@ export function computeSignature(secret: string, timestamp: number, deliveryId: 
 }
 
 /** Headers for one delivery attempt; the timestamp is whole Unix seconds, rendered plainly. */
-export function signatureHeaders(input: { secret: string; deliveryId: string; rawBody: string | Buffer; attempt: number; now: Date }): Record<string, string> {
+export function signatureHeaders(input: {
+  secret: string;
+  deliveryId: string;
+  rawBody: string | Buffer;
+  attempt: number;
+  now: Date;
+}): Record<string, string> {
   const timestamp = Math.floor(input.now.getTime() / 1000);
   return {
     [WEBHOOK_HEADERS.timestamp]: String(timestamp),
@@ -81,8 +87,10 @@ export function verifySignature(input: {
   if (signature.slice(0, separator) !== 'v1') return { valid: false, reason: 'unknown_version' };
   const expected = Buffer.from(computeSignature(input.secret, timestamp, deliveryId, input.rawBody), 'utf8');
   const presented = Buffer.from(signature, 'utf8');
-  if (expected.length !== presented.length || !crypto.timingSafeEqual(expected, presented)) return { valid: false, reason: 'signature_mismatch' };
+  if (expected.length !== presented.length || !crypto.timingSafeEqual(expected, presented))
+    return { valid: false, reason: 'signature_mismatch' };
   const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(nowSeconds - timestamp) > (input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)) return { valid: false, reason: 'stale_timestamp' };
+  if (Math.abs(nowSeconds - timestamp) > (input.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS))
+    return { valid: false, reason: 'stale_timestamp' };
   return { valid: true };
 }

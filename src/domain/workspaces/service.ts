@@ -21,7 +21,9 @@ export interface User {
 export async function createWorkspace(db: Db, input: { name: string; ownerEmail: string }): Promise<{ workspace: Workspace; owner: User }> {
   return db.transaction(async (trx) => {
     const [workspace] = await trx<Workspace>('workspaces').insert({ name: input.name }).returning('*');
-    const [owner] = await trx<User>('users').insert({ workspace_id: workspace.id, email: input.ownerEmail.toLowerCase(), role: 'owner' }).returning('*');
+    const [owner] = await trx<User>('users')
+      .insert({ workspace_id: workspace.id, email: input.ownerEmail.toLowerCase(), role: 'owner' })
+      .returning('*');
     // Each environment opens with the signup grant, as a ledger entry like any other.
     for (const environment of ['test', 'live'] as const) {
       const tenant = { workspaceId: workspace.id, environment };
@@ -40,7 +42,9 @@ export async function createWorkspace(db: Db, input: { name: string; ownerEmail:
 }
 
 export async function addUser(db: Db, input: { workspaceId: string; email: string; role: Role }): Promise<User> {
-  const [user] = await db<User>('users').insert({ workspace_id: input.workspaceId, email: input.email.toLowerCase(), role: input.role }).returning('*');
+  const [user] = await db<User>('users')
+    .insert({ workspace_id: input.workspaceId, email: input.email.toLowerCase(), role: input.role })
+    .returning('*');
   return user;
 }
 
@@ -82,7 +86,10 @@ export async function mintUserKey(
 }
 
 /** Service keys are minted only by operators (CLI, portal); the event commits with the key. */
-export async function mintServiceKey(db: Db, input: { user: User; environment: Environment; name: string; now: Date }): Promise<{ row: ApiKeyRow; plaintext: string }> {
+export async function mintServiceKey(
+  db: Db,
+  input: { user: User; environment: Environment; name: string; now: Date },
+): Promise<{ row: ApiKeyRow; plaintext: string }> {
   return db.transaction(async (trx) => {
     const created = await mintUserKey(trx, { user: input.user, environment: input.environment, kind: 'service', name: input.name });
     await recordComplianceEvent(trx, {

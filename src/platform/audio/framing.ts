@@ -157,7 +157,8 @@ const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$
 export function parseCustomerMessage(data: string | Buffer, streamId: string, isBinary = false): ParseResult {
   if (isBinary) return { ok: false, error: 'binary frames are not part of the framing; send JSON text' };
   const text = typeof data === 'string' ? data : data.toString('utf8');
-  if (text.length > MAX_CUSTOMER_MESSAGE_LENGTH) return { ok: false, error: `message longer than ${MAX_CUSTOMER_MESSAGE_LENGTH} characters` };
+  if (text.length > MAX_CUSTOMER_MESSAGE_LENGTH)
+    return { ok: false, error: `message longer than ${MAX_CUSTOMER_MESSAGE_LENGTH} characters` };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -173,19 +174,24 @@ export function parseCustomerMessage(data: string | Buffer, streamId: string, is
       if (typeof media !== 'object' || media === null) return { ok: false, error: 'media must be an object' };
       const payload = (media as Record<string, unknown>).payload;
       if (typeof payload !== 'string' || payload === '') return { ok: false, error: 'media.payload must be a non-empty base64 string' };
-      if (payload.length > Math.ceil(MAX_CUSTOMER_PAYLOAD_BYTES / 3) * 4) return { ok: false, error: `media.payload decodes to more than ${MAX_CUSTOMER_PAYLOAD_BYTES} bytes` };
+      if (payload.length > Math.ceil(MAX_CUSTOMER_PAYLOAD_BYTES / 3) * 4)
+        return { ok: false, error: `media.payload decodes to more than ${MAX_CUSTOMER_PAYLOAD_BYTES} bytes` };
       if (!BASE64.test(payload)) return { ok: false, error: 'media.payload is not base64' };
       return { ok: true, message: { event: 'media', payload: Buffer.from(payload, 'base64') } };
     }
     case 'mark': {
       const mark = message.mark;
       const name = typeof mark === 'object' && mark !== null ? (mark as Record<string, unknown>).name : undefined;
-      if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_MARK_NAME_LENGTH) return { ok: false, error: `mark.name must be a non-blank string of at most ${MAX_MARK_NAME_LENGTH} characters` };
+      if (typeof name !== 'string' || name.trim() === '' || name.length > MAX_MARK_NAME_LENGTH)
+        return { ok: false, error: `mark.name must be a non-blank string of at most ${MAX_MARK_NAME_LENGTH} characters` };
       return { ok: true, message: { event: 'mark', name } };
     }
     case 'clear':
       return { ok: true, message: { event: 'clear' } };
     default:
-      return { ok: false, error: typeof message.event === 'string' ? `unknown event ${JSON.stringify(message.event.slice(0, 40))}` : 'event is required' };
+      return {
+        ok: false,
+        error: typeof message.event === 'string' ? `unknown event ${JSON.stringify(message.event.slice(0, 40))}` : 'event is required',
+      };
   }
 }

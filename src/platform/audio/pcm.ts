@@ -15,7 +15,8 @@ export interface PcmAudio {
  * the end of the buffer.
  */
 export function parseWav(buffer: Buffer): PcmAudio {
-  if (buffer.length < 12 || buffer.toString('ascii', 0, 4) !== 'RIFF' || buffer.toString('ascii', 8, 12) !== 'WAVE') throw new Error('not a RIFF/WAVE file');
+  if (buffer.length < 12 || buffer.toString('ascii', 0, 4) !== 'RIFF' || buffer.toString('ascii', 8, 12) !== 'WAVE')
+    throw new Error('not a RIFF/WAVE file');
   let offset = 12;
   let format: { channels: number; sampleRate: number; bitsPerSample: number; audioFormat: number } | null = null;
   while (offset + 8 <= buffer.length) {
@@ -33,7 +34,8 @@ export function parseWav(buffer: Buffer): PcmAudio {
     } else if (id === 'data') {
       if (!format) throw new Error('data chunk before fmt chunk');
       // 0xFFFE is WAVE_FORMAT_EXTENSIBLE; its sub-format is PCM for 16-bit integer samples.
-      if ((format.audioFormat !== 1 && format.audioFormat !== 0xfffe) || format.bitsPerSample !== 16) throw new Error('only 16-bit PCM WAV is supported');
+      if ((format.audioFormat !== 1 && format.audioFormat !== 0xfffe) || format.bitsPerSample !== 16)
+        throw new Error('only 16-bit PCM WAV is supported');
       if (format.channels < 1 || format.sampleRate < 1) throw new Error('invalid WAV format');
       const available = buffer.length - bodyStart;
       const size = declared === 0 || declared === 0xffffffff || declared > available ? available : declared;

@@ -30,7 +30,10 @@ const BASE64URL_KEY = /^[A-Za-z0-9_-]{43}$/;
 export function parseKeyMaterial(raw: string): Buffer {
   const text = raw.trim();
   if (HEX_KEY.test(text)) return Buffer.from(text, 'hex');
-  for (const [pattern, encoding] of [[BASE64_KEY, 'base64'], [BASE64URL_KEY, 'base64url']] as const) {
+  for (const [pattern, encoding] of [
+    [BASE64_KEY, 'base64'],
+    [BASE64URL_KEY, 'base64url'],
+  ] as const) {
     if (!pattern.test(text)) continue;
     const key = Buffer.from(text, encoding);
     // Canonical only: the last character may not carry bits the decoder drops.
@@ -65,7 +68,13 @@ export function seal(ring: SecretsKeyRing, plaintext: string, context: string): 
   const cipher = crypto.createCipheriv('aes-256-gcm', ring.current.key, nonce);
   cipher.setAAD(Buffer.from(context, 'utf8'));
   const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return ['v2', ring.current.id, nonce.toString('base64url'), cipher.getAuthTag().toString('base64url'), ciphertext.toString('base64url')].join('.');
+  return [
+    'v2',
+    ring.current.id,
+    nonce.toString('base64url'),
+    cipher.getAuthTag().toString('base64url'),
+    ciphertext.toString('base64url'),
+  ].join('.');
 }
 
 /** The key id a value was sealed with; null for the `v1` format, which has none. */

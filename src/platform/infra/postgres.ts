@@ -34,7 +34,9 @@ export function findPostgresBinDir(): string | undefined {
 
 export function installPostgres(log: (line: string) => void): string {
   if (!isRoot()) {
-    throw new Error('PostgreSQL server binaries are missing and this user cannot install them: run `apt-get install postgresql` as root, or set DATABASE_URL');
+    throw new Error(
+      'PostgreSQL server binaries are missing and this user cannot install them: run `apt-get install postgresql` as root, or set DATABASE_URL',
+    );
   }
   log('installing PostgreSQL from Debian packages (apt-get install postgresql)...');
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
@@ -48,7 +50,8 @@ export function installPostgres(log: (line: string) => void): string {
 /** The OS user that owns and runs the cluster: Postgres refuses to run as root. */
 function clusterOwner(): string | undefined {
   if (!isRoot()) return undefined;
-  if (!tryRun('id', ['-u', 'postgres'])) run('useradd', ['--system', '--home-dir', '/var/lib/postgresql', '--shell', '/bin/bash', 'postgres']);
+  if (!tryRun('id', ['-u', 'postgres']))
+    run('useradd', ['--system', '--home-dir', '/var/lib/postgresql', '--shell', '/bin/bash', 'postgres']);
   return 'postgres';
 }
 
@@ -88,7 +91,9 @@ export async function ensurePostgres(opts: { dataDir: string; port: number; log:
   if (!fs.existsSync(path.join(dataDir, 'PG_VERSION'))) {
     log(`initialising PostgreSQL cluster in ${dataDir}`);
     // Trust auth on loopback only: the cluster is a private dev/test instance owned by this project.
-    run(path.join(binDir, 'initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8'], { asUser: owner });
+    run(path.join(binDir, 'initdb'), ['-D', dataDir, '-U', SUPERUSER, '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8'], {
+      asUser: owner,
+    });
   }
 
   const running = tryRunStatus(pgCtl, dataDir, owner);
@@ -129,7 +134,8 @@ async function waitForDatabase(url: string, timeoutMs: number): Promise<void> {
       return;
     } catch (err) {
       await client.end().catch(() => undefined);
-      if (Date.now() > deadline) throw new Error(`PostgreSQL at ${url} did not accept connections: ${(err as Error).message}`, { cause: err });
+      if (Date.now() > deadline)
+        throw new Error(`PostgreSQL at ${url} did not accept connections: ${(err as Error).message}`, { cause: err });
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   }

@@ -21,6 +21,9 @@ export function ensureSchemathesis(toolCacheDir: string, log: Log): string {
   if (fromEnv && isExecutable(fromEnv)) return fromEnv;
   const cached = venvBin(toolCacheDir, 'schemathesis');
   if (isExecutable(cached) && versionOf(cached) === SCHEMATHESIS_VERSION) return cached;
-  if (pipInstall(toolCacheDir, SCHEMATHESIS_WHEEL, log) && isExecutable(cached) && versionOf(cached) === SCHEMATHESIS_VERSION) return cached;
-  throw new Error(`schemathesis ${SCHEMATHESIS_VERSION} is not installed and could not be installed: run \`${venvBin(toolCacheDir, 'pip')} install ${SCHEMATHESIS_WHEEL}\`, or set SCHEMATHESIS to its path.`);
+  if (pipInstall(toolCacheDir, SCHEMATHESIS_WHEEL, log) && isExecutable(cached) && versionOf(cached) === SCHEMATHESIS_VERSION)
+    return cached;
+  throw new Error(
+    `schemathesis ${SCHEMATHESIS_VERSION} is not installed and could not be installed: run \`${venvBin(toolCacheDir, 'pip')} install ${SCHEMATHESIS_WHEEL}\`, or set SCHEMATHESIS to its path.`,
+  );
 }

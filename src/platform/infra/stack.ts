@@ -40,7 +40,11 @@ export async function startEphemeralStack(opts: {
   if (process.env.DATABASE_URL) {
     adminUrl = process.env.DATABASE_URL;
   } else {
-    const pg = await ensurePostgres({ dataDir: path.join(config.toolCacheDir, 'pg-test'), port: Number(process.env.TEST_PG_PORT ?? 54330), log });
+    const pg = await ensurePostgres({
+      dataDir: path.join(config.toolCacheDir, 'pg-test'),
+      port: Number(process.env.TEST_PG_PORT ?? 54330),
+      log,
+    });
     adminUrl = pg.adminUrl;
     if (pg.startedHere) stops.push(() => pg.stop());
   }
@@ -61,7 +65,13 @@ export async function startEphemeralStack(opts: {
     temporalCliPath = ensureTemporalCli(config.toolCacheDir, log);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${opts.name}-temporal-`));
     temporalDbFile = path.join(dir, 'temporal.db');
-    const server = await startDevServer({ cli: temporalCliPath, port: await freePort(), dbFile: temporalDbFile, logFile: path.join(dir, 'temporal.log'), dynamicConfig: opts.temporalDynamicConfig });
+    const server = await startDevServer({
+      cli: temporalCliPath,
+      port: await freePort(),
+      dbFile: temporalDbFile,
+      logFile: path.join(dir, 'temporal.log'),
+      dynamicConfig: opts.temporalDynamicConfig,
+    });
     temporalAddress = server.address;
     temporalDevServerPid = server.process.pid;
     stops.push(async () => {

@@ -69,8 +69,20 @@ export async function startDevServer(opts: {
   dynamicConfig?: Record<string, string | number | boolean>;
 }): Promise<DevServer> {
   fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--db-filename', opts.dbFile, '--log-level', 'warn'];
-  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {})) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(opts.port),
+    '--db-filename',
+    opts.dbFile,
+    '--log-level',
+    'warn',
+  ];
+  for (const [key, value] of Object.entries(opts.dynamicConfig ?? {}))
+    args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   if (opts.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
   const child = spawnLogged(opts.cli, args, opts.logFile);

@@ -61,7 +61,8 @@ function describe(ip: Ip): string | null {
 function embeddedIpv4(ip: ipaddr.IPv6): ipaddr.IPv4 | null {
   const bytes = ip.toByteArray();
   const range = ip.range();
-  if (range === 'ipv4Mapped' || range === 'rfc6145' || (range === 'rfc6052' && ip.match(NAT64_WELL_KNOWN))) return new ipaddr.IPv4(bytes.slice(12, 16));
+  if (range === 'ipv4Mapped' || range === 'rfc6145' || (range === 'rfc6052' && ip.match(NAT64_WELL_KNOWN)))
+    return new ipaddr.IPv4(bytes.slice(12, 16));
   if (range === '6to4') return new ipaddr.IPv4(bytes.slice(2, 6));
   return null;
 }

@@ -57,7 +57,14 @@ export interface EgressPolicyOptions {
 const OWN_SERVICE_TTL_MS = 60_000;
 /** A URL being saved whose name does not resolve within this is accepted (checked again at connect time). */
 export const SAVE_TIME_RESOLVE_MS = 3_000;
-const DEFAULT_PORTS: Record<string, number> = { 'http:': 80, 'ws:': 80, 'https:': 443, 'wss:': 443, 'postgres:': 5432, 'postgresql:': 5432 };
+const DEFAULT_PORTS: Record<string, number> = {
+  'http:': 80,
+  'ws:': 80,
+  'https:': 443,
+  'wss:': 443,
+  'postgres:': 5432,
+  'postgresql:': 5432,
+};
 
 const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
@@ -67,7 +74,10 @@ export class EgressPolicy {
   private readonly resolve: Resolver;
   private readonly ownAddresses = new Map<string, { until: number; verdicts: Promise<AddressVerdict[]> }>();
   /** Keep-alive pools; a pooled socket was vetted when it connected. Idle sockets close after 4 s, before most servers close them. */
-  private readonly agents = { http: new http.Agent({ keepAlive: true, timeout: 4_000 }), https: new https.Agent({ keepAlive: true, timeout: 4_000 }) };
+  private readonly agents = {
+    http: new http.Agent({ keepAlive: true, timeout: 4_000 }),
+    https: new https.Agent({ keepAlive: true, timeout: 4_000 }),
+  };
 
   constructor(options: EgressPolicyOptions = {}) {
     this.allowed = parseNetworks((options.allowedNetworks ?? []).join(','));
@@ -101,7 +111,8 @@ export class EgressPolicy {
         (addresses) => {
           const family = options.family === 4 || options.family === 'IPv4' ? 4 : options.family === 6 || options.family === 'IPv6' ? 6 : 0;
           const usable = family === 0 ? addresses : addresses.filter((a) => a.family === family);
-          if (usable.length === 0) return reply(Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }), '', 0);
+          if (usable.length === 0)
+            return reply(Object.assign(new Error(`${hostname} has no IPv${family} address`), { code: 'ENOTFOUND' }), '', 0);
           if (options.all) reply(null, usable);
           else reply(null, usable[0].address, usable[0].family);
         },
@@ -119,7 +130,8 @@ export class EgressPolicy {
     const target = new URL(url);
     const port = portOf(target);
     const { host, literal } = hostOf(target);
-    if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new EgressRefusedError(`${target.protocol} URLs are not delivered to`);
+    if (target.protocol !== 'http:' && target.protocol !== 'https:')
+      throw new EgressRefusedError(`${target.protocol} URLs are not delivered to`);
     if (literal) {
       const refusal = await this.refusalOf(host, port);
       if (refusal) throw new EgressRefusedError(`${host} is ${refusal}`);
@@ -182,10 +194,15 @@ export class EgressPolicy {
     }
     for (const address of addresses) {
       const refusal = await this.refusalOf(address, port);
-      if (refusal) return `${literal ? address : `${host} resolves to ${address}, which`} is ${refusal}; only public addresses can be reached`;
+      if (refusal)
+        return `${literal ? address : `${host} resolves to ${address}, which`} is ${refusal}; only public addresses can be reached`;
     }
     const plain = url.protocol === 'http:' || url.protocol === 'ws:';
-    if (environment === 'live' && plain && !(addresses.length > 0 && addresses.every((a) => inNetworks(classifyAddress(a), this.allowed)))) {
+    if (
+      environment === 'live' &&
+      plain &&
+      !(addresses.length > 0 && addresses.every((a) => inNetworks(classifyAddress(a), this.allowed)))
+    ) {
       return `Must use ${url.protocol === 'ws:' ? 'wss' : 'https'} in the live environment`;
     }
     return null;
@@ -247,7 +264,9 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 }
 
 /** The addresses and ports the configuration names for Switchboard's own services. */
-export function ownServiceEndpoints(config: Pick<Config, 'host' | 'port' | 'publicBaseUrl' | 'simulatorUrl' | 'modelBaseUrl' | 'temporalAddress' | 'databaseUrl'>): ServiceEndpoint[] {
+export function ownServiceEndpoints(
+  config: Pick<Config, 'host' | 'port' | 'publicBaseUrl' | 'simulatorUrl' | 'modelBaseUrl' | 'temporalAddress' | 'databaseUrl'>,
+): ServiceEndpoint[] {
   const endpoints: ServiceEndpoint[] = [{ host: config.host, port: config.port }];
   const add = (raw: string | undefined, defaultPort?: number) => {
     if (!raw) return;

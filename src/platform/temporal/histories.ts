@@ -32,7 +32,8 @@ export interface WorkflowSource {
   workflowBundlePath?: string;
 }
 
-export type ReplayOutcome = { ok: true; workflowType: string } | { ok: false; workflowType: string; error: string; nondeterminism: boolean };
+export type ReplayOutcome =
+  { ok: true; workflowType: string } | { ok: false; workflowType: string; error: string; nondeterminism: boolean };
 
 /** Where the current workflow code comes from: a prebuilt bundle (`WORKFLOW_BUNDLE_PATH`) or the sources, bundled now. */
 export function defaultWorkflowSource(): WorkflowSource {
@@ -56,7 +57,12 @@ export async function replayHistoryFile(json: unknown, source: WorkflowSource = 
     await Worker.runReplayHistory(options, history, `replay:${workflowType}`);
     return { ok: true, workflowType };
   } catch (err) {
-    return { ok: false, workflowType, error: (err as Error).message ?? String(err), nondeterminism: err instanceof DeterminismViolationError };
+    return {
+      ok: false,
+      workflowType,
+      error: (err as Error).message ?? String(err),
+      nondeterminism: err instanceof DeterminismViolationError,
+    };
   }
 }
 
@@ -72,7 +78,10 @@ function parseHistory(json: unknown): temporal.api.history.v1.History {
     throw new InvalidHistoryError(`not a workflow history: ${(err as Error).message}`);
   }
   const first = history.events[0];
-  if (first.eventType !== temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED || !first.workflowExecutionStartedEventAttributes?.workflowType?.name) {
+  if (
+    first.eventType !== temporal.api.enums.v1.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED ||
+    !first.workflowExecutionStartedEventAttributes?.workflowType?.name
+  ) {
     throw new InvalidHistoryError('not a workflow history: the first event must be WorkflowExecutionStarted with a workflow type');
   }
   return history;

@@ -5,7 +5,11 @@ import type { Client } from '@temporalio/client';
  * request to Temporal outlives the HTTP request that asked; the workflow carries on by itself.
  * A workflow that failed within the wait rejects, as `handle.result()` does.
  */
-export async function waitForResult<R>(client: Client, handle: { result(): Promise<R> }, ms: number): Promise<{ finished: true; result: R } | { finished: false }> {
+export async function waitForResult<R>(
+  client: Client,
+  handle: { result(): Promise<R> },
+  ms: number,
+): Promise<{ finished: true; result: R } | { finished: false }> {
   const stop = new AbortController();
   const timer = setTimeout(() => stop.abort(), ms);
   try {

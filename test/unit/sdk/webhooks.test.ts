@@ -29,7 +29,13 @@ function bodyFor(eventId: string, lineId = LINE_ID): string {
 function signed(input: { secret?: string; body?: string; now?: Date; deliveryId?: string; attempt?: number } = {}) {
   const rawBody = input.body ?? bodyFor('evt_1');
   const deliveryId = input.deliveryId ?? crypto.randomUUID();
-  const headers = signatureHeaders({ secret: input.secret ?? CURRENT, deliveryId, rawBody, attempt: input.attempt ?? 1, now: input.now ?? NOW });
+  const headers = signatureHeaders({
+    secret: input.secret ?? CURRENT,
+    deliveryId,
+    rawBody,
+    attempt: input.attempt ?? 1,
+    now: input.now ?? NOW,
+  });
   return { rawBody, headers, deliveryId };
 }
 
@@ -71,7 +77,10 @@ describe('verifyWebhook', () => {
   it('honours toleranceSeconds', async () => {
     const d = signed();
     const now = new Date(NOW.getTime() + 61_000);
-    await expect(verifyWebhook({ ...d, secrets: [CURRENT], now, toleranceSeconds: 60, deliveryIds: store })).resolves.toEqual({ ok: false, reason: 'stale_timestamp' });
+    await expect(verifyWebhook({ ...d, secrets: [CURRENT], now, toleranceSeconds: 60, deliveryIds: store })).resolves.toEqual({
+      ok: false,
+      reason: 'stale_timestamp',
+    });
   });
 
   it('rejects a replayed delivery id', async () => {
@@ -102,7 +111,10 @@ describe('verifyWebhook', () => {
   it('reports missing headers before anything else', async () => {
     const d = signed();
     const headers = { ...d.headers, [WEBHOOK_HEADERS.signature]: undefined };
-    await expect(verifyWebhook({ rawBody: d.rawBody, headers, secrets: [CURRENT], now: NOW, deliveryIds: store })).resolves.toEqual({ ok: false, reason: 'missing_signature' });
+    await expect(verifyWebhook({ rawBody: d.rawBody, headers, secrets: [CURRENT], now: NOW, deliveryIds: store })).resolves.toEqual({
+      ok: false,
+      reason: 'missing_signature',
+    });
   });
 
   it('ignores empty secrets and refuses without any', async () => {
@@ -116,7 +128,9 @@ describe('verifyWebhook', () => {
 
   it('accepts a Buffer body and Headers object', async () => {
     const d = signed();
-    await expect(verifyWebhook({ rawBody: Buffer.from(d.rawBody), headers: new Headers(d.headers), secrets: [CURRENT], now: NOW, deliveryIds: store })).resolves.toMatchObject({
+    await expect(
+      verifyWebhook({ rawBody: Buffer.from(d.rawBody), headers: new Headers(d.headers), secrets: [CURRENT], now: NOW, deliveryIds: store }),
+    ).resolves.toMatchObject({
       ok: true,
       deliveryId: d.deliveryId,
     });
@@ -133,7 +147,10 @@ describe('verifyWebhook', () => {
     const d = signed();
     await expect(verifyWebhook({ ...d, secrets: [CURRENT], now: NOW, deliveryIds: asyncStore })).resolves.toMatchObject({ ok: true });
     expect(ids.has(d.deliveryId)).toBe(true);
-    await expect(verifyWebhook({ ...d, secrets: [CURRENT], now: NOW, deliveryIds: asyncStore })).resolves.toEqual({ ok: false, reason: 'duplicate_delivery' });
+    await expect(verifyWebhook({ ...d, secrets: [CURRENT], now: NOW, deliveryIds: asyncStore })).resolves.toEqual({
+      ok: false,
+      reason: 'duplicate_delivery',
+    });
 
     const claimed: string[] = [];
     const claimStore: DeliveryIdStore = {
@@ -150,7 +167,10 @@ describe('verifyWebhook', () => {
       },
     };
     await expect(verifyWebhook({ ...d, secrets: [CURRENT], now: NOW, deliveryIds: claimStore })).resolves.toMatchObject({ ok: true });
-    await expect(verifyWebhook({ ...d, secrets: [CURRENT], now: NOW, deliveryIds: claimStore })).resolves.toEqual({ ok: false, reason: 'duplicate_delivery' });
+    await expect(verifyWebhook({ ...d, secrets: [CURRENT], now: NOW, deliveryIds: claimStore })).resolves.toEqual({
+      ok: false,
+      reason: 'duplicate_delivery',
+    });
   });
 
   it('lets only one of two concurrent verifications of the same delivery through', async () => {
@@ -201,7 +221,8 @@ describe('MemoryDeliveryIdStore', () => {
   it('accepts an id again once it is older than the TTL', async () => {
     const deliveryIds = new MemoryDeliveryIdStore({ ttlMs: 5 * 60_000 });
     const d = signed();
-    const verifyAt = (ms: number) => verifyWebhook({ ...d, secrets: [CURRENT], now: new Date(NOW.getTime() + ms), deliveryIds, toleranceSeconds: 3600 });
+    const verifyAt = (ms: number) =>
+      verifyWebhook({ ...d, secrets: [CURRENT], now: new Date(NOW.getTime() + ms), deliveryIds, toleranceSeconds: 3600 });
     await expect(verifyAt(0)).resolves.toMatchObject({ ok: true });
     await expect(verifyAt(5 * 60_000 - 1)).resolves.toEqual({ ok: false, reason: 'duplicate_delivery' });
     await expect(verifyAt(5 * 60_000)).resolves.toMatchObject({ ok: true });

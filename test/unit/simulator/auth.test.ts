@@ -76,7 +76,11 @@ describe('carrier simulator: control API credentials and callback targets', () =
     ];
     for (const [method, path, body] of guarded) {
       for (const [what, headers] of wrongs) {
-        const res = await fetch(`${sim.url}${path}`, { method, headers: { 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+        const res = await fetch(`${sim.url}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
         expect({ method, path, what, status: res.status }).toEqual({ method, path, what, status: 401 });
       }
     }
@@ -92,12 +96,32 @@ describe('carrier simulator: control API credentials and callback targets', () =
 
   it('posts callbacks only under the configured callback base', async () => {
     const carrier = new SimulatorCarrier(sim.url, credentials.carrierApiKey);
-    for (const eventsUrl of [`${victimUrl}/carrier/events`, 'http://169.254.169.254/latest/meta-data', `${apiUrl}.evil.test/carrier/events`, `http://user:pass@${new URL(apiUrl).host}/carrier/events`]) {
-      await expect(carrier.placeCall({ callId: `c-${victimHits}-${eventsUrl.length}`, from: '+12025552001', to: '+14155552345', eventsUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
+    for (const eventsUrl of [
+      `${victimUrl}/carrier/events`,
+      'http://169.254.169.254/latest/meta-data',
+      `${apiUrl}.evil.test/carrier/events`,
+      `http://user:pass@${new URL(apiUrl).host}/carrier/events`,
+    ]) {
+      await expect(
+        carrier.placeCall({ callId: `c-${victimHits}-${eventsUrl.length}`, from: '+12025552001', to: '+14155552345', eventsUrl }),
+      ).rejects.toBeInstanceOf(CarrierRejectedError);
     }
-    await expect(carrier.sendSms({ messageId: 'm-1', from: '+12025552001', to: '+14155552345', text: 'hi', statusUrl: `${victimUrl}/carrier/messages` })).rejects.toBeInstanceOf(CarrierRejectedError);
+    await expect(
+      carrier.sendSms({
+        messageId: 'm-1',
+        from: '+12025552001',
+        to: '+14155552345',
+        text: 'hi',
+        statusUrl: `${victimUrl}/carrier/messages`,
+      }),
+    ).rejects.toBeInstanceOf(CarrierRejectedError);
     for (const path of ['/control/calls/inbound', '/control/messages/inbound']) {
-      const res = await control('POST', path, { from: '+14155550142', to: '+12125552999', text: 'STOP', events_url: `${victimUrl}/control/calls/reset` });
+      const res = await control('POST', path, {
+        from: '+14155550142',
+        to: '+12125552999',
+        text: 'STOP',
+        events_url: `${victimUrl}/control/calls/reset`,
+      });
       expect(res.status).toBe(400);
       expect(((await res.json()) as { error: string }).error).toMatch(/under the callback base/);
     }
@@ -112,7 +136,11 @@ describe('carrier simulator: control API credentials and callback targets', () =
   it('with no callback base configured it calls nobody', async () => {
     const bare = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
     try {
-      const res = await simulatorControl(bare.url, credentials.controlToken)('POST', '/control/calls/inbound', { from: '+14155550142', to: '+12125552999', events_url: `${victimUrl}/carrier/events` });
+      const res = await simulatorControl(bare.url, credentials.controlToken)('POST', '/control/calls/inbound', {
+        from: '+14155550142',
+        to: '+12125552999',
+        events_url: `${victimUrl}/carrier/events`,
+      });
       expect(res.status).toBe(400);
       expect(victimHits).toBe(0);
     } finally {

@@ -1,6 +1,12 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
-import { CarrierRejectedError, type CarrierCallEvent, type CarrierIncomingCallEvent, type CarrierPlaybackEvent, type CarrierUtteranceEvent } from '../../../src/adapters/carrier/port';
+import {
+  CarrierRejectedError,
+  type CarrierCallEvent,
+  type CarrierIncomingCallEvent,
+  type CarrierPlaybackEvent,
+  type CarrierUtteranceEvent,
+} from '../../../src/adapters/carrier/port';
 import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier';
 import { verifyCarrierCallback } from '../../../src/adapters/carrier/callbacks/signature';
 import { SimulatorState, startSimulator } from '../../../simulator/app';
@@ -45,7 +51,12 @@ describe('carrier simulator: outbound calls', () => {
         const rawBody = Buffer.concat(chunks);
         const verdict = verifyCarrierCallback({ secret: credentials.webhookSecret, headers: req.headers, rawBody });
         // Signed, never carrying a secret, and no signature twice (a retry is signed afresh).
-        if (!verdict.valid || req.headers.authorization !== undefined || signatures.has(verdict.signature) || req.headers['content-type'] !== 'application/json') {
+        if (
+          !verdict.valid ||
+          req.headers.authorization !== undefined ||
+          signatures.has(verdict.signature) ||
+          req.headers['content-type'] !== 'application/json'
+        ) {
           badAuth += 1;
           res.writeHead(401).end();
           return;
@@ -95,7 +106,8 @@ describe('carrier simulator: outbound calls', () => {
     return { status: response.status, body: (await response.json()) as any };
   }
 
-  const fetchRecording = (recordingUrl: string) => fetch(recordingUrl, { headers: { authorization: `Bearer ${credentials.controlToken}` } });
+  const fetchRecording = (recordingUrl: string) =>
+    fetch(recordingUrl, { headers: { authorization: `Bearer ${credentials.controlToken}` } });
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const eventsFor = (callId: string) => events.filter((event) => event.call_id === callId);
   const typesFor = (callId: string) => eventsFor(callId).map((event) => event.type);
@@ -103,7 +115,8 @@ describe('carrier simulator: outbound calls', () => {
   async function waitForEvents(callId: string, count: number, timeoutMs = 3_000): Promise<CallEvent[]> {
     const deadline = Date.now() + timeoutMs;
     while (eventsFor(callId).length < count) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${count} events for ${callId}; got ${JSON.stringify(eventsFor(callId))}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${count} events for ${callId}; got ${JSON.stringify(eventsFor(callId))}`);
       await sleep(10);
     }
     return eventsFor(callId);
@@ -115,7 +128,8 @@ describe('carrier simulator: outbound calls', () => {
     return (body.calls as any[]).find((call) => call.call_id === callId);
   }
 
-  const place = (to: string, callId: string = crypto.randomUUID()) => carrier.placeCall({ callId, from, to, eventsUrl }).then((result) => ({ ...result, callId }));
+  const place = (to: string, callId: string = crypto.randomUUID()) =>
+    carrier.placeCall({ callId, from, to, eventsUrl }).then((result) => ({ ...result, callId }));
 
   it('rings, then answers after ring_ms, with events in order', async () => {
     const { callId, carrierCallId } = await place('+14155552345');
@@ -162,12 +176,23 @@ describe('carrier simulator: outbound calls', () => {
     expect(await callRecord(callId)).toMatchObject({ state: 'ringing', outcome: 'never_connect' });
     await carrier.hangUp({ carrierCallId });
     const [, completed] = await waitForEvents(callId, 2);
-    expect(completed).toEqual({ type: 'call.completed', call_id: callId, carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'switchboard', answered: false });
+    expect(completed).toEqual({
+      type: 'call.completed',
+      call_id: callId,
+      carrier_call_id: carrierCallId,
+      at: expect.any(Number),
+      ended_by: 'switchboard',
+      answered: false,
+    });
     expect(await callRecord(callId)).toMatchObject({ state: 'ended', answered_at: null, ended_at: expect.any(String) });
   });
 
   it('plays configured busy, no_answer and fail outcomes', async () => {
-    expect((await control('POST', '/control/calls/outcomes', { to: '+16175552001', outcome: 'busy', ring_ms: 0 })).body).toEqual({ to: '+16175552001', outcome: 'busy', ring_ms: 0 });
+    expect((await control('POST', '/control/calls/outcomes', { to: '+16175552001', outcome: 'busy', ring_ms: 0 })).body).toEqual({
+      to: '+16175552001',
+      outcome: 'busy',
+      ring_ms: 0,
+    });
     expect((await control('POST', '/control/calls/outcomes', { to: '+16175552002', outcome: 'no_answer', ring_ms: 300 })).status).toBe(200);
     expect((await control('POST', '/control/calls/outcomes', { to: '+16175552003', outcome: 'fail' })).status).toBe(200);
     expect((await control('POST', '/control/calls/outcomes', { to: '+16175552004', outcome: 'maybe' })).status).toBe(400);
@@ -182,7 +207,12 @@ describe('carrier simulator: outbound calls', () => {
     expect(typesFor(noAnswer.callId)).toEqual(['call.ringing', 'call.no_answer']);
     expect(noAnswerEvent.at - ringing.at).toBeGreaterThanOrEqual(250);
     const [failedEvent] = await waitForEvents(failed.callId, 1);
-    expect(failedEvent).toEqual({ type: 'call.failed', call_id: failed.callId, carrier_call_id: failed.carrierCallId, at: expect.any(Number) });
+    expect(failedEvent).toEqual({
+      type: 'call.failed',
+      call_id: failed.callId,
+      carrier_call_id: failed.carrierCallId,
+      at: expect.any(Number),
+    });
     await sleep(100);
     expect(typesFor(failed.callId)).toEqual(['call.failed']);
     for (const call of [busy, noAnswer, failed]) expect(await callRecord(call.callId)).toMatchObject({ state: 'ended' });
@@ -199,7 +229,14 @@ describe('carrier simulator: outbound calls', () => {
     await waitForEvents(callId, 2);
     await carrier.hangUp({ carrierCallId });
     const [, answered, completed] = await waitForEvents(callId, 3);
-    expect(completed).toEqual({ type: 'call.completed', call_id: callId, carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'switchboard', answered: true });
+    expect(completed).toEqual({
+      type: 'call.completed',
+      call_id: callId,
+      carrier_call_id: carrierCallId,
+      at: expect.any(Number),
+      ended_by: 'switchboard',
+      answered: true,
+    });
     expect(completed.at).toBeGreaterThanOrEqual(answered.at);
     // Hanging up an ended call succeeds and sends nothing more.
     await carrier.hangUp({ carrierCallId });
@@ -216,7 +253,14 @@ describe('carrier simulator: outbound calls', () => {
     expect(hangup.status).toBe(200);
     expect(hangup.body).toMatchObject({ call_id: callId, state: 'ended' });
     const [, , completed] = await waitForEvents(callId, 3);
-    expect(completed).toEqual({ type: 'call.completed', call_id: callId, carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'caller', answered: true });
+    expect(completed).toEqual({
+      type: 'call.completed',
+      call_id: callId,
+      carrier_call_id: carrierCallId,
+      at: expect.any(Number),
+      ended_by: 'caller',
+      answered: true,
+    });
     expect((await control('POST', `/control/calls/${callId}/hangup`)).status).toBe(409); // already ended
     expect((await control('POST', '/control/calls/nope/hangup')).status).toBe(404);
     await carrier.hangUp({ carrierCallId }); // Switchboard's own hangup afterwards still succeeds
@@ -286,7 +330,14 @@ describe('carrier simulator: outbound calls', () => {
       await waitForEvents(callId, 1);
       await carrier.hangUp({ carrierCallId });
       const [, completed] = await waitForEvents(callId, 2);
-      expect(completed).toEqual({ type: 'call.completed', call_id: callId, carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'switchboard', answered: false });
+      expect(completed).toEqual({
+        type: 'call.completed',
+        call_id: callId,
+        carrier_call_id: carrierCallId,
+        at: expect.any(Number),
+        ended_by: 'switchboard',
+        answered: false,
+      });
       expect((await fetchRecording(`${url}/recordings/${carrierCallId}.wav`)).status).toBe(404);
     });
   });
@@ -303,7 +354,9 @@ describe('carrier simulator: outbound calls', () => {
     await expect(wrong.placeCall({ callId: 'x', from, to: '+14155552345', eventsUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
     await expect(wrong.hangUp({ carrierCallId: 'CA00' })).rejects.toBeInstanceOf(CarrierRejectedError);
     await expect(carrier.placeCall({ callId: 'y', from, to: '555', eventsUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
-    await expect(carrier.placeCall({ callId: 'z', from, to: '+14155552345', eventsUrl: 'ftp://nope' })).rejects.toBeInstanceOf(CarrierRejectedError);
+    await expect(carrier.placeCall({ callId: 'z', from, to: '+14155552345', eventsUrl: 'ftp://nope' })).rejects.toBeInstanceOf(
+      CarrierRejectedError,
+    );
     await expect(carrier.hangUp({ carrierCallId: 'CA-unknown' })).rejects.toBeInstanceOf(CarrierRejectedError);
     expect((await control('GET', '/control/calls')).body.calls).toEqual([]);
   });
@@ -350,19 +403,45 @@ describe('carrier simulator: outbound calls', () => {
       const before = Date.now();
       const carrierCallId = await ring();
       const announced = await waitForIncoming(carrierCallId);
-      expect(announced).toEqual({ type: 'call.incoming', carrier_call_id: carrierCallId, from: caller, to: ourNumber, at: expect.any(Number) });
+      expect(announced).toEqual({
+        type: 'call.incoming',
+        carrier_call_id: carrierCallId,
+        from: caller,
+        to: ourNumber,
+        at: expect.any(Number),
+      });
       expect(Number.isInteger(announced.at) && announced.at >= before).toBe(true);
-      expect(await byCarrierId(carrierCallId)).toMatchObject({ call_id: null, direction: 'inbound', from: caller, to: ourNumber, state: 'ringing', outcome: null });
+      expect(await byCarrierId(carrierCallId)).toMatchObject({
+        call_id: null,
+        direction: 'inbound',
+        from: caller,
+        to: ourNumber,
+        state: 'ringing',
+        outcome: null,
+      });
 
       await carrier.answerCall({ carrierCallId, callId: 'in-1' });
       const [answered] = await waitForEvents('in-1', 1);
       expect(answered).toEqual({ type: 'call.answered', call_id: 'in-1', carrier_call_id: carrierCallId, at: expect.any(Number) });
-      expect(await callRecord('in-1')).toMatchObject({ carrier_call_id: carrierCallId, direction: 'inbound', state: 'answered', outcome: 'answer', answered_at: expect.any(String) });
+      expect(await callRecord('in-1')).toMatchObject({
+        carrier_call_id: carrierCallId,
+        direction: 'inbound',
+        state: 'answered',
+        outcome: 'answer',
+        answered_at: expect.any(String),
+      });
 
       const hangup = await control('POST', '/control/calls/in-1/hangup');
       expect(hangup.status).toBe(200);
       const [, completed] = await waitForEvents('in-1', 2);
-      expect(completed).toEqual({ type: 'call.completed', call_id: 'in-1', carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'caller', answered: true });
+      expect(completed).toEqual({
+        type: 'call.completed',
+        call_id: 'in-1',
+        carrier_call_id: carrierCallId,
+        at: expect.any(Number),
+        ended_by: 'caller',
+        answered: true,
+      });
       expect(await callRecord('in-1')).toMatchObject({ state: 'ended', ended_at: expect.any(String) });
       expect(incoming).toHaveLength(1);
     });
@@ -387,7 +466,14 @@ describe('carrier simulator: outbound calls', () => {
       await waitForEvents('in-2', 1);
       await carrier.hangUp({ carrierCallId });
       const [, completed] = await waitForEvents('in-2', 2);
-      expect(completed).toEqual({ type: 'call.completed', call_id: 'in-2', carrier_call_id: carrierCallId, at: expect.any(Number), ended_by: 'switchboard', answered: true });
+      expect(completed).toEqual({
+        type: 'call.completed',
+        call_id: 'in-2',
+        carrier_call_id: carrierCallId,
+        at: expect.any(Number),
+        ended_by: 'switchboard',
+        answered: true,
+      });
       await sleep(100);
       expect(typesFor('in-2')).toEqual(['call.answered', 'call.completed']);
     });
@@ -397,7 +483,13 @@ describe('carrier simulator: outbound calls', () => {
       const carrierCallId = await ring('+12125553999');
       await waitForIncoming(carrierCallId);
       await sleep(100);
-      expect(await byCarrierId(carrierCallId)).toMatchObject({ call_id: null, direction: 'inbound', state: 'ended', outcome: 'rejected', ended_at: expect.any(String) });
+      expect(await byCarrierId(carrierCallId)).toMatchObject({
+        call_id: null,
+        direction: 'inbound',
+        state: 'ended',
+        outcome: 'rejected',
+        ended_at: expect.any(String),
+      });
       expect(incoming).toHaveLength(1); // not retried
       expect(events).toEqual([]);
       await expect(carrier.answerCall({ carrierCallId, callId: 'too-late' })).rejects.toBeInstanceOf(CarrierRejectedError);
@@ -429,7 +521,9 @@ describe('carrier simulator: outbound calls', () => {
       expect(await callRecord('in-other')).toBeUndefined();
       // An outbound call cannot be answered, nor can a call_id already in use be bound again.
       const outbound = await place('+14155552360', 'out-1');
-      await expect(carrier.answerCall({ carrierCallId: outbound.carrierCallId, callId: 'out-1' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      await expect(carrier.answerCall({ carrierCallId: outbound.carrierCallId, callId: 'out-1' })).rejects.toBeInstanceOf(
+        CarrierRejectedError,
+      );
       const second = await ring();
       await waitForIncoming(second);
       await expect(carrier.answerCall({ carrierCallId: second, callId: 'out-1' })).rejects.toBeInstanceOf(CarrierRejectedError);
@@ -453,14 +547,20 @@ describe('carrier simulator: outbound calls', () => {
       const state = new SimulatorState({ calls: new CallSimulatorState({ inboundRingTimeoutMs: 300 }) });
       const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials, callbackBaseUrl: callbackBase, state });
       try {
-        const response = await simulatorControl(sim.url, credentials.controlToken)('POST', '/control/calls/inbound', { from: caller, to: ourNumber, events_url: eventsUrl });
+        const response = await simulatorControl(sim.url, credentials.controlToken)('POST', '/control/calls/inbound', {
+          from: caller,
+          to: ourNumber,
+          events_url: eventsUrl,
+        });
         expect(response.status).toBe(201);
         const { carrier_call_id: carrierCallId } = (await response.json()) as { carrier_call_id: string };
         await waitForIncoming(carrierCallId);
         expect(state.calls.list()[0]).toMatchObject({ state: 'ringing' });
         await sleep(500);
         expect(state.calls.list()[0]).toMatchObject({ carrier_call_id: carrierCallId, state: 'ended', outcome: 'unanswered' });
-        await expect(new SimulatorCarrier(sim.url, credentials.carrierApiKey).answerCall({ carrierCallId, callId: 'in-late' })).rejects.toBeInstanceOf(CarrierRejectedError);
+        await expect(
+          new SimulatorCarrier(sim.url, credentials.carrierApiKey).answerCall({ carrierCallId, callId: 'in-late' }),
+        ).rejects.toBeInstanceOf(CarrierRejectedError);
         expect(events).toEqual([]);
       } finally {
         await new Promise<void>((resolve) => sim.server.close(() => resolve()));
@@ -483,8 +583,11 @@ describe('carrier simulator: outbound calls', () => {
     }
 
     const playbacks = (callId: string, speakId?: string) =>
-      eventsFor(callId).filter((event): event is CarrierPlaybackEvent => event.type === 'call.playback' && (speakId === undefined || event.speak_id === speakId));
-    const utterances = (callId: string) => eventsFor(callId).filter((event): event is CarrierUtteranceEvent => event.type === 'call.utterance');
+      eventsFor(callId).filter(
+        (event): event is CarrierPlaybackEvent => event.type === 'call.playback' && (speakId === undefined || event.speak_id === speakId),
+      );
+    const utterances = (callId: string) =>
+      eventsFor(callId).filter((event): event is CarrierUtteranceEvent => event.type === 'call.utterance');
 
     async function waitUntil(check: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
       const deadline = Date.now() + timeoutMs;
@@ -493,7 +596,8 @@ describe('carrier simulator: outbound calls', () => {
         await sleep(10);
       }
     }
-    const waitForDone = (callId: string, speakId: string) => waitUntil(() => playbacks(callId, speakId).some((event) => event.done), `${speakId} done`);
+    const waitForDone = (callId: string, speakId: string) =>
+      waitUntil(() => playbacks(callId, speakId).some((event) => event.done), `${speakId} done`);
     const isPrefix = (played: string, text: string) => played === '' || text === played || text.startsWith(`${played} `);
 
     it('reports what the caller says as call.utterance, with the language (default en)', async () => {
@@ -502,8 +606,22 @@ describe('carrier simulator: outbound calls', () => {
       expect(said.status).toBe(202);
       expect((await control('POST', `/control/calls/${callId}/say`, { text: 'Hello there' })).status).toBe(202);
       const [, , first, second] = await waitForEvents(callId, 4);
-      expect(first).toEqual({ type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Olá, quero marcar uma consulta', language: 'pt-BR', at: expect.any(Number) });
-      expect(second).toEqual({ type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Hello there', language: 'en', at: expect.any(Number) });
+      expect(first).toEqual({
+        type: 'call.utterance',
+        call_id: callId,
+        carrier_call_id: carrierCallId,
+        text: 'Olá, quero marcar uma consulta',
+        language: 'pt-BR',
+        at: expect.any(Number),
+      });
+      expect(second).toEqual({
+        type: 'call.utterance',
+        call_id: callId,
+        carrier_call_id: carrierCallId,
+        text: 'Hello there',
+        language: 'en',
+        at: expect.any(Number),
+      });
       expect((await control('POST', `/control/calls/${callId}/say`, { text: '  ' })).status).toBe(400);
       expect((await control('POST', `/control/calls/${callId}/say`, { text: 'hi', language: 'not a tag!' })).status).toBe(400);
     });
@@ -513,13 +631,17 @@ describe('carrier simulator: outbound calls', () => {
       await waitForEvents(ringing.callId, 1);
       expect((await control('POST', `/control/calls/${ringing.callId}/say`, { text: 'hello?' })).status).toBe(409);
       expect((await control('POST', `/control/calls/${ringing.callId}/barge-in`, { text: 'hello?' })).status).toBe(409);
-      await expect(carrier.speak({ carrierCallId: ringing.carrierCallId, speakId: 's-ringing', text: 'hi' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      await expect(carrier.speak({ carrierCallId: ringing.carrierCallId, speakId: 's-ringing', text: 'hi' })).rejects.toBeInstanceOf(
+        CarrierRejectedError,
+      );
 
       const ended = await answeredCall();
       await carrier.hangUp({ carrierCallId: ended.carrierCallId });
       await waitForEvents(ended.callId, 3);
       expect((await control('POST', `/control/calls/${ended.callId}/say`, { text: 'hello?' })).status).toBe(409);
-      await expect(carrier.speak({ carrierCallId: ended.carrierCallId, speakId: 's-ended', text: 'hi' })).rejects.toBeInstanceOf(CarrierRejectedError);
+      await expect(carrier.speak({ carrierCallId: ended.carrierCallId, speakId: 's-ended', text: 'hi' })).rejects.toBeInstanceOf(
+        CarrierRejectedError,
+      );
       expect((await control('POST', '/control/calls/nope/say', { text: 'hello?' })).status).toBe(404);
       await sleep(100);
       expect(utterances(ringing.callId)).toEqual([]);
@@ -542,7 +664,15 @@ describe('carrier simulator: outbound calls', () => {
       expect(progress.length).toBeGreaterThanOrEqual(2);
       let words = 0;
       for (const event of progress) {
-        expect(event).toEqual({ type: 'call.playback', call_id: callId, carrier_call_id: carrierCallId, speak_id: 's-1', played_text: expect.any(String), done: false, at: expect.any(Number) });
+        expect(event).toEqual({
+          type: 'call.playback',
+          call_id: callId,
+          carrier_call_id: carrierCallId,
+          speak_id: 's-1',
+          played_text: expect.any(String),
+          done: false,
+          at: expect.any(Number),
+        });
         expect(isPrefix(event.played_text, LONG)).toBe(true);
         const count = event.played_text.split(' ').length;
         expect(count).toBeGreaterThan(words);
@@ -550,9 +680,19 @@ describe('carrier simulator: outbound calls', () => {
         words = count;
       }
       expect(progress[1].at - progress[0].at).toBeGreaterThanOrEqual(200);
-      expect(last).toEqual({ type: 'call.playback', call_id: callId, carrier_call_id: carrierCallId, speak_id: 's-1', played_text: LONG, done: true, at: expect.any(Number) });
+      expect(last).toEqual({
+        type: 'call.playback',
+        call_id: callId,
+        carrier_call_id: carrierCallId,
+        speak_id: 's-1',
+        played_text: LONG,
+        done: true,
+        at: expect.any(Number),
+      });
       expect(last.at - all[0].at).toBeGreaterThanOrEqual(400); // 750 ms of speech, the first report after 250
-      expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({ speech: [{ speak_id: 's-1', text: LONG, played_text: LONG, state: 'done', voice: null }] });
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({
+        speech: [{ speak_id: 's-1', text: LONG, played_text: LONG, state: 'done', voice: null }],
+      });
       // A retried speak (same speak_id and text) is accepted and speaks nothing twice; other text is refused.
       await carrier.speak({ carrierCallId, speakId: 's-1', text: LONG });
       await expect(carrier.speak({ carrierCallId, speakId: 's-1', text: 'something else' })).rejects.toBeInstanceOf(CarrierRejectedError);
@@ -576,7 +716,10 @@ describe('carrier simulator: outbound calls', () => {
       expect(order.slice(0, firstB).every(([speakId]) => speakId === 's-a')).toBe(true);
       expect(order.slice(firstB).every(([speakId]) => speakId === 's-b')).toBe(true);
       expect(playbacks(callId, 's-b').pop()).toMatchObject({ played_text: 'thirteen fourteen', done: true });
-      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech.map((item: { state: string }) => item.state)).toEqual(['done', 'done']);
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech.map((item: { state: string }) => item.state)).toEqual([
+        'done',
+        'done',
+      ]);
     });
 
     it('stops the current playback with what was played, and drops the queued ones', async () => {
@@ -587,7 +730,16 @@ describe('carrier simulator: outbound calls', () => {
       await carrier.stopSpeaking({ carrierCallId });
       await waitForDone(callId, 's-long');
       const last = playbacks(callId, 's-long').pop()!;
-      expect(last).toEqual({ type: 'call.playback', call_id: callId, carrier_call_id: carrierCallId, speak_id: 's-long', played_text: expect.any(String), done: true, stopped: true, at: expect.any(Number) });
+      expect(last).toEqual({
+        type: 'call.playback',
+        call_id: callId,
+        carrier_call_id: carrierCallId,
+        speak_id: 's-long',
+        played_text: expect.any(String),
+        done: true,
+        stopped: true,
+        at: expect.any(Number),
+      });
       expect(isPrefix(last.played_text, LONG)).toBe(true);
       expect(last.played_text.split(' ').length).toBeGreaterThanOrEqual(10);
       expect(last.played_text.split(' ').length).toBeLessThan(30);
@@ -613,17 +765,30 @@ describe('carrier simulator: outbound calls', () => {
       await waitUntil(() => playbacks(callId, 's-barge').length >= 1, 'first progress');
       expect((await control('POST', `/control/calls/${callId}/barge-in`, { text: 'Sorry, can I stop you there?' })).status).toBe(202);
       await waitUntil(() => utterances(callId).length === 1, 'the utterance');
-      const types = eventsFor(callId).map((event) => (event.type === 'call.playback' ? `playback:${event.done ? (event.stopped ? 'stopped' : 'done') : 'progress'}` : event.type));
+      const types = eventsFor(callId).map((event) =>
+        event.type === 'call.playback' ? `playback:${event.done ? (event.stopped ? 'stopped' : 'done') : 'progress'}` : event.type,
+      );
       expect(types.slice(-2)).toEqual(['playback:stopped', 'call.utterance']);
-      expect(eventsFor(callId).pop()).toEqual({ type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Sorry, can I stop you there?', language: 'en', at: expect.any(Number) });
-      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech).toEqual([{ speak_id: 's-barge', text: LONG, played_text: expect.any(String), state: 'stopped', voice: null }]);
+      expect(eventsFor(callId).pop()).toEqual({
+        type: 'call.utterance',
+        call_id: callId,
+        carrier_call_id: carrierCallId,
+        text: 'Sorry, can I stop you there?',
+        language: 'en',
+        at: expect.any(Number),
+      });
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech).toEqual([
+        { speak_id: 's-barge', text: LONG, played_text: expect.any(String), state: 'stopped', voice: null },
+      ]);
 
       // Not speaking: just the utterance.
       const count = eventsFor(callId).length;
       expect((await control('POST', `/control/calls/${callId}/barge-in`, { text: 'Hello?', language: 'fr' })).status).toBe(202);
       await waitForEvents(callId, count + 1);
       await sleep(100);
-      expect(eventsFor(callId).slice(count)).toEqual([{ type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Hello?', language: 'fr', at: expect.any(Number) }]);
+      expect(eventsFor(callId).slice(count)).toEqual([
+        { type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Hello?', language: 'fr', at: expect.any(Number) },
+      ]);
     });
 
     it('lists speech per call, and a hang-up stops speech silently', async () => {
@@ -642,18 +807,27 @@ describe('carrier simulator: outbound calls', () => {
       await sleep(400);
       expect(playbacks(callId).every((event) => !event.done)).toBe(true);
       expect(typesFor(callId).pop()).toBe('call.completed');
-      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech.map((item: { state: string }) => item.state)).toEqual(['stopped', 'stopped']);
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech.map((item: { state: string }) => item.state)).toEqual([
+        'stopped',
+        'stopped',
+      ]);
     });
 
     it('speaks in the voice asked for, and plays DTMF digits in order once answered', async () => {
       const { callId, carrierCallId } = await answeredCall();
       await carrier.speak({ carrierCallId, speakId: 's-voice', text: 'Bonjour', voice: 'french-louis' });
-      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech[0]).toMatchObject({ speak_id: 's-voice', voice: 'french-louis' });
+      expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech[0]).toMatchObject({
+        speak_id: 's-voice',
+        voice: 'french-louis',
+      });
       const started = Date.now();
       await carrier.sendDigits({ carrierCallId, digits: '12#' });
       await carrier.sendDigits({ carrierCallId, digits: 'w9' });
       expect(Date.now() - started).toBeGreaterThanOrEqual(750); // 3 tones, a pause and a tone
-      expect((await control('GET', `/control/calls/${callId}/dtmf`)).body.dtmf.map((d: { digits: string }) => d.digits)).toEqual(['12#', 'w9']);
+      expect((await control('GET', `/control/calls/${callId}/dtmf`)).body.dtmf.map((d: { digits: string }) => d.digits)).toEqual([
+        '12#',
+        'w9',
+      ]);
       await expect(carrier.sendDigits({ carrierCallId, digits: '12x' })).rejects.toBeInstanceOf(CarrierRejectedError);
       await control('POST', `/control/calls/${callId}/hangup`);
       await expect(carrier.sendDigits({ carrierCallId, digits: '1' })).rejects.toBeInstanceOf(CarrierRejectedError);

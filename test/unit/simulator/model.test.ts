@@ -40,7 +40,8 @@ describe('simulator: model (OpenAI-compatible)', () => {
     for (let i = 0; i < 100 && !(await probe()); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(await probe()).toBe(true);
   };
-  const ask = (text: string, turns: ConversationTurn[] = []) => model.streamReply({ systemPrompt, turns: [...turns, { role: 'user', text }] });
+  const ask = (text: string, turns: ConversationTurn[] = []) =>
+    model.streamReply({ systemPrompt, turns: [...turns, { role: 'user', text }] });
   const collect = async (deltas: AsyncIterable<string>) => {
     const out: string[] = [];
     for await (const delta of deltas) out.push(delta);
@@ -59,7 +60,22 @@ describe('simulator: model (OpenAI-compatible)', () => {
   it('streams the default reply word by word, echoing the last user message', async () => {
     const deltas = await collect(ask('Do you have a table for two?'));
     expect(deltas.join('')).toBe('You said: Do you have a table for two. How can I help further?');
-    expect(deltas).toEqual(['You ', 'said: ', 'Do ', 'you ', 'have ', 'a ', 'table ', 'for ', 'two. ', 'How ', 'can ', 'I ', 'help ', 'further?']);
+    expect(deltas).toEqual([
+      'You ',
+      'said: ',
+      'Do ',
+      'you ',
+      'have ',
+      'a ',
+      'table ',
+      'for ',
+      'two. ',
+      'How ',
+      'can ',
+      'I ',
+      'help ',
+      'further?',
+    ]);
   });
 
   it('sends the system prompt and the turns in order, and the log shows them', async () => {
@@ -149,7 +165,11 @@ describe('simulator: model (OpenAI-compatible)', () => {
     const deltas: string[] = [];
     let thrown: unknown;
     try {
-      for await (const delta of model.streamReply({ systemPrompt, turns: [{ role: 'user', text: 'a b c d e f g h i j k l m n o p' }], signal: controller.signal })) {
+      for await (const delta of model.streamReply({
+        systemPrompt,
+        turns: [{ role: 'user', text: 'a b c d e f g h i j k l m n o p' }],
+        signal: controller.signal,
+      })) {
         deltas.push(delta);
         if (deltas.length === 2) controller.abort();
       }
@@ -170,7 +190,9 @@ describe('simulator: model (OpenAI-compatible)', () => {
 
   it('throws the abort reason at once for an already aborted signal, sending nothing', async () => {
     const reason = new Error('caller hung up');
-    const err = await failureOf(model.streamReply({ systemPrompt, turns: [{ role: 'user', text: 'Hi' }], signal: AbortSignal.abort(reason) }));
+    const err = await failureOf(
+      model.streamReply({ systemPrompt, turns: [{ role: 'user', text: 'Hi' }], signal: AbortSignal.abort(reason) }),
+    );
     expect(err).toBe(reason);
     expect(await requests()).toEqual([]);
   });
@@ -215,7 +237,9 @@ describe('simulator: model (OpenAI-compatible)', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((resolve) => closed.close(resolve));
     const unreachable = new OpenAiCompatibleModel({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'x', model: 'm' });
-    expect(await failureOf(unreachable.streamReply({ systemPrompt, turns: [{ role: 'user', text: 'Hi' }] }))).toBeInstanceOf(ModelUnavailableError);
+    expect(await failureOf(unreachable.streamReply({ systemPrompt, turns: [{ role: 'user', text: 'Hi' }] }))).toBeInstanceOf(
+      ModelUnavailableError,
+    );
 
     await control('/control/model/settings', { token_delay_ms: 400 });
     const impatient = new OpenAiCompatibleModel({ baseUrl: `${url}/v1`, apiKey: 'simulator', model: 'switchboard-sim-1', timeoutMs: 100 });
@@ -250,14 +274,27 @@ describe('simulator: model (OpenAI-compatible)', () => {
     const response = await fetch(`${url}/v1/chat/completions`, {
       method: 'POST',
       headers: { authorization: 'Bearer anything', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'switchboard-sim-1', stream: true, messages: [{ role: 'user', content: [{ type: 'text', text: 'Two words' }] }] }),
+      body: JSON.stringify({
+        model: 'switchboard-sim-1',
+        stream: true,
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'Two words' }] }],
+      }),
     });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = (await response.text()).split('\n\n').filter((e) => e !== '');
     expect(events.every((e) => e.startsWith('data: '))).toBe(true);
     expect(events.at(-1)).toBe('data: [DONE]');
-    const chunks = events.slice(0, -1).map((e) => JSON.parse(e.slice(6)) as { id: string; object: string; model: string; created: number; choices: Array<{ index: number; delta: { role?: string; content?: string }; finish_reason: string | null }> });
+    const chunks = events.slice(0, -1).map(
+      (e) =>
+        JSON.parse(e.slice(6)) as {
+          id: string;
+          object: string;
+          model: string;
+          created: number;
+          choices: Array<{ index: number; delta: { role?: string; content?: string }; finish_reason: string | null }>;
+        },
+    );
     expect(chunks.map((c) => c.choices[0].delta)).toEqual([
       { role: 'assistant', content: 'You ' },
       { content: 'said: ' },
@@ -272,12 +309,26 @@ describe('simulator: model (OpenAI-compatible)', () => {
     ]);
     expect(chunks.map((c) => c.choices[0].finish_reason)).toEqual([...Array(9).fill(null), 'stop']);
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
-    expect(chunks.every((c) => c.object === 'chat.completion.chunk' && c.model === 'switchboard-sim-1' && Number.isInteger(c.created) && c.choices[0].index === 0)).toBe(true);
+    expect(
+      chunks.every(
+        (c) =>
+          c.object === 'chat.completion.chunk' &&
+          c.model === 'switchboard-sim-1' &&
+          Number.isInteger(c.created) &&
+          c.choices[0].index === 0,
+      ),
+    ).toBe(true);
 
     // The openai package itself, without streaming.
     const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'simulator', maxRetries: 0 });
     await control('/control/model/replies', { reply: 'Certainly.', match: 'please' });
-    const completion = await client.chat.completions.create({ model: 'switchboard-sim-1', messages: [{ role: 'system', content: 'Be kind.' }, { role: 'user', content: 'Help, please' }] });
+    const completion = await client.chat.completions.create({
+      model: 'switchboard-sim-1',
+      messages: [
+        { role: 'system', content: 'Be kind.' },
+        { role: 'user', content: 'Help, please' },
+      ],
+    });
     expect(completion.object).toBe('chat.completion');
     expect(completion.choices[0].message).toMatchObject({ role: 'assistant', content: 'Certainly.' });
     expect(completion.choices[0].finish_reason).toBe('stop');
@@ -286,7 +337,11 @@ describe('simulator: model (OpenAI-compatible)', () => {
 
   it('requires a bearer and a valid body', async () => {
     const post = (body: object, headers: Record<string, string> = { authorization: 'Bearer k' }) =>
-      fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+      fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(body),
+      });
     const valid = { model: 'm', messages: [{ role: 'user', content: 'hi' }] };
     const unauthenticated = await post(valid, {});
     expect(unauthenticated.status).toBe(401);
@@ -307,6 +362,8 @@ describe('simulator: model (OpenAI-compatible)', () => {
     expect((await control('/control/model/settings', { token_delay_ms: 1.5 })).status).toBe(400);
     expect((await control('/control/model/faults', { mode: 'explode' })).status).toBe(400);
     expect((await control('/control/model/faults', { mode: 'error', count: 0 })).status).toBe(400);
-    expect(await simulatorControl(url, credentials.controlToken)('GET', '/control/model/settings').then((r) => r.json())).toEqual({ token_delay_ms: 0 });
+    expect(await simulatorControl(url, credentials.controlToken)('GET', '/control/model/settings').then((r) => r.json())).toEqual({
+      token_delay_ms: 0,
+    });
   });
 });

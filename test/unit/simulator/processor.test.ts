@@ -45,7 +45,14 @@ describe('card processor simulator', () => {
     const { body } = await control('GET', '/control/processor/charges');
     expect(body.attempts).toBe(1);
     expect(body.charges).toEqual([
-      expect.objectContaining({ id: chargeId, idempotency_key: 'invoice:1', amount_cents: 1500, payment_method_token: 'simcard_test', status: 'succeeded', created_at: expect.any(String) }),
+      expect.objectContaining({
+        id: chargeId,
+        idempotency_key: 'invoice:1',
+        amount_cents: 1500,
+        payment_method_token: 'simcard_test',
+        status: 'succeeded',
+        created_at: expect.any(String),
+      }),
     ]);
   });
 
@@ -61,7 +68,9 @@ describe('card processor simulator', () => {
   it('refuses an idempotency key reused for a different charge', async () => {
     await charge({ idempotencyKey: 'invoice:3' });
     await expect(charge({ idempotencyKey: 'invoice:3', amountCents: 1600 })).rejects.toBeInstanceOf(PaymentRequestRejectedError);
-    await expect(charge({ idempotencyKey: 'invoice:3', paymentMethodToken: 'simcard_other' })).rejects.toBeInstanceOf(PaymentRequestRejectedError);
+    await expect(charge({ idempotencyKey: 'invoice:3', paymentMethodToken: 'simcard_other' })).rejects.toBeInstanceOf(
+      PaymentRequestRejectedError,
+    );
     const { body } = await control('GET', '/control/processor/charges');
     expect(body.charges).toHaveLength(1);
     expect(body.attempts).toBe(3);
@@ -91,7 +100,10 @@ describe('card processor simulator', () => {
 
   it('declines tokens marked as declining', async () => {
     await control('POST', '/control/processor/declining-tokens', { payment_method_token: 'simcard_bad', decline_code: 'expired_card' });
-    await expect(charge({ paymentMethodToken: 'simcard_bad' })).rejects.toMatchObject({ name: 'CardDeclinedChargeError', declineCode: 'expired_card' });
+    await expect(charge({ paymentMethodToken: 'simcard_bad' })).rejects.toMatchObject({
+      name: 'CardDeclinedChargeError',
+      declineCode: 'expired_card',
+    });
     await expect(charge()).resolves.toEqual({ chargeId: expect.any(String) });
   });
 
@@ -111,7 +123,9 @@ describe('card processor simulator', () => {
     await control('POST', '/control/processor/faults', { mode: 'timeout', hold_ms: 2000, count: 1 });
     const impatient = new SimulatorPaymentProcessor(url, credentials.paymentsApiKey, 300);
     const started = Date.now();
-    const error = await impatient.charge({ paymentMethodToken: 'simcard_test', amountCents: 900, idempotencyKey: 'invoice:7' }).catch((err: unknown) => err);
+    const error = await impatient
+      .charge({ paymentMethodToken: 'simcard_test', amountCents: 900, idempotencyKey: 'invoice:7' })
+      .catch((err: unknown) => err);
     expect(Date.now() - started).toBeLessThan(1500);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(CardDeclinedChargeError);
@@ -125,7 +139,9 @@ describe('card processor simulator', () => {
 
   it('reset releases held requests', async () => {
     await control('POST', '/control/processor/faults', { mode: 'timeout', hold_ms: 2000 });
-    const pending = processor.charge({ paymentMethodToken: 'simcard_test', amountCents: 100, idempotencyKey: 'invoice:8' }).catch((err: unknown) => err);
+    const pending = processor
+      .charge({ paymentMethodToken: 'simcard_test', amountCents: 100, idempotencyKey: 'invoice:8' })
+      .catch((err: unknown) => err);
     for (let i = 0; i < 50 && state.heldCount === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(state.heldCount).toBe(1);
     const started = Date.now();
@@ -153,18 +169,27 @@ describe('card processor simulator', () => {
   });
 
   it('looks a charge up by idempotency key: succeeded, declined, or none', async () => {
-    await control('POST', '/control/processor/declining-tokens', { payment_method_token: 'simcard_bad', decline_code: 'insufficient_funds' });
-    await expect(charge({ idempotencyKey: 'invoice:10', paymentMethodToken: 'simcard_bad' })).rejects.toBeInstanceOf(CardDeclinedChargeError);
+    await control('POST', '/control/processor/declining-tokens', {
+      payment_method_token: 'simcard_bad',
+      decline_code: 'insufficient_funds',
+    });
+    await expect(charge({ idempotencyKey: 'invoice:10', paymentMethodToken: 'simcard_bad' })).rejects.toBeInstanceOf(
+      CardDeclinedChargeError,
+    );
     await expect(processor.lookUp('invoice:10')).resolves.toEqual({ status: 'declined', declineCode: 'insufficient_funds' });
     await expect(processor.lookUp('invoice:never')).resolves.toEqual({ status: 'not_found' });
     // Unknown outcome (bad credentials, unreachable) is never "not found".
     await expect(new SimulatorPaymentProcessor(url, credentials.carrierApiKey).lookUp('invoice:never')).rejects.toThrow(/401/);
-    await expect(new SimulatorPaymentProcessor('http://127.0.0.1:9', credentials.paymentsApiKey).lookUp('invoice:never')).rejects.toThrow(/unreachable/);
+    await expect(new SimulatorPaymentProcessor('http://127.0.0.1:9', credentials.paymentsApiKey).lookUp('invoice:never')).rejects.toThrow(
+      /unreachable/,
+    );
   });
 
   it('rejects bad credentials and bad requests', async () => {
     const wrong = new SimulatorPaymentProcessor(url, credentials.carrierApiKey); // the carrier's key is not the processor's
-    await expect(wrong.charge({ paymentMethodToken: 'simcard_test', amountCents: 100, idempotencyKey: 'k' })).rejects.toBeInstanceOf(PaymentRequestRejectedError);
+    await expect(wrong.charge({ paymentMethodToken: 'simcard_test', amountCents: 100, idempotencyKey: 'k' })).rejects.toBeInstanceOf(
+      PaymentRequestRejectedError,
+    );
     await expect(charge({ amountCents: 0 })).rejects.toBeInstanceOf(PaymentRequestRejectedError);
     await expect(charge({ amountCents: 12.5 })).rejects.toBeInstanceOf(PaymentRequestRejectedError);
     await expect(charge({ paymentMethodToken: '' })).rejects.toBeInstanceOf(PaymentRequestRejectedError);
@@ -176,13 +201,20 @@ describe('card processor simulator', () => {
   it('validates control requests', async () => {
     expect((await control('POST', '/control/processor/faults', { mode: 'explode' })).status).toBe(400);
     expect((await control('POST', '/control/processor/faults', { mode: 'error', count: 0 })).status).toBe(400);
-    expect((await control('POST', '/control/processor/faults', { mode: 'decline' })).body).toEqual({ mode: 'decline', decline_code: 'card_declined', remaining: null, hold_ms: 30000 });
+    expect((await control('POST', '/control/processor/faults', { mode: 'decline' })).body).toEqual({
+      mode: 'decline',
+      decline_code: 'card_declined',
+      remaining: null,
+      hold_ms: 30000,
+    });
   });
 
   it('close releases a held request', async () => {
     const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
     await simulatorControl(sim.url, credentials.controlToken)('POST', '/control/processor/faults', { mode: 'timeout' });
-    const pending = new SimulatorPaymentProcessor(sim.url, credentials.paymentsApiKey).charge({ paymentMethodToken: 't', amountCents: 1, idempotencyKey: 'k' }).catch((err: unknown) => err);
+    const pending = new SimulatorPaymentProcessor(sim.url, credentials.paymentsApiKey)
+      .charge({ paymentMethodToken: 't', amountCents: 1, idempotencyKey: 'k' })
+      .catch((err: unknown) => err);
     for (let i = 0; i < 50 && sim.processor.heldCount === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(sim.processor.heldCount).toBe(1);
     const started = Date.now();

@@ -72,7 +72,9 @@ describe('carrier simulator: messages', () => {
       [request.messageId, 'sent'],
       [request.messageId, 'delivered'],
     ]);
-    const { messages } = (await (await control('GET', '/control/messages')).json()) as { messages: Array<{ message_id: string; requests: number; status: string }> };
+    const { messages } = (await (await control('GET', '/control/messages')).json()) as {
+      messages: Array<{ message_id: string; requests: number; status: string }>;
+    };
     expect(messages).toEqual([expect.objectContaining({ message_id: request.messageId, requests: 2, status: 'delivered' })]);
     // The same id for another message is refused.
     await expect(carrier.sendSms({ ...request, text: 'different' })).rejects.toBeInstanceOf(CarrierRejectedError);
@@ -82,13 +84,18 @@ describe('carrier simulator: messages', () => {
     await setOutcome('+14155550101', 'reject');
     await setOutcome('+14155550102', 'fail');
     await setOutcome('+14155550103', 'undelivered');
-    await expect(carrier.sendSms({ messageId: crypto.randomUUID(), from: '+12025550100', to: '+14155550101', text: 'x', statusUrl })).rejects.toBeInstanceOf(CarrierRejectedError);
+    await expect(
+      carrier.sendSms({ messageId: crypto.randomUUID(), from: '+12025550100', to: '+14155550101', text: 'x', statusUrl }),
+    ).rejects.toBeInstanceOf(CarrierRejectedError);
     const failed = crypto.randomUUID();
     const undelivered = crypto.randomUUID();
     await carrier.sendSms({ messageId: failed, from: '+12025550100', to: '+14155550102', text: 'x', statusUrl });
     await carrier.sendSms({ messageId: undelivered, from: '+12025550100', to: '+14155550103', text: 'x', statusUrl });
     await until(() => events.length === 3);
-    const of = (id: string) => events.filter((e) => e.type === 'sms.status' && e.message_id === id).map((e) => e.type === 'sms.status' && [e.status, e.error_code ?? null]);
+    const of = (id: string) =>
+      events
+        .filter((e) => e.type === 'sms.status' && e.message_id === id)
+        .map((e) => e.type === 'sms.status' && [e.status, e.error_code ?? null]);
     expect(of(failed)).toEqual([['failed', 'carrier_failure']]);
     expect(of(undelivered)).toEqual([
       ['sent', null],
@@ -99,16 +106,24 @@ describe('carrier simulator: messages', () => {
   it('delivers inbound SMS, retrying 5xx and giving up at once on 4xx', async () => {
     failFirst = 2;
     const inbound = (text: string) =>
-      control('POST', '/control/messages/inbound', { from: '+14155550104', to: '+12025550100', text, events_url: statusUrl }).then((r) => r.json());
+      control('POST', '/control/messages/inbound', { from: '+14155550104', to: '+12025550100', text, events_url: statusUrl }).then((r) =>
+        r.json(),
+      );
     expect(await inbound('hello there')).toMatchObject({ delivery: 'delivered', status: 200 });
-    expect(events).toEqual([expect.objectContaining({ type: 'sms.received', from: '+14155550104', to: '+12025550100', text: 'hello there' })]);
+    expect(events).toEqual([
+      expect.objectContaining({ type: 'sms.received', from: '+14155550104', to: '+12025550100', text: 'hello there' }),
+    ]);
     answer = 404;
     expect(await inbound('anyone?')).toMatchObject({ delivery: 'refused', status: 404 });
     expect(events).toHaveLength(2);
   });
 
   it('refuses malformed requests', async () => {
-    const bad = await fetch(`${url}/carrier/v1/messages`, { method: 'POST', headers: { authorization: `Bearer ${credentials.carrierApiKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ message_id: 'x', from: '12', to: '+14155550100', text: 'x', status_url: statusUrl }) });
+    const bad = await fetch(`${url}/carrier/v1/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${credentials.carrierApiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ message_id: 'x', from: '12', to: '+14155550100', text: 'x', status_url: statusUrl }),
+    });
     expect(bad.status).toBe(400);
     const unauthenticated = await fetch(`${url}/carrier/v1/messages`, { method: 'POST', body: '{}' });
     expect(unauthenticated.status).toBe(401);

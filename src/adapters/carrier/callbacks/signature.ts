@@ -20,9 +20,11 @@ export const CARRIER_CALLBACK_HEADERS = {
 
 export const CARRIER_CALLBACK_TOLERANCE_SECONDS = 300;
 
-export type CarrierCallbackFailure = 'missing_timestamp' | 'missing_signature' | 'malformed_timestamp' | 'malformed_signature' | 'signature_mismatch' | 'stale_timestamp';
+export type CarrierCallbackFailure =
+  'missing_timestamp' | 'missing_signature' | 'malformed_timestamp' | 'malformed_signature' | 'signature_mismatch' | 'stale_timestamp';
 
-export type CarrierCallbackVerdict = { valid: true; timestamp: number; signature: string } | { valid: false; reason: CarrierCallbackFailure };
+export type CarrierCallbackVerdict =
+  { valid: true; timestamp: number; signature: string } | { valid: false; reason: CarrierCallbackFailure };
 
 export function computeCarrierSignature(secret: string, timestamp: number, rawBody: string | Buffer): string {
   const hmac = crypto.createHmac('sha256', Buffer.from(secret, 'utf8'));
@@ -55,7 +57,13 @@ function header(headers: HeaderSource, name: string): string | undefined {
  * Verifies one callback: presence, format, the signature (constant-time), then freshness. Replay
  * protection is the receiver's (it must remember accepted signatures for the tolerance window).
  */
-export function verifyCarrierCallback(input: { secret: string; headers: HeaderSource; rawBody: string | Buffer; now?: Date; toleranceSeconds?: number }): CarrierCallbackVerdict {
+export function verifyCarrierCallback(input: {
+  secret: string;
+  headers: HeaderSource;
+  rawBody: string | Buffer;
+  now?: Date;
+  toleranceSeconds?: number;
+}): CarrierCallbackVerdict {
   const timestampRaw = header(input.headers, CARRIER_CALLBACK_HEADERS.timestamp);
   const signature = header(input.headers, CARRIER_CALLBACK_HEADERS.signature);
   if (!timestampRaw) return { valid: false, reason: 'missing_timestamp' };
@@ -65,8 +73,10 @@ export function verifyCarrierCallback(input: { secret: string; headers: HeaderSo
   const timestamp = Number(timestampRaw);
   const expected = Buffer.from(computeCarrierSignature(input.secret, timestamp, input.rawBody), 'utf8');
   const presented = Buffer.from(signature, 'utf8');
-  if (expected.length !== presented.length || !crypto.timingSafeEqual(expected, presented)) return { valid: false, reason: 'signature_mismatch' };
+  if (expected.length !== presented.length || !crypto.timingSafeEqual(expected, presented))
+    return { valid: false, reason: 'signature_mismatch' };
   const nowSeconds = Math.floor((input.now ?? new Date()).getTime() / 1000);
-  if (Math.abs(nowSeconds - timestamp) > (input.toleranceSeconds ?? CARRIER_CALLBACK_TOLERANCE_SECONDS)) return { valid: false, reason: 'stale_timestamp' };
+  if (Math.abs(nowSeconds - timestamp) > (input.toleranceSeconds ?? CARRIER_CALLBACK_TOLERANCE_SECONDS))
+    return { valid: false, reason: 'stale_timestamp' };
   return { valid: true, timestamp, signature };
 }

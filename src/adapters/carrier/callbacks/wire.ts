@@ -23,7 +23,12 @@ export const CARRIER_CALL_EVENT_TYPES = [
 export type CarrierCallEventType = (typeof CARRIER_CALL_EVENT_TYPES)[number];
 
 /** An answered or outbound call ends with exactly one of these. */
-export const CALL_END_EVENT_TYPES = ['call.completed', 'call.busy', 'call.no_answer', 'call.failed'] as const satisfies readonly CarrierCallEventType[];
+export const CALL_END_EVENT_TYPES = [
+  'call.completed',
+  'call.busy',
+  'call.no_answer',
+  'call.failed',
+] as const satisfies readonly CarrierCallEventType[];
 
 /** Who hung up a completed call: the remote party, or Switchboard through `hangUp`. */
 export const CALL_ENDED_BY = ['caller', 'switchboard'] as const;

@@ -93,7 +93,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['workspace_id', 'environment', 'created_at']);
   });
   // A number belongs to at most one line that has not been released.
-  await knex.raw("create unique index lines_phone_number_in_use on lines (phone_number) where status <> 'released' and phone_number is not null");
+  await knex.raw(
+    "create unique index lines_phone_number_in_use on lines (phone_number) where status <> 'released' and phone_number is not null",
+  );
 }
 
 export async function down(knex: Knex): Promise<void> {

@@ -28,7 +28,9 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['actor_key_id', 'created_at']);
   });
   // One active call per line, decided by the database rather than by read-then-write.
-  await knex.raw("create unique index calls_one_active_per_line on calls (line_id) where status in ('initiated', 'ringing', 'in_progress')");
+  await knex.raw(
+    "create unique index calls_one_active_per_line on calls (line_id) where status in ('initiated', 'ringing', 'in_progress')",
+  );
 
   // Calls join the agent self-audit feed.
   await knex.raw('drop view agent_activity');

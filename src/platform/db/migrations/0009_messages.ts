@@ -47,7 +47,9 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('last_message_at', { useTz: true }).notNullable();
     t.primary(['line_id', 'remote_number']);
   });
-  await knex.raw('create index conversations_recent on conversations (workspace_id, environment, last_message_at desc, last_message_id desc)');
+  await knex.raw(
+    'create index conversations_recent on conversations (workspace_id, environment, last_message_at desc, last_message_id desc)',
+  );
 
   // SMS join the agent self-audit feed (inbound and keyword replies have no actor key).
   await knex.raw('drop view agent_activity');

@@ -28,12 +28,16 @@ export async function up(knex: Knex): Promise<void> {
   await disableUntouchedTestAutoRecharge(knex);
 
   await knex.raw('alter table payment_attempts drop constraint payment_attempts_status_check');
-  await knex.raw("alter table payment_attempts add constraint payment_attempts_status_check check (status in ('pending', 'succeeded', 'declined', 'failed'))");
+  await knex.raw(
+    "alter table payment_attempts add constraint payment_attempts_status_check check (status in ('pending', 'succeeded', 'declined', 'failed'))",
+  );
   await knex.schema.alterTable('payment_attempts', (t) => {
     t.text('failure_reason');
     t.timestamp('resolved_at', { useTz: true });
   });
-  await knex.raw("create unique index payment_attempts_one_pending on payment_attempts (workspace_id, environment) where status = 'pending'");
+  await knex.raw(
+    "create unique index payment_attempts_one_pending on payment_attempts (workspace_id, environment) where status = 'pending'",
+  );
 
   await giveFirstTestLinesTheirGrace(knex);
 }
