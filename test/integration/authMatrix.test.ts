@@ -4,6 +4,7 @@ import addFormats from 'ajv-formats';
 import { inlineRefs } from '../../api/openapi/document';
 import { allRoutes } from '../../api/routes';
 import type { RouteDef } from '../../api/routes/types';
+import { ACTIVE_CALL_STATUSES } from '../../src/domain/calls/rules';
 import { generateKey, hashKey } from '../../src/domain/keys/format';
 import { mintAgentKey } from '../../src/domain/keys/agentKeys';
 import { SCOPES } from '../../src/domain/keys/scopes';
@@ -112,7 +113,7 @@ describe('auth matrix: every route × every kind of credential', () => {
             .db('calls')
             .where(scope)
             .whereIn('environment', environments)
-            .andWhere((q) => q.whereIn('status', ['initiated', 'ringing', 'in_progress']).orWhereNull('charge_cents'))
+            .andWhere((q) => q.whereIn('status', [...ACTIVE_CALL_STATUSES]).orWhereNull('charge_cents'))
             .count<{ n: string }[]>('id as n'),
           h
             .db('spend_holds')
