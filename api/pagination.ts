@@ -1,5 +1,6 @@
 /**
- * Cursor pagination, one shape for every cursor list (transactions, conversations, a
+ * The two list shapes. Offset lists (`offsetPage`) answer a page and `total`. Cursor pagination is
+ * one shape for every cursor list (transactions, conversations, a
  * conversation's messages): newest first, ordered by (time, id) so rows that share a
  * millisecond keep a stable order and every row is seen exactly once. The cursor is
  * `<ISO time>|<id>` of the last row returned; a bare ISO time (the spec's "a timestamp from the
@@ -64,4 +65,26 @@ export function cursorPage<T>(
   if (!hasMore || last === undefined) return { page, has_more: false, next_cursor: null };
   const key = keyOf(last);
   return { page, has_more: true, next_cursor: `${key.at.toISOString()}|${key.id}` };
+}
+
+/**
+ * Offset pagination, the other list shape (`limit`/`offset` with `total`): newest first by
+ * (time, id), one page of `query()` and the count of the same filter, read together.
+ */
+export async function offsetPage<TRecord extends object, TResult>(
+  query: () => Knex.QueryBuilder<TRecord, TResult>,
+  page: { limit: number; offset: number },
+  timeColumn = 'created_at',
+) {
+  const [rows, [{ total }]] = await Promise.all([
+    query()
+      .orderBy([
+        { column: timeColumn, order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(page.limit)
+      .offset(page.offset),
+    query().count<{ total: string }[]>('id as total'),
+  ]);
+  return { rows, total: Number(total) };
 }

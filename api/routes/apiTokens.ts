@@ -7,6 +7,7 @@ import { principalOf, type AppContext, type AppDeps, type Principal } from '../c
 import { ApiError, errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
+import { offsetPage } from '../pagination';
 import type { RouteDef } from './types';
 import type { Grant } from '../../src/domain/keys/grants';
 import type { Role, Scope } from '../../src/domain/keys/scopes';
@@ -72,17 +73,8 @@ async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
 async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const { limit, offset } = ctx.state.query as { limit: number; offset: number };
-  const [rows, [{ total }]] = await Promise.all([
-    tokensManagedBy(deps.db, principal.key)
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(limit)
-      .offset(offset),
-    tokensManagedBy(deps.db, principal.key).count<{ total: string }[]>('id as total'),
-  ]);
-  ctx.body = { api_tokens: rows.map(toScopedTokenRecord), total: Number(total) };
+  const { rows, total } = await offsetPage(() => tokensManagedBy(deps.db, principal.key), { limit, offset });
+  ctx.body = { api_tokens: rows.map(toScopedTokenRecord), total };
 }
 
 async function revoke(ctx: AppContext, deps: AppDeps): Promise<void> {

@@ -5,11 +5,12 @@
  */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { errors } from '../errors';
-import { answeringKeyRefusals } from '../keyErrors';
+import { mintAnsweringRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
+import { offsetPage } from '../pagination';
 import type { RouteDef } from './types';
 import { managedBy } from '../../src/domain/keys/ancestry';
-import { agentKeyFieldsOf, mintAgentKey, toKeyRecord, type AgentKeyFields } from '../../src/domain/keys/agentKeys';
+import { agentKeyFieldsOf, toKeyRecord, type AgentKeyFields } from '../../src/domain/keys/agentKeys';
 import { isSettableTier } from '../../src/domain/keys/tiers';
 import { regularKeysOf, type ApiKeyRow } from '../../src/domain/keys/store';
 import { monthlySpendByKey } from '../../src/domain/billing/holds';
@@ -40,20 +41,7 @@ async function create(ctx: AppContext, deps: AppDeps): Promise<void> {
     throw errors.validation([{ field: 'permissions', message: `${body.permissions} cannot be set through the API` }]);
   }
   const owner = { workspaceId: principal.workspaceId, userId: user.id, role: user.role, environment: principal.environment };
-  const now = deps.now();
-  const record = await answeringKeyRefusals(() =>
-    deps.db.transaction(async (trx) => {
-      const minted = await mintAgentKey(trx, {
-        owner,
-        minter: principal.key,
-        fields: agentKeyFieldsOf(body),
-        now,
-      });
-      const key = authKeyRecord(minted.row);
-      await ctx.state.idempotency?.completeInTransaction(trx, 201, { key });
-      return { ...key, plaintext_key: minted.plaintext };
-    }),
-  );
+  const record = await mintAnsweringRefusals(ctx, deps, { owner, fields: agentKeyFieldsOf(body) }, authKeyRecord);
   ctx.status = 201;
   ctx.body = { key: record };
 }
@@ -63,22 +51,13 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   await requireAdminUser(ctx, deps);
   const { limit, offset } = ctx.state.query as { limit: number; offset: number };
   const visible = () => managedBy(regularKeysOf(deps.db, principal), principal.key);
-  const [rows, [{ total }]] = await Promise.all([
-    visible()
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(limit)
-      .offset(offset),
-    visible().count<{ total: string }[]>('id as total'),
-  ]);
+  const { rows, total } = await offsetPage(visible, { limit, offset });
   const spend = await monthlySpendByKey(
     deps.db,
     rows.map((row) => row.id),
     deps.now(),
   );
-  ctx.body = { keys: rows.map((row) => authKeyRecord(row, spend.get(row.id) ?? 0)), total: Number(total) };
+  ctx.body = { keys: rows.map((row) => authKeyRecord(row, spend.get(row.id) ?? 0)), total };
 }
 
 export function authKeyRoutes(): RouteDef[] {

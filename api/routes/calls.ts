@@ -19,6 +19,7 @@ import {
   speakUpdate,
   waitUpdate,
 } from '../../workflows/definitions/callControl';
+import { offsetPage } from '../pagination';
 
 /*
  * Placing, reading and controlling calls. `POST /calls` refuses in a fixed order, each check only
@@ -92,17 +93,8 @@ async function listCalls(ctx: AppContext, deps: AppDeps): Promise<void> {
     if (q.status) query.andWhere({ status: q.status });
     return query;
   };
-  const [rows, [{ total }]] = await Promise.all([
-    filtered()
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(q.limit)
-      .offset(q.offset),
-    filtered().count<{ total: string }[]>('id as total'),
-  ]);
-  ctx.body = { calls: rows.map(toCallRecord), total: Number(total) };
+  const { rows, total } = await offsetPage(filtered, q);
+  ctx.body = { calls: rows.map(toCallRecord), total };
 }
 
 async function hangUp(ctx: AppContext, deps: AppDeps): Promise<void> {

@@ -14,6 +14,7 @@ import {
   ref,
   total,
 } from '../openapi/schemas';
+import { offsetPage } from '../pagination';
 import type { RouteDef } from './types';
 import { addDisclosure, disclosuresOf, toDisclosureRecord } from '../../src/domain/compliance/disclosures';
 import { complianceEventsOf } from '../../src/domain/compliance/events';
@@ -86,17 +87,8 @@ async function check(ctx: AppContext, deps: AppDeps): Promise<void> {
     return;
   }
   const filtered = () => (q.status ? scoped().andWhere({ status: q.status }) : scoped());
-  const [rows, [{ total }]] = await Promise.all([
-    filtered()
-      .orderBy([
-        { column: 'granted_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(q.limit)
-      .offset(q.offset),
-    filtered().count<{ total: string }[]>('id as total'),
-  ]);
-  ctx.body = { consents: rows.map(toConsentRecord), total: Number(total) };
+  const { rows, total } = await offsetPage(filtered, q, 'granted_at');
+  ctx.body = { consents: rows.map(toConsentRecord), total };
 }
 
 async function revoke(ctx: AppContext, deps: AppDeps): Promise<void> {
@@ -129,17 +121,8 @@ async function createDisclosure(ctx: AppContext, deps: AppDeps): Promise<void> {
 async function listDisclosures(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const q = ctx.state.query as { limit: number; offset: number };
-  const [rows, [{ total }]] = await Promise.all([
-    disclosuresOf(deps.db, principal)
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(q.limit)
-      .offset(q.offset),
-    disclosuresOf(deps.db, principal).count<{ total: string }[]>('id as total'),
-  ]);
-  ctx.body = { disclosures: rows.map(toDisclosureRecord), total: Number(total) };
+  const { rows, total } = await offsetPage(() => disclosuresOf(deps.db, principal), q);
+  ctx.body = { disclosures: rows.map(toDisclosureRecord), total };
 }
 
 export function toComplianceEvent(row: Record<string, unknown>) {
@@ -180,17 +163,8 @@ async function audit(ctx: AppContext, deps: AppDeps): Promise<void> {
     if (q.to) query.andWhere('created_at', '<', parseDateOrDateTime(q.to)!);
     return query;
   };
-  const [rows, [{ total }]] = await Promise.all([
-    filtered()
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(q.limit)
-      .offset(q.offset),
-    filtered().count<{ total: string }[]>('id as total'),
-  ]);
-  ctx.body = { events: rows.map(toComplianceEvent), total: Number(total) };
+  const { rows, total } = await offsetPage(filtered, q);
+  ctx.body = { events: rows.map(toComplianceEvent), total };
 }
 
 const phoneParam = (required: boolean) => ({

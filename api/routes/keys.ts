@@ -4,13 +4,13 @@
  */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
-import { answeringKeyRefusals } from '../keyErrors';
+import { answeringKeyRefusals, mintAnsweringRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
+import { offsetPage } from '../pagination';
 import type { RouteDef } from './types';
 import {
   agentKeyFieldsOf,
   agentKeysOf,
-  mintAgentKey,
   revokeAgentKey,
   rotateAgentKey,
   toKeyRecord,
@@ -63,23 +63,9 @@ async function mint(ctx: AppContext, deps: AppDeps): Promise<void> {
     throw errors.validation([{ field: 'environment', message: `Must be ${principal.environment}, the environment of this service key` }]);
   }
   refuseLegacyTier(body.permissions);
-  const now = deps.now();
   // Rule 7's binding 404 (missing, foreign, other-environment or released line) is raised inside
   // the transaction, so nothing is written and nothing is cached.
-  const record = await answeringKeyRefusals(() =>
-    deps.db.transaction(async (trx) => {
-      const minted = await mintAgentKey(trx, {
-        owner,
-        minter: principal.key,
-        fields: agentKeyFieldsOf(body),
-        now,
-      });
-      const key = toKeyRecord(minted.row);
-      // The replay is the stored row without the plaintext, committed with the key itself.
-      await ctx.state.idempotency?.completeInTransaction(trx, 201, { key });
-      return { ...key, plaintext_key: minted.plaintext };
-    }),
-  );
+  const record = await mintAnsweringRefusals(ctx, deps, { owner, fields: agentKeyFieldsOf(body) }, toKeyRecord);
   ctx.state.log.info({ minted_key_id: record.id }, 'agent key minted');
   ctx.status = 201;
   ctx.body = { key: record };
@@ -89,17 +75,8 @@ async function list(ctx: AppContext, deps: AppDeps): Promise<void> {
   const owner = await ownerOf(ctx, deps);
   const { limit, offset } = ctx.state.query as { limit: number; offset: number };
   const base = () => agentKeysOf(deps.db, owner).whereNull('revoked_at');
-  const [rows, [{ total }]] = await Promise.all([
-    base()
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(limit)
-      .offset(offset),
-    base().count<{ total: string }[]>('id as total'),
-  ]);
-  ctx.body = { keys: await withSpend(deps, rows), total: Number(total) };
+  const { rows, total } = await offsetPage(base, { limit, offset });
+  ctx.body = { keys: await withSpend(deps, rows), total };
 }
 
 async function findOwned(ctx: AppContext, deps: AppDeps, owner: AgentKeyOwner) {

@@ -3,6 +3,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
 import { boundedListParams, errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
+import { offsetPage } from '../pagination';
 import type { RouteDef } from './types';
 import type { LineUpdate } from '../../src/domain/lines/rules';
 import { linesOf, findLine, toLineRecord } from '../../src/domain/lines/store';
@@ -178,17 +179,8 @@ export function lineRoutes(): RouteDef[] {
           if (allowed) query.whereIn('id', [...allowed]);
           return query;
         };
-        const [rows, [{ total }]] = await Promise.all([
-          visible()
-            .orderBy([
-              { column: 'created_at', order: 'desc' },
-              { column: 'id', order: 'desc' },
-            ])
-            .limit(limit)
-            .offset(offset),
-          visible().count<{ total: string }[]>('id as total'),
-        ]);
-        ctx.body = { lines: rows.map(toLineRecord), total: Number(total) };
+        const { rows, total } = await offsetPage(visible, { limit, offset });
+        ctx.body = { lines: rows.map(toLineRecord), total };
       },
     },
     {

@@ -3,6 +3,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
+import { offsetPage } from '../pagination';
 import type { RouteDef } from './types';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
 import { sendTestEvent } from '../../src/domain/webhooks/sendTest';
@@ -45,17 +46,8 @@ async function listDeliveries(ctx: AppContext, deps: AppDeps): Promise<void> {
     if (q.event_type) query.andWhere({ event_type: q.event_type });
     return query;
   };
-  const [rows, [{ total }]] = await Promise.all([
-    filtered()
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(q.limit)
-      .offset(q.offset),
-    filtered().count<{ total: string }[]>('id as total'),
-  ]);
-  ctx.body = { deliveries: rows.map(toDeliveryRecord), total: Number(total) };
+  const { rows, total } = await offsetPage(filtered, q);
+  ctx.body = { deliveries: rows.map(toDeliveryRecord), total };
 }
 
 /** Stats cover a bounded window, so the query reads an index range, not a workspace's whole history. */

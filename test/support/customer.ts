@@ -6,6 +6,7 @@ import type { MessageStatus } from '../../src/domain/messages/rules';
 import type { Config } from '../../src/platform/config';
 import { eventually, useHarness, webhookLine, type Harness, type HarnessOptions, type Tenant, type TestResponse } from './harness';
 import { startReceiver, type Receiver } from './receiver';
+import type { SpeakResult, WaitResult } from '../../workflows/definitions/callControl';
 
 /**
  * What a customer does through the public API, typed: lines, calls and messages. Tests tell their
@@ -297,24 +298,6 @@ export interface AgentKey {
 }
 
 export type Customer = ReturnType<typeof customer>;
-
-export interface SpeakResult {
-  call_id: string;
-  spoke: boolean;
-  interrupted: boolean;
-  partial_response_text: string | null;
-  interruption_reason: string | null;
-  timed_out: boolean;
-  response_text: string | null;
-  response_timestamp: number | null;
-}
-
-export interface WaitResult {
-  call_id: string;
-  timed_out: boolean;
-  response_text: string | null;
-  response_timestamp: number | null;
-}
 
 export interface HarnessWithReceiver {
   h: Harness;
