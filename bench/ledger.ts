@@ -91,6 +91,9 @@ async function main(): Promise<number> {
     const after = await balanceOf(db, tenant);
     const [{ sum }] = await db('ledger_transactions').where({ workspace_id: workspace.id, environment: 'test' }).sum('amount_cents as sum');
     const active = await db('spend_holds').where({ workspace_id: workspace.id, status: 'active' }).count('id as n');
+    const [{ held }] = await db('spend_holds').where({ workspace_id: workspace.id, status: 'active' }).sum('amount_cents as held');
+    // The running held balance on the account row against the holds it stands for.
+    const driftHeld = after.heldCents - Number(held ?? 0);
     const driftVsLedger = after.balanceCents - Number(sum);
     const driftVsPricing = before - expectedCharges - after.balanceCents;
 
@@ -124,9 +127,11 @@ async function main(): Promise<number> {
       ],
     );
     console.log(
-      `\ncharged ${expectedCharges} cents; drift balance vs ledger: ${driftVsLedger} cents; drift vs pricing: ${driftVsPricing} cents; active holds left: ${active[0].n}`,
+      `\ncharged ${expectedCharges} cents; drift balance vs ledger: ${driftVsLedger} cents; drift vs pricing: ${driftVsPricing} cents; drift held vs active holds: ${driftHeld} cents; active holds left: ${active[0].n}`,
     );
-    return reportFailures(driftVsLedger !== 0 || driftVsPricing !== 0 || Number(active[0].n) !== 0 ? ['the books do not balance'] : []);
+    return reportFailures(
+      driftVsLedger !== 0 || driftVsPricing !== 0 || driftHeld !== 0 || Number(active[0].n) !== 0 ? ['the books do not balance'] : [],
+    );
   } finally {
     await cleanups.run();
   }
