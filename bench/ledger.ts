@@ -3,7 +3,9 @@
  * the call workflow does — hold one minute, extend minute by minute, settle the exact
  * per-second charge — with bounded concurrency against one workspace, then check the books:
  * the balance must equal the sum of the ledger and the expected total from the pricing
- * module, to the cent. Baseline: as many one-row UPDATE transactions as there were postings, on one row.
+ * module, to the cent, and the held total on the account row the sum of the active holds. Baseline: as many
+ * one-row UPDATE transactions as there were postings (holds, extensions, settlements), on one row; ceiling: that
+ * UPDATE alone in autocommit.
  *
  *   npm run bench:ledger
  *   BENCH_CALLS=20000 BENCH_CONCURRENCY=32 npm run bench:ledger
@@ -110,6 +112,12 @@ async function main(): Promise<number> {
       await db.transaction((trx) => trx.raw('update bench_accounts set balance = balance + ? where id = 1', [i % 100]));
     });
     const baselineSeconds = Number(process.hrtime.bigint() - baselineStarted) / 1e9;
+    // The ceiling of anything serialised on one row through this pool: the same UPDATE alone, in autocommit (one round trip).
+    const ceilingStarted = process.hrtime.bigint();
+    await runBounded(postings, CONCURRENCY, async (i) => {
+      await db.raw('update bench_accounts set balance = balance + ? where id = 1', [i % 100]);
+    });
+    const ceilingSeconds = Number(process.hrtime.bigint() - ceilingStarted) / 1e9;
 
     const row = (label: string, n: number, s: number) => [label, String(n), fmt(s, 2), fmt(n / s, 0)];
     console.log(
@@ -124,6 +132,8 @@ async function main(): Promise<number> {
         row('switchboard: postings (holds + extensions + settlements)', postings, seconds),
         row('baseline: one-row UPDATE transaction', postings, baselineSeconds),
         [RATIO_LABEL, '', '', ratio(postings / seconds, postings / baselineSeconds, 2)],
+        row('ceiling: the same UPDATE alone, autocommit', postings, ceilingSeconds),
+        ['ratio switchboard/ceiling', '', '', ratio(postings / seconds, postings / ceilingSeconds, 2)],
       ],
     );
     console.log(
