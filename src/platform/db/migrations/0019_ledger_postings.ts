@@ -71,6 +71,7 @@ export async function up(knex: Knex): Promise<void> {
     begin
       select a.balance_cents, a.held_cents into v_balance, v_held from billing_accounts a
        where a.workspace_id = p_workspace and a.environment = p_environment for update;
+      if not found then outcome := 'no_active_hold'; return; end if;
       select h.id, h.amount_cents, h.key_id, h.status into hold_id, hold_cents, v_key, v_status from spend_holds h
        where h.reference = p_reference and h.workspace_id = p_workspace and h.environment = p_environment for update;
       if not found or v_status <> 'active' then outcome := 'no_active_hold'; return; end if;
