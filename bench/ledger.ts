@@ -3,7 +3,9 @@
  * the call workflow does — hold one minute, extend minute by minute, settle the exact
  * per-second charge — with bounded concurrency against one workspace, then check the books:
  * the balance must equal the sum of the ledger and the expected total from the pricing
- * module, to the cent. Baseline: the same number of bare INSERTs into a scratch table.
+ * module, to the cent, and the held total on the account row the sum of the active holds. Baseline: as many
+ * one-row UPDATE transactions as there were postings (holds, extensions, settlements), on one row; ceiling: that
+ * UPDATE alone in autocommit.
  *
  *   npm run bench:ledger
  *   BENCH_CALLS=20000 BENCH_CONCURRENCY=32 npm run bench:ledger
@@ -18,7 +20,7 @@ import { callChargeCents, ratePerMinuteCents, ZONES, type Zone } from '../src/do
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { runBounded } from './support/async';
 import { createCleanups, reportFailures, runBench } from './support/run';
-import { fmt, printTable } from './support/table';
+import { fmt, printTable, RATIO_LABEL, ratio } from './support/table';
 import { createBenchWorkspace } from './support/tenant';
 
 const CALLS = intFromEnv('BENCH_CALLS', 10_000);
@@ -91,42 +93,55 @@ async function main(): Promise<number> {
     const after = await balanceOf(db, tenant);
     const [{ sum }] = await db('ledger_transactions').where({ workspace_id: workspace.id, environment: 'test' }).sum('amount_cents as sum');
     const active = await db('spend_holds').where({ workspace_id: workspace.id, status: 'active' }).count('id as n');
+    const [{ held }] = await db('spend_holds').where({ workspace_id: workspace.id, status: 'active' }).sum('amount_cents as held');
+    // The running held balance on the account row against the holds it stands for.
+    const driftHeld = after.heldCents - Number(held ?? 0);
     const driftVsLedger = after.balanceCents - Number(sum);
     const driftVsPricing = before - expectedCharges - after.balanceCents;
 
-    // Baseline: the same number of plain single-row INSERTs, no locks, no checks.
-    await db.schema.createTable('bench_baseline', (t) => {
-      t.bigIncrements('id');
-      t.bigInteger('amount_cents');
-      t.text('ref').unique();
+    // Baseline, pgbench-like: as many one-row UPDATE transactions (BEGIN; UPDATE ... WHERE id = 1; COMMIT) as there were
+    // postings, on ONE row (the workspace account is one row), same pool, same concurrency.
+    await db.schema.createTable('bench_accounts', (t) => {
+      t.integer('id').primary();
+      t.bigInteger('balance').notNullable();
     });
+    await db('bench_accounts').insert({ id: 1, balance: 0 });
+    const postings = holdsPerCall + CALLS;
     const baselineStarted = process.hrtime.bigint();
-    await runBounded(calls.length, CONCURRENCY, async (i) => {
-      const call = calls[i];
-      await db('bench_baseline').insert({
-        amount_cents: -callChargeCents(call.mode, call.zone, call.durationMs),
-        ref: crypto.randomUUID(),
-      });
+    await runBounded(postings, CONCURRENCY, async (i) => {
+      await db.transaction((trx) => trx.raw('update bench_accounts set balance = balance + ? where id = 1', [i % 100]));
     });
     const baselineSeconds = Number(process.hrtime.bigint() - baselineStarted) / 1e9;
+    // The ceiling of anything serialised on one row through this pool: the same UPDATE alone, in autocommit (one round trip).
+    const ceilingStarted = process.hrtime.bigint();
+    await runBounded(postings, CONCURRENCY, async (i) => {
+      await db.raw('update bench_accounts set balance = balance + ? where id = 1', [i % 100]);
+    });
+    const ceilingSeconds = Number(process.hrtime.bigint() - ceilingStarted) / 1e9;
 
     const row = (label: string, n: number, s: number) => [label, String(n), fmt(s, 2), fmt(n / s, 0)];
     console.log(
-      `\n[bench] ${CALLS} calls, concurrency ${CONCURRENCY}, ${holdsPerCall} holds/extensions, one workspace (every posting takes its account lock)\n`,
+      `\n[bench] ${CALLS} calls, concurrency ${CONCURRENCY}, one workspace; postings = holds + extensions + settlements, each serialised on the account row\n`,
     );
     printTable(
       ['target', 'n', 'seconds', 'per second'],
       [
         row('switchboard: reserve + extend + settle (calls)', CALLS, seconds),
         row('switchboard: holds and extensions', holdsPerCall, seconds),
-        row('switchboard: ledger postings (settlements)', CALLS, seconds),
-        row('baseline: bare INSERT', CALLS, baselineSeconds),
+        row('switchboard: settlements', CALLS, seconds),
+        row('switchboard: postings (holds + extensions + settlements)', postings, seconds),
+        row('baseline: one-row UPDATE transaction', postings, baselineSeconds),
+        [RATIO_LABEL, '', '', ratio(postings / seconds, postings / baselineSeconds, 2)],
+        row('ceiling: the same UPDATE alone, autocommit', postings, ceilingSeconds),
+        ['ratio switchboard/ceiling', '', '', ratio(postings / seconds, postings / ceilingSeconds, 2)],
       ],
     );
     console.log(
-      `\ncharged ${expectedCharges} cents; drift balance vs ledger: ${driftVsLedger} cents; drift vs pricing: ${driftVsPricing} cents; active holds left: ${active[0].n}`,
+      `\ncharged ${expectedCharges} cents; drift balance vs ledger: ${driftVsLedger} cents; drift vs pricing: ${driftVsPricing} cents; drift held vs active holds: ${driftHeld} cents; active holds left: ${active[0].n}`,
     );
-    return reportFailures(driftVsLedger !== 0 || driftVsPricing !== 0 || Number(active[0].n) !== 0 ? ['the books do not balance'] : []);
+    return reportFailures(
+      driftVsLedger !== 0 || driftVsPricing !== 0 || driftHeld !== 0 || Number(active[0].n) !== 0 ? ['the books do not balance'] : [],
+    );
   } finally {
     await cleanups.run();
   }

@@ -1,13 +1,14 @@
 /**
  * Reservations. Before a call, one minute is held; each further minute extends the hold;
  * the end of the call settles the exact charge and releases the rest. Every hold is decided
- * under the account row lock, so concurrent holds can never spend past the balance, a key's
+ * under the account row lock, which also carries what the active holds set aside (`held_cents`),
+ * so concurrent holds can never spend past the balance, a key's
  * grant spend limit or an agent key's monthly cap. A key's spend is that of its whole subtree
  * (every key it minted, theirs, ...) across its rotations, so each cap holds across delegation.
  */
 import type { Knex } from 'knex';
 import { LINEAGE_OF_KEY_SQL, spendingKeysSql } from '../keys/ancestry';
-import { lockAccount, postLocked, type BillingTenant, type LedgerTransaction, type TransactionType } from './ledger';
+import { ensureAccount, lockAccount, type BillingTenant, type LedgerTransaction, type TransactionType } from './ledger';
 import { monthStart, nextMonthStart } from './periods';
 
 export type HoldRefusal =
@@ -96,59 +97,100 @@ async function capRefusal(trx: Knex.Transaction, key: KeyLimits, amountCents: nu
   return undefined;
 }
 
-/** Called with the account lock held, and the balance read under it. The acting key's caps first, then each capped ancestor's, nearest first. */
-async function check(
-  trx: Knex.Transaction,
-  tenant: BillingTenant,
-  balanceCents: number,
-  keyId: string | null,
-  amountCents: number,
-  at: Date,
-): Promise<HoldRefusal | undefined> {
-  if (keyId) {
-    // The key and its ancestors that carry a cap, in one query; checked nearest first.
-    const capped = await trx<KeyLimits & { depth: number }>('api_keys')
-      .whereRaw('id = any(array[?]::uuid[] || (select a.ancestor_ids from api_keys a where a.id = ?))', [keyId, keyId])
-      .andWhere((q) => q.whereNotNull('spend_limit_cents').orWhereNotNull('monthly_cap_cents'))
-      .select('id', 'spend_limit_cents', 'spend_reset_period', 'monthly_cap_cents', trx.raw('cardinality(ancestor_ids) as depth'))
-      .orderBy('depth', 'desc');
-    for (const limits of capped) {
-      const refusal = await capRefusal(trx, limits, amountCents, at);
-      if (refusal) return refusal;
-    }
+/** Called with the account lock held. The acting key's caps first, then each capped ancestor's, nearest first. */
+async function capsRefusal(trx: Knex.Transaction, keyId: string, amountCents: number, at: Date): Promise<HoldRefusal | undefined> {
+  // The key and its ancestors that carry a cap, in one query; checked nearest first.
+  const capped = await trx<KeyLimits & { depth: number }>('api_keys')
+    .whereRaw('id = any(array[?]::uuid[] || (select a.ancestor_ids from api_keys a where a.id = ?))', [keyId, keyId])
+    .andWhere((q) => q.whereNotNull('spend_limit_cents').orWhereNotNull('monthly_cap_cents'))
+    .select('id', 'spend_limit_cents', 'spend_reset_period', 'monthly_cap_cents', trx.raw('cardinality(ancestor_ids) as depth'))
+    .orderBy('depth', 'desc');
+  for (const limits of capped) {
+    const refusal = await capRefusal(trx, limits, amountCents, at);
+    if (refusal) return refusal;
   }
-  const [{ held }] = await trx('spend_holds')
-    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, status: 'active' })
-    .select(trx.raw('coalesce(sum(amount_cents), 0)::bigint as held'));
-  const available = balanceCents - Number(held);
-  if (available < amountCents) return { code: 'insufficient_credits', availableCents: available, requiredCents: amountCents };
   return undefined;
 }
 
+/*
+ * Each posting on a hold is one statement (a function of migration 0019) run in autocommit, so a
+ * workspace's account row is locked for that statement and its commit only. The function decides
+ * availability from the account row (`balance_cents - held_cents`, kept by the same statements),
+ * under its lock. A key under a cap (its own or an ancestor's) is answered `capped`: the caps are then
+ * checked here, in a transaction holding the account lock, and the function is called again inside it.
+ */
+interface HoldStatementRow {
+  outcome: 'held' | 'insufficient_credits' | 'capped' | 'no_account' | 'no_active_hold';
+  hold_id: string | null;
+  hold_cents: string | null;
+  available_cents: string | null;
+}
+
+type PlaceHoldInput = { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number; at: Date };
+type ExtendHoldInput = { tenant: BillingTenant; reference: string; totalCents: number; at: Date };
+
+async function placeHoldStatement(db: Knex, input: PlaceHoldInput, capsChecked: boolean): Promise<HoldStatementRow> {
+  const { rows } = await db.raw('select * from ledger_place_hold(?, ?, ?, ?, ?, ?, ?)', [
+    input.tenant.workspaceId,
+    input.tenant.environment,
+    input.keyId,
+    input.reference,
+    input.amountCents,
+    input.at,
+    capsChecked,
+  ]);
+  return rows[0];
+}
+
+async function extendHoldStatement(db: Knex, input: ExtendHoldInput, capsChecked: boolean): Promise<HoldStatementRow> {
+  const { rows } = await db.raw('select * from ledger_extend_hold(?, ?, ?, ?, ?)', [
+    input.tenant.workspaceId,
+    input.tenant.environment,
+    input.reference,
+    input.totalCents,
+    capsChecked,
+  ]);
+  return rows[0];
+}
+
+/** The outcome of a statement that did not answer `capped`; `requiredCents` is what a refusal says was asked for. */
+function holdOutcome(row: HoldStatementRow, reference: string, requiredCents: (heldCents: number) => number): HoldOutcome {
+  switch (row.outcome) {
+    case 'held':
+      return { ok: true, holdId: row.hold_id!, heldCents: Number(row.hold_cents) };
+    case 'insufficient_credits':
+      return {
+        ok: false,
+        refusal: {
+          code: 'insufficient_credits',
+          availableCents: Number(row.available_cents),
+          requiredCents: requiredCents(Number(row.hold_cents)),
+        },
+      };
+    case 'no_active_hold':
+      throw new Error(`no active hold ${reference}`);
+    default:
+      throw new Error(`unexpected hold outcome ${row.outcome} for ${reference}`);
+  }
+}
+
 /** Holds `amountCents` for `reference` (e.g. `call:<id>`). Placing the same reference again is a no-op. */
-export async function placeHold(
-  db: Knex,
-  input: { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number; at: Date },
-): Promise<HoldOutcome> {
+export async function placeHold(db: Knex, input: PlaceHoldInput): Promise<HoldOutcome> {
+  assertCents(input.amountCents);
+  let row = await placeHoldStatement(db, input, false);
+  if (row.outcome === 'no_account') {
+    await ensureAccount(db, input.tenant);
+    row = await placeHoldStatement(db, input, false);
+  }
+  if (row.outcome !== 'capped') return holdOutcome(row, input.reference, () => input.amountCents);
   return db.transaction(async (trx) => {
-    // The account lock is taken first, so every hold of a workspace is decided one at a time.
-    const { balanceCents } = await lockAccount(trx, input.tenant);
-    const existing = await trx('spend_holds').where({ reference: input.reference }).first('id', 'amount_cents', 'status');
+    // The account lock first, so every hold of a workspace is decided one at a time; the caps are read under it.
+    await lockAccount(trx, input.tenant);
+    const existing = await trx('spend_holds').where({ reference: input.reference }).first('id', 'amount_cents');
     if (existing) return { ok: true, holdId: existing.id, heldCents: Number(existing.amount_cents) };
-    const refusal = await check(trx, input.tenant, balanceCents, input.keyId, input.amountCents, input.at);
+    const refusal = await capsRefusal(trx, input.keyId!, input.amountCents, input.at);
     if (refusal) return { ok: false, refusal };
-    const [hold] = await trx('spend_holds')
-      .insert({
-        workspace_id: input.tenant.workspaceId,
-        environment: input.tenant.environment,
-        key_id: input.keyId,
-        reference: input.reference,
-        amount_cents: input.amountCents,
-        status: 'active',
-        created_at: input.at,
-      })
-      .returning(['id', 'amount_cents']);
-    return { ok: true, holdId: hold.id, heldCents: Number(hold.amount_cents) };
+    return holdOutcome(await placeHoldStatement(trx, input, true), input.reference, () => input.amountCents);
   });
 }
 
@@ -156,26 +198,28 @@ export async function placeHold(
  * Raises an active hold to `totalCents` (minute by minute during a call). Idempotent: a hold
  * already at or above the total is left alone, so a retried extension holds nothing twice.
  */
-export async function extendHold(
-  db: Knex,
-  input: { tenant: BillingTenant; reference: string; totalCents: number; at: Date },
-): Promise<HoldOutcome> {
+export async function extendHold(db: Knex, input: ExtendHoldInput): Promise<HoldOutcome> {
+  assertCents(input.totalCents);
+  const more = (heldCents: number) => input.totalCents - heldCents;
+  const row = await extendHoldStatement(db, input, false);
+  if (row.outcome !== 'capped') return holdOutcome(row, input.reference, more);
   return db.transaction(async (trx) => {
-    const { balanceCents } = await lockAccount(trx, input.tenant);
-    const hold = await trx('spend_holds').where({ reference: input.reference }).forUpdate().first('id', 'key_id', 'amount_cents', 'status');
+    await lockAccount(trx, input.tenant);
+    const hold = await trx('spend_holds')
+      .where({ reference: input.reference, workspace_id: input.tenant.workspaceId, environment: input.tenant.environment })
+      .forUpdate()
+      .first('id', 'key_id', 'amount_cents', 'status');
     if (!hold || hold.status !== 'active') throw new Error(`no active hold ${input.reference}`);
-    const more = input.totalCents - Number(hold.amount_cents);
-    if (more <= 0) return { ok: true, holdId: hold.id, heldCents: Number(hold.amount_cents) };
-    const refusal = await check(trx, input.tenant, balanceCents, hold.key_id, more, input.at);
+    if (more(Number(hold.amount_cents)) <= 0) return { ok: true, holdId: hold.id, heldCents: Number(hold.amount_cents) };
+    const refusal = await capsRefusal(trx, hold.key_id, more(Number(hold.amount_cents)), input.at);
     if (refusal) return { ok: false, refusal };
-    await trx('spend_holds').where({ id: hold.id }).update({ amount_cents: input.totalCents });
-    return { ok: true, holdId: hold.id, heldCents: input.totalCents };
+    return holdOutcome(await extendHoldStatement(trx, input, true), input.reference, more);
   });
 }
 
 /**
- * Ends a hold with the exact charge: posts it to the ledger (reference `<hold reference>:settle`)
- * and releases what was not used, in one transaction. Repeating it returns the first posting.
+ * Ends a hold with the exact charge: posts it to the ledger (reference `<hold reference>:settle`),
+ * records the usage and releases what was not used, in one statement. Repeating it returns the first posting.
  */
 export async function settleHold(
   db: Knex,
@@ -193,44 +237,34 @@ export async function settleHold(
     at: Date;
   },
 ): Promise<{ transaction: LedgerTransaction | null; heldCents: number }> {
-  return db.transaction(async (trx) => {
-    await lockAccount(trx, input.tenant);
-    const hold = await trx('spend_holds').where({ reference: input.reference }).forUpdate().first('id', 'key_id', 'amount_cents', 'status');
-    if (!hold) throw new Error(`no hold ${input.reference}`);
-    if (hold.status === 'active') await trx('spend_holds').where({ id: hold.id }).update({ status: 'settled', closed_at: input.at });
-    if (input.usage) {
-      await trx('usage_records')
-        .insert({
-          workspace_id: input.tenant.workspaceId,
-          environment: input.tenant.environment,
-          line_id: input.lineId ?? null,
-          key_id: hold.key_id,
-          kind: input.usage.kind,
-          seconds: input.usage.seconds ?? null,
-          cost_cents: input.chargeCents,
-          reference: input.reference,
-          occurred_at: input.at,
-        })
-        .onConflict('reference')
-        .ignore();
-    }
-    if (input.chargeCents === 0) return { transaction: null, heldCents: Number(hold.amount_cents) };
-    const { transaction } = await postLocked(trx, {
-      tenant: input.tenant,
-      type: input.type,
-      amountCents: -input.chargeCents,
-      description: input.description,
-      idempotencyRef: `${input.reference}:settle`,
-      referenceId: input.referenceId ?? null,
-      referenceType: input.referenceType ?? null,
-      actorKeyId: hold.key_id,
-      lineId: input.lineId ?? null,
-      at: input.at,
-    });
-    return { transaction, heldCents: Number(hold.amount_cents) };
-  });
+  assertCents(input.chargeCents);
+  const { rows } = await db.raw(
+    'select r.outcome, r.hold_cents, (r.posted).* from ledger_settle_hold(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) r',
+    [
+      input.tenant.workspaceId,
+      input.tenant.environment,
+      input.reference,
+      input.chargeCents,
+      input.type,
+      input.description,
+      input.lineId ?? null,
+      input.referenceId ?? null,
+      input.referenceType ?? null,
+      input.usage?.kind ?? null,
+      input.usage?.seconds ?? null,
+      input.at,
+    ],
+  );
+  const { outcome, hold_cents: heldCents, ...posted } = rows[0] as { outcome: string; hold_cents: string } & LedgerTransaction;
+  if (outcome !== 'settled') throw new Error(`no hold ${input.reference}`);
+  return { transaction: posted.id ? posted : null, heldCents: Number(heldCents) };
 }
 
+/** Releases the active hold of `reference`, if any (one statement, as the postings above). */
 export async function releaseHold(db: Knex, input: { tenant: BillingTenant; reference: string; at: Date }): Promise<void> {
-  await db('spend_holds').where({ reference: input.reference, status: 'active' }).update({ status: 'released', closed_at: input.at });
+  await db.raw('select ledger_release_hold(?, ?, ?, ?)', [input.tenant.workspaceId, input.tenant.environment, input.reference, input.at]);
+}
+
+function assertCents(cents: number): void {
+  if (!Number.isSafeInteger(cents)) throw new RangeError(`amount must be integer cents, got ${cents}`);
 }

@@ -129,14 +129,12 @@ export async function post(db: Knex, posting: Posting): Promise<{ transaction: L
   });
 }
 
+/** The balance, and what active holds set aside (kept on the account row by every hold posting, see holds.ts). */
 export async function balanceOf(db: Db, tenant: BillingTenant): Promise<{ balanceCents: number; heldCents: number }> {
   const account = await db('billing_accounts')
     .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
-    .first('balance_cents');
-  const [{ held }] = await db('spend_holds')
-    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, status: 'active' })
-    .select(db.raw('coalesce(sum(amount_cents), 0)::bigint as held'));
-  return { balanceCents: Number(account?.balance_cents ?? 0), heldCents: Number(held) };
+    .first('balance_cents', 'held_cents');
+  return { balanceCents: Number(account?.balance_cents ?? 0), heldCents: Number(account?.held_cents ?? 0) };
 }
 
 /** The account's ledger; `lineIds` narrows it to the transactions of those lines. */
