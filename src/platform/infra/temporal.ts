@@ -56,31 +56,36 @@ export interface DevServer {
 }
 
 /**
+ * The SQLite settings of the dev server's file (`--sqlite-pragma`), measured with `npm run bench:temporal` and chosen in
+ * docs/decisions.md ("The dev Temporal server's SQLite settings"): a write-ahead log, synced at checkpoints rather than at
+ * every commit. A commit is in the OS page cache before the server answers, so a killed server loses nothing (test:
+ * test/integration/devServerDurability.test.ts); only an OS crash or power loss can take the last commits.
+ */
+export const DEV_SERVER_SQLITE_PRAGMAS: Readonly<Record<string, string>> = { journal_mode: 'wal', synchronous: 'normal' };
+
+/**
  * Starts `temporal server start-dev` persisting to `dbFile`, so workflows survive a restart
- * of the server itself. `uiPort` undefined runs it headless.
+ * of the server itself (`dbFile` undefined keeps everything in memory, for the bench's ceiling).
+ * `uiPort` undefined runs it headless.
  */
 export async function startDevServer(opts: {
   cli: string;
   port: number;
   uiPort?: number;
-  dbFile: string;
+  dbFile: string | undefined;
   logFile: string;
   /** Server settings (`--dynamic-config-value`), e.g. `limit.historyCount.suggestContinueAsNew` for tests of long histories. */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /** SQLite pragmas of the file (`--sqlite-pragma`); `DEV_SERVER_SQLITE_PRAGMAS` unless given (`{}`: SQLite's own defaults). */
+  sqlitePragmas?: Readonly<Record<string, string>>;
 }): Promise<DevServer> {
-  fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
-  const args = [
-    'server',
-    'start-dev',
-    '--ip',
-    '127.0.0.1',
-    '--port',
-    String(opts.port),
-    '--db-filename',
-    opts.dbFile,
-    '--log-level',
-    'warn',
-  ];
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
+  if (opts.dbFile !== undefined) {
+    fs.mkdirSync(path.dirname(opts.dbFile), { recursive: true });
+    args.push('--db-filename', opts.dbFile);
+    for (const [pragma, value] of Object.entries(opts.sqlitePragmas ?? DEV_SERVER_SQLITE_PRAGMAS))
+      args.push('--sqlite-pragma', `${pragma}=${value}`);
+  }
   for (const [key, value] of Object.entries(opts.dynamicConfig ?? {}))
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   if (opts.uiPort === undefined) args.push('--headless');
