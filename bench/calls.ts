@@ -52,7 +52,6 @@ import { intFromEnv } from '../src/platform/config';
 import { generateSecretsKey } from '../src/platform/crypto/secretBox';
 import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { spawnLogged, stopProcess } from '../src/platform/infra/proc';
-import { spawnService } from '../src/platform/infra/services';
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { ACTIVE_CALL_STATUSES } from '../src/domain/calls/rules';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
@@ -67,6 +66,8 @@ import { distribution } from './support/stats';
 import { fmt, printTable, ratio } from './support/table';
 
 const TARGET_P99_MS = 150;
+/** Extra node arguments for the worker processes (BENCH_WORKER=process), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 const TURN_TIMEOUT_MS = 10_000;
 const CAPACITY_PERIOD_MS = 5_000;
 /** After the calls of a capacity run have started, before its first turn. */
@@ -461,15 +462,20 @@ async function bareTemporalTurns(
     stopWorker = worker.stop;
   } else {
     const logFile = path.join(options.dir, 'baseline-worker.log');
-    const child = spawnLogged(process.execPath, ['--import', 'tsx', path.join(__dirname, 'turnBaseline', 'worker.ts')], logFile, {
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: h.config.temporalAddress,
-        TEMPORAL_NAMESPACE: h.config.temporalNamespace,
-        TEMPORAL_TASK_QUEUE: taskQueue,
-        BASELINE_BUNDLE_PATH: bundlePath,
+    const child = spawnLogged(
+      process.execPath,
+      [...workerNodeArgs, '--import', 'tsx', path.join(__dirname, 'turnBaseline', 'worker.ts')],
+      logFile,
+      {
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: h.config.temporalAddress,
+          TEMPORAL_NAMESPACE: h.config.temporalNamespace,
+          TEMPORAL_TASK_QUEUE: taskQueue,
+          BASELINE_BUNDLE_PATH: bundlePath,
+        },
       },
-    });
+    );
     stopWorker = () => stopProcess(child);
     workerPid = child.pid;
     await waitForWorker(h, child, logFile, taskQueue);
@@ -697,21 +703,26 @@ async function main(): Promise<number> {
     } else {
       // The worker entry point (src/main/worker.ts) in its own process, as `npm run up` and a
       // deployment run it, on the harness's task queue.
-      const worker = spawnService(
-        'worker',
-        {
-          DATABASE_URL: h.config.databaseUrl,
-          TEMPORAL_ADDRESS: h.config.temporalAddress,
-          TEMPORAL_TASK_QUEUE: h.config.taskQueue,
-          SIMULATOR_URL: h.config.simulatorUrl,
-          CARRIER_API_KEY: h.config.carrierApiKey,
-          PAYMENTS_API_KEY: h.config.paymentsApiKey,
-          WORKFLOW_BUNDLE_PATH: bundlePath,
-          SECRETS_KEY: h.config.secretsKey,
-          PUBLIC_BASE_URL: h.config.publicBaseUrl,
-          LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn',
-        },
+      // BENCH_WORKER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to node, not NODE_OPTIONS, which refuses --cpu-prof.
+      const worker = spawnLogged(
+        process.execPath,
+        [...workerNodeArgs, '--import', 'tsx', path.join(__dirname, '..', 'src', 'main', 'worker.ts')],
         path.join(dir, 'worker.log'),
+        {
+          env: {
+            ...process.env,
+            DATABASE_URL: h.config.databaseUrl,
+            TEMPORAL_ADDRESS: h.config.temporalAddress,
+            TEMPORAL_TASK_QUEUE: h.config.taskQueue,
+            SIMULATOR_URL: h.config.simulatorUrl,
+            CARRIER_API_KEY: h.config.carrierApiKey,
+            PAYMENTS_API_KEY: h.config.paymentsApiKey,
+            WORKFLOW_BUNDLE_PATH: bundlePath,
+            SECRETS_KEY: h.config.secretsKey,
+            PUBLIC_BASE_URL: h.config.publicBaseUrl,
+            LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn',
+          },
+        },
       );
       cleanups.push(() => stopProcess(worker));
       workerPid = worker.pid;
