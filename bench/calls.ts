@@ -56,7 +56,7 @@ import { startEphemeralStack } from '../src/platform/infra/stack';
 import { ACTIVE_CALL_STATUSES } from '../src/domain/calls/rules';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
 import { inBatches, runBounded, sleep, waitUntil } from './support/async';
-import { cpuSeconds, processCpuMs } from './support/cpu';
+import { cpuSeconds, postgresCpuMs, processCpuMs } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver, startStubEndpoint } from './support/receivers';
 import { baselineStopSignal, baselineTurnSignal, baselineTurnWorkflow } from './turnBaseline/workflows';
@@ -401,10 +401,19 @@ interface CpuPerTurn {
   bench: number | undefined;
   worker: number | undefined;
   temporal: number | undefined;
+  postgres: number | undefined;
 }
 
+/** The Postgres port of DATABASE_URL (for its server's CPU time). */
+const postgresPort = () => Number(new URL(process.env.DATABASE_URL ?? 'postgres://localhost:5432').port || 5432);
+
 function cpuMeter(pids: { worker: number | undefined; temporal: number | undefined }): (turns: number) => CpuPerTurn {
-  const at = () => ({ bench: processCpuMs(process.pid), worker: processCpuMs(pids.worker), temporal: processCpuMs(pids.temporal) });
+  const at = () => ({
+    bench: processCpuMs(process.pid),
+    worker: processCpuMs(pids.worker),
+    temporal: processCpuMs(pids.temporal),
+    postgres: postgresCpuMs(postgresPort()),
+  });
   const before = at();
   return (turns) => {
     const after = at();
@@ -413,6 +422,7 @@ function cpuMeter(pids: { worker: number | undefined; temporal: number | undefin
       bench: per(before.bench, after.bench),
       worker: per(before.worker, after.worker),
       temporal: per(before.temporal, after.temporal),
+      postgres: per(before.postgres, after.postgres),
     };
   };
 }
@@ -574,7 +584,7 @@ async function latencyPhase(
 function printThroughput(project: ThroughputResult, bare: ThroughputResult, workerMode: 'inline' | 'process'): void {
   const benchLabel = workerMode === 'inline' ? 'bench process (API+simulator+worker) CPU ms' : 'bench process (API+simulator) CPU ms';
   printTable(
-    ['closed loop', 'turns/s', 'p50 ms', 'p99 ms', benchLabel, 'worker process CPU ms', 'Temporal server CPU ms'],
+    ['closed loop', 'turns/s', 'p50 ms', 'p99 ms', benchLabel, 'worker process CPU ms', 'Temporal server CPU ms', 'Postgres CPU ms'],
     [
       [
         'Switchboard say→speak',
@@ -584,6 +594,7 @@ function printThroughput(project: ThroughputResult, bare: ThroughputResult, work
         msOrNa(project.cpu.bench),
         msOrNa(project.cpu.worker),
         msOrNa(project.cpu.temporal),
+        msOrNa(project.cpu.postgres),
       ],
       [
         'bare Temporal signal→POST',
@@ -593,6 +604,7 @@ function printThroughput(project: ThroughputResult, bare: ThroughputResult, work
         msOrNa(bare.cpu.bench),
         msOrNa(bare.cpu.worker),
         msOrNa(bare.cpu.temporal),
+        msOrNa(bare.cpu.postgres),
       ],
     ],
   );
@@ -604,7 +616,8 @@ function printThroughput(project: ThroughputResult, bare: ThroughputResult, work
     const total = project.cpu.bench + project.cpu.worker;
     console.log(
       `[bench] CPU per turn: API+simulator (bench process) ${fmt(project.cpu.bench, 1)} ms + worker ${fmt(project.cpu.worker, 1)} ms = ` +
-        `${fmt(total, 1)} ms; Temporal server ${msOrNa(project.cpu.temporal)} ms ` +
+        `${fmt(total, 1)} ms (target <= 20 ms: ${total <= 20 ? 'MET' : 'MISSED'}); Temporal server ${msOrNa(project.cpu.temporal)} ms, ` +
+        `Postgres ${msOrNa(project.cpu.postgres)} ms ` +
         `(bare Temporal: driver ${msOrNa(bare.cpu.bench)} + worker ${msOrNa(bare.cpu.worker)}, server ${msOrNa(bare.cpu.temporal)})`,
     );
   }
