@@ -51,20 +51,23 @@ import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { intFromEnv } from '../src/platform/config';
 import { generateSecretsKey } from '../src/platform/crypto/secretBox';
 import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
-import { stopProcess } from '../src/platform/infra/proc';
-import { spawnService } from '../src/platform/infra/services';
+import { spawnLogged, stopProcess } from '../src/platform/infra/proc';
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { ACTIVE_CALL_STATUSES } from '../src/domain/calls/rules';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
 import { inBatches, runBounded, sleep, waitUntil } from './support/async';
-import { cpuSeconds, processCpuMs } from './support/cpu';
+import { cpuSeconds, postgresCpuMs, processCpuMs } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver, startStubEndpoint } from './support/receivers';
+import { baselineStopSignal, baselineTurnSignal, baselineTurnWorkflow } from './turnBaseline/workflows';
+import { startTurnBaselineWorker } from './turnBaseline/worker';
 import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
-import { fmt, printTable } from './support/table';
+import { fmt, printTable, ratio } from './support/table';
 
 const TARGET_P99_MS = 150;
+/** Extra node arguments for the worker processes (BENCH_WORKER=process), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
+const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 const TURN_TIMEOUT_MS = 10_000;
 const CAPACITY_PERIOD_MS = 5_000;
 /** After the calls of a capacity run have started, before its first turn. */
@@ -161,14 +164,14 @@ async function control(h: Harness, path: string, body: unknown): Promise<number>
 }
 
 /** Waits (up to 60 s) until the worker process polls the task queue. */
-async function waitForWorker(h: Harness, worker: ChildProcess, logFile: string): Promise<void> {
+async function waitForWorker(h: Harness, worker: ChildProcess, logFile: string, taskQueue = h.config.taskQueue): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (worker.exitCode !== null)
       throw new Error(`the worker process exited (${worker.exitCode}): ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
     const { pollers } = await h.temporal.workflowService.describeTaskQueue({
       namespace: h.config.temporalNamespace,
-      taskQueue: { name: h.config.taskQueue },
+      taskQueue: { name: taskQueue },
       taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
     });
     if ((pollers ?? []).length > 0) return;
@@ -390,6 +393,153 @@ async function baselineRoundTrips(n: number, lanes: number): Promise<number[]> {
 }
 
 // ---------------------------------------------------------------------------------------
+// Baseline: a bare-Temporal turn loop (bench/turnBaseline) on the same server and worker settings.
+// ---------------------------------------------------------------------------------------
+
+/** Per-turn CPU of each process over a phase: ms of CPU / turns (undefined where not measured). */
+interface CpuPerTurn {
+  bench: number | undefined;
+  worker: number | undefined;
+  temporal: number | undefined;
+  postgres: number | undefined;
+}
+
+/** The Postgres port of DATABASE_URL (for its server's CPU time). */
+const postgresPort = () => Number(new URL(process.env.DATABASE_URL ?? 'postgres://localhost:5432').port || 5432);
+
+function cpuMeter(pids: { worker: number | undefined; temporal: number | undefined }): (turns: number) => CpuPerTurn {
+  const at = () => ({
+    bench: processCpuMs(process.pid),
+    worker: processCpuMs(pids.worker),
+    temporal: processCpuMs(pids.temporal),
+    postgres: postgresCpuMs(postgresPort()),
+  });
+  const before = at();
+  return (turns) => {
+    const after = at();
+    const per = (b: number | undefined, a: number | undefined) => (b === undefined || a === undefined ? undefined : (a - b) / turns);
+    return {
+      bench: per(before.bench, after.bench),
+      worker: per(before.worker, after.worker),
+      temporal: per(before.temporal, after.temporal),
+      postgres: per(before.postgres, after.postgres),
+    };
+  };
+}
+
+const msOrNa = (ms: number | undefined) => (ms === undefined ? 'n/a' : fmt(ms, 1));
+
+interface ThroughputResult {
+  turnsPerSecond: number;
+  latency: Row;
+  cpu: CpuPerTurn;
+}
+
+/**
+ * The same closed loop as phase (a) over the same number of lanes, on a workflow that takes a
+ * signal, runs one local activity that POSTs to a local receiver (answering 200 at once) and waits
+ * for the next signal. A turn = the signal RPC → the receiver's receipt of the POST. Its worker
+ * runs like the project's (inline, or its own process with BENCH_WORKER=process) with WORKER_TUNING.
+ */
+async function bareTemporalTurns(
+  bench: Bench,
+  options: { turns: number; lanes: number; warmupTurns: number; dir: string; workerMode: 'inline' | 'process' },
+): Promise<ThroughputResult> {
+  const { h } = bench;
+  const taskQueue = `${h.config.taskQueue}-bare-turns`;
+  const noop = () => undefined;
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./turnBaseline/workflows'),
+    logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop },
+  });
+  const bundlePath = path.join(options.dir, 'baseline-bundle.js');
+  fs.writeFileSync(bundlePath, code);
+  const arrived = new Map<string, () => void>();
+  const receiver = await startJsonReceiver((body, _at, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    const text = (body as { text?: string } | undefined)?.text;
+    if (text) arrived.get(text)?.();
+  });
+  let stopWorker: () => Promise<void>;
+  let workerPid: number | undefined;
+  if (options.workerMode === 'inline') {
+    const worker = await startTurnBaselineWorker({
+      temporalAddress: h.config.temporalAddress!,
+      namespace: h.config.temporalNamespace,
+      taskQueue,
+      bundlePath,
+    });
+    stopWorker = worker.stop;
+  } else {
+    const logFile = path.join(options.dir, 'baseline-worker.log');
+    const child = spawnLogged(
+      process.execPath,
+      [...workerNodeArgs, '--import', 'tsx', path.join(__dirname, 'turnBaseline', 'worker.ts')],
+      logFile,
+      {
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: h.config.temporalAddress,
+          TEMPORAL_NAMESPACE: h.config.temporalNamespace,
+          TEMPORAL_TASK_QUEUE: taskQueue,
+          BASELINE_BUNDLE_PATH: bundlePath,
+        },
+      },
+    );
+    stopWorker = () => stopProcess(child);
+    workerPid = child.pid;
+    await waitForWorker(h, child, logFile, taskQueue);
+  }
+  try {
+    const handles = await Promise.all(
+      Array.from({ length: options.lanes }, (_, i) =>
+        h.temporal.workflow.start(baselineTurnWorkflow, {
+          taskQueue,
+          workflowId: `bare-turns-${crypto.randomUUID()}-${i}`,
+          args: [`${receiver.origin}/hooks`],
+        }),
+      ),
+    );
+    const baselineTurn = async (lane: number, label: string): Promise<number> => {
+      const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
+      const received = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`baseline turn ${text} not received within 10 s`)), TURN_TIMEOUT_MS);
+        arrived.set(text, () => {
+          clearTimeout(timer);
+          arrived.delete(text);
+          resolve();
+        });
+      });
+      const t0 = performance.now();
+      await handles[lane].signal(baselineTurnSignal, { text });
+      await received;
+      return performance.now() - t0;
+    };
+    for (const [i] of handles.entries()) for (let w = 0; w < options.warmupTurns; w += 1) await baselineTurn(i, `warmup b${i} t${w}`);
+    const samples: number[] = [];
+    let next = 0;
+    const meter = cpuMeter({ worker: workerPid, temporal: bench.temporalPid });
+    const wall0 = performance.now();
+    await Promise.all(
+      handles.map(async (_, i) => {
+        while (next < options.turns) {
+          next += 1;
+          samples.push(await baselineTurn(i, `bare c${i} t${next}`));
+        }
+      }),
+    );
+    const wall = performance.now() - wall0;
+    const cpu = meter(samples.length);
+    await Promise.all(handles.map(async (handle) => handle.signal(baselineStopSignal)));
+    await Promise.all(handles.map(async (handle) => handle.result()));
+    return { turnsPerSecond: samples.length / (wall / 1000), latency: row('bare Temporal: signal→POST received', samples, 0), cpu };
+  } finally {
+    await stopWorker();
+    await receiver.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
 // Phases.
 // ---------------------------------------------------------------------------------------
 
@@ -398,12 +548,13 @@ async function latencyPhase(
   turns: number,
   callCount: number,
   warmupTurns: number,
-): Promise<{ rows: Row[]; hops: Row[]; cpu: string; missing: number }> {
+): Promise<{ rows: Row[]; hops: Row[]; throughput: ThroughputResult; missing: number }> {
   const ids = await placeCalls(bench, callCount);
   for (const [i, id] of ids.entries()) for (let w = 0; w < warmupTurns; w += 1) await turn(bench, id, `warmup c${i} t${w}`);
   const done: Turn[] = [];
   let next = 0;
-  const cpu0 = { bench: processCpuMs(process.pid), worker: processCpuMs(bench.workerPid), temporal: processCpuMs(bench.temporalPid) };
+  const meter = cpuMeter({ worker: bench.workerPid, temporal: bench.temporalPid });
+  const hr0 = process.hrtime.bigint();
   const wall0 = performance.now();
   await Promise.all(
     ids.map(async (id, i) => {
@@ -414,21 +565,62 @@ async function latencyPhase(
     }),
   );
   const wall = performance.now() - wall0;
-  const perTurn = (before: number | undefined, after: number | undefined) =>
-    before === undefined || after === undefined ? 'n/a' : `${((after - before) / done.length).toFixed(1)} ms`;
-  const cpu =
-    `${(done.length / (wall / 1000)).toFixed(1)} turns/s; CPU per turn: this process ${perTurn(cpu0.bench, processCpuMs(process.pid))}, ` +
-    (bench.workerPid === undefined ? '' : `worker process ${perTurn(cpu0.worker, processCpuMs(bench.workerPid))}, `) +
-    `Temporal dev server ${perTurn(cpu0.temporal, processCpuMs(bench.temporalPid))}`;
+  const cpu = meter(done.length);
+  // For reading a --cpu-prof profile over this window only (V8 profiles count time on the same monotonic clock).
+  if (process.env.BENCH_PRINT_WINDOW === '1')
+    console.log(`[bench] (a) window, monotonic µs: ${hr0 / 1000n} ${process.hrtime.bigint() / 1000n}`);
   await hangUp(bench, ids);
   const baseline = await baselineRoundTrips(turns, callCount);
   const { rows, endToEnd } = turnRows(bench, done, '');
   return {
     rows: [...rows, row('baseline: loopback POST round trip', baseline, 0)],
     hops: await hopRows(bench, done),
-    cpu,
+    throughput: { turnsPerSecond: done.length / (wall / 1000), latency: endToEnd, cpu },
     missing: endToEnd.missing,
   };
+}
+
+/** Turn throughput and CPU per turn of the project and the bare-Temporal loop, side by side, with the ratio. */
+function printThroughput(project: ThroughputResult, bare: ThroughputResult, workerMode: 'inline' | 'process'): void {
+  const benchLabel = workerMode === 'inline' ? 'bench process (API+simulator+worker) CPU ms' : 'bench process (API+simulator) CPU ms';
+  printTable(
+    ['closed loop', 'turns/s', 'p50 ms', 'p99 ms', benchLabel, 'worker process CPU ms', 'Temporal server CPU ms', 'Postgres CPU ms'],
+    [
+      [
+        'Switchboard say→speak',
+        fmt(project.turnsPerSecond, 1),
+        fmt(project.latency.p50, 1),
+        fmt(project.latency.p99, 1),
+        msOrNa(project.cpu.bench),
+        msOrNa(project.cpu.worker),
+        msOrNa(project.cpu.temporal),
+        msOrNa(project.cpu.postgres),
+      ],
+      [
+        'bare Temporal signal→POST',
+        fmt(bare.turnsPerSecond, 1),
+        fmt(bare.latency.p50, 1),
+        fmt(bare.latency.p99, 1),
+        msOrNa(bare.cpu.bench),
+        msOrNa(bare.cpu.worker),
+        msOrNa(bare.cpu.temporal),
+        msOrNa(bare.cpu.postgres),
+      ],
+    ],
+  );
+  console.log(
+    `[bench] turn throughput ratio (Switchboard / bare Temporal): ${ratio(project.turnsPerSecond, bare.turnsPerSecond, 2)} ` +
+      `(target >= 0.80x: ${project.turnsPerSecond >= 0.8 * bare.turnsPerSecond ? 'MET' : 'MISSED'})`,
+  );
+  if (workerMode === 'process' && project.cpu.bench !== undefined && project.cpu.worker !== undefined) {
+    const total = project.cpu.bench + project.cpu.worker;
+    console.log(
+      `[bench] CPU per turn: API+simulator (bench process) ${fmt(project.cpu.bench, 1)} ms + worker ${fmt(project.cpu.worker, 1)} ms = ` +
+        `${fmt(total, 1)} ms (target <= 20 ms: ${total <= 20 ? 'MET' : 'MISSED'}); Temporal server ${msOrNa(project.cpu.temporal)} ms, ` +
+        `Postgres ${msOrNa(project.cpu.postgres)} ms ` +
+        `(bare Temporal: driver ${msOrNa(bare.cpu.bench)} + worker ${msOrNa(bare.cpu.worker)}, server ${msOrNa(bare.cpu.temporal)})`,
+    );
+  }
 }
 
 /**
@@ -524,21 +716,26 @@ async function main(): Promise<number> {
     } else {
       // The worker entry point (src/main/worker.ts) in its own process, as `npm run up` and a
       // deployment run it, on the harness's task queue.
-      const worker = spawnService(
-        'worker',
-        {
-          DATABASE_URL: h.config.databaseUrl,
-          TEMPORAL_ADDRESS: h.config.temporalAddress,
-          TEMPORAL_TASK_QUEUE: h.config.taskQueue,
-          SIMULATOR_URL: h.config.simulatorUrl,
-          CARRIER_API_KEY: h.config.carrierApiKey,
-          PAYMENTS_API_KEY: h.config.paymentsApiKey,
-          WORKFLOW_BUNDLE_PATH: bundlePath,
-          SECRETS_KEY: h.config.secretsKey,
-          PUBLIC_BASE_URL: h.config.publicBaseUrl,
-          LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn',
-        },
+      // BENCH_WORKER_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to node, not NODE_OPTIONS, which refuses --cpu-prof.
+      const worker = spawnLogged(
+        process.execPath,
+        [...workerNodeArgs, '--import', 'tsx', path.join(__dirname, '..', 'src', 'main', 'worker.ts')],
         path.join(dir, 'worker.log'),
+        {
+          env: {
+            ...process.env,
+            DATABASE_URL: h.config.databaseUrl,
+            TEMPORAL_ADDRESS: h.config.temporalAddress,
+            TEMPORAL_TASK_QUEUE: h.config.taskQueue,
+            SIMULATOR_URL: h.config.simulatorUrl,
+            CARRIER_API_KEY: h.config.carrierApiKey,
+            PAYMENTS_API_KEY: h.config.paymentsApiKey,
+            WORKFLOW_BUNDLE_PATH: bundlePath,
+            SECRETS_KEY: h.config.secretsKey,
+            PUBLIC_BASE_URL: h.config.publicBaseUrl,
+            LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn',
+          },
+        },
       );
       cleanups.push(() => stopProcess(worker));
       workerPid = worker.pid;
@@ -559,7 +756,11 @@ async function main(): Promise<number> {
     printRows(latency.rows);
     console.log("[bench] say→message by hop (event times from each call's workflow history):");
     printRows(latency.hops);
-    console.log(`[bench] ${latency.cpu}`);
+    console.log(`[bench] bare-Temporal baseline: ${turns} turns over ${turnCalls} workflows (signal → local activity POST → next signal)`);
+    const bare = await bareTemporalTurns(bench, { turns, lanes: turnCalls, warmupTurns: 2, dir, workerMode });
+    printRows([bare.latency]);
+    console.log('');
+    printThroughput(latency.throughput, bare, workerMode);
     console.log(
       '[bench] first chunk→speak: receiver wrote its first NDJSON line → in-process simulator speak() saw the text (exact, not polled)',
     );

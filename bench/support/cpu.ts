@@ -14,3 +14,47 @@ export function processCpuMs(pid: number | undefined): number | undefined {
     return undefined;
   }
 }
+
+/** The fields after the command name of /proc/<pid>/stat, or undefined when the process is gone. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU time (ms) the Postgres server listening on `port` has used so far: the postmaster, its
+ * exited children (cutime + cstime) and its live backends. Undefined where /proc is not readable
+ * or no such server runs on this machine.
+ */
+export function postgresCpuMs(port: number): number | undefined {
+  let pids: number[];
+  try {
+    pids = fs
+      .readdirSync('/proc')
+      .filter((name) => /^\d+$/.test(name))
+      .map(Number);
+  } catch {
+    return undefined;
+  }
+  const postmaster = pids.find((pid) => {
+    try {
+      const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+      return args[0].endsWith('/postgres') && args[args.indexOf('-p') + 1] === String(port);
+    } catch {
+      return false;
+    }
+  });
+  const own = postmaster === undefined ? undefined : statFields(postmaster);
+  if (postmaster === undefined || !own) return undefined;
+  // utime, stime, cutime, cstime: the 12th to 15th fields after the name, in clock ticks (100 Hz).
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const pid of pids) {
+    const fields = statFields(pid);
+    // The parent pid is the 2nd field after the name.
+    if (fields && Number(fields[1]) === postmaster) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return ticks * 10;
+}

@@ -10,6 +10,14 @@ import { buildActivityDeps } from './activityDeps';
 import { ensureSchedules } from './schedules';
 
 /**
+ * How the worker runs its tasks, shared with bench:calls' bare-Temporal baseline (bench/turnBaseline)
+ * so the two are compared on the same settings.
+ */
+export const WORKER_TUNING = {
+  shutdownGraceTime: '10 seconds',
+} satisfies Partial<WorkerOptions>;
+
+/**
  * The Temporal worker: runs every workflow and activity on the task queue. Temporal's
  * runtime handles SIGINT/SIGTERM: in-flight activities finish (up to the grace time),
  * then `run()` resolves and we close the database pool.
@@ -30,7 +38,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     taskQueue: config.taskQueue,
     ...workflowSource,
     activities: createActivities(buildActivityDeps(config, { db, temporal: () => client, secretsKey })),
-    shutdownGraceTime: '10 seconds',
+    ...WORKER_TUNING,
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   await ensureSchedules(client, config.taskQueue);

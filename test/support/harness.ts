@@ -7,6 +7,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { createActivities } from '../../activities';
 import { buildActivityDeps } from '../../src/main/activityDeps';
+import { WORKER_TUNING } from '../../src/main/worker';
 import { loadConfig, type Config } from '../../src/platform/config';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import type { Environment } from '../../src/domain/keys/format';
@@ -197,6 +198,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         taskQueue: config.taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
         activities: createActivities(buildActivityDeps(config, { db, temporal: () => temporal })),
+        ...WORKER_TUNING,
       });
       worker = { instance, running: instance.run(), connection };
     },

@@ -1,0 +1,54 @@
+/**
+ * The baseline's worker (bench/turnBaseline/workflows.ts) with the project worker's tuning
+ * (src/main/worker.ts WORKER_TUNING). `bench:calls` runs it in its own process with
+ * BENCH_WORKER=process (this file's entry point), or in the bench process (`startTurnBaselineWorker`).
+ *
+ *   TEMPORAL_ADDRESS=… TEMPORAL_TASK_QUEUE=… BASELINE_BUNDLE_PATH=… node --import tsx bench/turnBaseline/worker.ts
+ */
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { WORKER_TUNING } from '../../src/main/worker';
+import { createTurnBaselineActivities } from './activities';
+
+export async function startTurnBaselineWorker(options: {
+  temporalAddress: string;
+  namespace: string;
+  taskQueue: string;
+  bundlePath: string;
+}): Promise<{ running: Promise<void>; stop(): Promise<void> }> {
+  const connection = await NativeConnection.connect({ address: options.temporalAddress });
+  const worker = await Worker.create({
+    connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    workflowBundle: { codePath: options.bundlePath },
+    activities: createTurnBaselineActivities(),
+    ...WORKER_TUNING,
+  });
+  const running = worker.run().finally(() => connection.close());
+  return {
+    running,
+    async stop() {
+      worker.shutdown();
+      await running;
+    },
+  };
+}
+
+if (require.main === module) {
+  const env = (name: string) => {
+    const value = process.env[name];
+    if (!value) throw new Error(`${name} is required`);
+    return value;
+  };
+  startTurnBaselineWorker({
+    temporalAddress: env('TEMPORAL_ADDRESS'),
+    namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
+    taskQueue: env('TEMPORAL_TASK_QUEUE'),
+    bundlePath: env('BASELINE_BUNDLE_PATH'),
+  })
+    .then(({ running }) => running)
+    .catch((err) => {
+      console.error(err);
+      process.exit(1);
+    });
+}
