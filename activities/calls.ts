@@ -14,10 +14,9 @@ import { recordComplianceEvent } from '../src/domain/compliance/events';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
 import { stableUuid } from '../src/platform/stableId';
-import { ignoringAlreadyStarted } from '../src/platform/temporal/starts';
 import { eventDestination } from '../src/domain/webhooks/destination';
 import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
-import { startDelivery } from '../src/domain/webhooks/publish';
+import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
 import { recordEvent, type EventRow } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import type { EgressPolicy } from '../src/platform/net/egress';
@@ -295,7 +294,7 @@ export function createCallActivities({
       payload: Record<string, unknown>,
       key: string | number = '',
     ): Promise<{ eventId: string | null }> {
-      return publishCallEvent({ db, temporal, taskQueue, now }, call, type, payload, key);
+      return publishCallEvent({ db, temporal, taskQueue, now, egress, secretsKey }, call, type, payload, key);
     },
   };
 }
@@ -316,30 +315,34 @@ function eventOf(call: CallFacts, type: EventType) {
 }
 
 /**
- * Publishes a call event through the delivery engine, once per (call, event type, key): the
- * event id is derived from them, so a retried activity (or the recovery sweeper after the call's
- * workflow) does not publish twice (`key` distinguishes repeatable events such as `interrupted`).
- * Events whose destination the line does not have (no status_callback_url) are skipped.
+ * Publishes a call event, once per (call, event type, key): the event id is derived from them, so
+ * a retried activity (or the recovery sweeper after the call's workflow) does not publish twice
+ * (`key` distinguishes repeatable events such as `interrupted`). It is recorded and its first
+ * attempt made here, right after the commit (src/domain/webhooks/publish.ts); only a failed
+ * attempt starts the retry workflow. Events whose destination the line does not have (no
+ * status_callback_url) are skipped.
  */
 export async function publishCallEvent(
-  { db, temporal, taskQueue, now }: { db: Db; temporal?: () => Client; taskQueue?: string; now: () => Date },
+  deps: Omit<PublishDeps, 'temporal' | 'taskQueue'> & { temporal?: () => Client; taskQueue?: string },
   call: CallFacts,
   type: EventType,
   payload: Record<string, unknown>,
   key: string | number = '',
 ): Promise<{ eventId: string | null }> {
+  const { db, temporal, taskQueue, now } = deps;
   if (!temporal || !taskQueue) throw new Error('this worker cannot publish events (no Temporal client)');
   const line = await db('lines').where({ id: call.lineId }).first('status_callback_url', 'webhook_url');
   // Hosted and audio lines need no webhook_url: without one (and no workspace default) their
   // webhook events have nowhere to go and are not recorded.
   if (!(await eventDestination(db, call, line, EVENT_POLICIES[type].target))) return { eventId: null };
-  const eventId = await recordEvent(db, {
-    ...eventOf(call, type),
-    id: callEventId(call.callId, type, key),
-    payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
-    now: now(),
-  });
-  // A retry of this activity finds the delivery already started.
-  await ignoringAlreadyStarted(startDelivery(temporal(), taskQueue, eventId, type));
+  const { eventId } = await publishEvent(
+    { ...deps, temporal, taskQueue },
+    {
+      ...eventOf(call, type),
+      id: callEventId(call.callId, type, key),
+      payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
+      now: now(),
+    },
+  );
   return { eventId };
 }

@@ -8,6 +8,8 @@ import type { Db } from '../src/platform/db/knex';
 import { failUnsentMessage, findMessage, queuedMessageIds } from '../src/domain/messages/store';
 import { workflowIds } from '../workflows/definitions/ids';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
+import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
+import type { EgressPolicy } from '../src/platform/net/egress';
 import { publishCallEvent } from './calls';
 
 export interface RecoveryActivityDeps {
@@ -15,6 +17,9 @@ export interface RecoveryActivityDeps {
   carrier: CarrierAdapter;
   temporal?: () => Client;
   taskQueue?: string;
+  /** The call_ended it publishes for a call it ends is attempted here (see `publishCallEvent`). */
+  egress: EgressPolicy;
+  secretsKey: () => SecretsKeyRing;
   now: () => Date;
 }
 
@@ -41,7 +46,7 @@ export type MessageRecovery = { outcome: 'workflow_exists' | 'already_sent' } | 
  * after any call could last, or whose workflow is missing or closed, and queued messages that
  * never got a workflow. Each step is idempotent, so a retried activity or a second sweep is harmless.
  */
-export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now }: RecoveryActivityDeps) {
+export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now, egress, secretsKey }: RecoveryActivityDeps) {
   const client = () => {
     if (!temporal) throw new Error('this worker cannot recover calls (no Temporal client)');
     return temporal();
@@ -156,7 +161,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
           from: current.from_number,
           to: current.to_number,
         };
-        await publishCallEvent({ db, temporal, taskQueue, now }, facts, 'call_ended', {
+        await publishCallEvent({ db, temporal, taskQueue, now, egress, secretsKey }, facts, 'call_ended', {
           duration_sec: durationSec,
           cause: 'service_error',
           status,

@@ -1,21 +1,24 @@
 /**
- * Webhook delivery benchmark: N `call_ended` events published through the real path
- * (`createEvent` row in Postgres + `startDelivery` of one `deliverEventWorkflow` each, run by
- * an in-process Temporal worker that signs and POSTs every attempt) to a local receiver that
- * answers 200 at once, against the same N JSON bodies POSTed by a bare fetch loop.
+ * Webhook delivery benchmark. Rows, all to one local receiver that answers 200 at once:
+ * - baseline: the same JSON bodies POSTed by a bare fetch loop;
+ * - switchboard publish: the real path (`publishEvent`: the event recorded in Postgres, then its
+ *   signed first attempt made right after the commit; a workflow only for a failed attempt);
+ * - bare Temporal: one workflow per event running one activity that POSTs, on the same server
+ *   (the shape Switchboard used before issue 14, without its code);
+ * - open loop: `publishEvent` at a fixed offered rate (BENCH_RATE events/s for BENCH_OPEN_SECONDS).
  *
  *   npm run bench:webhooks
  *   BENCH_EVENTS=2000 BENCH_CONCURRENCY=100 BENCH_TIMEOUT_S=300 npm run bench:webhooks
  *
- * Latency is measured from just before `createEvent` (baseline: just before `fetch`) to the
- * receiver's receipt of that event_id; deliveries/s is distinct events received over the wall
- * time from the first publish to the last receipt. Every event is counted: published, received
- * (distinct event_ids), missing (published − received) and duplicates (extra receipts of an
- * event_id). Exits 1 if any published event is missing by the deadline, or publishing failed.
+ * Latency is measured from just before the event is recorded (baselines: just before `fetch` or the
+ * workflow start) to the receiver's receipt of that event_id; deliveries/s is distinct events
+ * received over the wall time from the first publish to the last receipt. Every event is counted:
+ * published, received (distinct event_ids), missing and duplicates. Exits 1 if any published
+ * event is missing by the deadline, or publishing failed.
  *
  * Uses DATABASE_URL / TEMPORAL_ADDRESS when set, otherwise an ephemeral stack (see
- * src/platform/infra/stack.ts). Everything (publisher, worker, receiver, baseline loop) runs in this
- * process, so both rows share one event loop with the receiver; compare the ratio.
+ * src/platform/infra/stack.ts). Everything (publisher, workers, receiver, baseline loop) runs in this
+ * process, so every row shares one event loop with the receiver; compare the ratios.
  */
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -26,12 +29,14 @@ import { buildActivityDeps } from '../src/main/activityDeps';
 import { intFromEnv, loadConfig } from '../src/platform/config';
 import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { generateSecretsKey, parseSecretsKey } from '../src/platform/crypto/secretBox';
-import { createDb, type Db } from '../src/platform/db/knex';
+import { createDb } from '../src/platform/db/knex';
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { createCurrentSecret } from '../src/domain/lines/secrets';
 import { connectTemporalClient } from '../src/platform/temporal/client';
-import { createEvent, startDelivery } from '../src/domain/webhooks/publish';
-import { pollUntil, runBounded } from './support/async';
+import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
+import { egressPolicyFor } from '../src/platform/net/egress';
+import type { barePostWorkflow } from './support/bareTemporalWorkflow';
+import { pollUntil, runBounded, sleep } from './support/async';
 import { cpuSeconds } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver } from './support/receivers';
@@ -145,51 +150,99 @@ const allReceived = (run: Run, receiver: Receiver) => () => {
   return true;
 };
 
-function printRows(baseline: Row, switchboard: Row): void {
+function printRows(baseline: Row, others: Row[]): void {
   const header = ['target', 'published', 'received', 'missing', 'dupes', 'deliveries/s', 'p50 ms', 'p99 ms', 'max ms'];
-  const rows = [baseline, switchboard].map((r) => {
+  const rows = [baseline, ...others].map((r) => {
     const counts = [r.published, r.received, r.missing, r.duplicates].map(String);
     return [r.title, ...counts, fmt(r.perSec, 0), fmt(r.p50, 1), fmt(r.p99, 1), fmt(r.max, 1)];
   });
-  const ratios = [
-    ratio(switchboard.perSec, baseline.perSec, 3),
-    ratio(switchboard.p50, baseline.p50, 1),
-    ratio(switchboard.p99, baseline.p99, 1),
+  const ratioRow = (label: string, a: Row, b: Row) => [
+    label,
+    '',
+    '',
+    '',
+    '',
+    ratio(a.perSec, b.perSec, 3),
+    ratio(a.p50, b.p50, 1),
+    ratio(a.p99, b.p99, 1),
+    '',
   ];
-  printTable(header, [...rows, [RATIO_LABEL, '', '', '', '', ...ratios, '']]);
+  const [switchboard, bare] = others;
+  const ratios = [ratioRow(RATIO_LABEL, switchboard!, baseline)];
+  if (bare) ratios.push(ratioRow('ratio switchboard/bare Temporal', switchboard!, bare));
+  printTable(header, [...rows, ...ratios]);
 }
 
 // ---------------------------------------------------------------------------------------
-// The two senders.
+// The senders.
 // ---------------------------------------------------------------------------------------
 
 interface Target {
-  db: Db;
-  temporal: Client;
-  taskQueue: string;
+  publish: PublishDeps;
   workspaceId: string;
   lineId: string;
 }
 
 const payload = (i: number) => ({ call_id: crypto.randomUUID(), duration_sec: 30 + (i % 60) });
 
+/** One event through the real path: recorded, then its first attempt right after the commit. */
+async function publishOne(target: Target, run: Run, i: number): Promise<void> {
+  const t0 = performance.now();
+  try {
+    const { eventId } = await publishEvent(target.publish, {
+      workspaceId: target.workspaceId,
+      environment: 'test',
+      lineId: target.lineId,
+      type: 'call_ended',
+      target: 'webhook',
+      payload: payload(i),
+      now: new Date(),
+    });
+    // Set once published (the receipt may come first): the rows are read after every publish returned.
+    run.sentAt.set(eventId, t0);
+  } catch (err) {
+    run.publishErrors += 1;
+    run.firstError ??= (err as Error).message;
+  }
+}
+
 async function publishEvents(target: Target, n: number, concurrency: number): Promise<Run> {
   const run: Run = { sentAt: new Map(), publishErrors: 0 };
+  await runBounded(n, concurrency, (i) => publishOne(target, run, i));
+  return run;
+}
+
+/** Open loop: one publish every 1/rate s whatever the earlier ones are doing, for `seconds`. */
+async function publishAtRate(target: Target, rate: number, seconds: number): Promise<Run> {
+  const run: Run = { sentAt: new Map(), publishErrors: 0 };
+  const total = Math.round(rate * seconds);
+  const start = performance.now();
+  const inFlight: Promise<void>[] = [];
+  for (let i = 0; i < total; i += 1) {
+    const due = start + (i * 1000) / rate;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    inFlight.push(publishOne(target, run, i));
+  }
+  await Promise.all(inFlight);
+  return run;
+}
+
+/** Today's shape on bare Temporal: one workflow per event, whose one activity POSTs the body. */
+async function startBareWorkflows(temporal: Client, taskQueue: string, url: string, lineId: string, n: number, concurrency: number) {
+  const run: Run = { sentAt: new Map(), publishErrors: 0 };
   await runBounded(n, concurrency, async (i) => {
-    const t0 = performance.now();
+    const eventId = crypto.randomUUID();
+    const body = { ...payload(i), event: 'call_ended', event_id: eventId, line_id: lineId };
+    run.sentAt.set(eventId, performance.now());
     try {
-      const eventId = await createEvent(target.db, {
-        workspaceId: target.workspaceId,
-        environment: 'test',
-        lineId: target.lineId,
-        type: 'call_ended',
-        target: 'webhook',
-        payload: payload(i),
-        now: new Date(),
+      await temporal.workflow.start<typeof barePostWorkflow>('barePostWorkflow', {
+        taskQueue,
+        workflowId: `bare-${eventId}`,
+        args: [url, body],
       });
-      await startDelivery(target.temporal, target.taskQueue, eventId, 'call_ended');
-      run.sentAt.set(eventId, t0);
     } catch (err) {
+      run.sentAt.delete(eventId);
       run.publishErrors += 1;
       run.firstError ??= (err as Error).message;
     }
@@ -223,6 +276,8 @@ async function main(): Promise<number> {
   const concurrency = intFromEnv('BENCH_CONCURRENCY', 50);
   const timeoutSec = intFromEnv('BENCH_TIMEOUT_S', 120);
   const warmupEvents = intFromEnv('BENCH_WARMUP_EVENTS', 20);
+  const rate = intFromEnv('BENCH_RATE', 50);
+  const openSeconds = intFromEnv('BENCH_OPEN_SECONDS', 20);
   if (events < 1 || concurrency < 1 || timeoutSec < 1)
     throw new Error('BENCH_EVENTS, BENCH_CONCURRENCY and BENCH_TIMEOUT_S must be at least 1');
 
@@ -282,7 +337,34 @@ async function main(): Promise<number> {
     const { workspace, owner } = await createBenchWorkspace(db);
     const lineId = await insertActiveLine(db, { workspace, owner, webhookUrl: receiver.url });
     await createCurrentSecret(db, secretsKey, lineId, new Date());
-    const target: Target = { db, temporal, taskQueue, workspaceId: workspace.id, lineId };
+    // The publisher's side, as the API process builds it (src/domain/webhooks/publish.ts publishDepsOf).
+    const publish: PublishDeps = {
+      db,
+      temporal: () => temporal,
+      taskQueue,
+      egress: egressPolicyFor({ ...config, outboundAllowedNetworks: [...LOOPBACK_NETWORKS] }),
+      secretsKey: () => secretsKey,
+      now: () => new Date(),
+    };
+    const target: Target = { publish, workspaceId: workspace.id, lineId };
+
+    // The bare-Temporal baseline's worker: same server and worker options, its own task queue.
+    const bareTaskQueue = `${taskQueue}-bare`;
+    const bareWorker = await Worker.create({
+      connection,
+      namespace: config.temporalNamespace,
+      taskQueue: bareTaskQueue,
+      workflowsPath: require.resolve('./support/bareTemporalWorkflow'),
+      activities: { postEvent: (url: string, body: Record<string, unknown>) => postJson(url, body) },
+      ...WORKER_OPTIONS,
+      shutdownGraceTime: '10 seconds',
+    });
+    const bareRunning = bareWorker.run();
+    cleanups.push(async () => {
+      bareWorker.shutdown();
+      await bareRunning;
+    });
+    const bareBurst = (n: number) => startBareWorkflows(temporal, bareTaskQueue, receiver.url, lineId, n, concurrency);
 
     // Warm-up (not counted): worker isolate and caches, pools, keep-alive sockets.
     if (warmupEvents > 0) {
@@ -293,6 +375,8 @@ async function main(): Promise<number> {
           `warm-up failed: ${summarize('warm-up', warm, receiver).missing} missing, ${warm.publishErrors} publish errors (${warm.firstError ?? 'no error'})`,
         );
       await sendBare(receiver.url, lineId, warmupEvents, concurrency);
+      const bareWarm = await bareBurst(warmupEvents);
+      await pollUntil(allReceived(bareWarm, receiver), timeoutSec * 1000, 10);
     }
 
     console.log(
@@ -310,38 +394,54 @@ async function main(): Promise<number> {
     const engineRun = await publishEvents(target, events, concurrency);
     const publishSec = (performance.now() - started) / 1000;
     await pollUntil(allReceived(engineRun, receiver), started + timeoutSec * 1000 - performance.now(), 10);
-    const switchboard = summarize('switchboard deliverEventWorkflow', engineRun, receiver);
+    const switchboard = summarize('switchboard publish (burst)', engineRun, receiver);
     const engineSec = (performance.now() - started) / 1000;
     const cpu = process.cpuUsage(cpu0);
+
+    const bareStarted = performance.now();
+    const bareRun = await bareBurst(events);
+    await pollUntil(allReceived(bareRun, receiver), bareStarted + timeoutSec * 1000 - performance.now(), 10);
+    const bare = summarize('bare Temporal: workflow per event', bareRun, receiver);
+
+    const openStarted = performance.now();
+    const openRun = await publishAtRate(target, rate, openSeconds);
+    await pollUntil(allReceived(openRun, receiver), openStarted + (openSeconds + timeoutSec) * 1000 - performance.now(), 10);
+    const open = summarize(`switchboard publish at ${rate}/s (open)`, openRun, receiver);
 
     // Let the workflows record their outcome before the worker shuts down.
     const succeeded = async () =>
       Number(
         (
           await workerDb('webhook_deliveries')
-            .whereIn('event_id', [...engineRun.sentAt.keys()])
+            .whereIn('event_id', [...engineRun.sentAt.keys(), ...openRun.sentAt.keys()])
             .where({ status: 'success' })
             .countDistinct({ n: 'event_id' })
         )[0].n,
       );
     let recorded = 0;
-    await pollUntil(async () => (recorded = await succeeded()) >= switchboard.received, 10_000, 100);
+    await pollUntil(async () => (recorded = await succeeded()) >= switchboard.received + open.received, 10_000, 100);
 
     console.log('');
-    printRows(baseline, switchboard);
+    printRows(baseline, [switchboard, bare, open]);
     console.log('');
     // Where the time went: if this process was mostly idle, the wait was on Temporal or Postgres.
     console.log(
       `[bench] switchboard: publishing took ${publishSec.toFixed(1)}s of ${engineSec.toFixed(1)}s; this process (publisher + worker + receiver) used ${cpuSeconds(cpu).toFixed(1)}s CPU meanwhile`,
     );
     console.log(
-      `[bench] switchboard: ${recorded} of ${switchboard.published} events logged as delivered in webhook_deliveries; receiver saw ${receiver.unparsable} requests without an event_id`,
+      `[bench] switchboard: ${recorded} of ${switchboard.published + open.published} events (burst + open loop) logged as delivered in webhook_deliveries; receiver saw ${receiver.unparsable} requests without an event_id`,
     );
+
+    // Issue 14's targets, reported (only a lost event fails the run).
+    const target50 = `${rate}/s offered: p50 ${fmt(open.p50, 1)} ms (target ≤ 30), p99 ${fmt(open.p99, 1)} ms (target ≤ 250)`;
+    console.log(`[bench] targets: ${target50}; burst ${fmt(switchboard.perSec, 0)} deliveries/s (target ≥ 55)`);
 
     const failures: string[] = [];
     for (const [row, run] of [
       [switchboard, engineRun],
       [baseline, baselineRun],
+      [bare, bareRun],
+      [open, openRun],
     ] as const) {
       if (row.publishErrors > 0) failures.push(`${row.title}: ${row.publishErrors} of ${events} sends failed (first: ${run.firstError})`);
       if (row.missing > 0)

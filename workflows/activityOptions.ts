@@ -159,6 +159,22 @@ export const webhookAttempt = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 20 },
 } satisfies ActivityOptions;
 
+/** The webhook sweeper's pass (one bounded query and a few workflow starts): the next pass, seconds later, retries it. */
+export const webhookSweep = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 3 },
+} satisfies ActivityOptions;
+
+/**
+ * Publishing a call event inside the call workflow (issue 14): record it and make its first
+ * attempt, as a local activity. The receiver's 5 s budget plus bookkeeping; retried like the
+ * store (the attempt row is claimed, so a re-run never POSTs attempt 1 twice).
+ */
+export const localEventPublish = {
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' },
+} satisfies LocalActivityOptions;
+
 /** Recovering one orphaned call or message: a few tries, then the item is reported and the next sweep tries again. */
 export const recovery = {
   startToCloseTimeout: '1 minute',

@@ -2,7 +2,7 @@
 export { provisionLineWorkflow, releaseLineWorkflow } from './lines';
 export { lineSecretsWorkflow } from './lineSecrets';
 export { purgeExpiredRecordsWorkflow } from './maintenance';
-export { deliverEventWorkflow } from './webhooks';
+export { deliverEventWorkflow, sweepStrandedEventsWorkflow } from './webhooks';
 export { autoChargeWorkflow, closeSpendPeriodWorkflow, postNumberFeesWorkflow } from './billing';
 export { callWorkflow } from './calls/workflow';
 export { sendMessageWorkflow } from './messages';

@@ -6,6 +6,7 @@ export const MAINTENANCE_SCHEDULE_ID = 'maintenance-purge-expired-records';
 export const MONTHLY_CLOSE_SCHEDULE_ID = 'billing-close-spend-period';
 export const NUMBER_FEES_SCHEDULE_ID = 'billing-number-fees';
 export const RECOVERY_SCHEDULE_ID = 'recovery-sweep-orphans';
+export const WEBHOOK_SWEEP_SCHEDULE_ID = 'webhooks-sweep-stranded-events';
 
 /**
  * Creates the service's Temporal Schedules if they do not exist yet. Called by every worker
@@ -58,6 +59,14 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
         workflowId: 'recovery-sweep',
         taskQueue,
       },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP },
+    },
+    {
+      // Webhook events whose raiser died before settling their first attempt (src/domain/webhooks/sweep.ts):
+      // every 5 s, so a stranded event waits 5–10 s (the schedule's minimum interval is about 1 s).
+      scheduleId: WEBHOOK_SWEEP_SCHEDULE_ID,
+      spec: { intervals: [{ every: '5 seconds' }] },
+      action: { type: 'startWorkflow', workflowType: 'sweepStrandedEventsWorkflow', args: [], workflowId: 'webhooks-sweep', taskQueue },
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     },
   ];

@@ -1,3 +1,4 @@
+import { WorkflowNotFoundError } from '@temporalio/client';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDeliveryAttempt, type EventRow } from '../../activities/webhooks';
@@ -168,22 +169,21 @@ describe('bounded webhook answers', () => {
       }
     });
 
-    it('answers 202 with no attempt yet when no worker has picked the event up', async () => {
-      const idle = await startHarness({ webhookTestWaitMs: 300 });
+    it('needs no worker: the API makes the attempt itself, and starts no workflow for it (issue 14)', async () => {
+      const idle = await startHarness({ webhookTestWaitMs: 5_000 });
       try {
         const line = await lineTo(receiver.url);
         const res = await idle.request('POST', '/api/v1/webhooks/test', { key: tenant.keys.test, body: { line_id: line.id } });
-        expect(res.status).toBe(202);
-        expect(res.body.delivery).toEqual({
-          id: null,
+        expect(res.status).toBe(200);
+        expect(res.body.delivery).toMatchObject({
+          id: expect.any(String),
           event_id: expect.any(String),
-          status: 'pending',
-          http_status: null,
-          duration_ms: null,
-          response_body: null,
-          error_message: null,
+          status: 'success',
+          http_status: 200,
         });
-        await idle.temporal.workflow.getHandle(`webhook-event:${res.body.delivery.event_id}`).terminate('test over');
+        await expect(idle.temporal.workflow.getHandle(`webhook-event:${res.body.delivery.event_id}`).describe()).rejects.toThrow(
+          WorkflowNotFoundError,
+        );
       } finally {
         await idle.close();
       }

@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
+import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { startEphemeralStack } from '../../src/platform/infra/stack';
 import { workflowIds } from '../../workflows/definitions/ids';
 
@@ -36,13 +37,15 @@ async function main(): Promise<void> {
       WORKFLOW_BUNDLE_PATH: bundlePath,
       LOG_LEVEL: 'silent',
       SECRETS_KEY: generateSecretsKey(),
+      // The histories' receivers listen on loopback, as the tests' do (test/support/globalSetup.ts).
+      OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(','),
     });
     // Imported after the environment is set: the harness reads it.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createTenant, startHarness, webhookLine } = require('./harness') as typeof import('./harness');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { startReceiver } = require('./receiver') as typeof import('./receiver');
-    const { createEvent, startDelivery } =
+    const { createEvent, startDelivery, publishEvent, publishDepsOf } =
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       require('../../src/domain/webhooks/publish') as typeof import('../../src/domain/webhooks/publish');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -94,6 +97,19 @@ async function main(): Promise<void> {
         });
         await startDelivery(h.temporal, h.config.taskQueue, eventId, 'call_ended');
         await save(h, workflowIds.deliverEvent(eventId), path.join(out, 'deliverEventWorkflow.retried.json'));
+
+        // Issue 14: the publisher's own first attempt fails (500), so the retry workflow starts at attempt 2.
+        receiver.script({ status: 500 });
+        const published = await publishEvent(publishDepsOf({ config: h.config, db: h.db, temporal: h.temporal, now: () => new Date() }), {
+          workspaceId: tenant.workspaceId,
+          environment: 'test',
+          lineId: hooked.body.line.id,
+          type: 'call_ended',
+          target: 'webhook',
+          payload: { duration_sec: 1 },
+          now: new Date(),
+        });
+        await save(h, workflowIds.deliverEvent(published.eventId), path.join(out, 'deliverEventWorkflow.from-attempt-2.json'));
       } finally {
         await receiver.close();
       }
@@ -145,6 +161,15 @@ async function main(): Promise<void> {
       }
       await h.request('POST', `/api/v1/calls/${callId}/hangup`, { key: tenant.keys.test });
       await save(h, callId, path.join(out, 'callWorkflow.hangup.json'));
+      // The same call with its events published inline (local activities, the `call-events-inline` patch).
+      await save(h, callId, path.join(out, 'callWorkflow.v3-events-inline-hangup.json'));
+
+      // One pass of the webhook sweeper (its schedule runs it every 5 s).
+      const sweep = await h.temporal.workflow.start('sweepStrandedEventsWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `webhooks-sweep-${Date.now()}`,
+      });
+      await save(h, sweep.workflowId, path.join(out, 'sweepStrandedEventsWorkflow.json'));
 
       // A conversation: a `{text}` reply, a streamed (NDJSON) reply, a long reply the caller
       // talks over (interrupted), then a hang-up through the API.

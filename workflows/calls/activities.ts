@@ -1,4 +1,4 @@
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AudioActivities } from '../../activities/audio/activities';
 import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities } from '../../activities/calls';
@@ -9,8 +9,23 @@ import * as options from '../activityOptions';
 
 /** Carrier commands: retried while the carrier is unreachable, for at most a minute; a refusal is final. */
 export const carrier = proxyActivities<CallActivities>(options.callCarrier);
-/** Postgres writes and event publication. */
-export const records = proxyActivities<CallActivities>(options.store);
+const storeActivities = proxyActivities<CallActivities>(options.store);
+const localEventPublish = proxyLocalActivities<CallActivities>(options.localEventPublish);
+
+/**
+ * Issue 14: a call event is recorded and attempted by a local activity in the workflow task (no
+ * workflow per event, no activity task round trip). Calls whose history has no marker keep the
+ * normal activity at the same place (remove that branch once no call started before it is open).
+ */
+export const EVENTS_INLINE_PATCH = 'call-events-inline';
+
+const publishCallEvent: CallActivities['publishCallEvent'] = (...args) =>
+  patched(EVENTS_INLINE_PATCH) ? localEventPublish.publishCallEvent(...args) : storeActivities.publishCallEvent(...args);
+
+/** Postgres writes, and event publication (`publishCallEvent`, a local activity past EVENTS_INLINE_PATCH). */
+export const records = new Proxy(storeActivities, {
+  get: (target, name, receiver) => (name === 'publishCallEvent' ? publishCallEvent : Reflect.get(target, name, receiver)),
+});
 /** Taking the call over, in the first workflow task (no round trip through the server). */
 export const claims = proxyLocalActivities<CallActivities>(options.localStore);
 /** A whole webhook-mode caller turn, at most once (see `takeMessageTurn`; a late answer would be spoken out of turn). */

@@ -5,6 +5,13 @@ import type { EventType } from '../../src/domain/webhooks/events';
 export interface DeliverEventInput {
   eventId: string;
   eventType: EventType;
+  /**
+   * The attempt to start at (default 1). The raiser makes attempt 1 itself right after recording
+   * the event and starts this workflow only when that attempt failed: then at 2, after `delayMs`.
+   */
+  firstAttempt?: number;
+  /** The backoff to wait before `firstAttempt` (the schedule's delay after the raiser's failed attempt). */
+  delayMs?: number;
 }
 
 export interface DeliverEventResult {
@@ -12,4 +19,9 @@ export interface DeliverEventResult {
   attempts: number;
   lastDeliveryId: string;
   httpStatus: number | null;
+}
+
+/** The sweeper's result: how many stranded events it handed to their retry workflow or found settled. */
+export interface SweepStrandedEventsResult {
+  dispatched: number;
 }

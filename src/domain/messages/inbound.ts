@@ -5,13 +5,13 @@ import { SMS_INBOUND_CENTS, smsSegments } from '../billing/pricing';
 import { recordComplianceEvent } from '../compliance/events';
 import { optIn, optOut } from '../compliance/optOuts';
 import { findActiveLineByNumber, type LineRow } from '../lines/store';
-import { startDelivery } from '../webhooks/publish';
+import { makeFirstAttempt, publishDepsOf, recordPublishedEvent } from '../webhooks/publish';
 import { stableUuid } from '../../platform/stableId';
 import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import { eventDestination } from '../webhooks/destination';
 import { EVENT_POLICIES } from '../webhooks/events';
-import { isEventRecorded, recordEvent } from '../webhooks/record';
+import { isEventRecorded } from '../webhooks/record';
 import { keywordOf, KEYWORD_REPLIES, type Keyword } from './rules';
 import { sendMessageInput } from './send';
 import { findMessage, insertMessage, type MessageRow } from './store';
@@ -41,7 +41,14 @@ export async function takeInboundMessage(
       }),
     );
   }
-  if (outcome.eventId) await ignoringAlreadyStarted(startDelivery(deps.temporal, deps.config.taskQueue, outcome.eventId, 'sms_received'));
+  // The event's first attempt runs right after the commit, off the carrier's answer (a repeated
+  // carrier event finds attempt 1 claimed and makes none); a crash before it settles is the sweeper's.
+  if (outcome.eventId) {
+    const eventId = outcome.eventId;
+    makeFirstAttempt(publishDepsOf(deps), eventId).catch((err: unknown) =>
+      deps.log.warn({ err, event_id: eventId }, 'first webhook attempt not settled; the sweeper takes it over'),
+    );
+  }
   deps.log.info({ message_id: outcome.message.id, line_id: line.id, keyword: outcome.keyword }, 'inbound message');
   return outcome;
 }
@@ -161,7 +168,7 @@ export async function receiveInboundMessage(
     // Delivered to the line's webhook_url (else the workspace default); a line with neither keeps
     // the message readable through the conversations API only.
     if (!(await eventDestination(trx, tenant, line, EVENT_POLICIES.sms_received.target))) return { message, keyword, reply, eventId: null };
-    await recordEvent(trx, {
+    await recordPublishedEvent(trx, {
       id: eventId,
       ...tenant,
       lineId: line.id,

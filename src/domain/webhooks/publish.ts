@@ -1,17 +1,121 @@
 import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
 import { workflowIds } from '../../../workflows/definitions/ids';
-import type { deliverEventWorkflow } from '../../../workflows/webhooks';
-import type { EventType } from './events';
-import { recordEvent } from './record';
+import type { DeliverEventInput } from '../../../workflows/definitions/webhooks';
+import type { Config } from '../../platform/config';
+import type { SecretsKeyRing } from '../../platform/crypto/secretBox';
+import type { Db } from '../../platform/db/knex';
+import { egressPolicyFor, type EgressPolicy } from '../../platform/net/egress';
+import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
+import { sealingKeyOf } from '../lines/secrets';
+import { createDeliveryAttempt, type AttemptOutcome } from './attempt';
+import { EVENT_POLICIES, retryDelayMs, type EventType } from './events';
+import { findEvent, recordEvent, type EventRow, type NewEvent } from './record';
 
 /** The earlier name of `recordEvent` (./record.ts), kept for the tests and benches that record events directly. */
 export const createEvent = recordEvent;
 
-/** Starts the durable delivery of a recorded event (one workflow per event). */
-export function startDelivery(temporal: Client, taskQueue: string, eventId: string, eventType: EventType) {
-  return temporal.workflow.start<typeof deliverEventWorkflow>('deliverEventWorkflow', {
+/** What publishing an event reaches: the database, Temporal (for retries only), the egress policy and the signing keys. */
+export interface PublishDeps {
+  db: Db;
+  temporal: () => Client;
+  taskQueue: string;
+  egress: EgressPolicy;
+  secretsKey: () => SecretsKeyRing;
+  now: () => Date;
+}
+
+const apiPublishDeps = new WeakMap<Config, { egress: EgressPolicy; secretsKey: () => SecretsKeyRing }>();
+
+/** The API process's publish deps, from its configuration (the egress policy and key ring built once per config). */
+export function publishDepsOf(deps: { config: Config; db: Db; temporal: Client; now: () => Date }): PublishDeps {
+  let built = apiPublishDeps.get(deps.config);
+  if (!built) {
+    let key: SecretsKeyRing | undefined;
+    built = { egress: egressPolicyFor(deps.config), secretsKey: () => (key ??= sealingKeyOf(deps.config)) };
+    apiPublishDeps.set(deps.config, built);
+  }
+  return { db: deps.db, temporal: () => deps.temporal, taskQueue: deps.config.taskQueue, now: deps.now, ...built };
+}
+
+/**
+ * Starts the durable delivery of a recorded event: the retry workflow, one per event (its id is
+ * the event's; a second start of it is refused, also once it has finished, so the raiser and the
+ * sweeper never start two retry series). Without `from`, it makes every attempt from 1.
+ */
+export function startDelivery(
+  temporal: Client,
+  taskQueue: string,
+  eventId: string,
+  eventType: EventType,
+  from: Pick<DeliverEventInput, 'firstAttempt' | 'delayMs'> = {},
+) {
+  // By name and its definition's input (workflows/definitions/webhooks.ts): the workflow module imports the activities that use this.
+  const input: DeliverEventInput = { eventId, eventType, ...from };
+  return temporal.workflow.start('deliverEventWorkflow', {
     taskQueue,
     workflowId: workflowIds.deliverEvent(eventId),
-    args: [{ eventId, eventType }],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    args: [input],
   });
+}
+
+/** Records an event its raiser will attempt itself (`firstAttempt`); the sweeper finds it if that never settles. */
+export function recordPublishedEvent(db: Db | Knex.Transaction, event: NewEvent): Promise<string> {
+  return recordEvent(db, { ...event, awaitingDispatch: true });
+}
+
+/** The event's first attempt is settled: delivered, failed for good, or handed to its retry workflow. */
+export async function markDispatched(db: Db, eventId: string): Promise<void> {
+  await db('webhook_events').where({ id: eventId, awaiting_dispatch: true }).update({ awaiting_dispatch: false });
+}
+
+/**
+ * After a first attempt: a retryable failure of an event type that retries starts its retry
+ * workflow at attempt 2, after the schedule's first delay; then the event stops awaiting dispatch.
+ */
+export async function settleFirstAttempt(
+  deps: Pick<PublishDeps, 'db' | 'temporal' | 'taskQueue'>,
+  event: { id: string; eventType: EventType },
+  outcome: Pick<AttemptOutcome, 'delivered' | 'retryable' | 'retryAfterMs'>,
+): Promise<void> {
+  if (!outcome.delivered && outcome.retryable && EVENT_POLICIES[event.eventType].retry) {
+    const delayMs = retryDelayMs(1, Math.random(), outcome.retryAfterMs);
+    if (delayMs !== undefined)
+      await ignoringAlreadyStarted(startDelivery(deps.temporal(), deps.taskQueue, event.id, event.eventType, { firstAttempt: 2, delayMs }));
+  }
+  await markDispatched(deps.db, event.id);
+}
+
+export type FirstAttemptResult = { made: true; outcome: AttemptOutcome } | { made: false };
+
+/**
+ * The first attempt of a recorded event, made by its raiser (issue 14: no workflow per event).
+ * Claims attempt 1 (its delivery row) first, so it is POSTed once whoever else tries; a claim
+ * already taken (a re-run after a crash) makes nothing and leaves the event to the sweeper.
+ */
+export async function makeFirstAttempt(deps: PublishDeps, event: EventRow | string): Promise<FirstAttemptResult> {
+  const row = typeof event === 'string' ? await findEvent(deps.db, event) : event;
+  if (!row) return { made: false };
+  const outcome = await createDeliveryAttempt(deps).attempt(row, 1, undefined, undefined, { claim: true });
+  if (outcome.error === 'attempt_claimed') return { made: false };
+  await settleFirstAttempt(deps, { id: row.id, eventType: row.event_type as EventType }, outcome);
+  return { made: true, outcome };
+}
+
+/** Publishes an event: records it, then makes its first attempt right after that commit. */
+export async function publishEvent(deps: PublishDeps, event: NewEvent): Promise<{ eventId: string; attempt: FirstAttemptResult }> {
+  const eventId = await recordPublishedEvent(deps.db, event);
+  // A stable id may have been recorded before (a retried activity): attempt what was recorded.
+  if (event.id) return { eventId, attempt: await makeFirstAttempt(deps, eventId) };
+  const attempt = await makeFirstAttempt(deps, {
+    id: eventId,
+    workspace_id: event.workspaceId,
+    environment: event.environment,
+    line_id: event.lineId,
+    call_id: event.callId ?? null,
+    event_type: event.type,
+    payload: event.payload,
+  });
+  return { eventId, attempt };
 }

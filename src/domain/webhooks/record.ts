@@ -17,6 +17,8 @@ export interface NewEvent {
   payload: Record<string, unknown>;
   actorKeyId?: string | null;
   now: Date;
+  /** Its raiser makes the first attempt itself (./publish.ts); until that settles, the sweeper may take it over. */
+  awaitingDispatch?: boolean;
 }
 
 /** Records an outbound event (a `webhook_events` row); its id is the `event_id` receivers dedupe on. */
@@ -33,6 +35,7 @@ export async function recordEvent(db: Knex | Knex.Transaction, event: NewEvent):
     payload: event.payload,
     actor_key_id: event.actorKeyId ?? null,
     created_at: event.now,
+    ...(event.awaitingDispatch ? { awaiting_dispatch: true } : {}),
   });
   await (event.id ? insert.onConflict('id').ignore() : insert);
   return id;

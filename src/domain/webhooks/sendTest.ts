@@ -1,8 +1,7 @@
 import type { UseCaseDeps } from '../useCaseDeps';
 import { findLine, type Tenant } from '../lines/store';
-import { waitForResult } from '../../platform/temporal/waitForResult';
 import { EVENT_POLICIES } from './events';
-import { createEvent, startDelivery } from './publish';
+import { makeFirstAttempt, publishDepsOf, recordPublishedEvent } from './publish';
 
 /** What is known of the test event's attempt: `finished` once it has run (else it is still pending). */
 export interface TestAttempt {
@@ -16,16 +15,16 @@ export type SendTestOutcome = { ok: true; attempt: TestAttempt } | { ok: false; 
 
 /**
  * Sends a signed `test` event to a line's webhook_url: one attempt, no retries, recorded in the
- * delivery log like any other. L11: the wait is bounded. The attempt itself is (a 5 s answer), but
- * a busy or stopped worker is not: past `webhookTestWaitMs` the long poll is cancelled and what
- * is known is returned; the attempt finishes on its own.
+ * delivery log like any other, made by this process right after recording the event (no workflow).
+ * L11: the wait is bounded (`webhookTestWaitMs`); past it what is known is returned and the attempt
+ * finishes on its own.
  */
 export async function sendTestEvent(deps: UseCaseDeps, sender: Tenant & { keyId: string }, lineId: string): Promise<SendTestOutcome> {
   const line = await findLine(deps.db, sender, lineId);
   if (!line) return { ok: false, refused: 'not_found' };
   if (line.status === 'released') return { ok: false, refused: 'released' };
   const now = deps.now();
-  const eventId = await createEvent(deps.db, {
+  const eventId = await recordPublishedEvent(deps.db, {
     workspaceId: sender.workspaceId,
     environment: sender.environment,
     lineId,
@@ -35,10 +34,15 @@ export async function sendTestEvent(deps: UseCaseDeps, sender: Tenant & { keyId:
     actorKeyId: sender.keyId,
     now,
   });
-  const handle = await startDelivery(deps.temporal, deps.config.taskQueue, eventId, 'test');
-  const waited = await waitForResult(deps.temporal, handle, deps.config.webhookTestWaitMs);
-  const delivery = waited.finished
-    ? await deps.db('webhook_deliveries').where({ id: waited.result.lastDeliveryId }).first()
-    : await deps.db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt', 'desc').first();
-  return { ok: true, attempt: { eventId, finished: waited.finished, delivery } };
+  // The one attempt is made here, right after the commit; the answer reports it. Its own budget
+  // is 5 s, but the wait is bounded anyway (L11): past it, the attempt finishes on its own.
+  const attempt = makeFirstAttempt(publishDepsOf(deps), eventId);
+  let timer: NodeJS.Timeout | undefined;
+  const waited = await Promise.race([
+    attempt.then(() => true),
+    new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), deps.config.webhookTestWaitMs))),
+  ]).finally(() => clearTimeout(timer));
+  const delivery = await deps.db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt', 'desc').first();
+  const finished = waited && delivery !== undefined && delivery.status !== 'pending';
+  return { ok: true, attempt: { eventId, finished, delivery } };
 }

@@ -14,6 +14,7 @@ import * as m0012 from './0012_key_ancestry';
 import * as m0014 from './0014_call_workflow_claims';
 import * as m0015 from './0015_billing_environments';
 import * as m0016 from './0016_idempotency_lease_token';
+import * as m0018 from './0018_webhook_first_attempts';
 import * as m0019 from './0019_ledger_postings';
 
 /**
@@ -36,6 +37,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0014_call_workflow_claims': m0014,
   '0015_billing_environments': m0015,
   '0016_idempotency_lease_token': m0016,
+  '0018_webhook_first_attempts': m0018,
   '0019_ledger_postings': m0019,
 };
 
