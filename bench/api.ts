@@ -151,7 +151,11 @@ async function main(): Promise<number> {
     // The access log writes one line per request at `info`; keep it off so the figures
     // measure the API rather than stdout. BENCH_LOG_LEVEL=info measures with it on.
     const logger = createLogger('api', process.env.BENCH_LOG_LEVEL ?? 'warn');
-    const { koa } = createApp({ config, db, temporal, logger, now: () => new Date() });
+    // Wired as src/main/api.ts does: key cache with its NOTIFY listener, last_used_at batched.
+    const app = createApp({ config, db, temporal, logger, now: () => new Date() });
+    await app.listenForKeyChanges(stack.databaseUrl);
+    cleanups.push(() => app.close());
+    const { koa } = app;
     const apiServer = http.createServer(koa.callback());
     const apiUrl = await listen(apiServer);
     cleanups.push(() => closeServer(apiServer));
