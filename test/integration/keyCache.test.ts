@@ -48,7 +48,7 @@ describe('key cache across API instances', () => {
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, body: (await res.json()) as Record<string, any> };
+    return { status: res.status, body: (await res.json()) as { key: { id: string; plaintext_key: string } } };
   };
 
   it('a key revoked through instance A is refused by instance B within 1 s, though B had it cached', async () => {
@@ -56,7 +56,7 @@ describe('key cache across API instances', () => {
     const b = await startInstance();
     const minted = await call(a.url, 'POST', '/v1/keys', ctx.tenant.keys.serviceTest, { name: 'cached agent' });
     expect(minted.status).toBe(201);
-    const agentKey: string = minted.body.key.plaintext_key;
+    const agentKey = minted.body.key.plaintext_key;
 
     expect((await call(b.url, 'GET', '/api/v1/lines', agentKey)).status).toBe(200);
     const hitsBefore = b.app.keyCache.hits;
@@ -80,7 +80,7 @@ describe('key cache across API instances', () => {
     const a = await startInstance();
     const b = await startInstance();
     const minted = await call(a.url, 'POST', '/v1/keys', ctx.tenant.keys.serviceTest, { name: 'tiered agent' });
-    const agentKey: string = minted.body.key.plaintext_key;
+    const agentKey = minted.body.key.plaintext_key;
     expect((await call(b.url, 'GET', '/api/v1/lines', agentKey)).status).toBe(200);
     const updated = await call(a.url, 'PATCH', `/v1/keys/${minted.body.key.id}`, ctx.tenant.keys.serviceTest, { permissions: 'read_only' });
     expect(updated.status).toBe(200);
@@ -103,8 +103,8 @@ describe('key cache across API instances', () => {
   it('writes last_used_at off the request: once per key per minute, after the flush', async () => {
     const b = await startInstance();
     const minted = await call(b.url, 'POST', '/v1/keys', ctx.tenant.keys.serviceTest, { name: 'used agent' });
-    const keyId: string = minted.body.key.id;
-    const agentKey: string = minted.body.key.plaintext_key;
+    const keyId = minted.body.key.id;
+    const agentKey = minted.body.key.plaintext_key;
     const writesOfKey: string[] = [];
     const onQuery = (query: { sql: string; bindings?: unknown[] }) => {
       if (/^\s*update\s+api_keys/i.test(query.sql) && query.bindings?.includes(keyId)) writesOfKey.push(query.sql);
