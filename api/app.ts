@@ -9,6 +9,9 @@ import { cors } from './middleware/cors';
 import { jsonBody } from './middleware/jsonBody';
 import { requestContext } from './middleware/requestContext';
 import { allowedMethodsOf, unmatchedRequest, type AllowedMethods } from './middleware/unmatched';
+import { KeyCache } from '../src/domain/keys/cache';
+import { listenForKeyChanges, type KeyChangeListener } from '../src/domain/keys/keyChangeListener';
+import { LastUsedBatcher, type ApiKeyRow } from '../src/domain/keys/store';
 import { buildOpenApiDocument, toYaml } from './openapi/document';
 import { validateRequest } from './openapi/validator';
 import { allRoutes } from './routes';
@@ -22,6 +25,12 @@ export interface App {
   openApiDocument: Record<string, unknown>;
   /** Methods served at a path (undefined: unknown path); also answers CONNECT outside Koa (api/server.ts). */
   allowedMethods: AllowedMethods;
+  /** Key rows cached for authentication (see src/domain/keys/cache.ts for when entries are dropped). */
+  keyCache: KeyCache<ApiKeyRow>;
+  /** Starts dropping cached keys as soon as any process announces a change (every API process should). */
+  listenForKeyChanges(databaseUrl: string): Promise<void>;
+  /** Stops listening and writes the last `last_used_at` uses; call on shutdown. */
+  close(): Promise<void>;
 }
 
 /**
@@ -46,11 +55,17 @@ export function createApp(deps: AppDeps): App {
   const openApiDocument = buildOpenApiDocument(routes, API_VERSION);
   yaml = toYaml(openApiDocument);
 
+  const keyCache = new KeyCache<ApiKeyRow>(deps.config.apiKeyCacheTtlMs);
+  const lastUsed = new LastUsedBatcher(deps.db, deps.config.apiLastUsedFlushMs, (err) =>
+    deps.logger.warn({ err }, 'last_used_at flush failed'),
+  );
+  let listener: KeyChangeListener | undefined;
+
   const router = new Router<AppState>();
   const concrete = concretePaths(routes);
   for (const route of routes) {
     const readBody = jsonBody(Math.min(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, deps.config.maxBodyBytes));
-    const auth = authenticate(route.auth, deps);
+    const auth = authenticate(route.auth, deps, { cache: keyCache, lastUsed });
     const chain: Koa.Middleware<AppState>[] = readsBodyBeforeAuth(route.auth) ? [readBody, auth] : [auth, readBody];
     // Replays, conflicts and malformed requests are answered before the rate limit counts
     // the request: a limit meters work the service would do, not typos.
@@ -71,7 +86,22 @@ export function createApp(deps: AppDeps): App {
   koa.use(router.routes());
   const allowedMethods = allowedMethodsOf(routes);
   koa.use(unmatchedRequest(allowedMethods));
-  return { koa, routes, openApiDocument, allowedMethods };
+  return {
+    koa,
+    routes,
+    openApiDocument,
+    allowedMethods,
+    keyCache,
+    async listenForKeyChanges(databaseUrl) {
+      listener ??= listenForKeyChanges(databaseUrl, keyCache, deps.logger);
+      await listener.ready;
+    },
+    async close() {
+      await listener?.close();
+      keyCache.detach();
+      await lastUsed.close();
+    },
+  };
 }
 
 /** The methods of each path without parameters, e.g. `/api/v1/calls/conversation` → POST. */

@@ -110,9 +110,21 @@ function bareKoa(): Koa {
   return koa;
 }
 
-function printSummaries(baseline: Summary, switchboard: Summary): void {
+/**
+ * Bare Koa answering with one row read by primary key through the same kind of knex pool: the least any
+ * "read a row over HTTP" can cost on this machine, where Postgres shares the cores with the server and the load.
+ */
+function koaWithOneSelect(db: ReturnType<typeof createDb>, lineId: string): Koa {
+  const koa = new Koa();
+  koa.use(async (ctx) => {
+    ctx.body = { line: await db('lines').where({ id: lineId }).first() };
+  });
+  return koa;
+}
+
+function printSummaries(baseline: Summary, switchboard: Summary, oneSelect: Summary): void {
   const header = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests'];
-  const rows = [baseline, switchboard].map((r) => [
+  const rows = [baseline, oneSelect, switchboard].map((r) => [
     r.title,
     fmt(r.reqPerSec, 0),
     fmt(r.p50, 2),
@@ -126,7 +138,12 @@ function printSummaries(baseline: Summary, switchboard: Summary): void {
     ratio(switchboard.p50, baseline.p50, 2),
     ratio(switchboard.p99, baseline.p99, 2),
   ];
-  printTable(header, [...rows, [RATIO_LABEL, ...ratios, '', '', '']]);
+  const selectRatios = [
+    ratio(switchboard.reqPerSec, oneSelect.reqPerSec, 3),
+    ratio(switchboard.p50, oneSelect.p50, 2),
+    ratio(switchboard.p99, oneSelect.p99, 2),
+  ];
+  printTable(header, [...rows, [RATIO_LABEL, ...ratios, '', '', ''], ['ratio switchboard/koa+select', ...selectRatios, '', '', '']]);
 }
 
 async function main(): Promise<number> {
@@ -151,7 +168,11 @@ async function main(): Promise<number> {
     // The access log writes one line per request at `info`; keep it off so the figures
     // measure the API rather than stdout. BENCH_LOG_LEVEL=info measures with it on.
     const logger = createLogger('api', process.env.BENCH_LOG_LEVEL ?? 'warn');
-    const { koa } = createApp({ config, db, temporal, logger, now: () => new Date() });
+    // Wired as src/main/api.ts does: key cache with its NOTIFY listener, last_used_at batched.
+    const app = createApp({ config, db, temporal, logger, now: () => new Date() });
+    await app.listenForKeyChanges(stack.databaseUrl);
+    cleanups.push(() => app.close());
+    const { koa } = app;
     const apiServer = http.createServer(koa.callback());
     const apiUrl = await listen(apiServer);
     cleanups.push(() => closeServer(apiServer));
@@ -164,6 +185,10 @@ async function main(): Promise<number> {
     const { workspace, owner } = await createBenchWorkspace(db);
     const key = (await mintUserKey(db, { user: owner, environment: 'test', kind: 'standard', name: 'bench' })).plaintext;
     const lineId = await insertActiveLine(db, { workspace, owner, webhookUrl: 'https://agent.example.test/hooks' });
+
+    const selectServer = http.createServer(koaWithOneSelect(db, lineId).callback());
+    const selectUrl = await listen(selectServer);
+    cleanups.push(() => closeServer(selectServer));
 
     const linePath = `/api/v1/lines/${lineId}`;
     const authHeaders = { authorization: `Bearer ${key}` };
@@ -180,6 +205,7 @@ async function main(): Promise<number> {
     );
     const common = { connections, durationSec, warmupSec };
     const baseline = await measureInChild({ ...common, title: 'baseline (bare Koa)', url: `${baselineUrl}/`, headers: {} });
+    const oneSelect = await measureInChild({ ...common, title: 'bare Koa + one SELECT', url: `${selectUrl}/`, headers: {} });
     const switchboard = await measureInChild({
       ...common,
       title: 'switchboard GET line',
@@ -188,10 +214,10 @@ async function main(): Promise<number> {
     });
 
     console.log('');
-    printSummaries(baseline, switchboard);
+    printSummaries(baseline, switchboard, oneSelect);
     console.log('');
 
-    const failed = [switchboard, baseline].filter((r) => r.non2xx > 0 || r.errors > 0 || r.total === 0);
+    const failed = [switchboard, baseline, oneSelect].filter((r) => r.non2xx > 0 || r.errors > 0 || r.total === 0);
     return reportFailures(
       failed.map(
         (r) => `${r.title} had ${r.non2xx} non-2xx responses and ${r.errors} errors (${r.timeouts} timeouts) over ${r.total} requests`,

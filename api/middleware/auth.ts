@@ -6,7 +6,8 @@ import type { RouteAuth } from '../routes/types';
 import { recordComplianceEvent } from '../../src/domain/compliance/events';
 import { hasScope } from '../../src/domain/keys/scopes';
 import { tierAllows } from '../../src/domain/keys/tiers';
-import { lookupKey, touchLastUsed } from '../../src/domain/keys/store';
+import type { KeyCache } from '../../src/domain/keys/cache';
+import { lookupKey, type ApiKeyRow, type LastUsedBatcher } from '../../src/domain/keys/store';
 import { consumeRateLimit } from '../../src/domain/limits/limiter';
 import { bucketFor, RATE_LIMITS } from '../../src/domain/limits/policies';
 
@@ -21,7 +22,11 @@ function bearerToken(header: string): string | undefined {
  * the key row, never from the request. Service keys authenticate only the keys plane,
  * and regular keys never authenticate it (401 `invalid_api_key` either way).
  */
-export function authenticate(auth: RouteAuth, deps: AppDeps): Koa.Middleware<AppState> {
+export function authenticate(
+  auth: RouteAuth,
+  deps: AppDeps,
+  keys: { cache: KeyCache<ApiKeyRow>; lastUsed: LastUsedBatcher },
+): Koa.Middleware<AppState> {
   return async (ctx, next) => {
     if (auth.kind === 'public') return next();
     if (auth.kind === 'carrier') {
@@ -33,7 +38,7 @@ export function authenticate(auth: RouteAuth, deps: AppDeps): Koa.Middleware<App
     const token = bearerToken(header);
     if (!token) throw errors.invalidApiKey();
     const now = deps.now();
-    const found = await lookupKey(deps.db, token, now);
+    const found = await lookupKey(deps.db, token, now, keys.cache);
     if (!found.ok) throw errors.invalidApiKey();
     const key = found.key;
     // A key of the wrong kind is not a credential for this plane: the same 401 as an unknown key
@@ -71,7 +76,7 @@ export function authenticate(auth: RouteAuth, deps: AppDeps): Koa.Middleware<App
       }
     }
     ctx.state.principal = { key, workspaceId: key.workspace_id, userId: key.user_id, environment: key.environment, scopes: key.scopes };
-    touchLastUsed(deps.db, key.id, now, (err) => ctx.state.log.warn({ err }, 'last_used_at update failed'));
+    keys.lastUsed.record(key.id, now);
     return next();
   };
 }

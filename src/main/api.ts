@@ -12,9 +12,12 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   const warnings = assertStartupConfiguration('api', config);
   const logger = createLogger('api', config.logLevel);
   for (const warning of warnings) logger.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
-  const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 20 });
+  const databaseUrl = requireSetting(config.databaseUrl, 'DATABASE_URL');
+  const db = createDb(databaseUrl, { max: 20 });
   const temporal = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   const app = createApp({ config, db, temporal, logger, now: () => new Date() });
+  // Revocations reach this process's key cache within moments of their commit, not after its TTL.
+  await app.listenForKeyChanges(databaseUrl);
   const server = createApiServer(app, { requestTimeoutMs: config.httpRequestTimeoutMs, headersTimeoutMs: config.httpHeadersTimeoutMs });
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   logger.info({ url: `http://${config.host}:${config.port}` }, 'api listening');
@@ -22,6 +25,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'api shutting down');
     server.close(async () => {
+      await app.close();
       await temporal.connection.close();
       await db.destroy();
       process.exit(0);

@@ -20,6 +20,10 @@ export interface Config {
   maxBodyBytes: number;
   /** Time to receive a whole request (headers and body) and its headers; slower clients get 408. */
   httpRequestTimeoutMs: number;
+  /** How long an API process trusts a cached key row at most (revocations also reach it at once by NOTIFY); 0 turns the cache off. */
+  apiKeyCacheTtlMs: number;
+  /** How often an API process writes the `last_used_at` of the keys used since (one statement for all). */
+  apiLastUsedFlushMs: number;
   httpHeadersTimeoutMs: number;
   simulatorUrl: string;
   /**
@@ -154,6 +158,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL ?? 'info',
     maxBodyBytes: int('MAX_BODY_BYTES', 1024 * 1024),
     httpRequestTimeoutMs: int('HTTP_REQUEST_TIMEOUT_MS', 30_000),
+    apiKeyCacheTtlMs: int('API_KEY_CACHE_TTL_MS', 1_000),
+    apiLastUsedFlushMs: int('API_LAST_USED_FLUSH_MS', 5_000),
     httpHeadersTimeoutMs: int('HTTP_HEADERS_TIMEOUT_MS', 15_000),
     simulatorUrl,
     paymentsLiveUrl: env.PAYMENTS_LIVE_URL || simulatorUrl,

@@ -1,3 +1,4 @@
+import { announceKeyChanges } from '../../src/domain/keys/cache';
 import { generateKey } from '../../src/domain/keys/format';
 import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
 import { createTenant, mintKey, startHarness, type Harness, type Tenant } from '../support/harness';
@@ -38,10 +39,14 @@ describe('authentication and scopes', () => {
   it('401 invalid_api_key for a revoked key, from the very next request', async () => {
     const key = await mintKey(h.db, tenant.owner, 'test', ['numbers:read']);
     expect((await h.request('GET', '/api/v1/lines', { key })).status).toBe(200);
-    await h
-      .db('api_keys')
-      .where({ key_prefix: key.slice(0, 16) })
-      .update({ revoked_at: new Date() });
+    // As every revocation path does: the update announces the change, which drops the key from the API's cache.
+    await h.db.transaction(async (trx) => {
+      const [row] = await trx('api_keys')
+        .where({ key_prefix: key.slice(0, 16) })
+        .update({ revoked_at: new Date() })
+        .returning('id');
+      await announceKeyChanges(trx, [row.id]);
+    });
     expectError(await h.request('GET', '/api/v1/lines', { key }), 401, 'invalid_api_key');
   });
 
@@ -122,11 +127,12 @@ describe('authentication and scopes', () => {
     expect((await h.db('api_keys').where({ key_prefix: prefix }).first()).last_used_at).toEqual(first);
   });
 
+  /** The API writes last_used_at off the request, every API_LAST_USED_FLUSH_MS (5 s by default). */
   async function waitForLastUsed(prefix: string): Promise<Date> {
-    for (let i = 0; i < 50; i += 1) {
+    for (let i = 0; i < 200; i += 1) {
       const row = await h.db('api_keys').where({ key_prefix: prefix }).first();
       if (row.last_used_at) return row.last_used_at;
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await new Promise((resolve) => setTimeout(resolve, 50));
     }
     throw new Error('last_used_at was never written');
   }

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import { digestsEqual, generateKey, hashKey, parseKey, type Environment, type KeyKind } from './format';
 import type { Scope } from './scopes';
+import type { KeyCache } from './cache';
 
 export interface ApiKeyRow {
   id: string;
@@ -110,45 +111,96 @@ export type KeyLookup = { ok: true; key: ApiKeyRow } | { ok: false; reason: 'mal
 /**
  * Finds the key row for a presented plaintext: narrow by the indexed prefix, then
  * compare SHA-256 digests in constant time so timing reveals nothing about stored hashes.
+ * With a cache (keyed by that digest, see cache.ts) a known key costs no query; its own and its
+ * ancestors' lapse times are still judged against `now` on every call.
  */
-export async function lookupKey(db: Db, plaintext: string, now: Date): Promise<KeyLookup> {
+export async function lookupKey(db: Db, plaintext: string, now: Date, cache?: KeyCache<ApiKeyRow>): Promise<KeyLookup> {
   const parsed = parseKey(plaintext);
   if (!parsed) return { ok: false, reason: 'malformed' };
-  const candidates = await db<ApiKeyRow>('api_keys').where({ key_prefix: parsed.prefix });
   const presented = hashKey(plaintext);
-  const match = candidates.find((row) => digestsEqual(row.key_hash, presented));
-  if (!match || match.kind !== parsed.kind || match.environment !== parsed.environment) return { ok: false, reason: 'unknown' };
+  let found = cache?.get(presented);
+  if (!found) {
+    const candidates = await db<ApiKeyRow>('api_keys').where({ key_prefix: parsed.prefix });
+    const match = candidates.find((row) => digestsEqual(row.key_hash, presented));
+    if (!match) return { ok: false, reason: 'unknown' };
+    found = { row: match, ancestorsLapseAt: match.ancestor_ids.length > 0 ? await ancestorsLapseAt(db, match.ancestor_ids) : null };
+    cache?.set(presented, found);
+  }
+  const match = found.row;
+  if (match.kind !== parsed.kind || match.environment !== parsed.environment) return { ok: false, reason: 'unknown' };
   if (match.revoked_at && match.revoked_at <= now) return { ok: false, reason: 'revoked' };
   if (match.expires_at && match.expires_at <= now) return { ok: false, reason: 'expired' };
   // Defence in depth beside revocation's cascade: a key whose minting chain no longer holds is refused.
-  if (match.ancestor_ids.length > 0 && (await hasLapsedAncestor(db, match.ancestor_ids, now))) return { ok: false, reason: 'revoked' };
+  if (found.ancestorsLapseAt && found.ancestorsLapseAt <= now) return { ok: false, reason: 'revoked' };
   return { ok: true, key: match };
 }
 
-/** Whether any of these keys is revoked or expired at `now`. */
-export async function hasLapsedAncestor(db: Db | Knex.Transaction, ancestorIds: readonly string[], now: Date): Promise<boolean> {
-  const lapsed = await db('api_keys')
+/** The earliest moment any of these keys is revoked or expires (null: none ever does, as things stand). */
+async function ancestorsLapseAt(db: Db, ancestorIds: readonly string[]): Promise<Date | null> {
+  const [row] = await db('api_keys')
     .whereIn('id', [...ancestorIds])
-    .andWhere((q) => q.where('revoked_at', '<=', now).orWhere('expires_at', '<=', now))
-    .first('id');
-  return lapsed !== undefined;
+    .select<Array<{ lapse_at: Date | null }>>(db.raw('min(least(revoked_at, expires_at)) as lapse_at'));
+  return row?.lapse_at ?? null;
 }
 
 const LAST_USED_RESOLUTION_MS = 60_000;
-const lastUsedWritten = new Map<string, number>();
 
 /**
- * Records `last_used_at` at one-minute resolution: at most one conditional UPDATE per key
- * per minute per process, and the WHERE clause makes concurrent processes write at most once.
+ * Records `last_used_at` off the request path, at one-minute resolution. `record` only notes the key in memory;
+ * every `flushMs` one UPDATE ... FROM (VALUES ...) writes all keys noted since, and `close` flushes the rest.
+ * Flush rule: a key is written at most once a minute by this process (it is not noted again until a minute after
+ * the use last written), and the WHERE clause makes concurrent processes write a key at most once a minute between
+ * them. A failed flush is logged and those uses are dropped: the column is a hint, not an audit record.
  */
-export function touchLastUsed(db: Db, keyId: string, now: Date, onError: (err: unknown) => void): void {
-  const previous = lastUsedWritten.get(keyId);
-  if (previous !== undefined && now.getTime() - previous < LAST_USED_RESOLUTION_MS) return;
-  lastUsedWritten.set(keyId, now.getTime());
-  if (lastUsedWritten.size > 100_000) lastUsedWritten.clear();
-  db('api_keys')
-    .where({ id: keyId })
-    .andWhere((q) => q.whereNull('last_used_at').orWhere('last_used_at', '<', new Date(now.getTime() - LAST_USED_RESOLUTION_MS)))
-    .update({ last_used_at: now })
-    .catch(onError);
+export class LastUsedBatcher {
+  private readonly pending = new Map<string, number>();
+  private readonly written = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    flushMs: number,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    this.timer = setInterval(() => void this.flush(), flushMs);
+    this.timer.unref();
+  }
+
+  record(keyId: string, now: Date): void {
+    const at = now.getTime();
+    const previous = this.written.get(keyId);
+    if (previous !== undefined && at - previous < LAST_USED_RESOLUTION_MS && at >= previous) return;
+    if (!this.pending.has(keyId)) this.pending.set(keyId, at);
+    this.written.set(keyId, at);
+    if (this.written.size > 100_000) this.written.clear();
+  }
+
+  /** Writes every noted use in one statement (the previous flush finishes first). */
+  flush(): Promise<void> {
+    this.flushing = this.flushing.then(() => this.writePending());
+    return this.flushing;
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.flush();
+  }
+
+  private async writePending(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const uses = [...this.pending];
+    this.pending.clear();
+    const values = uses.map(() => '(?::uuid, ?::timestamptz)').join(', ');
+    const bindings = uses.flatMap(([id, at]) => [id, new Date(at).toISOString()]);
+    try {
+      await this.db.raw(
+        `update api_keys k set last_used_at = u.at from (values ${values}) as u(id, at)
+         where k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at - interval '${LAST_USED_RESOLUTION_MS / 1000} seconds')`,
+        bindings,
+      );
+    } catch (err) {
+      this.onError(err);
+    }
+  }
 }

@@ -1,0 +1,128 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import { createApp, type App } from '../../api/app';
+import { createDb, type Db } from '../../src/platform/db/knex';
+import { createLogger } from '../../src/platform/logger';
+import { useHarness } from '../support/harness';
+
+/**
+ * Two API instances over one database, each with its own pool, key cache and LISTEN connection, as two
+ * deployed API processes. The caches trust a row for a minute here, so a refusal within 1 s can only come
+ * from the revocation's NOTIFY, not from the TTL.
+ */
+describe('key cache across API instances', () => {
+  const ctx = useHarness();
+  const instances: Array<{ app: App; db: Db; server: http.Server; url: string }> = [];
+
+  async function startInstance(): Promise<(typeof instances)[number]> {
+    const { h } = ctx;
+    const db = createDb(h.config.databaseUrl!, { max: 5 });
+    const app = createApp({
+      config: { ...h.config, apiKeyCacheTtlMs: 60_000, apiLastUsedFlushMs: 200 },
+      db,
+      temporal: h.temporal,
+      logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
+      now: () => new Date(),
+    });
+    await app.listenForKeyChanges(h.config.databaseUrl!);
+    const server = http.createServer(app.koa.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const instance = { app, db, server, url: `http://127.0.0.1:${port}` };
+    instances.push(instance);
+    return instance;
+  }
+
+  afterEach(async () => {
+    for (const { app, db, server } of instances.splice(0)) {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await app.close();
+      await db.destroy();
+    }
+  });
+
+  const call = async (url: string, method: string, path: string, key: string, body?: unknown) => {
+    const res = await fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as { key: { id: string; plaintext_key: string } } };
+  };
+
+  it('a key revoked through instance A is refused by instance B within 1 s, though B had it cached', async () => {
+    const a = await startInstance();
+    const b = await startInstance();
+    const minted = await call(a.url, 'POST', '/v1/keys', ctx.tenant.keys.serviceTest, { name: 'cached agent' });
+    expect(minted.status).toBe(201);
+    const agentKey = minted.body.key.plaintext_key;
+
+    expect((await call(b.url, 'GET', '/api/v1/lines', agentKey)).status).toBe(200);
+    const hitsBefore = b.app.keyCache.hits;
+    expect((await call(b.url, 'GET', '/api/v1/lines', agentKey)).status).toBe(200);
+    // B answered from its cache: no lookup query for the second request.
+    expect(b.app.keyCache.hits).toBe(hitsBefore + 1);
+
+    const revoked = await call(a.url, 'DELETE', `/v1/keys/${minted.body.key.id}`, ctx.tenant.keys.serviceTest);
+    expect(revoked.status).toBe(200);
+    const revokedAt = Date.now();
+    let status = 200;
+    while (status === 200 && Date.now() - revokedAt < 5_000) {
+      status = (await call(b.url, 'GET', '/api/v1/lines', agentKey)).status;
+    }
+    const refusedAfterMs = Date.now() - revokedAt;
+    expect(status).toBe(401);
+    expect(refusedAfterMs).toBeLessThan(1_000);
+  });
+
+  it('an agent key whose tier is lowered through A loses the verb on B at once', async () => {
+    const a = await startInstance();
+    const b = await startInstance();
+    const minted = await call(a.url, 'POST', '/v1/keys', ctx.tenant.keys.serviceTest, { name: 'tiered agent' });
+    const agentKey = minted.body.key.plaintext_key;
+    expect((await call(b.url, 'GET', '/api/v1/lines', agentKey)).status).toBe(200);
+    const updated = await call(a.url, 'PATCH', `/v1/keys/${minted.body.key.id}`, ctx.tenant.keys.serviceTest, { permissions: 'read_only' });
+    expect(updated.status).toBe(200);
+    const changedAt = Date.now();
+    let answer = '';
+    while (Date.now() - changedAt < 5_000) {
+      const res = await call(b.url, 'POST', '/api/v1/lines', agentKey, {
+        name: 'x',
+        mode: 'webhook',
+        webhook_url: 'https://a.example.test',
+      });
+      answer = `${res.status} ${JSON.stringify(res.body)}`;
+      if (answer.includes('agent_permission_denied')) break;
+    }
+    expect(answer).toContain('403');
+    expect(answer).toContain('agent_permission_denied');
+    expect(Date.now() - changedAt).toBeLessThan(1_000);
+  });
+
+  it('writes last_used_at off the request: once per key per minute, after the flush', async () => {
+    const b = await startInstance();
+    const minted = await call(b.url, 'POST', '/v1/keys', ctx.tenant.keys.serviceTest, { name: 'used agent' });
+    const keyId = minted.body.key.id;
+    const agentKey = minted.body.key.plaintext_key;
+    const writesOfKey: string[] = [];
+    const onQuery = (query: { sql: string; bindings?: unknown[] }) => {
+      if (/^\s*update\s+api_keys/i.test(query.sql) && query.bindings?.includes(keyId)) writesOfKey.push(query.sql);
+    };
+    b.db.on('query', onQuery);
+    try {
+      for (let i = 0; i < 20; i += 1) expect((await call(b.url, 'GET', '/api/v1/lines', agentKey)).status).toBe(200);
+      let lastUsed: Date | null = null;
+      for (let i = 0; i < 50 && !lastUsed; i += 1) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        lastUsed = (await ctx.h.db('api_keys').where({ id: keyId }).first('last_used_at')).last_used_at;
+      }
+      expect(lastUsed).not.toBeNull();
+      // Several flushes have run since: twenty uses within a minute made one write.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(writesOfKey).toHaveLength(1);
+    } finally {
+      b.db.off('query', onQuery);
+    }
+  });
+});
