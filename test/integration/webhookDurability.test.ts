@@ -42,8 +42,12 @@ describe('webhook events survive a kill -9 of the process that raised them', () 
   });
   afterAll(async () => {
     await receiver.close();
+    // The schedule would go on starting sweeps on this file's task queue, which no worker serves after it.
+    await h.temporal.schedule
+      .getHandle(WEBHOOK_SWEEP_SCHEDULE_ID)
+      .delete()
+      .catch(() => undefined);
     await h.close();
-    console.log('LOGDIR', logDir); // DEBUG
   });
 
   const { lines } = customer(() => ({ h, tenant }), { line: () => webhookLine({ webhook_url: receiver.url }) });
@@ -51,6 +55,12 @@ describe('webhook events survive a kill -9 of the process that raised them', () 
   it('an API process killed mid-burst of inbound SMS: every sms_received event is still delivered', async () => {
     // The worker runs the sweeper's schedule (as every worker creates it at start) and the retry workflows.
     await h.startWorker();
+    // Test files share one Temporal server: a schedule an earlier file created starts its sweeps on that
+    // file's task queue, so this file's own is created afresh.
+    await h.temporal.schedule
+      .getHandle(WEBHOOK_SWEEP_SCHEDULE_ID)
+      .delete()
+      .catch(() => undefined);
     await ensureSchedules(h.temporal, h.config.taskQueue);
     const { line } = await lines.createWithSecret();
 

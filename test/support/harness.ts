@@ -111,15 +111,18 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     freeze: (at: Date | null) => void (frozenAt = at === null ? null : at.getTime()),
     now: () => new Date(frozenAt ?? Date.now() + offsetMs),
   };
+  // Every app made here is closed with the harness (its last_used_at batch written, its key-change listener stopped).
+  const apps: Array<{ close(): Promise<void> }> = [];
   const listen = async (port: number) => {
-    const { koa } = createApp({
+    const app = createApp({
       config,
       db,
       temporal: apiTemporal,
       logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
       now: clock.now,
     });
-    const created = http.createServer(koa.callback());
+    apps.push(app);
+    const created = http.createServer(app.koa.callback());
     // Longer than the client's own idle timeout, so the client always closes idle sockets first
     // (tests that block the event loop, e.g. spawnSync of the CLI, would otherwise race a reset).
     created.keepAliveTimeout = 65_000;
@@ -214,6 +217,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await new Promise<void>((resolve) => sim.server.close(() => resolve()));
       await new Promise<void>((resolve) => testProcessor.server.close(() => resolve()));
+      for (const app of apps.splice(0)) await app.close();
       await temporal.connection.close();
       await db.destroy();
     },
