@@ -12,6 +12,7 @@ import { spawnService } from '../platform/infra/services';
 import { assertStartupConfiguration, type ProcessRole } from '../platform/startupCheck';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../platform/infra/temporal';
 import { createWorkspace, findUser, mintUserKey } from '../domain/workspaces/service';
+import { announceKeyChanges } from '../domain/keys/cache';
 
 /**
  * `npm run up`: brings the whole service up on this machine (Postgres, Temporal dev server,
@@ -208,7 +209,18 @@ async function devKey(db: ReturnType<typeof createDb>, stateFile: string): Promi
     log(`created dev workspace ${created.workspace.id}`);
   }
   // The previous run's key was printed once and is now replaced.
-  await db('api_keys').where({ user_id: owner.id, name: DEV_KEY_NAME }).whereNull('revoked_at').update({ revoked_at: new Date() });
+  // Announced like every revocation, so an API instance already running refuses it at once rather than after its cache's TTL.
+  await db.transaction(async (trx) => {
+    const revoked: Array<{ id: string }> = await trx('api_keys')
+      .where({ user_id: owner.id, name: DEV_KEY_NAME })
+      .whereNull('revoked_at')
+      .update({ revoked_at: new Date() })
+      .returning('id');
+    await announceKeyChanges(
+      trx,
+      revoked.map((row) => row.id),
+    );
+  });
   const minted = await mintUserKey(db, { user: owner, environment: 'test', kind: 'standard', name: DEV_KEY_NAME });
   return minted.plaintext;
 }

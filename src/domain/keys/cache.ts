@@ -5,13 +5,13 @@ export const KEY_CHANGES_CHANNEL = 'api_key_changes';
 /** NOTIFY payloads are limited to 8000 bytes; 36-character ids and a comma each, with room to spare. */
 const IDS_PER_NOTIFY = 200;
 
-/** A key row as authentication needs it, with the earliest moment one of its ancestors lapses (null: none does). */
 /** What the cache needs of a key row (store.ts's ApiKeyRow; not imported, so store.ts can import this file). */
 interface KeyIdentity {
   id: string;
   ancestor_ids: string[];
 }
 
+/** A key row as authentication needs it, with the earliest moment one of its ancestors lapses (null: none does). */
 export interface CachedKey<Row extends KeyIdentity = KeyIdentity> {
   row: Row;
   ancestorsLapseAt: Date | null;
