@@ -10,7 +10,9 @@ import {
   type CallStateChange,
   type SequencedEntry,
 } from '../src/domain/calls/store';
+import { closeDeferral, markDeferrable } from '../src/domain/calls/deferredPlayback';
 import { recordComplianceEvent } from '../src/domain/compliance/events';
+import type { SignalledCallEvent } from '../workflows/definitions/calls';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
 import { stableUuid } from '../src/platform/stableId';
@@ -95,6 +97,11 @@ export interface MessageTurn {
   replySpeakId: string;
   /** The transcript `seq` of the reply's entry (`said` carries its own); without it the turn is appended as before. */
   replySeq?: number;
+  /**
+   * The workflow closes the deferral before it waits on this reply's playback (`stopSpeaking`
+   * with the call id): the reply's playback reports may then wait for the call's next signal.
+   */
+  deferPlayback?: boolean;
 }
 
 export interface MessageTurnOutcome {
@@ -159,8 +166,14 @@ export function createCallActivities({
       }
     },
 
-    async stopSpeaking(carrierCallId: string): Promise<void> {
+    /**
+     * Stops the playing speech. With the call id, first closes the call's playback deferral (the
+     * workflow is about to wait on its speeches) and returns the reports recorded so far.
+     */
+    async stopSpeaking(carrierCallId: string, callId?: string): Promise<{ deferred: SignalledCallEvent[] } | void> {
+      const deferred = callId ? await closeDeferral<SignalledCallEvent>(db, callId) : undefined;
       await carrierCommand(() => carrier.stopSpeaking({ carrierCallId }));
+      if (deferred) return { deferred };
     },
 
     /** The whole transcript (calls from before sequenced transcripts; timestamps as ISO strings on the record). */
@@ -234,6 +247,14 @@ export function createCallActivities({
       else if (outcome.replyText !== undefined && outcome.replySpoken)
         entries.push({ role: 'assistant', text: outcome.replyText, timestamp: repliedAt });
       let transcriptWritten = false;
+      const spokenIds = outcome.spokenChunks
+        ? outcome.spokenChunks.map((chunk) => chunk.speakId)
+        : outcome.replySpoken
+          ? [turn.replySpeakId]
+          : [];
+      // Beside the transcript's append (one round trip): this reply's playback reports need no workflow task.
+      const marking =
+        turn.deferPlayback && spokenIds.length > 0 ? markDeferrable(db, call.callId, spokenIds).catch(() => undefined) : Promise.resolve();
       if (!lost) {
         try {
           // Appended, so the turn carries its own entries rather than the whole transcript.
@@ -251,6 +272,8 @@ export function createCallActivities({
           // What was said is in the result; the workflow rewrites the transcript with a retried activity.
         }
       }
+      // Not marked (an error): its reports are signalled, as before.
+      await marking;
       return {
         delivered: outcome.delivered,
         ...(outcome.replyText !== undefined ? { replyText: outcome.replyText, replySpoken: outcome.replySpoken === true } : {}),

@@ -19,7 +19,12 @@ export async function takeTurn(call: CallState, utterance: SignalledCallEvent, t
     const finished = (id: string) => events.finished(id);
     const stopped = (id: string) => events.stopped(id);
     // Still talking: cut it off now (the carrier may already have, on its own barge-in detection).
-    if (!speeches.every(finished) && (await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) {
+    // The activity first closes the playback deferral: reports recorded for these speeches come
+    // back with it, and any later one is signalled (histories before it return nothing).
+    if (
+      !speeches.every(finished) &&
+      (await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!, input.callId).then(applyDeferred(call))))
+    ) {
       await condition(() => speeches.some(stopped) || speeches.every(finished) || call.ended(), '2 seconds');
     }
     if (!call.ended() && (!speeches.every(finished) || speeches.some(stopped))) {
@@ -93,6 +98,13 @@ async function takeHostedTurn(call: CallState, turn: number, language: string | 
   await transcript.flush();
 }
 
+/** Applies the playback reports a closed deferral returned, in order. */
+const applyDeferred =
+  (call: CallState) =>
+  (result: { deferred: SignalledCallEvent[] } | void): void => {
+    if (result) for (const report of result.deferred) call.events.add(report);
+  };
+
 /** A webhook-mode turn: `message` delivered once, its `{text}` or NDJSON reply spoken (`takeMessageTurn`). */
 async function takeMessageTurn(call: CallState, turn: number, said: SequencedEntry, utterance: SignalledCallEvent): Promise<void> {
   const { input, transcript } = call;
@@ -109,6 +121,7 @@ async function takeMessageTurn(call: CallState, turn: number, said: SequencedEnt
       speakIdPrefix: `${input.callId}:turn-${turn}`,
       replySpeakId,
       replySeq,
+      deferPlayback: true,
     });
   } catch (err) {
     // The attempt was lost (a crashed worker, a database error): the caller hears silence,
