@@ -12,7 +12,6 @@ import {
 } from '../src/domain/calls/store';
 import { closeDeferral, markDeferrable } from '../src/domain/calls/deferredPlayback';
 import { recordComplianceEvent } from '../src/domain/compliance/events';
-import type { SignalledCallEvent } from '../workflows/definitions/calls';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
 import { stableUuid } from '../src/platform/stableId';
@@ -24,6 +23,9 @@ import { recordEvent, type EventRow } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { createDeliveryAttempt } from './webhooks';
+
+/** A recorded `call.playback` report, as the API received it (the workflow's SignalledCallEvent; typed there, to keep layers acyclic). */
+export type PlaybackReport = Record<string, unknown>;
 
 export interface CallActivityDeps {
   db: Db;
@@ -166,12 +168,17 @@ export function createCallActivities({
       }
     },
 
+    /** The workflow is about to wait on its current speeches: their playback reports recorded so far (see closeDeferral). */
+    async closePlaybackDeferral(callId: string): Promise<PlaybackReport[]> {
+      return closeDeferral<PlaybackReport>(db, callId);
+    },
+
     /**
      * Stops the playing speech. With the call id, first closes the call's playback deferral (the
      * workflow is about to wait on its speeches) and returns the reports recorded so far.
      */
-    async stopSpeaking(carrierCallId: string, callId?: string): Promise<{ deferred: SignalledCallEvent[] } | void> {
-      const deferred = callId ? await closeDeferral<SignalledCallEvent>(db, callId) : undefined;
+    async stopSpeaking(carrierCallId: string, callId?: string): Promise<{ deferred: PlaybackReport[] } | void> {
+      const deferred = callId ? await closeDeferral<PlaybackReport>(db, callId) : undefined;
       await carrierCommand(() => carrier.stopSpeaking({ carrierCallId }));
       if (deferred) return { deferred };
     },
@@ -232,10 +239,15 @@ export function createCallActivities({
         },
       };
       // The line and its signing secret are read while the event is written: one round trip.
+      // This reply's playback reports need no workflow task: marked before anything is spoken, so
+      // even the carrier's quickest report finds the mark (not marked, after an error: they are signalled).
       const [line, secret] = await Promise.all([
         delivery.lineOf(call.lineId),
         delivery.secretOf(call.lineId),
         recordEvent(db, { ...eventOf(call, 'message'), id: event.id, payload: event.payload, now: now() }),
+        turn.deferPlayback
+          ? markDeferrable(db, call.callId, [turn.replySpeakId], `${turn.speakIdPrefix}-`).catch(() => undefined)
+          : undefined,
       ]);
       const stream = { carrierCallId: turn.carrierCallId, speakIdPrefix: turn.speakIdPrefix, replySpeakId: turn.replySpeakId };
       const outcome = await delivery.attempt(event, 1, stream, { line, secret }, { atMostOnce: true });
@@ -247,14 +259,6 @@ export function createCallActivities({
       else if (outcome.replyText !== undefined && outcome.replySpoken)
         entries.push({ role: 'assistant', text: outcome.replyText, timestamp: repliedAt });
       let transcriptWritten = false;
-      const spokenIds = outcome.spokenChunks
-        ? outcome.spokenChunks.map((chunk) => chunk.speakId)
-        : outcome.replySpoken
-          ? [turn.replySpeakId]
-          : [];
-      // Beside the transcript's append (one round trip): this reply's playback reports need no workflow task.
-      const marking =
-        turn.deferPlayback && spokenIds.length > 0 ? markDeferrable(db, call.callId, spokenIds).catch(() => undefined) : Promise.resolve();
       if (!lost) {
         try {
           // Appended, so the turn carries its own entries rather than the whole transcript.
@@ -272,8 +276,6 @@ export function createCallActivities({
           // What was said is in the result; the workflow rewrites the transcript with a retried activity.
         }
       }
-      // Not marked (an error): its reports are signalled, as before.
-      await marking;
       return {
         delivered: outcome.delivered,
         ...(outcome.replyText !== undefined ? { replyText: outcome.replyText, replySpoken: outcome.replySpoken === true } : {}),

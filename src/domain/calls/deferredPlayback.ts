@@ -11,12 +11,15 @@ import type { Knex } from 'knex';
  * before the close (and the close returns it) or finds no mark (and is signalled at once).
  */
 
-/** The speak ids whose playback reports may wait for the call's next signal (replaces the previous turn's). */
-export async function markDeferrable(db: Knex, callId: string, speakIds: readonly string[]): Promise<void> {
+/**
+ * The speak ids (and a streamed reply's `<prefix><n>` chunk ids) whose playback reports may wait
+ * for the call's next signal; replaces the previous turn's.
+ */
+export async function markDeferrable(db: Knex, callId: string, speakIds: readonly string[], speakPrefix: string | null): Promise<void> {
   await db.raw(
-    `INSERT INTO call_playback_deferrals (call_id, speak_ids) VALUES (?, ?::text[])
-     ON CONFLICT (call_id) DO UPDATE SET speak_ids = excluded.speak_ids`,
-    [callId, [...speakIds]],
+    `INSERT INTO call_playback_deferrals (call_id, speak_ids, speak_prefix) VALUES (?, ?::text[], ?)
+     ON CONFLICT (call_id) DO UPDATE SET speak_ids = excluded.speak_ids, speak_prefix = excluded.speak_prefix`,
+    [callId, [...speakIds], speakPrefix],
   );
 }
 
@@ -24,9 +27,9 @@ export async function markDeferrable(db: Knex, callId: string, speakIds: readonl
 export async function deferPlaybackReport(db: Knex, callId: string, speakId: string, report: object): Promise<boolean> {
   const { rows } = await db.raw<{ rows: unknown[] }>(
     `INSERT INTO call_deferred_playback (call_id, report)
-     SELECT call_id, ?::jsonb FROM call_playback_deferrals WHERE call_id = ? AND ? = ANY(speak_ids) FOR SHARE
+     SELECT call_id, ?::jsonb FROM call_playback_deferrals WHERE call_id = ? AND (? = ANY(speak_ids) OR starts_with(?, speak_prefix)) FOR SHARE
      RETURNING id`,
-    [JSON.stringify(report), callId, speakId],
+    [JSON.stringify(report), callId, speakId, speakId],
   );
   return rows.length > 0;
 }
@@ -62,6 +65,6 @@ export async function closeDeferral<T>(db: Knex, callId: string): Promise<T[]> {
   // Waits for any report insert holding the mark row; the next statement sees what it recorded.
   await db('call_playback_deferrals')
     .where({ call_id: callId })
-    .update({ speak_ids: db.raw(`'{}'::text[]`) });
+    .update({ speak_ids: db.raw(`'{}'::text[]`), speak_prefix: null });
   return (await pendingPlaybackReports<T>(db, callId)).reports;
 }
