@@ -10,6 +10,7 @@ import {
   type CallStateChange,
   type SequencedEntry,
 } from '../src/domain/calls/store';
+import { closeDeferral, markDeferrable } from '../src/domain/calls/deferredPlayback';
 import { recordComplianceEvent } from '../src/domain/compliance/events';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
@@ -21,6 +22,9 @@ import { recordEvent, type EventRow } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { createDeliveryAttempt } from './webhooks';
+
+/** A recorded `call.playback` report, as the API received it (the workflow's SignalledCallEvent; typed there, to keep layers acyclic). */
+export type PlaybackReport = Record<string, unknown>;
 
 export interface CallActivityDeps {
   db: Db;
@@ -94,6 +98,11 @@ export interface MessageTurn {
   replySpeakId: string;
   /** The transcript `seq` of the reply's entry (`said` carries its own); without it the turn is appended as before. */
   replySeq?: number;
+  /**
+   * The workflow closes the deferral before it waits on this reply's playback (`stopSpeaking`
+   * with the call id): the reply's playback reports may then wait for the call's next signal.
+   */
+  deferPlayback?: boolean;
 }
 
 export interface MessageTurnOutcome {
@@ -158,8 +167,19 @@ export function createCallActivities({
       }
     },
 
-    async stopSpeaking(carrierCallId: string): Promise<void> {
+    /** The workflow is about to wait on its current speeches: their playback reports recorded so far (see closeDeferral). */
+    async closePlaybackDeferral(callId: string): Promise<PlaybackReport[]> {
+      return closeDeferral<PlaybackReport>(db, callId);
+    },
+
+    /**
+     * Stops the playing speech. With the call id, first closes the call's playback deferral (the
+     * workflow is about to wait on its speeches) and returns the reports recorded so far.
+     */
+    async stopSpeaking(carrierCallId: string, callId?: string): Promise<{ deferred: PlaybackReport[] } | void> {
+      const deferred = callId ? await closeDeferral<PlaybackReport>(db, callId) : undefined;
       await carrierCommand(() => carrier.stopSpeaking({ carrierCallId }));
+      if (deferred) return { deferred };
     },
 
     /** The whole transcript (calls from before sequenced transcripts; timestamps as ISO strings on the record). */
@@ -218,10 +238,15 @@ export function createCallActivities({
         },
       };
       // The line and its signing secret are read while the event is written: one round trip.
+      // This reply's playback reports need no workflow task: marked before anything is spoken, so
+      // even the carrier's quickest report finds the mark (not marked, after an error: they are signalled).
       const [line, secret] = await Promise.all([
         delivery.lineOf(call.lineId),
         delivery.secretOf(call.lineId),
         recordEvent(db, { ...eventOf(call, 'message'), id: event.id, payload: event.payload, now: now() }),
+        turn.deferPlayback
+          ? markDeferrable(db, call.callId, [turn.replySpeakId], `${turn.speakIdPrefix}-`).catch(() => undefined)
+          : undefined,
       ]);
       const stream = { carrierCallId: turn.carrierCallId, speakIdPrefix: turn.speakIdPrefix, replySpeakId: turn.replySpeakId };
       const outcome = await delivery.attempt(event, 1, stream, { line, secret }, { atMostOnce: true });

@@ -1,4 +1,6 @@
+import crypto from 'node:crypto';
 import { createCallActivities } from '../../activities/calls';
+import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
 import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
@@ -103,6 +105,65 @@ describe('webhook conversation loop', () => {
     const ids = receiver.requests.filter((r) => r.body.event === 'interrupted').map((r) => r.body.event_id);
     expect(new Set(ids).size).toBe(2);
     await calls.hangUp(id);
+  });
+
+  /** The carrier events signalled to the call's workflow, as their payloads. */
+  async function signalledEvents(id: string): Promise<Array<Record<string, unknown>>> {
+    const history = await h.temporal.workflow.getHandle(id).fetchHistory();
+    return (history.events ?? [])
+      .flatMap((e) => e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? [])
+      .map((p) => JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as Record<string, unknown>);
+  }
+
+  it('a reply played to the end costs no signal: its playback report rides on the next sentence, and that turn is not interrupted', async () => {
+    // Slow enough that the turn has marked its reply before the carrier reports it played.
+    await sim.calls.setWordsPerSecond(5);
+    const { id } = await connect();
+    replies.set('What time do you open?', 'At noon.');
+    replies.set('Thanks', 'You are welcome.');
+    await sim.calls.say(id, 'What time do you open?');
+    await eventually(async () => ((await speech(id))[0]?.state === 'done' ? true : undefined));
+    const replySpeakId = `${id}:speak-1`;
+    // Recorded by the API, not signalled.
+    const recorded = await eventually(async () => {
+      const rows = await h.db('call_deferred_playback').where({ call_id: id }).select('report');
+      return rows.some((row: { report: { speak_id?: string; done?: boolean } }) => row.report.speak_id === replySpeakId && row.report.done)
+        ? rows
+        : undefined;
+    });
+    expect(recorded.length).toBeGreaterThan(0);
+    expect((await signalledEvents(id)).some((event) => event.type === 'call.playback' && event.speak_id === replySpeakId)).toBe(false);
+
+    await sim.calls.say(id, 'Thanks');
+    await eventually(async () => ((await speech(id))[1]?.state === 'done' ? true : undefined));
+    expect(messages().map((m) => m.body.text)).toEqual(['What time do you open?', 'Thanks']);
+    // The reply had played to the end before the caller spoke: no interrupted, nothing stopped.
+    expect(receiver.requests.some((r) => r.body.event === 'interrupted')).toBe(false);
+    expect((await speech(id)).map((s) => s.state)).toEqual(['done', 'done']);
+    // The sentence's signal carried the report, ahead of itself, and the API forgot it.
+    const thanks = (await signalledEvents(id)).find((event) => event.type === 'call.utterance' && event.text === 'Thanks')!;
+    expect(thanks.deferred).toEqual(expect.arrayContaining([expect.objectContaining({ speak_id: replySpeakId, done: true })]));
+    const left = await h.db('call_deferred_playback').where({ call_id: id }).select('report');
+    expect(left.some((row: { report: { speak_id?: string } }) => row.report.speak_id === replySpeakId)).toBe(false);
+    await calls.hangUp(id);
+  });
+
+  it('a signal that fails keeps the recorded playback reports for the next one', async () => {
+    const callId = crypto.randomUUID();
+    const report = { type: 'call.playback', at: Date.now(), speak_id: `${callId}:speak-1`, played_text: 'Hi', done: true };
+    await h.db('call_deferred_playback').insert({ call_id: callId, report: JSON.stringify(report) });
+    const body = JSON.stringify({ type: 'call.utterance', call_id: callId, carrier_call_id: 'CA0', text: 'Hello', at: Date.now() });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const res = await h.request('POST', '/carrier/events', {
+      rawBody: body,
+      headers: {
+        'x-carrier-timestamp': String(timestamp),
+        'x-carrier-signature': computeCarrierSignature(h.config.carrierWebhookSecret!, timestamp, body),
+      },
+    });
+    // No workflow for this call: the signal fails, and the report stays.
+    expect(res.status).toBe(404);
+    expect(await h.db('call_deferred_playback').where({ call_id: callId }).select('report')).toEqual([{ report }]);
   });
 
   it('a pinned-language line sends no detected_language; a failing receiver means silence', async () => {

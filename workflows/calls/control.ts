@@ -17,7 +17,10 @@ import type { CallState } from './state';
 
 /** The carrier's events, the API's hang-up and the status query. */
 export function listen(call: CallState): void {
-  setHandler(carrierEventSignal, (event) => call.events.add(event));
+  setHandler(carrierEventSignal, (event) => {
+    if (event.deferred) for (const report of event.deferred) call.events.add(report);
+    call.events.add(event);
+  });
   setHandler(hangupSignal, () => call.requestEnd('api_hangup'));
   setHandler(callStatusQuery, () => call.status);
 }

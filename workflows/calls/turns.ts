@@ -1,11 +1,17 @@
-import { ActivityFailure, CancellationScope, condition, isCancellation } from '@temporalio/workflow';
-import type { MessageTurnOutcome } from '../../activities/calls';
+import { ActivityFailure, CancellationScope, condition, isCancellation, patched } from '@temporalio/workflow';
+import type { MessageTurnOutcome, PlaybackReport } from '../../activities/calls';
 import type { HostedTurnOutcome } from '../../activities/hosted';
 import { hostedSpeakIdPrefix } from '../../src/domain/calls/rules';
 import type { SequencedEntry } from '../../src/domain/calls/store';
 import type { SignalledCallEvent } from '../definitions/calls';
-import { audio, carrier, hosted, records, turns } from './activities';
+import { audio, carrier, claims, hosted, records, turns } from './activities';
 import type { CallState } from './state';
+
+/**
+ * A turn whose previous reply has no `done` report yet asks the API for the deferred reports in a
+ * local activity first (no workflow task of its own): the reply has usually played to the end.
+ */
+const CLOSE_DEFERRAL_LOCALLY = 'call-turn-close-playback-deferral';
 
 /**
  * One caller turn: if the agent was talking, cut it off and tell the customer what was heard
@@ -18,8 +24,22 @@ export async function takeTurn(call: CallState, utterance: SignalledCallEvent, t
     call.currentSpeeches = [];
     const finished = (id: string) => events.finished(id);
     const stopped = (id: string) => events.stopped(id);
+    // Not heard to the end yet: the API may hold reports of them (deferred, riding on the next
+    // signal). Closing the deferral in this workflow task returns them, and any later one is signalled.
+    if (!speeches.every(finished) && patched(CLOSE_DEFERRAL_LOCALLY)) {
+      try {
+        for (const report of await claims.closePlaybackDeferral(input.callId)) events.add(report as unknown as SignalledCallEvent);
+      } catch (err) {
+        // The stop below closes it as well.
+        if (!(err instanceof ActivityFailure)) throw err;
+      }
+    }
     // Still talking: cut it off now (the carrier may already have, on its own barge-in detection).
-    if (!speeches.every(finished) && (await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) {
+    // The activity closes the playback deferral too (histories before it return nothing).
+    if (
+      !speeches.every(finished) &&
+      (await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!, input.callId).then(applyDeferred(call))))
+    ) {
       await condition(() => speeches.some(stopped) || speeches.every(finished) || call.ended(), '2 seconds');
     }
     if (!call.ended() && (!speeches.every(finished) || speeches.some(stopped))) {
@@ -93,6 +113,13 @@ async function takeHostedTurn(call: CallState, turn: number, language: string | 
   await transcript.flush();
 }
 
+/** Applies the playback reports a closed deferral returned, in order. */
+const applyDeferred =
+  (call: CallState) =>
+  (result: { deferred: PlaybackReport[] } | void): void => {
+    if (result) for (const report of result.deferred) call.events.add(report as unknown as SignalledCallEvent);
+  };
+
 /** A webhook-mode turn: `message` delivered once, its `{text}` or NDJSON reply spoken (`takeMessageTurn`). */
 async function takeMessageTurn(call: CallState, turn: number, said: SequencedEntry, utterance: SignalledCallEvent): Promise<void> {
   const { input, transcript } = call;
@@ -109,6 +136,7 @@ async function takeMessageTurn(call: CallState, turn: number, said: SequencedEnt
       speakIdPrefix: `${input.callId}:turn-${turn}`,
       replySpeakId,
       replySeq,
+      deferPlayback: true,
     });
   } catch (err) {
     // The attempt was lost (a crashed worker, a database error): the caller hears silence,

@@ -37,6 +37,11 @@ export interface SignalledCallEvent {
   done?: CarrierPlaybackEvent['done'];
   /** Forwarded as the API received it (its schema takes a boolean). */
   stopped?: boolean;
+  /**
+   * Playback reports the API recorded instead of signalling (speeches the workflow was not
+   * waiting on), oldest first: applied before this event. Never on the wire.
+   */
+  deferred?: SignalledCallEvent[];
 }
 
 export const carrierEventSignal = defineSignal<[SignalledCallEvent]>('carrierEvent');

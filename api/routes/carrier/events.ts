@@ -11,12 +11,15 @@ import {
 import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks/eventTime';
 import { answerInboundCall, InboundCallRefusedError, type InboundCallRefusal } from '../../../src/domain/calls/answerInbound';
 import { StartCompensatedError } from '../../../src/platform/temporal/starts';
+import { acknowledgePlaybackReports, deferPlaybackReport, pendingPlaybackReports } from '../../../src/domain/calls/deferredPlayback';
 import { carrierEventSignal, type SignalledCallEvent } from '../../../workflows/definitions/calls';
 
 /*
  * Where the carrier reports call progress (the simulator, or a Twilio/Telnyx adapter's webhook
  * translator). Signed by the carrier (route auth `carrier`, api/carrierAuth.ts), checked before
- * the body is validated; each event becomes a signal to the call's workflow (workflow id = call id).
+ * the body is validated; each event becomes a signal to the call's workflow (workflow id = call id),
+ * except a playback report of a speech the workflow is not waiting on: that one is recorded and
+ * rides, in order, on the call's next signal (src/domain/calls/deferredPlayback.ts).
  */
 
 const INBOUND_REFUSALS: Record<InboundCallRefusal, () => ApiError> = {
@@ -62,7 +65,15 @@ async function progress(ctx: AppContext, deps: AppDeps, event: SignalledCallEven
       stopped,
       recording_url,
     };
+    if (type === 'call.playback' && speak_id && (await deferPlaybackReport(deps.db, event.call_id, speak_id, signalled))) {
+      ctx.body = { received: true };
+      return;
+    }
+    const pending = await pendingPlaybackReports<SignalledCallEvent>(deps.db, event.call_id);
+    if (pending.reports.length > 0) signalled.deferred = pending.reports;
     await deps.temporal.workflow.getHandle(event.call_id).signal(carrierEventSignal, signalled);
+    // Forgotten only once carried: a failed signal leaves them for the next one.
+    await acknowledgePlaybackReports(deps.db, pending.ids);
   } catch (err) {
     if ((err as Error).name === 'WorkflowNotFoundError') throw new ApiError(404, 'call_not_found', 'No call with this id');
     throw err;

@@ -16,6 +16,7 @@ import * as m0015 from './0015_billing_environments';
 import * as m0016 from './0016_idempotency_lease_token';
 import * as m0018 from './0018_webhook_first_attempts';
 import * as m0019 from './0019_ledger_postings';
+import * as m0020 from './0020_deferred_playback_reports';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -39,6 +40,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0016_idempotency_lease_token': m0016,
   '0018_webhook_first_attempts': m0018,
   '0019_ledger_postings': m0019,
+  '0020_deferred_playback_reports': m0020,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
