@@ -225,8 +225,21 @@ async function main(): Promise<void> {
             ['speaking', 'done'].includes(speech()[5]?.state ?? ''),
           'the interruption and the next reply',
         );
+        // Talking over a reply the carrier did not stop by itself: the workflow closes the playback deferral first.
+        await until(() => speech()[5]?.state === 'done', 'the reply after the interruption');
+        await say('Tell me everything');
+        await until(() => speech()[6]?.state === 'speaking', 'the second long reply');
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await say('And then?');
+        await until(
+          () => agent.requests.filter((r) => r.body.event === 'interrupted' && r.body.call_id === talk).length === 2,
+          'the second interruption',
+        );
         await h.request('POST', `/api/v1/calls/${talk}/hangup`, { key: tenant.keys.test });
         await save(h, talk, path.join(out, 'callWorkflow.turns.json'));
+        // The same conversation with its replies' playback reports carried on the next signal, and the
+        // barge-in closing that deferral first (the `call-turn-close-playback-deferral` patch).
+        await save(h, talk, path.join(out, 'callWorkflow.v4-turns-deferred-playback.json'));
       } finally {
         await agent.close();
       }
