@@ -14,6 +14,7 @@ import * as m0012 from './0012_key_ancestry';
 import * as m0014 from './0014_call_workflow_claims';
 import * as m0015 from './0015_billing_environments';
 import * as m0016 from './0016_idempotency_lease_token';
+import * as m0017 from './0017_rate_limit_windows';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -35,6 +36,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0014_call_workflow_claims': m0014,
   '0015_billing_environments': m0015,
   '0016_idempotency_lease_token': m0016,
+  '0017_rate_limit_windows': m0017,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
