@@ -33,8 +33,8 @@ export function rateLimit(name: LimitName, route: string, deps: AppDeps): Koa.Mi
       await next();
     } catch (err) {
       // A request refused as malformed (400/422) did no work: it does not use up the quota.
-      if (err instanceof ApiError && (err.status === 400 || err.status === 422) && decision.hitId)
-        await refundRateLimitHit(deps.db, decision.hitId);
+      if (err instanceof ApiError && (err.status === 400 || err.status === 422) && decision.hitAt)
+        await refundRateLimitHit(deps.db, bucket, decision.hitAt);
       throw err;
     }
   };

@@ -92,8 +92,10 @@ describe('compliance plane', () => {
 
     it('POST is limited to 100 per hour', async () => {
       const lineId = (await lines.create()).id;
-      for (let i = 0; i < 100; i += 1)
-        await h.db('rate_limit_hits').insert({ bucket: `consent.create:ws:${tenant.workspaceId}:test`, at: h.clock.now() });
+      await h.db('rate_limit_windows').insert({
+        bucket: `consent.create:ws:${tenant.workspaceId}:test`,
+        hits: Array.from({ length: 100 }, () => h.clock.now()),
+      });
       const res = await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' });
       expect(res.status).toBe(429);
     });

@@ -27,9 +27,10 @@ describe('maintenance: purging expired idempotency records and stale rate-limit 
       { ...base, idempotency_key: 'live', expires_at: new Date(now + 3600_000) },
     ]);
     const bucket = `maint:${principal}`;
-    await h.db('rate_limit_hits').insert([
-      { bucket, at: new Date(now - 2 * 3600_000) },
-      { bucket, at: new Date(now - 60_000) },
+    const idleBucket = `maint-idle:${principal}`;
+    await h.db('rate_limit_windows').insert([
+      { bucket, hits: [new Date(now - 2 * 3600_000), new Date(now - 60_000)] },
+      { bucket: idleBucket, hits: [new Date(now - 3 * 3600_000)] },
     ]);
 
     const result = await h.temporal.workflow.execute('purgeExpiredRecordsWorkflow', {
@@ -39,7 +40,9 @@ describe('maintenance: purging expired idempotency records and stale rate-limit 
     expect(result.idempotencyKeys).toBeGreaterThanOrEqual(1);
     expect(result.rateLimitHits).toBeGreaterThanOrEqual(1);
     expect(await h.db('idempotency_keys').where({ principal_key_id: principal }).pluck('idempotency_key')).toEqual(['live']);
-    expect(await h.db('rate_limit_hits').where({ bucket }).count('id as n')).toEqual([{ n: '1' }]);
+    const [kept] = await h.db('rate_limit_windows').where({ bucket }).pluck('hits');
+    expect(kept).toEqual([new Date(now - 60_000)]);
+    expect(await h.db('rate_limit_windows').where({ bucket: idleBucket })).toEqual([]);
   });
 
   it('runs hourly from a Temporal Schedule that every worker ensures exists', async () => {

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { consumeRateLimit } from '../../src/domain/limits/limiter';
+import { consumeRateLimit, refundRateLimitHit } from '../../src/domain/limits/limiter';
 import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/domain/limits/policies';
 import { runCommand } from '../../src/main/cli';
 import { createApp } from '../../api/app';
@@ -55,6 +55,18 @@ describe('rate limits', () => {
       const now = new Date();
       const results = await Promise.all(Array.from({ length: 40 }, () => consumeRateLimit(h.db, bucket, policy, now)));
       expect(results.filter((r) => r.allowed)).toHaveLength(policy.limit);
+    });
+
+    it('a refund gives back exactly one hit, even when several share its moment', async () => {
+      const policy = RATE_LIMITS['messages.create'];
+      const bucket = `refund:${crypto.randomUUID()}`;
+      const now = new Date();
+      const hits = await Promise.all(Array.from({ length: policy.limit }, () => consumeRateLimit(h.db, bucket, policy, now)));
+      expect((await consumeRateLimit(h.db, bucket, policy, now)).allowed).toBe(false);
+      await refundRateLimitHit(h.db, bucket, hits[0].hitAt!);
+      const again = await consumeRateLimit(h.db, bucket, policy, now);
+      expect(again).toMatchObject({ allowed: true, remaining: 0 });
+      expect((await consumeRateLimit(h.db, bucket, policy, now)).allowed).toBe(false);
     });
   });
 

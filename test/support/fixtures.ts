@@ -111,5 +111,5 @@ export async function clearRateLimits(db: Db, workspaceIds: string[]): Promise<v
     db('api_keys').whereIn('workspace_id', workspaceIds).pluck('id'),
   ]);
   const patterns = [...workspaceIds, ...users, ...keys].map((id) => `%${id}%`);
-  await db('rate_limit_hits').whereRaw('bucket like any(?)', [patterns]).delete();
+  await db('rate_limit_windows').whereRaw('bucket like any(?)', [patterns]).delete();
 }

@@ -14,6 +14,7 @@ import * as m0012 from './0012_key_ancestry';
 import * as m0014 from './0014_call_workflow_claims';
 import * as m0015 from './0015_billing_environments';
 import * as m0016 from './0016_idempotency_lease_token';
+import * as m0017 from './0017_rate_limit_windows';
 import * as m0018 from './0018_webhook_first_attempts';
 import * as m0019 from './0019_ledger_postings';
 import * as m0020 from './0020_deferred_playback_reports';
@@ -38,6 +39,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0014_call_workflow_claims': m0014,
   '0015_billing_environments': m0015,
   '0016_idempotency_lease_token': m0016,
+  '0017_rate_limit_windows': m0017,
   '0018_webhook_first_attempts': m0018,
   '0019_ledger_postings': m0019,
   '0020_deferred_playback_reports': m0020,
