@@ -60,17 +60,28 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
+/**
+ * One round trip: the upsert claims a new, expired or abandoned record; when it claims nothing, the same statement
+ * returns the record that stands (the outer SELECT reads the snapshot taken before the upsert, which holds any record
+ * committed before this request began).
+ */
 export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now: Date): Promise<Claim> {
   const leaseToken = crypto.randomUUID();
-  const claimed = await db.raw(
-    `insert into idempotency_keys (principal_key_id, scope, idempotency_key, fingerprint, state, locked_until, lease_token, created_at, expires_at)
-     values (?, ?, ?, ?, 'in_progress', ?, ?, ?, ?)
-     on conflict (principal_key_id, scope, idempotency_key) do update
-       set fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until, lease_token = excluded.lease_token,
-           response_status = null, response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
-       where idempotency_keys.expires_at <= ?
-          or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until <= ? and idempotency_keys.fingerprint = excluded.fingerprint)
-     returning id`,
+  const result = await db.raw(
+    `with claimed as (
+       insert into idempotency_keys (principal_key_id, scope, idempotency_key, fingerprint, state, locked_until, lease_token, created_at, expires_at)
+       values (?, ?, ?, ?, 'in_progress', ?, ?, ?, ?)
+       on conflict (principal_key_id, scope, idempotency_key) do update
+         set fingerprint = excluded.fingerprint, state = 'in_progress', locked_until = excluded.locked_until, lease_token = excluded.lease_token,
+             response_status = null, response_body = null, created_at = excluded.created_at, expires_at = excluded.expires_at
+         where idempotency_keys.expires_at <= ?
+            or (idempotency_keys.state = 'in_progress' and idempotency_keys.locked_until <= ? and idempotency_keys.fingerprint = excluded.fingerprint)
+       returning id
+     )
+     select true as claimed, id, null as fingerprint, null as state, null::int as response_status, null::jsonb as response_body from claimed
+     union all
+     select false, id, fingerprint, state, response_status, response_body from idempotency_keys
+      where principal_key_id = ? and scope = ? and idempotency_key = ? and not exists (select 1 from claimed)`,
     [
       id.principalKeyId,
       id.scope,
@@ -82,18 +93,27 @@ export async function claimIdempotencyKey(db: Knex, id: IdempotencyIdentity, now
       new Date(now.getTime() + IDEMPOTENCY_TTL_MS),
       now,
       now,
+      id.principalKeyId,
+      id.scope,
+      id.idempotencyKey,
     ],
   );
-  if (claimed.rows.length === 1) return { kind: 'owned', lease: { recordId: String(claimed.rows[0].id), leaseToken } };
-
-  const existing = await db('idempotency_keys')
-    .where({ principal_key_id: id.principalKeyId, scope: id.scope, idempotency_key: id.idempotencyKey })
-    .first('fingerprint', 'state', 'response_status', 'response_body');
-  // Deleted between our insert and this read: the other request released it; ask for a retry.
-  if (!existing) return { kind: 'in_progress' };
-  if (existing.fingerprint !== id.fingerprint) return { kind: 'reused' };
-  if (existing.state === 'in_progress') return { kind: 'in_progress' };
-  return { kind: 'replay', status: existing.response_status, body: existing.response_body };
+  const row = result.rows[0] as
+    | {
+        claimed: boolean;
+        id: string;
+        fingerprint: string | null;
+        state: string | null;
+        response_status: number | null;
+        response_body: unknown;
+      }
+    | undefined;
+  if (row?.claimed) return { kind: 'owned', lease: { recordId: String(row.id), leaseToken } };
+  // Committed by a concurrent request after this statement's snapshot, or released meanwhile: ask for a retry.
+  if (!row) return { kind: 'in_progress' };
+  if (row.fingerprint !== id.fingerprint) return { kind: 'reused' };
+  if (row.state === 'in_progress') return { kind: 'in_progress' };
+  return { kind: 'replay', status: row.response_status!, body: row.response_body };
 }
 
 /** Stores the response; inside the handler's transaction, a lost lease rolls the effect back with it. */
