@@ -19,8 +19,11 @@
  */
 import { fork } from 'node:child_process';
 import http from 'node:http';
+import crypto from 'node:crypto';
 import autocannon from 'autocannon';
 import Koa from 'koa';
+import pg from 'pg';
+import getRawBody from 'raw-body';
 import { createApp } from '../api/app';
 import { intFromEnv, loadConfig, type Config } from '../src/platform/config';
 import { createDb } from '../src/platform/db/knex';
@@ -32,13 +35,22 @@ import { closeServer, listen } from './support/http';
 import { createCleanups, reportFailures, runBench } from './support/run';
 import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
 import { createBenchWorkspace, insertActiveLine } from './support/tenant';
+import { RATE_LIMITS } from '../src/domain/limits/policies';
 
 const LOADGEN_FLAG = '--loadgen';
+
+/** A write target: each request POSTs a new consent, as the tenants' keys in turn, each key at most `perTenant` times. */
+interface WriteLoad {
+  path: string;
+  tenants: Array<{ key: string; lineId: string }>;
+  perTenant: number;
+}
 
 interface LoadSpec {
   title: string;
   url: string;
   headers: Record<string, string>;
+  write?: WriteLoad;
   connections: number;
   durationSec: number;
   warmupSec: number;
@@ -60,7 +72,7 @@ interface Summary {
 // ---------------------------------------------------------------------------------------
 
 async function runLoad(spec: LoadSpec): Promise<Summary> {
-  const base = { url: spec.url, headers: spec.headers, connections: spec.connections, pipelining: 1 };
+  const base = { url: spec.url, headers: spec.headers, connections: spec.connections, pipelining: 1, requests: writeRequests(spec.write) };
   if (spec.warmupSec > 0) await autocannon({ ...base, duration: spec.warmupSec });
   const result = await autocannon({ ...base, duration: spec.durationSec, title: spec.title });
   return {
@@ -73,6 +85,40 @@ async function runLoad(spec: LoadSpec): Promise<Summary> {
     timeouts: result.timeouts,
     total: result.requests.total,
   };
+}
+
+/**
+ * Consent grants spread over the tenants so that no workspace passes its 100/hour: request n goes to tenant
+ * floor(n / perTenant) with a number of its own (a repeat would be 409 `consent_already_granted`).
+ * Past the last tenant the requests wrap around and the limiter answers 429, which fails the run.
+ */
+function writeRequests(write: WriteLoad | undefined): autocannon.Request[] | undefined {
+  if (!write) return undefined;
+  let sent = 0;
+  return [
+    {
+      method: 'POST',
+      path: write.path,
+      setupRequest: (req) => {
+        const n = sent;
+        sent += 1;
+        const tenant = write.tenants[Math.floor(n / write.perTenant) % write.tenants.length];
+        return {
+          ...req,
+          headers: {
+            authorization: `Bearer ${tenant.key}`,
+            'content-type': 'application/json',
+            'idempotency-key': crypto.randomUUID(),
+          },
+          body: JSON.stringify({
+            line_id: tenant.lineId,
+            phone_number: `+1415555${String(n % write.perTenant).padStart(4, '0')}`,
+            consent_type: 'explicit_outbound',
+          }),
+        };
+      },
+    },
+  ];
 }
 
 async function loadgenMain(): Promise<void> {
@@ -122,9 +168,53 @@ function koaWithOneSelect(db: ReturnType<typeof createDb>, lineId: string): Koa 
   return koa;
 }
 
-function printSummaries(baseline: Summary, switchboard: Summary, oneSelect: Summary): void {
+/**
+ * The same one-row read as a named prepared statement on a raw pg pool (no knex): Postgres parses and plans it
+ * once per connection, so this is the ceiling of "one Postgres round trip per request" on this machine.
+ */
+function koaWithOnePreparedSelect(pool: pg.Pool, lineId: string): Koa {
+  const koa = new Koa();
+  koa.use(async (ctx) => {
+    const result = await pool.query({ name: 'bench_line_by_id', text: 'select * from lines where id = $1', values: [lineId] });
+    ctx.body = { line: result.rows[0] };
+  });
+  return koa;
+}
+
+/** The write row's baseline: bare Koa reading and parsing the JSON body and doing one INSERT into a scratch table, same knex pool. */
+function koaWithOneInsert(db: ReturnType<typeof createDb>): Koa {
+  const koa = new Koa();
+  koa.use(async (ctx) => {
+    const body = JSON.parse(await getRawBody(ctx.req, { limit: '1mb', encoding: 'utf8' })) as Record<string, unknown>;
+    const [row] = await db('bench_scratch_writes').insert({ body }).returning('*');
+    ctx.status = 201;
+    ctx.body = { row };
+  });
+  return koa;
+}
+
+function printWriteSummaries(baseline: Summary, switchboard: Summary): void {
   const header = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests'];
-  const rows = [baseline, oneSelect, switchboard].map((r) => [
+  const rows = [baseline, switchboard].map((r) => [
+    r.title,
+    fmt(r.reqPerSec, 0),
+    fmt(r.p50, 2),
+    fmt(r.p99, 2),
+    String(r.non2xx),
+    String(r.errors),
+    String(r.total),
+  ]);
+  const ratios = [
+    ratio(switchboard.reqPerSec, baseline.reqPerSec, 3),
+    ratio(switchboard.p50, baseline.p50, 2),
+    ratio(switchboard.p99, baseline.p99, 2),
+  ];
+  printTable(header, [...rows, ['ratio switchboard/koa+insert', ...ratios, '', '', '']]);
+}
+
+function printSummaries(baseline: Summary, switchboard: Summary, oneSelect: Summary, onePrepared: Summary): void {
+  const header = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests'];
+  const rows = [baseline, oneSelect, onePrepared, switchboard].map((r) => [
     r.title,
     fmt(r.reqPerSec, 0),
     fmt(r.p50, 2),
@@ -143,7 +233,17 @@ function printSummaries(baseline: Summary, switchboard: Summary, oneSelect: Summ
     ratio(switchboard.p50, oneSelect.p50, 2),
     ratio(switchboard.p99, oneSelect.p99, 2),
   ];
-  printTable(header, [...rows, [RATIO_LABEL, ...ratios, '', '', ''], ['ratio switchboard/koa+select', ...selectRatios, '', '', '']]);
+  const preparedRatios = [
+    ratio(switchboard.reqPerSec, onePrepared.reqPerSec, 3),
+    ratio(switchboard.p50, onePrepared.p50, 2),
+    ratio(switchboard.p99, onePrepared.p99, 2),
+  ];
+  printTable(header, [
+    ...rows,
+    [RATIO_LABEL, ...ratios, '', '', ''],
+    ['ratio switchboard/koa+select', ...selectRatios, '', '', ''],
+    ['ratio switchboard/koa+prepared', ...preparedRatios, '', '', ''],
+  ]);
 }
 
 async function main(): Promise<number> {
@@ -190,6 +290,44 @@ async function main(): Promise<number> {
     const selectUrl = await listen(selectServer);
     cleanups.push(() => closeServer(selectServer));
 
+    const pool = new pg.Pool({ connectionString: stack.databaseUrl, max: 20 });
+    cleanups.push(() => pool.end());
+    const preparedServer = http.createServer(koaWithOnePreparedSelect(pool, lineId).callback());
+    const preparedUrl = await listen(preparedServer);
+    cleanups.push(() => closeServer(preparedServer));
+
+    // The write row: tenants enough for every consent grant of the run to stay under each workspace's 100/hour
+    // (at 1,000 writes/s a 12 s phase needs 120). BENCH_WRITE_TENANTS=0 leaves the write row out (e.g. to profile the GET).
+    const perTenant = RATE_LIMITS['consent.create'].limit;
+    const tenantCount = intFromEnv('BENCH_WRITE_TENANTS', 200);
+    const writeTenant = async (i: number): Promise<WriteLoad['tenants'][number]> => {
+      const t = await createBenchWorkspace(db);
+      return {
+        key: (await mintUserKey(db, { user: t.owner, environment: 'test', kind: 'standard', name: 'bench' })).plaintext,
+        lineId: await insertActiveLine(db, {
+          ...t,
+          webhookUrl: 'https://agent.example.test/hooks',
+          phoneNumber: `+1500600${String(i).padStart(4, '0')}`,
+        }),
+      };
+    };
+    const tenants: WriteLoad['tenants'] = [];
+    // Set up ten at a time: each is a few round trips and a key hash.
+    for (let i = 0; i < tenantCount; i += 10) {
+      const batch = Array.from({ length: Math.min(10, tenantCount - i) }, (_, j) => writeTenant(i + j));
+      tenants.push(...(await Promise.all(batch)));
+    }
+    await db.schema.dropTableIfExists('bench_scratch_writes');
+    await db.schema.createTable('bench_scratch_writes', (t) => {
+      t.bigIncrements('id');
+      t.jsonb('body').notNullable();
+      t.timestamp('created_at', { useTz: true }).notNullable().defaultTo(db.fn.now());
+    });
+    cleanups.push(() => db.schema.dropTableIfExists('bench_scratch_writes'));
+    const insertServer = http.createServer(koaWithOneInsert(db).callback());
+    const insertUrl = await listen(insertServer);
+    cleanups.push(() => closeServer(insertServer));
+
     const linePath = `/api/v1/lines/${lineId}`;
     const authHeaders = { authorization: `Bearer ${key}` };
 
@@ -200,12 +338,30 @@ async function main(): Promise<number> {
       throw new Error(`GET ${linePath} answered ${probe.status} ${JSON.stringify(probeBody)}; refusing to benchmark`);
     }
 
+    // The write must succeed too; probed as the last tenant, whose slots the run reaches only when it has used them all.
+    const probeTenant = tenants.at(-1);
+    if (probeTenant) {
+      const writeProbe = await fetch(`${apiUrl}/api/v1/consent`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${probeTenant.key}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID() },
+        body: JSON.stringify({ line_id: probeTenant.lineId, phone_number: '+14155559999', consent_type: 'explicit_outbound' }),
+      });
+      if (writeProbe.status !== 201)
+        throw new Error(`POST /api/v1/consent answered ${writeProbe.status} ${await writeProbe.text()}; refusing to benchmark`);
+    }
+
     console.log(
       `[bench] ${connections} connections, ${warmupSec}s warm-up + ${durationSec}s measured per target, load generator in a child process`,
     );
     const common = { connections, durationSec, warmupSec };
     const baseline = await measureInChild({ ...common, title: 'baseline (bare Koa)', url: `${baselineUrl}/`, headers: {} });
     const oneSelect = await measureInChild({ ...common, title: 'bare Koa + one SELECT', url: `${selectUrl}/`, headers: {} });
+    const onePrepared = await measureInChild({
+      ...common,
+      title: 'bare Koa + one prepared SELECT (raw pg)',
+      url: `${preparedUrl}/`,
+      headers: {},
+    });
     const switchboard = await measureInChild({
       ...common,
       title: 'switchboard GET line',
@@ -213,11 +369,25 @@ async function main(): Promise<number> {
       headers: authHeaders,
     });
 
-    console.log('');
-    printSummaries(baseline, switchboard, oneSelect);
-    console.log('');
+    const writes: Summary[] = [];
+    if (tenants.length > 0) {
+      const write = { path: '/', tenants, perTenant };
+      writes.push(
+        await measureInChild({ ...common, title: 'bare Koa + JSON body + one INSERT', url: `${insertUrl}/`, headers: {}, write }),
+      );
+      const consentWrite = { ...write, path: '/api/v1/consent' };
+      writes.push(await measureInChild({ ...common, title: 'switchboard POST consent', url: apiUrl, headers: {}, write: consentWrite }));
+    }
 
-    const failed = [switchboard, baseline, oneSelect].filter((r) => r.non2xx > 0 || r.errors > 0 || r.total === 0);
+    console.log('');
+    printSummaries(baseline, switchboard, oneSelect, onePrepared);
+    console.log('');
+    if (writes.length === 2) {
+      printWriteSummaries(writes[0], writes[1]);
+      console.log('');
+    }
+
+    const failed = [switchboard, baseline, oneSelect, onePrepared, ...writes].filter((r) => r.non2xx > 0 || r.errors > 0 || r.total === 0);
     return reportFailures(
       failed.map(
         (r) => `${r.title} had ${r.non2xx} non-2xx responses and ${r.errors} errors (${r.timeouts} timeouts) over ${r.total} requests`,

@@ -10,7 +10,10 @@ export async function createBenchWorkspace(db: Db): Promise<{ workspace: Workspa
 }
 
 /** An active webhook line in the test environment, inserted directly; resolves to its id. */
-export async function insertActiveLine(db: Db, input: { workspace: Workspace; owner: User; webhookUrl: string }): Promise<string> {
+export async function insertActiveLine(
+  db: Db,
+  input: { workspace: Workspace; owner: User; webhookUrl: string; phoneNumber?: string },
+): Promise<string> {
   const [line] = await db('lines')
     .insert({
       workspace_id: input.workspace.id,
@@ -19,7 +22,7 @@ export async function insertActiveLine(db: Db, input: { workspace: Workspace; ow
       name: 'Bench line',
       mode: 'webhook',
       webhook_url: input.webhookUrl,
-      phone_number: '+15005550100',
+      phone_number: input.phoneNumber ?? '+15005550100',
       status: 'active',
       activated_at: new Date(),
     })

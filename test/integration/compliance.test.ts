@@ -156,7 +156,16 @@ describe('compliance plane', () => {
       const lineId = (await lines.create()).id;
       await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' });
       await h.request('DELETE', `/api/v1/consent?phone_number=%2B14155550123&line_id=${lineId}`, { key: tenant.keys.test });
-      await grant({ line_id: lineId, phone_number: '+14155550124', consent_type: 'implied_inbound' });
+      const granted = await grant({ line_id: lineId, phone_number: '+14155550124', consent_type: 'implied_inbound' });
+      const newest = await h.request('GET', `/api/v1/compliance/audit?line_id=${lineId}&limit=1`, { key: tenant.keys.test });
+      // The grant's audit event is written with the grant, naming it, by the key that made it.
+      expect(newest.body.events[0]).toMatchObject({
+        event_type: 'consent_granted',
+        phone_number: '+14155550124',
+        actor_key_id: expect.any(String),
+        metadata: { consent_id: granted.body.consent.id, consent_type: 'implied_inbound', source: 'api' },
+        created_at: granted.body.consent.granted_at,
+      });
       for (const path of ['/api/v1/compliance/audit', '/api/v1/compliance/events']) {
         const all = await h.request('GET', `${path}?line_id=${lineId}`, { key: tenant.keys.test });
         expect(all.body.events.map((e: { event_type: string }) => e.event_type)).toEqual([

@@ -59,35 +59,32 @@ export async function grantConsent(
     at: Date;
   },
 ): Promise<ConsentRow | undefined> {
-  return db.transaction(async (trx) => {
-    const [row] = await trx<ConsentRow>('consents')
-      .insert({
-        workspace_id: input.tenant.workspaceId,
-        environment: input.tenant.environment,
-        line_id: input.lineId,
-        phone_number: input.phoneNumber,
-        consent_type: input.consentType,
-        source: input.source,
-        status: 'active',
-        actor_key_id: input.actorKeyId,
-        granted_at: input.at,
-      })
-      .onConflict(trx.raw("(line_id, phone_number, consent_type) where status = 'active'"))
-      .ignore()
-      .returning('*');
-    if (!row) return undefined;
-    await recordComplianceEvent(trx, {
-      workspaceId: input.tenant.workspaceId,
-      environment: input.tenant.environment,
-      eventType: 'consent_granted',
-      actorKeyId: input.actorKeyId,
-      lineId: input.lineId,
-      phoneNumber: input.phoneNumber,
-      metadata: { consent_id: row.id, consent_type: input.consentType, source: input.source },
-      at: input.at,
-    });
-    return row;
-  });
+  // The grant and its audit event in one statement: atomic without a transaction, one round trip.
+  const result = await db.raw(
+    `with granted as (
+       insert into consents (workspace_id, environment, line_id, phone_number, consent_type, source, status, actor_key_id, granted_at)
+       values (?, ?, ?, ?, ?, ?, 'active', ?, ?)
+       on conflict (line_id, phone_number, consent_type) where status = 'active' do nothing
+       returning *
+     ), audited as (
+       insert into compliance_events (workspace_id, environment, event_type, actor_key_id, line_id, phone_number, metadata, created_at)
+       select workspace_id, environment, 'consent_granted', actor_key_id, line_id, phone_number,
+              jsonb_build_object('consent_id', id, 'consent_type', consent_type, 'source', source), granted_at
+         from granted
+     )
+     select * from granted`,
+    [
+      input.tenant.workspaceId,
+      input.tenant.environment,
+      input.lineId,
+      input.phoneNumber,
+      input.consentType,
+      input.source,
+      input.actorKeyId,
+      input.at,
+    ],
+  );
+  return (result.rows as ConsentRow[])[0];
 }
 
 /** Revokes the active consents matching the selectors; returns them (empty when none was active). */

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
+import { queryPrepared } from '../../platform/db/prepared';
 import type { Environment } from '../keys/format';
 import type { LineMode, LineStatus } from './rules';
 
@@ -50,8 +51,15 @@ export async function knownLineIds(db: Db, tenant: Tenant, ids: readonly string[
     .pluck('id');
 }
 
+/** On every line's GET and most line-scoped requests: a prepared statement (src/platform/db/prepared.ts). */
 export async function findLine(db: Db, tenant: Tenant, id: string): Promise<LineRow | undefined> {
-  return linesOf(db, tenant).andWhere({ id }).first();
+  const [row] = await queryPrepared<LineRow>(
+    db,
+    'lines_find_by_id',
+    'select * from lines where id = $1 and workspace_id = $2 and environment = $3',
+    [id, tenant.workspaceId, tenant.environment],
+  );
+  return row;
 }
 
 /** The active line that owns a number (E.164), where the carrier's calls and messages to it arrive. */
