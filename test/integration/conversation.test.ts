@@ -148,6 +148,55 @@ describe('webhook conversation loop', () => {
     await calls.hangUp(id);
   });
 
+  it('a reply whose playback report arrives after the next sentence is not taken for a barge-in', async () => {
+    const { id } = await connect();
+    replies.set('Are you open on Sunday?', 'Yes.');
+    replies.set('Great', 'See you then.');
+    const replySpeakId = `${id}:speak-1`;
+    // The carrier's `done` report of the first reply is held back, as a slow network would, so the
+    // caller's next sentence reaches the API first.
+    type Deliver = (call: unknown, event: { type: string; speak_id?: string; done?: boolean }, ...rest: unknown[]) => Promise<string>;
+    const carrierCalls = h.simulator.state.calls as unknown as { deliver: Deliver };
+    const deliver = carrierCalls.deliver;
+    const late: Array<Promise<unknown>> = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    carrierCalls.deliver = function (this: unknown, call, event, ...rest) {
+      if (event.type === 'call.playback' && event.speak_id === replySpeakId && event.done) {
+        late.push(released.then(() => deliver.call(this, call, event, ...rest)));
+        return Promise.resolve('delivered');
+      }
+      return deliver.call(this, call, event, ...rest);
+    };
+    try {
+      await sim.calls.say(id, 'Are you open on Sunday?');
+      await eventually(async () => ((await speech(id))[0]?.state === 'done' ? true : undefined));
+      await sim.calls.say(id, 'Great');
+      // The turn has closed the deferral and is waiting on the reply's playback: now the report lands.
+      await eventually(async () =>
+        (await signalledEvents(id)).some((e) => e.type === 'call.utterance' && e.text === 'Great') ? true : undefined,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      release();
+      await Promise.all(late);
+      await eventually(async () => (messages().length === 2 ? true : undefined));
+    } finally {
+      carrierCalls.deliver = deliver;
+      release();
+    }
+    expect(messages().map((m) => m.body.text)).toEqual(['Are you open on Sunday?', 'Great']);
+    // The reply had played to the end: no interrupted event, and nothing was stopped.
+    expect(receiver.requests.some((r) => r.body.event === 'interrupted')).toBe(false);
+    expect((await speech(id))[0].state).toBe('done');
+    // The late report found the deferral closed: signalled at once, not left recorded.
+    expect((await signalledEvents(id)).some((e) => e.type === 'call.playback' && e.speak_id === replySpeakId && e.done === true)).toBe(
+      true,
+    );
+    const left = await h.db('call_deferred_playback').where({ call_id: id }).select('report');
+    expect(left.some((row: { report: { speak_id?: string } }) => row.report.speak_id === replySpeakId)).toBe(false);
+    await calls.hangUp(id);
+  });
+
   it('a signal that fails keeps the recorded playback reports for the next one', async () => {
     const callId = crypto.randomUUID();
     const report = { type: 'call.playback', at: Date.now(), speak_id: `${callId}:speak-1`, played_text: 'Hi', done: true };
