@@ -46,9 +46,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { intFromEnv } from '../src/platform/config';
+import { carrierCallbackHeaders } from '../src/adapters/carrier/callbacks/signature';
 import { generateSecretsKey } from '../src/platform/crypto/secretBox';
 import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { spawnLogged, stopProcess } from '../src/platform/infra/proc';
@@ -59,7 +61,8 @@ import { inBatches, runBounded, sleep, waitUntil } from './support/async';
 import { cpuSeconds, postgresCpuMs, processCpuMs } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver, startStubEndpoint } from './support/receivers';
-import { baselineStopSignal, baselineTurnSignal, baselineTurnWorkflow } from './turnBaseline/workflows';
+import { baselineStopSignal, baselineTurnSignal, baselineTurnWorkflow, engineFloorTurnWorkflow } from './turnBaseline/workflows';
+import { startFloorCarrierReceiver } from './turnBaseline/carrierReceiver';
 import { startTurnBaselineWorker } from './turnBaseline/worker';
 import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
@@ -435,16 +438,90 @@ interface ThroughputResult {
   cpu: CpuPerTurn;
 }
 
+/** One paced run: `lanes` lanes, each doing one `turn` every CAPACITY_PERIOD_MS (phases staggered) for `seconds`. */
+async function paced<T>(lanes: number, seconds: number, turn: (lane: number, index: number) => Promise<T>): Promise<T[]> {
+  const done: T[] = [];
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, i) => {
+      // Stagger the lanes across the period so turns arrive evenly, not in bursts.
+      let at = start + (CAPACITY_PERIOD_MS * i) / lanes;
+      for (let t = 0; at < end; t += 1, at += CAPACITY_PERIOD_MS) {
+        const wait = at - performance.now();
+        if (wait > 0) await sleep(wait);
+        done.push(await turn(i, t));
+      }
+    }),
+  );
+  return done;
+}
+
+/** The same closed loop, back to back over `lanes` lanes until `turns` turns are done. */
+async function closedLoop<T>(lanes: number, turns: number, turn: (lane: number, index: number) => Promise<T>): Promise<T[]> {
+  const done: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, i) => {
+      while (next < turns) {
+        next += 1;
+        done.push(await turn(i, next));
+      }
+    }),
+  );
+  return done;
+}
+
+/** A waiter per text: resolves to the arrival time (performance.now()) of that text, or rejects after TURN_TIMEOUT_MS. */
+function arrivals() {
+  const waiting = new Map<string, (at: number) => void>();
+  return {
+    arrived(text: string, at: number) {
+      waiting.get(text)?.(at);
+      waiting.delete(text);
+    },
+    expect(text: string, what: string): Promise<number> {
+      return new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(text);
+          reject(new Error(`${what} of ${text} not received within ${TURN_TIMEOUT_MS / 1000} s`));
+        }, TURN_TIMEOUT_MS);
+        waiting.set(text, (at) => {
+          clearTimeout(timer);
+          resolve(at);
+        });
+      });
+    },
+  };
+}
+
+interface ReferenceResults {
+  bare: ThroughputResult;
+  /** The engine floor's closed loop: `latency` is carrier POST → speak, `message` carrier POST → message. */
+  floor: ThroughputResult & { message: Row };
+  /** The open loop at K lanes, one turn each every 5 s (as Switchboard's K phase). */
+  paced: { k: number; bare: Row; floorMessage: Row; floorSpeak: Row; bareCpu: CpuPerTurn; floorCpu: CpuPerTurn };
+}
+
 /**
- * The same closed loop as phase (a) over the same number of lanes, on a workflow that takes a
- * signal, runs one local activity that POSTs to a local receiver (answering 200 at once) and waits
- * for the next signal. A turn = the signal RPC → the receiver's receipt of the POST. Its worker
- * runs like the project's (inline, or its own process with BENCH_WORKER=process) with WORKER_TUNING.
+ * The reference turn loops of bench/turnBaseline on the same server, with their worker run like
+ * the project's (inline, or its own process with BENCH_WORKER=process) with WORKER_TUNING:
+ *
+ * - bare Temporal: a signal, one local activity that POSTs to a local receiver (answering 200 at
+ *   once), the next signal. A turn = the signal RPC → the receiver's receipt of the POST.
+ * - engine floor: the hops every Switchboard turn makes by the spec, and nothing else: the driver
+ *   sends the utterance as a signed carrier POST to a bare Koa receiver that verifies the HMAC and
+ *   signals the workflow; the local activity POSTs a signed `message` to a receiver answering as
+ *   the bench's receiver does (NDJSON), then hands the reply to a carrier `speak` endpoint. A turn =
+ *   the carrier POST → `speak` received (and → `message` received, for say→message).
+ *
+ * Each runs the closed loop of phase (a) (same lanes, same turns) and the paced loop of phase (b)
+ * at K lanes for `seconds`.
  */
-async function bareTemporalTurns(
+async function referenceTurns(
   bench: Bench,
-  options: { turns: number; lanes: number; warmupTurns: number; dir: string; workerMode: 'inline' | 'process' },
-): Promise<ThroughputResult> {
+  options: { turns: number; lanes: number; warmupTurns: number; dir: string; workerMode: 'inline' | 'process'; k: number; seconds: number },
+): Promise<ReferenceResults> {
   const { h } = bench;
   const taskQueue = `${h.config.taskQueue}-bare-turns`;
   const noop = () => undefined;
@@ -454,88 +531,187 @@ async function bareTemporalTurns(
   });
   const bundlePath = path.join(options.dir, 'baseline-bundle.js');
   fs.writeFileSync(bundlePath, code);
-  const arrived = new Map<string, () => void>();
-  const receiver = await startJsonReceiver((body, _at, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    const text = (body as { text?: string } | undefined)?.text;
-    if (text) arrived.get(text)?.();
-  });
-  let stopWorker: () => Promise<void>;
-  let workerPid: number | undefined;
-  if (options.workerMode === 'inline') {
-    const worker = await startTurnBaselineWorker({
-      temporalAddress: h.config.temporalAddress!,
-      namespace: h.config.temporalNamespace,
-      taskQueue,
-      bundlePath,
-    });
-    stopWorker = worker.stop;
-  } else {
-    const logFile = path.join(options.dir, 'baseline-worker.log');
-    const child = spawnLogged(
-      process.execPath,
-      [...workerNodeArgs, '--import', 'tsx', path.join(__dirname, 'turnBaseline', 'worker.ts')],
-      logFile,
-      {
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: h.config.temporalAddress,
-          TEMPORAL_NAMESPACE: h.config.temporalNamespace,
-          TEMPORAL_TASK_QUEUE: taskQueue,
-          BASELINE_BUNDLE_PATH: bundlePath,
-        },
-      },
-    );
-    stopWorker = () => stopProcess(child);
-    workerPid = child.pid;
-    await waitForWorker(h, child, logFile, taskQueue);
-  }
+  const cleanups: Array<() => Promise<void>> = [];
+  const bareMessages = arrivals();
+  const floorMessages = arrivals();
+  const floorSpeaks = arrivals();
   try {
-    const handles = await Promise.all(
-      Array.from({ length: options.lanes }, (_, i) =>
-        h.temporal.workflow.start(baselineTurnWorkflow, {
-          taskQueue,
-          workflowId: `bare-turns-${crypto.randomUUID()}-${i}`,
-          args: [`${receiver.origin}/hooks`],
-        }),
-      ),
-    );
-    const baselineTurn = async (lane: number, label: string): Promise<number> => {
-      const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
-      const received = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`baseline turn ${text} not received within 10 s`)), TURN_TIMEOUT_MS);
-        arrived.set(text, () => {
-          clearTimeout(timer);
-          arrived.delete(text);
-          resolve();
-        });
+    const bareReceiver = await startJsonReceiver((body, at, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      const text = (body as { text?: string } | undefined)?.text;
+      if (text) bareMessages.arrived(text, at);
+    });
+    cleanups.push(bareReceiver.close);
+    // Answers as the bench's receiver answers Switchboard's `message`: NDJSON, the reply's line at once.
+    const floorReceiver = await startJsonReceiver((body, at, res) => {
+      const text = (body as { text?: string } | undefined)?.text ?? '';
+      floorMessages.arrived(text, at);
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.write(`${JSON.stringify({ text: replyTo(text) })}\n`);
+      res.end(`${JSON.stringify({ done: true })}\n`);
+    });
+    cleanups.push(floorReceiver.close);
+    const speakEndpoint = await startJsonReceiver((body, at, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      const text = (body as { text?: string } | undefined)?.text;
+      if (text) floorSpeaks.arrived(text, at);
+    });
+    cleanups.push(speakEndpoint.close);
+    const carrierSecret = crypto.randomBytes(32).toString('hex');
+    const carrier = await startFloorCarrierReceiver({ client: h.temporal, secret: carrierSecret });
+    cleanups.push(carrier.close);
+
+    let workerPid: number | undefined;
+    if (options.workerMode === 'inline') {
+      const worker = await startTurnBaselineWorker({
+        temporalAddress: h.config.temporalAddress!,
+        namespace: h.config.temporalNamespace,
+        taskQueue,
+        bundlePath,
       });
+      cleanups.push(worker.stop);
+    } else {
+      const logFile = path.join(options.dir, 'baseline-worker.log');
+      const child = spawnLogged(
+        process.execPath,
+        [...workerNodeArgs, '--import', 'tsx', path.join(__dirname, 'turnBaseline', 'worker.ts')],
+        logFile,
+        {
+          env: {
+            ...process.env,
+            TEMPORAL_ADDRESS: h.config.temporalAddress,
+            TEMPORAL_NAMESPACE: h.config.temporalNamespace,
+            TEMPORAL_TASK_QUEUE: taskQueue,
+            BASELINE_BUNDLE_PATH: bundlePath,
+          },
+        },
+      );
+      cleanups.push(() => stopProcess(child));
+      workerPid = child.pid;
+      await waitForWorker(h, child, logFile, taskQueue);
+    }
+    const meter = () => cpuMeter({ worker: workerPid, temporal: bench.temporalPid });
+
+    const started: Array<WorkflowHandle<typeof baselineTurnWorkflow>> = [];
+    const startBare = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, i) => {
+          const handle = await h.temporal.workflow.start(baselineTurnWorkflow, {
+            taskQueue,
+            workflowId: `bare-turns-${crypto.randomUUID()}-${i}`,
+            args: [`${bareReceiver.origin}/hooks`],
+          });
+          started.push(handle);
+          return handle;
+        }),
+      );
+    const startFloor = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, i) => {
+          const workflowId = `floor-turns-${crypto.randomUUID()}-${i}`;
+          const handle = await h.temporal.workflow.start(engineFloorTurnWorkflow, {
+            taskQueue,
+            workflowId,
+            args: [workflowId, `${floorReceiver.origin}/hooks`, `${speakEndpoint.origin}/speak`],
+          });
+          started.push(handle);
+          return workflowId;
+        }),
+      );
+    cleanups.push(async () => {
+      await Promise.all(started.map((handle) => handle.signal(baselineStopSignal).catch(() => undefined)));
+      await Promise.all(started.map((handle) => handle.result().catch(() => undefined)));
+    });
+
+    const bareTurn = async (handle: WorkflowHandle<typeof baselineTurnWorkflow>, label: string): Promise<number> => {
+      const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
+      const received = bareMessages.expect(text, 'bare message');
       const t0 = performance.now();
-      await handles[lane].signal(baselineTurnSignal, { text });
-      await received;
-      return performance.now() - t0;
+      await handle.signal(baselineTurnSignal, { text });
+      return (await received) - t0;
     };
-    for (const [i] of handles.entries()) for (let w = 0; w < options.warmupTurns; w += 1) await baselineTurn(i, `warmup b${i} t${w}`);
-    const samples: number[] = [];
-    let next = 0;
-    const meter = cpuMeter({ worker: workerPid, temporal: bench.temporalPid });
-    const wall0 = performance.now();
-    await Promise.all(
-      handles.map(async (_, i) => {
-        while (next < options.turns) {
-          next += 1;
-          samples.push(await baselineTurn(i, `bare c${i} t${next}`));
-        }
-      }),
-    );
-    const wall = performance.now() - wall0;
-    const cpu = meter(samples.length);
-    await Promise.all(handles.map(async (handle) => handle.signal(baselineStopSignal)));
-    await Promise.all(handles.map(async (handle) => handle.result()));
-    return { turnsPerSecond: samples.length / (wall / 1000), latency: row('bare Temporal: signal→POST received', samples, 0), cpu };
+    const floorTurn = async (workflowId: string, label: string): Promise<{ message: number; speak: number }> => {
+      const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
+      const message = floorMessages.expect(text, 'floor message');
+      const speak = floorSpeaks.expect(replyTo(text), 'floor speak');
+      const rawBody = JSON.stringify({ type: 'call.utterance', call_id: workflowId, carrier_call_id: workflowId, text, at: Date.now() });
+      const t0 = performance.now();
+      const response = await fetch(carrier.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...carrierCallbackHeaders({ secret: carrierSecret, rawBody }) },
+        body: rawBody,
+      });
+      await response.text();
+      if (response.status !== 200) throw new Error(`the floor's carrier receiver answered ${response.status}`);
+      return { message: (await message) - t0, speak: (await speak) - t0 };
+    };
+
+    // Closed loops, as phase (a).
+    const bareLanes = await startBare(options.lanes);
+    for (const handle of bareLanes) for (let w = 0; w < options.warmupTurns; w += 1) await bareTurn(handle, `warmup bare t${w}`);
+    let cpu = meter();
+    let wall0 = performance.now();
+    const bareSamples = await closedLoop(options.lanes, options.turns, (lane, i) => bareTurn(bareLanes[lane], `bare c${lane} t${i}`));
+    const bare: ThroughputResult = {
+      turnsPerSecond: bareSamples.length / ((performance.now() - wall0) / 1000),
+      latency: row('bare Temporal: signal→POST received', bareSamples, 0),
+      cpu: cpu(bareSamples.length),
+    };
+
+    const floorLanes = await startFloor(options.lanes);
+    for (const id of floorLanes) for (let w = 0; w < options.warmupTurns; w += 1) await floorTurn(id, `warmup floor t${w}`);
+    cpu = meter();
+    wall0 = performance.now();
+    const floorSamples = await closedLoop(options.lanes, options.turns, (lane, i) => floorTurn(floorLanes[lane], `floor c${lane} t${i}`));
+    const floor = {
+      turnsPerSecond: floorSamples.length / ((performance.now() - wall0) / 1000),
+      latency: row(
+        'engine floor: carrier POST→speak',
+        floorSamples.map((s) => s.speak),
+        0,
+      ),
+      message: row(
+        'engine floor: carrier POST→message',
+        floorSamples.map((s) => s.message),
+        0,
+      ),
+      cpu: cpu(floorSamples.length),
+    };
+
+    // Paced loops at K, as phase (b).
+    const k = options.k;
+    const barePaced = await startBare(k);
+    const floorPaced = await startFloor(k);
+    for (const handle of barePaced) await bareTurn(handle, 'warmup bare paced');
+    for (const id of floorPaced) await floorTurn(id, 'warmup floor paced');
+    cpu = meter();
+    const barePacedSamples = await paced(k, options.seconds, (lane, t) => bareTurn(barePaced[lane], `bare k${k} c${lane} t${t}`));
+    const bareCpu = cpu(barePacedSamples.length);
+    cpu = meter();
+    const floorPacedSamples = await paced(k, options.seconds, (lane, t) => floorTurn(floorPaced[lane], `floor k${k} c${lane} t${t}`));
+    const floorCpu = cpu(floorPacedSamples.length);
+    return {
+      bare,
+      floor,
+      paced: {
+        k,
+        bare: row(`K=${k} bare Temporal: signal→POST received`, barePacedSamples, 0),
+        floorMessage: row(
+          `K=${k} engine floor: carrier POST→message`,
+          floorPacedSamples.map((s) => s.message),
+          0,
+        ),
+        floorSpeak: row(
+          `K=${k} engine floor: carrier POST→speak`,
+          floorPacedSamples.map((s) => s.speak),
+          0,
+        ),
+        bareCpu,
+        floorCpu,
+      },
+    };
   } finally {
-    await stopWorker();
-    await receiver.close();
+    for (const cleanup of cleanups.reverse()) await cleanup();
   }
 }
 
@@ -580,45 +756,68 @@ async function latencyPhase(
   };
 }
 
-/** Turn throughput and CPU per turn of the project and the bare-Temporal loop, side by side, with the ratio. */
-function printThroughput(project: ThroughputResult, bare: ThroughputResult, workerMode: 'inline' | 'process'): void {
-  const benchLabel = workerMode === 'inline' ? 'bench process (API+simulator+worker) CPU ms' : 'bench process (API+simulator) CPU ms';
+const cpuCells = (cpu: CpuPerTurn) => [msOrNa(cpu.bench), msOrNa(cpu.worker), msOrNa(cpu.temporal), msOrNa(cpu.postgres)];
+
+/** Turn throughput and CPU per turn of the project, the engine floor and the bare-Temporal loop, side by side, with the ratios. */
+function printThroughput(project: ThroughputResult, reference: ReferenceResults, workerMode: 'inline' | 'process'): void {
+  const { bare, floor } = reference;
+  const benchLabel =
+    workerMode === 'inline' ? 'bench process (API+simulator+worker) CPU ms' : 'bench process (API+simulator / driver+receivers) CPU ms';
+  const line = (title: string, r: ThroughputResult) => [
+    title,
+    fmt(r.turnsPerSecond, 1),
+    fmt(r.latency.p50, 1),
+    fmt(r.latency.p99, 1),
+    ...cpuCells(r.cpu),
+  ];
   printTable(
     ['closed loop', 'turns/s', 'p50 ms', 'p99 ms', benchLabel, 'worker process CPU ms', 'Temporal server CPU ms', 'Postgres CPU ms'],
-    [
-      [
-        'Switchboard say→speak',
-        fmt(project.turnsPerSecond, 1),
-        fmt(project.latency.p50, 1),
-        fmt(project.latency.p99, 1),
-        msOrNa(project.cpu.bench),
-        msOrNa(project.cpu.worker),
-        msOrNa(project.cpu.temporal),
-        msOrNa(project.cpu.postgres),
-      ],
-      [
-        'bare Temporal signal→POST',
-        fmt(bare.turnsPerSecond, 1),
-        fmt(bare.latency.p50, 1),
-        fmt(bare.latency.p99, 1),
-        msOrNa(bare.cpu.bench),
-        msOrNa(bare.cpu.worker),
-        msOrNa(bare.cpu.temporal),
-        msOrNa(bare.cpu.postgres),
-      ],
-    ],
+    [line('Switchboard say→speak', project), line('engine floor carrier POST→speak', floor), line('bare Temporal signal→POST', bare)],
   );
   console.log(
     `[bench] turn throughput ratio (Switchboard / bare Temporal): ${ratio(project.turnsPerSecond, bare.turnsPerSecond, 2)} ` +
-      `(target >= 0.80x: ${project.turnsPerSecond >= 0.8 * bare.turnsPerSecond ? 'MET' : 'MISSED'})`,
+      `(target >= 0.80x: ${project.turnsPerSecond >= 0.8 * bare.turnsPerSecond ? 'MET' : 'MISSED'}); ` +
+      `Switchboard / engine floor: ${ratio(project.turnsPerSecond, floor.turnsPerSecond, 2)}; ` +
+      `engine floor / bare Temporal: ${ratio(floor.turnsPerSecond, bare.turnsPerSecond, 2)}`,
   );
   if (workerMode === 'process' && project.cpu.bench !== undefined && project.cpu.worker !== undefined) {
     const total = project.cpu.bench + project.cpu.worker;
+    const floorTotal = (floor.cpu.bench ?? NaN) + (floor.cpu.worker ?? NaN);
     console.log(
       `[bench] CPU per turn: API+simulator (bench process) ${fmt(project.cpu.bench, 1)} ms + worker ${fmt(project.cpu.worker, 1)} ms = ` +
         `${fmt(total, 1)} ms (target <= 20 ms: ${total <= 20 ? 'MET' : 'MISSED'}); Temporal server ${msOrNa(project.cpu.temporal)} ms, ` +
-        `Postgres ${msOrNa(project.cpu.postgres)} ms ` +
+        `Postgres ${msOrNa(project.cpu.postgres)} ms; engine floor: driver+receivers ${msOrNa(floor.cpu.bench)} + worker ` +
+        `${msOrNa(floor.cpu.worker)} = ${fmt(floorTotal, 1)} ms, server ${msOrNa(floor.cpu.temporal)} ms ` +
         `(bare Temporal: driver ${msOrNa(bare.cpu.bench)} + worker ${msOrNa(bare.cpu.worker)}, server ${msOrNa(bare.cpu.temporal)})`,
+    );
+  }
+}
+
+/** Switchboard's paced phase at K next to the engine floor's and bare Temporal's at the same K, with the ratios of their latencies. */
+function printPacedComparison(project: { rows: Row[]; cpu: CpuPerTurn } | undefined, reference: ReferenceResults['paced']): void {
+  const { k } = reference;
+  const message = project?.rows.find((r) => r.title === `K=${k} say→message`);
+  const speak = project?.rows.find((r) => r.title === `K=${k} say→speak (turn)`);
+  console.log(
+    `[bench] K=${k}, one turn per lane every ${CAPACITY_PERIOD_MS / 1000} s: Switchboard against the engine floor and bare Temporal`,
+  );
+  const rows = [...(message ? [message] : []), reference.floorMessage, reference.bare, ...(speak ? [speak] : []), reference.floorSpeak];
+  printRows(rows);
+  const cpuRows: Array<[string, CpuPerTurn]> = [
+    ...(project ? ([[`K=${k} Switchboard`, project.cpu]] as Array<[string, CpuPerTurn]>) : []),
+    [`K=${k} engine floor`, reference.floorCpu],
+    [`K=${k} bare Temporal`, reference.bareCpu],
+  ];
+  printTable(
+    ['CPU per turn at K', 'bench process CPU ms', 'worker process CPU ms', 'Temporal server CPU ms', 'Postgres CPU ms'],
+    cpuRows.map(([title, cpu]) => [title, ...cpuCells(cpu)]),
+  );
+  if (message) {
+    const vs = (r: Row) => `p50 ${ratio(message.p50, r.p50, 2)}, p99 ${ratio(message.p99, r.p99, 2)}`;
+    console.log(
+      `[bench] K=${k} say→message p50 ${fmt(message.p50, 1)} ms (target <= 30: ${message.p50 <= 30 ? 'MET' : 'MISSED'}), ` +
+        `p99 ${fmt(message.p99, 1)} ms (target <= 100: ${message.p99 <= 100 ? 'MET' : 'MISSED'}); ` +
+        `Switchboard / engine floor: ${vs(reference.floorMessage)}; Switchboard / bare Temporal: ${vs(reference.bare)}`,
     );
   }
 }
@@ -636,26 +835,15 @@ async function capacityPhase(
   bench: Bench,
   callCount: number,
   seconds: number,
-): Promise<{ row: Row; rows: Row[]; hops: Row[]; turns: number }> {
+): Promise<{ row: Row; rows: Row[]; hops: Row[]; turns: number; cpu: CpuPerTurn }> {
   const ids = await placeCalls(bench, callCount);
   if (process.env.BENCH_SETTLE !== '0') await settle(bench, ids);
-  const done: Turn[] = [];
-  const start = performance.now();
-  const end = start + seconds * 1000;
-  await Promise.all(
-    ids.map(async (id, i) => {
-      // Stagger the calls across the period so turns arrive evenly, not in bursts.
-      let at = start + (CAPACITY_PERIOD_MS * i) / callCount;
-      for (let t = 0; at < end; t += 1, at += CAPACITY_PERIOD_MS) {
-        const wait = at - performance.now();
-        if (wait > 0) await sleep(wait);
-        done.push(await turn(bench, id, `capacity k${callCount} c${i} t${t}`));
-      }
-    }),
-  );
+  const meter = cpuMeter({ worker: bench.workerPid, temporal: bench.temporalPid });
+  const done = await paced(callCount, seconds, (i, t) => turn(bench, ids[i], `capacity k${callCount} c${i} t${t}`));
+  const cpu = meter(done.length);
   await hangUp(bench, ids);
   const { rows, endToEnd } = turnRows(bench, done, `K=${callCount} `);
-  return { row: endToEnd, rows, hops: await hopRows(bench, done), turns: done.length };
+  return { row: endToEnd, rows, hops: await hopRows(bench, done), turns: done.length, cpu };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -756,11 +944,16 @@ async function main(): Promise<number> {
     printRows(latency.rows);
     console.log("[bench] say→message by hop (event times from each call's workflow history):");
     printRows(latency.hops);
-    console.log(`[bench] bare-Temporal baseline: ${turns} turns over ${turnCalls} workflows (signal → local activity POST → next signal)`);
-    const bare = await bareTemporalTurns(bench, { turns, lanes: turnCalls, warmupTurns: 2, dir, workerMode });
-    printRows([bare.latency]);
+    const referenceK = calls[0];
+    console.log(
+      `[bench] reference loops: bare Temporal (signal → local activity POST → next signal) and the engine floor (signed carrier ` +
+        `POST → Koa → signal → local activity: signed message POST, speak call), ${turns} turns over ${turnCalls} workflows each, ` +
+        `then K=${referenceK} paced for ${seconds} s each`,
+    );
+    const reference = await referenceTurns(bench, { turns, lanes: turnCalls, warmupTurns: 2, dir, workerMode, k: referenceK, seconds });
+    printRows([reference.bare.latency, reference.floor.message, reference.floor.latency]);
     console.log('');
-    printThroughput(latency.throughput, bare, workerMode);
+    printThroughput(latency.throughput, reference, workerMode);
     console.log(
       '[bench] first chunk→speak: receiver wrote its first NDJSON line → in-process simulator speak() saw the text (exact, not polled)',
     );
@@ -768,6 +961,7 @@ async function main(): Promise<number> {
 
     let missing = latency.missing;
     const capacityRows: Row[] = [];
+    let referencePhase: { rows: Row[]; cpu: CpuPerTurn } | undefined;
     const runCapacity = async (k: number): Promise<Row> => {
       console.log(`[bench] (b) K=${k} concurrent calls, one turn per call every ${CAPACITY_PERIOD_MS / 1000} s for ${seconds} s`);
       const cpu0 = process.cpuUsage();
@@ -783,6 +977,7 @@ async function main(): Promise<number> {
       }
       const cpu = process.cpuUsage(cpu0);
       capacityRows.push(capacity.row);
+      if (k === referenceK && !referencePhase) referencePhase = capacity;
       console.log(`[bench] K=${k}: ${capacity.turns} turns, this process used ${cpuSeconds(cpu).toFixed(1)} s CPU`);
       printRows([...capacity.rows, ...capacity.hops]);
       console.log(
@@ -818,6 +1013,8 @@ async function main(): Promise<number> {
     } else {
       for (const k of [...calls, ...(double ? [Math.max(...calls) * 2] : [])]) missing += (await runCapacity(k)).missing;
     }
+    console.log('');
+    printPacedComparison(referencePhase, reference.paced);
     console.log('');
     printRows(capacityRows);
     for (const r of capacityRows) {
