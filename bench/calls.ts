@@ -72,6 +72,8 @@ const TARGET_P99_MS = 150;
 /** Extra node arguments for the worker processes (BENCH_WORKER=process), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 const TURN_TIMEOUT_MS = 10_000;
+/** How long after the reply is spoken a turn waits (untimed) for the carrier to report it played. */
+const PLAYED_GRACE_MS = 2_000;
 const CAPACITY_PERIOD_MS = 5_000;
 /** After the calls of a capacity run have started, before its first turn. */
 const SETTLE_MS = 1_000;
@@ -115,10 +117,19 @@ async function startTurnReceiver(): Promise<Receiver> {
   return { url: `${endpoint.origin}/hooks`, messageAt, firstChunkAt, started, close: endpoint.close };
 }
 
-/** Wraps the in-process simulator's `speak` so each spoken text's first arrival is timed. */
-function observeSpeak(h: Harness): { speakAt: Map<string, number>; waiters: Map<string, () => void> } {
+/**
+ * Wraps the in-process simulator's `speak` so each spoken text's first arrival is timed, and its
+ * event sender so the end of each text's playback (`call.playback` `done: true` handed to the
+ * call's event queue) can be awaited.
+ */
+function observeSpeak(h: Harness): {
+  speakAt: Map<string, number>;
+  waiters: Map<string, () => void>;
+  playedWaiters: Map<string, () => void>;
+} {
   const speakAt = new Map<string, number>();
   const waiters = new Map<string, () => void>();
+  const playedWaiters = new Map<string, () => void>();
   const calls = h.simulator.state.calls;
   const original = calls.speak.bind(calls);
   calls.speak = (carrierCallId, speakId, text) => {
@@ -130,7 +141,17 @@ function observeSpeak(h: Harness): { speakAt: Map<string, number>; waiters: Map<
     }
     return original(carrierCallId, speakId, text);
   };
-  return { speakAt, waiters };
+  type Emit = (call: unknown, event: { type: string; done?: boolean; played_text?: string }) => void;
+  const sender = calls as unknown as { emit: Emit };
+  const emit = sender.emit.bind(calls);
+  sender.emit = (call, event) => {
+    emit(call, event);
+    if (event.type === 'call.playback' && event.done && event.played_text !== undefined) {
+      playedWaiters.get(event.played_text)?.();
+      playedWaiters.delete(event.played_text);
+    }
+  };
+  return { speakAt, waiters, playedWaiters };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -253,24 +274,34 @@ async function placeCall(bench: Bench, tenants: Tenant[], i: number): Promise<st
   }
 }
 
-/** One turn: say a unique sentence, wait (up to TURN_TIMEOUT_MS) for the reply to be spoken. */
+/**
+ * One turn: say a unique sentence, wait (up to TURN_TIMEOUT_MS) for the reply to be spoken, then
+ * (not timed) for the carrier to have finished playing it, so that the next sentence follows the
+ * reply as a caller's would instead of talking over its last milliseconds (a barge-in).
+ */
 async function turn(bench: Bench, callId: string, label: string): Promise<Turn> {
   const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
   const reply = replyTo(text);
-  const spoken = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => {
-      bench.speak.waiters.delete(reply);
-      resolve(false);
-    }, TURN_TIMEOUT_MS);
-    bench.speak.waiters.set(reply, () => {
-      clearTimeout(timer);
-      resolve(true);
+  const waitFor = (waiters: Map<string, () => void>, ms: number) =>
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        waiters.delete(reply);
+        resolve(false);
+      }, ms);
+      waiters.set(reply, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
     });
-  });
+  const spoken = waitFor(bench.speak.waiters, TURN_TIMEOUT_MS);
+  const played = waitFor(bench.speak.playedWaiters, TURN_TIMEOUT_MS + PLAYED_GRACE_MS);
   const sayAt = performance.now();
   const status = await control(bench.h, `/control/calls/${callId}/say`, { text });
   if (status !== 202) throw new Error(`say on ${callId} answered ${status}`);
-  return { callId, text, sayAt, spoken: await spoken };
+  const result = { callId, text, sayAt, spoken: await spoken };
+  if (result.spoken) await played;
+  else bench.speak.playedWaiters.delete(reply);
+  return result;
 }
 
 function turnRows(bench: Bench, turns: Turn[], prefix: string): { rows: Row[]; endToEnd: Row } {
