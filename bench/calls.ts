@@ -469,6 +469,12 @@ interface ThroughputResult {
   cpu: CpuPerTurn;
 }
 
+/** For reading a --cpu-prof profile over one phase only (V8 profiles count time on the same monotonic clock). */
+function printWindow(phase: string, start: bigint): void {
+  if (process.env.BENCH_PRINT_WINDOW === '1')
+    console.log(`[bench] ${phase} window, monotonic µs: ${start / 1000n} ${process.hrtime.bigint() / 1000n}`);
+}
+
 /** One paced run: `lanes` lanes, each doing one `turn` every CAPACITY_PERIOD_MS (phases staggered) for `seconds`. */
 async function paced<T>(lanes: number, seconds: number, turn: (lane: number, index: number) => Promise<T>): Promise<T[]> {
   const done: T[] = [];
@@ -682,17 +688,20 @@ async function referenceTurns(
     for (const handle of bareLanes) for (let w = 0; w < options.warmupTurns; w += 1) await bareTurn(handle, `warmup bare t${w}`);
     let cpu = meter();
     let wall0 = performance.now();
+    let window0 = process.hrtime.bigint();
     const bareSamples = await closedLoop(options.lanes, options.turns, (lane, i) => bareTurn(bareLanes[lane], `bare c${lane} t${i}`));
     const bare: ThroughputResult = {
       turnsPerSecond: bareSamples.length / ((performance.now() - wall0) / 1000),
       latency: row('bare Temporal: signal→POST received', bareSamples, 0),
       cpu: cpu(bareSamples.length),
     };
+    printWindow('bare Temporal closed loop', window0);
 
     const floorLanes = await startFloor(options.lanes);
     for (const id of floorLanes) for (let w = 0; w < options.warmupTurns; w += 1) await floorTurn(id, `warmup floor t${w}`);
     cpu = meter();
     wall0 = performance.now();
+    window0 = process.hrtime.bigint();
     const floorSamples = await closedLoop(options.lanes, options.turns, (lane, i) => floorTurn(floorLanes[lane], `floor c${lane} t${i}`));
     const floor = {
       turnsPerSecond: floorSamples.length / ((performance.now() - wall0) / 1000),
@@ -708,6 +717,7 @@ async function referenceTurns(
       ),
       cpu: cpu(floorSamples.length),
     };
+    printWindow('engine floor closed loop', window0);
 
     // Paced loops at K, as phase (b).
     const k = options.k;
@@ -773,9 +783,7 @@ async function latencyPhase(
   );
   const wall = performance.now() - wall0;
   const cpu = meter(done.length);
-  // For reading a --cpu-prof profile over this window only (V8 profiles count time on the same monotonic clock).
-  if (process.env.BENCH_PRINT_WINDOW === '1')
-    console.log(`[bench] (a) window, monotonic µs: ${hr0 / 1000n} ${process.hrtime.bigint() / 1000n}`);
+  printWindow('(a)', hr0);
   await hangUp(bench, ids);
   const baseline = await baselineRoundTrips(turns, callCount);
   const { rows, endToEnd } = turnRows(bench, done, '');
