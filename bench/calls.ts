@@ -21,8 +21,14 @@
  *     say→message is then split into hops from each call's workflow history (say → signal event,
  *     signal → workflow task started, workflow task started → message), and the CPU time this
  *     process and the Temporal dev server spent per turn is printed.
- *     Baseline: the same number of bare loopback HTTP POST round trips (fetch → a local server
- *     that answers 200 at once), sequentially over BENCH_TURN_CALLS lanes like the turns.
+ *     Each turn's next sentence waits (untimed) until the carrier has finished playing the reply, as
+ *     a caller's would. Baselines: the same number of bare loopback HTTP POST round trips (fetch →
+ *     a local server that answers 200 at once), sequentially over BENCH_TURN_CALLS lanes like the
+ *     turns; and the reference turn loops of bench/turnBaseline in the same closed loop, then paced
+ *     at the first K of (b): bare Temporal (signal → local activity POST) and the engine floor (a
+ *     signed carrier POST to a bare Koa receiver that verifies the HMAC and signals; a local
+ *     activity that signs the message POST and calls the carrier's speak API), with the ratios of
+ *     Switchboard's turns/s and K latencies against both.
  * (b) Capacity: BENCH_CALLS (20; or a list, 5,10,20) concurrent calls, each doing one turn every
  *     5 s (phases staggered) for BENCH_SECONDS (30), starting once every call's setup has finished
  *     (its call_started delivered) plus 1 s; reports say→speak p50/p99 and whether p99 < 150 ms.
@@ -537,7 +543,7 @@ interface ReferenceResults {
   /** The engine floor's closed loop: `latency` is carrier POST → speak, `message` carrier POST → message. */
   floor: ThroughputResult & { message: Row };
   /** The open loop at K lanes, one turn each every 5 s (as Switchboard's K phase). */
-  paced: { k: number; bare: Row; floorMessage: Row; floorSpeak: Row; bareCpu: CpuPerTurn; floorCpu: CpuPerTurn };
+  paced: { k: number; bare: Row; floorMessage: Row; floorSpeak: Row };
 }
 
 /**
@@ -725,12 +731,8 @@ async function referenceTurns(
     const floorPaced = await startFloor(k);
     for (const handle of barePaced) await bareTurn(handle, 'warmup bare paced');
     for (const id of floorPaced) await floorTurn(id, 'warmup floor paced');
-    cpu = meter();
     const barePacedSamples = await paced(k, options.seconds, (lane, t) => bareTurn(barePaced[lane], `bare k${k} c${lane} t${t}`));
-    const bareCpu = cpu(barePacedSamples.length);
-    cpu = meter();
     const floorPacedSamples = await paced(k, options.seconds, (lane, t) => floorTurn(floorPaced[lane], `floor k${k} c${lane} t${t}`));
-    const floorCpu = cpu(floorPacedSamples.length);
     return {
       bare,
       floor,
@@ -747,8 +749,6 @@ async function referenceTurns(
           floorPacedSamples.map((s) => s.speak),
           0,
         ),
-        bareCpu,
-        floorCpu,
       },
     };
   } finally {
@@ -833,7 +833,7 @@ function printThroughput(project: ThroughputResult, reference: ReferenceResults,
 }
 
 /** Switchboard's paced phase at K next to the engine floor's and bare Temporal's at the same K, with the ratios of their latencies. */
-function printPacedComparison(project: { rows: Row[]; cpu: CpuPerTurn } | undefined, reference: ReferenceResults['paced']): void {
+function printPacedComparison(project: { rows: Row[] } | undefined, reference: ReferenceResults['paced']): void {
   const { k } = reference;
   const message = project?.rows.find((r) => r.title === `K=${k} say→message`);
   const speak = project?.rows.find((r) => r.title === `K=${k} say→speak (turn)`);
@@ -842,15 +842,6 @@ function printPacedComparison(project: { rows: Row[]; cpu: CpuPerTurn } | undefi
   );
   const rows = [...(message ? [message] : []), reference.floorMessage, reference.bare, ...(speak ? [speak] : []), reference.floorSpeak];
   printRows(rows);
-  const cpuRows: Array<[string, CpuPerTurn]> = [
-    ...(project ? ([[`K=${k} Switchboard`, project.cpu]] as Array<[string, CpuPerTurn]>) : []),
-    [`K=${k} engine floor`, reference.floorCpu],
-    [`K=${k} bare Temporal`, reference.bareCpu],
-  ];
-  printTable(
-    ['CPU per turn at K', 'bench process CPU ms', 'worker process CPU ms', 'Temporal server CPU ms', 'Postgres CPU ms'],
-    cpuRows.map(([title, cpu]) => [title, ...cpuCells(cpu)]),
-  );
   if (message) {
     const vs = (r: Row) => `p50 ${ratio(message.p50, r.p50, 2)}, p99 ${ratio(message.p99, r.p99, 2)}`;
     console.log(
@@ -874,15 +865,13 @@ async function capacityPhase(
   bench: Bench,
   callCount: number,
   seconds: number,
-): Promise<{ row: Row; rows: Row[]; hops: Row[]; turns: number; cpu: CpuPerTurn }> {
+): Promise<{ row: Row; rows: Row[]; hops: Row[]; turns: number }> {
   const ids = await placeCalls(bench, callCount);
   if (process.env.BENCH_SETTLE !== '0') await settle(bench, ids);
-  const meter = cpuMeter({ worker: bench.workerPid, temporal: bench.temporalPid });
   const done = await paced(callCount, seconds, (i, t) => turn(bench, ids[i], `capacity k${callCount} c${i} t${t}`));
-  const cpu = meter(done.length);
   await hangUp(bench, ids);
   const { rows, endToEnd } = turnRows(bench, done, `K=${callCount} `);
-  return { row: endToEnd, rows, hops: await hopRows(bench, done), turns: done.length, cpu };
+  return { row: endToEnd, rows, hops: await hopRows(bench, done), turns: done.length };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1000,7 +989,7 @@ async function main(): Promise<number> {
 
     let missing = latency.missing;
     const capacityRows: Row[] = [];
-    let referencePhase: { rows: Row[]; cpu: CpuPerTurn } | undefined;
+    let referencePhase: { rows: Row[] } | undefined;
     const runCapacity = async (k: number): Promise<Row> => {
       console.log(`[bench] (b) K=${k} concurrent calls, one turn per call every ${CAPACITY_PERIOD_MS / 1000} s for ${seconds} s`);
       const cpu0 = process.cpuUsage();
