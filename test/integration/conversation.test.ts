@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import { createCallActivities } from '../../activities/calls';
 import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
-import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
+import { generateSecretsKey, parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
-import { useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createTenant, useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { customer } from '../support/customer';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
@@ -332,6 +332,70 @@ describe('webhook conversation loop', () => {
     expect(messages().length).toBe(sent);
     const deliveries = await webhooks.deliveries('?event_type=message');
     expect(deliveries.body.deliveries.map((d) => d.status)).toEqual(['success']);
+    await calls.hangUp(id);
+  });
+
+  /** The turn's activities as a worker builds them (optionally with another key ring), for running a turn by hand. */
+  const turnActivities = (secretsKey = () => parseSecretsKey(h.config.secretsKey!)) =>
+    createCallActivities({
+      db: h.db,
+      carrier: new SimulatorCarrier(h.config.simulatorUrl, h.simulator.credentials.carrierApiKey),
+      carrierEventsUrl: `${h.config.publicBaseUrl}/carrier/events`,
+      secretsKey,
+      egress: egressPolicyFor(h.config),
+      now: () => new Date(),
+    });
+  /** A turn of the call `id` on `lineId` run by hand, as the workflow would hand it over. */
+  async function turnByHand(id: string, lineId: string, turn: number, text: string, overrides: { workspaceId?: string } = {}) {
+    const row = await h.db('calls').where({ id }).first();
+    const said = { role: 'user' as const, text, timestamp: Date.now() };
+    return {
+      facts: {
+        callId: id,
+        workspaceId: overrides.workspaceId ?? tenant.workspaceId,
+        environment: 'test' as const,
+        lineId,
+        keyId: null,
+        direction: 'outbound' as const,
+        from: row.from_number,
+        to: row.to_number,
+      },
+      turn: {
+        turn,
+        said,
+        context: [said],
+        carrierCallId: row.carrier_call_id,
+        speakIdPrefix: `${id}:turn-${turn}`,
+        replySpeakId: `${id}:speak-${turn}`,
+      },
+    };
+  }
+
+  it('a turn run with the facts of another workspace posts nothing: the line is read within the call’s workspace', async () => {
+    const { line, id } = await connect();
+    const other = await createTenant(h.db);
+    const { facts, turn } = await turnByHand(id, line.id, 41, 'Not yours', { workspaceId: other.workspaceId });
+    const outcome = await turnActivities().takeMessageTurn(facts, turn);
+    expect(outcome).toMatchObject({ delivered: false });
+    expect(messages().some((m) => m.body.text === 'Not yours')).toBe(false);
+    const [attempt] = await h.db('webhook_deliveries').where({ call_id: id, event_type: 'message' }).select('status', 'error_message');
+    expect(attempt).toEqual({ status: 'failed', error_message: 'line_released' });
+    await calls.hangUp(id);
+  });
+
+  it('a turn that cannot open the line’s secret gives its claim back: the next run of that turn makes the attempt', async () => {
+    const { line, id } = await connect();
+    replies.set('Second try', 'Heard you.');
+    const { facts, turn } = await turnByHand(id, line.id, 42, 'Second try');
+    const foreignKeyRing = () => parseSecretsKey(generateSecretsKey());
+    await expect(turnActivities(foreignKeyRing).takeMessageTurn(facts, turn)).rejects.toThrow();
+    expect(messages().some((m) => m.body.text === 'Second try')).toBe(false);
+    // Recorded, but no attempt is held: a retry is not taken for a lost attempt.
+    expect(await h.db('webhook_events').where({ call_id: id, event_type: 'message' }).count('id')).toEqual([{ count: '1' }]);
+    expect(await h.db('webhook_deliveries').where({ call_id: id, event_type: 'message' }).count('id')).toEqual([{ count: '0' }]);
+    const outcome = await turnActivities().takeMessageTurn(facts, turn);
+    expect(outcome).toMatchObject({ delivered: true, replyText: 'Heard you.', transcriptWritten: true });
+    expect(messages().filter((m) => m.body.text === 'Second try')).toHaveLength(1);
     await calls.hangUp(id);
   });
 
