@@ -49,6 +49,7 @@
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -77,6 +78,17 @@ import { fmt, printTable, ratio } from './support/table';
 const TARGET_P99_MS = 150;
 /** Extra node arguments for the worker processes (BENCH_WORKER=process), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+/** The same for the API process (BENCH_API=process). */
+const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+
+/** A loopback port free right now (for a child process to listen on). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 const TURN_TIMEOUT_MS = 10_000;
 /** How long after the reply is spoken a turn waits (untimed) for the carrier to report it played. */
 const PLAYED_GRACE_MS = 2_000;
@@ -224,6 +236,8 @@ interface Bench {
   temporalPid: number | undefined;
   /** The worker process (BENCH_WORKER=process), for its CPU time. */
   workerPid: number | undefined;
+  /** The API process taking the carrier's events (BENCH_API=process), for its CPU time. */
+  apiPid: number | undefined;
 }
 
 interface Turn {
@@ -439,6 +453,8 @@ async function baselineRoundTrips(n: number, lanes: number): Promise<number[]> {
 /** Per-turn CPU of each process over a phase: ms of CPU / turns (undefined where not measured). */
 interface CpuPerTurn {
   bench: number | undefined;
+  /** The API process (BENCH_API=process); its turns' carrier events go there. */
+  api: number | undefined;
   worker: number | undefined;
   temporal: number | undefined;
   postgres: number | undefined;
@@ -447,9 +463,14 @@ interface CpuPerTurn {
 /** The Postgres port of DATABASE_URL (for its server's CPU time). */
 const postgresPort = () => Number(new URL(process.env.DATABASE_URL ?? 'postgres://localhost:5432').port || 5432);
 
-function cpuMeter(pids: { worker: number | undefined; temporal: number | undefined }): (turns: number) => CpuPerTurn {
+function cpuMeter(pids: {
+  worker: number | undefined;
+  temporal: number | undefined;
+  api?: number | undefined;
+}): (turns: number) => CpuPerTurn {
   const at = () => ({
     bench: processCpuMs(process.pid),
+    api: processCpuMs(pids.api),
     worker: processCpuMs(pids.worker),
     temporal: processCpuMs(pids.temporal),
     postgres: postgresCpuMs(postgresPort()),
@@ -460,6 +481,7 @@ function cpuMeter(pids: { worker: number | undefined; temporal: number | undefin
     const per = (b: number | undefined, a: number | undefined) => (b === undefined || a === undefined ? undefined : (a - b) / turns);
     return {
       bench: per(before.bench, after.bench),
+      api: per(before.api, after.api),
       worker: per(before.worker, after.worker),
       temporal: per(before.temporal, after.temporal),
       postgres: per(before.postgres, after.postgres),
@@ -770,7 +792,7 @@ async function latencyPhase(
   for (const [i, id] of ids.entries()) for (let w = 0; w < warmupTurns; w += 1) await turn(bench, id, `warmup c${i} t${w}`);
   const done: Turn[] = [];
   let next = 0;
-  const meter = cpuMeter({ worker: bench.workerPid, temporal: bench.temporalPid });
+  const meter = cpuMeter({ worker: bench.workerPid, temporal: bench.temporalPid, api: bench.apiPid });
   const hr0 = process.hrtime.bigint();
   const wall0 = performance.now();
   await Promise.all(
@@ -795,7 +817,7 @@ async function latencyPhase(
   };
 }
 
-const cpuCells = (cpu: CpuPerTurn) => [msOrNa(cpu.bench), msOrNa(cpu.worker), msOrNa(cpu.temporal), msOrNa(cpu.postgres)];
+const cpuCells = (cpu: CpuPerTurn) => [msOrNa(cpu.bench), msOrNa(cpu.api), msOrNa(cpu.worker), msOrNa(cpu.temporal), msOrNa(cpu.postgres)];
 
 /** Turn throughput and CPU per turn of the project, the engine floor and the bare-Temporal loop, side by side, with the ratios. */
 function printThroughput(project: ThroughputResult, reference: ReferenceResults, workerMode: 'inline' | 'process'): void {
@@ -810,7 +832,17 @@ function printThroughput(project: ThroughputResult, reference: ReferenceResults,
     ...cpuCells(r.cpu),
   ];
   printTable(
-    ['closed loop', 'turns/s', 'p50 ms', 'p99 ms', benchLabel, 'worker process CPU ms', 'Temporal server CPU ms', 'Postgres CPU ms'],
+    [
+      'closed loop',
+      'turns/s',
+      'p50 ms',
+      'p99 ms',
+      benchLabel,
+      'API process CPU ms',
+      'worker process CPU ms',
+      'Temporal server CPU ms',
+      'Postgres CPU ms',
+    ],
     [line('Switchboard say→speak', project), line('engine floor carrier POST→speak', floor), line('bare Temporal signal→POST', bare)],
   );
   console.log(
@@ -820,10 +852,15 @@ function printThroughput(project: ThroughputResult, reference: ReferenceResults,
       `engine floor / bare Temporal: ${ratio(floor.turnsPerSecond, bare.turnsPerSecond, 2)}`,
   );
   if (workerMode === 'process' && project.cpu.bench !== undefined && project.cpu.worker !== undefined) {
-    const total = project.cpu.bench + project.cpu.worker;
+    // With BENCH_API=process the carrier's events reach the API process: API + worker is measured, not attributed.
+    const apiMeasured = project.cpu.api !== undefined;
+    const total = (apiMeasured ? project.cpu.api! : project.cpu.bench) + project.cpu.worker;
     const floorTotal = (floor.cpu.bench ?? NaN) + (floor.cpu.worker ?? NaN);
+    const apiPart = apiMeasured
+      ? `API process ${fmt(project.cpu.api!, 1)} ms (bench process: simulator, driver, receiver ${fmt(project.cpu.bench, 1)} ms)`
+      : `API+simulator (bench process) ${fmt(project.cpu.bench, 1)} ms`;
     console.log(
-      `[bench] CPU per turn: API+simulator (bench process) ${fmt(project.cpu.bench, 1)} ms + worker ${fmt(project.cpu.worker, 1)} ms = ` +
+      `[bench] CPU per turn: ${apiPart} + worker ${fmt(project.cpu.worker, 1)} ms = ` +
         `${fmt(total, 1)} ms (target <= 20 ms: ${total <= 20 ? 'MET' : 'MISSED'}); Temporal server ${msOrNa(project.cpu.temporal)} ms, ` +
         `Postgres ${msOrNa(project.cpu.postgres)} ms; engine floor: driver+receivers ${msOrNa(floor.cpu.bench)} + worker ` +
         `${msOrNa(floor.cpu.worker)} = ${fmt(floorTotal, 1)} ms, server ${msOrNa(floor.cpu.temporal)} ms ` +
@@ -885,6 +922,9 @@ async function main(): Promise<number> {
   const findCapacity = process.env.BENCH_FIND_CAPACITY === '1';
   const workerMode = process.env.BENCH_WORKER ?? 'inline';
   if (workerMode !== 'process' && workerMode !== 'inline') throw new Error('BENCH_WORKER must be process or inline');
+  const apiMode = process.env.BENCH_API ?? 'inline';
+  if (apiMode !== 'process' && apiMode !== 'inline') throw new Error('BENCH_API must be process or inline');
+  if (apiMode === 'process' && workerMode !== 'process') throw new Error('BENCH_API=process needs BENCH_WORKER=process');
   const maxCalls = intFromEnv('BENCH_MAX_CALLS', 320);
   if (turns < 1 || turnCalls < 1 || seconds < 1 || maxCalls < 1 || calls.some((k) => !Number.isInteger(k) || k < 1)) {
     throw new Error(
@@ -926,6 +966,58 @@ async function main(): Promise<number> {
       await control(h, '/control/calls/reset', {});
       await sleep(1_000);
     });
+    // BENCH_API=process: the carrier's call events go to the API entry point (src/main/api.ts) in its own
+    // process, so its CPU is measured apart from the simulator and the driver; the harness's in-process API
+    // still serves the bench's own requests (lines, calls, hang-ups).
+    let api: ChildProcess | undefined;
+    let eventsBaseUrl = h.config.publicBaseUrl;
+    if (apiMode === 'process') {
+      const port = await freePort();
+      eventsBaseUrl = `http://127.0.0.1:${port}`;
+      api = spawnLogged(
+        process.execPath,
+        [...apiNodeArgs, '--import', 'tsx', path.join(__dirname, '..', 'src', 'main', 'api.ts')],
+        path.join(dir, 'api.log'),
+        {
+          env: {
+            ...process.env,
+            HOST: '127.0.0.1',
+            PORT: String(port),
+            DATABASE_URL: h.config.databaseUrl,
+            TEMPORAL_ADDRESS: h.config.temporalAddress,
+            TEMPORAL_TASK_QUEUE: h.config.taskQueue,
+            SIMULATOR_URL: h.config.simulatorUrl,
+            CARRIER_WEBHOOK_SECRET: h.config.carrierWebhookSecret,
+            CARRIER_API_KEY: h.config.carrierApiKey,
+            PAYMENTS_API_KEY: h.config.paymentsApiKey,
+            SIMULATOR_CONTROL_TOKEN: h.config.simulatorControlToken,
+            SECRETS_KEY: h.config.secretsKey,
+            PUBLIC_BASE_URL: eventsBaseUrl,
+            SIMULATOR_CALLBACK_BASE_URL: eventsBaseUrl,
+            LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn',
+          },
+        },
+      );
+      const apiProcess = api;
+      cleanups.push(() => stopProcess(apiProcess));
+      await waitUntil(
+        'the API process to answer /healthz',
+        async () => {
+          if (apiProcess.exitCode !== null)
+            throw new Error(
+              `the API process exited (${apiProcess.exitCode}): ${fs.readFileSync(path.join(dir, 'api.log'), 'utf8').slice(-2000)}`,
+            );
+          return fetch(`${eventsBaseUrl}/healthz`).then(
+            (response) => response.ok,
+            () => false,
+          );
+        },
+        60_000,
+        200,
+      );
+      // The simulator posts call events only under its callback base.
+      (h.simulator.state.calls as unknown as { callbacks: { setBaseUrl(url: string): void } | null }).callbacks?.setBaseUrl(eventsBaseUrl);
+    }
     let workerPid: number | undefined;
     if (workerMode === 'inline') {
       await h.startWorker();
@@ -948,7 +1040,7 @@ async function main(): Promise<number> {
             PAYMENTS_API_KEY: h.config.paymentsApiKey,
             WORKFLOW_BUNDLE_PATH: bundlePath,
             SECRETS_KEY: h.config.secretsKey,
-            PUBLIC_BASE_URL: h.config.publicBaseUrl,
+            PUBLIC_BASE_URL: eventsBaseUrl,
             LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn',
           },
         },
@@ -959,7 +1051,15 @@ async function main(): Promise<number> {
     }
     const receiver = await startTurnReceiver();
     cleanups.push(() => receiver.close());
-    const bench: Bench = { h, receiver, speak: observeSpeak(h), live: new Map(), temporalPid: stack.temporalDevServerPid, workerPid };
+    const bench: Bench = {
+      h,
+      receiver,
+      speak: observeSpeak(h),
+      live: new Map(),
+      temporalPid: stack.temporalDevServerPid,
+      workerPid,
+      apiPid: api?.pid,
+    };
     cleanups.push(() => hangUp(bench, [...bench.live.keys()]));
     // Fast text-to-speech, so a reply has finished playing before the next sentence.
     await control(h, '/control/speech', { words_per_second: 1000 });
