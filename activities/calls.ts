@@ -2,7 +2,6 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import {
   appendTranscript,
-  appendUnsequencedTranscript,
   claimCall,
   recordCallState,
   setCarrierCallId,
@@ -10,7 +9,7 @@ import {
   type CallStateChange,
   type SequencedEntry,
 } from '../src/domain/calls/store';
-import { closeDeferral, markDeferrable } from '../src/domain/calls/deferredPlayback';
+import { closeDeferral } from '../src/domain/calls/deferredPlayback';
 import { recordComplianceEvent } from '../src/domain/compliance/events';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
@@ -18,7 +17,7 @@ import { stableUuid } from '../src/platform/stableId';
 import { eventDestination } from '../src/domain/webhooks/destination';
 import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
 import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
-import { recordEvent, type EventRow } from '../src/domain/webhooks/record';
+import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { createDeliveryAttempt } from './webhooks';
@@ -222,65 +221,51 @@ export function createCallActivities({
      * POSTs nothing (a late answer would be spoken out of turn).
      */
     async takeMessageTurn(call: CallFacts, turn: MessageTurn): Promise<MessageTurnOutcome> {
-      const event: EventRow = {
-        id: callEventId(call.callId, 'message', turn.turn),
-        workspace_id: call.workspaceId,
-        environment: call.environment,
-        line_id: call.lineId,
-        call_id: call.callId,
-        event_type: 'message',
-        payload: {
-          call_id: call.callId,
-          text: turn.said.text,
-          timestamp: turn.said.timestamp,
-          context: turn.context,
-          ...(turn.detectedLanguage !== undefined ? { detected_language: turn.detectedLanguage } : {}),
+      let repliedAt = 0;
+      const outcome = await delivery.messageTurnAttempt(
+        {
+          ...eventOf(call, 'message'),
+          id: callEventId(call.callId, 'message', turn.turn),
+          payload: {
+            call_id: call.callId,
+            text: turn.said.text,
+            timestamp: turn.said.timestamp,
+            context: turn.context,
+            ...(turn.detectedLanguage !== undefined ? { detected_language: turn.detectedLanguage } : {}),
+          },
+          now: now(),
         },
-      };
-      // The line and its signing secret are read while the event is written: one round trip.
-      // This reply's playback reports need no workflow task: marked before anything is spoken, so
-      // even the carrier's quickest report finds the mark (not marked, after an error: they are signalled).
-      const [line, secret] = await Promise.all([
-        delivery.lineOf(call.lineId),
-        delivery.secretOf(call.lineId),
-        recordEvent(db, { ...eventOf(call, 'message'), id: event.id, payload: event.payload, now: now() }),
-        turn.deferPlayback
-          ? markDeferrable(db, call.callId, [turn.replySpeakId], `${turn.speakIdPrefix}-`).catch(() => undefined)
-          : undefined,
-      ]);
-      const stream = { carrierCallId: turn.carrierCallId, speakIdPrefix: turn.speakIdPrefix, replySpeakId: turn.replySpeakId };
-      const outcome = await delivery.attempt(event, 1, stream, { line, secret }, { atMostOnce: true });
-      const repliedAt = now().getTime();
-      const lost = outcome.error === 'attempt_lost';
-      const entries: TranscriptEntry[] = [turn.said];
-      if (outcome.spokenChunks)
-        entries.push({ role: 'assistant', text: outcome.spokenChunks.map((chunk) => chunk.text).join(' '), timestamp: repliedAt });
-      else if (outcome.replyText !== undefined && outcome.replySpoken)
-        entries.push({ role: 'assistant', text: outcome.replyText, timestamp: repliedAt });
-      let transcriptWritten = false;
-      if (!lost) {
-        try {
-          // Appended, so the turn carries its own entries rather than the whole transcript.
-          if (turn.said.seq !== undefined && turn.replySeq !== undefined) {
-            await appendTranscript(
-              db,
-              call.callId,
-              entries.map((entry, i) => ({ ...entry, seq: i === 0 ? turn.said.seq! : turn.replySeq! })),
-            );
-          } else {
-            await appendUnsequencedTranscript(db, call.callId, entries);
-          }
-          transcriptWritten = true;
-        } catch {
-          // What was said is in the result; the workflow rewrites the transcript with a retried activity.
-        }
-      }
+        { carrierCallId: turn.carrierCallId, speakIdPrefix: turn.speakIdPrefix, replySpeakId: turn.replySpeakId },
+        {
+          // This reply's playback reports need no workflow task: marked before anything is spoken,
+          // so even the carrier's quickest report finds the mark.
+          ...(turn.deferPlayback
+            ? { deferral: { callId: call.callId, speakIds: [turn.replySpeakId], speakPrefix: `${turn.speakIdPrefix}-` } }
+            : {}),
+          // Appended with the attempt's outcome, so the turn carries its own entries rather than the whole transcript.
+          transcriptOf: (attempt) => {
+            repliedAt = now().getTime();
+            const entries: TranscriptEntry[] = [turn.said];
+            if (attempt.spokenChunks)
+              entries.push({ role: 'assistant', text: attempt.spokenChunks.map((chunk) => chunk.text).join(' '), timestamp: repliedAt });
+            else if (attempt.replyText !== undefined && attempt.replySpoken)
+              entries.push({ role: 'assistant', text: attempt.replyText, timestamp: repliedAt });
+            const sequenced = turn.said.seq !== undefined && turn.replySeq !== undefined;
+            return {
+              callId: call.callId,
+              addition: sequenced
+                ? { sequenced: entries.map((entry, i) => ({ ...entry, seq: i === 0 ? turn.said.seq! : turn.replySeq! })) }
+                : { unsequenced: entries },
+            };
+          },
+        },
+      );
       return {
         delivered: outcome.delivered,
         ...(outcome.replyText !== undefined ? { replyText: outcome.replyText, replySpoken: outcome.replySpoken === true } : {}),
         ...(outcome.spokenChunks ? { spokenChunks: outcome.spokenChunks } : {}),
-        repliedAt,
-        transcriptWritten,
+        repliedAt: repliedAt || now().getTime(),
+        transcriptWritten: outcome.transcriptWritten,
       };
     },
 

@@ -21,8 +21,14 @@
  *     say→message is then split into hops from each call's workflow history (say → signal event,
  *     signal → workflow task started, workflow task started → message), and the CPU time this
  *     process and the Temporal dev server spent per turn is printed.
- *     Baseline: the same number of bare loopback HTTP POST round trips (fetch → a local server
- *     that answers 200 at once), sequentially over BENCH_TURN_CALLS lanes like the turns.
+ *     Each turn's next sentence waits (untimed) until the carrier has finished playing the reply, as
+ *     a caller's would. Baselines: the same number of bare loopback HTTP POST round trips (fetch →
+ *     a local server that answers 200 at once), sequentially over BENCH_TURN_CALLS lanes like the
+ *     turns; and the reference turn loops of bench/turnBaseline in the same closed loop, then paced
+ *     at the first K of (b): bare Temporal (signal → local activity POST) and the engine floor (a
+ *     signed carrier POST to a bare Koa receiver that verifies the HMAC and signals; a local
+ *     activity that signs the message POST and calls the carrier's speak API), with the ratios of
+ *     Switchboard's turns/s and K latencies against both.
  * (b) Capacity: BENCH_CALLS (20; or a list, 5,10,20) concurrent calls, each doing one turn every
  *     5 s (phases staggered) for BENCH_SECONDS (30), starting once every call's setup has finished
  *     (its call_started delivered) plus 1 s; reports say→speak p50/p99 and whether p99 < 150 ms.
@@ -43,12 +49,15 @@
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import type { WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { bundleWorkflowCode, DefaultLogger, Runtime } from '@temporalio/worker';
 import { intFromEnv } from '../src/platform/config';
+import { carrierCallbackHeaders } from '../src/adapters/carrier/callbacks/signature';
 import { generateSecretsKey } from '../src/platform/crypto/secretBox';
 import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { spawnLogged, stopProcess } from '../src/platform/infra/proc';
@@ -59,7 +68,8 @@ import { inBatches, runBounded, sleep, waitUntil } from './support/async';
 import { cpuSeconds, postgresCpuMs, processCpuMs } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver, startStubEndpoint } from './support/receivers';
-import { baselineStopSignal, baselineTurnSignal, baselineTurnWorkflow } from './turnBaseline/workflows';
+import { baselineStopSignal, baselineTurnSignal, baselineTurnWorkflow, engineFloorTurnWorkflow } from './turnBaseline/workflows';
+import { startFloorCarrierReceiver } from './turnBaseline/carrierReceiver';
 import { startTurnBaselineWorker } from './turnBaseline/worker';
 import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
@@ -68,7 +78,20 @@ import { fmt, printTable, ratio } from './support/table';
 const TARGET_P99_MS = 150;
 /** Extra node arguments for the worker processes (BENCH_WORKER=process), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
 const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+/** The same for the API process (BENCH_API=process). */
+const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+
+/** A loopback port free right now (for a child process to listen on). */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
 const TURN_TIMEOUT_MS = 10_000;
+/** How long after the reply is spoken a turn waits (untimed) for the carrier to report it played. */
+const PLAYED_GRACE_MS = 2_000;
 const CAPACITY_PERIOD_MS = 5_000;
 /** After the calls of a capacity run have started, before its first turn. */
 const SETTLE_MS = 1_000;
@@ -112,10 +135,19 @@ async function startTurnReceiver(): Promise<Receiver> {
   return { url: `${endpoint.origin}/hooks`, messageAt, firstChunkAt, started, close: endpoint.close };
 }
 
-/** Wraps the in-process simulator's `speak` so each spoken text's first arrival is timed. */
-function observeSpeak(h: Harness): { speakAt: Map<string, number>; waiters: Map<string, () => void> } {
+/**
+ * Wraps the in-process simulator's `speak` so each spoken text's first arrival is timed, and its
+ * event sender so the end of each text's playback (`call.playback` `done: true` handed to the
+ * call's event queue) can be awaited.
+ */
+function observeSpeak(h: Harness): {
+  speakAt: Map<string, number>;
+  waiters: Map<string, () => void>;
+  playedWaiters: Map<string, () => void>;
+} {
   const speakAt = new Map<string, number>();
   const waiters = new Map<string, () => void>();
+  const playedWaiters = new Map<string, () => void>();
   const calls = h.simulator.state.calls;
   const original = calls.speak.bind(calls);
   calls.speak = (carrierCallId, speakId, text) => {
@@ -127,7 +159,17 @@ function observeSpeak(h: Harness): { speakAt: Map<string, number>; waiters: Map<
     }
     return original(carrierCallId, speakId, text);
   };
-  return { speakAt, waiters };
+  type Emit = (call: unknown, event: { type: string; done?: boolean; played_text?: string }) => void;
+  const sender = calls as unknown as { emit: Emit };
+  const emit = sender.emit.bind(calls);
+  sender.emit = (call, event) => {
+    emit(call, event);
+    if (event.type === 'call.playback' && event.done && event.played_text !== undefined) {
+      playedWaiters.get(event.played_text)?.();
+      playedWaiters.delete(event.played_text);
+    }
+  };
+  return { speakAt, waiters, playedWaiters };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -194,6 +236,8 @@ interface Bench {
   temporalPid: number | undefined;
   /** The worker process (BENCH_WORKER=process), for its CPU time. */
   workerPid: number | undefined;
+  /** The API process taking the carrier's events (BENCH_API=process), for its CPU time. */
+  apiPid: number | undefined;
 }
 
 interface Turn {
@@ -250,24 +294,34 @@ async function placeCall(bench: Bench, tenants: Tenant[], i: number): Promise<st
   }
 }
 
-/** One turn: say a unique sentence, wait (up to TURN_TIMEOUT_MS) for the reply to be spoken. */
+/**
+ * One turn: say a unique sentence, wait (up to TURN_TIMEOUT_MS) for the reply to be spoken, then
+ * (not timed) for the carrier to have finished playing it, so that the next sentence follows the
+ * reply as a caller's would instead of talking over its last milliseconds (a barge-in).
+ */
 async function turn(bench: Bench, callId: string, label: string): Promise<Turn> {
   const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
   const reply = replyTo(text);
-  const spoken = new Promise<boolean>((resolve) => {
-    const timer = setTimeout(() => {
-      bench.speak.waiters.delete(reply);
-      resolve(false);
-    }, TURN_TIMEOUT_MS);
-    bench.speak.waiters.set(reply, () => {
-      clearTimeout(timer);
-      resolve(true);
+  const waitFor = (waiters: Map<string, () => void>, ms: number) =>
+    new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => {
+        waiters.delete(reply);
+        resolve(false);
+      }, ms);
+      waiters.set(reply, () => {
+        clearTimeout(timer);
+        resolve(true);
+      });
     });
-  });
+  const spoken = waitFor(bench.speak.waiters, TURN_TIMEOUT_MS);
+  const played = waitFor(bench.speak.playedWaiters, TURN_TIMEOUT_MS + PLAYED_GRACE_MS);
   const sayAt = performance.now();
   const status = await control(bench.h, `/control/calls/${callId}/say`, { text });
   if (status !== 202) throw new Error(`say on ${callId} answered ${status}`);
-  return { callId, text, sayAt, spoken: await spoken };
+  const result = { callId, text, sayAt, spoken: await spoken };
+  if (result.spoken) await played;
+  else bench.speak.playedWaiters.delete(reply);
+  return result;
 }
 
 function turnRows(bench: Bench, turns: Turn[], prefix: string): { rows: Row[]; endToEnd: Row } {
@@ -399,6 +453,8 @@ async function baselineRoundTrips(n: number, lanes: number): Promise<number[]> {
 /** Per-turn CPU of each process over a phase: ms of CPU / turns (undefined where not measured). */
 interface CpuPerTurn {
   bench: number | undefined;
+  /** The API process (BENCH_API=process); its turns' carrier events go there. */
+  api: number | undefined;
   worker: number | undefined;
   temporal: number | undefined;
   postgres: number | undefined;
@@ -407,9 +463,14 @@ interface CpuPerTurn {
 /** The Postgres port of DATABASE_URL (for its server's CPU time). */
 const postgresPort = () => Number(new URL(process.env.DATABASE_URL ?? 'postgres://localhost:5432').port || 5432);
 
-function cpuMeter(pids: { worker: number | undefined; temporal: number | undefined }): (turns: number) => CpuPerTurn {
+function cpuMeter(pids: {
+  worker: number | undefined;
+  temporal: number | undefined;
+  api?: number | undefined;
+}): (turns: number) => CpuPerTurn {
   const at = () => ({
     bench: processCpuMs(process.pid),
+    api: processCpuMs(pids.api),
     worker: processCpuMs(pids.worker),
     temporal: processCpuMs(pids.temporal),
     postgres: postgresCpuMs(postgresPort()),
@@ -420,6 +481,7 @@ function cpuMeter(pids: { worker: number | undefined; temporal: number | undefin
     const per = (b: number | undefined, a: number | undefined) => (b === undefined || a === undefined ? undefined : (a - b) / turns);
     return {
       bench: per(before.bench, after.bench),
+      api: per(before.api, after.api),
       worker: per(before.worker, after.worker),
       temporal: per(before.temporal, after.temporal),
       postgres: per(before.postgres, after.postgres),
@@ -435,16 +497,96 @@ interface ThroughputResult {
   cpu: CpuPerTurn;
 }
 
+/** For reading a --cpu-prof profile over one phase only (V8 profiles count time on the same monotonic clock). */
+function printWindow(phase: string, start: bigint): void {
+  if (process.env.BENCH_PRINT_WINDOW === '1')
+    console.log(`[bench] ${phase} window, monotonic µs: ${start / 1000n} ${process.hrtime.bigint() / 1000n}`);
+}
+
+/** One paced run: `lanes` lanes, each doing one `turn` every CAPACITY_PERIOD_MS (phases staggered) for `seconds`. */
+async function paced<T>(lanes: number, seconds: number, turn: (lane: number, index: number) => Promise<T>): Promise<T[]> {
+  const done: T[] = [];
+  const start = performance.now();
+  const end = start + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, i) => {
+      // Stagger the lanes across the period so turns arrive evenly, not in bursts.
+      let at = start + (CAPACITY_PERIOD_MS * i) / lanes;
+      for (let t = 0; at < end; t += 1, at += CAPACITY_PERIOD_MS) {
+        const wait = at - performance.now();
+        if (wait > 0) await sleep(wait);
+        done.push(await turn(i, t));
+      }
+    }),
+  );
+  return done;
+}
+
+/** The same closed loop, back to back over `lanes` lanes until `turns` turns are done. */
+async function closedLoop<T>(lanes: number, turns: number, turn: (lane: number, index: number) => Promise<T>): Promise<T[]> {
+  const done: T[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: lanes }, async (_, i) => {
+      while (next < turns) {
+        next += 1;
+        done.push(await turn(i, next));
+      }
+    }),
+  );
+  return done;
+}
+
+/** A waiter per text: resolves to the arrival time (performance.now()) of that text, or rejects after TURN_TIMEOUT_MS. */
+function arrivals() {
+  const waiting = new Map<string, (at: number) => void>();
+  return {
+    arrived(text: string, at: number) {
+      waiting.get(text)?.(at);
+      waiting.delete(text);
+    },
+    expect(text: string, what: string): Promise<number> {
+      return new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiting.delete(text);
+          reject(new Error(`${what} of ${text} not received within ${TURN_TIMEOUT_MS / 1000} s`));
+        }, TURN_TIMEOUT_MS);
+        waiting.set(text, (at) => {
+          clearTimeout(timer);
+          resolve(at);
+        });
+      });
+    },
+  };
+}
+
+interface ReferenceResults {
+  bare: ThroughputResult;
+  /** The engine floor's closed loop: `latency` is carrier POST → speak, `message` carrier POST → message. */
+  floor: ThroughputResult & { message: Row };
+  /** The open loop at K lanes, one turn each every 5 s (as Switchboard's K phase). */
+  paced: { k: number; bare: Row; floorMessage: Row; floorSpeak: Row };
+}
+
 /**
- * The same closed loop as phase (a) over the same number of lanes, on a workflow that takes a
- * signal, runs one local activity that POSTs to a local receiver (answering 200 at once) and waits
- * for the next signal. A turn = the signal RPC → the receiver's receipt of the POST. Its worker
- * runs like the project's (inline, or its own process with BENCH_WORKER=process) with WORKER_TUNING.
+ * The reference turn loops of bench/turnBaseline on the same server, with their worker run like
+ * the project's (inline, or its own process with BENCH_WORKER=process) with WORKER_TUNING:
+ *
+ * - bare Temporal: a signal, one local activity that POSTs to a local receiver (answering 200 at
+ *   once), the next signal. A turn = the signal RPC → the receiver's receipt of the POST.
+ * - engine floor: the hops every Switchboard turn makes by the spec, and nothing else: the driver
+ *   sends the utterance as a signed carrier POST to a bare Koa receiver that verifies the HMAC and
+ *   signals the workflow; the local activity POSTs a signed `message` to a receiver answering as
+ *   the bench's receiver does (NDJSON), then hands the reply to a carrier `speak` endpoint. A turn =
+ *   the carrier POST → `speak` received (and → `message` received, for say→message).
+ *
+ * Each runs the closed loop of phase (a) (same lanes, same turns) and the paced loop of phase (b)
+ * at K lanes for `seconds`.
  */
-async function bareTemporalTurns(
+async function referenceTurns(
   bench: Bench,
-  options: { turns: number; lanes: number; warmupTurns: number; dir: string; workerMode: 'inline' | 'process' },
-): Promise<ThroughputResult> {
+  options: { turns: number; lanes: number; warmupTurns: number; dir: string; workerMode: 'inline' | 'process'; k: number; seconds: number },
+): Promise<ReferenceResults> {
   const { h } = bench;
   const taskQueue = `${h.config.taskQueue}-bare-turns`;
   const noop = () => undefined;
@@ -454,88 +596,185 @@ async function bareTemporalTurns(
   });
   const bundlePath = path.join(options.dir, 'baseline-bundle.js');
   fs.writeFileSync(bundlePath, code);
-  const arrived = new Map<string, () => void>();
-  const receiver = await startJsonReceiver((body, _at, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    const text = (body as { text?: string } | undefined)?.text;
-    if (text) arrived.get(text)?.();
-  });
-  let stopWorker: () => Promise<void>;
-  let workerPid: number | undefined;
-  if (options.workerMode === 'inline') {
-    const worker = await startTurnBaselineWorker({
-      temporalAddress: h.config.temporalAddress!,
-      namespace: h.config.temporalNamespace,
-      taskQueue,
-      bundlePath,
-    });
-    stopWorker = worker.stop;
-  } else {
-    const logFile = path.join(options.dir, 'baseline-worker.log');
-    const child = spawnLogged(
-      process.execPath,
-      [...workerNodeArgs, '--import', 'tsx', path.join(__dirname, 'turnBaseline', 'worker.ts')],
-      logFile,
-      {
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: h.config.temporalAddress,
-          TEMPORAL_NAMESPACE: h.config.temporalNamespace,
-          TEMPORAL_TASK_QUEUE: taskQueue,
-          BASELINE_BUNDLE_PATH: bundlePath,
-        },
-      },
-    );
-    stopWorker = () => stopProcess(child);
-    workerPid = child.pid;
-    await waitForWorker(h, child, logFile, taskQueue);
-  }
+  const cleanups: Array<() => Promise<void>> = [];
+  const bareMessages = arrivals();
+  const floorMessages = arrivals();
+  const floorSpeaks = arrivals();
   try {
-    const handles = await Promise.all(
-      Array.from({ length: options.lanes }, (_, i) =>
-        h.temporal.workflow.start(baselineTurnWorkflow, {
-          taskQueue,
-          workflowId: `bare-turns-${crypto.randomUUID()}-${i}`,
-          args: [`${receiver.origin}/hooks`],
-        }),
-      ),
-    );
-    const baselineTurn = async (lane: number, label: string): Promise<number> => {
-      const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
-      const received = new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`baseline turn ${text} not received within 10 s`)), TURN_TIMEOUT_MS);
-        arrived.set(text, () => {
-          clearTimeout(timer);
-          arrived.delete(text);
-          resolve();
-        });
+    const bareReceiver = await startJsonReceiver((body, at, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      const text = (body as { text?: string } | undefined)?.text;
+      if (text) bareMessages.arrived(text, at);
+    });
+    cleanups.push(bareReceiver.close);
+    // Answers as the bench's receiver answers Switchboard's `message`: NDJSON, the reply's line at once.
+    const floorReceiver = await startJsonReceiver((body, at, res) => {
+      const text = (body as { text?: string } | undefined)?.text ?? '';
+      floorMessages.arrived(text, at);
+      res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+      res.write(`${JSON.stringify({ text: replyTo(text) })}\n`);
+      res.end(`${JSON.stringify({ done: true })}\n`);
+    });
+    cleanups.push(floorReceiver.close);
+    const speakEndpoint = await startJsonReceiver((body, at, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      const text = (body as { text?: string } | undefined)?.text;
+      if (text) floorSpeaks.arrived(text, at);
+    });
+    cleanups.push(speakEndpoint.close);
+    const carrierSecret = crypto.randomBytes(32).toString('hex');
+    const carrier = await startFloorCarrierReceiver({ client: h.temporal, secret: carrierSecret });
+    cleanups.push(carrier.close);
+
+    let workerPid: number | undefined;
+    if (options.workerMode === 'inline') {
+      const worker = await startTurnBaselineWorker({
+        temporalAddress: h.config.temporalAddress!,
+        namespace: h.config.temporalNamespace,
+        taskQueue,
+        bundlePath,
       });
+      cleanups.push(worker.stop);
+    } else {
+      const logFile = path.join(options.dir, 'baseline-worker.log');
+      const child = spawnLogged(
+        process.execPath,
+        [...workerNodeArgs, '--import', 'tsx', path.join(__dirname, 'turnBaseline', 'worker.ts')],
+        logFile,
+        {
+          env: {
+            ...process.env,
+            TEMPORAL_ADDRESS: h.config.temporalAddress,
+            TEMPORAL_NAMESPACE: h.config.temporalNamespace,
+            TEMPORAL_TASK_QUEUE: taskQueue,
+            BASELINE_BUNDLE_PATH: bundlePath,
+          },
+        },
+      );
+      cleanups.push(() => stopProcess(child));
+      workerPid = child.pid;
+      await waitForWorker(h, child, logFile, taskQueue);
+    }
+    const meter = () => cpuMeter({ worker: workerPid, temporal: bench.temporalPid });
+
+    const started: Array<WorkflowHandle<typeof baselineTurnWorkflow>> = [];
+    const startBare = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, i) => {
+          const handle = await h.temporal.workflow.start(baselineTurnWorkflow, {
+            taskQueue,
+            workflowId: `bare-turns-${crypto.randomUUID()}-${i}`,
+            args: [`${bareReceiver.origin}/hooks`],
+          });
+          started.push(handle);
+          return handle;
+        }),
+      );
+    const startFloor = (count: number) =>
+      Promise.all(
+        Array.from({ length: count }, async (_, i) => {
+          const workflowId = `floor-turns-${crypto.randomUUID()}-${i}`;
+          const handle = await h.temporal.workflow.start(engineFloorTurnWorkflow, {
+            taskQueue,
+            workflowId,
+            args: [workflowId, `${floorReceiver.origin}/hooks`, `${speakEndpoint.origin}/speak`],
+          });
+          started.push(handle);
+          return workflowId;
+        }),
+      );
+    cleanups.push(async () => {
+      await Promise.all(started.map((handle) => handle.signal(baselineStopSignal).catch(() => undefined)));
+      await Promise.all(started.map((handle) => handle.result().catch(() => undefined)));
+    });
+
+    const bareTurn = async (handle: WorkflowHandle<typeof baselineTurnWorkflow>, label: string): Promise<number> => {
+      const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
+      const received = bareMessages.expect(text, 'bare message');
       const t0 = performance.now();
-      await handles[lane].signal(baselineTurnSignal, { text });
-      await received;
-      return performance.now() - t0;
+      await handle.signal(baselineTurnSignal, { text });
+      return (await received) - t0;
     };
-    for (const [i] of handles.entries()) for (let w = 0; w < options.warmupTurns; w += 1) await baselineTurn(i, `warmup b${i} t${w}`);
-    const samples: number[] = [];
-    let next = 0;
-    const meter = cpuMeter({ worker: workerPid, temporal: bench.temporalPid });
-    const wall0 = performance.now();
-    await Promise.all(
-      handles.map(async (_, i) => {
-        while (next < options.turns) {
-          next += 1;
-          samples.push(await baselineTurn(i, `bare c${i} t${next}`));
-        }
-      }),
-    );
-    const wall = performance.now() - wall0;
-    const cpu = meter(samples.length);
-    await Promise.all(handles.map(async (handle) => handle.signal(baselineStopSignal)));
-    await Promise.all(handles.map(async (handle) => handle.result()));
-    return { turnsPerSecond: samples.length / (wall / 1000), latency: row('bare Temporal: signal→POST received', samples, 0), cpu };
+    const floorTurn = async (workflowId: string, label: string): Promise<{ message: number; speak: number }> => {
+      const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
+      const message = floorMessages.expect(text, 'floor message');
+      const speak = floorSpeaks.expect(replyTo(text), 'floor speak');
+      const rawBody = JSON.stringify({ type: 'call.utterance', call_id: workflowId, carrier_call_id: workflowId, text, at: Date.now() });
+      const t0 = performance.now();
+      const response = await fetch(carrier.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...carrierCallbackHeaders({ secret: carrierSecret, rawBody }) },
+        body: rawBody,
+      });
+      await response.text();
+      if (response.status !== 200) throw new Error(`the floor's carrier receiver answered ${response.status}`);
+      return { message: (await message) - t0, speak: (await speak) - t0 };
+    };
+
+    // Closed loops, as phase (a).
+    const bareLanes = await startBare(options.lanes);
+    for (const handle of bareLanes) for (let w = 0; w < options.warmupTurns; w += 1) await bareTurn(handle, `warmup bare t${w}`);
+    let cpu = meter();
+    let wall0 = performance.now();
+    let window0 = process.hrtime.bigint();
+    const bareSamples = await closedLoop(options.lanes, options.turns, (lane, i) => bareTurn(bareLanes[lane], `bare c${lane} t${i}`));
+    const bare: ThroughputResult = {
+      turnsPerSecond: bareSamples.length / ((performance.now() - wall0) / 1000),
+      latency: row('bare Temporal: signal→POST received', bareSamples, 0),
+      cpu: cpu(bareSamples.length),
+    };
+    printWindow('bare Temporal closed loop', window0);
+
+    const floorLanes = await startFloor(options.lanes);
+    for (const id of floorLanes) for (let w = 0; w < options.warmupTurns; w += 1) await floorTurn(id, `warmup floor t${w}`);
+    cpu = meter();
+    wall0 = performance.now();
+    window0 = process.hrtime.bigint();
+    const floorSamples = await closedLoop(options.lanes, options.turns, (lane, i) => floorTurn(floorLanes[lane], `floor c${lane} t${i}`));
+    const floor = {
+      turnsPerSecond: floorSamples.length / ((performance.now() - wall0) / 1000),
+      latency: row(
+        'engine floor: carrier POST→speak',
+        floorSamples.map((s) => s.speak),
+        0,
+      ),
+      message: row(
+        'engine floor: carrier POST→message',
+        floorSamples.map((s) => s.message),
+        0,
+      ),
+      cpu: cpu(floorSamples.length),
+    };
+    printWindow('engine floor closed loop', window0);
+
+    // Paced loops at K, as phase (b).
+    const k = options.k;
+    const barePaced = await startBare(k);
+    const floorPaced = await startFloor(k);
+    for (const handle of barePaced) await bareTurn(handle, 'warmup bare paced');
+    for (const id of floorPaced) await floorTurn(id, 'warmup floor paced');
+    const barePacedSamples = await paced(k, options.seconds, (lane, t) => bareTurn(barePaced[lane], `bare k${k} c${lane} t${t}`));
+    const floorPacedSamples = await paced(k, options.seconds, (lane, t) => floorTurn(floorPaced[lane], `floor k${k} c${lane} t${t}`));
+    return {
+      bare,
+      floor,
+      paced: {
+        k,
+        bare: row(`K=${k} bare Temporal: signal→POST received`, barePacedSamples, 0),
+        floorMessage: row(
+          `K=${k} engine floor: carrier POST→message`,
+          floorPacedSamples.map((s) => s.message),
+          0,
+        ),
+        floorSpeak: row(
+          `K=${k} engine floor: carrier POST→speak`,
+          floorPacedSamples.map((s) => s.speak),
+          0,
+        ),
+      },
+    };
   } finally {
-    await stopWorker();
-    await receiver.close();
+    for (const cleanup of cleanups.reverse()) await cleanup();
   }
 }
 
@@ -553,7 +792,7 @@ async function latencyPhase(
   for (const [i, id] of ids.entries()) for (let w = 0; w < warmupTurns; w += 1) await turn(bench, id, `warmup c${i} t${w}`);
   const done: Turn[] = [];
   let next = 0;
-  const meter = cpuMeter({ worker: bench.workerPid, temporal: bench.temporalPid });
+  const meter = cpuMeter({ worker: bench.workerPid, temporal: bench.temporalPid, api: bench.apiPid });
   const hr0 = process.hrtime.bigint();
   const wall0 = performance.now();
   await Promise.all(
@@ -566,9 +805,7 @@ async function latencyPhase(
   );
   const wall = performance.now() - wall0;
   const cpu = meter(done.length);
-  // For reading a --cpu-prof profile over this window only (V8 profiles count time on the same monotonic clock).
-  if (process.env.BENCH_PRINT_WINDOW === '1')
-    console.log(`[bench] (a) window, monotonic µs: ${hr0 / 1000n} ${process.hrtime.bigint() / 1000n}`);
+  printWindow('(a)', hr0);
   await hangUp(bench, ids);
   const baseline = await baselineRoundTrips(turns, callCount);
   const { rows, endToEnd } = turnRows(bench, done, '');
@@ -580,45 +817,74 @@ async function latencyPhase(
   };
 }
 
-/** Turn throughput and CPU per turn of the project and the bare-Temporal loop, side by side, with the ratio. */
-function printThroughput(project: ThroughputResult, bare: ThroughputResult, workerMode: 'inline' | 'process'): void {
-  const benchLabel = workerMode === 'inline' ? 'bench process (API+simulator+worker) CPU ms' : 'bench process (API+simulator) CPU ms';
+const cpuCells = (cpu: CpuPerTurn) => [msOrNa(cpu.bench), msOrNa(cpu.api), msOrNa(cpu.worker), msOrNa(cpu.temporal), msOrNa(cpu.postgres)];
+
+/** Turn throughput and CPU per turn of the project, the engine floor and the bare-Temporal loop, side by side, with the ratios. */
+function printThroughput(project: ThroughputResult, reference: ReferenceResults, workerMode: 'inline' | 'process'): void {
+  const { bare, floor } = reference;
+  const benchLabel =
+    workerMode === 'inline' ? 'bench process (API+simulator+worker) CPU ms' : 'bench process (API+simulator / driver+receivers) CPU ms';
+  const line = (title: string, r: ThroughputResult) => [
+    title,
+    fmt(r.turnsPerSecond, 1),
+    fmt(r.latency.p50, 1),
+    fmt(r.latency.p99, 1),
+    ...cpuCells(r.cpu),
+  ];
   printTable(
-    ['closed loop', 'turns/s', 'p50 ms', 'p99 ms', benchLabel, 'worker process CPU ms', 'Temporal server CPU ms', 'Postgres CPU ms'],
     [
-      [
-        'Switchboard say→speak',
-        fmt(project.turnsPerSecond, 1),
-        fmt(project.latency.p50, 1),
-        fmt(project.latency.p99, 1),
-        msOrNa(project.cpu.bench),
-        msOrNa(project.cpu.worker),
-        msOrNa(project.cpu.temporal),
-        msOrNa(project.cpu.postgres),
-      ],
-      [
-        'bare Temporal signal→POST',
-        fmt(bare.turnsPerSecond, 1),
-        fmt(bare.latency.p50, 1),
-        fmt(bare.latency.p99, 1),
-        msOrNa(bare.cpu.bench),
-        msOrNa(bare.cpu.worker),
-        msOrNa(bare.cpu.temporal),
-        msOrNa(bare.cpu.postgres),
-      ],
+      'closed loop',
+      'turns/s',
+      'p50 ms',
+      'p99 ms',
+      benchLabel,
+      'API process CPU ms',
+      'worker process CPU ms',
+      'Temporal server CPU ms',
+      'Postgres CPU ms',
     ],
+    [line('Switchboard say→speak', project), line('engine floor carrier POST→speak', floor), line('bare Temporal signal→POST', bare)],
   );
   console.log(
     `[bench] turn throughput ratio (Switchboard / bare Temporal): ${ratio(project.turnsPerSecond, bare.turnsPerSecond, 2)} ` +
-      `(target >= 0.80x: ${project.turnsPerSecond >= 0.8 * bare.turnsPerSecond ? 'MET' : 'MISSED'})`,
+      `(target >= 0.80x: ${project.turnsPerSecond >= 0.8 * bare.turnsPerSecond ? 'MET' : 'MISSED'}); ` +
+      `Switchboard / engine floor: ${ratio(project.turnsPerSecond, floor.turnsPerSecond, 2)}; ` +
+      `engine floor / bare Temporal: ${ratio(floor.turnsPerSecond, bare.turnsPerSecond, 2)}`,
   );
   if (workerMode === 'process' && project.cpu.bench !== undefined && project.cpu.worker !== undefined) {
-    const total = project.cpu.bench + project.cpu.worker;
+    // With BENCH_API=process the carrier's events reach the API process: API + worker is measured, not attributed.
+    const apiMeasured = project.cpu.api !== undefined;
+    const total = (apiMeasured ? project.cpu.api! : project.cpu.bench) + project.cpu.worker;
+    const floorTotal = (floor.cpu.bench ?? NaN) + (floor.cpu.worker ?? NaN);
+    const apiPart = apiMeasured
+      ? `API process ${fmt(project.cpu.api!, 1)} ms (bench process: simulator, driver, receiver ${fmt(project.cpu.bench, 1)} ms)`
+      : `API+simulator (bench process) ${fmt(project.cpu.bench, 1)} ms`;
     console.log(
-      `[bench] CPU per turn: API+simulator (bench process) ${fmt(project.cpu.bench, 1)} ms + worker ${fmt(project.cpu.worker, 1)} ms = ` +
+      `[bench] CPU per turn: ${apiPart} + worker ${fmt(project.cpu.worker, 1)} ms = ` +
         `${fmt(total, 1)} ms (target <= 20 ms: ${total <= 20 ? 'MET' : 'MISSED'}); Temporal server ${msOrNa(project.cpu.temporal)} ms, ` +
-        `Postgres ${msOrNa(project.cpu.postgres)} ms ` +
+        `Postgres ${msOrNa(project.cpu.postgres)} ms; engine floor: driver+receivers ${msOrNa(floor.cpu.bench)} + worker ` +
+        `${msOrNa(floor.cpu.worker)} = ${fmt(floorTotal, 1)} ms, server ${msOrNa(floor.cpu.temporal)} ms ` +
         `(bare Temporal: driver ${msOrNa(bare.cpu.bench)} + worker ${msOrNa(bare.cpu.worker)}, server ${msOrNa(bare.cpu.temporal)})`,
+    );
+  }
+}
+
+/** Switchboard's paced phase at K next to the engine floor's and bare Temporal's at the same K, with the ratios of their latencies. */
+function printPacedComparison(project: { rows: Row[] } | undefined, reference: ReferenceResults['paced']): void {
+  const { k } = reference;
+  const message = project?.rows.find((r) => r.title === `K=${k} say→message`);
+  const speak = project?.rows.find((r) => r.title === `K=${k} say→speak (turn)`);
+  console.log(
+    `[bench] K=${k}, one turn per lane every ${CAPACITY_PERIOD_MS / 1000} s: Switchboard against the engine floor and bare Temporal`,
+  );
+  const rows = [...(message ? [message] : []), reference.floorMessage, reference.bare, ...(speak ? [speak] : []), reference.floorSpeak];
+  printRows(rows);
+  if (message) {
+    const vs = (r: Row) => `p50 ${ratio(message.p50, r.p50, 2)}, p99 ${ratio(message.p99, r.p99, 2)}`;
+    console.log(
+      `[bench] K=${k} say→message p50 ${fmt(message.p50, 1)} ms (target <= 30: ${message.p50 <= 30 ? 'MET' : 'MISSED'}), ` +
+        `p99 ${fmt(message.p99, 1)} ms (target <= 100: ${message.p99 <= 100 ? 'MET' : 'MISSED'}); ` +
+        `Switchboard / engine floor: ${vs(reference.floorMessage)}; Switchboard / bare Temporal: ${vs(reference.bare)}`,
     );
   }
 }
@@ -639,20 +905,7 @@ async function capacityPhase(
 ): Promise<{ row: Row; rows: Row[]; hops: Row[]; turns: number }> {
   const ids = await placeCalls(bench, callCount);
   if (process.env.BENCH_SETTLE !== '0') await settle(bench, ids);
-  const done: Turn[] = [];
-  const start = performance.now();
-  const end = start + seconds * 1000;
-  await Promise.all(
-    ids.map(async (id, i) => {
-      // Stagger the calls across the period so turns arrive evenly, not in bursts.
-      let at = start + (CAPACITY_PERIOD_MS * i) / callCount;
-      for (let t = 0; at < end; t += 1, at += CAPACITY_PERIOD_MS) {
-        const wait = at - performance.now();
-        if (wait > 0) await sleep(wait);
-        done.push(await turn(bench, id, `capacity k${callCount} c${i} t${t}`));
-      }
-    }),
-  );
+  const done = await paced(callCount, seconds, (i, t) => turn(bench, ids[i], `capacity k${callCount} c${i} t${t}`));
   await hangUp(bench, ids);
   const { rows, endToEnd } = turnRows(bench, done, `K=${callCount} `);
   return { row: endToEnd, rows, hops: await hopRows(bench, done), turns: done.length };
@@ -669,6 +922,9 @@ async function main(): Promise<number> {
   const findCapacity = process.env.BENCH_FIND_CAPACITY === '1';
   const workerMode = process.env.BENCH_WORKER ?? 'inline';
   if (workerMode !== 'process' && workerMode !== 'inline') throw new Error('BENCH_WORKER must be process or inline');
+  const apiMode = process.env.BENCH_API ?? 'inline';
+  if (apiMode !== 'process' && apiMode !== 'inline') throw new Error('BENCH_API must be process or inline');
+  if (apiMode === 'process' && workerMode !== 'process') throw new Error('BENCH_API=process needs BENCH_WORKER=process');
   const maxCalls = intFromEnv('BENCH_MAX_CALLS', 320);
   if (turns < 1 || turnCalls < 1 || seconds < 1 || maxCalls < 1 || calls.some((k) => !Number.isInteger(k) || k < 1)) {
     throw new Error(
@@ -710,6 +966,58 @@ async function main(): Promise<number> {
       await control(h, '/control/calls/reset', {});
       await sleep(1_000);
     });
+    // BENCH_API=process: the carrier's call events go to the API entry point (src/main/api.ts) in its own
+    // process, so its CPU is measured apart from the simulator and the driver; the harness's in-process API
+    // still serves the bench's own requests (lines, calls, hang-ups).
+    let api: ChildProcess | undefined;
+    let eventsBaseUrl = h.config.publicBaseUrl;
+    if (apiMode === 'process') {
+      const port = await freePort();
+      eventsBaseUrl = `http://127.0.0.1:${port}`;
+      api = spawnLogged(
+        process.execPath,
+        [...apiNodeArgs, '--import', 'tsx', path.join(__dirname, '..', 'src', 'main', 'api.ts')],
+        path.join(dir, 'api.log'),
+        {
+          env: {
+            ...process.env,
+            HOST: '127.0.0.1',
+            PORT: String(port),
+            DATABASE_URL: h.config.databaseUrl,
+            TEMPORAL_ADDRESS: h.config.temporalAddress,
+            TEMPORAL_TASK_QUEUE: h.config.taskQueue,
+            SIMULATOR_URL: h.config.simulatorUrl,
+            CARRIER_WEBHOOK_SECRET: h.config.carrierWebhookSecret,
+            CARRIER_API_KEY: h.config.carrierApiKey,
+            PAYMENTS_API_KEY: h.config.paymentsApiKey,
+            SIMULATOR_CONTROL_TOKEN: h.config.simulatorControlToken,
+            SECRETS_KEY: h.config.secretsKey,
+            PUBLIC_BASE_URL: eventsBaseUrl,
+            SIMULATOR_CALLBACK_BASE_URL: eventsBaseUrl,
+            LOG_LEVEL: process.env.BENCH_API_LOG_LEVEL ?? 'warn',
+          },
+        },
+      );
+      const apiProcess = api;
+      cleanups.push(() => stopProcess(apiProcess));
+      await waitUntil(
+        'the API process to answer /healthz',
+        async () => {
+          if (apiProcess.exitCode !== null)
+            throw new Error(
+              `the API process exited (${apiProcess.exitCode}): ${fs.readFileSync(path.join(dir, 'api.log'), 'utf8').slice(-2000)}`,
+            );
+          return fetch(`${eventsBaseUrl}/healthz`).then(
+            (response) => response.ok,
+            () => false,
+          );
+        },
+        60_000,
+        200,
+      );
+      // The simulator posts call events only under its callback base.
+      (h.simulator.state.calls as unknown as { callbacks: { setBaseUrl(url: string): void } | null }).callbacks?.setBaseUrl(eventsBaseUrl);
+    }
     let workerPid: number | undefined;
     if (workerMode === 'inline') {
       await h.startWorker();
@@ -732,7 +1040,7 @@ async function main(): Promise<number> {
             PAYMENTS_API_KEY: h.config.paymentsApiKey,
             WORKFLOW_BUNDLE_PATH: bundlePath,
             SECRETS_KEY: h.config.secretsKey,
-            PUBLIC_BASE_URL: h.config.publicBaseUrl,
+            PUBLIC_BASE_URL: eventsBaseUrl,
             LOG_LEVEL: process.env.BENCH_WORKER_LOG_LEVEL ?? 'warn',
           },
         },
@@ -743,7 +1051,15 @@ async function main(): Promise<number> {
     }
     const receiver = await startTurnReceiver();
     cleanups.push(() => receiver.close());
-    const bench: Bench = { h, receiver, speak: observeSpeak(h), live: new Map(), temporalPid: stack.temporalDevServerPid, workerPid };
+    const bench: Bench = {
+      h,
+      receiver,
+      speak: observeSpeak(h),
+      live: new Map(),
+      temporalPid: stack.temporalDevServerPid,
+      workerPid,
+      apiPid: api?.pid,
+    };
     cleanups.push(() => hangUp(bench, [...bench.live.keys()]));
     // Fast text-to-speech, so a reply has finished playing before the next sentence.
     await control(h, '/control/speech', { words_per_second: 1000 });
@@ -756,11 +1072,16 @@ async function main(): Promise<number> {
     printRows(latency.rows);
     console.log("[bench] say→message by hop (event times from each call's workflow history):");
     printRows(latency.hops);
-    console.log(`[bench] bare-Temporal baseline: ${turns} turns over ${turnCalls} workflows (signal → local activity POST → next signal)`);
-    const bare = await bareTemporalTurns(bench, { turns, lanes: turnCalls, warmupTurns: 2, dir, workerMode });
-    printRows([bare.latency]);
+    const referenceK = calls[0];
+    console.log(
+      `[bench] reference loops: bare Temporal (signal → local activity POST → next signal) and the engine floor (signed carrier ` +
+        `POST → Koa → signal → local activity: signed message POST, speak call), ${turns} turns over ${turnCalls} workflows each, ` +
+        `then K=${referenceK} paced for ${seconds} s each`,
+    );
+    const reference = await referenceTurns(bench, { turns, lanes: turnCalls, warmupTurns: 2, dir, workerMode, k: referenceK, seconds });
+    printRows([reference.bare.latency, reference.floor.message, reference.floor.latency]);
     console.log('');
-    printThroughput(latency.throughput, bare, workerMode);
+    printThroughput(latency.throughput, reference, workerMode);
     console.log(
       '[bench] first chunk→speak: receiver wrote its first NDJSON line → in-process simulator speak() saw the text (exact, not polled)',
     );
@@ -768,6 +1089,7 @@ async function main(): Promise<number> {
 
     let missing = latency.missing;
     const capacityRows: Row[] = [];
+    let referencePhase: { rows: Row[] } | undefined;
     const runCapacity = async (k: number): Promise<Row> => {
       console.log(`[bench] (b) K=${k} concurrent calls, one turn per call every ${CAPACITY_PERIOD_MS / 1000} s for ${seconds} s`);
       const cpu0 = process.cpuUsage();
@@ -783,6 +1105,7 @@ async function main(): Promise<number> {
       }
       const cpu = process.cpuUsage(cpu0);
       capacityRows.push(capacity.row);
+      if (k === referenceK && !referencePhase) referencePhase = capacity;
       console.log(`[bench] K=${k}: ${capacity.turns} turns, this process used ${cpuSeconds(cpu).toFixed(1)} s CPU`);
       printRows([...capacity.rows, ...capacity.hops]);
       console.log(
@@ -818,6 +1141,8 @@ async function main(): Promise<number> {
     } else {
       for (const k of [...calls, ...(double ? [Math.max(...calls) * 2] : [])]) missing += (await runCapacity(k)).missing;
     }
+    console.log('');
+    printPacedComparison(referencePhase, reference.paced);
     console.log('');
     printRows(capacityRows);
     for (const r of capacityRows) {

@@ -1,7 +1,13 @@
 /**
- * The bare-Temporal turn loop `bench:calls` compares call turns with: a workflow that takes a
- * signal, runs one local activity that POSTs the signal's text to a local receiver, and waits for
- * the next signal. Nothing else: no database, no carrier, no transcript.
+ * The bare-Temporal turn loops `bench:calls` compares call turns with.
+ *
+ * `baselineTurnWorkflow`: a workflow that takes a signal, runs one local activity that POSTs the
+ * signal's text to a local receiver, and waits for the next signal. Nothing else: no database, no
+ * carrier, no transcript.
+ *
+ * `engineFloorTurnWorkflow`: the same loop with the hops every Switchboard turn makes by the spec
+ * (its signal comes from a signed carrier POST to a bare Koa receiver, bench/turnBaseline/carrierReceiver.ts;
+ * its local activity signs the `message` POST and hands the reply to the carrier's `speak` API).
  */
 import { condition, defineSignal, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { TurnBaselineActivities } from './activities';
@@ -9,7 +15,10 @@ import type { TurnBaselineActivities } from './activities';
 export const baselineTurnSignal = defineSignal<[{ text: string }]>('turn');
 export const baselineStopSignal = defineSignal('stop');
 
-const { postTurn } = proxyLocalActivities<TurnBaselineActivities>({ startToCloseTimeout: '10 seconds', retry: { maximumAttempts: 1 } });
+const { postTurn, postTurnAndSpeak } = proxyLocalActivities<TurnBaselineActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 1 },
+});
 
 export async function baselineTurnWorkflow(url: string): Promise<number> {
   const queue: string[] = [];
@@ -22,5 +31,19 @@ export async function baselineTurnWorkflow(url: string): Promise<number> {
     if (stopped) return turns;
     await postTurn(url, queue.shift()!);
     turns += 1;
+  }
+}
+
+export async function engineFloorTurnWorkflow(callId: string, messageUrl: string, speakUrl: string): Promise<number> {
+  const queue: string[] = [];
+  let stopped = false;
+  let turns = 0;
+  setHandler(baselineTurnSignal, ({ text }) => void queue.push(text));
+  setHandler(baselineStopSignal, () => void (stopped = true));
+  for (;;) {
+    await condition(() => stopped || queue.length > 0);
+    if (stopped) return turns;
+    turns += 1;
+    await postTurnAndSpeak(messageUrl, speakUrl, callId, turns, queue.shift()!);
   }
 }

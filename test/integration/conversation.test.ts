@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import { createCallActivities } from '../../activities/calls';
 import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
-import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
+import { generateSecretsKey, parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
-import { useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createTenant, useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { customer } from '../support/customer';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
@@ -148,6 +148,55 @@ describe('webhook conversation loop', () => {
     await calls.hangUp(id);
   });
 
+  it('a reply whose playback report arrives after the next sentence is not taken for a barge-in', async () => {
+    const { id } = await connect();
+    replies.set('Are you open on Sunday?', 'Yes.');
+    replies.set('Great', 'See you then.');
+    const replySpeakId = `${id}:speak-1`;
+    // The carrier's `done` report of the first reply is held back, as a slow network would, so the
+    // caller's next sentence reaches the API first.
+    type Deliver = (call: unknown, event: { type: string; speak_id?: string; done?: boolean }, ...rest: unknown[]) => Promise<string>;
+    const carrierCalls = h.simulator.state.calls as unknown as { deliver: Deliver };
+    const deliver = carrierCalls.deliver;
+    const late: Array<Promise<unknown>> = [];
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    carrierCalls.deliver = function (this: unknown, call, event, ...rest) {
+      if (event.type === 'call.playback' && event.speak_id === replySpeakId && event.done) {
+        late.push(released.then(() => deliver.call(this, call, event, ...rest)));
+        return Promise.resolve('delivered');
+      }
+      return deliver.call(this, call, event, ...rest);
+    };
+    try {
+      await sim.calls.say(id, 'Are you open on Sunday?');
+      await eventually(async () => ((await speech(id))[0]?.state === 'done' ? true : undefined));
+      await sim.calls.say(id, 'Great');
+      // The turn has closed the deferral and is waiting on the reply's playback: now the report lands.
+      await eventually(async () =>
+        (await signalledEvents(id)).some((e) => e.type === 'call.utterance' && e.text === 'Great') ? true : undefined,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      release();
+      await Promise.all(late);
+      await eventually(async () => (messages().length === 2 ? true : undefined));
+    } finally {
+      carrierCalls.deliver = deliver;
+      release();
+    }
+    expect(messages().map((m) => m.body.text)).toEqual(['Are you open on Sunday?', 'Great']);
+    // The reply had played to the end: no interrupted event, and nothing was stopped.
+    expect(receiver.requests.some((r) => r.body.event === 'interrupted')).toBe(false);
+    expect((await speech(id))[0].state).toBe('done');
+    // The late report found the deferral closed: signalled at once, not left recorded.
+    expect((await signalledEvents(id)).some((e) => e.type === 'call.playback' && e.speak_id === replySpeakId && e.done === true)).toBe(
+      true,
+    );
+    const left = await h.db('call_deferred_playback').where({ call_id: id }).select('report');
+    expect(left.some((row: { report: { speak_id?: string } }) => row.report.speak_id === replySpeakId)).toBe(false);
+    await calls.hangUp(id);
+  });
+
   it('a signal that fails keeps the recorded playback reports for the next one', async () => {
     const callId = crypto.randomUUID();
     const report = { type: 'call.playback', at: Date.now(), speak_id: `${callId}:speak-1`, played_text: 'Hi', done: true };
@@ -283,6 +332,70 @@ describe('webhook conversation loop', () => {
     expect(messages().length).toBe(sent);
     const deliveries = await webhooks.deliveries('?event_type=message');
     expect(deliveries.body.deliveries.map((d) => d.status)).toEqual(['success']);
+    await calls.hangUp(id);
+  });
+
+  /** The turn's activities as a worker builds them (optionally with another key ring), for running a turn by hand. */
+  const turnActivities = (secretsKey = () => parseSecretsKey(h.config.secretsKey!)) =>
+    createCallActivities({
+      db: h.db,
+      carrier: new SimulatorCarrier(h.config.simulatorUrl, h.simulator.credentials.carrierApiKey),
+      carrierEventsUrl: `${h.config.publicBaseUrl}/carrier/events`,
+      secretsKey,
+      egress: egressPolicyFor(h.config),
+      now: () => new Date(),
+    });
+  /** A turn of the call `id` on `lineId` run by hand, as the workflow would hand it over. */
+  async function turnByHand(id: string, lineId: string, turn: number, text: string, overrides: { workspaceId?: string } = {}) {
+    const row = await h.db('calls').where({ id }).first();
+    const said = { role: 'user' as const, text, timestamp: Date.now() };
+    return {
+      facts: {
+        callId: id,
+        workspaceId: overrides.workspaceId ?? tenant.workspaceId,
+        environment: 'test' as const,
+        lineId,
+        keyId: null,
+        direction: 'outbound' as const,
+        from: row.from_number,
+        to: row.to_number,
+      },
+      turn: {
+        turn,
+        said,
+        context: [said],
+        carrierCallId: row.carrier_call_id,
+        speakIdPrefix: `${id}:turn-${turn}`,
+        replySpeakId: `${id}:speak-${turn}`,
+      },
+    };
+  }
+
+  it('a turn run with the facts of another workspace posts nothing: the line is read within the call’s workspace', async () => {
+    const { line, id } = await connect();
+    const other = await createTenant(h.db);
+    const { facts, turn } = await turnByHand(id, line.id, 41, 'Not yours', { workspaceId: other.workspaceId });
+    const outcome = await turnActivities().takeMessageTurn(facts, turn);
+    expect(outcome).toMatchObject({ delivered: false });
+    expect(messages().some((m) => m.body.text === 'Not yours')).toBe(false);
+    const [attempt] = await h.db('webhook_deliveries').where({ call_id: id, event_type: 'message' }).select('status', 'error_message');
+    expect(attempt).toEqual({ status: 'failed', error_message: 'line_released' });
+    await calls.hangUp(id);
+  });
+
+  it('a turn that cannot open the line’s secret gives its claim back: the next run of that turn makes the attempt', async () => {
+    const { line, id } = await connect();
+    replies.set('Second try', 'Heard you.');
+    const { facts, turn } = await turnByHand(id, line.id, 42, 'Second try');
+    const foreignKeyRing = () => parseSecretsKey(generateSecretsKey());
+    await expect(turnActivities(foreignKeyRing).takeMessageTurn(facts, turn)).rejects.toThrow();
+    expect(messages().some((m) => m.body.text === 'Second try')).toBe(false);
+    // Recorded, but no attempt is held: a retry is not taken for a lost attempt.
+    expect(await h.db('webhook_events').where({ call_id: id, event_type: 'message' }).count('id')).toEqual([{ count: '1' }]);
+    expect(await h.db('webhook_deliveries').where({ call_id: id, event_type: 'message' }).count('id')).toEqual([{ count: '0' }]);
+    const outcome = await turnActivities().takeMessageTurn(facts, turn);
+    expect(outcome).toMatchObject({ delivered: true, replyText: 'Heard you.', transcriptWritten: true });
+    expect(messages().filter((m) => m.body.text === 'Second try')).toHaveLength(1);
     await calls.hangUp(id);
   });
 

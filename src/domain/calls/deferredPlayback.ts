@@ -16,12 +16,18 @@ import type { Knex } from 'knex';
  * for the call's next signal; replaces the previous turn's.
  */
 export async function markDeferrable(db: Knex, callId: string, speakIds: readonly string[], speakPrefix: string | null): Promise<void> {
-  await db.raw(
-    `INSERT INTO call_playback_deferrals (call_id, speak_ids, speak_prefix) VALUES (?, ?::text[], ?)
-     ON CONFLICT (call_id) DO UPDATE SET speak_ids = excluded.speak_ids, speak_prefix = excluded.speak_prefix`,
-    [callId, [...speakIds], speakPrefix],
-  );
+  await db.raw(MARK_DEFERRABLE_SQL, markDeferrableBindings(callId, speakIds, speakPrefix));
 }
+
+/** `markDeferrable`'s statement, for a caller that runs it inside its own (the webhook-mode turn's first statement). */
+export const MARK_DEFERRABLE_SQL = `INSERT INTO call_playback_deferrals (call_id, speak_ids, speak_prefix) VALUES (?, ?::text[], ?)
+     ON CONFLICT (call_id) DO UPDATE SET speak_ids = excluded.speak_ids, speak_prefix = excluded.speak_prefix`;
+
+export const markDeferrableBindings = (callId: string, speakIds: readonly string[], speakPrefix: string | null) => [
+  callId,
+  [...speakIds],
+  speakPrefix,
+];
 
 /** Records a report of a marked speech (true), or nothing when the speech is not marked (false: signal it). */
 export async function deferPlaybackReport(db: Knex, callId: string, speakId: string, report: object): Promise<boolean> {

@@ -119,9 +119,37 @@ export async function writeTranscript(db: Knex, callId: string, transcript: read
 
 /** Appends entries without sequence numbers (calls from before sequenced transcripts; not idempotent). */
 export async function appendUnsequencedTranscript(db: Knex, callId: string, entries: readonly PlainEntry[]): Promise<void> {
-  await db('calls')
-    .where({ id: callId })
-    .update({ transcript: db.raw("coalesce(transcript, '[]'::jsonb) || ?::jsonb", [transcriptJson(entries)]) });
+  const { sql, bindings } = transcriptAppend(callId, { unsequenced: entries });
+  await db.raw(sql, bindings);
+}
+
+/** What a turn adds to its call's transcript: merged by `seq`, or (calls from before sequenced transcripts) appended. */
+export type TranscriptAddition = { sequenced: readonly SequencedEntry[] } | { unsequenced: readonly PlainEntry[] };
+
+/**
+ * The UPDATE of `calls` that adds `addition` to the call's transcript (see `appendTranscript`), as
+ * SQL and bindings, so a caller can run it inside its own statement (the webhook-mode turn's last one).
+ */
+export function transcriptAppend(callId: string, addition: TranscriptAddition): { sql: string; bindings: Knex.RawBinding[] } {
+  if ('unsequenced' in addition)
+    return {
+      sql: "update calls set transcript = coalesce(transcript, '[]'::jsonb) || ?::jsonb where id = ?",
+      bindings: [transcriptJson(addition.unsequenced), callId],
+    };
+  const json = JSON.stringify(
+    addition.sequenced.map((e) => ({ role: e.role, text: e.text, timestamp: new Date(e.timestamp).toISOString(), seq: e.seq })),
+  );
+  return {
+    sql: `update calls set transcript = (
+       select coalesce(jsonb_agg(entry order by seq), '[]'::jsonb)
+         from (select distinct on (seq) seq, entry
+                 from (select (e->>'seq')::bigint as seq, e as entry from jsonb_array_elements(coalesce(calls.transcript, '[]'::jsonb)) e
+                       union all
+                       select (e->>'seq')::bigint, e from jsonb_array_elements(?::jsonb) e) merged
+                order by seq) deduped)
+     where id = ?`,
+    bindings: [json, callId],
+  };
 }
 
 /** The call record on the wire (`{call}`). */
@@ -209,20 +237,8 @@ export interface SequencedEntry {
  */
 export async function appendTranscript(db: Knex, callId: string, entries: readonly SequencedEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  const json = JSON.stringify(
-    entries.map((e) => ({ role: e.role, text: e.text, timestamp: new Date(e.timestamp).toISOString(), seq: e.seq })),
-  );
-  await db.raw(
-    `update calls set transcript = (
-       select coalesce(jsonb_agg(entry order by seq), '[]'::jsonb)
-         from (select distinct on (seq) seq, entry
-                 from (select (e->>'seq')::bigint as seq, e as entry from jsonb_array_elements(coalesce(calls.transcript, '[]'::jsonb)) e
-                       union all
-                       select (e->>'seq')::bigint, e from jsonb_array_elements(?::jsonb) e) merged
-                order by seq) deduped)
-     where id = ?`,
-    [json, callId],
-  );
+  const { sql, bindings } = transcriptAppend(callId, { sequenced: entries });
+  await db.raw(sql, bindings);
 }
 
 /**

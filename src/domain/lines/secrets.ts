@@ -30,9 +30,19 @@ function sealedRow(key: SecretsKeyRing, lineId: string, plaintext: string): { id
   return { id, ciphertext: seal(key, plaintext, sealingContext(lineId, id)) };
 }
 
-function openRow(key: SecretsKeyRing, row: { id: string; line_id: string; ciphertext: string }): string {
+function openRow(key: SecretsKeyRing, row: SealedSecretRow): string {
   return open(key, row.ciphertext, sealingContext(row.line_id, row.id));
 }
+
+/** A `line_webhook_secrets` row as read for signing: the plaintext exists only once it is opened. */
+export interface SealedSecretRow {
+  id: string;
+  line_id: string;
+  ciphertext: string;
+}
+
+/** Opens a secret row read by a statement of another area (the call turn reads it with its event insert). */
+export const openSecretRow = openRow;
 
 export async function createCurrentSecret(db: Db, key: SecretsKeyRing, lineId: string, now: Date): Promise<string> {
   const secret = generateSigningSecret();

@@ -4,9 +4,11 @@ import type { SecretsKeyRing } from '../../platform/crypto/secretBox';
 import type { Db } from '../../platform/db/knex';
 import type { EgressPolicy } from '../../platform/net/egress';
 import type { CarrierAdapter } from '../../adapters/carrier/port';
-import { currentSecret } from '../lines/secrets';
+import { appendTranscript, appendUnsequencedTranscript, type TranscriptAddition } from '../calls/store';
+import { currentSecret, openSecretRow } from '../lines/secrets';
 import { eventDestination } from './destination';
-import type { EventRow } from './record';
+import type { EventRow, NewEvent } from './record';
+import { completeAttempt, recordMessageAndClaim, settleMessageAttempt, type TurnDeferral } from './store';
 import { signatureHeaders } from './signature';
 import {
   EVENT_POLICIES,
@@ -203,9 +205,9 @@ export interface ReplyStream {
 /**
  * One delivery attempt of one event: sign with the line's current secret at attempt time,
  * POST through the egress policy with the event type's timeout, read a bounded answer, and log
- * the attempt as a row whatever happens. Shared by
- * the `attemptDelivery` activity and the call turn's `takeMessageTurn` (which already holds the
- * event row; `preloaded` lets it pass the line and secret lookups it ran alongside its insert).
+ * the attempt as a row whatever happens. `attempt` serves the `attemptDelivery` activity and the
+ * raisers' first attempts; `messageTurnAttempt` the call turn's `takeMessageTurn`, which records
+ * its event, claims the attempt and settles it in two statements.
  */
 export function createDeliveryAttempt({
   db,
@@ -217,17 +219,187 @@ export function createDeliveryAttempt({
 }: DeliveryAttemptDeps) {
   const lineOf = (lineId: string) => db('lines').where({ id: lineId }).first('status', 'webhook_url', 'status_callback_url');
   const secretOf = (lineId: string) => currentSecret(db, secretsKey(), lineId);
+
+  /**
+   * The POST of one attempt: signed with `secret`, through the egress policy, with the event
+   * type's budget to answer; a streamed reply is spoken line by line, a `{text}` reply spoken at
+   * once with `stream.replySpeakId`. Never throws for the receiver's doing: the failure is `error`.
+   */
+  async function post(
+    event: EventRow,
+    attempt: number,
+    request: { url: string; secret: string; body: string; deliveryId: string; started: Date },
+    stream?: ReplyStream,
+  ): Promise<PostResult> {
+    const { url, secret, body, deliveryId, started } = request;
+    const policy = EVENT_POLICIES[event.event_type as EventType];
+    const headers = {
+      'content-type': 'application/json',
+      'user-agent': 'Switchboard-Webhooks/1',
+      ...signatureHeaders({ secret, deliveryId, rawBody: body, attempt, now: started }),
+    };
+    let httpStatus: number | null = null;
+    let responseText: string | null = null;
+    let error: string | null = null;
+    let retryAfterMs: number | undefined;
+    let replyText: string | undefined;
+    let replySpoken = false;
+    const answerStart = new AnswerStart();
+    const spokenChunks: Array<{ speakId: string; text: string }> = [];
+    // The receiver has the event type's budget to answer (headers and, for JSON, the body).
+    const controller = new AbortController();
+    const answerTimer = setTimeout(() => controller.abort(), policy.timeoutMs);
+    try {
+      // Redirects are never followed: a 3xx is an answer, and a failed one.
+      const response = await egress.request(url, { method: 'POST', headers, body, signal: controller.signal });
+      httpStatus = response.statusCode ?? null;
+      // Spec: "A non-200 response ... marks the delivery failed" (204 and other 2xx included).
+      const accepted = response.statusCode === 200;
+      const streamed = stream && carrier && accepted && /ndjson/i.test(response.headers['content-type'] ?? '');
+      if (streamed) {
+        // Streamed: each line is spoken as it arrives, under the per-line and total budgets.
+        clearTimeout(answerTimer);
+        await readNdjson(response, controller, ndjsonBudget, answerStart, async (text) => {
+          const speakId = `${stream.speakIdPrefix}-${spokenChunks.length + 1}`;
+          await carrier.speak({ carrierCallId: stream.carrierCallId, speakId, text });
+          spokenChunks.push({ speakId, text });
+        });
+      } else {
+        const fullText = await readBounded(response, controller, RESPONSE_READ_LIMIT_BYTES, answerStart);
+        if (event.event_type === 'message' && accepted) replyText = replyTextOf(fullText);
+      }
+      if (replyText !== undefined && stream?.replySpeakId && carrier) {
+        // Spoken before the bookkeeping below. The receiver did answer, so a carrier refusal
+        // does not fail the delivery: the caller falls back to speaking the reply itself.
+        try {
+          await carrier.speak({ carrierCallId: stream.carrierCallId, speakId: stream.replySpeakId, text: replyText });
+          replySpoken = true;
+        } catch {
+          replySpoken = false;
+        }
+      }
+      retryAfterMs = parseRetryAfter(response.headers['retry-after'] ?? null, now());
+      if (!accepted) error = `http_${response.statusCode}`;
+    } catch (err) {
+      const { name, message } = err as Error;
+      error =
+        name === 'NdjsonTimeout' || name === 'ReplyLimitError'
+          ? message
+          : name === 'EgressRefusedError'
+            ? `egress_refused: ${message}`
+            : name === 'TimeoutError' || name === 'AbortError' || controller.signal.aborted
+              ? `timeout after ${policy.timeoutMs} ms`
+              : `connection_error: ${message}`;
+    } finally {
+      clearTimeout(answerTimer);
+    }
+    // Only the start of the answer is kept (redacted), also when reading it failed part way.
+    if (httpStatus !== null) responseText = redactResponseBody(answerStart.text);
+    return {
+      httpStatus,
+      error,
+      responseText,
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...(replyText !== undefined ? { replyText } : {}),
+      replySpoken,
+      spokenChunks,
+    };
+  }
   return {
-    lineOf,
-    secretOf,
-    async attempt(
-      event: EventRow,
-      attempt: number,
-      stream?: ReplyStream,
-      preloaded?: { line: Awaited<ReturnType<typeof lineOf>>; secret: string | undefined },
-      options: { atMostOnce?: boolean; claim?: boolean } = {},
-    ): Promise<AttemptOutcome> {
-      const line = preloaded ? preloaded.line : await lineOf(event.line_id);
+    /**
+     * Records a call turn's `message` event and makes its one attempt, at most once, in two
+     * statements around the POST (./store.ts): the first records the event, marks the reply's
+     * playback deferral, reads the line and its sealed secret and claims attempt 1; the second
+     * records the outcome together with the turn's transcript entries (`transcriptOf`, given
+     * the outcome; none when the attempt was lost). A re-run of the same turn (a crashed worker)
+     * finds attempt 1 claimed, fails it as `attempt_lost` if it never finished, and POSTs nothing:
+     * a late answer would be spoken out of turn.
+     */
+    async messageTurnAttempt(
+      event: NewEvent & { id: string },
+      stream: ReplyStream,
+      turn: { deferral?: TurnDeferral; transcriptOf: (outcome: AttemptOutcome) => { callId: string; addition: TranscriptAddition } },
+    ): Promise<AttemptOutcome & { transcriptWritten: boolean }> {
+      const row: EventRow = {
+        id: event.id,
+        workspace_id: event.workspaceId,
+        environment: event.environment,
+        line_id: event.lineId,
+        call_id: event.callId ?? null,
+        event_type: event.type,
+        payload: event.payload,
+      };
+      const body = JSON.stringify({ ...row.payload, event: row.event_type, event_id: row.id, line_id: row.line_id });
+      const deliveryId = crypto.randomUUID();
+      const started = now();
+      const claim = await recordMessageAndClaim(db, {
+        event,
+        deliveryId,
+        requestBody: body,
+        ...(turn.deferral ? { deferral: turn.deferral } : {}),
+      });
+      // Nothing to POST (rare: the line released, no URL, no secret): logged as the failed attempt, as `attempt` does.
+      const unmade = async (error: string, retryable: boolean) => {
+        await db('webhook_deliveries')
+          .insert({
+            id: deliveryId,
+            event_id: row.id,
+            workspace_id: row.workspace_id,
+            environment: row.environment,
+            line_id: row.line_id,
+            call_id: row.call_id,
+            event_type: row.event_type,
+            url: claim.url,
+            attempt: 1,
+            request_body: body,
+            created_at: started,
+            status: 'failed',
+            error_message: error,
+            duration_ms: 0,
+            completed_at: started,
+          })
+          .onConflict(['event_id', 'attempt'])
+          .ignore();
+        const outcome: AttemptOutcome = { deliveryId, delivered: false, retryable, httpStatus: null };
+        const transcript = turn.transcriptOf(outcome);
+        const written = await transcriptAppendOf(db, transcript.callId, transcript.addition).then(
+          () => true,
+          () => false,
+        );
+        return { ...outcome, transcriptWritten: written };
+      };
+      if (claim.lineStatus === undefined || claim.lineStatus === 'released') return unmade('line_released', false);
+      if (!claim.url) return unmade('missing_webhook_url', true);
+      if (!claim.secret) return unmade('missing_webhook_secret', true);
+      if (!claim.claimed) {
+        await db('webhook_deliveries')
+          .where({ event_id: row.id, attempt: 1, status: 'pending' })
+          .update({ status: 'failed', error_message: 'attempt_lost', duration_ms: 0, completed_at: started });
+        return { deliveryId, delivered: false, retryable: false, httpStatus: null, error: 'attempt_lost', transcriptWritten: false };
+      }
+      let secret: string;
+      try {
+        secret = openSecretRow(secretsKey(), claim.secret);
+      } catch (err) {
+        // Unreadable with this worker's key ring: the claim is given back, so a retry (or a fixed worker) can make the attempt.
+        await db('webhook_deliveries').where({ id: deliveryId, status: 'pending' }).del();
+        throw err;
+      }
+      const result = await post(row, 1, { url: claim.url, secret, body, deliveryId, started }, stream);
+      const completion = completionOf(result, started, now());
+      const outcome = outcomeOf(deliveryId, result);
+      const transcript = turn.transcriptOf(outcome);
+      try {
+        await settleMessageAttempt(db, deliveryId, completion, transcript);
+        return { ...outcome, transcriptWritten: true };
+      } catch {
+        // The entries are in the outcome; the workflow rewrites the transcript with a retried activity.
+        await completeAttempt(db, deliveryId, completion);
+        return { ...outcome, transcriptWritten: false };
+      }
+    },
+    async attempt(event: EventRow, attempt: number, stream?: ReplyStream, options: { claim?: boolean } = {}): Promise<AttemptOutcome> {
+      const line = await lineOf(event.line_id);
       const policy = EVENT_POLICIES[event.event_type as EventType];
       // Where the event goes is decided at attempt time, so a URL changed since it was recorded is used.
       const url = line
@@ -261,7 +433,7 @@ export function createDeliveryAttempt({
       };
       if (!line || line.status === 'released') return fail('line_released', false);
       if (!url) return fail(policy.target === 'webhook' ? 'missing_webhook_url' : 'missing_status_callback_url', true);
-      const secret = preloaded ? preloaded.secret : await secretOf(event.line_id);
+      const secret = await secretOf(event.line_id);
       if (!secret) return fail('missing_webhook_secret', true);
 
       if (options.claim) {
@@ -273,108 +445,60 @@ export function createDeliveryAttempt({
           .ignore()
           .returning('id');
         if (inserted.length === 0) return claimed;
-      } else if (options.atMostOnce) {
-        // This attempt number was already tried (a re-run after a crashed worker): never POST it
-        // again, since a late answer would be spoken out of turn. A try that never finished is failed.
-        const inserted = await db('webhook_deliveries')
-          .insert({ ...row, status: 'pending' })
-          .onConflict(['event_id', 'attempt'])
-          .ignore()
-          .returning('id');
-        if (inserted.length === 0) {
-          await db('webhook_deliveries')
-            .where({ event_id: event.id, attempt, status: 'pending' })
-            .update({ status: 'failed', error_message: 'attempt_lost', duration_ms: 0, completed_at: started });
-          return { deliveryId, delivered: false, retryable: false, httpStatus: null, error: 'attempt_lost' };
-        }
       } else {
         // A retried activity reuses its attempt number: replace the pending row of the lost try.
         await db('webhook_deliveries').where({ event_id: event.id, attempt }).del();
         await db('webhook_deliveries').insert({ ...row, status: 'pending' });
       }
-      const headers = {
-        'content-type': 'application/json',
-        'user-agent': 'Switchboard-Webhooks/1',
-        ...signatureHeaders({ secret, deliveryId, rawBody: body, attempt, now: started }),
-      };
-      let httpStatus: number | null = null;
-      let responseText: string | null = null;
-      let error: string | null = null;
-      let retryAfterMs: number | undefined;
-      let replyText: string | undefined;
-      let replySpoken = false;
-      const answerStart = new AnswerStart();
-      const spokenChunks: Array<{ speakId: string; text: string }> = [];
-      // The receiver has the event type's budget to answer (headers and, for JSON, the body).
-      const controller = new AbortController();
-      const answerTimer = setTimeout(() => controller.abort(), policy.timeoutMs);
-      try {
-        // Redirects are never followed: a 3xx is an answer, and a failed one.
-        const response = await egress.request(url, { method: 'POST', headers, body, signal: controller.signal });
-        httpStatus = response.statusCode ?? null;
-        // Spec: "A non-200 response ... marks the delivery failed" (204 and other 2xx included).
-        const accepted = response.statusCode === 200;
-        const streamed = stream && carrier && accepted && /ndjson/i.test(response.headers['content-type'] ?? '');
-        if (streamed) {
-          // Streamed: each line is spoken as it arrives, under the per-line and total budgets.
-          clearTimeout(answerTimer);
-          await readNdjson(response, controller, ndjsonBudget, answerStart, async (text) => {
-            const speakId = `${stream.speakIdPrefix}-${spokenChunks.length + 1}`;
-            await carrier.speak({ carrierCallId: stream.carrierCallId, speakId, text });
-            spokenChunks.push({ speakId, text });
-          });
-        } else {
-          const fullText = await readBounded(response, controller, RESPONSE_READ_LIMIT_BYTES, answerStart);
-          if (event.event_type === 'message' && accepted) replyText = replyTextOf(fullText);
-        }
-        if (replyText !== undefined && stream?.replySpeakId && carrier) {
-          // Spoken before the bookkeeping below. The receiver did answer, so a carrier refusal
-          // does not fail the delivery: the caller falls back to speaking the reply itself.
-          try {
-            await carrier.speak({ carrierCallId: stream.carrierCallId, speakId: stream.replySpeakId, text: replyText });
-            replySpoken = true;
-          } catch {
-            replySpoken = false;
-          }
-        }
-        retryAfterMs = parseRetryAfter(response.headers['retry-after'] ?? null, now());
-        if (!accepted) error = `http_${response.statusCode}`;
-      } catch (err) {
-        const { name, message } = err as Error;
-        error =
-          name === 'NdjsonTimeout' || name === 'ReplyLimitError'
-            ? message
-            : name === 'EgressRefusedError'
-              ? `egress_refused: ${message}`
-              : name === 'TimeoutError' || name === 'AbortError' || controller.signal.aborted
-                ? `timeout after ${policy.timeoutMs} ms`
-                : `connection_error: ${message}`;
-      } finally {
-        clearTimeout(answerTimer);
-      }
-      // Only the start of the answer is kept (redacted), also when reading it failed part way.
-      if (httpStatus !== null) responseText = redactResponseBody(answerStart.text);
-      const delivered = error === null;
+      const result = await post(event, attempt, { url, secret, body, deliveryId, started }, stream);
       await db('webhook_deliveries')
         .where({ id: deliveryId })
-        .update({
-          status: delivered ? 'success' : 'failed',
-          http_status: httpStatus,
-          error_message: error,
-          response_body: responseText,
-          duration_ms: now().getTime() - started.getTime(),
-          completed_at: now(),
-        });
-      return {
-        deliveryId,
-        delivered,
-        retryable: true,
-        httpStatus,
-        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-        ...(replyText !== undefined ? { replyText } : {}),
-        ...(replySpoken ? { replySpoken } : {}),
-        ...(spokenChunks.length > 0 ? { spokenChunks } : {}),
-      };
+        .update(completionOf(result, started, now()));
+      return outcomeOf(deliveryId, result);
     },
   };
+}
+
+/** What one POST of an attempt came to, before it is logged. */
+export interface PostResult {
+  httpStatus: number | null;
+  error: string | null;
+  /** The start of the answer, redacted (null when no answer came). */
+  responseText: string | null;
+  retryAfterMs?: number;
+  replyText?: string;
+  replySpoken: boolean;
+  spokenChunks: Array<{ speakId: string; text: string }>;
+}
+
+/** The attempt row's columns once its POST is over. */
+export function completionOf(result: PostResult, started: Date, completedAt = new Date()) {
+  return {
+    status: result.error === null ? 'success' : 'failed',
+    http_status: result.httpStatus,
+    error_message: result.error,
+    response_body: result.responseText,
+    duration_ms: completedAt.getTime() - started.getTime(),
+    completed_at: completedAt,
+  };
+}
+
+/** The attempt's outcome as its callers see it. */
+export function outcomeOf(deliveryId: string, result: PostResult): AttemptOutcome {
+  return {
+    deliveryId,
+    delivered: result.error === null,
+    retryable: true,
+    httpStatus: result.httpStatus,
+    ...(result.retryAfterMs !== undefined ? { retryAfterMs: result.retryAfterMs } : {}),
+    ...(result.replyText !== undefined ? { replyText: result.replyText } : {}),
+    ...(result.replySpoken ? { replySpoken: result.replySpoken } : {}),
+    ...(result.spokenChunks.length > 0 ? { spokenChunks: result.spokenChunks } : {}),
+  };
+}
+
+/** Adds a turn's entries to its call's transcript on their own (the turn made no attempt). */
+async function transcriptAppendOf(db: Db, callId: string, addition: TranscriptAddition): Promise<void> {
+  if ('sequenced' in addition) await appendTranscript(db, callId, addition.sequenced);
+  else await appendUnsequencedTranscript(db, callId, addition.unsequenced);
 }

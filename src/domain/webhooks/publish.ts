@@ -97,7 +97,7 @@ export type FirstAttemptResult = { made: true; outcome: AttemptOutcome } | { mad
 export async function makeFirstAttempt(deps: PublishDeps, event: EventRow | string): Promise<FirstAttemptResult> {
   const row = typeof event === 'string' ? await findEvent(deps.db, event) : event;
   if (!row) return { made: false };
-  const outcome = await createDeliveryAttempt(deps).attempt(row, 1, undefined, undefined, { claim: true });
+  const outcome = await createDeliveryAttempt(deps).attempt(row, 1, undefined, { claim: true });
   if (outcome.error === 'attempt_claimed') return { made: false };
   await settleFirstAttempt(deps, { id: row.id, eventType: row.event_type as EventType }, outcome);
   return { made: true, outcome };

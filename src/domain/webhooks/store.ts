@@ -1,0 +1,158 @@
+import type { Knex } from 'knex';
+import { MARK_DEFERRABLE_SQL, markDeferrableBindings } from '../calls/deferredPlayback';
+import { transcriptAppend, type TranscriptAddition } from '../calls/store';
+import type { SealedSecretRow } from '../lines/secrets';
+import type { NewEvent } from './record';
+
+/*
+ * The webhook-mode call turn's statements (docs/decisions.md, "Call turns, round 3"): the turn
+ * records its `message` event and claims its one attempt in one round trip, and records the
+ * attempt's outcome with the turn's transcript in another. Each is one statement, so each is
+ * atomic: a claim is never made without its event, nor an outcome written without its entries.
+ */
+
+/** The playback deferral a turn opens for its reply (src/domain/calls/deferredPlayback.ts `markDeferrable`). */
+export interface TurnDeferral {
+  callId: string;
+  speakIds: readonly string[];
+  speakPrefix: string | null;
+}
+
+export interface MessageClaimInput {
+  event: NewEvent & { id: string };
+  /** Attempt 1's row: its id (the delivery id it is signed with) and the body it POSTs. */
+  deliveryId: string;
+  requestBody: string;
+  deferral?: TurnDeferral;
+}
+
+/** What the claim statement found: the line's delivery facts, its sealed signing secret, and whether attempt 1 is this run's. */
+export interface MessageClaim {
+  /** The line's status, or undefined when the line is not the event's workspace's (or is gone). */
+  lineStatus: string | undefined;
+  /** The line's `webhook_url`, else the workspace's `default_webhook_url`; null when there is none. */
+  url: string | null;
+  secret: SealedSecretRow | undefined;
+  /** Attempt 1's `pending` row was inserted by this statement: this run makes the POST. */
+  claimed: boolean;
+}
+
+/**
+ * One statement: records the `message` event (once: its id is stable), marks the reply's
+ * playback deferral, reads the line's delivery facts (scoped by the event's workspace and
+ * environment) and its current sealed secret, and claims attempt 1 (`webhook_deliveries`
+ * unique on `(event_id, attempt)`) when the attempt can be made. A re-run finds the row and
+ * claims nothing. The event insert and the claim commit together, so the event is recorded
+ * before any POST.
+ */
+export async function recordMessageAndClaim(db: Knex, input: MessageClaimInput): Promise<MessageClaim> {
+  const { event, deliveryId, requestBody, deferral } = input;
+  const tenant = [event.workspaceId, event.environment];
+  const { rows } = await db.raw<{
+    rows: Array<{ line_status: string | null; url: string | null; secret_id: string | null; ciphertext: string | null; claimed: boolean }>;
+  }>(
+    `WITH line AS (
+       SELECT status, webhook_url FROM lines WHERE id = ? AND workspace_id = ? AND environment = ?
+     ), destination AS (
+       SELECT coalesce(nullif((SELECT webhook_url FROM line), ''),
+                       (SELECT nullif(default_webhook_url, '') FROM billing_accounts WHERE workspace_id = ? AND environment = ? LIMIT 1)) AS url
+     ), secret AS (
+       SELECT id, line_id, ciphertext FROM line_webhook_secrets WHERE line_id = ? AND state = 'current' LIMIT 1
+     ), recorded AS (
+       INSERT INTO webhook_events (id, workspace_id, environment, line_id, call_id, event_type, target, payload, actor_key_id, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING id
+     )${deferral ? `, marked AS (${MARK_DEFERRABLE_SQL} RETURNING call_id)` : ''}, claimed AS (
+       INSERT INTO webhook_deliveries (id, event_id, workspace_id, environment, line_id, call_id, event_type, url, attempt, request_body, created_at, status)
+       SELECT ?, ?, ?, ?, ?, ?, ?, destination.url, 1, ?::jsonb, ?, 'pending'
+         FROM destination
+        WHERE destination.url IS NOT NULL
+          AND EXISTS (SELECT 1 FROM line WHERE status <> 'released')
+          AND EXISTS (SELECT 1 FROM secret)
+       ON CONFLICT (event_id, attempt) DO NOTHING
+       RETURNING id
+     )
+     SELECT (SELECT status FROM line) AS line_status, (SELECT url FROM destination) AS url,
+            (SELECT id FROM secret) AS secret_id, (SELECT ciphertext FROM secret) AS ciphertext,
+            EXISTS (SELECT 1 FROM claimed) AS claimed`,
+    [
+      event.lineId,
+      ...tenant,
+      ...tenant,
+      event.lineId,
+      event.id,
+      ...tenant,
+      event.lineId,
+      event.callId ?? null,
+      event.type,
+      event.target,
+      JSON.stringify(event.payload),
+      event.actorKeyId ?? null,
+      event.now,
+      ...(deferral ? markDeferrableBindings(deferral.callId, deferral.speakIds, deferral.speakPrefix) : []),
+      deliveryId,
+      event.id,
+      ...tenant,
+      event.lineId,
+      event.callId ?? null,
+      event.type,
+      requestBody,
+      event.now,
+    ],
+  );
+  const [row] = rows;
+  return {
+    lineStatus: row.line_status ?? undefined,
+    url: row.url,
+    secret: row.secret_id && row.ciphertext ? { id: row.secret_id, line_id: event.lineId, ciphertext: row.ciphertext } : undefined,
+    claimed: row.claimed,
+  };
+}
+
+/** The columns of a finished attempt's row (src/domain/webhooks/attempt.ts `completionOf`). */
+export interface AttemptCompletion {
+  status: string;
+  http_status: number | null;
+  error_message: string | null;
+  response_body: string | null;
+  duration_ms: number;
+  completed_at: Date;
+}
+
+/**
+ * One statement: records the attempt's outcome on its row and adds the turn's entries to the
+ * call's transcript. Throws if either fails (then neither is written).
+ */
+export async function settleMessageAttempt(
+  db: Knex,
+  deliveryId: string,
+  completion: AttemptCompletion,
+  transcript: { callId: string; addition: TranscriptAddition },
+): Promise<void> {
+  const append = transcriptAppend(transcript.callId, transcript.addition);
+  await db.raw(
+    `WITH settled AS (
+       UPDATE webhook_deliveries
+          SET status = ?, http_status = ?, error_message = ?, response_body = ?, duration_ms = ?, completed_at = ?
+        WHERE id = ?
+       RETURNING id
+     ), appended AS (${append.sql} RETURNING calls.id)
+     SELECT (SELECT count(*) FROM settled) AS settled, (SELECT count(*) FROM appended) AS appended`,
+    [
+      completion.status,
+      completion.http_status,
+      completion.error_message,
+      completion.response_body,
+      completion.duration_ms,
+      completion.completed_at,
+      deliveryId,
+      ...append.bindings,
+    ],
+  );
+}
+
+/** Records a finished attempt's outcome on its row alone (when the turn's transcript could not be written with it). */
+export async function completeAttempt(db: Knex, deliveryId: string, completion: AttemptCompletion): Promise<void> {
+  await db('webhook_deliveries').where({ id: deliveryId }).update(completion);
+}
