@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { queryPrepared } from '../../platform/db/prepared';
 
 /*
  * Deferred `call.playback` reports (docs/decisions.md, "Call turns (issue 14)"). A report of a
@@ -31,11 +32,13 @@ export const markDeferrableBindings = (callId: string, speakIds: readonly string
 
 /** Records a report of a marked speech (true), or nothing when the speech is not marked (false: signal it). */
 export async function deferPlaybackReport(db: Knex, callId: string, speakId: string, report: object): Promise<boolean> {
-  const { rows } = await db.raw<{ rows: unknown[] }>(
+  const rows = await queryPrepared(
+    db,
+    'call_deferred_playback_record',
     `INSERT INTO call_deferred_playback (call_id, report)
-     SELECT call_id, ?::jsonb FROM call_playback_deferrals WHERE call_id = ? AND (? = ANY(speak_ids) OR starts_with(?, speak_prefix)) FOR SHARE
+     SELECT call_id, $1::jsonb FROM call_playback_deferrals WHERE call_id = $2 AND ($3 = ANY(speak_ids) OR starts_with($3, speak_prefix)) FOR SHARE
      RETURNING id`,
-    [JSON.stringify(report), callId, speakId, speakId],
+    [JSON.stringify(report), callId, speakId],
   );
   return rows.length > 0;
 }
@@ -47,19 +50,21 @@ export interface PendingReports<T> {
 
 /** The call's recorded reports, oldest first (kept until `acknowledgePlaybackReports`, so a failed signal loses none). */
 export async function pendingPlaybackReports<T>(db: Knex, callId: string): Promise<PendingReports<T>> {
-  const rows = await db('call_deferred_playback')
-    .where({ call_id: callId })
-    .orderBy('id')
-    .select<Array<{ id: string; report: T }>>('id', 'report');
+  const rows = await queryPrepared<{ id: string; report: T }>(
+    db,
+    'call_deferred_playback_pending',
+    'SELECT id, report FROM call_deferred_playback WHERE call_id = $1 ORDER BY id',
+    [callId],
+  );
   return { ids: rows.map((row) => row.id), reports: rows.map((row) => row.report) };
 }
 
 /** Forgets reports a signal has carried to the workflow. */
 export async function acknowledgePlaybackReports(db: Knex, ids: readonly string[]): Promise<void> {
   if (ids.length > 0)
-    await db('call_deferred_playback')
-      .whereIn('id', [...ids])
-      .delete();
+    await queryPrepared(db, 'call_deferred_playback_acknowledge', 'DELETE FROM call_deferred_playback WHERE id = ANY($1::bigint[])', [
+      [...ids],
+    ]);
 }
 
 /**

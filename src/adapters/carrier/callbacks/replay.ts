@@ -1,4 +1,5 @@
 import type { Db } from '../../../platform/db/knex';
+import { queryPrepared } from '../../../platform/db/prepared';
 import { CARRIER_CALLBACK_TOLERANCE_SECONDS } from './signature';
 
 /**
@@ -12,11 +13,13 @@ const PURGE_MARGIN_SECONDS = 60;
 
 /** Records an accepted signature; false when it had been accepted before (a replay). */
 export async function acceptCallbackSignatureOnce(db: Db, input: { signature: string; timestamp: number; at: Date }): Promise<boolean> {
-  const inserted = await db(TABLE)
-    .insert({ signature: input.signature, signed_at: new Date(input.timestamp * 1000), received_at: input.at })
-    .onConflict('signature')
-    .ignore()
-    .returning('signature');
+  // On every carrier callback (two per call turn): a prepared statement.
+  const inserted = await queryPrepared(
+    db,
+    'carrier_callback_signature_accept',
+    `insert into ${TABLE} (signature, signed_at, received_at) values ($1, $2, $3) on conflict (signature) do nothing returning signature`,
+    [input.signature, new Date(input.timestamp * 1000), input.at],
+  );
   return inserted.length === 1;
 }
 
