@@ -127,7 +127,10 @@ describe('docker-compose.yml', () => {
         CARRIER_API_KEY: ['worker', 'simulator'],
         PAYMENTS_API_KEY: ['worker', 'simulator'],
         SECRETS_KEY: ['api', 'worker'],
-        METRICS_TOKEN: ['api'],
+        // Every process that serves metrics (the list says which) reads the one token.
+        METRICS_TOKEN: appServices
+          .filter(({ role }) => ROLE_REQUIREMENTS[role].optionalSecrets.includes('METRICS_TOKEN'))
+          .map(({ name }) => name),
         SIMULATOR_CONTROL_TOKEN: ['simulator'],
       });
       // Both sides read the one .env variable, so they hold the same value.
