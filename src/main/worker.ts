@@ -3,6 +3,7 @@ import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createActivities } from '../../activities';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
+import { abandonOnWorkerShutdown } from '../platform/lifecycle/abandonOnShutdown';
 import { CLOSE_MARGIN_MS, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
 import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
@@ -43,6 +44,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     ...WORKER_TUNING,
     // The deployment's grace (WORKER_TUNING's is what in-process test workers and the bench baseline use).
     shutdownGraceTime: config.workerShutdownGraceSeconds * 1000,
+    interceptors: { activity: [abandonOnWorkerShutdown] },
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   await ensureSchedules(client, config.taskQueue);
