@@ -47,20 +47,26 @@ export interface TerminationOptions {
 }
 
 /**
- * The first SIGTERM or SIGINT starts the drain; a second one, a failing drain, or a drain that
- * outlives `forceExitAfterMs` ends the process at once with exit code 1 (an orchestrator's
- * SIGKILL would otherwise come with no log line saying why).
+ * The first SIGTERM or SIGINT starts the drain; the same signal again, a failing drain, or a drain
+ * that outlives `forceExitAfterMs` ends the process at once with exit code 1 (an orchestrator's
+ * SIGKILL would otherwise come with no log line saying why). The other signal during a drain is
+ * the same stop: a terminal's Ctrl-C reaches a whole process group (SIGINT), and the supervisor
+ * in it (`npm run up`, a shell script) then sends its children SIGTERM.
  */
 export function drainOnSignal(options: TerminationOptions): void {
   const { drain, forceExitAfterMs, log, signals = process, exit = (code: number) => process.exit(code) } = options;
-  let draining = false;
+  let first: NodeJS.Signals | undefined;
   const onSignal = (signal: NodeJS.Signals) => {
-    if (draining) {
+    if (first === signal) {
       log.warn({ signal }, 'second signal: exiting without finishing the drain');
       exit(1);
       return;
     }
-    draining = true;
+    if (first !== undefined) {
+      log.info({ signal }, 'already draining');
+      return;
+    }
+    first = signal;
     log.info({ signal, deadline_ms: forceExitAfterMs }, 'draining');
     // Unref'd: a drain that finishes lets the process end on its own.
     setTimeout(() => {
