@@ -23,7 +23,7 @@ export const WORKER_TUNING = {
  * The Temporal worker: runs every workflow and activity on the task queue. On SIGINT/SIGTERM it
  * stops polling, running activities get WORKER_SHUTDOWN_GRACE_SECONDS to finish (then Temporal
  * cancels them and retries them on another worker), `run()` resolves, the connections and the
- * pool close and the process exits 0; a second signal, or a drain past its deadline, exits 1.
+ * pool close and the process exits 0; the same signal again, or a drain past its deadline, exits 1.
  */
 export async function runWorker(config: Config = loadConfig()): Promise<void> {
   const warnings = assertStartupConfiguration('worker', config);

@@ -67,10 +67,10 @@ export function drainOnSignal(options: TerminationOptions): void {
       return;
     }
     first = signal;
-    log.info({ signal, deadline_ms: forceExitAfterMs }, 'draining');
+    log.info({ signal, force_exit_after_ms: forceExitAfterMs }, 'draining');
     // Unref'd: a drain that finishes lets the process end on its own.
     setTimeout(() => {
-      log.error({ deadline_ms: forceExitAfterMs }, 'drain outlived its deadline: exiting');
+      log.error({ force_exit_after_ms: forceExitAfterMs }, 'drain outlived its deadline: exiting');
       exit(1);
     }, forceExitAfterMs).unref();
     Promise.resolve()
