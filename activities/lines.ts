@@ -7,13 +7,19 @@ import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carri
 export interface LineActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
+  carrierServesTestEnvironment?: boolean;
   now: () => Date;
 }
 
+/** The refusal of a test-environment line on a carrier without a test mode (the line fails with it). */
+export const TEST_LINE_ON_LIVE_CARRIER = 'the configured carrier has no test mode: test-environment lines get no number';
+
 /** Thin adapters between the line workflows and Postgres / the carrier. */
-export function createLineActivities({ db, carrier, now }: LineActivityDeps) {
+export function createLineActivities({ db, carrier, carrierServesTestEnvironment = true, now }: LineActivityDeps) {
   return {
     async provisionNumber(lineId: string): Promise<{ phoneNumber: string }> {
+      if (!carrierServesTestEnvironment && (await findLineById(db, lineId))?.environment !== 'live')
+        throw ApplicationFailure.nonRetryable(TEST_LINE_ON_LIVE_CARRIER, 'CarrierRejected');
       try {
         // The line id is the idempotency key: a retry after a crash gets the same number back.
         const provisioned = await carrier.provisionNumber({ idempotencyKey: `line:${lineId}`, country: 'US' });

@@ -13,6 +13,11 @@ export interface AppDeps {
   logger: Logger;
   /** Injected clock, so tests can move time without sleeping. */
   now: () => Date;
+  /**
+   * Declines a ringing inbound call on a carrier that would retry a refused webhook instead
+   * (Telnyx); src/main builds it from CARRIER_PROVIDER. Absent for the simulator, which declines on a non-2xx.
+   */
+  declineCall?: (carrierCallId: string) => Promise<void>;
   /** True once the process has begun draining (SIGTERM): /readyz answers 503 from then on. */
   draining?: () => boolean;
 }

@@ -6,6 +6,7 @@ import { billingRoutes } from './billing';
 import { callRoutes } from './calls';
 import { carrierEventRoutes } from './carrier/events';
 import { carrierMessageRoutes } from './carrier/messages';
+import { telnyxEventRoutes } from './carrier/telnyx';
 import { complianceRoutes } from './compliance';
 import { keyPlaneRoutes } from './keys';
 import { lineRoutes } from './lines';
@@ -29,5 +30,6 @@ export function allRoutes(openApiYaml: () => string): RouteDef[] {
     ...messageRoutes(),
     ...carrierEventRoutes(),
     ...carrierMessageRoutes(),
+    ...telnyxEventRoutes(),
   ];
 }

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { ActivityDeps } from '../../activities';
+import type { CarrierAdapter } from '../adapters/carrier/port';
 import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
+import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
 import { OpenAiCompatibleModel } from '../adapters/model/openAiCompatible';
 import { SimulatorPaymentProcessor } from '../adapters/payments/simulatorProcessor';
 import { requireSetting, type Config } from '../platform/config';
@@ -28,7 +30,9 @@ export function buildActivityDeps(
   const paymentsApiKey = requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY');
   return {
     db: sources.db,
-    carrier: new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY')),
+    carrier: buildCarrier(config),
+    // Telnyx has no test mode: a test key must never buy a real number (docs/decisions.md "Telnyx carrier").
+    carrierServesTestEnvironment: config.carrierProvider === 'simulator',
     payments: {
       live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, paymentsApiKey),
       test: new SimulatorPaymentProcessor(config.paymentsTestUrl, paymentsApiKey),
@@ -48,4 +52,19 @@ export function buildActivityDeps(
     ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
     now: () => new Date(),
   };
+}
+
+/** The carrier CARRIER_PROVIDER names: the simulator, or Telnyx with its account's settings. */
+export function buildCarrier(config: Config): CarrierAdapter {
+  if (config.carrierProvider === 'telnyx') {
+    return new TelnyxCarrier({
+      apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
+      baseUrl: config.telnyx.baseUrl,
+      connectionId: requireSetting(config.telnyx.connectionId, 'TELNYX_CONNECTION_ID'),
+      messagingProfileId: requireSetting(config.telnyx.messagingProfileId, 'TELNYX_MESSAGING_PROFILE_ID'),
+      webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
+      transcriptionLanguage: config.telnyx.transcriptionLanguage,
+    });
+  }
+  return new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
 }

@@ -42,6 +42,23 @@ export interface Config {
   carrierWebhookSecret: string | undefined;
   /** → carrier: bearer of the carrier's API and media socket (worker). */
   carrierApiKey: string | undefined;
+  /**
+   * CARRIER_PROVIDER: `simulator` (the default) or `telnyx`. Telnyx has no test mode, so on a Telnyx
+   * deployment test-environment lines are never given a number (docs/decisions.md "Telnyx carrier").
+   */
+  carrierProvider: string;
+  /** TELNYX_*: the Telnyx account (src/adapters/carrier/telnyx/client.ts); read when CARRIER_PROVIDER=telnyx. */
+  telnyx: {
+    apiKey: string | undefined;
+    /** Base64 Ed25519 public key of the account: verifies Telnyx's webhooks (API). */
+    publicKey: string | undefined;
+    connectionId: string | undefined;
+    messagingProfileId: string | undefined;
+    /** TELNYX_BASE_URL: Telnyx's API by default; a local contract stub in tests. */
+    baseUrl: string | undefined;
+    /** TELNYX_TRANSCRIPTION_LANGUAGE: the language Telnyx transcribes callers in (`en` by default). */
+    transcriptionLanguage: string;
+  };
   /** → card processor: bearer of the processor's charge API (worker). */
   paymentsApiKey: string | undefined;
   /** Bearer of the simulator's control API and recordings. */
@@ -171,6 +188,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     profile,
     carrierWebhookSecret: secret('CARRIER_WEBHOOK_SECRET'),
     carrierApiKey: secret('CARRIER_API_KEY'),
+    carrierProvider: env.CARRIER_PROVIDER || 'simulator',
+    telnyx: {
+      apiKey: env.TELNYX_API_KEY || undefined,
+      publicKey: env.TELNYX_PUBLIC_KEY || undefined,
+      connectionId: env.TELNYX_CONNECTION_ID || undefined,
+      messagingProfileId: env.TELNYX_MESSAGING_PROFILE_ID || undefined,
+      baseUrl: env.TELNYX_BASE_URL || undefined,
+      transcriptionLanguage: env.TELNYX_TRANSCRIPTION_LANGUAGE || 'en',
+    },
     paymentsApiKey: secret('PAYMENTS_API_KEY'),
     simulatorControlToken: secret('SIMULATOR_CONTROL_TOKEN'),
     simulatorCallbackBaseUrl: env.SIMULATOR_CALLBACK_BASE_URL || publicBaseUrl,

@@ -88,6 +88,41 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
   cli: { secrets: [], optionalSecrets: [], settings: ['DATABASE_URL'], reachableUrls: [], listen: 'HOST', loopbackDefaults: [] },
 };
 
+/** The carriers CARRIER_PROVIDER may name. */
+export const CARRIER_PROVIDERS = ['simulator', 'telnyx'] as const;
+
+/**
+ * What a carrier provider adds to each role's requirements (the simulator adds nothing): the API
+ * verifies the provider's webhooks (and declines calls it cannot take), the worker drives the provider.
+ */
+export const CARRIER_PROVIDER_REQUIREMENTS: Record<
+  string,
+  Partial<Record<ProcessRole, Array<{ setting: string; of: (c: Config) => string | undefined }>>>
+> = {
+  telnyx: {
+    api: [
+      { setting: 'TELNYX_PUBLIC_KEY', of: (c) => c.telnyx.publicKey },
+      { setting: 'TELNYX_API_KEY', of: (c) => c.telnyx.apiKey },
+    ],
+    worker: [
+      { setting: 'TELNYX_API_KEY', of: (c) => c.telnyx.apiKey },
+      { setting: 'TELNYX_CONNECTION_ID', of: (c) => c.telnyx.connectionId },
+      { setting: 'TELNYX_MESSAGING_PROFILE_ID', of: (c) => c.telnyx.messagingProfileId },
+    ],
+  },
+};
+
+function carrierProviderProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
+  if (!(CARRIER_PROVIDERS as readonly string[]).includes(config.carrierProvider))
+    return [{ setting: 'CARRIER_PROVIDER', message: `must be one of ${CARRIER_PROVIDERS.join(', ')}, not "${config.carrierProvider}"` }];
+  return (CARRIER_PROVIDER_REQUIREMENTS[config.carrierProvider]?.[role] ?? [])
+    .filter((required) => !required.of(config))
+    .map((required) => ({
+      setting: required.setting,
+      message: `is not set (CARRIER_PROVIDER=${config.carrierProvider} needs it; see README "Connect a real carrier")`,
+    }));
+}
+
 /**
  * Every setting a process of this role must be given when it runs anywhere but under `npm run up`
  * (a container, another host): what it refuses to start without, the URLs it hands out, where it
@@ -218,6 +253,7 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     });
   }
 
+  if (role === 'api' || role === 'worker') problems.push(...carrierProviderProblems(role, config));
   const requirements = ROLE_REQUIREMENTS[role];
   for (const name of requirements.settings) {
     const value = name === 'DATABASE_URL' ? config.databaseUrl : config.temporalAddress;

@@ -1,7 +1,7 @@
 import type Telnyx from 'telnyx';
 import type { GoogleTranscriptionLanguage } from 'telnyx/resources/calls/actions';
 import { telnyxRequest, type TelnyxSettings } from './client';
-import { encodeClientState } from './clientState';
+import { encodeClientState } from '../callbacks/telnyx/clientState';
 import { telnyxVoice } from './voices';
 
 /**
