@@ -108,6 +108,13 @@ describe('Telnyx carrier', () => {
       'Sure, for what time?',
     ]);
 
+    const startedAt = Date.now();
+    const pressed = await calls.press(id, { digits: '12#w9' });
+    expect(pressed.body).toMatchObject({ pressed: true, digits: '12#w9' });
+    // Answered once played: four tones and a half-second pause.
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_500);
+    expect(call.commands.find((c) => c.action === 'send_dtmf')?.body).toMatchObject({ digits: '12#w9' });
+
     expect((await calls.hangUp(id)).status).toBe(200);
     const ended = await calls.untilStatus(id, ['completed']);
     expect(ended.end_cause).toBe('api_hangup');

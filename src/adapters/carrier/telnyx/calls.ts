@@ -96,7 +96,18 @@ export async function stopPlayback(client: Telnyx, request: { carrierCallId: str
   await telnyxRequest('playback_stop', () => client.calls.actions.stopPlayback(request.carrierCallId, { stop: 'all' }), ENDED);
 }
 
+/** Telnyx plays each tone for `duration_millis` (250 by default); `w` is a 0.5 s pause, as the port's. */
+const TONE_MS = 250;
+const PAUSE_MS = 500;
+
+/** How long Telnyx takes to play `digits`: its command is answered when accepted, the port resolves once played. */
+export function dtmfPlayingMs(digits: string): number {
+  return [...digits].reduce((total, digit) => total + (digit === 'w' || digit === 'W' ? PAUSE_MS : TONE_MS), 0);
+}
+
 export async function sendDtmf(client: Telnyx, request: { carrierCallId: string; digits: string }): Promise<void> {
-  // Telnyx's pause character is `w` (0.5 s), as the port's.
-  await telnyxRequest('send_dtmf', () => client.calls.actions.sendDtmf(request.carrierCallId, { digits: request.digits }));
+  await telnyxRequest('send_dtmf', () =>
+    client.calls.actions.sendDtmf(request.carrierCallId, { digits: request.digits, duration_millis: TONE_MS }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, dtmfPlayingMs(request.digits)));
 }
