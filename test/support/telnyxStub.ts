@@ -160,6 +160,8 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     const url = new URL(req.url ?? '/', 'http://stub');
     const body = (chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {}) as Record<string, unknown>;
     requests.push({ method: req.method ?? '', path: url.pathname, body });
+    // A webhook sink for tests of the adapter alone (not part of Telnyx's API).
+    if (url.pathname === '/sink') return ok(res, {});
     if (req.headers.authorization !== `Bearer ${apiKey}`) return error(res, 401, 'Authentication failed');
     const path = url.pathname;
 
@@ -279,10 +281,12 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
       if (!call) return error(res, 404, 'Call not found');
       const name = action[2];
       call.commands.push({ action: name, body });
+      // A repeated command_id of an accepted command is ignored (answered ok, nothing done twice).
       const commandKey = typeof body.command_id === 'string' ? `${call.id}:${body.command_id}` : undefined;
       if (commandKey && commandIds.has(commandKey)) return ok(res, { result: 'ok' });
-      if (commandKey) commandIds.set(commandKey, true);
       if (call.state === 'ended') return error(res, 422, 'Call has already ended');
+      if (name === 'speak' && call.state !== 'answered') return error(res, 422, 'Call is not answered');
+      if (commandKey) commandIds.set(commandKey, true);
       switch (name) {
         case 'answer':
           if (call.direction !== 'incoming') return error(res, 422, 'Only incoming calls can be answered');
@@ -305,7 +309,6 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
           );
           return;
         case 'speak':
-          if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
           call.speeches.push({
             text: String(body.payload),
             voice: String(body.voice),
