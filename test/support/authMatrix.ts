@@ -107,6 +107,23 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
       at: Date.now(),
     },
   }),
+  // A forged Telnyx webhook: a STOP to the tenant's own number, in Telnyx's envelope.
+  telnyxEvent: (r) => ({
+    body: {
+      data: {
+        record_type: 'event',
+        event_type: 'message.received',
+        id: crypto.randomUUID(),
+        occurred_at: new Date().toISOString(),
+        payload: {
+          id: crypto.randomUUID(),
+          from: { phone_number: r.phoneNumber },
+          to: [{ phone_number: r.linePhoneNumber }],
+          text: 'STOP',
+        },
+      },
+    },
+  }),
 };
 
 /** Whether the matrix cannot build a valid request for this route without a fixture. */
