@@ -176,6 +176,16 @@ describe('Telnyx carrier', () => {
     expect(refused.body.error.code).toBe('number_opted_out');
   });
 
+  it('an audio-mode call cannot open Telnyx media: the call is hung up rather than left silent', async () => {
+    const line = await lines.create({ mode: 'audio', webhook_url: undefined, audio_handler_url: 'ws://127.0.0.1:9/audio' });
+    const id = (await calls.place(line.id)).body.call.id;
+    const call = await eventually(async () => callOf(id));
+    await stub.answer(call.id);
+    await eventually(async () => (actions(id).includes('hangup') ? true : undefined));
+    const ended = await calls.untilStatus(id, ['completed', 'failed']);
+    expect({ status: ended.status, end_cause: ended.end_cause }).toEqual({ status: 'completed', end_cause: 'audio_handler_unavailable' });
+  });
+
   describe('webhook verification', () => {
     const url = () => `${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`;
     const body = (to: string) =>
