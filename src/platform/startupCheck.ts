@@ -40,7 +40,8 @@ export const ROLE_REQUIREMENTS: Record<
   },
   worker: {
     secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY'],
-    optionalSecrets: [],
+    // Read when WORKER_METRICS_PORT is set (the worker's /metrics).
+    optionalSecrets: ['METRICS_TOKEN'],
     settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
   },
   simulator: {

@@ -51,8 +51,11 @@ export interface Harness {
     now(): Date;
   };
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
-  /** Starts the real worker entry point (`src/main/worker.ts`) as a child process on this harness's task queue. */
-  spawnWorkerProcess(logFile: string): ChildProcess;
+  /**
+   * Starts the real worker entry point (`src/main/worker.ts`) as a child process on this harness's
+   * task queue; `env` adds or overrides settings (e.g. WORKER_METRICS_PORT).
+   */
+  spawnWorkerProcess(logFile: string, env?: NodeJS.ProcessEnv): ChildProcess;
   /** Stops the API (dropping its connections) and starts a fresh app on the same port. */
   restartApi(): Promise<void>;
   /** Starts an in-process worker on this harness's task queue (once). */
@@ -172,7 +175,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server = await listen(apiPort);
     },
-    spawnWorkerProcess(logFile) {
+    spawnWorkerProcess(logFile, env = {}) {
       return spawnService(
         'worker',
         {
@@ -188,6 +191,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
           SECRETS_KEY: config.secretsKey,
           PUBLIC_BASE_URL: config.publicBaseUrl,
           LOG_LEVEL: 'info',
+          ...env,
         },
         logFile,
       );
