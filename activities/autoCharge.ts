@@ -38,7 +38,12 @@ export function createAutoChargeActivities({ db, payments, now }: AutoChargeActi
     return row;
   }
 
-  const resolve = (tenant: BillingTenant, attempt: AttemptRow, found: AttemptResolution) => resolveAttempt(db, tenant, attempt, found, now);
+  /** Callers resolve only an attempt they read as pending, so a `succeeded` here posted its credit (counted once). */
+  const resolve = async (tenant: BillingTenant, attempt: AttemptRow, found: AttemptResolution) => {
+    const status = await resolveAttempt(db, tenant, attempt, found, now);
+    if (status === 'succeeded') businessMetrics.posting('auto_recharge');
+    return status;
+  };
 
   return {
     /**

@@ -33,6 +33,13 @@ const ledgerPostings = new client.Counter({
 });
 
 /** Webhook turns: the `message` delivery's outcome. Hosted turns: the reply's end (`interrupted`: the caller barged in). */
+const recovered = new client.Counter({
+  name: 'switchboard_recovered_total',
+  help: 'Calls the recovery sweeper ended and messages it failed because their workflow was missing (each also an error log line)',
+  labelNames: ['kind'] as const,
+  registers: [workerRegistry],
+});
+
 export type TurnOutcome =
   'delivered' | 'failed' | 'lost' | 'replied' | 'interrupted' | 'model_unavailable' | 'model_rejected' | 'call_ended';
 
@@ -53,6 +60,9 @@ export const businessMetrics = {
   },
   posting(type: string): void {
     ledgerPostings.inc({ type });
+  },
+  recovered(kind: 'call' | 'message'): void {
+    recovered.inc({ kind });
   },
   /**
    * A hold's settlement posting (src/domain/billing/holds.ts): repeated, it returns the first

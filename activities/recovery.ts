@@ -178,6 +178,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
         charge_cents: chargeCents,
         alert: 'call_recovered',
       });
+      businessMetrics.recovered('call');
       return { outcome: 'ended', status, chargeCents, workflow };
     },
 
@@ -191,6 +192,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
         message_id: messageId,
         alert: 'message_recovered',
       });
+      businessMetrics.recovered('message');
       return { outcome: 'failed' };
     },
   };
