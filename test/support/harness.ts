@@ -51,10 +51,7 @@ export interface Harness {
     now(): Date;
   };
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
-  /**
-   * Starts the real worker entry point (`src/main/worker.ts`) as a child process on this harness's
-   * task queue; `env` adds or overrides settings (e.g. WORKER_METRICS_PORT).
-   */
+  /** Starts the real worker entry point (`src/main/worker.ts`) as a child process on this harness's task queue. */
   spawnWorkerProcess(logFile: string, env?: NodeJS.ProcessEnv): ChildProcess;
   /** Stops the API (dropping its connections) and starts a fresh app on the same port. */
   restartApi(): Promise<void>;

@@ -1,4 +1,7 @@
+import crypto from 'node:crypto';
+import { loadConfig } from '../../src/platform/config';
 import { metricsAccess } from '../../src/platform/metrics/access';
+import { configurationReport } from '../../src/platform/startupCheck';
 import { serveMetrics, type MetricsServer } from '../../src/platform/metrics/server';
 
 const token = 'b3f1c9d2e4a5968778695a4b3c2d1e0f1a2b3c4d5e6f708192a3b4c5d6e7f809';
@@ -64,5 +67,33 @@ describe('serveMetrics (the worker /metrics)', () => {
     const res = await fetch(server.url);
     expect(res.status).toBe(404);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe('not_found');
+  });
+});
+
+describe('the worker metrics settings', () => {
+  const env = (extra: NodeJS.ProcessEnv): NodeJS.ProcessEnv => ({
+    SWITCHBOARD_DATA_DIR: '/nonexistent',
+    DATABASE_URL: 'postgres://switchboard@postgres:5432/switchboard',
+    TEMPORAL_ADDRESS: 'temporal:7233',
+    PUBLIC_BASE_URL: 'http://api:8080',
+    CARRIER_API_KEY: crypto.randomBytes(32).toString('hex'),
+    PAYMENTS_API_KEY: crypto.randomBytes(32).toString('hex'),
+    SECRETS_KEY: crypto.randomBytes(32).toString('hex'),
+    ...extra,
+  });
+
+  it('WORKER_METRICS_PORT is optional and must be a TCP port', () => {
+    expect(loadConfig(env({})).workerMetricsPort).toBeUndefined();
+    expect(loadConfig(env({ WORKER_METRICS_PORT: '9464' })).workerMetricsPort).toBe(9464);
+    expect(() => loadConfig(env({ WORKER_METRICS_PORT: '65536' }))).toThrow(/WORKER_METRICS_PORT must be a TCP port/);
+    expect(() => loadConfig(env({ WORKER_METRICS_PORT: 'metrics' }))).toThrow(/WORKER_METRICS_PORT/);
+  });
+
+  it('a worker refuses a weak METRICS_TOKEN, as the API does', () => {
+    for (const role of ['worker', 'api'] as const) {
+      const report = configurationReport(role, loadConfig(env({ CARRIER_WEBHOOK_SECRET: token, METRICS_TOKEN: 'changeme' })));
+      expect({ role, refused: report.problems.map((p) => p.setting) }).toEqual({ role, refused: ['METRICS_TOKEN'] });
+    }
+    expect(configurationReport('worker', loadConfig(env({ METRICS_TOKEN: token }))).problems).toEqual([]);
   });
 });
