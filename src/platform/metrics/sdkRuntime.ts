@@ -8,11 +8,18 @@ import { Runtime } from '@temporalio/worker';
  * Durations in seconds, as Prometheus conventions (and docs/operations.md) have them.
  */
 export async function installSdkMetricsRuntime(): Promise<string> {
-  const port = await freeLoopbackPort();
-  Runtime.install({
-    telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, useSecondsForDurations: true } } },
-  });
-  return `http://127.0.0.1:${port}/metrics`;
+  for (let attempt = 1; ; attempt += 1) {
+    const port = await freeLoopbackPort();
+    try {
+      Runtime.install({
+        telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, useSecondsForDurations: true } } },
+      });
+      return `http://127.0.0.1:${port}/metrics`;
+    } catch (err) {
+      // Another process took the port since it was found free; a failed install can be tried again.
+      if (attempt >= 3 || !/address already in use/i.test((err as Error).message)) throw err;
+    }
+  }
 }
 
 /** A port free right now (the exporter cannot be asked which port it got). */
