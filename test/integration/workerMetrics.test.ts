@@ -106,6 +106,38 @@ describe('worker metrics', () => {
     expect(sumOf(after, 'temporal_workflow_completed') - sumOf(before, 'temporal_workflow_completed')).toBeGreaterThanOrEqual(1);
   }, 90_000);
 
+  it('counts turns by outcome: a failed webhook answer, a hosted reply', async () => {
+    const before = await metrics();
+    const webhook = await lines.create();
+    const call = await calls.dial(webhook.id, CALLEE);
+    await calls.untilStatus(call.id, ['in_progress']);
+    receiver.respondWith((req) => (req.body.event === 'message' ? { status: 500, body: 'down' } : undefined));
+    await sim.calls.say(call.id, 'Anyone there?');
+    await calls.untilTranscript(call.id, 1);
+    await calls.hangUp(call.id);
+
+    const hosted = await lines.create({ mode: 'hosted', system_prompt: 'You are a desk.', webhook_url: null });
+    const hostedCall = await calls.dial(hosted.id, CALLEE);
+    await calls.untilStatus(hostedCall.id, ['in_progress']);
+    await sim.model.reply({ match: 'open', reply: 'We open at nine.' });
+    await sim.calls.say(hostedCall.id, 'When do you open?');
+    await calls.untilTranscript(hostedCall.id, 2);
+    await calls.hangUp(hostedCall.id);
+
+    const after = await eventually(async () => {
+      const text = await metrics();
+      return valueOf(text, 'switchboard_ledger_postings_total', { type: 'call_charge' }) -
+        valueOf(before, 'switchboard_ledger_postings_total', { type: 'call_charge' }) ===
+        2
+        ? text
+        : undefined;
+    });
+    const delta = (name: string, labels: Record<string, string>) => valueOf(after, name, labels) - valueOf(before, name, labels);
+    expect(delta('switchboard_call_turns_total', { mode: 'webhook', outcome: 'failed' })).toBe(1);
+    expect(delta('switchboard_webhook_deliveries_total', { event_type: 'message', outcome: 'failed' })).toBe(1);
+    expect(delta('switchboard_call_turns_total', { mode: 'hosted', outcome: 'replied' })).toBe(1);
+  }, 90_000);
+
   it('stops serving when the worker stops', async () => {
     await stopProcess(worker);
     await expect(scrape(token)).rejects.toThrow();
