@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
+import { projectRoot } from '../../src/platform/config';
 import { stopProcess } from '../../src/platform/infra/proc';
 import { CALLEE, customer } from '../support/customer';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
@@ -70,6 +71,12 @@ describe('worker metrics', () => {
     expect(ok.text).toMatch(/^# TYPE temporal_num_pollers /m);
     expect(ok.text).toMatch(/^process_cpu_user_seconds_total /m);
     expect(ok.text).toMatch(/^switchboard_active_calls\{environment="test",status="in_progress"\} \d+$/m);
+    // Every business metric docs/operations.md tells operators to watch is served.
+    const documented = new Set(fs.readFileSync(path.join(projectRoot, 'docs/operations.md'), 'utf8').match(/\bswitchboard_[a-z_]+/g));
+    expect(documented.size).toBeGreaterThanOrEqual(5);
+    for (const name of documented)
+      if (!name.startsWith('switchboard_http_'))
+        expect({ name, served: ok.text.includes(`# TYPE ${name} `) }).toEqual({ name, served: true });
   });
 
   it('counts a call: active calls, its turn, its deliveries and its charge; the SDK its tasks', async () => {
