@@ -40,11 +40,13 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
             fields({ status: { const: 'ready' }, checks: fields({ postgres: { const: 'ok' }, temporal: { const: 'ok' } }) }),
           ),
           '503': errorResponse(
-            '`not_ready`, naming what failed (`postgres`, `temporal`, `configuration`) without its error text, which is logged',
+            '`not_ready`, naming what failed (`postgres`, `temporal`, `configuration`) without its error text, which is logged, or `draining` once the process is shutting down',
           ),
         },
       },
       handler: async (ctx, deps) => {
+        // A draining process answers at once, so a load balancer stops routing to it without waiting on checks.
+        if (deps.draining?.()) return notReady(ctx, [{ field: 'draining', message: 'shutting down' }]);
         const checks = await Promise.all([
           check('postgres', () => deps.db.raw('select 1')),
           check('temporal', () => deps.temporal.workflowService.getSystemInfo({})),
@@ -56,15 +58,10 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
         if (failing.length > 0) {
           // The detail (host:port, driver text, setting names) is for the operator's log, not for anyone who can reach /readyz.
           for (const c of failing) ctx.state.log.warn({ check: c.name, error: c.error }, 'not ready');
-          ctx.status = 503;
-          ctx.body = {
-            error: {
-              code: 'not_ready',
-              message: 'The service is not ready',
-              details: failing.map((c) => ({ field: c.name, message: 'unavailable' })),
-            },
-          };
-          return;
+          return notReady(
+            ctx,
+            failing.map((c) => ({ field: c.name, message: 'unavailable' })),
+          );
         }
         ctx.body = { status: 'ready', checks: Object.fromEntries(checks.map((c) => [c.name, 'ok'])) };
       },
@@ -110,6 +107,11 @@ function assertMetricsAccess(ctx: AppContext, deps: AppDeps): void {
   const access = metricsAccess(deps.config, ctx.get('authorization'));
   if (access === 'not_found') throw errors.notFound('Route');
   if (access === 'unauthorized') throw new ApiError(401, 'unauthorized', METRICS_UNAUTHORIZED_MESSAGE);
+}
+
+function notReady(ctx: AppContext, details: Array<{ field: string; message: string }>): void {
+  ctx.status = 503;
+  ctx.body = { error: { code: 'not_ready', message: 'The service is not ready', details } };
 }
 
 async function check(name: string, probe: () => Promise<unknown>): Promise<{ name: string; ok: boolean; error?: string }> {

@@ -83,6 +83,10 @@ export interface Config {
   outboundAllowedNetworks: string[];
   /** How long POST /api/v1/webhooks/test waits for its attempt before answering `pending`. */
   webhookTestWaitMs: number;
+  /** On SIGTERM, how long an API process lets in-flight requests finish before it cuts them (src/platform/lifecycle/drain.ts). */
+  apiDrainSeconds: number;
+  /** On SIGTERM, how long a worker lets running activities finish before Temporal cancels them (`shutdownGraceTime`). */
+  workerShutdownGraceSeconds: number;
 }
 
 export function intFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -198,6 +202,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modelMaxReplyChars: env.MODEL_MAX_REPLY_CHARS ? int('MODEL_MAX_REPLY_CHARS', 0) : undefined,
     outboundAllowedNetworks: outboundAllowedNetworks(env),
     webhookTestWaitMs: int('WEBHOOK_TEST_WAIT_MS', 15_000),
+    apiDrainSeconds: int('API_DRAIN_SECONDS', 20),
+    workerShutdownGraceSeconds: int('WORKER_SHUTDOWN_GRACE_SECONDS', 20),
   };
 }
 
