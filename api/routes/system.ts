@@ -1,10 +1,10 @@
-import crypto from 'node:crypto';
 import type { RouteDef } from './types';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, fields, jsonResponse } from '../openapi/schemas';
 import { registry } from '../metrics';
 import { configurationProblems } from '../../src/platform/startupCheck';
+import { metricsAccess, METRICS_UNAUTHORIZED_MESSAGE } from '../../src/platform/metrics/access';
 
 /**
  * Liveness, readiness and the OpenAPI document: no authentication. Metrics: a bearer when
@@ -102,17 +102,11 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
   ];
 }
 
-/** METRICS_TOKEN set: its bearer, compared in constant time. Unset: the dev profile only; elsewhere /metrics does not exist. */
+/** The rule every process's /metrics shares (src/platform/metrics/access.ts), as this API's errors. */
 function assertMetricsAccess(ctx: AppContext, deps: AppDeps): void {
-  const token = deps.config.metricsToken;
-  if (!token) {
-    if (deps.config.profile !== 'dev') throw errors.notFound('Route');
-    return;
-  }
-  const digest = (value: string) => crypto.createHash('sha256').update(value, 'utf8').digest();
-  const presented = /^\s*Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1] ?? '';
-  if (!crypto.timingSafeEqual(digest(presented), digest(token)))
-    throw new ApiError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
+  const access = metricsAccess(deps.config, ctx.get('authorization'));
+  if (access === 'not_found') throw errors.notFound('Route');
+  if (access === 'unauthorized') throw new ApiError(401, 'unauthorized', METRICS_UNAUTHORIZED_MESSAGE);
 }
 
 function notReady(ctx: AppContext, details: Array<{ field: string; message: string }>): void {

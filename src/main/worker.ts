@@ -10,6 +10,7 @@ import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/st
 import { connectTemporalClient } from '../platform/temporal/client';
 import { buildActivityDeps } from './activityDeps';
 import { ensureSchedules } from './schedules';
+import { prepareWorkerMetrics } from './workerMetrics';
 
 /**
  * How the worker runs its tasks, shared with bench:calls' bare-Temporal baseline (bench/turnBaseline)
@@ -31,6 +32,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
   const secretsKey = parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
+  const metrics = await prepareWorkerMetrics(config, db, log);
   const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
   const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = process.env.WORKFLOW_BUNDLE_PATH
     ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH } }
@@ -48,11 +50,13 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   await ensureSchedules(client, config.taskQueue);
+  await metrics.serve();
   log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   drainOnSignal({ log, forceExitAfterMs: config.workerShutdownGraceSeconds * 1000 + CLOSE_MARGIN_MS, drain: () => stopPolling(worker) });
   try {
     await worker.run();
   } finally {
+    await metrics.close();
     await client.connection.close();
     await connection.close();
     await db.destroy();
