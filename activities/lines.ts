@@ -3,6 +3,7 @@ import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import type { Db } from '../src/platform/db/knex';
 import { activateLine, failProvisioning, findLineById } from '../src/domain/lines/store';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
+import { refuseTestEnvironment } from './carrierEnvironment';
 
 export interface LineActivityDeps {
   db: Db;
@@ -11,16 +12,12 @@ export interface LineActivityDeps {
   now: () => Date;
 }
 
-/** The refusal of a test-environment line on a carrier without a test mode (the line fails with it). */
-export const TEST_LINE_ON_LIVE_CARRIER = 'the configured carrier has no test mode: test-environment lines get no number';
-
 /** Thin adapters between the line workflows and Postgres / the carrier. */
 export function createLineActivities({ db, carrier, carrierServesTestEnvironment = true, now }: LineActivityDeps) {
   return {
     async provisionNumber(lineId: string): Promise<{ phoneNumber: string }> {
-      if (!carrierServesTestEnvironment && (await findLineById(db, lineId))?.environment !== 'live')
-        throw ApplicationFailure.nonRetryable(TEST_LINE_ON_LIVE_CARRIER, 'CarrierRejected');
       try {
+        if (!carrierServesTestEnvironment) refuseTestEnvironment(false, (await findLineById(db, lineId))?.environment);
         // The line id is the idempotency key: a retry after a crash gets the same number back.
         const provisioned = await carrier.provisionNumber({ idempotencyKey: `line:${lineId}`, country: 'US' });
         return { phoneNumber: parsePhoneNumberWithError(provisioned.phoneNumber).number };

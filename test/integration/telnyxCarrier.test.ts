@@ -77,6 +77,26 @@ describe('Telnyx carrier', () => {
     expect(stub.requests.filter((r) => r.path === '/v2/number_orders' && r.method === 'POST')).toHaveLength(before);
   });
 
+  it('a test line that holds a number anyway (carrier changed) can neither call nor text through Telnyx', async () => {
+    const line = await lines.create();
+    // As if provisioned on the simulator before the deployment moved to Telnyx.
+    await ctx.h.db('lines').where({ id: line.id }).update({ environment: 'test' });
+    const test = customer(ctx, { key: () => ctx.tenant.keys.test });
+    const dials = () => stub.requests.filter((r) => r.path === '/v2/calls').length;
+    const sends = () => stub.requests.filter((r) => r.path === '/v2/messages').length;
+    const before = { dials: dials(), sends: sends() };
+    const placed = await test.calls.place(line.id);
+    expect(placed.status).toBe(201);
+    const ended = await test.calls.untilStatus(placed.body.call.id, ['failed', 'completed']);
+    expect(ended.status).toBe('failed');
+    const number = '+14155550177';
+    expect((await test.consent.record(line.id, number, 'explicit_outbound', 'api')).status).toBe(201);
+    const sent = await test.messages.send({ line_id: line.id, to: number, text: 'Hello' });
+    expect(sent.status).toBe(201);
+    await test.messages.untilStatus(line.id, number, sent.body.id, 'failed');
+    expect({ dials: dials(), sends: sends() }).toEqual(before);
+  });
+
   it('an outbound webhook-mode call: dial, answer, begin message, caller sentence → message → reply, hang-up', async () => {
     const line = await lines.create({ begin_message: 'Hello, Luigi’s, how can I help?' });
     const placed = await calls.place(line.id);
