@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { ActivityDeps } from '../../activities';
 import type { CarrierAdapter } from '../adapters/carrier/port';
 import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
+import { TelnyxMediaServer } from '../adapters/carrier/telnyx/media';
 import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
 import { OpenAiCompatibleModel } from '../adapters/model/openAiCompatible';
 import { SimulatorPaymentProcessor } from '../adapters/payments/simulatorProcessor';
@@ -57,14 +58,19 @@ export function buildActivityDeps(
 /** The carrier CARRIER_PROVIDER names: the simulator, or Telnyx with its account's settings. */
 export function buildCarrier(config: Config): CarrierAdapter {
   if (config.carrierProvider === 'telnyx') {
-    return new TelnyxCarrier({
-      apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
-      baseUrl: config.telnyx.baseUrl,
-      connectionId: requireSetting(config.telnyx.connectionId, 'TELNYX_CONNECTION_ID'),
-      messagingProfileId: requireSetting(config.telnyx.messagingProfileId, 'TELNYX_MESSAGING_PROFILE_ID'),
-      webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
-      transcriptionLanguage: config.telnyx.transcriptionLanguage,
-    });
+    return new TelnyxCarrier(
+      {
+        apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
+        baseUrl: config.telnyx.baseUrl,
+        connectionId: requireSetting(config.telnyx.connectionId, 'TELNYX_CONNECTION_ID'),
+        messagingProfileId: requireSetting(config.telnyx.messagingProfileId, 'TELNYX_MESSAGING_PROFILE_ID'),
+        webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
+        transcriptionLanguage: config.telnyx.transcriptionLanguage,
+      },
+      config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
+        ? new TelnyxMediaServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
+        : undefined,
+    );
   }
   return new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
 }

@@ -58,6 +58,12 @@ export interface Config {
     baseUrl: string | undefined;
     /** TELNYX_TRANSCRIPTION_LANGUAGE: the language Telnyx transcribes callers in (`en` by default). */
     transcriptionLanguage: string;
+    /**
+     * Audio lines: the worker listens on TELNYX_MEDIA_PORT for Telnyx's media sockets, which Telnyx reaches at
+     * TELNYX_MEDIA_URL (a `wss://` URL of this worker). Both unset: audio lines are refused on Telnyx.
+     */
+    mediaUrl: string | undefined;
+    mediaPort: number | undefined;
   };
   /** → card processor: bearer of the processor's charge API (worker). */
   paymentsApiKey: string | undefined;
@@ -208,6 +214,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       messagingProfileId: env.TELNYX_MESSAGING_PROFILE_ID || undefined,
       baseUrl: env.TELNYX_BASE_URL || undefined,
       transcriptionLanguage: env.TELNYX_TRANSCRIPTION_LANGUAGE || 'en',
+      mediaUrl: env.TELNYX_MEDIA_URL || undefined,
+      mediaPort: env.TELNYX_MEDIA_PORT ? int('TELNYX_MEDIA_PORT', 0) : undefined,
     },
     paymentsApiKey: secret('PAYMENTS_API_KEY'),
     simulatorControlToken: secret('SIMULATOR_CONTROL_TOKEN'),

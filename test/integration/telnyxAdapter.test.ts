@@ -71,6 +71,6 @@ describe('TelnyxCarrier', () => {
     await expect(
       wrong.sendSms({ messageId: 'm', from: '+14155550100', to: '+14155550101', text: 'x', statusUrl: '' }),
     ).rejects.toBeInstanceOf(CarrierRejectedError);
-    await expect(carrier.openMediaStream()).rejects.toBeInstanceOf(CarrierRejectedError);
+    await expect(carrier.openMediaStream({ carrierCallId: 'v3:none' })).rejects.toBeInstanceOf(CarrierRejectedError);
   });
 });

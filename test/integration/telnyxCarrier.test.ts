@@ -1,4 +1,6 @@
 import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import WebSocket, { WebSocketServer } from 'ws';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
 import { KEYWORD_REPLIES } from '../../src/domain/messages/rules';
 import type { Config } from '../../src/platform/config';
@@ -12,6 +14,9 @@ import { startTelnyxStub, type StubCall, type TelnyxStub } from '../support/teln
  * local contract stub of Telnyx's API through the `telnyx` package, and the stub's signed
  * webhooks come back through `/carrier/telnyx/events`. Telnyx has no test mode, so live keys.
  */
+/** The worker's listener for Telnyx's media sockets (this suite's port range). */
+const MEDIA_PORT = 56_600 + (process.pid % 90);
+
 describe('Telnyx carrier', () => {
   let stub: TelnyxStub;
   let receiver: Receiver;
@@ -26,6 +31,8 @@ describe('Telnyx carrier', () => {
       messagingProfileId: 'stub-profile',
       baseUrl: stub.baseUrl,
       transcriptionLanguage: 'en',
+      mediaUrl: `ws://127.0.0.1:${MEDIA_PORT}/telnyx/media`,
+      mediaPort: MEDIA_PORT,
     };
   });
   const ctx = useHarness({ worker: true, overrides });
@@ -196,14 +203,58 @@ describe('Telnyx carrier', () => {
     expect(refused.body.error.code).toBe('number_opted_out');
   });
 
-  it('an audio-mode call cannot open Telnyx media: the call is hung up rather than left silent', async () => {
-    const line = await lines.create({ mode: 'audio', webhook_url: undefined, audio_handler_url: 'ws://127.0.0.1:9/audio' });
-    const id = (await calls.place(line.id)).body.call.id;
-    const call = await eventually(async () => callOf(id));
-    await stub.answer(call.id);
-    await eventually(async () => (actions(id).includes('hangup') ? true : undefined));
-    const ended = await calls.untilStatus(id, ['completed', 'failed']);
-    expect({ status: ended.status, end_cause: ended.end_cause }).toEqual({ status: 'completed', end_cause: 'audio_handler_unavailable' });
+  it('audio: Telnyx media streaming is relayed both ways to the customer’s socket, in order; the customer closing it ends the call', async () => {
+    const handler = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => handler.once('listening', resolve));
+    const fromCaller: Array<Record<string, unknown>> = [];
+    let socket: WebSocket | undefined;
+    handler.on('connection', (ws) => {
+      socket = ws;
+      ws.on('message', (data) => {
+        const message = JSON.parse(String(data)) as Record<string, unknown>;
+        fromCaller.push(message);
+        // Echo the caller's audio back, as a customer's voice agent would answer.
+        if (message.event === 'media')
+          ws.send(
+            JSON.stringify({
+              event: 'media',
+              stream_id: message.stream_id,
+              media: { payload: (message.media as { payload: string }).payload },
+            }),
+          );
+      });
+    });
+    try {
+      const handlerUrl = `ws://127.0.0.1:${(handler.address() as AddressInfo).port}/agent`;
+      const line = await lines.create({ mode: 'audio', webhook_url: undefined, audio_handler_url: handlerUrl });
+      const id = (await calls.place(line.id)).body.call.id;
+      const call = await eventually(async () => callOf(id));
+      await stub.answer(call.id);
+      await calls.untilStatus(id, ['in_progress']);
+      const start = await eventually(async () => call.commands.find((c) => c.action === 'streaming_start'));
+      expect(start.body).toMatchObject({
+        stream_track: 'inbound_track',
+        stream_bidirectional_mode: 'rtp',
+        stream_bidirectional_codec: 'PCMU',
+      });
+      await eventually(async () =>
+        call.media?.socket.readyState === WebSocket.OPEN && fromCaller.some((m) => m.event === 'start') ? true : undefined,
+      );
+
+      const frames = Array.from({ length: 50 }, (_, i) => Buffer.alloc(160, i + 1));
+      await stub.talk(call.id, frames);
+      await eventually(async () => (call.media!.received.length === 50 ? true : undefined), 20_000, 'every frame to come back');
+      expect(call.media!.received).toEqual(frames);
+      const media = fromCaller.filter((m) => m.event === 'media');
+      expect(media).toHaveLength(50);
+
+      socket!.close(1000);
+      const ended = await calls.untilStatus(id, ['completed']);
+      expect(ended.end_cause).toBe('audio_handler_closed');
+      expect(actions(id)).toContain('hangup');
+    } finally {
+      await new Promise((resolve) => handler.close(resolve));
+    }
   });
 
   describe('webhook verification', () => {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
 
 /**
  * A local contract stub of Telnyx's v2 API, written from Telnyx's public API reference (paths,
@@ -28,6 +29,8 @@ export interface StubCall {
   /** Speak commands in order, with how each ended. */
   speeches: Array<{ text: string; voice: string; clientState?: string; state: 'queued' | 'speaking' | 'done' | 'stopped' }>;
   commands: Array<{ action: string; body: Record<string, unknown> }>;
+  /** The media socket Telnyx opened to our `stream_url` (streaming_start), and what it got from us. */
+  media?: { socket: WebSocket; received: Buffer[]; marks: string[]; cleared: number };
 }
 
 export interface StubMessage {
@@ -57,6 +60,8 @@ export interface TelnyxStub {
   finishSpeech(callId: string): Promise<void>;
   hangUpRemote(callId: string): Promise<void>;
   incomingCall(from: string, to: string): Promise<string>;
+  /** The caller speaks: `frames` µ-law frames on the media socket's inbound track. */
+  talk(callId: string, frames: Buffer[]): Promise<void>;
   inboundSms(from: string, to: string, text: string): Promise<void>;
   /** Signs a body as Telnyx does (for forged and stale tests: sign with another key or an old timestamp). */
   sign(body: string, timestamp?: number): Record<string, string>;
@@ -139,6 +144,9 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   async function hangUp(call: StubCall, source: 'caller' | 'callee', cause: string): Promise<void> {
     if (call.state === 'ended') return;
     call.state = 'ended';
+    if (call.media) {
+      call.media.socket.send(JSON.stringify({ event: 'stop' }), () => call.media!.socket.close(1000));
+    }
     for (const speech of call.speeches) if (speech.state === 'queued' || speech.state === 'speaking') speech.state = 'stopped';
     await send(call.webhookUrl, 'call.hangup', callPayload(call, { hangup_cause: cause, hangup_source: source, state: 'hangup' }));
   }
@@ -334,6 +342,37 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
           }
           return;
         }
+        case 'streaming_start': {
+          if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
+          ok(res, { result: 'ok' });
+          const socket = new WebSocket(String(body.stream_url));
+          const media = { socket, received: [] as Buffer[], marks: [] as string[], cleared: 0 };
+          call.media = media;
+          const streamId = crypto.randomUUID();
+          socket.on('open', () => {
+            socket.send(JSON.stringify({ event: 'connected', version: '1.0.0' }));
+            socket.send(
+              JSON.stringify({
+                event: 'start',
+                sequence_number: '1',
+                stream_id: streamId,
+                start: { call_control_id: call.id, media_format: { encoding: 'PCMU', sample_rate: 8000, channels: 1 } },
+              }),
+            );
+          });
+          socket.on('message', (data) => {
+            const message = JSON.parse(String(data)) as { event?: string; media?: { payload?: string }; mark?: { name?: string } };
+            if (message.event === 'media' && message.media?.payload) media.received.push(Buffer.from(message.media.payload, 'base64'));
+            // Everything sent is "played" at once: a mark comes back as soon as it arrives.
+            if (message.event === 'mark' && message.mark?.name) {
+              media.marks.push(message.mark.name);
+              socket.send(JSON.stringify({ event: 'mark', stream_id: streamId, mark: { name: message.mark.name } }));
+            }
+            if (message.event === 'clear') media.cleared += 1;
+          });
+          socket.on('error', () => undefined);
+          return;
+        }
         case 'send_dtmf':
         case 'transcription_start':
         case 'record_start':
@@ -387,6 +426,19 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     async hangUpRemote(id) {
       const call = callOf(id);
       await hangUp(call, call.direction === 'outgoing' ? 'callee' : 'caller', 'normal_clearing');
+    },
+    async talk(id, frames) {
+      const media = callOf(id).media;
+      if (!media || media.socket.readyState !== WebSocket.OPEN) throw new Error(`call ${id} has no open media socket`);
+      frames.forEach((frame, i) =>
+        media.socket.send(
+          JSON.stringify({
+            event: 'media',
+            sequence_number: String(i + 2),
+            media: { track: 'inbound', chunk: String(i + 1), timestamp: String(i * 20), payload: frame.toString('base64') },
+          }),
+        ),
+      );
     },
     async incomingCall(from, to) {
       const call: StubCall = {

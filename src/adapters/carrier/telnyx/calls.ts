@@ -111,3 +111,15 @@ export async function sendDtmf(client: Telnyx, request: { carrierCallId: string;
   );
   await new Promise((resolve) => setTimeout(resolve, dtmfPlayingMs(request.digits)));
 }
+
+/** Asks Telnyx to open the call's media socket to `streamUrl`: both ways, PCMU (µ-law 8 kHz), caller audio only. */
+export async function startStreaming(client: Telnyx, request: { carrierCallId: string; streamUrl: string }): Promise<void> {
+  await telnyxRequest('streaming_start', () =>
+    client.calls.actions.startStreaming(request.carrierCallId, {
+      stream_url: request.streamUrl,
+      stream_track: 'inbound_track',
+      stream_bidirectional_mode: 'rtp',
+      stream_bidirectional_codec: 'PCMU',
+    }),
+  );
+}

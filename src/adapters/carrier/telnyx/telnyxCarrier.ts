@@ -1,7 +1,8 @@
 import type Telnyx from 'telnyx';
-import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from '../port';
+import { type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from '../port';
 import { telnyxClient, type TelnyxSettings } from './client';
-import { answer, dial, hangup, reject, sendDtmf, speak, stopPlayback } from './calls';
+import { answer, dial, hangup, reject, sendDtmf, speak, startStreaming, stopPlayback } from './calls';
+import { noMediaListener, type TelnyxMediaServer } from './media';
 import { sendMessage } from './messaging';
 import { provisionTelnyxNumber, releaseTelnyxNumber } from './numbers';
 
@@ -13,7 +14,11 @@ import { provisionTelnyxNumber, releaseTelnyxNumber } from './numbers';
 export class TelnyxCarrier implements CarrierAdapter {
   private readonly client: Telnyx;
 
-  constructor(private readonly settings: TelnyxSettings) {
+  constructor(
+    private readonly settings: TelnyxSettings,
+    /** Where Telnyx's media sockets arrive (audio lines); none: audio lines are refused. */
+    private readonly media?: TelnyxMediaServer,
+  ) {
     this.client = telnyxClient(settings);
   }
 
@@ -70,8 +75,16 @@ export class TelnyxCarrier implements CarrierAdapter {
     return sendMessage(this.client, this.settings, request);
   }
 
-  /** Audio lines need Telnyx media streaming, which this adapter does not carry (docs/carriers.md). */
-  openMediaStream(): Promise<CarrierMediaStream> {
-    return Promise.reject(new CarrierRejectedError('audio lines are not available on the Telnyx carrier'));
+  /** Telnyx media streaming (./media.ts): Telnyx connects to the worker's media listener. */
+  async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
+    if (!this.media) throw noMediaListener();
+    const expected = await this.media.expect(this.settings.timeoutMs ?? 10_000);
+    try {
+      await startStreaming(this.client, { carrierCallId: request.carrierCallId, streamUrl: expected.url });
+    } catch (err) {
+      expected.cancel();
+      throw err;
+    }
+    return expected.stream;
   }
 }
