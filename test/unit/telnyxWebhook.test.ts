@@ -58,11 +58,13 @@ describe('Telnyx webhook translation', () => {
     expect(await hangup(outbound, 'call_rejected', 'callee')).toMatchObject({ event: { type: 'call.failed' } });
   });
 
-  it('finds the call by its call_control_id when client_state does not name it, and asks for a retry when nothing does', async () => {
+  it('finds the call by its call_control_id when client_state does not name it, and drops events of calls it never took', async () => {
     expect(await translateTelnyxEvent(event('call.answered', { call_control_id: 'known' }), lookups)).toMatchObject({
       event: { type: 'call.answered', call_id: callId },
     });
-    expect((await translateTelnyxEvent(event('call.answered', { call_control_id: 'other' }), lookups)).kind).toBe('unknown');
+    expect(
+      (await translateTelnyxEvent(event('call.hangup', { call_control_id: 'other', hangup_cause: 'call_rejected' }), lookups)).kind,
+    ).toBe('ignored');
   });
 
   it('takes final transcriptions as utterances and ignores interim ones', async () => {

@@ -28,7 +28,7 @@ async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
     ctx.body = { received: true };
     return;
   }
-  // Not known yet (a receipt ahead of its send's record): Telnyx retries a non-2xx answer.
+  // A receipt ahead of its send's record: Telnyx retries a non-2xx answer.
   if (translation.kind === 'unknown') throw new ApiError(404, 'not_found', translation.reason);
   if (translation.kind === 'message') return handleCarrierMessageEvent(ctx, deps, translation.event);
   const event = translation.event;

@@ -50,7 +50,7 @@ export type TelnyxTranslation =
   | { kind: 'call'; event: CarrierCallEvent }
   | { kind: 'message'; event: CarrierMessageEvent }
   | { kind: 'ignored'; reason: string }
-  /** About a call or message we do not know (yet): answered 404, so Telnyx retries it. */
+  /** A receipt of a message we have not recorded the carrier's id of yet: answered 404, so Telnyx retries it. */
   | { kind: 'unknown'; reason: string };
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
@@ -89,7 +89,9 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
   const known = state.c
     ? { id: state.c, direction: state.d === 'i' ? ('inbound' as const) : ('outbound' as const) }
     : await lookups.callByCarrierId(carrierCallId);
-  if (!known) return { kind: 'unknown', reason: `no call for ${carrierCallId}` };
+  // Events of a call we never took (declined, another application's) are dropped: dial and answer
+  // name ours in client_state, so there is no waiting for a record here.
+  if (!known) return { kind: 'ignored', reason: `no call for ${carrierCallId}` };
   const ids = { call_id: known.id, carrier_call_id: carrierCallId, at };
 
   switch (type) {
