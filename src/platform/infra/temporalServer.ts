@@ -128,8 +128,15 @@ export async function setupTemporalSchema(build: TemporalServerBuild, pg: Tempor
   }
 }
 
+/** The highest membership port the server can record: its Postgres schema keeps it in a `smallint`. */
+const MAX_MEMBERSHIP_PORT = 32_767;
+
 /** The server's ports, consecutive from the frontend's gRPC port. */
 export function temporalServerPorts(frontend: number) {
+  if (frontend + 7 > MAX_MEMBERSHIP_PORT)
+    throw new Error(
+      `the Temporal server's ports must stay below ${MAX_MEMBERSHIP_PORT + 1} (its schema stores them as smallint): got ${frontend}`,
+    );
   return {
     frontend,
     history: frontend + 1,
@@ -202,8 +209,21 @@ export async function startTemporalServer(opts: {
 
 /** Registers the namespace (a fresh server has none), retrying while the services join their ring, until it can be used. */
 async function ensureNamespace(address: string, namespace: string, child: ChildProcess): Promise<void> {
-  const connection = await Connection.connect({ address });
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + 180_000;
+  const failed = async (err: unknown, what: string) => {
+    if (child.exitCode !== null) throw new Error(`the Temporal server exited with ${child.exitCode}`, { cause: err });
+    if (Date.now() > deadline) throw new Error(`${what}: ${(err as Error).message}`, { cause: err });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  };
+  // The frontend's port opens before it answers: connecting fails until then.
+  let connection: Connection | undefined;
+  while (!connection) {
+    try {
+      connection = await Connection.connect({ address, connectTimeout: '5s' });
+    } catch (err) {
+      await failed(err, `the Temporal server at ${address} did not answer`);
+    }
+  }
   try {
     for (;;) {
       try {
@@ -215,10 +235,7 @@ async function ensureNamespace(address: string, namespace: string, child: ChildP
           // Retention of closed workflows' histories: docs/decisions.md "Cluster topology".
           await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('3 days') });
         } catch (err) {
-          if (child.exitCode !== null) throw new Error(`the Temporal server exited with ${child.exitCode}`, { cause: err });
-          if (Date.now() > deadline)
-            throw new Error(`namespace ${namespace} could not be registered: ${(err as Error).message}`, { cause: err });
-          await new Promise((resolve) => setTimeout(resolve, 500));
+          await failed(err, `namespace ${namespace} could not be registered`);
         }
       }
     }
