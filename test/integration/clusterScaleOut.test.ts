@@ -73,7 +73,7 @@ describe('the cluster topology', () => {
       'both workers to poll',
     );
     // The first run on a machine builds the Temporal server from source (minutes); later runs reuse the tool cache's build.
-  }, 900_000);
+  }, 1_800_000);
   afterAll(async () => {
     await receiver?.close();
     await db?.destroy();

@@ -3,9 +3,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../../src/platform/config';
+import { loadConfig, projectRoot } from '../../src/platform/config';
 import { dropDatabase } from '../../src/platform/infra/postgres';
 import { canConnect, freePort, freePortBlock } from '../../src/platform/infra/proc';
+import { ensureTemporalServerBuild } from '../../src/platform/infra/temporalServer';
 import { webhookLine } from '../support/harness';
 
 /**
@@ -21,6 +22,8 @@ describe('up --cluster', () => {
   let up: ChildProcess | undefined;
 
   beforeAll(async () => {
+    // The first run on a machine builds the Temporal server (minutes) here, not inside `up`'s wait for its summary.
+    await ensureTemporalServerBuild(loadConfig().toolCacheDir, (line) => process.stderr.write(`[temporal-server] ${line}\n`));
     const simulatorPort = await freePort();
     env = {
       ...process.env,
@@ -32,7 +35,7 @@ describe('up --cluster', () => {
     };
     // What `up` generates or finds itself (the secrets key is kept in the data directory).
     for (const name of ['SECRETS_KEY', 'TEMPORAL_ADDRESS', 'PUBLIC_BASE_URL']) delete env[name];
-  });
+  }, 1_800_000);
   afterAll(async () => {
     if (up && up.exitCode === null) up.kill('SIGKILL');
     for (const database of [app, `${app}_temporal`, `${app}_temporal_visibility`]) await dropDatabase(adminUrl, database);

@@ -40,7 +40,7 @@ describe('the Temporal server on Postgres', () => {
   beforeAll(async () => {
     // The first run on a machine builds the server (minutes); later runs find it in the tool cache.
     build = await ensureTemporalServerBuild(loadConfig().toolCacheDir, (line) => process.stderr.write(`[temporal-server] ${line}\n`));
-  }, 900_000);
+  }, 1_800_000);
   afterAll(async () => {
     await server?.stop();
     for (const database of Object.values(pg.databases)) await dropDatabase(adminUrl.toString(), database);

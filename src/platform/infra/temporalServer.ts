@@ -79,10 +79,14 @@ export async function ensureTemporalServerBuild(toolCacheDir: string, log: Log):
   return build;
 }
 
-/** `go` on PATH or in /usr/local/go, else a toolchain zip from the Go module proxy, unpacked into the cache. */
+/** `go` on PATH or in /usr/local/go, else the toolchain fetched into the cache. */
 async function findOrFetchGo(root: string, log: Log): Promise<string> {
   const found = [which('go'), '/usr/local/go/bin/go'].find((candidate) => candidate && isExecutable(candidate));
-  if (found) return found;
+  return found ?? fetchGoToolchain(root, log);
+}
+
+/** The Go toolchain zip from the Go module proxy (`GOPROXY`'s first URL, else proxy.golang.org), unpacked under `root`. */
+export async function fetchGoToolchain(root: string, log: Log): Promise<string> {
   const arch = { x64: 'amd64', arm64: 'arm64' }[process.arch as string];
   if (!arch || process.platform !== 'linux') throw new Error(`no Go toolchain for ${process.platform}/${process.arch}: install Go 1.26`);
   const name = `v0.0.1-${GO_TOOLCHAIN}.linux-${arch}`;
@@ -94,6 +98,7 @@ async function findOrFetchGo(root: string, log: Log): Promise<string> {
   log(`no go found: downloading ${url}`);
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url} answered ${response.status}`);
+  fs.mkdirSync(root, { recursive: true });
   const zip = path.join(root, `${name}.zip`);
   fs.writeFileSync(zip, Buffer.from(await response.arrayBuffer()));
   const python = which('python3');
