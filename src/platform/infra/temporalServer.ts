@@ -4,7 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
 import YAML from 'yaml';
-import { isExecutable, run, runAsync, spawnLogged, stopProcess, waitForPort, which } from './proc';
+import { canConnect, isExecutable, run, runAsync, spawnLogged, stopProcess, waitForPort, which } from './proc';
 import type { Log } from './toolVenv';
 
 /**
@@ -200,6 +200,9 @@ export async function startTemporalServer(opts: {
   logFile: string;
   namespace: string;
 }): Promise<TemporalServer> {
+  // Otherwise the wait below would take another server (a dev server on 7233) for this one.
+  if (await canConnect('127.0.0.1', opts.frontendPort))
+    throw new Error(`port ${opts.frontendPort} is in use: the Temporal server needs it`);
   const child = spawnLogged(opts.build.server, ['--config-file', opts.configFile, '--allow-no-auth', 'start'], opts.logFile);
   const address = `127.0.0.1:${opts.frontendPort}`;
   try {
