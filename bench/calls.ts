@@ -65,11 +65,12 @@ import { startEphemeralStack } from '../src/platform/infra/stack';
 import { ACTIVE_CALL_STATUSES } from '../src/domain/calls/rules';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
 import { inBatches, runBounded, sleep, waitUntil } from './support/async';
-import { cpuSeconds, postgresCpuMs, processCpuMs } from './support/cpu';
+import { cpuSeconds, listeningPid, portOf, postgresCpuMs, processCpuMs } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver, startStubEndpoint } from './support/receivers';
 import { baselineStopSignal, baselineTurnSignal, baselineTurnWorkflow, engineFloorTurnWorkflow } from './turnBaseline/workflows';
 import { startFloorCarrierReceiver } from './turnBaseline/carrierReceiver';
+import { countDurableRecords, openDurableRecords, resetDurableRecords } from './turnBaseline/durableRecords';
 import { startTurnBaselineWorker } from './turnBaseline/worker';
 import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
@@ -564,6 +565,8 @@ interface ReferenceResults {
   bare: ThroughputResult;
   /** The engine floor's closed loop: `latency` is carrier POST → speak, `message` carrier POST → message. */
   floor: ThroughputResult & { message: Row };
+  /** The durable floor's closed loop (the engine floor plus the Postgres writes a turn cannot skip across processes). */
+  durable: ThroughputResult & { message: Row };
   /** The open loop at K lanes, one turn each every 5 s (as Switchboard's K phase). */
   paced: { k: number; bare: Row; floorMessage: Row; floorSpeak: Row };
 }
@@ -579,9 +582,14 @@ interface ReferenceResults {
  *   signals the workflow; the local activity POSTs a signed `message` to a receiver answering as
  *   the bench's receiver does (NDJSON), then hands the reply to a carrier `speak` endpoint. A turn =
  *   the carrier POST → `speak` received (and → `message` received, for say→message).
+ * - durable floor: the engine floor plus the writes a turn cannot skip once it runs across several
+ *   processes (bench/turnBaseline/durableRecords.ts, raw pg, prepared statements): both carrier events'
+ *   signatures accepted once in Postgres, the `message` event recorded before its POST and settled after,
+ *   and the carrier's `call.playback` report (the driver sends it signed once `speak` has arrived, untimed,
+ *   as the simulator does for Switchboard) recorded. Closed loop only; the bench checks every row is there.
  *
- * Each runs the closed loop of phase (a) (same lanes, same turns) and the paced loop of phase (b)
- * at K lanes for `seconds`.
+ * Bare and engine floor run the closed loop of phase (a) (same lanes, same turns) and the paced loop
+ * of phase (b) at K lanes for `seconds`.
  */
 async function referenceTurns(
   bench: Bench,
@@ -600,6 +608,10 @@ async function referenceTurns(
   const bareMessages = arrivals();
   const floorMessages = arrivals();
   const floorSpeaks = arrivals();
+  /** The speak ids the carrier's `speak` endpoint was handed, by reply text: the durable floor's playback reports name them. */
+  const speakIds = new Map<string, string>();
+  const databaseUrl = h.config.databaseUrl!;
+  await resetDurableRecords(databaseUrl);
   try {
     const bareReceiver = await startJsonReceiver((body, at, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
@@ -618,13 +630,18 @@ async function referenceTurns(
     cleanups.push(floorReceiver.close);
     const speakEndpoint = await startJsonReceiver((body, at, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      const text = (body as { text?: string } | undefined)?.text;
+      const { text, speak_id: speakId } = (body as { text?: string; speak_id?: string } | undefined) ?? {};
+      if (text && speakId) speakIds.set(text, speakId);
       if (text) floorSpeaks.arrived(text, at);
     });
     cleanups.push(speakEndpoint.close);
     const carrierSecret = crypto.randomBytes(32).toString('hex');
     const carrier = await startFloorCarrierReceiver({ client: h.temporal, secret: carrierSecret });
     cleanups.push(carrier.close);
+    const carrierRecords = openDurableRecords(databaseUrl);
+    cleanups.push(carrierRecords.close);
+    const durableCarrier = await startFloorCarrierReceiver({ client: h.temporal, secret: carrierSecret, records: carrierRecords });
+    cleanups.push(durableCarrier.close);
 
     let workerPid: number | undefined;
     if (options.workerMode === 'inline') {
@@ -633,6 +650,7 @@ async function referenceTurns(
         namespace: h.config.temporalNamespace,
         taskQueue,
         bundlePath,
+        databaseUrl,
       });
       cleanups.push(worker.stop);
     } else {
@@ -648,6 +666,7 @@ async function referenceTurns(
             TEMPORAL_NAMESPACE: h.config.temporalNamespace,
             TEMPORAL_TASK_QUEUE: taskQueue,
             BASELINE_BUNDLE_PATH: bundlePath,
+            DATABASE_URL: databaseUrl,
           },
         },
       );
@@ -670,14 +689,14 @@ async function referenceTurns(
           return handle;
         }),
       );
-    const startFloor = (count: number) =>
+    const startFloor = (count: number, durable = false) =>
       Promise.all(
         Array.from({ length: count }, async (_, i) => {
-          const workflowId = `floor-turns-${crypto.randomUUID()}-${i}`;
+          const workflowId = `${durable ? 'durable' : 'floor'}-turns-${crypto.randomUUID()}-${i}`;
           const handle = await h.temporal.workflow.start(engineFloorTurnWorkflow, {
             taskQueue,
             workflowId,
-            args: [workflowId, `${floorReceiver.origin}/hooks`, `${speakEndpoint.origin}/speak`],
+            args: [workflowId, `${floorReceiver.origin}/hooks`, `${speakEndpoint.origin}/speak`, durable],
           });
           started.push(handle);
           return workflowId;
@@ -695,20 +714,37 @@ async function referenceTurns(
       await handle.signal(baselineTurnSignal, { text });
       return (await received) - t0;
     };
-    const floorTurn = async (workflowId: string, label: string): Promise<{ message: number; speak: number }> => {
-      const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
-      const message = floorMessages.expect(text, 'floor message');
-      const speak = floorSpeaks.expect(replyTo(text), 'floor speak');
-      const rawBody = JSON.stringify({ type: 'call.utterance', call_id: workflowId, carrier_call_id: workflowId, text, at: Date.now() });
-      const t0 = performance.now();
-      const response = await fetch(carrier.url, {
+    const postCarrierEvent = async (url: string, event: Record<string, unknown>) => {
+      const rawBody = JSON.stringify(event);
+      const response = await fetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...carrierCallbackHeaders({ secret: carrierSecret, rawBody }) },
         body: rawBody,
       });
       await response.text();
       if (response.status !== 200) throw new Error(`the floor's carrier receiver answered ${response.status}`);
-      return { message: (await message) - t0, speak: (await speak) - t0 };
+    };
+    const floorTurn = async (workflowId: string, label: string, durable = false): Promise<{ message: number; speak: number }> => {
+      const text = `${label} ${crypto.randomBytes(4).toString('hex')}`;
+      const message = floorMessages.expect(text, 'floor message');
+      const speak = floorSpeaks.expect(replyTo(text), 'floor speak');
+      const url = durable ? durableCarrier.url : carrier.url;
+      const t0 = performance.now();
+      await postCarrierEvent(url, { type: 'call.utterance', call_id: workflowId, carrier_call_id: workflowId, text, at: Date.now() });
+      const sample = { message: (await message) - t0, speak: (await speak) - t0 };
+      // The carrier reports the reply played (untimed, as the simulator's report to Switchboard's API).
+      if (durable) {
+        const speakId = speakIds.get(replyTo(text));
+        speakIds.delete(replyTo(text));
+        await postCarrierEvent(url, {
+          type: 'call.playback',
+          call_id: workflowId,
+          carrier_call_id: workflowId,
+          speak_id: speakId,
+          at: Date.now(),
+        });
+      }
+      return sample;
     };
 
     // Closed loops, as phase (a).
@@ -747,6 +783,31 @@ async function referenceTurns(
     };
     printWindow('engine floor closed loop', window0);
 
+    const durableLanes = await startFloor(options.lanes, true);
+    for (const id of durableLanes) for (let w = 0; w < options.warmupTurns; w += 1) await floorTurn(id, `warmup durable t${w}`, true);
+    cpu = meter();
+    wall0 = performance.now();
+    window0 = process.hrtime.bigint();
+    const durableSamples = await closedLoop(options.lanes, options.turns, (lane, i) =>
+      floorTurn(durableLanes[lane], `durable c${lane} t${i}`, true),
+    );
+    const durable = {
+      turnsPerSecond: durableSamples.length / ((performance.now() - wall0) / 1000),
+      latency: row(
+        'durable floor: carrier POST→speak',
+        durableSamples.map((s) => s.speak),
+        0,
+      ),
+      message: row(
+        'durable floor: carrier POST→message',
+        durableSamples.map((s) => s.message),
+        0,
+      ),
+      cpu: cpu(durableSamples.length),
+    };
+    printWindow('durable floor closed loop', window0);
+    await checkDurableRecords(databaseUrl, options.lanes * options.warmupTurns + durableSamples.length);
+
     // Paced loops at K, as phase (b).
     const k = options.k;
     const barePaced = await startBare(k);
@@ -758,6 +819,7 @@ async function referenceTurns(
     return {
       bare,
       floor,
+      durable,
       paced: {
         k,
         bare: row(`K=${k} bare Temporal: signal→POST received`, barePacedSamples, 0),
@@ -776,6 +838,14 @@ async function referenceTurns(
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup();
   }
+}
+
+/** Every durable-floor turn wrote its rows: two accepted carrier signatures, a playback report, a settled `message` event. */
+async function checkDurableRecords(databaseUrl: string, turns: number): Promise<void> {
+  const counts = await countDurableRecords(databaseUrl);
+  const expected = { signatures: 2 * turns, playbacks: turns, messages: turns, settled: turns };
+  if (Object.entries(expected).some(([key, value]) => counts[key as keyof typeof counts] !== value))
+    throw new Error(`the durable floor's rows are not all there: ${JSON.stringify(counts)}, expected ${JSON.stringify(expected)}`);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -821,7 +891,7 @@ const cpuCells = (cpu: CpuPerTurn) => [msOrNa(cpu.bench), msOrNa(cpu.api), msOrN
 
 /** Turn throughput and CPU per turn of the project, the engine floor and the bare-Temporal loop, side by side, with the ratios. */
 function printThroughput(project: ThroughputResult, reference: ReferenceResults, workerMode: 'inline' | 'process'): void {
-  const { bare, floor } = reference;
+  const { bare, floor, durable } = reference;
   const benchLabel =
     workerMode === 'inline' ? 'bench process (API+simulator+worker) CPU ms' : 'bench process (API+simulator / driver+receivers) CPU ms';
   const line = (title: string, r: ThroughputResult) => [
@@ -843,12 +913,19 @@ function printThroughput(project: ThroughputResult, reference: ReferenceResults,
       'Temporal server CPU ms',
       'Postgres CPU ms',
     ],
-    [line('Switchboard say→speak', project), line('engine floor carrier POST→speak', floor), line('bare Temporal signal→POST', bare)],
+    [
+      line('Switchboard say→speak', project),
+      line('durable floor carrier POST→speak', durable),
+      line('engine floor carrier POST→speak', floor),
+      line('bare Temporal signal→POST', bare),
+    ],
   );
   console.log(
     `[bench] turn throughput ratio (Switchboard / bare Temporal): ${ratio(project.turnsPerSecond, bare.turnsPerSecond, 2)} ` +
       `(target >= 0.80x: ${project.turnsPerSecond >= 0.8 * bare.turnsPerSecond ? 'MET' : 'MISSED'}); ` +
+      `Switchboard / durable floor: ${ratio(project.turnsPerSecond, durable.turnsPerSecond, 2)}; ` +
       `Switchboard / engine floor: ${ratio(project.turnsPerSecond, floor.turnsPerSecond, 2)}; ` +
+      `durable floor / bare Temporal: ${ratio(durable.turnsPerSecond, bare.turnsPerSecond, 2)}; ` +
       `engine floor / bare Temporal: ${ratio(floor.turnsPerSecond, bare.turnsPerSecond, 2)}`,
   );
   if (workerMode === 'process' && project.cpu.bench !== undefined && project.cpu.worker !== undefined) {
@@ -866,6 +943,18 @@ function printThroughput(project: ThroughputResult, reference: ReferenceResults,
         `${msOrNa(floor.cpu.worker)} = ${fmt(floorTotal, 1)} ms, server ${msOrNa(floor.cpu.temporal)} ms ` +
         `(bare Temporal: driver ${msOrNa(bare.cpu.bench)} + worker ${msOrNa(bare.cpu.worker)}, server ${msOrNa(bare.cpu.temporal)})`,
     );
+    if (apiMeasured) {
+      // Switchboard's own processes against everything the durable floor runs (its driver and receivers included):
+      // with the carrier and the agent on other machines, this is the CPU ratio one box would see.
+      const own = project.cpu.api! + project.cpu.worker + (project.cpu.temporal ?? NaN) + (project.cpu.postgres ?? NaN);
+      const durableAll =
+        (durable.cpu.bench ?? NaN) + (durable.cpu.worker ?? NaN) + (durable.cpu.temporal ?? NaN) + (durable.cpu.postgres ?? NaN);
+      console.log(
+        `[bench] CPU per turn, all of it: Switchboard's API + worker + Temporal + Postgres ${fmt(own, 1)} ms; durable floor ` +
+          `(driver+receivers ${msOrNa(durable.cpu.bench)} + worker ${msOrNa(durable.cpu.worker)} + Temporal ${msOrNa(durable.cpu.temporal)} + ` +
+          `Postgres ${msOrNa(durable.cpu.postgres)}) ${fmt(durableAll, 1)} ms; ratio ${ratio(own, durableAll, 2)}`,
+      );
+    }
   }
 }
 
@@ -1056,7 +1145,8 @@ async function main(): Promise<number> {
       receiver,
       speak: observeSpeak(h),
       live: new Map(),
-      temporalPid: stack.temporalDevServerPid,
+      // The dev server this bench started, or the server TEMPORAL_ADDRESS names when it runs on this machine (a cluster).
+      temporalPid: stack.temporalDevServerPid ?? listeningPid(portOf(stack.temporalAddress)),
       workerPid,
       apiPid: api?.pid,
     };
@@ -1079,7 +1169,13 @@ async function main(): Promise<number> {
         `then K=${referenceK} paced for ${seconds} s each`,
     );
     const reference = await referenceTurns(bench, { turns, lanes: turnCalls, warmupTurns: 2, dir, workerMode, k: referenceK, seconds });
-    printRows([reference.bare.latency, reference.floor.message, reference.floor.latency]);
+    printRows([
+      reference.bare.latency,
+      reference.floor.message,
+      reference.floor.latency,
+      reference.durable.message,
+      reference.durable.latency,
+    ]);
     console.log('');
     printThroughput(latency.throughput, reference, workerMode);
     console.log(

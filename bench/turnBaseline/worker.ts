@@ -3,28 +3,35 @@
  * (src/main/worker.ts WORKER_TUNING). `bench:calls` runs it in its own process with
  * BENCH_WORKER=process (this file's entry point), or in the bench process (`startTurnBaselineWorker`).
  *
- *   TEMPORAL_ADDRESS=… TEMPORAL_TASK_QUEUE=… BASELINE_BUNDLE_PATH=… node --import tsx bench/turnBaseline/worker.ts
+ *   TEMPORAL_ADDRESS=… TEMPORAL_TASK_QUEUE=… BASELINE_BUNDLE_PATH=… [DATABASE_URL=…] node --import tsx bench/turnBaseline/worker.ts
  */
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { WORKER_TUNING } from '../../src/main/worker';
 import { createTurnBaselineActivities } from './activities';
+import { openDurableRecords } from './durableRecords';
 
 export async function startTurnBaselineWorker(options: {
   temporalAddress: string;
   namespace: string;
   taskQueue: string;
   bundlePath: string;
+  /** The durable floor's database; without it the worker runs the bare and engine-floor turns only. */
+  databaseUrl?: string;
 }): Promise<{ running: Promise<void>; stop(): Promise<void> }> {
+  const records = options.databaseUrl ? openDurableRecords(options.databaseUrl) : undefined;
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
   const worker = await Worker.create({
     connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     workflowBundle: { codePath: options.bundlePath },
-    activities: createTurnBaselineActivities(),
+    activities: createTurnBaselineActivities(records),
     ...WORKER_TUNING,
   });
-  const running = worker.run().finally(() => connection.close());
+  const running = worker.run().finally(async () => {
+    await connection.close();
+    await records?.close();
+  });
   return {
     running,
     async stop() {
@@ -45,6 +52,7 @@ if (require.main === module) {
     namespace: process.env.TEMPORAL_NAMESPACE ?? 'default',
     taskQueue: env('TEMPORAL_TASK_QUEUE'),
     bundlePath: env('BASELINE_BUNDLE_PATH'),
+    databaseUrl: process.env.DATABASE_URL,
   })
     .then(({ running }) => running)
     .catch((err) => {

@@ -7,7 +7,8 @@
  *
  * `engineFloorTurnWorkflow`: the same loop with the hops every Switchboard turn makes by the spec
  * (its signal comes from a signed carrier POST to a bare Koa receiver, bench/turnBaseline/carrierReceiver.ts;
- * its local activity signs the `message` POST and hands the reply to the carrier's `speak` API).
+ * its local activity signs the `message` POST and hands the reply to the carrier's `speak` API). With `durable`, the
+ * durable floor: the same turn plus the Postgres writes a turn cannot skip across processes (bench/turnBaseline/durableRecords.ts).
  */
 import { condition, defineSignal, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 import type { TurnBaselineActivities } from './activities';
@@ -15,7 +16,7 @@ import type { TurnBaselineActivities } from './activities';
 export const baselineTurnSignal = defineSignal<[{ text: string }]>('turn');
 export const baselineStopSignal = defineSignal('stop');
 
-const { postTurn, postTurnAndSpeak } = proxyLocalActivities<TurnBaselineActivities>({
+const { postTurn, postTurnAndSpeak, postRecordedTurnAndSpeak } = proxyLocalActivities<TurnBaselineActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 1 },
 });
@@ -34,7 +35,9 @@ export async function baselineTurnWorkflow(url: string): Promise<number> {
   }
 }
 
-export async function engineFloorTurnWorkflow(callId: string, messageUrl: string, speakUrl: string): Promise<number> {
+/** `durable`: the durable floor's turn (its `message` event recorded in Postgres before its POST and settled after). */
+export async function engineFloorTurnWorkflow(callId: string, messageUrl: string, speakUrl: string, durable = false): Promise<number> {
+  const takeTurn = durable ? postRecordedTurnAndSpeak : postTurnAndSpeak;
   const queue: string[] = [];
   let stopped = false;
   let turns = 0;
@@ -44,6 +47,6 @@ export async function engineFloorTurnWorkflow(callId: string, messageUrl: string
     await condition(() => stopped || queue.length > 0);
     if (stopped) return turns;
     turns += 1;
-    await postTurnAndSpeak(messageUrl, speakUrl, callId, turns, queue.shift()!);
+    await takeTurn(messageUrl, speakUrl, callId, turns, queue.shift()!);
   }
 }

@@ -28,28 +28,77 @@ export const SECRET_SETTINGS = {
 
 export type SecretSetting = keyof typeof SECRET_SETTINGS;
 
-/** What each process needs. Optional secrets are checked only when set. */
-export const ROLE_REQUIREMENTS: Record<
-  ProcessRole,
-  { secrets: SecretSetting[]; optionalSecrets: SecretSetting[]; settings: Array<'DATABASE_URL' | 'TEMPORAL_ADDRESS'> }
-> = {
+/** URLs a process hands to another process, with what the other side does with it (named in refusals). */
+export const REACHABLE_URL_SETTINGS = {
+  PUBLIC_BASE_URL: { of: (c: Config) => c.publicBaseUrl, purpose: 'the carrier sends call events to it' },
+  SIMULATOR_CALLBACK_BASE_URL: { of: (c: Config) => c.simulatorCallbackBaseUrl, purpose: 'the simulator posts callbacks only under it' },
+} as const;
+
+export type ReachableUrlSetting = keyof typeof REACHABLE_URL_SETTINGS;
+
+/**
+ * What each process role needs: the one list the startup check enforces and the compose file is
+ * tested against (`deploymentSettings`).
+ */
+export interface RoleRequirements {
+  /** Must be set and strong. */
+  secrets: SecretSetting[];
+  /** Held to the same rules when set. */
+  optionalSecrets: SecretSetting[];
+  /** Must be set (`npm run up` records them in runtime.json; nothing else provides them). */
+  settings: Array<'DATABASE_URL' | 'TEMPORAL_ADDRESS'>;
+  /** Must name a host other processes can reach, never the unspecified address. */
+  reachableUrls: ReachableUrlSetting[];
+  /** Where the process listens: the dev profile is allowed only when this is a loopback address. */
+  listen: 'HOST' | 'SIMULATOR_URL';
+  /**
+   * Addresses of other services that default to this machine's loopback: right under `npm run up`,
+   * to be set wherever the services run apart (containers, several hosts). Not refused at start,
+   * since one machine is a valid deployment.
+   */
+  loopbackDefaults: Array<'SIMULATOR_URL'>;
+}
+
+export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
   api: {
     secrets: ['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY'],
     optionalSecrets: ['METRICS_TOKEN'],
     settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
+    reachableUrls: [],
+    listen: 'HOST',
+    loopbackDefaults: [],
   },
   worker: {
     secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY'],
-    optionalSecrets: [],
+    // Read when WORKER_METRICS_PORT is set (the worker's /metrics).
+    optionalSecrets: ['METRICS_TOKEN'],
     settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
+    reachableUrls: ['PUBLIC_BASE_URL'],
+    listen: 'HOST',
+    // The carrier and card processor (the simulator is the only adapter of both so far).
+    loopbackDefaults: ['SIMULATOR_URL'],
   },
   simulator: {
     secrets: ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN'],
     optionalSecrets: [],
     settings: [],
+    reachableUrls: ['SIMULATOR_CALLBACK_BASE_URL'],
+    listen: 'SIMULATOR_URL',
+    loopbackDefaults: [],
   },
-  cli: { secrets: [], optionalSecrets: [], settings: ['DATABASE_URL'] },
+  cli: { secrets: [], optionalSecrets: [], settings: ['DATABASE_URL'], reachableUrls: [], listen: 'HOST', loopbackDefaults: [] },
 };
+
+/**
+ * Every setting a process of this role must be given when it runs anywhere but under `npm run up`
+ * (a container, another host): what it refuses to start without, the URLs it hands out, where it
+ * listens and the addresses whose defaults are loopback. `test/unit/composeFile.test.ts` holds each
+ * compose service to it.
+ */
+export function deploymentSettings(role: ProcessRole): string[] {
+  const r = ROLE_REQUIREMENTS[role];
+  return [...new Set([...r.settings, ...r.secrets, ...r.reachableUrls, r.listen, ...r.loopbackDefaults])];
+}
 
 /**
  * Values known from documentation, examples, old defaults and tutorials: refused whatever their
@@ -127,9 +176,9 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOSTS.has(host.toLowerCase()) || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-/** The address a role listens on: the simulator's comes from SIMULATOR_URL, every other role's from HOST. */
+/** The address a role listens on (`listen` of its requirements): SIMULATOR_URL's host or HOST. */
 export function listenHostOf(role: ProcessRole, config: Config): { setting: string; host: string } {
-  if (role === 'simulator') {
+  if (ROLE_REQUIREMENTS[role].listen === 'SIMULATOR_URL') {
     try {
       return { setting: 'SIMULATOR_URL', host: new URL(config.simulatorUrl).hostname };
     } catch {
@@ -203,14 +252,9 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     }
   }
 
-  if (role === 'worker') {
-    const problem = reachableUrlProblem(config.publicBaseUrl);
-    if (problem) problems.push({ setting: 'PUBLIC_BASE_URL', message: `${problem} (the carrier sends call events to it)` });
-  }
-  if (role === 'simulator') {
-    const problem = reachableUrlProblem(config.simulatorCallbackBaseUrl);
-    if (problem)
-      problems.push({ setting: 'SIMULATOR_CALLBACK_BASE_URL', message: `${problem} (the simulator posts callbacks only under it)` });
+  for (const name of requirements.reachableUrls) {
+    const problem = reachableUrlProblem(REACHABLE_URL_SETTINGS[name].of(config));
+    if (problem) problems.push({ setting: name, message: `${problem} (${REACHABLE_URL_SETTINGS[name].purpose})` });
   }
   return devOnLoopback ? { problems, warnings: weak } : { problems: [...problems, ...weak], warnings: [] };
 }

@@ -7,6 +7,7 @@ import {
   assertStartupConfiguration,
   ConfigurationError,
   configurationReport,
+  deploymentSettings,
   PROCESS_ROLES,
   ROLE_REQUIREMENTS,
   type ProcessRole,
@@ -133,6 +134,41 @@ describe('startup configuration check', () => {
     delete simulator.PUBLIC_BASE_URL;
     delete simulator.SIMULATOR_CALLBACK_BASE_URL;
     expect(settingsOf('simulator', simulator)).toEqual(['SIMULATOR_CALLBACK_BASE_URL']);
+    // Every role refuses exactly the URLs its requirements list.
+    for (const role of PROCESS_ROLES) {
+      const env = { ...productionEnv(), PUBLIC_BASE_URL: 'http://[::]:8080', SIMULATOR_CALLBACK_BASE_URL: 'http://0.0.0.0:8080' };
+      expect({ role, refused: settingsOf(role, env).sort() }).toEqual({ role, refused: [...ROLE_REQUIREMENTS[role].reachableUrls].sort() });
+    }
+  });
+
+  it('lists what a deployment must give each process: the refusals, the URLs, the listen address and loopback defaults', () => {
+    expect(deploymentSettings('api').sort()).toEqual(['CARRIER_WEBHOOK_SECRET', 'DATABASE_URL', 'HOST', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
+    expect(deploymentSettings('worker').sort()).toEqual([
+      'CARRIER_API_KEY',
+      'DATABASE_URL',
+      'HOST',
+      'PAYMENTS_API_KEY',
+      'PUBLIC_BASE_URL',
+      'SECRETS_KEY',
+      'SIMULATOR_URL',
+      'TEMPORAL_ADDRESS',
+    ]);
+    expect(deploymentSettings('simulator').sort()).toEqual([
+      'CARRIER_API_KEY',
+      'CARRIER_WEBHOOK_SECRET',
+      'PAYMENTS_API_KEY',
+      'SIMULATOR_CALLBACK_BASE_URL',
+      'SIMULATOR_CONTROL_TOKEN',
+      'SIMULATOR_URL',
+    ]);
+    expect(deploymentSettings('cli').sort()).toEqual(['DATABASE_URL', 'HOST']);
+    // Each one the check refuses without is in the list.
+    for (const role of PROCESS_ROLES) {
+      const env = productionEnv();
+      for (const name of deploymentSettings(role)) delete env[name];
+      for (const refused of settingsOf(role, env))
+        expect({ role, refused, listed: deploymentSettings(role).includes(refused) }).toEqual({ role, refused, listed: true });
+    }
   });
 
   it('an optional METRICS_TOKEN is held to the same rule when set', () => {

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { MARK_DEFERRABLE_SQL, markDeferrableBindings } from '../calls/deferredPlayback';
 import { transcriptAppend, type TranscriptAddition } from '../calls/store';
+import { queryPreparedRaw } from '../../platform/db/prepared';
 import type { SealedSecretRow } from '../lines/secrets';
 import type { NewEvent } from './record';
 
@@ -48,9 +49,15 @@ export interface MessageClaim {
 export async function recordMessageAndClaim(db: Knex, input: MessageClaimInput): Promise<MessageClaim> {
   const { event, deliveryId, requestBody, deferral } = input;
   const tenant = [event.workspaceId, event.environment];
-  const { rows } = await db.raw<{
-    rows: Array<{ line_status: string | null; url: string | null; secret_id: string | null; ciphertext: string | null; claimed: boolean }>;
+  const rows = await queryPreparedRaw<{
+    line_status: string | null;
+    url: string | null;
+    secret_id: string | null;
+    ciphertext: string | null;
+    claimed: boolean;
   }>(
+    db,
+    'webhook_message_claim',
     `WITH line AS (
        SELECT status, webhook_url FROM lines WHERE id = ? AND workspace_id = ? AND environment = ?
      ), destination AS (
@@ -131,7 +138,9 @@ export async function settleMessageAttempt(
   transcript: { callId: string; addition: TranscriptAddition },
 ): Promise<void> {
   const append = transcriptAppend(transcript.callId, transcript.addition);
-  await db.raw(
+  await queryPreparedRaw(
+    db,
+    'webhook_message_settle',
     `WITH settled AS (
        UPDATE webhook_deliveries
           SET status = ?, http_status = ?, error_message = ?, response_body = ?, duration_ms = ?, completed_at = ?

@@ -1,3 +1,5 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
 import type { Db } from './knex';
 
 /**
@@ -14,4 +16,18 @@ export async function queryPrepared<Row>(db: Db, name: string, text: string, val
   } finally {
     await db.client.releaseConnection(connection);
   }
+}
+
+/**
+ * A knex raw statement (`?` bindings) run as a named prepared statement: knex turns it into Postgres' native `$n` form,
+ * and the name is `prefix` plus a digest of that text, so a statement built in a few shapes gets one name per shape.
+ * Never inside a transaction: it runs on a connection of its own from the pool.
+ */
+export async function queryPreparedRaw<Row>(db: Db, prefix: string, sql: string, bindings: readonly Knex.RawBinding[]): Promise<Row[]> {
+  const native = db
+    .raw(sql, bindings as Knex.RawBinding[])
+    .toSQL()
+    .toNative();
+  const name = `${prefix}_${crypto.createHash('sha1').update(native.sql).digest('hex').slice(0, 12)}`;
+  return queryPrepared<Row>(db, name, native.sql, native.bindings);
 }
