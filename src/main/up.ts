@@ -168,8 +168,9 @@ async function upDev(up: Up): Promise<Started> {
 
 /**
  * The cluster profile (docs/decisions.md "Cluster topology"): HAProxy on PORT, the APIs on the
- * next two ports, the Temporal server on TEMPORAL_PORT and the nine after it, its own Postgres
- * cluster on PG_PORT (default 54321) unless DATABASE_URL names a server.
+ * next two ports, the workers' /metrics on the two after them, the Temporal server on
+ * TEMPORAL_PORT and the nine after it, its own Postgres cluster on PG_PORT (default 54321)
+ * unless DATABASE_URL names a server.
  */
 async function upCluster(up: Up): Promise<Started> {
   const { config, dataDir, logDir, cleanups } = up;
@@ -189,6 +190,7 @@ async function upCluster(up: Up): Promise<Started> {
     ports: {
       api: config.port,
       apis: [config.port + 1, config.port + 2],
+      workerMetrics: [config.port + 3, config.port + 4],
       simulator: Number(new URL(config.simulatorUrl).port),
       temporal: Number(process.env.TEMPORAL_PORT ?? 7233),
     },

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig, projectRoot } from '../../src/platform/config';
 import { dropDatabase } from '../../src/platform/infra/postgres';
-import { canConnect, freePort, freePortBlock } from '../../src/platform/infra/proc';
+import { canConnect, freePort, freePortBlock, waitForHttpOk } from '../../src/platform/infra/proc';
 import { ensureTemporalServerBuild } from '../../src/platform/infra/temporalServer';
 import { webhookLine } from '../support/harness';
 
@@ -29,7 +29,7 @@ describe('up --cluster', () => {
       ...process.env,
       SWITCHBOARD_DATA_DIR: dataDir,
       DATABASE_URL: Object.assign(new URL(server), { pathname: `/${app}` }).toString(),
-      PORT: String(await freePortBlock(3)),
+      PORT: String(await freePortBlock(5)),
       TEMPORAL_PORT: String(await freePortBlock(10)),
       SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`,
     };
@@ -76,6 +76,8 @@ describe('up --cluster', () => {
       body: JSON.stringify(webhookLine()),
     });
     expect(created.status).toBe(201);
+    // Each worker serves its metrics (the dev profile needs no token) once it has started.
+    for (const port of [Number(env.PORT) + 3, Number(env.PORT) + 4]) await waitForHttpOk(`http://127.0.0.1:${port}/metrics`, 30_000);
     const lineId = ((await created.json()) as { line: { id: string } }).line.id;
 
     expect(await stopUp()).toBe(0);

@@ -29,8 +29,11 @@ export interface ClusterStackOptions {
   /** A running server's maintenance database URL, or the port of the project's own cluster started in `dataDir/postgres`. */
   postgres: { adminUrl: string } | { port: number };
   databases: { app: string; temporal: string; visibility: string };
-  /** `api`: the load balancer's; `apis`: one each; `temporal`: the first of ten consecutive ports (`temporalServerPorts`). */
-  ports: { api: number; apis: [number, number]; simulator: number; temporal: number };
+  /**
+   * `api`: the load balancer's; `apis`: one each; `temporal`: the first of ten consecutive ports (`temporalServerPorts`);
+   * `workerMetrics`: each worker's `GET /metrics` (`WORKER_METRICS_PORT`; none when omitted).
+   */
+  ports: { api: number; apis: [number, number]; simulator: number; temporal: number; workerMetrics?: [number, number] };
   /** Settings every process gets (profile, secrets, PUBLIC_BASE_URL...); the stack adds where everything is. */
   env: Record<string, string>;
   log: Log;
@@ -160,11 +163,17 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       HOST: '127.0.0.1',
     };
     opts.beforeServices?.(env);
-    const service = async (entry: 'api' | 'worker' | 'simulator', name: string, port?: number): Promise<ClusterService> => {
+    const service = async (
+      entry: 'api' | 'worker' | 'simulator',
+      name: string,
+      port?: number,
+      own: Record<string, string> = {},
+    ): Promise<ClusterService> => {
       let child: ChildProcess;
       let down = false;
       const spawn = async () => {
-        child = spawnService(entry, port === undefined ? env : { ...env, PORT: String(port) }, path.join(opts.logDir, `${name}.log`));
+        const settings = { ...env, ...own, ...(port === undefined ? {} : { PORT: String(port) }) };
+        child = spawnService(entry, settings, path.join(opts.logDir, `${name}.log`));
         down = false;
         watch(name, child, () => down);
         if (port !== undefined) await waitForPort('127.0.0.1', port, 60_000, child);
@@ -186,7 +195,12 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       return handle;
     };
     const simulator = await service('simulator', 'simulator', ports.simulator);
-    const workers: [ClusterService, ClusterService] = [await service('worker', 'worker-1'), await service('worker', 'worker-2')];
+    const metricsOf = (i: number): Record<string, string> =>
+      ports.workerMetrics ? { WORKER_METRICS_PORT: String(ports.workerMetrics[i]) } : {};
+    const workers: [ClusterService, ClusterService] = [
+      await service('worker', 'worker-1', undefined, metricsOf(0)),
+      await service('worker', 'worker-2', undefined, metricsOf(1)),
+    ];
     const apis: [ClusterService, ClusterService] = [
       await service('api', 'api-1', ports.apis[0]),
       await service('api', 'api-2', ports.apis[1]),
