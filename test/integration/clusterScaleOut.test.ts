@@ -9,6 +9,7 @@ import { loadConfig } from '../../src/platform/config';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import { dropDatabase } from '../../src/platform/infra/postgres';
 import { freePort, freePortBlock } from '../../src/platform/infra/proc';
+import { TEMPORAL_SERVER_PORT_COUNT } from '../../src/platform/infra/temporalServer';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { createTenant, eventually, webhookLine, type Tenant, type TestResponse } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -49,7 +50,7 @@ describe('the cluster topology', () => {
         api: await freePort(),
         apis: [await freePort(), await freePort()],
         simulator: await freePort(),
-        temporal: await freePortBlock(10),
+        temporal: await freePortBlock(TEMPORAL_SERVER_PORT_COUNT),
       },
       env: {
         SWITCHBOARD_PROFILE: 'dev',

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { loadConfig, projectRoot } from '../../src/platform/config';
 import { dropDatabase } from '../../src/platform/infra/postgres';
 import { canConnect, freePort, freePortBlock, waitForHttpOk } from '../../src/platform/infra/proc';
-import { ensureTemporalServerBuild } from '../../src/platform/infra/temporalServer';
+import { ensureTemporalServerBuild, TEMPORAL_SERVER_PORT_COUNT } from '../../src/platform/infra/temporalServer';
 import { webhookLine } from '../support/harness';
 
 /**
@@ -30,7 +30,7 @@ describe('up --cluster', () => {
       SWITCHBOARD_DATA_DIR: dataDir,
       DATABASE_URL: Object.assign(new URL(server), { pathname: `/${app}` }).toString(),
       PORT: String(await freePortBlock(5)),
-      TEMPORAL_PORT: String(await freePortBlock(10)),
+      TEMPORAL_PORT: String(await freePortBlock(TEMPORAL_SERVER_PORT_COUNT)),
       SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`,
     };
     // What `up` generates or finds itself (the secrets key is kept in the data directory).

@@ -16,6 +16,7 @@ import {
   type TemporalPostgres,
   type TemporalServer,
   type TemporalServerBuild,
+  TEMPORAL_SERVER_PORT_COUNT,
 } from '../../src/platform/infra/temporalServer';
 
 /**
@@ -54,7 +55,7 @@ describe('the Temporal server on Postgres', () => {
     expect(versions.temporal).toMatch(/^1\.\d+$/);
     expect(versions.visibility).toMatch(/^1\.\d+$/);
 
-    const frontendPort = await freePortBlock(10);
+    const frontendPort = await freePortBlock(TEMPORAL_SERVER_PORT_COUNT);
     const options = {
       build,
       configFile: writeTemporalServerConfig(path.join(dir, 'temporal.yaml'), temporalServerConfig(build, pg, frontendPort)),

@@ -5,14 +5,7 @@ import { createDb, migrateLatest } from '../db/knex';
 import { createDatabaseIfMissing, ensurePostgres } from './postgres';
 import { isExecutable, isRoot, run, spawnLogged, stopProcess, waitForHttpOk, waitForPort, which } from './proc';
 import { spawnService } from './services';
-import {
-  ensureTemporalServerBuild,
-  setupTemporalSchema,
-  startTemporalServer,
-  temporalServerConfig,
-  writeTemporalServerConfig,
-  type TemporalServer,
-} from './temporalServer';
+import { prepareTemporalServer, startTemporalServer, type TemporalServer } from './temporalServer';
 import type { Log } from './toolVenv';
 
 /**
@@ -103,27 +96,17 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
     }
 
     // 2. The Temporal server, its schema brought up to date first
-    const build = await ensureTemporalServerBuild(opts.toolCacheDir, log);
-    const admin = new URL(adminUrl);
-    const temporalPg = {
-      host: admin.hostname,
-      port: Number(admin.port || 5432),
-      user: decodeURIComponent(admin.username),
+    const temporalOptions = await prepareTemporalServer({
+      toolCacheDir: opts.toolCacheDir,
+      adminUrl,
       databases: { temporal: opts.databases.temporal, visibility: opts.databases.visibility },
-    };
-    log('setting up the Temporal schema (temporal sql tool)');
-    await setupTemporalSchema(build, temporalPg);
-    const temporalOptions = {
-      build,
-      configFile: writeTemporalServerConfig(
-        path.join(opts.dataDir, 'temporal', 'config.yaml'),
-        temporalServerConfig(build, temporalPg, ports.temporal),
-      ),
       frontendPort: ports.temporal,
+      configDir: path.join(opts.dataDir, 'temporal'),
       logFile: path.join(opts.logDir, 'temporal.log'),
       namespace: opts.env.TEMPORAL_NAMESPACE ?? 'default',
-    };
-    log(`starting the Temporal server ${build.server}`);
+      log,
+    });
+    log(`starting the Temporal server ${temporalOptions.build.server}`);
     let server: TemporalServer = await startTemporalServer(temporalOptions);
     const temporalAddress = server.address;
     const services: ClusterService[] = [];

@@ -136,6 +136,9 @@ export async function setupTemporalSchema(build: TemporalServerBuild, pg: Tempor
 /** The highest membership port the server can record: its Postgres schema keeps it in a `smallint`. */
 const MAX_MEMBERSHIP_PORT = 32_767;
 
+/** How many consecutive ports the server takes, from the frontend's (`temporalServerPorts`). */
+export const TEMPORAL_SERVER_PORT_COUNT = 10;
+
 /** The server's ports, consecutive from the frontend's gRPC port. */
 export function temporalServerPorts(frontend: number) {
   if (frontend + 7 > MAX_MEMBERSHIP_PORT)
@@ -250,6 +253,41 @@ async function ensureNamespace(address: string, namespace: string, child: ChildP
   } finally {
     await connection.close();
   }
+}
+
+export type TemporalServerStart = Parameters<typeof startTemporalServer>[0];
+
+/**
+ * Everything before `startTemporalServer` (the build, found or made; both databases and their schema on the Postgres
+ * server `adminUrl` names; the config file in `configDir`): the options to start it with, and to start it again.
+ */
+export async function prepareTemporalServer(opts: {
+  toolCacheDir: string;
+  adminUrl: string;
+  databases: TemporalPostgres['databases'];
+  frontendPort: number;
+  configDir: string;
+  logFile: string;
+  namespace: string;
+  log: Log;
+}): Promise<TemporalServerStart> {
+  const build = await ensureTemporalServerBuild(opts.toolCacheDir, opts.log);
+  const admin = new URL(opts.adminUrl);
+  const pg = {
+    host: admin.hostname,
+    port: Number(admin.port || 5432),
+    user: decodeURIComponent(admin.username),
+    databases: opts.databases,
+  };
+  opts.log('setting up the Temporal schema (temporal sql tool)');
+  await setupTemporalSchema(build, pg);
+  return {
+    build,
+    configFile: writeTemporalServerConfig(path.join(opts.configDir, 'config.yaml'), temporalServerConfig(build, pg, opts.frontendPort)),
+    frontendPort: opts.frontendPort,
+    logFile: opts.logFile,
+    namespace: opts.namespace,
+  };
 }
 
 /** Writes the config where the server reads it (returns the file). */
