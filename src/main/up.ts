@@ -44,6 +44,8 @@ interface Started {
   temporalUi: string;
   controlToken: string;
   logs: string[];
+  /** Where Prometheus scrapes the API and each worker (docs/operations.md). */
+  metrics: string[];
 }
 
 async function main(): Promise<void> {
@@ -86,6 +88,7 @@ Switchboard is up${cluster ? ' (cluster: two APIs behind HAProxy, two workers, t
   Temporal UI    ${started.temporalUi}
   Simulator      ${config.simulatorUrl}    (control API: docs/simulator.md)
   Control token  ${started.controlToken}    (Authorization: Bearer ... for the simulator's control API)
+  Metrics        ${started.metrics.join('  ')}    (docs/operations.md)
   Logs           ${logDir}/{${started.logs.join(',')}}.log
   Test key       ${testKey}
 
@@ -154,6 +157,9 @@ async function upDev(up: Up): Promise<Started> {
     return child;
   };
   await start('simulator', Number(new URL(config.simulatorUrl).port));
+  // The worker's /metrics on the port after the API's three (the cluster profile's first worker's).
+  const workerMetricsPort = config.port + 3;
+  env.WORKER_METRICS_PORT = String(workerMetricsPort);
   await start('worker');
   await start('api', config.port);
   await waitForHttpOk(`${apiUrl}/readyz`, 60_000);
@@ -163,6 +169,7 @@ async function upDev(up: Up): Promise<Started> {
     temporalUi: uiUrl ?? '(external Temporal: ' + temporalAddress + ')',
     controlToken: env.SIMULATOR_CONTROL_TOKEN,
     logs: ['api', 'worker', 'simulator', 'temporal'],
+    metrics: [`${apiUrl}/metrics`, `http://${config.host}:${workerMetricsPort}/metrics`],
   };
 }
 
@@ -178,6 +185,7 @@ async function upCluster(up: Up): Promise<Started> {
   const given = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL) : undefined;
   const app = given?.pathname.slice(1) || 'switchboard';
   const settings = serviceSettings(dataDir, apiUrl);
+  const workerMetricsPorts: [number, number] = [config.port + 3, config.port + 4];
   const stack = await startClusterStack({
     dataDir,
     logDir,
@@ -190,7 +198,7 @@ async function upCluster(up: Up): Promise<Started> {
     ports: {
       api: config.port,
       apis: [config.port + 1, config.port + 2],
-      workerMetrics: [config.port + 3, config.port + 4],
+      workerMetrics: workerMetricsPorts,
       simulator: Number(new URL(config.simulatorUrl).port),
       temporal: Number(process.env.TEMPORAL_PORT ?? 7233),
     },
@@ -209,6 +217,7 @@ async function upCluster(up: Up): Promise<Started> {
     temporalUi: `none in the cluster profile (see README); use the temporal CLI: temporal workflow list --address ${stack.temporalAddress}`,
     controlToken: settings.SIMULATOR_CONTROL_TOKEN,
     logs: ['haproxy', 'api-1', 'api-2', 'worker-1', 'worker-2', 'simulator', 'temporal'],
+    metrics: [...stack.apiUrls, ...workerMetricsPorts.map((port) => `http://127.0.0.1:${port}`)].map((origin) => `${origin}/metrics`),
   };
 }
 
