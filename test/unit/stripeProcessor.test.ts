@@ -1,0 +1,124 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../src/adapters/payments/port';
+import {
+  IDEMPOTENCY_METADATA_KEY,
+  StripePaymentProcessor,
+  parseStripeCardToken,
+  stripeCardToken,
+  stripeClient,
+} from '../../src/adapters/payments/stripeProcessor';
+import { STUB_CUSTOMER, startStripeStub, type StripeStub } from '../support/stripeStub';
+
+/** The Stripe adapter against the contract stub (test/support/stripeStub.ts): Stripe's wire format and its error cases. */
+describe('StripePaymentProcessor against the Stripe contract stub', () => {
+  let stub: StripeStub;
+  let processor: StripePaymentProcessor;
+  const visa = stripeCardToken(STUB_CUSTOMER, 'pm_card_visa');
+  beforeAll(async () => {
+    stub = await startStripeStub();
+    processor = new StripePaymentProcessor(stripeClient({ secretKey: stub.secretKey, apiBase: stub.url, timeoutMs: 2_000 }));
+  });
+  afterAll(() => stub.close());
+  beforeEach(() => {
+    stub.state.reset();
+    stub.searchLag = false;
+  });
+
+  it('charges off session under the idempotency key, and a replay answers the same PaymentIntent', async () => {
+    const first = await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:1' });
+    expect(first.chargeId).toMatch(/^pi_/);
+    const intent = stub.intents.get(first.chargeId)!;
+    expect(intent).toMatchObject({
+      amount: 2000,
+      currency: 'usd',
+      customer: STUB_CUSTOMER,
+      payment_method: 'pm_card_visa',
+      status: 'succeeded',
+      metadata: { [IDEMPOTENCY_METADATA_KEY]: 'auto:1' },
+    });
+    expect(await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:1' })).toEqual(first);
+    expect(stub.intents.size).toBe(1);
+    expect(stub.state.attempts).toBe(2);
+  });
+
+  it('maps a card_error to CardDeclinedChargeError with its decline_code', async () => {
+    const declining = stripeCardToken(STUB_CUSTOMER, 'pm_card_chargeDeclinedInsufficientFunds');
+    const failure = processor.charge({ paymentMethodToken: declining, amountCents: 2000, idempotencyKey: 'auto:2' });
+    await expect(failure).rejects.toBeInstanceOf(CardDeclinedChargeError);
+    await expect(failure).rejects.toMatchObject({ declineCode: 'insufficient_funds' });
+    stub.state.setFault({ mode: 'decline', declineCode: 'stolen_card' });
+    await expect(processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:3' })).rejects.toMatchObject({
+      name: 'CardDeclinedChargeError',
+      declineCode: 'stolen_card',
+    });
+  });
+
+  it('maps idempotency_error, invalid requests and a bad key to PaymentRequestRejectedError', async () => {
+    await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:4' });
+    await expect(processor.charge({ paymentMethodToken: visa, amountCents: 2500, idempotencyKey: 'auto:4' })).rejects.toThrow(
+      PaymentRequestRejectedError,
+    );
+    await expect(processor.charge({ paymentMethodToken: visa, amountCents: 2500, idempotencyKey: 'auto:4' })).rejects.toThrow(
+      /idempotency_error/,
+    );
+    const unknownCard = stripeCardToken(STUB_CUSTOMER, 'pm_unknown');
+    await expect(processor.charge({ paymentMethodToken: unknownCard, amountCents: 2000, idempotencyKey: 'auto:5' })).rejects.toThrow(
+      /resource_missing/,
+    );
+    await expect(processor.charge({ paymentMethodToken: 'simcard_123', amountCents: 2000, idempotencyKey: 'auto:6' })).rejects.toThrow(
+      PaymentRequestRejectedError,
+    );
+    const wrongKey = new StripePaymentProcessor(stripeClient({ secretKey: 'sk_test_wrong', apiBase: stub.url }));
+    await expect(wrongKey.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:7' })).rejects.toThrow(
+      PaymentRequestRejectedError,
+    );
+  });
+
+  it('maps 500s and timeouts to a plain (transient) Error', async () => {
+    const transient = (err: unknown) => {
+      expect(err).toBeInstanceOf(Error);
+      expect(err).not.toBeInstanceOf(CardDeclinedChargeError);
+      expect(err).not.toBeInstanceOf(PaymentRequestRejectedError);
+      return (err as Error).message;
+    };
+    stub.state.setFault({ mode: 'error', remaining: 1 });
+    const serverError = await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:8' }).catch(transient);
+    expect(serverError).toMatch(/Stripe unavailable/);
+    // The 500 came before the endpoint ran: the retry under the same key charges.
+    expect((await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:8' })).chargeId).toMatch(/^pi_/);
+
+    stub.state.setFault({ mode: 'timeout', holdMs: 5_000, remaining: 1 });
+    const timedOut = await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:9' }).catch(transient);
+    expect(timedOut).toMatch(/Stripe unavailable/);
+  });
+
+  it('maps an unreachable Stripe to a plain Error', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const gone = new StripePaymentProcessor(stripeClient({ secretKey: stub.secretKey, apiBase: `http://127.0.0.1:${port}` }));
+    const err = await gone.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:10' }).catch((e: Error) => e);
+    expect(err).toBeInstanceOf(Error);
+    expect(err).not.toBeInstanceOf(PaymentRequestRejectedError);
+    await expect(gone.lookUp('auto:10')).rejects.toThrow(/Stripe unavailable/);
+  });
+
+  it('looks a charge up by its key with the search API', async () => {
+    const { chargeId } = await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: "auto:'quoted'" });
+    expect(await processor.lookUp("auto:'quoted'")).toEqual({ status: 'succeeded', chargeId });
+    stub.state.setFault({ mode: 'decline', declineCode: 'expired_card' });
+    await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:11' }).catch(() => undefined);
+    expect(await processor.lookUp('auto:11')).toEqual({ status: 'declined', declineCode: 'expired_card' });
+    expect(await processor.lookUp('auto:never')).toEqual({ status: 'not_found' });
+    stub.searchLag = true;
+    expect(await processor.lookUp("auto:'quoted'")).toEqual({ status: 'not_found' });
+  });
+
+  it('reads and writes card tokens as customer/payment method', () => {
+    expect(parseStripeCardToken(stripeCardToken('cus_A1', 'pm_B2'))).toEqual({ customer: 'cus_A1', paymentMethod: 'pm_B2' });
+    expect(parseStripeCardToken('pm_B2')).toBeNull();
+    expect(parseStripeCardToken('simcard_x')).toBeNull();
+  });
+});
