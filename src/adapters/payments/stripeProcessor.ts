@@ -128,7 +128,8 @@ export class StripePaymentProcessor implements PaymentProcessor {
         ? new Error(`Stripe lookup refused: ${mapped.message}`, { cause: err })
         : mapped;
     }
-    const outcomes = found.data.map(outcomeOfIntent);
+    // Only intents that carry this very key count, whatever the search matched.
+    const outcomes = found.data.filter((intent) => intent.metadata?.[IDEMPOTENCY_METADATA_KEY] === idempotencyKey).map(outcomeOfIntent);
     const succeeded = outcomes.find((o) => o?.status === 'succeeded');
     if (succeeded) return succeeded;
     if (outcomes.some((o) => o === null)) throw new Error('Stripe has not decided the charge under this key yet');
