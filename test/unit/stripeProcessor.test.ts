@@ -8,6 +8,7 @@ import {
   stripeCardToken,
   stripeClient,
 } from '../../src/adapters/payments/stripeProcessor';
+import { retrieveStripeCard } from '../../src/adapters/payments/stripeCards';
 import { STUB_CUSTOMER, startStripeStub, type StripeStub } from '../support/stripeStub';
 
 /** The Stripe adapter against the contract stub (test/support/stripeStub.ts): Stripe's wire format and its error cases. */
@@ -114,6 +115,20 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
     expect(await processor.lookUp('auto:never')).toEqual({ status: 'not_found' });
     stub.searchLag = true;
     expect(await processor.lookUp("auto:'quoted'")).toEqual({ status: 'not_found' });
+  });
+
+  it('saves a card from its PaymentMethod id: customer and card details from Stripe, no card number', async () => {
+    const client = stripeClient({ secretKey: stub.secretKey, apiBase: stub.url });
+    expect(await retrieveStripeCard(client, 'pm_card_mastercard')).toEqual({
+      token: `${STUB_CUSTOMER}/pm_card_mastercard`,
+      brand: 'mastercard',
+      last4: '4444',
+      expMonth: 12,
+      expYear: 2040,
+    });
+    stub.paymentMethods.set('pm_unattached', { customer: null, card: { brand: 'visa', last4: '4242', exp_month: 1, exp_year: 2041 } });
+    await expect(retrieveStripeCard(client, 'pm_unattached')).rejects.toThrow(PaymentRequestRejectedError);
+    await expect(retrieveStripeCard(client, 'pm_missing')).rejects.toThrow(/resource_missing/);
   });
 
   it('reads and writes card tokens as customer/payment method', () => {
