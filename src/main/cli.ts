@@ -5,7 +5,7 @@ import path from 'node:path';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
-import { loadConfig, requireSetting } from '../platform/config';
+import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { assertStartupConfiguration, ConfigurationError } from '../platform/startupCheck';
 import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
@@ -233,8 +233,7 @@ async function historyReplay(args: string[]): Promise<Record<string, unknown>> {
  * test card number is tokenised here; with Stripe the card was entered on Stripe (a SetupIntent
  * attached it to a Customer) and only its PaymentMethod id is given, so no card number is handled.
  */
-async function cardToSave(environment: Environment, flags: Flags): Promise<SavedStripeCard> {
-  const config = loadConfig();
+async function cardToSave(environment: Environment, flags: Flags, config: Config): Promise<SavedStripeCard> {
   if (config.paymentsProviders[environment] === 'stripe') {
     if (flags.card !== undefined)
       throw new CliError(
@@ -263,7 +262,14 @@ async function cardToSave(environment: Environment, flags: Flags): Promise<Saved
   }
 }
 
-export async function runCommand(db: Db, args: string[], flags: Flags, temporal?: LazyTemporal): Promise<Record<string, unknown>> {
+export async function runCommand(
+  db: Db,
+  args: string[],
+  flags: Flags,
+  temporal?: LazyTemporal,
+  /** The processes' configuration; read from the environment when not given. */
+  config: Config = loadConfig(),
+): Promise<Record<string, unknown>> {
   const [group, action] = args;
   const command = action ? `${group} ${action}` : group;
   switch (command) {
@@ -395,7 +401,7 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
       const user = await resolveUser(db, flags);
       // A card belongs to one environment; without --env it is a live (real-money) card.
       const environment = flags.env === undefined ? 'live' : envOf(flags);
-      const card = await cardToSave(environment, flags);
+      const card = await cardToSave(environment, flags, config);
       const saved = await savePaymentMethod(db, {
         workspaceId: user.workspace_id,
         userId: user.id,
@@ -465,7 +471,7 @@ async function main(): Promise<number> {
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 2 });
   const temporal = new LazyTemporal();
   try {
-    const result = await runCommand(db, positionals, values, temporal);
+    const result = await runCommand(db, positionals, values, temporal, config);
     if (values.json) console.log(JSON.stringify(result));
     else printHuman(result);
     return 0;

@@ -3,6 +3,7 @@ import type { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CardProcessorSimulatorState } from '../../simulator/processor';
+import type { Config } from '../../src/platform/config';
 
 /**
  * A contract stub of the parts of Stripe's API Switchboard uses, written from Stripe's public API
@@ -26,8 +27,8 @@ export interface StripeStubCard {
   exp_year: number;
 }
 
-export interface StripeStub {
-  url: string;
+/** One Stripe account mode (test or live), told apart by the secret key a request carries. */
+export interface StripeStubAccount {
   secretKey: string;
   state: CardProcessorSimulatorState;
   intents: Map<string, Record<string, unknown>>;
@@ -35,6 +36,12 @@ export interface StripeStub {
   paymentMethods: Map<string, { customer: string | null; card: StripeStubCard; declineCode?: string }>;
   /** Answers every search with nothing (search trails writes on Stripe by up to a minute). */
   searchLag: boolean;
+}
+
+export interface StripeStub {
+  url: string;
+  test: StripeStubAccount;
+  live: StripeStubAccount;
   /** Builds a signed event the way Stripe delivers it; `timestamp` in Unix seconds. */
   signedEvent(
     type: string,
@@ -73,31 +80,48 @@ function formFields(raw: string): Record<string, unknown> {
   return out;
 }
 
-export async function startStripeStub(options: { secretKey?: string } = {}): Promise<StripeStub> {
-  const secretKey = options.secretKey ?? `sk_test_stub${crypto.randomBytes(12).toString('hex')}`;
+function newAccount(secretKey: string): StripeStubAccount & {
+  saved: Map<string, { params: string; status: number; body: Record<string, unknown> }>;
+  inFlight: Set<string>;
+} {
   const state = new CardProcessorSimulatorState();
-  const intents = new Map<string, Record<string, unknown>>();
-  const inFlight = new Set<string>();
-  const saved = new Map<string, { params: string; status: number; body: Record<string, unknown> }>();
-  const paymentMethods = new Map<string, { customer: string | null; card: StripeStubCard; declineCode?: string }>();
+  const account = {
+    secretKey,
+    state,
+    intents: new Map<string, Record<string, unknown>>(),
+    paymentMethods: new Map<string, { customer: string | null; card: StripeStubCard; declineCode?: string }>(),
+    searchLag: false,
+    saved: new Map<string, { params: string; status: number; body: Record<string, unknown> }>(),
+    inFlight: new Set<string>(),
+  };
   const resetPaymentMethods = () => {
-    paymentMethods.clear();
-    for (const [id, pm] of Object.entries(TEST_PAYMENT_METHODS)) paymentMethods.set(id, { customer: STUB_CUSTOMER, ...pm });
+    account.paymentMethods.clear();
+    for (const [id, pm] of Object.entries(TEST_PAYMENT_METHODS)) account.paymentMethods.set(id, { customer: STUB_CUSTOMER, ...pm });
   };
   resetPaymentMethods();
   const reset = state.reset.bind(state);
   state.reset = () => {
     reset();
-    intents.clear();
-    saved.clear();
+    account.intents.clear();
+    account.saved.clear();
+    account.searchLag = false;
     resetPaymentMethods();
   };
+  return account;
+}
+
+export async function startStripeStub(): Promise<StripeStub> {
+  const random = () => crypto.randomBytes(12).toString('hex');
+  const accounts = [newAccount(`sk_test_stub${random()}`), newAccount(`sk_live_stub${random()}`)];
+  type Account = (typeof accounts)[number];
 
   async function createIntent(
+    account: Account,
     params: Record<string, unknown>,
     key: string | undefined,
     connection: EventEmitter,
   ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const { state, paymentMethods, intents } = account;
     for (const field of ['amount', 'currency'])
       if (params[field] === undefined)
         return stripeError(400, {
@@ -140,7 +164,7 @@ export async function startStripeStub(options: { secretKey?: string } = {}): Pro
       capture_method: 'automatic',
       created: Math.floor(Date.now() / 1000),
       description: params.description ?? null,
-      livemode: !secretKey.startsWith('sk_test_'),
+      livemode: !account.secretKey.startsWith('sk_test_'),
       metadata: params.metadata ?? {},
       status: declineCode === null ? 'succeeded' : 'requires_payment_method',
       latest_charge: charge.id,
@@ -161,12 +185,14 @@ export async function startStripeStub(options: { secretKey?: string } = {}): Pro
     });
   }
 
-  function search(query: string): { status: number; body: Record<string, unknown> } {
+  function search(account: Account, query: string): { status: number; body: Record<string, unknown> } {
     const match = /^metadata\['([^']+)'\]:'((?:[^'\\]|\\.)*)'$/.exec(query);
     if (!match)
       return stripeError(400, { type: 'invalid_request_error', code: 'search_query_invalid', message: `Unsupported query: ${query}` });
     const value = match[2].replace(/\\(.)/g, '$1');
-    const data = stub.searchLag ? [] : [...intents.values()].filter((pi) => (pi.metadata as Record<string, string>)[match[1]] === value);
+    const data = account.searchLag
+      ? []
+      : [...account.intents.values()].filter((pi) => (pi.metadata as Record<string, string>)[match[1]] === value);
     return { status: 200, body: { object: 'search_result', url: '/v1/payment_intents/search', has_more: false, next_page: null, data } };
   }
 
@@ -175,9 +201,9 @@ export async function startStripeStub(options: { secretKey?: string } = {}): Pro
     res: http.ServerResponse,
     raw: string,
   ): Promise<{ status: number; body: Record<string, unknown>; replayed?: boolean }> {
-    const auth = req.headers.authorization ?? '';
-    if (auth !== `Bearer ${secretKey}`)
-      return stripeError(401, { type: 'invalid_request_error', message: 'Invalid API Key provided: ***' });
+    const account = accounts.find((a) => req.headers.authorization === `Bearer ${a.secretKey}`);
+    if (!account) return stripeError(401, { type: 'invalid_request_error', message: 'Invalid API Key provided: ***' });
+    const { state, saved, inFlight, paymentMethods } = account;
     const url = new URL(req.url ?? '/', 'http://stub');
     if (req.method === 'POST' && url.pathname === '/v1/payment_intents') {
       state.attempts += 1;
@@ -201,14 +227,14 @@ export async function startStripeStub(options: { secretKey?: string } = {}): Pro
         });
       if (key) inFlight.add(key);
       try {
-        const result = await createIntent(formFields(raw), key, res);
+        const result = await createIntent(account, formFields(raw), key, res);
         if (key) saved.set(key, { params: raw, ...result });
         return result;
       } finally {
         if (key) inFlight.delete(key);
       }
     }
-    if (req.method === 'GET' && url.pathname === '/v1/payment_intents/search') return search(url.searchParams.get('query') ?? '');
+    if (req.method === 'GET' && url.pathname === '/v1/payment_intents/search') return search(account, url.searchParams.get('query') ?? '');
     const pm = /^\/v1\/payment_methods\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && pm) {
       const found = paymentMethods.get(pm[1]);
@@ -241,13 +267,11 @@ export async function startStripeStub(options: { secretKey?: string } = {}): Pro
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const stub: StripeStub = {
+  const [test, live] = accounts;
+  return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    secretKey,
-    state,
-    intents,
-    paymentMethods,
-    searchLag: false,
+    test,
+    live,
     signedEvent(type, intent, secret, opts = {}) {
       const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
       const body = JSON.stringify({
@@ -265,10 +289,28 @@ export async function startStripeStub(options: { secretKey?: string } = {}): Pro
       return { body, signature: `t=${timestamp},v1=${v1}` };
     },
     async close() {
-      state.releaseHeld();
+      for (const account of accounts) account.state.releaseHeld();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
-  return stub;
+}
+
+/**
+ * Harness overrides that charge both environments through a stub started later (in a `beforeAll`
+ * registered before the harness's): the Stripe settings are read when the worker starts.
+ */
+export function stripeStubOverrides(stub: () => StripeStub): Pick<Config, 'paymentsProviders' | 'stripe'> {
+  return {
+    paymentsProviders: { test: 'stripe', live: 'stripe' },
+    stripe: {
+      get secretKeys() {
+        return { test: stub().test.secretKey, live: stub().live.secretKey };
+      },
+      webhookSecrets: { test: undefined, live: undefined },
+      get apiBase() {
+        return stub().url;
+      },
+    },
+  };
 }

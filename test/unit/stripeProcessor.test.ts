@@ -18,18 +18,17 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
   const visa = stripeCardToken(STUB_CUSTOMER, 'pm_card_visa');
   beforeAll(async () => {
     stub = await startStripeStub();
-    processor = new StripePaymentProcessor(stripeClient({ secretKey: stub.secretKey, apiBase: stub.url, timeoutMs: 2_000 }));
+    processor = new StripePaymentProcessor(stripeClient({ secretKey: stub.test.secretKey, apiBase: stub.url, timeoutMs: 2_000 }));
   });
   afterAll(() => stub.close());
   beforeEach(() => {
-    stub.state.reset();
-    stub.searchLag = false;
+    stub.test.state.reset();
   });
 
   it('charges off session under the idempotency key, and a replay answers the same PaymentIntent', async () => {
     const first = await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:1' });
     expect(first.chargeId).toMatch(/^pi_/);
-    const intent = stub.intents.get(first.chargeId)!;
+    const intent = stub.test.intents.get(first.chargeId)!;
     expect(intent).toMatchObject({
       amount: 2000,
       currency: 'usd',
@@ -39,8 +38,8 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
       metadata: { [IDEMPOTENCY_METADATA_KEY]: 'auto:1' },
     });
     expect(await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:1' })).toEqual(first);
-    expect(stub.intents.size).toBe(1);
-    expect(stub.state.attempts).toBe(2);
+    expect(stub.test.intents.size).toBe(1);
+    expect(stub.test.state.attempts).toBe(2);
   });
 
   it('maps a card_error to CardDeclinedChargeError with its decline_code', async () => {
@@ -48,7 +47,7 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
     const failure = processor.charge({ paymentMethodToken: declining, amountCents: 2000, idempotencyKey: 'auto:2' });
     await expect(failure).rejects.toBeInstanceOf(CardDeclinedChargeError);
     await expect(failure).rejects.toMatchObject({ declineCode: 'insufficient_funds' });
-    stub.state.setFault({ mode: 'decline', declineCode: 'stolen_card' });
+    stub.test.state.setFault({ mode: 'decline', declineCode: 'stolen_card' });
     await expect(processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:3' })).rejects.toMatchObject({
       name: 'CardDeclinedChargeError',
       declineCode: 'stolen_card',
@@ -83,13 +82,13 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
       expect(err).not.toBeInstanceOf(PaymentRequestRejectedError);
       return (err as Error).message;
     };
-    stub.state.setFault({ mode: 'error', remaining: 1 });
+    stub.test.state.setFault({ mode: 'error', remaining: 1 });
     const serverError = await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:8' }).catch(transient);
     expect(serverError).toMatch(/Stripe unavailable/);
     // The 500 came before the endpoint ran: the retry under the same key charges.
     expect((await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:8' })).chargeId).toMatch(/^pi_/);
 
-    stub.state.setFault({ mode: 'timeout', holdMs: 5_000, remaining: 1 });
+    stub.test.state.setFault({ mode: 'timeout', holdMs: 5_000, remaining: 1 });
     const timedOut = await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:9' }).catch(transient);
     expect(timedOut).toMatch(/Stripe unavailable/);
   });
@@ -99,7 +98,7 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const gone = new StripePaymentProcessor(stripeClient({ secretKey: stub.secretKey, apiBase: `http://127.0.0.1:${port}` }));
+    const gone = new StripePaymentProcessor(stripeClient({ secretKey: stub.test.secretKey, apiBase: `http://127.0.0.1:${port}` }));
     const err = await gone.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:10' }).catch((e: Error) => e);
     expect(err).toBeInstanceOf(Error);
     expect(err).not.toBeInstanceOf(PaymentRequestRejectedError);
@@ -109,16 +108,16 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
   it('looks a charge up by its key with the search API', async () => {
     const { chargeId } = await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: "auto:'quoted'" });
     expect(await processor.lookUp("auto:'quoted'")).toEqual({ status: 'succeeded', chargeId });
-    stub.state.setFault({ mode: 'decline', declineCode: 'expired_card' });
+    stub.test.state.setFault({ mode: 'decline', declineCode: 'expired_card' });
     await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:11' }).catch(() => undefined);
     expect(await processor.lookUp('auto:11')).toEqual({ status: 'declined', declineCode: 'expired_card' });
     expect(await processor.lookUp('auto:never')).toEqual({ status: 'not_found' });
-    stub.searchLag = true;
+    stub.test.searchLag = true;
     expect(await processor.lookUp("auto:'quoted'")).toEqual({ status: 'not_found' });
   });
 
   it('saves a card from its PaymentMethod id: customer and card details from Stripe, no card number', async () => {
-    const client = stripeClient({ secretKey: stub.secretKey, apiBase: stub.url });
+    const client = stripeClient({ secretKey: stub.test.secretKey, apiBase: stub.url });
     expect(await retrieveStripeCard(client, 'pm_card_mastercard')).toEqual({
       token: `${STUB_CUSTOMER}/pm_card_mastercard`,
       brand: 'mastercard',
@@ -126,7 +125,7 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
       expMonth: 12,
       expYear: 2040,
     });
-    stub.paymentMethods.set('pm_unattached', { customer: null, card: { brand: 'visa', last4: '4242', exp_month: 1, exp_year: 2041 } });
+    stub.test.paymentMethods.set('pm_unattached', { customer: null, card: { brand: 'visa', last4: '4242', exp_month: 1, exp_year: 2041 } });
     await expect(retrieveStripeCard(client, 'pm_unattached')).rejects.toThrow(PaymentRequestRejectedError);
     await expect(retrieveStripeCard(client, 'pm_missing')).rejects.toThrow(/resource_missing/);
   });
