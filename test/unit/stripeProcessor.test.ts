@@ -93,6 +93,32 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
     expect(timedOut).toMatch(/Stripe unavailable/);
   });
 
+  it('maps a 409 (a concurrent request under the same key) to a plain Error, and the first request still charges once', async () => {
+    stub.test.state.setFault({ mode: 'timeout', holdMs: 300, remaining: 1 });
+    const request = { paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:concurrent' };
+    const first = processor.charge(request);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const conflict = await processor.charge(request).catch((e: unknown) => e);
+    expect(conflict).toBeInstanceOf(Error);
+    expect(conflict).not.toBeInstanceOf(PaymentRequestRejectedError);
+    expect((conflict as Error).message).toMatch(/another in-progress request/);
+    const charged = await first;
+    expect(await processor.charge(request)).toEqual(charged);
+    const underKey = [...stub.test.intents.values()].filter(
+      (pi) => (pi.metadata as Record<string, string>)[IDEMPOTENCY_METADATA_KEY] === 'auto:concurrent',
+    );
+    expect(underKey).toHaveLength(1);
+  });
+
+  it('keeps the modes apart: a test-mode key never sees a live-mode charge', async () => {
+    const live = new StripePaymentProcessor(stripeClient({ secretKey: stub.live.secretKey, apiBase: stub.url }));
+    const { chargeId } = await live.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:live' });
+    expect(stub.live.intents.get(chargeId)).toMatchObject({ livemode: true });
+    expect(await processor.lookUp('auto:live')).toEqual({ status: 'not_found' });
+    expect(await live.lookUp('auto:live')).toEqual({ status: 'succeeded', chargeId });
+    stub.live.state.reset();
+  });
+
   it('maps an unreachable Stripe to a plain Error', async () => {
     const closed = http.createServer();
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
