@@ -12,7 +12,7 @@ import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } f
 import { workflowIds } from '../../workflows/definitions/ids';
 import { customer } from '../support/customer';
 import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
-import { startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
+import { STUB_WEBHOOK_SECRETS, startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 
 /** Stripe's test payment methods standing for the simulator's test card numbers. */
 const STRIPE_TEST_CARDS: Readonly<Record<string, string>> = {
@@ -173,6 +173,38 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
     expect(processors().live.attempts).toBe(3);
     expect(processors().live.charges.size).toBe(1);
   }, 40_000);
+
+  if (provider === 'stripe')
+    it('a charge Stripe leaves processing is settled by its payment_intent.succeeded webhook, and credited once', async () => {
+      await addCard();
+      await spend(300);
+      stub!.live.processing = true;
+      await billing().requestAutoCharge(account);
+      const intent = await eventually(async () => [...stub!.live.intents.values()][0]);
+      expect(intent).toMatchObject({ status: 'processing' });
+      // Undecided: the attempt stays pending while the activity asks again.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(await h.db('payment_attempts').where({ workspace_id: account.workspaceId })).toMatchObject([{ status: 'pending' }]);
+      expect(await autoRecharges()).toHaveLength(0);
+      const event = stub!.signedEvent('payment_intent.succeeded', { ...intent, status: 'succeeded' }, STUB_WEBHOOK_SECRETS.live, {
+        livemode: true,
+      });
+      const delivered = await h.request('POST', '/payments/stripe/webhook', {
+        rawBody: event.body,
+        headers: { 'stripe-signature': event.signature },
+      });
+      expect(delivered).toMatchObject({ status: 200, body: { result: 'resolved' } });
+      await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
+      // The workflow takes the webhook's outcome on its next try and moves on; nothing is credited twice.
+      await eventually(async () => {
+        const history = await autoCharge().fetchHistory();
+        const completed = (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes).length;
+        return completed >= 2 ? true : undefined;
+      }, 30_000);
+      expect(await autoRecharges()).toHaveLength(1);
+      expect(await balance()).toBe(200 + 2000);
+      expect(stub!.live.intents.size).toBe(1);
+    }, 40_000);
 
   describe('the test environment (M7)', () => {
     const testAccount = () => ({ workspaceId: tenant.workspaceId, environment: 'test' as const });

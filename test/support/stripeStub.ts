@@ -36,6 +36,8 @@ export interface StripeStubAccount {
   paymentMethods: Map<string, { customer: string | null; card: StripeStubCard; declineCode?: string }>;
   /** Answers every search with nothing (search trails writes on Stripe by up to a minute). */
   searchLag: boolean;
+  /** New intents stay `processing` (Stripe decides later and reports it by webhook). */
+  processing: boolean;
 }
 
 export interface StripeStub {
@@ -91,6 +93,7 @@ function newAccount(secretKey: string): StripeStubAccount & {
     intents: new Map<string, Record<string, unknown>>(),
     paymentMethods: new Map<string, { customer: string | null; card: StripeStubCard; declineCode?: string }>(),
     searchLag: false,
+    processing: false,
     saved: new Map<string, { params: string; status: number; body: Record<string, unknown> }>(),
     inFlight: new Set<string>(),
   };
@@ -105,6 +108,7 @@ function newAccount(secretKey: string): StripeStubAccount & {
     account.intents.clear();
     account.saved.clear();
     account.searchLag = false;
+    account.processing = false;
     resetPaymentMethods();
   };
   return account;
@@ -166,7 +170,7 @@ export async function startStripeStub(): Promise<StripeStub> {
       description: params.description ?? null,
       livemode: !account.secretKey.startsWith('sk_test_'),
       metadata: params.metadata ?? {},
-      status: declineCode === null ? 'succeeded' : 'requires_payment_method',
+      status: declineCode !== null ? 'requires_payment_method' : account.processing ? 'processing' : 'succeeded',
       latest_charge: charge.id,
       last_payment_error:
         declineCode === null
@@ -300,6 +304,12 @@ export async function startStripeStub(): Promise<StripeStub> {
  * Harness overrides that charge both environments through a stub started later (in a `beforeAll`
  * registered before the harness's): the Stripe settings are read when the worker starts.
  */
+/** The signing secrets of the stub's webhook endpoints (one per mode), given to the API by `stripeStubOverrides`. */
+export const STUB_WEBHOOK_SECRETS = {
+  test: `whsec_${crypto.randomBytes(24).toString('hex')}`,
+  live: `whsec_${crypto.randomBytes(24).toString('hex')}`,
+};
+
 export function stripeStubOverrides(stub: () => StripeStub): Pick<Config, 'paymentsProviders' | 'stripe'> {
   return {
     paymentsProviders: { test: 'stripe', live: 'stripe' },
@@ -307,7 +317,7 @@ export function stripeStubOverrides(stub: () => StripeStub): Pick<Config, 'payme
       get secretKeys() {
         return { test: stub().test.secretKey, live: stub().live.secretKey };
       },
-      webhookSecrets: { test: undefined, live: undefined },
+      webhookSecrets: STUB_WEBHOOK_SECRETS,
       get apiBase() {
         return stub().url;
       },
