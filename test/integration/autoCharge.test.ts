@@ -175,6 +175,28 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
   }, 40_000);
 
   if (provider === 'stripe')
+    it('saves a card only by its Stripe PaymentMethod id, attached to a Customer; never from a card number', async () => {
+      const add = (flags: Record<string, string | boolean>) =>
+        runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, ...flags }, undefined, h.config);
+      await expect(add({ card: '4242424242424242', exp: '12/40' })).rejects.toThrow(/never a card number/);
+      stub!.live.paymentMethods.set('pm_unattached', {
+        customer: null,
+        card: { brand: 'visa', last4: '1881', exp_month: 3, exp_year: 2041 },
+      });
+      await expect(add({ 'stripe-payment-method': 'pm_unattached' })).rejects.toThrow(/not attached to a Stripe Customer/);
+      // A live-mode PaymentMethod is not in the test mode's account.
+      stub!.live.paymentMethods.set('pm_live_only', {
+        customer: 'cus_Live1',
+        card: { brand: 'amex', last4: '0005', exp_month: 4, exp_year: 2042 },
+      });
+      await expect(add({ 'stripe-payment-method': 'pm_live_only', env: 'test' })).rejects.toThrow(/resource_missing/);
+      expect(await add({ 'stripe-payment-method': 'pm_live_only' })).toMatchObject({ brand: 'amex', last4: '0005', environment: 'live' });
+      expect(await h.db('payment_methods').where({ workspace_id: tenant.workspaceId })).toMatchObject([
+        { processor_token: 'cus_Live1/pm_live_only', exp_month: 4, exp_year: 2042 },
+      ]);
+    });
+
+  if (provider === 'stripe')
     it('a charge Stripe leaves processing is settled by its payment_intent.succeeded webhook, and credited once', async () => {
       await addCard();
       await spend(300);
