@@ -14,6 +14,7 @@ import {
 import { cardToken, chargeableCard } from '../src/domain/billing/paymentMethods';
 import { findSettings } from '../src/domain/billing/settings';
 import { CardDeclinedChargeError, PaymentRequestRejectedError, type PaymentProcessors } from '../src/adapters/payments/port';
+import { businessMetrics } from './metrics';
 
 export interface AutoChargeActivityDeps {
   db: Db;
@@ -37,7 +38,12 @@ export function createAutoChargeActivities({ db, payments, now }: AutoChargeActi
     return row;
   }
 
-  const resolve = (tenant: BillingTenant, attempt: AttemptRow, found: AttemptResolution) => resolveAttempt(db, tenant, attempt, found, now);
+  /** Callers resolve only an attempt they read as pending, so a `succeeded` here posted its credit (counted once). */
+  const resolve = async (tenant: BillingTenant, attempt: AttemptRow, found: AttemptResolution) => {
+    const status = await resolveAttempt(db, tenant, attempt, found, now);
+    if (status === 'succeeded') businessMetrics.posting('auto_recharge');
+    return status;
+  };
 
   return {
     /**
@@ -143,7 +149,7 @@ export function createAutoChargeActivities({ db, payments, now }: AutoChargeActi
       amountCents: number;
       chargeId: string;
     }): Promise<{ balanceAfterCents: number }> {
-      const { transaction } = await post(db, {
+      const { transaction, duplicate } = await post(db, {
         tenant: input.tenant,
         type: 'auto_recharge',
         amountCents: input.amountCents,
@@ -153,6 +159,7 @@ export function createAutoChargeActivities({ db, payments, now }: AutoChargeActi
         referenceType: 'card_charge',
         at: now(),
       });
+      if (!duplicate) businessMetrics.posting('auto_recharge');
       return { balanceAfterCents: Number(transaction.balance_after_cents) };
     },
   };

@@ -6,6 +6,7 @@ import { type BillingTenant } from '../src/domain/billing/ledger';
 import type { PaymentProcessors } from '../src/adapters/payments/port';
 import { createAutoChargeActivities } from './autoCharge';
 import { createNumberFeeActivities } from './numberFees';
+import { businessMetrics } from './metrics';
 
 export interface BillingActivityDeps {
   db: Db;
@@ -72,7 +73,9 @@ export function createBillingActivities(deps: BillingActivityDeps) {
       lineId: string | null;
       usage: { kind: 'call' | 'sms_outbound'; seconds?: number };
     }): Promise<{ balanceAfterCents: number | null; autoChargeRequested: boolean }> {
-      const { transaction } = await settleHold(db, { ...input, referenceId: input.reference, referenceType: input.usage.kind, at: now() });
+      const at = now();
+      const { transaction } = await settleHold(db, { ...input, referenceId: input.reference, referenceType: input.usage.kind, at });
+      businessMetrics.settlement(input.type, transaction, at);
       const balanceAfterCents = transaction ? Number(transaction.balance_after_cents) : null;
       // Activities are invoked unbound: call the closure, never `this`.
       return { balanceAfterCents, autoChargeRequested: await topUpIfNeeded(input.tenant) };

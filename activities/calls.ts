@@ -21,6 +21,7 @@ import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { createDeliveryAttempt } from './webhooks';
+import { businessMetrics, deliveryOutcome } from './metrics';
 
 /** A recorded `call.playback` report, as the API received it (the workflow's SignalledCallEvent; typed there, to keep layers acyclic). */
 export type PlaybackReport = Record<string, unknown>;
@@ -260,6 +261,8 @@ export function createCallActivities({
           },
         },
       );
+      businessMetrics.delivery('message', outcome);
+      businessMetrics.turn('webhook', deliveryOutcome(outcome) ?? 'lost');
       return {
         delivered: outcome.delivered,
         ...(outcome.replyText !== undefined ? { replyText: outcome.replyText, replySpoken: outcome.replySpoken === true } : {}),
@@ -345,7 +348,7 @@ export async function publishCallEvent(
   // Hosted and audio lines need no webhook_url: without one (and no workspace default) their
   // webhook events have nowhere to go and are not recorded.
   if (!(await eventDestination(db, call, line, EVENT_POLICIES[type].target))) return { eventId: null };
-  const { eventId } = await publishEvent(
+  const { eventId, attempt } = await publishEvent(
     { ...deps, temporal, taskQueue },
     {
       ...eventOf(call, type),
@@ -354,5 +357,6 @@ export async function publishCallEvent(
       now: now(),
     },
   );
+  if (attempt.made) businessMetrics.delivery(type, attempt.outcome);
   return { eventId };
 }

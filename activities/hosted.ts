@@ -4,6 +4,7 @@ import { createSpeechChunker } from '../src/domain/calls/speechChunks';
 import type { Db } from '../src/platform/db/knex';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import type { ConversationTurn, ModelAdapter } from '../src/adapters/model/port';
+import { businessMetrics } from './metrics';
 
 export interface HostedActivityDeps {
   carrier: CarrierAdapter;
@@ -68,7 +69,10 @@ export function createHostedActivities({ carrier, model, db }: HostedActivityDep
         await carrier.speak({ carrierCallId: input.carrierCallId, speakId, text, ...(input.voice ? { voice: input.voice } : {}) });
         spokenChunks.push({ speakId, text });
       };
-      const finish = (failure: HostedTurnOutcome['failure']): HostedTurnOutcome => ({ spokenChunks, failure, repliedAt: Date.now() });
+      const finish = (failure: HostedTurnOutcome['failure']): HostedTurnOutcome => {
+        businessMetrics.turn('hosted', failure ?? 'replied');
+        return { spokenChunks, failure, repliedAt: Date.now() };
+      };
       // Heartbeats carry cancellation (barge-in) to this activity, also while the model thinks.
       const beat = setInterval(() => context.heartbeat({ spoken: spokenChunks.length }), 200);
       try {
@@ -86,7 +90,10 @@ export function createHostedActivities({ carrier, model, db }: HostedActivityDep
         for (const chunk of chunker.end()) await speak(chunk);
         return finish(null);
       } catch (err) {
-        if (cancelled.aborted) throw cancelled.reason;
+        if (cancelled.aborted) {
+          businessMetrics.turn('hosted', 'interrupted');
+          throw cancelled.reason;
+        }
         const name = (err as { name?: string } | null)?.name;
         if (err instanceof CarrierRejectedError) return finish('call_ended');
         if (name === 'ModelRejectedError') {

@@ -3,6 +3,7 @@ import { post, type BillingTenant } from '../src/domain/billing/ledger';
 import { NUMBER_FEE_CENTS_PER_MONTH, numberFeeRef, owesNumberFee } from '../src/domain/billing/numberFees';
 import { nextMonthStart, periodOf } from '../src/domain/billing/periods';
 import { linesHoldingNumbers } from '../src/domain/lines/store';
+import { businessMetrics } from './metrics';
 
 export interface NumberFeePage {
   /** Lines looked at (the page size when more may follow). */
@@ -52,7 +53,10 @@ export function createNumberFeeActivities({
           lineId: line.id,
           at: now(),
         });
-        if (!duplicate) posted += 1;
+        if (!duplicate) {
+          posted += 1;
+          businessMetrics.posting('number_fee');
+        }
         // Also after a duplicate: a retry must still wake what an interrupted try did not.
         accounts.set(`${tenant.workspaceId}:${tenant.environment}`, tenant);
       }

@@ -11,6 +11,7 @@ import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carri
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { publishCallEvent } from './calls';
+import { businessMetrics } from './metrics';
 
 export interface RecoveryActivityDeps {
   db: Db;
@@ -130,7 +131,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
               Number(hold.amount_cents),
             )
           : 0;
-        await settleHold(db, {
+        const { transaction } = await settleHold(db, {
           tenant,
           reference,
           chargeCents: due,
@@ -142,6 +143,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
           usage: { kind: 'call', seconds: durationSec },
           at: endedAt,
         });
+        businessMetrics.settlement('call_charge', transaction, endedAt);
       }
       // The charge as posted (by this recovery, a retry of it, or the workflow before it stopped).
       const posted = await db('ledger_transactions')
@@ -176,6 +178,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
         charge_cents: chargeCents,
         alert: 'call_recovered',
       });
+      businessMetrics.recovered('call');
       return { outcome: 'ended', status, chargeCents, workflow };
     },
 
@@ -189,6 +192,7 @@ export function createRecoveryActivities({ db, carrier, temporal, taskQueue, now
         message_id: messageId,
         alert: 'message_recovered',
       });
+      businessMetrics.recovered('message');
       return { outcome: 'failed' };
     },
   };

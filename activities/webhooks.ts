@@ -3,6 +3,7 @@ import type { Client } from '@temporalio/client';
 import { dispatchStrandedEvents } from '../src/domain/webhooks/sweep';
 import { findEvent, type EventRow } from '../src/domain/webhooks/record';
 import { createDeliveryAttempt, type AttemptOutcome, type DeliveryAttemptDeps } from '../src/domain/webhooks/attempt';
+import { businessMetrics } from './metrics';
 
 export {
   createDeliveryAttempt,
@@ -32,7 +33,13 @@ export function createWebhookActivities(deps: WebhookActivityDeps) {
     ): Promise<AttemptOutcome> {
       const event = await findEvent(deps.db, eventId);
       if (!event) throw ApplicationFailure.nonRetryable(`event ${eventId} does not exist`, 'EventMissing');
-      return attempt(event, attemptNumber, stream && { carrierCallId: stream.carrierCallId, speakIdPrefix: stream.speakIdPrefix });
+      const outcome = await attempt(
+        event,
+        attemptNumber,
+        stream && { carrierCallId: stream.carrierCallId, speakIdPrefix: stream.speakIdPrefix },
+      );
+      businessMetrics.delivery(event.event_type, outcome);
+      return outcome;
     },
 
     /** The webhook sweeper's pass (src/domain/webhooks/sweep.ts): stranded events get their retry workflow. */

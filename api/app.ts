@@ -81,6 +81,7 @@ export function createApp(deps: AppDeps): App {
 
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === '1' });
   koa.silent = true;
+  koa.use(closeWhileDraining(deps));
   koa.use(requestContext(deps.logger));
   koa.use(cors());
   koa.use(router.routes());
@@ -101,6 +102,17 @@ export function createApp(deps: AppDeps): App {
       keyCache.detach();
       await lastUsed.close();
     },
+  };
+}
+
+/** A draining process answers with `Connection: close`, so a client sends its next request to another instance. */
+function closeWhileDraining(deps: AppDeps): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      if (deps.draining?.()) ctx.set('Connection', 'close');
+    }
   };
 }
 

@@ -14,6 +14,8 @@ export interface AppDeps {
   logger: Logger;
   /** Injected clock, so tests can move time without sleeping. */
   now: () => Date;
+  /** True once the process has begun draining (SIGTERM): /readyz answers 503 from then on. */
+  draining?: () => boolean;
 }
 
 /** The authenticated principal. Tenant and environment always come from the key. */

@@ -65,7 +65,7 @@ import { startEphemeralStack } from '../src/platform/infra/stack';
 import { ACTIVE_CALL_STATUSES } from '../src/domain/calls/rules';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
 import { inBatches, runBounded, sleep, waitUntil } from './support/async';
-import { cpuSeconds, postgresCpuMs, processCpuMs } from './support/cpu';
+import { cpuSeconds, listeningPid, portOf, postgresCpuMs, processCpuMs } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver, startStubEndpoint } from './support/receivers';
 import { baselineStopSignal, baselineTurnSignal, baselineTurnWorkflow, engineFloorTurnWorkflow } from './turnBaseline/workflows';
@@ -1145,7 +1145,8 @@ async function main(): Promise<number> {
       receiver,
       speak: observeSpeak(h),
       live: new Map(),
-      temporalPid: stack.temporalDevServerPid,
+      // The dev server this bench started, or the server TEMPORAL_ADDRESS names when it runs on this machine (a cluster).
+      temporalPid: stack.temporalDevServerPid ?? listeningPid(portOf(stack.temporalAddress)),
       workerPid,
       apiPid: api?.pid,
     };

@@ -9,6 +9,12 @@
  *
  * A workflow counts when its result is back at the client (`execute`), so every figure is start → first task → (activity) →
  * completion, as a design that spends one workflow per unit of work pays it. Also prints the server's CPU per workflow.
+ *
+ * With TEMPORAL_ADDRESS set (e.g. the server `npm run up -- --cluster` starts), the same shapes also run against that
+ * server, as a last row beside the dev server's (its CPU is read from the process listening on that port, when it runs
+ * on this machine):
+ *
+ *   TEMPORAL_ADDRESS=127.0.0.1:7233 BENCH_SETTINGS=memory,wal-normal npm run bench:temporal
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,7 +27,7 @@ import { freePort } from '../src/platform/infra/proc';
 import { DEV_SERVER_SQLITE_PRAGMAS, ensureTemporalCli, startDevServer } from '../src/platform/infra/temporal';
 import { connectTemporalClient } from '../src/platform/temporal/client';
 import { runBounded } from './support/async';
-import { processCpuMs } from './support/cpu';
+import { listeningPid, portOf, processCpuMs } from './support/cpu';
 import { createCleanups, elapsedLog, runBench } from './support/run';
 import { fmt, printTable } from './support/table';
 import type { BenchActivities } from './workflows/temporal';
@@ -82,7 +88,9 @@ async function main(): Promise<number> {
   const concurrency = intFromEnv('BENCH_CONCURRENCY', 50);
   const warmup = intFromEnv('BENCH_WARMUP_WORKFLOWS', 20);
   const wanted = (process.env.BENCH_SETTINGS ?? SETTINGS.map((s) => s.name).join(',')).split(',').map((s) => s.trim());
-  const settings = SETTINGS.filter((s) => wanted.includes(s.name));
+  const external = process.env.TEMPORAL_ADDRESS;
+  const settings: Setting[] = SETTINGS.filter((s) => wanted.includes(s.name));
+  if (external) settings.push({ name: 'external', label: `server at ${external} (TEMPORAL_ADDRESS)`, pragmas: undefined });
   if (settings.length === 0) throw new Error(`BENCH_SETTINGS names none of ${SETTINGS.map((s) => s.name).join(', ')}`);
 
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -100,12 +108,16 @@ async function main(): Promise<number> {
     for (const setting of settings) {
       const dbFile = setting.pragmas === undefined ? undefined : path.join(dir, `${setting.name}.db`);
       const logFile = path.join(dir, `${setting.name}.log`);
-      const server = await startDevServer({ cli, port: await freePort(), dbFile, sqlitePragmas: setting.pragmas, logFile }).catch(
-        (err: Error) => {
-          const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '(no log)';
-          throw new Error(`${setting.name}: ${err.message}; the server's log ends:\n${tail}`);
-        },
-      );
+      const server =
+        setting.name === 'external' && external
+          ? { address: external, pid: listeningPid(portOf(external)), stop: async () => undefined }
+          : await startDevServer({ cli, port: await freePort(), dbFile, sqlitePragmas: setting.pragmas, logFile }).then(
+              (dev) => ({ address: dev.address, pid: dev.process.pid, stop: () => dev.stop() }),
+              (err: Error) => {
+                const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '(no log)';
+                throw new Error(`${setting.name}: ${err.message}; the server's log ends:\n${tail}`);
+              },
+            );
       let client: Client | undefined;
       let connection: NativeConnection | undefined;
       try {
@@ -126,7 +138,7 @@ async function main(): Promise<number> {
         await worker.runUntil(async () => {
           for (const shape of SHAPES) {
             if (warmup > 0) await measure(client!, taskQueue, shape, warmup, concurrency, undefined);
-            row[shape] = await measure(client!, taskQueue, shape, workflows, concurrency, server.process.pid);
+            row[shape] = await measure(client!, taskQueue, shape, workflows, concurrency, server.pid);
             log(`${setting.name} ${shape}: ${fmt(row[shape].perSecond, 1)}/s`);
           }
         });

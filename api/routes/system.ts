@@ -1,10 +1,10 @@
-import crypto from 'node:crypto';
 import type { RouteDef } from './types';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, fields, jsonResponse } from '../openapi/schemas';
 import { registry } from '../metrics';
 import { configurationProblems } from '../../src/platform/startupCheck';
+import { metricsAccess, METRICS_UNAUTHORIZED_MESSAGE } from '../../src/platform/metrics/access';
 
 /**
  * Liveness, readiness and the OpenAPI document: no authentication. Metrics: a bearer when
@@ -40,11 +40,13 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
             fields({ status: { const: 'ready' }, checks: fields({ postgres: { const: 'ok' }, temporal: { const: 'ok' } }) }),
           ),
           '503': errorResponse(
-            '`not_ready`, naming what failed (`postgres`, `temporal`, `configuration`) without its error text, which is logged',
+            '`not_ready`, naming what failed (`postgres`, `temporal`, `configuration`) without its error text, which is logged, or `draining` once the process is shutting down',
           ),
         },
       },
       handler: async (ctx, deps) => {
+        // A draining process answers at once, so a load balancer stops routing to it without waiting on checks.
+        if (deps.draining?.()) return notReady(ctx, [{ field: 'draining', message: 'shutting down' }]);
         const checks = await Promise.all([
           check('postgres', () => deps.db.raw('select 1')),
           check('temporal', () => deps.temporal.workflowService.getSystemInfo({})),
@@ -56,15 +58,10 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
         if (failing.length > 0) {
           // The detail (host:port, driver text, setting names) is for the operator's log, not for anyone who can reach /readyz.
           for (const c of failing) ctx.state.log.warn({ check: c.name, error: c.error }, 'not ready');
-          ctx.status = 503;
-          ctx.body = {
-            error: {
-              code: 'not_ready',
-              message: 'The service is not ready',
-              details: failing.map((c) => ({ field: c.name, message: 'unavailable' })),
-            },
-          };
-          return;
+          return notReady(
+            ctx,
+            failing.map((c) => ({ field: c.name, message: 'unavailable' })),
+          );
         }
         ctx.body = { status: 'ready', checks: Object.fromEntries(checks.map((c) => [c.name, 'ok'])) };
       },
@@ -105,17 +102,16 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
   ];
 }
 
-/** METRICS_TOKEN set: its bearer, compared in constant time. Unset: the dev profile only; elsewhere /metrics does not exist. */
+/** The rule every process's /metrics shares (src/platform/metrics/access.ts), as this API's errors. */
 function assertMetricsAccess(ctx: AppContext, deps: AppDeps): void {
-  const token = deps.config.metricsToken;
-  if (!token) {
-    if (deps.config.profile !== 'dev') throw errors.notFound('Route');
-    return;
-  }
-  const digest = (value: string) => crypto.createHash('sha256').update(value, 'utf8').digest();
-  const presented = /^\s*Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1] ?? '';
-  if (!crypto.timingSafeEqual(digest(presented), digest(token)))
-    throw new ApiError(401, 'unauthorized', 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
+  const access = metricsAccess(deps.config, ctx.get('authorization'));
+  if (access === 'not_found') throw errors.notFound('Route');
+  if (access === 'unauthorized') throw new ApiError(401, 'unauthorized', METRICS_UNAUTHORIZED_MESSAGE);
+}
+
+function notReady(ctx: AppContext, details: Array<{ field: string; message: string }>): void {
+  ctx.status = 503;
+  ctx.body = { error: { code: 'not_ready', message: 'The service is not ready', details } };
 }
 
 async function check(name: string, probe: () => Promise<unknown>): Promise<{ name: string; ok: boolean; error?: string }> {

@@ -58,3 +58,45 @@ export function postgresCpuMs(port: number): number | undefined {
   }
   return ticks * 10;
 }
+
+/**
+ * The pid of the process listening on TCP `port` on this machine (an external Temporal server a bench is pointed at
+ * with TEMPORAL_ADDRESS, to read its CPU time); undefined when none is found or /proc is not readable.
+ */
+export function listeningPid(port: number): number | undefined {
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let lines: string[];
+    try {
+      lines = fs.readFileSync(table, 'utf8').split('\n').slice(1);
+    } catch {
+      continue;
+    }
+    for (const line of lines) {
+      // sl local_address rem_address st ... inode: the local port is hex after the colon, state 0A is LISTEN.
+      const fields = line.trim().split(/\s+/);
+      if (fields.length > 9 && fields[3] === '0A' && parseInt(fields[1].split(':')[1], 16) === port) inodes.add(fields[9]);
+    }
+  }
+  if (inodes.size === 0) return undefined;
+  for (const name of fs.readdirSync('/proc').filter((entry) => /^\d+$/.test(entry))) {
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${name}/fd`);
+    } catch {
+      continue;
+    }
+    for (const fd of fds) {
+      try {
+        const target = fs.readlinkSync(`/proc/${name}/fd/${fd}`);
+        if (inodes.has(target.slice('socket:['.length, -1))) return Number(name);
+      } catch {
+        // the descriptor closed meanwhile
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The port of a `host:port` address. */
+export const portOf = (address: string): number => Number(address.slice(address.lastIndexOf(':') + 1));

@@ -3,11 +3,16 @@ import { createApp } from '../../api/app';
 import { createApiServer } from '../../api/server';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
+import { CLOSE_MARGIN_MS, drainHttpServer, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
 import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient } from '../platform/temporal/client';
 
-/** Runs the HTTP API until SIGINT/SIGTERM, then stops accepting and drains. Refuses to start on a weak configuration. */
+/**
+ * Runs the HTTP API until SIGINT/SIGTERM, then drains: /readyz answers 503, no new connections,
+ * in-flight requests finish (up to API_DRAIN_SECONDS), then the pools close and the process exits 0.
+ * Refuses to start on a weak configuration.
+ */
 export async function runApi(config: Config = loadConfig()): Promise<http.Server> {
   const warnings = assertStartupConfiguration('api', config);
   const logger = createLogger('api', config.logLevel);
@@ -15,25 +20,28 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   const databaseUrl = requireSetting(config.databaseUrl, 'DATABASE_URL');
   const db = createDb(databaseUrl, { max: 20 });
   const temporal = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
-  const app = createApp({ config, db, temporal, logger, now: () => new Date() });
+  let draining = false;
+  const app = createApp({ config, db, temporal, logger, now: () => new Date(), draining: () => draining });
   // Revocations reach this process's key cache within moments of their commit, not after its TTL.
   await app.listenForKeyChanges(databaseUrl);
   const server = createApiServer(app, { requestTimeoutMs: config.httpRequestTimeoutMs, headersTimeoutMs: config.httpHeadersTimeoutMs });
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   logger.info({ url: `http://${config.host}:${config.port}` }, 'api listening');
 
-  const shutdown = (signal: string) => {
-    logger.info({ signal }, 'api shutting down');
-    server.close(async () => {
+  drainOnSignal({
+    log: logger,
+    forceExitAfterMs: config.apiDrainSeconds * 1000 + CLOSE_MARGIN_MS,
+    drain: async () => {
+      draining = true;
+      const inTime = await drainHttpServer(server, config.apiDrainSeconds * 1000);
+      if (!inTime) logger.warn({ deadline_s: config.apiDrainSeconds }, 'drain deadline passed: requests still in flight were cut');
       await app.close();
       await temporal.connection.close();
       await db.destroy();
+      logger.info('api stopped');
       process.exit(0);
-    });
-    setTimeout(() => process.exit(1), 10_000).unref();
-  };
-  process.once('SIGINT', () => shutdown('SIGINT'));
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
+    },
+  });
   return server;
 }
 

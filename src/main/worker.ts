@@ -3,11 +3,14 @@ import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createActivities } from '../../activities';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
+import { abandonOnWorkerShutdown } from '../platform/lifecycle/abandonOnShutdown';
+import { CLOSE_MARGIN_MS, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
 import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient } from '../platform/temporal/client';
 import { buildActivityDeps } from './activityDeps';
 import { ensureSchedules } from './schedules';
+import { prepareWorkerMetrics } from './workerMetrics';
 
 /**
  * How the worker runs its tasks, shared with bench:calls' bare-Temporal baseline (bench/turnBaseline)
@@ -18,9 +21,10 @@ export const WORKER_TUNING = {
 } satisfies Partial<WorkerOptions>;
 
 /**
- * The Temporal worker: runs every workflow and activity on the task queue. Temporal's
- * runtime handles SIGINT/SIGTERM: in-flight activities finish (up to the grace time),
- * then `run()` resolves and we close the database pool.
+ * The Temporal worker: runs every workflow and activity on the task queue. On SIGINT/SIGTERM it
+ * stops polling, running activities get WORKER_SHUTDOWN_GRACE_SECONDS to finish (then Temporal
+ * cancels them and retries them on another worker), `run()` resolves, the connections and the
+ * pool close and the process exits 0; the same signal again, or a drain past its deadline, exits 1.
  */
 export async function runWorker(config: Config = loadConfig()): Promise<void> {
   const warnings = assertStartupConfiguration('worker', config);
@@ -28,6 +32,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
   const secretsKey = parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
+  const metrics = await prepareWorkerMetrics(config, db, log);
   const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
   const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = process.env.WORKFLOW_BUNDLE_PATH
     ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH } }
@@ -39,13 +44,19 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     ...workflowSource,
     activities: createActivities(buildActivityDeps(config, { db, temporal: () => client, secretsKey })),
     ...WORKER_TUNING,
+    // The deployment's grace (WORKER_TUNING's is what in-process test workers and the bench baseline use).
+    shutdownGraceTime: config.workerShutdownGraceSeconds * 1000,
+    interceptors: { activity: [abandonOnWorkerShutdown] },
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   await ensureSchedules(client, config.taskQueue);
+  await metrics.serve();
   log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
+  drainOnSignal({ log, forceExitAfterMs: config.workerShutdownGraceSeconds * 1000 + CLOSE_MARGIN_MS, drain: () => stopPolling(worker) });
   try {
     await worker.run();
   } finally {
+    await metrics.close();
     await client.connection.close();
     await connection.close();
     await db.destroy();
@@ -55,4 +66,9 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
 
 if (require.main === module) {
   runWorker().catch(exitOnStartupFailure);
+}
+
+/** Temporal's runtime also shuts the worker down on these signals; whichever comes first does it. */
+function stopPolling(worker: Worker): void {
+  if (worker.getState() === 'RUNNING') worker.shutdown();
 }

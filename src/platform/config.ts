@@ -67,6 +67,11 @@ export interface Config {
   simulatorCallbackBaseUrl: string;
   /** When set, `GET /metrics` requires it as a bearer; when unset, /metrics is served only in the dev profile. */
   metricsToken: string | undefined;
+  /**
+   * `WORKER_METRICS_PORT`: where a worker serves its `GET /metrics` (on `HOST`, the same access
+   * rule as the API's); unset, the worker serves none. Optional.
+   */
+  workerMetricsPort: number | undefined;
   /** Settings found in the environment that are no longer read; every process refuses to start with one. */
   obsoleteSettings: string[];
   /** How long POST /lines waits for number provisioning before answering `provisioning`. */
@@ -95,6 +100,10 @@ export interface Config {
   outboundAllowedNetworks: string[];
   /** How long POST /api/v1/webhooks/test waits for its attempt before answering `pending`. */
   webhookTestWaitMs: number;
+  /** On SIGTERM, how long an API process lets in-flight requests finish before it cuts them (src/platform/lifecycle/drain.ts). */
+  apiDrainSeconds: number;
+  /** On SIGTERM, how long a worker lets running activities finish before Temporal cancels them (`shutdownGraceTime`). */
+  workerShutdownGraceSeconds: number;
 }
 
 export function intFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -103,6 +112,13 @@ export function intFromEnv(name: string, fallback: number, env: NodeJS.ProcessEn
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+/** A TCP port (0: any free one) from the environment. */
+function portFromEnv(name: string, env: NodeJS.ProcessEnv): number {
+  const port = intFromEnv(name, 0, env);
+  if (port > 65_535) throw new Error(`${name} must be a TCP port (0-65535), got "${env[name]}"`);
+  return port;
 }
 
 export const projectRoot = path.resolve(__dirname, '../..');
@@ -197,6 +213,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     simulatorControlToken: secret('SIMULATOR_CONTROL_TOKEN'),
     simulatorCallbackBaseUrl: env.SIMULATOR_CALLBACK_BASE_URL || publicBaseUrl,
     metricsToken: env.METRICS_TOKEN || undefined,
+    workerMetricsPort: env.WORKER_METRICS_PORT ? portFromEnv('WORKER_METRICS_PORT', env) : undefined,
     obsoleteSettings: Object.keys(OBSOLETE_SETTINGS).filter((name) => env[name] !== undefined),
     lineProvisionWaitMs: int('LINE_PROVISION_WAIT_MS', 10_000),
     secretsKey: secret('SECRETS_KEY'),
@@ -211,6 +228,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     modelMaxReplyChars: env.MODEL_MAX_REPLY_CHARS ? int('MODEL_MAX_REPLY_CHARS', 0) : undefined,
     outboundAllowedNetworks: outboundAllowedNetworks(env),
     webhookTestWaitMs: int('WEBHOOK_TEST_WAIT_MS', 15_000),
+    apiDrainSeconds: int('API_DRAIN_SECONDS', 20),
+    workerShutdownGraceSeconds: int('WORKER_SHUTDOWN_GRACE_SECONDS', 20),
   };
 }
 

@@ -70,7 +70,8 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
   },
   worker: {
     secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY'],
-    optionalSecrets: [],
+    // Read when WORKER_METRICS_PORT is set (the worker's /metrics).
+    optionalSecrets: ['METRICS_TOKEN'],
     settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
     reachableUrls: ['PUBLIC_BASE_URL'],
     listen: 'HOST',

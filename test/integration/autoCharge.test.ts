@@ -11,6 +11,7 @@ import { stopProcess } from '../../src/platform/infra/proc';
 import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } from '../../src/main/schedules';
 import { workflowIds } from '../../workflows/definitions/ids';
 import { customer } from '../support/customer';
+import { workerRegistry } from '../../activities/metrics';
 import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
 import { STUB_WEBHOOK_SECRETS, startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 
@@ -85,9 +86,13 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
   const autoCharge = () => h.temporal.workflow.getHandle(workflowIds.autoCharge(account.workspaceId, 'live'));
   const autoRecharges = () =>
     h.db('ledger_transactions').where({ workspace_id: account.workspaceId, environment: 'live', type: 'auto_recharge' });
+  const autoRechargePostings = async () =>
+    (await workerRegistry.getSingleMetric('switchboard_ledger_postings_total')!.get()).values.find((v) => v.labels.type === 'auto_recharge')
+      ?.value ?? 0;
   const balance = async () => (await h.request('GET', '/api/v1/billing/balance', { key: tenant.keys.live })).body.cents;
 
   it('charges the card once under 20 concurrent low-balance triggers, and credits the balance', async () => {
+    const postedBefore = await autoRechargePostings();
     await addCard();
     await spend(200);
     await Promise.all(Array.from({ length: 20 }, () => billing().requestAutoCharge(account)));
@@ -99,6 +104,8 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
     expect(await balance()).toBe(300 + 2000);
     const [attempt] = await h.db('payment_attempts').where({ workspace_id: account.workspaceId });
     expect(attempt).toMatchObject({ status: 'succeeded', amount_cents: '2000' });
+    // The worker's /metrics counts the posting once (the in-process worker counts into the same registry).
+    expect((await autoRechargePostings()) - postedBefore).toBe(1);
     // On Stripe, the simulator's processors are never asked.
     if (stub) expect(h.simulator.processor.attempts + h.simulator.testProcessor.attempts).toBe(0);
   });

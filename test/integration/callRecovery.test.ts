@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { createCallActivities } from '../../activities/calls';
+import { workerRegistry } from '../../activities/metrics';
 import { generateSecretsKey, parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { EgressPolicy } from '../../src/platform/net/egress';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
@@ -57,6 +58,8 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
       workflowId: `sweep-${crypto.randomUUID()}`,
       args: [{}],
     });
+  const recoveredCalls = async () =>
+    (await workerRegistry.getSingleMetric('switchboard_recovered_total')!.get()).values.find((v) => v.labels.kind === 'call')?.value ?? 0;
   const backdate = (id: string) =>
     h
       .db('calls')
@@ -130,8 +133,11 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
     await calls.untilStatus(stuck, ['in_progress']);
     await backdate(stuck);
 
+    const recoveredBefore = await recoveredCalls();
     const result = (await sweep()) as { calls: Array<{ callId: string; outcome: string; workflow?: string }> };
     const outcome = (id: string) => result.calls.find((c) => c.callId === id);
+    // Operators see them on the worker's /metrics too (the in-process worker counts into the same registry).
+    expect((await recoveredCalls()) - recoveredBefore).toBe(result.calls.filter((c) => c.outcome === 'ended').length);
     expect(outcome(missing)).toMatchObject({ outcome: 'ended', workflow: 'missing' });
     expect(outcome(unclaimed)).toMatchObject({ outcome: 'ended', workflow: 'missing' });
     expect(await calls.get(unclaimed)).toMatchObject({ status: 'failed', end_cause: 'service_error', charge_cents: 0 });

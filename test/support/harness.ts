@@ -52,7 +52,9 @@ export interface Harness {
   };
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Starts the real worker entry point (`src/main/worker.ts`) as a child process on this harness's task queue. */
-  spawnWorkerProcess(logFile: string): ChildProcess;
+  spawnWorkerProcess(logFile: string, env?: NodeJS.ProcessEnv): ChildProcess;
+  /** Starts the real API entry point (`src/main/api.ts`) as a child process on `port`, against this harness's Postgres and Temporal. */
+  spawnApiProcess(logFile: string, port: number, env?: NodeJS.ProcessEnv): ChildProcess;
   /** Stops the API (dropping its connections) and starts a fresh app on the same port. */
   restartApi(): Promise<void>;
   /** Starts an in-process worker on this harness's task queue (once). */
@@ -172,7 +174,25 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server = await listen(apiPort);
     },
-    spawnWorkerProcess(logFile) {
+    spawnApiProcess(logFile, port, env = {}) {
+      return spawnService(
+        'api',
+        {
+          DATABASE_URL: config.databaseUrl,
+          TEMPORAL_ADDRESS: config.temporalAddress,
+          TEMPORAL_TASK_QUEUE: config.taskQueue,
+          HOST: '127.0.0.1',
+          PORT: String(port),
+          PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
+          CARRIER_WEBHOOK_SECRET: config.carrierWebhookSecret,
+          SECRETS_KEY: config.secretsKey,
+          LOG_LEVEL: 'info',
+          ...env,
+        },
+        logFile,
+      );
+    },
+    spawnWorkerProcess(logFile, env = {}) {
       return spawnService(
         'worker',
         {
@@ -193,6 +213,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
           SECRETS_KEY: config.secretsKey,
           PUBLIC_BASE_URL: config.publicBaseUrl,
           LOG_LEVEL: 'info',
+          ...env,
         },
         logFile,
       );

@@ -103,6 +103,19 @@ export function activeCalls(db: Knex) {
     .orderBy('created_at');
 }
 
+/**
+ * How many calls are active, by environment and status, across every process: a scrape-time
+ * gauge (the worker's /metrics). Reads only the partial index `calls_active_by_age` covers.
+ */
+export async function countActiveCalls(db: Knex): Promise<Array<{ environment: string; status: string; count: number }>> {
+  const rows = await db('calls')
+    .whereIn('status', [...ACTIVE_CALL_STATUSES])
+    .groupBy('environment', 'status')
+    .select('environment', 'status')
+    .count<Array<{ environment: string; status: string; count: string }>>('* as count');
+  return rows.map((row) => ({ environment: row.environment, status: row.status, count: Number(row.count) }));
+}
+
 /** A transcript entry as a workflow hands it over (timestamp in epoch ms). */
 type PlainEntry = { role: string; text: string; timestamp: number };
 

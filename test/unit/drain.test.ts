@@ -1,0 +1,155 @@
+import { EventEmitter } from 'node:events';
+import http from 'node:http';
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { drainHttpServer, drainOnSignal } from '../../src/platform/lifecycle/drain';
+import { createLogger } from '../../src/platform/logger';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A raw HTTP/1.1 connection: what it has received, and whether the server has closed it. */
+function rawConnection(port: number) {
+  const socket = net.connect(port, '127.0.0.1');
+  const state = { received: '', closed: false };
+  socket.on('data', (chunk) => (state.received += chunk.toString('latin1')));
+  socket.on('close', () => (state.closed = true));
+  socket.on('error', () => undefined);
+  const connected = new Promise<void>((resolve) => socket.once('connect', () => resolve()));
+  return { socket, state, connected };
+}
+
+describe('drainHttpServer', () => {
+  let server: http.Server;
+  let port: number;
+  beforeEach(async () => {
+    // Echoes the size of the body once it has all arrived.
+    server = http.createServer((req, res) => {
+      let size = 0;
+      req.on('data', (chunk: Buffer) => (size += chunk.length));
+      req.on('end', () => res.end(`got ${size}`));
+    });
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterEach(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+
+  it('refuses new connections, closes idle ones, finishes the request in flight, then closes its connection', async () => {
+    const idle = rawConnection(port);
+    idle.socket.write('GET /first HTTP/1.1\r\nHost: t\r\n\r\n');
+    const slow = rawConnection(port);
+    slow.socket.write('POST /slow HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nabc');
+    await Promise.all([idle.connected, slow.connected]);
+    await pause(100);
+    expect(idle.state.received).toContain('got 0');
+
+    const drained = drainHttpServer(server, 5_000);
+    await pause(150);
+    expect(idle.state.closed).toBe(true);
+    const refused = await new Promise<string>((resolve) => {
+      const late = net.connect(port, '127.0.0.1');
+      late.once('connect', () => resolve('connected'));
+      late.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+    });
+    expect(refused).toBe('ECONNREFUSED');
+
+    slow.socket.write('def');
+    expect(await drained).toBe(true);
+    expect(slow.state.received).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(slow.state.received).toContain('got 6');
+    await pause(50);
+    expect(slow.state.closed).toBe(true);
+  });
+
+  it('cuts a request still in flight at the deadline', async () => {
+    const stalled = rawConnection(port);
+    stalled.socket.write('POST /stalled HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nabc');
+    await stalled.connected;
+    await pause(50);
+    const started = Date.now();
+    expect(await drainHttpServer(server, 300)).toBe(false);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    await pause(50);
+    expect(stalled.state.closed).toBe(true);
+    expect(stalled.state.received).toBe('');
+  });
+});
+
+describe('drainOnSignal', () => {
+  const log = createLogger('drain-test', 'silent');
+
+  it('drains on the first signal and exits 1 when it comes again; the other signal is the same stop', async () => {
+    const signals = new EventEmitter();
+    const exits: number[] = [];
+    const drained: string[] = [];
+    drainOnSignal({
+      log,
+      forceExitAfterMs: 10_000,
+      signals: signals as unknown as NodeJS.Process,
+      exit: (code) => exits.push(code),
+      drain: async (signal) => {
+        drained.push(signal);
+        await pause(1_000);
+      },
+    });
+    // Ctrl-C's SIGINT to the process group, then the supervisor's SIGTERM: one drain.
+    signals.emit('SIGINT', 'SIGINT');
+    await pause(10);
+    signals.emit('SIGTERM', 'SIGTERM');
+    expect(drained).toEqual(['SIGINT']);
+    expect(exits).toEqual([]);
+    // Ctrl-C again: out at once.
+    signals.emit('SIGINT', 'SIGINT');
+    expect(drained).toEqual(['SIGINT']);
+    expect(exits).toEqual([1]);
+  });
+
+  it('exits 1 when the drain outlives its deadline or fails', async () => {
+    const exits: number[] = [];
+    const slow = new EventEmitter();
+    drainOnSignal({
+      log,
+      forceExitAfterMs: 100,
+      signals: slow as unknown as NodeJS.Process,
+      exit: (code) => exits.push(code),
+      drain: () => new Promise(() => undefined),
+    });
+    slow.emit('SIGTERM', 'SIGTERM');
+    await pause(50);
+    expect(exits).toEqual([]);
+    await pause(100);
+    expect(exits).toEqual([1]);
+
+    const failing = new EventEmitter();
+    drainOnSignal({
+      log,
+      forceExitAfterMs: 10_000,
+      signals: failing as unknown as NodeJS.Process,
+      exit: (code) => exits.push(code),
+      drain: async () => {
+        throw new Error('pool would not close');
+      },
+    });
+    failing.emit('SIGINT', 'SIGINT');
+    await pause(10);
+    expect(exits).toEqual([1, 1]);
+  });
+
+  it('leaves the exit to the process when the drain finishes', async () => {
+    const signals = new EventEmitter();
+    const exits: number[] = [];
+    drainOnSignal({
+      log,
+      forceExitAfterMs: 10_000,
+      signals: signals as unknown as NodeJS.Process,
+      exit: (code) => exits.push(code),
+      drain: () => undefined,
+    });
+    signals.emit('SIGTERM', 'SIGTERM');
+    await pause(10);
+    expect(exits).toEqual([]);
+  });
+});
