@@ -10,6 +10,7 @@ import { complianceRoutes } from './compliance';
 import { keyPlaneRoutes } from './keys';
 import { lineRoutes } from './lines';
 import { messageRoutes } from './messages';
+import { stripeWebhookRoutes } from './processor/stripe';
 import { systemRoutes } from './system';
 import { webhookRoutes } from './webhooks';
 
@@ -29,5 +30,6 @@ export function allRoutes(openApiYaml: () => string): RouteDef[] {
     ...messageRoutes(),
     ...carrierEventRoutes(),
     ...carrierMessageRoutes(),
+    ...stripeWebhookRoutes(),
   ];
 }
