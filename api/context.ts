@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import type Stripe from 'stripe';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/platform/config';
 import type { Db } from '../src/platform/db/knex';
@@ -42,6 +43,8 @@ export interface AppState {
   idempotency?: IdempotencyHandle;
   /** What an idempotent replay returns, when it must differ from the first response (no secrets). */
   replayBody?: unknown;
+  /** A verified Stripe webhook event and the environment whose signing secret verified it (api/stripeAuth.ts). */
+  stripeEvent?: { environment: 'test' | 'live'; event: Stripe.Event };
   /** Query string after schema validation and type coercion. */
   query?: Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
 import { authenticateCarrier, authenticateTelnyx } from '../carrierAuth';
+import { authenticateStripe } from '../stripeAuth';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import type { RouteAuth } from '../routes/types';
@@ -32,6 +33,10 @@ export function authenticate(
     if (auth.kind === 'carrier') {
       if (auth.scheme === 'telnyx') await authenticateTelnyx(ctx as unknown as AppContext, deps);
       else await authenticateCarrier(ctx as unknown as AppContext, deps);
+      return next();
+    }
+    if (auth.kind === 'stripe') {
+      authenticateStripe(ctx as unknown as AppContext, deps);
       return next();
     }
     const header = ctx.get('authorization');

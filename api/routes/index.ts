@@ -11,6 +11,7 @@ import { complianceRoutes } from './compliance';
 import { keyPlaneRoutes } from './keys';
 import { lineRoutes } from './lines';
 import { messageRoutes } from './messages';
+import { stripeWebhookRoutes } from './processor/stripe';
 import { systemRoutes } from './system';
 import { webhookRoutes } from './webhooks';
 
@@ -31,5 +32,6 @@ export function allRoutes(openApiYaml: () => string): RouteDef[] {
     ...carrierEventRoutes(),
     ...carrierMessageRoutes(),
     ...telnyxEventRoutes(),
+    ...stripeWebhookRoutes(),
   ];
 }

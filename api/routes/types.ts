@@ -21,7 +21,12 @@ export type RouteAuth =
       kind: 'carrier';
       /** A provider's own webhook signature instead of ours: `telnyx` is Ed25519 with TELNYX_PUBLIC_KEY. */
       scheme?: 'telnyx';
-    };
+    }
+  /**
+   * Stripe's webhooks: `Stripe-Signature` over the raw body with the endpoint's signing secret of
+   * each environment (api/stripeAuth.ts). Internal like carrier callbacks.
+   */
+  | { kind: 'stripe' };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 

@@ -5,15 +5,15 @@ import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
 import { TelnyxMediaServer } from '../adapters/carrier/telnyx/media';
 import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
 import { OpenAiCompatibleModel } from '../adapters/model/openAiCompatible';
-import { SimulatorPaymentProcessor } from '../adapters/payments/simulatorProcessor';
 import { requireSetting, type Config } from '../platform/config';
 import { parseSecretsKey, type SecretsKeyRing } from '../platform/crypto/secretBox';
 import type { Db } from '../platform/db/knex';
 import { egressPolicyFor } from '../platform/net/egress';
+import { paymentProcessorsFor } from './payments';
 
 /**
  * The one composition of a worker's activity dependencies, from its configuration: the carrier,
- * the card processor of each environment and the model, all reached with the configured keys;
+ * the card processor of each environment (src/main/payments.ts) and the model, all reached with the configured keys;
  * the egress policy; where the carrier reports back (`<public base URL>/carrier/events`). Used by
  * the worker entry point, the test harness's in-process worker and the benches.
  */
@@ -28,16 +28,12 @@ export function buildActivityDeps(
   },
 ): ActivityDeps {
   const secretsKey = sources.secretsKey ?? parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
-  const paymentsApiKey = requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY');
   return {
     db: sources.db,
     carrier: buildCarrier(config),
     // Telnyx has no test mode: a test key must never buy a real number (docs/decisions.md "Telnyx carrier").
     carrierServesTestEnvironment: config.carrierProvider === 'simulator',
-    payments: {
-      live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, paymentsApiKey),
-      test: new SimulatorPaymentProcessor(config.paymentsTestUrl, paymentsApiKey),
-    },
+    payments: paymentProcessorsFor(config),
     model: new OpenAiCompatibleModel({
       baseUrl: config.modelBaseUrl,
       apiKey: config.modelApiKey,

@@ -33,6 +33,23 @@ export interface Config {
   paymentsLiveUrl: string;
   paymentsTestUrl: string;
   /**
+   * Which card processor each environment charges through: `simulator` (the default, at
+   * PAYMENTS_<ENV>_URL) or `stripe`. PAYMENTS_PROVIDER sets both; PAYMENTS_TEST_PROVIDER and
+   * PAYMENTS_LIVE_PROVIDER override one (e.g. the simulator for test, Stripe for live).
+   */
+  paymentsProviders: Readonly<Record<'test' | 'live', string>>;
+  /**
+   * Stripe, one account mode per environment: the test environment's key must be a test-mode key
+   * (`sk_test_`/`rk_test_`), the live one's a live-mode key (src/platform/startupCheck.ts).
+   */
+  stripe: {
+    secretKeys: Readonly<Record<'test' | 'live', string | undefined>>;
+    /** The signing secrets (`whsec_…`) of the webhook endpoints of each mode (POST /payments/stripe/webhook). */
+    webhookSecrets: Readonly<Record<'test' | 'live', string | undefined>>;
+    /** Another API base than https://api.stripe.com: stripe-mock or a contract stub, in tests. */
+    apiBase: string | undefined;
+  };
+  /**
    * `SWITCHBOARD_PROFILE`: `production` (the default) or `dev`. Only the dev profile, bound to
    * loopback, tolerates weak secrets and reads the ones `npm run up` keeps in the data directory
    * (src/platform/startupCheck.ts).
@@ -203,6 +220,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     simulatorUrl,
     paymentsLiveUrl: env.PAYMENTS_LIVE_URL || simulatorUrl,
     paymentsTestUrl: env.PAYMENTS_TEST_URL || simulatorUrl,
+    paymentsProviders: {
+      test: env.PAYMENTS_TEST_PROVIDER || env.PAYMENTS_PROVIDER || 'simulator',
+      live: env.PAYMENTS_LIVE_PROVIDER || env.PAYMENTS_PROVIDER || 'simulator',
+    },
+    stripe: {
+      secretKeys: { test: env.STRIPE_TEST_SECRET_KEY || undefined, live: env.STRIPE_LIVE_SECRET_KEY || undefined },
+      webhookSecrets: { test: env.STRIPE_WEBHOOK_SECRET_TEST || undefined, live: env.STRIPE_WEBHOOK_SECRET_LIVE || undefined },
+      apiBase: env.STRIPE_API_BASE || undefined,
+    },
     profile,
     carrierWebhookSecret: secret('CARRIER_WEBHOOK_SECRET'),
     carrierApiKey: secret('CARRIER_API_KEY'),

@@ -237,6 +237,64 @@ function reachableUrlProblem(value: string): string | null {
   return null;
 }
 
+export const PAYMENT_PROVIDERS = ['simulator', 'stripe'] as const;
+
+/** Stripe key prefixes of each environment: a test environment never holds a live-mode key, nor the reverse. */
+export const STRIPE_KEY_PREFIXES: Readonly<Record<'test' | 'live', readonly string[]>> = {
+  test: ['sk_test_', 'rk_test_'],
+  live: ['sk_live_', 'rk_live_'],
+};
+
+const STRIPE_SETTINGS = {
+  secretKey: { test: 'STRIPE_TEST_SECRET_KEY', live: 'STRIPE_LIVE_SECRET_KEY' },
+  webhookSecret: { test: 'STRIPE_WEBHOOK_SECRET_TEST', live: 'STRIPE_WEBHOOK_SECRET_LIVE' },
+  provider: { test: 'PAYMENTS_TEST_PROVIDER', live: 'PAYMENTS_LIVE_PROVIDER' },
+} as const;
+
+/** Whether any environment charges through the simulator (and so needs PAYMENTS_API_KEY). */
+export function usesPaymentsSimulator(config: Config): boolean {
+  return config.paymentsProviders.test === 'simulator' || config.paymentsProviders.live === 'simulator';
+}
+
+/**
+ * The card processor settings (issue 16): a known provider per environment and, for Stripe, a
+ * key of that environment's mode for the worker (which charges) and the CLI (which saves cards),
+ * and the webhook signing secret for the API (which receives Stripe's events). A key of the other
+ * mode is refused wherever it is set, so test usage can never move real money.
+ */
+export function paymentProviderProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
+  const problems: ConfigurationProblem[] = [];
+  for (const environment of ['test', 'live'] as const) {
+    const provider = config.paymentsProviders[environment];
+    if (!(PAYMENT_PROVIDERS as readonly string[]).includes(provider)) {
+      problems.push({
+        setting: STRIPE_SETTINGS.provider[environment],
+        message: `(or PAYMENTS_PROVIDER) must be one of ${PAYMENT_PROVIDERS.join(', ')}, not "${provider}"`,
+      });
+      continue;
+    }
+    const keyName = STRIPE_SETTINGS.secretKey[environment];
+    const key = config.stripe.secretKeys[environment];
+    const prefixes = STRIPE_KEY_PREFIXES[environment];
+    if (key !== undefined && !prefixes.some((prefix) => key.startsWith(prefix)))
+      problems.push({
+        setting: keyName,
+        message: `must be a Stripe ${environment}-mode key (${prefixes.join(' or ')}…): the ${environment} environment never holds a key of the other mode`,
+      });
+    if (provider !== 'stripe') continue;
+    if (key === undefined && (role === 'worker' || role === 'cli'))
+      problems.push({ setting: keyName, message: `is not set (the ${environment} environment charges through Stripe: PAYMENTS_PROVIDER)` });
+    const secretName = STRIPE_SETTINGS.webhookSecret[environment];
+    const secret = config.stripe.webhookSecrets[environment];
+    if (role === 'api' && (secret === undefined || !secret.startsWith('whsec_')))
+      problems.push({
+        setting: secretName,
+        message: `must be the signing secret (whsec_…) of the ${environment}-mode webhook endpoint POST /payments/stripe/webhook`,
+      });
+  }
+  return problems;
+}
+
 export function configurationReport(role: ProcessRole, config: Config): ConfigurationReport {
   const problems: ConfigurationProblem[] = [];
   const weak: ConfigurationProblem[] = [];
@@ -260,11 +318,14 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     const value = name === 'DATABASE_URL' ? config.databaseUrl : config.temporalAddress;
     if (!value) problems.push({ setting: name, message: 'is not set; run through `npm run up` or set it in the environment' });
   }
+  problems.push(...paymentProviderProblems(role, config));
+  // The worker reaches the simulated processor with PAYMENTS_API_KEY only if an environment uses it.
+  const required = requirements.secrets.filter((name) => name !== 'PAYMENTS_API_KEY' || role !== 'worker' || usesPaymentsSimulator(config));
   const checked: Array<{ name: SecretSetting; value: string }> = [];
   for (const name of [...requirements.secrets, ...requirements.optionalSecrets]) {
     const value = SECRET_SETTINGS[name].of(config);
     if (value === undefined || value === '') {
-      if (requirements.secrets.includes(name))
+      if (required.includes(name))
         problems.push({
           setting: name,
           message: `is not set (${SECRET_SETTINGS[name].purpose}); generate one with \`openssl rand -hex 32\``,
