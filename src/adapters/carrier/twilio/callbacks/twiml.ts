@@ -1,0 +1,64 @@
+import twilio from 'twilio';
+import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './paths';
+
+/**
+ * The TwiML documents Switchboard gives Twilio. A call Switchboard holds always runs `listen`: a
+ * speech `<Gather>` whose result comes back as an utterance, looping through `connect?resume=1`
+ * while the caller is silent. `speak` and `digits` replace it for a moment and come back to it.
+ * Without `call_id` in a URL the API finds the call by Twilio's `CallSid` (set once the call was placed).
+ */
+const { VoiceResponse } = twilio.twiml;
+
+/** How long one `<Gather>` waits for the caller to start speaking before looping. */
+const LISTEN_TIMEOUT_SECONDS = 30;
+
+export function listenTwiml(publicBaseUrl: string, callId?: string): string {
+  const response = new VoiceResponse();
+  response.gather({
+    input: ['speech'],
+    action: twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.heard, { call_id: callId }),
+    method: 'POST',
+    speechTimeout: 'auto',
+    timeout: LISTEN_TIMEOUT_SECONDS,
+    actionOnEmptyResult: false,
+  });
+  response.redirect({ method: 'POST' }, twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.connect, { call_id: callId, resume: '1' }));
+  return response.toString();
+}
+
+/** Speaks, then reports the end at `played` (which answers `listen`). */
+export function speakTwiml(
+  publicBaseUrl: string,
+  input: { speakId: string; text: string; voice?: { voice: string; language: string } },
+): string {
+  const response = new VoiceResponse();
+  if (input.voice) response.say({ voice: input.voice.voice as never, language: input.voice.language as never }, input.text);
+  else response.say(input.text);
+  response.redirect({ method: 'POST' }, twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.played, { speak_id: input.speakId }));
+  return response.toString();
+}
+
+/** Plays DTMF tones (`w`: half a second's pause, as Twilio's `<Play digits>` reads it), then listens again. */
+export function digitsTwiml(publicBaseUrl: string, digits: string): string {
+  const response = new VoiceResponse();
+  response.play({ digits });
+  response.redirect({ method: 'POST' }, twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.connect, { resume: '1' }));
+  return response.toString();
+}
+
+/**
+ * Holds an inbound call while Switchboard decides (its workflow answers with `answerCall`, which
+ * redirects the call to `connect`). Twilio counts the call answered from here on.
+ */
+export function holdTwiml(): string {
+  const response = new VoiceResponse();
+  response.pause({ length: 60 });
+  return response.toString();
+}
+
+/** Declines an inbound call (busy tone, never answered). */
+export function rejectTwiml(): string {
+  const response = new VoiceResponse();
+  response.reject({ reason: 'busy' });
+  return response.toString();
+}
