@@ -54,7 +54,7 @@ module.exports = {
       severity: 'error',
       comment: 'Routes call use cases; they never reach activities, adapter implementations or workflow code.',
       from: { path: '^api/' },
-      to: { path: '^(activities|src/main)/|^src/adapters/(?!.*/port\\.ts$)(?!carrier/callbacks/)' },
+      to: { path: '^(activities|src/main)/|^src/adapters/(?!.*/port\\.ts$)(?!carrier/callbacks/)(?!carrier/twilio/callbacks/)' },
     },
     {
       name: 'api-workflows-by-definition',

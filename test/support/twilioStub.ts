@@ -71,6 +71,8 @@ export interface TwilioStub {
   answer(callSid: string): Promise<void>;
   /** The remote party hangs up. */
   remoteHangUp(callSid: string): Promise<void>;
+  /** An outbound call ends unanswered, with Twilio's final status. */
+  endUnanswered(callSid: string, status: 'busy' | 'no-answer' | 'failed'): Promise<void>;
   /** The current `<Say>` finishes: Twilio follows the `<Redirect>` after it. */
   finishSpeech(callSid: string): Promise<void>;
   /** The caller speaks into the current `<Gather input="speech">`. */
@@ -322,10 +324,13 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         if (!call) return error(res, 404, 20404, 'The requested resource was not found');
         if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status))
           return error(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
+        const status = one(params.Status);
+        // Only a call in progress runs new TwiML; a queued or ringing one can only be ended.
+        if (status !== 'completed' && status !== 'canceled' && (call.status === 'queued' || call.status === 'ringing'))
+          return error(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
         call.updates.push(params);
         const newCallback = one(params.StatusCallback);
         if (newCallback) call.statusCallback = newCallback;
-        const status = one(params.Status);
         if (status === 'completed' || status === 'canceled') void end(call, status === 'completed' ? 'completed' : 'canceled');
         else if (one(params.Twiml)) call.twiml = one(params.Twiml)!;
         else if (one(params.Url)) void enqueue(call.sid, () => fetchTwiml(call, one(params.Url)!));
@@ -401,6 +406,9 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     },
     remoteHangUp(callSid) {
       return end(findCall(callSid), 'completed');
+    },
+    endUnanswered(callSid, status) {
+      return end(findCall(callSid), status);
     },
     finishSpeech(callSid) {
       const call = findCall(callSid);

@@ -103,7 +103,9 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     await carrier.speak({ carrierCallId, speakId: 'speak-1', text: 'Hello & welcome', voice: 'nova' });
     const call = stub.calls.get(carrierCallId)!;
     expect(call.twiml).toContain('<Say voice="Polly.Amy-Neural" language="en-GB">Hello &amp; welcome</Say>');
-    expect(call.twiml).toContain(`<Redirect method="POST">${publicBaseUrl}/carrier/twilio/calls/played?speak_id=speak-1</Redirect>`);
+    expect(call.twiml).toContain(
+      `<Redirect method="POST">${publicBaseUrl}/carrier/twilio/calls/played?speak_id=speak-1&amp;text=Hello+%26+welcome</Redirect>`,
+    );
     await carrier.sendDigits({ carrierCallId, digits: '12w#' });
     expect(call.twiml).toContain('<Play digits="12w#"/>');
   });

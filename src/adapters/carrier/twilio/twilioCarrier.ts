@@ -12,6 +12,9 @@ import { twilioVoice } from './voices';
  */
 export const TWILIO_TEST_NUMBER = '+15005550006';
 
+/** Twilio's error for an update of a call that is not in progress. */
+const NOT_IN_PROGRESS = 21220;
+
 export interface TwilioCarrierOptions {
   account: TwilioAccount;
   /** Where Twilio reaches the API (every callback URL is built on it). */
@@ -102,11 +105,20 @@ export class TwilioCarrier implements CarrierAdapter {
     });
   }
 
+  /**
+   * Redirects the held call to `connect`, which reports `call.answered`. Until Twilio has run the
+   * hold TwiML the call is not in progress and refuses the redirect (21220): a transient error then.
+   */
   async answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void> {
-    await this.update('answer', request.carrierCallId, {
-      url: this.url(TWILIO_CALLBACK_PATHS.connect, { call_id: request.callId }),
-      method: 'POST',
-    });
+    try {
+      await this.client
+        .calls(request.carrierCallId)
+        .update({ url: this.url(TWILIO_CALLBACK_PATHS.connect, { call_id: request.callId }), method: 'POST' });
+    } catch (err) {
+      if ((err as { code?: number }).code === NOT_IN_PROGRESS)
+        throw new Error('Twilio has not put the call in progress yet', { cause: err });
+      await twilioCall('answer', () => Promise.reject(err));
+    }
     if (request.record) {
       await twilioCall('record', () => this.client.calls(request.carrierCallId).recordings.create({ recordingChannels: 'mono' }));
     }

@@ -26,7 +26,7 @@ export function listenTwiml(publicBaseUrl: string, callId?: string): string {
   return response.toString();
 }
 
-/** Speaks, then reports the end at `played` (which answers `listen`). */
+/** Speaks, then reports the end at `played` (which answers `listen`), with the text, which the played report carries. */
 export function speakTwiml(
   publicBaseUrl: string,
   input: { speakId: string; text: string; voice?: { voice: string; language: string } },
@@ -34,7 +34,10 @@ export function speakTwiml(
   const response = new VoiceResponse();
   if (input.voice) response.say({ voice: input.voice.voice as never, language: input.voice.language as never }, input.text);
   else response.say(input.text);
-  response.redirect({ method: 'POST' }, twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.played, { speak_id: input.speakId }));
+  response.redirect(
+    { method: 'POST' },
+    twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.played, { speak_id: input.speakId, text: input.text }),
+  );
   return response.toString();
 }
 
