@@ -171,6 +171,27 @@ describe('startup configuration check', () => {
     }
   });
 
+  it('wants a Twilio account for each environment on Twilio, in the API and the worker, and a separate one for test', () => {
+    const sid = () => `AC${crypto.randomBytes(16).toString('hex')}`;
+    const twilio = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', CARRIER_PROVIDER_TEST: 'twilio' };
+    for (const role of PROCESS_ROLES) {
+      const expected = ROLE_REQUIREMENTS[role].carrierAccounts ? ['TWILIO_LIVE_ACCOUNT_SID', 'TWILIO_TEST_ACCOUNT_SID'] : [];
+      expect({ role, refused: settingsOf(role, twilio).sort() }).toEqual({ role, refused: expected });
+    }
+    const live = { TWILIO_LIVE_ACCOUNT_SID: sid(), TWILIO_LIVE_AUTH_TOKEN: strong() };
+    const test = { TWILIO_TEST_ACCOUNT_SID: sid(), TWILIO_TEST_AUTH_TOKEN: strong() };
+    expect(settingsOf('worker', { ...twilio, ...live, ...test })).toEqual([]);
+    expect(settingsOf('api', { ...twilio, ...live, ...test, TWILIO_TEST_ACCOUNT_SID: live.TWILIO_LIVE_ACCOUNT_SID })).toEqual([
+      'TWILIO_TEST_ACCOUNT_SID',
+    ]);
+    expect(settingsOf('api', { ...twilio, ...live, ...test, TWILIO_LIVE_ACCOUNT_SID: 'not-a-sid' })).toEqual(['TWILIO_LIVE_ACCOUNT_SID']);
+    // Only the environments on Twilio need an account; the simulator default needs none.
+    expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', ...live })).toEqual([]);
+    expect(() => loadConfig({ ...productionEnv(), CARRIER_PROVIDER_LIVE: 'carrier-pigeon' })).toThrow(
+      /CARRIER_PROVIDER_LIVE must be one of/,
+    );
+  });
+
   it('an optional METRICS_TOKEN is held to the same rule when set', () => {
     expect(settingsOf('api', { ...productionEnv(), METRICS_TOKEN: 'metrics' })).toEqual(['METRICS_TOKEN']);
     expect(settingsOf('api', { ...productionEnv(), METRICS_TOKEN: strong() })).toEqual([]);
