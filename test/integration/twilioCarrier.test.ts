@@ -67,6 +67,36 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     expect(twilioCall.updates.some((update) => update.Status === 'completed')).toBe(true);
   });
 
+  it('a webhook-mode conversation: the begin message is said, caller speech becomes a message, the reply is said', async () => {
+    ctx.receiver.respondWith((req) =>
+      req.body.event === 'message' && req.body.text === 'I need a table for two'
+        ? { status: 200, body: JSON.stringify({ text: 'Sure, for what time?' }) }
+        : undefined,
+    );
+    const line = await lines.create({ begin_message: 'Hello from Luigi’s' });
+    const call = await calls.dial(line.id, '+14155550109');
+    const twilioCall = await stubCallTo('+14155550109');
+    await stub.answer(twilioCall.sid);
+    const saying = (text: string) =>
+      eventually(async () => (twilioCall.twiml.includes(`>${text}</Say>`) ? true : undefined), 20_000, `Twilio to say "${text}"`);
+    await saying('Hello from Luigi’s');
+    await stub.finishSpeech(twilioCall.sid);
+    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    await stub.callerSays(twilioCall.sid, 'I need a table for two');
+    await saying('Sure, for what time?');
+    const message = ctx.receiver.requests.find((r) => r.body.event === 'message');
+    expect(message?.body).toMatchObject({ call_id: call.id, text: 'I need a table for two', detected_language: 'en' });
+    await stub.finishSpeech(twilioCall.sid);
+    const transcribed = await calls.untilTranscript(call.id, 3);
+    expect(transcribed.transcript!.map((t) => [t.role, t.text])).toEqual([
+      ['assistant', 'Hello from Luigi’s'],
+      ['user', 'I need a table for two'],
+      ['assistant', 'Sure, for what time?'],
+    ]);
+    await calls.hangUp(call.id);
+    await calls.untilStatus(call.id, ['completed']);
+  });
+
   it('the callee hanging up ends the call as a caller hang-up; an unanswered one as Twilio reports it', async () => {
     const line = await lines.create();
     const call = await calls.dial(line.id, '+14155550102');
