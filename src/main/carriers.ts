@@ -1,6 +1,7 @@
 import { EnvironmentCarrier, type CarrierEnvironment, type CarrierEnvironmentLookup } from '../adapters/carrier/environmentCarrier';
 import type { CarrierAdapter } from '../adapters/carrier/port';
 import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
+import { postgresSpeechQueue } from '../adapters/carrier/twilio/callbacks/speechQueue';
 import { TwilioCarrier } from '../adapters/carrier/twilio/twilioCarrier';
 import { requireSetting, type Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
@@ -16,7 +17,13 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
   const forEnvironment = (environment: CarrierEnvironment): CarrierAdapter => {
     if (config.carrierProviders[environment] === 'simulator') return simulator();
     const account = requireSetting(config.twilio[environment], `TWILIO_${environment.toUpperCase()}_ACCOUNT_SID and _AUTH_TOKEN`);
-    return new TwilioCarrier({ account, publicBaseUrl: config.publicBaseUrl, mode: environment, apiBaseUrl: config.twilio.apiBaseUrl });
+    return new TwilioCarrier({
+      account,
+      publicBaseUrl: config.publicBaseUrl,
+      mode: environment,
+      apiBaseUrl: config.twilio.apiBaseUrl,
+      speeches: postgresSpeechQueue(db),
+    });
   };
   return new EnvironmentCarrier({ test: forEnvironment('test'), live: forEnvironment('live') }, environmentLookup(db));
 }

@@ -68,11 +68,18 @@ describe('Twilio carrier (live environment, contract stub)', () => {
   });
 
   it('a webhook-mode conversation: the begin message is said, caller speech becomes a message, the reply is said', async () => {
-    ctx.receiver.respondWith((req) =>
-      req.body.event === 'message' && req.body.text === 'I need a table for two'
-        ? { status: 200, body: JSON.stringify({ text: 'Sure, for what time?' }) }
-        : undefined,
-    );
+    ctx.receiver.respondWith((req) => {
+      if (req.body.event !== 'message') return undefined;
+      if (req.body.text === 'I need a table for two') return { status: 200, body: JSON.stringify({ text: 'Sure, for what time?' }) };
+      return {
+        status: 200,
+        stream: [
+          { afterMs: 0, line: { text: 'One moment.' } },
+          { afterMs: 0, line: { text: 'Your table is booked.' } },
+          { afterMs: 0, line: { done: true } },
+        ],
+      };
+    });
     const line = await lines.create({ begin_message: 'Hello from Luigi’s' });
     const call = await calls.dial(line.id, '+14155550109');
     const twilioCall = await stubCallTo('+14155550109');
@@ -93,6 +100,17 @@ describe('Twilio carrier (live environment, contract stub)', () => {
       ['user', 'I need a table for two'],
       ['assistant', 'Sure, for what time?'],
     ]);
+
+    // A streamed reply is two speeches: the second waits for the first to end, then Twilio says it.
+    await stub.callerSays(twilioCall.sid, 'Eight please');
+    await saying('One moment.');
+    await eventually(async () => ((await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).length === 2 ? true : undefined));
+    expect(twilioCall.twiml).not.toContain('Your table is booked.');
+    await stub.finishSpeech(twilioCall.sid);
+    expect(twilioCall.twiml).toContain('>Your table is booked.</Say>');
+    await stub.finishSpeech(twilioCall.sid);
+    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    await calls.untilTranscript(call.id, 5);
     await calls.hangUp(call.id);
     await calls.untilStatus(call.id, ['completed']);
   });

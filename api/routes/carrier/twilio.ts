@@ -5,7 +5,8 @@ import { ApiError, errors } from '../../errors';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from '../../../src/adapters/carrier/twilio/callbacks/paths';
 import { acceptTwilioCallbackOnce, forgetTwilioCallback, twilioReplayKey } from '../../../src/adapters/carrier/twilio/callbacks/replay';
 import { twilioCallEventType, twilioMessageStatus, utteranceLanguage } from '../../../src/adapters/carrier/twilio/callbacks/translate';
-import { holdTwiml, listenTwiml, rejectTwiml } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
+import { postgresSpeechQueue } from '../../../src/adapters/carrier/twilio/callbacks/speechQueue';
+import { holdTwiml, listenTwiml, rejectTwiml, speakTwiml } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
 import { verifyTwilioCallback } from '../../../src/adapters/carrier/twilio/callbacks/verify';
 import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/calls/answerInbound';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
@@ -106,12 +107,14 @@ const connect: Handler = async (ctx, deps, params) => {
   twiml(ctx, listenTwiml(deps.config.publicBaseUrl, callId));
 };
 
+/** A speech ended: reported done, and the call says the next queued one or listens again. */
 const played: Handler = async (ctx, deps, params) => {
   const callId = await callIdOf(ctx, deps, params);
   const speakId = typeof ctx.query.speak_id === 'string' ? ctx.query.speak_id : undefined;
   const text = typeof ctx.query.text === 'string' ? ctx.query.text : '';
   if (callId && speakId) await deliver(deps, callId, { type: 'call.playback', speak_id: speakId, played_text: text, done: true });
-  twiml(ctx, listenTwiml(deps.config.publicBaseUrl, callId));
+  const next = speakId ? await postgresSpeechQueue(deps.db).next(params.CallSid, speakId) : undefined;
+  twiml(ctx, next ? speakTwiml(deps.config.publicBaseUrl, next) : listenTwiml(deps.config.publicBaseUrl, callId));
 };
 
 const heard: Handler = async (ctx, deps, params) => {
@@ -128,6 +131,8 @@ const callStatus: Handler = async (ctx, deps, params) => {
   const type = twilioCallEventType(params.CallStatus ?? '');
   // A call we declined ends without events.
   if (!type || ctx.query.rejected === '1') return;
+  // Over: nothing queued will be said.
+  if (type !== 'call.ringing') await postgresSpeechQueue(deps.db).clear(params.CallSid);
   const callId = await callIdOf(ctx, deps, params);
   if (!callId) return void ctx.state.log.info({ callSid: params.CallSid, status: params.CallStatus }, 'twilio status for an unknown call');
   const event: Omit<SignalledCallEvent, 'at'> =

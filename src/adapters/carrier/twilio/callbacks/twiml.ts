@@ -9,6 +9,12 @@ import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './paths';
  */
 const { VoiceResponse } = twilio.twiml;
 
+/**
+ * Longest text the `played` URL carries back (as the played text): URLs of a few kilobytes are the
+ * safe limit of what Twilio and proxies pass. A longer speech reports no played text.
+ */
+const MAX_TEXT_IN_URL = 1500;
+
 /** How long one `<Gather>` waits for the caller to start speaking before looping. */
 const LISTEN_TIMEOUT_SECONDS = 30;
 
@@ -36,7 +42,10 @@ export function speakTwiml(
   else response.say(input.text);
   response.redirect(
     { method: 'POST' },
-    twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.played, { speak_id: input.speakId, text: input.text }),
+    twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.played, {
+      speak_id: input.speakId,
+      text: input.text.length <= MAX_TEXT_IN_URL ? input.text : undefined,
+    }),
   );
   return response.toString();
 }
