@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { customer, useHarnessWithReceiver } from '../support/customer';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
@@ -141,6 +142,27 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.untilStatus(row.id, ['in_progress']);
     await eventually(async () => (twilioCall.twiml.includes('<Gather') ? true : undefined), 20_000, 'the call to listen');
     expect(twilioCall.updates[0]).toMatchObject({ Url: `${h.apiUrl}/carrier/twilio/calls/connect?call_id=${row.id}` });
+  });
+
+  it('a call to a number no line holds is rejected; a forged one creates no call', async () => {
+    const url = `${h.apiUrl}/carrier/twilio/voice`;
+    const ringing = (to: string) => ({
+      AccountSid: stub.accountSid,
+      ApiVersion: '2010-04-01',
+      CallSid: `CA${crypto.randomBytes(16).toString('hex')}`,
+      CallStatus: 'ringing',
+      Direction: 'inbound',
+      From: '+14155550110',
+      To: to,
+    });
+    const nobody = await stub.post(url, ringing('+15555550999'));
+    expect(nobody.status).toBe(200);
+    expect(nobody.body).toContain('<Reject reason="busy"/>');
+
+    const line = await lines.create();
+    const forged = ringing(line.phone_number);
+    expect((await stub.post(url, forged, stub.sign(url, forged, 'd'.repeat(32)))).status).toBe(403);
+    expect(await h.db('calls').where({ line_id: line.id })).toEqual([]);
   });
 
   it('an outbound SMS goes through Messages with a status callback, and its receipts move it to delivered', async () => {
