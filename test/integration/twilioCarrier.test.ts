@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { customer, useHarnessWithReceiver } from '../support/customer';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { simulator } from '../support/simulatorControl';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 import type { Config } from '../../src/platform/config';
 
@@ -114,6 +115,36 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.untilTranscript(call.id, 5);
     await calls.hangUp(call.id);
     await calls.untilStatus(call.id, ['completed']);
+  });
+
+  it('a hosted line: the model’s reply is said sentence after sentence in the line’s Twilio voice', async () => {
+    const line = await lines.create({
+      mode: 'hosted',
+      system_prompt: 'You are the booking desk of Chez Marie.',
+      voice: 'french-louis',
+      begin_message: 'Bonjour, Chez Marie.',
+    });
+    const call = await calls.dial(line.id, '+14155550111');
+    const twilioCall = await stubCallTo('+14155550111');
+    await stub.answer(twilioCall.sid);
+    const saying = (text: string) =>
+      eventually(async () => (twilioCall.twiml.includes(`>${text}</Say>`) ? true : undefined), 20_000, `Twilio to say "${text}"`);
+    await saying('Bonjour, Chez Marie.');
+    expect(twilioCall.twiml).toContain('<Say voice="Polly.Remi-Neural" language="fr-FR">');
+    await stub.finishSpeech(twilioCall.sid);
+    await simulator(() => h).model.reply({ match: 'table', reply: 'Certainly. For how many people? And at what time?' });
+    await stub.callerSays(twilioCall.sid, 'Do you have a table tonight?');
+    await saying('Certainly.');
+    await eventually(async () => ((await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).length === 3 ? true : undefined));
+    for (const next of ['For how many people?', 'And at what time?']) {
+      await stub.finishSpeech(twilioCall.sid);
+      expect(twilioCall.twiml).toContain(`>${next}</Say>`);
+    }
+    await stub.finishSpeech(twilioCall.sid);
+    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    await calls.hangUp(call.id);
+    await calls.untilStatus(call.id, ['completed']);
+    expect(await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).toEqual([]);
   });
 
   it('the callee hanging up ends the call as a caller hang-up; an unanswered one as Twilio reports it', async () => {
