@@ -173,6 +173,9 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.untilStatus(row.id, ['in_progress']);
     await eventually(async () => (twilioCall.twiml.includes('<Gather') ? true : undefined), 20_000, 'the call to listen');
     expect(twilioCall.updates[0]).toMatchObject({ Url: `${h.apiUrl}/carrier/twilio/calls/connect?call_id=${row.id}` });
+    // The number's status callback (no call id in it) ends the call found by its CallSid.
+    await stub.remoteHangUp(twilioCall.sid);
+    expect((await calls.untilStatus(row.id, ['completed'])).end_cause).toBe('caller_hangup');
   });
 
   it('a call to a number no line holds is rejected; a forged one creates no call', async () => {
@@ -260,6 +263,12 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     }
     expect(await optedOut()).toBe(0);
     expect(await h.db('messages').where({ line_id: line.id, direction: 'inbound' })).toEqual([]);
+
+    // A callback that fails is not remembered: Twilio's retry (the same signature) is handled again.
+    const stray = { ...params, To: '+15555550998' };
+    const straySignature = stub.sign(url, stray);
+    expect((await stub.post(url, stray, straySignature)).status).toBe(404);
+    expect((await stub.post(url, stray, straySignature)).status).toBe(404);
 
     const genuine = stub.sign(url, params);
     expect((await stub.post(url, params, genuine)).status).toBe(200);
