@@ -147,6 +147,18 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     expect(await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).toEqual([]);
   });
 
+  it('a recording line records its calls at Twilio; the recording is the call’s recording_url', async () => {
+    const line = await lines.create({ recording_enabled: true });
+    const call = await calls.dial(line.id, '+14155550112');
+    const twilioCall = await stubCallTo('+14155550112');
+    expect(twilioCall.record).toBe(true);
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    await calls.hangUp(call.id);
+    const ended = await calls.untilStatus(call.id, ['completed']);
+    expect(ended.recording_url).toMatch(new RegExp(`^${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE[0-9a-f]{32}$`));
+  });
+
   it('the callee hanging up ends the call as a caller hang-up; an unanswered one as Twilio reports it', async () => {
     const line = await lines.create();
     const call = await calls.dial(line.id, '+14155550102');

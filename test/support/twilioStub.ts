@@ -24,6 +24,8 @@ export interface StubCall {
   /** The TwiML the call is running. */
   twiml: string;
   answeredAt?: number;
+  /** Created with `Record=true`. */
+  record?: boolean;
   updates: Array<Record<string, string | string[]>>;
 }
 
@@ -171,6 +173,13 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
       Timestamp: new Date().toUTCString(),
     };
     if (event === 'completed') extra.CallDuration = String(call.answeredAt ? Math.ceil((Date.now() - call.answeredAt) / 1000) : 0);
+    // A recorded call's final callback names its recording.
+    if (event === 'completed' && call.record && call.answeredAt) {
+      const recordingSid = sid('RE');
+      extra.RecordingSid = recordingSid;
+      extra.RecordingUrl = `${stubUrlOf()}${base}/Recordings/${recordingSid}`;
+      extra.RecordingDuration = extra.CallDuration;
+    }
     await post(call.statusCallback, callParams(call, extra));
   };
 
@@ -242,6 +251,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
   });
 
   let nextNumber = 5550100;
+  const stubUrlOf = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -314,6 +324,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
           statusCallback: one(params.StatusCallback),
           statusCallbackEvents: events === undefined ? ['completed'] : Array.isArray(events) ? events : [events],
           twiml: one(params.Twiml) ?? '',
+          record: one(params.Record) === 'true',
           updates: [],
         };
         calls.set(call.sid, call);
@@ -368,7 +379,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const stubUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const stubUrl = stubUrlOf();
 
   const findCall = (callSid: string) => {
     const call = calls.get(callSid);
