@@ -117,6 +117,32 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.untilStatus(call.id, ['completed']);
   });
 
+  it('barge-in: the caller talking over a speech cuts it; the customer gets interrupted, then the message', async () => {
+    const long = 'Let me tell you about every dish on our menu, starting with the soups of the day.';
+    ctx.receiver.respondWith((req) =>
+      req.body.event === 'message' && req.body.text === 'Tell me everything'
+        ? { status: 200, body: JSON.stringify({ text: long }) }
+        : undefined,
+    );
+    const line = await lines.create();
+    const call = await calls.dial(line.id, '+14155550113');
+    const twilioCall = await stubCallTo('+14155550113');
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    await stub.callerSays(twilioCall.sid, 'Tell me everything');
+    await eventually(async () => (twilioCall.twiml.includes(`>${long}</Say>`) ? true : undefined), 20_000, 'the long reply');
+    // The speech is said inside a barge-in Gather: the caller talks over it.
+    expect(twilioCall.twiml).toMatch(/<Gather [^>]*bargeIn="true"[^>]*><Say>/);
+    await stub.callerSays(twilioCall.sid, 'Stop, stop');
+    const events = () => ctx.receiver.requests.filter((r) => r.body.call_id === call.id).map((r) => r.body.event);
+    await eventually(async () => (events().filter((e) => e === 'message').length === 2 ? true : undefined), 20_000, 'the second message');
+    const after = events().slice(events().indexOf('message') + 1);
+    expect(after).toEqual(['interrupted', 'message']);
+    expect(ctx.receiver.requests.find((r) => r.body.event === 'interrupted')?.body).toMatchObject({ call_id: call.id });
+    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    await calls.hangUp(call.id);
+  });
+
   it('a hosted line: the model’s reply is said sentence after sentence in the line’s Twilio voice', async () => {
     const line = await lines.create({
       mode: 'hosted',

@@ -117,9 +117,19 @@ const played: Handler = async (ctx, deps, params) => {
   twiml(ctx, next ? speakTwiml(deps.config.publicBaseUrl, next) : listenTwiml(deps.config.publicBaseUrl, callId));
 };
 
+/**
+ * The caller said something: an utterance. With a speak id the caller talked over that speech
+ * (`<Gather bargeIn>`): it is reported stopped first (how much was heard Twilio does not say) and
+ * the speeches queued after it are dropped.
+ */
 const heard: Handler = async (ctx, deps, params) => {
   const callId = await callIdOf(ctx, deps, params);
   const text = (params.SpeechResult ?? '').trim();
+  const speakId = typeof ctx.query.speak_id === 'string' ? ctx.query.speak_id : undefined;
+  if (speakId) await postgresSpeechQueue(deps.db).clear(params.CallSid);
+  if (callId && speakId) {
+    await deliver(deps, callId, { type: 'call.playback', speak_id: speakId, played_text: '', done: true, stopped: true });
+  }
   if (callId && text !== '') {
     await deliver(deps, callId, { type: 'call.utterance', text, language: utteranceLanguage(params.Language) });
   }

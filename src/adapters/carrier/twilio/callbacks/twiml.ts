@@ -15,6 +15,9 @@ const { VoiceResponse } = twilio.twiml;
  */
 const MAX_TEXT_IN_URL = 1500;
 
+/** Silence after a speech before it counts as played (Twilio's shortest Gather timeout). */
+const SPEECH_TAIL_SECONDS = 1;
+
 /** How long one `<Gather>` waits for the caller to start speaking before looping. */
 const LISTEN_TIMEOUT_SECONDS = 30;
 
@@ -32,14 +35,28 @@ export function listenTwiml(publicBaseUrl: string, callId?: string): string {
   return response.toString();
 }
 
-/** Speaks, then reports the end at `played` (which answers `listen`), with the text, which the played report carries. */
+/**
+ * Speaks inside a speech `<Gather bargeIn>`: a caller who talks over it cuts it, and the Gather's
+ * action (`heard` with the speak id) reports both. Spoken to the end (and a second of silence after),
+ * the call follows the `<Redirect>` to `played` (which answers the next speech or `listen`), with the
+ * text, which the played report carries.
+ */
 export function speakTwiml(
   publicBaseUrl: string,
   input: { speakId: string; text: string; voice?: { voice: string; language: string } },
 ): string {
   const response = new VoiceResponse();
-  if (input.voice) response.say({ voice: input.voice.voice as never, language: input.voice.language as never }, input.text);
-  else response.say(input.text);
+  const gather = response.gather({
+    input: ['speech'],
+    action: twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.heard, { speak_id: input.speakId }),
+    method: 'POST',
+    bargeIn: true,
+    speechTimeout: 'auto',
+    timeout: SPEECH_TAIL_SECONDS,
+    actionOnEmptyResult: false,
+  });
+  if (input.voice) gather.say({ voice: input.voice.voice as never, language: input.voice.language as never }, input.text);
+  else gather.say(input.text);
   response.redirect(
     { method: 'POST' },
     twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.played, {
