@@ -297,6 +297,11 @@ function carrierAccountProblems(config: Config): ConfigurationProblem[] {
       problems.push({ setting: `${prefix}_ACCOUNT_SID`, message: 'is not a Twilio account SID (AC followed by 32 hex digits)' });
     }
   }
+  // Twilio signs the URL it calls: the API rebuilds it from PUBLIC_BASE_URL, which must be the public one.
+  if (config.carrierProviders.test === 'twilio' || config.carrierProviders.live === 'twilio') {
+    const problem = reachableUrlProblem(config.publicBaseUrl);
+    if (problem) problems.push({ setting: 'PUBLIC_BASE_URL', message: `${problem} (Twilio calls it and signs it)` });
+  }
   const { test, live } = config.twilio;
   if (config.carrierProviders.test === 'twilio' && test && live && test.accountSid === live.accountSid) {
     problems.push({

@@ -185,6 +185,10 @@ describe('startup configuration check', () => {
       'TWILIO_TEST_ACCOUNT_SID',
     ]);
     expect(settingsOf('api', { ...twilio, ...live, ...test, TWILIO_LIVE_ACCOUNT_SID: 'not-a-sid' })).toEqual(['TWILIO_LIVE_ACCOUNT_SID']);
+    // The API verifies Twilio's signatures over PUBLIC_BASE_URL: it must be the reachable one there too.
+    const unreachable: NodeJS.ProcessEnv = { ...twilio, ...live, ...test };
+    delete unreachable.PUBLIC_BASE_URL;
+    expect(settingsOf('api', unreachable)).toEqual(['PUBLIC_BASE_URL']);
     // Only the environments on Twilio need an account; the simulator default needs none.
     expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', ...live })).toEqual([]);
     expect(() => loadConfig({ ...productionEnv(), CARRIER_PROVIDER_LIVE: 'carrier-pigeon' })).toThrow(
