@@ -46,6 +46,11 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     });
     const testLine = await lines.create({}, tenant.keys.test);
     expect([...stub.numbers.values()].some((n) => n.phoneNumber === testLine.phone_number)).toBe(false);
+
+    // Releasing the line gives the number back to Twilio.
+    expect((await lines.release(line.id)).status).toBe(200);
+    await eventually(async () => (stub.numbers.has(number!.sid) ? undefined : true), 20_000, 'the number to be released at Twilio');
+    expect(stub.requests.some((r) => r.method === 'DELETE' && r.path.endsWith(`/IncomingPhoneNumbers/${number!.sid}.json`))).toBe(true);
   });
 
   it('an outbound call rings, is answered and listens; hanging it up through the API ends it at Twilio', async () => {
