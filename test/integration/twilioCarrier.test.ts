@@ -67,6 +67,12 @@ describe('Twilio carrier (live environment, contract stub)', () => {
       ['/carrier/twilio/calls/connect', 200],
     ]);
 
+    // DTMF through live control: Twilio plays the digits, then the call listens again.
+    const pressed = await calls.press(call.id, { digits: '12#' });
+    expect(pressed.body).toMatchObject({ pressed: true, digits: '12#' });
+    expect(twilioCall.twiml).toContain('<Play digits="12#"/>');
+    expect(twilioCall.twiml).toContain(`<Redirect method="POST">${h.apiUrl}/carrier/twilio/calls/connect?resume=1</Redirect>`);
+
     expect((await calls.hangUp(call.id)).status).toBe(200);
     const ended = await calls.untilStatus(call.id, ['completed']);
     expect(ended.end_cause).toBe('api_hangup');
