@@ -66,6 +66,10 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     const bought = await testCarrier.provisionNumber({ idempotencyKey: 'line:test', country: 'US' });
     expect(bought.phoneNumber).toBe(TWILIO_TEST_NUMBER);
     expect(stub.requests.filter((r) => r.path.includes('AvailablePhoneNumbers'))).toHaveLength(searches);
+    // Test credentials cannot delete: releasing asks nothing of Twilio.
+    const before = stub.requests.length;
+    await testCarrier.releaseNumber({ phoneNumber: TWILIO_TEST_NUMBER });
+    expect(stub.requests).toHaveLength(before);
   });
 
   it('places a call with our Url and status callback, once per call id, and hangs it up', async () => {
