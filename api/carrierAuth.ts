@@ -2,6 +2,7 @@ import type { AppContext, AppDeps } from './context';
 import { ApiError } from './errors';
 import { acceptCallbackSignatureOnce } from '../src/adapters/carrier/callbacks/replay';
 import { verifyCarrierCallback } from '../src/adapters/carrier/callbacks/signature';
+import { verifyTelnyxWebhook } from '../src/adapters/carrier/callbacks/telnyx/webhook';
 
 /**
  * Authenticates a carrier callback (routes with `auth: { kind: 'carrier' }`), before its body is
@@ -23,5 +24,28 @@ export async function authenticateCarrier(ctx: AppContext, deps: AppDeps): Promi
   const verdict = verifyCarrierCallback({ secret, headers: (name) => ctx.get(name), rawBody: ctx.state.rawBody ?? Buffer.alloc(0), now });
   if (!verdict.valid) throw refuse(verdict.reason);
   if (!(await acceptCallbackSignatureOnce(deps.db, { signature: verdict.signature, timestamp: verdict.timestamp, at: now })))
+    throw refuse('replayed_signature');
+}
+
+/**
+ * Authenticates a Telnyx webhook (`/carrier/telnyx/events`): its Ed25519 signature over
+ * `"<timestamp>|<raw body>"` with TELNYX_PUBLIC_KEY, a 300-second window, and each signature
+ * accepted once, like ours. Every refusal is the same 401 with nothing changed (logged).
+ */
+export async function authenticateTelnyx(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const refuse = (reason: string) => {
+    ctx.state.log.warn({ reason, provider: 'telnyx' }, 'carrier callback refused');
+    return new ApiError(401, 'unauthorized', 'Invalid carrier signature');
+  };
+  const publicKey = deps.config.telnyx.publicKey;
+  if (deps.config.carrierProvider !== 'telnyx' || !publicKey) throw refuse('the Telnyx carrier is not configured');
+  const verdict = await verifyTelnyxWebhook({
+    publicKey,
+    header: (name) => ctx.get(name) || undefined,
+    rawBody: ctx.state.rawBody ?? Buffer.alloc(0),
+  });
+  if (!verdict.valid) throw refuse(verdict.reason);
+  const at = new Date();
+  if (!(await acceptCallbackSignatureOnce(deps.db, { signature: `telnyx:${verdict.signature}`, timestamp: verdict.timestamp, at })))
     throw refuse('replayed_signature');
 }

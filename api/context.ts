@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import type Stripe from 'stripe';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../src/platform/config';
 import type { Db } from '../src/platform/db/knex';
@@ -13,6 +14,11 @@ export interface AppDeps {
   logger: Logger;
   /** Injected clock, so tests can move time without sleeping. */
   now: () => Date;
+  /**
+   * Declines a ringing inbound call on a carrier that would retry a refused webhook instead
+   * (Telnyx); src/main builds it from CARRIER_PROVIDER. Absent for the simulator, which declines on a non-2xx.
+   */
+  declineCall?: (carrierCallId: string) => Promise<void>;
   /** True once the process has begun draining (SIGTERM): /readyz answers 503 from then on. */
   draining?: () => boolean;
 }
@@ -37,6 +43,8 @@ export interface AppState {
   idempotency?: IdempotencyHandle;
   /** What an idempotent replay returns, when it must differ from the first response (no secrets). */
   replayBody?: unknown;
+  /** A verified Stripe webhook event and the environment whose signing secret verified it (api/stripeAuth.ts). */
+  stripeEvent?: { environment: 'test' | 'live'; event: Stripe.Event };
   /** Query string after schema validation and type coercion. */
   query?: Record<string, unknown>;
 }

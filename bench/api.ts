@@ -32,7 +32,7 @@ import { createLogger } from '../src/platform/logger';
 import { connectTemporalClient } from '../src/platform/temporal/client';
 import { mintUserKey } from '../src/domain/workspaces/service';
 import { closeServer, listen } from './support/http';
-import { createCleanups, reportFailures, runBench } from './support/run';
+import { createCleanups, onTemporalServer, reportFailures, runBench } from './support/run';
 import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
 import { createBenchWorkspace, insertActiveLine } from './support/tenant';
 import { RATE_LIMITS } from '../src/domain/limits/policies';
@@ -255,7 +255,7 @@ async function main(): Promise<number> {
   const cleanups = createCleanups();
 
   try {
-    const stack = await startEphemeralStack({ name: 'bench_api' });
+    const stack = await startEphemeralStack({ name: 'bench_api', temporalServer: onTemporalServer() });
     cleanups.push(() => stack.stop());
 
     const config: Config = { ...loadConfig(), databaseUrl: stack.databaseUrl, temporalAddress: stack.temporalAddress };

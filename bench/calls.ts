@@ -72,7 +72,7 @@ import { baselineStopSignal, baselineTurnSignal, baselineTurnWorkflow, engineFlo
 import { startFloorCarrierReceiver } from './turnBaseline/carrierReceiver';
 import { countDurableRecords, openDurableRecords, resetDurableRecords } from './turnBaseline/durableRecords';
 import { startTurnBaselineWorker } from './turnBaseline/worker';
-import { createCleanups, elapsedLog, reportFailures, runBench } from './support/run';
+import { createCleanups, elapsedLog, onTemporalServer, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
 import { fmt, printTable, ratio } from './support/table';
 
@@ -1027,7 +1027,7 @@ async function main(): Promise<number> {
   const cleanups = createCleanups({ log });
 
   try {
-    const stack = await startEphemeralStack({ name: 'bench_calls' });
+    const stack = await startEphemeralStack({ name: 'bench_calls', temporalServer: onTemporalServer() });
     cleanups.push(() => stack.stop());
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-bundle-'));
     cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
@@ -1145,8 +1145,8 @@ async function main(): Promise<number> {
       receiver,
       speak: observeSpeak(h),
       live: new Map(),
-      // The dev server this bench started, or the server TEMPORAL_ADDRESS names when it runs on this machine (a cluster).
-      temporalPid: stack.temporalDevServerPid ?? listeningPid(portOf(stack.temporalAddress)),
+      // The server this bench's stack started (dev or, with BENCH_TEMPORAL=server, official), or TEMPORAL_ADDRESS's.
+      temporalPid: stack.temporalServerPid ?? listeningPid(portOf(stack.temporalAddress)),
       workerPid,
       apiPid: api?.pid,
     };

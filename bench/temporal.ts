@@ -15,6 +15,9 @@
  * on this machine):
  *
  *   TEMPORAL_ADDRESS=127.0.0.1:7233 BENCH_SETTINGS=memory,wal-normal npm run bench:temporal
+ *
+ * With BENCH_TEMPORAL=server, a last row runs on the official server of the cluster profile, started for the bench on
+ * the test Postgres (built once into the tool cache).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -24,11 +27,13 @@ import type { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { intFromEnv, loadConfig } from '../src/platform/config';
 import { freePort } from '../src/platform/infra/proc';
+import { startEphemeralStack } from '../src/platform/infra/stack';
 import { DEV_SERVER_SQLITE_PRAGMAS, ensureTemporalCli, startDevServer } from '../src/platform/infra/temporal';
+import { TEMPORAL_SERVER_VERSION } from '../src/platform/infra/temporalServer';
 import { connectTemporalClient } from '../src/platform/temporal/client';
 import { runBounded } from './support/async';
 import { listeningPid, portOf, processCpuMs } from './support/cpu';
-import { createCleanups, elapsedLog, runBench } from './support/run';
+import { createCleanups, elapsedLog, onTemporalServer, runBench } from './support/run';
 import { fmt, printTable } from './support/table';
 import type { BenchActivities } from './workflows/temporal';
 
@@ -91,6 +96,8 @@ async function main(): Promise<number> {
   const external = process.env.TEMPORAL_ADDRESS;
   const settings: Setting[] = SETTINGS.filter((s) => wanted.includes(s.name));
   if (external) settings.push({ name: 'external', label: `server at ${external} (TEMPORAL_ADDRESS)`, pragmas: undefined });
+  if (onTemporalServer())
+    settings.push({ name: 'server', label: `official server ${TEMPORAL_SERVER_VERSION} on Postgres`, pragmas: undefined });
   if (settings.length === 0) throw new Error(`BENCH_SETTINGS names none of ${SETTINGS.map((s) => s.name).join(', ')}`);
 
   Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -111,13 +118,19 @@ async function main(): Promise<number> {
       const server =
         setting.name === 'external' && external
           ? { address: external, pid: listeningPid(portOf(external)), stop: async () => undefined }
-          : await startDevServer({ cli, port: await freePort(), dbFile, sqlitePragmas: setting.pragmas, logFile }).then(
-              (dev) => ({ address: dev.address, pid: dev.process.pid, stop: () => dev.stop() }),
-              (err: Error) => {
-                const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '(no log)';
-                throw new Error(`${setting.name}: ${err.message}; the server's log ends:\n${tail}`);
-              },
-            );
+          : setting.name === 'server'
+            ? await startEphemeralStack({ name: 'bench_temporal', temporalServer: true, log }).then((stack) => ({
+                address: stack.temporalAddress,
+                pid: stack.temporalServerPid,
+                stop: () => stack.stop(),
+              }))
+            : await startDevServer({ cli, port: await freePort(), dbFile, sqlitePragmas: setting.pragmas, logFile }).then(
+                (dev) => ({ address: dev.address, pid: dev.process.pid, stop: () => dev.stop() }),
+                (err: Error) => {
+                  const tail = fs.existsSync(logFile) ? fs.readFileSync(logFile, 'utf8').split('\n').slice(-15).join('\n') : '(no log)';
+                  throw new Error(`${setting.name}: ${err.message}; the server's log ends:\n${tail}`);
+                },
+              );
       let client: Client | undefined;
       let connection: NativeConnection | undefined;
       try {

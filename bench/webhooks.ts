@@ -40,7 +40,7 @@ import { pollUntil, runBounded, sleep } from './support/async';
 import { cpuSeconds } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver } from './support/receivers';
-import { createCleanups, reportFailures, runBench } from './support/run';
+import { createCleanups, onTemporalServer, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
 import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
 import { createBenchWorkspace, insertActiveLine } from './support/tenant';
@@ -287,7 +287,7 @@ async function main(): Promise<number> {
   const cleanups = createCleanups();
 
   try {
-    const stack = await startEphemeralStack({ name: 'bench_webhooks' });
+    const stack = await startEphemeralStack({ name: 'bench_webhooks', temporalServer: onTemporalServer() });
     cleanups.push(() => stack.stop());
     const config = loadConfig();
     const taskQueue = `bench-webhooks-${crypto.randomUUID()}`;

@@ -1,5 +1,6 @@
 import type Koa from 'koa';
-import { authenticateCarrier } from '../carrierAuth';
+import { authenticateCarrier, authenticateTelnyx } from '../carrierAuth';
+import { authenticateStripe } from '../stripeAuth';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import type { RouteAuth } from '../routes/types';
@@ -30,7 +31,12 @@ export function authenticate(
   return async (ctx, next) => {
     if (auth.kind === 'public') return next();
     if (auth.kind === 'carrier') {
-      await authenticateCarrier(ctx as unknown as AppContext, deps);
+      if (auth.scheme === 'telnyx') await authenticateTelnyx(ctx as unknown as AppContext, deps);
+      else await authenticateCarrier(ctx as unknown as AppContext, deps);
+      return next();
+    }
+    if (auth.kind === 'stripe') {
+      authenticateStripe(ctx as unknown as AppContext, deps);
       return next();
     }
     const header = ctx.get('authorization');

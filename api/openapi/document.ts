@@ -11,9 +11,9 @@ import { componentSchemas, errorResponse } from './schemas';
 export function buildOpenApiDocument(routes: readonly RouteDef[], version: string): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    // Carrier callbacks are internal (signed by the carrier, not called by customers): documented
-    // in docs/simulator.md, not offered to API clients.
-    if (route.auth.kind === 'carrier') continue;
+    // Carrier callbacks and Stripe's webhooks are internal (signed by the provider, not called by
+    // customers): documented in docs/simulator.md and docs/carriers.md, not offered to API clients.
+    if (route.auth.kind === 'carrier' || route.auth.kind === 'stripe') continue;
     const operation: Record<string, unknown> = { operationId: route.operationId, ...boundIntegers(withStandardErrors(route)) };
     if (route.auth.kind === 'public') operation.security = [];
     else if (route.auth.kind === 'service') operation.security = [{ serviceKey: [] }];

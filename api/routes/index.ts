@@ -6,10 +6,12 @@ import { billingRoutes } from './billing';
 import { callRoutes } from './calls';
 import { carrierEventRoutes } from './carrier/events';
 import { carrierMessageRoutes } from './carrier/messages';
+import { telnyxEventRoutes } from './carrier/telnyx';
 import { complianceRoutes } from './compliance';
 import { keyPlaneRoutes } from './keys';
 import { lineRoutes } from './lines';
 import { messageRoutes } from './messages';
+import { stripeWebhookRoutes } from './processor/stripe';
 import { systemRoutes } from './system';
 import { webhookRoutes } from './webhooks';
 
@@ -29,5 +31,7 @@ export function allRoutes(openApiYaml: () => string): RouteDef[] {
     ...messageRoutes(),
     ...carrierEventRoutes(),
     ...carrierMessageRoutes(),
+    ...telnyxEventRoutes(),
+    ...stripeWebhookRoutes(),
   ];
 }

@@ -17,7 +17,16 @@ export type RouteAuth =
    * CARRIER_WEBHOOK_SECRET, checked before validation (api/carrierAuth.ts). Internal: such routes
    * are left out of the public OpenAPI document (docs/simulator.md describes them).
    */
-  | { kind: 'carrier' };
+  | {
+      kind: 'carrier';
+      /** A provider's own webhook signature instead of ours: `telnyx` is Ed25519 with TELNYX_PUBLIC_KEY. */
+      scheme?: 'telnyx';
+    }
+  /**
+   * Stripe's webhooks: `Stripe-Signature` over the raw body with the endpoint's signing secret of
+   * each environment (api/stripeAuth.ts). Internal like carrier callbacks.
+   */
+  | { kind: 'stripe' };
 
 export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
 

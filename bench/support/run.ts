@@ -52,3 +52,9 @@ export function elapsedLog(): (line: string) => void {
   const t0 = performance.now();
   return (line) => console.log(`[bench] +${((performance.now() - t0) / 1000).toFixed(1)}s ${line}`);
 }
+
+/**
+ * BENCH_TEMPORAL=server: the bench's stack runs the official Temporal server on Postgres (the cluster profile's,
+ * `npm run up -- --cluster`) instead of the dev server; built once into the tool cache.
+ */
+export const onTemporalServer = (): boolean => process.env.BENCH_TEMPORAL === 'server';

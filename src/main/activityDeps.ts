@@ -1,18 +1,17 @@
 import type { Client } from '@temporalio/client';
 import type { ActivityDeps } from '../../activities';
 import { OpenAiCompatibleModel } from '../adapters/model/openAiCompatible';
-import { SimulatorPaymentProcessor } from '../adapters/payments/simulatorProcessor';
 import { requireSetting, type Config } from '../platform/config';
 import { parseSecretsKey, type SecretsKeyRing } from '../platform/crypto/secretBox';
 import type { Db } from '../platform/db/knex';
 import { egressPolicyFor } from '../platform/net/egress';
-import { buildCarrier } from './carriers';
+import { buildCarrier, carrierServesTestEnvironment } from './carriers';
+import { paymentProcessorsFor } from './payments';
 
 /**
- * The one composition of a worker's activity dependencies, from its configuration: the carrier,
- * the card processor of each environment and the model, all reached with the configured keys;
- * the egress policy; where the carrier reports back (`<public base URL>/carrier/events`). The carrier is
- * the one of each environment (./carriers.ts). Used by
+ * The one composition of a worker's activity dependencies, from its configuration: the carrier
+ * (./carriers.ts), the card processor of each environment (./payments.ts) and the model, all reached with the
+ * configured keys; the egress policy; where the carrier reports back (`<public base URL>/carrier/events`). Used by
  * the worker entry point, the test harness's in-process worker and the benches.
  */
 export function buildActivityDeps(
@@ -26,14 +25,11 @@ export function buildActivityDeps(
   },
 ): ActivityDeps {
   const secretsKey = sources.secretsKey ?? parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
-  const paymentsApiKey = requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY');
   return {
     db: sources.db,
     carrier: buildCarrier(config, sources.db),
-    payments: {
-      live: new SimulatorPaymentProcessor(config.paymentsLiveUrl, paymentsApiKey),
-      test: new SimulatorPaymentProcessor(config.paymentsTestUrl, paymentsApiKey),
-    },
+    carrierServesTestEnvironment: carrierServesTestEnvironment(config),
+    payments: paymentProcessorsFor(config),
     model: new OpenAiCompatibleModel({
       baseUrl: config.modelBaseUrl,
       apiKey: config.modelApiKey,

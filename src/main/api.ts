@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { createApp } from '../../api/app';
+import { carrierDecliner } from './carrierDecliner';
 import { createApiServer } from '../../api/server';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
@@ -21,7 +22,15 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   const db = createDb(databaseUrl, { max: 20 });
   const temporal = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   let draining = false;
-  const app = createApp({ config, db, temporal, logger, now: () => new Date(), draining: () => draining });
+  const app = createApp({
+    config,
+    db,
+    temporal,
+    logger,
+    now: () => new Date(),
+    draining: () => draining,
+    declineCall: carrierDecliner(config),
+  });
   // Revocations reach this process's key cache within moments of their commit, not after its TTL.
   await app.listenForKeyChanges(databaseUrl);
   const server = createApiServer(app, { requestTimeoutMs: config.httpRequestTimeoutMs, headersTimeoutMs: config.httpHeadersTimeoutMs });

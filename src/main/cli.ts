@@ -5,13 +5,16 @@ import path from 'node:path';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
-import { loadConfig, requireSetting } from '../platform/config';
+import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { assertStartupConfiguration, ConfigurationError } from '../platform/startupCheck';
 import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
 import { resealSecrets } from '../domain/lines/secrets';
 import { CardDeclinedError, SimulatedCardTokenizer } from '../adapters/payments/cardTokenizer';
 import { savePaymentMethod } from '../domain/billing/paymentMethods';
+import { PaymentRequestRejectedError } from '../adapters/payments/port';
+import { retrieveStripeCard, type SavedStripeCard } from '../adapters/payments/stripeCards';
+import { stripeClientFor } from './payments';
 import type { Environment } from '../domain/keys/format';
 import { revokeWithDescendants } from '../domain/keys/ancestry';
 import type { ApiKeyRow } from '../domain/keys/store';
@@ -85,6 +88,9 @@ Commands:
   payment-method add --workspace W --card NUMBER --exp MM/YY [--env test|live] [--user U] [--default]
                                             save a card for one environment (default live); only
                                             a test card is ever charged for test usage
+  payment-method add --workspace W --stripe-payment-method pm_… [--env test|live] [--user U] [--default]
+                                            the same where the environment charges through Stripe:
+                                            the card was saved on Stripe (SetupIntent, customer)
   opt-out add|remove --workspace W --env test|live --number E164
                                             stop (or allow again) calls and SMS to a number
   opt-out list --workspace W --env test|live
@@ -222,7 +228,48 @@ async function historyReplay(args: string[]): Promise<Record<string, unknown>> {
  * Runs one command. `temporal` is the client for the history commands; when none is passed,
  * one is created for this command and closed after it.
  */
-export async function runCommand(db: Db, args: string[], flags: Flags, temporal?: LazyTemporal): Promise<Record<string, unknown>> {
+/**
+ * The card `payment-method add` saves, through the environment's processor: with the simulator a
+ * test card number is tokenised here; with Stripe the card was entered on Stripe (a SetupIntent
+ * attached it to a Customer) and only its PaymentMethod id is given, so no card number is handled.
+ */
+async function cardToSave(environment: Environment, flags: Flags, config: Config): Promise<SavedStripeCard> {
+  if (config.paymentsProviders[environment] === 'stripe') {
+    if (flags.card !== undefined)
+      throw new CliError(
+        'invalid_argument',
+        `the ${environment} environment charges through Stripe: pass --stripe-payment-method pm_…, never a card number`,
+      );
+    try {
+      return await retrieveStripeCard(stripeClientFor(config, environment), stringFlag(flags, 'stripe-payment-method', true));
+    } catch (err) {
+      if (err instanceof PaymentRequestRejectedError) throw new CliError('invalid_argument', err.message);
+      throw err;
+    }
+  }
+  if (flags['stripe-payment-method'] !== undefined)
+    throw new CliError('invalid_argument', `the ${environment} environment charges through the simulator (PAYMENTS_PROVIDER): pass --card`);
+  const exp = /^(\d{1,2})\/(\d{2}|\d{4})$/.exec(stringFlag(flags, 'exp', true));
+  if (!exp) throw new CliError('invalid_argument', '--exp must be MM/YY or MM/YYYY');
+  const expMonth = Number(exp[1]);
+  const expYear = exp[2].length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
+  try {
+    const card = await new SimulatedCardTokenizer().tokenize({ number: stringFlag(flags, 'card', true), expMonth, expYear }, new Date());
+    return { ...card, expMonth, expYear };
+  } catch (err) {
+    if (err instanceof CardDeclinedError) throw new CliError('card_declined', `the card was declined (${err.reason})`);
+    throw err;
+  }
+}
+
+export async function runCommand(
+  db: Db,
+  args: string[],
+  flags: Flags,
+  temporal?: LazyTemporal,
+  /** The processes' configuration; read from the environment when not given. */
+  config: Config = loadConfig(),
+): Promise<Record<string, unknown>> {
   const [group, action] = args;
   const command = action ? `${group} ${action}` : group;
   switch (command) {
@@ -354,19 +401,7 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
       const user = await resolveUser(db, flags);
       // A card belongs to one environment; without --env it is a live (real-money) card.
       const environment = flags.env === undefined ? 'live' : envOf(flags);
-      const exp = /^(\d{1,2})\/(\d{2}|\d{4})$/.exec(stringFlag(flags, 'exp', true));
-      if (!exp) throw new CliError('invalid_argument', '--exp must be MM/YY or MM/YYYY');
-      const expYear = exp[2].length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
-      let card;
-      try {
-        card = await new SimulatedCardTokenizer().tokenize(
-          { number: stringFlag(flags, 'card', true), expMonth: Number(exp[1]), expYear },
-          new Date(),
-        );
-      } catch (err) {
-        if (err instanceof CardDeclinedError) throw new CliError('card_declined', `the card was declined (${err.reason})`);
-        throw err;
-      }
+      const card = await cardToSave(environment, flags, config);
       const saved = await savePaymentMethod(db, {
         workspaceId: user.workspace_id,
         userId: user.id,
@@ -374,8 +409,8 @@ export async function runCommand(db: Db, args: string[], flags: Flags, temporal?
         token: card.token,
         brand: card.brand,
         last4: card.last4,
-        expMonth: Number(exp[1]),
-        expYear,
+        expMonth: card.expMonth,
+        expYear: card.expYear,
         makeDefault: flags.default === true,
       });
       return {
@@ -414,6 +449,7 @@ async function main(): Promise<number> {
       role: { type: 'string' },
       card: { type: 'string' },
       exp: { type: 'string' },
+      'stripe-payment-method': { type: 'string' },
       id: { type: 'string' },
       number: { type: 'string' },
       out: { type: 'string' },
@@ -435,7 +471,7 @@ async function main(): Promise<number> {
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 2 });
   const temporal = new LazyTemporal();
   try {
-    const result = await runCommand(db, positionals, values, temporal);
+    const result = await runCommand(db, positionals, values, temporal, config);
     if (values.json) console.log(JSON.stringify(result));
     else printHuman(result);
     return 0;

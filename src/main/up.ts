@@ -2,12 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import { DEV_SECRET_SETTINGS, DEV_SECRETS_FILE, loadConfig, SECRETS_KEY_FILE } from '../platform/config';
+import { DEV_SECRET_SETTINGS, DEV_SECRETS_FILE, loadConfig, SECRETS_KEY_FILE, type Config } from '../platform/config';
 import { generateSecretsKey } from '../platform/crypto/secretBox';
-import { createDb, migrateLatest } from '../platform/db/knex';
+import { createDb, migrateLatest, type Db } from '../platform/db/knex';
 import { LOOPBACK_NETWORKS } from '../platform/net/egress';
+import { startClusterStack } from '../platform/infra/clusterStack';
 import { createDatabaseIfMissing, ensurePostgres, type PostgresHandle } from '../platform/infra/postgres';
-import { canConnect, stopProcess, waitForPort } from '../platform/infra/proc';
+import { canConnect, stopProcess, waitForHttpOk, waitForPort } from '../platform/infra/proc';
 import { spawnService } from '../platform/infra/services';
 import { assertStartupConfiguration, type ProcessRole } from '../platform/startupCheck';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../platform/infra/temporal';
@@ -20,16 +21,41 @@ import { announceKeyChanges } from '../domain/keys/cache';
  * and stops everything it started on Ctrl-C. Data lives in .data/ and is reused next time.
  * Everything runs in the dev profile (`SWITCHBOARD_PROFILE=dev`, loopback only) with secrets
  * generated once per data directory and kept with the data (mode 600).
+ *
+ * `npm run up -- --cluster`: the production topology instead (`startClusterStack`: the Temporal
+ * server on Postgres, two APIs behind HAProxy, two workers), with its data in .data/cluster/.
  */
 const DEV_KEY_NAME = 'dev key (npm run up)';
 const log = (line: string) => console.log(`[up] ${line}`);
 
+interface Up {
+  config: Config;
+  dataDir: string;
+  logDir: string;
+  cleanups: Array<() => Promise<void> | void>;
+  isStopping(): boolean;
+  stopAll(code: number): Promise<void>;
+}
+
+/** What the summary names, whichever profile started. */
+interface Started {
+  apiUrl: string;
+  db: Db;
+  temporalUi: string;
+  controlToken: string;
+  logs: string[];
+  /** Where Prometheus scrapes the API and each worker (docs/operations.md). */
+  metrics: string[];
+}
+
 async function main(): Promise<void> {
+  const cluster = process.argv.slice(2).includes('--cluster');
   const config = loadConfig({ ...process.env, SWITCHBOARD_PROFILE: 'dev' });
-  const dataDir = config.dataDir;
+  // The cluster keeps its own Postgres, secrets and Temporal data apart from the dev server's.
+  const dataDir = cluster ? path.join(config.dataDir, 'cluster') : config.dataDir;
   const logDir = path.join(dataDir, 'logs');
   fs.mkdirSync(logDir, { recursive: true });
-  const cleanups: Array<() => Promise<void> | void> = [];
+  const cleanups: Up['cleanups'] = [];
   let stopping = false;
   const stopAll = async (code: number) => {
     if (stopping) return;
@@ -47,103 +73,23 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stopAll(0));
   process.once('SIGTERM', () => void stopAll(0));
+  const up: Up = { config, dataDir, logDir, cleanups, isStopping: () => stopping, stopAll };
 
   try {
-    // 1. PostgreSQL
-    let databaseUrl = process.env.DATABASE_URL;
-    if (!databaseUrl) {
-      const pg: PostgresHandle = await ensurePostgres({
-        dataDir: path.join(dataDir, 'postgres'),
-        port: Number(process.env.PG_PORT ?? 54320),
-        log,
-      });
-      if (pg.startedHere) cleanups.push(() => pg.stop());
-      await createDatabaseIfMissing(pg.adminUrl, 'switchboard');
-      databaseUrl = pg.urlFor('switchboard');
-    }
-    const db = createDb(databaseUrl, { max: 2 });
-    cleanups.push(() => db.destroy());
-    const applied = await migrateLatest(db);
-    log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
-
-    // 2. Temporal
-    let temporalAddress = process.env.TEMPORAL_ADDRESS;
-    let uiUrl: string | undefined;
-    if (!temporalAddress) {
-      const port = Number(process.env.TEMPORAL_PORT ?? 7233);
-      const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
-      if (await canConnect('127.0.0.1', port)) {
-        log(`reusing the Temporal server already listening on 127.0.0.1:${port}`);
-      } else {
-        const cli = ensureTemporalCli(config.toolCacheDir, log);
-        log(`starting Temporal dev server (${cli})`);
-        const server: DevServer = await startDevServer({
-          cli,
-          port,
-          uiPort,
-          dbFile: path.join(dataDir, 'temporal.db'),
-          logFile: path.join(logDir, 'temporal.log'),
-        });
-        cleanups.push(() => server.stop());
-      }
-      temporalAddress = `127.0.0.1:${port}`;
-      uiUrl = `http://127.0.0.1:${uiPort}`;
-    }
-    // A process started on its own (the CLI, `npm run worker`) finds these and the dev secrets below.
-    fs.writeFileSync(path.join(dataDir, 'runtime.json'), JSON.stringify({ databaseUrl, temporalAddress, profile: 'dev' }, null, 2), {
-      mode: 0o600,
-    });
-    fs.chmodSync(path.join(dataDir, 'runtime.json'), 0o600);
-
-    // 3. Secrets: generated once, kept (mode 600) with the data they protect; the environment wins.
-    const secretsKey = process.env.SECRETS_KEY ?? readOrCreateSecretsKey(path.join(dataDir, SECRETS_KEY_FILE));
-    const devSecrets = readOrCreateDevSecrets(path.join(dataDir, DEV_SECRETS_FILE));
-    const apiUrl = `http://${config.host}:${config.port}`;
-
-    // 4. Simulator, worker, API
-    const env: Record<string, string> = {
-      SWITCHBOARD_PROFILE: 'dev',
-      DATABASE_URL: databaseUrl,
-      TEMPORAL_ADDRESS: temporalAddress,
-      SECRETS_KEY: secretsKey,
-      ...Object.fromEntries(DEV_SECRET_SETTINGS.map((name) => [name, process.env[name] || devSecrets[name]])),
-      PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || apiUrl,
-      SIMULATOR_CALLBACK_BASE_URL: process.env.SIMULATOR_CALLBACK_BASE_URL || process.env.PUBLIC_BASE_URL || apiUrl,
-      // Loopback development: webhook receivers on this machine are admitted (never in production by default).
-      OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(','),
-    };
-    // The same check each process makes at start, once for all of them before anything starts.
-    const childConfig = loadConfig({ ...process.env, ...env });
-    for (const role of ['simulator', 'worker', 'api'] satisfies ProcessRole[]) {
-      for (const warning of assertStartupConfiguration(role, childConfig)) log(`warning (${role}): ${warning.setting} ${warning.message}`);
-    }
-    const start = async (name: 'simulator' | 'worker' | 'api', port?: number): Promise<ChildProcess> => {
-      const child = spawnService(name, env, path.join(logDir, `${name}.log`));
-      cleanups.push(() => stopProcess(child));
-      child.once('exit', (code, signal) => {
-        if (!stopping) {
-          log(`${name} exited unexpectedly (${signal ?? code}); see ${path.join(logDir, `${name}.log`)}`);
-          void stopAll(1);
-        }
-      });
-      if (port !== undefined) await waitForPort(config.host, port, 60_000, child);
-      return child;
-    };
-    await start('simulator', Number(new URL(config.simulatorUrl).port));
-    await start('worker');
-    await start('api', config.port);
-    await waitUntilReady(`${apiUrl}/readyz`);
+    const started = cluster ? await upCluster(up) : await upDev(up);
+    const { apiUrl } = started;
 
     // 5. A dev workspace and a fresh test key (plaintext keys are never stored, so each run mints one).
-    const testKey = await devKey(db, path.join(dataDir, 'dev-workspace.json'));
+    const testKey = await devKey(started.db, path.join(dataDir, 'dev-workspace.json'));
 
     console.log(`
-Switchboard is up.
+Switchboard is up${cluster ? ' (cluster: two APIs behind HAProxy, two workers, the Temporal server on Postgres)' : ''}.
   API            ${apiUrl}    (OpenAPI: ${apiUrl}/api/openapi.yaml)
-  Temporal UI    ${uiUrl ?? '(external Temporal: ' + temporalAddress + ')'}
+  Temporal UI    ${started.temporalUi}
   Simulator      ${config.simulatorUrl}    (control API: docs/simulator.md)
-  Control token  ${env.SIMULATOR_CONTROL_TOKEN}    (Authorization: Bearer ... for the simulator's control API)
-  Logs           ${logDir}/{api,worker,simulator,temporal}.log
+  Control token  ${started.controlToken}    (Authorization: Bearer ... for the simulator's control API)
+  Metrics        ${started.metrics.join('  ')}    (docs/operations.md)
+  Logs           ${logDir}/{${started.logs.join(',')}}.log
   Test key       ${testKey}
 
 Try:  curl -s ${apiUrl}/api/v1/lines -H "Authorization: Bearer ${testKey}"
@@ -151,6 +97,163 @@ Ctrl-C stops everything started here; data in ${dataDir} is kept for the next ru
   } catch (err) {
     console.error(`[up] failed: ${(err as Error).message}`);
     await stopAll(1);
+  }
+}
+
+/** The dev profile: Postgres, the Temporal dev server, one simulator, worker and API. */
+async function upDev(up: Up): Promise<Started> {
+  const { config, dataDir, logDir, cleanups } = up;
+  // 1. PostgreSQL
+  let databaseUrl = process.env.DATABASE_URL;
+  if (!databaseUrl) {
+    const pg: PostgresHandle = await ensurePostgres({
+      dataDir: path.join(dataDir, 'postgres'),
+      port: Number(process.env.PG_PORT ?? 54320),
+      log,
+    });
+    if (pg.startedHere) cleanups.push(() => pg.stop());
+    await createDatabaseIfMissing(pg.adminUrl, 'switchboard');
+    databaseUrl = pg.urlFor('switchboard');
+  }
+  const db = createDb(databaseUrl, { max: 2 });
+  cleanups.push(() => db.destroy());
+  const applied = await migrateLatest(db);
+  log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
+
+  // 2. Temporal
+  let temporalAddress = process.env.TEMPORAL_ADDRESS;
+  let uiUrl: string | undefined;
+  if (!temporalAddress) {
+    const port = Number(process.env.TEMPORAL_PORT ?? 7233);
+    const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+    if (await canConnect('127.0.0.1', port)) {
+      log(`reusing the Temporal server already listening on 127.0.0.1:${port}`);
+    } else {
+      const cli = ensureTemporalCli(config.toolCacheDir, log);
+      log(`starting Temporal dev server (${cli})`);
+      const server: DevServer = await startDevServer({
+        cli,
+        port,
+        uiPort,
+        dbFile: path.join(dataDir, 'temporal.db'),
+        logFile: path.join(logDir, 'temporal.log'),
+      });
+      cleanups.push(() => server.stop());
+    }
+    temporalAddress = `127.0.0.1:${port}`;
+    uiUrl = `http://127.0.0.1:${uiPort}`;
+  }
+  writeRuntime(dataDir, databaseUrl, temporalAddress);
+
+  // 3. Secrets; 4. Simulator, worker, API
+  const apiUrl = `http://${config.host}:${config.port}`;
+  const env: Record<string, string> = { ...serviceSettings(dataDir, apiUrl), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  checkSettings(env);
+  const start = async (name: 'simulator' | 'worker' | 'api', port?: number): Promise<ChildProcess> => {
+    const child = spawnService(name, env, path.join(logDir, `${name}.log`));
+    cleanups.push(() => stopProcess(child));
+    child.once('exit', (code, signal) => exitedUnexpectedly(up, name, `${signal ?? code}`));
+    if (port !== undefined) await waitForPort(config.host, port, 60_000, child);
+    return child;
+  };
+  await start('simulator', Number(new URL(config.simulatorUrl).port));
+  // The worker's /metrics on the port after the API's three (the cluster profile's first worker's).
+  const workerMetricsPort = config.port + 3;
+  env.WORKER_METRICS_PORT = String(workerMetricsPort);
+  await start('worker');
+  await start('api', config.port);
+  await waitForHttpOk(`${apiUrl}/readyz`, 60_000);
+  return {
+    apiUrl,
+    db,
+    temporalUi: uiUrl ?? '(external Temporal: ' + temporalAddress + ')',
+    controlToken: env.SIMULATOR_CONTROL_TOKEN,
+    logs: ['api', 'worker', 'simulator', 'temporal'],
+    metrics: [`${apiUrl}/metrics`, `http://${config.host}:${workerMetricsPort}/metrics`],
+  };
+}
+
+/**
+ * The cluster profile (docs/decisions.md "Cluster topology"): HAProxy on PORT, the APIs on the
+ * next two ports, the workers' /metrics on the two after them, the Temporal server on
+ * TEMPORAL_PORT and the nine after it, its own Postgres cluster on PG_PORT (default 54321)
+ * unless DATABASE_URL names a server.
+ */
+async function upCluster(up: Up): Promise<Started> {
+  const { config, dataDir, logDir, cleanups } = up;
+  const apiUrl = `http://127.0.0.1:${config.port}`;
+  const given = process.env.DATABASE_URL ? new URL(process.env.DATABASE_URL) : undefined;
+  const app = given?.pathname.slice(1) || 'switchboard';
+  const settings = serviceSettings(dataDir, apiUrl);
+  const workerMetricsPorts: [number, number] = [config.port + 3, config.port + 4];
+  const stack = await startClusterStack({
+    dataDir,
+    logDir,
+    toolCacheDir: config.toolCacheDir,
+    postgres: given
+      ? { adminUrl: Object.assign(new URL(given), { pathname: '/postgres' }).toString() }
+      : { port: Number(process.env.PG_PORT ?? 54321) },
+    // Temporal's two databases are named after the application's, so several stacks can share one server.
+    databases: { app, temporal: `${app}_temporal`, visibility: `${app}_temporal_visibility` },
+    ports: {
+      api: config.port,
+      apis: [config.port + 1, config.port + 2],
+      workerMetrics: workerMetricsPorts,
+      simulator: Number(new URL(config.simulatorUrl).port),
+      temporal: Number(process.env.TEMPORAL_PORT ?? 7233),
+    },
+    env: settings,
+    log,
+    beforeServices: checkSettings,
+    onUnexpectedExit: (name, reason) => exitedUnexpectedly(up, name, reason),
+  });
+  cleanups.push(() => stack.stop());
+  writeRuntime(dataDir, stack.databaseUrl, stack.temporalAddress);
+  const db = createDb(stack.databaseUrl, { max: 2 });
+  cleanups.push(() => db.destroy());
+  return {
+    apiUrl: stack.apiUrl,
+    db,
+    temporalUi: `none in the cluster profile (see README); use the temporal CLI: temporal workflow list --address ${stack.temporalAddress}`,
+    controlToken: settings.SIMULATOR_CONTROL_TOKEN,
+    logs: ['haproxy', 'api-1', 'api-2', 'worker-1', 'worker-2', 'simulator', 'temporal'],
+    metrics: [...stack.apiUrls, ...workerMetricsPorts.map((port) => `http://127.0.0.1:${port}`)].map((origin) => `${origin}/metrics`),
+  };
+}
+
+function exitedUnexpectedly(up: Up, name: string, reason: string): void {
+  if (up.isStopping()) return;
+  log(`${name} exited unexpectedly (${reason}); see ${path.join(up.logDir, `${name}.log`)}`);
+  void up.stopAll(1);
+}
+
+/** A process started on its own (the CLI, `npm run worker`) finds these and the dev secrets. */
+function writeRuntime(dataDir: string, databaseUrl: string, temporalAddress: string): void {
+  const file = path.join(dataDir, 'runtime.json');
+  fs.writeFileSync(file, JSON.stringify({ databaseUrl, temporalAddress, profile: 'dev' }, null, 2), { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+}
+
+/** Every process's settings but where Postgres and Temporal are: secrets generated once, kept (mode 600) with the data they protect; the environment wins. */
+function serviceSettings(dataDir: string, apiUrl: string): Record<string, string> {
+  const secretsKey = process.env.SECRETS_KEY ?? readOrCreateSecretsKey(path.join(dataDir, SECRETS_KEY_FILE));
+  const devSecrets = readOrCreateDevSecrets(path.join(dataDir, DEV_SECRETS_FILE));
+  return {
+    SWITCHBOARD_PROFILE: 'dev',
+    SECRETS_KEY: secretsKey,
+    ...Object.fromEntries(DEV_SECRET_SETTINGS.map((name) => [name, process.env[name] || devSecrets[name]])),
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL || apiUrl,
+    SIMULATOR_CALLBACK_BASE_URL: process.env.SIMULATOR_CALLBACK_BASE_URL || process.env.PUBLIC_BASE_URL || apiUrl,
+    // Loopback development: webhook receivers on this machine are admitted (never in production by default).
+    OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(','),
+  };
+}
+
+/** The same check each process makes at start, once for all of them before anything starts. */
+function checkSettings(env: Record<string, string>): void {
+  const childConfig = loadConfig({ ...process.env, ...env });
+  for (const role of ['simulator', 'worker', 'api'] satisfies ProcessRole[]) {
+    for (const warning of assertStartupConfiguration(role, childConfig)) log(`warning (${role}): ${warning.setting} ${warning.message}`);
   }
 }
 
@@ -178,20 +281,6 @@ function readOrCreateSecretsKey(file: string): string {
   fs.writeFileSync(file, `${key}\n`, { mode: 0o600 });
   log(`generated the secrets key in ${file}`);
   return key;
-}
-
-async function waitUntilReady(url: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    try {
-      const response = await fetch(url);
-      if (response.ok) return;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
 }
 
 async function devKey(db: ReturnType<typeof createDb>, stateFile: string): Promise<string> {

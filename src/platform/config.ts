@@ -33,6 +33,23 @@ export interface Config {
   paymentsLiveUrl: string;
   paymentsTestUrl: string;
   /**
+   * Which card processor each environment charges through: `simulator` (the default, at
+   * PAYMENTS_<ENV>_URL) or `stripe`. PAYMENTS_PROVIDER sets both; PAYMENTS_TEST_PROVIDER and
+   * PAYMENTS_LIVE_PROVIDER override one (e.g. the simulator for test, Stripe for live).
+   */
+  paymentsProviders: Readonly<Record<'test' | 'live', string>>;
+  /**
+   * Stripe, one account mode per environment: the test environment's key must be a test-mode key
+   * (`sk_test_`/`rk_test_`), the live one's a live-mode key (src/platform/startupCheck.ts).
+   */
+  stripe: {
+    secretKeys: Readonly<Record<'test' | 'live', string | undefined>>;
+    /** The signing secrets (`whsec_…`) of the webhook endpoints of each mode (POST /payments/stripe/webhook). */
+    webhookSecrets: Readonly<Record<'test' | 'live', string | undefined>>;
+    /** Another API base than https://api.stripe.com: stripe-mock or a contract stub, in tests. */
+    apiBase: string | undefined;
+  };
+  /**
    * `SWITCHBOARD_PROFILE`: `production` (the default) or `dev`. Only the dev profile, bound to
    * loopback, tolerates weak secrets and reads the ones `npm run up` keeps in the data directory
    * (src/platform/startupCheck.ts).
@@ -53,6 +70,29 @@ export interface Config {
   twilio: { test?: { accountSid: string; authToken: string }; live?: { accountSid: string; authToken: string }; apiBaseUrl?: string };
   /** → carrier: bearer of the carrier's API and media socket (worker). */
   carrierApiKey: string | undefined;
+  /**
+   * CARRIER_PROVIDER: `simulator` (the default) or `telnyx`. Telnyx has no test mode, so on a Telnyx
+   * deployment test-environment lines are never given a number (docs/decisions.md "Telnyx carrier").
+   */
+  carrierProvider: string;
+  /** TELNYX_*: the Telnyx account (src/adapters/carrier/telnyx/client.ts); read when CARRIER_PROVIDER=telnyx. */
+  telnyx: {
+    apiKey: string | undefined;
+    /** Base64 Ed25519 public key of the account: verifies Telnyx's webhooks (API). */
+    publicKey: string | undefined;
+    connectionId: string | undefined;
+    messagingProfileId: string | undefined;
+    /** TELNYX_BASE_URL: Telnyx's API by default; a local contract stub in tests. */
+    baseUrl: string | undefined;
+    /** TELNYX_TRANSCRIPTION_LANGUAGE: the language Telnyx transcribes callers in (`en` by default). */
+    transcriptionLanguage: string;
+    /**
+     * Audio lines: the worker listens on TELNYX_MEDIA_PORT for Telnyx's media sockets, which Telnyx reaches at
+     * TELNYX_MEDIA_URL (a `wss://` URL of this worker). Both unset: audio lines are refused on Telnyx.
+     */
+    mediaUrl: string | undefined;
+    mediaPort: number | undefined;
+  };
   /** → card processor: bearer of the processor's charge API (worker). */
   paymentsApiKey: string | undefined;
   /** Bearer of the simulator's control API and recordings. */
@@ -208,6 +248,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     simulatorUrl,
     paymentsLiveUrl: env.PAYMENTS_LIVE_URL || simulatorUrl,
     paymentsTestUrl: env.PAYMENTS_TEST_URL || simulatorUrl,
+    paymentsProviders: {
+      test: env.PAYMENTS_TEST_PROVIDER || env.PAYMENTS_PROVIDER || 'simulator',
+      live: env.PAYMENTS_LIVE_PROVIDER || env.PAYMENTS_PROVIDER || 'simulator',
+    },
+    stripe: {
+      secretKeys: { test: env.STRIPE_TEST_SECRET_KEY || undefined, live: env.STRIPE_LIVE_SECRET_KEY || undefined },
+      webhookSecrets: { test: env.STRIPE_WEBHOOK_SECRET_TEST || undefined, live: env.STRIPE_WEBHOOK_SECRET_LIVE || undefined },
+      apiBase: env.STRIPE_API_BASE || undefined,
+    },
     profile,
     carrierWebhookSecret: secret('CARRIER_WEBHOOK_SECRET'),
     carrierProviders: {
@@ -220,6 +269,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiBaseUrl: env.TWILIO_API_BASE_URL || undefined,
     },
     carrierApiKey: secret('CARRIER_API_KEY'),
+    carrierProvider: env.CARRIER_PROVIDER || 'simulator',
+    telnyx: {
+      apiKey: env.TELNYX_API_KEY || undefined,
+      publicKey: env.TELNYX_PUBLIC_KEY || undefined,
+      connectionId: env.TELNYX_CONNECTION_ID || undefined,
+      messagingProfileId: env.TELNYX_MESSAGING_PROFILE_ID || undefined,
+      baseUrl: env.TELNYX_BASE_URL || undefined,
+      transcriptionLanguage: env.TELNYX_TRANSCRIPTION_LANGUAGE || 'en',
+      mediaUrl: env.TELNYX_MEDIA_URL || undefined,
+      mediaPort: env.TELNYX_MEDIA_PORT ? int('TELNYX_MEDIA_PORT', 0) : undefined,
+    },
     paymentsApiKey: secret('PAYMENTS_API_KEY'),
     simulatorControlToken: secret('SIMULATOR_CONTROL_TOKEN'),
     simulatorCallbackBaseUrl: env.SIMULATOR_CALLBACK_BASE_URL || publicBaseUrl,

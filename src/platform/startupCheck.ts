@@ -105,6 +105,41 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
   },
 };
 
+/** The carriers CARRIER_PROVIDER may name. */
+export const CARRIER_PROVIDERS = ['simulator', 'telnyx'] as const;
+
+/**
+ * What a carrier provider adds to each role's requirements (the simulator adds nothing): the API
+ * verifies the provider's webhooks (and declines calls it cannot take), the worker drives the provider.
+ */
+export const CARRIER_PROVIDER_REQUIREMENTS: Record<
+  string,
+  Partial<Record<ProcessRole, Array<{ setting: string; of: (c: Config) => string | undefined }>>>
+> = {
+  telnyx: {
+    api: [
+      { setting: 'TELNYX_PUBLIC_KEY', of: (c) => c.telnyx.publicKey },
+      { setting: 'TELNYX_API_KEY', of: (c) => c.telnyx.apiKey },
+    ],
+    worker: [
+      { setting: 'TELNYX_API_KEY', of: (c) => c.telnyx.apiKey },
+      { setting: 'TELNYX_CONNECTION_ID', of: (c) => c.telnyx.connectionId },
+      { setting: 'TELNYX_MESSAGING_PROFILE_ID', of: (c) => c.telnyx.messagingProfileId },
+    ],
+  },
+};
+
+function carrierProviderProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
+  if (!(CARRIER_PROVIDERS as readonly string[]).includes(config.carrierProvider))
+    return [{ setting: 'CARRIER_PROVIDER', message: `must be one of ${CARRIER_PROVIDERS.join(', ')}, not "${config.carrierProvider}"` }];
+  return (CARRIER_PROVIDER_REQUIREMENTS[config.carrierProvider]?.[role] ?? [])
+    .filter((required) => !required.of(config))
+    .map((required) => ({
+      setting: required.setting,
+      message: `is not set (CARRIER_PROVIDER=${config.carrierProvider} needs it; see README "Connect a real carrier")`,
+    }));
+}
+
 /**
  * Every setting a process of this role must be given when it runs anywhere but under `npm run up`
  * (a container, another host): what it refuses to start without, the URLs it hands out, where it
@@ -218,6 +253,64 @@ function reachableUrlProblem(value: string): string | null {
   return null;
 }
 
+export const PAYMENT_PROVIDERS = ['simulator', 'stripe'] as const;
+
+/** Stripe key prefixes of each environment: a test environment never holds a live-mode key, nor the reverse. */
+export const STRIPE_KEY_PREFIXES: Readonly<Record<'test' | 'live', readonly string[]>> = {
+  test: ['sk_test_', 'rk_test_'],
+  live: ['sk_live_', 'rk_live_'],
+};
+
+const STRIPE_SETTINGS = {
+  secretKey: { test: 'STRIPE_TEST_SECRET_KEY', live: 'STRIPE_LIVE_SECRET_KEY' },
+  webhookSecret: { test: 'STRIPE_WEBHOOK_SECRET_TEST', live: 'STRIPE_WEBHOOK_SECRET_LIVE' },
+  provider: { test: 'PAYMENTS_TEST_PROVIDER', live: 'PAYMENTS_LIVE_PROVIDER' },
+} as const;
+
+/** Whether any environment charges through the simulator (and so needs PAYMENTS_API_KEY). */
+export function usesPaymentsSimulator(config: Config): boolean {
+  return config.paymentsProviders.test === 'simulator' || config.paymentsProviders.live === 'simulator';
+}
+
+/**
+ * The card processor settings (issue 16): a known provider per environment and, for Stripe, a
+ * key of that environment's mode for the worker (which charges) and the CLI (which saves cards),
+ * and the webhook signing secret for the API (which receives Stripe's events). A key of the other
+ * mode is refused wherever it is set, so test usage can never move real money.
+ */
+export function paymentProviderProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
+  const problems: ConfigurationProblem[] = [];
+  for (const environment of ['test', 'live'] as const) {
+    const provider = config.paymentsProviders[environment];
+    if (!(PAYMENT_PROVIDERS as readonly string[]).includes(provider)) {
+      problems.push({
+        setting: STRIPE_SETTINGS.provider[environment],
+        message: `(or PAYMENTS_PROVIDER) must be one of ${PAYMENT_PROVIDERS.join(', ')}, not "${provider}"`,
+      });
+      continue;
+    }
+    const keyName = STRIPE_SETTINGS.secretKey[environment];
+    const key = config.stripe.secretKeys[environment];
+    const prefixes = STRIPE_KEY_PREFIXES[environment];
+    if (key !== undefined && !prefixes.some((prefix) => key.startsWith(prefix)))
+      problems.push({
+        setting: keyName,
+        message: `must be a Stripe ${environment}-mode key (${prefixes.join(' or ')}…): the ${environment} environment never holds a key of the other mode`,
+      });
+    if (provider !== 'stripe') continue;
+    if (key === undefined && (role === 'worker' || role === 'cli'))
+      problems.push({ setting: keyName, message: `is not set (the ${environment} environment charges through Stripe: PAYMENTS_PROVIDER)` });
+    const secretName = STRIPE_SETTINGS.webhookSecret[environment];
+    const secret = config.stripe.webhookSecrets[environment];
+    if (role === 'api' && (secret === undefined || !secret.startsWith('whsec_')))
+      problems.push({
+        setting: secretName,
+        message: `must be the signing secret (whsec_…) of the ${environment}-mode webhook endpoint POST /payments/stripe/webhook`,
+      });
+  }
+  return problems;
+}
+
 export function configurationReport(role: ProcessRole, config: Config): ConfigurationReport {
   const problems: ConfigurationProblem[] = [];
   const weak: ConfigurationProblem[] = [];
@@ -235,16 +328,20 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     });
   }
 
+  if (role === 'api' || role === 'worker') problems.push(...carrierProviderProblems(role, config));
   const requirements = ROLE_REQUIREMENTS[role];
   for (const name of requirements.settings) {
     const value = name === 'DATABASE_URL' ? config.databaseUrl : config.temporalAddress;
     if (!value) problems.push({ setting: name, message: 'is not set; run through `npm run up` or set it in the environment' });
   }
+  problems.push(...paymentProviderProblems(role, config));
+  // The worker reaches the simulated processor with PAYMENTS_API_KEY only if an environment uses it.
+  const required = requirements.secrets.filter((name) => name !== 'PAYMENTS_API_KEY' || role !== 'worker' || usesPaymentsSimulator(config));
   const checked: Array<{ name: SecretSetting; value: string }> = [];
   for (const name of [...requirements.secrets, ...requirements.optionalSecrets]) {
     const value = SECRET_SETTINGS[name].of(config);
     if (value === undefined || value === '') {
-      if (requirements.secrets.includes(name))
+      if (required.includes(name))
         problems.push({
           setting: name,
           message: `is not set (${SECRET_SETTINGS[name].purpose}); generate one with \`openssl rand -hex 32\``,
@@ -301,6 +398,17 @@ function carrierAccountProblems(config: Config): ConfigurationProblem[] {
   if (config.carrierProviders.test === 'twilio' || config.carrierProviders.live === 'twilio') {
     const problem = reachableUrlProblem(config.publicBaseUrl);
     if (problem) problems.push({ setting: 'PUBLIC_BASE_URL', message: `${problem} (Twilio calls it and signs it)` });
+  }
+  // One carrier choice at a time: Telnyx is the whole deployment's (src/main/carriers.ts).
+  if (
+    config.carrierProvider === 'telnyx' &&
+    (config.carrierProviders.test !== 'simulator' || config.carrierProviders.live !== 'simulator')
+  ) {
+    problems.push({
+      setting: 'CARRIER_PROVIDER',
+      message:
+        'is telnyx, for the whole deployment: leave CARRIER_PROVIDER_TEST and CARRIER_PROVIDER_LIVE unset (they choose Twilio per environment)',
+    });
   }
   const { test, live } = config.twilio;
   if (config.carrierProviders.test === 'twilio' && test && live && test.accountSid === live.accountSid) {

@@ -3,51 +3,76 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createBillingActivities } from '../../activities/billing';
-import { SimulatorPaymentProcessor } from '../../src/adapters/payments/simulatorProcessor';
+import type { CardProcessorSimulatorState } from '../../simulator/processor';
 import { post, type BillingTenant } from '../../src/domain/billing/ledger';
 import { runCommand } from '../../src/main/cli';
+import { paymentProcessorsFor } from '../../src/main/payments';
 import { stopProcess } from '../../src/platform/infra/proc';
 import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } from '../../src/main/schedules';
 import { workflowIds } from '../../workflows/definitions/ids';
 import { customer } from '../support/customer';
 import { workerRegistry } from '../../activities/metrics';
 import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
+import { STUB_WEBHOOK_SECRETS, startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 
-/** Auto-charge of the card on file, and the monthly close of spend. */
-describe('auto-charge and the monthly close', () => {
-  const ctx = useHarness({ worker: true });
+/** Stripe's test payment methods standing for the simulator's test card numbers. */
+const STRIPE_TEST_CARDS: Readonly<Record<string, string>> = {
+  '4242424242424242': 'pm_card_visa',
+  '5555555555554444': 'pm_card_mastercard',
+};
+
+/**
+ * Auto-charge of the card on file, and the monthly close of spend. The auto-charge scenarios run
+ * on each card processor: the simulator, and the Stripe adapter against the Stripe contract stub
+ * (test/support/stripeStub.ts, whose accounts keep the same books as the simulator).
+ */
+describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly close (%s)', (provider) => {
+  let stub: StripeStub | undefined;
+  if (provider === 'stripe') {
+    beforeAll(async () => {
+      stub = await startStripeStub();
+    });
+    afterAll(() => stub?.close());
+  }
+  const ctx = useHarness({ worker: true, overrides: provider === 'stripe' ? stripeStubOverrides(() => stub!) : {} });
+  /** Each environment's processor as the test sees it: the simulator's, or the stub's account of that mode. */
+  const processors = (): Record<'live' | 'test', CardProcessorSimulatorState> =>
+    stub ? { live: stub.live.state, test: stub.test.state } : { live: h.simulator.processor, test: h.simulator.testProcessor };
   let h: Harness;
   let tenant: Tenant;
   let account: BillingTenant;
   // Real money moves in live: these tests use the live environment (auto-recharge on by default,
-  // cards saved for live), whose processor is `h.simulator.processor`.
+  // cards saved for live), whose processor is `processors().live`.
   beforeEach(() => {
     ({ h, tenant } = ctx);
     account = { workspaceId: tenant.workspaceId, environment: 'live' };
-    h.simulator.processor.reset();
-    h.simulator.testProcessor.reset();
+    processors().live.reset();
+    processors().test.reset();
   });
   const { lines, calls, messages, consent, settings } = customer(ctx);
 
   const billing = () =>
     createBillingActivities({
       db: h.db,
-      payments: {
-        live: new SimulatorPaymentProcessor(h.config.paymentsLiveUrl, h.simulator.credentials.paymentsApiKey),
-        test: new SimulatorPaymentProcessor(h.config.paymentsTestUrl, h.simulator.credentials.paymentsApiKey),
-      },
+      payments: paymentProcessorsFor(h.config),
       temporal: () => h.temporal,
       taskQueue: h.config.taskQueue,
       now: () => new Date(),
     });
   const addCard = (card = '4242424242424242', env?: 'test' | 'live') =>
-    runCommand(h.db, ['payment-method', 'add'], {
-      workspace: tenant.workspaceId,
-      card,
-      exp: '12/40',
-      default: true,
-      ...(env ? { env } : {}),
-    });
+    runCommand(
+      h.db,
+      ['payment-method', 'add'],
+      {
+        workspace: tenant.workspaceId,
+        // With Stripe the card was saved on Stripe: only its PaymentMethod id is given.
+        ...(provider === 'stripe' ? { 'stripe-payment-method': STRIPE_TEST_CARDS[card] } : { card, exp: '12/40' }),
+        default: true,
+        ...(env ? { env } : {}),
+      },
+      undefined,
+      h.config,
+    );
   /** Spends the balance down below the default 500-cent threshold. */
   const spend = (cents: number) =>
     post(h.db, {
@@ -75,12 +100,14 @@ describe('auto-charge and the monthly close', () => {
     // Give any second charge the chance to happen before asserting it did not.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await autoRecharges()).toHaveLength(1);
-    expect([...h.simulator.processor.charges.values()].filter((c) => c.status === 'succeeded')).toHaveLength(1);
+    expect([...processors().live.charges.values()].filter((c) => c.status === 'succeeded')).toHaveLength(1);
     expect(await balance()).toBe(300 + 2000);
     const [attempt] = await h.db('payment_attempts').where({ workspace_id: account.workspaceId });
     expect(attempt).toMatchObject({ status: 'succeeded', amount_cents: '2000' });
     // The worker's /metrics counts the posting once (the in-process worker counts into the same registry).
     expect((await autoRechargePostings()) - postedBefore).toBe(1);
+    // On Stripe, the simulator's processors are never asked.
+    if (stub) expect(h.simulator.processor.attempts + h.simulator.testProcessor.attempts).toBe(0);
   });
 
   it('settling a charge below the threshold triggers the top-up by itself', async () => {
@@ -115,14 +142,14 @@ describe('auto-charge and the monthly close', () => {
       return prepared >= 1 ? true : undefined;
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(h.simulator.processor.attempts).toBe(0);
+    expect(processors().live.attempts).toBe(0);
     expect(await autoRecharges()).toHaveLength(0);
   });
 
   it('stops on a hard decline and records it; a new card lets it charge again', async () => {
     await addCard();
     await spend(300);
-    h.simulator.processor.setFault({ mode: 'decline', declineCode: 'insufficient_funds' });
+    processors().live.setFault({ mode: 'decline', declineCode: 'insufficient_funds' });
     await billing().requestAutoCharge(account);
     await eventually(async () =>
       (await h.db('payment_attempts').where({ workspace_id: account.workspaceId, status: 'declined' }).first()) ? true : undefined,
@@ -130,13 +157,13 @@ describe('auto-charge and the monthly close', () => {
     const declined = await h.db('payment_attempts').where({ workspace_id: account.workspaceId });
     expect(declined).toMatchObject([{ status: 'declined', decline_code: 'insufficient_funds' }]);
     // Further triggers do not hammer the declined card.
-    const attemptsAfterDecline = h.simulator.processor.attempts;
+    const attemptsAfterDecline = processors().live.attempts;
     await billing().requestAutoCharge(account);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(h.simulator.processor.attempts).toBe(attemptsAfterDecline);
+    expect(processors().live.attempts).toBe(attemptsAfterDecline);
     expect(await autoRecharges()).toHaveLength(0);
 
-    h.simulator.processor.setFault({ mode: 'normal' });
+    processors().live.setFault({ mode: 'normal' });
     await addCard('5555555555554444');
     await autoCharge().signal('paymentMethodChanged');
     await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
@@ -147,18 +174,72 @@ describe('auto-charge and the monthly close', () => {
   it('retries transient processor errors with the same idempotency key', async () => {
     await addCard();
     await spend(300);
-    h.simulator.processor.setFault({ mode: 'error', remaining: 2 });
+    processors().live.setFault({ mode: 'error', remaining: 2 });
     await billing().requestAutoCharge(account);
     await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined), 30_000);
-    expect(h.simulator.processor.attempts).toBe(3);
-    expect(h.simulator.processor.charges.size).toBe(1);
+    expect(processors().live.attempts).toBe(3);
+    expect(processors().live.charges.size).toBe(1);
   }, 40_000);
+
+  if (provider === 'stripe')
+    it('saves a card only by its Stripe PaymentMethod id, attached to a Customer; never from a card number', async () => {
+      const add = (flags: Record<string, string | boolean>) =>
+        runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, ...flags }, undefined, h.config);
+      await expect(add({ card: '4242424242424242', exp: '12/40' })).rejects.toThrow(/never a card number/);
+      stub!.live.paymentMethods.set('pm_unattached', {
+        customer: null,
+        card: { brand: 'visa', last4: '1881', exp_month: 3, exp_year: 2041 },
+      });
+      await expect(add({ 'stripe-payment-method': 'pm_unattached' })).rejects.toThrow(/not attached to a Stripe Customer/);
+      // A live-mode PaymentMethod is not in the test mode's account.
+      stub!.live.paymentMethods.set('pm_live_only', {
+        customer: 'cus_Live1',
+        card: { brand: 'amex', last4: '0005', exp_month: 4, exp_year: 2042 },
+      });
+      await expect(add({ 'stripe-payment-method': 'pm_live_only', env: 'test' })).rejects.toThrow(/resource_missing/);
+      expect(await add({ 'stripe-payment-method': 'pm_live_only' })).toMatchObject({ brand: 'amex', last4: '0005', environment: 'live' });
+      expect(await h.db('payment_methods').where({ workspace_id: tenant.workspaceId })).toMatchObject([
+        { processor_token: 'cus_Live1/pm_live_only', exp_month: 4, exp_year: 2042 },
+      ]);
+    });
+
+  if (provider === 'stripe')
+    it('a charge Stripe leaves processing is settled by its payment_intent.succeeded webhook, and credited once', async () => {
+      await addCard();
+      await spend(300);
+      stub!.live.processing = true;
+      await billing().requestAutoCharge(account);
+      const intent = await eventually(async () => [...stub!.live.intents.values()][0]);
+      expect(intent).toMatchObject({ status: 'processing' });
+      // Undecided: the attempt stays pending while the activity asks again.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      expect(await h.db('payment_attempts').where({ workspace_id: account.workspaceId })).toMatchObject([{ status: 'pending' }]);
+      expect(await autoRecharges()).toHaveLength(0);
+      const event = stub!.signedEvent('payment_intent.succeeded', { ...intent, status: 'succeeded' }, STUB_WEBHOOK_SECRETS.live, {
+        livemode: true,
+      });
+      const delivered = await h.request('POST', '/payments/stripe/webhook', {
+        rawBody: event.body,
+        headers: { 'stripe-signature': event.signature },
+      });
+      expect(delivered).toMatchObject({ status: 200, body: { result: 'resolved' } });
+      await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
+      // The workflow takes the webhook's outcome on its next try and moves on; nothing is credited twice.
+      await eventually(async () => {
+        const history = await autoCharge().fetchHistory();
+        const completed = (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes).length;
+        return completed >= 2 ? true : undefined;
+      }, 30_000);
+      expect(await autoRecharges()).toHaveLength(1);
+      expect(await balance()).toBe(200 + 2000);
+      expect(stub!.live.intents.size).toBe(1);
+    }, 40_000);
 
   describe('the test environment (M7)', () => {
     const testAccount = () => ({ workspaceId: tenant.workspaceId, environment: 'test' as const });
     const testRecharges = () =>
       h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: 'test', type: 'auto_recharge' });
-    const succeeded = (processor: typeof h.simulator.processor) => [...processor.charges.values()].filter((c) => c.status === 'succeeded');
+    const succeeded = (processor: CardProcessorSimulatorState) => [...processor.charges.values()].filter((c) => c.status === 'succeeded');
 
     it('has auto-recharge off by default; live has it on', async () => {
       expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.test })).body.auto_recharge_enabled).toBe(false);
@@ -183,16 +264,16 @@ describe('auto-charge and the monthly close', () => {
         async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.activityTaskCompletedEventAttributes) || undefined,
       );
       await new Promise((resolve) => setTimeout(resolve, 500));
-      expect(h.simulator.processor.attempts).toBe(0);
-      expect(h.simulator.testProcessor.attempts).toBe(0);
+      expect(processors().live.attempts).toBe(0);
+      expect(processors().test.attempts).toBe(0);
       expect(await testRecharges()).toHaveLength(0);
 
       await expect(addCard('5555555555554444', 'staging' as 'test')).rejects.toThrow('--env must be test or live');
       expect(await addCard('5555555555554444', 'test')).toMatchObject({ environment: 'test', is_default: true });
       await handle.signal('paymentMethodChanged');
       await eventually(async () => ((await testRecharges()).length === 1 ? true : undefined));
-      expect(succeeded(h.simulator.testProcessor)).toHaveLength(1);
-      expect(h.simulator.processor.attempts).toBe(0);
+      expect(succeeded(processors().test)).toHaveLength(1);
+      expect(processors().live.attempts).toBe(0);
       const [attempt] = await h.db('payment_attempts').where({ workspace_id: tenant.workspaceId, environment: 'test' });
       const testCard = await h.db('payment_methods').where({ workspace_id: tenant.workspaceId, environment: 'test' }).first();
       expect(attempt).toMatchObject({ status: 'succeeded', payment_method_id: testCard.id });
@@ -228,7 +309,7 @@ describe('auto-charge and the monthly close', () => {
       const retried = await place();
       expect(retried.status).toBe(201);
       await calls.hangUp(retried.body.call.id, tenant.keys.live);
-      expect([...h.simulator.processor.charges.values()]).toHaveLength(1);
+      expect([...processors().live.charges.values()]).toHaveLength(1);
     });
 
     it('an SMS refused with a test key charges the test card through the test processor only', async () => {
@@ -248,8 +329,8 @@ describe('auto-charge and the monthly close', () => {
         h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: 'test', type: 'auto_recharge' });
       await eventually(async () => ((await testRecharges()).length === 1 ? true : undefined));
       expect((await send()).status).toBe(201);
-      expect([...h.simulator.testProcessor.charges.values()]).toHaveLength(1);
-      expect(h.simulator.processor.attempts).toBe(0);
+      expect([...processors().test.charges.values()]).toHaveLength(1);
+      expect(processors().live.attempts).toBe(0);
     });
 
     it('a reservation refused inside a call (an inbound call, the next minute) wakes it too', async () => {
@@ -287,18 +368,18 @@ describe('auto-charge and the monthly close', () => {
       await addCard();
       await spend(300);
       // The processor takes its time: the worker dies while the charge request is open.
-      h.simulator.processor.setFault({ mode: 'timeout', holdMs: 60_000, remaining: 1 });
+      processors().live.setFault({ mode: 'timeout', holdMs: 60_000, remaining: 1 });
       let worker = h.spawnWorkerProcess(path.join(logDir, 'worker.log'));
       try {
         await billing().requestAutoCharge(account);
-        await eventually(async () => (h.simulator.processor.attempts >= 1 ? true : undefined), 30_000);
+        await eventually(async () => (processors().live.attempts >= 1 ? true : undefined), 30_000);
         const killed = new Promise((resolve) => worker.once('exit', resolve));
         worker.kill('SIGKILL');
         await killed;
         worker = h.spawnWorkerProcess(path.join(logDir, 'worker.log'));
         await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined), 60_000);
-        expect(h.simulator.processor.attempts).toBeGreaterThanOrEqual(2);
-        expect([...h.simulator.processor.charges.values()].filter((c) => c.status === 'succeeded')).toHaveLength(1);
+        expect(processors().live.attempts).toBeGreaterThanOrEqual(2);
+        expect([...processors().live.charges.values()].filter((c) => c.status === 'succeeded')).toHaveLength(1);
         expect(await balance()).toBe(200 + 2000);
       } finally {
         await stopProcess(worker);
@@ -307,96 +388,98 @@ describe('auto-charge and the monthly close', () => {
     }, 90_000);
   });
 
-  describe('monthly close', () => {
-    it('closes the month before the schedule’s nominal time, once', async () => {
-      const keyId = (
-        await h.request('POST', '/v1/keys', {
-          key: tenant.keys.serviceTest,
-          body: { name: 'a' },
-          headers: { 'idempotency-key': crypto.randomUUID() },
-        })
-      ).body.key.id;
-      const charge = (at: string, cents: number) =>
-        post(h.db, {
-          tenant: account,
-          type: 'call_charge',
-          amountCents: -cents,
-          description: 'Call',
-          idempotencyRef: `c:${crypto.randomUUID()}`,
-          actorKeyId: keyId,
-          at: new Date(at),
-        });
-      await charge('2031-01-01T00:00:00.000Z', 5);
-      await charge('2031-01-31T23:59:59.999Z', 7);
-      await charge('2031-02-01T00:00:00.000Z', 100);
-      const run = () =>
-        h.temporal.workflow.execute('closeSpendPeriodWorkflow', {
-          taskQueue: h.config.taskQueue,
-          workflowId: `close-${crypto.randomUUID()}`,
-          args: [{ nominalTime: '2031-02-01T00:00:00.000Z' }],
-        });
-      expect(await run()).toMatchObject({ period: '2031-01' });
-      await run();
-      expect(await h.db('spend_periods').where({ key_id: keyId })).toMatchObject([{ period: '2031-01', spent_cents: '12' }]);
-    });
+  // The monthly close does not involve the card processor: once is enough.
+  if (provider === 'simulator')
+    describe('monthly close', () => {
+      it('closes the month before the schedule’s nominal time, once', async () => {
+        const keyId = (
+          await h.request('POST', '/v1/keys', {
+            key: tenant.keys.serviceTest,
+            body: { name: 'a' },
+            headers: { 'idempotency-key': crypto.randomUUID() },
+          })
+        ).body.key.id;
+        const charge = (at: string, cents: number) =>
+          post(h.db, {
+            tenant: account,
+            type: 'call_charge',
+            amountCents: -cents,
+            description: 'Call',
+            idempotencyRef: `c:${crypto.randomUUID()}`,
+            actorKeyId: keyId,
+            at: new Date(at),
+          });
+        await charge('2031-01-01T00:00:00.000Z', 5);
+        await charge('2031-01-31T23:59:59.999Z', 7);
+        await charge('2031-02-01T00:00:00.000Z', 100);
+        const run = () =>
+          h.temporal.workflow.execute('closeSpendPeriodWorkflow', {
+            taskQueue: h.config.taskQueue,
+            workflowId: `close-${crypto.randomUUID()}`,
+            args: [{ nominalTime: '2031-02-01T00:00:00.000Z' }],
+          });
+        expect(await run()).toMatchObject({ period: '2031-01' });
+        await run();
+        expect(await h.db('spend_periods').where({ key_id: keyId })).toMatchObject([{ period: '2031-01', spent_cents: '12' }]);
+      });
 
-    it('a re-run picks up a posting stamped in the month but committed after the close (L7)', async () => {
-      const keyId = (
-        await h.request('POST', '/v1/keys', {
-          key: tenant.keys.serviceLive,
-          body: { name: 'late' },
-          headers: { 'idempotency-key': crypto.randomUUID() },
-        })
-      ).body.key.id;
-      const charge = (at: string, cents: number) =>
-        post(h.db, {
-          tenant: account,
-          type: 'call_charge',
-          amountCents: -cents,
-          description: 'Call',
-          idempotencyRef: `c:${crypto.randomUUID()}`,
-          actorKeyId: keyId,
-          at: new Date(at),
-        });
-      const run = () =>
-        h.temporal.workflow.execute('closeSpendPeriodWorkflow', {
-          taskQueue: h.config.taskQueue,
-          workflowId: `close-${crypto.randomUUID()}`,
-          args: [{ nominalTime: '2032-03-01T00:00:00.000Z' }],
-        });
-      await charge('2032-02-10T12:00:00.000Z', 20);
-      await run();
-      const closedAt = (await h.db('spend_periods').where({ key_id: keyId }).first()).closed_at;
-      // Stamped 23:59:59.9 on the last day, committed after the close had run.
-      await charge('2032-02-29T23:59:59.900Z', 9);
-      await run();
-      expect(await h.db('spend_periods').where({ key_id: keyId })).toMatchObject([{ period: '2032-02', spent_cents: '29' }]);
-      // Once exact, a further run changes nothing.
-      const exact = await h.db('spend_periods').where({ key_id: keyId }).first();
-      expect(exact.closed_at.getTime()).toBeGreaterThan(closedAt.getTime());
-      await run();
-      expect((await h.db('spend_periods').where({ key_id: keyId }).first()).closed_at).toEqual(exact.closed_at);
-    });
+      it('a re-run picks up a posting stamped in the month but committed after the close (L7)', async () => {
+        const keyId = (
+          await h.request('POST', '/v1/keys', {
+            key: tenant.keys.serviceLive,
+            body: { name: 'late' },
+            headers: { 'idempotency-key': crypto.randomUUID() },
+          })
+        ).body.key.id;
+        const charge = (at: string, cents: number) =>
+          post(h.db, {
+            tenant: account,
+            type: 'call_charge',
+            amountCents: -cents,
+            description: 'Call',
+            idempotencyRef: `c:${crypto.randomUUID()}`,
+            actorKeyId: keyId,
+            at: new Date(at),
+          });
+        const run = () =>
+          h.temporal.workflow.execute('closeSpendPeriodWorkflow', {
+            taskQueue: h.config.taskQueue,
+            workflowId: `close-${crypto.randomUUID()}`,
+            args: [{ nominalTime: '2032-03-01T00:00:00.000Z' }],
+          });
+        await charge('2032-02-10T12:00:00.000Z', 20);
+        await run();
+        const closedAt = (await h.db('spend_periods').where({ key_id: keyId }).first()).closed_at;
+        // Stamped 23:59:59.9 on the last day, committed after the close had run.
+        await charge('2032-02-29T23:59:59.900Z', 9);
+        await run();
+        expect(await h.db('spend_periods').where({ key_id: keyId })).toMatchObject([{ period: '2032-02', spent_cents: '29' }]);
+        // Once exact, a further run changes nothing.
+        const exact = await h.db('spend_periods').where({ key_id: keyId }).first();
+        expect(exact.closed_at.getTime()).toBeGreaterThan(closedAt.getTime());
+        await run();
+        expect((await h.db('spend_periods').where({ key_id: keyId }).first()).closed_at).toEqual(exact.closed_at);
+      });
 
-    it('is scheduled at 00:00 UTC on the 1st of every month', async () => {
-      await ensureSchedules(h.temporal, h.config.taskQueue);
-      const schedule = await h.temporal.schedule.getHandle(MONTHLY_CLOSE_SCHEDULE_ID).describe();
-      expect(schedule.spec.calendars).toMatchObject([
-        { dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 0, end: 0, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] },
-      ]);
-      expect(schedule.spec.timezone).toBe('UTC');
-      expect(schedule.action).toMatchObject({ workflowType: 'closeSpendPeriodWorkflow' });
-    });
+      it('is scheduled at 00:00 UTC on the 1st of every month', async () => {
+        await ensureSchedules(h.temporal, h.config.taskQueue);
+        const schedule = await h.temporal.schedule.getHandle(MONTHLY_CLOSE_SCHEDULE_ID).describe();
+        expect(schedule.spec.calendars).toMatchObject([
+          { dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 0, end: 0, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] },
+        ]);
+        expect(schedule.spec.timezone).toBe('UTC');
+        expect(schedule.action).toMatchObject({ workflowType: 'closeSpendPeriodWorkflow' });
+      });
 
-    it('posts number fees at 01:00 UTC on the 1st of every month', async () => {
-      await ensureSchedules(h.temporal, h.config.taskQueue);
-      const schedule = await h.temporal.schedule.getHandle(NUMBER_FEES_SCHEDULE_ID).describe();
-      expect(schedule.spec.calendars).toMatchObject([
-        { dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 1, end: 1, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] },
-      ]);
-      expect(schedule.spec.timezone).toBe('UTC');
-      expect(schedule.action).toMatchObject({ workflowType: 'postNumberFeesWorkflow' });
-      expect(schedule.policies).toMatchObject({ catchupWindow: 30 * 24 * 60 * 60 * 1000 });
+      it('posts number fees at 01:00 UTC on the 1st of every month', async () => {
+        await ensureSchedules(h.temporal, h.config.taskQueue);
+        const schedule = await h.temporal.schedule.getHandle(NUMBER_FEES_SCHEDULE_ID).describe();
+        expect(schedule.spec.calendars).toMatchObject([
+          { dayOfMonth: [{ start: 1, end: 1, step: 1 }], hour: [{ start: 1, end: 1, step: 1 }], minute: [{ start: 0, end: 0, step: 1 }] },
+        ]);
+        expect(schedule.spec.timezone).toBe('UTC');
+        expect(schedule.action).toMatchObject({ workflowType: 'postNumberFeesWorkflow' });
+        expect(schedule.policies).toMatchObject({ catchupWindow: 30 * 24 * 60 * 60 * 1000 });
+      });
     });
-  });
 });

@@ -107,6 +107,33 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
       at: Date.now(),
     },
   }),
+  // A forged Telnyx webhook: a STOP to the tenant's own number, in Telnyx's envelope.
+  telnyxEvent: (r) => ({
+    body: {
+      data: {
+        record_type: 'event',
+        event_type: 'message.received',
+        id: crypto.randomUUID(),
+        occurred_at: new Date().toISOString(),
+        payload: {
+          id: crypto.randomUUID(),
+          from: { phone_number: r.phoneNumber },
+          to: [{ phone_number: r.linePhoneNumber }],
+          text: 'STOP',
+        },
+      },
+    },
+  }),
+  // Unsigned: no tenant key stands in for Stripe-Signature.
+  stripeWebhook: () => ({
+    body: {
+      id: `evt_${crypto.randomBytes(12).toString('hex')}`,
+      object: 'event',
+      type: 'payment_intent.succeeded',
+      livemode: false,
+      data: { object: { id: 'pi_1', object: 'payment_intent', amount: 2000, status: 'succeeded', metadata: {} } },
+    },
+  }),
 };
 
 /** Whether the matrix cannot build a valid request for this route without a fixture. */
@@ -214,8 +241,8 @@ export interface Outcome {
  */
 export function authRefusal(auth: RouteDef['auth'], key: KeyTraits): Outcome | undefined {
   if (auth.kind === 'public') return undefined;
-  // No tenant key is a carrier's credential: carrier callbacks want the carrier's signature.
-  if (auth.kind === 'carrier') return { status: 401, code: 'unauthorized' };
+  // No tenant key is a carrier's (or Stripe's) credential: their callbacks want the provider's signature.
+  if (auth.kind === 'carrier' || auth.kind === 'stripe') return { status: 401, code: 'unauthorized' };
   if (auth.kind === 'service') return key.kind === 'service' ? undefined : { status: 401, code: 'invalid_api_key' };
   if (key.kind === 'service') return { status: 401, code: 'invalid_api_key' };
   if (!tierAllows(key.permissions, auth.verb)) return { status: 403, code: 'agent_permission_denied' };

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
+import { carrierDecliner } from '../../src/main/carrierDecliner';
 import { createActivities } from '../../activities';
 import { buildActivityDeps } from '../../src/main/activityDeps';
 import { WORKER_TUNING } from '../../src/main/worker';
@@ -122,6 +123,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       temporal: apiTemporal,
       logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
       now: clock.now,
+      declineCall: carrierDecliner(config),
     });
     apps.push(app);
     const created = http.createServer(app.koa.callback());
@@ -202,6 +204,11 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
           SIMULATOR_URL: config.simulatorUrl,
           PAYMENTS_LIVE_URL: config.paymentsLiveUrl,
           PAYMENTS_TEST_URL: config.paymentsTestUrl,
+          PAYMENTS_TEST_PROVIDER: config.paymentsProviders.test,
+          PAYMENTS_LIVE_PROVIDER: config.paymentsProviders.live,
+          STRIPE_TEST_SECRET_KEY: config.stripe.secretKeys.test,
+          STRIPE_LIVE_SECRET_KEY: config.stripe.secretKeys.live,
+          STRIPE_API_BASE: config.stripe.apiBase,
           CARRIER_API_KEY: config.carrierApiKey,
           PAYMENTS_API_KEY: config.paymentsApiKey,
           WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,

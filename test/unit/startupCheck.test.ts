@@ -280,4 +280,28 @@ describe('startup configuration check', () => {
     expect(message).toContain('SECRETS_KEY is not set');
     expect(message).not.toContain('dev-carrier-secret'); // values are never echoed
   });
+
+  it('CARRIER_PROVIDER=telnyx needs the Telnyx account settings in the API and the worker; an unknown provider is refused', () => {
+    const telnyx = { ...productionEnv(), CARRIER_PROVIDER: 'telnyx' };
+    expect(settingsOf('api', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_PUBLIC_KEY']);
+    expect(settingsOf('worker', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_CONNECTION_ID', 'TELNYX_MESSAGING_PROFILE_ID']);
+    expect(settingsOf('simulator', telnyx)).toEqual([]);
+    const complete = {
+      ...telnyx,
+      TELNYX_API_KEY: `KEY${strong()}`,
+      TELNYX_PUBLIC_KEY: crypto.randomBytes(32).toString('base64'),
+      TELNYX_CONNECTION_ID: '1494404757140276705',
+      TELNYX_MESSAGING_PROFILE_ID: '40017f2e-5b2c-4b1f-9d1a-8c4a2f1e0b7d',
+    };
+    for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, complete) }).toEqual({ role, problems: [] });
+    expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER: 'twilio-ish' })).toEqual(['CARRIER_PROVIDER']);
+    // Telnyx is the whole deployment's carrier: a Twilio environment beside it is refused where the carrier is used.
+    const twilioToo = {
+      ...complete,
+      CARRIER_PROVIDER_LIVE: 'twilio',
+      TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+      TWILIO_LIVE_AUTH_TOKEN: strong(),
+    };
+    for (const role of ['api', 'worker'] as const) expect(settingsOf(role, twilioToo)).toEqual(['CARRIER_PROVIDER']);
+  });
 });

@@ -5,7 +5,7 @@ import type { RouteDef } from '../types';
 import {
   CALL_ENDED_BY,
   CARRIER_CALL_EVENT_TYPES,
-  type CarrierCallEventType,
+  type CarrierCallEvent,
   type CarrierIncomingCallEvent,
 } from '../../../src/adapters/carrier/callbacks/wire';
 import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks/eventTime';
@@ -58,13 +58,17 @@ async function progress(ctx: AppContext, deps: AppDeps, event: SignalledCallEven
   ctx.body = { received: true };
 }
 
-async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
-  const atProblem = carrierEventTimeProblem((ctx.state.body as { at: number }).at, Date.now());
+/** One call event, verified: also what a provider's webhook translator hands over (./telnyx.ts). */
+export async function handleCarrierCallEvent(ctx: AppContext, deps: AppDeps, event: CarrierCallEvent): Promise<void> {
+  const atProblem = carrierEventTimeProblem(event.at, Date.now());
   if (atProblem) throw errors.validation([{ field: 'at', message: atProblem }]);
   // The schema admits any event type with any of the fields; `call.incoming` is the one without a call id.
-  const { type } = ctx.state.body as { type: CarrierCallEventType };
-  if (type === 'call.incoming') return incoming(ctx, deps, ctx.state.body as CarrierIncomingCallEvent);
-  return progress(ctx, deps, ctx.state.body as SignalledCallEvent & { call_id?: string });
+  if (event.type === 'call.incoming') return incoming(ctx, deps, event);
+  return progress(ctx, deps, event as SignalledCallEvent & { call_id?: string });
+}
+
+async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
+  return handleCarrierCallEvent(ctx, deps, ctx.state.body as CarrierCallEvent);
 }
 
 export function carrierEventRoutes(): RouteDef[] {

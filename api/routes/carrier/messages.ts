@@ -37,12 +37,16 @@ async function receipt(ctx: AppContext, deps: AppDeps, event: CarrierMessageStat
   ctx.body = { received: true };
 }
 
-async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
-  const event = ctx.state.body as CarrierMessageEvent;
+/** One message event, verified: also what a provider's webhook translator hands over (./telnyx.ts). */
+export async function handleCarrierMessageEvent(ctx: AppContext, deps: AppDeps, event: CarrierMessageEvent): Promise<void> {
   const atProblem = carrierEventTimeProblem(event.at, Date.now());
   if (atProblem) throw errors.validation([{ field: 'at', message: atProblem }]);
   if (event.type === 'sms.received') return inbound(ctx, deps, event);
   return receipt(ctx, deps, event);
+}
+
+async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
+  return handleCarrierMessageEvent(ctx, deps, ctx.state.body as CarrierMessageEvent);
 }
 
 export function carrierMessageRoutes(): RouteDef[] {

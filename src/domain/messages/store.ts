@@ -164,6 +164,12 @@ export async function setCarrierMessageId(db: Knex, messageId: string, carrierMe
   await db('messages').where({ id: messageId }).update({ carrier_message_id: carrierMessageId });
 }
 
+/** Switchboard's id of the message the carrier knows as `carrierMessageId` (receipts that name only the carrier's id). */
+export async function findMessageIdByCarrierId(db: Knex, carrierMessageId: string): Promise<string | undefined> {
+  const row = await db<MessageRow>('messages').where({ carrier_message_id: carrierMessageId }).select('id').first();
+  return row?.id;
+}
+
 /** What the message cost, once the carrier reported it sent on. */
 export async function setMessageCharge(db: Knex, messageId: string, chargeCents: number): Promise<void> {
   await db('messages').where({ id: messageId }).update({ charge_cents: chargeCents });

@@ -91,3 +91,52 @@ export async function stopProcess(child: ChildProcess, graceMs = 10_000): Promis
   await exited;
   clearTimeout(timer);
 }
+
+/** `run` without blocking the event loop (for long builds): resolves with stdout, rejects with the output when it fails. */
+export function runAsync(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: opts.env ?? process.env, cwd: opts.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-64 * 1024)));
+    child.once('error', (err) => reject(new Error(`${cmd} ${args.join(' ')} could not start: ${err.message}`)));
+    child.once('close', (code) =>
+      code === 0 ? resolve(stdout) : reject(new Error(`${cmd} ${args.join(' ')} exited with ${code}:\n${stdout}\n${stderr}`)),
+    );
+  });
+}
+
+/** `count` consecutive free ports on loopback (for servers that take a block, like the Temporal server), below the ephemeral range. */
+export async function freePortBlock(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt += 1) {
+    const base = 20_000 + Math.floor(Math.random() * (32_000 - 20_000 - count));
+    const ports = Array.from({ length: count }, (_, i) => base + i);
+    if ((await Promise.all(ports.map(canListen))).every(Boolean)) return base;
+  }
+  throw new Error(`no ${count} consecutive free ports found`);
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
+/** Polls `url` until it answers 2xx, or fails after `timeoutMs`. */
+export async function waitForHttpOk(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const response = await fetch(url);
+      await response.arrayBuffer();
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}

@@ -5,19 +5,23 @@ import path from 'node:path';
 import { loadConfig } from '../config';
 import { createDb, migrateLatest } from '../db/knex';
 import { createDatabaseIfMissing, dropDatabase, ensurePostgres } from './postgres';
-import { freePort } from './proc';
+import { freePort, freePortBlock } from './proc';
 import { ensureTemporalCli, ensureTemporalTestServer, startDevServer } from './temporal';
+import { prepareTemporalServer, startTemporalServer, TEMPORAL_SERVER_PORT_COUNT } from './temporalServer';
 
 /**
  * A throwaway stack for tests and benchmarks: a fresh database (on the project's cached
  * test cluster, or on DATABASE_URL's server) and a headless Temporal dev server
- * (or TEMPORAL_ADDRESS). `stop()` removes what it created.
+ * (or TEMPORAL_ADDRESS; or, with `temporalServer`, the official server of the cluster profile on
+ * the same Postgres, in databases of its own). `stop()` removes what it created.
  */
 export interface EphemeralStack {
   databaseUrl: string;
   temporalAddress: string;
   temporalTestServerPath: string | undefined;
   temporalDevServerPid: number | undefined;
+  /** The Temporal server this stack started, dev or official (undefined with TEMPORAL_ADDRESS). */
+  temporalServerPid: number | undefined;
   /** Where the dev server keeps its data; a restart with the same file keeps every workflow. */
   temporalDbFile: string | undefined;
   temporalCliPath: string | undefined;
@@ -30,6 +34,8 @@ export async function startEphemeralStack(opts: {
   log?: (line: string) => void;
   /** Settings for the Temporal dev server it starts (see `startDevServer`). */
   temporalDynamicConfig?: Record<string, string | number | boolean>;
+  /** The official Temporal server on Postgres (`npm run up -- --cluster`'s) instead of the dev server. */
+  temporalServer?: boolean;
 }): Promise<EphemeralStack> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`[stack] ${line}\n`));
   const config = loadConfig();
@@ -61,6 +67,32 @@ export async function startEphemeralStack(opts: {
   let temporalDevServerPid: number | undefined;
   let temporalDbFile: string | undefined;
   let temporalCliPath: string | undefined;
+  let temporalServerPid: number | undefined;
+  if (!temporalAddress && opts.temporalServer) {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${opts.name}-temporal-server-`));
+    const databases = { temporal: `${database}_temporal`, visibility: `${database}_temporal_visibility` };
+    stops.push(async () => {
+      await dropDatabase(adminUrl, databases.visibility);
+      await dropDatabase(adminUrl, databases.temporal);
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    const frontendPort = await freePortBlock(TEMPORAL_SERVER_PORT_COUNT);
+    const server = await startTemporalServer(
+      await prepareTemporalServer({
+        toolCacheDir: config.toolCacheDir,
+        adminUrl,
+        databases,
+        frontendPort,
+        configDir: dir,
+        logFile: path.join(dir, 'temporal.log'),
+        namespace: config.temporalNamespace,
+        log,
+      }),
+    );
+    temporalAddress = server.address;
+    temporalServerPid = server.process.pid;
+    stops.push(() => server.stop());
+  }
   if (!temporalAddress) {
     temporalCliPath = ensureTemporalCli(config.toolCacheDir, log);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), `${opts.name}-temporal-`));
@@ -74,6 +106,7 @@ export async function startEphemeralStack(opts: {
     });
     temporalAddress = server.address;
     temporalDevServerPid = server.process.pid;
+    temporalServerPid = temporalDevServerPid;
     stops.push(async () => {
       await server.stop();
       fs.rmSync(dir, { recursive: true, force: true });
@@ -86,6 +119,7 @@ export async function startEphemeralStack(opts: {
     temporalAddress,
     temporalTestServerPath,
     temporalDevServerPid,
+    temporalServerPid,
     temporalDbFile,
     temporalCliPath,
     async stop() {

@@ -1,0 +1,35 @@
+/**
+ * What Switchboard keeps in a Telnyx command's `client_state` (base64 JSON, echoed by Telnyx on that
+ * command's webhooks and the ones after it), so the webhook translator needs no lookup for it:
+ * on dial and answer the call id and direction, on speak the speak id and its text (Telnyx reports
+ * no played words; a finished speak reports the whole text). Pure: the API's translator reads it.
+ */
+export interface TelnyxClientState {
+  /** Switchboard's call id (dial, answer). */
+  c?: string;
+  /** Direction: `o` outbound (we dialled), `i` inbound (we answered). */
+  d?: 'o' | 'i';
+  /** Speak id (speak). */
+  s?: string;
+  /** The spoken text (speak). */
+  t?: string;
+}
+
+export function encodeClientState(state: TelnyxClientState): string {
+  return Buffer.from(JSON.stringify(state), 'utf8').toString('base64');
+}
+
+/** The state, or `{}` when absent or not ours (a state set by someone else on the account). */
+export function decodeClientState(raw: unknown): TelnyxClientState {
+  if (typeof raw !== 'string' || raw === '') return {};
+  try {
+    const value = JSON.parse(Buffer.from(raw, 'base64').toString('utf8')) as unknown;
+    if (!value || typeof value !== 'object') return {};
+    const state = value as Record<string, unknown>;
+    const text = (key: string) => (typeof state[key] === 'string' ? state[key] : undefined);
+    const direction = state.d === 'o' || state.d === 'i' ? state.d : undefined;
+    return { c: text('c'), d: direction, s: text('s'), t: text('t') };
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,194 @@
+import { TelnyxWebhook } from 'telnyx/lib/webhooks';
+import type { CarrierCallEvent, CarrierMessageEvent, CarrierMessageStatusEvent } from '../../port';
+import { decodeClientState } from './clientState';
+
+/**
+ * Telnyx's webhooks, verified and translated into the carrier callbacks Switchboard already
+ * handles (../callbacks/wire.ts), so the simulator's rules apply to Telnyx unchanged.
+ *
+ * Verification: `telnyx-signature-ed25519` (base64 Ed25519 signature) over
+ * `"<telnyx-timestamp>|<raw body>"` with the account's public key (TELNYX_PUBLIC_KEY), the
+ * timestamp within 300 s of our clock (the package's own verifier).
+ */
+export const TELNYX_WEBHOOK_HEADERS = { signature: 'telnyx-signature-ed25519', timestamp: 'telnyx-timestamp' } as const;
+
+export type TelnyxVerdict = { valid: true; signature: string; timestamp: number } | { valid: false; reason: string };
+
+export async function verifyTelnyxWebhook(input: {
+  publicKey: string;
+  header: (name: string) => string | undefined;
+  rawBody: Buffer;
+}): Promise<TelnyxVerdict> {
+  const signature = input.header(TELNYX_WEBHOOK_HEADERS.signature);
+  const timestamp = input.header(TELNYX_WEBHOOK_HEADERS.timestamp);
+  if (!signature || !timestamp) return { valid: false, reason: 'missing_signature_headers' };
+  try {
+    await new TelnyxWebhook(input.publicKey).verify(input.rawBody.toString('utf8'), {
+      [TELNYX_WEBHOOK_HEADERS.signature]: signature,
+      [TELNYX_WEBHOOK_HEADERS.timestamp]: timestamp,
+    });
+  } catch (err) {
+    return { valid: false, reason: (err as Error).message };
+  }
+  return { valid: true, signature, timestamp: Number(timestamp) };
+}
+
+/** The envelope Telnyx posts: `{data: {event_type, id, occurred_at, payload}, meta}`. */
+export interface TelnyxWebhookBody {
+  data?: { event_type?: string; id?: string; occurred_at?: string; payload?: Record<string, unknown> };
+}
+
+/** What the translator needs from Switchboard's records when the event's `client_state` does not say. */
+export interface TelnyxLookups {
+  /** The call Telnyx knows by this `call_control_id`. */
+  callByCarrierId(carrierCallId: string): Promise<{ id: string; direction: 'inbound' | 'outbound' } | undefined>;
+  /** Switchboard's id of the message Telnyx knows by this id. */
+  messageByCarrierId(carrierMessageId: string): Promise<string | undefined>;
+}
+
+export type TelnyxTranslation =
+  | { kind: 'call'; event: CarrierCallEvent }
+  | { kind: 'message'; event: CarrierMessageEvent }
+  | { kind: 'ignored'; reason: string }
+  /** A receipt of a message we have not recorded the carrier's id of yet: answered 404, so Telnyx retries it. */
+  | { kind: 'unknown'; reason: string };
+
+const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** Telnyx's per-recipient delivery status → the port's receipt status (others are not receipts). */
+const MESSAGE_STATUSES: Record<string, CarrierMessageStatusEvent['status']> = {
+  sent: 'sent',
+  delivered: 'delivered',
+  delivery_failed: 'undelivered',
+  sending_failed: 'failed',
+};
+
+export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: TelnyxLookups): Promise<TelnyxTranslation> {
+  const type = body.data?.event_type ?? '';
+  const payload = body.data?.payload ?? {};
+  const at = Date.parse(body.data?.occurred_at ?? '');
+  if (!Number.isFinite(at)) return { kind: 'ignored', reason: 'no occurred_at' };
+  if (type.startsWith('message.')) return translateMessage(type, payload, at, lookups);
+  if (!type.startsWith('call.')) return { kind: 'ignored', reason: `event ${type}` };
+  const carrierCallId = str(payload.call_control_id);
+  if (!carrierCallId) return { kind: 'ignored', reason: 'no call_control_id' };
+  const state = decodeClientState(payload.client_state);
+
+  if (type === 'call.initiated' && payload.direction === 'incoming') {
+    return {
+      kind: 'call',
+      event: {
+        type: 'call.incoming',
+        carrier_call_id: carrierCallId,
+        from: str(payload.from) ?? 'anonymous',
+        to: str(payload.to) ?? '',
+        at,
+      },
+    };
+  }
+  const known = state.c
+    ? { id: state.c, direction: state.d === 'i' ? ('inbound' as const) : ('outbound' as const) }
+    : await lookups.callByCarrierId(carrierCallId);
+  // Events of a call we never took (declined, another application's) are dropped: dial and answer
+  // name ours in client_state, so there is no waiting for a record here.
+  if (!known) return { kind: 'ignored', reason: `no call for ${carrierCallId}` };
+  const ids = { call_id: known.id, carrier_call_id: carrierCallId, at };
+
+  switch (type) {
+    case 'call.initiated':
+      return { kind: 'call', event: { type: 'call.ringing', ...ids } };
+    case 'call.answered':
+      return { kind: 'call', event: { type: 'call.answered', ...ids } };
+    case 'call.transcription': {
+      const data = (payload.transcription_data ?? {}) as { transcript?: unknown; is_final?: unknown };
+      const text = str(data.transcript);
+      // Interim results are not sentences; the final one is.
+      if (!text || data.is_final !== true) return { kind: 'ignored', reason: 'interim transcription' };
+      return { kind: 'call', event: { type: 'call.utterance', ...ids, text: text.trim(), language: str(payload.language) ?? 'en' } };
+    }
+    case 'call.speak.ended': {
+      if (!state.s) return { kind: 'ignored', reason: 'speak without our speak id' };
+      // The port: a hang-up stops speech without a playback report.
+      if (payload.status === 'call_hangup') return { kind: 'ignored', reason: 'speech ended by the hang-up' };
+      const completed = payload.status === 'completed';
+      return {
+        kind: 'call',
+        event: {
+          type: 'call.playback',
+          ...ids,
+          speak_id: state.s,
+          // Telnyx reports no played words: all of them when it completed, none known when cut short.
+          played_text: completed ? (state.t ?? '') : '',
+          done: true,
+          ...(completed ? {} : { stopped: true as const }),
+        },
+      };
+    }
+    case 'call.hangup':
+      return { kind: 'call', event: hangupEvent(payload, known.direction, ids) };
+    default:
+      return { kind: 'ignored', reason: `event ${type}` };
+  }
+}
+
+/**
+ * `call.hangup` → the call's one end event. `hangup_source` names the leg that hung up: on an
+ * outbound call `caller` is Switchboard, on an inbound one `callee` is.
+ */
+function hangupEvent(
+  payload: Record<string, unknown>,
+  direction: 'inbound' | 'outbound',
+  ids: { call_id: string; carrier_call_id: string; at: number },
+): CarrierCallEvent {
+  const cause = str(payload.hangup_cause) ?? 'unspecified';
+  const ours = direction === 'outbound' ? 'caller' : 'callee';
+  const endedBy = payload.hangup_source === ours ? ('switchboard' as const) : ('caller' as const);
+  if (cause === 'user_busy') return { type: 'call.busy', ...ids };
+  if (cause === 'timeout' || cause === 'no_answer') return { type: 'call.no_answer', ...ids };
+  if (cause === 'normal_clearing' || cause === 'time_limit') return { type: 'call.completed', ...ids, ended_by: endedBy, answered: true };
+  if (cause === 'originator_cancel') return { type: 'call.completed', ...ids, ended_by: endedBy, answered: false };
+  return { type: 'call.failed', ...ids };
+}
+
+async function translateMessage(
+  type: string,
+  payload: Record<string, unknown>,
+  at: number,
+  lookups: TelnyxLookups,
+): Promise<TelnyxTranslation> {
+  const id = str(payload.id);
+  if (!id) return { kind: 'ignored', reason: 'message without id' };
+  const to = Array.isArray(payload.to) ? (payload.to as Array<{ phone_number?: unknown; status?: unknown }>) : [];
+  if (type === 'message.received') {
+    const from = (payload.from ?? {}) as { phone_number?: unknown };
+    return {
+      kind: 'message',
+      event: {
+        type: 'sms.received',
+        carrier_message_id: id,
+        from: str(from.phone_number) ?? '',
+        to: str(to[0]?.phone_number) ?? '',
+        text: typeof payload.text === 'string' ? payload.text : '',
+        at,
+      },
+    };
+  }
+  if (type !== 'message.sent' && type !== 'message.finalized') return { kind: 'ignored', reason: `event ${type}` };
+  const status = MESSAGE_STATUSES[str(to[0]?.status) ?? ''];
+  if (!status) return { kind: 'ignored', reason: `message status ${String(to[0]?.status)}` };
+  const messageId = await lookups.messageByCarrierId(id);
+  if (!messageId) return { kind: 'unknown', reason: `no message for ${id}` };
+  const errors = Array.isArray(payload.errors) ? (payload.errors as Array<{ code?: unknown }>) : [];
+  const errorCode = errors[0]?.code === undefined ? undefined : String(errors[0].code);
+  return {
+    kind: 'message',
+    event: {
+      type: 'sms.status',
+      message_id: messageId,
+      carrier_message_id: id,
+      status,
+      ...(errorCode ? { error_code: errorCode } : {}),
+      at,
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import Telnyx, { APIError, APIConnectionError } from 'telnyx';
+import { CarrierRejectedError } from '../port';
+
+/** What the Telnyx adapter needs (src/main/activityDeps.ts builds it from TELNYX_* settings). */
+export interface TelnyxSettings {
+  apiKey: string;
+  /** Telnyx's API (`https://api.telnyx.com/v2`); a local contract stub in tests. */
+  baseUrl?: string;
+  /** The Call Control application calls are placed on and numbers are assigned to. */
+  connectionId: string;
+  /** The messaging profile SMS is sent with and numbers are assigned to. */
+  messagingProfileId: string;
+  /** Where Telnyx posts call and message webhooks: `<PUBLIC_BASE_URL>/carrier/telnyx/events`. */
+  webhookUrl: string;
+  /** The language Telnyx transcribes callers in (Telnyx reports none per sentence). */
+  transcriptionLanguage: string;
+  timeoutMs?: number;
+}
+
+export function telnyxClient(settings: TelnyxSettings): Telnyx {
+  return new Telnyx({
+    apiKey: settings.apiKey,
+    ...(settings.baseUrl ? { baseURL: settings.baseUrl } : {}),
+    timeout: settings.timeoutMs ?? 10_000,
+    // Retries belong to the activity that called (Temporal), which also keeps them idempotent.
+    maxRetries: 0,
+  });
+}
+
+/**
+ * Runs one Telnyx request: a 4xx is a `CarrierRejectedError` (asking again changes nothing), but a
+ * 408 or 429 and every 5xx or network failure stay plain errors, which the activity retries.
+ * `tolerate` lists statuses that mean "already done" for this command (e.g. hanging up an ended call).
+ */
+export async function telnyxRequest<T>(what: string, run: () => Promise<T>, tolerate: readonly number[] = []): Promise<T | undefined> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof APIError && !(err instanceof APIConnectionError) && typeof err.status === 'number') {
+      if (tolerate.includes(err.status)) return undefined;
+      if (err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429)
+        throw new CarrierRejectedError(`Telnyx refused ${what}: ${err.status} ${err.message.slice(0, 200)}`);
+      throw new Error(`Telnyx error on ${what}: ${err.status}`, { cause: err });
+    }
+    throw err;
+  }
+}

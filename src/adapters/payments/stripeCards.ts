@@ -1,0 +1,43 @@
+import type Stripe from 'stripe';
+import { PaymentRequestRejectedError } from './port';
+import { mapStripeError, stripeCardToken } from './stripeProcessor';
+
+/**
+ * Saving a card with Stripe: the card is entered on Stripe (Stripe.js or Checkout in setup mode,
+ * or the Dashboard), which confirms a SetupIntent for off-session use and attaches the resulting
+ * PaymentMethod to a Customer. Switchboard is handed only the `pm_…` id and reads back what it
+ * shows of the card; no card number ever reaches it.
+ */
+export interface SavedStripeCard {
+  /** `cus_…/pm_…`: what an off-session charge needs (src/adapters/payments/stripeProcessor.ts). */
+  token: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+export async function retrieveStripeCard(stripe: Stripe, paymentMethodId: string): Promise<SavedStripeCard> {
+  if (!/^pm_[A-Za-z0-9_]+$/.test(paymentMethodId))
+    throw new PaymentRequestRejectedError(`"${paymentMethodId}" is not a Stripe PaymentMethod id (pm_…)`);
+  let method: Stripe.PaymentMethod;
+  try {
+    method = await stripe.paymentMethods.retrieve(paymentMethodId);
+  } catch (err) {
+    throw mapStripeError(err);
+  }
+  if (method.type !== 'card' || !method.card)
+    throw new PaymentRequestRejectedError(`${paymentMethodId} is a ${method.type} payment method, not a card`);
+  const customer = typeof method.customer === 'string' ? method.customer : method.customer?.id;
+  if (!customer)
+    throw new PaymentRequestRejectedError(
+      `${paymentMethodId} is not attached to a Stripe Customer; save it with a SetupIntent (usage off_session) for a customer first`,
+    );
+  return {
+    token: stripeCardToken(customer, method.id),
+    brand: method.card.brand,
+    last4: method.card.last4,
+    expMonth: method.card.exp_month,
+    expYear: method.card.exp_year,
+  };
+}

@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig, projectRoot } from '../../src/platform/config';
+import { dropDatabase } from '../../src/platform/infra/postgres';
+import { canConnect, freePort, freePortBlock, waitForHttpOk } from '../../src/platform/infra/proc';
+import { ensureTemporalServerBuild, TEMPORAL_SERVER_PORT_COUNT } from '../../src/platform/infra/temporalServer';
+import { webhookLine } from '../support/harness';
+
+/**
+ * `npm run up -- --cluster` as an operator runs it: it prints the summary with a key that works
+ * through HAProxy, Ctrl-C stops everything, and a second run finds the first run's data.
+ */
+describe('up --cluster', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-cluster-up-'));
+  const app = `clusterup_${crypto.randomBytes(4).toString('hex')}`;
+  const server = new URL(process.env.DATABASE_URL!);
+  const adminUrl = Object.assign(new URL(server), { pathname: '/postgres' }).toString();
+  let env: NodeJS.ProcessEnv;
+  let up: ChildProcess | undefined;
+
+  beforeAll(async () => {
+    // The first run on a machine builds the Temporal server (minutes) here, not inside `up`'s wait for its summary.
+    await ensureTemporalServerBuild(loadConfig().toolCacheDir, (line) => process.stderr.write(`[temporal-server] ${line}\n`));
+    const simulatorPort = await freePort();
+    env = {
+      ...process.env,
+      SWITCHBOARD_DATA_DIR: dataDir,
+      DATABASE_URL: Object.assign(new URL(server), { pathname: `/${app}` }).toString(),
+      PORT: String(await freePortBlock(5)),
+      TEMPORAL_PORT: String(await freePortBlock(TEMPORAL_SERVER_PORT_COUNT)),
+      SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`,
+    };
+    // What `up` generates or finds itself (the secrets key is kept in the data directory).
+    for (const name of ['SECRETS_KEY', 'TEMPORAL_ADDRESS', 'PUBLIC_BASE_URL']) delete env[name];
+  }, 1_800_000);
+  afterAll(async () => {
+    if (up && up.exitCode === null) up.kill('SIGKILL');
+    for (const database of [app, `${app}_temporal`, `${app}_temporal_visibility`]) await dropDatabase(adminUrl, database);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Starts `up --cluster` and reads its summary. */
+  async function startUp(): Promise<{ apiUrl: string; key: string; output: () => string }> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/up.ts', '--cluster'], { cwd: projectRoot, env });
+    up = child;
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const deadline = Date.now() + 240_000;
+    while (!/Test key\s+\S+/.test(output)) {
+      if (child.exitCode !== null) throw new Error(`up --cluster exited with ${child.exitCode}:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`no summary from up --cluster:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    return { apiUrl: /API\s+(\S+)/.exec(output)![1], key: /Test key\s+(\S+)/.exec(output)![1], output: () => output };
+  }
+
+  async function stopUp(): Promise<number | null> {
+    const child = up!;
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    child.kill('SIGINT');
+    return exited;
+  }
+
+  it('prints the summary, serves the key through HAProxy, stops on Ctrl-C and keeps its data', async () => {
+    const first = await startUp();
+    expect(first.output()).toContain('cluster: two APIs behind HAProxy');
+    expect(first.output()).toMatch(/Temporal UI\s+none in the cluster profile/);
+    expect(first.apiUrl).toBe(`http://127.0.0.1:${env.PORT}`);
+    const created = await fetch(`${first.apiUrl}/api/v1/lines`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${first.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(webhookLine()),
+    });
+    expect(created.status).toBe(201);
+    // Each worker serves its metrics (the dev profile needs no token) once it has started.
+    for (const port of [Number(env.PORT) + 3, Number(env.PORT) + 4]) await waitForHttpOk(`http://127.0.0.1:${port}/metrics`, 30_000);
+    const lineId = ((await created.json()) as { line: { id: string } }).line.id;
+
+    expect(await stopUp()).toBe(0);
+    const ports = [Number(env.PORT), Number(env.PORT) + 1, Number(env.PORT) + 2, Number(env.TEMPORAL_PORT)];
+    expect(await Promise.all(ports.map((port) => canConnect('127.0.0.1', port)))).toEqual([false, false, false, false]);
+
+    const second = await startUp();
+    const line = await fetch(`${second.apiUrl}/api/v1/lines/${lineId}`, { headers: { authorization: `Bearer ${second.key}` } });
+    expect(line.status).toBe(200);
+    expect(await stopUp()).toBe(0);
+  }, 600_000);
+});

@@ -1,0 +1,132 @@
+import crypto from 'node:crypto';
+import { IDEMPOTENCY_METADATA_KEY } from '../../src/adapters/payments/stripeProcessor';
+import { post } from '../../src/domain/billing/ledger';
+import { openAttempt } from '../../src/domain/billing/paymentAttempts';
+import { runCommand } from '../../src/main/cli';
+import { startStripeStub, type StripeStub } from '../support/stripeStub';
+import { useHarness } from '../support/harness';
+
+/**
+ * Stripe's webhooks at POST /payments/stripe/webhook: verified with Stripe-Signature (signed here
+ * by the contract stub, by hand from Stripe's documented scheme), refused with no change when
+ * forged, stale or of the other mode, and settling a pending auto-charge attempt once.
+ */
+describe('Stripe webhooks', () => {
+  const secrets = { test: `whsec_${crypto.randomBytes(24).toString('hex')}`, live: `whsec_${crypto.randomBytes(24).toString('hex')}` };
+  const ctx = useHarness({
+    overrides: { stripe: { secretKeys: { test: undefined, live: undefined }, webhookSecrets: secrets, apiBase: undefined } },
+  });
+  let stub: StripeStub;
+  beforeAll(async () => {
+    stub = await startStripeStub();
+  });
+  afterAll(() => stub.close());
+
+  /** A pending live attempt of a fresh tenant, as the auto-charge workflow opens it before charging. */
+  async function pendingAttempt() {
+    const { h, tenant } = ctx;
+    const account = { workspaceId: tenant.workspaceId, environment: 'live' as const };
+    await runCommand(h.db, ['payment-method', 'add'], {
+      workspace: tenant.workspaceId,
+      card: '4242424242424242',
+      exp: '12/40',
+      default: true,
+    });
+    await post(h.db, {
+      tenant: account,
+      type: 'call_charge',
+      amountCents: -300,
+      description: 'Call',
+      idempotencyRef: `spend:${crypto.randomUUID()}`,
+      at: new Date(),
+    });
+    const attempt = await openAttempt(h.db, account, () => new Date());
+    if (!attempt.charge) throw new Error('expected an attempt');
+    const row = await h.db('payment_attempts').where({ id: attempt.attemptId }).first();
+    return { account, row };
+  }
+  const intent = (key: string, amount: number, declineCode?: string) => ({
+    id: `pi_${crypto.randomBytes(12).toString('hex')}`,
+    object: 'payment_intent',
+    amount,
+    currency: 'usd',
+    status: declineCode ? 'requires_payment_method' : 'succeeded',
+    livemode: true,
+    metadata: { [IDEMPOTENCY_METADATA_KEY]: key },
+    last_payment_error: declineCode ? { type: 'card_error', code: 'card_declined', decline_code: declineCode } : null,
+  });
+  const deliver = (signed: { body: string; signature: string }) =>
+    ctx.h.request('POST', '/payments/stripe/webhook', {
+      rawBody: signed.body,
+      headers: { 'stripe-signature': signed.signature, 'content-type': 'application/json; charset=utf-8' },
+    });
+  const recharges = (workspaceId: string) => ctx.h.db('ledger_transactions').where({ workspace_id: workspaceId, type: 'auto_recharge' });
+
+  it('settles a pending attempt from payment_intent.succeeded, once', async () => {
+    const { row } = await pendingAttempt();
+    const pi = intent(row.idempotency_key, 2000);
+    const first = await deliver(stub.signedEvent('payment_intent.succeeded', pi, secrets.live, { livemode: true }));
+    expect(first).toMatchObject({ status: 200, body: { received: true, result: 'resolved' } });
+    const again = await deliver(stub.signedEvent('payment_intent.succeeded', pi, secrets.live, { livemode: true }));
+    expect(again.body).toMatchObject({ result: 'already_resolved' });
+    expect(await ctx.h.db('payment_attempts').where({ id: row.id }).first()).toMatchObject({
+      status: 'succeeded',
+      processor_charge_id: pi.id,
+    });
+    expect(await recharges(row.workspace_id)).toHaveLength(1);
+  });
+
+  it('records a decline from payment_intent.payment_failed', async () => {
+    const { row } = await pendingAttempt();
+    const pi = intent(row.idempotency_key, 2000, 'insufficient_funds');
+    expect((await deliver(stub.signedEvent('payment_intent.payment_failed', pi, secrets.live, { livemode: true }))).status).toBe(200);
+    expect(await ctx.h.db('payment_attempts').where({ id: row.id }).first()).toMatchObject({
+      status: 'declined',
+      decline_code: 'insufficient_funds',
+    });
+    expect(await recharges(row.workspace_id)).toHaveLength(0);
+  });
+
+  it('refuses forged, stale, unsigned and other-mode events with 401 and changes nothing', async () => {
+    const { row } = await pendingAttempt();
+    const pi = intent(row.idempotency_key, 2000);
+    const forged = stub.signedEvent('payment_intent.succeeded', pi, `whsec_${crypto.randomBytes(24).toString('hex')}`, { livemode: true });
+    const stale = stub.signedEvent('payment_intent.succeeded', pi, secrets.live, {
+      livemode: true,
+      timestamp: Math.floor(Date.now() / 1000) - 301,
+    });
+    const genuine = stub.signedEvent('payment_intent.succeeded', pi, secrets.live, { livemode: true });
+    const tampered = { body: genuine.body.replace('"amount":2000', '"amount":2001'), signature: genuine.signature };
+    // A live-mode event signed with the test endpoint's secret, and a test-mode one with the live secret.
+    const crossedTest = stub.signedEvent('payment_intent.succeeded', pi, secrets.test, { livemode: true });
+    const crossedLive = stub.signedEvent('payment_intent.succeeded', { ...pi, livemode: false }, secrets.live, { livemode: false });
+    for (const signed of [forged, stale, tampered, crossedTest, crossedLive, { body: genuine.body, signature: '' }]) {
+      const refused = await deliver(signed);
+      expect({ status: refused.status, code: refused.body?.error?.code }).toEqual({ status: 401, code: 'unauthorized' });
+    }
+    expect(await ctx.h.db('payment_attempts').where({ id: row.id }).first()).toMatchObject({ status: 'pending' });
+    expect(await recharges(row.workspace_id)).toHaveLength(0);
+  });
+
+  it('acknowledges events that are not its charges, and ignores an amount that is not the attempt’s', async () => {
+    const { row } = await pendingAttempt();
+    const unknown = await deliver(
+      stub.signedEvent('payment_intent.succeeded', intent('someone-else', 2000), secrets.live, { livemode: true }),
+    );
+    expect(unknown).toMatchObject({ status: 200, body: { result: 'unknown_charge' } });
+    const other = await deliver(
+      stub.signedEvent('customer.created', { id: 'cus_1', object: 'customer' }, secrets.live, { livemode: true }),
+    );
+    expect(other).toMatchObject({ status: 200, body: { result: 'ignored' } });
+    // A test-mode event (test secret) never reaches a live attempt.
+    const testMode = await deliver(
+      stub.signedEvent('payment_intent.succeeded', { ...intent(row.idempotency_key, 2000), livemode: false }, secrets.test),
+    );
+    expect(testMode.body).toMatchObject({ result: 'unknown_charge' });
+    const mismatch = await deliver(
+      stub.signedEvent('payment_intent.succeeded', intent(row.idempotency_key, 5), secrets.live, { livemode: true }),
+    );
+    expect(mismatch.body).toMatchObject({ result: 'amount_mismatch' });
+    expect(await ctx.h.db('payment_attempts').where({ id: row.id }).first()).toMatchObject({ status: 'pending' });
+  });
+});

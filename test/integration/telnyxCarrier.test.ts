@@ -1,0 +1,298 @@
+import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import WebSocket, { WebSocketServer } from 'ws';
+import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
+import { KEYWORD_REPLIES } from '../../src/domain/messages/rules';
+import type { Config } from '../../src/platform/config';
+import { eventually, useHarness, webhookLine } from '../support/harness';
+import { customer } from '../support/customer';
+import { startReceiver, type Receiver } from '../support/receiver';
+import { startTelnyxStub, type StubCall, type TelnyxStub } from '../support/telnyxStub';
+
+/**
+ * The simulator's scenarios on the Telnyx carrier (CARRIER_PROVIDER=telnyx): the worker drives a
+ * local contract stub of Telnyx's API through the `telnyx` package, and the stub's signed
+ * webhooks come back through `/carrier/telnyx/events`. Telnyx has no test mode, so live keys.
+ */
+/** The worker's listener for Telnyx's media sockets (this suite's port range). */
+const MEDIA_PORT = 56_600 + (process.pid % 90);
+
+describe('Telnyx carrier', () => {
+  let stub: TelnyxStub;
+  let receiver: Receiver;
+  const overrides: Partial<Config> = { carrierProvider: 'telnyx' };
+  beforeAll(async () => {
+    stub = await startTelnyxStub();
+    receiver = await startReceiver();
+    overrides.telnyx = {
+      apiKey: stub.apiKey,
+      publicKey: stub.publicKey,
+      connectionId: 'stub-connection',
+      messagingProfileId: 'stub-profile',
+      baseUrl: stub.baseUrl,
+      transcriptionLanguage: 'en',
+      mediaUrl: `ws://127.0.0.1:${MEDIA_PORT}/telnyx/media`,
+      mediaPort: MEDIA_PORT,
+    };
+  });
+  const ctx = useHarness({ worker: true, overrides });
+  beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));
+  afterAll(async () => {
+    await stub.close();
+    await receiver.close();
+  });
+  const replies = new Map<string, string>();
+  beforeEach(() => {
+    receiver.requests.length = 0;
+    replies.clear();
+    receiver.respondWith((req) => {
+      if (req.body.event !== 'message') return undefined;
+      const reply = replies.get(String(req.body.text));
+      return { status: 200, body: reply === undefined ? '{}' : JSON.stringify({ text: reply }) };
+    });
+  });
+  const live = () => ctx.tenant.keys.live;
+  const { lines, calls, messages } = customer(ctx, { key: live, line: () => webhookLine({ webhook_url: receiver.url }) });
+  const callOf = (callId: string): StubCall | undefined =>
+    [...stub.calls.values()].find(
+      (c) => decodeClientState(c.commands.find((x) => x.action === 'dial' || x.action === 'answer')?.body.client_state).c === callId,
+    );
+  const speeches = (callId: string) => callOf(callId)?.speeches ?? [];
+  const actions = (callId: string) => (callOf(callId)?.commands ?? []).map((c) => c.action);
+  const events = (name: string) => receiver.requests.filter((r) => r.body.event === name);
+
+  it('a live line gets its number from a Telnyx number order, assigned to the connection and the messaging profile', async () => {
+    const line = await lines.create();
+    const order = stub.requests.find(
+      (r) => r.path === '/v2/number_orders' && r.method === 'POST' && r.body.customer_reference === `line:${line.id}`,
+    );
+    expect(order?.body).toMatchObject({ connection_id: 'stub-connection', messaging_profile_id: 'stub-profile' });
+    expect(line.phone_number).toBe((order!.body.phone_numbers as Array<{ phone_number: string }>)[0].phone_number);
+    expect(stub.numbers.some((n) => n.phone_number === line.phone_number)).toBe(true);
+  });
+
+  it('a test-environment line never buys a number from Telnyx', async () => {
+    const before = stub.requests.filter((r) => r.path === '/v2/number_orders' && r.method === 'POST').length;
+    const created = await lines.post({}, ctx.tenant.keys.test);
+    const id = created.body.line.id as string;
+    const line = await eventually(async () => {
+      const current = await lines.get(id, ctx.tenant.keys.test);
+      return current.status === 'released' ? current : undefined;
+    });
+    expect(line.phone_number).toBeNull();
+    expect((await ctx.h.db('lines').where({ id }).first()).failure_reason).toMatch(/no test mode/);
+    expect(stub.requests.filter((r) => r.path === '/v2/number_orders' && r.method === 'POST')).toHaveLength(before);
+  });
+
+  it('a test line that holds a number anyway (carrier changed) can neither call nor text through Telnyx', async () => {
+    const line = await lines.create();
+    // As if provisioned on the simulator before the deployment moved to Telnyx.
+    await ctx.h.db('lines').where({ id: line.id }).update({ environment: 'test' });
+    const test = customer(ctx, { key: () => ctx.tenant.keys.test });
+    const dials = () => stub.requests.filter((r) => r.path === '/v2/calls').length;
+    const sends = () => stub.requests.filter((r) => r.path === '/v2/messages').length;
+    const before = { dials: dials(), sends: sends() };
+    const placed = await test.calls.place(line.id);
+    expect(placed.status).toBe(201);
+    const ended = await test.calls.untilStatus(placed.body.call.id, ['failed', 'completed']);
+    expect(ended.status).toBe('failed');
+    const number = '+14155550177';
+    expect((await test.consent.record(line.id, number, 'explicit_outbound', 'api')).status).toBe(201);
+    const sent = await test.messages.send({ line_id: line.id, to: number, text: 'Hello' });
+    expect(sent.status).toBe(201);
+    await test.messages.untilStatus(line.id, number, sent.body.id, 'failed');
+    expect({ dials: dials(), sends: sends() }).toEqual(before);
+  });
+
+  it('an outbound webhook-mode call: dial, answer, begin message, caller sentence → message → reply, hang-up', async () => {
+    const line = await lines.create({ begin_message: 'Hello, Luigi’s, how can I help?' });
+    const placed = await calls.place(line.id);
+    expect(placed.status).toBe(201);
+    const id = placed.body.call.id;
+    const call = await eventually(async () => callOf(id));
+    expect(call.commands[0].body).toMatchObject({
+      connection_id: 'stub-connection',
+      from: line.phone_number,
+      webhook_url: `${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`,
+      transcription: true,
+    });
+    await stub.answer(call.id);
+    await calls.untilStatus(id, ['in_progress']);
+    await eventually(async () => (speeches(id).length === 1 ? true : undefined));
+    expect(speeches(id)[0]).toMatchObject({ text: 'Hello, Luigi’s, how can I help?' });
+    await stub.finishSpeech(call.id);
+
+    replies.set('I need a table for two', 'Sure, for what time?');
+    await stub.say(call.id, 'I need a table for two');
+    await eventually(async () => (speeches(id).length === 2 ? true : undefined));
+    expect(speeches(id)[1].text).toBe('Sure, for what time?');
+    expect(events('message')[0].body).toMatchObject({ call_id: id, text: 'I need a table for two', detected_language: 'en' });
+    await stub.finishSpeech(call.id);
+    const transcript = await calls.untilTranscript(id, 3);
+    expect(transcript.transcript!.map((t) => t.text)).toEqual([
+      'Hello, Luigi’s, how can I help?',
+      'I need a table for two',
+      'Sure, for what time?',
+    ]);
+
+    const startedAt = Date.now();
+    const pressed = await calls.press(id, { digits: '12#w9' });
+    expect(pressed.body).toMatchObject({ pressed: true, digits: '12#w9' });
+    // Answered once played: four tones and a half-second pause.
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_500);
+    expect(call.commands.find((c) => c.action === 'send_dtmf')?.body).toMatchObject({ digits: '12#w9' });
+
+    expect((await calls.hangUp(id)).status).toBe(200);
+    const ended = await calls.untilStatus(id, ['completed']);
+    expect(ended.end_cause).toBe('api_hangup');
+    expect(actions(id)).toContain('hangup');
+  });
+
+  it('barge-in: a caller talking over the reply stops Telnyx playback and the new sentence is taken', async () => {
+    const line = await lines.create();
+    const id = (await calls.place(line.id)).body.call.id;
+    const call = await eventually(async () => callOf(id));
+    await stub.answer(call.id);
+    await calls.untilStatus(id, ['in_progress']);
+    const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
+    replies.set('Tell me everything', long);
+    replies.set('Stop, stop', 'Okay.');
+    await stub.say(call.id, 'Tell me everything');
+    await eventually(async () => (speeches(id)[0]?.state === 'speaking' ? true : undefined));
+    await stub.say(call.id, 'Stop, stop');
+    await eventually(async () => (actions(id).includes('playback_stop') ? true : undefined));
+    await eventually(async () => (speeches(id)[1]?.text === 'Okay.' ? true : undefined));
+    expect(speeches(id)[0].state).toBe('stopped');
+    expect(events('message').map((m) => m.body.text)).toEqual(['Tell me everything', 'Stop, stop']);
+    await stub.hangUpRemote(call.id);
+    expect((await calls.untilStatus(id, ['completed'])).end_cause).toBe('caller_hangup');
+  });
+
+  it('an inbound call is answered through Call Control, announced, and settled when the caller hangs up', async () => {
+    const line = await lines.create();
+    const carrierCallId = await stub.incomingCall('+14155553333', line.phone_number!);
+    const row = await calls.untilInboundRow(line.id);
+    await calls.untilStatus(row.id, ['in_progress']);
+    const answer = stub.calls.get(carrierCallId)!.commands.find((c) => c.action === 'answer')!;
+    expect(decodeClientState(answer.body.client_state)).toEqual({ c: row.id, d: 'i' });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await stub.hangUpRemote(carrierCallId);
+    const ended = await calls.untilStatus(row.id, ['completed']);
+    expect(ended.end_cause).toBe('caller_hangup');
+    await eventually(async () => (events('call_ended').length === 1 ? true : undefined));
+  });
+
+  it('an inbound call to a number no line owns is rejected through Call Control', async () => {
+    const carrierCallId = await stub.incomingCall('+14155553333', '+16505559876');
+    await eventually(async () => (stub.calls.get(carrierCallId)!.commands.some((c) => c.action === 'reject') ? true : undefined));
+    expect(stub.calls.get(carrierCallId)!.state).toBe('ended');
+  });
+
+  it('an inbound STOP opts the number out with one confirmation sent through the Messages API, receipts included', async () => {
+    const line = await lines.create();
+    const number = '+14155550145';
+    await stub.inboundSms(number, line.phone_number!, 'Hi there');
+    const sent = await messages.send({ line_id: line.id, to: number, text: 'Hello back' });
+    expect(sent.status).toBe(201);
+    await messages.untilStatus(line.id, number, sent.body.id, 'delivered');
+    await stub.inboundSms(number, line.phone_number!, '  stop ');
+    await eventually(async () => (stub.messages.some((m) => m.to === number && m.text === KEYWORD_REPLIES.opt_out) ? true : undefined));
+    expect(stub.messages.find((m) => m.to === number)).toMatchObject({ from: line.phone_number, messagingProfileId: 'stub-profile' });
+    const refused = await messages.send({ line_id: line.id, to: number, text: 'One more thing' });
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.code).toBe('number_opted_out');
+  });
+
+  it('audio: Telnyx media streaming is relayed both ways to the customer’s socket, in order; the customer closing it ends the call', async () => {
+    const handler = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => handler.once('listening', resolve));
+    const fromCaller: Array<Record<string, unknown>> = [];
+    let socket: WebSocket | undefined;
+    handler.on('connection', (ws) => {
+      socket = ws;
+      ws.on('message', (data) => {
+        const message = JSON.parse(String(data)) as Record<string, unknown>;
+        fromCaller.push(message);
+        // Echo the caller's audio back, as a customer's voice agent would answer.
+        if (message.event === 'media')
+          ws.send(
+            JSON.stringify({
+              event: 'media',
+              stream_id: message.stream_id,
+              media: { payload: (message.media as { payload: string }).payload },
+            }),
+          );
+      });
+    });
+    try {
+      const handlerUrl = `ws://127.0.0.1:${(handler.address() as AddressInfo).port}/agent`;
+      const line = await lines.create({ mode: 'audio', webhook_url: undefined, audio_handler_url: handlerUrl });
+      const id = (await calls.place(line.id)).body.call.id;
+      const call = await eventually(async () => callOf(id));
+      await stub.answer(call.id);
+      await calls.untilStatus(id, ['in_progress']);
+      const start = await eventually(async () => call.commands.find((c) => c.action === 'streaming_start'));
+      expect(start.body).toMatchObject({
+        stream_track: 'inbound_track',
+        stream_bidirectional_mode: 'rtp',
+        stream_bidirectional_codec: 'PCMU',
+      });
+      await eventually(async () =>
+        call.media?.socket.readyState === WebSocket.OPEN && fromCaller.some((m) => m.event === 'start') ? true : undefined,
+      );
+
+      const frames = Array.from({ length: 50 }, (_, i) => Buffer.alloc(160, i + 1));
+      await stub.talk(call.id, frames);
+      await eventually(async () => (call.media!.received.length === 50 ? true : undefined), 20_000, 'every frame to come back');
+      expect(call.media!.received).toEqual(frames);
+      const media = fromCaller.filter((m) => m.event === 'media');
+      expect(media).toHaveLength(50);
+
+      socket!.close(1000);
+      const ended = await calls.untilStatus(id, ['completed']);
+      expect(ended.end_cause).toBe('audio_handler_closed');
+      expect(actions(id)).toContain('hangup');
+    } finally {
+      await new Promise((resolve) => handler.close(resolve));
+    }
+  });
+
+  describe('webhook verification', () => {
+    const url = () => `${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`;
+    const body = (to: string) =>
+      JSON.stringify({
+        data: {
+          record_type: 'event',
+          event_type: 'message.received',
+          id: crypto.randomUUID(),
+          occurred_at: new Date().toISOString(),
+          payload: { id: crypto.randomUUID(), from: { phone_number: '+14155550146' }, to: [{ phone_number: to }], text: 'forged' },
+        },
+      });
+    const post = (raw: string, headers: Record<string, string>) =>
+      fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
+    const stored = async (lineId: string) => ctx.h.db('messages').where({ line_id: lineId }).count<Array<{ count: string }>>('* as count');
+
+    it('refuses forged, stale, unsigned and replayed webhooks with 401 and changes nothing', async () => {
+      const line = await lines.create();
+      const raw = body(line.phone_number!);
+      const { privateKey } = crypto.generateKeyPairSync('ed25519');
+      const ts = Math.floor(Date.now() / 1000);
+      const forged = {
+        'telnyx-timestamp': String(ts),
+        'telnyx-signature-ed25519': crypto.sign(null, Buffer.from(`${ts}|${raw}`), privateKey).toString('base64'),
+      };
+      expect((await post(raw, forged)).status).toBe(401);
+      expect((await post(raw, stub.sign(raw, ts - 301))).status).toBe(401);
+      expect((await post(raw, {})).status).toBe(401);
+      const tampered = stub.sign(raw);
+      expect((await post(raw.replace('forged', 'f0rged'), tampered)).status).toBe(401);
+      expect(Number((await stored(line.id))[0].count)).toBe(0);
+
+      const signed = stub.sign(raw);
+      expect((await post(raw, signed)).status).toBe(200);
+      expect((await post(raw, signed)).status).toBe(401);
+      expect(Number((await stored(line.id))[0].count)).toBe(1);
+    });
+  });
+});

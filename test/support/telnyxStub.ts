@@ -1,0 +1,473 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+
+/**
+ * A local contract stub of Telnyx's v2 API, written from Telnyx's public API reference (paths,
+ * JSON bodies, `{data: ...}` envelopes, Bearer auth) — not from the project's simulator. It
+ * answers the commands the Telnyx adapter sends and posts the webhooks Telnyx documents for them,
+ * in their order, signed as Telnyx signs: `telnyx-signature-ed25519` = base64 Ed25519 signature of
+ * `"<telnyx-timestamp>|<body>"` with the stub's private key (its public key is TELNYX_PUBLIC_KEY).
+ * A webhook answered with a non-2xx status is retried, as Telnyx does.
+ *
+ * Calls: `POST /v2/calls` (→ `call.initiated`), `answer` (→ `call.answered`), `speak`
+ * (→ `call.speak.started`, then `call.speak.ended` once `finishSpeech` or after `speakMs`),
+ * `playback_stop` (ends the playing speech), `send_dtmf`, `hangup` / `reject` (→ `call.hangup`).
+ * Tests drive the far end: `answer`, `say` (→ `call.transcription`), `hangUpRemote`,
+ * `incomingCall` (→ `call.initiated`, direction incoming), `inboundSms` (→ `message.received`).
+ */
+
+export interface StubCall {
+  id: string;
+  direction: 'outgoing' | 'incoming';
+  from: string;
+  to: string;
+  webhookUrl: string;
+  clientState?: string;
+  state: 'ringing' | 'answered' | 'ended';
+  /** Speak commands in order, with how each ended. */
+  speeches: Array<{ text: string; voice: string; clientState?: string; state: 'queued' | 'speaking' | 'done' | 'stopped' }>;
+  commands: Array<{ action: string; body: Record<string, unknown> }>;
+  /** The media socket Telnyx opened to our `stream_url` (streaming_start), and what it got from us. */
+  media?: { socket: WebSocket; received: Buffer[]; marks: string[]; cleared: number };
+}
+
+export interface StubMessage {
+  id: string;
+  from: string;
+  to: string;
+  text: string;
+  webhookUrl: string;
+  messagingProfileId: string;
+}
+
+export interface TelnyxStub {
+  url: string;
+  /** The `baseURL` for the SDK: `<url>/v2`. */
+  baseUrl: string;
+  apiKey: string;
+  /** Base64 raw Ed25519 public key, as Telnyx's portal shows it. */
+  publicKey: string;
+  calls: Map<string, StubCall>;
+  messages: StubMessage[];
+  numbers: Array<{ id: string; phone_number: string; connection_id: string; messaging_profile_id: string; customer_reference: string }>;
+  requests: Array<{ method: string; path: string; body: Record<string, unknown> }>;
+  /** Where Telnyx posts events of calls and messages it starts (the connection's and profile's webhook URL). */
+  setConnectionWebhookUrl(url: string): void;
+  answer(callId: string): Promise<void>;
+  say(callId: string, text: string): Promise<void>;
+  finishSpeech(callId: string): Promise<void>;
+  hangUpRemote(callId: string): Promise<void>;
+  incomingCall(from: string, to: string): Promise<string>;
+  /** The caller speaks: `frames` µ-law frames on the media socket's inbound track. */
+  talk(callId: string, frames: Buffer[]): Promise<void>;
+  inboundSms(from: string, to: string, text: string): Promise<void>;
+  /** Signs a body as Telnyx does (for forged and stale tests: sign with another key or an old timestamp). */
+  sign(body: string, timestamp?: number): Record<string, string>;
+  close(): Promise<void>;
+}
+
+function rawPublicKey(key: crypto.KeyObject): string {
+  // SPKI DER of an Ed25519 key ends with the 32 raw bytes.
+  return key.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
+}
+
+export async function startTelnyxStub(options: { speakMs?: number } = {}): Promise<TelnyxStub> {
+  const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
+  const apiKey = `KEY${crypto.randomBytes(24).toString('hex')}`;
+  const calls = new Map<string, StubCall>();
+  const messages: StubMessage[] = [];
+  const numbers: TelnyxStub['numbers'] = [];
+  const orders: Array<Record<string, unknown>> = [];
+  const requests: TelnyxStub['requests'] = [];
+  const commandIds = new Map<string, unknown>();
+  let connectionWebhookUrl = '';
+  // Webhooks are delivered one at a time, in order, as Telnyx does per call.
+  let delivery: Promise<void> = Promise.resolve();
+
+  const sign = (body: string, timestamp = Math.floor(Date.now() / 1000)) => ({
+    'telnyx-timestamp': String(timestamp),
+    'telnyx-signature-ed25519': crypto.sign(null, Buffer.from(`${timestamp}|${body}`), privateKey).toString('base64'),
+  });
+
+  async function post(url: string, eventType: string, payload: Record<string, unknown>): Promise<void> {
+    const body = JSON.stringify({
+      data: { record_type: 'event', event_type: eventType, id: crypto.randomUUID(), occurred_at: new Date().toISOString(), payload },
+      meta: { attempt: 1, delivered_to: url },
+    });
+    for (let attempt = 1; attempt <= 20; attempt += 1) {
+      try {
+        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...sign(body) }, body });
+        if (response.ok) return;
+      } catch {
+        // Retried like any failed delivery.
+      }
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+  }
+  const send = (url: string, eventType: string, payload: Record<string, unknown>) => {
+    delivery = delivery.then(() => post(url, eventType, payload));
+    return delivery;
+  };
+
+  const callPayload = (call: StubCall, extra: Record<string, unknown> = {}) => ({
+    call_control_id: call.id,
+    call_leg_id: `leg-${call.id}`,
+    call_session_id: `session-${call.id}`,
+    connection_id: 'stub-connection',
+    client_state: call.clientState,
+    from: call.from,
+    to: call.to,
+    direction: call.direction,
+    ...extra,
+  });
+
+  function startNextSpeech(call: StubCall): void {
+    const next = call.speeches.find((s) => s.state === 'queued');
+    if (!next || call.speeches.some((s) => s.state === 'speaking')) return;
+    next.state = 'speaking';
+    void send(call.webhookUrl, 'call.speak.started', { ...callPayload(call), client_state: next.clientState });
+    if (options.speakMs !== undefined) {
+      const speakMs = options.speakMs;
+      setTimeout(() => {
+        if (next.state === 'speaking') void endSpeech(call, next, 'completed');
+      }, speakMs);
+    }
+  }
+  async function endSpeech(call: StubCall, speech: StubCall['speeches'][number], status: 'completed' | 'call_hangup'): Promise<void> {
+    speech.state = status === 'completed' ? 'done' : 'stopped';
+    const ended = send(call.webhookUrl, 'call.speak.ended', { ...callPayload(call), client_state: speech.clientState, status });
+    startNextSpeech(call);
+    await ended;
+  }
+  async function hangUp(call: StubCall, source: 'caller' | 'callee', cause: string): Promise<void> {
+    if (call.state === 'ended') return;
+    call.state = 'ended';
+    if (call.media) {
+      call.media.socket.send(JSON.stringify({ event: 'stop' }), () => call.media!.socket.close(1000));
+    }
+    for (const speech of call.speeches) if (speech.state === 'queued' || speech.state === 'speaking') speech.state = 'stopped';
+    await send(call.webhookUrl, 'call.hangup', callPayload(call, { hangup_cause: cause, hangup_source: source, state: 'hangup' }));
+  }
+
+  const error = (res: http.ServerResponse, status: number, detail: string) => {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ errors: [{ code: String(status === 422 ? 90018 : status), title: detail, detail }] }));
+  };
+  const ok = (res: http.ServerResponse, data: unknown, extra: Record<string, unknown> = {}) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ data, ...extra }));
+  };
+  const page = (res: http.ServerResponse, data: unknown[]) =>
+    ok(res, data, { meta: { page_number: 1, page_size: 250, total_pages: 1, total_results: data.length } });
+
+  async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const url = new URL(req.url ?? '/', 'http://stub');
+    const body = (chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {}) as Record<string, unknown>;
+    requests.push({ method: req.method ?? '', path: url.pathname, body });
+    // A webhook sink for tests of the adapter alone (not part of Telnyx's API).
+    if (url.pathname === '/sink') return ok(res, {});
+    if (req.headers.authorization !== `Bearer ${apiKey}`) return error(res, 401, 'Authentication failed');
+    const path = url.pathname;
+
+    if (req.method === 'GET' && path === '/v2/available_phone_numbers') {
+      const country = url.searchParams.get('filter[country_code]');
+      if (country !== 'US') return ok(res, []);
+      const phone = `+1415555${String(1000 + numbers.length + orders.length).slice(-4)}`;
+      return ok(res, [{ record_type: 'available_phone_number', phone_number: phone, features: [{ name: 'sms' }, { name: 'voice' }] }], {
+        metadata: { total_results: 1 },
+      });
+    }
+    if (req.method === 'GET' && path === '/v2/number_orders') {
+      const reference = url.searchParams.get('filter[customer_reference]');
+      return page(
+        res,
+        orders.filter((o) => o.customer_reference === reference),
+      );
+    }
+    if (req.method === 'POST' && path === '/v2/number_orders') {
+      const wanted = (body.phone_numbers as Array<{ phone_number: string }>) ?? [];
+      const order = {
+        id: crypto.randomUUID(),
+        record_type: 'number_order',
+        status: 'success',
+        customer_reference: body.customer_reference,
+        connection_id: body.connection_id,
+        messaging_profile_id: body.messaging_profile_id,
+        phone_numbers: wanted.map((w) => ({
+          id: crypto.randomUUID(),
+          record_type: 'number_order_phone_number',
+          phone_number: w.phone_number,
+          status: 'success',
+        })),
+        phone_numbers_count: wanted.length,
+      };
+      orders.push(order);
+      for (const w of wanted)
+        numbers.push({
+          id: crypto.randomUUID(),
+          phone_number: w.phone_number,
+          connection_id: String(body.connection_id),
+          messaging_profile_id: String(body.messaging_profile_id),
+          customer_reference: String(body.customer_reference ?? ''),
+        });
+      return ok(res, order);
+    }
+    if (req.method === 'GET' && path === '/v2/phone_numbers') {
+      const phone = url.searchParams.get('filter[phone_number]');
+      return page(
+        res,
+        numbers.filter((n) => !phone || n.phone_number === phone).map((n) => ({ record_type: 'phone_number', ...n, status: 'active' })),
+      );
+    }
+    const deleted = /^\/v2\/phone_numbers\/([^/]+)$/.exec(path);
+    if (req.method === 'DELETE' && deleted) {
+      const index = numbers.findIndex((n) => n.id === deleted[1]);
+      if (index < 0) return error(res, 404, 'Resource not found');
+      const [number] = numbers.splice(index, 1);
+      return ok(res, { record_type: 'phone_number', ...number, status: 'deleted' });
+    }
+    if (req.method === 'POST' && path === '/v2/messages') {
+      const message: StubMessage = {
+        id: crypto.randomUUID(),
+        from: String(body.from),
+        to: String(body.to),
+        text: String(body.text),
+        webhookUrl: String(body.webhook_url ?? connectionWebhookUrl),
+        messagingProfileId: String(body.messaging_profile_id),
+      };
+      messages.push(message);
+      const payload = (status: string) => ({
+        record_type: 'message',
+        id: message.id,
+        direction: 'outbound',
+        type: 'SMS',
+        from: { phone_number: message.from },
+        to: [{ phone_number: message.to, status }],
+        text: message.text,
+        messaging_profile_id: message.messagingProfileId,
+        errors: [],
+      });
+      ok(res, payload('queued'));
+      void send(message.webhookUrl, 'message.sent', payload('sent'));
+      void send(message.webhookUrl, 'message.finalized', payload('delivered'));
+      return;
+    }
+    if (req.method === 'POST' && path === '/v2/calls') {
+      const commandId = typeof body.command_id === 'string' ? `dial:${body.command_id}` : undefined;
+      if (commandId && commandIds.has(commandId)) return ok(res, commandIds.get(commandId));
+      const call: StubCall = {
+        id: `v3:${crypto.randomBytes(12).toString('base64url')}`,
+        direction: 'outgoing',
+        from: String(body.from),
+        to: String(body.to),
+        webhookUrl: String(body.webhook_url ?? connectionWebhookUrl),
+        clientState: typeof body.client_state === 'string' ? body.client_state : undefined,
+        state: 'ringing',
+        speeches: [],
+        commands: [{ action: 'dial', body }],
+      };
+      calls.set(call.id, call);
+      const data = {
+        record_type: 'call',
+        call_control_id: call.id,
+        call_leg_id: `leg-${call.id}`,
+        call_session_id: `session-${call.id}`,
+        is_alive: false,
+      };
+      if (commandId) commandIds.set(commandId, data);
+      ok(res, data);
+      void send(call.webhookUrl, 'call.initiated', callPayload(call, { state: 'bridging' }));
+      return;
+    }
+    const action = /^\/v2\/calls\/([^/]+)\/actions\/([a-z_]+)$/.exec(path);
+    if (req.method === 'POST' && action) {
+      const call = calls.get(decodeURIComponent(action[1]));
+      if (!call) return error(res, 404, 'Call not found');
+      const name = action[2];
+      call.commands.push({ action: name, body });
+      // A repeated command_id of an accepted command is ignored (answered ok, nothing done twice).
+      const commandKey = typeof body.command_id === 'string' ? `${call.id}:${body.command_id}` : undefined;
+      if (commandKey && commandIds.has(commandKey)) return ok(res, { result: 'ok' });
+      if (call.state === 'ended') return error(res, 422, 'Call has already ended');
+      if (name === 'speak' && call.state !== 'answered') return error(res, 422, 'Call is not answered');
+      if (commandKey) commandIds.set(commandKey, true);
+      switch (name) {
+        case 'answer':
+          if (call.direction !== 'incoming') return error(res, 422, 'Only incoming calls can be answered');
+          if (typeof body.client_state === 'string') call.clientState = body.client_state;
+          if (typeof body.webhook_url === 'string') call.webhookUrl = body.webhook_url;
+          call.state = 'answered';
+          ok(res, { result: 'ok' });
+          void send(call.webhookUrl, 'call.answered', callPayload(call, { state: 'answered' }));
+          return;
+        case 'reject':
+          if (call.state !== 'ringing') return error(res, 422, 'Call is not ringing');
+          call.state = 'ended';
+          return ok(res, { result: 'ok' });
+        case 'hangup':
+          ok(res, { result: 'ok' });
+          void hangUp(
+            call,
+            call.direction === 'outgoing' ? 'caller' : 'callee',
+            call.state === 'answered' ? 'normal_clearing' : 'originator_cancel',
+          );
+          return;
+        case 'speak':
+          call.speeches.push({
+            text: String(body.payload),
+            voice: String(body.voice),
+            clientState: typeof body.client_state === 'string' ? body.client_state : undefined,
+            state: 'queued',
+          });
+          ok(res, { result: 'ok' });
+          startNextSpeech(call);
+          return;
+        case 'playback_stop': {
+          ok(res, { result: 'ok' });
+          // `stop: all` also drops the queue; those never started and send nothing.
+          for (const speech of call.speeches) if (speech.state === 'queued') speech.state = 'stopped';
+          const playing = call.speeches.find((s) => s.state === 'speaking');
+          if (playing) {
+            playing.state = 'stopped';
+            // call.speak.ended's documented statuses are completed, call_hangup and cancelled_amd.
+            void send(call.webhookUrl, 'call.speak.ended', {
+              ...callPayload(call),
+              client_state: playing.clientState,
+              status: 'completed',
+            });
+          }
+          return;
+        }
+        case 'streaming_start': {
+          if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
+          ok(res, { result: 'ok' });
+          const socket = new WebSocket(String(body.stream_url));
+          const media = { socket, received: [] as Buffer[], marks: [] as string[], cleared: 0 };
+          call.media = media;
+          const streamId = crypto.randomUUID();
+          socket.on('open', () => {
+            socket.send(JSON.stringify({ event: 'connected', version: '1.0.0' }));
+            socket.send(
+              JSON.stringify({
+                event: 'start',
+                sequence_number: '1',
+                stream_id: streamId,
+                start: { call_control_id: call.id, media_format: { encoding: 'PCMU', sample_rate: 8000, channels: 1 } },
+              }),
+            );
+          });
+          socket.on('message', (data) => {
+            const message = JSON.parse(String(data)) as { event?: string; media?: { payload?: string }; mark?: { name?: string } };
+            if (message.event === 'media' && message.media?.payload) media.received.push(Buffer.from(message.media.payload, 'base64'));
+            // Everything sent is "played" at once: a mark comes back as soon as it arrives.
+            if (message.event === 'mark' && message.mark?.name) {
+              media.marks.push(message.mark.name);
+              socket.send(JSON.stringify({ event: 'mark', stream_id: streamId, mark: { name: message.mark.name } }));
+            }
+            if (message.event === 'clear') media.cleared += 1;
+          });
+          socket.on('error', () => undefined);
+          return;
+        }
+        case 'send_dtmf':
+        case 'transcription_start':
+        case 'record_start':
+          if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
+          return ok(res, { result: 'ok' });
+        default:
+          return error(res, 404, `Unknown action ${name}`);
+      }
+    }
+    return error(res, 404, `No route ${req.method} ${path}`);
+  }
+
+  const server = http.createServer((req, res) => {
+    handle(req, res).catch((err: Error) => error(res, 500, err.message));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  const callOf = (id: string) => {
+    const call = calls.get(id);
+    if (!call) throw new Error(`stub has no call ${id}`);
+    return call;
+  };
+  return {
+    url,
+    baseUrl: `${url}/v2`,
+    apiKey,
+    publicKey: rawPublicKey(publicKey),
+    calls,
+    messages,
+    numbers,
+    requests,
+    setConnectionWebhookUrl: (webhookUrl) => void (connectionWebhookUrl = webhookUrl),
+    async answer(id) {
+      const call = callOf(id);
+      call.state = 'answered';
+      await send(call.webhookUrl, 'call.answered', callPayload(call, { state: 'answered' }));
+    },
+    async say(id, text) {
+      const call = callOf(id);
+      await send(call.webhookUrl, 'call.transcription', {
+        ...callPayload(call),
+        transcription_data: { transcript: text, is_final: true, confidence: 0.97 },
+      });
+    },
+    async finishSpeech(id) {
+      const call = callOf(id);
+      const playing = call.speeches.find((s) => s.state === 'speaking');
+      if (playing) await endSpeech(call, playing, 'completed');
+    },
+    async hangUpRemote(id) {
+      const call = callOf(id);
+      await hangUp(call, call.direction === 'outgoing' ? 'callee' : 'caller', 'normal_clearing');
+    },
+    async talk(id, frames) {
+      const media = callOf(id).media;
+      if (!media || media.socket.readyState !== WebSocket.OPEN) throw new Error(`call ${id} has no open media socket`);
+      frames.forEach((frame, i) =>
+        media.socket.send(
+          JSON.stringify({
+            event: 'media',
+            sequence_number: String(i + 2),
+            media: { track: 'inbound', chunk: String(i + 1), timestamp: String(i * 20), payload: frame.toString('base64') },
+          }),
+        ),
+      );
+    },
+    async incomingCall(from, to) {
+      const call: StubCall = {
+        id: `v3:${crypto.randomBytes(12).toString('base64url')}`,
+        direction: 'incoming',
+        from,
+        to,
+        webhookUrl: connectionWebhookUrl,
+        state: 'ringing',
+        speeches: [],
+        commands: [],
+      };
+      calls.set(call.id, call);
+      await send(call.webhookUrl, 'call.initiated', callPayload(call, { state: 'parked' }));
+      return call.id;
+    },
+    async inboundSms(from, to, text) {
+      await send(connectionWebhookUrl, 'message.received', {
+        record_type: 'message',
+        id: crypto.randomUUID(),
+        direction: 'inbound',
+        type: 'SMS',
+        from: { phone_number: from },
+        to: [{ phone_number: to, status: 'webhook_delivered' }],
+        text,
+        errors: [],
+      });
+    },
+    sign,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

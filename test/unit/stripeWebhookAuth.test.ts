@@ -1,0 +1,54 @@
+import crypto from 'node:crypto';
+import { authenticateStripe } from '../../api/stripeAuth';
+import type { AppContext, AppDeps } from '../../api/context';
+import { verifyStripeWebhook } from '../../src/adapters/payments/callbacks/stripe';
+
+/** Stripe-Signature as Stripe documents it: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.payload">`. */
+function sign(body: string, secret: string, timestamp = Math.floor(Date.now() / 1000)): string {
+  return `t=${timestamp},v1=${crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
+}
+
+describe('Stripe webhook verification', () => {
+  const secrets = { test: 'whsec_test_secret_value', live: 'whsec_live_secret_value' };
+  const event = (livemode: boolean) =>
+    JSON.stringify({ id: 'evt_1', object: 'event', type: 'payment_intent.succeeded', livemode, data: { object: {} } });
+
+  it('accepts an event signed with the secret of its own mode, and tells which environment it is', () => {
+    expect(verifyStripeWebhook(Buffer.from(event(false)), sign(event(false), secrets.test), secrets)).toMatchObject({
+      valid: true,
+      environment: 'test',
+    });
+    expect(verifyStripeWebhook(Buffer.from(event(true)), sign(event(true), secrets.live), secrets)).toMatchObject({
+      valid: true,
+      environment: 'live',
+    });
+  });
+
+  it('refuses the other mode, a stale or missing signature, and any event when no secret is configured', () => {
+    expect(verifyStripeWebhook(Buffer.from(event(true)), sign(event(true), secrets.test), secrets)).toMatchObject({ valid: false });
+    const stale = sign(event(false), secrets.test, Math.floor(Date.now() / 1000) - 301);
+    expect(verifyStripeWebhook(Buffer.from(event(false)), stale, secrets)).toMatchObject({
+      valid: false,
+      reason: expect.stringMatching(/tolerance/i),
+    });
+    expect(verifyStripeWebhook(Buffer.from(event(false)), undefined, secrets)).toMatchObject({ valid: false });
+    expect(
+      verifyStripeWebhook(Buffer.from(event(false)), sign(event(false), secrets.test), { test: undefined, live: undefined }),
+    ).toMatchObject({
+      valid: false,
+      reason: 'no webhook signing secret is configured',
+    });
+  });
+
+  it('answers a refusal with 401, logs why, and leaves no event behind', () => {
+    const warn = jest.fn();
+    const ctx = {
+      state: { rawBody: Buffer.from(event(false)), log: { warn } },
+      get: (name: string) => (name === 'stripe-signature' ? sign(event(false), 'whsec_forged') : ''),
+    } as unknown as AppContext;
+    const deps = { config: { stripe: { webhookSecrets: secrets } } } as unknown as AppDeps;
+    expect(() => authenticateStripe(ctx, deps)).toThrow(expect.objectContaining({ status: 401, code: 'unauthorized' }));
+    expect(warn).toHaveBeenCalledWith({ reason: expect.any(String) }, 'stripe webhook refused');
+    expect(ctx.state.stripeEvent).toBeUndefined();
+  });
+});

@@ -1,0 +1,152 @@
+import crypto from 'node:crypto';
+import { encodeClientState, decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
+import { translateTelnyxEvent, verifyTelnyxWebhook, type TelnyxLookups } from '../../src/adapters/carrier/callbacks/telnyx/webhook';
+
+/** Telnyx webhooks → the carrier callbacks Switchboard handles (src/adapters/carrier/callbacks/telnyx/webhook.ts). */
+describe('Telnyx webhook translation', () => {
+  const callId = crypto.randomUUID();
+  const lookups: TelnyxLookups = {
+    callByCarrierId: async (id) => (id === 'known' ? { id: callId, direction: 'inbound' } : undefined),
+    messageByCarrierId: async (id) => (id === 'tx-1' ? 'message-1' : undefined),
+  };
+  const occurred = '2026-11-26T12:00:00.000Z';
+  const at = Date.parse(occurred);
+  const event = (event_type: string, payload: Record<string, unknown>) => ({ data: { event_type, occurred_at: occurred, payload } });
+  const outbound = encodeClientState({ c: callId, d: 'o' });
+  const inbound = encodeClientState({ c: callId, d: 'i' });
+  const hangup = (state: string, cause: string, source: string) =>
+    translateTelnyxEvent(
+      event('call.hangup', { call_control_id: 'cc', client_state: state, hangup_cause: cause, hangup_source: source }),
+      lookups,
+    );
+
+  it('announces an incoming call without a call id, and maps an outgoing call.initiated to ringing', async () => {
+    expect(
+      await translateTelnyxEvent(
+        event('call.initiated', { call_control_id: 'cc', direction: 'incoming', from: '+14155550100', to: '+14155550101' }),
+        lookups,
+      ),
+    ).toEqual({
+      kind: 'call',
+      event: { type: 'call.incoming', carrier_call_id: 'cc', from: '+14155550100', to: '+14155550101', at },
+    });
+    expect(
+      await translateTelnyxEvent(
+        event('call.initiated', { call_control_id: 'cc', direction: 'outgoing', client_state: outbound }),
+        lookups,
+      ),
+    ).toEqual({
+      kind: 'call',
+      event: { type: 'call.ringing', call_id: callId, carrier_call_id: 'cc', at },
+    });
+  });
+
+  it('maps hang-up causes and sources to the one end event, by direction', async () => {
+    expect(await hangup(outbound, 'normal_clearing', 'callee')).toMatchObject({
+      event: { type: 'call.completed', ended_by: 'caller', answered: true },
+    });
+    expect(await hangup(outbound, 'normal_clearing', 'caller')).toMatchObject({
+      event: { type: 'call.completed', ended_by: 'switchboard' },
+    });
+    expect(await hangup(inbound, 'normal_clearing', 'callee')).toMatchObject({
+      event: { type: 'call.completed', ended_by: 'switchboard' },
+    });
+    expect(await hangup(inbound, 'normal_clearing', 'caller')).toMatchObject({ event: { type: 'call.completed', ended_by: 'caller' } });
+    expect(await hangup(outbound, 'originator_cancel', 'caller')).toMatchObject({ event: { type: 'call.completed', answered: false } });
+    expect(await hangup(outbound, 'user_busy', 'callee')).toMatchObject({ event: { type: 'call.busy' } });
+    expect(await hangup(outbound, 'timeout', 'unknown')).toMatchObject({ event: { type: 'call.no_answer' } });
+    expect(await hangup(outbound, 'call_rejected', 'callee')).toMatchObject({ event: { type: 'call.failed' } });
+  });
+
+  it('finds the call by its call_control_id when client_state does not name it, and drops events of calls it never took', async () => {
+    expect(await translateTelnyxEvent(event('call.answered', { call_control_id: 'known' }), lookups)).toMatchObject({
+      event: { type: 'call.answered', call_id: callId },
+    });
+    expect(
+      (await translateTelnyxEvent(event('call.hangup', { call_control_id: 'other', hangup_cause: 'call_rejected' }), lookups)).kind,
+    ).toBe('ignored');
+  });
+
+  it('takes final transcriptions as utterances and ignores interim ones', async () => {
+    const transcription = (is_final: boolean) =>
+      translateTelnyxEvent(
+        event('call.transcription', { call_control_id: 'known', transcription_data: { transcript: ' Hi there ', is_final } }),
+        lookups,
+      );
+    expect(await transcription(true)).toMatchObject({ event: { type: 'call.utterance', text: 'Hi there', language: 'en' } });
+    expect((await transcription(false)).kind).toBe('ignored');
+  });
+
+  it('reports a completed speak with its whole text, and none for a speak the hang-up ended', async () => {
+    const speak = (status: string) =>
+      translateTelnyxEvent(
+        event('call.speak.ended', { call_control_id: 'known', client_state: encodeClientState({ s: 'sp-1', t: 'Hello there' }), status }),
+        lookups,
+      );
+    expect(await speak('completed')).toMatchObject({
+      event: { type: 'call.playback', speak_id: 'sp-1', played_text: 'Hello there', done: true },
+    });
+    expect(await speak('cancelled_amd')).toMatchObject({ event: { type: 'call.playback', played_text: '', stopped: true } });
+    expect((await speak('call_hangup')).kind).toBe('ignored');
+  });
+
+  it('maps inbound messages and delivery receipts', async () => {
+    expect(
+      await translateTelnyxEvent(
+        event('message.received', {
+          id: 'rx-1',
+          from: { phone_number: '+14155550100' },
+          to: [{ phone_number: '+14155550101' }],
+          text: 'STOP',
+        }),
+        lookups,
+      ),
+    ).toEqual({
+      kind: 'message',
+      event: { type: 'sms.received', carrier_message_id: 'rx-1', from: '+14155550100', to: '+14155550101', text: 'STOP', at },
+    });
+    const receipt = (status: string, id = 'tx-1') =>
+      translateTelnyxEvent(event('message.finalized', { id, to: [{ phone_number: '+1', status }], errors: [{ code: '40008' }] }), lookups);
+    expect(await receipt('delivered')).toMatchObject({ event: { type: 'sms.status', message_id: 'message-1', status: 'delivered' } });
+    expect(await receipt('delivery_failed')).toMatchObject({ event: { status: 'undelivered', error_code: '40008' } });
+    expect(await receipt('sending_failed')).toMatchObject({ event: { status: 'failed' } });
+    expect((await receipt('delivered', 'tx-unknown')).kind).toBe('unknown');
+  });
+
+  it('decodes only our own client_state', () => {
+    expect(decodeClientState(Buffer.from('not json').toString('base64'))).toEqual({});
+    expect(decodeClientState(undefined)).toEqual({});
+  });
+
+  it('verifies the Ed25519 signature over "<timestamp>|<body>" within 300 seconds', async () => {
+    const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
+    const raw = publicKey.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
+    const body = Buffer.from('{"data":{}}');
+    const headersAt = (ts: number, key = privateKey) => {
+      const headers: Record<string, string> = {
+        'telnyx-timestamp': String(ts),
+        'telnyx-signature-ed25519': crypto.sign(null, Buffer.from(`${ts}|${body.toString()}`), key).toString('base64'),
+      };
+      return (name: string) => headers[name];
+    };
+    const now = Math.floor(Date.now() / 1000);
+    expect(await verifyTelnyxWebhook({ publicKey: raw, header: headersAt(now), rawBody: body })).toMatchObject({
+      valid: true,
+      timestamp: now,
+    });
+    expect((await verifyTelnyxWebhook({ publicKey: raw, header: headersAt(now - 301), rawBody: body })).valid).toBe(false);
+    expect(
+      (
+        await verifyTelnyxWebhook({
+          publicKey: raw,
+          header: headersAt(now, crypto.generateKeyPairSync('ed25519').privateKey),
+          rawBody: body,
+        })
+      ).valid,
+    ).toBe(false);
+    expect((await verifyTelnyxWebhook({ publicKey: raw, header: headersAt(now), rawBody: Buffer.from('{"data":{"x":1}}') })).valid).toBe(
+      false,
+    );
+    expect((await verifyTelnyxWebhook({ publicKey: raw, header: () => undefined, rawBody: body })).valid).toBe(false);
+  });
+});
