@@ -55,7 +55,9 @@ module.exports = {
       comment:
         'Routes call use cases; they never reach activities, adapter implementations or workflow code (provider callback verifiers and wire formats excepted).',
       from: { path: '^api/' },
-      to: { path: '^(activities|src/main)/|^src/adapters/(?!.*/port\\.ts$)(?!carrier/callbacks/)(?!payments/callbacks/)' },
+      to: {
+        path: '^(activities|src/main)/|^src/adapters/(?!.*/port\\.ts$)(?!carrier/callbacks/)(?!carrier/twilio/callbacks/)(?!payments/callbacks/)',
+      },
     },
     {
       name: 'api-workflows-by-definition',

@@ -15,6 +15,7 @@ import { LastUsedBatcher, type ApiKeyRow } from '../src/domain/keys/store';
 import { buildOpenApiDocument, toYaml } from './openapi/document';
 import { validateRequest } from './openapi/validator';
 import { allRoutes } from './routes';
+import { twilioCallbackRouter } from './routes/carrier/twilio';
 import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routes/types';
 
 export const API_VERSION = '0.5.10.0';
@@ -85,6 +86,7 @@ export function createApp(deps: AppDeps): App {
   koa.use(requestContext(deps.logger));
   koa.use(cors());
   koa.use(router.routes());
+  koa.use(twilioCallbackRouter(deps).routes());
   const allowedMethods = allowedMethodsOf(routes);
   koa.use(unmatchedRequest(allowedMethods));
   return {

@@ -1,20 +1,17 @@
 import type { Client } from '@temporalio/client';
 import type { ActivityDeps } from '../../activities';
-import type { CarrierAdapter } from '../adapters/carrier/port';
-import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
-import { TelnyxMediaServer } from '../adapters/carrier/telnyx/media';
-import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
 import { OpenAiCompatibleModel } from '../adapters/model/openAiCompatible';
 import { requireSetting, type Config } from '../platform/config';
 import { parseSecretsKey, type SecretsKeyRing } from '../platform/crypto/secretBox';
 import type { Db } from '../platform/db/knex';
 import { egressPolicyFor } from '../platform/net/egress';
+import { buildCarrier, carrierServesTestEnvironment } from './carriers';
 import { paymentProcessorsFor } from './payments';
 
 /**
- * The one composition of a worker's activity dependencies, from its configuration: the carrier,
- * the card processor of each environment (src/main/payments.ts) and the model, all reached with the configured keys;
- * the egress policy; where the carrier reports back (`<public base URL>/carrier/events`). Used by
+ * The one composition of a worker's activity dependencies, from its configuration: the carrier
+ * (./carriers.ts), the card processor of each environment (./payments.ts) and the model, all reached with the
+ * configured keys; the egress policy; where the carrier reports back (`<public base URL>/carrier/events`). Used by
  * the worker entry point, the test harness's in-process worker and the benches.
  */
 export function buildActivityDeps(
@@ -30,9 +27,8 @@ export function buildActivityDeps(
   const secretsKey = sources.secretsKey ?? parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
   return {
     db: sources.db,
-    carrier: buildCarrier(config),
-    // Telnyx has no test mode: a test key must never buy a real number (docs/decisions.md "Telnyx carrier").
-    carrierServesTestEnvironment: config.carrierProvider === 'simulator',
+    carrier: buildCarrier(config, sources.db),
+    carrierServesTestEnvironment: carrierServesTestEnvironment(config),
     payments: paymentProcessorsFor(config),
     model: new OpenAiCompatibleModel({
       baseUrl: config.modelBaseUrl,
@@ -49,24 +45,4 @@ export function buildActivityDeps(
     ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
     now: () => new Date(),
   };
-}
-
-/** The carrier CARRIER_PROVIDER names: the simulator, or Telnyx with its account's settings. */
-export function buildCarrier(config: Config): CarrierAdapter {
-  if (config.carrierProvider === 'telnyx') {
-    return new TelnyxCarrier(
-      {
-        apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
-        baseUrl: config.telnyx.baseUrl,
-        connectionId: requireSetting(config.telnyx.connectionId, 'TELNYX_CONNECTION_ID'),
-        messagingProfileId: requireSetting(config.telnyx.messagingProfileId, 'TELNYX_MESSAGING_PROFILE_ID'),
-        webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
-        transcriptionLanguage: config.telnyx.transcriptionLanguage,
-      },
-      config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
-        ? new TelnyxMediaServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
-        : undefined,
-    );
-  }
-  return new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
 }

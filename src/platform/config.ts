@@ -57,6 +57,17 @@ export interface Config {
   profile: string;
   /** Carrier → API: the carrier signs its callbacks with it (src/adapters/carrier/callbacks/signature.ts). */
   carrierWebhookSecret: string | undefined;
+  /**
+   * `CARRIER_PROVIDER_TEST` / `CARRIER_PROVIDER_LIVE`: the carrier of each environment, `simulator`
+   * (the default) or `twilio`. Test keys never reach the live environment's carrier.
+   */
+  carrierProviders: { test: CarrierProvider; live: CarrierProvider };
+  /**
+   * Twilio accounts per environment (`TWILIO_TEST_ACCOUNT_SID`/`TWILIO_TEST_AUTH_TOKEN`: Twilio's
+   * test credentials; `TWILIO_LIVE_ACCOUNT_SID`/`TWILIO_LIVE_AUTH_TOKEN`), and `TWILIO_API_BASE_URL`
+   * replacing https://api.twilio.com (the tests' contract stub).
+   */
+  twilio: { test?: { accountSid: string; authToken: string }; live?: { accountSid: string; authToken: string }; apiBaseUrl?: string };
   /** → carrier: bearer of the carrier's API and media socket (worker). */
   carrierApiKey: string | undefined;
   /**
@@ -127,6 +138,23 @@ export interface Config {
   apiDrainSeconds: number;
   /** On SIGTERM, how long a worker lets running activities finish before Temporal cancels them (`shutdownGraceTime`). */
   workerShutdownGraceSeconds: number;
+}
+
+export const CARRIER_PROVIDERS = ['simulator', 'twilio'] as const;
+export type CarrierProvider = (typeof CARRIER_PROVIDERS)[number];
+
+function carrierProviderFromEnv(name: string, env: NodeJS.ProcessEnv): CarrierProvider {
+  const raw = env[name] || 'simulator';
+  if (!(CARRIER_PROVIDERS as readonly string[]).includes(raw))
+    throw new Error(`${name} must be one of ${CARRIER_PROVIDERS.join(', ')}, got "${raw}"`);
+  return raw as CarrierProvider;
+}
+
+/** A Twilio account from `<prefix>_ACCOUNT_SID` and `<prefix>_AUTH_TOKEN`, when both are set. */
+function twilioAccountFromEnv(prefix: string, env: NodeJS.ProcessEnv): { accountSid: string; authToken: string } | undefined {
+  const accountSid = env[`${prefix}_ACCOUNT_SID`];
+  const authToken = env[`${prefix}_AUTH_TOKEN`];
+  return accountSid && authToken ? { accountSid, authToken } : undefined;
 }
 
 export function intFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
@@ -231,6 +259,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     profile,
     carrierWebhookSecret: secret('CARRIER_WEBHOOK_SECRET'),
+    carrierProviders: {
+      test: carrierProviderFromEnv('CARRIER_PROVIDER_TEST', env),
+      live: carrierProviderFromEnv('CARRIER_PROVIDER_LIVE', env),
+    },
+    twilio: {
+      test: twilioAccountFromEnv('TWILIO_TEST', env),
+      live: twilioAccountFromEnv('TWILIO_LIVE', env),
+      apiBaseUrl: env.TWILIO_API_BASE_URL || undefined,
+    },
     carrierApiKey: secret('CARRIER_API_KEY'),
     carrierProvider: env.CARRIER_PROVIDER || 'simulator',
     telnyx: {

@@ -57,6 +57,11 @@ export interface RoleRequirements {
    * since one machine is a valid deployment.
    */
   loopbackDefaults: Array<'SIMULATOR_URL'>;
+  /**
+   * Holds the credentials of each environment's carrier (CARRIER_PROVIDER_TEST / _LIVE): the
+   * worker calls the carrier with them, the API verifies the carrier's webhooks with them.
+   */
+  carrierAccounts: boolean;
 }
 
 export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
@@ -67,6 +72,7 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
     reachableUrls: [],
     listen: 'HOST',
     loopbackDefaults: [],
+    carrierAccounts: true,
   },
   worker: {
     secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY'],
@@ -77,6 +83,7 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
     listen: 'HOST',
     // The carrier and card processor (the simulator is the only adapter of both so far).
     loopbackDefaults: ['SIMULATOR_URL'],
+    carrierAccounts: true,
   },
   simulator: {
     secrets: ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN'],
@@ -85,8 +92,17 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
     reachableUrls: ['SIMULATOR_CALLBACK_BASE_URL'],
     listen: 'SIMULATOR_URL',
     loopbackDefaults: [],
+    carrierAccounts: false,
   },
-  cli: { secrets: [], optionalSecrets: [], settings: ['DATABASE_URL'], reachableUrls: [], listen: 'HOST', loopbackDefaults: [] },
+  cli: {
+    secrets: [],
+    optionalSecrets: [],
+    settings: ['DATABASE_URL'],
+    reachableUrls: [],
+    listen: 'HOST',
+    loopbackDefaults: [],
+    carrierAccounts: false,
+  },
 };
 
 /** The carriers CARRIER_PROVIDER may name. */
@@ -353,7 +369,56 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     const problem = reachableUrlProblem(REACHABLE_URL_SETTINGS[name].of(config));
     if (problem) problems.push({ setting: name, message: `${problem} (${REACHABLE_URL_SETTINGS[name].purpose})` });
   }
+  if (requirements.carrierAccounts) problems.push(...carrierAccountProblems(config));
   return devOnLoopback ? { problems, warnings: weak } : { problems: [...problems, ...weak], warnings: [] };
+}
+
+const TWILIO_ACCOUNT_SID = /^AC[0-9a-f]{32}$/;
+
+/**
+ * Each environment on Twilio needs its own account: the test environment Twilio's test credentials
+ * (a separate account SID), never the live account's, so test keys cannot spend live money.
+ */
+function carrierAccountProblems(config: Config): ConfigurationProblem[] {
+  const problems: ConfigurationProblem[] = [];
+  for (const environment of ['test', 'live'] as const) {
+    if (config.carrierProviders[environment] !== 'twilio') continue;
+    const prefix = `TWILIO_${environment.toUpperCase()}`;
+    const account = config.twilio[environment];
+    if (!account) {
+      problems.push({
+        setting: `${prefix}_ACCOUNT_SID`,
+        message: `and ${prefix}_AUTH_TOKEN must be set: CARRIER_PROVIDER_${environment.toUpperCase()} is twilio`,
+      });
+    } else if (!TWILIO_ACCOUNT_SID.test(account.accountSid)) {
+      problems.push({ setting: `${prefix}_ACCOUNT_SID`, message: 'is not a Twilio account SID (AC followed by 32 hex digits)' });
+    }
+  }
+  // Twilio signs the URL it calls: the API rebuilds it from PUBLIC_BASE_URL, which must be the public one.
+  if (config.carrierProviders.test === 'twilio' || config.carrierProviders.live === 'twilio') {
+    const problem = reachableUrlProblem(config.publicBaseUrl);
+    if (problem) problems.push({ setting: 'PUBLIC_BASE_URL', message: `${problem} (Twilio calls it and signs it)` });
+  }
+  // One carrier choice at a time: Telnyx is the whole deployment's (src/main/carriers.ts).
+  if (
+    config.carrierProvider === 'telnyx' &&
+    (config.carrierProviders.test !== 'simulator' || config.carrierProviders.live !== 'simulator')
+  ) {
+    problems.push({
+      setting: 'CARRIER_PROVIDER',
+      message:
+        'is telnyx, for the whole deployment: leave CARRIER_PROVIDER_TEST and CARRIER_PROVIDER_LIVE unset (they choose Twilio per environment)',
+    });
+  }
+  const { test, live } = config.twilio;
+  if (config.carrierProviders.test === 'twilio' && test && live && test.accountSid === live.accountSid) {
+    problems.push({
+      setting: 'TWILIO_TEST_ACCOUNT_SID',
+      message:
+        "is the live account's SID; the test environment takes Twilio's test credentials (Console → Account → API keys & tokens → Test credentials)",
+    });
+  }
+  return problems;
 }
 
 export function configurationProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {

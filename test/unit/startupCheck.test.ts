@@ -171,6 +171,31 @@ describe('startup configuration check', () => {
     }
   });
 
+  it('wants a Twilio account for each environment on Twilio, in the API and the worker, and a separate one for test', () => {
+    const sid = () => `AC${crypto.randomBytes(16).toString('hex')}`;
+    const twilio = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', CARRIER_PROVIDER_TEST: 'twilio' };
+    for (const role of PROCESS_ROLES) {
+      const expected = ROLE_REQUIREMENTS[role].carrierAccounts ? ['TWILIO_LIVE_ACCOUNT_SID', 'TWILIO_TEST_ACCOUNT_SID'] : [];
+      expect({ role, refused: settingsOf(role, twilio).sort() }).toEqual({ role, refused: expected });
+    }
+    const live = { TWILIO_LIVE_ACCOUNT_SID: sid(), TWILIO_LIVE_AUTH_TOKEN: strong() };
+    const test = { TWILIO_TEST_ACCOUNT_SID: sid(), TWILIO_TEST_AUTH_TOKEN: strong() };
+    expect(settingsOf('worker', { ...twilio, ...live, ...test })).toEqual([]);
+    expect(settingsOf('api', { ...twilio, ...live, ...test, TWILIO_TEST_ACCOUNT_SID: live.TWILIO_LIVE_ACCOUNT_SID })).toEqual([
+      'TWILIO_TEST_ACCOUNT_SID',
+    ]);
+    expect(settingsOf('api', { ...twilio, ...live, ...test, TWILIO_LIVE_ACCOUNT_SID: 'not-a-sid' })).toEqual(['TWILIO_LIVE_ACCOUNT_SID']);
+    // The API verifies Twilio's signatures over PUBLIC_BASE_URL: it must be the reachable one there too.
+    const unreachable: NodeJS.ProcessEnv = { ...twilio, ...live, ...test };
+    delete unreachable.PUBLIC_BASE_URL;
+    expect(settingsOf('api', unreachable)).toEqual(['PUBLIC_BASE_URL']);
+    // Only the environments on Twilio need an account; the simulator default needs none.
+    expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', ...live })).toEqual([]);
+    expect(() => loadConfig({ ...productionEnv(), CARRIER_PROVIDER_LIVE: 'carrier-pigeon' })).toThrow(
+      /CARRIER_PROVIDER_LIVE must be one of/,
+    );
+  });
+
   it('an optional METRICS_TOKEN is held to the same rule when set', () => {
     expect(settingsOf('api', { ...productionEnv(), METRICS_TOKEN: 'metrics' })).toEqual(['METRICS_TOKEN']);
     expect(settingsOf('api', { ...productionEnv(), METRICS_TOKEN: strong() })).toEqual([]);
@@ -270,5 +295,13 @@ describe('startup configuration check', () => {
     };
     for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, complete) }).toEqual({ role, problems: [] });
     expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER: 'twilio-ish' })).toEqual(['CARRIER_PROVIDER']);
+    // Telnyx is the whole deployment's carrier: a Twilio environment beside it is refused where the carrier is used.
+    const twilioToo = {
+      ...complete,
+      CARRIER_PROVIDER_LIVE: 'twilio',
+      TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+      TWILIO_LIVE_AUTH_TOKEN: strong(),
+    };
+    for (const role of ['api', 'worker'] as const) expect(settingsOf(role, twilioToo)).toEqual(['CARRIER_PROVIDER']);
   });
 });

@@ -11,15 +11,14 @@ import {
 import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks/eventTime';
 import { answerInboundCall, InboundCallRefusedError, type InboundCallRefusal } from '../../../src/domain/calls/answerInbound';
 import { StartCompensatedError } from '../../../src/platform/temporal/starts';
-import { acknowledgePlaybackReports, deferPlaybackReport, pendingPlaybackReports } from '../../../src/domain/calls/deferredPlayback';
-import { carrierEventSignal, type SignalledCallEvent } from '../../../workflows/definitions/calls';
+import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
+import type { SignalledCallEvent } from '../../../workflows/definitions/calls';
 
 /*
  * Where the carrier reports call progress (the simulator, or a Twilio/Telnyx adapter's webhook
  * translator). Signed by the carrier (route auth `carrier`, api/carrierAuth.ts), checked before
- * the body is validated; each event becomes a signal to the call's workflow (workflow id = call id),
- * except a playback report of a speech the workflow is not waiting on: that one is recorded and
- * rides, in order, on the call's next signal (src/domain/calls/deferredPlayback.ts).
+ * the body is validated; `call.incoming` is src/domain/calls/answerInbound.ts, every other event
+ * src/domain/calls/carrierEvent.ts (shared with the Twilio routes, api/routes/carrier/twilio.ts).
  */
 
 const INBOUND_REFUSALS: Record<InboundCallRefusal, () => ApiError> = {
@@ -50,32 +49,10 @@ async function incoming(ctx: AppContext, deps: AppDeps, event: CarrierIncomingCa
 /** Any other event goes to the call's workflow as it came, without its call ids (field names as on the wire). */
 async function progress(ctx: AppContext, deps: AppDeps, event: SignalledCallEvent & { call_id?: string }): Promise<void> {
   if (!event.call_id) throw errors.validation([{ field: 'call_id', message: 'Required for this event type' }]);
-  const { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped, recording_url } = event;
   try {
-    const signalled: SignalledCallEvent = {
-      type,
-      at,
-      ended_by,
-      answered,
-      text,
-      language,
-      speak_id,
-      played_text,
-      done,
-      stopped,
-      recording_url,
-    };
-    if (type === 'call.playback' && speak_id && (await deferPlaybackReport(deps.db, event.call_id, speak_id, signalled))) {
-      ctx.body = { received: true };
-      return;
-    }
-    const pending = await pendingPlaybackReports<SignalledCallEvent>(deps.db, event.call_id);
-    if (pending.reports.length > 0) signalled.deferred = pending.reports;
-    await deps.temporal.workflow.getHandle(event.call_id).signal(carrierEventSignal, signalled);
-    // Forgotten only once carried: a failed signal leaves them for the next one.
-    await acknowledgePlaybackReports(deps.db, pending.ids);
+    await deliverCarrierCallEvent(deps, event.call_id, event);
   } catch (err) {
-    if ((err as Error).name === 'WorkflowNotFoundError') throw new ApiError(404, 'call_not_found', 'No call with this id');
+    if (err instanceof CallNotFoundError) throw new ApiError(404, 'call_not_found', 'No call with this id');
     throw err;
   }
   ctx.body = { received: true };

@@ -10,10 +10,8 @@ import {
 } from '../../../src/adapters/carrier/callbacks/wire';
 import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks/eventTime';
 import { takeInboundMessage } from '../../../src/domain/messages/inbound';
-import { recordReceipt } from '../../../src/domain/messages/receipt';
+import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt';
 import { toE164 } from '../../../src/platform/phone';
-import { workflowIds } from '../../../workflows/definitions/ids';
-import { messageReceiptSignal } from '../../../workflows/definitions/messages';
 
 /*
  * Where the carrier reports messages (the simulator, or a Twilio/Telnyx adapter's webhook
@@ -35,15 +33,7 @@ async function inbound(ctx: AppContext, deps: AppDeps, event: CarrierInboundMess
 /** A receipt moves the status forward (never back) and tells the send workflow, which bills on the final one. */
 async function receipt(ctx: AppContext, deps: AppDeps, event: CarrierMessageStatusEvent): Promise<void> {
   const receipt = { messageId: event.message_id, status: event.status, errorCode: event.error_code ?? null };
-  if (!(await recordReceipt(deps.db, receipt, deps.now()))) throw errors.notFound('Message');
-  try {
-    await deps.temporal.workflow
-      .getHandle(workflowIds.sendMessage(event.message_id))
-      .signal(messageReceiptSignal, { status: event.status, ...(event.error_code ? { errorCode: event.error_code } : {}) });
-  } catch (err) {
-    // The workflow has finished (a late or repeated receipt): the status is stored all the same.
-    if ((err as Error).name !== 'WorkflowNotFoundError') throw err;
-  }
+  if (!(await takeCarrierReceipt(deps, receipt))) throw errors.notFound('Message');
   ctx.body = { received: true };
 }
 

@@ -18,6 +18,7 @@ import * as m0017 from './0017_rate_limit_windows';
 import * as m0018 from './0018_webhook_first_attempts';
 import * as m0019 from './0019_ledger_postings';
 import * as m0020 from './0020_deferred_playback_reports';
+import * as m0021 from './0021_twilio_speeches';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -43,6 +44,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0018_webhook_first_attempts': m0018,
   '0019_ledger_postings': m0019,
   '0020_deferred_playback_reports': m0020,
+  '0021_twilio_speeches': m0021,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

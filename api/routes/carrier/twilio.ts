@@ -1,0 +1,196 @@
+import Router from '@koa/router';
+import getRawBody from 'raw-body';
+import type { AppContext, AppDeps, AppState } from '../../context';
+import { ApiError, errors } from '../../errors';
+import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from '../../../src/adapters/carrier/twilio/callbacks/paths';
+import { acceptTwilioCallbackOnce, forgetTwilioCallback, twilioReplayKey } from '../../../src/adapters/carrier/twilio/callbacks/replay';
+import { twilioCallEventType, twilioMessageStatus, utteranceLanguage } from '../../../src/adapters/carrier/twilio/callbacks/translate';
+import { postgresSpeechQueue } from '../../../src/adapters/carrier/twilio/callbacks/speechQueue';
+import { holdTwiml, listenTwiml, rejectTwiml, speakTwiml } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
+import { verifyTwilioCallback } from '../../../src/adapters/carrier/twilio/callbacks/verify';
+import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/calls/answerInbound';
+import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
+import { findCallByCarrierId } from '../../../src/domain/calls/store';
+import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt';
+import { takeInboundMessage } from '../../../src/domain/messages/inbound';
+import { toE164 } from '../../../src/platform/phone';
+import { StartCompensatedError } from '../../../src/platform/temporal/starts';
+import type { SignalledCallEvent } from '../../../workflows/definitions/calls';
+
+/*
+ * Twilio's webhooks (docs/carriers.md, "Carrier: Twilio"): form-encoded POSTs signed with
+ * X-Twilio-Signature over the public URL. Each is verified (403 and a log line otherwise, nothing
+ * changed), accepted once (src/adapters/carrier/twilio/callbacks/replay.ts), translated into the
+ * carrier events of src/adapters/carrier/callbacks/wire.ts and handed to the same use cases as
+ * `/carrier/events` and `/carrier/messages`. Voice callbacks answer TwiML. Internal, like those
+ * routes: not in the public OpenAPI document.
+ */
+
+const FORM_LIMIT_BYTES = 64 * 1024;
+
+type Params = Record<string, string>;
+type Handler = (ctx: AppContext, deps: AppDeps, params: Params) => Promise<void>;
+
+async function readForm(ctx: AppContext): Promise<Params> {
+  if (ctx.request.type !== 'application/x-www-form-urlencoded') throw new ApiError(415, 'unsupported_media_type', 'Twilio posts forms');
+  let raw: Buffer;
+  try {
+    raw = await getRawBody(ctx.req, { limit: FORM_LIMIT_BYTES, length: ctx.get('content-length') || undefined });
+  } catch {
+    throw new ApiError(413, 'payload_too_large', `Request body exceeds ${FORM_LIMIT_BYTES} bytes`);
+  }
+  return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
+}
+
+/** Verification, replay protection and the handler; a handler that fails forgets the callback so Twilio's retry is taken. */
+function verified(path: string, handler: Handler) {
+  return async (ctx: AppContext, deps: AppDeps) => {
+    const params = await readForm(ctx);
+    const url = `${twilioCallbackUrl(deps.config.publicBaseUrl, path)}${ctx.search}`;
+    const signature = ctx.get('x-twilio-signature') || undefined;
+    const accounts = [deps.config.twilio.test, deps.config.twilio.live].filter((account) => account !== undefined);
+    const refuse = (reason: string) => {
+      ctx.state.log.warn({ reason, path, callSid: params.CallSid, messageSid: params.MessageSid }, 'twilio callback refused');
+      return new ApiError(403, 'forbidden', 'Invalid Twilio signature');
+    };
+    const verdict = verifyTwilioCallback({ accounts, signature, url, params });
+    if (!verdict.valid) throw refuse(verdict.reason);
+    const key = twilioReplayKey(signature!, params);
+    if (!(await acceptTwilioCallbackOnce(deps.db, key, new Date()))) throw refuse('replayed_callback');
+    try {
+      await handler(ctx, deps, params);
+    } catch (err) {
+      await forgetTwilioCallback(deps.db, key);
+      throw err;
+    }
+  };
+}
+
+function twiml(ctx: AppContext, document: string): void {
+  ctx.type = 'text/xml';
+  ctx.body = document;
+}
+
+/** The call a callback is about: `call_id` in our URL, else the call recorded with Twilio's CallSid. */
+async function callIdOf(ctx: AppContext, deps: AppDeps, params: Params): Promise<string | undefined> {
+  const fromUrl = typeof ctx.query.call_id === 'string' ? ctx.query.call_id : undefined;
+  if (fromUrl) return fromUrl;
+  return params.CallSid ? (await findCallByCarrierId(deps.db, params.CallSid))?.id : undefined;
+}
+
+async function deliver(deps: AppDeps, callId: string, event: Omit<SignalledCallEvent, 'at'>): Promise<boolean> {
+  try {
+    await deliverCarrierCallEvent(deps, callId, { ...event, at: deps.now().getTime() } as SignalledCallEvent);
+    return true;
+  } catch (err) {
+    if (err instanceof CallNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** An inbound call rings: the line's call starts (its workflow answers through `answerCall`); refused calls are rejected. */
+const voice: Handler = async (ctx, deps, params) => {
+  try {
+    await answerInboundCall({ ...deps, log: ctx.state.log }, { carrierCallId: params.CallSid, from: params.From, to: params.To });
+  } catch (err) {
+    if (!(err instanceof InboundCallRefusedError) && !(err instanceof StartCompensatedError)) throw err;
+    ctx.state.log.info({ callSid: params.CallSid, reason: err.message }, 'twilio inbound call rejected');
+    return twiml(ctx, rejectTwiml());
+  }
+  twiml(ctx, holdTwiml());
+};
+
+/** The call runs our TwiML: it is answered (unless this is a `resume` after a speech or digits), and listens. */
+const connect: Handler = async (ctx, deps, params) => {
+  const callId = await callIdOf(ctx, deps, params);
+  if (ctx.query.resume !== '1' && callId) await deliver(deps, callId, { type: 'call.answered' });
+  twiml(ctx, listenTwiml(deps.config.publicBaseUrl, callId));
+};
+
+/** A speech ended: reported done, and the call says the next queued one or listens again. */
+const played: Handler = async (ctx, deps, params) => {
+  const callId = await callIdOf(ctx, deps, params);
+  const speakId = typeof ctx.query.speak_id === 'string' ? ctx.query.speak_id : undefined;
+  const text = typeof ctx.query.text === 'string' ? ctx.query.text : '';
+  if (callId && speakId) await deliver(deps, callId, { type: 'call.playback', speak_id: speakId, played_text: text, done: true });
+  const next = speakId ? await postgresSpeechQueue(deps.db).next(params.CallSid, speakId) : undefined;
+  twiml(ctx, next ? speakTwiml(deps.config.publicBaseUrl, next) : listenTwiml(deps.config.publicBaseUrl, callId));
+};
+
+/**
+ * The caller said something: an utterance. With a speak id the caller talked over that speech
+ * (`<Gather bargeIn>`): it is reported stopped first (how much was heard Twilio does not say) and
+ * the speeches queued after it are dropped.
+ */
+const heard: Handler = async (ctx, deps, params) => {
+  const callId = await callIdOf(ctx, deps, params);
+  const text = (params.SpeechResult ?? '').trim();
+  const speakId = typeof ctx.query.speak_id === 'string' ? ctx.query.speak_id : undefined;
+  if (speakId) await postgresSpeechQueue(deps.db).clear(params.CallSid);
+  if (callId && speakId) {
+    await deliver(deps, callId, { type: 'call.playback', speak_id: speakId, played_text: '', done: true, stopped: true });
+  }
+  if (callId && text !== '') {
+    await deliver(deps, callId, { type: 'call.utterance', text, language: utteranceLanguage(params.Language) });
+  }
+  twiml(ctx, listenTwiml(deps.config.publicBaseUrl, callId));
+};
+
+const callStatus: Handler = async (ctx, deps, params) => {
+  ctx.status = 204;
+  const type = twilioCallEventType(params.CallStatus ?? '');
+  // A call we declined ends without events.
+  if (!type || ctx.query.rejected === '1') return;
+  // Over: nothing queued will be said.
+  if (type !== 'call.ringing') await postgresSpeechQueue(deps.db).clear(params.CallSid);
+  const callId = await callIdOf(ctx, deps, params);
+  if (!callId) return void ctx.state.log.info({ callSid: params.CallSid, status: params.CallStatus }, 'twilio status for an unknown call');
+  const event: Omit<SignalledCallEvent, 'at'> =
+    type === 'call.completed'
+      ? {
+          type,
+          ended_by: ctx.query.ended_by === 'switchboard' || params.CallStatus === 'canceled' ? 'switchboard' : 'caller',
+          answered: params.CallStatus === 'completed',
+          ...(params.RecordingUrl ? { recording_url: params.RecordingUrl } : {}),
+        }
+      : { type };
+  await deliver(deps, callId, event);
+};
+
+/** An inbound SMS: the same use case as `/carrier/messages` (STOP and HELP handled there); answered with empty TwiML. */
+const sms: Handler = async (ctx, deps, params) => {
+  const from = toE164(params.From ?? '');
+  if (!from) throw errors.validation([{ field: 'From', message: 'Must be a phone number' }]);
+  const message = { carrierMessageId: params.MessageSid, from, to: toE164(params.To ?? ''), text: params.Body ?? '' };
+  const outcome = await takeInboundMessage({ ...deps, log: ctx.state.log }, message);
+  if (!outcome) throw errors.notFound('Line for this number');
+  twiml(ctx, '<?xml version="1.0" encoding="UTF-8"?><Response/>');
+};
+
+const messageStatus: Handler = async (ctx, deps, params) => {
+  ctx.status = 204;
+  const status = twilioMessageStatus(params.MessageStatus ?? '');
+  const messageId = typeof ctx.query.message_id === 'string' ? ctx.query.message_id : undefined;
+  if (!status || !messageId) return;
+  if (!(await takeCarrierReceipt(deps, { messageId, status, errorCode: params.ErrorCode || null }))) throw errors.notFound('Message');
+};
+
+const ROUTES: Array<[string, Handler]> = [
+  [TWILIO_CALLBACK_PATHS.voice, voice],
+  [TWILIO_CALLBACK_PATHS.connect, connect],
+  [TWILIO_CALLBACK_PATHS.played, played],
+  [TWILIO_CALLBACK_PATHS.heard, heard],
+  [TWILIO_CALLBACK_PATHS.callStatus, callStatus],
+  [TWILIO_CALLBACK_PATHS.sms, sms],
+  [TWILIO_CALLBACK_PATHS.messageStatus, messageStatus],
+];
+
+/** Mounted beside the route table (api/app.ts): Twilio's forms and TwiML answers fit none of its JSON machinery. */
+export function twilioCallbackRouter(deps: AppDeps): Router<AppState> {
+  const router = new Router<AppState>();
+  for (const [path, handler] of ROUTES) {
+    const run = verified(path, handler);
+    router.post(path, (ctx) => run(ctx as unknown as AppContext, deps));
+  }
+  return router;
+}

@@ -1,0 +1,82 @@
+import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from './port';
+
+export type CarrierEnvironment = 'test' | 'live';
+
+/** Where each command's environment is read (the rows that the command's ids name). */
+export interface CarrierEnvironmentLookup {
+  /** The line `lineId` (the `line:<id>` idempotency key of a provisioning). */
+  ofLine(lineId: string): Promise<CarrierEnvironment | undefined>;
+  /** The newest line that has held `phoneNumber`. */
+  ofNumber(phoneNumber: string): Promise<CarrierEnvironment | undefined>;
+  ofCall(callId: string): Promise<CarrierEnvironment | undefined>;
+  ofCarrierCall(carrierCallId: string): Promise<CarrierEnvironment | undefined>;
+  ofMessage(messageId: string): Promise<CarrierEnvironment | undefined>;
+}
+
+/**
+ * One carrier per environment behind the one port the activities use: every command goes to the
+ * carrier of the environment its line, call or message belongs to, so test traffic never
+ * reaches the live environment's carrier or account (CARRIER_PROVIDER_TEST / CARRIER_PROVIDER_LIVE).
+ */
+export class EnvironmentCarrier implements CarrierAdapter {
+  constructor(
+    private readonly carriers: Record<CarrierEnvironment, CarrierAdapter>,
+    private readonly lookup: CarrierEnvironmentLookup,
+  ) {}
+
+  async provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
+    const lineId = /^line:(.+)$/.exec(request.idempotencyKey)?.[1];
+    return (await this.pick(lineId ? this.lookup.ofLine(lineId) : undefined, request.idempotencyKey)).provisionNumber(request);
+  }
+
+  async releaseNumber(request: { phoneNumber: string }): Promise<void> {
+    return (await this.pick(this.lookup.ofNumber(request.phoneNumber), request.phoneNumber)).releaseNumber(request);
+  }
+
+  async placeCall(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }) {
+    return (await this.pick(this.lookup.ofCall(request.callId), request.callId)).placeCall(request);
+  }
+
+  async hangUp(request: { carrierCallId: string }): Promise<void> {
+    return (await this.byCarrierCall(request.carrierCallId)).hangUp(request);
+  }
+
+  async answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void> {
+    return (await this.pick(this.lookup.ofCall(request.callId), request.callId)).answerCall(request);
+  }
+
+  async rejectCall(request: { carrierCallId: string }): Promise<void> {
+    return (await this.byCarrierCall(request.carrierCallId)).rejectCall(request);
+  }
+
+  async speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void> {
+    return (await this.byCarrierCall(request.carrierCallId)).speak(request);
+  }
+
+  async sendDigits(request: { carrierCallId: string; digits: string }): Promise<void> {
+    return (await this.byCarrierCall(request.carrierCallId)).sendDigits(request);
+  }
+
+  async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
+    return (await this.byCarrierCall(request.carrierCallId)).stopSpeaking(request);
+  }
+
+  async sendSms(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }) {
+    return (await this.pick(this.lookup.ofMessage(request.messageId), request.messageId)).sendSms(request);
+  }
+
+  async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
+    return (await this.byCarrierCall(request.carrierCallId)).openMediaStream(request);
+  }
+
+  private byCarrierCall(carrierCallId: string): Promise<CarrierAdapter> {
+    return this.pick(this.lookup.ofCarrierCall(carrierCallId), carrierCallId);
+  }
+
+  /** No row names the environment: a refusal (a command about nothing Switchboard holds). */
+  private async pick(environment: Promise<CarrierEnvironment | undefined> | undefined, what: string): Promise<CarrierAdapter> {
+    const found = await environment;
+    if (!found) throw new CarrierRejectedError(`no line, call or message of any environment is ${what}`);
+    return this.carriers[found];
+  }
+}

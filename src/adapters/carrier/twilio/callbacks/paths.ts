@@ -1,0 +1,28 @@
+/**
+ * Where Twilio reaches Switchboard (under PUBLIC_BASE_URL): set on every number we buy and every
+ * call and message we start, and served by api/routes/carrier/twilio.ts. Shared by both sides so
+ * the URL Twilio signs is the URL the API rebuilds to verify it.
+ */
+export const TWILIO_CALLBACK_PATHS = {
+  /** A number's VoiceUrl: an inbound call rings. */
+  voice: '/carrier/twilio/voice',
+  /** The TwiML a call runs once Switchboard has it: outbound calls' Url, inbound calls redirected by `answerCall`. */
+  connect: '/carrier/twilio/calls/connect',
+  /** Where a `<Say>` ends (its `<Redirect>`): the speech was played. */
+  played: '/carrier/twilio/calls/played',
+  /** A `<Gather input="speech">`'s action: the caller said something. */
+  heard: '/carrier/twilio/calls/heard',
+  /** Calls' StatusCallback (and numbers'). */
+  callStatus: '/carrier/twilio/calls/status',
+  /** A number's SmsUrl: an inbound message. */
+  sms: '/carrier/twilio/messages',
+  /** Messages' StatusCallback. */
+  messageStatus: '/carrier/twilio/messages/status',
+} as const;
+
+/** A callback URL under `publicBaseUrl` with its query (the query is part of what Twilio signs). */
+export function twilioCallbackUrl(publicBaseUrl: string, path: string, query: Record<string, string | undefined> = {}): string {
+  const url = new URL(`${publicBaseUrl.replace(/\/+$/, '')}${path}`);
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(name, value);
+  return url.toString();
+}

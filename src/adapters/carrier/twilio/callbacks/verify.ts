@@ -1,0 +1,27 @@
+import twilio from 'twilio';
+import type { TwilioAccount } from '../client';
+
+export type TwilioCallbackFailure = 'no_twilio_account' | 'missing_signature' | 'unknown_account' | 'signature_mismatch';
+
+export type TwilioCallbackVerdict = { valid: true; account: TwilioAccount } | { valid: false; reason: TwilioCallbackFailure };
+
+/**
+ * Verifies `X-Twilio-Signature` with the official validator, over the exact public URL Twilio
+ * was given (PUBLIC_BASE_URL + path + query) and the form parameters. The auth token is the one
+ * of the account the callback names (`AccountSid`): each environment has its own account, and a
+ * callback for an account this deployment does not hold is refused.
+ */
+export function verifyTwilioCallback(input: {
+  accounts: readonly TwilioAccount[];
+  signature: string | undefined;
+  url: string;
+  params: Record<string, string>;
+}): TwilioCallbackVerdict {
+  if (input.accounts.length === 0) return { valid: false, reason: 'no_twilio_account' };
+  if (!input.signature) return { valid: false, reason: 'missing_signature' };
+  const account = input.accounts.find((candidate) => candidate.accountSid === input.params.AccountSid);
+  if (!account) return { valid: false, reason: 'unknown_account' };
+  if (!twilio.validateRequest(account.authToken, input.signature, input.url, input.params))
+    return { valid: false, reason: 'signature_mismatch' };
+  return { valid: true, account };
+}

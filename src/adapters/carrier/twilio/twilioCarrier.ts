@@ -1,0 +1,247 @@
+import type twilio from 'twilio';
+import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from '../port';
+import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
+import { memorySpeechQueue, type TwilioSpeechQueue } from './callbacks/speechQueue';
+import { digitsTwiml, listenTwiml, speakTwiml } from './callbacks/twiml';
+import { twilioClient, type TwilioAccount } from './client';
+import { twilioVoice } from './voices';
+
+/**
+ * The number Twilio's test credentials buy (and call and text from): its documented "magic"
+ * number. A live account cannot buy it, so the test environment's adapter, which buys nothing
+ * else, can never buy a real number whatever credentials it was given.
+ */
+export const TWILIO_TEST_NUMBER = '+15005550006';
+
+/** Twilio's error for an update of a call that is not in progress. */
+const NOT_IN_PROGRESS = 21220;
+
+export interface TwilioCarrierOptions {
+  account: TwilioAccount;
+  /** Where Twilio reaches the API (every callback URL is built on it). */
+  publicBaseUrl: string;
+  /** `live` searches and buys real numbers; `test` (test credentials) only ever buys TWILIO_TEST_NUMBER. */
+  mode: 'live' | 'test';
+  /** Replaces https://api.twilio.com (tests: the contract stub). */
+  apiBaseUrl?: string;
+  timeoutMs?: number;
+  /** Where the speeches after the playing one wait: Postgres in a deployment (the API plays them), memory by default. */
+  speeches?: TwilioSpeechQueue;
+}
+
+/**
+ * Twilio through the official `twilio` package (docs/carriers.md, "Carrier: Twilio"). Calls run
+ * TwiML served by the API (src/adapters/carrier/twilio/callbacks/twiml.ts): speech is `<Say>`
+ * (one at a time, the rest queued: ./callbacks/speechQueue.ts), caller speech a speech `<Gather>`,
+ * digits `<Play digits>`; commands on a live call replace its TwiML (Calls update). Twilio has no idempotency key on Calls or Messages create: a retry of the
+ * same `callId`/`messageId` in this process returns the first answer.
+ */
+export class TwilioCarrier implements CarrierAdapter {
+  private readonly client: twilio.Twilio;
+  private readonly calls = new Map<string, Promise<{ carrierCallId: string }>>();
+  private readonly messages = new Map<string, Promise<{ carrierMessageId: string }>>();
+  private readonly speeches: TwilioSpeechQueue;
+
+  constructor(private readonly options: TwilioCarrierOptions) {
+    this.speeches = options.speeches ?? memorySpeechQueue();
+    this.client = twilioClient(options.account, { apiBaseUrl: options.apiBaseUrl, timeoutMs: options.timeoutMs ?? 10_000 });
+  }
+
+  async provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
+    return twilioCall('buy a number', async () => {
+      const callbacks = this.numberCallbacks(request.idempotencyKey);
+      if (this.options.mode === 'test') {
+        const bought = await this.client.incomingPhoneNumbers.create({ phoneNumber: TWILIO_TEST_NUMBER, ...callbacks });
+        return { phoneNumber: bought.phoneNumber, carrierRef: bought.sid };
+      }
+      // The idempotency key is the number's FriendlyName: a retry finds the number the first attempt bought.
+      const [owned] = await this.client.incomingPhoneNumbers.list({ friendlyName: request.idempotencyKey, limit: 1 });
+      if (owned) return { phoneNumber: owned.phoneNumber, carrierRef: owned.sid };
+      const [available] = await this.client
+        .availablePhoneNumbers(request.country)
+        .local.list({ voiceEnabled: true, smsEnabled: true, limit: 1 });
+      if (!available) throw new CarrierRejectedError(`Twilio has no local number with voice and SMS in ${request.country}`);
+      const bought = await this.client.incomingPhoneNumbers.create({ phoneNumber: available.phoneNumber, ...callbacks });
+      return { phoneNumber: bought.phoneNumber, carrierRef: bought.sid };
+    });
+  }
+
+  async releaseNumber(request: { phoneNumber: string }): Promise<void> {
+    // Test credentials bought nothing real and cannot delete.
+    if (this.options.mode === 'test') return;
+    await twilioCall('release a number', async () => {
+      const owned = await this.client.incomingPhoneNumbers.list({ phoneNumber: request.phoneNumber, limit: 1 });
+      for (const number of owned) await ignoreNotFound(() => this.client.incomingPhoneNumbers(number.sid).remove());
+    });
+  }
+
+  placeCall(request: {
+    callId: string;
+    from: string;
+    to: string;
+    eventsUrl: string;
+    record?: boolean;
+  }): Promise<{ carrierCallId: string }> {
+    return once(this.calls, request.callId, () =>
+      twilioCall('place a call', async () => {
+        const call = await this.client.calls.create({
+          from: request.from,
+          to: request.to,
+          url: this.url(TWILIO_CALLBACK_PATHS.connect, { call_id: request.callId }),
+          method: 'POST',
+          statusCallback: this.url(TWILIO_CALLBACK_PATHS.callStatus, { call_id: request.callId }),
+          statusCallbackMethod: 'POST',
+          // `answered` is reported when the call fetches `connect`; the end comes as `completed` whatever the final status.
+          statusCallbackEvent: ['ringing', 'completed'],
+          ...(request.record ? { record: true } : {}),
+        });
+        return { carrierCallId: call.sid };
+      }),
+    );
+  }
+
+  /** Twilio refuses to update a call that has ended (or is unknown): hanging it up has then succeeded. */
+  async hangUp(request: { carrierCallId: string }): Promise<void> {
+    await this.endCall('hang up', request.carrierCallId, {
+      status: 'completed',
+      // Twilio's final callback does not say who hung up: this URL does.
+      statusCallback: this.url(TWILIO_CALLBACK_PATHS.callStatus, { ended_by: 'switchboard' }),
+      statusCallbackMethod: 'POST',
+    });
+  }
+
+  /**
+   * Redirects the held call to `connect`, which reports `call.answered`. Until Twilio has run the
+   * hold TwiML the call is not in progress and refuses the redirect (21220): a transient error then.
+   */
+  async answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void> {
+    try {
+      await this.client
+        .calls(request.carrierCallId)
+        .update({ url: this.url(TWILIO_CALLBACK_PATHS.connect, { call_id: request.callId }), method: 'POST' });
+    } catch (err) {
+      if ((err as { code?: number }).code === NOT_IN_PROGRESS)
+        throw new Error('Twilio has not put the call in progress yet', { cause: err });
+      await twilioCall('answer', () => Promise.reject(err));
+    }
+    if (request.record) {
+      await twilioCall('record', () => this.client.calls(request.carrierCallId).recordings.create({ recordingChannels: 'mono' }));
+    }
+  }
+
+  async rejectCall(request: { carrierCallId: string }): Promise<void> {
+    await this.endCall('reject', request.carrierCallId, {
+      status: 'completed',
+      // A declined call ends without events: the API drops this final callback.
+      statusCallback: this.url(TWILIO_CALLBACK_PATHS.callStatus, { rejected: '1' }),
+      statusCallbackMethod: 'POST',
+    });
+  }
+
+  /** Speaks now when nothing plays on the call, else after what plays and is queued (the API's `played` hands it over). */
+  async speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void> {
+    const speech = { speakId: request.speakId, text: request.text, voice: twilioVoice(request.voice) };
+    await this.speeches.speak(request.carrierCallId, speech, (next) =>
+      this.update('speak', request.carrierCallId, { twiml: speakTwiml(this.options.publicBaseUrl, next) }),
+    );
+  }
+
+  async sendDigits(request: { carrierCallId: string; digits: string }): Promise<void> {
+    await this.update('send digits', request.carrierCallId, { twiml: digitsTwiml(this.options.publicBaseUrl, request.digits) });
+  }
+
+  /** Drops the queued speeches and cuts the playing one; stopping on an ended call succeeds. */
+  async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
+    await this.speeches.clear(request.carrierCallId, () =>
+      this.endCall('stop speaking', request.carrierCallId, { twiml: listenTwiml(this.options.publicBaseUrl) }),
+    );
+  }
+
+  sendSms(request: {
+    messageId: string;
+    from: string;
+    to: string;
+    text: string;
+    statusUrl: string;
+  }): Promise<{ carrierMessageId: string }> {
+    return once(this.messages, request.messageId, () =>
+      twilioCall('send a message', async () => {
+        const message = await this.client.messages.create({
+          from: request.from,
+          to: request.to,
+          body: request.text,
+          statusCallback: this.url(TWILIO_CALLBACK_PATHS.messageStatus, { message_id: request.messageId }),
+        });
+        return { carrierMessageId: message.sid };
+      }),
+    );
+  }
+
+  /** Audio lines need Twilio Media Streams (`<Connect><Stream>`), which this adapter does not open: the call is refused. */
+  async openMediaStream(): Promise<CarrierMediaStream> {
+    throw new CarrierRejectedError('audio-mode lines are not available with the Twilio carrier in this version');
+  }
+
+  private numberCallbacks(friendlyName: string) {
+    return {
+      friendlyName,
+      voiceUrl: this.url(TWILIO_CALLBACK_PATHS.voice),
+      voiceMethod: 'POST',
+      smsUrl: this.url(TWILIO_CALLBACK_PATHS.sms),
+      smsMethod: 'POST',
+      statusCallback: this.url(TWILIO_CALLBACK_PATHS.callStatus),
+      statusCallbackMethod: 'POST',
+    };
+  }
+
+  private url(path: string, query: Record<string, string | undefined> = {}): string {
+    return twilioCallbackUrl(this.options.publicBaseUrl, path, query);
+  }
+
+  /** An update that has nothing left to do when the call is over: Twilio's refusal then is success. */
+  private async endCall(what: string, carrierCallId: string, params: Record<string, unknown>): Promise<void> {
+    try {
+      await this.update(what, carrierCallId, params);
+    } catch (err) {
+      if (!(err instanceof CarrierRejectedError)) throw err;
+    }
+  }
+
+  /** Calls update on a live call; a call Twilio no longer has (or has ended) is a refusal. */
+  private async update(what: string, carrierCallId: string, params: Record<string, unknown>): Promise<void> {
+    await twilioCall(what, () => this.client.calls(carrierCallId).update(params));
+  }
+}
+
+/** The first attempt's promise for a key, kept while it succeeds (a failure may be retried). */
+function once<T>(attempts: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
+  const existing = attempts.get(key);
+  if (existing) return existing;
+  const attempt = start();
+  attempts.set(key, attempt);
+  attempt.catch(() => attempts.delete(key));
+  return attempt;
+}
+
+/** Twilio's 4xx (but 429) is a refusal it will repeat; anything else (5xx, 429, network) may pass on a retry. */
+async function twilioCall<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    const status = (err as { status?: number }).status;
+    if (err instanceof CarrierRejectedError) throw err;
+    if (typeof status === 'number' && status >= 400 && status < 500 && status !== 429) {
+      const code = (err as { code?: number }).code;
+      throw new CarrierRejectedError(`Twilio refused to ${what}: ${status}${code ? ` (${code})` : ''} ${(err as Error).message}`);
+    }
+    throw new Error(`Twilio error trying to ${what}: ${status ?? ''} ${(err as Error).message}`.trim(), { cause: err });
+  }
+}
+
+async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (err) {
+    if ((err as { status?: number }).status !== 404) throw err;
+  }
+}

@@ -1,0 +1,73 @@
+import { EnvironmentCarrier, type CarrierEnvironment, type CarrierEnvironmentLookup } from '../adapters/carrier/environmentCarrier';
+import type { CarrierAdapter } from '../adapters/carrier/port';
+import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
+import { TelnyxMediaServer } from '../adapters/carrier/telnyx/media';
+import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
+import { postgresSpeechQueue } from '../adapters/carrier/twilio/callbacks/speechQueue';
+import { TwilioCarrier } from '../adapters/carrier/twilio/twilioCarrier';
+import { requireSetting, type Config } from '../platform/config';
+import type { Db } from '../platform/db/knex';
+
+/**
+ * The worker's carrier, the one home of that choice:
+ * - CARRIER_PROVIDER=telnyx: Telnyx for the whole deployment; Telnyx has no test mode, so the test
+ *   environment is refused before any request reaches it (`carrierServesTestEnvironment`).
+ * - otherwise each environment's CARRIER_PROVIDER_TEST / _LIVE: the simulator alone when both use it
+ *   (the default), else one adapter per environment behind `EnvironmentCarrier`. Twilio in the test
+ *   environment runs with the test account in test mode (it buys only Twilio's test number).
+ * The startup check refuses CARRIER_PROVIDER=telnyx beside a Twilio environment (docs/decisions.md).
+ */
+export function buildCarrier(config: Config, db: Db): CarrierAdapter {
+  if (config.carrierProvider === 'telnyx') return telnyxCarrier(config);
+  const simulator = () => new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
+  if (config.carrierProviders.test === 'simulator' && config.carrierProviders.live === 'simulator') return simulator();
+  const forEnvironment = (environment: CarrierEnvironment): CarrierAdapter => {
+    if (config.carrierProviders[environment] === 'simulator') return simulator();
+    const account = requireSetting(config.twilio[environment], `TWILIO_${environment.toUpperCase()}_ACCOUNT_SID and _AUTH_TOKEN`);
+    return new TwilioCarrier({
+      account,
+      publicBaseUrl: config.publicBaseUrl,
+      mode: environment,
+      apiBaseUrl: config.twilio.apiBaseUrl,
+      speeches: postgresSpeechQueue(db),
+    });
+  };
+  return new EnvironmentCarrier({ test: forEnvironment('test'), live: forEnvironment('live') }, environmentLookup(db));
+}
+
+/** Whether test-environment traffic may reach the carrier: not on Telnyx, which has no test mode (docs/decisions.md "Telnyx carrier"). */
+export const carrierServesTestEnvironment = (config: Config): boolean => config.carrierProvider !== 'telnyx';
+
+/** Telnyx with its account's settings (src/adapters/carrier/telnyx/). */
+function telnyxCarrier(config: Config): CarrierAdapter {
+  return new TelnyxCarrier(
+    {
+      apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
+      baseUrl: config.telnyx.baseUrl,
+      connectionId: requireSetting(config.telnyx.connectionId, 'TELNYX_CONNECTION_ID'),
+      messagingProfileId: requireSetting(config.telnyx.messagingProfileId, 'TELNYX_MESSAGING_PROFILE_ID'),
+      webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
+      transcriptionLanguage: config.telnyx.transcriptionLanguage,
+    },
+    config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
+      ? new TelnyxMediaServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
+      : undefined,
+  );
+}
+
+function environmentLookup(db: Db): CarrierEnvironmentLookup {
+  const of = async (table: string, where: Record<string, string>, newest = false) => {
+    let query = db(table).where(where).select('environment');
+    if (newest) query = query.orderBy('created_at', 'desc');
+    const row = (await query.first()) as { environment?: CarrierEnvironment } | undefined;
+    return row?.environment;
+  };
+  const uuid = (value: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value);
+  return {
+    ofLine: async (lineId) => (uuid(lineId) ? of('lines', { id: lineId }) : undefined),
+    ofNumber: (phoneNumber) => of('lines', { phone_number: phoneNumber }, true),
+    ofCall: async (callId) => (uuid(callId) ? of('calls', { id: callId }) : undefined),
+    ofCarrierCall: (carrierCallId) => of('calls', { carrier_call_id: carrierCallId }),
+    ofMessage: async (messageId) => (uuid(messageId) ? of('messages', { id: messageId }) : undefined),
+  };
+}

@@ -1,0 +1,345 @@
+import crypto from 'node:crypto';
+import { customer, useHarnessWithReceiver } from '../support/customer';
+import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { simulator } from '../support/simulatorControl';
+import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
+import type { Config } from '../../src/platform/config';
+
+/**
+ * The live environment on Twilio, end to end, against the contract stub (test/support/twilioStub.ts):
+ * numbers bought with our callback URLs, calls and messages through Twilio's REST API, and Twilio's
+ * signed webhooks through the API's Twilio routes into the same rules the simulator path uses.
+ */
+describe('Twilio carrier (live environment, contract stub)', () => {
+  let stub: TwilioStub;
+  // Filled before the harness starts (hooks run in order), read by the worker's adapter and the API's routes.
+  const twilio: Config['twilio'] = {};
+  beforeAll(async () => {
+    stub = await startTwilioStub();
+    twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
+    twilio.apiBaseUrl = stub.url;
+  });
+  afterAll(async () => stub?.close());
+
+  const ctx = useHarnessWithReceiver({ overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio } });
+  let h: Harness;
+  let tenant: Tenant;
+  beforeEach(() => {
+    ({ h, tenant } = ctx);
+  });
+  const { lines, calls, messages, consent } = customer(ctx, {
+    key: () => ctx.tenant.keys.live,
+    line: () => webhookLine({ webhook_url: ctx.receiver.url }),
+  });
+  const stubCallTo = (to: string) =>
+    eventually(async () => [...stub.calls.values()].find((call) => call.to === to), 20_000, `a Twilio call to ${to}`);
+  const path = (url: string) => new URL(url).pathname;
+
+  it('a live line buys a Twilio number with our voice, SMS and status URLs; a test line stays on the simulator', async () => {
+    const line = await lines.create();
+    const number = [...stub.numbers.values()].find((n) => n.phoneNumber === line.phone_number);
+    expect(number).toMatchObject({
+      friendlyName: `line:${line.id}`,
+      voiceUrl: `${h.apiUrl}/carrier/twilio/voice`,
+      smsUrl: `${h.apiUrl}/carrier/twilio/messages`,
+      statusCallback: `${h.apiUrl}/carrier/twilio/calls/status`,
+    });
+    const testLine = await lines.create({}, tenant.keys.test);
+    expect([...stub.numbers.values()].some((n) => n.phoneNumber === testLine.phone_number)).toBe(false);
+
+    // Releasing the line gives the number back to Twilio.
+    expect((await lines.release(line.id)).status).toBe(200);
+    await eventually(async () => (stub.numbers.has(number!.sid) ? undefined : true), 20_000, 'the number to be released at Twilio');
+    expect(stub.requests.some((r) => r.method === 'DELETE' && r.path.endsWith(`/IncomingPhoneNumbers/${number!.sid}.json`))).toBe(true);
+  });
+
+  it('an outbound call rings, is answered and listens; hanging it up through the API ends it at Twilio', async () => {
+    const line = await lines.create();
+    const call = await calls.dial(line.id, '+14155550101');
+    const twilioCall = await stubCallTo('+14155550101');
+    expect(twilioCall.url).toBe(`${h.apiUrl}/carrier/twilio/calls/connect?call_id=${call.id}`);
+    await stub.ring(twilioCall.sid);
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    expect(stub.callbacks.filter((c) => c.params.CallSid === twilioCall.sid).map((c) => [path(c.url), c.status])).toEqual([
+      ['/carrier/twilio/calls/status', 204],
+      ['/carrier/twilio/calls/connect', 200],
+    ]);
+
+    // DTMF through live control: Twilio plays the digits, then the call listens again.
+    const pressed = await calls.press(call.id, { digits: '12#' });
+    expect(pressed.body).toMatchObject({ pressed: true, digits: '12#' });
+    expect(twilioCall.twiml).toContain('<Play digits="12#"/>');
+    expect(twilioCall.twiml).toContain(`<Redirect method="POST">${h.apiUrl}/carrier/twilio/calls/connect?resume=1</Redirect>`);
+
+    expect((await calls.hangUp(call.id)).status).toBe(200);
+    const ended = await calls.untilStatus(call.id, ['completed']);
+    expect(ended.end_cause).toBe('api_hangup');
+    expect(twilioCall.status).toBe('completed');
+    expect(twilioCall.updates.some((update) => update.Status === 'completed')).toBe(true);
+  });
+
+  it('a webhook-mode conversation: the begin message is said, caller speech becomes a message, the reply is said', async () => {
+    ctx.receiver.respondWith((req) => {
+      if (req.body.event !== 'message') return undefined;
+      if (req.body.text === 'I need a table for two') return { status: 200, body: JSON.stringify({ text: 'Sure, for what time?' }) };
+      return {
+        status: 200,
+        stream: [
+          { afterMs: 0, line: { text: 'One moment.' } },
+          { afterMs: 0, line: { text: 'Your table is booked.' } },
+          { afterMs: 0, line: { done: true } },
+        ],
+      };
+    });
+    const line = await lines.create({ begin_message: 'Hello from Luigi’s' });
+    const call = await calls.dial(line.id, '+14155550109');
+    const twilioCall = await stubCallTo('+14155550109');
+    await stub.answer(twilioCall.sid);
+    const saying = (text: string) =>
+      eventually(async () => (twilioCall.twiml.includes(`>${text}</Say>`) ? true : undefined), 20_000, `Twilio to say "${text}"`);
+    await saying('Hello from Luigi’s');
+    await stub.finishSpeech(twilioCall.sid);
+    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    await stub.callerSays(twilioCall.sid, 'I need a table for two');
+    await saying('Sure, for what time?');
+    const message = ctx.receiver.requests.find((r) => r.body.event === 'message');
+    expect(message?.body).toMatchObject({ call_id: call.id, text: 'I need a table for two', detected_language: 'en' });
+    await stub.finishSpeech(twilioCall.sid);
+    const transcribed = await calls.untilTranscript(call.id, 3);
+    expect(transcribed.transcript!.map((t) => [t.role, t.text])).toEqual([
+      ['assistant', 'Hello from Luigi’s'],
+      ['user', 'I need a table for two'],
+      ['assistant', 'Sure, for what time?'],
+    ]);
+
+    // A streamed reply is two speeches: the second waits for the first to end, then Twilio says it.
+    await stub.callerSays(twilioCall.sid, 'Eight please');
+    await saying('One moment.');
+    await eventually(async () => ((await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).length === 2 ? true : undefined));
+    expect(twilioCall.twiml).not.toContain('Your table is booked.');
+    await stub.finishSpeech(twilioCall.sid);
+    expect(twilioCall.twiml).toContain('>Your table is booked.</Say>');
+    await stub.finishSpeech(twilioCall.sid);
+    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    await calls.untilTranscript(call.id, 5);
+    await calls.hangUp(call.id);
+    await calls.untilStatus(call.id, ['completed']);
+  });
+
+  it('barge-in: the caller talking over a speech cuts it; the customer gets interrupted, then the message', async () => {
+    const long = 'Let me tell you about every dish on our menu, starting with the soups of the day.';
+    ctx.receiver.respondWith((req) =>
+      req.body.event === 'message' && req.body.text === 'Tell me everything'
+        ? { status: 200, body: JSON.stringify({ text: long }) }
+        : undefined,
+    );
+    const line = await lines.create();
+    const call = await calls.dial(line.id, '+14155550113');
+    const twilioCall = await stubCallTo('+14155550113');
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    await stub.callerSays(twilioCall.sid, 'Tell me everything');
+    await eventually(async () => (twilioCall.twiml.includes(`>${long}</Say>`) ? true : undefined), 20_000, 'the long reply');
+    // The speech is said inside a barge-in Gather: the caller talks over it.
+    expect(twilioCall.twiml).toMatch(/<Gather [^>]*bargeIn="true"[^>]*><Say>/);
+    await stub.callerSays(twilioCall.sid, 'Stop, stop');
+    const events = () => ctx.receiver.requests.filter((r) => r.body.call_id === call.id).map((r) => r.body.event);
+    await eventually(async () => (events().filter((e) => e === 'message').length === 2 ? true : undefined), 20_000, 'the second message');
+    const after = events().slice(events().indexOf('message') + 1);
+    expect(after).toEqual(['interrupted', 'message']);
+    expect(ctx.receiver.requests.find((r) => r.body.event === 'interrupted')?.body).toMatchObject({ call_id: call.id });
+    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    await calls.hangUp(call.id);
+  });
+
+  it('a hosted line: the model’s reply is said sentence after sentence in the line’s Twilio voice', async () => {
+    const line = await lines.create({
+      mode: 'hosted',
+      system_prompt: 'You are the booking desk of Chez Marie.',
+      voice: 'french-louis',
+      begin_message: 'Bonjour, Chez Marie.',
+    });
+    const call = await calls.dial(line.id, '+14155550111');
+    const twilioCall = await stubCallTo('+14155550111');
+    await stub.answer(twilioCall.sid);
+    const saying = (text: string) =>
+      eventually(async () => (twilioCall.twiml.includes(`>${text}</Say>`) ? true : undefined), 20_000, `Twilio to say "${text}"`);
+    await saying('Bonjour, Chez Marie.');
+    expect(twilioCall.twiml).toContain('<Say voice="Polly.Remi-Neural" language="fr-FR">');
+    await stub.finishSpeech(twilioCall.sid);
+    await simulator(() => h).model.reply({ match: 'table', reply: 'Certainly. For how many people? And at what time?' });
+    await stub.callerSays(twilioCall.sid, 'Do you have a table tonight?');
+    await saying('Certainly.');
+    await eventually(async () => ((await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).length === 3 ? true : undefined));
+    for (const next of ['For how many people?', 'And at what time?']) {
+      await stub.finishSpeech(twilioCall.sid);
+      expect(twilioCall.twiml).toContain(`>${next}</Say>`);
+    }
+    await stub.finishSpeech(twilioCall.sid);
+    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    await calls.hangUp(call.id);
+    await calls.untilStatus(call.id, ['completed']);
+    expect(await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).toEqual([]);
+  });
+
+  it('a recording line records its calls at Twilio; the recording is the call’s recording_url', async () => {
+    const line = await lines.create({ recording_enabled: true });
+    const call = await calls.dial(line.id, '+14155550112');
+    const twilioCall = await stubCallTo('+14155550112');
+    expect(twilioCall.record).toBe(true);
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    await calls.hangUp(call.id);
+    const ended = await calls.untilStatus(call.id, ['completed']);
+    expect(ended.recording_url).toMatch(new RegExp(`^${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE[0-9a-f]{32}$`));
+  });
+
+  it('the callee hanging up ends the call as a caller hang-up; an unanswered one as Twilio reports it', async () => {
+    const line = await lines.create();
+    const call = await calls.dial(line.id, '+14155550102');
+    const twilioCall = await stubCallTo('+14155550102');
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    await stub.remoteHangUp(twilioCall.sid);
+    expect((await calls.untilStatus(call.id, ['completed'])).end_cause).toBe('caller_hangup');
+
+    const busy = await calls.dial(line.id, '+14155550108');
+    const busyCall = await stubCallTo('+14155550108');
+    await stub.ring(busyCall.sid);
+    await stub.endUnanswered(busyCall.sid, 'busy');
+    expect((await calls.untilStatus(busy.id, ['busy'])).status).toBe('busy');
+  });
+
+  it('an inbound call is held, answered by its workflow through a redirect, and listens for the caller', async () => {
+    const line = await lines.create();
+    const twilioCall = await stub.incomingCall('+14155550103', line.phone_number);
+    expect(stub.callbacks.find((c) => c.params.CallSid === twilioCall.sid)).toMatchObject({ status: 200 });
+    expect(twilioCall.twiml).toContain('<Pause length="60"/>');
+    const row = await calls.untilInboundRow(line.id);
+    expect(row.carrier_call_id).toBe(twilioCall.sid);
+    await calls.untilStatus(row.id, ['in_progress']);
+    await eventually(async () => (twilioCall.twiml.includes('<Gather') ? true : undefined), 20_000, 'the call to listen');
+    expect(twilioCall.updates[0]).toMatchObject({ Url: `${h.apiUrl}/carrier/twilio/calls/connect?call_id=${row.id}` });
+    // The number's status callback (no call id in it) ends the call found by its CallSid.
+    await stub.remoteHangUp(twilioCall.sid);
+    expect((await calls.untilStatus(row.id, ['completed'])).end_cause).toBe('caller_hangup');
+  });
+
+  it('a call to a number no line holds is rejected; a forged one creates no call', async () => {
+    const url = `${h.apiUrl}/carrier/twilio/voice`;
+    const ringing = (to: string) => ({
+      AccountSid: stub.accountSid,
+      ApiVersion: '2010-04-01',
+      CallSid: `CA${crypto.randomBytes(16).toString('hex')}`,
+      CallStatus: 'ringing',
+      Direction: 'inbound',
+      From: '+14155550110',
+      To: to,
+    });
+    const nobody = await stub.post(url, ringing('+15555550999'));
+    expect(nobody.status).toBe(200);
+    expect(nobody.body).toContain('<Reject reason="busy"/>');
+
+    const line = await lines.create();
+    const forged = ringing(line.phone_number);
+    expect((await stub.post(url, forged, stub.sign(url, forged, 'd'.repeat(32)))).status).toBe(403);
+    expect(await h.db('calls').where({ line_id: line.id })).toEqual([]);
+  });
+
+  it('an outbound SMS goes through Messages with a status callback, and its receipts move it to delivered', async () => {
+    const line = await lines.create();
+    const to = '+14155550104';
+    expect((await consent.record(line.id, to, 'explicit_outbound', 'api')).status).toBe(201);
+    const sent = await messages.send({ line_id: line.id, to, text: 'Your table is ready' });
+    expect(sent.status).toBe(201);
+    const twilioMessage = await eventually(async () => [...stub.messages.values()].find((m) => m.to === to), 20_000, 'the Twilio message');
+    expect(twilioMessage).toMatchObject({ from: line.phone_number, body: 'Your table is ready' });
+    expect(twilioMessage.statusCallback).toBe(`${h.apiUrl}/carrier/twilio/messages/status?message_id=${sent.body.id}`);
+    expect((await stub.messageStatus(twilioMessage.sid, 'sent'))?.status).toBe(204);
+    expect((await stub.messageStatus(twilioMessage.sid, 'delivered'))?.status).toBe(204);
+    await messages.untilStatus(line.id, to, sent.body.id, 'delivered');
+  });
+
+  it('an inbound STOP opts the sender out and is confirmed through Twilio', async () => {
+    const line = await lines.create();
+    const caller = '+14155550105';
+    const received = await stub.incomingSms(caller, line.phone_number, 'STOP');
+    expect(received.status).toBe(200);
+    expect(received.body).toContain('<Response/>');
+    const optOuts = await h.db('opt_outs').where({ workspace_id: tenant.workspaceId, environment: 'live', phone_number: caller });
+    expect(optOuts).toHaveLength(1);
+    await eventually(
+      async () => [...stub.messages.values()].find((m) => m.to === caller && m.from === line.phone_number),
+      20_000,
+      'the STOP confirmation',
+    );
+  });
+
+  it('forged, misaddressed and replayed Twilio callbacks are 403 and change nothing', async () => {
+    const line = await lines.create();
+    const caller = '+14155550106';
+    const url = `${h.apiUrl}/carrier/twilio/messages`;
+    const params = {
+      AccountSid: stub.accountSid,
+      ApiVersion: '2010-04-01',
+      Body: 'STOP',
+      From: caller,
+      To: line.phone_number,
+      MessageSid: `SM${'1'.repeat(32)}`,
+      SmsSid: `SM${'1'.repeat(32)}`,
+      SmsStatus: 'received',
+      NumMedia: '0',
+    };
+    const optedOut = async () =>
+      (await h.db('opt_outs').where({ workspace_id: tenant.workspaceId, environment: 'live', phone_number: caller })).length;
+    const forgeries: Array<[string, string, Record<string, string>]> = [
+      ['no signature', '', params],
+      ['another auth token', stub.sign(url, params, 'f'.repeat(32)), params],
+      ['signed for another URL', stub.sign(`${h.apiUrl}/carrier/twilio/voice`, params), params],
+      ['signed for another host', stub.sign(url.replace('127.0.0.1', 'localhost'), params), params],
+      ['a parameter altered after signing', stub.sign(url, params), { ...params, Body: 'START' }],
+      [
+        'an account this deployment does not hold',
+        stub.sign(url, { ...params, AccountSid: `AC${'0'.repeat(32)}` }),
+        { ...params, AccountSid: `AC${'0'.repeat(32)}` },
+      ],
+    ];
+    for (const [what, signature, body] of forgeries) {
+      const res = await stub.post(url, body, signature);
+      expect({ what, status: res.status }).toEqual({ what, status: 403 });
+    }
+    expect(await optedOut()).toBe(0);
+    expect(await h.db('messages').where({ line_id: line.id, direction: 'inbound' })).toEqual([]);
+
+    // A callback that fails is not remembered: Twilio's retry (the same signature) is handled again.
+    const stray = { ...params, To: '+15555550998' };
+    const straySignature = stub.sign(url, stray);
+    expect((await stub.post(url, stray, straySignature)).status).toBe(404);
+    expect((await stub.post(url, stray, straySignature)).status).toBe(404);
+
+    const genuine = stub.sign(url, params);
+    expect((await stub.post(url, params, genuine)).status).toBe(200);
+    expect(await optedOut()).toBe(1);
+    expect((await stub.post(url, params, genuine)).status).toBe(403);
+    expect(await h.db('messages').where({ line_id: line.id, direction: 'inbound' })).toHaveLength(1);
+
+    // A forged status callback never reaches the call.
+    const call = await calls.dial(line.id, '+14155550107');
+    const twilioCall = await stubCallTo('+14155550107');
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    const statusUrl = `${h.apiUrl}/carrier/twilio/calls/status?call_id=${call.id}`;
+    const hangUp = {
+      AccountSid: stub.accountSid,
+      CallSid: twilioCall.sid,
+      CallStatus: 'completed',
+      From: twilioCall.from,
+      To: twilioCall.to,
+    };
+    expect((await stub.post(statusUrl, hangUp, stub.sign(statusUrl, hangUp, 'e'.repeat(32)))).status).toBe(403);
+    expect((await calls.get(call.id)).status).toBe('in_progress');
+    await calls.hangUp(call.id);
+  });
+});
