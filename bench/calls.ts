@@ -750,9 +750,9 @@ async function referenceTurns(
     // Closed loops, as phase (a).
     const bareLanes = await startBare(options.lanes);
     for (const handle of bareLanes) for (let w = 0; w < options.warmupTurns; w += 1) await bareTurn(handle, `warmup bare t${w}`);
-    let cpu = meter();
-    let wall0 = performance.now();
-    let window0 = process.hrtime.bigint();
+    const cpu = meter();
+    const wall0 = performance.now();
+    const window0 = process.hrtime.bigint();
     const bareSamples = await closedLoop(options.lanes, options.turns, (lane, i) => bareTurn(bareLanes[lane], `bare c${lane} t${i}`));
     const bare: ThroughputResult = {
       turnsPerSecond: bareSamples.length / ((performance.now() - wall0) / 1000),
@@ -761,52 +761,36 @@ async function referenceTurns(
     };
     printWindow('bare Temporal closed loop', window0);
 
-    const floorLanes = await startFloor(options.lanes);
-    for (const id of floorLanes) for (let w = 0; w < options.warmupTurns; w += 1) await floorTurn(id, `warmup floor t${w}`);
-    cpu = meter();
-    wall0 = performance.now();
-    window0 = process.hrtime.bigint();
-    const floorSamples = await closedLoop(options.lanes, options.turns, (lane, i) => floorTurn(floorLanes[lane], `floor c${lane} t${i}`));
-    const floor = {
-      turnsPerSecond: floorSamples.length / ((performance.now() - wall0) / 1000),
-      latency: row(
-        'engine floor: carrier POST→speak',
-        floorSamples.map((s) => s.speak),
-        0,
-      ),
-      message: row(
-        'engine floor: carrier POST→message',
-        floorSamples.map((s) => s.message),
-        0,
-      ),
-      cpu: cpu(floorSamples.length),
+    /** The engine floor's (or, `durable`, the durable floor's) closed loop, as phase (a): `latency` carrier POST → speak. */
+    const floorClosedLoop = async (title: string, durable: boolean) => {
+      const tag = durable ? 'durable' : 'floor';
+      const lanes = await startFloor(options.lanes, durable);
+      for (const id of lanes) for (let w = 0; w < options.warmupTurns; w += 1) await floorTurn(id, `warmup ${tag} t${w}`, durable);
+      const cpuOfLoop = meter();
+      const started = performance.now();
+      const window = process.hrtime.bigint();
+      const samples = await closedLoop(options.lanes, options.turns, (lane, i) => floorTurn(lanes[lane], `${tag} c${lane} t${i}`, durable));
+      const result = {
+        turnsPerSecond: samples.length / ((performance.now() - started) / 1000),
+        latency: row(
+          `${title}: carrier POST→speak`,
+          samples.map((s) => s.speak),
+          0,
+        ),
+        message: row(
+          `${title}: carrier POST→message`,
+          samples.map((s) => s.message),
+          0,
+        ),
+        cpu: cpuOfLoop(samples.length),
+      };
+      printWindow(`${title} closed loop`, window);
+      return { result, turns: samples.length };
     };
-    printWindow('engine floor closed loop', window0);
-
-    const durableLanes = await startFloor(options.lanes, true);
-    for (const id of durableLanes) for (let w = 0; w < options.warmupTurns; w += 1) await floorTurn(id, `warmup durable t${w}`, true);
-    cpu = meter();
-    wall0 = performance.now();
-    window0 = process.hrtime.bigint();
-    const durableSamples = await closedLoop(options.lanes, options.turns, (lane, i) =>
-      floorTurn(durableLanes[lane], `durable c${lane} t${i}`, true),
-    );
-    const durable = {
-      turnsPerSecond: durableSamples.length / ((performance.now() - wall0) / 1000),
-      latency: row(
-        'durable floor: carrier POST→speak',
-        durableSamples.map((s) => s.speak),
-        0,
-      ),
-      message: row(
-        'durable floor: carrier POST→message',
-        durableSamples.map((s) => s.message),
-        0,
-      ),
-      cpu: cpu(durableSamples.length),
-    };
-    printWindow('durable floor closed loop', window0);
-    await checkDurableRecords(databaseUrl, options.lanes * options.warmupTurns + durableSamples.length);
+    const floor = (await floorClosedLoop('engine floor', false)).result;
+    const durableLoop = await floorClosedLoop('durable floor', true);
+    const durable = durableLoop.result;
+    await checkDurableRecords(databaseUrl, options.lanes * options.warmupTurns + durableLoop.turns);
 
     // Paced loops at K, as phase (b).
     const k = options.k;
