@@ -1,4 +1,4 @@
-import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from './port';
+import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber } from './port';
 
 export type CarrierEnvironment = 'test' | 'live';
 
@@ -33,7 +33,7 @@ export class EnvironmentCarrier implements CarrierAdapter {
     return (await this.pick(this.lookup.ofNumber(request.phoneNumber), request.phoneNumber)).releaseNumber(request);
   }
 
-  async placeCall(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }) {
+  async placeCall(request: PlaceCallRequest) {
     return (await this.pick(this.lookup.ofCall(request.callId), request.callId)).placeCall(request);
   }
 

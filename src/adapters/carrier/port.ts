@@ -19,6 +19,15 @@ export interface ProvisionedNumber {
   carrierRef: string;
 }
 
+/** An outbound call as every carrier adapter takes it (`CarrierAdapter.placeCall`). */
+export interface PlaceCallRequest {
+  callId: string;
+  from: string;
+  to: string;
+  eventsUrl: string;
+  record?: boolean;
+}
+
 export interface CarrierAdapter {
   /**
    * Acquires a number. Must be idempotent on `idempotencyKey`: a retried call returns
@@ -34,7 +43,7 @@ export interface CarrierAdapter {
    * (`CarrierCallEvent`) POSTed to `eventsUrl`. With `record: true` the carrier records the call
    * once answered; its `call.completed` then carries `recording_url`.
    */
-  placeCall(request: { callId: string; from: string; to: string; eventsUrl: string; record?: boolean }): Promise<{ carrierCallId: string }>;
+  placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }>;
   /** Ends a call, ringing or answered. Hanging up a call that has already ended succeeds. */
   hangUp(request: { carrierCallId: string }): Promise<void>;
   /**

@@ -1,4 +1,4 @@
-import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from './port';
+import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber } from './port';
 import { SimulatorMediaStream } from './simulatorMedia';
 
 /** The default carrier: the simulator process's carrier API over HTTP, with CARRIER_API_KEY as its bearer. */
@@ -18,13 +18,7 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('DELETE', `/carrier/v1/numbers/${encodeURIComponent(request.phoneNumber)}`);
   }
 
-  async placeCall(request: {
-    callId: string;
-    from: string;
-    to: string;
-    eventsUrl: string;
-    record?: boolean;
-  }): Promise<{ carrierCallId: string }> {
+  async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
     const body = await this.call('POST', '/carrier/v1/calls', {
       call_id: request.callId,
       from: request.from,

@@ -1,5 +1,5 @@
 import type Telnyx from 'telnyx';
-import { type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from '../port';
+import { type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber } from '../port';
 import { telnyxClient, type TelnyxSettings } from './client';
 import { answer, dial, hangup, reject, sendDtmf, speak, startStreaming, stopPlayback } from './calls';
 import { noMediaListener, type TelnyxMediaServer } from './media';
@@ -30,13 +30,7 @@ export class TelnyxCarrier implements CarrierAdapter {
     return releaseTelnyxNumber(this.client, request);
   }
 
-  placeCall(request: {
-    callId: string;
-    from: string;
-    to: string;
-    eventsUrl: string;
-    record?: boolean;
-  }): Promise<{ carrierCallId: string }> {
+  placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
     // Telnyx posts to its own route (settings.webhookUrl), not to the simulator-format `eventsUrl`.
     return dial(this.client, this.settings, request);
   }

@@ -1,5 +1,5 @@
 import type twilio from 'twilio';
-import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type ProvisionedNumber } from '../port';
+import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber } from '../port';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
 import { memorySpeechQueue, type TwilioSpeechQueue } from './callbacks/speechQueue';
 import { digitsTwiml, listenTwiml, speakTwiml } from './callbacks/twiml';
@@ -75,13 +75,7 @@ export class TwilioCarrier implements CarrierAdapter {
     });
   }
 
-  placeCall(request: {
-    callId: string;
-    from: string;
-    to: string;
-    eventsUrl: string;
-    record?: boolean;
-  }): Promise<{ carrierCallId: string }> {
+  placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
     return once(this.calls, request.callId, () =>
       twilioCall('place a call', async () => {
         const call = await this.client.calls.create({
