@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { projectRoot } from '../../src/platform/config';
-import { stopProcess } from '../../src/platform/infra/proc';
+import { freePort, stopProcess } from '../../src/platform/infra/proc';
 import { CALLEE, customer } from '../support/customer';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
@@ -172,15 +171,4 @@ function samples(text: string, name: string): Array<{ labels: Record<string, str
     found.push({ labels, value: Number(match[3]) });
   }
   return found;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }

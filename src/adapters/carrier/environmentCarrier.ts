@@ -1,4 +1,11 @@
-import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber } from './port';
+import {
+  CarrierRejectedError,
+  type CarrierAdapter,
+  type CarrierMediaStream,
+  type PlaceCallRequest,
+  type ProvisionedNumber,
+  type SendSmsRequest,
+} from './port';
 
 export type CarrierEnvironment = 'test' | 'live';
 
@@ -61,7 +68,7 @@ export class EnvironmentCarrier implements CarrierAdapter {
     return (await this.byCarrierCall(request.carrierCallId)).stopSpeaking(request);
   }
 
-  async sendSms(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }) {
+  async sendSms(request: SendSmsRequest) {
     return (await this.pick(this.lookup.ofMessage(request.messageId), request.messageId)).sendSms(request);
   }
 

@@ -28,6 +28,15 @@ export interface PlaceCallRequest {
   record?: boolean;
 }
 
+/** An outbound SMS as every carrier adapter takes it (`CarrierAdapter.sendSms`). */
+export interface SendSmsRequest {
+  messageId: string;
+  from: string;
+  to: string;
+  text: string;
+  statusUrl: string;
+}
+
 export interface CarrierAdapter {
   /**
    * Acquires a number. Must be idempotent on `idempotencyKey`: a retried call returns
@@ -81,7 +90,7 @@ export interface CarrierAdapter {
    * it twice. Delivery receipts (`CarrierMessageStatusEvent`) follow at `statusUrl`. A destination
    * or text the carrier will never take is a `CarrierRejectedError`.
    */
-  sendSms(request: { messageId: string; from: string; to: string; text: string; statusUrl: string }): Promise<{ carrierMessageId: string }>;
+  sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }>;
   /**
    * Opens the raw audio of an answered call, both ways (audio-mode lines). Resolves once the
    * carrier accepted the stream. A call that is not answered (ringing, ended, unknown) is a

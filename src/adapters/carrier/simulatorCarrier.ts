@@ -1,4 +1,11 @@
-import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber } from './port';
+import {
+  CarrierRejectedError,
+  type CarrierAdapter,
+  type CarrierMediaStream,
+  type PlaceCallRequest,
+  type ProvisionedNumber,
+  type SendSmsRequest,
+} from './port';
 import { SimulatorMediaStream } from './simulatorMedia';
 
 /** The default carrier: the simulator process's carrier API over HTTP, with CARRIER_API_KEY as its bearer. */
@@ -63,13 +70,7 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/stop`);
   }
 
-  async sendSms(request: {
-    messageId: string;
-    from: string;
-    to: string;
-    text: string;
-    statusUrl: string;
-  }): Promise<{ carrierMessageId: string }> {
+  async sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
     const body = await this.call('POST', '/carrier/v1/messages', {
       message_id: request.messageId,
       from: request.from,

@@ -1,5 +1,5 @@
-import net from 'node:net';
 import { Runtime } from '@temporalio/worker';
+import { freePort } from '../infra/proc';
 
 /**
  * Installs the Temporal runtime with its Prometheus exporter on a free loopback port, and returns
@@ -9,7 +9,7 @@ import { Runtime } from '@temporalio/worker';
  */
 export async function installSdkMetricsRuntime(): Promise<string> {
   for (let attempt = 1; ; attempt += 1) {
-    const port = await freeLoopbackPort();
+    const port = await freePort();
     try {
       Runtime.install({
         telemetryOptions: { metrics: { prometheus: { bindAddress: `127.0.0.1:${port}`, useSecondsForDurations: true } } },
@@ -20,16 +20,4 @@ export async function installSdkMetricsRuntime(): Promise<string> {
       if (attempt >= 3 || !/address already in use/i.test((err as Error).message)) throw err;
     }
   }
-}
-
-/** A port free right now (the exporter cannot be asked which port it got). */
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }

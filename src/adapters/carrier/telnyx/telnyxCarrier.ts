@@ -1,5 +1,5 @@
 import type Telnyx from 'telnyx';
-import { type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber } from '../port';
+import { type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber, type SendSmsRequest } from '../port';
 import { telnyxClient, type TelnyxSettings } from './client';
 import { answer, dial, hangup, reject, sendDtmf, speak, startStreaming, stopPlayback } from './calls';
 import { noMediaListener, type TelnyxMediaServer } from './media';
@@ -59,13 +59,7 @@ export class TelnyxCarrier implements CarrierAdapter {
     return stopPlayback(this.client, request);
   }
 
-  sendSms(request: {
-    messageId: string;
-    from: string;
-    to: string;
-    text: string;
-    statusUrl: string;
-  }): Promise<{ carrierMessageId: string }> {
+  sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
     return sendMessage(this.client, this.settings, request);
   }
 

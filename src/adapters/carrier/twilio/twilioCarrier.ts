@@ -1,5 +1,12 @@
 import type twilio from 'twilio';
-import { CarrierRejectedError, type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber } from '../port';
+import {
+  CarrierRejectedError,
+  type CarrierAdapter,
+  type CarrierMediaStream,
+  type PlaceCallRequest,
+  type ProvisionedNumber,
+  type SendSmsRequest,
+} from '../port';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
 import { memorySpeechQueue, type TwilioSpeechQueue } from './callbacks/speechQueue';
 import { digitsTwiml, listenTwiml, speakTwiml } from './callbacks/twiml';
@@ -151,13 +158,7 @@ export class TwilioCarrier implements CarrierAdapter {
     );
   }
 
-  sendSms(request: {
-    messageId: string;
-    from: string;
-    to: string;
-    text: string;
-    statusUrl: string;
-  }): Promise<{ carrierMessageId: string }> {
+  sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
     return once(this.messages, request.messageId, () =>
       twilioCall('send a message', async () => {
         const message = await this.client.messages.create({
