@@ -1,4 +1,6 @@
+import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -23,6 +25,15 @@ describe('MCP server', () => {
 
   const httpTransport = (key: string) =>
     new StreamableHTTPClientTransport(new URL('/mcp', h.apiUrl), { requestInit: { headers: { Authorization: `Bearer ${key}` } } });
+  /** `npm run mcp`, as a desktop agent starts it: the stdio entry, configured by the environment. */
+  const stdioTransport = (key: string) =>
+    new StdioClientTransport({
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/main/mcp.ts'],
+      cwd: path.resolve(__dirname, '../..'),
+      env: { PATH: process.env.PATH ?? '', SWITCHBOARD_API_KEY: key, SWITCHBOARD_URL: h.apiUrl },
+      stderr: 'pipe',
+    });
   const connect = async (transport: Transport) => {
     const client = new Client({ name: 'switchboard-test', version: '1.0.0' });
     await client.connect(transport);
@@ -164,6 +175,22 @@ describe('MCP server', () => {
       await reader.close();
       await spender.close();
       await owner.close();
+    }
+  });
+
+  it('over stdio (npm run mcp): the same call and the same refusals, relayed to the API with the key', async () => {
+    const { mine, other, key } = await setUp();
+    const client = await connect(stdioTransport(key));
+    try {
+      await runCall(client, mine.id, other.id);
+    } finally {
+      await client.close();
+    }
+    const refused = stdioTransport('sk_test_not-a-key');
+    try {
+      await expect(connect(refused)).rejects.toThrow(/401|invalid_api_key/);
+    } finally {
+      await refused.close();
     }
   });
 
