@@ -14,8 +14,8 @@ const TOOL_OPERATIONS = [
   ['list_calls', 'listCalls'],
   ['get_call', 'getCall'],
   ['hang_up', 'hangUpCall'],
-  ['speak', 'speakOnCall'],
-  ['wait_for_reply', 'waitOnCall'],
+  ['speak', 'speakOnCall', 'waits'],
+  ['wait_for_reply', 'waitOnCall', 'waits'],
   ['press_digits', 'pressOnCall'],
   ['send_sms', 'sendMessage'],
   ['list_conversations', 'listConversations'],
@@ -23,6 +23,11 @@ const TOOL_OPERATIONS = [
   ['check_consent', 'checkConsent'],
   ['get_balance', 'getBalance'],
 ] as const;
+
+/** Said to the agent beside the operation's own documentation. */
+const NOTES = {
+  waits: 'The answer can take up to timeout_seconds: give the MCP request a longer timeout than that (the SDK client defaults to 60 s).',
+};
 
 /** The argument that carries an operation's `Idempotency-Key` header. */
 export const IDEMPOTENCY_ARGUMENT = 'idempotency_key';
@@ -44,14 +49,14 @@ export interface Tool {
 }
 
 export function mcpTools(routes: readonly RouteDef[]): Tool[] {
-  return TOOL_OPERATIONS.map(([name, operationId]) => {
+  return TOOL_OPERATIONS.map(([name, operationId, note]: readonly string[]) => {
     const route = routes.find((r) => r.operationId === operationId);
     if (!route) throw new Error(`MCP tool ${name}: no operation ${operationId}`);
-    return toolOf(name, route);
+    return toolOf(name, route, note ? NOTES[note as keyof typeof NOTES] : undefined);
   });
 }
 
-function toolOf(name: string, route: RouteDef): Tool {
+function toolOf(name: string, route: RouteDef, note: string | undefined): Tool {
   const properties: Record<string, object> = {};
   const required: string[] = [];
   const placement: Tool['placement'] = {};
@@ -87,8 +92,10 @@ function toolOf(name: string, route: RouteDef): Tool {
   }
   const inputSchema: JsonSchemaObject = { type: 'object', properties, additionalProperties: false };
   if (required.length > 0) inputSchema.required = required;
-  const description = [route.doc.summary, route.doc.description, `(${route.method.toUpperCase()} ${route.path})`]
-    .filter(Boolean)
-    .join('. ');
+  const description = [route.doc.summary, route.doc.description, note]
+    .filter((text): text is string => Boolean(text))
+    .map((text) => (/[.!?]$/.test(text) ? text : `${text}.`))
+    .concat(`(${route.method.toUpperCase()} ${route.path})`)
+    .join(' ');
   return { name, description, inputSchema, route, placement };
 }
