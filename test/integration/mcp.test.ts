@@ -4,6 +4,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { runCommand } from '../../src/main/cli';
 import { eventually, type Harness, type Tenant } from '../support/harness';
 import { CALLEE, customer, useHarnessWithReceiver } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
@@ -133,7 +134,7 @@ describe('MCP server', () => {
     }
   });
 
-  it('a key without a scope, a spend cap and idempotency hold over MCP as over /api/v1', async () => {
+  it('scope, spend cap, conversation window, consent, idempotency and opt-out hold over MCP as over /api/v1', async () => {
     const line = await lines.create();
     const readOnly = (await agentKeys.create({ name: 'r', permissions: 'read_only' })).body.key.plaintext_key;
     const reader = await connect(httpTransport(readOnly));
@@ -171,6 +172,11 @@ describe('MCP server', () => {
       expect(conversations.conversations).toHaveLength(1);
       const thread = expectOk(await call(owner, 'get_conversation', { lineId: line.id, phoneNumber: CALLEE }));
       expect(thread.messages.map((m: { id: string }) => m.id)).toEqual([sent.id]);
+
+      // An opted-out number, for calls as for SMS.
+      await runCommand(h.db, ['opt-out', 'add'], { workspace: tenant.workspaceId, env: 'test', number: CALLEE });
+      expectRefused(await call(owner, 'place_call', { line_id: line.id, to_number: CALLEE }), 'number_opted_out');
+      expectRefused(await call(owner, 'send_sms', { line_id: line.id, to: CALLEE, text: 'still there?' }), 'number_opted_out');
     } finally {
       await reader.close();
       await spender.close();
@@ -191,6 +197,24 @@ describe('MCP server', () => {
       await expect(connect(refused)).rejects.toThrow(/401|invalid_api_key/);
     } finally {
       await refused.close();
+    }
+  });
+
+  it('a tool call counts against its route’s rate limit, shared with /api/v1, and is refused with Retry-After', async () => {
+    const client = await connect(httpTransport(tenant.keys.test));
+    try {
+      let refused: Result | undefined;
+      for (let i = 0; i < 61 && !refused; i++) {
+        const result = await call(client, 'get_balance');
+        if (result.isError) refused = result;
+      }
+      expect(refused).toBeDefined();
+      expectRefused(refused!, 'rate_limited');
+      expect(refused!.content[1]).toMatchObject({ type: 'text', text: expect.stringMatching(/^Retry after \d+ s\.$/) });
+      const overHttp = await h.request('GET', '/api/v1/billing/balance', { key: tenant.keys.test });
+      expect(overHttp.status).toBe(429);
+    } finally {
+      await client.close();
     }
   });
 
