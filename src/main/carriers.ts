@@ -3,7 +3,7 @@ import type { CarrierAdapter } from '../adapters/carrier/port';
 import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
 import { TelnyxMediaServer } from '../adapters/carrier/telnyx/media';
 import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
-import { postgresSpeechQueue } from '../adapters/carrier/twilio/callbacks/speechQueue';
+import { postgresRelayCommands } from '../adapters/carrier/twilio/callbacks/relayCommands';
 import { TwilioCarrier } from '../adapters/carrier/twilio/twilioCarrier';
 import { requireSetting, type Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
@@ -29,7 +29,7 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
       publicBaseUrl: config.publicBaseUrl,
       mode: environment,
       apiBaseUrl: config.twilio.apiBaseUrl,
-      speeches: postgresSpeechQueue(db),
+      relay: postgresRelayCommands(db),
     });
   };
   return new EnvironmentCarrier({ test: forEnvironment('test'), live: forEnvironment('live') }, environmentLookup(db));

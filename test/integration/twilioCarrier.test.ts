@@ -3,6 +3,7 @@ import { customer, useHarnessWithReceiver } from '../support/customer';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
+import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
 import type { Config } from '../../src/platform/config';
 
 /**
@@ -61,17 +62,18 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await stub.ring(twilioCall.sid);
     await stub.answer(twilioCall.sid);
     await calls.untilStatus(call.id, ['in_progress']);
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    // The answered call runs ConversationRelay: Twilio opened its signed WebSocket to the API.
+    expect(twilioCall.twiml).toContain('<ConversationRelay');
+    expect(twilioCall.relay?.url).toBe(`${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${call.id}`);
     expect(stub.callbacks.filter((c) => c.params.CallSid === twilioCall.sid).map((c) => [path(c.url), c.status])).toEqual([
       ['/carrier/twilio/calls/status', 204],
       ['/carrier/twilio/calls/connect', 200],
     ]);
 
-    // DTMF through live control: Twilio plays the digits, then the call listens again.
+    // DTMF through live control: ConversationRelay's sendDigits.
     const pressed = await calls.press(call.id, { digits: '12#' });
     expect(pressed.body).toMatchObject({ pressed: true, digits: '12#' });
-    expect(twilioCall.twiml).toContain('<Play digits="12#"/>');
-    expect(twilioCall.twiml).toContain(`<Redirect method="POST">${h.apiUrl}/carrier/twilio/calls/connect?resume=1</Redirect>`);
+    await eventually(async () => (twilioCall.relay?.digits.includes('12#') ? true : undefined), 20_000, 'the digits to reach Twilio');
 
     expect((await calls.hangUp(call.id)).status).toBe(200);
     const ended = await calls.untilStatus(call.id, ['completed']);
@@ -98,10 +100,9 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     const twilioCall = await stubCallTo('+14155550109');
     await stub.answer(twilioCall.sid);
     const saying = (text: string) =>
-      eventually(async () => (twilioCall.twiml.includes(`>${text}</Say>`) ? true : undefined), 20_000, `Twilio to say "${text}"`);
+      eventually(async () => (twilioCall.relay?.said.includes(text) ? true : undefined), 20_000, `Twilio to say "${text}"`);
     await saying('Hello from Luigi’s');
     await stub.finishSpeech(twilioCall.sid);
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
     await stub.callerSays(twilioCall.sid, 'I need a table for two');
     await saying('Sure, for what time?');
     const message = ctx.receiver.requests.find((r) => r.body.event === 'message');
@@ -114,15 +115,15 @@ describe('Twilio carrier (live environment, contract stub)', () => {
       ['assistant', 'Sure, for what time?'],
     ]);
 
-    // A streamed reply is two speeches: the second waits for the first to end, then Twilio says it.
+    // A streamed reply is two speeches, sent as they come: ConversationRelay queues them and says them in order.
     await stub.callerSays(twilioCall.sid, 'Eight please');
-    await saying('One moment.');
-    await eventually(async () => ((await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).length === 2 ? true : undefined));
-    expect(twilioCall.twiml).not.toContain('Your table is booked.');
+    await saying('Your table is booked.');
+    expect(twilioCall.relay!.said.slice(-2)).toEqual(['One moment.', 'Your table is booked.']);
+    expect(twilioCall.relay!.received.filter((m) => m.type === 'text').slice(-2)).toEqual([
+      { type: 'text', token: 'One moment.', last: true },
+      { type: 'text', token: 'Your table is booked.', last: true },
+    ]);
     await stub.finishSpeech(twilioCall.sid);
-    expect(twilioCall.twiml).toContain('>Your table is booked.</Say>');
-    await stub.finishSpeech(twilioCall.sid);
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
     await calls.untilTranscript(call.id, 5);
     await calls.hangUp(call.id);
     await calls.untilStatus(call.id, ['completed']);
@@ -141,16 +142,17 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await stub.answer(twilioCall.sid);
     await calls.untilStatus(call.id, ['in_progress']);
     await stub.callerSays(twilioCall.sid, 'Tell me everything');
-    await eventually(async () => (twilioCall.twiml.includes(`>${long}</Say>`) ? true : undefined), 20_000, 'the long reply');
-    // The speech is said inside a barge-in Gather: the caller talks over it.
-    expect(twilioCall.twiml).toMatch(/<Gather [^>]*bargeIn="true"[^>]*><Say>/);
+    await eventually(async () => (twilioCall.relay?.said.includes(long) ? true : undefined), 20_000, 'the long reply');
+    // The caller talks over it: ConversationRelay sends `interrupt` (what was heard), then the prompt.
     await stub.callerSays(twilioCall.sid, 'Stop, stop');
     const events = () => ctx.receiver.requests.filter((r) => r.body.call_id === call.id).map((r) => r.body.event);
     await eventually(async () => (events().filter((e) => e === 'message').length === 2 ? true : undefined), 20_000, 'the second message');
     const after = events().slice(events().indexOf('message') + 1);
     expect(after).toEqual(['interrupted', 'message']);
-    expect(ctx.receiver.requests.find((r) => r.body.event === 'interrupted')?.body).toMatchObject({ call_id: call.id });
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    expect(ctx.receiver.requests.find((r) => r.body.event === 'interrupted')?.body).toMatchObject({
+      call_id: call.id,
+      partial_response_text: 'Let me tell',
+    });
     await calls.hangUp(call.id);
   });
 
@@ -165,23 +167,22 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     const twilioCall = await stubCallTo('+14155550111');
     await stub.answer(twilioCall.sid);
     const saying = (text: string) =>
-      eventually(async () => (twilioCall.twiml.includes(`>${text}</Say>`) ? true : undefined), 20_000, `Twilio to say "${text}"`);
+      eventually(async () => (twilioCall.relay?.said.includes(text) ? true : undefined), 20_000, `Twilio to say "${text}"`);
     await saying('Bonjour, Chez Marie.');
-    expect(twilioCall.twiml).toContain('<Say voice="Polly.Remi-Neural" language="fr-FR">');
+    // The line's voice is the session's: Amazon Polly's Rémi, in French (speech and transcription).
+    for (const attribute of ['ttsProvider="Amazon"', 'voice="Remi-Neural"', 'language="fr-FR"'])
+      expect(twilioCall.twiml).toMatch(new RegExp(`<ConversationRelay [^>]*${attribute}`));
+    expect(twilioCall.relay!.received.some((m) => m.type === 'language')).toBe(false);
     await stub.finishSpeech(twilioCall.sid);
     await simulator(() => h).model.reply({ match: 'table', reply: 'Certainly. For how many people? And at what time?' });
     await stub.callerSays(twilioCall.sid, 'Do you have a table tonight?');
-    await saying('Certainly.');
-    await eventually(async () => ((await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).length === 3 ? true : undefined));
-    for (const next of ['For how many people?', 'And at what time?']) {
-      await stub.finishSpeech(twilioCall.sid);
-      expect(twilioCall.twiml).toContain(`>${next}</Say>`);
-    }
+    await saying('And at what time?');
+    expect(twilioCall.relay!.said.slice(-3)).toEqual(['Certainly.', 'For how many people?', 'And at what time?']);
     await stub.finishSpeech(twilioCall.sid);
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    await calls.untilTranscript(call.id, 3);
     await calls.hangUp(call.id);
     await calls.untilStatus(call.id, ['completed']);
-    expect(await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).toEqual([]);
+    expect(await h.db('twilio_relay_commands').where({ call_sid: twilioCall.sid })).toEqual([]);
   });
 
   it('a recording line records its calls at Twilio; the recording is the call’s recording_url', async () => {
@@ -220,11 +221,26 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     const row = await calls.untilInboundRow(line.id);
     expect(row.carrier_call_id).toBe(twilioCall.sid);
     await calls.untilStatus(row.id, ['in_progress']);
-    await eventually(async () => (twilioCall.twiml.includes('<Gather') ? true : undefined), 20_000, 'the call to listen');
+    await eventually(async () => (twilioCall.relay ? true : undefined), 20_000, 'the call’s ConversationRelay session');
     expect(twilioCall.updates[0]).toMatchObject({ Url: `${h.apiUrl}/carrier/twilio/calls/connect?call_id=${row.id}` });
     // The number's status callback (no call id in it) ends the call found by its CallSid.
     await stub.remoteHangUp(twilioCall.sid);
     expect((await calls.untilStatus(row.id, ['completed'])).end_cause).toBe('caller_hangup');
+  });
+
+  it('a ConversationRelay WebSocket upgrade Twilio did not sign for that URL is refused (403)', async () => {
+    const url = `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${crypto.randomUUID()}`;
+    const forgeries = [
+      twilioSocketSignature('f'.repeat(32), url),
+      twilioSocketSignature(stub.authToken, `${url}&language=fr-FR`),
+      twilioSocketSignature(stub.authToken, url.replace('ws:', 'http:')),
+    ];
+    for (const signature of forgeries) await expect(openTwilioSocket(url, signature)).rejects.toThrow('upgrade refused with 403');
+    await expect(openTwilioSocket(`${url}&language=fr-FR`, twilioSocketSignature(stub.authToken, url))).rejects.toThrow(
+      'upgrade refused with 403',
+    );
+    const genuine = await openTwilioSocket(url, twilioSocketSignature(stub.authToken, url));
+    genuine.close(1000);
   });
 
   it('a call to a number no line holds is rejected; a forged one creates no call', async () => {

@@ -8,8 +8,7 @@ import {
   type SendSmsRequest,
 } from '../port';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
-import { memorySpeechQueue, type TwilioSpeechQueue } from './callbacks/speechQueue';
-import { digitsTwiml, listenTwiml, speakTwiml } from './callbacks/twiml';
+import type { TwilioRelayCommands } from './callbacks/relayCommands';
 import { twilioClient, type TwilioAccount } from './client';
 import { twilioVoice } from './voices';
 
@@ -32,25 +31,23 @@ export interface TwilioCarrierOptions {
   /** Replaces https://api.twilio.com (tests: the contract stub). */
   apiBaseUrl?: string;
   timeoutMs?: number;
-  /** Where the speeches after the playing one wait: Postgres in a deployment (the API plays them), memory by default. */
-  speeches?: TwilioSpeechQueue;
+  /** The way to the call's ConversationRelay session, held by an API instance (Postgres in a deployment). */
+  relay: TwilioRelayCommands;
 }
 
 /**
  * Twilio through the official `twilio` package (docs/carriers.md, "Carrier: Twilio"). Calls run
- * TwiML served by the API (src/adapters/carrier/twilio/callbacks/twiml.ts): speech is `<Say>`
- * (one at a time, the rest queued: ./callbacks/speechQueue.ts), caller speech a speech `<Gather>`,
- * digits `<Play digits>`; commands on a live call replace its TwiML (Calls update). Twilio has no idempotency key on Calls or Messages create: a retry of the
+ * TwiML served by the API (src/adapters/carrier/twilio/callbacks/twiml.ts): webhook and hosted calls
+ * ConversationRelay, whose WebSocket an API instance holds; speech and digits go to it as commands
+ * (./callbacks/relayCommands.ts). Twilio has no idempotency key on Calls or Messages create: a retry of the
  * same `callId`/`messageId` in this process returns the first answer.
  */
 export class TwilioCarrier implements CarrierAdapter {
   private readonly client: twilio.Twilio;
   private readonly calls = new Map<string, Promise<{ carrierCallId: string }>>();
   private readonly messages = new Map<string, Promise<{ carrierMessageId: string }>>();
-  private readonly speeches: TwilioSpeechQueue;
 
   constructor(private readonly options: TwilioCarrierOptions) {
-    this.speeches = options.speeches ?? memorySpeechQueue();
     this.client = twilioClient(options.account, { apiBaseUrl: options.apiBaseUrl, timeoutMs: options.timeoutMs ?? 10_000 });
   }
 
@@ -139,23 +136,19 @@ export class TwilioCarrier implements CarrierAdapter {
     });
   }
 
-  /** Speaks now when nothing plays on the call, else after what plays and is queued (the API's `played` hands it over). */
+  /** ConversationRelay says it once what it is saying has ended (Twilio queues speech itself). */
   async speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void> {
-    const speech = { speakId: request.speakId, text: request.text, voice: twilioVoice(request.voice) };
-    await this.speeches.speak(request.carrierCallId, speech, (next) =>
-      this.update('speak', request.carrierCallId, { twiml: speakTwiml(this.options.publicBaseUrl, next) }),
-    );
+    const voice = twilioVoice(request.voice);
+    await this.options.relay.send(request.carrierCallId, { kind: 'speak', speakId: request.speakId, text: request.text, voice });
   }
 
   async sendDigits(request: { carrierCallId: string; digits: string }): Promise<void> {
-    await this.update('send digits', request.carrierCallId, { twiml: digitsTwiml(this.options.publicBaseUrl, request.digits) });
+    await this.options.relay.send(request.carrierCallId, { kind: 'digits', digits: request.digits });
   }
 
-  /** Drops the queued speeches and cuts the playing one; stopping on an ended call succeeds. */
+  /** Twilio cuts speech itself when the caller talks; what it has not played yet is reported stopped (./callbacks/relaySession.ts). */
   async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
-    await this.speeches.clear(request.carrierCallId, () =>
-      this.endCall('stop speaking', request.carrierCallId, { twiml: listenTwiml(this.options.publicBaseUrl) }),
-    );
+    await this.options.relay.send(request.carrierCallId, { kind: 'stop' });
   }
 
   sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
