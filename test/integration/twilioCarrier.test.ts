@@ -1,10 +1,13 @@
 import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import WebSocket, { WebSocketServer } from 'ws';
 import { customer, useHarnessWithReceiver } from '../support/customer';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
 import type { Config } from '../../src/platform/config';
+import { freePort } from '../../src/platform/infra/proc';
 
 /**
  * The live environment on Twilio, end to end, against the contract stub (test/support/twilioStub.ts):
@@ -19,6 +22,9 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     stub = await startTwilioStub();
     twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
     twilio.apiBaseUrl = stub.url;
+    // The worker's Media Streams listener, which the stub reaches as Twilio would reach TWILIO_MEDIA_URL.
+    twilio.mediaPort = await freePort();
+    twilio.mediaUrl = `ws://127.0.0.1:${twilio.mediaPort}/twilio/media`;
   });
   afterAll(async () => stub?.close());
 
@@ -226,6 +232,68 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     // The number's status callback (no call id in it) ends the call found by its CallSid.
     await stub.remoteHangUp(twilioCall.sid);
     expect((await calls.untilStatus(row.id, ['completed'])).end_cause).toBe('caller_hangup');
+  });
+
+  it('audio: a Media Stream is relayed both ways to the customer’s socket as µ-law frames; a forged upgrade is refused', async () => {
+    const handler = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => handler.once('listening', resolve));
+    const fromCaller: Array<Record<string, unknown>> = [];
+    let socket: WebSocket | undefined;
+    handler.on('connection', (ws) => {
+      socket = ws;
+      ws.on('message', (data) => {
+        const message = JSON.parse(String(data)) as Record<string, unknown>;
+        fromCaller.push(message);
+        // Echo the caller's audio back, as a customer's voice agent would answer.
+        if (message.event === 'media')
+          ws.send(
+            JSON.stringify({
+              event: 'media',
+              stream_id: message.stream_id,
+              media: { payload: (message.media as { payload: string }).payload },
+            }),
+          );
+      });
+    });
+    try {
+      const handlerUrl = `ws://127.0.0.1:${(handler.address() as AddressInfo).port}/agent`;
+      const line = await lines.create({ mode: 'audio', webhook_url: undefined, audio_handler_url: handlerUrl });
+      const call = await calls.dial(line.id, '+14155550114');
+      const twilioCall = await stubCallTo('+14155550114');
+      await stub.answer(twilioCall.sid);
+      await calls.untilStatus(call.id, ['in_progress']);
+      // Answered, the call waits (no ConversationRelay) until the worker moves it to its Media Stream.
+      expect(
+        stub.callbacks.find((c) => path(c.url) === '/carrier/twilio/calls/connect' && c.params.CallSid === twilioCall.sid)?.body,
+      ).toContain('<Pause length="60"/>');
+      await eventually(
+        async () => (twilioCall.media && fromCaller.some((m) => m.event === 'start') ? true : undefined),
+        20_000,
+        'the stream',
+      );
+      expect(twilioCall.relay).toBeUndefined();
+      expect(twilioCall.twiml).toContain(`<Connect><Stream url="${twilio.mediaUrl}/`);
+
+      const frames = Array.from({ length: 50 }, (_, i) => Buffer.alloc(160, i + 1));
+      await stub.talk(twilioCall.sid, frames);
+      await eventually(async () => (twilioCall.media!.received.length === 50 ? true : undefined), 20_000, 'every frame to come back');
+      expect(twilioCall.media!.received).toEqual(frames);
+      expect(fromCaller.filter((m) => m.event === 'media')).toHaveLength(50);
+
+      // The stream's one-time URL, signed with another auth token or opened a second time, is refused.
+      const streamUrl = twilioCall.media!.url;
+      await expect(openTwilioSocket(streamUrl, twilioSocketSignature('f'.repeat(32), streamUrl))).rejects.toThrow('upgrade refused');
+      await expect(openTwilioSocket(streamUrl, twilioSocketSignature(stub.authToken, streamUrl))).rejects.toThrow(
+        'upgrade refused with 404',
+      );
+
+      socket!.close(1000);
+      const ended = await calls.untilStatus(call.id, ['completed']);
+      expect(ended.end_cause).toBe('audio_handler_closed');
+      expect(twilioCall.status).toBe('completed');
+    } finally {
+      await new Promise((resolve) => handler.close(resolve));
+    }
   });
 
   it('a ConversationRelay WebSocket upgrade Twilio did not sign for that URL is refused (403)', async () => {

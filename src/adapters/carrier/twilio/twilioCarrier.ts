@@ -8,8 +8,12 @@ import {
   type SendSmsRequest,
 } from '../port';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
+import type { MediaSocketServer } from '../mediaSocketServer';
 import type { TwilioRelayCommands } from './callbacks/relayCommands';
+import { streamTwiml } from './callbacks/twiml';
+import { verifyTwilioUpgrade } from './callbacks/verify';
 import { twilioClient, type TwilioAccount } from './client';
+import { TwilioMediaStream } from './media';
 import { twilioVoice } from './voices';
 
 /**
@@ -33,6 +37,8 @@ export interface TwilioCarrierOptions {
   timeoutMs?: number;
   /** The way to the call's ConversationRelay session, held by an API instance (Postgres in a deployment). */
   relay: TwilioRelayCommands;
+  /** The worker's listener for Media Streams (TWILIO_MEDIA_URL/_PORT); without it audio lines are refused. */
+  media?: MediaSocketServer;
 }
 
 /**
@@ -165,9 +171,34 @@ export class TwilioCarrier implements CarrierAdapter {
     );
   }
 
-  /** Audio lines need Twilio Media Streams (`<Connect><Stream>`), which this adapter does not open: the call is refused. */
-  async openMediaStream(): Promise<CarrierMediaStream> {
-    throw new CarrierRejectedError('audio-mode lines are not available with the Twilio carrier in this version');
+  /**
+   * Audio lines: the call (waiting in the API's audio hold) is moved to `<Connect><Stream>` towards the
+   * worker's listener under a one-time token; the socket Twilio opens there, signed for that URL, is the
+   * stream once Twilio's `start` names it.
+   */
+  async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
+    if (!this.options.media)
+      throw new CarrierRejectedError('audio lines on Twilio need TWILIO_MEDIA_URL and TWILIO_MEDIA_PORT on the worker');
+    const timeoutMs = this.options.timeoutMs ?? 10_000;
+    const account = this.options.account;
+    const expected = await this.options.media.expect(timeoutMs, {
+      accept: TwilioMediaStream.accept,
+      verify: (req, url) => {
+        const signature = req.headers['x-twilio-signature'];
+        return verifyTwilioUpgrade({ accounts: [account], signature: typeof signature === 'string' ? signature : undefined, url }).valid;
+      },
+    });
+    try {
+      await this.update('open a media stream', request.carrierCallId, { twiml: streamTwiml(expected.url) });
+    } catch (err) {
+      expected.cancel();
+      throw err;
+    }
+    const stream = await expected.stream;
+    const started = await Promise.race([stream.started.then(() => true), delay(timeoutMs).then(() => false)]);
+    if (started) return stream;
+    await stream.close();
+    throw new Error('Twilio opened the media stream but never started it');
   }
 
   private numberCallbacks(friendlyName: string) {
@@ -233,3 +264,5 @@ async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
     if ((err as { status?: number }).status !== 404) throw err;
   }
 }
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
