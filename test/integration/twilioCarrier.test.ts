@@ -6,6 +6,7 @@ import { eventually, webhookLine, type Harness, type Tenant } from '../support/h
 import { simulator } from '../support/simulatorControl';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
+import { createMaintenanceActivities } from '../../activities/maintenance';
 import type { Config } from '../../src/platform/config';
 import { freePort } from '../../src/platform/infra/proc';
 
@@ -160,6 +161,47 @@ describe('Twilio carrier (live environment, contract stub)', () => {
       partial_response_text: 'Let me tell',
     });
     await calls.hangUp(call.id);
+  });
+
+  it('a dropped ConversationRelay socket: Twilio reopens the session through <Connect action>, and the conversation goes on', async () => {
+    ctx.receiver.respondWith((req) =>
+      req.body.event === 'message' && req.body.text === 'Still there?'
+        ? { status: 200, body: JSON.stringify({ text: 'Yes, still here.' }) }
+        : undefined,
+    );
+    const line = await lines.create({ begin_message: 'Hello.' });
+    const call = await calls.dial(line.id, '+14155550115');
+    const twilioCall = await stubCallTo('+14155550115');
+    await stub.answer(twilioCall.sid);
+    await eventually(async () => (twilioCall.relay?.said.includes('Hello.') ? true : undefined), 20_000, 'the greeting');
+    await stub.finishSpeech(twilioCall.sid);
+    const first = twilioCall.relay!;
+    stub.dropRelay(twilioCall.sid);
+    const second = await eventually(
+      async () => (twilioCall.relay && twilioCall.relay !== first ? twilioCall.relay : undefined),
+      20_000,
+      'a new session',
+    );
+    const connects = stub.callbacks.filter((c) => c.params.CallSid === twilioCall.sid && path(c.url) === '/carrier/twilio/calls/connect');
+    expect(connects.map((c) => new URL(c.url).searchParams.get('resume'))).toEqual([null, '1']);
+    expect(connects[1].params).toMatchObject({ SessionStatus: 'ended' });
+    await stub.callerSays(twilioCall.sid, 'Still there?');
+    await eventually(async () => (second.said.includes('Yes, still here.') ? true : undefined), 20_000, 'the reply on the new session');
+    expect(ctx.receiver.requests.filter((r) => r.body.call_id === call.id && r.body.event === 'call_started')).toHaveLength(1);
+    expect((await calls.get(call.id)).status).toBe('in_progress');
+    await calls.hangUp(call.id);
+  });
+
+  it('the hourly maintenance drops ConversationRelay commands nobody took within a day', async () => {
+    const now = Date.now();
+    await h.db('twilio_relay_commands').insert([
+      { call_sid: 'CAstale', command: JSON.stringify({ kind: 'stop' }), created_at: new Date(now - 25 * 3600_000) },
+      { call_sid: 'CAfresh', command: JSON.stringify({ kind: 'stop' }), created_at: new Date(now - 60_000) },
+    ]);
+    const purged = await createMaintenanceActivities({ db: h.db, now: () => new Date() }).purgeExpiredRecords();
+    expect(purged.twilioRelayCommands).toBeGreaterThanOrEqual(1);
+    expect(await h.db('twilio_relay_commands').whereIn('call_sid', ['CAstale', 'CAfresh']).pluck('call_sid')).toEqual(['CAfresh']);
+    await h.db('twilio_relay_commands').where({ call_sid: 'CAfresh' }).del();
   });
 
   it('a hosted line: the model’s reply is said sentence after sentence in the line’s Twilio voice', async () => {

@@ -86,6 +86,8 @@ export interface TwilioStub {
   finishSpeech(callSid: string): Promise<void>;
   /** The caller speaks to ConversationRelay (an `interrupt` first when it is speaking, then the `prompt`). */
   callerSays(callSid: string, text: string): Promise<void>;
+  /** The call's ConversationRelay socket is lost; Twilio goes on at the `<Connect action>`. */
+  dropRelay(callSid: string): void;
   /** The caller's audio on the call's Media Stream (µ-law 8 kHz frames). */
   talk(callSid: string, frames: Buffer[]): Promise<void>;
   /** Someone calls one of our numbers: Twilio posts to its VoiceUrl. */
@@ -133,7 +135,14 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
   const numbers = new Map<string, StubNumber>();
   const callbacks: SentCallback[] = [];
   const requests: TwilioStub['requests'] = [];
-  const sockets = stubSockets({ accountSid, authToken });
+  const sockets = stubSockets({
+    accountSid,
+    authToken,
+    onSessionEnded: (call, action, params) => {
+      const stubCall = call as StubCall;
+      if (stubCall.status === 'in-progress') void enqueue(call.sid, () => fetchTwiml(stubCall, action, params)).catch(() => undefined);
+    },
+  });
   /** One chain of callbacks per call or message: Twilio's callbacks for one resource arrive in order. */
   const queues = new Map<string, Promise<unknown>>();
   const enqueue = <T>(key: string, work: () => Promise<T>): Promise<T> => {
@@ -434,6 +443,9 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     callerSays(callSid, text) {
       const call = findCall(callSid);
       return enqueue(callSid, () => sockets.callerSays(call, text));
+    },
+    dropRelay(callSid) {
+      sockets.dropRelay(findCall(callSid));
     },
     talk(callSid, frames) {
       const call = findCall(callSid);

@@ -75,7 +75,12 @@ export function openTwilioSocket(url: string, signature: string): Promise<WebSoc
   });
 }
 
-export function stubSockets(options: { accountSid: string; authToken: string }) {
+export function stubSockets(options: {
+  accountSid: string;
+  authToken: string;
+  /** A ConversationRelay session ended without the call: Twilio requests `<Connect action>` with these parameters. */
+  onSessionEnded(call: SocketCall, action: string, params: Record<string, string>): void;
+}) {
   const send = (ws: WebSocket, message: object) =>
     new Promise<void>((resolve, reject) => ws.send(JSON.stringify(message), (err) => (err ? reject(err) : resolve())));
   const relayOf = (call: SocketCall) => {
@@ -87,6 +92,14 @@ export function stubSockets(options: { accountSid: string; authToken: string }) 
     const ws = await openTwilioSocket(url, twilioSocketSignature(options.authToken, url));
     const relay: StubRelay = { url, ws, received: [], said: [], playing: [], tokens: [], digits: [] };
     call.relay = relay;
+    const sessionId = `VX${crypto.randomBytes(16).toString('hex')}`;
+    const action = /<Connect\b[^>]*\baction="([^"]*)"/.exec(call.twiml);
+    ws.on('close', () => {
+      // Closed by the application side (not by the call ending or its TwiML changing): the call goes on at `action`.
+      if (call.relay !== relay) return;
+      call.relay = undefined;
+      if (action) options.onSessionEnded(call, decode(action[1]), { SessionId: sessionId, SessionStatus: 'ended' });
+    });
     ws.on('message', (data) => {
       const message = JSON.parse(String(data)) as Record<string, unknown>;
       relay.received.push(message);
@@ -103,7 +116,7 @@ export function stubSockets(options: { accountSid: string; authToken: string }) 
     });
     await send(ws, {
       type: 'setup',
-      sessionId: `VX${crypto.randomBytes(16).toString('hex')}`,
+      sessionId,
       accountSid: options.accountSid,
       parentCallSid: '',
       callSid: call.sid,
@@ -182,6 +195,10 @@ export function stubSockets(options: { accountSid: string; authToken: string }) 
       if (relayUrl) return openRelay(call, decode(relayUrl[1]));
       const streamUrl = /<Connect>\s*<Stream\b[^>]*\burl="([^"]*)"/.exec(call.twiml);
       if (streamUrl) return openMedia(call, decode(streamUrl[1]));
+    },
+    /** The session's socket is lost (as when the API instance holding it goes away). */
+    dropRelay(call: SocketCall): void {
+      relayOf(call).ws.terminate();
     },
     /** What the agent is saying ends: Twilio reports it stopped speaking. */
     async finishSpeech(call: SocketCall): Promise<void> {

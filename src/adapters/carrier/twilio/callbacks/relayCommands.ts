@@ -47,3 +47,12 @@ export async function takeRelayCommands(db: Db, callSid: string): Promise<Twilio
 export async function dropRelayCommands(db: Db, callSid: string): Promise<void> {
   await db(TABLE).where({ call_sid: callSid }).del();
 }
+
+/** Commands older than a day: for calls that ended without their final status reaching us (the hourly maintenance). */
+export const RELAY_COMMAND_RETENTION_MS = 24 * 3600 * 1000;
+
+export async function purgeStaleRelayCommands(db: Db, at: Date): Promise<number> {
+  return db(TABLE)
+    .where('created_at', '<', new Date(at.getTime() - RELAY_COMMAND_RETENTION_MS))
+    .del();
+}
