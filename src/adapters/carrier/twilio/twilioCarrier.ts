@@ -142,7 +142,7 @@ export class TwilioCarrier implements CarrierAdapter {
     });
   }
 
-  /** ConversationRelay says it once what it is saying has ended (Twilio queues speech itself). */
+  /** Goes to the call's ConversationRelay session, which says it after what it is already saying (Twilio queues speech). */
   async speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void> {
     const voice = twilioVoice(request.voice);
     await this.options.relay.send(request.carrierCallId, { kind: 'speak', speakId: request.speakId, text: request.text, voice });

@@ -1,5 +1,5 @@
 /**
- * Catalog voice slugs (src/domain/voices/catalog.ts) → Twilio `<Say>` voices (Amazon Polly neural
+ * Catalog voice slugs (src/domain/voices/catalog.ts) → Twilio voices (Amazon Polly neural
  * voices Twilio hosts), with the language each speaks. Unknown slugs get Twilio's default voice.
  */
 const TWILIO_VOICES: Record<string, { voice: string; language: string }> = {
