@@ -10,7 +10,7 @@ import { audioHoldTwiml, holdTwiml, rejectTwiml, relayTwiml } from '../../../src
 import { verifyTwilioCallback } from '../../../src/adapters/carrier/twilio/callbacks/verify';
 import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/calls/answerInbound';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
-import { findCallByCarrierId } from '../../../src/domain/calls/store';
+import { findCallByCarrierId, findCallById } from '../../../src/domain/calls/store';
 import { findLineById } from '../../../src/domain/lines/store';
 import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt';
 import { takeInboundMessage } from '../../../src/domain/messages/inbound';
@@ -109,9 +109,9 @@ const voice: Handler = async (ctx, deps, params) => {
 const connect: Handler = async (ctx, deps, params) => {
   const callId = await callIdOf(ctx, deps, params);
   if (ctx.query.resume !== '1' && callId) await deliver(deps, callId, { type: 'call.answered' });
-  const call = callId ? await deps.db('calls').where({ id: callId }).first('mode', 'line_id') : undefined;
+  const call = callId ? await findCallById(deps.db, callId) : undefined;
   if (call?.mode === 'audio') return twiml(ctx, audioHoldTwiml(deps.config.publicBaseUrl, callId));
-  const line = call ? await findLineById(deps.db, call.line_id as string) : undefined;
+  const line = call ? await findLineById(deps.db, call.line_id) : undefined;
   twiml(ctx, relayTwiml(deps.config.publicBaseUrl, { callId, voiceSlug: line?.voice ?? undefined }));
 };
 
