@@ -65,7 +65,7 @@ function linesTable(nav: PageNav, input: LinesPageInput): Html {
                 input.mayManage && line.status !== 'released'
                   ? html`<form method="post" action="/portal/lines/${line.id}/rotate-secret">
                       ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
-                      <button type="submit" aria-label="Rotate the signing secret of ${line.name}">Rotate secret</button>
+                      <button type="submit" aria-label="Rotate secret of ${line.name}">Rotate secret</button>
                     </form>`
                   : ''
               }
