@@ -20,6 +20,7 @@ import { allRoutes } from './routes';
 import { twilioCallbackRouter } from './routes/carrier/twilio';
 import { twilioRelayEndpoint } from './routes/carrier/twilioRelay';
 import { mcpRouter } from './mcp/endpoint';
+import { portalRouter } from './portal/router';
 import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routes/types';
 
 export const API_VERSION = '0.5.10.0';
@@ -93,6 +94,7 @@ export function createApp(deps: AppDeps): App {
   koa.use(cors());
   koa.use(router.routes());
   koa.use(twilioCallbackRouter(deps).routes());
+  koa.use(portalRouter(deps).routes());
   // MCP tools call the routes above in-process; the listener is built once all middleware is in place.
   let requestListener: ReturnType<typeof koa.callback> | undefined;
   koa.use(mcpRouter(deps, routes, API_VERSION, { cache: keyCache, lastUsed }, () => (requestListener ??= koa.callback())).routes());
