@@ -1,6 +1,7 @@
 import YAML from 'yaml';
 import { DEFAULT_BODY_LIMIT_BYTES, type OperationDoc, type RouteDef } from '../routes/types';
 import { MAX_JSON_DEPTH } from '../middleware/jsonBody';
+import { withExamples } from './examples';
 import { boundIntegers } from './formats';
 import { componentSchemas, errorResponse } from './schemas';
 
@@ -14,7 +15,10 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
     // Carrier callbacks and Stripe's webhooks are internal (signed by the provider, not called by
     // customers): documented in docs/simulator.md and docs/carriers.md, not offered to API clients.
     if (route.auth.kind === 'carrier' || route.auth.kind === 'stripe') continue;
-    const operation: Record<string, unknown> = { operationId: route.operationId, ...boundIntegers(withStandardErrors(route)) };
+    const operation: Record<string, unknown> = {
+      operationId: route.operationId,
+      ...withExamples(boundIntegers(withStandardErrors(route))),
+    };
     if (route.auth.kind === 'public') operation.security = [];
     else if (route.auth.kind === 'service') operation.security = [{ serviceKey: [] }];
     else {

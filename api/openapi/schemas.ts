@@ -41,12 +41,20 @@ export const componentSchemas: Record<string, object> = {
     properties: lineWritableFields,
     description:
       'Only the fields given change. null clears a nullable field. Switching to audio clears webhook_url unless it is in the same body; switching to hosted clears a language pin.',
+    example: { mode: 'webhook', webhook_url: 'https://agent.example.com/switchboard/webhook', language: 'en' },
   },
   LineCreateRequest: {
     type: 'object',
     additionalProperties: false,
     required: ['name', 'mode'],
     properties: lineWritableFields,
+    example: {
+      name: 'Front desk',
+      mode: 'hosted',
+      system_prompt: 'You answer the front desk of a dental clinic. Be brief and friendly.',
+      begin_message: 'Hello, this is Acme Dental. How can I help?',
+      voice: 'aria',
+    },
   },
 };
 

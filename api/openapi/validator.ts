@@ -12,7 +12,7 @@ import { boundIntegers, registerStrictFormats } from './formats';
  * query schemas are compiled once with ajv, and a failure becomes 422 `validation_error`
  * with one `{field, message}` per problem.
  */
-function newAjv(coerce: boolean): Ajv2020 {
+export function newAjv(coerce: boolean): Ajv2020 {
   const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: coerce, useDefaults: coerce });
   addFormats(ajv);
   registerStrictFormats(ajv);

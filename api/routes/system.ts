@@ -71,7 +71,21 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
       path: '/api/openapi.yaml',
       operationId: 'getOpenApiDocument',
       auth: { kind: 'public' },
-      doc: { summary: 'This document', tags: ['system'], responses: { '200': { description: 'OpenAPI 3.1 as YAML' } } },
+      doc: {
+        summary: 'This document',
+        tags: ['system'],
+        responses: {
+          '200': {
+            description: 'OpenAPI 3.1 as YAML',
+            content: {
+              'application/yaml': {
+                schema: { type: 'string' },
+                example: 'openapi: 3.1.0\ninfo:\n  title: Switchboard API\n  version: 0.5.10.0\n',
+              },
+            },
+          },
+        },
+      },
       handler: async (ctx) => {
         ctx.type = 'application/yaml';
         ctx.body = openApiYaml();
@@ -88,7 +102,16 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
           'Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set; without it, served only in the dev profile (404 otherwise).',
         tags: ['system'],
         responses: {
-          '200': { description: 'Prometheus text format' },
+          '200': {
+            description: 'Prometheus text format',
+            content: {
+              'text/plain': {
+                schema: { type: 'string' },
+                example:
+                  '# HELP http_requests_total Requests answered\n# TYPE http_requests_total counter\nhttp_requests_total{method="GET",status="200"} 42\n',
+              },
+            },
+          },
           '401': errorResponse('`unauthorized`: METRICS_TOKEN is set and was not presented'),
           '404': errorResponse('`not_found`: metrics are not enabled'),
         },

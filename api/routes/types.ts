@@ -56,8 +56,9 @@ export interface OperationDoc {
   description?: string;
   tags?: string[];
   parameters?: Array<Parameter | PathParameter>;
-  requestBody?: { required: boolean; content: { 'application/json': { schema: object } } };
-  responses: Record<string, { description: string; content?: { 'application/json': { schema: object } } }>;
+  requestBody?: { required: boolean; content: { 'application/json': { schema: object; example?: unknown } } };
+  /** Bodies by media type; `example`s are filled in from the schemas (api/openapi/examples.ts) unless given. */
+  responses: Record<string, { description: string; content?: Record<string, { schema: object; example?: unknown }> }>;
 }
 
 export interface RouteDef {

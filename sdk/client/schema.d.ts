@@ -1388,7 +1388,14 @@ export interface components {
                 } | null;
             };
         };
-        /** @description Only the fields given change. null clears a nullable field. Switching to audio clears webhook_url unless it is in the same body; switching to hosted clears a language pin. */
+        /**
+         * @description Only the fields given change. null clears a nullable field. Switching to audio clears webhook_url unless it is in the same body; switching to hosted clears a language pin.
+         * @example {
+         *       "mode": "webhook",
+         *       "webhook_url": "https://agent.example.com/switchboard/webhook",
+         *       "language": "en"
+         *     }
+         */
         LineUpdateRequest: {
             name?: string;
             display_name?: string | null;
@@ -1426,6 +1433,15 @@ export interface components {
             language?: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms?: number | null;
         };
+        /**
+         * @example {
+         *       "name": "Front desk",
+         *       "mode": "hosted",
+         *       "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+         *       "begin_message": "Hello, this is Acme Dental. How can I help?",
+         *       "voice": "aria"
+         *     }
+         */
         LineCreateRequest: {
             name: string;
             display_name?: string | null;
@@ -1487,6 +1503,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -1499,6 +1520,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1519,6 +1548,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "checks": {
+                     *         "postgres": "ok",
+                     *         "temporal": "ok"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ready";
@@ -1537,6 +1575,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1546,6 +1592,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_ready",
+                     *         "message": "Not ready"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1565,7 +1619,15 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example openapi: 3.1.0
+                     *     info:
+                     *       title: Switchboard API
+                     *       version: 0.5.10.0
+                     */
+                    "application/yaml": string;
+                };
             };
             /** @description `internal_error` */
             500: {
@@ -1573,6 +1635,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1592,7 +1662,14 @@ export interface operations {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    /**
+                     * @example # HELP http_requests_total Requests answered
+                     *     # TYPE http_requests_total counter
+                     *     http_requests_total{method="GET",status="200"} 42
+                     */
+                    "text/plain": string;
+                };
             };
             /** @description `unauthorized`: METRICS_TOKEN is set and was not presented */
             401: {
@@ -1600,6 +1677,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1609,6 +1694,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1618,6 +1711,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1641,6 +1742,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "lines": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "phone_number": "+14155550123",
+                     *           "name": "Front desk",
+                     *           "display_name": "Acme Dental",
+                     *           "mode": "hosted",
+                     *           "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *           "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *           "voice": "aria",
+                     *           "context_limit": 50,
+                     *           "webhook_url": null,
+                     *           "audio_handler_url": null,
+                     *           "status_callback_url": "https://agent.example.com/switchboard/status",
+                     *           "recording_enabled": false,
+                     *           "compliance_enabled": true,
+                     *           "language": "multi",
+                     *           "endpointing_ms": 300,
+                     *           "status": "active",
+                     *           "environment": "test",
+                     *           "grace_ends_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         lines: components["schemas"]["Line"][];
                         total: number;
@@ -1653,6 +1783,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1662,6 +1800,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1671,6 +1817,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1680,6 +1840,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1689,6 +1857,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1706,6 +1882,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Front desk",
+                 *       "mode": "hosted",
+                 *       "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                 *       "begin_message": "Hello, this is Acme Dental. How can I help?",
+                 *       "voice": "aria"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LineCreateRequest"];
             };
         };
@@ -1716,6 +1901,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "line": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "phone_number": "+14155550123",
+                     *         "name": "Front desk",
+                     *         "display_name": "Acme Dental",
+                     *         "mode": "hosted",
+                     *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "voice": "aria",
+                     *         "context_limit": 50,
+                     *         "webhook_url": null,
+                     *         "audio_handler_url": null,
+                     *         "status_callback_url": "https://agent.example.com/switchboard/status",
+                     *         "recording_enabled": false,
+                     *         "compliance_enabled": true,
+                     *         "language": "multi",
+                     *         "endpointing_ms": 300,
+                     *         "status": "active",
+                     *         "environment": "test",
+                     *         "grace_ends_at": "2026-01-15T09:30:00.000Z",
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "webhook_secret": "9c1d4e7f2a5b8c3d6e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d"
+                     *     }
+                     */
                     "application/json": components["schemas"]["LineCreateResponse"];
                 };
             };
@@ -1725,6 +1937,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "hosted_mode_language_pinning_unsupported",
+                     *         "message": "Hosted mode language pinning unsupported"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1734,6 +1954,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1743,6 +1971,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payment_method_required",
+                     *         "message": "Payment method required"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1752,6 +1988,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1761,6 +2005,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1770,6 +2022,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1779,6 +2039,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1788,6 +2062,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1797,6 +2079,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1806,6 +2096,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1828,6 +2126,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "line": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "phone_number": "+14155550123",
+                     *         "name": "Front desk",
+                     *         "display_name": "Acme Dental",
+                     *         "mode": "hosted",
+                     *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "voice": "aria",
+                     *         "context_limit": 50,
+                     *         "webhook_url": null,
+                     *         "audio_handler_url": null,
+                     *         "status_callback_url": "https://agent.example.com/switchboard/status",
+                     *         "recording_enabled": false,
+                     *         "compliance_enabled": true,
+                     *         "language": "multi",
+                     *         "endpointing_ms": 300,
+                     *         "status": "active",
+                     *         "environment": "test",
+                     *         "grace_ends_at": "2026-01-15T09:30:00.000Z",
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         line: components["schemas"]["Line"];
                     };
@@ -1839,6 +2163,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1848,6 +2180,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1857,6 +2197,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1866,6 +2214,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1888,6 +2244,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "line": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "phone_number": "+14155550123",
+                     *         "name": "Front desk",
+                     *         "display_name": "Acme Dental",
+                     *         "mode": "hosted",
+                     *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "voice": "aria",
+                     *         "context_limit": 50,
+                     *         "webhook_url": null,
+                     *         "audio_handler_url": null,
+                     *         "status_callback_url": "https://agent.example.com/switchboard/status",
+                     *         "recording_enabled": false,
+                     *         "compliance_enabled": true,
+                     *         "language": "multi",
+                     *         "endpointing_ms": 300,
+                     *         "status": "active",
+                     *         "environment": "test",
+                     *         "grace_ends_at": "2026-01-15T09:30:00.000Z",
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         line: components["schemas"]["Line"];
                     };
@@ -1899,6 +2281,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1908,6 +2298,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1917,6 +2315,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1926,6 +2332,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1935,6 +2349,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1951,6 +2373,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "mode": "webhook",
+                 *       "webhook_url": "https://agent.example.com/switchboard/webhook",
+                 *       "language": "en"
+                 *     }
+                 */
                 "application/json": components["schemas"]["LineUpdateRequest"];
             };
         };
@@ -1961,6 +2390,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "line": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "phone_number": "+14155550123",
+                     *         "name": "Front desk",
+                     *         "display_name": "Acme Dental",
+                     *         "mode": "hosted",
+                     *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "voice": "aria",
+                     *         "context_limit": 50,
+                     *         "webhook_url": null,
+                     *         "audio_handler_url": null,
+                     *         "status_callback_url": "https://agent.example.com/switchboard/status",
+                     *         "recording_enabled": false,
+                     *         "compliance_enabled": true,
+                     *         "language": "multi",
+                     *         "endpointing_ms": 300,
+                     *         "status": "active",
+                     *         "environment": "test",
+                     *         "grace_ends_at": "2026-01-15T09:30:00.000Z",
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         line: components["schemas"]["Line"];
                     };
@@ -1972,6 +2427,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "hosted_mode_language_pinning_unsupported",
+                     *         "message": "Hosted mode language pinning unsupported"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1981,6 +2444,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1990,6 +2461,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -1999,6 +2478,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2008,6 +2495,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "line_released",
+                     *         "message": "Line released"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2017,6 +2512,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2026,6 +2529,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2035,6 +2552,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2044,6 +2569,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2069,6 +2602,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "webhook_secret": "9c1d4e7f2a5b8c3d6e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d",
+                     *       "rotated_at": "2026-01-15T09:30:00.000Z",
+                     *       "promoted_previous_next": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["SecretRotation"];
                 };
             };
@@ -2078,6 +2618,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2087,6 +2635,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2096,6 +2652,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2105,6 +2669,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2114,6 +2686,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "secret_rotation_too_soon",
+                     *         "message": "Secret rotation too soon"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2123,6 +2703,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2132,6 +2720,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2155,6 +2751,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "key_prefix": "sk_test_4f9a",
+                     *           "environment": "test",
+                     *           "name": "Front desk",
+                     *           "agent_label": "support-bot",
+                     *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *           "permissions": "full",
+                     *           "monthly_cap_cents": 5000,
+                     *           "monthly_spend_cents": 1200,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *           "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *           "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *           "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *           "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         keys: components["schemas"]["AgentKey"][];
                         /** @description Every matching row, not only this page */
@@ -2168,6 +2788,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2177,6 +2805,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2186,6 +2828,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2195,6 +2845,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2212,6 +2870,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Front desk",
+                 *       "agent_label": "support-bot",
+                 *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                 *       "permissions": "full",
+                 *       "monthly_cap_cents": 5000,
+                 *       "environment": "test"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentKeyMintRequest"];
             };
         };
@@ -2222,6 +2890,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["AgentKey"];
                     };
@@ -2233,6 +2922,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "missing_idempotency_key",
+                     *         "message": "Missing idempotency key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2242,6 +2939,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2251,6 +2956,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2260,6 +2973,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2269,6 +2990,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2278,6 +3007,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2287,6 +3030,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2296,6 +3047,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2319,6 +3078,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "key_prefix": "sk_test_4f9a",
+                     *           "environment": "test",
+                     *           "name": "Front desk",
+                     *           "agent_label": "support-bot",
+                     *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *           "permissions": "full",
+                     *           "monthly_cap_cents": 5000,
+                     *           "monthly_spend_cents": 1200,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *           "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *           "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *           "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *           "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         keys: components["schemas"]["AgentKey"][];
                         /** @description Every matching row, not only this page */
@@ -2332,6 +3115,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2341,6 +3132,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2350,6 +3155,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2359,6 +3172,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2376,6 +3197,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Front desk",
+                 *       "agent_label": "support-bot",
+                 *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                 *       "permissions": "full",
+                 *       "monthly_cap_cents": 5000,
+                 *       "environment": "test"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentKeyMintRequest"];
             };
         };
@@ -2386,6 +3217,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["AgentKey"];
                     };
@@ -2397,6 +3249,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "missing_idempotency_key",
+                     *         "message": "Missing idempotency key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2406,6 +3266,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2415,6 +3283,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2424,6 +3300,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2433,6 +3317,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2442,6 +3334,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2451,6 +3357,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2460,6 +3374,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2482,6 +3404,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["AgentKey"];
                     };
@@ -2493,6 +3436,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2502,6 +3453,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2511,6 +3470,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2533,6 +3500,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["AgentKey"];
                     };
@@ -2544,6 +3532,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2553,6 +3549,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2562,6 +3566,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2571,6 +3583,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2587,6 +3607,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Front desk",
+                 *       "agent_label": "support-bot",
+                 *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                 *       "permissions": "full",
+                 *       "monthly_cap_cents": 5000
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentKeyUpdateRequest"];
             };
         };
@@ -2597,6 +3626,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["AgentKey"];
                     };
@@ -2608,6 +3658,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_json",
+                     *         "message": "Invalid json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2617,6 +3675,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2626,6 +3692,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2635,6 +3709,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "key_revoked",
+                     *         "message": "Key revoked"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2644,6 +3726,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2653,6 +3743,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2662,6 +3766,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2671,6 +3783,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2693,6 +3813,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["AgentKey"];
                     };
@@ -2704,6 +3845,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2713,6 +3862,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2722,6 +3879,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2744,6 +3909,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["AgentKey"];
                     };
@@ -2755,6 +3941,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2764,6 +3958,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2773,6 +3975,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2782,6 +3992,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2798,6 +4016,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Front desk",
+                 *       "agent_label": "support-bot",
+                 *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                 *       "permissions": "full",
+                 *       "monthly_cap_cents": 5000
+                 *     }
+                 */
                 "application/json": components["schemas"]["AgentKeyUpdateRequest"];
             };
         };
@@ -2808,6 +4035,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["AgentKey"];
                     };
@@ -2819,6 +4067,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_json",
+                     *         "message": "Invalid json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2828,6 +4084,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2837,6 +4101,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2846,6 +4118,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "key_revoked",
+                     *         "message": "Key revoked"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2855,6 +4135,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2864,6 +4152,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2873,6 +4175,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2882,6 +4192,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2907,6 +4225,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["AgentKey"];
                     };
@@ -2918,6 +4257,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "missing_idempotency_key",
+                     *         "message": "Missing idempotency key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2927,6 +4274,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2936,6 +4291,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2945,6 +4308,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "key_revoked",
+                     *         "message": "Key revoked"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2954,6 +4325,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2963,6 +4342,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -2988,6 +4375,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["AgentKey"];
                     };
@@ -2999,6 +4407,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "missing_idempotency_key",
+                     *         "message": "Missing idempotency key"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3008,6 +4424,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3017,6 +4441,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3026,6 +4458,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "key_revoked",
+                     *         "message": "Key revoked"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3035,6 +4475,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3044,6 +4492,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3067,6 +4523,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "api_tokens": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "name": "Front desk",
+                     *           "key_prefix": "sk_test_4f9a",
+                     *           "environment": "test",
+                     *           "grant": {
+                     *             "scopes": [
+                     *               "calls:create",
+                     *               "calls:control"
+                     *             ],
+                     *             "resources": {
+                     *               "numbers": [
+                     *                 "f3c7807d-4750-43ba-a09b-f4801b2d934e"
+                     *               ]
+                     *             },
+                     *             "spendLimit": {
+                     *               "amountCents": 5000,
+                     *               "resetPeriod": "monthly"
+                     *             }
+                     *           },
+                     *           "parent_key_id": "5bccf0a3-ed44-46cc-a7fe-ce92237dd7c4",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *           "last_used_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         api_tokens: components["schemas"]["ScopedKey"][];
                         /** @description Every matching row, not only this page */
@@ -3080,6 +4568,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3089,6 +4585,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3098,6 +4602,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3107,6 +4625,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3124,6 +4650,26 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Front desk",
+                 *       "grant": {
+                 *         "scopes": [
+                 *           "calls:create",
+                 *           "calls:control"
+                 *         ],
+                 *         "resources": {
+                 *           "numbers": [
+                 *             "f3c7807d-4750-43ba-a09b-f4801b2d934e"
+                 *           ]
+                 *         },
+                 *         "spendLimit": {
+                 *           "amountCents": 5000,
+                 *           "resetPeriod": "monthly"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["ScopedKeyMintRequest"];
             };
         };
@@ -3134,6 +4680,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "api_token": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "name": "Front desk",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "grant": {
+                     *           "scopes": [
+                     *             "calls:create",
+                     *             "calls:control"
+                     *           ],
+                     *           "resources": {
+                     *             "numbers": [
+                     *               "f3c7807d-4750-43ba-a09b-f4801b2d934e"
+                     *             ]
+                     *           },
+                     *           "spendLimit": {
+                     *             "amountCents": 5000,
+                     *             "resetPeriod": "monthly"
+                     *           }
+                     *         },
+                     *         "parent_key_id": "5bccf0a3-ed44-46cc-a7fe-ce92237dd7c4",
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "key": "example"
+                     *     }
+                     */
                     "application/json": {
                         api_token: components["schemas"]["ScopedKey"];
                         /** @description The plaintext key: in the first response to a mint only */
@@ -3147,6 +4723,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3156,6 +4740,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3165,6 +4757,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3174,6 +4774,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3183,6 +4791,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3192,6 +4808,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3201,6 +4831,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3210,6 +4848,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3232,6 +4878,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "api_token": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "name": "Front desk",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "grant": {
+                     *           "scopes": [
+                     *             "calls:create",
+                     *             "calls:control"
+                     *           ],
+                     *           "resources": {
+                     *             "numbers": [
+                     *               "f3c7807d-4750-43ba-a09b-f4801b2d934e"
+                     *             ]
+                     *           },
+                     *           "spendLimit": {
+                     *             "amountCents": 5000,
+                     *             "resetPeriod": "monthly"
+                     *           }
+                     *         },
+                     *         "parent_key_id": "5bccf0a3-ed44-46cc-a7fe-ce92237dd7c4",
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "key": "example"
+                     *     }
+                     */
                     "application/json": {
                         api_token: components["schemas"]["ScopedKey"];
                         /** @description The plaintext key: in the first response to a mint only */
@@ -3245,6 +4921,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3254,6 +4938,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3263,6 +4955,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3272,6 +4972,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3295,6 +5003,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "key_prefix": "sk_test_4f9a",
+                     *           "environment": "test",
+                     *           "name": "Front desk",
+                     *           "agent_label": "support-bot",
+                     *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *           "permissions": "full",
+                     *           "monthly_cap_cents": 5000,
+                     *           "monthly_spend_cents": 1200,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *           "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *           "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *           "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *           "scopes": [
+                     *             "calls:create",
+                     *             "calls:control"
+                     *           ],
+                     *           "parent_key_id": "5bccf0a3-ed44-46cc-a7fe-ce92237dd7c4",
+                     *           "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         keys: components["schemas"]["RegularKey"][];
                         /** @description Every matching row, not only this page */
@@ -3308,6 +5045,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3317,6 +5062,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3326,6 +5079,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3335,6 +5102,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3352,6 +5127,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Front desk",
+                 *       "agent_label": "support-bot",
+                 *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                 *       "permissions": "full",
+                 *       "monthly_cap_cents": 5000
+                 *     }
+                 */
                 "application/json": components["schemas"]["AuthKeyCreateRequest"];
             };
         };
@@ -3362,6 +5146,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "key": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "key_prefix": "sk_test_4f9a",
+                     *         "environment": "test",
+                     *         "name": "Front desk",
+                     *         "agent_label": "support-bot",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "permissions": "full",
+                     *         "monthly_cap_cents": 5000,
+                     *         "monthly_spend_cents": 1200,
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z",
+                     *         "last_used_at": "2026-01-15T09:30:00.000Z",
+                     *         "rotated_from": "6d88a196-5bcd-4a22-a27d-2274d6da8222",
+                     *         "created_by_service_key_id": "cb257a4a-3e45-45c5-aa53-e62504695734",
+                     *         "scopes": [
+                     *           "calls:create",
+                     *           "calls:control"
+                     *         ],
+                     *         "parent_key_id": "5bccf0a3-ed44-46cc-a7fe-ce92237dd7c4",
+                     *         "plaintext_key": "sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         key: components["schemas"]["RegularKey"];
                     };
@@ -3373,6 +5183,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3382,6 +5200,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3391,6 +5217,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3400,6 +5234,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3409,6 +5251,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3418,6 +5268,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3427,6 +5285,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3436,6 +5308,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3445,6 +5325,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3471,6 +5359,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "event_id": "57c7c826-7db4-42c8-af1d-3ecdfe37182f",
+                     *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *           "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *           "event_type": "call.ended",
+                     *           "url": "https://agent.example.com/switchboard/webhook",
+                     *           "status": "success",
+                     *           "http_status": 200,
+                     *           "error_message": null,
+                     *           "attempt_count": 1,
+                     *           "request_body": {
+                     *             "event": "message",
+                     *             "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *             "text": "Hello?"
+                     *           },
+                     *           "response_body": "{\"ok\":true}",
+                     *           "duration_ms": 142,
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         deliveries: components["schemas"]["WebhookDelivery"][];
                         /** @description Every matching row, not only this page */
@@ -3484,6 +5399,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3493,6 +5416,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3502,6 +5433,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3511,6 +5456,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3520,6 +5473,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3542,6 +5503,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "total": 1,
+                     *       "success": 1,
+                     *       "failed": 0,
+                     *       "success_rate": 1,
+                     *       "by_event_type": [
+                     *         {
+                     *           "event_type": "call.ended",
+                     *           "total": 1,
+                     *           "success": 1,
+                     *           "failed": 0
+                     *         }
+                     *       ],
+                     *       "by_hour": [
+                     *         {
+                     *           "hour": "2026-01-15T09:30:00.000Z",
+                     *           "total": 1,
+                     *           "success": 1,
+                     *           "failed": 0
+                     *         }
+                     *       ],
+                     *       "since": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookStats"];
                 };
             };
@@ -3551,6 +5537,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3560,6 +5554,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3569,6 +5571,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3578,6 +5594,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3587,6 +5611,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3601,6 +5633,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     line_id: string;
@@ -3614,6 +5651,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "event_id": "57c7c826-7db4-42c8-af1d-3ecdfe37182f",
+                     *         "status": "success",
+                     *         "http_status": 200,
+                     *         "duration_ms": 142,
+                     *         "response_body": "{\"ok\":true}",
+                     *         "error_message": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         delivery: components["schemas"]["TestDelivery"];
                     };
@@ -3625,6 +5675,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "delivery": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "event_id": "57c7c826-7db4-42c8-af1d-3ecdfe37182f",
+                     *         "status": "success",
+                     *         "http_status": 200,
+                     *         "duration_ms": 142,
+                     *         "response_body": "{\"ok\":true}",
+                     *         "error_message": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         delivery: components["schemas"]["TestDelivery"];
                     };
@@ -3636,6 +5699,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_json",
+                     *         "message": "Invalid json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3645,6 +5716,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3654,6 +5733,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3663,6 +5750,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3672,6 +5767,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "line_released",
+                     *         "message": "Line released"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3681,6 +5784,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3690,6 +5801,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3699,6 +5824,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3708,6 +5841,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3728,6 +5869,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "credits": 488,
+                     *       "cents": 488,
+                     *       "currency": "USD",
+                     *       "held_cents": 12,
+                     *       "available_cents": 476
+                     *     }
+                     */
                     "application/json": components["schemas"]["Balance"];
                 };
             };
@@ -3737,6 +5887,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3746,6 +5904,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3755,6 +5921,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3764,6 +5938,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3788,6 +5970,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "transactions": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "type": "call_charge",
+                     *           "amount_credits": -12,
+                     *           "amount_cents": -12,
+                     *           "balance_after_credits": 488,
+                     *           "balance_after_cents": 488,
+                     *           "description": "Outbound call, 2 minutes",
+                     *           "reference_id": "example",
+                     *           "reference_type": "call",
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "example"
+                     *     }
+                     */
                     "application/json": {
                         transactions: components["schemas"]["Transaction"][];
                         has_more: boolean;
@@ -3802,6 +6004,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3811,6 +6021,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "agent_scope_error",
+                     *         "message": "Agent scope error"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3820,6 +6038,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3829,6 +6061,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3838,6 +6078,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3860,6 +6108,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "daily": [
+                     *         {
+                     *           "date": "2026-01-15",
+                     *           "calls": 2,
+                     *           "minutes": 3.25,
+                     *           "sms_inbound": 1,
+                     *           "sms_outbound": 1,
+                     *           "cost_credits": 37,
+                     *           "cost_cents": 37
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         daily: components["schemas"]["UsageDay"][];
                     };
@@ -3871,6 +6134,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3880,6 +6151,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3889,6 +6168,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3898,6 +6191,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3907,6 +6208,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3929,6 +6238,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "monthly": [
+                     *         {
+                     *           "month": "2026-01",
+                     *           "calls": 2,
+                     *           "minutes": 3.25,
+                     *           "sms_inbound": 1,
+                     *           "sms_outbound": 1,
+                     *           "cost_credits": 37,
+                     *           "cost_cents": 37
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         monthly: components["schemas"]["UsageMonth"][];
                     };
@@ -3940,6 +6264,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3949,6 +6281,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3958,6 +6298,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3967,6 +6321,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3976,6 +6338,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -3996,6 +6366,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "default_webhook_url": "https://agent.example.com/switchboard/webhook",
+                     *       "auto_recharge_enabled": true,
+                     *       "auto_recharge_threshold_cents": 500,
+                     *       "auto_recharge_amount_cents": 2000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Settings"];
                 };
             };
@@ -4005,6 +6383,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4014,6 +6400,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4023,6 +6417,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4032,6 +6434,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4046,6 +6456,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "default_webhook_url": "https://agent.example.com/switchboard/webhook",
+                 *       "auto_recharge_enabled": true,
+                 *       "auto_recharge_threshold_cents": 500,
+                 *       "auto_recharge_amount_cents": 2000
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: uri
@@ -4068,6 +6486,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "default_webhook_url": "https://agent.example.com/switchboard/webhook",
+                     *       "auto_recharge_enabled": true,
+                     *       "auto_recharge_threshold_cents": 500,
+                     *       "auto_recharge_amount_cents": 2000
+                     *     }
+                     */
                     "application/json": components["schemas"]["Settings"];
                 };
             };
@@ -4077,6 +6503,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_json",
+                     *         "message": "Invalid json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4086,6 +6520,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4095,6 +6537,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4104,6 +6554,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4113,6 +6571,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4122,6 +6594,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4131,6 +6611,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4151,6 +6639,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "voices": [
+                     *         {
+                     *           "slug": "aria",
+                     *           "name": "Front desk",
+                     *           "gender": "female",
+                     *           "accent": "American",
+                     *           "description": "Outbound call, 2 minutes",
+                     *           "languages": [
+                     *             "multi"
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         voices: components["schemas"]["Voice"][];
                     };
@@ -4162,6 +6666,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4171,6 +6683,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4180,6 +6700,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4207,6 +6735,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "active",
+                     *       "consent": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "phone_number": "+14155550123",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "consent_type": "implied_inbound",
+                     *         "source": "api",
+                     *         "status": "active",
+                     *         "granted_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @enum {string} */
                         status: "active" | "none";
@@ -4224,6 +6767,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4233,6 +6784,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4242,6 +6801,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4251,6 +6824,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4268,6 +6849,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                 *       "phone_number": "+14155550123",
+                 *       "consent_type": "implied_inbound",
+                 *       "source": "api"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     line_id: string;
@@ -4286,6 +6875,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "consent": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "phone_number": "+14155550123",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "consent_type": "implied_inbound",
+                     *         "source": "api",
+                     *         "status": "active",
+                     *         "granted_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         consent: components["schemas"]["Consent"];
                     };
@@ -4297,6 +6900,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4306,6 +6917,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4315,6 +6934,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4324,6 +6951,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4333,6 +6968,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "consent_already_granted",
+                     *         "message": "Consent already granted"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4342,6 +6985,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4351,6 +7002,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4360,6 +7025,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4369,6 +7042,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4392,6 +7073,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "consent": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "phone_number": "+14155550123",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "consent_type": "implied_inbound",
+                     *         "source": "api",
+                     *         "status": "active",
+                     *         "granted_at": "2026-01-15T09:30:00.000Z",
+                     *         "revoked_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "revoked": 1
+                     *     }
+                     */
                     "application/json": {
                         consent: components["schemas"]["Consent"];
                         revoked: number;
@@ -4404,6 +7100,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4413,6 +7117,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4422,6 +7134,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4431,6 +7151,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4440,6 +7174,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4449,6 +7191,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4472,6 +7222,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "disclosures": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "message": "This call may be recorded for quality purposes.",
+                     *           "audio_url": null,
+                     *           "language": "en",
+                     *           "jurisdiction": "US",
+                     *           "is_default": false,
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         disclosures: components["schemas"]["Disclosure"][];
                         /** @description Every matching row, not only this page */
@@ -4485,6 +7251,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4494,6 +7268,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4503,6 +7285,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4512,6 +7308,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4521,6 +7325,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4535,6 +7347,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": "This call may be recorded for quality purposes.",
+                 *       "language": "en",
+                 *       "jurisdiction": "US",
+                 *       "is_default": false
+                 *     }
+                 */
                 "application/json": {
                     message: string;
                     /**
@@ -4556,6 +7376,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "disclosure": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "message": "This call may be recorded for quality purposes.",
+                     *         "audio_url": null,
+                     *         "language": "en",
+                     *         "jurisdiction": "US",
+                     *         "is_default": false,
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         disclosure: components["schemas"]["Disclosure"];
                     };
@@ -4567,6 +7400,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_json",
+                     *         "message": "Invalid json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4576,6 +7417,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4585,6 +7434,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "agent_scope_error",
+                     *         "message": "Agent scope error"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4594,6 +7451,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4603,6 +7468,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4612,6 +7491,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4621,6 +7508,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4651,6 +7546,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *           "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *           "phone_number": "+14155550123",
+                     *           "event_type": "call.ended",
+                     *           "actor_key_id": "b646b497-6377-476b-a87f-a856c660a421",
+                     *           "metadata": {},
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         events: components["schemas"]["ComplianceEvent"][];
                         /** @description Every matching row, not only this page */
@@ -4664,6 +7576,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4673,6 +7593,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4682,6 +7610,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4691,6 +7633,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4700,6 +7650,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4730,6 +7688,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *           "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *           "phone_number": "+14155550123",
+                     *           "event_type": "call.ended",
+                     *           "actor_key_id": "b646b497-6377-476b-a87f-a856c660a421",
+                     *           "metadata": {},
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         events: components["schemas"]["ComplianceEvent"][];
                         /** @description Every matching row, not only this page */
@@ -4743,6 +7718,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4752,6 +7735,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4761,6 +7752,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4770,6 +7775,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4779,6 +7792,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4806,6 +7827,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "type": "call",
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "limit": 1,
+                     *       "api_key_id": "9dc8c1db-d438-4627-ad53-3cf91e801e33"
+                     *     }
+                     */
                     "application/json": {
                         events: components["schemas"]["AuditEvent"][];
                         limit: number;
@@ -4823,6 +7859,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4832,6 +7876,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "agent_scope_error",
+                     *         "message": "Agent scope error"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4841,6 +7893,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4850,6 +7910,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4859,6 +7933,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4868,6 +7950,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4895,6 +7985,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "events": [
+                     *         {
+                     *           "type": "call",
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "createdAt": "2026-01-15T09:30:00.000Z",
+                     *           "data": {}
+                     *         }
+                     *       ],
+                     *       "limit": 1,
+                     *       "api_key_id": "9dc8c1db-d438-4627-ad53-3cf91e801e33"
+                     *     }
+                     */
                     "application/json": {
                         events: components["schemas"]["AuditEvent"][];
                         limit: number;
@@ -4912,6 +8017,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4921,6 +8034,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "agent_scope_error",
+                     *         "message": "Agent scope error"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4930,6 +8051,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4939,6 +8068,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4948,6 +8091,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4957,6 +8108,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -4982,6 +8141,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "calls": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *           "direction": "outbound",
+                     *           "from_number": "+14155550100",
+                     *           "to_number": "+14155550123",
+                     *           "status": "completed",
+                     *           "end_cause": "caller_hangup",
+                     *           "duration_sec": 125,
+                     *           "charge_cents": 12,
+                     *           "started_at": "2026-01-15T09:30:00.000Z",
+                     *           "ended_at": "2026-01-15T09:30:00.000Z",
+                     *           "recording_url": null,
+                     *           "transcript": [
+                     *             {
+                     *               "role": "assistant",
+                     *               "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
+                     *               "timestamp": "2026-01-15T09:30:00.000Z"
+                     *             }
+                     *           ],
+                     *           "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *           "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *           "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *           "max_duration_sec": 600,
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "total": 1
+                     *     }
+                     */
                     "application/json": {
                         calls: components["schemas"]["Call"][];
                         /** @description Every matching row, not only this page */
@@ -4995,6 +8187,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5004,6 +8204,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5013,6 +8221,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5022,6 +8244,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5031,6 +8261,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5048,6 +8286,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                 *       "to_number": "+14155550123"
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     line_id: string;
@@ -5062,6 +8306,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "call": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "direction": "outbound",
+                     *         "from_number": "+14155550100",
+                     *         "to_number": "+14155550123",
+                     *         "status": "completed",
+                     *         "end_cause": "caller_hangup",
+                     *         "duration_sec": 125,
+                     *         "charge_cents": 12,
+                     *         "started_at": "2026-01-15T09:30:00.000Z",
+                     *         "ended_at": "2026-01-15T09:30:00.000Z",
+                     *         "recording_url": null,
+                     *         "transcript": [
+                     *           {
+                     *             "role": "assistant",
+                     *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
+                     *             "timestamp": "2026-01-15T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *         "max_duration_sec": 600,
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         call: components["schemas"]["Call"];
                     };
@@ -5073,6 +8347,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5082,6 +8364,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5091,6 +8381,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_credits",
+                     *         "message": "Insufficient credits"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5100,6 +8398,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "number_opted_out",
+                     *         "message": "Number opted out"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5109,6 +8415,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5118,6 +8432,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_in_progress",
+                     *         "message": "Call in progress"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5127,6 +8449,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5136,6 +8466,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5145,6 +8489,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5154,6 +8506,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5163,6 +8523,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5185,6 +8553,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "call": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "direction": "outbound",
+                     *         "from_number": "+14155550100",
+                     *         "to_number": "+14155550123",
+                     *         "status": "completed",
+                     *         "end_cause": "caller_hangup",
+                     *         "duration_sec": 125,
+                     *         "charge_cents": 12,
+                     *         "started_at": "2026-01-15T09:30:00.000Z",
+                     *         "ended_at": "2026-01-15T09:30:00.000Z",
+                     *         "recording_url": null,
+                     *         "transcript": [
+                     *           {
+                     *             "role": "assistant",
+                     *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
+                     *             "timestamp": "2026-01-15T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *         "max_duration_sec": 600,
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         call: components["schemas"]["Call"];
                     };
@@ -5196,6 +8594,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5205,6 +8611,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5214,6 +8628,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_found",
+                     *         "message": "Call not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5223,6 +8645,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5245,6 +8675,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "call": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "direction": "outbound",
+                     *         "from_number": "+14155550100",
+                     *         "to_number": "+14155550123",
+                     *         "status": "completed",
+                     *         "end_cause": "caller_hangup",
+                     *         "duration_sec": 125,
+                     *         "charge_cents": 12,
+                     *         "started_at": "2026-01-15T09:30:00.000Z",
+                     *         "ended_at": "2026-01-15T09:30:00.000Z",
+                     *         "recording_url": null,
+                     *         "transcript": [
+                     *           {
+                     *             "role": "assistant",
+                     *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
+                     *             "timestamp": "2026-01-15T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *         "max_duration_sec": 600,
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         call: components["schemas"]["Call"];
                     };
@@ -5256,6 +8716,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5265,6 +8733,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5274,6 +8750,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_found",
+                     *         "message": "Call not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5283,6 +8767,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5292,6 +8784,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5301,6 +8801,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5318,6 +8826,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                 *       "to_number": "+14155550123",
+                 *       "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                 *       "begin_message": "Hello, this is Acme Dental. How can I help?",
+                 *       "max_duration_seconds": 600
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     line_id: string;
@@ -5335,6 +8852,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "call": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "direction": "outbound",
+                     *         "from_number": "+14155550100",
+                     *         "to_number": "+14155550123",
+                     *         "status": "completed",
+                     *         "end_cause": "caller_hangup",
+                     *         "duration_sec": 125,
+                     *         "charge_cents": 12,
+                     *         "started_at": "2026-01-15T09:30:00.000Z",
+                     *         "ended_at": "2026-01-15T09:30:00.000Z",
+                     *         "recording_url": null,
+                     *         "transcript": [
+                     *           {
+                     *             "role": "assistant",
+                     *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
+                     *             "timestamp": "2026-01-15T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *         "max_duration_sec": 600,
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         call: components["schemas"]["Call"];
                     };
@@ -5346,6 +8893,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5355,6 +8910,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5364,6 +8927,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_credits",
+                     *         "message": "Insufficient credits"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5373,6 +8944,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "number_opted_out",
+                     *         "message": "Number opted out"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5382,6 +8961,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5391,6 +8978,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_in_progress",
+                     *         "message": "Call in progress"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5400,6 +8995,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5409,6 +9012,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5418,6 +9035,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5427,6 +9052,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5443,6 +9076,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
+                 *       "wait_for_response": false,
+                 *       "timeout_seconds": 30
+                 *     }
+                 */
                 "application/json": {
                     text: string;
                     /** @default false */
@@ -5459,6 +9099,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *       "spoke": true,
+                     *       "interrupted": true,
+                     *       "partial_response_text": "Hi, this is Acme Dental calling about",
+                     *       "interruption_reason": "caller_interrupted_control",
+                     *       "timed_out": true,
+                     *       "response_text": "Yes, Tuesday works for me.",
+                     *       "response_timestamp": 1768469400000
+                     *     }
+                     */
                     "application/json": components["schemas"]["SpeakResult"];
                 };
             };
@@ -5468,6 +9120,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_json",
+                     *         "message": "Invalid json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5477,6 +9137,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5486,6 +9154,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5495,6 +9171,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_found",
+                     *         "message": "Call not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5504,6 +9188,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_active",
+                     *         "message": "Call not active"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5513,6 +9205,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5522,6 +9222,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5531,6 +9245,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5540,6 +9262,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5549,6 +9279,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5565,6 +9303,11 @@ export interface operations {
         };
         requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "timeout_seconds": 30
+                 *     }
+                 */
                 "application/json": {
                     /** @default 30 */
                     timeout_seconds?: number;
@@ -5578,6 +9321,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *       "timed_out": true,
+                     *       "response_text": "Yes, Tuesday works for me.",
+                     *       "response_timestamp": 1768469400000
+                     *     }
+                     */
                     "application/json": components["schemas"]["WaitResult"];
                 };
             };
@@ -5587,6 +9338,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_json",
+                     *         "message": "Invalid json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5596,6 +9355,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5605,6 +9372,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5614,6 +9389,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_found",
+                     *         "message": "Call not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5623,6 +9406,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_active",
+                     *         "message": "Call not active"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5632,6 +9423,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5641,6 +9440,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5650,6 +9463,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5659,6 +9480,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5668,6 +9497,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5684,6 +9521,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "digits": "123#"
+                 *     }
+                 */
                 "application/json": {
                     digits: string;
                 };
@@ -5696,6 +9538,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *       "pressed": true,
+                     *       "digits": "123#"
+                     *     }
+                     */
                     "application/json": components["schemas"]["PressResult"];
                 };
             };
@@ -5705,6 +9554,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_json",
+                     *         "message": "Invalid json"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5714,6 +9571,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5723,6 +9588,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5732,6 +9605,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_found",
+                     *         "message": "Call not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5741,6 +9622,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_active",
+                     *         "message": "Call not active"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5750,6 +9639,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5759,6 +9656,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5768,6 +9679,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5777,6 +9696,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5786,6 +9713,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5803,6 +9738,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                 *       "to": "+14155550123",
+                 *       "text": "Hi! Your appointment is confirmed for Tuesday at 10:00."
+                 *     }
+                 */
                 "application/json": {
                     /** Format: uuid */
                     line_id: string;
@@ -5819,6 +9761,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *       "direction": "outbound",
+                     *       "from": "+14155550100",
+                     *       "to": "+14155550123",
+                     *       "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
+                     *       "status": "delivered",
+                     *       "segments": 1,
+                     *       "charge_cents": 12,
+                     *       "error_code": null,
+                     *       "timestamp": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Message"];
                 };
             };
@@ -5828,6 +9787,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5837,6 +9804,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5846,6 +9821,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_credits",
+                     *         "message": "Insufficient credits"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5855,6 +9838,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "number_opted_out",
+                     *         "message": "Number opted out"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5864,6 +9855,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5873,6 +9872,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "line_not_active",
+                     *         "message": "Line not active"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5882,6 +9889,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5891,6 +9906,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5900,6 +9929,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5909,6 +9946,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5918,6 +9963,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5937,6 +9990,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "to_number": "+14155550123",
+                 *       "message": "This call may be recorded for quality purposes."
+                 *     }
+                 */
                 "application/json": {
                     to_number: string;
                     message: string;
@@ -5950,6 +10009,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "sms": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "from_number": "+14155550100",
+                     *         "to_number": "+14155550123",
+                     *         "message": "This call may be recorded for quality purposes.",
+                     *         "status": "delivered",
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         sms: components["schemas"]["LegacySms"];
                     };
@@ -5961,6 +10033,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5970,6 +10050,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5979,6 +10067,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "insufficient_credits",
+                     *         "message": "Insufficient credits"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5988,6 +10084,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "number_opted_out",
+                     *         "message": "Number opted out"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -5997,6 +10101,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6006,6 +10118,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "line_not_active",
+                     *         "message": "Line not active"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6015,6 +10135,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6024,6 +10152,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6033,6 +10175,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6042,6 +10192,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6051,6 +10209,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6076,6 +10242,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "conversations": [
+                     *         {
+                     *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *           "phone_number": "+14155550123",
+                     *           "line_phone_number": "+14155550100",
+                     *           "message_count": 4,
+                     *           "last_message_at": "2026-01-15T09:30:00.000Z",
+                     *           "last_message_text": "See you Tuesday.",
+                     *           "last_message_direction": "inbound"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "example"
+                     *     }
+                     */
                     "application/json": {
                         conversations: components["schemas"]["Conversation"][];
                         has_more: boolean;
@@ -6090,6 +10273,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6099,6 +10290,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6108,6 +10307,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6117,6 +10330,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6126,6 +10347,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6153,6 +10382,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *           "direction": "outbound",
+                     *           "from": "+14155550100",
+                     *           "to": "+14155550123",
+                     *           "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
+                     *           "status": "delivered",
+                     *           "segments": 1,
+                     *           "charge_cents": 12,
+                     *           "error_code": null,
+                     *           "timestamp": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": "example"
+                     *     }
+                     */
                     "application/json": {
                         messages: components["schemas"]["Message"][];
                         has_more: boolean;
@@ -6167,6 +10419,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6176,6 +10436,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6185,6 +10453,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6194,6 +10470,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6203,6 +10493,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
@@ -6212,6 +10510,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["Error"];
                 };
             };
