@@ -78,9 +78,14 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
           '200': {
             description: 'OpenAPI 3.1 as YAML',
             content: {
+              // Described as what a YAML reader makes of it (as schema checkers parse it), an OpenAPI document.
               'application/yaml': {
-                schema: { type: 'string' },
-                example: 'openapi: 3.1.0\ninfo:\n  title: Switchboard API\n  version: 0.5.10.0\n',
+                schema: {
+                  type: 'object',
+                  required: ['openapi', 'info', 'paths'],
+                  properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+                },
+                example: { openapi: '3.1.0', info: { title: 'Switchboard API' }, paths: {} },
               },
             },
           },

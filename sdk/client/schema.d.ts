@@ -1621,12 +1621,20 @@ export interface operations {
                 };
                 content: {
                     /**
-                     * @example openapi: 3.1.0
-                     *     info:
-                     *       title: Switchboard API
-                     *       version: 0.5.10.0
+                     * @example {
+                     *       "openapi": "3.1.0",
+                     *       "info": {
+                     *         "title": "Switchboard API"
+                     *       },
+                     *       "paths": {}
+                     *     }
                      */
-                    "application/yaml": string;
+                    "application/yaml": {
+                        /** @constant */
+                        openapi: "3.1.0";
+                        info: Record<string, never>;
+                        paths: Record<string, never>;
+                    };
                 };
             };
             /** @description `internal_error` */
