@@ -53,6 +53,8 @@ export interface Call {
   started_at: string | null;
   ended_at: string | null;
   recording_url: string | null;
+  answered_by: 'human' | 'machine' | 'unknown' | null;
+  transferred_to: string | null;
   transcript: TranscriptEntry[] | null;
   system_prompt: string | null;
   begin_message: string | null;

@@ -8,6 +8,7 @@ import { twilioCallEventType, twilioMessageStatus, utteranceLanguage } from '../
 import { postgresSpeechQueue } from '../../../src/adapters/carrier/twilio/callbacks/speechQueue';
 import { holdTwiml, listenTwiml, rejectTwiml, speakTwiml } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
 import { verifyTwilioCallback } from '../../../src/adapters/carrier/twilio/callbacks/verify';
+import { hangUpTwiml, transferWasAnswered, twilioAnsweredBy } from '../../../src/adapters/carrier/twilio/callbacks/transfer';
 import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/calls/answerInbound';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
 import { findCallByCarrierId } from '../../../src/domain/calls/store';
@@ -103,7 +104,9 @@ const voice: Handler = async (ctx, deps, params) => {
 /** The call runs our TwiML: it is answered (unless this is a `resume` after a speech or digits), and listens. */
 const connect: Handler = async (ctx, deps, params) => {
   const callId = await callIdOf(ctx, deps, params);
-  if (ctx.query.resume !== '1' && callId) await deliver(deps, callId, { type: 'call.answered' });
+  // With machine detection Twilio fetches this once detection ended, with `AnsweredBy`.
+  const answeredBy = params.AnsweredBy ? { answered_by: twilioAnsweredBy(params.AnsweredBy) } : {};
+  if (ctx.query.resume !== '1' && callId) await deliver(deps, callId, { type: 'call.answered', ...answeredBy });
   twiml(ctx, listenTwiml(deps.config.publicBaseUrl, callId));
 };
 
@@ -133,6 +136,24 @@ const heard: Handler = async (ctx, deps, params) => {
   if (callId && text !== '') {
     await deliver(deps, callId, { type: 'call.utterance', text, language: utteranceLanguage(params.Language) });
   }
+  twiml(ctx, listenTwiml(deps.config.publicBaseUrl, callId));
+};
+
+/** A transfer's destination answered (its `<Number>` status callback, about the new leg). */
+const transferStatus: Handler = async (ctx, deps, params) => {
+  ctx.status = 204;
+  const callId = typeof ctx.query.call_id === 'string' ? ctx.query.call_id : undefined;
+  if (callId && params.CallStatus === 'in-progress') await deliver(deps, callId, { type: 'call.transfer', answered: true });
+};
+
+/**
+ * A transfer's `<Dial>` ended. Answered before: the destination hung up, so the call ends. Never
+ * answered: the transfer failed and the call listens again, back with Switchboard.
+ */
+const dialed: Handler = async (ctx, deps, params) => {
+  const callId = await callIdOf(ctx, deps, params);
+  if (transferWasAnswered(params.DialCallStatus)) return twiml(ctx, hangUpTwiml());
+  if (callId) await deliver(deps, callId, { type: 'call.transfer', answered: false });
   twiml(ctx, listenTwiml(deps.config.publicBaseUrl, callId));
 };
 
@@ -180,6 +201,8 @@ const ROUTES: Array<[string, Handler]> = [
   [TWILIO_CALLBACK_PATHS.connect, connect],
   [TWILIO_CALLBACK_PATHS.played, played],
   [TWILIO_CALLBACK_PATHS.heard, heard],
+  [TWILIO_CALLBACK_PATHS.transferStatus, transferStatus],
+  [TWILIO_CALLBACK_PATHS.dialed, dialed],
   [TWILIO_CALLBACK_PATHS.callStatus, callStatus],
   [TWILIO_CALLBACK_PATHS.sms, sms],
   [TWILIO_CALLBACK_PATHS.messageStatus, messageStatus],

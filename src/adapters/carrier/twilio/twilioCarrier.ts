@@ -6,10 +6,12 @@ import {
   type PlaceCallRequest,
   type ProvisionedNumber,
   type SendSmsRequest,
+  type TransferCallRequest,
 } from '../port';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
 import { memorySpeechQueue, type TwilioSpeechQueue } from './callbacks/speechQueue';
 import { digitsTwiml, listenTwiml, speakTwiml } from './callbacks/twiml';
+import { transferTwiml } from './callbacks/transfer';
 import { twilioClient, type TwilioAccount } from './client';
 import { twilioVoice } from './voices';
 
@@ -47,6 +49,7 @@ export class TwilioCarrier implements CarrierAdapter {
   private readonly client: twilio.Twilio;
   private readonly calls = new Map<string, Promise<{ carrierCallId: string }>>();
   private readonly messages = new Map<string, Promise<{ carrierMessageId: string }>>();
+  private readonly transfers = new Map<string, Promise<void>>();
   private readonly speeches: TwilioSpeechQueue;
 
   constructor(private readonly options: TwilioCarrierOptions) {
@@ -95,6 +98,8 @@ export class TwilioCarrier implements CarrierAdapter {
           // `answered` is reported when the call fetches `connect`; the end comes as `completed` whatever the final status.
           statusCallbackEvent: ['ringing', 'completed'],
           ...(request.record ? { record: true } : {}),
+          // Synchronous detection: Twilio fetches `connect` once it ended, with `AnsweredBy`.
+          ...(request.machineDetection ? { machineDetection: 'Enable' } : {}),
         });
         return { carrierCallId: call.sid };
       }),
@@ -155,6 +160,13 @@ export class TwilioCarrier implements CarrierAdapter {
   async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
     await this.speeches.clear(request.carrierCallId, () =>
       this.endCall('stop speaking', request.carrierCallId, { twiml: listenTwiml(this.options.publicBaseUrl) }),
+    );
+  }
+
+  /** A `<Dial>` replaces the call's TwiML (./callbacks/transfer.ts); a retry of the same transfer in this process dials once. */
+  transferCall(request: TransferCallRequest): Promise<void> {
+    return once(this.transfers, request.transferId, () =>
+      this.update('transfer', request.carrierCallId, { twiml: transferTwiml(this.options.publicBaseUrl, request) }),
     );
   }
 

@@ -12,6 +12,10 @@ export const TWILIO_CALLBACK_PATHS = {
   played: '/carrier/twilio/calls/played',
   /** A `<Gather input="speech">`'s action: the caller said something. */
   heard: '/carrier/twilio/calls/heard',
+  /** A transfer's `<Number>` StatusCallback: the destination answered. */
+  transferStatus: '/carrier/twilio/calls/transfer',
+  /** A transfer's `<Dial>` action: the dialled leg ended (or never answered). */
+  dialed: '/carrier/twilio/calls/dialed',
   /** Calls' StatusCallback (and numbers'). */
   callStatus: '/carrier/twilio/calls/status',
   /** A number's SmsUrl: an inbound message. */
