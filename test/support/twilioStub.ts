@@ -10,6 +10,12 @@ import type { AddressInfo } from 'node:net';
  * `{code, message, more_info, status}`. Callbacks are form-encoded POSTs signed with
  * `X-Twilio-Signature` (base64 HMAC-SHA1 of the URL followed by every parameter's name and value,
  * sorted by name, keyed by the auth token), sent one at a time per call in Twilio's order.
+ *
+ * Answering-machine detection (`MachineDetection=Enable`): Twilio fetches the call's Url once
+ * detection ended, with `AnsweredBy`. A `<Dial><Number>` (a transfer) dials a child leg: its
+ * answer is reported to the Number's `statusCallback` (`statusCallbackEvent="answered"`, the
+ * child's `CallSid` with `ParentCallSid`), and the Dial's `action` is requested when the dial ends
+ * (`DialCallStatus`), its TwiML then run by the parent call.
  */
 
 export interface StubCall {
@@ -26,6 +32,10 @@ export interface StubCall {
   answeredAt?: number;
   /** Created with `Record=true`. */
   record?: boolean;
+  /** Created with `MachineDetection` (`Enable`, `DetectMessageEnd`). */
+  machineDetection?: string;
+  /** The child leg of a running `<Dial>`, once answered. */
+  dialAnswered?: boolean;
   updates: Array<Record<string, string | string[]>>;
 }
 
@@ -69,8 +79,12 @@ export interface TwilioStub {
   settled(callSid?: string): Promise<void>;
   /** Outbound call: the callee's phone rings (`ringing` status callback). */
   ring(callSid: string): Promise<void>;
-  /** Outbound call: the callee answers; Twilio fetches the call's Url and runs its TwiML. */
-  answer(callSid: string): Promise<void>;
+  /** Outbound call: the callee answers; Twilio fetches the call's Url and runs its TwiML (with `AnsweredBy` under machine detection, default `human`). */
+  answer(callSid: string, answeredBy?: string): Promise<void>;
+  /** The `<Dial>` the call runs: the destination answers (the Number's status callback). */
+  answerTransfer(callSid: string): Promise<void>;
+  /** The `<Dial>` ends: after an answer the destination hung up (`completed`), else it never answered (`status`); Twilio requests the action. */
+  endTransfer(callSid: string, status?: 'busy' | 'no-answer' | 'failed'): Promise<void>;
   /** The remote party hangs up. */
   remoteHangUp(callSid: string): Promise<void>;
   /** An outbound call ends unanswered, with Twilio's final status. */
@@ -325,6 +339,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
           statusCallbackEvents: events === undefined ? ['completed'] : Array.isArray(events) ? events : [events],
           twiml: one(params.Twiml) ?? '',
           record: one(params.Record) === 'true',
+          machineDetection: one(params.MachineDetection),
           updates: [],
         };
         calls.set(call.sid, call);
@@ -406,13 +421,54 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         await statusCallback(call, 'ringing');
       });
     },
-    answer(callSid) {
+    answer(callSid, answeredBy = 'human') {
       const call = findCall(callSid);
       return enqueue(callSid, async () => {
         call.status = 'in-progress';
         call.answeredAt = Date.now();
         await statusCallback(call, 'answered');
-        if (call.url) await fetchTwiml(call, call.url);
+        if (call.url) await fetchTwiml(call, call.url, call.machineDetection ? { AnsweredBy: answeredBy } : {});
+      });
+    },
+    answerTransfer(callSid) {
+      const call = findCall(callSid);
+      return enqueue(callSid, async () => {
+        const callback = attr(call.twiml, 'Number', 'statusCallback');
+        const to = /<Number\b[^>]*>([^<]*)<\/Number>/.exec(call.twiml)?.[1];
+        if (!callback || !to) throw new Error(`call ${callSid} is not dialling with a Number status callback: ${call.twiml}`);
+        call.dialAnswered = true;
+        await post(callback, {
+          AccountSid: accountSid,
+          ApiVersion: API_VERSION,
+          CallSid: `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`,
+          ParentCallSid: call.sid,
+          CallStatus: 'in-progress',
+          Direction: 'outbound-dial',
+          From: attr(call.twiml, 'Dial', 'callerId') ?? call.from,
+          To: to,
+          CallbackSource: 'call-progress-events',
+          SequenceNumber: String(sequence++),
+          Timestamp: new Date().toUTCString(),
+        });
+      });
+    },
+    endTransfer(callSid, status) {
+      const call = findCall(callSid);
+      return enqueue(callSid, async () => {
+        const action = attr(call.twiml, 'Dial', 'action');
+        if (!action) throw new Error(`call ${callSid} is not dialling: ${call.twiml}`);
+        const dialStatus = call.dialAnswered ? 'completed' : (status ?? 'no-answer');
+        call.dialAnswered = false;
+        await fetchTwiml(call, action, {
+          DialCallStatus: dialStatus,
+          DialCallSid: `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`,
+          DialCallDuration: dialStatus === 'completed' ? '1' : '0',
+        });
+        // TwiML that ends the call (`<Hangup/>`, or nothing left to run): the parent call completes.
+        if (call.twiml.includes('<Hangup')) {
+          call.status = 'completed';
+          await statusCallback(call, 'completed');
+        }
       });
     },
     remoteHangUp(callSid) {
