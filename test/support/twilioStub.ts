@@ -130,7 +130,10 @@ function parseForm(raw: string): Record<string, string | string[]> {
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-export async function startTwilioStub(options: { accountSid?: string; authToken?: string } = {}): Promise<TwilioStub> {
+/** `firstNumber`: the seven digits after +1555 of the first number offered (suites sharing a database offer different ones). */
+export async function startTwilioStub(
+  options: { accountSid?: string; authToken?: string; firstNumber?: number } = {},
+): Promise<TwilioStub> {
   const accountSid = options.accountSid ?? sid('AC');
   const authToken = options.authToken ?? crypto.randomBytes(16).toString('hex');
   const calls = new Map<string, StubCall>();
@@ -264,7 +267,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     uri: path,
   });
 
-  let nextNumber = 5550100;
+  let nextNumber = options.firstNumber ?? 5550100;
   const stubUrlOf = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
