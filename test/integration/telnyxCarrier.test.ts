@@ -330,8 +330,12 @@ describe('Telnyx carrier', () => {
       await stub.finishSpeech(call.id);
       expect((await spoken).body.spoke).toBe(true);
       expect((await transfer('00000000-0000-4000-8000-000000000000', '+14155552691')).status).toBe(404);
+      expect((await transfer(id, 'not a number')).status).toBe(422);
       await calls.hangUp(id);
       expect((await calls.untilStatus(id, ['completed'])).end_cause).toBe('api_hangup');
+      const ended = await transfer(id, '+14155552691');
+      expect([ended.status, ended.body.error.code]).toEqual([409, 'call_not_active']);
+      expect(call.commands.filter((c) => c.action === 'transfer')).toHaveLength(1);
     });
   });
 

@@ -91,7 +91,11 @@ describe('Twilio transfer and machine detection (contract stub)', () => {
     const forged = { AccountSid: stub.accountSid, CallSid: twilioCall.sid, CallStatus: 'in-progress', DialCallStatus: 'completed' };
     expect((await stub.post(action, forged, stub.sign(action, forged, 'b'.repeat(32)))).status).toBe(403);
     expect((await calls.get(call.id)).status).toBe('in_progress');
+    expect((await transfer(call.id, '+1 415 CALL ME')).status).toBe(422);
     await calls.hangUp(call.id);
     expect((await calls.untilStatus(call.id, ['completed'])).end_cause).toBe('api_hangup');
+    const ended = await transfer(call.id, '+14155552693');
+    expect([ended.status, ended.body.error.code]).toEqual([409, 'call_not_active']);
+    expect(twilioCall.updates.filter((update) => String(update.Twiml ?? '').includes('<Dial'))).toHaveLength(1);
   });
 });
