@@ -136,7 +136,7 @@ export function acceptControl(call: CallState): void {
       },
     },
   );
-  acceptTransfer(call);
+  acceptTransfer(call, mustBeLive);
 }
 
 /** Transfers run from this patch on (histories before it never had one). */
@@ -151,7 +151,7 @@ const TRANSFER_OUTCOME_TIMEOUT_MS = RING_TIMEOUT_MS + 30_000;
  * and goes on, held and billed as before, without Switchboard in its media until it ends.
  * Not answered: the call is back with the agent as before.
  */
-function acceptTransfer(call: CallState): void {
+function acceptTransfer(call: CallState, mustBeLive: () => void): void {
   const { input, events } = call;
   setHandler(
     transferUpdate,
@@ -194,11 +194,7 @@ function acceptTransfer(call: CallState): void {
         call.transferring = false;
       }
     },
-    {
-      validator: ({ toNumber }: TransferRequest) => {
-        if (!call.live()) throw new Error(CALL_NOT_ACTIVE);
-        if (!/^\+[1-9][0-9]{6,14}$/.test(toNumber)) throw new Error('toNumber must be E.164');
-      },
-    },
+    // The destination was cleared by the API (src/domain/calls/transfer.ts).
+    { validator: (_request: TransferRequest) => mustBeLive() },
   );
 }
