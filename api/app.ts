@@ -16,6 +16,7 @@ import { buildOpenApiDocument, toYaml } from './openapi/document';
 import { validateRequest } from './openapi/validator';
 import { allRoutes } from './routes';
 import { twilioCallbackRouter } from './routes/carrier/twilio';
+import { mcpRouter } from './mcp/endpoint';
 import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routes/types';
 
 export const API_VERSION = '0.5.10.0';
@@ -87,6 +88,9 @@ export function createApp(deps: AppDeps): App {
   koa.use(cors());
   koa.use(router.routes());
   koa.use(twilioCallbackRouter(deps).routes());
+  // MCP tools call the routes above in-process; the listener is built once all middleware is in place.
+  let requestListener: ReturnType<typeof koa.callback> | undefined;
+  koa.use(mcpRouter(deps, routes, API_VERSION, { cache: keyCache, lastUsed }, () => (requestListener ??= koa.callback())).routes());
   const allowedMethods = allowedMethodsOf(routes);
   koa.use(unmatchedRequest(allowedMethods));
   return {

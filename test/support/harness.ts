@@ -292,6 +292,29 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
   }
 }
 
+/**
+ * Creates a line as a customer does and waits until it is `active`: under load the API may answer
+ * before the number is provisioned (the line is then returned `provisioning`, spec "Line").
+ */
+export async function createActiveLine(
+  h: Harness,
+  key: string,
+  body: Record<string, unknown>,
+  timeoutMs = 60_000,
+): Promise<{ id: string; status: string; phone_number: string; [field: string]: unknown }> {
+  const created = await h.request('POST', '/api/v1/lines', { key, body });
+  if (created.status !== 201) throw new Error(`line creation answered ${created.status}: ${created.text}`);
+  if (created.body.line.status === 'active') return created.body.line;
+  return eventually(
+    async () => {
+      const got = await h.request('GET', `/api/v1/lines/${created.body.line.id}`, { key });
+      return got.body.line.status === 'active' ? got.body.line : undefined;
+    },
+    timeoutMs,
+    `line ${created.body.line.id} to become active`,
+  );
+}
+
 export const webhookLine = (overrides: Record<string, unknown> = {}) => ({
   name: 'Support line',
   mode: 'webhook',
