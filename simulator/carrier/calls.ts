@@ -14,6 +14,8 @@ export const NEVER_CONNECTS = /^\+1\d{3}55501\d{2}$/;
 const DEFAULT_RING_MS = 200;
 /** How long an inbound call rings unanswered before the caller gives up. */
 const INBOUND_RING_TIMEOUT_MS = 30_000;
+/** How long a transfer's destination rings before the transfer fails (the carriers' dial timeout). */
+const TRANSFER_RING_TIMEOUT_MS = 30_000;
 /** How fast text-to-speech plays, by default (settable with `POST /control/speech`). */
 export const DEFAULT_WORDS_PER_SECOND = 20;
 /** How often a playing speak command reports progress (`call.playback`, `done: false`). */
@@ -454,8 +456,12 @@ export class CallSimulatorState {
     const transfer: TransferRecord = { transfer_id: request.transferId, to: request.to, from: request.from, state: 'ringing' };
     call.record.transfer = transfer;
     const configured = this.outcomes.get(request.to);
-    const answers = (configured?.outcome ?? (NEVER_CONNECTS.test(request.to) ? 'no_answer' : 'answer')) === 'answer';
-    this.schedule(call, configured?.ringMs ?? DEFAULT_RING_MS, () => {
+    const ringMs = configured?.ringMs ?? DEFAULT_RING_MS;
+    // Like a carrier's dial timeout: a destination that rings longer has not answered.
+    const answers =
+      (configured?.outcome ?? (NEVER_CONNECTS.test(request.to) ? 'no_answer' : 'answer')) === 'answer' &&
+      ringMs <= TRANSFER_RING_TIMEOUT_MS;
+    this.schedule(call, Math.min(ringMs, TRANSFER_RING_TIMEOUT_MS), () => {
       if (call.record.state !== 'answered' || call.record.transfer !== transfer) return;
       transfer.state = answers ? 'connected' : 'failed';
       this.emit(call, { type: 'call.transfer', answered: answers });
