@@ -83,7 +83,7 @@ describe('Twilio transfer and machine detection (contract stub)', () => {
     await eventually(async () => (twilioCall.twiml.includes('<Dial') ? true : undefined), 20_000, 'the Dial');
     await stub.endTransfer(twilioCall.sid, 'busy');
     expect((await pending).body).toMatchObject({ transferred: false, failure_reason: 'not_answered' });
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    expect(twilioCall.twiml).toContain('<ConversationRelay');
     expect((await calls.get(call.id)).status).toBe('in_progress');
 
     // A forged Dial action changes nothing.

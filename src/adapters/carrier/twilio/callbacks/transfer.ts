@@ -34,6 +34,13 @@ export function transferTwiml(publicBaseUrl: string, request: { callId: string; 
   return response.toString();
 }
 
+/** After a failed transfer: back to `connect`, which reopens the call's session (`resume`: not a new answer). */
+export function resumeTwiml(publicBaseUrl: string, callId: string | undefined): string {
+  const response = new VoiceResponse();
+  response.redirect({ method: 'POST' }, twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.connect, { call_id: callId, resume: '1' }));
+  return response.toString();
+}
+
 /** After a transferred call's destination hung up: the call ends. */
 export function hangUpTwiml(): string {
   const response = new VoiceResponse();
