@@ -165,7 +165,7 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
       });
       call.transferring = true;
       try {
-        // The speech in play (and, on Twilio, its queue) is dropped first.
+        // The speech in play, and what waits behind it, is dropped first.
         if (!(await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) return result(false, 'call_ended');
         const outcomes = events.transfers.length;
         let accepted = false;
