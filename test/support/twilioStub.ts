@@ -13,6 +13,12 @@ import { stubSockets, type StubMediaStream, type StubRelay } from './twilioStubS
  * sorted by name, keyed by the auth token), sent one at a time per call in Twilio's order. The
  * ConversationRelay and Media Streams sockets a call's TwiML asks for are opened as Twilio opens them
  * (./twilioStubSockets.ts).
+ *
+ * Answering-machine detection (`MachineDetection=Enable`): Twilio fetches the call's Url once
+ * detection ended, with `AnsweredBy`. A `<Dial><Number>` (a transfer) dials a child leg: its
+ * answer is reported to the Number's `statusCallback` (`statusCallbackEvent="answered"`, the
+ * child's `CallSid` with `ParentCallSid`), and the Dial's `action` is requested when the dial ends
+ * (`DialCallStatus`), its TwiML then run by the parent call.
  */
 
 export interface StubCall {
@@ -30,6 +36,10 @@ export interface StubCall {
   answeredAt?: number;
   /** Created with `Record=true`. */
   record?: boolean;
+  /** Created with `MachineDetection` (`Enable`, `DetectMessageEnd`). */
+  machineDetection?: string;
+  /** The child leg of a running `<Dial>`, once answered. */
+  dialAnswered?: boolean;
   updates: Array<Record<string, string | string[]>>;
   /** The ConversationRelay session of the call's `<Connect><ConversationRelay>`, while it runs. */
   relay?: StubRelay;
@@ -78,8 +88,12 @@ export interface TwilioStub {
   settled(callSid?: string): Promise<void>;
   /** Outbound call: the callee's phone rings (`ringing` status callback). */
   ring(callSid: string): Promise<void>;
-  /** Outbound call: the callee answers; Twilio fetches the call's Url and runs its TwiML. */
-  answer(callSid: string): Promise<void>;
+  /** Outbound call: the callee answers; Twilio fetches the call's Url and runs its TwiML (with `AnsweredBy` under machine detection, default `human`). */
+  answer(callSid: string, answeredBy?: string): Promise<void>;
+  /** The `<Dial>` the call runs: the destination answers (the Number's status callback). */
+  answerTransfer(callSid: string): Promise<void>;
+  /** The `<Dial>` ends: after an answer the destination hung up (`completed`), else it never answered (`status`); Twilio requests the action. */
+  endTransfer(callSid: string, status?: 'busy' | 'no-answer' | 'failed'): Promise<void>;
   /** The remote party hangs up. */
   remoteHangUp(callSid: string): Promise<void>;
   /** An outbound call ends unanswered, with Twilio's final status. */
@@ -134,7 +148,10 @@ function parseForm(raw: string): Record<string, string | string[]> {
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-export async function startTwilioStub(options: { accountSid?: string; authToken?: string } = {}): Promise<TwilioStub> {
+/** `firstNumber`: the seven digits after +1555 of the first number offered (suites sharing a database offer different ones). */
+export async function startTwilioStub(
+  options: { accountSid?: string; authToken?: string; firstNumber?: number } = {},
+): Promise<TwilioStub> {
   const accountSid = options.accountSid ?? sid('AC');
   const authToken = options.authToken ?? crypto.randomBytes(16).toString('hex');
   const calls = new Map<string, StubCall>();
@@ -216,6 +233,12 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
   };
 
   /** Runs the TwiML at `url` (fetched with the call's parameters). */
+  /** An attribute of the first `element` in `twiml`, unescaped. */
+  const attr = (twiml: string, element: string, name: string): string | undefined => {
+    const match = new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`).exec(twiml);
+    return match ? match[1].replace(/&amp;/g, '&') : undefined;
+  };
+
   const fetchTwiml = async (call: StubCall, url: string, extra: Record<string, string> = {}) => {
     const sent = await post(url, callParams(call, extra));
     if (sent.status !== 200) return;
@@ -291,7 +314,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     uri: path,
   });
 
-  let nextNumber = 5550100;
+  let nextNumber = options.firstNumber ?? 5550100;
   const stubUrlOf = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -377,6 +400,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
           statusCallbackEvents: events === undefined ? ['completed'] : Array.isArray(events) ? events : [events],
           twiml: one(params.Twiml) ?? '',
           record: one(params.Record) === 'true',
+          machineDetection: one(params.MachineDetection),
           updates: [],
         };
         calls.set(call.sid, call);
@@ -458,13 +482,57 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         await statusCallback(call, 'ringing');
       });
     },
-    answer(callSid) {
+    answer(callSid, answeredBy = 'human') {
       const call = findCall(callSid);
       return enqueue(callSid, async () => {
         call.status = 'in-progress';
         call.answeredAt = Date.now();
         await statusCallback(call, 'answered');
-        if (call.url) await fetchTwiml(call, call.url);
+        if (call.url) await fetchTwiml(call, call.url, call.machineDetection ? { AnsweredBy: answeredBy } : {});
+      });
+    },
+    answerTransfer(callSid) {
+      const call = findCall(callSid);
+      return enqueue(callSid, async () => {
+        const callback = attr(call.twiml, 'Number', 'statusCallback');
+        const to = /<Number\b[^>]*>([^<]*)<\/Number>/.exec(call.twiml)?.[1];
+        if (!callback || !to) throw new Error(`call ${callSid} is not dialling with a Number status callback: ${call.twiml}`);
+        call.dialAnswered = true;
+        await post(callback, {
+          AccountSid: accountSid,
+          ApiVersion: API_VERSION,
+          CallSid: `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`,
+          ParentCallSid: call.sid,
+          CallStatus: 'in-progress',
+          Direction: 'outbound-dial',
+          From: attr(call.twiml, 'Dial', 'callerId') ?? call.from,
+          To: to,
+          CallbackSource: 'call-progress-events',
+          SequenceNumber: String(sequence++),
+          Timestamp: new Date().toUTCString(),
+        });
+      });
+    },
+    endTransfer(callSid, status) {
+      const call = findCall(callSid);
+      return enqueue(callSid, async () => {
+        const action = attr(call.twiml, 'Dial', 'action');
+        if (!action) throw new Error(`call ${callSid} is not dialling: ${call.twiml}`);
+        const dialStatus = call.dialAnswered ? 'completed' : (status ?? 'no-answer');
+        call.dialAnswered = false;
+        await fetchTwiml(call, action, {
+          DialCallStatus: dialStatus,
+          DialCallSid: `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`,
+          DialCallDuration: dialStatus === 'completed' ? '1' : '0',
+        });
+        // A `<Redirect>` is followed (a failed transfer goes back to the call's own TwiML).
+        const redirect = /<Response><Redirect\b[^>]*>([^<]*)<\/Redirect>/.exec(call.twiml)?.[1];
+        if (redirect) await fetchTwiml(call, redirect.replace(/&amp;/g, '&'));
+        // TwiML that ends the call (`<Hangup/>`, or nothing left to run): the parent call completes.
+        if (call.twiml.includes('<Hangup')) {
+          call.status = 'completed';
+          await statusCallback(call, 'completed');
+        }
       });
     },
     remoteHangUp(callSid) {

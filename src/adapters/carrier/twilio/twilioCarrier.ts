@@ -6,6 +6,7 @@ import {
   type PlaceCallRequest,
   type ProvisionedNumber,
   type SendSmsRequest,
+  type TransferCallRequest,
 } from '../port';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
 import { createOnce, type CreateAttempts } from './createAttempts';
@@ -13,6 +14,7 @@ import type { MediaSocketServer } from '../mediaSocketServer';
 import type { TwilioRelayCommands } from './callbacks/relayCommands';
 import { streamTwiml } from './callbacks/twiml';
 import { verifyTwilioUpgrade } from './callbacks/verify';
+import { transferTwiml } from './callbacks/transfer';
 import { twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
 import { twilioVoice } from './voices';
@@ -57,6 +59,7 @@ export class TwilioCarrier implements CarrierAdapter {
 
   /** How long a create may still get its answer: the request's timeout and a margin. */
   private readonly runningMs: number;
+  private readonly transfers = new Map<string, Promise<void>>();
 
   constructor(private readonly options: TwilioCarrierOptions) {
     const timeoutMs = options.timeoutMs ?? 10_000;
@@ -115,6 +118,8 @@ export class TwilioCarrier implements CarrierAdapter {
             // `answered` is reported when the call fetches `connect`; the end comes as `completed` whatever the final status.
             statusCallbackEvent: ['ringing', 'completed'],
             ...(request.record ? { record: true } : {}),
+            // Synchronous detection: Twilio fetches `connect` once it ended, with `AnsweredBy`.
+            ...(request.machineDetection ? { machineDetection: 'Enable' } : {}),
           });
           return call.sid;
         }),
@@ -173,6 +178,13 @@ export class TwilioCarrier implements CarrierAdapter {
   /** Twilio cuts speech itself when the caller talks; what it has not played yet is reported stopped (./callbacks/relaySession.ts). */
   async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
     await this.options.relay.send(request.carrierCallId, { kind: 'stop' });
+  }
+
+  /** A `<Dial>` replaces the call's TwiML (./callbacks/transfer.ts); a retry of the same transfer in this process dials once. */
+  transferCall(request: TransferCallRequest): Promise<void> {
+    return once(this.transfers, request.transferId, () =>
+      this.update('transfer', request.carrierCallId, { twiml: transferTwiml(this.options.publicBaseUrl, request) }),
+    );
   }
 
   async sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
@@ -258,6 +270,16 @@ export class TwilioCarrier implements CarrierAdapter {
   private async update(what: string, carrierCallId: string, params: Record<string, unknown>): Promise<void> {
     await twilioCall(what, () => this.client.calls(carrierCallId).update(params));
   }
+}
+
+/** The first attempt's promise for a key, kept while it succeeds (a failure may be retried). */
+function once<T>(attempts: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
+  const existing = attempts.get(key);
+  if (existing) return existing;
+  const attempt = start();
+  attempts.set(key, attempt);
+  attempt.catch(() => attempts.delete(key));
+  return attempt;
 }
 
 /** Twilio's 4xx (but 429) is a refusal it will repeat; anything else (5xx, 429, network) may pass on a retry. */
