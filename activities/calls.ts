@@ -18,7 +18,7 @@ import { eventDestination } from '../src/domain/webhooks/destination';
 import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
 import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
 import { recordEvent } from '../src/domain/webhooks/record';
-import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
+import { CarrierRejectedError, type CarrierAdapter, type TransferCallRequest } from '../src/adapters/carrier/port';
 import { refuseTestEnvironment } from './carrierEnvironment';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { createDeliveryAttempt } from './webhooks';
@@ -73,6 +73,8 @@ export interface CallFacts {
   to: string;
   /** The line records its calls (`recording_enabled`). */
   record?: boolean;
+  /** Outbound: detect who answers (`machine_detection`); `call.answered` then says. */
+  machineDetection?: boolean;
 }
 
 export interface TranscriptEntry {
@@ -149,6 +151,7 @@ export function createCallActivities({
           to: call.to,
           eventsUrl: carrierEventsUrl,
           record: call.record ?? false,
+          ...(call.machineDetection ? { machineDetection: true } : {}),
         });
       });
       await setCarrierCallId(db, call.callId, carrierCallId);
@@ -174,6 +177,17 @@ export function createCallActivities({
         return { pressed: true };
       } catch (err) {
         if (err instanceof CarrierRejectedError) return { pressed: false };
+        throw err;
+      }
+    },
+
+    /** Live control: a blind transfer (`transferCall`); false when the carrier refused it (the call is not answered, or the destination is refused). */
+    async transferCall(request: TransferCallRequest): Promise<{ accepted: boolean }> {
+      try {
+        await carrier.transferCall(request);
+        return { accepted: true };
+      } catch (err) {
+        if (err instanceof CarrierRejectedError) return { accepted: false };
         throw err;
       }
     },

@@ -38,6 +38,14 @@ function refusalError(refusal: OutboundRefusal, channel: OutboundChannel, ctx: A
     case 'm3_fraud_block':
       // No details on purpose: the heuristic is not explained to whoever trips it.
       return new ApiError(403, 'm3_fraud_block', 'This destination is blocked');
+    case 'transfer_zone_not_allowed':
+      return new ApiError(
+        403,
+        'transfer_zone_not_allowed',
+        `A call in zone ${refusal.callZone} cannot be transferred to a zone ${refusal.destinationZone} number`,
+      );
+    case 'transfer_not_supported':
+      return new ApiError(409, 'transfer_not_supported', refusal.reason);
     case 'hold_refused':
       return refuseHold(refusal.hold, { deps, tenant: principalOf(ctx), log: ctx.state.log });
   }

@@ -17,6 +17,7 @@ const TOOL_OPERATIONS = [
   ['speak', 'speakOnCall', 'waits'],
   ['wait_for_reply', 'waitOnCall', 'waits'],
   ['press_digits', 'pressOnCall'],
+  ['transfer_call', 'transferCall', 'rings'],
   ['send_sms', 'sendMessage'],
   ['list_conversations', 'listConversations'],
   ['get_conversation', 'getConversation'],
@@ -27,6 +28,7 @@ const TOOL_OPERATIONS = [
 /** Said to the agent beside the operation's own documentation. */
 const NOTES = {
   waits: 'The answer can take up to timeout_seconds: give the MCP request a longer timeout than that (the SDK client defaults to 60 s).',
+  rings: 'The answer comes once the destination answered or gave up ringing (about 30 s at most).',
 };
 
 /** The argument that carries an operation's `Idempotency-Key` header. */

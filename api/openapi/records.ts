@@ -1,4 +1,5 @@
 import { CALL_STATUSES, END_CAUSES } from '../../src/domain/calls/rules';
+import { ANSWERED_BY } from '../../src/adapters/carrier/callbacks/wire';
 import { CONSENT_TYPES } from '../../src/domain/compliance/consent';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/domain/lines/rules';
@@ -220,6 +221,12 @@ export const recordSchemas: Record<string, object> = {
     started_at: nullableDateTime,
     ended_at: nullableDateTime,
     recording_url: nullableString,
+    answered_by: {
+      type: ['string', 'null'],
+      enum: [...ANSWERED_BY, null],
+      description: 'Who answered, for a call placed with `machine_detection: detect`; null otherwise',
+    },
+    transferred_to: nullable({ ...e164, description: 'The number the call was transferred to (its destination answered)' }),
     transcript: {
       type: ['array', 'null'],
       items: record({ role: { type: 'string', enum: ['user', 'assistant'] }, text: { type: 'string' }, timestamp: dateTime }),
@@ -242,6 +249,12 @@ export const recordSchemas: Record<string, object> = {
   }),
   WaitResult: record({ call_id: uuid, timed_out: { type: 'boolean' }, response_text: nullableString, response_timestamp: nullableInteger }),
   PressResult: record({ call_id: uuid, pressed: { type: 'boolean' }, digits: { type: 'string' } }),
+  TransferResult: record({
+    call_id: uuid,
+    to_number: e164,
+    transferred: { type: 'boolean', description: 'The destination answered and is connected to the caller' },
+    failure_reason: { type: ['string', 'null'], enum: ['not_answered', 'refused', 'call_ended', null] },
+  }),
   Consent: record({
     id: uuid,
     phone_number: e164,

@@ -8,6 +8,7 @@ import type { PathParameter, RouteDef } from './types';
 import { MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
 import { endActiveCall } from '../../src/domain/calls/hangup';
 import { placeCall, type PlaceCallRequest } from '../../src/domain/calls/place';
+import { clearTransferDestination } from '../../src/domain/calls/transfer';
 import { CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
 import { toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { waitForResult } from '../../src/platform/temporal/waitForResult';
@@ -17,6 +18,7 @@ import {
   MAX_RESPONSE_TIMEOUT_SECONDS,
   pressUpdate,
   speakUpdate,
+  transferUpdate,
   waitUpdate,
 } from '../../workflows/definitions/callControl';
 import { offsetPage } from '../pagination';
@@ -52,9 +54,13 @@ async function findCall(ctx: AppContext, deps: AppDeps): Promise<CallRow> {
   return row;
 }
 
+/** `machine_detection` of a placed call: `detect` asks the carrier who answers. */
+const MACHINE_DETECTION = { type: 'string', enum: ['detect', 'disabled'], default: 'disabled' };
+const detects = (body: { machine_detection?: string }) => body.machine_detection === 'detect';
+
 async function postCall(ctx: AppContext, deps: AppDeps): Promise<void> {
-  const body = ctx.state.body as { line_id: string; to_number: string };
-  await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation: null });
+  const body = ctx.state.body as { line_id: string; to_number: string; machine_detection?: string };
+  await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation: null, machineDetection: detects(body) });
 }
 
 async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<void> {
@@ -64,11 +70,12 @@ async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<voi
     topic: string;
     begin_message?: string;
     max_duration_seconds?: number;
+    machine_detection?: string;
   };
   if (body.topic.trim() === '') throw errors.validation([{ field: 'topic', message: 'Must not be blank' }]);
   const topic = body.topic.trim();
   const conversation = { topic, beginMessage: body.begin_message?.trim() || null, maxDurationSec: body.max_duration_seconds ?? null };
-  await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation });
+  await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation, machineDetection: detects(body) });
 }
 
 /**
@@ -119,8 +126,8 @@ async function hangUp(ctx: AppContext, deps: AppDeps): Promise<void> {
  * Live control: each request is an update on the call's workflow (so it is in the history). A
  * call that is not live (not yet answered, or ended) is 409 `call_not_active`.
  */
-async function control<T>(ctx: AppContext, deps: AppDeps, run: (handle: WorkflowHandle) => Promise<T>): Promise<void> {
-  const row = await findCall(ctx, deps);
+async function control<T>(ctx: AppContext, deps: AppDeps, run: (handle: WorkflowHandle) => Promise<T>, found?: CallRow): Promise<void> {
+  const row = found ?? (await findCall(ctx, deps));
   const notActive = () => new ApiError(409, 'call_not_active', `The call is ${row.status}; live control needs a call in progress`);
   if (row.status !== 'in_progress') throw notActive();
   try {
@@ -161,6 +168,19 @@ async function press(ctx: AppContext, deps: AppDeps): Promise<void> {
   await control(ctx, deps, (handle) => handle.executeUpdate(pressUpdate, { args: [{ digits: body.digits }] }));
 }
 
+/**
+ * A blind transfer (src/domain/calls/transfer.ts clears the destination, the workflow's `transfer`
+ * update dials it): answers once the destination answered or did not.
+ */
+async function transfer(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const body = ctx.state.body as { to_number: string };
+  const row = await findCall(ctx, deps);
+  const to = await answeringOutboundRefusals(ctx, deps, 'call', () =>
+    clearTransferDestination(deps.db, principalOf(ctx), row, body.to_number),
+  );
+  await control(ctx, deps, (handle) => handle.executeUpdate(transferUpdate, { args: [{ toNumber: to }] }), row);
+}
+
 const timeoutSeconds = { type: 'integer', minimum: 1, maximum: MAX_RESPONSE_TIMEOUT_SECONDS, default: DEFAULT_RESPONSE_TIMEOUT_SECONDS };
 const callBody = fields({ call: ref('Call') });
 const busyResponses = {
@@ -186,13 +206,19 @@ export function callRoutes(): RouteDef[] {
         summary: 'Place an outbound call from a line',
         description:
           'Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), ' +
-          '`call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing.',
+          '`call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing. ' +
+          '`machine_detection: detect` asks the carrier who answers: the call is reported answered once detection ended (a few seconds), and `answered_by` ' +
+          '(`human`, `machine` or `unknown`) is on the call record and in `call_started`. A machine answer does not end the call: the agent decides.',
         tags: ['calls'],
         requestBody: jsonRequestBody({
           type: 'object',
           additionalProperties: false,
           required: ['line_id', 'to_number'],
-          properties: { line_id: { type: 'string', format: 'uuid' }, to_number: { type: 'string', minLength: 3, maxLength: 32 } },
+          properties: {
+            line_id: { type: 'string', format: 'uuid' },
+            to_number: { type: 'string', minLength: 3, maxLength: 32 },
+            machine_detection: MACHINE_DETECTION,
+          },
         }),
         responses: {
           '201': jsonResponse('`{call}` with status `initiated`', callBody),
@@ -279,6 +305,7 @@ export function callRoutes(): RouteDef[] {
             topic: { type: 'string', minLength: 1, maxLength: MAX_TOPIC_LENGTH },
             begin_message: { type: 'string', minLength: 1, maxLength: 1000 },
             max_duration_seconds: { type: 'integer', minimum: MIN_CONVERSATION_SECONDS, maximum: MAX_CONVERSATION_SECONDS },
+            machine_detection: MACHINE_DETECTION,
           },
         }),
         responses: {
@@ -370,6 +397,43 @@ export function callRoutes(): RouteDef[] {
         responses: { '200': jsonResponse('Unwrapped `{call_id, pressed, digits}`', ref('PressResult')), ...controlResponses },
       },
       handler: press,
+    },
+    {
+      method: 'post',
+      path: '/api/v1/calls/{id}/transfer',
+      operationId: 'transferCall',
+      rateLimit: 'calls.control',
+      auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
+      idempotency: { required: false },
+      doc: {
+        summary: 'Transfer a live call to a phone number (blind transfer)',
+        description:
+          'Speech stops and the carrier dials `to_number` (shown the line’s number). Answers once the destination answered (`transferred: true`) or did not ' +
+          '(`transferred: false`, `failure_reason` `not_answered`, `refused` or `call_ended`; the call is then back with the agent), within about 30 s. ' +
+          'Transferred, the call stays `in_progress` with `transferred_to` set: Switchboard no longer hears or speaks on it (live control answers 409), ' +
+          'a `call_transferred` event is sent, and it is held and billed minute by minute at the call’s rate until either party hangs up ' +
+          '(`end_cause: transferred`) or it is hung up through the API. Refusals, in this order: `call_not_found` (404), validation (422: not E.164, or a party of the call), ' +
+          '`transfer_not_supported` (409: audio-mode calls), `number_opted_out`, `consent_required` (compliance-enabled lines), ' +
+          '`transfer_zone_not_allowed` (a destination priced above the call’s zone), `m3_fraud_block` (403), `call_not_active` (409).',
+        tags: ['calls'],
+        parameters: [callIdParam],
+        requestBody: jsonRequestBody({
+          type: 'object',
+          additionalProperties: false,
+          required: ['to_number'],
+          properties: { to_number: { type: 'string', minLength: 3, maxLength: 32 } },
+        }),
+        responses: {
+          '200': jsonResponse('Unwrapped `{call_id, to_number, transferred, failure_reason}`', ref('TransferResult')),
+          '403': errorResponse(
+            '`number_opted_out`, `consent_required`, `transfer_zone_not_allowed`, `m3_fraud_block`, `agent_permission_denied`, `forbidden`',
+          ),
+          '422': errorResponse('`validation_error`'),
+          ...controlResponses,
+          '409': errorResponse('`call_not_active`: the call is not in progress (or is being or was transferred); `transfer_not_supported`'),
+        },
+      },
+      handler: transfer,
     },
   ];
 }

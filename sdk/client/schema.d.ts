@@ -623,7 +623,7 @@ export interface paths {
         put?: never;
         /**
          * Place an outbound call from a line
-         * @description Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), `call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing.
+         * @description Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), `call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing. `machine_detection: detect` asks the carrier who answers: the call is reported answered once detection ended (a few seconds), and `answered_by` (`human`, `machine` or `unknown`) is on the call record and in `call_started`. A machine answer does not end the call: the agent decides.
          */
         post: operations["placeCall"];
         delete?: never;
@@ -740,6 +740,26 @@ export interface paths {
          * @description Digits `0-9`, `*`, `#`, and `w` for a half-second pause (up to 64). Answers once the carrier has played them.
          */
         post: operations["pressOnCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calls/{id}/transfer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Transfer a live call to a phone number (blind transfer)
+         * @description Speech stops and the carrier dials `to_number` (shown the line’s number). Answers once the destination answered (`transferred: true`) or did not (`transferred: false`, `failure_reason` `not_answered`, `refused` or `call_ended`; the call is then back with the agent), within about 30 s. Transferred, the call stays `in_progress` with `transferred_to` set: Switchboard no longer hears or speaks on it (live control answers 409), a `call_transferred` event is sent, and it is held and billed minute by minute at the call’s rate until either party hangs up (`end_cause: transferred`) or it is hung up through the API. Refusals, in this order: `call_not_found` (404), validation (422: not E.164, or a party of the call), `transfer_not_supported` (409: audio-mode calls), `number_opted_out`, `consent_required` (compliance-enabled lines), `transfer_zone_not_allowed` (a destination priced above the call’s zone), `m3_fraud_block` (403), `call_not_active` (409).
+         */
+        post: operations["transferCall"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1142,7 +1162,7 @@ export interface components {
             /** @enum {string} */
             status: "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy" | "canceled";
             /** @enum {string|null} */
-            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | null;
+            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | "transferred" | null;
             duration_sec: number | null;
             charge_cents: number | null;
             /** Format: date-time */
@@ -1150,6 +1170,13 @@ export interface components {
             /** Format: date-time */
             ended_at: string | null;
             recording_url: string | null;
+            /**
+             * @description Who answered, for a call placed with `machine_detection: detect`; null otherwise
+             * @enum {string|null}
+             */
+            answered_by: "human" | "machine" | "unknown" | null;
+            /** @description The number the call was transferred to (its destination answered) */
+            transferred_to: string | null;
             transcript: {
                 /** @enum {string} */
                 role: "user" | "assistant";
@@ -1191,6 +1218,16 @@ export interface components {
             call_id: string;
             pressed: boolean;
             digits: string;
+        };
+        TransferResult: {
+            /** Format: uuid */
+            call_id: string;
+            /** @description E.164 */
+            to_number: string;
+            /** @description The destination answered and is connected to the caller */
+            transferred: boolean;
+            /** @enum {string|null} */
+            failure_reason: "not_answered" | "refused" | "call_ended" | null;
         };
         Consent: {
             /** Format: uuid */
@@ -5351,7 +5388,7 @@ export interface operations {
             query?: {
                 status?: "success" | "failed" | "pending";
                 line_id?: string;
-                event_type?: "call_started" | "call_ended" | "interrupted" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
                 limit?: number;
                 offset?: number;
             };
@@ -8165,6 +8202,8 @@ export interface operations {
                      *           "started_at": "2026-01-15T09:30:00.000Z",
                      *           "ended_at": "2026-01-15T09:30:00.000Z",
                      *           "recording_url": null,
+                     *           "answered_by": "human",
+                     *           "transferred_to": "example",
                      *           "transcript": [
                      *             {
                      *               "role": "assistant",
@@ -8297,13 +8336,19 @@ export interface operations {
                 /**
                  * @example {
                  *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
-                 *       "to_number": "+14155550123"
+                 *       "to_number": "+14155550123",
+                 *       "machine_detection": "disabled"
                  *     }
                  */
                 "application/json": {
                     /** Format: uuid */
                     line_id: string;
                     to_number: string;
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    machine_detection?: "detect" | "disabled";
                 };
             };
         };
@@ -8329,6 +8374,8 @@ export interface operations {
                      *         "started_at": "2026-01-15T09:30:00.000Z",
                      *         "ended_at": "2026-01-15T09:30:00.000Z",
                      *         "recording_url": null,
+                     *         "answered_by": "human",
+                     *         "transferred_to": "example",
                      *         "transcript": [
                      *           {
                      *             "role": "assistant",
@@ -8576,6 +8623,8 @@ export interface operations {
                      *         "started_at": "2026-01-15T09:30:00.000Z",
                      *         "ended_at": "2026-01-15T09:30:00.000Z",
                      *         "recording_url": null,
+                     *         "answered_by": "human",
+                     *         "transferred_to": "example",
                      *         "transcript": [
                      *           {
                      *             "role": "assistant",
@@ -8698,6 +8747,8 @@ export interface operations {
                      *         "started_at": "2026-01-15T09:30:00.000Z",
                      *         "ended_at": "2026-01-15T09:30:00.000Z",
                      *         "recording_url": null,
+                     *         "answered_by": "human",
+                     *         "transferred_to": "example",
                      *         "transcript": [
                      *           {
                      *             "role": "assistant",
@@ -8840,7 +8891,8 @@ export interface operations {
                  *       "to_number": "+14155550123",
                  *       "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                  *       "begin_message": "Hello, this is Acme Dental. How can I help?",
-                 *       "max_duration_seconds": 600
+                 *       "max_duration_seconds": 600,
+                 *       "machine_detection": "disabled"
                  *     }
                  */
                 "application/json": {
@@ -8850,6 +8902,11 @@ export interface operations {
                     topic: string;
                     begin_message?: string;
                     max_duration_seconds?: number;
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    machine_detection?: "detect" | "disabled";
                 };
             };
         };
@@ -8875,6 +8932,8 @@ export interface operations {
                      *         "started_at": "2026-01-15T09:30:00.000Z",
                      *         "ended_at": "2026-01-15T09:30:00.000Z",
                      *         "recording_url": null,
+                     *         "answered_by": "human",
+                     *         "transferred_to": "example",
                      *         "transcript": [
                      *           {
                      *             "role": "assistant",
@@ -9659,6 +9718,226 @@ export interface operations {
                 };
             };
             /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests on this call at once (Temporal’s per-workflow limits); `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the call service is unreachable or overloaded; `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    transferCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "to_number": "+14155550123"
+                 *     }
+                 */
+                "application/json": {
+                    to_number: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Unwrapped `{call_id, to_number, transferred, failure_reason}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
+                     *       "to_number": "+14155550123",
+                     *       "transferred": true,
+                     *       "failure_reason": "not_answered"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["TransferResult"];
+                };
+            };
+            /** @description `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `number_opted_out`, `consent_required`, `transfer_zone_not_allowed`, `m3_fraud_block`, `agent_permission_denied`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "number_opted_out",
+                     *         "message": "Number opted out"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_found",
+                     *         "message": "Call not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_active`: the call is not in progress (or is being or was transferred); `transfer_not_supported` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "call_not_active",
+                     *         "message": "Call not active"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -5,6 +5,7 @@ import type { CallbackSender } from '../delivery';
 import { answer, badRequest, E164, readJson } from '../http';
 import type { CallSimulatorState } from './calls';
 import { wavRecording } from './recording';
+import { ANSWERED_BY, type AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
 
 /** The carrier's call API (`/carrier/v1/calls...`), its recordings, and its control API (`/control/calls...`). */
 
@@ -33,14 +34,16 @@ export function callRoutes(router: Router, calls: CallSimulatorState, requireCar
 function carrierCallRoutes(router: Router, calls: CallSimulatorState, requireCarrierAuth: Koa.Middleware, callbacks: CallbackSender): void {
   router.post('/carrier/v1/calls', requireCarrierAuth, async (ctx) => {
     const body = await readJson(ctx);
-    const { call_id: callId, from, to, events_url: eventsUrl, record } = body;
+    const { call_id: callId, from, to, events_url: eventsUrl, record, machine_detection: machineDetection } = body;
     if (typeof callId !== 'string' || callId === '' || callId.length > 200) return badRequest(ctx, 'call_id is required');
     if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
     if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
     const target = callbacks.resolve(eventsUrl, '/carrier/events');
     if ('error' in target) return badRequest(ctx, `events_url ${target.error}`);
     if (record !== undefined && typeof record !== 'boolean') return badRequest(ctx, 'record must be a boolean');
-    const placed = calls.place({ callId, from, to, eventsUrl: target.url, record });
+    if (machineDetection !== undefined && typeof machineDetection !== 'boolean')
+      return badRequest(ctx, 'machine_detection must be a boolean');
+    const placed = calls.place({ callId, from, to, eventsUrl: target.url, record, machineDetection });
     const refusals = { refused: { status: 403, body: { error: 'destination_not_permitted' } }, call_id_reused: 'call_id_reused' };
     answer(ctx, placed, refusals, (call) => ({ carrier_call_id: call.carrier_call_id }), 201);
   });
@@ -83,6 +86,20 @@ function carrierCallRoutes(router: Router, calls: CallSimulatorState, requireCar
     answer(ctx, result, { not_answered: NOT_ANSWERED }, (dtmf) => dtmf);
   });
 
+  router.post('/carrier/v1/calls/:carrier_call_id/transfer', requireCarrierAuth, async (ctx) => {
+    const { transfer_id: transferId, to, from } = await readJson(ctx);
+    if (typeof transferId !== 'string' || transferId === '' || transferId.length > 200) return badRequest(ctx, 'transfer_id is required');
+    if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
+    if (typeof from !== 'string' || !E164.test(from)) return badRequest(ctx, 'from must be an E.164 number');
+    const result = calls.transfer(ctx.params.carrier_call_id, { transferId, to, from });
+    const refusals = {
+      not_answered: NOT_ANSWERED,
+      transfer_in_progress: 'transfer_in_progress',
+      transfer_id_reused: 'transfer_id_reused',
+    };
+    answer(ctx, result, refusals, (transfer) => transfer, 202);
+  });
+
   router.post('/carrier/v1/calls/:carrier_call_id/stop', requireCarrierAuth, async (ctx) => {
     const result = calls.stopSpeaking(ctx.params.carrier_call_id);
     answer(ctx, result, {}, ({ stopped, dropped }) => ({ carrier_call_id: ctx.params.carrier_call_id, stopped, dropped }));
@@ -110,10 +127,17 @@ function controlCallRoutes(router: Router, calls: CallSimulatorState, callbacks:
     ctx.body = { calls: calls.list() };
   });
   router.get('/control/calls/outcomes', async (ctx) => {
-    ctx.body = { outcomes: [...calls.outcomes].map(([to, { outcome, ringMs }]) => ({ to, outcome, ring_ms: ringMs })) };
+    ctx.body = {
+      outcomes: [...calls.outcomes].map(([to, { outcome, ringMs, answeredBy }]) => ({
+        to,
+        outcome,
+        ring_ms: ringMs,
+        answered_by: answeredBy ?? null,
+      })),
+    };
   });
   router.post('/control/calls/outcomes', async (ctx) => {
-    const { to, outcome, ring_ms: ringMs } = await readJson(ctx);
+    const { to, outcome, ring_ms: ringMs, answered_by: answeredBy } = await readJson(ctx);
     if (typeof to !== 'string' || !E164.test(to)) return badRequest(ctx, 'to must be an E.164 number');
     if (outcome !== 'answer' && outcome !== 'busy' && outcome !== 'no_answer' && outcome !== 'fail' && outcome !== 'reject') {
       return badRequest(ctx, 'outcome must be answer, busy, no_answer, fail or reject');
@@ -121,8 +145,10 @@ function controlCallRoutes(router: Router, calls: CallSimulatorState, callbacks:
     if (ringMs !== undefined && !(typeof ringMs === 'number' && Number.isSafeInteger(ringMs) && ringMs >= 0 && ringMs <= MAX_RING_MS)) {
       return badRequest(ctx, `ring_ms must be an integer from 0 to ${MAX_RING_MS}`);
     }
-    calls.setOutcome(to, outcome, ringMs);
-    ctx.body = { to, outcome, ring_ms: calls.outcomes.get(to)?.ringMs };
+    if (answeredBy !== undefined && !(ANSWERED_BY as readonly unknown[]).includes(answeredBy))
+      return badRequest(ctx, `answered_by must be one of ${ANSWERED_BY.join(', ')}`);
+    calls.setOutcome(to, outcome, ringMs, answeredBy as AnsweredBy | undefined);
+    ctx.body = { to, outcome, ring_ms: calls.outcomes.get(to)?.ringMs, answered_by: calls.outcomes.get(to)?.answeredBy ?? null };
   });
   router.delete('/control/calls/outcomes', async (ctx) => {
     calls.outcomes.clear();
@@ -166,6 +192,8 @@ function controlCallRoutes(router: Router, calls: CallSimulatorState, callbacks:
   });
   /** A refused caller action also says what state the call is in. */
   const notAnswered = (ctx: RouterContext) => ({ status: 409, body: { error: NOT_ANSWERED, state: calls.get(ctx.params.call_id)?.state } });
+  /** After a transfer the caller talks with its destination: the carrier reports nothing of it. */
+  const transferred = { status: 409, body: { error: 'call is transferred' } };
   const callerSpeaks = async (ctx: RouterContext, bargeIn: boolean) => {
     const body = await readJson(ctx);
     if (!isSpeechText(body.text)) return badRequest(ctx, `text must be a non-blank string of at most ${MAX_SPEECH_TEXT} characters`);
@@ -174,9 +202,9 @@ function controlCallRoutes(router: Router, calls: CallSimulatorState, callbacks:
     const said = { call_id: ctx.params.call_id, text: body.text, language };
     if (bargeIn) {
       const result = calls.bargeIn(ctx.params.call_id, body.text, language);
-      answer(ctx, result, { not_answered: notAnswered(ctx) }, ({ stopped }) => ({ ...said, stopped }), 202);
+      answer(ctx, result, { not_answered: notAnswered(ctx), transferred }, ({ stopped }) => ({ ...said, stopped }), 202);
     } else {
-      answer(ctx, calls.say(ctx.params.call_id, body.text, language), { not_answered: notAnswered(ctx) }, () => said, 202);
+      answer(ctx, calls.say(ctx.params.call_id, body.text, language), { not_answered: notAnswered(ctx), transferred }, () => said, 202);
     }
   };
   router.post('/control/calls/:call_id/say', (ctx) => callerSpeaks(ctx, false));

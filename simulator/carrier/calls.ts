@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { createLogger, maskPhone, type Logger } from '../../src/platform/logger';
 import { deliveryOptions, postEvent, sleep, type CallbackSender, type DeliveryOptions } from '../delivery';
-import type { CarrierCallEvent } from '../../src/adapters/carrier/callbacks/wire';
+import type { AnsweredBy, CarrierCallEvent } from '../../src/adapters/carrier/callbacks/wire';
 
 /**
  * The carrier's calls: outbound calls played out by their destination's outcome, inbound calls
@@ -14,6 +14,8 @@ export const NEVER_CONNECTS = /^\+1\d{3}55501\d{2}$/;
 const DEFAULT_RING_MS = 200;
 /** How long an inbound call rings unanswered before the caller gives up. */
 const INBOUND_RING_TIMEOUT_MS = 30_000;
+/** How long a transfer's destination rings before the transfer fails (the carriers' dial timeout). */
+const TRANSFER_RING_TIMEOUT_MS = 30_000;
 /** How fast text-to-speech plays, by default (settable with `POST /control/speech`). */
 export const DEFAULT_WORDS_PER_SECOND = 20;
 /** How often a playing speak command reports progress (`call.playback`, `done: false`). */
@@ -47,6 +49,21 @@ export interface CallRecord {
   created_at: string;
   answered_at: string | null;
   ended_at: string | null;
+  /** Placed with `machine_detection`: `call.answered` then says who answered. */
+  machine_detection: boolean;
+  /** Who answered, when detection was asked (the destination's configured `answered_by`, else `human`). */
+  answered_by: AnsweredBy | null;
+  /** The latest transfer Switchboard asked for on this call. */
+  transfer: TransferRecord | null;
+}
+
+/** A blind transfer of an answered call (`POST /carrier/v1/calls/{id}/transfer`), played out by its destination's outcome. */
+export interface TransferRecord {
+  transfer_id: string;
+  to: string;
+  from: string;
+  /** `connected`: the destination answered and talks with the caller; Switchboard hears and says nothing any more. */
+  state: 'ringing' | 'connected' | 'failed';
 }
 
 /** One speak command on a call, as `GET /control/calls/{call_id}/speech` lists it. */
@@ -109,7 +126,7 @@ export class CallSimulatorState {
   private readonly calls = new Map<string, LiveCall>();
   /** Every call, by carrier_call_id (in creation order). */
   private readonly byCarrierId = new Map<string, LiveCall>();
-  readonly outcomes = new Map<string, { outcome: CallOutcome; ringMs: number }>();
+  readonly outcomes = new Map<string, { outcome: CallOutcome; ringMs: number; answeredBy?: AnsweredBy }>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private abort = new AbortController();
   private readonly delivery: DeliveryOptions;
@@ -141,8 +158,9 @@ export class CallSimulatorState {
     return call ? { ...call.record } : undefined;
   }
 
-  setOutcome(to: string, outcome: CallOutcome, ringMs = DEFAULT_RING_MS): void {
-    this.outcomes.set(to, { outcome, ringMs });
+  /** What calls (and transfers) to `to` do; `answeredBy` is who answers when machine detection is asked (default `human`). */
+  setOutcome(to: string, outcome: CallOutcome, ringMs = DEFAULT_RING_MS, answeredBy?: AnsweredBy): void {
+    this.outcomes.set(to, { outcome, ringMs, ...(answeredBy ? { answeredBy } : {}) });
   }
 
   /**
@@ -156,6 +174,7 @@ export class CallSimulatorState {
     to: string;
     eventsUrl: string;
     record?: boolean;
+    machineDetection?: boolean;
   }): CallRecord | 'call_id_reused' | 'refused' {
     if (this.outcomes.get(request.to)?.outcome === 'reject') return 'refused';
     const existing = this.calls.get(request.callId);
@@ -180,6 +199,9 @@ export class CallSimulatorState {
         created_at: new Date().toISOString(),
         answered_at: null,
         ended_at: null,
+        machine_detection: request.machineDetection === true,
+        answered_by: null,
+        transfer: null,
       },
       eventsUrl: request.eventsUrl,
       ringMs: configured?.ringMs ?? DEFAULT_RING_MS,
@@ -222,6 +244,9 @@ export class CallSimulatorState {
         created_at: new Date().toISOString(),
         answered_at: null,
         ended_at: null,
+        machine_detection: false,
+        answered_by: null,
+        transfer: null,
       },
       eventsUrl: request.eventsUrl,
       ringMs: this.inboundRingTimeoutMs,
@@ -346,10 +371,11 @@ export class CallSimulatorState {
   }
 
   /** The caller finishes saying `text` on an answered call (the control API): `call.utterance`. */
-  say(callId: string, text: string, language: string): 'unknown' | 'not_answered' | CallRecord {
+  say(callId: string, text: string, language: string): 'unknown' | 'not_answered' | 'transferred' | CallRecord {
     const call = this.calls.get(callId);
     if (!call) return 'unknown';
     if (call.record.state !== 'answered') return 'not_answered';
+    if (!this.inMediaPath(call)) return 'transferred';
     this.emit(call, { type: 'call.utterance', text, language });
     return { ...call.record };
   }
@@ -359,10 +385,11 @@ export class CallSimulatorState {
    * stopped exactly as by `stopSpeaking` (its `call.playback` with `stopped: true` goes first),
    * then `call.utterance` with `text`.
    */
-  bargeIn(callId: string, text: string, language: string): 'unknown' | 'not_answered' | { stopped: string | null } {
+  bargeIn(callId: string, text: string, language: string): 'unknown' | 'not_answered' | 'transferred' | { stopped: string | null } {
     const call = this.calls.get(callId);
     if (!call) return 'unknown';
     if (call.record.state !== 'answered') return 'not_answered';
+    if (!this.inMediaPath(call)) return 'transferred';
     const stopped = this.stopPlayback(call, true);
     this.emit(call, { type: 'call.utterance', text, language });
     return { stopped: stopped.stopped };
@@ -383,7 +410,7 @@ export class CallSimulatorState {
     if (!call) return 'unknown';
     const existing = call.speech.find((item) => item.record.speak_id === speakId);
     if (existing) return existing.record.text === text ? { ...existing.record } : 'speak_id_reused';
-    if (call.record.state !== 'answered') return 'not_answered';
+    if (!this.inMediaPath(call)) return 'not_answered';
     const item: SpeechItem = {
       record: { speak_id: speakId, text, played_text: '', state: 'queued', voice },
       words: text
@@ -409,6 +436,45 @@ export class CallSimulatorState {
   }
 
   /**
+   * Switchboard transfers an answered call to `to` (the carrier API): speech stops, the
+   * destination rings for its outcome's ring time, then either answers (`call.transfer`
+   * `answered: true`: the caller talks with it, Switchboard hears and says nothing more, and the
+   * call ends when either hangs up) or not (`answered: false`: the call is back as before).
+   * Idempotent on `transferId`; a second transfer while one rings or is connected is refused.
+   */
+  transfer(
+    carrierCallId: string,
+    request: { transferId: string; to: string; from: string },
+  ): 'unknown' | 'not_answered' | 'transfer_in_progress' | 'transfer_id_reused' | TransferRecord {
+    const call = this.byCarrierId.get(carrierCallId);
+    if (!call) return 'unknown';
+    const current = call.record.transfer;
+    if (current?.transfer_id === request.transferId) return current.to === request.to ? { ...current } : 'transfer_id_reused';
+    if (call.record.state !== 'answered') return 'not_answered';
+    if (current && current.state !== 'failed') return 'transfer_in_progress';
+    this.stopPlayback(call, false);
+    const transfer: TransferRecord = { transfer_id: request.transferId, to: request.to, from: request.from, state: 'ringing' };
+    call.record.transfer = transfer;
+    const configured = this.outcomes.get(request.to);
+    const ringMs = configured?.ringMs ?? DEFAULT_RING_MS;
+    // Like a carrier's dial timeout: a destination that rings longer has not answered.
+    const answers =
+      (configured?.outcome ?? (NEVER_CONNECTS.test(request.to) ? 'no_answer' : 'answer')) === 'answer' &&
+      ringMs <= TRANSFER_RING_TIMEOUT_MS;
+    this.schedule(call, Math.min(ringMs, TRANSFER_RING_TIMEOUT_MS), () => {
+      if (call.record.state !== 'answered' || call.record.transfer !== transfer) return;
+      transfer.state = answers ? 'connected' : 'failed';
+      this.emit(call, { type: 'call.transfer', answered: answers });
+    });
+    return { ...transfer };
+  }
+
+  /** Switchboard hears and speaks on the call: answered, and not handed to a transfer's destination. */
+  private inMediaPath(call: LiveCall): boolean {
+    return call.record.state === 'answered' && call.record.transfer?.state !== 'connected';
+  }
+
+  /**
    * The recording of an ended, answered call that was asked to record: when the answered part
    * started and ended (epoch ms). Null for unknown, live, unrecorded or never-answered calls.
    */
@@ -431,7 +497,7 @@ export class CallSimulatorState {
   async sendDigits(carrierCallId: string, digits: string): Promise<'unknown' | 'not_answered' | DtmfRecord> {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call) return 'unknown';
-    if (call.record.state !== 'answered') return 'not_answered';
+    if (!this.inMediaPath(call)) return 'not_answered';
     const record: DtmfRecord = { digits, at: new Date().toISOString() };
     call.dtmf.push(record);
     const ms = [...digits].reduce((sum, digit) => sum + (digit === 'w' ? DTMF_PAUSE_MS : DTMF_TONE_MS), 0);
@@ -554,11 +620,14 @@ export class CallSimulatorState {
   private ringEnded(call: LiveCall): void {
     if (call.record.state !== 'ringing') return;
     switch (call.record.outcome) {
-      case 'answer':
+      case 'answer': {
         call.record.state = 'answered';
         call.record.answered_at = new Date().toISOString();
-        this.emit(call, { type: 'call.answered' });
+        if (!call.record.machine_detection) return this.emit(call, { type: 'call.answered' });
+        call.record.answered_by = this.outcomes.get(call.record.to)?.answeredBy ?? 'human';
+        this.emit(call, { type: 'call.answered', answered_by: call.record.answered_by });
         return;
+      }
       case 'busy':
         this.end(call);
         this.emit(call, { type: 'call.busy' });

@@ -96,6 +96,13 @@ describe('MCP server', () => {
     await sim.calls.say(id, 'At eight');
     expect(expectOk(await waiting)).toMatchObject({ call_id: id, timed_out: false, response_text: 'At eight' });
     expect(expectOk(await call(client, 'press_digits', { id, digits: '12#' }))).toEqual({ call_id: id, pressed: true, digits: '12#' });
+    // A destination that never answers: the call stays with the agent.
+    expect(expectOk(await call(client, 'transfer_call', { id, to_number: '+14155550123' }))).toEqual({
+      call_id: id,
+      to_number: '+14155550123',
+      transferred: false,
+      failure_reason: 'not_answered',
+    });
 
     // The transcript, as the call's record and as a resource.
     const withTranscript = expectOk(await call(client, 'get_call', { id }));

@@ -59,6 +59,9 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
       async speak() {},
       async stopSpeaking() {},
       async sendDigits() {},
+      async transferCall(): Promise<never> {
+        throw new Error('no calls in this test');
+      },
       async sendSms(): Promise<never> {
         throw new Error('no messages in this test');
       },

@@ -163,6 +163,7 @@ describe('rate limits', () => {
         ['post', '/api/v1/calls/{id}/speak', 'calls.control'],
         ['post', '/api/v1/calls/{id}/wait', 'calls.control'],
         ['post', '/api/v1/calls/{id}/press', 'calls.control'],
+        ['post', '/api/v1/calls/{id}/transfer', 'calls.control'],
         ['post', '/api/v1/calls/{id}/hangup', 'calls.control'],
         ['patch', '/api/v1/settings', 'settings.update'],
         ['post', '/api/v1/lines/{id}/webhook-secret/rotate', 'lines.secret_rotate'],

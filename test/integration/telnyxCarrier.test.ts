@@ -5,7 +5,7 @@ import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/c
 import { KEYWORD_REPLIES } from '../../src/domain/messages/rules';
 import type { Config } from '../../src/platform/config';
 import { eventually, useHarness, webhookLine } from '../support/harness';
-import { customer } from '../support/customer';
+import { customer, type Line } from '../support/customer';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startTelnyxStub, type StubCall, type TelnyxStub } from '../support/telnyxStub';
 
@@ -255,6 +255,88 @@ describe('Telnyx carrier', () => {
     } finally {
       await new Promise((resolve) => handler.close(resolve));
     }
+  });
+
+  describe('transfer and machine detection', () => {
+    const transfer = (id: string, to: string) =>
+      ctx.h.request('POST', `/api/v1/calls/${id}/transfer`, { key: live(), body: { to_number: to } });
+    /** A call on `line` (a new one unless given: a tenant's second live line needs a payment method). */
+    const answered = async (fields: Record<string, unknown> = {}, existing?: Line) => {
+      const line = existing ?? (await lines.create());
+      const placed = await ctx.h.request('POST', '/api/v1/calls', {
+        key: live(),
+        body: { line_id: line.id, to_number: '+14155552671', ...fields },
+      });
+      expect(placed.status).toBe(201);
+      const id = placed.body.call.id as string;
+      return { id, line, call: await eventually(async () => callOf(id)) };
+    };
+
+    it('machine detection: dial asks Telnyx to detect, and the answer is reported once call.machine.detection.ended says who', async () => {
+      const { id, line, call } = await answered({ machine_detection: 'detect' });
+      expect(call.commands[0].body).toMatchObject({ answering_machine_detection: 'detect' });
+      await stub.answer(call.id, 'machine');
+      expect((await calls.untilStatus(id, ['in_progress'])).answered_by).toBe('machine');
+      const started = await eventually(async () => events('call_started').find((e) => e.body.call_id === id));
+      expect(started.body.answered_by).toBe('machine');
+      await calls.hangUp(id);
+
+      await calls.untilStatus(id, ['completed']);
+      const plain = await answered({}, line);
+      expect(plain.call.commands[0].body.answering_machine_detection).toBeUndefined();
+      await stub.answer(plain.call.id);
+      expect((await calls.untilStatus(plain.id, ['in_progress'])).answered_by).toBeNull();
+      await calls.hangUp(plain.id);
+    });
+
+    it('a transfer: Telnyx dials the destination from the line’s number; once it answers the call is transferred until it hangs up', async () => {
+      const { id, line, call } = await answered();
+      await stub.answer(call.id);
+      await calls.untilStatus(id, ['in_progress']);
+      const pending = transfer(id, '+14155552690');
+      const leg = await eventually(async () => stub.transferLeg(call.id));
+      expect(call.commands.find((c) => c.action === 'transfer')?.body).toMatchObject({
+        to: '+14155552690',
+        from: line.phone_number,
+        timeout_secs: 30,
+        webhook_url: `${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`,
+      });
+      expect(decodeClientState(leg.clientState)).toEqual({ x: id });
+      await stub.answerTransfer(leg.id);
+      const result = await pending;
+      expect(result.status).toBe(200);
+      expect(result.body).toMatchObject({ transferred: true, to_number: '+14155552690' });
+      expect((await calls.get(id)).transferred_to).toBe('+14155552690');
+      await eventually(async () => events('call_transferred').find((e) => e.body.call_id === id));
+
+      // The destination hangs up: Telnyx ends the bridge and the call's own leg.
+      await stub.hangUpRemote(leg.id);
+      const ended = await calls.untilStatus(id, ['completed']);
+      expect(ended.end_cause).toBe('transferred');
+      expect(call.state).toBe('ended');
+    });
+
+    it('a transfer the destination never answers: the new leg hangs up busy and the call is back with the agent', async () => {
+      const { id, call } = await answered();
+      await stub.answer(call.id);
+      await calls.untilStatus(id, ['in_progress']);
+      const pending = transfer(id, '+14155552691');
+      const leg = await eventually(async () => stub.transferLeg(call.id));
+      await stub.failTransfer(leg.id, 'user_busy');
+      const result = await pending;
+      expect(result.body).toMatchObject({ transferred: false, failure_reason: 'not_answered' });
+      const spoken = calls.speak(id, { text: 'Nobody is free right now.' });
+      await eventually(async () => (speeches(id).some((s) => s.text === 'Nobody is free right now.') ? true : undefined));
+      await stub.finishSpeech(call.id);
+      expect((await spoken).body.spoke).toBe(true);
+      expect((await transfer('00000000-0000-4000-8000-000000000000', '+14155552691')).status).toBe(404);
+      expect((await transfer(id, 'not a number')).status).toBe(422);
+      await calls.hangUp(id);
+      expect((await calls.untilStatus(id, ['completed'])).end_cause).toBe('api_hangup');
+      const ended = await transfer(id, '+14155552691');
+      expect([ended.status, ended.body.error.code]).toEqual([409, 'call_not_active']);
+      expect(call.commands.filter((c) => c.action === 'transfer')).toHaveLength(1);
+    });
   });
 
   describe('webhook verification', () => {

@@ -101,8 +101,9 @@ describe('OpenAPI document and request validation', () => {
     ['POST', '/speak'],
     ['POST', '/wait'],
     ['POST', '/press'],
+    ['POST', '/transfer'],
   ])('a call id that is not a UUID answers like an unknown call: %s /api/v1/calls/{id}%s', async (method, suffix) => {
-    const body = { '/speak': { text: 'Hello' }, '/press': { digits: '1' } }[suffix];
+    const body = { '/speak': { text: 'Hello' }, '/press': { digits: '1' }, '/transfer': { to_number: '+14155552671' } }[suffix];
     const malformed = await h.request(method, `/api/v1/calls/not-a-uuid${suffix}`, { key: tenant.keys.test, body });
     const unknown = await h.request(method, `/api/v1/calls/${crypto.randomUUID()}${suffix}`, { key: tenant.keys.test, body });
     expect(malformed.status).toBe(404);

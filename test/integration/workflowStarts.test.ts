@@ -211,6 +211,7 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       ['speak', { text: 'Hello' }],
       ['wait', { timeout_seconds: 1 }],
       ['press', { digits: '1' }],
+      ['transfer', { to_number: '+14155552698' }],
     ] as const)(
       '%s: RESOURCE_EXHAUSTED is 429 rate_limited, UNAVAILABLE is 503, both with Retry-After and nothing changed',
       async (path, body) => {

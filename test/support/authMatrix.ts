@@ -83,6 +83,8 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   speakOnCall: (r) => ({ params: { id: r.liveCallId }, body: { text: 'Hello from the matrix.' } }),
   waitOnCall: (r) => ({ params: { id: r.liveCallId }, body: { timeout_seconds: 1 } }),
   pressOnCall: (r) => ({ params: { id: r.liveCallId }, body: { digits: '1' } }),
+  // A destination that never answers: the live call stays with the agent for the cells after it.
+  transferCall: (r) => ({ params: { id: r.liveCallId }, body: { to_number: '+14155550123' } }),
   sendMessage: (r) => ({ body: { line_id: r.lineId, to: r.phoneNumber, text: 'Matrix' } }),
   sendLineSms: (r) => ({ params: { id: r.lineId }, body: { to_number: r.phoneNumber, message: 'Matrix' } }),
   listConversations: (r) => ({ query: { line_id: r.lineId } }),

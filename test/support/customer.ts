@@ -6,7 +6,7 @@ import type { MessageStatus } from '../../src/domain/messages/rules';
 import type { Config } from '../../src/platform/config';
 import { eventually, useHarness, webhookLine, type Harness, type HarnessOptions, type Tenant, type TestResponse } from './harness';
 import { startReceiver, type Receiver } from './receiver';
-import type { SpeakResult, WaitResult } from '../../workflows/definitions/callControl';
+import type { SpeakResult, TransferResult, WaitResult } from '../../workflows/definitions/callControl';
 
 /**
  * What a customer does through the public API, typed: lines, calls and messages. Tests tell their
@@ -53,6 +53,8 @@ export interface Call {
   started_at: string | null;
   ended_at: string | null;
   recording_url: string | null;
+  answered_by: 'human' | 'machine' | 'unknown' | null;
+  transferred_to: string | null;
   transcript: TranscriptEntry[] | null;
   system_prompt: string | null;
   begin_message: string | null;
@@ -226,6 +228,8 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
     wait: (id: string, body: Record<string, unknown>, key?: string) => request<WaitResult>('POST', `/api/v1/calls/${id}/wait`, key, body),
     press: (id: string, body: Record<string, unknown>, key?: string) =>
       request<{ call_id: string; pressed: boolean; digits: string }>('POST', `/api/v1/calls/${id}/press`, key, body),
+    transfer: (id: string, body: Record<string, unknown>, key?: string) =>
+      request<TransferResult>('POST', `/api/v1/calls/${id}/transfer`, key, body),
     /** The stored row of the line's inbound call, once the carrier's announcement has created it. */
     untilInboundRow: (lineId: string): Promise<CallRow> =>
       eventually(

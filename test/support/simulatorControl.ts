@@ -1,3 +1,4 @@
+import type { AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
 import type { CallOutcome, CallRecord, DtmfRecord, SpeechRecord } from '../../simulator/carrier/calls';
 import type { AudioReport } from '../../simulator/media';
 import type { ModelRequestRecord, ScriptedReply } from '../../simulator/model';
@@ -38,11 +39,12 @@ export function simulator(context: { readonly h: Harness } | (() => Harness)) {
     find: async (callId: string) => (await calls.list()).find((c) => c.call_id === callId),
     findByCarrierId: async (carrierCallId: string) => (await calls.list()).find((c) => c.carrier_call_id === carrierCallId),
     /** Calls placed to `to` from now on behave this way. */
-    setOutcome: (to: string, outcome: CallOutcome, ringMs?: number) =>
+    setOutcome: (to: string, outcome: CallOutcome, ringMs?: number, answeredBy?: AnsweredBy) =>
       control<{ to: string; outcome: CallOutcome; ring_ms: number }>('POST', '/control/calls/outcomes', {
         to,
         outcome,
         ...(ringMs === undefined ? {} : { ring_ms: ringMs }),
+        ...(answeredBy === undefined ? {} : { answered_by: answeredBy }),
       }),
     /** `from` calls `to` (one of our numbers); the carrier announces it to this harness's API. */
     ring: (from: string, to: string) =>

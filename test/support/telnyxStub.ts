@@ -13,8 +13,11 @@ import WebSocket from 'ws';
  *
  * Calls: `POST /v2/calls` (→ `call.initiated`), `answer` (→ `call.answered`), `speak`
  * (→ `call.speak.started`, then `call.speak.ended` once `finishSpeech` or after `speakMs`),
- * `playback_stop` (ends the playing speech), `send_dtmf`, `hangup` / `reject` (→ `call.hangup`).
- * Tests drive the far end: `answer`, `say` (→ `call.transcription`), `hangUpRemote`,
+ * `playback_stop` (ends the playing speech), `send_dtmf`, `hangup` / `reject` (→ `call.hangup`),
+ * `transfer` (a new leg B: `call.initiated`, then `call.answered` and `call.bridged` on both legs, or
+ * `call.hangup` of B with the failure's cause; the bridge's end hangs the other leg up). Dial with
+ * `answering_machine_detection` sends `call.machine.detection.ended` (`result`) after `call.answered`.
+ * Tests drive the far end: `answer`, `say` (→ `call.transcription`), `hangUpRemote`, `answerTransfer`, `failTransfer`,
  * `incomingCall` (→ `call.initiated`, direction incoming), `inboundSms` (→ `message.received`).
  */
 
@@ -29,6 +32,10 @@ export interface StubCall {
   /** Speak commands in order, with how each ended. */
   speeches: Array<{ text: string; voice: string; clientState?: string; state: 'queued' | 'speaking' | 'done' | 'stopped' }>;
   commands: Array<{ action: string; body: Record<string, unknown> }>;
+  /** A transfer's new leg: the call (leg A) it was transferred from. */
+  transferOf?: string;
+  /** Bridged to this leg (a transfer that was answered). */
+  bridgedTo?: string;
   /** The media socket Telnyx opened to our `stream_url` (streaming_start), and what it got from us. */
   media?: { socket: WebSocket; received: Buffer[]; marks: string[]; cleared: number };
 }
@@ -55,7 +62,14 @@ export interface TelnyxStub {
   requests: Array<{ method: string; path: string; body: Record<string, unknown> }>;
   /** Where Telnyx posts events of calls and messages it starts (the connection's and profile's webhook URL). */
   setConnectionWebhookUrl(url: string): void;
-  answer(callId: string): Promise<void>;
+  /** The callee answers; with machine detection asked, detection then ends with `result` (default `human`). */
+  answer(callId: string, result?: 'human' | 'machine' | 'not_sure'): Promise<void>;
+  /** The new leg of a transfer from `callId`, once Telnyx has dialled it. */
+  transferLeg(callId: string): StubCall | undefined;
+  /** A transfer's destination answers: the legs are bridged. */
+  answerTransfer(legId: string): Promise<void>;
+  /** A transfer's destination never answers: its leg hangs up with `cause` (`user_busy`, `timeout`, …); leg A stays up. */
+  failTransfer(legId: string, cause: string): Promise<void>;
   say(callId: string, text: string): Promise<void>;
   finishSpeech(callId: string): Promise<void>;
   hangUpRemote(callId: string): Promise<void>;
@@ -141,9 +155,12 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     startNextSpeech(call);
     await ended;
   }
-  async function hangUp(call: StubCall, source: 'caller' | 'callee', cause: string): Promise<void> {
+  async function hangUp(call: StubCall, source: 'caller' | 'callee' | 'unknown', cause: string): Promise<void> {
     if (call.state === 'ended') return;
     call.state = 'ended';
+    // The bridge ends: the other leg is hung up too (`park_after_unbridge` not set).
+    const other = call.bridgedTo ? calls.get(call.bridgedTo) : undefined;
+    if (other && other.state !== 'ended') void hangUp(other, 'unknown', 'normal_clearing');
     if (call.media) {
       call.media.socket.send(JSON.stringify({ event: 'stop' }), () => call.media!.socket.close(1000));
     }
@@ -373,6 +390,25 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
           socket.on('error', () => undefined);
           return;
         }
+        case 'transfer': {
+          if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
+          const leg: StubCall = {
+            id: `v3:${crypto.randomBytes(12).toString('base64url')}`,
+            direction: 'outgoing',
+            from: String(body.from ?? call.to),
+            to: String(body.to),
+            webhookUrl: String(body.webhook_url ?? connectionWebhookUrl),
+            clientState: typeof body.target_leg_client_state === 'string' ? body.target_leg_client_state : undefined,
+            state: 'ringing',
+            speeches: [],
+            commands: [{ action: 'dial', body }],
+            transferOf: call.id,
+          };
+          calls.set(leg.id, leg);
+          ok(res, { result: 'ok' });
+          void send(leg.webhookUrl, 'call.initiated', callPayload(leg, { state: 'bridging' }));
+          return;
+        }
         case 'send_dtmf':
         case 'transcription_start':
         case 'record_start':
@@ -406,10 +442,26 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     numbers,
     requests,
     setConnectionWebhookUrl: (webhookUrl) => void (connectionWebhookUrl = webhookUrl),
-    async answer(id) {
+    async answer(id, result = 'human') {
       const call = callOf(id);
       call.state = 'answered';
       await send(call.webhookUrl, 'call.answered', callPayload(call, { state: 'answered' }));
+      if (call.commands[0]?.body.answering_machine_detection === 'detect')
+        await send(call.webhookUrl, 'call.machine.detection.ended', callPayload(call, { result }));
+    },
+    transferLeg: (id) => [...calls.values()].find((c) => c.transferOf === id),
+    async answerTransfer(legId) {
+      const leg = callOf(legId);
+      const origin = callOf(leg.transferOf!);
+      leg.state = 'answered';
+      leg.bridgedTo = origin.id;
+      origin.bridgedTo = leg.id;
+      await send(leg.webhookUrl, 'call.answered', callPayload(leg, { state: 'answered' }));
+      await send(leg.webhookUrl, 'call.bridged', callPayload(leg));
+      await send(origin.webhookUrl, 'call.bridged', callPayload(origin));
+    },
+    async failTransfer(legId, cause) {
+      await hangUp(callOf(legId), 'callee', cause);
     },
     async say(id, text) {
       const call = callOf(id);

@@ -13,6 +13,12 @@ import { stubSockets, type StubMediaStream, type StubRelay } from './twilioStubS
  * sorted by name, keyed by the auth token), sent one at a time per call in Twilio's order. The
  * ConversationRelay and Media Streams sockets a call's TwiML asks for are opened as Twilio opens them
  * (./twilioStubSockets.ts).
+ *
+ * Answering-machine detection (`MachineDetection=Enable`): Twilio fetches the call's Url once
+ * detection ended, with `AnsweredBy`. A `<Dial><Number>` (a transfer) dials a child leg: its
+ * answer is reported to the Number's `statusCallback` (`statusCallbackEvent="answered"`, the
+ * child's `CallSid` with `ParentCallSid`), and the Dial's `action` is requested when the dial ends
+ * (`DialCallStatus`), its TwiML then run by the parent call.
  */
 
 export interface StubCall {
@@ -21,6 +27,7 @@ export interface StubCall {
   to: string;
   direction: 'inbound' | 'outbound-api';
   status: string;
+  dateCreated: Date;
   url?: string;
   statusCallback?: string;
   statusCallbackEvents: string[];
@@ -29,6 +36,10 @@ export interface StubCall {
   answeredAt?: number;
   /** Created with `Record=true`. */
   record?: boolean;
+  /** Created with `MachineDetection` (`Enable`, `DetectMessageEnd`). */
+  machineDetection?: string;
+  /** The child leg of a running `<Dial>`, once answered. */
+  dialAnswered?: boolean;
   updates: Array<Record<string, string | string[]>>;
   /** The ConversationRelay session of the call's `<Connect><ConversationRelay>`, while it runs. */
   relay?: StubRelay;
@@ -42,6 +53,7 @@ export interface StubMessage {
   to: string;
   body: string;
   status: string;
+  dateCreated: Date;
   statusCallback?: string;
 }
 
@@ -76,8 +88,12 @@ export interface TwilioStub {
   settled(callSid?: string): Promise<void>;
   /** Outbound call: the callee's phone rings (`ringing` status callback). */
   ring(callSid: string): Promise<void>;
-  /** Outbound call: the callee answers; Twilio fetches the call's Url and runs its TwiML. */
-  answer(callSid: string): Promise<void>;
+  /** Outbound call: the callee answers; Twilio fetches the call's Url and runs its TwiML (with `AnsweredBy` under machine detection, default `human`). */
+  answer(callSid: string, answeredBy?: string): Promise<void>;
+  /** The `<Dial>` the call runs: the destination answers (the Number's status callback). */
+  answerTransfer(callSid: string): Promise<void>;
+  /** The `<Dial>` ends: after an answer the destination hung up (`completed`), else it never answered (`status`); Twilio requests the action. */
+  endTransfer(callSid: string, status?: 'busy' | 'no-answer' | 'failed'): Promise<void>;
   /** The remote party hangs up. */
   remoteHangUp(callSid: string): Promise<void>;
   /** An outbound call ends unanswered, with Twilio's final status. */
@@ -96,6 +112,11 @@ export interface TwilioStub {
   incomingSms(from: string, to: string, body: string): Promise<SentCallback>;
   /** A receipt for an outbound message (`sent`, `delivered`, `undelivered`, `failed`). */
   messageStatus(messageSid: string, status: string, errorCode?: string): Promise<SentCallback | undefined>;
+  /**
+   * The next create of a call or message is done, but its answer is lost: the connection is reset
+   * after the resource exists, as when a network fails between Twilio and the worker.
+   */
+  loseNextCreateAnswer(resource: 'Calls' | 'Messages'): void;
   /** Signs like Twilio (for forging tests). */
   sign(url: string, params: Record<string, string>, authToken?: string): string;
   /** Posts a callback as Twilio would (signed with the stub's auth token unless `signature` is given). */
@@ -127,11 +148,20 @@ function parseForm(raw: string): Record<string, string | string[]> {
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-export async function startTwilioStub(options: { accountSid?: string; authToken?: string } = {}): Promise<TwilioStub> {
+/** `firstNumber`: the seven digits after +1555 of the first number offered (suites sharing a database offer different ones). */
+export async function startTwilioStub(
+  options: { accountSid?: string; authToken?: string; firstNumber?: number } = {},
+): Promise<TwilioStub> {
   const accountSid = options.accountSid ?? sid('AC');
   const authToken = options.authToken ?? crypto.randomBytes(16).toString('hex');
   const calls = new Map<string, StubCall>();
   const messages = new Map<string, StubMessage>();
+  const losingAnswers = new Set<'Calls' | 'Messages'>();
+  /** Answers a create, or resets the connection after it when its answer is to be lost. */
+  const created = (res: http.ServerResponse, resource: 'Calls' | 'Messages', body: unknown) => {
+    if (losingAnswers.delete(resource)) return res.socket?.destroy();
+    return json(res, 201, body);
+  };
   const numbers = new Map<string, StubNumber>();
   const callbacks: SentCallback[] = [];
   const requests: TwilioStub['requests'] = [];
@@ -203,6 +233,12 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
   };
 
   /** Runs the TwiML at `url` (fetched with the call's parameters). */
+  /** An attribute of the first `element` in `twiml`, unescaped. */
+  const attr = (twiml: string, element: string, name: string): string | undefined => {
+    const match = new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`).exec(twiml);
+    return match ? match[1].replace(/&amp;/g, '&') : undefined;
+  };
+
   const fetchTwiml = async (call: StubCall, url: string, extra: Record<string, string> = {}) => {
     const sent = await post(url, callParams(call, extra));
     if (sent.status !== 200) return;
@@ -234,8 +270,23 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     from: call.from,
     to: call.to,
     status: call.status,
-    date_created: new Date().toUTCString(),
+    date_created: call.dateCreated.toUTCString(),
     uri: `${base}/Calls/${call.sid}.json`,
+  });
+  const messageJson = (message: StubMessage) => ({
+    sid: message.sid,
+    account_sid: accountSid,
+    api_version: API_VERSION,
+    body: message.body,
+    direction: 'outbound-api',
+    from: message.from,
+    to: message.to,
+    status: message.status,
+    num_segments: '1',
+    error_code: null,
+    error_message: null,
+    date_created: message.dateCreated.toUTCString(),
+    uri: `${base}/Messages/${message.sid}.json`,
   });
   const numberJson = (number: StubNumber) => ({
     sid: number.sid,
@@ -263,7 +314,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     uri: path,
   });
 
-  let nextNumber = 5550100;
+  let nextNumber = options.firstNumber ?? 5550100;
   const stubUrlOf = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -321,6 +372,16 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         res.writeHead(204);
         return res.end();
       }
+      // Lists are newest first, filtered by To and From as Twilio's list parameters do.
+      const matching = <T extends { to: string; from: string; dateCreated: Date }>(items: Iterable<T>) =>
+        [...items]
+          .filter((item) => (query.To === undefined || item.to === query.To) && (query.From === undefined || item.from === query.From))
+          .sort((a, b) => b.dateCreated.getTime() - a.dateCreated.getTime())
+          .slice(0, Number(query.PageSize ?? 50));
+      if (rest === '/Calls.json' && req.method === 'GET')
+        return json(res, 200, page('calls', matching(calls.values()).map(callJson), path));
+      if (rest === '/Messages.json' && req.method === 'GET')
+        return json(res, 200, page('messages', matching(messages.values()).map(messageJson), path));
       if (rest === '/Calls.json' && req.method === 'POST') {
         const from = one(params.From);
         const to = one(params.To);
@@ -333,15 +394,17 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
           to,
           direction: 'outbound-api',
           status: 'queued',
+          dateCreated: new Date(),
           url: callUrl,
           statusCallback: one(params.StatusCallback),
           statusCallbackEvents: events === undefined ? ['completed'] : Array.isArray(events) ? events : [events],
           twiml: one(params.Twiml) ?? '',
           record: one(params.Record) === 'true',
+          machineDetection: one(params.MachineDetection),
           updates: [],
         };
         calls.set(call.sid, call);
-        return json(res, 201, callJson(call));
+        return created(res, 'Calls', callJson(call));
       }
       if ((match = /^\/Calls\/(CA[0-9a-f]{32})\.json$/.exec(rest)) && req.method === 'POST') {
         const call = calls.get(match[1]);
@@ -373,22 +436,17 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         if (!to || !/^\+[1-9][0-9]{6,14}$/.test(to))
           return error(res, 400, 21211, `The 'To' number ${to ?? ''} is not a valid phone number.`);
         if (!from || body === undefined) return error(res, 400, 21603, "A 'From' phone number is required.");
-        const message: StubMessage = { sid: sid('SM'), from, to, body, status: 'queued', statusCallback: one(params.StatusCallback) };
-        messages.set(message.sid, message);
-        return json(res, 201, {
-          sid: message.sid,
-          account_sid: accountSid,
-          api_version: API_VERSION,
-          body,
-          direction: 'outbound-api',
+        const message: StubMessage = {
+          sid: sid('SM'),
           from,
           to,
+          body,
           status: 'queued',
-          num_segments: '1',
-          error_code: null,
-          error_message: null,
-          uri: `${base}/Messages/${message.sid}.json`,
-        });
+          dateCreated: new Date(),
+          statusCallback: one(params.StatusCallback),
+        };
+        messages.set(message.sid, message);
+        return created(res, 'Messages', messageJson(message));
       }
       return error(res, 404, 20404, 'The requested resource was not found');
     });
@@ -411,6 +469,9 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     numbers,
     callbacks,
     requests,
+    loseNextCreateAnswer(resource) {
+      losingAnswers.add(resource);
+    },
     async settled(callSid) {
       await (callSid ? queues.get(callSid) : Promise.all(queues.values()));
     },
@@ -421,13 +482,57 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         await statusCallback(call, 'ringing');
       });
     },
-    answer(callSid) {
+    answer(callSid, answeredBy = 'human') {
       const call = findCall(callSid);
       return enqueue(callSid, async () => {
         call.status = 'in-progress';
         call.answeredAt = Date.now();
         await statusCallback(call, 'answered');
-        if (call.url) await fetchTwiml(call, call.url);
+        if (call.url) await fetchTwiml(call, call.url, call.machineDetection ? { AnsweredBy: answeredBy } : {});
+      });
+    },
+    answerTransfer(callSid) {
+      const call = findCall(callSid);
+      return enqueue(callSid, async () => {
+        const callback = attr(call.twiml, 'Number', 'statusCallback');
+        const to = /<Number\b[^>]*>([^<]*)<\/Number>/.exec(call.twiml)?.[1];
+        if (!callback || !to) throw new Error(`call ${callSid} is not dialling with a Number status callback: ${call.twiml}`);
+        call.dialAnswered = true;
+        await post(callback, {
+          AccountSid: accountSid,
+          ApiVersion: API_VERSION,
+          CallSid: `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`,
+          ParentCallSid: call.sid,
+          CallStatus: 'in-progress',
+          Direction: 'outbound-dial',
+          From: attr(call.twiml, 'Dial', 'callerId') ?? call.from,
+          To: to,
+          CallbackSource: 'call-progress-events',
+          SequenceNumber: String(sequence++),
+          Timestamp: new Date().toUTCString(),
+        });
+      });
+    },
+    endTransfer(callSid, status) {
+      const call = findCall(callSid);
+      return enqueue(callSid, async () => {
+        const action = attr(call.twiml, 'Dial', 'action');
+        if (!action) throw new Error(`call ${callSid} is not dialling: ${call.twiml}`);
+        const dialStatus = call.dialAnswered ? 'completed' : (status ?? 'no-answer');
+        call.dialAnswered = false;
+        await fetchTwiml(call, action, {
+          DialCallStatus: dialStatus,
+          DialCallSid: `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`,
+          DialCallDuration: dialStatus === 'completed' ? '1' : '0',
+        });
+        // A `<Redirect>` is followed (a failed transfer goes back to the call's own TwiML).
+        const redirect = /<Response><Redirect\b[^>]*>([^<]*)<\/Redirect>/.exec(call.twiml)?.[1];
+        if (redirect) await fetchTwiml(call, redirect.replace(/&amp;/g, '&'));
+        // TwiML that ends the call (`<Hangup/>`, or nothing left to run): the parent call completes.
+        if (call.twiml.includes('<Hangup')) {
+          call.status = 'completed';
+          await statusCallback(call, 'completed');
+        }
       });
     },
     remoteHangUp(callSid) {
@@ -460,6 +565,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         to,
         direction: 'inbound',
         status: 'ringing',
+        dateCreated: new Date(),
         statusCallback: number.statusCallback,
         statusCallbackEvents: ['completed'],
         twiml: '',

@@ -41,6 +41,38 @@ describe('Telnyx webhook translation', () => {
     });
   });
 
+  it('machine detection: the answer waits for call.machine.detection.ended, which says who answered', async () => {
+    const detecting = encodeClientState({ c: callId, d: 'o', m: 1 });
+    expect(await translateTelnyxEvent(event('call.answered', { call_control_id: 'cc', client_state: detecting }), lookups)).toMatchObject({
+      kind: 'ignored',
+    });
+    const ended = (result: string) =>
+      translateTelnyxEvent(event('call.machine.detection.ended', { call_control_id: 'cc', client_state: detecting, result }), lookups);
+    expect(await ended('machine')).toEqual({
+      kind: 'call',
+      event: { type: 'call.answered', call_id: callId, carrier_call_id: 'cc', at, answered_by: 'machine' },
+    });
+    expect(await ended('human')).toMatchObject({ event: { answered_by: 'human' } });
+    expect(await ended('not_sure')).toMatchObject({ event: { answered_by: 'unknown' } });
+    expect(decodeClientState(detecting)).toEqual({ c: callId, d: 'o', m: 1 });
+  });
+
+  it('a transfer’s new leg: its answer is the transfer’s success, a hang-up before any answer its failure', async () => {
+    const leg = encodeClientState({ x: callId });
+    const ofLeg = (type: string, extra: Record<string, unknown> = {}) =>
+      translateTelnyxEvent(event(type, { call_control_id: 'leg-b', client_state: leg, ...extra }), lookups);
+    expect(await ofLeg('call.initiated', { direction: 'outgoing' })).toMatchObject({ kind: 'ignored' });
+    expect(await ofLeg('call.answered')).toEqual({
+      kind: 'call',
+      event: { type: 'call.transfer', call_id: callId, carrier_call_id: 'leg-b', at, answered: true },
+    });
+    expect(await ofLeg('call.bridged')).toMatchObject({ kind: 'ignored' });
+    for (const cause of ['user_busy', 'timeout', 'call_rejected', 'unallocated_number'])
+      expect(await ofLeg('call.hangup', { hangup_cause: cause })).toMatchObject({ event: { type: 'call.transfer', answered: false } });
+    for (const cause of ['normal_clearing', 'originator_cancel'])
+      expect(await ofLeg('call.hangup', { hangup_cause: cause })).toMatchObject({ kind: 'ignored' });
+  });
+
   it('maps hang-up causes and sources to the one end event, by direction', async () => {
     expect(await hangup(outbound, 'normal_clearing', 'callee')).toMatchObject({
       event: { type: 'call.completed', ended_by: 'caller', answered: true },

@@ -1,18 +1,22 @@
-import { ActivityFailure, condition, setHandler } from '@temporalio/workflow';
+import { ActivityFailure, condition, patched, setHandler, uuid4 } from '@temporalio/workflow';
+import { RING_TIMEOUT_MS } from '../../src/domain/calls/rules';
 import {
   CALL_NOT_ACTIVE,
   DTMF_DIGITS,
   pressUpdate,
   speakUpdate,
+  transferUpdate,
   waitUpdate,
   type PressRequest,
   type SpeakRequest,
   type SpeakResult,
+  type TransferRequest,
+  type TransferResult,
   type WaitRequest,
   type WaitResult,
 } from '../definitions/callControl';
 import { callStatusQuery, carrierEventSignal, hangupSignal, type SignalledCallEvent } from '../definitions/calls';
-import { carrier, keypad } from './activities';
+import { carrier, keypad, records } from './activities';
 import type { CallState } from './state';
 
 /** The carrier's events, the API's hang-up and the status query. */
@@ -63,8 +67,14 @@ export function acceptControl(call: CallState): void {
         if (spoken) {
           transcript.unwritten.push(transcript.add({ role: 'assistant', text, timestamp: Date.now() }));
           // Played to the end, cut off (the caller talked over it), or the call ended.
-          await condition(() => events.finished(speakId) || call.ended() || events.heard > heardBefore);
-          if (!events.finished(speakId) && !call.ended() && (await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) {
+          // A transfer cuts speech without reporting it.
+          await condition(() => events.finished(speakId) || call.ended() || events.heard > heardBefore || call.handedOver());
+          if (
+            !events.finished(speakId) &&
+            !call.ended() &&
+            !call.handedOver() &&
+            (await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))
+          ) {
             await condition(() => events.finished(speakId) || call.ended(), '2 seconds');
           }
         }
@@ -125,5 +135,66 @@ export function acceptControl(call: CallState): void {
         if (!DTMF_DIGITS.test(digits)) throw new Error('digits must be 0-9, *, # or w');
       },
     },
+  );
+  acceptTransfer(call, mustBeLive);
+}
+
+/** Transfers run from this patch on (histories before it never had one). */
+const CALL_TRANSFER_PATCH = 'call-transfer';
+
+/** How long the destination may take to answer; the carriers give up sooner (their ring timeouts). */
+const TRANSFER_OUTCOME_TIMEOUT_MS = RING_TIMEOUT_MS + 30_000;
+
+/**
+ * A blind transfer: speech stops, the carrier dials the destination and, once it answers,
+ * connects it to the caller. Answered: the call is transferred (recorded, `call_transferred`)
+ * and goes on, held and billed as before, without Switchboard in its media until it ends.
+ * Not answered: the call is back with the agent as before.
+ */
+function acceptTransfer(call: CallState, mustBeLive: () => void): void {
+  const { input, events } = call;
+  setHandler(
+    transferUpdate,
+    async ({ toNumber }): Promise<TransferResult> => {
+      patched(CALL_TRANSFER_PATCH);
+      const result = (transferred: boolean, reason: TransferResult['failure_reason']): TransferResult => ({
+        call_id: input.callId,
+        to_number: toNumber,
+        transferred,
+        failure_reason: reason,
+      });
+      call.transferring = true;
+      try {
+        // The speech in play, and what waits behind it, is dropped first.
+        if (!(await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) return result(false, 'call_ended');
+        const outcomes = events.transfers.length;
+        let accepted = false;
+        try {
+          ({ accepted } = await carrier.transferCall({
+            carrierCallId: call.carrierCallId!,
+            callId: input.callId,
+            transferId: uuid4(),
+            to: toNumber,
+            // The destination sees the line's number.
+            from: input.direction === 'outbound' ? input.from : input.to,
+          }));
+        } catch (err) {
+          // The carrier stayed unreachable: not transferred.
+          if (!(err instanceof ActivityFailure)) throw err;
+        }
+        if (!accepted) return result(false, call.ended() ? 'call_ended' : 'refused');
+        await condition(() => events.transfers.length > outcomes || call.ended(), TRANSFER_OUTCOME_TIMEOUT_MS);
+        if (call.ended()) return result(false, 'call_ended');
+        if (events.transfers[outcomes] !== true) return result(false, 'not_answered');
+        call.transferredTo = toNumber;
+        await records.recordCallState(input.callId, { status: 'in_progress', transferredTo: toNumber });
+        await records.publishCallEvent(input, 'call_transferred', { to_number: toNumber });
+        return result(true, null);
+      } finally {
+        call.transferring = false;
+      }
+    },
+    // The destination was cleared by the API (src/domain/calls/transfer.ts).
+    { validator: (_request: TransferRequest) => mustBeLive() },
   );
 }

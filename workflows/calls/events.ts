@@ -33,6 +33,8 @@ export class CallEvents {
   /** Caller sentences this run has heard (a control request watches it for a barge-in). */
   heard = 0;
   readonly playback: Map<string, Playback>;
+  /** Outcomes of transfers (`call.transfer`), in order: whether each destination answered. */
+  readonly transfers: boolean[] = [];
 
   constructor(carried?: CarriedEvents) {
     this.sentences = [...(carried?.sentences ?? [])];
@@ -53,7 +55,8 @@ export class CallEvents {
         stopped: (before?.stopped ?? false) || event.stopped === true,
         stoppedAt: before?.stoppedAt ?? (event.stopped ? event.at : null),
       });
-    } else if (TERMINAL.includes(event.type)) this.terminal ??= event;
+    } else if (event.type === 'call.transfer') this.transfers.push(event.answered === true);
+    else if (TERMINAL.includes(event.type)) this.terminal ??= event;
   }
 
   finished(speakId: string): boolean {

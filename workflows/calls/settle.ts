@@ -39,7 +39,9 @@ export async function keepFunded(call: CallState): Promise<void> {
 export async function endTalk(call: CallState): Promise<CallResult> {
   const endedAt = call.events.terminal?.at ?? (await call.hangUpAndWait());
   const end = call.events.terminal;
-  const cause: EndCause = call.endRequested ?? (end ? (end.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup') : 'carrier_failed');
+  // After a transfer the carrier cannot say which of the two parties hung up.
+  const carrierCause = call.transferredTo !== undefined ? 'transferred' : end?.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup';
+  const cause: EndCause = call.endRequested ?? (end ? carrierCause : 'carrier_failed');
   return finish(call, 'completed', cause, endedAt);
 }
 

@@ -30,6 +30,8 @@ export interface CallContinuation extends CarriedEvents {
   currentSpeeches: string[];
   /** 2 for the first continuation, and so on. */
   run: number;
+  /** The number the call was transferred to (the destination answered); Switchboard is out of its media. */
+  transferredTo?: string;
 }
 
 /** How an audio line's relay to the customer's socket ended. */
@@ -74,6 +76,10 @@ export class CallState {
   relayScope: CancellationScope | undefined;
   relayEnded: RelayEnd | undefined;
   relayHandled = false;
+  /** A transfer is being attempted (live control and speech wait for its outcome). */
+  transferring = false;
+  /** Transferred: the destination answered; the call goes on without Switchboard in its media until it ends. */
+  transferredTo: string | undefined;
   /** 1 for a call's first run. */
   readonly run: number;
   private hangUpSent = false;
@@ -98,6 +104,7 @@ export class CallState {
     this.controlSpeeches = carried?.controlSpeeches ?? 0;
     this.currentSpeeches = carried?.currentSpeeches ?? [];
     this.run = carried?.run ?? 1;
+    this.transferredTo = carried?.transferredTo;
   }
 
   requestEnd(cause: EndCause): void {
@@ -109,9 +116,14 @@ export class CallState {
     return this.events.terminal !== undefined || this.endRequested !== undefined || this.carrierLost;
   }
 
-  /** Answered and not ended: live control is accepted. */
+  /** Answered and not ended: live control is accepted (not while a transfer is attempted, nor after one). */
   live(): boolean {
-    return this.status === 'in_progress' && !this.ended() && this.carrierCallId !== undefined;
+    return this.status === 'in_progress' && !this.ended() && this.carrierCallId !== undefined && !this.handedOver();
+  }
+
+  /** A transfer is under way or done: Switchboard does not speak on the call. */
+  handedOver(): boolean {
+    return this.transferring || this.transferredTo !== undefined;
   }
 
   /** A carrier command on a call that may be gone: false (and the call counts as ended) when refused or unreachable. */
@@ -142,7 +154,7 @@ export class CallState {
 
   /** Speaks `text` as the agent (part of the current reply); false when the call has ended or the carrier refused. */
   async say(text: string, at: number): Promise<boolean> {
-    if (this.ended()) return false;
+    if (this.ended() || this.handedOver()) return false;
     this.speakCount += 1;
     const speakId = `${this.input.callId}:speak-${this.speakCount}`;
     if (!(await this.onCarrier(() => carrier.speak(this.carrierCallId!, speakId, text, this.input.voice ?? null)))) return false;
@@ -186,6 +198,7 @@ export class CallState {
       currentSpeeches: this.currentSpeeches,
       ...this.events.carry(this.currentSpeeches),
       run: this.run + 1,
+      ...(this.transferredTo !== undefined ? { transferredTo: this.transferredTo } : {}),
     };
   }
 }

@@ -54,8 +54,15 @@ async function runCall(input: CallInput, carried: CallContinuation | undefined):
   void hangUpWhenAsked(call);
 
   if (!carried) {
-    await records.recordCallState(input.callId, { status: call.status, startedAt: call.answeredAt! });
-    await records.publishCallEvent(input, 'call_started', { direction: input.direction, from_number: input.from, to_number: input.to });
+    // Who answered, when machine detection was asked (a carrier that did not say: `unknown`).
+    const answeredBy = input.machineDetection ? (call.events.answered?.answered_by ?? 'unknown') : null;
+    await records.recordCallState(input.callId, {
+      status: call.status,
+      startedAt: call.answeredAt!,
+      ...(answeredBy ? { answeredBy } : {}),
+    });
+    const started = { direction: input.direction, from_number: input.from, to_number: input.to, answered_by: answeredBy };
+    await records.publishCallEvent(input, 'call_started', started);
     if (input.disclosure && (await call.say(input.disclosure.message, call.answeredAt!))) {
       await records.recordDisclosurePlayed(input, input.disclosure.id);
     }
@@ -77,8 +84,8 @@ async function runCall(input: CallInput, carried: CallContinuation | undefined):
       const utterance = call.events.sentences.shift()!;
       call.sentencesTaken += 1;
       const turn = call.sentencesTaken;
-      // Audio lines carry their own conversation over the relay.
-      if (input.mode === 'audio') continue;
+      // Audio lines carry their own conversation over the relay; a transferred call is not ours to talk on.
+      if (input.mode === 'audio' || call.handedOver()) continue;
       await takeTurn(call, utterance, turn);
       continue;
     }

@@ -52,7 +52,22 @@ export interface PressResult {
   digits: string;
 }
 
+export interface TransferRequest {
+  /** E.164, cleared by the API (src/domain/calls/transfer.ts). */
+  toNumber: string;
+}
+
+export interface TransferResult {
+  call_id: string;
+  to_number: string;
+  /** The destination answered and is connected to the caller; Switchboard is out of the call's media from now on. */
+  transferred: boolean;
+  /** Why not: the destination did not answer (busy, no answer, failed), the carrier refused, or the call ended. Null when transferred. */
+  failure_reason: 'not_answered' | 'refused' | 'call_ended' | null;
+}
+
 export const speakUpdate = defineUpdate<SpeakResult, [SpeakRequest]>('speak');
+export const transferUpdate = defineUpdate<TransferResult, [TransferRequest]>('transfer');
 export const waitUpdate = defineUpdate<WaitResult, [WaitRequest]>('wait');
 export const pressUpdate = defineUpdate<PressResult, [PressRequest]>('press');
 

@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 import type { CallFacts } from '../../activities/calls';
 import type {
+  CarrierCallAnsweredEvent,
   CarrierCallCompletedEvent,
   CarrierCallProgressEvent,
   CarrierPlaybackEvent,
@@ -25,7 +26,10 @@ export interface SignalledCallEvent {
   /** Epoch milliseconds, from the carrier: billing and turn order are measured on these. */
   at: number;
   ended_by?: CarrierCallCompletedEvent['ended_by'];
+  /** call.completed: whether the call was ever answered; call.transfer: whether the destination answered. */
   answered?: CarrierCallCompletedEvent['answered'];
+  /** call.answered of a call placed with machine detection: who answered. */
+  answered_by?: CarrierCallAnsweredEvent['answered_by'];
   /** call.completed of a recorded call: where the carrier keeps the recording. */
   recording_url?: CarrierCallCompletedEvent['recording_url'];
   /** call.utterance: what the caller said, and the language heard. */

@@ -3,6 +3,7 @@ import { ApiError, errors } from '../../errors';
 import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
 import type { RouteDef } from '../types';
 import {
+  ANSWERED_BY,
   CALL_ENDED_BY,
   CARRIER_CALL_EVENT_TYPES,
   type CarrierCallEvent,
@@ -102,6 +103,7 @@ export function carrierEventRoutes(): RouteDef[] {
             at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
             ended_by: { type: 'string', enum: [...CALL_ENDED_BY] },
             answered: { type: 'boolean' },
+            answered_by: { type: 'string', enum: [...ANSWERED_BY] },
           },
         }),
         responses: {

@@ -8,6 +8,7 @@ import { twilioCallEventType, twilioMessageStatus } from '../../../src/adapters/
 import { dropRelayCommands } from '../../../src/adapters/carrier/twilio/callbacks/relayCommands';
 import { audioHoldTwiml, holdTwiml, rejectTwiml, relayTwiml } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
 import { verifyTwilioCallback } from '../../../src/adapters/carrier/twilio/callbacks/verify';
+import { hangUpTwiml, resumeTwiml, transferWasAnswered, twilioAnsweredBy } from '../../../src/adapters/carrier/twilio/callbacks/transfer';
 import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/calls/answerInbound';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
 import { findCallByCarrierId, findCallById } from '../../../src/domain/calls/store';
@@ -108,11 +109,31 @@ const voice: Handler = async (ctx, deps, params) => {
  */
 const connect: Handler = async (ctx, deps, params) => {
   const callId = await callIdOf(ctx, deps, params);
-  if (ctx.query.resume !== '1' && callId) await deliver(deps, callId, { type: 'call.answered' });
+  // With machine detection Twilio fetches this once detection ended, with `AnsweredBy`.
+  const answeredBy = params.AnsweredBy ? { answered_by: twilioAnsweredBy(params.AnsweredBy) } : {};
+  if (ctx.query.resume !== '1' && callId) await deliver(deps, callId, { type: 'call.answered', ...answeredBy });
   const call = callId ? await findCallById(deps.db, callId) : undefined;
   if (call?.mode === 'audio') return twiml(ctx, audioHoldTwiml(deps.config.publicBaseUrl, callId));
   const line = call ? await findLineById(deps.db, call.line_id) : undefined;
   twiml(ctx, relayTwiml(deps.config.publicBaseUrl, { callId, voiceSlug: line?.voice ?? undefined }));
+};
+
+/** A transfer's destination answered (its `<Number>` status callback, about the new leg). */
+const transferStatus: Handler = async (ctx, deps, params) => {
+  ctx.status = 204;
+  const callId = typeof ctx.query.call_id === 'string' ? ctx.query.call_id : undefined;
+  if (callId && params.CallStatus === 'in-progress') await deliver(deps, callId, { type: 'call.transfer', answered: true });
+};
+
+/**
+ * A transfer's `<Dial>` ended. Answered before: the destination hung up, so the call ends. Never
+ * answered: the transfer failed and the call goes back to `connect` (its session reopens), back with Switchboard.
+ */
+const dialed: Handler = async (ctx, deps, params) => {
+  const callId = await callIdOf(ctx, deps, params);
+  if (transferWasAnswered(params.DialCallStatus)) return twiml(ctx, hangUpTwiml());
+  if (callId) await deliver(deps, callId, { type: 'call.transfer', answered: false });
+  twiml(ctx, resumeTwiml(deps.config.publicBaseUrl, callId));
 };
 
 const callStatus: Handler = async (ctx, deps, params) => {
@@ -157,6 +178,8 @@ const messageStatus: Handler = async (ctx, deps, params) => {
 const ROUTES: Array<[string, Handler]> = [
   [TWILIO_CALLBACK_PATHS.voice, voice],
   [TWILIO_CALLBACK_PATHS.connect, connect],
+  [TWILIO_CALLBACK_PATHS.transferStatus, transferStatus],
+  [TWILIO_CALLBACK_PATHS.dialed, dialed],
   [TWILIO_CALLBACK_PATHS.callStatus, callStatus],
   [TWILIO_CALLBACK_PATHS.sms, sms],
   [TWILIO_CALLBACK_PATHS.messageStatus, messageStatus],

@@ -5,6 +5,7 @@ import {
   type PlaceCallRequest,
   type ProvisionedNumber,
   type SendSmsRequest,
+  type TransferCallRequest,
 } from './port';
 
 export type CarrierEnvironment = 'test' | 'live';
@@ -66,6 +67,10 @@ export class EnvironmentCarrier implements CarrierAdapter {
 
   async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
     return (await this.byCarrierCall(request.carrierCallId)).stopSpeaking(request);
+  }
+
+  async transferCall(request: TransferCallRequest): Promise<void> {
+    return (await this.byCarrierCall(request.carrierCallId)).transferCall(request);
   }
 
   async sendSms(request: SendSmsRequest) {

@@ -26,6 +26,24 @@ export interface PlaceCallRequest {
   to: string;
   eventsUrl: string;
   record?: boolean;
+  /**
+   * Detect who answers (human or machine) before reporting the answer: `call.answered` then
+   * carries `answered_by` (the carrier's answering-machine detection).
+   */
+  machineDetection?: boolean;
+}
+
+/** A blind transfer of an answered call to another number (`CarrierAdapter.transferCall`). */
+export interface TransferCallRequest {
+  carrierCallId: string;
+  /** Switchboard's call id (the carrier's events about the transfer name it). */
+  callId: string;
+  /** Unique per attempt: a retried request with the same id transfers once. */
+  transferId: string;
+  /** E.164: the destination. */
+  to: string;
+  /** E.164: the caller id the destination sees (the line's number). */
+  from: string;
 }
 
 /** An outbound SMS as every carrier adapter takes it (`CarrierAdapter.sendSms`). */
@@ -84,6 +102,15 @@ export interface CarrierAdapter {
    * played) and drops the queued ones. Succeeds when nothing is playing, and on an ended call.
    */
   stopSpeaking(request: { carrierCallId: string }): Promise<void>;
+  /**
+   * Connects an answered call to `to` (a blind transfer): the carrier dials the destination and,
+   * once it answers, bridges the two; Switchboard is then out of the media path (no speech, no
+   * utterances) until the call ends, which is reported as usual (`call.completed`). How the
+   * attempt went arrives as one `call.transfer` event (`answered`); a destination that never
+   * answers leaves the call with Switchboard as before. Resolves once the carrier accepted the
+   * command; idempotent on `transferId`. A call that is not answered is a `CarrierRejectedError`.
+   */
+  transferCall(request: TransferCallRequest): Promise<void>;
   /**
    * Sends one SMS from `from` (one of our numbers) to `to`, both E.164. Must be idempotent on
    * `messageId`: a retried request returns the message the first one accepted instead of sending
@@ -165,6 +192,8 @@ export const MAX_QUEUED_CALLER_FRAMES = 50;
  * with the API's routes, the call workflow and the simulator: ./callbacks/wire.ts.
  */
 export type {
+  AnsweredBy,
+  CarrierCallAnsweredEvent,
   CarrierCallCompletedEvent,
   CarrierCallEvent,
   CarrierCallProgressEvent,
@@ -174,6 +203,7 @@ export type {
   CarrierMessageEvent,
   CarrierMessageStatusEvent,
   CarrierPlaybackEvent,
+  CarrierTransferEvent,
   CarrierUtteranceEvent,
 } from './callbacks/wire';
 

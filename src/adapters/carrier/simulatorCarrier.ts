@@ -5,6 +5,7 @@ import {
   type PlaceCallRequest,
   type ProvisionedNumber,
   type SendSmsRequest,
+  type TransferCallRequest,
 } from './port';
 import { SimulatorMediaStream } from './simulatorMedia';
 
@@ -32,6 +33,7 @@ export class SimulatorCarrier implements CarrierAdapter {
       to: request.to,
       events_url: request.eventsUrl,
       record: request.record,
+      ...(request.machineDetection ? { machine_detection: true } : {}),
     });
     if (typeof body.carrier_call_id !== 'string' || body.carrier_call_id === '')
       throw new Error('carrier answered POST /carrier/v1/calls without a carrier_call_id');
@@ -68,6 +70,14 @@ export class SimulatorCarrier implements CarrierAdapter {
 
   async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
     await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/stop`);
+  }
+
+  async transferCall(request: TransferCallRequest): Promise<void> {
+    await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/transfer`, {
+      transfer_id: request.transferId,
+      to: request.to,
+      from: request.from,
+    });
   }
 
   async sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {

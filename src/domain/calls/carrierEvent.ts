@@ -21,13 +21,14 @@ export async function deliverCarrierCallEvent(
   callId: string,
   event: SignalledCallEvent,
 ): Promise<void> {
-  const { type, at, ended_by, answered, text, language, speak_id, played_text, done, stopped, recording_url } = event;
+  const { type, at, ended_by, answered, answered_by, text, language, speak_id, played_text, done, stopped, recording_url } = event;
   try {
     const signalled: SignalledCallEvent = {
       type,
       at,
       ended_by,
       answered,
+      ...(answered_by ? { answered_by } : {}),
       text,
       language,
       speak_id,

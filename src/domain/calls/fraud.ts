@@ -1,4 +1,6 @@
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { hasDefaultPaymentMethod } from '../billing/paymentMethods';
+import type { Db } from '../../platform/db/knex';
 
 /**
  * The m3 heuristic: premium-rate destinations (where a caller pays the callee, the classic
@@ -8,4 +10,9 @@ import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 export function isPremiumRate(e164: string): boolean {
   const type = parsePhoneNumberFromString(e164)?.getType();
   return type === 'PREMIUM_RATE' || type === 'SHARED_COST';
+}
+
+/** m3 for a call's destination (placed or transferred to): premium-rate, and the user has no default payment method. */
+export async function blockedAsFraud(db: Db, actor: { userId: string; environment: 'test' | 'live' }, e164: string): Promise<boolean> {
+  return isPremiumRate(e164) && !(await hasDefaultPaymentMethod(db, actor.userId, actor.environment));
 }

@@ -1,12 +1,11 @@
 import crypto from 'node:crypto';
 import type { CallInput } from '../../../workflows/definitions/calls';
 import { placeHold } from '../billing/holds';
-import { hasDefaultPaymentMethod } from '../billing/paymentMethods';
 import { oneMinuteReserveCents, zoneOf } from '../billing/pricing';
 import { outboundPreflight, refuseOutbound, type OutboundActor } from '../outbound/preflight';
 import type { LoggedUseCaseDeps, WithinRecording } from '../useCaseDeps';
 import { conversationBeginMessage, conversationSystemPrompt } from './conversation';
-import { isPremiumRate } from './fraud';
+import { blockedAsFraud } from './fraud';
 import { startCallWorkflow } from './start';
 import { callOpening, insertCall, LineBusyError, type CallRow } from './store';
 
@@ -22,6 +21,8 @@ export interface PlaceCallRequest {
   /** As given; the preflight checks it is E.164. */
   toNumber: string;
   conversation: ConversationOptions | null;
+  /** Detect who answers (`machine_detection: detect`): the record and `call_started` say (`answered_by`). */
+  machineDetection?: boolean;
 }
 
 /**
@@ -78,8 +79,7 @@ export async function placeCall(
       if (err instanceof LineBusyError) refuseOutbound({ code: 'call_in_progress' });
       throw err;
     }
-    if (isPremiumRate(to) && !(await hasDefaultPaymentMethod(trx, actor.userId, actor.environment)))
-      refuseOutbound({ code: 'm3_fraud_block' });
+    if (await blockedAsFraud(trx, actor, to)) refuseOutbound({ code: 'm3_fraud_block' });
     const hold = await placeHold(trx, { tenant: actor, keyId: actor.key.id, reference: `call:${callId}`, amountCents: reserve, at: now });
     if (!hold.ok) refuseOutbound({ code: 'hold_refused', hold: hold.refusal });
     await withinRecording?.(trx, inserted);
@@ -98,6 +98,7 @@ export async function placeCall(
     mode,
     zone,
     reservePerMinuteCents: reserve,
+    ...(request.machineDetection ? { machineDetection: true } : {}),
     ...(await callOpening(deps.db, line)),
     ...(conversation
       ? {

@@ -35,6 +35,8 @@ export const END_CAUSES = [
   'audio_handler_unavailable',
   /** The call's workflow was lost or stuck; the recovery sweeper ended it from what was known. */
   'service_error',
+  /** Transferred to another number (`POST /calls/{id}/transfer`), then ended by the caller or the destination. */
+  'transferred',
 ] as const;
 export type EndCause = (typeof END_CAUSES)[number];
 

@@ -15,6 +15,8 @@ export interface CallRow extends TenantRow {
   duration_sec: number | null;
   charge_cents: string | null;
   recording_url: string | null;
+  answered_by: string | null;
+  transferred_to: string | null;
   transcript: unknown[] | null;
   system_prompt: string | null;
   begin_message: string | null;
@@ -75,6 +77,10 @@ export interface CallStateChange {
   chargeCents?: number;
   endCause?: string;
   recordingUrl?: string;
+  /** Who answered (machine detection). */
+  answeredBy?: string;
+  /** The number the call was transferred to. */
+  transferredTo?: string;
 }
 
 /**
@@ -93,6 +99,8 @@ export async function recordCallState(db: Knex, callId: string, state: CallState
       ...(state.chargeCents !== undefined ? { charge_cents: state.chargeCents } : {}),
       ...(state.endCause !== undefined ? { end_cause: state.endCause } : {}),
       ...(state.recordingUrl !== undefined ? { recording_url: state.recordingUrl } : {}),
+      ...(state.answeredBy !== undefined ? { answered_by: state.answeredBy } : {}),
+      ...(state.transferredTo !== undefined ? { transferred_to: state.transferredTo } : {}),
     });
 }
 
@@ -180,6 +188,8 @@ export function toCallRecord(row: CallRow) {
     started_at: row.started_at ? row.started_at.toISOString() : null,
     ended_at: row.ended_at ? row.ended_at.toISOString() : null,
     recording_url: row.recording_url,
+    answered_by: row.answered_by,
+    transferred_to: row.transferred_to,
     // Entries carry a sequence number for idempotent appends (see appendTranscript); it stays internal.
     transcript:
       row.transcript?.map((entry) => {

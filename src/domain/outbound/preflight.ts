@@ -22,6 +22,8 @@ export type OutboundRefusal =
   | { code: 'conversation_window_expired' }
   | { code: 'call_in_progress' }
   | { code: 'm3_fraud_block' }
+  | { code: 'transfer_zone_not_allowed'; callZone: string; destinationZone: string }
+  | { code: 'transfer_not_supported'; reason: string }
   | { code: 'hold_refused'; hold: HoldRefusal };
 
 export class OutboundRefusedError extends Error {
@@ -71,6 +73,22 @@ export type ClearedOutbound<C extends OutboundChannel> = C extends 'sms'
  * inbound SMS within 24 hours or an `explicit_outbound` consent). The reservation comes after,
  * in the use case's own transaction. Throws `OutboundRefusedError`; returns what the checks found.
  */
+/**
+ * The destination's own refusals, in order: `number_opted_out`, then for calls `consent_required`
+ * on compliance-enabled lines. Also what a call's transfer destination must pass (../calls/transfer.ts).
+ */
+export async function refuseDestination(
+  db: Db,
+  actor: OutboundActor,
+  channel: OutboundChannel,
+  line: Pick<LineRow, 'id' | 'compliance_enabled'>,
+  to: string,
+): Promise<void> {
+  if (await isOptedOut(db, actor, to)) refuseOutbound({ code: 'number_opted_out' });
+  if (channel === 'call' && line.compliance_enabled && !(await activeConsent(db, actor, line.id, to, 'explicit_outbound')))
+    refuseOutbound({ code: 'consent_required' });
+}
+
 export async function outboundPreflight<C extends OutboundChannel>(
   db: Db,
   actor: OutboundActor,
@@ -89,12 +107,8 @@ export async function outboundPreflight<C extends OutboundChannel>(
   const active = line as OutboundLine;
   // The spec's condition is the line's own URL: a workspace default_webhook_url receives events, not a call's conversation (D9).
   if (request.channel === 'call' && line.mode === 'webhook' && !line.webhook_url) refuseOutbound({ code: 'line_no_webhook' });
-  if (await isOptedOut(db, actor, to)) refuseOutbound({ code: 'number_opted_out' });
-  if (request.channel === 'call') {
-    if (line.compliance_enabled && !(await activeConsent(db, actor, line.id, to, 'explicit_outbound')))
-      refuseOutbound({ code: 'consent_required' });
-    return { to, line: active } as ClearedOutbound<C>;
-  }
+  await refuseDestination(db, actor, request.channel, line, to);
+  if (request.channel === 'call') return { to, line: active } as ClearedOutbound<C>;
   const authorization = await sendAuthorization(db, actor, line.id, to, request.now);
   if (!authorization) refuseOutbound({ code: 'conversation_window_expired' });
   return { to, line: active, authorization } as ClearedOutbound<C>;

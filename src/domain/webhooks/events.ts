@@ -15,6 +15,8 @@ const lifecycle: EventPolicy = { target: 'webhook', timeoutMs: 5_000, retry: tru
 export const EVENT_POLICIES = {
   call_started: lifecycle,
   call_ended: lifecycle,
+  /** The destination of `POST /calls/{id}/transfer` answered: the call is connected to it. */
+  call_transferred: lifecycle,
   interrupted: lifecycle,
   sms_received: lifecycle,
   message: { target: 'webhook', timeoutMs: 10_000, retry: false },

@@ -151,7 +151,50 @@ describe('carrier simulator: outbound calls', () => {
       created_at: expect.any(String),
       answered_at: expect.any(String),
       ended_at: null,
+      machine_detection: false,
+      answered_by: null,
+      transfer: null,
     });
+  });
+
+  it('machine detection: the answer says who answered (the destination’s configured answered_by, else human)', async () => {
+    expect(
+      (await control('POST', '/control/calls/outcomes', { to: '+16175552011', outcome: 'answer', ring_ms: 0, answered_by: 'machine' }))
+        .body,
+    ).toEqual({ to: '+16175552011', outcome: 'answer', ring_ms: 0, answered_by: 'machine' });
+    expect((await control('POST', '/control/calls/outcomes', { to: '+16175552012', outcome: 'answer', answered_by: 'robot' })).status).toBe(
+      400,
+    );
+    const detected = crypto.randomUUID();
+    await carrier.placeCall({ callId: detected, from, to: '+16175552011', eventsUrl, machineDetection: true });
+    const [, answered] = await waitForEvents(detected, 2);
+    expect(answered).toMatchObject({ type: 'call.answered', answered_by: 'machine' });
+    const human = crypto.randomUUID();
+    await carrier.placeCall({ callId: human, from, to: '+14155552360', eventsUrl, machineDetection: true });
+    expect((await waitForEvents(human, 2))[1]).toMatchObject({ type: 'call.answered', answered_by: 'human' });
+    expect(await callRecord(human)).toMatchObject({ machine_detection: true, answered_by: 'human' });
+  });
+
+  it('transfer: the destination answers (connected: no speech, no caller words) or not (back as before); idempotent on transfer_id', async () => {
+    const { callId, carrierCallId } = await place('+14155552361');
+    await waitForEvents(callId, 2);
+    await control('POST', '/control/calls/outcomes', { to: '+16175552021', outcome: 'busy', ring_ms: 0 });
+    const busy = { carrierCallId, callId, transferId: 't-busy', to: '+16175552021', from };
+    await carrier.transferCall(busy);
+    expect((await waitForEvents(callId, 3))[2]).toMatchObject({ type: 'call.transfer', answered: false });
+    await carrier.speak({ carrierCallId, speakId: 'after-busy', text: 'Nobody there.' });
+
+    const transfer = { carrierCallId, callId, transferId: 't-1', to: '+14155552362', from };
+    await carrier.transferCall(transfer);
+    await carrier.transferCall(transfer);
+    const outcome = (await waitForEvents(callId, 4)).find((e) => e.type === 'call.transfer' && e.answered);
+    expect(outcome).toMatchObject({ call_id: callId, answered: true });
+    expect((await callRecord(callId)).transfer).toEqual({ transfer_id: 't-1', to: '+14155552362', from, state: 'connected' });
+    await expect(carrier.speak({ carrierCallId, speakId: 'too-late', text: 'Hello?' })).rejects.toBeInstanceOf(CarrierRejectedError);
+    await expect(carrier.transferCall({ ...transfer, transferId: 't-2' })).rejects.toBeInstanceOf(CarrierRejectedError);
+    expect((await control('POST', `/control/calls/${callId}/say`, { text: 'Hi, front desk?' })).status).toBe(409);
+    expect((await control('POST', `/control/calls/${callId}/hangup`)).status).toBe(200);
+    expect(typesFor(callId).filter((type) => type === 'call.transfer')).toHaveLength(2);
   });
 
   it('is idempotent on call_id', async () => {
@@ -192,6 +235,7 @@ describe('carrier simulator: outbound calls', () => {
       to: '+16175552001',
       outcome: 'busy',
       ring_ms: 0,
+      answered_by: null,
     });
     expect((await control('POST', '/control/calls/outcomes', { to: '+16175552002', outcome: 'no_answer', ring_ms: 300 })).status).toBe(200);
     expect((await control('POST', '/control/calls/outcomes', { to: '+16175552003', outcome: 'fail' })).status).toBe(200);

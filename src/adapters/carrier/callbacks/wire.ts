@@ -19,6 +19,7 @@ export const CARRIER_CALL_EVENT_TYPES = [
   'call.failed',
   'call.utterance',
   'call.playback',
+  'call.transfer',
 ] as const;
 export type CarrierCallEventType = (typeof CARRIER_CALL_EVENT_TYPES)[number];
 
@@ -50,10 +51,40 @@ export interface CarrierIncomingCallEvent {
 
 /** A call's progress without more to say than its type. */
 export interface CarrierCallStateEvent {
-  type: 'call.ringing' | 'call.answered' | 'call.busy' | 'call.no_answer' | 'call.failed';
+  type: 'call.ringing' | 'call.busy' | 'call.no_answer' | 'call.failed';
   call_id: string;
   carrier_call_id: string;
   at: number;
+}
+
+/** Who answered an outbound call placed with `machineDetection` (machine: voicemail, fax, IVR). */
+export const ANSWERED_BY = ['human', 'machine', 'unknown'] as const;
+export type AnsweredBy = (typeof ANSWERED_BY)[number];
+
+/**
+ * The call was answered. A call placed with `machineDetection` is reported answered once the
+ * detection ended, with its result in `answered_by`; other calls carry none.
+ */
+export interface CarrierCallAnsweredEvent {
+  type: 'call.answered';
+  call_id: string;
+  carrier_call_id: string;
+  at: number;
+  answered_by?: AnsweredBy;
+}
+
+/**
+ * How a `transferCall` went: the destination answered and is connected to the caller
+ * (`answered: true`: Switchboard is out of the media path until the call ends), or it never
+ * answered (busy, no answer, failed, refused: `answered: false`) and the call is back with
+ * Switchboard as before.
+ */
+export interface CarrierTransferEvent {
+  type: 'call.transfer';
+  call_id: string;
+  carrier_call_id: string;
+  at: number;
+  answered: boolean;
 }
 
 export interface CarrierCallCompletedEvent {
@@ -102,7 +133,13 @@ export interface CarrierPlaybackEvent {
 }
 
 /** An event about a call Switchboard knows (it carries the `call_id`). */
-export type CarrierCallProgressEvent = CarrierCallStateEvent | CarrierCallCompletedEvent | CarrierUtteranceEvent | CarrierPlaybackEvent;
+export type CarrierCallProgressEvent =
+  | CarrierCallStateEvent
+  | CarrierCallAnsweredEvent
+  | CarrierCallCompletedEvent
+  | CarrierUtteranceEvent
+  | CarrierPlaybackEvent
+  | CarrierTransferEvent;
 
 /**
  * A carrier event about one call, as POSTed to the `eventsUrl` given to `placeCall` (or, for

@@ -3,6 +3,7 @@ import type { GoogleTranscriptionLanguage } from 'telnyx/resources/calls/actions
 import { telnyxRequest, type TelnyxSettings } from './client';
 import { encodeClientState } from '../callbacks/telnyx/clientState';
 import { telnyxVoice } from './voices';
+import type { TransferCallRequest } from '../port';
 
 /**
  * Call Control on Telnyx, one command per port method. Calls are dialled and answered with
@@ -32,7 +33,7 @@ function transcription(settings: TelnyxSettings) {
 export async function dial(
   client: Telnyx,
   settings: TelnyxSettings,
-  request: { callId: string; from: string; to: string; record?: boolean },
+  request: { callId: string; from: string; to: string; record?: boolean; machineDetection?: boolean },
 ): Promise<{ carrierCallId: string }> {
   const response = await telnyxRequest('POST /calls', () =>
     client.calls.dial({
@@ -40,9 +41,11 @@ export async function dial(
       from: request.from,
       to: request.to,
       webhook_url: settings.webhookUrl,
-      client_state: encodeClientState({ c: request.callId, d: 'o' }),
+      client_state: encodeClientState({ c: request.callId, d: 'o', ...(request.machineDetection ? { m: 1 as const } : {}) }),
       command_id: request.callId,
       ...(request.record ? { record: 'record-from-answer' as const, record_format: 'wav' as const } : {}),
+      // `call.machine.detection.ended` (human, machine, not_sure) follows `call.answered`.
+      ...(request.machineDetection ? { answering_machine_detection: 'detect' as const } : {}),
       ...transcription(settings),
     }),
   );
@@ -94,6 +97,27 @@ export async function speak(
 /** Stops the playing speech and drops the queued ones (`stop: all`). */
 export async function stopPlayback(client: Telnyx, request: { carrierCallId: string }): Promise<void> {
   await telnyxRequest('playback_stop', () => client.calls.actions.stopPlayback(request.carrierCallId, { stop: 'all' }), ENDED);
+}
+
+/** How long a transfer's destination rings before Telnyx gives up (`timeout`): the ring timeout of a call. */
+const TRANSFER_TIMEOUT_SECS = 30;
+
+/**
+ * Transfers the call (`transfer`): Telnyx dials a new leg and bridges it once answered. The new
+ * leg's webhooks carry `{x: <call id>}` (`target_leg_client_state`): its answer or its failed
+ * hang-up is the transfer's outcome. The call's own leg is hung up when the bridge ends.
+ */
+export async function transfer(client: Telnyx, settings: TelnyxSettings, request: TransferCallRequest): Promise<void> {
+  await telnyxRequest('transfer', () =>
+    client.calls.actions.transfer(request.carrierCallId, {
+      to: request.to,
+      from: request.from,
+      timeout_secs: TRANSFER_TIMEOUT_SECS,
+      webhook_url: settings.webhookUrl,
+      target_leg_client_state: encodeClientState({ x: request.callId }),
+      command_id: `transfer:${request.transferId}`,
+    }),
+  );
 }
 
 /** Telnyx plays each tone for `duration_millis` (250 by default); `w` is a 0.5 s pause, as the port's. */

@@ -1,7 +1,14 @@
 import type Telnyx from 'telnyx';
-import { type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber, type SendSmsRequest } from '../port';
+import {
+  type CarrierAdapter,
+  type CarrierMediaStream,
+  type PlaceCallRequest,
+  type ProvisionedNumber,
+  type SendSmsRequest,
+  type TransferCallRequest,
+} from '../port';
 import { telnyxClient, type TelnyxSettings } from './client';
-import { answer, dial, hangup, reject, sendDtmf, speak, startStreaming, stopPlayback } from './calls';
+import { answer, dial, hangup, reject, sendDtmf, speak, startStreaming, stopPlayback, transfer } from './calls';
 import type { MediaSocketServer } from '../mediaSocketServer';
 import { noMediaListener, TelnyxMediaStream } from './media';
 import { sendMessage } from './messaging';
@@ -58,6 +65,10 @@ export class TelnyxCarrier implements CarrierAdapter {
 
   stopSpeaking(request: { carrierCallId: string }): Promise<void> {
     return stopPlayback(this.client, request);
+  }
+
+  transferCall(request: TransferCallRequest): Promise<void> {
+    return transfer(this.client, this.settings, request);
   }
 
   sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {

@@ -13,6 +13,10 @@ export interface TelnyxClientState {
   s?: string;
   /** The spoken text (speak). */
   t?: string;
+  /** Dial: machine detection was asked (the answer is reported when detection ends). */
+  m?: 1;
+  /** A transfer's new leg: Switchboard's call id of the call being transferred. */
+  x?: string;
 }
 
 export function encodeClientState(state: TelnyxClientState): string {
@@ -28,7 +32,14 @@ export function decodeClientState(raw: unknown): TelnyxClientState {
     const state = value as Record<string, unknown>;
     const text = (key: string) => (typeof state[key] === 'string' ? state[key] : undefined);
     const direction = state.d === 'o' || state.d === 'i' ? state.d : undefined;
-    return { c: text('c'), d: direction, s: text('s'), t: text('t') };
+    return {
+      c: text('c'),
+      d: direction,
+      s: text('s'),
+      t: text('t'),
+      ...(state.m === 1 ? { m: 1 as const } : {}),
+      ...(text('x') ? { x: text('x') } : {}),
+    };
   } catch {
     return {};
   }

@@ -1,5 +1,5 @@
 import { TelnyxWebhook } from 'telnyx/lib/webhooks';
-import type { CarrierCallEvent, CarrierMessageEvent, CarrierMessageStatusEvent } from '../../port';
+import type { AnsweredBy, CarrierCallEvent, CarrierMessageEvent, CarrierMessageStatusEvent } from '../../port';
 import { decodeClientState } from './clientState';
 
 /**
@@ -73,6 +73,8 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
   const carrierCallId = str(payload.call_control_id);
   if (!carrierCallId) return { kind: 'ignored', reason: 'no call_control_id' };
   const state = decodeClientState(payload.client_state);
+  // A transfer's new leg reports the transfer's outcome on the call being transferred.
+  if (state.x) return transferLegEvent(type, payload, { call_id: state.x, carrier_call_id: carrierCallId, at });
 
   if (type === 'call.initiated' && payload.direction === 'incoming') {
     return {
@@ -98,7 +100,14 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
     case 'call.initiated':
       return { kind: 'call', event: { type: 'call.ringing', ...ids } };
     case 'call.answered':
+      // With machine detection asked, the answer is reported when detection ends (below).
+      if (state.m) return { kind: 'ignored', reason: 'answered; machine detection under way' };
       return { kind: 'call', event: { type: 'call.answered', ...ids } };
+    case 'call.machine.detection.ended':
+      return {
+        kind: 'call',
+        event: { type: 'call.answered', ...ids, answered_by: ANSWERED_BY_RESULT[str(payload.result) ?? ''] ?? 'unknown' },
+      };
     case 'call.transcription': {
       const data = (payload.transcription_data ?? {}) as { transcript?: unknown; is_final?: unknown };
       const text = str(data.transcript);
@@ -129,6 +138,27 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
     default:
       return { kind: 'ignored', reason: `event ${type}` };
   }
+}
+
+/** Telnyx's detection result → who answered (`not_sure`, or anything new: `unknown`). */
+const ANSWERED_BY_RESULT: Record<string, AnsweredBy> = { human: 'human', machine: 'machine' };
+
+/**
+ * An event of a transfer's new leg: its answer is the transfer's success; a hang-up before any
+ * answer (busy, no answer, rejected, unreachable) its failure. A hang-up after the bridge
+ * (`normal_clearing`) or of a transfer the caller abandoned (`originator_cancel`) says nothing
+ * new: the call's own leg reports its end.
+ */
+function transferLegEvent(
+  type: string,
+  payload: Record<string, unknown>,
+  ids: { call_id: string; carrier_call_id: string; at: number },
+): TelnyxTranslation {
+  if (type === 'call.answered') return { kind: 'call', event: { type: 'call.transfer', ...ids, answered: true } };
+  const cause = str(payload.hangup_cause);
+  if (type === 'call.hangup' && cause !== 'normal_clearing' && cause !== 'originator_cancel')
+    return { kind: 'call', event: { type: 'call.transfer', ...ids, answered: false } };
+  return { kind: 'ignored', reason: `transfer leg ${type}` };
 }
 
 /**

@@ -10,6 +10,10 @@ export const TWILIO_CALLBACK_PATHS = {
   connect: '/carrier/twilio/calls/connect',
   /** ConversationRelay's WebSocket (wss:// under PUBLIC_BASE_URL), held by the API instance Twilio reaches. */
   relay: '/carrier/twilio/relay',
+  /** A transfer's `<Number>` StatusCallback: the destination answered. */
+  transferStatus: '/carrier/twilio/calls/transfer',
+  /** A transfer's `<Dial>` action: the dialled leg ended (or never answered). */
+  dialed: '/carrier/twilio/calls/dialed',
   /** Calls' StatusCallback (and numbers'). */
   callStatus: '/carrier/twilio/calls/status',
   /** A number's SmsUrl: an inbound message. */

@@ -1,0 +1,64 @@
+import twilio from 'twilio';
+import type { AnsweredBy } from '../../callbacks/wire';
+import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './paths';
+
+/**
+ * Call transfer and machine detection on Twilio (docs/carriers.md). A transfer replaces the
+ * call's TwiML with `<Dial>`: the `<Number>`'s status callback reports the destination's answer
+ * (`transferStatus`), and the Dial's action (`dialed`) its end: a destination that never
+ * answered hands the call back to Switchboard (listening again), one that answered and hung up
+ * ends the call.
+ */
+const { VoiceResponse } = twilio.twiml;
+
+/** How long the destination rings (Dial `timeout`): the ring timeout of a call. */
+const TRANSFER_RING_SECONDS = 30;
+
+export function transferTwiml(publicBaseUrl: string, request: { callId: string; transferId: string; to: string; from: string }): string {
+  const ids = { call_id: request.callId, transfer_id: request.transferId };
+  const response = new VoiceResponse();
+  const dial = response.dial({
+    callerId: request.from,
+    timeout: TRANSFER_RING_SECONDS,
+    action: twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.dialed, ids),
+    method: 'POST',
+  });
+  dial.number(
+    {
+      statusCallbackEvent: ['answered'],
+      statusCallback: twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.transferStatus, ids),
+      statusCallbackMethod: 'POST',
+    },
+    request.to,
+  );
+  return response.toString();
+}
+
+/** After a failed transfer: back to `connect`, which reopens the call's session (`resume`: not a new answer). */
+export function resumeTwiml(publicBaseUrl: string, callId: string | undefined): string {
+  const response = new VoiceResponse();
+  response.redirect({ method: 'POST' }, twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.connect, { call_id: callId, resume: '1' }));
+  return response.toString();
+}
+
+/** After a transferred call's destination hung up: the call ends. */
+export function hangUpTwiml(): string {
+  const response = new VoiceResponse();
+  response.hangup();
+  return response.toString();
+}
+
+/** The Dial's `DialCallStatus`: the destination answered at some point (`completed`, `answered`), else it never did. */
+export function transferWasAnswered(dialCallStatus: string | undefined): boolean {
+  return dialCallStatus === 'completed' || dialCallStatus === 'answered';
+}
+
+/**
+ * Twilio's `AnsweredBy` (MachineDetection=Enable) → who answered: `human`; `machine_start`,
+ * `machine_end_*` and `fax` are machines; `unknown` (or anything else) is unknown.
+ */
+export function twilioAnsweredBy(answeredBy: string | undefined): AnsweredBy {
+  if (answeredBy === 'human') return 'human';
+  if (answeredBy === 'fax' || answeredBy?.startsWith('machine')) return 'machine';
+  return 'unknown';
+}

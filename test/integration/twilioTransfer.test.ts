@@ -1,0 +1,101 @@
+import { customer, useHarnessWithReceiver } from '../support/customer';
+import { eventually, webhookLine, type Harness } from '../support/harness';
+import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
+import type { Config } from '../../src/platform/config';
+
+/**
+ * Call transfer and answering-machine detection on Twilio (live environment), against the
+ * contract stub (test/support/twilioStub.ts): MachineDetection on Calls create and `AnsweredBy` on
+ * the answer; a transfer as a Calls update to `<Dial><Number>`, its answer from the Number's status
+ * callback and its end from the Dial's action.
+ */
+describe('Twilio transfer and machine detection (contract stub)', () => {
+  let stub: TwilioStub;
+  const twilio: Config['twilio'] = {};
+  beforeAll(async () => {
+    // Numbers of its own: the other Twilio suites' lines may still hold theirs.
+    stub = await startTwilioStub({ firstNumber: 5557100 });
+    twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
+    twilio.apiBaseUrl = stub.url;
+  });
+  afterAll(async () => stub?.close());
+
+  const ctx = useHarnessWithReceiver({ overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio } });
+  let h: Harness;
+  beforeEach(() => {
+    ({ h } = ctx);
+  });
+  const { lines, calls } = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine({ webhook_url: ctx.receiver.url }) });
+  const stubCallTo = (to: string) =>
+    eventually(async () => [...stub.calls.values()].find((call) => call.to === to), 20_000, `a Twilio call to ${to}`);
+  const transfer = (id: string, to: string) =>
+    h.request('POST', `/api/v1/calls/${id}/transfer`, { key: ctx.tenant.keys.live, body: { to_number: to } });
+  const event = (callId: string, type: string) =>
+    eventually(async () => ctx.receiver.requests.find((r) => r.body.event === type && r.body.call_id === callId), 20_000, type);
+
+  it('machine detection: Calls create asks for it, and the AnsweredBy of the answer is the call’s answered_by', async () => {
+    const line = await lines.create();
+    const placed = await h.request('POST', '/api/v1/calls', {
+      key: ctx.tenant.keys.live,
+      body: { line_id: line.id, to_number: '+14155550301', machine_detection: 'detect' },
+    });
+    expect(placed.status).toBe(201);
+    const id = placed.body.call.id as string;
+    const twilioCall = await stubCallTo('+14155550301');
+    expect(twilioCall.machineDetection).toBe('Enable');
+    await stub.answer(twilioCall.sid, 'machine_end_beep');
+    expect((await calls.untilStatus(id, ['in_progress'])).answered_by).toBe('machine');
+    expect((await event(id, 'call_started')).body.answered_by).toBe('machine');
+    await calls.hangUp(id);
+  });
+
+  it('a transfer: the call runs <Dial> from the line’s number; answered, it is transferred and ends when the destination hangs up', async () => {
+    const line = await lines.create();
+    const call = await calls.dial(line.id, '+14155550302');
+    const twilioCall = await stubCallTo('+14155550302');
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+
+    const pending = transfer(call.id, '+14155552692');
+    await eventually(async () => (twilioCall.twiml.includes('<Dial') ? true : undefined), 20_000, 'the Dial');
+    expect(twilioCall.twiml).toContain(`callerId="${line.phone_number}"`);
+    expect(twilioCall.twiml).toMatch(/<Number [^>]*statusCallbackEvent="answered"[^>]*>\+14155552692<\/Number>/);
+    await stub.answerTransfer(twilioCall.sid);
+    const result = await pending;
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ transferred: true, to_number: '+14155552692', failure_reason: null });
+    expect((await calls.get(call.id)).transferred_to).toBe('+14155552692');
+    await event(call.id, 'call_transferred');
+
+    await stub.endTransfer(twilioCall.sid);
+    const ended = await calls.untilStatus(call.id, ['completed']);
+    expect(ended.end_cause).toBe('transferred');
+    expect(twilioCall.status).toBe('completed');
+  });
+
+  it('a transfer nobody answers: the Dial’s action hands the call back, listening, to the agent', async () => {
+    const line = await lines.create();
+    const call = await calls.dial(line.id, '+14155550303');
+    const twilioCall = await stubCallTo('+14155550303');
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    const pending = transfer(call.id, '+14155552693');
+    await eventually(async () => (twilioCall.twiml.includes('<Dial') ? true : undefined), 20_000, 'the Dial');
+    await stub.endTransfer(twilioCall.sid, 'busy');
+    expect((await pending).body).toMatchObject({ transferred: false, failure_reason: 'not_answered' });
+    expect(twilioCall.twiml).toContain('<ConversationRelay');
+    expect((await calls.get(call.id)).status).toBe('in_progress');
+
+    // A forged Dial action changes nothing.
+    const action = `${h.apiUrl}/carrier/twilio/calls/dialed?call_id=${call.id}`;
+    const forged = { AccountSid: stub.accountSid, CallSid: twilioCall.sid, CallStatus: 'in-progress', DialCallStatus: 'completed' };
+    expect((await stub.post(action, forged, stub.sign(action, forged, 'b'.repeat(32)))).status).toBe(403);
+    expect((await calls.get(call.id)).status).toBe('in_progress');
+    expect((await transfer(call.id, '+1 415 CALL ME')).status).toBe(422);
+    await calls.hangUp(call.id);
+    expect((await calls.untilStatus(call.id, ['completed'])).end_cause).toBe('api_hangup');
+    const ended = await transfer(call.id, '+14155552693');
+    expect([ended.status, ended.body.error.code]).toEqual([409, 'call_not_active']);
+    expect(twilioCall.updates.filter((update) => String(update.Twiml ?? '').includes('<Dial'))).toHaveLength(1);
+  });
+});
