@@ -37,6 +37,7 @@ const FIELD_VALUES: Record<string, unknown> = {
   agent_label: 'support-bot',
   key_prefix: 'sk_test_4f9a',
   plaintext_key: 'sk_test_4f9a2c7e1b8d4a6f9e3c5b7a1d2e4f6a',
+  key: 'sk_test_7c2e5a9b3d1f4e8a6c0b2d4f6a8c1e3b',
   webhook_secret: '9c1d4e7f2a5b8c3d6e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c1d',
   // The example line is a hosted one: neither a webhook nor an audio relay.
   webhook_url: null,
@@ -55,6 +56,11 @@ const FIELD_VALUES: Record<string, unknown> = {
   code: 'validation_error',
   field: 'name',
   error_code: null,
+  failure_reason: null,
+  transferred_to: null,
+  reference_id: uuidFor('call_id'),
+  // The last page.
+  next_cursor: null,
   error_message: null,
   response_body: '{"ok":true}',
   reference_type: 'call',

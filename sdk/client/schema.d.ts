@@ -4752,7 +4752,7 @@ export interface operations {
                      *         "revoked_at": "2026-01-15T09:30:00.000Z",
                      *         "last_used_at": "2026-01-15T09:30:00.000Z"
                      *       },
-                     *       "key": "example"
+                     *       "key": "sk_test_7c2e5a9b3d1f4e8a6c0b2d4f6a8c1e3b"
                      *     }
                      */
                     "application/json": {
@@ -4950,7 +4950,7 @@ export interface operations {
                      *         "revoked_at": "2026-01-15T09:30:00.000Z",
                      *         "last_used_at": "2026-01-15T09:30:00.000Z"
                      *       },
-                     *       "key": "example"
+                     *       "key": "sk_test_7c2e5a9b3d1f4e8a6c0b2d4f6a8c1e3b"
                      *     }
                      */
                     "application/json": {
@@ -6026,13 +6026,13 @@ export interface operations {
                      *           "balance_after_credits": 488,
                      *           "balance_after_cents": 488,
                      *           "description": "Outbound call, 2 minutes",
-                     *           "reference_id": "example",
+                     *           "reference_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
                      *           "reference_type": "call",
                      *           "created_at": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
                      *       "has_more": true,
-                     *       "next_cursor": "example"
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": {
@@ -8203,7 +8203,7 @@ export interface operations {
                      *           "ended_at": "2026-01-15T09:30:00.000Z",
                      *           "recording_url": null,
                      *           "answered_by": "human",
-                     *           "transferred_to": "example",
+                     *           "transferred_to": null,
                      *           "transcript": [
                      *             {
                      *               "role": "assistant",
@@ -8375,7 +8375,7 @@ export interface operations {
                      *         "ended_at": "2026-01-15T09:30:00.000Z",
                      *         "recording_url": null,
                      *         "answered_by": "human",
-                     *         "transferred_to": "example",
+                     *         "transferred_to": null,
                      *         "transcript": [
                      *           {
                      *             "role": "assistant",
@@ -8624,7 +8624,7 @@ export interface operations {
                      *         "ended_at": "2026-01-15T09:30:00.000Z",
                      *         "recording_url": null,
                      *         "answered_by": "human",
-                     *         "transferred_to": "example",
+                     *         "transferred_to": null,
                      *         "transcript": [
                      *           {
                      *             "role": "assistant",
@@ -8748,7 +8748,7 @@ export interface operations {
                      *         "ended_at": "2026-01-15T09:30:00.000Z",
                      *         "recording_url": null,
                      *         "answered_by": "human",
-                     *         "transferred_to": "example",
+                     *         "transferred_to": null,
                      *         "transcript": [
                      *           {
                      *             "role": "assistant",
@@ -8933,7 +8933,7 @@ export interface operations {
                      *         "ended_at": "2026-01-15T09:30:00.000Z",
                      *         "recording_url": null,
                      *         "answered_by": "human",
-                     *         "transferred_to": "example",
+                     *         "transferred_to": null,
                      *         "transcript": [
                      *           {
                      *             "role": "assistant",
@@ -9829,7 +9829,7 @@ export interface operations {
                      *       "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
                      *       "to_number": "+14155550123",
                      *       "transferred": true,
-                     *       "failure_reason": "not_answered"
+                     *       "failure_reason": null
                      *     }
                      */
                     "application/json": components["schemas"]["TransferResult"];
@@ -10543,7 +10543,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "has_more": true,
-                     *       "next_cursor": "example"
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": {
@@ -10689,7 +10689,7 @@ export interface operations {
                      *         }
                      *       ],
                      *       "has_more": true,
-                     *       "next_cursor": "example"
+                     *       "next_cursor": null
                      *     }
                      */
                     "application/json": {
