@@ -1,6 +1,8 @@
-import type { Browser } from 'playwright-core';
 import YAML from 'yaml';
-import { launchChromium, screenshot, watchPageProblems } from '../support/browser';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { ARTIFACTS_DIR, launchChromium, watchPageProblems } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 
 type Operation = { summary: string; requestBody?: { content: Record<string, { example?: Record<string, unknown> }> } };
@@ -22,6 +24,13 @@ describe('API reference page', () => {
     await browser?.close();
     await h?.close();
   });
+
+  /** What the reader sees (the viewport): the whole page is some 75,000 pixels tall. */
+  async function screenshot(page: Page, name: string): Promise<void> {
+    const dir = path.join(ARTIFACTS_DIR, 'reference');
+    fs.mkdirSync(dir, { recursive: true });
+    await page.screenshot({ path: path.join(dir, `${name}.png`) });
+  }
 
   async function servedDocument(): Promise<{ paths: Record<string, Record<string, Operation>> }> {
     const res = await fetch(`${h.apiUrl}/api/openapi.yaml`);
@@ -65,7 +74,9 @@ describe('API reference page', () => {
     });
     await page.goto('/docs');
     await page.waitForSelector('[id$="/GET/healthz"]');
-    await screenshot(page, 'reference', '01-top');
+    await screenshot(page, '01-top');
+    // Scalar's hosted services (its AI agent, its MCP generator) are switched off.
+    for (const control of ['Ask AI', 'Generate MCP']) await expect(page.getByText(control).count()).resolves.toBe(0);
 
     // Each operation has its anchor (`…/tag/<tag>/<METHOD>/<path>`) and its summary in the page.
     const ids = (await page.evaluate('[...document.querySelectorAll("[id]")].map((element) => element.id)')) as string[];
@@ -82,7 +93,7 @@ describe('API reference page', () => {
     // Scalar renders the section's code panels once it is in view.
     await page.getByText(shown).first().waitFor();
     await expect(page.evaluate('document.body.textContent')).resolves.toContain('"webhook_secret": "');
-    await screenshot(page, 'reference', '02-create-line');
+    await screenshot(page, '02-create-line');
 
     expect(problems).toEqual([]);
     expect(elsewhere).toEqual([]);

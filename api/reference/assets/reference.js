@@ -8,6 +8,9 @@ Scalar.createApiReference(root, {
   withDefaultFonts: false,
   telemetry: false,
   showDeveloperTools: 'never',
+  // Scalar's hosted AI agent and MCP generator would leave this origin (and the CSP refuses them).
+  agent: { disabled: true },
+  mcp: { disabled: true },
   hideClientButton: false,
   defaultOpenAllTags: true,
 });
