@@ -29,7 +29,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
     if (route.doc.requestBody) operation['x-body-limit-bytes'] = route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
     if (route.idempotency) {
       operation.parameters = [
-        ...(route.doc.parameters ?? []),
+        ...((operation.parameters as object[] | undefined) ?? []),
         {
           name: 'Idempotency-Key',
           in: 'header',

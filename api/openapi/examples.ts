@@ -251,5 +251,17 @@ export function withExamples(operation: OperationDoc): OperationDoc {
     ]),
   );
   const requestBody = operation.requestBody && { ...operation.requestBody, content: fill(operation.requestBody.content) };
-  return { ...operation, ...(requestBody ? { requestBody } : {}), responses } as OperationDoc;
+  // Path parameters too, so the page's request snippets show a URL that can be sent (`lineId` reads as `line_id`).
+  const parameters = operation.parameters?.map((p) =>
+    p.in === 'path' && !('example' in p)
+      ? {
+          ...p,
+          example: exampleOf(
+            p.schema,
+            p.name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`),
+          ),
+        }
+      : p,
+  );
+  return { ...operation, ...(parameters ? { parameters } : {}), ...(requestBody ? { requestBody } : {}), responses } as OperationDoc;
 }

@@ -39,6 +39,8 @@ export interface Parameter {
   required?: boolean;
   description?: string;
   schema: object;
+  /** Filled in for path parameters from the schema (api/openapi/examples.ts) unless given. */
+  example?: unknown;
 }
 
 /**

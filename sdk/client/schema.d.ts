@@ -2159,6 +2159,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -2277,6 +2278,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -2412,6 +2414,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -2635,6 +2638,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -3437,6 +3441,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -3533,6 +3538,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -3646,6 +3652,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -3846,6 +3853,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -3942,6 +3950,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -4055,6 +4064,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -4258,6 +4268,7 @@ export interface operations {
                 "Idempotency-Key": string;
             };
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -4408,6 +4419,7 @@ export interface operations {
                 "Idempotency-Key": string;
             };
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -4911,6 +4923,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -8596,6 +8609,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -8720,6 +8734,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -9137,6 +9152,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -9364,6 +9380,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -9582,6 +9599,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -9801,6 +9819,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -10271,6 +10290,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
                 id: string;
             };
             cookie?: never;
@@ -10656,7 +10676,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @example c44b6211-b917-476f-a781-fdfb1e2d6273 */
                 lineId: string;
+                /** @example +14155550123 */
                 phoneNumber: string;
             };
             cookie?: never;

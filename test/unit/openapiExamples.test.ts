@@ -7,12 +7,13 @@ import { allRoutes } from '../../api/routes';
 type Media = { schema?: object; example?: unknown };
 type Operation = {
   operationId: string;
+  parameters?: Array<{ name: string; in: string; schema: object; example?: unknown }>;
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, { description: string; content?: Record<string, Media> }>;
 };
 
 /**
- * Every operation of the served document carries a request example (when it takes a body) and an
+ * Every operation of the served document carries an example of each path parameter, a request example (when it takes a body) and an
  * example of every response body, each valid against its own schema under the request validator's
  * ajv (formats included), so the reference page at /docs never shows an example the API would refuse.
  */
@@ -43,6 +44,7 @@ describe('OpenAPI examples', () => {
       const problem = problemsOf(media.schema, media.example);
       if (problem) problems.push(`${where}: ${problem}`);
     };
+    for (const parameter of operation.parameters ?? []) if (parameter.in === 'path') check(`path ${parameter.name}`, parameter);
     for (const [type, media] of Object.entries(operation.requestBody?.content ?? {})) check(`request ${type}`, media);
     for (const [status, response] of Object.entries(operation.responses)) {
       // A 2xx without a body is only right for 204 No Content.
