@@ -37,8 +37,10 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
   const metrics = await prepareWorkerMetrics(config, db, log);
   const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
-  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = process.env.WORKFLOW_BUNDLE_PATH
-    ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH } }
+  // A prebuilt bundle was built with WORKFLOW_INTERCEPTOR_MODULES (test/support/globalSetup.ts); the sources are bundled with them now.
+  const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
+  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath
+    ? { workflowBundle: { codePath: bundlePath } }
     : { workflowsPath: require.resolve('../../workflows') };
   const worker = await Worker.create({
     connection,
@@ -49,7 +51,10 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     ...WORKER_TUNING,
     // The deployment's grace (WORKER_TUNING's is what in-process test workers and the bench baseline use).
     shutdownGraceTime: config.workerShutdownGraceSeconds * 1000,
-    interceptors: { activity: [abandonOnWorkerShutdown, ...tracingActivityInterceptors()], workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
+    interceptors: {
+      activity: [abandonOnWorkerShutdown, ...tracingActivityInterceptors()],
+      workflowModules: bundlePath ? [] : WORKFLOW_INTERCEPTOR_MODULES,
+    },
     sinks: tracingSinks(),
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);

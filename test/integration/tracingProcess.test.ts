@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { freePort, stopProcess, waitForPort } from '../../src/platform/infra/proc';
-import { createTenant, eventually, startHarness, type Harness, type Tenant } from '../support/harness';
+import { createActiveLine, createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { CALLEE } from '../support/customer';
 
 interface Exported {
   resourceSpans: Array<{
@@ -38,16 +39,17 @@ async function startCollector() {
 }
 
 /**
- * The API process (src/main/api.ts) as deployed: tracing follows the standard OTEL_* variables.
+ * The API and worker processes (src/main/api.ts, src/main/worker.ts) as deployed: tracing follows the OTEL_* variables.
  * Without them nothing is exported and log lines carry no trace id; with an endpoint the request's
  * span (continuing the caller's `traceparent`) reaches the collector and its log line carries
  * `trace_id` beside `request_id`.
  */
-describe('tracing in the API process', () => {
+describe('tracing in the API and worker processes', () => {
   let h: Harness;
   let tenant: Tenant;
   let collector: Awaited<ReturnType<typeof startCollector>>;
   let api: ChildProcess | undefined;
+  let worker: ChildProcess | undefined;
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-tracing-'));
 
   beforeAll(async () => {
@@ -57,7 +59,8 @@ describe('tracing in the API process', () => {
   });
   afterEach(async () => {
     if (api) await stopProcess(api, 1_000);
-    api = undefined;
+    if (worker) await stopProcess(worker, 1_000);
+    api = worker = undefined;
   });
   afterAll(async () => {
     collector.close();
@@ -135,5 +138,50 @@ describe('tracing in the API process', () => {
       'the exported request span',
     );
     expect(span.service).toBe('switchboard-api-e2e');
+  });
+
+  it('the worker process exports the call workflow and its activities into the trace the API request began', async () => {
+    const env = { ...noOtel, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '100' };
+    const workerLog = path.join(logDir, 'worker.log');
+    worker = h.spawnWorkerProcess(workerLog, env);
+    await eventually(
+      async () => (fs.existsSync(workerLog) && fs.readFileSync(workerLog, 'utf8').includes('"msg":"worker started"') ? true : undefined),
+      60_000,
+      'the worker to start',
+    );
+    // Provisioned by that worker, untraced: the API in this process does not trace.
+    const line = await createActiveLine(h, tenant.keys.test, webhookLine({ webhook_url: 'https://agent.example.test/hooks' }));
+    const port = await freePort();
+    api = h.spawnApiProcess(path.join(logDir, 'api-call.log'), port, env);
+    await waitForPort('127.0.0.1', port, 60_000, api);
+    const traceId = crypto.randomBytes(16).toString('hex');
+    const send = (method: string, route: string, body?: unknown) =>
+      fetch(`http://127.0.0.1:${port}${route}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${tenant.keys.test}`,
+          'content-type': 'application/json',
+          traceparent: `00-${traceId}-${crypto.randomBytes(8).toString('hex')}-01`,
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+    const placed = await send('POST', '/api/v1/calls', { line_id: line.id, to_number: CALLEE });
+    expect(placed.status).toBe(201);
+    const id = ((await placed.json()) as { call: { id: string } }).call.id;
+    await eventually(async () => ((await h.temporal.workflow.getHandle(id).describe()).historyLength > 5 ? true : undefined));
+    expect((await send('POST', `/api/v1/calls/${id}/hangup`)).status).toBe(200);
+    const inTrace = await eventually(
+      async () => {
+        const spans = collector.spans().filter((s) => s.traceId === traceId);
+        return spans.some((s) => s.name === 'RunWorkflow:callWorkflow') ? spans : undefined;
+      },
+      30_000,
+      'the workflow span',
+    );
+    const services = (name: string) => inTrace.filter((s) => s.name === name).map((s) => s.service);
+    expect(services('POST /api/v1/calls')).toEqual(['switchboard-api']);
+    expect(services('StartWorkflow:callWorkflow')).toEqual(['switchboard-api']);
+    expect(services('RunWorkflow:callWorkflow')).toEqual(['switchboard-worker']);
+    expect(services('RunActivity:placeCall')).toContain('switchboard-worker');
   });
 });
