@@ -76,6 +76,7 @@ describe('tracing a call', () => {
     const turn = one('RunActivity:takeMessageTurn');
     const scheduled = one('StartActivity:takeMessageTurn');
     expect(turn.parentSpanId).toBe(scheduled.spanContext().spanId);
+    expect(turn.attributes.temporalWorkflowId).toBe(id);
     // The POST that reached the receiver with the message is a span of this trace.
     const webhook = spans.find((s) => s.spanContext().spanId === String(message.headers.traceparent).split('-')[2]);
     expect(webhook).toBeDefined();
