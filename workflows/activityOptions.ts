@@ -67,7 +67,7 @@ const patientCarrierRetry = {
   backoffCoefficient: 2,
   maximumInterval: '30 seconds',
   nonRetryableErrorTypes: [FailureTypes.carrierRejected],
-};
+} satisfies ActivityOptions['retry'];
 
 /** Handing an SMS to the carrier: about five minutes, then the message fails (and is free). */
 export const messageCarrier = {

@@ -1,8 +1,12 @@
 import type Koa from 'koa';
 
-/** Permissive CORS, as the public client expects: every route answers an OPTIONS preflight. */
+/**
+ * Permissive CORS, as the public client expects: every route answers an OPTIONS preflight. Not the
+ * operator portal's pages: no other origin may script them (api/portal/router.ts).
+ */
 export function cors(): Koa.Middleware {
   return async (ctx, next) => {
+    if (ctx.path === '/portal' || ctx.path.startsWith('/portal/')) return next();
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', 'x-request-id, Retry-After, RateLimit, RateLimit-Policy');
     if (ctx.method === 'OPTIONS') {

@@ -85,6 +85,7 @@ async function main(): Promise<void> {
     console.log(`
 Switchboard is up${cluster ? ' (cluster: two APIs behind HAProxy, two workers, the Temporal server on Postgres)' : ''}.
   API            ${apiUrl}    (OpenAPI: ${apiUrl}/api/openapi.yaml)
+  Portal         ${apiUrl}/portal/signup    (sign up, then log in at /portal/login)
   Temporal UI    ${started.temporalUi}
   Simulator      ${config.simulatorUrl}    (control API: docs/simulator.md)
   Control token  ${started.controlToken}    (Authorization: Bearer ... for the simulator's control API)

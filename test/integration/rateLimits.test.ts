@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { consumeRateLimit, refundRateLimitHit } from '../../src/domain/limits/limiter';
-import { bucketFor, RATE_LIMITS, type LimitName } from '../../src/domain/limits/policies';
+import { accessBucketFor, bucketFor, RATE_LIMITS, type LimitName, type LimitPolicy } from '../../src/domain/limits/policies';
 import { runCommand } from '../../src/main/cli';
 import { createApp } from '../../api/app';
 import { createLogger } from '../../src/platform/logger';
@@ -19,12 +19,16 @@ describe('rate limits', () => {
   describe('every row of the limits table, on a shared Postgres window', () => {
     it.each(Object.keys(RATE_LIMITS) as LimitName[])('%s', async (name) => {
       const policy = RATE_LIMITS[name];
-      const bucket = bucketFor(name, {
-        workspaceId: crypto.randomUUID(),
-        environment: 'test',
-        userId: crypto.randomUUID(),
-        keyId: crypto.randomUUID(),
-      });
+      const partition: LimitPolicy['partition'] = policy.partition;
+      const bucket =
+        partition === 'account' || partition === 'address'
+          ? accessBucketFor(name, crypto.randomUUID())
+          : bucketFor(name, {
+              workspaceId: crypto.randomUUID(),
+              environment: 'test',
+              userId: crypto.randomUUID(),
+              keyId: crypto.randomUUID(),
+            });
       const start = new Date('2026-01-01T00:00:00Z').getTime();
       for (let i = 0; i < policy.limit; i += 1) {
         // Spread over the first half of the window: it is rolling, not fixed.
@@ -47,6 +51,9 @@ describe('rate limits', () => {
       expect(bucketFor('audit.read', who)).toBe('audit.read:user:u');
       expect(bucketFor('keys.mint', who)).toBe('keys.mint:key:k');
       expect(bucketFor('keys.rotate', who)).toBe('keys.rotate:key:k');
+      expect(accessBucketFor('portal.login_account', 'a@example.test')).toBe('portal.login_account:account:a@example.test');
+      expect(accessBucketFor('portal.login_address', '192.0.2.1')).toBe('portal.login_address:address:192.0.2.1');
+      expect(() => bucketFor('portal.signup', who)).toThrow();
     });
 
     it('never admits more than the limit under concurrency', async () => {

@@ -128,6 +128,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     });
     apps.push(app);
     const created = http.createServer(app.koa.callback());
+    app.acceptWebSockets(created);
     // Longer than the client's own idle timeout, so the client always closes idle sockets first
     // (tests that block the event loop, e.g. spawnSync of the CLI, would otherwise race a reset).
     created.keepAliveTimeout = 65_000;

@@ -287,3 +287,13 @@ export async function failUnclaimedCall(
     return true;
   });
 }
+
+/** Calls of a tenant created since `since` (the portal's "calls today"). */
+export async function countCallsSince(db: Knex, tenant: BillingTenant, since: Date): Promise<number> {
+  const row = await db('calls')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .where('created_at', '>=', since)
+    .count<{ count: string }>({ count: '*' })
+    .first();
+  return Number(row?.count ?? 0);
+}

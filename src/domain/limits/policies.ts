@@ -4,7 +4,7 @@
  * do unbounded work; docs/decisions.md "Rate limits"). Routes name a row; nothing else holds a limit.
  * Partition: per workspace and environment unless the spec says per user or per service key.
  */
-export type Partition = 'workspace_env' | 'user' | 'key';
+export type Partition = 'workspace_env' | 'user' | 'key' | 'account' | 'address';
 
 export interface LimitPolicy {
   limit: number;
@@ -52,6 +52,14 @@ export const RATE_LIMITS = {
   'events.permission_denied': { limit: 1, windowSeconds: 60, partition: 'key', perRoute: true },
   /** Delegated minting (`/api-tokens`, `/api/v1/auth/keys`); not in the spec: the keys plane's 60/h, per workspace so a subtree cannot multiply it. */
   'tokens.mint': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
+  /**
+   * Portal sign-in attempts (issue 17), counted before the password is checked: per email address
+   * (guessing one account's password) and per client address (trying many accounts from one place).
+   */
+  'portal.login_account': { limit: 10, windowSeconds: 15 * 60, partition: 'account' },
+  'portal.login_address': { limit: 30, windowSeconds: 15 * 60, partition: 'address' },
+  /** Portal signups per client address: each one creates a workspace with its signup credit. */
+  'portal.signup': { limit: 10, windowSeconds: HOUR, partition: 'address' },
 } as const satisfies Record<string, LimitPolicy>;
 
 export type LimitName = keyof typeof RATE_LIMITS;
@@ -70,5 +78,15 @@ export function bucketFor(
       return `${row}:user:${who.userId}`;
     case 'key':
       return `${row}:key:${who.keyId}`;
+    case 'account':
+    case 'address':
+      throw new Error(`${name} limits callers before they have a key: use accessBucketFor`);
   }
+}
+
+/** The bucket of a limit on callers without a key: per account (its email) or per client address. */
+export function accessBucketFor(name: LimitName, value: string): string {
+  const policy: LimitPolicy = RATE_LIMITS[name];
+  if (policy.partition !== 'account' && policy.partition !== 'address') throw new Error(`${name} is partitioned by ${policy.partition}`);
+  return `${name}:${policy.partition}:${value}`;
 }

@@ -42,7 +42,8 @@ export interface LineCreator {
   workspaceId: string;
   userId: string;
   environment: Environment;
-  keyId: string;
+  /** Null for a line an operator creates in the portal: its number's fees are the workspace's, no key's. */
+  keyId: string | null;
 }
 
 export type ProvisionOutcome =

@@ -165,3 +165,17 @@ export async function settleMessageAttempt(
 export async function completeAttempt(db: Knex, deliveryId: string, completion: AttemptCompletion): Promise<void> {
   await db('webhook_deliveries').where({ id: deliveryId }).update(completion);
 }
+
+/** Failed delivery attempts of a tenant since `since` (the portal's "failing deliveries"). */
+export async function countFailedDeliveriesSince(
+  db: Knex,
+  tenant: { workspaceId: string; environment: string },
+  since: Date,
+): Promise<number> {
+  const row = await db('webhook_deliveries')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, status: 'failed' })
+    .where('created_at', '>=', since)
+    .count<{ count: string }>({ count: '*' })
+    .first();
+  return Number(row?.count ?? 0);
+}

@@ -1,0 +1,76 @@
+import { html, type Html } from './html';
+
+export interface PageNav {
+  email: string;
+  environment: 'test' | 'live';
+  csrfToken: string;
+  /** The page's own path, to mark it in the navigation and switch environments on it. */
+  current: string;
+}
+
+/** The document around every page: local assets only (the CSP allows nothing else), no inline script or style. */
+export function layout(title: string, body: Html, nav?: PageNav): Html {
+  return html`<!doctype html>
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}' />
+        <title>${title} · Switchboard</title>
+        <link rel="stylesheet" href="/portal/assets/portal.css" />
+        <script src="/portal/assets/htmx.min.js" defer></script>
+      </head>
+      <body>
+        <header class="top">
+          <a class="brand" href="/portal">Switchboard</a>
+          ${nav ? navigation(nav) : ''}
+        </header>
+        <main id="main">
+          <h1>${title}</h1>
+          ${body}
+        </main>
+      </body>
+    </html>`;
+}
+
+function navigation(nav: PageNav): Html {
+  const link = (href: string, label: string) =>
+    html`<li><a href="${href}?env=${nav.environment}" ${nav.current === href ? html`aria-current="page"` : ''}>${label}</a></li>`;
+  const other = nav.environment === 'test' ? 'live' : 'test';
+  return html`<nav aria-label="Portal">
+    <ul>
+      ${link('/portal', 'Overview')} ${link('/portal/lines', 'Lines')} ${link('/portal/settings', 'Settings')}
+    </ul>
+    <p class="env">Environment: <strong>${nav.environment}</strong> · <a href="${nav.current}?env=${other}">switch to ${other}</a></p>
+    <form method="post" action="/portal/logout" class="logout">
+      <input type="hidden" name="csrf_token" value="${nav.csrfToken}" />
+      <span>${nav.email}</span>
+      <button type="submit">Log out</button>
+    </form>
+  </nav>`;
+}
+
+export interface ShownError {
+  code: string;
+  message: string;
+  details?: Array<{ field?: string; message: string }>;
+}
+
+/** An error as the API would answer it: its code, its message and each field's problem. */
+export function errorBox(error: ShownError | undefined): Html {
+  if (!error) return html``;
+  return html`<div class="error" role="alert">
+    <p><strong class="code">${error.code}</strong>: ${error.message}</p>
+    ${
+      error.details?.length
+        ? html`<ul>
+            ${error.details.map((d) => html`<li>${d.field ? html`<code>${d.field}</code> ` : ''}${d.message}</li>`)}
+          </ul>`
+        : ''
+    }
+  </div>`;
+}
+
+export function csrfField(token: string): Html {
+  return html`<input type="hidden" name="csrf_token" value="${token}" />`;
+}

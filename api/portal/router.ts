@@ -1,0 +1,59 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Router from '@koa/router';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { ApiError } from '../errors';
+import { accountRoutes } from './accountRoutes';
+import { refuse } from './answer';
+import { html } from './html';
+import { securityHeaders } from './http';
+import { errorBox, layout } from './layout';
+import { workspaceRoutes } from './workspaceRoutes';
+
+/**
+ * Files the portal serves, all from this process (no CDN): its stylesheet and htmx from node_modules.
+ * Read once at startup: a missing one stops the API from starting rather than breaking pages later.
+ */
+function loadAssets(): Map<string, { type: string; body: Buffer }> {
+  return new Map([
+    ['portal.css', { type: 'text/css; charset=utf-8', body: fs.readFileSync(path.join(__dirname, 'assets', 'portal.css')) }],
+    ['htmx.min.js', { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(require.resolve('htmx.org/dist/htmx.min.js')) }],
+  ]);
+}
+
+/**
+ * The operator portal under /portal (issue 17): server-rendered pages for signed-in operators,
+ * outside the route table (it is not the public API: a session cookie never authenticates /api/v1,
+ * and these pages never take an API key). Every answer carries the strict CSP of ./http.ts.
+ */
+export function portalRouter(deps: AppDeps): Router<AppState> {
+  const assets = loadAssets();
+  const router = new Router<AppState>();
+  router.use(async (rawCtx, next) => {
+    const ctx = rawCtx as AppContext;
+    securityHeaders(ctx);
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      refuse(ctx, err, (shown) =>
+        layout(
+          'Something went wrong',
+          html`${errorBox(shown)}
+            <p><a href="/portal">Back to the portal</a></p>`,
+        ),
+      );
+    }
+  });
+  router.get('/portal/assets/:file', (ctx) => {
+    const asset = assets.get(ctx.params.file);
+    if (!asset) throw new ApiError(404, 'not_found', 'No such file');
+    ctx.type = asset.type;
+    // Assets change only with a release: a browser may keep them for an hour.
+    ctx.set('Cache-Control', 'public, max-age=3600');
+    ctx.body = asset.body;
+  });
+  accountRoutes(router, deps);
+  workspaceRoutes(router, deps);
+  return router;
+}

@@ -1,0 +1,175 @@
+import type Router from '@koa/router';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { ApiError, errors } from '../errors';
+import { changePassword } from '../../src/domain/accounts/changePassword';
+import { workspaceOverview } from '../../src/domain/accounts/overview';
+import { ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
+import { provisionLine } from '../../src/domain/lines/provision';
+import { rotateLineSecret } from '../../src/domain/lines/rotateSecret';
+import { linesOf, toLineRecord } from '../../src/domain/lines/store';
+import { refuse } from './answer';
+import { assertCsrf, readForm, sendPage } from './http';
+import type { PageNav } from './layout';
+import { linesPage, type LinesPageInput } from './pages/lines';
+import { overviewPage, overviewStats } from './pages/overview';
+import { settingsPage } from './pages/settings';
+import { signedInOperator, type Operator } from './visitor';
+
+const LINES_SHOWN = 200;
+
+function navOf(operator: Operator, current: string): PageNav {
+  return { email: operator.user.email, environment: operator.environment, csrfToken: operator.csrfToken, current };
+}
+
+/** A page's operator, or a redirect to the login page (then undefined). */
+async function operatorOrLogin(ctx: AppContext, deps: AppDeps, environment: unknown): Promise<Operator | undefined> {
+  const operator = await signedInOperator(ctx, deps, typeof environment === 'string' ? environment : undefined);
+  if (!operator) ctx.redirect('/portal/login');
+  return operator;
+}
+
+/** Roles gate the portal as their presets gate the API: a page action needs the scope its API route needs. */
+function roleAllows(operator: Operator, scope: Scope): boolean {
+  return ROLE_PRESETS[operator.user.role].includes(scope);
+}
+
+function tenantOf(operator: Operator) {
+  return { workspaceId: operator.user.workspace_id, environment: operator.environment };
+}
+
+async function linesInput(deps: AppDeps, operator: Operator, extra: Partial<LinesPageInput> = {}): Promise<LinesPageInput> {
+  const rows = await linesOf(deps.db, tenantOf(operator)).orderBy('created_at', 'desc').limit(LINES_SHOWN);
+  return { lines: rows.map(toLineRecord), mayManage: roleAllows(operator, 'numbers:provision'), ...extra };
+}
+
+/** Pages of a signed-in operator: overview, lines, settings. */
+export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/portal', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    sendPage(ctx, 200, overviewPage(await workspaceOverview(deps, tenantOf(operator)), navOf(operator, '/portal')));
+  });
+
+  router.get('/portal/overview/stats', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await signedInOperator(ctx, deps, String(ctx.query.env ?? ''));
+    if (!operator) throw errors.unauthorized();
+    sendPage(ctx, 200, overviewStats(await workspaceOverview(deps, tenantOf(operator)), operator.environment));
+  });
+
+  router.get('/portal/lines', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    sendPage(ctx, 200, linesPage(navOf(operator, '/portal/lines'), await linesInput(deps, operator)));
+  });
+
+  router.post('/portal/lines', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const operator = await operatorOrLogin(ctx, deps, form.env);
+    if (!operator) return;
+    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const nav = navOf(operator, '/portal/lines');
+    const again = async (error: ApiError) => {
+      const input = await linesInput(deps, operator, { form });
+      refuse(ctx, error, (shown) => linesPage(nav, { ...input, error: shown }));
+    };
+    if (!roleAllows(operator, 'numbers:provision')) return again(errors.forbidden('Your role cannot create lines'));
+    const outcome = await provisionLine(
+      deps,
+      ctx.state.log,
+      { workspaceId: operator.user.workspace_id, userId: operator.user.id, environment: operator.environment, keyId: null },
+      {
+        name: form.name ?? '',
+        mode: form.mode ?? '',
+        system_prompt: form.system_prompt || null,
+        webhook_url: form.webhook_url || null,
+      },
+    );
+    if (!outcome.ok) {
+      switch (outcome.refused) {
+        case 'invalid_fields':
+          return again(errors.validation(outcome.problems));
+        case 'language_pinning':
+          return again(new ApiError(400, 'hosted_mode_language_pinning_unsupported', 'Hosted lines cannot be pinned to a language'));
+        case 'payment_method_required':
+          return again(new ApiError(402, 'payment_method_required', 'Add a default payment method before creating another live line'));
+        case 'not_started':
+          return again(new ApiError(503, 'service_unavailable', 'The line could not be provisioned right now; retry shortly'));
+      }
+    }
+    const line = toLineRecord(outcome.line);
+    // The secret is shown on this answer alone: no redirect, nothing in a URL.
+    ctx.set('Location', `/portal/lines?env=${operator.environment}`);
+    sendPage(
+      ctx,
+      201,
+      linesPage(nav, await linesInput(deps, operator, { secret: { lineName: line.name, secret: outcome.webhookSecret } })),
+    );
+  });
+
+  router.post('/portal/lines/:id/rotate-secret', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const operator = await operatorOrLogin(ctx, deps, form.env);
+    if (!operator) return;
+    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const nav = navOf(operator, '/portal/lines');
+    const again = async (error: ApiError) => {
+      const input = await linesInput(deps, operator);
+      refuse(ctx, error, (shown) => linesPage(nav, { ...input, error: shown }));
+    };
+    if (!roleAllows(operator, 'webhooks:write')) return again(errors.forbidden('Your role cannot rotate signing secrets'));
+    const outcome = await rotateLineSecret(deps, ctx.state.log, tenantOf(operator), ctx.params.id);
+    if (!outcome.ok) {
+      switch (outcome.refused) {
+        case 'not_found':
+          return again(errors.notFound('Line'));
+        case 'released':
+          return again(new ApiError(409, 'line_released', 'This line is released; it cannot be changed or used'));
+        case 'too_soon':
+          return again(
+            new ApiError(409, 'secret_rotation_too_soon', 'A secret is already staged; it can be promoted 24 hours after it was staged', [
+              { field: 'promotable_at', message: outcome.promotableAt },
+            ]),
+          );
+      }
+    }
+    const input = await linesInput(deps, operator);
+    const lineName = input.lines.find((line) => line.id === ctx.params.id)?.name ?? ctx.params.id;
+    sendPage(ctx, 200, linesPage(nav, { ...input, secret: { lineName, secret: outcome.webhookSecret } }));
+  });
+
+  router.get('/portal/settings', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    sendPage(ctx, 200, settingsPage(navOf(operator, '/portal/settings')));
+  });
+
+  router.post('/portal/settings/password', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const operator = await operatorOrLogin(ctx, deps, form.env);
+    if (!operator) return;
+    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const nav = navOf(operator, '/portal/settings');
+    const outcome = await changePassword(deps, {
+      userId: operator.user.id,
+      sessionId: operator.session.id,
+      currentPassword: form.current_password ?? '',
+      newPassword: form.new_password ?? '',
+    });
+    if (!outcome.ok) {
+      const error =
+        outcome.refused === 'invalid_fields'
+          ? errors.validation(outcome.problems)
+          : new ApiError(401, 'invalid_credentials', 'The current password is wrong');
+      return refuse(ctx, error, (shown) => settingsPage(nav, { error: shown }));
+    }
+    ctx.state.log.info({ user_id: operator.user.id, revoked_sessions: outcome.revokedSessions }, 'portal password changed');
+    sendPage(ctx, 200, settingsPage(nav, { notice: 'Password changed; your other sessions are signed out.' }));
+  });
+}

@@ -1,0 +1,213 @@
+import crypto from 'node:crypto';
+import { balanceOf } from '../../src/domain/billing/ledger';
+import { RATE_LIMITS } from '../../src/domain/limits/policies';
+import { startHarness, type Harness } from '../support/harness';
+import { PortalClient } from '../support/portalClient';
+
+const PASSWORD = 'correct horse battery';
+const JSON_ACCEPT = { accept: 'application/json' };
+
+describe('portal accounts: signup, login, logout, password change, sessions and CSRF', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h.close());
+  // Every visitor here is 127.0.0.1: each test starts with that address's portal limits unspent.
+  beforeEach(async () => {
+    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+  });
+
+  const newEmail = () => `Op+${crypto.randomBytes(5).toString('hex')}@Example.test`;
+  const signUp = async (email: string, password = PASSWORD) => {
+    const client = new PortalClient(h.apiUrl);
+    const res = await client.submit('/portal/signup', '/portal/signup', { email, password, workspace_name: 'Acme' });
+    return { client, res };
+  };
+
+  it('signs up: workspace and owner together with the signup credit, a server-side session in an HttpOnly SameSite cookie', async () => {
+    const email = newEmail();
+    const { client, res } = await signUp(email);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/portal');
+    const sessionCookie = res.setCookies.find((line) => line.startsWith('sb_portal_session='))!;
+    expect(sessionCookie).toMatch(/HttpOnly/);
+    expect(sessionCookie).toMatch(/SameSite=Lax/);
+    expect(sessionCookie).toMatch(/Path=\/portal/);
+    expect(sessionCookie).not.toMatch(/Secure/); // the harness's PUBLIC_BASE_URL is http
+
+    const user = await h.db('users').where({ email: email.toLowerCase() }).first();
+    expect(user).toMatchObject({ role: 'owner' });
+    expect(user.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(await h.db('workspaces').where({ id: user.workspace_id }).first()).toMatchObject({ name: 'Acme' });
+    for (const environment of ['test', 'live'] as const)
+      expect(await balanceOf(h.db, { workspaceId: user.workspace_id, environment })).toEqual({ balanceCents: 500, heldCents: 0 });
+
+    // Only the token's hash is stored.
+    const token = client.cookies.get('sb_portal_session')!;
+    const [session] = await h.db('portal_sessions').where({ user_id: user.id });
+    expect(session.token_hash).toBe(crypto.createHash('sha256').update(token).digest('hex'));
+    expect(new Date(session.expires_at).getTime() - new Date(session.created_at).getTime()).toBe(12 * 3600 * 1000);
+
+    const overview = await client.get('/portal');
+    expect(overview.status).toBe(200);
+    expect(overview.text).toContain('$5.00');
+    expect(overview.headers.get('content-security-policy')).toMatch(/default-src 'self'.*script-src 'self'.*style-src 'self'/);
+    expect(overview.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('answers a second signup of the address with 409 email_taken, on the page and as the error envelope', async () => {
+    const email = newEmail();
+    await signUp(email);
+    const { res } = await signUp(email.toUpperCase());
+    expect(res.status).toBe(409);
+    expect(res.text).toContain('email_taken');
+    const again = new PortalClient(h.apiUrl);
+    const json = await again.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, JSON_ACCEPT);
+    expect(json.status).toBe(409);
+    expect(JSON.parse(json.text)).toEqual({ error: { code: 'email_taken', message: expect.any(String) } });
+    expect(await h.db('users').where({ email: email.toLowerCase() })).toHaveLength(1);
+  });
+
+  it('refuses a short password and a malformed email with 422 validation_error naming the fields', async () => {
+    const client = new PortalClient(h.apiUrl);
+    const res = await client.submit('/portal/signup', '/portal/signup', { email: 'nope', password: 'short' }, JSON_ACCEPT);
+    expect(res.status).toBe(422);
+    const body = JSON.parse(res.text);
+    expect(body.error.code).toBe('validation_error');
+    expect(body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['email', 'password']);
+  });
+
+  it('logs in; a wrong password and an unknown address are both 401 invalid_credentials', async () => {
+    const email = newEmail();
+    await signUp(email);
+    const wrong = await new PortalClient(h.apiUrl).submit('/portal/login', '/portal/login', { email, password: 'not the password' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('invalid_credentials');
+    const unknown = await new PortalClient(h.apiUrl).submit(
+      '/portal/login',
+      '/portal/login',
+      { email: newEmail(), password: PASSWORD },
+      JSON_ACCEPT,
+    );
+    expect(unknown.status).toBe(401);
+    expect(JSON.parse(unknown.text).error.code).toBe('invalid_credentials');
+
+    const client = new PortalClient(h.apiUrl);
+    const ok = await client.submit('/portal/login', '/portal/login', { email, password: PASSWORD });
+    expect(ok.status).toBe(303);
+    expect((await client.get('/portal')).status).toBe(200);
+  });
+
+  it('a session cookie never authenticates the public API', async () => {
+    const { client } = await signUp(newEmail());
+    const cookie = `sb_portal_session=${client.cookies.get('sb_portal_session')}`;
+    for (const path of ['/api/v1/lines', '/v1/keys', '/api/v1/billing/balance']) {
+      const res = await h.request('GET', path, { headers: { cookie } });
+      expect(res.status).toBe(401);
+      expect(res.body.error.code).toBe('unauthorized');
+    }
+  });
+
+  it('refuses every state change without the CSRF token, with another token, or from another origin', async () => {
+    const email = newEmail();
+    const anonymous = new PortalClient(h.apiUrl);
+    const page = await anonymous.get('/portal/signup');
+    const token = PortalClient.csrfOf(page);
+    expect((await anonymous.post('/portal/signup', { email, password: PASSWORD })).status).toBe(403);
+    expect((await anonymous.post('/portal/signup', { email, password: PASSWORD, csrf_token: 'x'.repeat(43) })).status).toBe(403);
+    const crossSite = await anonymous.post(
+      '/portal/signup',
+      { email, password: PASSWORD, csrf_token: token },
+      { origin: 'https://evil.example' },
+    );
+    expect(crossSite.status).toBe(403);
+    expect(await h.db('users').where({ email: email.toLowerCase() })).toHaveLength(0);
+
+    const { client } = await signUp(email);
+    // The pre-signup token is not the session's.
+    expect((await client.post('/portal/logout', { csrf_token: token })).status).toBe(403);
+    expect((await client.post('/portal/settings/password', { current_password: PASSWORD, new_password: 'another password' })).status).toBe(
+      403,
+    );
+    expect((await client.get('/portal')).status).toBe(200);
+  });
+
+  it('logout revokes the session: its cookie signs in no one afterwards', async () => {
+    const { client } = await signUp(newEmail());
+    const stolen = client.cookies.get('sb_portal_session')!;
+    const out = await client.submit('/portal', '/portal/logout', {});
+    expect(out.status).toBe(303);
+    expect(out.headers.get('location')).toBe('/portal/login?signed_out=1');
+    expect(client.cookies.has('sb_portal_session')).toBe(false);
+    const replay = new PortalClient(h.apiUrl);
+    replay.cookies.set('sb_portal_session', stolen);
+    const res = await replay.get('/portal');
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('/portal/login');
+    expect(
+      await h
+        .db('portal_sessions')
+        .whereNull('revoked_at')
+        .where({ token_hash: crypto.createHash('sha256').update(stolen).digest('hex') }),
+    ).toHaveLength(0);
+  });
+
+  it('expires a session after 12 hours', async () => {
+    const { client } = await signUp(newEmail());
+    h.clock.advance(12 * 3600 * 1000 + 1000);
+    try {
+      expect((await client.get('/portal')).status).toBe(302);
+    } finally {
+      h.clock.advance(-(12 * 3600 * 1000 + 1000));
+    }
+  });
+
+  it('changes the password after checking the current one, and signs out the other sessions', async () => {
+    const email = newEmail();
+    const { client } = await signUp(email);
+    const other = new PortalClient(h.apiUrl);
+    expect((await other.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+
+    const wrong = await client.submit('/portal/settings', '/portal/settings/password', {
+      current_password: 'not it at all',
+      new_password: 'a new password',
+    });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('invalid_credentials');
+    const changed = await client.submit('/portal/settings', '/portal/settings/password', {
+      current_password: PASSWORD,
+      new_password: 'a new password',
+    });
+    expect(changed.status).toBe(200);
+    expect((await client.get('/portal')).status).toBe(200);
+    expect((await other.get('/portal')).status).toBe(302);
+
+    const old = await new PortalClient(h.apiUrl).submit('/portal/login', '/portal/login', { email, password: PASSWORD });
+    expect(old.status).toBe(401);
+    const fresh = await new PortalClient(h.apiUrl).submit('/portal/login', '/portal/login', { email, password: 'a new password' });
+    expect(fresh.status).toBe(303);
+  });
+
+  it('limits login attempts per account, then per client address, with 429 rate_limited and Retry-After', async () => {
+    const email = newEmail();
+    await signUp(email);
+    const perAccount = RATE_LIMITS['portal.login_account'].limit;
+    const client = new PortalClient(h.apiUrl);
+    const page = await client.get('/portal/login');
+    const csrf_token = PortalClient.csrfOf(page);
+    for (let i = 0; i < perAccount; i += 1)
+      expect((await client.post('/portal/login', { csrf_token, email, password: 'wrong password' })).status).toBe(401);
+    // Even the right password is refused while the account's window is spent.
+    const limited = await client.post('/portal/login', { csrf_token, email, password: PASSWORD }, JSON_ACCEPT);
+    expect(limited.status).toBe(429);
+    expect(JSON.parse(limited.text).error.code).toBe('rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+
+    const perAddress = RATE_LIMITS['portal.login_address'].limit;
+    for (let i = perAccount + 1; i < perAddress; i += 1)
+      await client.post('/portal/login', { csrf_token, email: newEmail(), password: 'wrong password' });
+    const fromAddress = await client.post('/portal/login', { csrf_token, email: newEmail(), password: PASSWORD });
+    expect(fromAddress.status).toBe(429);
+  });
+});

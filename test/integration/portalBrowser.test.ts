@@ -1,0 +1,135 @@
+import crypto from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, screenshot, seriousAccessibilityViolations, watchPageProblems } from '../support/browser';
+import { startHarness, type Harness } from '../support/harness';
+
+const PASSWORD = 'a long enough password';
+
+/**
+ * The portal in a real browser (headless Chromium): signup, a second signup of the address, a wrong
+ * password, a new line and its signing secret. Each page is screenshotted into test-artifacts/portal/
+ * and checked with axe-core; the page's own errors (a CSP refusal included) fail the test.
+ */
+describe('portal in a browser', () => {
+  let h: Harness;
+  let browser: Browser;
+  const email = `browser+${crypto.randomBytes(4).toString('hex')}@example.test`;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    await h.startWorker();
+    browser = await launchChromium();
+  }, 15 * 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+  beforeEach(async () => {
+    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+  });
+
+  /** A fresh browser profile (no cookies) with its page, and the problems the page reports. */
+  async function visitor(): Promise<{ page: Page; problems: string[] }> {
+    const context = await browser.newContext({ baseURL: h.apiUrl });
+    const page = await context.newPage();
+    return { page, problems: watchPageProblems(page) };
+  }
+
+  async function check(page: Page, name: string, problems: string[]): Promise<void> {
+    await screenshot(page, 'portal', name);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  }
+
+  async function signUp(page: Page): Promise<void> {
+    await page.goto('/portal/signup');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password (at least 10 characters)').fill(PASSWORD);
+    await page.getByLabel('Workspace name (optional)').fill('Browser Co');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+  }
+
+  it('signs up, lands on the overview, creates a line and sees its signing secret once', async () => {
+    const { page, problems } = await visitor();
+    await page.goto('/portal/signup');
+    // The CSP refuses inline script, even one a test injects.
+    await expect(page.addScriptTag({ content: 'document.title = "injected"' })).rejects.toThrow(/Content Security Policy/);
+    problems.length = 0;
+    await check(page, '01-signup', problems);
+
+    await signUp(page);
+    await page.waitForURL('**/portal');
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Overview');
+    await expect(page.locator('[data-stat="balance"]').textContent()).resolves.toBe('$5.00');
+    await expect(page.locator('[data-stat="calls-today"]').textContent()).resolves.toBe('0');
+    // htmx (served from node_modules, allowed by the CSP) refreshes the figures in place.
+    await page.waitForFunction(() => 'htmx' in globalThis);
+    await check(page, '02-overview', problems);
+
+    await page.getByRole('link', { name: 'Lines', exact: true }).click();
+    await page.waitForURL('**/portal/lines?env=test');
+    await check(page, '03-lines-empty', problems);
+
+    await page.getByLabel('Name').fill('Front desk');
+    await page.getByLabel('Mode').selectOption('hosted');
+    await page.getByLabel('System prompt (hosted lines)').fill('You answer the front desk of a dental clinic.');
+    await page.getByRole('button', { name: 'Create line' }).click();
+    const secret = page.locator('#webhook-secret');
+    await expect(secret.textContent()).resolves.toMatch(/^[0-9a-f]{64}$/);
+    const row = page.locator('#lines tbody tr');
+    await expect(row.count()).resolves.toBe(1);
+    await expect(row.locator('td').nth(0).textContent()).resolves.toBe('Front desk');
+    await check(page, '04-line-created', problems);
+
+    // Shown once: the list, loaded again, has the line but no secret.
+    const shown = await secret.textContent();
+    await page.goto('/portal/lines?env=test');
+    await expect(page.locator('#webhook-secret').count()).resolves.toBe(0);
+    await expect(page.content()).resolves.not.toContain(shown!);
+
+    await page.getByRole('button', { name: 'Rotate secret of Front desk' }).click();
+    await expect(page.locator('#webhook-secret').textContent()).resolves.toMatch(/^[0-9a-f]{64}$/);
+    await expect(page.locator('#webhook-secret').textContent()).resolves.not.toBe(shown);
+    await check(page, '05-secret-rotated', problems);
+
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await check(page, '06-settings', problems);
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL('**/portal/login?signed_out=1');
+    await expect(page.getByRole('status').textContent()).resolves.toBe('You are logged out.');
+    await check(page, '07-logged-out', problems);
+  });
+
+  it('shows email_taken to a second signup of the address', async () => {
+    const { page, problems } = await visitor();
+    await signUp(page);
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('email_taken');
+    await expect(page.getByLabel('Email').inputValue()).resolves.toBe(email);
+    // The browser shows the 409 as a page; its console reports the status, which is expected here.
+    await check(
+      page,
+      '08-signup-email-taken',
+      problems.filter((line) => !line.includes('409')),
+    );
+  });
+
+  it('shows invalid_credentials for a wrong password, then logs in with the right one', async () => {
+    const { page, problems } = await visitor();
+    await page.goto('/portal/login');
+    await check(page, '09-login', problems);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill('not the password at all');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await expect(page.getByRole('alert').textContent()).resolves.toContain('invalid_credentials');
+    await check(
+      page,
+      '10-login-invalid-credentials',
+      problems.filter((line) => !line.includes('401')),
+    );
+
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL('**/portal');
+    await expect(page.locator('[data-stat="balance"]').textContent()).resolves.toBe('$5.00');
+  });
+});

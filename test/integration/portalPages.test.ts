@@ -1,0 +1,151 @@
+import crypto from 'node:crypto';
+import { hashPassword } from '../../src/platform/crypto/password';
+import { setPasswordHash } from '../../src/domain/accounts/store';
+import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
+import { createTenant, startHarness, type Harness } from '../support/harness';
+import { PortalClient } from '../support/portalClient';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+const PASSWORD = 'correct horse battery';
+
+/** The overview and lines pages over HTTP: figures, roles, tenants and environments. */
+describe('portal pages', () => {
+  let h: Harness;
+  let receiver: Receiver;
+  beforeAll(async () => {
+    h = await startHarness();
+    await h.startWorker();
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await h.close();
+  });
+  beforeEach(async () => {
+    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+  });
+
+  async function operator(): Promise<{ client: PortalClient; userId: string; workspaceId: string }> {
+    const client = new PortalClient(h.apiUrl);
+    const email = `pages+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, { accept: 'application/json' });
+    expect(res.status).toBe(201);
+    const { user_id: userId, workspace_id: workspaceId } = JSON.parse(res.text);
+    return { client, userId, workspaceId };
+  }
+
+  const stat = (page: string, name: string) => new RegExp(`data-stat="${name}">([^<]*)<`).exec(page)?.[1];
+
+  it('overview counts the calls of today and the failed deliveries of the last 24 hours, per environment', async () => {
+    const { client, userId } = await operator();
+    const created = await client.submit('/portal/lines', '/portal/lines', {
+      env: 'test',
+      name: 'Hooks',
+      mode: 'webhook',
+      webhook_url: receiver.url,
+    });
+    expect(created.status).toBe(201);
+    const lineId = /data-line-id="([^"]+)"/.exec(created.text)![1];
+
+    const user = (await h.db('users').where({ id: userId }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'k' })).plaintext;
+    receiver.script({ status: 500, body: 'down' });
+    const test = await h.request('POST', '/api/v1/webhooks/test', { key, body: { line_id: lineId } });
+    expect(test.body.delivery).toMatchObject({ status: 'failed' });
+    const call = await h.request('POST', '/api/v1/calls', { key, body: { line_id: lineId, to_number: '+14155550123' } });
+    expect(call.status).toBe(201);
+
+    const overview = (await client.get('/portal')).text;
+    expect(stat(overview, 'calls-today')).toBe('1');
+    expect(stat(overview, 'failing-deliveries')).toBe('1');
+    const live = (await client.get('/portal?env=live')).text;
+    expect(stat(live, 'calls-today')).toBe('0');
+    expect(stat(live, 'failing-deliveries')).toBe('0');
+    // The fragment htmx polls carries the same figures.
+    const fragment = await client.get('/portal/overview/stats?env=test');
+    expect(stat(fragment.text, 'calls-today')).toBe('1');
+    expect(fragment.text).not.toContain('<html');
+  });
+
+  it('shows a new line’s secret once, rotates it, and escapes what the operator typed', async () => {
+    const { client } = await operator();
+    const created = await client.submit('/portal/lines', '/portal/lines', {
+      env: 'test',
+      name: '<img src=x onerror=alert(1)>',
+      mode: 'hosted',
+      system_prompt: 'Be brief.',
+    });
+    expect(created.status).toBe(201);
+    expect(created.text).not.toContain('<img src=x');
+    expect(created.text).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    const secret = /id="webhook-secret"[^>]*>([0-9a-f]{64})</.exec(created.text)![1];
+    const list = await client.get('/portal/lines?env=test');
+    expect(list.text).not.toContain(secret);
+    const lineId = /data-line-id="([^"]+)"/.exec(list.text)![1];
+    const rotated = await client.submit('/portal/lines?env=test', `/portal/lines/${lineId}/rotate-secret`, { env: 'test' });
+    expect(rotated.status).toBe(200);
+    expect(/id="webhook-secret"[^>]*>([0-9a-f]{64})</.exec(rotated.text)![1]).not.toBe(secret);
+    // A second rotation within 24 hours is refused, as by the API.
+    const again = await client.submit('/portal/lines?env=test', `/portal/lines/${lineId}/rotate-secret`, { env: 'test' });
+    expect(again.status).toBe(409);
+    expect(again.text).toContain('secret_rotation_too_soon');
+  });
+
+  it('refuses invalid line fields with validation_error naming them, keeping what was typed', async () => {
+    const { client } = await operator();
+    const res = await client.submit('/portal/lines', '/portal/lines', { env: 'test', name: 'No prompt', mode: 'hosted' });
+    expect(res.status).toBe(422);
+    expect(res.text).toContain('validation_error');
+    expect(res.text).toContain('system_prompt');
+    expect(res.text).toContain('value="No prompt"');
+  });
+
+  it("never shows or changes another workspace's lines", async () => {
+    const other = await createTenant(h.db);
+    const theirs = await h.request('POST', '/api/v1/lines', {
+      key: other.keys.test,
+      body: { name: 'Theirs', mode: 'hosted', system_prompt: 'x' },
+    });
+    expect(theirs.status).toBe(201);
+    const { client } = await operator();
+    const list = await client.get('/portal/lines?env=test');
+    expect(list.text).not.toContain(theirs.body.line.id);
+    const rotate = await client.submit('/portal/lines?env=test', `/portal/lines/${theirs.body.line.id}/rotate-secret`, { env: 'test' });
+    expect(rotate.status).toBe(404);
+    expect(rotate.text).toContain('not_found');
+  });
+
+  it('lets a member read lines but not create one, as the member preset gates the API', async () => {
+    const { workspaceId } = await operator();
+    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
+    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
+    const client = new PortalClient(h.apiUrl);
+    expect((await client.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    const list = await client.get('/portal/lines');
+    expect(list.text).toContain('Your role cannot create lines');
+    const csrf_token = PortalClient.csrfOf(await client.get('/portal'));
+    const refused = await client.post('/portal/lines', { csrf_token, env: 'test', name: 'x', mode: 'hosted', system_prompt: 'x' });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('forbidden');
+    expect(await h.db('lines').where({ workspace_id: workspaceId })).toHaveLength(0);
+  });
+
+  it('sends a visitor without a session to the login page', async () => {
+    for (const path of ['/portal', '/portal/lines', '/portal/settings']) {
+      const res = await new PortalClient(h.apiUrl).get(path);
+      expect(res.status).toBe(302);
+      expect(res.headers.get('location')).toBe('/portal/login');
+    }
+    expect((await new PortalClient(h.apiUrl).get('/portal/overview/stats')).status).toBe(401);
+  });
+
+  it('serves htmx and the stylesheet from this process', async () => {
+    const htmx = await new PortalClient(h.apiUrl).get('/portal/assets/htmx.min.js');
+    expect(htmx.status).toBe(200);
+    expect(htmx.headers.get('content-type')).toMatch(/javascript/);
+    expect(htmx.text).toContain('htmx');
+    expect((await new PortalClient(h.apiUrl).get('/portal/assets/portal.css')).status).toBe(200);
+    expect((await new PortalClient(h.apiUrl).get('/portal/assets/..%2Fhtml.ts')).status).toBe(404);
+  });
+});

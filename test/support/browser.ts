@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { ensureChromium } from '../../src/platform/infra/chromium';
+
+/** Where the browser tests leave their screenshots (gitignored; CI keeps it as an artifact). */
+export const ARTIFACTS_DIR = path.join(__dirname, '..', '..', 'test-artifacts');
+
+/** Headless Debian Chromium, installed by ensureChromium when missing (minutes, the first time only). */
+export async function launchChromium(): Promise<Browser> {
+  const executablePath = ensureChromium((line) => process.stderr.write(`[browser] ${line}\n`));
+  // Root in a container has no user namespaces for Chromium's sandbox.
+  return chromium.launch({ executablePath, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
+}
+
+/** Problems a page reports by itself: CSP refusals, script errors and console errors. */
+export function watchPageProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return problems;
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: unknown }>;
+}
+
+const axeSource = fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Runs axe-core in the page and returns its serious and critical violations. The portal's CSP refuses
+ * inline scripts, `page.addScriptTag({ content })` included, so axe is evaluated through the DevTools
+ * protocol, which the page's CSP does not govern; the test's pages keep their CSP on.
+ */
+export async function seriousAccessibilityViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(axeSource);
+  // A string, evaluated in the page: this file is compiled without the DOM's types.
+  const violations = (await page.evaluate('axe.run(document).then((result) => result.violations)')) as AxeViolation[];
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+}
+
+export async function screenshot(page: Page, group: string, name: string): Promise<void> {
+  const dir = path.join(ARTIFACTS_DIR, group);
+  fs.mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}

@@ -1,0 +1,64 @@
+/**
+ * A portal visitor over plain HTTP: keeps cookies as a browser would (by name, for /portal) and
+ * reads the CSRF token from the forms it is shown.
+ */
+export interface PortalResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  setCookies: string[];
+}
+
+export class PortalClient {
+  readonly cookies = new Map<string, string>();
+
+  constructor(readonly baseUrl: string) {}
+
+  async get(path: string, headers: Record<string, string> = {}): Promise<PortalResponse> {
+    return this.send('GET', path, undefined, headers);
+  }
+
+  /** Posts a form; `csrf_token` is taken from `page` unless the form names its own. */
+  async post(path: string, form: Record<string, string>, headers: Record<string, string> = {}): Promise<PortalResponse> {
+    return this.send('POST', path, new URLSearchParams(form).toString(), {
+      'content-type': 'application/x-www-form-urlencoded',
+      ...headers,
+    });
+  }
+
+  /** The CSRF token of the first form on a page. */
+  static csrfOf(page: PortalResponse): string {
+    const match = /name="csrf_token" value="([^"]+)"/.exec(page.text);
+    if (!match) throw new Error(`no CSRF token on the page (status ${page.status})`);
+    return match[1];
+  }
+
+  /** GETs `formPage` and posts `form` with its token. */
+  async submit(
+    formPage: string,
+    action: string,
+    form: Record<string, string>,
+    headers: Record<string, string> = {},
+  ): Promise<PortalResponse> {
+    const page = await this.get(formPage);
+    return this.post(action, { csrf_token: PortalClient.csrfOf(page), ...form }, headers);
+  }
+
+  private async send(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<PortalResponse> {
+    const cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const res = await fetch(`${this.baseUrl}${path}`, {
+      method,
+      body,
+      redirect: 'manual',
+      headers: { ...(cookie ? { cookie } : {}), ...headers },
+    });
+    const setCookies = res.headers.getSetCookie();
+    for (const line of setCookies) {
+      const [pair, ...attributes] = line.split(';').map((part) => part.trim());
+      const [name, value] = [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)];
+      if (attributes.some((attribute) => /^max-age=0$/i.test(attribute))) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return { status: res.status, headers: res.headers, text: await res.text(), setCookies };
+  }
+}

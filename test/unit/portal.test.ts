@@ -1,0 +1,67 @@
+import type { AppContext, AppDeps } from '../../api/context';
+import { html, escapeHtml } from '../../api/portal/html';
+import { CONTENT_SECURITY_POLICY, SESSION_COOKIE, sessionCsrfToken, setCookie } from '../../api/portal/http';
+import { decoyPasswordHash, hashPassword, PASSWORD_KDF, verifyPassword } from '../../src/platform/crypto/password';
+import { emailProblems, normalizeEmail, passwordProblems } from '../../src/domain/accounts/rules';
+
+describe('portal templates', () => {
+  it('escapes every interpolated value but another template', () => {
+    // Through an alias: prettier reformats the markup of a template tagged `html`.
+    const t = html;
+    const name = `<script>alert("x")</script>&'`;
+    expect(t`<p title="${name}">${name}</p>`.value).toBe(
+      '<p title="&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;">&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;&#39;</p>',
+    );
+    expect(t`<ul>${['<a>', t`<li>ok</li>`]}</ul>`.value).toBe('<ul>&lt;a&gt;<li>ok</li></ul>');
+    expect(t`${null}${undefined}${false}${0}`.value).toBe('0');
+    expect(escapeHtml('"&"')).toBe('&quot;&amp;&quot;');
+  });
+});
+
+describe('portal cookies and CSP', () => {
+  const cookieOf = (publicBaseUrl: string) => {
+    const headers: string[] = [];
+    const ctx = { append: (_name: string, value: string) => headers.push(value) } as unknown as AppContext;
+    setCookie(ctx, { config: { publicBaseUrl } } as AppDeps, SESSION_COOKIE, 'token', { sameSite: 'Lax', maxAgeSeconds: 60 });
+    return headers[0];
+  };
+
+  it('marks the session cookie HttpOnly and SameSite, and Secure when the deployment is reached over https', () => {
+    expect(cookieOf('http://127.0.0.1:8080')).toBe('sb_portal_session=token; Path=/portal; HttpOnly; SameSite=Lax; Max-Age=60');
+    expect(cookieOf('https://switchboard.example.com')).toBe(
+      'sb_portal_session=token; Path=/portal; HttpOnly; SameSite=Lax; Max-Age=60; Secure',
+    );
+  });
+
+  it('allows no inline script or style and nothing from another origin', () => {
+    expect(CONTENT_SECURITY_POLICY).toContain("default-src 'self'");
+    expect(CONTENT_SECURITY_POLICY).not.toMatch(/unsafe-inline|unsafe-eval|https?:|\*/);
+  });
+
+  it('derives a CSRF token per session', () => {
+    expect(sessionCsrfToken('a')).not.toBe(sessionCsrfToken('b'));
+    expect(sessionCsrfToken('a')).toBe(sessionCsrfToken('a'));
+  });
+});
+
+describe('passwords', () => {
+  it('hashes with scrypt and a salt of its own each time, and verifies', async () => {
+    const first = await hashPassword('correct horse battery');
+    const second = await hashPassword('correct horse battery');
+    expect(first).not.toBe(second);
+    expect(first.startsWith(`scrypt$${PASSWORD_KDF.N}$${PASSWORD_KDF.r}$${PASSWORD_KDF.p}$`)).toBe(true);
+    await expect(verifyPassword('correct horse battery', first)).resolves.toBe(true);
+    await expect(verifyPassword('correct horse batterY', first)).resolves.toBe(false);
+    await expect(verifyPassword('correct horse battery', 'md5$abc')).resolves.toBe(false);
+    await expect(verifyPassword('anything', await decoyPasswordHash())).resolves.toBe(false);
+  });
+
+  it('checks signup fields', () => {
+    expect(normalizeEmail('  Op@Example.COM ')).toBe('op@example.com');
+    expect(emailProblems('op@example.com')).toEqual([]);
+    expect(emailProblems('op@example')).toHaveLength(1);
+    expect(passwordProblems('123456789')).toHaveLength(1);
+    expect(passwordProblems('1234567890')).toEqual([]);
+    expect(passwordProblems('x'.repeat(257))).toHaveLength(1);
+  });
+});
