@@ -1,5 +1,6 @@
 import { purgeExpiredCallbackSignatures } from '../src/adapters/carrier/callbacks/replay';
 import { purgeStaleRelayCommands } from '../src/adapters/carrier/twilio/callbacks/relayCommands';
+import { purgeOldCreateAttempts } from '../src/adapters/carrier/twilio/createAttempts';
 import type { Db } from '../src/platform/db/knex';
 import { purgeExpiredIdempotencyKeys } from '../src/domain/idempotency/store';
 import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';
@@ -16,6 +17,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
       rateLimitHits: number;
       carrierCallbackSignatures: number;
       twilioRelayCommands: number;
+      carrierCreateAttempts: number;
     }> {
       const at = now();
       return {
@@ -23,6 +25,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
         rateLimitHits: await purgeStaleRateLimitHits(db, at),
         carrierCallbackSignatures: await purgeExpiredCallbackSignatures(db, at),
         twilioRelayCommands: await purgeStaleRelayCommands(db, at),
+        carrierCreateAttempts: await purgeOldCreateAttempts(db, at),
       };
     },
   };

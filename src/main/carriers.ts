@@ -4,6 +4,7 @@ import type { CarrierAdapter } from '../adapters/carrier/port';
 import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
 import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
 import { postgresRelayCommands } from '../adapters/carrier/twilio/callbacks/relayCommands';
+import { postgresCreateAttempts } from '../adapters/carrier/twilio/createAttempts';
 import { TwilioCarrier } from '../adapters/carrier/twilio/twilioCarrier';
 import { requireSetting, type Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
@@ -36,6 +37,7 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
       apiBaseUrl: config.twilio.apiBaseUrl,
       relay: postgresRelayCommands(db),
       media,
+      attempts: postgresCreateAttempts(db),
     });
   };
   return new EnvironmentCarrier({ test: forEnvironment('test'), live: forEnvironment('live') }, environmentLookup(db));

@@ -89,6 +89,23 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     expect(twilioCall.updates.some((update) => update.Status === 'completed')).toBe(true);
   });
 
+  it('a call whose create answer was lost is dialled once: the retried activity finds it at Twilio', async () => {
+    const line = await lines.create();
+    stub.loseNextCreateAnswer('Calls');
+    const call = await calls.dial(line.id, '+14155550119');
+    const twilioCall = await stubCallTo('+14155550119');
+    await stub.ring(twilioCall.sid);
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    const row = await h.db('calls').where({ id: call.id }).first();
+    expect(row.carrier_call_id).toBe(twilioCall.sid);
+    expect([...stub.calls.values()].filter((c) => c.to === '+14155550119')).toHaveLength(1);
+    expect(await h.db('carrier_create_attempts').where({ kind: 'call', key: call.id })).toMatchObject([
+      { carrier_id: twilioCall.sid, running_until: null },
+    ]);
+    expect((await calls.hangUp(call.id)).status).toBe(200);
+  });
+
   it('a webhook-mode conversation: the begin message is said, caller speech becomes a message, the reply is said', async () => {
     ctx.receiver.respondWith((req) => {
       if (req.body.event !== 'message') return undefined;

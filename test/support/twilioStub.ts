@@ -21,6 +21,7 @@ export interface StubCall {
   to: string;
   direction: 'inbound' | 'outbound-api';
   status: string;
+  dateCreated: Date;
   url?: string;
   statusCallback?: string;
   statusCallbackEvents: string[];
@@ -42,6 +43,7 @@ export interface StubMessage {
   to: string;
   body: string;
   status: string;
+  dateCreated: Date;
   statusCallback?: string;
 }
 
@@ -96,6 +98,11 @@ export interface TwilioStub {
   incomingSms(from: string, to: string, body: string): Promise<SentCallback>;
   /** A receipt for an outbound message (`sent`, `delivered`, `undelivered`, `failed`). */
   messageStatus(messageSid: string, status: string, errorCode?: string): Promise<SentCallback | undefined>;
+  /**
+   * The next create of a call or message is done, but its answer is lost: the connection is reset
+   * after the resource exists, as when a network fails between Twilio and the worker.
+   */
+  loseNextCreateAnswer(resource: 'Calls' | 'Messages'): void;
   /** Signs like Twilio (for forging tests). */
   sign(url: string, params: Record<string, string>, authToken?: string): string;
   /** Posts a callback as Twilio would (signed with the stub's auth token unless `signature` is given). */
@@ -132,6 +139,12 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
   const authToken = options.authToken ?? crypto.randomBytes(16).toString('hex');
   const calls = new Map<string, StubCall>();
   const messages = new Map<string, StubMessage>();
+  const losingAnswers = new Set<'Calls' | 'Messages'>();
+  /** Answers a create, or resets the connection after it when its answer is to be lost. */
+  const created = (res: http.ServerResponse, resource: 'Calls' | 'Messages', body: unknown) => {
+    if (losingAnswers.delete(resource)) return res.socket?.destroy();
+    return json(res, 201, body);
+  };
   const numbers = new Map<string, StubNumber>();
   const callbacks: SentCallback[] = [];
   const requests: TwilioStub['requests'] = [];
@@ -234,8 +247,23 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     from: call.from,
     to: call.to,
     status: call.status,
-    date_created: new Date().toUTCString(),
+    date_created: call.dateCreated.toUTCString(),
     uri: `${base}/Calls/${call.sid}.json`,
+  });
+  const messageJson = (message: StubMessage) => ({
+    sid: message.sid,
+    account_sid: accountSid,
+    api_version: API_VERSION,
+    body: message.body,
+    direction: 'outbound-api',
+    from: message.from,
+    to: message.to,
+    status: message.status,
+    num_segments: '1',
+    error_code: null,
+    error_message: null,
+    date_created: message.dateCreated.toUTCString(),
+    uri: `${base}/Messages/${message.sid}.json`,
   });
   const numberJson = (number: StubNumber) => ({
     sid: number.sid,
@@ -321,6 +349,16 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         res.writeHead(204);
         return res.end();
       }
+      // Lists are newest first, filtered by To and From as Twilio's list parameters do.
+      const matching = <T extends { to: string; from: string; dateCreated: Date }>(items: Iterable<T>) =>
+        [...items]
+          .filter((item) => (query.To === undefined || item.to === query.To) && (query.From === undefined || item.from === query.From))
+          .sort((a, b) => b.dateCreated.getTime() - a.dateCreated.getTime())
+          .slice(0, Number(query.PageSize ?? 50));
+      if (rest === '/Calls.json' && req.method === 'GET')
+        return json(res, 200, page('calls', matching(calls.values()).map(callJson), path));
+      if (rest === '/Messages.json' && req.method === 'GET')
+        return json(res, 200, page('messages', matching(messages.values()).map(messageJson), path));
       if (rest === '/Calls.json' && req.method === 'POST') {
         const from = one(params.From);
         const to = one(params.To);
@@ -333,6 +371,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
           to,
           direction: 'outbound-api',
           status: 'queued',
+          dateCreated: new Date(),
           url: callUrl,
           statusCallback: one(params.StatusCallback),
           statusCallbackEvents: events === undefined ? ['completed'] : Array.isArray(events) ? events : [events],
@@ -341,7 +380,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
           updates: [],
         };
         calls.set(call.sid, call);
-        return json(res, 201, callJson(call));
+        return created(res, 'Calls', callJson(call));
       }
       if ((match = /^\/Calls\/(CA[0-9a-f]{32})\.json$/.exec(rest)) && req.method === 'POST') {
         const call = calls.get(match[1]);
@@ -373,22 +412,17 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         if (!to || !/^\+[1-9][0-9]{6,14}$/.test(to))
           return error(res, 400, 21211, `The 'To' number ${to ?? ''} is not a valid phone number.`);
         if (!from || body === undefined) return error(res, 400, 21603, "A 'From' phone number is required.");
-        const message: StubMessage = { sid: sid('SM'), from, to, body, status: 'queued', statusCallback: one(params.StatusCallback) };
-        messages.set(message.sid, message);
-        return json(res, 201, {
-          sid: message.sid,
-          account_sid: accountSid,
-          api_version: API_VERSION,
-          body,
-          direction: 'outbound-api',
+        const message: StubMessage = {
+          sid: sid('SM'),
           from,
           to,
+          body,
           status: 'queued',
-          num_segments: '1',
-          error_code: null,
-          error_message: null,
-          uri: `${base}/Messages/${message.sid}.json`,
-        });
+          dateCreated: new Date(),
+          statusCallback: one(params.StatusCallback),
+        };
+        messages.set(message.sid, message);
+        return created(res, 'Messages', messageJson(message));
       }
       return error(res, 404, 20404, 'The requested resource was not found');
     });
@@ -411,6 +445,9 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     numbers,
     callbacks,
     requests,
+    loseNextCreateAnswer(resource) {
+      losingAnswers.add(resource);
+    },
     async settled(callSid) {
       await (callSid ? queues.get(callSid) : Promise.all(queues.values()));
     },
@@ -460,6 +497,7 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         to,
         direction: 'inbound',
         status: 'ringing',
+        dateCreated: new Date(),
         statusCallback: number.statusCallback,
         statusCallbackEvents: ['completed'],
         twiml: '',

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import type { TwilioRelayCommand } from '../../src/adapters/carrier/twilio/callbacks/relayCommands';
 import { TWILIO_TEST_NUMBER, TwilioCarrier } from '../../src/adapters/carrier/twilio/twilioCarrier';
+import { memoryCreateAttempts } from '../support/memoryCreateAttempts';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 
 /** The Twilio adapter's REST side against the contract stub: what it asks Twilio, and how it reads the answers. */
@@ -33,6 +34,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
       mode: 'live',
       apiBaseUrl: stub.url,
       relay,
+      attempts: memoryCreateAttempts(),
     });
   });
   afterAll(async () => {
@@ -67,6 +69,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
       mode: 'test',
       apiBaseUrl: stub.url,
       relay,
+      attempts: memoryCreateAttempts(),
     });
     const searches = stub.requests.filter((r) => r.path.includes('AvailablePhoneNumbers')).length;
     const bought = await testCarrier.provisionNumber({ idempotencyKey: 'line:test', country: 'US' });
@@ -80,23 +83,83 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
 
   it('places a call with our Url and status callback, once per call id, and hangs it up', async () => {
     const request = { callId: 'c0ffee00-0000-4000-8000-000000000001', from: '+15555550100', to: '+15555550199', eventsUrl: 'unused' };
-    const [first, second] = await Promise.all([carrier.placeCall(request), carrier.placeCall(request)]);
-    expect(second).toEqual(first);
-    const call = stub.calls.get(first.carrierCallId)!;
+    // While the first attempt waits for Twilio, another (a retry on another worker) is told to retry later.
+    const [first, concurrent] = await Promise.allSettled([carrier.placeCall(request), carrier.placeCall(request)]);
+    expect(concurrent).toMatchObject({ status: 'rejected', reason: { name: 'CreateInFlightError' } });
+    if (first.status !== 'fulfilled') throw first.reason;
+    expect(await carrier.placeCall(request)).toEqual(first.value);
+    const call = stub.calls.get(first.value.carrierCallId)!;
     expect(call.url).toBe(`${publicBaseUrl}/carrier/twilio/calls/connect?call_id=${request.callId}`);
     expect(call.statusCallback).toBe(`${publicBaseUrl}/carrier/twilio/calls/status?call_id=${request.callId}`);
     expect(call.statusCallbackEvents).toEqual(['ringing', 'completed']);
     expect(stub.requests.filter((r) => r.path.endsWith('/Calls.json'))).toHaveLength(1);
 
-    await carrier.hangUp({ carrierCallId: first.carrierCallId });
-    await stub.settled(first.carrierCallId);
+    await carrier.hangUp({ carrierCallId: first.value.carrierCallId });
+    await stub.settled(first.value.carrierCallId);
     expect(call.status).toBe('completed');
     expect(call.updates[0]).toMatchObject({
       Status: 'completed',
       StatusCallback: `${publicBaseUrl}/carrier/twilio/calls/status?ended_by=switchboard`,
     });
     // Hanging up an ended call succeeds.
-    await expect(carrier.hangUp({ carrierCallId: first.carrierCallId })).resolves.toBeUndefined();
+    await expect(carrier.hangUp({ carrierCallId: first.value.carrierCallId })).resolves.toBeUndefined();
+  });
+
+  describe('Twilio has no idempotency key: a create whose answer was lost is found, not sent again', () => {
+    const worker = (attempts: ReturnType<typeof memoryCreateAttempts>) =>
+      new TwilioCarrier({
+        account: { accountSid: stub.accountSid, authToken: stub.authToken },
+        publicBaseUrl,
+        mode: 'live',
+        apiBaseUrl: stub.url,
+        relay,
+        attempts,
+      });
+
+    it('a call: the retry on another worker adopts the call the first attempt created', async () => {
+      const attempts = memoryCreateAttempts();
+      const request = { callId: 'c0ffee00-0000-4000-8000-000000000002', from: '+15555550100', to: '+15555550188', eventsUrl: 'unused' };
+      // An earlier call of the same line to the same number, by another call id: never adopted.
+      const earlier = await worker(attempts).placeCall({ ...request, callId: 'c0ffee00-0000-4000-8000-000000000003' });
+      stub.loseNextCreateAnswer('Calls');
+      await expect(worker(attempts).placeCall(request)).rejects.toThrow(/Twilio error trying to place a call/);
+      const creates = () => stub.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/Calls.json')).length;
+      const before = creates();
+      const retried = await worker(attempts).placeCall(request);
+      expect(creates()).toBe(before);
+      expect(retried.carrierCallId).not.toBe(earlier.carrierCallId);
+      expect(stub.calls.get(retried.carrierCallId)).toMatchObject({ from: request.from, to: request.to });
+      expect(await worker(attempts).placeCall(request)).toEqual(retried);
+    });
+
+    it('a call whose first attempt never reached Twilio is placed by the retry', async () => {
+      const attempts = memoryCreateAttempts();
+      const request = { callId: 'c0ffee00-0000-4000-8000-000000000004', from: '+15555550100', to: '+15555550187', eventsUrl: 'unused' };
+      const unreachable = new TwilioCarrier({
+        account: { accountSid: stub.accountSid, authToken: stub.authToken },
+        publicBaseUrl,
+        mode: 'live',
+        apiBaseUrl: 'http://127.0.0.1:9',
+        relay,
+        attempts,
+      });
+      await expect(unreachable.placeCall(request)).rejects.toThrow(/Twilio error/);
+      const placed = await worker(attempts).placeCall(request);
+      expect(stub.calls.get(placed.carrierCallId)).toMatchObject({ to: request.to });
+    });
+
+    it('a message: the retry adopts the message with the same text the first attempt created', async () => {
+      const attempts = memoryCreateAttempts();
+      const request = { messageId: 'm-lost', from: '+15555550100', to: '+15555550186', text: 'Your order is ready', statusUrl: 'unused' };
+      await worker(attempts).sendSms({ ...request, messageId: 'm-other', text: 'Another text' });
+      stub.loseNextCreateAnswer('Messages');
+      await expect(worker(attempts).sendSms(request)).rejects.toThrow(/Twilio error trying to send a message/);
+      const sent = [...stub.messages.values()].filter((m) => m.to === request.to && m.body === request.text);
+      expect(sent).toHaveLength(1);
+      const retried = await worker(attempts).sendSms(request);
+      expect(retried.carrierMessageId).toBe(sent[0].sid);
+      expect([...stub.messages.values()].filter((m) => m.to === request.to && m.body === request.text)).toHaveLength(1);
+    });
   });
 
   it("speaks, presses digits and stops through the call's ConversationRelay session, the voice mapped to Twilio's", async () => {
@@ -112,8 +175,8 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
 
   it('sends an SMS with a status callback naming our message, once per message id', async () => {
     const request = { messageId: 'm-1', from: '+15555550100', to: '+15555550197', text: 'hi', statusUrl: 'unused' };
-    const [first, second] = await Promise.all([carrier.sendSms(request), carrier.sendSms(request)]);
-    expect(second).toEqual(first);
+    const first = await carrier.sendSms(request);
+    expect(await carrier.sendSms(request)).toEqual(first);
     expect(stub.messages.get(first.carrierMessageId)).toMatchObject({
       body: 'hi',
       statusCallback: `${publicBaseUrl}/carrier/twilio/messages/status?message_id=m-1`,
@@ -130,6 +193,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
       mode: 'live',
       apiBaseUrl: stub.url,
       relay,
+      attempts: memoryCreateAttempts(),
     });
     await expect(
       wrong.sendSms({ messageId: 'm-3', from: '+15555550100', to: '+15555550197', text: 'x', statusUrl: 'u' }),

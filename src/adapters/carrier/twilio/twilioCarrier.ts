@@ -8,6 +8,7 @@ import {
   type SendSmsRequest,
 } from '../port';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
+import { createOnce, type CreateAttempts } from './createAttempts';
 import type { MediaSocketServer } from '../mediaSocketServer';
 import type { TwilioRelayCommands } from './callbacks/relayCommands';
 import { streamTwiml } from './callbacks/twiml';
@@ -39,22 +40,28 @@ export interface TwilioCarrierOptions {
   relay: TwilioRelayCommands;
   /** The worker's listener for Media Streams (TWILIO_MEDIA_URL/_PORT); without it audio lines are refused. */
   media?: MediaSocketServer;
+  /** The record of Calls and Messages creates shared by every worker (Postgres in a deployment). */
+  attempts: CreateAttempts;
 }
 
 /**
  * Twilio through the official `twilio` package (docs/carriers.md, "Carrier: Twilio"). Calls run
  * TwiML served by the API (src/adapters/carrier/twilio/callbacks/twiml.ts): webhook and hosted calls
  * ConversationRelay, whose WebSocket an API instance holds; speech and digits go to it as commands
- * (./callbacks/relayCommands.ts). Twilio has no idempotency key on Calls or Messages create: a retry of the
- * same `callId`/`messageId` in this process returns the first answer.
+ * (./callbacks/relayCommands.ts). Twilio has no idempotency key on Calls or Messages create: each create
+ * is recorded first (./createAttempts.ts), and a retry after a lost answer looks for what the first
+ * attempt created before it sends again.
  */
 export class TwilioCarrier implements CarrierAdapter {
   private readonly client: twilio.Twilio;
-  private readonly calls = new Map<string, Promise<{ carrierCallId: string }>>();
-  private readonly messages = new Map<string, Promise<{ carrierMessageId: string }>>();
+
+  /** How long a create may still get its answer: the request's timeout and a margin. */
+  private readonly runningMs: number;
 
   constructor(private readonly options: TwilioCarrierOptions) {
-    this.client = twilioClient(options.account, { apiBaseUrl: options.apiBaseUrl, timeoutMs: options.timeoutMs ?? 10_000 });
+    const timeoutMs = options.timeoutMs ?? 10_000;
+    this.client = twilioClient(options.account, { apiBaseUrl: options.apiBaseUrl, timeoutMs });
+    this.runningMs = timeoutMs + 5_000;
   }
 
   async provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
@@ -85,23 +92,34 @@ export class TwilioCarrier implements CarrierAdapter {
     });
   }
 
-  placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
-    return once(this.calls, request.callId, () =>
-      twilioCall('place a call', async () => {
-        const call = await this.client.calls.create({
-          from: request.from,
-          to: request.to,
-          url: this.url(TWILIO_CALLBACK_PATHS.connect, { call_id: request.callId }),
-          method: 'POST',
-          statusCallback: this.url(TWILIO_CALLBACK_PATHS.callStatus, { call_id: request.callId }),
-          statusCallbackMethod: 'POST',
-          // `answered` is reported when the call fetches `connect`; the end comes as `completed` whatever the final status.
-          statusCallbackEvent: ['ringing', 'completed'],
-          ...(request.record ? { record: true } : {}),
-        });
-        return { carrierCallId: call.sid };
-      }),
-    );
+  async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
+    const carrierCallId = await createOnce(this.options.attempts, 'call', request.callId, {
+      runningMs: this.runningMs,
+      // The line has one call at a time, so a call from its number to this one created since the first attempt is that attempt's.
+      find: (since) =>
+        twilioCall('look for a placed call', async () =>
+          (await this.client.calls.list({ from: request.from, to: request.to, limit: 20 }))
+            .filter((call) => call.dateCreated >= since)
+            .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())
+            .map((call) => call.sid),
+        ),
+      create: () =>
+        twilioCall('place a call', async () => {
+          const call = await this.client.calls.create({
+            from: request.from,
+            to: request.to,
+            url: this.url(TWILIO_CALLBACK_PATHS.connect, { call_id: request.callId }),
+            method: 'POST',
+            statusCallback: this.url(TWILIO_CALLBACK_PATHS.callStatus, { call_id: request.callId }),
+            statusCallbackMethod: 'POST',
+            // `answered` is reported when the call fetches `connect`; the end comes as `completed` whatever the final status.
+            statusCallbackEvent: ['ringing', 'completed'],
+            ...(request.record ? { record: true } : {}),
+          });
+          return call.sid;
+        }),
+    });
+    return { carrierCallId };
   }
 
   /** Twilio refuses to update a call that has ended (or is unknown): hanging it up has then succeeded. */
@@ -157,18 +175,28 @@ export class TwilioCarrier implements CarrierAdapter {
     await this.options.relay.send(request.carrierCallId, { kind: 'stop' });
   }
 
-  sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
-    return once(this.messages, request.messageId, () =>
-      twilioCall('send a message', async () => {
-        const message = await this.client.messages.create({
-          from: request.from,
-          to: request.to,
-          body: request.text,
-          statusCallback: this.url(TWILIO_CALLBACK_PATHS.messageStatus, { message_id: request.messageId }),
-        });
-        return { carrierMessageId: message.sid };
-      }),
-    );
+  async sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
+    const carrierMessageId = await createOnce(this.options.attempts, 'message', request.messageId, {
+      runningMs: this.runningMs,
+      find: (since) =>
+        twilioCall('look for a sent message', async () =>
+          (await this.client.messages.list({ from: request.from, to: request.to, limit: 20 }))
+            .filter((message) => message.dateCreated >= since && message.body === request.text)
+            .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())
+            .map((message) => message.sid),
+        ),
+      create: () =>
+        twilioCall('send a message', async () => {
+          const message = await this.client.messages.create({
+            from: request.from,
+            to: request.to,
+            body: request.text,
+            statusCallback: this.url(TWILIO_CALLBACK_PATHS.messageStatus, { message_id: request.messageId }),
+          });
+          return message.sid;
+        }),
+    });
+    return { carrierMessageId };
   }
 
   /**
@@ -230,16 +258,6 @@ export class TwilioCarrier implements CarrierAdapter {
   private async update(what: string, carrierCallId: string, params: Record<string, unknown>): Promise<void> {
     await twilioCall(what, () => this.client.calls(carrierCallId).update(params));
   }
-}
-
-/** The first attempt's promise for a key, kept while it succeeds (a failure may be retried). */
-function once<T>(attempts: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
-  const existing = attempts.get(key);
-  if (existing) return existing;
-  const attempt = start();
-  attempts.set(key, attempt);
-  attempt.catch(() => attempts.delete(key));
-  return attempt;
 }
 
 /** Twilio's 4xx (but 429) is a refusal it will repeat; anything else (5xx, 429, network) may pass on a retry. */

@@ -21,6 +21,7 @@ import * as m0020 from './0020_deferred_playback_reports';
 import * as m0021 from './0021_twilio_speeches';
 import * as m0022 from './0022_twilio_relay_commands';
 import * as m0023 from './0023_portal_accounts';
+import * as m0024 from './0024_carrier_create_attempts';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -49,6 +50,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0021_twilio_speeches': m0021,
   '0022_twilio_relay_commands': m0022,
   '0023_portal_accounts': m0023,
+  '0024_carrier_create_attempts': m0024,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
