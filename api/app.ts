@@ -10,6 +10,7 @@ import { rateLimit } from './middleware/rateLimit';
 import { cors } from './middleware/cors';
 import { jsonBody } from './middleware/jsonBody';
 import { requestContext } from './middleware/requestContext';
+import { traceRequest } from './middleware/tracing';
 import { allowedMethodsOf, unmatchedRequest, type AllowedMethods } from './middleware/unmatched';
 import { KeyCache } from '../src/domain/keys/cache';
 import { listenForKeyChanges, type KeyChangeListener } from '../src/domain/keys/keyChangeListener';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps): App {
   const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === '1' });
   koa.silent = true;
   koa.use(closeWhileDraining(deps));
+  koa.use(traceRequest());
   koa.use(requestContext(deps.logger));
   koa.use(cors());
   koa.use(router.routes());

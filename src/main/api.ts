@@ -8,6 +8,7 @@ import { CLOSE_MARGIN_MS, drainHttpServer, drainOnSignal } from '../platform/lif
 import { createLogger } from '../platform/logger';
 import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient } from '../platform/temporal/client';
+import { startTracing } from '../platform/tracing/setup';
 
 /**
  * Runs the HTTP API until SIGINT/SIGTERM, then drains: /readyz answers 503, no new connections,
@@ -16,6 +17,7 @@ import { connectTemporalClient } from '../platform/temporal/client';
  */
 export async function runApi(config: Config = loadConfig()): Promise<http.Server> {
   const warnings = assertStartupConfiguration('api', config);
+  const tracing = startTracing('api');
   const logger = createLogger('api', config.logLevel);
   for (const warning of warnings) logger.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
   const databaseUrl = requireSetting(config.databaseUrl, 'DATABASE_URL');
@@ -48,6 +50,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
       await app.close();
       await temporal.connection.close();
       await db.destroy();
+      await tracing.shutdown();
       logger.info('api stopped');
       process.exit(0);
     },

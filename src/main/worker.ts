@@ -8,6 +8,8 @@ import { CLOSE_MARGIN_MS, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
 import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient } from '../platform/temporal/client';
+import { startTracing } from '../platform/tracing/setup';
+import { tracingActivityInterceptors, tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../platform/tracing/temporal';
 import { buildActivityDeps } from './activityDeps';
 import { ensureSchedules } from './schedules';
 import { prepareWorkerMetrics } from './workerMetrics';
@@ -28,14 +30,17 @@ export const WORKER_TUNING = {
  */
 export async function runWorker(config: Config = loadConfig()): Promise<void> {
   const warnings = assertStartupConfiguration('worker', config);
+  const tracing = startTracing('worker');
   const log = createLogger('worker', config.logLevel);
   for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
   const secretsKey = parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
   const metrics = await prepareWorkerMetrics(config, db, log);
   const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
-  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = process.env.WORKFLOW_BUNDLE_PATH
-    ? { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH } }
+  // A prebuilt bundle was built with WORKFLOW_INTERCEPTOR_MODULES (test/support/globalSetup.ts); the sources are bundled with them now.
+  const bundlePath = process.env.WORKFLOW_BUNDLE_PATH;
+  const workflowSource: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath
+    ? { workflowBundle: { codePath: bundlePath } }
     : { workflowsPath: require.resolve('../../workflows') };
   const worker = await Worker.create({
     connection,
@@ -46,7 +51,11 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     ...WORKER_TUNING,
     // The deployment's grace (WORKER_TUNING's is what in-process test workers and the bench baseline use).
     shutdownGraceTime: config.workerShutdownGraceSeconds * 1000,
-    interceptors: { activity: [abandonOnWorkerShutdown] },
+    interceptors: {
+      activity: [abandonOnWorkerShutdown, ...tracingActivityInterceptors()],
+      workflowModules: bundlePath ? [] : WORKFLOW_INTERCEPTOR_MODULES,
+    },
+    sinks: tracingSinks(),
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   await ensureSchedules(client, config.taskQueue);
@@ -60,6 +69,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     await client.connection.close();
     await connection.close();
     await db.destroy();
+    await tracing.shutdown();
     log.info('worker stopped');
   }
 }

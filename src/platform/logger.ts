@@ -1,3 +1,4 @@
+import { context, isSpanContextValid, trace } from '@opentelemetry/api';
 import pino from 'pino';
 
 /**
@@ -10,6 +11,7 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
     level,
     base: { service: name },
     timestamp: pino.stdTimeFunctions.isoTime,
+    mixin: traceFields,
     redact: {
       paths: [
         'req.headers.authorization',
@@ -26,6 +28,15 @@ export function createLogger(name: string, level = process.env.LOG_LEVEL ?? 'inf
     },
   };
   return destination ? pino(options, destination) : pino(options);
+}
+
+/**
+ * The active span's ids on every line, so a log line leads to its trace. With tracing off there
+ * is never an active span (the API's no-op context), and lines carry nothing extra.
+ */
+function traceFields(): Record<string, string> {
+  const spanContext = trace.getSpan(context.active())?.spanContext();
+  return spanContext && isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
 }
 
 /** Keeps the country code and the last two digits: enough to correlate, not enough to identify a caller. */

@@ -1,5 +1,4 @@
-import type { AddressInfo } from 'node:net';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { startEchoAudioHandler } from '../support/echoAudioHandler';
 import { eventually, type Harness, type Tenant } from '../support/harness';
 import { customer, useHarnessWithReceiver } from '../support/customer';
 import type { Receiver } from '../support/receiver';
@@ -231,28 +230,10 @@ describe('hosted, audio and live-controlled calls', () => {
   });
 
   it('audio: the call’s audio is relayed both ways to the customer’s socket, in order; the customer closing it ends the call', async () => {
-    const customer = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-    await new Promise((resolve) => customer.once('listening', resolve));
-    const received: Array<Record<string, unknown>> = [];
-    let socket: WebSocket | undefined;
-    customer.on('connection', (ws) => {
-      socket = ws;
-      ws.on('message', (data) => {
-        const message = JSON.parse(String(data)) as Record<string, unknown>;
-        received.push(message);
-        // Echo the caller's audio back, as a customer's voice agent would answer with its own.
-        if (message.event === 'media')
-          ws.send(
-            JSON.stringify({
-              event: 'media',
-              stream_id: message.stream_id,
-              media: { payload: (message.media as { payload: string }).payload },
-            }),
-          );
-      });
-    });
+    const customer = await startEchoAudioHandler();
+    const received = customer.received;
     try {
-      const handlerUrl = `ws://127.0.0.1:${(customer.address() as AddressInfo).port}/agent`;
+      const handlerUrl = customer.url;
       const line = await lines.create({ mode: 'audio', audio_handler_url: handlerUrl, status_callback_url: receiver.url });
       const id = (await calls.place(line.id, '+14155552674')).body.call.id;
       await calls.untilStatus(id, ['in_progress']);
@@ -284,13 +265,13 @@ describe('hosted, audio and live-controlled calls', () => {
       expect(media).toHaveLength(50);
       expect(media.map((m) => m.sequence_number)).toEqual([...media.map((m) => m.sequence_number)].sort((a, b) => Number(a) - Number(b)));
 
-      socket!.close(1000);
+      customer.socket()!.close(1000);
       const ended = await calls.untilStatus(id, ['completed']);
       expect(ended.end_cause).toBe('audio_handler_closed');
       // Audio lines send no `message` events and pay the audio rate (9 ¢ a minute in zone A).
       expect(ended.charge_cents).toBe(Math.ceil((9 * ended.duration_sec!) / 60));
     } finally {
-      await new Promise((resolve) => customer.close(resolve));
+      await customer.close();
     }
   });
 });

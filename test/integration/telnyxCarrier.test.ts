@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import WebSocket, { WebSocketServer } from 'ws';
+import { startEchoAudioHandler } from '../support/echoAudioHandler';
+import WebSocket from 'ws';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
 import { KEYWORD_REPLIES } from '../../src/domain/messages/rules';
 import type { Config } from '../../src/platform/config';
@@ -204,28 +204,10 @@ describe('Telnyx carrier', () => {
   });
 
   it('audio: Telnyx media streaming is relayed both ways to the customer’s socket, in order; the customer closing it ends the call', async () => {
-    const handler = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-    await new Promise((resolve) => handler.once('listening', resolve));
-    const fromCaller: Array<Record<string, unknown>> = [];
-    let socket: WebSocket | undefined;
-    handler.on('connection', (ws) => {
-      socket = ws;
-      ws.on('message', (data) => {
-        const message = JSON.parse(String(data)) as Record<string, unknown>;
-        fromCaller.push(message);
-        // Echo the caller's audio back, as a customer's voice agent would answer.
-        if (message.event === 'media')
-          ws.send(
-            JSON.stringify({
-              event: 'media',
-              stream_id: message.stream_id,
-              media: { payload: (message.media as { payload: string }).payload },
-            }),
-          );
-      });
-    });
+    const handler = await startEchoAudioHandler();
+    const fromCaller = handler.received;
     try {
-      const handlerUrl = `ws://127.0.0.1:${(handler.address() as AddressInfo).port}/agent`;
+      const handlerUrl = handler.url;
       const line = await lines.create({ mode: 'audio', webhook_url: undefined, audio_handler_url: handlerUrl });
       const id = (await calls.place(line.id)).body.call.id;
       const call = await eventually(async () => callOf(id));
@@ -248,12 +230,12 @@ describe('Telnyx carrier', () => {
       const media = fromCaller.filter((m) => m.event === 'media');
       expect(media).toHaveLength(50);
 
-      socket!.close(1000);
+      handler.socket()!.close(1000);
       const ended = await calls.untilStatus(id, ['completed']);
       expect(ended.end_cause).toBe('audio_handler_closed');
       expect(actions(id)).toContain('hangup');
     } finally {
-      await new Promise((resolve) => handler.close(resolve));
+      await handler.close();
     }
   });
 

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import WebSocket, { WebSocketServer } from 'ws';
+import { startEchoAudioHandler } from '../support/echoAudioHandler';
 import { customer, useHarnessWithReceiver } from '../support/customer';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
@@ -294,28 +293,10 @@ describe('Twilio carrier (live environment, contract stub)', () => {
   });
 
   it('audio: a Media Stream is relayed both ways to the customer’s socket as µ-law frames; a forged upgrade is refused', async () => {
-    const handler = new WebSocketServer({ port: 0, host: '127.0.0.1' });
-    await new Promise((resolve) => handler.once('listening', resolve));
-    const fromCaller: Array<Record<string, unknown>> = [];
-    let socket: WebSocket | undefined;
-    handler.on('connection', (ws) => {
-      socket = ws;
-      ws.on('message', (data) => {
-        const message = JSON.parse(String(data)) as Record<string, unknown>;
-        fromCaller.push(message);
-        // Echo the caller's audio back, as a customer's voice agent would answer.
-        if (message.event === 'media')
-          ws.send(
-            JSON.stringify({
-              event: 'media',
-              stream_id: message.stream_id,
-              media: { payload: (message.media as { payload: string }).payload },
-            }),
-          );
-      });
-    });
+    const handler = await startEchoAudioHandler();
+    const fromCaller = handler.received;
     try {
-      const handlerUrl = `ws://127.0.0.1:${(handler.address() as AddressInfo).port}/agent`;
+      const handlerUrl = handler.url;
       const line = await lines.create({ mode: 'audio', webhook_url: undefined, audio_handler_url: handlerUrl });
       const call = await calls.dial(line.id, '+14155550114');
       const twilioCall = await stubCallTo('+14155550114');
@@ -346,12 +327,12 @@ describe('Twilio carrier (live environment, contract stub)', () => {
         'upgrade refused with 404',
       );
 
-      socket!.close(1000);
+      handler.socket()!.close(1000);
       const ended = await calls.untilStatus(call.id, ['completed']);
       expect(ended.end_cause).toBe('audio_handler_closed');
       expect(twilioCall.status).toBe('completed');
     } finally {
-      await new Promise((resolve) => handler.close(resolve));
+      await handler.close();
     }
   });
 

@@ -5,6 +5,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
 import { startEphemeralStack, type EphemeralStack } from '../../src/platform/infra/stack';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
 
 /**
  * Once per `npm test`: a real Postgres database and a real Temporal dev server, plus the
@@ -16,7 +17,11 @@ export default async function globalSetup(): Promise<void> {
   (globalThis as { __switchboardStack?: EphemeralStack }).__switchboardStack = stack;
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bundle-'));
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: silentLogger() });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    logger: silentLogger(),
+  });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   fs.writeFileSync(bundlePath, code);
 

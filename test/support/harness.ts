@@ -20,6 +20,7 @@ import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '.
 import type { ModelAdapter } from '../../src/adapters/model/port';
 import type { PaymentProcessor, PaymentProcessors } from '../../src/adapters/payments/port';
 import { connectTemporalClient } from '../../src/platform/temporal/client';
+import { tracingActivityInterceptors, tracingSinks } from '../../src/platform/tracing/temporal';
 import { createWorkspace, mintUserKey, type User } from '../../src/domain/workspaces/service';
 import { randomSimulatorCredentials, simulatorControl } from './simulator';
 
@@ -231,6 +232,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
         activities: createActivities(buildActivityDeps(config, { db, temporal: () => temporal })),
         ...WORKER_TUNING,
+        // Nothing unless the test file started tracing (test/integration/tracing.test.ts).
+        interceptors: { activity: tracingActivityInterceptors() },
+        sinks: tracingSinks(),
       });
       worker = { instance, running: instance.run(), connection };
     },

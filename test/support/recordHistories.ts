@@ -13,6 +13,7 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { startEphemeralStack } from '../../src/platform/infra/stack';
+import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
 import { workflowIds } from '../../workflows/definitions/ids';
 
 /** The files named on the command line; none named means all. */
@@ -28,7 +29,10 @@ async function main(): Promise<void> {
   });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-histories-'));
   try {
-    const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows') });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    });
     const bundlePath = path.join(dir, 'bundle.js');
     fs.writeFileSync(bundlePath, code);
     Object.assign(process.env, {

@@ -6,6 +6,26 @@ export type DecodedMediaMessage =
   { kind: 'media'; sequence: number; timestamp: number; payload: Buffer } | { kind: 'mark'; name: string } | { kind: 'stop' };
 
 /**
+ * The caller-side `media`, `mark` and `stop` messages as Twilio's Media Streams define them, which
+ * Telnyx's media streaming repeats: `media {media: {track, chunk, timestamp, payload}}` (the
+ * inbound track only; `chunk` numbers the frames), `mark {mark: {name}}`, `stop`. Anything else is null.
+ */
+export function decodeStreamedMedia(message: Record<string, unknown>): DecodedMediaMessage | null {
+  const media = message.media as { track?: unknown; chunk?: unknown; timestamp?: unknown; payload?: unknown } | undefined;
+  if (message.event === 'media' && media && typeof media.payload === 'string' && (media.track ?? 'inbound') === 'inbound')
+    return {
+      kind: 'media',
+      sequence: Number(media.chunk),
+      timestamp: Number(media.timestamp),
+      payload: Buffer.from(media.payload, 'base64'),
+    };
+  const mark = message.mark as { name?: unknown } | undefined;
+  if (message.event === 'mark' && typeof mark?.name === 'string') return { kind: 'mark', name: mark.name };
+  if (message.event === 'stop') return { kind: 'stop' };
+  return null;
+}
+
+/**
  * A `CarrierMediaStream` over one open WebSocket carrying JSON messages: the queueing, backpressure,
  * marks and end of the port, shared by the carriers' media sockets. Each carrier says how its
  * messages look (`encode*`, `decode`).

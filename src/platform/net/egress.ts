@@ -4,6 +4,7 @@ import https from 'node:https';
 import net, { type LookupFunction } from 'node:net';
 import type { Config } from '../config';
 import { classifyAddress, hostOf, inNetworks, isThisHost, parseNetworks, type AddressVerdict, type Network } from './addresses';
+import { outboundHttpSpan } from '../tracing/http';
 
 /**
  * The one policy for every connection to a customer-supplied URL (webhook_url,
@@ -138,10 +139,20 @@ export class EgressPolicy {
     }
     const secure = target.protocol === 'https:';
     init.signal.throwIfAborted();
+    return outboundHttpSpan(init.method, target, (traceHeaders) => this.send(target, port, secure, init, traceHeaders));
+  }
+
+  private send(
+    target: URL,
+    port: number,
+    secure: boolean,
+    init: EgressRequest,
+    traceHeaders: Record<string, string>,
+  ): Promise<http.IncomingMessage> {
     return new Promise((resolve, reject) => {
       const options = {
         method: init.method,
-        headers: { ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) },
+        headers: { ...traceHeaders, ...init.headers, 'content-length': String(Buffer.byteLength(init.body)) },
         agent: secure ? this.agents.https : this.agents.http,
         lookup: this.lookupFor(port),
       };

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
+import { tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../tracing/temporal';
 
 /**
  * Exporting a workflow's Temporal history, and replaying one against the current workflow
@@ -50,9 +51,14 @@ export function defaultWorkflowSource(): WorkflowSource {
 export async function replayHistoryFile(json: unknown, source: WorkflowSource = defaultWorkflowSource()): Promise<ReplayOutcome> {
   const history = parseHistory(json);
   const workflowType = history.events[0].workflowExecutionStartedEventAttributes!.workflowType!.name!;
+  // A source bundled here gets the tracing interceptors every deployed bundle has.
   const options: ReplayWorkerOptions = source.workflowBundlePath
-    ? { workflowBundle: { codePath: source.workflowBundlePath } }
-    : { workflowsPath: source.workflowsPath ?? require.resolve('../../../workflows') };
+    ? { workflowBundle: { codePath: source.workflowBundlePath }, sinks: tracingSinks() }
+    : {
+        workflowsPath: source.workflowsPath ?? require.resolve('../../../workflows'),
+        interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
+        sinks: tracingSinks(),
+      };
   try {
     await Worker.runReplayHistory(options, history, `replay:${workflowType}`);
     return { ok: true, workflowType };

@@ -1,6 +1,6 @@
 import type WebSocket from 'ws';
 import { CarrierRejectedError } from '../port';
-import { WebSocketMediaStream, type DecodedMediaMessage } from '../webSocketMedia';
+import { decodeStreamedMedia, WebSocketMediaStream, type DecodedMediaMessage } from '../webSocketMedia';
 
 /**
  * Telnyx media streaming for audio lines: Telnyx connects to us. The worker listens on
@@ -30,19 +30,7 @@ export class TelnyxMediaStream extends WebSocketMediaStream {
   }
 
   protected decode(message: Record<string, unknown>): DecodedMediaMessage | null {
-    const media = message.media as { track?: unknown; chunk?: unknown; timestamp?: unknown; payload?: unknown } | undefined;
-    if (message.event === 'media' && media && typeof media.payload === 'string' && (media.track ?? 'inbound') === 'inbound')
-      // `chunk` numbers the media frames 1, 2, 3…; `sequence_number` counts every message.
-      return {
-        kind: 'media',
-        sequence: Number(media.chunk),
-        timestamp: Number(media.timestamp),
-        payload: Buffer.from(media.payload, 'base64'),
-      };
-    const mark = message.mark as { name?: unknown } | undefined;
-    if (message.event === 'mark' && typeof mark?.name === 'string') return { kind: 'mark', name: mark.name };
-    if (message.event === 'stop') return { kind: 'stop' };
-    return null;
+    return decodeStreamedMedia(message);
   }
 }
 

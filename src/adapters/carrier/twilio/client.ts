@@ -1,5 +1,6 @@
 import twilio from 'twilio';
 import RequestClient from 'twilio/lib/base/RequestClient';
+import { outboundHttpSpan } from '../../../platform/tracing/http';
 
 export interface TwilioAccount {
   accountSid: string;
@@ -25,10 +26,12 @@ class RebasedRequestClient extends RequestClient {
     super(options);
   }
 
+  // The SDK sends with axios (node:http), which the fetch instrumentation does not see: the span is opened here.
   override request<TData>(opts: RequestClient.RequestOptions<TData>) {
-    if (!this.baseUrl) return super.request(opts);
     const original = new URL(opts.uri);
-    const rebased = new URL(`${original.pathname}${original.search}`, this.baseUrl);
-    return super.request({ ...opts, uri: rebased.toString() });
+    const target = this.baseUrl ? new URL(`${original.pathname}${original.search}`, this.baseUrl) : original;
+    return outboundHttpSpan(opts.method.toUpperCase(), target, (traceHeaders) =>
+      super.request({ ...opts, uri: this.baseUrl ? target.toString() : opts.uri, headers: { ...opts.headers, ...traceHeaders } }),
+    );
   }
 }

@@ -1,5 +1,5 @@
 import type WebSocket from 'ws';
-import { WebSocketMediaStream, type DecodedMediaMessage } from '../webSocketMedia';
+import { decodeStreamedMedia, WebSocketMediaStream, type DecodedMediaMessage } from '../webSocketMedia';
 
 /**
  * Twilio bidirectional Media Streams for audio lines (`<Connect><Stream url>`): Twilio connects to the
@@ -38,17 +38,6 @@ export class TwilioMediaStream extends WebSocketMediaStream {
       this.markStarted();
       return null;
     }
-    const media = message.media as { track?: unknown; chunk?: unknown; timestamp?: unknown; payload?: unknown } | undefined;
-    if (message.event === 'media' && media && typeof media.payload === 'string' && (media.track ?? 'inbound') === 'inbound')
-      return {
-        kind: 'media',
-        sequence: Number(media.chunk),
-        timestamp: Number(media.timestamp),
-        payload: Buffer.from(media.payload, 'base64'),
-      };
-    const mark = message.mark as { name?: unknown } | undefined;
-    if (message.event === 'mark' && typeof mark?.name === 'string') return { kind: 'mark', name: mark.name };
-    if (message.event === 'stop') return { kind: 'stop' };
-    return null;
+    return decodeStreamedMedia(message);
   }
 }

@@ -1,0 +1,31 @@
+import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import type Koa from 'koa';
+import type { AppState } from '../context';
+import { TRACER_NAME } from '../../src/platform/tracing/http';
+
+/**
+ * The SERVER span of a request, continuing an incoming W3C `traceparent`; everything the request
+ * does (logs, Temporal starts and updates, outbound calls) runs inside it. Named `METHOD route`
+ * once the router has matched. With tracing off the span is the API's no-op.
+ */
+export function traceRequest(): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    const parent = propagation.extract(context.active(), ctx.headers);
+    const attributes = { 'http.request.method': ctx.method, 'url.path': ctx.path, 'url.scheme': ctx.protocol };
+    const span = trace.getTracer(TRACER_NAME).startSpan(ctx.method, { kind: SpanKind.SERVER, attributes }, parent);
+    try {
+      await context.with(trace.setSpan(parent, span), next);
+    } finally {
+      const route = (ctx as unknown as { _matchedRoute?: string })._matchedRoute;
+      if (route) {
+        span.updateName(`${ctx.method} ${String(route)}`);
+        span.setAttribute('http.route', String(route));
+      }
+      span.setAttribute('http.response.status_code', ctx.status);
+      if (ctx.state.requestId) span.setAttribute('switchboard.request_id', ctx.state.requestId);
+      if (ctx.state.principal) span.setAttribute('switchboard.workspace_id', ctx.state.principal.workspaceId);
+      if (ctx.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end();
+    }
+  };
+}
