@@ -66,6 +66,12 @@ describe('Twilio transfer and machine detection (contract stub)', () => {
     expect(result.body).toMatchObject({ transferred: true, to_number: '+14155552692', failure_reason: null });
     expect((await calls.get(call.id)).transferred_to).toBe('+14155552692');
     await event(call.id, 'call_transferred');
+    // The update is recorded for every worker: a retry of this transfer anywhere dials nothing more.
+    const recorded = await ctx.h
+      .db('carrier_create_attempts')
+      .where({ kind: 'transfer' })
+      .andWhereLike('carrier_id', `${twilioCall.sid}:%`);
+    expect(recorded).toMatchObject([{ running_until: null }]);
 
     await stub.endTransfer(twilioCall.sid);
     const ended = await calls.untilStatus(call.id, ['completed']);

@@ -1,6 +1,7 @@
 import type { Db } from '../../../platform/db/knex';
 
-export type CreateKind = 'call' | 'message';
+/** What is created at the carrier: a call, a message, or a transfer of a live call. */
+export type CreateKind = 'call' | 'message' | 'transfer';
 
 /** What is known of a create before it is sent. */
 export interface CreateAttempt {

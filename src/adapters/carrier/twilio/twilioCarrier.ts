@@ -59,7 +59,6 @@ export class TwilioCarrier implements CarrierAdapter {
 
   /** How long a create may still get its answer: the request's timeout and a margin. */
   private readonly runningMs: number;
-  private readonly transfers = new Map<string, Promise<void>>();
 
   constructor(private readonly options: TwilioCarrierOptions) {
     const timeoutMs = options.timeoutMs ?? 10_000;
@@ -180,11 +179,20 @@ export class TwilioCarrier implements CarrierAdapter {
     await this.options.relay.send(request.carrierCallId, { kind: 'stop' });
   }
 
-  /** A `<Dial>` replaces the call's TwiML (./callbacks/transfer.ts); a retry of the same transfer in this process dials once. */
-  transferCall(request: TransferCallRequest): Promise<void> {
-    return once(this.transfers, request.transferId, () =>
-      this.update('transfer', request.carrierCallId, { twiml: transferTwiml(this.options.publicBaseUrl, request) }),
-    );
+  /**
+   * A `<Dial>` replaces the call's TwiML (./callbacks/transfer.ts). Recorded like a create, on every
+   * worker: a retry of a transfer that went through dials nothing, one racing it waits. Twilio keeps
+   * no trace of an update to look for, so a retry after a lost answer sends the update again.
+   */
+  async transferCall(request: TransferCallRequest): Promise<void> {
+    await createOnce(this.options.attempts, 'transfer', request.transferId, {
+      runningMs: this.runningMs,
+      find: async () => [],
+      create: async () => {
+        await this.update('transfer', request.carrierCallId, { twiml: transferTwiml(this.options.publicBaseUrl, request) });
+        return `${request.carrierCallId}:${request.transferId}`;
+      },
+    });
   }
 
   async sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
@@ -270,16 +278,6 @@ export class TwilioCarrier implements CarrierAdapter {
   private async update(what: string, carrierCallId: string, params: Record<string, unknown>): Promise<void> {
     await twilioCall(what, () => this.client.calls(carrierCallId).update(params));
   }
-}
-
-/** The first attempt's promise for a key, kept while it succeeds (a failure may be retried). */
-function once<T>(attempts: Map<string, Promise<T>>, key: string, start: () => Promise<T>): Promise<T> {
-  const existing = attempts.get(key);
-  if (existing) return existing;
-  const attempt = start();
-  attempts.set(key, attempt);
-  attempt.catch(() => attempts.delete(key));
-  return attempt;
 }
 
 /** Twilio's 4xx (but 429) is a refusal it will repeat; anything else (5xx, 429, network) may pass on a retry. */
