@@ -6,6 +6,7 @@ import { ApiError } from '../errors';
 import { accountRoutes } from './accountRoutes';
 import { refuse } from './answer';
 import { html } from './html';
+import { keyRoutes } from './keyRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
 import { workspaceRoutes } from './workspaceRoutes';
@@ -55,5 +56,6 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   });
   accountRoutes(router, deps);
   workspaceRoutes(router, deps);
+  keyRoutes(router, deps);
   return router;
 }

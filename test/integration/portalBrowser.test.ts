@@ -7,7 +7,7 @@ const PASSWORD = 'a long enough password';
 
 /**
  * The portal in a real browser (headless Chromium): signup, a second signup of the address, a wrong
- * password, a new line and its signing secret. Each page is screenshotted into test-artifacts/portal/
+ * password, a new line and its signing secret, a service key minted, used on /v1/keys and revoked. Each page is screenshotted into test-artifacts/portal/
  * and checked with axe-core; the page's own errors (a CSP refusal included) fail the test.
  */
 describe('portal in a browser', () => {
@@ -49,7 +49,7 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign up' }).click();
   }
 
-  it('signs up, lands on the overview, creates a line and sees its signing secret once', async () => {
+  it('signs up, creates a line (its secret shown once), mints a service key that works until revoked', async () => {
     const { page, problems } = await visitor();
     await page.goto('/portal/signup');
     // The CSP refuses inline script, even one a test injects.
@@ -92,12 +92,28 @@ describe('portal in a browser', () => {
     await expect(page.locator('#webhook-secret').textContent()).resolves.not.toBe(shown);
     await check(page, '05-secret-rotated', problems);
 
+    // A service key minted here works on the keys plane until it is revoked here.
+    await page.getByRole('link', { name: 'Service keys' }).click();
+    await page.waitForURL('**/portal/keys?env=test');
+    await check(page, '06-keys-empty', problems);
+    await page.getByLabel('Name').fill('Agent fleet');
+    await page.getByRole('button', { name: 'Mint service key' }).click();
+    const serviceKey = (await page.locator('#minted-key').textContent())!;
+    expect(serviceKey).toMatch(/^sk_svc_test_/);
+    await check(page, '07-key-minted', problems);
+    expect((await h.request('GET', '/v1/keys', { key: serviceKey })).status).toBe(200);
+    await page.getByRole('button', { name: 'Revoke key Agent fleet' }).click();
+    await page.waitForURL('**/portal/keys?env=test');
+    await expect(page.locator('#keys tbody tr td').nth(4).textContent()).resolves.toMatch(/^revoked/);
+    expect((await h.request('GET', '/v1/keys', { key: serviceKey })).status).toBe(401);
+    await check(page, '08-key-revoked', problems);
+
     await page.getByRole('link', { name: 'Settings' }).click();
-    await check(page, '06-settings', problems);
+    await check(page, '09-settings', problems);
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL('**/portal/login?signed_out=1');
     await expect(page.getByRole('status').textContent()).resolves.toBe('You are logged out.');
-    await check(page, '07-logged-out', problems);
+    await check(page, '10-logged-out', problems);
   });
 
   it('shows email_taken to a second signup of the address', async () => {
@@ -108,7 +124,7 @@ describe('portal in a browser', () => {
     // The browser shows the 409 as a page; its console reports the status, which is expected here.
     await check(
       page,
-      '08-signup-email-taken',
+      '11-signup-email-taken',
       problems.filter((line) => !line.includes('409')),
     );
   });
@@ -116,14 +132,14 @@ describe('portal in a browser', () => {
   it('shows invalid_credentials for a wrong password, then logs in with the right one', async () => {
     const { page, problems } = await visitor();
     await page.goto('/portal/login');
-    await check(page, '09-login', problems);
+    await check(page, '12-login', problems);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill('not the password at all');
     await page.getByRole('button', { name: 'Log in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('invalid_credentials');
     await check(
       page,
-      '10-login-invalid-credentials',
+      '13-login-invalid-credentials',
       problems.filter((line) => !line.includes('401')),
     );
 

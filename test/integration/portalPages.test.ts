@@ -129,10 +129,46 @@ describe('portal pages', () => {
     expect(refused.status).toBe(403);
     expect(refused.text).toContain('forbidden');
     expect(await h.db('lines').where({ workspace_id: workspaceId })).toHaveLength(0);
+    expect((await client.get('/portal/keys')).text).toContain('Your role cannot mint service keys');
+    const mint = await client.post('/portal/keys', { csrf_token, env: 'test', name: 'x' });
+    expect(mint.status).toBe(403);
+    expect(await h.db('api_keys').where({ workspace_id: workspaceId, kind: 'service' })).toHaveLength(0);
+  });
+
+  it('mints a service key shown once that works on /v1/keys, and revokes it with the agent keys it minted', async () => {
+    const { client, workspaceId } = await operator();
+    const minted = await client.submit('/portal/keys?env=test', '/portal/keys', { env: 'test', name: 'Agents' });
+    expect(minted.status).toBe(201);
+    const plaintext = /id="minted-key"[^>]*>([^<]+)</.exec(minted.text)![1];
+    const keyId = /data-key-id="([^"]+)"/.exec(minted.text)![1];
+    expect((await client.get('/portal/keys?env=test')).text).not.toContain(plaintext);
+
+    expect((await h.request('GET', '/v1/keys', { key: plaintext })).status).toBe(200);
+    const agent = await h.request('POST', '/v1/keys', {
+      key: plaintext,
+      body: { name: 'a' },
+      headers: { 'idempotency-key': crypto.randomUUID() },
+    });
+    expect(agent.status).toBe(201);
+
+    const revoked = await client.submit('/portal/keys?env=test', `/portal/keys/${keyId}/revoke`, { env: 'test' });
+    expect(revoked.status).toBe(303);
+    expect(revoked.headers.get('location')).toBe('/portal/keys?env=test');
+    expect((await h.request('GET', '/v1/keys', { key: plaintext })).status).toBe(401);
+    expect((await h.request('GET', '/api/v1/lines', { key: agent.body.key.plaintext_key })).status).toBe(401);
+    const events = await h.db('compliance_events').where({ workspace_id: workspaceId }).orderBy('created_at');
+    expect(events.map((e: { event_type: string }) => e.event_type)).toEqual(
+      expect.arrayContaining(['service_key_created', 'service_key_revoked', 'agent_key_revoked']),
+    );
+    expect((await client.get('/portal/keys?env=test')).text).toContain('revoked');
+    // Another workspace's key is not found.
+    const other = await operator();
+    const theirs = await other.client.submit('/portal/keys?env=test', `/portal/keys/${keyId}/revoke`, { env: 'test' });
+    expect(theirs.status).toBe(404);
   });
 
   it('sends a visitor without a session to the login page', async () => {
-    for (const path of ['/portal', '/portal/lines', '/portal/settings']) {
+    for (const path of ['/portal', '/portal/lines', '/portal/keys', '/portal/settings']) {
       const res = await new PortalClient(h.apiUrl).get(path);
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('/portal/login');
