@@ -1,4 +1,5 @@
 import { purgeExpiredCallbackSignatures } from '../src/adapters/carrier/callbacks/replay';
+import { purgeStaleRelayCommands } from '../src/adapters/carrier/twilio/callbacks/relayCommands';
 import type { Db } from '../src/platform/db/knex';
 import { purgeExpiredIdempotencyKeys } from '../src/domain/idempotency/store';
 import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';
@@ -10,12 +11,18 @@ import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';
  */
 export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Date }) {
   return {
-    async purgeExpiredRecords(): Promise<{ idempotencyKeys: number; rateLimitHits: number; carrierCallbackSignatures: number }> {
+    async purgeExpiredRecords(): Promise<{
+      idempotencyKeys: number;
+      rateLimitHits: number;
+      carrierCallbackSignatures: number;
+      twilioRelayCommands: number;
+    }> {
       const at = now();
       return {
         idempotencyKeys: await purgeExpiredIdempotencyKeys(db, at),
         rateLimitHits: await purgeStaleRateLimitHits(db, at),
         carrierCallbackSignatures: await purgeExpiredCallbackSignatures(db, at),
+        twilioRelayCommands: await purgeStaleRelayCommands(db, at),
       };
     },
   };

@@ -1,3 +1,5 @@
+import type http from 'node:http';
+import type { Duplex } from 'node:stream';
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from './context';
@@ -16,6 +18,8 @@ import { buildOpenApiDocument, toYaml } from './openapi/document';
 import { validateRequest } from './openapi/validator';
 import { allRoutes } from './routes';
 import { twilioCallbackRouter } from './routes/carrier/twilio';
+import { twilioRelayEndpoint } from './routes/carrier/twilioRelay';
+import { mcpRouter } from './mcp/endpoint';
 import { portalRouter } from './portal/router';
 import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routes/types';
 
@@ -31,6 +35,8 @@ export interface App {
   keyCache: KeyCache<ApiKeyRow>;
   /** Starts dropping cached keys as soon as any process announces a change (every API process should). */
   listenForKeyChanges(databaseUrl: string): Promise<void>;
+  /** Serves the WebSocket endpoints (Twilio's ConversationRelay) on `server`; any other upgrade is refused. */
+  acceptWebSockets(server: http.Server): void;
   /** Stops listening and writes the last `last_used_at` uses; call on shutdown. */
   close(): Promise<void>;
 }
@@ -89,8 +95,12 @@ export function createApp(deps: AppDeps): App {
   koa.use(router.routes());
   koa.use(twilioCallbackRouter(deps).routes());
   koa.use(portalRouter(deps).routes());
+  // MCP tools call the routes above in-process; the listener is built once all middleware is in place.
+  let requestListener: ReturnType<typeof koa.callback> | undefined;
+  koa.use(mcpRouter(deps, routes, API_VERSION, { cache: keyCache, lastUsed }, () => (requestListener ??= koa.callback())).routes());
   const allowedMethods = allowedMethodsOf(routes);
   koa.use(unmatchedRequest(allowedMethods));
+  const relay = twilioRelayEndpoint(deps);
   return {
     koa,
     routes,
@@ -101,7 +111,15 @@ export function createApp(deps: AppDeps): App {
       listener ??= listenForKeyChanges(databaseUrl, keyCache, deps.logger);
       await listener.ready;
     },
+    acceptWebSockets(server) {
+      server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
+        if (relay.upgrade(req, socket, head)) return;
+        socket.on('error', () => socket.destroy());
+        socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      });
+    },
     async close() {
+      await relay.close();
       await listener?.close();
       keyCache.detach();
       await lastUsed.close();

@@ -52,6 +52,8 @@ export interface AppState {
 export interface IdempotencyHandle {
   /** Completes the record inside the handler's own transaction, so effect and record commit together. */
   completeInTransaction(trx: import('knex').Knex.Transaction, status: number, replayBody: unknown): Promise<void>;
+  /** Forgets an answer completed in the handler's transaction whose effect was then compensated, so a retry is evaluated afresh. */
+  forgetCompleted(): Promise<void>;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState> & { params: Record<string, string> };

@@ -59,6 +59,8 @@ export async function answeringOutboundRefusals<T>(
   } catch (err) {
     if (err instanceof OutboundRefusedError) throw refusalError(err.refusal, channel, ctx, deps);
     if (err instanceof StartCompensatedError) {
+      // Nothing was held or sent: the answer stored with the record no longer stands.
+      await ctx.state.idempotency?.forgetCompleted();
       throw new ApiError(503, 'service_unavailable', WORDS[channel].notStarted, undefined, { 'Retry-After': '1' });
     }
     throw err;

@@ -39,14 +39,8 @@ export function authenticate(
       authenticateStripe(ctx as unknown as AppContext, deps);
       return next();
     }
-    const header = ctx.get('authorization');
-    if (!header.trim()) throw errors.unauthorized();
-    const token = bearerToken(header);
-    if (!token) throw errors.invalidApiKey();
     const now = deps.now();
-    const found = await lookupKey(deps.db, token, now, keys.cache);
-    if (!found.ok) throw errors.invalidApiKey();
-    const key = found.key;
+    const key = await keyOf(ctx, deps, keys.cache, now);
     // A key of the wrong kind is not a credential for this plane: the same 401 as an unknown key
     // (the public client's history: "every wrong-kind credential gets the same 401 invalid_api_key").
     if (auth.kind === 'service' ? key.kind !== 'service' : key.kind === 'service') throw errors.invalidApiKey();
@@ -81,8 +75,40 @@ export function authenticate(
         throw errors.forbidden(`This key lacks the scope ${auth.scope}`, [{ field: 'scope', message: auth.scope }]);
       }
     }
-    ctx.state.principal = { key, workspaceId: key.workspace_id, userId: key.user_id, environment: key.environment, scopes: key.scopes };
-    keys.lastUsed.record(key.id, now);
+    admit(ctx, key, keys.lastUsed, now);
     return next();
   };
+}
+
+/**
+ * Authenticates any regular (non-service) key, whatever its scopes and tier: for an entry point
+ * whose every operation is then authorised by the route it reaches (the MCP endpoint, api/mcp/).
+ */
+export function authenticateRegularKey(
+  deps: AppDeps,
+  keys: { cache: KeyCache<ApiKeyRow>; lastUsed: LastUsedBatcher },
+): Koa.Middleware<AppState> {
+  return async (ctx, next) => {
+    const now = deps.now();
+    const key = await keyOf(ctx, deps, keys.cache, now);
+    if (key.kind === 'service') throw errors.invalidApiKey();
+    admit(ctx, key, keys.lastUsed, now);
+    return next();
+  };
+}
+
+/** The key row of the request's bearer token: 401 `unauthorized` without a header, `invalid_api_key` for any bad one. */
+async function keyOf(ctx: Koa.ParameterizedContext<AppState>, deps: AppDeps, cache: KeyCache<ApiKeyRow>, now: Date): Promise<ApiKeyRow> {
+  const header = ctx.get('authorization');
+  if (!header.trim()) throw errors.unauthorized();
+  const token = bearerToken(header);
+  if (!token) throw errors.invalidApiKey();
+  const found = await lookupKey(deps.db, token, now, cache);
+  if (!found.ok) throw errors.invalidApiKey();
+  return found.key;
+}
+
+function admit(ctx: Koa.ParameterizedContext<AppState>, key: ApiKeyRow, lastUsed: LastUsedBatcher, now: Date): void {
+  ctx.state.principal = { key, workspaceId: key.workspace_id, userId: key.user_id, environment: key.environment, scopes: key.scopes };
+  lastUsed.record(key.id, now);
 }

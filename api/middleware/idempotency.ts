@@ -8,6 +8,7 @@ import {
   fingerprintOf,
   IDEMPOTENCY_LEASE_RENEW_MS,
   IdempotencyLeaseLostError,
+  forgetIdempotencyKey,
   releaseIdempotencyKey,
   renewIdempotencyLease,
   type IdempotencyLease,
@@ -102,6 +103,11 @@ async function runHolding(lease: IdempotencyLease, ctx: Koa.ParameterizedContext
       settling = true;
       await completeIdempotencyKey(trx, lease, status, replayBody, deps.now());
       completedInHandler = true;
+    },
+    async forgetCompleted() {
+      if (!completedInHandler) return;
+      await forgetIdempotencyKey(deps.db, lease);
+      completedInHandler = false;
     },
   };
   try {

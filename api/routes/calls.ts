@@ -71,10 +71,15 @@ async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<voi
   await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation });
 }
 
-/** Places the call (src/domain/calls/place.ts) and answers 201 with it, or with its refusal. */
+/**
+ * Places the call (src/domain/calls/place.ts) and answers 201 with it, or with its refusal. The
+ * idempotent answer commits with the call, so a retry after a crash replays it.
+ */
 async function answerPlaced(ctx: AppContext, deps: AppDeps, request: PlaceCallRequest): Promise<void> {
   const row = await answeringOutboundRefusals(ctx, deps, 'call', () =>
-    placeCall({ ...deps, log: ctx.state.log }, principalOf(ctx), request),
+    placeCall({ ...deps, log: ctx.state.log }, principalOf(ctx), request, (trx, inserted) =>
+      ctx.state.idempotency ? ctx.state.idempotency.completeInTransaction(trx, 201, { call: toCallRecord(inserted) }) : Promise.resolve(),
+    ),
   );
   ctx.status = 201;
   ctx.set('Location', `/api/v1/calls/${row.id}`);

@@ -19,29 +19,37 @@ import { toE164 } from '../../src/platform/phone';
  * price (`agent_cap_exceeded`, `insufficient_credits`). Accepted messages are sent by `sendMessageWorkflow`.
  */
 
-/** Sends the message (src/domain/messages/send.ts), or answers its refusal. */
-async function send(ctx: AppContext, deps: AppDeps, request: SendMessageRequest): Promise<MessageRow> {
-  return answeringOutboundRefusals(ctx, deps, 'sms', () => sendMessage({ ...deps, log: ctx.state.log }, principalOf(ctx), request));
+/**
+ * Sends the message (src/domain/messages/send.ts) and answers 201 with `answer(row)`, or its
+ * refusal. The idempotent answer commits with the message, so a retry after a crash replays it.
+ */
+async function send(ctx: AppContext, deps: AppDeps, request: SendMessageRequest, answer: (row: MessageRow) => unknown): Promise<void> {
+  const row = await answeringOutboundRefusals(ctx, deps, 'sms', () =>
+    sendMessage({ ...deps, log: ctx.state.log }, principalOf(ctx), request, (trx, stored) =>
+      ctx.state.idempotency ? ctx.state.idempotency.completeInTransaction(trx, 201, answer(stored)) : Promise.resolve(),
+    ),
+  );
+  ctx.status = 201;
+  ctx.body = answer(row);
 }
 
 async function postMessage(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { line_id: string; to: string; text: string };
-  const row = await send(ctx, deps, {
-    lineId: body.line_id,
-    to: { value: body.to, field: 'to' },
-    text: { value: body.text, field: 'text' },
-  });
-  ctx.status = 201;
-  ctx.body = toMessageRecord(row);
+  await send(
+    ctx,
+    deps,
+    { lineId: body.line_id, to: { value: body.to, field: 'to' }, text: { value: body.text, field: 'text' } },
+    toMessageRecord,
+  );
 }
 
 /** The client's older per-line path: `{to_number, message}` in, `{sms}` out; the same rules. */
 async function sendLineSms(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { to_number: string; message: string };
   const to = { value: body.to_number, field: 'to_number' };
-  const row = await send(ctx, deps, { lineId: ctx.params.id, to, text: { value: body.message, field: 'message' } });
-  ctx.status = 201;
-  ctx.body = { sms: toLegacySmsRecord(row) };
+  await send(ctx, deps, { lineId: ctx.params.id, to, text: { value: body.message, field: 'message' } }, (row) => ({
+    sms: toLegacySmsRecord(row),
+  }));
 }
 
 interface ConversationRow {

@@ -16,3 +16,9 @@ export interface UseCaseDeps {
 
 /** A use case that logs takes the log of whoever asked with its deps, so its lines carry the request id. */
 export type LoggedUseCaseDeps = UseCaseDeps & { log: Logger };
+
+/**
+ * Work that must commit with what a use case records, or not at all: the API stores the request's
+ * idempotent answer here, so a process that dies after the commit still replays it.
+ */
+export type WithinRecording<R> = (trx: import('knex').Knex.Transaction, recorded: R) => Promise<void>;

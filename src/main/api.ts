@@ -34,6 +34,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   // Revocations reach this process's key cache within moments of their commit, not after its TTL.
   await app.listenForKeyChanges(databaseUrl);
   const server = createApiServer(app, { requestTimeoutMs: config.httpRequestTimeoutMs, headersTimeoutMs: config.httpHeadersTimeoutMs });
+  app.acceptWebSockets(server);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   logger.info({ url: `http://${config.host}:${config.port}` }, 'api listening');
 

@@ -1,9 +1,9 @@
 import { EnvironmentCarrier, type CarrierEnvironment, type CarrierEnvironmentLookup } from '../adapters/carrier/environmentCarrier';
+import { MediaSocketServer } from '../adapters/carrier/mediaSocketServer';
 import type { CarrierAdapter } from '../adapters/carrier/port';
 import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
-import { TelnyxMediaServer } from '../adapters/carrier/telnyx/media';
 import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
-import { postgresSpeechQueue } from '../adapters/carrier/twilio/callbacks/speechQueue';
+import { postgresRelayCommands } from '../adapters/carrier/twilio/callbacks/relayCommands';
 import { TwilioCarrier } from '../adapters/carrier/twilio/twilioCarrier';
 import { requireSetting, type Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
@@ -21,6 +21,11 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
   if (config.carrierProvider === 'telnyx') return telnyxCarrier(config);
   const simulator = () => new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
   if (config.carrierProviders.test === 'simulator' && config.carrierProviders.live === 'simulator') return simulator();
+  // One listener for both environments' Media Streams (each stream checks its own account's signature).
+  const media =
+    config.twilio.mediaUrl && config.twilio.mediaPort !== undefined
+      ? new MediaSocketServer(config.twilio.mediaUrl, config.twilio.mediaPort, config.host)
+      : undefined;
   const forEnvironment = (environment: CarrierEnvironment): CarrierAdapter => {
     if (config.carrierProviders[environment] === 'simulator') return simulator();
     const account = requireSetting(config.twilio[environment], `TWILIO_${environment.toUpperCase()}_ACCOUNT_SID and _AUTH_TOKEN`);
@@ -29,7 +34,8 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
       publicBaseUrl: config.publicBaseUrl,
       mode: environment,
       apiBaseUrl: config.twilio.apiBaseUrl,
-      speeches: postgresSpeechQueue(db),
+      relay: postgresRelayCommands(db),
+      media,
     });
   };
   return new EnvironmentCarrier({ test: forEnvironment('test'), live: forEnvironment('live') }, environmentLookup(db));
@@ -50,7 +56,7 @@ function telnyxCarrier(config: Config): CarrierAdapter {
       transcriptionLanguage: config.telnyx.transcriptionLanguage,
     },
     config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
-      ? new TelnyxMediaServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
+      ? new MediaSocketServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
       : undefined,
   );
 }

@@ -67,7 +67,17 @@ export interface Config {
    * test credentials; `TWILIO_LIVE_ACCOUNT_SID`/`TWILIO_LIVE_AUTH_TOKEN`), and `TWILIO_API_BASE_URL`
    * replacing https://api.twilio.com (the tests' contract stub).
    */
-  twilio: { test?: { accountSid: string; authToken: string }; live?: { accountSid: string; authToken: string }; apiBaseUrl?: string };
+  twilio: {
+    test?: { accountSid: string; authToken: string };
+    live?: { accountSid: string; authToken: string };
+    apiBaseUrl?: string;
+    /**
+     * Audio lines: the worker listens on TWILIO_MEDIA_PORT for Twilio's Media Streams, which Twilio reaches at
+     * TWILIO_MEDIA_URL (a `wss://` URL of this worker). Both unset: audio lines are refused on Twilio.
+     */
+    mediaUrl?: string;
+    mediaPort?: number;
+  };
   /** → carrier: bearer of the carrier's API and media socket (worker). */
   carrierApiKey: string | undefined;
   /**
@@ -267,6 +277,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       test: twilioAccountFromEnv('TWILIO_TEST', env),
       live: twilioAccountFromEnv('TWILIO_LIVE', env),
       apiBaseUrl: env.TWILIO_API_BASE_URL || undefined,
+      mediaUrl: env.TWILIO_MEDIA_URL || undefined,
+      mediaPort: env.TWILIO_MEDIA_PORT ? int('TWILIO_MEDIA_PORT', 0) : undefined,
     },
     carrierApiKey: secret('CARRIER_API_KEY'),
     carrierProvider: env.CARRIER_PROVIDER || 'simulator',

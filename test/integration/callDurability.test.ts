@@ -5,7 +5,16 @@ import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '../../src/platform/config';
 import { freePort, stopProcess } from '../../src/platform/infra/proc';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../../src/platform/infra/temporal';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, type TestResponse } from '../support/harness';
+import {
+  createActiveLine,
+  createTenant,
+  eventually,
+  startHarness,
+  webhookLine,
+  type Harness,
+  type Tenant,
+  type TestResponse,
+} from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
 
@@ -83,12 +92,8 @@ describe('call durability under worker crashes', () => {
     const CALLS = 20;
     const lines = [];
     for (let i = 0; i < CALLS; i += 1) {
-      const res = await h.request('POST', '/api/v1/lines', {
-        key: tenants[i % 2].keys.test,
-        body: webhookLine({ webhook_url: receiver.url }),
-      });
-      expect(res.status).toBe(201);
-      lines.push({ ...res.body.line, key: tenants[i % 2].keys.test });
+      const line = await createActiveLine(h, tenants[i % 2].keys.test, webhookLine({ webhook_url: receiver.url }));
+      lines.push({ ...line, key: tenants[i % 2].keys.test });
     }
     const callIds: string[] = [];
     const driving = lines.map(async (line, i) => {
@@ -100,7 +105,7 @@ describe('call durability under worker crashes', () => {
           headers: { 'idempotency-key': idempotencyKey },
         }),
       );
-      expect(placed.status).toBe(201);
+      expect({ status: placed.status, body: placed.body }).toMatchObject({ status: 201 });
       const id = placed.body.call.id as string;
       callIds.push(id);
       await eventually(

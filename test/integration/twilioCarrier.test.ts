@@ -1,9 +1,14 @@
 import crypto from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import WebSocket, { WebSocketServer } from 'ws';
 import { customer, useHarnessWithReceiver } from '../support/customer';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
+import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
+import { createMaintenanceActivities } from '../../activities/maintenance';
 import type { Config } from '../../src/platform/config';
+import { freePort } from '../../src/platform/infra/proc';
 
 /**
  * The live environment on Twilio, end to end, against the contract stub (test/support/twilioStub.ts):
@@ -18,6 +23,9 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     stub = await startTwilioStub();
     twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
     twilio.apiBaseUrl = stub.url;
+    // The worker's Media Streams listener, which the stub reaches as Twilio would reach TWILIO_MEDIA_URL.
+    twilio.mediaPort = await freePort();
+    twilio.mediaUrl = `ws://127.0.0.1:${twilio.mediaPort}/twilio/media`;
   });
   afterAll(async () => stub?.close());
 
@@ -61,17 +69,18 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await stub.ring(twilioCall.sid);
     await stub.answer(twilioCall.sid);
     await calls.untilStatus(call.id, ['in_progress']);
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    // The answered call runs ConversationRelay: Twilio opened its signed WebSocket to the API.
+    expect(twilioCall.twiml).toContain('<ConversationRelay');
+    expect(twilioCall.relay?.url).toBe(`${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${call.id}`);
     expect(stub.callbacks.filter((c) => c.params.CallSid === twilioCall.sid).map((c) => [path(c.url), c.status])).toEqual([
       ['/carrier/twilio/calls/status', 204],
       ['/carrier/twilio/calls/connect', 200],
     ]);
 
-    // DTMF through live control: Twilio plays the digits, then the call listens again.
+    // DTMF through live control: ConversationRelay's sendDigits.
     const pressed = await calls.press(call.id, { digits: '12#' });
     expect(pressed.body).toMatchObject({ pressed: true, digits: '12#' });
-    expect(twilioCall.twiml).toContain('<Play digits="12#"/>');
-    expect(twilioCall.twiml).toContain(`<Redirect method="POST">${h.apiUrl}/carrier/twilio/calls/connect?resume=1</Redirect>`);
+    await eventually(async () => (twilioCall.relay?.digits.includes('12#') ? true : undefined), 20_000, 'the digits to reach Twilio');
 
     expect((await calls.hangUp(call.id)).status).toBe(200);
     const ended = await calls.untilStatus(call.id, ['completed']);
@@ -98,10 +107,9 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     const twilioCall = await stubCallTo('+14155550109');
     await stub.answer(twilioCall.sid);
     const saying = (text: string) =>
-      eventually(async () => (twilioCall.twiml.includes(`>${text}</Say>`) ? true : undefined), 20_000, `Twilio to say "${text}"`);
+      eventually(async () => (twilioCall.relay?.said.includes(text) ? true : undefined), 20_000, `Twilio to say "${text}"`);
     await saying('Hello from Luigi’s');
     await stub.finishSpeech(twilioCall.sid);
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
     await stub.callerSays(twilioCall.sid, 'I need a table for two');
     await saying('Sure, for what time?');
     const message = ctx.receiver.requests.find((r) => r.body.event === 'message');
@@ -114,15 +122,15 @@ describe('Twilio carrier (live environment, contract stub)', () => {
       ['assistant', 'Sure, for what time?'],
     ]);
 
-    // A streamed reply is two speeches: the second waits for the first to end, then Twilio says it.
+    // A streamed reply is two speeches, sent as they come: ConversationRelay queues them and says them in order.
     await stub.callerSays(twilioCall.sid, 'Eight please');
-    await saying('One moment.');
-    await eventually(async () => ((await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).length === 2 ? true : undefined));
-    expect(twilioCall.twiml).not.toContain('Your table is booked.');
+    await saying('Your table is booked.');
+    expect(twilioCall.relay!.said.slice(-2)).toEqual(['One moment.', 'Your table is booked.']);
+    expect(twilioCall.relay!.received.filter((m) => m.type === 'text').slice(-2)).toEqual([
+      { type: 'text', token: 'One moment.', last: true },
+      { type: 'text', token: 'Your table is booked.', last: true },
+    ]);
     await stub.finishSpeech(twilioCall.sid);
-    expect(twilioCall.twiml).toContain('>Your table is booked.</Say>');
-    await stub.finishSpeech(twilioCall.sid);
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
     await calls.untilTranscript(call.id, 5);
     await calls.hangUp(call.id);
     await calls.untilStatus(call.id, ['completed']);
@@ -141,17 +149,59 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await stub.answer(twilioCall.sid);
     await calls.untilStatus(call.id, ['in_progress']);
     await stub.callerSays(twilioCall.sid, 'Tell me everything');
-    await eventually(async () => (twilioCall.twiml.includes(`>${long}</Say>`) ? true : undefined), 20_000, 'the long reply');
-    // The speech is said inside a barge-in Gather: the caller talks over it.
-    expect(twilioCall.twiml).toMatch(/<Gather [^>]*bargeIn="true"[^>]*><Say>/);
+    await eventually(async () => (twilioCall.relay?.said.includes(long) ? true : undefined), 20_000, 'the long reply');
+    // The caller talks over it: ConversationRelay sends `interrupt` (what was heard), then the prompt.
     await stub.callerSays(twilioCall.sid, 'Stop, stop');
     const events = () => ctx.receiver.requests.filter((r) => r.body.call_id === call.id).map((r) => r.body.event);
     await eventually(async () => (events().filter((e) => e === 'message').length === 2 ? true : undefined), 20_000, 'the second message');
     const after = events().slice(events().indexOf('message') + 1);
     expect(after).toEqual(['interrupted', 'message']);
-    expect(ctx.receiver.requests.find((r) => r.body.event === 'interrupted')?.body).toMatchObject({ call_id: call.id });
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    expect(ctx.receiver.requests.find((r) => r.body.event === 'interrupted')?.body).toMatchObject({
+      call_id: call.id,
+      partial_response_text: 'Let me tell',
+    });
     await calls.hangUp(call.id);
+  });
+
+  it('a dropped ConversationRelay socket: Twilio reopens the session through <Connect action>, and the conversation goes on', async () => {
+    ctx.receiver.respondWith((req) =>
+      req.body.event === 'message' && req.body.text === 'Still there?'
+        ? { status: 200, body: JSON.stringify({ text: 'Yes, still here.' }) }
+        : undefined,
+    );
+    const line = await lines.create({ begin_message: 'Hello.' });
+    const call = await calls.dial(line.id, '+14155550115');
+    const twilioCall = await stubCallTo('+14155550115');
+    await stub.answer(twilioCall.sid);
+    await eventually(async () => (twilioCall.relay?.said.includes('Hello.') ? true : undefined), 20_000, 'the greeting');
+    await stub.finishSpeech(twilioCall.sid);
+    const first = twilioCall.relay!;
+    stub.dropRelay(twilioCall.sid);
+    const second = await eventually(
+      async () => (twilioCall.relay && twilioCall.relay !== first ? twilioCall.relay : undefined),
+      20_000,
+      'a new session',
+    );
+    const connects = stub.callbacks.filter((c) => c.params.CallSid === twilioCall.sid && path(c.url) === '/carrier/twilio/calls/connect');
+    expect(connects.map((c) => new URL(c.url).searchParams.get('resume'))).toEqual([null, '1']);
+    expect(connects[1].params).toMatchObject({ SessionStatus: 'ended' });
+    await stub.callerSays(twilioCall.sid, 'Still there?');
+    await eventually(async () => (second.said.includes('Yes, still here.') ? true : undefined), 20_000, 'the reply on the new session');
+    expect(ctx.receiver.requests.filter((r) => r.body.call_id === call.id && r.body.event === 'call_started')).toHaveLength(1);
+    expect((await calls.get(call.id)).status).toBe('in_progress');
+    await calls.hangUp(call.id);
+  });
+
+  it('the hourly maintenance drops ConversationRelay commands nobody took within a day', async () => {
+    const now = Date.now();
+    await h.db('twilio_relay_commands').insert([
+      { call_sid: 'CAstale', command: JSON.stringify({ kind: 'stop' }), created_at: new Date(now - 25 * 3600_000) },
+      { call_sid: 'CAfresh', command: JSON.stringify({ kind: 'stop' }), created_at: new Date(now - 60_000) },
+    ]);
+    const purged = await createMaintenanceActivities({ db: h.db, now: () => new Date() }).purgeExpiredRecords();
+    expect(purged.twilioRelayCommands).toBeGreaterThanOrEqual(1);
+    expect(await h.db('twilio_relay_commands').whereIn('call_sid', ['CAstale', 'CAfresh']).pluck('call_sid')).toEqual(['CAfresh']);
+    await h.db('twilio_relay_commands').where({ call_sid: 'CAfresh' }).del();
   });
 
   it('a hosted line: the model’s reply is said sentence after sentence in the line’s Twilio voice', async () => {
@@ -165,23 +215,22 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     const twilioCall = await stubCallTo('+14155550111');
     await stub.answer(twilioCall.sid);
     const saying = (text: string) =>
-      eventually(async () => (twilioCall.twiml.includes(`>${text}</Say>`) ? true : undefined), 20_000, `Twilio to say "${text}"`);
+      eventually(async () => (twilioCall.relay?.said.includes(text) ? true : undefined), 20_000, `Twilio to say "${text}"`);
     await saying('Bonjour, Chez Marie.');
-    expect(twilioCall.twiml).toContain('<Say voice="Polly.Remi-Neural" language="fr-FR">');
+    // The line's voice is the session's: Amazon Polly's Rémi, in French (speech and transcription).
+    for (const attribute of ['ttsProvider="Amazon"', 'voice="Remi-Neural"', 'language="fr-FR"'])
+      expect(twilioCall.twiml).toMatch(new RegExp(`<ConversationRelay [^>]*${attribute}`));
+    expect(twilioCall.relay!.received.some((m) => m.type === 'language')).toBe(false);
     await stub.finishSpeech(twilioCall.sid);
     await simulator(() => h).model.reply({ match: 'table', reply: 'Certainly. For how many people? And at what time?' });
     await stub.callerSays(twilioCall.sid, 'Do you have a table tonight?');
-    await saying('Certainly.');
-    await eventually(async () => ((await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).length === 3 ? true : undefined));
-    for (const next of ['For how many people?', 'And at what time?']) {
-      await stub.finishSpeech(twilioCall.sid);
-      expect(twilioCall.twiml).toContain(`>${next}</Say>`);
-    }
+    await saying('And at what time?');
+    expect(twilioCall.relay!.said.slice(-3)).toEqual(['Certainly.', 'For how many people?', 'And at what time?']);
     await stub.finishSpeech(twilioCall.sid);
-    expect(twilioCall.twiml).toContain('<Gather input="speech"');
+    await calls.untilTranscript(call.id, 3);
     await calls.hangUp(call.id);
     await calls.untilStatus(call.id, ['completed']);
-    expect(await h.db('twilio_speeches').where({ call_sid: twilioCall.sid })).toEqual([]);
+    expect(await h.db('twilio_relay_commands').where({ call_sid: twilioCall.sid })).toEqual([]);
   });
 
   it('a recording line records its calls at Twilio; the recording is the call’s recording_url', async () => {
@@ -220,11 +269,88 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     const row = await calls.untilInboundRow(line.id);
     expect(row.carrier_call_id).toBe(twilioCall.sid);
     await calls.untilStatus(row.id, ['in_progress']);
-    await eventually(async () => (twilioCall.twiml.includes('<Gather') ? true : undefined), 20_000, 'the call to listen');
+    await eventually(async () => (twilioCall.relay ? true : undefined), 20_000, 'the call’s ConversationRelay session');
     expect(twilioCall.updates[0]).toMatchObject({ Url: `${h.apiUrl}/carrier/twilio/calls/connect?call_id=${row.id}` });
     // The number's status callback (no call id in it) ends the call found by its CallSid.
     await stub.remoteHangUp(twilioCall.sid);
     expect((await calls.untilStatus(row.id, ['completed'])).end_cause).toBe('caller_hangup');
+  });
+
+  it('audio: a Media Stream is relayed both ways to the customer’s socket as µ-law frames; a forged upgrade is refused', async () => {
+    const handler = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+    await new Promise((resolve) => handler.once('listening', resolve));
+    const fromCaller: Array<Record<string, unknown>> = [];
+    let socket: WebSocket | undefined;
+    handler.on('connection', (ws) => {
+      socket = ws;
+      ws.on('message', (data) => {
+        const message = JSON.parse(String(data)) as Record<string, unknown>;
+        fromCaller.push(message);
+        // Echo the caller's audio back, as a customer's voice agent would answer.
+        if (message.event === 'media')
+          ws.send(
+            JSON.stringify({
+              event: 'media',
+              stream_id: message.stream_id,
+              media: { payload: (message.media as { payload: string }).payload },
+            }),
+          );
+      });
+    });
+    try {
+      const handlerUrl = `ws://127.0.0.1:${(handler.address() as AddressInfo).port}/agent`;
+      const line = await lines.create({ mode: 'audio', webhook_url: undefined, audio_handler_url: handlerUrl });
+      const call = await calls.dial(line.id, '+14155550114');
+      const twilioCall = await stubCallTo('+14155550114');
+      await stub.answer(twilioCall.sid);
+      await calls.untilStatus(call.id, ['in_progress']);
+      // Answered, the call waits (no ConversationRelay) until the worker moves it to its Media Stream.
+      expect(
+        stub.callbacks.find((c) => path(c.url) === '/carrier/twilio/calls/connect' && c.params.CallSid === twilioCall.sid)?.body,
+      ).toContain('<Pause length="60"/>');
+      await eventually(
+        async () => (twilioCall.media && fromCaller.some((m) => m.event === 'start') ? true : undefined),
+        20_000,
+        'the stream',
+      );
+      expect(twilioCall.relay).toBeUndefined();
+      expect(twilioCall.twiml).toContain(`<Connect><Stream url="${twilio.mediaUrl}/`);
+
+      const frames = Array.from({ length: 50 }, (_, i) => Buffer.alloc(160, i + 1));
+      await stub.talk(twilioCall.sid, frames);
+      await eventually(async () => (twilioCall.media!.received.length === 50 ? true : undefined), 20_000, 'every frame to come back');
+      expect(twilioCall.media!.received).toEqual(frames);
+      expect(fromCaller.filter((m) => m.event === 'media')).toHaveLength(50);
+
+      // The stream's one-time URL, signed with another auth token or opened a second time, is refused.
+      const streamUrl = twilioCall.media!.url;
+      await expect(openTwilioSocket(streamUrl, twilioSocketSignature('f'.repeat(32), streamUrl))).rejects.toThrow('upgrade refused');
+      await expect(openTwilioSocket(streamUrl, twilioSocketSignature(stub.authToken, streamUrl))).rejects.toThrow(
+        'upgrade refused with 404',
+      );
+
+      socket!.close(1000);
+      const ended = await calls.untilStatus(call.id, ['completed']);
+      expect(ended.end_cause).toBe('audio_handler_closed');
+      expect(twilioCall.status).toBe('completed');
+    } finally {
+      await new Promise((resolve) => handler.close(resolve));
+    }
+  });
+
+  it('a ConversationRelay WebSocket upgrade Twilio did not sign for that URL is refused (403)', async () => {
+    const url = `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${crypto.randomUUID()}`;
+    const forgeries = [
+      twilioSocketSignature('f'.repeat(32), url),
+      twilioSocketSignature(stub.authToken, `${url}&language=fr-FR`),
+      twilioSocketSignature(stub.authToken, url.replace('ws:', 'http:')),
+    ];
+    for (const signature of forgeries) await expect(openTwilioSocket(url, signature)).rejects.toThrow('upgrade refused with 403');
+    await expect(openTwilioSocket(`${url}&language=fr-FR`, twilioSocketSignature(stub.authToken, url))).rejects.toThrow(
+      'upgrade refused with 403',
+    );
+    const genuine = await openTwilioSocket(url, twilioSocketSignature(stub.authToken, url));
+    genuine.close(1000);
   });
 
   it('a call to a number no line holds is rejected; a forged one creates no call', async () => {

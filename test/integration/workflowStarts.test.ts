@@ -44,10 +44,38 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       expect((await hold(`call:${id}`)).status).toBe('settled');
     });
 
+    it('the idempotent answer commits with the call: a retry while its workflow is still starting replays it', async () => {
+      const line = await lines.create();
+      const start = faults.holdNextStart('callWorkflow');
+      const place = () =>
+        h.request('POST', '/api/v1/calls', {
+          key: ctx.tenant.keys.test,
+          body: { line_id: line.id, to_number: '+14155552698' },
+          headers: { 'idempotency-key': 'committed-with-the-call' },
+        });
+      const first = place();
+      // The API is between recording the call and starting its workflow (where a crash would stop it).
+      await start.held;
+      const retry = await place();
+      expect(retry.status).toBe(201);
+      expect(retry.headers.get('idempotent-replayed')).toBe('true');
+      start.release();
+      const placed = await first;
+      expect(placed.status).toBe(201);
+      expect(retry.body.call.id).toBe(placed.body.call.id);
+      expect(await h.db('calls').where({ line_id: line.id })).toHaveLength(1);
+      await calls.untilStatus(placed.body.call.id, ['in_progress']);
+      await calls.hangUp(placed.body.call.id);
+    });
+
     it('a start that never reached Temporal: 503, the call failed, its hold released, the line free', async () => {
       const line = await lines.create();
       faults.failStarts('callWorkflow');
-      const placed = await calls.place(line.id);
+      const placed = await h.request('POST', '/api/v1/calls', {
+        key: ctx.tenant.keys.test,
+        body: { line_id: line.id, to_number: '+14155552697' },
+        headers: { 'idempotency-key': 'compensated-start' },
+      });
       expect(placed.status).toBe(503);
       expect(placed.body.error.code).toBe('service_unavailable');
       expect(placed.headers.get('retry-after')).toBe('1');
@@ -56,6 +84,16 @@ describe('workflow starts and Temporal failures, as the customer sees them', () 
       expect((await hold(`call:${row.id}`)).status).toBe('released');
       faults.reset();
       await lines.expectFree(line.id);
+      // Nothing was dialled, so the answer stored with the call is forgotten: the retry places a new call.
+      const retried = await h.request('POST', '/api/v1/calls', {
+        key: ctx.tenant.keys.test,
+        body: { line_id: line.id, to_number: '+14155552697' },
+        headers: { 'idempotency-key': 'compensated-start' },
+      });
+      expect(retried.status).toBe(201);
+      expect(retried.headers.get('idempotent-replayed')).toBeNull();
+      expect(retried.body.call.id).not.toBe(row.id);
+      await calls.hangUp(retried.body.call.id);
     });
 
     it('a workflow that starts after the API failed its call does not dial it', async () => {

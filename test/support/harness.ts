@@ -127,6 +127,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     });
     apps.push(app);
     const created = http.createServer(app.koa.callback());
+    app.acceptWebSockets(created);
     // Longer than the client's own idle timeout, so the client always closes idle sockets first
     // (tests that block the event loop, e.g. spawnSync of the CLI, would otherwise race a reset).
     created.keepAliveTimeout = 65_000;
@@ -290,6 +291,29 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * Creates a line as a customer does and waits until it is `active`: under load the API may answer
+ * before the number is provisioned (the line is then returned `provisioning`, spec "Line").
+ */
+export async function createActiveLine(
+  h: Harness,
+  key: string,
+  body: Record<string, unknown>,
+  timeoutMs = 60_000,
+): Promise<{ id: string; status: string; phone_number: string; [field: string]: unknown }> {
+  const created = await h.request('POST', '/api/v1/lines', { key, body });
+  if (created.status !== 201) throw new Error(`line creation answered ${created.status}: ${created.text}`);
+  if (created.body.line.status === 'active') return created.body.line;
+  return eventually(
+    async () => {
+      const got = await h.request('GET', `/api/v1/lines/${created.body.line.id}`, { key });
+      return got.body.line.status === 'active' ? got.body.line : undefined;
+    },
+    timeoutMs,
+    `line ${created.body.line.id} to become active`,
+  );
 }
 
 export const webhookLine = (overrides: Record<string, unknown> = {}) => ({

@@ -19,6 +19,7 @@ export class TemporalFaults {
   /** Workflow type → how its next starts go (then `afterwards`). */
   private readonly starts = new Map<string, { next: Array<'lose_answer' | 'unreachable'>; afterwards: 'pass' | 'unreachable' }>();
   private describesFail = false;
+  private heldStarts: { workflowType: string; release: Promise<void>; reached: () => void } | undefined;
   private updateFailures: number[] = [];
   private signalFailures: number[] = [];
 
@@ -30,6 +31,19 @@ export class TemporalFaults {
   /** Every start of `workflowType` fails before reaching the server, until `reset()`. */
   failStarts(workflowType: string): void {
     this.starts.set(workflowType, { next: [], afterwards: 'unreachable' });
+  }
+
+  /**
+   * The next start of `workflowType` waits before it reaches the server, as a process that stalls
+   * (or dies) between recording the work and starting its workflow. Resolves when a start is held;
+   * call `release` to let it through.
+   */
+  holdNextStart(workflowType: string): { held: Promise<void>; release: () => void } {
+    let release!: () => void;
+    let reached!: () => void;
+    const held = new Promise<void>((resolve) => (reached = resolve));
+    this.heldStarts = { workflowType, release: new Promise<void>((resolve) => (release = resolve)), reached };
+    return { held, release };
   }
 
   /** `describe()` cannot reach the server either, until `reset()`. */
@@ -50,6 +64,7 @@ export class TemporalFaults {
   reset(): void {
     this.starts.clear();
     this.describesFail = false;
+    this.heldStarts = undefined;
     this.updateFailures = [];
     this.signalFailures = [];
   }
@@ -57,6 +72,12 @@ export class TemporalFaults {
   readonly interceptor: WorkflowClientInterceptor = {
     startWithDetails: async (input, next) => {
       const plan = this.starts.get(input.workflowType);
+      const held = this.heldStarts;
+      if (held?.workflowType === input.workflowType) {
+        this.heldStarts = undefined;
+        held.reached();
+        await held.release;
+      }
       const fault = plan ? (plan.next.shift() ?? plan.afterwards) : 'pass';
       if (fault === 'unreachable') throw grpcFailure(GRPC.UNAVAILABLE, 'start workflow');
       if (fault === 'lose_answer') {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { stubSockets, type StubMediaStream, type StubRelay } from './twilioStubSockets';
 
 /**
  * A local contract stub of Twilio's REST API (2010-04-01) and of the webhooks Twilio sends, written
@@ -9,7 +10,9 @@ import type { AddressInfo } from 'node:net';
  * answers with Twilio's snake_case field names, list pages with `next_page_uri`, errors as
  * `{code, message, more_info, status}`. Callbacks are form-encoded POSTs signed with
  * `X-Twilio-Signature` (base64 HMAC-SHA1 of the URL followed by every parameter's name and value,
- * sorted by name, keyed by the auth token), sent one at a time per call in Twilio's order.
+ * sorted by name, keyed by the auth token), sent one at a time per call in Twilio's order. The
+ * ConversationRelay and Media Streams sockets a call's TwiML asks for are opened as Twilio opens them
+ * (./twilioStubSockets.ts).
  */
 
 export interface StubCall {
@@ -27,6 +30,10 @@ export interface StubCall {
   /** Created with `Record=true`. */
   record?: boolean;
   updates: Array<Record<string, string | string[]>>;
+  /** The ConversationRelay session of the call's `<Connect><ConversationRelay>`, while it runs. */
+  relay?: StubRelay;
+  /** The bidirectional stream of the call's `<Connect><Stream>`, while it runs. */
+  media?: StubMediaStream;
 }
 
 export interface StubMessage {
@@ -75,10 +82,14 @@ export interface TwilioStub {
   remoteHangUp(callSid: string): Promise<void>;
   /** An outbound call ends unanswered, with Twilio's final status. */
   endUnanswered(callSid: string, status: 'busy' | 'no-answer' | 'failed'): Promise<void>;
-  /** The current `<Say>` finishes: Twilio follows the `<Redirect>` after it. */
+  /** What ConversationRelay is saying ends (`agentSpeaking` off). */
   finishSpeech(callSid: string): Promise<void>;
-  /** The caller speaks into the current `<Gather input="speech">`. */
+  /** The caller speaks to ConversationRelay (an `interrupt` first when it is speaking, then the `prompt`). */
   callerSays(callSid: string, text: string): Promise<void>;
+  /** The call's ConversationRelay socket is lost; Twilio goes on at the `<Connect action>`. */
+  dropRelay(callSid: string): void;
+  /** The caller's audio on the call's Media Stream (µ-law 8 kHz frames). */
+  talk(callSid: string, frames: Buffer[]): Promise<void>;
   /** Someone calls one of our numbers: Twilio posts to its VoiceUrl. */
   incomingCall(from: string, to: string): Promise<StubCall>;
   /** Someone texts one of our numbers: Twilio posts to its SmsUrl. */
@@ -124,6 +135,14 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
   const numbers = new Map<string, StubNumber>();
   const callbacks: SentCallback[] = [];
   const requests: TwilioStub['requests'] = [];
+  const sockets = stubSockets({
+    accountSid,
+    authToken,
+    onSessionEnded: (call, action, params) => {
+      const stubCall = call as StubCall;
+      if (stubCall.status === 'in-progress') void enqueue(call.sid, () => fetchTwiml(stubCall, action, params)).catch(() => undefined);
+    },
+  });
   /** One chain of callbacks per call or message: Twilio's callbacks for one resource arrive in order. */
   const queues = new Map<string, Promise<unknown>>();
   const enqueue = <T>(key: string, work: () => Promise<T>): Promise<T> => {
@@ -186,24 +205,18 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
   /** Runs the TwiML at `url` (fetched with the call's parameters). */
   const fetchTwiml = async (call: StubCall, url: string, extra: Record<string, string> = {}) => {
     const sent = await post(url, callParams(call, extra));
-    if (sent.status === 200) call.twiml = sent.body;
+    if (sent.status !== 200) return;
+    call.twiml = sent.body;
+    await sockets.run(call);
   };
 
   const end = (call: StubCall, status: string) =>
     enqueue(call.sid, async () => {
       if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status)) return;
       call.status = status;
+      await sockets.closeSockets(call);
       await statusCallback(call, 'completed');
     });
-
-  const attr = (twiml: string, element: string, name: string): string | undefined => {
-    const match = new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`).exec(twiml);
-    return match ? match[1].replace(/&amp;/g, '&') : undefined;
-  };
-  const redirectUrl = (twiml: string) => {
-    const match = /<Redirect\b[^>]*>([^<]*)<\/Redirect>/.exec(twiml);
-    return match ? match[1].replace(/&amp;/g, '&') : undefined;
-  };
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -343,8 +356,10 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
         const newCallback = one(params.StatusCallback);
         if (newCallback) call.statusCallback = newCallback;
         if (status === 'completed' || status === 'canceled') void end(call, status === 'completed' ? 'completed' : 'canceled');
-        else if (one(params.Twiml)) call.twiml = one(params.Twiml)!;
-        else if (one(params.Url)) void enqueue(call.sid, () => fetchTwiml(call, one(params.Url)!));
+        else if (one(params.Twiml)) {
+          call.twiml = one(params.Twiml)!;
+          void enqueue(call.sid, () => sockets.run(call));
+        } else if (one(params.Url)) void enqueue(call.sid, () => fetchTwiml(call, one(params.Url)!));
         return json(res, 200, callJson(call));
       }
       if ((match = /^\/Calls\/(CA[0-9a-f]{32})\/Recordings\.json$/.exec(rest)) && req.method === 'POST') {
@@ -423,19 +438,18 @@ export async function startTwilioStub(options: { accountSid?: string; authToken?
     },
     finishSpeech(callSid) {
       const call = findCall(callSid);
-      return enqueue(callSid, async () => {
-        const next = call.twiml.includes('<Say') ? redirectUrl(call.twiml) : undefined;
-        if (!next) throw new Error(`call ${callSid} is not speaking: ${call.twiml}`);
-        await fetchTwiml(call, next);
-      });
+      return enqueue(callSid, () => sockets.finishSpeech(call));
     },
     callerSays(callSid, text) {
       const call = findCall(callSid);
-      return enqueue(callSid, async () => {
-        const action = attr(call.twiml, 'Gather', 'action');
-        if (!action) throw new Error(`call ${callSid} is not listening: ${call.twiml}`);
-        await fetchTwiml(call, action, { SpeechResult: text, Confidence: '0.92', Language: 'en-US' });
-      });
+      return enqueue(callSid, () => sockets.callerSays(call, text));
+    },
+    dropRelay(callSid) {
+      sockets.dropRelay(findCall(callSid));
+    },
+    talk(callSid, frames) {
+      const call = findCall(callSid);
+      return enqueue(callSid, () => sockets.talk(call, frames));
     },
     async incomingCall(from, to) {
       const number = [...numbers.values()].find((n) => n.phoneNumber === to);

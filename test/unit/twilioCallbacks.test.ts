@@ -1,9 +1,12 @@
 import { twilioCallEventType, twilioMessageStatus, utteranceLanguage } from '../../src/adapters/carrier/twilio/callbacks/translate';
 import { verifyTwilioCallback } from '../../src/adapters/carrier/twilio/callbacks/verify';
-import { memorySpeechQueue } from '../../src/adapters/carrier/twilio/callbacks/speechQueue';
+import { EventEmitter } from 'node:events';
+import WebSocket from 'ws';
+import { ConversationRelaySession, type RelayReport } from '../../src/adapters/carrier/twilio/callbacks/relaySession';
+import { createLogger } from '../../src/platform/logger';
 import { twilioSignature } from '../support/twilioStub';
 
-/** The pure parts of the Twilio webhooks: verification, translation, and the speech queue's order. */
+/** The pure parts of the Twilio webhooks: verification, translation, and a ConversationRelay session's reports. */
 describe('Twilio callbacks', () => {
   const live = { accountSid: `AC${'1'.repeat(32)}`, authToken: 'live-token-0123456789abcdef' };
   const test = { accountSid: `AC${'2'.repeat(32)}`, authToken: 'test-token-0123456789abcdef' };
@@ -47,24 +50,46 @@ describe('Twilio callbacks', () => {
     ]);
   });
 
-  it('says one speech at a time, the rest in order, once each; a failed start queues nothing', async () => {
-    const queue = memorySpeechQueue();
-    const played: string[] = [];
-    const play = async (speech: { speakId: string }) => void played.push(speech.speakId);
-    await queue.speak('CA1', { speakId: 'a', text: 'A' }, play);
-    await queue.speak('CA1', { speakId: 'b', text: 'B' }, play);
-    await queue.speak('CA1', { speakId: 'b', text: 'B' }, play);
-    await queue.speak('CA1', { speakId: 'c', text: 'C' }, play);
-    expect(played).toEqual(['a']);
-    expect((await queue.next('CA1', 'a'))?.speakId).toBe('b');
-    expect((await queue.next('CA1', 'b'))?.speakId).toBe('c');
-    expect(await queue.next('CA1', 'c')).toBeUndefined();
-
-    await expect(queue.speak('CA2', { speakId: 'x', text: 'X' }, () => Promise.reject(new Error('ended')))).rejects.toThrow('ended');
-    await queue.speak('CA2', { speakId: 'x', text: 'X' }, play);
-    expect(played).toEqual(['a', 'x']);
-    await queue.clear('CA2');
-    await queue.speak('CA2', { speakId: 'y', text: 'Y' }, play);
-    expect(played).toEqual(['a', 'x', 'y']);
+  it('ConversationRelay: speeches go as text, played when Twilio stops speaking; an interrupt stops the rest; prompts are utterances', async () => {
+    const ws = Object.assign(new EventEmitter(), { readyState: WebSocket.OPEN, sent: [] as unknown[] });
+    Object.assign(ws, { send: (data: string) => ws.sent.push(JSON.parse(data)) });
+    const reports: RelayReport[] = [];
+    const setups: string[] = [];
+    const session = new ConversationRelaySession(ws as unknown as WebSocket, {
+      log: createLogger('test', 'silent'),
+      language: 'en-US',
+      report: async (report) => void reports.push(report),
+      onSetup: (s) => setups.push(s.callSid!),
+      onClose: () => undefined,
+    });
+    const twilioSays = async (message: object) => {
+      ws.emit('message', Buffer.from(JSON.stringify(message)), false);
+      await new Promise((resolve) => setImmediate(resolve));
+    };
+    await twilioSays({ type: 'setup', sessionId: 'VX1', callSid: 'CA1', accountSid: live.accountSid });
+    expect(setups).toEqual(['CA1']);
+    await session.drain(async () => [
+      { kind: 'speak', speakId: 'a', text: 'Hello.' },
+      { kind: 'speak', speakId: 'b', text: 'Bonjour.', voice: { voice: 'Polly.Remi-Neural', language: 'fr-FR' } },
+      { kind: 'digits', digits: '1#' },
+    ]);
+    expect(ws.sent).toEqual([
+      { type: 'text', token: 'Hello.', last: true },
+      { type: 'language', ttsLanguage: 'fr-FR', transcriptionLanguage: 'fr-FR' },
+      { type: 'text', token: 'Bonjour.', last: true },
+      { type: 'sendDigits', digits: '1#' },
+    ]);
+    await twilioSays({ type: 'info', name: 'agentSpeaking', value: 'on' });
+    await twilioSays({ type: 'interrupt', utteranceUntilInterrupt: 'Hel', durationUntilInterruptMs: 420 });
+    await twilioSays({ type: 'prompt', voicePrompt: 'Stop', lang: 'fr-FR', last: true });
+    await twilioSays({ type: 'info', name: 'agentSpeaking', value: 'off' });
+    expect(reports).toEqual([
+      { type: 'playback', speakId: 'a', playedText: 'Hel', stopped: true },
+      { type: 'playback', speakId: 'b', playedText: '', stopped: true },
+      { type: 'utterance', text: 'Stop', language: 'fr' },
+    ]);
+    await session.drain(async () => [{ kind: 'speak', speakId: 'c', text: 'Oui.' }]);
+    await twilioSays({ type: 'info', name: 'agentSpeaking', value: 'off' });
+    expect(reports.at(-1)).toEqual({ type: 'playback', speakId: 'c', playedText: 'Oui.', stopped: false });
   });
 });

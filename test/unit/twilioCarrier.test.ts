@@ -1,6 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
+import type { TwilioRelayCommand } from '../../src/adapters/carrier/twilio/callbacks/relayCommands';
 import { TWILIO_TEST_NUMBER, TwilioCarrier } from '../../src/adapters/carrier/twilio/twilioCarrier';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 
@@ -10,6 +11,9 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
   let receiver: http.Server;
   let publicBaseUrl: string;
   let carrier: TwilioCarrier;
+  /** What the adapter sent to calls' ConversationRelay sessions. */
+  const relayed: Array<[string, TwilioRelayCommand]> = [];
+  const relay = { send: async (callSid: string, command: TwilioRelayCommand) => void relayed.push([callSid, command]) };
 
   beforeAll(async () => {
     stub = await startTwilioStub();
@@ -28,6 +32,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
       publicBaseUrl,
       mode: 'live',
       apiBaseUrl: stub.url,
+      relay,
     });
   });
   afterAll(async () => {
@@ -61,6 +66,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
       publicBaseUrl,
       mode: 'test',
       apiBaseUrl: stub.url,
+      relay,
     });
     const searches = stub.requests.filter((r) => r.path.includes('AvailablePhoneNumbers')).length;
     const bought = await testCarrier.provisionNumber({ idempotencyKey: 'line:test', country: 'US' });
@@ -89,29 +95,19 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
       Status: 'completed',
       StatusCallback: `${publicBaseUrl}/carrier/twilio/calls/status?ended_by=switchboard`,
     });
-    // Hanging up an ended call succeeds; other commands on it are refusals.
+    // Hanging up an ended call succeeds.
     await expect(carrier.hangUp({ carrierCallId: first.carrierCallId })).resolves.toBeUndefined();
-    await expect(carrier.speak({ carrierCallId: first.carrierCallId, speakId: 's', text: 'hi' })).rejects.toBeInstanceOf(
-      CarrierRejectedError,
-    );
   });
 
-  it('speaks with <Say> in the mapped voice and plays digits, each coming back to our callbacks', async () => {
-    const { carrierCallId } = await carrier.placeCall({
-      callId: 'c0ffee00-0000-4000-8000-000000000002',
-      from: '+15555550100',
-      to: '+15555550198',
-      eventsUrl: 'unused',
-    });
-    await stub.answer(carrierCallId);
-    await carrier.speak({ carrierCallId, speakId: 'speak-1', text: 'Hello & welcome', voice: 'nova' });
-    const call = stub.calls.get(carrierCallId)!;
-    expect(call.twiml).toContain('<Say voice="Polly.Amy-Neural" language="en-GB">Hello &amp; welcome</Say>');
-    expect(call.twiml).toContain(
-      `<Redirect method="POST">${publicBaseUrl}/carrier/twilio/calls/played?speak_id=speak-1&amp;text=Hello+%26+welcome</Redirect>`,
-    );
-    await carrier.sendDigits({ carrierCallId, digits: '12w#' });
-    expect(call.twiml).toContain('<Play digits="12w#"/>');
+  it("speaks, presses digits and stops through the call's ConversationRelay session, the voice mapped to Twilio's", async () => {
+    await carrier.speak({ carrierCallId: 'CA1', speakId: 'speak-1', text: 'Hello & welcome', voice: 'nova' });
+    await carrier.sendDigits({ carrierCallId: 'CA1', digits: '12w#' });
+    await carrier.stopSpeaking({ carrierCallId: 'CA1' });
+    expect(relayed).toEqual([
+      ['CA1', { kind: 'speak', speakId: 'speak-1', text: 'Hello & welcome', voice: { voice: 'Polly.Amy-Neural', language: 'en-GB' } }],
+      ['CA1', { kind: 'digits', digits: '12w#' }],
+      ['CA1', { kind: 'stop' }],
+    ]);
   });
 
   it('sends an SMS with a status callback naming our message, once per message id', async () => {
@@ -133,6 +129,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
       publicBaseUrl,
       mode: 'live',
       apiBaseUrl: stub.url,
+      relay,
     });
     await expect(
       wrong.sendSms({ messageId: 'm-3', from: '+15555550100', to: '+15555550197', text: 'x', statusUrl: 'u' }),

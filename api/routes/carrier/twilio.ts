@@ -4,13 +4,14 @@ import type { AppContext, AppDeps, AppState } from '../../context';
 import { ApiError, errors } from '../../errors';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from '../../../src/adapters/carrier/twilio/callbacks/paths';
 import { acceptTwilioCallbackOnce, forgetTwilioCallback, twilioReplayKey } from '../../../src/adapters/carrier/twilio/callbacks/replay';
-import { twilioCallEventType, twilioMessageStatus, utteranceLanguage } from '../../../src/adapters/carrier/twilio/callbacks/translate';
-import { postgresSpeechQueue } from '../../../src/adapters/carrier/twilio/callbacks/speechQueue';
-import { holdTwiml, listenTwiml, rejectTwiml, speakTwiml } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
+import { twilioCallEventType, twilioMessageStatus } from '../../../src/adapters/carrier/twilio/callbacks/translate';
+import { dropRelayCommands } from '../../../src/adapters/carrier/twilio/callbacks/relayCommands';
+import { audioHoldTwiml, holdTwiml, rejectTwiml, relayTwiml } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
 import { verifyTwilioCallback } from '../../../src/adapters/carrier/twilio/callbacks/verify';
 import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/calls/answerInbound';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
-import { findCallByCarrierId } from '../../../src/domain/calls/store';
+import { findCallByCarrierId, findCallById } from '../../../src/domain/calls/store';
+import { findLineById } from '../../../src/domain/lines/store';
 import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt';
 import { takeInboundMessage } from '../../../src/domain/messages/inbound';
 import { toE164 } from '../../../src/platform/phone';
@@ -78,7 +79,7 @@ async function callIdOf(ctx: AppContext, deps: AppDeps, params: Params): Promise
   return params.CallSid ? (await findCallByCarrierId(deps.db, params.CallSid))?.id : undefined;
 }
 
-async function deliver(deps: AppDeps, callId: string, event: Omit<SignalledCallEvent, 'at'>): Promise<boolean> {
+export async function deliver(deps: AppDeps, callId: string, event: Omit<SignalledCallEvent, 'at'>): Promise<boolean> {
   try {
     await deliverCarrierCallEvent(deps, callId, { ...event, at: deps.now().getTime() } as SignalledCallEvent);
     return true;
@@ -100,40 +101,18 @@ const voice: Handler = async (ctx, deps, params) => {
   twiml(ctx, holdTwiml());
 };
 
-/** The call runs our TwiML: it is answered (unless this is a `resume` after a speech or digits), and listens. */
+/**
+ * The call runs our TwiML: it is answered (unless this is a `resume`: a ConversationRelay session
+ * reopening, an audio call still waiting), and runs ConversationRelay in the line's voice, or, on an
+ * audio line, waits for the worker's Media Streams.
+ */
 const connect: Handler = async (ctx, deps, params) => {
   const callId = await callIdOf(ctx, deps, params);
   if (ctx.query.resume !== '1' && callId) await deliver(deps, callId, { type: 'call.answered' });
-  twiml(ctx, listenTwiml(deps.config.publicBaseUrl, callId));
-};
-
-/** A speech ended: reported done, and the call says the next queued one or listens again. */
-const played: Handler = async (ctx, deps, params) => {
-  const callId = await callIdOf(ctx, deps, params);
-  const speakId = typeof ctx.query.speak_id === 'string' ? ctx.query.speak_id : undefined;
-  const text = typeof ctx.query.text === 'string' ? ctx.query.text : '';
-  if (callId && speakId) await deliver(deps, callId, { type: 'call.playback', speak_id: speakId, played_text: text, done: true });
-  const next = speakId ? await postgresSpeechQueue(deps.db).next(params.CallSid, speakId) : undefined;
-  twiml(ctx, next ? speakTwiml(deps.config.publicBaseUrl, next) : listenTwiml(deps.config.publicBaseUrl, callId));
-};
-
-/**
- * The caller said something: an utterance. With a speak id the caller talked over that speech
- * (`<Gather bargeIn>`): it is reported stopped first (how much was heard Twilio does not say) and
- * the speeches queued after it are dropped.
- */
-const heard: Handler = async (ctx, deps, params) => {
-  const callId = await callIdOf(ctx, deps, params);
-  const text = (params.SpeechResult ?? '').trim();
-  const speakId = typeof ctx.query.speak_id === 'string' ? ctx.query.speak_id : undefined;
-  if (speakId) await postgresSpeechQueue(deps.db).clear(params.CallSid);
-  if (callId && speakId) {
-    await deliver(deps, callId, { type: 'call.playback', speak_id: speakId, played_text: '', done: true, stopped: true });
-  }
-  if (callId && text !== '') {
-    await deliver(deps, callId, { type: 'call.utterance', text, language: utteranceLanguage(params.Language) });
-  }
-  twiml(ctx, listenTwiml(deps.config.publicBaseUrl, callId));
+  const call = callId ? await findCallById(deps.db, callId) : undefined;
+  if (call?.mode === 'audio') return twiml(ctx, audioHoldTwiml(deps.config.publicBaseUrl, callId));
+  const line = call ? await findLineById(deps.db, call.line_id) : undefined;
+  twiml(ctx, relayTwiml(deps.config.publicBaseUrl, { callId, voiceSlug: line?.voice ?? undefined }));
 };
 
 const callStatus: Handler = async (ctx, deps, params) => {
@@ -141,8 +120,8 @@ const callStatus: Handler = async (ctx, deps, params) => {
   const type = twilioCallEventType(params.CallStatus ?? '');
   // A call we declined ends without events.
   if (!type || ctx.query.rejected === '1') return;
-  // Over: nothing queued will be said.
-  if (type !== 'call.ringing') await postgresSpeechQueue(deps.db).clear(params.CallSid);
+  // Over: nothing waiting will be said.
+  if (type !== 'call.ringing') await dropRelayCommands(deps.db, params.CallSid);
   const callId = await callIdOf(ctx, deps, params);
   if (!callId) return void ctx.state.log.info({ callSid: params.CallSid, status: params.CallStatus }, 'twilio status for an unknown call');
   const event: Omit<SignalledCallEvent, 'at'> =
@@ -178,8 +157,6 @@ const messageStatus: Handler = async (ctx, deps, params) => {
 const ROUTES: Array<[string, Handler]> = [
   [TWILIO_CALLBACK_PATHS.voice, voice],
   [TWILIO_CALLBACK_PATHS.connect, connect],
-  [TWILIO_CALLBACK_PATHS.played, played],
-  [TWILIO_CALLBACK_PATHS.heard, heard],
   [TWILIO_CALLBACK_PATHS.callStatus, callStatus],
   [TWILIO_CALLBACK_PATHS.sms, sms],
   [TWILIO_CALLBACK_PATHS.messageStatus, messageStatus],

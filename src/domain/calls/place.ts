@@ -4,7 +4,7 @@ import { placeHold } from '../billing/holds';
 import { hasDefaultPaymentMethod } from '../billing/paymentMethods';
 import { oneMinuteReserveCents, zoneOf } from '../billing/pricing';
 import { outboundPreflight, refuseOutbound, type OutboundActor } from '../outbound/preflight';
-import type { LoggedUseCaseDeps } from '../useCaseDeps';
+import type { LoggedUseCaseDeps, WithinRecording } from '../useCaseDeps';
 import { conversationBeginMessage, conversationSystemPrompt } from './conversation';
 import { isPremiumRate } from './fraud';
 import { startCallWorkflow } from './start';
@@ -31,7 +31,12 @@ export interface PlaceCallRequest {
  * line's one active call), `m3_fraud_block`, and the one-minute reservation. Then the call's
  * workflow dials; a start that did not happen fails the call (`StartCompensatedError`).
  */
-export async function placeCall(deps: LoggedUseCaseDeps, actor: OutboundActor, request: PlaceCallRequest): Promise<CallRow> {
+export async function placeCall(
+  deps: LoggedUseCaseDeps,
+  actor: OutboundActor,
+  request: PlaceCallRequest,
+  withinRecording?: WithinRecording<CallRow>,
+): Promise<CallRow> {
   const destination = { value: request.toNumber, field: 'to_number' };
   const { to, line } = await outboundPreflight(deps.db, actor, {
     channel: 'call',
@@ -77,6 +82,7 @@ export async function placeCall(deps: LoggedUseCaseDeps, actor: OutboundActor, r
       refuseOutbound({ code: 'm3_fraud_block' });
     const hold = await placeHold(trx, { tenant: actor, keyId: actor.key.id, reference: `call:${callId}`, amountCents: reserve, at: now });
     if (!hold.ok) refuseOutbound({ code: 'hold_refused', hold: hold.refusal });
+    await withinRecording?.(trx, inserted);
     return inserted;
   });
 

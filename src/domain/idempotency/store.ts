@@ -143,6 +143,11 @@ export async function releaseIdempotencyKey(db: Knex, lease: IdempotencyLease): 
   await db('idempotency_keys').where({ id: lease.recordId, state: 'in_progress', lease_token: lease.leaseToken }).del();
 }
 
+/** Deletes the record this request holds or completed, in either state: its effect was undone. */
+export async function forgetIdempotencyKey(db: Knex, lease: IdempotencyLease): Promise<void> {
+  await db('idempotency_keys').where({ id: lease.recordId, lease_token: lease.leaseToken }).del();
+}
+
 export async function purgeExpiredIdempotencyKeys(db: Knex, now: Date): Promise<number> {
   return db('idempotency_keys').where('expires_at', '<=', now).del();
 }

@@ -6,7 +6,7 @@ import { smsChargeCents, smsSegments, zoneOf } from '../billing/pricing';
 import { recordComplianceEvent } from '../compliance/events';
 import { outboundPreflight, refuseOutbound, type OutboundActor } from '../outbound/preflight';
 import { startOrCompensate } from '../../platform/temporal/starts';
-import type { LoggedUseCaseDeps } from '../useCaseDeps';
+import type { LoggedUseCaseDeps, WithinRecording } from '../useCaseDeps';
 import { failUnsentMessage, insertMessage, type MessageRow } from './store';
 
 export interface SendMessageRequest {
@@ -37,7 +37,12 @@ export function sendMessageInput(message: MessageRow, chargeCents: number): Send
  * text, line, `number_opted_out`, `conversation_window_expired`), then the hold for its price.
  * The message is stored `queued` with its compliance record, and `sendMessageWorkflow` sends it.
  */
-export async function sendMessage(deps: LoggedUseCaseDeps, actor: OutboundActor, request: SendMessageRequest): Promise<MessageRow> {
+export async function sendMessage(
+  deps: LoggedUseCaseDeps,
+  actor: OutboundActor,
+  request: SendMessageRequest,
+  withinRecording?: WithinRecording<MessageRow>,
+): Promise<MessageRow> {
   const text = request.text.value;
   const now = deps.now();
   const { to, line, authorization } = await outboundPreflight(deps.db, actor, {
@@ -94,6 +99,7 @@ export async function sendMessage(deps: LoggedUseCaseDeps, actor: OutboundActor,
       },
       at: now,
     });
+    await withinRecording?.(trx, stored);
     return stored;
   });
 

@@ -2,7 +2,8 @@ import type Telnyx from 'telnyx';
 import { type CarrierAdapter, type CarrierMediaStream, type PlaceCallRequest, type ProvisionedNumber, type SendSmsRequest } from '../port';
 import { telnyxClient, type TelnyxSettings } from './client';
 import { answer, dial, hangup, reject, sendDtmf, speak, startStreaming, stopPlayback } from './calls';
-import { noMediaListener, type TelnyxMediaServer } from './media';
+import type { MediaSocketServer } from '../mediaSocketServer';
+import { noMediaListener, TelnyxMediaStream } from './media';
 import { sendMessage } from './messaging';
 import { provisionTelnyxNumber, releaseTelnyxNumber } from './numbers';
 
@@ -17,7 +18,7 @@ export class TelnyxCarrier implements CarrierAdapter {
   constructor(
     private readonly settings: TelnyxSettings,
     /** Where Telnyx's media sockets arrive (audio lines); none: audio lines are refused. */
-    private readonly media?: TelnyxMediaServer,
+    private readonly media?: MediaSocketServer,
   ) {
     this.client = telnyxClient(settings);
   }
@@ -66,7 +67,7 @@ export class TelnyxCarrier implements CarrierAdapter {
   /** Telnyx media streaming (./media.ts): Telnyx connects to the worker's media listener. */
   async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
     if (!this.media) throw noMediaListener();
-    const expected = await this.media.expect(this.settings.timeoutMs ?? 10_000);
+    const expected = await this.media.expect(this.settings.timeoutMs ?? 10_000, { accept: TelnyxMediaStream.accept });
     try {
       await startStreaming(this.client, { carrierCallId: request.carrierCallId, streamUrl: expected.url });
     } catch (err) {

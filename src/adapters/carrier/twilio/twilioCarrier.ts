@@ -8,9 +8,12 @@ import {
   type SendSmsRequest,
 } from '../port';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
-import { memorySpeechQueue, type TwilioSpeechQueue } from './callbacks/speechQueue';
-import { digitsTwiml, listenTwiml, speakTwiml } from './callbacks/twiml';
+import type { MediaSocketServer } from '../mediaSocketServer';
+import type { TwilioRelayCommands } from './callbacks/relayCommands';
+import { streamTwiml } from './callbacks/twiml';
+import { verifyTwilioUpgrade } from './callbacks/verify';
 import { twilioClient, type TwilioAccount } from './client';
+import { TwilioMediaStream } from './media';
 import { twilioVoice } from './voices';
 
 /**
@@ -32,25 +35,25 @@ export interface TwilioCarrierOptions {
   /** Replaces https://api.twilio.com (tests: the contract stub). */
   apiBaseUrl?: string;
   timeoutMs?: number;
-  /** Where the speeches after the playing one wait: Postgres in a deployment (the API plays them), memory by default. */
-  speeches?: TwilioSpeechQueue;
+  /** The way to the call's ConversationRelay session, held by an API instance (Postgres in a deployment). */
+  relay: TwilioRelayCommands;
+  /** The worker's listener for Media Streams (TWILIO_MEDIA_URL/_PORT); without it audio lines are refused. */
+  media?: MediaSocketServer;
 }
 
 /**
  * Twilio through the official `twilio` package (docs/carriers.md, "Carrier: Twilio"). Calls run
- * TwiML served by the API (src/adapters/carrier/twilio/callbacks/twiml.ts): speech is `<Say>`
- * (one at a time, the rest queued: ./callbacks/speechQueue.ts), caller speech a speech `<Gather>`,
- * digits `<Play digits>`; commands on a live call replace its TwiML (Calls update). Twilio has no idempotency key on Calls or Messages create: a retry of the
+ * TwiML served by the API (src/adapters/carrier/twilio/callbacks/twiml.ts): webhook and hosted calls
+ * ConversationRelay, whose WebSocket an API instance holds; speech and digits go to it as commands
+ * (./callbacks/relayCommands.ts). Twilio has no idempotency key on Calls or Messages create: a retry of the
  * same `callId`/`messageId` in this process returns the first answer.
  */
 export class TwilioCarrier implements CarrierAdapter {
   private readonly client: twilio.Twilio;
   private readonly calls = new Map<string, Promise<{ carrierCallId: string }>>();
   private readonly messages = new Map<string, Promise<{ carrierMessageId: string }>>();
-  private readonly speeches: TwilioSpeechQueue;
 
   constructor(private readonly options: TwilioCarrierOptions) {
-    this.speeches = options.speeches ?? memorySpeechQueue();
     this.client = twilioClient(options.account, { apiBaseUrl: options.apiBaseUrl, timeoutMs: options.timeoutMs ?? 10_000 });
   }
 
@@ -139,23 +142,19 @@ export class TwilioCarrier implements CarrierAdapter {
     });
   }
 
-  /** Speaks now when nothing plays on the call, else after what plays and is queued (the API's `played` hands it over). */
+  /** Goes to the call's ConversationRelay session, which says it after what it is already saying (Twilio queues speech). */
   async speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void> {
-    const speech = { speakId: request.speakId, text: request.text, voice: twilioVoice(request.voice) };
-    await this.speeches.speak(request.carrierCallId, speech, (next) =>
-      this.update('speak', request.carrierCallId, { twiml: speakTwiml(this.options.publicBaseUrl, next) }),
-    );
+    const voice = twilioVoice(request.voice);
+    await this.options.relay.send(request.carrierCallId, { kind: 'speak', speakId: request.speakId, text: request.text, voice });
   }
 
   async sendDigits(request: { carrierCallId: string; digits: string }): Promise<void> {
-    await this.update('send digits', request.carrierCallId, { twiml: digitsTwiml(this.options.publicBaseUrl, request.digits) });
+    await this.options.relay.send(request.carrierCallId, { kind: 'digits', digits: request.digits });
   }
 
-  /** Drops the queued speeches and cuts the playing one; stopping on an ended call succeeds. */
+  /** Twilio cuts speech itself when the caller talks; what it has not played yet is reported stopped (./callbacks/relaySession.ts). */
   async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
-    await this.speeches.clear(request.carrierCallId, () =>
-      this.endCall('stop speaking', request.carrierCallId, { twiml: listenTwiml(this.options.publicBaseUrl) }),
-    );
+    await this.options.relay.send(request.carrierCallId, { kind: 'stop' });
   }
 
   sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
@@ -172,9 +171,34 @@ export class TwilioCarrier implements CarrierAdapter {
     );
   }
 
-  /** Audio lines need Twilio Media Streams (`<Connect><Stream>`), which this adapter does not open: the call is refused. */
-  async openMediaStream(): Promise<CarrierMediaStream> {
-    throw new CarrierRejectedError('audio-mode lines are not available with the Twilio carrier in this version');
+  /**
+   * Audio lines: the call (waiting in the API's audio hold) is moved to `<Connect><Stream>` towards the
+   * worker's listener under a one-time token; the socket Twilio opens there, signed for that URL, is the
+   * stream once Twilio's `start` names it.
+   */
+  async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
+    if (!this.options.media)
+      throw new CarrierRejectedError('audio lines on Twilio need TWILIO_MEDIA_URL and TWILIO_MEDIA_PORT on the worker');
+    const timeoutMs = this.options.timeoutMs ?? 10_000;
+    const account = this.options.account;
+    const expected = await this.options.media.expect(timeoutMs, {
+      accept: TwilioMediaStream.accept,
+      verify: (req, url) => {
+        const signature = req.headers['x-twilio-signature'];
+        return verifyTwilioUpgrade({ accounts: [account], signature: typeof signature === 'string' ? signature : undefined, url }).valid;
+      },
+    });
+    try {
+      await this.update('open a media stream', request.carrierCallId, { twiml: streamTwiml(expected.url) });
+    } catch (err) {
+      expected.cancel();
+      throw err;
+    }
+    const stream = await expected.stream;
+    const started = await Promise.race([stream.started.then(() => true), delay(timeoutMs).then(() => false)]);
+    if (started) return stream;
+    await stream.close();
+    throw new Error('Twilio opened the media stream but never started it');
   }
 
   private numberCallbacks(friendlyName: string) {
@@ -240,3 +264,5 @@ async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
     if ((err as { status?: number }).status !== 404) throw err;
   }
 }
+
+const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -1,5 +1,5 @@
 /**
- * Catalog voice slugs (src/domain/voices/catalog.ts) → Twilio `<Say>` voices (Amazon Polly neural
+ * Catalog voice slugs (src/domain/voices/catalog.ts) → Twilio voices (Amazon Polly neural
  * voices Twilio hosts), with the language each speaks. Unknown slugs get Twilio's default voice.
  */
 const TWILIO_VOICES: Record<string, { voice: string; language: string }> = {
@@ -20,4 +20,12 @@ const TWILIO_VOICES: Record<string, { voice: string; language: string }> = {
 
 export function twilioVoice(slug: string | undefined): { voice: string; language: string } | undefined {
   return slug ? TWILIO_VOICES[slug] : undefined;
+}
+
+/** The same voice as ConversationRelay names it: `ttsProvider` and `voice` (`Polly.Joanna-Neural` → Amazon, `Joanna-Neural`). */
+export function twilioRelayVoice(slug: string | undefined): { provider: string; voice: string; language: string } | undefined {
+  const mapped = twilioVoice(slug);
+  if (!mapped) return undefined;
+  const [engine, name] = mapped.voice.split('.', 2);
+  return { provider: engine === 'Polly' ? 'Amazon' : engine, voice: name, language: mapped.language };
 }

@@ -19,7 +19,8 @@ import * as m0018 from './0018_webhook_first_attempts';
 import * as m0019 from './0019_ledger_postings';
 import * as m0020 from './0020_deferred_playback_reports';
 import * as m0021 from './0021_twilio_speeches';
-import * as m0022 from './0022_portal_accounts';
+import * as m0022 from './0022_twilio_relay_commands';
+import * as m0023 from './0023_portal_accounts';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -46,7 +47,8 @@ const migrations: Record<string, Knex.Migration> = {
   '0019_ledger_postings': m0019,
   '0020_deferred_playback_reports': m0020,
   '0021_twilio_speeches': m0021,
-  '0022_portal_accounts': m0022,
+  '0022_twilio_relay_commands': m0022,
+  '0023_portal_accounts': m0023,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -8,10 +8,8 @@ export const TWILIO_CALLBACK_PATHS = {
   voice: '/carrier/twilio/voice',
   /** The TwiML a call runs once Switchboard has it: outbound calls' Url, inbound calls redirected by `answerCall`. */
   connect: '/carrier/twilio/calls/connect',
-  /** Where a `<Say>` ends (its `<Redirect>`): the speech was played. */
-  played: '/carrier/twilio/calls/played',
-  /** A `<Gather input="speech">`'s action: the caller said something. */
-  heard: '/carrier/twilio/calls/heard',
+  /** ConversationRelay's WebSocket (wss:// under PUBLIC_BASE_URL), held by the API instance Twilio reaches. */
+  relay: '/carrier/twilio/relay',
   /** Calls' StatusCallback (and numbers'). */
   callStatus: '/carrier/twilio/calls/status',
   /** A number's SmsUrl: an inbound message. */

@@ -1,77 +1,56 @@
 import twilio from 'twilio';
+import { twilioRelayVoice } from '../voices';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './paths';
 
 /**
- * The TwiML documents Switchboard gives Twilio. A call Switchboard holds always runs `listen`: a
- * speech `<Gather>` whose result comes back as an utterance, looping through `connect?resume=1`
- * while the caller is silent. `speak` and `digits` replace it for a moment and come back to it.
- * Without `call_id` in a URL the API finds the call by Twilio's `CallSid` (set once the call was placed).
+ * The TwiML documents Switchboard gives Twilio. A webhook or hosted call runs `relay`: Twilio's
+ * ConversationRelay, which turns caller speech into text and our text into speech over a WebSocket
+ * the API holds (./relaySession.ts). An audio call waits in `audioHold` until the worker moves it to
+ * `stream` (bidirectional Media Streams). Without `call_id` in a URL the API finds the call by `CallSid`.
  */
 const { VoiceResponse } = twilio.twiml;
 
+/** The WebSocket form of a public URL (`https:` → `wss:`, `http:` → `ws:`), as Twilio is given it and signs it. */
+export function webSocketUrl(publicUrl: string): string {
+  return publicUrl.replace(/^http/, 'ws');
+}
+
 /**
- * Longest text the `played` URL carries back (as the played text): URLs of a few kilobytes are the
- * safe limit of what Twilio and proxies pass. A longer speech reports no played text.
+ * ConversationRelay on the call. `debug="speaker-events"` makes Twilio report when it stops speaking
+ * (our "played"); interruptions by speech only (a caller's key press does not cut a speech). When the
+ * session ends without the call (the API instance went away), `<Connect action>` opens a new one.
  */
-const MAX_TEXT_IN_URL = 1500;
-
-/** Silence after a speech before it counts as played (Twilio's shortest Gather timeout). */
-const SPEECH_TAIL_SECONDS = 1;
-
-/** How long one `<Gather>` waits for the caller to start speaking before looping. */
-const LISTEN_TIMEOUT_SECONDS = 30;
-
-export function listenTwiml(publicBaseUrl: string, callId?: string): string {
+export function relayTwiml(publicBaseUrl: string, input: { callId?: string; voiceSlug?: string }): string {
+  const voice = twilioRelayVoice(input.voiceSlug);
   const response = new VoiceResponse();
-  response.gather({
-    input: ['speech'],
-    action: twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.heard, { call_id: callId }),
+  const connect = response.connect({
+    action: twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.connect, { call_id: input.callId, resume: '1' }),
     method: 'POST',
-    speechTimeout: 'auto',
-    timeout: LISTEN_TIMEOUT_SECONDS,
-    actionOnEmptyResult: false,
   });
+  connect.conversationRelay({
+    url: twilioCallbackUrl(webSocketUrl(publicBaseUrl), TWILIO_CALLBACK_PATHS.relay, {
+      call_id: input.callId,
+      language: voice?.language,
+    }),
+    debug: 'speaker-events',
+    interruptible: 'speech',
+    ...(voice ? { ttsProvider: voice.provider, voice: voice.voice, language: voice.language } : {}),
+  });
+  return response.toString();
+}
+
+/** An audio call waits here (answered) until `openMediaStream` moves it to `stream`. */
+export function audioHoldTwiml(publicBaseUrl: string, callId?: string): string {
+  const response = new VoiceResponse();
+  response.pause({ length: 60 });
   response.redirect({ method: 'POST' }, twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.connect, { call_id: callId, resume: '1' }));
   return response.toString();
 }
 
-/**
- * Speaks inside a speech `<Gather bargeIn>`: a caller who talks over it cuts it, and the Gather's
- * action (`heard` with the speak id) reports both. Spoken to the end (and a second of silence after),
- * the call follows the `<Redirect>` to `played` (which answers the next speech or `listen`), with the
- * text, which the played report carries.
- */
-export function speakTwiml(
-  publicBaseUrl: string,
-  input: { speakId: string; text: string; voice?: { voice: string; language: string } },
-): string {
+/** Bidirectional Media Streams to `url` (the worker's listener): µ-law 8 kHz both ways, for as long as the call lasts. */
+export function streamTwiml(url: string): string {
   const response = new VoiceResponse();
-  const gather = response.gather({
-    input: ['speech'],
-    action: twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.heard, { speak_id: input.speakId }),
-    method: 'POST',
-    bargeIn: true,
-    speechTimeout: 'auto',
-    timeout: SPEECH_TAIL_SECONDS,
-    actionOnEmptyResult: false,
-  });
-  if (input.voice) gather.say({ voice: input.voice.voice as never, language: input.voice.language as never }, input.text);
-  else gather.say(input.text);
-  response.redirect(
-    { method: 'POST' },
-    twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.played, {
-      speak_id: input.speakId,
-      text: input.text.length <= MAX_TEXT_IN_URL ? input.text : undefined,
-    }),
-  );
-  return response.toString();
-}
-
-/** Plays DTMF tones (`w`: half a second's pause, as Twilio's `<Play digits>` reads it), then listens again. */
-export function digitsTwiml(publicBaseUrl: string, digits: string): string {
-  const response = new VoiceResponse();
-  response.play({ digits });
-  response.redirect({ method: 'POST' }, twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.connect, { resume: '1' }));
+  response.connect().stream({ url });
   return response.toString();
 }
 

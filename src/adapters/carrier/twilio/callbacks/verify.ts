@@ -25,3 +25,19 @@ export function verifyTwilioCallback(input: {
     return { valid: false, reason: 'signature_mismatch' };
   return { valid: true, account };
 }
+
+/**
+ * Verifies the `X-Twilio-Signature` of a WebSocket upgrade (ConversationRelay, Media Streams): Twilio
+ * signs the wss:// URL it was given, with no parameters. The request names no account, so it is
+ * valid when one of the deployment's accounts signed it.
+ */
+export function verifyTwilioUpgrade(input: {
+  accounts: readonly TwilioAccount[];
+  signature: string | undefined;
+  url: string;
+}): TwilioCallbackVerdict {
+  if (input.accounts.length === 0) return { valid: false, reason: 'no_twilio_account' };
+  if (!input.signature) return { valid: false, reason: 'missing_signature' };
+  const account = input.accounts.find((candidate) => twilio.validateRequest(candidate.authToken, input.signature!, input.url, {}));
+  return account ? { valid: true, account } : { valid: false, reason: 'signature_mismatch' };
+}

@@ -1,0 +1,58 @@
+import http from 'node:http';
+import { duplexPair } from 'node:stream';
+
+export interface ApiRequest {
+  method: string;
+  /** Path and query string, e.g. `/api/v1/calls?limit=5`. */
+  path: string;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface ApiAnswer {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: unknown;
+}
+
+export type Dispatch = (request: ApiRequest) => Promise<ApiAnswer>;
+
+/**
+ * Sends requests to the API's own request listener in this process, over an in-memory connection:
+ * every request passes the whole chain of the route it names (authentication with the caller's
+ * key, body limit, idempotency, validation, rate limit, handler), exactly as one from the network,
+ * without a socket, so it works while the listening server drains.
+ */
+export function inProcessApi(listener: () => http.RequestListener): (callerHeaders: Record<string, string>) => Dispatch {
+  let server: http.Server | undefined;
+  return (callerHeaders) => (request) => {
+    // Never listens: it only parses the connections handed to it.
+    server ??= http.createServer(listener());
+    const [client, serverSide] = duplexPair();
+    server.emit('connection', serverSide);
+    const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
+    const headers: Record<string, string> = { ...callerHeaders, ...request.headers, connection: 'close' };
+    if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(payload.length) });
+    return new Promise<ApiAnswer>((resolve, reject) => {
+      const req = http.request({ method: request.method, path: request.path, headers, createConnection: () => client as never }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 500, headers: res.headers, body: text ? parseJson(text) : undefined });
+        });
+      });
+      req.on('error', reject);
+      req.end(payload);
+    });
+  };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}

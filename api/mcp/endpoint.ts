@@ -1,0 +1,51 @@
+import type http from 'node:http';
+import Router from '@koa/router';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { AppDeps, AppState } from '../context';
+import { authenticateRegularKey } from '../middleware/auth';
+import { jsonBody } from '../middleware/jsonBody';
+import { methodNotAllowed } from '../middleware/unmatched';
+import type { RouteDef } from '../routes/types';
+import type { KeyCache } from '../../src/domain/keys/cache';
+import type { ApiKeyRow, LastUsedBatcher } from '../../src/domain/keys/store';
+import { inProcessApi } from './dispatch';
+import { mcpServer } from './server';
+import { mcpTools } from './tools';
+
+export const MCP_PATH = '/mcp';
+
+/**
+ * The MCP endpoint (Streamable HTTP, stateless, JSON answers): any regular key opens it (401 as
+ * on /api/v1 otherwise); each tool call is then a request to its route with that same key, so the
+ * route's scope, tier, line binding, allow-list, cap, idempotency and rate limit apply unchanged.
+ * Only POST is served: without sessions there is no stream to GET and nothing to DELETE.
+ */
+export function mcpRouter(
+  deps: AppDeps,
+  routes: readonly RouteDef[],
+  version: string,
+  keys: { cache: KeyCache<ApiKeyRow>; lastUsed: LastUsedBatcher },
+  listener: () => http.RequestListener,
+): Router<AppState> {
+  const tools = mcpTools(routes);
+  const api = inProcessApi(listener);
+  const router = new Router<AppState>();
+  router.post(MCP_PATH, authenticateRegularKey(deps, keys), jsonBody(deps.config.maxBodyBytes), async (ctx) => {
+    const dispatch = api({ authorization: ctx.get('authorization'), 'x-request-id': ctx.state.requestId });
+    const server = mcpServer(tools, dispatch, version);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    ctx.res.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    // The transport writes the answer itself (JSON-RPC, or its own 4xx for a malformed message).
+    ctx.respond = false;
+    await transport.handleRequest(ctx.req, ctx.res, ctx.state.body);
+  });
+  // Preflights are answered before routing (cors.ts).
+  router.all(MCP_PATH, (ctx) => {
+    throw methodNotAllowed(ctx.method, ['OPTIONS', 'POST']);
+  });
+  return router;
+}

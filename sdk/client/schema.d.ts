@@ -1,0 +1,6220 @@
+// Generated from the served OpenAPI document by `npm run sdk:generate`. Do not edit: regenerate.
+export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process is serving requests */
+        get: operations["healthz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: PostgreSQL and Temporal both answer, and the configuration passes the startup check */
+        get: operations["readyz"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openapi.yaml": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics of this API process
+         * @description Needs `Authorization: Bearer <METRICS_TOKEN>` when METRICS_TOKEN is set; without it, served only in the dev profile (404 otherwise).
+         */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the workspace's lines in this environment, newest first
+         * @description Offset pagination; the default page (100) holds every line of most workspaces, and `total` tells when there are more.
+         */
+        get: operations["listLines"];
+        put?: never;
+        /**
+         * Create a line and provision its phone number
+         * @description Answers 201 once the number is assigned (`status: active`), or with `status: provisioning` if the carrier takes longer than a few seconds; provisioning is a durable workflow and completes on its own. A number that cannot be provisioned leaves the line `released`.
+         */
+        post: operations["createLine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lines/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch one line */
+        get: operations["getLine"];
+        put?: never;
+        post?: never;
+        /**
+         * Release a line: status `released`, its number given back to the carrier
+         * @description Idempotent: releasing a released line answers the same record. A released line cannot be changed, bound to keys or used. Its active call is hung up (a call whose workflow is gone is ended by the recovery workflow).
+         */
+        delete: operations["releaseLine"];
+        options?: never;
+        head?: never;
+        /** Change a line (the only way to set `language` after creation) */
+        patch: operations["updateLine"];
+        trace?: never;
+    };
+    "/api/v1/lines/{id}/webhook-secret/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stage a new signing secret, or promote the staged one after 24 hours
+         * @description No body. First call: stages a new secret (returned once); the current one keeps signing. A call at least 24 hours after the staging promotes the staged secret to current and stages a fresh one (`promoted_previous_next: true`). A call within the 24 hours is 409 `secret_rotation_too_soon` with `promotable_at`.
+         */
+        post: operations["rotateLineWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List this user's agent keys in the service key's environment (revoked keys excluded) */
+        get: operations["listAgentKeys"];
+        put?: never;
+        /**
+         * Mint an agent key
+         * @description Authenticated with a service key. The plaintext is in this response only; replays (same Idempotency-Key, 12 h) return the row without it.
+         */
+        post: operations["mintAgentKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List this user's agent keys in the service key's environment (revoked keys excluded)
+         * @description Alias of /v1/keys.
+         */
+        get: operations["listAgentKeysViaApiV1"];
+        put?: never;
+        /**
+         * Mint an agent key
+         * @description Alias of /v1/keys.
+         */
+        post: operations["mintAgentKeyViaApiV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fetch one agent key, revoked ones included */
+        get: operations["getAgentKey"];
+        put?: never;
+        post?: never;
+        /** Soft-revoke, with every key minted below it: effective on the next request; the row stays readable */
+        delete: operations["revokeAgentKey"];
+        options?: never;
+        head?: never;
+        /** Update name, label, line binding (null = account-wide), permissions or monthly cap */
+        patch: operations["updateAgentKey"];
+        trace?: never;
+    };
+    "/api/v1/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Fetch one agent key, revoked ones included
+         * @description Alias of /v1/keys/{id}.
+         */
+        get: operations["getAgentKeyViaApiV1"];
+        put?: never;
+        post?: never;
+        /**
+         * Soft-revoke, with every key minted below it: effective on the next request; the row stays readable
+         * @description Alias of /v1/keys/{id}.
+         */
+        delete: operations["revokeAgentKeyViaApiV1"];
+        options?: never;
+        head?: never;
+        /**
+         * Update name, label, line binding (null = account-wide), permissions or monthly cap
+         * @description Alias of /v1/keys/{id}.
+         */
+        patch: operations["updateAgentKeyViaApiV1"];
+        trace?: never;
+    };
+    "/v1/keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate: revoke the key and mint its replacement, in one transaction
+         * @description No body. The new key keeps name, agent_label, line_id, permissions and monthly_cap_cents, with `rotated_from` set, and the old key’s spend counts against its cap. Keys minted below the old key are revoked with it. A key bound to a line released since is the binding 404 (not cached: PATCH the binding, then retry). A 429 carries `Retry-After: 120`.
+         */
+        post: operations["rotateAgentKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/keys/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate: revoke the key and mint its replacement, in one transaction
+         * @description Alias of /v1/keys/{id}/rotate.
+         */
+        post: operations["rotateAgentKeyViaApiV1"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's keys in this environment (agent keys are listed on /v1/keys), newest first; a delegated key lists only itself and its descendants */
+        get: operations["listApiTokens"];
+        put?: never;
+        /**
+         * Mint a child key within this key’s grant
+         * @description The child inherits workspace, user, environment and permission tier; `parent_key_id` is the minting key. `key` (the plaintext) is in this response only. Scopes, number allow-list and spend limit may not exceed the minting key’s (403 with details naming the part). Spend anywhere below a key counts against its limit. Revoking a key revokes every key below it. 60 per hour per workspace and environment (shared with POST /api/v1/auth/keys).
+         */
+        post: operations["mintApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api-tokens/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a key and every key below it (effective on their next request) */
+        post: operations["revokeApiToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the workspace's regular keys in this environment (owners and admins), newest first; a delegated key lists only itself and its descendants */
+        get: operations["listAuthKeys"];
+        put?: never;
+        /**
+         * Create a regular key (owners and admins), a child of the calling key
+         * @description The new key inherits the calling key’s number allow-list and spend limit; its tier’s scopes, its `line_id` and its `monthly_cap_cents` may not exceed the calling key’s (403 `forbidden`, details naming `permissions`, `line_id` or `monthly_cap_cents`). `parent_key_id` is the calling key. 60 per hour per workspace and environment (shared with POST /api-tokens).
+         */
+        post: operations["createAuthKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Delivery attempts, newest first: one row per attempt */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Totals, success rate and counts by event type over the last 7 days (from `since`), and by hour for the last 24 hours
+         * @description `success_rate` is the share of finished attempts that succeeded, 0..1, and 0 when none has finished. Pending attempts count in `total` only.
+         */
+        get: operations["webhookStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a signed `test` event to the line's webhook_url and return the attempt's result
+         * @description One attempt, 5 s timeout, no retries; the attempt is in the delivery log like any other. The request waits for the attempt a bounded time (`WEBHOOK_TEST_WAIT_MS`, 15 s); if it has not finished by then the answer is 202 with `status: pending` (and `id: null` when the attempt has not started), and the finished attempt appears in `GET /api/v1/webhooks/deliveries`.
+         */
+        post: operations["sendTestWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/balance": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The balance in US cents (`credits` is the legacy name of `cents`) */
+        get: operations["getBalance"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/billing/transactions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Ledger transactions, newest first (cursor pagination) */
+        get: operations["listTransactions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage per UTC day, oldest first, one row per day */
+        get: operations["usageDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/monthly": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Usage per UTC month, oldest first, one row per month */
+        get: operations["usageMonthly"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Workspace settings for this environment */
+        get: operations["getSettings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change settings (how the card is charged, where lines without a webhook send events)
+         * @description Workspace-wide money and routing: needs `keys:admin` on an unrestricted key of an owner or admin (not minted by another key; no line, allow-list, spend limit, monthly cap or tier below full), else 403 `forbidden` naming each restriction. Each change records a `settings_changed` compliance event.
+         */
+        patch: operations["updateSettings"];
+        trace?: never;
+    };
+    "/api/v1/voices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The voice catalog; a line’s `voice` is one of these slugs */
+        get: operations["listVoices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** With phone_number: the consent state of that number (unwrapped `{status, consent}`); without: a list */
+        get: operations["checkConsent"];
+        put?: never;
+        /** Record consent for a (line, phone number) */
+        post: operations["grantConsent"];
+        /** Revoke the active consents of a number (on one line, or on every line the key may act on) */
+        delete: operations["revokeConsent"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/disclosures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Disclosures, newest first
+         * @description Offset pagination; the default page (100) holds every disclosure of most workspaces.
+         */
+        get: operations["listDisclosures"];
+        put?: never;
+        /**
+         * Add an AI disclosure; the default of a language is played at the start of calls on compliance-enabled lines
+         * @description Workspace-wide: a line-scoped key gets 403 `agent_scope_error`, a key limited to a number allow-list 403 `forbidden`. A new default records a `disclosure_default_changed` compliance event.
+         */
+        post: operations["createDisclosure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compliance/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Compliance events, newest first: consent, opt-outs, disclosures played, audit reads, key lifecycle */
+        get: operations["complianceAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/compliance/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Compliance events, newest first: consent, opt-outs, disclosures played, audit reads, key lifecycle
+         * @description Alias of /api/v1/compliance/audit.
+         */
+        get: operations["complianceEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller key's own activity (or that of a key below it), newest first
+         * @description Calls, SMS, compliance events and billing transactions caused by the key; carrier-initiated traffic has no actor key and is not included. Line-scoped keys read only themselves (403 agent_scope_error). Another target must be a (non-service) key of the same user and environment, and, unless the caller is a root key (made by an operator, not minted by another key), one of the keys minted below the caller; anything else is 404. Each successful read writes an audit_read compliance event. 60 per hour per user. Service keys are refused.
+         */
+        get: operations["agentAuditFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller key's own activity (or that of a key below it), newest first
+         * @description Alias of /api/v1/audit.
+         */
+        get: operations["agentAuditFeedViaApiV1"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calls": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Calls, newest first */
+        get: operations["listCalls"];
+        put?: never;
+        /**
+         * Place an outbound call from a line
+         * @description Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), `call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing.
+         */
+        post: operations["placeCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calls/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One call, with its transcript */
+        get: operations["getCall"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calls/{id}/hangup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hang up a call (an empty body is fine); answers with the ended call
+         * @description Answers with the call once it has ended (usually at once), or as it stands after 5 s. Hanging up an ended call answers it unchanged. A call whose workflow is gone is ended by the recovery workflow (`end_cause: service_error`).
+         */
+        post: operations["hangUpCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calls/conversation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Place a call that the service holds itself, about a topic
+         * @description The call is a hosted conversation whatever the line’s mode (billed at the hosted rate), with a system prompt built from `topic`; `begin_message` defaults to a greeting naming the topic; `max_duration_seconds` caps the call (10-900). The refusals of `POST /api/v1/calls` apply, in the same order. The 201 `{call}` shows the `system_prompt` and `begin_message` used.
+         */
+        post: operations["placeConversationCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calls/{id}/speak": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say something on a live call, optionally waiting for the answer
+         * @description Answers when the text has been played (or the caller talked over it: `interrupted`, with `partial_response_text` and `interruption_reason` `caller_interrupted_control`); with `wait_for_response`, then waits up to `timeout_seconds` for the caller’s next sentence. A sentence that answers a control request is not also sent as a `message` event (nor to the model on hosted lines).
+         */
+        post: operations["speakOnCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calls/{id}/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Wait for the caller’s next sentence on a live call */
+        post: operations["waitOnCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/calls/{id}/press": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send DTMF digits on a live call
+         * @description Digits `0-9`, `*`, `#`, and `w` for a half-second pause (up to 64). Answers once the carrier has played them.
+         */
+        post: operations["pressOnCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an SMS from a line
+         * @description Allowed only if the recipient sent an SMS to this line within the last 24 hours, or an active `explicit_outbound` consent exists for the (line, recipient) pair. Refusals, in this order: validation (422), the line (403/404/409), `number_opted_out` (403), `conversation_window_expired` (403), `agent_cap_exceeded` / `insufficient_credits` (402). The price (1 ¢ per segment in zone A, times the zone multiplier) is held at once and charged when the carrier reports the message sent on (a `failed` message is free). Status moves queued → sent → delivered | undelivered | failed as receipts arrive. `Idempotency-Key` is honoured: a retry returns the same message and sends nothing twice.
+         */
+        post: operations["sendMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/lines/{id}/sms": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send an SMS from this line (older form of POST /api/v1/messages)
+         * @description Allowed only if the recipient sent an SMS to this line within the last 24 hours, or an active `explicit_outbound` consent exists for the (line, recipient) pair. Refusals, in this order: validation (422), the line (403/404/409), `number_opted_out` (403), `conversation_window_expired` (403), `agent_cap_exceeded` / `insufficient_credits` (402). The price (1 ¢ per segment in zone A, times the zone multiplier) is held at once and charged when the carrier reports the message sent on (a `failed` message is free). Status moves queued → sent → delivered | undelivered | failed as receipts arrive. `Idempotency-Key` is honoured: a retry returns the same message and sends nothing twice. Answers `{sms: {id, line_id, from_number, to_number, message, status, created_at}}`.
+         */
+        post: operations["sendLineSms"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Conversations (one per line and remote number), most recent first (cursor pagination) */
+        get: operations["listConversations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/conversations/{lineId}/{phoneNumber}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A conversation's messages, newest first (cursor pagination)
+         * @description The phone number is percent-encoded in the path (`%2B14155550123`); a literal `+` is accepted too.
+         */
+        get: operations["getConversation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        Line: {
+            /** Format: uuid */
+            id: string;
+            /** @description E.164; null while the line is provisioning. */
+            phone_number: string | null;
+            name: string;
+            display_name: string | null;
+            /** @enum {string} */
+            mode: "hosted" | "webhook" | "audio";
+            system_prompt: string | null;
+            begin_message: string | null;
+            /** @description A voice slug from GET /api/v1/voices; trimmed, empty clears it. */
+            voice: string | null;
+            context_limit: number | null;
+            /**
+             * Format: uri
+             * @description http(s) URL receiving webhook events; required in webhook mode. Must lead to a public address (https for live lines).
+             */
+            webhook_url: string | null;
+            /**
+             * Format: uri
+             * @description ws(s) URL of the audio relay; required in audio mode. Must lead to a public address (wss for live lines).
+             */
+            audio_handler_url: string | null;
+            /**
+             * Format: uri
+             * @description http(s) URL receiving call lifecycle callbacks. Must lead to a public address (https for live lines).
+             */
+            status_callback_url: string | null;
+            recording_enabled: boolean;
+            compliance_enabled: boolean;
+            /** @enum {string} */
+            language: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
+            endpointing_ms: number | null;
+            /** @enum {string} */
+            status: "provisioning" | "active" | "suspended" | "released";
+            /** @enum {string} */
+            environment: "test" | "live";
+            /**
+             * Format: date-time
+             * @description End of the free 30-day grace of a user’s first line in this environment (no number fee until then).
+             */
+            grace_ends_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        LineCreateResponse: {
+            line: components["schemas"]["Line"];
+            /** @description The signing secret, in this response only (idempotent replays answer `{line}` alone). There is no endpoint to read it. */
+            webhook_secret?: string;
+        };
+        SecretRotation: {
+            /** @description The newly staged secret, returned once (not in idempotent replays). */
+            webhook_secret?: string;
+            /** Format: date-time */
+            rotated_at: string;
+            promoted_previous_next: boolean;
+        };
+        AgentKey: {
+            /** Format: uuid */
+            id: string;
+            key_prefix: string;
+            /** @enum {string} */
+            environment: "test" | "live";
+            name: string;
+            /** @description Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit. */
+            agent_label: string | null;
+            /**
+             * Format: uuid
+             * @description Binds the key to one line; null makes it account-wide.
+             */
+            line_id: string | null;
+            /**
+             * @description Permission tier; `legacy_full` is refused (422).
+             * @enum {string}
+             */
+            permissions: "full" | "call_only" | "sms_only" | "read_only" | "legacy_full";
+            monthly_cap_cents: number | null;
+            monthly_spend_cents: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: uuid */
+            rotated_from: string | null;
+            /** Format: uuid */
+            created_by_service_key_id: string | null;
+            /** @description Only in the first response to a mint or rotate; never in replays or reads. */
+            plaintext_key?: string;
+        };
+        /** @description A key of the workspace as /api/v1/auth/keys mints and lists it: the agent-key record plus the scopes it holds and the key that minted it. */
+        RegularKey: {
+            /** Format: uuid */
+            id: string;
+            key_prefix: string;
+            /** @enum {string} */
+            environment: "test" | "live";
+            name: string;
+            /** @description Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit. */
+            agent_label: string | null;
+            /**
+             * Format: uuid
+             * @description Binds the key to one line; null makes it account-wide.
+             */
+            line_id: string | null;
+            /**
+             * @description Permission tier; `legacy_full` is refused (422).
+             * @enum {string}
+             */
+            permissions: "full" | "call_only" | "sms_only" | "read_only" | "legacy_full";
+            monthly_cap_cents: number | null;
+            monthly_spend_cents: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /** Format: date-time */
+            last_used_at: string | null;
+            /** Format: uuid */
+            rotated_from: string | null;
+            /** Format: uuid */
+            created_by_service_key_id: string | null;
+            scopes: ("calls:create" | "calls:control" | "messages:create" | "numbers:read" | "numbers:provision" | "numbers:release" | "connections:read" | "connections:write" | "consent:write" | "webhooks:write" | "billing:read" | "keys:admin" | "read")[];
+            /**
+             * Format: uuid
+             * @description The key that minted this one; null for a key an operator made.
+             */
+            parent_key_id: string | null;
+            /** @description Only in the first response to a mint; never in replays or reads. */
+            plaintext_key?: string;
+        };
+        ScopedKey: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            key_prefix: string;
+            /** @enum {string} */
+            environment: "test" | "live";
+            grant: {
+                scopes: ("calls:create" | "calls:control" | "messages:create" | "numbers:read" | "numbers:provision" | "numbers:release" | "connections:read" | "connections:write" | "consent:write" | "webhooks:write" | "billing:read" | "keys:admin" | "read")[];
+                resources?: {
+                    numbers?: string[];
+                };
+                spendLimit?: {
+                    amountCents: number;
+                    /** @enum {string|null} */
+                    resetPeriod?: "monthly" | null;
+                } | null;
+            };
+            /** Format: uuid */
+            parent_key_id: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            revoked_at: string | null;
+            /** Format: date-time */
+            last_used_at: string | null;
+        };
+        Transaction: {
+            /** Format: uuid */
+            id: string;
+            type: string;
+            /** @description Legacy name of amount_cents */
+            amount_credits: number;
+            /** @description US cents; positive credits, negative debits */
+            amount_cents: number;
+            balance_after_credits: number;
+            balance_after_cents: number;
+            description: string;
+            reference_id: string | null;
+            reference_type: string | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        Message: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            line_id: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound";
+            /** @description E.164 */
+            from: string;
+            /** @description E.164 */
+            to: string;
+            text: string;
+            /** @enum {string} */
+            status: "queued" | "sent" | "delivered" | "failed" | "undelivered" | "received";
+            /** @description GSM-7 / UCS-2 segments the text is sent as */
+            segments: number;
+            /** @description Set once billed; 0 for inbound and keyword replies */
+            charge_cents: number | null;
+            /** @description `carrier_rejected`, `carrier_unavailable` or the carrier’s code for undelivered / failed */
+            error_code: string | null;
+            /** Format: date-time */
+            timestamp: string;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        LegacySms: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            line_id: string;
+            /** @description E.164 */
+            from_number: string;
+            /** @description E.164 */
+            to_number: string;
+            message: string;
+            /** @enum {string} */
+            status: "queued" | "sent" | "delivered" | "failed" | "undelivered" | "received";
+            /** Format: date-time */
+            created_at: string;
+        };
+        Conversation: {
+            /** Format: uuid */
+            line_id: string;
+            /** @description The remote party, E.164 */
+            phone_number: string;
+            /** @description The line's own number */
+            line_phone_number: string | null;
+            message_count: number;
+            /** Format: date-time */
+            last_message_at: string;
+            last_message_text: string;
+            /** @enum {string} */
+            last_message_direction: "inbound" | "outbound";
+        };
+        WebhookDelivery: {
+            /**
+             * Format: uuid
+             * @description The x-service-delivery-id of this attempt
+             */
+            id: string;
+            /** Format: uuid */
+            event_id: string;
+            /** Format: uuid */
+            line_id: string;
+            /** Format: uuid */
+            call_id: string | null;
+            event_type: string;
+            url: string | null;
+            /** @enum {string} */
+            status: "success" | "failed" | "pending";
+            http_status: number | null;
+            error_message: string | null;
+            /** @description Which attempt of the event this row is (1-based) */
+            attempt_count: number;
+            /** @description The JSON body that was signed and sent */
+            request_body: unknown;
+            /** @description First 1000 characters, credentials redacted */
+            response_body: string | null;
+            duration_ms: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        TestDelivery: {
+            /**
+             * Format: uuid
+             * @description null while the attempt has not been logged yet (202)
+             */
+            id: string | null;
+            /** Format: uuid */
+            event_id: string;
+            /** @enum {string} */
+            status: "success" | "failed" | "pending";
+            http_status: number | null;
+            duration_ms: number | null;
+            response_body: string | null;
+            error_message: string | null;
+        };
+        WebhookStats: {
+            total: number;
+            success: number;
+            failed: number;
+            /** @description Share of finished attempts that succeeded; 0 before any finished */
+            success_rate: number;
+            by_event_type: {
+                event_type: string;
+                total: number;
+                success: number;
+                failed: number;
+            }[];
+            /** @description The last 24 hours, UTC */
+            by_hour: {
+                /** Format: date-time */
+                hour: string;
+                total: number;
+                success: number;
+                failed: number;
+            }[];
+            /**
+             * Format: date-time
+             * @description Start of the window the counts cover (the last 7 days)
+             */
+            since: string;
+        };
+        Call: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            line_id: string;
+            /** @enum {string} */
+            direction: "inbound" | "outbound";
+            /** @description E.164 */
+            from_number: string;
+            /** @description E.164 */
+            to_number: string;
+            /** @enum {string} */
+            status: "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy" | "canceled";
+            /** @enum {string|null} */
+            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | null;
+            duration_sec: number | null;
+            charge_cents: number | null;
+            /** Format: date-time */
+            started_at: string | null;
+            /** Format: date-time */
+            ended_at: string | null;
+            recording_url: string | null;
+            transcript: {
+                /** @enum {string} */
+                role: "user" | "assistant";
+                text: string;
+                /** Format: date-time */
+                timestamp: string;
+            }[] | null;
+            system_prompt: string | null;
+            begin_message: string | null;
+            topic: string | null;
+            max_duration_sec: number | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        SpeakResult: {
+            /** Format: uuid */
+            call_id: string;
+            /** @description The whole text was played */
+            spoke: boolean;
+            interrupted: boolean;
+            /** @description What the caller heard before the interruption */
+            partial_response_text: string | null;
+            /** @enum {string|null} */
+            interruption_reason: "caller_interrupted_control" | "call_ended" | null;
+            timed_out: boolean;
+            response_text: string | null;
+            /** @description Epoch milliseconds of the caller’s answer */
+            response_timestamp: number | null;
+        };
+        WaitResult: {
+            /** Format: uuid */
+            call_id: string;
+            timed_out: boolean;
+            response_text: string | null;
+            response_timestamp: number | null;
+        };
+        PressResult: {
+            /** Format: uuid */
+            call_id: string;
+            pressed: boolean;
+            digits: string;
+        };
+        Consent: {
+            /** Format: uuid */
+            id: string;
+            /** @description E.164 */
+            phone_number: string;
+            /** Format: uuid */
+            line_id: string;
+            /** @enum {string} */
+            consent_type: "implied_inbound" | "explicit_outbound";
+            source: string;
+            /** @enum {string} */
+            status: "active" | "revoked";
+            /** Format: date-time */
+            granted_at: string;
+            /** Format: date-time */
+            revoked_at: string | null;
+        };
+        Disclosure: {
+            /** Format: uuid */
+            id: string;
+            message: string;
+            audio_url: string | null;
+            /** @enum {string} */
+            language: "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
+            jurisdiction: string;
+            is_default: boolean;
+            /** Format: date-time */
+            created_at: string;
+        };
+        ComplianceEvent: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            line_id: string | null;
+            /** Format: uuid */
+            call_id: string | null;
+            phone_number: string | null;
+            event_type: string;
+            /** Format: uuid */
+            actor_key_id: string | null;
+            metadata: Record<string, never> | null;
+            /** Format: date-time */
+            created_at: string;
+        };
+        AuditEvent: {
+            /** @enum {string} */
+            type: "call" | "sms" | "compliance_event" | "billing_transaction";
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: date-time
+             * @description The spec’s name of created_at; both are sent
+             */
+            createdAt: string;
+            data: Record<string, never>;
+        };
+        Balance: {
+            /** @description Legacy name of cents */
+            credits: number;
+            /** @description The balance in US cents */
+            cents: number;
+            /** @enum {string} */
+            currency: "USD";
+            /** @description Reserved by calls and messages in flight */
+            held_cents: number;
+            available_cents: number;
+        };
+        Settings: {
+            /** @description Receives webhook events of lines without a webhook_url */
+            default_webhook_url: string | null;
+            auto_recharge_enabled: boolean;
+            auto_recharge_threshold_cents: number;
+            auto_recharge_amount_cents: number;
+        };
+        UsageDay: {
+            /** Format: date */
+            date: string;
+            calls: number;
+            /** @description Billed minutes, two decimals */
+            minutes: number;
+            sms_inbound: number;
+            sms_outbound: number;
+            /** @description Legacy name of cost_cents */
+            cost_credits: number;
+            cost_cents: number;
+        };
+        UsageMonth: {
+            month: string;
+            calls: number;
+            /** @description Billed minutes, two decimals */
+            minutes: number;
+            sms_inbound: number;
+            sms_outbound: number;
+            /** @description Legacy name of cost_cents */
+            cost_credits: number;
+            cost_cents: number;
+        };
+        Voice: {
+            slug: string;
+            name: string;
+            /** @enum {string} */
+            gender: "female" | "male" | "neutral";
+            accent: string;
+            description: string;
+            languages: ("multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh")[];
+        };
+        Error: {
+            error: {
+                code: string;
+                message: string;
+                details?: {
+                    field?: string;
+                    message: string;
+                }[];
+            };
+        };
+        AgentKeyMintRequest: {
+            name: string;
+            /** @description Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit. */
+            agent_label?: string | null;
+            /**
+             * Format: uuid
+             * @description Binds the key to one line; null makes it account-wide.
+             */
+            line_id?: string | null;
+            /**
+             * @description Permission tier; `legacy_full` is refused (422).
+             * @enum {string}
+             */
+            permissions?: "full" | "call_only" | "sms_only" | "read_only" | "legacy_full";
+            monthly_cap_cents?: number | null;
+            /**
+             * @description Defaults to the service key's; a mismatch is 422.
+             * @enum {string}
+             */
+            environment?: "test" | "live";
+        };
+        AuthKeyCreateRequest: {
+            name: string;
+            /** @description Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit. */
+            agent_label?: string | null;
+            /**
+             * Format: uuid
+             * @description Binds the key to one line; null makes it account-wide.
+             */
+            line_id?: string | null;
+            /**
+             * @description Permission tier; `legacy_full` is refused (422).
+             * @enum {string}
+             */
+            permissions?: "full" | "call_only" | "sms_only" | "read_only" | "legacy_full";
+            monthly_cap_cents?: number | null;
+        };
+        AgentKeyUpdateRequest: {
+            name?: string;
+            /** @description Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit. */
+            agent_label?: string | null;
+            /**
+             * Format: uuid
+             * @description Binds the key to one line; null makes it account-wide.
+             */
+            line_id?: string | null;
+            /**
+             * @description Permission tier; `legacy_full` is refused (422).
+             * @enum {string}
+             */
+            permissions?: "full" | "call_only" | "sms_only" | "read_only" | "legacy_full";
+            monthly_cap_cents?: number | null;
+        };
+        Grant: {
+            scopes: ("calls:create" | "calls:control" | "messages:create" | "numbers:read" | "numbers:provision" | "numbers:release" | "connections:read" | "connections:write" | "consent:write" | "webhooks:write" | "billing:read" | "keys:admin" | "read")[];
+            resources?: {
+                numbers?: string[];
+            };
+            spendLimit?: {
+                amountCents: number;
+                /** @enum {string|null} */
+                resetPeriod?: "monthly" | null;
+            } | null;
+        };
+        ScopedKeyMintRequest: {
+            name: string;
+            grant: {
+                scopes: ("calls:create" | "calls:control" | "messages:create" | "numbers:read" | "numbers:provision" | "numbers:release" | "connections:read" | "connections:write" | "consent:write" | "webhooks:write" | "billing:read" | "keys:admin" | "read")[];
+                resources?: {
+                    numbers?: string[];
+                };
+                spendLimit?: {
+                    amountCents: number;
+                    /** @enum {string|null} */
+                    resetPeriod?: "monthly" | null;
+                } | null;
+            };
+        };
+        /** @description Only the fields given change. null clears a nullable field. Switching to audio clears webhook_url unless it is in the same body; switching to hosted clears a language pin. */
+        LineUpdateRequest: {
+            name?: string;
+            display_name?: string | null;
+            /**
+             * @description `text` is accepted as an alias of `webhook` and stored as `webhook`.
+             * @enum {string}
+             */
+            mode?: "hosted" | "webhook" | "audio" | "text";
+            system_prompt?: string | null;
+            begin_message?: string | null;
+            /** @description A voice slug from GET /api/v1/voices; trimmed, empty clears it. */
+            voice?: string | null;
+            context_limit?: number | null;
+            /**
+             * Format: uri
+             * @description http(s) URL receiving webhook events; required in webhook mode. Must lead to a public address (https for live lines).
+             */
+            webhook_url?: string | null;
+            /**
+             * Format: uri
+             * @description ws(s) URL of the audio relay; required in audio mode. Must lead to a public address (wss for live lines).
+             */
+            audio_handler_url?: string | null;
+            /**
+             * Format: uri
+             * @description http(s) URL receiving call lifecycle callbacks. Must lead to a public address (https for live lines).
+             */
+            status_callback_url?: string | null;
+            recording_enabled?: boolean;
+            compliance_enabled?: boolean;
+            /**
+             * @description Speech recognition language (default `multi`). Setting it on a hosted line, `multi` included, is refused with 400 hosted_mode_language_pinning_unsupported (hosted lines detect the language).
+             * @enum {string}
+             */
+            language?: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
+            endpointing_ms?: number | null;
+        };
+        LineCreateRequest: {
+            name: string;
+            display_name?: string | null;
+            /**
+             * @description `text` is accepted as an alias of `webhook` and stored as `webhook`.
+             * @enum {string}
+             */
+            mode: "hosted" | "webhook" | "audio" | "text";
+            system_prompt?: string | null;
+            begin_message?: string | null;
+            /** @description A voice slug from GET /api/v1/voices; trimmed, empty clears it. */
+            voice?: string | null;
+            context_limit?: number | null;
+            /**
+             * Format: uri
+             * @description http(s) URL receiving webhook events; required in webhook mode. Must lead to a public address (https for live lines).
+             */
+            webhook_url?: string | null;
+            /**
+             * Format: uri
+             * @description ws(s) URL of the audio relay; required in audio mode. Must lead to a public address (wss for live lines).
+             */
+            audio_handler_url?: string | null;
+            /**
+             * Format: uri
+             * @description http(s) URL receiving call lifecycle callbacks. Must lead to a public address (https for live lines).
+             */
+            status_callback_url?: string | null;
+            recording_enabled?: boolean;
+            compliance_enabled?: boolean;
+            /**
+             * @description Speech recognition language (default `multi`). Setting it on a hosted line, `multi` included, is refused with 400 hosted_mode_language_pinning_unsupported (hosted lines detect the language).
+             * @enum {string}
+             */
+            language?: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
+            endpointing_ms?: number | null;
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    healthz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{status: "ok"}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    readyz: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Both dependencies answered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ready";
+                        checks: {
+                            /** @constant */
+                            postgres: "ok";
+                            /** @constant */
+                            temporal: "ok";
+                        };
+                    };
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_ready`, naming what failed (`postgres`, `temporal`, `configuration`) without its error text, which is logged, or `draining` once the process is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.1 as YAML */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: METRICS_TOKEN is set and was not presented */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: metrics are not enabled */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listLines: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{lines: [line], total}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        lines: components["schemas"]["Line"][];
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createLine: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LineCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description `{line, webhook_secret}`: the secret is shown only here */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LineCreateResponse"];
+                };
+            };
+            /** @description `hosted_mode_language_pinning_unsupported`, `invalid_json` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payment_method_required`: live environment, the user already has a line and no default payment method. Replayed for 12 h under the same Idempotency-Key. */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`, one detail per field: among others a URL that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` (10 per hour per workspace and environment) */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: provisioning could not be started */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{line}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        line: components["schemas"]["Line"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    releaseLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{line}` with `status: released` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        line: components["schemas"]["Line"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LineUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description `{line}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        line: components["schemas"]["Line"];
+                    };
+                };
+            };
+            /** @description `hosted_mode_language_pinning_unsupported` (judged on the effective mode) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `line_released` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error`, one detail per field: among others a URL set here that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateLineWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rotation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretRotation"];
+                };
+            };
+            /** @description `duplicate_idempotency_key_header` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `secret_rotation_too_soon` or `line_released` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentKeys: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{keys, total}`; total counts every matching key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: components["schemas"]["AgentKey"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mintAgentKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentKeyMintRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key with `plaintext_key` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AgentKey"];
+                    };
+                };
+            };
+            /** @description `missing_idempotency_key` or `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the line cannot be bound (not cached) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` (with `Retry-After: 1`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAgentKeysViaApiV1: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{keys, total}`; total counts every matching key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: components["schemas"]["AgentKey"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mintAgentKeyViaApiV1: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentKeyMintRequest"];
+            };
+        };
+        responses: {
+            /** @description The new key with `plaintext_key` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AgentKey"];
+                    };
+                };
+            };
+            /** @description `missing_idempotency_key` or `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the line cannot be bound (not cached) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` (with `Retry-After: 1`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{key}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AgentKey"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAgentKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key, `revoked_at` set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AgentKey"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAgentKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentKeyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description `{key}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AgentKey"];
+                    };
+                };
+            };
+            /** @description `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` (key, or a line that cannot be bound) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_revoked` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAgentKeyViaApiV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{key}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AgentKey"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeAgentKeyViaApiV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revoked key, `revoked_at` set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AgentKey"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateAgentKeyViaApiV1: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentKeyUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description `{key}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AgentKey"];
+                    };
+                };
+            };
+            /** @description `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` (key, or a line that cannot be bound) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_revoked` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateAgentKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key with `plaintext_key` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AgentKey"];
+                    };
+                };
+            };
+            /** @description `missing_idempotency_key` or `duplicate_idempotency_key_header` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` (the key, or its line can no longer be bound) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_revoked`, `idempotency_key_reused`, `idempotency_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rotateAgentKeyViaApiV1: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new key with `plaintext_key` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["AgentKey"];
+                    };
+                };
+            };
+            /** @description `missing_idempotency_key` or `duplicate_idempotency_key_header` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` (the key, or its line can no longer be bound) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `key_revoked`, `idempotency_key_reused`, `idempotency_in_progress` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listApiTokens: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{api_tokens, total}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_tokens: components["schemas"]["ScopedKey"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    mintApiToken: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScopedKeyMintRequest"];
+            };
+        };
+        responses: {
+            /** @description `{api_token, key}` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_token: components["schemas"]["ScopedKey"];
+                        /** @description The plaintext key: in the first response to a mint only */
+                        key?: string;
+                    };
+                };
+            };
+            /** @description `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: the grant exceeds the minting key’s */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` (with `Retry-After: 1`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeApiToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{api_token}` with `revoked_at` set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        api_token: components["schemas"]["ScopedKey"];
+                        /** @description The plaintext key: in the first response to a mint only */
+                        key?: string;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listAuthKeys: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{keys, total}`; total counts every matching key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        keys: components["schemas"]["RegularKey"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createAuthKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuthKeyCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description `{key}` with `plaintext_key` (once) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: components["schemas"]["RegularKey"];
+                    };
+                };
+            };
+            /** @description `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: not an owner or admin, or beyond the calling key’s grant */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the line cannot be bound */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` (with `Retry-After: 1`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                status?: "success" | "failed" | "pending";
+                line_id?: string;
+                event_type?: "call_started" | "call_ended" | "interrupted" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{deliveries, total}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        deliveries: components["schemas"]["WebhookDelivery"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    webhookStats: {
+        parameters: {
+            query?: {
+                line_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unwrapped stats object */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookStats"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendTestWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    line_id: string;
+                };
+            };
+        };
+        responses: {
+            /** @description `{delivery: {id, event_id, status, http_status, duration_ms, response_body, error_message}}`: the finished attempt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: components["schemas"]["TestDelivery"];
+                    };
+                };
+            };
+            /** @description `{delivery: {id, event_id, status: "pending", ...}}`: the attempt had not finished within the wait */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        delivery: components["schemas"]["TestDelivery"];
+                    };
+                };
+            };
+            /** @description `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `line_released` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getBalance: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{credits, cents, currency: "USD", held_cents, available_cents}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Balance"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listTransactions: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `next_cursor` of the previous page (or an ISO timestamp) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{transactions, has_more, next_cursor}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        transactions: components["schemas"]["Transaction"][];
+                        has_more: boolean;
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `agent_scope_error` for line-scoped keys (a key limited to a number allow-list sees those lines’ transactions only) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    usageDaily: {
+        parameters: {
+            query?: {
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{daily: [{date, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        daily: components["schemas"]["UsageDay"][];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    usageMonthly: {
+        parameters: {
+            query?: {
+                months?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{monthly: [{month, calls, minutes, sms_inbound, sms_outbound, cost_credits, cost_cents}]}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        monthly: components["schemas"]["UsageMonth"][];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unwrapped settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSettings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description Receives webhook events of lines without a webhook_url. Must lead to a public address (https in live).
+                     */
+                    default_webhook_url?: string | null;
+                    /** @description Charge the card on file (of this environment) when the balance runs low; on by default in live, off in test */
+                    auto_recharge_enabled?: boolean;
+                    /** @description Charge the card when the balance falls below this (at most $1,000) */
+                    auto_recharge_threshold_cents?: number;
+                    /** @description How much each automatic recharge adds (at most $1,000) */
+                    auto_recharge_amount_cents?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Unwrapped settings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Settings"];
+                };
+            };
+            /** @description `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden`: not an unrestricted owner or admin key */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listVoices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{voices: [{slug, name, gender, accent, description, languages}]}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        voices: components["schemas"]["Voice"][];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkConsent: {
+        parameters: {
+            query?: {
+                phone_number?: string;
+                line_id?: string;
+                consent_type?: "implied_inbound" | "explicit_outbound";
+                status?: "active" | "revoked";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{status: "active"|"none", consent}` for a number, `{consents, total}` otherwise */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "active" | "none";
+                        consent: components["schemas"]["Consent"] | null;
+                    } | {
+                        consents: components["schemas"]["Consent"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    grantConsent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    line_id: string;
+                    phone_number: string;
+                    /** @enum {string} */
+                    consent_type: "implied_inbound" | "explicit_outbound";
+                    /** @description Where the consent came from, e.g. "api", "web_form"; default "api" */
+                    source?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description `{consent}` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consent: components["schemas"]["Consent"];
+                    };
+                };
+            };
+            /** @description `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the line */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `consent_already_granted` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeConsent: {
+        parameters: {
+            query: {
+                phone_number: string;
+                line_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{consent, revoked}`: the (first) revoked record and how many were revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        consent: components["schemas"]["Consent"];
+                        revoked: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: no active consent */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listDisclosures: {
+        parameters: {
+            query?: {
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{disclosures, total}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disclosures: components["schemas"]["Disclosure"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createDisclosure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    message: string;
+                    /**
+                     * @default en
+                     * @enum {string}
+                     */
+                    language?: "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
+                    /** @default US */
+                    jurisdiction?: string;
+                    /** @description Defaults to true for the first disclosure of a language */
+                    is_default?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description `{disclosure}` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        disclosure: components["schemas"]["Disclosure"];
+                    };
+                };
+            };
+            /** @description `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `agent_scope_error` or `forbidden`: a key restricted to particular lines */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    complianceAudit: {
+        parameters: {
+            query?: {
+                line_id?: string;
+                phone_number?: string;
+                event_type?: string;
+                /** @description Inclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day */
+                from?: string | unknown | unknown;
+                /** @description Exclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day */
+                to?: string | unknown | unknown;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{events: [{id, line_id, call_id, phone_number, event_type, actor_key_id, metadata, created_at}], total}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["ComplianceEvent"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    complianceEvents: {
+        parameters: {
+            query?: {
+                line_id?: string;
+                phone_number?: string;
+                event_type?: string;
+                /** @description Inclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day */
+                from?: string | unknown | unknown;
+                /** @description Exclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day */
+                to?: string | unknown | unknown;
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{events: [{id, line_id, call_id, phone_number, event_type, actor_key_id, metadata, created_at}], total}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["ComplianceEvent"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    agentAuditFeed: {
+        parameters: {
+            query?: {
+                /** @description `self` or the UUID of a key of the same user and environment; any other value is 404, as for a key that does not exist */
+                api_key_id?: string;
+                /** @description Clamped to 1-500 */
+                limit?: number;
+                /** @description Comma-separated subset of call, sms, compliance_event, billing_transaction */
+                event_types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{events: [{type, id, created_at, createdAt, data}], limit, api_key_id}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["AuditEvent"][];
+                        limit: number;
+                        /**
+                         * Format: uuid
+                         * @description The resolved target key
+                         */
+                        api_key_id: string;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `agent_scope_error` (line-scoped key reading another key) or `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: not a key this caller may read */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    agentAuditFeedViaApiV1: {
+        parameters: {
+            query?: {
+                /** @description `self` or the UUID of a key of the same user and environment; any other value is 404, as for a key that does not exist */
+                api_key_id?: string;
+                /** @description Clamped to 1-500 */
+                limit?: number;
+                /** @description Comma-separated subset of call, sms, compliance_event, billing_transaction */
+                event_types?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{events: [{type, id, created_at, createdAt, data}], limit, api_key_id}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        events: components["schemas"]["AuditEvent"][];
+                        limit: number;
+                        /**
+                         * Format: uuid
+                         * @description The resolved target key
+                         */
+                        api_key_id: string;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `agent_scope_error` (line-scoped key reading another key) or `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: not a key this caller may read */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCalls: {
+        parameters: {
+            query?: {
+                line_id?: string;
+                status?: "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy" | "canceled";
+                limit?: number;
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{calls, total}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        calls: components["schemas"]["Call"][];
+                        /** @description Every matching row, not only this page */
+                        total: number;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    placeCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    line_id: string;
+                    to_number: string;
+                };
+            };
+        };
+        responses: {
+            /** @description `{call}` with status `initiated` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        call: components["schemas"]["Call"];
+                    };
+                };
+            };
+            /** @description `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_credits` or `agent_cap_exceeded` (details spent_cents, cap_cents, cycle_reset_at) */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `number_opted_out`, `consent_required`, `m3_fraud_block`, `agent_permission_denied`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the line */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_in_progress`, `line_not_active` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the call could not be started (nothing held, nothing dialled); `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{call}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        call: components["schemas"]["Call"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    hangUpCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{call}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        call: components["schemas"]["Call"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests on this call at once (Temporal’s per-workflow limits); `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the call service is unreachable or overloaded; `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    placeConversationCall: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    line_id: string;
+                    to_number: string;
+                    topic: string;
+                    begin_message?: string;
+                    max_duration_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description `{call}` with status `initiated`, `system_prompt` and `begin_message` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        call: components["schemas"]["Call"];
+                    };
+                };
+            };
+            /** @description `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_credits` or `agent_cap_exceeded` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `number_opted_out`, `consent_required`, `m3_fraud_block`, `agent_permission_denied`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the line */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_in_progress`, `line_not_active` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    speakOnCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    text: string;
+                    /** @default false */
+                    wait_for_response?: boolean;
+                    /** @default 30 */
+                    timeout_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Unwrapped `{call_id, spoke, interrupted, partial_response_text, interruption_reason, timed_out, response_text, response_timestamp}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SpeakResult"];
+                };
+            };
+            /** @description `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_active`: the call is not in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests on this call at once (Temporal’s per-workflow limits); `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the call service is unreachable or overloaded; `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    waitOnCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @default 30 */
+                    timeout_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Unwrapped `{call_id, timed_out, response_text, response_timestamp}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitResult"];
+                };
+            };
+            /** @description `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_active`: the call is not in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests on this call at once (Temporal’s per-workflow limits); `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the call service is unreachable or overloaded; `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pressOnCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    digits: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Unwrapped `{call_id, pressed, digits}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PressResult"];
+                };
+            };
+            /** @description `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `call_not_active`: the call is not in progress */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`: too many requests on this call at once (Temporal’s per-workflow limits); `Retry-After` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the call service is unreachable or overloaded; `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: uuid */
+                    line_id: string;
+                    /** @description E.164 */
+                    to: string;
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The message, unwrapped */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Message"];
+                };
+            };
+            /** @description `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_credits` or `agent_cap_exceeded` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `number_opted_out`, `conversation_window_expired`, `agent_scope_error`, `agent_permission_denied`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the line */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `line_not_active` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the message could not be handed to the send workflow (it is `failed`, nothing held); `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    sendLineSms: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    to_number: string;
+                    message: string;
+                };
+            };
+        };
+        responses: {
+            /** @description `{sms}` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        sms: components["schemas"]["LegacySms"];
+                    };
+                };
+            };
+            /** @description `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `insufficient_credits` or `agent_cap_exceeded` */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `number_opted_out`, `conversation_window_expired`, `agent_scope_error`, `agent_permission_denied`, `forbidden` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the line */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `line_not_active` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the message could not be handed to the send workflow (it is `failed`, nothing held); `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listConversations: {
+        parameters: {
+            query?: {
+                line_id?: string;
+                limit?: number;
+                /** @description `next_cursor` of the previous page (or an ISO timestamp) */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{conversations, has_more, next_cursor}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        conversations: components["schemas"]["Conversation"][];
+                        has_more: boolean;
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `next_cursor` of the previous page (or an ISO timestamp) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                lineId: string;
+                phoneNumber: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{messages, has_more, next_cursor}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        messages: components["schemas"]["Message"][];
+                        has_more: boolean;
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the line */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+}

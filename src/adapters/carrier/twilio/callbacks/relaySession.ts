@@ -1,0 +1,147 @@
+import WebSocket from 'ws';
+import type { Logger } from '../../../../platform/logger';
+import type { TwilioRelayCommand } from './relayCommands';
+import { utteranceLanguage } from './translate';
+
+/** What a ConversationRelay session tells the call (the API turns it into the call's carrier events). */
+export type RelayReport =
+  { type: 'utterance'; text: string; language: string } | { type: 'playback'; speakId: string; playedText: string; stopped: boolean };
+
+interface Pending {
+  speakId: string;
+  text: string;
+}
+
+/**
+ * One call's ConversationRelay WebSocket, as the API instance Twilio reached holds it (docs/carriers.md).
+ *
+ * Twilio → us: `setup` (callSid), `prompt` (caller speech as text; `last: false` only with partial
+ * prompts, which we do not ask for), `interrupt` (`utteranceUntilInterrupt`: what the caller heard of the
+ * talk cycle it cut), `info` (`agentSpeaking` on/off, asked for with `debug="speaker-events"`), `dtmf`,
+ * `error`. Us → Twilio: `text` (a whole speech as one token, `last: true`), `language` (when a speech's
+ * language is not the session's), `sendDigits`.
+ *
+ * Twilio queues the speeches itself; a speech counts as played when Twilio stops speaking
+ * (`agentSpeaking: off`), and an `interrupt` stops every speech not yet played: the first with what was
+ * heard of it, the others with nothing.
+ */
+export class ConversationRelaySession {
+  callSid: string | undefined;
+  private pending: Pending[] = [];
+  private language: string | undefined;
+  /** One drain at a time, in order. */
+  private draining: Promise<void> = Promise.resolve();
+  /** Reports in the order Twilio's messages came. */
+  private reporting: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly options: {
+      log: Logger;
+      /** The session's TTS language (the `language` attribute of the TwiML). */
+      language?: string;
+      report(report: RelayReport): Promise<void>;
+      /** Twilio's `setup` named the call. */
+      onSetup(session: ConversationRelaySession): void;
+      onClose(session: ConversationRelaySession): void;
+    },
+  ) {
+    this.language = options.language;
+    ws.on('message', (data, isBinary) => {
+      if (!isBinary) this.onMessage(String(data));
+    });
+    ws.on('close', () => options.onClose(this));
+    ws.on('error', (err) => options.log.warn({ err, callSid: this.callSid }, 'conversationrelay socket error'));
+  }
+
+  /** Sends the commands `take` returns (those waiting for this call), after any drain already running. */
+  drain(take: () => Promise<TwilioRelayCommand[]>): Promise<void> {
+    this.draining = this.draining
+      .then(async () => {
+        if (this.ws.readyState !== WebSocket.OPEN) return;
+        for (const command of await take()) this.run(command);
+      })
+      .catch((err: unknown) => this.options.log.warn({ err, callSid: this.callSid }, 'conversationrelay commands not sent'));
+    return this.draining;
+  }
+
+  close(): void {
+    this.ws.close(1001, 'switchboard shutting down');
+  }
+
+  private run(command: TwilioRelayCommand): void {
+    if (command.kind === 'speak') {
+      const language = command.voice?.language;
+      if (language && language !== this.language) {
+        this.send({ type: 'language', ttsLanguage: language, transcriptionLanguage: language });
+        this.language = language;
+      }
+      this.send({ type: 'text', token: command.text, last: true });
+      this.pending.push({ speakId: command.speakId, text: command.text });
+    } else if (command.kind === 'digits') {
+      this.send({ type: 'sendDigits', digits: command.digits });
+    } else {
+      // ConversationRelay has no message that cuts speech from our side (Twilio cuts it when the caller
+      // talks): the speeches not yet played are reported stopped and forgotten.
+      this.stopPending('');
+    }
+  }
+
+  private onMessage(raw: string): void {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    switch (message.type) {
+      case 'setup':
+        if (typeof message.callSid !== 'string') return;
+        this.callSid = message.callSid;
+        this.options.onSetup(this);
+        return;
+      case 'prompt':
+        if (message.last === false || typeof message.voicePrompt !== 'string' || message.voicePrompt.trim() === '') return;
+        this.report({
+          type: 'utterance',
+          text: message.voicePrompt.trim(),
+          language: utteranceLanguage(typeof message.lang === 'string' ? message.lang : this.language),
+        });
+        return;
+      case 'interrupt':
+        this.stopPending(typeof message.utteranceUntilInterrupt === 'string' ? message.utteranceUntilInterrupt : '');
+        return;
+      case 'info':
+        if (message.name === 'agentSpeaking' && message.value === 'off') {
+          const played = this.pending;
+          this.pending = [];
+          for (const speech of played) this.report({ type: 'playback', speakId: speech.speakId, playedText: speech.text, stopped: false });
+        }
+        return;
+      case 'error':
+        this.options.log.warn({ callSid: this.callSid, description: message.description }, 'conversationrelay error');
+        return;
+      default:
+        // `dtmf`: caller digits have no carrier event in Switchboard.
+        return;
+    }
+  }
+
+  private stopPending(heard: string): void {
+    const stopped = this.pending;
+    this.pending = [];
+    stopped.forEach((speech, index) =>
+      this.report({ type: 'playback', speakId: speech.speakId, playedText: index === 0 ? heard : '', stopped: true }),
+    );
+  }
+
+  private report(report: RelayReport): void {
+    this.reporting = this.reporting
+      .then(() => this.options.report(report))
+      .catch((err: unknown) => this.options.log.warn({ err, callSid: this.callSid, report: report.type }, 'conversationrelay report lost'));
+  }
+
+  private send(message: object): void {
+    this.ws.send(JSON.stringify(message));
+  }
+}

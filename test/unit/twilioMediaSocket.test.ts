@@ -1,0 +1,53 @@
+import type WebSocket from 'ws';
+import { MediaSocketServer } from '../../src/adapters/carrier/mediaSocketServer';
+import { verifyTwilioUpgrade } from '../../src/adapters/carrier/twilio/callbacks/verify';
+import { TwilioMediaStream } from '../../src/adapters/carrier/twilio/media';
+import { freePort } from '../../src/platform/infra/proc';
+import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
+
+/** The worker's Media Streams listener: one signed upgrade per one-time URL, and Twilio's messages as the port's events. */
+describe('Twilio Media Streams on the worker', () => {
+  const account = { accountSid: `AC${'1'.repeat(32)}`, authToken: 'auth-token-0123456789abcdef' };
+
+  it('refuses a forged upgrade (403) and a second one (404); takes the signed one; frames and marks carry the streamSid', async () => {
+    const port = await freePort();
+    const server = new MediaSocketServer(`ws://127.0.0.1:${port}/twilio/media`, port, '127.0.0.1');
+    const expected = await server.expect(5_000, {
+      accept: TwilioMediaStream.accept,
+      verify: (req, url) => verifyTwilioUpgrade({ accounts: [account], signature: req.headers['x-twilio-signature'] as string, url }).valid,
+    });
+    await expect(openTwilioSocket(expected.url, twilioSocketSignature('f'.repeat(32), expected.url))).rejects.toThrow(
+      'upgrade refused with 403',
+    );
+    const twilio = await openTwilioSocket(expected.url, twilioSocketSignature(account.authToken, expected.url));
+    const stream = await expected.stream;
+    await expect(openTwilioSocket(expected.url, twilioSocketSignature(account.authToken, expected.url))).rejects.toThrow(
+      'upgrade refused with 404',
+    );
+    const sent: Array<Record<string, unknown>> = [];
+    twilio.on('message', (data) => sent.push(JSON.parse(String(data)) as Record<string, unknown>));
+    const say = (message: object) => (twilio as WebSocket).send(JSON.stringify(message));
+    say({ event: 'connected', protocol: 'Call', version: '1.0.0' });
+    say({ event: 'start', streamSid: 'MZ1', start: { streamSid: 'MZ1', callSid: 'CA1', tracks: ['inbound'] } });
+    await stream.started;
+    say({
+      event: 'media',
+      streamSid: 'MZ1',
+      media: { track: 'inbound', chunk: '1', timestamp: '20', payload: Buffer.alloc(160, 7).toString('base64') },
+    });
+    const events = stream[Symbol.asyncIterator]();
+    expect((await events.next()).value).toEqual({ type: 'media', sequence: 1, timestamp: 20, payload: Buffer.alloc(160, 7) });
+    await stream.send(Buffer.alloc(160, 9));
+    await stream.mark('m1');
+    await stream.clear();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(sent).toEqual([
+      { event: 'media', streamSid: 'MZ1', media: { payload: Buffer.alloc(160, 9).toString('base64') } },
+      { event: 'mark', streamSid: 'MZ1', mark: { name: 'm1' } },
+      { event: 'clear', streamSid: 'MZ1' },
+    ]);
+    say({ event: 'stop', streamSid: 'MZ1', stop: { callSid: 'CA1' } });
+    twilio.close(1000);
+    await expect(stream.ended).resolves.toEqual({ reason: 'call_ended' });
+  });
+});
