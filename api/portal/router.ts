@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError } from '../errors';
 import { accountRoutes } from './accountRoutes';
+import { auditRoutes } from './auditRoutes';
 import { refuse } from './answer';
 import { html } from './html';
 import { keyRoutes } from './keyRoutes';
@@ -57,5 +58,6 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   accountRoutes(router, deps);
   workspaceRoutes(router, deps);
   keyRoutes(router, deps);
+  auditRoutes(router, deps);
   return router;
 }

@@ -7,7 +7,7 @@ const PASSWORD = 'a long enough password';
 
 /**
  * The portal in a real browser (headless Chromium): signup, a second signup of the address, a wrong
- * password, a new line and its signing secret, a service key minted, used on /v1/keys and revoked. Each page is screenshotted into test-artifacts/portal/
+ * password, a new line and its signing secret, a service key minted, used on /v1/keys and revoked, both found in the audit log. Each page is screenshotted into test-artifacts/portal/
  * and checked with axe-core; the page's own errors (a CSP refusal included) fail the test.
  */
 describe('portal in a browser', () => {
@@ -107,6 +107,16 @@ describe('portal in a browser', () => {
     await expect(page.locator('#keys tbody tr td').nth(4).textContent()).resolves.toMatch(/^revoked/);
     expect((await h.request('GET', '/v1/keys', { key: serviceKey })).status).toBe(401);
     await check(page, '08-key-revoked', problems);
+
+    // Both actions are in the audit log; the filter narrows it to one.
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await expect(page.locator('#audit tbody tr[data-event-type="service_key_created"]').count()).resolves.toBe(1);
+    await expect(page.locator('#audit tbody tr[data-event-type="service_key_revoked"]').count()).resolves.toBe(1);
+    await page.getByLabel('Event type').selectOption('service_key_revoked');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL('**/portal/audit?**event_type=service_key_revoked**');
+    await expect(page.locator('#audit tbody tr').count()).resolves.toBe(1);
+    await check(page, '08b-audit-log', problems);
 
     await page.getByRole('link', { name: 'Settings' }).click();
     await check(page, '09-settings', problems);

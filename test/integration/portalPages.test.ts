@@ -161,6 +161,17 @@ describe('portal pages', () => {
       expect.arrayContaining(['service_key_created', 'service_key_revoked', 'agent_key_revoked']),
     );
     expect((await client.get('/portal/keys?env=test')).text).toContain('revoked');
+    // Both actions are in the audit log, which filters as the API's audit does.
+    const audit = (await client.get('/portal/audit?env=test')).text;
+    expect(audit).toContain('data-event-type="service_key_created"');
+    expect(audit).toContain('data-event-type="service_key_revoked"');
+    const revokedOnly = (await client.get('/portal/audit?env=test&event_type=service_key_revoked')).text;
+    expect(revokedOnly.match(/data-event-type="([^"]+)"/g)).toEqual(['data-event-type="service_key_revoked"']);
+    expect(revokedOnly).toContain('&quot;via&quot;:&quot;portal&quot;');
+    expect((await client.get('/portal/audit?env=live')).text).toContain('No events match.');
+    const bad = await client.get('/portal/audit?env=test&event_type=nope&from=yesterday');
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('validation_error');
     // Another workspace's key is not found.
     const other = await operator();
     const theirs = await other.client.submit('/portal/keys?env=test', `/portal/keys/${keyId}/revoke`, { env: 'test' });
@@ -168,7 +179,7 @@ describe('portal pages', () => {
   });
 
   it('sends a visitor without a session to the login page', async () => {
-    for (const path of ['/portal', '/portal/lines', '/portal/keys', '/portal/settings']) {
+    for (const path of ['/portal', '/portal/lines', '/portal/keys', '/portal/audit', '/portal/settings']) {
       const res = await new PortalClient(h.apiUrl).get(path);
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('/portal/login');
