@@ -39,8 +39,8 @@ function navigation(nav: PageNav): Html {
   const other = nav.environment === 'test' ? 'live' : 'test';
   return html`<nav aria-label="Portal">
     <ul>
-      ${link('/portal', 'Overview')} ${link('/portal/lines', 'Lines')} ${link('/portal/keys', 'Service keys')}
-      ${link('/portal/audit', 'Audit log')} ${link('/portal/settings', 'Settings')}
+      ${link('/portal', 'Overview')} ${link('/portal/lines', 'Lines')} ${link('/portal/calls', 'Calls')}
+      ${link('/portal/keys', 'Service keys')} ${link('/portal/audit', 'Audit log')} ${link('/portal/settings', 'Settings')}
     </ul>
     <p class="env">Environment: <strong>${nav.environment}</strong> · <a href="${nav.current}?env=${other}">switch to ${other}</a></p>
     <form method="post" action="/portal/logout" class="logout">

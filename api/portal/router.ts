@@ -5,6 +5,7 @@ import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError } from '../errors';
 import { accountRoutes } from './accountRoutes';
 import { auditRoutes } from './auditRoutes';
+import { callRoutes } from './callRoutes';
 import { refuse } from './answer';
 import { html } from './html';
 import { keyRoutes } from './keyRoutes';
@@ -57,6 +58,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   });
   accountRoutes(router, deps);
   workspaceRoutes(router, deps);
+  callRoutes(router, deps);
   keyRoutes(router, deps);
   auditRoutes(router, deps);
   return router;

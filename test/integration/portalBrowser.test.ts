@@ -1,13 +1,17 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, screenshot, seriousAccessibilityViolations, watchPageProblems } from '../support/browser';
+import { mintUserKey } from '../../src/domain/workspaces/service';
+import { CALLEE } from '../support/customer';
 import { startHarness, type Harness } from '../support/harness';
 
 const PASSWORD = 'a long enough password';
 
 /**
  * The portal in a real browser (headless Chromium): signup, a second signup of the address, a wrong
- * password, a new line and its signing secret, a service key minted, used on /v1/keys and revoked, both found in the audit log. Each page is screenshotted into test-artifacts/portal/
+ * password, a new line and its signing secret, a call watched live until it ends and its
+ * history downloaded, a service key minted, used on /v1/keys and revoked, both found in the audit log. Each page is screenshotted into test-artifacts/portal/
  * and checked with axe-core; the page's own errors (a CSP refusal included) fail the test.
  */
 describe('portal in a browser', () => {
@@ -30,7 +34,7 @@ describe('portal in a browser', () => {
 
   /** A fresh browser profile (no cookies) with its page, and the problems the page reports. */
   async function visitor(): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({ baseURL: h.apiUrl });
+    const context = await browser.newContext({ baseURL: h.apiUrl, acceptDownloads: true });
     const page = await context.newPage();
     return { page, problems: watchPageProblems(page) };
   }
@@ -49,7 +53,7 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign up' }).click();
   }
 
-  it('signs up, creates a line (its secret shown once), mints a service key that works until revoked', async () => {
+  it('signs up, creates a line (secret shown once), watches a call live, mints and revokes a service key, finds both in the audit log', async () => {
     const { page, problems } = await visitor();
     await page.goto('/portal/signup');
     // The CSP refuses inline script, even one a test injects.
@@ -91,6 +95,24 @@ describe('portal in a browser', () => {
     await expect(page.locator('#webhook-secret').textContent()).resolves.toMatch(/^[0-9a-f]{64}$/);
     await expect(page.locator('#webhook-secret').textContent()).resolves.not.toBe(shown);
     await check(page, '05-secret-rotated', problems);
+
+    // A call placed through the API goes live and ends on its page (htmx polls it); its history downloads.
+    const user = (await h.db('users').where({ email }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'browser' })).plaintext;
+    const lineId = await page.locator('#lines tbody tr').first().getAttribute('data-line-id');
+    const placed = await h.request('POST', '/api/v1/calls', { key, body: { line_id: lineId, to_number: CALLEE } });
+    expect(placed.status).toBe(201);
+    await page.getByRole('link', { name: 'Calls', exact: true }).click();
+    await page.locator(`#calls tr[data-call-id="${placed.body.call.id}"] a`).click();
+    await page.locator('[data-call-status="in_progress"]').waitFor({ timeout: 20_000 });
+    await check(page, '05b-call-live', problems);
+    expect((await h.request('POST', `/api/v1/calls/${placed.body.call.id}/hangup`, { key })).status).toBe(200);
+    await page.locator('[data-call-status="completed"]').waitFor({ timeout: 10_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#history').click()]);
+    expect(download.suggestedFilename()).toBe(`${placed.body.call.id}.history.json`);
+    const exported = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
+    expect(exported.history.events.length).toBeGreaterThan(0);
+    await check(page, '05c-call-ended', problems);
 
     // A service key minted here works on the keys plane until it is revoked here.
     await page.getByRole('link', { name: 'Service keys' }).click();
@@ -156,6 +178,7 @@ describe('portal in a browser', () => {
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL('**/portal');
-    await expect(page.locator('[data-stat="balance"]').textContent()).resolves.toBe('$5.00');
+    // The first test's call spent a little of the signup credit.
+    await expect(page.locator('[data-stat="balance"]').textContent()).resolves.toMatch(/^\$4\.\d\d$/);
   });
 });

@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { hashPassword } from '../../src/platform/crypto/password';
 import { setPasswordHash } from '../../src/domain/accounts/store';
 import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
-import { createTenant, startHarness, type Harness } from '../support/harness';
+import { createTenant, eventually, startHarness, type Harness } from '../support/harness';
+import { CALLEE } from '../support/customer';
 import { PortalClient } from '../support/portalClient';
 import { startReceiver, type Receiver } from '../support/receiver';
 
@@ -65,6 +66,56 @@ describe('portal pages', () => {
     const fragment = await client.get('/portal/overview/stats?env=test');
     expect(stat(fragment.text, 'calls-today')).toBe('1');
     expect(fragment.text).not.toContain('<html');
+  });
+
+  it('lists calls, shows one live until it ends, and downloads its Temporal history', async () => {
+    const { client, userId } = await operator();
+    const created = await client.submit('/portal/lines', '/portal/lines', {
+      env: 'test',
+      name: 'Calls',
+      mode: 'webhook',
+      webhook_url: receiver.url,
+    });
+    const lineId = /data-line-id="([^"]+)"/.exec(created.text)![1];
+    const user = (await h.db('users').where({ id: userId }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'k' })).plaintext;
+    const placed = await h.request('POST', '/api/v1/calls', { key, body: { line_id: lineId, to_number: CALLEE } });
+    expect(placed.status).toBe(201);
+    const callId: string = placed.body.call.id;
+
+    const live = await eventually(async () => {
+      const res = await client.get(`/portal/calls/${callId}/live?env=test`);
+      return res.text.includes('data-call-status="in_progress"') ? res : undefined;
+    });
+    expect(live.text).toContain(`hx-get="/portal/calls/${callId}/live?env=test"`);
+    expect(live.text).not.toContain('<html');
+    const page = await client.get(`/portal/calls/${callId}?env=test`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(CALLEE);
+
+    expect((await h.request('POST', `/api/v1/calls/${callId}/hangup`, { key })).status).toBe(200);
+    const ended = await client.get(`/portal/calls/${callId}/live?env=test`);
+    expect(ended.text).toContain('data-call-status="completed"');
+    // An ended call is not polled any more.
+    expect(ended.text).not.toContain('hx-trigger');
+
+    const list = await client.get('/portal/calls?env=test&status=completed');
+    expect(list.text).toContain(`data-call-id="${callId}"`);
+    expect((await client.get('/portal/calls?env=test&status=ringing')).text).not.toContain(callId);
+
+    const history = await client.get(`/portal/calls/${callId}/history.json?env=test`);
+    expect(history.status).toBe(200);
+    expect(history.headers.get('content-disposition')).toBe(`attachment; filename="${callId}.history.json"`);
+    const exported = JSON.parse(history.text);
+    expect(exported).toMatchObject({ workflowId: callId, runId: expect.any(String) });
+    expect(exported.history.events[0].eventType).toMatch(/WORKFLOW_EXECUTION_STARTED/);
+
+    const stranger = await operator();
+    for (const path of [`/portal/calls/${callId}?env=test`, `/portal/calls/${callId}/history.json?env=test`]) {
+      const res = await stranger.client.get(path);
+      expect(res.status).toBe(404);
+      expect(res.text).toContain('call_not_found');
+    }
   });
 
   it('shows a new line’s secret once, rotates it, and escapes what the operator typed', async () => {
@@ -179,7 +230,7 @@ describe('portal pages', () => {
   });
 
   it('sends a visitor without a session to the login page', async () => {
-    for (const path of ['/portal', '/portal/lines', '/portal/keys', '/portal/audit', '/portal/settings']) {
+    for (const path of ['/portal', '/portal/lines', '/portal/calls', '/portal/keys', '/portal/audit', '/portal/settings']) {
       const res = await new PortalClient(h.apiUrl).get(path);
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('/portal/login');
