@@ -6,6 +6,7 @@ import { ApiError } from '../errors';
 import { accountRoutes } from './accountRoutes';
 import { auditRoutes } from './auditRoutes';
 import { callRoutes } from './callRoutes';
+import { deliveryRoutes } from './deliveryRoutes';
 import { refuse } from './answer';
 import { html } from './html';
 import { keyRoutes } from './keyRoutes';
@@ -59,6 +60,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   accountRoutes(router, deps);
   workspaceRoutes(router, deps);
   callRoutes(router, deps);
+  deliveryRoutes(router, deps);
   keyRoutes(router, deps);
   auditRoutes(router, deps);
   return router;

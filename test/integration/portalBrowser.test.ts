@@ -113,6 +113,9 @@ describe('portal in a browser', () => {
     const exported = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
     expect(exported.history.events.length).toBeGreaterThan(0);
     await check(page, '05c-call-ended', problems);
+    await page.getByRole('link', { name: 'Deliveries' }).click();
+    await page.waitForURL('**/portal/deliveries?env=test');
+    await check(page, '05d-deliveries', problems);
 
     // A service key minted here works on the keys plane until it is revoked here.
     await page.getByRole('link', { name: 'Service keys' }).click();

@@ -66,6 +66,15 @@ describe('portal pages', () => {
     const fragment = await client.get('/portal/overview/stats?env=test');
     expect(stat(fragment.text, 'calls-today')).toBe('1');
     expect(fragment.text).not.toContain('<html');
+
+    // The failed attempt, its request and the receiver's answer, on the deliveries page.
+    const failed = await client.get('/portal/deliveries?env=test&status=failed');
+    expect(failed.text.match(/data-status="failed"/g)).toHaveLength(1);
+    expect(failed.text).toContain('http_500');
+    expect(failed.text).toContain('down');
+    expect(failed.text).toContain('&quot;event&quot;: &quot;test&quot;');
+    expect((await client.get('/portal/deliveries?env=test&status=success')).text).toContain('No deliveries match.');
+    expect((await client.get('/portal/deliveries?env=live')).text).toContain('No deliveries match.');
   });
 
   it('lists calls, shows one live until it ends, and downloads its Temporal history', async () => {
@@ -230,7 +239,15 @@ describe('portal pages', () => {
   });
 
   it('sends a visitor without a session to the login page', async () => {
-    for (const path of ['/portal', '/portal/lines', '/portal/calls', '/portal/keys', '/portal/audit', '/portal/settings']) {
+    for (const path of [
+      '/portal',
+      '/portal/lines',
+      '/portal/calls',
+      '/portal/deliveries',
+      '/portal/keys',
+      '/portal/audit',
+      '/portal/settings',
+    ]) {
       const res = await new PortalClient(h.apiUrl).get(path);
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('/portal/login');
