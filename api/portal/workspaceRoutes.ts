@@ -145,7 +145,11 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
       const error =
         outcome.refused === 'invalid_fields'
           ? errors.validation(outcome.problems)
-          : new ApiError(401, 'invalid_credentials', 'The current password is wrong');
+          : outcome.refused === 'rate_limited'
+            ? new ApiError(429, 'rate_limited', 'Too many attempts; try again later', undefined, {
+                'Retry-After': String(outcome.retryAfterSeconds),
+              })
+            : new ApiError(401, 'invalid_credentials', 'The current password is wrong');
       return refuse(ctx, error, (shown) => settingsPage(nav, { error: shown }));
     }
     ctx.state.log.info({ user_id: operator.user.id, revoked_sessions: outcome.revokedSessions }, 'portal password changed');
