@@ -61,11 +61,16 @@ export function callsPage(nav: PageNav, input: { calls: CallRecord[]; status: st
   );
 }
 
-/** The live part of a call's page: htmx reloads it every 2 s while the call is active, and stops once it has ended. */
+/**
+ * The live part of a call's page: htmx reloads it every 2 s while the call is active, and until its end is
+ * settled (the end time and charge land just after the status); the fragment of a settled call has no
+ * trigger, so the polling stops by itself.
+ */
 export function callLive(call: CallRecord, environment: string): Html {
-  const polling = isActiveCallStatus(call.status)
-    ? html`hx-get="/portal/calls/${call.id}/live?env=${environment}" hx-trigger="every 2s" hx-swap="outerHTML"`
-    : '';
+  const polling =
+    isActiveCallStatus(call.status) || call.ended_at === null
+      ? html`hx-get="/portal/calls/${call.id}/live?env=${environment}" hx-trigger="every 2s" hx-swap="outerHTML"`
+      : '';
   return html`<section id="call-live" aria-live="polite" ${polling}>
     <dl class="stats">
       <div>
@@ -83,6 +88,14 @@ export function callLive(call: CallRecord, environment: string): Html {
       <div>
         <dt>End cause</dt>
         <dd>${call.end_cause ?? '—'}</dd>
+      </div>
+      <div>
+        <dt>Started (UTC)</dt>
+        <dd data-call-started>${time(call.started_at)}</dd>
+      </div>
+      <div>
+        <dt>Ended (UTC)</dt>
+        <dd data-call-ended>${time(call.ended_at)}</dd>
       </div>
     </dl>
     <h2>Transcript</h2>
