@@ -18,6 +18,8 @@ export function layout(title: string, body: Html, nav?: PageNav): Html {
         <meta name="htmx-config" content='{"includeIndicatorStyles":false,"allowEval":false,"allowScriptTags":false}' />
         <title>${title} · Switchboard</title>
         <link rel="stylesheet" href="/portal/assets/portal.css" />
+        <!-- No favicon: without this the browser asks for /favicon.ico, which the API answers 404. -->
+        <link rel="icon" href="data:," />
         <script src="/portal/assets/htmx.min.js" defer></script>
       </head>
       <body>
@@ -39,7 +41,9 @@ function navigation(nav: PageNav): Html {
   const other = nav.environment === 'test' ? 'live' : 'test';
   return html`<nav aria-label="Portal">
     <ul>
-      ${link('/portal', 'Overview')} ${link('/portal/lines', 'Lines')} ${link('/portal/settings', 'Settings')}
+      ${link('/portal', 'Overview')} ${link('/portal/lines', 'Lines')} ${link('/portal/calls', 'Calls')}
+      ${link('/portal/deliveries', 'Deliveries')} ${link('/portal/keys', 'Service keys')} ${link('/portal/audit', 'Audit log')}
+      ${link('/portal/settings', 'Settings')}
     </ul>
     <p class="env">Environment: <strong>${nav.environment}</strong> · <a href="${nav.current}?env=${other}">switch to ${other}</a></p>
     <form method="post" action="/portal/logout" class="logout">

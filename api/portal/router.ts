@@ -4,8 +4,12 @@ import Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError } from '../errors';
 import { accountRoutes } from './accountRoutes';
+import { auditRoutes } from './auditRoutes';
+import { callRoutes } from './callRoutes';
+import { deliveryRoutes } from './deliveryRoutes';
 import { refuse } from './answer';
 import { html } from './html';
+import { keyRoutes } from './keyRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
 import { workspaceRoutes } from './workspaceRoutes';
@@ -55,5 +59,9 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   });
   accountRoutes(router, deps);
   workspaceRoutes(router, deps);
+  callRoutes(router, deps);
+  deliveryRoutes(router, deps);
+  keyRoutes(router, deps);
+  auditRoutes(router, deps);
   return router;
 }

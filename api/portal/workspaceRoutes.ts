@@ -3,39 +3,18 @@ import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { changePassword } from '../../src/domain/accounts/changePassword';
 import { workspaceOverview } from '../../src/domain/accounts/overview';
-import { ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
 import { provisionLine } from '../../src/domain/lines/provision';
 import { rotateLineSecret } from '../../src/domain/lines/rotateSecret';
 import { linesOf, toLineRecord } from '../../src/domain/lines/store';
 import { refuse } from './answer';
 import { assertCsrf, readForm, sendPage } from './http';
-import type { PageNav } from './layout';
 import { linesPage, type LinesPageInput } from './pages/lines';
 import { overviewPage, overviewStats } from './pages/overview';
 import { settingsPage } from './pages/settings';
+import { navOf, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
 import { signedInOperator, type Operator } from './visitor';
 
 const LINES_SHOWN = 200;
-
-function navOf(operator: Operator, current: string): PageNav {
-  return { email: operator.user.email, environment: operator.environment, csrfToken: operator.csrfToken, current };
-}
-
-/** A page's operator, or a redirect to the login page (then undefined). */
-async function operatorOrLogin(ctx: AppContext, deps: AppDeps, environment: unknown): Promise<Operator | undefined> {
-  const operator = await signedInOperator(ctx, deps, typeof environment === 'string' ? environment : undefined);
-  if (!operator) ctx.redirect('/portal/login');
-  return operator;
-}
-
-/** Roles gate the portal as their presets gate the API: a page action needs the scope its API route needs. */
-function roleAllows(operator: Operator, scope: Scope): boolean {
-  return ROLE_PRESETS[operator.user.role].includes(scope);
-}
-
-function tenantOf(operator: Operator) {
-  return { workspaceId: operator.user.workspace_id, environment: operator.environment };
-}
 
 async function linesInput(deps: AppDeps, operator: Operator, extra: Partial<LinesPageInput> = {}): Promise<LinesPageInput> {
   const rows = await linesOf(deps.db, tenantOf(operator)).orderBy('created_at', 'desc').limit(LINES_SHOWN);
@@ -166,7 +145,11 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
       const error =
         outcome.refused === 'invalid_fields'
           ? errors.validation(outcome.problems)
-          : new ApiError(401, 'invalid_credentials', 'The current password is wrong');
+          : outcome.refused === 'rate_limited'
+            ? new ApiError(429, 'rate_limited', 'Too many attempts; try again later', undefined, {
+                'Retry-After': String(outcome.retryAfterSeconds),
+              })
+            : new ApiError(401, 'invalid_credentials', 'The current password is wrong');
       return refuse(ctx, error, (shown) => settingsPage(nav, { error: shown }));
     }
     ctx.state.log.info({ user_id: operator.user.id, revoked_sessions: outcome.revokedSessions }, 'portal password changed');

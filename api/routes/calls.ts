@@ -10,7 +10,7 @@ import { endActiveCall } from '../../src/domain/calls/hangup';
 import { placeCall, type PlaceCallRequest } from '../../src/domain/calls/place';
 import { clearTransferDestination } from '../../src/domain/calls/transfer';
 import { CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
-import { toCallRecord, type CallRow } from '../../src/domain/calls/store';
+import { callsOfTenant, toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { waitForResult } from '../../src/platform/temporal/waitForResult';
 import {
   DEFAULT_RESPONSE_TIMEOUT_SECONDS,
@@ -32,8 +32,7 @@ import { offsetPage } from '../pagination';
  */
 
 function callsOf(ctx: AppContext, deps: AppDeps) {
-  const principal = principalOf(ctx);
-  return deps.db<CallRow>('calls').where({ workspace_id: principal.workspaceId, environment: principal.environment });
+  return callsOfTenant(deps.db, principalOf(ctx));
 }
 
 /** An unknown call id, and one that cannot be a call id at all (the path parameter's `x-not-found`), answer alike. */

@@ -17,7 +17,7 @@ import {
 import { offsetPage } from '../pagination';
 import type { RouteDef } from './types';
 import { addDisclosure, disclosuresOf, toDisclosureRecord } from '../../src/domain/compliance/disclosures';
-import { complianceEventsOf } from '../../src/domain/compliance/events';
+import { auditEvents } from '../../src/domain/compliance/auditLog';
 import {
   consentsOf,
   CONSENT_TYPES,
@@ -152,17 +152,16 @@ async function audit(ctx: AppContext, deps: AppDeps): Promise<void> {
   if (q.line_id) assertLineAllowed(principal, q.line_id);
   const allowed = allowedLineIds(principal);
   const phone = q.phone_number ? phoneOrFail(q.phone_number) : undefined;
-  const filtered = () => {
-    const query = complianceEventsOf(deps.db, principal);
-    if (q.line_id) query.andWhere({ line_id: q.line_id });
-    else if (allowed) query.whereIn('line_id', [...allowed]);
-    if (phone) query.andWhere({ phone_number: phone });
-    if (q.event_type) query.andWhere({ event_type: q.event_type });
+  const filters = {
+    lineId: q.line_id,
+    allowedLineIds: allowed,
+    phoneNumber: phone,
+    eventType: q.event_type,
     // The validator admitted only values these parse (a leap second is the next minute's start).
-    if (q.from) query.andWhere('created_at', '>=', parseDateOrDateTime(q.from)!);
-    if (q.to) query.andWhere('created_at', '<', parseDateOrDateTime(q.to)!);
-    return query;
+    from: q.from ? parseDateOrDateTime(q.from)! : undefined,
+    to: q.to ? parseDateOrDateTime(q.to)! : undefined,
   };
+  const filtered = () => auditEvents(deps.db, principal, filters);
   const { rows, total } = await offsetPage(filtered, q);
   ctx.body = { events: rows.map(toComplianceEvent), total };
 }

@@ -7,6 +7,7 @@ import { offsetPage } from '../pagination';
 import type { RouteDef } from './types';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
 import { sendTestEvent } from '../../src/domain/webhooks/sendTest';
+import { deliveriesOfTenant } from '../../src/domain/webhooks/store';
 
 /** One delivery attempt on the wire. */
 export function toDeliveryRecord(row: Record<string, unknown>) {
@@ -30,7 +31,7 @@ export function toDeliveryRecord(row: Record<string, unknown>) {
 
 function deliveriesOf(ctx: AppContext, deps: AppDeps) {
   const principal = principalOf(ctx);
-  const query = deps.db('webhook_deliveries').where({ workspace_id: principal.workspaceId, environment: principal.environment });
+  const query = deliveriesOfTenant(deps.db, principal);
   const allowed = allowedLineIds(principal);
   if (allowed) query.whereIn('line_id', [...allowed]);
   return query;

@@ -16,8 +16,7 @@ import { PaymentRequestRejectedError } from '../adapters/payments/port';
 import { retrieveStripeCard, type SavedStripeCard } from '../adapters/payments/stripeCards';
 import { stripeClientFor } from './payments';
 import type { Environment } from '../domain/keys/format';
-import { revokeWithDescendants } from '../domain/keys/ancestry';
-import type { ApiKeyRow } from '../domain/keys/store';
+import { revokeServiceKey } from '../domain/keys/serviceKeys';
 import { optIn, optOut } from '../domain/compliance/optOuts';
 import { toE164 } from '../platform/phone';
 import { isRole, isScope, type Scope } from '../domain/keys/scopes';
@@ -362,21 +361,10 @@ export async function runCommand(
     case 'service-key revoke': {
       const user = await resolveUser(db, flags);
       const id = stringFlag(flags, 'id', true);
-      const row = /^[0-9a-f-]{36}$/i.test(id)
-        ? await db<ApiKeyRow>('api_keys').where({ id, workspace_id: user.workspace_id, kind: 'service' }).first()
-        : undefined;
-      if (!row) throw new CliError('not_found', `service key ${id} not found in workspace ${user.workspace_id}`);
-      // The agent keys it minted (and anything below them) go with it, in the same transaction.
-      const { row: revoked, descendants } = await db.transaction((trx) =>
-        revokeWithDescendants(trx, {
-          key: row,
-          actorKeyId: null,
-          now: new Date(),
-          targetEvent: 'service_key_revoked',
-          metadata: { via: 'cli' },
-        }),
-      );
-      return { id, key_prefix: row.key_prefix, revoked_at: revoked.revoked_at!.toISOString(), revoked_agent_keys: descendants.length };
+      const outcome = await revokeServiceKey(db, { workspaceId: user.workspace_id, keyId: id, via: 'cli', now: new Date() });
+      if (!outcome.ok) throw new CliError('not_found', `service key ${id} not found in workspace ${user.workspace_id}`);
+      const { row, descendants } = outcome;
+      return { id, key_prefix: row.key_prefix, revoked_at: row.revoked_at!.toISOString(), revoked_agent_keys: descendants.length };
     }
     case 'opt-out add':
     case 'opt-out remove': {

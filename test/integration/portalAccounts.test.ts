@@ -189,6 +189,25 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
     expect(fresh.status).toBe(303);
   });
 
+  it('counts password-change tries against the account, as logins', async () => {
+    const email = newEmail();
+    const { client } = await signUp(email);
+    const csrf_token = PortalClient.csrfOf(await client.get('/portal/settings'));
+    const tries = RATE_LIMITS['portal.login_account'].limit;
+    for (let i = 0; i < tries; i += 1)
+      expect(
+        (await client.post('/portal/settings/password', { csrf_token, current_password: 'wrong one!', new_password: 'a new password' }))
+          .status,
+      ).toBe(401);
+    const limited = await client.post('/portal/settings/password', {
+      csrf_token,
+      current_password: PASSWORD,
+      new_password: 'a new password',
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.text).toContain('rate_limited');
+  });
+
   it('limits login attempts per account, then per client address, with 429 rate_limited and Retry-After', async () => {
     const email = newEmail();
     await signUp(email);

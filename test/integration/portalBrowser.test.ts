@@ -1,13 +1,17 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, screenshot, seriousAccessibilityViolations, watchPageProblems } from '../support/browser';
+import { mintUserKey } from '../../src/domain/workspaces/service';
+import { CALLEE } from '../support/customer';
 import { startHarness, type Harness } from '../support/harness';
 
 const PASSWORD = 'a long enough password';
 
 /**
  * The portal in a real browser (headless Chromium): signup, a second signup of the address, a wrong
- * password, a new line and its signing secret. Each page is screenshotted into test-artifacts/portal/
+ * password, a new line and its signing secret, a call watched live until it ends and its
+ * history downloaded, a service key minted, used on /v1/keys and revoked, both found in the audit log. Each page is screenshotted into test-artifacts/portal/
  * and checked with axe-core; the page's own errors (a CSP refusal included) fail the test.
  */
 describe('portal in a browser', () => {
@@ -30,7 +34,7 @@ describe('portal in a browser', () => {
 
   /** A fresh browser profile (no cookies) with its page, and the problems the page reports. */
   async function visitor(): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({ baseURL: h.apiUrl });
+    const context = await browser.newContext({ baseURL: h.apiUrl, acceptDownloads: true });
     const page = await context.newPage();
     return { page, problems: watchPageProblems(page) };
   }
@@ -49,7 +53,7 @@ describe('portal in a browser', () => {
     await page.getByRole('button', { name: 'Sign up' }).click();
   }
 
-  it('signs up, lands on the overview, creates a line and sees its signing secret once', async () => {
+  it('signs up, creates a line (secret shown once), watches a call live, mints and revokes a service key, finds both in the audit log', async () => {
     const { page, problems } = await visitor();
     await page.goto('/portal/signup');
     // The CSP refuses inline script, even one a test injects.
@@ -92,12 +96,59 @@ describe('portal in a browser', () => {
     await expect(page.locator('#webhook-secret').textContent()).resolves.not.toBe(shown);
     await check(page, '05-secret-rotated', problems);
 
+    // A call placed through the API goes live and ends on its page (htmx polls it); its history downloads.
+    const user = (await h.db('users').where({ email }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'browser' })).plaintext;
+    const lineId = await page.locator('#lines tbody tr').first().getAttribute('data-line-id');
+    const placed = await h.request('POST', '/api/v1/calls', { key, body: { line_id: lineId, to_number: CALLEE } });
+    expect(placed.status).toBe(201);
+    await page.getByRole('link', { name: 'Calls', exact: true }).click();
+    await page.locator(`#calls tr[data-call-id="${placed.body.call.id}"] a`).click();
+    await page.locator('[data-call-status="in_progress"]').waitFor({ timeout: 20_000 });
+    await check(page, '05b-call-live', problems);
+    expect((await h.request('POST', `/api/v1/calls/${placed.body.call.id}/hangup`, { key })).status).toBe(200);
+    await page.locator('[data-call-status="completed"]').waitFor({ timeout: 10_000 });
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#history').click()]);
+    expect(download.suggestedFilename()).toBe(`${placed.body.call.id}.history.json`);
+    const exported = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
+    expect(exported.history.events.length).toBeGreaterThan(0);
+    await check(page, '05c-call-ended', problems);
+    await page.getByRole('link', { name: 'Deliveries' }).click();
+    await page.waitForURL('**/portal/deliveries?env=test');
+    await check(page, '05d-deliveries', problems);
+
+    // A service key minted here works on the keys plane until it is revoked here.
+    await page.getByRole('link', { name: 'Service keys' }).click();
+    await page.waitForURL('**/portal/keys?env=test');
+    await check(page, '06-keys-empty', problems);
+    await page.getByLabel('Name').fill('Agent fleet');
+    await page.getByRole('button', { name: 'Mint service key' }).click();
+    const serviceKey = (await page.locator('#minted-key').textContent())!;
+    expect(serviceKey).toMatch(/^sk_svc_test_/);
+    await check(page, '07-key-minted', problems);
+    expect((await h.request('GET', '/v1/keys', { key: serviceKey })).status).toBe(200);
+    await page.getByRole('button', { name: 'Revoke key Agent fleet' }).click();
+    await page.waitForURL('**/portal/keys?env=test');
+    await expect(page.locator('#keys tbody tr td').nth(4).textContent()).resolves.toMatch(/^revoked/);
+    expect((await h.request('GET', '/v1/keys', { key: serviceKey })).status).toBe(401);
+    await check(page, '08-key-revoked', problems);
+
+    // Both actions are in the audit log; the filter narrows it to one.
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    await expect(page.locator('#audit tbody tr[data-event-type="service_key_created"]').count()).resolves.toBe(1);
+    await expect(page.locator('#audit tbody tr[data-event-type="service_key_revoked"]').count()).resolves.toBe(1);
+    await page.getByLabel('Event type').selectOption('service_key_revoked');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL('**/portal/audit?**event_type=service_key_revoked**');
+    await expect(page.locator('#audit tbody tr').count()).resolves.toBe(1);
+    await check(page, '08b-audit-log', problems);
+
     await page.getByRole('link', { name: 'Settings' }).click();
-    await check(page, '06-settings', problems);
+    await check(page, '09-settings', problems);
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL('**/portal/login?signed_out=1');
     await expect(page.getByRole('status').textContent()).resolves.toBe('You are logged out.');
-    await check(page, '07-logged-out', problems);
+    await check(page, '10-logged-out', problems);
   });
 
   it('shows email_taken to a second signup of the address', async () => {
@@ -108,7 +159,7 @@ describe('portal in a browser', () => {
     // The browser shows the 409 as a page; its console reports the status, which is expected here.
     await check(
       page,
-      '08-signup-email-taken',
+      '11-signup-email-taken',
       problems.filter((line) => !line.includes('409')),
     );
   });
@@ -116,20 +167,21 @@ describe('portal in a browser', () => {
   it('shows invalid_credentials for a wrong password, then logs in with the right one', async () => {
     const { page, problems } = await visitor();
     await page.goto('/portal/login');
-    await check(page, '09-login', problems);
+    await check(page, '12-login', problems);
     await page.getByLabel('Email').fill(email);
     await page.getByLabel('Password').fill('not the password at all');
     await page.getByRole('button', { name: 'Log in' }).click();
     await expect(page.getByRole('alert').textContent()).resolves.toContain('invalid_credentials');
     await check(
       page,
-      '10-login-invalid-credentials',
+      '13-login-invalid-credentials',
       problems.filter((line) => !line.includes('401')),
     );
 
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Log in' }).click();
     await page.waitForURL('**/portal');
-    await expect(page.locator('[data-stat="balance"]').textContent()).resolves.toBe('$5.00');
+    // The first test's call spent a little of the signup credit.
+    await expect(page.locator('[data-stat="balance"]').textContent()).resolves.toMatch(/^\$4\.\d\d$/);
   });
 });

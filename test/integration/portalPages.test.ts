@@ -2,7 +2,8 @@ import crypto from 'node:crypto';
 import { hashPassword } from '../../src/platform/crypto/password';
 import { setPasswordHash } from '../../src/domain/accounts/store';
 import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
-import { createTenant, startHarness, type Harness } from '../support/harness';
+import { createTenant, eventually, startHarness, type Harness } from '../support/harness';
+import { CALLEE } from '../support/customer';
 import { PortalClient } from '../support/portalClient';
 import { startReceiver, type Receiver } from '../support/receiver';
 
@@ -65,6 +66,68 @@ describe('portal pages', () => {
     const fragment = await client.get('/portal/overview/stats?env=test');
     expect(stat(fragment.text, 'calls-today')).toBe('1');
     expect(fragment.text).not.toContain('<html');
+
+    // The failed attempt, its request and the receiver's answer, on the deliveries page.
+    const failed = await client.get('/portal/deliveries?env=test&status=failed');
+    expect(failed.text.match(/data-status="failed"/g)).toHaveLength(1);
+    expect(failed.text).toContain('http_500');
+    expect(failed.text).toContain('down');
+    expect(failed.text).toContain('&quot;event&quot;: &quot;test&quot;');
+    expect((await client.get('/portal/deliveries?env=test&status=success')).text).toContain('No deliveries match.');
+    expect((await client.get('/portal/deliveries?env=live')).text).toContain('No deliveries match.');
+  });
+
+  it('lists calls, shows one live until it ends, and downloads its Temporal history', async () => {
+    const { client, userId } = await operator();
+    const created = await client.submit('/portal/lines', '/portal/lines', {
+      env: 'test',
+      name: 'Calls',
+      mode: 'webhook',
+      webhook_url: receiver.url,
+    });
+    const lineId = /data-line-id="([^"]+)"/.exec(created.text)![1];
+    const user = (await h.db('users').where({ id: userId }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'k' })).plaintext;
+    const placed = await h.request('POST', '/api/v1/calls', { key, body: { line_id: lineId, to_number: CALLEE } });
+    expect(placed.status).toBe(201);
+    const callId: string = placed.body.call.id;
+
+    const live = await eventually(async () => {
+      const res = await client.get(`/portal/calls/${callId}/live?env=test`);
+      return res.text.includes('data-call-status="in_progress"') ? res : undefined;
+    });
+    expect(live.text).toContain(`hx-get="/portal/calls/${callId}/live?env=test"`);
+    expect(live.text).not.toContain('<html');
+    const page = await client.get(`/portal/calls/${callId}?env=test`);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(CALLEE);
+
+    expect((await h.request('POST', `/api/v1/calls/${callId}/hangup`, { key })).status).toBe(200);
+    // Once the call has ended and settled, its fragment is not polled any more.
+    const ended = await eventually(async () => {
+      const res = await client.get(`/portal/calls/${callId}/live?env=test`);
+      return res.text.includes('hx-trigger') ? undefined : res;
+    });
+    expect(ended.text).toContain('data-call-status="completed"');
+    expect(ended.text).toMatch(/data-call-ended><time datetime="\d{4}-/);
+
+    const list = await client.get('/portal/calls?env=test&status=completed');
+    expect(list.text).toContain(`data-call-id="${callId}"`);
+    expect((await client.get('/portal/calls?env=test&status=ringing')).text).not.toContain(callId);
+
+    const history = await client.get(`/portal/calls/${callId}/history.json?env=test`);
+    expect(history.status).toBe(200);
+    expect(history.headers.get('content-disposition')).toBe(`attachment; filename="${callId}.history.json"`);
+    const exported = JSON.parse(history.text);
+    expect(exported).toMatchObject({ workflowId: callId, runId: expect.any(String) });
+    expect(exported.history.events[0].eventType).toMatch(/WORKFLOW_EXECUTION_STARTED/);
+
+    const stranger = await operator();
+    for (const path of [`/portal/calls/${callId}?env=test`, `/portal/calls/${callId}/history.json?env=test`]) {
+      const res = await stranger.client.get(path);
+      expect(res.status).toBe(404);
+      expect(res.text).toContain('call_not_found');
+    }
   });
 
   it('shows a new line’s secret once, rotates it, and escapes what the operator typed', async () => {
@@ -129,10 +192,65 @@ describe('portal pages', () => {
     expect(refused.status).toBe(403);
     expect(refused.text).toContain('forbidden');
     expect(await h.db('lines').where({ workspace_id: workspaceId })).toHaveLength(0);
+    expect((await client.get('/portal/keys')).text).toContain('Your role cannot mint service keys');
+    const mint = await client.post('/portal/keys', { csrf_token, env: 'test', name: 'x' });
+    expect(mint.status).toBe(403);
+    expect(await h.db('api_keys').where({ workspace_id: workspaceId, kind: 'service' })).toHaveLength(0);
+  });
+
+  it('mints a service key shown once that works on /v1/keys, and revokes it with the agent keys it minted', async () => {
+    const { client, workspaceId } = await operator();
+    const minted = await client.submit('/portal/keys?env=test', '/portal/keys', { env: 'test', name: 'Agents' });
+    expect(minted.status).toBe(201);
+    const plaintext = /id="minted-key"[^>]*>([^<]+)</.exec(minted.text)![1];
+    const keyId = /data-key-id="([^"]+)"/.exec(minted.text)![1];
+    expect((await client.get('/portal/keys?env=test')).text).not.toContain(plaintext);
+
+    expect((await h.request('GET', '/v1/keys', { key: plaintext })).status).toBe(200);
+    const agent = await h.request('POST', '/v1/keys', {
+      key: plaintext,
+      body: { name: 'a' },
+      headers: { 'idempotency-key': crypto.randomUUID() },
+    });
+    expect(agent.status).toBe(201);
+
+    const revoked = await client.submit('/portal/keys?env=test', `/portal/keys/${keyId}/revoke`, { env: 'test' });
+    expect(revoked.status).toBe(303);
+    expect(revoked.headers.get('location')).toBe('/portal/keys?env=test');
+    expect((await h.request('GET', '/v1/keys', { key: plaintext })).status).toBe(401);
+    expect((await h.request('GET', '/api/v1/lines', { key: agent.body.key.plaintext_key })).status).toBe(401);
+    const events = await h.db('compliance_events').where({ workspace_id: workspaceId }).orderBy('created_at');
+    expect(events.map((e: { event_type: string }) => e.event_type)).toEqual(
+      expect.arrayContaining(['service_key_created', 'service_key_revoked', 'agent_key_revoked']),
+    );
+    expect((await client.get('/portal/keys?env=test')).text).toContain('revoked');
+    // Both actions are in the audit log, which filters as the API's audit does.
+    const audit = (await client.get('/portal/audit?env=test')).text;
+    expect(audit).toContain('data-event-type="service_key_created"');
+    expect(audit).toContain('data-event-type="service_key_revoked"');
+    const revokedOnly = (await client.get('/portal/audit?env=test&event_type=service_key_revoked')).text;
+    expect(revokedOnly.match(/data-event-type="([^"]+)"/g)).toEqual(['data-event-type="service_key_revoked"']);
+    expect(revokedOnly).toContain('&quot;via&quot;:&quot;portal&quot;');
+    expect((await client.get('/portal/audit?env=live')).text).toContain('No events match.');
+    const bad = await client.get('/portal/audit?env=test&event_type=nope&from=yesterday');
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('validation_error');
+    // Another workspace's key is not found.
+    const other = await operator();
+    const theirs = await other.client.submit('/portal/keys?env=test', `/portal/keys/${keyId}/revoke`, { env: 'test' });
+    expect(theirs.status).toBe(404);
   });
 
   it('sends a visitor without a session to the login page', async () => {
-    for (const path of ['/portal', '/portal/lines', '/portal/settings']) {
+    for (const path of [
+      '/portal',
+      '/portal/lines',
+      '/portal/calls',
+      '/portal/deliveries',
+      '/portal/keys',
+      '/portal/audit',
+      '/portal/settings',
+    ]) {
       const res = await new PortalClient(h.apiUrl).get(path);
       expect(res.status).toBe(302);
       expect(res.headers.get('location')).toBe('/portal/login');

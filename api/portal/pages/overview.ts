@@ -33,7 +33,10 @@ export function overviewPage(overview: Overview, nav: PageNav): Html {
   return layout(
     'Overview',
     html`${overviewStats(overview, nav.environment)}
-      <p><a href="/portal/lines?env=${nav.environment}">Manage lines</a></p>`,
+      <p>
+        <a href="/portal/lines?env=${nav.environment}">Manage lines</a> ·
+        <a href="/portal/deliveries?env=${nav.environment}&amp;status=failed">Failed deliveries</a>
+      </p>`,
     nav,
   );
 }

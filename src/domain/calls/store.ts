@@ -307,3 +307,8 @@ export async function countCallsSince(db: Knex, tenant: BillingTenant, since: Da
     .first();
   return Number(row?.count ?? 0);
 }
+
+/** The calls of a tenant (one workspace, one environment). */
+export function callsOfTenant(db: Knex, tenant: BillingTenant) {
+  return db<CallRow>('calls').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}

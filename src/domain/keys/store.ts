@@ -40,6 +40,11 @@ export function regularKeysOf(db: Db | Knex.Transaction, tenant: { workspaceId: 
   return db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId, environment: tenant.environment, kind: 'standard' });
 }
 
+/** The workspace's service keys in one environment. */
+export function serviceKeysOf(db: Db | Knex.Transaction, tenant: { workspaceId: string; environment: Environment }) {
+  return db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId, environment: tenant.environment, kind: 'service' });
+}
+
 /** A regular key of the user in the environment, never a service key; undefined when there is none. */
 export async function findRegularKeyOfUser(
   db: Db,

@@ -179,3 +179,8 @@ export async function countFailedDeliveriesSince(
     .first();
   return Number(row?.count ?? 0);
 }
+
+/** The delivery attempts of a tenant (one workspace, one environment). */
+export function deliveriesOfTenant(db: Knex, tenant: { workspaceId: string; environment: string }) {
+  return db('webhook_deliveries').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}

@@ -1,0 +1,64 @@
+import type Router from '@koa/router';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { errors, type ApiError } from '../errors';
+import { parseDateOrDateTime } from '../openapi/formats';
+import { auditEvents, type AuditFilters } from '../../src/domain/compliance/auditLog';
+import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS } from '../../src/domain/compliance/events';
+import { toE164 } from '../../src/platform/phone';
+import { refuse } from './answer';
+import { sendPage } from './http';
+import { navOf, operatorOrLogin, tenantOf } from './operatorPages';
+import { auditPage, type AuditRow } from './pages/audit';
+
+const EVENTS_SHOWN = 100;
+const EVENT_TYPES = [...COMPLIANCE_EVENTS, ...KEY_LIFECYCLE_EVENTS].sort();
+
+/** The page's filters as the audit's, or the fields that do not parse. */
+function filtersOf(query: Record<string, string>): { filters: AuditFilters } | { error: ApiError } {
+  const problems: Array<{ field: string; message: string }> = [];
+  const filters: AuditFilters = {};
+  if (query.event_type) {
+    if ((EVENT_TYPES as string[]).includes(query.event_type)) filters.eventType = query.event_type;
+    else problems.push({ field: 'event_type', message: 'Unknown event type' });
+  }
+  if (query.phone_number) {
+    const e164 = toE164(query.phone_number);
+    if (e164) filters.phoneNumber = e164;
+    else problems.push({ field: 'phone_number', message: 'Must be a valid phone number, preferably E.164 (+14155550123)' });
+  }
+  for (const field of ['from', 'to'] as const) {
+    if (!query[field]) continue;
+    const at = parseDateOrDateTime(query[field]);
+    if (at) filters[field] = at;
+    else problems.push({ field, message: 'Must be a date (YYYY-MM-DD) or an RFC 3339 date-time' });
+  }
+  return problems.length > 0 ? { error: errors.validation(problems) } : { filters };
+}
+
+/** The compliance audit of the environment, with the API's filters (spec "Compliance audit"). Every role may read it. */
+export function auditRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/portal/audit', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    const query = Object.fromEntries(
+      ['event_type', 'phone_number', 'from', 'to'].map((name) => [
+        name,
+        typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : '',
+      ]),
+    );
+    const nav = navOf(operator, '/portal/audit');
+    const parsed = filtersOf(query);
+    if ('error' in parsed)
+      return refuse(ctx, parsed.error, (shown) =>
+        auditPage(nav, { rows: [], eventTypes: EVENT_TYPES, filters: query, shown: 0, error: shown }),
+      );
+    const rows = (await auditEvents(deps.db, tenantOf(operator), parsed.filters)
+      .orderBy([
+        { column: 'created_at', order: 'desc' },
+        { column: 'id', order: 'desc' },
+      ])
+      .limit(EVENTS_SHOWN)) as AuditRow[];
+    sendPage(ctx, 200, auditPage(nav, { rows, eventTypes: EVENT_TYPES, filters: query, shown: rows.length }));
+  });
+}

@@ -1,0 +1,79 @@
+import type Router from '@koa/router';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { ApiError, errors } from '../errors';
+import { revokeServiceKey } from '../../src/domain/keys/serviceKeys';
+import { serviceKeysOf } from '../../src/domain/keys/store';
+import { mintServiceKey } from '../../src/domain/workspaces/service';
+import { changed, refuse } from './answer';
+import { assertCsrf, readForm, sendPage } from './http';
+import { keysPage, type KeysPageInput } from './pages/keys';
+import { navOf, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import type { Operator } from './visitor';
+
+const KEYS_SHOWN = 200;
+const NAME_MAX_LENGTH = 100;
+
+async function keysInput(deps: AppDeps, operator: Operator, extra: Partial<KeysPageInput> = {}): Promise<KeysPageInput> {
+  const keys = await serviceKeysOf(deps.db, tenantOf(operator)).orderBy('created_at', 'desc').limit(KEYS_SHOWN);
+  return { keys, mayManage: roleAllows(operator, 'keys:admin'), ...extra };
+}
+
+/** Service keys: list, mint (the plaintext shown once) and revoke; the portal is where they are managed (spec). */
+export function keyRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/portal/keys', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    sendPage(ctx, 200, keysPage(navOf(operator, '/portal/keys'), await keysInput(deps, operator)));
+  });
+
+  router.post('/portal/keys', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const operator = await operatorOrLogin(ctx, deps, form.env);
+    if (!operator) return;
+    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const nav = navOf(operator, '/portal/keys');
+    const again = async (error: ApiError) => {
+      const input = await keysInput(deps, operator, { form });
+      refuse(ctx, error, (shown) => keysPage(nav, { ...input, error: shown }));
+    };
+    if (!roleAllows(operator, 'keys:admin')) return again(errors.forbidden('Your role cannot mint service keys'));
+    const name = (form.name ?? '').trim();
+    if (name.length === 0 || name.length > NAME_MAX_LENGTH)
+      return again(errors.validation([{ field: 'name', message: `is required, at most ${NAME_MAX_LENGTH} characters` }]));
+    const { id, workspace_id, email, role } = operator.user;
+    const minted = await mintServiceKey(deps.db, {
+      user: { id, workspace_id, email, role },
+      environment: operator.environment,
+      name,
+      now: deps.now(),
+    });
+    ctx.state.log.info({ key_id: minted.row.id, user_id: id }, 'service key minted in the portal');
+    // The plaintext is shown on this answer alone: no redirect, nothing in a URL.
+    sendPage(ctx, 201, keysPage(nav, await keysInput(deps, operator, { minted: { name, plaintext: minted.plaintext } })));
+  });
+
+  router.post('/portal/keys/:id/revoke', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const operator = await operatorOrLogin(ctx, deps, form.env);
+    if (!operator) return;
+    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const nav = navOf(operator, '/portal/keys');
+    const again = async (error: ApiError) => {
+      const input = await keysInput(deps, operator);
+      refuse(ctx, error, (shown) => keysPage(nav, { ...input, error: shown }));
+    };
+    if (!roleAllows(operator, 'keys:admin')) return again(errors.forbidden('Your role cannot revoke service keys'));
+    const outcome = await revokeServiceKey(deps.db, {
+      workspaceId: operator.user.workspace_id,
+      keyId: ctx.params.id,
+      via: 'portal',
+      now: deps.now(),
+    });
+    if (!outcome.ok) return again(errors.notFound('Service key'));
+    ctx.state.log.info({ key_id: outcome.row.id, revoked_agent_keys: outcome.descendants.length }, 'service key revoked in the portal');
+    changed(ctx, `/portal/keys?env=${operator.environment}`, 200, { id: outcome.row.id, revoked_agent_keys: outcome.descendants.length });
+  });
+}

@@ -1,0 +1,26 @@
+import type { AppContext, AppDeps } from '../context';
+import { ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
+import type { PageNav } from './layout';
+import { signedInOperator, type Operator } from './visitor';
+
+/** What every signed-in page needs: its operator (or the login page), its navigation, its tenant and role checks. */
+
+export function navOf(operator: Operator, current: string): PageNav {
+  return { email: operator.user.email, environment: operator.environment, csrfToken: operator.csrfToken, current };
+}
+
+/** A page's operator, or a redirect to the login page (then undefined). */
+export async function operatorOrLogin(ctx: AppContext, deps: AppDeps, environment: unknown): Promise<Operator | undefined> {
+  const operator = await signedInOperator(ctx, deps, typeof environment === 'string' ? environment : undefined);
+  if (!operator) ctx.redirect('/portal/login');
+  return operator;
+}
+
+/** Roles gate the portal as their presets gate the API: a page action needs the scope its API route needs. */
+export function roleAllows(operator: Operator, scope: Scope): boolean {
+  return ROLE_PRESETS[operator.user.role].includes(scope);
+}
+
+export function tenantOf(operator: Operator) {
+  return { workspaceId: operator.user.workspace_id, environment: operator.environment };
+}

@@ -1,0 +1,77 @@
+import { html, type Html } from '../html';
+import { errorBox, layout, type PageNav, type ShownError } from '../layout';
+
+export interface AuditRow {
+  id: string;
+  event_type: string;
+  phone_number: string | null;
+  line_id: string | null;
+  actor_key_id: string | null;
+  metadata: Record<string, unknown> | null;
+  created_at: Date;
+}
+
+export interface AuditPageInput {
+  rows: AuditRow[];
+  eventTypes: readonly string[];
+  filters: Record<string, string>;
+  shown: number;
+  error?: ShownError;
+}
+
+/** The compliance audit: filters posted by GET (a link keeps them), newest events first. */
+export function auditPage(nav: PageNav, input: AuditPageInput): Html {
+  const f = input.filters;
+  return layout(
+    'Audit log',
+    html`${errorBox(input.error)}
+      <form method="get" action="/portal/audit" class="filters" aria-label="Filter the audit log">
+        <input type="hidden" name="env" value="${nav.environment}" />
+        <label for="event_type">Event type</label>
+        <select id="event_type" name="event_type">
+          <option value="">all</option>
+          ${input.eventTypes.map((type) => html`<option value="${type}" ${f.event_type === type ? html`selected` : ''}>${type}</option>`)}
+        </select>
+        <label for="phone_number">Phone number</label>
+        <input id="phone_number" name="phone_number" type="text" value="${f.phone_number ?? ''}" />
+        <label for="from">From (UTC date)</label>
+        <input id="from" name="from" type="date" value="${f.from ?? ''}" />
+        <label for="to">Before (UTC date)</label>
+        <input id="to" name="to" type="date" value="${f.to ?? ''}" />
+        <button type="submit">Filter</button>
+      </form>
+      ${
+        input.rows.length === 0
+          ? html`<p id="no-events">No events match.</p>`
+          : html`<table id="audit">
+              <caption>
+                The ${input.shown} newest matching events of the ${nav.environment} environment
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time (UTC)</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Phone number</th>
+                  <th scope="col">Details</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${input.rows.map(
+                  (row) =>
+                    html`<tr data-event-type="${row.event_type}">
+                      <td>
+                        <time datetime="${row.created_at.toISOString()}"
+                          >${row.created_at.toISOString().slice(0, 19).replace('T', ' ')}</time
+                        >
+                      </td>
+                      <td>${row.event_type}</td>
+                      <td class="mono">${row.phone_number ?? '—'}</td>
+                      <td class="mono">${row.metadata ? JSON.stringify(row.metadata) : ''}</td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }`,
+    nav,
+  );
+}

@@ -1,0 +1,81 @@
+import { html, type Html } from '../html';
+import { layout, type PageNav } from '../layout';
+
+export interface DeliveryRow {
+  id: string;
+  event_type: string;
+  url: string | null;
+  attempt: number;
+  status: string;
+  http_status: number | null;
+  error_message: string | null;
+  duration_ms: number | null;
+  request_body: unknown;
+  response_body: string | null;
+  created_at: Date;
+}
+
+export const DELIVERY_STATUSES = ['success', 'failed', 'pending'] as const;
+
+/** Webhook delivery attempts, each with its request and response behind a native disclosure (no script needed). */
+export function deliveriesPage(nav: PageNav, input: { rows: DeliveryRow[]; status: string }): Html {
+  return layout(
+    'Webhook deliveries',
+    html`<form method="get" action="/portal/deliveries" class="filters" aria-label="Filter deliveries">
+        <input type="hidden" name="env" value="${nav.environment}" />
+        <label for="status">Status</label>
+        <select id="status" name="status">
+          <option value="">all</option>
+          ${DELIVERY_STATUSES.map((status) => html`<option value="${status}" ${input.status === status ? html`selected` : ''}>${status}</option>`)}
+        </select>
+        <button type="submit">Filter</button>
+      </form>
+      ${
+        input.rows.length === 0
+          ? html`<p id="no-deliveries">No deliveries match.</p>`
+          : html`<table id="deliveries">
+              <caption>
+                The newest delivery attempts of the ${nav.environment} environment
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Time (UTC)</th>
+                  <th scope="col">Event</th>
+                  <th scope="col">Attempt</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">HTTP</th>
+                  <th scope="col">Milliseconds</th>
+                  <th scope="col">Request and response</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${input.rows.map(
+                  (row) =>
+                    html`<tr data-delivery-id="${row.id}" data-status="${row.status}">
+                      <td>
+                        <time datetime="${row.created_at.toISOString()}"
+                          >${row.created_at.toISOString().slice(0, 19).replace('T', ' ')}</time
+                        >
+                      </td>
+                      <td>${row.event_type}</td>
+                      <td>${row.attempt}</td>
+                      <td>${row.status}${row.error_message ? html` (${row.error_message})` : ''}</td>
+                      <td>${row.http_status ?? '—'}</td>
+                      <td>${row.duration_ms ?? '—'}</td>
+                      <td>
+                        <details>
+                          <summary>Show</summary>
+                          <p>POST <span class="mono">${row.url ?? '—'}</span></p>
+                          <pre class="mono">${JSON.stringify(row.request_body, null, 2)}</pre>
+                          <p>Response</p>
+                          <pre class="mono">${row.response_body ?? '(none)'}</pre>
+                        </details>
+                      </td>
+                    </tr>`,
+                )}
+              </tbody>
+            </table>`
+      }`,
+    nav,
+  );
+}

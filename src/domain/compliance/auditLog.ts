@@ -1,0 +1,27 @@
+import type { Knex } from 'knex';
+import { complianceEventsOf } from './events';
+
+/** What the compliance audit is filtered by (spec "Compliance audit"), for the API and the portal alike. */
+export interface AuditFilters {
+  lineId?: string;
+  /** Lines a restricted key may see; without `lineId`, only their events are read. */
+  allowedLineIds?: readonly string[];
+  phoneNumber?: string;
+  eventType?: string;
+  /** Inclusive. */
+  from?: Date;
+  /** Exclusive. */
+  to?: Date;
+}
+
+/** The compliance events of a tenant that pass the filters (unordered: the caller pages them). */
+export function auditEvents(db: Knex, tenant: { workspaceId: string; environment: 'test' | 'live' }, filters: AuditFilters) {
+  const query = complianceEventsOf(db, tenant);
+  if (filters.lineId) query.andWhere({ line_id: filters.lineId });
+  else if (filters.allowedLineIds) query.whereIn('line_id', [...filters.allowedLineIds]);
+  if (filters.phoneNumber) query.andWhere({ phone_number: filters.phoneNumber });
+  if (filters.eventType) query.andWhere({ event_type: filters.eventType });
+  if (filters.from) query.andWhere('created_at', '>=', filters.from);
+  if (filters.to) query.andWhere('created_at', '<', filters.to);
+  return query;
+}

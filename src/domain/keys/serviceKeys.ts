@@ -1,0 +1,32 @@
+import type { Db } from '../../platform/db/knex';
+import { revokeWithDescendants } from './ancestry';
+import type { ApiKeyRow } from './store';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export type ServiceKeyRevocation = { ok: true; row: ApiKeyRow; descendants: ApiKeyRow[] } | { ok: false; refused: 'not_found' };
+
+/**
+ * Revokes a service key of the workspace, and with it, in the same transaction, every agent key it
+ * minted and anything below them; `via` (the CLI or the portal) is recorded on its compliance event.
+ * Operators only: no API path reaches it (spec: service keys are managed in the portal).
+ */
+export async function revokeServiceKey(
+  db: Db,
+  input: { workspaceId: string; keyId: string; via: 'cli' | 'portal'; now: Date },
+): Promise<ServiceKeyRevocation> {
+  const row = UUID.test(input.keyId)
+    ? await db<ApiKeyRow>('api_keys').where({ id: input.keyId, workspace_id: input.workspaceId, kind: 'service' }).first()
+    : undefined;
+  if (!row) return { ok: false, refused: 'not_found' };
+  const revoked = await db.transaction((trx) =>
+    revokeWithDescendants(trx, {
+      key: row,
+      actorKeyId: null,
+      now: input.now,
+      targetEvent: 'service_key_revoked',
+      metadata: { via: input.via },
+    }),
+  );
+  return { ok: true, ...revoked };
+}
