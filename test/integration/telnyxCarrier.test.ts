@@ -104,6 +104,22 @@ describe('Telnyx carrier', () => {
     expect({ dials: dials(), sends: sends() }).toEqual(before);
   });
 
+  it('a recording line records at Telnyx; the recording saved after the hang-up becomes the call’s recording_url', async () => {
+    const line = await lines.create({ recording_enabled: true });
+    const id = (await calls.place(line.id, '+14155550177')).body.call.id;
+    const call = await eventually(async () => callOf(id));
+    expect(call.commands[0].body).toMatchObject({ record: 'record-from-answer', record_format: 'wav' });
+    await stub.answer(call.id);
+    await calls.untilStatus(id, ['in_progress']);
+    await stub.hangUpRemote(call.id);
+    await calls.untilStatus(id, ['completed']);
+    const recorded = await eventually(async () => {
+      const got = (await calls.get(id)) as { recording_url: string | null };
+      return got.recording_url ?? undefined;
+    });
+    expect(recorded).toMatch(/^https:\/\/api\.telnyx\.com\/v2\/recordings\/[0-9a-f-]{36}$/);
+  });
+
   it('an outbound webhook-mode call: dial, answer, begin message, caller sentence → message → reply, hang-up', async () => {
     const line = await lines.create({ begin_message: 'Hello, Luigi’s, how can I help?' });
     const placed = await calls.place(line.id);

@@ -157,6 +157,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   }
   async function hangUp(call: StubCall, source: 'caller' | 'callee' | 'unknown', cause: string): Promise<void> {
     if (call.state === 'ended') return;
+    const wasAnswered = call.state === 'answered';
     call.state = 'ended';
     // The bridge ends: the other leg is hung up too (`park_after_unbridge` not set).
     const other = call.bridgedTo ? calls.get(call.bridgedTo) : undefined;
@@ -166,6 +167,23 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     }
     for (const speech of call.speeches) if (speech.state === 'queued' || speech.state === 'speaking') speech.state = 'stopped';
     await send(call.webhookUrl, 'call.hangup', callPayload(call, { hangup_cause: cause, hangup_source: source, state: 'hangup' }));
+    // Recorded from the answer (dial or answer with `record`): the recording is saved after the hang-up.
+    if (wasAnswered && call.commands.some((command) => command.body.record === 'record-from-answer')) {
+      const recordingId = crypto.randomUUID();
+      await send(
+        call.webhookUrl,
+        'call.recording.saved',
+        callPayload(call, {
+          recording_id: recordingId,
+          channels: 'single',
+          // Download links expire (ten minutes); the recording itself is `GET /v2/recordings/{id}`.
+          recording_urls: { wav: `https://s3.example.test/recordings/${recordingId}.wav?X-Amz-Expires=600` },
+          public_recording_urls: {},
+          recording_started_at: new Date().toISOString(),
+          recording_ended_at: new Date().toISOString(),
+        }),
+      );
+    }
   }
 
   const error = (res: http.ServerResponse, status: number, detail: string) => {

@@ -5,7 +5,7 @@ import type { RouteDef } from '../types';
 import { handleCarrierCallEvent } from './events';
 import { handleCarrierMessageEvent } from './messages';
 import { translateTelnyxEvent, type TelnyxWebhookBody } from '../../../src/adapters/carrier/callbacks/telnyx/webhook';
-import { findCallByCarrierId } from '../../../src/domain/calls/store';
+import { findCallByCarrierId, recordLateRecording } from '../../../src/domain/calls/store';
 import { findMessageIdByCarrierId } from '../../../src/domain/messages/store';
 
 /*
@@ -31,6 +31,13 @@ async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
   // A receipt ahead of its send's record: Telnyx retries a non-2xx answer.
   if (translation.kind === 'unknown') throw new ApiError(404, 'not_found', translation.reason);
   if (translation.kind === 'message') return handleCarrierMessageEvent(ctx, deps, translation.event);
+  if (translation.kind === 'recording') {
+    const { callId, carrierCallId, recordingUrl } = translation;
+    const kept = await recordLateRecording(deps.db, { id: callId, carrierCallId }, recordingUrl);
+    ctx.state.log.info({ call_id: callId, kept }, 'telnyx recording saved');
+    ctx.body = { received: true };
+    return;
+  }
   const event = translation.event;
   if (event.type !== 'call.incoming') return handleCarrierCallEvent(ctx, deps, event);
   try {

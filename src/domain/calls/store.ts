@@ -63,6 +63,18 @@ export async function findCallByCarrierId(db: Knex, carrierCallId: string): Prom
   return db<CallRow>('calls').where({ carrier_call_id: carrierCallId }).first();
 }
 
+/**
+ * A recording the carrier saved after the call ended (Telnyx): kept on the call it belongs to,
+ * never over one the call already has.
+ */
+export async function recordLateRecording(db: Knex, call: { id: string; carrierCallId: string }, recordingUrl: string): Promise<boolean> {
+  const updated = await db('calls')
+    .where({ id: call.id, carrier_call_id: call.carrierCallId })
+    .whereNull('recording_url')
+    .update({ recording_url: recordingUrl });
+  return updated > 0;
+}
+
 /** An outbound call's carrier id, once the carrier has taken the dial. */
 export async function setCarrierCallId(db: Knex, callId: string, carrierCallId: string): Promise<void> {
   await db('calls').where({ id: callId }).update({ carrier_call_id: carrierCallId });

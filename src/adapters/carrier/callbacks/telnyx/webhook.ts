@@ -50,8 +50,13 @@ export type TelnyxTranslation =
   | { kind: 'call'; event: CarrierCallEvent }
   | { kind: 'message'; event: CarrierMessageEvent }
   | { kind: 'ignored'; reason: string }
+  /** A recorded call's recording, saved after its hang-up: named by its Telnyx API resource (its download links expire). */
+  | { kind: 'recording'; callId: string; carrierCallId: string; recordingUrl: string }
   /** A receipt of a message we have not recorded the carrier's id of yet: answered 404, so Telnyx retries it. */
   | { kind: 'unknown'; reason: string };
+
+/** Telnyx's Recordings API: `GET <this>/<id>` with the account's API key answers fresh download links (`download_urls.wav`). */
+export const TELNYX_RECORDINGS_URL = 'https://api.telnyx.com/v2/recordings';
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
@@ -135,6 +140,11 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
     }
     case 'call.hangup':
       return { kind: 'call', event: hangupEvent(payload, known.direction, ids) };
+    case 'call.recording.saved': {
+      const recordingId = str(payload.recording_id);
+      if (!recordingId) return { kind: 'ignored', reason: 'recording without its id' };
+      return { kind: 'recording', callId: known.id, carrierCallId, recordingUrl: `${TELNYX_RECORDINGS_URL}/${recordingId}` };
+    }
     default:
       return { kind: 'ignored', reason: `event ${type}` };
   }
