@@ -5,6 +5,7 @@ import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError } from '../errors';
 import { accountRoutes } from './accountRoutes';
 import { auditRoutes } from './auditRoutes';
+import { billingRoutes } from './billingRoutes';
 import { callRoutes } from './callRoutes';
 import { deliveryRoutes } from './deliveryRoutes';
 import { refuse } from './answer';
@@ -22,6 +23,15 @@ function loadAssets(): Map<string, { type: string; body: Buffer }> {
   return new Map([
     ['portal.css', { type: 'text/css; charset=utf-8', body: fs.readFileSync(path.join(__dirname, 'assets', 'portal.css')) }],
     ['htmx.min.js', { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(require.resolve('htmx.org/dist/htmx.min.js')) }],
+    // chart.js exports no subpath for its UMD build: it sits beside the CommonJS entry.
+    [
+      'chart.umd.js',
+      {
+        type: 'text/javascript; charset=utf-8',
+        body: fs.readFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.js')),
+      },
+    ],
+    ['usage-chart.js', { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(__dirname, 'assets', 'usage-chart.js')) }],
   ]);
 }
 
@@ -63,5 +73,6 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   deliveryRoutes(router, deps);
   keyRoutes(router, deps);
   auditRoutes(router, deps);
+  billingRoutes(router, deps);
   return router;
 }

@@ -90,6 +90,8 @@ async function changeSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 /** The most one automatic recharge may charge, and the highest threshold: $1,000 (decisions.md, Billing). */
 export const AUTO_RECHARGE_MAX_CENTS = 100_000;
+/** The least one automatic recharge may charge: $5. */
+export const AUTO_RECHARGE_MIN_AMOUNT_CENTS = 500;
 
 const settingsSchema = {
   type: 'object',
@@ -112,7 +114,7 @@ const settingsSchema = {
     },
     auto_recharge_amount_cents: {
       type: 'integer',
-      minimum: 500,
+      minimum: AUTO_RECHARGE_MIN_AMOUNT_CENTS,
       maximum: AUTO_RECHARGE_MAX_CENTS,
       description: 'How much each automatic recharge adds (at most $1,000)',
     },

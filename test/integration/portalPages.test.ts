@@ -1,6 +1,8 @@
 import crypto from 'node:crypto';
 import { hashPassword } from '../../src/platform/crypto/password';
 import { setPasswordHash } from '../../src/domain/accounts/store';
+import { post } from '../../src/domain/billing/ledger';
+import { savePaymentMethod } from '../../src/domain/billing/paymentMethods';
 import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
 import { createTenant, eventually, startHarness, type Harness } from '../support/harness';
 import { CALLEE } from '../support/customer';
@@ -241,6 +243,128 @@ describe('portal pages', () => {
     expect(theirs.status).toBe(404);
   });
 
+  it('shows the balance, usage, card and transactions page by page, and lets an owner change auto-charge', async () => {
+    const { client, userId, workspaceId } = await operator();
+    const tenant = { workspaceId, environment: 'test' as const };
+    const now = h.clock.now();
+    // The signup credit plus 50 purchases: 51 transactions, one more than a page.
+    for (let i = 1; i <= 50; i += 1) {
+      await post(h.db, {
+        tenant,
+        type: 'credit_purchase',
+        amountCents: 100,
+        description: `purchase ${i}`,
+        idempotencyRef: `p${i}`,
+        at: now,
+      });
+    }
+    await h.db('usage_records').insert({
+      workspace_id: workspaceId,
+      environment: 'test',
+      kind: 'call',
+      seconds: 90,
+      cost_cents: 20,
+      reference: crypto.randomUUID(),
+      occurred_at: now,
+    });
+    await savePaymentMethod(h.db, {
+      workspaceId,
+      userId,
+      environment: 'test',
+      token: 'tok_visa',
+      brand: 'visa',
+      last4: '4242',
+      expMonth: 4,
+      expYear: 2031,
+      makeDefault: true,
+    });
+
+    const page = await client.get('/portal/billing?env=test');
+    expect(page.status).toBe(200);
+    expect(stat(page.text, 'balance')).toBe('$55.00');
+    expect(stat(page.text, 'usage-cost')).toBe('$0.20');
+    expect(page.text).toMatch(/visa<\/strong> ending in <span class="mono">4242/);
+    const usage = JSON.parse(/data-usage="([^"]+)"/.exec(page.text)![1].replace(/&quot;/g, '"'));
+    expect(usage).toHaveLength(30);
+    expect(usage[29]).toMatchObject({ date: now.toISOString().slice(0, 10), cost_cents: 20, calls: 1 });
+    expect(page.text).toContain('<script src="/portal/assets/usage-chart.js" defer></script>');
+    expect(page.text).not.toMatch(/<script>|<script [^s]/);
+    const firstIds = [...page.text.matchAll(/data-transaction-id="([^"]+)"/g)].map((m) => m[1]);
+    expect(firstIds).toHaveLength(50);
+    expect(page.text).toContain('purchase 50');
+    const older = /id="older" href="([^"]+)"/.exec(page.text)![1].replace(/&amp;/g, '&');
+    const second = await client.get(older);
+    const secondIds = [...second.text.matchAll(/data-transaction-id="([^"]+)"/g)].map((m) => m[1]);
+    expect(secondIds).toHaveLength(1);
+    expect(second.text).toContain('signup_credit');
+    expect(second.text).not.toContain('id="older"');
+    // The API's transactions are the same ones, in the same order.
+    const user = (await h.db('users').where({ id: userId }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'k' })).plaintext;
+    const api = await h.request('GET', '/api/v1/billing/transactions?limit=100', { key });
+    expect(api.body.transactions.map((t: { id: string }) => t.id)).toEqual([...firstIds, ...secondIds]);
+
+    expect(stat(page.text, 'auto-charge')).toBe('off');
+    const saved = await client.submit('/portal/billing?env=test', '/portal/billing/auto-charge', {
+      env: 'test',
+      enabled: 'on',
+      threshold: '10',
+      amount: '25.50',
+    });
+    expect(saved.status).toBe(303);
+    expect(saved.headers.get('location')).toBe('/portal/billing?env=test');
+    const settings = await h.request('GET', '/api/v1/settings', { key });
+    expect(settings.body).toMatchObject({
+      auto_recharge_enabled: true,
+      auto_recharge_threshold_cents: 1000,
+      auto_recharge_amount_cents: 2550,
+    });
+    expect(stat((await client.get('/portal/billing?env=test')).text, 'auto-charge')).toBe('on');
+    const event = await h.db('compliance_events').where({ workspace_id: workspaceId, event_type: 'settings_changed' }).first();
+    expect(event.metadata).toMatchObject({ via: 'portal', user_id: userId, changed: { auto_recharge_amount_cents: { to: 2550 } } });
+
+    const invalid = await client.submit('/portal/billing?env=test', '/portal/billing/auto-charge', {
+      env: 'test',
+      threshold: 'ten',
+      amount: '4.99',
+    });
+    expect(invalid.status).toBe(422);
+    expect(invalid.text).toContain('<code>threshold</code>');
+    expect(invalid.text).toContain('<code>amount</code>');
+    // Without the page's token the change is refused and nothing changes.
+    const forged = await client.post('/portal/billing/auto-charge', { env: 'test', threshold: '1', amount: '5' });
+    expect(forged.status).toBe(403);
+    expect(forged.text).toContain('forbidden');
+    expect((await h.request('GET', '/api/v1/settings', { key })).body.auto_recharge_amount_cents).toBe(2550);
+    // The live environment has its own account, untouched.
+    expect(stat((await client.get('/portal/billing?env=live')).text, 'auto-charge')).toBe('on');
+  });
+
+  it('lets a member read billing but not change auto-charge', async () => {
+    const { workspaceId } = await operator();
+    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
+    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
+    const client = new PortalClient(h.apiUrl);
+    expect((await client.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    const page = await client.get('/portal/billing?env=test');
+    expect(page.status).toBe(200);
+    expect(stat(page.text, 'balance')).toBe('$5.00');
+    expect(page.text).toContain('Your role cannot change auto-charge');
+    expect(page.text).not.toContain('action="/portal/billing/auto-charge"');
+    const csrf_token = PortalClient.csrfOf(page);
+    const refused = await client.post('/portal/billing/auto-charge', {
+      csrf_token,
+      env: 'test',
+      enabled: 'on',
+      threshold: '10',
+      amount: '20',
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.text).toContain('Your role cannot change auto-charge');
+    expect(await h.db('compliance_events').where({ workspace_id: workspaceId, event_type: 'settings_changed' })).toHaveLength(0);
+  });
+
   it('sends a visitor without a session to the login page', async () => {
     for (const path of [
       '/portal',
@@ -250,6 +374,7 @@ describe('portal pages', () => {
       '/portal/keys',
       '/portal/audit',
       '/portal/settings',
+      '/portal/billing',
     ]) {
       const res = await new PortalClient(h.apiUrl).get(path);
       expect(res.status).toBe(302);
@@ -264,6 +389,10 @@ describe('portal pages', () => {
     expect(htmx.headers.get('content-type')).toMatch(/javascript/);
     expect(htmx.text).toContain('htmx');
     expect((await new PortalClient(h.apiUrl).get('/portal/assets/portal.css')).status).toBe(200);
+    const chart = await new PortalClient(h.apiUrl).get('/portal/assets/chart.umd.js');
+    expect(chart.status).toBe(200);
+    expect(chart.text).toContain('Chart');
+    expect((await new PortalClient(h.apiUrl).get('/portal/assets/usage-chart.js')).text).toContain('data-usage');
     expect((await new PortalClient(h.apiUrl).get('/portal/assets/..%2Fhtml.ts')).status).toBe(404);
   });
 });

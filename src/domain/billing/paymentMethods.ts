@@ -26,13 +26,24 @@ export async function hasDefaultPaymentMethod(db: Db, userId: string, environmen
 }
 
 /** The card auto-charge uses: the owner's default card, else the most recent default card in the workspace. */
-export async function chargeableCard(db: Db, tenant: BillingTenant): Promise<Pick<PaymentMethodRow, 'id' | 'processor_token'> | undefined> {
+function chargeableCards(db: Db, tenant: BillingTenant) {
   return db('payment_methods as pm')
     .join('users as u', 'u.id', 'pm.user_id')
     .where({ 'pm.workspace_id': tenant.workspaceId, 'pm.environment': tenant.environment, 'pm.is_default': true })
     .orderByRaw("case when u.role = 'owner' then 0 else 1 end")
-    .orderBy('pm.created_at', 'desc')
-    .first('pm.id', 'pm.processor_token');
+    .orderBy('pm.created_at', 'desc');
+}
+
+export async function chargeableCard(db: Db, tenant: BillingTenant): Promise<Pick<PaymentMethodRow, 'id' | 'processor_token'> | undefined> {
+  return chargeableCards(db, tenant).first('pm.id', 'pm.processor_token');
+}
+
+/** What an operator is shown of the card auto-charge would use (never its token). */
+export async function chargeableCardShown(
+  db: Db,
+  tenant: BillingTenant,
+): Promise<Pick<PaymentMethodRow, 'brand' | 'last4' | 'exp_month' | 'exp_year'> | undefined> {
+  return chargeableCards(db, tenant).first('pm.brand', 'pm.last4', 'pm.exp_month', 'pm.exp_year');
 }
 
 /** Saves a tokenised card; a user's first card in an environment becomes the default there. */

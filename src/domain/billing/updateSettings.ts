@@ -21,11 +21,12 @@ function urlOrigin(value: unknown): string | null {
 /**
  * Changes the settings (who may is the caller's rule). A default_webhook_url must be an http(s)
  * URL leading to a public address. Every change is a `settings_changed` compliance event
- * committed with it, naming each field that changed from what to what.
+ * committed with it, naming each field that changed from what to what (and, from the portal,
+ * which signed-in user changed it: there is no key to name).
  */
 export async function updateSettings(
   deps: UseCaseDeps,
-  actor: BillingTenant & { keyId: string },
+  actor: BillingTenant & { keyId: string | null; via?: 'portal'; userId?: string },
   changes: Record<string, unknown>,
 ): Promise<SettingsUpdateOutcome> {
   const url = changes.default_webhook_url;
@@ -57,7 +58,7 @@ export async function updateSettings(
         ...tenant,
         eventType: 'settings_changed',
         actorKeyId: actor.keyId,
-        metadata: { changed },
+        metadata: actor.via ? { changed, via: actor.via, user_id: actor.userId } : { changed },
         at: now,
       });
     }

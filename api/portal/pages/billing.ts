@@ -1,0 +1,144 @@
+import type { UsageBucket } from '../../../src/domain/billing/usage';
+import type { toTransactionRecord } from '../../../src/domain/billing/ledger';
+import { html, type Html } from '../html';
+import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+
+type TransactionRecord = ReturnType<typeof toTransactionRecord>;
+
+export interface BillingPageInput {
+  balanceCents: number;
+  heldCents: number;
+  transactions: TransactionRecord[];
+  /** The cursor of the next (older) page, null on the last one. */
+  olderCursor: string | null;
+  usage: UsageBucket[];
+  card?: { brand: string; last4: string; exp_month: number; exp_year: number };
+  autoCharge: { enabled: boolean; thresholdCents: number; amountCents: number };
+  mayManage: boolean;
+  error?: ShownError;
+  form?: Record<string, string>;
+}
+
+/** US cents as dollars, e.g. -1234 → "-$12.34". */
+export const dollars = (cents: number) => `${cents < 0 ? '-' : ''}$${(Math.abs(cents) / 100).toFixed(2)}`;
+
+export function billingPage(nav: PageNav, input: BillingPageInput): Html {
+  return layout(
+    'Billing',
+    html`${errorBox(input.error)}
+      <dl class="stats">
+        <div>
+          <dt>Balance</dt>
+          <dd data-stat="balance">${dollars(input.balanceCents)}</dd>
+        </div>
+        <div>
+          <dt>Held for calls in progress</dt>
+          <dd data-stat="held">${dollars(input.heldCents)}</dd>
+        </div>
+        <div>
+          <dt>Available</dt>
+          <dd data-stat="available">${dollars(input.balanceCents - input.heldCents)}</dd>
+        </div>
+      </dl>
+      ${usageChart(input.usage)} ${paymentSection(nav, input)} ${transactionsTable(nav, input)}`,
+    nav,
+  );
+}
+
+/** The chart's data rides in a data attribute; /portal/assets/usage-chart.js draws it (the CSP forbids inline script). */
+function usageChart(usage: UsageBucket[]): Html {
+  const data = usage.map((day) => ({ date: day.key, cost_cents: day.costCents, calls: day.calls, minutes: day.minutes }));
+  const total = usage.reduce((sum, day) => sum + day.costCents, 0);
+  return html`<section aria-labelledby="usage-title">
+    <h2 id="usage-title">Usage, last ${usage.length} days</h2>
+    <p>Spent: <strong data-stat="usage-cost">${dollars(total)}</strong> on ${usage.reduce((sum, day) => sum + day.calls, 0)} calls.</p>
+    <div class="chart">
+      <canvas
+        id="usage-chart"
+        role="img"
+        aria-label="Cost per day over the last ${usage.length} days"
+        data-usage="${JSON.stringify(data)}"
+      ></canvas>
+    </div>
+    <script src="/portal/assets/chart.umd.js" defer></script>
+    <script src="/portal/assets/usage-chart.js" defer></script>
+  </section>`;
+}
+
+function paymentSection(nav: PageNav, input: BillingPageInput): Html {
+  const card = input.card
+    ? html`<p id="payment-method">
+        Default card: <strong>${input.card.brand}</strong> ending in <span class="mono">${input.card.last4}</span> (expires
+        ${String(input.card.exp_month).padStart(2, '0')}/${input.card.exp_year})
+      </p>`
+    : html`<p id="payment-method">No card on file in the ${nav.environment} environment.</p>`;
+  const { enabled, thresholdCents, amountCents } = input.autoCharge;
+  const shown = html`<p id="auto-charge">
+    Auto-charge is <strong data-stat="auto-charge">${enabled ? 'on' : 'off'}</strong>: when the balance falls below
+    ${dollars(thresholdCents)}, the card is charged ${dollars(amountCents)}.
+  </p>`;
+  return html`<section aria-labelledby="payment-title">
+    <h2 id="payment-title">Payment</h2>
+    ${card} ${shown} ${input.mayManage ? autoChargeForm(nav, input) : html`<p>Your role cannot change auto-charge.</p>`}
+  </section>`;
+}
+
+function autoChargeForm(nav: PageNav, input: BillingPageInput): Html {
+  const form = input.form;
+  const { enabled, thresholdCents, amountCents } = input.autoCharge;
+  const value = (field: string, cents: number) => form?.[field] ?? (cents / 100).toFixed(2);
+  const checked = form ? form.enabled === 'on' : enabled;
+  return html`<form method="post" action="/portal/billing/auto-charge" class="card">
+    ${csrfField(nav.csrfToken)}
+    <input type="hidden" name="env" value="${nav.environment}" />
+    <label><input type="checkbox" name="enabled" value="on" ${checked ? html`checked` : ''} /> Charge the card automatically</label>
+    <label for="threshold">Threshold (US dollars)</label>
+    <input id="threshold" name="threshold" inputmode="decimal" required value="${value('threshold', thresholdCents)}" />
+    <label for="amount">Amount charged each time (US dollars, $5 to $1,000)</label>
+    <input id="amount" name="amount" inputmode="decimal" required value="${value('amount', amountCents)}" />
+    <button type="submit">Save auto-charge</button>
+  </form>`;
+}
+
+function transactionsTable(nav: PageNav, input: BillingPageInput): Html {
+  const body =
+    input.transactions.length === 0
+      ? html`<p id="no-transactions">No transactions.</p>`
+      : html`<table id="transactions">
+          <caption>
+            Transactions of the ${nav.environment} environment, newest first
+          </caption>
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Type</th>
+              <th scope="col">Description</th>
+              <th scope="col" class="num">Amount</th>
+              <th scope="col" class="num">Balance after</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${input.transactions.map(
+              (t) =>
+                html`<tr data-transaction-id="${t.id}">
+                  <td><time datetime="${t.created_at}">${t.created_at.slice(0, 16).replace('T', ' ')}</time></td>
+                  <td>${t.type}</td>
+                  <td>${t.description}</td>
+                  <td class="num">${dollars(t.amount_cents)}</td>
+                  <td class="num">${dollars(t.balance_after_cents)}</td>
+                </tr>`,
+            )}
+          </tbody>
+        </table>`;
+  const older = input.olderCursor
+    ? html`<p>
+        <a id="older" href="/portal/billing?env=${nav.environment}&amp;cursor=${encodeURIComponent(input.olderCursor)}"
+          >Older transactions</a
+        >
+      </p>`
+    : '';
+  return html`<section aria-labelledby="transactions-title">
+    <h2 id="transactions-title">Transactions</h2>
+    ${body} ${older}
+  </section>`;
+}
