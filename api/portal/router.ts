@@ -7,6 +7,7 @@ import { accountRoutes } from './accountRoutes';
 import { auditRoutes } from './auditRoutes';
 import { billingRoutes } from './billingRoutes';
 import { callRoutes } from './callRoutes';
+import { conversationRoutes } from './conversationRoutes';
 import { deliveryRoutes } from './deliveryRoutes';
 import { refuse } from './answer';
 import { html } from './html';
@@ -74,5 +75,6 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   keyRoutes(router, deps);
   auditRoutes(router, deps);
   billingRoutes(router, deps);
+  conversationRoutes(router, deps);
   return router;
 }

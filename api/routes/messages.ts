@@ -8,7 +8,13 @@ import type { RouteDef } from './types';
 import { findLine } from '../../src/domain/lines/store';
 import { MAX_SMS_TEXT_LENGTH } from '../../src/domain/messages/rules';
 import { sendMessage, type SendMessageRequest } from '../../src/domain/messages/send';
-import { messagesOf, toLegacySmsRecord, toMessageRecord, type MessageRow } from '../../src/domain/messages/store';
+import {
+  conversationMessagesOf,
+  conversationsOf,
+  toConversationRecord,
+  type ConversationRow,
+} from '../../src/domain/messages/conversations';
+import { toLegacySmsRecord, toMessageRecord, type MessageRow } from '../../src/domain/messages/store';
 import { toE164 } from '../../src/platform/phone';
 
 /*
@@ -52,58 +58,18 @@ async function sendLineSms(ctx: AppContext, deps: AppDeps): Promise<void> {
   }));
 }
 
-interface ConversationRow {
-  line_id: string;
-  remote_number: string;
-  line_phone_number: string;
-  message_count: number;
-  last_message_id: string;
-  last_message_at: Date;
-  last_message_text: string;
-  last_message_direction: 'inbound' | 'outbound';
-}
-
-function toConversationRecord(row: ConversationRow) {
-  return {
-    line_id: row.line_id,
-    phone_number: row.remote_number,
-    line_phone_number: row.line_phone_number,
-    message_count: row.message_count,
-    last_message_at: row.last_message_at.toISOString(),
-    last_message_text: row.last_message_text,
-    last_message_direction: row.last_message_direction,
-  };
-}
-
 async function listConversations(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const q = ctx.state.query as { line_id?: string; limit: number; cursor?: string };
   if (q.line_id) assertLineAllowed(principal, q.line_id);
-  const allowed = allowedLineIds(principal);
-  const query = deps
-    .db('conversations as c')
-    .join('messages as m', 'm.id', 'c.last_message_id')
-    .join('lines as l', 'l.id', 'c.line_id')
-    .where({ 'c.workspace_id': principal.workspaceId, 'c.environment': principal.environment });
-  if (q.line_id) query.andWhere('c.line_id', q.line_id);
-  else if (allowed) query.whereIn('c.line_id', [...allowed]);
+  const query = conversationsOf(deps.db, principal, q.line_id ? [q.line_id] : allowedLineIds(principal));
   beforeCursor(query, parseCursor(q.cursor), 'c.last_message_at', 'c.last_message_id');
   const rows: ConversationRow[] = await query
     .orderBy([
       { column: 'c.last_message_at', order: 'desc' },
       { column: 'c.last_message_id', order: 'desc' },
     ])
-    .limit(q.limit + 1)
-    .select(
-      'c.line_id',
-      'c.remote_number',
-      'l.phone_number as line_phone_number',
-      'c.message_count',
-      'c.last_message_id',
-      'c.last_message_at',
-      'm.body as last_message_text',
-      'm.direction as last_message_direction',
-    );
+    .limit(q.limit + 1);
   const { page, has_more, next_cursor } = cursorPage(rows, q.limit, (row) => ({ at: row.last_message_at, id: row.last_message_id }));
   ctx.body = { conversations: page.map(toConversationRecord), has_more, next_cursor };
 }
@@ -118,7 +84,7 @@ async function conversationMessages(ctx: AppContext, deps: AppDeps): Promise<voi
   assertLineAllowed(principal, ctx.params.lineId);
   const line = await findLine(deps.db, principal, ctx.params.lineId);
   if (!line) throw errors.notFound('Line');
-  const query = messagesOf(deps.db, principal).andWhere({ line_id: line.id, remote_number: phoneNumber });
+  const query = conversationMessagesOf(deps.db, principal, line.id, phoneNumber);
   beforeCursor(query, parseCursor(q.cursor), 'created_at', 'id');
   const rows = await query
     .orderBy([

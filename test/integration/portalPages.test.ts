@@ -3,6 +3,7 @@ import { hashPassword } from '../../src/platform/crypto/password';
 import { setPasswordHash } from '../../src/domain/accounts/store';
 import { post } from '../../src/domain/billing/ledger';
 import { savePaymentMethod } from '../../src/domain/billing/paymentMethods';
+import { insertMessage } from '../../src/domain/messages/store';
 import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
 import { createTenant, eventually, startHarness, type Harness } from '../support/harness';
 import { CALLEE } from '../support/customer';
@@ -365,6 +366,84 @@ describe('portal pages', () => {
     expect(await h.db('compliance_events').where({ workspace_id: workspaceId, event_type: 'settings_changed' })).toHaveLength(0);
   });
 
+  it('lists SMS conversations and shows one conversation page by page, as the API answers them', async () => {
+    const { client, userId, workspaceId } = await operator();
+    const created = await client.submit('/portal/lines', '/portal/lines', {
+      env: 'test',
+      name: 'Texts',
+      mode: 'webhook',
+      webhook_url: receiver.url,
+    });
+    expect(created.status).toBe(201);
+    const lineId = /data-line-id="([^"]+)"/.exec(created.text)![1];
+    const line = (await h.db('lines').where({ id: lineId }).first())!;
+    const base = Date.UTC(2026, 10, 20, 12, 0, 0);
+    const sms = (remote: string, i: number, inbound: boolean, body: string) =>
+      insertMessage(h.db, {
+        workspace_id: workspaceId,
+        environment: 'test',
+        line_id: lineId,
+        id: crypto.randomUUID(),
+        actor_key_id: null,
+        direction: inbound ? 'inbound' : 'outbound',
+        origin: inbound ? 'carrier' : 'customer',
+        from_number: inbound ? remote : line.phone_number,
+        to_number: inbound ? line.phone_number : remote,
+        body,
+        segments: 1,
+        status: inbound ? 'received' : 'delivered',
+        carrier_message_id: null,
+        authorization_basis: null,
+        consent_id: null,
+        created_at: new Date(base + i * 1000),
+      });
+    // 51 messages with one number (one more than a page), then one with another, which is the most recent.
+    for (let i = 0; i < 51; i += 1) await sms('+14155550170', i, i % 2 === 0, `message ${i}`);
+    await sms('+14155550171', 100, true, '<b>hi</b> & bye');
+
+    const list = await client.get('/portal/conversations?env=test');
+    expect(list.status).toBe(200);
+    expect([...list.text.matchAll(/data-conversation="([^"]+)"/g)].map((m) => m[1])).toEqual([
+      `${lineId}/+14155550171`,
+      `${lineId}/+14155550170`,
+    ]);
+    expect(list.text).toContain('&lt;b&gt;hi&lt;/b&gt; &amp; bye');
+    expect(list.text).not.toContain('<b>hi</b>');
+    expect((await client.get('/portal/conversations?env=live')).text).toContain('No SMS conversations in the live environment yet.');
+
+    const href = `/portal/conversations/${lineId}/%2B14155550170?env=test`;
+    expect(list.text).toContain(`href="${href}"`);
+    const first = await client.get(href);
+    expect(first.status).toBe(200);
+    const firstIds = [...first.text.matchAll(/data-message-id="([^"]+)"/g)].map((m) => m[1]);
+    expect(firstIds).toHaveLength(50);
+    expect(first.text).toContain('message 50');
+    const older = /id="older" href="([^"]+)"/.exec(first.text)![1].replace(/&amp;/g, '&');
+    const second = await client.get(older);
+    const secondIds = [...second.text.matchAll(/data-message-id="([^"]+)"/g)].map((m) => m[1]);
+    expect(secondIds).toHaveLength(1);
+    expect(second.text).toContain('message 0');
+    expect(second.text).not.toContain('id="older"');
+    // The API's messages are the same ones, in the same order.
+    const user = (await h.db('users').where({ id: userId }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'k' })).plaintext;
+    const api = await h.request('GET', `/api/v1/conversations/${lineId}/%2B14155550170?limit=100`, { key });
+    expect(api.body.messages.map((m: { id: string }) => m.id)).toEqual([...firstIds, ...secondIds]);
+
+    expect((await client.get(`/portal/conversations/${lineId}/not-a-number?env=test`)).status).toBe(422);
+    expect((await client.get(`/portal/conversations/nope/%2B14155550170?env=test`)).status).toBe(404);
+    // Another workspace sees neither the list entry nor the page; a member of this one reads both.
+    const other = await operator();
+    expect((await other.client.get(href)).status).toBe(404);
+    expect((await other.client.get('/portal/conversations?env=test')).text).not.toContain(lineId);
+    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
+    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
+    const memberClient = new PortalClient(h.apiUrl);
+    expect((await memberClient.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    expect((await memberClient.get(href)).text).toContain('message 50');
+  });
+
   it('sends a visitor without a session to the login page', async () => {
     for (const path of [
       '/portal',
@@ -375,6 +454,7 @@ describe('portal pages', () => {
       '/portal/audit',
       '/portal/settings',
       '/portal/billing',
+      '/portal/conversations',
     ]) {
       const res = await new PortalClient(h.apiUrl).get(path);
       expect(res.status).toBe(302);
