@@ -11,7 +11,8 @@ const PASSWORD = 'a long enough password';
 /**
  * The portal in a real browser (headless Chromium): signup, a second signup of the address, a wrong
  * password, a new line and its signing secret, a call watched live until it ends and its
- * history downloaded, a service key minted, used on /v1/keys and revoked, both found in the audit log. Each page is screenshotted into test-artifacts/portal/
+ * history downloaded, a service key minted, used on /v1/keys and revoked, both found in the audit log, billing
+ * (the usage chart drawn, auto-charge turned on) and an SMS conversation. Each page is screenshotted into test-artifacts/portal/
  * and checked with axe-core; the page's own errors (a CSP refusal included) fail the test.
  */
 describe('portal in a browser', () => {
@@ -142,6 +143,38 @@ describe('portal in a browser', () => {
     await page.waitForURL('**/portal/audit?**event_type=service_key_revoked**');
     await expect(page.locator('#audit tbody tr').count()).resolves.toBe(1);
     await check(page, '08b-audit-log', problems);
+
+    // Billing: the chart is drawn by the local chart.js and script; the owner turns auto-charge on.
+    await page.getByRole('link', { name: 'Billing' }).click();
+    await page.waitForURL('**/portal/billing?env=test');
+    await page.waitForFunction(() => {
+      const chart = (globalThis as unknown as { Chart?: { getChart(id: string): unknown } }).Chart;
+      return chart?.getChart('usage-chart') !== undefined;
+    });
+    await check(page, '08c-billing', problems);
+    await page.getByLabel('Charge the card automatically').check();
+    await page.getByLabel('Threshold (US dollars)').fill('10');
+    await page.getByLabel('Amount charged each time (US dollars, $5 to $1,000)').fill('25');
+    await page.getByRole('button', { name: 'Save auto-charge' }).click();
+    await page.waitForURL('**/portal/billing?env=test');
+    await expect(page.locator('[data-stat="auto-charge"]').textContent()).resolves.toBe('on');
+
+    // Conversations: a sent SMS's conversation and its page.
+    const consent = await h.request('POST', '/api/v1/consent', {
+      key,
+      body: { line_id: lineId, phone_number: CALLEE, consent_type: 'explicit_outbound' },
+    });
+    expect(consent.status).toBe(201);
+    const sent = await h.request('POST', '/api/v1/messages', {
+      key,
+      body: { line_id: lineId, to: CALLEE, text: 'Your appointment is at 3 pm.' },
+    });
+    expect(sent.status).toBe(201);
+    await page.getByRole('link', { name: 'Conversations' }).click();
+    await page.waitForURL('**/portal/conversations?env=test');
+    await page.locator('#conversations tbody a').first().click();
+    await expect(page.locator('#messages .message-text').first().textContent()).resolves.toBe('Your appointment is at 3 pm.');
+    await check(page, '08d-conversation', problems);
 
     await page.getByRole('link', { name: 'Settings' }).click();
     await check(page, '09-settings', problems);
