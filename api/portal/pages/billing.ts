@@ -32,7 +32,7 @@ export function billingPage(nav: PageNav, input: BillingPageInput): Html {
           <dd data-stat="balance">${dollars(input.balanceCents)}</dd>
         </div>
         <div>
-          <dt>Held for calls in progress</dt>
+          <dt>Held for calls and messages in progress</dt>
           <dd data-stat="held">${dollars(input.heldCents)}</dd>
         </div>
         <div>
@@ -49,9 +49,10 @@ export function billingPage(nav: PageNav, input: BillingPageInput): Html {
 function usageChart(usage: UsageBucket[]): Html {
   const data = usage.map((day) => ({ date: day.key, cost_cents: day.costCents, calls: day.calls, minutes: day.minutes }));
   const total = usage.reduce((sum, day) => sum + day.costCents, 0);
+  const calls = usage.reduce((sum, day) => sum + day.calls, 0);
   return html`<section aria-labelledby="usage-title">
     <h2 id="usage-title">Usage, last ${usage.length} days</h2>
-    <p>Spent: <strong data-stat="usage-cost">${dollars(total)}</strong> on ${usage.reduce((sum, day) => sum + day.calls, 0)} calls.</p>
+    <p>Spent: <strong data-stat="usage-cost">${dollars(total)}</strong> on ${calls} ${calls === 1 ? 'call' : 'calls'}.</p>
     <div class="chart">
       <canvas
         id="usage-chart"
