@@ -71,10 +71,10 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   accountRoutes(router, deps);
   workspaceRoutes(router, deps);
   callRoutes(router, deps);
+  conversationRoutes(router, deps);
+  billingRoutes(router, deps);
   deliveryRoutes(router, deps);
   keyRoutes(router, deps);
   auditRoutes(router, deps);
-  billingRoutes(router, deps);
-  conversationRoutes(router, deps);
   return router;
 }
