@@ -4,6 +4,7 @@ import { ApiError, errors } from '../errors';
 import { acceptInvitation, pendingInvitation } from '../../src/domain/accounts/acceptInvitation';
 import { changeMemberRole } from '../../src/domain/accounts/changeMemberRole';
 import { inviteMember } from '../../src/domain/accounts/inviteMember';
+import { removeMember } from '../../src/domain/accounts/removeMember';
 import { membersOf, pendingInvitationsOf, revokeInvitation } from '../../src/domain/accounts/store';
 import { isRole } from '../../src/domain/keys/scopes';
 import { changed, refuse } from './answer';
@@ -107,6 +108,35 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
     }
     ctx.state.log.info({ user_id: ctx.params.id, role, by: operator.user.id }, 'member role changed in the portal');
     changed(ctx, '/portal/members', 200, { id: ctx.params.id, role });
+  });
+
+  router.post('/portal/members/:id/remove', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const operator = await operatorOrLogin(ctx, deps, form.env);
+    if (!operator) return;
+    assertCsrf(ctx, deps, form, operator.csrfToken);
+    assertManager(operator);
+    const outcome = UUID.test(ctx.params.id)
+      ? await removeMember(deps, { actor: operator.user, userId: ctx.params.id })
+      : ({ ok: false, refused: 'not_found' } as const);
+    if (!outcome.ok) {
+      const input = await membersInput(deps, operator);
+      const error =
+        outcome.refused === 'not_found'
+          ? errors.notFound('Member')
+          : outcome.refused === 'forbidden'
+            ? onlyOwners()
+            : new ApiError(409, 'last_owner', 'The last owner of a workspace cannot be removed: make another member owner first');
+      return refuse(ctx, error, (shown) => membersPage(navOf(operator, '/portal/members'), { ...input, error: shown }));
+    }
+    ctx.state.log.info({ user_id: ctx.params.id, revoked_keys: outcome.revokedKeys, by: operator.user.id }, 'member removed in the portal');
+    // Removing oneself ends one's own session: the login page follows.
+    changed(ctx, ctx.params.id === operator.user.id ? '/portal/login' : '/portal/members', 200, {
+      id: ctx.params.id,
+      removed: true,
+      revoked_keys: outcome.revokedKeys,
+    });
   });
 
   router.post('/portal/invitations/:id/revoke', async (rawCtx) => {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
-import { startHarness, type Harness } from '../support/harness';
+import { mintUserKey } from '../../src/domain/workspaces/service';
+import { eventually, startHarness, type Harness } from '../support/harness';
 import { PortalClient, type PortalResponse } from '../support/portalClient';
 
 const PASSWORD = 'correct horse battery';
@@ -193,6 +194,43 @@ describe('portal members and invitations', () => {
     expect((await boss.client.submit('/portal/members', `/portal/members/${admin.userId}/role`, { role: 'owner' })).status).toBe(303);
     expect((await boss.client.submit('/portal/members', `/portal/members/${boss.userId}/role`, { role: 'admin' })).status).toBe(303);
     expect((await h.db('users').where({ id: boss.userId }).first()).role).toBe('admin');
+  });
+
+  it('removes a member: signed out, cannot log in, keys revoked; an admin cannot remove an owner, nobody the last owner', async () => {
+    const boss = await owner();
+    const admin = await member(boss.client, 'admin');
+    const plain = await member(boss.client, 'member');
+    const key = await mintUserKey(h.db, {
+      user: { id: plain.userId, workspace_id: boss.workspaceId, email: plain.email, role: 'member' },
+      environment: 'test',
+      kind: 'standard',
+      name: 'theirs',
+    });
+    expect((await fetch(`${h.apiUrl}/api/v1/lines`, { headers: { authorization: `Bearer ${key.plaintext}` } })).status).toBe(200);
+
+    const removed = await admin.client.submit('/portal/members', `/portal/members/${plain.userId}/remove`, {}, JSON_ACCEPT);
+    expect(removed.status).toBe(200);
+    expect(JSON.parse(removed.text)).toMatchObject({ removed: true, revoked_keys: 1 });
+    expect((await plain.client.get('/portal')).headers.get('location')).toBe('/portal/login');
+    const login = await new PortalClient(h.apiUrl).submit(
+      '/portal/login',
+      '/portal/login',
+      { email: plain.email, password: PASSWORD },
+      JSON_ACCEPT,
+    );
+    expect(login.status).toBe(401);
+    const refused = async () =>
+      (await fetch(`${h.apiUrl}/api/v1/lines`, { headers: { authorization: `Bearer ${key.plaintext}` } })).status === 401
+        ? true
+        : undefined;
+    expect(await eventually(refused, 10_000, "the removed member's key refused")).toBe(true);
+    expect((await boss.client.get('/portal/members')).text).not.toContain(`data-user-id="${plain.userId}"`);
+
+    const adminOnOwner = await admin.client.submit('/portal/members', `/portal/members/${boss.userId}/remove`, {}, JSON_ACCEPT);
+    expect(adminOnOwner.status).toBe(403);
+    const lastOwner = await boss.client.submit('/portal/members', `/portal/members/${boss.userId}/remove`, {}, JSON_ACCEPT);
+    expect(lastOwner.status).toBe(409);
+    expect(JSON.parse(lastOwner.text).error.code).toBe('last_owner');
   });
 
   it("another workspace's members and invitations are invisible and untouchable", async () => {

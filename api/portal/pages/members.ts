@@ -36,7 +36,7 @@ export function membersPage(nav: PageNav, input: MembersPageInput): Html {
             <th scope="col">Email</th>
             <th scope="col">Role</th>
             <th scope="col">Since</th>
-            <th scope="col"><span class="visually-hidden">Change role</span></th>
+            <th scope="col"><span class="visually-hidden">Actions</span></th>
           </tr>
         </thead>
         <tbody>
@@ -50,13 +50,17 @@ export function membersPage(nav: PageNav, input: MembersPageInput): Html {
                   ${
                     member.role !== 'owner' || input.actorRole === 'owner'
                       ? html`<form method="post" action="/portal/members/${member.id}/role">
-                          ${csrfField(nav.csrfToken)}
-                          <label for="role-${member.id}" class="visually-hidden">Role of ${member.email}</label>
-                          <select id="role-${member.id}" name="role">
-                            ${roleOptions(offered, member.role)}
-                          </select>
-                          <button type="submit">Change role</button>
-                        </form>`
+                            ${csrfField(nav.csrfToken)}
+                            <label for="role-${member.id}" class="visually-hidden">Role of ${member.email}</label>
+                            <select id="role-${member.id}" name="role">
+                              ${roleOptions(offered, member.role)}
+                            </select>
+                            <button type="submit">Change role</button>
+                          </form>
+                          <form method="post" action="/portal/members/${member.id}/remove">
+                            ${csrfField(nav.csrfToken)}
+                            <button type="submit" class="danger" aria-label="Remove ${member.email}">Remove</button>
+                          </form>`
                       : ''
                   }
                 </td>

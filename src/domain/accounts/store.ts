@@ -36,8 +36,12 @@ export async function findUserByEmail(db: Db, email: string): Promise<AccountUse
   return db<AccountUser>('users').where({ email }).first('id', 'workspace_id', 'email', 'role', 'password_hash');
 }
 
+/** A user who may sign in: removed members are not found. */
 export async function findAccountUser(db: Db, userId: string): Promise<AccountUser | undefined> {
-  return db<AccountUser>('users').where({ id: userId }).first('id', 'workspace_id', 'email', 'role', 'password_hash');
+  return db<AccountUser>('users')
+    .where({ id: userId })
+    .whereNull('removed_at')
+    .first('id', 'workspace_id', 'email', 'role', 'password_hash');
 }
 
 export async function setPasswordHash(db: Db | Knex.Transaction, userId: string, passwordHash: string, at: Date): Promise<void> {
@@ -100,11 +104,18 @@ export interface InvitationRow {
 }
 
 export async function membersOf(db: Db, workspaceId: string): Promise<MemberRow[]> {
-  return db('users').where({ workspace_id: workspaceId }).orderBy('created_at').select('id', 'email', 'role', 'created_at');
+  return db('users')
+    .where({ workspace_id: workspaceId })
+    .whereNull('removed_at')
+    .orderBy('created_at')
+    .select('id', 'email', 'role', 'created_at');
 }
 
 export async function countOwners(db: Db | Knex.Transaction, workspaceId: string): Promise<number> {
-  const [{ count }] = await db('users').where({ workspace_id: workspaceId, role: 'owner' }).count<{ count: string }[]>({ count: '*' });
+  const [{ count }] = await db('users')
+    .where({ workspace_id: workspaceId, role: 'owner' })
+    .whereNull('removed_at')
+    .count<{ count: string }[]>({ count: '*' });
   return Number(count);
 }
 
@@ -175,4 +186,10 @@ export async function revokeInvitation(db: Db, workspaceId: string, invitationId
     .whereNull('revoked_at')
     .update({ revoked_at: at });
   return updated === 1;
+}
+
+/** Marks a member removed: no password, no live session. Their keys are revoked by the caller. */
+export async function markUserRemoved(db: Knex.Transaction, userId: string, at: Date): Promise<void> {
+  await db('users').where({ id: userId }).update({ removed_at: at, password_hash: null });
+  await db('portal_sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: at });
 }

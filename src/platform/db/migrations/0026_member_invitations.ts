@@ -3,9 +3,13 @@ import type { Knex } from 'knex';
 /**
  * Member invitations (issue 17): an owner or admin invites an address with a role; only the
  * SHA-256 of the link's random token is kept. Single use (accepted_at), revocable (revoked_at),
- * expiring (expires_at).
+ * expiring (expires_at). A removed member's row stays (keys, sessions and audit entries name it)
+ * with `removed_at` set.
  */
 export async function up(knex: Knex): Promise<void> {
+  await knex.schema.alterTable('users', (t) => {
+    t.timestamp('removed_at', { useTz: true });
+  });
   await knex.schema.createTable('member_invitations', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
     t.uuid('workspace_id').notNullable().references('workspaces.id');
@@ -24,4 +28,7 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.schema.dropTableIfExists('member_invitations');
+  await knex.schema.alterTable('users', (t) => {
+    t.dropColumn('removed_at');
+  });
 }
