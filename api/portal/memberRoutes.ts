@@ -36,7 +36,7 @@ async function membersInput(deps: AppDeps, operator: Operator, extra: Partial<Me
     membersOf(deps.db, workspaceId),
     pendingInvitationsOf(deps.db, workspaceId, deps.now()),
   ]);
-  return { members, invitations, actorRole: operator.user.role, actorId: operator.user.id, ...extra };
+  return { members, invitations, actorRole: operator.user.role, ...extra };
 }
 
 /** The members page (invite, change roles, revoke invitations) and the invitation link's accept page. */

@@ -8,7 +8,6 @@ export interface MembersPageInput {
   invitations: InvitationRow[];
   /** The signed-in operator's role: only an owner is offered owner changes. */
   actorRole: Role;
-  actorId: string;
   error?: ShownError;
   /** An invitation just made: its link, shown on this one answer. */
   invited?: { email: string; role: Role; link: string };
