@@ -16,7 +16,7 @@ const invalidCredentials = () => new ApiError(401, 'invalid_credentials', 'Wrong
 const rateLimited = (retryAfterSeconds: number) =>
   new ApiError(429, 'rate_limited', 'Too many attempts; try again later', undefined, { 'Retry-After': String(retryAfterSeconds) });
 
-function startSession(ctx: AppContext, deps: AppDeps, session: OpenedSession): void {
+export function startSession(ctx: AppContext, deps: AppDeps, session: OpenedSession): void {
   setCookie(ctx, deps, SESSION_COOKIE, session.token, { sameSite: 'Lax', maxAgeSeconds: Math.floor(SESSION_LIFETIME_MS / 1000) });
   clearCookie(ctx, deps, PRE_SESSION_CSRF_COOKIE);
 }

@@ -12,6 +12,7 @@ import { deliveryRoutes } from './deliveryRoutes';
 import { refuse } from './answer';
 import { html } from './html';
 import { keyRoutes } from './keyRoutes';
+import { memberRoutes } from './memberRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
 import { workspaceRoutes } from './workspaceRoutes';
@@ -76,5 +77,6 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   deliveryRoutes(router, deps);
   keyRoutes(router, deps);
   auditRoutes(router, deps);
+  memberRoutes(router, deps);
   return router;
 }

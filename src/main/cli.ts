@@ -17,6 +17,7 @@ import { retrieveStripeCard, type SavedStripeCard } from '../adapters/payments/s
 import { stripeClientFor } from './payments';
 import type { Environment } from '../domain/keys/format';
 import { revokeServiceKey } from '../domain/keys/serviceKeys';
+import { inviteMember } from '../domain/accounts/inviteMember';
 import { optIn, optOut } from '../domain/compliance/optOuts';
 import { toE164 } from '../platform/phone';
 import { isRole, isScope, type Scope } from '../domain/keys/scopes';
@@ -80,6 +81,9 @@ Commands:
   bootstrap [--name N] [--email E]          create a workspace, its owner, and test/live/service keys
   workspace create --name N --owner-email E create a workspace and its owner user
   user add --workspace W --email E --role owner|admin|member
+  member invite --workspace W --email E --role owner|admin|member
+                                            an invitation link (7 days, single use) with which the
+                                            person sets a password in the portal; printed once
   key create --workspace W --env test|live [--user U] [--name N] [--scopes a,b]
   service-key create --workspace W --env test|live [--user U] [--name N]
   service-key revoke --workspace W --id KEY_ID
@@ -330,6 +334,23 @@ export async function runCommand(
       const owner = await resolveUser(db, { workspace: flags.workspace });
       const user = await addUser(db, { workspaceId: owner.workspace_id, email: stringFlag(flags, 'email', true), role });
       return { user_id: user.id, workspace_id: user.workspace_id, email: user.email, role: user.role };
+    }
+    case 'member invite': {
+      const role = stringFlag(flags, 'role', true);
+      if (!isRole(role)) throw new CliError('invalid_argument', '--role must be owner, admin or member');
+      // The CLI acts as the workspace's owner, as `user add` does.
+      const owner = await resolveUser(db, { workspace: flags.workspace });
+      const outcome = await inviteMember(
+        { db, config, now: () => new Date() },
+        { inviter: owner, email: stringFlag(flags, 'email', true), role },
+      );
+      if (!outcome.ok) {
+        if (outcome.refused === 'email_taken') throw new CliError('email_taken', 'this email address already belongs to a user');
+        if (outcome.refused === 'invalid_fields') throw new CliError('invalid_argument', '--email must be an email address');
+        throw new CliError('forbidden', 'the workspace owner cannot invite with this role');
+      }
+      const { id, email, expires_at } = outcome.invitation;
+      return { invitation_id: id, workspace_id: owner.workspace_id, email, role, expires_at: expires_at.toISOString(), link: outcome.link };
     }
     case 'key create':
     case 'service-key create': {

@@ -1,4 +1,5 @@
 /** Portal accounts (issue 17): what a signup may contain and how long a session lasts. Pure. */
+import type { Role } from '../keys/scopes';
 
 /** A session lasts 12 hours from sign-in, whatever its use; logout and a password change end it earlier. */
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
@@ -42,4 +43,26 @@ export function workspaceNameProblems(name: string): FieldProblem[] {
 /** A workspace the signup did not name is called after its owner's address. */
 export function defaultWorkspaceName(email: string): string {
   return `${email}'s workspace`;
+}
+
+/** An invitation link works for 7 days, once. */
+export const INVITATION_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
+
+export type MemberChangeRefusal = 'forbidden' | 'last_owner';
+
+/**
+ * Who may give or take which role: owners and admins manage members, only an owner touches an
+ * owner (making, demoting or removing one), and the last owner always stays an owner.
+ */
+export function memberChangeRefusal(change: {
+  actorRole: Role;
+  targetRole?: Role;
+  newRole?: Role;
+  ownerCount: number;
+}): MemberChangeRefusal | undefined {
+  if (change.actorRole === 'member') return 'forbidden';
+  const touchesOwner = change.targetRole === 'owner' || change.newRole === 'owner';
+  if (touchesOwner && change.actorRole !== 'owner') return 'forbidden';
+  if (change.targetRole === 'owner' && change.newRole !== 'owner' && change.ownerCount <= 1) return 'last_owner';
+  return undefined;
 }

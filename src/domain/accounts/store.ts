@@ -36,8 +36,12 @@ export async function findUserByEmail(db: Db, email: string): Promise<AccountUse
   return db<AccountUser>('users').where({ email }).first('id', 'workspace_id', 'email', 'role', 'password_hash');
 }
 
+/** A user who may sign in: removed members are not found. */
 export async function findAccountUser(db: Db, userId: string): Promise<AccountUser | undefined> {
-  return db<AccountUser>('users').where({ id: userId }).first('id', 'workspace_id', 'email', 'role', 'password_hash');
+  return db<AccountUser>('users')
+    .where({ id: userId })
+    .whereNull('removed_at')
+    .first('id', 'workspace_id', 'email', 'role', 'password_hash');
 }
 
 export async function setPasswordHash(db: Db | Knex.Transaction, userId: string, passwordHash: string, at: Date): Promise<void> {
@@ -81,4 +85,111 @@ export async function revokeOtherSessions(db: Db | Knex.Transaction, userId: str
     .whereNot({ id: keepSessionId })
     .whereNull('revoked_at')
     .update({ revoked_at: at });
+}
+
+export interface MemberRow {
+  id: string;
+  email: string;
+  role: Role;
+  created_at: Date;
+}
+
+export interface InvitationRow {
+  id: string;
+  workspace_id: string;
+  email: string;
+  role: Role;
+  created_at: Date;
+  expires_at: Date;
+}
+
+export async function membersOf(db: Db, workspaceId: string): Promise<MemberRow[]> {
+  return db('users')
+    .where({ workspace_id: workspaceId })
+    .whereNull('removed_at')
+    .orderBy('created_at')
+    .select('id', 'email', 'role', 'created_at');
+}
+
+export async function countOwners(db: Db | Knex.Transaction, workspaceId: string): Promise<number> {
+  const [{ count }] = await db('users')
+    .where({ workspace_id: workspaceId, role: 'owner' })
+    .whereNull('removed_at')
+    .count<{ count: string }[]>({ count: '*' });
+  return Number(count);
+}
+
+export async function setRole(db: Db | Knex.Transaction, userId: string, role: Role): Promise<void> {
+  await db('users').where({ id: userId }).update({ role });
+}
+
+export async function insertInvitation(
+  db: Db,
+  invitation: {
+    workspaceId: string;
+    email: string;
+    role: Role;
+    tokenHash: string;
+    invitedBy: string | null;
+    createdAt: Date;
+    expiresAt: Date;
+  },
+): Promise<InvitationRow> {
+  const [row] = await db('member_invitations')
+    .insert({
+      workspace_id: invitation.workspaceId,
+      email: invitation.email,
+      role: invitation.role,
+      token_hash: invitation.tokenHash,
+      invited_by: invitation.invitedBy,
+      created_at: invitation.createdAt,
+      expires_at: invitation.expiresAt,
+    })
+    .returning(['id', 'workspace_id', 'email', 'role', 'created_at', 'expires_at']);
+  return row;
+}
+
+/** Invitations of a workspace still waiting: neither accepted, revoked nor expired at `now`. */
+export async function pendingInvitationsOf(db: Db, workspaceId: string, now: Date): Promise<InvitationRow[]> {
+  return db<InvitationRow>('member_invitations')
+    .where({ workspace_id: workspaceId })
+    .whereNull('accepted_at')
+    .whereNull('revoked_at')
+    .where('expires_at', '>', now)
+    .orderBy('created_at', 'desc')
+    .select('id', 'workspace_id', 'email', 'role', 'created_at', 'expires_at');
+}
+
+export async function findPendingInvitation(db: Db | Knex.Transaction, tokenHash: string, now: Date): Promise<InvitationRow | undefined> {
+  return db<InvitationRow & { token_hash: string }>('member_invitations')
+    .where({ token_hash: tokenHash })
+    .whereNull('accepted_at')
+    .whereNull('revoked_at')
+    .where('expires_at', '>', now)
+    .first('id', 'workspace_id', 'email', 'role', 'created_at', 'expires_at');
+}
+
+/** Marks a pending invitation used; false when another request used, or someone revoked, it first. */
+export async function markInvitationAccepted(db: Knex.Transaction, invitationId: string, at: Date): Promise<boolean> {
+  const updated = await db('member_invitations')
+    .where({ id: invitationId })
+    .whereNull('accepted_at')
+    .whereNull('revoked_at')
+    .update({ accepted_at: at });
+  return updated === 1;
+}
+
+export async function revokeInvitation(db: Db, workspaceId: string, invitationId: string, at: Date): Promise<boolean> {
+  const updated = await db('member_invitations')
+    .where({ id: invitationId, workspace_id: workspaceId })
+    .whereNull('accepted_at')
+    .whereNull('revoked_at')
+    .update({ revoked_at: at });
+  return updated === 1;
+}
+
+/** Marks a member removed: no password, no live session. Their keys are revoked by the caller. */
+export async function markUserRemoved(db: Knex.Transaction, userId: string, at: Date): Promise<void> {
+  await db('users').where({ id: userId }).update({ removed_at: at, password_hash: null });
+  await db('portal_sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: at });
 }

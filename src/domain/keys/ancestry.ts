@@ -68,7 +68,7 @@ export async function lockLiveChain(trx: Knex.Transaction, minter: Pick<ApiKeyRo
   if (live.length !== minter.ancestor_ids.length + 1) throw new MinterRevokedError();
 }
 
-function revocationEvent(row: ApiKeyRow): KeyLifecycleEvent {
+export function revocationEvent(row: ApiKeyRow): KeyLifecycleEvent {
   if (row.kind === 'service') return 'service_key_revoked';
   return row.created_by_service_key_id ? 'agent_key_revoked' : 'scoped_key_revoked';
 }

@@ -60,6 +60,8 @@ export const RATE_LIMITS = {
   'portal.login_address': { limit: 30, windowSeconds: 15 * 60, partition: 'address' },
   /** Portal signups per client address: each one creates a workspace with its signup credit. */
   'portal.signup': { limit: 10, windowSeconds: HOUR, partition: 'address' },
+  /** Accepting a member invitation sets a password and opens a session: limited as a signup is. */
+  'portal.invitation_accept': { limit: 10, windowSeconds: HOUR, partition: 'address' },
 } as const satisfies Record<string, LimitPolicy>;
 
 export type LimitName = keyof typeof RATE_LIMITS;

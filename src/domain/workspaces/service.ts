@@ -53,7 +53,7 @@ export async function findUser(db: Db, userId: string): Promise<User | undefined
 }
 
 export async function workspaceOwner(db: Db, workspaceId: string): Promise<User | undefined> {
-  return db<User>('users').where({ workspace_id: workspaceId, role: 'owner' }).orderBy('created_at').first();
+  return db<User>('users').where({ workspace_id: workspaceId, role: 'owner' }).whereNull('removed_at').orderBy('created_at').first();
 }
 
 export class ScopeBeyondRoleError extends Error {

@@ -1,0 +1,200 @@
+import type Router from '@koa/router';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { ApiError, errors } from '../errors';
+import { acceptInvitation, pendingInvitation } from '../../src/domain/accounts/acceptInvitation';
+import { changeMemberRole } from '../../src/domain/accounts/changeMemberRole';
+import { inviteMember } from '../../src/domain/accounts/inviteMember';
+import { removeMember } from '../../src/domain/accounts/removeMember';
+import { membersOf, pendingInvitationsOf, revokeInvitation } from '../../src/domain/accounts/store';
+import { isRole } from '../../src/domain/keys/scopes';
+import { changed, refuse } from './answer';
+import { startSession } from './accountRoutes';
+import { assertCsrf, PRE_SESSION_CSRF_COOKIE, readCookie, readForm, sendPage } from './http';
+import { navOf, operatorOrLogin, roleAllows } from './operatorPages';
+import { acceptInvitationPage, membersPage, type MembersPageInput } from './pages/members';
+import { preSessionToken, type Operator } from './visitor';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Unknown, used, revoked and expired links get this same answer: nothing tells them apart. */
+const invitationInvalid = () =>
+  new ApiError(
+    404,
+    'invitation_invalid',
+    'This invitation link is not valid: it may have expired, been used or been revoked. Ask for a new one.',
+  );
+const invalidRole = () => errors.validation([{ field: 'role', message: 'must be owner, admin or member' }]);
+const onlyOwners = () => errors.forbidden('Only an owner can make, demote or remove an owner');
+
+/** Managing members is administering the workspace: the scope its API counterpart needs (keys:admin; owners and admins). */
+function assertManager(operator: Operator): void {
+  if (!roleAllows(operator, 'keys:admin')) throw errors.forbidden('Your role cannot manage members');
+}
+
+async function membersInput(deps: AppDeps, operator: Operator, extra: Partial<MembersPageInput> = {}): Promise<MembersPageInput> {
+  const workspaceId = operator.user.workspace_id;
+  const [members, invitations] = await Promise.all([
+    membersOf(deps.db, workspaceId),
+    pendingInvitationsOf(deps.db, workspaceId, deps.now()),
+  ]);
+  return { members, invitations, actorRole: operator.user.role, ...extra };
+}
+
+/** The members page (invite, change roles, revoke invitations) and the invitation link's accept page. */
+export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/portal/members', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    assertManager(operator);
+    sendPage(ctx, 200, membersPage(navOf(operator, '/portal/members'), await membersInput(deps, operator)));
+  });
+
+  router.post('/portal/members/invite', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const operator = await operatorOrLogin(ctx, deps, form.env);
+    if (!operator) return;
+    assertCsrf(ctx, deps, form, operator.csrfToken);
+    assertManager(operator);
+    const nav = navOf(operator, '/portal/members');
+    const again = async (error: ApiError) => {
+      const input = await membersInput(deps, operator, { form });
+      refuse(ctx, error, (shown) => membersPage(nav, { ...input, error: shown }));
+    };
+    const role = form.role ?? '';
+    if (!isRole(role)) return again(invalidRole());
+    const outcome = await inviteMember(deps, { inviter: operator.user, email: form.email ?? '', role });
+    if (!outcome.ok) {
+      switch (outcome.refused) {
+        case 'invalid_fields':
+          return again(errors.validation(outcome.problems));
+        case 'forbidden':
+          return again(onlyOwners());
+        case 'email_taken':
+          return again(new ApiError(409, 'email_taken', 'This email address already belongs to a user'));
+      }
+    }
+    // The link is a credential: logged by id only, shown on this answer alone (no redirect, nothing in a URL).
+    ctx.state.log.info({ invitation_id: outcome.invitation.id, user_id: operator.user.id }, 'member invited in the portal');
+    const { email } = outcome.invitation;
+    if (ctx.accepts('html', 'json') === 'json') {
+      ctx.status = 201;
+      ctx.body = { id: outcome.invitation.id, email, role, expires_at: outcome.invitation.expires_at, link: outcome.link };
+      return;
+    }
+    sendPage(ctx, 201, membersPage(nav, await membersInput(deps, operator, { invited: { email, role, link: outcome.link } })));
+  });
+
+  router.post('/portal/members/:id/role', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const operator = await operatorOrLogin(ctx, deps, form.env);
+    if (!operator) return;
+    assertCsrf(ctx, deps, form, operator.csrfToken);
+    assertManager(operator);
+    const nav = navOf(operator, '/portal/members');
+    const again = async (error: ApiError) => {
+      const input = await membersInput(deps, operator);
+      refuse(ctx, error, (shown) => membersPage(nav, { ...input, error: shown }));
+    };
+    const role = form.role ?? '';
+    if (!isRole(role)) return again(invalidRole());
+    if (!UUID.test(ctx.params.id)) return again(errors.notFound('Member'));
+    const outcome = await changeMemberRole(deps, { actor: operator.user, userId: ctx.params.id, role });
+    if (!outcome.ok) {
+      if (outcome.refused === 'not_found') return again(errors.notFound('Member'));
+      if (outcome.refused === 'forbidden') return again(onlyOwners());
+      return again(new ApiError(409, 'last_owner', 'The last owner of a workspace cannot be demoted: make another member owner first'));
+    }
+    ctx.state.log.info({ user_id: ctx.params.id, role, by: operator.user.id }, 'member role changed in the portal');
+    changed(ctx, '/portal/members', 200, { id: ctx.params.id, role });
+  });
+
+  router.post('/portal/members/:id/remove', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const operator = await operatorOrLogin(ctx, deps, form.env);
+    if (!operator) return;
+    assertCsrf(ctx, deps, form, operator.csrfToken);
+    assertManager(operator);
+    const outcome = UUID.test(ctx.params.id)
+      ? await removeMember(deps, { actor: operator.user, userId: ctx.params.id })
+      : ({ ok: false, refused: 'not_found' } as const);
+    if (!outcome.ok) {
+      const input = await membersInput(deps, operator);
+      const error =
+        outcome.refused === 'not_found'
+          ? errors.notFound('Member')
+          : outcome.refused === 'forbidden'
+            ? onlyOwners()
+            : new ApiError(409, 'last_owner', 'The last owner of a workspace cannot be removed: make another member owner first');
+      return refuse(ctx, error, (shown) => membersPage(navOf(operator, '/portal/members'), { ...input, error: shown }));
+    }
+    ctx.state.log.info({ user_id: ctx.params.id, revoked_keys: outcome.revokedKeys, by: operator.user.id }, 'member removed in the portal');
+    // Removing oneself ends one's own session: the login page follows.
+    changed(ctx, ctx.params.id === operator.user.id ? '/portal/login' : '/portal/members', 200, {
+      id: ctx.params.id,
+      removed: true,
+      revoked_keys: outcome.revokedKeys,
+    });
+  });
+
+  router.post('/portal/invitations/:id/revoke', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const operator = await operatorOrLogin(ctx, deps, form.env);
+    if (!operator) return;
+    assertCsrf(ctx, deps, form, operator.csrfToken);
+    assertManager(operator);
+    const revoked = UUID.test(ctx.params.id) && (await revokeInvitation(deps.db, operator.user.workspace_id, ctx.params.id, deps.now()));
+    if (!revoked) {
+      const input = await membersInput(deps, operator);
+      return refuse(ctx, errors.notFound('Invitation'), (shown) =>
+        membersPage(navOf(operator, '/portal/members'), { ...input, error: shown }),
+      );
+    }
+    ctx.state.log.info({ invitation_id: ctx.params.id, by: operator.user.id }, 'invitation revoked in the portal');
+    changed(ctx, '/portal/members', 200, { id: ctx.params.id, revoked: true });
+  });
+
+  // The token rides in the query string, which the request log and traces leave out (they record the path).
+  router.get('/portal/invite', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+    const invitation = token ? await pendingInvitation(deps, token) : undefined;
+    if (!invitation) throw invitationInvalid();
+    const csrfToken = preSessionToken(ctx, deps);
+    sendPage(ctx, 200, acceptInvitationPage({ csrfToken, token, email: invitation.email, role: invitation.role }));
+  });
+
+  router.post('/portal/invite', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const csrfToken = preSessionToken(ctx, deps);
+    assertCsrf(ctx, deps, form, readCookie(ctx, PRE_SESSION_CSRF_COOKIE));
+    const token = form.token ?? '';
+    const outcome = await acceptInvitation(deps, { token, password: form.password ?? '', clientAddress: ctx.ip });
+    if (!outcome.ok) {
+      switch (outcome.refused) {
+        case 'invitation_invalid':
+          throw invitationInvalid();
+        case 'email_taken':
+          throw new ApiError(409, 'email_taken', 'This email address is already registered; log in instead');
+        case 'rate_limited':
+          throw new ApiError(429, 'rate_limited', 'Too many attempts; try again later', undefined, {
+            'Retry-After': String(outcome.retryAfterSeconds),
+          });
+        case 'invalid_fields': {
+          const invitation = await pendingInvitation(deps, token);
+          if (!invitation) throw invitationInvalid();
+          return refuse(ctx, errors.validation(outcome.problems), (shown) =>
+            acceptInvitationPage({ csrfToken, token, email: invitation.email, role: invitation.role, error: shown }),
+          );
+        }
+      }
+    }
+    ctx.state.log.info({ workspace_id: outcome.workspaceId, user_id: outcome.userId }, 'member invitation accepted');
+    startSession(ctx, deps, outcome.session);
+    changed(ctx, '/portal', 201, { workspace_id: outcome.workspaceId, user_id: outcome.userId });
+  });
+}

@@ -1,0 +1,143 @@
+import type { InvitationRow, MemberRow } from '../../../src/domain/accounts/store';
+import { ROLES, type Role } from '../../../src/domain/keys/scopes';
+import { html, type Html } from '../html';
+import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+
+export interface MembersPageInput {
+  members: MemberRow[];
+  invitations: InvitationRow[];
+  /** The signed-in operator's role: only an owner is offered owner changes. */
+  actorRole: Role;
+  error?: ShownError;
+  /** An invitation just made: its link, shown on this one answer. */
+  invited?: { email: string; role: Role; link: string };
+  form?: Record<string, string>;
+}
+
+const day = (at: Date) => html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 10)}</time>`;
+
+function roleOptions(offered: readonly Role[], selected: string | undefined): Html[] {
+  return offered.map((role) => html`<option value="${role}" ${role === selected ? html`selected` : ''}>${role}</option>`);
+}
+
+/** The members of the workspace, their roles, pending invitations and the invite form (owners and admins). */
+export function membersPage(nav: PageNav, input: MembersPageInput): Html {
+  const offered = input.actorRole === 'owner' ? ROLES : ROLES.filter((role) => role !== 'owner');
+  return layout(
+    'Members',
+    html`${errorBox(input.error)} ${input.invited ? invitedPanel(input.invited) : ''}
+      <table id="members">
+        <caption>
+          Members of this workspace
+        </caption>
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Role</th>
+            <th scope="col">Since</th>
+            <th scope="col"><span class="visually-hidden">Actions</span></th>
+          </tr>
+        </thead>
+        <tbody>
+          ${input.members.map(
+            (member) =>
+              html`<tr data-user-id="${member.id}">
+                <td>${member.email}</td>
+                <td>${member.role}</td>
+                <td>${day(member.created_at)}</td>
+                <td>
+                  ${
+                    member.role !== 'owner' || input.actorRole === 'owner'
+                      ? html`<form method="post" action="/portal/members/${member.id}/role">
+                            ${csrfField(nav.csrfToken)}
+                            <label for="role-${member.id}" class="visually-hidden">Role of ${member.email}</label>
+                            <select id="role-${member.id}" name="role">
+                              ${roleOptions(offered, member.role)}
+                            </select>
+                            <button type="submit">Change role</button>
+                          </form>
+                          <form method="post" action="/portal/members/${member.id}/remove">
+                            ${csrfField(nav.csrfToken)}
+                            <button type="submit" class="danger" aria-label="Remove ${member.email}">Remove</button>
+                          </form>`
+                      : ''
+                  }
+                </td>
+              </tr>`,
+          )}
+        </tbody>
+      </table>
+      ${invitationsTable(nav, input.invitations)}
+      <h2>Invite a member</h2>
+      <form method="post" action="/portal/members/invite" class="card">
+        ${csrfField(nav.csrfToken)}
+        <label for="invite-email">Email</label>
+        <input id="invite-email" name="email" type="email" required value="${input.form?.email ?? ''}" />
+        <label for="invite-role">Role</label>
+        <select id="invite-role" name="role">
+          ${roleOptions(offered, input.form?.role ?? 'member')}
+        </select>
+        <button type="submit">Invite</button>
+      </form>`,
+    nav,
+  );
+}
+
+function invitedPanel(invited: { email: string; role: Role; link: string }): Html {
+  return html`<section class="secret" aria-labelledby="invited-title">
+    <h2 id="invited-title">Invitation for ${invited.email} (${invited.role})</h2>
+    <p>Send this link to them yourself: it is shown only once, works once and expires in 7 days. Only its hash is kept.</p>
+    <output id="invite-link" class="mono">${invited.link}</output>
+  </section>`;
+}
+
+function invitationsTable(nav: PageNav, invitations: InvitationRow[]): Html {
+  if (invitations.length === 0) return html`<p id="no-invitations">No pending invitations.</p>`;
+  return html`<table id="invitations">
+    <caption>
+      Pending invitations
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Email</th>
+        <th scope="col">Role</th>
+        <th scope="col">Expires</th>
+        <th scope="col"><span class="visually-hidden">Actions</span></th>
+      </tr>
+    </thead>
+    <tbody>
+      ${invitations.map(
+        (invitation) =>
+          html`<tr data-invitation-id="${invitation.id}">
+            <td>${invitation.email}</td>
+            <td>${invitation.role}</td>
+            <td>${day(invitation.expires_at)}</td>
+            <td>
+              <form method="post" action="/portal/invitations/${invitation.id}/revoke">
+                ${csrfField(nav.csrfToken)}
+                <button type="submit" class="danger" aria-label="Revoke the invitation of ${invitation.email}">Revoke</button>
+              </form>
+            </td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** The page an invitation link opens: the address is fixed, the invited person chooses a password. */
+export function acceptInvitationPage(input: { csrfToken: string; token: string; email: string; role: Role; error?: ShownError }): Html {
+  return layout(
+    'Join the workspace',
+    html`${errorBox(input.error)}
+      <p>You are invited as <strong>${input.role}</strong>. Choose a password to finish.</p>
+      <form method="post" action="/portal/invite" class="card">
+        ${csrfField(input.csrfToken)}
+        <input type="hidden" name="token" value="${input.token}" />
+        <label for="email">Email</label>
+        <input id="email" name="email" type="email" autocomplete="username" readonly value="${input.email}" />
+        <label for="password">Password (at least 10 characters)</label>
+        <input id="password" name="password" type="password" autocomplete="new-password" required minlength="10" />
+        <button type="submit">Join</button>
+      </form>`,
+  );
+}

@@ -1,0 +1,280 @@
+import crypto from 'node:crypto';
+import { runCommand } from '../../src/main/cli';
+import { mintUserKey } from '../../src/domain/workspaces/service';
+import { eventually, startHarness, type Harness } from '../support/harness';
+import { PortalClient, type PortalResponse } from '../support/portalClient';
+
+const PASSWORD = 'correct horse battery';
+const JSON_ACCEPT = { accept: 'application/json' };
+
+/** Members and invitations over HTTP: invite, accept, roles gating the page, owners protected, tokens used once. */
+describe('portal members and invitations', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => h.close());
+  beforeEach(async () => {
+    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+  });
+
+  const newEmail = (tag: string) => `${tag}+${crypto.randomBytes(4).toString('hex')}@example.test`;
+
+  async function owner(): Promise<{ client: PortalClient; userId: string; workspaceId: string; email: string }> {
+    const client = new PortalClient(h.apiUrl);
+    const email = newEmail('owner');
+    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, JSON_ACCEPT);
+    expect(res.status).toBe(201);
+    const { user_id: userId, workspace_id: workspaceId } = JSON.parse(res.text);
+    return { client, userId, workspaceId, email };
+  }
+
+  const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
+
+  async function invite(client: PortalClient, email: string, role: string): Promise<PortalResponse> {
+    return client.submit('/portal/members', '/portal/members/invite', { email, role });
+  }
+
+  /** Invites (as JSON), accepts in a fresh browser, and returns the member's signed-in client. */
+  async function member(inviter: PortalClient, role: string): Promise<{ client: PortalClient; userId: string; email: string }> {
+    const email = newEmail(role);
+    const invited = await inviter.submit('/portal/members', '/portal/members/invite', { email, role }, JSON_ACCEPT);
+    expect(invited.status).toBe(201);
+    const client = new PortalClient(h.apiUrl);
+    const token = tokenOf(JSON.parse(invited.text).link);
+    const accepted = await client.submit(`/portal/invite?token=${token}`, '/portal/invite', { token, password: PASSWORD }, JSON_ACCEPT);
+    expect(accepted.status).toBe(201);
+    return { client, userId: JSON.parse(accepted.text).user_id, email };
+  }
+
+  it('invites by email with a role, shows the link once, stores only its hash; the invitee joins and logs in', async () => {
+    const boss = await owner();
+    const email = newEmail('Invitee');
+    const page = await invite(boss.client, email, 'admin');
+    expect(page.status).toBe(201);
+    const link = /id="invite-link" class="mono">([^<]+)</.exec(page.text)![1].replace(/&amp;/g, '&');
+    expect(link).toMatch(/\/portal\/invite\?token=[A-Za-z0-9_-]{43}$/);
+    const token = tokenOf(link);
+    const row = await h.db('member_invitations').where({ workspace_id: boss.workspaceId }).first();
+    expect(row).toMatchObject({ email: email.toLowerCase(), role: 'admin', accepted_at: null, revoked_at: null });
+    expect(row.token_hash).toBe(crypto.createHash('sha256').update(token).digest('hex'));
+    expect(new Date(row.expires_at).getTime() - new Date(row.created_at).getTime()).toBe(7 * 24 * 3600 * 1000);
+    // Shown once: the members page afterwards lists the pending invitation, not its link.
+    const again = await boss.client.get('/portal/members');
+    expect(again.text).toContain(email.toLowerCase());
+    expect(again.text).not.toContain(token);
+
+    const invitee = new PortalClient(h.apiUrl);
+    const form = await invitee.get(`/portal/invite?token=${token}`);
+    expect(form.status).toBe(200);
+    expect(form.text).toMatch(new RegExp(`name="email"[^>]*readonly value="${email.toLowerCase().replace('+', '\\+')}"`));
+    const weak = await invitee.post('/portal/invite', { csrf_token: PortalClient.csrfOf(form), token, password: 'short' });
+    expect(weak.status).toBe(422);
+    const joined = await invitee.post('/portal/invite', { csrf_token: PortalClient.csrfOf(form), token, password: PASSWORD });
+    expect(joined.status).toBe(303);
+    expect(joined.headers.get('location')).toBe('/portal');
+    expect((await invitee.get('/portal')).status).toBe(200);
+    const user = await h.db('users').where({ email: email.toLowerCase() }).first();
+    expect(user).toMatchObject({ workspace_id: boss.workspaceId, role: 'admin' });
+
+    const fresh = new PortalClient(h.apiUrl);
+    const login = await fresh.submit('/portal/login', '/portal/login', { email, password: PASSWORD }, JSON_ACCEPT);
+    expect(login.status).toBe(200);
+    expect(JSON.parse(login.text).user_id).toBe(user.id);
+    expect((await boss.client.get('/portal/members')).text).toMatch(new RegExp(`data-user-id="${user.id}"`));
+  });
+
+  it('a used, revoked, expired or unknown link gets the same invitation_invalid answer', async () => {
+    const boss = await owner();
+    const invited = async () =>
+      tokenOf(
+        JSON.parse(
+          (await boss.client.submit('/portal/members', '/portal/members/invite', { email: newEmail('x'), role: 'member' }, JSON_ACCEPT))
+            .text,
+        ).link,
+      );
+    const revokedToken = await invited();
+    const revokedRow = await h
+      .db('member_invitations')
+      .where({ token_hash: crypto.createHash('sha256').update(revokedToken).digest('hex') })
+      .first();
+    const revoke = await boss.client.submit('/portal/members', `/portal/invitations/${revokedRow.id}/revoke`, {});
+    expect(revoke.status).toBe(303);
+    const expiredToken = await invited();
+    await h
+      .db('member_invitations')
+      .where({ token_hash: crypto.createHash('sha256').update(expiredToken).digest('hex') })
+      .update({ expires_at: new Date(Date.now() - 1000) });
+
+    const visitor = new PortalClient(h.apiUrl);
+    const answers: string[] = [];
+    for (const token of [revokedToken, expiredToken, crypto.randomBytes(32).toString('base64url')]) {
+      const page = await visitor.get(`/portal/invite?token=${token}`);
+      expect(page.status).toBe(404);
+      expect(page.text).toContain('invitation_invalid');
+      answers.push(page.text);
+    }
+    expect(new Set(answers).size).toBe(1);
+
+    // Single use: accepting a used token again (e.g. a second tab) is refused.
+    const token = await invited();
+    const first = new PortalClient(h.apiUrl);
+    const form = await first.get(`/portal/invite?token=${token}`);
+    expect((await first.post('/portal/invite', { csrf_token: PortalClient.csrfOf(form), token, password: PASSWORD })).status).toBe(303);
+    const second = new PortalClient(h.apiUrl);
+    const secondForm = await second.get('/portal/login');
+    const replay = await second.post(
+      '/portal/invite',
+      { csrf_token: PortalClient.csrfOf(secondForm), token, password: PASSWORD },
+      JSON_ACCEPT,
+    );
+    expect(replay.status).toBe(404);
+    expect(JSON.parse(replay.text).error.code).toBe('invitation_invalid');
+  });
+
+  it('refuses an accept without the form token (CSRF)', async () => {
+    const boss = await owner();
+    const link = JSON.parse(
+      (await boss.client.submit('/portal/members', '/portal/members/invite', { email: newEmail('c'), role: 'member' }, JSON_ACCEPT)).text,
+    ).link;
+    const visitor = new PortalClient(h.apiUrl);
+    const res = await visitor.post('/portal/invite', { token: tokenOf(link), password: PASSWORD });
+    expect(res.status).toBe(403);
+    expect(await h.db('member_invitations').where({ workspace_id: boss.workspaceId }).whereNotNull('accepted_at').first()).toBeUndefined();
+  });
+
+  it('a member can neither see the members page nor invite', async () => {
+    const boss = await owner();
+    const plain = await member(boss.client, 'member');
+    const page = await plain.client.get('/portal/members');
+    expect(page.status).toBe(403);
+    expect(page.text).toContain('forbidden');
+    const overview = await plain.client.get('/portal');
+    const res = await plain.client.post('/portal/members/invite', {
+      csrf_token: PortalClient.csrfOf(overview),
+      email: newEmail('y'),
+      role: 'member',
+    });
+    expect(res.status).toBe(403);
+    expect(await h.db('member_invitations').where({ workspace_id: boss.workspaceId }).count<{ count: string }[]>({ count: '*' })).toEqual([
+      { count: '1' },
+    ]);
+    expect((await new PortalClient(h.apiUrl).get('/portal/members')).headers.get('location')).toBe('/portal/login');
+  });
+
+  it('an admin manages members but cannot touch, make or invite an owner; the last owner cannot be demoted', async () => {
+    const boss = await owner();
+    const admin = await member(boss.client, 'admin');
+    const plain = await member(boss.client, 'member');
+
+    const promote = await admin.client.submit('/portal/members', `/portal/members/${plain.userId}/role`, { role: 'admin' });
+    expect(promote.status).toBe(303);
+    expect((await h.db('users').where({ id: plain.userId }).first()).role).toBe('admin');
+
+    for (const [target, role] of [
+      [boss.userId, 'member'],
+      [plain.userId, 'owner'],
+    ]) {
+      const res = await admin.client.submit('/portal/members', `/portal/members/${target}/role`, { role }, JSON_ACCEPT);
+      expect(res.status).toBe(403);
+    }
+    const ownerInvite = await admin.client.submit(
+      '/portal/members',
+      '/portal/members/invite',
+      { email: newEmail('o'), role: 'owner' },
+      JSON_ACCEPT,
+    );
+    expect(ownerInvite.status).toBe(403);
+    expect((await h.db('users').where({ id: boss.userId }).first()).role).toBe('owner');
+
+    const lastOwner = await boss.client.submit('/portal/members', `/portal/members/${boss.userId}/role`, { role: 'admin' }, JSON_ACCEPT);
+    expect(lastOwner.status).toBe(409);
+    expect(JSON.parse(lastOwner.text).error.code).toBe('last_owner');
+    // With a second owner, the first may step down.
+    expect((await boss.client.submit('/portal/members', `/portal/members/${admin.userId}/role`, { role: 'owner' })).status).toBe(303);
+    expect((await boss.client.submit('/portal/members', `/portal/members/${boss.userId}/role`, { role: 'admin' })).status).toBe(303);
+    expect((await h.db('users').where({ id: boss.userId }).first()).role).toBe('admin');
+  });
+
+  it('removes a member: signed out, cannot log in, keys revoked; an admin cannot remove an owner, nobody the last owner', async () => {
+    const boss = await owner();
+    const admin = await member(boss.client, 'admin');
+    const plain = await member(boss.client, 'member');
+    const key = await mintUserKey(h.db, {
+      user: { id: plain.userId, workspace_id: boss.workspaceId, email: plain.email, role: 'member' },
+      environment: 'test',
+      kind: 'standard',
+      name: 'theirs',
+    });
+    expect((await fetch(`${h.apiUrl}/api/v1/lines`, { headers: { authorization: `Bearer ${key.plaintext}` } })).status).toBe(200);
+
+    const removed = await admin.client.submit('/portal/members', `/portal/members/${plain.userId}/remove`, {}, JSON_ACCEPT);
+    expect(removed.status).toBe(200);
+    expect(JSON.parse(removed.text)).toMatchObject({ removed: true, revoked_keys: 1 });
+    expect((await plain.client.get('/portal')).headers.get('location')).toBe('/portal/login');
+    const login = await new PortalClient(h.apiUrl).submit(
+      '/portal/login',
+      '/portal/login',
+      { email: plain.email, password: PASSWORD },
+      JSON_ACCEPT,
+    );
+    expect(login.status).toBe(401);
+    const refused = async () =>
+      (await fetch(`${h.apiUrl}/api/v1/lines`, { headers: { authorization: `Bearer ${key.plaintext}` } })).status === 401
+        ? true
+        : undefined;
+    expect(await eventually(refused, 10_000, "the removed member's key refused")).toBe(true);
+    expect((await boss.client.get('/portal/members')).text).not.toContain(`data-user-id="${plain.userId}"`);
+
+    const adminOnOwner = await admin.client.submit('/portal/members', `/portal/members/${boss.userId}/remove`, {}, JSON_ACCEPT);
+    expect(adminOnOwner.status).toBe(403);
+    const lastOwner = await boss.client.submit('/portal/members', `/portal/members/${boss.userId}/remove`, {}, JSON_ACCEPT);
+    expect(lastOwner.status).toBe(409);
+    expect(JSON.parse(lastOwner.text).error.code).toBe('last_owner');
+  });
+
+  it("another workspace's members and invitations are invisible and untouchable", async () => {
+    const first = await owner();
+    const other = await owner();
+    const theirs = await member(other.client, 'member');
+    const page = await first.client.get('/portal/members');
+    expect(page.status).toBe(200);
+    expect(page.text).not.toContain(other.email);
+    expect(page.text).not.toContain(theirs.email);
+    const res = await first.client.submit('/portal/members', `/portal/members/${theirs.userId}/role`, { role: 'admin' }, JSON_ACCEPT);
+    expect(res.status).toBe(404);
+    const pending = await other.client.submit(
+      '/portal/members',
+      '/portal/members/invite',
+      { email: newEmail('p'), role: 'member' },
+      JSON_ACCEPT,
+    );
+    const revoke = await first.client.submit(
+      '/portal/members',
+      `/portal/invitations/${JSON.parse(pending.text).id}/revoke`,
+      {},
+      JSON_ACCEPT,
+    );
+    expect(revoke.status).toBe(404);
+    expect((await h.db('users').where({ id: theirs.userId }).first()).role).toBe('member');
+  });
+
+  it('the CLI issues the same invitation link, with which a script-made user gets a password', async () => {
+    const boss = await owner();
+    const email = newEmail('cli');
+    const result = await runCommand(h.db, ['member', 'invite'], { workspace: boss.workspaceId, email, role: 'member' });
+    expect(result).toMatchObject({ workspace_id: boss.workspaceId, email: email.toLowerCase(), role: 'member' });
+    const token = tokenOf(String(result.link));
+    const invitee = new PortalClient(h.apiUrl);
+    const form = await invitee.get(`/portal/invite?token=${token}`);
+    expect(form.status).toBe(200);
+    expect((await invitee.post('/portal/invite', { csrf_token: PortalClient.csrfOf(form), token, password: PASSWORD })).status).toBe(303);
+    expect(await h.db('users').where({ email: email.toLowerCase() }).first()).toMatchObject({
+      workspace_id: boss.workspaceId,
+      role: 'member',
+    });
+    await expect(runCommand(h.db, ['member', 'invite'], { workspace: boss.workspaceId, email, role: 'member' })).rejects.toThrow(
+      /already belongs/,
+    );
+  });
+});
