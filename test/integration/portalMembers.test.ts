@@ -225,6 +225,10 @@ describe('portal members and invitations', () => {
         : undefined;
     expect(await eventually(refused, 10_000, "the removed member's key refused")).toBe(true);
     expect((await boss.client.get('/portal/members')).text).not.toContain(`data-user-id="${plain.userId}"`);
+    // Nor can a script mint a key for them.
+    await expect(
+      runCommand(h.db, ['key', 'create'], { workspace: boss.workspaceId, user: plain.userId, env: 'test', json: true }),
+    ).rejects.toThrow(/not found/);
 
     const adminOnOwner = await admin.client.submit('/portal/members', `/portal/members/${boss.userId}/remove`, {}, JSON_ACCEPT);
     expect(adminOnOwner.status).toBe(403);

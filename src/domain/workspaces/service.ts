@@ -48,8 +48,9 @@ export async function addUser(db: Db, input: { workspaceId: string; email: strin
   return user;
 }
 
+/** A member of their workspace: one removed from it (`removed_at`) is no user any more. */
 export async function findUser(db: Db, userId: string): Promise<User | undefined> {
-  return db<User>('users').where({ id: userId }).first();
+  return db<User>('users').where({ id: userId }).whereNull('removed_at').first();
 }
 
 export async function workspaceOwner(db: Db, workspaceId: string): Promise<User | undefined> {
