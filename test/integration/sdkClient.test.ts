@@ -47,7 +47,9 @@ describe('typed client: the README flow', () => {
       const { data } = await switchboard.GET('/api/v1/conversations/{lineId}/{phoneNumber}', {
         params: { path: { lineId: line.id, phoneNumber: '+14155550142' } },
       });
-      return data && data.messages.length === 2 ? data : undefined;
+      // Read once the reply is delivered: the customer's flow ends with nothing of it still on its way.
+      const delivered = data?.messages.some((m) => m.text === 'Hello!' && m.status === 'delivered');
+      return data && data.messages.length === 2 && delivered ? data : undefined;
     });
     expect(conversation.messages.map((m) => m.text)).toEqual(['Hello!', 'Hi there']); // newest first
 

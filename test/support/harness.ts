@@ -247,9 +247,12 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     },
     async close() {
       await harness.stopWorker();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await new Promise<void>((resolve) => sim.server.close(() => resolve()));
-      await new Promise<void>((resolve) => testProcessor.server.close(() => resolve()));
+      // A request still in flight at teardown (a late carrier callback) is nobody's: it must not hold the suite open.
+      for (const open of [server, sim.server, testProcessor.server]) {
+        const closed = new Promise<void>((resolve) => open.close(() => resolve()));
+        open.closeAllConnections();
+        await closed;
+      }
       for (const app of apps.splice(0)) await app.close();
       await temporal.connection.close();
       await db.destroy();
