@@ -240,13 +240,17 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     await handle.signal(carrierEventSignal, { type: 'call.utterance', at: await carrierNow(call), text: 'What are your hours?' });
     await until(() => call.hostedTurns.length === 1, 'the reply to start');
     await handle.signal(hangupSignal);
-    // 30 s at 26 cents a minute (hosted).
-    expect(await handle.result()).toEqual({ status: 'completed', endCause: 'api_hangup', durationSec: 30, chargeCents: 13 });
+    // 30 s at 26 cents a minute (hosted); the test server's clock also moves with real time, so a
+    // loaded machine may add a second between the answer and the hang-up.
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', endCause: 'api_hangup' });
+    expect([30, 31]).toContain(result.durationSec);
+    expect(result.chargeCents).toBe(callChargeCents('hosted', 'A', result.durationSec * 1000));
     expect(call.hostedTurns).toEqual([{ turn: 1, cancelled: true }]);
     expect(call.commands).toEqual(['placeCall', 'hangUpCall']);
     expect(call.states).toEqual(['in_progress', 'completed']);
     expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_ended']);
     expect(call.holds).toEqual([]);
-    expect(call.settlements).toEqual([{ chargeCents: 13, seconds: 30 }]);
+    expect(call.settlements).toEqual([{ chargeCents: result.chargeCents, seconds: result.durationSec }]);
   });
 });
