@@ -9,8 +9,8 @@ import { readSettings } from '../../src/domain/billing/settings';
 import { updateSettings } from '../../src/domain/billing/updateSettings';
 import { usageByPeriod } from '../../src/domain/billing/usage';
 import { changed, refuse } from './answer';
-import { assertCsrf, readForm, sendPage } from './http';
-import { navOf, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { sendPage } from './http';
+import { navOf, operatorOrLogin, roleAllows, tenantOf, operatorForm } from './operatorPages';
 import { billingPage, type BillingPageInput } from './pages/billing';
 import type { Operator } from './visitor';
 
@@ -80,10 +80,9 @@ export function billingRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/billing/auto-charge', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const form = await readForm(ctx);
-    const operator = await operatorOrLogin(ctx, deps, form.env);
-    if (!operator) return;
-    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
     const nav = navOf(operator, '/portal/billing');
     const again = async (error: ApiError, keepForm: boolean) => {
       const input = await billingInput(deps, operator, undefined, keepForm ? { form } : {});

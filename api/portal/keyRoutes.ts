@@ -5,9 +5,9 @@ import { revokeServiceKey } from '../../src/domain/keys/serviceKeys';
 import { serviceKeysOf } from '../../src/domain/keys/store';
 import { mintServiceKey } from '../../src/domain/workspaces/service';
 import { changed, refuse } from './answer';
-import { assertCsrf, readForm, sendPage } from './http';
+import { sendPage } from './http';
 import { keysPage, type KeysPageInput } from './pages/keys';
-import { navOf, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { navOf, operatorOrLogin, roleAllows, tenantOf, operatorForm } from './operatorPages';
 import type { Operator } from './visitor';
 
 const KEYS_SHOWN = 200;
@@ -29,10 +29,9 @@ export function keyRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/keys', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const form = await readForm(ctx);
-    const operator = await operatorOrLogin(ctx, deps, form.env);
-    if (!operator) return;
-    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
     const nav = navOf(operator, '/portal/keys');
     const again = async (error: ApiError) => {
       const input = await keysInput(deps, operator, { form });
@@ -56,10 +55,9 @@ export function keyRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/keys/:id/revoke', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const form = await readForm(ctx);
-    const operator = await operatorOrLogin(ctx, deps, form.env);
-    if (!operator) return;
-    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { operator } = signedIn;
     const nav = navOf(operator, '/portal/keys');
     const again = async (error: ApiError) => {
       const input = await keysInput(deps, operator);

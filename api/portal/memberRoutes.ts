@@ -10,7 +10,7 @@ import { isRole } from '../../src/domain/keys/scopes';
 import { changed, refuse } from './answer';
 import { startSession } from './accountRoutes';
 import { assertCsrf, PRE_SESSION_CSRF_COOKIE, readCookie, readForm, sendPage } from './http';
-import { navOf, operatorOrLogin, roleAllows } from './operatorPages';
+import { navOf, operatorOrLogin, roleAllows, operatorForm } from './operatorPages';
 import { acceptInvitationPage, membersPage, type MembersPageInput } from './pages/members';
 import { preSessionToken, type Operator } from './visitor';
 
@@ -51,10 +51,9 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/members/invite', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const form = await readForm(ctx);
-    const operator = await operatorOrLogin(ctx, deps, form.env);
-    if (!operator) return;
-    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
     assertManager(operator);
     const nav = navOf(operator, '/portal/members');
     const again = async (error: ApiError) => {
@@ -87,10 +86,9 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/members/:id/role', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const form = await readForm(ctx);
-    const operator = await operatorOrLogin(ctx, deps, form.env);
-    if (!operator) return;
-    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
     assertManager(operator);
     const nav = navOf(operator, '/portal/members');
     const again = async (error: ApiError) => {
@@ -112,10 +110,9 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/members/:id/remove', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const form = await readForm(ctx);
-    const operator = await operatorOrLogin(ctx, deps, form.env);
-    if (!operator) return;
-    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { operator } = signedIn;
     assertManager(operator);
     const outcome = UUID.test(ctx.params.id)
       ? await removeMember(deps, { actor: operator.user, userId: ctx.params.id })
@@ -141,10 +138,9 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/invitations/:id/revoke', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const form = await readForm(ctx);
-    const operator = await operatorOrLogin(ctx, deps, form.env);
-    if (!operator) return;
-    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { operator } = signedIn;
     assertManager(operator);
     const revoked = UUID.test(ctx.params.id) && (await revokeInvitation(deps.db, operator.user.workspace_id, ctx.params.id, deps.now()));
     if (!revoked) {

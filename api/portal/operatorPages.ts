@@ -1,5 +1,6 @@
 import type { AppContext, AppDeps } from '../context';
 import { ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
+import { assertCsrf, readForm } from './http';
 import type { PageNav } from './layout';
 import { signedInOperator, type Operator } from './visitor';
 
@@ -14,6 +15,21 @@ export async function operatorOrLogin(ctx: AppContext, deps: AppDeps, environmen
   const operator = await signedInOperator(ctx, deps, typeof environment === 'string' ? environment : undefined);
   if (!operator) ctx.redirect('/portal/login');
   return operator;
+}
+
+/**
+ * A signed-in form post: its fields and operator once the session's CSRF token is checked, or a
+ * redirect to the login page (then undefined). Every portal change starts here.
+ */
+export async function operatorForm(
+  ctx: AppContext,
+  deps: AppDeps,
+): Promise<{ form: Record<string, string>; operator: Operator } | undefined> {
+  const form = await readForm(ctx);
+  const operator = await operatorOrLogin(ctx, deps, form.env);
+  if (!operator) return undefined;
+  assertCsrf(ctx, deps, form, operator.csrfToken);
+  return { form, operator };
 }
 
 /** Roles gate the portal as their presets gate the API: a page action needs the scope its API route needs. */

@@ -7,11 +7,11 @@ import { provisionLine } from '../../src/domain/lines/provision';
 import { rotateLineSecret } from '../../src/domain/lines/rotateSecret';
 import { linesOf, toLineRecord } from '../../src/domain/lines/store';
 import { refuse } from './answer';
-import { assertCsrf, readForm, sendPage } from './http';
+import { sendPage } from './http';
 import { linesPage, type LinesPageInput } from './pages/lines';
 import { overviewPage, overviewStats } from './pages/overview';
 import { settingsPage } from './pages/settings';
-import { navOf, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { navOf, operatorOrLogin, roleAllows, tenantOf, operatorForm } from './operatorPages';
 import { signedInOperator, type Operator } from './visitor';
 
 const LINES_SHOWN = 200;
@@ -46,10 +46,9 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/lines', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const form = await readForm(ctx);
-    const operator = await operatorOrLogin(ctx, deps, form.env);
-    if (!operator) return;
-    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
     const nav = navOf(operator, '/portal/lines');
     const again = async (error: ApiError) => {
       const input = await linesInput(deps, operator, { form });
@@ -91,10 +90,9 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/lines/:id/rotate-secret', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const form = await readForm(ctx);
-    const operator = await operatorOrLogin(ctx, deps, form.env);
-    if (!operator) return;
-    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { operator } = signedIn;
     const nav = navOf(operator, '/portal/lines');
     const again = async (error: ApiError) => {
       const input = await linesInput(deps, operator);
@@ -130,10 +128,9 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/settings/password', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const form = await readForm(ctx);
-    const operator = await operatorOrLogin(ctx, deps, form.env);
-    if (!operator) return;
-    assertCsrf(ctx, deps, form, operator.csrfToken);
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
     const nav = navOf(operator, '/portal/settings');
     const outcome = await changePassword(deps, {
       userId: operator.user.id,
