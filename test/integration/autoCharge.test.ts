@@ -391,62 +391,44 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
   // The monthly close does not involve the card processor: once is enough.
   if (provider === 'simulator')
     describe('monthly close', () => {
+      /** A service key minted through the API, whose spending the close sums. */
+      const serviceKeyId = async (key: string, name: string): Promise<string> =>
+        (await h.request('POST', '/v1/keys', { key, body: { name }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id;
+      /** A call charge by that key, stamped `at`. */
+      const chargeBy = (keyId: string) => (at: string, cents: number) =>
+        post(h.db, {
+          tenant: account,
+          type: 'call_charge',
+          amountCents: -cents,
+          description: 'Call',
+          idempotencyRef: `c:${crypto.randomUUID()}`,
+          actorKeyId: keyId,
+          at: new Date(at),
+        });
+      /** One run of the close for the month before `nominalTime`. */
+      const closeAt = (nominalTime: string) =>
+        h.temporal.workflow.execute('closeSpendPeriodWorkflow', {
+          taskQueue: h.config.taskQueue,
+          workflowId: `close-${crypto.randomUUID()}`,
+          args: [{ nominalTime }],
+        });
+
       it('closes the month before the schedule’s nominal time, once', async () => {
-        const keyId = (
-          await h.request('POST', '/v1/keys', {
-            key: tenant.keys.serviceTest,
-            body: { name: 'a' },
-            headers: { 'idempotency-key': crypto.randomUUID() },
-          })
-        ).body.key.id;
-        const charge = (at: string, cents: number) =>
-          post(h.db, {
-            tenant: account,
-            type: 'call_charge',
-            amountCents: -cents,
-            description: 'Call',
-            idempotencyRef: `c:${crypto.randomUUID()}`,
-            actorKeyId: keyId,
-            at: new Date(at),
-          });
+        const keyId = await serviceKeyId(tenant.keys.serviceTest, 'a');
+        const charge = chargeBy(keyId);
         await charge('2031-01-01T00:00:00.000Z', 5);
         await charge('2031-01-31T23:59:59.999Z', 7);
         await charge('2031-02-01T00:00:00.000Z', 100);
-        const run = () =>
-          h.temporal.workflow.execute('closeSpendPeriodWorkflow', {
-            taskQueue: h.config.taskQueue,
-            workflowId: `close-${crypto.randomUUID()}`,
-            args: [{ nominalTime: '2031-02-01T00:00:00.000Z' }],
-          });
+        const run = () => closeAt('2031-02-01T00:00:00.000Z');
         expect(await run()).toMatchObject({ period: '2031-01' });
         await run();
         expect(await h.db('spend_periods').where({ key_id: keyId })).toMatchObject([{ period: '2031-01', spent_cents: '12' }]);
       });
 
       it('a re-run picks up a posting stamped in the month but committed after the close (L7)', async () => {
-        const keyId = (
-          await h.request('POST', '/v1/keys', {
-            key: tenant.keys.serviceLive,
-            body: { name: 'late' },
-            headers: { 'idempotency-key': crypto.randomUUID() },
-          })
-        ).body.key.id;
-        const charge = (at: string, cents: number) =>
-          post(h.db, {
-            tenant: account,
-            type: 'call_charge',
-            amountCents: -cents,
-            description: 'Call',
-            idempotencyRef: `c:${crypto.randomUUID()}`,
-            actorKeyId: keyId,
-            at: new Date(at),
-          });
-        const run = () =>
-          h.temporal.workflow.execute('closeSpendPeriodWorkflow', {
-            taskQueue: h.config.taskQueue,
-            workflowId: `close-${crypto.randomUUID()}`,
-            args: [{ nominalTime: '2032-03-01T00:00:00.000Z' }],
-          });
+        const keyId = await serviceKeyId(tenant.keys.serviceLive, 'late');
+        const charge = chargeBy(keyId);
+        const run = () => closeAt('2032-03-01T00:00:00.000Z');
         await charge('2032-02-10T12:00:00.000Z', 20);
         await run();
         const closedAt = (await h.db('spend_periods').where({ key_id: keyId }).first()).closed_at;
