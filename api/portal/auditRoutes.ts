@@ -4,22 +4,36 @@ import { errors, type ApiError } from '../errors';
 import { parseDateOrDateTime } from '../openapi/formats';
 import { auditEvents, type AuditFilters } from '../../src/domain/compliance/auditLog';
 import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS } from '../../src/domain/compliance/events';
+import { findWorkspaceKey, keyPrefixesOf } from '../../src/domain/keys/store';
 import { toE164 } from '../../src/platform/phone';
 import { refuse } from './answer';
 import { sendPage } from './http';
 import { navOf, operatorOrLogin, tenantOf } from './operatorPages';
-import { auditPage, type AuditRow } from './pages/audit';
+import { auditPage, OPERATOR_ACTOR, type AuditRow } from './pages/audit';
 
 const EVENTS_SHOWN = 100;
+const FILTERS = ['event_type', 'actor', 'phone_number', 'from', 'to'] as const;
+
 const EVENT_TYPES = [...COMPLIANCE_EVENTS, ...KEY_LIFECYCLE_EVENTS].sort();
 
-/** The page's filters as the audit's, or the fields that do not parse. */
-function filtersOf(query: Record<string, string>): { filters: AuditFilters } | { error: ApiError } {
+/** The page's filters as the audit's, or the fields that do not parse (an actor is a key prefix or id, or `operator`). */
+async function filtersOf(
+  deps: AppDeps,
+  workspaceId: string,
+  query: Record<string, string>,
+): Promise<{ filters: AuditFilters } | { error: ApiError }> {
   const problems: Array<{ field: string; message: string }> = [];
   const filters: AuditFilters = {};
   if (query.event_type) {
     if ((EVENT_TYPES as string[]).includes(query.event_type)) filters.eventType = query.event_type;
     else problems.push({ field: 'event_type', message: 'Unknown event type' });
+  }
+  const actor = query.actor.trim();
+  if (actor === OPERATOR_ACTOR) filters.actorKeyId = null;
+  else if (actor) {
+    const key = await findWorkspaceKey(deps.db, workspaceId, actor);
+    if (key) filters.actorKeyId = key.id;
+    else problems.push({ field: 'actor', message: `No key of this workspace has this prefix or id; "${OPERATOR_ACTOR}" for operators` });
   }
   if (query.phone_number) {
     const e164 = toE164(query.phone_number);
@@ -41,17 +55,12 @@ export function auditRoutes(router: Router<AppState>, deps: AppDeps): void {
     const ctx = rawCtx as AppContext;
     const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
     if (!operator) return;
-    const query = Object.fromEntries(
-      ['event_type', 'phone_number', 'from', 'to'].map((name) => [
-        name,
-        typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : '',
-      ]),
-    );
+    const query = Object.fromEntries(FILTERS.map((name) => [name, typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : '']));
     const nav = navOf(operator, '/portal/audit');
-    const parsed = filtersOf(query);
+    const parsed = await filtersOf(deps, operator.user.workspace_id, query);
     if ('error' in parsed)
       return refuse(ctx, parsed.error, (shown) =>
-        auditPage(nav, { rows: [], eventTypes: EVENT_TYPES, filters: query, shown: 0, error: shown }),
+        auditPage(nav, { rows: [], actors: new Map(), eventTypes: EVENT_TYPES, filters: query, shown: 0, error: shown }),
       );
     const rows = (await auditEvents(deps.db, tenantOf(operator), parsed.filters)
       .orderBy([
@@ -59,6 +68,8 @@ export function auditRoutes(router: Router<AppState>, deps: AppDeps): void {
         { column: 'id', order: 'desc' },
       ])
       .limit(EVENTS_SHOWN)) as AuditRow[];
-    sendPage(ctx, 200, auditPage(nav, { rows, eventTypes: EVENT_TYPES, filters: query, shown: rows.length }));
+    const actorIds = [...new Set(rows.flatMap((row) => (row.actor_key_id ? [row.actor_key_id] : [])))];
+    const actors = await keyPrefixesOf(deps.db, operator.user.workspace_id, actorIds);
+    sendPage(ctx, 200, auditPage(nav, { rows, actors, eventTypes: EVENT_TYPES, filters: query, shown: rows.length }));
   });
 }

@@ -43,8 +43,8 @@ function navigation(nav: PageNav): Html {
     <ul>
       ${link('/portal', 'Overview')} ${link('/portal/lines', 'Lines')} ${link('/portal/calls', 'Calls')}
       ${link('/portal/conversations', 'Conversations')} ${link('/portal/billing', 'Billing')} ${link('/portal/deliveries', 'Deliveries')}
-      ${link('/portal/keys', 'Service keys')} ${link('/portal/audit', 'Audit log')} ${link('/portal/settings', 'Settings')}
-      ${link('/portal/members', 'Members')}
+      ${link('/portal/api-keys', 'API keys')} ${link('/portal/keys', 'Service keys')} ${link('/portal/compliance', 'Compliance')}
+      ${link('/portal/audit', 'Audit log')} ${link('/portal/settings', 'Settings')} ${link('/portal/members', 'Members')}
     </ul>
     <p class="env">Environment: <strong>${nav.environment}</strong> · <a href="${nav.current}?env=${other}">switch to ${other}</a></p>
     <form method="post" action="/portal/logout" class="logout">

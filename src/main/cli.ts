@@ -18,7 +18,7 @@ import { stripeClientFor } from './payments';
 import type { Environment } from '../domain/keys/format';
 import { revokeServiceKey } from '../domain/keys/serviceKeys';
 import { inviteMember } from '../domain/accounts/inviteMember';
-import { optIn, optOut } from '../domain/compliance/optOuts';
+import { optIn, optOut, optOutsOf } from '../domain/compliance/optOuts';
 import { toE164 } from '../platform/phone';
 import { isRole, isScope, type Scope } from '../domain/keys/scopes';
 import { connectTemporalClient } from '../platform/temporal/client';
@@ -28,6 +28,7 @@ import {
   addUser,
   createWorkspace,
   findUser,
+  mintRegularKey,
   mintServiceKey,
   mintUserKey,
   ScopeBeyondRoleError,
@@ -363,7 +364,14 @@ export async function runCommand(
         minted =
           kind === 'service'
             ? await mintServiceKey(db, { user, environment, name, now: new Date() })
-            : await mintUserKey(db, { user, environment, kind, name, scopes: parseScopes(stringFlag(flags, 'scopes')) });
+            : await mintRegularKey(db, {
+                user,
+                environment,
+                name,
+                scopes: parseScopes(stringFlag(flags, 'scopes')),
+                via: 'cli',
+                now: new Date(),
+              });
       } catch (err) {
         if (err instanceof ScopeBeyondRoleError) throw new CliError('forbidden', err.message);
         throw err;
@@ -401,7 +409,7 @@ export async function runCommand(
     case 'opt-out list': {
       const user = await resolveUser(db, flags);
       const environment = envOf(flags);
-      const rows = await db('opt_outs').where({ workspace_id: user.workspace_id, environment }).orderBy('opted_out_at', 'desc');
+      const rows = await optOutsOf(db, { workspaceId: user.workspace_id, environment }).orderBy('opted_out_at', 'desc');
       return {
         opt_outs: rows.map((r) => ({ phone_number: r.phone_number, source: r.source, opted_out_at: r.opted_out_at.toISOString() })),
       };

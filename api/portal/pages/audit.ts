@@ -1,6 +1,9 @@
 import { html, type Html } from '../html';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
+/** The actor of changes operators made in the CLI or the portal (no key acted), as shown and as filtered by. */
+export const OPERATOR_ACTOR = 'operator';
+
 export interface AuditRow {
   id: string;
   event_type: string;
@@ -13,6 +16,8 @@ export interface AuditRow {
 
 export interface AuditPageInput {
   rows: AuditRow[];
+  /** The displayed prefix of each acting key. */
+  actors: Map<string, string>;
   eventTypes: readonly string[];
   filters: Record<string, string>;
   shown: number;
@@ -32,6 +37,8 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
           <option value="">all</option>
           ${input.eventTypes.map((type) => html`<option value="${type}" ${f.event_type === type ? html`selected` : ''}>${type}</option>`)}
         </select>
+        <label for="actor">Actor (key prefix or id, or operator)</label>
+        <input id="actor" name="actor" type="text" value="${f.actor ?? ''}" />
         <label for="phone_number">Phone number</label>
         <input id="phone_number" name="phone_number" type="text" value="${f.phone_number ?? ''}" />
         <label for="from">From (UTC date)</label>
@@ -51,6 +58,7 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
                 <tr>
                   <th scope="col">Time (UTC)</th>
                   <th scope="col">Event</th>
+                  <th scope="col">Actor</th>
                   <th scope="col">Phone number</th>
                   <th scope="col">Details</th>
                 </tr>
@@ -65,6 +73,7 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
                         >
                       </td>
                       <td>${row.event_type}</td>
+                      <td class="mono">${row.actor_key_id ? (input.actors.get(row.actor_key_id) ?? row.actor_key_id) : OPERATOR_ACTOR}</td>
                       <td class="mono">${row.phone_number ?? '—'}</td>
                       <td class="mono">${row.metadata ? JSON.stringify(row.metadata) : ''}</td>
                     </tr>`,

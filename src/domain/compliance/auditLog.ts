@@ -8,6 +8,8 @@ export interface AuditFilters {
   allowedLineIds?: readonly string[];
   phoneNumber?: string;
   eventType?: string;
+  /** The key that acted; null: an operator in the CLI or the portal (no key). */
+  actorKeyId?: string | null;
   /** Inclusive. */
   from?: Date;
   /** Exclusive. */
@@ -21,6 +23,8 @@ export function auditEvents(db: Knex, tenant: { workspaceId: string; environment
   else if (filters.allowedLineIds) query.whereIn('line_id', [...filters.allowedLineIds]);
   if (filters.phoneNumber) query.andWhere({ phone_number: filters.phoneNumber });
   if (filters.eventType) query.andWhere({ event_type: filters.eventType });
+  if (filters.actorKeyId === null) query.whereNull('actor_key_id');
+  else if (filters.actorKeyId) query.andWhere({ actor_key_id: filters.actorKeyId });
   if (filters.from) query.andWhere('created_at', '>=', filters.from);
   if (filters.to) query.andWhere('created_at', '<', filters.to);
   return query;

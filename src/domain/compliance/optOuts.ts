@@ -10,6 +10,19 @@ interface Tenant {
   environment: 'test' | 'live';
 }
 
+export interface OptOutRow {
+  phone_number: string;
+  source: string;
+  opted_out_at: Date;
+}
+
+/** The tenant's opted-out numbers (the caller orders and pages them). */
+export function optOutsOf(db: Knex | Knex.Transaction, tenant: Tenant) {
+  return db('opt_outs')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .select<OptOutRow[]>('phone_number', 'source', 'opted_out_at');
+}
+
 export async function isOptedOut(db: Knex | Knex.Transaction, tenant: Tenant, phoneNumber: string): Promise<boolean> {
   const row = await db('opt_outs')
     .where({ workspace_id: tenant.workspaceId, environment: tenant.environment, phone_number: phoneNumber })

@@ -5,7 +5,7 @@ import type { Db } from '../../platform/db/knex';
 import { lockLiveChain, managedBy, revokeWithDescendants } from './ancestry';
 import { assertWithin, authorityExcess, authorityOf, GRANT_FIELDS, type Grant, type GrantExcess } from './grants';
 import type { Role, Scope } from './scopes';
-import { insertKey, type ApiKeyRow } from './store';
+import { insertKey, isKeyId, type ApiKeyRow } from './store';
 
 export function grantOf(row: ApiKeyRow): Grant {
   return {
@@ -105,6 +105,37 @@ export async function revokeScopedToken(
     targetEvent: 'scoped_key_revoked',
   });
   return row;
+}
+
+/** One of the tenant's `/api-tokens` keys by id (undefined for anything else, another workspace's included). */
+export async function findScopedToken(
+  db: Db,
+  tenant: { workspaceId: string; environment: 'test' | 'live' },
+  keyId: string,
+): Promise<ApiKeyRow | undefined> {
+  return isKeyId(keyId) ? scopedTokensOf(db, tenant).andWhere({ id: keyId }).first() : undefined;
+}
+
+/**
+ * An operator (owner or admin, whose preset holds every scope) revokes a regular key or delegated
+ * token of the tenant with its subtree; `via` is recorded on its `scoped_key_revoked` event.
+ */
+export async function revokeScopedTokenAsOperator(
+  db: Db,
+  input: { tenant: { workspaceId: string; environment: 'test' | 'live' }; keyId: string; via: 'cli' | 'portal'; now: Date },
+): Promise<{ ok: true; row: ApiKeyRow; descendants: ApiKeyRow[] } | { ok: false; refused: 'not_found' }> {
+  const target = await findScopedToken(db, input.tenant, input.keyId);
+  if (!target) return { ok: false, refused: 'not_found' };
+  const revoked = await db.transaction((trx) =>
+    revokeWithDescendants(trx, {
+      key: target,
+      actorKeyId: null,
+      now: input.now,
+      targetEvent: 'scoped_key_revoked',
+      metadata: { via: input.via },
+    }),
+  );
+  return { ok: true, ...revoked };
 }
 
 export type TokenRevocation =

@@ -1,8 +1,6 @@
 import type { Db } from '../../platform/db/knex';
 import { revokeWithDescendants } from './ancestry';
-import type { ApiKeyRow } from './store';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isKeyId, type ApiKeyRow } from './store';
 
 export type ServiceKeyRevocation = { ok: true; row: ApiKeyRow; descendants: ApiKeyRow[] } | { ok: false; refused: 'not_found' };
 
@@ -15,7 +13,7 @@ export async function revokeServiceKey(
   db: Db,
   input: { workspaceId: string; keyId: string; via: 'cli' | 'portal'; now: Date },
 ): Promise<ServiceKeyRevocation> {
-  const row = UUID.test(input.keyId)
+  const row = isKeyId(input.keyId)
     ? await db<ApiKeyRow>('api_keys').where({ id: input.keyId, workspace_id: input.workspaceId, kind: 'service' }).first()
     : undefined;
   if (!row) return { ok: false, refused: 'not_found' };

@@ -35,9 +35,32 @@ export interface ApiKeyRow {
   created_at: Date;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether a requested id can name a key at all (ids are UUIDs; anything else is simply not found). */
+export function isKeyId(value: string): boolean {
+  return UUID.test(value);
+}
+
 /** The workspace's regular keys in one environment (agent keys included; service keys are another kind). */
 export function regularKeysOf(db: Db | Knex.Transaction, tenant: { workspaceId: string; environment: Environment }) {
   return db<ApiKeyRow>('api_keys').where({ workspace_id: tenant.workspaceId, environment: tenant.environment, kind: 'standard' });
+}
+
+/** A key of the workspace named by its id or its displayed prefix (an actor to filter the audit by). */
+export async function findWorkspaceKey(db: Db, workspaceId: string, idOrPrefix: string): Promise<Pick<ApiKeyRow, 'id'> | undefined> {
+  const query = db<ApiKeyRow>('api_keys').where({ workspace_id: workspaceId });
+  return (isKeyId(idOrPrefix) ? query.andWhere({ id: idOrPrefix }) : query.andWhere({ key_prefix: idOrPrefix })).first('id');
+}
+
+/** The displayed prefixes of these keys of the workspace, by id. */
+export async function keyPrefixesOf(db: Db, workspaceId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db<ApiKeyRow>('api_keys')
+    .where({ workspace_id: workspaceId })
+    .whereIn('id', [...ids])
+    .select('id', 'key_prefix');
+  return new Map(rows.map((row) => [row.id, row.key_prefix]));
 }
 
 /** The workspace's service keys in one environment. */

@@ -86,6 +86,29 @@ export async function mintUserKey(
   });
 }
 
+/**
+ * A regular (root) key minted by an operator (CLI, portal): the user's role preset or narrower
+ * scopes (`ScopeBeyondRoleError` beyond it), recorded as `scoped_key_minted` with no actor key
+ * and `via`, committed with the key.
+ */
+export async function mintRegularKey(
+  db: Db,
+  input: { user: User; environment: Environment; name: string; scopes?: readonly Scope[]; via: 'cli' | 'portal'; now: Date },
+): Promise<{ row: ApiKeyRow; plaintext: string }> {
+  return db.transaction(async (trx) => {
+    const created = await mintUserKey(trx, { ...input, kind: 'standard' });
+    await recordComplianceEvent(trx, {
+      workspaceId: input.user.workspace_id,
+      environment: input.environment,
+      eventType: 'scoped_key_minted',
+      actorKeyId: null,
+      metadata: { key_id: created.row.id, key_prefix: created.row.key_prefix, scopes: created.row.scopes, via: input.via },
+      at: input.now,
+    });
+    return created;
+  });
+}
+
 /** Service keys are minted only by operators (CLI, portal); the event commits with the key. */
 export async function mintServiceKey(
   db: Db,

@@ -1,0 +1,174 @@
+import type Router from '@koa/router';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { ApiError, errors } from '../errors';
+import { MinterRevokedError } from '../../src/domain/keys/ancestry';
+import { GrantExceededError, type Grant } from '../../src/domain/keys/grants';
+import { hasScope, isScope, ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
+import { findScopedToken, mintScopedToken, revokeScopedTokenAsOperator, scopedTokensOf } from '../../src/domain/keys/scopedTokens';
+import { tierAllows } from '../../src/domain/keys/tiers';
+import { knownLineIds, linesOf } from '../../src/domain/lines/store';
+import { findUser, mintRegularKey, ScopeBeyondRoleError } from '../../src/domain/workspaces/service';
+import { changed, refuse } from './answer';
+import { sendPage } from './http';
+import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { apiKeysPage, type ApiKeysPageInput } from './pages/apiKeys';
+import type { Operator } from './visitor';
+
+const KEYS_SHOWN = 200;
+const NAME_MAX_LENGTH = 100;
+const PAGE = '/portal/api-keys';
+
+async function pageInput(deps: AppDeps, operator: Operator, extra: Partial<ApiKeysPageInput> = {}): Promise<ApiKeysPageInput> {
+  const tenant = tenantOf(operator);
+  const keys = await scopedTokensOf(deps.db, tenant).orderBy('created_at', 'desc').limit(KEYS_SHOWN);
+  const lines = await linesOf(deps.db, tenant).whereNull('released_at').orderBy('created_at').select('id', 'name', 'phone_number');
+  return {
+    keys,
+    lines,
+    scopes: ROLE_PRESETS[operator.user.role],
+    mayManage: roleAllows(operator, 'keys:admin'),
+    now: deps.now(),
+    ...extra,
+  };
+}
+
+/** The checked `scope.<name>` boxes of a form (a form field per scope: one name cannot carry several values here). */
+function checked(form: Record<string, string>, prefix: string): string[] {
+  return Object.keys(form)
+    .filter((name) => name.startsWith(prefix) && form[name] !== '')
+    .map((name) => name.slice(prefix.length));
+}
+
+function nameOf(form: Record<string, string>): string {
+  const name = (form.name ?? '').trim();
+  if (name.length === 0 || name.length > NAME_MAX_LENGTH)
+    throw errors.validation([{ field: 'name', message: `is required, at most ${NAME_MAX_LENGTH} characters` }]);
+  return name;
+}
+
+function scopesOf(form: Record<string, string>, field: string): Scope[] {
+  const scopes = checked(form, 'scope.');
+  const unknown = scopes.filter((scope) => !isScope(scope));
+  if (unknown.length > 0) throw errors.validation([{ field, message: `Unknown scopes: ${unknown.join(', ')}` }]);
+  if (scopes.length === 0) throw errors.validation([{ field, message: 'Choose at least one scope' }]);
+  return scopes as Scope[];
+}
+
+/** The grant of a delegated token as `/api-tokens` takes it: scopes, an optional line allow-list, an optional spend limit. */
+async function grantOf(deps: AppDeps, operator: Operator, form: Record<string, string>): Promise<Grant> {
+  const scopes = scopesOf(form, 'grant.scopes');
+  const numbers = checked(form, 'line.');
+  if (numbers.length > 0) {
+    const known = await knownLineIds(deps.db, tenantOf(operator), numbers);
+    const unknown = numbers.filter((id) => !known.includes(id));
+    if (unknown.length) throw errors.validation([{ field: 'grant.resources.numbers', message: `Unknown lines: ${unknown.join(', ')}` }]);
+  }
+  const amount = (form.spend_limit_cents ?? '').trim();
+  if (amount !== '' && !/^[0-9]{1,12}$/.test(amount))
+    throw errors.validation([{ field: 'grant.spendLimit', message: 'Must be a whole number of cents' }]);
+  return {
+    scopes,
+    numbers: numbers.length > 0 ? numbers : null,
+    spendLimit:
+      amount === '' ? null : { amountCents: Number(amount), resetPeriod: form.spend_reset_period === 'monthly' ? 'monthly' : null },
+  };
+}
+
+/**
+ * Mints a delegated token as its parent key would on `POST /api-tokens`: the parent must hold
+ * `keys:admin` with an admin tier, and the child stays within the parent's grant as its user's role clamps it.
+ */
+async function mintDelegated(deps: AppDeps, operator: Operator, form: Record<string, string>) {
+  const name = nameOf(form);
+  const parent = await findScopedToken(deps.db, tenantOf(operator), form.parent_key_id ?? '');
+  if (!parent) throw errors.validation([{ field: 'parent_key_id', message: 'Choose a key of this environment' }]);
+  if (!hasScope(parent.scopes, 'keys:admin') || !tierAllows(parent.permissions, 'admin'))
+    throw errors.forbidden('The parent key cannot delegate: it lacks keys:admin', [{ field: 'parent_key_id', message: parent.key_prefix }]);
+  const grant = await grantOf(deps, operator, form);
+  const parentUser = await findUser(deps.db, parent.user_id);
+  if (!parentUser) throw errors.validation([{ field: 'parent_key_id', message: 'Its user is no longer a member' }]);
+  const now = deps.now();
+  try {
+    return await deps.db.transaction((trx) => mintScopedToken(trx, { parent, role: parentUser.role, name, grant, now }));
+  } catch (err) {
+    if (err instanceof GrantExceededError) throw new ApiError(403, 'forbidden', err.message, err.excess);
+    if (err instanceof MinterRevokedError)
+      throw errors.validation([{ field: 'parent_key_id', message: 'The parent key (or a key above it) is revoked or expired' }]);
+    throw err;
+  }
+}
+
+/**
+ * Regular API keys and the delegated tokens below them (spec "Scoped key delegation"): list,
+ * mint (the plaintext shown once) and revoke, for owners and admins as `keys:admin` gates the API.
+ */
+export function apiKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get(PAGE, async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    sendPage(ctx, 200, apiKeysPage(navOf(operator, PAGE), await pageInput(deps, operator)));
+  });
+
+  /** A signed-in keys:admin form post, its refusals shown on the page again with what was typed. */
+  function keyChange(path: string, act: (ctx: AppContext, operator: Operator, form: Record<string, string>) => Promise<void>) {
+    router.post(path, async (rawCtx) => {
+      const ctx = rawCtx as AppContext;
+      const signedIn = await operatorForm(ctx, deps);
+      if (!signedIn) return;
+      const { form, operator } = signedIn;
+      try {
+        if (!roleAllows(operator, 'keys:admin')) throw errors.forbidden('Your role cannot manage API keys');
+        await act(ctx, operator, form);
+      } catch (err) {
+        if (!(err instanceof ApiError)) throw err;
+        const input = await pageInput(deps, operator, { form });
+        refuse(ctx, err, (shown) => apiKeysPage(navOf(operator, PAGE), { ...input, error: shown }));
+      }
+    });
+  }
+
+  keyChange(PAGE, async (ctx, operator, form) => {
+    const name = nameOf(form);
+    const scopes = scopesOf(form, 'scopes');
+    let minted;
+    try {
+      minted = await mintRegularKey(deps.db, {
+        user: operator.user,
+        environment: operator.environment,
+        name,
+        scopes,
+        via: 'portal',
+        now: deps.now(),
+      });
+    } catch (err) {
+      if (err instanceof ScopeBeyondRoleError) throw errors.forbidden(err.message, [{ field: 'scopes', message: err.message }]);
+      throw err;
+    }
+    ctx.state.log.info({ key_id: minted.row.id, user_id: operator.user.id }, 'regular key minted in the portal');
+    // The plaintext is on this answer alone: no redirect, nothing in a URL, never logged.
+    const input = await pageInput(deps, operator, { minted: { kind: 'API key', name, plaintext: minted.plaintext } });
+    sendPage(ctx, 201, apiKeysPage(navOf(operator, PAGE), input));
+  });
+
+  keyChange(`${PAGE}/delegated`, async (ctx, operator, form) => {
+    const minted = await mintDelegated(deps, operator, form);
+    ctx.state.log.info({ key_id: minted.row.id, parent_key_id: minted.row.parent_key_id }, 'delegated token minted in the portal');
+    const input = await pageInput(deps, operator, {
+      minted: { kind: 'Delegated token', name: minted.row.name, plaintext: minted.plaintext },
+    });
+    sendPage(ctx, 201, apiKeysPage(navOf(operator, PAGE), input));
+  });
+
+  keyChange(`${PAGE}/:id/revoke`, async (ctx, operator) => {
+    const outcome = await revokeScopedTokenAsOperator(deps.db, {
+      tenant: tenantOf(operator),
+      keyId: ctx.params.id,
+      via: 'portal',
+      now: deps.now(),
+    });
+    if (!outcome.ok) throw errors.notFound('API key');
+    ctx.state.log.info({ key_id: outcome.row.id, revoked_below: outcome.descendants.length }, 'API key revoked in the portal');
+    changed(ctx, `${PAGE}?env=${operator.environment}`, 200, { id: outcome.row.id, revoked_below: outcome.descendants.length });
+  });
+}

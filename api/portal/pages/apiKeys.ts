@@ -1,0 +1,193 @@
+import { grantOf } from '../../../src/domain/keys/scopedTokens';
+import type { Scope } from '../../../src/domain/keys/scopes';
+import type { ApiKeyRow } from '../../../src/domain/keys/store';
+import { html, type Html } from '../html';
+import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+
+export interface ApiKeysPageInput {
+  /** The environment's regular keys and delegated tokens, newest first. */
+  keys: ApiKeyRow[];
+  /** Lines a delegated token may be limited to. */
+  lines: Array<{ id: string; name: string; phone_number: string | null }>;
+  /** The scopes the operator's role preset holds: what a key minted here may hold. */
+  scopes: readonly Scope[];
+  mayManage: boolean;
+  now: Date;
+  error?: ShownError;
+  /** A key just minted: its plaintext, shown on this one answer. */
+  minted?: { kind: string; name: string; plaintext: string };
+  form?: Record<string, string>;
+}
+
+const when = (at: Date | null) =>
+  at ? html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 16).replace('T', ' ')}</time>` : '—';
+
+function status(key: ApiKeyRow, now: Date): Html | string {
+  if (key.revoked_at && key.revoked_at <= now) return html`revoked ${when(key.revoked_at)}`;
+  if (key.expires_at && key.expires_at <= now) return html`expired ${when(key.expires_at)}`;
+  return 'active';
+}
+
+const isLive = (key: ApiKeyRow, now: Date) => status(key, now) === 'active';
+
+export function apiKeysPage(nav: PageNav, input: ApiKeysPageInput): Html {
+  const regular = input.keys.filter((key) => key.ancestor_ids.length === 0);
+  const delegated = input.keys.filter((key) => key.ancestor_ids.length > 0);
+  return layout(
+    'API keys',
+    html`${errorBox(input.error)} ${input.minted ? mintedPanel(input.minted) : ''}
+      <p>
+        API keys authenticate the public API with the scopes they hold. A delegated token is minted below a key holding
+        <code>keys:admin</code>, within its grant, as <code>POST /api-tokens</code> does; revoking a key revokes every token below it. Agent
+        keys are managed with a service key on <code>/v1/keys</code>.
+      </p>
+      <h2 id="regular-title">Regular keys</h2>
+      ${keysTable(nav, input, regular, 'regular-keys', 'regular-title')}
+      <h2 id="delegated-title">Delegated tokens</h2>
+      ${keysTable(nav, input, delegated, 'delegated-tokens', 'delegated-title')}
+      ${
+        input.mayManage
+          ? html`${regularForm(nav, input)} ${delegateForm(nav, input)}`
+          : html`<p id="keys-refused">Your role cannot mint or revoke API keys.</p>`
+      }`,
+    nav,
+  );
+}
+
+function mintedPanel(minted: { kind: string; name: string; plaintext: string }): Html {
+  return html`<section class="secret" aria-labelledby="minted-title">
+    <h2 id="minted-title">${minted.kind} ${minted.name}</h2>
+    <p>Copy it now: it is shown only once. Only its hash is kept.</p>
+    <output id="minted-key" class="mono">${minted.plaintext}</output>
+  </section>`;
+}
+
+function grantCell(key: ApiKeyRow): Html {
+  const grant = grantOf(key);
+  return html`<span class="mono">${grant.scopes.join(' ')}</span>
+    ${grant.numbers ? html`<br />lines: <span class="mono">${grant.numbers.join(' ')}</span>` : ''}
+    ${
+      grant.spendLimit
+        ? html`<br />limit: ${grant.spendLimit.amountCents} cents${grant.spendLimit.resetPeriod === 'monthly' ? ' a month' : ''}`
+        : ''
+    }`;
+}
+
+function keysTable(nav: PageNav, input: ApiKeysPageInput, keys: ApiKeyRow[], id: string, titleId: string): Html {
+  if (keys.length === 0) return html`<p id="no-${id}">None in the ${nav.environment} environment yet.</p>`;
+  const prefixOf = new Map(input.keys.map((key) => [key.id, key.key_prefix]));
+  return html`<table id="${id}" aria-labelledby="${titleId}">
+    <thead>
+      <tr>
+        <th scope="col">Name</th>
+        <th scope="col">Prefix</th>
+        <th scope="col">Grant</th>
+        <th scope="col">Minted by</th>
+        <th scope="col">Created</th>
+        <th scope="col">Last used</th>
+        <th scope="col">Expires</th>
+        <th scope="col">Status</th>
+        <th scope="col"><span class="visually-hidden">Actions</span></th>
+      </tr>
+    </thead>
+    <tbody>
+      ${keys.map(
+        (key) =>
+          html`<tr data-key-id="${key.id}">
+            <td>${key.name}</td>
+            <td class="mono">${key.key_prefix}</td>
+            <td>${grantCell(key)}</td>
+            <td class="mono">${key.parent_key_id ? (prefixOf.get(key.parent_key_id) ?? key.parent_key_id) : 'operator'}</td>
+            <td>${when(key.created_at)}</td>
+            <td>${when(key.last_used_at)}</td>
+            <td>${when(key.expires_at)}</td>
+            <td data-status>${status(key, input.now)}</td>
+            <td>
+              ${
+                input.mayManage && isLive(key, input.now)
+                  ? html`<form method="post" action="/portal/api-keys/${key.id}/revoke">
+                      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+                      <button type="submit" class="danger" aria-label="Revoke ${key.name} (${key.key_prefix})">Revoke</button>
+                    </form>`
+                  : ''
+              }
+            </td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** One checkbox per scope; a fresh form checks `preset` (a refused one keeps what was ticked). */
+function scopeBoxes(prefix: string, scopes: readonly Scope[], form: Record<string, string> | undefined, preset: readonly Scope[]): Html[] {
+  return scopes.map((scope) => {
+    const ticked = form ? form[`scope.${scope}`] !== undefined && form[`scope.${scope}`] !== '' : preset.includes(scope);
+    return html`<label class="check"
+      ><input type="checkbox" id="${prefix}-${scope}" name="scope.${scope}" value="on" ${ticked ? html`checked` : ''} /> ${scope}</label
+    >`;
+  });
+}
+
+function regularForm(nav: PageNav, input: ApiKeysPageInput): Html {
+  const form = input.form?.parent_key_id === undefined ? input.form : undefined;
+  return html`<h2>Mint an API key</h2>
+    <form method="post" action="/portal/api-keys" class="card" id="mint-regular">
+      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+      <label for="regular-name">Name</label>
+      <input id="regular-name" name="name" type="text" required maxlength="100" value="${form?.name ?? ''}" />
+      <fieldset>
+        <legend>Scopes (your role's preset at most)</legend>
+        ${scopeBoxes('regular', input.scopes, form, input.scopes)}
+      </fieldset>
+      <button type="submit">Mint API key</button>
+    </form>`;
+}
+
+function delegateForm(nav: PageNav, input: ApiKeysPageInput): Html {
+  const form = input.form?.parent_key_id !== undefined ? input.form : undefined;
+  const parents = input.keys.filter((key) => isLive(key, input.now) && key.scopes.includes('keys:admin'));
+  if (parents.length === 0)
+    return html`<h2>Mint a delegated token</h2>
+      <p id="no-parents">A delegated token is minted below a live key holding <code>keys:admin</code>: mint one first.</p>`;
+  return html`<h2>Mint a delegated token</h2>
+    <form method="post" action="/portal/api-keys/delegated" class="card" id="mint-delegated">
+      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+      <label for="parent-key">Parent key</label>
+      <select id="parent-key" name="parent_key_id">
+        ${parents.map(
+          (key) =>
+            html`<option value="${key.id}" ${form?.parent_key_id === key.id ? html`selected` : ''}>
+              ${key.name} (${key.key_prefix})
+            </option>`,
+        )}
+      </select>
+      <label for="delegated-name">Name</label>
+      <input id="delegated-name" name="name" type="text" required maxlength="100" value="${form?.name ?? ''}" />
+      <fieldset>
+        <legend>Scopes (within the parent's)</legend>
+        ${scopeBoxes('delegated', input.scopes, form, ['read'])}
+      </fieldset>
+      ${
+        input.lines.length > 0
+          ? html`<fieldset>
+              <legend>Limit to these lines (none: every line the parent may use)</legend>
+              ${input.lines.map(
+                (line) =>
+                  html`<label class="check"
+                    ><input type="checkbox" name="line.${line.id}" value="on" ${form?.[`line.${line.id}`] ? html`checked` : ''} />
+                    ${line.name} ${line.phone_number ?? ''}</label
+                  >`,
+              )}
+            </fieldset>`
+          : ''
+      }
+      <label for="spend-limit">Spend limit in cents (empty: none beyond the parent's)</label>
+      <input id="spend-limit" name="spend_limit_cents" type="number" min="0" step="1" value="${form?.spend_limit_cents ?? ''}" />
+      <label for="spend-period">Spend limit resets</label>
+      <select id="spend-period" name="spend_reset_period">
+        <option value="">never (a lifetime limit)</option>
+        <option value="monthly" ${form?.spend_reset_period === 'monthly' ? html`selected` : ''}>monthly (UTC month)</option>
+      </select>
+      <button type="submit">Mint delegated token</button>
+    </form>`;
+}

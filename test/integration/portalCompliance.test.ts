@@ -1,0 +1,148 @@
+import crypto from 'node:crypto';
+import { hashPassword } from '../../src/platform/crypto/password';
+import { setPasswordHash } from '../../src/domain/accounts/store';
+import { isOptedOut } from '../../src/domain/compliance/optOuts';
+import { runCommand } from '../../src/main/cli';
+import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
+import { startHarness, type Harness } from '../support/harness';
+import { PortalClient } from '../support/portalClient';
+
+const PASSWORD = 'correct horse battery';
+const NUMBER = '+14155550177';
+
+/** The compliance page over HTTP: opt-outs as the CLI manages them, consent and disclosures, and the audit's filters. */
+describe('portal compliance', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  beforeEach(async () => {
+    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+  });
+
+  async function operator(): Promise<{ client: PortalClient; workspaceId: string; userId: string }> {
+    const client = new PortalClient(h.apiUrl);
+    const email = `compliance+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, { accept: 'application/json' });
+    expect(res.status).toBe(201);
+    const { workspace_id: workspaceId, user_id: userId } = JSON.parse(res.text);
+    return { client, workspaceId, userId };
+  }
+
+  it('adds and removes an opt-out as the CLI does, each in the audit log; refuses bad numbers, missing CSRF and a second removal', async () => {
+    const { client, workspaceId } = await operator();
+    const tenant = { workspaceId, environment: 'test' as const };
+    const added = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs', {
+      env: 'test',
+      phone_number: '+1 415 555 0177',
+    });
+    expect(added.status).toBe(303);
+    expect(added.headers.get('location')).toBe('/portal/compliance?env=test');
+    expect(await isOptedOut(h.db, tenant, NUMBER)).toBe(true);
+    expect((await client.get('/portal/compliance?env=test')).text).toContain(`data-phone-number="${NUMBER}"`);
+    expect((await client.get('/portal/compliance?env=live')).text).toContain('No opted-out numbers');
+    // The CLI lists what the portal added, and the other way round.
+    const listed = await runCommand(h.db, ['opt-out', 'list'], { workspace: workspaceId, env: 'test' });
+    expect(listed.opt_outs).toEqual([expect.objectContaining({ phone_number: NUMBER, source: 'portal' })]);
+    await runCommand(h.db, ['opt-out', 'add'], { workspace: workspaceId, env: 'test', number: '+14155550178' });
+    expect((await client.get('/portal/compliance?env=test')).text).toContain('data-phone-number="+14155550178"');
+
+    const bad = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs', { env: 'test', phone_number: 'nope' });
+    expect(bad.status).toBe(422);
+    expect(bad.text).toContain('phone_number');
+    expect(bad.text).toContain('value="nope"');
+    expect((await client.post('/portal/compliance/opt-outs/remove', { env: 'test', phone_number: NUMBER })).status).toBe(403);
+    expect(await isOptedOut(h.db, tenant, NUMBER)).toBe(true);
+
+    const removed = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs/remove', {
+      env: 'test',
+      phone_number: NUMBER,
+    });
+    expect(removed.status).toBe(303);
+    expect(await isOptedOut(h.db, tenant, NUMBER)).toBe(false);
+    const again = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs/remove', {
+      env: 'test',
+      phone_number: NUMBER,
+    });
+    expect(again.status).toBe(404);
+
+    const events = await h.db('compliance_events').where({ workspace_id: workspaceId, phone_number: NUMBER });
+    expect(events.map((e: { event_type: string }) => e.event_type).sort()).toEqual(['opt_in', 'opt_out']);
+    expect(
+      events.every((e: { actor_key_id: string | null; metadata: { source: string } }) => !e.actor_key_id && e.metadata.source === 'portal'),
+    ).toBe(true);
+    const audit = (await client.get(`/portal/audit?env=test&actor=operator&phone_number=${encodeURIComponent(NUMBER)}`)).text;
+    expect(audit.match(/data-event-type="([^"]+)"/g)?.sort()).toEqual(['data-event-type="opt_in"', 'data-event-type="opt_out"']);
+  });
+
+  it('lets a member change opt-outs (consent:write) but never another workspace’s', async () => {
+    const { workspaceId } = await operator();
+    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
+    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
+    const client = new PortalClient(h.apiUrl);
+    expect((await client.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    expect((await client.submit('/portal/compliance', '/portal/compliance/opt-outs', { env: 'test', phone_number: NUMBER })).status).toBe(
+      303,
+    );
+
+    const other = await operator();
+    expect((await other.client.get('/portal/compliance?env=test')).text).not.toContain(NUMBER);
+    const theirs = await other.client.submit('/portal/compliance', '/portal/compliance/opt-outs/remove', {
+      env: 'test',
+      phone_number: NUMBER,
+    });
+    expect(theirs.status).toBe(404);
+    expect(await isOptedOut(h.db, { workspaceId, environment: 'test' }, NUMBER)).toBe(true);
+  });
+
+  it('shows consent records and disclosures made on the API, and filters the audit by action, actor and date', async () => {
+    const { client, userId } = await operator();
+    const user = (await h.db('users').where({ id: userId }).first())!;
+    const minted = await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'api' });
+    const key = minted.plaintext;
+    const line = await h.request('POST', '/api/v1/lines', { key, body: { name: 'Consenting', mode: 'hosted', system_prompt: 'x' } });
+    expect(line.status).toBe(201);
+    const consent = await h.request('POST', '/api/v1/consent', {
+      key,
+      body: { line_id: line.body.line.id, phone_number: NUMBER, consent_type: 'explicit_outbound', source: 'web_form' },
+    });
+    expect(consent.status).toBe(201);
+    const disclosure = await h.request('POST', '/api/v1/disclosures', { key, body: { message: 'This call uses an AI assistant.' } });
+    expect(disclosure.status).toBe(201);
+
+    const page = (await client.get('/portal/compliance?env=test')).text;
+    expect(page).toContain(`data-consent-id="${consent.body.consent.id}"`);
+    expect(page).toContain('explicit_outbound');
+    expect(page).toContain('web_form');
+    expect(page).toContain('Consenting');
+    expect(page).toContain(`data-disclosure-id="${disclosure.body.disclosure.id}"`);
+    expect(page).toContain('This call uses an AI assistant.');
+    const live = (await client.get('/portal/compliance?env=live')).text;
+    expect(live).toContain('No consent recorded');
+    expect(live).toContain('No disclosures');
+
+    await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs', { env: 'test', phone_number: '+14155550179' });
+    const types = async (query: string) => {
+      const res = await client.get(`/portal/audit?env=test&${query}`);
+      expect(res.status).toBe(200);
+      return [...res.text.matchAll(/data-event-type="([^"]+)"/g)].map((m) => m[1]).sort();
+    };
+    // By actor: the API key (by prefix or id) or the operator.
+    expect(await types(`actor=${minted.row.key_prefix}`)).toEqual(['consent_granted', 'disclosure_default_changed']);
+    expect(await types(`actor=${minted.row.id}&event_type=consent_granted`)).toEqual(['consent_granted']);
+    expect(await types('actor=operator')).toEqual(['opt_out']);
+    expect((await client.get(`/portal/audit?env=test&actor=${minted.row.key_prefix}`)).text).toContain(`>${minted.row.key_prefix}</td>`);
+    // By date: today's events are in [today, tomorrow) and none before today.
+    const today = h.clock.now().toISOString().slice(0, 10);
+    const tomorrow = new Date(h.clock.now().getTime() + 86_400_000).toISOString().slice(0, 10);
+    expect(await types(`from=${today}&to=${tomorrow}`)).toEqual(['consent_granted', 'disclosure_default_changed', 'opt_out']);
+    expect(await types(`to=${today}`)).toEqual([]);
+    const unknown = await client.get('/portal/audit?env=test&actor=sk_test_nobody00');
+    expect(unknown.status).toBe(422);
+    expect(unknown.text).toContain('actor');
+  });
+});

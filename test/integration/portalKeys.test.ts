@@ -1,0 +1,184 @@
+import crypto from 'node:crypto';
+import { hashPassword } from '../../src/platform/crypto/password';
+import { setPasswordHash } from '../../src/domain/accounts/store';
+import { addUser } from '../../src/domain/workspaces/service';
+import { startHarness, type Harness } from '../support/harness';
+import { PortalClient, type PortalResponse } from '../support/portalClient';
+
+const PASSWORD = 'correct horse battery';
+
+/** The API keys page over HTTP: regular keys and delegated tokens minted once, used on the public API, revoked. */
+describe('portal API keys', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  beforeEach(async () => {
+    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+  });
+
+  async function operator(): Promise<{ client: PortalClient; workspaceId: string }> {
+    const client = new PortalClient(h.apiUrl);
+    const email = `keys+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, { accept: 'application/json' });
+    expect(res.status).toBe(201);
+    return { client, workspaceId: JSON.parse(res.text).workspace_id };
+  }
+
+  const plaintextOf = (page: PortalResponse) => /id="minted-key"[^>]*>([^<]+)</.exec(page.text)![1];
+  const scopeFields = (...scopes: string[]) => Object.fromEntries(scopes.map((scope) => [`scope.${scope}`, 'on']));
+  const rowOf = (page: PortalResponse, prefixOfKey: string) =>
+    new RegExp(`data-key-id="([^"]+)">\\s*<td>[^<]*</td>\\s*<td class="mono">${prefixOfKey}<`).exec(page.text)?.[1];
+
+  it('mints a regular key and a delegated token below it, each shown once and working; revoking the key revokes both', async () => {
+    const { client, workspaceId } = await operator();
+    const regular = await client.submit('/portal/api-keys?env=test', '/portal/api-keys', {
+      env: 'test',
+      name: 'Ops',
+      ...scopeFields('keys:admin', 'numbers:read', 'read'),
+    });
+    expect(regular.status).toBe(201);
+    const regularKey = plaintextOf(regular);
+    expect(regularKey).toMatch(/^sk_test_/);
+    const regularId = rowOf(regular, regularKey.slice(0, 16))!;
+    expect(regularId).toBeDefined();
+    expect((await h.request('GET', '/api/v1/lines', { key: regularKey })).status).toBe(200);
+    expect((await h.request('GET', '/api-tokens', { key: regularKey })).status).toBe(200);
+    // Beyond its scopes the API refuses it, as for any key.
+    expect((await h.request('GET', '/api/v1/billing/balance', { key: regularKey })).status).toBe(403);
+
+    const delegated = await client.submit('/portal/api-keys?env=test', '/portal/api-keys/delegated', {
+      env: 'test',
+      parent_key_id: regularId,
+      name: 'Reader',
+      spend_limit_cents: '500',
+      spend_reset_period: 'monthly',
+      ...scopeFields('numbers:read', 'read'),
+    });
+    expect(delegated.status).toBe(201);
+    const token = plaintextOf(delegated);
+    expect(token).not.toBe(regularKey);
+    expect((await h.request('GET', '/api/v1/lines', { key: token })).status).toBe(200);
+    expect((await h.request('GET', '/api-tokens', { key: token })).status).toBe(403);
+    const listed = await h.request('GET', '/api-tokens', { key: regularKey });
+    expect(listed.body.api_tokens.find((t: { name: string }) => t.name === 'Reader')).toMatchObject({
+      parent_key_id: regularId,
+      grant: { scopes: ['numbers:read', 'read'], spendLimit: { amountCents: 500, resetPeriod: 'monthly' } },
+    });
+
+    // Neither plaintext is on any later page; the list shows prefixes, grants and status.
+    const later = await client.get('/portal/api-keys?env=test');
+    expect(later.text).not.toContain(regularKey);
+    expect(later.text).not.toContain(token);
+    expect(later.text).toContain(regularKey.slice(0, 16));
+    expect(later.text).toContain('limit: 500 cents a month');
+    expect((await client.get('/portal/audit?env=test')).text).not.toContain(token);
+
+    const revoked = await client.submit('/portal/api-keys?env=test', `/portal/api-keys/${regularId}/revoke`, { env: 'test' });
+    expect(revoked.status).toBe(303);
+    expect(revoked.headers.get('location')).toBe('/portal/api-keys?env=test');
+    for (const key of [regularKey, token]) {
+      const refused = await h.request('GET', '/api/v1/lines', { key });
+      expect(refused.status).toBe(401);
+      expect(refused.body.error.code).toBe('invalid_api_key');
+    }
+    expect((await client.get('/portal/api-keys?env=test')).text.match(/data-status>revoked/g)).toHaveLength(2);
+
+    // The audit records both mints and both revocations, as the API's own paths would.
+    const events = await h.db('compliance_events').where({ workspace_id: workspaceId });
+    const about = (type: string, keyId: string) =>
+      events.find((e: { event_type: string; metadata: { key_id: string } }) => e.event_type === type && e.metadata.key_id === keyId);
+    const tokenId = listed.body.api_tokens.find((t: { name: string }) => t.name === 'Reader').id;
+    expect(events).toHaveLength(4);
+    expect(about('scoped_key_minted', regularId)).toMatchObject({ actor_key_id: null, metadata: { via: 'portal' } });
+    expect(about('scoped_key_minted', tokenId)).toMatchObject({ actor_key_id: regularId });
+    expect(about('scoped_key_revoked', regularId)).toMatchObject({ actor_key_id: null, metadata: { via: 'portal' } });
+    expect(about('scoped_key_revoked', tokenId)).toMatchObject({ metadata: { revoked_with: regularId } });
+  });
+
+  it('refuses a delegated token beyond its parent, a parent without keys:admin, and a key with no scope', async () => {
+    const { client, workspaceId } = await operator();
+    const plain = await client.submit('/portal/api-keys?env=test', '/portal/api-keys', {
+      env: 'test',
+      name: 'Plain',
+      ...scopeFields('read'),
+    });
+    const plainId = rowOf(plain, plaintextOf(plain).slice(0, 16))!;
+    const admin = await client.submit('/portal/api-keys?env=test', '/portal/api-keys', {
+      env: 'test',
+      name: 'Admin',
+      ...scopeFields('keys:admin', 'read'),
+    });
+    const adminId = rowOf(admin, plaintextOf(admin).slice(0, 16))!;
+    const count = async () => (await h.db('api_keys').where({ workspace_id: workspaceId })).length;
+    const before = await count();
+
+    const noAdmin = await client.submit('/portal/api-keys?env=test', '/portal/api-keys/delegated', {
+      env: 'test',
+      parent_key_id: plainId,
+      name: 'x',
+      ...scopeFields('read'),
+    });
+    expect(noAdmin.status).toBe(403);
+    expect(noAdmin.text).toContain('lacks keys:admin');
+
+    const beyond = await client.submit('/portal/api-keys?env=test', '/portal/api-keys/delegated', {
+      env: 'test',
+      parent_key_id: adminId,
+      name: 'Caller',
+      ...scopeFields('calls:create', 'read'),
+    });
+    expect(beyond.status).toBe(403);
+    expect(beyond.text).toContain('grant.scopes');
+    expect(beyond.text).toContain('calls:create');
+    expect(beyond.text).toContain('value="Caller"');
+
+    const none = await client.submit('/portal/api-keys?env=test', '/portal/api-keys', { env: 'test', name: 'Empty' });
+    expect(none.status).toBe(422);
+    expect(none.text).toContain('Choose at least one scope');
+    expect(await count()).toBe(before);
+  });
+
+  it('refuses a post without the CSRF token, a plain member, and another workspace’s key id (404)', async () => {
+    const { client, workspaceId } = await operator();
+    const minted = await client.submit('/portal/api-keys?env=test', '/portal/api-keys', {
+      env: 'test',
+      name: 'Mine',
+      ...scopeFields('read'),
+    });
+    const keyId = rowOf(minted, plaintextOf(minted).slice(0, 16))!;
+
+    const noCsrf = await client.post(`/portal/api-keys/${keyId}/revoke`, { env: 'test' });
+    expect(noCsrf.status).toBe(403);
+    expect((await client.post('/portal/api-keys', { env: 'test', name: 'x', ...scopeFields('read') })).status).toBe(403);
+
+    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
+    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
+    const memberClient = new PortalClient(h.apiUrl);
+    expect((await memberClient.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    const shown = await memberClient.get('/portal/api-keys?env=test');
+    expect(shown.text).toContain('Your role cannot mint or revoke API keys');
+    expect(shown.text).not.toContain(`/portal/api-keys/${keyId}/revoke`);
+    const memberMint = await memberClient.submit('/portal/api-keys?env=test', '/portal/api-keys', {
+      env: 'test',
+      name: 'x',
+      ...scopeFields('read'),
+    });
+    expect(memberMint.status).toBe(403);
+    const memberRevoke = await memberClient.submit('/portal/api-keys?env=test', `/portal/api-keys/${keyId}/revoke`, { env: 'test' });
+    expect(memberRevoke.status).toBe(403);
+
+    const other = await operator();
+    const theirs = await other.client.submit('/portal/api-keys?env=test', `/portal/api-keys/${keyId}/revoke`, { env: 'test' });
+    expect(theirs.status).toBe(404);
+    expect(theirs.text).toContain('not_found');
+    expect((await other.client.submit('/portal/api-keys?env=test', '/portal/api-keys/not-a-key/revoke', { env: 'test' })).status).toBe(404);
+    // The other environment does not hold it either.
+    expect((await client.submit('/portal/api-keys?env=live', `/portal/api-keys/${keyId}/revoke`, { env: 'live' })).status).toBe(404);
+    expect(await h.db('api_keys').where({ id: keyId }).first()).toMatchObject({ revoked_at: null });
+  });
+});
