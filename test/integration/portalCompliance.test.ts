@@ -135,7 +135,9 @@ describe('portal compliance', () => {
     expect(await types(`actor=${minted.row.key_prefix}`)).toEqual(['consent_granted', 'disclosure_default_changed']);
     expect(await types(`actor=${minted.row.id}&event_type=consent_granted`)).toEqual(['consent_granted']);
     expect(await types('actor=operator')).toEqual(['opt_out']);
-    expect((await client.get(`/portal/audit?env=test&actor=${minted.row.key_prefix}`)).text).toContain(`>${minted.row.key_prefix}</td>`);
+    expect((await client.get(`/portal/audit?env=test&actor=${minted.row.key_prefix}`)).text).toContain(
+      `<span class="mono">${minted.row.key_prefix}</span>`,
+    );
     // By date: today's events are in [today, tomorrow) and none before today.
     const today = h.clock.now().toISOString().slice(0, 10);
     const tomorrow = new Date(h.clock.now().getTime() + 86_400_000).toISOString().slice(0, 10);

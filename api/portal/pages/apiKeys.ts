@@ -1,5 +1,5 @@
 import { grantOf } from '../../../src/domain/keys/scopedTokens';
-import type { Scope } from '../../../src/domain/keys/scopes';
+import { SCOPES, type Scope } from '../../../src/domain/keys/scopes';
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
 import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
@@ -64,13 +64,14 @@ function mintedPanel(minted: { kind: string; name: string; plaintext: string }):
 
 function grantCell(key: ApiKeyRow): Html {
   const grant = grantOf(key);
-  return html`<span class="mono">${grant.scopes.join(' ')}</span>
-    ${grant.numbers ? html`<br />lines: <span class="mono">${grant.numbers.join(' ')}</span>` : ''}
-    ${
-      grant.spendLimit
-        ? html`<br />limit: ${grant.spendLimit.amountCents} cents${grant.spendLimit.resetPeriod === 'monthly' ? ' a month' : ''}`
-        : ''
-    }`;
+  const all = SCOPES.every((scope) => grant.scopes.includes(scope));
+  return html`${all ? 'every scope' : html`<span class="mono">${grant.scopes.join(' ')}</span>`}
+  ${grant.numbers ? html`<br />lines: <span class="mono">${grant.numbers.join(' ')}</span>` : ''}
+  ${
+    grant.spendLimit
+      ? html`<br />limit: ${grant.spendLimit.amountCents} cents${grant.spendLimit.resetPeriod === 'monthly' ? ' a month' : ''}`
+      : ''
+  }`;
 }
 
 function keysTable(nav: PageNav, input: ApiKeysPageInput, keys: ApiKeyRow[], id: string, titleId: string): Html {
@@ -97,7 +98,9 @@ function keysTable(nav: PageNav, input: ApiKeysPageInput, keys: ApiKeyRow[], id:
             <td>${key.name}</td>
             <td class="mono">${key.key_prefix}</td>
             <td>${grantCell(key)}</td>
-            <td class="mono">${key.parent_key_id ? (prefixOf.get(key.parent_key_id) ?? key.parent_key_id) : 'operator'}</td>
+            <td>
+              ${key.parent_key_id ? html`<span class="mono">${prefixOf.get(key.parent_key_id) ?? key.parent_key_id}</span>` : 'an operator'}
+            </td>
             <td>${when(key.created_at)}</td>
             <td>${when(key.last_used_at)}</td>
             <td>${when(key.expires_at)}</td>
@@ -181,7 +184,7 @@ function delegateForm(nav: PageNav, input: ApiKeysPageInput): Html {
             </fieldset>`
           : ''
       }
-      <label for="spend-limit">Spend limit in cents (empty: none beyond the parent's)</label>
+      <label for="spend-limit">Spend limit in cents (empty: none of its own; a parent's limit needs one no larger)</label>
       <input id="spend-limit" name="spend_limit_cents" type="number" min="0" step="1" value="${form?.spend_limit_cents ?? ''}" />
       <label for="spend-period">Spend limit resets</label>
       <select id="spend-period" name="spend_reset_period">

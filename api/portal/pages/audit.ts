@@ -73,7 +73,9 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
                         >
                       </td>
                       <td>${row.event_type}</td>
-                      <td class="mono">${row.actor_key_id ? (input.actors.get(row.actor_key_id) ?? row.actor_key_id) : OPERATOR_ACTOR}</td>
+                      <td>
+                        ${row.actor_key_id ? html`<span class="mono">${input.actors.get(row.actor_key_id) ?? row.actor_key_id}</span>` : OPERATOR_ACTOR}
+                      </td>
                       <td class="mono">${row.phone_number ?? '—'}</td>
                       <td class="mono">${row.metadata ? JSON.stringify(row.metadata) : ''}</td>
                     </tr>`,
