@@ -1,10 +1,19 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
-import { consentsOf } from '../../src/domain/compliance/consent';
-import { disclosuresOf } from '../../src/domain/compliance/disclosures';
+import { isUuid } from '../openapi/formats';
+import {
+  consentsOf,
+  CONSENT_TYPES,
+  grantConsent,
+  revokeConsents,
+  toConsentRecord,
+  type ConsentType,
+} from '../../src/domain/compliance/consent';
+import { addDisclosure, disclosuresOf, toDisclosureRecord } from '../../src/domain/compliance/disclosures';
 import { optIn, optOut, optOutsOf } from '../../src/domain/compliance/optOuts';
-import { linesOf } from '../../src/domain/lines/store';
+import { LANGUAGES } from '../../src/domain/lines/rules';
+import { findLine, linesOf } from '../../src/domain/lines/store';
 import { toE164 } from '../../src/platform/phone';
 import { changed, refuse } from './answer';
 import { sendPage } from './http';
@@ -13,6 +22,17 @@ import { compliancePage, type CompliancePageInput } from './pages/compliance';
 import type { Operator } from './visitor';
 
 const ROWS_SHOWN = 100;
+const SOURCE_MAX_LENGTH = 200;
+const MESSAGE_MAX_LENGTH = 2000;
+/** The languages a disclosure may be in: a line's, without `multi` (as the API's schema). */
+export const DISCLOSURE_LANGUAGES: readonly string[] = LANGUAGES.filter((language) => language !== 'multi');
+
+function phoneOf(form: Record<string, string>): string {
+  const phoneNumber = toE164(form.phone_number ?? '');
+  if (!phoneNumber)
+    throw errors.validation([{ field: 'phone_number', message: 'Must be a valid phone number, preferably E.164 (+14155550123)' }]);
+  return phoneNumber;
+}
 const PAGE = '/portal/compliance';
 
 async function pageInput(deps: AppDeps, operator: Operator, extra: Partial<CompliancePageInput> = {}): Promise<CompliancePageInput> {
@@ -21,22 +41,23 @@ async function pageInput(deps: AppDeps, operator: Operator, extra: Partial<Compl
     consentsOf(deps.db, tenant).orderBy('granted_at', 'desc').limit(ROWS_SHOWN),
     optOutsOf(deps.db, tenant).orderBy('opted_out_at', 'desc').limit(ROWS_SHOWN),
     disclosuresOf(deps.db, tenant).orderBy('created_at', 'desc').limit(ROWS_SHOWN),
-    linesOf(deps.db, tenant).select('id', 'name'),
+    linesOf(deps.db, tenant).orderBy('created_at').select('id', 'name', 'released_at'),
   ]);
   return {
     consents,
     optOuts,
     disclosures,
-    lineNames: new Map(lines.map((line) => [line.id, line.name])),
+    lines,
+    languages: DISCLOSURE_LANGUAGES,
     mayChange: roleAllows(operator, 'consent:write'),
     ...extra,
   };
 }
 
 /**
- * Consent records, opt-outs (add and remove, as the CLI's `opt-out add|remove` through the same
- * use cases) and the AI disclosures of the environment. Changing opt-outs needs `consent:write`,
- * the scope the API's consent writes need; every role may read.
+ * Opt-outs (add and remove, as the CLI's `opt-out add|remove` through the same use cases), consent
+ * records (grant, revoke) and the AI disclosures (add) of the environment, written by the use cases
+ * the API's compliance routes call. Changes need `consent:write`, the scope those routes need; every role may read.
  */
 export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get(PAGE, async (rawCtx) => {
@@ -46,25 +67,17 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
     sendPage(ctx, 200, compliancePage(navOf(operator, PAGE), await pageInput(deps, operator)));
   });
 
-  for (const action of ['add', 'remove'] as const) {
-    router.post(action === 'add' ? `${PAGE}/opt-outs` : `${PAGE}/opt-outs/remove`, async (rawCtx) => {
+  /** A signed-in `consent:write` form post; its refusals are shown on the page again with what was typed. */
+  function complianceChange(path: string, act: (ctx: AppContext, operator: Operator, form: Record<string, string>) => Promise<unknown>) {
+    router.post(path, async (rawCtx) => {
       const ctx = rawCtx as AppContext;
       const signedIn = await operatorForm(ctx, deps);
       if (!signedIn) return;
       const { form, operator } = signedIn;
       try {
-        if (!roleAllows(operator, 'consent:write')) throw errors.forbidden('Your role cannot change opt-outs');
-        const phoneNumber = toE164(form.phone_number ?? '');
-        if (!phoneNumber)
-          throw errors.validation([{ field: 'phone_number', message: 'Must be a valid phone number, preferably E.164 (+14155550123)' }]);
-        const input = { tenant: tenantOf(operator), phoneNumber, source: 'portal', at: deps.now() };
-        const didChange = action === 'add' ? await optOut(deps.db, input) : await optIn(deps.db, input);
-        if (action === 'remove' && !didChange) throw errors.notFound('Opt-out');
-        changed(ctx, `${PAGE}?env=${operator.environment}`, 200, {
-          phone_number: phoneNumber,
-          opted_out: action === 'add',
-          changed: didChange,
-        });
+        if (!roleAllows(operator, 'consent:write')) throw errors.forbidden('Your role cannot change compliance records');
+        const json = await act(ctx, operator, form);
+        changed(ctx, `${PAGE}?env=${operator.environment}`, 200, json);
       } catch (err) {
         if (!(err instanceof ApiError)) throw err;
         const input = await pageInput(deps, operator, { form });
@@ -72,4 +85,70 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
       }
     });
   }
+
+  for (const action of ['add', 'remove'] as const) {
+    complianceChange(action === 'add' ? `${PAGE}/opt-outs` : `${PAGE}/opt-outs/remove`, async (_ctx, operator, form) => {
+      const input = { tenant: tenantOf(operator), phoneNumber: phoneOf(form), source: 'portal', at: deps.now() };
+      const didChange = action === 'add' ? await optOut(deps.db, input) : await optIn(deps.db, input);
+      if (action === 'remove' && !didChange) throw errors.notFound('Opt-out');
+      return { phone_number: input.phoneNumber, opted_out: action === 'add', changed: didChange };
+    });
+  }
+
+  // Consent as `POST /api/v1/consent` records it (no acting key: the operator's), source `portal` unless named.
+  complianceChange(`${PAGE}/consent`, async (_ctx, operator, form) => {
+    const phoneNumber = phoneOf(form);
+    const consentType = form.consent_type as ConsentType;
+    if (!CONSENT_TYPES.includes(consentType)) throw errors.validation([{ field: 'consent_type', message: 'Choose a consent type' }]);
+    const line = isUuid(form.line_id) ? await findLine(deps.db, tenantOf(operator), form.line_id) : undefined;
+    if (!line) throw errors.notFound('Line');
+    const source = (form.source ?? '').trim() || 'portal';
+    if (source.length > SOURCE_MAX_LENGTH)
+      throw errors.validation([{ field: 'source', message: `At most ${SOURCE_MAX_LENGTH} characters` }]);
+    const row = await grantConsent(deps.db, {
+      tenant: tenantOf(operator),
+      lineId: line.id,
+      phoneNumber,
+      consentType,
+      source,
+      actorKeyId: null,
+      at: deps.now(),
+    });
+    if (!row)
+      throw new ApiError(409, 'consent_already_granted', `An active ${consentType} consent already exists for this line and number`);
+    return { consent: toConsentRecord(row) };
+  });
+
+  complianceChange(`${PAGE}/consent/revoke`, async (_ctx, operator, form) => {
+    const revoked = await revokeConsents(deps.db, {
+      tenant: tenantOf(operator),
+      phoneNumber: phoneOf(form),
+      lineIds: [form.line_id ?? ''].filter(isUuid),
+      actorKeyId: null,
+      at: deps.now(),
+    });
+    if (revoked.length === 0) throw errors.notFound('Active consent');
+    return { revoked: revoked.length };
+  });
+
+  // A disclosure as `POST /api/v1/disclosures` adds it; a new default is its `disclosure_default_changed` event.
+  complianceChange(`${PAGE}/disclosures`, async (_ctx, operator, form) => {
+    const message = (form.message ?? '').trim();
+    const problems: Array<{ field: string; message: string }> = [];
+    if (message.length === 0 || message.length > MESSAGE_MAX_LENGTH)
+      problems.push({ field: 'message', message: `Is required, at most ${MESSAGE_MAX_LENGTH} characters` });
+    const language = form.language || 'en';
+    if (!DISCLOSURE_LANGUAGES.includes(language)) problems.push({ field: 'language', message: 'Choose a language' });
+    const jurisdiction = (form.jurisdiction ?? '').trim() || 'US';
+    if (!/^[A-Za-z0-9-]{2,16}$/.test(jurisdiction)) problems.push({ field: 'jurisdiction', message: '2 to 16 letters, digits or dashes' });
+    if (problems.length > 0) throw errors.validation(problems);
+    const author = { ...tenantOf(operator), keyId: null };
+    const row = await addDisclosure(
+      deps.db,
+      author,
+      { message, language, jurisdiction, is_default: form.is_default ? true : undefined },
+      deps.now(),
+    );
+    return { disclosure: toDisclosureRecord(row) };
+  });
 }

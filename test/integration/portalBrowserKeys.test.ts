@@ -9,7 +9,7 @@ const NUMBER = '+14155550166';
 /**
  * API keys and compliance in a real browser (headless Chromium): a regular key and a delegated token
  * minted (each shown once) and used on the public API, the token revoked and refused; an opt-out
- * added and removed; consent and disclosures read; the audit log filtered down to those actions.
+ * added and removed; consent and disclosures read, a disclosure added; the audit log filtered down to those actions.
  * Each page is screenshotted into test-artifacts/portal-keys/ and checked with axe-core.
  */
 describe('portal keys and compliance in a browser', () => {
@@ -111,6 +111,11 @@ describe('portal keys and compliance in a browser', () => {
     );
     await expect(page.locator('#disclosures tbody tr td').first().textContent()).resolves.toBe('You are speaking with an AI.');
     await check(page, '05-compliance', problems);
+    await page.getByLabel('Disclosure message').fill('Esta llamada usa un asistente de IA.');
+    await page.getByLabel('Language', { exact: true }).selectOption('es');
+    await page.getByRole('button', { name: 'Add disclosure' }).click();
+    await page.waitForURL('**/portal/compliance?env=test');
+    await expect(page.locator('#disclosures tbody tr').count()).resolves.toBe(2);
 
     await page.getByLabel('Phone number to opt out').fill('+1 415 555 0166');
     await page.getByRole('button', { name: 'Add opt-out' }).click();
@@ -130,7 +135,7 @@ describe('portal keys and compliance in a browser', () => {
     const operatorEvents = await page
       .locator('#audit tbody tr')
       .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-event-type')));
-    expect(operatorEvents.sort()).toEqual(['opt_in', 'opt_out', 'scoped_key_minted', 'scoped_key_revoked']);
+    expect(operatorEvents.sort()).toEqual(['disclosure_default_changed', 'opt_in', 'opt_out', 'scoped_key_minted', 'scoped_key_revoked']);
     await check(page, '07-audit-by-operator', problems);
 
     await page.getByLabel('Actor (key prefix or id, or operator)').fill(regularKey.slice(0, 16));

@@ -50,7 +50,11 @@ describe('portal compliance', () => {
     await runCommand(h.db, ['opt-out', 'add'], { workspace: workspaceId, env: 'test', number: '+14155550178' });
     expect((await client.get('/portal/compliance?env=test')).text).toContain('data-phone-number="+14155550178"');
 
-    const bad = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs', { env: 'test', phone_number: 'nope' });
+    const bad = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs', {
+      env: 'test',
+      form: 'opt-out',
+      phone_number: 'nope',
+    });
     expect(bad.status).toBe(422);
     expect(bad.text).toContain('phone_number');
     expect(bad.text).toContain('value="nope"');
@@ -146,5 +150,64 @@ describe('portal compliance', () => {
     const unknown = await client.get('/portal/audit?env=test&actor=sk_test_nobody00');
     expect(unknown.status).toBe(422);
     expect(unknown.text).toContain('actor');
+  });
+  it('grants and revokes consent and adds disclosures as the API does, with no acting key, each refusal answered as the API answers it', async () => {
+    const { client, workspaceId, userId } = await operator();
+    const user = (await h.db('users').where({ id: userId }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'api' })).plaintext;
+    const line = await h.request('POST', '/api/v1/lines', { key, body: { name: 'Outbound', mode: 'hosted', system_prompt: 'x' } });
+    const lineId = line.body.line.id;
+    const grant = (fields: Record<string, string>) =>
+      client.submit('/portal/compliance?env=test', '/portal/compliance/consent', {
+        env: 'test',
+        form: 'consent',
+        line_id: lineId,
+        ...fields,
+      });
+
+    expect((await grant({ phone_number: '+1 415 555 0180', consent_type: 'explicit_outbound', source: 'paper form' })).status).toBe(303);
+    const checked = await h.request('GET', `/api/v1/consent?phone_number=${encodeURIComponent('+14155550180')}&line_id=${lineId}`, { key });
+    expect(checked.body).toMatchObject({ status: 'active', consent: { consent_type: 'explicit_outbound', source: 'paper form' } });
+    const twice = await grant({ phone_number: '+14155550180', consent_type: 'explicit_outbound' });
+    expect(twice.status).toBe(409);
+    expect(twice.text).toContain('consent_already_granted');
+    expect((await grant({ phone_number: '+14155550180', consent_type: 'sometimes' })).status).toBe(422);
+    expect((await grant({ phone_number: '+14155550180', consent_type: 'explicit_outbound', line_id: crypto.randomUUID() })).status).toBe(
+      404,
+    );
+
+    const revoke = () =>
+      client.submit('/portal/compliance?env=test', '/portal/compliance/consent/revoke', {
+        env: 'test',
+        line_id: lineId,
+        phone_number: '+14155550180',
+      });
+    expect((await revoke()).status).toBe(303);
+    const after = await h.request('GET', `/api/v1/consent?phone_number=${encodeURIComponent('+14155550180')}&line_id=${lineId}`, { key });
+    expect(after.body.status).toBe('none');
+    expect((await revoke()).status).toBe(404);
+
+    const add = (fields: Record<string, string>) =>
+      client.submit('/portal/compliance?env=test', '/portal/compliance/disclosures', { env: 'test', form: 'disclosure', ...fields });
+    expect((await add({ message: 'An AI assistant is on this call.', language: 'en', jurisdiction: 'US' })).status).toBe(303);
+    expect((await add({ message: 'Hablas con una IA.', language: 'es', jurisdiction: 'ES' })).status).toBe(303);
+    expect((await add({ message: 'A newer English one.', language: 'en', jurisdiction: 'US', is_default: 'on' })).status).toBe(303);
+    const bad = await add({ message: '', language: 'multi', jurisdiction: 'U' });
+    expect(bad.status).toBe(422);
+    for (const field of ['message', 'language', 'jurisdiction']) expect(bad.text).toContain(`<code>${field}</code>`);
+    const listed = await h.request('GET', '/api/v1/disclosures', { key });
+    const defaults = listed.body.disclosures
+      .filter((d: { is_default: boolean }) => d.is_default)
+      .map((d: { message: string }) => d.message);
+    expect(defaults.sort()).toEqual(['A newer English one.', 'Hablas con una IA.']);
+
+    const events = await h.db('compliance_events').where({ workspace_id: workspaceId }).whereNull('actor_key_id');
+    expect(events.map((e: { event_type: string }) => e.event_type).sort()).toEqual([
+      'consent_granted',
+      'consent_revoked',
+      'disclosure_default_changed',
+      'disclosure_default_changed',
+      'disclosure_default_changed',
+    ]);
   });
 });

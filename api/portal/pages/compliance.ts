@@ -1,4 +1,4 @@
-import type { ConsentRow } from '../../../src/domain/compliance/consent';
+import { CONSENT_TYPES, type ConsentRow } from '../../../src/domain/compliance/consent';
 import type { DisclosureRow } from '../../../src/domain/compliance/disclosures';
 import type { OptOutRow } from '../../../src/domain/compliance/optOuts';
 import { html, type Html } from '../html';
@@ -8,7 +8,9 @@ export interface CompliancePageInput {
   consents: ConsentRow[];
   optOuts: OptOutRow[];
   disclosures: DisclosureRow[];
-  lineNames: Map<string, string>;
+  lines: Array<{ id: string; name: string; released_at: Date | null }>;
+  /** The languages a disclosure may be written in. */
+  languages: readonly string[];
   mayChange: boolean;
   error?: ShownError;
   form?: Record<string, string>;
@@ -28,11 +30,12 @@ export function compliancePage(nav: PageNav, input: CompliancePageInput): Html {
         <a href="/portal/audit?env=${nav.environment}">audit log</a>.
       </p>
       <h2 id="opt-outs-title">Opt-outs</h2>
-      ${optOutsTable(nav, input)} ${input.mayChange ? addOptOutForm(nav, input.form ?? {}) : html`<p>Your role cannot change opt-outs.</p>`}
+      ${optOutsTable(nav, input)}
+      ${input.mayChange ? addOptOutForm(nav, typed(input, 'opt-out')) : html`<p>Your role cannot change opt-outs.</p>`}
       <h2 id="consents-title">Consent records</h2>
-      ${consentsTable(nav, input)}
+      ${consentsTable(nav, input)} ${input.mayChange ? grantConsentForm(nav, input) : ''}
       <h2 id="disclosures-title">AI disclosures</h2>
-      ${disclosuresTable(nav, input)}`,
+      ${disclosuresTable(nav, input)} ${input.mayChange ? addDisclosureForm(nav, input) : ''}`,
     nav,
   );
 }
@@ -73,15 +76,21 @@ function optOutsTable(nav: PageNav, input: CompliancePageInput): Html {
 }
 
 function addOptOutForm(nav: PageNav, form: Record<string, string>): Html {
-  return html`<form method="post" action="/portal/compliance/opt-outs" class="card" id="add-opt-out">
-    ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
-    <label for="opt-out-number">Phone number to opt out</label>
-    <input id="opt-out-number" name="phone_number" type="tel" required value="${form.phone_number ?? ''}" />
-    <button type="submit">Add opt-out</button>
-  </form>`;
+  return html`<h3>Opt a number out</h3>
+    <form method="post" action="/portal/compliance/opt-outs" class="card" id="add-opt-out">
+      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" /><input
+        type="hidden"
+        name="form"
+        value="opt-out"
+      />
+      <label for="opt-out-number">Phone number to opt out</label>
+      <input id="opt-out-number" name="phone_number" type="tel" required value="${form.phone_number ?? ''}" />
+      <button type="submit">Add opt-out</button>
+    </form>`;
 }
 
 function consentsTable(nav: PageNav, input: CompliancePageInput): Html {
+  const lineNames = new Map(input.lines.map((line) => [line.id, line.name]));
   if (input.consents.length === 0) return html`<p id="no-consents">No consent recorded in the ${nav.environment} environment.</p>`;
   return html`<table id="consents" aria-labelledby="consents-title">
     <thead>
@@ -93,6 +102,7 @@ function consentsTable(nav: PageNav, input: CompliancePageInput): Html {
         <th scope="col">Status</th>
         <th scope="col">Granted</th>
         <th scope="col">Revoked</th>
+        <th scope="col"><span class="visually-hidden">Actions</span></th>
       </tr>
     </thead>
     <tbody>
@@ -100,12 +110,30 @@ function consentsTable(nav: PageNav, input: CompliancePageInput): Html {
         (row) =>
           html`<tr data-consent-id="${row.id}">
             <td class="mono">${row.phone_number}</td>
-            <td>${input.lineNames.get(row.line_id) ?? row.line_id}</td>
+            <td>${lineNames.get(row.line_id) ?? row.line_id}</td>
             <td>${row.consent_type}</td>
             <td>${row.source}</td>
             <td>${row.status}</td>
             <td>${when(row.granted_at)}</td>
             <td>${when(row.revoked_at)}</td>
+            <td>
+              ${
+                input.mayChange && row.status === 'active'
+                  ? html`<form method="post" action="/portal/compliance/consent/revoke">
+                      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+                      <input type="hidden" name="phone_number" value="${row.phone_number}" />
+                      <input type="hidden" name="line_id" value="${row.line_id}" />
+                      <button
+                        type="submit"
+                        class="danger"
+                        aria-label="Revoke consent of ${row.phone_number} on ${lineNames.get(row.line_id) ?? row.line_id}"
+                      >
+                        Revoke
+                      </button>
+                    </form>`
+                  : ''
+              }
+            </td>
           </tr>`,
       )}
     </tbody>
@@ -113,10 +141,7 @@ function consentsTable(nav: PageNav, input: CompliancePageInput): Html {
 }
 
 function disclosuresTable(nav: PageNav, input: CompliancePageInput): Html {
-  if (input.disclosures.length === 0)
-    return html`<p id="no-disclosures">
-      No disclosures in the ${nav.environment} environment: add them with <code>POST /api/v1/disclosures</code>.
-    </p>`;
+  if (input.disclosures.length === 0) return html`<p id="no-disclosures">No disclosures in the ${nav.environment} environment yet.</p>`;
   return html`<table id="disclosures" aria-labelledby="disclosures-title">
     <thead>
       <tr>
@@ -140,4 +165,59 @@ function disclosuresTable(nav: PageNav, input: CompliancePageInput): Html {
       )}
     </tbody>
   </table>`;
+}
+
+/** The fields a refused post typed, when it was this form's (`form` names the form). */
+const typed = (input: CompliancePageInput, form: string) => (input.form?.form === form ? input.form : {});
+
+function grantConsentForm(nav: PageNav, input: CompliancePageInput): Html {
+  const lines = input.lines.filter((line) => !line.released_at);
+  if (lines.length === 0) return html`<p id="no-consent-lines">Consent is recorded per line: create a line first.</p>`;
+  const form = typed(input, 'consent');
+  return html`<h3>Record consent</h3>
+    <form method="post" action="/portal/compliance/consent" class="card" id="grant-consent">
+      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" /><input
+        type="hidden"
+        name="form"
+        value="consent"
+      />
+      <label for="consent-line">Line</label>
+      <select id="consent-line" name="line_id">
+        ${lines.map((line) => html`<option value="${line.id}" ${form.line_id === line.id ? html`selected` : ''}>${line.name}</option>`)}
+      </select>
+      <label for="consent-number">Phone number</label>
+      <input id="consent-number" name="phone_number" type="tel" required value="${form.phone_number ?? ''}" />
+      <label for="consent-type">Consent type</label>
+      <select id="consent-type" name="consent_type">
+        ${CONSENT_TYPES.map((type) => html`<option value="${type}" ${(form.consent_type ?? 'explicit_outbound') === type ? html`selected` : ''}>${type}</option>`)}
+      </select>
+      <label for="consent-source">Source (where it was given; default portal)</label>
+      <input id="consent-source" name="source" type="text" maxlength="200" value="${form.source ?? ''}" />
+      <button type="submit">Record consent</button>
+    </form>`;
+}
+
+function addDisclosureForm(nav: PageNav, input: CompliancePageInput): Html {
+  const form = typed(input, 'disclosure');
+  return html`<h3>Add a disclosure</h3>
+    <form method="post" action="/portal/compliance/disclosures" class="card" id="add-disclosure">
+      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" /><input
+        type="hidden"
+        name="form"
+        value="disclosure"
+      />
+      <label for="disclosure-message">Disclosure message</label>
+      <textarea id="disclosure-message" name="message" required maxlength="2000" rows="3">${form.message ?? ''}</textarea>
+      <label for="disclosure-language">Language</label>
+      <select id="disclosure-language" name="language">
+        ${input.languages.map((language) => html`<option value="${language}" ${(form.language ?? 'en') === language ? html`selected` : ''}>${language}</option>`)}
+      </select>
+      <label for="disclosure-jurisdiction">Jurisdiction</label>
+      <input id="disclosure-jurisdiction" name="jurisdiction" type="text" maxlength="16" value="${form.jurisdiction ?? 'US'}" />
+      <label class="check"
+        ><input type="checkbox" name="is_default" value="on" ${form.is_default ? html`checked` : ''} /> Make it the default of its language,
+        the one played (the first of a language always is)</label
+      >
+      <button type="submit">Add disclosure</button>
+    </form>`;
 }

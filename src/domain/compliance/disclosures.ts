@@ -39,7 +39,7 @@ export function disclosuresOf(db: Db | Knex.Transaction, tenant: { workspaceId: 
  */
 export async function addDisclosure(
   db: Db,
-  author: { workspaceId: string; environment: Environment; keyId: string },
+  author: { workspaceId: string; environment: Environment; keyId: string | null },
   disclosure: { message: string; language?: string; jurisdiction?: string; is_default?: boolean },
   now: Date,
 ): Promise<DisclosureRow> {
