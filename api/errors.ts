@@ -32,5 +32,7 @@ export const errors = {
   unauthorized: () => new ApiError(401, 'unauthorized', 'Missing Authorization header; send `Authorization: Bearer <API_KEY>`'),
   invalidApiKey: () => new ApiError(401, 'invalid_api_key', 'The API key is malformed, unknown, expired or revoked'),
   forbidden: (message: string, details?: ErrorDetail[]) => new ApiError(403, 'forbidden', message, details),
+  consentAlreadyGranted: (consentType: string) =>
+    new ApiError(409, 'consent_already_granted', `An active ${consentType} consent already exists for this line and number`),
   internal: () => new ApiError(500, 'internal_error', 'An unexpected error occurred; it has been logged with the request id'),
 };

@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { errors, type ApiError } from '../errors';
 import { parseDateOrDateTime } from '../openapi/formats';
+import { INVALID_PHONE_MESSAGE } from '../phoneField';
 import { auditEvents, type AuditFilters } from '../../src/domain/compliance/auditLog';
 import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS } from '../../src/domain/compliance/events';
 import { findWorkspaceKey, keyPrefixesOf } from '../../src/domain/keys/store';
@@ -38,7 +39,7 @@ async function filtersOf(
   if (query.phone_number) {
     const e164 = toE164(query.phone_number);
     if (e164) filters.phoneNumber = e164;
-    else problems.push({ field: 'phone_number', message: 'Must be a valid phone number, preferably E.164 (+14155550123)' });
+    else problems.push({ field: 'phone_number', message: INVALID_PHONE_MESSAGE });
   }
   for (const field of ['from', 'to'] as const) {
     if (!query[field]) continue;

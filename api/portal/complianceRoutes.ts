@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { isUuid } from '../openapi/formats';
+import { phoneOrFail } from '../phoneField';
 import {
   consentsOf,
   CONSENT_TYPES,
@@ -14,7 +15,6 @@ import { addDisclosure, disclosuresOf, toDisclosureRecord } from '../../src/doma
 import { optIn, optOut, optOutsOf } from '../../src/domain/compliance/optOuts';
 import { LANGUAGES } from '../../src/domain/lines/rules';
 import { findLine, linesOf } from '../../src/domain/lines/store';
-import { toE164 } from '../../src/platform/phone';
 import { changed, refuse } from './answer';
 import { sendPage } from './http';
 import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
@@ -27,12 +27,7 @@ const MESSAGE_MAX_LENGTH = 2000;
 /** The languages a disclosure may be in: a line's, without `multi` (as the API's schema). */
 export const DISCLOSURE_LANGUAGES: readonly string[] = LANGUAGES.filter((language) => language !== 'multi');
 
-function phoneOf(form: Record<string, string>): string {
-  const phoneNumber = toE164(form.phone_number ?? '');
-  if (!phoneNumber)
-    throw errors.validation([{ field: 'phone_number', message: 'Must be a valid phone number, preferably E.164 (+14155550123)' }]);
-  return phoneNumber;
-}
+const phoneOf = (form: Record<string, string>) => phoneOrFail(form.phone_number ?? '');
 const PAGE = '/portal/compliance';
 
 async function pageInput(deps: AppDeps, operator: Operator, extra: Partial<CompliancePageInput> = {}): Promise<CompliancePageInput> {
@@ -114,8 +109,7 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
       actorKeyId: null,
       at: deps.now(),
     });
-    if (!row)
-      throw new ApiError(409, 'consent_already_granted', `An active ${consentType} consent already exists for this line and number`);
+    if (!row) throw errors.consentAlreadyGranted(consentType);
     return { consent: toConsentRecord(row) };
   });
 

@@ -1,6 +1,7 @@
 /** Consent, disclosures and the compliance audit (spec "Compliance"). */
 import { principalOf, type AppContext, type AppDeps } from '../context';
-import { ApiError, errors } from '../errors';
+import { errors } from '../errors';
+import { phoneOrFail } from '../phoneField';
 import { allowedLineIds, assertLineAllowed, assertWorkspaceWide } from '../lineAccess';
 import { parseDateOrDateTime } from '../openapi/formats';
 import {
@@ -28,13 +29,6 @@ import {
 } from '../../src/domain/compliance/consent';
 import { findLine } from '../../src/domain/lines/store';
 import { LANGUAGES } from '../../src/domain/lines/rules';
-import { toE164 } from '../../src/platform/phone';
-
-function phoneOrFail(value: string, field = 'phone_number'): string {
-  const e164 = toE164(value);
-  if (!e164) throw errors.validation([{ field, message: 'Must be a valid phone number, preferably E.164 (+14155550123)' }]);
-  return e164;
-}
 
 async function grant(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
@@ -52,8 +46,7 @@ async function grant(ctx: AppContext, deps: AppDeps): Promise<void> {
     actorKeyId: principal.key.id,
     at: deps.now(),
   });
-  if (!row)
-    throw new ApiError(409, 'consent_already_granted', `An active ${body.consent_type} consent already exists for this line and number`);
+  if (!row) throw errors.consentAlreadyGranted(body.consent_type);
   ctx.status = 201;
   ctx.body = { consent: toConsentRecord(row) };
 }
