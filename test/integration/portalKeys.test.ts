@@ -76,6 +76,16 @@ describe('portal API keys', () => {
     expect(later.text).toContain(regularKey.slice(0, 16));
     expect(later.text).toContain('limit: 500 cents a month');
     expect((await client.get('/portal/audit?env=test')).text).not.toContain(token);
+    // Test and live keys never mix: the live page lists none, and a key minted there is a live key.
+    expect((await client.get('/portal/api-keys?env=live')).text).toContain('id="no-regular-keys"');
+    const live = await client.submit('/portal/api-keys?env=live', '/portal/api-keys', {
+      env: 'live',
+      name: 'Live',
+      ...scopeFields('read'),
+    });
+    expect(plaintextOf(live)).toMatch(/^sk_live_/);
+    expect(live.text).toContain('<td>live</td>');
+    expect((await client.get('/portal/api-keys?env=test')).text).not.toContain('>Live</td>');
 
     const revoked = await client.submit('/portal/api-keys?env=test', `/portal/api-keys/${regularId}/revoke`, { env: 'test' });
     expect(revoked.status).toBe(303);
@@ -92,7 +102,7 @@ describe('portal API keys', () => {
     const about = (type: string, keyId: string) =>
       events.find((e: { event_type: string; metadata: { key_id: string } }) => e.event_type === type && e.metadata.key_id === keyId);
     const tokenId = listed.body.api_tokens.find((t: { name: string }) => t.name === 'Reader').id;
-    expect(events).toHaveLength(4);
+    expect(events).toHaveLength(5);
     expect(about('scoped_key_minted', regularId)).toMatchObject({ actor_key_id: null, metadata: { via: 'portal' } });
     expect(about('scoped_key_minted', tokenId)).toMatchObject({ actor_key_id: regularId });
     expect(about('scoped_key_revoked', regularId)).toMatchObject({ actor_key_id: null, metadata: { via: 'portal' } });

@@ -82,6 +82,7 @@ function keysTable(nav: PageNav, input: ApiKeysPageInput, keys: ApiKeyRow[], id:
       <tr>
         <th scope="col">Name</th>
         <th scope="col">Prefix</th>
+        <th scope="col">Environment</th>
         <th scope="col">Grant</th>
         <th scope="col">Minted by</th>
         <th scope="col">Created</th>
@@ -97,6 +98,7 @@ function keysTable(nav: PageNav, input: ApiKeysPageInput, keys: ApiKeyRow[], id:
           html`<tr data-key-id="${key.id}">
             <td>${key.name}</td>
             <td class="mono">${key.key_prefix}</td>
+            <td>${key.environment}</td>
             <td>${grantCell(key)}</td>
             <td>
               ${key.parent_key_id ? html`<span class="mono">${prefixOf.get(key.parent_key_id) ?? key.parent_key_id}</span>` : 'an operator'}
