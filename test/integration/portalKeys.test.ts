@@ -109,7 +109,7 @@ describe('portal API keys', () => {
     expect(about('scoped_key_revoked', tokenId)).toMatchObject({ metadata: { revoked_with: regularId } });
   });
 
-  it('refuses a delegated token beyond its parent, a parent without keys:admin, and a key with no scope', async () => {
+  it('limits a delegated token to a line; refuses one beyond its parent, an unknown line, a parent without keys:admin, a key with no scope', async () => {
     const { client, workspaceId } = await operator();
     const plain = await client.submit('/portal/api-keys?env=test', '/portal/api-keys', {
       env: 'test',
@@ -120,9 +120,23 @@ describe('portal API keys', () => {
     const admin = await client.submit('/portal/api-keys?env=test', '/portal/api-keys', {
       env: 'test',
       name: 'Admin',
-      ...scopeFields('keys:admin', 'read'),
+      ...scopeFields('keys:admin', 'numbers:provision', 'numbers:read', 'read'),
     });
-    const adminId = rowOf(admin, plaintextOf(admin).slice(0, 16))!;
+    const adminKey = plaintextOf(admin);
+    const adminId = rowOf(admin, adminKey.slice(0, 16))!;
+    // A token limited to one line of the workspace, as `grant.resources.numbers` limits it.
+    const line = await h.request('POST', '/api/v1/lines', { key: adminKey, body: { name: 'Only', mode: 'hosted', system_prompt: 'x' } });
+    expect(line.status).toBe(201);
+    const limited = await client.submit('/portal/api-keys?env=test', '/portal/api-keys/delegated', {
+      env: 'test',
+      parent_key_id: adminId,
+      name: 'One line',
+      [`line.${line.body.line.id}`]: 'on',
+      ...scopeFields('numbers:read', 'read'),
+    });
+    expect(limited.status).toBe(201);
+    const tokens = (await h.request('GET', '/api-tokens', { key: adminKey })).body.api_tokens;
+    expect(tokens.find((t: { name: string }) => t.name === 'One line').grant.resources).toEqual({ numbers: [line.body.line.id] });
     const count = async () => (await h.db('api_keys').where({ workspace_id: workspaceId })).length;
     const before = await count();
 
@@ -145,6 +159,16 @@ describe('portal API keys', () => {
     expect(beyond.text).toContain('grant.scopes');
     expect(beyond.text).toContain('calls:create');
     expect(beyond.text).toContain('value="Caller"');
+
+    const unknownLine = await client.submit('/portal/api-keys?env=test', '/portal/api-keys/delegated', {
+      env: 'test',
+      parent_key_id: adminId,
+      name: 'Elsewhere',
+      [`line.${crypto.randomUUID()}`]: 'on',
+      ...scopeFields('read'),
+    });
+    expect(unknownLine.status).toBe(422);
+    expect(unknownLine.text).toContain('grant.resources.numbers');
 
     const none = await client.submit('/portal/api-keys?env=test', '/portal/api-keys', { env: 'test', name: 'Empty' });
     expect(none.status).toBe(422);
