@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { hashPassword } from '../../src/platform/crypto/password';
 import { setPasswordHash } from '../../src/domain/accounts/store';
 import { addUser } from '../../src/domain/workspaces/service';
+import { runCommand } from '../../src/main/cli';
 import { startHarness, type Harness } from '../support/harness';
 import { PortalClient, type PortalResponse } from '../support/portalClient';
 
@@ -214,5 +215,24 @@ describe('portal API keys', () => {
     // The other environment does not hold it either.
     expect((await client.submit('/portal/api-keys?env=live', `/portal/api-keys/${keyId}/revoke`, { env: 'live' })).status).toBe(404);
     expect(await h.db('api_keys').where({ id: keyId }).first()).toMatchObject({ revoked_at: null });
+  });
+  it("lists a key the CLI's `key create` minted (through the same use case, audited with via cli) and revokes it", async () => {
+    const { client, workspaceId } = await operator();
+    const created = await runCommand(h.db, ['key', 'create'], {
+      workspace: workspaceId,
+      env: 'test',
+      name: 'From CLI',
+      scopes: 'read,numbers:read',
+    });
+    const page = await client.get('/portal/api-keys?env=test');
+    expect(page.text).toContain(`data-key-id="${created.id}"`);
+    expect(page.text).not.toContain(String(created.key));
+    expect((await client.submit('/portal/api-keys?env=test', `/portal/api-keys/${created.id}/revoke`, { env: 'test' })).status).toBe(303);
+    expect((await h.request('GET', '/api/v1/lines', { key: String(created.key) })).status).toBe(401);
+    const events = await h.db('compliance_events').where({ workspace_id: workspaceId });
+    expect(events.map((e: { event_type: string; metadata: { via: string } }) => [e.event_type, e.metadata.via]).sort()).toEqual([
+      ['scoped_key_minted', 'cli'],
+      ['scoped_key_revoked', 'portal'],
+    ]);
   });
 });
