@@ -5,15 +5,21 @@ import { isUuid } from '../openapi/formats';
 import { phoneOrFail } from '../phoneField';
 import {
   consentsOf,
+  CONSENT_SOURCE_MAX_LENGTH,
   CONSENT_TYPES,
   grantConsent,
   revokeConsents,
   toConsentRecord,
   type ConsentType,
 } from '../../src/domain/compliance/consent';
-import { addDisclosure, disclosuresOf, toDisclosureRecord } from '../../src/domain/compliance/disclosures';
+import {
+  addDisclosure,
+  DISCLOSURE_LANGUAGES,
+  DISCLOSURE_LIMITS,
+  disclosuresOf,
+  toDisclosureRecord,
+} from '../../src/domain/compliance/disclosures';
 import { optIn, optOut, optOutsOf } from '../../src/domain/compliance/optOuts';
-import { LANGUAGES } from '../../src/domain/lines/rules';
 import { findLine, linesOf } from '../../src/domain/lines/store';
 import { changed, refuse } from './answer';
 import { sendPage } from './http';
@@ -22,10 +28,6 @@ import { compliancePage, type CompliancePageInput } from './pages/compliance';
 import type { Operator } from './visitor';
 
 const ROWS_SHOWN = 100;
-const SOURCE_MAX_LENGTH = 200;
-const MESSAGE_MAX_LENGTH = 2000;
-/** The languages a disclosure may be in: a line's, without `multi` (as the API's schema). */
-export const DISCLOSURE_LANGUAGES: readonly string[] = LANGUAGES.filter((language) => language !== 'multi');
 
 const phoneOf = (form: Record<string, string>) => phoneOrFail(form.phone_number ?? '');
 const PAGE = '/portal/compliance';
@@ -98,8 +100,8 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
     const line = isUuid(form.line_id) ? await findLine(deps.db, tenantOf(operator), form.line_id) : undefined;
     if (!line) throw errors.notFound('Line');
     const source = (form.source ?? '').trim() || 'portal';
-    if (source.length > SOURCE_MAX_LENGTH)
-      throw errors.validation([{ field: 'source', message: `At most ${SOURCE_MAX_LENGTH} characters` }]);
+    if (source.length > CONSENT_SOURCE_MAX_LENGTH)
+      throw errors.validation([{ field: 'source', message: `At most ${CONSENT_SOURCE_MAX_LENGTH} characters` }]);
     const row = await grantConsent(deps.db, {
       tenant: tenantOf(operator),
       lineId: line.id,
@@ -129,12 +131,14 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
   complianceChange(`${PAGE}/disclosures`, async (_ctx, operator, form) => {
     const message = (form.message ?? '').trim();
     const problems: Array<{ field: string; message: string }> = [];
-    if (message.length === 0 || message.length > MESSAGE_MAX_LENGTH)
-      problems.push({ field: 'message', message: `Is required, at most ${MESSAGE_MAX_LENGTH} characters` });
+    const { messageMaxLength, jurisdictionMinLength, jurisdictionMaxLength } = DISCLOSURE_LIMITS;
+    if (message.length === 0 || message.length > messageMaxLength)
+      problems.push({ field: 'message', message: `Is required, at most ${messageMaxLength} characters` });
     const language = form.language || 'en';
     if (!DISCLOSURE_LANGUAGES.includes(language)) problems.push({ field: 'language', message: 'Choose a language' });
     const jurisdiction = (form.jurisdiction ?? '').trim() || 'US';
-    if (!/^[A-Za-z0-9-]{2,16}$/.test(jurisdiction)) problems.push({ field: 'jurisdiction', message: '2 to 16 letters, digits or dashes' });
+    if (jurisdiction.length < jurisdictionMinLength || jurisdiction.length > jurisdictionMaxLength)
+      problems.push({ field: 'jurisdiction', message: `${jurisdictionMinLength} to ${jurisdictionMaxLength} characters` });
     if (problems.length > 0) throw errors.validation(problems);
     const author = { ...tenantOf(operator), keyId: null };
     const row = await addDisclosure(

@@ -17,10 +17,17 @@ import {
 } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
 import type { RouteDef } from './types';
-import { addDisclosure, disclosuresOf, toDisclosureRecord } from '../../src/domain/compliance/disclosures';
+import {
+  addDisclosure,
+  DISCLOSURE_LANGUAGES,
+  DISCLOSURE_LIMITS,
+  disclosuresOf,
+  toDisclosureRecord,
+} from '../../src/domain/compliance/disclosures';
 import { auditEvents } from '../../src/domain/compliance/auditLog';
 import {
   consentsOf,
+  CONSENT_SOURCE_MAX_LENGTH,
   CONSENT_TYPES,
   grantConsent,
   revokeConsents,
@@ -28,7 +35,6 @@ import {
   type ConsentType,
 } from '../../src/domain/compliance/consent';
 import { findLine } from '../../src/domain/lines/store';
-import { LANGUAGES } from '../../src/domain/lines/rules';
 
 async function grant(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
@@ -221,7 +227,7 @@ export function complianceRoutes(): RouteDef[] {
             source: {
               type: 'string',
               minLength: 1,
-              maxLength: 200,
+              maxLength: CONSENT_SOURCE_MAX_LENGTH,
               description: 'Where the consent came from, e.g. "api", "web_form"; default "api"',
             },
           },
@@ -296,9 +302,14 @@ export function complianceRoutes(): RouteDef[] {
           additionalProperties: false,
           required: ['message'],
           properties: {
-            message: { type: 'string', minLength: 1, maxLength: 2000 },
-            language: { type: 'string', enum: LANGUAGES.filter((l) => l !== 'multi'), default: 'en' },
-            jurisdiction: { type: 'string', minLength: 2, maxLength: 16, default: 'US' },
+            message: { type: 'string', minLength: 1, maxLength: DISCLOSURE_LIMITS.messageMaxLength },
+            language: { type: 'string', enum: [...DISCLOSURE_LANGUAGES], default: 'en' },
+            jurisdiction: {
+              type: 'string',
+              minLength: DISCLOSURE_LIMITS.jurisdictionMinLength,
+              maxLength: DISCLOSURE_LIMITS.jurisdictionMaxLength,
+              default: 'US',
+            },
             is_default: { type: 'boolean', description: 'Defaults to true for the first disclosure of a language' },
           },
         }),

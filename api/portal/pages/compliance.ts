@@ -1,5 +1,5 @@
-import { CONSENT_TYPES, type ConsentRow } from '../../../src/domain/compliance/consent';
-import type { DisclosureRow } from '../../../src/domain/compliance/disclosures';
+import { CONSENT_SOURCE_MAX_LENGTH, CONSENT_TYPES, type ConsentRow } from '../../../src/domain/compliance/consent';
+import { DISCLOSURE_LIMITS, type DisclosureRow } from '../../../src/domain/compliance/disclosures';
 import type { OptOutRow } from '../../../src/domain/compliance/optOuts';
 import { html, type Html } from '../html';
 import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
@@ -192,7 +192,7 @@ function grantConsentForm(nav: PageNav, input: CompliancePageInput): Html {
         ${CONSENT_TYPES.map((type) => html`<option value="${type}" ${(form.consent_type ?? 'explicit_outbound') === type ? html`selected` : ''}>${type}</option>`)}
       </select>
       <label for="consent-source">Source (where it was given; default portal)</label>
-      <input id="consent-source" name="source" type="text" maxlength="200" value="${form.source ?? ''}" />
+      <input id="consent-source" name="source" type="text" maxlength="${CONSENT_SOURCE_MAX_LENGTH}" value="${form.source ?? ''}" />
       <button type="submit">Record consent</button>
     </form>`;
 }
@@ -207,13 +207,20 @@ function addDisclosureForm(nav: PageNav, input: CompliancePageInput): Html {
         value="disclosure"
       />
       <label for="disclosure-message">Disclosure message</label>
-      <textarea id="disclosure-message" name="message" required maxlength="2000" rows="3">${form.message ?? ''}</textarea>
+      <textarea id="disclosure-message" name="message" required maxlength="${DISCLOSURE_LIMITS.messageMaxLength}" rows="3">
+${form.message ?? ''}</textarea>
       <label for="disclosure-language">Language</label>
       <select id="disclosure-language" name="language">
         ${input.languages.map((language) => html`<option value="${language}" ${(form.language ?? 'en') === language ? html`selected` : ''}>${language}</option>`)}
       </select>
       <label for="disclosure-jurisdiction">Jurisdiction</label>
-      <input id="disclosure-jurisdiction" name="jurisdiction" type="text" maxlength="16" value="${form.jurisdiction ?? 'US'}" />
+      <input
+        id="disclosure-jurisdiction"
+        name="jurisdiction"
+        type="text"
+        maxlength="${DISCLOSURE_LIMITS.jurisdictionMaxLength}"
+        value="${form.jurisdiction ?? 'US'}"
+      />
       <label class="check"
         ><input type="checkbox" name="is_default" value="on" ${form.is_default ? html`checked` : ''} /> Make it the default of its language,
         the one played (the first of a language always is)</label

@@ -9,6 +9,8 @@ import { recordComplianceEvent } from './events';
 
 export const CONSENT_TYPES = ['implied_inbound', 'explicit_outbound'] as const;
 export type ConsentType = (typeof CONSENT_TYPES)[number];
+/** The longest `source` a consent records (where it was given), for the API and the portal. */
+export const CONSENT_SOURCE_MAX_LENGTH = 200;
 
 export interface ConsentRow {
   id: string;

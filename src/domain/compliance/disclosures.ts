@@ -5,7 +5,12 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import type { Environment } from '../keys/format';
+import { LANGUAGES } from '../lines/rules';
 import { recordComplianceEvent } from './events';
+
+/** A disclosure's languages (a line's, without `multi`: a disclosure is spoken in one) and field limits, for the API and the portal. */
+export const DISCLOSURE_LANGUAGES: readonly string[] = LANGUAGES.filter((language) => language !== 'multi');
+export const DISCLOSURE_LIMITS = { messageMaxLength: 2000, jurisdictionMinLength: 2, jurisdictionMaxLength: 16 } as const;
 
 export interface DisclosureRow {
   id: string;
