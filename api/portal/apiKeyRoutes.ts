@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
+import { keyName } from '../openapi/fields';
 import { MinterRevokedError } from '../../src/domain/keys/ancestry';
 import { GrantExceededError, type Grant } from '../../src/domain/keys/grants';
 import { hasScope, isScope, ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
@@ -15,7 +16,6 @@ import { apiKeysPage, type ApiKeysPageInput } from './pages/apiKeys';
 import type { Operator } from './visitor';
 
 const KEYS_SHOWN = 200;
-const NAME_MAX_LENGTH = 100;
 const PAGE = '/portal/api-keys';
 
 async function pageInput(deps: AppDeps, operator: Operator, extra: Partial<ApiKeysPageInput> = {}): Promise<ApiKeysPageInput> {
@@ -41,8 +41,9 @@ function checked(form: Record<string, string>, prefix: string): string[] {
 
 function nameOf(form: Record<string, string>): string {
   const name = (form.name ?? '').trim();
-  if (name.length === 0 || name.length > NAME_MAX_LENGTH)
-    throw errors.validation([{ field: 'name', message: `is required, at most ${NAME_MAX_LENGTH} characters` }]);
+  // The limits of the API's key name (`keyName`): the same key minted either way.
+  if (name.length < keyName.minLength || name.length > keyName.maxLength || !new RegExp(keyName.pattern).test(name))
+    throw errors.validation([{ field: 'name', message: `is required, at most ${keyName.maxLength} characters` }]);
   return name;
 }
 

@@ -174,6 +174,13 @@ describe('portal API keys', () => {
     const none = await client.submit('/portal/api-keys?env=test', '/portal/api-keys', { env: 'test', name: 'Empty' });
     expect(none.status).toBe(422);
     expect(none.text).toContain('Choose at least one scope');
+    const long = await client.submit('/portal/api-keys?env=test', '/portal/api-keys', {
+      env: 'test',
+      name: 'n'.repeat(201),
+      ...scopeFields('read'),
+    });
+    expect(long.status).toBe(422);
+    expect(long.text).toContain('at most 200 characters');
     expect(await count()).toBe(before);
   });
 

@@ -1,3 +1,4 @@
+import { keyName } from '../../openapi/fields';
 import { grantOf } from '../../../src/domain/keys/scopedTokens';
 import { SCOPES, type Scope } from '../../../src/domain/keys/scopes';
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
@@ -139,7 +140,7 @@ function regularForm(nav: PageNav, input: ApiKeysPageInput): Html {
     <form method="post" action="/portal/api-keys" class="card" id="mint-regular">
       ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
       <label for="regular-name">Name</label>
-      <input id="regular-name" name="name" type="text" required maxlength="100" value="${form?.name ?? ''}" />
+      <input id="regular-name" name="name" type="text" required maxlength="${keyName.maxLength}" value="${form?.name ?? ''}" />
       <fieldset>
         <legend>Scopes (your role's preset at most)</legend>
         ${scopeBoxes('regular', input.scopes, form, input.scopes)}
@@ -167,7 +168,7 @@ function delegateForm(nav: PageNav, input: ApiKeysPageInput): Html {
         )}
       </select>
       <label for="delegated-name">Name</label>
-      <input id="delegated-name" name="name" type="text" required maxlength="100" value="${form?.name ?? ''}" />
+      <input id="delegated-name" name="name" type="text" required maxlength="${keyName.maxLength}" value="${form?.name ?? ''}" />
       <fieldset>
         <legend>Scopes (within the parent's)</legend>
         ${scopeBoxes('delegated', input.scopes, form, ['read'])}
