@@ -147,7 +147,7 @@ overHours('billing over hours (time-skipping)', (f) => {
 
   it('a lookup that finds no charge sends it again under the same key: one charge', async () => {
     const account = await f.carded();
-    // Requests are refused (503) for longer than the budget: the f.processor never charged.
+    // Requests are refused (503) for longer than the budget: the processor never charged.
     f.processor.state.setFault({ mode: 'error' });
     await f.withWorker(async () => {
       const handle = await f.wake(account);
