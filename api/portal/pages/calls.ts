@@ -1,5 +1,5 @@
 import type { toCallRecord } from '../../../src/domain/calls/store';
-import { CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
+import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 import { formatCents } from './overview';
@@ -8,16 +8,50 @@ type CallRecord = ReturnType<typeof toCallRecord>;
 
 const time = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')}</time>` : '—');
 
-export function callsPage(nav: PageNav, input: { calls: CallRecord[]; status: string; error?: ShownError }): Html {
+/** The list's filters as the query string carries them; '' is "all". */
+export interface CallListFilters {
+  line_id: string;
+  status: string;
+  direction: string;
+}
+
+export interface CallsPageInput {
+  calls: CallRecord[];
+  filters: CallListFilters;
+  lines: Array<{ id: string; name: string; phoneNumber: string | null }>;
+  olderCursor: string | null;
+  error?: ShownError;
+}
+
+function filterQuery(environment: string, filters: CallListFilters, cursor?: string): string {
+  const query = new URLSearchParams({ env: environment });
+  for (const [name, value] of Object.entries(filters)) if (value) query.set(name, value);
+  if (cursor) query.set('cursor', cursor);
+  return query.toString();
+}
+
+const choice = (value: string, current: string, label: string) =>
+  html`<option value="${value}" ${current === value ? html`selected` : ''}>${label}</option>`;
+
+export function callsPage(nav: PageNav, input: CallsPageInput): Html {
+  const { filters } = input;
   return layout(
     'Calls',
     html`${errorBox(input.error)}
       <form method="get" action="/portal/calls" class="filters" aria-label="Filter calls">
         <input type="hidden" name="env" value="${nav.environment}" />
+        <label for="line_id">Line</label>
+        <select id="line_id" name="line_id">
+          ${choice('', filters.line_id, 'all')}
+          ${input.lines.map((line) => choice(line.id, filters.line_id, `${line.name} ${line.phoneNumber ?? ''}`.trim()))}
+        </select>
         <label for="status">Status</label>
         <select id="status" name="status">
-          <option value="">all</option>
-          ${CALL_STATUSES.map((status) => html`<option value="${status}" ${input.status === status ? html`selected` : ''}>${status}</option>`)}
+          ${choice('', filters.status, 'all')} ${CALL_STATUSES.map((status) => choice(status, filters.status, status))}
+        </select>
+        <label for="direction">Direction</label>
+        <select id="direction" name="direction">
+          ${choice('', filters.direction, 'all')} ${CALL_DIRECTIONS.map((direction) => choice(direction, filters.direction, direction))}
         </select>
         <button type="submit">Filter</button>
       </form>
@@ -56,6 +90,11 @@ export function callsPage(nav: PageNav, input: { calls: CallRecord[]; status: st
                 )}
               </tbody>
             </table>`
+      }
+      ${
+        input.olderCursor
+          ? html`<p><a id="older" href="/portal/calls?${filterQuery(nav.environment, filters, input.olderCursor)}">Older calls</a></p>`
+          : ''
       }`,
     nav,
   );
@@ -109,20 +148,31 @@ export function callLive(call: CallRecord, environment: string): Html {
   </section>`;
 }
 
-export function callPage(nav: PageNav, call: CallRecord): Html {
+/** A call's page: its live part, its recording, its Temporal history to download and (when configured) to open in the Temporal UI. */
+export function callPage(nav: PageNav, call: CallRecord, temporalUiUrl: string | undefined): Html {
   return layout(
     `Call to ${call.to_number}`,
     html`<p>
         ${call.direction} call from <span class="mono">${call.from_number}</span> to <span class="mono">${call.to_number}</span>, created
-        ${time(call.created_at)}.
+        ${time(call.created_at)}, on <a href="/portal/lines/${call.line_id}?env=${nav.environment}">its line</a>.
       </p>
       ${callLive(call, nav.environment)}
-      ${call.recording_url && /^https?:\/\//.test(call.recording_url) ? html`<p><a href="${call.recording_url}">Recording</a></p>` : ''}
+      ${
+        call.recording_url && /^https?:\/\//.test(call.recording_url)
+          ? html`<p><a id="recording" href="${call.recording_url}">Recording</a></p>`
+          : html`<p id="no-recording">No recording for this call.</p>`
+      }
+      <h2>Workflow</h2>
       <p>
         <a id="history" href="/portal/calls/${call.id}/history.json?env=${nav.environment}" download
           >Download the call's Temporal history (JSON)</a
         >
       </p>
+      ${
+        temporalUiUrl
+          ? html`<p><a id="temporal-ui" href="${temporalUiUrl}">Open the call's workflow in the Temporal UI</a></p>`
+          : html`<p id="no-temporal-ui">No Temporal UI link: set <code>TEMPORAL_UI_URL</code> to link calls to their workflows.</p>`
+      }
       <p><a href="/portal/calls?env=${nav.environment}">All calls</a></p>`,
     nav,
   );
