@@ -36,7 +36,7 @@ async function callOf(deps: AppDeps, operator: Operator, id: string): Promise<Ca
 }
 
 /** The call's workflow in the Temporal Web UI (its id is the call's), when TEMPORAL_UI_URL is set. */
-function temporalUiLink(config: AppDeps['config'], workflowId: string): string | undefined {
+export function temporalUiLink(config: AppDeps['config'], workflowId: string): string | undefined {
   if (!config.temporalUiUrl) return undefined;
   return `${config.temporalUiUrl}/namespaces/${encodeURIComponent(config.temporalNamespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
