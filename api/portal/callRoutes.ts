@@ -2,12 +2,14 @@ import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { callHistory } from '../../src/domain/calls/history';
-import { CALL_DIRECTIONS, CALL_STATUSES } from '../../src/domain/calls/rules';
+import { endActiveCall } from '../../src/domain/calls/hangup';
+import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { linesOf } from '../../src/domain/lines/store';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
-import { navOf, operatorOrLogin, tenantOf } from './operatorPages';
+import { changed } from './answer';
+import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
 import { callLive, callPage, callsPage, type CallListFilters } from './pages/calls';
 import { signedInOperator, type Operator } from './visitor';
 
@@ -41,7 +43,7 @@ export function temporalUiLink(config: AppDeps['config'], workflowId: string): s
   return `${config.temporalUiUrl}/namespaces/${encodeURIComponent(config.temporalNamespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
-/** Calls: the list (filtered by line, status and direction, paged by cursor), a call's page with its live status and transcript, its Temporal history. Every role reads them. */
+/** Calls: the list (filtered by line, status and direction, paged by cursor), a call's page with its live status and transcript, its Temporal history, hanging up. Every role reads them. */
 export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get('/portal/calls', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
@@ -79,14 +81,32 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
     const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
     if (!operator) return;
     const call = toCallRecord(await callOf(deps, operator, ctx.params.id));
-    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), call, temporalUiLink(deps.config, call.id)));
+    const mayHangUp = roleAllows(operator, 'calls:control');
+    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), call, temporalUiLink(deps.config, call.id), mayHangUp));
   });
 
   router.get('/portal/calls/:id/live', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
     const operator = await signedInOperator(ctx, deps, typeof ctx.query.env === 'string' ? ctx.query.env : undefined);
     if (!operator) throw errors.unauthorized();
-    sendPage(ctx, 200, callLive(toCallRecord(await callOf(deps, operator, ctx.params.id)), operator.environment));
+    const call = toCallRecord(await callOf(deps, operator, ctx.params.id));
+    const hangUp = roleAllows(operator, 'calls:control') ? { csrfToken: operator.csrfToken } : undefined;
+    sendPage(ctx, 200, callLive(call, operator.environment, hangUp));
+  });
+
+  // Hanging up, as POST /api/v1/calls/{id}/hangup does (its scope, calls:control): the call's page then shows it end.
+  router.post('/portal/calls/:id/hangup', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { operator } = signedIn;
+    const row = await callOf(deps, operator, ctx.params.id);
+    if (!roleAllows(operator, 'calls:control')) throw errors.forbidden('Your role cannot hang up calls');
+    if (isActiveCallStatus(row.status)) {
+      await endActiveCall(deps.temporal, deps.config.taskQueue, row.id);
+      ctx.state.log.info({ call_id: row.id, user_id: operator.user.id }, 'portal call hung up');
+    }
+    changed(ctx, `/portal/calls/${row.id}?env=${operator.environment}`, 202, { call_id: row.id });
   });
 
   router.get('/portal/calls/:id/history.json', async (rawCtx) => {

@@ -3,7 +3,7 @@ import { setPasswordHash } from '../../src/domain/accounts/store';
 import { hashPassword } from '../../src/platform/crypto/password';
 import { addUser } from '../../src/domain/workspaces/service';
 import { CALLEE } from '../support/customer';
-import { startHarness, type Harness } from '../support/harness';
+import { eventually, startHarness, type Harness } from '../support/harness';
 import { PortalClient, type PortalResponse } from '../support/portalClient';
 
 const PASSWORD = 'correct horse battery';
@@ -111,6 +111,7 @@ describe('portal lines and calls', () => {
     for (const [path, body] of [
       [`/portal/lines/${lineId}`, withoutToken],
       [`/portal/lines/${lineId}/calls`, { env: 'test', to_number: CALLEE, idempotency_key: crypto.randomUUID() }],
+      [`/portal/calls/${crypto.randomUUID()}/hangup`, { env: 'test' }],
     ] as const) {
       const res = await client.post(path, body);
       expect(res.status).toBe(403);
@@ -179,6 +180,23 @@ describe('portal lines and calls', () => {
     expect(busy.status).toBe(409);
     expect(shownError(busy)).toBe('call_in_progress');
     expect(await h.db('calls').where({ line_id: lineId })).toHaveLength(1);
+
+    // Once answered, the operator hangs it up from its page, as POST /calls/{id}/hangup does; the button goes with the call.
+    await eventually(async () =>
+      (await client.get(`/portal/calls/${callId}/live?env=test`)).text.includes('"in_progress"') ? true : undefined,
+    );
+    const callPage = await client.get(`/portal/calls/${callId}?env=test`);
+    expect(callPage.text).toContain('action="/portal/calls/' + callId + '/hangup"');
+    const hungUp = await client.post(`/portal/calls/${callId}/hangup`, { csrf_token: PortalClient.csrfOf(callPage), env: 'test' });
+    expect(hungUp.status).toBe(303);
+    expect(hungUp.headers.get('location')).toBe(`/portal/calls/${callId}?env=test`);
+    const ended = await eventually(async () => {
+      const res = await client.get(`/portal/calls/${callId}/live?env=test`);
+      return res.text.includes('hx-trigger') ? undefined : res;
+    });
+    expect(ended.text).toContain('data-call-status="completed"');
+    expect(ended.text).not.toContain('/hangup');
+    expect(await h.db('calls').where({ id: callId }).first()).toMatchObject({ status: 'completed', end_cause: 'api_hangup' });
 
     // Compliance applies: a line that checks consent refuses a number without it.
     const checked = await hostedLine(client, 'Checked');

@@ -1,7 +1,7 @@
 import type { toCallRecord } from '../../../src/domain/calls/store';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
-import { errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
 import { formatCents } from './overview';
 
 type CallRecord = ReturnType<typeof toCallRecord>;
@@ -105,7 +105,7 @@ export function callsPage(nav: PageNav, input: CallsPageInput): Html {
  * settled (the end time and charge land just after the status); the fragment of a settled call has no
  * trigger, so the polling stops by itself.
  */
-export function callLive(call: CallRecord, environment: string): Html {
+export function callLive(call: CallRecord, environment: string, hangUp?: { csrfToken: string }): Html {
   const polling =
     isActiveCallStatus(call.status) || call.ended_at === null
       ? html`hx-get="/portal/calls/${call.id}/live?env=${environment}" hx-trigger="every 2s" hx-swap="outerHTML"`
@@ -137,6 +137,14 @@ export function callLive(call: CallRecord, environment: string): Html {
         <dd data-call-ended>${time(call.ended_at)}</dd>
       </div>
     </dl>
+    ${
+      hangUp && isActiveCallStatus(call.status)
+        ? html`<form method="post" action="/portal/calls/${call.id}/hangup">
+            ${csrfField(hangUp.csrfToken)}<input type="hidden" name="env" value="${environment}" />
+            <button type="submit">Hang up</button>
+          </form>`
+        : ''
+    }
     <h2>Transcript</h2>
     ${
       call.transcript?.length
@@ -149,14 +157,14 @@ export function callLive(call: CallRecord, environment: string): Html {
 }
 
 /** A call's page: its live part, its recording, its Temporal history to download and (when configured) to open in the Temporal UI. */
-export function callPage(nav: PageNav, call: CallRecord, temporalUiUrl: string | undefined): Html {
+export function callPage(nav: PageNav, call: CallRecord, temporalUiUrl: string | undefined, mayHangUp: boolean): Html {
   return layout(
     `Call to ${call.to_number}`,
     html`<p>
         ${call.direction} call from <span class="mono">${call.from_number}</span> to <span class="mono">${call.to_number}</span>, created
         ${time(call.created_at)}, on <a href="/portal/lines/${call.line_id}?env=${nav.environment}">its line</a>.
       </p>
-      ${callLive(call, nav.environment)}
+      ${callLive(call, nav.environment, mayHangUp ? { csrfToken: nav.csrfToken } : undefined)}
       ${
         call.recording_url && /^https?:\/\//.test(call.recording_url)
           ? html`<p><a id="recording" href="${call.recording_url}">Recording</a></p>`
