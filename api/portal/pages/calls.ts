@@ -35,6 +35,7 @@ const choice = (value: string, current: string, label: string) =>
 
 export function callsPage(nav: PageNav, input: CallsPageInput): Html {
   const { filters } = input;
+  const lineNames = new Map(input.lines.map((line) => [line.id, line.name]));
   return layout(
     'Calls',
     html`${errorBox(input.error)}
@@ -65,6 +66,7 @@ export function callsPage(nav: PageNav, input: CallsPageInput): Html {
               <thead>
                 <tr>
                   <th scope="col">Created (UTC)</th>
+                  <th scope="col">Line</th>
                   <th scope="col">Direction</th>
                   <th scope="col">From</th>
                   <th scope="col">To</th>
@@ -79,6 +81,9 @@ export function callsPage(nav: PageNav, input: CallsPageInput): Html {
                     html`<tr data-call-id="${call.id}">
                       <td>
                         <a href="/portal/calls/${call.id}?env=${nav.environment}">${call.created_at.slice(0, 19).replace('T', ' ')}</a>
+                      </td>
+                      <td>
+                        <a href="/portal/lines/${call.line_id}?env=${nav.environment}">${lineNames.get(call.line_id) ?? 'line'}</a>
                       </td>
                       <td>${call.direction}</td>
                       <td class="mono">${call.from_number}</td>
