@@ -12,6 +12,7 @@ import { deliveryRoutes } from './deliveryRoutes';
 import { refuse } from './answer';
 import { html } from './html';
 import { keyRoutes } from './keyRoutes';
+import { lineRoutes } from './lineRoutes';
 import { memberRoutes } from './memberRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
@@ -71,6 +72,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   });
   accountRoutes(router, deps);
   workspaceRoutes(router, deps);
+  lineRoutes(router, deps);
   callRoutes(router, deps);
   conversationRoutes(router, deps);
   billingRoutes(router, deps);
