@@ -122,4 +122,43 @@ describe('portal deliveries, card and members', () => {
     expect(noToken.status).toBe(403);
     expect(await h.db('webhook_deliveries').where({ event_id: eventId }).pluck('attempt')).toEqual([1]);
   });
+
+  it('a plain member is offered no Members link and is refused its pages, nor may redeliver; owners and admins see it', async () => {
+    const boss = await operator();
+    const { deliveryId, eventId } = await failedDelivery(boss);
+    const joined = async (role: string) => {
+      const email = `ops-${role}+${crypto.randomBytes(4).toString('hex')}@example.test`;
+      const invited = await boss.client.submit('/portal/members', '/portal/members/invite', { email, role }, JSON_ACCEPT);
+      expect(invited.status).toBe(201);
+      const token = new URL(JSON.parse(invited.text).link).searchParams.get('token')!;
+      const client = new PortalClient(h.apiUrl);
+      const accepted = await client.submit(`/portal/invite?token=${token}`, '/portal/invite', { token, password: PASSWORD }, JSON_ACCEPT);
+      expect(accepted.status).toBe(201);
+      return client;
+    };
+    const membersLink = /<a href="\/portal\/members\?env=test"/;
+    expect((await boss.client.get('/portal')).text).toMatch(membersLink);
+    const admin = await joined('admin');
+    expect((await admin.get('/portal')).text).toMatch(membersLink);
+    expect((await admin.get('/portal/members')).status).toBe(200);
+
+    const plain = await joined('member');
+    const overview = await plain.get('/portal');
+    expect(overview.status).toBe(200);
+    expect(overview.text).not.toMatch(membersLink);
+    expect((await plain.get('/portal/members')).status).toBe(403);
+    const invite = await plain.post('/portal/members/invite', {
+      csrf_token: PortalClient.csrfOf(overview),
+      email: 'x@example.test',
+      role: 'member',
+    });
+    expect(invite.status).toBe(403);
+    // A member reads deliveries but cannot redeliver (POST /webhooks/test needs webhooks:write).
+    const detail = await plain.get(`/portal/deliveries/${deliveryId}?env=test`);
+    expect(detail.status).toBe(200);
+    expect(detail.text).not.toContain('id="redeliver"');
+    const res = await plain.post(`/portal/deliveries/${deliveryId}/redeliver`, { csrf_token: PortalClient.csrfOf(detail), env: 'test' });
+    expect(res.status).toBe(403);
+    expect(await h.db('webhook_deliveries').where({ event_id: eventId }).pluck('attempt')).toEqual([1]);
+  });
 });
