@@ -4,6 +4,7 @@ import { mintUserKey } from '../../src/domain/workspaces/service';
 import { eventually, startHarness, type Harness } from '../support/harness';
 import { PortalClient } from '../support/portalClient';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 
 const PASSWORD = 'correct horse battery';
 const JSON_ACCEPT = { accept: 'application/json' };
@@ -81,7 +82,10 @@ describe('portal deliveries, card and members', () => {
       [2, 'success'],
     ]);
     expect(request.headers['x-service-delivery-id']).toBe(attempts[1].id);
-    const page = await owner.client.get(`/portal/deliveries/${deliveryId}?env=test`);
+    const page = await owner.client.get(`/portal/deliveries/${deliveryId}?env=test&started=2`);
+    expect(page.text).not.toContain('id="redelivery-started"');
+    // While the started attempt has not finished (here: not made yet), the page says it is on its way.
+    expect((await owner.client.get(`/portal/deliveries/${deliveryId}?env=test&started=3`)).text).toContain('id="redelivery-started"');
     expect(page.text).toMatch(/data-attempt="1" data-status="failed"/);
     expect(page.text).toMatch(/data-attempt="2" data-status="success"/);
     // One attempt, no retry series: the workflow of the redelivery has finished.
@@ -160,5 +164,94 @@ describe('portal deliveries, card and members', () => {
     const res = await plain.post(`/portal/deliveries/${deliveryId}/redeliver`, { csrf_token: PortalClient.csrfOf(detail), env: 'test' });
     expect(res.status).toBe(403);
     expect(await h.db('webhook_deliveries').where({ event_id: eventId }).pluck('attempt')).toEqual([1]);
+    const card = await plain.post('/portal/billing/card', {
+      csrf_token: PortalClient.csrfOf(detail),
+      env: 'test',
+      number: '4242424242424242',
+      exp: '12/39',
+    });
+    expect(card.status).toBe(403);
+    expect(await h.db('payment_methods').where({ workspace_id: boss.workspaceId })).toHaveLength(0);
+  });
+
+  it('adds and replaces the card through the processor: brand, last 4 and expiry shown, never the number', async () => {
+    const owner = await operator();
+    const empty = await owner.client.get('/portal/billing?env=test');
+    expect(empty.text).toContain('No card on file in the test environment.');
+    expect(empty.text).toContain('id="card-number"');
+
+    const saveCard = (number: string, exp: string, headers: Record<string, string> = {}) =>
+      owner.client.submit('/portal/billing?env=test', '/portal/billing/card', { env: 'test', number, exp }, headers);
+    const added = await saveCard('4242 4242 4242 4242', '12/39');
+    expect(added.status).toBe(303);
+    expect(added.headers.get('location')).toBe('/portal/billing?env=test&card_saved=4242');
+    const page = (await owner.client.get('/portal/billing?env=test&card_saved=4242')).text;
+    expect(page).toMatch(/Default card: <strong>visa<\/strong> ending in <span class="mono">4242<\/span> \(expires\s+12\/2039\)/);
+    expect(page).toContain('id="card-saved"');
+    expect(page).not.toContain('4242424242424242');
+    const [row] = await h.db('payment_methods').where({ user_id: owner.userId });
+    expect(row).toMatchObject({ environment: 'test', brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2039, is_default: true });
+    expect(row.processor_token).toMatch(/^simcard_/);
+    expect((await owner.client.get('/portal/billing?env=live')).text).toContain('No card on file in the live environment.');
+
+    // Declined and malformed entries: refused, nothing saved, the number not shown back.
+    const declined = await saveCard('4000000000000002', '12/39');
+    expect(declined.status).toBe(402);
+    expect(declined.text).toContain('card_declined');
+    expect(declined.text).not.toContain('4000000000000002');
+    expect((await saveCard('4242424242424242', '13-39')).status).toBe(422);
+    const json = await saveCard('5555555555554444', '01/40', JSON_ACCEPT);
+    expect(json.status).toBe(201);
+    expect(JSON.parse(json.text)).toMatchObject({ brand: 'mastercard', last4: '4444', exp_month: 1, exp_year: 2040, is_default: true });
+    expect((await owner.client.get('/portal/billing?env=test')).text).toMatch(/mastercard<\/strong> ending in <span class="mono">4444/);
+    expect(await h.db('payment_methods').where({ user_id: owner.userId }).orderBy('created_at').pluck('is_default')).toEqual([false, true]);
+
+    const noToken = await owner.client.post('/portal/billing/card', { env: 'test', number: '4242424242424242', exp: '12/39' });
+    expect(noToken.status).toBe(403);
+    expect(await h.db('payment_methods').where({ user_id: owner.userId })).toHaveLength(2);
+  });
+});
+
+/** Where the environment charges through Stripe, the portal takes only a PaymentMethod saved on Stripe: never a card number. */
+describe('portal card with Stripe', () => {
+  let stub: StripeStub;
+  let h: Harness;
+  beforeAll(async () => {
+    stub = await startStripeStub();
+    h = await startHarness(stripeStubOverrides(() => stub));
+  });
+  afterAll(async () => {
+    await h.close();
+    await stub.close();
+  });
+
+  it('saves a pm_… id read back from Stripe, refuses a card number without showing it back', async () => {
+    const client = new PortalClient(h.apiUrl);
+    const email = `ops-stripe+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const signup = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, JSON_ACCEPT);
+    const userId = JSON.parse(signup.text).user_id as string;
+    const page = await client.get('/portal/billing?env=test');
+    expect(page.text).toContain('id="card-pm"');
+    expect(page.text).not.toContain('id="card-number"');
+    expect(page.text).not.toMatch(/<script[^>]+src="https?:/);
+
+    const save = (form: Record<string, string>) =>
+      client.submit('/portal/billing?env=test', '/portal/billing/card', { env: 'test', ...form });
+    const typedCardNumbers: Array<Record<string, string>> = [
+      { payment_method: '4242 4242 4242 4242' },
+      { number: '4242424242424242', exp: '12/39' },
+    ];
+    for (const form of typedCardNumbers) {
+      const refused = await save(form);
+      expect(refused.status).toBe(422);
+      expect(refused.text).not.toMatch(/4242 ?4242 ?4242 ?4242/);
+    }
+    expect(await h.db('payment_methods').where({ user_id: userId })).toHaveLength(0);
+
+    expect((await save({ payment_method: 'pm_card_visa' })).status).toBe(303);
+    expect((await client.get('/portal/billing?env=test')).text).toMatch(/visa<\/strong> ending in <span class="mono">4242/);
+    const [row] = await h.db('payment_methods').where({ user_id: userId });
+    expect(row).toMatchObject({ environment: 'test', brand: 'visa', last4: '4242', is_default: true });
+    expect(row.processor_token).toMatch(/^cus_[^/]+\/pm_card_visa$/);
   });
 });
