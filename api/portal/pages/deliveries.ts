@@ -88,7 +88,7 @@ export interface DeliveryDetailInput {
   attempts: DeliveryRow[];
   mayRedeliver: boolean;
   error?: ShownError;
-  /** The attempt number a redelivery was just started as (the page refreshes until it shows). */
+  /** The attempt number a redelivery was just started as (a notice until that attempt has finished). */
   started?: number;
 }
 
@@ -103,10 +103,11 @@ export function deliveryPage(nav: PageNav, input: DeliveryDetailInput): Html {
         <a href="/portal/deliveries?env=${nav.environment}">All deliveries</a>
       </p>
       ${
-        input.started
+        // Until the new attempt has finished: reloading the page shows it.
+        input.started && !input.attempts.some((row) => row.attempt === input.started && row.status !== 'pending')
           ? html`<p class="notice" role="status" id="redelivery-started">
               Redelivery started as attempt ${input.started};
-              <a href="/portal/deliveries/${input.deliveryId}?env=${nav.environment}">refresh</a> to see it.
+              <a href="/portal/deliveries/${input.deliveryId}?env=${nav.environment}&amp;started=${input.started}">refresh</a> to see it.
             </p>`
           : ''
       }
