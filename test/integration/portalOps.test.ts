@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { publishDepsOf, publishEvent } from '../../src/domain/webhooks/publish';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { eventually, startHarness, type Harness } from '../support/harness';
@@ -91,6 +92,43 @@ describe('portal deliveries, card and members', () => {
     // One attempt, no retry series: the workflow of the redelivery has finished.
     const run = await h.temporal.workflow.getHandle(`webhook-redeliver:${eventId}:2`).describe();
     expect(run.status.name).toBe('COMPLETED');
+  });
+
+  it('refuses while the retry series runs; afterwards one attempt and no new series, even for an event type that retries', async () => {
+    const owner = await operator();
+    const { lineId } = await failedDelivery(owner);
+    const workspaceId = owner.workspaceId;
+    receiver.script({ status: 500, body: 'down' });
+    const deps = publishDepsOf({ config: h.config, db: h.db, temporal: h.temporal, now: () => new Date() });
+    const { eventId } = await publishEvent(deps, {
+      workspaceId,
+      environment: 'test',
+      lineId,
+      type: 'sms_received',
+      target: 'webhook',
+      payload: { from: '+14155550100', text: 'hi' },
+      now: new Date(),
+    });
+    const first = await h.db('webhook_deliveries').where({ event_id: eventId, attempt: 1 }).first();
+    expect(first.status).toBe('failed');
+    // Attempt 1 failed, so its retry workflow waits out the backoff: a redelivery now would race it.
+    const series = h.temporal.workflow.getHandle(`webhook-event:${eventId}`);
+    expect((await series.describe()).status.name).toBe('RUNNING');
+    const busy = await redeliver(owner.client, first.id);
+    expect(busy.status).toBe(409);
+    expect(busy.text).toContain('delivery_in_progress');
+    await series.terminate('the test ends the retry series');
+
+    receiver.script({ status: 500, body: 'still down' });
+    expect((await redeliver(owner.client, first.id)).status).toBe(303);
+    const run = h.temporal.workflow.getHandle(`webhook-redeliver:${eventId}:2`);
+    // The attempt fails and the workflow ends there (a retry would sleep 5 minutes first).
+    await expect(run.result()).resolves.toMatchObject({ status: 'failed', attempts: 2 });
+    const rows = await h.db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt');
+    expect(rows.map((row) => [row.attempt, row.status, row.http_status])).toEqual([
+      [1, 'failed', 500],
+      [2, 'failed', 500],
+    ]);
   });
 
   it('refuses a redelivery to a destination the egress policy refuses, without an attempt', async () => {
