@@ -150,6 +150,7 @@ export function billingRoutes(router: Router<AppState>, deps: AppDeps): void {
       { workspaceId: owner.workspace_id, userId: owner.id, environment: operator.environment },
       entry,
       true,
+      { selfService: true },
     );
     if (!outcome.ok)
       return again(

@@ -291,5 +291,14 @@ describe('portal card with Stripe', () => {
     const [row] = await h.db('payment_methods').where({ user_id: userId });
     expect(row).toMatchObject({ environment: 'test', brand: 'visa', last4: '4242', is_default: true });
     expect(row.processor_token).toMatch(/^cus_[^/]+\/pm_card_visa$/);
+
+    // The same Stripe card cannot be claimed by a second workspace.
+    const other = new PortalClient(h.apiUrl);
+    const otherEmail = `ops-stripe2+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    await other.submit('/portal/signup', '/portal/signup', { email: otherEmail, password: PASSWORD }, JSON_ACCEPT);
+    const claimed = await other.submit('/portal/billing?env=test', '/portal/billing/card', { env: 'test', payment_method: 'pm_card_visa' });
+    expect(claimed.status).toBe(422);
+    expect(claimed.text).toContain('saved by another workspace');
+    expect(await h.db('payment_methods').where({ processor_token: row.processor_token })).toHaveLength(1);
   });
 });

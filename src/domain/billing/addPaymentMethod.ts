@@ -19,6 +19,11 @@ export async function addPaymentMethod(
   owner: { workspaceId: string; userId: string; environment: 'test' | 'live' },
   entry: CardEntry,
   makeDefault: boolean,
+  /**
+   * A tenant saving its own card (the portal): a processor card another workspace has saved (e.g. a
+   * pasted Stripe PaymentMethod id) is refused. The CLI is the operator's, who may save any card.
+   */
+  options: { selfService?: boolean } = {},
 ): Promise<AddPaymentMethodOutcome> {
   if (entry.kind !== vault.accepts)
     return {
@@ -38,6 +43,14 @@ export async function addPaymentMethod(
     if (err instanceof PaymentRequestRejectedError) return { ok: false, refused: 'rejected', message: err.message };
     throw err;
   }
+  const elsewhere =
+    options.selfService &&
+    (await deps
+      .db('payment_methods')
+      .where({ processor_token: card.token, environment: owner.environment })
+      .whereNot({ workspace_id: owner.workspaceId })
+      .first('id'));
+  if (elsewhere) return { ok: false, refused: 'rejected', message: 'this card is saved by another workspace' };
   const saved = await savePaymentMethod(deps.db, {
     workspaceId: owner.workspaceId,
     userId: owner.userId,
