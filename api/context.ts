@@ -5,6 +5,7 @@ import type { Config } from '../src/platform/config';
 import type { Db } from '../src/platform/db/knex';
 import type { ApiKeyRow } from '../src/domain/keys/store';
 import type { Logger } from '../src/platform/logger';
+import type { CardVaults } from '../src/adapters/payments/port';
 
 /** What every handler can reach: shared infrastructure, never per-tenant state. */
 export interface AppDeps {
@@ -19,6 +20,11 @@ export interface AppDeps {
    * (Telnyx); src/main builds it from CARRIER_PROVIDER. Absent for the simulator, which declines on a non-2xx.
    */
   declineCall?: (carrierCallId: string) => Promise<void>;
+  /**
+   * Where each environment saves cards (src/main builds it from PAYMENTS_PROVIDER); the portal's
+   * billing page saves none without it.
+   */
+  cardVaults?: CardVaults;
   /** True once the process has begun draining (SIGTERM): /readyz answers 503 from then on. */
   draining?: () => boolean;
 }

@@ -19,7 +19,7 @@ export function assertLineAllowed(principal: Principal, lineId: string): void {
 }
 
 /** The refusal of a line the key may not act on (see above). */
-export function lineNotAllowedError(principal: Principal, lineId: string): ApiError {
+export function lineNotAllowedError(principal: { key: { line_id: string | null } }, lineId: string): ApiError {
   if (principal.key.line_id) {
     return new ApiError(403, 'agent_scope_error', 'This key is bound to another line', [
       { field: 'line_id', message: principal.key.line_id },

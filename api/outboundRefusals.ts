@@ -2,7 +2,7 @@ import { refuseHold } from './billingErrors';
 import { principalOf, type AppContext, type AppDeps } from './context';
 import { ApiError, errors } from './errors';
 import { lineNotAllowedError } from './lineAccess';
-import { OutboundRefusedError, type OutboundChannel, type OutboundRefusal } from '../src/domain/outbound/preflight';
+import { OutboundRefusedError, type OutboundActor, type OutboundChannel, type OutboundRefusal } from '../src/domain/outbound/preflight';
 import { StartCompensatedError } from '../src/platform/temporal/starts';
 
 /** The words that differ between a call and a message. */
@@ -11,12 +11,12 @@ const WORDS: Record<OutboundChannel, { plural: string; notStarted: string }> = {
   sms: { plural: 'messages', notStarted: 'The message could not be queued right now; retry shortly' },
 };
 
-function refusalError(refusal: OutboundRefusal, channel: OutboundChannel, ctx: AppContext, deps: AppDeps): ApiError {
+function refusalError(refusal: OutboundRefusal, channel: OutboundChannel, ctx: AppContext, deps: AppDeps, actor: OutboundActor): ApiError {
   switch (refusal.code) {
     case 'invalid_field':
       return errors.validation([{ field: refusal.field, message: refusal.message }]);
     case 'line_not_allowed':
-      return lineNotAllowedError(principalOf(ctx), refusal.lineId);
+      return lineNotAllowedError(actor, refusal.lineId);
     case 'line_not_found':
       return errors.notFound('Line');
     case 'line_not_active':
@@ -47,25 +47,26 @@ function refusalError(refusal: OutboundRefusal, channel: OutboundChannel, ctx: A
     case 'transfer_not_supported':
       return new ApiError(409, 'transfer_not_supported', refusal.reason);
     case 'hold_refused':
-      return refuseHold(refusal.hold, { deps, tenant: principalOf(ctx), log: ctx.state.log });
+      return refuseHold(refusal.hold, { deps, tenant: actor, log: ctx.state.log });
   }
 }
 
 /**
  * Runs an outbound use case (place a call, send an SMS) and answers its refusals with the
  * spec's codes; a workflow start that failed and was compensated is 503 `service_unavailable`
- * with `Retry-After` (nothing held, nothing sent).
+ * with `Retry-After` (nothing held, nothing sent). `actor` is the request's key unless given (the portal's operator).
  */
 export async function answeringOutboundRefusals<T>(
   ctx: AppContext,
   deps: AppDeps,
   channel: OutboundChannel,
   step: () => Promise<T>,
+  actor: OutboundActor = principalOf(ctx),
 ): Promise<T> {
   try {
     return await step();
   } catch (err) {
-    if (err instanceof OutboundRefusedError) throw refusalError(err.refusal, channel, ctx, deps);
+    if (err instanceof OutboundRefusedError) throw refusalError(err.refusal, channel, ctx, deps, actor);
     if (err instanceof StartCompensatedError) {
       // Nothing was held or sent: the answer stored with the record no longer stands.
       await ctx.state.idempotency?.forgetCompleted();

@@ -13,16 +13,25 @@ const { dispatchStrandedEvents } = proxyActivities<WebhookActivities>(options.we
  * wait out the backoff schedule (durable timers: a worker restart loses nothing) and try
  * again with a new delivery id and the same event_id. Started only for events whose first
  * attempt (made by their raiser) failed or never ran; `firstAttempt` and `delayMs` say where it
- * takes over (histories from before issue 14 have neither: attempt 1 at once).
+ * takes over (histories from before issue 14 have neither: attempt 1 at once). With `singleAttempt`
+ * (an operator's redelivery) it makes the one attempt and stops.
  */
-export async function deliverEventWorkflow({ eventId, eventType, firstAttempt, delayMs }: DeliverEventInput): Promise<DeliverEventResult> {
+export async function deliverEventWorkflow({
+  eventId,
+  eventType,
+  firstAttempt,
+  delayMs,
+  singleAttempt,
+}: DeliverEventInput): Promise<DeliverEventResult> {
   const policy = EVENT_POLICIES[eventType];
   if (delayMs !== undefined && delayMs > 0) await sleep(delayMs);
   for (let attempt = firstAttempt ?? 1; ; attempt += 1) {
     const outcome = await attemptDelivery(eventId, attempt);
     const result = { attempts: attempt, lastDeliveryId: outcome.deliveryId, httpStatus: outcome.httpStatus };
     if (outcome.delivered) return { status: 'success', ...result };
-    const delay = policy.retry && outcome.retryable ? retryDelayMs(attempt, Math.random(), outcome.retryAfterMs) : undefined;
+    // An input-only branch (no patch needed): histories started without `singleAttempt` replay unchanged.
+    const delay =
+      !singleAttempt && policy.retry && outcome.retryable ? retryDelayMs(attempt, Math.random(), outcome.retryAfterMs) : undefined;
     if (delay === undefined) return { status: 'failed', ...result };
     await sleep(delay);
   }

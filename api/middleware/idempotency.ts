@@ -11,6 +11,7 @@ import {
   forgetIdempotencyKey,
   releaseIdempotencyKey,
   renewIdempotencyLease,
+  type IdempotencyIdentity,
   type IdempotencyLease,
 } from '../../src/domain/idempotency/store';
 
@@ -48,32 +49,44 @@ export function idempotency(options: { required: boolean; scope: string }, deps:
     const principal = ctx.state.principal;
     if (!principal) throw new Error('idempotency middleware needs an authenticated principal');
     const params = (ctx as unknown as { params?: Record<string, string> }).params ?? {};
-    const claim = await claimIdempotencyKey(
-      deps.db,
-      {
-        principalKeyId: principal.key.id,
-        scope: options.scope,
-        idempotencyKey,
-        fingerprint: fingerprintOf({ params, body: ctx.state.body ?? null }),
-      },
-      deps.now(),
-    );
-    switch (claim.kind) {
-      case 'reused':
-        throw new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request in the last 12 hours');
-      case 'in_progress':
-        throw inProgress();
-      case 'replay':
-        ctx.status = claim.status;
-        ctx.body = claim.body;
-        ctx.set('Idempotent-Replayed', 'true');
-        return;
-      case 'owned':
-        break;
+    const identity = {
+      principalKeyId: principal.key.id,
+      scope: options.scope,
+      idempotencyKey,
+      fingerprint: fingerprintOf({ params, body: ctx.state.body ?? null }),
+    };
+    const outcome = await runIdempotently(ctx, deps, identity, next);
+    if (outcome.replayed) {
+      ctx.status = outcome.status;
+      ctx.body = outcome.body;
+      ctx.set('Idempotent-Replayed', 'true');
     }
-
-    await runHolding(claim.lease, ctx, next, deps);
   };
+}
+
+/**
+ * Claims `identity` and runs `run` holding its lease, or answers what was stored for it. The
+ * middleware's core, also used where the requester is not an API key (a portal operator's form,
+ * keyed by the user's id under its own scope).
+ */
+export async function runIdempotently(
+  ctx: Koa.ParameterizedContext<AppState>,
+  deps: AppDeps,
+  identity: IdempotencyIdentity,
+  run: () => Promise<unknown>,
+): Promise<{ replayed: false } | { replayed: true; status: number; body: unknown }> {
+  const claim = await claimIdempotencyKey(deps.db, identity, deps.now());
+  switch (claim.kind) {
+    case 'reused':
+      throw new ApiError(409, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request in the last 12 hours');
+    case 'in_progress':
+      throw inProgress();
+    case 'replay':
+      return { replayed: true, status: claim.status, body: claim.body };
+    case 'owned':
+      await runHolding(claim.lease, ctx, run, deps);
+      return { replayed: false };
+  }
 }
 
 function inProgress(): ApiError {
@@ -83,7 +96,12 @@ function inProgress(): ApiError {
 }
 
 /** Runs the handler while holding (and renewing) the lease, then stores or releases the record. */
-async function runHolding(lease: IdempotencyLease, ctx: Koa.ParameterizedContext<AppState>, next: Koa.Next, deps: AppDeps): Promise<void> {
+async function runHolding(
+  lease: IdempotencyLease,
+  ctx: Koa.ParameterizedContext<AppState>,
+  next: () => Promise<unknown>,
+  deps: AppDeps,
+): Promise<void> {
   // Once the outcome is being written, a renewal that finds the record completed is no news.
   let settling = false;
   const renewal = setInterval(() => {

@@ -69,6 +69,18 @@ export function toDetails(validate: ValidateFunction, prefix: string): ErrorDeta
   return details;
 }
 
+const compiledBodies = new WeakMap<object, ValidateFunction>();
+
+/** What the API's request validation finds wrong in `body` under `schema`: a portal form is checked as its API route checks it. */
+export function bodyProblems(schema: object, body: unknown): ErrorDetail[] {
+  let validate = compiledBodies.get(schema);
+  if (!validate) {
+    validate = bodyAjv.compile(schema);
+    compiledBodies.set(schema, validate);
+  }
+  return validate(body) ? [] : toDetails(validate, 'body');
+}
+
 export function validateRequest(operation: OperationDoc): Koa.Middleware<AppState> {
   const op = boundIntegers(inlineRefs(operation));
   const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');

@@ -4,7 +4,10 @@ import { ApiError, errors } from '../errors';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { AUTO_RECHARGE_MAX_CENTS, AUTO_RECHARGE_MIN_AMOUNT_CENTS } from '../routes/billing';
 import { balanceOf, toTransactionRecord, transactionsOf } from '../../src/domain/billing/ledger';
+import { addPaymentMethod, parseCardExpiry } from '../../src/domain/billing/addPaymentMethod';
 import { chargeableCardShown } from '../../src/domain/billing/paymentMethods';
+import { workspaceOwner } from '../../src/domain/workspaces/service';
+import type { CardEntry } from '../../src/adapters/payments/port';
 import { readSettings } from '../../src/domain/billing/settings';
 import { updateSettings } from '../../src/domain/billing/updateSettings';
 import { usageByPeriod } from '../../src/domain/billing/usage';
@@ -55,6 +58,7 @@ async function billingInput(
     },
     // PATCH /api/v1/settings needs keys:admin on an owner's or admin's key: the same roles here.
     mayManage: roleAllows(operator, 'keys:admin'),
+    ...(deps.cardVaults ? { cardEntry: deps.cardVaults[operator.environment].accepts } : {}),
     ...extra,
   };
 }
@@ -75,7 +79,12 @@ export function billingRoutes(router: Router<AppState>, deps: AppDeps): void {
     const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
     if (!operator) return;
     const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
-    sendPage(ctx, 200, billingPage(navOf(operator, '/portal/billing'), await billingInput(deps, operator, cursor)));
+    const saved = typeof ctx.query.card_saved === 'string' && /^\d{4}$/.test(ctx.query.card_saved) ? ctx.query.card_saved : undefined;
+    sendPage(
+      ctx,
+      200,
+      billingPage(navOf(operator, '/portal/billing'), await billingInput(deps, operator, cursor, saved ? { cardSaved: saved } : {})),
+    );
   });
 
   router.post('/portal/billing/auto-charge', async (rawCtx) => {
@@ -104,6 +113,61 @@ export function billingRoutes(router: Router<AppState>, deps: AppDeps): void {
       auto_recharge_enabled: outcome.settings.auto_recharge_enabled,
       auto_recharge_threshold_cents: Number(outcome.settings.auto_recharge_threshold_cents),
       auto_recharge_amount_cents: Number(outcome.settings.auto_recharge_amount_cents),
+    });
+  });
+
+  /**
+   * Adds or replaces the card (the CLI's `payment-method add`, through the same use case and
+   * processor): saved as the workspace owner's default card, the one auto-charge uses.
+   */
+  router.post('/portal/billing/card', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
+    const nav = navOf(operator, '/portal/billing');
+    // The form is never shown back: it may hold a card number.
+    const again = async (error: ApiError) => {
+      const input = await billingInput(deps, operator, undefined);
+      refuse(ctx, error, (shown) => billingPage(nav, { ...input, error: shown }));
+    };
+    if (!roleAllows(operator, 'keys:admin')) return again(errors.forbidden('Your role cannot change the card'));
+    const vault = deps.cardVaults?.[operator.environment];
+    if (!vault) return again(new ApiError(503, 'payments_unavailable', 'This API process has no card processor configured'));
+    let entry: CardEntry;
+    if (vault.accepts === 'stripe_payment_method') {
+      entry = { kind: 'stripe_payment_method', paymentMethodId: (form.payment_method ?? '').trim() };
+    } else {
+      const expiry = parseCardExpiry(form.exp ?? '');
+      if (!expiry) return again(errors.validation([{ field: 'exp', message: 'must be MM/YY or MM/YYYY' }]));
+      entry = { kind: 'card_number', number: (form.number ?? '').replace(/[\s-]/g, ''), ...expiry };
+    }
+    const owner = await workspaceOwner(deps.db, operator.user.workspace_id);
+    if (!owner) throw errors.notFound('Workspace owner');
+    const outcome = await addPaymentMethod(
+      deps,
+      vault,
+      { workspaceId: owner.workspace_id, userId: owner.id, environment: operator.environment },
+      entry,
+      true,
+      { selfService: true },
+    );
+    if (!outcome.ok)
+      return again(
+        outcome.refused === 'card_declined'
+          ? new ApiError(402, 'card_declined', outcome.message)
+          : errors.validation([{ field: entry.kind === 'card_number' ? 'number' : 'payment_method', message: outcome.message }]),
+      );
+    const { saved } = outcome;
+    ctx.state.log.info({ user_id: operator.user.id, payment_method_id: saved.id }, 'card saved in the portal');
+    changed(ctx, `/portal/billing?env=${operator.environment}&card_saved=${saved.last4}`, 201, {
+      id: saved.id,
+      brand: saved.brand,
+      last4: saved.last4,
+      exp_month: saved.exp_month,
+      exp_year: saved.exp_year,
+      environment: saved.environment,
+      is_default: saved.is_default,
     });
   });
 }

@@ -2,14 +2,32 @@ import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { callHistory } from '../../src/domain/calls/history';
-import { CALL_STATUSES } from '../../src/domain/calls/rules';
-import { callsOfTenant, toCallRecord, type CallRow } from '../../src/domain/calls/store';
+import { endActiveCall } from '../../src/domain/calls/hangup';
+import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
+import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
+import { linesOf } from '../../src/domain/lines/store';
+import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
-import { navOf, operatorOrLogin, tenantOf } from './operatorPages';
-import { callLive, callPage, callsPage } from './pages/calls';
+import { changed } from './answer';
+import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { callLive, callPage, callsPage, type CallListFilters } from './pages/calls';
 import { signedInOperator, type Operator } from './visitor';
 
-const CALLS_SHOWN = 100;
+const CALLS_SHOWN = 50;
+const LINES_LISTED = 200;
+
+/** The list's filters from the query string; a value that names nothing is dropped (the list then shows all). */
+function callFiltersOf(query: AppContext['query']): CallListFilters {
+  const one = (name: string, allowed: (value: string) => boolean) => {
+    const value = query[name];
+    return typeof value === 'string' && allowed(value) ? value : '';
+  };
+  return {
+    line_id: one('line_id', (value) => UUID.test(value)),
+    status: one('status', (value) => (CALL_STATUSES as readonly string[]).includes(value)),
+    direction: one('direction', (value) => (CALL_DIRECTIONS as readonly string[]).includes(value)),
+  };
+}
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const callNotFound = () => new ApiError(404, 'call_not_found', 'No call with this id');
 
@@ -19,37 +37,76 @@ async function callOf(deps: AppDeps, operator: Operator, id: string): Promise<Ca
   return row;
 }
 
-/** Calls: the list (filtered by status), a call's page with its live status and transcript, its Temporal history. Every role reads them. */
+/** The call's workflow in the Temporal Web UI (its id is the call's), when TEMPORAL_UI_URL is set. */
+export function temporalUiLink(config: AppDeps['config'], workflowId: string): string | undefined {
+  if (!config.temporalUiUrl) return undefined;
+  return `${config.temporalUiUrl}/namespaces/${encodeURIComponent(config.temporalNamespace)}/workflows/${encodeURIComponent(workflowId)}`;
+}
+
+/** Calls: the list (filtered by line, status and direction, paged by cursor), a call's page with its live status and transcript, its Temporal history, hanging up. Every role reads them. */
 export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get('/portal/calls', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
     const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
     if (!operator) return;
-    const status =
-      typeof ctx.query.status === 'string' && (CALL_STATUSES as readonly string[]).includes(ctx.query.status) ? ctx.query.status : '';
-    const query = callsOfTenant(deps.db, tenantOf(operator));
-    if (status) query.andWhere({ status });
+    const filters = callFiltersOf(ctx.query);
+    const query = filteredCallsOf(deps.db, tenantOf(operator), {
+      lineId: filters.line_id || undefined,
+      status: filters.status || undefined,
+      direction: filters.direction || undefined,
+    });
+    beforeCursor(query, parseCursor(typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined), 'created_at', 'id');
     const rows = await query
       .orderBy([
         { column: 'created_at', order: 'desc' },
         { column: 'id', order: 'desc' },
       ])
-      .limit(CALLS_SHOWN);
-    sendPage(ctx, 200, callsPage(navOf(operator, '/portal/calls'), { calls: rows.map(toCallRecord), status }));
+      .limit(CALLS_SHOWN + 1);
+    const { page, next_cursor } = cursorPage(rows, CALLS_SHOWN, (row) => ({ at: row.created_at, id: row.id }));
+    const lines = await linesOf(deps.db, tenantOf(operator)).orderBy('created_at', 'desc').limit(LINES_LISTED);
+    sendPage(
+      ctx,
+      200,
+      callsPage(navOf(operator, '/portal/calls'), {
+        calls: page.map(toCallRecord),
+        filters,
+        lines: lines.map((line) => ({ id: line.id, name: line.name, phoneNumber: line.phone_number })),
+        olderCursor: next_cursor,
+      }),
+    );
   });
 
   router.get('/portal/calls/:id', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
     const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
     if (!operator) return;
-    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), toCallRecord(await callOf(deps, operator, ctx.params.id))));
+    const call = toCallRecord(await callOf(deps, operator, ctx.params.id));
+    const mayHangUp = roleAllows(operator, 'calls:control');
+    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), call, temporalUiLink(deps.config, call.id), mayHangUp));
   });
 
   router.get('/portal/calls/:id/live', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
     const operator = await signedInOperator(ctx, deps, typeof ctx.query.env === 'string' ? ctx.query.env : undefined);
     if (!operator) throw errors.unauthorized();
-    sendPage(ctx, 200, callLive(toCallRecord(await callOf(deps, operator, ctx.params.id)), operator.environment));
+    const call = toCallRecord(await callOf(deps, operator, ctx.params.id));
+    const hangUp = roleAllows(operator, 'calls:control') ? { csrfToken: operator.csrfToken } : undefined;
+    sendPage(ctx, 200, callLive(call, operator.environment, hangUp));
+  });
+
+  // Hanging up, as POST /api/v1/calls/{id}/hangup does (its scope, calls:control): the call's page then shows it end.
+  router.post('/portal/calls/:id/hangup', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { operator } = signedIn;
+    const row = await callOf(deps, operator, ctx.params.id);
+    if (!roleAllows(operator, 'calls:control')) throw errors.forbidden('Your role cannot hang up calls');
+    if (isActiveCallStatus(row.status)) {
+      await endActiveCall(deps.temporal, deps.config.taskQueue, row.id);
+      ctx.state.log.info({ call_id: row.id, user_id: operator.user.id }, 'portal call hung up');
+    }
+    changed(ctx, `/portal/calls/${row.id}?env=${operator.environment}`, 202, { call_id: row.id });
   });
 
   router.get('/portal/calls/:id/history.json', async (rawCtx) => {

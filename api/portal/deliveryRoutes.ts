@@ -1,11 +1,31 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
+import { ApiError, errors } from '../errors';
+import { isUuid } from '../openapi/formats';
 import { deliveriesOfTenant } from '../../src/domain/webhooks/store';
+import { redeliverEvent } from '../../src/domain/webhooks/redeliver';
+import { changed, refuse } from './answer';
 import { sendPage } from './http';
-import { navOf, operatorOrLogin, tenantOf } from './operatorPages';
-import { deliveriesPage, DELIVERY_STATUSES, type DeliveryRow } from './pages/deliveries';
+import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { deliveriesPage, deliveryPage, DELIVERY_STATUSES, type DeliveryDetailInput, type DeliveryRow } from './pages/deliveries';
+import type { Operator } from './visitor';
 
 const DELIVERIES_SHOWN = 100;
+
+/** The attempt `deliveryId` of the operator's tenant and every attempt of its event; 404 for another tenant's. */
+async function deliveryInput(deps: AppDeps, operator: Operator, deliveryId: string): Promise<DeliveryDetailInput> {
+  const tenant = tenantOf(operator);
+  const opened = isUuid(deliveryId) ? await deliveriesOfTenant(deps.db, tenant).where({ id: deliveryId }).first('event_id') : undefined;
+  if (!opened) throw errors.notFound('Delivery');
+  const attempts = (await deliveriesOfTenant(deps.db, tenant)
+    .where({ event_id: opened.event_id })
+    .orderBy([
+      { column: 'attempt', order: 'asc' },
+      { column: 'created_at', order: 'asc' },
+    ])) as DeliveryRow[];
+  // Redelivering is what POST /webhooks/test needs of a key: webhooks:write (owners and admins).
+  return { deliveryId, eventId: opened.event_id, attempts, mayRedeliver: roleAllows(operator, 'webhooks:write') };
+}
 
 /** Webhook delivery attempts, newest first, filtered by status (the API's `GET /webhooks/deliveries`). Every role reads them. */
 export function deliveryRoutes(router: Router<AppState>, deps: AppDeps): void {
@@ -24,5 +44,45 @@ export function deliveryRoutes(router: Router<AppState>, deps: AppDeps): void {
       ])
       .limit(DELIVERIES_SHOWN)) as DeliveryRow[];
     sendPage(ctx, 200, deliveriesPage(navOf(operator, '/portal/deliveries'), { rows, status }));
+  });
+
+  router.get('/portal/deliveries/:id', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    const started = Number(ctx.query.started);
+    const input = await deliveryInput(deps, operator, ctx.params.id);
+    sendPage(ctx, 200, deliveryPage(navOf(operator, '/portal/deliveries'), { ...input, ...(started > 0 ? { started } : {}) }));
+  });
+
+  /** Redeliver ("Resend"): the event again as a new attempt through the delivery workflow (src/domain/webhooks/redeliver.ts). */
+  router.post('/portal/deliveries/:id/redeliver', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { operator } = signedIn;
+    const input = await deliveryInput(deps, operator, ctx.params.id);
+    const nav = navOf(operator, '/portal/deliveries');
+    const again = (error: ApiError) => refuse(ctx, error, (shown) => deliveryPage(nav, { ...input, error: shown }));
+    if (!input.mayRedeliver) return again(errors.forbidden('Your role cannot redeliver webhooks'));
+    const outcome = await redeliverEvent(deps, tenantOf(operator), ctx.params.id);
+    if (!outcome.ok) {
+      if (outcome.refused === 'not_found') throw errors.notFound('Delivery');
+      return again(
+        outcome.refused === 'in_progress'
+          ? new ApiError(409, 'delivery_in_progress', outcome.message)
+          : outcome.refused === 'egress_refused'
+            ? errors.validation([{ field: 'url', message: outcome.message }], 'The destination is refused by the egress policy')
+            : new ApiError(409, outcome.refused, outcome.message),
+      );
+    }
+    ctx.state.log.info(
+      { user_id: operator.user.id, event_id: outcome.eventId, attempt: outcome.attempt },
+      'webhook redelivered from the portal',
+    );
+    changed(ctx, `/portal/deliveries/${ctx.params.id}?env=${operator.environment}&started=${outcome.attempt}`, 202, {
+      event_id: outcome.eventId,
+      attempt: outcome.attempt,
+    });
   });
 }

@@ -6,6 +6,8 @@ export interface PageNav {
   csrfToken: string;
   /** The page's own path, to mark it in the navigation and switch environments on it. */
   current: string;
+  /** Owners and admins manage members; a plain member is not offered the page (it refuses them anyway). */
+  managesMembers: boolean;
 }
 
 /** The document around every page: local assets only (the CSP allows nothing else), no inline script or style. */
@@ -44,7 +46,8 @@ function navigation(nav: PageNav): Html {
       ${link('/portal', 'Overview')} ${link('/portal/lines', 'Lines')} ${link('/portal/calls', 'Calls')}
       ${link('/portal/conversations', 'Conversations')} ${link('/portal/billing', 'Billing')} ${link('/portal/deliveries', 'Deliveries')}
       ${link('/portal/api-keys', 'API keys')} ${link('/portal/keys', 'Service keys')} ${link('/portal/compliance', 'Compliance')}
-      ${link('/portal/audit', 'Audit log')} ${link('/portal/settings', 'Settings')} ${link('/portal/members', 'Members')}
+      ${link('/portal/audit', 'Audit log')} ${link('/portal/settings', 'Settings')}
+      ${nav.managesMembers ? link('/portal/members', 'Members') : ''}
     </ul>
     <p class="env">Environment: <strong>${nav.environment}</strong> · <a href="${nav.current}?env=${other}">switch to ${other}</a></p>
     <form method="post" action="/portal/logout" class="logout">

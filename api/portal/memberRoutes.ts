@@ -10,7 +10,7 @@ import { isRole } from '../../src/domain/keys/scopes';
 import { changed, refuse } from './answer';
 import { startSession } from './accountRoutes';
 import { assertCsrf, PRE_SESSION_CSRF_COOKIE, readCookie, readForm, sendPage } from './http';
-import { navOf, operatorOrLogin, roleAllows, operatorForm } from './operatorPages';
+import { MEMBERS_SCOPE, navOf, operatorOrLogin, roleAllows, operatorForm } from './operatorPages';
 import { acceptInvitationPage, membersPage, type MembersPageInput } from './pages/members';
 import { preSessionToken, type Operator } from './visitor';
 
@@ -25,9 +25,9 @@ const invitationInvalid = () =>
 const invalidRole = () => errors.validation([{ field: 'role', message: 'must be owner, admin or member' }]);
 const onlyOwners = () => errors.forbidden('Only an owner can make, demote or remove an owner');
 
-/** Managing members is administering the workspace: the scope its API counterpart needs (keys:admin; owners and admins). */
+/** Managing members needs MEMBERS_SCOPE (owners and admins), as the navigation offers it. */
 function assertManager(operator: Operator): void {
-  if (!roleAllows(operator, 'keys:admin')) throw errors.forbidden('Your role cannot manage members');
+  if (!roleAllows(operator, MEMBERS_SCOPE)) throw errors.forbidden('Your role cannot manage members');
 }
 
 async function membersInput(deps: AppDeps, operator: Operator, extra: Partial<MembersPageInput> = {}): Promise<MembersPageInput> {

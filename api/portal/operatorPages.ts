@@ -7,8 +7,17 @@ import { signedInOperator, type Operator } from './visitor';
 /** What every signed-in page needs: its operator (or the login page), its navigation, its tenant and role checks. */
 
 export function navOf(operator: Operator, current: string): PageNav {
-  return { email: operator.user.email, environment: operator.environment, csrfToken: operator.csrfToken, current };
+  return {
+    email: operator.user.email,
+    environment: operator.environment,
+    csrfToken: operator.csrfToken,
+    current,
+    managesMembers: roleAllows(operator, MEMBERS_SCOPE),
+  };
 }
+
+/** Managing members is administering the workspace: the scope its API counterpart needs (keys:admin; owners and admins). */
+export const MEMBERS_SCOPE: Scope = 'keys:admin';
 
 /** A page's operator, or a redirect to the login page (then undefined). */
 export async function operatorOrLogin(ctx: AppContext, deps: AppDeps, environment: unknown): Promise<Operator | undefined> {

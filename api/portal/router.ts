@@ -14,6 +14,7 @@ import { deliveryRoutes } from './deliveryRoutes';
 import { refuse } from './answer';
 import { html } from './html';
 import { keyRoutes } from './keyRoutes';
+import { lineRoutes } from './lineRoutes';
 import { memberRoutes } from './memberRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
@@ -73,6 +74,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   });
   accountRoutes(router, deps);
   workspaceRoutes(router, deps);
+  lineRoutes(router, deps);
   callRoutes(router, deps);
   conversationRoutes(router, deps);
   billingRoutes(router, deps);

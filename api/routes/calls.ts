@@ -10,7 +10,7 @@ import { endActiveCall } from '../../src/domain/calls/hangup';
 import { placeCall, type PlaceCallRequest } from '../../src/domain/calls/place';
 import { clearTransferDestination } from '../../src/domain/calls/transfer';
 import { CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
-import { callsOfTenant, toCallRecord, type CallRow } from '../../src/domain/calls/store';
+import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { waitForResult } from '../../src/platform/temporal/waitForResult';
 import {
   DEFAULT_RESPONSE_TIMEOUT_SECONDS,
@@ -96,15 +96,8 @@ async function listCalls(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   const q = ctx.state.query as { line_id?: string; status?: string; limit: number; offset: number };
   if (q.line_id) assertLineAllowed(principal, q.line_id);
-  const allowed = allowedLineIds(principal);
-  const filtered = () => {
-    const query = callsOf(ctx, deps);
-    if (q.line_id) query.andWhere({ line_id: q.line_id });
-    else if (allowed) query.whereIn('line_id', [...allowed]);
-    if (q.status) query.andWhere({ status: q.status });
-    return query;
-  };
-  const { rows, total } = await offsetPage(filtered, q);
+  const filters = { lineId: q.line_id, lineIds: allowedLineIds(principal), status: q.status };
+  const { rows, total } = await offsetPage(() => filteredCallsOf(deps.db, principal, filters), q);
   ctx.body = { calls: rows.map(toCallRecord), total };
 }
 

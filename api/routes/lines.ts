@@ -1,6 +1,7 @@
 /** Lines (spec "Line"): the HTTP side; creating, changing, releasing a line and rotating its secret are use cases in src/domain/lines/. */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
+import { languagePinningRefused, lineReleased, lineUpdateError } from '../lineErrors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
 import { boundedListParams, errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
@@ -16,14 +17,6 @@ const lineIdParam = { name: 'id', in: 'path' as const, required: true, schema: {
 const lineResponse = {
   content: { 'application/json': { schema: { type: 'object', required: ['line'], properties: { line: ref('Line') } } } },
 };
-
-const languagePinningRefused = () =>
-  new ApiError(
-    400,
-    'hosted_mode_language_pinning_unsupported',
-    'Hosted lines detect the language of each utterance; they cannot be pinned to one',
-  );
-const lineReleased = () => new ApiError(409, 'line_released', 'This line is released; it cannot be changed or used');
 
 async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
@@ -59,18 +52,7 @@ async function updateLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   assertLineAllowed(principal, ctx.params.id);
   const outcome = await updateLineSettings(deps, principal, ctx.params.id, ctx.state.body as LineUpdate);
-  if (!outcome.ok) {
-    switch (outcome.refused) {
-      case 'not_found':
-        throw errors.notFound('Line');
-      case 'released':
-        throw lineReleased();
-      case 'invalid_fields':
-        throw errors.validation(outcome.problems);
-      case 'language_pinning':
-        throw languagePinningRefused();
-    }
-  }
+  if (!outcome.ok) throw lineUpdateError(outcome);
   ctx.body = { line: toLineRecord(outcome.line) };
 }
 

@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import { createApp } from '../../api/app';
+import { cardVaultsFor } from './payments';
 import { carrierDecliner } from './carrierDecliner';
 import { createApiServer } from '../../api/server';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
@@ -32,6 +33,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
     now: () => new Date(),
     draining: () => draining,
     declineCall: carrierDecliner(config),
+    cardVaults: cardVaultsFor(config),
   });
   // Revocations reach this process's key cache within moments of their commit, not after its TTL.
   await app.listenForKeyChanges(databaseUrl);

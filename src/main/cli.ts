@@ -10,11 +10,9 @@ import { assertStartupConfiguration, ConfigurationError } from '../platform/star
 import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
 import { resealSecrets } from '../domain/lines/secrets';
-import { CardDeclinedError, SimulatedCardTokenizer } from '../adapters/payments/cardTokenizer';
-import { savePaymentMethod } from '../domain/billing/paymentMethods';
-import { PaymentRequestRejectedError } from '../adapters/payments/port';
-import { retrieveStripeCard, type SavedStripeCard } from '../adapters/payments/stripeCards';
-import { stripeClientFor } from './payments';
+import { addPaymentMethod, parseCardExpiry } from '../domain/billing/addPaymentMethod';
+import type { CardEntry } from '../adapters/payments/port';
+import { cardVaultsFor } from './payments';
 import type { Environment } from '../domain/keys/format';
 import { revokeServiceKey } from '../domain/keys/serviceKeys';
 import { inviteMember } from '../domain/accounts/inviteMember';
@@ -74,6 +72,34 @@ export class LazyTemporal {
 }
 
 type Flags = Record<string, string | boolean | undefined>;
+
+/**
+ * Every command `runCommand` runs: its switch handles exactly these (the compiler checks both
+ * ways), and docs/portal.md maps each to its portal page or says why it stays CLI-only.
+ */
+export const CLI_COMMANDS = [
+  'migrate',
+  'bootstrap',
+  'workspace create',
+  'user add',
+  'member invite',
+  'key create',
+  'service-key create',
+  'service-key revoke',
+  'payment-method add',
+  'opt-out add',
+  'opt-out remove',
+  'opt-out list',
+  'history export',
+  'history replay',
+  'secrets reseal',
+] as const;
+
+export type CliCommand = (typeof CLI_COMMANDS)[number];
+
+function isCliCommand(command: string | undefined): command is CliCommand {
+  return (CLI_COMMANDS as readonly (string | undefined)[]).includes(command);
+}
 
 const USAGE = `Usage: npm run --silent cli -- <command> [options]
 
@@ -233,37 +259,18 @@ async function historyReplay(args: string[]): Promise<Record<string, unknown>> {
  * one is created for this command and closed after it.
  */
 /**
- * The card `payment-method add` saves, through the environment's processor: with the simulator a
- * test card number is tokenised here; with Stripe the card was entered on Stripe (a SetupIntent
- * attached it to a Customer) and only its PaymentMethod id is given, so no card number is handled.
+ * The card `payment-method add` saves, as the flags give it: with the simulator a test card number
+ * (tokenised in this process); with Stripe only the id of a PaymentMethod the card was entered
+ * into on Stripe (a SetupIntent attached it to a Customer), so no card number is handled.
  */
-async function cardToSave(environment: Environment, flags: Flags, config: Config): Promise<SavedStripeCard> {
-  if (config.paymentsProviders[environment] === 'stripe') {
-    if (flags.card !== undefined)
-      throw new CliError(
-        'invalid_argument',
-        `the ${environment} environment charges through Stripe: pass --stripe-payment-method pm_…, never a card number`,
-      );
-    try {
-      return await retrieveStripeCard(stripeClientFor(config, environment), stringFlag(flags, 'stripe-payment-method', true));
-    } catch (err) {
-      if (err instanceof PaymentRequestRejectedError) throw new CliError('invalid_argument', err.message);
-      throw err;
-    }
+function cardEntryOf(flags: Flags): CardEntry {
+  if (flags['stripe-payment-method'] !== undefined) {
+    if (flags.card !== undefined) throw new CliError('invalid_argument', 'pass --card or --stripe-payment-method, not both');
+    return { kind: 'stripe_payment_method', paymentMethodId: stringFlag(flags, 'stripe-payment-method', true) };
   }
-  if (flags['stripe-payment-method'] !== undefined)
-    throw new CliError('invalid_argument', `the ${environment} environment charges through the simulator (PAYMENTS_PROVIDER): pass --card`);
-  const exp = /^(\d{1,2})\/(\d{2}|\d{4})$/.exec(stringFlag(flags, 'exp', true));
-  if (!exp) throw new CliError('invalid_argument', '--exp must be MM/YY or MM/YYYY');
-  const expMonth = Number(exp[1]);
-  const expYear = exp[2].length === 2 ? 2000 + Number(exp[2]) : Number(exp[2]);
-  try {
-    const card = await new SimulatedCardTokenizer().tokenize({ number: stringFlag(flags, 'card', true), expMonth, expYear }, new Date());
-    return { ...card, expMonth, expYear };
-  } catch (err) {
-    if (err instanceof CardDeclinedError) throw new CliError('card_declined', `the card was declined (${err.reason})`);
-    throw err;
-  }
+  const expiry = parseCardExpiry(stringFlag(flags, 'exp', true));
+  if (!expiry) throw new CliError('invalid_argument', '--exp must be MM/YY or MM/YYYY');
+  return { kind: 'card_number', number: stringFlag(flags, 'card', true), ...expiry };
 }
 
 export async function runCommand(
@@ -276,6 +283,8 @@ export async function runCommand(
 ): Promise<Record<string, unknown>> {
   const [group, action] = args;
   const command = action ? `${group} ${action}` : group;
+  const usage = () => new CliError('unknown_command', command ? `unknown command "${command}"\n\n${USAGE}` : USAGE);
+  if (!isCliCommand(command)) throw usage();
   switch (command) {
     case 'history export': {
       if (temporal) return historyExport(temporal, args, flags);
@@ -418,18 +427,15 @@ export async function runCommand(
       const user = await resolveUser(db, flags);
       // A card belongs to one environment; without --env it is a live (real-money) card.
       const environment = flags.env === undefined ? 'live' : envOf(flags);
-      const card = await cardToSave(environment, flags, config);
-      const saved = await savePaymentMethod(db, {
-        workspaceId: user.workspace_id,
-        userId: user.id,
-        environment,
-        token: card.token,
-        brand: card.brand,
-        last4: card.last4,
-        expMonth: card.expMonth,
-        expYear: card.expYear,
-        makeDefault: flags.default === true,
-      });
+      const outcome = await addPaymentMethod(
+        { db, now: () => new Date() },
+        cardVaultsFor(config)[environment],
+        { workspaceId: user.workspace_id, userId: user.id, environment },
+        cardEntryOf(flags),
+        flags.default === true,
+      );
+      if (!outcome.ok) throw new CliError(outcome.refused === 'card_declined' ? 'card_declined' : 'invalid_argument', outcome.message);
+      const { saved } = outcome;
       return {
         id: saved.id,
         brand: saved.brand,
@@ -440,7 +446,8 @@ export async function runCommand(
       };
     }
     default:
-      throw new CliError('unknown_command', command ? `unknown command "${command}"\n\n${USAGE}` : USAGE);
+      // Unreachable: the compiler checks that every entry of CLI_COMMANDS has its case.
+      throw new Error(`no case for the command ${String(command satisfies never)}`);
   }
 }
 

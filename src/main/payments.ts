@@ -1,5 +1,7 @@
 import type Stripe from 'stripe';
-import type { PaymentProcessor, PaymentProcessors } from '../adapters/payments/port';
+import type { CardVault, CardVaults, PaymentProcessor, PaymentProcessors } from '../adapters/payments/port';
+import { SimulatedCardVault } from '../adapters/payments/cardTokenizer';
+import { StripeCardVault } from '../adapters/payments/stripeCards';
 import { SimulatorPaymentProcessor } from '../adapters/payments/simulatorProcessor';
 import { StripePaymentProcessor, stripeClient } from '../adapters/payments/stripeProcessor';
 import { requireSetting, type Config } from '../platform/config';
@@ -29,5 +31,14 @@ export function paymentProcessorsFor(config: Config): PaymentProcessors {
     const url = environment === 'test' ? config.paymentsTestUrl : config.paymentsLiveUrl;
     return new SimulatorPaymentProcessor(url, requireSetting(config.paymentsApiKey, 'PAYMENTS_API_KEY'));
   };
+  return { test: of('test'), live: of('live') };
+}
+
+/** Where each environment saves cards (PAYMENTS_PROVIDER): the simulator tokenises test card numbers, Stripe takes pm_… ids. */
+export function cardVaultsFor(config: Config): CardVaults {
+  const of = (environment: Environment): CardVault =>
+    config.paymentsProviders[environment] === 'stripe'
+      ? new StripeCardVault(() => stripeClientFor(config, environment))
+      : new SimulatedCardVault();
   return { test: of('test'), live: of('live') };
 }

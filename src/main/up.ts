@@ -149,6 +149,9 @@ async function upDev(up: Up): Promise<Started> {
   // 3. Secrets; 4. Simulator, worker, API
   const apiUrl = `http://${config.host}:${config.port}`;
   const env: Record<string, string> = { ...serviceSettings(dataDir, apiUrl), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  // The portal links each call to its workflow in the dev server's UI (the environment's own TEMPORAL_UI_URL wins).
+  const temporalUiUrl = process.env.TEMPORAL_UI_URL || uiUrl;
+  if (temporalUiUrl) env.TEMPORAL_UI_URL = temporalUiUrl;
   checkSettings(env);
   const start = async (name: 'simulator' | 'worker' | 'api', port?: number): Promise<ChildProcess> => {
     const child = spawnService(name, env, path.join(logDir, `${name}.log`));

@@ -127,6 +127,8 @@ export interface Config {
   secretsKey: string | undefined;
   /** Where the carrier and customers reach this API (carrier event callbacks are built from it). */
   publicBaseUrl: string;
+  /** `TEMPORAL_UI_URL`: the Temporal Web UI operators use; the portal links a call to its workflow there. Unset: no link. */
+  temporalUiUrl: string | undefined;
   /** Budgets of a streamed NDJSON reply to a `message` event (spec: 15 s per line, 5 min total). */
   ndjsonLineBudgetMs: number;
   ndjsonTotalBudgetMs: number;
@@ -303,6 +305,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ndjsonLineBudgetMs: int('NDJSON_LINE_BUDGET_MS', 15_000),
     ndjsonTotalBudgetMs: int('NDJSON_TOTAL_BUDGET_MS', 300_000),
     publicBaseUrl,
+    temporalUiUrl: env.TEMPORAL_UI_URL?.replace(/\/+$/, '') || undefined,
     modelBaseUrl: env.MODEL_BASE_URL || `${simulatorUrl.replace(/\/+$/, '')}/v1`,
     // Not a secret: the simulator accepts any bearer. Real deployments set MODEL_API_KEY.
     modelApiKey: env.MODEL_API_KEY || 'simulator',

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
+import { cardVaultsFor } from '../../src/main/payments';
 import { carrierDecliner } from '../../src/main/carrierDecliner';
 import { createActivities } from '../../activities';
 import { buildActivityDeps } from '../../src/main/activityDeps';
@@ -125,6 +126,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
       now: clock.now,
       declineCall: carrierDecliner(config),
+      cardVaults: cardVaultsFor(config),
     });
     apps.push(app);
     const created = http.createServer(app.koa.callback());

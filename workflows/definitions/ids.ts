@@ -4,6 +4,8 @@ export const workflowIds = {
   releaseLine: (lineId: string) => `line-release:${lineId}`,
   lineSecrets: (lineId: string) => `line-secrets:${lineId}`,
   deliverEvent: (eventId: string) => `webhook-event:${eventId}`,
+  /** An operator's redelivery of an event as attempt `attempt`: a double click starts it once. */
+  redeliverEvent: (eventId: string, attempt: number) => `webhook-redeliver:${eventId}:${attempt}`,
   sendMessage: (messageId: string) => `message-send:${messageId}`,
   autoCharge: (workspaceId: string, environment: string) => `auto-charge:${workspaceId}:${environment}`,
   /** Ends one call whose own workflow is gone (asked for by a hang-up or a line release). */

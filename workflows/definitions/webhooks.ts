@@ -12,6 +12,8 @@ export interface DeliverEventInput {
   firstAttempt?: number;
   /** The backoff to wait before `firstAttempt` (the schedule's delay after the raiser's failed attempt). */
   delayMs?: number;
+  /** One attempt and no retries: an operator's redelivery (src/domain/webhooks/redeliver.ts). */
+  singleAttempt?: boolean;
 }
 
 export interface DeliverEventResult {

@@ -15,6 +15,10 @@ export interface BillingPageInput {
   card?: { brand: string; last4: string; exp_month: number; exp_year: number };
   autoCharge: { enabled: boolean; thresholdCents: number; amountCents: number };
   mayManage: boolean;
+  /** What this environment's processor takes to save a card; undefined when this process saves none. */
+  cardEntry?: 'card_number' | 'stripe_payment_method';
+  /** A card was just saved (its last 4, as shown). */
+  cardSaved?: string;
   error?: ShownError;
   form?: Record<string, string>;
 }
@@ -80,8 +84,38 @@ function paymentSection(nav: PageNav, input: BillingPageInput): Html {
   </p>`;
   return html`<section aria-labelledby="payment-title">
     <h2 id="payment-title">Payment</h2>
-    ${card} ${shown} ${input.mayManage ? autoChargeForm(nav, input) : html`<p>Your role cannot change auto-charge.</p>`}
+    ${card} ${input.cardSaved ? html`<p class="notice" role="status" id="card-saved">Card ending in ${input.cardSaved} saved.</p>` : ''}
+    ${input.mayManage ? cardForm(nav, input) : html`<p>Your role cannot change the card.</p>`} ${shown}
+    ${input.mayManage ? autoChargeForm(nav, input) : html`<p>Your role cannot change auto-charge.</p>`}
   </section>`;
+}
+
+/**
+ * Adding or replacing the card (docs/decisions.md, issue 17). With the simulator, a test card
+ * number; with Stripe, the id of a PaymentMethod saved on Stripe's own pages (no Stripe.js: nothing
+ * is loaded from a CDN, and no card number reaches this server). A number is never shown back.
+ */
+function cardForm(nav: PageNav, input: BillingPageInput): Html {
+  if (!input.cardEntry) return html`<p>This API process has no card processor configured, so cards are saved with the CLI.</p>`;
+  const fields =
+    input.cardEntry === 'card_number'
+      ? html`<p>This environment charges through the simulator: enter a test card number.</p>
+          <label for="card-number">Card number</label>
+          <input id="card-number" name="number" inputmode="numeric" autocomplete="off" required />
+          <label for="card-exp">Expiry (MM/YY)</label>
+          <input id="card-exp" name="exp" placeholder="MM/YY" autocomplete="off" required />`
+      : html`<p>
+            This environment charges through Stripe. Save the card on Stripe (a SetupIntent for off-session use, attached to the workspace's
+            Customer) and enter its PaymentMethod id here; the card number never reaches Switchboard.
+          </p>
+          <label for="card-pm">Stripe PaymentMethod id</label>
+          <input id="card-pm" name="payment_method" placeholder="pm_…" autocomplete="off" required />`;
+  return html`<form method="post" action="/portal/billing/card" class="card" aria-label="${input.card ? 'Replace the card' : 'Add a card'}">
+    ${csrfField(nav.csrfToken)}
+    <input type="hidden" name="env" value="${nav.environment}" />
+    ${fields}
+    <button type="submit">${input.card ? 'Replace card' : 'Add card'}</button>
+  </form>`;
 }
 
 function autoChargeForm(nav: PageNav, input: BillingPageInput): Html {

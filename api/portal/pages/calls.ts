@@ -1,23 +1,58 @@
 import type { toCallRecord } from '../../../src/domain/calls/store';
-import { CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
+import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
-import { errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
 import { formatCents } from './overview';
 
 type CallRecord = ReturnType<typeof toCallRecord>;
 
 const time = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')}</time>` : '—');
 
-export function callsPage(nav: PageNav, input: { calls: CallRecord[]; status: string; error?: ShownError }): Html {
+/** The list's filters as the query string carries them; '' is "all". */
+export interface CallListFilters {
+  line_id: string;
+  status: string;
+  direction: string;
+}
+
+export interface CallsPageInput {
+  calls: CallRecord[];
+  filters: CallListFilters;
+  lines: Array<{ id: string; name: string; phoneNumber: string | null }>;
+  olderCursor: string | null;
+  error?: ShownError;
+}
+
+function filterQuery(environment: string, filters: CallListFilters, cursor?: string): string {
+  const query = new URLSearchParams({ env: environment });
+  for (const [name, value] of Object.entries(filters)) if (value) query.set(name, value);
+  if (cursor) query.set('cursor', cursor);
+  return query.toString();
+}
+
+const choice = (value: string, current: string, label: string) =>
+  html`<option value="${value}" ${current === value ? html`selected` : ''}>${label}</option>`;
+
+export function callsPage(nav: PageNav, input: CallsPageInput): Html {
+  const { filters } = input;
+  const lineNames = new Map(input.lines.map((line) => [line.id, line.name]));
   return layout(
     'Calls',
     html`${errorBox(input.error)}
       <form method="get" action="/portal/calls" class="filters" aria-label="Filter calls">
         <input type="hidden" name="env" value="${nav.environment}" />
+        <label for="line_id">Line</label>
+        <select id="line_id" name="line_id">
+          ${choice('', filters.line_id, 'all')}
+          ${input.lines.map((line) => choice(line.id, filters.line_id, `${line.name} ${line.phoneNumber ?? ''}`.trim()))}
+        </select>
         <label for="status">Status</label>
         <select id="status" name="status">
-          <option value="">all</option>
-          ${CALL_STATUSES.map((status) => html`<option value="${status}" ${input.status === status ? html`selected` : ''}>${status}</option>`)}
+          ${choice('', filters.status, 'all')} ${CALL_STATUSES.map((status) => choice(status, filters.status, status))}
+        </select>
+        <label for="direction">Direction</label>
+        <select id="direction" name="direction">
+          ${choice('', filters.direction, 'all')} ${CALL_DIRECTIONS.map((direction) => choice(direction, filters.direction, direction))}
         </select>
         <button type="submit">Filter</button>
       </form>
@@ -31,6 +66,7 @@ export function callsPage(nav: PageNav, input: { calls: CallRecord[]; status: st
               <thead>
                 <tr>
                   <th scope="col">Created (UTC)</th>
+                  <th scope="col">Line</th>
                   <th scope="col">Direction</th>
                   <th scope="col">From</th>
                   <th scope="col">To</th>
@@ -46,6 +82,9 @@ export function callsPage(nav: PageNav, input: { calls: CallRecord[]; status: st
                       <td>
                         <a href="/portal/calls/${call.id}?env=${nav.environment}">${call.created_at.slice(0, 19).replace('T', ' ')}</a>
                       </td>
+                      <td>
+                        <a href="/portal/lines/${call.line_id}?env=${nav.environment}">${lineNames.get(call.line_id) ?? 'line'}</a>
+                      </td>
                       <td>${call.direction}</td>
                       <td class="mono">${call.from_number}</td>
                       <td class="mono">${call.to_number}</td>
@@ -56,6 +95,11 @@ export function callsPage(nav: PageNav, input: { calls: CallRecord[]; status: st
                 )}
               </tbody>
             </table>`
+      }
+      ${
+        input.olderCursor
+          ? html`<p><a id="older" href="/portal/calls?${filterQuery(nav.environment, filters, input.olderCursor)}">Older calls</a></p>`
+          : ''
       }`,
     nav,
   );
@@ -66,7 +110,7 @@ export function callsPage(nav: PageNav, input: { calls: CallRecord[]; status: st
  * settled (the end time and charge land just after the status); the fragment of a settled call has no
  * trigger, so the polling stops by itself.
  */
-export function callLive(call: CallRecord, environment: string): Html {
+export function callLive(call: CallRecord, environment: string, hangUp?: { csrfToken: string }): Html {
   const polling =
     isActiveCallStatus(call.status) || call.ended_at === null
       ? html`hx-get="/portal/calls/${call.id}/live?env=${environment}" hx-trigger="every 2s" hx-swap="outerHTML"`
@@ -98,6 +142,14 @@ export function callLive(call: CallRecord, environment: string): Html {
         <dd data-call-ended>${time(call.ended_at)}</dd>
       </div>
     </dl>
+    ${
+      hangUp && isActiveCallStatus(call.status)
+        ? html`<form method="post" action="/portal/calls/${call.id}/hangup">
+            ${csrfField(hangUp.csrfToken)}<input type="hidden" name="env" value="${environment}" />
+            <button type="submit">Hang up</button>
+          </form>`
+        : ''
+    }
     <h2>Transcript</h2>
     ${
       call.transcript?.length
@@ -109,20 +161,31 @@ export function callLive(call: CallRecord, environment: string): Html {
   </section>`;
 }
 
-export function callPage(nav: PageNav, call: CallRecord): Html {
+/** A call's page: its live part, its recording, its Temporal history to download and (when configured) to open in the Temporal UI. */
+export function callPage(nav: PageNav, call: CallRecord, temporalUiUrl: string | undefined, mayHangUp: boolean): Html {
   return layout(
     `Call to ${call.to_number}`,
     html`<p>
         ${call.direction} call from <span class="mono">${call.from_number}</span> to <span class="mono">${call.to_number}</span>, created
-        ${time(call.created_at)}.
+        ${time(call.created_at)}, on <a href="/portal/lines/${call.line_id}?env=${nav.environment}">its line</a>.
       </p>
-      ${callLive(call, nav.environment)}
-      ${call.recording_url && /^https?:\/\//.test(call.recording_url) ? html`<p><a href="${call.recording_url}">Recording</a></p>` : ''}
+      ${callLive(call, nav.environment, mayHangUp ? { csrfToken: nav.csrfToken } : undefined)}
+      ${
+        call.recording_url && /^https?:\/\//.test(call.recording_url)
+          ? html`<p><a id="recording" href="${call.recording_url}">Recording</a></p>`
+          : html`<p id="no-recording">No recording for this call.</p>`
+      }
+      <h2>Workflow</h2>
       <p>
         <a id="history" href="/portal/calls/${call.id}/history.json?env=${nav.environment}" download
           >Download the call's Temporal history (JSON)</a
         >
       </p>
+      ${
+        temporalUiUrl
+          ? html`<p><a id="temporal-ui" href="${temporalUiUrl}">Open the call's workflow in the Temporal UI</a></p>`
+          : html`<p id="no-temporal-ui">No Temporal UI link: set <code>TEMPORAL_UI_URL</code> to link calls to their workflows.</p>`
+      }
       <p><a href="/portal/calls?env=${nav.environment}">All calls</a></p>`,
     nav,
   );

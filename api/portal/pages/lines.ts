@@ -55,7 +55,7 @@ function linesTable(nav: PageNav, input: LinesPageInput): Html {
       ${input.lines.map(
         (line) =>
           html`<tr data-line-id="${line.id}">
-            <td>${line.name}</td>
+            <td><a href="/portal/lines/${line.id}?env=${nav.environment}">${line.name}</a></td>
             <td>${line.mode}</td>
             <td class="mono">${line.phone_number ?? '—'}</td>
             <td>${line.status}</td>

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { CardDeclinedChargeError, PaymentRequestRejectedError, type CardEntry, type CardVault, type SavedCard } from './port';
 
 /**
  * The card processor as Switchboard sees it. The default is a simulator that behaves like
@@ -65,5 +66,21 @@ export class SimulatedCardTokenizer implements CardTokenizer {
     const expiresAfter = Date.UTC(card.expYear, card.expMonth, 1); // first day of the month after expiry
     if (!(card.expMonth >= 1 && card.expMonth <= 12) || expiresAfter <= now.getTime()) throw new CardDeclinedError('expired_card');
     return { token: `simcard_${crypto.randomUUID()}`, brand: cardBrand(number), last4: number.slice(-4) };
+  }
+}
+
+/** The simulator's card vault: a test card number, tokenised here (it never leaves this process). */
+export class SimulatedCardVault implements CardVault {
+  readonly accepts = 'card_number';
+
+  async save(entry: CardEntry, now: Date): Promise<SavedCard> {
+    if (entry.kind !== 'card_number') throw new PaymentRequestRejectedError('the simulated processor takes a card number');
+    try {
+      const card = await new SimulatedCardTokenizer().tokenize(entry, now);
+      return { ...card, expMonth: entry.expMonth, expYear: entry.expYear };
+    } catch (err) {
+      if (err instanceof CardDeclinedError) throw new CardDeclinedChargeError(err.reason);
+      throw err;
+    }
   }
 }

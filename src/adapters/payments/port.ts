@@ -67,3 +67,33 @@ export class PaymentRequestRejectedError extends Error {
     this.name = 'PaymentRequestRejectedError';
   }
 }
+
+/**
+ * What an operator gives to save a card, by processor: a card number only where the processor is
+ * the simulator (test cards); with Stripe, the id of a PaymentMethod the card was entered into on
+ * Stripe's own pages, so no card number reaches Switchboard (docs/decisions.md, issue 17).
+ */
+export type CardEntry =
+  { kind: 'card_number'; number: string; expMonth: number; expYear: number } | { kind: 'stripe_payment_method'; paymentMethodId: string };
+
+/** A saved card as stored: the processor's token and what an operator is shown of it. */
+export interface SavedCard {
+  token: string;
+  brand: string;
+  last4: string;
+  expMonth: number;
+  expYear: number;
+}
+
+/**
+ * Saves a card with one environment's processor. Throws CardDeclinedChargeError when the card is
+ * refused, PaymentRequestRejectedError for an entry the processor will not take, a plain Error
+ * while it is unreachable.
+ */
+export interface CardVault {
+  /** The one kind of entry this processor takes. */
+  readonly accepts: CardEntry['kind'];
+  save(entry: CardEntry, now: Date): Promise<SavedCard>;
+}
+
+export type CardVaults = Readonly<Record<'test' | 'live', CardVault>>;

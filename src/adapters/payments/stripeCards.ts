@@ -1,5 +1,5 @@
 import type Stripe from 'stripe';
-import { PaymentRequestRejectedError } from './port';
+import { PaymentRequestRejectedError, type CardEntry, type CardVault, type SavedCard } from './port';
 import { mapStripeError, stripeCardToken } from './stripeProcessor';
 
 /**
@@ -8,18 +8,13 @@ import { mapStripeError, stripeCardToken } from './stripeProcessor';
  * PaymentMethod to a Customer. Switchboard is handed only the `pm_…` id and reads back what it
  * shows of the card; no card number ever reaches it.
  */
-export interface SavedStripeCard {
-  /** `cus_…/pm_…`: what an off-session charge needs (src/adapters/payments/stripeProcessor.ts). */
-  token: string;
-  brand: string;
-  last4: string;
-  expMonth: number;
-  expYear: number;
-}
+/** Its `token` is `cus_…/pm_…`: what an off-session charge needs (src/adapters/payments/stripeProcessor.ts). */
+export type SavedStripeCard = SavedCard;
 
 export async function retrieveStripeCard(stripe: Stripe, paymentMethodId: string): Promise<SavedStripeCard> {
   if (!/^pm_[A-Za-z0-9_]+$/.test(paymentMethodId))
-    throw new PaymentRequestRejectedError(`"${paymentMethodId}" is not a Stripe PaymentMethod id (pm_…)`);
+    // Not echoed: a card number typed in the wrong field must not reach a page or a log.
+    throw new PaymentRequestRejectedError('that is not a Stripe PaymentMethod id (pm_…); enter the card on Stripe, never here');
   let method: Stripe.PaymentMethod;
   try {
     method = await stripe.paymentMethods.retrieve(paymentMethodId);
@@ -40,4 +35,18 @@ export async function retrieveStripeCard(stripe: Stripe, paymentMethodId: string
     expMonth: method.card.exp_month,
     expYear: method.card.exp_year,
   };
+}
+
+/** Stripe's card vault: takes only the id of a PaymentMethod saved on Stripe (see above). */
+export class StripeCardVault implements CardVault {
+  readonly accepts = 'stripe_payment_method';
+
+  /** The client is made at first use, so a process without this environment's key starts. */
+  constructor(private readonly stripe: () => Stripe) {}
+
+  async save(entry: CardEntry): Promise<SavedCard> {
+    if (entry.kind !== 'stripe_payment_method')
+      throw new PaymentRequestRejectedError('this environment charges through Stripe: give a PaymentMethod id (pm_…), never a card number');
+    return retrieveStripeCard(this.stripe(), entry.paymentMethodId);
+  }
 }

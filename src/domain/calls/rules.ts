@@ -4,6 +4,7 @@
  */
 export const CALL_STATUSES = ['initiated', 'ringing', 'in_progress', 'completed', 'failed', 'no_answer', 'busy', 'canceled'] as const;
 export type CallStatus = (typeof CALL_STATUSES)[number];
+export const CALL_DIRECTIONS = ['inbound', 'outbound'] as const;
 export const ACTIVE_CALL_STATUSES: readonly CallStatus[] = ['initiated', 'ringing', 'in_progress'];
 
 /** Whether a call is still active (not ended): it holds its line, and its workflow may still act on it. */

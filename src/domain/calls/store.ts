@@ -324,3 +324,21 @@ export async function countCallsSince(db: Knex, tenant: BillingTenant, since: Da
 export function callsOfTenant(db: Knex, tenant: BillingTenant) {
   return db<CallRow>('calls').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
 }
+
+/** What a list of calls may be narrowed by: a line (or the lines a key may see), a status, a direction. */
+export interface CallFilters {
+  lineId?: string;
+  lineIds?: readonly string[];
+  status?: string;
+  direction?: string;
+}
+
+/** A tenant's calls narrowed by `filters`: the query of GET /api/v1/calls and of the portal's calls page. */
+export function filteredCallsOf(db: Knex, tenant: BillingTenant, filters: CallFilters) {
+  const query = callsOfTenant(db, tenant);
+  if (filters.lineId) query.andWhere({ line_id: filters.lineId });
+  else if (filters.lineIds) query.whereIn('line_id', [...filters.lineIds]);
+  if (filters.status) query.andWhere({ status: filters.status });
+  if (filters.direction) query.andWhere('direction', filters.direction);
+  return query;
+}

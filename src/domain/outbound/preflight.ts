@@ -37,12 +37,15 @@ export function refuseOutbound(refusal: OutboundRefusal): never {
   throw new OutboundRefusedError(refusal);
 }
 
-/** Who asks: the tenant, the user (whose payment methods count) and the key with its line restrictions. */
+/**
+ * Who asks: the tenant, the user (whose payment methods count) and the key with its line restrictions.
+ * An operator in the portal acts with no key (`id: null`, unrestricted), as an inbound call has none.
+ */
 export interface OutboundActor {
   workspaceId: string;
   environment: 'test' | 'live';
   userId: string;
-  key: { id: string; line_id: string | null; grant_numbers: readonly string[] | null };
+  key: { id: string | null; line_id: string | null; grant_numbers: readonly string[] | null };
 }
 
 export type OutboundChannel = 'call' | 'sms';

@@ -1,0 +1,159 @@
+import crypto from 'node:crypto';
+import type Router from '@koa/router';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { ApiError, errors } from '../errors';
+import { lineUpdateError } from '../lineErrors';
+import { runIdempotently } from '../middleware/idempotency';
+import { componentSchemas } from '../openapi/schemas';
+import { bodyProblems } from '../openapi/validator';
+import { answeringOutboundRefusals } from '../outboundRefusals';
+import { placeCall } from '../../src/domain/calls/place';
+import { toCallRecord } from '../../src/domain/calls/store';
+import { fingerprintOf } from '../../src/domain/idempotency/store';
+import type { LineUpdate } from '../../src/domain/lines/rules';
+import { findLine, toLineRecord, type LineRow } from '../../src/domain/lines/store';
+import { updateLineSettings } from '../../src/domain/lines/update';
+import { refuse } from './answer';
+import { sendPage } from './http';
+import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { linePage, type LinePageInput } from './pages/line';
+import type { Operator } from './visitor';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The idempotency scope of the portal's test call: its keys are the operator's own, apart from any API key's. */
+const TEST_CALL_SCOPE = 'portal POST /portal/lines/{id}/calls';
+
+async function lineOf(deps: AppDeps, operator: Operator, id: string): Promise<LineRow> {
+  const row = UUID.test(id) ? await findLine(deps.db, tenantOf(operator), id) : undefined;
+  if (!row) throw errors.notFound('Line');
+  return row;
+}
+
+function pageInput(operator: Operator, line: LineRow, extra: Partial<LinePageInput> = {}): LinePageInput {
+  return {
+    line: toLineRecord(line),
+    // As the API's routes: PATCH /lines/{id} needs connections:write, POST /calls calls:create.
+    mayEdit: roleAllows(operator, 'connections:write'),
+    mayCall: roleAllows(operator, 'calls:create'),
+    callKey: crypto.randomUUID(),
+    ...extra,
+  };
+}
+
+const NULLABLE_TEXT = [
+  'display_name',
+  'system_prompt',
+  'begin_message',
+  'voice',
+  'webhook_url',
+  'audio_handler_url',
+  'status_callback_url',
+] as const;
+const INTEGERS = ['context_limit', 'endpointing_ms'] as const;
+const SWITCHES = ['recording_enabled', 'compliance_enabled'] as const;
+
+/**
+ * The edit form as a PATCH body: only the fields whose value differs from the line's, so leaving
+ * the language alone on a hosted line does not pin it. Empty text clears a field; an unchecked box
+ * is false; a number that is not one stays text, for the schema to refuse.
+ */
+export function lineUpdateOfForm(line: LineRow, form: Record<string, string>): LineUpdate {
+  const update: LineUpdate = {};
+  const set = (field: string, value: unknown) => {
+    if (value !== (line as unknown as Record<string, unknown>)[field]) update[field] = value;
+  };
+  set('name', form.name ?? '');
+  if (form.mode) set('mode', form.mode);
+  if (form.language) set('language', form.language);
+  for (const field of NULLABLE_TEXT) set(field, form[field]?.trim() ? form[field] : null);
+  for (const field of INTEGERS) {
+    const value = form[field]?.trim() ?? '';
+    set(field, value === '' ? null : /^-?\d+$/.test(value) ? Number(value) : value);
+  }
+  for (const field of SWITCHES) set(field, form[field] === 'on' || form[field] === 'true');
+  return update;
+}
+
+/** A line's own page: change it (PATCH /api/v1/lines/{id}'s use case) and place a test call from it (POST /api/v1/calls's). */
+export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/portal/lines/:id', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    const line = await lineOf(deps, operator, ctx.params.id);
+    const notice = ctx.query.saved === '1' ? 'Line saved.' : undefined;
+    sendPage(ctx, 200, linePage(navOf(operator, '/portal/lines'), pageInput(operator, line, { notice })));
+  });
+
+  router.post('/portal/lines/:id', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
+    const line = await lineOf(deps, operator, ctx.params.id);
+    const again = (error: ApiError) =>
+      refuse(ctx, error, (shown) => linePage(navOf(operator, '/portal/lines'), pageInput(operator, line, { error: shown, form })));
+    if (!roleAllows(operator, 'connections:write')) return again(errors.forbidden('Your role cannot change lines'));
+    const update = lineUpdateOfForm(line, form);
+    // The API's own check of the body first (its schema), then the use case's.
+    const problems = bodyProblems(componentSchemas.LineUpdateRequest, update);
+    if (problems.length > 0) return again(errors.validation(problems));
+    const outcome = await updateLineSettings(deps, tenantOf(operator), line.id, update);
+    if (!outcome.ok) return again(lineUpdateError(outcome));
+    ctx.state.log.info({ line_id: line.id, fields: Object.keys(update), user_id: operator.user.id }, 'portal line changed');
+    ctx.status = 303;
+    ctx.redirect(`/portal/lines/${line.id}?env=${operator.environment}&saved=1`);
+  });
+
+  router.post('/portal/lines/:id/calls', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
+    const line = await lineOf(deps, operator, ctx.params.id);
+    const again = (error: ApiError) =>
+      refuse(ctx, error, (shown) =>
+        linePage(navOf(operator, '/portal/lines'), pageInput(operator, line, { error: shown, callForm: form })),
+      );
+    if (!roleAllows(operator, 'calls:create')) return again(errors.forbidden('Your role cannot place calls'));
+    const idempotencyKey = form.idempotency_key?.trim() ?? '';
+    if (!UUID.test(idempotencyKey))
+      return again(errors.validation([{ field: 'idempotency_key', message: 'Reload the page: the form is stale' }]));
+    const actor = { ...tenantOf(operator), userId: operator.user.id, key: { id: null, line_id: null, grant_numbers: null } };
+    const request = { lineId: line.id, toNumber: form.to_number ?? '', conversation: null };
+    let placedId: string | undefined;
+    try {
+      const outcome = await runIdempotently(
+        ctx,
+        deps,
+        {
+          principalKeyId: operator.user.id,
+          scope: TEST_CALL_SCOPE,
+          idempotencyKey,
+          fingerprint: fingerprintOf({ params: { id: line.id }, body: { to_number: request.toNumber } }),
+        },
+        async () => {
+          const row = await answeringOutboundRefusals(
+            ctx,
+            deps,
+            'call',
+            () =>
+              placeCall({ ...deps, log: ctx.state.log }, actor, request, (trx, inserted) =>
+                ctx.state.idempotency!.completeInTransaction(trx, 201, { call: toCallRecord(inserted) }),
+              ),
+            actor,
+          );
+          placedId = row.id;
+        },
+      );
+      if (outcome.replayed) placedId = (outcome.body as { call?: { id?: string } }).call?.id;
+    } catch (err) {
+      if (err instanceof ApiError) return again(err);
+      throw err;
+    }
+    if (!placedId) return again(new ApiError(409, 'idempotency_key_reused', 'This form was already used; reload the page'));
+    ctx.state.log.info({ call_id: placedId, line_id: line.id, user_id: operator.user.id }, 'portal test call placed');
+    ctx.status = 303;
+    ctx.redirect(`/portal/calls/${placedId}?env=${operator.environment}`);
+  });
+}

@@ -1,0 +1,121 @@
+import type { toLineRecord } from '../../../src/domain/lines/store';
+import { LANGUAGES, LINE_MODES } from '../../../src/domain/lines/rules';
+import { VOICES } from '../../../src/domain/voices/catalog';
+import { html, type Html } from '../html';
+import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+
+type LineRecord = ReturnType<typeof toLineRecord>;
+
+export interface LinePageInput {
+  line: LineRecord;
+  mayEdit: boolean;
+  mayCall: boolean;
+  /** A fresh Idempotency-Key for the test call form: submitting the same form twice places one call. */
+  callKey: string;
+  error?: ShownError;
+  notice?: string;
+  /** What was typed in the edit form, shown again with its error. */
+  form?: Record<string, string>;
+  /** What was typed in the test call form, shown again with its error. */
+  callForm?: Record<string, string>;
+}
+
+/** One line: its settings, the form that changes them (the fields of PATCH /api/v1/lines/{id}) and a test call from it. */
+export function linePage(nav: PageNav, input: LinePageInput): Html {
+  const { line } = input;
+  return layout(
+    `Line ${line.name}`,
+    html`${errorBox(input.error)} ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
+      <dl class="stats">
+        <div>
+          <dt>Number</dt>
+          <dd class="mono" data-line-number>${line.phone_number ?? '—'}</dd>
+        </div>
+        <div>
+          <dt>Mode</dt>
+          <dd>${line.mode}</dd>
+        </div>
+        <div>
+          <dt>Status</dt>
+          <dd data-line-status>${line.status}</dd>
+        </div>
+        <div>
+          <dt>Language</dt>
+          <dd>${line.language}</dd>
+        </div>
+      </dl>
+      <p>
+        <a href="/portal/calls?env=${nav.environment}&amp;line_id=${line.id}">Calls of this line</a> ·
+        <a href="/portal/lines?env=${nav.environment}">All lines</a>
+      </p>
+      ${testCallForm(nav, input)} ${editForm(nav, input)}`,
+    nav,
+  );
+}
+
+function testCallForm(nav: PageNav, input: LinePageInput): Html {
+  const { line } = input;
+  if (!input.mayCall) return html`<p>Your role cannot place calls.</p>`;
+  if (line.status !== 'active') return html`<p id="no-test-call">Test calls need an active line; this one is ${line.status}.</p>`;
+  return html`<h2>Place a test call</h2>
+    <form method="post" action="/portal/lines/${line.id}/calls" class="card" aria-label="Place a test call">
+      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+      <input type="hidden" name="idempotency_key" value="${input.callForm?.idempotency_key ?? input.callKey}" />
+      <p>From <span class="mono">${line.phone_number}</span>. Billed, held and checked like any call of the API.</p>
+      <label for="to_number">To (E.164)</label>
+      <input
+        id="to_number"
+        name="to_number"
+        type="tel"
+        required
+        maxlength="32"
+        placeholder="+14155550123"
+        value="${input.callForm?.to_number ?? ''}"
+      />
+      <button type="submit">Place test call</button>
+    </form>`;
+}
+
+const text = (form: Record<string, string> | undefined, field: string, current: unknown) =>
+  form ? (form[field] ?? '') : current === null || current === undefined ? '' : String(current);
+
+function editForm(nav: PageNav, input: LinePageInput): Html {
+  const { line, form } = input;
+  if (!input.mayEdit) return html`<p>Your role cannot change lines.</p>`;
+  if (line.status === 'released') return html`<p>This line is released; it cannot be changed.</p>`;
+  const mode = text(form, 'mode', line.mode);
+  const language = text(form, 'language', line.language);
+  const voice = text(form, 'voice', line.voice);
+  const checked = (field: 'recording_enabled' | 'compliance_enabled') => ((form ? form[field] === 'on' : line[field]) ? html`checked` : '');
+  const field = (name: string, label: string, type = 'text') =>
+    html`<label for="edit-${name}">${label}</label>
+      <input id="edit-${name}" name="${name}" type="${type}" value="${text(form, name, line[name as keyof LineRecord])}" />`;
+  return html`<h2>Edit line</h2>
+    <form method="post" action="/portal/lines/${line.id}" class="card" aria-label="Edit line">
+      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+      ${field('name', 'Name')} ${field('display_name', 'Display name (caller ID name)')}
+      <label for="edit-mode">Mode</label>
+      <select id="edit-mode" name="mode">
+        ${LINE_MODES.map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${m}</option>`)}
+      </select>
+      <label for="edit-system_prompt">System prompt (hosted lines)</label>
+      <textarea id="edit-system_prompt" name="system_prompt" rows="4">${text(form, 'system_prompt', line.system_prompt)}</textarea>
+      ${field('begin_message', 'Begin message')}
+      <label for="edit-voice">Voice</label>
+      <select id="edit-voice" name="voice">
+        <option value="" ${voice === '' ? html`selected` : ''}>default</option>
+        ${VOICES.map((v) => html`<option value="${v.slug}" ${v.slug === voice ? html`selected` : ''}>${v.name} (${v.accent})</option>`)}
+      </select>
+      ${field('webhook_url', 'Webhook URL (webhook lines)', 'url')}
+      ${field('audio_handler_url', 'Audio handler URL (audio lines, ws or wss)')}
+      ${field('status_callback_url', 'Status callback URL', 'url')}
+      <label for="edit-language">Language (webhook and audio lines)</label>
+      <select id="edit-language" name="language">
+        ${LANGUAGES.map((l) => html`<option value="${l}" ${l === language ? html`selected` : ''}>${l}</option>`)}
+      </select>
+      ${field('context_limit', 'Context limit (turns, 1-500)')} ${field('endpointing_ms', 'Endpointing (ms, 100-2000)')}
+      <label><input type="checkbox" name="recording_enabled" ${checked('recording_enabled')} /> Record calls</label>
+      <label><input type="checkbox" name="compliance_enabled" ${checked('compliance_enabled')} /> Check consent before calling</label>
+      <button type="submit">Save line</button>
+    </form>`;
+}

@@ -1,0 +1,160 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, screenshot, seriousAccessibilityViolations, watchPageProblems } from '../support/browser';
+import { CALLEE } from '../support/customer';
+import { eventually, startHarness, type Harness } from '../support/harness';
+import { simulator } from '../support/simulatorControl';
+
+const PASSWORD = 'a long enough password';
+const TEMPORAL_UI = 'http://127.0.0.1:8233';
+
+/**
+ * Lines and calls in a real browser (headless Chromium): a line created and edited, a test call placed
+ * from its page through the simulator, watched live (htmx) until the callee hangs up, its transcript
+ * and recording shown, its history downloaded, its Temporal UI link shown, and the calls list filtered by the line.
+ * Each page is screenshotted into test-artifacts/portal-calls/ and checked with axe-core.
+ */
+describe('portal lines and calls in a browser', () => {
+  let h: Harness;
+  let browser: Browser;
+  const sim = simulator(() => h);
+  const email = `browser-calls+${crypto.randomBytes(4).toString('hex')}@example.test`;
+
+  beforeAll(async () => {
+    h = await startHarness({ temporalUiUrl: TEMPORAL_UI });
+    await h.startWorker();
+    browser = await launchChromium();
+  }, 15 * 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await h?.close();
+  });
+
+  async function check(page: Page, name: string, problems: string[]): Promise<void> {
+    await screenshot(page, 'portal-calls', name);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  }
+
+  it('creates and edits a line, places a test call and watches it live to its end, reads its transcript and history, filters the calls', async () => {
+    await sim.model.reset();
+    h.simulator.state.calls.wordsPerSecond = 20;
+    const context = await browser.newContext({ baseURL: h.apiUrl, acceptDownloads: true });
+    const page = await context.newPage();
+    const problems = watchPageProblems(page);
+
+    await page.goto('/portal/signup');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password (at least 10 characters)').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.waitForURL('**/portal');
+
+    // A line, created on the lines page and opened from the list.
+    await page.getByRole('link', { name: 'Lines', exact: true }).click();
+    await page.getByLabel('Name').fill('Desk');
+    await page.getByLabel('System prompt (hosted lines)').fill('You answer the front desk of a dental clinic.');
+    await page.getByRole('button', { name: 'Create line' }).click();
+    await page.locator('#webhook-secret').waitFor();
+    await page.getByRole('link', { name: 'Desk', exact: true }).click();
+    await page.waitForURL('**/portal/lines/*?env=test');
+    await check(page, '01-line', problems);
+
+    // A bad edit shows the API's refusal and keeps what was typed; a good one is saved.
+    await page.getByLabel('Context limit (turns, 1-500)').fill('900');
+    await page.getByRole('button', { name: 'Save line' }).click();
+    await expect(page.locator('.error .code').textContent()).resolves.toBe('validation_error');
+    await expect(page.locator('.error li').first().textContent()).resolves.toContain('context_limit');
+    // The page itself answered 422, which the browser reports; nothing else went wrong.
+    await check(
+      page,
+      '02-line-edit-refused',
+      problems.filter((line) => !line.includes('422')),
+    );
+    problems.length = 0;
+    await page.getByLabel('Context limit (turns, 1-500)').fill('');
+    await page.getByLabel('Name', { exact: true }).fill('Front desk');
+    await page.getByLabel('Begin message').fill('Hello, front desk.');
+    await page.getByLabel('Record calls').check();
+    await page.getByRole('button', { name: 'Save line' }).click();
+    await page.waitForURL('**/portal/lines/*saved=1');
+    await expect(page.locator('.notice').textContent()).resolves.toBe('Line saved.');
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Line Front desk');
+    await expect(page.getByLabel('Begin message').inputValue()).resolves.toBe('Hello, front desk.');
+    await expect(page.getByLabel('Record calls').isChecked()).resolves.toBe(true);
+    await check(page, '03-line-saved', problems);
+    const lineId = new URL(page.url()).pathname.split('/').pop()!;
+
+    // A test call from the line to the simulator's callee: the call's page, live.
+    await page.getByLabel('To (E.164)').fill(CALLEE);
+    await page.getByRole('button', { name: 'Place test call' }).click();
+    await page.waitForURL('**/portal/calls/*?env=test');
+    const callId = new URL(page.url()).pathname.split('/').pop()!;
+    expect(await h.db('calls').where({ id: callId }).first()).toMatchObject({ line_id: lineId, to_number: CALLEE });
+    await page.locator('[data-call-status="in_progress"]').waitFor({ timeout: 20_000 });
+    await check(page, '04-call-live', problems);
+
+    // The callee answers the greeting, the model replies; the page's transcript follows as htmx reloads it.
+    const speech = () => h.simulator.state.calls.speechFor(callId) ?? [];
+    await eventually(async () => (speech()[0]?.state === 'done' ? true : undefined), 20_000, 'the begin message');
+    expect((await sim.calls.say(callId, 'Do you have an appointment tomorrow?')).status).toBe(202);
+    await eventually(async () => (speech().some((s) => s.text.startsWith('You said') && s.state === 'done') ? true : undefined));
+    expect((await sim.calls.hangUp(callId)).status).toBe(200);
+    await page.locator('[data-call-status="completed"]').waitFor({ timeout: 20_000 });
+    await page.locator('[data-call-ended] time').waitFor({ timeout: 20_000 });
+    const turns = await page.locator('#transcript li').allTextContents();
+    expect(turns.map((turn) => turn.replace(/\s+/g, ' ').trim())).toEqual([
+      expect.stringMatching(/^assistant .*: Hello, front desk\.$/),
+      expect.stringMatching(/^user .*: Do you have an appointment tomorrow\?$/),
+      expect.stringMatching(/^assistant .*: You said/),
+    ]);
+    // The recording the carrier made is linked once the call has ended.
+    await page.reload();
+    await expect(page.locator('#recording').getAttribute('href')).resolves.toMatch(/^http:\/\/127\.0\.0\.1:\d+\/recordings\/.+\.wav$/);
+    await check(page, '05-call-ended', problems);
+
+    // Its history downloads as JSON (a Temporal history with events); the Temporal UI link names its workflow.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.locator('#history').click()]);
+    expect(download.suggestedFilename()).toBe(`${callId}.history.json`);
+    const exported = JSON.parse(fs.readFileSync((await download.path())!, 'utf8'));
+    expect(exported.workflowId).toBe(callId);
+    expect(exported.history.events[0].eventType).toMatch(/WORKFLOW_EXECUTION_STARTED/);
+    expect(exported.history.events.length).toBeGreaterThan(5);
+    await expect(page.locator('#temporal-ui').getAttribute('href')).resolves.toBe(
+      `${TEMPORAL_UI}/namespaces/${h.config.temporalNamespace}/workflows/${callId}`,
+    );
+
+    // The calls list filtered by the line: a second line's call is not in it.
+    await page.getByRole('link', { name: 'Lines', exact: true }).click();
+    await page.getByLabel('Name').fill('Back office');
+    await page.getByLabel('System prompt (hosted lines)').fill('You answer the back office.');
+    await page.getByRole('button', { name: 'Create line' }).click();
+    await page.locator('#webhook-secret').waitFor();
+    const otherLine = (await page.locator('#lines tbody tr').first().getAttribute('data-line-id'))!;
+    expect(otherLine).not.toBe(lineId);
+    const { workspace_id: workspaceId } = await h.db('calls').where({ id: callId }).first();
+    await h.db('calls').insert({
+      id: crypto.randomUUID(),
+      workspace_id: workspaceId,
+      environment: 'test',
+      line_id: otherLine,
+      direction: 'outbound',
+      from_number: '+14155550100',
+      to_number: CALLEE,
+      status: 'completed',
+      mode: 'hosted',
+      zone: 'A',
+      created_at: new Date(),
+    });
+    await page.getByRole('link', { name: 'Calls', exact: true }).click();
+    await expect(page.locator('#calls tbody tr').count()).resolves.toBe(2);
+    await page.getByLabel('Line').selectOption(lineId);
+    await page.getByLabel('Direction').selectOption('outbound');
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL(`**/portal/calls?**line_id=${lineId}**`);
+    await expect(page.locator('#calls tbody tr').count()).resolves.toBe(1);
+    await expect(page.locator(`#calls tr[data-call-id="${callId}"]`).count()).resolves.toBe(1);
+    await check(page, '06-calls-filtered', problems);
+    await context.close();
+  });
+});

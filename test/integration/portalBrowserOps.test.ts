@@ -1,0 +1,113 @@
+import crypto from 'node:crypto';
+import type { Browser, Page } from 'playwright-core';
+import { verifySignature } from '../../src/domain/webhooks/signature';
+import { mintUserKey } from '../../src/domain/workspaces/service';
+import { launchChromium, screenshot, seriousAccessibilityViolations, watchPageProblems } from '../support/browser';
+import { startHarness, type Harness } from '../support/harness';
+import { startReceiver, type Receiver } from '../support/receiver';
+
+const PASSWORD = 'a long enough password';
+
+/**
+ * Deliveries and the card in a real browser (headless Chromium): a failed webhook delivery
+ * redelivered from its page and seen as a new, successful attempt at the receiver (signed);
+ * a card added on the billing page and shown by brand and last 4. Each page is screenshotted into
+ * test-artifacts/portal-ops/ and checked with axe-core; the page's own errors fail the test.
+ */
+describe('portal deliveries and card in a browser', () => {
+  let h: Harness;
+  let browser: Browser;
+  let receiver: Receiver;
+  const email = `browser-ops+${crypto.randomBytes(4).toString('hex')}@example.test`;
+
+  beforeAll(async () => {
+    h = await startHarness();
+    await h.startWorker();
+    receiver = await startReceiver();
+    browser = await launchChromium();
+  }, 15 * 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await receiver?.close();
+    await h?.close();
+  });
+
+  async function check(page: Page, name: string, problems: string[]): Promise<void> {
+    await screenshot(page, 'portal-ops', name);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  }
+
+  it('redelivers a failed delivery and sees the new attempt; adds a card and sees its brand and last 4', async () => {
+    const context = await browser.newContext({ baseURL: h.apiUrl });
+    const page = await context.newPage();
+    const problems = watchPageProblems(page);
+    await page.goto('/portal/signup');
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password (at least 10 characters)').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.waitForURL('**/portal');
+    // An owner is offered the members page.
+    await expect(page.getByRole('link', { name: 'Members' }).count()).resolves.toBe(1);
+
+    // A webhook line whose receiver is down: its test event fails.
+    await page.getByRole('link', { name: 'Lines', exact: true }).click();
+    await page.getByLabel('Name').fill('Hooks');
+    await page.getByLabel('Mode').selectOption('webhook');
+    await page.getByLabel('Webhook URL (webhook lines)').fill(receiver.url);
+    await page.getByRole('button', { name: 'Create line' }).click();
+    const secret = (await page.locator('#webhook-secret').textContent())!;
+    const lineId = (await page.locator('#lines tbody tr').first().getAttribute('data-line-id'))!;
+    const user = (await h.db('users').where({ email }).first())!;
+    const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'k' })).plaintext;
+    receiver.script({ status: 503, body: 'maintenance' });
+    const test = await h.request('POST', '/api/v1/webhooks/test', { key, body: { line_id: lineId } });
+    expect(test.body.delivery).toMatchObject({ status: 'failed' });
+
+    await page.getByRole('link', { name: 'Deliveries' }).click();
+    await page.waitForURL('**/portal/deliveries?env=test');
+    await expect(page.locator('#deliveries tbody tr[data-status="failed"]').count()).resolves.toBe(1);
+    await check(page, '01-deliveries-failed', problems);
+
+    await page.locator('#deliveries tbody tr').first().getByRole('link', { name: 'test' }).click();
+    await page.waitForURL('**/portal/deliveries/*');
+    await expect(page.locator('#attempts tbody tr').count()).resolves.toBe(1);
+    await check(page, '02-delivery-failed', problems);
+
+    // Redeliver: the receiver is back; the event arrives again, signed, as attempt 2.
+    const before = receiver.requests.length;
+    await page.getByRole('button', { name: 'Redeliver' }).click();
+    await page.waitForURL(/started=2/);
+    const [request] = (await receiver.waitForRequests(before + 1)).slice(before);
+    expect(verifySignature({ secret, headers: request.headers as Record<string, string>, rawBody: request.rawBody })).toEqual({
+      valid: true,
+    });
+    // The page, reloaded, shows the new attempt once it has finished.
+    const deadline = Date.now() + 20_000;
+    while ((await page.locator('#attempts tr[data-attempt="2"][data-status="success"]').count()) === 0) {
+      if (Date.now() > deadline) throw new Error('attempt 2 never showed as a success');
+      await page.waitForTimeout(200);
+      await page.reload();
+    }
+    await expect(page.locator('#attempts tr[data-attempt="1"]').getAttribute('data-status')).resolves.toBe('failed');
+    // The "started" notice goes once its attempt has finished.
+    await expect(page.locator('#redelivery-started').count()).resolves.toBe(0);
+    await check(page, '03-delivery-redelivered', problems);
+
+    // The card: added on the billing page, shown by brand, last 4 and expiry; never the number.
+    await page.getByRole('link', { name: 'Billing' }).click();
+    await page.waitForURL('**/portal/billing?env=test');
+    await expect(page.locator('#payment-method').textContent()).resolves.toContain('No card on file');
+    await check(page, '04-billing-no-card', problems);
+    await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+    await page.getByLabel('Expiry (MM/YY)').fill('12/39');
+    await page.getByRole('button', { name: 'Add card' }).click();
+    await page.waitForURL(/card_saved=4242/);
+    await expect(page.locator('#card-saved').textContent()).resolves.toContain('4242');
+    const shown = (await page.locator('#payment-method').textContent())!.replace(/\s+/g, ' ');
+    expect(shown).toContain('visa ending in 4242 (expires 12/2039)');
+    await expect(page.content()).resolves.not.toContain('4242424242424242');
+    await expect(page.getByRole('button', { name: 'Replace card' }).count()).resolves.toBe(1);
+    await check(page, '05-billing-card-added', problems);
+  });
+});
