@@ -104,7 +104,7 @@ describe('portal in a browser', () => {
     const placed = await h.request('POST', '/api/v1/calls', { key, body: { line_id: lineId, to_number: CALLEE } });
     expect(placed.status).toBe(201);
     await page.getByRole('link', { name: 'Calls', exact: true }).click();
-    await page.locator(`#calls tr[data-call-id="${placed.body.call.id}"] a`).click();
+    await page.locator(`#calls tr[data-call-id="${placed.body.call.id}"] a[href^="/portal/calls/"]`).click();
     await page.locator('[data-call-status="in_progress"]').waitFor({ timeout: 20_000 });
     await check(page, '05b-call-live', problems);
     expect((await h.request('POST', `/api/v1/calls/${placed.body.call.id}/hangup`, { key })).status).toBe(200);
