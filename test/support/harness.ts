@@ -24,6 +24,9 @@ import { connectTemporalClient } from '../../src/platform/temporal/client';
 import { tracingActivityInterceptors, tracingSinks } from '../../src/platform/tracing/temporal';
 import { createWorkspace, mintUserKey, type User } from '../../src/domain/workspaces/service';
 import { randomSimulatorCredentials, simulatorControl } from './simulator';
+import { eventually } from './eventually';
+
+export { eventually };
 
 /**
  * Everything a test needs to act as a customer: the real API over HTTP, a real worker on
@@ -289,17 +292,6 @@ export async function createTenant(db: Db): Promise<Tenant> {
 
 export async function mintKey(db: Db, user: User, environment: Environment, scopes: Scope[]): Promise<string> {
   return (await mintUserKey(db, { user, environment, kind: 'standard', name: 'scoped', scopes })).plaintext;
-}
-
-/** Polls until `probe` returns a value other than undefined, or fails after `timeoutMs`. */
-export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /**

@@ -9,6 +9,7 @@ import {
   stripeClient,
 } from '../../src/adapters/payments/stripeProcessor';
 import { retrieveStripeCard } from '../../src/adapters/payments/stripeCards';
+import { eventually } from '../support/eventually';
 import { STUB_CUSTOMER, startStripeStub, type StripeStub } from '../support/stripeStub';
 
 /** The Stripe adapter against the contract stub (test/support/stripeStub.ts): Stripe's wire format and its error cases. */
@@ -94,10 +95,12 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
   });
 
   it('maps a 409 (a concurrent request under the same key) to a plain Error, and the first request still charges once', async () => {
-    stub.test.state.setFault({ mode: 'timeout', holdMs: 300, remaining: 1 });
+    stub.test.state.setFault({ mode: 'timeout', holdMs: 1_000, remaining: 1 });
     const request = { paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:concurrent' };
+    const before = stub.test.state.attempts;
     const first = processor.charge(request);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The second request goes once the first is held at Stripe, not after a guess of how long that takes.
+    await eventually(async () => (stub.test.state.attempts > before ? true : undefined), 5_000, 'the first request at the stub');
     const conflict = await processor.charge(request).catch((e: unknown) => e);
     expect(conflict).toBeInstanceOf(Error);
     expect(conflict).not.toBeInstanceOf(PaymentRequestRejectedError);

@@ -3,6 +3,7 @@ import { MediaSocketServer } from '../../src/adapters/carrier/mediaSocketServer'
 import { verifyTwilioUpgrade } from '../../src/adapters/carrier/twilio/callbacks/verify';
 import { TwilioMediaStream } from '../../src/adapters/carrier/twilio/media';
 import { freePort } from '../../src/platform/infra/proc';
+import { eventually } from '../support/eventually';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
 
 /** The worker's Media Streams listener: one signed upgrade per one-time URL, and Twilio's messages as the port's events. */
@@ -40,7 +41,7 @@ describe('Twilio Media Streams on the worker', () => {
     await stream.send(Buffer.alloc(160, 9));
     await stream.mark('m1');
     await stream.clear();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(async () => (sent.length >= 3 ? true : undefined), 10_000, 'three messages at Twilio');
     expect(sent).toEqual([
       { event: 'media', streamSid: 'MZ1', media: { payload: Buffer.alloc(160, 9).toString('base64') } },
       { event: 'mark', streamSid: 'MZ1', mark: { name: 'm1' } },
