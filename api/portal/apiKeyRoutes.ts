@@ -9,9 +9,9 @@ import { findScopedToken, mintScopedToken, revokeScopedTokenAsOperator, scopedTo
 import { tierAllows } from '../../src/domain/keys/tiers';
 import { knownLineIds, linesOf } from '../../src/domain/lines/store';
 import { findUser, mintRegularKey, ScopeBeyondRoleError } from '../../src/domain/workspaces/service';
-import { changed, refuse } from './answer';
+import { changed } from './answer';
 import { sendPage } from './http';
-import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { gatedFormPost, navOf, operatorOrLogin, roleAllows, tenantOf, type GatedFormPost } from './operatorPages';
 import { apiKeysPage, type ApiKeysPageInput } from './pages/apiKeys';
 import type { Operator } from './visitor';
 
@@ -112,22 +112,17 @@ export function apiKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
   });
 
   /** A signed-in keys:admin form post, its refusals shown on the page again with what was typed. */
-  function keyChange(path: string, act: (ctx: AppContext, operator: Operator, form: Record<string, string>) => Promise<void>) {
-    router.post(path, async (rawCtx) => {
-      const ctx = rawCtx as AppContext;
-      const signedIn = await operatorForm(ctx, deps);
-      if (!signedIn) return;
-      const { form, operator } = signedIn;
-      try {
-        if (!roleAllows(operator, 'keys:admin')) throw errors.forbidden('Your role cannot manage API keys');
-        await act(ctx, operator, form);
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
+  const keyChange = (path: string, act: GatedFormPost['act']) =>
+    gatedFormPost(router, deps, {
+      path,
+      scope: 'keys:admin',
+      refusal: 'Your role cannot manage API keys',
+      act,
+      pageAgain: async (operator, form) => {
         const input = await pageInput(deps, operator, { form });
-        refuse(ctx, err, (shown) => apiKeysPage(navOf(operator, PAGE), { ...input, error: shown }));
-      }
+        return (shown) => apiKeysPage(navOf(operator, PAGE), { ...input, error: shown });
+      },
     });
-  }
 
   keyChange(PAGE, async (ctx, operator, form) => {
     const name = nameOf(form);

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
-import { ApiError, errors } from '../errors';
+import { errors } from '../errors';
 import { isUuid } from '../openapi/formats';
 import { phoneOrFail } from '../phoneField';
 import {
@@ -21,9 +21,9 @@ import {
 } from '../../src/domain/compliance/disclosures';
 import { optIn, optOut, optOutsOf } from '../../src/domain/compliance/optOuts';
 import { findLine, linesOf } from '../../src/domain/lines/store';
-import { changed, refuse } from './answer';
+import { changed } from './answer';
 import { sendPage } from './http';
-import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { gatedFormPost, navOf, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
 import { compliancePage, type CompliancePageInput } from './pages/compliance';
 import type { Operator } from './visitor';
 
@@ -65,23 +65,17 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
   });
 
   /** A signed-in `consent:write` form post; its refusals are shown on the page again with what was typed. */
-  function complianceChange(path: string, act: (ctx: AppContext, operator: Operator, form: Record<string, string>) => Promise<unknown>) {
-    router.post(path, async (rawCtx) => {
-      const ctx = rawCtx as AppContext;
-      const signedIn = await operatorForm(ctx, deps);
-      if (!signedIn) return;
-      const { form, operator } = signedIn;
-      try {
-        if (!roleAllows(operator, 'consent:write')) throw errors.forbidden('Your role cannot change compliance records');
-        const json = await act(ctx, operator, form);
-        changed(ctx, `${PAGE}?env=${operator.environment}`, 200, json);
-      } catch (err) {
-        if (!(err instanceof ApiError)) throw err;
+  const complianceChange = (path: string, act: (ctx: AppContext, operator: Operator, form: Record<string, string>) => Promise<unknown>) =>
+    gatedFormPost(router, deps, {
+      path,
+      scope: 'consent:write',
+      refusal: 'Your role cannot change compliance records',
+      act: async (ctx, operator, form) => changed(ctx, `${PAGE}?env=${operator.environment}`, 200, await act(ctx, operator, form)),
+      pageAgain: async (operator, form) => {
         const input = await pageInput(deps, operator, { form });
-        refuse(ctx, err, (shown) => compliancePage(navOf(operator, PAGE), { ...input, error: shown }));
-      }
+        return (shown) => compliancePage(navOf(operator, PAGE), { ...input, error: shown });
+      },
     });
-  }
 
   for (const action of ['add', 'remove'] as const) {
     complianceChange(action === 'add' ? `${PAGE}/opt-outs` : `${PAGE}/opt-outs/remove`, async (_ctx, operator, form) => {

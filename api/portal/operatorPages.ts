@@ -1,7 +1,11 @@
-import type { AppContext, AppDeps } from '../context';
+import type Router from '@koa/router';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { ApiError, errors } from '../errors';
 import { ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
+import { refuse } from './answer';
+import type { Html } from './html';
 import { assertCsrf, readForm } from './http';
-import type { PageNav } from './layout';
+import type { PageNav, ShownError } from './layout';
 import { signedInOperator, type Operator } from './visitor';
 
 /** What every signed-in page needs: its operator (or the login page), its navigation, its tenant and role checks. */
@@ -48,4 +52,33 @@ export function roleAllows(operator: Operator, scope: Scope): boolean {
 
 export function tenantOf(operator: Operator) {
   return { workspaceId: operator.user.workspace_id, environment: operator.environment };
+}
+
+/** A signed-in change whose refusals show its page again, with the error and what was typed. */
+export interface GatedFormPost {
+  path: string;
+  /** The scope the change's API counterpart needs. */
+  scope: Scope;
+  /** What a role without `scope` is told (403). */
+  refusal: string;
+  /** Makes the change and answers; an ApiError it throws is a refusal. */
+  act: (ctx: AppContext, operator: Operator, form: Record<string, string>) => Promise<void>;
+  /** The page again, with `form` as typed and the refusal shown. */
+  pageAgain: (operator: Operator, form: Record<string, string>) => Promise<(shown: ShownError) => Html>;
+}
+
+export function gatedFormPost(router: Router<AppState>, deps: AppDeps, post: GatedFormPost): void {
+  router.post(post.path, async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
+    try {
+      if (!roleAllows(operator, post.scope)) throw errors.forbidden(post.refusal);
+      await post.act(ctx, operator, form);
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      refuse(ctx, err, await post.pageAgain(operator, form));
+    }
+  });
 }
