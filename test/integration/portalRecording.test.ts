@@ -1,0 +1,119 @@
+import crypto from 'node:crypto';
+import { CALLEE } from '../support/customer';
+import { eventually, startHarness, type Harness } from '../support/harness';
+import { PortalClient } from '../support/portalClient';
+
+const PASSWORD = 'correct horse battery';
+
+/** A call's recording played in the portal: read at the carrier (the simulator) with the carrier's credentials, and its refusals. */
+describe('portal call recordings', () => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness();
+    await h.startWorker();
+  });
+  afterAll(async () => {
+    await h.close();
+  });
+  beforeEach(async () => {
+    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+  });
+
+  async function operator(): Promise<PortalClient> {
+    const client = new PortalClient(h.apiUrl);
+    const email = `recording+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, { accept: 'application/json' });
+    expect(res.status).toBe(201);
+    return client;
+  }
+
+  /** The raw answer (bytes) of a portal GET with the client's session, as the browser's audio element asks. */
+  async function fetchAs(client: PortalClient, path: string): Promise<{ res: Response; bytes: Buffer }> {
+    const cookie = [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+    const res = await fetch(`${h.apiUrl}${path}`, { redirect: 'manual', headers: cookie ? { cookie } : {} });
+    return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+  }
+
+  /** A test call on a recorded line, answered by the simulator's callee and hung up from the portal, once its recording is known. */
+  async function recordedCall(client: PortalClient): Promise<string> {
+    const created = await client.submit('/portal/lines', '/portal/lines', {
+      env: 'test',
+      name: 'Recorded desk',
+      mode: 'hosted',
+      system_prompt: 'You answer the front desk.',
+    });
+    expect(created.status).toBe(201);
+    const lineId = /data-line-id="([^"]+)"/.exec(created.text)![1];
+    await h.db('lines').where({ id: lineId }).update({ recording_enabled: true });
+    const linePage = await client.get(`/portal/lines/${lineId}?env=test`);
+    const placed = await client.post(`/portal/lines/${lineId}/calls`, {
+      csrf_token: PortalClient.csrfOf(linePage),
+      env: 'test',
+      to_number: CALLEE,
+      idempotency_key: /name="idempotency_key" value="([^"]+)"/.exec(linePage.text)![1],
+    });
+    expect(placed.status).toBe(303);
+    const callId = /^\/portal\/calls\/([0-9a-f-]{36})\?env=test$/.exec(placed.headers.get('location')!)![1];
+    await eventually(async () => ((await h.db('calls').where({ id: callId }).first())?.status === 'in_progress' ? true : undefined));
+    // Let the recording hold some audio before the call ends.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const callPage = await client.get(`/portal/calls/${callId}?env=test`);
+    const hungUp = await client.post(`/portal/calls/${callId}/hangup`, { csrf_token: PortalClient.csrfOf(callPage), env: 'test' });
+    expect(hungUp.status).toBe(303);
+    await eventually(async () => ((await h.db('calls').where({ id: callId }).first())?.recording_url ? true : undefined), 20_000);
+    return callId;
+  }
+
+  it('plays a recorded call through the portal, to its own workspace only, and refuses what it cannot hand over', async () => {
+    const client = await operator();
+    const callId = await recordedCall(client);
+    const row = await h.db('calls').where({ id: callId }).first();
+    expect(row.recording_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/recordings\/.+\.wav$/);
+
+    // The page plays it from the portal (the carrier's URL needs credentials the browser lacks) and offers it to download.
+    const page = await client.get(`/portal/calls/${callId}?env=test`);
+    const path = `/portal/calls/${callId}/recording?env=test`;
+    expect(page.text).toContain(`<audio id="recording-player" controls preload="none" src="${path}"></audio>`);
+    expect(page.text).toContain(`<a id="recording" href="${path}" download>`);
+    expect(page.text).not.toContain(row.recording_url);
+
+    const played = await fetchAs(client, path);
+    expect(played.res.status).toBe(200);
+    expect(played.res.headers.get('content-type')).toBe('audio/wav');
+    expect(played.res.headers.get('content-disposition')).toBe(`inline; filename="${callId}.wav"`);
+    expect(played.res.headers.get('cache-control')).toBe('private, no-store');
+    expect(played.bytes.subarray(0, 4).toString('ascii')).toBe('RIFF');
+    expect(played.bytes.subarray(8, 12).toString('ascii')).toBe('WAVE');
+    expect(played.bytes.length).toBeGreaterThan(44);
+    expect(Number(played.res.headers.get('content-length'))).toBe(played.bytes.length);
+
+    // Another workspace's operator: no such call.
+    const stranger = await operator();
+    const foreign = await fetchAs(stranger, path);
+    expect(foreign.res.status).toBe(404);
+    expect(foreign.bytes.toString('utf8')).toContain('call_not_found');
+    // No session: the login page, as every portal page answers.
+    const anonymous = await fetchAs(new PortalClient(h.apiUrl), path);
+    expect(anonymous.res.status).toBe(302);
+    expect(anonymous.res.headers.get('location')).toBe('/portal/login');
+
+    // A recording URL off the carrier's host is never fetched (the adapter's credentials stay home): no recording.
+    await h.db('calls').where({ id: callId }).update({ recording_url: 'http://169.254.169.254/recordings/x.wav' });
+    const offHost = await fetchAs(client, path);
+    expect(offHost.res.status).toBe(404);
+    expect(offHost.bytes.toString('utf8')).toContain('not_found');
+    // A recording the carrier does not have.
+    await h
+      .db('calls')
+      .where({ id: callId })
+      .update({ recording_url: row.recording_url.replace(/[^/]+\.wav$/, 'unknown.wav') });
+    expect((await fetchAs(client, path)).res.status).toBe(404);
+
+    // A call without a recording: 404, and its page has no player.
+    await h.db('calls').where({ id: callId }).update({ recording_url: null });
+    expect((await fetchAs(client, path)).res.status).toBe(404);
+    const unrecorded = await client.get(`/portal/calls/${callId}?env=test`);
+    expect(unrecorded.text).toContain('id="no-recording"');
+    expect(unrecorded.text).not.toContain('<audio');
+  });
+});
