@@ -22,8 +22,13 @@ export function onCarrierOrigin(recordingUrl: string, baseUrl: string): URL {
 }
 
 /** GETs `url` with a timeout; a 4xx is a `CarrierRejectedError` (the carrier has no such recording for us), other failures plain errors. */
-export async function getFromCarrier(url: URL, headers: Record<string, string>, what: string): Promise<Response> {
-  const res = await fetch(url, { headers, signal: AbortSignal.timeout(RECORDING_TIMEOUT_MS) });
+export async function getFromCarrier(
+  url: URL,
+  headers: Record<string, string>,
+  what: string,
+  timeoutMs = RECORDING_TIMEOUT_MS,
+): Promise<Response> {
+  const res = await fetch(url, { headers, signal: AbortSignal.timeout(timeoutMs) });
   if (res.ok) return res;
   await res.body?.cancel();
   if (res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429)
@@ -32,18 +37,18 @@ export async function getFromCarrier(url: URL, headers: Record<string, string>, 
 }
 
 /** A media answer as a `CarrierRecording`, refused when announced too large and cut with an error once it grows past the cap. */
-export function recordingOf(res: Response, fallbackType: string): CarrierRecording {
+export function recordingOf(res: Response, fallbackType: string, maxBytes = MAX_RECORDING_BYTES): CarrierRecording {
   const announced = Number(res.headers.get('content-length') ?? NaN);
-  if (announced > MAX_RECORDING_BYTES) {
+  if (announced > maxBytes) {
     void res.body?.cancel();
-    throw new CarrierRejectedError(`the recording is larger than ${MAX_RECORDING_BYTES} bytes`);
+    throw new CarrierRejectedError(`the recording is larger than ${maxBytes} bytes`);
   }
   if (!res.body) throw new Error('the carrier answered the recording without a body');
   let seen = 0;
   const capped = new Transform({
     transform(chunk: Buffer, _encoding, done) {
       seen += chunk.length;
-      done(seen > MAX_RECORDING_BYTES ? new Error(`the recording grew past ${MAX_RECORDING_BYTES} bytes`) : null, chunk);
+      done(seen > maxBytes ? new Error(`the recording grew past ${maxBytes} bytes`) : null, chunk);
     },
   });
   const source = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
