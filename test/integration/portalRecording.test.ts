@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import { CALLEE } from '../support/customer';
 import { eventually, startHarness, type Harness } from '../support/harness';
 import { PortalClient } from '../support/portalClient';
+import { startTelnyxStub } from '../support/telnyxStub';
+import { startTwilioStub } from '../support/twilioStub';
 
 const PASSWORD = 'correct horse battery';
 
@@ -115,5 +117,63 @@ describe('portal call recordings', () => {
     const unrecorded = await client.get(`/portal/calls/${callId}?env=test`);
     expect(unrecorded.text).toContain('id="no-recording"');
     expect(unrecorded.text).not.toContain('<audio');
+  });
+
+  it("reads the recording at the carrier the call's environment is configured with: Twilio, Telnyx", async () => {
+    const client = await operator();
+    const callId = await recordedCall(client);
+    const path = `/portal/calls/${callId}/recording?env=test`;
+    const saved = {
+      providers: h.config.carrierProviders,
+      provider: h.config.carrierProvider,
+      twilio: h.config.twilio,
+      telnyx: h.config.telnyx,
+    };
+    const twilio = await startTwilioStub();
+    const telnyx = await startTelnyxStub();
+    try {
+      // Twilio in the test environment: its RecordingUrl, read as `.wav` with the account's Basic auth.
+      h.config.carrierProviders = { ...saved.providers, test: 'twilio' };
+      h.config.twilio = { ...saved.twilio, test: { accountSid: twilio.accountSid, authToken: twilio.authToken }, apiBaseUrl: twilio.url };
+      await h
+        .db('calls')
+        .where({ id: callId })
+        .update({ recording_url: twilio.addRecording('CA' + 'a'.repeat(32), 500) });
+      const fromTwilio = await fetchAs(client, path);
+      expect(fromTwilio.res.status).toBe(200);
+      expect(fromTwilio.res.headers.get('content-type')).toBe('audio/x-wav');
+      expect(fromTwilio.bytes.subarray(0, 4).toString('ascii')).toBe('RIFF');
+      expect(twilio.requests.map((r) => r.path)).toEqual([expect.stringMatching(/\/Recordings\/RE[0-9a-f]{32}\.wav$/)]);
+
+      // Telnyx for the deployment: the recording resource with the API key, then its presigned download link.
+      h.config.carrierProvider = 'telnyx';
+      h.config.telnyx = { ...saved.telnyx, apiKey: telnyx.apiKey, baseUrl: telnyx.baseUrl };
+      const id = telnyx.addRecording('v3:portal', 500);
+      await h
+        .db('calls')
+        .where({ id: callId })
+        .update({ recording_url: `https://api.telnyx.com/v2/recordings/${id}` });
+      const fromTelnyx = await fetchAs(client, path);
+      expect(fromTelnyx.res.status).toBe(200);
+      expect(fromTelnyx.res.headers.get('content-type')).toBe('audio/wav');
+      expect(fromTelnyx.bytes.subarray(0, 4).toString('ascii')).toBe('RIFF');
+      expect(telnyx.requests.map((r) => r.path)).toEqual([`/v2/recordings/${id}`, `/storage/recordings/${id}.wav`]);
+
+      // A Telnyx call whose row names a recording on another host: refused before any request.
+      telnyx.requests.length = 0;
+      await h
+        .db('calls')
+        .where({ id: callId })
+        .update({ recording_url: `http://127.0.0.1:1/v2/recordings/${id}` });
+      expect((await fetchAs(client, path)).res.status).toBe(404);
+      expect(telnyx.requests).toEqual([]);
+    } finally {
+      h.config.carrierProviders = saved.providers;
+      h.config.carrierProvider = saved.provider;
+      h.config.twilio = saved.twilio;
+      h.config.telnyx = saved.telnyx;
+      await twilio.close();
+      await telnyx.close();
+    }
   });
 });
