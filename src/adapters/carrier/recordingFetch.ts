@@ -1,4 +1,4 @@
-import { Readable, Transform } from 'node:stream';
+import { pipeline, Readable, Transform } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { CarrierRejectedError, MAX_RECORDING_BYTES, type CarrierRecording } from './port';
 
@@ -51,11 +51,11 @@ export function recordingOf(res: Response, fallbackType: string, maxBytes = MAX_
       done(seen > maxBytes ? new Error(`the recording grew past ${maxBytes} bytes`) : null, chunk);
     },
   });
-  const source = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
-  source.on('error', (err) => capped.destroy(err));
+  // pipeline: an error on either side, or the reader going away (the browser closed), ends the download too.
+  const body = pipeline(Readable.fromWeb(res.body as WebReadableStream<Uint8Array>), capped, () => undefined);
   return {
     contentType: (res.headers.get('content-type') ?? fallbackType).split(';')[0].trim() || fallbackType,
     contentLength: Number.isFinite(announced) ? announced : undefined,
-    body: source.pipe(capped),
+    body,
   };
 }
