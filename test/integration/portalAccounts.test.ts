@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import { balanceOf } from '../../src/domain/billing/ledger';
 import { RATE_LIMITS } from '../../src/domain/limits/policies';
 import { startHarness, type Harness } from '../support/harness';
-import { PortalClient } from '../support/portalClient';
+import { OPERATOR_PASSWORD, PortalClient, resetPortalLimits } from '../support/portalClient';
 
-const PASSWORD = 'correct horse battery';
+const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
 
 describe('portal accounts: signup, login, logout, password change, sessions and CSRF', () => {
@@ -15,7 +15,7 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
   afterAll(async () => h.close());
   // Every visitor here is 127.0.0.1: each test starts with that address's portal limits unspent.
   beforeEach(async () => {
-    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+    await resetPortalLimits(h.db);
   });
 
   const newEmail = () => `Op+${crypto.randomBytes(5).toString('hex')}@Example.test`;

@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, screenshot, seriousAccessibilityViolations, watchPageProblems } from '../support/browser';
+import { launchChromium, watchPageProblems, pageChecker } from '../support/browser';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { CALLEE } from '../support/customer';
 import { startHarness, type Harness } from '../support/harness';
+import { resetPortalLimits } from '../support/portalClient';
 
 const PASSWORD = 'a long enough password';
 
@@ -30,7 +31,7 @@ describe('portal in a browser', () => {
     await h?.close();
   });
   beforeEach(async () => {
-    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+    await resetPortalLimits(h.db);
   });
 
   /** A fresh browser profile (no cookies) with its page, and the problems the page reports. */
@@ -40,11 +41,7 @@ describe('portal in a browser', () => {
     return { page, problems: watchPageProblems(page) };
   }
 
-  async function check(page: Page, name: string, problems: string[]): Promise<void> {
-    await screenshot(page, 'portal', name);
-    expect(await seriousAccessibilityViolations(page)).toEqual([]);
-    expect(problems).toEqual([]);
-  }
+  const check = pageChecker('portal');
 
   async function signUp(page: Page): Promise<void> {
     await page.goto('/portal/signup');

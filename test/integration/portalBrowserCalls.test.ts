@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, screenshot, seriousAccessibilityViolations, watchPageProblems } from '../support/browser';
+import type { Browser } from 'playwright-core';
+import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import { CALLEE } from '../support/customer';
 import { eventually, startHarness, type Harness } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
@@ -31,11 +31,7 @@ describe('portal lines and calls in a browser', () => {
     await h?.close();
   });
 
-  async function check(page: Page, name: string, problems: string[]): Promise<void> {
-    await screenshot(page, 'portal-calls', name);
-    expect(await seriousAccessibilityViolations(page)).toEqual([]);
-    expect(problems).toEqual([]);
-  }
+  const check = pageChecker('portal-calls');
 
   it('creates and edits a line, places a test call and watches it live to its end, reads its transcript and history, filters the calls', async () => {
     await sim.model.reset();
@@ -44,11 +40,7 @@ describe('portal lines and calls in a browser', () => {
     const page = await context.newPage();
     const problems = watchPageProblems(page);
 
-    await page.goto('/portal/signup');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password (at least 10 characters)').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.waitForURL('**/portal');
+    await signUpInBrowser(page, email, PASSWORD);
 
     // A line, created on the lines page and opened from the list.
     await page.getByRole('link', { name: 'Lines', exact: true }).click();

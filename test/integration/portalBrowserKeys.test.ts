@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, screenshot, seriousAccessibilityViolations, watchPageProblems } from '../support/browser';
+import type { Browser } from 'playwright-core';
+import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 
 const PASSWORD = 'a long enough password';
@@ -26,21 +26,13 @@ describe('portal keys and compliance in a browser', () => {
     await h?.close();
   });
 
-  async function check(page: Page, name: string, problems: string[]): Promise<void> {
-    await screenshot(page, 'portal-keys', name);
-    expect(await seriousAccessibilityViolations(page)).toEqual([]);
-    expect(problems).toEqual([]);
-  }
+  const check = pageChecker('portal-keys');
 
   it('mints a regular key and a delegated token, revokes the token, adds and removes an opt-out, and finds it all in the audit log', async () => {
     const context = await browser.newContext({ baseURL: h.apiUrl });
     const page = await context.newPage();
     const problems = watchPageProblems(page);
-    await page.goto('/portal/signup');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password (at least 10 characters)').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.waitForURL('**/portal');
+    await signUpInBrowser(page, email, PASSWORD);
 
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.waitForURL('**/portal/api-keys?env=test');

@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
-import { launchChromium, screenshot, seriousAccessibilityViolations, watchPageProblems } from '../support/browser';
+import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import { startHarness, type Harness } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 
@@ -32,21 +32,13 @@ describe('portal deliveries and card in a browser', () => {
     await h?.close();
   });
 
-  async function check(page: Page, name: string, problems: string[]): Promise<void> {
-    await screenshot(page, 'portal-ops', name);
-    expect(await seriousAccessibilityViolations(page)).toEqual([]);
-    expect(problems).toEqual([]);
-  }
+  const check = pageChecker('portal-ops');
 
   it('redelivers a failed delivery and sees the new attempt; adds a card and sees its brand and last 4', async () => {
     const context = await browser.newContext({ baseURL: h.apiUrl });
     const page = await context.newPage();
     const problems = watchPageProblems(page);
-    await page.goto('/portal/signup');
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password (at least 10 characters)').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign up' }).click();
-    await page.waitForURL('**/portal');
+    await signUpInBrowser(page, email, PASSWORD);
     // An owner is offered the members page.
     await expect(page.getByRole('link', { name: 'Members' }).count()).resolves.toBe(1);
 

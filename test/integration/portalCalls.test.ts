@@ -1,12 +1,7 @@
 import crypto from 'node:crypto';
-import { setPasswordHash } from '../../src/domain/accounts/store';
-import { hashPassword } from '../../src/platform/crypto/password';
-import { addUser } from '../../src/domain/workspaces/service';
 import { CALLEE } from '../support/customer';
 import { eventually, startHarness, type Harness } from '../support/harness';
-import { PortalClient, type PortalResponse } from '../support/portalClient';
-
-const PASSWORD = 'correct horse battery';
+import { PortalClient, type PortalResponse, resetPortalLimits, signInMember, signUpOperator } from '../support/portalClient';
 
 /** Lines and calls in the portal over HTTP: editing a line, test calls, the calls list's filters, a call's page, and their refusals. */
 describe('portal lines and calls', () => {
@@ -19,17 +14,11 @@ describe('portal lines and calls', () => {
     await h.close();
   });
   beforeEach(async () => {
-    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+    await resetPortalLimits(h.db);
     h.config.temporalUiUrl = undefined;
   });
 
-  async function operator(): Promise<{ client: PortalClient; workspaceId: string }> {
-    const client = new PortalClient(h.apiUrl);
-    const email = `calls+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, { accept: 'application/json' });
-    expect(res.status).toBe(201);
-    return { client, workspaceId: JSON.parse(res.text).workspace_id };
-  }
+  const operator = () => signUpOperator(h.apiUrl, 'calls');
 
   async function hostedLine(client: PortalClient, name = 'Desk'): Promise<string> {
     const created = await client.submit('/portal/lines', '/portal/lines', {
@@ -129,11 +118,7 @@ describe('portal lines and calls', () => {
     const strangerEdit = await stranger.client.submit('/portal/lines?env=test', `/portal/lines/${lineId}`, { ...withoutToken });
     expect(strangerEdit.status).toBe(404);
 
-    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
-    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
-    const memberClient = new PortalClient(h.apiUrl);
-    expect((await memberClient.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    const memberClient = await signInMember(h.apiUrl, h.db, workspaceId);
     const memberPage = await memberClient.get(`/portal/lines/${lineId}?env=test`);
     expect(memberPage.text).toContain('Your role cannot change lines.');
     expect(memberPage.text).toContain('Place test call');

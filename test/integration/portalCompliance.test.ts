@@ -1,13 +1,10 @@
 import crypto from 'node:crypto';
-import { hashPassword } from '../../src/platform/crypto/password';
-import { setPasswordHash } from '../../src/domain/accounts/store';
 import { isOptedOut } from '../../src/domain/compliance/optOuts';
 import { runCommand } from '../../src/main/cli';
-import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/workspaces/service';
 import { startHarness, type Harness } from '../support/harness';
-import { PortalClient } from '../support/portalClient';
+import { resetPortalLimits, signInMember, signUpOperator } from '../support/portalClient';
 
-const PASSWORD = 'correct horse battery';
 const NUMBER = '+14155550177';
 
 /** The compliance page over HTTP: opt-outs as the CLI manages them, consent and disclosures, and the audit's filters. */
@@ -19,18 +16,9 @@ describe('portal compliance', () => {
   afterAll(async () => {
     await h.close();
   });
-  beforeEach(async () => {
-    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
-  });
+  beforeEach(() => resetPortalLimits(h.db));
 
-  async function operator(): Promise<{ client: PortalClient; workspaceId: string; userId: string }> {
-    const client = new PortalClient(h.apiUrl);
-    const email = `compliance+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, { accept: 'application/json' });
-    expect(res.status).toBe(201);
-    const { workspace_id: workspaceId, user_id: userId } = JSON.parse(res.text);
-    return { client, workspaceId, userId };
-  }
+  const operator = () => signUpOperator(h.apiUrl, 'compliance');
 
   it('adds and removes an opt-out as the CLI does, each in the audit log; refuses bad numbers, missing CSRF and a second removal', async () => {
     const { client, workspaceId } = await operator();
@@ -84,11 +72,7 @@ describe('portal compliance', () => {
 
   it('lets a member change opt-outs (consent:write) but never another workspace’s', async () => {
     const { workspaceId } = await operator();
-    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
-    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
-    const client = new PortalClient(h.apiUrl);
-    expect((await client.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    const client = await signInMember(h.apiUrl, h.db, workspaceId);
     expect((await client.submit('/portal/compliance', '/portal/compliance/opt-outs', { env: 'test', phone_number: NUMBER })).status).toBe(
       303,
     );

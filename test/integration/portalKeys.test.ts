@@ -1,12 +1,7 @@
 import crypto from 'node:crypto';
-import { hashPassword } from '../../src/platform/crypto/password';
-import { setPasswordHash } from '../../src/domain/accounts/store';
-import { addUser } from '../../src/domain/workspaces/service';
 import { runCommand } from '../../src/main/cli';
 import { startHarness, type Harness } from '../support/harness';
-import { PortalClient, type PortalResponse } from '../support/portalClient';
-
-const PASSWORD = 'correct horse battery';
+import { type PortalResponse, resetPortalLimits, signInMember, signUpOperator } from '../support/portalClient';
 
 /** The API keys page over HTTP: regular keys and delegated tokens minted once, used on the public API, revoked. */
 describe('portal API keys', () => {
@@ -17,17 +12,9 @@ describe('portal API keys', () => {
   afterAll(async () => {
     await h.close();
   });
-  beforeEach(async () => {
-    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
-  });
+  beforeEach(() => resetPortalLimits(h.db));
 
-  async function operator(): Promise<{ client: PortalClient; workspaceId: string }> {
-    const client = new PortalClient(h.apiUrl);
-    const email = `keys+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, { accept: 'application/json' });
-    expect(res.status).toBe(201);
-    return { client, workspaceId: JSON.parse(res.text).workspace_id };
-  }
+  const operator = () => signUpOperator(h.apiUrl, 'keys');
 
   const plaintextOf = (page: PortalResponse) => /id="minted-key"[^>]*>([^<]+)</.exec(page.text)![1];
   const scopeFields = (...scopes: string[]) => Object.fromEntries(scopes.map((scope) => [`scope.${scope}`, 'on']));
@@ -197,11 +184,7 @@ describe('portal API keys', () => {
     expect(noCsrf.status).toBe(403);
     expect((await client.post('/portal/api-keys', { env: 'test', name: 'x', ...scopeFields('read') })).status).toBe(403);
 
-    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
-    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
-    const memberClient = new PortalClient(h.apiUrl);
-    expect((await memberClient.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    const memberClient = await signInMember(h.apiUrl, h.db, workspaceId);
     const shown = await memberClient.get('/portal/api-keys?env=test');
     expect(shown.text).toContain('Your role cannot mint or revoke API keys');
     expect(shown.text).not.toContain(`/portal/api-keys/${keyId}/revoke`);

@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { eventually, startHarness, type Harness } from '../support/harness';
-import { PortalClient, type PortalResponse } from '../support/portalClient';
+import { PortalClient, type PortalResponse, resetPortalLimits, signUpOperator, OPERATOR_PASSWORD } from '../support/portalClient';
 
-const PASSWORD = 'correct horse battery';
+const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
 
 /** Members and invitations over HTTP: invite, accept, roles gating the page, owners protected, tokens used once. */
@@ -14,20 +14,11 @@ describe('portal members and invitations', () => {
     h = await startHarness();
   });
   afterAll(async () => h.close());
-  beforeEach(async () => {
-    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
-  });
+  beforeEach(() => resetPortalLimits(h.db));
 
   const newEmail = (tag: string) => `${tag}+${crypto.randomBytes(4).toString('hex')}@example.test`;
 
-  async function owner(): Promise<{ client: PortalClient; userId: string; workspaceId: string; email: string }> {
-    const client = new PortalClient(h.apiUrl);
-    const email = newEmail('owner');
-    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, JSON_ACCEPT);
-    expect(res.status).toBe(201);
-    const { user_id: userId, workspace_id: workspaceId } = JSON.parse(res.text);
-    return { client, userId, workspaceId, email };
-  }
+  const owner = () => signUpOperator(h.apiUrl, 'owner');
 
   const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
 

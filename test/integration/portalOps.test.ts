@@ -3,11 +3,11 @@ import { publishDepsOf, publishEvent } from '../../src/domain/webhooks/publish';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { eventually, startHarness, type Harness } from '../support/harness';
-import { PortalClient } from '../support/portalClient';
+import { PortalClient, resetPortalLimits, signUpOperator, OPERATOR_PASSWORD } from '../support/portalClient';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 
-const PASSWORD = 'correct horse battery';
+const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
 
 /** Issue 17's operator actions over HTTP: redeliver a webhook, save a card, members gated by role. */
@@ -23,18 +23,9 @@ describe('portal deliveries, card and members', () => {
     await receiver.close();
     await h.close();
   });
-  beforeEach(async () => {
-    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
-  });
+  beforeEach(() => resetPortalLimits(h.db));
 
-  async function operator(): Promise<{ client: PortalClient; userId: string; workspaceId: string }> {
-    const client = new PortalClient(h.apiUrl);
-    const email = `ops+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, JSON_ACCEPT);
-    expect(res.status).toBe(201);
-    const { user_id: userId, workspace_id: workspaceId } = JSON.parse(res.text);
-    return { client, userId, workspaceId };
-  }
+  const operator = () => signUpOperator(h.apiUrl, 'ops');
 
   /** A line whose webhooks go to the receiver (its secret as shown once), and one failed `test` delivery of it. */
   async function failedDelivery(owner: { client: PortalClient; userId: string }) {

@@ -1,16 +1,12 @@
 import crypto from 'node:crypto';
-import { hashPassword } from '../../src/platform/crypto/password';
-import { setPasswordHash } from '../../src/domain/accounts/store';
 import { post } from '../../src/domain/billing/ledger';
 import { savePaymentMethod } from '../../src/domain/billing/paymentMethods';
 import { insertMessage } from '../../src/domain/messages/store';
-import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/workspaces/service';
 import { createTenant, eventually, startHarness, type Harness } from '../support/harness';
 import { CALLEE } from '../support/customer';
-import { PortalClient } from '../support/portalClient';
+import { PortalClient, resetPortalLimits, signInMember, signUpOperator } from '../support/portalClient';
 import { startReceiver, type Receiver } from '../support/receiver';
-
-const PASSWORD = 'correct horse battery';
 
 /** The overview and lines pages over HTTP: figures, roles, tenants and environments. */
 describe('portal pages', () => {
@@ -25,18 +21,9 @@ describe('portal pages', () => {
     await receiver.close();
     await h.close();
   });
-  beforeEach(async () => {
-    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
-  });
+  beforeEach(() => resetPortalLimits(h.db));
 
-  async function operator(): Promise<{ client: PortalClient; userId: string; workspaceId: string }> {
-    const client = new PortalClient(h.apiUrl);
-    const email = `pages+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, { accept: 'application/json' });
-    expect(res.status).toBe(201);
-    const { user_id: userId, workspace_id: workspaceId } = JSON.parse(res.text);
-    return { client, userId, workspaceId };
-  }
+  const operator = () => signUpOperator(h.apiUrl, 'pages');
 
   const stat = (page: string, name: string) => new RegExp(`data-stat="${name}">([^<]*)<`).exec(page)?.[1];
 
@@ -183,11 +170,7 @@ describe('portal pages', () => {
 
   it('lets a member read lines but not create one, as the member preset gates the API', async () => {
     const { workspaceId } = await operator();
-    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
-    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
-    const client = new PortalClient(h.apiUrl);
-    expect((await client.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    const client = await signInMember(h.apiUrl, h.db, workspaceId);
     const list = await client.get('/portal/lines');
     expect(list.text).toContain('Your role cannot create lines');
     const csrf_token = PortalClient.csrfOf(await client.get('/portal'));
@@ -343,11 +326,7 @@ describe('portal pages', () => {
 
   it('lets a member read billing but not change auto-charge', async () => {
     const { workspaceId } = await operator();
-    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
-    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
-    const client = new PortalClient(h.apiUrl);
-    expect((await client.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    const client = await signInMember(h.apiUrl, h.db, workspaceId);
     const page = await client.get('/portal/billing?env=test');
     expect(page.status).toBe(200);
     expect(stat(page.text, 'balance')).toBe('$5.00');
@@ -436,11 +415,7 @@ describe('portal pages', () => {
     const other = await operator();
     expect((await other.client.get(href)).status).toBe(404);
     expect((await other.client.get('/portal/conversations?env=test')).text).not.toContain(lineId);
-    const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const member = await addUser(h.db, { workspaceId, email, role: 'member' });
-    await setPasswordHash(h.db, member.id, await hashPassword(PASSWORD), new Date());
-    const memberClient = new PortalClient(h.apiUrl);
-    expect((await memberClient.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
+    const memberClient = await signInMember(h.apiUrl, h.db, workspaceId);
     expect((await memberClient.get(href)).text).toContain('message 50');
   });
 

@@ -49,3 +49,24 @@ export async function screenshot(page: Page, group: string, name: string): Promi
   fs.mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
 }
+
+/**
+ * The check each page of a browser test ends with: a screenshot into test-artifacts/<group>/, no serious
+ * accessibility violation, and nothing the page reported by itself (see watchPageProblems).
+ */
+export function pageChecker(group: string): (page: Page, name: string, problems: string[]) => Promise<void> {
+  return async (page, name, problems) => {
+    await screenshot(page, group, name);
+    expect(await seriousAccessibilityViolations(page)).toEqual([]);
+    expect(problems).toEqual([]);
+  };
+}
+
+/** Signs up through the portal's form as a new operator does, and waits for the overview. */
+export async function signUpInBrowser(page: Page, email: string, password: string): Promise<void> {
+  await page.goto('/portal/signup');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password (at least 10 characters)').fill(password);
+  await page.getByRole('button', { name: 'Sign up' }).click();
+  await page.waitForURL('**/portal');
+}

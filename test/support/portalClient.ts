@@ -1,3 +1,9 @@
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { setPasswordHash } from '../../src/domain/accounts/store';
+import { addUser } from '../../src/domain/workspaces/service';
+import { hashPassword } from '../../src/platform/crypto/password';
+
 /**
  * A portal visitor over plain HTTP: keeps cookies as a browser would (by name, for /portal) and
  * reads the CSRF token from the forms it is shown.
@@ -61,4 +67,44 @@ export class PortalClient {
     }
     return { status: res.status, headers: res.headers, text: await res.text(), setCookies };
   }
+}
+
+export const OPERATOR_PASSWORD = 'correct horse battery';
+
+export interface SignedUpOperator {
+  client: PortalClient;
+  userId: string;
+  workspaceId: string;
+  email: string;
+}
+
+/** A new workspace's owner, signed up through the portal's form (JSON answer) and holding its session. */
+export async function signUpOperator(baseUrl: string, tag = 'ops'): Promise<SignedUpOperator> {
+  const client = new PortalClient(baseUrl);
+  const email = `${tag}+${crypto.randomBytes(4).toString('hex')}@example.test`;
+  const res = await client.submit(
+    '/portal/signup',
+    '/portal/signup',
+    { email, password: OPERATOR_PASSWORD },
+    { accept: 'application/json' },
+  );
+  if (res.status !== 201) throw new Error(`signup answered ${res.status}: ${res.text}`);
+  const { user_id: userId, workspace_id: workspaceId } = JSON.parse(res.text);
+  return { client, userId, workspaceId, email };
+}
+
+/** Forgets the portal's login and signup counters, so one test's sign-ups do not limit the next's. */
+export async function resetPortalLimits(db: Knex): Promise<void> {
+  await db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+}
+
+/** A plain member of the workspace (added as the CLI's `user add` does), signed in to the portal. */
+export async function signInMember(baseUrl: string, db: Knex, workspaceId: string): Promise<PortalClient> {
+  const email = `member+${crypto.randomBytes(4).toString('hex')}@example.test`;
+  const member = await addUser(db, { workspaceId, email, role: 'member' });
+  await setPasswordHash(db, member.id, await hashPassword(OPERATOR_PASSWORD), new Date());
+  const client = new PortalClient(baseUrl);
+  const login = await client.submit('/portal/login', '/portal/login', { email, password: OPERATOR_PASSWORD });
+  if (login.status !== 303) throw new Error(`member login answered ${login.status}`);
+  return client;
 }
