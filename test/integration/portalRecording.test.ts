@@ -1,11 +1,8 @@
-import crypto from 'node:crypto';
 import { CALLEE } from '../support/customer';
 import { eventually, startHarness, type Harness } from '../support/harness';
-import { PortalClient } from '../support/portalClient';
+import { PortalClient, resetPortalLimits, signInMember, signUpOperator } from '../support/portalClient';
 import { startTelnyxStub } from '../support/telnyxStub';
 import { startTwilioStub } from '../support/twilioStub';
-
-const PASSWORD = 'correct horse battery';
 
 /** A call's recording played in the portal: read at the carrier (the simulator) with the carrier's credentials, and its refusals. */
 describe('portal call recordings', () => {
@@ -18,16 +15,10 @@ describe('portal call recordings', () => {
     await h.close();
   });
   beforeEach(async () => {
-    await h.db('rate_limit_windows').where('bucket', 'like', 'portal.%').del();
+    await resetPortalLimits(h.db);
   });
 
-  async function operator(): Promise<PortalClient> {
-    const client = new PortalClient(h.apiUrl);
-    const email = `recording+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const res = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, { accept: 'application/json' });
-    expect(res.status).toBe(201);
-    return client;
-  }
+  const operator = async (): Promise<PortalClient> => (await signUpOperator(h.apiUrl, 'recording')).client;
 
   /** The raw answer (bytes) of a portal GET with the client's session, as the browser's audio element asks. */
   async function fetchAs(client: PortalClient, path: string): Promise<{ res: Response; bytes: Buffer }> {
@@ -67,7 +58,8 @@ describe('portal call recordings', () => {
   }
 
   it('plays a recorded call through the portal, to its own workspace only, and refuses what it cannot hand over', async () => {
-    const client = await operator();
+    const owner = await signUpOperator(h.apiUrl, 'recording');
+    const client = owner.client;
     const callId = await recordedCall(client);
     const row = await h.db('calls').where({ id: callId }).first();
     expect(row.recording_url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/recordings\/.+\.wav$/);
@@ -89,6 +81,11 @@ describe('portal call recordings', () => {
     expect(played.bytes.length).toBeGreaterThan(44);
     expect(Number(played.res.headers.get('content-length'))).toBe(played.bytes.length);
 
+    // Every role reads calls, so a plain member plays it too.
+    const member = await signInMember(h.apiUrl, h.db, owner.workspaceId);
+    const byMember = await fetchAs(member, path);
+    expect(byMember.res.status).toBe(200);
+    expect(byMember.bytes.equals(played.bytes)).toBe(true);
     // Another workspace's operator: no such call.
     const stranger = await operator();
     const foreign = await fetchAs(stranger, path);
