@@ -6,6 +6,7 @@ import type { Db } from '../src/platform/db/knex';
 import type { ApiKeyRow } from '../src/domain/keys/store';
 import type { Logger } from '../src/platform/logger';
 import type { CardVaults } from '../src/adapters/payments/port';
+import type { CarrierRecording } from '../src/adapters/carrier/port';
 
 /** What every handler can reach: shared infrastructure, never per-tenant state. */
 export interface AppDeps {
@@ -20,6 +21,11 @@ export interface AppDeps {
    * (Telnyx); src/main builds it from CARRIER_PROVIDER. Absent for the simulator, which declines on a non-2xx.
    */
   declineCall?: (carrierCallId: string) => Promise<void>;
+  /**
+   * Opens a call's recording at the carrier of its environment, with the carrier's credentials (src/main builds it);
+   * the portal plays recordings through it. Absent: the portal shows no recording player.
+   */
+  openRecording?: (request: { environment: 'test' | 'live'; callId: string; recordingUrl: string }) => Promise<CarrierRecording>;
   /**
    * Where each environment saves cards (src/main builds it from PAYMENTS_PROVIDER); the portal's
    * billing page saves none without it.

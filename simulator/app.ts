@@ -86,7 +86,9 @@ export function createSimulatorApp(options: {
   // The control API and the media store steer or read the simulated world: never open (review M10).
   const requireControlToken: Koa.Middleware = async (ctx, next) => {
     const guarded = /^\/(control|recordings)(\/|$)/.test(ctx.path);
-    if (guarded && !bearerMatches(ctx.get('authorization'), credentials.controlToken)) {
+    // Recordings are also the carrier's to its customer: its API key reads them, as a carrier's account does.
+    const customerReadsRecording = /^\/recordings\//.test(ctx.path) && bearerMatches(ctx.get('authorization'), credentials.carrierApiKey);
+    if (guarded && !customerReadsRecording && !bearerMatches(ctx.get('authorization'), credentials.controlToken)) {
       ctx.status = 401;
       ctx.body = { error: 'the control API needs Authorization: Bearer <SIMULATOR_CONTROL_TOKEN>' };
       return;

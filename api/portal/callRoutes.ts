@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
+import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import { callHistory } from '../../src/domain/calls/history';
 import { endActiveCall } from '../../src/domain/calls/hangup';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
@@ -30,6 +31,7 @@ function callFiltersOf(query: AppContext['query']): CallListFilters {
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const callNotFound = () => new ApiError(404, 'call_not_found', 'No call with this id');
+const recordingNotFound = () => new ApiError(404, 'not_found', 'This call has no recording the carrier can hand over');
 
 async function callOf(deps: AppDeps, operator: Operator, id: string): Promise<CallRow> {
   const row = UUID.test(id) ? await callsOfTenant(deps.db, tenantOf(operator)).where({ id }).first() : undefined;
@@ -43,7 +45,7 @@ export function temporalUiLink(config: AppDeps['config'], workflowId: string): s
   return `${config.temporalUiUrl}/namespaces/${encodeURIComponent(config.temporalNamespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
-/** Calls: the list (filtered by line, status and direction, paged by cursor), a call's page with its live status and transcript, its Temporal history, hanging up. Every role reads them. */
+/** Calls: the list (filtered by line, status and direction, paged by cursor), a call's page with its live status and transcript, its recording, its Temporal history, hanging up. Every role reads them. */
 export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get('/portal/calls', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
@@ -107,6 +109,33 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
       ctx.state.log.info({ call_id: row.id, user_id: operator.user.id }, 'portal call hung up');
     }
     changed(ctx, `/portal/calls/${row.id}?env=${operator.environment}`, 202, { call_id: row.id });
+  });
+
+  // The call's recording, read at its carrier with the carrier's credentials (an operator's browser has none).
+  router.get('/portal/calls/:id/recording', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    const row = await callOf(deps, operator, ctx.params.id);
+    if (!row.recording_url || !deps.openRecording) throw recordingNotFound();
+    let recording;
+    try {
+      recording = await deps.openRecording({ environment: operator.environment, callId: row.id, recordingUrl: row.recording_url });
+    } catch (err) {
+      if (err instanceof CarrierRejectedError) {
+        ctx.state.log.warn({ call_id: row.id, err: err.message }, 'portal recording refused by the carrier adapter');
+        throw recordingNotFound();
+      }
+      ctx.state.log.warn({ call_id: row.id, err: (err as Error).message }, 'portal recording unavailable');
+      throw new ApiError(503, 'service_unavailable', 'The carrier did not hand over the recording; retry shortly', undefined, {
+        'Retry-After': '5',
+      });
+    }
+    ctx.type = recording.contentType;
+    if (recording.contentLength !== undefined) ctx.length = recording.contentLength;
+    ctx.set('Content-Disposition', `inline; filename="${row.id}.${recording.contentType === 'audio/mpeg' ? 'mp3' : 'wav'}"`);
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.body = recording.body;
   });
 
   router.get('/portal/calls/:id/history.json', async (rawCtx) => {

@@ -2,6 +2,7 @@ import type http from 'node:http';
 import { createApp } from '../../api/app';
 import { cardVaultsFor } from './payments';
 import { carrierDecliner } from './carrierDecliner';
+import { recordingOpener } from './carrierRecordings';
 import { createApiServer } from '../../api/server';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
@@ -33,6 +34,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
     now: () => new Date(),
     draining: () => draining,
     declineCall: carrierDecliner(config),
+    openRecording: recordingOpener(config),
     cardVaults: cardVaultsFor(config),
   });
   // Revocations reach this process's key cache within moments of their commit, not after its TTL.

@@ -43,6 +43,11 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
   return new EnvironmentCarrier({ test: forEnvironment('test'), live: forEnvironment('live') }, environmentLookup(db));
 }
 
+/** Which carrier serves `environment`: the rule `buildCarrier` follows, for readers that need one environment's carrier only. */
+export function carrierOfEnvironment(config: Config, environment: CarrierEnvironment): 'telnyx' | Config['carrierProviders']['test'] {
+  return config.carrierProvider === 'telnyx' ? 'telnyx' : config.carrierProviders[environment];
+}
+
 /** Whether test-environment traffic may reach the carrier: not on Telnyx, which has no test mode (docs/decisions.md "Telnyx carrier"). */
 export const carrierServesTestEnvironment = (config: Config): boolean => config.carrierProvider !== 'telnyx';
 

@@ -100,9 +100,25 @@ describe('portal lines and calls in a browser', () => {
       expect.stringMatching(/^user .*: Do you have an appointment tomorrow\?$/),
       expect.stringMatching(/^assistant .*: You said/),
     ]);
-    // The recording the carrier made is linked once the call has ended.
+    // The recording the carrier made plays in the page (through the portal) once the call has ended.
     await page.reload();
-    await expect(page.locator('#recording').getAttribute('href')).resolves.toMatch(/^http:\/\/127\.0\.0\.1:\d+\/recordings\/.+\.wav$/);
+    const recording = `/portal/calls/${callId}/recording?env=test`;
+    await expect(page.locator('#recording').getAttribute('href')).resolves.toBe(recording);
+    await expect(page.locator('audio#recording-player').getAttribute('src')).resolves.toBe(recording);
+    const duration = await page.locator('audio#recording-player').evaluate(
+      (audio: {
+        duration: number;
+        error: { code: number } | null;
+        addEventListener(type: string, listener: () => void, options: { once: boolean }): void;
+        load(): void;
+      }) =>
+        new Promise<number>((resolve, reject) => {
+          audio.addEventListener('loadedmetadata', () => resolve(audio.duration), { once: true });
+          audio.addEventListener('error', () => reject(new Error(`audio error ${audio.error?.code}`)), { once: true });
+          audio.load();
+        }),
+    );
+    expect(duration).toBeGreaterThan(0);
     await check(page, '05-call-ended', problems);
 
     // Its history downloads as JSON (a Temporal history with events); the Temporal UI link names its workflow.

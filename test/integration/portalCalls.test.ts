@@ -265,7 +265,9 @@ describe('portal lines and calls', () => {
       });
     const unlinked = await client.get(`/portal/calls/${callId}?env=test`);
     expect(unlinked.text).toContain('id="no-temporal-ui"');
-    expect(unlinked.text).toContain('<a id="recording" href="https://recordings.example.test/r1.wav">');
+    // The recording plays through the portal (test/integration/portalRecording.test.ts), never from the carrier's URL.
+    expect(unlinked.text).toContain(`<a id="recording" href="/portal/calls/${callId}/recording?env=test" download>`);
+    expect(unlinked.text).not.toContain('recordings.example.test');
     expect(unlinked.text).toMatch(/Hello, front desk\.[\s\S]*A table for two &lt;please&gt;/);
     h.config.temporalUiUrl = 'http://temporal-ui.example.test:8233';
     const linked = await client.get(`/portal/calls/${callId}?env=test`);

@@ -68,6 +68,9 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
       async openMediaStream(): Promise<never> {
         throw new Error('no media in this test');
       },
+      async openRecording(): Promise<never> {
+        throw new Error('no recordings in this test');
+      },
     };
     const taskQueue = `ts-${crypto.randomUUID()}`;
     const worker = await Worker.create({

@@ -7,6 +7,7 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { cardVaultsFor } from '../../src/main/payments';
 import { carrierDecliner } from '../../src/main/carrierDecliner';
+import { recordingOpener } from '../../src/main/carrierRecordings';
 import { createActivities } from '../../activities';
 import { buildActivityDeps } from '../../src/main/activityDeps';
 import { WORKER_TUNING } from '../../src/main/worker';
@@ -129,6 +130,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
       now: clock.now,
       declineCall: carrierDecliner(config),
+      openRecording: recordingOpener(config),
       cardVaults: cardVaultsFor(config),
     });
     apps.push(app);

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
+import { wavRecording } from '../../simulator/carrier/recording';
 
 /**
  * A local contract stub of Telnyx's v2 API, written from Telnyx's public API reference (paths,
@@ -58,6 +59,10 @@ export interface TelnyxStub {
   publicKey: string;
   calls: Map<string, StubCall>;
   messages: StubMessage[];
+  /** Saved recordings by id (a recorded call's, after its hang-up; or `addRecording`'s). */
+  recordings: Map<string, { callControlId: string; durationMs: number; savedAt: string }>;
+  /** A saved recording of `callControlId`; answers its id (`GET /v2/recordings/{id}`). */
+  addRecording(callControlId: string, durationMs?: number): string;
   numbers: Array<{ id: string; phone_number: string; connection_id: string; messaging_profile_id: string; customer_reference: string }>;
   requests: Array<{ method: string; path: string; body: Record<string, unknown> }>;
   /** Where Telnyx posts events of calls and messages it starts (the connection's and profile's webhook URL). */
@@ -169,7 +174,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     await send(call.webhookUrl, 'call.hangup', callPayload(call, { hangup_cause: cause, hangup_source: source, state: 'hangup' }));
     // Recorded from the answer (dial or answer with `record`): the recording is saved after the hang-up.
     if (wasAnswered && call.commands.some((command) => command.body.record === 'record-from-answer')) {
-      const recordingId = crypto.randomUUID();
+      const recordingId = addRecording(call.id);
       await send(
         call.webhookUrl,
         'call.recording.saved',
@@ -177,7 +182,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
           recording_id: recordingId,
           channels: 'single',
           // Download links expire (ten minutes); the recording itself is `GET /v2/recordings/{id}`.
-          recording_urls: { wav: `https://s3.example.test/recordings/${recordingId}.wav?X-Amz-Expires=600` },
+          recording_urls: downloadUrls(recordingId),
           public_recording_urls: {},
           recording_started_at: new Date().toISOString(),
           recording_ended_at: new Date().toISOString(),
@@ -185,6 +190,18 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
       );
     }
   }
+
+  const recordings: TelnyxStub['recordings'] = new Map();
+  function addRecording(callControlId: string, durationMs = 1_000): string {
+    const id = crypto.randomUUID();
+    recordings.set(id, { callControlId, durationMs, savedAt: new Date().toISOString() });
+    return id;
+  }
+  // Presigned storage links (S3-style, expiring in ten minutes); served here under /storage, taking no Authorization.
+  const downloadUrls = (id: string) => ({
+    wav: `${url}/storage/recordings/${id}.wav?X-Amz-Expires=600&X-Amz-Signature=stub`,
+    mp3: `${url}/storage/recordings/${id}.mp3?X-Amz-Expires=600&X-Amz-Signature=stub`,
+  });
 
   const error = (res: http.ServerResponse, status: number, detail: string) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -205,9 +222,40 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     requests.push({ method: req.method ?? '', path: url.pathname, body });
     // A webhook sink for tests of the adapter alone (not part of Telnyx's API).
     if (url.pathname === '/sink') return ok(res, {});
+    const stored = /^\/storage\/recordings\/([0-9a-f-]{36})\.(wav|mp3)$/.exec(url.pathname);
+    if (stored && req.method === 'GET') {
+      const recording = recordings.get(stored[1]);
+      // A presigned link refuses a second credential, as S3 does.
+      if (!recording || !url.searchParams.get('X-Amz-Signature') || req.headers.authorization) return error(res, 403, 'AccessDenied');
+      const wav = wavRecording(recording.durationMs);
+      res.writeHead(200, { 'content-type': stored[2] === 'wav' ? 'audio/wav' : 'audio/mpeg', 'content-length': String(wav.length) });
+      wav.body.pipe(res);
+      return;
+    }
     if (req.headers.authorization !== `Bearer ${apiKey}`) return error(res, 401, 'Authentication failed');
     const path = url.pathname;
 
+    const recordingPath = /^\/v2\/recordings\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && recordingPath) {
+      const recording = recordings.get(recordingPath[1]);
+      if (!recording) return error(res, 404, 'Resource not found');
+      return ok(res, {
+        record_type: 'recording',
+        id: recordingPath[1],
+        call_control_id: recording.callControlId,
+        call_leg_id: recording.callControlId,
+        call_session_id: recording.callControlId,
+        channels: 'single',
+        source: 'call',
+        status: 'completed',
+        duration_millis: recording.durationMs,
+        download_urls: downloadUrls(recordingPath[1]),
+        recording_started_at: recording.savedAt,
+        recording_ended_at: recording.savedAt,
+        created_at: recording.savedAt,
+        updated_at: recording.savedAt,
+      });
+    }
     if (req.method === 'GET' && path === '/v2/available_phone_numbers') {
       const country = url.searchParams.get('filter[country_code]');
       if (country !== 'US') return ok(res, []);
@@ -452,6 +500,8 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   };
   return {
     url,
+    recordings,
+    addRecording,
     baseUrl: `${url}/v2`,
     apiKey,
     publicKey: rawPublicKey(publicKey),

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { wavRecording } from '../../simulator/carrier/recording';
 import { stubSockets, type StubMediaStream, type StubRelay } from './twilioStubSockets';
 
 /**
@@ -82,6 +83,10 @@ export interface TwilioStub {
   numbers: Map<string, StubNumber>;
   /** Every callback sent, in order, with our API's answer. */
   callbacks: SentCallback[];
+  /** Recordings by RecordingSid (a recorded call's, once completed; or `addRecording`'s), with their length. */
+  recordings: Map<string, { callSid: string; durationMs: number }>;
+  /** A recording of `callSid` exists; answers its `RecordingUrl` (the Recording resource, no extension). */
+  addRecording(callSid: string, durationMs?: number): string;
   /** Every REST request received (method, path, form params). */
   requests: Array<{ method: string; path: string; params: Record<string, string | string[]> }>;
   /** Waits for the callbacks queued for a call so far. */
@@ -163,6 +168,12 @@ export async function startTwilioStub(
     return json(res, 201, body);
   };
   const numbers = new Map<string, StubNumber>();
+  const recordings: TwilioStub['recordings'] = new Map();
+  const addRecording = (callSid: string, durationMs = 1_000) => {
+    const recordingSid = sid('RE');
+    recordings.set(recordingSid, { callSid, durationMs });
+    return `${stubUrlOf()}${base}/Recordings/${recordingSid}`;
+  };
   const callbacks: SentCallback[] = [];
   const requests: TwilioStub['requests'] = [];
   const sockets = stubSockets({
@@ -224,9 +235,8 @@ export async function startTwilioStub(
     if (event === 'completed') extra.CallDuration = String(call.answeredAt ? Math.ceil((Date.now() - call.answeredAt) / 1000) : 0);
     // A recorded call's final callback names its recording.
     if (event === 'completed' && call.record && call.answeredAt) {
-      const recordingSid = sid('RE');
-      extra.RecordingSid = recordingSid;
-      extra.RecordingUrl = `${stubUrlOf()}${base}/Recordings/${recordingSid}`;
+      extra.RecordingUrl = addRecording(call.sid, Number(extra.CallDuration) * 1000);
+      extra.RecordingSid = extra.RecordingUrl.split('/').pop()!;
       extra.RecordingDuration = extra.CallDuration;
     }
     await post(call.statusCallback, callParams(call, extra));
@@ -429,6 +439,16 @@ export async function startTwilioStub(
         if (!calls.has(match[1])) return error(res, 404, 20404, 'The requested resource was not found');
         return json(res, 201, { sid: sid('RE'), call_sid: match[1], status: 'in-progress', channels: 1, source: 'StartCallRecordingAPI' });
       }
+      // A Recording's media: the resource's URL with `.wav` (audio/x-wav) or `.mp3` (audio/mpeg) appended.
+      if ((match = /^\/Recordings\/(RE[0-9a-f]{32})\.(wav|mp3)$/.exec(rest)) && req.method === 'GET') {
+        const recording = recordings.get(match[1]);
+        if (!recording) return error(res, 404, 20404, 'The requested resource was not found');
+        const wav = wavRecording(recording.durationMs);
+        // The stub has no MP3 encoder: `.mp3` answers the same samples, labelled as Twilio labels MP3.
+        res.writeHead(200, { 'content-type': match[2] === 'wav' ? 'audio/x-wav' : 'audio/mpeg', 'content-length': String(wav.length) });
+        wav.body.pipe(res);
+        return;
+      }
       if (rest === '/Messages.json' && req.method === 'POST') {
         const to = one(params.To);
         const from = one(params.From);
@@ -461,6 +481,8 @@ export async function startTwilioStub(
   };
 
   return {
+    recordings,
+    addRecording,
     url: stubUrl,
     accountSid,
     authToken,

@@ -163,6 +163,8 @@ export function callLive(call: CallRecord, environment: string, hangUp?: { csrfT
 
 /** A call's page: its live part, its recording, its Temporal history to download and (when configured) to open in the Temporal UI. */
 export function callPage(nav: PageNav, call: CallRecord, temporalUiUrl: string | undefined, mayHangUp: boolean): Html {
+  // Played through the portal, which reads it at the carrier: the carrier's URL needs credentials the browser lacks.
+  const recordingPath = `/portal/calls/${call.id}/recording?env=${nav.environment}`;
   return layout(
     `Call to ${call.to_number}`,
     html`<p>
@@ -171,8 +173,10 @@ export function callPage(nav: PageNav, call: CallRecord, temporalUiUrl: string |
       </p>
       ${callLive(call, nav.environment, mayHangUp ? { csrfToken: nav.csrfToken } : undefined)}
       ${
-        call.recording_url && /^https?:\/\//.test(call.recording_url)
-          ? html`<p><a id="recording" href="${call.recording_url}">Recording</a></p>`
+        call.recording_url
+          ? html`<h2>Recording</h2>
+              <audio id="recording-player" controls preload="none" src="${recordingPath}"></audio>
+              <p><a id="recording" href="${recordingPath}" download>Download the recording</a></p>`
           : html`<p id="no-recording">No recording for this call.</p>`
       }
       <h2>Workflow</h2>

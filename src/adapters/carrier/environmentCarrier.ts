@@ -2,6 +2,7 @@ import {
   CarrierRejectedError,
   type CarrierAdapter,
   type CarrierMediaStream,
+  type CarrierRecording,
   type PlaceCallRequest,
   type ProvisionedNumber,
   type SendSmsRequest,
@@ -79,6 +80,10 @@ export class EnvironmentCarrier implements CarrierAdapter {
 
   async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
     return (await this.byCarrierCall(request.carrierCallId)).openMediaStream(request);
+  }
+
+  async openRecording(request: { callId: string; recordingUrl: string }): Promise<CarrierRecording> {
+    return (await this.pick(this.lookup.ofCall(request.callId), request.callId)).openRecording(request);
   }
 
   private byCarrierCall(carrierCallId: string): Promise<CarrierAdapter> {

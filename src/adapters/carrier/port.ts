@@ -124,7 +124,26 @@ export interface CarrierAdapter {
    * `CarrierRejectedError`; network failures are plain errors (transient). See `CarrierMediaStream`.
    */
   openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream>;
+  /**
+   * Opens a call's recording, `recordingUrl` being the `recording_url` its `call.completed` carried,
+   * with the adapter's own credentials. Only a URL on the carrier's own configured host is fetched
+   * (anything else is a `CarrierRejectedError` before any request), with a timeout and a size cap
+   * (`MAX_RECORDING_BYTES`); a recording the carrier does not have is a `CarrierRejectedError` too.
+   */
+  openRecording(request: { callId: string; recordingUrl: string }): Promise<CarrierRecording>;
 }
+
+/** A recording's audio as the carrier serves it: read `body` once (it errors past the size cap). */
+export interface CarrierRecording {
+  /** `audio/wav`, `audio/mpeg`… as the carrier answered. */
+  contentType: string;
+  /** When the carrier announced it. */
+  contentLength?: number;
+  body: import('node:stream').Readable;
+}
+
+/** The largest recording an adapter reads: over an hour of 16-bit 8 kHz WAV. */
+export const MAX_RECORDING_BYTES = 100 * 1024 * 1024;
 
 /** One frame of the caller's audio, as the carrier delivered it. */
 export interface CarrierMediaFrame {

@@ -2,11 +2,13 @@ import {
   CarrierRejectedError,
   type CarrierAdapter,
   type CarrierMediaStream,
+  type CarrierRecording,
   type PlaceCallRequest,
   type ProvisionedNumber,
   type SendSmsRequest,
   type TransferCallRequest,
 } from './port';
+import { getFromCarrier, onCarrierOrigin, recordingOf } from './recordingFetch';
 import { SimulatorMediaStream } from './simulatorMedia';
 
 /** The default carrier: the simulator process's carrier API over HTTP, with CARRIER_API_KEY as its bearer. */
@@ -98,6 +100,14 @@ export class SimulatorCarrier implements CarrierAdapter {
     const url = new URL(`/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/media`, this.baseUrl);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     return SimulatorMediaStream.open(url, this.apiKey, this.timeoutMs);
+  }
+
+  /** The simulator's media store: `<simulator>/recordings/<carrier call id>.wav`, read with the carrier bearer. */
+  async openRecording(request: { callId: string; recordingUrl: string }): Promise<CarrierRecording> {
+    const url = onCarrierOrigin(request.recordingUrl, this.baseUrl);
+    if (!/^\/recordings\/[^/]+\.wav$/.test(url.pathname)) throw new CarrierRejectedError('not a recording of the simulator');
+    const res = await getFromCarrier(url, { authorization: `Bearer ${this.apiKey}` }, 'the recording');
+    return recordingOf(res, 'audio/wav');
   }
 
   private async call(method: string, path: string, body?: object, timeoutMs = this.timeoutMs): Promise<Record<string, unknown>> {

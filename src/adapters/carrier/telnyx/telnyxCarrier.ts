@@ -2,6 +2,7 @@ import type Telnyx from 'telnyx';
 import {
   type CarrierAdapter,
   type CarrierMediaStream,
+  type CarrierRecording,
   type PlaceCallRequest,
   type ProvisionedNumber,
   type SendSmsRequest,
@@ -12,6 +13,7 @@ import { answer, dial, hangup, reject, sendDtmf, speak, startStreaming, stopPlay
 import type { MediaSocketServer } from '../mediaSocketServer';
 import { noMediaListener, TelnyxMediaStream } from './media';
 import { sendMessage } from './messaging';
+import { openTelnyxRecording } from './recordings';
 import { provisionTelnyxNumber, releaseTelnyxNumber } from './numbers';
 
 /**
@@ -73,6 +75,10 @@ export class TelnyxCarrier implements CarrierAdapter {
 
   sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
     return sendMessage(this.client, this.settings, request);
+  }
+
+  openRecording(request: { callId: string; recordingUrl: string }): Promise<CarrierRecording> {
+    return openTelnyxRecording(this.settings, request.recordingUrl);
   }
 
   /** Telnyx media streaming (./media.ts): Telnyx connects to the worker's media listener. */

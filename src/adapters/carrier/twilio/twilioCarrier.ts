@@ -3,6 +3,7 @@ import {
   CarrierRejectedError,
   type CarrierAdapter,
   type CarrierMediaStream,
+  type CarrierRecording,
   type PlaceCallRequest,
   type ProvisionedNumber,
   type SendSmsRequest,
@@ -17,6 +18,7 @@ import { verifyTwilioUpgrade } from './callbacks/verify';
 import { transferTwiml } from './callbacks/transfer';
 import { twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
+import { openTwilioRecording } from './recordings';
 import { twilioVoice } from './voices';
 
 /**
@@ -224,6 +226,10 @@ export class TwilioCarrier implements CarrierAdapter {
    * worker's listener under a one-time token; the socket Twilio opens there, signed for that URL, is the
    * stream once Twilio's `start` names it.
    */
+  openRecording(request: { callId: string; recordingUrl: string }): Promise<CarrierRecording> {
+    return openTwilioRecording(this.options.account, this.options.apiBaseUrl, request.recordingUrl);
+  }
+
   async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
     if (!this.options.media)
       throw new CarrierRejectedError('audio lines on Twilio need TWILIO_MEDIA_URL and TWILIO_MEDIA_PORT on the worker');

@@ -1,0 +1,30 @@
+import { CarrierRejectedError, type CarrierRecording } from '../port';
+import { getFromCarrier, onCarrierOrigin, recordingOf } from '../recordingFetch';
+import type { TwilioAccount } from './client';
+
+export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
+
+/**
+ * A call's recording from Twilio. `RecordingUrl` names the Recording resource,
+ * `https://api.twilio.com/2010-04-01/Accounts/{AccountSid}/Recordings/{RecordingSid}`; its media is that URL
+ * with `.wav` (or `.mp3`) appended, read with HTTP Basic auth (account SID, auth token), per Twilio's
+ * "Fetch a Recording's media file". Only a recording of this adapter's own account on its API host is read.
+ */
+export async function openTwilioRecording(
+  account: TwilioAccount,
+  apiBaseUrl: string | undefined,
+  recordingUrl: string,
+): Promise<CarrierRecording> {
+  const base = apiBaseUrl ?? TWILIO_API_BASE_URL;
+  // Twilio's own host, or the one this adapter is pointed at (tests: the contract stub); the request goes to the latter.
+  const url = onCarrierOrigin(
+    recordingUrl,
+    new URL(recordingUrl, base).origin === new URL(TWILIO_API_BASE_URL).origin ? TWILIO_API_BASE_URL : base,
+  );
+  const match = /^\/2010-04-01\/Accounts\/(AC[0-9a-f]{32})\/Recordings\/(RE[0-9a-f]{32})(\.(json|wav|mp3))?$/.exec(url.pathname);
+  if (!match || match[1] !== account.accountSid) throw new CarrierRejectedError('not a Recording of this Twilio account');
+  const media = new URL(`/2010-04-01/Accounts/${match[1]}/Recordings/${match[2]}.wav`, base);
+  const basic = Buffer.from(`${account.accountSid}:${account.authToken}`).toString('base64');
+  const res = await getFromCarrier(media, { authorization: `Basic ${basic}`, accept: 'audio/wav' }, 'the recording');
+  return recordingOf(res, 'audio/wav');
+}
