@@ -26,6 +26,9 @@ module.exports = {
     },
   ],
   testTimeout: 60000,
+  // Each test file leaves some memory behind (Temporal's native runtime, compiled modules): one process for
+  // all 130 files outgrew Node's 4 GB heap. A worker past this after a file is replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
   // Temporal's native runtime and pg pools keep handles; each suite closes what it opens.
   forceExit: true,
 };
