@@ -171,13 +171,17 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
     /** A new line, once it is active (201 expected). */
     create: async (fields: Record<string, unknown> = {}, key?: string): Promise<Line> => (await lines.createWithSecret(fields, key)).line,
     get: async (id: string, key?: string): Promise<Line> => (await request<{ line: Line }>('GET', `/api/v1/lines/${id}`, key)).body.line,
+    /**
+     * Waits up to 45 s: the line's provisioning workflow is the first task a freshly started test worker takes,
+     * and CI once saw that take over 20 s.
+     */
     untilActive: (id: string, key?: string): Promise<Line> =>
       eventually(
         async () => {
           const line = await lines.get(id, key);
           return line.status === 'active' ? line : undefined;
         },
-        20_000,
+        45_000,
         `line ${id} to be active`,
       ),
     update: (id: string, fields: Record<string, unknown>, key?: string) =>
