@@ -15,6 +15,22 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
+/** An attempt's outcome, and its request and response behind a native disclosure: the list's and a delivery's page's last four cells. */
+function outcomeCells(row: DeliveryRow): Html {
+  return html`<td>${row.status}${row.error_message ? html` (${row.error_message})` : ''}</td>
+    <td>${row.http_status ?? '—'}</td>
+    <td>${row.duration_ms ?? '—'}</td>
+    <td>
+      <details>
+        <summary>Show</summary>
+        <p>POST <span class="mono">${row.url ?? '—'}</span></p>
+        <pre class="mono">${JSON.stringify(row.request_body, null, 2)}</pre>
+        <p>Response</p>
+        <pre class="mono">${row.response_body ?? '(none)'}</pre>
+      </details>
+    </td>`;
+}
+
 export const DELIVERY_STATUSES = ['success', 'failed', 'pending'] as const;
 
 /** Webhook delivery attempts, each with its request and response behind a native disclosure (no script needed). */
@@ -59,18 +75,7 @@ export function deliveriesPage(nav: PageNav, input: { rows: DeliveryRow[]; statu
                       </td>
                       <td><a href="/portal/deliveries/${row.id}?env=${nav.environment}">${row.event_type}</a></td>
                       <td>${row.attempt}</td>
-                      <td>${row.status}${row.error_message ? html` (${row.error_message})` : ''}</td>
-                      <td>${row.http_status ?? '—'}</td>
-                      <td>${row.duration_ms ?? '—'}</td>
-                      <td>
-                        <details>
-                          <summary>Show</summary>
-                          <p>POST <span class="mono">${row.url ?? '—'}</span></p>
-                          <pre class="mono">${JSON.stringify(row.request_body, null, 2)}</pre>
-                          <p>Response</p>
-                          <pre class="mono">${row.response_body ?? '(none)'}</pre>
-                        </details>
-                      </td>
+                      ${outcomeCells(row)}
                     </tr>`,
                 )}
               </tbody>
@@ -143,18 +148,7 @@ export function deliveryPage(nav: PageNav, input: DeliveryDetailInput): Html {
                 <td>
                   <time datetime="${row.created_at.toISOString()}">${row.created_at.toISOString().slice(0, 19).replace('T', ' ')}</time>
                 </td>
-                <td>${row.status}${row.error_message ? html` (${row.error_message})` : ''}</td>
-                <td>${row.http_status ?? '—'}</td>
-                <td>${row.duration_ms ?? '—'}</td>
-                <td>
-                  <details>
-                    <summary>Show</summary>
-                    <p>POST <span class="mono">${row.url ?? '—'}</span></p>
-                    <pre class="mono">${JSON.stringify(row.request_body, null, 2)}</pre>
-                    <p>Response</p>
-                    <pre class="mono">${row.response_body ?? '(none)'}</pre>
-                  </details>
-                </td>
+                ${outcomeCells(row)}
               </tr>`,
           )}
         </tbody>
