@@ -26,7 +26,16 @@ import {
   type ResourceMode,
 } from '../support/authMatrix';
 import { clearRateLimits, makeEnvFixtures, remoteNumber, type EnvFixtures } from '../support/fixtures';
-import { createTenant, eventually, mintKey, startHarness, type Harness, type Tenant, type TestResponse } from '../support/harness';
+import {
+  createTenant,
+  eventually,
+  mintKey,
+  untilLineActive,
+  startHarness,
+  type Harness,
+  type Tenant,
+  type TestResponse,
+} from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 /**
@@ -492,9 +501,7 @@ describe('auth matrix: every route × every kind of credential', () => {
     });
     if (created.status !== 201) throw new Error(`could not make a disposable line: ${describeResponse(created)}`);
     const id = created.body.line.id as string;
-    await eventually(async () =>
-      (await h.request('GET', `/api/v1/lines/${id}`, { key: a.keys.test })).body.line.status === 'active' ? true : undefined,
-    );
+    await untilLineActive(h.temporal, id, async () => (await h.request('GET', `/api/v1/lines/${id}`, { key: a.keys.test })).body.line);
     return id;
   }
 

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createTenant, eventually, startHarness, untilLineActive, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 
 /**
@@ -174,8 +174,10 @@ describe('customer URLs cannot reach internal addresses (SSRF)', () => {
           (await open.request('PATCH', `/api/v1/lines/${line.id}`, { key, body: { audio_handler_url: `ws://localhost:${port}/agent` } }))
             .status,
         ).toBe(200);
-        await eventually(async () =>
-          (await strict.request('GET', `/api/v1/lines/${line.id}`, { key })).body.line.status === 'active' ? true : undefined,
+        await untilLineActive(
+          strict.temporal,
+          line.id,
+          async () => (await strict.request('GET', `/api/v1/lines/${line.id}`, { key })).body.line,
         );
         const placed = await strict.request('POST', '/api/v1/calls', { key, body: { line_id: line.id, to_number: '+14155552674' } });
         expect(placed.status).toBe(201);

@@ -1,5 +1,5 @@
 import { runCommand } from '../../src/main/cli';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
+import { createTenant, startHarness, untilLineActive, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /** The durable flow of the foundation: POST /lines -> Temporal workflow -> carrier -> Postgres. */
 describe('lines: create and provision a number', () => {
@@ -54,10 +54,12 @@ describe('lines: create and provision a number', () => {
       expect(created.body.line.phone_number).toBeNull();
       slow.simulator.state.provisionFault = 'normal';
       slow.simulator.state.releaseHeld();
-      const active = await eventually(async () => {
-        const got = await slow.request('GET', `/api/v1/lines/${created.body.line.id}`, { key: tenant.keys.test });
-        return got.body.line.status === 'active' ? got.body.line : undefined;
-      });
+      const id = created.body.line.id as string;
+      const active = await untilLineActive(
+        slow.temporal,
+        id,
+        async () => (await slow.request('GET', `/api/v1/lines/${id}`, { key: tenant.keys.test })).body.line,
+      );
       expect(active.phone_number).toMatch(/^\+1\d{10}$/);
     } finally {
       await slow.close();

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
-import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { eventually, untilLineActive, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 
 /**
  * Number fees (D17, L7): $2.50 per number per UTC month, billed in arrears by the monthly
@@ -20,7 +20,7 @@ describe('monthly number fees', () => {
     const created = await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ name }) });
     expect(created.status).toBe(201);
     const id = created.body.line.id as string;
-    await eventually(async () => ((await h.db('lines').where({ id }).first()).activated_at ? true : undefined));
+    await untilLineActive(h.temporal, id, async () => (await h.request('GET', `/api/v1/lines/${id}`, { key })).body.line);
     await h
       .db('lines')
       .where({ id })

@@ -1,5 +1,5 @@
 import { createSwitchboardClient, SwitchboardApiError } from '../../sdk/client';
-import { eventually, type Harness, type Tenant } from '../support/harness';
+import { eventually, untilLineActive, type Harness, type Tenant } from '../support/harness';
 import { useHarnessWithReceiver } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 
@@ -19,10 +19,12 @@ describe('typed client: the README flow', () => {
     const created = await switchboard.POST('/api/v1/lines', { body: { name: 'Support', mode: 'webhook', webhook_url: ctx.receiver.url } });
     let line = created.data!.line;
     if (line.status !== 'active') {
-      line = await eventually(async () => {
-        const { data } = await switchboard.GET('/api/v1/lines/{id}', { params: { path: { id: line.id } } });
-        return data!.line.status === 'active' ? data!.line : undefined;
-      });
+      const id = line.id;
+      line = await untilLineActive(
+        h.temporal,
+        id,
+        async () => (await switchboard.GET('/api/v1/lines/{id}', { params: { path: { id } } })).data!.line,
+      );
     }
     const number = line.phone_number!;
 

@@ -4,7 +4,16 @@ import type { CallStatus } from '../../src/domain/calls/rules';
 import type { LineMode, LineStatus } from '../../src/domain/lines/rules';
 import type { MessageStatus } from '../../src/domain/messages/rules';
 import type { Config } from '../../src/platform/config';
-import { eventually, useHarness, webhookLine, type Harness, type HarnessOptions, type Tenant, type TestResponse } from './harness';
+import {
+  eventually,
+  untilLineActive,
+  useHarness,
+  webhookLine,
+  type Harness,
+  type HarnessOptions,
+  type Tenant,
+  type TestResponse,
+} from './harness';
 import { startReceiver, type Receiver } from './receiver';
 import type { SpeakResult, TransferResult, WaitResult } from '../../workflows/definitions/callControl';
 
@@ -171,19 +180,8 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
     /** A new line, once it is active (201 expected). */
     create: async (fields: Record<string, unknown> = {}, key?: string): Promise<Line> => (await lines.createWithSecret(fields, key)).line,
     get: async (id: string, key?: string): Promise<Line> => (await request<{ line: Line }>('GET', `/api/v1/lines/${id}`, key)).body.line,
-    /**
-     * Waits up to 45 s: the line's provisioning workflow is the first task a freshly started test worker takes,
-     * and CI once saw that take over 20 s.
-     */
-    untilActive: (id: string, key?: string): Promise<Line> =>
-      eventually(
-        async () => {
-          const line = await lines.get(id, key);
-          return line.status === 'active' ? line : undefined;
-        },
-        45_000,
-        `line ${id} to be active`,
-      ),
+    /** Waits (45 s at most, see `untilLineActive`) until the line is active. */
+    untilActive: (id: string, key?: string): Promise<Line> => untilLineActive(ctx.h.temporal, id, () => lines.get(id, key)),
     update: (id: string, fields: Record<string, unknown>, key?: string) =>
       request<{ line: Line }>('PATCH', `/api/v1/lines/${id}`, key, fields),
     release: (id: string, key?: string) => request<{ line: Line }>('DELETE', `/api/v1/lines/${id}`, key),

@@ -26,8 +26,10 @@ import { tracingActivityInterceptors, tracingSinks } from '../../src/platform/tr
 import { createWorkspace, mintUserKey, type User } from '../../src/domain/workspaces/service';
 import { randomSimulatorCredentials, simulatorControl } from './simulator';
 import { eventually } from './eventually';
+import { untilLineActive } from './lineActivation';
 
 export { eventually };
+export { untilLineActive };
 
 /**
  * Everything a test needs to act as a customer: the real API over HTTP, a real worker on
@@ -309,14 +311,8 @@ export async function createActiveLine(
   const created = await h.request('POST', '/api/v1/lines', { key, body });
   if (created.status !== 201) throw new Error(`line creation answered ${created.status}: ${created.text}`);
   if (created.body.line.status === 'active') return created.body.line;
-  return eventually(
-    async () => {
-      const got = await h.request('GET', `/api/v1/lines/${created.body.line.id}`, { key });
-      return got.body.line.status === 'active' ? got.body.line : undefined;
-    },
-    timeoutMs,
-    `line ${created.body.line.id} to become active`,
-  );
+  const id = created.body.line.id as string;
+  return untilLineActive(h.temporal, id, async () => (await h.request('GET', `/api/v1/lines/${id}`, { key })).body.line, timeoutMs);
 }
 
 export const webhookLine = (overrides: Record<string, unknown> = {}) => ({
