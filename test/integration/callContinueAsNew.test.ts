@@ -8,6 +8,7 @@ import { customer } from '../support/customer';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
+import { untilWaitingForCaller } from '../support/callWorkflow';
 
 /**
  * A call whose history grows long goes on in a fresh run (continue-as-new, security review M1).
@@ -71,7 +72,7 @@ describe('a long call continues as new', () => {
       if (i === 12) {
         // A control request waiting for the caller: the sentence is its answer, not a `message`.
         const waiting = calls.wait(id, { timeout_seconds: 20 });
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await untilWaitingForCaller(h.temporal, id);
         await sim.calls.say(id, 'For the control request');
         expect((await waiting).body).toMatchObject({ timed_out: false, response_text: 'For the control request' });
         expected.push(['user', 'For the control request']);

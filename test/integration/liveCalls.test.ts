@@ -3,6 +3,7 @@ import { eventually, type Harness, type Tenant } from '../support/harness';
 import { customer, useHarnessWithReceiver } from '../support/customer';
 import type { Receiver } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
+import { untilWaitingForCaller } from '../support/callWorkflow';
 
 /** Hosted and audio lines, conversation calls and live call control, end to end through the simulator. */
 describe('hosted, audio and live-controlled calls', () => {
@@ -202,7 +203,7 @@ describe('hosted, audio and live-controlled calls', () => {
     const waited = await calls.wait(id, { timeout_seconds: 1 });
     expect(waited.body).toEqual({ call_id: id, timed_out: true, response_text: null, response_timestamp: null });
     const waiting = calls.wait(id, {});
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilWaitingForCaller(h.temporal, id);
     await sim.calls.say(id, 'Still there?');
     expect((await waiting).body).toMatchObject({ timed_out: false, response_text: 'Still there?' });
 

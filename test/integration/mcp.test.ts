@@ -8,6 +8,7 @@ import { runCommand } from '../../src/main/cli';
 import { eventually, type Harness, type Tenant } from '../support/harness';
 import { CALLEE, customer, useHarnessWithReceiver } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
+import { untilWaitingForCaller } from '../support/callWorkflow';
 
 /**
  * The MCP server (issue 18, item 1), driven by the SDK's own client: an agent with a line-bound
@@ -92,7 +93,7 @@ describe('MCP server', () => {
     expect(expectOk(await asking)).toMatchObject({ call_id: id, spoke: true, timed_out: false, response_text: 'Yes please' });
 
     const waiting = call(client, 'wait_for_reply', { id, timeout_seconds: 10 });
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await untilWaitingForCaller(h.temporal, id);
     await sim.calls.say(id, 'At eight');
     expect(expectOk(await waiting)).toMatchObject({ call_id: id, timed_out: false, response_text: 'At eight' });
     expect(expectOk(await call(client, 'press_digits', { id, digits: '12#' }))).toEqual({ call_id: id, pressed: true, digits: '12#' });
