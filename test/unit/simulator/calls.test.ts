@@ -11,6 +11,7 @@ import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier
 import { verifyCarrierCallback } from '../../../src/adapters/carrier/callbacks/signature';
 import { SimulatorState, startSimulator } from '../../../simulator/app';
 import { CallSimulatorState } from '../../../simulator/carrier/calls';
+import { eventually } from '../../support/eventually';
 import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 /** Events about a call that has a call_id (everything but `call.incoming`). */
@@ -526,7 +527,8 @@ describe('carrier simulator: outbound calls', () => {
       incomingStatus = 404;
       const carrierCallId = await ring('+12125553999');
       await waitForIncoming(carrierCallId);
-      await sleep(100);
+      // The simulator reads the 404 after the receiver has sent it.
+      await eventually(async () => ((await byCarrierId(carrierCallId))?.state === 'ended' ? true : undefined), 5_000);
       expect(await byCarrierId(carrierCallId)).toMatchObject({
         call_id: null,
         direction: 'inbound',
