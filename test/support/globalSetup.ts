@@ -13,7 +13,11 @@ import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/tempora
  * addresses from the environment, which jest hands to every test file.
  */
 export default async function globalSetup(): Promise<void> {
-  const stack: EphemeralStack = await startEphemeralStack({ name: 'switchboard_test', withTestServer: true });
+  const stack: EphemeralStack = await startEphemeralStack({
+    name: 'switchboard_test',
+    withTestServer: true,
+    temporalDynamicConfig: ONE_PARTITION_PER_TASK_QUEUE,
+  });
   (globalThis as { __switchboardStack?: EphemeralStack }).__switchboardStack = stack;
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bundle-'));
@@ -36,6 +40,14 @@ export default async function globalSetup(): Promise<void> {
   // Tests' receivers listen on 127.0.0.1; attacker tests turn the allow-list off per harness.
   process.env.OUTBOUND_ALLOWED_NETWORKS = process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(',');
 }
+
+/**
+ * Each test file has one worker on a task queue of its own. With the server's default four
+ * partitions, a task can land in a partition its few pollers are not waiting on and wait for a
+ * forward (temporalio/temporal#6160); CI twice saw a fresh worker's first line take over 20 s.
+ * One partition puts every task where the worker polls. Production keeps the default.
+ */
+const ONE_PARTITION_PER_TASK_QUEUE = { 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 };
 
 function silentLogger() {
   const noop = () => undefined;
