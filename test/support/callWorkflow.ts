@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { eventually } from './eventually';
 
 /**
  * Resolves once the call's workflow has accepted a `wait` update that is still open: the wait is
@@ -6,18 +7,19 @@ import type { Client } from '@temporalio/client';
  * (A fixed pause before speaking raced the update under CI load.)
  */
 export async function untilWaitingForCaller(temporal: Client, callId: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { events } = await temporal.workflow.getHandle(callId).fetchHistory();
-    const open = new Set<string>();
-    for (const event of events ?? []) {
-      const accepted = event.workflowExecutionUpdateAcceptedEventAttributes;
-      if (accepted?.acceptedRequest?.input?.name === 'wait') open.add(accepted.acceptedRequest.meta?.updateId ?? '');
-      const completed = event.workflowExecutionUpdateCompletedEventAttributes;
-      if (completed) open.delete(completed.meta?.updateId ?? '');
-    }
-    if (open.size > 0) return;
-    if (Date.now() > deadline) throw new Error(`call ${callId} accepted no wait within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await eventually(
+    async () => {
+      const { events } = await temporal.workflow.getHandle(callId).fetchHistory();
+      const open = new Set<string>();
+      for (const event of events ?? []) {
+        const accepted = event.workflowExecutionUpdateAcceptedEventAttributes;
+        if (accepted?.acceptedRequest?.input?.name === 'wait') open.add(accepted.acceptedRequest.meta?.updateId ?? '');
+        const completed = event.workflowExecutionUpdateCompletedEventAttributes;
+        if (completed) open.delete(completed.meta?.updateId ?? '');
+      }
+      return open.size > 0 ? true : undefined;
+    },
+    timeoutMs,
+    `call ${callId} to accept a wait`,
+  );
 }

@@ -1,5 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { workflowIds } from '../../workflows/definitions/ids';
+import { eventually } from './eventually';
 
 /**
  * What a line's provisioning workflow has done so far, for a test that gave up waiting on it:
@@ -40,14 +41,19 @@ export async function untilLineActive<T extends { status: string }>(
   probe: () => Promise<T>,
   timeoutMs = 45_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const line = await probe();
-    if (line.status === 'active') return line;
-    if (Date.now() > deadline) {
-      throw new Error(`line ${lineId} still ${line.status} after ${timeoutMs} ms:\n  ${await provisioningReport(temporal, lineId)}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  let status = 'unread';
+  try {
+    return await eventually(
+      async () => {
+        const line = await probe();
+        status = line.status;
+        return status === 'active' ? line : undefined;
+      },
+      timeoutMs,
+      `line ${lineId} to be active`,
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message} (still ${status}):\n  ${await provisioningReport(temporal, lineId)}`, { cause: err });
   }
 }
 
