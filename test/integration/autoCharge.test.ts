@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { createBillingActivities } from '../../activities/billing';
 import type { CardProcessorSimulatorState } from '../../simulator/processor';
-import { post, type BillingTenant } from '../../src/domain/billing/ledger';
+import type { BillingTenant } from '../../src/domain/billing/ledger';
 import { runCommand } from '../../src/main/cli';
 import { paymentProcessorsFor } from '../../src/main/payments';
 import { stopProcess } from '../../src/platform/infra/proc';
@@ -13,6 +13,7 @@ import { workflowIds } from '../../workflows/definitions/ids';
 import { customer } from '../support/customer';
 import { workerRegistry } from '../../activities/metrics';
 import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
+import { spendOnCalls } from '../support/ledger';
 import { STUB_WEBHOOK_SECRETS, startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 
 /** Stripe's test payment methods standing for the simulator's test card numbers. */
@@ -74,15 +75,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       h.config,
     );
   /** Spends the balance down below the default 500-cent threshold. */
-  const spend = (cents: number) =>
-    post(h.db, {
-      tenant: account,
-      type: 'call_charge',
-      amountCents: -cents,
-      description: 'Call',
-      idempotencyRef: `spend:${crypto.randomUUID()}`,
-      at: new Date(),
-    });
+  const spend = (cents: number) => spendOnCalls(h.db, account, cents);
   const autoCharge = () => h.temporal.workflow.getHandle(workflowIds.autoCharge(account.workspaceId, 'live'));
   const autoRecharges = () =>
     h.db('ledger_transactions').where({ workspace_id: account.workspaceId, environment: 'live', type: 'auto_recharge' });
@@ -249,14 +242,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
     it('never charges a live card: with auto-recharge turned on it charges only a test card, through the test processor', async () => {
       expect(await addCard('4242424242424242')).toMatchObject({ environment: 'live' });
       await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: true } });
-      await post(h.db, {
-        tenant: testAccount(),
-        type: 'call_charge',
-        amountCents: -400,
-        description: 'Call',
-        idempotencyRef: `spend:${crypto.randomUUID()}`,
-        at: new Date(),
-      });
+      await spendOnCalls(h.db, testAccount(), 400);
       // Low test balance, a live card on file: nothing to charge in test.
       await billing().requestAutoCharge(testAccount());
       const handle = h.temporal.workflow.getHandle(workflowIds.autoCharge(tenant.workspaceId, 'test'));
@@ -286,14 +272,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       const current = (
         await h.db('billing_accounts').where({ workspace_id: tenantAccount.workspaceId, environment: tenantAccount.environment }).first()
       ).balance_cents;
-      await post(h.db, {
-        tenant: tenantAccount,
-        type: 'call_charge',
-        amountCents: cents - Number(current),
-        description: 'Call',
-        idempotencyRef: `spend:${crypto.randomUUID()}`,
-        at: new Date(),
-      });
+      await spendOnCalls(h.db, tenantAccount, Number(current) - cents);
     };
 
     it('a carded account below the reserve gets 402, then its auto-charge runs and a retry succeeds', async () => {
@@ -396,15 +375,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
         (await h.request('POST', '/v1/keys', { key, body: { name }, headers: { 'idempotency-key': crypto.randomUUID() } })).body.key.id;
       /** A call charge by that key, stamped `at`. */
       const chargeBy = (keyId: string) => (at: string, cents: number) =>
-        post(h.db, {
-          tenant: account,
-          type: 'call_charge',
-          amountCents: -cents,
-          description: 'Call',
-          idempotencyRef: `c:${crypto.randomUUID()}`,
-          actorKeyId: keyId,
-          at: new Date(at),
-        });
+        spendOnCalls(h.db, account, cents, { at: new Date(at), actorKeyId: keyId });
       /** One run of the close for the month before `nominalTime`. */
       const closeAt = (nominalTime: string) =>
         h.temporal.workflow.execute('closeSpendPeriodWorkflow', {

@@ -6,7 +6,7 @@ import { createActivities } from '../../activities';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
 import { SimulatorPaymentProcessor } from '../../src/adapters/payments/simulatorProcessor';
 import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
-import { post, type BillingTenant } from '../../src/domain/billing/ledger';
+import type { BillingTenant } from '../../src/domain/billing/ledger';
 import { previousMonthStart } from '../../src/domain/billing/periods';
 import { runCommand } from '../../src/main/cli';
 import { createDb, type Db } from '../../src/platform/db/knex';
@@ -16,6 +16,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { workflowIds } from '../../workflows/definitions/ids';
 import type { autoChargeWorkflow, closeSpendPeriodWorkflow } from '../../workflows/billing';
 import { createTenant, eventually, noModel } from '../support/harness';
+import { spendOnCalls } from '../support/ledger';
 
 /** What each test of this file works with; filled in by beforeAll. */
 interface OverHours {
@@ -89,14 +90,7 @@ function overHours(title: string, body: (f: OverHours) => void): void {
       await runCommand(f.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
       const account: BillingTenant = { workspaceId: tenant.workspaceId, environment: 'live' };
       // 500 → 200: below the 500-cent threshold.
-      await post(f.db, {
-        tenant: account,
-        type: 'call_charge',
-        amountCents: -300,
-        description: 'Call',
-        idempotencyRef: `spend:${crypto.randomUUID()}`,
-        at: new Date(),
-      });
+      await spendOnCalls(f.db, account, 300);
       return account;
     };
     f.wake = (account: BillingTenant) =>
@@ -172,16 +166,7 @@ overHours('billing over hours (time-skipping)', (f) => {
     const account: BillingTenant = { workspaceId: tenant.workspaceId, environment: 'test' };
     const period = previousMonthStart(new Date(await f.env.currentTimeMs()));
     const stampedIn = (day: number) => new Date(period.getTime() + day * 86_400_000);
-    const charge = (at: Date, cents: number) =>
-      post(f.db, {
-        tenant: account,
-        type: 'call_charge',
-        amountCents: -cents,
-        description: 'Call',
-        idempotencyRef: `c:${crypto.randomUUID()}`,
-        actorKeyId: keyId,
-        at,
-      });
+    const charge = (at: Date, cents: number) => spendOnCalls(f.db, account, cents, { at, actorKeyId: keyId });
     await charge(stampedIn(3), 5);
     await f.withWorker(async () => {
       // As the schedule starts it: no nominal time given.

@@ -7,6 +7,7 @@ import { insertKey, type ApiKeyRow } from '../../src/domain/keys/store';
 import { addUser } from '../../src/domain/workspaces/service';
 import { customer } from '../support/customer';
 import { mintKey, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
+import { spendOnCalls } from '../support/ledger';
 
 /**
  * Delegation as an attacker would probe it (issue #12: C2, M3-M6, H4, L2, D19, L8): every path
@@ -536,15 +537,7 @@ describe('delegation', () => {
     it('GET /api/v1/billing/transactions shows an allow-listed key its lines’ transactions only', async () => {
       const [lineA, lineB] = [(await asOwner.lines.create()).id, (await asOwner.lines.create()).id];
       for (const lineId of [lineA, lineB]) {
-        await post(h.db, {
-          tenant: account,
-          type: 'call_charge',
-          amountCents: -13,
-          description: 'Call',
-          idempotencyRef: `c:${crypto.randomUUID()}`,
-          lineId,
-          at: new Date(),
-        });
+        await spendOnCalls(h.db, account, 13, { lineId });
       }
       const listed = await delegate({ scopes: ['billing:read'], resources: { numbers: [lineA] } });
       const res = await h.request('GET', '/api/v1/billing/transactions', { key: listed.key });

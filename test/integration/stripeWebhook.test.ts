@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { IDEMPOTENCY_METADATA_KEY } from '../../src/adapters/payments/stripeProcessor';
-import { post } from '../../src/domain/billing/ledger';
 import { openAttempt } from '../../src/domain/billing/paymentAttempts';
 import { runCommand } from '../../src/main/cli';
 import { startStripeStub, type StripeStub } from '../support/stripeStub';
 import { useHarness } from '../support/harness';
+import { spendOnCalls } from '../support/ledger';
 
 /**
  * Stripe's webhooks at POST /payments/stripe/webhook: verified with Stripe-Signature (signed here
@@ -32,14 +32,7 @@ describe('Stripe webhooks', () => {
       exp: '12/40',
       default: true,
     });
-    await post(h.db, {
-      tenant: account,
-      type: 'call_charge',
-      amountCents: -300,
-      description: 'Call',
-      idempotencyRef: `spend:${crypto.randomUUID()}`,
-      at: new Date(),
-    });
+    await spendOnCalls(h.db, account, 300);
     const attempt = await openAttempt(h.db, account, () => new Date());
     if (!attempt.charge) throw new Error('expected an attempt');
     const row = await h.db('payment_attempts').where({ id: attempt.attemptId }).first();

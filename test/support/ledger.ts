@@ -1,0 +1,25 @@
+import crypto from 'node:crypto';
+import { post, type BillingTenant } from '../../src/domain/billing/ledger';
+import type { Db } from '../../src/platform/db/knex';
+
+/**
+ * Spends `cents` of the account as a call charge posted straight to the ledger: the balance a
+ * billing test starts from, without placing a call. `at`, the charging key and the line are as given.
+ */
+export function spendOnCalls(
+  db: Db,
+  account: BillingTenant,
+  cents: number,
+  options: { at?: Date; actorKeyId?: string; lineId?: string } = {},
+): ReturnType<typeof post> {
+  return post(db, {
+    tenant: account,
+    type: 'call_charge',
+    amountCents: -cents,
+    description: 'Call',
+    idempotencyRef: `spend:${crypto.randomUUID()}`,
+    actorKeyId: options.actorKeyId,
+    lineId: options.lineId,
+    at: options.at ?? new Date(),
+  });
+}
