@@ -1,22 +1,16 @@
 import crypto from 'node:crypto';
 import { balanceOf } from '../../src/domain/billing/ledger';
 import { RATE_LIMITS } from '../../src/domain/limits/policies';
-import { startHarness, type Harness } from '../support/harness';
-import { OPERATOR_PASSWORD, PortalClient, resetPortalLimits } from '../support/portalClient';
+import type { Harness } from '../support/harness';
+import { OPERATOR_PASSWORD, PortalClient, usePortalHarness } from '../support/portalClient';
 
 const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
 
 describe('portal accounts: signup, login, logout, password change, sessions and CSRF', () => {
+  const suite = usePortalHarness();
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => h.close());
-  // Every visitor here is 127.0.0.1: each test starts with that address's portal limits unspent.
-  beforeEach(async () => {
-    await resetPortalLimits(h.db);
-  });
+  beforeAll(() => ({ h } = suite));
 
   const newEmail = () => `Op+${crypto.randomBytes(5).toString('hex')}@Example.test`;
   const signUp = async (email: string, password = PASSWORD) => {

@@ -4,8 +4,8 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium, watchPageProblems, pageChecker } from '../support/browser';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { CALLEE } from '../support/customer';
-import { startHarness, type Harness } from '../support/harness';
-import { resetPortalLimits } from '../support/portalClient';
+import type { Harness } from '../support/harness';
+import { usePortalHarness } from '../support/portalClient';
 
 const PASSWORD = 'a long enough password';
 
@@ -17,21 +17,17 @@ const PASSWORD = 'a long enough password';
  * and checked with axe-core; the page's own errors (a CSP refusal included) fail the test.
  */
 describe('portal in a browser', () => {
+  const suite = usePortalHarness({ worker: true });
   let h: Harness;
+  beforeAll(() => ({ h } = suite));
   let browser: Browser;
   const email = `browser+${crypto.randomBytes(4).toString('hex')}@example.test`;
 
   beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
     browser = await launchChromium();
   }, 15 * 60_000);
   afterAll(async () => {
     await browser?.close();
-    await h?.close();
-  });
-  beforeEach(async () => {
-    await resetPortalLimits(h.db);
   });
 
   /** A fresh browser profile (no cookies) with its page, and the problems the page reports. */

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import { CALLEE } from '../support/customer';
-import { eventually, startHarness, type Harness } from '../support/harness';
+import { eventually, type Harness } from '../support/harness';
+import { usePortalHarness } from '../support/portalClient';
 import { simulator } from '../support/simulatorControl';
 
 const PASSWORD = 'a long enough password';
@@ -16,19 +17,18 @@ const TEMPORAL_UI = 'http://127.0.0.1:8233';
  * Each page is screenshotted into test-artifacts/portal-calls/ and checked with axe-core.
  */
 describe('portal lines and calls in a browser', () => {
+  const suite = usePortalHarness({ worker: true, overrides: { temporalUiUrl: TEMPORAL_UI } });
   let h: Harness;
+  beforeAll(() => ({ h } = suite));
   let browser: Browser;
   const sim = simulator(() => h);
   const email = `browser-calls+${crypto.randomBytes(4).toString('hex')}@example.test`;
 
   beforeAll(async () => {
-    h = await startHarness({ temporalUiUrl: TEMPORAL_UI });
-    await h.startWorker();
     browser = await launchChromium();
   }, 15 * 60_000);
   afterAll(async () => {
     await browser?.close();
-    await h?.close();
   });
 
   const check = pageChecker('portal-calls');

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
-import { startHarness, type Harness } from '../support/harness';
+import type { Harness } from '../support/harness';
+import { usePortalHarness } from '../support/portalClient';
 
 const PASSWORD = 'a long enough password';
 const NUMBER = '+14155550166';
@@ -13,17 +14,17 @@ const NUMBER = '+14155550166';
  * Each page is screenshotted into test-artifacts/portal-keys/ and checked with axe-core.
  */
 describe('portal keys and compliance in a browser', () => {
+  const suite = usePortalHarness();
   let h: Harness;
+  beforeAll(() => ({ h } = suite));
   let browser: Browser;
   const email = `browser-keys+${crypto.randomBytes(4).toString('hex')}@example.test`;
 
   beforeAll(async () => {
-    h = await startHarness();
     browser = await launchChromium();
   }, 15 * 60_000);
   afterAll(async () => {
     await browser?.close();
-    await h?.close();
   });
 
   const check = pageChecker('portal-keys');

@@ -3,8 +3,9 @@ import type { Browser } from 'playwright-core';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
-import { startHarness, type Harness } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import type { Harness } from '../support/harness';
+import { usePortalHarness } from '../support/portalClient';
+import type { Receiver } from '../support/receiver';
 
 const PASSWORD = 'a long enough password';
 
@@ -15,21 +16,18 @@ const PASSWORD = 'a long enough password';
  * test-artifacts/portal-ops/ and checked with axe-core; the page's own errors fail the test.
  */
 describe('portal deliveries and card in a browser', () => {
+  const suite = usePortalHarness({ worker: true, receiver: true });
   let h: Harness;
-  let browser: Browser;
   let receiver: Receiver;
+  beforeAll(() => ({ h, receiver } = suite));
+  let browser: Browser;
   const email = `browser-ops+${crypto.randomBytes(4).toString('hex')}@example.test`;
 
   beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-    receiver = await startReceiver();
     browser = await launchChromium();
   }, 15 * 60_000);
   afterAll(async () => {
     await browser?.close();
-    await receiver?.close();
-    await h?.close();
   });
 
   const check = pageChecker('portal-ops');

@@ -1,20 +1,14 @@
 import crypto from 'node:crypto';
 import { CALLEE } from '../support/customer';
-import { eventually, startHarness, type Harness } from '../support/harness';
-import { PortalClient, type PortalResponse, resetPortalLimits, signInMember, signUpOperator } from '../support/portalClient';
+import { eventually, type Harness } from '../support/harness';
+import { PortalClient, type PortalResponse, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
 
 /** Lines and calls in the portal over HTTP: editing a line, test calls, the calls list's filters, a call's page, and their refusals. */
 describe('portal lines and calls', () => {
+  const suite = usePortalHarness({ worker: true });
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(async () => {
-    await resetPortalLimits(h.db);
+  beforeAll(() => ({ h } = suite));
+  beforeEach(() => {
     h.config.temporalUiUrl = undefined;
   });
 

@@ -2,21 +2,16 @@ import crypto from 'node:crypto';
 import { isOptedOut } from '../../src/domain/compliance/optOuts';
 import { runCommand } from '../../src/main/cli';
 import { mintUserKey } from '../../src/domain/workspaces/service';
-import { startHarness, type Harness } from '../support/harness';
-import { resetPortalLimits, signInMember, signUpOperator } from '../support/portalClient';
+import type { Harness } from '../support/harness';
+import { signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
 
 const NUMBER = '+14155550177';
 
 /** The compliance page over HTTP: opt-outs as the CLI manages them, consent and disclosures, and the audit's filters. */
 describe('portal compliance', () => {
+  const suite = usePortalHarness();
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => resetPortalLimits(h.db));
+  beforeAll(() => ({ h } = suite));
 
   const operator = () => signUpOperator(h.apiUrl, 'compliance');
 

@@ -1,18 +1,13 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
-import { startHarness, type Harness } from '../support/harness';
-import { type PortalResponse, resetPortalLimits, signInMember, signUpOperator } from '../support/portalClient';
+import type { Harness } from '../support/harness';
+import { type PortalResponse, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
 
 /** The API keys page over HTTP: regular keys and delegated tokens minted once, used on the public API, revoked. */
 describe('portal API keys', () => {
+  const suite = usePortalHarness();
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(() => resetPortalLimits(h.db));
+  beforeAll(() => ({ h } = suite));
 
   const operator = () => signUpOperator(h.apiUrl, 'keys');
 

@@ -1,20 +1,17 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
 import { mintUserKey } from '../../src/domain/workspaces/service';
-import { eventually, startHarness, type Harness } from '../support/harness';
-import { PortalClient, type PortalResponse, resetPortalLimits, signUpOperator, OPERATOR_PASSWORD } from '../support/portalClient';
+import { eventually, type Harness } from '../support/harness';
+import { PortalClient, type PortalResponse, signUpOperator, OPERATOR_PASSWORD, usePortalHarness } from '../support/portalClient';
 
 const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
 
 /** Members and invitations over HTTP: invite, accept, roles gating the page, owners protected, tokens used once. */
 describe('portal members and invitations', () => {
+  const suite = usePortalHarness();
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => h.close());
-  beforeEach(() => resetPortalLimits(h.db));
+  beforeAll(() => ({ h } = suite));
 
   const newEmail = (tag: string) => `${tag}+${crypto.randomBytes(4).toString('hex')}@example.test`;
 

@@ -3,8 +3,8 @@ import { publishDepsOf, publishEvent } from '../../src/domain/webhooks/publish';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { eventually, startHarness, type Harness } from '../support/harness';
-import { PortalClient, resetPortalLimits, signUpOperator, OPERATOR_PASSWORD } from '../support/portalClient';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { PortalClient, signUpOperator, OPERATOR_PASSWORD, usePortalHarness } from '../support/portalClient';
+import type { Receiver } from '../support/receiver';
 import { startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 
 const PASSWORD = OPERATOR_PASSWORD;
@@ -12,18 +12,10 @@ const JSON_ACCEPT = { accept: 'application/json' };
 
 /** Issue 17's operator actions over HTTP: redeliver a webhook, save a card, members gated by role. */
 describe('portal deliveries, card and members', () => {
+  const suite = usePortalHarness({ worker: true, receiver: true });
   let h: Harness;
   let receiver: Receiver;
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await h.close();
-  });
-  beforeEach(() => resetPortalLimits(h.db));
+  beforeAll(() => ({ h, receiver } = suite));
 
   const operator = () => signUpOperator(h.apiUrl, 'ops');
 

@@ -3,25 +3,17 @@ import { post } from '../../src/domain/billing/ledger';
 import { savePaymentMethod } from '../../src/domain/billing/paymentMethods';
 import { insertMessage } from '../../src/domain/messages/store';
 import { mintUserKey } from '../../src/domain/workspaces/service';
-import { createTenant, eventually, startHarness, type Harness } from '../support/harness';
+import { createTenant, eventually, type Harness } from '../support/harness';
 import { CALLEE } from '../support/customer';
-import { PortalClient, resetPortalLimits, signInMember, signUpOperator } from '../support/portalClient';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { PortalClient, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
+import type { Receiver } from '../support/receiver';
 
 /** The overview and lines pages over HTTP: figures, roles, tenants and environments. */
 describe('portal pages', () => {
+  const suite = usePortalHarness({ worker: true, receiver: true });
   let h: Harness;
   let receiver: Receiver;
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await h.close();
-  });
-  beforeEach(() => resetPortalLimits(h.db));
+  beforeAll(() => ({ h, receiver } = suite));
 
   const operator = () => signUpOperator(h.apiUrl, 'pages');
 

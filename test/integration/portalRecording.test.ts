@@ -1,22 +1,14 @@
 import { CALLEE } from '../support/customer';
-import { eventually, startHarness, type Harness } from '../support/harness';
-import { PortalClient, resetPortalLimits, signInMember, signUpOperator } from '../support/portalClient';
+import { eventually, type Harness } from '../support/harness';
+import { PortalClient, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
 import { startTelnyxStub } from '../support/telnyxStub';
 import { startTwilioStub } from '../support/twilioStub';
 
 /** A call's recording played in the portal: read at the carrier (the simulator) with the carrier's credentials, and its refusals. */
 describe('portal call recordings', () => {
+  const suite = usePortalHarness({ worker: true });
   let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-  });
-  afterAll(async () => {
-    await h.close();
-  });
-  beforeEach(async () => {
-    await resetPortalLimits(h.db);
-  });
+  beforeAll(() => ({ h } = suite));
 
   const operator = async (): Promise<PortalClient> => (await signUpOperator(h.apiUrl, 'recording')).client;
 
