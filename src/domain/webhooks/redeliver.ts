@@ -3,7 +3,7 @@ import { workflowIds } from '../../../workflows/definitions/ids';
 import type { DeliverEventInput } from '../../../workflows/definitions/webhooks';
 import { egressPolicyFor } from '../../platform/net/egress';
 import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
-import type { Tenant } from '../lines/store';
+import { findLine, type Tenant } from '../lines/store';
 import type { UseCaseDeps } from '../useCaseDeps';
 import { eventDestination } from './destination';
 import { EVENT_POLICIES, type EventType } from './events';
@@ -28,17 +28,14 @@ export async function redeliverEvent(deps: UseCaseDeps, tenant: Tenant, delivery
   const event = delivery && (await findEvent(deps.db, delivery.event_id));
   if (!event) return { ok: false, refused: 'not_found' };
   const eventType = event.event_type as EventType;
-  const line = await deps
-    .db('lines')
-    .where({ id: event.line_id, workspace_id: tenant.workspaceId, environment: tenant.environment })
-    .first('status', 'webhook_url', 'status_callback_url');
+  const line = await findLine(deps.db, tenant, event.line_id);
   if (!line || line.status === 'released')
     return { ok: false, refused: 'line_released', message: 'The line of this event is released; its events are no longer delivered' };
   const url = await eventDestination(deps.db, tenant, line, EVENT_POLICIES[eventType].target);
   if (!url) return { ok: false, refused: 'no_destination', message: 'The line has no URL for this event any more' };
   const refusal = await egressPolicyFor(deps.config).refusalOfUrl(url, tenant.environment);
   if (refusal) return { ok: false, refused: 'egress_refused', message: `${url}: ${refusal}` };
-  const attempts = await deps.db('webhook_deliveries').where({ event_id: event.id }).select('attempt', 'status');
+  const attempts = await deliveriesOfTenant(deps.db, tenant).where({ event_id: event.id }).select('attempt', 'status');
   if (attempts.some((row) => row.status === 'pending') || (await retriesScheduled(deps, event.id)))
     return {
       ok: false,
