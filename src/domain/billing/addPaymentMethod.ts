@@ -1,6 +1,6 @@
 import { CardDeclinedChargeError, PaymentRequestRejectedError, type CardEntry, type CardVault } from '../../adapters/payments/port';
 import type { Db } from '../../platform/db/knex';
-import { savePaymentMethod, type PaymentMethodRow } from './paymentMethods';
+import { isCardSavedElsewhere, savePaymentMethod, type PaymentMethodRow } from './paymentMethods';
 
 export type AddPaymentMethodOutcome =
   | { ok: true; saved: PaymentMethodRow }
@@ -43,14 +43,8 @@ export async function addPaymentMethod(
     if (err instanceof PaymentRequestRejectedError) return { ok: false, refused: 'rejected', message: err.message };
     throw err;
   }
-  const elsewhere =
-    options.selfService &&
-    (await deps
-      .db('payment_methods')
-      .where({ processor_token: card.token, environment: owner.environment })
-      .whereNot({ workspace_id: owner.workspaceId })
-      .first('id'));
-  if (elsewhere) return { ok: false, refused: 'rejected', message: 'this card is saved by another workspace' };
+  if (options.selfService && (await isCardSavedElsewhere(deps.db, owner, card.token)))
+    return { ok: false, refused: 'rejected', message: 'this card is saved by another workspace' };
   const saved = await savePaymentMethod(deps.db, {
     workspaceId: owner.workspaceId,
     userId: owner.userId,

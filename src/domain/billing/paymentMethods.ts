@@ -97,3 +97,12 @@ export async function cardToken(db: Db, tenant: BillingTenant, paymentMethodId: 
     .first('processor_token');
   return card?.processor_token;
 }
+
+/** Whether another workspace has saved the card with this processor token in this environment. */
+export async function isCardSavedElsewhere(db: Db, tenant: BillingTenant, processorToken: string): Promise<boolean> {
+  const other = await db('payment_methods')
+    .where({ processor_token: processorToken, environment: tenant.environment })
+    .whereNot({ workspace_id: tenant.workspaceId })
+    .first('id');
+  return other !== undefined;
+}
