@@ -1,7 +1,14 @@
 import crypto from 'node:crypto';
 import { CALLEE } from '../support/customer';
 import { eventually, type Harness } from '../support/harness';
-import { PortalClient, type PortalResponse, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
+import {
+  PortalClient,
+  type PortalResponse,
+  signInMember,
+  signUpOperator,
+  usePortalHarness,
+  createLineInPortal,
+} from '../support/portalClient';
 
 /** Lines and calls in the portal over HTTP: editing a line, test calls, the calls list's filters, a call's page, and their refusals. */
 describe('portal lines and calls', () => {
@@ -15,14 +22,7 @@ describe('portal lines and calls', () => {
   const operator = () => signUpOperator(h.apiUrl, 'calls');
 
   async function hostedLine(client: PortalClient, name = 'Desk'): Promise<string> {
-    const created = await client.submit('/portal/lines', '/portal/lines', {
-      env: 'test',
-      name,
-      mode: 'hosted',
-      system_prompt: 'You answer the front desk.',
-    });
-    expect(created.status).toBe(201);
-    return new RegExp(`data-line-id="([^"]+)"`).exec(created.text)![1];
+    return (await createLineInPortal(client, { name, mode: 'hosted', system_prompt: 'You answer the front desk.' })).lineId;
   }
 
   /** The line page's edit form as it stands, with `changes` typed over it (what a browser posts). */

@@ -3,7 +3,7 @@ import { publishDepsOf, publishEvent } from '../../src/domain/webhooks/publish';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { eventually, startHarness, type Harness } from '../support/harness';
-import { PortalClient, signUpOperator, OPERATOR_PASSWORD, usePortalHarness } from '../support/portalClient';
+import { PortalClient, signUpOperator, OPERATOR_PASSWORD, usePortalHarness, createLineInPortal } from '../support/portalClient';
 import type { Receiver } from '../support/receiver';
 import { startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 
@@ -21,14 +21,7 @@ describe('portal deliveries, card and members', () => {
 
   /** A line whose webhooks go to the receiver (its secret as shown once), and one failed `test` delivery of it. */
   async function failedDelivery(owner: { client: PortalClient; userId: string }) {
-    const created = await owner.client.submit('/portal/lines', '/portal/lines', {
-      env: 'test',
-      name: 'Hooks',
-      mode: 'webhook',
-      webhook_url: receiver.url,
-    });
-    expect(created.status).toBe(201);
-    const lineId = /data-line-id="([^"]+)"/.exec(created.text)![1];
+    const { lineId, page: created } = await createLineInPortal(owner.client, { name: 'Hooks', mode: 'webhook', webhook_url: receiver.url });
     const secret = /<output id="webhook-secret" class="mono">([^<]+)<\/output>/.exec(created.text)![1];
     const user = (await h.db('users').where({ id: owner.userId }).first())!;
     const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'k' })).plaintext;

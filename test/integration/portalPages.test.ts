@@ -5,7 +5,7 @@ import { insertMessage } from '../../src/domain/messages/store';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { createTenant, eventually, type Harness } from '../support/harness';
 import { CALLEE } from '../support/customer';
-import { PortalClient, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
+import { PortalClient, signInMember, signUpOperator, usePortalHarness, createLineInPortal } from '../support/portalClient';
 import type { Receiver } from '../support/receiver';
 
 /** The overview and lines pages over HTTP: figures, roles, tenants and environments. */
@@ -21,14 +21,7 @@ describe('portal pages', () => {
 
   it('overview counts the calls of today and the failed deliveries of the last 24 hours, per environment', async () => {
     const { client, userId } = await operator();
-    const created = await client.submit('/portal/lines', '/portal/lines', {
-      env: 'test',
-      name: 'Hooks',
-      mode: 'webhook',
-      webhook_url: receiver.url,
-    });
-    expect(created.status).toBe(201);
-    const lineId = /data-line-id="([^"]+)"/.exec(created.text)![1];
+    const { lineId } = await createLineInPortal(client, { name: 'Hooks', mode: 'webhook', webhook_url: receiver.url });
 
     const user = (await h.db('users').where({ id: userId }).first())!;
     const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'k' })).plaintext;
@@ -61,13 +54,7 @@ describe('portal pages', () => {
 
   it('lists calls, shows one live until it ends, and downloads its Temporal history', async () => {
     const { client, userId } = await operator();
-    const created = await client.submit('/portal/lines', '/portal/lines', {
-      env: 'test',
-      name: 'Calls',
-      mode: 'webhook',
-      webhook_url: receiver.url,
-    });
-    const lineId = /data-line-id="([^"]+)"/.exec(created.text)![1];
+    const { lineId } = await createLineInPortal(client, { name: 'Calls', mode: 'webhook', webhook_url: receiver.url });
     const user = (await h.db('users').where({ id: userId }).first())!;
     const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'k' })).plaintext;
     const placed = await h.request('POST', '/api/v1/calls', { key, body: { line_id: lineId, to_number: CALLEE } });
@@ -339,14 +326,7 @@ describe('portal pages', () => {
 
   it('lists SMS conversations and shows one conversation page by page, as the API answers them', async () => {
     const { client, userId, workspaceId } = await operator();
-    const created = await client.submit('/portal/lines', '/portal/lines', {
-      env: 'test',
-      name: 'Texts',
-      mode: 'webhook',
-      webhook_url: receiver.url,
-    });
-    expect(created.status).toBe(201);
-    const lineId = /data-line-id="([^"]+)"/.exec(created.text)![1];
+    const { lineId } = await createLineInPortal(client, { name: 'Texts', mode: 'webhook', webhook_url: receiver.url });
     const line = (await h.db('lines').where({ id: lineId }).first())!;
     const base = Date.UTC(2026, 10, 20, 12, 0, 0);
     const sms = (remote: string, i: number, inbound: boolean, body: string) =>

@@ -1,6 +1,6 @@
 import { CALLEE } from '../support/customer';
 import { eventually, type Harness } from '../support/harness';
-import { PortalClient, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
+import { PortalClient, signInMember, signUpOperator, usePortalHarness, createLineInPortal } from '../support/portalClient';
 import { startTelnyxStub } from '../support/telnyxStub';
 import { startTwilioStub } from '../support/twilioStub';
 
@@ -21,14 +21,11 @@ describe('portal call recordings', () => {
 
   /** A test call on a recorded line, answered by the simulator's callee and hung up from the portal, once its recording is known. */
   async function recordedCall(client: PortalClient): Promise<string> {
-    const created = await client.submit('/portal/lines', '/portal/lines', {
-      env: 'test',
+    const { lineId } = await createLineInPortal(client, {
       name: 'Recorded desk',
       mode: 'hosted',
       system_prompt: 'You answer the front desk.',
     });
-    expect(created.status).toBe(201);
-    const lineId = /data-line-id="([^"]+)"/.exec(created.text)![1];
     await h.db('lines').where({ id: lineId }).update({ recording_enabled: true });
     const linePage = await client.get(`/portal/lines/${lineId}?env=test`);
     const placed = await client.post(`/portal/lines/${lineId}/calls`, {

@@ -137,3 +137,13 @@ export function usePortalHarness(options: { worker?: boolean; receiver?: boolean
   beforeEach(() => resetPortalLimits(suite.h.db));
   return suite;
 }
+
+/** A line made with the portal's form in the test environment (201 expected): its id, and the page shown once with its signing secret. */
+export async function createLineInPortal(
+  client: PortalClient,
+  fields: Record<string, string>,
+): Promise<{ lineId: string; page: PortalResponse }> {
+  const page = await client.submit('/portal/lines', '/portal/lines', { env: 'test', ...fields });
+  if (page.status !== 201) throw new Error(`the portal's line form answered ${page.status}: ${page.text.slice(0, 500)}`);
+  return { lineId: /data-line-id="([^"]+)"/.exec(page.text)![1], page };
+}
