@@ -1,6 +1,6 @@
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
-import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
-import { startTelnyxStub, type TelnyxStub } from '../support/telnyxStub';
+import type { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
+import { startTelnyxStub, telnyxCarrierOn, type TelnyxStub } from '../support/telnyxStub';
 
 /** The Telnyx adapter on its own against the contract stub: idempotency, release, refusals. */
 describe('TelnyxCarrier', () => {
@@ -10,14 +10,7 @@ describe('TelnyxCarrier', () => {
     stub = await startTelnyxStub();
     // Webhooks go to the stub's own sink here: the adapter's answers are what is tested.
     stub.setConnectionWebhookUrl(`${stub.url}/sink`);
-    carrier = new TelnyxCarrier({
-      apiKey: stub.apiKey,
-      baseUrl: stub.baseUrl,
-      connectionId: 'conn-1',
-      messagingProfileId: 'profile-1',
-      webhookUrl: `${stub.url}/sink`,
-      transcriptionLanguage: 'en',
-    });
+    carrier = telnyxCarrierOn(stub);
   });
   afterAll(async () => stub.close());
   const orders = () => stub.requests.filter((r) => r.method === 'POST' && r.path === '/v2/number_orders');
@@ -60,14 +53,7 @@ describe('TelnyxCarrier', () => {
   });
 
   it('a wrong API key is a refusal; audio lines are not available', async () => {
-    const wrong = new TelnyxCarrier({
-      apiKey: 'KEY-wrong',
-      baseUrl: stub.baseUrl,
-      connectionId: 'conn-1',
-      messagingProfileId: 'profile-1',
-      webhookUrl: `${stub.url}/sink`,
-      transcriptionLanguage: 'en',
-    });
+    const wrong = telnyxCarrierOn(stub, { apiKey: 'KEY-wrong' });
     await expect(
       wrong.sendSms({ messageId: 'm', from: '+14155550100', to: '+14155550101', text: 'x', statusUrl: '' }),
     ).rejects.toBeInstanceOf(CarrierRejectedError);

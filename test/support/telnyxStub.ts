@@ -3,6 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { wavRecording } from '../../simulator/carrier/recording';
+import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
+import type { TelnyxSettings } from '../../src/adapters/carrier/telnyx/client';
 
 /**
  * A local contract stub of Telnyx's v2 API, written from Telnyx's public API reference (paths,
@@ -590,4 +592,17 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     sign,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The Telnyx adapter against `stub`, its webhooks to the stub's own sink (the adapter's answers are what is tested); `settings` overrides. */
+export function telnyxCarrierOn(stub: TelnyxStub, settings: Partial<TelnyxSettings> = {}): TelnyxCarrier {
+  return new TelnyxCarrier({
+    apiKey: stub.apiKey,
+    baseUrl: stub.baseUrl,
+    connectionId: 'conn-1',
+    messagingProfileId: 'profile-1',
+    webhookUrl: `${stub.url}/sink`,
+    transcriptionLanguage: 'en',
+    ...settings,
+  });
 }

@@ -3,10 +3,10 @@ import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { getFromCarrier, recordingOf } from '../../src/adapters/carrier/recordingFetch';
 import { CarrierRejectedError, type CarrierRecording } from '../../src/adapters/carrier/port';
-import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
+import type { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import { TwilioCarrier } from '../../src/adapters/carrier/twilio/twilioCarrier';
 import { memoryCreateAttempts } from '../support/memoryCreateAttempts';
-import { startTelnyxStub, type TelnyxStub } from '../support/telnyxStub';
+import { startTelnyxStub, telnyxCarrierOn, type TelnyxStub } from '../support/telnyxStub';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 
 const CALL_ID = '00000000-0000-4000-8000-000000000017';
@@ -90,14 +90,7 @@ describe('carrier recordings (Twilio and Telnyx contract stubs)', () => {
     let carrier: TelnyxCarrier;
     beforeAll(async () => {
       stub = await startTelnyxStub();
-      carrier = new TelnyxCarrier({
-        apiKey: stub.apiKey,
-        baseUrl: stub.baseUrl,
-        connectionId: 'conn-1',
-        messagingProfileId: 'profile-1',
-        webhookUrl: `${stub.url}/sink`,
-        transcriptionLanguage: 'en',
-      });
+      carrier = telnyxCarrierOn(stub);
     });
     afterAll(async () => {
       await stub.close();
