@@ -75,6 +75,11 @@ export interface CallFacts {
   record?: boolean;
   /** Outbound: detect who answers (`machine_detection`); `call.answered` then says. */
   machineDetection?: boolean;
+  /**
+   * The line's `language` (`multi`, or the code the line is pinned to): the carrier's speech recognition
+   * and default voice language. Absent on calls started before it was carried (read as `multi`).
+   */
+  language?: string;
 }
 
 export interface TranscriptEntry {
@@ -152,14 +157,15 @@ export function createCallActivities({
           eventsUrl: carrierEventsUrl,
           record: call.record ?? false,
           ...(call.machineDetection ? { machineDetection: true } : {}),
+          ...(call.language ? { language: call.language } : {}),
         });
       });
       await setCarrierCallId(db, call.callId, carrierCallId);
       return { carrierCallId };
     },
 
-    async answerCall(callId: string, carrierCallId: string, record = false): Promise<void> {
-      await carrierCommand(() => carrier.answerCall({ carrierCallId, callId, record }));
+    async answerCall(callId: string, carrierCallId: string, record = false, language?: string): Promise<void> {
+      await carrierCommand(() => carrier.answerCall({ carrierCallId, callId, record, ...(language ? { language } : {}) }));
     },
 
     async rejectCall(carrierCallId: string): Promise<void> {

@@ -38,7 +38,7 @@ export async function answer(call: CallState): Promise<CallResult | undefined> {
   await records.publishCallEvent(input, 'call_incoming', { from_number: input.from, to_number: input.to, relay_url: relayUrlOf(call) });
   call.requestedAt = Date.now();
   try {
-    await carrier.answerCall(input.callId, call.carrierCallId, input.record ?? false);
+    await carrier.answerCall(input.callId, call.carrierCallId, input.record ?? false, input.language);
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     // Refused: the caller hung up while it rang. Otherwise the carrier stayed unreachable.

@@ -50,7 +50,7 @@ export class EnvironmentCarrier implements CarrierAdapter {
     return (await this.byCarrierCall(request.carrierCallId)).hangUp(request);
   }
 
-  async answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void> {
+  async answerCall(request: { carrierCallId: string; callId: string; record?: boolean; language?: string }): Promise<void> {
     return (await this.pick(this.lookup.ofCall(request.callId), request.callId)).answerCall(request);
   }
 

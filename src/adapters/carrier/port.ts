@@ -31,6 +31,11 @@ export interface PlaceCallRequest {
    * carries `answered_by` (the carrier's answering-machine detection).
    */
   machineDetection?: boolean;
+  /**
+   * The line's `language`: `multi` (detect) or the code it is pinned to (`en`, `es`, … as the spec lists).
+   * The adapter sets its carrier's speech recognition (and default voice language) from it. Absent: `multi`.
+   */
+  language?: string;
 }
 
 /** A blind transfer of an answered call to another number (`CarrierAdapter.transferCall`). */
@@ -80,7 +85,7 @@ export interface CarrierAdapter {
    * call that ended unanswered, is a `CarrierRejectedError`. With `record: true` the call is
    * recorded; its `call.completed` then carries `recording_url`.
    */
-  answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void>;
+  answerCall(request: { carrierCallId: string; callId: string; record?: boolean; language?: string }): Promise<void>;
   /** Declines a ringing inbound call; it ends with no further events. Rejecting an ended call succeeds. */
   rejectCall(request: { carrierCallId: string }): Promise<void>;
   /**

@@ -104,6 +104,7 @@ export async function placeCall(
       ? {
           systemPrompt,
           beginMessage,
+          language: 'multi',
           languagePinned: false,
           ...(conversation.maxDurationSec ? { maxDurationMs: conversation.maxDurationSec * 1000 } : {}),
         }

@@ -249,6 +249,7 @@ export async function callOpening(
     disclosure,
     beginMessage: line.begin_message,
     contextLimit: line.context_limit,
+    language: line.language,
     languagePinned: line.language !== 'multi',
     record: line.recording_enabled,
     systemPrompt: line.system_prompt,
