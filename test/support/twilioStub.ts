@@ -138,6 +138,9 @@ export function twilioSignature(authToken: string, url: string, params: Record<s
   return crypto.createHmac('sha1', authToken).update(Buffer.from(data, 'utf8')).digest('base64');
 }
 
+/** Twilio's REST dates: RFC 2822 with a numeric zone ("Tue, 31 Aug 2010 20:36:28 +0000", twilio-oai `date-time-rfc-2822`), not `toUTCString()`'s "GMT". */
+const rfc2822 = (date: Date) => date.toUTCString().replace(/GMT$/, '+0000');
+
 function sid(prefix: string): string {
   return prefix + crypto.randomBytes(16).toString('hex');
 }
@@ -280,7 +283,7 @@ export async function startTwilioStub(
     from: call.from,
     to: call.to,
     status: call.status,
-    date_created: call.dateCreated.toUTCString(),
+    date_created: rfc2822(call.dateCreated),
     uri: `${base}/Calls/${call.sid}.json`,
   });
   const messageJson = (message: StubMessage) => ({
@@ -295,7 +298,7 @@ export async function startTwilioStub(
     num_segments: '1',
     error_code: null,
     error_message: null,
-    date_created: message.dateCreated.toUTCString(),
+    date_created: rfc2822(message.dateCreated),
     uri: `${base}/Messages/${message.sid}.json`,
   });
   const numberJson = (number: StubNumber) => ({
