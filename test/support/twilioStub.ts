@@ -349,7 +349,7 @@ export async function startTwilioStub(
           friendly_name: `(555) 555-${nextNumber + i}`,
           phone_number: `+1555${nextNumber + i}`,
           iso_country: match![1],
-          capabilities: { voice: true, SMS: true, MMS: true },
+          capabilities: { voice: true, sms: true, mms: true, fax: false },
           address_requirements: 'none',
           beta: false,
         }));
