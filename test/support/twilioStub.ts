@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { wavRecording } from '../../simulator/carrier/recording';
+import { twilioContract, type TwilioContract } from './twilioContract';
 import { stubSockets, type StubMediaStream, type StubRelay } from './twilioStubSockets';
 
 /**
@@ -126,6 +127,9 @@ export interface TwilioStub {
   sign(url: string, params: Record<string, string>, authToken?: string): string;
   /** Posts a callback as Twilio would (signed with the stub's auth token unless `signature` is given). */
   post(url: string, params: Record<string, string>, signature?: string): Promise<SentCallback>;
+  /** The checks against Twilio's published descriptions (./twilioContract.ts); a violation fails the test it happened in. */
+  contract: TwilioContract;
+  /** Stops the stub; rejects with any contract violation not yet reported. */
   close(): Promise<void>;
 }
 
@@ -179,9 +183,11 @@ export async function startTwilioStub(
   };
   const callbacks: SentCallback[] = [];
   const requests: TwilioStub['requests'] = [];
+  const contract = twilioContract({ accountSid, authToken });
   const sockets = stubSockets({
     accountSid,
     authToken,
+    onSign: (url, signature) => contract.upgrade(url, signature),
     onSessionEnded: (call, action, params) => {
       const stubCall = call as StubCall;
       if (stubCall.status === 'in-progress') void enqueue(call.sid, () => fetchTwiml(stubCall, action, params)).catch(() => undefined);
@@ -199,16 +205,18 @@ export async function startTwilioStub(
   };
 
   const post = async (url: string, params: Record<string, string>, signature?: string): Promise<SentCallback> => {
+    const signed = signature ?? twilioSignature(authToken, url, params);
     const response = await fetch(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        'x-twilio-signature': signature ?? twilioSignature(authToken, url, params),
+        'x-twilio-signature': signed,
         'i-twilio-idempotency-token': crypto.randomUUID(),
       },
       body: new URLSearchParams(params).toString(),
     });
     const sent = { url, params, status: response.status, body: await response.text() };
+    contract.callback({ url, params, signature: signed, ownSignature: signature === undefined, status: sent.status });
     callbacks.push(sent);
     return sent;
   };
@@ -335,8 +343,12 @@ export async function startTwilioStub(
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://stub');
       const query = Object.fromEntries(url.searchParams);
-      const params = { ...query, ...parseForm(Buffer.concat(chunks).toString('utf8')) };
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const params = { ...query, ...parseForm(raw) };
       requests.push({ method: req.method ?? '', path: url.pathname, params });
+      // Twilio's description is the judge of every request (and of the answer given below).
+      const refused = contract.request(req, res, raw);
+      if (refused.length > 0) return error(res, 400, 70002, `Bad request: ${refused.join('; ')}`);
       const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
       if (req.headers.authorization !== expected) return error(res, 401, 20003, 'Authenticate');
       const path = url.pathname;
@@ -645,6 +657,10 @@ export async function startTwilioStub(
     },
     sign: (url, params, token = authToken) => twilioSignature(token, url, params),
     post,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    contract,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      contract.close();
+    },
   };
 }
