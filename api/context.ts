@@ -7,6 +7,7 @@ import type { ApiKeyRow } from '../src/domain/keys/store';
 import type { Logger } from '../src/platform/logger';
 import type { CardVaults } from '../src/adapters/payments/port';
 import type { CarrierRecording } from '../src/adapters/carrier/port';
+import type { CarrierReach } from '../src/domain/carriers/reach';
 
 /** What every handler can reach: shared infrastructure, never per-tenant state. */
 export interface AppDeps {
@@ -57,6 +58,8 @@ export interface AppState {
   replayBody?: unknown;
   /** A verified Stripe webhook event and the environment whose signing secret verified it (api/stripeAuth.ts). */
   stripeEvent?: { environment: 'test' | 'live'; event: Stripe.Event };
+  /** The environments the carrier whose signature verified this callback serves (api/carrierAuth.ts). */
+  carrierReach?: CarrierReach;
   /** Query string after schema validation and type coercion. */
   query?: Record<string, unknown>;
 }

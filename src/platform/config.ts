@@ -58,10 +58,17 @@ export interface Config {
   /** Carrier → API: the carrier signs its callbacks with it (src/adapters/carrier/callbacks/signature.ts). */
   carrierWebhookSecret: string | undefined;
   /**
-   * `CARRIER_PROVIDER_TEST` / `CARRIER_PROVIDER_LIVE`: the carrier of each environment, `simulator`
-   * (the default) or `twilio`. Test keys never reach the live environment's carrier.
+   * `CARRIER_PROVIDER_TEST` / `CARRIER_PROVIDER_LIVE`: the carrier of each environment, one of
+   * `CARRIER_PROVIDERS` (`simulator` by default). Test keys never reach the live environment's carrier;
+   * Telnyx has no test mode, so it serves the live environment only (src/platform/startupCheck.ts).
    */
   carrierProviders: { test: CarrierProvider; live: CarrierProvider };
+  /**
+   * `CARRIER_PROVIDER`, the deprecated one-carrier setting, when set: `telnyx` reads as
+   * `CARRIER_PROVIDER_LIVE=telnyx` with the simulator for test traffic (`simulator`: both on the
+   * simulator). Logged as deprecated at startup; refused beside the per-environment settings.
+   */
+  carrierProviderAlias: string | undefined;
   /**
    * Twilio accounts per environment (`TWILIO_TEST_ACCOUNT_SID`/`TWILIO_TEST_AUTH_TOKEN`: Twilio's
    * test credentials; `TWILIO_LIVE_ACCOUNT_SID`/`TWILIO_LIVE_AUTH_TOKEN`), and `TWILIO_API_BASE_URL`
@@ -80,12 +87,7 @@ export interface Config {
   };
   /** → carrier: bearer of the carrier's API and media socket (worker). */
   carrierApiKey: string | undefined;
-  /**
-   * CARRIER_PROVIDER: `simulator` (the default) or `telnyx`. Telnyx has no test mode, so on a Telnyx
-   * deployment test-environment lines are never given a number (docs/decisions.md "Telnyx carrier").
-   */
-  carrierProvider: string;
-  /** TELNYX_*: the Telnyx account (src/adapters/carrier/telnyx/client.ts); read when CARRIER_PROVIDER=telnyx. */
+  /** TELNYX_*: the Telnyx account (src/adapters/carrier/telnyx/client.ts); read when the live environment is on Telnyx. */
   telnyx: {
     apiKey: string | undefined;
     /** Base64 Ed25519 public key of the account: verifies Telnyx's webhooks (API). */
@@ -152,14 +154,40 @@ export interface Config {
   workerShutdownGraceSeconds: number;
 }
 
-export const CARRIER_PROVIDERS = ['simulator', 'twilio'] as const;
+/**
+ * The carriers an environment can run on: the one list the configuration, the startup check
+ * (src/platform/startupCheck.ts) and the worker's wiring (src/main/carriers.ts) read.
+ */
+export const CARRIER_PROVIDERS = ['simulator', 'twilio', 'telnyx'] as const;
 export type CarrierProvider = (typeof CARRIER_PROVIDERS)[number];
+export type CarrierEnvironmentName = 'test' | 'live';
 
-function carrierProviderFromEnv(name: string, env: NodeJS.ProcessEnv): CarrierProvider {
-  const raw = env[name] || 'simulator';
+/** What the deprecated `CARRIER_PROVIDER` stands for, when neither per-environment setting is given. */
+export const CARRIER_PROVIDER_ALIASES: Readonly<Record<string, Readonly<Record<CarrierEnvironmentName, CarrierProvider>>>> = {
+  telnyx: { live: 'telnyx', test: 'simulator' },
+  simulator: { live: 'simulator', test: 'simulator' },
+};
+
+function carrierProviderFromEnv(environment: CarrierEnvironmentName, env: NodeJS.ProcessEnv): CarrierProvider {
+  const name = `CARRIER_PROVIDER_${environment.toUpperCase()}`;
+  const aliased = env.CARRIER_PROVIDER_TEST || env.CARRIER_PROVIDER_LIVE ? undefined : CARRIER_PROVIDER_ALIASES[env.CARRIER_PROVIDER ?? ''];
+  const raw = env[name] || aliased?.[environment] || 'simulator';
   if (!(CARRIER_PROVIDERS as readonly string[]).includes(raw))
     throw new Error(`${name} must be one of ${CARRIER_PROVIDERS.join(', ')}, got "${raw}"`);
   return raw as CarrierProvider;
+}
+
+/** The environments whose traffic runs on `provider` (a carrier's callbacks may act on these only). */
+export function environmentsOnCarrier(config: Pick<Config, 'carrierProviders'>, provider: CarrierProvider): CarrierEnvironmentName[] {
+  return (['test', 'live'] as const).filter((environment) => config.carrierProviders[environment] === provider);
+}
+
+/** The environments on Twilio whose account is `accountSid` (each environment has its own account). */
+export function environmentsOfTwilioAccount(
+  config: Pick<Config, 'carrierProviders' | 'twilio'>,
+  accountSid: string,
+): CarrierEnvironmentName[] {
+  return environmentsOnCarrier(config, 'twilio').filter((environment) => config.twilio[environment]?.accountSid === accountSid);
 }
 
 /** A Twilio account from `<prefix>_ACCOUNT_SID` and `<prefix>_AUTH_TOKEN`, when both are set. */
@@ -272,9 +300,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     profile,
     carrierWebhookSecret: secret('CARRIER_WEBHOOK_SECRET'),
     carrierProviders: {
-      test: carrierProviderFromEnv('CARRIER_PROVIDER_TEST', env),
-      live: carrierProviderFromEnv('CARRIER_PROVIDER_LIVE', env),
+      test: carrierProviderFromEnv('test', env),
+      live: carrierProviderFromEnv('live', env),
     },
+    carrierProviderAlias: env.CARRIER_PROVIDER || undefined,
     twilio: {
       test: twilioAccountFromEnv('TWILIO_TEST', env),
       live: twilioAccountFromEnv('TWILIO_LIVE', env),
@@ -283,7 +312,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       mediaPort: env.TWILIO_MEDIA_PORT ? int('TWILIO_MEDIA_PORT', 0) : undefined,
     },
     carrierApiKey: secret('CARRIER_API_KEY'),
-    carrierProvider: env.CARRIER_PROVIDER || 'simulator',
     telnyx: {
       apiKey: env.TELNYX_API_KEY || undefined,
       publicKey: env.TELNYX_PUBLIC_KEY || undefined,

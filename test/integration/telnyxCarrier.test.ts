@@ -10,9 +10,10 @@ import { startReceiver, type Receiver } from '../support/receiver';
 import { startTelnyxStub, type StubCall, type TelnyxStub } from '../support/telnyxStub';
 
 /**
- * The simulator's scenarios on the Telnyx carrier (CARRIER_PROVIDER=telnyx): the worker drives a
- * local contract stub of Telnyx's API through the `telnyx` package, and the stub's signed
- * webhooks come back through `/carrier/telnyx/events`. Telnyx has no test mode, so live keys.
+ * The simulator's scenarios on the Telnyx carrier (CARRIER_PROVIDER_LIVE=telnyx): the worker drives a
+ * local contract stub of Telnyx's API through the `telnyx` package, and the stub's signed webhooks come
+ * back through `/carrier/telnyx/events`. Telnyx has no test mode, so live keys (test keys run on the
+ * simulator: ./telnyxTestEnvironment.test.ts).
  */
 /** The worker's listener for Telnyx's media sockets (this suite's port range). */
 const MEDIA_PORT = 56_600 + (process.pid % 90);
@@ -20,7 +21,7 @@ const MEDIA_PORT = 56_600 + (process.pid % 90);
 describe('Telnyx carrier', () => {
   let stub: TelnyxStub;
   let receiver: Receiver;
-  const overrides: Partial<Config> = { carrierProvider: 'telnyx' };
+  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
   beforeAll(async () => {
     stub = await startTelnyxStub();
     receiver = await startReceiver();
@@ -69,39 +70,6 @@ describe('Telnyx carrier', () => {
     expect(order?.body).toMatchObject({ connection_id: 'stub-connection', messaging_profile_id: 'stub-profile' });
     expect(line.phone_number).toBe((order!.body.phone_numbers as Array<{ phone_number: string }>)[0].phone_number);
     expect(stub.numbers.some((n) => n.phone_number === line.phone_number)).toBe(true);
-  });
-
-  it('a test-environment line never buys a number from Telnyx', async () => {
-    const before = stub.requests.filter((r) => r.path === '/v2/number_orders' && r.method === 'POST').length;
-    const created = await lines.post({}, ctx.tenant.keys.test);
-    const id = created.body.line.id as string;
-    const line = await eventually(async () => {
-      const current = await lines.get(id, ctx.tenant.keys.test);
-      return current.status === 'released' ? current : undefined;
-    });
-    expect(line.phone_number).toBeNull();
-    expect((await ctx.h.db('lines').where({ id }).first()).failure_reason).toMatch(/no test mode/);
-    expect(stub.requests.filter((r) => r.path === '/v2/number_orders' && r.method === 'POST')).toHaveLength(before);
-  });
-
-  it('a test line that holds a number anyway (carrier changed) can neither call nor text through Telnyx', async () => {
-    const line = await lines.create();
-    // As if provisioned on the simulator before the deployment moved to Telnyx.
-    await ctx.h.db('lines').where({ id: line.id }).update({ environment: 'test' });
-    const test = customer(ctx, { key: () => ctx.tenant.keys.test });
-    const dials = () => stub.requests.filter((r) => r.path === '/v2/calls').length;
-    const sends = () => stub.requests.filter((r) => r.path === '/v2/messages').length;
-    const before = { dials: dials(), sends: sends() };
-    const placed = await test.calls.place(line.id);
-    expect(placed.status).toBe(201);
-    const ended = await test.calls.untilStatus(placed.body.call.id, ['failed', 'completed']);
-    expect(ended.status).toBe('failed');
-    const number = '+14155550177';
-    expect((await test.consent.record(line.id, number, 'explicit_outbound', 'api')).status).toBe(201);
-    const sent = await test.messages.send({ line_id: line.id, to: number, text: 'Hello' });
-    expect(sent.status).toBe(201);
-    await test.messages.untilStatus(line.id, number, sent.body.id, 'failed');
-    expect({ dials: dials(), sends: sends() }).toEqual(before);
   });
 
   it('a recording line records at Telnyx; the recording saved after the hang-up becomes the call’s recording_url', async () => {

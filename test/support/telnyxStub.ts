@@ -89,6 +89,12 @@ export interface TelnyxStub {
   close(): Promise<void>;
 }
 
+/** US area codes the stub's numbers are drawn from (each stub draws at random: suites share one database). */
+const STUB_AREA_CODES =
+  '205 206 212 213 214 215 216 217 218 219 224 225 303 305 312 313 314 315 316 317 404 405 406 407 408 409 410 412 415 501 502 503 504 505 512 513 515 516 602 603 605 606 607 608 609 610 612 614 615 617 702 703 704 706 707 708 712 713 714 715 716 717 718 719 720 801 802 803 804 805 806 808 810 812 813 814 901 903 904 907 908 909 910 912 913 914 915 916 917 918 919 920'.split(
+    ' ',
+  );
+
 function rawPublicKey(key: crypto.KeyObject): string {
   // SPKI DER of an Ed25519 key ends with the 32 raw bytes.
   return key.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
@@ -101,6 +107,14 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   const messages: StubMessage[] = [];
   const numbers: TelnyxStub['numbers'] = [];
   const orders: Array<Record<string, unknown>> = [];
+  /** Numbers offered: a random US area code per stub, 555-1000…1999 (the simulator's are 555-2000…9999), so suites sharing a database never offer the same. */
+  const offered = new Set<string>();
+  const offerNumber = () => {
+    for (;;) {
+      const candidate = `+1${STUB_AREA_CODES[crypto.randomInt(STUB_AREA_CODES.length)]}555${1000 + crypto.randomInt(1000)}`;
+      if (!offered.has(candidate)) return offered.add(candidate) && candidate;
+    }
+  };
   const requests: TelnyxStub['requests'] = [];
   const commandIds = new Map<string, unknown>();
   let connectionWebhookUrl = '';
@@ -261,10 +275,13 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     if (req.method === 'GET' && path === '/v2/available_phone_numbers') {
       const country = url.searchParams.get('filter[country_code]');
       if (country !== 'US') return ok(res, []);
-      const phone = `+1415555${String(1000 + numbers.length + orders.length).slice(-4)}`;
-      return ok(res, [{ record_type: 'available_phone_number', phone_number: phone, features: [{ name: 'sms' }, { name: 'voice' }] }], {
-        metadata: { total_results: 1 },
-      });
+      return ok(
+        res,
+        [{ record_type: 'available_phone_number', phone_number: offerNumber(), features: [{ name: 'sms' }, { name: 'voice' }] }],
+        {
+          metadata: { total_results: 1 },
+        },
+      );
     }
     if (req.method === 'GET' && path === '/v2/number_orders') {
       const reference = url.searchParams.get('filter[customer_reference]');

@@ -2,12 +2,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/platform/config';
+import { CARRIER_PROVIDERS, loadConfig } from '../../src/platform/config';
 import {
   assertStartupConfiguration,
   ConfigurationError,
   configurationReport,
   deploymentSettings,
+  deprecatedSettings,
   PROCESS_ROLES,
   ROLE_REQUIREMENTS,
   type ProcessRole,
@@ -281,27 +282,75 @@ describe('startup configuration check', () => {
     expect(message).not.toContain('dev-carrier-secret'); // values are never echoed
   });
 
-  it('CARRIER_PROVIDER=telnyx needs the Telnyx account settings in the API and the worker; an unknown provider is refused', () => {
-    const telnyx = { ...productionEnv(), CARRIER_PROVIDER: 'telnyx' };
-    expect(settingsOf('api', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_PUBLIC_KEY']);
-    expect(settingsOf('worker', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_CONNECTION_ID', 'TELNYX_MESSAGING_PROFILE_ID']);
-    expect(settingsOf('simulator', telnyx)).toEqual([]);
-    const complete = {
-      ...telnyx,
+  describe('the carrier of each environment (one list: CARRIER_PROVIDERS)', () => {
+    const telnyxAccount = () => ({
       TELNYX_API_KEY: `KEY${strong()}`,
       TELNYX_PUBLIC_KEY: crypto.randomBytes(32).toString('base64'),
       TELNYX_CONNECTION_ID: '1494404757140276705',
       TELNYX_MESSAGING_PROFILE_ID: '40017f2e-5b2c-4b1f-9d1a-8c4a2f1e0b7d',
-    };
-    for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, complete) }).toEqual({ role, problems: [] });
-    expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER: 'twilio-ish' })).toEqual(['CARRIER_PROVIDER']);
-    // Telnyx is the whole deployment's carrier: a Twilio environment beside it is refused where the carrier is used.
-    const twilioToo = {
-      ...complete,
-      CARRIER_PROVIDER_LIVE: 'twilio',
-      TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
-      TWILIO_LIVE_AUTH_TOKEN: strong(),
-    };
-    for (const role of ['api', 'worker'] as const) expect(settingsOf(role, twilioToo)).toEqual(['CARRIER_PROVIDER']);
+    });
+
+    it('the config, the startup check and the worker read the same list', () => {
+      expect(CARRIER_PROVIDERS).toEqual(['simulator', 'twilio', 'telnyx']);
+      expect(() => loadConfig({ ...productionEnv(), CARRIER_PROVIDER_TEST: 'carrier-pigeon' })).toThrow(
+        'CARRIER_PROVIDER_TEST must be one of simulator, twilio, telnyx, got "carrier-pigeon"',
+      );
+    });
+
+    it('Telnyx live, the simulator for test: the Telnyx account settings in the API and the worker, nothing in the others', () => {
+      const telnyx = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'telnyx', CARRIER_PROVIDER_TEST: 'simulator' };
+      expect(loadConfig(telnyx).carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
+      expect(settingsOf('api', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_PUBLIC_KEY']);
+      expect(settingsOf('worker', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_CONNECTION_ID', 'TELNYX_MESSAGING_PROFILE_ID']);
+      expect(problemsOf('worker', telnyx)[0].message).toContain('CARRIER_PROVIDER_LIVE=telnyx needs it');
+      expect(settingsOf('simulator', telnyx)).toEqual([]);
+      const complete = { ...telnyx, ...telnyxAccount() };
+      for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, complete) }).toEqual({ role, problems: [] });
+      expect(deprecatedSettings(loadConfig(complete))).toEqual([]);
+    });
+
+    it('refuses Telnyx for the test environment: it has no test mode, so test keys would spend real money', () => {
+      const env = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER_LIVE: 'telnyx', CARRIER_PROVIDER_TEST: 'telnyx' };
+      for (const role of ['api', 'worker'] as const) {
+        const problems = problemsOf(role, env);
+        expect(problems.map((p) => p.setting)).toEqual(['CARRIER_PROVIDER_TEST']);
+        expect(problems[0].message).toMatch(/no test mode/);
+      }
+    });
+
+    it('Telnyx live beside Twilio test credentials is one deployment, each environment with its own account', () => {
+      const env = {
+        ...productionEnv(),
+        ...telnyxAccount(),
+        CARRIER_PROVIDER_LIVE: 'telnyx',
+        CARRIER_PROVIDER_TEST: 'twilio',
+        TWILIO_TEST_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+        TWILIO_TEST_AUTH_TOKEN: strong(),
+      };
+      for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, env) }).toEqual({ role, problems: [] });
+    });
+
+    it('CARRIER_PROVIDER=telnyx still works, as live Telnyx with test on the simulator, and is reported as deprecated', () => {
+      const alias = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER: 'telnyx' };
+      const config = loadConfig(alias);
+      expect(config.carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
+      for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, alias) }).toEqual({ role, problems: [] });
+      expect(deprecatedSettings(config)).toEqual([
+        {
+          setting: 'CARRIER_PROVIDER',
+          message: 'is deprecated: it reads as CARRIER_PROVIDER_LIVE=telnyx and CARRIER_PROVIDER_TEST=simulator; set those instead',
+        },
+      ]);
+      // Saying the same per environment is fine; contradicting it is refused; an unknown alias too.
+      expect(settingsOf('worker', { ...alias, CARRIER_PROVIDER_LIVE: 'telnyx' })).toEqual([]);
+      const twilioToo = {
+        ...alias,
+        CARRIER_PROVIDER_LIVE: 'twilio',
+        TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+        TWILIO_LIVE_AUTH_TOKEN: strong(),
+      };
+      for (const role of ['api', 'worker'] as const) expect(settingsOf(role, twilioToo)).toEqual(['CARRIER_PROVIDER']);
+      expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER: 'twilio-ish' })).toEqual(['CARRIER_PROVIDER']);
+    });
   });
 });
