@@ -1,8 +1,10 @@
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
+import { MAX_NUMBER_ORDERS, NumberOrderPendingError } from '../../src/adapters/carrier/telnyx/numbers';
 import type { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import { startTelnyxStub, telnyxCarrierOn, type TelnyxStub } from '../support/telnyxStub';
 
 /** The Telnyx adapter on its own against the contract stub: idempotency, release, refusals. */
+
 describe('TelnyxCarrier', () => {
   let stub: TelnyxStub;
   let carrier: TelnyxCarrier;
@@ -14,6 +16,19 @@ describe('TelnyxCarrier', () => {
   });
   afterAll(async () => stub.close());
   const orders = () => stub.requests.filter((r) => r.method === 'POST' && r.path === '/v2/number_orders');
+  /** What Temporal does with the provisioning activity: retry its retryable failures (with backoff, elided here). */
+  const provisionWithRetries = async (key: string) => {
+    const failures: Error[] = [];
+    for (;;) {
+      try {
+        return { number: await carrier.provisionNumber({ idempotencyKey: key, country: 'US' }), failures };
+      } catch (err) {
+        if (err instanceof CarrierRejectedError || failures.length > 10) throw Object.assign(err as Error, { failures });
+        failures.push(err as Error);
+      }
+    }
+  };
+  const ordersOf = (key: string) => stub.orders.filter((o) => o.customer_reference?.startsWith(key));
 
   it('provisions once per idempotency key, and releases by deleting the number (twice is fine)', async () => {
     const first = await carrier.provisionNumber({ idempotencyKey: 'line:a', country: 'US' });
@@ -26,6 +41,58 @@ describe('TelnyxCarrier', () => {
     expect(stub.numbers.map((n) => n.phone_number)).toEqual([other.phoneNumber]);
     await carrier.releaseNumber({ phoneNumber: first.phoneNumber });
     expect(stub.requests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
+  });
+
+  describe('number orders are read by their status (defect 7)', () => {
+    it('a pending order fails the attempt retryably; the next attempt adopts it once Telnyx completes it, buying nothing twice', async () => {
+      stub.scriptOrders({ outcome: 'success', pendingReads: 2 });
+      const { number, failures } = await provisionWithRetries('line:pending');
+      expect(failures.map((f) => f.constructor)).toEqual([NumberOrderPendingError, NumberOrderPendingError]);
+      expect(ordersOf('line:pending')).toHaveLength(1);
+      expect(ordersOf('line:pending')[0]).toMatchObject({ status: 'success', customer_reference: 'line:pending' });
+      expect(number.phoneNumber).toBe(ordersOf('line:pending')[0].phone_numbers![0].phone_number);
+      expect(stub.numbers.map((n) => n.phone_number)).toContain(number.phoneNumber);
+      expect(await carrier.provisionNumber({ idempotencyKey: 'line:pending', country: 'US' })).toEqual(number);
+    });
+
+    it('a failed order never becomes the number: the next attempt orders again under a fresh customer_reference', async () => {
+      stub.scriptOrders('failure', 'success');
+      const { number, failures } = await provisionWithRetries('line:failed-once');
+      expect(failures.map((f) => f.message)).toEqual([
+        expect.stringMatching(/pending/),
+        expect.stringMatching(/^Telnyx number order \S+ failed; the next attempt orders another number$/),
+        expect.stringMatching(/pending/),
+      ]);
+      const placed = ordersOf('line:failed-once');
+      expect(placed.map((o) => [o.customer_reference, o.status])).toEqual([
+        ['line:failed-once', 'failure'],
+        ['line:failed-once#2', 'success'],
+      ]);
+      expect(number.phoneNumber).toBe(placed[1].phone_numbers![0].phone_number);
+      expect(number.phoneNumber).not.toBe(placed[0].phone_numbers![0].phone_number);
+      expect(stub.numbers.map((n) => n.phone_number)).not.toContain(placed[0].phone_numbers![0].phone_number);
+    });
+
+    it(`failure after failure is a refusal once ${MAX_NUMBER_ORDERS} orders failed, naming Telnyx's order`, async () => {
+      stub.scriptOrders(...Array.from({ length: MAX_NUMBER_ORDERS }, () => 'failure' as const));
+      const refused = await provisionWithRetries('line:failing').catch((err: Error) => err);
+      expect(refused).toBeInstanceOf(CarrierRejectedError);
+      const placed = ordersOf('line:failing');
+      expect(placed.map((o) => o.status)).toEqual(Array.from({ length: MAX_NUMBER_ORDERS }, () => 'failure'));
+      expect((refused as Error).message).toBe(
+        `Telnyx number order ${placed.at(-1)!.id} failed (after ${MAX_NUMBER_ORDERS} orders for this line)`,
+      );
+      expect(new Set(placed.map((o) => o.customer_reference)).size).toBe(MAX_NUMBER_ORDERS);
+      for (const order of placed) expect(stub.numbers.map((n) => n.phone_number)).not.toContain(order.phone_numbers![0].phone_number);
+    });
+
+    it('an order pending on regulatory requirements (requirements_met: false) is refused instead of waited on', async () => {
+      stub.scriptOrders('requirements');
+      const refused = await carrier.provisionNumber({ idempotencyKey: 'line:documents', country: 'US' }).catch((err: Error) => err);
+      expect(refused).toBeInstanceOf(CarrierRejectedError);
+      expect((refused as CarrierRejectedError).message).toMatch(/requirements_met: false/);
+      expect((refused as CarrierRejectedError).refusal).toEqual({ provider: 'telnyx', code: 'requirements_met_false' });
+    });
   });
 
   it('a country without numbers is a refusal, not a retry', async () => {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { startEchoAudioHandler } from '../support/echoAudioHandler';
 import WebSocket from 'ws';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
+import { MAX_NUMBER_ORDERS } from '../../src/adapters/carrier/telnyx/numbers';
 import { KEYWORD_REPLIES } from '../../src/domain/messages/rules';
 import type { Config } from '../../src/platform/config';
 import { eventually, useHarness, webhookLine } from '../support/harness';
@@ -70,6 +71,38 @@ describe('Telnyx carrier', () => {
     expect(order?.body).toMatchObject({ connection_id: 'stub-connection', messaging_profile_id: 'stub-profile' });
     expect(line.phone_number).toBe((order!.body.phone_numbers as Array<{ phone_number: string }>)[0].phone_number);
     expect(stub.numbers.some((n) => n.phone_number === line.phone_number)).toBe(true);
+  });
+
+  describe('number orders are read by their status (defect 7)', () => {
+    const ordersOf = (lineId: string) => stub.orders.filter((o) => o.customer_reference?.startsWith(`line:${lineId}`));
+
+    it('a pending order becomes an active line once Telnyx completes it', async () => {
+      stub.scriptOrders({ outcome: 'success', pendingReads: 2 });
+      const created = await lines.post();
+      expect(created.status).toBe(201);
+      const line = await lines.untilActive(created.body.line.id, live());
+      const [order] = ordersOf(line.id);
+      expect(order).toMatchObject({ status: 'success', customer_reference: `line:${line.id}` });
+      expect(line.phone_number).toBe(order.phone_numbers![0].phone_number);
+      expect(ordersOf(line.id)).toHaveLength(1);
+    });
+
+    it('a failed order never becomes an active line: once every order fails the line is released with Telnyx’s answer', async () => {
+      stub.scriptOrders(...Array.from({ length: MAX_NUMBER_ORDERS }, () => ({ outcome: 'failure' as const, pendingReads: 0 })));
+      const id = (await lines.post()).body.line.id as string;
+      const line = await eventually(async () => {
+        const current = await lines.get(id, live());
+        return current.status === 'released' ? current : undefined;
+      }, 30_000);
+      expect(line.phone_number).toBeNull();
+      const orders = ordersOf(id);
+      expect(orders.map((o) => o.status)).toEqual(Array.from({ length: MAX_NUMBER_ORDERS }, () => 'failure'));
+      expect((await ctx.h.db('lines').where({ id }).first()).failure_reason).toBe(
+        `carrier refused: Telnyx number order ${orders.at(-1)!.id} failed (after ${MAX_NUMBER_ORDERS} orders for this line)`,
+      );
+      const ordered = orders.map((o) => o.phone_numbers![0].phone_number);
+      expect(stub.numbers.filter((n) => ordered.includes(n.phone_number))).toEqual([]);
+    });
   });
 
   it('a recording line records at Telnyx; the recording saved after the hang-up becomes the call’s recording_url', async () => {

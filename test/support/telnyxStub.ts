@@ -3,6 +3,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { wavRecording } from '../../simulator/carrier/recording';
+import type { NumberOrderWithPhoneNumbers } from 'telnyx/resources/number-orders';
+import type { PhoneNumberCampaign } from 'telnyx/resources/messaging-10dlc/phone-number-campaigns';
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import type { TelnyxSettings } from '../../src/adapters/carrier/telnyx/client';
 
@@ -14,6 +16,10 @@ import type { TelnyxSettings } from '../../src/adapters/carrier/telnyx/client';
  * `"<telnyx-timestamp>|<body>"` with the stub's private key (its public key is TELNYX_PUBLIC_KEY).
  * A webhook answered with a non-2xx status is retried, as Telnyx does.
  *
+ * Numbers: `GET /v2/available_phone_numbers`, `POST /v2/number_orders` (answered `pending`, as the
+ * documented example; `GET /v2/number_orders/{id}` then reads `success`, or what `scriptOrders` says),
+ * `GET /v2/number_orders?filter[customer_reference]=`, `POST|GET /v2/10dlc/phone_number_campaigns`
+ * (a number already assigned is refused, 400), `GET|DELETE /v2/phone_numbers`.
  * Calls: `POST /v2/calls` (→ `call.initiated`), `answer` (→ `call.answered`), `speak`
  * (→ `call.speak.started`, then `call.speak.ended` once `finishSpeech` or after `speakMs`),
  * `playback_stop` (ends the playing speech), `send_dtmf`, `hangup` / `reject` (→ `call.hangup`),
@@ -66,6 +72,19 @@ export interface TelnyxStub {
   /** A saved recording of `callControlId`; answers its id (`GET /v2/recordings/{id}`). */
   addRecording(callControlId: string, durationMs?: number): string;
   numbers: Array<{ id: string; phone_number: string; connection_id: string; messaging_profile_id: string; customer_reference: string }>;
+  /** Number orders as Telnyx holds them (`POST /v2/number_orders`). */
+  orders: NumberOrderWithPhoneNumbers[];
+  /**
+   * How the next number orders end, one entry per order: each is answered `pending` and reads
+   * `pending` for `pendingReads` retrievals (default 1), then its outcome. `requirements` stays pending
+   * with `requirements_met: false`, as an order waiting for documents does. Unscripted orders succeed
+   * on their first retrieval.
+   */
+  scriptOrders(...outcomes: Array<'success' | 'failure' | 'requirements' | { outcome: 'success' | 'failure'; pendingReads: number }>): void;
+  /** The next number searches find these (then numbers of the stub's own drawing). */
+  offerNumbers(...phoneNumbers: string[]): void;
+  /** 10DLC campaign assignments by phone number (`POST /v2/10dlc/phone_number_campaigns`). */
+  campaigns: Map<string, PhoneNumberCampaign>;
   requests: Array<{ method: string; path: string; body: Record<string, unknown> }>;
   /** Where Telnyx posts events of calls and messages it starts (the connection's and profile's webhook URL). */
   setConnectionWebhookUrl(url: string): void;
@@ -106,10 +125,17 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   const calls = new Map<string, StubCall>();
   const messages: StubMessage[] = [];
   const numbers: TelnyxStub['numbers'] = [];
-  const orders: Array<Record<string, unknown>> = [];
+  const orders: NumberOrderWithPhoneNumbers[] = [];
+  /** Per order id: what it becomes and after how many reads. */
+  const orderFates = new Map<string, { outcome: 'success' | 'failure' | 'requirements'; pendingReads: number }>();
+  const scripted: Array<{ outcome: 'success' | 'failure' | 'requirements'; pendingReads: number }> = [];
+  const campaigns: TelnyxStub['campaigns'] = new Map();
   /** Numbers offered: a random US area code per stub, 555-1000…1999 (the simulator's are 555-2000…9999), so suites sharing a database never offer the same. */
   const offered = new Set<string>();
+  const toOffer: string[] = [];
   const offerNumber = () => {
+    const next = toOffer.shift();
+    if (next) return next;
     for (;;) {
       const candidate = `+1${STUB_AREA_CODES[crypto.randomInt(STUB_AREA_CODES.length)]}555${1000 + crypto.randomInt(1000)}`;
       if (!offered.has(candidate)) return offered.add(candidate) && candidate;
@@ -291,32 +317,83 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
       );
     }
     if (req.method === 'POST' && path === '/v2/number_orders') {
-      const wanted = (body.phone_numbers as Array<{ phone_number: string }>) ?? [];
-      const order = {
+      // Shaped as the documented example (developers.telnyx.com/api-reference/phone-number-orders/create-a-number-order):
+      // the order answers `pending` and completes later (`GET /v2/number_orders/{id}`).
+      const wanted = (body.phone_numbers as Array<{ phone_number: string; requirement_group_id?: string }>) ?? [];
+      const fate = scripted.shift() ?? { outcome: 'success', pendingReads: 0 };
+      const order: NumberOrderWithPhoneNumbers = {
         id: crypto.randomUUID(),
         record_type: 'number_order',
-        status: 'success',
-        customer_reference: body.customer_reference,
-        connection_id: body.connection_id,
-        messaging_profile_id: body.messaging_profile_id,
+        phone_numbers_count: wanted.length,
+        connection_id: String(body.connection_id),
+        messaging_profile_id: String(body.messaging_profile_id),
         phone_numbers: wanted.map((w) => ({
           id: crypto.randomUUID(),
           record_type: 'number_order_phone_number',
           phone_number: w.phone_number,
-          status: 'success',
+          regulatory_requirements: [],
+          requirements_met: fate.outcome !== 'requirements',
+          status: 'pending',
         })),
-        phone_numbers_count: wanted.length,
+        sub_number_orders_ids: [crypto.randomUUID()],
+        status: 'pending',
+        customer_reference: typeof body.customer_reference === 'string' ? body.customer_reference : undefined,
+        created_at: new Date().toISOString(),
+        updated_at: new Date().toISOString(),
+        requirements_met: fate.outcome !== 'requirements',
       };
       orders.push(order);
-      for (const w of wanted)
-        numbers.push({
-          id: crypto.randomUUID(),
-          phone_number: w.phone_number,
-          connection_id: String(body.connection_id),
-          messaging_profile_id: String(body.messaging_profile_id),
-          customer_reference: String(body.customer_reference ?? ''),
-        });
+      orderFates.set(order.id!, fate);
       return ok(res, order);
+    }
+    const orderPath = /^\/v2\/number_orders\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && orderPath) {
+      const order = orders.find((o) => o.id === orderPath[1]);
+      if (!order) return error(res, 404, 'Resource not found');
+      const fate = orderFates.get(order.id!)!;
+      if (order.status === 'pending' && fate.outcome !== 'requirements' && --fate.pendingReads < 0) {
+        order.status = fate.outcome;
+        order.updated_at = new Date().toISOString();
+        for (const ordered of order.phone_numbers ?? []) {
+          ordered.status = fate.outcome;
+          if (fate.outcome === 'success')
+            numbers.push({
+              id: crypto.randomUUID(),
+              phone_number: ordered.phone_number!,
+              connection_id: String(order.connection_id),
+              messaging_profile_id: String(order.messaging_profile_id),
+              customer_reference: order.customer_reference ?? '',
+            });
+        }
+      }
+      return ok(res, order);
+    }
+    if (req.method === 'POST' && path === '/v2/10dlc/phone_number_campaigns') {
+      // Answered unwrapped, as PhoneNumberCampaign (telnyx 7.24.0 `phone-number-campaigns.d.ts`).
+      const phoneNumber = String(body.phoneNumber);
+      if (!numbers.some((n) => n.phone_number === phoneNumber)) return error(res, 404, 'Phone number not found');
+      if (campaigns.has(phoneNumber)) return error(res, 400, 'Phone number is already assigned to a campaign');
+      const at = new Date().toISOString();
+      const assignment: PhoneNumberCampaign = {
+        phoneNumber,
+        campaignId: String(body.campaignId),
+        telnyxCampaignId: String(body.campaignId),
+        assignmentStatus: 'PENDING_ASSIGNMENT',
+        createdAt: at,
+        updatedAt: at,
+      };
+      campaigns.set(phoneNumber, assignment);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(assignment));
+      return;
+    }
+    const campaignPath = /^\/v2\/10dlc\/phone_number_campaigns\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && campaignPath) {
+      const assignment = campaigns.get(decodeURIComponent(campaignPath[1]));
+      if (!assignment) return error(res, 404, 'Resource not found');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(assignment));
+      return;
     }
     if (req.method === 'GET' && path === '/v2/phone_numbers') {
       const phone = url.searchParams.get('filter[phone_number]');
@@ -527,6 +604,13 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     calls,
     messages,
     numbers,
+    orders,
+    campaigns,
+    offerNumbers: (...phoneNumbers) => void toOffer.push(...phoneNumbers),
+    scriptOrders(...outcomes) {
+      for (const fate of outcomes)
+        scripted.push(typeof fate === 'string' ? { outcome: fate, pendingReads: fate === 'requirements' ? 0 : 1 } : { ...fate });
+    },
     requests,
     setConnectionWebhookUrl: (webhookUrl) => void (connectionWebhookUrl = webhookUrl),
     async answer(id, result = 'human') {

@@ -38,10 +38,21 @@ export async function telnyxRequest<T>(what: string, run: () => Promise<T>, tole
   } catch (err) {
     if (err instanceof APIError && !(err instanceof APIConnectionError) && typeof err.status === 'number') {
       if (tolerate.includes(err.status)) return undefined;
-      if (err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429)
-        throw new CarrierRejectedError(`Telnyx refused ${what}: ${err.status} ${err.message.slice(0, 200)}`);
+      if (err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) {
+        const code = telnyxErrorCode(err.error);
+        throw new CarrierRejectedError(`Telnyx refused ${what}: ${err.status}${code ? ` (${code})` : ''} ${err.message.slice(0, 200)}`, {
+          provider: 'telnyx',
+          ...(code ? { code } : {}),
+        });
+      }
       throw new Error(`Telnyx error on ${what}: ${err.status}`, { cause: err });
     }
     throw err;
   }
+}
+
+/** Telnyx's own code of a refusal: its error envelope is `{errors: [{code, title, detail}]}`. */
+function telnyxErrorCode(body: unknown): string | undefined {
+  const code = (body as { errors?: Array<{ code?: unknown }> } | undefined)?.errors?.[0]?.code;
+  return typeof code === 'string' || typeof code === 'number' ? String(code) : undefined;
 }
