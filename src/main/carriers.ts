@@ -38,6 +38,8 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
       relay: postgresRelayCommands(db),
       media,
       attempts: postgresCreateAttempts(db),
+      // Test credentials cannot use Messaging Services (403): the test account sends from its test number alone.
+      messagingServiceSid: environment === 'live' ? config.twilio.liveMessagingServiceSid : undefined,
     });
   };
   return new EnvironmentCarrier({ test: forEnvironment('test'), live: forEnvironment('live') }, environmentLookup(db));
@@ -56,6 +58,7 @@ function telnyxCarrier(config: Config): CarrierAdapter {
       baseUrl: config.telnyx.baseUrl,
       connectionId: requireSetting(config.telnyx.connectionId, 'TELNYX_CONNECTION_ID'),
       messagingProfileId: requireSetting(config.telnyx.messagingProfileId, 'TELNYX_MESSAGING_PROFILE_ID'),
+      campaignId: config.telnyx.campaignId,
       webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
       transcriptionLanguage: config.telnyx.transcriptionLanguage,
     },

@@ -79,6 +79,12 @@ export interface Config {
     live?: { accountSid: string; authToken: string };
     apiBaseUrl?: string;
     /**
+     * TWILIO_LIVE_MESSAGING_SERVICE_SID (`MG…`): the Messaging Service, registered for US A2P 10DLC, every
+     * live number joins after purchase and every live SMS is sent through. Test credentials cannot use
+     * Messaging Services (403), so the test account has none (docs/carriers.md "Texting US numbers").
+     */
+    liveMessagingServiceSid?: string;
+    /**
      * Audio lines: the worker listens on TWILIO_MEDIA_PORT for Twilio's Media Streams, which Twilio reaches at
      * TWILIO_MEDIA_URL (a `wss://` URL of this worker). Both unset: audio lines are refused on Twilio.
      */
@@ -94,6 +100,8 @@ export interface Config {
     publicKey: string | undefined;
     connectionId: string | undefined;
     messagingProfileId: string | undefined;
+    /** TELNYX_10DLC_CAMPAIGN_ID: the approved 10DLC campaign every US local number is assigned to (src/adapters/carrier/telnyx/messaging.ts). */
+    campaignId?: string;
     /** TELNYX_BASE_URL: Telnyx's API by default; a local contract stub in tests. */
     baseUrl: string | undefined;
     /** TELNYX_TRANSCRIPTION_LANGUAGE: the language Telnyx transcribes callers in (`en` by default). */
@@ -105,6 +113,12 @@ export interface Config {
     mediaUrl: string | undefined;
     mediaPort: number | undefined;
   };
+  /**
+   * SMS_NON_US_ONLY=true: the operator declares that live lines text no US numbers, so the startup check
+   * does not require US A2P registration (a Twilio Messaging Service, a Telnyx 10DLC campaign). README
+   * "Texting US numbers".
+   */
+  smsNonUsOnly: boolean;
   /** → card processor: bearer of the processor's charge API (worker). */
   paymentsApiKey: string | undefined;
   /** Bearer of the simulator's control API and recordings. */
@@ -203,6 +217,14 @@ export function intFromEnv(name: string, fallback: number, env: NodeJS.ProcessEn
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+/** `true` or `false` (unset: false); anything else is a typo, refused loudly. */
+function booleanFromEnv(name: string, env: NodeJS.ProcessEnv): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
 /** A TCP port (0: any free one) from the environment. */
@@ -308,6 +330,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       test: twilioAccountFromEnv('TWILIO_TEST', env),
       live: twilioAccountFromEnv('TWILIO_LIVE', env),
       apiBaseUrl: env.TWILIO_API_BASE_URL || undefined,
+      liveMessagingServiceSid: env.TWILIO_LIVE_MESSAGING_SERVICE_SID || undefined,
       mediaUrl: env.TWILIO_MEDIA_URL || undefined,
       mediaPort: env.TWILIO_MEDIA_PORT ? int('TWILIO_MEDIA_PORT', 0) : undefined,
     },
@@ -317,11 +340,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       publicKey: env.TELNYX_PUBLIC_KEY || undefined,
       connectionId: env.TELNYX_CONNECTION_ID || undefined,
       messagingProfileId: env.TELNYX_MESSAGING_PROFILE_ID || undefined,
+      campaignId: env.TELNYX_10DLC_CAMPAIGN_ID || undefined,
       baseUrl: env.TELNYX_BASE_URL || undefined,
       transcriptionLanguage: env.TELNYX_TRANSCRIPTION_LANGUAGE || 'en',
       mediaUrl: env.TELNYX_MEDIA_URL || undefined,
       mediaPort: env.TELNYX_MEDIA_PORT ? int('TELNYX_MEDIA_PORT', 0) : undefined,
     },
+    smsNonUsOnly: booleanFromEnv('SMS_NON_US_ONLY', env),
     paymentsApiKey: secret('PAYMENTS_API_KEY'),
     simulatorControlToken: secret('SIMULATOR_CONTROL_TOKEN'),
     simulatorCallbackBaseUrl: env.SIMULATOR_CALLBACK_BASE_URL || publicBaseUrl,

@@ -173,6 +173,38 @@ function carrierProviderProblems(role: ProcessRole, config: Config): Configurati
   return problems;
 }
 
+const TWILIO_MESSAGING_SERVICE_SID = /^MG[0-9a-f]{32}$/;
+
+/**
+ * US texting on a real carrier (README "Texting US numbers"): unregistered 10DLC traffic to US phones
+ * is blocked, so the worker refuses a live environment on Twilio without a Messaging Service (registered
+ * for A2P 10DLC) or on Telnyx without an approved 10DLC campaign, unless the operator declares that live
+ * lines text no US numbers (SMS_NON_US_ONLY=true). The test environment sends nothing real: no need.
+ */
+function usMessagingProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
+  if (role !== 'worker') return [];
+  const sid = config.twilio.liveMessagingServiceSid;
+  if (sid !== undefined && !TWILIO_MESSAGING_SERVICE_SID.test(sid))
+    return [{ setting: 'TWILIO_LIVE_MESSAGING_SERVICE_SID', message: 'is not a Messaging Service SID (MG followed by 32 hex digits)' }];
+  if (config.smsNonUsOnly) return [];
+  const declare = 'or declare SMS_NON_US_ONLY=true if live lines never text US numbers (README "Texting US numbers")';
+  if (config.carrierProviders.live === 'twilio' && sid === undefined)
+    return [
+      {
+        setting: 'TWILIO_LIVE_MESSAGING_SERVICE_SID',
+        message: `is not set: US carriers block SMS from numbers outside an A2P 10DLC-registered Messaging Service; set it to that service, ${declare}`,
+      },
+    ];
+  if (config.carrierProviders.live === 'telnyx' && !config.telnyx.campaignId)
+    return [
+      {
+        setting: 'TELNYX_10DLC_CAMPAIGN_ID',
+        message: `is not set: US carriers block SMS from numbers outside an approved 10DLC campaign; set it to that campaign, ${declare}`,
+      },
+    ];
+  return [];
+}
+
 /** Settings that still work but are on their way out: every process logs each at startup. */
 export function deprecatedSettings(config: Config): ConfigurationProblem[] {
   const alias = config.carrierProviderAlias;
@@ -374,7 +406,7 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     });
   }
 
-  if (role === 'api' || role === 'worker') problems.push(...carrierProviderProblems(role, config));
+  if (role === 'api' || role === 'worker') problems.push(...carrierProviderProblems(role, config), ...usMessagingProblems(role, config));
   const requirements = ROLE_REQUIREMENTS[role];
   for (const name of requirements.settings) {
     const value = name === 'DATABASE_URL' ? config.databaseUrl : config.temporalAddress;

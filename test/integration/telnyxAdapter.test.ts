@@ -3,8 +3,9 @@ import { MAX_NUMBER_ORDERS, NumberOrderPendingError } from '../../src/adapters/c
 import type { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import { startTelnyxStub, telnyxCarrierOn, type TelnyxStub } from '../support/telnyxStub';
 
-/** The Telnyx adapter on its own against the contract stub: idempotency, release, refusals. */
+const CAMPAIGN = '4b300178-131c-d902-d54e-72d90ba1620j';
 
+/** The Telnyx adapter on its own against the contract stub: idempotency, release, refusals. */
 describe('TelnyxCarrier', () => {
   let stub: TelnyxStub;
   let carrier: TelnyxCarrier;
@@ -12,7 +13,7 @@ describe('TelnyxCarrier', () => {
     stub = await startTelnyxStub();
     // Webhooks go to the stub's own sink here: the adapter's answers are what is tested.
     stub.setConnectionWebhookUrl(`${stub.url}/sink`);
-    carrier = telnyxCarrierOn(stub);
+    carrier = telnyxCarrierOn(stub, { campaignId: CAMPAIGN });
   });
   afterAll(async () => stub.close());
   const orders = () => stub.requests.filter((r) => r.method === 'POST' && r.path === '/v2/number_orders');
@@ -92,6 +93,39 @@ describe('TelnyxCarrier', () => {
       expect(refused).toBeInstanceOf(CarrierRejectedError);
       expect((refused as CarrierRejectedError).message).toMatch(/requirements_met: false/);
       expect((refused as CarrierRejectedError).refusal).toEqual({ provider: 'telnyx', code: 'requirements_met_false' });
+    });
+  });
+
+  describe('US messaging: 10DLC campaign (issue 26 item 4)', () => {
+    it('a US local number is assigned to the configured campaign once bought, idempotently on a retry', async () => {
+      const { phoneNumber } = await carrier.provisionNumber({ idempotencyKey: 'line:campaign', country: 'US' });
+      expect(stub.campaigns.get(phoneNumber)).toMatchObject({ phoneNumber, campaignId: CAMPAIGN, assignmentStatus: 'PENDING_ASSIGNMENT' });
+      const assignments = () =>
+        stub.requests.filter(
+          (r) => r.method === 'POST' && r.path === '/v2/10dlc/phone_number_campaigns' && r.body.phoneNumber === phoneNumber,
+        );
+      expect(assignments().map((r) => r.body)).toEqual([{ phoneNumber, campaignId: CAMPAIGN }]);
+      // A retry of the same provisioning (its answer lost after the assignment): Telnyx refuses the second assignment, which is ours.
+      await carrier.provisionNumber({ idempotencyKey: 'line:campaign', country: 'US' });
+      expect(assignments()).toHaveLength(2);
+    });
+
+    it('a toll-free number takes no 10DLC campaign (toll-free verification is per number)', async () => {
+      stub.offerNumbers('+18885550142');
+      const { phoneNumber } = await carrier.provisionNumber({ idempotencyKey: 'line:toll-free', country: 'US' });
+      expect(phoneNumber).toBe('+18885550142');
+      expect(stub.campaigns.has(phoneNumber)).toBe(false);
+    });
+
+    it('a number another campaign holds is refused, and given back rather than kept and billed', async () => {
+      stub.offerNumbers('+12125550143');
+      const other = telnyxCarrierOn(stub, { campaignId: 'another-campaign' });
+      await other.provisionNumber({ idempotencyKey: 'line:other-campaign', country: 'US' });
+      // As if the number were moved to another campaign before our retry assigned it.
+      const ours = telnyxCarrierOn(stub, { campaignId: CAMPAIGN });
+      const refused = await ours.provisionNumber({ idempotencyKey: 'line:other-campaign', country: 'US' }).catch((err: Error) => err);
+      expect(refused).toBeInstanceOf(CarrierRejectedError);
+      expect(stub.numbers.map((n) => n.phone_number)).not.toContain('+12125550143');
     });
   });
 

@@ -31,6 +31,7 @@ describe('Telnyx carrier', () => {
       publicKey: stub.publicKey,
       connectionId: 'stub-connection',
       messagingProfileId: 'stub-profile',
+      campaignId: 'stub-campaign',
       baseUrl: stub.baseUrl,
       transcriptionLanguage: 'en',
       mediaUrl: `ws://127.0.0.1:${MEDIA_PORT}/telnyx/media`,
@@ -63,7 +64,7 @@ describe('Telnyx carrier', () => {
   const actions = (callId: string) => (callOf(callId)?.commands ?? []).map((c) => c.action);
   const events = (name: string) => receiver.requests.filter((r) => r.body.event === name);
 
-  it('a live line gets its number from a Telnyx number order, assigned to the connection and the messaging profile', async () => {
+  it('a live line gets its number from a Telnyx number order, assigned to the connection, the messaging profile and the 10DLC campaign', async () => {
     const line = await lines.create();
     const order = stub.requests.find(
       (r) => r.path === '/v2/number_orders' && r.method === 'POST' && r.body.customer_reference === `line:${line.id}`,
@@ -71,6 +72,8 @@ describe('Telnyx carrier', () => {
     expect(order?.body).toMatchObject({ connection_id: 'stub-connection', messaging_profile_id: 'stub-profile' });
     expect(line.phone_number).toBe((order!.body.phone_numbers as Array<{ phone_number: string }>)[0].phone_number);
     expect(stub.numbers.some((n) => n.phone_number === line.phone_number)).toBe(true);
+    // A US local number texts US phones only within a 10DLC campaign: the configured one (TELNYX_10DLC_CAMPAIGN_ID).
+    expect(stub.campaigns.get(line.phone_number)).toMatchObject({ phoneNumber: line.phone_number, campaignId: 'stub-campaign' });
   });
 
   describe('number orders are read by their status (defect 7)', () => {

@@ -53,6 +53,8 @@ export interface StubMessage {
   from: string;
   to: string;
   body: string;
+  /** The Messaging Service the message was sent through (`MessagingServiceSid`). */
+  messagingServiceSid?: string;
   status: string;
   dateCreated: Date;
   statusCallback?: string;
@@ -87,6 +89,12 @@ export interface TwilioStub {
   recordings: Map<string, { callSid: string; durationMs: number }>;
   /** A recording of `callSid` exists; answers its `RecordingUrl` (the Recording resource, no extension). */
   addRecording(callSid: string, durationMs?: number): string;
+  /**
+   * Messaging Services (Messaging v1): each one's phone numbers by PhoneNumber SID. `addMessagingService`
+   * creates one (as in the Console) and answers its `MG…` SID.
+   */
+  messagingServices: Map<string, Set<string>>;
+  addMessagingService(): string;
   /** Every REST request received (method, path, form params). */
   requests: Array<{ method: string; path: string; params: Record<string, string | string[]> }>;
   /** Waits for the callbacks queued for a call so far. */
@@ -168,6 +176,7 @@ export async function startTwilioStub(
     return json(res, 201, body);
   };
   const numbers = new Map<string, StubNumber>();
+  const messagingServices: TwilioStub['messagingServices'] = new Map();
   const recordings: TwilioStub['recordings'] = new Map();
   const addRecording = (callSid: string, durationMs = 1_000) => {
     const recordingSid = sid('RE');
@@ -337,6 +346,41 @@ export async function startTwilioStub(
       const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
       if (req.headers.authorization !== expected) return error(res, 401, 20003, 'Authenticate');
       const path = url.pathname;
+      // Messaging v1 (https://messaging.twilio.com, rebased here like every host): a Service's PhoneNumbers,
+      // shaped as twilio/twilio-oai spec/json/twilio_messaging_v1.json `messaging.v1.service.phone_number`.
+      const servicePath = /^\/v1\/Services\/(MG[0-9a-f]{32})\/PhoneNumbers(?:\/(PN[0-9a-f]{32}))?$/.exec(path);
+      if (servicePath) {
+        const pool = messagingServices.get(servicePath[1]);
+        if (!pool) return error(res, 404, 20404, 'The requested resource was not found');
+        const phoneNumberJson = (number: StubNumber) => ({
+          sid: number.sid,
+          account_sid: accountSid,
+          service_sid: servicePath[1],
+          date_created: new Date().toISOString(),
+          date_updated: new Date().toISOString(),
+          phone_number: number.phoneNumber,
+          country_code: 'US',
+          capabilities: ['SMS', 'MMS', 'Voice'],
+          url: `https://messaging.twilio.com/v1/Services/${servicePath[1]}/PhoneNumbers/${number.sid}`,
+        });
+        if (req.method === 'GET' && servicePath[2]) {
+          const number = numbers.get(servicePath[2]);
+          if (!number || !pool.has(number.sid)) return error(res, 404, 20404, 'The requested resource was not found');
+          return json(res, 200, phoneNumberJson(number));
+        }
+        if (req.method === 'POST' && !servicePath[2]) {
+          const number = numbers.get(one(params.PhoneNumberSid) ?? '');
+          // twilio.com/docs/api/errors/21421: adding an invalid Phone Number SID to a Messaging Service.
+          if (!number) return error(res, 400, 21421, 'Phone Number is invalid');
+          // twilio.com/docs/api/errors/80104 (example message); the status is not documented.
+          if (pool.has(number.sid)) return error(res, 409, 80104, 'PhoneNumber has already been added to Service');
+          // twilio.com/docs/api/errors/21712: a number belongs to one Messaging Service at a time.
+          if ([...messagingServices.values()].some((other) => other.has(number.sid)))
+            return error(res, 409, 21712, 'Phone Number or Short Code is associated with another Messaging Service.');
+          pool.add(number.sid);
+          return json(res, 201, phoneNumberJson(number));
+        }
+      }
       if (!path.startsWith(`${base}/`)) return error(res, 404, 20404, 'The requested resource was not found');
       const rest = path.slice(base.length);
       let match: RegExpExecArray | null;
@@ -379,6 +423,7 @@ export async function startTwilioStub(
       }
       if ((match = /^\/IncomingPhoneNumbers\/(PN[0-9a-f]{32})\.json$/.exec(rest)) && req.method === 'DELETE') {
         if (!numbers.delete(match[1])) return error(res, 404, 20404, 'The requested resource was not found');
+        for (const pool of messagingServices.values()) pool.delete(match[1]);
         res.writeHead(204);
         return res.end();
       }
@@ -464,6 +509,7 @@ export async function startTwilioStub(
           status: 'queued',
           dateCreated: new Date(),
           statusCallback: one(params.StatusCallback),
+          messagingServiceSid: one(params.MessagingServiceSid),
         };
         messages.set(message.sid, message);
         return created(res, 'Messages', messageJson(message));
@@ -489,6 +535,12 @@ export async function startTwilioStub(
     calls,
     messages,
     numbers,
+    messagingServices,
+    addMessagingService() {
+      const serviceSid = sid('MG');
+      messagingServices.set(serviceSid, new Set());
+      return serviceSid;
+    },
     callbacks,
     requests,
     loseNextCreateAnswer(resource) {

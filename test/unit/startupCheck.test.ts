@@ -174,7 +174,8 @@ describe('startup configuration check', () => {
 
   it('wants a Twilio account for each environment on Twilio, in the API and the worker, and a separate one for test', () => {
     const sid = () => `AC${crypto.randomBytes(16).toString('hex')}`;
-    const twilio = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', CARRIER_PROVIDER_TEST: 'twilio' };
+    const service = { TWILIO_LIVE_MESSAGING_SERVICE_SID: `MG${'0'.repeat(32)}` };
+    const twilio = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', CARRIER_PROVIDER_TEST: 'twilio', ...service };
     for (const role of PROCESS_ROLES) {
       const expected = ROLE_REQUIREMENTS[role].carrierAccounts ? ['TWILIO_LIVE_ACCOUNT_SID', 'TWILIO_TEST_ACCOUNT_SID'] : [];
       expect({ role, refused: settingsOf(role, twilio).sort() }).toEqual({ role, refused: expected });
@@ -191,7 +192,7 @@ describe('startup configuration check', () => {
     delete unreachable.PUBLIC_BASE_URL;
     expect(settingsOf('api', unreachable)).toEqual(['PUBLIC_BASE_URL']);
     // Only the environments on Twilio need an account; the simulator default needs none.
-    expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', ...live })).toEqual([]);
+    expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', ...live, ...service })).toEqual([]);
     expect(() => loadConfig({ ...productionEnv(), CARRIER_PROVIDER_LIVE: 'carrier-pigeon' })).toThrow(
       /CARRIER_PROVIDER_LIVE must be one of/,
     );
@@ -288,6 +289,7 @@ describe('startup configuration check', () => {
       TELNYX_PUBLIC_KEY: crypto.randomBytes(32).toString('base64'),
       TELNYX_CONNECTION_ID: '1494404757140276705',
       TELNYX_MESSAGING_PROFILE_ID: '40017f2e-5b2c-4b1f-9d1a-8c4a2f1e0b7d',
+      TELNYX_10DLC_CAMPAIGN_ID: '4b300178-131c-d902-d54e-72d90ba1620j',
     });
 
     it('the config, the startup check and the worker read the same list', () => {
@@ -301,7 +303,12 @@ describe('startup configuration check', () => {
       const telnyx = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'telnyx', CARRIER_PROVIDER_TEST: 'simulator' };
       expect(loadConfig(telnyx).carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
       expect(settingsOf('api', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_PUBLIC_KEY']);
-      expect(settingsOf('worker', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_CONNECTION_ID', 'TELNYX_MESSAGING_PROFILE_ID']);
+      expect(settingsOf('worker', telnyx).sort()).toEqual([
+        'TELNYX_10DLC_CAMPAIGN_ID',
+        'TELNYX_API_KEY',
+        'TELNYX_CONNECTION_ID',
+        'TELNYX_MESSAGING_PROFILE_ID',
+      ]);
       expect(problemsOf('worker', telnyx)[0].message).toContain('CARRIER_PROVIDER_LIVE=telnyx needs it');
       expect(settingsOf('simulator', telnyx)).toEqual([]);
       const complete = { ...telnyx, ...telnyxAccount() };
@@ -330,6 +337,40 @@ describe('startup configuration check', () => {
       for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, env) }).toEqual({ role, problems: [] });
     });
 
+    it('refuses a live SMS configuration that cannot text US numbers, unless the operator declares non-US-only texting', () => {
+      const twilioLive = {
+        ...productionEnv(),
+        CARRIER_PROVIDER_LIVE: 'twilio',
+        TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+        TWILIO_LIVE_AUTH_TOKEN: strong(),
+      };
+      const telnyxLive = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER_LIVE: 'telnyx', TELNYX_10DLC_CAMPAIGN_ID: undefined };
+      expect(settingsOf('worker', twilioLive)).toEqual(['TWILIO_LIVE_MESSAGING_SERVICE_SID']);
+      expect(problemsOf('worker', twilioLive)[0].message).toMatch(/A2P 10DLC-registered Messaging Service.*SMS_NON_US_ONLY=true/);
+      expect(settingsOf('worker', telnyxLive)).toEqual(['TELNYX_10DLC_CAMPAIGN_ID']);
+      expect(problemsOf('worker', telnyxLive)[0].message).toMatch(/approved 10DLC campaign.*SMS_NON_US_ONLY=true/);
+      // The API neither buys nor sends; the test environment sends nothing real.
+      expect(settingsOf('api', twilioLive)).toEqual([]);
+      expect(
+        settingsOf('worker', {
+          ...productionEnv(),
+          CARRIER_PROVIDER_TEST: 'twilio',
+          TWILIO_TEST_ACCOUNT_SID: twilioLive.TWILIO_LIVE_ACCOUNT_SID,
+          TWILIO_TEST_AUTH_TOKEN: strong(),
+        }),
+      ).toEqual([]);
+
+      expect(
+        settingsOf('worker', { ...twilioLive, TWILIO_LIVE_MESSAGING_SERVICE_SID: `MG${crypto.randomBytes(16).toString('hex')}` }),
+      ).toEqual([]);
+      expect(settingsOf('worker', { ...twilioLive, TWILIO_LIVE_MESSAGING_SERVICE_SID: 'PN123' })).toEqual([
+        'TWILIO_LIVE_MESSAGING_SERVICE_SID',
+      ]);
+      expect(settingsOf('worker', { ...telnyxLive, TELNYX_10DLC_CAMPAIGN_ID: '4b300178-131c-d902-d54e-72d90ba1620j' })).toEqual([]);
+      for (const env of [twilioLive, telnyxLive]) expect(settingsOf('worker', { ...env, SMS_NON_US_ONLY: 'true' })).toEqual([]);
+      expect(() => loadConfig({ ...telnyxLive, SMS_NON_US_ONLY: 'yes' })).toThrow('SMS_NON_US_ONLY must be true or false, got "yes"');
+    });
+
     it('CARRIER_PROVIDER=telnyx still works, as live Telnyx with test on the simulator, and is reported as deprecated', () => {
       const alias = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER: 'telnyx' };
       const config = loadConfig(alias);
@@ -348,6 +389,7 @@ describe('startup configuration check', () => {
         CARRIER_PROVIDER_LIVE: 'twilio',
         TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
         TWILIO_LIVE_AUTH_TOKEN: strong(),
+        TWILIO_LIVE_MESSAGING_SERVICE_SID: `MG${'0'.repeat(32)}`,
       };
       for (const role of ['api', 'worker'] as const) expect(settingsOf(role, twilioToo)).toEqual(['CARRIER_PROVIDER']);
       expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER: 'twilio-ish' })).toEqual(['CARRIER_PROVIDER']);

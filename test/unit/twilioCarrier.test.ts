@@ -62,6 +62,57 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     await expect(carrier.releaseNumber({ phoneNumber: first.phoneNumber })).resolves.toBeUndefined();
   });
 
+  describe('US messaging: the Messaging Service (issue 26 item 4)', () => {
+    let serviceSid: string;
+    let texting: TwilioCarrier;
+    beforeAll(() => {
+      serviceSid = stub.addMessagingService();
+      texting = new TwilioCarrier({
+        account: { accountSid: stub.accountSid, authToken: stub.authToken },
+        publicBaseUrl,
+        mode: 'live',
+        apiBaseUrl: stub.url,
+        relay,
+        attempts: memoryCreateAttempts(),
+        messagingServiceSid: serviceSid,
+      });
+    });
+    const joins = () => stub.requests.filter((r) => r.method === 'POST' && r.path === `/v1/Services/${serviceSid}/PhoneNumbers`);
+
+    it('a bought number joins the Messaging Service right after purchase; a retry finds it joined and adds nothing', async () => {
+      const bought = await texting.provisionNumber({ idempotencyKey: 'line:texting', country: 'US' });
+      expect(stub.messagingServices.get(serviceSid)).toEqual(new Set([bought.carrierRef]));
+      expect(joins().map((r) => r.params)).toEqual([{ PhoneNumberSid: bought.carrierRef }]);
+      // The retry of a provisioning whose answer was lost: the number (found by its FriendlyName) is in the service already.
+      expect(await texting.provisionNumber({ idempotencyKey: 'line:texting', country: 'US' })).toEqual(bought);
+      expect(joins()).toHaveLength(2);
+      expect(stub.requests.filter((r) => r.path === `/v1/Services/${serviceSid}/PhoneNumbers/${bought.carrierRef}`)).toHaveLength(1);
+      expect(stub.messagingServices.get(serviceSid)).toEqual(new Set([bought.carrierRef]));
+    });
+
+    it('sends SMS through the service, from the line’s number', async () => {
+      const sent = await texting.sendSms({ messageId: 'm-service', from: '+15555550100', to: '+15555550196', text: 'hi', statusUrl: 'u' });
+      expect(stub.messages.get(sent.carrierMessageId)).toMatchObject({ from: '+15555550100', messagingServiceSid: serviceSid });
+    });
+
+    it('a number the service will not take is given back, and the refusal names Twilio’s code', async () => {
+      const elsewhere = new TwilioCarrier({
+        account: { accountSid: stub.accountSid, authToken: stub.authToken },
+        publicBaseUrl,
+        mode: 'live',
+        apiBaseUrl: stub.url,
+        relay,
+        attempts: memoryCreateAttempts(),
+        messagingServiceSid: `MG${'f'.repeat(32)}`,
+      });
+      const before = new Set(stub.numbers.keys());
+      const refused = await elsewhere.provisionNumber({ idempotencyKey: 'line:no-service', country: 'US' }).catch((err: Error) => err);
+      expect(refused).toBeInstanceOf(CarrierRejectedError);
+      expect((refused as CarrierRejectedError).refusal).toEqual({ provider: 'twilio', code: '20404' });
+      expect(new Set(stub.numbers.keys())).toEqual(before);
+    });
+  });
+
   it('with test credentials buys only the test number and never searches inventory', async () => {
     const testCarrier = new TwilioCarrier({
       account: { accountSid: stub.accountSid, authToken: stub.authToken },
@@ -71,10 +122,13 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
       relay,
       attempts: memoryCreateAttempts(),
     });
-    const searches = stub.requests.filter((r) => r.path.includes('AvailablePhoneNumbers')).length;
+    const sent = stub.requests.length;
     const bought = await testCarrier.provisionNumber({ idempotencyKey: 'line:test', country: 'US' });
     expect(bought.phoneNumber).toBe(TWILIO_TEST_NUMBER);
-    expect(stub.requests.filter((r) => r.path.includes('AvailablePhoneNumbers'))).toHaveLength(searches);
+    // No search, no list, no Messaging Service: test credentials may only POST IncomingPhoneNumbers, Messages and Calls.
+    expect(stub.requests.slice(sent).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /2010-04-01/Accounts/${stub.accountSid}/IncomingPhoneNumbers.json`,
+    ]);
     // Test credentials cannot delete: releasing asks nothing of Twilio.
     const before = stub.requests.length;
     await testCarrier.releaseNumber({ phoneNumber: TWILIO_TEST_NUMBER });

@@ -10,6 +10,8 @@ export interface TelnyxSettings {
   connectionId: string;
   /** The messaging profile SMS is sent with and numbers are assigned to. */
   messagingProfileId: string;
+  /** The approved 10DLC campaign every US local number is assigned to (./messaging.ts); none: no assignment. */
+  campaignId?: string;
   /** Where Telnyx posts call and message webhooks: `<PUBLIC_BASE_URL>/carrier/telnyx/events`. */
   webhookUrl: string;
   /** The language Telnyx transcribes callers in (Telnyx reports none per sentence). */

@@ -2,6 +2,7 @@ import type Telnyx from 'telnyx';
 import type { NumberOrderListResponse, NumberOrderWithPhoneNumbers } from 'telnyx/resources/number-orders';
 import { CarrierRejectedError, type ProvisionedNumber } from '../port';
 import { telnyxRequest, type TelnyxSettings } from './client';
+import { assignCampaign } from './messaging';
 
 /**
  * Numbers on Telnyx (developers.telnyx.com/docs/numbers/phone-numbers/number-orders): search
@@ -15,7 +16,7 @@ import { telnyxRequest, type TelnyxSettings } from './client';
  * - `failure`: that order bought nothing and is never adopted. The next look orders again under a fresh
  *   `customer_reference` (`line:<id>`, then `line:<id>#2`, …), at most `MAX_NUMBER_ORDERS` orders per
  *   line; the last one failing is a `CarrierRejectedError` naming Telnyx's order (docs/decisions.md).
- * - `success`: the number is the line's.
+ * - `success`: the number gets the configured 10DLC campaign (./messaging.ts) before it is returned.
  *
  * A retry finds its orders by `customer_reference` (`GET /v2/number_orders?filter[customer_reference]=`)
  * and buys nothing twice. Release deletes the number (`DELETE /v2/phone_numbers/{id}`), found by its E.164.
@@ -46,9 +47,9 @@ export async function provisionTelnyxNumber(
         provider: 'telnyx',
         code: 'number_order_failure',
       });
-    return settle(client, await placeOrder(client, settings, request, referenceOf(request.idempotencyKey, generation + 1)));
+    return settle(client, settings, await placeOrder(client, settings, request, referenceOf(request.idempotencyKey, generation + 1)));
   }
-  return settle(client, order);
+  return settle(client, settings, order);
 }
 
 /** The customer_reference of the line's `generation`th order: the idempotency key, then `#2`, `#3`. */
@@ -93,8 +94,8 @@ async function placeOrder(
   return created.data;
 }
 
-/** An order as it stands now: its number once `success`, else a refusal or a retry. */
-async function settle(client: Telnyx, order: NumberOrder): Promise<ProvisionedNumber> {
+/** An order as it stands now: its number once `success` (with the 10DLC campaign), else a refusal or a retry. */
+async function settle(client: Telnyx, settings: TelnyxSettings, order: NumberOrder): Promise<ProvisionedNumber> {
   const id = order.id!;
   const current =
     order.status === 'pending'
@@ -103,6 +104,13 @@ async function settle(client: Telnyx, order: NumberOrder): Promise<ProvisionedNu
   if (current.status === 'success') {
     const phoneNumber = current.phone_numbers?.[0]?.phone_number;
     if (!phoneNumber) throw new Error(`Telnyx number order ${id} succeeded without its phone number`);
+    try {
+      await assignCampaign(client, settings, phoneNumber);
+    } catch (err) {
+      // The line will not be made with it: a number that cannot text is given back rather than kept and billed.
+      if (err instanceof CarrierRejectedError) await releaseTelnyxNumber(client, { phoneNumber });
+      throw err;
+    }
     return { phoneNumber, carrierRef: id };
   }
   if (current.status === 'failure')

@@ -16,10 +16,11 @@ import type { TwilioRelayCommands } from './callbacks/relayCommands';
 import { streamTwiml } from './callbacks/twiml';
 import { verifyTwilioUpgrade } from './callbacks/verify';
 import { transferTwiml } from './callbacks/transfer';
-import { twilioClient, type TwilioAccount } from './client';
+import { toRefusal, twilioCall, twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
 import { openTwilioRecording } from './recordings';
 import { twilioVoice } from './voices';
+import { joinMessagingService } from './messagingService';
 
 /**
  * The number Twilio's test credentials buy (and call and text from): its documented "magic"
@@ -46,6 +47,11 @@ export interface TwilioCarrierOptions {
   media?: MediaSocketServer;
   /** The record of Calls and Messages creates shared by every worker (Postgres in a deployment). */
   attempts: CreateAttempts;
+  /**
+   * The Messaging Service (`MG…`, registered for US A2P 10DLC) every bought number joins and every SMS is
+   * sent through (./messagingService.ts). Live only: test credentials cannot use Messaging Services.
+   */
+  messagingServiceSid?: string;
 }
 
 /**
@@ -77,14 +83,33 @@ export class TwilioCarrier implements CarrierAdapter {
       }
       // The idempotency key is the number's FriendlyName: a retry finds the number the first attempt bought.
       const [owned] = await this.client.incomingPhoneNumbers.list({ friendlyName: request.idempotencyKey, limit: 1 });
-      if (owned) return { phoneNumber: owned.phoneNumber, carrierRef: owned.sid };
-      const [available] = await this.client
-        .availablePhoneNumbers(request.country)
-        .local.list({ voiceEnabled: true, smsEnabled: true, limit: 1 });
-      if (!available) throw new CarrierRejectedError(`Twilio has no local number with voice and SMS in ${request.country}`);
-      const bought = await this.client.incomingPhoneNumbers.create({ phoneNumber: available.phoneNumber, ...callbacks });
-      return { phoneNumber: bought.phoneNumber, carrierRef: bought.sid };
+      const number = owned ?? (await this.buyNumber(request.country, callbacks));
+      // A number is the line's once it can text: joined to the Messaging Service (a retry joins it again, harmlessly).
+      await this.joinMessagingService(number);
+      return { phoneNumber: number.phoneNumber, carrierRef: number.sid };
     });
+  }
+
+  private async buyNumber(country: string, callbacks: ReturnType<TwilioCarrier['numberCallbacks']>) {
+    const [available] = await this.client.availablePhoneNumbers(country).local.list({ voiceEnabled: true, smsEnabled: true, limit: 1 });
+    if (!available) throw new CarrierRejectedError(`Twilio has no local number with voice and SMS in ${country}`);
+    return this.client.incomingPhoneNumbers.create({ phoneNumber: available.phoneNumber, ...callbacks });
+  }
+
+  /**
+   * Joins a bought number to the Messaging Service; a refusal gives the number back (a line that cannot
+   * text is not made with it, and an unused number is not kept and billed) before it is reported.
+   */
+  private async joinMessagingService(number: { sid: string; phoneNumber: string }): Promise<void> {
+    const serviceSid = this.options.messagingServiceSid;
+    if (!serviceSid) return;
+    try {
+      await joinMessagingService(this.client, serviceSid, number.sid);
+    } catch (err) {
+      if (!(toRefusal(err) instanceof CarrierRejectedError)) throw err;
+      await ignoreNotFound(() => this.client.incomingPhoneNumbers(number.sid).remove());
+      throw err;
+    }
   }
 
   async releaseNumber(request: { phoneNumber: string }): Promise<void> {
@@ -211,6 +236,8 @@ export class TwilioCarrier implements CarrierAdapter {
         twilioCall('send a message', async () => {
           const message = await this.client.messages.create({
             from: request.from,
+            // With the line's number as `from`, the service sends from that sender of its pool and applies its A2P registration.
+            ...(this.options.messagingServiceSid ? { messagingServiceSid: this.options.messagingServiceSid } : {}),
             to: request.to,
             body: request.text,
             statusCallback: this.url(TWILIO_CALLBACK_PATHS.messageStatus, { message_id: request.messageId }),
@@ -283,21 +310,6 @@ export class TwilioCarrier implements CarrierAdapter {
   /** Calls update on a live call; a call Twilio no longer has (or has ended) is a refusal. */
   private async update(what: string, carrierCallId: string, params: Record<string, unknown>): Promise<void> {
     await twilioCall(what, () => this.client.calls(carrierCallId).update(params));
-  }
-}
-
-/** Twilio's 4xx (but 429) is a refusal it will repeat; anything else (5xx, 429, network) may pass on a retry. */
-async function twilioCall<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (err instanceof CarrierRejectedError) throw err;
-    if (typeof status === 'number' && status >= 400 && status < 500 && status !== 429) {
-      const code = (err as { code?: number }).code;
-      throw new CarrierRejectedError(`Twilio refused to ${what}: ${status}${code ? ` (${code})` : ''} ${(err as Error).message}`);
-    }
-    throw new Error(`Twilio error trying to ${what}: ${status ?? ''} ${(err as Error).message}`.trim(), { cause: err });
   }
 }
 
