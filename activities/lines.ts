@@ -19,7 +19,9 @@ export function createLineActivities({ db, carrier, now }: LineActivityDeps) {
         const provisioned = await carrier.provisionNumber({ idempotencyKey: `line:${lineId}`, country: 'US' });
         return { phoneNumber: parsePhoneNumberWithError(provisioned.phoneNumber).number };
       } catch (err) {
-        if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
+        // The provider and its code ride along (the failure's details) for whoever reports the refusal.
+        if (err instanceof CarrierRejectedError)
+          throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected', ...(err.refusal ? [err.refusal] : []));
         throw err;
       }
     },

@@ -40,6 +40,8 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
       attempts: postgresCreateAttempts(db),
       // Test credentials cannot use Messaging Services (403): the test account sends from its test number alone.
       messagingServiceSid: environment === 'live' ? config.twilio.liveMessagingServiceSid : undefined,
+      regulation:
+        environment === 'live' ? { addressSids: config.twilio.liveAddressSids, bundleSids: config.twilio.liveBundleSids } : undefined,
     });
   };
   return new EnvironmentCarrier({ test: forEnvironment('test'), live: forEnvironment('live') }, environmentLookup(db));
@@ -59,6 +61,7 @@ function telnyxCarrier(config: Config): CarrierAdapter {
       connectionId: requireSetting(config.telnyx.connectionId, 'TELNYX_CONNECTION_ID'),
       messagingProfileId: requireSetting(config.telnyx.messagingProfileId, 'TELNYX_MESSAGING_PROFILE_ID'),
       campaignId: config.telnyx.campaignId,
+      requirementGroups: config.telnyx.requirementGroups,
       webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
       transcriptionLanguage: config.telnyx.transcriptionLanguage,
     },

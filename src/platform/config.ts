@@ -85,6 +85,12 @@ export interface Config {
      */
     liveMessagingServiceSid?: string;
     /**
+     * TWILIO_LIVE_ADDRESS_SIDS / TWILIO_LIVE_BUNDLE_SIDS (`DE:AD…,FR:AD…`): the Address and the Regulatory
+     * Bundle a live number of that country is bought with, where Twilio requires them (docs/carriers.md).
+     */
+    liveAddressSids?: Readonly<Record<string, string>>;
+    liveBundleSids?: Readonly<Record<string, string>>;
+    /**
      * Audio lines: the worker listens on TWILIO_MEDIA_PORT for Twilio's Media Streams, which Twilio reaches at
      * TWILIO_MEDIA_URL (a `wss://` URL of this worker). Both unset: audio lines are refused on Twilio.
      */
@@ -102,6 +108,8 @@ export interface Config {
     messagingProfileId: string | undefined;
     /** TELNYX_10DLC_CAMPAIGN_ID: the approved 10DLC campaign every US local number is assigned to (src/adapters/carrier/telnyx/messaging.ts). */
     campaignId?: string;
+    /** TELNYX_REQUIREMENT_GROUPS (`DE:<id>,FR:<id>`): the requirement group a number order of that country carries. */
+    requirementGroups?: Readonly<Record<string, string>>;
     /** TELNYX_BASE_URL: Telnyx's API by default; a local contract stub in tests. */
     baseUrl: string | undefined;
     /** TELNYX_TRANSCRIPTION_LANGUAGE: the language Telnyx transcribes callers in (`en` by default). */
@@ -227,6 +235,21 @@ function booleanFromEnv(name: string, env: NodeJS.ProcessEnv): boolean {
   throw new Error(`${name} must be true or false, got "${raw}"`);
 }
 
+/** `CC:value,CC:value` (ISO 3166 alpha-2 country codes) as a map; a malformed entry is refused at startup. */
+function byCountryFromEnv(name: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const byCountry: Record<string, string> = {};
+  for (const entry of entries) {
+    const match = /^([A-Z]{2}):(\S+)$/.exec(entry);
+    if (!match) throw new Error(`${name} must be a list of COUNTRY:value (e.g. DE:AD0123…,FR:AD4567…), got "${entry}"`);
+    byCountry[match[1]] = match[2];
+  }
+  return byCountry;
+}
+
 /** A TCP port (0: any free one) from the environment. */
 function portFromEnv(name: string, env: NodeJS.ProcessEnv): number {
   const port = intFromEnv(name, 0, env);
@@ -331,6 +354,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       live: twilioAccountFromEnv('TWILIO_LIVE', env),
       apiBaseUrl: env.TWILIO_API_BASE_URL || undefined,
       liveMessagingServiceSid: env.TWILIO_LIVE_MESSAGING_SERVICE_SID || undefined,
+      liveAddressSids: byCountryFromEnv('TWILIO_LIVE_ADDRESS_SIDS', env),
+      liveBundleSids: byCountryFromEnv('TWILIO_LIVE_BUNDLE_SIDS', env),
       mediaUrl: env.TWILIO_MEDIA_URL || undefined,
       mediaPort: env.TWILIO_MEDIA_PORT ? int('TWILIO_MEDIA_PORT', 0) : undefined,
     },
@@ -341,6 +366,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       connectionId: env.TELNYX_CONNECTION_ID || undefined,
       messagingProfileId: env.TELNYX_MESSAGING_PROFILE_ID || undefined,
       campaignId: env.TELNYX_10DLC_CAMPAIGN_ID || undefined,
+      requirementGroups: byCountryFromEnv('TELNYX_REQUIREMENT_GROUPS', env),
       baseUrl: env.TELNYX_BASE_URL || undefined,
       transcriptionLanguage: env.TELNYX_TRANSCRIPTION_LANGUAGE || 'en',
       mediaUrl: env.TELNYX_MEDIA_URL || undefined,

@@ -91,9 +91,21 @@ describe('TelnyxCarrier', () => {
       stub.scriptOrders('requirements');
       const refused = await carrier.provisionNumber({ idempotencyKey: 'line:documents', country: 'US' }).catch((err: Error) => err);
       expect(refused).toBeInstanceOf(CarrierRejectedError);
-      expect((refused as CarrierRejectedError).message).toMatch(/requirements_met: false/);
+      expect((refused as CarrierRejectedError).message).toMatch(/requirements_met: false.*TELNYX_REQUIREMENT_GROUPS/);
       expect((refused as CarrierRejectedError).refusal).toEqual({ provider: 'telnyx', code: 'requirements_met_false' });
     });
+  });
+
+  it('a number order in a country with regulatory requirements carries that country’s requirement group', async () => {
+    stub.offerNumbers('+4930901820');
+    const regulated = telnyxCarrierOn(stub, { requirementGroups: { DE: '3fa85f64-5717-4562-b3fc-2c963f66afa6' } });
+    await regulated.provisionNumber({ idempotencyKey: 'line:de', country: 'DE' });
+    const order = stub.requests.find(
+      (r) => r.method === 'POST' && r.path === '/v2/number_orders' && r.body.customer_reference === 'line:de',
+    );
+    expect(order?.body.phone_numbers).toEqual([
+      { phone_number: '+4930901820', requirement_group_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6' },
+    ]);
   });
 
   describe('US messaging: 10DLC campaign (issue 26 item 4)', () => {

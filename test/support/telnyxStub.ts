@@ -300,7 +300,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     }
     if (req.method === 'GET' && path === '/v2/available_phone_numbers') {
       const country = url.searchParams.get('filter[country_code]');
-      if (country !== 'US') return ok(res, []);
+      if (country !== 'US' && toOffer.length === 0) return ok(res, []);
       return ok(
         res,
         [{ record_type: 'available_phone_number', phone_number: offerNumber(), features: [{ name: 'sms' }, { name: 'voice' }] }],

@@ -146,6 +146,15 @@ export function twilioSignature(authToken: string, url: string, params: Record<s
   return crypto.createHmac('sha1', authToken).update(Buffer.from(data, 'utf8')).digest('base64');
 }
 
+/**
+ * Countries whose numbers Twilio sells only with regulatory documents: a number there is bought with an
+ * `AddressSid` (else 21631 "Phone Number Requires an Address", twilio.com/docs/api/errors/21631) and an
+ * approved `BundleSid` (else 21649, Twilio changelog 2020-02-12 "Regulated Number Bundle Provisioning
+ * Requirement"; its message text here is ours, Twilio documents the code). Germany's local numbers need
+ * both (twilio.com/guidelines/de/regulatory); their search results say `address_requirements: local`.
+ */
+const REGULATED_COUNTRIES: Readonly<Record<string, { prefix: string }>> = { DE: { prefix: '+4930' } };
+
 function sid(prefix: string): string {
   return prefix + crypto.randomBytes(16).toString('hex');
 }
@@ -386,12 +395,13 @@ export async function startTwilioStub(
       let match: RegExpExecArray | null;
 
       if ((match = /^\/AvailablePhoneNumbers\/([A-Z]{2})\/Local\.json$/.exec(rest)) && req.method === 'GET') {
+        const regulated = REGULATED_COUNTRIES[match[1]];
         const numbersFound = [0, 1].map((i) => ({
           friendly_name: `(555) 555-${nextNumber + i}`,
-          phone_number: `+1555${nextNumber + i}`,
+          phone_number: `${regulated?.prefix ?? '+1555'}${nextNumber + i}`,
           iso_country: match![1],
           capabilities: { voice: true, SMS: true, MMS: true },
-          address_requirements: 'none',
+          address_requirements: regulated ? 'local' : 'none',
           beta: false,
         }));
         return json(res, 200, page('available_phone_numbers', numbersFound, path));
@@ -409,6 +419,11 @@ export async function startTwilioStub(
         if (!phoneNumber) return error(res, 400, 21421, 'PhoneNumber is required');
         if ([...numbers.values()].some((n) => n.phoneNumber === phoneNumber))
           return error(res, 400, 21422, 'Phone number is not available');
+        const regulated = Object.values(REGULATED_COUNTRIES).find((country) => phoneNumber.startsWith(country.prefix));
+        if (regulated && !/^AD[0-9a-f]{32}$/.test(one(params.AddressSid) ?? ''))
+          return error(res, 400, 21631, 'Phone Number Requires an Address');
+        if (regulated && !/^BU[0-9a-f]{32}$/.test(one(params.BundleSid) ?? ''))
+          return error(res, 400, 21649, 'Phone Number Requires a Bundle');
         nextNumber += 2;
         const number: StubNumber = {
           sid: sid('PN'),

@@ -371,6 +371,21 @@ describe('startup configuration check', () => {
       expect(() => loadConfig({ ...telnyxLive, SMS_NON_US_ONLY: 'yes' })).toThrow('SMS_NON_US_ONLY must be true or false, got "yes"');
     });
 
+    it('reads per-country regulatory settings as COUNTRY:value lists and refuses a malformed one', () => {
+      const config = loadConfig({
+        ...productionEnv(),
+        TWILIO_LIVE_ADDRESS_SIDS: `DE:AD${'a'.repeat(32)}, FR:AD${'b'.repeat(32)}`,
+        TWILIO_LIVE_BUNDLE_SIDS: `DE:BU${'c'.repeat(32)}`,
+        TELNYX_REQUIREMENT_GROUPS: 'GB:3fa85f64-5717-4562-b3fc-2c963f66afa6',
+      });
+      expect(config.twilio.liveAddressSids).toEqual({ DE: `AD${'a'.repeat(32)}`, FR: `AD${'b'.repeat(32)}` });
+      expect(config.twilio.liveBundleSids).toEqual({ DE: `BU${'c'.repeat(32)}` });
+      expect(config.telnyx.requirementGroups).toEqual({ GB: '3fa85f64-5717-4562-b3fc-2c963f66afa6' });
+      expect(() => loadConfig({ ...productionEnv(), TWILIO_LIVE_BUNDLE_SIDS: 'germany=BU1' })).toThrow(
+        'TWILIO_LIVE_BUNDLE_SIDS must be a list of COUNTRY:value',
+      );
+    });
+
     it('CARRIER_PROVIDER=telnyx still works, as live Telnyx with test on the simulator, and is reported as deprecated', () => {
       const alias = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER: 'telnyx' };
       const config = loadConfig(alias);

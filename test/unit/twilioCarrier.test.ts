@@ -113,6 +113,50 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     });
   });
 
+  describe('numbers outside the US: Address and Bundle (issue 26, non-US requirements)', () => {
+    const germany = (regulation?: { addressSids?: Record<string, string>; bundleSids?: Record<string, string> }) =>
+      new TwilioCarrier({
+        account: { accountSid: stub.accountSid, authToken: stub.authToken },
+        publicBaseUrl,
+        mode: 'live',
+        apiBaseUrl: stub.url,
+        relay,
+        attempts: memoryCreateAttempts(),
+        ...(regulation ? { regulation } : {}),
+      });
+    const address = `AD${'1'.repeat(32)}`;
+    const bundle = `BU${'2'.repeat(32)}`;
+
+    it('without them Twilio refuses the purchase (21631, 21649) and the refusal names Twilio’s code and the setting', async () => {
+      const noAddress = await germany()
+        .provisionNumber({ idempotencyKey: 'line:de-1', country: 'DE' })
+        .catch((err: Error) => err);
+      expect(noAddress).toBeInstanceOf(CarrierRejectedError);
+      expect((noAddress as CarrierRejectedError).refusal).toEqual({ provider: 'twilio', code: '21631' });
+      expect((noAddress as Error).message).toBe(
+        'Twilio refused to buy a number: 400 (21631) Phone Number Requires an Address (numbers in DE need it: set TWILIO_LIVE_ADDRESS_SIDS=DE:… on the worker, docs/carriers.md)',
+      );
+      const noBundle = await germany({ addressSids: { DE: address } })
+        .provisionNumber({ idempotencyKey: 'line:de-2', country: 'DE' })
+        .catch((err: Error) => err);
+      expect((noBundle as CarrierRejectedError).refusal).toEqual({ provider: 'twilio', code: '21649' });
+      expect((noBundle as Error).message).toMatch(/set TWILIO_LIVE_BUNDLE_SIDS=DE:… on the worker/);
+      expect([...stub.numbers.values()].filter((n) => n.phoneNumber.startsWith('+49'))).toEqual([]);
+    });
+
+    it('with the country’s Address and Bundle configured, the number is bought with them', async () => {
+      const bought = await germany({ addressSids: { DE: address }, bundleSids: { DE: bundle } }).provisionNumber({
+        idempotencyKey: 'line:de-3',
+        country: 'DE',
+      });
+      expect(bought.phoneNumber).toMatch(/^\+4930/);
+      const purchase = stub.requests.find(
+        (r) => r.method === 'POST' && r.path.endsWith('/IncomingPhoneNumbers.json') && r.params.FriendlyName === 'line:de-3',
+      );
+      expect(purchase?.params).toMatchObject({ AddressSid: address, BundleSid: bundle });
+    });
+  });
+
   it('with test credentials buys only the test number and never searches inventory', async () => {
     const testCarrier = new TwilioCarrier({
       account: { accountSid: stub.accountSid, authToken: stub.authToken },

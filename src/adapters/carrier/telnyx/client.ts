@@ -12,6 +12,8 @@ export interface TelnyxSettings {
   messagingProfileId: string;
   /** The approved 10DLC campaign every US local number is assigned to (./messaging.ts); none: no assignment. */
   campaignId?: string;
+  /** Requirement groups by country (ISO 3166 alpha-2), satisfying number orders' regulatory requirements there. */
+  requirementGroups?: Readonly<Record<string, string>>;
   /** Where Telnyx posts call and message webhooks: `<PUBLIC_BASE_URL>/carrier/telnyx/events`. */
   webhookUrl: string;
   /** The language Telnyx transcribes callers in (Telnyx reports none per sentence). */

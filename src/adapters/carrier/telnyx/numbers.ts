@@ -82,9 +82,10 @@ async function placeOrder(
   );
   const candidate = available?.data?.[0]?.phone_number;
   if (!candidate) throw new CarrierRejectedError(`Telnyx has no voice and SMS number available in ${request.country}`);
+  const requirementGroup = settings.requirementGroups?.[request.country];
   const created = await telnyxRequest('POST /number_orders', () =>
     client.numberOrders.create({
-      phone_numbers: [{ phone_number: candidate }],
+      phone_numbers: [{ phone_number: candidate, ...(requirementGroup ? { requirement_group_id: requirementGroup } : {}) }],
       connection_id: settings.connectionId,
       messaging_profile_id: settings.messagingProfileId,
       customer_reference: customerReference,
@@ -117,10 +118,10 @@ async function settle(client: Telnyx, settings: TelnyxSettings, order: NumberOrd
     // Ordered again (a fresh reference) by the activity's next attempt: this one never became a number.
     throw new Error(`Telnyx number order ${id} failed; the next attempt orders another number`);
   if (current.requirements_met === false)
-    throw new CarrierRejectedError(`Telnyx number order ${id} waits for regulatory requirements (requirements_met: false)`, {
-      provider: 'telnyx',
-      code: 'requirements_met_false',
-    });
+    throw new CarrierRejectedError(
+      `Telnyx number order ${id} waits for regulatory requirements (requirements_met: false): give the country a requirement group (TELNYX_REQUIREMENT_GROUPS, docs/carriers.md)`,
+      { provider: 'telnyx', code: 'requirements_met_false' },
+    );
   throw new NumberOrderPendingError(id);
 }
 

@@ -52,6 +52,12 @@ export interface TwilioCarrierOptions {
    * sent through (./messagingService.ts). Live only: test credentials cannot use Messaging Services.
    */
   messagingServiceSid?: string;
+  /**
+   * Where Twilio requires them (most countries outside the US and Canada), the Address and the Regulatory
+   * Bundle a number of each country is bought with (ISO 3166 alpha-2 → `AD…` / `BU…`). A country without
+   * them is refused by Twilio (21631, 21649), which the refusal names with the setting to fill in.
+   */
+  regulation?: { addressSids?: Readonly<Record<string, string>>; bundleSids?: Readonly<Record<string, string>> };
 }
 
 /**
@@ -93,7 +99,18 @@ export class TwilioCarrier implements CarrierAdapter {
   private async buyNumber(country: string, callbacks: ReturnType<TwilioCarrier['numberCallbacks']>) {
     const [available] = await this.client.availablePhoneNumbers(country).local.list({ voiceEnabled: true, smsEnabled: true, limit: 1 });
     if (!available) throw new CarrierRejectedError(`Twilio has no local number with voice and SMS in ${country}`);
-    return this.client.incomingPhoneNumbers.create({ phoneNumber: available.phoneNumber, ...callbacks });
+    const addressSid = this.options.regulation?.addressSids?.[country];
+    const bundleSid = this.options.regulation?.bundleSids?.[country];
+    try {
+      return await this.client.incomingPhoneNumbers.create({
+        phoneNumber: available.phoneNumber,
+        ...callbacks,
+        ...(addressSid ? { addressSid } : {}),
+        ...(bundleSid ? { bundleSid } : {}),
+      });
+    } catch (err) {
+      throw regulatoryRefusal(toRefusal(err, 'buy a number'), country);
+    }
   }
 
   /**
@@ -311,6 +328,23 @@ export class TwilioCarrier implements CarrierAdapter {
   private async update(what: string, carrierCallId: string, params: Record<string, unknown>): Promise<void> {
     await twilioCall(what, () => this.client.calls(carrierCallId).update(params));
   }
+}
+
+/**
+ * Twilio's refusals of a purchase for want of regulatory documents, with what the operator sets:
+ * 21631 "Phone Number Requires an Address" (twilio.com/docs/api/errors/21631) and 21649, a number with
+ * identity regulations bought without an approved BundleSid (Twilio changelog 2020-02-12, "Regulated
+ * Number Bundle Provisioning Requirement").
+ */
+const REGULATORY_SETTINGS: Readonly<Record<string, string>> = { '21631': 'TWILIO_LIVE_ADDRESS_SIDS', '21649': 'TWILIO_LIVE_BUNDLE_SIDS' };
+
+function regulatoryRefusal(err: Error, country: string): Error {
+  const setting = err instanceof CarrierRejectedError ? REGULATORY_SETTINGS[err.refusal?.code ?? ''] : undefined;
+  if (!setting || !(err instanceof CarrierRejectedError)) return err;
+  return new CarrierRejectedError(
+    `${err.message} (numbers in ${country} need it: set ${setting}=${country}:… on the worker, docs/carriers.md)`,
+    err.refusal,
+  );
 }
 
 async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
