@@ -94,7 +94,8 @@ export interface TwilioStub {
    * creates one (as in the Console) and answers its `MG…` SID.
    */
   messagingServices: Map<string, Set<string>>;
-  addMessagingService(): string;
+  /** `smartEncoding`: the service replaces Unicode characters with their GSM-7 look-alikes (Twilio's Smart Encoding), e.g. ’ with '. */
+  addMessagingService(options?: { smartEncoding?: boolean }): string;
   /** Every REST request received (method, path, form params). */
   requests: Array<{ method: string; path: string; params: Record<string, string | string[]> }>;
   /** Waits for the callbacks queued for a call so far. */
@@ -170,9 +171,15 @@ function parseForm(raw: string): Record<string, string | string[]> {
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-/** `firstNumber`: the seven digits after +1555 of the first number offered (suites sharing a database offer different ones). */
+/**
+ * `firstNumber`: the seven digits after +1555 of the first number offered (suites sharing a database offer
+ * different ones). `testCredentials`: the account is Twilio's test credentials, which may only POST
+ * IncomingPhoneNumbers, Messages and Calls; "Requests to any other resource with test credentials will receive
+ * a 403 Forbidden response" (twilio.com/docs/iam/test-credentials), error 20008 "Cannot access this resource
+ * with Test Credentials" (twilio.com/docs/api/errors/20008).
+ */
 export async function startTwilioStub(
-  options: { accountSid?: string; authToken?: string; firstNumber?: number } = {},
+  options: { accountSid?: string; authToken?: string; firstNumber?: number; testCredentials?: boolean } = {},
 ): Promise<TwilioStub> {
   const accountSid = options.accountSid ?? sid('AC');
   const authToken = options.authToken ?? crypto.randomBytes(16).toString('hex');
@@ -186,6 +193,7 @@ export async function startTwilioStub(
   };
   const numbers = new Map<string, StubNumber>();
   const messagingServices: TwilioStub['messagingServices'] = new Map();
+  const smartEncoding = new Set<string>();
   const recordings: TwilioStub['recordings'] = new Map();
   const addRecording = (callSid: string, durationMs = 1_000) => {
     const recordingSid = sid('RE');
@@ -355,6 +363,9 @@ export async function startTwilioStub(
       const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
       if (req.headers.authorization !== expected) return error(res, 401, 20003, 'Authenticate');
       const path = url.pathname;
+      const testable = ['IncomingPhoneNumbers', 'Messages', 'Calls'].map((resource) => `${base}/${resource}.json`);
+      if (options.testCredentials && !(req.method === 'POST' && testable.includes(path)))
+        return error(res, 403, 20008, 'Cannot access this resource with Test Credentials');
       // Messaging v1 (https://messaging.twilio.com, rebased here like every host): a Service's PhoneNumbers,
       // shaped as twilio/twilio-oai spec/json/twilio_messaging_v1.json `messaging.v1.service.phone_number`.
       const servicePath = /^\/v1\/Services\/(MG[0-9a-f]{32})\/PhoneNumbers(?:\/(PN[0-9a-f]{32}))?$/.exec(path);
@@ -516,11 +527,14 @@ export async function startTwilioStub(
         if (!to || !/^\+[1-9][0-9]{6,14}$/.test(to))
           return error(res, 400, 21211, `The 'To' number ${to ?? ''} is not a valid phone number.`);
         if (!from || body === undefined) return error(res, 400, 21603, "A 'From' phone number is required.");
+        const service = one(params.MessagingServiceSid);
         const message: StubMessage = {
           sid: sid('SM'),
           from,
           to,
-          body,
+          // Smart Encoding replaces characters with GSM-7 look-alikes (twilio.com/docs/sms/services/smart-encoding-char-list). That the
+          // Message resource then lists the replaced body is an assumption (undocumented): the adapter never matches on the body.
+          body: service && smartEncoding.has(service) ? body.replace(/[‘’]/g, "'").replace(/[“”]/g, '"') : body,
           status: 'queued',
           dateCreated: new Date(),
           statusCallback: one(params.StatusCallback),
@@ -551,9 +565,10 @@ export async function startTwilioStub(
     messages,
     numbers,
     messagingServices,
-    addMessagingService() {
+    addMessagingService(serviceOptions = {}) {
       const serviceSid = sid('MG');
       messagingServices.set(serviceSid, new Set());
+      if (serviceOptions.smartEncoding) smartEncoding.add(serviceSid);
       return serviceSid;
     },
     callbacks,

@@ -246,17 +246,79 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
       expect(stub.calls.get(placed.carrierCallId)).toMatchObject({ to: request.to });
     });
 
-    it('a message: the retry adopts the message with the same text the first attempt created', async () => {
+    it('a message: the retry adopts the message the first attempt created, even with its body rewritten by Smart Encoding', async () => {
       const attempts = memoryCreateAttempts();
-      const request = { messageId: 'm-lost', from: '+15555550100', to: '+15555550186', text: 'Your order is ready', statusUrl: 'unused' };
-      await worker(attempts).sendSms({ ...request, messageId: 'm-other', text: 'Another text' });
+      const serviceSid = stub.addMessagingService({ smartEncoding: true });
+      const through = new TwilioCarrier({
+        account: { accountSid: stub.accountSid, authToken: stub.authToken },
+        publicBaseUrl,
+        mode: 'live',
+        apiBaseUrl: stub.url,
+        relay,
+        attempts,
+        messagingServiceSid: serviceSid,
+      });
+      const request = { messageId: 'm-lost', from: '+15555550100', to: '+15555550186', text: 'Your order’s ready', statusUrl: 'unused' };
+      await through.sendSms({ ...request, messageId: 'm-other', text: 'Another text' });
       stub.loseNextCreateAnswer('Messages');
-      await expect(worker(attempts).sendSms(request)).rejects.toThrow(/Twilio error trying to send a message/);
-      const sent = [...stub.messages.values()].filter((m) => m.to === request.to && m.body === request.text);
+      await expect(through.sendSms(request)).rejects.toThrow(/Twilio error trying to send a message/);
+      const sent = [...stub.messages.values()].filter((m) => m.to === request.to && m.body === "Your order's ready");
       expect(sent).toHaveLength(1);
-      const retried = await worker(attempts).sendSms(request);
+      const retried = await through.sendSms(request);
       expect(retried.carrierMessageId).toBe(sent[0].sid);
-      expect([...stub.messages.values()].filter((m) => m.to === request.to && m.body === request.text)).toHaveLength(1);
+      expect([...stub.messages.values()].filter((m) => m.to === request.to)).toHaveLength(2);
+    });
+
+    it('a message: nothing created after the earlier attempts ended is adopted; the retry sends', async () => {
+      const attempts = memoryCreateAttempts();
+      const request = { messageId: 'm-unsent', from: '+15555550100', to: '+15555550185', text: 'Hello', statusUrl: 'unused' };
+      const unreachable = new TwilioCarrier({
+        account: { accountSid: stub.accountSid, authToken: stub.authToken },
+        publicBaseUrl,
+        mode: 'live',
+        apiBaseUrl: 'http://127.0.0.1:9',
+        relay,
+        attempts,
+      });
+      await expect(unreachable.sendSms(request)).rejects.toThrow(/Twilio error/);
+      // Sent to the same person from the same number by someone else, a minute after that attempt ended (clock skew is 5 s).
+      const later = await worker(memoryCreateAttempts()).sendSms({ ...request, messageId: 'm-elsewhere' });
+      stub.messages.get(later.carrierMessageId)!.dateCreated = new Date(Date.now() + 60_000);
+      const retried = await worker(attempts).sendSms(request);
+      expect(retried.carrierMessageId).not.toBe(later.carrierMessageId);
+      expect([...stub.messages.values()].filter((m) => m.to === request.to)).toHaveLength(2);
+    });
+
+    it('with test credentials (a 403 on every list) a retry after a lost answer sends again instead of looking', async () => {
+      const testStub = await startTwilioStub({ testCredentials: true });
+      try {
+        const testWorker = new TwilioCarrier({
+          account: { accountSid: testStub.accountSid, authToken: testStub.authToken },
+          publicBaseUrl,
+          mode: 'test',
+          apiBaseUrl: testStub.url,
+          relay,
+          attempts: memoryCreateAttempts(),
+        });
+        const request = { messageId: 'm-test', from: TWILIO_TEST_NUMBER, to: '+15555550184', text: 'Test', statusUrl: 'unused' };
+        testStub.loseNextCreateAnswer('Messages');
+        await expect(testWorker.sendSms(request)).rejects.toThrow(/Twilio error trying to send a message/);
+        const retried = await testWorker.sendSms(request);
+        expect(testStub.messages.has(retried.carrierMessageId)).toBe(true);
+        const call = { callId: 'c0ffee00-0000-4000-8000-000000000005', from: TWILIO_TEST_NUMBER, to: '+15555550184', eventsUrl: 'unused' };
+        testStub.loseNextCreateAnswer('Calls');
+        await expect(testWorker.placeCall(call)).rejects.toThrow(/Twilio error trying to place a call/);
+        await testWorker.placeCall(call);
+        expect(testStub.requests.filter((r) => r.method !== 'POST')).toEqual([]);
+        expect(testStub.requests.map((r) => r.path.split('/').pop())).toEqual([
+          'Messages.json',
+          'Messages.json',
+          'Calls.json',
+          'Calls.json',
+        ]);
+      } finally {
+        await testStub.close();
+      }
     });
   });
 
