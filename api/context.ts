@@ -19,7 +19,7 @@ export interface AppDeps {
   now: () => Date;
   /**
    * Declines a ringing inbound call on a carrier that would retry a refused webhook instead
-   * (Telnyx); src/main builds it from CARRIER_PROVIDER. Absent for the simulator, which declines on a non-2xx.
+   * (Telnyx); src/main builds it when an environment is on Telnyx. Absent otherwise: the simulator declines on a non-2xx.
    */
   declineCall?: (carrierCallId: string) => Promise<void>;
   /**

@@ -11,7 +11,7 @@ import { withinCarrierReach } from '../../../src/domain/carriers/reach';
 import { carrierReachOf } from '../../carrierAuth';
 
 /*
- * Where Telnyx posts call and message webhooks (CARRIER_PROVIDER=telnyx), verified by its Ed25519
+ * Where Telnyx posts call and message webhooks (CARRIER_PROVIDER_LIVE=telnyx), verified by its Ed25519
  * signature (api/carrierAuth.ts). Each event is translated into the carrier callback the simulator
  * sends (src/adapters/carrier/callbacks/telnyx/webhook.ts) and handled by the same code as `/carrier/events`
  * and `/carrier/messages`. Events Switchboard does not act on are acknowledged and dropped.
