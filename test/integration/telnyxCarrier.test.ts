@@ -8,7 +8,7 @@ import type { Config } from '../../src/platform/config';
 import { eventually, useHarness, webhookLine } from '../support/harness';
 import { customer, type Line } from '../support/customer';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { startTelnyxStub, type StubCall, type TelnyxStub } from '../support/telnyxStub';
+import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
 
 /**
  * The simulator's scenarios on the Telnyx carrier (CARRIER_PROVIDER_LIVE=telnyx): the worker drives a
@@ -26,17 +26,11 @@ describe('Telnyx carrier', () => {
   beforeAll(async () => {
     stub = await startTelnyxStub();
     receiver = await startReceiver();
-    overrides.telnyx = {
-      apiKey: stub.apiKey,
-      publicKey: stub.publicKey,
-      connectionId: 'stub-connection',
-      messagingProfileId: 'stub-profile',
+    overrides.telnyx = telnyxConfigOn(stub, {
       campaignId: 'stub-campaign',
-      baseUrl: stub.baseUrl,
-      transcriptionLanguage: 'en',
       mediaUrl: `ws://127.0.0.1:${MEDIA_PORT}/telnyx/media`,
       mediaPort: MEDIA_PORT,
-    };
+    });
   });
   const ctx = useHarness({ worker: true, overrides });
   beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));

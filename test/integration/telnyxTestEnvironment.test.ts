@@ -12,7 +12,7 @@ import { customer, type Line } from '../support/customer';
 import { eventually, useHarness, webhookLine } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
-import { startTelnyxStub, type TelnyxStub } from '../support/telnyxStub';
+import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from '../support/telnyxStub';
 
 /**
  * Test keys on a Telnyx deployment (issue 26 item 6): Telnyx has no test mode, so the live
@@ -28,16 +28,7 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
   beforeAll(async () => {
     stub = await startTelnyxStub();
     receiver = await startReceiver();
-    overrides.telnyx = {
-      apiKey: stub.apiKey,
-      publicKey: stub.publicKey,
-      connectionId: 'stub-connection',
-      messagingProfileId: 'stub-profile',
-      baseUrl: stub.baseUrl,
-      transcriptionLanguage: 'en',
-      mediaUrl: undefined,
-      mediaPort: undefined,
-    };
+    overrides.telnyx = telnyxConfigOn(stub);
   });
   const ctx = useHarness({ worker: true, overrides });
   beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));

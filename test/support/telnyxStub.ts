@@ -7,6 +7,7 @@ import type { NumberOrderWithPhoneNumbers } from 'telnyx/resources/number-orders
 import type { PhoneNumberCampaign } from 'telnyx/resources/messaging-10dlc/phone-number-campaigns';
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import type { TelnyxSettings } from '../../src/adapters/carrier/telnyx/client';
+import type { Config } from '../../src/platform/config';
 
 /**
  * A local contract stub of Telnyx's v2 API, written from Telnyx's public API reference (paths,
@@ -706,4 +707,19 @@ export function telnyxCarrierOn(stub: TelnyxStub, settings: Partial<TelnyxSettin
     transcriptionLanguage: 'en',
     ...settings,
   });
+}
+
+/** A deployment's Telnyx settings (TELNYX_*) for an account played by `stub`: the harness's `overrides.telnyx`. */
+export function telnyxConfigOn(stub: TelnyxStub, settings: Partial<Config['telnyx']> = {}): Config['telnyx'] {
+  return {
+    apiKey: stub.apiKey,
+    publicKey: stub.publicKey,
+    connectionId: 'stub-connection',
+    messagingProfileId: 'stub-profile',
+    baseUrl: stub.baseUrl,
+    transcriptionLanguage: 'en',
+    mediaUrl: undefined,
+    mediaPort: undefined,
+    ...settings,
+  };
 }

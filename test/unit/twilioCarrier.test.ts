@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import type { TwilioRelayCommand } from '../../src/adapters/carrier/twilio/callbacks/relayCommands';
-import { TWILIO_TEST_NUMBER, TwilioCarrier } from '../../src/adapters/carrier/twilio/twilioCarrier';
+import { TWILIO_TEST_NUMBER, TwilioCarrier, type TwilioCarrierOptions } from '../../src/adapters/carrier/twilio/twilioCarrier';
 import { memoryCreateAttempts } from '../support/memoryCreateAttempts';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 
@@ -16,6 +16,18 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
   const relayed: Array<[string, TwilioRelayCommand]> = [];
   const relay = { send: async (callSid: string, command: TwilioRelayCommand) => void relayed.push([callSid, command]) };
 
+  /** The adapter on the stub's account, live, with its own create record unless given one; `options` overrides. */
+  const twilioOn = (options: Partial<TwilioCarrierOptions> = {}) =>
+    new TwilioCarrier({
+      account: { accountSid: stub.accountSid, authToken: stub.authToken },
+      publicBaseUrl,
+      mode: 'live',
+      apiBaseUrl: stub.url,
+      relay,
+      attempts: memoryCreateAttempts(),
+      ...options,
+    });
+
   beforeAll(async () => {
     stub = await startTwilioStub();
     // Stands in for the API: accepts every callback with empty TwiML.
@@ -28,14 +40,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     publicBaseUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/base`;
-    carrier = new TwilioCarrier({
-      account: { accountSid: stub.accountSid, authToken: stub.authToken },
-      publicBaseUrl,
-      mode: 'live',
-      apiBaseUrl: stub.url,
-      relay,
-      attempts: memoryCreateAttempts(),
-    });
+    carrier = twilioOn();
   });
   afterAll(async () => {
     await stub.close();
@@ -67,15 +72,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     let texting: TwilioCarrier;
     beforeAll(() => {
       serviceSid = stub.addMessagingService();
-      texting = new TwilioCarrier({
-        account: { accountSid: stub.accountSid, authToken: stub.authToken },
-        publicBaseUrl,
-        mode: 'live',
-        apiBaseUrl: stub.url,
-        relay,
-        attempts: memoryCreateAttempts(),
-        messagingServiceSid: serviceSid,
-      });
+      texting = twilioOn({ messagingServiceSid: serviceSid });
     });
     const joins = () => stub.requests.filter((r) => r.method === 'POST' && r.path === `/v1/Services/${serviceSid}/PhoneNumbers`);
 
@@ -96,15 +93,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     });
 
     it('a number the service will not take is given back, and the refusal names Twilio’s code', async () => {
-      const elsewhere = new TwilioCarrier({
-        account: { accountSid: stub.accountSid, authToken: stub.authToken },
-        publicBaseUrl,
-        mode: 'live',
-        apiBaseUrl: stub.url,
-        relay,
-        attempts: memoryCreateAttempts(),
-        messagingServiceSid: `MG${'f'.repeat(32)}`,
-      });
+      const elsewhere = twilioOn({ messagingServiceSid: `MG${'f'.repeat(32)}` });
       const before = new Set(stub.numbers.keys());
       const refused = await elsewhere.provisionNumber({ idempotencyKey: 'line:no-service', country: 'US' }).catch((err: Error) => err);
       expect(refused).toBeInstanceOf(CarrierRejectedError);
@@ -115,15 +104,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
 
   describe('numbers outside the US: Address and Bundle (issue 26, non-US requirements)', () => {
     const germany = (regulation?: { addressSids?: Record<string, string>; bundleSids?: Record<string, string> }) =>
-      new TwilioCarrier({
-        account: { accountSid: stub.accountSid, authToken: stub.authToken },
-        publicBaseUrl,
-        mode: 'live',
-        apiBaseUrl: stub.url,
-        relay,
-        attempts: memoryCreateAttempts(),
-        ...(regulation ? { regulation } : {}),
-      });
+      twilioOn(regulation ? { regulation } : {});
     const address = `AD${'1'.repeat(32)}`;
     const bundle = `BU${'2'.repeat(32)}`;
 
@@ -158,14 +139,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
   });
 
   it('with test credentials buys only the test number and never searches inventory', async () => {
-    const testCarrier = new TwilioCarrier({
-      account: { accountSid: stub.accountSid, authToken: stub.authToken },
-      publicBaseUrl,
-      mode: 'test',
-      apiBaseUrl: stub.url,
-      relay,
-      attempts: memoryCreateAttempts(),
-    });
+    const testCarrier = twilioOn({ mode: 'test' });
     const sent = stub.requests.length;
     const bought = await testCarrier.provisionNumber({ idempotencyKey: 'line:test', country: 'US' });
     expect(bought.phoneNumber).toBe(TWILIO_TEST_NUMBER);
@@ -204,15 +178,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
   });
 
   describe('Twilio has no idempotency key: a create whose answer was lost is found, not sent again', () => {
-    const worker = (attempts: ReturnType<typeof memoryCreateAttempts>) =>
-      new TwilioCarrier({
-        account: { accountSid: stub.accountSid, authToken: stub.authToken },
-        publicBaseUrl,
-        mode: 'live',
-        apiBaseUrl: stub.url,
-        relay,
-        attempts,
-      });
+    const worker = (attempts: ReturnType<typeof memoryCreateAttempts>) => twilioOn({ attempts });
 
     it('a call: the retry on another worker adopts the call the first attempt created', async () => {
       const attempts = memoryCreateAttempts();
@@ -233,14 +199,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     it('a call whose first attempt never reached Twilio is placed by the retry', async () => {
       const attempts = memoryCreateAttempts();
       const request = { callId: 'c0ffee00-0000-4000-8000-000000000004', from: '+15555550100', to: '+15555550187', eventsUrl: 'unused' };
-      const unreachable = new TwilioCarrier({
-        account: { accountSid: stub.accountSid, authToken: stub.authToken },
-        publicBaseUrl,
-        mode: 'live',
-        apiBaseUrl: 'http://127.0.0.1:9',
-        relay,
-        attempts,
-      });
+      const unreachable = twilioOn({ apiBaseUrl: 'http://127.0.0.1:9', attempts });
       await expect(unreachable.placeCall(request)).rejects.toThrow(/Twilio error/);
       const placed = await worker(attempts).placeCall(request);
       expect(stub.calls.get(placed.carrierCallId)).toMatchObject({ to: request.to });
@@ -249,15 +208,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     it('a message: the retry adopts the message the first attempt created, even with its body rewritten by Smart Encoding', async () => {
       const attempts = memoryCreateAttempts();
       const serviceSid = stub.addMessagingService({ smartEncoding: true });
-      const through = new TwilioCarrier({
-        account: { accountSid: stub.accountSid, authToken: stub.authToken },
-        publicBaseUrl,
-        mode: 'live',
-        apiBaseUrl: stub.url,
-        relay,
-        attempts,
-        messagingServiceSid: serviceSid,
-      });
+      const through = twilioOn({ attempts, messagingServiceSid: serviceSid });
       const request = { messageId: 'm-lost', from: '+15555550100', to: '+15555550186', text: 'Your order’s ready', statusUrl: 'unused' };
       await through.sendSms({ ...request, messageId: 'm-other', text: 'Another text' });
       stub.loseNextCreateAnswer('Messages');
@@ -272,14 +223,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     it('a message: nothing created after the earlier attempts ended is adopted; the retry sends', async () => {
       const attempts = memoryCreateAttempts();
       const request = { messageId: 'm-unsent', from: '+15555550100', to: '+15555550185', text: 'Hello', statusUrl: 'unused' };
-      const unreachable = new TwilioCarrier({
-        account: { accountSid: stub.accountSid, authToken: stub.authToken },
-        publicBaseUrl,
-        mode: 'live',
-        apiBaseUrl: 'http://127.0.0.1:9',
-        relay,
-        attempts,
-      });
+      const unreachable = twilioOn({ apiBaseUrl: 'http://127.0.0.1:9', attempts });
       await expect(unreachable.sendSms(request)).rejects.toThrow(/Twilio error/);
       // Sent to the same person from the same number by someone else, a minute after that attempt ended (clock skew is 5 s).
       const later = await worker(memoryCreateAttempts()).sendSms({ ...request, messageId: 'm-elsewhere' });
