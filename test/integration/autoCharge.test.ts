@@ -15,6 +15,7 @@ import { workerRegistry } from '../../activities/metrics';
 import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
 import { spendOnCalls } from '../support/ledger';
 import { STUB_WEBHOOK_SECRETS, startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
+import { deliverStripeEvent } from '../support/stripeWebhooks';
 
 /** Stripe's test payment methods standing for the simulator's test card numbers. */
 const STRIPE_TEST_CARDS: Readonly<Record<string, string>> = {
@@ -211,10 +212,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       const event = stub!.signedEvent('payment_intent.succeeded', { ...intent, status: 'succeeded' }, STUB_WEBHOOK_SECRETS.live, {
         livemode: true,
       });
-      const delivered = await h.request('POST', '/payments/stripe/webhook', {
-        rawBody: event.body,
-        headers: { 'stripe-signature': event.signature },
-      });
+      const delivered = await deliverStripeEvent(h, event, STUB_WEBHOOK_SECRETS);
       expect(delivered).toMatchObject({ status: 200, body: { result: 'resolved' } });
       await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
       // The workflow takes the webhook's outcome on its next try and moves on; nothing is credited twice.
