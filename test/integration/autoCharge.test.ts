@@ -226,6 +226,24 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       expect(stub!.live.intents.size).toBe(1);
     }, 40_000);
 
+  if (provider === 'stripe')
+    it('an intent Stripe leaves in requires_action off session is a decline (authentication_required), not asked about forever', async () => {
+      await addCard();
+      await spend(300);
+      stub!.live.actionRequired = true;
+      await billing().requestAutoCharge(account);
+      const declined = () => h.db('payment_attempts').where({ workspace_id: account.workspaceId, status: 'declined' }).first();
+      await eventually(async () => (await declined()) ?? undefined);
+      expect(await h.db('payment_attempts').where({ workspace_id: account.workspaceId })).toMatchObject([
+        { status: 'declined', decline_code: 'authentication_required' },
+      ]);
+      expect([...stub!.live.intents.values()]).toMatchObject([{ status: 'requires_action' }]);
+      // Asked once: a decline is final, so the card is not asked again until it changes.
+      expect(processors().live.attempts).toBe(1);
+      expect(await autoRecharges()).toHaveLength(0);
+      expect(await balance()).toBe(200);
+    });
+
   describe('the test environment (M7)', () => {
     const testAccount = () => ({ workspaceId: tenant.workspaceId, environment: 'test' as const });
     const testRecharges = () =>

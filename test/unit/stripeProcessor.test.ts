@@ -85,6 +85,22 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
     });
   });
 
+  it('declines an intent left in requires_action off session as authentication_required, in the answer and on lookup', async () => {
+    stub.test.actionRequired = true;
+    const answer = processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:sca' });
+    await expect(answer).rejects.toBeInstanceOf(CardDeclinedChargeError);
+    await expect(answer).rejects.toMatchObject({ declineCode: 'authentication_required' });
+    expect([...stub.test.intents.values()][0]).toMatchObject({ status: 'requires_action' });
+    expect(await processor.lookUp('auto:sca')).toEqual({ status: 'declined', declineCode: 'authentication_required' });
+    // Stripe's test card that authenticates every payment is declined off session with that code (a card_error).
+    const sca = stripeCardToken(STUB_CUSTOMER, 'pm_card_authenticationRequired');
+    stub.test.actionRequired = false;
+    await expect(processor.charge({ paymentMethodToken: sca, amountCents: 2000, idempotencyKey: 'auto:sca:2' })).rejects.toMatchObject({
+      name: 'CardDeclinedChargeError',
+      declineCode: 'authentication_required',
+    });
+  });
+
   it('maps a card_error to CardDeclinedChargeError with its decline_code', async () => {
     const declining = stripeCardToken(STUB_CUSTOMER, 'pm_card_chargeDeclinedInsufficientFunds');
     const failure = processor.charge({ paymentMethodToken: declining, amountCents: 2000, idempotencyKey: 'auto:2' });
