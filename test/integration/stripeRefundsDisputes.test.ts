@@ -34,8 +34,8 @@ describe('Stripe refunds and disputes in the ledger', () => {
     );
   const deliver = (events: readonly SignedStripeEvent[]) => deliverStripeEvents(ctx.h, events, STUB_WEBHOOK_SECRETS);
 
-  /** A live auto-recharge of $20 on Stripe for the tenant (balance 500 − 300 spent + 2000): its PaymentIntent id. */
-  async function recharged(tenant: Tenant = ctx.tenant): Promise<string> {
+  /** A live card on Stripe, the balance spent down to 200 (below the threshold), and auto-charge asked for. */
+  async function askForRecharge(tenant: Tenant): Promise<void> {
     const { h } = ctx;
     const account = { workspaceId: tenant.workspaceId, environment: 'live' as const };
     await runCommand(
@@ -54,8 +54,13 @@ describe('Stripe refunds and disputes in the ledger', () => {
       now: () => new Date(),
     });
     await billing.requestAutoCharge(account);
+  }
+
+  /** A live auto-recharge of $20 on Stripe for the tenant (balance 500 − 300 spent + 2000): its PaymentIntent id. */
+  async function recharged(tenant: Tenant = ctx.tenant): Promise<string> {
+    await askForRecharge(tenant);
     await eventually(async () => ((await balance(tenant)) === 2200 ? true : undefined));
-    const attempt = await h.db('payment_attempts').where({ workspace_id: tenant.workspaceId, status: 'succeeded' }).first();
+    const attempt = await ctx.h.db('payment_attempts').where({ workspace_id: tenant.workspaceId, status: 'succeeded' }).first();
     return attempt.processor_charge_id;
   }
 
@@ -165,25 +170,8 @@ describe('Stripe refunds and disputes in the ledger', () => {
   });
 
   it('a refund of a charge whose attempt is still pending changes nothing, and applies when resent after the charge settles', async () => {
-    const { h, tenant } = ctx;
     stub.live.processing = true;
-    const account = { workspaceId: tenant.workspaceId, environment: 'live' as const };
-    await runCommand(
-      h.db,
-      ['payment-method', 'add'],
-      { workspace: tenant.workspaceId, 'stripe-payment-method': 'pm_card_visa', default: true },
-      undefined,
-      h.config,
-    );
-    await spendOnCalls(h.db, account, 300);
-    const billing = createBillingActivities({
-      db: h.db,
-      payments: paymentProcessorsFor(h.config),
-      temporal: () => h.temporal,
-      taskQueue: h.config.taskQueue,
-      now: () => new Date(),
-    });
-    await billing.requestAutoCharge(account);
+    await askForRecharge(ctx.tenant);
     const pending = await eventually(async () => [...stub.live.intents.values()][0]);
     const { events } = stub.live.refund(String(pending.id), 2000);
     // The charge's id is recorded when its attempt settles: until then the refund is not known as Switchboard's.
