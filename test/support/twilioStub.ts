@@ -122,6 +122,18 @@ export interface TwilioStub {
    * after the resource exists, as when a network fails between Twilio and the worker.
    */
   loseNextCreateAnswer(resource: 'Calls' | 'Messages'): void;
+  /** The next Calls update (of `callSid`, else of any call) is applied, but its answer is lost (the connection is reset). */
+  loseNextUpdateAnswer(callSid?: string): void;
+  /**
+   * The next Calls update of `callSid` waits, neither applied nor answered, until `release()` (Twilio slow
+   * to take it); `stalled` resolves once it arrived.
+   */
+  stallNextUpdate(callSid: string): { stalled: Promise<void>; release(): void };
+  /**
+   * The `<Pause>` the call's TwiML runs has run out: Twilio goes on to the `<Redirect>` after it, fetching
+   * that URL again with the same parameters (the audio hold's loop), and runs what it answers.
+   */
+  pauseEnds(callSid: string): Promise<SentCallback>;
   /** Signs like Twilio (for forging tests). */
   sign(url: string, params: Record<string, string>, authToken?: string): string;
   /** Posts a callback as Twilio would (signed with the stub's auth token unless `signature` is given). */
@@ -130,6 +142,7 @@ export interface TwilioStub {
 }
 
 const API_VERSION = '2010-04-01';
+const ANY_CALL = '*';
 
 export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
   const data = Object.keys(params)
@@ -162,6 +175,10 @@ export async function startTwilioStub(
   const calls = new Map<string, StubCall>();
   const messages = new Map<string, StubMessage>();
   const losingAnswers = new Set<'Calls' | 'Messages'>();
+  /** Calls whose next update is applied but its answer lost. */
+  const losingUpdateAnswers = new Set<string>();
+  /** Calls whose next update waits (neither applied nor answered) until released. */
+  const stalledUpdates = new Map<string, { stalled: () => void; release: Promise<void> }>();
   /** Answers a create, or resets the connection after it when its answer is to be lost. */
   const created = (res: http.ServerResponse, resource: 'Calls' | 'Messages', body: unknown) => {
     if (losingAnswers.delete(resource)) return res.socket?.destroy();
@@ -223,13 +240,22 @@ export async function startTwilioStub(
     ...extra,
   });
 
-  let sequence = 0;
+  /**
+   * Each call's status callbacks are numbered from 0 in the order fired (`SequenceNumber`, Twilio's status
+   * callback parameters); a retry of one callback repeats its number.
+   */
+  const sequences = new Map<string, number>();
+  const nextSequence = (callSid: string) => {
+    const next = sequences.get(callSid) ?? 0;
+    sequences.set(callSid, next + 1);
+    return String(next);
+  };
   const statusCallback = async (call: StubCall, event: string) => {
     if (!call.statusCallback) return;
     if (call.direction === 'outbound-api' && !call.statusCallbackEvents.includes(event)) return;
     const extra: Record<string, string> = {
       CallbackSource: 'call-progress-events',
-      SequenceNumber: String(sequence++),
+      SequenceNumber: nextSequence(call.sid),
       Timestamp: new Date().toUTCString(),
     };
     if (event === 'completed') extra.CallDuration = String(call.answeredAt ? Math.ceil((Date.now() - call.answeredAt) / 1000) : 0);
@@ -242,18 +268,26 @@ export async function startTwilioStub(
     await post(call.statusCallback, callParams(call, extra));
   };
 
-  /** Runs the TwiML at `url` (fetched with the call's parameters). */
   /** An attribute of the first `element` in `twiml`, unescaped. */
   const attr = (twiml: string, element: string, name: string): string | undefined => {
     const match = new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`).exec(twiml);
     return match ? match[1].replace(/&amp;/g, '&') : undefined;
   };
 
-  const fetchTwiml = async (call: StubCall, url: string, extra: Record<string, string> = {}) => {
+  /**
+   * Runs the TwiML at `url`, fetched with the call's parameters: the same URL fetched again for the same
+   * call is the same request (Twilio's voice request parameters carry no timestamp or nonce). A fetch
+   * that fails (not 200) is an application error: Twilio ends the call (error 11200, no fallback URL).
+   */
+  const fetchTwiml = async (call: StubCall, url: string, extra: Record<string, string> = {}): Promise<SentCallback> => {
     const sent = await post(url, callParams(call, extra));
-    if (sent.status !== 200) return;
+    if (sent.status !== 200) {
+      if (call.status === 'in-progress') void end(call, 'completed');
+      return sent;
+    }
     call.twiml = sent.body;
     await sockets.run(call);
+    return sent;
   };
 
   const end = (call: StubCall, status: string) =>
@@ -323,6 +357,29 @@ export async function startTwilioStub(
     end: Math.max(items.length - 1, 0),
     uri: path,
   });
+
+  /** Calls update (`POST Calls/{Sid}.json`): new TwiML or Url for a call in progress, or its end. */
+  const updateCall = (res: http.ServerResponse, callSid: string, params: Record<string, string | string[]>) => {
+    const call = calls.get(callSid);
+    if (!call) return error(res, 404, 20404, 'The requested resource was not found');
+    if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status))
+      return error(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
+    const status = one(params.Status);
+    // Only a call in progress runs new TwiML; a queued or ringing one can only be ended.
+    if (status !== 'completed' && status !== 'canceled' && (call.status === 'queued' || call.status === 'ringing'))
+      return error(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
+    call.updates.push(params);
+    const newCallback = one(params.StatusCallback);
+    if (newCallback) call.statusCallback = newCallback;
+    if (status === 'completed' || status === 'canceled') void end(call, status === 'completed' ? 'completed' : 'canceled');
+    else if (one(params.Twiml)) {
+      call.twiml = one(params.Twiml)!;
+      void enqueue(call.sid, () => sockets.run(call));
+    } else if (one(params.Url)) void enqueue(call.sid, () => fetchTwiml(call, one(params.Url)!));
+    // Applied, but the answer never reaches the client (a reset connection).
+    if (losingUpdateAnswers.delete(call.sid) || losingUpdateAnswers.delete(ANY_CALL)) return res.socket?.destroy();
+    return json(res, 200, callJson(call));
+  };
 
   let nextNumber = options.firstNumber ?? 5550100;
   const stubUrlOf = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -417,23 +474,14 @@ export async function startTwilioStub(
         return created(res, 'Calls', callJson(call));
       }
       if ((match = /^\/Calls\/(CA[0-9a-f]{32})\.json$/.exec(rest)) && req.method === 'POST') {
-        const call = calls.get(match[1]);
-        if (!call) return error(res, 404, 20404, 'The requested resource was not found');
-        if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status))
-          return error(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
-        const status = one(params.Status);
-        // Only a call in progress runs new TwiML; a queued or ringing one can only be ended.
-        if (status !== 'completed' && status !== 'canceled' && (call.status === 'queued' || call.status === 'ringing'))
-          return error(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
-        call.updates.push(params);
-        const newCallback = one(params.StatusCallback);
-        if (newCallback) call.statusCallback = newCallback;
-        if (status === 'completed' || status === 'canceled') void end(call, status === 'completed' ? 'completed' : 'canceled');
-        else if (one(params.Twiml)) {
-          call.twiml = one(params.Twiml)!;
-          void enqueue(call.sid, () => sockets.run(call));
-        } else if (one(params.Url)) void enqueue(call.sid, () => fetchTwiml(call, one(params.Url)!));
-        return json(res, 200, callJson(call));
+        const stall = stalledUpdates.get(match[1]);
+        if (stall) {
+          stalledUpdates.delete(match[1]);
+          stall.stalled();
+          void stall.release.then(() => updateCall(res, match![1], params));
+          return;
+        }
+        return updateCall(res, match[1], params);
       }
       if ((match = /^\/Calls\/(CA[0-9a-f]{32})\/Recordings\.json$/.exec(rest)) && req.method === 'POST') {
         if (!calls.has(match[1])) return error(res, 404, 20404, 'The requested resource was not found');
@@ -520,17 +568,18 @@ export async function startTwilioStub(
         const to = /<Number\b[^>]*>([^<]*)<\/Number>/.exec(call.twiml)?.[1];
         if (!callback || !to) throw new Error(`call ${callSid} is not dialling with a Number status callback: ${call.twiml}`);
         call.dialAnswered = true;
+        const childSid = `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`;
         await post(callback, {
           AccountSid: accountSid,
           ApiVersion: API_VERSION,
-          CallSid: `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`,
+          CallSid: childSid,
           ParentCallSid: call.sid,
           CallStatus: 'in-progress',
           Direction: 'outbound-dial',
           From: attr(call.twiml, 'Dial', 'callerId') ?? call.from,
           To: to,
           CallbackSource: 'call-progress-events',
-          SequenceNumber: String(sequence++),
+          SequenceNumber: nextSequence(childSid),
           Timestamp: new Date().toUTCString(),
         });
       });
@@ -638,6 +687,24 @@ export async function startTwilioStub(
           SmsStatus: status,
           ...(errorCode ? { ErrorCode: errorCode } : {}),
         });
+      });
+    },
+    loseNextUpdateAnswer(callSid = ANY_CALL) {
+      losingUpdateAnswers.add(callSid);
+    },
+    stallNextUpdate(callSid) {
+      let stalled!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((resolve) => (stalled = resolve));
+      stalledUpdates.set(callSid, { stalled, release: new Promise<void>((resolve) => (release = resolve)) });
+      return { stalled: arrived, release };
+    },
+    pauseEnds(callSid) {
+      const call = findCall(callSid);
+      return enqueue(callSid, async () => {
+        const redirect = /^(?:<\?xml[^>]*>)?<Response><Pause\b[^>]*\/><Redirect\b[^>]*>([^<]*)<\/Redirect><\/Response>$/.exec(call.twiml);
+        if (!redirect) throw new Error(`call ${callSid} is not pausing before a redirect: ${call.twiml}`);
+        return fetchTwiml(call, redirect[1].replace(/&amp;/g, '&'));
       });
     },
     sign: (url, params, token = authToken) => twilioSignature(token, url, params),

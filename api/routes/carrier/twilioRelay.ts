@@ -9,7 +9,7 @@ import { webSocketUrl } from '../../../src/adapters/carrier/twilio/callbacks/twi
 import { verifyTwilioUpgrade } from '../../../src/adapters/carrier/twilio/callbacks/verify';
 import { findCallByCarrierId } from '../../../src/domain/calls/store';
 import { requireSetting } from '../../../src/platform/config';
-import { deliver } from './twilio';
+import { deliver } from './twilioCalls';
 
 /*
  * Twilio's ConversationRelay WebSocket (docs/carriers.md, "Carrier: Twilio"): the upgrade is verified
