@@ -26,7 +26,9 @@ export interface StubCall {
   sid: string;
   from: string;
   to: string;
-  direction: 'inbound' | 'outbound-api';
+  direction: 'inbound' | 'outbound-api' | 'outbound-dial';
+  /** A `<Dial>`'s leg: the call that dialled it. */
+  parentCallSid?: string;
   status: string;
   dateCreated: Date;
   url?: string;
@@ -39,8 +41,8 @@ export interface StubCall {
   record?: boolean;
   /** Created with `MachineDetection` (`Enable`, `DetectMessageEnd`). */
   machineDetection?: string;
-  /** The child leg of a running `<Dial>`, once answered. */
-  dialAnswered?: boolean;
+  /** The leg the call's running `<Dial><Number>` dialled (a call of its own, `ParentCallSid` this call). */
+  dialLeg?: StubCall;
   updates: Array<Record<string, string | string[]>>;
   /** The ConversationRelay session of the call's `<Connect><ConversationRelay>`, while it runs. */
   relay?: StubRelay;
@@ -268,6 +270,33 @@ export async function startTwilioStub(
     await post(call.statusCallback, callParams(call, extra));
   };
 
+  /**
+   * The call runs new TwiML. The leg of a `<Dial>` it was running is hung up (new TwiML ends the dial and
+   * the bridge); a `<Dial><Number>` dials its leg at once, a call of its own (`ParentCallSid`, listed by
+   * `GET Calls.json?ParentCallSid=`), ringing until `answerTransfer`.
+   */
+  const setTwiml = (call: StubCall, twiml: string) => {
+    if (call.dialLeg && ['queued', 'ringing', 'in-progress'].includes(call.dialLeg.status)) call.dialLeg.status = 'completed';
+    call.dialLeg = undefined;
+    call.twiml = twiml;
+    const number = /<Dial\b[^>]*>\s*<Number\b[^>]*>([^<]*)<\/Number>/.exec(twiml)?.[1];
+    if (!number) return;
+    const leg: StubCall = {
+      sid: sid('CA'),
+      from: attr(twiml, 'Dial', 'callerId') ?? call.from,
+      to: number,
+      direction: 'outbound-dial',
+      parentCallSid: call.sid,
+      status: 'ringing',
+      dateCreated: new Date(),
+      statusCallbackEvents: [],
+      twiml: '',
+      updates: [],
+    };
+    calls.set(leg.sid, leg);
+    call.dialLeg = leg;
+  };
+
   /** An attribute of the first `element` in `twiml`, unescaped. */
   const attr = (twiml: string, element: string, name: string): string | undefined => {
     const match = new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`).exec(twiml);
@@ -285,7 +314,7 @@ export async function startTwilioStub(
       if (call.status === 'in-progress') void end(call, 'completed');
       return sent;
     }
-    call.twiml = sent.body;
+    setTwiml(call, sent.body);
     await sockets.run(call);
     return sent;
   };
@@ -311,6 +340,7 @@ export async function startTwilioStub(
     account_sid: accountSid,
     api_version: API_VERSION,
     direction: call.direction,
+    parent_call_sid: call.parentCallSid ?? null,
     from: call.from,
     to: call.to,
     status: call.status,
@@ -373,7 +403,7 @@ export async function startTwilioStub(
     if (newCallback) call.statusCallback = newCallback;
     if (status === 'completed' || status === 'canceled') void end(call, status === 'completed' ? 'completed' : 'canceled');
     else if (one(params.Twiml)) {
-      call.twiml = one(params.Twiml)!;
+      setTwiml(call, one(params.Twiml)!);
       void enqueue(call.sid, () => sockets.run(call));
     } else if (one(params.Url)) void enqueue(call.sid, () => fetchTwiml(call, one(params.Url)!));
     // Applied, but the answer never reaches the client (a reset connection).
@@ -442,7 +472,12 @@ export async function startTwilioStub(
       // Lists are newest first, filtered by To and From as Twilio's list parameters do.
       const matching = <T extends { to: string; from: string; dateCreated: Date }>(items: Iterable<T>) =>
         [...items]
-          .filter((item) => (query.To === undefined || item.to === query.To) && (query.From === undefined || item.from === query.From))
+          .filter(
+            (item) =>
+              (query.To === undefined || item.to === query.To) &&
+              (query.From === undefined || item.from === query.From) &&
+              (query.ParentCallSid === undefined || (item as { parentCallSid?: string }).parentCallSid === query.ParentCallSid),
+          )
           .sort((a, b) => b.dateCreated.getTime() - a.dateCreated.getTime())
           .slice(0, Number(query.PageSize ?? 50));
       if (rest === '/Calls.json' && req.method === 'GET')
@@ -565,21 +600,21 @@ export async function startTwilioStub(
       const call = findCall(callSid);
       return enqueue(callSid, async () => {
         const callback = attr(call.twiml, 'Number', 'statusCallback');
-        const to = /<Number\b[^>]*>([^<]*)<\/Number>/.exec(call.twiml)?.[1];
-        if (!callback || !to) throw new Error(`call ${callSid} is not dialling with a Number status callback: ${call.twiml}`);
-        call.dialAnswered = true;
-        const childSid = `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`;
+        const leg = call.dialLeg;
+        if (!callback || !leg) throw new Error(`call ${callSid} is not dialling with a Number status callback: ${call.twiml}`);
+        leg.status = 'in-progress';
+        leg.answeredAt = Date.now();
         await post(callback, {
           AccountSid: accountSid,
           ApiVersion: API_VERSION,
-          CallSid: childSid,
+          CallSid: leg.sid,
           ParentCallSid: call.sid,
           CallStatus: 'in-progress',
           Direction: 'outbound-dial',
-          From: attr(call.twiml, 'Dial', 'callerId') ?? call.from,
-          To: to,
+          From: leg.from,
+          To: leg.to,
           CallbackSource: 'call-progress-events',
-          SequenceNumber: nextSequence(childSid),
+          SequenceNumber: nextSequence(leg.sid),
           Timestamp: new Date().toUTCString(),
         });
       });
@@ -588,12 +623,14 @@ export async function startTwilioStub(
       const call = findCall(callSid);
       return enqueue(callSid, async () => {
         const action = attr(call.twiml, 'Dial', 'action');
-        if (!action) throw new Error(`call ${callSid} is not dialling: ${call.twiml}`);
-        const dialStatus = call.dialAnswered ? 'completed' : (status ?? 'no-answer');
-        call.dialAnswered = false;
+        const leg = call.dialLeg;
+        if (!action || !leg) throw new Error(`call ${callSid} is not dialling: ${call.twiml}`);
+        const dialStatus = leg.status === 'in-progress' ? 'completed' : (status ?? 'no-answer');
+        leg.status = dialStatus;
+        call.dialLeg = undefined;
         await fetchTwiml(call, action, {
           DialCallStatus: dialStatus,
-          DialCallSid: `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`,
+          DialCallSid: leg.sid,
           DialCallDuration: dialStatus === 'completed' ? '1' : '0',
         });
         // A `<Redirect>` is followed (a failed transfer goes back to the call's own TwiML).

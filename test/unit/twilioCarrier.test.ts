@@ -148,6 +148,64 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
       expect(stub.calls.get(placed.carrierCallId)).toMatchObject({ to: request.to });
     });
 
+    it('a transfer whose answer was lost is not sent again: the retry finds the leg its <Dial> dialled', async () => {
+      const attempts = memoryCreateAttempts();
+      const placed = await worker(attempts).placeCall({
+        callId: 'c0ffee00-0000-4000-8000-000000000005',
+        from: '+15555550100',
+        to: '+15555550185',
+        eventsUrl: 'unused',
+      });
+      const call = stub.calls.get(placed.carrierCallId)!;
+      call.status = 'in-progress';
+      const request = {
+        carrierCallId: call.sid,
+        callId: 'c0ffee00-0000-4000-8000-000000000005',
+        transferId: 't-lost',
+        to: '+15555550184',
+        from: '+15555550100',
+      };
+      stub.loseNextUpdateAnswer(call.sid);
+      await expect(worker(attempts).transferCall(request)).rejects.toThrow(/Twilio error trying to transfer/);
+      const leg = call.dialLeg!;
+      expect(leg).toMatchObject({ parentCallSid: call.sid, to: request.to, status: 'ringing' });
+      await worker(attempts).transferCall(request);
+      await worker(attempts).transferCall(request);
+      expect(call.updates.filter((update) => String(update.Twiml).includes('<Dial'))).toHaveLength(1);
+      expect([call.dialLeg, leg.status]).toEqual([leg, 'ringing']);
+    });
+
+    it('a transfer whose first attempt never reached Twilio is sent by the retry', async () => {
+      const attempts = memoryCreateAttempts();
+      const placed = await worker(attempts).placeCall({
+        callId: 'c0ffee00-0000-4000-8000-000000000006',
+        from: '+15555550100',
+        to: '+15555550183',
+        eventsUrl: 'unused',
+      });
+      const call = stub.calls.get(placed.carrierCallId)!;
+      call.status = 'in-progress';
+      const request = {
+        carrierCallId: call.sid,
+        callId: 'c0ffee00-0000-4000-8000-000000000006',
+        transferId: 't-unsent',
+        to: '+15555550182',
+        from: '+15555550100',
+      };
+      const unreachable = new TwilioCarrier({
+        account: { accountSid: stub.accountSid, authToken: stub.authToken },
+        publicBaseUrl,
+        mode: 'live',
+        apiBaseUrl: 'http://127.0.0.1:9',
+        relay,
+        attempts,
+      });
+      await expect(unreachable.transferCall(request)).rejects.toThrow(/Twilio error/);
+      await worker(attempts).transferCall(request);
+      expect(call.updates.filter((update) => String(update.Twiml).includes('<Dial'))).toHaveLength(1);
+      expect(call.dialLeg).toMatchObject({ to: request.to });
+    });
+
     it('a message: the retry adopts the message with the same text the first attempt created', async () => {
       const attempts = memoryCreateAttempts();
       const request = { messageId: 'm-lost', from: '+15555550100', to: '+15555550186', text: 'Your order is ready', statusUrl: 'unused' };
