@@ -6,6 +6,7 @@ import { simulator } from '../support/simulatorControl';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
 import { createMaintenanceActivities } from '../../activities/maintenance';
+import { openTwilioRecording } from '../../src/adapters/carrier/twilio/recordings';
 import type { Config } from '../../src/platform/config';
 import { freePort } from '../../src/platform/infra/proc';
 
@@ -259,6 +260,45 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.hangUp(call.id);
     const ended = await calls.untilStatus(call.id, ['completed']);
     expect(ended.recording_url).toMatch(new RegExp(`^${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE[0-9a-f]{32}$`));
+  });
+
+  it('an answered inbound call on a recording line: its recording reports to recordingStatusCallback and becomes its recording_url', async () => {
+    const line = await lines.create({ recording_enabled: true });
+    const twilioCall = await stub.incomingCall('+14155550116', line.phone_number);
+    const row = await calls.untilInboundRow(line.id);
+    await calls.untilStatus(row.id, ['in_progress']);
+    // Started through Calls/{sid}/Recordings, which reports only to the recordingStatusCallback it was given.
+    const started = await eventually(async () => twilioCall.apiRecordings?.[0], 20_000, 'the recording');
+    expect(started).toMatchObject({
+      statusCallback: `${h.apiUrl}/carrier/twilio/calls/recording?call_id=${row.id}`,
+      statusCallbackEvents: ['completed'],
+      channels: 1,
+    });
+    await stub.remoteHangUp(twilioCall.sid);
+    await calls.untilStatus(row.id, ['completed']);
+    const reported = stub.callbacks.find((c) => path(c.url) === '/carrier/twilio/calls/recording' && c.params.CallSid === twilioCall.sid)!;
+    expect(reported).toMatchObject({ status: 204, params: { RecordingStatus: 'completed', RecordingSource: 'StartCallRecordingAPI' } });
+    const recorded = await eventually(
+      async () => ((await calls.get(row.id)).recording_url ? calls.get(row.id) : undefined),
+      20_000,
+      'the recording_url',
+    );
+    expect(recorded.recording_url).toBe(reported.params.RecordingUrl);
+    expect(recorded.recording_url).toMatch(new RegExp(`^${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE[0-9a-f]{32}$`));
+    // What the portal plays: the adapter reads it at Twilio as `.wav` with the account's credentials.
+    const audio = await openTwilioRecording({ accountSid: stub.accountSid, authToken: stub.authToken }, stub.url, recorded.recording_url!);
+    const bytes: Buffer[] = [];
+    for await (const chunk of audio.body) bytes.push(chunk as Buffer);
+    expect(Buffer.concat(bytes).subarray(0, 4).toString('ascii')).toBe('RIFF');
+
+    // A repeat of the callback, and one forged for another recording, change nothing.
+    expect((await stub.post(reported.url, reported.params)).status).toBe(204);
+    const forged = {
+      ...reported.params,
+      RecordingUrl: `${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE${'0'.repeat(32)}`,
+    };
+    expect((await stub.post(reported.url, forged, stub.sign(reported.url, forged, 'a'.repeat(32)))).status).toBe(403);
+    expect((await calls.get(row.id)).recording_url).toBe(reported.params.RecordingUrl);
   });
 
   it('the callee hanging up ends the call as a caller hang-up; an unanswered one as Twilio reports it', async () => {

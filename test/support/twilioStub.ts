@@ -44,10 +44,22 @@ export interface StubCall {
   /** The leg the call's running `<Dial><Number>` dialled (a call of its own, `ParentCallSid` this call). */
   dialLeg?: StubCall;
   updates: Array<Record<string, string | string[]>>;
+  /** Recordings started through `POST Calls/{sid}/Recordings.json`. */
+  apiRecordings?: StubApiRecording[];
   /** The ConversationRelay session of the call's `<Connect><ConversationRelay>`, while it runs. */
   relay?: StubRelay;
   /** The bidirectional stream of the call's `<Connect><Stream>`, while it runs. */
   media?: StubMediaStream;
+}
+
+/** A recording started through the Recordings API: reported only to its `recordingStatusCallback`. */
+export interface StubApiRecording {
+  sid: string;
+  status: 'in-progress' | 'completed';
+  startedAt: Date;
+  channels: number;
+  statusCallback?: string;
+  statusCallbackEvents: string[];
 }
 
 export interface StubMessage {
@@ -325,7 +337,55 @@ export async function startTwilioStub(
       call.status = status;
       await sockets.closeSockets(call);
       await statusCallback(call, 'completed');
+      await finishApiRecordings(call);
     });
+
+  /**
+   * A call's end ends its API recordings; each reports `completed` to its `recordingStatusCallback`
+   * once processed (after the call's final status), with the recording status callback parameters
+   * (twilio.com/docs/voice/api/recording#recordingstatuscallback).
+   */
+  const finishApiRecordings = async (call: StubCall) => {
+    for (const recording of call.apiRecordings ?? []) {
+      if (recording.status !== 'in-progress') continue;
+      recording.status = 'completed';
+      const durationMs = Date.now() - recording.startedAt.getTime();
+      recordings.set(recording.sid, { callSid: call.sid, durationMs });
+      if (!recording.statusCallback || !recording.statusCallbackEvents.includes('completed')) continue;
+      await post(recording.statusCallback, {
+        AccountSid: accountSid,
+        CallSid: call.sid,
+        RecordingSid: recording.sid,
+        RecordingUrl: `${stubUrlOf()}${base}/Recordings/${recording.sid}`,
+        RecordingStatus: 'completed',
+        RecordingDuration: String(Math.ceil(durationMs / 1000)),
+        RecordingChannels: String(recording.channels),
+        RecordingStartTime: recording.startedAt.toUTCString(),
+        RecordingSource: 'StartCallRecordingAPI',
+        RecordingTrack: 'both',
+      });
+    }
+  };
+  const recordingJson = (callSid: string, recording: StubApiRecording) => ({
+    account_sid: accountSid,
+    api_version: API_VERSION,
+    call_sid: callSid,
+    conference_sid: null,
+    date_created: recording.startedAt.toUTCString(),
+    date_updated: recording.startedAt.toUTCString(),
+    start_time: recording.startedAt.toUTCString(),
+    duration: recording.status === 'completed' ? String(Math.ceil((recordings.get(recording.sid)?.durationMs ?? 0) / 1000)) : '-1',
+    sid: recording.sid,
+    price: null,
+    price_unit: 'USD',
+    status: recording.status,
+    channels: recording.channels,
+    source: 'StartCallRecordingAPI',
+    error_code: null,
+    track: 'both',
+    encryption_details: null,
+    uri: `${base}/Calls/${callSid}/Recordings/${recording.sid}.json`,
+  });
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -518,9 +578,33 @@ export async function startTwilioStub(
         }
         return updateCall(res, match[1], params);
       }
-      if ((match = /^\/Calls\/(CA[0-9a-f]{32})\/Recordings\.json$/.exec(rest)) && req.method === 'POST') {
-        if (!calls.has(match[1])) return error(res, 404, 20404, 'The requested resource was not found');
-        return json(res, 201, { sid: sid('RE'), call_sid: match[1], status: 'in-progress', channels: 1, source: 'StartCallRecordingAPI' });
+      if ((match = /^\/Calls\/(CA[0-9a-f]{32})\/Recordings\.json$/.exec(rest))) {
+        const call = calls.get(match[1]);
+        if (!call) return error(res, 404, 20404, 'The requested resource was not found');
+        if (req.method === 'GET')
+          return json(
+            res,
+            200,
+            page(
+              'recordings',
+              (call.apiRecordings ?? []).map((r) => recordingJson(call.sid, r)),
+              path,
+            ),
+          );
+        if (req.method !== 'POST') return error(res, 405, 20004, 'Method not allowed');
+        if (call.status !== 'in-progress') return error(res, 400, 21220, 'Call is not in-progress.');
+        const events = params.RecordingStatusCallbackEvent;
+        const recording: StubApiRecording = {
+          sid: sid('RE'),
+          status: 'in-progress',
+          startedAt: new Date(),
+          channels: one(params.RecordingChannels) === 'dual' ? 2 : 1,
+          statusCallback: one(params.RecordingStatusCallback),
+          // Twilio's default is `completed`; the SDK joins several events with spaces.
+          statusCallbackEvents: (Array.isArray(events) ? events : (events ?? 'completed').split(' ')).filter(Boolean),
+        };
+        (call.apiRecordings ??= []).push(recording);
+        return json(res, 201, recordingJson(call.sid, recording));
       }
       // A Recording's media: the resource's URL with `.wav` (audio/x-wav) or `.mp3` (audio/mpeg) appended.
       if ((match = /^\/Recordings\/(RE[0-9a-f]{32})\.(wav|mp3)$/.exec(rest)) && req.method === 'GET') {

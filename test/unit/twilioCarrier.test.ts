@@ -105,6 +105,27 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     await expect(carrier.hangUp({ carrierCallId: first.value.carrierCallId })).resolves.toBeUndefined();
   });
 
+  it('answers a recorded call: one recording, reported to our recording callback, however often the answer is retried', async () => {
+    const placed = await carrier.placeCall({
+      callId: 'c0ffee00-0000-4000-8000-000000000007',
+      from: '+15555550100',
+      to: '+15555550181',
+      eventsUrl: 'unused',
+    });
+    const call = stub.calls.get(placed.carrierCallId)!;
+    call.status = 'in-progress';
+    const answer = { carrierCallId: call.sid, callId: 'c0ffee00-0000-4000-8000-000000000007', record: true };
+    await carrier.answerCall(answer);
+    await carrier.answerCall(answer);
+    expect(call.apiRecordings).toEqual([
+      expect.objectContaining({
+        statusCallback: `${publicBaseUrl}/carrier/twilio/calls/recording?call_id=${answer.callId}`,
+        statusCallbackEvents: ['completed'],
+        channels: 1,
+      }),
+    ]);
+  });
+
   describe('Twilio has no idempotency key: a create whose answer was lost is found, not sent again', () => {
     const worker = (attempts: ReturnType<typeof memoryCreateAttempts>) =>
       new TwilioCarrier({

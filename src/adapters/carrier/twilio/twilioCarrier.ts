@@ -153,9 +153,27 @@ export class TwilioCarrier implements CarrierAdapter {
         throw new Error('Twilio has not put the call in progress yet', { cause: err });
       await twilioCall('answer', () => Promise.reject(err));
     }
-    if (request.record) {
-      await twilioCall('record', () => this.client.calls(request.carrierCallId).recordings.create({ recordingChannels: 'mono' }));
-    }
+    if (request.record) await this.recordAnsweredCall(request.carrierCallId, request.callId);
+  }
+
+  /**
+   * An answered inbound call is recorded through `Calls/{sid}/Recordings`, which reports only to its
+   * `recordingStatusCallback` (twilio-node `call/recording.ts`; the call's own status callback names
+   * only recordings made with `Record=true` on create): `completed` there becomes the call's
+   * `recording_url` (api/routes/carrier/twilioCalls.ts). A retried answer finds the recording its first
+   * attempt started rather than starting a second.
+   */
+  private async recordAnsweredCall(carrierCallId: string, callId: string): Promise<void> {
+    await twilioCall('record', async () => {
+      const recordings = this.client.calls(carrierCallId).recordings;
+      if ((await recordings.list({ limit: 20 })).some((recording) => recording.source === 'StartCallRecordingAPI')) return;
+      await recordings.create({
+        recordingChannels: 'mono',
+        recordingStatusCallback: this.url(TWILIO_CALLBACK_PATHS.recordingStatus, { call_id: callId }),
+        recordingStatusCallbackEvent: ['completed'],
+        recordingStatusCallbackMethod: 'POST',
+      });
+    });
   }
 
   async rejectCall(request: { carrierCallId: string }): Promise<void> {
