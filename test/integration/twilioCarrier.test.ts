@@ -71,7 +71,8 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.untilStatus(call.id, ['in_progress']);
     // The answered call runs ConversationRelay: Twilio opened its signed WebSocket to the API.
     expect(twilioCall.twiml).toContain('<ConversationRelay');
-    expect(twilioCall.relay?.url).toBe(`${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${call.id}`);
+    expect(twilioCall.relay?.url).toBe(`${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay/${call.id}`);
+    expect(twilioCall.relay?.customParameters).toEqual({ call_id: call.id, language: 'en-US' });
     expect(stub.callbacks.filter((c) => c.params.CallSid === twilioCall.sid).map((c) => [path(c.url), c.status])).toEqual([
       ['/carrier/twilio/calls/status', 204],
       ['/carrier/twilio/calls/connect', 200],
@@ -234,8 +235,8 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     const saying = (text: string) =>
       eventually(async () => (twilioCall.relay?.said.includes(text) ? true : undefined), 20_000, `Twilio to say "${text}"`);
     await saying('Bonjour, Chez Marie.');
-    // The line's voice is the session's: Amazon Polly's Rémi, in French (speech and transcription).
-    for (const attribute of ['ttsProvider="Amazon"', 'voice="Remi-Neural"', 'language="fr-FR"'])
+    // The line's voice is the session's: Amazon Polly's Rémi, speaking French; a hosted line hears any language.
+    for (const attribute of ['ttsProvider="Amazon"', 'voice="Remi-Neural"', 'ttsLanguage="fr-FR"', 'transcriptionLanguage="multi"'])
       expect(twilioCall.twiml).toMatch(new RegExp(`<ConversationRelay [^>]*${attribute}`));
     expect(twilioCall.relay!.received.some((m) => m.type === 'language')).toBe(false);
     await stub.finishSpeech(twilioCall.sid);
@@ -377,18 +378,26 @@ describe('Twilio carrier (live environment, contract stub)', () => {
   });
 
   it('a ConversationRelay WebSocket upgrade Twilio did not sign for that URL is refused (403)', async () => {
-    const url = `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${crypto.randomUUID()}`;
+    const relayUrl = (callId: string) => `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay/${callId}`;
+    const url = relayUrl(crypto.randomUUID());
     const forgeries = [
       twilioSocketSignature('f'.repeat(32), url),
-      twilioSocketSignature(stub.authToken, `${url}&language=fr-FR`),
+      // Each call's URL is its own: a signature for another call's socket opens none for this one.
+      twilioSocketSignature(stub.authToken, relayUrl(crypto.randomUUID())),
       twilioSocketSignature(stub.authToken, url.replace('ws:', 'http:')),
     ];
     for (const signature of forgeries) await expect(openTwilioSocket(url, signature)).rejects.toThrow('upgrade refused with 403');
-    await expect(openTwilioSocket(`${url}&language=fr-FR`, twilioSocketSignature(stub.authToken, url))).rejects.toThrow(
+    await expect(openTwilioSocket(`${url}?language=fr-FR`, twilioSocketSignature(stub.authToken, url))).rejects.toThrow(
       'upgrade refused with 403',
     );
     const genuine = await openTwilioSocket(url, twilioSocketSignature(stub.authToken, url));
     genuine.close(1000);
+    // The query form of TwiML served before the call's facts moved to <Parameter>s is still verified the same way.
+    const legacy = `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${crypto.randomUUID()}`;
+    await expect(openTwilioSocket(`${legacy}&language=fr-FR`, twilioSocketSignature(stub.authToken, legacy))).rejects.toThrow(
+      'upgrade refused with 403',
+    );
+    (await openTwilioSocket(legacy, twilioSocketSignature(stub.authToken, legacy))).close(1000);
   });
 
   it('a call to a number no line holds is rejected; a forged one creates no call', async () => {

@@ -135,6 +135,7 @@ describe('Twilio re-fetches of the same TwiML (contract stub)', () => {
     await eventually(async () => (twilioCall.relay ? true : undefined), 20_000, 'the ConversationRelay session');
     expect(twilioCall.status).toBe('in-progress');
     expect((await calls.untilStatus(row.id, ['in_progress'])).status).toBe('in_progress');
+    await eventually(async () => (webhookEvents(row.id, 'call_started').length > 0 ? true : undefined), 20_000, 'call_started');
     expect(webhookEvents(row.id, 'call_started')).toHaveLength(1);
 
     // The same request signed with another auth token, or altered after signing, is still refused and changes nothing.

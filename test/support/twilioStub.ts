@@ -119,8 +119,11 @@ export interface TwilioStub {
   endUnanswered(callSid: string, status: 'busy' | 'no-answer' | 'failed'): Promise<void>;
   /** What ConversationRelay is saying ends (`agentSpeaking` off). */
   finishSpeech(callSid: string): Promise<void>;
-  /** The caller speaks to ConversationRelay (an `interrupt` first when it is speaking, then the `prompt`). */
-  callerSays(callSid: string, text: string): Promise<void>;
+  /**
+   * The caller speaks to ConversationRelay (an `interrupt` first when it is speaking, then the `prompt`), in
+   * `language` (a primary tag: what a `multi` session detects; a pinned one reports its own).
+   */
+  callerSays(callSid: string, text: string, language?: string): Promise<void>;
   /** The call's ConversationRelay socket is lost; Twilio goes on at the `<Connect action>`. */
   dropRelay(callSid: string): void;
   /** The caller's audio on the call's Media Stream (µ-law 8 kHz frames). */
@@ -737,9 +740,9 @@ export async function startTwilioStub(
       const call = findCall(callSid);
       return enqueue(callSid, () => sockets.finishSpeech(call));
     },
-    callerSays(callSid, text) {
+    callerSays(callSid, text, language) {
       const call = findCall(callSid);
-      return enqueue(callSid, () => sockets.callerSays(call, text));
+      return enqueue(callSid, () => sockets.callerSays(call, text, language));
     },
     dropRelay(callSid) {
       sockets.dropRelay(findCall(callSid));

@@ -246,7 +246,15 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     await carrier.sendDigits({ carrierCallId: 'CA1', digits: '12w#' });
     await carrier.stopSpeaking({ carrierCallId: 'CA1' });
     expect(relayed).toEqual([
-      ['CA1', { kind: 'speak', speakId: 'speak-1', text: 'Hello & welcome', voice: { voice: 'Polly.Amy-Neural', language: 'en-GB' } }],
+      [
+        'CA1',
+        {
+          kind: 'speak',
+          speakId: 'speak-1',
+          text: 'Hello & welcome',
+          voice: { voice: 'Polly.Amy-Neural', language: 'en-GB', multilingual: true },
+        },
+      ],
       ['CA1', { kind: 'digits', digits: '12w#' }],
       ['CA1', { kind: 'stop' }],
     ]);

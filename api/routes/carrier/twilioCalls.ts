@@ -90,7 +90,8 @@ export const connect: Handler = async (ctx, deps, params) => {
   if (queryValue(ctx, 'resume') !== '1') await deliver(deps, call.id, { type: 'call.answered', ...answeredBy });
   if (call.mode === 'audio') return twiml(ctx, audioHoldTwiml(deps.config.publicBaseUrl, call.id));
   const line = await findLineById(deps.db, call.line_id);
-  twiml(ctx, relayTwiml(deps.config.publicBaseUrl, { callId: call.id, voiceSlug: line?.voice ?? undefined }));
+  const session = { callId: call.id, voiceSlug: line?.voice ?? undefined, lineLanguage: line?.language };
+  twiml(ctx, relayTwiml(deps.config.publicBaseUrl, session));
 };
 
 /** A transfer's outcome reaches the call once, whichever of its callbacks reports it, however often. */
