@@ -1,8 +1,8 @@
-import { customer, useHarnessWithReceiver } from '../support/customer';
+import { customer } from '../support/customer';
 import { eventually, webhookLine } from '../support/harness';
-import { startTwilioStub, type StubCall, type TwilioStub } from '../support/twilioStub';
+import { type StubCall } from '../support/twilioStub';
+import { useTwilioLiveSuite } from '../support/twilioHarness';
 import { simulator } from '../support/simulatorControl';
-import type { Config } from '../../src/platform/config';
 
 /**
  * The line's language and voice on Twilio's ConversationRelay (issue 26 item 5, and the review's
@@ -13,20 +13,8 @@ import type { Config } from '../../src/platform/config';
  * the stub, like Twilio, refuses a `language` message for one that is not.
  */
 describe('Twilio line languages and voices (contract stub)', () => {
-  let stub: TwilioStub;
-  const twilio: Config['twilio'] = {};
-  beforeAll(async () => {
-    // Numbers of its own: the other Twilio suites' lines may still hold theirs.
-    stub = await startTwilioStub({ firstNumber: 5559100 });
-    twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
-    twilio.apiBaseUrl = stub.url;
-  });
-  afterAll(async () => stub?.close());
-
-  const ctx = useHarnessWithReceiver({ overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio } });
+  const { ctx, stub, stubCallTo } = useTwilioLiveSuite({ firstNumber: 5559100 });
   const { lines, calls } = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine({ webhook_url: ctx.receiver.url }) });
-  const stubCallTo = (to: string) =>
-    eventually(async () => [...stub.calls.values()].find((call) => call.to === to), 20_000, `a Twilio call to ${to}`);
   const relayAttributes = (call: StubCall) => /<ConversationRelay [^>]*>/.exec(call.twiml)![0];
   const messageEvent = (callId: string, text: string) =>
     eventually(

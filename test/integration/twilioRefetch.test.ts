@@ -1,10 +1,9 @@
 import crypto from 'node:crypto';
 import { startEchoAudioHandler } from '../support/echoAudioHandler';
-import { customer, useHarnessWithReceiver } from '../support/customer';
-import { eventually, webhookLine, type Harness } from '../support/harness';
-import { startTwilioStub, type SentCallback, type TwilioStub } from '../support/twilioStub';
-import type { Config } from '../../src/platform/config';
-import { freePort } from '../../src/platform/infra/proc';
+import { customer } from '../support/customer';
+import { eventually, webhookLine } from '../support/harness';
+import { type SentCallback } from '../support/twilioStub';
+import { useTwilioLiveSuite } from '../support/twilioHarness';
 
 /**
  * Twilio requests the same TwiML URL again with the same parameters, signed the same, whenever a call
@@ -17,28 +16,8 @@ import { freePort } from '../../src/platform/infra/proc';
  * status callback parameters): a retry of one is acknowledged and taken once.
  */
 describe('Twilio re-fetches of the same TwiML (contract stub)', () => {
-  let stub: TwilioStub;
-  const twilio: Config['twilio'] = {};
-  beforeAll(async () => {
-    // Numbers of its own: the other Twilio suites' lines may still hold theirs.
-    stub = await startTwilioStub({ firstNumber: 5558100 });
-    twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
-    twilio.apiBaseUrl = stub.url;
-    twilio.mediaPort = await freePort();
-    twilio.mediaUrl = `ws://127.0.0.1:${twilio.mediaPort}/twilio/media`;
-  });
-  afterAll(async () => stub?.close());
-
-  const ctx = useHarnessWithReceiver({ overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio } });
-  let h: Harness;
-  beforeEach(() => {
-    ({ h } = ctx);
-  });
+  const { ctx, stub, stubCallTo } = useTwilioLiveSuite({ firstNumber: 5558100, media: true });
   const { lines, calls } = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine({ webhook_url: ctx.receiver.url }) });
-  const stubCallTo = (to: string) =>
-    eventually(async () => [...stub.calls.values()].find((call) => call.to === to), 20_000, `a Twilio call to ${to}`);
-  const transfer = (id: string, to: string) =>
-    h.request('POST', `/api/v1/calls/${id}/transfer`, { key: ctx.tenant.keys.live, body: { to_number: to } });
   const path = (url: string) => new URL(url).pathname;
   const fetchesOf = (callSid: string, urlPath: string) =>
     stub.callbacks.filter((c) => c.params.CallSid === callSid && path(c.url) === urlPath);
@@ -61,7 +40,7 @@ describe('Twilio re-fetches of the same TwiML (contract stub)', () => {
       ['+14155552601', 'busy'],
       ['+14155552602', 'no-answer'],
     ] as const) {
-      const pending = transfer(call.id, destination);
+      const pending = calls.transfer(call.id, { to_number: destination });
       await eventually(async () => (twilioCall.twiml.includes(destination) ? true : undefined), 20_000, `the Dial to ${destination}`);
       await stub.endTransfer(twilioCall.sid, outcome);
       expect((await pending).body).toMatchObject({ transferred: false, failure_reason: 'not_answered' });

@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
-import { customer, useHarnessWithReceiver } from '../support/customer';
+import { customer } from '../support/customer';
 import { eventually, webhookLine, type Harness } from '../support/harness';
-import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
-import type { Config } from '../../src/platform/config';
+import { useTwilioLiveSuite } from '../support/twilioHarness';
 
 /**
  * Call transfer and answering-machine detection on Twilio (live environment), against the
@@ -11,24 +10,12 @@ import type { Config } from '../../src/platform/config';
  * callback and its end from the Dial's action.
  */
 describe('Twilio transfer and machine detection (contract stub)', () => {
-  let stub: TwilioStub;
-  const twilio: Config['twilio'] = {};
-  beforeAll(async () => {
-    // Numbers of its own: the other Twilio suites' lines may still hold theirs.
-    stub = await startTwilioStub({ firstNumber: 5557100 });
-    twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
-    twilio.apiBaseUrl = stub.url;
-  });
-  afterAll(async () => stub?.close());
-
-  const ctx = useHarnessWithReceiver({ overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio } });
+  const { ctx, stub, stubCallTo } = useTwilioLiveSuite({ firstNumber: 5557100 });
   let h: Harness;
   beforeEach(() => {
     ({ h } = ctx);
   });
   const { lines, calls } = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine({ webhook_url: ctx.receiver.url }) });
-  const stubCallTo = (to: string) =>
-    eventually(async () => [...stub.calls.values()].find((call) => call.to === to), 20_000, `a Twilio call to ${to}`);
   const transfer = (id: string, to: string) =>
     h.request('POST', `/api/v1/calls/${id}/transfer`, { key: ctx.tenant.keys.live, body: { to_number: to } });
   const attrOf = (twiml: string, element: string, name: string) =>

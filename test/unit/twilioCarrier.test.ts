@@ -137,6 +137,17 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
         attempts,
       });
 
+    /** A worker whose requests never reach Twilio. */
+    const unreachableWorker = (attempts: ReturnType<typeof memoryCreateAttempts>) =>
+      new TwilioCarrier({
+        account: { accountSid: stub.accountSid, authToken: stub.authToken },
+        publicBaseUrl,
+        mode: 'live',
+        apiBaseUrl: 'http://127.0.0.1:9',
+        relay,
+        attempts,
+      });
+
     it('a call: the retry on another worker adopts the call the first attempt created', async () => {
       const attempts = memoryCreateAttempts();
       const request = { callId: 'c0ffee00-0000-4000-8000-000000000002', from: '+15555550100', to: '+15555550188', eventsUrl: 'unused' };
@@ -156,36 +167,23 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     it('a call whose first attempt never reached Twilio is placed by the retry', async () => {
       const attempts = memoryCreateAttempts();
       const request = { callId: 'c0ffee00-0000-4000-8000-000000000004', from: '+15555550100', to: '+15555550187', eventsUrl: 'unused' };
-      const unreachable = new TwilioCarrier({
-        account: { accountSid: stub.accountSid, authToken: stub.authToken },
-        publicBaseUrl,
-        mode: 'live',
-        apiBaseUrl: 'http://127.0.0.1:9',
-        relay,
-        attempts,
-      });
+      const unreachable = unreachableWorker(attempts);
       await expect(unreachable.placeCall(request)).rejects.toThrow(/Twilio error/);
       const placed = await worker(attempts).placeCall(request);
       expect(stub.calls.get(placed.carrierCallId)).toMatchObject({ to: request.to });
     });
 
-    it('a transfer whose answer was lost is not sent again: the retry finds the leg its <Dial> dialled', async () => {
-      const attempts = memoryCreateAttempts();
-      const placed = await worker(attempts).placeCall({
-        callId: 'c0ffee00-0000-4000-8000-000000000005',
-        from: '+15555550100',
-        to: '+15555550185',
-        eventsUrl: 'unused',
-      });
+    /** An answered call of a line at Twilio, and a transfer of it to `to`. */
+    const answeredCallTransfer = async (attempts: ReturnType<typeof memoryCreateAttempts>, callId: string, to: string) => {
+      const placed = await worker(attempts).placeCall({ callId, from: '+15555550100', to: '+15555550185', eventsUrl: 'unused' });
       const call = stub.calls.get(placed.carrierCallId)!;
       call.status = 'in-progress';
-      const request = {
-        carrierCallId: call.sid,
-        callId: 'c0ffee00-0000-4000-8000-000000000005',
-        transferId: 't-lost',
-        to: '+15555550184',
-        from: '+15555550100',
-      };
+      return { call, request: { carrierCallId: call.sid, callId, transferId: `transfer-of-${callId}`, to, from: '+15555550100' } };
+    };
+
+    it('a transfer whose answer was lost is not sent again: the retry finds the leg its <Dial> dialled', async () => {
+      const attempts = memoryCreateAttempts();
+      const { call, request } = await answeredCallTransfer(attempts, 'c0ffee00-0000-4000-8000-000000000005', '+15555550184');
       stub.loseNextUpdateAnswer(call.sid);
       await expect(worker(attempts).transferCall(request)).rejects.toThrow(/Twilio error trying to transfer/);
       const leg = call.dialLeg!;
@@ -198,29 +196,8 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
 
     it('a transfer whose first attempt never reached Twilio is sent by the retry', async () => {
       const attempts = memoryCreateAttempts();
-      const placed = await worker(attempts).placeCall({
-        callId: 'c0ffee00-0000-4000-8000-000000000006',
-        from: '+15555550100',
-        to: '+15555550183',
-        eventsUrl: 'unused',
-      });
-      const call = stub.calls.get(placed.carrierCallId)!;
-      call.status = 'in-progress';
-      const request = {
-        carrierCallId: call.sid,
-        callId: 'c0ffee00-0000-4000-8000-000000000006',
-        transferId: 't-unsent',
-        to: '+15555550182',
-        from: '+15555550100',
-      };
-      const unreachable = new TwilioCarrier({
-        account: { accountSid: stub.accountSid, authToken: stub.authToken },
-        publicBaseUrl,
-        mode: 'live',
-        apiBaseUrl: 'http://127.0.0.1:9',
-        relay,
-        attempts,
-      });
+      const { call, request } = await answeredCallTransfer(attempts, 'c0ffee00-0000-4000-8000-000000000006', '+15555550182');
+      const unreachable = unreachableWorker(attempts);
       await expect(unreachable.transferCall(request)).rejects.toThrow(/Twilio error/);
       await worker(attempts).transferCall(request);
       expect(call.updates.filter((update) => String(update.Twiml).includes('<Dial'))).toHaveLength(1);
