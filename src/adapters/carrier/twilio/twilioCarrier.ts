@@ -19,7 +19,8 @@ import { transferTwiml } from './callbacks/transfer';
 import { transferCarrierId } from './callbacks/transferRecord';
 import { twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
-import { openTwilioRecording } from './recordings';
+import { openTwilioRecording, startCallRecording } from './recordings';
+import { ignoreNotFound, twilioCall } from './requests';
 import { twilioVoice } from './voices';
 
 /**
@@ -153,27 +154,12 @@ export class TwilioCarrier implements CarrierAdapter {
         throw new Error('Twilio has not put the call in progress yet', { cause: err });
       await twilioCall('answer', () => Promise.reject(err));
     }
-    if (request.record) await this.recordAnsweredCall(request.carrierCallId, request.callId);
-  }
-
-  /**
-   * An answered inbound call is recorded through `Calls/{sid}/Recordings`, which reports only to its
-   * `recordingStatusCallback` (twilio-node `call/recording.ts`; the call's own status callback names
-   * only recordings made with `Record=true` on create): `completed` there becomes the call's
-   * `recording_url` (api/routes/carrier/twilioCalls.ts). A retried answer finds the recording its first
-   * attempt started rather than starting a second.
-   */
-  private async recordAnsweredCall(carrierCallId: string, callId: string): Promise<void> {
-    await twilioCall('record', async () => {
-      const recordings = this.client.calls(carrierCallId).recordings;
-      if ((await recordings.list({ limit: 20 })).some((recording) => recording.source === 'StartCallRecordingAPI')) return;
-      await recordings.create({
-        recordingChannels: 'mono',
-        recordingStatusCallback: this.url(TWILIO_CALLBACK_PATHS.recordingStatus, { call_id: callId }),
-        recordingStatusCallbackEvent: ['completed'],
-        recordingStatusCallbackMethod: 'POST',
-      });
-    });
+    if (request.record)
+      await startCallRecording(
+        this.client,
+        request.carrierCallId,
+        this.url(TWILIO_CALLBACK_PATHS.recordingStatus, { call_id: request.callId }),
+      );
   }
 
   async rejectCall(request: { carrierCallId: string }): Promise<void> {
@@ -311,29 +297,6 @@ export class TwilioCarrier implements CarrierAdapter {
   /** Calls update on a live call; a call Twilio no longer has (or has ended) is a refusal. */
   private async update(what: string, carrierCallId: string, params: Record<string, unknown>): Promise<void> {
     await twilioCall(what, () => this.client.calls(carrierCallId).update(params));
-  }
-}
-
-/** Twilio's 4xx (but 429) is a refusal it will repeat; anything else (5xx, 429, network) may pass on a retry. */
-async function twilioCall<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (err instanceof CarrierRejectedError) throw err;
-    if (typeof status === 'number' && status >= 400 && status < 500 && status !== 429) {
-      const code = (err as { code?: number }).code;
-      throw new CarrierRejectedError(`Twilio refused to ${what}: ${status}${code ? ` (${code})` : ''} ${(err as Error).message}`);
-    }
-    throw new Error(`Twilio error trying to ${what}: ${status ?? ''} ${(err as Error).message}`.trim(), { cause: err });
-  }
-}
-
-async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
-  try {
-    await call();
-  } catch (err) {
-    if ((err as { status?: number }).status !== 404) throw err;
   }
 }
 
