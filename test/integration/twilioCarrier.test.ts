@@ -390,8 +390,19 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await expect(openTwilioSocket(`${url}?language=fr-FR`, twilioSocketSignature(stub.authToken, url))).rejects.toThrow(
       'upgrade refused with 403',
     );
+    // A session whose setup names another call than its signed URL's is closed.
     const genuine = await openTwilioSocket(url, twilioSocketSignature(stub.authToken, url));
-    genuine.close(1000);
+    const closed = new Promise<number>((resolve) => genuine.once('close', (code) => resolve(code)));
+    genuine.send(
+      JSON.stringify({
+        type: 'setup',
+        sessionId: `VX${'0'.repeat(32)}`,
+        accountSid: stub.accountSid,
+        callSid: `CA${crypto.randomBytes(16).toString('hex')}`,
+        customParameters: { call_id: crypto.randomUUID(), language: 'en-US' },
+      }),
+    );
+    expect(await closed).toBe(1001);
     // The query form of TwiML served before the call's facts moved to <Parameter>s is still verified the same way.
     const legacy = `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${crypto.randomUUID()}`;
     await expect(openTwilioSocket(`${legacy}&language=fr-FR`, twilioSocketSignature(stub.authToken, legacy))).rejects.toThrow(
