@@ -4,6 +4,7 @@ import { purgeOldCreateAttempts } from '../src/adapters/carrier/twilio/createAtt
 import type { Db } from '../src/platform/db/knex';
 import { purgeExpiredIdempotencyKeys } from '../src/domain/idempotency/store';
 import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';
+import { purgeOldInboxEvents } from '../src/domain/telnyxInbox/store';
 
 /**
  * Housekeeping of the Postgres tables that only ever grow otherwise. One activity, so the
@@ -18,6 +19,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
       carrierCallbackSignatures: number;
       twilioRelayCommands: number;
       carrierCreateAttempts: number;
+      telnyxInboxEvents: number;
     }> {
       const at = now();
       return {
@@ -26,6 +28,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
         carrierCallbackSignatures: await purgeExpiredCallbackSignatures(db, at),
         twilioRelayCommands: await purgeStaleRelayCommands(db, at),
         carrierCreateAttempts: await purgeOldCreateAttempts(db, at),
+        telnyxInboxEvents: await purgeOldInboxEvents(db, at),
       };
     },
   };
