@@ -1,9 +1,22 @@
 import { telnyxClient } from '../adapters/carrier/telnyx/client';
 import { findLegRecording } from '../adapters/carrier/telnyx/recordings';
+import { readTelnyxWebhookSettings, telnyxWebhookProblems } from '../adapters/carrier/telnyx/webhookSettings';
 import type { TelnyxInboxPorts } from '../domain/telnyxInbox/apply';
 import { environmentsOnCarrier, requireSetting, type Config } from '../platform/config';
 import { createLogger, type Logger } from '../platform/logger';
 import { carrierDecliner } from './carrierDecliner';
+
+/** A Telnyx client with the account's API key, for reads and the API's few commands (no webhook URL of its own). */
+function apiClient(config: Config) {
+  return telnyxClient({
+    apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
+    baseUrl: config.telnyx.baseUrl,
+    connectionId: config.telnyx.connectionId ?? '',
+    messagingProfileId: config.telnyx.messagingProfileId ?? '',
+    webhookUrl: '',
+    transcriptionLanguage: config.telnyx.transcriptionLanguage,
+  });
+}
 
 /**
  * What processing Telnyx's webhooks (src/domain/telnyxInbox/) needs of Telnyx, with the account's API key:
@@ -13,14 +26,7 @@ import { carrierDecliner } from './carrierDecliner';
 export function telnyxInboxPorts(config: Config): TelnyxInboxPorts | undefined {
   const declineCall = carrierDecliner(config);
   if (!declineCall) return undefined;
-  const client = telnyxClient({
-    apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
-    baseUrl: config.telnyx.baseUrl,
-    connectionId: config.telnyx.connectionId ?? '',
-    messagingProfileId: config.telnyx.messagingProfileId ?? '',
-    webhookUrl: '',
-    transcriptionLanguage: config.telnyx.transcriptionLanguage,
-  });
+  const client = apiClient(config);
   return { declineCall, recordingOfLeg: (callLegId, startedAt) => findLegRecording(client, callLegId, startedAt) };
 }
 
@@ -29,4 +35,28 @@ export function telnyxInboxSweeping(config: Config): { config: Config; ports: Te
   if (environmentsOnCarrier(config, 'telnyx').length === 0) return undefined;
   const ports = telnyxInboxPorts(config);
   return ports && { config, ports, log: createLogger('telnyx-inbox', config.logLevel) };
+}
+
+/**
+ * Part of the worker's start (after the configuration check): Telnyx's own record of where it sends webhooks
+ * (src/adapters/carrier/telnyx/webhookSettings.ts), each problem logged as a warning. Not a refusal: Telnyx being
+ * unreachable at that moment, or a deployment with one entry point only, must not stop the worker.
+ */
+export async function checkTelnyxWebhookSettings(config: Config, log: Logger): Promise<string[]> {
+  const { connectionId, messagingProfileId } = config.telnyx;
+  if (environmentsOnCarrier(config, 'telnyx').length === 0 || !connectionId || !messagingProfileId) return [];
+  const client = apiClient(config);
+  let problems: string[];
+  try {
+    const settings = await readTelnyxWebhookSettings(client, { connectionId, messagingProfileId });
+    problems = telnyxWebhookProblems(settings, {
+      eventsUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
+      failoverUrl: config.telnyx.webhookFailoverUrl,
+    });
+  } catch (err) {
+    log.warn({ provider: 'telnyx', err: (err as Error).message }, 'telnyx: could not read where Telnyx sends webhooks');
+    return [];
+  }
+  for (const problem of problems) log.warn({ provider: 'telnyx' }, `telnyx webhooks: ${problem}`);
+  return problems;
 }

@@ -12,6 +12,7 @@ import { startTracing } from '../platform/tracing/setup';
 import { tracingActivityInterceptors, tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../platform/tracing/temporal';
 import { buildActivityDeps } from './activityDeps';
 import { ensureSchedules } from './schedules';
+import { checkTelnyxWebhookSettings } from './telnyxInbox';
 import { prepareWorkerMetrics } from './workerMetrics';
 
 /**
@@ -60,6 +61,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
   await ensureSchedules(client, config.taskQueue, { telnyx: environmentsOnCarrier(config, 'telnyx').length > 0 });
+  void checkTelnyxWebhookSettings(config, log);
   await metrics.serve();
   log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   drainOnSignal({ log, forceExitAfterMs: config.workerShutdownGraceSeconds * 1000 + CLOSE_MARGIN_MS, drain: () => stopPolling(worker) });

@@ -10,7 +10,8 @@ import { createLogger } from '../../src/platform/logger';
 import { eventually, useHarness, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
+import { checkTelnyxWebhookSettings } from '../../src/main/telnyxInbox';
+import { startTelnyxStub, telnyxCarrierOn, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
 
 /**
  * Telnyx's webhooks as Telnyx delivers them (issue 26, defect 5; the stub: test/support/telnyxStubWebhooks.ts): a
@@ -119,6 +120,7 @@ describe('Telnyx webhook delivery', () => {
     call.webhookUrl = `${ctx.h.config.publicBaseUrl}/carrier/telnyx/nowhere`;
     await stub.answer(call.id);
     expect(stub.webhooks.deliveries.slice(before).map((d) => [d.eventType, d.attempt, d.status])).toEqual([['call.answered', 1, 404]]);
+    call.webhookUrl = eventsUrl();
     await calls.hangUp(id);
   });
 
@@ -191,6 +193,58 @@ describe('Telnyx webhook delivery', () => {
       return got?.charge_cents ? got : undefined;
     });
     expect(charged.charge_cents).toBeGreaterThan(0);
+  });
+
+  it('a message’s webhooks go to TELNYX_WEBHOOK_FAILOVER_URL after 3 attempts at the primary (sent with the message)', async () => {
+    const down = http.createServer((_req, res) => res.writeHead(503).end());
+    await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
+    try {
+      const adapter = telnyxCarrierOn(stub, {
+        webhookUrl: `http://127.0.0.1:${(down.address() as AddressInfo).port}/carrier/telnyx/events`,
+        webhookFailoverUrl: `${stub.url}/sink`,
+      });
+      const { carrierMessageId } = await adapter.sendSms({
+        messageId: crypto.randomUUID(),
+        from: '+14155550190',
+        to: '+14155550191',
+        text: 'Failing over',
+        statusUrl: '',
+      });
+      const send = stub.requests.find((r) => r.path === '/v2/messages' && r.body.text === 'Failing over');
+      expect(send?.body).toMatchObject({ webhook_failover_url: `${stub.url}/sink` });
+      await eventually(async () => (deliveriesOf('message.finalized', carrierMessageId).some((d) => d.status === 200) ? true : undefined));
+      expect(deliveriesOf('message.sent', carrierMessageId).map((d) => [d.failover, d.attempt, d.status])).toEqual([
+        [false, 1, 503],
+        [false, 2, 503],
+        [false, 3, 503],
+        [true, 1, 200],
+      ]);
+    } finally {
+      await new Promise((resolve) => down.close(resolve));
+    }
+  });
+
+  it('at start the worker reads where Telnyx sends webhooks and warns of a missing failover URL (voice: the application only)', async () => {
+    const warnings: string[] = [];
+    const log = createLogger('test', 'silent');
+    log.warn = ((_: unknown, message: string) => void warnings.push(message)) as typeof log.warn;
+    const problems = await checkTelnyxWebhookSettings(ctx.h.config, log);
+    expect(problems).toEqual([
+      expect.stringMatching(
+        /^the Call Control application \(TELNYX_CONNECTION_ID\) has no failover URL: a webhook its primary URL does not take is lost/,
+      ),
+      expect.stringMatching(/^the messaging profile \(TELNYX_MESSAGING_PROFILE_ID\) has no failover URL/),
+    ]);
+    expect(warnings).toEqual(problems.map((p) => `telnyx webhooks: ${p}`));
+    const failover = 'https://failover.example.com/carrier/telnyx/events';
+    stub.setConnectionFailoverUrl(failover);
+    const configured = { ...ctx.h.config, telnyx: { ...ctx.h.config.telnyx, webhookFailoverUrl: failover } };
+    expect(await checkTelnyxWebhookSettings(configured, log)).toEqual([]);
+    stub.setConnectionWebhookUrl('https://elsewhere.example.com/hooks');
+    expect(await checkTelnyxWebhookSettings(configured, log)).toEqual([
+      `the Call Control application (TELNYX_CONNECTION_ID) sends webhooks to https://elsewhere.example.com/hooks, not ${eventsUrl()}: inbound calls never reach Switchboard`,
+      `the messaging profile (TELNYX_MESSAGING_PROFILE_ID) sends webhooks to https://elsewhere.example.com/hooks, not ${eventsUrl()}: inbound messages never reach Switchboard`,
+    ]);
   });
 
   it('an event Switchboard does not act on is answered 200, stored with its outcome and logged, never dropped', async () => {

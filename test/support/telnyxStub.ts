@@ -10,6 +10,7 @@ import type { CallHangup } from 'telnyx/resources/webhooks';
 import type { CallDialResponse } from 'telnyx/resources/calls/calls';
 import type { CallControlCommandResult } from 'telnyx/resources/calls/actions';
 import type { CallControlApplication } from 'telnyx/resources/call-control-applications';
+import type { MessagingMessagingProfile } from 'telnyx/resources/messaging-profiles/messaging-profiles';
 import {
   telnyxWebhookSender,
   type Exactly,
@@ -346,6 +347,19 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
         webhook_event_failover_url: connectionFailoverUrl ?? '',
         webhook_timeout_secs: null,
       } satisfies CallControlApplication);
+    }
+    // The messaging profile (TELNYX_MESSAGING_PROFILE_ID): inbound messages' webhooks, with the application's URLs here.
+    const profile = /^\/v2\/messaging_profiles\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && profile) {
+      return ok(res, {
+        record_type: 'messaging_profile',
+        id: decodeURIComponent(profile[1]),
+        name: 'switchboard',
+        enabled: true,
+        webhook_api_version: '2',
+        webhook_url: connectionWebhookUrl,
+        webhook_failover_url: connectionFailoverUrl ?? '',
+      } satisfies MessagingMessagingProfile);
     }
     // `RecordingListParams.filter`: call_leg_id, call_session_id, call_control_id.
     if (req.method === 'GET' && path === '/v2/recordings') {
