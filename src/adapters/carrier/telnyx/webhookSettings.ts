@@ -19,8 +19,9 @@ export async function readTelnyxWebhookSettings(
   client: Telnyx,
   ids: { connectionId: string; messagingProfileId: string },
 ): Promise<TelnyxWebhookSettings> {
-  const application = (await telnyxRequest('GET /call_control_applications', () => client.callControlApplications.retrieve(ids.connectionId)))
-    ?.data;
+  const application = (
+    await telnyxRequest('GET /call_control_applications', () => client.callControlApplications.retrieve(ids.connectionId))
+  )?.data;
   const profile = (await telnyxRequest('GET /messaging_profiles', () => client.messagingProfiles.retrieve(ids.messagingProfileId)))?.data;
   return {
     application: {
@@ -28,7 +29,11 @@ export async function readTelnyxWebhookSettings(
       failoverUrl: url(application?.webhook_event_failover_url),
       apiVersion: application?.webhook_api_version,
     },
-    profile: { webhookUrl: url(profile?.webhook_url), failoverUrl: url(profile?.webhook_failover_url), apiVersion: profile?.webhook_api_version },
+    profile: {
+      webhookUrl: url(profile?.webhook_url),
+      failoverUrl: url(profile?.webhook_failover_url),
+      apiVersion: profile?.webhook_api_version,
+    },
   };
 }
 
@@ -44,7 +49,9 @@ export function telnyxWebhookProblems(settings: TelnyxWebhookSettings, expected:
   ] as const;
   for (const [place, found, what] of places) {
     if (found.webhookUrl !== expected.eventsUrl)
-      problems.push(`${place} sends webhooks to ${found.webhookUrl ?? 'no URL'}, not ${expected.eventsUrl}: ${what} never reach Switchboard`);
+      problems.push(
+        `${place} sends webhooks to ${found.webhookUrl ?? 'no URL'}, not ${expected.eventsUrl}: ${what} never reach Switchboard`,
+      );
     if (found.apiVersion && found.apiVersion !== '2')
       problems.push(`${place} sends API v${found.apiVersion} webhooks: Switchboard reads v2 only`);
     if (!found.failoverUrl)
