@@ -1,3 +1,4 @@
+import { parseJsonObject } from '../../platform/json';
 import {
   CarrierRejectedError,
   NumberUnavailableError,
@@ -148,20 +149,11 @@ export class SimulatorCarrier implements CarrierAdapter {
     });
     const text = await response.text();
     if (response.status >= 400 && response.status < 500) {
-      const precise = refusal?.(response.status, parseObject(text));
+      const precise = refusal?.(response.status, parseJsonObject(text));
       if (precise) throw precise;
       throw new CarrierRejectedError(`carrier refused ${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
     }
     if (!response.ok) throw new Error(`carrier error on ${method} ${path}: ${response.status}`);
     return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  }
-}
-
-function parseObject(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
   }
 }
