@@ -10,17 +10,15 @@ import {
   type ProvisionNumberRequest,
 } from '../src/adapters/carrier/port';
 import { FailureTypes } from '../workflows/definitions/failures';
-import { refuseTestEnvironment } from './carrierEnvironment';
 
 export interface LineActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
-  carrierServesTestEnvironment?: boolean;
   now: () => Date;
 }
 
 /** Thin adapters between the line workflows and Postgres / the carrier. */
-export function createLineActivities({ db, carrier, carrierServesTestEnvironment = true, now }: LineActivityDeps) {
+export function createLineActivities({ db, carrier, now }: LineActivityDeps) {
   /** Releases a number, or only detaches it when `lineId`'s line imported it (the account keeps it). */
   async function giveBack(phoneNumber: string, lineId: string | undefined): Promise<void> {
     const line = lineId ? await findLineById(db, lineId) : undefined;
@@ -34,20 +32,22 @@ export function createLineActivities({ db, carrier, carrierServesTestEnvironment
       try {
         const line = await findLineById(db, lineId);
         if (!line) throw new CarrierRejectedError('the line is gone');
-        if (!carrierServesTestEnvironment) refuseTestEnvironment(false, line.environment);
         // The line id is the idempotency key: a retry after a crash gets the same number back.
         const provisioned = await carrier.provisionNumber(provisionRequestOf(`line:${lineId}`, numberChoiceOf(line)));
         return { phoneNumber: parsePhoneNumberWithError(provisioned.phoneNumber).number };
       } catch (err) {
+        // The request field that matched nothing is the failure's first detail (the workflow's result names it).
         if (err instanceof NumberUnavailableError) {
           throw ApplicationFailure.create({
             type: FailureTypes.numberUnavailable,
             message: err.message,
             nonRetryable: true,
-            details: [err.criterion satisfies NumberCriterion],
+            details: [err.criterion satisfies NumberCriterion, ...(err.refusal ? [err.refusal] : [])],
           });
         }
-        if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, FailureTypes.carrierRejected);
+        // The provider and its code ride along (the failure's details) for whoever reports the refusal.
+        if (err instanceof CarrierRejectedError)
+          throw ApplicationFailure.nonRetryable(err.message, FailureTypes.carrierRejected, ...(err.refusal ? [err.refusal] : []));
         throw err;
       }
     },
