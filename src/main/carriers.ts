@@ -19,7 +19,7 @@ import type { Db } from '../platform/db/knex';
  * The startup check refuses CARRIER_PROVIDER=telnyx beside a Twilio environment (docs/decisions.md).
  */
 export function buildCarrier(config: Config, db: Db): CarrierAdapter {
-  if (config.carrierProvider === 'telnyx') return telnyxCarrier(config);
+  if (config.carrierProvider === 'telnyx') return telnyxCarrier(config, db);
   const simulator = () => new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
   if (config.carrierProviders.test === 'simulator' && config.carrierProviders.live === 'simulator') return simulator();
   // One listener for both environments' Media Streams (each stream checks its own account's signature).
@@ -52,7 +52,7 @@ export function carrierOfEnvironment(config: Config, environment: CarrierEnviron
 export const carrierServesTestEnvironment = (config: Config): boolean => config.carrierProvider !== 'telnyx';
 
 /** Telnyx with its account's settings (src/adapters/carrier/telnyx/). */
-function telnyxCarrier(config: Config): CarrierAdapter {
+function telnyxCarrier(config: Config, db: Db): CarrierAdapter {
   return new TelnyxCarrier(
     {
       apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
@@ -60,11 +60,14 @@ function telnyxCarrier(config: Config): CarrierAdapter {
       connectionId: requireSetting(config.telnyx.connectionId, 'TELNYX_CONNECTION_ID'),
       messagingProfileId: requireSetting(config.telnyx.messagingProfileId, 'TELNYX_MESSAGING_PROFILE_ID'),
       webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
-      transcriptionLanguage: config.telnyx.transcriptionLanguage,
     },
-    config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
-      ? new MediaSocketServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
-      : undefined,
+    {
+      db,
+      media:
+        config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
+          ? new MediaSocketServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
+          : undefined,
+    },
   );
 }
 

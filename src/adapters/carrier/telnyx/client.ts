@@ -12,8 +12,6 @@ export interface TelnyxSettings {
   messagingProfileId: string;
   /** Where Telnyx posts call and message webhooks: `<PUBLIC_BASE_URL>/carrier/telnyx/events`. */
   webhookUrl: string;
-  /** The language Telnyx transcribes callers in (Telnyx reports none per sentence). */
-  transcriptionLanguage: string;
   timeoutMs?: number;
 }
 
