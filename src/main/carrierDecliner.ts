@@ -6,7 +6,7 @@ import { postgresTelnyxCallLanguages } from '../adapters/carrier/callbacks/telny
 import { postgresTelnyxSpeechQueue } from '../adapters/carrier/callbacks/telnyx/speechQueue';
 import type { TelnyxCallControl } from '../adapters/carrier/callbacks/telnyx/webhook';
 import { postgresCreateAttempts } from '../adapters/carrier/twilio/createAttempts';
-import { requireSetting, type Config } from '../platform/config';
+import { environmentsOnCarrier, requireSetting, type Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
 import { createLogger } from '../platform/logger';
 
@@ -27,18 +27,18 @@ function apiTelnyxClient(config: Config) {
  * None for the simulator, which declines the call on a non-2xx answer.
  */
 export function carrierDecliner(config: Config): ((carrierCallId: string) => Promise<void>) | undefined {
-  if (config.carrierProvider !== 'telnyx') return undefined;
+  if (environmentsOnCarrier(config, 'telnyx').length === 0) return undefined;
   const client = apiTelnyxClient(config);
   return (carrierCallId) => reject(client, { carrierCallId });
 }
 
 /**
- * What Telnyx's call webhooks change beyond the event (CARRIER_PROVIDER=telnyx): the speech queue, whose next
+ * What Telnyx's call webhooks change beyond the event (an environment on Telnyx): the speech queue, whose next
  * `speak` the API sends when Telnyx reports one ended and whose `playback_stop` it sends on a barge-in; the
  * calls' languages; the dial records a retried dial reads.
  */
 export function telnyxCallControl(config: Config, db: Db): TelnyxCallControl | undefined {
-  if (config.carrierProvider !== 'telnyx') return undefined;
+  if (environmentsOnCarrier(config, 'telnyx').length === 0) return undefined;
   const log = createLogger('telnyx-speech', config.logLevel);
   const attempts = postgresCreateAttempts(db);
   return {

@@ -23,7 +23,7 @@ import { postgresTelnyxSpeechQueue, type TelnyxSpeechQueue } from '../callbacks/
 import { postgresTelnyxCallLanguages, type TelnyxCallLanguages } from '../callbacks/telnyx/callRecords';
 
 /**
- * The carrier port on Telnyx (CARRIER_PROVIDER=telnyx), through the official `telnyx` package.
+ * The carrier port on Telnyx (CARRIER_PROVIDER_LIVE=telnyx), through the official `telnyx` package.
  * Telnyx's webhooks come back to `/carrier/telnyx/events` (api/routes/carrier/telnyx.ts), which
  * verifies and translates them (../callbacks/telnyx/webhook.ts). What several instances must agree on (dial
  * attempts, queued speech, each call's language) is in Postgres (`db`). docs/carriers.md maps each behaviour.
