@@ -228,17 +228,12 @@ describe('TelnyxCarrier', () => {
       transcription_tracks: 'inbound',
     });
     expect(await placed('en')).toMatchObject({ transcription_engine_config: { language: 'en', model: 'phone_call' } });
-    const multi = {
-      transcription_engine: 'Telnyx',
-      transcription_engine_config: {
+    // `multi`, and a call that names no language (the port's default).
+    for (const language of ['multi', undefined])
+      expect(await placed(language)).toMatchObject({
         transcription_engine: 'Telnyx',
-        transcription_model: 'openai/whisper-large-v3-turbo',
-        language: 'auto_detect',
-      },
-      transcription_tracks: 'inbound',
-    };
-    expect(await placed('multi')).toEqual(multi);
-    expect(await placed()).toEqual(multi);
+        transcription_engine_config: { transcription_model: 'openai/whisper-large-v3-turbo', language: 'auto_detect' },
+      });
   });
 
   describe('media streaming', () => {

@@ -164,12 +164,18 @@ describe('Telnyx carrier', () => {
     expect(actions(id)).toContain('hangup');
   });
 
-  it('barge-in: a caller talking over the reply stops Telnyx playback, `interrupted` says what was heard, and the new sentence is taken', async () => {
+  /** An outbound call on a new line, answered at Telnyx and in progress. */
+  const answeredCall = async () => {
     const line = await lines.create();
-    const id = (await calls.place(line.id)).body.call.id;
+    const id = (await calls.place(line.id)).body.call.id as string;
     const call = await eventually(async () => callOf(id));
     await stub.answer(call.id);
     await calls.untilStatus(id, ['in_progress']);
+    return { id, call };
+  };
+
+  it('barge-in: a caller talking over the reply stops Telnyx playback, `interrupted` says what was heard, and the new sentence is taken', async () => {
+    const { id, call } = await answeredCall();
     const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
     replies.set('Tell me everything', long);
     replies.set('Stop, stop', 'Okay.');
@@ -195,11 +201,7 @@ describe('Telnyx carrier', () => {
   });
 
   it('a speech of 5,000 characters (the API’s limit) is spoken through Telnyx’s 3,000-character speak as one speech', async () => {
-    const line = await lines.create();
-    const id = (await calls.place(line.id)).body.call.id;
-    const call = await eventually(async () => callOf(id));
-    await stub.answer(call.id);
-    await calls.untilStatus(id, ['in_progress']);
+    const { id, call } = await answeredCall();
     let text = '';
     for (let i = 0; text.length < 4_990; i += 1) text += `Item ${i} of the menu is ready. `;
     text = text.slice(0, 5_000).replace(/\S*$/, '').trim();
