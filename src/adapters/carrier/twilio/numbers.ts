@@ -8,7 +8,7 @@ import {
   type ProvisionNumberRequest,
   type ReleaseNumberRequest,
 } from '../port';
-import { toRefusal, twilioCall } from './client';
+import { ignoreNotFound, toRefusal, twilioCall } from './requests';
 import { joinMessagingService } from './messagingService';
 
 /**
@@ -224,12 +224,4 @@ function regulatoryRefusal(err: Error, country: string): Error {
     `${err.message} (numbers in ${country} need it: set ${setting}=${country}:… on the worker, docs/carriers.md)`,
     err.refusal,
   );
-}
-
-async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
-  try {
-    await call();
-  } catch (err) {
-    if ((err as { status?: number }).status !== 404) throw err;
-  }
 }
