@@ -1,5 +1,6 @@
 import { NumberUnavailableError } from '../../src/adapters/carrier/port';
 import type { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
+import { createDb, type Db } from '../../src/platform/db/knex';
 import { startTelnyxStub, telnyxCarrierOn, type TelnyxStub } from '../support/telnyxStub';
 
 const CAMPAIGN = '4b300178-131c-d902-d54e-72d90ba1620k';
@@ -12,12 +13,18 @@ const CAMPAIGN = '4b300178-131c-d902-d54e-72d90ba1620k';
 describe('Telnyx numbers: search, order and import', () => {
   let stub: TelnyxStub;
   let carrier: TelnyxCarrier;
+  let db: Db;
   beforeAll(async () => {
+    // The adapter keeps its calls' shared state in Postgres; numbers need none of it.
+    db = createDb(process.env.DATABASE_URL!, { max: 2 });
     stub = await startTelnyxStub();
     stub.setConnectionWebhookUrl(`${stub.url}/sink`);
-    carrier = telnyxCarrierOn(stub, { campaignId: CAMPAIGN });
+    carrier = telnyxCarrierOn(stub, db, { campaignId: CAMPAIGN });
   });
-  afterAll(() => stub.close());
+  afterAll(async () => {
+    await stub.close();
+    await db.destroy();
+  });
 
   const searchesSince = (since: number) =>
     stub.requests.slice(since).filter((r) => r.method === 'GET' && r.path === '/v2/available_phone_numbers');

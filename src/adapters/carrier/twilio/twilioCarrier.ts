@@ -22,7 +22,7 @@ import { transferCarrierId } from './callbacks/transferRecord';
 import { twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
 import { openTwilioRecording, startCallRecording } from './recordings';
-import { ignoreNotFound, toRefusal, twilioCall } from './requests';
+import { twilioCall } from './requests';
 import { twilioVoice } from './voices';
 import { TwilioNumbers } from './numbers';
 
