@@ -1,7 +1,6 @@
 import { NumberUnavailableError } from '../../src/adapters/carrier/port';
 import type { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
-import { createDb, type Db } from '../../src/platform/db/knex';
-import { startTelnyxStub, telnyxCarrierOn, type TelnyxStub } from '../support/telnyxStub';
+import { useTelnyxAdapter, type TelnyxStub } from '../support/telnyxStub';
 
 const CAMPAIGN = '4b300178-131c-d902-d54e-72d90ba1620k';
 
@@ -11,20 +10,10 @@ const CAMPAIGN = '4b300178-131c-d902-d54e-72d90ba1620k';
  * matched nothing, and an owned number imported (its connection and messaging profile set) and detached.
  */
 describe('Telnyx numbers: search, order and import', () => {
+  const suite = useTelnyxAdapter({ campaignId: CAMPAIGN });
   let stub: TelnyxStub;
   let carrier: TelnyxCarrier;
-  let db: Db;
-  beforeAll(async () => {
-    // The adapter keeps its calls' shared state in Postgres; numbers need none of it.
-    db = createDb(process.env.DATABASE_URL!, { max: 2 });
-    stub = await startTelnyxStub();
-    stub.setConnectionWebhookUrl(`${stub.url}/sink`);
-    carrier = telnyxCarrierOn(stub, db, { campaignId: CAMPAIGN });
-  });
-  afterAll(async () => {
-    await stub.close();
-    await db.destroy();
-  });
+  beforeAll(() => ({ stub, carrier } = suite));
 
   const searchesSince = (since: number) =>
     stub.requests.slice(since).filter((r) => r.method === 'GET' && r.path === '/v2/available_phone_numbers');

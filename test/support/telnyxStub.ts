@@ -9,7 +9,7 @@ import type { PhoneNumberCampaign } from 'telnyx/resources/messaging-10dlc/phone
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import type { TelnyxSettings } from '../../src/adapters/carrier/telnyx/client';
 import type { Config } from '../../src/platform/config';
-import type { Db } from '../../src/platform/db/knex';
+import { createDb, type Db } from '../../src/platform/db/knex';
 
 /**
  * A local contract stub of Telnyx's v2 API, written from Telnyx's public API reference (paths,
@@ -840,6 +840,25 @@ export function telnyxCarrierOn(stub: TelnyxStub, db: Db, settings: Partial<Teln
     },
     { db },
   );
+}
+
+/**
+ * A suite's contract stub and the adapter alone on it (its webhooks to the stub's sink: the adapter's answers are
+ * what is tested; a db for its shared state), set up before the suite's tests and closed after them.
+ */
+export function useTelnyxAdapter(settings: Partial<TelnyxSettings> = {}): { stub: TelnyxStub; carrier: TelnyxCarrier; db: Db } {
+  const suite = {} as { stub: TelnyxStub; carrier: TelnyxCarrier; db: Db };
+  beforeAll(async () => {
+    suite.db = createDb(process.env.DATABASE_URL!, { max: 4 });
+    suite.stub = await startTelnyxStub();
+    suite.stub.setConnectionWebhookUrl(`${suite.stub.url}/sink`);
+    suite.carrier = telnyxCarrierOn(suite.stub, suite.db, settings);
+  });
+  afterAll(async () => {
+    await suite.stub?.close();
+    await suite.db?.destroy();
+  });
+  return suite;
 }
 
 /** A deployment's Telnyx settings (TELNYX_*) for an account played by `stub`: the harness's `overrides.telnyx`. */

@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { wavRecording } from '../../simulator/carrier/recording';
+import { TwilioCarrier, type TwilioCarrierOptions } from '../../src/adapters/carrier/twilio/twilioCarrier';
+import { memoryCreateAttempts } from './memoryCreateAttempts';
 import { stubSockets, type StubMediaStream, type StubRelay } from './twilioStubSockets';
 
 /**
@@ -991,4 +993,16 @@ export async function startTwilioStub(
     post,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The Twilio adapter on the stub's account, live, with its own in-memory create record and no relay unless given; `options` overrides. */
+export function twilioCarrierOn(stub: TwilioStub, options: Partial<TwilioCarrierOptions> & { publicBaseUrl: string }): TwilioCarrier {
+  return new TwilioCarrier({
+    account: { accountSid: stub.accountSid, authToken: stub.authToken },
+    mode: 'live',
+    apiBaseUrl: stub.url,
+    relay: { send: async () => undefined },
+    attempts: memoryCreateAttempts(),
+    ...options,
+  });
 }

@@ -1,7 +1,6 @@
 import { CarrierRejectedError, NumberUnavailableError } from '../../src/adapters/carrier/port';
-import { TwilioCarrier, type TwilioCarrierOptions } from '../../src/adapters/carrier/twilio/twilioCarrier';
-import { memoryCreateAttempts } from '../support/memoryCreateAttempts';
-import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
+import type { TwilioCarrier, TwilioCarrierOptions } from '../../src/adapters/carrier/twilio/twilioCarrier';
+import { startTwilioStub, twilioCarrierOn, type TwilioStub } from '../support/twilioStub';
 
 /**
  * Choosing numbers on Twilio (issue 26 item 7), against the contract stub: the search by country,
@@ -11,16 +10,7 @@ import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 describe('Twilio numbers: search, purchase and import', () => {
   let stub: TwilioStub;
   const publicBaseUrl = 'https://switchboard.example/base';
-  const twilioOn = (options: Partial<TwilioCarrierOptions> = {}) =>
-    new TwilioCarrier({
-      account: { accountSid: stub.accountSid, authToken: stub.authToken },
-      publicBaseUrl,
-      mode: 'live',
-      apiBaseUrl: stub.url,
-      relay: { send: async () => undefined },
-      attempts: memoryCreateAttempts(),
-      ...options,
-    });
+  const twilioOn = (options: Partial<TwilioCarrierOptions> = {}) => twilioCarrierOn(stub, { publicBaseUrl, ...options });
   let carrier: TwilioCarrier;
   beforeAll(async () => {
     stub = await startTwilioStub({ firstNumber: 5558100 });
