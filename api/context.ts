@@ -19,8 +19,8 @@ export interface AppDeps {
   /** Injected clock, so tests can move time without sleeping. */
   now: () => Date;
   /**
-   * What processing Telnyx's webhooks needs of Telnyx (declining a call, finding a leg's recording); src/main
-   * builds it when an environment is on Telnyx.
+   * What processing Telnyx's webhooks needs of Telnyx (declining a call, finding a leg's recording, the call state
+   * shared with the worker: speech queue, languages, dial records); src/main builds it when an environment is on Telnyx.
    */
   telnyxInbox?: TelnyxInboxPorts;
   /**

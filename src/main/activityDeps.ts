@@ -43,7 +43,7 @@ export function buildActivityDeps(
     taskQueue: config.taskQueue,
     carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
     ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
-    telnyxInbox: telnyxInboxSweeping(config),
+    telnyxInbox: telnyxInboxSweeping(config, sources.db),
     now: () => new Date(),
   };
 }

@@ -34,7 +34,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
     logger,
     now: () => new Date(),
     draining: () => draining,
-    telnyxInbox: telnyxInboxPorts(config),
+    telnyxInbox: telnyxInboxPorts(config, db),
     openRecording: recordingOpener(config),
     cardVaults: cardVaultsFor(config),
   });

@@ -1,39 +1,29 @@
-import { telnyxClient } from '../adapters/carrier/telnyx/client';
 import { findLegRecording } from '../adapters/carrier/telnyx/recordings';
 import { readTelnyxWebhookSettings, telnyxWebhookProblems } from '../adapters/carrier/telnyx/webhookSettings';
 import type { TelnyxInboxPorts } from '../domain/telnyxInbox/apply';
-import { environmentsOnCarrier, requireSetting, type Config } from '../platform/config';
+import { environmentsOnCarrier, type Config } from '../platform/config';
+import type { Db } from '../platform/db/knex';
 import { createLogger, type Logger } from '../platform/logger';
-import { carrierDecliner } from './carrierDecliner';
-
-/** A Telnyx client with the account's API key, for reads and the API's few commands (no webhook URL of its own). */
-function apiClient(config: Config) {
-  return telnyxClient({
-    apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
-    baseUrl: config.telnyx.baseUrl,
-    connectionId: config.telnyx.connectionId ?? '',
-    messagingProfileId: config.telnyx.messagingProfileId ?? '',
-    webhookUrl: '',
-    transcriptionLanguage: config.telnyx.transcriptionLanguage,
-  });
-}
+import { apiTelnyxClient, carrierDecliner, telnyxCallControl } from './carrierDecliner';
 
 /**
  * What processing Telnyx's webhooks (src/domain/telnyxInbox/) needs of Telnyx, with the account's API key:
- * declining a ringing call, finding a leg's recording. Built by the API (which processes an event once it has
+ * declining a ringing call, finding a leg's recording, and the call state shared with the worker's adapter
+ * (./carrierDecliner.ts `telnyxCallControl`: the speech queue whose next command a webhook sends). Built by the API (which processes an event once it has
  * answered it) and by the worker (whose sweeper processes what the API did not); none without Telnyx.
  */
-export function telnyxInboxPorts(config: Config): TelnyxInboxPorts | undefined {
+export function telnyxInboxPorts(config: Config, db: Db): TelnyxInboxPorts | undefined {
   const declineCall = carrierDecliner(config);
-  if (!declineCall) return undefined;
-  const client = apiClient(config);
-  return { declineCall, recordingOfLeg: (callLegId, startedAt) => findLegRecording(client, callLegId, startedAt) };
+  const calls = telnyxCallControl(config, db);
+  if (!declineCall || !calls) return undefined;
+  const client = apiTelnyxClient(config);
+  return { declineCall, recordingOfLeg: (callLegId, startedAt) => findLegRecording(client, callLegId, startedAt), calls };
 }
 
 /** The worker's share: the inbox sweeper's configuration, ports and log (absent without Telnyx). */
-export function telnyxInboxSweeping(config: Config): { config: Config; ports: TelnyxInboxPorts; log: Logger } | undefined {
+export function telnyxInboxSweeping(config: Config, db: Db): { config: Config; ports: TelnyxInboxPorts; log: Logger } | undefined {
   if (environmentsOnCarrier(config, 'telnyx').length === 0) return undefined;
-  const ports = telnyxInboxPorts(config);
+  const ports = telnyxInboxPorts(config, db);
   return ports && { config, ports, log: createLogger('telnyx-inbox', config.logLevel) };
 }
 
@@ -45,7 +35,7 @@ export function telnyxInboxSweeping(config: Config): { config: Config; ports: Te
 export async function checkTelnyxWebhookSettings(config: Config, log: Logger): Promise<string[]> {
   const { connectionId, messagingProfileId } = config.telnyx;
   if (environmentsOnCarrier(config, 'telnyx').length === 0 || !connectionId || !messagingProfileId) return [];
-  const client = apiClient(config);
+  const client = apiTelnyxClient(config);
   let problems: string[];
   try {
     const settings = await readTelnyxWebhookSettings(client, { connectionId, messagingProfileId });

@@ -112,8 +112,6 @@ export interface Config {
     requirementGroups?: Readonly<Record<string, string>>;
     /** TELNYX_BASE_URL: Telnyx's API by default; a local contract stub in tests. */
     baseUrl: string | undefined;
-    /** TELNYX_TRANSCRIPTION_LANGUAGE: the language Telnyx transcribes callers in (`en` by default). */
-    transcriptionLanguage: string;
     /**
      * TELNYX_WEBHOOK_FAILOVER_URL: where Telnyx posts a webhook the primary URL did not take (another entry point to
      * the API's `/carrier/telnyx/events`): sent with every message; the same URL the operator sets on the Call Control
@@ -374,7 +372,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       campaignId: env.TELNYX_10DLC_CAMPAIGN_ID || undefined,
       requirementGroups: byCountryFromEnv('TELNYX_REQUIREMENT_GROUPS', env),
       baseUrl: env.TELNYX_BASE_URL || undefined,
-      transcriptionLanguage: env.TELNYX_TRANSCRIPTION_LANGUAGE || 'en',
       webhookFailoverUrl: env.TELNYX_WEBHOOK_FAILOVER_URL || undefined,
       mediaUrl: env.TELNYX_MEDIA_URL || undefined,
       mediaPort: env.TELNYX_MEDIA_PORT ? int('TELNYX_MEDIA_PORT', 0) : undefined,

@@ -87,7 +87,7 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
         temporal: ctx.h.temporal,
         logger: createLogger('api-test', 'warn', sink),
         now: () => new Date(),
-        telnyxInbox: telnyxInboxPorts(ctx.h.config),
+        telnyxInbox: telnyxInboxPorts(ctx.h.config, ctx.h.db),
       });
       const server = http.createServer(app.koa.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -199,7 +199,7 @@ describe('Telnyx webhook delivery', () => {
     const down = http.createServer((_req, res) => res.writeHead(503).end());
     await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
     try {
-      const adapter = telnyxCarrierOn(stub, {
+      const adapter = telnyxCarrierOn(stub, ctx.h.db, {
         webhookUrl: `http://127.0.0.1:${(down.address() as AddressInfo).port}/carrier/telnyx/events`,
         webhookFailoverUrl: `${stub.url}/sink`,
       });

@@ -131,7 +131,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       temporal: apiTemporal,
       logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
       now: clock.now,
-      telnyxInbox: telnyxInboxPorts(config),
+      telnyxInbox: telnyxInboxPorts(config, db),
       openRecording: recordingOpener(config),
       cardVaults: cardVaultsFor(config),
     });

@@ -19,10 +19,12 @@ import {
   type TelnyxWebhookSender,
   type WebhookTarget,
 } from './telnyxStubWebhooks';
+import type { AvailablePhoneNumberListResponse } from 'telnyx/resources/available-phone-numbers';
 import type { PhoneNumberCampaign } from 'telnyx/resources/messaging-10dlc/phone-number-campaigns';
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import type { TelnyxSettings } from '../../src/adapters/carrier/telnyx/client';
 import type { Config } from '../../src/platform/config';
+import { createDb, type Db } from '../../src/platform/db/knex';
 
 /**
  * A local contract stub of Telnyx's v2 API, written from Telnyx's public API reference (paths,
@@ -53,6 +55,26 @@ import type { Config } from '../../src/platform/config';
  * `answering_machine_detection` sends `call.machine.detection.ended` (`result`) after `call.answered`.
  * Tests drive the far end: `answer`, `say` (→ `call.transcription`), `hangUpRemote`, `answerTransfer`, `failTransfer`,
  * `incomingCall` (→ `call.initiated`, direction incoming), `inboundSms` (→ `message.received`).
+ *
+ * Call commands as telnyx 7.24.0 documents them (node_modules/telnyx/resources/calls/*.d.ts):
+ * - `client_state` of any command is state added "to every subsequent webhook" of the call (`ActionSpeakParams`,
+ *   and `client_state_update`: "Updates client state for every subsequent webhook"): the call's webhooks carry the
+ *   latest command's, including `call.speak.*` of an earlier speak.
+ * - `speak.payload`: "There is a 3,000 character limit": a longer one is refused, 422 with Telnyx's error envelope
+ *   (`{errors: [{code, title, detail, source: {pointer}}]}`).
+ * - `playback_stop`: "Expected Webhooks: call.playback.ended or call.speak.ended"
+ *   (developers.telnyx.com/api-reference/call-commands/stop-audio-playback): the playing speak ends with
+ *   `call.speak.ended`, `status: 'completed'` (its documented values are completed, call_hangup, cancelled_amd; none
+ *   says "stopped"). `stop: all` drops the queue; a dropped speak never started and sends nothing (an assumption).
+ * - `streaming_start`: the stream's `start.media_format.encoding` is `stream_codec` unless the stub is told it cannot
+ *   transcode (`transcodes: false`), when it is the call's codec (`callCodec`): "When set to 'default' or when
+ *   transcoding is not possible, the codec from the call will be used".
+ * - A repeated `command_id` is ignored ("Telnyx will ignore any command with the same `command_id`"). What Telnyx
+ *   ANSWERS to an ignored dial is not documented: this stub refuses it (422), the answer that would fail a call
+ *   Telnyx is dialling if the adapter relied on it (an assumption chosen so the adapter must not; see
+ *   src/adapters/carrier/telnyx/dial.ts). `GET /connections/{id}/active_calls` lists the calls not ended, with
+ *   their `client_state` (`ConnectionListActiveCallsResponse`).
+ * - `loseNextAnswer(path)`: the next request to `path` is carried out but its answer is lost (the socket is cut).
  */
 
 export interface StubCall {
@@ -66,6 +88,8 @@ export interface StubCall {
   /** Speak commands in order, with how each ended. */
   speeches: Array<{ text: string; voice: string; clientState?: string; state: 'queued' | 'speaking' | 'done' | 'stopped' }>;
   commands: Array<{ action: string; body: Record<string, unknown> }>;
+  /** DTMF tones played (`send_dtmf` accepted; a repeated `command_id` plays nothing). */
+  tones?: string[];
   /** A transfer's new leg: the call (leg A) it was transferred from. */
   transferOf?: string;
   /** Bridged to this leg (a transfer that was answered). */
@@ -120,9 +144,12 @@ export interface TelnyxStub {
   scriptOrders(...outcomes: Array<'success' | 'failure' | 'requirements' | { outcome: 'success' | 'failure'; pendingReads: number }>): void;
   /** The next number searches find these (then numbers of the stub's own drawing). */
   offerNumbers(...phoneNumbers: string[]): void;
+  /** The account already owns `phoneNumber` (on no connection or messaging profile): a line may import it. */
+  own(phoneNumber: string): TelnyxStub['numbers'][number];
   /** 10DLC campaign assignments by phone number (`POST /v2/10dlc/phone_number_campaigns`). */
   campaigns: Map<string, PhoneNumberCampaign>;
-  requests: Array<{ method: string; path: string; body: Record<string, unknown> }>;
+  /** Every REST request received; `query` is the URL's search part (`?filter[…]=…`). */
+  requests: Array<{ method: string; path: string; query: string; body: Record<string, unknown> }>;
   /** Where Telnyx posts events of calls and messages it starts (the connection's and profile's webhook URL). */
   setConnectionWebhookUrl(url: string): void;
   /** The Call Control application's (and messaging profile's) failover URL: where a webhook the primary did not take goes. */
@@ -139,13 +166,16 @@ export interface TelnyxStub {
   answerTransfer(legId: string): Promise<void>;
   /** A transfer's destination never answers: its leg hangs up with `cause` (`user_busy`, `timeout`, …); leg A stays up. */
   failTransfer(legId: string, cause: HangupCause): Promise<void>;
-  say(callId: string, text: string): Promise<void>;
+  /** The caller says `text` (`call.transcription`, final), after `interim` results (`is_final: false`) if given. */
+  say(callId: string, text: string, interim?: string[]): Promise<void>;
   finishSpeech(callId: string): Promise<void>;
   hangUpRemote(callId: string): Promise<void>;
   incomingCall(from: string, to: string): Promise<string>;
   /** The caller speaks: `frames` µ-law frames on the media socket's inbound track. */
   talk(callId: string, frames: Buffer[]): Promise<void>;
   inboundSms(from: string, to: string, text: string): Promise<void>;
+  /** The next request whose path ends with `suffix` is carried out, but its answer never arrives (connection cut). */
+  loseNextAnswer(suffix: string): void;
   /** Signs a body as Telnyx does (for forged and stale tests: sign with another key or an old timestamp). */
   sign(body: string, timestamp?: number): Record<string, string>;
   /** Stops the stub; refuses (fails the suite) if the package's own verification refused a webhook it signed. */
@@ -161,12 +191,31 @@ const STUB_AREA_CODES =
     ' ',
   );
 
+/**
+ * What the stub's Telnyx sells (`GET /v2/available_phone_numbers`, by `filter[country_code]`,
+ * `filter[phone_number_type]` and `filter[national_destination_code]`): the digits a number starts with,
+ * then 1000…1999. US local numbers in STUB_AREA_CODES or the area code asked, but 564 (none left); US
+ * toll-free; GB local (20), mobile (7400) and toll-free (808). Anything else, US mobile included, finds
+ * nothing (an empty `data`, as Telnyx answers a search that matches nothing).
+ */
+const FOR_SALE: Readonly<Record<string, Readonly<Record<string, (ndc: string | null) => string | undefined>>>> = {
+  US: {
+    local: (ndc) => (ndc === '564' ? undefined : `+1${ndc ?? STUB_AREA_CODES[crypto.randomInt(STUB_AREA_CODES.length)]}555`),
+    toll_free: (ndc) => `+1${ndc ?? '800'}555`,
+  },
+  GB: {
+    local: (ndc) => (ndc === null || ndc === '20' ? '+44207946' : undefined),
+    mobile: (ndc) => (ndc === null || ndc === '7400' ? '+44740090' : undefined),
+    toll_free: (ndc) => (ndc === null || ndc === '808' ? '+44808157' : undefined),
+  },
+};
+
 function rawPublicKey(key: crypto.KeyObject): string {
   // SPKI DER of an Ed25519 key ends with the 32 raw bytes.
   return key.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
 }
 
-export async function startTelnyxStub(options: { speakMs?: number } = {}): Promise<TelnyxStub> {
+export async function startTelnyxStub(options: { speakMs?: number; callCodec?: string; transcodes?: boolean } = {}): Promise<TelnyxStub> {
   const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
   const apiKey = `KEY${crypto.randomBytes(24).toString('hex')}`;
   const calls = new Map<string, StubCall>();
@@ -180,12 +229,15 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   /** Numbers offered: a random US area code per stub, 555-1000…1999 (the simulator's are 555-2000…9999), so suites sharing a database never offer the same. */
   const offered = new Set<string>();
   const toOffer: string[] = [];
-  const offerNumber = () => {
+  /** A number for sale as searched (`offerNumbers`' first), or none: see FOR_SALE. */
+  const offerNumber = (search: { country: string; type: string; ndc: string | null }): string | undefined => {
     const next = toOffer.shift();
     if (next) return next;
+    const prefix = FOR_SALE[search.country]?.[search.type]?.(search.ndc);
+    if (!prefix) return undefined;
     for (;;) {
-      const candidate = `+1${STUB_AREA_CODES[crypto.randomInt(STUB_AREA_CODES.length)]}555${1000 + crypto.randomInt(1000)}`;
-      if (!offered.has(candidate)) return offered.add(candidate) && candidate;
+      const candidate = `${prefix}${1000 + crypto.randomInt(1000)}`;
+      if (!offered.has(candidate) && !numbers.some((n) => n.phone_number === candidate)) return offered.add(candidate) && candidate;
     }
   };
   const requests: TelnyxStub['requests'] = [];
@@ -201,6 +253,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     eventType: E,
     payload: P & Exactly<TelnyxPayloadOf<E>, P>,
   ) => webhooks.send<E, P>('id' in to ? { url: to.webhookUrl, failoverUrl: connectionFailoverUrl } : to, eventType, payload);
+  const losing = new Set<string>();
 
   /** The ids of a call leg its events carry; a transfer's new leg is in the session of the call it was transferred from. */
   const idsOf = (call: StubCall) => ({
@@ -216,7 +269,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     const next = call.speeches.find((s) => s.state === 'queued');
     if (!next || call.speeches.some((s) => s.state === 'speaking')) return;
     next.state = 'speaking';
-    void send(call, 'call.speak.started', { ...legOf(call), client_state: next.clientState });
+    void send(call, 'call.speak.started', legOf(call));
     if (options.speakMs !== undefined) {
       const speakMs = options.speakMs;
       setTimeout(() => {
@@ -226,7 +279,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   }
   async function endSpeech(call: StubCall, speech: StubCall['speeches'][number], status: 'completed' | 'call_hangup'): Promise<void> {
     speech.state = status === 'completed' ? 'done' : 'stopped';
-    const ended = send(call, 'call.speak.ended', { ...legOf(call), client_state: speech.clientState, status });
+    const ended = send(call, 'call.speak.ended', { ...legOf(call), status });
     startNextSpeech(call);
     await ended;
   }
@@ -297,6 +350,11 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     mp3: `${url}/storage/recordings/${id}.mp3?X-Amz-Expires=600&X-Amz-Signature=stub`,
   });
 
+  /** What Telnyx streams: the asked `stream_codec` if it can transcode, else the call's codec. */
+  const streamEncoding = (body: Record<string, unknown>) => {
+    const asked = typeof body.stream_codec === 'string' && body.stream_codec !== 'default' ? body.stream_codec : undefined;
+    return asked && options.transcodes !== false ? asked : (options.callCodec ?? 'PCMU');
+  };
   const error = (res: http.ServerResponse, status: number, detail: string) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ errors: [{ code: String(status === 422 ? 90018 : status), title: detail, detail }] }));
@@ -313,7 +371,17 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://stub');
     const body = (chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {}) as Record<string, unknown>;
-    requests.push({ method: req.method ?? '', path: url.pathname, body });
+    requests.push({ method: req.method ?? '', path: url.pathname, query: url.search, body });
+    const lost = [...losing].find((suffix) => url.pathname.endsWith(suffix));
+    if (lost) {
+      losing.delete(lost);
+      // Carried out, then the connection is cut instead of answering.
+      res.writeHead = (() => res) as unknown as typeof res.writeHead;
+      res.end = (() => {
+        req.socket.destroy();
+        return res;
+      }) as unknown as typeof res.end;
+    }
     // A webhook sink for tests of the adapter alone (not part of Telnyx's API).
     if (url.pathname === '/sink') return ok(res, {});
     const stored = /^\/storage\/recordings\/([0-9a-f-]{36})\.(wav|mp3)$/.exec(url.pathname);
@@ -371,15 +439,15 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
       return page(res, listed);
     }
     if (req.method === 'GET' && path === '/v2/available_phone_numbers') {
-      const country = url.searchParams.get('filter[country_code]');
-      if (country !== 'US' && toOffer.length === 0) return ok(res, []);
-      return ok(
-        res,
-        [{ record_type: 'available_phone_number', phone_number: offerNumber(), features: [{ name: 'sms' }, { name: 'voice' }] }],
-        {
-          metadata: { total_results: 1 },
-        },
-      );
+      const phoneNumber = offerNumber({
+        country: url.searchParams.get('filter[country_code]') ?? 'US',
+        type: url.searchParams.get('filter[phone_number_type]') ?? 'local',
+        ndc: url.searchParams.get('filter[national_destination_code]'),
+      });
+      const found: AvailablePhoneNumberListResponse.Data[] = phoneNumber
+        ? [{ record_type: 'available_phone_number', phone_number: phoneNumber, features: [{ name: 'sms' }, { name: 'voice' }] }]
+        : [];
+      return ok(res, found, { metadata: { total_results: found.length } });
     }
     if (req.method === 'GET' && path === '/v2/number_orders') {
       const reference = url.searchParams.get('filter[customer_reference]');
@@ -474,6 +542,15 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
         numbers.filter((n) => !phone || n.phone_number === phone).map((n) => ({ record_type: 'phone_number', ...n, status: 'active' })),
       );
     }
+    const numberPath = /^\/v2\/phone_numbers\/([^/]+)(\/messaging)?$/.exec(path);
+    if (req.method === 'PATCH' && numberPath) {
+      // PATCH /v2/phone_numbers/{id} (`connection_id`) and …/messaging (`messaging_profile_id`, `""` unassigns).
+      const number = numbers.find((n) => n.id === numberPath[1]);
+      if (!number) return error(res, 404, 'Resource not found');
+      if (numberPath[2] && typeof body.messaging_profile_id === 'string') number.messaging_profile_id = body.messaging_profile_id;
+      if (!numberPath[2] && typeof body.connection_id === 'string') number.connection_id = body.connection_id;
+      return ok(res, { record_type: numberPath[2] ? 'messaging_settings' : 'phone_number', ...number, status: 'active' });
+    }
     const deleted = /^\/v2\/phone_numbers\/([^/]+)$/.exec(path);
     if (req.method === 'DELETE' && deleted) {
       const index = numbers.findIndex((n) => n.id === deleted[1]);
@@ -519,7 +596,8 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     }
     if (req.method === 'POST' && path === '/v2/calls') {
       const commandId = typeof body.command_id === 'string' ? `dial:${body.command_id}` : undefined;
-      if (commandId && commandIds.has(commandId)) return ok(res, commandIds.get(commandId));
+      // Ignored, as documented; the answer is this stub's assumption (see the header).
+      if (commandId && commandIds.has(commandId)) return error(res, 422, 'Duplicate command_id');
       const call: StubCall = {
         id: `v3:${crypto.randomBytes(12).toString('base64url')}`,
         direction: 'outgoing',
@@ -544,6 +622,22 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
       void send(call, 'call.initiated', { ...legOf(call), ...partiesOf(call), direction: call.direction, state: 'bridging' });
       return;
     }
+    const activeCalls = /^\/v2\/connections\/([^/]+)\/active_calls$/.exec(path);
+    if (req.method === 'GET' && activeCalls) {
+      return page(
+        res,
+        [...calls.values()]
+          .filter((c) => c.state !== 'ended' && c.commands[0]?.body.connection_id === decodeURIComponent(activeCalls[1]))
+          .map((c) => ({
+            record_type: 'call',
+            call_control_id: c.id,
+            call_leg_id: `leg-${c.id}`,
+            call_session_id: `session-${c.id}`,
+            client_state: c.clientState ?? '',
+            call_duration: 0,
+          })),
+      );
+    }
     const action = /^\/v2\/calls\/([^/]+)\/actions\/([a-z_]+)$/.exec(path);
     if (req.method === 'POST' && action) {
       const call = calls.get(decodeURIComponent(action[1]));
@@ -555,7 +649,25 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
       if (commandKey && commandIds.has(commandKey)) return ok(res, COMMAND_OK);
       if (call.state === 'ended') return error(res, 422, 'Call has already ended');
       if (name === 'speak' && call.state !== 'answered') return error(res, 422, 'Call is not answered');
+      if (name === 'speak' && String(body.payload ?? '').length > 3_000) {
+        res.writeHead(422, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            errors: [
+              {
+                code: '90015',
+                title: 'Invalid parameter',
+                detail: 'payload is limited to 3000 characters',
+                source: { pointer: '/payload' },
+              },
+            ],
+          }),
+        );
+        return;
+      }
       if (commandKey) commandIds.set(commandKey, true);
+      // State added "to every subsequent webhook" of the call.
+      if (typeof body.client_state === 'string' && name !== 'transfer') call.clientState = body.client_state;
       switch (name) {
         case 'answer':
           if (call.direction !== 'incoming') return error(res, 422, 'Only incoming calls can be answered');
@@ -595,11 +707,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
           if (playing) {
             playing.state = 'stopped';
             // call.speak.ended's documented statuses are completed, call_hangup and cancelled_amd.
-            void send(call, 'call.speak.ended', {
-              ...legOf(call),
-              client_state: playing.clientState,
-              status: 'completed',
-            });
+            void send(call, 'call.speak.ended', { ...legOf(call), status: 'completed' });
           }
           return;
         }
@@ -617,7 +725,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
                 event: 'start',
                 sequence_number: '1',
                 stream_id: streamId,
-                start: { call_control_id: call.id, media_format: { encoding: 'PCMU', sample_rate: 8000, channels: 1 } },
+                start: { call_control_id: call.id, media_format: { encoding: streamEncoding(body), sample_rate: 8000, channels: 1 } },
               }),
             );
           });
@@ -654,6 +762,9 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
           return;
         }
         case 'send_dtmf':
+          if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
+          (call.tones ??= []).push(String(body.digits));
+          return ok(res, { result: 'ok' });
         case 'transcription_start':
         case 'record_start':
           if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
@@ -689,6 +800,17 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     orders,
     campaigns,
     offerNumbers: (...phoneNumbers) => void toOffer.push(...phoneNumbers),
+    own(phoneNumber) {
+      const number = {
+        id: crypto.randomUUID(),
+        phone_number: phoneNumber,
+        connection_id: '',
+        messaging_profile_id: '',
+        customer_reference: '',
+      };
+      numbers.push(number);
+      return number;
+    },
     scriptOrders(...outcomes) {
       for (const fate of outcomes)
         scripted.push(typeof fate === 'string' ? { outcome: fate, pendingReads: fate === 'requirements' ? 0 : 1 } : { ...fate });
@@ -719,8 +841,13 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     async failTransfer(legId, cause) {
       await hangUp(callOf(legId), 'callee', cause);
     },
-    async say(id, text) {
+    async say(id, text, interim = []) {
       const call = callOf(id);
+      for (const partial of interim)
+        await send(call, 'call.transcription', {
+          ...legOf(call),
+          transcription_data: { transcript: partial, is_final: false, confidence: 0.5 },
+        });
       await send(call, 'call.transcription', {
         ...legOf(call),
         transcription_data: { transcript: text, is_final: true, confidence: 0.97 },
@@ -775,6 +902,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
         errors: [],
       });
     },
+    loseNextAnswer: (suffix) => void losing.add(suffix),
     sign: webhooks.sign,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -785,17 +913,41 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   };
 }
 
-/** The Telnyx adapter against `stub`, its webhooks to the stub's own sink (the adapter's answers are what is tested); `settings` overrides. */
-export function telnyxCarrierOn(stub: TelnyxStub, settings: Partial<TelnyxSettings> = {}): TelnyxCarrier {
-  return new TelnyxCarrier({
-    apiKey: stub.apiKey,
-    baseUrl: stub.baseUrl,
-    connectionId: 'conn-1',
-    messagingProfileId: 'profile-1',
-    webhookUrl: `${stub.url}/sink`,
-    transcriptionLanguage: 'en',
-    ...settings,
+/**
+ * The Telnyx adapter against `stub` with its shared state in `db`, its webhooks to the stub's own sink (the adapter's
+ * answers are what is tested); `settings` overrides.
+ */
+export function telnyxCarrierOn(stub: TelnyxStub, db: Db, settings: Partial<TelnyxSettings> = {}): TelnyxCarrier {
+  return new TelnyxCarrier(
+    {
+      apiKey: stub.apiKey,
+      baseUrl: stub.baseUrl,
+      connectionId: 'conn-1',
+      messagingProfileId: 'profile-1',
+      webhookUrl: `${stub.url}/sink`,
+      ...settings,
+    },
+    { db },
+  );
+}
+
+/**
+ * A suite's contract stub and the adapter alone on it (its webhooks to the stub's sink: the adapter's answers are
+ * what is tested; a db for its shared state), set up before the suite's tests and closed after them.
+ */
+export function useTelnyxAdapter(settings: Partial<TelnyxSettings> = {}): { stub: TelnyxStub; carrier: TelnyxCarrier; db: Db } {
+  const suite = {} as { stub: TelnyxStub; carrier: TelnyxCarrier; db: Db };
+  beforeAll(async () => {
+    suite.db = createDb(process.env.DATABASE_URL!, { max: 4 });
+    suite.stub = await startTelnyxStub();
+    suite.stub.setConnectionWebhookUrl(`${suite.stub.url}/sink`);
+    suite.carrier = telnyxCarrierOn(suite.stub, suite.db, settings);
   });
+  afterAll(async () => {
+    await suite.stub?.close();
+    await suite.db?.destroy();
+  });
+  return suite;
 }
 
 /** A deployment's Telnyx settings (TELNYX_*) for an account played by `stub`: the harness's `overrides.telnyx`. */
@@ -806,7 +958,6 @@ export function telnyxConfigOn(stub: TelnyxStub, settings: Partial<Config['telny
     connectionId: 'stub-connection',
     messagingProfileId: 'stub-profile',
     baseUrl: stub.baseUrl,
-    transcriptionLanguage: 'en',
     mediaUrl: undefined,
     mediaPort: undefined,
     ...settings,

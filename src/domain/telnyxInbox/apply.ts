@@ -1,5 +1,6 @@
 import {
   translateTelnyxEvent,
+  type TelnyxCallControl,
   type TelnyxLookups,
   type TelnyxRecordingRef,
   type TelnyxTranslation,
@@ -24,6 +25,8 @@ export interface TelnyxInboxPorts {
   declineCall(carrierCallId: string): Promise<void>;
   /** The recording Telnyx's Recordings API lists for a call leg. */
   recordingOfLeg(callLegId: string, startedAt?: string): Promise<TelnyxRecordingRef | undefined>;
+  /** The call state shared with the worker's adapter (speech queue, languages, dial records), which call events advance. */
+  calls: TelnyxCallControl;
 }
 
 export type TelnyxInboxDeps = LoggedUseCaseDeps & { telnyx: TelnyxInboxPorts };
@@ -58,6 +61,7 @@ function lookupsFor(deps: TelnyxInboxDeps, reach: CarrierReach): TelnyxLookups {
         : undefined;
     },
     messageByCarrierId: (carrierMessageId) => findMessageIdByCarrierId(deps.db, carrierMessageId),
+    calls: deps.telnyx.calls,
     recordingOfLeg: async (callLegId, startedAt) => {
       const recording = await deps.telnyx.recordingOfLeg(callLegId, startedAt);
       if (!recording || recording.callControlId) return recording;
@@ -88,6 +92,13 @@ async function applyTranslation(deps: TelnyxInboxDeps, translation: TelnyxTransl
     }
     case 'call':
       return applyCall(deps, translation.event, reach);
+    case 'calls':
+      // In order: a barge-in's stopped speech reaches the call before the sentence that cut it.
+      for (const event of translation.events) {
+        const result = await applyCall(deps, event, reach);
+        if (result.processed && result.outcome !== 'done') return result;
+      }
+      return done('done');
   }
 }
 

@@ -18,8 +18,6 @@ export interface TelnyxSettings {
   webhookUrl: string;
   /** Where Telnyx posts a message's webhook the primary URL did not take (TELNYX_WEBHOOK_FAILOVER_URL). */
   webhookFailoverUrl?: string;
-  /** The language Telnyx transcribes callers in (Telnyx reports none per sentence). */
-  transcriptionLanguage: string;
   timeoutMs?: number;
 }
 

@@ -1,8 +1,11 @@
 import { TelnyxWebhook } from 'telnyx/lib/webhooks';
 import type { AnsweredBy, CarrierCallEvent, CarrierMessageEvent } from '../../port';
-import { decodeClientState, type TelnyxClientState } from './clientState';
+import { decodeClientState } from './clientState';
 import type { TelnyxWebhookBody } from './envelope';
 import { translateMessage } from './messageEvents';
+import { recordingSaved, type TelnyxRecordingRef } from './recordingEvents';
+import { utteranceLanguage, type TelnyxCallLanguages } from './callRecords';
+import type { SpeechReport, TelnyxSpeechQueue } from './speechQueue';
 
 /**
  * Telnyx's webhooks, verified and translated into the carrier callbacks Switchboard already
@@ -36,6 +39,7 @@ export async function verifyTelnyxWebhook(input: {
 }
 
 export type { TelnyxWebhookBody } from './envelope';
+export type { TelnyxRecordingRef } from './recordingEvents';
 
 /** What the translator needs from Switchboard's records when the event's `client_state` does not say. */
 export interface TelnyxLookups {
@@ -45,16 +49,24 @@ export interface TelnyxLookups {
   messageByCarrierId(carrierMessageId: string): Promise<string | undefined>;
   /** The recording Telnyx's Recordings API lists for this call leg (`GET /v2/recordings?filter[call_leg_id]=`). */
   recordingOfLeg(callLegId: string, startedAt?: string): Promise<TelnyxRecordingRef | undefined>;
+  /** The Telnyx call state shared with the worker's adapter (src/main/carrierDecliner.ts builds it). */
+  calls: TelnyxCallControl;
 }
 
-/** A recording as Telnyx's Recordings API knows it (`RecordingResponseData`: `id`, `call_control_id`). */
-export interface TelnyxRecordingRef {
-  id: string;
-  callControlId?: string;
+/** What call events change beyond the event itself, shared with the worker in Postgres. */
+export interface TelnyxCallControl {
+  /** Queued speech (./speechQueue.ts): speak events advance it; caller speech stops it (barge-in). */
+  speech: TelnyxSpeechQueue;
+  /** The language each call's transcription was started in (./callRecords.ts). */
+  languages: TelnyxCallLanguages;
+  /** A dialled call's id, learnt from its first webhook, for a dial retried after a lost answer (../../telnyx/dial.ts). */
+  dialled(callId: string, carrierCallId: string): Promise<void>;
 }
 
 export type TelnyxTranslation =
   | { kind: 'call'; event: CarrierCallEvent }
+  /** Several events of one call, in order (a barge-in's stopped speech before the sentence that cut it). */
+  | { kind: 'calls'; events: CarrierCallEvent[] }
   | { kind: 'message'; event: CarrierMessageEvent }
   /** Nothing to do; `unhandled`: an event type (or status) Switchboard does not act on at all, logged as such. */
   | { kind: 'ignored'; reason: string; unhandled?: true }
@@ -69,8 +81,7 @@ export type TelnyxTranslation =
    */
   | { kind: 'unknown'; reason: string };
 
-/** Telnyx's Recordings API: `GET <this>/<id>` with the account's API key answers fresh download links (`download_urls.wav`). */
-export const TELNYX_RECORDINGS_URL = 'https://api.telnyx.com/v2/recordings';
+export { TELNYX_RECORDINGS_URL } from './recordingEvents';
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
@@ -89,7 +100,7 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
   // A transfer's new leg reports the transfer's outcome on the call being transferred.
   if (state.x) return transferLegEvent(type, payload, { call_id: state.x, carrier_call_id: carrierCallId, at });
   if (!CALL_EVENTS.includes(type))
-    return { kind: 'ignored', reason: `event ${type}`, ...(NOTHING_TO_DO.includes(type) ? {} : { unhandled: true as const }) };
+    return { kind: 'ignored', reason: `event ${type}`, ...(type === 'call.bridged' ? {} : { unhandled: true as const }) };
 
   if (type === 'call.initiated' && payload.direction === 'incoming') {
     return {
@@ -113,6 +124,7 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
 
   switch (type) {
     case 'call.initiated':
+      if (state.c && state.d === 'o') await lookups.calls.dialled(state.c, carrierCallId);
       return { kind: 'call', event: { type: 'call.ringing', ...ids } };
     case 'call.answered':
       // With machine detection asked, the answer is reported when detection ends (below).
@@ -123,80 +135,70 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
         kind: 'call',
         event: { type: 'call.answered', ...ids, answered_by: ANSWERED_BY_RESULT[str(payload.result) ?? ''] ?? 'unknown' },
       };
-    case 'call.transcription': {
-      const data = (payload.transcription_data ?? {}) as { transcript?: unknown; is_final?: unknown };
-      const text = str(data.transcript);
-      // Interim results are not sentences; the final one is.
-      if (!text || data.is_final !== true) return { kind: 'ignored', reason: 'interim transcription' };
-      return { kind: 'call', event: { type: 'call.utterance', ...ids, text: text.trim(), language: str(payload.language) ?? 'en' } };
-    }
+    case 'call.transcription':
+      return transcriptionEvents(payload, lookups.calls, carrierCallId, ids);
+    case 'call.speak.started':
+      await lookups.calls.speech.started(carrierCallId, new Date(at));
+      return { kind: 'ignored', reason: 'speech started' };
     case 'call.speak.ended': {
-      if (!state.s) return { kind: 'ignored', reason: 'speak without our speak id' };
-      // The port: a hang-up stops speech without a playback report.
-      if (payload.status === 'call_hangup') return { kind: 'ignored', reason: 'speech ended by the hang-up' };
-      const completed = payload.status === 'completed';
-      return {
-        kind: 'call',
-        event: {
-          type: 'call.playback',
-          ...ids,
-          speak_id: state.s,
-          // Telnyx reports no played words: all of them when it completed, none known when cut short.
-          played_text: completed ? (state.t ?? '') : '',
-          done: true,
-          ...(completed ? {} : { stopped: true as const }),
-        },
-      };
+      // The port: a hang-up stops speech without a playback report (the queue drops the call's speech).
+      const reports = await lookups.calls.speech.ended(carrierCallId, new Date(at), str(payload.status) ?? 'completed');
+      if (reports.length === 0) return { kind: 'ignored', reason: `speech ended (${String(payload.status)}), nothing to report` };
+      return { kind: 'calls', events: reports.map((report) => playbackEvent(report, ids)) };
     }
     case 'call.hangup':
+      await lookups.calls.speech.ended(carrierCallId, new Date(at), 'call_hangup');
       return { kind: 'call', event: hangupEvent(payload, known.direction, ids) };
     default:
       return { kind: 'ignored', reason: `event ${type}` };
   }
 }
 
-/** Call events Switchboard expects and needs nothing from (the bridge of a transfer, speech starting). */
-const NOTHING_TO_DO = ['call.bridged', 'call.speak.started'];
-
-/** The call events translated below (every other one is stored and logged as not acted on). */
+/** The call events translated above (every other one is stored and logged as not acted on; `call.bridged` needs nothing). */
 const CALL_EVENTS = [
   'call.initiated',
   'call.answered',
   'call.machine.detection.ended',
   'call.transcription',
+  'call.speak.started',
   'call.speak.ended',
   'call.hangup',
 ];
 
+type CallIds = { call_id: string; carrier_call_id: string; at: number };
+
+const playbackEvent = (report: SpeechReport, ids: CallIds): CarrierCallEvent => ({
+  type: 'call.playback',
+  ...ids,
+  speak_id: report.speakId,
+  played_text: report.playedText,
+  done: report.done,
+  ...(report.stopped ? { stopped: true as const } : {}),
+});
+
 /**
- * `call.recording.saved`, as documented (developers.telnyx.com/api-reference/callbacks/call-recording-saved; telnyx
- * 7.24.0 `CallRecordingSaved.Payload`): `call_leg_id, call_session_id, channels, client_state, connection_id,
- * recording_started_at, recording_ended_at, recording_urls, public_recording_urls`, with neither `call_control_id`
- * nor a recording id. The recording is found with the Recordings API by its leg (`RecordingListParams.filter
- * .call_leg_id`), which also names the leg's `call_control_id`; the call is the one `client_state` names (set by
- * dial and answer), else the one of that `call_control_id`. A recording the API does not list yet is tried again.
+ * `call.transcription` (telnyx 7.24.0 `Transcription.Payload`: `transcription_data {confidence, is_final,
+ * transcript, transcription_track}`): any caller speech, interim or final, while the agent speaks is a barge-in:
+ * the playing command is stopped (`playback_stop`) and what was heard of it is reported with its
+ * `call.speak.ended` (./speechQueue.ts). A final result is the caller's sentence (`call.utterance`), in the
+ * call's pinned language; on a `multi` line Telnyx does not say which language it heard, and none is reported.
  */
-async function recordingSaved(
+async function transcriptionEvents(
   payload: Record<string, unknown>,
-  state: TelnyxClientState,
-  lookups: TelnyxLookups,
+  calls: TelnyxCallControl,
+  carrierCallId: string,
+  ids: CallIds,
 ): Promise<TelnyxTranslation> {
-  const legId = str(payload.call_leg_id);
-  if (!legId) return { kind: 'ignored', reason: 'recording without its call_leg_id' };
-  // A transfer's new leg is not recorded by Switchboard.
-  if (state.x) return { kind: 'ignored', reason: 'recording of a transfer leg' };
-  const recording = await lookups.recordingOfLeg(legId, str(payload.recording_started_at));
-  if (!recording) return { kind: 'unknown', reason: `Telnyx lists no recording of leg ${legId} yet` };
-  const known =
-    (state.c ? { id: state.c } : undefined) ??
-    (recording.callControlId ? await lookups.callByCarrierId(recording.callControlId) : undefined);
-  if (!known) return { kind: 'ignored', reason: `no call for leg ${legId}` };
-  return {
-    kind: 'recording',
-    callId: known.id,
-    ...(recording.callControlId ? { carrierCallId: recording.callControlId } : {}),
-    recordingUrl: `${TELNYX_RECORDINGS_URL}/${recording.id}`,
-  };
+  const data = (payload.transcription_data ?? {}) as { transcript?: unknown; is_final?: unknown };
+  const text = str(data.transcript)?.trim();
+  if (!text) return { kind: 'ignored', reason: 'empty transcription' };
+  const events: CarrierCallEvent[] = (await calls.speech.stop(carrierCallId)).map((report) => playbackEvent(report, ids));
+  if (data.is_final === true) {
+    const language = utteranceLanguage(await calls.languages.of(carrierCallId));
+    events.push({ type: 'call.utterance', ...ids, text, ...(language ? { language } : {}) });
+  }
+  if (events.length === 0) return { kind: 'ignored', reason: 'interim transcription' };
+  return { kind: 'calls', events };
 }
 
 /** Telnyx's detection result → who answered (`not_sure`, or anything new: `unknown`). */
