@@ -7,8 +7,14 @@ import type { NumberOrderWithPhoneNumbers } from 'telnyx/resources/number-orders
 import type { MessageSendParams, MessageSendResponse, OutboundMessagePayload } from 'telnyx/resources/messages/messages';
 import type { RecordingResponseData } from 'telnyx/resources/recordings/recordings';
 import type { CallHangup } from 'telnyx/resources/webhooks';
-import type { CallDialResponse } from 'telnyx/resources/calls/calls';
-import type { CallControlCommandResult } from 'telnyx/resources/calls/actions';
+import type { CallDialParams, CallDialResponse } from 'telnyx/resources/calls/calls';
+import type {
+  ActionAnswerParams,
+  ActionSendDtmfParams,
+  ActionSpeakParams,
+  ActionTransferParams,
+  CallControlCommandResult,
+} from 'telnyx/resources/calls/actions';
 import type { CallControlApplication } from 'telnyx/resources/call-control-applications';
 import type { MessagingMessagingProfile } from 'telnyx/resources/messaging-profiles/messaging-profiles';
 import {
@@ -296,7 +302,10 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     for (const speech of call.speeches) if (speech.state === 'queued' || speech.state === 'speaking') speech.state = 'stopped';
     await send(call, 'call.hangup', { ...legOf(call), ...partiesOf(call), hangup_cause: cause, hangup_source: source, state: 'hangup' });
     // Recorded from the answer (dial or answer with `record`): the recording is saved after the hang-up.
-    if (wasAnswered && call.commands.some((command) => command.body.record === 'record-from-answer')) {
+    if (
+      wasAnswered &&
+      call.commands.some((command) => (command.body as CallDialParams | ActionAnswerParams).record === 'record-from-answer')
+    ) {
       const recordingId = addRecording(call.id);
       const { savedAt } = recordings.get(recordingId)!;
       // As documented: neither call_control_id nor a recording id; download links that expire in ten minutes.
@@ -595,16 +604,17 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
       return;
     }
     if (req.method === 'POST' && path === '/v2/calls') {
-      const commandId = typeof body.command_id === 'string' ? `dial:${body.command_id}` : undefined;
+      const dial = body as unknown as CallDialParams;
+      const commandId = typeof dial.command_id === 'string' ? `dial:${dial.command_id}` : undefined;
       // Ignored, as documented; the answer is this stub's assumption (see the header).
       if (commandId && commandIds.has(commandId)) return error(res, 422, 'Duplicate command_id');
       const call: StubCall = {
         id: `v3:${crypto.randomBytes(12).toString('base64url')}`,
         direction: 'outgoing',
-        from: String(body.from),
-        to: String(body.to),
-        webhookUrl: String(body.webhook_url ?? connectionWebhookUrl),
-        clientState: typeof body.client_state === 'string' ? body.client_state : undefined,
+        from: dial.from,
+        to: String(dial.to),
+        webhookUrl: dial.webhook_url ?? connectionWebhookUrl,
+        clientState: dial.client_state,
         state: 'ringing',
         speeches: [],
         commands: [{ action: 'dial', body }],
@@ -689,16 +699,13 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
             call.state === 'answered' ? 'normal_clearing' : 'originator_cancel',
           );
           return;
-        case 'speak':
-          call.speeches.push({
-            text: String(body.payload),
-            voice: String(body.voice),
-            clientState: typeof body.client_state === 'string' ? body.client_state : undefined,
-            state: 'queued',
-          });
+        case 'speak': {
+          const speak = body as unknown as ActionSpeakParams;
+          call.speeches.push({ text: speak.payload, voice: String(speak.voice), clientState: speak.client_state, state: 'queued' });
           ok(res, COMMAND_OK);
           startNextSpeech(call);
           return;
+        }
         case 'playback_stop': {
           ok(res, COMMAND_OK);
           // `stop: all` also drops the queue; those never started and send nothing.
@@ -744,13 +751,14 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
         }
         case 'transfer': {
           if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
+          const transfer = body as unknown as ActionTransferParams;
           const leg: StubCall = {
             id: `v3:${crypto.randomBytes(12).toString('base64url')}`,
             direction: 'outgoing',
-            from: String(body.from ?? call.to),
-            to: String(body.to),
-            webhookUrl: String(body.webhook_url ?? connectionWebhookUrl),
-            clientState: typeof body.target_leg_client_state === 'string' ? body.target_leg_client_state : undefined,
+            from: transfer.from ?? call.to,
+            to: transfer.to,
+            webhookUrl: transfer.webhook_url ?? connectionWebhookUrl,
+            clientState: transfer.target_leg_client_state,
             state: 'ringing',
             speeches: [],
             commands: [{ action: 'dial', body }],
@@ -763,8 +771,8 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
         }
         case 'send_dtmf':
           if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
-          (call.tones ??= []).push(String(body.digits));
-          return ok(res, { result: 'ok' });
+          (call.tones ??= []).push((body as unknown as ActionSendDtmfParams).digits);
+          return ok(res, COMMAND_OK);
         case 'transcription_start':
         case 'record_start':
           if (call.state !== 'answered') return error(res, 422, 'Call is not answered');

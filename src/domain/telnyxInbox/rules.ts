@@ -4,7 +4,7 @@
  */
 
 /** One processor per order key at a time; one that died is taken over after this long. */
-export const LEASE_MS = 60_000;
+export const LEASE_MS = 30_000;
 
 /** The first retry after 1 s, doubling to at most 5 minutes. */
 export function retryDelayMs(attempts: number): number {
