@@ -160,6 +160,40 @@ describe('Telnyx webhook delivery', () => {
     expect(await findInboxEvent(ctx.h.db, stored.eventId)).toMatchObject({ outcome: 'done' });
   });
 
+  it('an event retried after it was translated is applied from its stored translation, never translated (and its state moved) twice', async () => {
+    const line = await lines.create();
+    const id = (await calls.place(line.id)).body.call.id;
+    const call = await eventually(async () => callOf(id));
+    await stub.answer(call.id);
+    await calls.untilStatus(id, ['in_progress']);
+    const body = {
+      data: {
+        record_type: 'event',
+        event_type: 'call.speak.ended',
+        id: crypto.randomUUID(),
+        occurred_at: new Date().toISOString(),
+        payload: { call_control_id: call.id, call_leg_id: `leg-${call.id}`, call_session_id: `session-${call.id}`, status: 'completed' },
+      },
+    };
+    const stored = await receiveTelnyxEvent({ db: ctx.h.db, log: createLogger('test', 'silent') }, body, Buffer.from(JSON.stringify(body)));
+    // Translated once (it could have moved the call's speech queue) before applying it failed: what it became is kept.
+    const translated = {
+      kind: 'call',
+      event: { type: 'call.completed', call_id: id, carrier_call_id: call.id, at: Date.now(), ended_by: 'caller', answered: true },
+    };
+    await ctx.h
+      .db('telnyx_inbox')
+      .where({ event_id: stored.eventId })
+      .update({ translation: JSON.stringify(translated) });
+    await ctx.h.temporal.workflow.execute('sweepTelnyxInboxWorkflow', {
+      taskQueue: ctx.h.config.taskQueue,
+      workflowId: `telnyx-inbox-sweep-${crypto.randomUUID()}`,
+    });
+    // The stored translation was applied (the call ended), the body not translated again.
+    expect((await calls.untilStatus(id, ['completed'])).end_cause).toBe('caller_hangup');
+    expect(await findInboxEvent(ctx.h.db, stored.eventId)).toMatchObject({ outcome: 'done', translation: translated });
+  });
+
   it('receipts that arrive before the send is answered are answered 200, wait in the inbox, and are taken once the message is recorded', async () => {
     const line = await lines.create();
     const number = '+14155550181';

@@ -17,7 +17,7 @@ import { takeCarrierReceipt } from '../messages/carrierReceipt';
 import { takeInboundMessage } from '../messages/inbound';
 import { findMessageIdByCarrierId } from '../messages/store';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
-import { callControlIdOfLeg, type InboxRow } from './store';
+import { callControlIdOfLeg, saveTranslation, type InboxRow } from './store';
 
 /** What processing a Telnyx event needs of Telnyx itself (src/main builds it with the account's API key). */
 export interface TelnyxInboxPorts {
@@ -47,7 +47,13 @@ const done = (outcome: string, reason?: string): ApplyResult => ({ processed: tr
  */
 export async function applyTelnyxEvent(deps: TelnyxInboxDeps, row: InboxRow): Promise<ApplyResult> {
   const reach = environmentsOnCarrier(deps.config, 'telnyx');
-  const translation = await translateTelnyxEvent(row.body, lookupsFor(deps, reach));
+  let translation = row.translation;
+  if (!translation) {
+    // Translating may move state shared with the worker (a call's speech queue): once per event, then kept, so a
+    // retry after a failure below applies the same events again instead of translating anew.
+    translation = await translateTelnyxEvent(row.body, lookupsFor(deps, reach));
+    if (translation.kind !== 'unknown' && translation.kind !== 'ignored') await saveTranslation(deps.db, row.event_id, translation);
+  }
   return applyTranslation(deps, translation, reach);
 }
 

@@ -1,4 +1,5 @@
 import type { TelnyxEnvelope, TelnyxWebhookBody } from '../../adapters/carrier/callbacks/telnyx/envelope';
+import type { TelnyxTranslation } from '../../adapters/carrier/callbacks/telnyx/webhook';
 import type { Db } from '../../platform/db/knex';
 import { INBOX_RETENTION_MS } from './rules';
 
@@ -10,6 +11,8 @@ export interface InboxRow {
   event_id: string;
   event_type: string;
   body: TelnyxWebhookBody;
+  /** What it was translated into, once it was (a retry applies this again). */
+  translation: TelnyxTranslation | null;
   order_key: string;
   received_at: Date;
   attempts: number;
@@ -61,7 +64,7 @@ export async function dueEvents(db: Db, orderKey: string, limit: number): Promis
     .andWhere('next_attempt_at', '<=', db.fn.now())
     .orderByRaw('occurred_at asc nulls first, received_at asc, event_id asc')
     .limit(limit)
-    .select('event_id', 'event_type', 'body', 'order_key', 'received_at', 'attempts');
+    .select('event_id', 'event_type', 'body', 'translation', 'order_key', 'received_at', 'attempts');
 }
 
 /** Order keys with an event due now, the longest due first. */
@@ -86,6 +89,13 @@ export async function markProcessed(db: Db, eventId: string, result: { outcome: 
       attempts: db.raw('attempts + 1'),
       ...(result.error ? { last_error: result.error } : {}),
     });
+}
+
+/** Keeps what the event was translated into before it is applied. */
+export async function saveTranslation(db: Db, eventId: string, translation: TelnyxTranslation): Promise<void> {
+  await db(TABLE)
+    .where({ event_id: eventId })
+    .update({ translation: JSON.stringify(translation) });
 }
 
 /** Not processed this time: tried again in `delayMs`; `reason` says what it waits for, `error` what failed. */

@@ -8,7 +8,9 @@ import type { Knex } from 'knex';
  *
  * `order_key` groups the events processed in order (a call session's, a message's); `next_attempt_at` is when an
  * unprocessed event is due (a receipt ahead of its message waits); `processed_at` with `outcome` and `reason`
- * records what became of it (kept a week, so an operator can read what Telnyx sent). The call ids Telnyx
+ * records what became of it (kept a week, so an operator can read what Telnyx sent); `translation` is what the event
+ * became once translated, kept so a retry applies that again rather than translating anew (translating advances
+ * state shared with the worker, such as a call's speech queue, which must move once per event). The call ids Telnyx
  * correlates events with are kept in columns so a `call.recording.saved`, which has no `call_control_id`, finds
  * its call's leg. `telnyx_inbox_leases` holds the one processor of each `order_key` at a time, across instances.
  */
@@ -18,6 +20,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('event_type').notNullable();
     t.timestamp('occurred_at', { useTz: true });
     t.jsonb('body').notNullable();
+    t.jsonb('translation');
     t.text('order_key').notNullable();
     t.text('call_control_id');
     t.text('call_leg_id');
