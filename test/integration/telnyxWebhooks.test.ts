@@ -194,6 +194,35 @@ describe('Telnyx webhook delivery', () => {
     expect(await findInboxEvent(ctx.h.db, stored.eventId)).toMatchObject({ outcome: 'done', translation: translated });
   });
 
+  it('call.recording.saved as documented, after a speak replaced client_state: the recording is found by its leg', async () => {
+    const line = await lines.create({ recording_enabled: true, begin_message: 'This call is recorded.' });
+    const id = (await calls.place(line.id)).body.call.id;
+    const call = await eventually(async () => callOf(id));
+    await stub.answer(call.id);
+    await eventually(async () => (call.speeches.length === 1 ? true : undefined));
+    await stub.finishSpeech(call.id);
+    await stub.hangUpRemote(call.id);
+    const recorded = await eventually(async () => (await calls.get(id)).recording_url ?? undefined);
+    const [recordingId] = [...stub.recordings.entries()].find(([, r]) => r.callControlId === call.id)!;
+    expect(recorded).toBe(`https://api.telnyx.com/v2/recordings/${recordingId}`);
+    // The webhook named no call of ours (its client_state was the speak's) and neither the call_control_id nor the recording.
+    const saved = stub.webhooks.deliveries.find((d) => d.eventType === 'call.recording.saved' && d.about === `leg-${call.id}`)!;
+    const row = await findInboxEvent(ctx.h.db, saved.eventId);
+    expect(decodeClientState(row.body.data.payload.client_state).c).toBeUndefined();
+    expect(Object.keys(row.body.data.payload).sort()).toEqual([
+      'call_leg_id',
+      'call_session_id',
+      'channels',
+      'client_state',
+      'connection_id',
+      'public_recording_urls',
+      'recording_ended_at',
+      'recording_started_at',
+      'recording_urls',
+    ]);
+    expect(stub.requests.some((r) => r.path === '/v2/recordings' && r.method === 'GET')).toBe(true);
+  });
+
   it('receipts that arrive before the send is answered are answered 200, wait in the inbox, and are taken once the message is recorded', async () => {
     const line = await lines.create();
     const number = '+14155550181';
