@@ -93,8 +93,9 @@ export class Receiver {
 
   async stop(): Promise<void> {
     this.wss.clients.forEach((client) => client.terminate());
-    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+    const closed = new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server?.closeAllConnections();
+    await closed;
   }
 
   /** Whether a request to the public URL reaches this process (the tunnel works); the reason when not. */
