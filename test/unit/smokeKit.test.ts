@@ -47,7 +47,7 @@ describe('npm run smoke refuses without what it needs', () => {
     const io = captured();
     expect(await runSmoke([provider], {}, io)).toBe(2);
     for (const setting of KITS[provider].settings) expect(io.stderr()).toContain(`${setting.name} is not set`);
-    expect(io.stderr()).toContain('nothing was run and nothing was created');
+    expect(io.stderr()).toContain(`Cannot run the ${provider} smoke kit (nothing was run`);
     expect(io.stdout()).toBe('');
   });
 

@@ -1,3 +1,4 @@
+import { SwitchboardApiError } from '../../../sdk/client';
 import { Receiver, type ReceivedEvent } from './receiver';
 import { eventually, fail, RunRefused, type Log, type Setting } from './runner';
 import { ACTIVE_CALL_STATUSES, Switchboard, type Line } from './switchboard';
@@ -70,13 +71,15 @@ export async function openLoop(env: NodeJS.ProcessEnv, log: Log, providerRefusal
     const refusal = await providerRefusal();
     if (refusal) throw new RunRefused([refusal]);
     const create = async (name: string, beginMessage?: string) => {
-      const { line, secret } = await api.createLine({
-        name: `smoke ${name} ${new Date().toISOString()}`,
-        mode: 'webhook',
-        webhook_url: receiver.webhookUrl,
-        recording_enabled: true,
-        ...(beginMessage ? { begin_message: beginMessage } : {}),
-      });
+      const { line, secret } = await refusedAsRun(
+        api.createLine({
+          name: `smoke ${name} ${new Date().toISOString()}`,
+          mode: 'webhook',
+          webhook_url: receiver.webhookUrl,
+          recording_enabled: true,
+          ...(beginMessage ? { begin_message: beginMessage } : {}),
+        }),
+      );
       made.push(line.id);
       receiver.addLine(line.id, secret);
       return line.id;
@@ -90,6 +93,17 @@ export async function openLoop(env: NodeJS.ProcessEnv, log: Log, providerRefusal
     await Promise.allSettled(made.map((id) => api.releaseLine(id)));
     await receiver.stop();
     throw err;
+  }
+}
+
+/** A refusal of POST /lines (no live card for a second line, the hourly limit) stops the run before it starts. */
+async function refusedAsRun<T>(request: Promise<T>): Promise<T> {
+  try {
+    return await request;
+  } catch (err) {
+    if (!(err instanceof SwitchboardApiError)) throw err;
+    const hint = err.code === 'payment_method_required' ? ' (a second live line needs a default live payment method: portal, Billing)' : '';
+    throw new RunRefused([`POST /api/v1/lines was refused: ${err.status} ${err.code}: ${err.message}${hint}`]);
   }
 }
 

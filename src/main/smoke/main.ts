@@ -77,7 +77,7 @@ function describe(kit: AnyKit): string {
 
 function refusal(provider: string, problems: string[]): string {
   return [
-    `Cannot run the ${provider} smoke kit; nothing was run and nothing was created:`,
+    `Cannot run the ${provider} smoke kit (nothing was run; whatever it had made is released):`,
     ...problems.map((p) => `  - ${p}`),
     USAGE.split('\n').at(-1),
   ].join('\n');
