@@ -132,9 +132,11 @@ export async function closeLoop(loop: Loop, log: Log): Promise<string[]> {
 export async function connect(loop: Loop, options: { machineDetection?: boolean } = {}): Promise<CallPair> {
   const startedAt = Date.now();
   const placed = await loop.api.placeCall(loop.a.id, loop.b.phone_number, options.machineDetection);
+  let answeredBoth = false;
   const ended = eventually(
     'A call ended unanswered',
     async () => {
+      if (answeredBoth) return null;
       const call = await loop.api.call(placed.id);
       return ACTIVE_CALL_STATUSES.includes(call.status) ? undefined : call;
     },
@@ -143,11 +145,12 @@ export async function connect(loop: Loop, options: { machineDetection?: boolean 
   const started = (line: Line, what: string) =>
     loop.receiver.waitFor(what, (e) => e.lineId === line.id && e.type === 'call_started' && e.at >= startedAt, 90_000);
   const answered = Promise.all([started(loop.a, 'A call_started'), started(loop.b, 'B call_started (B answering A)')]);
-  const outcome = await Promise.race([answered, ended.then((call) => call)]);
-  if (!Array.isArray(outcome))
-    return fail(`A's call ${placed.id} ended ${outcome.status} (${outcome.end_cause ?? 'no end cause'}) before both sides started`);
+  const outcome = await Promise.race([answered, ended]);
+  if (outcome && !Array.isArray(outcome))
+    fail(`A's call ${placed.id} ended ${outcome.status} (${outcome.end_cause ?? 'no end cause'}) before both sides started`);
+  answeredBoth = true;
   void ended.catch(() => undefined);
-  const [onA, onB] = outcome;
+  const [onA, onB] = outcome as Awaited<typeof answered>;
   // B greets ("Hello."): let it be said first, or A's first speech would be taken as talked over.
   await heard(loop, placed.id, 'hello', startedAt, 10_000).catch(() => undefined);
   return { a: placed.id, b: onB.callId!, answeredBy: onA.body.answered_by, startedAt };

@@ -73,7 +73,8 @@ async function autoCharge(session: StripeSession, card: string, log: Log, fallba
 }
 
 async function ledgerEntry(api: Switchboard, what: string, matches: (t: Transaction) => boolean): Promise<Transaction> {
-  return eventually(what, async () => (await api.transactions()).find(matches), { timeoutMs: 90_000, everyMs: 3_000 });
+  // GET /billing/transactions allows 60 reads an hour per workspace.
+  return eventually(what, async () => (await api.transactions()).find(matches), { timeoutMs: 90_000, everyMs: 5_000 });
 }
 
 /** The attempt behind the intent, once Switchboard has decided it. */

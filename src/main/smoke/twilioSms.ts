@@ -28,13 +28,14 @@ export const smsCheck: Check<TwilioSession> = {
     await session.api.grantConsent(session.a.id, session.b.phone_number);
     const since = Date.now();
     const sent = await session.api.sendSms(session.a.id, session.b.phone_number, `Switchboard smoke test ${word}`);
+    // GET /conversations/… allows 60 reads an hour per workspace: polled every 5 s.
     const settled = await eventually(
       `message ${sent.id} sent or settled`,
       async () => {
         const message = (await session.api.conversation(session.a.id, session.b.phone_number)).find((m) => m.id === sent.id);
         return message && message.status !== 'queued' ? message : undefined;
       },
-      { timeoutMs: 90_000, everyMs: 3_000 },
+      { timeoutMs: 90_000, everyMs: 5_000 },
     );
     if (settled.status === 'undelivered' || settled.status === 'failed')
       fail(
@@ -65,7 +66,7 @@ export const smsCheck: Check<TwilioSession> = {
         const message = (await session.api.conversation(session.a.id, session.b.phone_number)).find((m) => m.id === sent.id);
         return message && FINAL.includes(message.status) ? message : undefined;
       },
-      { timeoutMs: 60_000, everyMs: 3_000 },
+      { timeoutMs: 60_000, everyMs: 5_000 },
     );
     expectThat(final.status === 'delivered', `message ${sent.id} ended ${final.status}, error ${final.error_code ?? 'none'}`);
     return `${atTwilio.sid} sent through ${serviceSid} (A's number is in it), delivered, and B received it as sms_received`;

@@ -28,7 +28,10 @@ async function twoFailedTransfers(session: TwilioSession, log: Log): Promise<Tra
       reasons.push(result.failure_reason ?? 'no reason');
       const call = await session.api.call(pair.a);
       expectThat(call.status === 'in_progress', `after failed transfer ${round + 1} the call is ${call.status} (${call.end_cause ?? ''})`);
-      // Back with the agent: speech goes through again and B's recognition hears it.
+      // Back with the agent: Twilio reopens the ConversationRelay session after the failed Dial's
+      // redirect, which nothing reports to a customer; give it two seconds before speaking.
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+      // Speech goes through again and B's recognition hears it.
       const since = Date.now();
       await speakFully(session, pair.a, `Still with the agent after transfer ${round + 1}: ${word}.`);
       await heard(session, pair.b, word, since, 30_000);
