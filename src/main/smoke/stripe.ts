@@ -1,81 +1,28 @@
 import Stripe from 'stripe';
-import { eventually, expectThat, fail, RunRefused, type Check, type Log, type ProviderKit } from './runner';
+import { eventually, expectThat, fail, RunRefused, type Check, type ProviderKit } from './runner';
 import { Operator } from './stripeOperator';
-import { Switchboard, type Transaction } from './switchboard';
+import { reversalChecks } from './stripeReversals';
+import { AMOUNT_CENTS, autoCharge, ledgerEntry, visa, type Charge, type StripeSession } from './stripeSession';
 
 /**
- * `npm run smoke -- stripe`: the Stripe scenarios of the carrier review (defect 1 and "Declines /
- * SCA", refunds in the ledger) in Stripe's test mode, on the deployment's test environment.
- * Each card gets a throwaway workspace: a decline stops a workspace's auto-charge for a day.
+ * `npm run smoke -- stripe`: the Stripe scenarios of the carrier review (defect 1, "Declines /
+ * SCA", refunds and disputes in the ledger) in Stripe's test mode, on the deployment's test
+ * environment. Each card gets a throwaway workspace (stripeSession.ts).
  */
 
-export interface StripeSession {
-  stripe: Stripe;
-  operator: Operator;
-  apiUrl: string;
-  runId: string;
-  customers: string[];
-  /** The `pm_card_visa` charge, shared by `charge-visa` and `refund`. */
-  visa?: Promise<Charge>;
-}
-
-interface Charge {
-  api: Switchboard;
-  workspaceId: string;
-  intent: Stripe.PaymentIntent;
-  note: string;
-}
-
-const AMOUNT_CENTS = 500;
-const WEBHOOK_EVENTS = ['payment_intent.succeeded', 'payment_intent.payment_failed', 'charge.refunded'];
-
-/** A Customer of the run with `card` (a Stripe test PaymentMethod) attached; falls back when Stripe refuses to attach it. */
-async function customerWith(
-  session: StripeSession,
-  card: string,
-  fallback?: string,
-): Promise<{ customer: string; paymentMethod: string; note: string }> {
-  const customer = await session.stripe.customers.create({
-    description: `switchboard smoke ${card}`,
-    metadata: { switchboard_smoke: session.runId },
-  });
-  session.customers.push(customer.id);
-  try {
-    const attached = await session.stripe.paymentMethods.attach(card, { customer: customer.id });
-    return { customer: customer.id, paymentMethod: attached.id, note: `card ${card}` };
-  } catch (err) {
-    if (!fallback || !(err instanceof Stripe.errors.StripeCardError)) throw err;
-    const attached = await session.stripe.paymentMethods.attach(fallback, { customer: customer.id });
-    return {
-      customer: customer.id,
-      paymentMethod: attached.id,
-      note: `Stripe refuses to attach ${card} (${err.code}), so ${fallback}, which attaches and then declines`,
-    };
-  }
-}
-
-/** Saves the card in a new workspace, sets auto-recharge under its balance, wakes it, and waits for Stripe's PaymentIntent. */
-async function autoCharge(session: StripeSession, card: string, log: Log, fallback?: string): Promise<Charge> {
-  const { customer, paymentMethod, note } = await customerWith(session, card, fallback);
-  const { workspaceId, apiKey } = await session.operator.workspace(card);
-  const api = new Switchboard(session.apiUrl, apiKey);
-  await session.operator.saveCard(workspaceId, paymentMethod);
-  const balance = await api.balanceCents();
-  await api.autoRecharge({ enabled: true, thresholdCents: balance + 100, amountCents: AMOUNT_CENTS });
-  await session.operator.wake(workspaceId);
-  log(`workspace ${workspaceId}: ${paymentMethod} saved, auto-recharge of ${AMOUNT_CENTS} ¢ woken`);
-  const intent = await eventually(
-    `a PaymentIntent for ${customer} (Switchboard charging the card)`,
-    async () => (await session.stripe.paymentIntents.list({ customer, limit: 5 })).data.find((pi) => pi.status !== 'processing'),
-    { timeoutMs: 120_000, everyMs: 4_000 },
-  );
-  return { api, workspaceId, intent, note };
-}
-
-async function ledgerEntry(api: Switchboard, what: string, matches: (t: Transaction) => boolean): Promise<Transaction> {
-  // GET /billing/transactions allows 60 reads an hour per workspace.
-  return eventually(what, async () => (await api.transactions()).find(matches), { timeoutMs: 90_000, everyMs: 5_000 });
-}
+const WEBHOOK_EVENTS = [
+  'payment_intent.succeeded',
+  'payment_intent.payment_failed',
+  'refund.created',
+  'refund.updated',
+  'refund.failed',
+  'charge.refunded',
+  'charge.refund.updated',
+  'charge.dispute.created',
+  'charge.dispute.funds_withdrawn',
+  'charge.dispute.funds_reinstated',
+  'charge.dispute.closed',
+];
 
 /** The attempt behind the intent, once Switchboard has decided it. */
 async function decidedAttempt(session: StripeSession, charge: Charge): Promise<{ status: string; declineCode: string | null }> {
@@ -88,11 +35,6 @@ async function decidedAttempt(session: StripeSession, charge: Charge): Promise<{
     },
     { timeoutMs: 90_000, everyMs: 3_000 },
   );
-}
-
-function visa(session: StripeSession, log: Log): Promise<Charge> {
-  session.visa ??= autoCharge(session, 'pm_card_visa', log);
-  return session.visa;
 }
 
 /** A declined auto-charge: Stripe's decline, Switchboard's `declined` attempt with the code, and no credit. */
@@ -143,26 +85,6 @@ const checks: Check<StripeSession>[] = [
     },
   },
   {
-    id: 'refund',
-    title: 'A refund of that charge (test-mode webhook) is reflected in the ledger',
-    budgetMs: 5 * 60_000,
-    async run(session, log) {
-      const charge = await visa(session, log);
-      expectThat(charge.intent.status === 'succeeded', `no successful charge to refund (the intent is ${charge.intent.status})`);
-      const refund = await session.stripe.refunds.create({
-        payment_intent: charge.intent.id,
-        metadata: { switchboard_smoke: session.runId },
-      });
-      const since = Date.now() - 5_000;
-      const reversal = await ledgerEntry(
-        charge.api,
-        `a ledger entry of -${refund.amount} ¢ for refund ${refund.id}`,
-        (t) => t.amount_cents === -refund.amount && Date.parse(t.created_at) >= since,
-      );
-      return `refund ${refund.id} of ${refund.amount} ¢ became ${reversal.type} ${reversal.amount_cents} ¢ (balance after ${reversal.balance_after_cents} ¢)`;
-    },
-  },
-  {
     id: 'charge-declined',
     title: 'An auto-charge with a declining card is recorded as a decline',
     budgetMs: 4 * 60_000,
@@ -178,6 +100,7 @@ const checks: Check<StripeSession>[] = [
       return declinedAs(session, await autoCharge(session, 'pm_card_authenticationRequired', log), 'authentication_required');
     },
   },
+  ...reversalChecks,
 ];
 
 export const stripeKit: ProviderKit<StripeSession> = {
@@ -189,7 +112,7 @@ export const stripeKit: ProviderKit<StripeSession> = {
   optional: [],
   checks,
   costs:
-    'nothing real: Stripe test mode only; it makes three throwaway workspaces (left in the database, test environment) and three ' +
+    'nothing real: Stripe test mode only; it makes four throwaway workspaces (left in the database, test environment) and four ' +
     'Stripe test customers (deleted at the end); run it with the worker’s settings (DATABASE_URL, TEMPORAL_ADDRESS, PAYMENTS_TEST_PROVIDER=stripe…)',
   async open(env) {
     const key = env.STRIPE_TEST_SECRET_KEY!.trim();

@@ -172,6 +172,11 @@ export class Switchboard {
     return answered(data).cents;
   }
 
+  async settings(): Promise<components['schemas']['Settings']> {
+    const { data } = await this.client.GET('/api/v1/settings');
+    return answered(data);
+  }
+
   async autoRecharge(settings: { enabled: boolean; thresholdCents: number; amountCents: number }): Promise<void> {
     await this.client.PATCH('/api/v1/settings', {
       body: {
