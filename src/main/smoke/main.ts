@@ -53,6 +53,7 @@ export function parseArgs(argv: string[]): Parsed {
 }
 
 function describe(kit: AnyKit): string {
+  const width = Math.max(...kit.checks.map((check: Check<unknown>) => check.id.length));
   const lines = kit.checks.map((check: Check<unknown>) => {
     const needs = (check.needs ?? []).map((s) => s.name);
     const extra = [
@@ -60,7 +61,7 @@ function describe(kit: AnyKit): string {
       check.optIn ? `runs only with ${check.optIn.name}=yes` : '',
       check.human ? `a person: ${check.human}` : '',
     ].filter(Boolean);
-    return `  ${check.id.padEnd(18)} ${check.title}${extra.length ? `\n  ${''.padEnd(18)} (${extra.join('; ')})` : ''}`;
+    return `  ${check.id.padEnd(width)} ${check.title}${extra.length ? `\n  ${''.padEnd(width)} (${extra.join('; ')})` : ''}`;
   });
   const settings = (list: Setting[]) => list.map((s) => `  ${s.name.padEnd(28)} ${s.what}`);
   return [

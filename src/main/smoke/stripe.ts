@@ -93,7 +93,7 @@ const checks: Check<StripeSession>[] = [
     },
   },
   {
-    id: 'charge-authentication-required',
+    id: 'charge-auth-required',
     title: 'An auto-charge needing authentication is recorded as an authentication_required decline',
     budgetMs: 4 * 60_000,
     async run(session, log) {
