@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import net from 'node:net';
 import { signatureHeaders } from '../../src/domain/webhooks/signature';
 import { silenceFrame, toneFrame } from '../../src/platform/audio/mulaw';
 import { Receiver } from '../../src/main/smoke/receiver';
@@ -10,6 +9,7 @@ import { speechOf } from '../../src/main/smoke/telnyxSpeech';
 import { answeredByOf } from '../../src/main/smoke/twilioSide';
 import { repeatedFetches } from '../../src/main/smoke/twilioTransfers';
 import { pairsOf } from '../../src/main/smoke/twilioVoices';
+import { freePort } from '../support/freePort';
 
 /** The smoke kit's own judgements, offline: what its live checks would conclude from what they see. */
 
@@ -77,10 +77,7 @@ describe('the receiver', () => {
   let url: string;
 
   beforeEach(async () => {
-    const probe = net.createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as net.AddressInfo;
-    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const port = await freePort();
     url = `http://127.0.0.1:${port}`;
     receiver = new Receiver(url, port);
     await receiver.start();

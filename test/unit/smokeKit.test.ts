@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { KITS, runSmoke, type SmokeIo } from '../../src/main/smoke/main';
 import {
@@ -13,6 +12,7 @@ import {
   type ProviderKit,
 } from '../../src/main/smoke/runner';
 import { renderTable, wrap } from '../../src/main/smoke/table';
+import { freePort } from '../support/freePort';
 
 /**
  * Issue 26 item 8: the operator smoke kit refuses, and says exactly what is missing, instead of
@@ -24,15 +24,6 @@ function captured(): SmokeIo & { stdout: () => string; stderr: () => string } {
   let out = '';
   let err = '';
   return { out: (t) => (out += t), err: (t) => (err += t), stdout: () => out, stderr: () => err };
-}
-
-/** A local port nothing listens on (connections to it are refused at once). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 const TWILIO_ENV = {
@@ -67,7 +58,7 @@ describe('npm run smoke refuses without what it needs', () => {
   });
 
   it('refuses with exit 2 naming the API and the receiver URL when neither can be reached', async () => {
-    const [api, receiver, local] = [await closedPort(), await closedPort(), await closedPort()];
+    const [api, receiver, local] = [await freePort(), await freePort(), await freePort()];
     const env = {
       ...TWILIO_ENV,
       SMOKE_API_URL: `http://127.0.0.1:${api}`,
@@ -93,7 +84,7 @@ describe('npm run smoke refuses without what it needs', () => {
     expect(await runSmoke(['stripe'], { SMOKE_API_URL: 'https://sb.example.com', STRIPE_TEST_SECRET_KEY: 'sk_live_x' }, live)).toBe(2);
     expect(live.stderr()).toContain('STRIPE_TEST_SECRET_KEY must be a test-mode key');
 
-    const port = await closedPort();
+    const port = await freePort();
     const down = captured();
     expect(await runSmoke(['stripe'], { SMOKE_API_URL: `http://127.0.0.1:${port}`, STRIPE_TEST_SECRET_KEY: 'sk_test_x' }, down)).toBe(2);
     expect(down.stderr()).toContain(`the API at http://127.0.0.1:${port} cannot be reached`);
@@ -138,44 +129,17 @@ describe('the runner', () => {
   const quiet = () => undefined;
 
   it('passes a check only with what it saw; a failure, an error or a skip carries its reason', async () => {
-    expect(
-      await runCheck(
-        check(async () => 'saw it'),
-        null,
-        quiet,
-        {},
-      ),
-    ).toMatchObject({ verdict: 'pass', why: 'saw it' });
-    expect(
-      await runCheck(
-        check(async () => Promise.reject(new CheckFailed('no recording'))),
-        null,
-        quiet,
-        {},
-      ),
-    ).toMatchObject({
-      verdict: 'fail',
-      why: 'no recording',
-    });
-    expect(
-      await runCheck(
-        check(async () => Promise.reject(new Error('socket hang up'))),
-        null,
-        quiet,
-        {},
-      ),
-    ).toMatchObject({
+    const outcome = async (run: () => Promise<string>) => {
+      const { verdict, why } = await runCheck(check(run), null, quiet, {});
+      return { verdict, why };
+    };
+    expect(await outcome(async () => 'saw it')).toEqual({ verdict: 'pass', why: 'saw it' });
+    expect(await outcome(async () => Promise.reject(new CheckFailed('no recording')))).toEqual({ verdict: 'fail', why: 'no recording' });
+    expect(await outcome(async () => Promise.reject(new Error('socket hang up')))).toEqual({
       verdict: 'fail',
       why: 'error: socket hang up',
     });
-    expect(
-      await runCheck(
-        check(async () => skip('needs a SIP phone')),
-        null,
-        quiet,
-        {},
-      ),
-    ).toMatchObject({ verdict: 'skip', why: 'needs a SIP phone' });
+    expect(await outcome(async () => skip('needs a SIP phone'))).toEqual({ verdict: 'skip', why: 'needs a SIP phone' });
   });
 
   it('fails a check that outlives its budget', async () => {

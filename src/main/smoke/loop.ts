@@ -1,7 +1,7 @@
 import { SwitchboardApiError } from '../../../sdk/client';
 import { Receiver, type ReceivedEvent } from './receiver';
 import { eventually, fail, RunRefused, type Log, type Setting } from './runner';
-import { ACTIVE_CALL_STATUSES, Switchboard, type Line } from './switchboard';
+import { ACTIVE_CALL_STATUSES, Switchboard, type Call, type Line } from './switchboard';
 
 /**
  * The self-contained call loop of the carrier runs: two webhook-mode lines, A and B, made on the
@@ -154,6 +154,36 @@ export async function connect(loop: Loop, options: { machineDetection?: boolean 
   // B greets ("Hello."): let it be said first, or A's first speech would be taken as talked over.
   await heard(loop, placed.id, 'hello', startedAt, 10_000).catch(() => undefined);
   return { a: placed.id, b: onB.callId!, answeredBy: onA.body.answered_by, startedAt };
+}
+
+/** Runs `talk` on a new A→B call, then hangs the call up whatever happened (a failed hang-up is not the check's finding). */
+export async function onCall<T>(
+  loop: Loop,
+  talk: (pair: CallPair) => Promise<T>,
+  options: { machineDetection?: boolean } = {},
+): Promise<T> {
+  const pair = await connect(loop, options);
+  try {
+    return await talk(pair);
+  } finally {
+    await hangUpPair(loop, pair).catch(() => undefined);
+  }
+}
+
+/**
+ * A call on which A says a counted sentence (something to record), hung up; then the calls of
+ * `legs` once each has ended with its `recording_url` (carriers report recordings after the end).
+ */
+export async function recordedCall(
+  loop: Loop,
+  legs: Array<'a' | 'b'>,
+  timeoutMs: number,
+): Promise<{ pair: CallPair; recorded: Array<Call & { recording_url: string }> }> {
+  const pair = await onCall(loop, async (call) => {
+    await speakFully(loop, call.a, 'This call is recorded by the Switchboard smoke kit. One, two, three, four, five.');
+    return call;
+  });
+  return { pair, recorded: await Promise.all(legs.map((leg) => loop.api.endedWith(pair[leg], 'recording_url', timeoutMs))) };
 }
 
 /** Hangs up A's leg and waits until neither leg is live. */

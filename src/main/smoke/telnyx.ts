@@ -1,4 +1,4 @@
-import { closeLoop, connect, hangUpPair, LOOP_OPTIONAL, LOOP_SETTINGS, openLoop, speakFully } from './loop';
+import { closeLoop, LOOP_OPTIONAL, LOOP_SETTINGS, openLoop, recordedCall } from './loop';
 import { expectThat, fail, skip, type Check, type ProviderKit } from './runner';
 import { g722Check } from './telnyxAudio';
 import { duplicatesCheck } from './telnyxDuplicates';
@@ -34,14 +34,10 @@ const recordingCheck: Check<TelnyxSession> = {
   title: 'An outbound call with recording gets its recording_url',
   budgetMs: 6 * 60_000,
   async run(session) {
-    const pair = await connect(session);
-    try {
-      await speakFully(session, pair.a, 'This call is recorded by the Switchboard smoke kit. One, two, three, four, five.');
-    } finally {
-      await hangUpPair(session, pair).catch(() => undefined);
-    }
     // `call.recording.saved` comes after the hang-up.
-    const call = await session.api.endedWith(pair.a, 'recording_url', 4 * 60_000);
+    const {
+      recorded: [call],
+    } = await recordedCall(session, ['a'], 4 * 60_000);
     const recording = await recordingBehind(session.telnyx, call.recording_url);
     expectThat(recording.seconds > 0, `Telnyx recording ${recording.id} lasts ${recording.seconds} s`);
     expectThat(recording.downloads.length > 0, `Telnyx recording ${recording.id} has no download URL`);

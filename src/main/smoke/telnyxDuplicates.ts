@@ -1,4 +1,4 @@
-import { connect, hangUpPair, heard, speakFully } from './loop';
+import { heard, onCall, speakFully, type CallPair } from './loop';
 import { eventually, expectThat, type Check } from './runner';
 import { deliveriesMentioning, pointConnection, type TelnyxSession } from './telnyxSide';
 
@@ -57,13 +57,14 @@ export const duplicatesCheck: Check<TelnyxSession> = {
     session.restoreConnection = () => pointConnection(telnyx, connectionId, connection.name, connection.primary, connection.failover);
     await pointConnection(telnyx, connectionId, connection.name, `${session.receiver.publicUrl}/telnyx/relay`, connection.primary);
     const since = new Date();
-    let pair;
+    let pair: CallPair;
     try {
-      pair = await connect(session);
-      const said = Date.now();
-      await speakFully(session, pair.a, 'Deliveries made twice must change nothing, said the penguin.');
-      await heard(session, pair.b, 'penguin', said, 30_000);
-      await hangUpPair(session, pair);
+      pair = await onCall(session, async (call) => {
+        const said = Date.now();
+        await speakFully(session, call.a, 'Deliveries made twice must change nothing, said the penguin.');
+        await heard(session, call.b, 'penguin', said, 30_000);
+        return call;
+      });
     } finally {
       await session.restoreConnection();
       session.restoreConnection = undefined;

@@ -1,5 +1,5 @@
 import { SwitchboardApiError } from '../../../sdk/client';
-import { connect, hangUpPair, heard } from './loop';
+import { heard, onCall } from './loop';
 import { expectThat, fail, type Check } from './runner';
 import { legOf, sayOnLeg, type TelnyxSession } from './telnyxSide';
 
@@ -60,17 +60,14 @@ export const longSpeechCheck: Check<TelnyxSession> = {
   title: 'Speeches of 3,001 and 5,000 characters are said to the end',
   budgetMs: 20 * 60_000,
   async run(session, log) {
-    const pair = await connect(session);
-    try {
+    return onCall(session, async (pair) => {
       const seen: string[] = [];
       for (const [length, word] of SPEECHES) {
         log(`speaking ${length} characters (about ${Math.round(length / 15 / 60)} min)`);
         seen.push(await speakLong(session, pair.a, pair.b, length, word));
       }
       return seen.join('; ');
-    } finally {
-      await hangUpPair(session, pair).catch(() => undefined);
-    }
+    });
   },
 };
 
@@ -86,8 +83,7 @@ export const bargeInCheck: Check<TelnyxSession> = {
   title: 'Talking over the agent produces the `interrupted` event',
   budgetMs: 4 * 60_000,
   async run(session) {
-    const pair = await connect(session);
-    try {
+    return onCall(session, async (pair) => {
       // B talks straight through Telnyx, as a caller would (Switchboard's speech on B would stop when B hears A).
       const legB = await legOf(session.telnyx, session.connectionId, pair.b);
       session.receiver.replyNext(session.a.id, STORY);
@@ -113,8 +109,6 @@ export const bargeInCheck: Check<TelnyxSession> = {
         `interrupted (${String(interrupted.body.timestamp)}) is not earlier than the message that followed (${String(next.body.timestamp)})`,
       );
       return `interrupted ${Math.round((interrupted.at - cutIn) / 1000)} s after B cut in, having heard ${partial.length} of ${STORY.length} characters; then message "${String(next.body.text)}"`;
-    } finally {
-      await hangUpPair(session, pair).catch(() => undefined);
-    }
+    });
   },
 };

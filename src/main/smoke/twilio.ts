@@ -1,4 +1,4 @@
-import { closeLoop, connect, hangUpPair, LOOP_OPTIONAL, LOOP_SETTINGS, openLoop, speakFully } from './loop';
+import { closeLoop, LOOP_OPTIONAL, LOOP_SETTINGS, onCall, openLoop, recordedCall, speakFully } from './loop';
 import { expectThat, type Check, type ProviderKit } from './runner';
 import { answeredByOf, legsOf, recordingBehind, RefusingNumber, twilioClient, twilioRefusal, type TwilioSession } from './twilioSide';
 import { smsCheck } from './twilioSms';
@@ -18,20 +18,21 @@ const amdCheck: Check<TwilioSession> = {
   title: 'Outbound call with answering-machine detection',
   budgetMs: 3 * 60_000,
   async run(session) {
-    const pair = await connect(session, { machineDetection: true });
-    try {
-      const said = String(pair.answeredBy);
-      expectThat(MACHINE_ANSWERS.includes(said), `call_started carried answered_by ${said}, not human, machine or unknown`);
-      const call = await session.api.call(pair.a);
-      expectThat(call.answered_by === said, `the call record says answered_by ${call.answered_by}, call_started said ${said}`);
-      const { a } = await legsOf(session.twilio, session.a, session.b, pair.startedAt);
-      const twilioSays = answeredByOf(a.answeredBy);
-      expectThat(twilioSays === said, `Twilio's AnsweredBy is ${a.answeredBy} (${twilioSays}), Switchboard reported ${said}`);
-      await speakFully(session, pair.a, 'Machine detection is done.');
-      return `answered_by ${said} (Twilio AnsweredBy ${a.answeredBy}), answered ${Math.round((Date.parse(call.started_at ?? '') - pair.startedAt) / 1000)} s after dialling; speech played after it`;
-    } finally {
-      await hangUpPair(session, pair).catch(() => undefined);
-    }
+    return onCall(
+      session,
+      async (pair) => {
+        const said = String(pair.answeredBy);
+        expectThat(MACHINE_ANSWERS.includes(said), `call_started carried answered_by ${said}, not human, machine or unknown`);
+        const call = await session.api.call(pair.a);
+        expectThat(call.answered_by === said, `the call record says answered_by ${call.answered_by}, call_started said ${said}`);
+        const { a } = await legsOf(session.twilio, session.a, session.b, pair.startedAt);
+        const twilioSays = answeredByOf(a.answeredBy);
+        expectThat(twilioSays === said, `Twilio's AnsweredBy is ${a.answeredBy} (${twilioSays}), Switchboard reported ${said}`);
+        await speakFully(session, pair.a, 'Machine detection is done.');
+        return `answered_by ${said} (Twilio AnsweredBy ${a.answeredBy}), answered ${Math.round((Date.parse(call.started_at ?? '') - pair.startedAt) / 1000)} s after dialling; speech played after it`;
+      },
+      { machineDetection: true },
+    );
   },
 };
 
@@ -40,17 +41,11 @@ const recordingCheck: Check<TwilioSession> = {
   title: 'An inbound call with recording gets its recording_url (and the outbound one too)',
   budgetMs: 5 * 60_000,
   async run(session) {
-    const pair = await connect(session);
-    try {
-      await speakFully(session, pair.a, 'This call is recorded by the Switchboard smoke kit. One, two, three, four, five.');
-    } finally {
-      await hangUpPair(session, pair).catch(() => undefined);
-    }
     // Twilio reports a recording once it is processed, after the call ended.
-    const [inbound, outbound] = await Promise.all([
-      session.api.endedWith(pair.b, 'recording_url', 3 * 60_000),
-      session.api.endedWith(pair.a, 'recording_url', 3 * 60_000),
-    ]);
+    const {
+      pair,
+      recorded: [inbound, outbound],
+    } = await recordedCall(session, ['b', 'a'], 3 * 60_000);
     const [onB, onA] = await Promise.all([
       recordingBehind(session.twilio, inbound.recording_url),
       recordingBehind(session.twilio, outbound.recording_url),

@@ -1,4 +1,4 @@
-import { connect, hangUpPair, heard, speakFully, type CallPair } from './loop';
+import { heard, onCall, speakFully, type CallPair } from './loop';
 import { eventually, expectThat, fail, type Check, type Log } from './runner';
 import { legsOf, requestsTo, type TwimlFetch, type TwilioSession } from './twilioSide';
 
@@ -18,8 +18,7 @@ const WORDS = ['lighthouse', 'waterfall'];
 
 async function twoFailedTransfers(session: TwilioSession, log: Log): Promise<TransferRun> {
   const destination = await session.refusing.number(log);
-  const pair = await connect(session);
-  try {
+  return onCall(session, async (pair) => {
     const reasons: string[] = [];
     for (const [round, word] of WORDS.entries()) {
       log(`transfer ${round + 1} to ${destination} (refuses calls)`);
@@ -38,9 +37,7 @@ async function twoFailedTransfers(session: TwilioSession, log: Log): Promise<Tra
     }
     const { a } = await legsOf(session.twilio, session.a, session.b, pair.startedAt);
     return { pair, callSid: a.sid, reasons };
-  } finally {
-    await hangUpPair(session, pair).catch(() => undefined);
-  }
+  });
 }
 
 function once(session: TwilioSession, log: Log): Promise<TransferRun> {

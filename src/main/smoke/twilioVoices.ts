@@ -1,4 +1,4 @@
-import { connect, hangUpPair } from './loop';
+import { onCall, type CallPair } from './loop';
 import { fail, type Check } from './runner';
 import { callErrors, legsOf, type TwilioSession } from './twilioSide';
 
@@ -37,21 +37,20 @@ export const voicesCheck: Check<TwilioSession> = {
         log(`voices ${onA}${onB ? ` and ${onB}` : ''}`);
         await session.api.updateLine(session.a.id, { voice: onA });
         await session.api.updateLine(session.b.id, { voice: onB ?? '' });
-        let pair;
+        let said: { pair: CallPair; problems: Array<[string, string | undefined]> };
         try {
-          pair = await connect(session);
+          // trySpeaking keeps its own errors: what onCall throws is the call not starting.
+          said = await onCall(session, async (pair) => {
+            const problems: Array<[string, string | undefined]> = [[onA, await trySpeaking(session, pair.a, onA)]];
+            if (onB) problems.push([onB, await trySpeaking(session, pair.b, onB)]);
+            return { pair, problems };
+          });
         } catch (err) {
           // The greeting is said in B's voice before B starts: a refused voice can stop the call here.
           refused.push(`${[onA, onB].filter(Boolean).join(' and ')}: the call did not start (${(err as Error).message})`);
           continue;
         }
-        const problems: Array<[string, string | undefined]> = [];
-        try {
-          problems.push([onA, await trySpeaking(session, pair.a, onA)]);
-          if (onB) problems.push([onB, await trySpeaking(session, pair.b, onB)]);
-        } finally {
-          await hangUpPair(session, pair).catch(() => undefined);
-        }
+        const { pair, problems } = said;
         const legs = await legsOf(session.twilio, session.a, session.b, pair.startedAt);
         const errors = {
           [onA]: await callErrors(session.twilio, legs.a.sid),
