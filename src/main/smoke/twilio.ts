@@ -2,7 +2,7 @@ import { closeLoop, LOOP_OPTIONAL, LOOP_SETTINGS, onCall, openLoop, recordedCall
 import { expectThat, type Check, type ProviderKit } from './runner';
 import { answeredByOf, legsOf, recordingBehind, RefusingNumber, twilioClient, twilioRefusal, type TwilioSession } from './twilioSide';
 import { smsCheck } from './twilioSms';
-import { transferChecks } from './twilioTransfers';
+import { refetchCheck, transfersCheck } from './twilioTransfers';
 import { voicesCheck } from './twilioVoices';
 
 /**
@@ -75,7 +75,8 @@ export const twilioKit: ProviderKit<TwilioSession> = {
       what: 'a number that refuses calls (busy or no answer), the failed-transfer destination; without it the kit buys one for the run',
     },
   ],
-  checks: [amdCheck, ...transferChecks, recordingCheck, voicesCheck, smsCheck],
+  // `refetch` last: Twilio's Call Events of the transfers' call are readable 15 minutes after it.
+  checks: [amdCheck, transfersCheck, recordingCheck, voicesCheck, smsCheck, refetchCheck],
   costs:
     'two US local numbers for the lines (bought and released; Twilio bills each number a month at purchase), a third one as the refusing ' +
     'transfer destination unless SMOKE_TWILIO_REFUSING_NUMBER is set, about 12 short calls between the two lines (two legs each, ' +
