@@ -1,5 +1,5 @@
 import { closeLoop, LOOP_OPTIONAL, LOOP_SETTINGS, openLoop, recordedCall } from './loop';
-import { expectThat, fail, skip, type Check, type ProviderKit } from './runner';
+import { eventually, expectThat, fail, skip, type Check, type ProviderKit } from './runner';
 import { g722Check } from './telnyxAudio';
 import { duplicatesCheck } from './telnyxDuplicates';
 import { connectionOf, deliveriesMentioning, numberAt, recordingBehind, telnyxClient, type TelnyxSession } from './telnyxSide';
@@ -62,12 +62,15 @@ const answersCheck: Check<TelnyxSession> = {
   title: "Every Telnyx webhook of the run's calls was answered 2xx by the deployment",
   budgetMs: 2 * 60_000,
   async run(session) {
-    const attempts = (
-      await Promise.all([session.a, session.b].map((line) => deliveriesMentioning(session.telnyx, line.phone_number, session.startedAt)))
-    )
-      .flat()
-      .filter((d) => d.url.startsWith(session.api.baseUrl));
-    expectThat(attempts.length > 0, `Telnyx lists no webhook delivery to ${session.api.baseUrl} since the run started`);
+    const attempts = await eventually(
+      `Telnyx listing webhook deliveries to ${session.api.baseUrl} since the run started`,
+      async () => {
+        const lines = [session.a, session.b].map((line) => deliveriesMentioning(session.telnyx, line.phone_number, session.startedAt));
+        const found = (await Promise.all(lines)).flat().filter((d) => d.url.startsWith(session.api.baseUrl));
+        return found.length > 0 ? found : undefined;
+      },
+      { timeoutMs: 3 * 60_000, everyMs: 15_000 },
+    );
     const refused = attempts.filter((d) => d.status === undefined || d.status < 200 || d.status > 299);
     expectThat(refused.length === 0, `not 2xx: ${refused.map((d) => `${d.eventType} ${d.status ?? 'no answer'}`).join(', ')}`);
     return `${attempts.length} deliveries to the deployment, all 2xx`;

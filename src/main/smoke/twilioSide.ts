@@ -62,10 +62,13 @@ export function answeredByOf(twilioAnsweredBy: string | null | undefined): strin
   return 'unknown';
 }
 
-/** Error notifications (log level 0) Twilio recorded on a call, as `code: text`. */
+/**
+ * The notifications Twilio recorded on a call, errors and warnings alike (a voice ConversationRelay
+ * does not take may be a warning and a fallback rather than an error), as `code: text`.
+ */
 export async function callErrors(client: TwilioClient, callSid: string): Promise<string[]> {
-  const notifications = await client.calls(callSid).notifications.list({ log: 0, limit: 50 });
-  return notifications.map((n) => `${n.errorCode}: ${n.messageText ?? ''}`.slice(0, 200));
+  const notifications = await client.calls(callSid).notifications.list({ limit: 50 });
+  return notifications.map((n) => `${n.log === '0' ? 'error' : 'warning'} ${n.errorCode}: ${n.messageText ?? ''}`.slice(0, 200));
 }
 
 export interface TwimlFetch {
