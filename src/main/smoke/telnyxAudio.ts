@@ -48,10 +48,13 @@ export function measureSpeech(frames: Buffer[]): AudioMeasure {
 /** The first stream's `start` encoding and `seconds` of caller audio, from the audio line's socket. */
 function listenOnce(session: TelnyxSession, seconds: number, timeoutMs: number): Promise<{ encoding: string; frames: Buffer[] }> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no call reached the audio line within ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+    let encoding = '';
+    const frames: Buffer[] = [];
+    const timer = setTimeout(() => {
+      const seen = encoding ? `the stream started (${encoding}) but sent ${frames.length} frames` : 'no stream reached the audio handler';
+      reject(new Error(`${seen} within ${Math.round(timeoutMs / 1000)} s`));
+    }, timeoutMs);
     session.receiver.onSocket('/audio', (socket: WebSocket) => {
-      let encoding = '';
-      const frames: Buffer[] = [];
       socket.on('message', (data) => {
         const message = JSON.parse(String(data)) as RelayMessage;
         if (message.event === 'start') encoding = message.start.encoding;
