@@ -4,6 +4,7 @@ import { CONSENT_TYPES } from '../../src/domain/compliance/consent';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/domain/lines/rules';
 import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
+import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
 import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, uuid } from './fields';
 
 /**
@@ -125,7 +126,15 @@ export const recordSchemas: Record<string, object> = {
   }),
   Transaction: record({
     id: uuid,
-    type: { type: 'string' },
+    type: {
+      type: 'string',
+      enum: [...TRANSACTION_TYPES],
+      description:
+        '`card_refund` (negative): the card processor refunded an automatic recharge; `card_refund_failure` (positive): that refund ' +
+        'did not reach the card; `card_dispute` (negative): the cardholder’s bank took an automatic recharge back (chargeback), ' +
+        'which also turns auto-recharge off; `card_dispute_reversal` (positive): the chargeback was won. reference_id is the ' +
+        'processor’s refund or dispute id.',
+    },
     amount_credits: { type: 'integer', description: 'Legacy name of amount_cents' },
     amount_cents: { type: 'integer', description: 'US cents; positive credits, negative debits' },
     balance_after_credits: { type: 'integer' },

@@ -1010,7 +1010,11 @@ export interface components {
         Transaction: {
             /** Format: uuid */
             id: string;
-            type: string;
+            /**
+             * @description `card_refund` (negative): the card processor refunded an automatic recharge; `card_refund_failure` (positive): that refund did not reach the card; `card_dispute` (negative): the cardholder’s bank took an automatic recharge back (chargeback), which also turns auto-recharge off; `card_dispute_reversal` (positive): the chargeback was won. reference_id is the processor’s refund or dispute id.
+             * @enum {string}
+             */
+            type: "signup_credit" | "credit_purchase" | "call_charge" | "number_fee" | "refund" | "auto_recharge" | "sms_charge" | "postpaid_flush" | "tier_grant" | "number_fee_topup" | "card_refund" | "card_refund_failure" | "card_dispute" | "card_dispute_reversal";
             /** @description Legacy name of amount_cents */
             amount_credits: number;
             /** @description US cents; positive credits, negative debits */
