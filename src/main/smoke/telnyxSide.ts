@@ -90,7 +90,7 @@ export function switchboardCallOf(clientState: string | null | undefined): strin
 /** The Telnyx call_control_id of a live Switchboard call, found among the connection's active calls. */
 export async function legOf(client: TelnyxClient, connectionId: string, callId: string): Promise<string> {
   return eventually(
-    `the Telnyx leg of call ${callId}`,
+    `the Telnyx leg of call ${callId} (an active call on connection ${connectionId} whose client_state names it)`,
     async () => {
       for await (const leg of client.connections.listActiveCalls(connectionId)) {
         if (switchboardCallOf(leg.client_state) === callId) return leg.call_control_id;
