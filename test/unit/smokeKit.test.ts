@@ -30,7 +30,7 @@ const TWILIO_ENV = {
   SMOKE_API_KEY: 'sk_live_smoke',
   TWILIO_LIVE_ACCOUNT_SID: 'AC00000000000000000000000000000000',
   TWILIO_LIVE_AUTH_TOKEN: 'token',
-  TWILIO_MESSAGING_SERVICE_SID: 'MG00000000000000000000000000000000',
+  TWILIO_LIVE_MESSAGING_SERVICE_SID: 'MG00000000000000000000000000000000',
 };
 
 describe('npm run smoke refuses without what it needs', () => {
@@ -44,17 +44,17 @@ describe('npm run smoke refuses without what it needs', () => {
 
   it('names only what is missing, including what a selected check needs', async () => {
     const env = { ...TWILIO_ENV, SMOKE_API_URL: 'https://sb.example.com', SMOKE_RECEIVER_URL: 'https://r.example.com' };
-    const { TWILIO_LIVE_AUTH_TOKEN: _token, TWILIO_MESSAGING_SERVICE_SID: _service, ...partial } = env;
+    const { TWILIO_LIVE_AUTH_TOKEN: _token, TWILIO_LIVE_MESSAGING_SERVICE_SID: _service, ...partial } = env;
     const io = captured();
     expect(await runSmoke(['twilio', '--only', 'sms'], partial, io)).toBe(2);
     expect(io.stderr()).toContain('TWILIO_LIVE_AUTH_TOKEN is not set');
-    expect(io.stderr()).toContain('TWILIO_MESSAGING_SERVICE_SID is not set');
+    expect(io.stderr()).toContain('TWILIO_LIVE_MESSAGING_SERVICE_SID is not set');
     expect(io.stderr()).not.toContain('SMOKE_API_URL is not set');
 
     // A check that needs no Messaging Service does not ask for one.
     const amdOnly = captured();
     await runSmoke(['twilio', '--only', 'amd'], partial, amdOnly);
-    expect(amdOnly.stderr()).not.toContain('TWILIO_MESSAGING_SERVICE_SID');
+    expect(amdOnly.stderr()).not.toContain('TWILIO_LIVE_MESSAGING_SERVICE_SID');
   });
 
   it('refuses with exit 2 naming the API and the receiver URL when neither can be reached', async () => {

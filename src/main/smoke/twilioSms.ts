@@ -18,12 +18,12 @@ export const smsCheck: Check<TwilioSession> = {
   budgetMs: 4 * 60_000,
   needs: [
     {
-      name: 'TWILIO_MESSAGING_SERVICE_SID',
+      name: 'TWILIO_LIVE_MESSAGING_SERVICE_SID',
       what: 'the Messaging Service (MG…) the deployment sends US SMS through, as configured on the worker',
     },
   ],
   async run(session) {
-    const serviceSid = session.env.TWILIO_MESSAGING_SERVICE_SID!.trim();
+    const serviceSid = session.env.TWILIO_LIVE_MESSAGING_SERVICE_SID!.trim();
     const word = `smoke${crypto.randomBytes(3).toString('hex')}`;
     await session.api.grantConsent(session.a.id, session.b.phone_number);
     const since = Date.now();
