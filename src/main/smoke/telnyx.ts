@@ -2,7 +2,7 @@ import { closeLoop, LOOP_OPTIONAL, LOOP_SETTINGS, openLoop, recordedCall } from 
 import { eventually, expectThat, fail, skip, type Check, type ProviderKit } from './runner';
 import { g722Check } from './telnyxAudio';
 import { duplicatesCheck } from './telnyxDuplicates';
-import { connectionOf, deliveriesMentioning, numberAt, recordingBehind, telnyxClient, type TelnyxSession } from './telnyxSide';
+import { campaignOf, connectionOf, deliveriesMentioning, numberAt, recordingBehind, telnyxClient, type TelnyxSession } from './telnyxSide';
 import { bargeInCheck, longSpeechCheck } from './telnyxSpeech';
 
 /**
@@ -16,16 +16,27 @@ const numbersCheck: Check<TelnyxSession> = {
   title: "The lines' numbers are active Telnyx numbers on the connection (their orders succeeded)",
   budgetMs: 60_000,
   async run(session) {
+    const campaign = session.env.TELNYX_10DLC_CAMPAIGN_ID?.trim();
+    const assignments: string[] = [];
     for (const line of [session.a, session.b]) {
       const number = await numberAt(session.telnyx, line.phone_number);
-      if (!number) fail(`line ${line.id} is active with ${line.phone_number}, which the Telnyx account does not own`);
-      expectThat(number!.status === 'active', `${line.phone_number} is ${number!.status} at Telnyx while its line is active`);
+      if (!number) return fail(`line ${line.id} is active with ${line.phone_number}, which the Telnyx account does not own`);
+      expectThat(number.status === 'active', `${line.phone_number} is ${number.status} at Telnyx while its line is active`);
       expectThat(
-        number!.connectionId === session.connectionId,
-        `${line.phone_number} is on connection ${number!.connectionId}, not ${session.connectionId}`,
+        number.connectionId === session.connectionId,
+        `${line.phone_number} is on connection ${number.connectionId}, not ${session.connectionId}`,
       );
+      if (!campaign) continue;
+      // US messaging (issue 26 item 4): every US local number the deployment buys goes to its 10DLC campaign.
+      const assigned = await campaignOf(session.telnyx, line.phone_number);
+      if (!assigned?.ids.includes(campaign))
+        return fail(`${line.phone_number} is not assigned to 10DLC campaign ${campaign} (${assigned ? assigned.ids.join(', ') : 'none'})`);
+      assignments.push(`${line.phone_number} ${assigned.status}`);
     }
-    return `${session.a.phone_number} and ${session.b.phone_number} are active on connection ${session.connectionId}`;
+    const active = `${session.a.phone_number} and ${session.b.phone_number} are active on connection ${session.connectionId}`;
+    return campaign
+      ? `${active}; on 10DLC campaign ${campaign}: ${assignments.join(', ')}`
+      : `${active} (no TELNYX_10DLC_CAMPAIGN_ID given)`;
   },
 };
 
@@ -86,6 +97,10 @@ export const telnyxKit: ProviderKit<TelnyxSession> = {
   ],
   optional: [
     ...LOOP_OPTIONAL,
+    {
+      name: 'TELNYX_10DLC_CAMPAIGN_ID',
+      what: "the deployment's 10DLC campaign: `numbers` then checks that the lines' numbers are assigned to it",
+    },
     { name: 'SMOKE_TELNYX_G722_CALLER', what: '`yes` runs g722-stream: a person calls an audio line from a G.722-only SIP phone' },
     {
       name: 'SMOKE_TELNYX_RELAY_WEBHOOKS',

@@ -64,6 +64,18 @@ export async function numberAt(client: TelnyxClient, e164: string): Promise<{ st
   return undefined;
 }
 
+/** The 10DLC campaign a number is assigned to, with the assignment's status; undefined when it has none. */
+export async function campaignOf(client: TelnyxClient, e164: string): Promise<{ ids: string[]; status: string } | undefined> {
+  try {
+    const assigned = await client.messaging10dlc.phoneNumberCampaigns.retrieve(e164);
+    const ids = [assigned.campaignId, assigned.telnyxCampaignId, assigned.tcrCampaignId].filter((id): id is string => Boolean(id));
+    return { ids, status: assigned.assignmentStatus ?? 'unknown' };
+  } catch (err) {
+    if (err instanceof Telnyx.NotFoundError) return undefined;
+    throw err;
+  }
+}
+
 /** The Telnyx recording behind a Switchboard `recording_url` (`https://api.telnyx.com/v2/recordings/<id>`). */
 export async function recordingBehind(
   client: TelnyxClient,
