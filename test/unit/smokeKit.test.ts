@@ -196,11 +196,17 @@ describe('the runner', () => {
       expect(closed).toHaveBeenCalledTimes(1);
     });
 
-    it('exits 1 when cleanup left something behind, even if every check passed', async () => {
+    it('exits 1 when cleanup left something behind, or could not finish, even if every check passed', async () => {
       closed.mockResolvedValue(['line L not released']);
       const io = captured();
       expect(await runSmoke(['fake', '--only', 'works'], { FAKE_KEY: 'k' }, io)).toBe(1);
       expect(io.stdout()).toContain('CLEANUP: line L not released');
+
+      closed.mockRejectedValueOnce(new Error('database gone'));
+      const stopped = captured();
+      expect(await runSmoke(['fake', '--only', 'works'], { FAKE_KEY: 'k' }, stopped)).toBe(1);
+      expect(stopped.stdout()).toMatch(/works\s+PASS/);
+      expect(stopped.stdout()).toContain('CLEANUP: cleanup stopped: database gone');
     });
 
     it('exits 2 and closes nothing when the session is refused', async () => {
@@ -212,11 +218,11 @@ describe('the runner', () => {
       open.mockRestore();
     });
 
-    it('stops after the current check when interrupted, and still cleans up', async () => {
+    it('stops after the current check when interrupted, still cleans up, and does not exit 0', async () => {
       const stop = new AbortController();
       stop.abort();
       const io = captured();
-      expect(await runSmoke(['fake'], { FAKE_KEY: 'k' }, io, stop.signal)).toBe(0);
+      expect(await runSmoke(['fake', '--only', 'works'], { FAKE_KEY: 'k' }, io, stop.signal)).toBe(1);
       expect(io.stdout()).toContain('not run: the run was interrupted');
       expect(closed).toHaveBeenCalledTimes(1);
     });

@@ -12,7 +12,8 @@ import { twilioKit } from './twilio';
  * them it says what is missing and exits 2 without running anything.
  *
  * Exit codes: 0 every check that ran passed (skipped ones are listed as not proven), 1 a check
- * failed or cleanup left something behind, 2 the run was refused (usage, settings, reachability).
+ * failed, cleanup left something behind or the run was interrupted, 2 the run was refused (usage,
+ * settings, reachability).
  */
 
 // Each kit has a session type of its own; here they are only run.
@@ -132,10 +133,11 @@ export async function runSmoke(argv: string[], env: NodeJS.ProcessEnv, io: Smoke
     if (stop?.aborted) results.push({ id: check.id, title: check.title, verdict: 'skip', why: 'not run: the run was interrupted', ms: 0 });
     else results.push(await runCheck(check, session, log, env));
   }
-  const leftovers = await kit.close(session, log);
+  const leftovers = await kit.close(session, log).catch((err: Error) => [`cleanup stopped: ${err.message}`]);
   io.out(renderTable(results));
   for (const problem of leftovers) io.out(`CLEANUP: ${problem}\n`);
-  return Math.max(exitCodeOf(results), leftovers.length > 0 ? 1 : 0);
+  // An interrupted run proved less than it meant to: never 0.
+  return Math.max(exitCodeOf(results), leftovers.length > 0 || stop?.aborted ? 1 : 0);
 }
 
 if (require.main === module) {
