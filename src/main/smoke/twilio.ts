@@ -79,7 +79,7 @@ export const twilioKit: ProviderKit<TwilioSession> = {
   checks: [amdCheck, transfersCheck, recordingCheck, voicesCheck, smsCheck, refetchCheck],
   costs:
     'two US local numbers for the lines (bought and released; Twilio bills each number a month at purchase), a third one as the refusing ' +
-    'transfer destination unless SMOKE_TWILIO_REFUSING_NUMBER is set, about 12 short calls between the two lines (two legs each, ' +
+    'transfer destination unless SMOKE_TWILIO_REFUSING_NUMBER is set, about 10 short calls between the two lines (two legs each, ' +
     'ConversationRelay minutes, recordings) and one SMS; the lines are billed to the workspace like any call',
   async open(env, log) {
     const client = twilioClient(env);
