@@ -63,7 +63,8 @@ const failedOrderCheck: Check<TelnyxSession> = {
   async run() {
     return skip(
       'cannot be provoked from outside: Switchboard orders a number Telnyx has just listed as available, and an order fails only on ' +
-        "Telnyx's side (the number taken meanwhile, a regulatory rejection); the `numbers` check shows this run's orders succeeded",
+        "Telnyx's side (the number taken meanwhile, a regulatory rejection); npm test covers it with Telnyx's documented order states " +
+        "(defect 7, test/integration/telnyxCarrier.test.ts), and the `numbers` check shows this run's orders succeeded",
     );
   },
 };
