@@ -19,7 +19,6 @@ import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
 import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
 import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type TransferCallRequest } from '../src/adapters/carrier/port';
-import { refuseTestEnvironment } from './carrierEnvironment';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { createDeliveryAttempt } from './webhooks';
 import { businessMetrics, deliveryOutcome } from './metrics';
@@ -30,8 +29,6 @@ export type PlaybackReport = Record<string, unknown>;
 export interface CallActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
-  /** False for a carrier without a test mode: test-environment calls are refused (./carrierEnvironment.ts). */
-  carrierServesTestEnvironment?: boolean;
   /** Where the carrier posts call events for this deployment (`<public base>/carrier/events`). */
   carrierEventsUrl: string;
   temporal?: () => Client;
@@ -136,7 +133,6 @@ export interface MessageTurnOutcome {
 export function createCallActivities({
   db,
   carrier,
-  carrierServesTestEnvironment = true,
   carrierEventsUrl,
   temporal,
   taskQueue,
@@ -148,9 +144,8 @@ export function createCallActivities({
   const delivery = createDeliveryAttempt({ db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) });
   return {
     async placeCall(call: CallFacts): Promise<{ carrierCallId: string }> {
-      const { carrierCallId } = await carrierCommand(async () => {
-        refuseTestEnvironment(carrierServesTestEnvironment, call.environment);
-        return carrier.placeCall({
+      const { carrierCallId } = await carrierCommand(() =>
+        carrier.placeCall({
           callId: call.callId,
           from: call.from,
           to: call.to,
@@ -158,8 +153,8 @@ export function createCallActivities({
           record: call.record ?? false,
           ...(call.machineDetection ? { machineDetection: true } : {}),
           ...(call.language ? { language: call.language } : {}),
-        });
-      });
+        }),
+      );
       await setCarrierCallId(db, call.callId, carrierCallId);
       return { carrierCallId };
     },

@@ -20,11 +20,6 @@ import { createWebhookActivities } from './webhooks';
 export interface ActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
-  /**
-   * Whether test-environment lines may take numbers from `carrier` (the simulator: yes). A real
-   * carrier without a test mode says no, so a test key never buys a real number. Yes when absent.
-   */
-  carrierServesTestEnvironment?: boolean;
   /** The key sealing secrets at rest; a function so a worker without one fails only where it is needed. */
   secretsKey: () => SecretsKeyRing;
   /** The card processor of each environment: auto-charge picks the one of the account's environment. */

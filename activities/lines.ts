@@ -3,26 +3,25 @@ import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import type { Db } from '../src/platform/db/knex';
 import { activateLine, failProvisioning, findLineById } from '../src/domain/lines/store';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
-import { refuseTestEnvironment } from './carrierEnvironment';
 
 export interface LineActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
-  carrierServesTestEnvironment?: boolean;
   now: () => Date;
 }
 
 /** Thin adapters between the line workflows and Postgres / the carrier. */
-export function createLineActivities({ db, carrier, carrierServesTestEnvironment = true, now }: LineActivityDeps) {
+export function createLineActivities({ db, carrier, now }: LineActivityDeps) {
   return {
     async provisionNumber(lineId: string): Promise<{ phoneNumber: string }> {
       try {
-        if (!carrierServesTestEnvironment) refuseTestEnvironment(false, (await findLineById(db, lineId))?.environment);
         // The line id is the idempotency key: a retry after a crash gets the same number back.
         const provisioned = await carrier.provisionNumber({ idempotencyKey: `line:${lineId}`, country: 'US' });
         return { phoneNumber: parsePhoneNumberWithError(provisioned.phoneNumber).number };
       } catch (err) {
-        if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
+        // The provider and its code ride along (the failure's details) for whoever reports the refusal.
+        if (err instanceof CarrierRejectedError)
+          throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected', ...(err.refusal ? [err.refusal] : []));
         throw err;
       }
     },

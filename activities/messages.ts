@@ -3,26 +3,17 @@ import type { Db } from '../src/platform/db/knex';
 import { advanceMessageStatus, findMessage, setCarrierMessageId, setMessageCharge } from '../src/domain/messages/store';
 import type { MessageStatus } from '../src/domain/messages/rules';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
-import { refuseTestEnvironment } from './carrierEnvironment';
 
 export interface MessageActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
-  /** False for a carrier without a test mode: test-environment messages are refused (./carrierEnvironment.ts). */
-  carrierServesTestEnvironment?: boolean;
   /** Where the carrier posts delivery receipts and inbound SMS (`<public base>/carrier/messages`). */
   carrierMessagesUrl: string;
   now: () => Date;
 }
 
 /** Thin adapters between the send-message workflow and the carrier and Postgres. */
-export function createMessageActivities({
-  db,
-  carrier,
-  carrierServesTestEnvironment = true,
-  carrierMessagesUrl,
-  now,
-}: MessageActivityDeps) {
+export function createMessageActivities({ db, carrier, carrierMessagesUrl, now }: MessageActivityDeps) {
   return {
     /** Hands the message to the carrier (idempotent on the message id) and notes the carrier's id for it. */
     async sendThroughCarrier(message: {
@@ -33,7 +24,6 @@ export function createMessageActivities({
     }): Promise<{ carrierMessageId: string }> {
       let carrierMessageId: string;
       try {
-        if (!carrierServesTestEnvironment) refuseTestEnvironment(false, (await findMessage(db, message.messageId))?.environment);
         ({ carrierMessageId } = await carrier.sendSms({ ...message, statusUrl: carrierMessagesUrl }));
       } catch (err) {
         if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');

@@ -7,6 +7,7 @@ import type { ApiKeyRow } from '../src/domain/keys/store';
 import type { Logger } from '../src/platform/logger';
 import type { CardVaults } from '../src/adapters/payments/port';
 import type { CarrierRecording } from '../src/adapters/carrier/port';
+import type { CarrierReach } from '../src/domain/carriers/reach';
 
 /** What every handler can reach: shared infrastructure, never per-tenant state. */
 export interface AppDeps {
@@ -18,7 +19,7 @@ export interface AppDeps {
   now: () => Date;
   /**
    * Declines a ringing inbound call on a carrier that would retry a refused webhook instead
-   * (Telnyx); src/main builds it from CARRIER_PROVIDER. Absent for the simulator, which declines on a non-2xx.
+   * (Telnyx); src/main builds it when an environment is on Telnyx. Absent otherwise: the simulator declines on a non-2xx.
    */
   declineCall?: (carrierCallId: string) => Promise<void>;
   /**
@@ -57,6 +58,8 @@ export interface AppState {
   replayBody?: unknown;
   /** A verified Stripe webhook event and the environment whose signing secret verified it (api/stripeAuth.ts). */
   stripeEvent?: { environment: 'test' | 'live'; event: Stripe.Event };
+  /** The environments the carrier whose signature verified this callback serves (api/carrierAuth.ts). */
+  carrierReach?: CarrierReach;
   /** Query string after schema validation and type coercion. */
   query?: Record<string, unknown>;
 }

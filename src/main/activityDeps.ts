@@ -5,7 +5,7 @@ import { requireSetting, type Config } from '../platform/config';
 import { parseSecretsKey, type SecretsKeyRing } from '../platform/crypto/secretBox';
 import type { Db } from '../platform/db/knex';
 import { egressPolicyFor } from '../platform/net/egress';
-import { buildCarrier, carrierServesTestEnvironment } from './carriers';
+import { buildCarrier } from './carriers';
 import { paymentProcessorsFor } from './payments';
 
 /**
@@ -28,7 +28,6 @@ export function buildActivityDeps(
   return {
     db: sources.db,
     carrier: buildCarrier(config, sources.db),
-    carrierServesTestEnvironment: carrierServesTestEnvironment(config),
     payments: paymentProcessorsFor(config),
     model: new OpenAiCompatibleModel({
       baseUrl: config.modelBaseUrl,

@@ -8,7 +8,7 @@ import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
 import { CLOSE_MARGIN_MS, drainHttpServer, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
-import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
+import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
 
@@ -22,6 +22,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   const tracing = startTracing('api');
   const logger = createLogger('api', config.logLevel);
   for (const warning of warnings) logger.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
+  for (const old of deprecatedSettings(config)) logger.warn({ setting: old.setting }, `deprecated setting: ${old.setting} ${old.message}`);
   const databaseUrl = requireSetting(config.databaseUrl, 'DATABASE_URL');
   const db = createDb(databaseUrl, { max: 20 });
   const temporal = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);

@@ -1,6 +1,6 @@
 import { telnyxClient } from '../adapters/carrier/telnyx/client';
 import { reject } from '../adapters/carrier/telnyx/calls';
-import { requireSetting, type Config } from '../platform/config';
+import { environmentsOnCarrier, requireSetting, type Config } from '../platform/config';
 
 /**
  * The API's one carrier command: declining an inbound call it cannot take, on a carrier that
@@ -8,7 +8,7 @@ import { requireSetting, type Config } from '../platform/config';
  * None for the simulator, which declines the call on a non-2xx answer.
  */
 export function carrierDecliner(config: Config): ((carrierCallId: string) => Promise<void>) | undefined {
-  if (config.carrierProvider !== 'telnyx') return undefined;
+  if (environmentsOnCarrier(config, 'telnyx').length === 0) return undefined;
   const client = telnyxClient({
     apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
     baseUrl: config.telnyx.baseUrl,

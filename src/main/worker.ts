@@ -6,7 +6,7 @@ import { createDb } from '../platform/db/knex';
 import { abandonOnWorkerShutdown } from '../platform/lifecycle/abandonOnShutdown';
 import { CLOSE_MARGIN_MS, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
-import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
+import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
 import { tracingActivityInterceptors, tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../platform/tracing/temporal';
@@ -33,6 +33,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   const tracing = startTracing('worker');
   const log = createLogger('worker', config.logLevel);
   for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
+  for (const old of deprecatedSettings(config)) log.warn({ setting: old.setting }, `deprecated setting: ${old.setting} ${old.message}`);
   const secretsKey = parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
   const metrics = await prepareWorkerMetrics(config, db, log);

@@ -1,6 +1,9 @@
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
+import { MAX_NUMBER_ORDERS, NumberOrderPendingError } from '../../src/adapters/carrier/telnyx/numbers';
 import type { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import { startTelnyxStub, telnyxCarrierOn, type TelnyxStub } from '../support/telnyxStub';
+
+const CAMPAIGN = '4b300178-131c-d902-d54e-72d90ba1620j';
 
 /** The Telnyx adapter on its own against the contract stub: idempotency, release, refusals. */
 describe('TelnyxCarrier', () => {
@@ -10,10 +13,23 @@ describe('TelnyxCarrier', () => {
     stub = await startTelnyxStub();
     // Webhooks go to the stub's own sink here: the adapter's answers are what is tested.
     stub.setConnectionWebhookUrl(`${stub.url}/sink`);
-    carrier = telnyxCarrierOn(stub);
+    carrier = telnyxCarrierOn(stub, { campaignId: CAMPAIGN });
   });
   afterAll(async () => stub.close());
   const orders = () => stub.requests.filter((r) => r.method === 'POST' && r.path === '/v2/number_orders');
+  /** What Temporal does with the provisioning activity: retry its retryable failures (with backoff, elided here). */
+  const provisionWithRetries = async (key: string) => {
+    const failures: Error[] = [];
+    for (;;) {
+      try {
+        return { number: await carrier.provisionNumber({ idempotencyKey: key, country: 'US' }), failures };
+      } catch (err) {
+        if (err instanceof CarrierRejectedError || failures.length > 10) throw Object.assign(err as Error, { failures });
+        failures.push(err as Error);
+      }
+    }
+  };
+  const ordersOf = (key: string) => stub.orders.filter((o) => o.customer_reference?.startsWith(key));
 
   it('provisions once per idempotency key, and releases by deleting the number (twice is fine)', async () => {
     const first = await carrier.provisionNumber({ idempotencyKey: 'line:a', country: 'US' });
@@ -26,6 +42,103 @@ describe('TelnyxCarrier', () => {
     expect(stub.numbers.map((n) => n.phone_number)).toEqual([other.phoneNumber]);
     await carrier.releaseNumber({ phoneNumber: first.phoneNumber });
     expect(stub.requests.filter((r) => r.method === 'DELETE')).toHaveLength(1);
+  });
+
+  describe('number orders are read by their status (defect 7)', () => {
+    it('a pending order fails the attempt retryably; the next attempt adopts it once Telnyx completes it, buying nothing twice', async () => {
+      stub.scriptOrders({ outcome: 'success', pendingReads: 2 });
+      const { number, failures } = await provisionWithRetries('line:pending');
+      expect(failures.map((f) => f.constructor)).toEqual([NumberOrderPendingError, NumberOrderPendingError]);
+      expect(ordersOf('line:pending')).toHaveLength(1);
+      expect(ordersOf('line:pending')[0]).toMatchObject({ status: 'success', customer_reference: 'line:pending' });
+      expect(number.phoneNumber).toBe(ordersOf('line:pending')[0].phone_numbers![0].phone_number);
+      expect(stub.numbers.map((n) => n.phone_number)).toContain(number.phoneNumber);
+      expect(await carrier.provisionNumber({ idempotencyKey: 'line:pending', country: 'US' })).toEqual(number);
+    });
+
+    it('a failed order never becomes the number: the next attempt orders again under a fresh customer_reference', async () => {
+      stub.scriptOrders('failure', 'success');
+      const { number, failures } = await provisionWithRetries('line:failed-once');
+      expect(failures.map((f) => f.message)).toEqual([
+        expect.stringMatching(/pending/),
+        expect.stringMatching(/^Telnyx number order \S+ failed; the next attempt orders another number$/),
+        expect.stringMatching(/pending/),
+      ]);
+      const placed = ordersOf('line:failed-once');
+      expect(placed.map((o) => [o.customer_reference, o.status])).toEqual([
+        ['line:failed-once', 'failure'],
+        ['line:failed-once#2', 'success'],
+      ]);
+      expect(number.phoneNumber).toBe(placed[1].phone_numbers![0].phone_number);
+      expect(number.phoneNumber).not.toBe(placed[0].phone_numbers![0].phone_number);
+      expect(stub.numbers.map((n) => n.phone_number)).not.toContain(placed[0].phone_numbers![0].phone_number);
+    });
+
+    it(`failure after failure is a refusal once ${MAX_NUMBER_ORDERS} orders failed, naming Telnyx's order`, async () => {
+      stub.scriptOrders(...Array.from({ length: MAX_NUMBER_ORDERS }, () => 'failure' as const));
+      const refused = await provisionWithRetries('line:failing').catch((err: Error) => err);
+      expect(refused).toBeInstanceOf(CarrierRejectedError);
+      const placed = ordersOf('line:failing');
+      expect(placed.map((o) => o.status)).toEqual(Array.from({ length: MAX_NUMBER_ORDERS }, () => 'failure'));
+      expect((refused as Error).message).toBe(
+        `Telnyx number order ${placed.at(-1)!.id} failed (after ${MAX_NUMBER_ORDERS} orders for this line)`,
+      );
+      expect(new Set(placed.map((o) => o.customer_reference)).size).toBe(MAX_NUMBER_ORDERS);
+      for (const order of placed) expect(stub.numbers.map((n) => n.phone_number)).not.toContain(order.phone_numbers![0].phone_number);
+    });
+
+    it('an order pending on regulatory requirements (requirements_met: false) is refused instead of waited on', async () => {
+      stub.scriptOrders('requirements');
+      const refused = await carrier.provisionNumber({ idempotencyKey: 'line:documents', country: 'US' }).catch((err: Error) => err);
+      expect(refused).toBeInstanceOf(CarrierRejectedError);
+      expect((refused as CarrierRejectedError).message).toMatch(/requirements_met: false.*TELNYX_REQUIREMENT_GROUPS/);
+      expect((refused as CarrierRejectedError).refusal).toEqual({ provider: 'telnyx', code: 'requirements_met_false' });
+    });
+  });
+
+  it('a number order in a country with regulatory requirements carries that country’s requirement group', async () => {
+    stub.offerNumbers('+4930901820');
+    const regulated = telnyxCarrierOn(stub, { requirementGroups: { DE: '3fa85f64-5717-4562-b3fc-2c963f66afa6' } });
+    await regulated.provisionNumber({ idempotencyKey: 'line:de', country: 'DE' });
+    const order = stub.requests.find(
+      (r) => r.method === 'POST' && r.path === '/v2/number_orders' && r.body.customer_reference === 'line:de',
+    );
+    expect(order?.body.phone_numbers).toEqual([
+      { phone_number: '+4930901820', requirement_group_id: '3fa85f64-5717-4562-b3fc-2c963f66afa6' },
+    ]);
+  });
+
+  describe('US messaging: 10DLC campaign (issue 26 item 4)', () => {
+    it('a US local number is assigned to the configured campaign once bought, idempotently on a retry', async () => {
+      const { phoneNumber } = await carrier.provisionNumber({ idempotencyKey: 'line:campaign', country: 'US' });
+      expect(stub.campaigns.get(phoneNumber)).toMatchObject({ phoneNumber, campaignId: CAMPAIGN, assignmentStatus: 'PENDING_ASSIGNMENT' });
+      const assignments = () =>
+        stub.requests.filter(
+          (r) => r.method === 'POST' && r.path === '/v2/10dlc/phone_number_campaigns' && r.body.phoneNumber === phoneNumber,
+        );
+      expect(assignments().map((r) => r.body)).toEqual([{ phoneNumber, campaignId: CAMPAIGN }]);
+      // A retry of the same provisioning (its answer lost after the assignment): Telnyx refuses the second assignment, which is ours.
+      await carrier.provisionNumber({ idempotencyKey: 'line:campaign', country: 'US' });
+      expect(assignments()).toHaveLength(2);
+    });
+
+    it('a toll-free number takes no 10DLC campaign (toll-free verification is per number)', async () => {
+      stub.offerNumbers('+18885550142');
+      const { phoneNumber } = await carrier.provisionNumber({ idempotencyKey: 'line:toll-free', country: 'US' });
+      expect(phoneNumber).toBe('+18885550142');
+      expect(stub.campaigns.has(phoneNumber)).toBe(false);
+    });
+
+    it('a number another campaign holds is refused, and given back rather than kept and billed', async () => {
+      stub.offerNumbers('+12125550143');
+      const other = telnyxCarrierOn(stub, { campaignId: 'another-campaign' });
+      await other.provisionNumber({ idempotencyKey: 'line:other-campaign', country: 'US' });
+      // As if the number were moved to another campaign before our retry assigned it.
+      const ours = telnyxCarrierOn(stub, { campaignId: CAMPAIGN });
+      const refused = await ours.provisionNumber({ idempotencyKey: 'line:other-campaign', country: 'US' }).catch((err: Error) => err);
+      expect(refused).toBeInstanceOf(CarrierRejectedError);
+      expect(stub.numbers.map((n) => n.phone_number)).not.toContain('+12125550143');
+    });
   });
 
   it('a country without numbers is a refusal, not a retry', async () => {

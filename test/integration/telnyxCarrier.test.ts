@@ -2,17 +2,19 @@ import crypto from 'node:crypto';
 import { startEchoAudioHandler } from '../support/echoAudioHandler';
 import WebSocket from 'ws';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
+import { MAX_NUMBER_ORDERS } from '../../src/adapters/carrier/telnyx/numbers';
 import { KEYWORD_REPLIES } from '../../src/domain/messages/rules';
 import type { Config } from '../../src/platform/config';
 import { eventually, useHarness, webhookLine } from '../support/harness';
 import { customer, type Line } from '../support/customer';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { startTelnyxStub, type StubCall, type TelnyxStub } from '../support/telnyxStub';
+import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
 
 /**
- * The simulator's scenarios on the Telnyx carrier (CARRIER_PROVIDER=telnyx): the worker drives a
- * local contract stub of Telnyx's API through the `telnyx` package, and the stub's signed
- * webhooks come back through `/carrier/telnyx/events`. Telnyx has no test mode, so live keys.
+ * The simulator's scenarios on the Telnyx carrier (CARRIER_PROVIDER_LIVE=telnyx): the worker drives a
+ * local contract stub of Telnyx's API through the `telnyx` package, and the stub's signed webhooks come
+ * back through `/carrier/telnyx/events`. Telnyx has no test mode, so live keys (test keys run on the
+ * simulator: ./telnyxTestEnvironment.test.ts).
  */
 /** The worker's listener for Telnyx's media sockets (this suite's port range). */
 const MEDIA_PORT = 56_600 + (process.pid % 90);
@@ -20,20 +22,15 @@ const MEDIA_PORT = 56_600 + (process.pid % 90);
 describe('Telnyx carrier', () => {
   let stub: TelnyxStub;
   let receiver: Receiver;
-  const overrides: Partial<Config> = { carrierProvider: 'telnyx' };
+  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
   beforeAll(async () => {
     stub = await startTelnyxStub();
     receiver = await startReceiver();
-    overrides.telnyx = {
-      apiKey: stub.apiKey,
-      publicKey: stub.publicKey,
-      connectionId: 'stub-connection',
-      messagingProfileId: 'stub-profile',
-      baseUrl: stub.baseUrl,
-      transcriptionLanguage: 'en',
+    overrides.telnyx = telnyxConfigOn(stub, {
+      campaignId: 'stub-campaign',
       mediaUrl: `ws://127.0.0.1:${MEDIA_PORT}/telnyx/media`,
       mediaPort: MEDIA_PORT,
-    };
+    });
   });
   const ctx = useHarness({ worker: true, overrides });
   beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));
@@ -61,7 +58,7 @@ describe('Telnyx carrier', () => {
   const actions = (callId: string) => (callOf(callId)?.commands ?? []).map((c) => c.action);
   const events = (name: string) => receiver.requests.filter((r) => r.body.event === name);
 
-  it('a live line gets its number from a Telnyx number order, assigned to the connection and the messaging profile', async () => {
+  it('a live line gets its number from a Telnyx number order, assigned to the connection, the messaging profile and the 10DLC campaign', async () => {
     const line = await lines.create();
     const order = stub.requests.find(
       (r) => r.path === '/v2/number_orders' && r.method === 'POST' && r.body.customer_reference === `line:${line.id}`,
@@ -69,39 +66,40 @@ describe('Telnyx carrier', () => {
     expect(order?.body).toMatchObject({ connection_id: 'stub-connection', messaging_profile_id: 'stub-profile' });
     expect(line.phone_number).toBe((order!.body.phone_numbers as Array<{ phone_number: string }>)[0].phone_number);
     expect(stub.numbers.some((n) => n.phone_number === line.phone_number)).toBe(true);
+    // A US local number texts US phones only within a 10DLC campaign: the configured one (TELNYX_10DLC_CAMPAIGN_ID).
+    expect(stub.campaigns.get(line.phone_number)).toMatchObject({ phoneNumber: line.phone_number, campaignId: 'stub-campaign' });
   });
 
-  it('a test-environment line never buys a number from Telnyx', async () => {
-    const before = stub.requests.filter((r) => r.path === '/v2/number_orders' && r.method === 'POST').length;
-    const created = await lines.post({}, ctx.tenant.keys.test);
-    const id = created.body.line.id as string;
-    const line = await eventually(async () => {
-      const current = await lines.get(id, ctx.tenant.keys.test);
-      return current.status === 'released' ? current : undefined;
+  describe('number orders are read by their status (defect 7)', () => {
+    const ordersOf = (lineId: string) => stub.orders.filter((o) => o.customer_reference?.startsWith(`line:${lineId}`));
+
+    it('a pending order becomes an active line once Telnyx completes it', async () => {
+      stub.scriptOrders({ outcome: 'success', pendingReads: 2 });
+      const created = await lines.post();
+      expect(created.status).toBe(201);
+      const line = await lines.untilActive(created.body.line.id, live());
+      const [order] = ordersOf(line.id);
+      expect(order).toMatchObject({ status: 'success', customer_reference: `line:${line.id}` });
+      expect(line.phone_number).toBe(order.phone_numbers![0].phone_number);
+      expect(ordersOf(line.id)).toHaveLength(1);
     });
-    expect(line.phone_number).toBeNull();
-    expect((await ctx.h.db('lines').where({ id }).first()).failure_reason).toMatch(/no test mode/);
-    expect(stub.requests.filter((r) => r.path === '/v2/number_orders' && r.method === 'POST')).toHaveLength(before);
-  });
 
-  it('a test line that holds a number anyway (carrier changed) can neither call nor text through Telnyx', async () => {
-    const line = await lines.create();
-    // As if provisioned on the simulator before the deployment moved to Telnyx.
-    await ctx.h.db('lines').where({ id: line.id }).update({ environment: 'test' });
-    const test = customer(ctx, { key: () => ctx.tenant.keys.test });
-    const dials = () => stub.requests.filter((r) => r.path === '/v2/calls').length;
-    const sends = () => stub.requests.filter((r) => r.path === '/v2/messages').length;
-    const before = { dials: dials(), sends: sends() };
-    const placed = await test.calls.place(line.id);
-    expect(placed.status).toBe(201);
-    const ended = await test.calls.untilStatus(placed.body.call.id, ['failed', 'completed']);
-    expect(ended.status).toBe('failed');
-    const number = '+14155550177';
-    expect((await test.consent.record(line.id, number, 'explicit_outbound', 'api')).status).toBe(201);
-    const sent = await test.messages.send({ line_id: line.id, to: number, text: 'Hello' });
-    expect(sent.status).toBe(201);
-    await test.messages.untilStatus(line.id, number, sent.body.id, 'failed');
-    expect({ dials: dials(), sends: sends() }).toEqual(before);
+    it('a failed order never becomes an active line: once every order fails the line is released with Telnyx’s answer', async () => {
+      stub.scriptOrders(...Array.from({ length: MAX_NUMBER_ORDERS }, () => ({ outcome: 'failure' as const, pendingReads: 0 })));
+      const id = (await lines.post()).body.line.id as string;
+      const line = await eventually(async () => {
+        const current = await lines.get(id, live());
+        return current.status === 'released' ? current : undefined;
+      }, 30_000);
+      expect(line.phone_number).toBeNull();
+      const orders = ordersOf(id);
+      expect(orders.map((o) => o.status)).toEqual(Array.from({ length: MAX_NUMBER_ORDERS }, () => 'failure'));
+      expect((await ctx.h.db('lines').where({ id }).first()).failure_reason).toBe(
+        `carrier refused: Telnyx number order ${orders.at(-1)!.id} failed (after ${MAX_NUMBER_ORDERS} orders for this line)`,
+      );
+      const ordered = orders.map((o) => o.phone_numbers![0].phone_number);
+      expect(stub.numbers.filter((n) => ordered.includes(n.phone_number))).toEqual([]);
+    });
   });
 
   it('a recording line records at Telnyx; the recording saved after the hang-up becomes the call’s recording_url', async () => {

@@ -22,6 +22,8 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     stub = await startTwilioStub();
     twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
     twilio.apiBaseUrl = stub.url;
+    // US A2P 10DLC: the registered Messaging Service live numbers join and SMS goes through (TWILIO_LIVE_MESSAGING_SERVICE_SID).
+    twilio.liveMessagingServiceSid = stub.addMessagingService();
     // The worker's Media Streams listener, which the stub reaches as Twilio would reach TWILIO_MEDIA_URL.
     twilio.mediaPort = await freePort();
     twilio.mediaUrl = `ws://127.0.0.1:${twilio.mediaPort}/twilio/media`;
@@ -372,14 +374,20 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     expect(await h.db('calls').where({ line_id: line.id })).toEqual([]);
   });
 
-  it('an outbound SMS goes through Messages with a status callback, and its receipts move it to delivered', async () => {
+  it('an outbound SMS goes through Messages, from the line’s number in the Messaging Service, and its receipts move it to delivered', async () => {
     const line = await lines.create();
+    const number = [...stub.numbers.values()].find((n) => n.phoneNumber === line.phone_number)!;
+    expect(stub.messagingServices.get(twilio.liveMessagingServiceSid!)?.has(number.sid)).toBe(true);
     const to = '+14155550104';
     expect((await consent.record(line.id, to, 'explicit_outbound', 'api')).status).toBe(201);
     const sent = await messages.send({ line_id: line.id, to, text: 'Your table is ready' });
     expect(sent.status).toBe(201);
     const twilioMessage = await eventually(async () => [...stub.messages.values()].find((m) => m.to === to), 20_000, 'the Twilio message');
-    expect(twilioMessage).toMatchObject({ from: line.phone_number, body: 'Your table is ready' });
+    expect(twilioMessage).toMatchObject({
+      from: line.phone_number,
+      body: 'Your table is ready',
+      messagingServiceSid: twilio.liveMessagingServiceSid,
+    });
     expect(twilioMessage.statusCallback).toBe(`${h.apiUrl}/carrier/twilio/messages/status?message_id=${sent.body.id}`);
     expect((await stub.messageStatus(twilioMessage.sid, 'sent'))?.status).toBe(204);
     expect((await stub.messageStatus(twilioMessage.sid, 'delivered'))?.status).toBe(204);

@@ -3,8 +3,11 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { wavRecording } from '../../simulator/carrier/recording';
+import type { NumberOrderWithPhoneNumbers } from 'telnyx/resources/number-orders';
+import type { PhoneNumberCampaign } from 'telnyx/resources/messaging-10dlc/phone-number-campaigns';
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import type { TelnyxSettings } from '../../src/adapters/carrier/telnyx/client';
+import type { Config } from '../../src/platform/config';
 
 /**
  * A local contract stub of Telnyx's v2 API, written from Telnyx's public API reference (paths,
@@ -14,6 +17,10 @@ import type { TelnyxSettings } from '../../src/adapters/carrier/telnyx/client';
  * `"<telnyx-timestamp>|<body>"` with the stub's private key (its public key is TELNYX_PUBLIC_KEY).
  * A webhook answered with a non-2xx status is retried, as Telnyx does.
  *
+ * Numbers: `GET /v2/available_phone_numbers`, `POST /v2/number_orders` (answered `pending`, as the
+ * documented example; `GET /v2/number_orders/{id}` then reads `success`, or what `scriptOrders` says),
+ * `GET /v2/number_orders?filter[customer_reference]=`, `POST|GET /v2/10dlc/phone_number_campaigns`
+ * (a number already assigned is refused, 400), `GET|DELETE /v2/phone_numbers`.
  * Calls: `POST /v2/calls` (→ `call.initiated`), `answer` (→ `call.answered`), `speak`
  * (→ `call.speak.started`, then `call.speak.ended` once `finishSpeech` or after `speakMs`),
  * `playback_stop` (ends the playing speech), `send_dtmf`, `hangup` / `reject` (→ `call.hangup`),
@@ -66,6 +73,19 @@ export interface TelnyxStub {
   /** A saved recording of `callControlId`; answers its id (`GET /v2/recordings/{id}`). */
   addRecording(callControlId: string, durationMs?: number): string;
   numbers: Array<{ id: string; phone_number: string; connection_id: string; messaging_profile_id: string; customer_reference: string }>;
+  /** Number orders as Telnyx holds them (`POST /v2/number_orders`). */
+  orders: NumberOrderWithPhoneNumbers[];
+  /**
+   * How the next number orders end, one entry per order: each is answered `pending` and reads
+   * `pending` for `pendingReads` retrievals (default 1), then its outcome. `requirements` stays pending
+   * with `requirements_met: false`, as an order waiting for documents does. Unscripted orders succeed
+   * on their first retrieval.
+   */
+  scriptOrders(...outcomes: Array<'success' | 'failure' | 'requirements' | { outcome: 'success' | 'failure'; pendingReads: number }>): void;
+  /** The next number searches find these (then numbers of the stub's own drawing). */
+  offerNumbers(...phoneNumbers: string[]): void;
+  /** 10DLC campaign assignments by phone number (`POST /v2/10dlc/phone_number_campaigns`). */
+  campaigns: Map<string, PhoneNumberCampaign>;
   requests: Array<{ method: string; path: string; body: Record<string, unknown> }>;
   /** Where Telnyx posts events of calls and messages it starts (the connection's and profile's webhook URL). */
   setConnectionWebhookUrl(url: string): void;
@@ -89,6 +109,12 @@ export interface TelnyxStub {
   close(): Promise<void>;
 }
 
+/** US area codes the stub's numbers are drawn from (each stub draws at random: suites share one database). */
+const STUB_AREA_CODES =
+  '205 206 212 213 214 215 216 217 218 219 224 225 303 305 312 313 314 315 316 317 404 405 406 407 408 409 410 412 415 501 502 503 504 505 512 513 515 516 602 603 605 606 607 608 609 610 612 614 615 617 702 703 704 706 707 708 712 713 714 715 716 717 718 719 720 801 802 803 804 805 806 808 810 812 813 814 901 903 904 907 908 909 910 912 913 914 915 916 917 918 919 920'.split(
+    ' ',
+  );
+
 function rawPublicKey(key: crypto.KeyObject): string {
   // SPKI DER of an Ed25519 key ends with the 32 raw bytes.
   return key.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
@@ -100,7 +126,22 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   const calls = new Map<string, StubCall>();
   const messages: StubMessage[] = [];
   const numbers: TelnyxStub['numbers'] = [];
-  const orders: Array<Record<string, unknown>> = [];
+  const orders: NumberOrderWithPhoneNumbers[] = [];
+  /** Per order id: what it becomes and after how many reads. */
+  const orderFates = new Map<string, { outcome: 'success' | 'failure' | 'requirements'; pendingReads: number }>();
+  const scripted: Array<{ outcome: 'success' | 'failure' | 'requirements'; pendingReads: number }> = [];
+  const campaigns: TelnyxStub['campaigns'] = new Map();
+  /** Numbers offered: a random US area code per stub, 555-1000…1999 (the simulator's are 555-2000…9999), so suites sharing a database never offer the same. */
+  const offered = new Set<string>();
+  const toOffer: string[] = [];
+  const offerNumber = () => {
+    const next = toOffer.shift();
+    if (next) return next;
+    for (;;) {
+      const candidate = `+1${STUB_AREA_CODES[crypto.randomInt(STUB_AREA_CODES.length)]}555${1000 + crypto.randomInt(1000)}`;
+      if (!offered.has(candidate)) return offered.add(candidate) && candidate;
+    }
+  };
   const requests: TelnyxStub['requests'] = [];
   const commandIds = new Map<string, unknown>();
   let connectionWebhookUrl = '';
@@ -260,11 +301,14 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     }
     if (req.method === 'GET' && path === '/v2/available_phone_numbers') {
       const country = url.searchParams.get('filter[country_code]');
-      if (country !== 'US') return ok(res, []);
-      const phone = `+1415555${String(1000 + numbers.length + orders.length).slice(-4)}`;
-      return ok(res, [{ record_type: 'available_phone_number', phone_number: phone, features: [{ name: 'sms' }, { name: 'voice' }] }], {
-        metadata: { total_results: 1 },
-      });
+      if (country !== 'US' && toOffer.length === 0) return ok(res, []);
+      return ok(
+        res,
+        [{ record_type: 'available_phone_number', phone_number: offerNumber(), features: [{ name: 'sms' }, { name: 'voice' }] }],
+        {
+          metadata: { total_results: 1 },
+        },
+      );
     }
     if (req.method === 'GET' && path === '/v2/number_orders') {
       const reference = url.searchParams.get('filter[customer_reference]');
@@ -274,32 +318,83 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
       );
     }
     if (req.method === 'POST' && path === '/v2/number_orders') {
-      const wanted = (body.phone_numbers as Array<{ phone_number: string }>) ?? [];
-      const order = {
+      // Shaped as the documented example (developers.telnyx.com/api-reference/phone-number-orders/create-a-number-order):
+      // the order answers `pending` and completes later (`GET /v2/number_orders/{id}`).
+      const wanted = (body.phone_numbers as Array<{ phone_number: string; requirement_group_id?: string }>) ?? [];
+      const fate = scripted.shift() ?? { outcome: 'success', pendingReads: 0 };
+      const order: NumberOrderWithPhoneNumbers = {
         id: crypto.randomUUID(),
         record_type: 'number_order',
-        status: 'success',
-        customer_reference: body.customer_reference,
-        connection_id: body.connection_id,
-        messaging_profile_id: body.messaging_profile_id,
+        phone_numbers_count: wanted.length,
+        connection_id: String(body.connection_id),
+        messaging_profile_id: String(body.messaging_profile_id),
         phone_numbers: wanted.map((w) => ({
           id: crypto.randomUUID(),
           record_type: 'number_order_phone_number',
           phone_number: w.phone_number,
-          status: 'success',
+          regulatory_requirements: [],
+          requirements_met: fate.outcome !== 'requirements',
+          status: 'pending',
         })),
-        phone_numbers_count: wanted.length,
+        sub_number_orders_ids: [crypto.randomUUID()],
+        status: 'pending',
+        customer_reference: typeof body.customer_reference === 'string' ? body.customer_reference : undefined,
+        created_at: new Date().toISOString(),
+        updated_at: new Date().toISOString(),
+        requirements_met: fate.outcome !== 'requirements',
       };
       orders.push(order);
-      for (const w of wanted)
-        numbers.push({
-          id: crypto.randomUUID(),
-          phone_number: w.phone_number,
-          connection_id: String(body.connection_id),
-          messaging_profile_id: String(body.messaging_profile_id),
-          customer_reference: String(body.customer_reference ?? ''),
-        });
+      orderFates.set(order.id!, fate);
       return ok(res, order);
+    }
+    const orderPath = /^\/v2\/number_orders\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && orderPath) {
+      const order = orders.find((o) => o.id === orderPath[1]);
+      if (!order) return error(res, 404, 'Resource not found');
+      const fate = orderFates.get(order.id!)!;
+      if (order.status === 'pending' && fate.outcome !== 'requirements' && --fate.pendingReads < 0) {
+        order.status = fate.outcome;
+        order.updated_at = new Date().toISOString();
+        for (const ordered of order.phone_numbers ?? []) {
+          ordered.status = fate.outcome;
+          if (fate.outcome === 'success')
+            numbers.push({
+              id: crypto.randomUUID(),
+              phone_number: ordered.phone_number!,
+              connection_id: String(order.connection_id),
+              messaging_profile_id: String(order.messaging_profile_id),
+              customer_reference: order.customer_reference ?? '',
+            });
+        }
+      }
+      return ok(res, order);
+    }
+    if (req.method === 'POST' && path === '/v2/10dlc/phone_number_campaigns') {
+      // Answered unwrapped, as PhoneNumberCampaign (telnyx 7.24.0 `phone-number-campaigns.d.ts`).
+      const phoneNumber = String(body.phoneNumber);
+      if (!numbers.some((n) => n.phone_number === phoneNumber)) return error(res, 404, 'Phone number not found');
+      if (campaigns.has(phoneNumber)) return error(res, 400, 'Phone number is already assigned to a campaign');
+      const at = new Date().toISOString();
+      const assignment: PhoneNumberCampaign = {
+        phoneNumber,
+        campaignId: String(body.campaignId),
+        telnyxCampaignId: String(body.campaignId),
+        assignmentStatus: 'PENDING_ASSIGNMENT',
+        createdAt: at,
+        updatedAt: at,
+      };
+      campaigns.set(phoneNumber, assignment);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(assignment));
+      return;
+    }
+    const campaignPath = /^\/v2\/10dlc\/phone_number_campaigns\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && campaignPath) {
+      const assignment = campaigns.get(decodeURIComponent(campaignPath[1]));
+      if (!assignment) return error(res, 404, 'Resource not found');
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(assignment));
+      return;
     }
     if (req.method === 'GET' && path === '/v2/phone_numbers') {
       const phone = url.searchParams.get('filter[phone_number]');
@@ -510,6 +605,13 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     calls,
     messages,
     numbers,
+    orders,
+    campaigns,
+    offerNumbers: (...phoneNumbers) => void toOffer.push(...phoneNumbers),
+    scriptOrders(...outcomes) {
+      for (const fate of outcomes)
+        scripted.push(typeof fate === 'string' ? { outcome: fate, pendingReads: fate === 'requirements' ? 0 : 1 } : { ...fate });
+    },
     requests,
     setConnectionWebhookUrl: (webhookUrl) => void (connectionWebhookUrl = webhookUrl),
     async answer(id, result = 'human') {
@@ -605,4 +707,19 @@ export function telnyxCarrierOn(stub: TelnyxStub, settings: Partial<TelnyxSettin
     transcriptionLanguage: 'en',
     ...settings,
   });
+}
+
+/** A deployment's Telnyx settings (TELNYX_*) for an account played by `stub`: the harness's `overrides.telnyx`. */
+export function telnyxConfigOn(stub: TelnyxStub, settings: Partial<Config['telnyx']> = {}): Config['telnyx'] {
+  return {
+    apiKey: stub.apiKey,
+    publicKey: stub.publicKey,
+    connectionId: 'stub-connection',
+    messagingProfileId: 'stub-profile',
+    baseUrl: stub.baseUrl,
+    transcriptionLanguage: 'en',
+    mediaUrl: undefined,
+    mediaPort: undefined,
+    ...settings,
+  };
 }

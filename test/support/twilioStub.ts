@@ -53,6 +53,8 @@ export interface StubMessage {
   from: string;
   to: string;
   body: string;
+  /** The Messaging Service the message was sent through (`MessagingServiceSid`). */
+  messagingServiceSid?: string;
   status: string;
   dateCreated: Date;
   statusCallback?: string;
@@ -87,6 +89,13 @@ export interface TwilioStub {
   recordings: Map<string, { callSid: string; durationMs: number }>;
   /** A recording of `callSid` exists; answers its `RecordingUrl` (the Recording resource, no extension). */
   addRecording(callSid: string, durationMs?: number): string;
+  /**
+   * Messaging Services (Messaging v1): each one's phone numbers by PhoneNumber SID. `addMessagingService`
+   * creates one (as in the Console) and answers its `MG…` SID.
+   */
+  messagingServices: Map<string, Set<string>>;
+  /** `smartEncoding`: the service replaces Unicode characters with their GSM-7 look-alikes (Twilio's Smart Encoding), e.g. ’ with '. */
+  addMessagingService(options?: { smartEncoding?: boolean }): string;
   /** Every REST request received (method, path, form params). */
   requests: Array<{ method: string; path: string; params: Record<string, string | string[]> }>;
   /** Waits for the callbacks queued for a call so far. */
@@ -138,6 +147,15 @@ export function twilioSignature(authToken: string, url: string, params: Record<s
   return crypto.createHmac('sha1', authToken).update(Buffer.from(data, 'utf8')).digest('base64');
 }
 
+/**
+ * Countries whose numbers Twilio sells only with regulatory documents: a number there is bought with an
+ * `AddressSid` (else 21631 "Phone Number Requires an Address", twilio.com/docs/api/errors/21631) and an
+ * approved `BundleSid` (else 21649, Twilio changelog 2020-02-12 "Regulated Number Bundle Provisioning
+ * Requirement"; its message text here is ours, Twilio documents the code). Germany's local numbers need
+ * both (twilio.com/guidelines/de/regulatory); their search results say `address_requirements: local`.
+ */
+const REGULATED_COUNTRIES: Readonly<Record<string, { prefix: string }>> = { DE: { prefix: '+4930' } };
+
 function sid(prefix: string): string {
   return prefix + crypto.randomBytes(16).toString('hex');
 }
@@ -153,9 +171,15 @@ function parseForm(raw: string): Record<string, string | string[]> {
 
 const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
 
-/** `firstNumber`: the seven digits after +1555 of the first number offered (suites sharing a database offer different ones). */
+/**
+ * `firstNumber`: the seven digits after +1555 of the first number offered (suites sharing a database offer
+ * different ones). `testCredentials`: the account is Twilio's test credentials, which may only POST
+ * IncomingPhoneNumbers, Messages and Calls; "Requests to any other resource with test credentials will receive
+ * a 403 Forbidden response" (twilio.com/docs/iam/test-credentials), error 20008 "Cannot access this resource
+ * with Test Credentials" (twilio.com/docs/api/errors/20008).
+ */
 export async function startTwilioStub(
-  options: { accountSid?: string; authToken?: string; firstNumber?: number } = {},
+  options: { accountSid?: string; authToken?: string; firstNumber?: number; testCredentials?: boolean } = {},
 ): Promise<TwilioStub> {
   const accountSid = options.accountSid ?? sid('AC');
   const authToken = options.authToken ?? crypto.randomBytes(16).toString('hex');
@@ -168,6 +192,8 @@ export async function startTwilioStub(
     return json(res, 201, body);
   };
   const numbers = new Map<string, StubNumber>();
+  const messagingServices: TwilioStub['messagingServices'] = new Map();
+  const smartEncoding = new Set<string>();
   const recordings: TwilioStub['recordings'] = new Map();
   const addRecording = (callSid: string, durationMs = 1_000) => {
     const recordingSid = sid('RE');
@@ -337,17 +363,56 @@ export async function startTwilioStub(
       const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
       if (req.headers.authorization !== expected) return error(res, 401, 20003, 'Authenticate');
       const path = url.pathname;
+      const testable = ['IncomingPhoneNumbers', 'Messages', 'Calls'].map((resource) => `${base}/${resource}.json`);
+      if (options.testCredentials && !(req.method === 'POST' && testable.includes(path)))
+        return error(res, 403, 20008, 'Cannot access this resource with Test Credentials');
+      // Messaging v1 (https://messaging.twilio.com, rebased here like every host): a Service's PhoneNumbers,
+      // shaped as twilio/twilio-oai spec/json/twilio_messaging_v1.json `messaging.v1.service.phone_number`.
+      const servicePath = /^\/v1\/Services\/(MG[0-9a-f]{32})\/PhoneNumbers(?:\/(PN[0-9a-f]{32}))?$/.exec(path);
+      if (servicePath) {
+        const pool = messagingServices.get(servicePath[1]);
+        if (!pool) return error(res, 404, 20404, 'The requested resource was not found');
+        const phoneNumberJson = (number: StubNumber) => ({
+          sid: number.sid,
+          account_sid: accountSid,
+          service_sid: servicePath[1],
+          date_created: new Date().toISOString(),
+          date_updated: new Date().toISOString(),
+          phone_number: number.phoneNumber,
+          country_code: 'US',
+          capabilities: ['SMS', 'MMS', 'Voice'],
+          url: `https://messaging.twilio.com/v1/Services/${servicePath[1]}/PhoneNumbers/${number.sid}`,
+        });
+        if (req.method === 'GET' && servicePath[2]) {
+          const number = numbers.get(servicePath[2]);
+          if (!number || !pool.has(number.sid)) return error(res, 404, 20404, 'The requested resource was not found');
+          return json(res, 200, phoneNumberJson(number));
+        }
+        if (req.method === 'POST' && !servicePath[2]) {
+          const number = numbers.get(one(params.PhoneNumberSid) ?? '');
+          // twilio.com/docs/api/errors/21421: adding an invalid Phone Number SID to a Messaging Service.
+          if (!number) return error(res, 400, 21421, 'Phone Number is invalid');
+          // twilio.com/docs/api/errors/80104 (example message); the status is not documented.
+          if (pool.has(number.sid)) return error(res, 409, 80104, 'PhoneNumber has already been added to Service');
+          // twilio.com/docs/api/errors/21712: a number belongs to one Messaging Service at a time.
+          if ([...messagingServices.values()].some((other) => other.has(number.sid)))
+            return error(res, 409, 21712, 'Phone Number or Short Code is associated with another Messaging Service.');
+          pool.add(number.sid);
+          return json(res, 201, phoneNumberJson(number));
+        }
+      }
       if (!path.startsWith(`${base}/`)) return error(res, 404, 20404, 'The requested resource was not found');
       const rest = path.slice(base.length);
       let match: RegExpExecArray | null;
 
       if ((match = /^\/AvailablePhoneNumbers\/([A-Z]{2})\/Local\.json$/.exec(rest)) && req.method === 'GET') {
+        const regulated = REGULATED_COUNTRIES[match[1]];
         const numbersFound = [0, 1].map((i) => ({
           friendly_name: `(555) 555-${nextNumber + i}`,
-          phone_number: `+1555${nextNumber + i}`,
+          phone_number: `${regulated?.prefix ?? '+1555'}${nextNumber + i}`,
           iso_country: match![1],
           capabilities: { voice: true, SMS: true, MMS: true },
-          address_requirements: 'none',
+          address_requirements: regulated ? 'local' : 'none',
           beta: false,
         }));
         return json(res, 200, page('available_phone_numbers', numbersFound, path));
@@ -365,6 +430,11 @@ export async function startTwilioStub(
         if (!phoneNumber) return error(res, 400, 21421, 'PhoneNumber is required');
         if ([...numbers.values()].some((n) => n.phoneNumber === phoneNumber))
           return error(res, 400, 21422, 'Phone number is not available');
+        const regulated = Object.values(REGULATED_COUNTRIES).find((country) => phoneNumber.startsWith(country.prefix));
+        if (regulated && !/^AD[0-9a-f]{32}$/.test(one(params.AddressSid) ?? ''))
+          return error(res, 400, 21631, 'Phone Number Requires an Address');
+        if (regulated && !/^BU[0-9a-f]{32}$/.test(one(params.BundleSid) ?? ''))
+          return error(res, 400, 21649, 'Phone Number Requires a Bundle');
         nextNumber += 2;
         const number: StubNumber = {
           sid: sid('PN'),
@@ -379,6 +449,7 @@ export async function startTwilioStub(
       }
       if ((match = /^\/IncomingPhoneNumbers\/(PN[0-9a-f]{32})\.json$/.exec(rest)) && req.method === 'DELETE') {
         if (!numbers.delete(match[1])) return error(res, 404, 20404, 'The requested resource was not found');
+        for (const pool of messagingServices.values()) pool.delete(match[1]);
         res.writeHead(204);
         return res.end();
       }
@@ -456,14 +527,18 @@ export async function startTwilioStub(
         if (!to || !/^\+[1-9][0-9]{6,14}$/.test(to))
           return error(res, 400, 21211, `The 'To' number ${to ?? ''} is not a valid phone number.`);
         if (!from || body === undefined) return error(res, 400, 21603, "A 'From' phone number is required.");
+        const service = one(params.MessagingServiceSid);
         const message: StubMessage = {
           sid: sid('SM'),
           from,
           to,
-          body,
+          // Smart Encoding replaces characters with GSM-7 look-alikes (twilio.com/docs/sms/services/smart-encoding-char-list). That the
+          // Message resource then lists the replaced body is an assumption (undocumented): the adapter never matches on the body.
+          body: service && smartEncoding.has(service) ? body.replace(/[‘’]/g, "'").replace(/[“”]/g, '"') : body,
           status: 'queued',
           dateCreated: new Date(),
           statusCallback: one(params.StatusCallback),
+          messagingServiceSid: one(params.MessagingServiceSid),
         };
         messages.set(message.sid, message);
         return created(res, 'Messages', messageJson(message));
@@ -489,6 +564,13 @@ export async function startTwilioStub(
     calls,
     messages,
     numbers,
+    messagingServices,
+    addMessagingService(serviceOptions = {}) {
+      const serviceSid = sid('MG');
+      messagingServices.set(serviceSid, new Set());
+      if (serviceOptions.smartEncoding) smartEncoding.add(serviceSid);
+      return serviceSid;
+    },
     callbacks,
     requests,
     loseNextCreateAnswer(resource) {

@@ -7,19 +7,25 @@ import { handleCarrierMessageEvent } from './messages';
 import { translateTelnyxEvent, type TelnyxWebhookBody } from '../../../src/adapters/carrier/callbacks/telnyx/webhook';
 import { findCallByCarrierId, recordLateRecording } from '../../../src/domain/calls/store';
 import { findMessageIdByCarrierId } from '../../../src/domain/messages/store';
+import { withinCarrierReach } from '../../../src/domain/carriers/reach';
+import { carrierReachOf } from '../../carrierAuth';
 
 /*
- * Where Telnyx posts call and message webhooks (CARRIER_PROVIDER=telnyx), verified by its Ed25519
+ * Where Telnyx posts call and message webhooks (CARRIER_PROVIDER_LIVE=telnyx), verified by its Ed25519
  * signature (api/carrierAuth.ts). Each event is translated into the carrier callback the simulator
  * sends (src/adapters/carrier/callbacks/telnyx/webhook.ts) and handled by the same code as `/carrier/events`
  * and `/carrier/messages`. Events Switchboard does not act on are acknowledged and dropped.
  */
 
 async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const reach = carrierReachOf(ctx);
   const translation = await translateTelnyxEvent(ctx.state.body as TelnyxWebhookBody, {
+    // A call of an environment Telnyx does not serve (the test one) is no call of Telnyx's.
     callByCarrierId: async (carrierCallId) => {
       const call = await findCallByCarrierId(deps.db, carrierCallId);
-      return call ? { id: call.id, direction: call.direction } : undefined;
+      return call && withinCarrierReach(ctx.state.log, reach, call, { carrier_call_id: carrierCallId })
+        ? { id: call.id, direction: call.direction }
+        : undefined;
     },
     messageByCarrierId: (carrierMessageId) => findMessageIdByCarrierId(deps.db, carrierMessageId),
   });

@@ -18,6 +18,9 @@ import { takeInboundMessage } from '../../../src/domain/messages/inbound';
 import { toE164 } from '../../../src/platform/phone';
 import { StartCompensatedError } from '../../../src/platform/temporal/starts';
 import type { SignalledCallEvent } from '../../../workflows/definitions/calls';
+import type { CarrierReach } from '../../../src/domain/carriers/reach';
+import { environmentsOfTwilioAccount } from '../../../src/platform/config';
+import { carrierReachOf } from '../../carrierAuth';
 
 /*
  * Twilio's webhooks (docs/carriers.md, "Carrier: Twilio"): form-encoded POSTs signed with
@@ -57,6 +60,8 @@ function verified(path: string, handler: Handler) {
     };
     const verdict = verifyTwilioCallback({ accounts, signature, url, params });
     if (!verdict.valid) throw refuse(verdict.reason);
+    // The callback acts on the environment of the account that signed it only.
+    ctx.state.carrierReach = environmentsOfTwilioAccount(deps.config, verdict.account.accountSid);
     const key = twilioReplayKey(signature!, params);
     if (!(await acceptTwilioCallbackOnce(deps.db, key, new Date()))) throw refuse('replayed_callback');
     try {
@@ -80,9 +85,14 @@ async function callIdOf(ctx: AppContext, deps: AppDeps, params: Params): Promise
   return params.CallSid ? (await findCallByCarrierId(deps.db, params.CallSid))?.id : undefined;
 }
 
-export async function deliver(deps: AppDeps, callId: string, event: Omit<SignalledCallEvent, 'at'>): Promise<boolean> {
+export async function deliver(deps: AppDeps, callId: string, event: Omit<SignalledCallEvent, 'at'>, reach: CarrierReach): Promise<boolean> {
   try {
-    await deliverCarrierCallEvent(deps, callId, { ...event, at: deps.now().getTime() } as SignalledCallEvent);
+    await deliverCarrierCallEvent(
+      { ...deps, log: deps.logger },
+      callId,
+      { ...event, at: deps.now().getTime() } as SignalledCallEvent,
+      reach,
+    );
     return true;
   } catch (err) {
     if (err instanceof CallNotFoundError) return false;
@@ -93,7 +103,10 @@ export async function deliver(deps: AppDeps, callId: string, event: Omit<Signall
 /** An inbound call rings: the line's call starts (its workflow answers through `answerCall`); refused calls are rejected. */
 const voice: Handler = async (ctx, deps, params) => {
   try {
-    await answerInboundCall({ ...deps, log: ctx.state.log }, { carrierCallId: params.CallSid, from: params.From, to: params.To });
+    await answerInboundCall(
+      { ...deps, log: ctx.state.log },
+      { carrierCallId: params.CallSid, from: params.From, to: params.To, reach: carrierReachOf(ctx) },
+    );
   } catch (err) {
     if (!(err instanceof InboundCallRefusedError) && !(err instanceof StartCompensatedError)) throw err;
     ctx.state.log.info({ callSid: params.CallSid, reason: err.message }, 'twilio inbound call rejected');
@@ -111,7 +124,7 @@ const connect: Handler = async (ctx, deps, params) => {
   const callId = await callIdOf(ctx, deps, params);
   // With machine detection Twilio fetches this once detection ended, with `AnsweredBy`.
   const answeredBy = params.AnsweredBy ? { answered_by: twilioAnsweredBy(params.AnsweredBy) } : {};
-  if (ctx.query.resume !== '1' && callId) await deliver(deps, callId, { type: 'call.answered', ...answeredBy });
+  if (ctx.query.resume !== '1' && callId) await deliver(deps, callId, { type: 'call.answered', ...answeredBy }, carrierReachOf(ctx));
   const call = callId ? await findCallById(deps.db, callId) : undefined;
   if (call?.mode === 'audio') return twiml(ctx, audioHoldTwiml(deps.config.publicBaseUrl, callId));
   const line = call ? await findLineById(deps.db, call.line_id) : undefined;
@@ -122,7 +135,8 @@ const connect: Handler = async (ctx, deps, params) => {
 const transferStatus: Handler = async (ctx, deps, params) => {
   ctx.status = 204;
   const callId = typeof ctx.query.call_id === 'string' ? ctx.query.call_id : undefined;
-  if (callId && params.CallStatus === 'in-progress') await deliver(deps, callId, { type: 'call.transfer', answered: true });
+  if (callId && params.CallStatus === 'in-progress')
+    await deliver(deps, callId, { type: 'call.transfer', answered: true }, carrierReachOf(ctx));
 };
 
 /**
@@ -132,7 +146,7 @@ const transferStatus: Handler = async (ctx, deps, params) => {
 const dialed: Handler = async (ctx, deps, params) => {
   const callId = await callIdOf(ctx, deps, params);
   if (transferWasAnswered(params.DialCallStatus)) return twiml(ctx, hangUpTwiml());
-  if (callId) await deliver(deps, callId, { type: 'call.transfer', answered: false });
+  if (callId) await deliver(deps, callId, { type: 'call.transfer', answered: false }, carrierReachOf(ctx));
   twiml(ctx, resumeTwiml(deps.config.publicBaseUrl, callId));
 };
 
@@ -154,14 +168,20 @@ const callStatus: Handler = async (ctx, deps, params) => {
           ...(params.RecordingUrl ? { recording_url: params.RecordingUrl } : {}),
         }
       : { type };
-  await deliver(deps, callId, event);
+  await deliver(deps, callId, event, carrierReachOf(ctx));
 };
 
 /** An inbound SMS: the same use case as `/carrier/messages` (STOP and HELP handled there); answered with empty TwiML. */
 const sms: Handler = async (ctx, deps, params) => {
   const from = toE164(params.From ?? '');
   if (!from) throw errors.validation([{ field: 'From', message: 'Must be a phone number' }]);
-  const message = { carrierMessageId: params.MessageSid, from, to: toE164(params.To ?? ''), text: params.Body ?? '' };
+  const message = {
+    carrierMessageId: params.MessageSid,
+    from,
+    to: toE164(params.To ?? ''),
+    text: params.Body ?? '',
+    reach: carrierReachOf(ctx),
+  };
   const outcome = await takeInboundMessage({ ...deps, log: ctx.state.log }, message);
   if (!outcome) throw errors.notFound('Line for this number');
   twiml(ctx, '<?xml version="1.0" encoding="UTF-8"?><Response/>');
@@ -172,7 +192,8 @@ const messageStatus: Handler = async (ctx, deps, params) => {
   const status = twilioMessageStatus(params.MessageStatus ?? '');
   const messageId = typeof ctx.query.message_id === 'string' ? ctx.query.message_id : undefined;
   if (!status || !messageId) return;
-  if (!(await takeCarrierReceipt(deps, { messageId, status, errorCode: params.ErrorCode || null }))) throw errors.notFound('Message');
+  const receipt = { messageId, status, errorCode: params.ErrorCode || null };
+  if (!(await takeCarrierReceipt({ ...deps, log: ctx.state.log }, receipt, carrierReachOf(ctx)))) throw errors.notFound('Message');
 };
 
 const ROUTES: Array<[string, Handler]> = [

@@ -8,7 +8,8 @@ import { ConversationRelaySession, type RelayReport } from '../../../src/adapter
 import { webSocketUrl } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
 import { verifyTwilioUpgrade } from '../../../src/adapters/carrier/twilio/callbacks/verify';
 import { findCallByCarrierId } from '../../../src/domain/calls/store';
-import { requireSetting } from '../../../src/platform/config';
+import { environmentsOfTwilioAccount, requireSetting } from '../../../src/platform/config';
+import type { CarrierReach } from '../../../src/domain/carriers/reach';
 import { deliver } from './twilio';
 
 /*
@@ -29,7 +30,8 @@ export function twilioRelayEndpoint(deps: AppDeps): TwilioRelayEndpoint {
   let hub: ConversationRelayHub | undefined;
   const hubOf = () => (hub ??= new ConversationRelayHub(deps.db, requireSetting(deps.config.databaseUrl, 'DATABASE_URL'), deps.logger));
 
-  const reportTo = (query: URLSearchParams) => async (session: ConversationRelaySession, report: RelayReport) => {
+  /** Reports go to the call named by the session's URL, within the environment of the account that signed the upgrade. */
+  const reportTo = (query: URLSearchParams, reach: CarrierReach) => async (session: ConversationRelaySession, report: RelayReport) => {
     const callId = query.get('call_id') ?? (session.callSid ? (await findCallByCarrierId(deps.db, session.callSid))?.id : undefined);
     if (!callId) return;
     await deliver(
@@ -44,6 +46,7 @@ export function twilioRelayEndpoint(deps: AppDeps): TwilioRelayEndpoint {
             done: true,
             ...(report.stopped ? { stopped: true } : {}),
           },
+      reach,
     );
   };
 
@@ -62,7 +65,7 @@ export function twilioRelayEndpoint(deps: AppDeps): TwilioRelayEndpoint {
         return true;
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
-        const report = reportTo(target.searchParams);
+        const report = reportTo(target.searchParams, environmentsOfTwilioAccount(deps.config, verdict.account.accountSid));
         const session: ConversationRelaySession = new ConversationRelaySession(ws, {
           log: deps.logger,
           language: target.searchParams.get('language') ?? undefined,

@@ -231,9 +231,18 @@ export type {
   CarrierUtteranceEvent,
 } from './callbacks/wire';
 
+/** Which provider refused, and its own code for the refusal (Twilio's `21631`, Telnyx's `10015`…), when it gave one. */
+export interface CarrierRefusal {
+  provider: 'twilio' | 'telnyx';
+  code?: string;
+}
+
 /** A refusal the carrier will repeat however often we ask (bad request, no inventory). */
 export class CarrierRejectedError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly refusal?: CarrierRefusal,
+  ) {
     super(message);
     this.name = 'CarrierRejectedError';
   }

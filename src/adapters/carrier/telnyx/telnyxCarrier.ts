@@ -17,7 +17,7 @@ import { openTelnyxRecording } from './recordings';
 import { provisionTelnyxNumber, releaseTelnyxNumber } from './numbers';
 
 /**
- * The carrier port on Telnyx (CARRIER_PROVIDER=telnyx), through the official `telnyx` package.
+ * The carrier port on Telnyx (CARRIER_PROVIDER_LIVE=telnyx), through the official `telnyx` package.
  * Telnyx's webhooks come back to `/carrier/telnyx/events` (api/routes/carrier/telnyx.ts), which
  * verifies and translates them (./webhook.ts). docs/carriers.md maps each behaviour.
  */

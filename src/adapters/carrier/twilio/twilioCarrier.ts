@@ -16,10 +16,11 @@ import type { TwilioRelayCommands } from './callbacks/relayCommands';
 import { streamTwiml } from './callbacks/twiml';
 import { verifyTwilioUpgrade } from './callbacks/verify';
 import { transferTwiml } from './callbacks/transfer';
-import { twilioClient, type TwilioAccount } from './client';
+import { toRefusal, twilioCall, twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
 import { openTwilioRecording } from './recordings';
 import { twilioVoice } from './voices';
+import { joinMessagingService } from './messagingService';
 
 /**
  * The number Twilio's test credentials buy (and call and text from): its documented "magic"
@@ -46,6 +47,17 @@ export interface TwilioCarrierOptions {
   media?: MediaSocketServer;
   /** The record of Calls and Messages creates shared by every worker (Postgres in a deployment). */
   attempts: CreateAttempts;
+  /**
+   * The Messaging Service (`MG…`, registered for US A2P 10DLC) every bought number joins and every SMS is
+   * sent through (./messagingService.ts). Live only: test credentials cannot use Messaging Services.
+   */
+  messagingServiceSid?: string;
+  /**
+   * Where Twilio requires them (most countries outside the US and Canada), the Address and the Regulatory
+   * Bundle a number of each country is bought with (ISO 3166 alpha-2 → `AD…` / `BU…`). A country without
+   * them is refused by Twilio (21631, 21649), which the refusal names with the setting to fill in.
+   */
+  regulation?: { addressSids?: Readonly<Record<string, string>>; bundleSids?: Readonly<Record<string, string>> };
 }
 
 /**
@@ -77,14 +89,44 @@ export class TwilioCarrier implements CarrierAdapter {
       }
       // The idempotency key is the number's FriendlyName: a retry finds the number the first attempt bought.
       const [owned] = await this.client.incomingPhoneNumbers.list({ friendlyName: request.idempotencyKey, limit: 1 });
-      if (owned) return { phoneNumber: owned.phoneNumber, carrierRef: owned.sid };
-      const [available] = await this.client
-        .availablePhoneNumbers(request.country)
-        .local.list({ voiceEnabled: true, smsEnabled: true, limit: 1 });
-      if (!available) throw new CarrierRejectedError(`Twilio has no local number with voice and SMS in ${request.country}`);
-      const bought = await this.client.incomingPhoneNumbers.create({ phoneNumber: available.phoneNumber, ...callbacks });
-      return { phoneNumber: bought.phoneNumber, carrierRef: bought.sid };
+      const number = owned ?? (await this.buyNumber(request.country, callbacks));
+      // A number is the line's once it can text: joined to the Messaging Service (a retry joins it again, harmlessly).
+      await this.joinMessagingService(number);
+      return { phoneNumber: number.phoneNumber, carrierRef: number.sid };
     });
+  }
+
+  private async buyNumber(country: string, callbacks: ReturnType<TwilioCarrier['numberCallbacks']>) {
+    const [available] = await this.client.availablePhoneNumbers(country).local.list({ voiceEnabled: true, smsEnabled: true, limit: 1 });
+    if (!available) throw new CarrierRejectedError(`Twilio has no local number with voice and SMS in ${country}`);
+    const addressSid = this.options.regulation?.addressSids?.[country];
+    const bundleSid = this.options.regulation?.bundleSids?.[country];
+    try {
+      return await this.client.incomingPhoneNumbers.create({
+        phoneNumber: available.phoneNumber,
+        ...callbacks,
+        ...(addressSid ? { addressSid } : {}),
+        ...(bundleSid ? { bundleSid } : {}),
+      });
+    } catch (err) {
+      throw regulatoryRefusal(toRefusal(err, 'buy a number'), country);
+    }
+  }
+
+  /**
+   * Joins a bought number to the Messaging Service; a refusal gives the number back (a line that cannot
+   * text is not made with it, and an unused number is not kept and billed) before it is reported.
+   */
+  private async joinMessagingService(number: { sid: string; phoneNumber: string }): Promise<void> {
+    const serviceSid = this.options.messagingServiceSid;
+    if (!serviceSid) return;
+    try {
+      await joinMessagingService(this.client, serviceSid, number.sid);
+    } catch (err) {
+      if (!(toRefusal(err) instanceof CarrierRejectedError)) throw err;
+      await ignoreNotFound(() => this.client.incomingPhoneNumbers(number.sid).remove());
+      throw err;
+    }
   }
 
   async releaseNumber(request: { phoneNumber: string }): Promise<void> {
@@ -99,14 +141,12 @@ export class TwilioCarrier implements CarrierAdapter {
   async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
     const carrierCallId = await createOnce(this.options.attempts, 'call', request.callId, {
       runningMs: this.runningMs,
-      // The line has one call at a time, so a call from its number to this one created since the first attempt is that attempt's.
-      find: (since) =>
+      // The line has one call at a time, so a call from its number to this one created while an earlier attempt ran is that attempt's.
+      find: this.lookups((since, until) =>
         twilioCall('look for a placed call', async () =>
-          (await this.client.calls.list({ from: request.from, to: request.to, limit: 20 }))
-            .filter((call) => call.dateCreated >= since)
-            .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())
-            .map((call) => call.sid),
+          createdWithin(await this.client.calls.list({ from: request.from, to: request.to, limit: 20 }), since, until),
         ),
+      ),
       create: () =>
         twilioCall('place a call', async () => {
           const call = await this.client.calls.create({
@@ -200,17 +240,18 @@ export class TwilioCarrier implements CarrierAdapter {
   async sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
     const carrierMessageId = await createOnce(this.options.attempts, 'message', request.messageId, {
       runningMs: this.runningMs,
-      find: (since) =>
+      // Matched on who and when, never on the body: a Messaging Service's Smart Encoding may have rewritten it.
+      find: this.lookups((since, until) =>
         twilioCall('look for a sent message', async () =>
-          (await this.client.messages.list({ from: request.from, to: request.to, limit: 20 }))
-            .filter((message) => message.dateCreated >= since && message.body === request.text)
-            .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())
-            .map((message) => message.sid),
+          createdWithin(await this.client.messages.list({ from: request.from, to: request.to, limit: 20 }), since, until),
         ),
+      ),
       create: () =>
         twilioCall('send a message', async () => {
           const message = await this.client.messages.create({
             from: request.from,
+            // With the line's number as `from`, the service sends from that sender of its pool and applies its A2P registration.
+            ...(this.options.messagingServiceSid ? { messagingServiceSid: this.options.messagingServiceSid } : {}),
             to: request.to,
             body: request.text,
             statusCallback: this.url(TWILIO_CALLBACK_PATHS.messageStatus, { message_id: request.messageId }),
@@ -255,6 +296,15 @@ export class TwilioCarrier implements CarrierAdapter {
     throw new Error('Twilio opened the media stream but never started it');
   }
 
+  /**
+   * How a retry looks for what an earlier attempt created. Not with test credentials, which Twilio answers
+   * 403 on any list (twilio.com/docs/iam/test-credentials: only the three POSTs): a retry after a lost answer
+   * then creates again. Nothing is lost by it: a test create reaches no phone and charges nothing.
+   */
+  private lookups<F extends (since: Date, until: Date | undefined) => Promise<string[]>>(find: F): F | undefined {
+    return this.options.mode === 'test' ? undefined : find;
+  }
+
   private numberCallbacks(friendlyName: string) {
     return {
       friendlyName,
@@ -286,19 +336,29 @@ export class TwilioCarrier implements CarrierAdapter {
   }
 }
 
-/** Twilio's 4xx (but 429) is a refusal it will repeat; anything else (5xx, 429, network) may pass on a retry. */
-async function twilioCall<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (err instanceof CarrierRejectedError) throw err;
-    if (typeof status === 'number' && status >= 400 && status < 500 && status !== 429) {
-      const code = (err as { code?: number }).code;
-      throw new CarrierRejectedError(`Twilio refused to ${what}: ${status}${code ? ` (${code})` : ''} ${(err as Error).message}`);
-    }
-    throw new Error(`Twilio error trying to ${what}: ${status ?? ''} ${(err as Error).message}`.trim(), { cause: err });
-  }
+/** The sids of what was created from `since` to `until` (none: up to now), oldest first. */
+function createdWithin(items: Array<{ sid: string; dateCreated: Date }>, since: Date, until: Date | undefined): string[] {
+  return items
+    .filter((item) => item.dateCreated >= since && (!until || item.dateCreated <= until))
+    .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())
+    .map((item) => item.sid);
+}
+
+/**
+ * Twilio's refusals of a purchase for want of regulatory documents, with what the operator sets:
+ * 21631 "Phone Number Requires an Address" (twilio.com/docs/api/errors/21631) and 21649, a number with
+ * identity regulations bought without an approved BundleSid (Twilio changelog 2020-02-12, "Regulated
+ * Number Bundle Provisioning Requirement").
+ */
+const REGULATORY_SETTINGS: Readonly<Record<string, string>> = { '21631': 'TWILIO_LIVE_ADDRESS_SIDS', '21649': 'TWILIO_LIVE_BUNDLE_SIDS' };
+
+function regulatoryRefusal(err: Error, country: string): Error {
+  const setting = err instanceof CarrierRejectedError ? REGULATORY_SETTINGS[err.refusal?.code ?? ''] : undefined;
+  if (!setting || !(err instanceof CarrierRejectedError)) return err;
+  return new CarrierRejectedError(
+    `${err.message} (numbers in ${country} need it: set ${setting}=${country}:… on the worker, docs/carriers.md)`,
+    err.refusal,
+  );
 }
 
 async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
