@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import {
   appendTranscript,
@@ -53,6 +53,19 @@ async function carrierCommand<T>(command: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
     throw err;
+  }
+}
+
+/**
+ * The press's id: the same for every attempt of this activity (its workflow and activity ids), so a retry after a
+ * timeout is recognised by a carrier that takes an idempotency key (Telnyx's `command_id`). None outside an activity.
+ */
+function pressIdOfThisActivity(): { pressId?: string } {
+  try {
+    const { workflowExecution, activityId } = Context.current().info;
+    return workflowExecution ? { pressId: `${workflowExecution.workflowId}:${workflowExecution.runId}:${activityId}` } : {};
+  } catch {
+    return {};
   }
 }
 
@@ -174,7 +187,7 @@ export function createCallActivities({
     /** Live control: plays DTMF digits; false when the call is no longer answered. */
     async sendDigits(carrierCallId: string, digits: string): Promise<{ pressed: boolean }> {
       try {
-        await carrier.sendDigits({ carrierCallId, digits });
+        await carrier.sendDigits({ carrierCallId, digits, ...pressIdOfThisActivity() });
         return { pressed: true };
       } catch (err) {
         if (err instanceof CarrierRejectedError) return { pressed: false };

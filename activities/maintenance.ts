@@ -1,6 +1,8 @@
 import { purgeExpiredCallbackSignatures } from '../src/adapters/carrier/callbacks/replay';
 import { purgeStaleRelayCommands } from '../src/adapters/carrier/twilio/callbacks/relayCommands';
 import { purgeOldCreateAttempts } from '../src/adapters/carrier/twilio/createAttempts';
+import { purgeOldTelnyxCalls } from '../src/adapters/carrier/callbacks/telnyx/callRecords';
+import { purgeOldTelnyxSpeech } from '../src/adapters/carrier/callbacks/telnyx/speechQueue';
 import type { Db } from '../src/platform/db/knex';
 import { purgeExpiredIdempotencyKeys } from '../src/domain/idempotency/store';
 import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';
@@ -18,6 +20,8 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
       carrierCallbackSignatures: number;
       twilioRelayCommands: number;
       carrierCreateAttempts: number;
+      telnyxSpeechChunks: number;
+      telnyxCalls: number;
     }> {
       const at = now();
       return {
@@ -26,6 +30,8 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
         carrierCallbackSignatures: await purgeExpiredCallbackSignatures(db, at),
         twilioRelayCommands: await purgeStaleRelayCommands(db, at),
         carrierCreateAttempts: await purgeOldCreateAttempts(db, at),
+        telnyxSpeechChunks: await purgeOldTelnyxSpeech(db, at),
+        telnyxCalls: await purgeOldTelnyxCalls(db, at),
       };
     },
   };

@@ -8,6 +8,7 @@ import type { Logger } from '../src/platform/logger';
 import type { CardVaults } from '../src/adapters/payments/port';
 import type { CarrierRecording } from '../src/adapters/carrier/port';
 import type { CarrierReach } from '../src/domain/carriers/reach';
+import type { TelnyxCallControl } from '../src/adapters/carrier/callbacks/telnyx/webhook';
 
 /** What every handler can reach: shared infrastructure, never per-tenant state. */
 export interface AppDeps {
@@ -22,6 +23,11 @@ export interface AppDeps {
    * (Telnyx); src/main builds it when an environment is on Telnyx. Absent otherwise: the simulator declines on a non-2xx.
    */
   declineCall?: (carrierCallId: string) => Promise<void>;
+  /**
+   * Telnyx's call state shared with the worker (speech queue, call languages, dial records): the Telnyx webhook
+   * translator advances it and sends the speech commands that follow (src/main builds it on a Telnyx deployment).
+   */
+  telnyxCalls?: TelnyxCallControl;
   /**
    * Opens a call's recording at the carrier of its environment, with the carrier's credentials (src/main builds it);
    * the portal plays recordings through it. Absent: the portal shows no recording player.

@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { createApp } from '../../api/app';
 import { cardVaultsFor } from './payments';
-import { carrierDecliner } from './carrierDecliner';
+import { carrierDecliner, telnyxCallControl } from './carrierDecliner';
 import { recordingOpener } from './carrierRecordings';
 import { createApiServer } from '../../api/server';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
@@ -35,6 +35,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
     now: () => new Date(),
     draining: () => draining,
     declineCall: carrierDecliner(config),
+    telnyxCalls: telnyxCallControl(config, db),
     openRecording: recordingOpener(config),
     cardVaults: cardVaultsFor(config),
   });

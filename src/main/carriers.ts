@@ -28,7 +28,7 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
   const forEnvironment = (environment: CarrierEnvironment): CarrierAdapter => {
     const provider = config.carrierProviders[environment];
     if (provider === 'simulator') return simulator();
-    if (provider === 'telnyx') return telnyxCarrier(config);
+    if (provider === 'telnyx') return telnyxCarrier(config, db);
     const account = requireSetting(config.twilio[environment], `TWILIO_${environment.toUpperCase()}_ACCOUNT_SID and _AUTH_TOKEN`);
     return new TwilioCarrier({
       account,
@@ -53,7 +53,7 @@ export function carrierOfEnvironment(config: Config, environment: CarrierEnviron
 }
 
 /** Telnyx with its account's settings (src/adapters/carrier/telnyx/). */
-function telnyxCarrier(config: Config): CarrierAdapter {
+function telnyxCarrier(config: Config, db: Db): CarrierAdapter {
   return new TelnyxCarrier(
     {
       apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
@@ -63,11 +63,14 @@ function telnyxCarrier(config: Config): CarrierAdapter {
       campaignId: config.telnyx.campaignId,
       requirementGroups: config.telnyx.requirementGroups,
       webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
-      transcriptionLanguage: config.telnyx.transcriptionLanguage,
     },
-    config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
-      ? new MediaSocketServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
-      : undefined,
+    {
+      db,
+      media:
+        config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
+          ? new MediaSocketServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
+          : undefined,
+    },
   );
 }
 

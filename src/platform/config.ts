@@ -112,8 +112,6 @@ export interface Config {
     requirementGroups?: Readonly<Record<string, string>>;
     /** TELNYX_BASE_URL: Telnyx's API by default; a local contract stub in tests. */
     baseUrl: string | undefined;
-    /** TELNYX_TRANSCRIPTION_LANGUAGE: the language Telnyx transcribes callers in (`en` by default). */
-    transcriptionLanguage: string;
     /**
      * Audio lines: the worker listens on TELNYX_MEDIA_PORT for Telnyx's media sockets, which Telnyx reaches at
      * TELNYX_MEDIA_URL (a `wss://` URL of this worker). Both unset: audio lines are refused on Telnyx.
@@ -368,7 +366,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       campaignId: env.TELNYX_10DLC_CAMPAIGN_ID || undefined,
       requirementGroups: byCountryFromEnv('TELNYX_REQUIREMENT_GROUPS', env),
       baseUrl: env.TELNYX_BASE_URL || undefined,
-      transcriptionLanguage: env.TELNYX_TRANSCRIPTION_LANGUAGE || 'en',
       mediaUrl: env.TELNYX_MEDIA_URL || undefined,
       mediaPort: env.TELNYX_MEDIA_PORT ? int('TELNYX_MEDIA_PORT', 0) : undefined,
     },

@@ -140,7 +140,9 @@ describe('Telnyx carrier', () => {
     await stub.say(call.id, 'I need a table for two');
     await eventually(async () => (speeches(id).length === 2 ? true : undefined));
     expect(speeches(id)[1].text).toBe('Sure, for what time?');
-    expect(events('message')[0].body).toMatchObject({ call_id: id, text: 'I need a table for two', detected_language: 'en' });
+    expect(events('message')[0].body).toMatchObject({ call_id: id, text: 'I need a table for two' });
+    // A `multi` line: Telnyx's engine detects the language but never says which, so none is reported (never a guessed `en`).
+    expect(events('message')[0].body).not.toHaveProperty('detected_language');
     await stub.finishSpeech(call.id);
     const transcript = await calls.untilTranscript(id, 3);
     expect(transcript.transcript!.map((t) => t.text)).toEqual([
@@ -162,24 +164,82 @@ describe('Telnyx carrier', () => {
     expect(actions(id)).toContain('hangup');
   });
 
-  it('barge-in: a caller talking over the reply stops Telnyx playback and the new sentence is taken', async () => {
+  /** An outbound call on a new line, answered at Telnyx and in progress. */
+  const answeredCall = async () => {
     const line = await lines.create();
-    const id = (await calls.place(line.id)).body.call.id;
+    const id = (await calls.place(line.id)).body.call.id as string;
     const call = await eventually(async () => callOf(id));
     await stub.answer(call.id);
     await calls.untilStatus(id, ['in_progress']);
+    return { id, call };
+  };
+
+  it('barge-in: a caller talking over the reply stops Telnyx playback, `interrupted` says what was heard, and the new sentence is taken', async () => {
+    const { id, call } = await answeredCall();
     const long = Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ');
     replies.set('Tell me everything', long);
     replies.set('Stop, stop', 'Okay.');
     await stub.say(call.id, 'Tell me everything');
     await eventually(async () => (speeches(id)[0]?.state === 'speaking' ? true : undefined));
-    await stub.say(call.id, 'Stop, stop');
+    // The caller listens for about 1.5 s before talking over the reply: what they heard is estimated from it.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Google's interim result comes first: the playback stops before the sentence is over.
+    await stub.say(call.id, 'Stop, stop', ['Stop']);
     await eventually(async () => (actions(id).includes('playback_stop') ? true : undefined));
     await eventually(async () => (speeches(id)[1]?.text === 'Okay.' ? true : undefined));
     expect(speeches(id)[0].state).toBe('stopped');
     expect(events('message').map((m) => m.body.text)).toEqual(['Tell me everything', 'Stop, stop']);
+    const interrupted = await eventually(async () => events('interrupted').find((e) => e.body.call_id === id));
+    const heard = String(interrupted.body.partial_response_text).split(' ');
+    expect(heard.length).toBeGreaterThanOrEqual(2);
+    expect(heard.length).toBeLessThan(60);
+    expect(heard).toEqual(long.split(' ').slice(0, heard.length));
+    const stopMessage = events('message').find((m) => m.body.text === 'Stop, stop')!;
+    expect(Number(interrupted.body.timestamp)).toBeLessThan(Number(stopMessage.body.timestamp));
     await stub.hangUpRemote(call.id);
     expect((await calls.untilStatus(id, ['completed'])).end_cause).toBe('caller_hangup');
+  });
+
+  it('a speech of 5,000 characters (the API’s limit) is spoken through Telnyx’s 3,000-character speak as one speech', async () => {
+    const { id, call } = await answeredCall();
+    let text = '';
+    for (let i = 0; text.length < 4_990; i += 1) text += `Item ${i} of the menu is ready. `;
+    text = text.slice(0, 5_000).replace(/\S*$/, '').trim();
+    const spoken = calls.speak(id, { text });
+    await eventually(async () => (speeches(id).length === 1 ? true : undefined));
+    await stub.finishSpeech(call.id);
+    await eventually(async () => (speeches(id).length === 2 ? true : undefined));
+    await stub.finishSpeech(call.id);
+    const result = await spoken;
+    expect(result.status).toBe(200);
+    expect(result.body).toMatchObject({ spoke: true, interrupted: false });
+    expect(speeches(id).every((s) => s.text.length <= 3_000)).toBe(true);
+    expect(
+      speeches(id)
+        .map((s) => s.text)
+        .join(' '),
+    ).toBe(text);
+    await calls.hangUp(id);
+  });
+
+  it('a line pinned to Spanish: Telnyx transcribes in Spanish, speaks with a Spanish voice, and no detected_language is invented', async () => {
+    const line = await lines.create({ begin_message: 'Hola, ¿en qué puedo ayudarle?' });
+    expect((await ctx.h.request('PATCH', `/api/v1/lines/${line.id}`, { key: live(), body: { language: 'es' } })).status).toBe(200);
+    const id = (await calls.place(line.id)).body.call.id;
+    const call = await eventually(async () => callOf(id));
+    expect(call.commands[0].body.transcription_config).toMatchObject({
+      transcription_engine: 'Google',
+      transcription_engine_config: { language: 'es', interim_results: true },
+    });
+    await stub.answer(call.id);
+    await eventually(async () => (speeches(id).length === 1 ? true : undefined));
+    expect(speeches(id)[0].voice).toBe('Azure.es-ES-ElviraNeural');
+    await stub.finishSpeech(call.id);
+    await stub.say(call.id, 'Quiero una mesa');
+    const message = await eventually(async () => events('message').find((m) => m.body.call_id === id));
+    expect(message.body.text).toBe('Quiero una mesa');
+    expect(message.body).not.toHaveProperty('detected_language');
+    await calls.hangUp(id);
   });
 
   it('an inbound call is answered through Call Control, announced, and settled when the caller hangs up', async () => {

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { createApp } from '../../api/app';
 import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { encodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
-import { carrierDecliner } from '../../src/main/carrierDecliner';
+import { carrierDecliner, telnyxCallControl } from '../../src/main/carrierDecliner';
 import { createLogger } from '../../src/platform/logger';
 import type { Config } from '../../src/platform/config';
 import { customer, type Line } from '../support/customer';
@@ -88,6 +88,7 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
         logger: createLogger('api-test', 'warn', sink),
         now: () => new Date(),
         declineCall: carrierDecliner(ctx.h.config),
+        telnyxCalls: telnyxCallControl(ctx.h.config, ctx.h.db),
       });
       const server = http.createServer(app.koa.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

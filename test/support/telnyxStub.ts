@@ -8,6 +8,7 @@ import type { PhoneNumberCampaign } from 'telnyx/resources/messaging-10dlc/phone
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import type { TelnyxSettings } from '../../src/adapters/carrier/telnyx/client';
 import type { Config } from '../../src/platform/config';
+import type { Db } from '../../src/platform/db/knex';
 
 /**
  * A local contract stub of Telnyx's v2 API, written from Telnyx's public API reference (paths,
@@ -29,6 +30,26 @@ import type { Config } from '../../src/platform/config';
  * `answering_machine_detection` sends `call.machine.detection.ended` (`result`) after `call.answered`.
  * Tests drive the far end: `answer`, `say` (→ `call.transcription`), `hangUpRemote`, `answerTransfer`, `failTransfer`,
  * `incomingCall` (→ `call.initiated`, direction incoming), `inboundSms` (→ `message.received`).
+ *
+ * Call commands as telnyx 7.24.0 documents them (node_modules/telnyx/resources/calls/*.d.ts):
+ * - `client_state` of any command is state added "to every subsequent webhook" of the call (`ActionSpeakParams`,
+ *   and `client_state_update`: "Updates client state for every subsequent webhook"): the call's webhooks carry the
+ *   latest command's, including `call.speak.*` of an earlier speak.
+ * - `speak.payload`: "There is a 3,000 character limit": a longer one is refused, 422 with Telnyx's error envelope
+ *   (`{errors: [{code, title, detail, source: {pointer}}]}`).
+ * - `playback_stop`: "Expected Webhooks: call.playback.ended or call.speak.ended"
+ *   (developers.telnyx.com/api-reference/call-commands/stop-audio-playback): the playing speak ends with
+ *   `call.speak.ended`, `status: 'completed'` (its documented values are completed, call_hangup, cancelled_amd; none
+ *   says "stopped"). `stop: all` drops the queue; a dropped speak never started and sends nothing (an assumption).
+ * - `streaming_start`: the stream's `start.media_format.encoding` is `stream_codec` unless the stub is told it cannot
+ *   transcode (`transcodes: false`), when it is the call's codec (`callCodec`): "When set to 'default' or when
+ *   transcoding is not possible, the codec from the call will be used".
+ * - A repeated `command_id` is ignored ("Telnyx will ignore any command with the same `command_id`"). What Telnyx
+ *   ANSWERS to an ignored dial is not documented: this stub refuses it (422), the answer that would fail a call
+ *   Telnyx is dialling if the adapter relied on it (an assumption chosen so the adapter must not; see
+ *   src/adapters/carrier/telnyx/dial.ts). `GET /connections/{id}/active_calls` lists the calls not ended, with
+ *   their `client_state` (`ConnectionListActiveCallsResponse`).
+ * - `loseNextAnswer(path)`: the next request to `path` is carried out but its answer is lost (the socket is cut).
  */
 
 export interface StubCall {
@@ -42,6 +63,8 @@ export interface StubCall {
   /** Speak commands in order, with how each ended. */
   speeches: Array<{ text: string; voice: string; clientState?: string; state: 'queued' | 'speaking' | 'done' | 'stopped' }>;
   commands: Array<{ action: string; body: Record<string, unknown> }>;
+  /** DTMF tones played (`send_dtmf` accepted; a repeated `command_id` plays nothing). */
+  tones?: string[];
   /** A transfer's new leg: the call (leg A) it was transferred from. */
   transferOf?: string;
   /** Bridged to this leg (a transfer that was answered). */
@@ -97,13 +120,16 @@ export interface TelnyxStub {
   answerTransfer(legId: string): Promise<void>;
   /** A transfer's destination never answers: its leg hangs up with `cause` (`user_busy`, `timeout`, …); leg A stays up. */
   failTransfer(legId: string, cause: string): Promise<void>;
-  say(callId: string, text: string): Promise<void>;
+  /** The caller says `text` (`call.transcription`, final), after `interim` results (`is_final: false`) if given. */
+  say(callId: string, text: string, interim?: string[]): Promise<void>;
   finishSpeech(callId: string): Promise<void>;
   hangUpRemote(callId: string): Promise<void>;
   incomingCall(from: string, to: string): Promise<string>;
   /** The caller speaks: `frames` µ-law frames on the media socket's inbound track. */
   talk(callId: string, frames: Buffer[]): Promise<void>;
   inboundSms(from: string, to: string, text: string): Promise<void>;
+  /** The next request whose path ends with `suffix` is carried out, but its answer never arrives (connection cut). */
+  loseNextAnswer(suffix: string): void;
   /** Signs a body as Telnyx does (for forged and stale tests: sign with another key or an old timestamp). */
   sign(body: string, timestamp?: number): Record<string, string>;
   close(): Promise<void>;
@@ -120,7 +146,7 @@ function rawPublicKey(key: crypto.KeyObject): string {
   return key.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
 }
 
-export async function startTelnyxStub(options: { speakMs?: number } = {}): Promise<TelnyxStub> {
+export async function startTelnyxStub(options: { speakMs?: number; callCodec?: string; transcodes?: boolean } = {}): Promise<TelnyxStub> {
   const { privateKey, publicKey } = crypto.generateKeyPairSync('ed25519');
   const apiKey = `KEY${crypto.randomBytes(24).toString('hex')}`;
   const calls = new Map<string, StubCall>();
@@ -145,6 +171,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   const requests: TelnyxStub['requests'] = [];
   const commandIds = new Map<string, unknown>();
   let connectionWebhookUrl = '';
+  const losing = new Set<string>();
   // Webhooks are delivered one at a time, in order, as Telnyx does per call.
   let delivery: Promise<void> = Promise.resolve();
 
@@ -189,7 +216,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     const next = call.speeches.find((s) => s.state === 'queued');
     if (!next || call.speeches.some((s) => s.state === 'speaking')) return;
     next.state = 'speaking';
-    void send(call.webhookUrl, 'call.speak.started', { ...callPayload(call), client_state: next.clientState });
+    void send(call.webhookUrl, 'call.speak.started', callPayload(call));
     if (options.speakMs !== undefined) {
       const speakMs = options.speakMs;
       setTimeout(() => {
@@ -199,7 +226,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
   }
   async function endSpeech(call: StubCall, speech: StubCall['speeches'][number], status: 'completed' | 'call_hangup'): Promise<void> {
     speech.state = status === 'completed' ? 'done' : 'stopped';
-    const ended = send(call.webhookUrl, 'call.speak.ended', { ...callPayload(call), client_state: speech.clientState, status });
+    const ended = send(call.webhookUrl, 'call.speak.ended', callPayload(call, { status }));
     startNextSpeech(call);
     await ended;
   }
@@ -246,6 +273,11 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     mp3: `${url}/storage/recordings/${id}.mp3?X-Amz-Expires=600&X-Amz-Signature=stub`,
   });
 
+  /** What Telnyx streams: the asked `stream_codec` if it can transcode, else the call's codec. */
+  const streamEncoding = (body: Record<string, unknown>) => {
+    const asked = typeof body.stream_codec === 'string' && body.stream_codec !== 'default' ? body.stream_codec : undefined;
+    return asked && options.transcodes !== false ? asked : (options.callCodec ?? 'PCMU');
+  };
   const error = (res: http.ServerResponse, status: number, detail: string) => {
     res.writeHead(status, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ errors: [{ code: String(status === 422 ? 90018 : status), title: detail, detail }] }));
@@ -263,6 +295,16 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     const url = new URL(req.url ?? '/', 'http://stub');
     const body = (chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {}) as Record<string, unknown>;
     requests.push({ method: req.method ?? '', path: url.pathname, body });
+    const lost = [...losing].find((suffix) => url.pathname.endsWith(suffix));
+    if (lost) {
+      losing.delete(lost);
+      // Carried out, then the connection is cut instead of answering.
+      res.writeHead = (() => res) as unknown as typeof res.writeHead;
+      res.end = (() => {
+        req.socket.destroy();
+        return res;
+      }) as unknown as typeof res.end;
+    }
     // A webhook sink for tests of the adapter alone (not part of Telnyx's API).
     if (url.pathname === '/sink') return ok(res, {});
     const stored = /^\/storage\/recordings\/([0-9a-f-]{36})\.(wav|mp3)$/.exec(url.pathname);
@@ -438,7 +480,8 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     }
     if (req.method === 'POST' && path === '/v2/calls') {
       const commandId = typeof body.command_id === 'string' ? `dial:${body.command_id}` : undefined;
-      if (commandId && commandIds.has(commandId)) return ok(res, commandIds.get(commandId));
+      // Ignored, as documented; the answer is this stub's assumption (see the header).
+      if (commandId && commandIds.has(commandId)) return error(res, 422, 'Duplicate command_id');
       const call: StubCall = {
         id: `v3:${crypto.randomBytes(12).toString('base64url')}`,
         direction: 'outgoing',
@@ -463,6 +506,22 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
       void send(call.webhookUrl, 'call.initiated', callPayload(call, { state: 'bridging' }));
       return;
     }
+    const activeCalls = /^\/v2\/connections\/([^/]+)\/active_calls$/.exec(path);
+    if (req.method === 'GET' && activeCalls) {
+      return page(
+        res,
+        [...calls.values()]
+          .filter((c) => c.state !== 'ended' && c.commands[0]?.body.connection_id === decodeURIComponent(activeCalls[1]))
+          .map((c) => ({
+            record_type: 'call',
+            call_control_id: c.id,
+            call_leg_id: `leg-${c.id}`,
+            call_session_id: `session-${c.id}`,
+            client_state: c.clientState ?? '',
+            call_duration: 0,
+          })),
+      );
+    }
     const action = /^\/v2\/calls\/([^/]+)\/actions\/([a-z_]+)$/.exec(path);
     if (req.method === 'POST' && action) {
       const call = calls.get(decodeURIComponent(action[1]));
@@ -474,7 +533,25 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
       if (commandKey && commandIds.has(commandKey)) return ok(res, { result: 'ok' });
       if (call.state === 'ended') return error(res, 422, 'Call has already ended');
       if (name === 'speak' && call.state !== 'answered') return error(res, 422, 'Call is not answered');
+      if (name === 'speak' && String(body.payload ?? '').length > 3_000) {
+        res.writeHead(422, { 'content-type': 'application/json' });
+        res.end(
+          JSON.stringify({
+            errors: [
+              {
+                code: '90015',
+                title: 'Invalid parameter',
+                detail: 'payload is limited to 3000 characters',
+                source: { pointer: '/payload' },
+              },
+            ],
+          }),
+        );
+        return;
+      }
       if (commandKey) commandIds.set(commandKey, true);
+      // State added "to every subsequent webhook" of the call.
+      if (typeof body.client_state === 'string' && name !== 'transfer') call.clientState = body.client_state;
       switch (name) {
         case 'answer':
           if (call.direction !== 'incoming') return error(res, 422, 'Only incoming calls can be answered');
@@ -514,11 +591,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
           if (playing) {
             playing.state = 'stopped';
             // call.speak.ended's documented statuses are completed, call_hangup and cancelled_amd.
-            void send(call.webhookUrl, 'call.speak.ended', {
-              ...callPayload(call),
-              client_state: playing.clientState,
-              status: 'completed',
-            });
+            void send(call.webhookUrl, 'call.speak.ended', callPayload(call, { status: 'completed' }));
           }
           return;
         }
@@ -536,7 +609,7 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
                 event: 'start',
                 sequence_number: '1',
                 stream_id: streamId,
-                start: { call_control_id: call.id, media_format: { encoding: 'PCMU', sample_rate: 8000, channels: 1 } },
+                start: { call_control_id: call.id, media_format: { encoding: streamEncoding(body), sample_rate: 8000, channels: 1 } },
               }),
             );
           });
@@ -573,6 +646,9 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
           return;
         }
         case 'send_dtmf':
+          if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
+          (call.tones ??= []).push(String(body.digits));
+          return ok(res, { result: 'ok' });
         case 'transcription_start':
         case 'record_start':
           if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
@@ -635,8 +711,13 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
     async failTransfer(legId, cause) {
       await hangUp(callOf(legId), 'callee', cause);
     },
-    async say(id, text) {
+    async say(id, text, interim = []) {
       const call = callOf(id);
+      for (const partial of interim)
+        await send(call.webhookUrl, 'call.transcription', {
+          ...callPayload(call),
+          transcription_data: { transcript: partial, is_final: false, confidence: 0.5 },
+        });
       await send(call.webhookUrl, 'call.transcription', {
         ...callPayload(call),
         transcription_data: { transcript: text, is_final: true, confidence: 0.97 },
@@ -691,22 +772,28 @@ export async function startTelnyxStub(options: { speakMs?: number } = {}): Promi
         errors: [],
       });
     },
+    loseNextAnswer: (suffix) => void losing.add(suffix),
     sign,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
 
-/** The Telnyx adapter against `stub`, its webhooks to the stub's own sink (the adapter's answers are what is tested); `settings` overrides. */
-export function telnyxCarrierOn(stub: TelnyxStub, settings: Partial<TelnyxSettings> = {}): TelnyxCarrier {
-  return new TelnyxCarrier({
-    apiKey: stub.apiKey,
-    baseUrl: stub.baseUrl,
-    connectionId: 'conn-1',
-    messagingProfileId: 'profile-1',
-    webhookUrl: `${stub.url}/sink`,
-    transcriptionLanguage: 'en',
-    ...settings,
-  });
+/**
+ * The Telnyx adapter against `stub` with its shared state in `db`, its webhooks to the stub's own sink (the adapter's
+ * answers are what is tested); `settings` overrides.
+ */
+export function telnyxCarrierOn(stub: TelnyxStub, db: Db, settings: Partial<TelnyxSettings> = {}): TelnyxCarrier {
+  return new TelnyxCarrier(
+    {
+      apiKey: stub.apiKey,
+      baseUrl: stub.baseUrl,
+      connectionId: 'conn-1',
+      messagingProfileId: 'profile-1',
+      webhookUrl: `${stub.url}/sink`,
+      ...settings,
+    },
+    { db },
+  );
 }
 
 /** A deployment's Telnyx settings (TELNYX_*) for an account played by `stub`: the harness's `overrides.telnyx`. */
@@ -717,7 +804,6 @@ export function telnyxConfigOn(stub: TelnyxStub, settings: Partial<Config['telny
     connectionId: 'stub-connection',
     messagingProfileId: 'stub-profile',
     baseUrl: stub.baseUrl,
-    transcriptionLanguage: 'en',
     mediaUrl: undefined,
     mediaPort: undefined,
     ...settings,

@@ -26,7 +26,9 @@ export interface StubCall {
   sid: string;
   from: string;
   to: string;
-  direction: 'inbound' | 'outbound-api';
+  direction: 'inbound' | 'outbound-api' | 'outbound-dial';
+  /** A `<Dial>`'s leg: the call that dialled it. */
+  parentCallSid?: string;
   status: string;
   dateCreated: Date;
   url?: string;
@@ -39,13 +41,25 @@ export interface StubCall {
   record?: boolean;
   /** Created with `MachineDetection` (`Enable`, `DetectMessageEnd`). */
   machineDetection?: string;
-  /** The child leg of a running `<Dial>`, once answered. */
-  dialAnswered?: boolean;
+  /** The leg the call's running `<Dial><Number>` dialled (a call of its own, `ParentCallSid` this call). */
+  dialLeg?: StubCall;
   updates: Array<Record<string, string | string[]>>;
+  /** Recordings started through `POST Calls/{sid}/Recordings.json`. */
+  apiRecordings?: StubApiRecording[];
   /** The ConversationRelay session of the call's `<Connect><ConversationRelay>`, while it runs. */
   relay?: StubRelay;
   /** The bidirectional stream of the call's `<Connect><Stream>`, while it runs. */
   media?: StubMediaStream;
+}
+
+/** A recording started through the Recordings API: reported only to its `recordingStatusCallback`. */
+export interface StubApiRecording {
+  sid: string;
+  status: 'in-progress' | 'completed';
+  startedAt: Date;
+  channels: number;
+  statusCallback?: string;
+  statusCallbackEvents: string[];
 }
 
 export interface StubMessage {
@@ -114,8 +128,11 @@ export interface TwilioStub {
   endUnanswered(callSid: string, status: 'busy' | 'no-answer' | 'failed'): Promise<void>;
   /** What ConversationRelay is saying ends (`agentSpeaking` off). */
   finishSpeech(callSid: string): Promise<void>;
-  /** The caller speaks to ConversationRelay (an `interrupt` first when it is speaking, then the `prompt`). */
-  callerSays(callSid: string, text: string): Promise<void>;
+  /**
+   * The caller speaks to ConversationRelay (an `interrupt` first when it is speaking, then the `prompt`), in
+   * `language` (a primary tag: what a `multi` session detects; a pinned one reports its own).
+   */
+  callerSays(callSid: string, text: string, language?: string): Promise<void>;
   /** The call's ConversationRelay socket is lost; Twilio goes on at the `<Connect action>`. */
   dropRelay(callSid: string): void;
   /** The caller's audio on the call's Media Stream (µ-law 8 kHz frames). */
@@ -131,6 +148,18 @@ export interface TwilioStub {
    * after the resource exists, as when a network fails between Twilio and the worker.
    */
   loseNextCreateAnswer(resource: 'Calls' | 'Messages'): void;
+  /** The next Calls update (of `callSid`, else of any call) is applied, but its answer is lost (the connection is reset). */
+  loseNextUpdateAnswer(callSid?: string): void;
+  /**
+   * The next Calls update of `callSid` waits, neither applied nor answered, until `release()` (Twilio slow
+   * to take it); `stalled` resolves once it arrived.
+   */
+  stallNextUpdate(callSid: string): { stalled: Promise<void>; release(): void };
+  /**
+   * The `<Pause>` the call's TwiML runs has run out: Twilio goes on to the `<Redirect>` after it, fetching
+   * that URL again with the same parameters (the audio hold's loop), and runs what it answers.
+   */
+  pauseEnds(callSid: string): Promise<SentCallback>;
   /** Signs like Twilio (for forging tests). */
   sign(url: string, params: Record<string, string>, authToken?: string): string;
   /** Posts a callback as Twilio would (signed with the stub's auth token unless `signature` is given). */
@@ -139,6 +168,7 @@ export interface TwilioStub {
 }
 
 const API_VERSION = '2010-04-01';
+const ANY_CALL = '*';
 
 export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
   const data = Object.keys(params)
@@ -186,6 +216,10 @@ export async function startTwilioStub(
   const calls = new Map<string, StubCall>();
   const messages = new Map<string, StubMessage>();
   const losingAnswers = new Set<'Calls' | 'Messages'>();
+  /** Calls whose next update is applied but its answer lost. */
+  const losingUpdateAnswers = new Set<string>();
+  /** Calls whose next update waits (neither applied nor answered) until released. */
+  const stalledUpdates = new Map<string, { stalled: () => void; release: Promise<void> }>();
   /** Answers a create, or resets the connection after it when its answer is to be lost. */
   const created = (res: http.ServerResponse, resource: 'Calls' | 'Messages', body: unknown) => {
     if (losingAnswers.delete(resource)) return res.socket?.destroy();
@@ -249,13 +283,22 @@ export async function startTwilioStub(
     ...extra,
   });
 
-  let sequence = 0;
+  /**
+   * Each call's status callbacks are numbered from 0 in the order fired (`SequenceNumber`, Twilio's status
+   * callback parameters); a retry of one callback repeats its number.
+   */
+  const sequences = new Map<string, number>();
+  const nextSequence = (callSid: string) => {
+    const next = sequences.get(callSid) ?? 0;
+    sequences.set(callSid, next + 1);
+    return String(next);
+  };
   const statusCallback = async (call: StubCall, event: string) => {
     if (!call.statusCallback) return;
     if (call.direction === 'outbound-api' && !call.statusCallbackEvents.includes(event)) return;
     const extra: Record<string, string> = {
       CallbackSource: 'call-progress-events',
-      SequenceNumber: String(sequence++),
+      SequenceNumber: nextSequence(call.sid),
       Timestamp: new Date().toUTCString(),
     };
     if (event === 'completed') extra.CallDuration = String(call.answeredAt ? Math.ceil((Date.now() - call.answeredAt) / 1000) : 0);
@@ -268,18 +311,53 @@ export async function startTwilioStub(
     await post(call.statusCallback, callParams(call, extra));
   };
 
-  /** Runs the TwiML at `url` (fetched with the call's parameters). */
+  /**
+   * The call runs new TwiML. The leg of a `<Dial>` it was running is hung up (new TwiML ends the dial and
+   * the bridge); a `<Dial><Number>` dials its leg at once, a call of its own (`ParentCallSid`, listed by
+   * `GET Calls.json?ParentCallSid=`), ringing until `answerTransfer`.
+   */
+  const setTwiml = (call: StubCall, twiml: string) => {
+    if (call.dialLeg && ['queued', 'ringing', 'in-progress'].includes(call.dialLeg.status)) call.dialLeg.status = 'completed';
+    call.dialLeg = undefined;
+    call.twiml = twiml;
+    const number = /<Dial\b[^>]*>\s*<Number\b[^>]*>([^<]*)<\/Number>/.exec(twiml)?.[1];
+    if (!number) return;
+    const leg: StubCall = {
+      sid: sid('CA'),
+      from: attr(twiml, 'Dial', 'callerId') ?? call.from,
+      to: number,
+      direction: 'outbound-dial',
+      parentCallSid: call.sid,
+      status: 'ringing',
+      dateCreated: new Date(),
+      statusCallbackEvents: [],
+      twiml: '',
+      updates: [],
+    };
+    calls.set(leg.sid, leg);
+    call.dialLeg = leg;
+  };
+
   /** An attribute of the first `element` in `twiml`, unescaped. */
   const attr = (twiml: string, element: string, name: string): string | undefined => {
     const match = new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`).exec(twiml);
     return match ? match[1].replace(/&amp;/g, '&') : undefined;
   };
 
-  const fetchTwiml = async (call: StubCall, url: string, extra: Record<string, string> = {}) => {
+  /**
+   * Runs the TwiML at `url`, fetched with the call's parameters: the same URL fetched again for the same
+   * call is the same request (Twilio's voice request parameters carry no timestamp or nonce). A fetch
+   * that fails (not 200) is an application error: Twilio ends the call (error 11200, no fallback URL).
+   */
+  const fetchTwiml = async (call: StubCall, url: string, extra: Record<string, string> = {}): Promise<SentCallback> => {
     const sent = await post(url, callParams(call, extra));
-    if (sent.status !== 200) return;
-    call.twiml = sent.body;
+    if (sent.status !== 200) {
+      if (call.status === 'in-progress') void end(call, 'completed');
+      return sent;
+    }
+    setTwiml(call, sent.body);
     await sockets.run(call);
+    return sent;
   };
 
   const end = (call: StubCall, status: string) =>
@@ -288,7 +366,55 @@ export async function startTwilioStub(
       call.status = status;
       await sockets.closeSockets(call);
       await statusCallback(call, 'completed');
+      await finishApiRecordings(call);
     });
+
+  /**
+   * A call's end ends its API recordings; each reports `completed` to its `recordingStatusCallback`
+   * once processed (after the call's final status), with the recording status callback parameters
+   * (twilio.com/docs/voice/api/recording#recordingstatuscallback).
+   */
+  const finishApiRecordings = async (call: StubCall) => {
+    for (const recording of call.apiRecordings ?? []) {
+      if (recording.status !== 'in-progress') continue;
+      recording.status = 'completed';
+      const durationMs = Date.now() - recording.startedAt.getTime();
+      recordings.set(recording.sid, { callSid: call.sid, durationMs });
+      if (!recording.statusCallback || !recording.statusCallbackEvents.includes('completed')) continue;
+      await post(recording.statusCallback, {
+        AccountSid: accountSid,
+        CallSid: call.sid,
+        RecordingSid: recording.sid,
+        RecordingUrl: `${stubUrlOf()}${base}/Recordings/${recording.sid}`,
+        RecordingStatus: 'completed',
+        RecordingDuration: String(Math.ceil(durationMs / 1000)),
+        RecordingChannels: String(recording.channels),
+        RecordingStartTime: recording.startedAt.toUTCString(),
+        RecordingSource: 'StartCallRecordingAPI',
+        RecordingTrack: 'both',
+      });
+    }
+  };
+  const recordingJson = (callSid: string, recording: StubApiRecording) => ({
+    account_sid: accountSid,
+    api_version: API_VERSION,
+    call_sid: callSid,
+    conference_sid: null,
+    date_created: recording.startedAt.toUTCString(),
+    date_updated: recording.startedAt.toUTCString(),
+    start_time: recording.startedAt.toUTCString(),
+    duration: recording.status === 'completed' ? String(Math.ceil((recordings.get(recording.sid)?.durationMs ?? 0) / 1000)) : '-1',
+    sid: recording.sid,
+    price: null,
+    price_unit: 'USD',
+    status: recording.status,
+    channels: recording.channels,
+    source: 'StartCallRecordingAPI',
+    error_code: null,
+    track: 'both',
+    encryption_details: null,
+    uri: `${base}/Calls/${callSid}/Recordings/${recording.sid}.json`,
+  });
 
   const json = (res: http.ServerResponse, status: number, body: unknown) => {
     res.writeHead(status, { 'content-type': 'application/json' });
@@ -303,6 +429,7 @@ export async function startTwilioStub(
     account_sid: accountSid,
     api_version: API_VERSION,
     direction: call.direction,
+    parent_call_sid: call.parentCallSid ?? null,
     from: call.from,
     to: call.to,
     status: call.status,
@@ -349,6 +476,29 @@ export async function startTwilioStub(
     end: Math.max(items.length - 1, 0),
     uri: path,
   });
+
+  /** Calls update (`POST Calls/{Sid}.json`): new TwiML or Url for a call in progress, or its end. */
+  const updateCall = (res: http.ServerResponse, callSid: string, params: Record<string, string | string[]>) => {
+    const call = calls.get(callSid);
+    if (!call) return error(res, 404, 20404, 'The requested resource was not found');
+    if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status))
+      return error(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
+    const status = one(params.Status);
+    // Only a call in progress runs new TwiML; a queued or ringing one can only be ended.
+    if (status !== 'completed' && status !== 'canceled' && (call.status === 'queued' || call.status === 'ringing'))
+      return error(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
+    call.updates.push(params);
+    const newCallback = one(params.StatusCallback);
+    if (newCallback) call.statusCallback = newCallback;
+    if (status === 'completed' || status === 'canceled') void end(call, status === 'completed' ? 'completed' : 'canceled');
+    else if (one(params.Twiml)) {
+      setTwiml(call, one(params.Twiml)!);
+      void enqueue(call.sid, () => sockets.run(call));
+    } else if (one(params.Url)) void enqueue(call.sid, () => fetchTwiml(call, one(params.Url)!));
+    // Applied, but the answer never reaches the client (a reset connection).
+    if (losingUpdateAnswers.delete(call.sid) || losingUpdateAnswers.delete(ANY_CALL)) return res.socket?.destroy();
+    return json(res, 200, callJson(call));
+  };
 
   let nextNumber = options.firstNumber ?? 5550100;
   const stubUrlOf = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -456,7 +606,12 @@ export async function startTwilioStub(
       // Lists are newest first, filtered by To and From as Twilio's list parameters do.
       const matching = <T extends { to: string; from: string; dateCreated: Date }>(items: Iterable<T>) =>
         [...items]
-          .filter((item) => (query.To === undefined || item.to === query.To) && (query.From === undefined || item.from === query.From))
+          .filter(
+            (item) =>
+              (query.To === undefined || item.to === query.To) &&
+              (query.From === undefined || item.from === query.From) &&
+              (query.ParentCallSid === undefined || (item as { parentCallSid?: string }).parentCallSid === query.ParentCallSid),
+          )
           .sort((a, b) => b.dateCreated.getTime() - a.dateCreated.getTime())
           .slice(0, Number(query.PageSize ?? 50));
       if (rest === '/Calls.json' && req.method === 'GET')
@@ -488,27 +643,42 @@ export async function startTwilioStub(
         return created(res, 'Calls', callJson(call));
       }
       if ((match = /^\/Calls\/(CA[0-9a-f]{32})\.json$/.exec(rest)) && req.method === 'POST') {
+        const stall = stalledUpdates.get(match[1]);
+        if (stall) {
+          stalledUpdates.delete(match[1]);
+          stall.stalled();
+          void stall.release.then(() => updateCall(res, match![1], params));
+          return;
+        }
+        return updateCall(res, match[1], params);
+      }
+      if ((match = /^\/Calls\/(CA[0-9a-f]{32})\/Recordings\.json$/.exec(rest))) {
         const call = calls.get(match[1]);
         if (!call) return error(res, 404, 20404, 'The requested resource was not found');
-        if (['completed', 'busy', 'no-answer', 'failed', 'canceled'].includes(call.status))
-          return error(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
-        const status = one(params.Status);
-        // Only a call in progress runs new TwiML; a queued or ringing one can only be ended.
-        if (status !== 'completed' && status !== 'canceled' && (call.status === 'queued' || call.status === 'ringing'))
-          return error(res, 400, 21220, 'Call is not in-progress. Cannot redirect.');
-        call.updates.push(params);
-        const newCallback = one(params.StatusCallback);
-        if (newCallback) call.statusCallback = newCallback;
-        if (status === 'completed' || status === 'canceled') void end(call, status === 'completed' ? 'completed' : 'canceled');
-        else if (one(params.Twiml)) {
-          call.twiml = one(params.Twiml)!;
-          void enqueue(call.sid, () => sockets.run(call));
-        } else if (one(params.Url)) void enqueue(call.sid, () => fetchTwiml(call, one(params.Url)!));
-        return json(res, 200, callJson(call));
-      }
-      if ((match = /^\/Calls\/(CA[0-9a-f]{32})\/Recordings\.json$/.exec(rest)) && req.method === 'POST') {
-        if (!calls.has(match[1])) return error(res, 404, 20404, 'The requested resource was not found');
-        return json(res, 201, { sid: sid('RE'), call_sid: match[1], status: 'in-progress', channels: 1, source: 'StartCallRecordingAPI' });
+        if (req.method === 'GET')
+          return json(
+            res,
+            200,
+            page(
+              'recordings',
+              (call.apiRecordings ?? []).map((r) => recordingJson(call.sid, r)),
+              path,
+            ),
+          );
+        if (req.method !== 'POST') return error(res, 405, 20004, 'Method not allowed');
+        if (call.status !== 'in-progress') return error(res, 400, 21220, 'Call is not in-progress.');
+        const events = params.RecordingStatusCallbackEvent;
+        const recording: StubApiRecording = {
+          sid: sid('RE'),
+          status: 'in-progress',
+          startedAt: new Date(),
+          channels: one(params.RecordingChannels) === 'dual' ? 2 : 1,
+          statusCallback: one(params.RecordingStatusCallback),
+          // Twilio's default is `completed`; the SDK joins several events with spaces.
+          statusCallbackEvents: (Array.isArray(events) ? events : (events ?? 'completed').split(' ')).filter(Boolean),
+        };
+        (call.apiRecordings ??= []).push(recording);
+        return json(res, 201, recordingJson(call.sid, recording));
       }
       // A Recording's media: the resource's URL with `.wav` (audio/x-wav) or `.mp3` (audio/mpeg) appended.
       if ((match = /^\/Recordings\/(RE[0-9a-f]{32})\.(wav|mp3)$/.exec(rest)) && req.method === 'GET') {
@@ -599,20 +769,21 @@ export async function startTwilioStub(
       const call = findCall(callSid);
       return enqueue(callSid, async () => {
         const callback = attr(call.twiml, 'Number', 'statusCallback');
-        const to = /<Number\b[^>]*>([^<]*)<\/Number>/.exec(call.twiml)?.[1];
-        if (!callback || !to) throw new Error(`call ${callSid} is not dialling with a Number status callback: ${call.twiml}`);
-        call.dialAnswered = true;
+        const leg = call.dialLeg;
+        if (!callback || !leg) throw new Error(`call ${callSid} is not dialling with a Number status callback: ${call.twiml}`);
+        leg.status = 'in-progress';
+        leg.answeredAt = Date.now();
         await post(callback, {
           AccountSid: accountSid,
           ApiVersion: API_VERSION,
-          CallSid: `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`,
+          CallSid: leg.sid,
           ParentCallSid: call.sid,
           CallStatus: 'in-progress',
           Direction: 'outbound-dial',
-          From: attr(call.twiml, 'Dial', 'callerId') ?? call.from,
-          To: to,
+          From: leg.from,
+          To: leg.to,
           CallbackSource: 'call-progress-events',
-          SequenceNumber: String(sequence++),
+          SequenceNumber: nextSequence(leg.sid),
           Timestamp: new Date().toUTCString(),
         });
       });
@@ -621,12 +792,14 @@ export async function startTwilioStub(
       const call = findCall(callSid);
       return enqueue(callSid, async () => {
         const action = attr(call.twiml, 'Dial', 'action');
-        if (!action) throw new Error(`call ${callSid} is not dialling: ${call.twiml}`);
-        const dialStatus = call.dialAnswered ? 'completed' : (status ?? 'no-answer');
-        call.dialAnswered = false;
+        const leg = call.dialLeg;
+        if (!action || !leg) throw new Error(`call ${callSid} is not dialling: ${call.twiml}`);
+        const dialStatus = leg.status === 'in-progress' ? 'completed' : (status ?? 'no-answer');
+        leg.status = dialStatus;
+        call.dialLeg = undefined;
         await fetchTwiml(call, action, {
           DialCallStatus: dialStatus,
-          DialCallSid: `CA${crypto.createHash('md5').update(call.sid).digest('hex')}`,
+          DialCallSid: leg.sid,
           DialCallDuration: dialStatus === 'completed' ? '1' : '0',
         });
         // A `<Redirect>` is followed (a failed transfer goes back to the call's own TwiML).
@@ -649,9 +822,9 @@ export async function startTwilioStub(
       const call = findCall(callSid);
       return enqueue(callSid, () => sockets.finishSpeech(call));
     },
-    callerSays(callSid, text) {
+    callerSays(callSid, text, language) {
       const call = findCall(callSid);
-      return enqueue(callSid, () => sockets.callerSays(call, text));
+      return enqueue(callSid, () => sockets.callerSays(call, text, language));
     },
     dropRelay(callSid) {
       sockets.dropRelay(findCall(callSid));
@@ -720,6 +893,24 @@ export async function startTwilioStub(
           SmsStatus: status,
           ...(errorCode ? { ErrorCode: errorCode } : {}),
         });
+      });
+    },
+    loseNextUpdateAnswer(callSid = ANY_CALL) {
+      losingUpdateAnswers.add(callSid);
+    },
+    stallNextUpdate(callSid) {
+      let stalled!: () => void;
+      let release!: () => void;
+      const arrived = new Promise<void>((resolve) => (stalled = resolve));
+      stalledUpdates.set(callSid, { stalled, release: new Promise<void>((resolve) => (release = resolve)) });
+      return { stalled: arrived, release };
+    },
+    pauseEnds(callSid) {
+      const call = findCall(callSid);
+      return enqueue(callSid, async () => {
+        const redirect = /^(?:<\?xml[^>]*>)?<Response><Pause\b[^>]*\/><Redirect\b[^>]*>([^<]*)<\/Redirect><\/Response>$/.exec(call.twiml);
+        if (!redirect) throw new Error(`call ${callSid} is not pausing before a redirect: ${call.twiml}`);
+        return fetchTwiml(call, redirect[1].replace(/&amp;/g, '&'));
       });
     },
     sign: (url, params, token = authToken) => twilioSignature(token, url, params),

@@ -1,14 +1,43 @@
 import crypto from 'node:crypto';
 import { encodeClientState, decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
 import { translateTelnyxEvent, verifyTelnyxWebhook, type TelnyxLookups } from '../../src/adapters/carrier/callbacks/telnyx/webhook';
+import type { SpeechReport } from '../../src/adapters/carrier/callbacks/telnyx/speechQueue';
 
 /** Telnyx webhooks → the carrier callbacks Switchboard handles (src/adapters/carrier/callbacks/telnyx/webhook.ts). */
 describe('Telnyx webhook translation', () => {
   const callId = crypto.randomUUID();
+  /** The shared call state, as the queue and the call records would answer (their SQL is test/integration/telnyxSpeech.test.ts). */
+  const shared = {
+    language: 'multi' as string | undefined,
+    stops: [] as string[],
+    stopReports: [] as SpeechReport[],
+    endReports: [] as SpeechReport[],
+    dialled: [] as Array<[string, string]>,
+  };
   const lookups: TelnyxLookups = {
     callByCarrierId: async (id) => (id === 'known' ? { id: callId, direction: 'inbound' } : undefined),
     messageByCarrierId: async (id) => (id === 'tx-1' ? 'message-1' : undefined),
+    calls: {
+      speech: {
+        enqueue: async () => undefined,
+        stop: async (id) => {
+          shared.stops.push(id);
+          return shared.stopReports;
+        },
+        started: async () => undefined,
+        ended: async (_id, _at, status) => (status === 'call_hangup' ? [] : shared.endReports),
+      },
+      languages: { remember: async () => undefined, of: async () => shared.language },
+      dialled: async (id, carrierCallId) => void shared.dialled.push([id, carrierCallId]),
+    },
   };
+  beforeEach(() => {
+    shared.language = 'multi';
+    shared.stops = [];
+    shared.stopReports = [];
+    shared.endReports = [];
+    shared.dialled = [];
+  });
   const occurred = '2026-11-26T12:00:00.000Z';
   const at = Date.parse(occurred);
   const event = (event_type: string, payload: Record<string, unknown>) => ({ data: { event_type, occurred_at: occurred, payload } });
@@ -99,27 +128,74 @@ describe('Telnyx webhook translation', () => {
     ).toBe('ignored');
   });
 
-  it('takes final transcriptions as utterances and ignores interim ones', async () => {
-    const transcription = (is_final: boolean) =>
-      translateTelnyxEvent(
-        event('call.transcription', { call_control_id: 'known', transcription_data: { transcript: ' Hi there ', is_final } }),
-        lookups,
-      );
-    expect(await transcription(true)).toMatchObject({ event: { type: 'call.utterance', text: 'Hi there', language: 'en' } });
-    expect((await transcription(false)).kind).toBe('ignored');
+  const transcription = (transcript: string, is_final: boolean) =>
+    translateTelnyxEvent(
+      event('call.transcription', {
+        call_control_id: 'known',
+        call_leg_id: 'leg',
+        call_session_id: 'session',
+        connection_id: 'conn',
+        transcription_data: { confidence: 0.97, is_final, transcript, transcription_track: 'inbound' },
+      }),
+      lookups,
+    );
+
+  it('a final transcription is an utterance in the line’s pinned language; a multi line’s carries none (Telnyx does not say)', async () => {
+    shared.language = 'es';
+    expect(await transcription(' hola, buenos días ', true)).toEqual({
+      kind: 'calls',
+      events: [{ type: 'call.utterance', call_id: callId, carrier_call_id: 'known', at, text: 'hola, buenos días', language: 'es' }],
+    });
+    shared.language = 'multi';
+    const multi = await transcription('hola', true);
+    expect(multi).toMatchObject({ kind: 'calls', events: [{ type: 'call.utterance', text: 'hola' }] });
+    expect((multi as unknown as { events: Array<Record<string, unknown>> }).events[0]).not.toHaveProperty('language');
   });
 
-  it('reports a completed speak with its whole text, and none for a speak the hang-up ended', async () => {
-    const speak = (status: string) =>
+  it('any caller speech, interim or final, stops the agent’s speech (barge-in); interim results are no sentence', async () => {
+    expect((await transcription('wait', false)).kind).toBe('ignored');
+    expect(shared.stops).toEqual(['known']);
+    // Speech the queue could only drop (nothing was playing) is reported at once, before the sentence.
+    shared.stopReports = [{ speakId: 'sp-1', playedText: '', done: true, stopped: true }];
+    expect(await transcription('wait, stop', true)).toMatchObject({
+      kind: 'calls',
+      events: [
+        { type: 'call.playback', speak_id: 'sp-1', played_text: '', done: true, stopped: true },
+        { type: 'call.utterance', text: 'wait, stop' },
+      ],
+    });
+    expect((await transcription('   ', true)).kind).toBe('ignored');
+  });
+
+  it('call.speak.ended reports what the speech queue says of the speech, with the documented payload', async () => {
+    const ended = (status: string) =>
       translateTelnyxEvent(
-        event('call.speak.ended', { call_control_id: 'known', client_state: encodeClientState({ s: 'sp-1', t: 'Hello there' }), status }),
+        event('call.speak.ended', {
+          call_control_id: 'known',
+          call_leg_id: 'leg',
+          call_session_id: 'session',
+          client_state: encodeClientState({ s: '17' }),
+          connection_id: 'conn',
+          status,
+        }),
         lookups,
       );
-    expect(await speak('completed')).toMatchObject({
-      event: { type: 'call.playback', speak_id: 'sp-1', played_text: 'Hello there', done: true },
+    shared.endReports = [{ speakId: 'sp-1', playedText: 'Hello there', done: true, stopped: false }];
+    expect(await ended('completed')).toEqual({
+      kind: 'calls',
+      events: [
+        { type: 'call.playback', call_id: callId, carrier_call_id: 'known', at, speak_id: 'sp-1', played_text: 'Hello there', done: true },
+      ],
     });
-    expect(await speak('cancelled_amd')).toMatchObject({ event: { type: 'call.playback', played_text: '', stopped: true } });
-    expect((await speak('call_hangup')).kind).toBe('ignored');
+    expect((await ended('call_hangup')).kind).toBe('ignored');
+  });
+
+  it('an outbound call’s first webhook records its id for a dial retried after a lost answer', async () => {
+    await translateTelnyxEvent(
+      event('call.initiated', { call_control_id: 'cc', direction: 'outgoing', client_state: encodeClientState({ c: callId, d: 'o' }) }),
+      lookups,
+    );
+    expect(shared.dialled).toEqual([[callId, 'cc']]);
   });
 
   it('maps inbound messages and delivery receipts', async () => {

@@ -177,8 +177,33 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     await expect(carrier.hangUp({ carrierCallId: first.value.carrierCallId })).resolves.toBeUndefined();
   });
 
+  it('answers a recorded call: one recording, reported to our recording callback, however often the answer is retried', async () => {
+    const placed = await carrier.placeCall({
+      callId: 'c0ffee00-0000-4000-8000-000000000007',
+      from: '+15555550100',
+      to: '+15555550181',
+      eventsUrl: 'unused',
+    });
+    const call = stub.calls.get(placed.carrierCallId)!;
+    call.status = 'in-progress';
+    const answer = { carrierCallId: call.sid, callId: 'c0ffee00-0000-4000-8000-000000000007', record: true };
+    await carrier.answerCall(answer);
+    await carrier.answerCall(answer);
+    expect(call.apiRecordings).toEqual([
+      expect.objectContaining({
+        statusCallback: `${publicBaseUrl}/carrier/twilio/calls/recording?call_id=${answer.callId}`,
+        statusCallbackEvents: ['completed'],
+        channels: 1,
+      }),
+    ]);
+  });
+
   describe('Twilio has no idempotency key: a create whose answer was lost is found, not sent again', () => {
     const worker = (attempts: ReturnType<typeof memoryCreateAttempts>) => twilioOn({ attempts });
+
+    /** A worker whose requests never reach Twilio. */
+    const unreachableWorker = (attempts: ReturnType<typeof memoryCreateAttempts>) =>
+      twilioOn({ apiBaseUrl: 'http://127.0.0.1:9', attempts });
 
     it('a call: the retry on another worker adopts the call the first attempt created', async () => {
       const attempts = memoryCreateAttempts();
@@ -199,10 +224,41 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     it('a call whose first attempt never reached Twilio is placed by the retry', async () => {
       const attempts = memoryCreateAttempts();
       const request = { callId: 'c0ffee00-0000-4000-8000-000000000004', from: '+15555550100', to: '+15555550187', eventsUrl: 'unused' };
-      const unreachable = twilioOn({ apiBaseUrl: 'http://127.0.0.1:9', attempts });
+      const unreachable = unreachableWorker(attempts);
       await expect(unreachable.placeCall(request)).rejects.toThrow(/Twilio error/);
       const placed = await worker(attempts).placeCall(request);
       expect(stub.calls.get(placed.carrierCallId)).toMatchObject({ to: request.to });
+    });
+
+    /** An answered call of a line at Twilio, and a transfer of it to `to`. */
+    const answeredCallTransfer = async (attempts: ReturnType<typeof memoryCreateAttempts>, callId: string, to: string) => {
+      const placed = await worker(attempts).placeCall({ callId, from: '+15555550100', to: '+15555550185', eventsUrl: 'unused' });
+      const call = stub.calls.get(placed.carrierCallId)!;
+      call.status = 'in-progress';
+      return { call, request: { carrierCallId: call.sid, callId, transferId: `transfer-of-${callId}`, to, from: '+15555550100' } };
+    };
+
+    it('a transfer whose answer was lost is not sent again: the retry finds the leg its <Dial> dialled', async () => {
+      const attempts = memoryCreateAttempts();
+      const { call, request } = await answeredCallTransfer(attempts, 'c0ffee00-0000-4000-8000-000000000005', '+15555550184');
+      stub.loseNextUpdateAnswer(call.sid);
+      await expect(worker(attempts).transferCall(request)).rejects.toThrow(/Twilio error trying to transfer/);
+      const leg = call.dialLeg!;
+      expect(leg).toMatchObject({ parentCallSid: call.sid, to: request.to, status: 'ringing' });
+      await worker(attempts).transferCall(request);
+      await worker(attempts).transferCall(request);
+      expect(call.updates.filter((update) => String(update.Twiml).includes('<Dial'))).toHaveLength(1);
+      expect([call.dialLeg, leg.status]).toEqual([leg, 'ringing']);
+    });
+
+    it('a transfer whose first attempt never reached Twilio is sent by the retry', async () => {
+      const attempts = memoryCreateAttempts();
+      const { call, request } = await answeredCallTransfer(attempts, 'c0ffee00-0000-4000-8000-000000000006', '+15555550182');
+      const unreachable = unreachableWorker(attempts);
+      await expect(unreachable.transferCall(request)).rejects.toThrow(/Twilio error/);
+      await worker(attempts).transferCall(request);
+      expect(call.updates.filter((update) => String(update.Twiml).includes('<Dial'))).toHaveLength(1);
+      expect(call.dialLeg).toMatchObject({ to: request.to });
     });
 
     it('a message: the retry adopts the message the first attempt created, even with its body rewritten by Smart Encoding', async () => {
@@ -271,7 +327,15 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
     await carrier.sendDigits({ carrierCallId: 'CA1', digits: '12w#' });
     await carrier.stopSpeaking({ carrierCallId: 'CA1' });
     expect(relayed).toEqual([
-      ['CA1', { kind: 'speak', speakId: 'speak-1', text: 'Hello & welcome', voice: { voice: 'Polly.Amy-Neural', language: 'en-GB' } }],
+      [
+        'CA1',
+        {
+          kind: 'speak',
+          speakId: 'speak-1',
+          text: 'Hello & welcome',
+          voice: { voice: 'Polly.Amy-Neural', language: 'en-GB', multilingual: true },
+        },
+      ],
       ['CA1', { kind: 'digits', digits: '12w#' }],
       ['CA1', { kind: 'stop' }],
     ]);

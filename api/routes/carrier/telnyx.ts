@@ -4,7 +4,11 @@ import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
 import type { RouteDef } from '../types';
 import { handleCarrierCallEvent } from './events';
 import { handleCarrierMessageEvent } from './messages';
-import { translateTelnyxEvent, type TelnyxWebhookBody } from '../../../src/adapters/carrier/callbacks/telnyx/webhook';
+import {
+  translateTelnyxEvent,
+  type TelnyxCallControl,
+  type TelnyxWebhookBody,
+} from '../../../src/adapters/carrier/callbacks/telnyx/webhook';
 import { findCallByCarrierId, recordLateRecording } from '../../../src/domain/calls/store';
 import { findMessageIdByCarrierId } from '../../../src/domain/messages/store';
 import { withinCarrierReach } from '../../../src/domain/carriers/reach';
@@ -17,6 +21,12 @@ import { carrierReachOf } from '../../carrierAuth';
  * and `/carrier/messages`. Events Switchboard does not act on are acknowledged and dropped.
  */
 
+/** The Telnyx call state the API shares with the worker (src/main/carrierDecliner.ts builds it on a Telnyx deployment). */
+function requireTelnyxCalls(deps: AppDeps): TelnyxCallControl {
+  if (!deps.telnyxCalls) throw new Error('Telnyx webhooks need the Telnyx call control (src/main/carrierDecliner.ts telnyxCallControl)');
+  return deps.telnyxCalls;
+}
+
 async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
   const reach = carrierReachOf(ctx);
   const translation = await translateTelnyxEvent(ctx.state.body as TelnyxWebhookBody, {
@@ -28,6 +38,7 @@ async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
         : undefined;
     },
     messageByCarrierId: (carrierMessageId) => findMessageIdByCarrierId(deps.db, carrierMessageId),
+    calls: requireTelnyxCalls(deps),
   });
   if (translation.kind === 'ignored') {
     ctx.state.log.debug({ reason: translation.reason }, 'telnyx event ignored');
@@ -42,6 +53,11 @@ async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
     const kept = await recordLateRecording(deps.db, { id: callId, carrierCallId }, recordingUrl);
     ctx.state.log.info({ call_id: callId, kept }, 'telnyx recording saved');
     ctx.body = { received: true };
+    return;
+  }
+  if (translation.kind === 'calls') {
+    // In order: a barge-in's stopped speech reaches the call before the sentence that cut it.
+    for (const event of translation.events) await handleCarrierCallEvent(ctx, deps, event);
     return;
   }
   const event = translation.event;

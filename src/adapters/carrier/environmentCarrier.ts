@@ -62,7 +62,7 @@ export class EnvironmentCarrier implements CarrierAdapter {
     return (await this.byCarrierCall(request.carrierCallId)).speak(request);
   }
 
-  async sendDigits(request: { carrierCallId: string; digits: string }): Promise<void> {
+  async sendDigits(request: { carrierCallId: string; digits: string; pressId?: string }): Promise<void> {
     return (await this.byCarrierCall(request.carrierCallId)).sendDigits(request);
   }
 

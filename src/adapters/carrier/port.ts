@@ -99,9 +99,10 @@ export interface CarrierAdapter {
   speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void>;
   /**
    * Plays DTMF tones on an answered call (`0-9`, `*`, `#`; `w` is a half-second pause) and
-   * resolves once they have been played. A call that is not answered is a `CarrierRejectedError`.
+   * resolves once they have been played. A call that is not answered is a `CarrierRejectedError`. `pressId`, when
+   * given, is the same for every attempt of one press: a carrier that takes an idempotency key plays the tones once.
    */
-  sendDigits(request: { carrierCallId: string; digits: string }): Promise<void>;
+  sendDigits(request: { carrierCallId: string; digits: string; pressId?: string }): Promise<void>;
   /**
    * Stops the playing speak command (its `call.playback` reports `stopped: true`, with what was
    * played) and drops the queued ones. Succeeds when nothing is playing, and on an ended call.

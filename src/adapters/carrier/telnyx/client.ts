@@ -16,8 +16,6 @@ export interface TelnyxSettings {
   requirementGroups?: Readonly<Record<string, string>>;
   /** Where Telnyx posts call and message webhooks: `<PUBLIC_BASE_URL>/carrier/telnyx/events`. */
   webhookUrl: string;
-  /** The language Telnyx transcribes callers in (Telnyx reports none per sentence). */
-  transcriptionLanguage: string;
   timeoutMs?: number;
 }
 

@@ -1,7 +1,6 @@
 import twilio from 'twilio';
 import RequestClient from 'twilio/lib/base/RequestClient';
 import { outboundHttpSpan } from '../../../platform/tracing/http';
-import { CarrierRejectedError } from '../port';
 
 export interface TwilioAccount {
   accountSid: string;
@@ -35,27 +34,4 @@ class RebasedRequestClient extends RequestClient {
       super.request({ ...opts, uri: this.baseUrl ? target.toString() : opts.uri, headers: { ...opts.headers, ...traceHeaders } }),
     );
   }
-}
-
-/** Twilio's 4xx (but 429) is a refusal it will repeat; anything else (5xx, 429, network) may pass on a retry. */
-export async function twilioCall<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    throw toRefusal(err, what);
-  }
-}
-
-/** A Twilio failure as the port reports it: a `CarrierRejectedError` naming Twilio's code, or a transient error. */
-export function toRefusal(err: unknown, what = 'answer'): Error {
-  if (err instanceof CarrierRejectedError) return err;
-  const status = (err as { status?: number }).status;
-  if (typeof status === 'number' && status >= 400 && status < 500 && status !== 429) {
-    const code = (err as { code?: number }).code;
-    return new CarrierRejectedError(`Twilio refused to ${what}: ${status}${code ? ` (${code})` : ''} ${(err as Error).message}`, {
-      provider: 'twilio',
-      ...(code ? { code: String(code) } : {}),
-    });
-  }
-  return new Error(`Twilio error trying to ${what}: ${status ?? ''} ${(err as Error).message}`.trim(), { cause: err });
 }

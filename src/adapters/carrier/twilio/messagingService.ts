@@ -1,5 +1,5 @@
 import type twilio from 'twilio';
-import { twilioCall } from './client';
+import { twilioCall } from './requests';
 
 /**
  * US A2P 10DLC on Twilio: US carriers block SMS from long codes that are not in a registered campaign

@@ -16,9 +16,11 @@ import type { TwilioRelayCommands } from './callbacks/relayCommands';
 import { streamTwiml } from './callbacks/twiml';
 import { verifyTwilioUpgrade } from './callbacks/verify';
 import { transferTwiml } from './callbacks/transfer';
-import { toRefusal, twilioCall, twilioClient, type TwilioAccount } from './client';
+import { transferCarrierId } from './callbacks/transferRecord';
+import { twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
-import { openTwilioRecording } from './recordings';
+import { openTwilioRecording, startCallRecording } from './recordings';
+import { ignoreNotFound, toRefusal, twilioCall } from './requests';
 import { twilioVoice } from './voices';
 import { joinMessagingService } from './messagingService';
 
@@ -192,9 +194,12 @@ export class TwilioCarrier implements CarrierAdapter {
         throw new Error('Twilio has not put the call in progress yet', { cause: err });
       await twilioCall('answer', () => Promise.reject(err));
     }
-    if (request.record) {
-      await twilioCall('record', () => this.client.calls(request.carrierCallId).recordings.create({ recordingChannels: 'mono' }));
-    }
+    if (request.record)
+      await startCallRecording(
+        this.client,
+        request.carrierCallId,
+        this.url(TWILIO_CALLBACK_PATHS.recordingStatus, { call_id: request.callId }),
+      );
   }
 
   async rejectCall(request: { carrierCallId: string }): Promise<void> {
@@ -223,16 +228,25 @@ export class TwilioCarrier implements CarrierAdapter {
 
   /**
    * A `<Dial>` replaces the call's TwiML (./callbacks/transfer.ts). Recorded like a create, on every
-   * worker: a retry of a transfer that went through dials nothing, one racing it waits. Twilio keeps
-   * no trace of an update to look for, so a retry after a lost answer sends the update again.
+   * worker: a retry of a transfer that went through dials nothing, one racing it waits. An update
+   * sent again would replace the running `<Dial>` and hang up a destination already bridged, so a
+   * retry after a lost answer first looks for signs the first update reached Twilio: the transfer's
+   * own callbacks, which complete its record (./callbacks/transferRecord.ts), or the leg the `<Dial>`
+   * dialled, a call of its own (`GET Calls.json?ParentCallSid=`, to the destination, since the first
+   * attempt). Only with neither is the update sent again.
    */
   async transferCall(request: TransferCallRequest): Promise<void> {
+    const carrierId = transferCarrierId(request.carrierCallId, request.transferId);
     await createOnce(this.options.attempts, 'transfer', request.transferId, {
       runningMs: this.runningMs,
-      find: async () => [],
+      find: (since) =>
+        twilioCall('look for a transfer', async () => {
+          const legs = await this.client.calls.list({ parentCallSid: request.carrierCallId, limit: 20 });
+          return legs.some((leg) => leg.to === request.to && leg.dateCreated >= since) ? [carrierId] : [];
+        }),
       create: async () => {
         await this.update('transfer', request.carrierCallId, { twiml: transferTwiml(this.options.publicBaseUrl, request) });
-        return `${request.carrierCallId}:${request.transferId}`;
+        return carrierId;
       },
     });
   }
@@ -359,14 +373,6 @@ function regulatoryRefusal(err: Error, country: string): Error {
     `${err.message} (numbers in ${country} need it: set ${setting}=${country}:… on the worker, docs/carriers.md)`,
     err.refusal,
   );
-}
-
-async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
-  try {
-    await call();
-  } catch (err) {
-    if ((err as { status?: number }).status !== 404) throw err;
-  }
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

@@ -1,6 +1,8 @@
 import { TelnyxWebhook } from 'telnyx/lib/webhooks';
 import type { AnsweredBy, CarrierCallEvent, CarrierMessageEvent, CarrierMessageStatusEvent } from '../../port';
 import { decodeClientState } from './clientState';
+import { utteranceLanguage, type TelnyxCallLanguages } from './callRecords';
+import type { SpeechReport, TelnyxSpeechQueue } from './speechQueue';
 
 /**
  * Telnyx's webhooks, verified and translated into the carrier callbacks Switchboard already
@@ -44,10 +46,24 @@ export interface TelnyxLookups {
   callByCarrierId(carrierCallId: string): Promise<{ id: string; direction: 'inbound' | 'outbound' } | undefined>;
   /** Switchboard's id of the message Telnyx knows by this id. */
   messageByCarrierId(carrierMessageId: string): Promise<string | undefined>;
+  /** The Telnyx call state shared with the worker's adapter (src/main/carrierDecliner.ts builds it). */
+  calls: TelnyxCallControl;
+}
+
+/** What call events change beyond the event itself, shared with the worker in Postgres. */
+export interface TelnyxCallControl {
+  /** Queued speech (./speechQueue.ts): speak events advance it; caller speech stops it (barge-in). */
+  speech: TelnyxSpeechQueue;
+  /** The language each call's transcription was started in (./callRecords.ts). */
+  languages: TelnyxCallLanguages;
+  /** A dialled call's id, learnt from its first webhook, for a dial retried after a lost answer (../../telnyx/dial.ts). */
+  dialled(callId: string, carrierCallId: string): Promise<void>;
 }
 
 export type TelnyxTranslation =
   | { kind: 'call'; event: CarrierCallEvent }
+  /** Several events of one call, in order (a barge-in's stopped speech before the sentence that cut it). */
+  | { kind: 'calls'; events: CarrierCallEvent[] }
   | { kind: 'message'; event: CarrierMessageEvent }
   | { kind: 'ignored'; reason: string }
   /** A recorded call's recording, saved after its hang-up: named by its Telnyx API resource (its download links expire). */
@@ -103,6 +119,7 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
 
   switch (type) {
     case 'call.initiated':
+      if (state.c && state.d === 'o') await lookups.calls.dialled(state.c, carrierCallId);
       return { kind: 'call', event: { type: 'call.ringing', ...ids } };
     case 'call.answered':
       // With machine detection asked, the answer is reported when detection ends (below).
@@ -113,32 +130,19 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
         kind: 'call',
         event: { type: 'call.answered', ...ids, answered_by: ANSWERED_BY_RESULT[str(payload.result) ?? ''] ?? 'unknown' },
       };
-    case 'call.transcription': {
-      const data = (payload.transcription_data ?? {}) as { transcript?: unknown; is_final?: unknown };
-      const text = str(data.transcript);
-      // Interim results are not sentences; the final one is.
-      if (!text || data.is_final !== true) return { kind: 'ignored', reason: 'interim transcription' };
-      return { kind: 'call', event: { type: 'call.utterance', ...ids, text: text.trim(), language: str(payload.language) ?? 'en' } };
-    }
+    case 'call.transcription':
+      return transcriptionEvents(payload, lookups.calls, carrierCallId, ids);
+    case 'call.speak.started':
+      await lookups.calls.speech.started(carrierCallId, new Date(at));
+      return { kind: 'ignored', reason: 'speech started' };
     case 'call.speak.ended': {
-      if (!state.s) return { kind: 'ignored', reason: 'speak without our speak id' };
-      // The port: a hang-up stops speech without a playback report.
-      if (payload.status === 'call_hangup') return { kind: 'ignored', reason: 'speech ended by the hang-up' };
-      const completed = payload.status === 'completed';
-      return {
-        kind: 'call',
-        event: {
-          type: 'call.playback',
-          ...ids,
-          speak_id: state.s,
-          // Telnyx reports no played words: all of them when it completed, none known when cut short.
-          played_text: completed ? (state.t ?? '') : '',
-          done: true,
-          ...(completed ? {} : { stopped: true as const }),
-        },
-      };
+      // The port: a hang-up stops speech without a playback report (the queue drops the call's speech).
+      const reports = await lookups.calls.speech.ended(carrierCallId, new Date(at), str(payload.status) ?? 'completed');
+      if (reports.length === 0) return { kind: 'ignored', reason: `speech ended (${String(payload.status)}), nothing to report` };
+      return { kind: 'calls', events: reports.map((report) => playbackEvent(report, ids)) };
     }
     case 'call.hangup':
+      await lookups.calls.speech.ended(carrierCallId, new Date(at), 'call_hangup');
       return { kind: 'call', event: hangupEvent(payload, known.direction, ids) };
     case 'call.recording.saved': {
       const recordingId = str(payload.recording_id);
@@ -148,6 +152,42 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
     default:
       return { kind: 'ignored', reason: `event ${type}` };
   }
+}
+
+type CallIds = { call_id: string; carrier_call_id: string; at: number };
+
+const playbackEvent = (report: SpeechReport, ids: CallIds): CarrierCallEvent => ({
+  type: 'call.playback',
+  ...ids,
+  speak_id: report.speakId,
+  played_text: report.playedText,
+  done: report.done,
+  ...(report.stopped ? { stopped: true as const } : {}),
+});
+
+/**
+ * `call.transcription` (telnyx 7.24.0 `Transcription.Payload`: `transcription_data {confidence, is_final,
+ * transcript, transcription_track}`): any caller speech, interim or final, while the agent speaks is a barge-in:
+ * the playing command is stopped (`playback_stop`) and what was heard of it is reported with its
+ * `call.speak.ended` (./speechQueue.ts). A final result is the caller's sentence (`call.utterance`), in the
+ * call's pinned language; on a `multi` line Telnyx does not say which language it heard, and none is reported.
+ */
+async function transcriptionEvents(
+  payload: Record<string, unknown>,
+  calls: TelnyxCallControl,
+  carrierCallId: string,
+  ids: CallIds,
+): Promise<TelnyxTranslation> {
+  const data = (payload.transcription_data ?? {}) as { transcript?: unknown; is_final?: unknown };
+  const text = str(data.transcript)?.trim();
+  if (!text) return { kind: 'ignored', reason: 'empty transcription' };
+  const events: CarrierCallEvent[] = (await calls.speech.stop(carrierCallId)).map((report) => playbackEvent(report, ids));
+  if (data.is_final === true) {
+    const language = utteranceLanguage(await calls.languages.of(carrierCallId));
+    events.push({ type: 'call.utterance', ...ids, text, ...(language ? { language } : {}) });
+  }
+  if (events.length === 0) return { kind: 'ignored', reason: 'interim transcription' };
+  return { kind: 'calls', events };
 }
 
 /** Telnyx's detection result → who answered (`not_sure`, or anything new: `unknown`). */
