@@ -59,12 +59,24 @@ export async function openReceiverAndApi(env: NodeJS.ProcessEnv, log: Log): Prom
   return { api, receiver };
 }
 
+/** How the run's lines are made. */
+export interface LoopOptions {
+  /** B's `begin_message` (machine detection needs a person saying something short); none by default. */
+  greeting?: string;
+  /** Both lines' `language` (PATCH), e.g. `en` for the carrier's English recognition; the default `multi` otherwise. */
+  language?: 'en';
+}
+
 /**
- * Makes lines A and B (recording on; B greets with a short "Hello." so machine detection hears a
- * person), once the API, the receiver and then `providerRefusal` (the provider's credentials)
- * have said nothing is missing.
+ * Makes lines A and B (recording on), once the API, the receiver and then `providerRefusal` (the
+ * provider's credentials) have said nothing is missing.
  */
-export async function openLoop(env: NodeJS.ProcessEnv, log: Log, providerRefusal: () => Promise<string | undefined>): Promise<Loop> {
+export async function openLoop(
+  env: NodeJS.ProcessEnv,
+  log: Log,
+  providerRefusal: () => Promise<string | undefined>,
+  options: LoopOptions = {},
+): Promise<Loop> {
   const { api, receiver } = await openReceiverAndApi(env, log);
   const made: string[] = [];
   try {
@@ -84,9 +96,10 @@ export async function openLoop(env: NodeJS.ProcessEnv, log: Log, providerRefusal
       receiver.addLine(line.id, secret);
       return line.id;
     };
-    const [aId, bId] = [await create('A'), await create('B', 'Hello.')];
+    const [aId, bId] = [await create('A'), await create('B', options.greeting)];
     log(`lines ${aId} (A) and ${bId} (B) created; waiting for their numbers`);
     const [a, b] = await Promise.all([api.lineActive(aId), api.lineActive(bId)]);
+    if (options.language) for (const id of [aId, bId]) await api.updateLine(id, { language: options.language });
     log(`A is ${a.phone_number}, B is ${b.phone_number}`);
     return { env, api, receiver, a, b, extraLines: [] };
   } catch (err) {
@@ -151,8 +164,9 @@ export async function connect(loop: Loop, options: { machineDetection?: boolean 
   answeredBoth = true;
   void ended.catch(() => undefined);
   const [onA, onB] = outcome as Awaited<typeof answered>;
-  // B greets ("Hello."): let it be said first, or A's first speech would be taken as talked over.
-  await heard(loop, placed.id, 'hello', startedAt, 10_000).catch(() => undefined);
+  // B greets: let it be said first, or A's first speech would be taken as talked over.
+  const greeting = loop.b.begin_message?.split(/\W+/).find(Boolean);
+  if (greeting) await heard(loop, placed.id, greeting, startedAt, 10_000).catch(() => undefined);
   return { a: placed.id, b: onB.callId!, answeredBy: onA.body.answered_by, startedAt };
 }
 

@@ -118,12 +118,19 @@ export const telnyxKit: ProviderKit<TelnyxSession> = {
     const connectionId = env.TELNYX_CONNECTION_ID!.trim();
     let connection: TelnyxSession['connection'] | undefined;
     const startedAt = new Date();
-    const loop = await openLoop(env, log, async () => {
-      const found = await connectionOf(client, connectionId);
-      if (typeof found === 'string') return found;
-      connection = found;
-      return undefined;
-    });
+    // English recognition (Google, with the interim results barge-in acts on) for the words the checks listen for; and no
+    // greeting on B, whose leg must keep the call id Switchboard put in its client_state (a speak replaces it).
+    const loop = await openLoop(
+      env,
+      log,
+      async () => {
+        const found = await connectionOf(client, connectionId);
+        if (typeof found === 'string') return found;
+        connection = found;
+        return undefined;
+      },
+      { language: 'en' },
+    );
     return { ...loop, telnyx: client, connectionId, connection: connection!, startedAt };
   },
   async close(session, log) {

@@ -92,7 +92,13 @@ export const g722Check: Check<TelnyxSession> = {
     session.receiver.addLine(line.id, secret);
     const active = await session.api.lineActive(line.id);
     log(`>>> Now call ${active.phone_number} from your G.722-only SIP phone and count aloud slowly to twenty (waiting 4 min) <<<`);
-    const { encoding, frames } = await listenOnce(session, 8, 4 * 60_000).catch((err: Error) => fail(err.message));
+    const { encoding, frames } = await listenOnce(session, 8, 4 * 60_000).catch(async (err: Error) => {
+      // Switchboard refuses a stream Telnyx could not transcode to PCMU (the call then ends): say how the call ended.
+      const [latest] = await session.api.callsOfLine(line.id).catch(() => []);
+      return fail(
+        `${err.message}${latest ? `; the line's call ${latest.id} is ${latest.status} (${latest.end_cause ?? 'no end cause'})` : ''}`,
+      );
+    });
     expectThat(encoding === AUDIO_ENCODING, `the stream's start says ${encoding}, not ${AUDIO_ENCODING}`);
     const oddFrames = frames.filter((f) => f.length !== FRAME_BYTES).length;
     const measure = measureSpeech(frames);

@@ -83,7 +83,8 @@ export const twilioKit: ProviderKit<TwilioSession> = {
     'ConversationRelay minutes, recordings) and one SMS; the lines are billed to the workspace like any call',
   async open(env, log) {
     const client = twilioClient(env);
-    const loop = await openLoop(env, log, () => twilioRefusal(client, env.TWILIO_LIVE_ACCOUNT_SID!.trim()));
+    // B greets, so that machine detection hears a person: a short word, then silence.
+    const loop = await openLoop(env, log, () => twilioRefusal(client, env.TWILIO_LIVE_ACCOUNT_SID!.trim()), { greeting: 'Hello.' });
     return {
       ...loop,
       twilio: client,
