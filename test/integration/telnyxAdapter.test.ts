@@ -5,27 +5,18 @@ import { dialKey } from '../../src/adapters/carrier/telnyx/dial';
 import { MAX_NUMBER_ORDERS, NumberOrderPendingError } from '../../src/adapters/carrier/telnyx/numbers';
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import { postgresCreateAttempts } from '../../src/adapters/carrier/twilio/createAttempts';
-import { createDb, type Db } from '../../src/platform/db/knex';
-import { startTelnyxStub, telnyxCarrierOn, type TelnyxStub } from '../support/telnyxStub';
+import type { Db } from '../../src/platform/db/knex';
+import { startTelnyxStub, telnyxCarrierOn, useTelnyxAdapter, type TelnyxStub } from '../support/telnyxStub';
 
 const CAMPAIGN = '4b300178-131c-d902-d54e-72d90ba1620j';
 
 /** The Telnyx adapter on its own against the contract stub: idempotency, release, refusals, codec, DTMF, dial safety. */
 describe('TelnyxCarrier', () => {
+  const suite = useTelnyxAdapter({ campaignId: CAMPAIGN });
   let stub: TelnyxStub;
   let carrier: TelnyxCarrier;
   let db: Db;
-  beforeAll(async () => {
-    db = createDb(process.env.DATABASE_URL!, { max: 4 });
-    stub = await startTelnyxStub();
-    // Webhooks go to the stub's own sink here: the adapter's answers are what is tested.
-    stub.setConnectionWebhookUrl(`${stub.url}/sink`);
-    carrier = telnyxCarrierOn(stub, db, { campaignId: CAMPAIGN });
-  });
-  afterAll(async () => {
-    await stub.close();
-    await db.destroy();
-  });
+  beforeAll(() => ({ stub, carrier, db } = suite));
   const orders = () => stub.requests.filter((r) => r.method === 'POST' && r.path === '/v2/number_orders');
   const dials = () => stub.requests.filter((r) => r.method === 'POST' && r.path === '/v2/calls');
   const callRequest = (language?: string) => ({

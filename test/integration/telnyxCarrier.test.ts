@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
 import { MAX_NUMBER_ORDERS } from '../../src/adapters/carrier/telnyx/numbers';
 import { KEYWORD_REPLIES } from '../../src/domain/messages/rules';
+import { runCommand } from '../../src/main/cli';
 import type { Config } from '../../src/platform/config';
 import { eventually, useHarness, webhookLine } from '../support/harness';
 import { customer, type Line } from '../support/customer';
@@ -100,6 +101,28 @@ describe('Telnyx carrier', () => {
       const ordered = orders.map((o) => o.phone_numbers![0].phone_number);
       expect(stub.numbers.filter((n) => ordered.includes(n.phone_number))).toEqual([]);
     });
+  });
+
+  it('a live line chooses its Telnyx number; nothing matching is 422; a granted owned number is imported, and only detached on release (issue 26)', async () => {
+    const tenant = ctx.tenant;
+    await runCommand(ctx.h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
+    expect((await lines.create({ area_code: '415' })).phone_number).toMatch(/^\+1415555\d{4}$/);
+    expect(await lines.create({ country: 'GB', number_type: 'mobile' })).toMatchObject({
+      phone_number: expect.stringMatching(/^\+447400/),
+    });
+    const refused = await lines.post({ area_code: '564' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ error: { code: 'number_unavailable', details: [{ field: 'area_code' }] } });
+
+    const owned = stub.own(`+1564555${2000 + crypto.randomInt(8000)}`);
+    await runCommand(ctx.h.db, ['number', 'grant'], { workspace: tenant.workspaceId, env: 'live', number: owned.phone_number });
+    const imported = await lines.create({ phone_number: owned.phone_number });
+    expect(imported).toMatchObject({ phone_number: owned.phone_number, number_source: 'imported' });
+    expect(owned).toMatchObject({ connection_id: 'stub-connection', messaging_profile_id: 'stub-profile' });
+    expect((await lines.release(imported.id)).status).toBe(200);
+    await eventually(async () => (owned.connection_id === '' ? true : undefined), 20_000, 'the import to be detached');
+    expect(stub.numbers).toContain(owned);
+    expect(owned.messaging_profile_id).toBe('');
   });
 
   it('a recording line records at Telnyx; the recording saved after the hang-up becomes the call’s recording_url', async () => {

@@ -6,6 +6,7 @@ import { simulator } from '../support/simulatorControl';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
 import { createMaintenanceActivities } from '../../activities/maintenance';
+import { runCommand } from '../../src/main/cli';
 import { openTwilioRecording } from '../../src/adapters/carrier/twilio/recordings';
 import type { Config } from '../../src/platform/config';
 import { freePort } from '../../src/platform/infra/proc';
@@ -61,6 +62,34 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     expect((await lines.release(line.id)).status).toBe(200);
     await eventually(async () => (stub.numbers.has(number!.sid) ? undefined : true), 20_000, 'the number to be released at Twilio');
     expect(stub.requests.some((r) => r.method === 'DELETE' && r.path.endsWith(`/IncomingPhoneNumbers/${number!.sid}.json`))).toBe(true);
+  });
+
+  it('a live line chooses its Twilio number; nothing matching is 422; a granted owned number is imported, and only detached on release (issue 26)', async () => {
+    await runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
+    expect((await lines.create({ area_code: '415' })).phone_number).toMatch(/^\+1415\d{7}$/);
+    expect(await lines.create({ number_type: 'toll_free' })).toMatchObject({
+      number_type: 'toll_free',
+      phone_number: expect.stringMatching(/^\+1800/),
+    });
+    const refused = await lines.post({ number_type: 'mobile' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ error: { code: 'number_unavailable', details: [{ field: 'number_type' }] } });
+
+    const owned = stub.own(`+1564555${2000 + crypto.randomInt(8000)}`);
+    await runCommand(h.db, ['number', 'grant'], { workspace: tenant.workspaceId, env: 'live', number: owned.phoneNumber });
+    const imported = await lines.create({ phone_number: owned.phoneNumber });
+    expect(imported).toMatchObject({ phone_number: owned.phoneNumber, number_source: 'imported' });
+    expect(stub.numbers.get(owned.sid)).toMatchObject({
+      voiceUrl: `${h.apiUrl}/carrier/twilio/voice`,
+      smsUrl: `${h.apiUrl}/carrier/twilio/messages`,
+    });
+    expect((await lines.release(imported.id)).status).toBe(200);
+    await eventually(
+      async () => (stub.numbers.get(owned.sid)?.voiceUrl === undefined ? true : undefined),
+      20_000,
+      'the import to be detached',
+    );
+    expect(stub.numbers.get(owned.sid)).toMatchObject({ phoneNumber: owned.phoneNumber, smsUrl: undefined });
   });
 
   it('an outbound call rings, is answered and listens; hanging it up through the API ends it at Twilio', async () => {

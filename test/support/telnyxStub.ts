@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { wavRecording } from '../../simulator/carrier/recording';
 import type { NumberOrderWithPhoneNumbers } from 'telnyx/resources/number-orders';
+import type { AvailablePhoneNumberListResponse } from 'telnyx/resources/available-phone-numbers';
 import type { PhoneNumberCampaign } from 'telnyx/resources/messaging-10dlc/phone-number-campaigns';
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import type { TelnyxSettings } from '../../src/adapters/carrier/telnyx/client';
 import type { Config } from '../../src/platform/config';
-import type { Db } from '../../src/platform/db/knex';
+import { createDb, type Db } from '../../src/platform/db/knex';
 
 /**
  * A local contract stub of Telnyx's v2 API, written from Telnyx's public API reference (paths,
@@ -107,9 +108,12 @@ export interface TelnyxStub {
   scriptOrders(...outcomes: Array<'success' | 'failure' | 'requirements' | { outcome: 'success' | 'failure'; pendingReads: number }>): void;
   /** The next number searches find these (then numbers of the stub's own drawing). */
   offerNumbers(...phoneNumbers: string[]): void;
+  /** The account already owns `phoneNumber` (on no connection or messaging profile): a line may import it. */
+  own(phoneNumber: string): TelnyxStub['numbers'][number];
   /** 10DLC campaign assignments by phone number (`POST /v2/10dlc/phone_number_campaigns`). */
   campaigns: Map<string, PhoneNumberCampaign>;
-  requests: Array<{ method: string; path: string; body: Record<string, unknown> }>;
+  /** Every REST request received; `query` is the URL's search part (`?filter[…]=…`). */
+  requests: Array<{ method: string; path: string; query: string; body: Record<string, unknown> }>;
   /** Where Telnyx posts events of calls and messages it starts (the connection's and profile's webhook URL). */
   setConnectionWebhookUrl(url: string): void;
   /** The callee answers; with machine detection asked, detection then ends with `result` (default `human`). */
@@ -141,6 +145,25 @@ const STUB_AREA_CODES =
     ' ',
   );
 
+/**
+ * What the stub's Telnyx sells (`GET /v2/available_phone_numbers`, by `filter[country_code]`,
+ * `filter[phone_number_type]` and `filter[national_destination_code]`): the digits a number starts with,
+ * then 1000…1999. US local numbers in STUB_AREA_CODES or the area code asked, but 564 (none left); US
+ * toll-free; GB local (20), mobile (7400) and toll-free (808). Anything else, US mobile included, finds
+ * nothing (an empty `data`, as Telnyx answers a search that matches nothing).
+ */
+const FOR_SALE: Readonly<Record<string, Readonly<Record<string, (ndc: string | null) => string | undefined>>>> = {
+  US: {
+    local: (ndc) => (ndc === '564' ? undefined : `+1${ndc ?? STUB_AREA_CODES[crypto.randomInt(STUB_AREA_CODES.length)]}555`),
+    toll_free: (ndc) => `+1${ndc ?? '800'}555`,
+  },
+  GB: {
+    local: (ndc) => (ndc === null || ndc === '20' ? '+44207946' : undefined),
+    mobile: (ndc) => (ndc === null || ndc === '7400' ? '+44740090' : undefined),
+    toll_free: (ndc) => (ndc === null || ndc === '808' ? '+44808157' : undefined),
+  },
+};
+
 function rawPublicKey(key: crypto.KeyObject): string {
   // SPKI DER of an Ed25519 key ends with the 32 raw bytes.
   return key.export({ format: 'der', type: 'spki' }).subarray(-32).toString('base64');
@@ -160,12 +183,15 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
   /** Numbers offered: a random US area code per stub, 555-1000…1999 (the simulator's are 555-2000…9999), so suites sharing a database never offer the same. */
   const offered = new Set<string>();
   const toOffer: string[] = [];
-  const offerNumber = () => {
+  /** A number for sale as searched (`offerNumbers`' first), or none: see FOR_SALE. */
+  const offerNumber = (search: { country: string; type: string; ndc: string | null }): string | undefined => {
     const next = toOffer.shift();
     if (next) return next;
+    const prefix = FOR_SALE[search.country]?.[search.type]?.(search.ndc);
+    if (!prefix) return undefined;
     for (;;) {
-      const candidate = `+1${STUB_AREA_CODES[crypto.randomInt(STUB_AREA_CODES.length)]}555${1000 + crypto.randomInt(1000)}`;
-      if (!offered.has(candidate)) return offered.add(candidate) && candidate;
+      const candidate = `${prefix}${1000 + crypto.randomInt(1000)}`;
+      if (!offered.has(candidate) && !numbers.some((n) => n.phone_number === candidate)) return offered.add(candidate) && candidate;
     }
   };
   const requests: TelnyxStub['requests'] = [];
@@ -294,7 +320,7 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const url = new URL(req.url ?? '/', 'http://stub');
     const body = (chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {}) as Record<string, unknown>;
-    requests.push({ method: req.method ?? '', path: url.pathname, body });
+    requests.push({ method: req.method ?? '', path: url.pathname, query: url.search, body });
     const lost = [...losing].find((suffix) => url.pathname.endsWith(suffix));
     if (lost) {
       losing.delete(lost);
@@ -342,15 +368,15 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
       });
     }
     if (req.method === 'GET' && path === '/v2/available_phone_numbers') {
-      const country = url.searchParams.get('filter[country_code]');
-      if (country !== 'US' && toOffer.length === 0) return ok(res, []);
-      return ok(
-        res,
-        [{ record_type: 'available_phone_number', phone_number: offerNumber(), features: [{ name: 'sms' }, { name: 'voice' }] }],
-        {
-          metadata: { total_results: 1 },
-        },
-      );
+      const phoneNumber = offerNumber({
+        country: url.searchParams.get('filter[country_code]') ?? 'US',
+        type: url.searchParams.get('filter[phone_number_type]') ?? 'local',
+        ndc: url.searchParams.get('filter[national_destination_code]'),
+      });
+      const found: AvailablePhoneNumberListResponse.Data[] = phoneNumber
+        ? [{ record_type: 'available_phone_number', phone_number: phoneNumber, features: [{ name: 'sms' }, { name: 'voice' }] }]
+        : [];
+      return ok(res, found, { metadata: { total_results: found.length } });
     }
     if (req.method === 'GET' && path === '/v2/number_orders') {
       const reference = url.searchParams.get('filter[customer_reference]');
@@ -444,6 +470,15 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
         res,
         numbers.filter((n) => !phone || n.phone_number === phone).map((n) => ({ record_type: 'phone_number', ...n, status: 'active' })),
       );
+    }
+    const numberPath = /^\/v2\/phone_numbers\/([^/]+)(\/messaging)?$/.exec(path);
+    if (req.method === 'PATCH' && numberPath) {
+      // PATCH /v2/phone_numbers/{id} (`connection_id`) and …/messaging (`messaging_profile_id`, `""` unassigns).
+      const number = numbers.find((n) => n.id === numberPath[1]);
+      if (!number) return error(res, 404, 'Resource not found');
+      if (numberPath[2] && typeof body.messaging_profile_id === 'string') number.messaging_profile_id = body.messaging_profile_id;
+      if (!numberPath[2] && typeof body.connection_id === 'string') number.connection_id = body.connection_id;
+      return ok(res, { record_type: numberPath[2] ? 'messaging_settings' : 'phone_number', ...number, status: 'active' });
     }
     const deleted = /^\/v2\/phone_numbers\/([^/]+)$/.exec(path);
     if (req.method === 'DELETE' && deleted) {
@@ -684,6 +719,17 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     orders,
     campaigns,
     offerNumbers: (...phoneNumbers) => void toOffer.push(...phoneNumbers),
+    own(phoneNumber) {
+      const number = {
+        id: crypto.randomUUID(),
+        phone_number: phoneNumber,
+        connection_id: '',
+        messaging_profile_id: '',
+        customer_reference: '',
+      };
+      numbers.push(number);
+      return number;
+    },
     scriptOrders(...outcomes) {
       for (const fate of outcomes)
         scripted.push(typeof fate === 'string' ? { outcome: fate, pendingReads: fate === 'requirements' ? 0 : 1 } : { ...fate });
@@ -794,6 +840,25 @@ export function telnyxCarrierOn(stub: TelnyxStub, db: Db, settings: Partial<Teln
     },
     { db },
   );
+}
+
+/**
+ * A suite's contract stub and the adapter alone on it (its webhooks to the stub's sink: the adapter's answers are
+ * what is tested; a db for its shared state), set up before the suite's tests and closed after them.
+ */
+export function useTelnyxAdapter(settings: Partial<TelnyxSettings> = {}): { stub: TelnyxStub; carrier: TelnyxCarrier; db: Db } {
+  const suite = {} as { stub: TelnyxStub; carrier: TelnyxCarrier; db: Db };
+  beforeAll(async () => {
+    suite.db = createDb(process.env.DATABASE_URL!, { max: 4 });
+    suite.stub = await startTelnyxStub();
+    suite.stub.setConnectionWebhookUrl(`${suite.stub.url}/sink`);
+    suite.carrier = telnyxCarrierOn(suite.stub, suite.db, settings);
+  });
+  afterAll(async () => {
+    await suite.stub?.close();
+    await suite.db?.destroy();
+  });
+  return suite;
 }
 
 /** A deployment's Telnyx settings (TELNYX_*) for an account played by `stub`: the harness's `overrides.telnyx`. */

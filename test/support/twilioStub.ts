@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { wavRecording } from '../../simulator/carrier/recording';
+import { TwilioCarrier, type TwilioCarrierOptions } from '../../src/adapters/carrier/twilio/twilioCarrier';
+import { memoryCreateAttempts } from './memoryCreateAttempts';
 import { stubSockets, type StubMediaStream, type StubRelay } from './twilioStubSockets';
 
 /**
@@ -137,6 +139,10 @@ export interface TwilioStub {
   dropRelay(callSid: string): void;
   /** The caller's audio on the call's Media Stream (µ-law 8 kHz frames). */
   talk(callSid: string, frames: Buffer[]): Promise<void>;
+  /** The account already owns `phoneNumber` (bought outside Switchboard, no webhooks): a line may import it. */
+  own(phoneNumber: string): StubNumber;
+  /** The next purchase finds its number bought by someone else since the search (Twilio's 21422); searches no longer offer it. */
+  sellBeforeNextPurchase(): void;
   /** Someone calls one of our numbers: Twilio posts to its VoiceUrl. */
   incomingCall(from: string, to: string): Promise<StubCall>;
   /** Someone texts one of our numbers: Twilio posts to its SmsUrl. */
@@ -185,6 +191,23 @@ export function twilioSignature(authToken: string, url: string, params: Record<s
  * both (twilio.com/guidelines/de/regulatory); their search results say `address_requirements: local`.
  */
 const REGULATED_COUNTRIES: Readonly<Record<string, { prefix: string }>> = { DE: { prefix: '+4930' } };
+
+/**
+ * What the stub's Twilio sells, by country and by its AvailablePhoneNumbers subresource (twilio/twilio-oai
+ * `twilio_api_v2010.json`: ListAvailablePhoneNumberLocal, …TollFree, …Mobile, and FetchAvailablePhoneNumberCountry
+ * whose `subresource_uris` name the types a country has): the prefix its numbers start with when no area code is
+ * asked. A type a country lacks, or a country Twilio does not serve, is 404 (20404): the US has no Mobile. Searches
+ * honour `AreaCode` (US and Canada: "Applies to only phone numbers in the US and Canada") and a `Contains` pattern
+ * starting with `+` ("To match the beginning of a pattern, start the pattern with `+`"); area code 564 has none.
+ */
+const FOR_SALE: Readonly<Record<string, Partial<Record<'Local' | 'TollFree' | 'Mobile', string>>>> = {
+  US: { Local: '+1555', TollFree: '+1800' },
+  CA: { Local: '+1416', TollFree: '+1800' },
+  GB: { Local: '+4420', Mobile: '+447400', TollFree: '+44808' },
+  DE: { Local: REGULATED_COUNTRIES.DE.prefix },
+};
+const SUBRESOURCE_KEYS = { Local: 'local', TollFree: 'toll_free', Mobile: 'mobile' } as const;
+const SOLD_OUT_AREA_CODE = '564';
 
 function sid(prefix: string): string {
   return prefix + crypto.randomBytes(16).toString('hex');
@@ -501,6 +524,8 @@ export async function startTwilioStub(
   };
 
   let nextNumber = options.firstNumber ?? 5550100;
+  const soldElsewhere = new Set<string>();
+  let sellingBeforePurchase = false;
   const stubUrlOf = () => `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -555,17 +580,42 @@ export async function startTwilioStub(
       const rest = path.slice(base.length);
       let match: RegExpExecArray | null;
 
-      if ((match = /^\/AvailablePhoneNumbers\/([A-Z]{2})\/Local\.json$/.exec(rest)) && req.method === 'GET') {
-        const regulated = REGULATED_COUNTRIES[match[1]];
-        const numbersFound = [0, 1].map((i) => ({
-          friendly_name: `(555) 555-${nextNumber + i}`,
-          phone_number: `${regulated?.prefix ?? '+1555'}${nextNumber + i}`,
-          iso_country: match![1],
+      if ((match = /^\/AvailablePhoneNumbers\/([A-Z]{2})\.json$/.exec(rest)) && req.method === 'GET') {
+        const country = FOR_SALE[match[1]];
+        if (!country) return error(res, 404, 20404, 'The requested resource was not found');
+        const uris = Object.keys(country).map((type) => [
+          SUBRESOURCE_KEYS[type as keyof typeof SUBRESOURCE_KEYS],
+          `${base}/AvailablePhoneNumbers/${match![1]}/${type}.json`,
+        ]);
+        return json(res, 200, {
+          country_code: match[1],
+          country: match[1],
+          uri: `${base}/AvailablePhoneNumbers/${match[1]}.json`,
+          beta: false,
+          subresource_uris: Object.fromEntries(uris),
+        });
+      }
+      if ((match = /^\/AvailablePhoneNumbers\/([A-Z]{2})\/(Local|TollFree|Mobile)\.json$/.exec(rest)) && req.method === 'GET') {
+        const [, countryCode, type] = match;
+        const prefix = FOR_SALE[countryCode]?.[type as 'Local' | 'TollFree' | 'Mobile'];
+        if (!prefix) return error(res, 404, 20404, 'The requested resource was not found');
+        const areaCode = one(query.AreaCode);
+        const contains = one(query.Contains);
+        const start = areaCode ? `+1${areaCode}` : contains?.startsWith('+') ? contains : prefix;
+        const soldOut = areaCode === SOLD_OUT_AREA_CODE || start.endsWith(SOLD_OUT_AREA_CODE);
+        const regulated = REGULATED_COUNTRIES[countryCode];
+        const taken = (n: string) => soldElsewhere.has(n) || [...numbers.values()].some((owned) => owned.phoneNumber === n);
+        const offered: string[] = [];
+        for (let n = nextNumber; !soldOut && offered.length < 2; n += 1) if (!taken(`${start}${n}`)) offered.push(`${start}${n}`);
+        const numbersFound = offered.map((phoneNumber) => ({
+          friendly_name: phoneNumber,
+          phone_number: phoneNumber,
+          iso_country: countryCode,
           capabilities: { voice: true, SMS: true, MMS: true },
           address_requirements: regulated ? 'local' : 'none',
           beta: false,
         }));
-        return json(res, 200, page('available_phone_numbers', numbersFound, path));
+        return json(res, 200, page('available_phone_numbers', numbersFound.slice(0, Number(query.PageSize ?? 50)), path));
       }
       if (rest === '/IncomingPhoneNumbers.json' && req.method === 'GET') {
         const found = [...numbers.values()].filter(
@@ -578,7 +628,11 @@ export async function startTwilioStub(
       if (rest === '/IncomingPhoneNumbers.json' && req.method === 'POST') {
         const phoneNumber = one(params.PhoneNumber);
         if (!phoneNumber) return error(res, 400, 21421, 'PhoneNumber is required');
-        if ([...numbers.values()].some((n) => n.phoneNumber === phoneNumber))
+        if (sellingBeforePurchase) {
+          sellingBeforePurchase = false;
+          soldElsewhere.add(phoneNumber);
+        }
+        if (soldElsewhere.has(phoneNumber) || [...numbers.values()].some((n) => n.phoneNumber === phoneNumber))
           return error(res, 400, 21422, 'Phone number is not available');
         const regulated = Object.values(REGULATED_COUNTRIES).find((country) => phoneNumber.startsWith(country.prefix));
         if (regulated && !/^AD[0-9a-f]{32}$/.test(one(params.AddressSid) ?? ''))
@@ -596,6 +650,20 @@ export async function startTwilioStub(
         };
         numbers.set(number.sid, number);
         return json(res, 201, numberJson(number));
+      }
+      if ((match = /^\/IncomingPhoneNumbers\/(PN[0-9a-f]{32})\.json$/.exec(rest)) && req.method === 'POST') {
+        // UpdateIncomingPhoneNumber: only the parameters sent change; an empty URL clears it.
+        const number = numbers.get(match[1]);
+        if (!number) return error(res, 404, 20404, 'The requested resource was not found');
+        const set = (name: string, field: 'voiceUrl' | 'smsUrl' | 'statusCallback') => {
+          const value = one(params[name]);
+          if (value !== undefined) number[field] = value === '' ? undefined : value;
+        };
+        set('VoiceUrl', 'voiceUrl');
+        set('SmsUrl', 'smsUrl');
+        set('StatusCallback', 'statusCallback');
+        number.friendlyName = one(params.FriendlyName) ?? number.friendlyName;
+        return json(res, 200, numberJson(number));
       }
       if ((match = /^\/IncomingPhoneNumbers\/(PN[0-9a-f]{32})\.json$/.exec(rest)) && req.method === 'DELETE') {
         if (!numbers.delete(match[1])) return error(res, 404, 20404, 'The requested resource was not found');
@@ -743,6 +811,14 @@ export async function startTwilioStub(
     },
     callbacks,
     requests,
+    sellBeforeNextPurchase() {
+      sellingBeforePurchase = true;
+    },
+    own(phoneNumber) {
+      const number: StubNumber = { sid: sid('PN'), phoneNumber, friendlyName: `the operator's ${phoneNumber}` };
+      numbers.set(number.sid, number);
+      return number;
+    },
     loseNextCreateAnswer(resource) {
       losingAnswers.add(resource);
     },
@@ -917,4 +993,16 @@ export async function startTwilioStub(
     post,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** The Twilio adapter on the stub's account, live, with its own in-memory create record and no relay unless given; `options` overrides. */
+export function twilioCarrierOn(stub: TwilioStub, options: Partial<TwilioCarrierOptions> & { publicBaseUrl: string }): TwilioCarrier {
+  return new TwilioCarrier({
+    account: { accountSid: stub.accountSid, authToken: stub.authToken },
+    mode: 'live',
+    apiBaseUrl: stub.url,
+    relay: { send: async () => undefined },
+    attempts: memoryCreateAttempts(),
+    ...options,
+  });
 }

@@ -4,7 +4,7 @@ import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import type { TwilioRelayCommand } from '../../src/adapters/carrier/twilio/callbacks/relayCommands';
 import { TWILIO_TEST_NUMBER, TwilioCarrier, type TwilioCarrierOptions } from '../../src/adapters/carrier/twilio/twilioCarrier';
 import { memoryCreateAttempts } from '../support/memoryCreateAttempts';
-import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
+import { startTwilioStub, twilioCarrierOn, type TwilioStub } from '../support/twilioStub';
 
 /** The Twilio adapter's REST side against the contract stub: what it asks Twilio, and how it reads the answers. */
 describe('Twilio carrier adapter (REST, against the contract stub)', () => {
@@ -17,16 +17,7 @@ describe('Twilio carrier adapter (REST, against the contract stub)', () => {
   const relay = { send: async (callSid: string, command: TwilioRelayCommand) => void relayed.push([callSid, command]) };
 
   /** The adapter on the stub's account, live, with its own create record unless given one; `options` overrides. */
-  const twilioOn = (options: Partial<TwilioCarrierOptions> = {}) =>
-    new TwilioCarrier({
-      account: { accountSid: stub.accountSid, authToken: stub.authToken },
-      publicBaseUrl,
-      mode: 'live',
-      apiBaseUrl: stub.url,
-      relay,
-      attempts: memoryCreateAttempts(),
-      ...options,
-    });
+  const twilioOn = (options: Partial<TwilioCarrierOptions> = {}) => twilioCarrierOn(stub, { publicBaseUrl, relay, ...options });
 
   beforeAll(async () => {
     stub = await startTwilioStub();

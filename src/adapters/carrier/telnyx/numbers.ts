@@ -1,6 +1,12 @@
 import type Telnyx from 'telnyx';
 import type { NumberOrderListResponse, NumberOrderWithPhoneNumbers } from 'telnyx/resources/number-orders';
-import { CarrierRejectedError, type ProvisionedNumber } from '../port';
+import {
+  CarrierRejectedError,
+  NumberUnavailableError,
+  type ProvisionedNumber,
+  type ProvisionNumberRequest,
+  type ReleaseNumberRequest,
+} from '../port';
 import { telnyxRequest, type TelnyxSettings } from './client';
 import { assignCampaign } from './messaging';
 
@@ -20,6 +26,14 @@ import { assignCampaign } from './messaging';
  *
  * A retry finds its orders by `customer_reference` (`GET /v2/number_orders?filter[customer_reference]=`)
  * and buys nothing twice. Release deletes the number (`DELETE /v2/phone_numbers/{id}`), found by its E.164.
+ *
+ * The search asks for the line's country, number type and area code (`filter[country_code]`,
+ * `filter[phone_number_type]`, `filter[national_destination_code]`); nothing found is a
+ * `NumberUnavailableError` naming the criterion. An import buys nothing: the account's own number
+ * (`GET /v2/phone_numbers?filter[phone_number]=`) is set to the Call Control application
+ * (`PATCH /v2/phone_numbers/{id}`, `connection_id`) and the messaging profile (`PATCH
+ * /v2/phone_numbers/{id}/messaging`, `messaging_profile_id`), then the 10DLC campaign; releasing it only
+ * detaches it (both set to `""`: the account keeps it).
  */
 export const MAX_NUMBER_ORDERS = 3;
 
@@ -38,8 +52,9 @@ type NumberOrder = Pick<NumberOrderWithPhoneNumbers | NumberOrderListResponse, '
 export async function provisionTelnyxNumber(
   client: Telnyx,
   settings: TelnyxSettings,
-  request: { idempotencyKey: string; country: string },
+  request: ProvisionNumberRequest,
 ): Promise<ProvisionedNumber> {
+  if (request.importNumber) return importTelnyxNumber(client, settings, request.importNumber);
   const { order, generation } = await latestOrder(client, request.idempotencyKey);
   if (!order || order.status === 'failure') {
     if (order && generation >= MAX_NUMBER_ORDERS)
@@ -72,16 +87,31 @@ async function latestOrder(client: Telnyx, key: string): Promise<{ order?: Numbe
 async function placeOrder(
   client: Telnyx,
   settings: TelnyxSettings,
-  request: { idempotencyKey: string; country: string },
+  request: ProvisionNumberRequest,
   customerReference: string,
 ): Promise<NumberOrder> {
+  const numberType = request.numberType ?? 'local';
   const available = await telnyxRequest('GET /available_phone_numbers', () =>
     client.availablePhoneNumbers.list({
-      filter: { country_code: request.country, features: ['voice', 'sms'], limit: 1, best_effort: false },
+      filter: {
+        country_code: request.country,
+        phone_number_type: numberType,
+        ...(request.areaCode ? { national_destination_code: request.areaCode } : {}),
+        features: ['voice', 'sms'],
+        limit: 1,
+        best_effort: false,
+      },
     }),
   );
   const candidate = available?.data?.[0]?.phone_number;
-  if (!candidate) throw new CarrierRejectedError(`Telnyx has no voice and SMS number available in ${request.country}`);
+  if (!candidate) {
+    // Telnyx answers an empty list whatever matched nothing: the narrowest criterion asked is named.
+    const criterion = request.areaCode ? 'area_code' : numberType !== 'local' ? 'number_type' : 'country';
+    const where = request.areaCode ? ` in area code ${request.areaCode}` : '';
+    throw new NumberUnavailableError(criterion, `Telnyx has no ${numberType} voice and SMS number in ${request.country}${where}`, {
+      provider: 'telnyx',
+    });
+  }
   const requirementGroup = settings.requirementGroups?.[request.country];
   const created = await telnyxRequest('POST /number_orders', () =>
     client.numberOrders.create({
@@ -125,14 +155,48 @@ async function settle(client: Telnyx, settings: TelnyxSettings, order: NumberOrd
   throw new NumberOrderPendingError(id);
 }
 
-export async function releaseTelnyxNumber(client: Telnyx, request: { phoneNumber: string }): Promise<void> {
-  const found = await telnyxRequest('GET /phone_numbers', () =>
-    client.phoneNumbers.list({ filter: { phone_number: request.phoneNumber } }),
+export async function releaseTelnyxNumber(client: Telnyx, request: ReleaseNumberRequest): Promise<void> {
+  const id = await ownNumberId(client, request.phoneNumber);
+  if (!id) return;
+  if (request.keepInAccount) return detach(client, id);
+  // Already deleted (a retried release) is done.
+  await telnyxRequest(`DELETE /phone_numbers/${id}`, () => client.phoneNumbers.delete(id), [404]);
+}
+
+/** The account's number (its id), if it has it. */
+async function ownNumberId(client: Telnyx, phoneNumber: string): Promise<string | undefined> {
+  const found = await telnyxRequest('GET /phone_numbers', () => client.phoneNumbers.list({ filter: { phone_number: phoneNumber } }));
+  for await (const number of found ?? []) if (number.phone_number === phoneNumber && number.id) return number.id;
+  return undefined;
+}
+
+/** One of the account's numbers, routed to Switchboard as a bought one is (again: the same). */
+async function importTelnyxNumber(client: Telnyx, settings: TelnyxSettings, phoneNumber: string): Promise<ProvisionedNumber> {
+  const id = await ownNumberId(client, phoneNumber);
+  if (!id) throw new NumberUnavailableError('phone_number', `the Telnyx account has no number ${phoneNumber}`, { provider: 'telnyx' });
+  await telnyxRequest(`PATCH /phone_numbers/${id}`, () => client.phoneNumbers.update(id, { connection_id: settings.connectionId }));
+  await telnyxRequest(`PATCH /phone_numbers/${id}/messaging`, () =>
+    client.phoneNumbers.messaging.update(id, { messaging_profile_id: settings.messagingProfileId }),
   );
-  for await (const number of found ?? []) {
-    if (number.phone_number !== request.phoneNumber || !number.id) continue;
-    const id = number.id;
-    // Already deleted (a retried release) is done.
-    await telnyxRequest(`DELETE /phone_numbers/${id}`, () => client.phoneNumbers.delete(id), [404]);
+  try {
+    await assignCampaign(client, settings, phoneNumber);
+  } catch (err) {
+    // A line that cannot text is not made with it; the number is let go again, never deleted: the account keeps it.
+    if (err instanceof CarrierRejectedError) await detach(client, id);
+    throw err;
   }
+  return { phoneNumber, carrierRef: id };
+}
+
+/**
+ * Takes the number off the Call Control application and the messaging profile Switchboard set (`""`
+ * unassigns, as the messaging update documents), so its calls and texts no longer reach Switchboard.
+ */
+async function detach(client: Telnyx, id: string): Promise<void> {
+  await telnyxRequest(`PATCH /phone_numbers/${id}`, () => client.phoneNumbers.update(id, { connection_id: '' }), [404]);
+  await telnyxRequest(
+    `PATCH /phone_numbers/${id}/messaging`,
+    () => client.phoneNumbers.messaging.update(id, { messaging_profile_id: '' }),
+    [404],
+  );
 }

@@ -5,6 +5,8 @@ import {
   type CarrierRecording,
   type PlaceCallRequest,
   type ProvisionedNumber,
+  type ProvisionNumberRequest,
+  type ReleaseNumberRequest,
   type SendSmsRequest,
   type TransferCallRequest,
 } from '../port';
@@ -47,11 +49,11 @@ export class TelnyxCarrier implements CarrierAdapter {
     this.media = stores.media;
   }
 
-  provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
+  provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
     return provisionTelnyxNumber(this.client, this.settings, request);
   }
 
-  releaseNumber(request: { phoneNumber: string }): Promise<void> {
+  releaseNumber(request: ReleaseNumberRequest): Promise<void> {
     return releaseTelnyxNumber(this.client, request);
   }
 

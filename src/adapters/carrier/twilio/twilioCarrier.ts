@@ -6,6 +6,8 @@ import {
   type CarrierRecording,
   type PlaceCallRequest,
   type ProvisionedNumber,
+  type ProvisionNumberRequest,
+  type ReleaseNumberRequest,
   type SendSmsRequest,
   type TransferCallRequest,
 } from '../port';
@@ -20,16 +22,11 @@ import { transferCarrierId } from './callbacks/transferRecord';
 import { twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
 import { openTwilioRecording, startCallRecording } from './recordings';
-import { ignoreNotFound, toRefusal, twilioCall } from './requests';
+import { twilioCall } from './requests';
 import { twilioVoice } from './voices';
-import { joinMessagingService } from './messagingService';
+import { TwilioNumbers } from './numbers';
 
-/**
- * The number Twilio's test credentials buy (and call and text from): its documented "magic"
- * number. A live account cannot buy it, so the test environment's adapter, which buys nothing
- * else, can never buy a real number whatever credentials it was given.
- */
-export const TWILIO_TEST_NUMBER = '+15005550006';
+export { TWILIO_TEST_NUMBER } from './numbers';
 
 /** Twilio's error for an update of a call that is not in progress. */
 const NOT_IN_PROGRESS = 21220;
@@ -76,68 +73,33 @@ export class TwilioCarrier implements CarrierAdapter {
   /** How long a create may still get its answer: the request's timeout and a margin. */
   private readonly runningMs: number;
 
+  private readonly numbers: TwilioNumbers;
+
   constructor(private readonly options: TwilioCarrierOptions) {
     const timeoutMs = options.timeoutMs ?? 10_000;
     this.client = twilioClient(options.account, { apiBaseUrl: options.apiBaseUrl, timeoutMs });
     this.runningMs = timeoutMs + 5_000;
-  }
-
-  async provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
-    return twilioCall('buy a number', async () => {
-      const callbacks = this.numberCallbacks(request.idempotencyKey);
-      if (this.options.mode === 'test') {
-        const bought = await this.client.incomingPhoneNumbers.create({ phoneNumber: TWILIO_TEST_NUMBER, ...callbacks });
-        return { phoneNumber: bought.phoneNumber, carrierRef: bought.sid };
-      }
-      // The idempotency key is the number's FriendlyName: a retry finds the number the first attempt bought.
-      const [owned] = await this.client.incomingPhoneNumbers.list({ friendlyName: request.idempotencyKey, limit: 1 });
-      const number = owned ?? (await this.buyNumber(request.country, callbacks));
-      // A number is the line's once it can text: joined to the Messaging Service (a retry joins it again, harmlessly).
-      await this.joinMessagingService(number);
-      return { phoneNumber: number.phoneNumber, carrierRef: number.sid };
+    this.numbers = new TwilioNumbers(this.client, {
+      mode: options.mode,
+      messagingServiceSid: options.messagingServiceSid,
+      regulation: options.regulation,
+      webhooks: {
+        voiceUrl: this.url(TWILIO_CALLBACK_PATHS.voice),
+        voiceMethod: 'POST',
+        smsUrl: this.url(TWILIO_CALLBACK_PATHS.sms),
+        smsMethod: 'POST',
+        statusCallback: this.url(TWILIO_CALLBACK_PATHS.callStatus),
+        statusCallbackMethod: 'POST',
+      },
     });
   }
 
-  private async buyNumber(country: string, callbacks: ReturnType<TwilioCarrier['numberCallbacks']>) {
-    const [available] = await this.client.availablePhoneNumbers(country).local.list({ voiceEnabled: true, smsEnabled: true, limit: 1 });
-    if (!available) throw new CarrierRejectedError(`Twilio has no local number with voice and SMS in ${country}`);
-    const addressSid = this.options.regulation?.addressSids?.[country];
-    const bundleSid = this.options.regulation?.bundleSids?.[country];
-    try {
-      return await this.client.incomingPhoneNumbers.create({
-        phoneNumber: available.phoneNumber,
-        ...callbacks,
-        ...(addressSid ? { addressSid } : {}),
-        ...(bundleSid ? { bundleSid } : {}),
-      });
-    } catch (err) {
-      throw regulatoryRefusal(toRefusal(err, 'buy a number'), country);
-    }
+  provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
+    return this.numbers.provision(request);
   }
 
-  /**
-   * Joins a bought number to the Messaging Service; a refusal gives the number back (a line that cannot
-   * text is not made with it, and an unused number is not kept and billed) before it is reported.
-   */
-  private async joinMessagingService(number: { sid: string; phoneNumber: string }): Promise<void> {
-    const serviceSid = this.options.messagingServiceSid;
-    if (!serviceSid) return;
-    try {
-      await joinMessagingService(this.client, serviceSid, number.sid);
-    } catch (err) {
-      if (!(toRefusal(err) instanceof CarrierRejectedError)) throw err;
-      await ignoreNotFound(() => this.client.incomingPhoneNumbers(number.sid).remove());
-      throw err;
-    }
-  }
-
-  async releaseNumber(request: { phoneNumber: string }): Promise<void> {
-    // Test credentials bought nothing real and cannot delete.
-    if (this.options.mode === 'test') return;
-    await twilioCall('release a number', async () => {
-      const owned = await this.client.incomingPhoneNumbers.list({ phoneNumber: request.phoneNumber, limit: 1 });
-      for (const number of owned) await ignoreNotFound(() => this.client.incomingPhoneNumbers(number.sid).remove());
-    });
+  releaseNumber(request: ReleaseNumberRequest): Promise<void> {
+    return this.numbers.release(request);
   }
 
   async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
@@ -319,18 +281,6 @@ export class TwilioCarrier implements CarrierAdapter {
     return this.options.mode === 'test' ? undefined : find;
   }
 
-  private numberCallbacks(friendlyName: string) {
-    return {
-      friendlyName,
-      voiceUrl: this.url(TWILIO_CALLBACK_PATHS.voice),
-      voiceMethod: 'POST',
-      smsUrl: this.url(TWILIO_CALLBACK_PATHS.sms),
-      smsMethod: 'POST',
-      statusCallback: this.url(TWILIO_CALLBACK_PATHS.callStatus),
-      statusCallbackMethod: 'POST',
-    };
-  }
-
   private url(path: string, query: Record<string, string | undefined> = {}): string {
     return twilioCallbackUrl(this.options.publicBaseUrl, path, query);
   }
@@ -356,23 +306,6 @@ function createdWithin(items: Array<{ sid: string; dateCreated: Date }>, since: 
     .filter((item) => item.dateCreated >= since && (!until || item.dateCreated <= until))
     .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())
     .map((item) => item.sid);
-}
-
-/**
- * Twilio's refusals of a purchase for want of regulatory documents, with what the operator sets:
- * 21631 "Phone Number Requires an Address" (twilio.com/docs/api/errors/21631) and 21649, a number with
- * identity regulations bought without an approved BundleSid (Twilio changelog 2020-02-12, "Regulated
- * Number Bundle Provisioning Requirement").
- */
-const REGULATORY_SETTINGS: Readonly<Record<string, string>> = { '21631': 'TWILIO_LIVE_ADDRESS_SIDS', '21649': 'TWILIO_LIVE_BUNDLE_SIDS' };
-
-function regulatoryRefusal(err: Error, country: string): Error {
-  const setting = err instanceof CarrierRejectedError ? REGULATORY_SETTINGS[err.refusal?.code ?? ''] : undefined;
-  if (!setting || !(err instanceof CarrierRejectedError)) return err;
-  return new CarrierRejectedError(
-    `${err.message} (numbers in ${country} need it: set ${setting}=${country}:… on the worker, docs/carriers.md)`,
-    err.refusal,
-  );
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
