@@ -53,9 +53,11 @@ export const duplicatesCheck: Check<TelnyxSession> = {
       relayed.push({ ...eventOf(body), status: answer.status });
       return { status: 503, body: '{"error":"switchboard smoke kit: relayed; deliver to the failover URL"}' };
     });
-    log(`pointing ${connection.name} at ${session.receiver.publicUrl}/telnyx/relay (failover: the deployment) for one call`);
+    // The deployment's own failover URL (TELNYX_WEBHOOK_FAILOVER_URL) takes Telnyx's second delivery, else its primary.
+    const failover = connection.failover ?? connection.primary;
+    log(`pointing ${connection.name} at ${session.receiver.publicUrl}/telnyx/relay (failover: ${failover}) for one call`);
     session.restoreConnection = () => pointConnection(telnyx, connectionId, connection.name, connection.primary, connection.failover);
-    await pointConnection(telnyx, connectionId, connection.name, `${session.receiver.publicUrl}/telnyx/relay`, connection.primary);
+    await pointConnection(telnyx, connectionId, connection.name, `${session.receiver.publicUrl}/telnyx/relay`, failover);
     const since = new Date();
     let pair: CallPair;
     try {
@@ -81,7 +83,7 @@ export const duplicatesCheck: Check<TelnyxSession> = {
       'Telnyx listing its failover deliveries of the relayed events',
       async () => {
         const found = (await deliveriesMentioning(telnyx, session.b.phone_number, since)).filter(
-          (d) => relayedIds.has(d.eventId) && d.url.startsWith(session.api.baseUrl),
+          (d) => relayedIds.has(d.eventId) && d.url === failover && d.status !== undefined && d.status >= 200 && d.status < 300,
         );
         return found.length > 0 ? found : undefined;
       },
