@@ -15,7 +15,7 @@ import { createMessageActivities } from './messages';
 import { createLineSecretActivities } from './lineSecrets';
 import { createRecoveryActivities } from './recovery';
 import { createWebhookActivities } from './webhooks';
-import { createTelnyxInboxActivities } from './telnyxInbox';
+import { createTelnyxInboxActivities, receiptsWaitingFor } from './telnyxInbox';
 import type { TelnyxInboxPorts } from '../src/domain/telnyxInbox/apply';
 import type { Config } from '../src/platform/config';
 import type { Logger } from '../src/platform/logger';
@@ -63,6 +63,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createMessageActivities({
       ...deps,
       carrierMessagesUrl: deps.carrierMessagesUrl ?? new URL('messages', deps.carrierEventsUrl).toString(),
+      onCarrierMessageId: receiptsWaitingFor(deps),
     }),
   };
 }

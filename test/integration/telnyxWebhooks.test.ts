@@ -53,6 +53,12 @@ describe('Telnyx webhook delivery', () => {
   /** The stub's delivery attempts of `eventType` about a call or message. */
   const deliveriesOf = (eventType: string, about: string) =>
     stub.webhooks.deliveries.filter((d) => d.eventType === eventType && d.about === about);
+  /** One pass of the inbox sweeper, as its schedule starts it every 5 s on a deployment with Telnyx. */
+  const sweep = () =>
+    ctx.h.temporal.workflow.execute('sweepTelnyxInboxWorkflow', {
+      taskQueue: ctx.h.config.taskQueue,
+      workflowId: `telnyx-inbox-sweep-${crypto.randomUUID()}`,
+    });
   /** Telnyx answered 200 once the message was stored; it is taken right after. */
   const texted = async (lineId: string, from: string, to: string) => {
     await stub.inboundSms(from, to, 'Hi');
@@ -151,10 +157,7 @@ describe('Telnyx webhook delivery', () => {
     const stored = await receiveTelnyxEvent({ db: ctx.h.db, log }, body, Buffer.from(JSON.stringify(body)));
     expect((await findInboxEvent(ctx.h.db, stored.eventId)).processed_at).toBeNull();
     // The sweeper's pass, as its schedule starts it every 5 s.
-    const swept = await ctx.h.temporal.workflow.execute('sweepTelnyxInboxWorkflow', {
-      taskQueue: ctx.h.config.taskQueue,
-      workflowId: `telnyx-inbox-sweep-${crypto.randomUUID()}`,
-    });
+    const swept = await sweep();
     expect(swept).toMatchObject({ processed: expect.any(Number) });
     expect((await calls.untilStatus(id, ['completed'])).end_cause).toBe('caller_hangup');
     expect(await findInboxEvent(ctx.h.db, stored.eventId)).toMatchObject({ outcome: 'done' });
@@ -230,6 +233,7 @@ describe('Telnyx webhook delivery', () => {
     stub.scriptMessages({ receiptsFirst: true, status: 'delivered' });
     const sent = await messages.send({ line_id: line.id, to: number, text: 'Before you knew it' });
     expect(sent.status).toBe(201);
+    // They wait in the inbox (no message has their id yet) and are taken once the send activity records it (no sweeper runs here).
     const delivered = await messages.untilStatus(line.id, number, sent.body.id, 'delivered');
     expect(delivered.error_code).toBeNull();
     const carrierId = stub.messages.find((m) => m.text === 'Before you knew it')!.id;

@@ -1,7 +1,8 @@
 import crypto from 'node:crypto';
 import { applyTelnyxEvent, type TelnyxInboxDeps } from './apply';
 import { givenUp, LEASE_MS, retryDelayMs } from './rules';
-import { dueEvents, markProcessed, releaseLease, reschedule, takeLease, type InboxRow } from './store';
+import { messageOrderKey } from '../../adapters/carrier/callbacks/telnyx/envelope';
+import { dueEvents, makeDue, markProcessed, releaseLease, reschedule, takeLease, type InboxRow } from './store';
 
 /** Events of one key taken per look. */
 const BATCH = 50;
@@ -34,6 +35,16 @@ export async function processTelnyxEvents(deps: TelnyxInboxDeps, orderKey: strin
     // Stored after our last look while we held the lease: its storer left it to us.
     if ((await dueEvents(deps.db, orderKey, 1)).length === 0) return processed;
   }
+}
+
+/**
+ * The message's Telnyx id is recorded (the send activity): its receipts that arrived first and wait in the inbox are
+ * processed now, not at the sweeper's next pass.
+ */
+export async function processReceiptsOf(deps: TelnyxInboxDeps, carrierMessageId: string): Promise<number> {
+  const key = messageOrderKey(carrierMessageId);
+  await makeDue(deps.db, key);
+  return processTelnyxEvents(deps, key);
 }
 
 /** One event: its outcome recorded, or it is tried again later (given up, logged, past its deadline). */

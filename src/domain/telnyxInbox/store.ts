@@ -91,6 +91,11 @@ export async function markProcessed(db: Db, eventId: string, result: { outcome: 
     });
 }
 
+/** The key's unprocessed events are due now (what they wait for has happened). */
+export async function makeDue(db: Db, orderKey: string): Promise<void> {
+  await db(TABLE).where({ order_key: orderKey }).whereNull('processed_at').update({ next_attempt_at: db.fn.now() });
+}
+
 /** Keeps what the event was translated into before it is applied. */
 export async function saveTranslation(db: Db, eventId: string, translation: TelnyxTranslation): Promise<void> {
   await db(TABLE)

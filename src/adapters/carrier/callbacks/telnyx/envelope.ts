@@ -25,6 +25,9 @@ export interface TelnyxEnvelope {
   callSessionId: string | null;
 }
 
+/** The order key of a message's events (its Telnyx id). */
+export const messageOrderKey = (carrierMessageId: string): string => `message:${carrierMessageId}`;
+
 const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
 export function telnyxEnvelope(body: TelnyxWebhookBody, rawBody: Buffer): TelnyxEnvelope {
@@ -44,7 +47,7 @@ export function telnyxEnvelope(body: TelnyxWebhookBody, rawBody: Buffer): Telnyx
     eventType.startsWith('call.') && call
       ? `call:${call}`
       : eventType.startsWith('message.') && message
-        ? `message:${message}`
+        ? messageOrderKey(message)
         : `event:${eventId}`;
   return { eventId, eventType, occurredAt: Number.isFinite(occurred) ? new Date(occurred) : null, orderKey, ...ids };
 }
