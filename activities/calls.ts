@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import {
   appendTranscript,
@@ -19,7 +19,6 @@ import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
 import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
 import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type TransferCallRequest } from '../src/adapters/carrier/port';
-import { refuseTestEnvironment } from './carrierEnvironment';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { createDeliveryAttempt } from './webhooks';
 import { businessMetrics, deliveryOutcome } from './metrics';
@@ -30,8 +29,6 @@ export type PlaybackReport = Record<string, unknown>;
 export interface CallActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
-  /** False for a carrier without a test mode: test-environment calls are refused (./carrierEnvironment.ts). */
-  carrierServesTestEnvironment?: boolean;
   /** Where the carrier posts call events for this deployment (`<public base>/carrier/events`). */
   carrierEventsUrl: string;
   temporal?: () => Client;
@@ -56,6 +53,19 @@ async function carrierCommand<T>(command: () => Promise<T>): Promise<T> {
   } catch (err) {
     if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
     throw err;
+  }
+}
+
+/**
+ * The press's id: the same for every attempt of this activity (its workflow and activity ids), so a retry after a
+ * timeout is recognised by a carrier that takes an idempotency key (Telnyx's `command_id`). None outside an activity.
+ */
+function pressIdOfThisActivity(): { pressId?: string } {
+  try {
+    const { workflowExecution, activityId } = Context.current().info;
+    return workflowExecution ? { pressId: `${workflowExecution.workflowId}:${workflowExecution.runId}:${activityId}` } : {};
+  } catch {
+    return {};
   }
 }
 
@@ -136,7 +146,6 @@ export interface MessageTurnOutcome {
 export function createCallActivities({
   db,
   carrier,
-  carrierServesTestEnvironment = true,
   carrierEventsUrl,
   temporal,
   taskQueue,
@@ -148,9 +157,8 @@ export function createCallActivities({
   const delivery = createDeliveryAttempt({ db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) });
   return {
     async placeCall(call: CallFacts): Promise<{ carrierCallId: string }> {
-      const { carrierCallId } = await carrierCommand(async () => {
-        refuseTestEnvironment(carrierServesTestEnvironment, call.environment);
-        return carrier.placeCall({
+      const { carrierCallId } = await carrierCommand(() =>
+        carrier.placeCall({
           callId: call.callId,
           from: call.from,
           to: call.to,
@@ -158,8 +166,8 @@ export function createCallActivities({
           record: call.record ?? false,
           ...(call.machineDetection ? { machineDetection: true } : {}),
           ...(call.language ? { language: call.language } : {}),
-        });
-      });
+        }),
+      );
       await setCarrierCallId(db, call.callId, carrierCallId);
       return { carrierCallId };
     },
@@ -179,7 +187,7 @@ export function createCallActivities({
     /** Live control: plays DTMF digits; false when the call is no longer answered. */
     async sendDigits(carrierCallId: string, digits: string): Promise<{ pressed: boolean }> {
       try {
-        await carrier.sendDigits({ carrierCallId, digits });
+        await carrier.sendDigits({ carrierCallId, digits, ...pressIdOfThisActivity() });
         return { pressed: true };
       } catch (err) {
         if (err instanceof CarrierRejectedError) return { pressed: false };

@@ -15,16 +15,15 @@ import { createMessageActivities } from './messages';
 import { createLineSecretActivities } from './lineSecrets';
 import { createRecoveryActivities } from './recovery';
 import { createWebhookActivities } from './webhooks';
+import { createTelnyxInboxActivities, receiptsWaitingFor } from './telnyxInbox';
+import type { TelnyxInboxPorts } from '../src/domain/telnyxInbox/apply';
+import type { Config } from '../src/platform/config';
+import type { Logger } from '../src/platform/logger';
 
 /** What the worker's activities need; src/main/activityDeps.ts builds it from the configuration. */
 export interface ActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
-  /**
-   * Whether test-environment lines may take numbers from `carrier` (the simulator: yes). A real
-   * carrier without a test mode says no, so a test key never buys a real number. Yes when absent.
-   */
-  carrierServesTestEnvironment?: boolean;
   /** The key sealing secrets at rest; a function so a worker without one fails only where it is needed. */
   secretsKey: () => SecretsKeyRing;
   /** The card processor of each environment: auto-charge picks the one of the account's environment. */
@@ -43,6 +42,8 @@ export interface ActivityDeps {
   egress: EgressPolicy;
   /** Streamed-reply budgets (tests shorten them); defaults are the spec's. */
   ndjsonBudget?: { lineMs: number; totalMs: number };
+  /** The Telnyx inbox sweeper's configuration, Telnyx ports and log (src/main/telnyxInbox.ts); absent without Telnyx. */
+  telnyxInbox?: { config: Config; ports: TelnyxInboxPorts; log: Logger };
   now: () => Date;
 }
 
@@ -58,9 +59,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createHostedActivities(deps),
     ...createAudioActivities(deps),
     ...createRecoveryActivities(deps),
+    ...createTelnyxInboxActivities(deps),
     ...createMessageActivities({
       ...deps,
       carrierMessagesUrl: deps.carrierMessagesUrl ?? new URL('messages', deps.carrierEventsUrl).toString(),
+      onCarrierMessageId: receiptsWaitingFor(deps),
     }),
   };
 }

@@ -1,28 +1,53 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import type { Db } from '../src/platform/db/knex';
-import { activateLine, failProvisioning, findLineById } from '../src/domain/lines/store';
-import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
-import { refuseTestEnvironment } from './carrierEnvironment';
+import type { NumberCriterion } from '../src/domain/lines/numberChoice';
+import { activateLine, failProvisioning, findLineById, numberChoiceOf } from '../src/domain/lines/store';
+import {
+  CarrierRejectedError,
+  NumberUnavailableError,
+  type CarrierAdapter,
+  type ProvisionNumberRequest,
+} from '../src/adapters/carrier/port';
+import { FailureTypes } from '../workflows/definitions/failures';
 
 export interface LineActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
-  carrierServesTestEnvironment?: boolean;
   now: () => Date;
 }
 
 /** Thin adapters between the line workflows and Postgres / the carrier. */
-export function createLineActivities({ db, carrier, carrierServesTestEnvironment = true, now }: LineActivityDeps) {
+export function createLineActivities({ db, carrier, now }: LineActivityDeps) {
+  /** Releases a number, or only detaches it when `lineId`'s line imported it (the account keeps it). */
+  async function giveBack(phoneNumber: string, lineId: string | undefined): Promise<void> {
+    const line = lineId ? await findLineById(db, lineId) : undefined;
+    const keepInAccount = line?.number_source === 'imported';
+    await carrier.releaseNumber(keepInAccount ? { phoneNumber, keepInAccount } : { phoneNumber });
+  }
+
   return {
+    /** Acquires the line's number as its row asks: bought to its criteria, or its owned number imported. */
     async provisionNumber(lineId: string): Promise<{ phoneNumber: string }> {
       try {
-        if (!carrierServesTestEnvironment) refuseTestEnvironment(false, (await findLineById(db, lineId))?.environment);
+        const line = await findLineById(db, lineId);
+        if (!line) throw new CarrierRejectedError('the line is gone');
         // The line id is the idempotency key: a retry after a crash gets the same number back.
-        const provisioned = await carrier.provisionNumber({ idempotencyKey: `line:${lineId}`, country: 'US' });
+        const provisioned = await carrier.provisionNumber(provisionRequestOf(`line:${lineId}`, numberChoiceOf(line)));
         return { phoneNumber: parsePhoneNumberWithError(provisioned.phoneNumber).number };
       } catch (err) {
-        if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
+        // The request field that matched nothing is the failure's first detail (the workflow's result names it).
+        if (err instanceof NumberUnavailableError) {
+          throw ApplicationFailure.create({
+            type: FailureTypes.numberUnavailable,
+            message: err.message,
+            nonRetryable: true,
+            details: [err.criterion satisfies NumberCriterion, ...(err.refusal ? [err.refusal] : [])],
+          });
+        }
+        // The provider and its code ride along (the failure's details) for whoever reports the refusal.
+        if (err instanceof CarrierRejectedError)
+          throw ApplicationFailure.nonRetryable(err.message, FailureTypes.carrierRejected, ...(err.refusal ? [err.refusal] : []));
         throw err;
       }
     },
@@ -31,25 +56,38 @@ export function createLineActivities({ db, carrier, carrierServesTestEnvironment
       return activateLine(db, lineId, phoneNumber, now());
     },
 
-    async releaseNumber(phoneNumber: string): Promise<void> {
-      await carrier.releaseNumber({ phoneNumber });
+    /** A number acquired for a line released meanwhile. `lineId` is absent in histories from before imports (all bought). */
+    async releaseNumber(phoneNumber: string, lineId?: string): Promise<void> {
+      await giveBack(phoneNumber, lineId);
     },
 
     /**
-     * Gives a released line's number back. Reads the number from the row, and only once the
-     * row says released (the API commits that right after starting the workflow).
+     * Gives a released line's number back (an imported one is detached and stays in the account).
+     * Reads the number from the row, and only once the row says released (the API commits that
+     * right after starting the workflow).
      */
     async releaseLineNumber(lineId: string): Promise<{ released: string | null }> {
       const line = await findLineById(db, lineId);
       if (!line) return { released: null };
       if (line.status !== 'released') throw ApplicationFailure.retryable('the line is not released (yet)', 'LineNotReleased');
-      if (line.phone_number) await carrier.releaseNumber({ phoneNumber: line.phone_number });
+      if (line.phone_number) await giveBack(line.phone_number, lineId);
       return { released: line.phone_number };
     },
 
-    async failLineProvisioning(lineId: string, reason: string): Promise<void> {
-      await failProvisioning(db, lineId, reason, now());
+    async failLineProvisioning(lineId: string, reason: string, unavailable?: NumberCriterion | null): Promise<void> {
+      await failProvisioning(db, lineId, reason, now(), unavailable ?? undefined);
     },
+  };
+}
+
+/** The carrier request for a line's number choice. */
+function provisionRequestOf(idempotencyKey: string, choice: ReturnType<typeof numberChoiceOf>): ProvisionNumberRequest {
+  if (choice.source === 'imported') return { idempotencyKey, country: choice.country, importNumber: choice.phoneNumber };
+  return {
+    idempotencyKey,
+    country: choice.country,
+    numberType: choice.numberType,
+    ...(choice.areaCode ? { areaCode: choice.areaCode } : {}),
   };
 }
 

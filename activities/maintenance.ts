@@ -1,9 +1,12 @@
 import { purgeExpiredCallbackSignatures } from '../src/adapters/carrier/callbacks/replay';
 import { purgeStaleRelayCommands } from '../src/adapters/carrier/twilio/callbacks/relayCommands';
 import { purgeOldCreateAttempts } from '../src/adapters/carrier/twilio/createAttempts';
+import { purgeOldTelnyxCalls } from '../src/adapters/carrier/callbacks/telnyx/callRecords';
+import { purgeOldTelnyxSpeech } from '../src/adapters/carrier/callbacks/telnyx/speechQueue';
 import type { Db } from '../src/platform/db/knex';
 import { purgeExpiredIdempotencyKeys } from '../src/domain/idempotency/store';
 import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';
+import { purgeOldInboxEvents } from '../src/domain/telnyxInbox/store';
 
 /**
  * Housekeeping of the Postgres tables that only ever grow otherwise. One activity, so the
@@ -18,6 +21,9 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
       carrierCallbackSignatures: number;
       twilioRelayCommands: number;
       carrierCreateAttempts: number;
+      telnyxInboxEvents: number;
+      telnyxSpeechChunks: number;
+      telnyxCalls: number;
     }> {
       const at = now();
       return {
@@ -26,6 +32,9 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
         carrierCallbackSignatures: await purgeExpiredCallbackSignatures(db, at),
         twilioRelayCommands: await purgeStaleRelayCommands(db, at),
         carrierCreateAttempts: await purgeOldCreateAttempts(db, at),
+        telnyxInboxEvents: await purgeOldInboxEvents(db, at),
+        telnyxSpeechChunks: await purgeOldTelnyxSpeech(db, at),
+        telnyxCalls: await purgeOldTelnyxCalls(db, at),
       };
     },
   };

@@ -1,28 +1,21 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../src/platform/db/knex';
 import { advanceMessageStatus, findMessage, setCarrierMessageId, setMessageCharge } from '../src/domain/messages/store';
 import type { MessageStatus } from '../src/domain/messages/rules';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
-import { refuseTestEnvironment } from './carrierEnvironment';
 
 export interface MessageActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
-  /** False for a carrier without a test mode: test-environment messages are refused (./carrierEnvironment.ts). */
-  carrierServesTestEnvironment?: boolean;
   /** Where the carrier posts delivery receipts and inbound SMS (`<public base>/carrier/messages`). */
   carrierMessagesUrl: string;
+  /** What waits for a message's carrier id once it is recorded (Telnyx receipts that arrived first); its failure is only logged. */
+  onCarrierMessageId?: (carrierMessageId: string) => Promise<unknown>;
   now: () => Date;
 }
 
 /** Thin adapters between the send-message workflow and the carrier and Postgres. */
-export function createMessageActivities({
-  db,
-  carrier,
-  carrierServesTestEnvironment = true,
-  carrierMessagesUrl,
-  now,
-}: MessageActivityDeps) {
+export function createMessageActivities({ db, carrier, carrierMessagesUrl, onCarrierMessageId, now }: MessageActivityDeps) {
   return {
     /** Hands the message to the carrier (idempotent on the message id) and notes the carrier's id for it. */
     async sendThroughCarrier(message: {
@@ -33,13 +26,16 @@ export function createMessageActivities({
     }): Promise<{ carrierMessageId: string }> {
       let carrierMessageId: string;
       try {
-        if (!carrierServesTestEnvironment) refuseTestEnvironment(false, (await findMessage(db, message.messageId))?.environment);
         ({ carrierMessageId } = await carrier.sendSms({ ...message, statusUrl: carrierMessagesUrl }));
       } catch (err) {
         if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
         throw err;
       }
       await setCarrierMessageId(db, message.messageId, carrierMessageId);
+      // The message is sent: what waited for its id is the sweeper's if this fails.
+      await onCarrierMessageId?.(carrierMessageId).catch((err: Error) =>
+        Context.current().log.warn('receipts waiting for the message could not be processed now', { err: err.message }),
+      );
       return { carrierMessageId };
     },
 

@@ -1,6 +1,6 @@
 import type { Db } from '../src/platform/db/knex';
 import { post, type BillingTenant } from '../src/domain/billing/ledger';
-import { NUMBER_FEE_CENTS_PER_MONTH, numberFeeRef, owesNumberFee } from '../src/domain/billing/numberFees';
+import { numberFeeCents, numberFeeRef, owesNumberFee } from '../src/domain/billing/numberFees';
 import { nextMonthStart, periodOf } from '../src/domain/billing/periods';
 import { linesHoldingNumbers } from '../src/domain/lines/store';
 import { businessMetrics } from './metrics';
@@ -43,7 +43,7 @@ export function createNumberFeeActivities({
         const { duplicate } = await post(db, {
           tenant,
           type: 'number_fee',
-          amountCents: -NUMBER_FEE_CENTS_PER_MONTH,
+          amountCents: -numberFeeCents(line.number_type),
           description: `Phone number ${line.phone_number ?? line.id}, ${periodOf(start)}`,
           idempotencyRef: numberFeeRef(line.id, start),
           referenceId: line.id,

@@ -7,6 +7,8 @@ import type { ApiKeyRow } from '../src/domain/keys/store';
 import type { Logger } from '../src/platform/logger';
 import type { CardVaults } from '../src/adapters/payments/port';
 import type { CarrierRecording } from '../src/adapters/carrier/port';
+import type { CarrierReach } from '../src/domain/carriers/reach';
+import type { TelnyxInboxPorts } from '../src/domain/telnyxInbox/apply';
 
 /** What every handler can reach: shared infrastructure, never per-tenant state. */
 export interface AppDeps {
@@ -17,10 +19,10 @@ export interface AppDeps {
   /** Injected clock, so tests can move time without sleeping. */
   now: () => Date;
   /**
-   * Declines a ringing inbound call on a carrier that would retry a refused webhook instead
-   * (Telnyx); src/main builds it from CARRIER_PROVIDER. Absent for the simulator, which declines on a non-2xx.
+   * What processing Telnyx's webhooks needs of Telnyx (declining a call, finding a leg's recording, the call state
+   * shared with the worker: speech queue, languages, dial records); src/main builds it when an environment is on Telnyx.
    */
-  declineCall?: (carrierCallId: string) => Promise<void>;
+  telnyxInbox?: TelnyxInboxPorts;
   /**
    * Opens a call's recording at the carrier of its environment, with the carrier's credentials (src/main builds it);
    * the portal plays recordings through it. Absent: the portal shows no recording player.
@@ -57,6 +59,8 @@ export interface AppState {
   replayBody?: unknown;
   /** A verified Stripe webhook event and the environment whose signing secret verified it (api/stripeAuth.ts). */
   stripeEvent?: { environment: 'test' | 'live'; event: Stripe.Event };
+  /** The environments the carrier whose signature verified this callback serves (api/carrierAuth.ts). */
+  carrierReach?: CarrierReach;
   /** Query string after schema validation and type coercion. */
   query?: Record<string, unknown>;
 }

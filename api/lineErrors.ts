@@ -1,4 +1,5 @@
 import { ApiError, errors } from './errors';
+import type { ProvisionOutcome } from '../src/domain/lines/provision';
 import type { LineUpdateOutcome } from '../src/domain/lines/update';
 
 /** How a refused line change reads, to an API client and to an operator in the portal alike. */
@@ -22,5 +23,26 @@ export function lineUpdateError(outcome: Extract<LineUpdateOutcome, { ok: false 
       return errors.validation(outcome.problems);
     case 'language_pinning':
       return languagePinningRefused();
+  }
+}
+
+/** How a refused line creation reads (POST /api/v1/lines and the portal's form). */
+export function lineCreationError(outcome: Extract<ProvisionOutcome, { ok: false }>): ApiError {
+  switch (outcome.refused) {
+    case 'invalid_fields':
+      return errors.validation(outcome.problems);
+    case 'language_pinning':
+      return languagePinningRefused();
+    case 'payment_method_required':
+      return new ApiError(
+        402,
+        'payment_method_required',
+        'Add a default payment method before creating another live line; the first line is free for 30 days',
+      );
+    case 'not_started':
+      return new ApiError(503, 'service_unavailable', 'The line could not be provisioned right now; retry shortly');
+    case 'number_unavailable':
+      // Nothing was created: the request may be sent again with other criteria.
+      return new ApiError(422, 'number_unavailable', outcome.message, [{ field: outcome.field, message: outcome.message }]);
   }
 }

@@ -1,4 +1,4 @@
-import { ActivityFailure, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
 import * as options from './activityOptions';
 import { activityFailedWith, FailureTypes } from './definitions/failures';
 import { workflowIds } from './definitions/ids';
@@ -10,6 +10,7 @@ import {
   type ReleaseLineResult,
 } from './definitions/lines';
 import type { LineActivities } from '../activities/lines';
+import type { NumberCriterion } from '../src/domain/lines/numberChoice';
 
 /** Acquiring a number: retried with backoff for up to ten minutes; a refusal is final. */
 const carrier = proxyActivities<LineActivities>(options.lineCarrier);
@@ -17,31 +18,36 @@ const store = proxyActivities<LineActivities>(options.store);
 const releaser = proxyActivities<LineActivities>(options.numberRelease);
 
 /**
- * A new line gets its phone number: acquire one from the carrier, then make the line
- * active with it. If the line was released while we waited, the number goes back.
+ * A new line gets its phone number: acquire one from the carrier as the line asked (bought to its
+ * criteria, or an owned number imported), then make the line active with it. If the line was
+ * released while we waited, the number goes back (an imported one stays in the account).
  */
 export async function provisionLineWorkflow({ lineId }: ProvisionLineInput): Promise<ProvisionLineResult> {
   let phoneNumber: string;
   try {
     ({ phoneNumber } = await carrier.provisionNumber(lineId));
   } catch (err) {
-    const reason = describeFailure(err);
-    await store.failLineProvisioning(lineId, reason);
-    return { status: 'released', reason };
+    const { reason, unavailable } = describeFailure(err);
+    await store.failLineProvisioning(lineId, reason, unavailable);
+    return { status: 'released', reason, ...(unavailable ? { unavailable } : {}) };
   }
 
   const outcome = await store.activateLine(lineId, phoneNumber);
   if (outcome === 'gone') {
-    await carrier.releaseNumber(phoneNumber);
+    await carrier.releaseNumber(phoneNumber, lineId);
     return { status: 'released', reason: 'line released before its number was ready' };
   }
   return { status: 'active', phoneNumber };
 }
 
-function describeFailure(err: unknown): string {
-  if (!(err instanceof ActivityFailure)) return 'number provisioning failed';
-  if (activityFailedWith(err, FailureTypes.carrierRejected)) return `carrier refused: ${err.cause?.message}`;
-  return 'carrier unavailable: gave up after retries';
+function describeFailure(err: unknown): { reason: string; unavailable?: NumberCriterion } {
+  if (!(err instanceof ActivityFailure)) return { reason: 'number provisioning failed' };
+  if (activityFailedWith(err, FailureTypes.numberUnavailable)) {
+    const [field] = (err.cause as ApplicationFailure).details ?? [];
+    return { reason: `no number as asked: ${err.cause?.message}`, unavailable: field as NumberCriterion };
+  }
+  if (activityFailedWith(err, FailureTypes.carrierRejected)) return { reason: `carrier refused: ${err.cause?.message}` };
+  return { reason: 'carrier unavailable: gave up after retries' };
 }
 
 /**

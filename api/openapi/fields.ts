@@ -1,4 +1,5 @@
 import { ACCEPTED_MODES, LANGUAGES } from '../../src/domain/lines/rules';
+import { DEFAULT_COUNTRY, DEFAULT_NUMBER_TYPE, NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
 import { AGENT_LABEL_PATTERN } from '../../src/domain/keys/agentKeys';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { TIERS } from '../../src/domain/keys/tiers';
@@ -39,6 +40,37 @@ export const lineWritableFields = {
       'Speech recognition language (default `multi`). Setting it on a hosted line, `multi` included, is refused with 400 hosted_mode_language_pinning_unsupported (hosted lines detect the language).',
   },
   endpointing_ms: nullable({ type: 'integer', minimum: 100, maximum: 2000 }),
+};
+
+/** How a new line's number is chosen (create only; docs/decisions.md "Choosing numbers"). */
+export const lineNumberFields = {
+  country: {
+    type: 'string',
+    pattern: '^[A-Z]{2}$',
+    example: DEFAULT_COUNTRY,
+    // No `default` keyword: generated clients would make the field required.
+    description: `ISO 3166-1 alpha-2 country of the number to buy (default \`${DEFAULT_COUNTRY}\`). Not with \`phone_number\`.`,
+  },
+  number_type: {
+    type: 'string',
+    enum: [...NUMBER_TYPES],
+    description: `Kind of number to buy (default \`${DEFAULT_NUMBER_TYPE}\`): \`local\` (geographic), \`toll_free\`, or \`mobile\` where the carrier sells them in that country. Not with \`phone_number\`.`,
+  },
+  area_code: {
+    type: 'string',
+    pattern: '^[0-9]{1,6}$',
+    example: '415',
+    description:
+      'Area code of the number to buy: the three-digit NPA in North America (`415`; a toll-free prefix such as `800` for `toll_free`), the national destination code elsewhere (`20` for London). ' +
+      'Checked against the country’s numbering plan (422 `validation_error`); a valid one with no numbers left is 422 `number_unavailable`. Not with `phone_number`.',
+  },
+  phone_number: {
+    type: 'string',
+    pattern: '^\\+[1-9][0-9]{6,14}$',
+    description:
+      'Import instead of buy: an E.164 number the carrier account already owns, which the operator granted to this workspace (CLI `number grant`). ' +
+      'Its calls and messages are routed to the line; releasing the line only detaches it (the account keeps it). A number that is not importable is 422 `number_unavailable`, whatever the reason.',
+  },
 };
 
 export const keyName = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' };

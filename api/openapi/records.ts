@@ -3,7 +3,9 @@ import { ANSWERED_BY } from '../../src/adapters/carrier/callbacks/wire';
 import { CONSENT_TYPES } from '../../src/domain/compliance/consent';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/domain/lines/rules';
+import { NUMBER_CRITERIA, NUMBER_SOURCES, NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
 import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
+import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
 import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, uuid } from './fields';
 
 /**
@@ -58,7 +60,32 @@ export const recordSchemas: Record<string, object> = {
     ...lineWritableFields,
     mode: { type: 'string', enum: [...LINE_MODES] },
     language: { type: 'string', enum: [...LANGUAGES] },
+    country: {
+      type: 'string',
+      example: 'US',
+      description: 'ISO 3166-1 alpha-2 country of the number (as asked, or of the imported number).',
+    },
+    number_type: { type: 'string', enum: [...NUMBER_TYPES] },
+    area_code: nullable({ type: 'string', example: '415', description: 'The area code asked for; null when none was.' }),
+    number_source: {
+      type: 'string',
+      enum: [...NUMBER_SOURCES],
+      description: '`purchased` for this line, or `imported` from the carrier account (kept there when the line is released).',
+    },
     status: { type: 'string', enum: [...LINE_STATUSES] },
+    provisioning_error: nullable({
+      type: 'object',
+      example: null,
+      required: ['code', 'field', 'message'],
+      description:
+        'Why a line was released without ever getting its number, when that was decided after the creating request had answered (a slow carrier): ' +
+        '`number_unavailable` (nothing matched; `field` names the criterion) or `provisioning_failed`. Null otherwise.',
+      properties: {
+        code: { type: 'string', enum: ['number_unavailable', 'provisioning_failed'] },
+        field: { type: ['string', 'null'], enum: [...NUMBER_CRITERIA, null] },
+        message: { type: 'string' },
+      },
+    }),
     environment,
     grace_ends_at: nullable({
       ...dateTime,
@@ -125,7 +152,15 @@ export const recordSchemas: Record<string, object> = {
   }),
   Transaction: record({
     id: uuid,
-    type: { type: 'string' },
+    type: {
+      type: 'string',
+      enum: [...TRANSACTION_TYPES],
+      description:
+        '`card_refund` (negative): the card processor refunded an automatic recharge; `card_refund_failure` (positive): that refund ' +
+        'did not reach the card; `card_dispute` (negative): the cardholder’s bank took an automatic recharge back (chargeback), ' +
+        'which also turns auto-recharge off; `card_dispute_reversal` (positive): the chargeback was won. reference_id is the ' +
+        'processor’s refund or dispute id.',
+    },
     amount_credits: { type: 'integer', description: 'Legacy name of amount_cents' },
     amount_cents: { type: 'integer', description: 'US cents; positive credits, negative debits' },
     balance_after_credits: { type: 'integer' },

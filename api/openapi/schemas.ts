@@ -1,4 +1,4 @@
-import { agentKeyWritable, grant, keyName, lineWritableFields } from './fields';
+import { agentKeyWritable, grant, keyName, lineNumberFields, lineWritableFields } from './fields';
 import { recordSchemas } from './records';
 
 /** Shared component schemas of the OpenAPI document (JSON Schema 2020-12, as OpenAPI 3.1 uses): request bodies and the error envelope here, returned records in records.ts. */
@@ -47,7 +47,9 @@ export const componentSchemas: Record<string, object> = {
     type: 'object',
     additionalProperties: false,
     required: ['name', 'mode'],
-    properties: lineWritableFields,
+    properties: { ...lineWritableFields, ...lineNumberFields },
+    description:
+      'A line and its number: by default a local US number; `country`, `number_type` and `area_code` choose what to buy, `phone_number` imports an owned number instead.',
     example: {
       name: 'Front desk',
       mode: 'hosted',

@@ -1,9 +1,10 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
+import { lineCreationError } from '../lineErrors';
 import { changePassword } from '../../src/domain/accounts/changePassword';
 import { workspaceOverview } from '../../src/domain/accounts/overview';
-import { provisionLine } from '../../src/domain/lines/provision';
+import { provisionLine, type LineRequest } from '../../src/domain/lines/provision';
 import { rotateLineSecret } from '../../src/domain/lines/rotateSecret';
 import { linesOf, toLineRecord } from '../../src/domain/lines/store';
 import { refuse } from './answer';
@@ -19,6 +20,18 @@ const LINES_SHOWN = 200;
 async function linesInput(deps: AppDeps, operator: Operator, extra: Partial<LinesPageInput> = {}): Promise<LinesPageInput> {
   const rows = await linesOf(deps.db, tenantOf(operator)).orderBy('created_at', 'desc').limit(LINES_SHOWN);
   return { lines: rows.map(toLineRecord), mayManage: roleAllows(operator, 'numbers:provision'), ...extra };
+}
+
+/**
+ * The create form's number fields as the API's body: "Buy" sends the criteria typed (blank ones
+ * left to their defaults), "Import" the owned number alone.
+ */
+export function numberFieldsOfForm(
+  form: Record<string, string>,
+): Pick<LineRequest, 'area_code' | 'country' | 'number_type' | 'phone_number'> {
+  const typed = (field: string) => form[field]?.trim() || undefined;
+  if (form.number_source === 'imported') return { phone_number: typed('phone_number') ?? '' };
+  return { area_code: typed('area_code'), country: typed('country')?.toUpperCase(), number_type: typed('number_type') };
 }
 
 /** Pages of a signed-in operator: overview, lines, settings. */
@@ -64,20 +77,10 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
         mode: form.mode ?? '',
         system_prompt: form.system_prompt || null,
         webhook_url: form.webhook_url || null,
+        ...numberFieldsOfForm(form),
       },
     );
-    if (!outcome.ok) {
-      switch (outcome.refused) {
-        case 'invalid_fields':
-          return again(errors.validation(outcome.problems));
-        case 'language_pinning':
-          return again(new ApiError(400, 'hosted_mode_language_pinning_unsupported', 'Hosted lines cannot be pinned to a language'));
-        case 'payment_method_required':
-          return again(new ApiError(402, 'payment_method_required', 'Add a default payment method before creating another live line'));
-        case 'not_started':
-          return again(new ApiError(503, 'service_unavailable', 'The line could not be provisioned right now; retry shortly'));
-      }
-    }
+    if (!outcome.ok) return again(lineCreationError(outcome));
     const line = toLineRecord(outcome.line);
     // The secret is shown on this answer alone: no redirect, nothing in a URL.
     ctx.set('Location', `/portal/lines?env=${operator.environment}`);

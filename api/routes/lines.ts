@@ -1,7 +1,7 @@
 /** Lines (spec "Line"): the HTTP side; creating, changing, releasing a line and rotating its secret are use cases in src/domain/lines/. */
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
-import { languagePinningRefused, lineReleased, lineUpdateError } from '../lineErrors';
+import { lineCreationError, lineReleased, lineUpdateError } from '../lineErrors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
 import { boundedListParams, errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
@@ -24,22 +24,7 @@ async function createLine(ctx: AppContext, deps: AppDeps): Promise<void> {
   const { workspaceId, userId, environment } = principal;
   const creator = { workspaceId, userId, environment, keyId: principal.key.id };
   const outcome = await provisionLine(deps, ctx.state.log, creator, ctx.state.body as LineRequest);
-  if (!outcome.ok) {
-    switch (outcome.refused) {
-      case 'invalid_fields':
-        throw errors.validation(outcome.problems);
-      case 'language_pinning':
-        throw languagePinningRefused();
-      case 'payment_method_required':
-        throw new ApiError(
-          402,
-          'payment_method_required',
-          'Add a default payment method before creating another live line; the first line is free for 30 days',
-        );
-      case 'not_started':
-        throw new ApiError(503, 'service_unavailable', 'The line could not be provisioned right now; retry shortly');
-    }
-  }
+  if (!outcome.ok) throw lineCreationError(outcome);
   const line = toLineRecord(outcome.line);
   ctx.status = 201;
   ctx.set('Location', `/api/v1/lines/${line.id}`);
@@ -103,7 +88,10 @@ export function lineRoutes(): RouteDef[] {
         summary: 'Create a line and provision its phone number',
         description:
           'Answers 201 once the number is assigned (`status: active`), or with `status: provisioning` if the carrier takes longer than a few seconds; ' +
-          'provisioning is a durable workflow and completes on its own. A number that cannot be provisioned leaves the line `released`.',
+          'provisioning is a durable workflow and completes on its own. A number that cannot be provisioned leaves the line `released`. ' +
+          'The number is a local US one unless `country`, `number_type` and `area_code` ask otherwise, or `phone_number` imports one the carrier account owns. ' +
+          'When the carrier has no number as asked, the answer is 422 `number_unavailable` (its detail names the field) and nothing is created; ' +
+          'if that is only known after the 201 (a slow carrier), the line ends `released` with `provisioning_error`.',
         tags: ['lines'],
         requestBody: jsonRequestBody(ref('LineCreateRequest')),
         responses: {
@@ -116,7 +104,10 @@ export function lineRoutes(): RouteDef[] {
             '`payment_method_required`: live environment, the user already has a line and no default payment method. Replayed for 12 h under the same Idempotency-Key.',
           ),
           '422': errorResponse(
-            '`validation_error`, one detail per field: among others a URL that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live',
+            '`validation_error`, one detail per field: among others a URL that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live, ' +
+              'an area code that is not one of the country’s (or not of that number type), or `phone_number` with search criteria. ' +
+              '`number_unavailable`: the carrier has no number as asked (detail `field`: `area_code`, `number_type` or `country`), or `phone_number` cannot be imported ' +
+              '(not granted to this workspace, held by a line, or not owned by the account: one answer for all); nothing was created.',
           ),
           '409': errorResponse('`idempotency_key_reused` or `idempotency_in_progress`'),
           '429': errorResponse('`rate_limited` (10 per hour per workspace and environment)'),
@@ -218,6 +209,7 @@ export function lineRoutes(): RouteDef[] {
         summary: 'Release a line: status `released`, its number given back to the carrier',
         description:
           'Idempotent: releasing a released line answers the same record. A released line cannot be changed, bound to keys or used. ' +
+          'An imported number (`number_source: imported`) is only detached: the carrier account keeps it, no longer routed to Switchboard. ' +
           'Its active call is hung up (a call whose workflow is gone is ended by the recovery workflow).',
         tags: ['lines'],
         parameters: [lineIdParam],

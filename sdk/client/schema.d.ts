@@ -86,7 +86,7 @@ export interface paths {
         put?: never;
         /**
          * Create a line and provision its phone number
-         * @description Answers 201 once the number is assigned (`status: active`), or with `status: provisioning` if the carrier takes longer than a few seconds; provisioning is a durable workflow and completes on its own. A number that cannot be provisioned leaves the line `released`.
+         * @description Answers 201 once the number is assigned (`status: active`), or with `status: provisioning` if the carrier takes longer than a few seconds; provisioning is a durable workflow and completes on its own. A number that cannot be provisioned leaves the line `released`. The number is a local US one unless `country`, `number_type` and `area_code` ask otherwise, or `phone_number` imports one the carrier account owns. When the carrier has no number as asked, the answer is 422 `number_unavailable` (its detail names the field) and nothing is created; if that is only known after the 201 (a slow carrier), the line ends `released` with `provisioning_error`.
          */
         post: operations["createLine"];
         delete?: never;
@@ -108,7 +108,7 @@ export interface paths {
         post?: never;
         /**
          * Release a line: status `released`, its number given back to the carrier
-         * @description Idempotent: releasing a released line answers the same record. A released line cannot be changed, bound to keys or used. Its active call is hung up (a call whose workflow is gone is ended by the recovery workflow).
+         * @description Idempotent: releasing a released line answers the same record. A released line cannot be changed, bound to keys or used. An imported number (`number_source: imported`) is only detached: the carrier account keeps it, no longer routed to Switchboard. Its active call is hung up (a call whose workflow is gone is ended by the recovery workflow).
          */
         delete: operations["releaseLine"];
         options?: never;
@@ -881,8 +881,36 @@ export interface components {
             /** @enum {string} */
             language: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms: number | null;
+            /**
+             * @description ISO 3166-1 alpha-2 country of the number (as asked, or of the imported number).
+             * @example US
+             */
+            country: string;
+            /** @enum {string} */
+            number_type: "local" | "toll_free" | "mobile";
+            /**
+             * @description The area code asked for; null when none was.
+             * @example 415
+             */
+            area_code: string | null;
+            /**
+             * @description `purchased` for this line, or `imported` from the carrier account (kept there when the line is released).
+             * @enum {string}
+             */
+            number_source: "purchased" | "imported";
             /** @enum {string} */
             status: "provisioning" | "active" | "suspended" | "released";
+            /**
+             * @description Why a line was released without ever getting its number, when that was decided after the creating request had answered (a slow carrier): `number_unavailable` (nothing matched; `field` names the criterion) or `provisioning_failed`. Null otherwise.
+             * @example null
+             */
+            provisioning_error: {
+                /** @enum {string} */
+                code: "number_unavailable" | "provisioning_failed";
+                /** @enum {string|null} */
+                field: "area_code" | "number_type" | "country" | "phone_number" | null;
+                message: string;
+            } | null;
             /** @enum {string} */
             environment: "test" | "live";
             /**
@@ -1010,7 +1038,11 @@ export interface components {
         Transaction: {
             /** Format: uuid */
             id: string;
-            type: string;
+            /**
+             * @description `card_refund` (negative): the card processor refunded an automatic recharge; `card_refund_failure` (positive): that refund did not reach the card; `card_dispute` (negative): the cardholder’s bank took an automatic recharge back (chargeback), which also turns auto-recharge off; `card_dispute_reversal` (positive): the chargeback was won. reference_id is the processor’s refund or dispute id.
+             * @enum {string}
+             */
+            type: "signup_credit" | "credit_purchase" | "call_charge" | "number_fee" | "refund" | "auto_recharge" | "sms_charge" | "postpaid_flush" | "tier_grant" | "number_fee_topup" | "card_refund" | "card_refund_failure" | "card_dispute" | "card_dispute_reversal";
             /** @description Legacy name of amount_cents */
             amount_credits: number;
             /** @description US cents; positive credits, negative debits */
@@ -1471,6 +1503,7 @@ export interface components {
             endpointing_ms?: number | null;
         };
         /**
+         * @description A line and its number: by default a local US number; `country`, `number_type` and `area_code` choose what to buy, `phone_number` imports an owned number instead.
          * @example {
          *       "name": "Front desk",
          *       "mode": "hosted",
@@ -1515,6 +1548,23 @@ export interface components {
              */
             language?: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms?: number | null;
+            /**
+             * @description ISO 3166-1 alpha-2 country of the number to buy (default `US`). Not with `phone_number`.
+             * @example US
+             */
+            country?: string;
+            /**
+             * @description Kind of number to buy (default `local`): `local` (geographic), `toll_free`, or `mobile` where the carrier sells them in that country. Not with `phone_number`.
+             * @enum {string}
+             */
+            number_type?: "local" | "toll_free" | "mobile";
+            /**
+             * @description Area code of the number to buy: the three-digit NPA in North America (`415`; a toll-free prefix such as `800` for `toll_free`), the national destination code elsewhere (`20` for London). Checked against the country’s numbering plan (422 `validation_error`); a valid one with no numbers left is 422 `number_unavailable`. Not with `phone_number`.
+             * @example 415
+             */
+            area_code?: string;
+            /** @description Import instead of buy: an E.164 number the carrier account already owns, which the operator granted to this workspace (CLI `number grant`). Its calls and messages are routed to the line; releasing the line only detaches it (the account keeps it). A number that is not importable is 422 `number_unavailable`, whatever the reason. */
+            phone_number?: string;
         };
     };
     responses: never;
@@ -1807,7 +1857,12 @@ export interface operations {
                      *           "compliance_enabled": true,
                      *           "language": "multi",
                      *           "endpointing_ms": 300,
+                     *           "country": "US",
+                     *           "number_type": "local",
+                     *           "area_code": "415",
+                     *           "number_source": "purchased",
                      *           "status": "active",
+                     *           "provisioning_error": null,
                      *           "environment": "test",
                      *           "grace_ends_at": "2026-01-15T09:30:00.000Z",
                      *           "created_at": "2026-01-15T09:30:00.000Z"
@@ -1965,7 +2020,12 @@ export interface operations {
                      *         "compliance_enabled": true,
                      *         "language": "multi",
                      *         "endpointing_ms": 300,
+                     *         "country": "US",
+                     *         "number_type": "local",
+                     *         "area_code": "415",
+                     *         "number_source": "purchased",
                      *         "status": "active",
+                     *         "provisioning_error": null,
                      *         "environment": "test",
                      *         "grace_ends_at": "2026-01-15T09:30:00.000Z",
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -2078,7 +2138,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `validation_error`, one detail per field: among others a URL that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live */
+            /** @description `validation_error`, one detail per field: among others a URL that leads to a non-public address or to one of Switchboard’s own services, or http/ws in live, an area code that is not one of the country’s (or not of that number type), or `phone_number` with search criteria. `number_unavailable`: the carrier has no number as asked (detail `field`: `area_code`, `number_type` or `country`), or `phone_number` cannot be imported (not granted to this workspace, held by a line, or not owned by the account: one answer for all); nothing was created. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2191,7 +2251,12 @@ export interface operations {
                      *         "compliance_enabled": true,
                      *         "language": "multi",
                      *         "endpointing_ms": 300,
+                     *         "country": "US",
+                     *         "number_type": "local",
+                     *         "area_code": "415",
+                     *         "number_source": "purchased",
                      *         "status": "active",
+                     *         "provisioning_error": null,
                      *         "environment": "test",
                      *         "grace_ends_at": "2026-01-15T09:30:00.000Z",
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -2310,7 +2375,12 @@ export interface operations {
                      *         "compliance_enabled": true,
                      *         "language": "multi",
                      *         "endpointing_ms": 300,
+                     *         "country": "US",
+                     *         "number_type": "local",
+                     *         "area_code": "415",
+                     *         "number_source": "purchased",
                      *         "status": "active",
+                     *         "provisioning_error": null,
                      *         "environment": "test",
                      *         "grace_ends_at": "2026-01-15T09:30:00.000Z",
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -2457,7 +2527,12 @@ export interface operations {
                      *         "compliance_enabled": true,
                      *         "language": "multi",
                      *         "endpointing_ms": 300,
+                     *         "country": "US",
+                     *         "number_type": "local",
+                     *         "area_code": "415",
+                     *         "number_source": "purchased",
                      *         "status": "active",
+                     *         "provisioning_error": null,
                      *         "environment": "test",
                      *         "grace_ends_at": "2026-01-15T09:30:00.000Z",
                      *         "created_at": "2026-01-15T09:30:00.000Z"

@@ -1,12 +1,15 @@
 import crypto from 'node:crypto';
 import type Koa from 'koa';
 import type Router from '@koa/router';
-import { badRequest, readJson } from '../http';
+import { badRequest, E164, readJson } from '../http';
+import { findNumber, type SimNumberType, type Unmatched } from './inventory';
 
 /**
- * The carrier's phone numbers: handed out on request (idempotent on the request's key) and
- * released, with a provisioning fault the control API sets to make requests hang, fail or be
- * refused. See docs/simulator.md, "Carrier API" and "Control API".
+ * The carrier's phone numbers: sold on request as searched (country, type, area code; see
+ * ./inventory.ts), or imported from the account's own numbers (those it already owns, which the
+ * control API seeds), idempotent on the request's key; released, or detached when imported. A
+ * provisioning fault set through the control API makes requests hang, fail or be refused. See
+ * docs/simulator.md, "Carrier API" and "Control API".
  */
 
 export type ProvisionFault = 'normal' | 'hold' | 'reject' | 'error';
@@ -15,41 +18,48 @@ export interface NumberRecord {
   idempotency_key: string;
   phone_number: string;
   number_ref: string;
-  country: string;
-  status: 'active' | 'released';
+  /** As searched; null for an import (the account's number is whatever it is). */
+  country: string | null;
+  number_type: SimNumberType | null;
+  /** `purchased`: sold for the request; `imported`: one of the account's own numbers, routed to Switchboard. */
+  origin: 'purchased' | 'imported';
+  /** `released` (given back to the carrier) or `detached` (an import no longer routed; the account keeps it). */
+  status: 'active' | 'released' | 'detached';
   /** How many provisioning requests carried this idempotency key. */
   requests: number;
   allocated_at: string;
   released_at: string | null;
 }
 
-/**
- * US area codes a line's number is drawn from: 555-2000…9999 in each, about two million numbers.
- * Never 650, which tests keep for remote parties. Many codes, because every test file's simulator
- * draws on its own while all of them share one database, where a number may be held by one line
- * only: with ten codes (80,000 numbers) a full run drew a number another file's line held, and
- * that line never became active.
- */
-const AREA_CODES =
-  '201 202 203 205 206 207 208 209 210 212 213 214 215 216 217 218 219 224 225 231 234 239 240 248 251 252 253 254 256 260 262 267 269 270 272 276 281 301 302 303 304 305 307 308 309 310 312 313 314 315 316 317 318 319 320 321 323 325 330 331 334 336 337 339 347 351 352 360 361 385 386 401 402 404 405 406 407 408 409 410 412 413 414 415 417 419 423 424 425 430 432 434 435 440 442 443 469 470 475 478 479 480 484 501 502 503 504 505 507 508 509 510 512 513 515 516 517 518 520 530 540 541 551 559 561 562 563 567 570 571 573 574 575 580 585 586 601 602 603 605 606 607 608 609 610 612 614 615 616 617 618 619 620 623 626 630 631 636 641 646 657 660 661 662 678 682 701 702 703 704 706 707 708 712 713 714 715 716 717 718 719 720 724 727 731 732 734 740 754 757 760 763 765 770 772 773 774 775 781 785 786 801 802 803 804 805 806 808 810 812 813 814 815 816 817 818 828 830 831 832 843 845 847 848 850 856 857 858 859 860 862 863 864 865 870 872 878 901 903 904 906 907 908 909 910 912 913 914 915 916 917 918 919 920 925 928 931 936 937 940 941 947 949 951 952 954 956 970 971 972 973 978 979 980 985 989'.split(
-    ' ',
-  );
+/** A number the account owned before Switchboard asked for it (seeded through the control API). */
+export interface OwnedNumber {
+  phone_number: string;
+  number_ref: string;
+  /** Whether its calls and messages are routed to Switchboard (true once imported, false once detached). */
+  routed_to_switchboard: boolean;
+}
 
-/** The numbers handed out, and how provisioning behaves (the control API's `/control/faults`). */
+export type ProvisionRequest = { country: string; number_type: SimNumberType; area_code?: string } | { import_number: string };
+
+/** What a refused provisioning answers: which request field matched nothing. */
+export interface NumberRefusal {
+  unmatched: Unmatched | 'phone_number';
+}
+
+const NUMBER_TYPES: readonly string[] = ['local', 'toll_free', 'mobile'];
+
+/** The numbers handed out, the account's own ones, and how provisioning behaves (the control API's `/control/faults`). */
 export class NumberSimulatorState {
   /** By idempotency key. */
   readonly numbers = new Map<string, NumberRecord>();
+  /** The account's own numbers, by E.164. */
+  readonly owned = new Map<string, OwnedNumber>();
   provisionFault: ProvisionFault = 'normal';
   private held: Array<() => void> = [];
 
-  private randomNumber(): string {
-    for (;;) {
-      const area = AREA_CODES[crypto.randomInt(AREA_CODES.length)];
-      // 555-0100..0199 is the reserved never-connects range; hand out 555-2000..9999 only.
-      const line = 2000 + crypto.randomInt(8000);
-      const candidate = `+1${area}555${line}`;
-      if (![...this.numbers.values()].some((n) => n.phone_number === candidate && n.status === 'active')) return candidate;
-    }
+  /** Whether a number is sold or routed already (never sold twice). */
+  private isTaken(phoneNumber: string): boolean {
+    return this.owned.has(phoneNumber) || [...this.numbers.values()].some((n) => n.phone_number === phoneNumber && n.status === 'active');
   }
 
   /** Blocks until the control API releases held requests (fault `hold`). */
@@ -69,30 +79,72 @@ export class NumberSimulatorState {
     return this.held.length;
   }
 
-  provision(idempotencyKey: string, country: string): NumberRecord {
+  /** Adds a number to the account's own (for an import); adding it again changes nothing. */
+  own(phoneNumber: string): OwnedNumber {
+    const existing = this.owned.get(phoneNumber);
+    if (existing) return existing;
+    const owned = { phone_number: phoneNumber, number_ref: `PN${crypto.randomBytes(12).toString('hex')}`, routed_to_switchboard: false };
+    this.owned.set(phoneNumber, owned);
+    return owned;
+  }
+
+  /** Sells (or imports) a number for the key; the same key answers the same number. */
+  provision(idempotencyKey: string, request: ProvisionRequest): NumberRecord | NumberRefusal {
     const existing = this.numbers.get(idempotencyKey);
     if (existing) {
       existing.requests += 1;
       return existing;
     }
-    const record: NumberRecord = {
+    const base = {
       idempotency_key: idempotencyKey,
-      phone_number: this.randomNumber(),
-      number_ref: `PN${crypto.randomBytes(12).toString('hex')}`,
-      country,
-      status: 'active',
+      status: 'active' as const,
       requests: 1,
       allocated_at: new Date().toISOString(),
       released_at: null,
     };
+    let record: NumberRecord;
+    if ('import_number' in request) {
+      const owned = this.owned.get(request.import_number);
+      if (!owned || owned.routed_to_switchboard) return { unmatched: 'phone_number' };
+      owned.routed_to_switchboard = true;
+      const { phone_number, number_ref } = owned;
+      record = { ...base, phone_number, number_ref, country: null, number_type: null, origin: 'imported' };
+    } else {
+      const found = findNumber({ country: request.country, numberType: request.number_type, areaCode: request.area_code }, (n) =>
+        this.isTaken(n),
+      );
+      if ('unmatched' in found) return found;
+      const number_ref = `PN${crypto.randomBytes(12).toString('hex')}`;
+      record = {
+        ...base,
+        phone_number: found.phoneNumber,
+        number_ref,
+        country: request.country,
+        number_type: request.number_type,
+        origin: 'purchased',
+      };
+    }
     this.numbers.set(idempotencyKey, record);
     return record;
   }
 
+  /** Gives a number back to the carrier (an owned one leaves the account too). False when it was not held. */
   release(phoneNumber: string): boolean {
+    this.owned.delete(phoneNumber);
+    return this.settle(phoneNumber, 'released');
+  }
+
+  /** Stops routing an imported number to Switchboard; the account keeps it. */
+  detach(phoneNumber: string): boolean {
+    const owned = this.owned.get(phoneNumber);
+    if (owned) owned.routed_to_switchboard = false;
+    return this.settle(phoneNumber, 'detached') || owned !== undefined;
+  }
+
+  private settle(phoneNumber: string, status: 'released' | 'detached'): boolean {
     for (const record of this.numbers.values()) {
       if (record.phone_number === phoneNumber && record.status === 'active') {
-        record.status = 'released';
+        record.status = status;
         record.released_at = new Date().toISOString();
         return true;
       }
@@ -101,12 +153,34 @@ export class NumberSimulatorState {
   }
 }
 
-/** The carrier's number API (`/carrier/v1/numbers...`) and its control API (numbers, faults, holds). */
+/** The provisioning request in a carrier API body, or what is wrong with it. */
+function provisionRequestOf(body: Record<string, unknown>): ProvisionRequest | string {
+  if (body.import_number !== undefined) {
+    if (typeof body.import_number !== 'string' || !E164.test(body.import_number)) return 'import_number must be E.164';
+    if (body.area_code !== undefined || body.number_type !== undefined) return 'import_number excludes area_code and number_type';
+    return { import_number: body.import_number };
+  }
+  const country = body.country ?? 'US';
+  const numberType = body.number_type ?? 'local';
+  if (typeof country !== 'string' || !/^[A-Z]{2}$/.test(country)) return 'country must be ISO 3166-1 alpha-2';
+  if (typeof numberType !== 'string' || !NUMBER_TYPES.includes(numberType)) return 'number_type must be local, toll_free or mobile';
+  if (body.area_code !== undefined && (typeof body.area_code !== 'string' || !/^\d{1,6}$/.test(body.area_code)))
+    return 'area_code must be digits';
+  return {
+    country,
+    number_type: numberType as SimNumberType,
+    ...(body.area_code !== undefined ? { area_code: body.area_code as string } : {}),
+  };
+}
+
+/** The carrier's number API (`/carrier/v1/numbers...`) and its control API (numbers, owned numbers, faults, holds). */
 export function numberRoutes(router: Router, state: NumberSimulatorState, requireCarrierAuth: Koa.Middleware): void {
   router.post('/carrier/v1/numbers', requireCarrierAuth, async (ctx) => {
     const body = await readJson(ctx);
     const key = body.idempotency_key;
     if (typeof key !== 'string' || key === '') return badRequest(ctx, 'idempotency_key is required');
+    const request = provisionRequestOf(body);
+    if (typeof request === 'string') return badRequest(ctx, request);
     const fault = state.provisionFault;
     if (fault === 'hold') await state.waitWhileHeld();
     if (fault === 'reject') {
@@ -119,9 +193,14 @@ export function numberRoutes(router: Router, state: NumberSimulatorState, requir
       ctx.body = { error: 'carrier temporarily unavailable' };
       return;
     }
-    const record = state.provision(key, typeof body.country === 'string' ? body.country : 'US');
+    const record = state.provision(key, request);
+    if ('unmatched' in record) {
+      ctx.status = 404;
+      ctx.body = { error: 'no number matches the request', unmatched: record.unmatched };
+      return;
+    }
     ctx.status = 201;
-    ctx.body = { phone_number: record.phone_number, number_ref: record.number_ref };
+    ctx.body = { phone_number: record.phone_number, number_ref: record.number_ref, origin: record.origin };
   });
 
   router.delete('/carrier/v1/numbers/:phone', requireCarrierAuth, async (ctx) => {
@@ -129,8 +208,18 @@ export function numberRoutes(router: Router, state: NumberSimulatorState, requir
     ctx.body = { released: true };
   });
 
+  router.post('/carrier/v1/numbers/:phone/detach', requireCarrierAuth, async (ctx) => {
+    ctx.body = { detached: state.detach(ctx.params.phone) };
+  });
+
   router.get('/control/numbers', async (ctx) => {
-    ctx.body = { numbers: [...state.numbers.values()] };
+    ctx.body = { numbers: [...state.numbers.values()], owned: [...state.owned.values()] };
+  });
+  router.post('/control/numbers/owned', async (ctx) => {
+    const body = await readJson(ctx);
+    if (typeof body.phone_number !== 'string' || !E164.test(body.phone_number)) return badRequest(ctx, 'phone_number must be E.164');
+    ctx.status = 201;
+    ctx.body = state.own(body.phone_number);
   });
   router.post('/control/faults', async (ctx) => {
     const body = await readJson(ctx);

@@ -5,8 +5,9 @@ import { requireSetting, type Config } from '../platform/config';
 import { parseSecretsKey, type SecretsKeyRing } from '../platform/crypto/secretBox';
 import type { Db } from '../platform/db/knex';
 import { egressPolicyFor } from '../platform/net/egress';
-import { buildCarrier, carrierServesTestEnvironment } from './carriers';
+import { buildCarrier } from './carriers';
 import { paymentProcessorsFor } from './payments';
+import { telnyxInboxSweeping } from './telnyxInbox';
 
 /**
  * The one composition of a worker's activity dependencies, from its configuration: the carrier
@@ -28,7 +29,6 @@ export function buildActivityDeps(
   return {
     db: sources.db,
     carrier: buildCarrier(config, sources.db),
-    carrierServesTestEnvironment: carrierServesTestEnvironment(config),
     payments: paymentProcessorsFor(config),
     model: new OpenAiCompatibleModel({
       baseUrl: config.modelBaseUrl,
@@ -43,6 +43,7 @@ export function buildActivityDeps(
     taskQueue: config.taskQueue,
     carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
     ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
+    telnyxInbox: telnyxInboxSweeping(config, sources.db),
     now: () => new Date(),
   };
 }

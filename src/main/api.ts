@@ -1,14 +1,14 @@
 import type http from 'node:http';
 import { createApp } from '../../api/app';
 import { cardVaultsFor } from './payments';
-import { carrierDecliner } from './carrierDecliner';
+import { telnyxInboxPorts } from './telnyxInbox';
 import { recordingOpener } from './carrierRecordings';
 import { createApiServer } from '../../api/server';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
 import { CLOSE_MARGIN_MS, drainHttpServer, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
-import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
+import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
 
@@ -22,6 +22,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   const tracing = startTracing('api');
   const logger = createLogger('api', config.logLevel);
   for (const warning of warnings) logger.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
+  for (const old of deprecatedSettings(config)) logger.warn({ setting: old.setting }, `deprecated setting: ${old.setting} ${old.message}`);
   const databaseUrl = requireSetting(config.databaseUrl, 'DATABASE_URL');
   const db = createDb(databaseUrl, { max: 20 });
   const temporal = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
@@ -33,7 +34,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
     logger,
     now: () => new Date(),
     draining: () => draining,
-    declineCall: carrierDecliner(config),
+    telnyxInbox: telnyxInboxPorts(config, db),
     openRecording: recordingOpener(config),
     cardVaults: cardVaultsFor(config),
   });

@@ -6,20 +6,18 @@ import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
 import { postgresRelayCommands } from '../adapters/carrier/twilio/callbacks/relayCommands';
 import { postgresCreateAttempts } from '../adapters/carrier/twilio/createAttempts';
 import { TwilioCarrier } from '../adapters/carrier/twilio/twilioCarrier';
-import { requireSetting, type Config } from '../platform/config';
+import { requireSetting, type CarrierProvider, type Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
 
 /**
- * The worker's carrier, the one home of that choice:
- * - CARRIER_PROVIDER=telnyx: Telnyx for the whole deployment; Telnyx has no test mode, so the test
- *   environment is refused before any request reaches it (`carrierServesTestEnvironment`).
- * - otherwise each environment's CARRIER_PROVIDER_TEST / _LIVE: the simulator alone when both use it
- *   (the default), else one adapter per environment behind `EnvironmentCarrier`. Twilio in the test
- *   environment runs with the test account in test mode (it buys only Twilio's test number).
- * The startup check refuses CARRIER_PROVIDER=telnyx beside a Twilio environment (docs/decisions.md).
+ * The worker's carrier, the one home of that choice: each environment's CARRIER_PROVIDER_TEST / _LIVE
+ * (`CARRIER_PROVIDERS`, src/platform/config.ts). The simulator alone when both use it (the default), else
+ * one adapter per environment behind `EnvironmentCarrier`, so every command reaches the carrier of the
+ * environment its line, call or message belongs to. Twilio in the test environment runs with the test
+ * account in test mode (it buys only Twilio's test number); Telnyx, which has no test mode, serves the live
+ * environment only (the startup check refuses it for test), its test traffic running on the simulator.
  */
 export function buildCarrier(config: Config, db: Db): CarrierAdapter {
-  if (config.carrierProvider === 'telnyx') return telnyxCarrier(config);
   const simulator = () => new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
   if (config.carrierProviders.test === 'simulator' && config.carrierProviders.live === 'simulator') return simulator();
   // One listener for both environments' Media Streams (each stream checks its own account's signature).
@@ -28,7 +26,9 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
       ? new MediaSocketServer(config.twilio.mediaUrl, config.twilio.mediaPort, config.host)
       : undefined;
   const forEnvironment = (environment: CarrierEnvironment): CarrierAdapter => {
-    if (config.carrierProviders[environment] === 'simulator') return simulator();
+    const provider = config.carrierProviders[environment];
+    if (provider === 'simulator') return simulator();
+    if (provider === 'telnyx') return telnyxCarrier(config, db);
     const account = requireSetting(config.twilio[environment], `TWILIO_${environment.toUpperCase()}_ACCOUNT_SID and _AUTH_TOKEN`);
     return new TwilioCarrier({
       account,
@@ -38,33 +38,40 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
       relay: postgresRelayCommands(db),
       media,
       attempts: postgresCreateAttempts(db),
+      // Test credentials cannot use Messaging Services (403): the test account sends from its test number alone.
+      messagingServiceSid: environment === 'live' ? config.twilio.liveMessagingServiceSid : undefined,
+      regulation:
+        environment === 'live' ? { addressSids: config.twilio.liveAddressSids, bundleSids: config.twilio.liveBundleSids } : undefined,
     });
   };
   return new EnvironmentCarrier({ test: forEnvironment('test'), live: forEnvironment('live') }, environmentLookup(db));
 }
 
-/** Which carrier serves `environment`: the rule `buildCarrier` follows, for readers that need one environment's carrier only. */
-export function carrierOfEnvironment(config: Config, environment: CarrierEnvironment): 'telnyx' | Config['carrierProviders']['test'] {
-  return config.carrierProvider === 'telnyx' ? 'telnyx' : config.carrierProviders[environment];
+/** Which carrier serves `environment`, for readers that need one environment's carrier only. */
+export function carrierOfEnvironment(config: Config, environment: CarrierEnvironment): CarrierProvider {
+  return config.carrierProviders[environment];
 }
 
-/** Whether test-environment traffic may reach the carrier: not on Telnyx, which has no test mode (docs/decisions.md "Telnyx carrier"). */
-export const carrierServesTestEnvironment = (config: Config): boolean => config.carrierProvider !== 'telnyx';
-
 /** Telnyx with its account's settings (src/adapters/carrier/telnyx/). */
-function telnyxCarrier(config: Config): CarrierAdapter {
+function telnyxCarrier(config: Config, db: Db): CarrierAdapter {
   return new TelnyxCarrier(
     {
       apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
       baseUrl: config.telnyx.baseUrl,
       connectionId: requireSetting(config.telnyx.connectionId, 'TELNYX_CONNECTION_ID'),
       messagingProfileId: requireSetting(config.telnyx.messagingProfileId, 'TELNYX_MESSAGING_PROFILE_ID'),
+      campaignId: config.telnyx.campaignId,
+      requirementGroups: config.telnyx.requirementGroups,
       webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
-      transcriptionLanguage: config.telnyx.transcriptionLanguage,
+      webhookFailoverUrl: config.telnyx.webhookFailoverUrl,
     },
-    config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
-      ? new MediaSocketServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
-      : undefined,
+    {
+      db,
+      media:
+        config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
+          ? new MediaSocketServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
+          : undefined,
+    },
   );
 }
 

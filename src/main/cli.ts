@@ -17,6 +17,7 @@ import type { Environment } from '../domain/keys/format';
 import { revokeServiceKey } from '../domain/keys/serviceKeys';
 import { inviteMember } from '../domain/accounts/inviteMember';
 import { optIn, optOut, optOutsOf } from '../domain/compliance/optOuts';
+import { grantNumber, numberGrantsOfTenant, revokeNumberGrant } from '../domain/lines/numberGrants';
 import { toE164 } from '../platform/phone';
 import { isRole, isScope, type Scope } from '../domain/keys/scopes';
 import { connectTemporalClient } from '../platform/temporal/client';
@@ -90,6 +91,9 @@ export const CLI_COMMANDS = [
   'opt-out add',
   'opt-out remove',
   'opt-out list',
+  'number grant',
+  'number revoke',
+  'number list',
   'history export',
   'history replay',
   'secrets reseal',
@@ -124,6 +128,10 @@ Commands:
   opt-out add|remove --workspace W --env test|live --number E164
                                             stop (or allow again) calls and SMS to a number
   opt-out list --workspace W --env test|live
+  number grant|revoke --workspace W --env test|live --number E164
+                                            let a workspace import one of the carrier account's own
+                                            numbers (POST /lines with phone_number), or stop it
+  number list --workspace W --env test|live
   history export ID [--out FILE]            write a workflow's Temporal history as JSON; ID is a
                                             workflow id, or a call/line/event id (prefixes tried)
   history replay FILE                       replay an exported history against the current workflow
@@ -422,6 +430,26 @@ export async function runCommand(
       return {
         opt_outs: rows.map((r) => ({ phone_number: r.phone_number, source: r.source, opted_out_at: r.opted_out_at.toISOString() })),
       };
+    }
+    case 'number grant': {
+      const tenant = { workspaceId: (await resolveUser(db, flags)).workspace_id, environment: envOf(flags) };
+      const outcome = await grantNumber(db, tenant, stringFlag(flags, 'number', true), new Date());
+      if (!outcome.ok && outcome.refused === 'invalid_number') throw new CliError('invalid_argument', `--number: ${outcome.message}`);
+      if (!outcome.ok)
+        throw new CliError('conflict', 'this number is granted to another workspace in this environment; revoke it there first');
+      return { phone_number: outcome.grant.phone_number, environment: tenant.environment, workspace_id: tenant.workspaceId, granted: true };
+    }
+    case 'number revoke': {
+      const tenant = { workspaceId: (await resolveUser(db, flags)).workspace_id, environment: envOf(flags) };
+      const phoneNumber = stringFlag(flags, 'number', true);
+      if (!(await revokeNumberGrant(db, tenant, phoneNumber)))
+        throw new CliError('not_found', `${phoneNumber} is not granted to this workspace`);
+      return { phone_number: phoneNumber, environment: tenant.environment, workspace_id: tenant.workspaceId, granted: false };
+    }
+    case 'number list': {
+      const tenant = { workspaceId: (await resolveUser(db, flags)).workspace_id, environment: envOf(flags) };
+      const grants = await numberGrantsOfTenant(db, tenant);
+      return { numbers: grants.map((g) => ({ phone_number: g.phone_number, granted_at: g.created_at.toISOString() })) };
     }
     case 'payment-method add': {
       const user = await resolveUser(db, flags);

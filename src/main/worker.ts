@@ -1,17 +1,18 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createActivities } from '../../activities';
-import { loadConfig, requireSetting, type Config } from '../platform/config';
+import { environmentsOnCarrier, loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
 import { abandonOnWorkerShutdown } from '../platform/lifecycle/abandonOnShutdown';
 import { CLOSE_MARGIN_MS, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
-import { assertStartupConfiguration, exitOnStartupFailure } from '../platform/startupCheck';
+import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
 import { tracingActivityInterceptors, tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../platform/tracing/temporal';
 import { buildActivityDeps } from './activityDeps';
 import { ensureSchedules } from './schedules';
+import { checkTelnyxWebhookSettings } from './telnyxInbox';
 import { prepareWorkerMetrics } from './workerMetrics';
 
 /**
@@ -33,6 +34,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   const tracing = startTracing('worker');
   const log = createLogger('worker', config.logLevel);
   for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
+  for (const old of deprecatedSettings(config)) log.warn({ setting: old.setting }, `deprecated setting: ${old.setting} ${old.message}`);
   const secretsKey = parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
   const metrics = await prepareWorkerMetrics(config, db, log);
@@ -58,7 +60,8 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     sinks: tracingSinks(),
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
-  await ensureSchedules(client, config.taskQueue);
+  await ensureSchedules(client, config.taskQueue, { telnyx: environmentsOnCarrier(config, 'telnyx').length > 0 });
+  void checkTelnyxWebhookSettings(config, log);
   await metrics.serve();
   log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   drainOnSignal({ log, forceExitAfterMs: config.workerShutdownGraceSeconds * 1000 + CLOSE_MARGIN_MS, drain: () => stopPolling(worker) });

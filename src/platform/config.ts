@@ -58,10 +58,17 @@ export interface Config {
   /** Carrier → API: the carrier signs its callbacks with it (src/adapters/carrier/callbacks/signature.ts). */
   carrierWebhookSecret: string | undefined;
   /**
-   * `CARRIER_PROVIDER_TEST` / `CARRIER_PROVIDER_LIVE`: the carrier of each environment, `simulator`
-   * (the default) or `twilio`. Test keys never reach the live environment's carrier.
+   * `CARRIER_PROVIDER_TEST` / `CARRIER_PROVIDER_LIVE`: the carrier of each environment, one of
+   * `CARRIER_PROVIDERS` (`simulator` by default). Test keys never reach the live environment's carrier;
+   * Telnyx has no test mode, so it serves the live environment only (src/platform/startupCheck.ts).
    */
   carrierProviders: { test: CarrierProvider; live: CarrierProvider };
+  /**
+   * `CARRIER_PROVIDER`, the deprecated one-carrier setting, when set: `telnyx` reads as
+   * `CARRIER_PROVIDER_LIVE=telnyx` with the simulator for test traffic (`simulator`: both on the
+   * simulator). Logged as deprecated at startup; refused beside the per-environment settings.
+   */
+  carrierProviderAlias: string | undefined;
   /**
    * Twilio accounts per environment (`TWILIO_TEST_ACCOUNT_SID`/`TWILIO_TEST_AUTH_TOKEN`: Twilio's
    * test credentials; `TWILIO_LIVE_ACCOUNT_SID`/`TWILIO_LIVE_AUTH_TOKEN`), and `TWILIO_API_BASE_URL`
@@ -72,6 +79,18 @@ export interface Config {
     live?: { accountSid: string; authToken: string };
     apiBaseUrl?: string;
     /**
+     * TWILIO_LIVE_MESSAGING_SERVICE_SID (`MG…`): the Messaging Service, registered for US A2P 10DLC, every
+     * live number joins after purchase and every live SMS is sent through. Test credentials cannot use
+     * Messaging Services (403), so the test account has none (docs/carriers.md "Texting US numbers").
+     */
+    liveMessagingServiceSid?: string;
+    /**
+     * TWILIO_LIVE_ADDRESS_SIDS / TWILIO_LIVE_BUNDLE_SIDS (`DE:AD…,FR:AD…`): the Address and the Regulatory
+     * Bundle a live number of that country is bought with, where Twilio requires them (docs/carriers.md).
+     */
+    liveAddressSids?: Readonly<Record<string, string>>;
+    liveBundleSids?: Readonly<Record<string, string>>;
+    /**
      * Audio lines: the worker listens on TWILIO_MEDIA_PORT for Twilio's Media Streams, which Twilio reaches at
      * TWILIO_MEDIA_URL (a `wss://` URL of this worker). Both unset: audio lines are refused on Twilio.
      */
@@ -80,22 +99,25 @@ export interface Config {
   };
   /** → carrier: bearer of the carrier's API and media socket (worker). */
   carrierApiKey: string | undefined;
-  /**
-   * CARRIER_PROVIDER: `simulator` (the default) or `telnyx`. Telnyx has no test mode, so on a Telnyx
-   * deployment test-environment lines are never given a number (docs/decisions.md "Telnyx carrier").
-   */
-  carrierProvider: string;
-  /** TELNYX_*: the Telnyx account (src/adapters/carrier/telnyx/client.ts); read when CARRIER_PROVIDER=telnyx. */
+  /** TELNYX_*: the Telnyx account (src/adapters/carrier/telnyx/client.ts); read when the live environment is on Telnyx. */
   telnyx: {
     apiKey: string | undefined;
     /** Base64 Ed25519 public key of the account: verifies Telnyx's webhooks (API). */
     publicKey: string | undefined;
     connectionId: string | undefined;
     messagingProfileId: string | undefined;
+    /** TELNYX_10DLC_CAMPAIGN_ID: the approved 10DLC campaign every US local number is assigned to (src/adapters/carrier/telnyx/messaging.ts). */
+    campaignId?: string;
+    /** TELNYX_REQUIREMENT_GROUPS (`DE:<id>,FR:<id>`): the requirement group a number order of that country carries. */
+    requirementGroups?: Readonly<Record<string, string>>;
     /** TELNYX_BASE_URL: Telnyx's API by default; a local contract stub in tests. */
     baseUrl: string | undefined;
-    /** TELNYX_TRANSCRIPTION_LANGUAGE: the language Telnyx transcribes callers in (`en` by default). */
-    transcriptionLanguage: string;
+    /**
+     * TELNYX_WEBHOOK_FAILOVER_URL: where Telnyx posts a webhook the primary URL did not take (another entry point to
+     * the API's `/carrier/telnyx/events`): sent with every message; the same URL the operator sets on the Call Control
+     * application and the messaging profile, which the worker checks at start (docs/carriers.md).
+     */
+    webhookFailoverUrl?: string;
     /**
      * Audio lines: the worker listens on TELNYX_MEDIA_PORT for Telnyx's media sockets, which Telnyx reaches at
      * TELNYX_MEDIA_URL (a `wss://` URL of this worker). Both unset: audio lines are refused on Telnyx.
@@ -103,6 +125,12 @@ export interface Config {
     mediaUrl: string | undefined;
     mediaPort: number | undefined;
   };
+  /**
+   * SMS_NON_US_ONLY=true: the operator declares that live lines text no US numbers, so the startup check
+   * does not require US A2P registration (a Twilio Messaging Service, a Telnyx 10DLC campaign). README
+   * "Texting US numbers".
+   */
+  smsNonUsOnly: boolean;
   /** → card processor: bearer of the processor's charge API (worker). */
   paymentsApiKey: string | undefined;
   /** Bearer of the simulator's control API and recordings. */
@@ -152,14 +180,40 @@ export interface Config {
   workerShutdownGraceSeconds: number;
 }
 
-export const CARRIER_PROVIDERS = ['simulator', 'twilio'] as const;
+/**
+ * The carriers an environment can run on: the one list the configuration, the startup check
+ * (src/platform/startupCheck.ts) and the worker's wiring (src/main/carriers.ts) read.
+ */
+export const CARRIER_PROVIDERS = ['simulator', 'twilio', 'telnyx'] as const;
 export type CarrierProvider = (typeof CARRIER_PROVIDERS)[number];
+export type CarrierEnvironmentName = 'test' | 'live';
 
-function carrierProviderFromEnv(name: string, env: NodeJS.ProcessEnv): CarrierProvider {
-  const raw = env[name] || 'simulator';
+/** What the deprecated `CARRIER_PROVIDER` stands for, when neither per-environment setting is given. */
+export const CARRIER_PROVIDER_ALIASES: Readonly<Record<string, Readonly<Record<CarrierEnvironmentName, CarrierProvider>>>> = {
+  telnyx: { live: 'telnyx', test: 'simulator' },
+  simulator: { live: 'simulator', test: 'simulator' },
+};
+
+function carrierProviderFromEnv(environment: CarrierEnvironmentName, env: NodeJS.ProcessEnv): CarrierProvider {
+  const name = `CARRIER_PROVIDER_${environment.toUpperCase()}`;
+  const aliased = env.CARRIER_PROVIDER_TEST || env.CARRIER_PROVIDER_LIVE ? undefined : CARRIER_PROVIDER_ALIASES[env.CARRIER_PROVIDER ?? ''];
+  const raw = env[name] || aliased?.[environment] || 'simulator';
   if (!(CARRIER_PROVIDERS as readonly string[]).includes(raw))
     throw new Error(`${name} must be one of ${CARRIER_PROVIDERS.join(', ')}, got "${raw}"`);
   return raw as CarrierProvider;
+}
+
+/** The environments whose traffic runs on `provider` (a carrier's callbacks may act on these only). */
+export function environmentsOnCarrier(config: Pick<Config, 'carrierProviders'>, provider: CarrierProvider): CarrierEnvironmentName[] {
+  return (['test', 'live'] as const).filter((environment) => config.carrierProviders[environment] === provider);
+}
+
+/** The environments on Twilio whose account is `accountSid` (each environment has its own account). */
+export function environmentsOfTwilioAccount(
+  config: Pick<Config, 'carrierProviders' | 'twilio'>,
+  accountSid: string,
+): CarrierEnvironmentName[] {
+  return environmentsOnCarrier(config, 'twilio').filter((environment) => config.twilio[environment]?.accountSid === accountSid);
 }
 
 /** A Twilio account from `<prefix>_ACCOUNT_SID` and `<prefix>_AUTH_TOKEN`, when both are set. */
@@ -175,6 +229,29 @@ export function intFromEnv(name: string, fallback: number, env: NodeJS.ProcessEn
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got "${raw}"`);
   return value;
+}
+
+/** `true` or `false` (unset: false); anything else is a typo, refused loudly. */
+function booleanFromEnv(name: string, env: NodeJS.ProcessEnv): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  throw new Error(`${name} must be true or false, got "${raw}"`);
+}
+
+/** `CC:value,CC:value` (ISO 3166 alpha-2 country codes) as a map; a malformed entry is refused at startup. */
+function byCountryFromEnv(name: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const entries = (env[name] ?? '')
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+  const byCountry: Record<string, string> = {};
+  for (const entry of entries) {
+    const match = /^([A-Z]{2}):(\S+)$/.exec(entry);
+    if (!match) throw new Error(`${name} must be a list of COUNTRY:value (e.g. DE:AD0123…,FR:AD4567…), got "${entry}"`);
+    byCountry[match[1]] = match[2];
+  }
+  return byCountry;
 }
 
 /** A TCP port (0: any free one) from the environment. */
@@ -272,28 +349,34 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     profile,
     carrierWebhookSecret: secret('CARRIER_WEBHOOK_SECRET'),
     carrierProviders: {
-      test: carrierProviderFromEnv('CARRIER_PROVIDER_TEST', env),
-      live: carrierProviderFromEnv('CARRIER_PROVIDER_LIVE', env),
+      test: carrierProviderFromEnv('test', env),
+      live: carrierProviderFromEnv('live', env),
     },
+    carrierProviderAlias: env.CARRIER_PROVIDER || undefined,
     twilio: {
       test: twilioAccountFromEnv('TWILIO_TEST', env),
       live: twilioAccountFromEnv('TWILIO_LIVE', env),
       apiBaseUrl: env.TWILIO_API_BASE_URL || undefined,
+      liveMessagingServiceSid: env.TWILIO_LIVE_MESSAGING_SERVICE_SID || undefined,
+      liveAddressSids: byCountryFromEnv('TWILIO_LIVE_ADDRESS_SIDS', env),
+      liveBundleSids: byCountryFromEnv('TWILIO_LIVE_BUNDLE_SIDS', env),
       mediaUrl: env.TWILIO_MEDIA_URL || undefined,
       mediaPort: env.TWILIO_MEDIA_PORT ? int('TWILIO_MEDIA_PORT', 0) : undefined,
     },
     carrierApiKey: secret('CARRIER_API_KEY'),
-    carrierProvider: env.CARRIER_PROVIDER || 'simulator',
     telnyx: {
       apiKey: env.TELNYX_API_KEY || undefined,
       publicKey: env.TELNYX_PUBLIC_KEY || undefined,
       connectionId: env.TELNYX_CONNECTION_ID || undefined,
       messagingProfileId: env.TELNYX_MESSAGING_PROFILE_ID || undefined,
+      campaignId: env.TELNYX_10DLC_CAMPAIGN_ID || undefined,
+      requirementGroups: byCountryFromEnv('TELNYX_REQUIREMENT_GROUPS', env),
       baseUrl: env.TELNYX_BASE_URL || undefined,
-      transcriptionLanguage: env.TELNYX_TRANSCRIPTION_LANGUAGE || 'en',
+      webhookFailoverUrl: env.TELNYX_WEBHOOK_FAILOVER_URL || undefined,
       mediaUrl: env.TELNYX_MEDIA_URL || undefined,
       mediaPort: env.TELNYX_MEDIA_PORT ? int('TELNYX_MEDIA_PORT', 0) : undefined,
     },
+    smsNonUsOnly: booleanFromEnv('SMS_NON_US_ONLY', env),
     paymentsApiKey: secret('PAYMENTS_API_KEY'),
     simulatorControlToken: secret('SIMULATOR_CONTROL_TOKEN'),
     simulatorCallbackBaseUrl: env.SIMULATOR_CALLBACK_BASE_URL || publicBaseUrl,

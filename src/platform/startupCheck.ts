@@ -1,4 +1,4 @@
-import { OBSOLETE_SETTINGS, type Config } from './config';
+import { CARRIER_PROVIDER_ALIASES, environmentsOnCarrier, OBSOLETE_SETTINGS, type CarrierProvider, type Config } from './config';
 import { parseSecretsKey } from './crypto/secretBox';
 
 /**
@@ -105,16 +105,13 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
   },
 };
 
-/** The carriers CARRIER_PROVIDER may name. */
-export const CARRIER_PROVIDERS = ['simulator', 'telnyx'] as const;
-
 /**
- * What a carrier provider adds to each role's requirements (the simulator adds nothing): the API
- * verifies the provider's webhooks (and declines calls it cannot take), the worker drives the provider.
+ * What a carrier provider adds to each role's requirements (the simulator adds nothing; Twilio's
+ * accounts are per environment, `carrierAccountProblems`): the API verifies the provider's webhooks
+ * (and declines calls it cannot take), the worker drives the provider.
  */
-export const CARRIER_PROVIDER_REQUIREMENTS: Record<
-  string,
-  Partial<Record<ProcessRole, Array<{ setting: string; of: (c: Config) => string | undefined }>>>
+export const CARRIER_PROVIDER_REQUIREMENTS: Partial<
+  Record<CarrierProvider, Partial<Record<ProcessRole, Array<{ setting: string; of: (c: Config) => string | undefined }>>>>
 > = {
   telnyx: {
     api: [
@@ -129,15 +126,96 @@ export const CARRIER_PROVIDER_REQUIREMENTS: Record<
   },
 };
 
+/** Carriers with no test mode: they may serve the live environment only (test traffic runs on the simulator). */
+const LIVE_ONLY_CARRIERS: readonly CarrierProvider[] = ['telnyx'];
+
+/**
+ * The carrier of each environment (CARRIER_PROVIDER_TEST / _LIVE, one list: `CARRIER_PROVIDERS`), and
+ * the deprecated CARRIER_PROVIDER: a known alias, and never beside per-environment settings that
+ * disagree with it. A carrier without a test mode is refused for the test environment.
+ */
 function carrierProviderProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
-  if (!(CARRIER_PROVIDERS as readonly string[]).includes(config.carrierProvider))
-    return [{ setting: 'CARRIER_PROVIDER', message: `must be one of ${CARRIER_PROVIDERS.join(', ')}, not "${config.carrierProvider}"` }];
-  return (CARRIER_PROVIDER_REQUIREMENTS[config.carrierProvider]?.[role] ?? [])
-    .filter((required) => !required.of(config))
-    .map((required) => ({
-      setting: required.setting,
-      message: `is not set (CARRIER_PROVIDER=${config.carrierProvider} needs it; see README "Connect a real carrier")`,
-    }));
+  const problems: ConfigurationProblem[] = [];
+  const alias = config.carrierProviderAlias;
+  if (alias !== undefined) {
+    const meant = CARRIER_PROVIDER_ALIASES[alias];
+    if (!meant)
+      problems.push({
+        setting: 'CARRIER_PROVIDER',
+        message: `must be one of ${Object.keys(CARRIER_PROVIDER_ALIASES).join(', ')}, not "${alias}" (it is deprecated: set CARRIER_PROVIDER_LIVE and CARRIER_PROVIDER_TEST instead)`,
+      });
+    else if (meant.live !== config.carrierProviders.live || meant.test !== config.carrierProviders.test)
+      problems.push({
+        setting: 'CARRIER_PROVIDER',
+        message: `is a deprecated alias of CARRIER_PROVIDER_LIVE=${meant.live} with CARRIER_PROVIDER_TEST=${meant.test}, which the per-environment settings contradict: unset it`,
+      });
+  }
+  for (const environment of ['test', 'live'] as const) {
+    const provider = config.carrierProviders[environment];
+    if (environment === 'test' && LIVE_ONLY_CARRIERS.includes(provider))
+      problems.push({
+        setting: 'CARRIER_PROVIDER_TEST',
+        message: `cannot be ${provider}: it has no test mode, so test keys would spend real money; the test environment runs on the simulator (docs/carriers.md "Choosing the carrier")`,
+      });
+  }
+  const required = new Map<string, { setting: string; of: (c: Config) => string | undefined; provider: CarrierProvider }>();
+  for (const provider of new Set(Object.values(config.carrierProviders)))
+    for (const requirement of CARRIER_PROVIDER_REQUIREMENTS[provider]?.[role] ?? [])
+      required.set(requirement.setting, { ...requirement, provider });
+  for (const requirement of required.values()) {
+    if (requirement.of(config)) continue;
+    const environments = environmentsOnCarrier(config, requirement.provider).map((e) => `CARRIER_PROVIDER_${e.toUpperCase()}`);
+    problems.push({
+      setting: requirement.setting,
+      message: `is not set (${environments.join(' and ')}=${requirement.provider} needs it; see README "Connect a real carrier")`,
+    });
+  }
+  return problems;
+}
+
+const TWILIO_MESSAGING_SERVICE_SID = /^MG[0-9a-f]{32}$/;
+
+/**
+ * US texting on a real carrier (README "Texting US numbers"): unregistered 10DLC traffic to US phones
+ * is blocked, so the worker refuses a live environment on Twilio without a Messaging Service (registered
+ * for A2P 10DLC) or on Telnyx without an approved 10DLC campaign, unless the operator declares that live
+ * lines text no US numbers (SMS_NON_US_ONLY=true). The test environment sends nothing real: no need.
+ */
+function usMessagingProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
+  if (role !== 'worker') return [];
+  const sid = config.twilio.liveMessagingServiceSid;
+  if (sid !== undefined && !TWILIO_MESSAGING_SERVICE_SID.test(sid))
+    return [{ setting: 'TWILIO_LIVE_MESSAGING_SERVICE_SID', message: 'is not a Messaging Service SID (MG followed by 32 hex digits)' }];
+  if (config.smsNonUsOnly) return [];
+  const declare = 'or declare SMS_NON_US_ONLY=true if live lines never text US numbers (README "Texting US numbers")';
+  if (config.carrierProviders.live === 'twilio' && sid === undefined)
+    return [
+      {
+        setting: 'TWILIO_LIVE_MESSAGING_SERVICE_SID',
+        message: `is not set: US carriers block SMS from numbers outside an A2P 10DLC-registered Messaging Service; set it to that service, ${declare}`,
+      },
+    ];
+  if (config.carrierProviders.live === 'telnyx' && !config.telnyx.campaignId)
+    return [
+      {
+        setting: 'TELNYX_10DLC_CAMPAIGN_ID',
+        message: `is not set: US carriers block SMS from numbers outside an approved 10DLC campaign; set it to that campaign, ${declare}`,
+      },
+    ];
+  return [];
+}
+
+/** Settings that still work but are on their way out: every process logs each at startup. */
+export function deprecatedSettings(config: Config): ConfigurationProblem[] {
+  const alias = config.carrierProviderAlias;
+  if (alias === undefined || !CARRIER_PROVIDER_ALIASES[alias]) return [];
+  const meant = CARRIER_PROVIDER_ALIASES[alias];
+  return [
+    {
+      setting: 'CARRIER_PROVIDER',
+      message: `is deprecated: it reads as CARRIER_PROVIDER_LIVE=${meant.live} and CARRIER_PROVIDER_TEST=${meant.test}; set those instead`,
+    },
+  ];
 }
 
 /**
@@ -328,7 +406,7 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     });
   }
 
-  if (role === 'api' || role === 'worker') problems.push(...carrierProviderProblems(role, config));
+  if (role === 'api' || role === 'worker') problems.push(...carrierProviderProblems(role, config), ...usMessagingProblems(role, config));
   const requirements = ROLE_REQUIREMENTS[role];
   for (const name of requirements.settings) {
     const value = name === 'DATABASE_URL' ? config.databaseUrl : config.temporalAddress;
@@ -398,17 +476,6 @@ function carrierAccountProblems(config: Config): ConfigurationProblem[] {
   if (config.carrierProviders.test === 'twilio' || config.carrierProviders.live === 'twilio') {
     const problem = reachableUrlProblem(config.publicBaseUrl);
     if (problem) problems.push({ setting: 'PUBLIC_BASE_URL', message: `${problem} (Twilio calls it and signs it)` });
-  }
-  // One carrier choice at a time: Telnyx is the whole deployment's (src/main/carriers.ts).
-  if (
-    config.carrierProvider === 'telnyx' &&
-    (config.carrierProviders.test !== 'simulator' || config.carrierProviders.live !== 'simulator')
-  ) {
-    problems.push({
-      setting: 'CARRIER_PROVIDER',
-      message:
-        'is telnyx, for the whole deployment: leave CARRIER_PROVIDER_TEST and CARRIER_PROVIDER_LIVE unset (they choose Twilio per environment)',
-    });
   }
   const { test, live } = config.twilio;
   if (config.carrierProviders.test === 'twilio' && test && live && test.accountSid === live.accountSid) {

@@ -15,6 +15,7 @@ import { workerRegistry } from '../../activities/metrics';
 import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
 import { spendOnCalls } from '../support/ledger';
 import { STUB_WEBHOOK_SECRETS, startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
+import { deliverStripeEvent } from '../support/stripeWebhooks';
 
 /** Stripe's test payment methods standing for the simulator's test card numbers. */
 const STRIPE_TEST_CARDS: Readonly<Record<string, string>> = {
@@ -211,10 +212,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       const event = stub!.signedEvent('payment_intent.succeeded', { ...intent, status: 'succeeded' }, STUB_WEBHOOK_SECRETS.live, {
         livemode: true,
       });
-      const delivered = await h.request('POST', '/payments/stripe/webhook', {
-        rawBody: event.body,
-        headers: { 'stripe-signature': event.signature },
-      });
+      const delivered = await deliverStripeEvent(h, event, STUB_WEBHOOK_SECRETS);
       expect(delivered).toMatchObject({ status: 200, body: { result: 'resolved' } });
       await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
       // The workflow takes the webhook's outcome on its next try and moves on; nothing is credited twice.
@@ -227,6 +225,24 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       expect(await balance()).toBe(200 + 2000);
       expect(stub!.live.intents.size).toBe(1);
     }, 40_000);
+
+  if (provider === 'stripe')
+    it('an intent Stripe leaves in requires_action off session is a decline (authentication_required), not asked about forever', async () => {
+      await addCard();
+      await spend(300);
+      stub!.live.actionRequired = true;
+      await billing().requestAutoCharge(account);
+      const declined = () => h.db('payment_attempts').where({ workspace_id: account.workspaceId, status: 'declined' }).first();
+      await eventually(async () => (await declined()) ?? undefined);
+      expect(await h.db('payment_attempts').where({ workspace_id: account.workspaceId })).toMatchObject([
+        { status: 'declined', decline_code: 'authentication_required' },
+      ]);
+      expect([...stub!.live.intents.values()]).toMatchObject([{ status: 'requires_action' }]);
+      // Asked once: a decline is final, so the card is not asked again until it changes.
+      expect(processors().live.attempts).toBe(1);
+      expect(await autoRecharges()).toHaveLength(0);
+      expect(await balance()).toBe(200);
+    });
 
   describe('the test environment (M7)', () => {
     const testAccount = () => ({ workspaceId: tenant.workspaceId, environment: 'test' as const });

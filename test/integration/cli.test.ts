@@ -102,6 +102,34 @@ describe('operator CLI', () => {
     ]);
   });
 
+  it('number grant, list and revoke: one workspace per number and environment (issue 26)', () => {
+    const create = (name: string) =>
+      String(cli('workspace', 'create', '--name', name, '--owner-email', `${name}+${Date.now()}@acme.test`, '--json').json.workspace_id);
+    const [mine, theirs] = [create('grants'), create('others')];
+    const number = `+1564555${2000 + Math.floor(Math.random() * 8000)}`;
+    const granted = cli('number', 'grant', '--workspace', mine, '--env', 'test', '--number', number, '--json');
+    expect(granted).toMatchObject({ status: 0, json: { phone_number: number, environment: 'test', granted: true } });
+    expect(cli('number', 'grant', '--workspace', mine, '--env', 'test', '--number', number, '--json').status).toBe(0);
+    expect(cli('number', 'grant', '--workspace', theirs, '--env', 'test', '--number', number, '--json')).toMatchObject({
+      status: 1,
+      json: { error: { code: 'conflict' } },
+    });
+    // Each environment has its own carrier account: the live grant is another one.
+    expect(cli('number', 'grant', '--workspace', theirs, '--env', 'live', '--number', number, '--json').status).toBe(0);
+    expect(cli('number', 'grant', '--workspace', mine, '--env', 'test', '--number', '415-555-0123', '--json')).toMatchObject({
+      status: 1,
+      json: { error: { code: 'invalid_argument' } },
+    });
+    expect(cli('number', 'list', '--workspace', mine, '--env', 'test', '--json').json).toEqual({
+      numbers: [{ phone_number: number, granted_at: expect.any(String) }],
+    });
+    expect(cli('number', 'revoke', '--workspace', mine, '--env', 'test', '--number', number, '--json').status).toBe(0);
+    expect(cli('number', 'revoke', '--workspace', mine, '--env', 'test', '--number', number, '--json').json).toMatchObject({
+      error: { code: 'not_found' },
+    });
+    expect(cli('number', 'grant', '--workspace', theirs, '--env', 'test', '--number', number, '--json').status).toBe(0);
+  });
+
   it('fails clearly: unknown workspace, bad environment, declined card, unknown command', () => {
     const missing = cli('key', 'create', '--workspace', '00000000-0000-0000-0000-000000000000', '--env', 'test', '--json');
     expect(missing.status).toBe(1);

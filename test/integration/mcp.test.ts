@@ -142,6 +142,24 @@ describe('MCP server', () => {
     }
   });
 
+  it('create_line chooses the number (area code, type, country) and answers number_unavailable as the API does (issue 26)', async () => {
+    const client = await connect(httpTransport(tenant.keys.test));
+    try {
+      const tool = (await client.listTools()).tools.find((t) => t.name === 'create_line');
+      expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(
+        expect.arrayContaining(['area_code', 'country', 'number_type', 'phone_number']),
+      );
+      const line = { name: 'Sales', mode: 'webhook', webhook_url: ctx.receiver.url };
+      const created = expectOk(await call(client, 'create_line', { ...line, country: 'US', number_type: 'local', area_code: '212' }));
+      expect(created.line).toMatchObject({ area_code: '212', number_type: 'local' });
+      expect((await lines.untilActive(created.line.id)).phone_number).toMatch(/^\+1212\d{7}$/);
+      expectRefused(await call(client, 'create_line', { ...line, number_type: 'mobile' }), 'number_unavailable');
+      expectRefused(await call(client, 'create_line', { ...line, area_code: '416' }), 'validation_error');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('scope, spend cap, conversation window, consent, idempotency and opt-out hold over MCP as over /api/v1', async () => {
     const line = await lines.create();
     const readOnly = (await agentKeys.create({ name: 'r', permissions: 'read_only' })).body.key.plaintext_key;

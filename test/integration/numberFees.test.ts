@@ -15,9 +15,9 @@ describe('monthly number fees', () => {
   afterEach(() => h.clock.freeze(null));
 
   /** A line created through the API at `at`, its number assigned then (the worker's clock is real time). */
-  async function lineAt(key: string, at: string, name: string): Promise<string> {
+  async function lineAt(key: string, at: string, name: string, number: Record<string, string> = {}): Promise<string> {
     h.clock.freeze(new Date(at));
-    const created = await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ name }) });
+    const created = await h.request('POST', '/api/v1/lines', { key, body: webhookLine({ name, ...number }) });
     expect(created.status).toBe(201);
     const id = created.body.line.id as string;
     await untilLineActive(h.temporal, id, async () => (await h.request('GET', `/api/v1/lines/${id}`, { key })).body.line);
@@ -83,6 +83,17 @@ describe('monthly number fees', () => {
     // Postpaid: unpaid fees take the balance below zero rather than being skipped.
     expect(await balance(tenant.keys.live)).toBe(500 - 4 * 250);
     expect(await balance(tenant.keys.test)).toBe(500 - 5 * 250);
+  });
+
+  it('bills a toll-free number $5.00 a month and a local one $2.50 (issue 26)', async () => {
+    // The user's first test line has its grace: a third line, toll-free, pays from its first month.
+    await lineAt(tenant.keys.test, '2022-06-10T00:00:00Z', 'first');
+    const local = await lineAt(tenant.keys.test, '2022-06-10T00:00:00Z', 'local');
+    const tollFree = await lineAt(tenant.keys.test, '2022-06-10T00:00:00Z', 'toll-free', { number_type: 'toll_free' });
+    h.clock.freeze(null);
+    await billMonthBefore('2022-07-01T01:00:00Z');
+    const byLine = Object.fromEntries((await fees(tenant.keys.test)).map((f) => [f.reference_id, f.amount_cents]));
+    expect(byLine).toEqual({ [local]: -250, [tollFree]: -500 });
   });
 
   it('a fee that takes a carded account below its threshold wakes auto-charge', async () => {

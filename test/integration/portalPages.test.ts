@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { post } from '../../src/domain/billing/ledger';
+import { runCommand } from '../../src/main/cli';
 import { savePaymentMethod } from '../../src/domain/billing/paymentMethods';
 import { insertMessage } from '../../src/domain/messages/store';
 import { mintUserKey } from '../../src/domain/workspaces/service';
@@ -130,6 +131,45 @@ describe('portal pages', () => {
     expect(res.text).toContain('validation_error');
     expect(res.text).toContain('system_prompt');
     expect(res.text).toContain('value="No prompt"');
+  });
+
+  it('the line form buys a number in an area code or imports a granted one; a refusal keeps what was typed (issue 26)', async () => {
+    const { client, workspaceId } = await operator();
+    const hosted = { mode: 'hosted', system_prompt: 'Be brief.' };
+    const numberOf = (lineId: string) =>
+      eventually(async () => (await h.db('lines').where({ id: lineId, status: 'active' }).first())?.phone_number as string | undefined);
+    const bought = await createLineInPortal(client, {
+      ...hosted,
+      name: 'Local',
+      number_source: 'purchased',
+      country: 'us',
+      area_code: '415',
+    });
+    expect(await numberOf(bought.lineId)).toMatch(/^\+1415\d{7}$/);
+
+    const owned = `+1564555${2000 + crypto.randomInt(8000)}`;
+    h.simulator.state.own(owned);
+    await runCommand(h.db, ['number', 'grant'], { workspace: workspaceId, env: 'test', number: owned });
+    const imported = await createLineInPortal(client, {
+      ...hosted,
+      name: 'Ours',
+      number_source: 'imported',
+      phone_number: owned,
+      area_code: '',
+    });
+    expect(await numberOf(imported.lineId)).toBe(owned);
+
+    const refused = await client.submit('/portal/lines', '/portal/lines', {
+      env: 'test',
+      ...hosted,
+      name: 'None',
+      number_source: 'purchased',
+      area_code: '564',
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.text).toContain('number_unavailable');
+    expect(refused.text).toContain('value="564"');
+    expect(await h.db('lines').where({ workspace_id: workspaceId })).toHaveLength(2);
   });
 
   it("never shows or changes another workspace's lines", async () => {

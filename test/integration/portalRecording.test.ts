@@ -111,7 +111,6 @@ describe('portal call recordings', () => {
     const path = `/portal/calls/${callId}/recording?env=test`;
     const saved = {
       providers: h.config.carrierProviders,
-      provider: h.config.carrierProvider,
       twilio: h.config.twilio,
       telnyx: h.config.telnyx,
     };
@@ -131,15 +130,16 @@ describe('portal call recordings', () => {
       expect(fromTwilio.bytes.subarray(0, 4).toString('ascii')).toBe('RIFF');
       expect(twilio.requests.map((r) => r.path)).toEqual([expect.stringMatching(/\/Recordings\/RE[0-9a-f]{32}\.wav$/)]);
 
-      // Telnyx for the deployment: the recording resource with the API key, then its presigned download link.
-      h.config.carrierProvider = 'telnyx';
+      // Telnyx in the live environment (it has no test mode): the recording resource with the API key, then its presigned download link.
+      h.config.carrierProviders = { ...saved.providers, live: 'telnyx' };
       h.config.telnyx = { ...saved.telnyx, apiKey: telnyx.apiKey, baseUrl: telnyx.baseUrl };
       const id = telnyx.addRecording('v3:portal', 500);
       await h
         .db('calls')
         .where({ id: callId })
-        .update({ recording_url: `https://api.telnyx.com/v2/recordings/${id}` });
-      const fromTelnyx = await fetchAs(client, path);
+        .update({ environment: 'live', recording_url: `https://api.telnyx.com/v2/recordings/${id}` });
+      const livePath = `/portal/calls/${callId}/recording?env=live`;
+      const fromTelnyx = await fetchAs(client, livePath);
       expect(fromTelnyx.res.status).toBe(200);
       expect(fromTelnyx.res.headers.get('content-type')).toBe('audio/wav');
       expect(fromTelnyx.bytes.subarray(0, 4).toString('ascii')).toBe('RIFF');
@@ -151,11 +151,10 @@ describe('portal call recordings', () => {
         .db('calls')
         .where({ id: callId })
         .update({ recording_url: `http://127.0.0.1:1/v2/recordings/${id}` });
-      expect((await fetchAs(client, path)).res.status).toBe(404);
+      expect((await fetchAs(client, livePath)).res.status).toBe(404);
       expect(telnyx.requests).toEqual([]);
     } finally {
       h.config.carrierProviders = saved.providers;
-      h.config.carrierProvider = saved.provider;
       h.config.twilio = saved.twilio;
       h.config.telnyx = saved.telnyx;
       await twilio.close();

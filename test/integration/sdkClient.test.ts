@@ -63,4 +63,22 @@ describe('typed client: the README flow', () => {
     expect(refused).toMatchObject({ status: 403, code: 'conversation_window_expired' });
     expect((refused as SwitchboardApiError).requestId).toBeTruthy();
   });
+
+  it('chooses the number with typed fields, and a number nobody has is a typed number_unavailable (issue 26)', async () => {
+    const switchboard = createSwitchboardClient({ baseUrl: h.apiUrl, apiKey: tenant.keys.test });
+    const body = {
+      name: 'Toll-free',
+      mode: 'webhook' as const,
+      webhook_url: ctx.receiver.url,
+      number_type: 'toll_free' as const,
+      area_code: '888',
+    };
+    const created = await switchboard.POST('/api/v1/lines', { body });
+    expect(created.data!.line).toMatchObject({ number_type: 'toll_free', area_code: '888', number_source: 'purchased' });
+    const refused = await switchboard
+      .POST('/api/v1/lines', { body: { ...body, number_type: 'local', area_code: '564' } })
+      .catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(SwitchboardApiError);
+    expect(refused).toMatchObject({ status: 422, code: 'number_unavailable', details: [{ field: 'area_code' }] });
+  });
 });

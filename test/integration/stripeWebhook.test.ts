@@ -3,12 +3,14 @@ import { IDEMPOTENCY_METADATA_KEY } from '../../src/adapters/payments/stripeProc
 import { openAttempt } from '../../src/domain/billing/paymentAttempts';
 import { runCommand } from '../../src/main/cli';
 import { startStripeStub, type StripeStub } from '../support/stripeStub';
+import { deliverStripeEvent } from '../support/stripeWebhooks';
 import { useHarness } from '../support/harness';
 import { spendOnCalls } from '../support/ledger';
 
 /**
  * Stripe's webhooks at POST /payments/stripe/webhook: verified with Stripe-Signature (signed here
- * by the contract stub, by hand from Stripe's documented scheme), refused with no change when
+ * by the contract stub, by hand from Stripe's documented scheme, and each delivery checked against
+ * the SDK's `constructEvent`), refused with no change when
  * forged, stale or of the other mode, and settling a pending auto-charge attempt once.
  */
 describe('Stripe webhooks', () => {
@@ -18,7 +20,7 @@ describe('Stripe webhooks', () => {
   });
   let stub: StripeStub;
   beforeAll(async () => {
-    stub = await startStripeStub();
+    stub = await startStripeStub({ webhookSecrets: secrets });
   });
   afterAll(() => stub.close());
 
@@ -48,11 +50,8 @@ describe('Stripe webhooks', () => {
     metadata: { [IDEMPOTENCY_METADATA_KEY]: key },
     last_payment_error: declineCode ? { type: 'card_error', code: 'card_declined', decline_code: declineCode } : null,
   });
-  const deliver = (signed: { body: string; signature: string }) =>
-    ctx.h.request('POST', '/payments/stripe/webhook', {
-      rawBody: signed.body,
-      headers: { 'stripe-signature': signed.signature, 'content-type': 'application/json; charset=utf-8' },
-    });
+  // Every delivery is also held against the SDK's `constructEvent` (the oracle: accepted exactly when Stripe's verifier accepts it).
+  const deliver = (signed: { body: string; signature: string }) => deliverStripeEvent(ctx.h, signed, secrets);
   const recharges = (workspaceId: string) => ctx.h.db('ledger_transactions').where({ workspace_id: workspaceId, type: 'auto_recharge' });
 
   it('settles a pending attempt from payment_intent.succeeded, once', async () => {

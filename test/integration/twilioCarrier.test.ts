@@ -6,6 +6,8 @@ import { simulator } from '../support/simulatorControl';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
 import { createMaintenanceActivities } from '../../activities/maintenance';
+import { runCommand } from '../../src/main/cli';
+import { openTwilioRecording } from '../../src/adapters/carrier/twilio/recordings';
 import type { Config } from '../../src/platform/config';
 import { freePort } from '../../src/platform/infra/proc';
 
@@ -22,6 +24,8 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     stub = await startTwilioStub();
     twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
     twilio.apiBaseUrl = stub.url;
+    // US A2P 10DLC: the registered Messaging Service live numbers join and SMS goes through (TWILIO_LIVE_MESSAGING_SERVICE_SID).
+    twilio.liveMessagingServiceSid = stub.addMessagingService();
     // The worker's Media Streams listener, which the stub reaches as Twilio would reach TWILIO_MEDIA_URL.
     twilio.mediaPort = await freePort();
     twilio.mediaUrl = `ws://127.0.0.1:${twilio.mediaPort}/twilio/media`;
@@ -60,6 +64,34 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     expect(stub.requests.some((r) => r.method === 'DELETE' && r.path.endsWith(`/IncomingPhoneNumbers/${number!.sid}.json`))).toBe(true);
   });
 
+  it('a live line chooses its Twilio number; nothing matching is 422; a granted owned number is imported, and only detached on release (issue 26)', async () => {
+    await runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
+    expect((await lines.create({ area_code: '415' })).phone_number).toMatch(/^\+1415\d{7}$/);
+    expect(await lines.create({ number_type: 'toll_free' })).toMatchObject({
+      number_type: 'toll_free',
+      phone_number: expect.stringMatching(/^\+1800/),
+    });
+    const refused = await lines.post({ number_type: 'mobile' });
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({ error: { code: 'number_unavailable', details: [{ field: 'number_type' }] } });
+
+    const owned = stub.own(`+1564555${2000 + crypto.randomInt(8000)}`);
+    await runCommand(h.db, ['number', 'grant'], { workspace: tenant.workspaceId, env: 'live', number: owned.phoneNumber });
+    const imported = await lines.create({ phone_number: owned.phoneNumber });
+    expect(imported).toMatchObject({ phone_number: owned.phoneNumber, number_source: 'imported' });
+    expect(stub.numbers.get(owned.sid)).toMatchObject({
+      voiceUrl: `${h.apiUrl}/carrier/twilio/voice`,
+      smsUrl: `${h.apiUrl}/carrier/twilio/messages`,
+    });
+    expect((await lines.release(imported.id)).status).toBe(200);
+    await eventually(
+      async () => (stub.numbers.get(owned.sid)?.voiceUrl === undefined ? true : undefined),
+      20_000,
+      'the import to be detached',
+    );
+    expect(stub.numbers.get(owned.sid)).toMatchObject({ phoneNumber: owned.phoneNumber, smsUrl: undefined });
+  });
+
   it('an outbound call rings, is answered and listens; hanging it up through the API ends it at Twilio', async () => {
     const line = await lines.create();
     const call = await calls.dial(line.id, '+14155550101');
@@ -70,7 +102,8 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.untilStatus(call.id, ['in_progress']);
     // The answered call runs ConversationRelay: Twilio opened its signed WebSocket to the API.
     expect(twilioCall.twiml).toContain('<ConversationRelay');
-    expect(twilioCall.relay?.url).toBe(`${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${call.id}`);
+    expect(twilioCall.relay?.url).toBe(`${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay/${call.id}`);
+    expect(twilioCall.relay?.customParameters).toEqual({ call_id: call.id, language: 'en-US' });
     expect(stub.callbacks.filter((c) => c.params.CallSid === twilioCall.sid).map((c) => [path(c.url), c.status])).toEqual([
       ['/carrier/twilio/calls/status', 204],
       ['/carrier/twilio/calls/connect', 200],
@@ -233,8 +266,8 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     const saying = (text: string) =>
       eventually(async () => (twilioCall.relay?.said.includes(text) ? true : undefined), 20_000, `Twilio to say "${text}"`);
     await saying('Bonjour, Chez Marie.');
-    // The line's voice is the session's: Amazon Polly's Rémi, in French (speech and transcription).
-    for (const attribute of ['ttsProvider="Amazon"', 'voice="Remi-Neural"', 'language="fr-FR"'])
+    // The line's voice is the session's: Amazon Polly's Rémi, speaking French; a hosted line hears any language.
+    for (const attribute of ['ttsProvider="Amazon"', 'voice="Remi-Neural"', 'ttsLanguage="fr-FR"', 'transcriptionLanguage="multi"'])
       expect(twilioCall.twiml).toMatch(new RegExp(`<ConversationRelay [^>]*${attribute}`));
     expect(twilioCall.relay!.received.some((m) => m.type === 'language')).toBe(false);
     await stub.finishSpeech(twilioCall.sid);
@@ -259,6 +292,45 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.hangUp(call.id);
     const ended = await calls.untilStatus(call.id, ['completed']);
     expect(ended.recording_url).toMatch(new RegExp(`^${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE[0-9a-f]{32}$`));
+  });
+
+  it('an answered inbound call on a recording line: its recording reports to recordingStatusCallback and becomes its recording_url', async () => {
+    const line = await lines.create({ recording_enabled: true });
+    const twilioCall = await stub.incomingCall('+14155550116', line.phone_number);
+    const row = await calls.untilInboundRow(line.id);
+    await calls.untilStatus(row.id, ['in_progress']);
+    // Started through Calls/{sid}/Recordings, which reports only to the recordingStatusCallback it was given.
+    const started = await eventually(async () => twilioCall.apiRecordings?.[0], 20_000, 'the recording');
+    expect(started).toMatchObject({
+      statusCallback: `${h.apiUrl}/carrier/twilio/calls/recording?call_id=${row.id}`,
+      statusCallbackEvents: ['completed'],
+      channels: 1,
+    });
+    await stub.remoteHangUp(twilioCall.sid);
+    await calls.untilStatus(row.id, ['completed']);
+    const reported = stub.callbacks.find((c) => path(c.url) === '/carrier/twilio/calls/recording' && c.params.CallSid === twilioCall.sid)!;
+    expect(reported).toMatchObject({ status: 204, params: { RecordingStatus: 'completed', RecordingSource: 'StartCallRecordingAPI' } });
+    const recorded = await eventually(
+      async () => ((await calls.get(row.id)).recording_url ? calls.get(row.id) : undefined),
+      20_000,
+      'the recording_url',
+    );
+    expect(recorded.recording_url).toBe(reported.params.RecordingUrl);
+    expect(recorded.recording_url).toMatch(new RegExp(`^${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE[0-9a-f]{32}$`));
+    // What the portal plays: the adapter reads it at Twilio as `.wav` with the account's credentials.
+    const audio = await openTwilioRecording({ accountSid: stub.accountSid, authToken: stub.authToken }, stub.url, recorded.recording_url!);
+    const bytes: Buffer[] = [];
+    for await (const chunk of audio.body) bytes.push(chunk as Buffer);
+    expect(Buffer.concat(bytes).subarray(0, 4).toString('ascii')).toBe('RIFF');
+
+    // A repeat of the callback, and one forged for another recording, change nothing.
+    expect((await stub.post(reported.url, reported.params)).status).toBe(204);
+    const forged = {
+      ...reported.params,
+      RecordingUrl: `${stub.url}/2010-04-01/Accounts/${stub.accountSid}/Recordings/RE${'0'.repeat(32)}`,
+    };
+    expect((await stub.post(reported.url, forged, stub.sign(reported.url, forged, 'a'.repeat(32)))).status).toBe(403);
+    expect((await calls.get(row.id)).recording_url).toBe(reported.params.RecordingUrl);
   });
 
   it('the callee hanging up ends the call as a caller hang-up; an unanswered one as Twilio reports it', async () => {
@@ -337,18 +409,37 @@ describe('Twilio carrier (live environment, contract stub)', () => {
   });
 
   it('a ConversationRelay WebSocket upgrade Twilio did not sign for that URL is refused (403)', async () => {
-    const url = `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${crypto.randomUUID()}`;
+    const relayUrl = (callId: string) => `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay/${callId}`;
+    const url = relayUrl(crypto.randomUUID());
     const forgeries = [
       twilioSocketSignature('f'.repeat(32), url),
-      twilioSocketSignature(stub.authToken, `${url}&language=fr-FR`),
+      // Each call's URL is its own: a signature for another call's socket opens none for this one.
+      twilioSocketSignature(stub.authToken, relayUrl(crypto.randomUUID())),
       twilioSocketSignature(stub.authToken, url.replace('ws:', 'http:')),
     ];
     for (const signature of forgeries) await expect(openTwilioSocket(url, signature)).rejects.toThrow('upgrade refused with 403');
-    await expect(openTwilioSocket(`${url}&language=fr-FR`, twilioSocketSignature(stub.authToken, url))).rejects.toThrow(
+    await expect(openTwilioSocket(`${url}?language=fr-FR`, twilioSocketSignature(stub.authToken, url))).rejects.toThrow(
       'upgrade refused with 403',
     );
+    // A session whose setup names another call than its signed URL's is closed.
     const genuine = await openTwilioSocket(url, twilioSocketSignature(stub.authToken, url));
-    genuine.close(1000);
+    const closed = new Promise<number>((resolve) => genuine.once('close', (code) => resolve(code)));
+    genuine.send(
+      JSON.stringify({
+        type: 'setup',
+        sessionId: `VX${'0'.repeat(32)}`,
+        accountSid: stub.accountSid,
+        callSid: `CA${crypto.randomBytes(16).toString('hex')}`,
+        customParameters: { call_id: crypto.randomUUID(), language: 'en-US' },
+      }),
+    );
+    expect(await closed).toBe(1001);
+    // The query form of TwiML served before the call's facts moved to <Parameter>s is still verified the same way.
+    const legacy = `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${crypto.randomUUID()}`;
+    await expect(openTwilioSocket(`${legacy}&language=fr-FR`, twilioSocketSignature(stub.authToken, legacy))).rejects.toThrow(
+      'upgrade refused with 403',
+    );
+    (await openTwilioSocket(legacy, twilioSocketSignature(stub.authToken, legacy))).close(1000);
   });
 
   it('a call to a number no line holds is rejected; a forged one creates no call', async () => {
@@ -372,14 +463,20 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     expect(await h.db('calls').where({ line_id: line.id })).toEqual([]);
   });
 
-  it('an outbound SMS goes through Messages with a status callback, and its receipts move it to delivered', async () => {
+  it('an outbound SMS goes through Messages, from the line’s number in the Messaging Service, and its receipts move it to delivered', async () => {
     const line = await lines.create();
+    const number = [...stub.numbers.values()].find((n) => n.phoneNumber === line.phone_number)!;
+    expect(stub.messagingServices.get(twilio.liveMessagingServiceSid!)?.has(number.sid)).toBe(true);
     const to = '+14155550104';
     expect((await consent.record(line.id, to, 'explicit_outbound', 'api')).status).toBe(201);
     const sent = await messages.send({ line_id: line.id, to, text: 'Your table is ready' });
     expect(sent.status).toBe(201);
     const twilioMessage = await eventually(async () => [...stub.messages.values()].find((m) => m.to === to), 20_000, 'the Twilio message');
-    expect(twilioMessage).toMatchObject({ from: line.phone_number, body: 'Your table is ready' });
+    expect(twilioMessage).toMatchObject({
+      from: line.phone_number,
+      body: 'Your table is ready',
+      messagingServiceSid: twilio.liveMessagingServiceSid,
+    });
     expect(twilioMessage.statusCallback).toBe(`${h.apiUrl}/carrier/twilio/messages/status?message_id=${sent.body.id}`);
     expect((await stub.messageStatus(twilioMessage.sid, 'sent'))?.status).toBe(204);
     expect((await stub.messageStatus(twilioMessage.sid, 'delivered'))?.status).toBe(204);
@@ -401,7 +498,7 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     );
   });
 
-  it('forged, misaddressed and replayed Twilio callbacks are 403 and change nothing', async () => {
+  it('forged and misaddressed Twilio callbacks are 403 and change nothing; a repeated one is acknowledged and changes nothing', async () => {
     const line = await lines.create();
     const caller = '+14155550106';
     const url = `${h.apiUrl}/carrier/twilio/messages`;
@@ -446,8 +543,11 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     const genuine = stub.sign(url, params);
     expect((await stub.post(url, params, genuine)).status).toBe(200);
     expect(await optedOut()).toBe(1);
-    expect((await stub.post(url, params, genuine)).status).toBe(403);
+    // The same message again (a retry, or a captured request replayed): taken once, by its MessageSid.
+    const repeated = await stub.post(url, params, genuine);
+    expect([repeated.status, repeated.body]).toEqual([200, expect.stringContaining('<Response/>')]);
     expect(await h.db('messages').where({ line_id: line.id, direction: 'inbound' })).toHaveLength(1);
+    expect(await optedOut()).toBe(1);
 
     // A forged status callback never reaches the call.
     const call = await calls.dial(line.id, '+14155550107');

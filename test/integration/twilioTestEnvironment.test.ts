@@ -13,7 +13,8 @@ describe('Twilio carrier (test environment, test credentials)', () => {
   let stub: TwilioStub;
   const twilio: Config['twilio'] = {};
   beforeAll(async () => {
-    stub = await startTwilioStub();
+    // Test credentials: only POST IncomingPhoneNumbers, Messages and Calls; anything else is 403 (20008).
+    stub = await startTwilioStub({ testCredentials: true });
     twilio.test = { accountSid: stub.accountSid, authToken: stub.authToken };
     twilio.apiBaseUrl = stub.url;
   });
@@ -46,6 +47,19 @@ describe('Twilio carrier (test environment, test credentials)', () => {
     const liveLine = await lines.create({}, tenant.keys.live);
     expect(liveLine.phone_number).not.toBe(TWILIO_TEST_NUMBER);
     expect(stub.numbers.size).toBe(1);
+
+    // A send whose answer is lost is sent again by the activity's retry: test credentials cannot list what the
+    // first attempt created (403), and a test message reaches no phone and costs nothing.
+    stub.loseNextCreateAnswer('Messages');
+    const again = await messages.send({ line_id: line.id, to, text: 'Sent twice, harmlessly' });
+    const carrierId = await eventually(
+      async () => (await h.db('messages').where({ id: again.body.id }).first())?.carrier_message_id ?? undefined,
+    );
+    expect([...stub.messages.values()].filter((m) => m.body === 'Sent twice, harmlessly').map((m) => m.sid)).toEqual([
+      expect.any(String),
+      carrierId,
+    ]);
+    expect(stub.requests.filter((r) => r.method !== 'POST')).toEqual([]);
 
     // The test number is the deployment's only Twilio test line: give it back for the next run.
     expect((await lines.release(line.id)).status).toBe(200);

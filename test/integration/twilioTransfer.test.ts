@@ -1,7 +1,7 @@
-import { customer, useHarnessWithReceiver } from '../support/customer';
+import crypto from 'node:crypto';
+import { customer } from '../support/customer';
 import { eventually, webhookLine, type Harness } from '../support/harness';
-import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
-import type { Config } from '../../src/platform/config';
+import { useTwilioLiveSuite } from '../support/twilioHarness';
 
 /**
  * Call transfer and answering-machine detection on Twilio (live environment), against the
@@ -10,26 +10,16 @@ import type { Config } from '../../src/platform/config';
  * callback and its end from the Dial's action.
  */
 describe('Twilio transfer and machine detection (contract stub)', () => {
-  let stub: TwilioStub;
-  const twilio: Config['twilio'] = {};
-  beforeAll(async () => {
-    // Numbers of its own: the other Twilio suites' lines may still hold theirs.
-    stub = await startTwilioStub({ firstNumber: 5557100 });
-    twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
-    twilio.apiBaseUrl = stub.url;
-  });
-  afterAll(async () => stub?.close());
-
-  const ctx = useHarnessWithReceiver({ overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio } });
+  const { ctx, stub, stubCallTo } = useTwilioLiveSuite({ firstNumber: 5557100 });
   let h: Harness;
   beforeEach(() => {
     ({ h } = ctx);
   });
   const { lines, calls } = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine({ webhook_url: ctx.receiver.url }) });
-  const stubCallTo = (to: string) =>
-    eventually(async () => [...stub.calls.values()].find((call) => call.to === to), 20_000, `a Twilio call to ${to}`);
   const transfer = (id: string, to: string) =>
     h.request('POST', `/api/v1/calls/${id}/transfer`, { key: ctx.tenant.keys.live, body: { to_number: to } });
+  const attrOf = (twiml: string, element: string, name: string) =>
+    new RegExp(`<${element}\\b[^>]*\\b${name}="([^"]*)"`).exec(twiml)![1].replace(/&amp;/g, '&');
   const event = (callId: string, type: string) =>
     eventually(async () => ctx.receiver.requests.find((r) => r.body.event === type && r.body.call_id === callId), 20_000, type);
 
@@ -77,6 +67,57 @@ describe('Twilio transfer and machine detection (contract stub)', () => {
     const ended = await calls.untilStatus(call.id, ['completed']);
     expect(ended.end_cause).toBe('transferred');
     expect(twilioCall.status).toBe('completed');
+  });
+
+  it('a transfer whose update answer was lost is not sent again: the bridged destination stays, and the call is transferred', async () => {
+    const line = await lines.create();
+    const call = await calls.dial(line.id, '+14155550304');
+    const twilioCall = await stubCallTo('+14155550304');
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    // Twilio takes the <Dial> but the answer never reaches the worker: the activity is retried.
+    stub.loseNextUpdateAnswer(twilioCall.sid);
+    const pending = transfer(call.id, '+14155552694');
+    await eventually(async () => (twilioCall.twiml.includes('<Dial') ? true : undefined), 20_000, 'the Dial');
+    const leg = twilioCall.dialLeg!;
+    expect(leg).toMatchObject({ parentCallSid: twilioCall.sid, to: '+14155552694' });
+    // The retry has looked at Twilio (or sent the update again) before the destination answers.
+    const dials = () => twilioCall.updates.filter((update) => String(update.Twiml ?? '').includes('<Dial')).length;
+    const lookedForLeg = () => stub.requests.some((r) => r.method === 'GET' && r.params.ParentCallSid === twilioCall.sid);
+    await eventually(async () => (lookedForLeg() || dials() > 1 ? true : undefined), 20_000, 'the retried transfer');
+    await stub.answerTransfer(twilioCall.sid);
+    // The transfer answers once its activity, retry included, is done.
+    expect((await pending).body).toMatchObject({ transferred: true, to_number: '+14155552694' });
+    expect(dials()).toBe(1);
+    expect([twilioCall.dialLeg, leg.status]).toEqual([leg, 'in-progress']);
+    const transferId = new URL(attrOf(twilioCall.twiml, 'Dial', 'action')).searchParams.get('transfer_id')!;
+    expect(await ctx.h.db('carrier_create_attempts').where({ kind: 'transfer', key: transferId })).toMatchObject([
+      { carrier_id: `${twilioCall.sid}:${transferId}`, running_until: null },
+    ]);
+    await stub.endTransfer(twilioCall.sid);
+    expect((await calls.untilStatus(call.id, ['completed'])).end_cause).toBe('transferred');
+  });
+
+  it('a transfer’s own callbacks complete its record, so a retry after a lost answer sends nothing; forged ones do not', async () => {
+    const transferId = crypto.randomUUID();
+    const parent = `CA${crypto.randomBytes(16).toString('hex')}`;
+    await ctx.h.db('carrier_create_attempts').insert({ kind: 'transfer', key: transferId });
+    const url = `${h.apiUrl}/carrier/twilio/calls/transfer?call_id=${crypto.randomUUID()}&transfer_id=${transferId}`;
+    const answered = {
+      AccountSid: stub.accountSid,
+      ApiVersion: '2010-04-01',
+      CallSid: `CA${crypto.randomBytes(16).toString('hex')}`,
+      ParentCallSid: parent,
+      CallStatus: 'in-progress',
+      Direction: 'outbound-dial',
+      CallbackSource: 'call-progress-events',
+      SequenceNumber: '0',
+    };
+    const record = async () => (await ctx.h.db('carrier_create_attempts').where({ kind: 'transfer', key: transferId }).first()).carrier_id;
+    expect((await stub.post(url, answered, stub.sign(url, answered, 'c'.repeat(32)))).status).toBe(403);
+    expect(await record()).toBeNull();
+    expect((await stub.post(url, answered)).status).toBe(204);
+    expect(await record()).toBe(`${parent}:${transferId}`);
   });
 
   it('a transfer nobody answers: the Dial’s action hands the call back, listening, to the agent', async () => {

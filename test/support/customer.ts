@@ -40,6 +40,7 @@ export interface Line {
   audio_handler_url: string | null;
   status_callback_url: string | null;
   environment: 'test' | 'live';
+  grace_ends_at: string | null;
 }
 
 export interface TranscriptEntry {

@@ -12,16 +12,18 @@ export function memoryCreateAttempts(): CreateAttempts {
       const row = rows.get(id(kind, key));
       if (!row) {
         rows.set(id(kind, key), { firstAttemptAt: new Date(), carrierId: null, runningUntil: Date.now() + runningMs });
-        return { carrierId: null, firstAttemptAt: rows.get(id(kind, key))!.firstAttemptAt, retried: false, inFlight: false };
+        const firstAttemptAt = rows.get(id(kind, key))!.firstAttemptAt;
+        return { carrierId: null, firstAttemptAt, earlierAttemptsUntil: null, retried: false, inFlight: false };
       }
+      const earlierAttemptsUntil = row.runningUntil === null ? null : new Date(row.runningUntil);
       const inFlight = row.carrierId === null && row.runningUntil !== null && row.runningUntil > Date.now();
       if (row.carrierId === null && !inFlight) row.runningUntil = Date.now() + runningMs;
-      return { carrierId: row.carrierId, firstAttemptAt: row.firstAttemptAt, retried: true, inFlight };
+      return { carrierId: row.carrierId, firstAttemptAt: row.firstAttemptAt, earlierAttemptsUntil, retried: true, inFlight };
     },
     async finish(kind, key, carrierId) {
       const row = rows.get(id(kind, key));
       if (!row) return;
-      row.runningUntil = null;
+      row.runningUntil = carrierId ? null : Math.min(row.runningUntil ?? Date.now(), Date.now());
       if (carrierId) row.carrierId = carrierId;
     },
     async isClaimed(kind, carrierId) {

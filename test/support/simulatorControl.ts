@@ -1,5 +1,6 @@
 import type { AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
 import type { CallOutcome, CallRecord, DtmfRecord, SpeechRecord } from '../../simulator/carrier/calls';
+import type { NumberRecord, OwnedNumber } from '../../simulator/carrier/numbers';
 import type { AudioReport } from '../../simulator/media';
 import type { ModelRequestRecord, ScriptedReply } from '../../simulator/model';
 import type { MessageOutcome, SimulatedMessage } from '../../simulator/sms';
@@ -115,7 +116,13 @@ export function simulator(context: { readonly h: Harness } | (() => Harness)) {
       (await control<{ requests: ModelRequest[] }>('GET', '/control/model/requests')).body.requests,
   };
 
-  return { calls, messages, model };
+  const numbers = {
+    /** The carrier account owns `phoneNumber` (not yet routed to Switchboard): an operator may grant it for import. */
+    own: (phoneNumber: string) => control<OwnedNumber>('POST', '/control/numbers/owned', { phone_number: phoneNumber }),
+    list: async () => (await control<{ numbers: NumberRecord[]; owned: OwnedNumber[] }>('GET', '/control/numbers')).body,
+  };
+
+  return { calls, messages, model, numbers };
 }
 
 export type Simulator = ReturnType<typeof simulator>;

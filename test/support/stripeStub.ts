@@ -2,8 +2,20 @@ import crypto from 'node:crypto';
 import type { EventEmitter } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
 import { CardProcessorSimulatorState } from '../../simulator/processor';
 import type { Config } from '../../src/platform/config';
+import { chargeOfIntent, signStripeEvent, stripeMovements, type SignedStripeEvent, type StripeMovementBooks } from './stripeStubEvents';
+import {
+  STUB_CUSTOMER,
+  TEST_PAYMENT_METHODS,
+  formFields,
+  refusedCreate,
+  stripeError,
+  type StripeStubPaymentMethod,
+} from './stripeStubRules';
+
+export { STUB_CUSTOMER };
 
 /**
  * A contract stub of the parts of Stripe's API Switchboard uses, written from Stripe's public API
@@ -13,90 +25,75 @@ import type { Config } from '../../src/platform/config';
  * `idempotency_error`), `GET /v1/payment_intents/search` (a `search_result` list),
  * `GET /v1/payment_methods/:id`, the error envelope (`{ error: { type, code, decline_code, … } }`,
  * 402 for card errors with the failed PaymentIntent in `error.payment_intent`), and webhook events
- * signed as `Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.payload">`.
+ * signed as `Stripe-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "t.payload">`. Objects and events are
+ * Stripe's own examples with a scenario's fields set, and refunds and disputes happen on the stub as
+ * they do on Stripe (test/support/stripeStubEvents.ts). It refuses what Stripe refuses although a
+ * schema accepts it (test/support/stripeStubRules.ts).
  *
  * Bookkeeping and faults reuse the simulator's processor state (`charges` by idempotency key,
  * `attempts`, `setFault`), so a scenario written against the simulator runs here unchanged. An
  * `error` fault answers 500 before the endpoint runs (Stripe saves no result then); `timeout`
  * holds the request and then carries on.
  */
-export interface StripeStubCard {
-  brand: string;
-  last4: string;
-  exp_month: number;
-  exp_year: number;
-}
-
 /** One Stripe account mode (test or live), told apart by the secret key a request carries. */
 export interface StripeStubAccount {
   secretKey: string;
   state: CardProcessorSimulatorState;
   intents: Map<string, Record<string, unknown>>;
-  /** Payment methods by id; `customer` null when not attached. */
-  paymentMethods: Map<string, { customer: string | null; card: StripeStubCard; declineCode?: string }>;
+  /** Payment methods by id. */
+  paymentMethods: Map<string, StripeStubPaymentMethod>;
   /** Answers every search with nothing (search trails writes on Stripe by up to a minute). */
   searchLag: boolean;
   /** New intents stay `processing` (Stripe decides later and reports it by webhook). */
   processing: boolean;
+  /** New intents stay `requires_action` (the bank asks the cardholder to authenticate). */
+  actionRequired: boolean;
 }
+
+/** A stub account's money movements on Stripe's side (refunds, disputes), each answering its signed events. */
+export type StripeStubMode = StripeStubAccount & StripeMovementBooks & ReturnType<typeof stripeMovements>;
 
 export interface StripeStub {
   url: string;
-  test: StripeStubAccount;
-  live: StripeStubAccount;
+  test: StripeStubMode;
+  live: StripeStubMode;
   /** Builds a signed event the way Stripe delivers it; `timestamp` in Unix seconds. */
   signedEvent(
     type: string,
-    intent: Record<string, unknown>,
+    object: Record<string, unknown>,
     secret: string,
     options?: { timestamp?: number; livemode?: boolean },
-  ): { body: string; signature: string };
+  ): SignedStripeEvent;
   close(): Promise<void>;
 }
 
-export const STUB_CUSTOMER = 'cus_StubCustomer01';
-
-/** Stripe's documented test payment methods (https://docs.stripe.com/testing), attached to the stub's customer. */
-const TEST_PAYMENT_METHODS: Record<string, { card: StripeStubCard; declineCode?: string }> = {
-  pm_card_visa: { card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2040 } },
-  pm_card_mastercard: { card: { brand: 'mastercard', last4: '4444', exp_month: 12, exp_year: 2040 } },
-  pm_card_chargeDeclined: { card: { brand: 'visa', last4: '0002', exp_month: 12, exp_year: 2040 }, declineCode: 'generic_decline' },
-  pm_card_chargeDeclinedInsufficientFunds: {
-    card: { brand: 'visa', last4: '9995', exp_month: 12, exp_year: 2040 },
-    declineCode: 'insufficient_funds',
-  },
-};
-
-function stripeError(status: number, error: Record<string, unknown>): { status: number; body: Record<string, unknown> } {
-  return { status, body: { error: { doc_url: `https://docs.stripe.com/error-codes/${error.code ?? ''}`, ...error } } };
-}
-
-/** `metadata[k]=v` form fields (Stripe's encoding of nested parameters) into objects. */
-function formFields(raw: string): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [name, value] of new URLSearchParams(raw)) {
-    const nested = /^([a-z_]+)\[([^\]]+)\]$/.exec(name);
-    if (nested) ((out[nested[1]] ??= {}) as Record<string, string>)[nested[2]] = value;
-    else out[name] = value;
-  }
-  return out;
-}
-
-function newAccount(secretKey: string): StripeStubAccount & {
+function newAccount(
+  secretKey: string,
+  webhookSecret: string,
+): StripeStubMode & {
   saved: Map<string, { params: string; status: number; body: Record<string, unknown> }>;
   inFlight: Set<string>;
 } {
   const state = new CardProcessorSimulatorState();
-  const account = {
+  const books: StripeMovementBooks = {
+    livemode: !secretKey.startsWith('sk_test_'),
+    webhookSecret,
+    eventApiVersion: Stripe.API_VERSION,
+    intents: new Map<string, Record<string, unknown>>(),
+    charges: new Map(),
+    refunds: new Map(),
+    disputes: new Map(),
+  };
+  const account = Object.assign(books, stripeMovements(books), {
     secretKey,
     state,
-    intents: new Map<string, Record<string, unknown>>(),
-    paymentMethods: new Map<string, { customer: string | null; card: StripeStubCard; declineCode?: string }>(),
+    paymentMethods: new Map<string, StripeStubPaymentMethod>(),
     searchLag: false,
     processing: false,
+    actionRequired: false,
     saved: new Map<string, { params: string; status: number; body: Record<string, unknown> }>(),
     inFlight: new Set<string>(),
-  };
+  });
   const resetPaymentMethods = () => {
     account.paymentMethods.clear();
     for (const [id, pm] of Object.entries(TEST_PAYMENT_METHODS)) account.paymentMethods.set(id, { customer: STUB_CUSTOMER, ...pm });
@@ -105,18 +102,21 @@ function newAccount(secretKey: string): StripeStubAccount & {
   const reset = state.reset.bind(state);
   state.reset = () => {
     reset();
-    account.intents.clear();
-    account.saved.clear();
+    for (const books of [account.intents, account.charges, account.refunds, account.disputes, account.saved]) books.clear();
     account.searchLag = false;
     account.processing = false;
+    account.actionRequired = false;
+    account.eventApiVersion = Stripe.API_VERSION;
     resetPaymentMethods();
   };
   return account;
 }
 
-export async function startStripeStub(): Promise<StripeStub> {
+/** `webhookSecrets`: the signing secrets of the endpoints the stub's events are for (default STUB_WEBHOOK_SECRETS). */
+export async function startStripeStub(options: { webhookSecrets?: { test: string; live: string } } = {}): Promise<StripeStub> {
   const random = () => crypto.randomBytes(12).toString('hex');
-  const accounts = [newAccount(`sk_test_stub${random()}`), newAccount(`sk_live_stub${random()}`)];
+  const secrets = options.webhookSecrets ?? STUB_WEBHOOK_SECRETS;
+  const accounts = [newAccount(`sk_test_stub${random()}`, secrets.test), newAccount(`sk_live_stub${random()}`, secrets.live)];
   type Account = (typeof accounts)[number];
 
   async function createIntent(
@@ -124,16 +124,11 @@ export async function startStripeStub(): Promise<StripeStub> {
     params: Record<string, unknown>,
     key: string | undefined,
     connection: EventEmitter,
+    apiVersion: string,
   ): Promise<{ status: number; body: Record<string, unknown> }> {
     const { state, paymentMethods, intents } = account;
-    for (const field of ['amount', 'currency'])
-      if (params[field] === undefined)
-        return stripeError(400, {
-          type: 'invalid_request_error',
-          code: 'parameter_missing',
-          param: field,
-          message: `Missing required param: ${field}.`,
-        });
+    const refused = refusedCreate(params, apiVersion);
+    if (refused) return refused;
     const pmId = String(params.payment_method ?? '');
     const pm = paymentMethods.get(pmId);
     if (!pm)
@@ -152,7 +147,16 @@ export async function startStripeStub(): Promise<StripeStub> {
     const fault = state.takeFault(['decline', 'timeout']);
     if (fault?.mode === 'timeout') await state.hold(fault.holdMs, connection);
     const id = `pi_${crypto.randomBytes(12).toString('hex')}`;
-    const declineCode = fault?.mode === 'decline' ? fault.declineCode : (pm.declineCode ?? null);
+    const offSession = params.off_session === 'true';
+    // A card that authenticates every payment: refused off session, waiting for the cardholder on session.
+    const authentication = pm.authenticates ? (offSession ? 'declined' : 'action') : account.actionRequired ? 'action' : null;
+    const declineCode =
+      fault?.mode === 'decline' ? fault.declineCode : authentication === 'declined' ? 'authentication_required' : (pm.declineCode ?? null);
+    const errorCode = declineCode === 'authentication_required' ? 'authentication_required' : 'card_declined';
+    const message =
+      errorCode === 'authentication_required'
+        ? 'Your card was declined. This transaction requires authentication.'
+        : 'Your card was declined.';
     const charge = state.record(
       { idempotencyKey: key ?? id, amountCents: Number(params.amount), paymentMethodToken: `${String(params.customer)}/${pmId}` },
       declineCode,
@@ -170,20 +174,28 @@ export async function startStripeStub(): Promise<StripeStub> {
       description: params.description ?? null,
       livemode: !account.secretKey.startsWith('sk_test_'),
       metadata: params.metadata ?? {},
-      status: declineCode !== null ? 'requires_payment_method' : account.processing ? 'processing' : 'succeeded',
-      latest_charge: charge.id,
+      status:
+        declineCode !== null
+          ? 'requires_payment_method'
+          : authentication === 'action'
+            ? 'requires_action'
+            : account.processing
+              ? 'processing'
+              : 'succeeded',
+      latest_charge: authentication === 'action' ? null : charge.id,
+      next_action: authentication === 'action' ? { type: 'use_stripe_sdk', use_stripe_sdk: {} } : null,
+      automatic_payment_methods: (params.automatic_payment_methods as Record<string, string> | undefined) ?? null,
       last_payment_error:
-        declineCode === null
-          ? null
-          : { type: 'card_error', code: 'card_declined', decline_code: declineCode, message: 'Your card was declined.', charge: charge.id },
+        declineCode === null ? null : { type: 'card_error', code: errorCode, decline_code: declineCode, message, charge: charge.id },
     };
     intents.set(id, intent);
+    if (intent.latest_charge) account.charges.set(charge.id, chargeOfIntent(intent, charge.id, account.livemode));
     if (declineCode === null) return { status: 200, body: intent };
     return stripeError(402, {
       type: 'card_error',
-      code: 'card_declined',
+      code: errorCode,
       decline_code: declineCode,
-      message: 'Your card was declined.',
+      message,
       charge: charge.id,
       payment_intent: intent,
     });
@@ -231,7 +243,8 @@ export async function startStripeStub(): Promise<StripeStub> {
         });
       if (key) inFlight.add(key);
       try {
-        const result = await createIntent(account, formFields(raw), key, res);
+        const apiVersion = (req.headers['stripe-version'] as string | undefined) ?? Stripe.API_VERSION;
+        const result = await createIntent(account, formFields(raw), key, res, apiVersion);
         if (key) saved.set(key, { params: raw, ...result });
         return result;
       } finally {
@@ -276,22 +289,7 @@ export async function startStripeStub(): Promise<StripeStub> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     test,
     live,
-    signedEvent(type, intent, secret, opts = {}) {
-      const timestamp = opts.timestamp ?? Math.floor(Date.now() / 1000);
-      const body = JSON.stringify({
-        id: `evt_${crypto.randomBytes(12).toString('hex')}`,
-        object: 'event',
-        api_version: '2026-10-28.endive',
-        created: timestamp,
-        data: { object: intent },
-        livemode: opts.livemode ?? false,
-        pending_webhooks: 1,
-        request: { id: null, idempotency_key: null },
-        type,
-      });
-      const v1 = crypto.createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex');
-      return { body, signature: `t=${timestamp},v1=${v1}` };
-    },
+    signedEvent: (type, object, secret, opts = {}) => signStripeEvent(type, object, secret, opts),
     async close() {
       for (const account of accounts) account.state.releaseHeld();
       server.closeAllConnections();

@@ -9,10 +9,14 @@ import WebSocket from 'ws';
  *
  * - The upgrade request carries `X-Twilio-Signature`: the HMAC-SHA1 of the wss:// URL as given in the
  *   TwiML (no parameters), keyed by the auth token.
- * - ConversationRelay: `setup` first; caller speech as `prompt` (`voicePrompt`, `lang`, `last`); talking
- *   over the agent sends `interrupt` (`utteranceUntilInterrupt`, `durationUntilInterruptMs`) before the
- *   prompt; with `debug="speaker-events"`, `info` `agentSpeaking` `on`/`off`. It takes `text` tokens,
- *   `sendDigits`, `language` and `end`.
+ * - ConversationRelay: `setup` first, its `customParameters` the `<Parameter>`s of the noun; caller speech
+ *   as `prompt` (`voicePrompt`, `lang`, `last`), `lang` being the transcription language, or, with
+ *   `transcriptionLanguage="multi"` (Deepgram), the primary tag of the language it detected (Twilio
+ *   changelog 2025-10-07); talking over the agent sends `interrupt` (`utteranceUntilInterrupt`,
+ *   `durationUntilInterruptMs`) before the prompt; with `debug="speaker-events"`, `info` `agentSpeaking`
+ *   `on`/`off`. It takes `text` tokens, `sendDigits`, `language` and `end`; a `language` message that
+ *   switches to a language the TwiML did not declare (`<Language>`, or the noun's own) is refused with an
+ *   `error` message (Twilio validates every message, error 64107) and changes nothing.
  * - Media Streams: `connected`, `start` (`streamSid`, `callSid`, `tracks`, `mediaFormat`,
  *   `customParameters`), `media` (`track`, `chunk`, `timestamp`, base64 µ-law 8 kHz `payload`), `mark`
  *   (once our audio before it has played), `stop`. It takes `media`, `mark` and `clear`, each with the
@@ -31,6 +35,14 @@ export interface StubRelay {
   /** Tokens of the speech being received. */
   tokens: string[];
   digits: string[];
+  /** The `<Parameter>`s, as `setup.customParameters`. */
+  customParameters: Record<string, string>;
+  /** The languages the TwiML declared: the noun's and its `<Language>`s'. */
+  declaredLanguages: string[];
+  ttsLanguage?: string;
+  transcriptionLanguage?: string;
+  /** The `error` messages Twilio sent back. */
+  errors: string[];
 }
 
 export interface StubMediaStream {
@@ -97,7 +109,32 @@ export function stubSockets(options: {
 
   const openRelay = async (call: SocketCall, url: string) => {
     const ws = await openSigned(url);
-    const relay: StubRelay = { url, ws, received: [], said: [], playing: [], tokens: [], digits: [] };
+    const noun = /<ConversationRelay\b[^>]*>/.exec(call.twiml)![0];
+    const attribute = (name: string) => {
+      const match = new RegExp(`\\b${name}="([^"]*)"`).exec(noun);
+      return match ? decode(match[1]) : undefined;
+    };
+    const ttsLanguage = attribute('ttsLanguage') ?? attribute('language');
+    const transcriptionLanguage = attribute('transcriptionLanguage') ?? attribute('language');
+    const declared = [...call.twiml.matchAll(/<Language\b[^>]*\bcode="([^"]*)"/g)].map((m) => decode(m[1]));
+    const relay: StubRelay = {
+      url,
+      ws,
+      received: [],
+      said: [],
+      playing: [],
+      tokens: [],
+      digits: [],
+      customParameters: Object.fromEntries(
+        [...call.twiml.matchAll(/<Parameter\b[^>]*\bname="([^"]*)"[^>]*\bvalue="([^"]*)"/g)].map((m) => [decode(m[1]), decode(m[2])]),
+      ),
+      declaredLanguages: [
+        ...new Set([...(ttsLanguage ? [ttsLanguage] : []), ...(transcriptionLanguage ? [transcriptionLanguage] : []), ...declared]),
+      ],
+      ttsLanguage,
+      transcriptionLanguage,
+      errors: [],
+    };
     call.relay = relay;
     const sessionId = `VX${crypto.randomBytes(16).toString('hex')}`;
     const action = /<Connect\b[^>]*\baction="([^"]*)"/.exec(call.twiml);
@@ -120,6 +157,18 @@ export function stubSockets(options: {
           if (relay.playing.length === 1) void send(ws, { type: 'info', name: 'agentSpeaking', value: 'on' }).catch(() => undefined);
         }
       } else if (message.type === 'sendDigits') relay.digits.push(String(message.digits));
+      else if (message.type === 'language') {
+        const wanted = [message.ttsLanguage, message.transcriptionLanguage].filter((l): l is string => typeof l === 'string');
+        const undeclared = wanted.filter((l) => l !== 'multi' && !relay.declaredLanguages.includes(l));
+        if (undeclared.length > 0) {
+          const description = `Invalid message received: language ${undeclared.join(', ')} is not configured for this session`;
+          relay.errors.push(description);
+          void send(ws, { type: 'error', description }).catch(() => undefined);
+          return;
+        }
+        if (typeof message.ttsLanguage === 'string') relay.ttsLanguage = message.ttsLanguage;
+        if (typeof message.transcriptionLanguage === 'string') relay.transcriptionLanguage = message.transcriptionLanguage;
+      }
     });
     await send(ws, {
       type: 'setup',
@@ -134,7 +183,7 @@ export function stubSockets(options: {
       callerName: '',
       direction: call.direction === 'inbound' ? 'inbound' : 'outbound',
       callStatus: 'IN-PROGRESS',
-      customParameters: {},
+      customParameters: relay.customParameters,
     });
   };
 
@@ -214,8 +263,11 @@ export function stubSockets(options: {
       relay.playing = [];
       await send(relay.ws, { type: 'info', name: 'agentSpeaking', value: 'off' });
     },
-    /** The caller speaks; over the agent, Twilio interrupts it first (what was heard: the first words of the speech). */
-    async callerSays(call: SocketCall, text: string): Promise<void> {
+    /**
+     * The caller speaks (in `language`, a primary tag, for a `multi` session to detect; `en` by default);
+     * over the agent, Twilio interrupts it first (what was heard: the first words of the speech).
+     */
+    async callerSays(call: SocketCall, text: string, language = 'en'): Promise<void> {
       const relay = relayOf(call);
       if (relay.playing.length > 0) {
         const heard = relay.playing[0].split(' ').slice(0, 3).join(' ');
@@ -223,7 +275,8 @@ export function stubSockets(options: {
         await send(relay.ws, { type: 'interrupt', utteranceUntilInterrupt: heard, durationUntilInterruptMs: 860 });
         await send(relay.ws, { type: 'info', name: 'agentSpeaking', value: 'off' });
       }
-      await send(relay.ws, { type: 'prompt', voicePrompt: text, lang: 'en-US', last: true });
+      const lang = relay.transcriptionLanguage === 'multi' ? language : (relay.transcriptionLanguage ?? 'en-US');
+      await send(relay.ws, { type: 'prompt', voicePrompt: text, lang, last: true });
     },
     /** The caller's audio on the call's stream, 20 ms µ-law frames. */
     async talk(call: SocketCall, frames: Buffer[]): Promise<void> {

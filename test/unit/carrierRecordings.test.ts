@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { createDb } from '../../src/platform/db/knex';
 import type { AddressInfo } from 'node:net';
 import type { Readable } from 'node:stream';
 import { getFromCarrier, recordingOf } from '../../src/adapters/carrier/recordingFetch';
@@ -88,12 +89,15 @@ describe('carrier recordings (Twilio and Telnyx contract stubs)', () => {
   describe('Telnyx', () => {
     let stub: TelnyxStub;
     let carrier: TelnyxCarrier;
+    // Recordings need no shared state: a pool that is never used.
+    const db = createDb('postgres://127.0.0.1:9/unused');
     beforeAll(async () => {
       stub = await startTelnyxStub();
-      carrier = telnyxCarrierOn(stub);
+      carrier = telnyxCarrierOn(stub, db);
     });
     afterAll(async () => {
       await stub.close();
+      await db.destroy();
     });
     beforeEach(() => {
       stub.requests.length = 0;

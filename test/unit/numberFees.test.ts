@@ -1,4 +1,4 @@
-import { NUMBER_FEE_CENTS_PER_MONTH, numberFeeRef, owesNumberFee } from '../../src/domain/billing/numberFees';
+import { NUMBER_FEE_CENTS_PER_MONTH, numberFeeCents, numberFeeRef, owesNumberFee } from '../../src/domain/billing/numberFees';
 
 describe('number fees', () => {
   const march = new Date('2030-03-01T00:00:00Z');
@@ -10,6 +10,10 @@ describe('number fees', () => {
   });
 
   it('is $2.50 a month', () => expect(NUMBER_FEE_CENTS_PER_MONTH).toBe(250));
+
+  it('is $2.50 for a local or mobile number and $5.00 for a toll-free one', () => {
+    expect([numberFeeCents('local'), numberFeeCents('mobile'), numberFeeCents('toll_free')]).toEqual([250, 250, 500]);
+  });
 
   it('bills a whole month for any part of it held, never a line that never had a number', () => {
     expect(owesNumberFee(line('2030-03-31T23:59:59.999Z'), march)).toBe(true);

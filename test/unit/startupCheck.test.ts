@@ -2,12 +2,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../src/platform/config';
+import { CARRIER_PROVIDERS, loadConfig } from '../../src/platform/config';
 import {
   assertStartupConfiguration,
   ConfigurationError,
   configurationReport,
   deploymentSettings,
+  deprecatedSettings,
   PROCESS_ROLES,
   ROLE_REQUIREMENTS,
   type ProcessRole,
@@ -173,7 +174,8 @@ describe('startup configuration check', () => {
 
   it('wants a Twilio account for each environment on Twilio, in the API and the worker, and a separate one for test', () => {
     const sid = () => `AC${crypto.randomBytes(16).toString('hex')}`;
-    const twilio = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', CARRIER_PROVIDER_TEST: 'twilio' };
+    const service = { TWILIO_LIVE_MESSAGING_SERVICE_SID: `MG${'0'.repeat(32)}` };
+    const twilio = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', CARRIER_PROVIDER_TEST: 'twilio', ...service };
     for (const role of PROCESS_ROLES) {
       const expected = ROLE_REQUIREMENTS[role].carrierAccounts ? ['TWILIO_LIVE_ACCOUNT_SID', 'TWILIO_TEST_ACCOUNT_SID'] : [];
       expect({ role, refused: settingsOf(role, twilio).sort() }).toEqual({ role, refused: expected });
@@ -190,7 +192,7 @@ describe('startup configuration check', () => {
     delete unreachable.PUBLIC_BASE_URL;
     expect(settingsOf('api', unreachable)).toEqual(['PUBLIC_BASE_URL']);
     // Only the environments on Twilio need an account; the simulator default needs none.
-    expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', ...live })).toEqual([]);
+    expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', ...live, ...service })).toEqual([]);
     expect(() => loadConfig({ ...productionEnv(), CARRIER_PROVIDER_LIVE: 'carrier-pigeon' })).toThrow(
       /CARRIER_PROVIDER_LIVE must be one of/,
     );
@@ -281,27 +283,131 @@ describe('startup configuration check', () => {
     expect(message).not.toContain('dev-carrier-secret'); // values are never echoed
   });
 
-  it('CARRIER_PROVIDER=telnyx needs the Telnyx account settings in the API and the worker; an unknown provider is refused', () => {
-    const telnyx = { ...productionEnv(), CARRIER_PROVIDER: 'telnyx' };
-    expect(settingsOf('api', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_PUBLIC_KEY']);
-    expect(settingsOf('worker', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_CONNECTION_ID', 'TELNYX_MESSAGING_PROFILE_ID']);
-    expect(settingsOf('simulator', telnyx)).toEqual([]);
-    const complete = {
-      ...telnyx,
+  describe('the carrier of each environment (one list: CARRIER_PROVIDERS)', () => {
+    const telnyxAccount = () => ({
       TELNYX_API_KEY: `KEY${strong()}`,
       TELNYX_PUBLIC_KEY: crypto.randomBytes(32).toString('base64'),
       TELNYX_CONNECTION_ID: '1494404757140276705',
       TELNYX_MESSAGING_PROFILE_ID: '40017f2e-5b2c-4b1f-9d1a-8c4a2f1e0b7d',
-    };
-    for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, complete) }).toEqual({ role, problems: [] });
-    expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER: 'twilio-ish' })).toEqual(['CARRIER_PROVIDER']);
-    // Telnyx is the whole deployment's carrier: a Twilio environment beside it is refused where the carrier is used.
-    const twilioToo = {
-      ...complete,
-      CARRIER_PROVIDER_LIVE: 'twilio',
-      TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
-      TWILIO_LIVE_AUTH_TOKEN: strong(),
-    };
-    for (const role of ['api', 'worker'] as const) expect(settingsOf(role, twilioToo)).toEqual(['CARRIER_PROVIDER']);
+      TELNYX_10DLC_CAMPAIGN_ID: '4b300178-131c-d902-d54e-72d90ba1620j',
+    });
+
+    it('the config, the startup check and the worker read the same list', () => {
+      expect(CARRIER_PROVIDERS).toEqual(['simulator', 'twilio', 'telnyx']);
+      expect(() => loadConfig({ ...productionEnv(), CARRIER_PROVIDER_TEST: 'carrier-pigeon' })).toThrow(
+        'CARRIER_PROVIDER_TEST must be one of simulator, twilio, telnyx, got "carrier-pigeon"',
+      );
+    });
+
+    it('Telnyx live, the simulator for test: the Telnyx account settings in the API and the worker, nothing in the others', () => {
+      const telnyx = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'telnyx', CARRIER_PROVIDER_TEST: 'simulator' };
+      expect(loadConfig(telnyx).carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
+      expect(settingsOf('api', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_PUBLIC_KEY']);
+      expect(settingsOf('worker', telnyx).sort()).toEqual([
+        'TELNYX_10DLC_CAMPAIGN_ID',
+        'TELNYX_API_KEY',
+        'TELNYX_CONNECTION_ID',
+        'TELNYX_MESSAGING_PROFILE_ID',
+      ]);
+      expect(problemsOf('worker', telnyx)[0].message).toContain('CARRIER_PROVIDER_LIVE=telnyx needs it');
+      expect(settingsOf('simulator', telnyx)).toEqual([]);
+      const complete = { ...telnyx, ...telnyxAccount() };
+      for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, complete) }).toEqual({ role, problems: [] });
+      expect(deprecatedSettings(loadConfig(complete))).toEqual([]);
+    });
+
+    it('refuses Telnyx for the test environment: it has no test mode, so test keys would spend real money', () => {
+      const env = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER_LIVE: 'telnyx', CARRIER_PROVIDER_TEST: 'telnyx' };
+      for (const role of ['api', 'worker'] as const) {
+        const problems = problemsOf(role, env);
+        expect(problems.map((p) => p.setting)).toEqual(['CARRIER_PROVIDER_TEST']);
+        expect(problems[0].message).toMatch(/no test mode/);
+      }
+    });
+
+    it('Telnyx live beside Twilio test credentials is one deployment, each environment with its own account', () => {
+      const env = {
+        ...productionEnv(),
+        ...telnyxAccount(),
+        CARRIER_PROVIDER_LIVE: 'telnyx',
+        CARRIER_PROVIDER_TEST: 'twilio',
+        TWILIO_TEST_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+        TWILIO_TEST_AUTH_TOKEN: strong(),
+      };
+      for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, env) }).toEqual({ role, problems: [] });
+    });
+
+    it('refuses a live SMS configuration that cannot text US numbers, unless the operator declares non-US-only texting', () => {
+      const twilioLive = {
+        ...productionEnv(),
+        CARRIER_PROVIDER_LIVE: 'twilio',
+        TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+        TWILIO_LIVE_AUTH_TOKEN: strong(),
+      };
+      const telnyxLive = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER_LIVE: 'telnyx', TELNYX_10DLC_CAMPAIGN_ID: undefined };
+      expect(settingsOf('worker', twilioLive)).toEqual(['TWILIO_LIVE_MESSAGING_SERVICE_SID']);
+      expect(problemsOf('worker', twilioLive)[0].message).toMatch(/A2P 10DLC-registered Messaging Service.*SMS_NON_US_ONLY=true/);
+      expect(settingsOf('worker', telnyxLive)).toEqual(['TELNYX_10DLC_CAMPAIGN_ID']);
+      expect(problemsOf('worker', telnyxLive)[0].message).toMatch(/approved 10DLC campaign.*SMS_NON_US_ONLY=true/);
+      // The API neither buys nor sends; the test environment sends nothing real.
+      expect(settingsOf('api', twilioLive)).toEqual([]);
+      expect(
+        settingsOf('worker', {
+          ...productionEnv(),
+          CARRIER_PROVIDER_TEST: 'twilio',
+          TWILIO_TEST_ACCOUNT_SID: twilioLive.TWILIO_LIVE_ACCOUNT_SID,
+          TWILIO_TEST_AUTH_TOKEN: strong(),
+        }),
+      ).toEqual([]);
+
+      expect(
+        settingsOf('worker', { ...twilioLive, TWILIO_LIVE_MESSAGING_SERVICE_SID: `MG${crypto.randomBytes(16).toString('hex')}` }),
+      ).toEqual([]);
+      expect(settingsOf('worker', { ...twilioLive, TWILIO_LIVE_MESSAGING_SERVICE_SID: 'PN123' })).toEqual([
+        'TWILIO_LIVE_MESSAGING_SERVICE_SID',
+      ]);
+      expect(settingsOf('worker', { ...telnyxLive, TELNYX_10DLC_CAMPAIGN_ID: '4b300178-131c-d902-d54e-72d90ba1620j' })).toEqual([]);
+      for (const env of [twilioLive, telnyxLive]) expect(settingsOf('worker', { ...env, SMS_NON_US_ONLY: 'true' })).toEqual([]);
+      expect(() => loadConfig({ ...telnyxLive, SMS_NON_US_ONLY: 'yes' })).toThrow('SMS_NON_US_ONLY must be true or false, got "yes"');
+    });
+
+    it('reads per-country regulatory settings as COUNTRY:value lists and refuses a malformed one', () => {
+      const config = loadConfig({
+        ...productionEnv(),
+        TWILIO_LIVE_ADDRESS_SIDS: `DE:AD${'a'.repeat(32)}, FR:AD${'b'.repeat(32)}`,
+        TWILIO_LIVE_BUNDLE_SIDS: `DE:BU${'c'.repeat(32)}`,
+        TELNYX_REQUIREMENT_GROUPS: 'GB:3fa85f64-5717-4562-b3fc-2c963f66afa6',
+      });
+      expect(config.twilio.liveAddressSids).toEqual({ DE: `AD${'a'.repeat(32)}`, FR: `AD${'b'.repeat(32)}` });
+      expect(config.twilio.liveBundleSids).toEqual({ DE: `BU${'c'.repeat(32)}` });
+      expect(config.telnyx.requirementGroups).toEqual({ GB: '3fa85f64-5717-4562-b3fc-2c963f66afa6' });
+      expect(() => loadConfig({ ...productionEnv(), TWILIO_LIVE_BUNDLE_SIDS: 'germany=BU1' })).toThrow(
+        'TWILIO_LIVE_BUNDLE_SIDS must be a list of COUNTRY:value',
+      );
+    });
+
+    it('CARRIER_PROVIDER=telnyx still works, as live Telnyx with test on the simulator, and is reported as deprecated', () => {
+      const alias = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER: 'telnyx' };
+      const config = loadConfig(alias);
+      expect(config.carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
+      for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, alias) }).toEqual({ role, problems: [] });
+      expect(deprecatedSettings(config)).toEqual([
+        {
+          setting: 'CARRIER_PROVIDER',
+          message: 'is deprecated: it reads as CARRIER_PROVIDER_LIVE=telnyx and CARRIER_PROVIDER_TEST=simulator; set those instead',
+        },
+      ]);
+      // Saying the same per environment is fine; contradicting it is refused; an unknown alias too.
+      expect(settingsOf('worker', { ...alias, CARRIER_PROVIDER_LIVE: 'telnyx' })).toEqual([]);
+      const twilioToo = {
+        ...alias,
+        CARRIER_PROVIDER_LIVE: 'twilio',
+        TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+        TWILIO_LIVE_AUTH_TOKEN: strong(),
+        TWILIO_LIVE_MESSAGING_SERVICE_SID: `MG${'0'.repeat(32)}`,
+      };
+      for (const role of ['api', 'worker'] as const) expect(settingsOf(role, twilioToo)).toEqual(['CARRIER_PROVIDER']);
+      expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER: 'twilio-ish' })).toEqual(['CARRIER_PROVIDER']);
+    });
   });
 });

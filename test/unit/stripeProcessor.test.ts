@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import Stripe from 'stripe';
 import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../src/adapters/payments/port';
 import {
   IDEMPOTENCY_METADATA_KEY,
@@ -41,6 +42,63 @@ describe('StripePaymentProcessor against the Stripe contract stub', () => {
     expect(await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:1' })).toEqual(first);
     expect(stub.test.intents.size).toBe(1);
     expect(stub.test.state.attempts).toBe(2);
+  });
+
+  it('confirms off session as Stripe accepts it: no redirect-based methods, so no return_url is needed', async () => {
+    const { chargeId } = await processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:confirm' });
+    expect(stub.test.intents.get(chargeId)).toMatchObject({
+      status: 'succeeded',
+      automatic_payment_methods: { enabled: 'true', allow_redirects: 'never' },
+    });
+  });
+
+  // Stripe's refusal as Stripe words it (see test/support/stripeStub.ts), through the official library.
+  it('the stub refuses, as Stripe does, a confirmation that allows redirects without a return_url', async () => {
+    const stripe = stripeClient({ secretKey: stub.test.secretKey, apiBase: stub.url });
+    const base = {
+      amount: 2000,
+      currency: 'usd',
+      customer: STUB_CUSTOMER,
+      payment_method: 'pm_card_visa',
+      confirm: true,
+      off_session: true,
+    };
+    const refused = await stripe.paymentIntents.create(base).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Stripe.errors.StripeInvalidRequestError);
+    expect(refused).toMatchObject({
+      statusCode: 400,
+      type: 'StripeInvalidRequestError',
+      message: expect.stringMatching(/^A `return_url` must be specified because this Payment Intent is configured to automatically accept/),
+    });
+    await expect(stripe.paymentIntents.create({ ...base, automatic_payment_methods: { enabled: true } })).rejects.toThrow(/return_url/);
+    await expect(stripe.paymentIntents.create({ ...base, return_url: 'https://example.com/back' })).resolves.toMatchObject({
+      status: 'succeeded',
+    });
+    // `payment_method_types` is gone from the API version the library pins, and was the third way before it.
+    const withTypes = { ...base, payment_method_types: ['card'] } as Stripe.PaymentIntentCreateParams;
+    await expect(stripe.paymentIntents.create(withTypes)).rejects.toMatchObject({
+      code: 'parameter_unknown',
+      param: 'payment_method_types',
+    });
+    await expect(stripe.paymentIntents.create(withTypes, { apiVersion: '2026-08-26.dahlia' })).resolves.toMatchObject({
+      status: 'succeeded',
+    });
+  });
+
+  it('declines an intent left in requires_action off session as authentication_required, in the answer and on lookup', async () => {
+    stub.test.actionRequired = true;
+    const answer = processor.charge({ paymentMethodToken: visa, amountCents: 2000, idempotencyKey: 'auto:sca' });
+    await expect(answer).rejects.toBeInstanceOf(CardDeclinedChargeError);
+    await expect(answer).rejects.toMatchObject({ declineCode: 'authentication_required' });
+    expect([...stub.test.intents.values()][0]).toMatchObject({ status: 'requires_action' });
+    expect(await processor.lookUp('auto:sca')).toEqual({ status: 'declined', declineCode: 'authentication_required' });
+    // Stripe's test card that authenticates every payment is declined off session with that code (a card_error).
+    const sca = stripeCardToken(STUB_CUSTOMER, 'pm_card_authenticationRequired');
+    stub.test.actionRequired = false;
+    await expect(processor.charge({ paymentMethodToken: sca, amountCents: 2000, idempotencyKey: 'auto:sca:2' })).rejects.toMatchObject({
+      name: 'CardDeclinedChargeError',
+      declineCode: 'authentication_required',
+    });
   });
 
   it('maps a card_error to CardDeclinedChargeError with its decline_code', async () => {

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { authenticateStripe } from '../../api/stripeAuth';
 import type { AppContext, AppDeps } from '../../api/context';
 import { verifyStripeWebhook } from '../../src/adapters/payments/callbacks/stripe';
+import { stripeSdkVerdict } from '../support/stripeWebhooks';
 
 /** Stripe-Signature as Stripe documents it: `t=<unix seconds>,v1=<hex HMAC-SHA256 of "t.payload">`. */
 function sign(body: string, secret: string, timestamp = Math.floor(Date.now() / 1000)): string {
@@ -38,6 +39,29 @@ describe('Stripe webhook verification', () => {
       valid: false,
       reason: 'no webhook signing secret is configured',
     });
+  });
+
+  it('agrees with the SDK’s own verifier (Stripe.webhooks.constructEvent) on every case', () => {
+    const now = Math.floor(Date.now() / 1000);
+    const cases: Array<[string, string]> = [
+      [event(false), sign(event(false), secrets.test)],
+      [event(true), sign(event(true), secrets.live)],
+      [event(true), sign(event(true), secrets.test)],
+      [event(false), sign(event(false), secrets.live)],
+      [event(false), sign(event(false), 'whsec_forged')],
+      [event(false), sign(event(false), secrets.test, now - 301)],
+      [event(false), sign(event(false), secrets.test, now + 301)],
+      [event(false).replace('evt_1', 'evt_2'), sign(event(false), secrets.test)],
+      [event(false), `t=${now}`],
+      [event(false), ''],
+    ];
+    for (const [body, signature] of cases) {
+      const ours = verifyStripeWebhook(Buffer.from(body), signature || undefined, secrets);
+      expect({ signature, ours: ours.valid ? ours.environment : null }).toEqual({
+        signature,
+        ours: stripeSdkVerdict({ body, signature }, secrets),
+      });
+    }
   });
 
   it('answers a refusal with 401, logs why, and leaves no event behind', () => {

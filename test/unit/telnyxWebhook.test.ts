@@ -1,14 +1,50 @@
 import crypto from 'node:crypto';
 import { encodeClientState, decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
+import { telnyxEnvelope } from '../../src/adapters/carrier/callbacks/telnyx/envelope';
 import { translateTelnyxEvent, verifyTelnyxWebhook, type TelnyxLookups } from '../../src/adapters/carrier/callbacks/telnyx/webhook';
+import recordingSavedExample from '../fixtures/telnyx/call.recording.saved.json';
+import messageSentExample from '../fixtures/telnyx/message.sent.json';
+import messageReceivedExample from '../fixtures/telnyx/message.received.json';
+import type { SpeechReport } from '../../src/adapters/carrier/callbacks/telnyx/speechQueue';
 
 /** Telnyx webhooks → the carrier callbacks Switchboard handles (src/adapters/carrier/callbacks/telnyx/webhook.ts). */
 describe('Telnyx webhook translation', () => {
   const callId = crypto.randomUUID();
+  /** The shared call state, as the queue and the call records would answer (their SQL is test/integration/telnyxSpeech.test.ts). */
+  const shared = {
+    language: 'multi' as string | undefined,
+    stops: [] as string[],
+    stopReports: [] as SpeechReport[],
+    endReports: [] as SpeechReport[],
+    dialled: [] as Array<[string, string]>,
+  };
   const lookups: TelnyxLookups = {
     callByCarrierId: async (id) => (id === 'known' ? { id: callId, direction: 'inbound' } : undefined),
-    messageByCarrierId: async (id) => (id === 'tx-1' ? 'message-1' : undefined),
+    messageByCarrierId: async (id) => (id === 'tx-1' || id === messageSentExample.data.payload.id ? 'message-1' : undefined),
+    // The Recordings API: the documented example's leg has recording rec-1, made on call_control_id `known`.
+    recordingOfLeg: async (leg) =>
+      leg === recordingSavedExample.data.payload.call_leg_id ? { id: 'rec-1', callControlId: 'known' } : undefined,
+    calls: {
+      speech: {
+        enqueue: async () => undefined,
+        stop: async (id) => {
+          shared.stops.push(id);
+          return shared.stopReports;
+        },
+        started: async () => undefined,
+        ended: async (_id, _at, status) => (status === 'call_hangup' ? [] : shared.endReports),
+      },
+      languages: { remember: async () => undefined, of: async () => shared.language },
+      dialled: async (id, carrierCallId) => void shared.dialled.push([id, carrierCallId]),
+    },
   };
+  beforeEach(() => {
+    shared.language = 'multi';
+    shared.stops = [];
+    shared.stopReports = [];
+    shared.endReports = [];
+    shared.dialled = [];
+  });
   const occurred = '2026-11-26T12:00:00.000Z';
   const at = Date.parse(occurred);
   const event = (event_type: string, payload: Record<string, unknown>) => ({ data: { event_type, occurred_at: occurred, payload } });
@@ -99,27 +135,74 @@ describe('Telnyx webhook translation', () => {
     ).toBe('ignored');
   });
 
-  it('takes final transcriptions as utterances and ignores interim ones', async () => {
-    const transcription = (is_final: boolean) =>
-      translateTelnyxEvent(
-        event('call.transcription', { call_control_id: 'known', transcription_data: { transcript: ' Hi there ', is_final } }),
-        lookups,
-      );
-    expect(await transcription(true)).toMatchObject({ event: { type: 'call.utterance', text: 'Hi there', language: 'en' } });
-    expect((await transcription(false)).kind).toBe('ignored');
+  const transcription = (transcript: string, is_final: boolean) =>
+    translateTelnyxEvent(
+      event('call.transcription', {
+        call_control_id: 'known',
+        call_leg_id: 'leg',
+        call_session_id: 'session',
+        connection_id: 'conn',
+        transcription_data: { confidence: 0.97, is_final, transcript, transcription_track: 'inbound' },
+      }),
+      lookups,
+    );
+
+  it('a final transcription is an utterance in the line’s pinned language; a multi line’s carries none (Telnyx does not say)', async () => {
+    shared.language = 'es';
+    expect(await transcription(' hola, buenos días ', true)).toEqual({
+      kind: 'calls',
+      events: [{ type: 'call.utterance', call_id: callId, carrier_call_id: 'known', at, text: 'hola, buenos días', language: 'es' }],
+    });
+    shared.language = 'multi';
+    const multi = await transcription('hola', true);
+    expect(multi).toMatchObject({ kind: 'calls', events: [{ type: 'call.utterance', text: 'hola' }] });
+    expect((multi as unknown as { events: Array<Record<string, unknown>> }).events[0]).not.toHaveProperty('language');
   });
 
-  it('reports a completed speak with its whole text, and none for a speak the hang-up ended', async () => {
-    const speak = (status: string) =>
+  it('any caller speech, interim or final, stops the agent’s speech (barge-in); interim results are no sentence', async () => {
+    expect((await transcription('wait', false)).kind).toBe('ignored');
+    expect(shared.stops).toEqual(['known']);
+    // Speech the queue could only drop (nothing was playing) is reported at once, before the sentence.
+    shared.stopReports = [{ speakId: 'sp-1', playedText: '', done: true, stopped: true }];
+    expect(await transcription('wait, stop', true)).toMatchObject({
+      kind: 'calls',
+      events: [
+        { type: 'call.playback', speak_id: 'sp-1', played_text: '', done: true, stopped: true },
+        { type: 'call.utterance', text: 'wait, stop' },
+      ],
+    });
+    expect((await transcription('   ', true)).kind).toBe('ignored');
+  });
+
+  it('call.speak.ended reports what the speech queue says of the speech, with the documented payload', async () => {
+    const ended = (status: string) =>
       translateTelnyxEvent(
-        event('call.speak.ended', { call_control_id: 'known', client_state: encodeClientState({ s: 'sp-1', t: 'Hello there' }), status }),
+        event('call.speak.ended', {
+          call_control_id: 'known',
+          call_leg_id: 'leg',
+          call_session_id: 'session',
+          client_state: encodeClientState({ s: '17' }),
+          connection_id: 'conn',
+          status,
+        }),
         lookups,
       );
-    expect(await speak('completed')).toMatchObject({
-      event: { type: 'call.playback', speak_id: 'sp-1', played_text: 'Hello there', done: true },
+    shared.endReports = [{ speakId: 'sp-1', playedText: 'Hello there', done: true, stopped: false }];
+    expect(await ended('completed')).toEqual({
+      kind: 'calls',
+      events: [
+        { type: 'call.playback', call_id: callId, carrier_call_id: 'known', at, speak_id: 'sp-1', played_text: 'Hello there', done: true },
+      ],
     });
-    expect(await speak('cancelled_amd')).toMatchObject({ event: { type: 'call.playback', played_text: '', stopped: true } });
-    expect((await speak('call_hangup')).kind).toBe('ignored');
+    expect((await ended('call_hangup')).kind).toBe('ignored');
+  });
+
+  it('an outbound call’s first webhook records its id for a dial retried after a lost answer', async () => {
+    await translateTelnyxEvent(
+      event('call.initiated', { call_control_id: 'cc', direction: 'outgoing', client_state: encodeClientState({ c: callId, d: 'o' }) }),
+      lookups,
+    );
+    expect(shared.dialled).toEqual([[callId, 'cc']]);
   });
 
   it('maps inbound messages and delivery receipts', async () => {
@@ -143,6 +226,91 @@ describe('Telnyx webhook translation', () => {
     expect(await receipt('delivery_failed')).toMatchObject({ event: { status: 'undelivered', error_code: '40008' } });
     expect(await receipt('sending_failed')).toMatchObject({ event: { status: 'failed' } });
     expect((await receipt('delivered', 'tx-unknown')).kind).toBe('unknown');
+  });
+
+  describe('Telnyx’s documented payloads (test/fixtures/telnyx)', () => {
+    /** A documented example with a real occurred_at (the examples' is the placeholder "date-time") and `payload` changes. */
+    const documented = <T extends { data: { occurred_at: string; payload: object } }>(example: T, payload: object = {}) => ({
+      ...example,
+      data: { ...example.data, occurred_at: occurred, payload: { ...example.data.payload, ...payload } },
+    });
+
+    it('call.recording.saved (no call_control_id, no recording id): the recording is the one the Recordings API lists for its leg', async () => {
+      expect(await translateTelnyxEvent(documented(recordingSavedExample), lookups)).toEqual({
+        kind: 'recording',
+        callId,
+        carrierCallId: 'known',
+        recordingUrl: 'https://api.telnyx.com/v2/recordings/rec-1',
+      });
+      // client_state set by dial or answer names the call without a lookup.
+      expect(await translateTelnyxEvent(documented(recordingSavedExample, { client_state: outbound }), lookups)).toMatchObject({
+        kind: 'recording',
+        callId,
+      });
+      // Not listed yet: tried again from the inbox, never dropped.
+      expect(await translateTelnyxEvent(documented(recordingSavedExample, { call_leg_id: 'leg-not-yet' }), lookups)).toMatchObject({
+        kind: 'unknown',
+      });
+    });
+
+    it('message receipts: every final to[].status Telnyx declares becomes a final status, none leaves the message sent', async () => {
+      const receipt = (status: string, errors: unknown[] = []) =>
+        translateTelnyxEvent(
+          {
+            data: {
+              ...documented(messageSentExample).data,
+              event_type: status === 'sent' ? 'message.sent' : 'message.finalized',
+              payload: { ...messageSentExample.data.payload, to: [{ ...messageSentExample.data.payload.to[0], status }], errors },
+            },
+          },
+          lookups,
+        );
+      expect(await receipt('sent')).toMatchObject({ event: { type: 'sms.status', message_id: 'message-1', status: 'sent' } });
+      expect(await receipt('delivered')).toMatchObject({ event: { status: 'delivered' } });
+      expect(await receipt('read')).toMatchObject({ event: { status: 'delivered' } });
+      expect(await receipt('delivery_unconfirmed')).toMatchObject({ event: { status: 'undelivered', error_code: 'delivery_unconfirmed' } });
+      expect(await receipt('expired')).toMatchObject({ event: { status: 'undelivered', error_code: 'expired' } });
+      expect(await receipt('expired', [{ code: '40006', title: 'Recipient server unavailable' }])).toMatchObject({
+        event: { status: 'undelivered', error_code: '40006' },
+      });
+      expect(await receipt('delivery_failed')).toMatchObject({ event: { status: 'undelivered' } });
+      expect(await receipt('sending_failed')).toMatchObject({ event: { status: 'failed' } });
+      // Not yet left Telnyx: no receipt.
+      for (const status of ['queued', 'sending']) expect(await receipt(status)).toMatchObject({ kind: 'ignored' });
+      expect(await receipt('something_new')).toMatchObject({ kind: 'ignored', unhandled: true });
+    });
+
+    it('message.received, with to as a list or as the number alone', async () => {
+      const { payload } = messageReceivedExample.data;
+      const expected = {
+        type: 'sms.received',
+        carrier_message_id: payload.id,
+        from: '+18665550001',
+        to: '+18445550001',
+        text: 'Hello, World!',
+        at,
+      };
+      expect(await translateTelnyxEvent(documented(messageReceivedExample), lookups)).toEqual({ kind: 'message', event: expected });
+      expect(await translateTelnyxEvent(documented(messageReceivedExample, { to: '+18445550001' }), lookups)).toEqual({
+        kind: 'message',
+        event: expected,
+      });
+    });
+
+    it('the envelope: the event id a duplicate repeats, and events ordered per call session or message', () => {
+      const raw = Buffer.from(JSON.stringify(recordingSavedExample));
+      expect(telnyxEnvelope(recordingSavedExample, raw)).toMatchObject({
+        eventId: '0ccc7b54-4df3-4bca-a65a-3da1ecc777f0',
+        eventType: 'call.recording.saved',
+        orderKey: 'call:428c31b6-7af4-4bcb-b7f5-5013ef9657c1',
+        callControlId: null,
+        callLegId: '428c31b6-7af4-4bcb-b7f5-5013ef9657c1',
+      });
+      expect(telnyxEnvelope(messageSentExample, raw)).toMatchObject({ orderKey: 'message:40385f64-5717-4562-b3fc-2c963f66afa6' });
+      const noId = { data: { event_type: 'call.hangup', payload: {} } };
+      expect(telnyxEnvelope(noId, raw).eventId).toBe(telnyxEnvelope(noId, Buffer.from(raw)).eventId);
+      expect(telnyxEnvelope(noId, raw).eventId).toMatch(/^sha256:[0-9a-f]{64}$/);
+    });
   });
 
   it('decodes only our own client_state', () => {

@@ -40,24 +40,16 @@ describe('Twilio callbacks', () => {
       'failed',
       null,
     ]);
-    expect([undefined, 'en-US', 'fr-FR', 'pt-br', 'zh-CN', 'he'].map(utteranceLanguage)).toEqual([
-      'en',
-      'en',
-      'fr',
-      'pt-BR',
-      'zh-CN',
-      'he',
-    ]);
+    expect(['en-US', 'fr-FR', 'pt-br', 'zh-CN', 'he'].map(utteranceLanguage)).toEqual(['en', 'fr', 'pt-BR', 'zh-CN', 'he']);
   });
 
-  it('ConversationRelay: speeches go as text, played when Twilio stops speaking; an interrupt stops the rest; prompts are utterances', async () => {
+  it('ConversationRelay: speeches go as text, played when Twilio stops speaking; an interrupt stops the rest; prompts are utterances in the language Twilio heard', async () => {
     const ws = Object.assign(new EventEmitter(), { readyState: WebSocket.OPEN, sent: [] as unknown[] });
     Object.assign(ws, { send: (data: string) => ws.sent.push(JSON.parse(data)) });
     const reports: RelayReport[] = [];
     const setups: string[] = [];
     const session = new ConversationRelaySession(ws as unknown as WebSocket, {
       log: createLogger('test', 'silent'),
-      language: 'en-US',
       report: async (report) => void reports.push(report),
       onSetup: (s) => setups.push(s.callSid!),
       onClose: () => undefined,
@@ -66,16 +58,25 @@ describe('Twilio callbacks', () => {
       ws.emit('message', Buffer.from(JSON.stringify(message)), false);
       await new Promise((resolve) => setImmediate(resolve));
     };
-    await twilioSays({ type: 'setup', sessionId: 'VX1', callSid: 'CA1', accountSid: live.accountSid });
+    // The call's facts come as the TwiML's <Parameter>s (setup.customParameters).
+    await twilioSays({
+      type: 'setup',
+      sessionId: 'VX1',
+      callSid: 'CA1',
+      accountSid: live.accountSid,
+      customParameters: { call_id: 'call-1', language: 'en-US' },
+    });
     expect(setups).toEqual(['CA1']);
+    expect(session.customParameters).toEqual({ call_id: 'call-1', language: 'en-US' });
     await session.drain(async () => [
-      { kind: 'speak', speakId: 'a', text: 'Hello.' },
-      { kind: 'speak', speakId: 'b', text: 'Bonjour.', voice: { voice: 'Polly.Remi-Neural', language: 'fr-FR' } },
+      { kind: 'speak', speakId: 'a', text: 'Hello.', voice: { voice: 'Polly.Joanna-Neural', language: 'en-US', multilingual: true } },
+      { kind: 'speak', speakId: 'b', text: 'Bonjour.', voice: { voice: 'Polly.Remi-Neural', language: 'fr-FR', multilingual: false } },
       { kind: 'digits', digits: '1#' },
     ]);
+    // A voice of another language switches only what Twilio speaks (a language the TwiML declared); transcription stays the line's.
     expect(ws.sent).toEqual([
       { type: 'text', token: 'Hello.', last: true },
-      { type: 'language', ttsLanguage: 'fr-FR', transcriptionLanguage: 'fr-FR' },
+      { type: 'language', ttsLanguage: 'fr-FR' },
       { type: 'text', token: 'Bonjour.', last: true },
       { type: 'sendDigits', digits: '1#' },
     ]);
@@ -88,8 +89,18 @@ describe('Twilio callbacks', () => {
       { type: 'playback', speakId: 'b', playedText: '', stopped: true },
       { type: 'utterance', text: 'Stop', language: 'fr' },
     ]);
-    await session.drain(async () => [{ kind: 'speak', speakId: 'c', text: 'Oui.' }]);
+    // A multilingual voice speaks the session's own language again.
+    await session.drain(async () => [
+      { kind: 'speak', speakId: 'c', text: 'Yes.', voice: { voice: 'Polly.Joanna-Neural', language: 'en-US', multilingual: true } },
+    ]);
+    expect(ws.sent.slice(-2)).toEqual([
+      { type: 'language', ttsLanguage: 'en-US' },
+      { type: 'text', token: 'Yes.', last: true },
+    ]);
     await twilioSays({ type: 'info', name: 'agentSpeaking', value: 'off' });
-    expect(reports.at(-1)).toEqual({ type: 'playback', speakId: 'c', playedText: 'Oui.', stopped: false });
+    expect(reports.at(-1)).toEqual({ type: 'playback', speakId: 'c', playedText: 'Yes.', stopped: false });
+    // A prompt that says no language has none: never a made-up one.
+    await twilioSays({ type: 'prompt', voicePrompt: 'Thanks', last: true });
+    expect(reports.at(-1)).toEqual({ type: 'utterance', text: 'Thanks' });
   });
 });

@@ -363,7 +363,8 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
           turn: handledUtterances,
           said: transcript[transcript.length - 1],
           context: transcript.slice(-limit).map((t) => ({ role: t.role, text: t.text, timestamp: t.timestamp })),
-          ...(call.languagePinned ? {} : { detectedLanguage: utterance.language ?? 'en' }),
+          // What the carrier heard, never a guess (every recorded utterance carried a language: replay-safe).
+          ...(call.languagePinned || !utterance.language ? {} : { detectedLanguage: utterance.language }),
           carrierCallId,
           speakIdPrefix: `${call.callId}:turn-${handledUtterances}`,
           replySpeakId,
@@ -397,7 +398,7 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
       text: utterance.text ?? '',
       timestamp: utterance.at,
       context: transcript.slice(-limit).map((t) => ({ role: t.role, text: t.text, timestamp: t.timestamp })),
-      ...(call.languagePinned ? {} : { detected_language: utterance.language ?? 'en' }),
+      ...(call.languagePinned || !utterance.language ? {} : { detected_language: utterance.language }),
     });
     // A `{text}` reply is spoken here; an NDJSON reply was spoken chunk by chunk by the activity.
     const outcome = await webhooks.attemptDelivery(eventId, 1, {

@@ -131,7 +131,9 @@ async function takeMessageTurn(call: CallState, turn: number, said: SequencedEnt
       turn,
       said,
       context: transcript.context(),
-      ...(input.languagePinned ? {} : { detectedLanguage: utterance.language ?? 'en' }),
+      // What the carrier heard, never a guess: absent when it does not say (Telnyx on a `multi` line, docs/decisions.md).
+      // Replay-safe without a patch: every recorded utterance carried a language (the wire required one until then).
+      ...(input.languagePinned || !utterance.language ? {} : { detectedLanguage: utterance.language }),
       carrierCallId: call.carrierCallId!,
       speakIdPrefix: `${input.callId}:turn-${turn}`,
       replySpeakId,

@@ -7,6 +7,8 @@ import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
 export const FailureTypes = {
   /** The carrier answered and refused (a bad destination, a call that is gone). */
   carrierRejected: 'CarrierRejected',
+  /** The carrier has no number as the line asked (area code, type, country) or will not import it; details: [the request field]. */
+  numberUnavailable: 'NumberUnavailable',
   /** The card processor declined the card. */
   cardDeclined: 'CardDeclined',
   /** The card processor refused the request itself. */

@@ -1,4 +1,5 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { NumberCriterion } from '../../src/domain/lines/numberChoice';
 
 /** The line workflows' contract with the API: provisioning, release, and the signing-secret rotation. */
 
@@ -6,7 +7,10 @@ export interface ProvisionLineInput {
   lineId: string;
 }
 
-export type ProvisionLineResult = { status: 'active'; phoneNumber: string } | { status: 'released'; reason: string };
+export type ProvisionLineResult =
+  | { status: 'active'; phoneNumber: string }
+  /** `unavailable`: the carrier had no number as asked; the request field that matched nothing. */
+  | { status: 'released'; reason: string; unavailable?: NumberCriterion };
 
 export interface ReleaseLineInput {
   lineId: string;

@@ -1,3 +1,4 @@
+import { NUMBER_TYPES } from '../../../src/domain/lines/numberChoice';
 import type { toLineRecord } from '../../../src/domain/lines/store';
 import { html, type Html } from '../html';
 import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
@@ -92,6 +93,31 @@ function createForm(nav: PageNav, form: Record<string, string>): Html {
       <textarea id="system_prompt" name="system_prompt" rows="3">${form.system_prompt ?? ''}</textarea>
       <label for="webhook_url">Webhook URL (webhook lines)</label>
       <input id="webhook_url" name="webhook_url" type="url" value="${form.webhook_url ?? ''}" />
+      ${numberFields(form)}
       <button type="submit">Create line</button>
     </form>`;
+}
+
+/** The line's number: bought to criteria (blank: a local US number), or imported from the carrier account (POST /api/v1/lines's fields). */
+function numberFields(form: Record<string, string>): Html {
+  const importing = form.number_source === 'imported';
+  const numberType = form.number_type ?? 'local';
+  return html`<fieldset id="number-choice">
+    <legend>Phone number</legend>
+    <label class="check"><input type="radio" name="number_source" value="purchased" ${importing ? '' : html`checked`} /> Buy one</label>
+    <label for="country">Country (ISO code; blank: US)</label>
+    <input id="country" name="country" type="text" maxlength="2" autocomplete="off" value="${form.country ?? ''}" />
+    <label for="number_type">Type</label>
+    <select id="number_type" name="number_type">
+      ${NUMBER_TYPES.map((type) => html`<option value="${type}" ${numberType === type ? html`selected` : ''}>${type.replace('_', '-')}</option>`)}
+    </select>
+    <label for="area_code">Area code (blank: any)</label>
+    <input id="area_code" name="area_code" type="text" inputmode="numeric" maxlength="6" value="${form.area_code ?? ''}" />
+    <label class="check"
+      ><input type="radio" name="number_source" value="imported" ${importing ? html`checked` : ''} /> Import one this account owns (granted
+      by your operator)</label
+    >
+    <label for="phone_number">Number to import (E.164)</label>
+    <input id="phone_number" name="phone_number" type="tel" value="${form.phone_number ?? ''}" />
+  </fieldset>`;
 }

@@ -14,6 +14,7 @@ import { answerInboundCall, InboundCallRefusedError, type InboundCallRefusal } f
 import { StartCompensatedError } from '../../../src/platform/temporal/starts';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
 import type { SignalledCallEvent } from '../../../workflows/definitions/calls';
+import { carrierReachOf } from '../../carrierAuth';
 
 /*
  * Where the carrier reports call progress (the simulator, or a Twilio/Telnyx adapter's webhook
@@ -35,7 +36,10 @@ const INBOUND_REFUSALS: Record<InboundCallRefusal, () => ApiError> = {
  */
 async function incoming(ctx: AppContext, deps: AppDeps, event: CarrierIncomingCallEvent): Promise<void> {
   try {
-    await answerInboundCall({ ...deps, log: ctx.state.log }, { carrierCallId: event.carrier_call_id, from: event.from, to: event.to });
+    await answerInboundCall(
+      { ...deps, log: ctx.state.log },
+      { carrierCallId: event.carrier_call_id, from: event.from, to: event.to, reach: carrierReachOf(ctx) },
+    );
   } catch (err) {
     if (err instanceof InboundCallRefusedError) throw INBOUND_REFUSALS[err.refusal]();
     if (err instanceof StartCompensatedError) {
@@ -51,7 +55,7 @@ async function incoming(ctx: AppContext, deps: AppDeps, event: CarrierIncomingCa
 async function progress(ctx: AppContext, deps: AppDeps, event: SignalledCallEvent & { call_id?: string }): Promise<void> {
   if (!event.call_id) throw errors.validation([{ field: 'call_id', message: 'Required for this event type' }]);
   try {
-    await deliverCarrierCallEvent(deps, event.call_id, event);
+    await deliverCarrierCallEvent({ ...deps, log: ctx.state.log }, event.call_id, event, carrierReachOf(ctx));
   } catch (err) {
     if (err instanceof CallNotFoundError) throw new ApiError(404, 'call_not_found', 'No call with this id');
     throw err;

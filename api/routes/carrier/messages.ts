@@ -12,6 +12,7 @@ import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks
 import { takeInboundMessage } from '../../../src/domain/messages/inbound';
 import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt';
 import { toE164 } from '../../../src/platform/phone';
+import { carrierReachOf } from '../../carrierAuth';
 
 /*
  * Where the carrier reports messages (the simulator, or a Twilio/Telnyx adapter's webhook
@@ -24,7 +25,7 @@ async function inbound(ctx: AppContext, deps: AppDeps, event: CarrierInboundMess
   const from = toE164(event.from);
   // A sender that is not a phone number (an alphanumeric sender id) cannot be answered or opted out: refused, never stored raw.
   if (!from) throw errors.validation([{ field: 'from', message: 'Must be a phone number' }]);
-  const message = { carrierMessageId: event.carrier_message_id, from, to: toE164(event.to), text: event.text };
+  const message = { carrierMessageId: event.carrier_message_id, from, to: toE164(event.to), text: event.text, reach: carrierReachOf(ctx) };
   const outcome = await takeInboundMessage({ ...deps, log: ctx.state.log }, message);
   if (!outcome) throw errors.notFound('Line for this number');
   ctx.body = { received: true, message_id: outcome.message.id };
@@ -33,7 +34,7 @@ async function inbound(ctx: AppContext, deps: AppDeps, event: CarrierInboundMess
 /** A receipt moves the status forward (never back) and tells the send workflow, which bills on the final one. */
 async function receipt(ctx: AppContext, deps: AppDeps, event: CarrierMessageStatusEvent): Promise<void> {
   const receipt = { messageId: event.message_id, status: event.status, errorCode: event.error_code ?? null };
-  if (!(await takeCarrierReceipt(deps, receipt))) throw errors.notFound('Message');
+  if (!(await takeCarrierReceipt({ ...deps, log: ctx.state.log }, receipt, carrierReachOf(ctx)))) throw errors.notFound('Message');
   ctx.body = { received: true };
 }
 

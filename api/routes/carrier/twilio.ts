@@ -3,35 +3,35 @@ import getRawBody from 'raw-body';
 import type { AppContext, AppDeps, AppState } from '../../context';
 import { ApiError, errors } from '../../errors';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from '../../../src/adapters/carrier/twilio/callbacks/paths';
-import { acceptTwilioCallbackOnce, forgetTwilioCallback, twilioReplayKey } from '../../../src/adapters/carrier/twilio/callbacks/replay';
-import { twilioCallEventType, twilioMessageStatus } from '../../../src/adapters/carrier/twilio/callbacks/translate';
-import { dropRelayCommands } from '../../../src/adapters/carrier/twilio/callbacks/relayCommands';
-import { audioHoldTwiml, holdTwiml, rejectTwiml, relayTwiml } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
+import {
+  acceptTwilioEventOnce,
+  callStatusEvent,
+  forgetTwilioEvent,
+  inboundMessageEvent,
+  messageStatusEvent,
+  recordingStatusEvent,
+} from '../../../src/adapters/carrier/twilio/callbacks/replay';
+import { twilioMessageStatus } from '../../../src/adapters/carrier/twilio/callbacks/translate';
 import { verifyTwilioCallback } from '../../../src/adapters/carrier/twilio/callbacks/verify';
-import { hangUpTwiml, resumeTwiml, transferWasAnswered, twilioAnsweredBy } from '../../../src/adapters/carrier/twilio/callbacks/transfer';
-import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/calls/answerInbound';
-import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
-import { findCallByCarrierId, findCallById } from '../../../src/domain/calls/store';
-import { findLineById } from '../../../src/domain/lines/store';
 import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt';
 import { takeInboundMessage } from '../../../src/domain/messages/inbound';
 import { toE164 } from '../../../src/platform/phone';
-import { StartCompensatedError } from '../../../src/platform/temporal/starts';
-import type { SignalledCallEvent } from '../../../workflows/definitions/calls';
+import { callStatus, connect, dialed, recordingStatus, transferStatus, twiml, voice, type Handler, type Params } from './twilioCalls';
+import { environmentsOfTwilioAccount } from '../../../src/platform/config';
+import { carrierReachOf } from '../../carrierAuth';
 
 /*
  * Twilio's webhooks (docs/carriers.md, "Carrier: Twilio"): form-encoded POSTs signed with
  * X-Twilio-Signature over the public URL. Each is verified (403 and a log line otherwise, nothing
- * changed), accepted once (src/adapters/carrier/twilio/callbacks/replay.ts), translated into the
- * carrier events of src/adapters/carrier/callbacks/wire.ts and handed to the same use cases as
- * `/carrier/events` and `/carrier/messages`. Voice callbacks answer TwiML. Internal, like those
+ * changed), translated into the carrier events of src/adapters/carrier/callbacks/wire.ts and handed to
+ * the same use cases as `/carrier/events` and `/carrier/messages`. Voice callbacks answer TwiML
+ * (./twilioCalls.ts). A request Twilio sends again is identical to the first, so none is refused for
+ * being seen before: TwiML requests are answered every time, and events are taken once by what they
+ * report (src/adapters/carrier/twilio/callbacks/replay.ts), a repeat acknowledged. Internal, like those
  * routes: not in the public OpenAPI document.
  */
 
 const FORM_LIMIT_BYTES = 64 * 1024;
-
-type Params = Record<string, string>;
-type Handler = (ctx: AppContext, deps: AppDeps, params: Params) => Promise<void>;
 
 async function readForm(ctx: AppContext): Promise<Params> {
   if (ctx.request.type !== 'application/x-www-form-urlencoded') throw new ApiError(415, 'unsupported_media_type', 'Twilio posts forms');
@@ -44,127 +44,62 @@ async function readForm(ctx: AppContext): Promise<Params> {
   return Object.fromEntries(new URLSearchParams(raw.toString('utf8')));
 }
 
-/** Verification, replay protection and the handler; a handler that fails forgets the callback so Twilio's retry is taken. */
-function verified(path: string, handler: Handler) {
+interface TwilioRoute {
+  path: string;
+  handler: Handler;
+  /** For event callbacks: what the callback reports, taken once (a repeat gets `repeated`). TwiML requests have none. */
+  event?: (params: Params) => string;
+  repeated?: (ctx: AppContext) => void;
+}
+
+const noContent = (ctx: AppContext) => void (ctx.status = 204);
+const emptyTwiml = (ctx: AppContext) => twiml(ctx, '<?xml version="1.0" encoding="UTF-8"?><Response/>');
+
+/** Verification, the once-only taking of events, and the handler; a handler that fails forgets its event so Twilio's retry is taken. */
+function verified(route: TwilioRoute) {
   return async (ctx: AppContext, deps: AppDeps) => {
     const params = await readForm(ctx);
-    const url = `${twilioCallbackUrl(deps.config.publicBaseUrl, path)}${ctx.search}`;
+    const url = `${twilioCallbackUrl(deps.config.publicBaseUrl, route.path)}${ctx.search}`;
     const signature = ctx.get('x-twilio-signature') || undefined;
     const accounts = [deps.config.twilio.test, deps.config.twilio.live].filter((account) => account !== undefined);
-    const refuse = (reason: string) => {
-      ctx.state.log.warn({ reason, path, callSid: params.CallSid, messageSid: params.MessageSid }, 'twilio callback refused');
-      return new ApiError(403, 'forbidden', 'Invalid Twilio signature');
-    };
     const verdict = verifyTwilioCallback({ accounts, signature, url, params });
-    if (!verdict.valid) throw refuse(verdict.reason);
-    const key = twilioReplayKey(signature!, params);
-    if (!(await acceptTwilioCallbackOnce(deps.db, key, new Date()))) throw refuse('replayed_callback');
+    if (!verdict.valid) {
+      ctx.state.log.warn(
+        { reason: verdict.reason, path: route.path, callSid: params.CallSid, messageSid: params.MessageSid },
+        'twilio callback refused',
+      );
+      throw new ApiError(403, 'forbidden', 'Invalid Twilio signature');
+    }
+    // The callback acts on the environment of the account that signed it only.
+    ctx.state.carrierReach = environmentsOfTwilioAccount(deps.config, verdict.account.accountSid);
+    const event = route.event?.(params);
+    if (event && !(await acceptTwilioEventOnce(deps.db, event, deps.now()))) {
+      ctx.state.log.info({ path: route.path, callSid: params.CallSid, messageSid: params.MessageSid }, 'twilio callback repeated');
+      return route.repeated?.(ctx);
+    }
     try {
-      await handler(ctx, deps, params);
+      await route.handler(ctx, deps, params);
     } catch (err) {
-      await forgetTwilioCallback(deps.db, key);
+      if (event) await forgetTwilioEvent(deps.db, event);
       throw err;
     }
   };
 }
 
-function twiml(ctx: AppContext, document: string): void {
-  ctx.type = 'text/xml';
-  ctx.body = document;
-}
-
-/** The call a callback is about: `call_id` in our URL, else the call recorded with Twilio's CallSid. */
-async function callIdOf(ctx: AppContext, deps: AppDeps, params: Params): Promise<string | undefined> {
-  const fromUrl = typeof ctx.query.call_id === 'string' ? ctx.query.call_id : undefined;
-  if (fromUrl) return fromUrl;
-  return params.CallSid ? (await findCallByCarrierId(deps.db, params.CallSid))?.id : undefined;
-}
-
-export async function deliver(deps: AppDeps, callId: string, event: Omit<SignalledCallEvent, 'at'>): Promise<boolean> {
-  try {
-    await deliverCarrierCallEvent(deps, callId, { ...event, at: deps.now().getTime() } as SignalledCallEvent);
-    return true;
-  } catch (err) {
-    if (err instanceof CallNotFoundError) return false;
-    throw err;
-  }
-}
-
-/** An inbound call rings: the line's call starts (its workflow answers through `answerCall`); refused calls are rejected. */
-const voice: Handler = async (ctx, deps, params) => {
-  try {
-    await answerInboundCall({ ...deps, log: ctx.state.log }, { carrierCallId: params.CallSid, from: params.From, to: params.To });
-  } catch (err) {
-    if (!(err instanceof InboundCallRefusedError) && !(err instanceof StartCompensatedError)) throw err;
-    ctx.state.log.info({ callSid: params.CallSid, reason: err.message }, 'twilio inbound call rejected');
-    return twiml(ctx, rejectTwiml());
-  }
-  twiml(ctx, holdTwiml());
-};
-
-/**
- * The call runs our TwiML: it is answered (unless this is a `resume`: a ConversationRelay session
- * reopening, an audio call still waiting), and runs ConversationRelay in the line's voice, or, on an
- * audio line, waits for the worker's Media Streams.
- */
-const connect: Handler = async (ctx, deps, params) => {
-  const callId = await callIdOf(ctx, deps, params);
-  // With machine detection Twilio fetches this once detection ended, with `AnsweredBy`.
-  const answeredBy = params.AnsweredBy ? { answered_by: twilioAnsweredBy(params.AnsweredBy) } : {};
-  if (ctx.query.resume !== '1' && callId) await deliver(deps, callId, { type: 'call.answered', ...answeredBy });
-  const call = callId ? await findCallById(deps.db, callId) : undefined;
-  if (call?.mode === 'audio') return twiml(ctx, audioHoldTwiml(deps.config.publicBaseUrl, callId));
-  const line = call ? await findLineById(deps.db, call.line_id) : undefined;
-  twiml(ctx, relayTwiml(deps.config.publicBaseUrl, { callId, voiceSlug: line?.voice ?? undefined }));
-};
-
-/** A transfer's destination answered (its `<Number>` status callback, about the new leg). */
-const transferStatus: Handler = async (ctx, deps, params) => {
-  ctx.status = 204;
-  const callId = typeof ctx.query.call_id === 'string' ? ctx.query.call_id : undefined;
-  if (callId && params.CallStatus === 'in-progress') await deliver(deps, callId, { type: 'call.transfer', answered: true });
-};
-
-/**
- * A transfer's `<Dial>` ended. Answered before: the destination hung up, so the call ends. Never
- * answered: the transfer failed and the call goes back to `connect` (its session reopens), back with Switchboard.
- */
-const dialed: Handler = async (ctx, deps, params) => {
-  const callId = await callIdOf(ctx, deps, params);
-  if (transferWasAnswered(params.DialCallStatus)) return twiml(ctx, hangUpTwiml());
-  if (callId) await deliver(deps, callId, { type: 'call.transfer', answered: false });
-  twiml(ctx, resumeTwiml(deps.config.publicBaseUrl, callId));
-};
-
-const callStatus: Handler = async (ctx, deps, params) => {
-  ctx.status = 204;
-  const type = twilioCallEventType(params.CallStatus ?? '');
-  // A call we declined ends without events.
-  if (!type || ctx.query.rejected === '1') return;
-  // Over: nothing waiting will be said.
-  if (type !== 'call.ringing') await dropRelayCommands(deps.db, params.CallSid);
-  const callId = await callIdOf(ctx, deps, params);
-  if (!callId) return void ctx.state.log.info({ callSid: params.CallSid, status: params.CallStatus }, 'twilio status for an unknown call');
-  const event: Omit<SignalledCallEvent, 'at'> =
-    type === 'call.completed'
-      ? {
-          type,
-          ended_by: ctx.query.ended_by === 'switchboard' || params.CallStatus === 'canceled' ? 'switchboard' : 'caller',
-          answered: params.CallStatus === 'completed',
-          ...(params.RecordingUrl ? { recording_url: params.RecordingUrl } : {}),
-        }
-      : { type };
-  await deliver(deps, callId, event);
-};
-
 /** An inbound SMS: the same use case as `/carrier/messages` (STOP and HELP handled there); answered with empty TwiML. */
 const sms: Handler = async (ctx, deps, params) => {
   const from = toE164(params.From ?? '');
   if (!from) throw errors.validation([{ field: 'From', message: 'Must be a phone number' }]);
-  const message = { carrierMessageId: params.MessageSid, from, to: toE164(params.To ?? ''), text: params.Body ?? '' };
+  const message = {
+    carrierMessageId: params.MessageSid,
+    from,
+    to: toE164(params.To ?? ''),
+    text: params.Body ?? '',
+    reach: carrierReachOf(ctx),
+  };
   const outcome = await takeInboundMessage({ ...deps, log: ctx.state.log }, message);
   if (!outcome) throw errors.notFound('Line for this number');
-  twiml(ctx, '<?xml version="1.0" encoding="UTF-8"?><Response/>');
+  emptyTwiml(ctx);
 };
 
 const messageStatus: Handler = async (ctx, deps, params) => {
@@ -172,25 +107,27 @@ const messageStatus: Handler = async (ctx, deps, params) => {
   const status = twilioMessageStatus(params.MessageStatus ?? '');
   const messageId = typeof ctx.query.message_id === 'string' ? ctx.query.message_id : undefined;
   if (!status || !messageId) return;
-  if (!(await takeCarrierReceipt(deps, { messageId, status, errorCode: params.ErrorCode || null }))) throw errors.notFound('Message');
+  const receipt = { messageId, status, errorCode: params.ErrorCode || null };
+  if (!(await takeCarrierReceipt({ ...deps, log: ctx.state.log }, receipt, carrierReachOf(ctx)))) throw errors.notFound('Message');
 };
 
-const ROUTES: Array<[string, Handler]> = [
-  [TWILIO_CALLBACK_PATHS.voice, voice],
-  [TWILIO_CALLBACK_PATHS.connect, connect],
-  [TWILIO_CALLBACK_PATHS.transferStatus, transferStatus],
-  [TWILIO_CALLBACK_PATHS.dialed, dialed],
-  [TWILIO_CALLBACK_PATHS.callStatus, callStatus],
-  [TWILIO_CALLBACK_PATHS.sms, sms],
-  [TWILIO_CALLBACK_PATHS.messageStatus, messageStatus],
+const ROUTES: TwilioRoute[] = [
+  { path: TWILIO_CALLBACK_PATHS.voice, handler: voice },
+  { path: TWILIO_CALLBACK_PATHS.connect, handler: connect },
+  { path: TWILIO_CALLBACK_PATHS.dialed, handler: dialed },
+  { path: TWILIO_CALLBACK_PATHS.transferStatus, handler: transferStatus, event: callStatusEvent, repeated: noContent },
+  { path: TWILIO_CALLBACK_PATHS.callStatus, handler: callStatus, event: callStatusEvent, repeated: noContent },
+  { path: TWILIO_CALLBACK_PATHS.recordingStatus, handler: recordingStatus, event: recordingStatusEvent, repeated: noContent },
+  { path: TWILIO_CALLBACK_PATHS.sms, handler: sms, event: inboundMessageEvent, repeated: emptyTwiml },
+  { path: TWILIO_CALLBACK_PATHS.messageStatus, handler: messageStatus, event: messageStatusEvent, repeated: noContent },
 ];
 
 /** Mounted beside the route table (api/app.ts): Twilio's forms and TwiML answers fit none of its JSON machinery. */
 export function twilioCallbackRouter(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>();
-  for (const [path, handler] of ROUTES) {
-    const run = verified(path, handler);
-    router.post(path, (ctx) => run(ctx as unknown as AppContext, deps));
+  for (const route of ROUTES) {
+    const run = verified(route);
+    router.post(route.path, (ctx) => run(ctx as unknown as AppContext, deps));
   }
   return router;
 }

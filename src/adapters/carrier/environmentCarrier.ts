@@ -5,6 +5,8 @@ import {
   type CarrierRecording,
   type PlaceCallRequest,
   type ProvisionedNumber,
+  type ProvisionNumberRequest,
+  type ReleaseNumberRequest,
   type SendSmsRequest,
   type TransferCallRequest,
 } from './port';
@@ -33,12 +35,12 @@ export class EnvironmentCarrier implements CarrierAdapter {
     private readonly lookup: CarrierEnvironmentLookup,
   ) {}
 
-  async provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
+  async provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
     const lineId = /^line:(.+)$/.exec(request.idempotencyKey)?.[1];
     return (await this.pick(lineId ? this.lookup.ofLine(lineId) : undefined, request.idempotencyKey)).provisionNumber(request);
   }
 
-  async releaseNumber(request: { phoneNumber: string }): Promise<void> {
+  async releaseNumber(request: ReleaseNumberRequest): Promise<void> {
     return (await this.pick(this.lookup.ofNumber(request.phoneNumber), request.phoneNumber)).releaseNumber(request);
   }
 
@@ -62,7 +64,7 @@ export class EnvironmentCarrier implements CarrierAdapter {
     return (await this.byCarrierCall(request.carrierCallId)).speak(request);
   }
 
-  async sendDigits(request: { carrierCallId: string; digits: string }): Promise<void> {
+  async sendDigits(request: { carrierCallId: string; digits: string; pressId?: string }): Promise<void> {
     return (await this.byCarrierCall(request.carrierCallId)).sendDigits(request);
   }
 

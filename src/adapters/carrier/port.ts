@@ -1,3 +1,5 @@
+import type { NumberCriterion, NumberType } from '../../domain/lines/numberChoice';
+
 /**
  * The carrier as Switchboard sees it. Workflows never talk to a carrier directly: they
  * call activities, and activities call this interface, so a Twilio- or Telnyx-style
@@ -12,6 +14,26 @@
  * "Signed callbacks"). A carrier with its own webhook scheme (Twilio's X-Twilio-Signature,
  * Telnyx's Ed25519) gets a translator that verifies that scheme and re-signs with this one.
  */
+/**
+ * What `provisionNumber` is asked for: a number bought to criteria, or (`importNumber`) a number the
+ * carrier account already owns, routed to Switchboard instead of bought.
+ */
+export interface ProvisionNumberRequest {
+  /** A retried request with the same key returns what the first one acquired (Switchboard sends `line:<line id>`). */
+  idempotencyKey: string;
+  /** ISO 3166-1 alpha-2 (`US`). */
+  country: string;
+  /** `local` when absent. A type the carrier does not sell in `country` is a `NumberUnavailableError` (`number_type`). */
+  numberType?: NumberType;
+  /** The NANP area code (NPA), or the national destination code elsewhere; any when absent. */
+  areaCode?: string;
+  /**
+   * E.164 of a number the account owns: its voice and SMS are pointed at Switchboard as a bought
+   * number's are, and nothing is bought. A number the account does not own is a `NumberUnavailableError` (`phone_number`).
+   */
+  importNumber?: string;
+}
+
 export interface ProvisionedNumber {
   /** E.164. */
   phoneNumber: string;
@@ -65,9 +87,12 @@ export interface CarrierAdapter {
    * Acquires a number. Must be idempotent on `idempotencyKey`: a retried call returns
    * the number the first call acquired instead of buying a second one.
    */
-  provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber>;
-  /** Gives a number back. Releasing a number that is already released succeeds. */
-  releaseNumber(request: { phoneNumber: string }): Promise<void>;
+  provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber>;
+  /**
+   * Gives a number back. Releasing a number that is already released succeeds. With `keepInAccount`
+   * (an imported number) it is only detached: the account keeps it, no longer routed to Switchboard.
+   */
+  releaseNumber(request: ReleaseNumberRequest): Promise<void>;
   /**
    * Starts an outbound call from `from` to `to` (both E.164). Must be idempotent on
    * `callId`: a retried request returns the carrier call the first one started instead of
@@ -99,9 +124,10 @@ export interface CarrierAdapter {
   speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void>;
   /**
    * Plays DTMF tones on an answered call (`0-9`, `*`, `#`; `w` is a half-second pause) and
-   * resolves once they have been played. A call that is not answered is a `CarrierRejectedError`.
+   * resolves once they have been played. A call that is not answered is a `CarrierRejectedError`. `pressId`, when
+   * given, is the same for every attempt of one press: a carrier that takes an idempotency key plays the tones once.
    */
-  sendDigits(request: { carrierCallId: string; digits: string }): Promise<void>;
+  sendDigits(request: { carrierCallId: string; digits: string; pressId?: string }): Promise<void>;
   /**
    * Stops the playing speak command (its `call.playback` reports `stopped: true`, with what was
    * played) and drops the queued ones. Succeeds when nothing is playing, and on an ended call.
@@ -231,10 +257,41 @@ export type {
   CarrierUtteranceEvent,
 } from './callbacks/wire';
 
+export interface ReleaseNumberRequest {
+  phoneNumber: string;
+  /** The number was imported: detach it (clear what Switchboard set on it), never release it from the account. */
+  keepInAccount?: boolean;
+}
+
+/** Which provider refused, and its own code for the refusal (Twilio's `21631`, Telnyx's `10015`…), when it gave one. */
+export interface CarrierRefusal {
+  provider: 'twilio' | 'telnyx';
+  code?: string;
+}
+
 /** A refusal the carrier will repeat however often we ask (bad request, no inventory). */
 export class CarrierRejectedError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    readonly refusal?: CarrierRefusal,
+  ) {
     super(message);
     this.name = 'CarrierRejectedError';
+  }
+}
+
+/**
+ * The carrier has no number as asked: nothing in that area code, country or type, a type it does
+ * not sell there, or (`phone_number`) an import of a number the account does not own. `criterion`
+ * names the request field; the customer's message is Switchboard's own, never the carrier's text.
+ */
+export class NumberUnavailableError extends CarrierRejectedError {
+  constructor(
+    readonly criterion: NumberCriterion,
+    message: string,
+    refusal?: CarrierRefusal,
+  ) {
+    super(message, refusal);
+    this.name = 'NumberUnavailableError';
   }
 }

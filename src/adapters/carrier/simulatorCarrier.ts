@@ -1,10 +1,14 @@
+import { parseJsonObject } from '../../platform/json';
 import {
   CarrierRejectedError,
+  NumberUnavailableError,
   type CarrierAdapter,
   type CarrierMediaStream,
   type CarrierRecording,
   type PlaceCallRequest,
   type ProvisionedNumber,
+  type ProvisionNumberRequest,
+  type ReleaseNumberRequest,
   type SendSmsRequest,
   type TransferCallRequest,
 } from './port';
@@ -19,13 +23,32 @@ export class SimulatorCarrier implements CarrierAdapter {
     private readonly timeoutMs = 5_000,
   ) {}
 
-  async provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
-    const body = await this.call('POST', '/carrier/v1/numbers', { idempotency_key: request.idempotencyKey, country: request.country });
+  /** `POST /carrier/v1/numbers`: a search-and-buy, or an import; 404 `{unmatched}` names what matched nothing. */
+  async provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
+    const wanted = request.importNumber
+      ? { import_number: request.importNumber }
+      : { country: request.country, number_type: request.numberType ?? 'local', area_code: request.areaCode };
+    const body = await this.call(
+      'POST',
+      '/carrier/v1/numbers',
+      { idempotency_key: request.idempotencyKey, ...wanted },
+      this.timeoutMs,
+      (status, answer) => {
+        const unmatched = status === 404 ? answer.unmatched : undefined;
+        if (unmatched === 'area_code' || unmatched === 'number_type' || unmatched === 'country' || unmatched === 'phone_number') {
+          return new NumberUnavailableError(unmatched, `the simulator has no number as asked (${unmatched})`);
+        }
+        return undefined;
+      },
+    );
     return { phoneNumber: String(body.phone_number), carrierRef: String(body.number_ref) };
   }
 
-  async releaseNumber(request: { phoneNumber: string }): Promise<void> {
-    await this.call('DELETE', `/carrier/v1/numbers/${encodeURIComponent(request.phoneNumber)}`);
+  /** `DELETE /carrier/v1/numbers/{phone}`, or for an imported number `POST …/detach` (the account keeps it). */
+  async releaseNumber(request: ReleaseNumberRequest): Promise<void> {
+    const path = `/carrier/v1/numbers/${encodeURIComponent(request.phoneNumber)}`;
+    if (request.keepInAccount) await this.call('POST', `${path}/detach`);
+    else await this.call('DELETE', path);
   }
 
   async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
@@ -110,7 +133,14 @@ export class SimulatorCarrier implements CarrierAdapter {
     return recordingOf(res, 'audio/wav');
   }
 
-  private async call(method: string, path: string, body?: object, timeoutMs = this.timeoutMs): Promise<Record<string, unknown>> {
+  /** `refusal` may turn a 4xx answer into a more precise error than `CarrierRejectedError`. */
+  private async call(
+    method: string,
+    path: string,
+    body?: object,
+    timeoutMs = this.timeoutMs,
+    refusal?: (status: number, answer: Record<string, unknown>) => CarrierRejectedError | undefined,
+  ): Promise<Record<string, unknown>> {
     const response = await fetch(new URL(path, this.baseUrl), {
       method,
       headers: { authorization: `Bearer ${this.apiKey}`, 'content-type': 'application/json' },
@@ -119,6 +149,8 @@ export class SimulatorCarrier implements CarrierAdapter {
     });
     const text = await response.text();
     if (response.status >= 400 && response.status < 500) {
+      const precise = refusal?.(response.status, parseJsonObject(text));
+      if (precise) throw precise;
       throw new CarrierRejectedError(`carrier refused ${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
     }
     if (!response.ok) throw new Error(`carrier error on ${method} ${path}: ${response.status}`);

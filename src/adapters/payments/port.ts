@@ -47,6 +47,29 @@ export interface PaymentProcessor {
 }
 
 /**
+ * Money that moved on a charge without Switchboard asking, as the processor reports it by itself:
+ * a refund made on the processor's side, a refund that then failed (the money came back), a
+ * chargeback (the cardholder's bank took the money), a chargeback reversed (it was given back).
+ * `reference` names the movement at the processor (its object and phase) and is stable across
+ * repeated reports, so applying a report twice changes nothing.
+ */
+export interface CardMovement {
+  kind: 'refund' | 'refund_failure' | 'dispute' | 'dispute_reversal';
+  /** Positive, in US cents. */
+  amountCents: number;
+  /** E.g. `refund:re_123`, `refund:re_123:failure`, `dispute:dp_123:funds_withdrawn`. */
+  reference: string;
+  /** The processor's id of the refund or dispute. */
+  objectId: string;
+}
+
+/** The movements one report carries for the charge (the id `charge` answered), in the order they happened. */
+export interface CardMovementReport {
+  chargeId: string;
+  movements: CardMovement[];
+}
+
+/**
  * One processor per environment. The test environment's is the simulator or a provider's
  * test mode, configured apart from the live one, so a test key can never move real money.
  */

@@ -1,3 +1,4 @@
+import { parseJsonObject } from '../../platform/json';
 import { CardDeclinedChargeError, PaymentRequestRejectedError, type ChargeLookup, type ChargeRequest, type PaymentProcessor } from './port';
 
 /** The default card processor: the simulator process's processor API over HTTP, with PAYMENTS_API_KEY as its bearer. */
@@ -29,7 +30,7 @@ export class SimulatorPaymentProcessor implements PaymentProcessor {
       const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
       throw new Error(`card processor unreachable: ${reason}`, { cause: err });
     }
-    const body = parseJson(text);
+    const body = parseJsonObject(text);
     if (response.status === 402) {
       throw new CardDeclinedChargeError(typeof body.decline_code === 'string' ? body.decline_code : 'card_declined');
     }
@@ -56,19 +57,10 @@ export class SimulatorPaymentProcessor implements PaymentProcessor {
     if (response.status === 404) return { status: 'not_found' };
     // Anything but a clear answer leaves the outcome unknown: the caller asks again later.
     if (!response.ok) throw new Error(`card processor lookup failed: ${response.status}`);
-    const body = parseJson(text);
+    const body = parseJsonObject(text);
     if (body.status === 'succeeded' && typeof body.id === 'string') return { status: 'succeeded', chargeId: body.id };
     if (body.status === 'declined')
       return { status: 'declined', declineCode: typeof body.decline_code === 'string' ? body.decline_code : 'card_declined' };
     throw new Error('card processor answered a lookup without a charge status');
-  }
-}
-
-function parseJson(text: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
   }
 }

@@ -63,10 +63,18 @@ export function mapStripeError(err: unknown): Error {
   return new Error(`Stripe unavailable: ${reason}`, { cause: err });
 }
 
-/** What a PaymentIntent says of its charge; `null` while Stripe has not decided (processing). */
+/**
+ * What a PaymentIntent of Switchboard's says of its charge; `null` while Stripe has not decided
+ * (`processing`). Every such intent is confirmed off session, so one that asks for an action
+ * (`requires_action`: the bank wants the cardholder to authenticate) will never go further: the
+ * cardholder is not there, and Switchboard never hands out the intent's client secret. That is
+ * the decline Stripe documents for off-session charges that need authentication,
+ * `authentication_required` (https://docs.stripe.com/declines/codes), not an undecided charge.
+ */
 export function outcomeOfIntent(intent: Stripe.PaymentIntent): Exclude<ChargeLookup, { status: 'not_found' }> | null {
   if (intent.status === 'succeeded') return { status: 'succeeded', chargeId: intent.id };
   if (intent.status === 'canceled') return { status: 'declined', declineCode: 'payment_intent_canceled' };
+  if (intent.status === 'requires_action') return { status: 'declined', declineCode: 'authentication_required' };
   const error = intent.last_payment_error;
   if (intent.status === 'requires_payment_method' && error)
     return { status: 'declined', declineCode: error.decline_code ?? error.code ?? 'card_declined' };
@@ -94,6 +102,11 @@ export class StripePaymentProcessor implements PaymentProcessor {
           payment_method: card.paymentMethod,
           confirm: true,
           off_session: true,
+          // Confirming without a `return_url` is refused while redirect-based payment methods are
+          // allowed, which is the default (`allow_redirects: 'always'`); a saved card never
+          // redirects. `payment_method_types` is gone from the API version the library pins
+          // (2026-09-30.endive and later), so this is what says it (docs/decisions.md, issue 26).
+          automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
           description: 'Switchboard automatic recharge',
           metadata: { [IDEMPOTENCY_METADATA_KEY]: request.idempotencyKey },
         },
@@ -105,8 +118,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
     const outcome = outcomeOfIntent(intent);
     if (outcome?.status === 'succeeded') return { chargeId: outcome.chargeId };
     if (outcome?.status === 'declined') throw new CardDeclinedChargeError(outcome.declineCode);
-    // `processing` (or an action an off-session charge cannot take): undecided, so asked again
-    // later; the `payment_intent.*` webhook settles it meanwhile.
+    // `processing`: undecided, so asked again later; the `payment_intent.*` webhook settles it meanwhile.
     throw new Error(`Stripe has not decided PaymentIntent ${intent.id} yet (${intent.status})`);
   }
 

@@ -17,6 +17,11 @@ export const TRANSACTION_TYPES = [
   'postpaid_flush',
   'tier_grant',
   'number_fee_topup',
+  // Money the card processor moved back on an automatic recharge by itself (cardReversals.ts).
+  'card_refund',
+  'card_refund_failure',
+  'card_dispute',
+  'card_dispute_reversal',
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 

@@ -1,13 +1,30 @@
 /**
  * Phone number fees (wire shapes: "$2.50 per month each; the first number is free for 30
- * days"). Billed as Twilio bills numbers: a whole month for any part of a UTC month the
+ * days"; toll-free $5.00, see NUMBER_FEE_CENTS_BY_TYPE). Billed as Twilio bills numbers: a whole month for any part of a UTC month the
  * number was held outside its grace, never prorated, nothing refunded or owed after release.
  * Billing is postpaid, so a month is billed in arrears, once it is over and the set of
  * numbers held in it is final. Pure: no I/O, no clock.
  */
 import { nextMonthStart, periodOf } from './periods';
+import type { NumberType } from '../lines/numberChoice';
 
+/** A local number's monthly fee (the wire shapes' $2.50). */
 export const NUMBER_FEE_CENTS_PER_MONTH = 250;
+
+/**
+ * The monthly fee by number type (issue 26): toll-free costs twice a local number's, as it costs the
+ * operator about twice at the carrier (Twilio US: $2.15 against $1.15 a month); a mobile number
+ * costs what a local one does. Imported numbers pay as bought ones: the account pays the carrier's rent either way.
+ */
+export const NUMBER_FEE_CENTS_BY_TYPE: Readonly<Record<NumberType, number>> = {
+  local: NUMBER_FEE_CENTS_PER_MONTH,
+  mobile: NUMBER_FEE_CENTS_PER_MONTH,
+  toll_free: 500,
+};
+
+export function numberFeeCents(numberType: NumberType): number {
+  return NUMBER_FEE_CENTS_BY_TYPE[numberType];
+}
 
 export interface BillableLine {
   /** When the carrier assigned the number; a line that never had one is never billed. */

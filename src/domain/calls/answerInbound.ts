@@ -5,6 +5,7 @@ import { findActiveLineByNumber, findLine } from '../lines/store';
 import type { LineMode } from '../lines/rules';
 import { toE164 } from '../../platform/phone';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
+import { withinCarrierReach, type CarrierReach } from '../carriers/reach';
 import { ANONYMOUS_CALLER, isActiveCallStatus } from './rules';
 import { startCallWorkflow } from './start';
 import { callOpening, findCallByCarrierId, insertCall, LineBusyError, type CallRow } from './store';
@@ -28,6 +29,8 @@ export interface IncomingCall {
   carrierCallId: string;
   from: string;
   to: string;
+  /** The environments the announcing carrier serves: a line or call of another one is not its to take. */
+  reach: CarrierReach;
 }
 
 /**
@@ -37,14 +40,18 @@ export interface IncomingCall {
  * of the same carrier call are the same call, and its workflow is started on every one (a second
  * start of the id is refused), so a carrier retry after a lost answer still gets the call
  * answered. A start that did not happen leaves no ringing row behind (it would hold the line):
- * the call is failed (`StartCompensatedError`).
+ * the call is failed (`StartCompensatedError`). A line or call of an environment the carrier does not
+ * serve is refused like a number no line owns (`CarrierReach`).
  */
 export async function answerInboundCall(deps: LoggedUseCaseDeps, incoming: IncomingCall): Promise<CallRow> {
   const to = toE164(incoming.to);
   // Withheld or malformed caller ids are kept as `anonymous`, never stored or forwarded raw.
   const from = toE164(incoming.from) ?? ANONYMOUS_CALLER;
-  const line = to ? await findActiveLineByNumber(deps.db, to) : undefined;
+  const about = { carrier_call_id: incoming.carrierCallId };
+  const found = to ? await findActiveLineByNumber(deps.db, to) : undefined;
+  const line = found && withinCarrierReach(deps.log, incoming.reach, found, { ...about, line_id: found.id }) ? found : undefined;
   let call = await findCallByCarrierId(deps.db, incoming.carrierCallId);
+  if (call && !withinCarrierReach(deps.log, incoming.reach, call, { ...about, call_id: call.id })) refuse('no_line_for_number');
   if (!call) {
     if (!line || !to) refuse('no_line_for_number');
     try {

@@ -1,6 +1,8 @@
 import { acknowledgePlaybackReports, deferPlaybackReport, pendingPlaybackReports } from './deferredPlayback';
 import { carrierEventSignal, type SignalledCallEvent } from '../../../workflows/definitions/calls';
-import type { UseCaseDeps } from '../useCaseDeps';
+import type { LoggedUseCaseDeps } from '../useCaseDeps';
+import { withinCarrierReach, type CarrierReach } from '../carriers/reach';
+import { findCallById } from './store';
 
 /** No running call workflow has this id (the call is unknown, or over). */
 export class CallNotFoundError extends Error {
@@ -14,13 +16,17 @@ export class CallNotFoundError extends Error {
  * A carrier's report about a call Switchboard knows (every event but `call.incoming`), whichever
  * carrier or translator it came from: it becomes a signal to the call's workflow (workflow id =
  * call id), except a playback report of a speech the workflow is not waiting on, which is
- * recorded and rides, in order, on the call's next signal (./deferredPlayback.ts).
+ * recorded and rides, in order, on the call's next signal (./deferredPlayback.ts). A call of an
+ * environment the reporting carrier does not serve is not found (`CarrierReach`).
  */
 export async function deliverCarrierCallEvent(
-  deps: Pick<UseCaseDeps, 'db' | 'temporal'>,
+  deps: Pick<LoggedUseCaseDeps, 'db' | 'temporal' | 'log'>,
   callId: string,
   event: SignalledCallEvent,
+  reach: CarrierReach,
 ): Promise<void> {
+  const call = await findCallById(deps.db, callId);
+  if (!call || !withinCarrierReach(deps.log, reach, call, { call_id: callId, event: event.type })) throw new CallNotFoundError(callId);
   const { type, at, ended_by, answered, answered_by, text, language, speak_id, played_text, done, stopped, recording_url } = event;
   try {
     const signalled: SignalledCallEvent = {

@@ -15,12 +15,21 @@ import {
   normalizeVoice,
   type LineFieldProblem,
 } from './rules';
+import {
+  chooseNumber,
+  NUMBER_UNAVAILABLE,
+  numberUnavailableMessage,
+  type NumberChoice,
+  type NumberChoiceRequest,
+  type NumberCriterion,
+} from './numberChoice';
+import { mayImportNumber } from './numberGrants';
 import { createCurrentSecret, sealingKeyOf } from './secrets';
-import { countLinesOfUser, failProvisioning, findLine, insertLine, lockLineCreation, type LineRow } from './store';
+import { countLinesOfUser, discardRefusedLine, failProvisioning, findLine, insertLine, lockLineCreation, type LineRow } from './store';
 import { unreachableUrlProblems } from './urls';
 
-/** The fields a customer chooses for a new line (wire names, as stored). */
-export interface LineRequest {
+/** The fields a customer chooses for a new line (wire names, as stored), and how its number is chosen. */
+export interface LineRequest extends NumberChoiceRequest {
   name: string;
   mode: string;
   display_name?: string | null;
@@ -51,7 +60,8 @@ export type ProvisionOutcome =
   | { ok: false; refused: 'invalid_fields'; problems: LineFieldProblem[] }
   | { ok: false; refused: 'language_pinning' }
   | { ok: false; refused: 'payment_method_required' }
-  | { ok: false; refused: 'not_started' };
+  | { ok: false; refused: 'not_started' }
+  | { ok: false; refused: typeof NUMBER_UNAVAILABLE; field: NumberCriterion; message: string };
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -65,17 +75,27 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: LineCreator, request: LineRequest): Promise<ProvisionOutcome> {
   const mode = normalizeMode(request.mode);
   const voice = normalizeVoice(request.voice);
-  const problems = lineFieldProblems({ ...request, mode, voice });
-  if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
+  const number = chooseNumber(request);
+  const problems = [...lineFieldProblems({ ...request, mode, voice }), ...(number.ok ? [] : number.problems)];
+  if (problems.length > 0 || !number.ok) return { ok: false, refused: 'invalid_fields', problems };
   if (isLanguagePinningRefused(mode, request.language)) return { ok: false, refused: 'language_pinning' };
   const unreachable = await unreachableUrlProblems(deps.config, creator.environment, request);
   if (unreachable.length > 0) return { ok: false, refused: 'invalid_fields', problems: unreachable };
+  const { choice } = number;
+  const unavailable = (field: NumberCriterion): ProvisionOutcome => ({
+    ok: false,
+    refused: NUMBER_UNAVAILABLE,
+    field,
+    message: numberUnavailableMessage(choice, field),
+  });
 
   const now = deps.now();
   const recorded = await deps.db.transaction(async (trx) => {
     await lockLineCreation(trx, creator.userId);
+    if (choice.source === 'imported' && !(await mayImportNumber(trx, creator, choice.phoneNumber))) return 'not_importable' as const;
     const isFirstLine = (await countLinesOfUser(trx, creator)) === 0;
-    if (creator.environment === 'live' && !isFirstLine && !(await hasDefaultPaymentMethod(trx, creator.userId, 'live'))) return undefined;
+    if (creator.environment === 'live' && !isFirstLine && !(await hasDefaultPaymentMethod(trx, creator.userId, 'live')))
+      return 'payment_method_required' as const;
     const line = await insertLine(trx, {
       workspace_id: creator.workspaceId,
       user_id: creator.userId,
@@ -94,6 +114,7 @@ export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: Lin
       compliance_enabled: request.compliance_enabled ?? false,
       language: request.language ?? DEFAULT_LANGUAGE,
       endpointing_ms: request.endpointing_ms ?? null,
+      ...numberColumns(choice),
       status: 'provisioning',
       // The first line of each environment is free for 30 days: test bills as live does.
       grace_ends_at: isFirstLine ? new Date(now.getTime() + FIRST_LINE_GRACE_DAYS * DAY_MS) : null,
@@ -103,7 +124,9 @@ export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: Lin
     });
     return { line, webhookSecret: await createCurrentSecret(trx, sealingKeyOf(deps.config), line.id, now) };
   });
-  if (!recorded) return { ok: false, refused: 'payment_method_required' };
+  if (recorded === 'payment_method_required') return { ok: false, refused: 'payment_method_required' };
+  // The same answer whether another workspace holds it, the operator never granted it, or it does not exist.
+  if (recorded === 'not_importable') return unavailable('phone_number');
   const { line, webhookSecret } = recorded;
 
   const workflowId = workflowIds.provisionLine(line.id);
@@ -122,12 +145,29 @@ export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: Lin
     if (err instanceof StartCompensatedError) return { ok: false, refused: 'not_started' };
     throw err;
   }
-  log.info({ line_id: line.id, mode }, 'line created; provisioning its number');
+  log.info({ line_id: line.id, mode, number: choice }, 'line created; provisioning its number');
   // A slow carrier leaves the line `provisioning`: the workflow carries on by itself.
-  await waitForResult(
+  const waited = await waitForResult(
     deps.temporal,
     deps.temporal.workflow.getHandle<typeof provisionLineWorkflow>(workflowId),
     deps.config.lineProvisionWaitMs,
   ).catch(() => undefined);
+  const refusedField = waited?.finished && waited.result.status === 'released' ? waited.result.unavailable : undefined;
+  // Nothing matched while the customer waits: a refusal, and nothing of the line remains.
+  if (refusedField && (await discardRefusedLine(deps.db, line.id))) {
+    log.info({ line_id: line.id, field: refusedField }, 'no number matched the request; the line is discarded');
+    return unavailable(refusedField);
+  }
   return { ok: true, line: (await findLine(deps.db, creator, line.id)) ?? line, webhookSecret };
+}
+
+/** The line's columns that record how its number is chosen (provisioning reads them). */
+function numberColumns(choice: NumberChoice) {
+  return {
+    number_country: choice.country,
+    number_type: choice.numberType,
+    area_code: choice.source === 'purchased' ? choice.areaCode : null,
+    number_source: choice.source,
+    import_number: choice.source === 'imported' ? choice.phoneNumber : null,
+  };
 }

@@ -2,6 +2,14 @@ import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import { queryPrepared } from '../../platform/db/prepared';
 import type { Environment } from '../keys/format';
+import {
+  numberUnavailableMessage,
+  NUMBER_UNAVAILABLE,
+  type NumberChoice,
+  type NumberCriterion,
+  type NumberSource,
+  type NumberType,
+} from './numberChoice';
 import type { LineMode, LineStatus } from './rules';
 
 export interface LineRow {
@@ -24,8 +32,19 @@ export interface LineRow {
   language: string;
   endpointing_ms: number | null;
   phone_number: string | null;
+  /** What the number was asked as (an import: what the owned number is). */
+  number_country: string;
+  number_type: NumberType;
+  area_code: string | null;
+  number_source: NumberSource;
+  /** The owned number an import asked for (E.164); null for a bought one. */
+  import_number: string | null;
   status: LineStatus;
+  /** Why provisioning failed, for operators (may quote the carrier); never shown to the customer. */
   failure_reason: string | null;
+  /** What the customer is shown of it: `number_unavailable` and the request field it names, or null. */
+  failure_code: string | null;
+  failure_field: NumberCriterion | null;
   grace_ends_at: Date | null;
   created_by_key_id: string | null;
   created_at: Date;
@@ -68,7 +87,10 @@ export async function findActiveLineByNumber(db: Db, phoneNumber: string): Promi
 }
 
 /** The columns a new line is created with; the rest are set by provisioning. */
-export type NewLine = Omit<LineRow, 'id' | 'phone_number' | 'failure_reason' | 'activated_at' | 'released_at'>;
+export type NewLine = Omit<
+  LineRow,
+  'id' | 'phone_number' | 'failure_reason' | 'failure_code' | 'failure_field' | 'activated_at' | 'released_at'
+>;
 
 /** Serialises line creation per user, so two concurrent "first lines" cannot both be free. */
 export async function lockLineCreation(trx: Knex.Transaction, userId: string): Promise<void> {
@@ -119,11 +141,37 @@ export function toLineRecord(row: LineRow) {
     endpointing_ms: row.endpointing_ms,
     recording_enabled: row.recording_enabled,
     compliance_enabled: row.compliance_enabled,
+    country: row.number_country,
+    number_type: row.number_type,
+    area_code: row.area_code,
+    number_source: row.number_source,
     status: row.status,
+    provisioning_error: provisioningError(row),
     environment: row.environment,
     grace_ends_at: row.grace_ends_at ? row.grace_ends_at.toISOString() : null,
     created_at: row.created_at.toISOString(),
   };
+}
+
+/** The number a line asked for, as provisioning reads it. */
+export function numberChoiceOf(row: LineRow): NumberChoice {
+  const { number_country: country, number_type: numberType } = row;
+  if (row.number_source === 'imported' && row.import_number)
+    return { source: 'imported', phoneNumber: row.import_number, country, numberType };
+  return { source: 'purchased', country, numberType, areaCode: row.area_code };
+}
+
+/** Why a line that never got its number was released, as the customer may read it (the carrier's own words stay server-side). */
+function provisioningError(row: LineRow): { code: string; field: string | null; message: string } | null {
+  if (row.status !== 'released' || row.activated_at !== null || row.failure_reason === null) return null;
+  if (row.failure_code === NUMBER_UNAVAILABLE && row.failure_field) {
+    return {
+      code: NUMBER_UNAVAILABLE,
+      field: row.failure_field,
+      message: numberUnavailableMessage(numberChoiceOf(row), row.failure_field),
+    };
+  }
+  return { code: 'provisioning_failed', field: null, message: 'No number could be provisioned for this line' };
 }
 
 /** A line by id alone, for the worker's activities (the id comes from a workflow, never from a request). */
@@ -134,7 +182,15 @@ export async function findLineById(db: Db, lineId: string): Promise<LineRow | un
 /** What a line's number fee is decided from (src/domain/billing/numberFees.ts). */
 export type NumberHolding = Pick<
   LineRow,
-  'id' | 'workspace_id' | 'environment' | 'phone_number' | 'created_by_key_id' | 'activated_at' | 'grace_ends_at' | 'released_at'
+  | 'id'
+  | 'workspace_id'
+  | 'environment'
+  | 'phone_number'
+  | 'number_type'
+  | 'created_by_key_id'
+  | 'activated_at'
+  | 'grace_ends_at'
+  | 'released_at'
 >;
 
 /** Lines that held their number at some time in [start, end), in id order after `afterLineId`, a page at a time. */
@@ -148,7 +204,17 @@ export async function linesHoldingNumbers(
     .andWhere((q) => q.whereNull('released_at').orWhere('released_at', '>', input.start))
     .orderBy('id')
     .limit(input.pageSize)
-    .select('id', 'workspace_id', 'environment', 'phone_number', 'created_by_key_id', 'activated_at', 'grace_ends_at', 'released_at');
+    .select(
+      'id',
+      'workspace_id',
+      'environment',
+      'phone_number',
+      'number_type',
+      'created_by_key_id',
+      'activated_at',
+      'grace_ends_at',
+      'released_at',
+    );
   if (input.afterLineId) query.andWhere('id', '>', input.afterLineId);
   return query;
 }
@@ -172,9 +238,72 @@ export async function activateLine(
   return 'gone';
 }
 
-/** A line whose number could not be provisioned ends released, with the reason kept for operators. */
-export async function failProvisioning(db: Db, lineId: string, reason: string, now: Date): Promise<void> {
+/**
+ * A line whose number could not be provisioned ends released, with the reason kept for operators
+ * and, when the carrier had no number as asked, the request field that matched nothing.
+ */
+export async function failProvisioning(db: Db, lineId: string, reason: string, now: Date, unavailable?: NumberCriterion): Promise<void> {
   await db<LineRow>('lines')
     .where({ id: lineId, status: 'provisioning' })
-    .update({ status: 'released', failure_reason: reason, released_at: now, updated_at: now });
+    .update({
+      status: 'released',
+      failure_reason: reason,
+      failure_code: unavailable ? NUMBER_UNAVAILABLE : null,
+      failure_field: unavailable ?? null,
+      released_at: now,
+      updated_at: now,
+    });
+}
+
+/**
+ * Removes a line whose number request matched nothing, while the customer is still waiting for
+ * the creating request (which then answers 422 `number_unavailable`): nothing of the refused
+ * request remains, not even a released line counting as the user's first. Only such a line,
+ * which never had a number, calls or events, is removed; true when it was.
+ */
+export async function discardRefusedLine(db: Db, lineId: string): Promise<boolean> {
+  return db.transaction(async (trx) => {
+    const refused = trx<LineRow>('lines')
+      .where({ id: lineId, status: 'released', failure_code: NUMBER_UNAVAILABLE })
+      .whereNull('activated_at');
+    if (!(await refused.clone().forUpdate().first('id'))) return false;
+    await trx('line_webhook_secrets').where({ line_id: lineId }).delete();
+    return (await refused.delete()) === 1;
+  });
+}
+
+/** Whether an unreleased line holds `phoneNumber` or is importing it (in any workspace or environment). */
+export async function isNumberInUse(db: Db | Knex.Transaction, phoneNumber: string): Promise<boolean> {
+  const holder = await db<LineRow>('lines')
+    .whereNot({ status: 'released' })
+    .andWhere((q) => q.where({ phone_number: phoneNumber }).orWhere({ import_number: phoneNumber }))
+    .first('id');
+  return holder !== undefined;
+}
+
+/** A number of the carrier account the operator let one workspace import (`number_grants`). */
+export interface NumberGrantRow {
+  id: string;
+  workspace_id: string;
+  environment: Environment;
+  phone_number: string;
+  created_at: Date;
+}
+
+export function numberGrantsOf(db: Db | Knex.Transaction, tenant: Tenant) {
+  return db<NumberGrantRow>('number_grants').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+/** Grants `phoneNumber` to the tenant; undefined when another workspace holds the grant in that environment. */
+export async function insertNumberGrant(db: Db, tenant: Tenant, phoneNumber: string, now: Date): Promise<NumberGrantRow | undefined> {
+  const [row] = await db<NumberGrantRow>('number_grants')
+    .insert({ workspace_id: tenant.workspaceId, environment: tenant.environment, phone_number: phoneNumber, created_at: now })
+    .onConflict(['environment', 'phone_number'])
+    .ignore()
+    .returning('*');
+  return row ?? (await numberGrantsOf(db, tenant).where({ phone_number: phoneNumber }).first());
+}
+
+export async function deleteNumberGrant(db: Db, tenant: Tenant, phoneNumber: string): Promise<boolean> {
+  return (await numberGrantsOf(db, tenant).where({ phone_number: phoneNumber }).delete()) > 0;
 }

@@ -9,6 +9,7 @@ import { makeFirstAttempt, publishDepsOf, recordPublishedEvent } from '../webhoo
 import { stableUuid } from '../../platform/stableId';
 import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
+import { withinCarrierReach, type CarrierReach } from '../carriers/reach';
 import { eventDestination } from '../webhooks/destination';
 import { EVENT_POLICIES } from '../webhooks/events';
 import { isEventRecorded } from '../webhooks/record';
@@ -18,17 +19,18 @@ import { findMessage, insertMessage, type MessageRow } from './store';
 
 /**
  * An inbound SMS the carrier reported to our number `to` from `from` (already checked to be a
- * phone number). Undefined when no active line has the number (the carrier then drops the
- * message). Every step is idempotent, so a carrier retrying after a lost answer changes nothing
+ * phone number). Undefined when no active line has the number, or only one of an environment
+ * the reporting carrier does not serve (`reach`; the carrier then drops the message). Every step is idempotent, so a carrier retrying after a lost answer changes nothing
  * twice: the message is received (`receiveInboundMessage`), then the keyword reply's send
  * workflow and the event's delivery are (re)started, which Temporal starts once.
  */
 export async function takeInboundMessage(
   deps: LoggedUseCaseDeps,
-  event: { carrierMessageId: string; from: string; to: string | undefined; text: string },
+  event: { carrierMessageId: string; from: string; to: string | undefined; text: string; reach: CarrierReach },
 ): Promise<InboundMessageOutcome | undefined> {
   const line = event.to ? await findActiveLineByNumber(deps.db, event.to) : undefined;
-  if (!line) return undefined;
+  if (!line || !withinCarrierReach(deps.log, event.reach, line, { line_id: line.id, carrier_message_id: event.carrierMessageId }))
+    return undefined;
   const { carrierMessageId, from, text } = event;
   const outcome = await receiveInboundMessage(deps.db, { line, carrierMessageId, from, text, at: deps.now() });
   const { reply } = outcome;

@@ -109,8 +109,11 @@ export interface CarrierUtteranceEvent {
   carrier_call_id: string;
   /** What the caller said. */
   text: string;
-  /** The detected language, a tag such as `en` or `pt-BR`. */
-  language: string;
+  /**
+   * The language heard, a tag such as `en` or `pt-BR`; absent when the carrier does not say (Telnyx on a `multi`
+   * line: its engine detects the language without reporting it). Never guessed.
+   */
+  language?: string;
   at: number;
 }
 

@@ -10,10 +10,14 @@ export interface TelnyxSettings {
   connectionId: string;
   /** The messaging profile SMS is sent with and numbers are assigned to. */
   messagingProfileId: string;
+  /** The approved 10DLC campaign every US local number is assigned to (./messaging.ts); none: no assignment. */
+  campaignId?: string;
+  /** Requirement groups by country (ISO 3166 alpha-2), satisfying number orders' regulatory requirements there. */
+  requirementGroups?: Readonly<Record<string, string>>;
   /** Where Telnyx posts call and message webhooks: `<PUBLIC_BASE_URL>/carrier/telnyx/events`. */
   webhookUrl: string;
-  /** The language Telnyx transcribes callers in (Telnyx reports none per sentence). */
-  transcriptionLanguage: string;
+  /** Where Telnyx posts a message's webhook the primary URL did not take (TELNYX_WEBHOOK_FAILOVER_URL). */
+  webhookFailoverUrl?: string;
   timeoutMs?: number;
 }
 
@@ -38,10 +42,21 @@ export async function telnyxRequest<T>(what: string, run: () => Promise<T>, tole
   } catch (err) {
     if (err instanceof APIError && !(err instanceof APIConnectionError) && typeof err.status === 'number') {
       if (tolerate.includes(err.status)) return undefined;
-      if (err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429)
-        throw new CarrierRejectedError(`Telnyx refused ${what}: ${err.status} ${err.message.slice(0, 200)}`);
+      if (err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) {
+        const code = telnyxErrorCode(err.error);
+        throw new CarrierRejectedError(`Telnyx refused ${what}: ${err.status}${code ? ` (${code})` : ''} ${err.message.slice(0, 200)}`, {
+          provider: 'telnyx',
+          ...(code ? { code } : {}),
+        });
+      }
       throw new Error(`Telnyx error on ${what}: ${err.status}`, { cause: err });
     }
     throw err;
   }
+}
+
+/** Telnyx's own code of a refusal: its error envelope is `{errors: [{code, title, detail}]}`. */
+function telnyxErrorCode(body: unknown): string | undefined {
+  const code = (body as { errors?: Array<{ code?: unknown }> } | undefined)?.errors?.[0]?.code;
+  return typeof code === 'string' || typeof code === 'number' ? String(code) : undefined;
 }

@@ -5,52 +5,73 @@ import {
   type CarrierRecording,
   type PlaceCallRequest,
   type ProvisionedNumber,
+  type ProvisionNumberRequest,
+  type ReleaseNumberRequest,
   type SendSmsRequest,
   type TransferCallRequest,
 } from '../port';
+import type { Db } from '../../../platform/db/knex';
 import { telnyxClient, type TelnyxSettings } from './client';
-import { answer, dial, hangup, reject, sendDtmf, speak, startStreaming, stopPlayback, transfer } from './calls';
+import { answer, hangup, reject, sendDtmf, startStreaming, transfer } from './calls';
+import { dialOnce } from './dial';
+import { speakText, telnyxSpeechCommands } from './speech';
 import type { MediaSocketServer } from '../mediaSocketServer';
 import { noMediaListener, TelnyxMediaStream } from './media';
 import { sendMessage } from './messaging';
 import { openTelnyxRecording } from './recordings';
 import { provisionTelnyxNumber, releaseTelnyxNumber } from './numbers';
+import { postgresCreateAttempts, type CreateAttempts } from '../twilio/createAttempts';
+import { postgresTelnyxSpeechQueue, type TelnyxSpeechQueue } from '../callbacks/telnyx/speechQueue';
+import { postgresTelnyxCallLanguages, type TelnyxCallLanguages } from '../callbacks/telnyx/callRecords';
 
 /**
- * The carrier port on Telnyx (CARRIER_PROVIDER=telnyx), through the official `telnyx` package.
+ * The carrier port on Telnyx (CARRIER_PROVIDER_LIVE=telnyx), through the official `telnyx` package.
  * Telnyx's webhooks come back to `/carrier/telnyx/events` (api/routes/carrier/telnyx.ts), which
- * verifies and translates them (./webhook.ts). docs/carriers.md maps each behaviour.
+ * verifies and translates them (../callbacks/telnyx/webhook.ts). What several instances must agree on (dial
+ * attempts, queued speech, each call's language) is in Postgres (`db`). docs/carriers.md maps each behaviour.
  */
 export class TelnyxCarrier implements CarrierAdapter {
   private readonly client: Telnyx;
+  private readonly attempts: CreateAttempts;
+  private readonly speech: TelnyxSpeechQueue;
+  private readonly languages: TelnyxCallLanguages;
+  private readonly media?: MediaSocketServer;
 
   constructor(
     private readonly settings: TelnyxSettings,
-    /** Where Telnyx's media sockets arrive (audio lines); none: audio lines are refused. */
-    private readonly media?: MediaSocketServer,
+    /** `media`: where Telnyx's media sockets arrive (audio lines); none: audio lines are refused. */
+    stores: { db: Db; media?: MediaSocketServer },
   ) {
     this.client = telnyxClient(settings);
+    this.attempts = postgresCreateAttempts(stores.db);
+    this.speech = postgresTelnyxSpeechQueue(stores.db, telnyxSpeechCommands(this.client));
+    this.languages = postgresTelnyxCallLanguages(stores.db);
+    this.media = stores.media;
   }
 
-  provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
+  provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
     return provisionTelnyxNumber(this.client, this.settings, request);
   }
 
-  releaseNumber(request: { phoneNumber: string }): Promise<void> {
+  releaseNumber(request: ReleaseNumberRequest): Promise<void> {
     return releaseTelnyxNumber(this.client, request);
   }
 
-  placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
+  async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
     // Telnyx posts to its own route (settings.webhookUrl), not to the simulator-format `eventsUrl`.
-    return dial(this.client, this.settings, request);
+    const carrierCallId = await dialOnce(this.client, this.settings, this.attempts, request);
+    await this.languages.remember(carrierCallId, request.callId, request.language ?? 'multi');
+    return { carrierCallId };
   }
 
   hangUp(request: { carrierCallId: string }): Promise<void> {
     return hangup(this.client, request);
   }
 
-  answerCall(request: { carrierCallId: string; callId: string; record?: boolean }): Promise<void> {
-    return answer(this.client, this.settings, request);
+  async answerCall(request: { carrierCallId: string; callId: string; record?: boolean; language?: string }): Promise<void> {
+    // Recorded first: the answer's transcriptions are read in it.
+    await this.languages.remember(request.carrierCallId, request.callId, request.language ?? 'multi');
+    await answer(this.client, this.settings, request);
   }
 
   rejectCall(request: { carrierCallId: string }): Promise<void> {
@@ -58,15 +79,16 @@ export class TelnyxCarrier implements CarrierAdapter {
   }
 
   speak(request: { carrierCallId: string; speakId: string; text: string; voice?: string }): Promise<void> {
-    return speak(this.client, request);
+    return speakText(this.speech, this.languages, request);
   }
 
-  sendDigits(request: { carrierCallId: string; digits: string }): Promise<void> {
+  sendDigits(request: { carrierCallId: string; digits: string; pressId?: string }): Promise<void> {
     return sendDtmf(this.client, request);
   }
 
-  stopSpeaking(request: { carrierCallId: string }): Promise<void> {
-    return stopPlayback(this.client, request);
+  async stopSpeaking(request: { carrierCallId: string }): Promise<void> {
+    // What was heard is reported with Telnyx's `call.speak.ended` (../callbacks/telnyx/speechQueue.ts).
+    await this.speech.stop(request.carrierCallId);
   }
 
   transferCall(request: TransferCallRequest): Promise<void> {
@@ -91,6 +113,8 @@ export class TelnyxCarrier implements CarrierAdapter {
       expected.cancel();
       throw err;
     }
-    return expected.stream;
+    const stream = await expected.stream;
+    await stream.started(request.carrierCallId, this.settings.timeoutMs ?? 10_000);
+    return stream;
   }
 }

@@ -1,6 +1,8 @@
+import type twilio from 'twilio';
 import { CarrierRejectedError, type CarrierRecording } from '../port';
 import { getFromCarrier, onCarrierOrigin, recordingOf } from '../recordingFetch';
 import type { TwilioAccount } from './client';
+import { twilioCall } from './requests';
 
 export const TWILIO_API_BASE_URL = 'https://api.twilio.com';
 
@@ -27,4 +29,24 @@ export async function openTwilioRecording(
   const basic = Buffer.from(`${account.accountSid}:${account.authToken}`).toString('base64');
   const res = await getFromCarrier(media, { authorization: `Basic ${basic}`, accept: 'audio/wav' }, 'the recording');
   return recordingOf(res, 'audio/wav');
+}
+
+/**
+ * An answered inbound call is recorded through `Calls/{sid}/Recordings`, which reports only to its
+ * `recordingStatusCallback` (twilio-node `call/recording.ts`; a call's own status callback names only
+ * recordings made with `Record=true` on create): `completed` there becomes the call's `recording_url`
+ * (api/routes/carrier/twilioCalls.ts). A retried answer finds the recording its first attempt started
+ * rather than starting a second.
+ */
+export async function startCallRecording(client: twilio.Twilio, carrierCallId: string, statusCallbackUrl: string): Promise<void> {
+  await twilioCall('record', async () => {
+    const recordings = client.calls(carrierCallId).recordings;
+    if ((await recordings.list({ limit: 20 })).some((recording) => recording.source === 'StartCallRecordingAPI')) return;
+    await recordings.create({
+      recordingChannels: 'mono',
+      recordingStatusCallback: statusCallbackUrl,
+      recordingStatusCallbackEvent: ['completed'],
+      recordingStatusCallbackMethod: 'POST',
+    });
+  });
 }

@@ -6,6 +6,8 @@ import {
   type CarrierRecording,
   type PlaceCallRequest,
   type ProvisionedNumber,
+  type ProvisionNumberRequest,
+  type ReleaseNumberRequest,
   type SendSmsRequest,
   type TransferCallRequest,
 } from '../port';
@@ -16,17 +18,15 @@ import type { TwilioRelayCommands } from './callbacks/relayCommands';
 import { streamTwiml } from './callbacks/twiml';
 import { verifyTwilioUpgrade } from './callbacks/verify';
 import { transferTwiml } from './callbacks/transfer';
+import { transferCarrierId } from './callbacks/transferRecord';
 import { twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
-import { openTwilioRecording } from './recordings';
+import { openTwilioRecording, startCallRecording } from './recordings';
+import { twilioCall } from './requests';
 import { twilioVoice } from './voices';
+import { TwilioNumbers } from './numbers';
 
-/**
- * The number Twilio's test credentials buy (and call and text from): its documented "magic"
- * number. A live account cannot buy it, so the test environment's adapter, which buys nothing
- * else, can never buy a real number whatever credentials it was given.
- */
-export const TWILIO_TEST_NUMBER = '+15005550006';
+export { TWILIO_TEST_NUMBER } from './numbers';
 
 /** Twilio's error for an update of a call that is not in progress. */
 const NOT_IN_PROGRESS = 21220;
@@ -46,6 +46,17 @@ export interface TwilioCarrierOptions {
   media?: MediaSocketServer;
   /** The record of Calls and Messages creates shared by every worker (Postgres in a deployment). */
   attempts: CreateAttempts;
+  /**
+   * The Messaging Service (`MG…`, registered for US A2P 10DLC) every bought number joins and every SMS is
+   * sent through (./messagingService.ts). Live only: test credentials cannot use Messaging Services.
+   */
+  messagingServiceSid?: string;
+  /**
+   * Where Twilio requires them (most countries outside the US and Canada), the Address and the Regulatory
+   * Bundle a number of each country is bought with (ISO 3166 alpha-2 → `AD…` / `BU…`). A country without
+   * them is refused by Twilio (21631, 21649), which the refusal names with the setting to fill in.
+   */
+  regulation?: { addressSids?: Readonly<Record<string, string>>; bundleSids?: Readonly<Record<string, string>> };
 }
 
 /**
@@ -62,51 +73,44 @@ export class TwilioCarrier implements CarrierAdapter {
   /** How long a create may still get its answer: the request's timeout and a margin. */
   private readonly runningMs: number;
 
+  private readonly numbers: TwilioNumbers;
+
   constructor(private readonly options: TwilioCarrierOptions) {
     const timeoutMs = options.timeoutMs ?? 10_000;
     this.client = twilioClient(options.account, { apiBaseUrl: options.apiBaseUrl, timeoutMs });
     this.runningMs = timeoutMs + 5_000;
-  }
-
-  async provisionNumber(request: { idempotencyKey: string; country: string }): Promise<ProvisionedNumber> {
-    return twilioCall('buy a number', async () => {
-      const callbacks = this.numberCallbacks(request.idempotencyKey);
-      if (this.options.mode === 'test') {
-        const bought = await this.client.incomingPhoneNumbers.create({ phoneNumber: TWILIO_TEST_NUMBER, ...callbacks });
-        return { phoneNumber: bought.phoneNumber, carrierRef: bought.sid };
-      }
-      // The idempotency key is the number's FriendlyName: a retry finds the number the first attempt bought.
-      const [owned] = await this.client.incomingPhoneNumbers.list({ friendlyName: request.idempotencyKey, limit: 1 });
-      if (owned) return { phoneNumber: owned.phoneNumber, carrierRef: owned.sid };
-      const [available] = await this.client
-        .availablePhoneNumbers(request.country)
-        .local.list({ voiceEnabled: true, smsEnabled: true, limit: 1 });
-      if (!available) throw new CarrierRejectedError(`Twilio has no local number with voice and SMS in ${request.country}`);
-      const bought = await this.client.incomingPhoneNumbers.create({ phoneNumber: available.phoneNumber, ...callbacks });
-      return { phoneNumber: bought.phoneNumber, carrierRef: bought.sid };
+    this.numbers = new TwilioNumbers(this.client, {
+      mode: options.mode,
+      messagingServiceSid: options.messagingServiceSid,
+      regulation: options.regulation,
+      webhooks: {
+        voiceUrl: this.url(TWILIO_CALLBACK_PATHS.voice),
+        voiceMethod: 'POST',
+        smsUrl: this.url(TWILIO_CALLBACK_PATHS.sms),
+        smsMethod: 'POST',
+        statusCallback: this.url(TWILIO_CALLBACK_PATHS.callStatus),
+        statusCallbackMethod: 'POST',
+      },
     });
   }
 
-  async releaseNumber(request: { phoneNumber: string }): Promise<void> {
-    // Test credentials bought nothing real and cannot delete.
-    if (this.options.mode === 'test') return;
-    await twilioCall('release a number', async () => {
-      const owned = await this.client.incomingPhoneNumbers.list({ phoneNumber: request.phoneNumber, limit: 1 });
-      for (const number of owned) await ignoreNotFound(() => this.client.incomingPhoneNumbers(number.sid).remove());
-    });
+  provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
+    return this.numbers.provision(request);
+  }
+
+  releaseNumber(request: ReleaseNumberRequest): Promise<void> {
+    return this.numbers.release(request);
   }
 
   async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
     const carrierCallId = await createOnce(this.options.attempts, 'call', request.callId, {
       runningMs: this.runningMs,
-      // The line has one call at a time, so a call from its number to this one created since the first attempt is that attempt's.
-      find: (since) =>
+      // The line has one call at a time, so a call from its number to this one created while an earlier attempt ran is that attempt's.
+      find: this.lookups((since, until) =>
         twilioCall('look for a placed call', async () =>
-          (await this.client.calls.list({ from: request.from, to: request.to, limit: 20 }))
-            .filter((call) => call.dateCreated >= since)
-            .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())
-            .map((call) => call.sid),
+          createdWithin(await this.client.calls.list({ from: request.from, to: request.to, limit: 20 }), since, until),
         ),
+      ),
       create: () =>
         twilioCall('place a call', async () => {
           const call = await this.client.calls.create({
@@ -152,9 +156,12 @@ export class TwilioCarrier implements CarrierAdapter {
         throw new Error('Twilio has not put the call in progress yet', { cause: err });
       await twilioCall('answer', () => Promise.reject(err));
     }
-    if (request.record) {
-      await twilioCall('record', () => this.client.calls(request.carrierCallId).recordings.create({ recordingChannels: 'mono' }));
-    }
+    if (request.record)
+      await startCallRecording(
+        this.client,
+        request.carrierCallId,
+        this.url(TWILIO_CALLBACK_PATHS.recordingStatus, { call_id: request.callId }),
+      );
   }
 
   async rejectCall(request: { carrierCallId: string }): Promise<void> {
@@ -183,16 +190,25 @@ export class TwilioCarrier implements CarrierAdapter {
 
   /**
    * A `<Dial>` replaces the call's TwiML (./callbacks/transfer.ts). Recorded like a create, on every
-   * worker: a retry of a transfer that went through dials nothing, one racing it waits. Twilio keeps
-   * no trace of an update to look for, so a retry after a lost answer sends the update again.
+   * worker: a retry of a transfer that went through dials nothing, one racing it waits. An update
+   * sent again would replace the running `<Dial>` and hang up a destination already bridged, so a
+   * retry after a lost answer first looks for signs the first update reached Twilio: the transfer's
+   * own callbacks, which complete its record (./callbacks/transferRecord.ts), or the leg the `<Dial>`
+   * dialled, a call of its own (`GET Calls.json?ParentCallSid=`, to the destination, since the first
+   * attempt). Only with neither is the update sent again.
    */
   async transferCall(request: TransferCallRequest): Promise<void> {
+    const carrierId = transferCarrierId(request.carrierCallId, request.transferId);
     await createOnce(this.options.attempts, 'transfer', request.transferId, {
       runningMs: this.runningMs,
-      find: async () => [],
+      find: (since) =>
+        twilioCall('look for a transfer', async () => {
+          const legs = await this.client.calls.list({ parentCallSid: request.carrierCallId, limit: 20 });
+          return legs.some((leg) => leg.to === request.to && leg.dateCreated >= since) ? [carrierId] : [];
+        }),
       create: async () => {
         await this.update('transfer', request.carrierCallId, { twiml: transferTwiml(this.options.publicBaseUrl, request) });
-        return `${request.carrierCallId}:${request.transferId}`;
+        return carrierId;
       },
     });
   }
@@ -200,17 +216,18 @@ export class TwilioCarrier implements CarrierAdapter {
   async sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
     const carrierMessageId = await createOnce(this.options.attempts, 'message', request.messageId, {
       runningMs: this.runningMs,
-      find: (since) =>
+      // Matched on who and when, never on the body: a Messaging Service's Smart Encoding may have rewritten it.
+      find: this.lookups((since, until) =>
         twilioCall('look for a sent message', async () =>
-          (await this.client.messages.list({ from: request.from, to: request.to, limit: 20 }))
-            .filter((message) => message.dateCreated >= since && message.body === request.text)
-            .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())
-            .map((message) => message.sid),
+          createdWithin(await this.client.messages.list({ from: request.from, to: request.to, limit: 20 }), since, until),
         ),
+      ),
       create: () =>
         twilioCall('send a message', async () => {
           const message = await this.client.messages.create({
             from: request.from,
+            // With the line's number as `from`, the service sends from that sender of its pool and applies its A2P registration.
+            ...(this.options.messagingServiceSid ? { messagingServiceSid: this.options.messagingServiceSid } : {}),
             to: request.to,
             body: request.text,
             statusCallback: this.url(TWILIO_CALLBACK_PATHS.messageStatus, { message_id: request.messageId }),
@@ -255,16 +272,13 @@ export class TwilioCarrier implements CarrierAdapter {
     throw new Error('Twilio opened the media stream but never started it');
   }
 
-  private numberCallbacks(friendlyName: string) {
-    return {
-      friendlyName,
-      voiceUrl: this.url(TWILIO_CALLBACK_PATHS.voice),
-      voiceMethod: 'POST',
-      smsUrl: this.url(TWILIO_CALLBACK_PATHS.sms),
-      smsMethod: 'POST',
-      statusCallback: this.url(TWILIO_CALLBACK_PATHS.callStatus),
-      statusCallbackMethod: 'POST',
-    };
+  /**
+   * How a retry looks for what an earlier attempt created. Not with test credentials, which Twilio answers
+   * 403 on any list (twilio.com/docs/iam/test-credentials: only the three POSTs): a retry after a lost answer
+   * then creates again. Nothing is lost by it: a test create reaches no phone and charges nothing.
+   */
+  private lookups<F extends (since: Date, until: Date | undefined) => Promise<string[]>>(find: F): F | undefined {
+    return this.options.mode === 'test' ? undefined : find;
   }
 
   private url(path: string, query: Record<string, string | undefined> = {}): string {
@@ -286,27 +300,12 @@ export class TwilioCarrier implements CarrierAdapter {
   }
 }
 
-/** Twilio's 4xx (but 429) is a refusal it will repeat; anything else (5xx, 429, network) may pass on a retry. */
-async function twilioCall<T>(what: string, call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (err) {
-    const status = (err as { status?: number }).status;
-    if (err instanceof CarrierRejectedError) throw err;
-    if (typeof status === 'number' && status >= 400 && status < 500 && status !== 429) {
-      const code = (err as { code?: number }).code;
-      throw new CarrierRejectedError(`Twilio refused to ${what}: ${status}${code ? ` (${code})` : ''} ${(err as Error).message}`);
-    }
-    throw new Error(`Twilio error trying to ${what}: ${status ?? ''} ${(err as Error).message}`.trim(), { cause: err });
-  }
-}
-
-async function ignoreNotFound(call: () => Promise<unknown>): Promise<void> {
-  try {
-    await call();
-  } catch (err) {
-    if ((err as { status?: number }).status !== 404) throw err;
-  }
+/** The sids of what was created from `since` to `until` (none: up to now), oldest first. */
+function createdWithin(items: Array<{ sid: string; dateCreated: Date }>, since: Date, until: Date | undefined): string[] {
+  return items
+    .filter((item) => item.dateCreated >= since && (!until || item.dateCreated <= until))
+    .sort((a, b) => a.dateCreated.getTime() - b.dateCreated.getTime())
+    .map((item) => item.sid);
 }
 
 const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

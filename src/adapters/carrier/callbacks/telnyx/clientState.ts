@@ -1,18 +1,17 @@
 /**
- * What Switchboard keeps in a Telnyx command's `client_state` (base64 JSON, echoed by Telnyx on that
- * command's webhooks and the ones after it), so the webhook translator needs no lookup for it:
- * on dial and answer the call id and direction, on speak the speak id and its text (Telnyx reports
- * no played words; a finished speak reports the whole text). Pure: the API's translator reads it.
+ * What Switchboard keeps in a Telnyx command's `client_state` (base64 JSON, which Telnyx adds "to every
+ * subsequent webhook" of the call, until the next command sets another): on dial and answer the call id and
+ * direction, so the call's first webhooks need no lookup; on speak only a reference to the command's chunk (the
+ * text stays in Postgres, ./speechQueue.ts), after which the translator finds the call by its `call_control_id`.
+ * Pure: the API's translator reads it.
  */
 export interface TelnyxClientState {
   /** Switchboard's call id (dial, answer). */
   c?: string;
   /** Direction: `o` outbound (we dialled), `i` inbound (we answered). */
   d?: 'o' | 'i';
-  /** Speak id (speak). */
+  /** Speak: the reference of the command's chunk (`telnyx_speech_chunks.seq`). */
   s?: string;
-  /** The spoken text (speak). */
-  t?: string;
   /** Dial: machine detection was asked (the answer is reported when detection ends). */
   m?: 1;
   /** A transfer's new leg: Switchboard's call id of the call being transferred. */
@@ -36,7 +35,6 @@ export function decodeClientState(raw: unknown): TelnyxClientState {
       c: text('c'),
       d: direction,
       s: text('s'),
-      t: text('t'),
       ...(state.m === 1 ? { m: 1 as const } : {}),
       ...(text('x') ? { x: text('x') } : {}),
     };

@@ -8,7 +8,10 @@ export const TWILIO_CALLBACK_PATHS = {
   voice: '/carrier/twilio/voice',
   /** The TwiML a call runs once Switchboard has it: outbound calls' Url, inbound calls redirected by `answerCall`. */
   connect: '/carrier/twilio/calls/connect',
-  /** ConversationRelay's WebSocket (wss:// under PUBLIC_BASE_URL), held by the API instance Twilio reaches. */
+  /**
+   * ConversationRelay's WebSocket (wss:// under PUBLIC_BASE_URL), held by the API instance Twilio reaches:
+   * `<relay>/<call id>` (./twiml.ts, `relaySocketUrl`).
+   */
   relay: '/carrier/twilio/relay',
   /** A transfer's `<Number>` StatusCallback: the destination answered. */
   transferStatus: '/carrier/twilio/calls/transfer',
@@ -16,6 +19,8 @@ export const TWILIO_CALLBACK_PATHS = {
   dialed: '/carrier/twilio/calls/dialed',
   /** Calls' StatusCallback (and numbers'). */
   callStatus: '/carrier/twilio/calls/status',
+  /** The `recordingStatusCallback` of a recording started through `Calls/{sid}/Recordings` (an answered inbound call). */
+  recordingStatus: '/carrier/twilio/calls/recording',
   /** A number's SmsUrl: an inbound message. */
   sms: '/carrier/twilio/messages',
   /** Messages' StatusCallback. */

@@ -5,7 +5,7 @@ export const TWILIO_RELAY_CHANNEL = 'twilio_relay_commands';
 
 /** What the worker asks of a call's ConversationRelay session (the voice already mapped to Twilio's). */
 export type TwilioRelayCommand =
-  | { kind: 'speak'; speakId: string; text: string; voice?: { voice: string; language: string } }
+  | { kind: 'speak'; speakId: string; text: string; voice?: { voice: string; language: string; multilingual?: boolean } }
   | { kind: 'digits'; digits: string }
   | { kind: 'stop' };
 

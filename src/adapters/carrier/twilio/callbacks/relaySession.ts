@@ -5,7 +5,7 @@ import { utteranceLanguage } from './translate';
 
 /** What a ConversationRelay session tells the call (the API turns it into the call's carrier events). */
 export type RelayReport =
-  { type: 'utterance'; text: string; language: string } | { type: 'playback'; speakId: string; playedText: string; stopped: boolean };
+  { type: 'utterance'; text: string; language?: string } | { type: 'playback'; speakId: string; playedText: string; stopped: boolean };
 
 interface Pending {
   speakId: string;
@@ -15,11 +15,13 @@ interface Pending {
 /**
  * One call's ConversationRelay WebSocket, as the API instance Twilio reached holds it (docs/carriers.md).
  *
- * Twilio → us: `setup` (callSid), `prompt` (caller speech as text; `last: false` only with partial
- * prompts, which we do not ask for), `interrupt` (`utteranceUntilInterrupt`: what the caller heard of the
- * talk cycle it cut), `info` (`agentSpeaking` on/off, asked for with `debug="speaker-events"`), `dtmf`,
- * `error`. Us → Twilio: `text` (a whole speech as one token, `last: true`), `language` (when a speech's
- * language is not the session's), `sendDigits`.
+ * Twilio → us: `setup` (callSid, and `customParameters`: the `<Parameter>`s of the TwiML, ./twiml.ts),
+ * `prompt` (caller speech as text, with `lang`: the transcription language, or the detected one on a
+ * `multi` line; `last: false` only with partial prompts, which we do not ask for), `interrupt`
+ * (`utteranceUntilInterrupt`: what the caller heard of the talk cycle it cut), `info` (`agentSpeaking`
+ * on/off, asked for with `debug="speaker-events"`), `dtmf`, `error`. Us → Twilio: `text` (a whole speech
+ * as one token, `last: true`), `language` with `ttsLanguage` only (a speech in a voice of another
+ * language the TwiML declared; transcription stays the line's), `sendDigits`.
  *
  * Twilio queues the speeches itself; a speech counts as played when Twilio stops speaking
  * (`agentSpeaking: off`), and an `interrupt` stops every speech not yet played: the first with what was
@@ -27,8 +29,12 @@ interface Pending {
  */
 export class ConversationRelaySession {
   callSid: string | undefined;
+  /** The TwiML's `<Parameter>`s, from `setup`. */
+  customParameters: Record<string, string> = {};
   private pending: Pending[] = [];
+  /** The language the session speaks in now, and the one it started in (the `language` parameter). */
   private language: string | undefined;
+  private homeLanguage: string | undefined;
   /** One drain at a time, in order. */
   private draining: Promise<void> = Promise.resolve();
   /** Reports in the order Twilio's messages came. */
@@ -38,15 +44,12 @@ export class ConversationRelaySession {
     private readonly ws: WebSocket,
     private readonly options: {
       log: Logger;
-      /** The session's TTS language (the `language` attribute of the TwiML). */
-      language?: string;
       report(report: RelayReport): Promise<void>;
       /** Twilio's `setup` named the call. */
       onSetup(session: ConversationRelaySession): void;
       onClose(session: ConversationRelaySession): void;
     },
   ) {
-    this.language = options.language;
     ws.on('message', (data, isBinary) => {
       if (!isBinary) this.onMessage(String(data));
     });
@@ -71,9 +74,10 @@ export class ConversationRelaySession {
 
   private run(command: TwilioRelayCommand): void {
     if (command.kind === 'speak') {
-      const language = command.voice?.language;
+      // A voice of one language speaks in it; the catalog's multilingual voices speak the session's own.
+      const language = command.voice && command.voice.multilingual !== true ? command.voice.language : this.homeLanguage;
       if (language && language !== this.language) {
-        this.send({ type: 'language', ttsLanguage: language, transcriptionLanguage: language });
+        this.send({ type: 'language', ttsLanguage: language });
         this.language = language;
       }
       this.send({ type: 'text', token: command.text, last: true });
@@ -98,14 +102,17 @@ export class ConversationRelaySession {
       case 'setup':
         if (typeof message.callSid !== 'string') return;
         this.callSid = message.callSid;
+        this.customParameters = stringsOf(message.customParameters);
+        this.homeLanguage = this.language = this.customParameters.language;
         this.options.onSetup(this);
         return;
       case 'prompt':
         if (message.last === false || typeof message.voicePrompt !== 'string' || message.voicePrompt.trim() === '') return;
+        // The language is what Twilio said it heard; a prompt without `lang` has none.
         this.report({
           type: 'utterance',
           text: message.voicePrompt.trim(),
-          language: utteranceLanguage(typeof message.lang === 'string' ? message.lang : this.language),
+          ...(typeof message.lang === 'string' && message.lang ? { language: utteranceLanguage(message.lang) } : {}),
         });
         return;
       case 'interrupt':
@@ -144,4 +151,9 @@ export class ConversationRelaySession {
   private send(message: object): void {
     this.ws.send(JSON.stringify(message));
   }
+}
+
+function stringsOf(value: unknown): Record<string, string> {
+  if (!value || typeof value !== 'object') return {};
+  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }

@@ -4,34 +4,55 @@ import { queryPrepared } from '../../../../platform/db/prepared';
 import { CARRIER_CALLBACK_TOLERANCE_SECONDS } from '../../callbacks/signature';
 
 /**
- * Replay protection of Twilio callbacks. Twilio signs no timestamp, so a callback is keyed on its
- * signature (which covers the URL and every parameter), the resource (`CallSid`/`MessageSid`) and
- * its status, and accepted once. The keys share the table of the carrier callbacks
- * (../../callbacks/replay.ts), prefixed `twilio:`, and are kept a day (their `signed_at` is set
- * so the hourly purge, which keeps rows for the tolerance window, drops them a day later).
+ * Twilio's callbacks taken once. Twilio signs no timestamp or nonce, and a request it sends again is
+ * byte-identical (same URL, same parameters, same signature): TwiML fetches repeat by design (a
+ * `<Redirect>` back to the same URL, a `<Pause>` loop, a repeated Calls update `Url`), and any callback
+ * may be retried. So a signature is never a replay key. Instead:
+ *
+ * - TwiML requests (`voice`, `connect`, `dialed`) are answered every time: what they answer and do is
+ *   a function of the call's state (api/routes/carrier/twilioCalls.ts), so a repeat changes nothing.
+ * - Events are keyed on what they report, once: a call's status callback on `CallSid` + `CallStatus` +
+ *   `SequenceNumber` (Twilio's status callback parameters: "SequenceNumber: the order in which the events
+ *   were fired, starting from 0"), a message's on `MessageSid` + `MessageStatus`, an inbound message on
+ *   its `MessageSid`, a recording's on `RecordingSid` + `RecordingStatus`, a transfer's outcome on its
+ *   transfer id. A repeat is acknowledged and dropped.
+ *
+ * The keys share the table of the carrier callbacks (../../callbacks/replay.ts), prefixed `twilio:`,
+ * and are kept a day (their `signed_at` is set so the hourly purge, which keeps rows for the
+ * tolerance window, drops them a day later).
  */
 const TABLE = 'carrier_callback_signatures';
 export const TWILIO_REPLAY_RETENTION_SECONDS = 24 * 3600;
 
-export function twilioReplayKey(signature: string, params: Record<string, string>): string {
-  const resource = params.CallSid ?? params.MessageSid ?? '';
-  const status = params.CallStatus ?? params.MessageStatus ?? params.SmsStatus ?? '';
-  return `twilio:${crypto.createHash('sha256').update(`${signature}\n${resource}\n${status}`).digest('hex')}`;
+type Params = Record<string, string>;
+
+/** The event a call status callback reports (the `<Number>` callbacks of a transfer are call status callbacks of the dialled leg). */
+export const callStatusEvent = (params: Params) => `call-status\n${params.CallSid}\n${params.CallStatus}\n${params.SequenceNumber ?? ''}`;
+export const messageStatusEvent = (params: Params) => `message-status\n${params.MessageSid}\n${params.MessageStatus}`;
+export const inboundMessageEvent = (params: Params) => `message\n${params.MessageSid}`;
+export const recordingStatusEvent = (params: Params) => `recording-status\n${params.RecordingSid}\n${params.RecordingStatus}`;
+/** A transfer has one outcome (its destination answered, or the Dial ended unanswered), whichever callback reports it. */
+export const transferOutcomeEvent = (transferId: string) => `transfer-outcome\n${transferId}`;
+
+export function twilioEventKey(event: string): string {
+  return `twilio:${crypto.createHash('sha256').update(event).digest('hex')}`;
 }
 
-/** Records an accepted callback; false when it had been accepted before (a replay). */
-export async function acceptTwilioCallbackOnce(db: Db, key: string, at: Date): Promise<boolean> {
+/** Records an event taken; false when it had been taken before (a repeat). */
+export async function acceptTwilioEventOnce(db: Db, event: string, at: Date): Promise<boolean> {
   const keepUntil = new Date(at.getTime() + (TWILIO_REPLAY_RETENTION_SECONDS - CARRIER_CALLBACK_TOLERANCE_SECONDS) * 1000);
   const inserted = await queryPrepared(
     db,
     'twilio_callback_accept',
     `insert into ${TABLE} (signature, signed_at, received_at) values ($1, $2, $3) on conflict (signature) do nothing returning signature`,
-    [key, keepUntil, at],
+    [twilioEventKey(event), keepUntil, at],
   );
   return inserted.length === 1;
 }
 
-/** Forgets a callback whose handling failed, so Twilio's retry (the same signature) is taken. */
-export async function forgetTwilioCallback(db: Db, key: string): Promise<void> {
-  await db(TABLE).where({ signature: key }).del();
+/** Forgets an event whose handling failed, so Twilio's retry of it is taken. */
+export async function forgetTwilioEvent(db: Db, event: string): Promise<void> {
+  await db(TABLE)
+    .where({ signature: twilioEventKey(event) })
+    .del();
 }

@@ -32,8 +32,7 @@ export function twilioMessageStatus(messageStatus: string): CarrierMessageStatus
 }
 
 /** A BCP 47 tag such as `en-US` → the language Switchboard reports (`en`; `pt-BR` and `zh-*` keep their region). */
-export function utteranceLanguage(tag: string | undefined): string {
-  if (!tag) return 'en';
+export function utteranceLanguage(tag: string): string {
   const [language, region] = tag.split('-');
   return language === 'pt' || language === 'zh' ? `${language}${region ? `-${region.toUpperCase()}` : ''}` : language.toLowerCase();
 }

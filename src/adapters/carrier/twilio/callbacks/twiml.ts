@@ -1,12 +1,12 @@
 import twilio from 'twilio';
-import { twilioRelayVoice } from '../voices';
+import { relaySessionLanguages } from './relayLanguages';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './paths';
 
 /**
  * The TwiML documents Switchboard gives Twilio. A webhook or hosted call runs `relay`: Twilio's
  * ConversationRelay, which turns caller speech into text and our text into speech over a WebSocket
  * the API holds (./relaySession.ts). An audio call waits in `audioHold` until the worker moves it to
- * `stream` (bidirectional Media Streams). Without `call_id` in a URL the API finds the call by `CallSid`.
+ * `stream` (bidirectional Media Streams).
  */
 const { VoiceResponse } = twilio.twiml;
 
@@ -16,26 +16,41 @@ export function webSocketUrl(publicUrl: string): string {
 }
 
 /**
- * ConversationRelay on the call. `debug="speaker-events"` makes Twilio report when it stops speaking
- * (our "played"); interruptions by speech only (a caller's key press does not cut a speech). When the
- * session ends without the call (the API instance went away), `<Connect action>` opens a new one.
+ * A call's ConversationRelay socket: `wss://<public host>/carrier/twilio/relay/<call id>`. No query
+ * string (Twilio forbids one on `<Stream>` URLs, error 31920, and states no rule for ConversationRelay):
+ * the call's facts go as `<Parameter>`s, which arrive in `setup.customParameters`. The call id stays in
+ * the path so the URL Twilio signs, and the signature, are the call's own: a signature seen once opens
+ * no session for another call.
  */
-export function relayTwiml(publicBaseUrl: string, input: { callId?: string; voiceSlug?: string }): string {
-  const voice = twilioRelayVoice(input.voiceSlug);
+export function relaySocketUrl(publicBaseUrl: string, callId: string): string {
+  return twilioCallbackUrl(webSocketUrl(publicBaseUrl), `${TWILIO_CALLBACK_PATHS.relay}/${encodeURIComponent(callId)}`);
+}
+
+/**
+ * ConversationRelay on the call, in the line's voice and languages (./relayLanguages.ts).
+ * `debug="speaker-events"` makes Twilio report when it stops speaking (our "played"); interruptions by
+ * speech only (a caller's key press does not cut a speech). When the session ends without the call
+ * (the API instance went away), `<Connect action>` opens a new one.
+ */
+export function relayTwiml(publicBaseUrl: string, input: { callId: string; voiceSlug?: string; lineLanguage?: string }): string {
+  const session = relaySessionLanguages({ voiceSlug: input.voiceSlug, language: input.lineLanguage });
   const response = new VoiceResponse();
   const connect = response.connect({
     action: twilioCallbackUrl(publicBaseUrl, TWILIO_CALLBACK_PATHS.connect, { call_id: input.callId, resume: '1' }),
     method: 'POST',
   });
-  connect.conversationRelay({
-    url: twilioCallbackUrl(webSocketUrl(publicBaseUrl), TWILIO_CALLBACK_PATHS.relay, {
-      call_id: input.callId,
-      language: voice?.language,
-    }),
+  const relay = connect.conversationRelay({
+    url: relaySocketUrl(publicBaseUrl, input.callId),
     debug: 'speaker-events',
     interruptible: 'speech',
-    ...(voice ? { ttsProvider: voice.provider, voice: voice.voice, language: voice.language } : {}),
+    ttsLanguage: session.ttsLanguage,
+    ...session.voice,
+    transcriptionLanguage: session.transcriptionLanguage,
+    ...(session.transcriptionProvider ? { transcriptionProvider: session.transcriptionProvider } : {}),
   });
+  for (const language of session.languages) relay.language(language);
+  relay.parameter({ name: 'call_id', value: input.callId });
+  relay.parameter({ name: 'language', value: session.ttsLanguage });
   return response.toString();
 }
 
