@@ -45,7 +45,7 @@ const RFC_2822 =
   /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), [0-3][0-9] (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) [0-9]{4} [0-2][0-9]:[0-5][0-9]:[0-6][0-9] [+-][0-9]{4}$/;
 
 function addTwilioFormats(ajv: Ajv): void {
-  addFormats(ajv, ['date-time', 'int32', 'int64']);
+  addFormats(ajv, ['date', 'date-time', 'int32', 'int64']);
   // Twilio judges a number itself and refuses a bad one with its own code (21211 "invalid 'To' number", which
   // the stub answers); twilio-oai's `phone-number` and `endpoint` (a number, `sip:…`, `client:…`) name a type, not a syntax.
   ajv.addFormat('phone-number', /\S/);
