@@ -144,6 +144,15 @@ function checkResponse(operation: TwilioOperation, media: string | undefined, { 
   return [];
 }
 
+/** A check that throws (a schema ajv cannot compile) is a violation too, never a request left unanswered. */
+function checkedOrFailed(check: () => ReturnType<typeof checkRequest>): ReturnType<typeof checkRequest> {
+  try {
+    return check();
+  } catch (err) {
+    return { problems: [`the contract could not check it: ${(err as Error).message}`] };
+  }
+}
+
 /** Copies what is written to `res` (passing it on unchanged) and hands it over once the answer ends. */
 function onAnswered(res: http.ServerResponse, done: (answer: Answer) => void): void {
   const chunks: Buffer[] = [];
@@ -181,7 +190,7 @@ export function twilioContract(account: { accountSid: string; authToken: string 
       return violations;
     },
     request(req, res, rawBody) {
-      const { operation, media, problems } = checkRequest(req, rawBody);
+      const { operation, media, problems } = checkedOrFailed(() => checkRequest(req, rawBody));
       const what = `${req.method} ${new URL(req.url ?? '/', 'http://stub').pathname}${operation ? ` (${operation.operationId})` : ''}`;
       record(`${what} request`, problems);
       if (operation) onAnswered(res, (answer) => record(`${what} answer ${answer.status}`, checkResponse(operation, media, answer)));
