@@ -50,8 +50,9 @@ function addTwilioFormats(ajv: Ajv): void {
   // the stub answers); twilio-oai's `phone-number` and `endpoint` (a number, `sip:…`, `client:…`) name a type, not a syntax.
   ajv.addFormat('phone-number', /\S/);
   ajv.addFormat('endpoint', /\S/);
-  // Absolute URLs (callbacks) or the API paths Twilio answers in `uri`, `first_page_uri`, …
-  ajv.addFormat('uri', (value: string) => /^(https?|wss?):\/\/[^\s/]+\S*$/i.test(value) || /^\/\S*$/.test(value));
+  // Absolute URLs (callbacks), the API paths Twilio answers in `uri`, `first_page_uri`, …, or "": Twilio's own
+  // examples answer `"sms_url": ""` for a URL not set, and an empty value is how a number's URL is cleared.
+  ajv.addFormat('uri', (value: string) => value === '' || /^(https?|wss?):\/\/[^\s/]+\S*$/i.test(value) || /^\/\S*$/.test(value));
   ajv.addFormat('http-method', /^(GET|POST|PUT|PATCH|DELETE|HEAD)$/);
   ajv.addFormat('twiml', (value: string) => /^\s*(<\?xml[^>]*\?>\s*)?<Response(\s*\/>|>[\s\S]*<\/Response>)\s*$/.test(value));
   ajv.addFormat('date-time-rfc-2822', RFC_2822);
