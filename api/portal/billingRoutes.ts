@@ -5,6 +5,7 @@ import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { AUTO_RECHARGE_MAX_CENTS, AUTO_RECHARGE_MIN_AMOUNT_CENTS } from '../routes/billing';
 import { balanceOf, toTransactionRecord, transactionsOf } from '../../src/domain/billing/ledger';
 import { addPaymentMethod, parseCardExpiry } from '../../src/domain/billing/addPaymentMethod';
+import { wakeAutoChargeForNewCard } from '../../src/domain/billing/autoCharge';
 import { chargeableCardShown } from '../../src/domain/billing/paymentMethods';
 import { workspaceOwner } from '../../src/domain/workspaces/service';
 import type { CardEntry } from '../../src/adapters/payments/port';
@@ -160,6 +161,10 @@ export function billingRoutes(router: Router<AppState>, deps: AppDeps): void {
       );
     const { saved } = outcome;
     ctx.state.log.info({ user_id: operator.user.id, payment_method_id: saved.id }, 'card saved in the portal');
+    await wakeAutoChargeForNewCard(
+      { db: deps.db, temporal: deps.temporal, taskQueue: deps.config.taskQueue, log: ctx.state.log },
+      { workspaceId: owner.workspace_id, environment: operator.environment },
+    );
     changed(ctx, `/portal/billing?env=${operator.environment}&card_saved=${saved.last4}`, 201, {
       id: saved.id,
       brand: saved.brand,

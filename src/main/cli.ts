@@ -11,6 +11,8 @@ import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
 import { resealSecrets } from '../domain/lines/secrets';
 import { addPaymentMethod, parseCardExpiry } from '../domain/billing/addPaymentMethod';
+import { wakeAutoChargeForNewCard } from '../domain/billing/autoCharge';
+import { createLogger } from '../platform/logger';
 import type { CardEntry } from '../adapters/payments/port';
 import { cardVaultsFor } from './payments';
 import type { Environment } from '../domain/keys/format';
@@ -464,7 +466,22 @@ export async function runCommand(
       );
       if (!outcome.ok) throw new CliError(outcome.refused === 'card_declined' ? 'card_declined' : 'invalid_argument', outcome.message);
       const { saved } = outcome;
+      // An auto-charge stopped by a decline tries the new card now (stderr logs say so when Temporal cannot be told).
+      const log = createLogger('cli', process.env.LOG_LEVEL ?? 'warn', process.stderr);
+      const autoCharge = temporal
+        ? await Promise.resolve()
+            .then(() => temporal.get())
+            .then(
+              (client) =>
+                wakeAutoChargeForNewCard(
+                  { db, temporal: client, taskQueue: config.taskQueue, log },
+                  { workspaceId: user.workspace_id, environment },
+                ),
+              (err: unknown) => (log.warn({ err }, 'auto-charge not told of the new card: Temporal unreachable'), 'failed' as const),
+            )
+        : 'nothing';
       return {
+        auto_charge: autoCharge,
         id: saved.id,
         brand: saved.brand,
         last4: saved.last4,

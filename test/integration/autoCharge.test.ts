@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createBillingActivities } from '../../activities/billing';
 import type { CardProcessorSimulatorState } from '../../simulator/processor';
 import type { BillingTenant } from '../../src/domain/billing/ledger';
-import { runCommand } from '../../src/main/cli';
+import { LazyTemporal, runCommand } from '../../src/main/cli';
 import { paymentProcessorsFor } from '../../src/main/payments';
 import { stopProcess } from '../../src/platform/infra/proc';
 import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } from '../../src/main/schedules';
@@ -61,6 +61,9 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       taskQueue: h.config.taskQueue,
       now: () => new Date(),
     });
+  /** The CLI's own Temporal client: saving a card tells a waiting auto-charge, as `npm run cli` does. */
+  const temporal = new LazyTemporal();
+  afterAll(() => temporal.close());
   const addCard = (card = '4242424242424242', env?: 'test' | 'live') =>
     runCommand(
       h.db,
@@ -72,7 +75,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
         default: true,
         ...(env ? { env } : {}),
       },
-      undefined,
+      temporal,
       h.config,
     );
   /** Spends the balance down below the default 500-cent threshold. */
@@ -158,8 +161,8 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
     expect(await autoRecharges()).toHaveLength(0);
 
     processors().live.setFault({ mode: 'normal' });
-    await addCard('5555555555554444');
-    await autoCharge().signal('paymentMethodChanged');
+    // Saving the new card tells the waiting auto-charge (no test-side signal): it charges now, not a day later.
+    expect(await addCard('5555555555554444')).toMatchObject({ auto_charge: 'signalled' });
     await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
     const attempts = await h.db('payment_attempts').where({ workspace_id: account.workspaceId }).orderBy('created_at');
     expect(attempts.map((a) => a.status)).toEqual(['declined', 'succeeded']);
@@ -271,8 +274,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       expect(await testRecharges()).toHaveLength(0);
 
       await expect(addCard('5555555555554444', 'staging' as 'test')).rejects.toThrow('--env must be test or live');
-      expect(await addCard('5555555555554444', 'test')).toMatchObject({ environment: 'test', is_default: true });
-      await handle.signal('paymentMethodChanged');
+      expect(await addCard('5555555555554444', 'test')).toMatchObject({ environment: 'test', is_default: true, auto_charge: 'signalled' });
       await eventually(async () => ((await testRecharges()).length === 1 ? true : undefined));
       expect(succeeded(processors().test)).toHaveLength(1);
       expect(processors().live.attempts).toBe(0);

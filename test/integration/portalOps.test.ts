@@ -2,9 +2,11 @@ import crypto from 'node:crypto';
 import { publishDepsOf, publishEvent } from '../../src/domain/webhooks/publish';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
+import { wakeAutoCharge } from '../../src/domain/billing/autoCharge';
 import { eventually, startHarness, type Harness } from '../support/harness';
 import { PortalClient, signUpOperator, OPERATOR_PASSWORD, usePortalHarness, createLineInPortal } from '../support/portalClient';
 import type { Receiver } from '../support/receiver';
+import { spendOnCalls } from '../support/ledger';
 import { startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 
 const PASSWORD = OPERATOR_PASSWORD;
@@ -230,6 +232,31 @@ describe('portal deliveries, card and members', () => {
     const noToken = await owner.client.post('/portal/billing/card', { env: 'test', number: '4242424242424242', exp: '12/39' });
     expect(noToken.status).toBe(403);
     expect(await h.db('payment_methods').where({ user_id: owner.userId })).toHaveLength(2);
+  });
+
+  it('a card saved in the portal wakes an auto-charge stopped by a decline: the new card is charged now, not a day later', async () => {
+    const owner = await operator();
+    const tenant = { workspaceId: owner.workspaceId, environment: 'test' as const };
+    const saveCard = (number: string) =>
+      owner.client.submit('/portal/billing?env=test', '/portal/billing/card', { env: 'test', number, exp: '12/39' });
+    const attempts = () => h.db('payment_attempts').where({ workspace_id: owner.workspaceId, environment: 'test' }).orderBy('created_at');
+    expect((await saveCard('4242424242424242')).status).toBe(303);
+    await h.db('billing_accounts').where({ workspace_id: owner.workspaceId, environment: 'test' }).update({ auto_recharge_enabled: true });
+    const balance = await h.db('billing_accounts').where({ workspace_id: owner.workspaceId, environment: 'test' }).first();
+    await spendOnCalls(h.db, tenant, Number(balance.balance_cents) - 100);
+    h.simulator.testProcessor.setFault({ mode: 'decline', declineCode: 'insufficient_funds' });
+    await wakeAutoCharge(h.temporal, h.config.taskQueue, tenant);
+    await eventually(async () => ((await attempts()).some((a) => a.status === 'declined') ? true : undefined));
+    h.simulator.testProcessor.setFault({ mode: 'normal' });
+
+    expect((await saveCard('5555555555554444')).status).toBe(303);
+    const after = await eventually(async () => {
+      const rows = await attempts();
+      return rows.some((a) => a.status === 'succeeded') ? rows : undefined;
+    });
+    expect(after.map((a) => a.status)).toEqual(['declined', 'succeeded']);
+    const card = await h.db('payment_methods').where({ workspace_id: owner.workspaceId, environment: 'test', is_default: true }).first();
+    expect(after[1].payment_method_id).toBe(card.id);
   });
 });
 

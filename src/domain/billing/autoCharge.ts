@@ -1,6 +1,7 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Logger } from '../../platform/logger';
 import type { Db } from '../../platform/db/knex';
-import { balanceLowSignal } from '../../../workflows/definitions/billing';
+import { balanceLowSignal, paymentMethodChangedSignal } from '../../../workflows/definitions/billing';
 import { workflowIds } from '../../../workflows/definitions/ids';
 import { balanceOf, type BillingTenant } from './ledger';
 import { chargeableCard } from './paymentMethods';
@@ -45,4 +46,30 @@ export async function wakeAutoChargeIfNeeded(db: Db, client: Client, taskQueue: 
   if (!(await autoChargeNeed(db, tenant)).wanted) return false;
   await wakeAutoCharge(client, taskQueue, tenant);
   return true;
+}
+
+/**
+ * A card was saved (or made the default) for `tenant`: an auto-charge waiting after a decline tries
+ * again now instead of a day later, and a low balance with no auto-charge running starts one. The
+ * card is already committed; a failure here is logged and changes nothing (the workflow's 24-hour
+ * wait after a decline stays the fallback).
+ */
+export async function wakeAutoChargeForNewCard(
+  deps: { db: Db; temporal: Client; taskQueue: string; log: Logger },
+  tenant: BillingTenant,
+): Promise<'signalled' | 'woken' | 'nothing' | 'failed'> {
+  try {
+    try {
+      await deps.temporal.workflow
+        .getHandle(workflowIds.autoCharge(tenant.workspaceId, tenant.environment))
+        .signal(paymentMethodChangedSignal);
+      return 'signalled';
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+    }
+    return (await wakeAutoChargeIfNeeded(deps.db, deps.temporal, deps.taskQueue, tenant)) ? 'woken' : 'nothing';
+  } catch (err) {
+    deps.log.warn({ err, workspace_id: tenant.workspaceId, environment: tenant.environment }, 'auto-charge not told of the new card');
+    return 'failed';
+  }
 }
