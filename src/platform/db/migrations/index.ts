@@ -27,6 +27,7 @@ import * as m0026 from './0026_member_invitations';
 import * as m0027 from './0027_payment_attempts_by_charge';
 import * as m0031 from './0031_telnyx_speech';
 import * as m0032 from './0032_number_choice';
+import * as m0033 from './0033_provisioning_refusals';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -61,6 +62,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0027_payment_attempts_by_charge': m0027,
   '0031_telnyx_speech': m0031,
   '0032_number_choice': m0032,
+  '0033_provisioning_refusals': m0033,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

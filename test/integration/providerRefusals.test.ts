@@ -1,0 +1,132 @@
+import type { Config } from '../../src/platform/config';
+import { customer } from '../support/customer';
+import { eventually, useHarness, type Harness } from '../support/harness';
+import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from '../support/telnyxStub';
+import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
+
+/**
+ * What a customer sees when the carrier refuses (issue 26, "Bad input"), through the public API against
+ * the providers' contract stubs refusing as the providers document: the spec's code where one fits,
+ * otherwise 502 `carrier_error` naming the provider and its code, with nothing half-written; after the
+ * API's wait, the line's `provisioning_error` says the same. Twilio errors are `{code, message, more_info,
+ * status}`; Telnyx errors `{errors: [{code, title, detail}]}`.
+ */
+
+/** A line as its customer reads it after the 201. */
+type LineRecord = { status: string; phone_number: string | null; provisioning_error: unknown };
+
+const carrierError = (provider: string, code: string, action: string) => ({
+  error: {
+    code: 'carrier_error',
+    message: `The carrier refused to ${action} (${provider === 'twilio' ? 'Twilio' : 'Telnyx'}: error ${code})`,
+    details: [
+      { field: 'provider', message: provider },
+      { field: 'provider_code', message: code },
+    ],
+  },
+});
+
+/** The lines `key` lists. */
+const listed = async (h: Harness, key: string): Promise<unknown[]> => (await h.request('GET', '/api/v1/lines', { key })).body.lines;
+
+/** Waits until the line is released, as its customer reads it. */
+const untilReleased = (h: Harness, key: string, id: string): Promise<LineRecord> =>
+  eventually(
+    async () => {
+      const line = (await h.request('GET', `/api/v1/lines/${id}`, { key })).body.line as LineRecord;
+      return line.status === 'released' ? line : undefined;
+    },
+    30_000,
+    `line ${id} to be released`,
+  );
+
+/** The deployment's Twilio settings for an account played by `stub` (as TWILIO_* would give them). */
+function twilioOn(stub: TwilioStub, twilio: Config['twilio']): void {
+  twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
+  twilio.apiBaseUrl = stub.url;
+  twilio.liveMessagingServiceSid = stub.addMessagingService();
+}
+
+describe('a carrier refusal on Twilio (live environment, contract stub)', () => {
+  let stub: TwilioStub;
+  const twilio: Config['twilio'] = {};
+  beforeAll(async () => {
+    stub = await startTwilioStub();
+    twilioOn(stub, twilio);
+  });
+  afterAll(async () => stub?.close());
+  const ctx = useHarness({ worker: true, overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio } });
+  const { lines } = customer(ctx, { key: () => ctx.tenant.keys.live });
+
+  it('a number Twilio will not sell without an address (21631) is 502 carrier_error naming Twilio and 21631, and nothing is left', async () => {
+    // Germany's numbers need TWILIO_LIVE_ADDRESS_SIDS, which this deployment lacks: Twilio answers the purchase 400 21631.
+    const refused = await lines.post({ country: 'DE' });
+    expect(refused.status).toBe(502);
+    expect(refused.body).toEqual(carrierError('twilio', '21631', 'provide a number for this line'));
+    const purchase = stub.requests.find((r) => r.method === 'POST' && r.path.endsWith('/IncomingPhoneNumbers.json'));
+    expect(purchase?.params.PhoneNumber).toMatch(/^\+4930/);
+    expect([...stub.numbers.values()].filter((n) => n.phoneNumber.startsWith('+4930'))).toEqual([]);
+    expect(await ctx.h.db('lines').where({ workspace_id: ctx.tenant.workspaceId })).toEqual([]);
+    expect(await listed(ctx.h, ctx.tenant.keys.live)).toEqual([]);
+    // Nothing half-made: the user's first live line is still the free one (no card on file, else 402).
+    const first = await lines.post({});
+    expect(first.status).toBe(201);
+    expect(first.body.line.grace_ends_at).not.toBeNull();
+  });
+});
+
+describe('a carrier refusal on Twilio known only after the 201 (a slow carrier)', () => {
+  let stub: TwilioStub;
+  const twilio: Config['twilio'] = {};
+  beforeAll(async () => {
+    stub = await startTwilioStub();
+    twilioOn(stub, twilio);
+  });
+  afterAll(async () => stub?.close());
+  const ctx = useHarness({
+    worker: true,
+    overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio, lineProvisionWaitMs: 300 },
+  });
+  const { lines } = customer(ctx, { key: () => ctx.tenant.keys.live });
+
+  it('releases the line with provisioning_error naming Twilio and 21631', async () => {
+    // The first purchase finds its number sold (21422): the activity searches again a second later, past the API's wait.
+    stub.sellBeforeNextPurchase();
+    const created = await lines.post({ country: 'DE' });
+    expect(created.status).toBe(201);
+    expect(created.body.line).toMatchObject({ status: 'provisioning', provisioning_error: null });
+    const released = await untilReleased(ctx.h, ctx.tenant.keys.live, created.body.line.id);
+    expect(released).toMatchObject({
+      phone_number: null,
+      provisioning_error: {
+        code: 'carrier_error',
+        field: null,
+        message: 'The carrier refused to provide a number for this line (Twilio: error 21631)',
+        provider: 'twilio',
+        provider_code: '21631',
+      },
+    });
+  });
+});
+
+describe('a carrier refusal on Telnyx (live environment, contract stub)', () => {
+  let stub: TelnyxStub;
+  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
+  beforeAll(async () => {
+    stub = await startTelnyxStub();
+    overrides.telnyx = telnyxConfigOn(stub, { campaignId: 'stub-campaign' });
+  });
+  const ctx = useHarness({ worker: true, overrides });
+  beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));
+  afterAll(async () => stub?.close());
+  const { lines } = customer(ctx, { key: () => ctx.tenant.keys.live });
+
+  it('a number order waiting on regulatory requirements (requirements_met: false) is 502 carrier_error naming Telnyx, and nothing is left', async () => {
+    stub.scriptOrders('requirements');
+    const refused = await lines.post();
+    expect(refused.status).toBe(502);
+    expect(refused.body).toEqual(carrierError('telnyx', 'requirements_met_false', 'provide a number for this line'));
+    expect(await ctx.h.db('lines').where({ workspace_id: ctx.tenant.workspaceId })).toEqual([]);
+    expect(await listed(ctx.h, ctx.tenant.keys.live)).toEqual([]);
+  });
+});
