@@ -1,7 +1,8 @@
+import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
 import type { Config } from '../../src/platform/config';
 import { customer } from '../support/customer';
-import { eventually, useHarness, type Harness } from '../support/harness';
-import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from '../support/telnyxStub';
+import { eventually, useHarness, webhookLine, type Harness } from '../support/harness';
+import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
 import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
 
 /**
@@ -119,7 +120,19 @@ describe('a carrier refusal on Telnyx (live environment, contract stub)', () => 
   const ctx = useHarness({ worker: true, overrides });
   beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));
   afterAll(async () => stub?.close());
-  const { lines } = customer(ctx, { key: () => ctx.tenant.keys.live });
+  const { lines, calls } = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine() });
+
+  /** Telnyx's refusals, as its error catalogue words them (developers.telnyx.com/development/api-fundamentals/api-errors, …/api/errors/90018). */
+  const NOT_PERMITTED = {
+    code: '10010',
+    title: 'Authorization failed',
+    detail: 'You do not have permission to perform the requested action on the specified resource or resources.',
+  };
+  const CALL_ENDED = {
+    code: '90018',
+    title: 'Call has already ended',
+    detail: "This call is no longer active and can't receive commands.",
+  };
 
   it('a number order waiting on regulatory requirements (requirements_met: false) is 502 carrier_error naming Telnyx, and nothing is left', async () => {
     stub.scriptOrders('requirements');
@@ -128,5 +141,60 @@ describe('a carrier refusal on Telnyx (live environment, contract stub)', () => 
     expect(refused.body).toEqual(carrierError('telnyx', 'requirements_met_false', 'provide a number for this line'));
     expect(await ctx.h.db('lines').where({ workspace_id: ctx.tenant.workspaceId })).toEqual([]);
     expect(await listed(ctx.h, ctx.tenant.keys.live)).toEqual([]);
+  });
+
+  /** An outbound call on a new line, answered at Telnyx and in progress. */
+  const answeredCall = async (): Promise<{ id: string; call: StubCall }> => {
+    const line = await lines.create();
+    const id = (await calls.place(line.id)).body.call.id as string;
+    const call = await eventually(async () =>
+      [...stub.calls.values()].find((c) => decodeClientState(c.commands.find((x) => x.action === 'dial')?.body.client_state).c === id),
+    );
+    await stub.answer(call.id);
+    await calls.untilStatus(id, ['in_progress']);
+    return { id, call };
+  };
+
+  it('a key press Telnyx refuses is 502 carrier_error naming its code and the call goes on; refused as ended it is 409 call_not_active', async () => {
+    const { id, call } = await answeredCall();
+    stub.refuseNext(`/calls/${call.id}/actions/send_dtmf`, 403, NOT_PERMITTED);
+    const refused = await calls.press(id, { digits: '1' });
+    expect(refused.status).toBe(502);
+    expect(refused.body).toEqual(carrierError('telnyx', '10010', 'play the digits'));
+    expect((await calls.get(id)).status).toBe('in_progress');
+    expect((await calls.press(id, { digits: '2' })).body).toMatchObject({ pressed: true, digits: '2' });
+
+    stub.refuseNext(`/calls/${call.id}/actions/send_dtmf`, 422, CALL_ENDED);
+    const ended = await calls.press(id, { digits: '3' });
+    expect(ended.status).toBe(409);
+    expect(ended.body.error.code).toBe('call_not_active');
+    expect(call.tones).toEqual(['2']);
+  });
+
+  it('a transfer Telnyx refuses is 502 carrier_error and the call is back with the agent; refused as ended it answers call_ended', async () => {
+    const { id, call } = await answeredCall();
+    stub.refuseNext(`/calls/${call.id}/actions/transfer`, 403, NOT_PERMITTED);
+    const refused = await calls.transfer(id, { to_number: '+14155550188' });
+    expect(refused.status).toBe(502);
+    expect(refused.body).toEqual(carrierError('telnyx', '10010', 'transfer the call'));
+    expect(await calls.get(id)).toMatchObject({ status: 'in_progress', transferred_to: null });
+    expect(stub.transferLeg(call.id)).toBeUndefined();
+
+    stub.refuseNext(`/calls/${call.id}/actions/transfer`, 422, CALL_ENDED);
+    const ended = await calls.transfer(id, { to_number: '+14155550188' });
+    expect(ended.status).toBe(200);
+    expect(ended.body).toMatchObject({ transferred: false, failure_reason: 'call_ended' });
+  });
+
+  it('a speech Telnyx refuses is 502 carrier_error naming its code, and the call goes on', async () => {
+    const { id, call } = await answeredCall();
+    stub.refuseNext(`/calls/${call.id}/actions/speak`, 403, NOT_PERMITTED);
+    const refused = await calls.speak(id, { text: 'Your table is ready.' });
+    expect(refused.status).toBe(502);
+    expect(refused.body).toEqual(carrierError('telnyx', '10010', 'speak on the call'));
+    expect(call.speeches).toEqual([]);
+    // Before issue 26 a refused speech ended the call: it is still up, and still takes commands.
+    expect((await calls.press(id, { digits: '1' })).body).toMatchObject({ pressed: true });
+    expect((await calls.get(id)).status).toBe('in_progress');
   });
 });

@@ -51,6 +51,8 @@ import { createDb, type Db } from '../../src/platform/db/knex';
  *   src/adapters/carrier/telnyx/dial.ts). `GET /connections/{id}/active_calls` lists the calls not ended, with
  *   their `client_state` (`ConnectionListActiveCallsResponse`).
  * - `loseNextAnswer(path)`: the next request to `path` is carried out but its answer is lost (the socket is cut).
+ * - `refuseNext(path, status, error)`: the next request to `path` is refused with Telnyx's error envelope
+ *   (`{errors: [{code, title, detail}]}`, developers.telnyx.com/development/api-fundamentals/api-errors) and not carried out.
  */
 
 export interface StubCall {
@@ -134,6 +136,8 @@ export interface TelnyxStub {
   inboundSms(from: string, to: string, text: string): Promise<void>;
   /** The next request whose path ends with `suffix` is carried out, but its answer never arrives (connection cut). */
   loseNextAnswer(suffix: string): void;
+  /** The next request whose path ends with `suffix` is refused (`status`, Telnyx's error envelope with `error`), and nothing is done. */
+  refuseNext(suffix: string, status: number, error: { code: string; title: string; detail: string }): void;
   /** Signs a body as Telnyx does (for forged and stale tests: sign with another key or an old timestamp). */
   sign(body: string, timestamp?: number): Record<string, string>;
   close(): Promise<void>;
@@ -198,6 +202,7 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
   const commandIds = new Map<string, unknown>();
   let connectionWebhookUrl = '';
   const losing = new Set<string>();
+  const refusing: Array<{ suffix: string; status: number; error: { code: string; title: string; detail: string } }> = [];
   // Webhooks are delivered one at a time, in order, as Telnyx does per call.
   let delivery: Promise<void> = Promise.resolve();
 
@@ -321,6 +326,13 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     const url = new URL(req.url ?? '/', 'http://stub');
     const body = (chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {}) as Record<string, unknown>;
     requests.push({ method: req.method ?? '', path: url.pathname, query: url.search, body });
+    const refusal = refusing.findIndex((r) => url.pathname.endsWith(r.suffix));
+    if (refusal >= 0) {
+      const [{ status, error: refused }] = refusing.splice(refusal, 1);
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ errors: [refused] }));
+      return;
+    }
     const lost = [...losing].find((suffix) => url.pathname.endsWith(suffix));
     if (lost) {
       losing.delete(lost);
@@ -819,6 +831,7 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
       });
     },
     loseNextAnswer: (suffix) => void losing.add(suffix),
+    refuseNext: (suffix, status, refused) => void refusing.push({ suffix, status, error: refused }),
     sign,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
