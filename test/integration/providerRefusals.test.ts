@@ -1,5 +1,12 @@
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
+import { createApp } from '../../api/app';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
+import { carrierDecliner, telnyxCallControl } from '../../src/main/carrierDecliner';
 import type { Config } from '../../src/platform/config';
+import { createLogger } from '../../src/platform/logger';
 import { customer } from '../support/customer';
 import { eventually, useHarness, webhookLine, type Harness } from '../support/harness';
 import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
@@ -73,6 +80,85 @@ describe('a carrier refusal on Twilio (live environment, contract stub)', () => 
     const first = await lines.post({});
     expect(first.status).toBe(201);
     expect(first.body.line.grace_ends_at).not.toBeNull();
+  });
+
+  describe('callbacks Switchboard does not understand, or cannot verify', () => {
+    /** A second API on the harness's configuration whose log lines are kept. */
+    let api: { url: string; logs: Array<Record<string, unknown>>; close(): Promise<void> };
+    beforeAll(async () => {
+      const logs: Array<Record<string, unknown>> = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
+          done();
+        },
+      });
+      const { h } = ctx;
+      const app = createApp({
+        config: h.config,
+        db: h.db,
+        temporal: h.temporal,
+        logger: createLogger('api-test', 'warn', sink),
+        now: () => new Date(),
+        declineCall: carrierDecliner(h.config),
+        telnyxCalls: telnyxCallControl(h.config, h.db),
+      });
+      const server = http.createServer(app.koa.callback());
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      api = {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        logs,
+        close: async () => {
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+          await app.close();
+        },
+      };
+    });
+    afterAll(async () => api?.close());
+
+    /** Posts a form to `path` on the logging API, signed as Twilio signs it over the public URL (or with `signature`). */
+    const post = (path: string, params: Record<string, string>, signature?: string) => {
+      const publicUrl = `${ctx.h.config.publicBaseUrl}${path}`;
+      return fetch(`${api.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature ?? stub.sign(publicUrl, params) },
+        body: new URLSearchParams(params).toString(),
+      });
+    };
+    const logged = (msg: string) => api.logs.filter((l) => l.msg === msg);
+
+    it('a status Twilio does not document is acknowledged, changes nothing, and is logged with what it carried', async () => {
+      const callSid = `CA${crypto.randomBytes(16).toString('hex')}`;
+      const callStatus = { AccountSid: stub.accountSid, CallSid: callSid, CallStatus: 'on-hold', SequenceNumber: '0' };
+      expect((await post('/carrier/twilio/calls/status', callStatus)).status).toBe(204);
+      const messageSid = `SM${crypto.randomBytes(16).toString('hex')}`;
+      const receipt = { AccountSid: stub.accountSid, MessageSid: messageSid, MessageStatus: 'rerouted' };
+      const messageId = crypto.randomUUID();
+      expect((await post(`/carrier/twilio/messages/status?message_id=${messageId}`, receipt)).status).toBe(204);
+      expect(logged('twilio callback not understood')).toEqual([
+        expect.objectContaining({ path: '/carrier/twilio/calls/status', callSid, status: 'on-hold' }),
+        expect.objectContaining({
+          path: '/carrier/twilio/messages/status',
+          messageSid,
+          status: 'rerouted',
+          parameters: ['AccountSid', 'MessageSid', 'MessageStatus'],
+        }),
+      ]);
+      expect(await ctx.h.db('calls').where({ carrier_call_id: callSid })).toEqual([]);
+      expect(await ctx.h.db('messages').where({ id: messageId })).toEqual([]);
+    });
+
+    it('a callback that fails verification is 403, changes nothing, and is logged with the reason', async () => {
+      const callSid = `CA${crypto.randomBytes(16).toString('hex')}`;
+      const forged = { AccountSid: stub.accountSid, CallSid: callSid, CallStatus: 'completed', SequenceNumber: '1' };
+      const publicUrl = `${ctx.h.config.publicBaseUrl}/carrier/twilio/calls/status`;
+      expect((await post('/carrier/twilio/calls/status', forged, stub.sign(publicUrl, forged, 'f'.repeat(32)))).status).toBe(403);
+      expect((await post('/carrier/twilio/calls/status', forged, '')).status).toBe(403);
+      expect(logged('twilio callback refused').filter((l) => l.callSid === callSid)).toEqual([
+        expect.objectContaining({ reason: 'signature_mismatch' }),
+        expect.objectContaining({ reason: 'missing_signature' }),
+      ]);
+    });
   });
 });
 
