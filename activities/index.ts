@@ -15,6 +15,10 @@ import { createMessageActivities } from './messages';
 import { createLineSecretActivities } from './lineSecrets';
 import { createRecoveryActivities } from './recovery';
 import { createWebhookActivities } from './webhooks';
+import { createTelnyxInboxActivities, receiptsWaitingFor } from './telnyxInbox';
+import type { TelnyxInboxPorts } from '../src/domain/telnyxInbox/apply';
+import type { Config } from '../src/platform/config';
+import type { Logger } from '../src/platform/logger';
 
 /** What the worker's activities need; src/main/activityDeps.ts builds it from the configuration. */
 export interface ActivityDeps {
@@ -38,6 +42,8 @@ export interface ActivityDeps {
   egress: EgressPolicy;
   /** Streamed-reply budgets (tests shorten them); defaults are the spec's. */
   ndjsonBudget?: { lineMs: number; totalMs: number };
+  /** The Telnyx inbox sweeper's configuration, Telnyx ports and log (src/main/telnyxInbox.ts); absent without Telnyx. */
+  telnyxInbox?: { config: Config; ports: TelnyxInboxPorts; log: Logger };
   now: () => Date;
 }
 
@@ -53,9 +59,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createHostedActivities(deps),
     ...createAudioActivities(deps),
     ...createRecoveryActivities(deps),
+    ...createTelnyxInboxActivities(deps),
     ...createMessageActivities({
       ...deps,
       carrierMessagesUrl: deps.carrierMessagesUrl ?? new URL('messages', deps.carrierEventsUrl).toString(),
+      onCarrierMessageId: receiptsWaitingFor(deps),
     }),
   };
 }

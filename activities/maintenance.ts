@@ -6,6 +6,7 @@ import { purgeOldTelnyxSpeech } from '../src/adapters/carrier/callbacks/telnyx/s
 import type { Db } from '../src/platform/db/knex';
 import { purgeExpiredIdempotencyKeys } from '../src/domain/idempotency/store';
 import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';
+import { purgeOldInboxEvents } from '../src/domain/telnyxInbox/store';
 
 /**
  * Housekeeping of the Postgres tables that only ever grow otherwise. One activity, so the
@@ -20,6 +21,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
       carrierCallbackSignatures: number;
       twilioRelayCommands: number;
       carrierCreateAttempts: number;
+      telnyxInboxEvents: number;
       telnyxSpeechChunks: number;
       telnyxCalls: number;
     }> {
@@ -30,6 +32,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
         carrierCallbackSignatures: await purgeExpiredCallbackSignatures(db, at),
         twilioRelayCommands: await purgeStaleRelayCommands(db, at),
         carrierCreateAttempts: await purgeOldCreateAttempts(db, at),
+        telnyxInboxEvents: await purgeOldInboxEvents(db, at),
         telnyxSpeechChunks: await purgeOldTelnyxSpeech(db, at),
         telnyxCalls: await purgeOldTelnyxCalls(db, at),
       };

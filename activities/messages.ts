@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Db } from '../src/platform/db/knex';
 import { advanceMessageStatus, findMessage, setCarrierMessageId, setMessageCharge } from '../src/domain/messages/store';
 import type { MessageStatus } from '../src/domain/messages/rules';
@@ -9,11 +9,13 @@ export interface MessageActivityDeps {
   carrier: CarrierAdapter;
   /** Where the carrier posts delivery receipts and inbound SMS (`<public base>/carrier/messages`). */
   carrierMessagesUrl: string;
+  /** What waits for a message's carrier id once it is recorded (Telnyx receipts that arrived first); its failure is only logged. */
+  onCarrierMessageId?: (carrierMessageId: string) => Promise<unknown>;
   now: () => Date;
 }
 
 /** Thin adapters between the send-message workflow and the carrier and Postgres. */
-export function createMessageActivities({ db, carrier, carrierMessagesUrl, now }: MessageActivityDeps) {
+export function createMessageActivities({ db, carrier, carrierMessagesUrl, onCarrierMessageId, now }: MessageActivityDeps) {
   return {
     /** Hands the message to the carrier (idempotent on the message id) and notes the carrier's id for it. */
     async sendThroughCarrier(message: {
@@ -30,6 +32,10 @@ export function createMessageActivities({ db, carrier, carrierMessagesUrl, now }
         throw err;
       }
       await setCarrierMessageId(db, message.messageId, carrierMessageId);
+      // The message is sent: what waited for its id is the sweeper's if this fails.
+      await onCarrierMessageId?.(carrierMessageId).catch((err: Error) =>
+        Context.current().log.warn('receipts waiting for the message could not be processed now', { err: err.message }),
+      );
       return { carrierMessageId };
     },
 

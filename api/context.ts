@@ -8,7 +8,7 @@ import type { Logger } from '../src/platform/logger';
 import type { CardVaults } from '../src/adapters/payments/port';
 import type { CarrierRecording } from '../src/adapters/carrier/port';
 import type { CarrierReach } from '../src/domain/carriers/reach';
-import type { TelnyxCallControl } from '../src/adapters/carrier/callbacks/telnyx/webhook';
+import type { TelnyxInboxPorts } from '../src/domain/telnyxInbox/apply';
 
 /** What every handler can reach: shared infrastructure, never per-tenant state. */
 export interface AppDeps {
@@ -19,15 +19,10 @@ export interface AppDeps {
   /** Injected clock, so tests can move time without sleeping. */
   now: () => Date;
   /**
-   * Declines a ringing inbound call on a carrier that would retry a refused webhook instead
-   * (Telnyx); src/main builds it when an environment is on Telnyx. Absent otherwise: the simulator declines on a non-2xx.
+   * What processing Telnyx's webhooks needs of Telnyx (declining a call, finding a leg's recording, the call state
+   * shared with the worker: speech queue, languages, dial records); src/main builds it when an environment is on Telnyx.
    */
-  declineCall?: (carrierCallId: string) => Promise<void>;
-  /**
-   * Telnyx's call state shared with the worker (speech queue, call languages, dial records): the Telnyx webhook
-   * translator advances it and sends the speech commands that follow (src/main builds it on a Telnyx deployment).
-   */
-  telnyxCalls?: TelnyxCallControl;
+  telnyxInbox?: TelnyxInboxPorts;
   /**
    * Opens a call's recording at the carrier of its environment, with the carrier's credentials (src/main builds it);
    * the portal plays recordings through it. Absent: the portal shows no recording player.

@@ -49,7 +49,6 @@
 import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -63,6 +62,7 @@ import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { spawnLogged, stopProcess } from '../src/platform/infra/proc';
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { ACTIVE_CALL_STATUSES } from '../src/domain/calls/rules';
+import { freePort } from '../test/support/freePort';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
 import { inBatches, runBounded, sleep, waitUntil } from './support/async';
 import { cpuSeconds, listeningPid, portOf, postgresCpuMs, processCpuMs } from './support/cpu';
@@ -82,14 +82,6 @@ const workerNodeArgs = (process.env.BENCH_WORKER_NODE_ARGS ?? '').split(' ').fil
 /** The same for the API process (BENCH_API=process). */
 const apiNodeArgs = (process.env.BENCH_API_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
 
-/** A loopback port free right now (for a child process to listen on). */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 const TURN_TIMEOUT_MS = 10_000;
 /** How long after the reply is spoken a turn waits (untimed) for the carrier to report it played. */
 const PLAYED_GRACE_MS = 2_000;

@@ -165,6 +165,12 @@ export const webhookSweep = {
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 3 },
 } satisfies ActivityOptions;
 
+/** The Telnyx inbox sweeper's pass (a bounded batch of stored webhooks): the next pass, seconds later, retries it. */
+export const inboxSweep = {
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 2 },
+} satisfies ActivityOptions;
+
 /**
  * Publishing a call event inside the call workflow (issue 14): record it and make its first
  * attempt, as a local activity. The receiver's 5 s budget plus bookkeeping; retried like the

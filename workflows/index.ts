@@ -7,3 +7,4 @@ export { autoChargeWorkflow, closeSpendPeriodWorkflow, postNumberFeesWorkflow } 
 export { callWorkflow } from './calls/workflow';
 export { sendMessageWorkflow } from './messages';
 export { recoverOrphansWorkflow } from './recovery';
+export { sweepTelnyxInboxWorkflow } from './telnyxInbox';

@@ -7,6 +7,7 @@ import type { Db } from '../platform/db/knex';
 import { egressPolicyFor } from '../platform/net/egress';
 import { buildCarrier } from './carriers';
 import { paymentProcessorsFor } from './payments';
+import { telnyxInboxSweeping } from './telnyxInbox';
 
 /**
  * The one composition of a worker's activity dependencies, from its configuration: the carrier
@@ -42,6 +43,7 @@ export function buildActivityDeps(
     taskQueue: config.taskQueue,
     carrierEventsUrl: `${config.publicBaseUrl}/carrier/events`,
     ndjsonBudget: { lineMs: config.ndjsonLineBudgetMs, totalMs: config.ndjsonTotalBudgetMs },
+    telnyxInbox: telnyxInboxSweeping(config, sources.db),
     now: () => new Date(),
   };
 }

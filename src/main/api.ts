@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { createApp } from '../../api/app';
 import { cardVaultsFor } from './payments';
-import { carrierDecliner, telnyxCallControl } from './carrierDecliner';
+import { telnyxInboxPorts } from './telnyxInbox';
 import { recordingOpener } from './carrierRecordings';
 import { createApiServer } from '../../api/server';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
@@ -34,8 +34,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
     logger,
     now: () => new Date(),
     draining: () => draining,
-    declineCall: carrierDecliner(config),
-    telnyxCalls: telnyxCallControl(config, db),
+    telnyxInbox: telnyxInboxPorts(config, db),
     openRecording: recordingOpener(config),
     cardVaults: cardVaultsFor(config),
   });

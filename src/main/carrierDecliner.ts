@@ -10,8 +10,8 @@ import { environmentsOnCarrier, requireSetting, type Config } from '../platform/
 import type { Db } from '../platform/db/knex';
 import { createLogger } from '../platform/logger';
 
-/** The API's Telnyx client: the API sends the carrier commands webhooks call for. */
-function apiTelnyxClient(config: Config) {
+/** The API's Telnyx client: the API sends the carrier commands webhooks call for (and the worker reads Telnyx's settings). */
+export function apiTelnyxClient(config: Config) {
   return telnyxClient({
     apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'),
     baseUrl: config.telnyx.baseUrl,

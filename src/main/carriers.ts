@@ -63,6 +63,7 @@ function telnyxCarrier(config: Config, db: Db): CarrierAdapter {
       campaignId: config.telnyx.campaignId,
       requirementGroups: config.telnyx.requirementGroups,
       webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
+      webhookFailoverUrl: config.telnyx.webhookFailoverUrl,
     },
     {
       db,

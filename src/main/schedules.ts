@@ -7,12 +7,14 @@ export const MONTHLY_CLOSE_SCHEDULE_ID = 'billing-close-spend-period';
 export const NUMBER_FEES_SCHEDULE_ID = 'billing-number-fees';
 export const RECOVERY_SCHEDULE_ID = 'recovery-sweep-orphans';
 export const WEBHOOK_SWEEP_SCHEDULE_ID = 'webhooks-sweep-stranded-events';
+export const TELNYX_INBOX_SCHEDULE_ID = 'telnyx-inbox-sweep';
 
 /**
  * Creates the service's Temporal Schedules if they do not exist yet. Called by every worker
- * at start; the first one wins and the others find the schedule already there.
+ * at start; the first one wins and the others find the schedule already there. `telnyx`: an
+ * environment is on Telnyx, whose webhook inbox has a sweeper of its own.
  */
-export async function ensureSchedules(client: Client, taskQueue: string): Promise<void> {
+export async function ensureSchedules(client: Client, taskQueue: string, options: { telnyx?: boolean } = {}): Promise<void> {
   const schedules: Parameters<Client['schedule']['create']>[0][] = [
     {
       scheduleId: MAINTENANCE_SCHEDULE_ID,
@@ -70,6 +72,15 @@ export async function ensureSchedules(client: Client, taskQueue: string): Promis
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     },
   ];
+  if (options.telnyx)
+    schedules.push({
+      // Telnyx webhooks stored and not processed (src/domain/telnyxInbox/sweep.ts): the API processes each once it has
+      // answered it, so this takes what a dead API left, and events waiting for their message or recording.
+      scheduleId: TELNYX_INBOX_SCHEDULE_ID,
+      spec: { intervals: [{ every: '5 seconds' }] },
+      action: { type: 'startWorkflow', workflowType: 'sweepTelnyxInboxWorkflow', args: [], workflowId: 'telnyx-inbox-sweep', taskQueue },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP },
+    });
   for (const schedule of schedules) {
     try {
       await client.schedule.create(schedule);

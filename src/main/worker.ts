@@ -1,7 +1,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createActivities } from '../../activities';
-import { loadConfig, requireSetting, type Config } from '../platform/config';
+import { environmentsOnCarrier, loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
 import { abandonOnWorkerShutdown } from '../platform/lifecycle/abandonOnShutdown';
 import { CLOSE_MARGIN_MS, drainOnSignal } from '../platform/lifecycle/drain';
@@ -12,6 +12,7 @@ import { startTracing } from '../platform/tracing/setup';
 import { tracingActivityInterceptors, tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../platform/tracing/temporal';
 import { buildActivityDeps } from './activityDeps';
 import { ensureSchedules } from './schedules';
+import { checkTelnyxWebhookSettings } from './telnyxInbox';
 import { prepareWorkerMetrics } from './workerMetrics';
 
 /**
@@ -59,7 +60,8 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     sinks: tracingSinks(),
   });
   const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
-  await ensureSchedules(client, config.taskQueue);
+  await ensureSchedules(client, config.taskQueue, { telnyx: environmentsOnCarrier(config, 'telnyx').length > 0 });
+  void checkTelnyxWebhookSettings(config, log);
   await metrics.serve();
   log.info({ task_queue: config.taskQueue, namespace: config.temporalNamespace }, 'worker started');
   drainOnSignal({ log, forceExitAfterMs: config.workerShutdownGraceSeconds * 1000 + CLOSE_MARGIN_MS, drain: () => stopPolling(worker) });

@@ -113,6 +113,12 @@ export interface Config {
     /** TELNYX_BASE_URL: Telnyx's API by default; a local contract stub in tests. */
     baseUrl: string | undefined;
     /**
+     * TELNYX_WEBHOOK_FAILOVER_URL: where Telnyx posts a webhook the primary URL did not take (another entry point to
+     * the API's `/carrier/telnyx/events`): sent with every message; the same URL the operator sets on the Call Control
+     * application and the messaging profile, which the worker checks at start (docs/carriers.md).
+     */
+    webhookFailoverUrl?: string;
+    /**
      * Audio lines: the worker listens on TELNYX_MEDIA_PORT for Telnyx's media sockets, which Telnyx reaches at
      * TELNYX_MEDIA_URL (a `wss://` URL of this worker). Both unset: audio lines are refused on Telnyx.
      */
@@ -366,6 +372,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       campaignId: env.TELNYX_10DLC_CAMPAIGN_ID || undefined,
       requirementGroups: byCountryFromEnv('TELNYX_REQUIREMENT_GROUPS', env),
       baseUrl: env.TELNYX_BASE_URL || undefined,
+      webhookFailoverUrl: env.TELNYX_WEBHOOK_FAILOVER_URL || undefined,
       mediaUrl: env.TELNYX_MEDIA_URL || undefined,
       mediaPort: env.TELNYX_MEDIA_PORT ? int('TELNYX_MEDIA_PORT', 0) : undefined,
     },

@@ -4,7 +4,6 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createApp } from '../../api/app';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
-import { carrierDecliner, telnyxCallControl } from '../../src/main/carrierDecliner';
 import type { Config } from '../../src/platform/config';
 import { createLogger } from '../../src/platform/logger';
 import { customer } from '../support/customer';
@@ -100,8 +99,6 @@ describe('a carrier refusal on Twilio (live environment, contract stub)', () => 
         temporal: h.temporal,
         logger: createLogger('api-test', 'warn', sink),
         now: () => new Date(),
-        declineCall: carrierDecliner(h.config),
-        telnyxCalls: telnyxCallControl(h.config, h.db),
       });
       const server = http.createServer(app.koa.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -51,6 +51,7 @@ describe('Telnyx speech', () => {
         void translateTelnyxEvent(body, {
           callByCarrierId: async (id) => (callIds.has(id) ? { id: callIds.get(id)!, direction: 'outbound' } : undefined),
           messageByCarrierId: async () => undefined,
+          recordingOfLeg: async () => undefined,
           calls,
         })
           .then((translation) => {

@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { createApp } from '../../api/app';
 import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { encodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
-import { carrierDecliner, telnyxCallControl } from '../../src/main/carrierDecliner';
+import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
 import { createLogger } from '../../src/platform/logger';
 import type { Config } from '../../src/platform/config';
 import { customer, type Line } from '../support/customer';
@@ -87,8 +87,7 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
         temporal: ctx.h.temporal,
         logger: createLogger('api-test', 'warn', sink),
         now: () => new Date(),
-        declineCall: carrierDecliner(ctx.h.config),
-        telnyxCalls: telnyxCallControl(ctx.h.config, ctx.h.db),
+        telnyxInbox: telnyxInboxPorts(ctx.h.config, ctx.h.db),
       });
       const server = http.createServer(app.koa.callback());
       await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -114,12 +113,21 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
         'x-carrier-signature': computeCarrierSignature(ctx.h.config.carrierWebhookSecret!, timestamp, raw),
       });
     };
-    /** Signed by Telnyx (the stub's Ed25519 key): the carrier the live environment runs on. */
-    const asTelnyx = (eventType: string, payload: Record<string, unknown>) => {
+    /**
+     * Signed by Telnyx (the stub's Ed25519 key): the carrier the live environment runs on. Answered 200 once stored
+     * in the inbox; what became of it is its inbox row once processed.
+     */
+    const asTelnyx = async (eventType: string, payload: Record<string, unknown>) => {
+      const id = crypto.randomUUID();
       const raw = JSON.stringify({
-        data: { record_type: 'event', event_type: eventType, id: crypto.randomUUID(), occurred_at: new Date().toISOString(), payload },
+        data: { record_type: 'event', event_type: eventType, id, occurred_at: new Date().toISOString(), payload },
       });
-      return post('/carrier/telnyx/events', raw, stub.sign(raw));
+      const response = await post('/carrier/telnyx/events', raw, stub.sign(raw));
+      expect([response.status, await response.json()]).toEqual([200, { received: true }]);
+      return eventually(async () => {
+        const row = await ctx.h.db('telnyx_inbox').where({ event_id: id }).first();
+        return row?.processed_at ? (row as { outcome: string; reason: string | null }) : undefined;
+      });
     };
     const refusals = (about: Record<string, unknown>) =>
       api.logs.filter(
@@ -194,11 +202,11 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
       const hangup = { ...leg, hangup_cause: 'normal_clearing', hangup_source: 'callee' };
       // Naming the test call in client_state, as Telnyx echoes ours: refused by the call's environment.
       const named = await asTelnyx('call.hangup', { ...hangup, client_state: encodeClientState({ c: id, d: 'o' }) });
-      expect(named.status).toBe(404);
+      expect(named.outcome).toBe('no_call');
       expect(refusals({ call_id: id, environment: 'test' })).toHaveLength(1);
       // Found by its carrier id alone: not a call of Telnyx's, dropped.
       const unnamed = await asTelnyx('call.hangup', hangup);
-      expect((await unnamed.json()) as Record<string, unknown>).toEqual({ received: true });
+      expect(unnamed).toMatchObject({ outcome: 'ignored', reason: `no call for ${carrierCallId}` });
       expect(refusals({ carrier_call_id: carrierCallId, environment: 'test' })).toHaveLength(1);
       const incoming = `v3:${crypto.randomBytes(12).toString('base64url')}`;
       const rang = await asTelnyx('call.initiated', {
@@ -211,7 +219,7 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
         to: testLine.phone_number,
         state: 'parked',
       });
-      expect((await rang.json()) as Record<string, unknown>).toMatchObject({ received: true, declined: 'not_found' });
+      expect(rang).toMatchObject({ outcome: 'declined', reason: 'no_line_for_number' });
       expect(await inbound(testLine.id)).toHaveLength(0);
       const texted = await asTelnyx('message.received', {
         record_type: 'message',
@@ -223,7 +231,7 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
         text: 'STOP',
         errors: [],
       });
-      expect(texted.status).toBe(404);
+      expect(texted.outcome).toBe('no_line');
       expect(await messagesOf(testLine.id)).toHaveLength(0);
       expect(refusals({ line_id: testLine.id, environment: 'test' })).toHaveLength(2);
 

@@ -6,7 +6,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { cardVaultsFor } from '../../src/main/payments';
-import { carrierDecliner, telnyxCallControl } from '../../src/main/carrierDecliner';
+import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
 import { recordingOpener } from '../../src/main/carrierRecordings';
 import { createActivities } from '../../activities';
 import { buildActivityDeps } from '../../src/main/activityDeps';
@@ -131,8 +131,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       temporal: apiTemporal,
       logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
       now: clock.now,
-      declineCall: carrierDecliner(config),
-      telnyxCalls: telnyxCallControl(config, db),
+      telnyxInbox: telnyxInboxPorts(config, db),
       openRecording: recordingOpener(config),
       cardVaults: cardVaultsFor(config),
     });

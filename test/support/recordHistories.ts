@@ -175,6 +175,13 @@ async function main(): Promise<void> {
       });
       await save(h, sweep.workflowId, path.join(out, 'sweepStrandedEventsWorkflow.json'));
 
+      // One pass of the Telnyx inbox sweeper (its schedule runs it every 5 s on a deployment with Telnyx).
+      const inboxSweep = await h.temporal.workflow.start('sweepTelnyxInboxWorkflow', {
+        taskQueue: h.config.taskQueue,
+        workflowId: `telnyx-inbox-sweep-${Date.now()}`,
+      });
+      await save(h, inboxSweep.workflowId, path.join(out, 'sweepTelnyxInboxWorkflow.json'));
+
       // A conversation: a `{text}` reply, a streamed (NDJSON) reply, a long reply the caller
       // talks over (interrupted), then a hang-up through the API.
       const agent = await startReceiver();

@@ -4,6 +4,27 @@ import type { AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { wavRecording } from '../../simulator/carrier/recording';
 import type { NumberOrderWithPhoneNumbers } from 'telnyx/resources/number-orders';
+import type { MessageSendParams, MessageSendResponse, OutboundMessagePayload } from 'telnyx/resources/messages/messages';
+import type { RecordingResponseData } from 'telnyx/resources/recordings/recordings';
+import type { CallHangup } from 'telnyx/resources/webhooks';
+import type { CallDialParams, CallDialResponse } from 'telnyx/resources/calls/calls';
+import type {
+  ActionAnswerParams,
+  ActionSendDtmfParams,
+  ActionSpeakParams,
+  ActionTransferParams,
+  CallControlCommandResult,
+} from 'telnyx/resources/calls/actions';
+import type { CallControlApplication } from 'telnyx/resources/call-control-applications';
+import type { MessagingMessagingProfile } from 'telnyx/resources/messaging-profiles/messaging-profiles';
+import {
+  telnyxWebhookSender,
+  type Exactly,
+  type TelnyxEventType,
+  type TelnyxPayloadOf,
+  type TelnyxWebhookSender,
+  type WebhookTarget,
+} from './telnyxStubWebhooks';
 import type { AvailablePhoneNumberListResponse } from 'telnyx/resources/available-phone-numbers';
 import type { PhoneNumberCampaign } from 'telnyx/resources/messaging-10dlc/phone-number-campaigns';
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
@@ -17,7 +38,16 @@ import { createDb, type Db } from '../../src/platform/db/knex';
  * answers the commands the Telnyx adapter sends and posts the webhooks Telnyx documents for them,
  * in their order, signed as Telnyx signs: `telnyx-signature-ed25519` = base64 Ed25519 signature of
  * `"<telnyx-timestamp>|<body>"` with the stub's private key (its public key is TELNYX_PUBLIC_KEY).
- * A webhook answered with a non-2xx status is retried, as Telnyx does.
+ * Webhooks are delivered as Telnyx documents (./telnyxStubWebhooks.ts): a voice webhook once, then once to the
+ * failover URL (`setConnectionFailoverUrl`) if the primary did not take it, never again to the primary; a
+ * messaging webhook up to 3 times per URL; duplicates on demand (`webhooks.duplicate`). Their payloads, and the
+ * REST answers below, are typed with the `telnyx` package's own types, so a field Telnyx does not send fails to
+ * type-check; every signed webhook is also verified by the package's `webhooks.unwrap` (`webhooks.oracleFailures`).
+ * Recordings: `GET /v2/recordings/{id}` and `GET /v2/recordings?filter[call_leg_id|call_session_id|call_control_id]=`;
+ * `call.recording.saved` carries what Telnyx documents (no `call_control_id`, no recording id).
+ * Messages: `POST /v2/messages` (with `webhook_failover_url`), receipts `message.sent` then `message.finalized`
+ * with the status `scriptMessages` says (default `delivered`), before the send is answered if it says so.
+ * `GET /v2/call_control_applications/{id}`: the application's webhook and failover URLs.
  *
  * Numbers: `GET /v2/available_phone_numbers`, `POST /v2/number_orders` (answered `pending`, as the
  * documented example; `GET /v2/number_orders/{id}` then reads `success`, or what `scriptOrders` says),
@@ -82,7 +112,19 @@ export interface StubMessage {
   to: string;
   text: string;
   webhookUrl: string;
+  /** `webhook_failover_url` of the send. */
+  failoverUrl?: string;
   messagingProfileId: string;
+}
+
+type MessageStatus = NonNullable<OutboundMessagePayload.To['status']>;
+type HangupCause = NonNullable<CallHangup.Payload['hangup_cause']>;
+
+/** How a sent message goes: its final status (`message.finalized`), and whether its receipts come before the send is answered. */
+export interface StubMessageOutcome {
+  status?: MessageStatus;
+  errors?: OutboundMessagePayload['errors'];
+  receiptsFirst?: boolean;
 }
 
 export interface TelnyxStub {
@@ -95,7 +137,7 @@ export interface TelnyxStub {
   calls: Map<string, StubCall>;
   messages: StubMessage[];
   /** Saved recordings by id (a recorded call's, after its hang-up; or `addRecording`'s). */
-  recordings: Map<string, { callControlId: string; durationMs: number; savedAt: string }>;
+  recordings: Map<string, { callControlId: string; callLegId: string; callSessionId: string; durationMs: number; savedAt: string }>;
   /** A saved recording of `callControlId`; answers its id (`GET /v2/recordings/{id}`). */
   addRecording(callControlId: string, durationMs?: number): string;
   numbers: Array<{ id: string; phone_number: string; connection_id: string; messaging_profile_id: string; customer_reference: string }>;
@@ -118,6 +160,12 @@ export interface TelnyxStub {
   requests: Array<{ method: string; path: string; query: string; body: Record<string, unknown> }>;
   /** Where Telnyx posts events of calls and messages it starts (the connection's and profile's webhook URL). */
   setConnectionWebhookUrl(url: string): void;
+  /** The Call Control application's (and messaging profile's) failover URL: where a webhook the primary did not take goes. */
+  setConnectionFailoverUrl(url: string | undefined): void;
+  /** Webhook delivery as Telnyx does it (./telnyxStubWebhooks.ts): every attempt, duplicates on demand, the SDK oracle. */
+  webhooks: Pick<TelnyxWebhookSender, 'deliveries' | 'duplicate' | 'oracleFailures'>;
+  /** How the next sent messages go, one entry per message (then: delivered, receipts after the answer). */
+  scriptMessages(...outcomes: StubMessageOutcome[]): void;
   /** The callee answers; with machine detection asked, detection then ends with `result` (default `human`). */
   answer(callId: string, result?: 'human' | 'machine' | 'not_sure'): Promise<void>;
   /** The new leg of a transfer from `callId`, once Telnyx has dialled it. */
@@ -125,7 +173,7 @@ export interface TelnyxStub {
   /** A transfer's destination answers: the legs are bridged. */
   answerTransfer(legId: string): Promise<void>;
   /** A transfer's destination never answers: its leg hangs up with `cause` (`user_busy`, `timeout`, …); leg A stays up. */
-  failTransfer(legId: string, cause: string): Promise<void>;
+  failTransfer(legId: string, cause: HangupCause): Promise<void>;
   /** The caller says `text` (`call.transcription`, final), after `interim` results (`is_final: false`) if given. */
   say(callId: string, text: string, interim?: string[]): Promise<void>;
   finishSpeech(callId: string): Promise<void>;
@@ -140,8 +188,12 @@ export interface TelnyxStub {
   refuseNext(suffix: string, status: number, error: { code: string; title: string; detail: string }): void;
   /** Signs a body as Telnyx does (for forged and stale tests: sign with another key or an old timestamp). */
   sign(body: string, timestamp?: number): Record<string, string>;
+  /** Stops the stub; refuses (fails the suite) if the package's own verification refused a webhook it signed. */
   close(): Promise<void>;
 }
+
+/** A call command's answer (`ActionAnswerResponse`, `ActionSpeakResponse`, …: `{data: CallControlCommandResult}`). */
+const COMMAND_OK = { result: 'ok' } satisfies CallControlCommandResult;
 
 /** US area codes the stub's numbers are drawn from (each stub draws at random: suites share one database). */
 const STUB_AREA_CODES =
@@ -200,54 +252,35 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
   };
   const requests: TelnyxStub['requests'] = [];
   const commandIds = new Map<string, unknown>();
+  /** The Call Control application's (and messaging profile's) `webhook_event_url` and `webhook_event_failover_url`. */
   let connectionWebhookUrl = '';
+  let connectionFailoverUrl: string | undefined;
+  const webhooks = telnyxWebhookSender({ privateKey, publicKey: rawPublicKey(publicKey), apiKey });
+  const messageOutcomes: StubMessageOutcome[] = [];
+  /** A call's webhooks go to its URL (the command's `webhook_url`, else the application's), failing over to the application's. */
+  const send = <E extends TelnyxEventType, P extends TelnyxPayloadOf<E>>(
+    to: StubCall | WebhookTarget,
+    eventType: E,
+    payload: P & Exactly<TelnyxPayloadOf<E>, P>,
+  ) => webhooks.send<E, P>('id' in to ? { url: to.webhookUrl, failoverUrl: connectionFailoverUrl } : to, eventType, payload);
   const losing = new Set<string>();
   const refusing: Array<{ suffix: string; status: number; error: { code: string; title: string; detail: string } }> = [];
-  // Webhooks are delivered one at a time, in order, as Telnyx does per call.
-  let delivery: Promise<void> = Promise.resolve();
 
-  const sign = (body: string, timestamp = Math.floor(Date.now() / 1000)) => ({
-    'telnyx-timestamp': String(timestamp),
-    'telnyx-signature-ed25519': crypto.sign(null, Buffer.from(`${timestamp}|${body}`), privateKey).toString('base64'),
-  });
-
-  async function post(url: string, eventType: string, payload: Record<string, unknown>): Promise<void> {
-    const body = JSON.stringify({
-      data: { record_type: 'event', event_type: eventType, id: crypto.randomUUID(), occurred_at: new Date().toISOString(), payload },
-      meta: { attempt: 1, delivered_to: url },
-    });
-    for (let attempt = 1; attempt <= 20; attempt += 1) {
-      try {
-        const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...sign(body) }, body });
-        if (response.ok) return;
-      } catch {
-        // Retried like any failed delivery.
-      }
-      await new Promise((resolve) => setTimeout(resolve, 150));
-    }
-  }
-  const send = (url: string, eventType: string, payload: Record<string, unknown>) => {
-    delivery = delivery.then(() => post(url, eventType, payload));
-    return delivery;
-  };
-
-  const callPayload = (call: StubCall, extra: Record<string, unknown> = {}) => ({
-    call_control_id: call.id,
+  /** The ids of a call leg its events carry; a transfer's new leg is in the session of the call it was transferred from. */
+  const idsOf = (call: StubCall) => ({
     call_leg_id: `leg-${call.id}`,
-    call_session_id: `session-${call.id}`,
+    call_session_id: `session-${call.transferOf ?? call.id}`,
     connection_id: 'stub-connection',
     client_state: call.clientState,
-    from: call.from,
-    to: call.to,
-    direction: call.direction,
-    ...extra,
   });
+  const legOf = (call: StubCall) => ({ call_control_id: call.id, ...idsOf(call) });
+  const partiesOf = (call: StubCall) => ({ from: call.from, to: call.to });
 
   function startNextSpeech(call: StubCall): void {
     const next = call.speeches.find((s) => s.state === 'queued');
     if (!next || call.speeches.some((s) => s.state === 'speaking')) return;
     next.state = 'speaking';
-    void send(call.webhookUrl, 'call.speak.started', callPayload(call));
+    void send(call, 'call.speak.started', legOf(call));
     if (options.speakMs !== undefined) {
       const speakMs = options.speakMs;
       setTimeout(() => {
@@ -257,11 +290,11 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
   }
   async function endSpeech(call: StubCall, speech: StubCall['speeches'][number], status: 'completed' | 'call_hangup'): Promise<void> {
     speech.state = status === 'completed' ? 'done' : 'stopped';
-    const ended = send(call.webhookUrl, 'call.speak.ended', callPayload(call, { status }));
+    const ended = send(call, 'call.speak.ended', { ...legOf(call), status });
     startNextSpeech(call);
     await ended;
   }
-  async function hangUp(call: StubCall, source: 'caller' | 'callee' | 'unknown', cause: string): Promise<void> {
+  async function hangUp(call: StubCall, source: 'caller' | 'callee' | 'unknown', cause: HangupCause): Promise<void> {
     if (call.state === 'ended') return;
     const wasAnswered = call.state === 'answered';
     call.state = 'ended';
@@ -272,32 +305,59 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
       call.media.socket.send(JSON.stringify({ event: 'stop' }), () => call.media!.socket.close(1000));
     }
     for (const speech of call.speeches) if (speech.state === 'queued' || speech.state === 'speaking') speech.state = 'stopped';
-    await send(call.webhookUrl, 'call.hangup', callPayload(call, { hangup_cause: cause, hangup_source: source, state: 'hangup' }));
+    await send(call, 'call.hangup', { ...legOf(call), ...partiesOf(call), hangup_cause: cause, hangup_source: source, state: 'hangup' });
     // Recorded from the answer (dial or answer with `record`): the recording is saved after the hang-up.
-    if (wasAnswered && call.commands.some((command) => command.body.record === 'record-from-answer')) {
+    if (
+      wasAnswered &&
+      call.commands.some((command) => (command.body as CallDialParams | ActionAnswerParams).record === 'record-from-answer')
+    ) {
       const recordingId = addRecording(call.id);
-      await send(
-        call.webhookUrl,
-        'call.recording.saved',
-        callPayload(call, {
-          recording_id: recordingId,
-          channels: 'single',
-          // Download links expire (ten minutes); the recording itself is `GET /v2/recordings/{id}`.
-          recording_urls: downloadUrls(recordingId),
-          public_recording_urls: {},
-          recording_started_at: new Date().toISOString(),
-          recording_ended_at: new Date().toISOString(),
-        }),
-      );
+      const { savedAt } = recordings.get(recordingId)!;
+      // As documented: neither call_control_id nor a recording id; download links that expire in ten minutes.
+      await send(call, 'call.recording.saved', {
+        ...idsOf(call),
+        channels: 'single',
+        recording_urls: downloadUrls(recordingId),
+        public_recording_urls: {},
+        recording_started_at: savedAt,
+        recording_ended_at: savedAt,
+      });
     }
   }
 
   const recordings: TelnyxStub['recordings'] = new Map();
   function addRecording(callControlId: string, durationMs = 1_000): string {
     const id = crypto.randomUUID();
-    recordings.set(id, { callControlId, durationMs, savedAt: new Date().toISOString() });
+    const call = calls.get(callControlId);
+    const ids = call ? idsOf(call) : { call_leg_id: `leg-${callControlId}`, call_session_id: `session-${callControlId}` };
+    recordings.set(id, {
+      callControlId,
+      callLegId: ids.call_leg_id,
+      callSessionId: ids.call_session_id,
+      durationMs,
+      savedAt: new Date().toISOString(),
+    });
     return id;
   }
+  const recordingData = (id: string) => {
+    const recording = recordings.get(id)!;
+    return {
+      record_type: 'recording',
+      id,
+      call_control_id: recording.callControlId,
+      call_leg_id: recording.callLegId,
+      call_session_id: recording.callSessionId,
+      channels: 'single',
+      source: 'call',
+      status: 'completed',
+      duration_millis: recording.durationMs,
+      download_urls: downloadUrls(id),
+      recording_started_at: recording.savedAt,
+      recording_ended_at: recording.savedAt,
+      created_at: recording.savedAt,
+      updated_at: recording.savedAt,
+    } satisfies RecordingResponseData;
+  };
   // Presigned storage links (S3-style, expiring in ten minutes); served here under /storage, taking no Authorization.
   const downloadUrls = (id: string) => ({
     wav: `${url}/storage/recordings/${id}.wav?X-Amz-Expires=600&X-Amz-Signature=stub`,
@@ -360,24 +420,44 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
 
     const recordingPath = /^\/v2\/recordings\/([^/]+)$/.exec(path);
     if (req.method === 'GET' && recordingPath) {
-      const recording = recordings.get(recordingPath[1]);
-      if (!recording) return error(res, 404, 'Resource not found');
+      if (!recordings.has(recordingPath[1])) return error(res, 404, 'Resource not found');
+      return ok(res, recordingData(recordingPath[1]));
+    }
+    // The Call Control application (TELNYX_CONNECTION_ID) and where it sends webhooks.
+    const application = /^\/v2\/call_control_applications\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && application) {
       return ok(res, {
-        record_type: 'recording',
-        id: recordingPath[1],
-        call_control_id: recording.callControlId,
-        call_leg_id: recording.callControlId,
-        call_session_id: recording.callControlId,
-        channels: 'single',
-        source: 'call',
-        status: 'completed',
-        duration_millis: recording.durationMs,
-        download_urls: downloadUrls(recordingPath[1]),
-        recording_started_at: recording.savedAt,
-        recording_ended_at: recording.savedAt,
-        created_at: recording.savedAt,
-        updated_at: recording.savedAt,
+        record_type: 'call_control_application',
+        id: decodeURIComponent(application[1]),
+        application_name: 'switchboard',
+        active: true,
+        webhook_api_version: '2',
+        webhook_event_url: connectionWebhookUrl,
+        webhook_event_failover_url: connectionFailoverUrl ?? '',
+        webhook_timeout_secs: null,
+      } satisfies CallControlApplication);
+    }
+    // The messaging profile (TELNYX_MESSAGING_PROFILE_ID): inbound messages' webhooks, with the application's URLs here.
+    const profile = /^\/v2\/messaging_profiles\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && profile) {
+      return ok(res, {
+        record_type: 'messaging_profile',
+        id: decodeURIComponent(profile[1]),
+        name: 'switchboard',
+        enabled: true,
+        webhook_api_version: '2',
+        webhook_url: connectionWebhookUrl,
+        webhook_failover_url: connectionFailoverUrl ?? '',
+      } satisfies MessagingMessagingProfile);
+    }
+    // `RecordingListParams.filter`: call_leg_id, call_session_id, call_control_id.
+    if (req.method === 'GET' && path === '/v2/recordings') {
+      const filters = (['call_leg_id', 'call_session_id', 'call_control_id'] as const).flatMap((name) => {
+        const value = url.searchParams.get(`filter[${name}]`);
+        return value ? [[name, value] as const] : [];
       });
+      const listed = [...recordings.keys()].map(recordingData).filter((r) => filters.every(([name, value]) => r[name] === value));
+      return page(res, listed);
     }
     if (req.method === 'GET' && path === '/v2/available_phone_numbers') {
       const phoneNumber = offerNumber({
@@ -500,42 +580,53 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
       return ok(res, { record_type: 'phone_number', ...number, status: 'deleted' });
     }
     if (req.method === 'POST' && path === '/v2/messages') {
+      const params = body as unknown as MessageSendParams;
       const message: StubMessage = {
         id: crypto.randomUUID(),
-        from: String(body.from),
-        to: String(body.to),
-        text: String(body.text),
-        webhookUrl: String(body.webhook_url ?? connectionWebhookUrl),
-        messagingProfileId: String(body.messaging_profile_id),
+        from: String(params.from),
+        to: String(params.to),
+        text: String(params.text),
+        webhookUrl: params.webhook_url ?? connectionWebhookUrl,
+        ...(params.webhook_failover_url ? { failoverUrl: params.webhook_failover_url } : {}),
+        messagingProfileId: String(params.messaging_profile_id),
       };
       messages.push(message);
-      const payload = (status: string) => ({
-        record_type: 'message',
-        id: message.id,
-        direction: 'outbound',
-        type: 'SMS',
-        from: { phone_number: message.from },
-        to: [{ phone_number: message.to, status }],
-        text: message.text,
-        messaging_profile_id: message.messagingProfileId,
-        errors: [],
-      });
-      ok(res, payload('queued'));
-      void send(message.webhookUrl, 'message.sent', payload('sent'));
-      void send(message.webhookUrl, 'message.finalized', payload('delivered'));
+      const outcome = messageOutcomes.shift() ?? {};
+      const payload = (status: MessageStatus, errors: OutboundMessagePayload['errors'] = []) =>
+        ({
+          record_type: 'message',
+          id: message.id,
+          direction: 'outbound',
+          type: 'SMS',
+          from: { phone_number: message.from },
+          to: [{ phone_number: message.to, status }],
+          text: message.text,
+          messaging_profile_id: message.messagingProfileId,
+          errors,
+        }) satisfies OutboundMessagePayload;
+      const target = { url: message.webhookUrl, failoverUrl: message.failoverUrl };
+      const receipts = async () => {
+        await send(target, 'message.sent', payload('sent'));
+        await send(target, 'message.finalized', payload(outcome.status ?? 'delivered', outcome.errors));
+      };
+      // Receipts racing the answer: delivered (and retried, and given up) before the sender learns the message's id.
+      if (outcome.receiptsFirst) await receipts();
+      ok(res, payload('queued') satisfies MessageSendResponse['data']);
+      if (!outcome.receiptsFirst) void receipts();
       return;
     }
     if (req.method === 'POST' && path === '/v2/calls') {
-      const commandId = typeof body.command_id === 'string' ? `dial:${body.command_id}` : undefined;
+      const dial = body as unknown as CallDialParams;
+      const commandId = typeof dial.command_id === 'string' ? `dial:${dial.command_id}` : undefined;
       // Ignored, as documented; the answer is this stub's assumption (see the header).
       if (commandId && commandIds.has(commandId)) return error(res, 422, 'Duplicate command_id');
       const call: StubCall = {
         id: `v3:${crypto.randomBytes(12).toString('base64url')}`,
         direction: 'outgoing',
-        from: String(body.from),
-        to: String(body.to),
-        webhookUrl: String(body.webhook_url ?? connectionWebhookUrl),
-        clientState: typeof body.client_state === 'string' ? body.client_state : undefined,
+        from: dial.from,
+        to: String(dial.to),
+        webhookUrl: dial.webhook_url ?? connectionWebhookUrl,
+        clientState: dial.client_state,
         state: 'ringing',
         speeches: [],
         commands: [{ action: 'dial', body }],
@@ -547,10 +638,10 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
         call_leg_id: `leg-${call.id}`,
         call_session_id: `session-${call.id}`,
         is_alive: false,
-      };
+      } satisfies CallDialResponse.Data;
       if (commandId) commandIds.set(commandId, data);
       ok(res, data);
-      void send(call.webhookUrl, 'call.initiated', callPayload(call, { state: 'bridging' }));
+      void send(call, 'call.initiated', { ...legOf(call), ...partiesOf(call), direction: call.direction, state: 'bridging' });
       return;
     }
     const activeCalls = /^\/v2\/connections\/([^/]+)\/active_calls$/.exec(path);
@@ -577,7 +668,7 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
       call.commands.push({ action: name, body });
       // A repeated command_id of an accepted command is ignored (answered ok, nothing done twice).
       const commandKey = typeof body.command_id === 'string' ? `${call.id}:${body.command_id}` : undefined;
-      if (commandKey && commandIds.has(commandKey)) return ok(res, { result: 'ok' });
+      if (commandKey && commandIds.has(commandKey)) return ok(res, COMMAND_OK);
       if (call.state === 'ended') return error(res, 422, 'Call has already ended');
       if (name === 'speak' && call.state !== 'answered') return error(res, 422, 'Call is not answered');
       if (name === 'speak' && String(body.payload ?? '').length > 3_000) {
@@ -605,46 +696,43 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
           if (typeof body.client_state === 'string') call.clientState = body.client_state;
           if (typeof body.webhook_url === 'string') call.webhookUrl = body.webhook_url;
           call.state = 'answered';
-          ok(res, { result: 'ok' });
-          void send(call.webhookUrl, 'call.answered', callPayload(call, { state: 'answered' }));
+          ok(res, COMMAND_OK);
+          void send(call, 'call.answered', { ...legOf(call), ...partiesOf(call), state: 'answered' });
           return;
         case 'reject':
           if (call.state !== 'ringing') return error(res, 422, 'Call is not ringing');
           call.state = 'ended';
-          return ok(res, { result: 'ok' });
+          return ok(res, COMMAND_OK);
         case 'hangup':
-          ok(res, { result: 'ok' });
+          ok(res, COMMAND_OK);
           void hangUp(
             call,
             call.direction === 'outgoing' ? 'caller' : 'callee',
             call.state === 'answered' ? 'normal_clearing' : 'originator_cancel',
           );
           return;
-        case 'speak':
-          call.speeches.push({
-            text: String(body.payload),
-            voice: String(body.voice),
-            clientState: typeof body.client_state === 'string' ? body.client_state : undefined,
-            state: 'queued',
-          });
-          ok(res, { result: 'ok' });
+        case 'speak': {
+          const speak = body as unknown as ActionSpeakParams;
+          call.speeches.push({ text: speak.payload, voice: String(speak.voice), clientState: speak.client_state, state: 'queued' });
+          ok(res, COMMAND_OK);
           startNextSpeech(call);
           return;
+        }
         case 'playback_stop': {
-          ok(res, { result: 'ok' });
+          ok(res, COMMAND_OK);
           // `stop: all` also drops the queue; those never started and send nothing.
           for (const speech of call.speeches) if (speech.state === 'queued') speech.state = 'stopped';
           const playing = call.speeches.find((s) => s.state === 'speaking');
           if (playing) {
             playing.state = 'stopped';
             // call.speak.ended's documented statuses are completed, call_hangup and cancelled_amd.
-            void send(call.webhookUrl, 'call.speak.ended', callPayload(call, { status: 'completed' }));
+            void send(call, 'call.speak.ended', { ...legOf(call), status: 'completed' });
           }
           return;
         }
         case 'streaming_start': {
           if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
-          ok(res, { result: 'ok' });
+          ok(res, COMMAND_OK);
           const socket = new WebSocket(String(body.stream_url));
           const media = { socket, received: [] as Buffer[], marks: [] as string[], cleared: 0 };
           call.media = media;
@@ -675,31 +763,32 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
         }
         case 'transfer': {
           if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
+          const transfer = body as unknown as ActionTransferParams;
           const leg: StubCall = {
             id: `v3:${crypto.randomBytes(12).toString('base64url')}`,
             direction: 'outgoing',
-            from: String(body.from ?? call.to),
-            to: String(body.to),
-            webhookUrl: String(body.webhook_url ?? connectionWebhookUrl),
-            clientState: typeof body.target_leg_client_state === 'string' ? body.target_leg_client_state : undefined,
+            from: transfer.from ?? call.to,
+            to: transfer.to,
+            webhookUrl: transfer.webhook_url ?? connectionWebhookUrl,
+            clientState: transfer.target_leg_client_state,
             state: 'ringing',
             speeches: [],
             commands: [{ action: 'dial', body }],
             transferOf: call.id,
           };
           calls.set(leg.id, leg);
-          ok(res, { result: 'ok' });
-          void send(leg.webhookUrl, 'call.initiated', callPayload(leg, { state: 'bridging' }));
+          ok(res, COMMAND_OK);
+          void send(leg, 'call.initiated', { ...legOf(leg), ...partiesOf(leg), direction: leg.direction, state: 'bridging' });
           return;
         }
         case 'send_dtmf':
           if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
-          (call.tones ??= []).push(String(body.digits));
-          return ok(res, { result: 'ok' });
+          (call.tones ??= []).push((body as unknown as ActionSendDtmfParams).digits);
+          return ok(res, COMMAND_OK);
         case 'transcription_start':
         case 'record_start':
           if (call.state !== 'answered') return error(res, 422, 'Call is not answered');
-          return ok(res, { result: 'ok' });
+          return ok(res, COMMAND_OK);
         default:
           return error(res, 404, `Unknown action ${name}`);
       }
@@ -748,12 +837,15 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     },
     requests,
     setConnectionWebhookUrl: (webhookUrl) => void (connectionWebhookUrl = webhookUrl),
+    setConnectionFailoverUrl: (failoverUrl) => void (connectionFailoverUrl = failoverUrl),
+    webhooks,
+    scriptMessages: (...outcomes) => void messageOutcomes.push(...outcomes),
     async answer(id, result = 'human') {
       const call = callOf(id);
       call.state = 'answered';
-      await send(call.webhookUrl, 'call.answered', callPayload(call, { state: 'answered' }));
+      await send(call, 'call.answered', { ...legOf(call), ...partiesOf(call), state: 'answered' });
       if (call.commands[0]?.body.answering_machine_detection === 'detect')
-        await send(call.webhookUrl, 'call.machine.detection.ended', callPayload(call, { result }));
+        await send(call, 'call.machine.detection.ended', { ...legOf(call), ...partiesOf(call), result });
     },
     transferLeg: (id) => [...calls.values()].find((c) => c.transferOf === id),
     async answerTransfer(legId) {
@@ -762,9 +854,9 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
       leg.state = 'answered';
       leg.bridgedTo = origin.id;
       origin.bridgedTo = leg.id;
-      await send(leg.webhookUrl, 'call.answered', callPayload(leg, { state: 'answered' }));
-      await send(leg.webhookUrl, 'call.bridged', callPayload(leg));
-      await send(origin.webhookUrl, 'call.bridged', callPayload(origin));
+      await send(leg, 'call.answered', { ...legOf(leg), ...partiesOf(leg), state: 'answered' });
+      await send(leg, 'call.bridged', { ...legOf(leg), ...partiesOf(leg) });
+      await send(origin, 'call.bridged', { ...legOf(origin), ...partiesOf(origin) });
     },
     async failTransfer(legId, cause) {
       await hangUp(callOf(legId), 'callee', cause);
@@ -772,12 +864,12 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     async say(id, text, interim = []) {
       const call = callOf(id);
       for (const partial of interim)
-        await send(call.webhookUrl, 'call.transcription', {
-          ...callPayload(call),
+        await send(call, 'call.transcription', {
+          ...legOf(call),
           transcription_data: { transcript: partial, is_final: false, confidence: 0.5 },
         });
-      await send(call.webhookUrl, 'call.transcription', {
-        ...callPayload(call),
+      await send(call, 'call.transcription', {
+        ...legOf(call),
         transcription_data: { transcript: text, is_final: true, confidence: 0.97 },
       });
     },
@@ -815,11 +907,11 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
         commands: [],
       };
       calls.set(call.id, call);
-      await send(call.webhookUrl, 'call.initiated', callPayload(call, { state: 'parked' }));
+      await send(call, 'call.initiated', { ...legOf(call), ...partiesOf(call), direction: call.direction, state: 'parked' });
       return call.id;
     },
     async inboundSms(from, to, text) {
-      await send(connectionWebhookUrl, 'message.received', {
+      await send({ url: connectionWebhookUrl, failoverUrl: connectionFailoverUrl }, 'message.received', {
         record_type: 'message',
         id: crypto.randomUUID(),
         direction: 'inbound',
@@ -832,8 +924,13 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     },
     loseNextAnswer: (suffix) => void losing.add(suffix),
     refuseNext: (suffix, status, refused) => void refusing.push({ suffix, status, error: refused }),
-    sign,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    sign: webhooks.sign,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      // The oracle: every webhook the stub signed passed the package's own verification.
+      if (webhooks.oracleFailures.length > 0)
+        throw new Error(`telnyx webhooks.unwrap refused what the stub signed: ${webhooks.oracleFailures.join('; ')}`);
+    },
   };
 }
 

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { wavRecording } from '../../simulator/carrier/recording';
+import { twilioContract, type TwilioContract } from './twilioContract';
 import { TwilioCarrier, type TwilioCarrierOptions } from '../../src/adapters/carrier/twilio/twilioCarrier';
 import { memoryCreateAttempts } from './memoryCreateAttempts';
 import { stubSockets, type StubMediaStream, type StubRelay } from './twilioStubSockets';
@@ -170,6 +171,9 @@ export interface TwilioStub {
   sign(url: string, params: Record<string, string>, authToken?: string): string;
   /** Posts a callback as Twilio would (signed with the stub's auth token unless `signature` is given). */
   post(url: string, params: Record<string, string>, signature?: string): Promise<SentCallback>;
+  /** The checks against Twilio's published descriptions (./twilioContract.ts); a violation fails the test it happened in. */
+  contract: TwilioContract;
+  /** Stops the stub; rejects with any contract violation not yet reported. */
   close(): Promise<void>;
 }
 
@@ -183,6 +187,8 @@ export function twilioSignature(authToken: string, url: string, params: Record<s
   return crypto.createHmac('sha1', authToken).update(Buffer.from(data, 'utf8')).digest('base64');
 }
 
+/** Twilio's REST dates: RFC 2822 with a numeric zone ("Tue, 31 Aug 2010 20:36:28 +0000", twilio-oai `date-time-rfc-2822`), not `toUTCString()`'s "GMT". */
+const rfc2822 = (date: Date) => date.toUTCString().replace(/GMT$/, '+0000');
 /**
  * Countries whose numbers Twilio sells only with regulatory documents: a number there is bought with an
  * `AddressSid` (else 21631 "Phone Number Requires an Address", twilio.com/docs/api/errors/21631) and an
@@ -259,9 +265,11 @@ export async function startTwilioStub(
   };
   const callbacks: SentCallback[] = [];
   const requests: TwilioStub['requests'] = [];
+  const contract = twilioContract({ accountSid, authToken });
   const sockets = stubSockets({
     accountSid,
     authToken,
+    onSign: (url, signature) => contract.upgrade(url, signature),
     onSessionEnded: (call, action, params) => {
       const stubCall = call as StubCall;
       if (stubCall.status === 'in-progress') void enqueue(call.sid, () => fetchTwiml(stubCall, action, params)).catch(() => undefined);
@@ -279,16 +287,18 @@ export async function startTwilioStub(
   };
 
   const post = async (url: string, params: Record<string, string>, signature?: string): Promise<SentCallback> => {
+    const signed = signature ?? twilioSignature(authToken, url, params);
     const response = await fetch(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
-        'x-twilio-signature': signature ?? twilioSignature(authToken, url, params),
+        'x-twilio-signature': signed,
         'i-twilio-idempotency-token': crypto.randomUUID(),
       },
       body: new URLSearchParams(params).toString(),
     });
     const sent = { url, params, status: response.status, body: await response.text() };
+    contract.callback({ url, params, signature: signed, ownSignature: signature === undefined, status: sent.status });
     callbacks.push(sent);
     return sent;
   };
@@ -423,9 +433,9 @@ export async function startTwilioStub(
     api_version: API_VERSION,
     call_sid: callSid,
     conference_sid: null,
-    date_created: recording.startedAt.toUTCString(),
-    date_updated: recording.startedAt.toUTCString(),
-    start_time: recording.startedAt.toUTCString(),
+    date_created: rfc2822(recording.startedAt),
+    date_updated: rfc2822(recording.startedAt),
+    start_time: rfc2822(recording.startedAt),
     duration: recording.status === 'completed' ? String(Math.ceil((recordings.get(recording.sid)?.durationMs ?? 0) / 1000)) : '-1',
     sid: recording.sid,
     price: null,
@@ -456,7 +466,7 @@ export async function startTwilioStub(
     from: call.from,
     to: call.to,
     status: call.status,
-    date_created: call.dateCreated.toUTCString(),
+    date_created: rfc2822(call.dateCreated),
     uri: `${base}/Calls/${call.sid}.json`,
   });
   const messageJson = (message: StubMessage) => ({
@@ -471,7 +481,7 @@ export async function startTwilioStub(
     num_segments: '1',
     error_code: null,
     error_message: null,
-    date_created: message.dateCreated.toUTCString(),
+    date_created: rfc2822(message.dateCreated),
     uri: `${base}/Messages/${message.sid}.json`,
   });
   const numberJson = (number: StubNumber) => ({
@@ -533,8 +543,12 @@ export async function startTwilioStub(
     req.on('end', () => {
       const url = new URL(req.url ?? '/', 'http://stub');
       const query = Object.fromEntries(url.searchParams);
-      const params = { ...query, ...parseForm(Buffer.concat(chunks).toString('utf8')) };
+      const raw = Buffer.concat(chunks).toString('utf8');
+      const params = { ...query, ...parseForm(raw) };
       requests.push({ method: req.method ?? '', path: url.pathname, params });
+      // Twilio's description is the judge of every request (and of the answer given below).
+      const refused = contract.request(req, res, raw);
+      if (refused.length > 0) return error(res, 400, 70002, `Bad request: ${refused.join('; ')}`);
       const expected = `Basic ${Buffer.from(`${accountSid}:${authToken}`).toString('base64')}`;
       if (req.headers.authorization !== expected) return error(res, 401, 20003, 'Authenticate');
       const path = url.pathname;
@@ -611,7 +625,7 @@ export async function startTwilioStub(
           friendly_name: phoneNumber,
           phone_number: phoneNumber,
           iso_country: countryCode,
-          capabilities: { voice: true, SMS: true, MMS: true },
+          capabilities: { voice: true, sms: true, mms: true, fax: false },
           address_requirements: regulated ? 'local' : 'none',
           beta: false,
         }));
@@ -991,7 +1005,11 @@ export async function startTwilioStub(
     },
     sign: (url, params, token = authToken) => twilioSignature(token, url, params),
     post,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    contract,
+    async close() {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      contract.close();
+    },
   };
 }
 

@@ -92,7 +92,14 @@ export function stubSockets(options: {
   authToken: string;
   /** A ConversationRelay session ended without the call: Twilio requests `<Connect action>` with these parameters. */
   onSessionEnded(call: SocketCall, action: string, params: Record<string, string>): void;
+  /** Each upgrade signature the stub computes (the contract's oracle checks it). */
+  onSign?(url: string, signature: string): void;
 }) {
+  const openSigned = (url: string) => {
+    const signature = twilioSocketSignature(options.authToken, url);
+    options.onSign?.(url, signature);
+    return openTwilioSocket(url, signature);
+  };
   const send = (ws: WebSocket, message: object) =>
     new Promise<void>((resolve, reject) => ws.send(JSON.stringify(message), (err) => (err ? reject(err) : resolve())));
   const relayOf = (call: SocketCall) => {
@@ -101,7 +108,7 @@ export function stubSockets(options: {
   };
 
   const openRelay = async (call: SocketCall, url: string) => {
-    const ws = await openTwilioSocket(url, twilioSocketSignature(options.authToken, url));
+    const ws = await openSigned(url);
     const noun = /<ConversationRelay\b[^>]*>/.exec(call.twiml)![0];
     const attribute = (name: string) => {
       const match = new RegExp(`\\b${name}="([^"]*)"`).exec(noun);
@@ -181,7 +188,7 @@ export function stubSockets(options: {
   };
 
   const openMedia = async (call: SocketCall, url: string) => {
-    const ws = await openTwilioSocket(url, twilioSocketSignature(options.authToken, url));
+    const ws = await openSigned(url);
     const media: StubMediaStream = {
       url,
       ws,

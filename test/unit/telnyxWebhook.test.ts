@@ -1,6 +1,10 @@
 import crypto from 'node:crypto';
 import { encodeClientState, decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
+import { telnyxEnvelope } from '../../src/adapters/carrier/callbacks/telnyx/envelope';
 import { translateTelnyxEvent, verifyTelnyxWebhook, type TelnyxLookups } from '../../src/adapters/carrier/callbacks/telnyx/webhook';
+import recordingSavedExample from '../fixtures/telnyx/call.recording.saved.json';
+import messageSentExample from '../fixtures/telnyx/message.sent.json';
+import messageReceivedExample from '../fixtures/telnyx/message.received.json';
 import type { SpeechReport } from '../../src/adapters/carrier/callbacks/telnyx/speechQueue';
 
 /** Telnyx webhooks → the carrier callbacks Switchboard handles (src/adapters/carrier/callbacks/telnyx/webhook.ts). */
@@ -16,7 +20,10 @@ describe('Telnyx webhook translation', () => {
   };
   const lookups: TelnyxLookups = {
     callByCarrierId: async (id) => (id === 'known' ? { id: callId, direction: 'inbound' } : undefined),
-    messageByCarrierId: async (id) => (id === 'tx-1' ? 'message-1' : undefined),
+    messageByCarrierId: async (id) => (id === 'tx-1' || id === messageSentExample.data.payload.id ? 'message-1' : undefined),
+    // The Recordings API: the documented example's leg has recording rec-1, made on call_control_id `known`.
+    recordingOfLeg: async (leg) =>
+      leg === recordingSavedExample.data.payload.call_leg_id ? { id: 'rec-1', callControlId: 'known' } : undefined,
     calls: {
       speech: {
         enqueue: async () => undefined,
@@ -219,6 +226,91 @@ describe('Telnyx webhook translation', () => {
     expect(await receipt('delivery_failed')).toMatchObject({ event: { status: 'undelivered', error_code: '40008' } });
     expect(await receipt('sending_failed')).toMatchObject({ event: { status: 'failed' } });
     expect((await receipt('delivered', 'tx-unknown')).kind).toBe('unknown');
+  });
+
+  describe('Telnyx’s documented payloads (test/fixtures/telnyx)', () => {
+    /** A documented example with a real occurred_at (the examples' is the placeholder "date-time") and `payload` changes. */
+    const documented = <T extends { data: { occurred_at: string; payload: object } }>(example: T, payload: object = {}) => ({
+      ...example,
+      data: { ...example.data, occurred_at: occurred, payload: { ...example.data.payload, ...payload } },
+    });
+
+    it('call.recording.saved (no call_control_id, no recording id): the recording is the one the Recordings API lists for its leg', async () => {
+      expect(await translateTelnyxEvent(documented(recordingSavedExample), lookups)).toEqual({
+        kind: 'recording',
+        callId,
+        carrierCallId: 'known',
+        recordingUrl: 'https://api.telnyx.com/v2/recordings/rec-1',
+      });
+      // client_state set by dial or answer names the call without a lookup.
+      expect(await translateTelnyxEvent(documented(recordingSavedExample, { client_state: outbound }), lookups)).toMatchObject({
+        kind: 'recording',
+        callId,
+      });
+      // Not listed yet: tried again from the inbox, never dropped.
+      expect(await translateTelnyxEvent(documented(recordingSavedExample, { call_leg_id: 'leg-not-yet' }), lookups)).toMatchObject({
+        kind: 'unknown',
+      });
+    });
+
+    it('message receipts: every final to[].status Telnyx declares becomes a final status, none leaves the message sent', async () => {
+      const receipt = (status: string, errors: unknown[] = []) =>
+        translateTelnyxEvent(
+          {
+            data: {
+              ...documented(messageSentExample).data,
+              event_type: status === 'sent' ? 'message.sent' : 'message.finalized',
+              payload: { ...messageSentExample.data.payload, to: [{ ...messageSentExample.data.payload.to[0], status }], errors },
+            },
+          },
+          lookups,
+        );
+      expect(await receipt('sent')).toMatchObject({ event: { type: 'sms.status', message_id: 'message-1', status: 'sent' } });
+      expect(await receipt('delivered')).toMatchObject({ event: { status: 'delivered' } });
+      expect(await receipt('read')).toMatchObject({ event: { status: 'delivered' } });
+      expect(await receipt('delivery_unconfirmed')).toMatchObject({ event: { status: 'undelivered', error_code: 'delivery_unconfirmed' } });
+      expect(await receipt('expired')).toMatchObject({ event: { status: 'undelivered', error_code: 'expired' } });
+      expect(await receipt('expired', [{ code: '40006', title: 'Recipient server unavailable' }])).toMatchObject({
+        event: { status: 'undelivered', error_code: '40006' },
+      });
+      expect(await receipt('delivery_failed')).toMatchObject({ event: { status: 'undelivered' } });
+      expect(await receipt('sending_failed')).toMatchObject({ event: { status: 'failed' } });
+      // Not yet left Telnyx: no receipt.
+      for (const status of ['queued', 'sending']) expect(await receipt(status)).toMatchObject({ kind: 'ignored' });
+      expect(await receipt('something_new')).toMatchObject({ kind: 'ignored', unhandled: true });
+    });
+
+    it('message.received, with to as a list or as the number alone', async () => {
+      const { payload } = messageReceivedExample.data;
+      const expected = {
+        type: 'sms.received',
+        carrier_message_id: payload.id,
+        from: '+18665550001',
+        to: '+18445550001',
+        text: 'Hello, World!',
+        at,
+      };
+      expect(await translateTelnyxEvent(documented(messageReceivedExample), lookups)).toEqual({ kind: 'message', event: expected });
+      expect(await translateTelnyxEvent(documented(messageReceivedExample, { to: '+18445550001' }), lookups)).toEqual({
+        kind: 'message',
+        event: expected,
+      });
+    });
+
+    it('the envelope: the event id a duplicate repeats, and events ordered per call session or message', () => {
+      const raw = Buffer.from(JSON.stringify(recordingSavedExample));
+      expect(telnyxEnvelope(recordingSavedExample, raw)).toMatchObject({
+        eventId: '0ccc7b54-4df3-4bca-a65a-3da1ecc777f0',
+        eventType: 'call.recording.saved',
+        orderKey: 'call:428c31b6-7af4-4bcb-b7f5-5013ef9657c1',
+        callControlId: null,
+        callLegId: '428c31b6-7af4-4bcb-b7f5-5013ef9657c1',
+      });
+      expect(telnyxEnvelope(messageSentExample, raw)).toMatchObject({ orderKey: 'message:40385f64-5717-4562-b3fc-2c963f66afa6' });
+      const noId = { data: { event_type: 'call.hangup', payload: {} } };
+      expect(telnyxEnvelope(noId, raw).eventId).toBe(telnyxEnvelope(noId, Buffer.from(raw)).eventId);
+      expect(telnyxEnvelope(noId, raw).eventId).toMatch(/^sha256:[0-9a-f]{64}$/);
+    });
   });
 
   it('decodes only our own client_state', () => {

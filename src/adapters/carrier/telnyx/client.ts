@@ -16,6 +16,8 @@ export interface TelnyxSettings {
   requirementGroups?: Readonly<Record<string, string>>;
   /** Where Telnyx posts call and message webhooks: `<PUBLIC_BASE_URL>/carrier/telnyx/events`. */
   webhookUrl: string;
+  /** Where Telnyx posts a message's webhook the primary URL did not take (TELNYX_WEBHOOK_FAILOVER_URL). */
+  webhookFailoverUrl?: string;
   timeoutMs?: number;
 }
 

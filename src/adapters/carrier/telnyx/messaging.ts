@@ -20,6 +20,8 @@ export async function sendMessage(
       text: request.text,
       messaging_profile_id: settings.messagingProfileId,
       webhook_url: settings.webhookUrl,
+      // Telnyx makes up to 3 attempts per URL, then the failover URL's (developers.telnyx.com/docs/messaging/messages/receiving-webhooks).
+      ...(settings.webhookFailoverUrl ? { webhook_failover_url: settings.webhookFailoverUrl } : {}),
       use_profile_webhooks: false,
     }),
   );

@@ -1,6 +1,9 @@
-import { TELNYX_RECORDINGS_URL } from '../callbacks/telnyx/webhook';
+import type Telnyx from 'telnyx';
+import type { RecordingResponseData } from 'telnyx/resources/recordings/recordings';
+import { TELNYX_RECORDINGS_URL, type TelnyxRecordingRef } from '../callbacks/telnyx/webhook';
 import { CarrierRejectedError, type CarrierRecording } from '../port';
 import { getFromCarrier, onCarrierOrigin, recordingOf } from '../recordingFetch';
+import { telnyxRequest } from './client';
 
 const TELNYX_API_BASE_URL = 'https://api.telnyx.com/v2';
 
@@ -38,4 +41,20 @@ export async function openTelnyxRecording(settings: { apiKey: string; baseUrl?: 
   if (!allowed.includes(download.protocol) || download.username || download.password)
     throw new Error('Telnyx answered a download link that is not HTTPS');
   return recordingOf(await getFromCarrier(download, {}, 'the recording download'), type);
+}
+
+/**
+ * The recording of a call leg, for a `call.recording.saved` (which names no recording): `GET /v2/recordings
+ * ?filter[call_leg_id]=<leg>` (telnyx 7.24.0 `RecordingListParams.Filter.call_leg_id`). A leg has one recording
+ * (recorded from the answer); should it have several, the one that started when the webhook says (its
+ * `recording_started_at`), else the newest. Undefined while Telnyx lists none.
+ */
+export async function findLegRecording(client: Telnyx, callLegId: string, startedAt?: string): Promise<TelnyxRecordingRef | undefined> {
+  const page = await telnyxRequest('GET /recordings', () => client.recordings.list({ filter: { call_leg_id: callLegId } }));
+  const listed = (page?.data ?? []).filter((r): r is RecordingResponseData & { id: string } => typeof r.id === 'string' && r.id !== '');
+  const at = (r: RecordingResponseData) => Date.parse(r.recording_started_at ?? r.created_at ?? '') || 0;
+  const wanted = startedAt ? Date.parse(startedAt) : NaN;
+  const chosen = listed.find((r) => Number.isFinite(wanted) && at(r) === wanted) ?? listed.sort((a, b) => at(b) - at(a))[0];
+  if (!chosen) return undefined;
+  return { id: chosen.id, ...(chosen.call_control_id ? { callControlId: chosen.call_control_id } : {}) };
 }

@@ -25,6 +25,7 @@ import * as m0024 from './0024_call_transfer_machine_detection';
 import * as m0025 from './0025_carrier_create_attempts';
 import * as m0026 from './0026_member_invitations';
 import * as m0027 from './0027_payment_attempts_by_charge';
+import * as m0030 from './0030_telnyx_inbox';
 import * as m0031 from './0031_telnyx_speech';
 import * as m0032 from './0032_number_choice';
 import * as m0033 from './0033_provisioning_refusals';
@@ -60,6 +61,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0025_carrier_create_attempts': m0025,
   '0026_member_invitations': m0026,
   '0027_payment_attempts_by_charge': m0027,
+  '0030_telnyx_inbox': m0030,
   '0031_telnyx_speech': m0031,
   '0032_number_choice': m0032,
   '0033_provisioning_refusals': m0033,

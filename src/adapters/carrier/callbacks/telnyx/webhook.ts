@@ -1,6 +1,9 @@
 import { TelnyxWebhook } from 'telnyx/lib/webhooks';
-import type { AnsweredBy, CarrierCallEvent, CarrierMessageEvent, CarrierMessageStatusEvent } from '../../port';
+import type { AnsweredBy, CarrierCallEvent, CarrierMessageEvent } from '../../port';
 import { decodeClientState } from './clientState';
+import type { TelnyxWebhookBody } from './envelope';
+import { translateMessage } from './messageEvents';
+import { recordingSaved, type TelnyxRecordingRef } from './recordingEvents';
 import { utteranceLanguage, type TelnyxCallLanguages } from './callRecords';
 import type { SpeechReport, TelnyxSpeechQueue } from './speechQueue';
 
@@ -35,10 +38,8 @@ export async function verifyTelnyxWebhook(input: {
   return { valid: true, signature, timestamp: Number(timestamp) };
 }
 
-/** The envelope Telnyx posts: `{data: {event_type, id, occurred_at, payload}, meta}`. */
-export interface TelnyxWebhookBody {
-  data?: { event_type?: string; id?: string; occurred_at?: string; payload?: Record<string, unknown> };
-}
+export type { TelnyxWebhookBody } from './envelope';
+export type { TelnyxRecordingRef } from './recordingEvents';
 
 /** What the translator needs from Switchboard's records when the event's `client_state` does not say. */
 export interface TelnyxLookups {
@@ -46,6 +47,8 @@ export interface TelnyxLookups {
   callByCarrierId(carrierCallId: string): Promise<{ id: string; direction: 'inbound' | 'outbound' } | undefined>;
   /** Switchboard's id of the message Telnyx knows by this id. */
   messageByCarrierId(carrierMessageId: string): Promise<string | undefined>;
+  /** The recording Telnyx's Recordings API lists for this call leg (`GET /v2/recordings?filter[call_leg_id]=`). */
+  recordingOfLeg(callLegId: string, startedAt?: string): Promise<TelnyxRecordingRef | undefined>;
   /** The Telnyx call state shared with the worker's adapter (src/main/carrierDecliner.ts builds it). */
   calls: TelnyxCallControl;
 }
@@ -65,37 +68,39 @@ export type TelnyxTranslation =
   /** Several events of one call, in order (a barge-in's stopped speech before the sentence that cut it). */
   | { kind: 'calls'; events: CarrierCallEvent[] }
   | { kind: 'message'; event: CarrierMessageEvent }
-  | { kind: 'ignored'; reason: string }
-  /** A recorded call's recording, saved after its hang-up: named by its Telnyx API resource (its download links expire). */
-  | { kind: 'recording'; callId: string; carrierCallId: string; recordingUrl: string }
-  /** A receipt of a message we have not recorded the carrier's id of yet: answered 404, so Telnyx retries it. */
+  /** Nothing to do; `unhandled`: an event type (or status) Switchboard does not act on at all, logged as such. */
+  | { kind: 'ignored'; reason: string; unhandled?: true }
+  /**
+   * A recorded call's recording, saved after its hang-up: named by its Telnyx API resource (the webhook's download
+   * links expire in 10 minutes), on the call `callId` (`carrierCallId` when the Recordings API named it).
+   */
+  | { kind: 'recording'; callId: string; carrierCallId?: string; recordingUrl: string }
+  /**
+   * Not known yet: a receipt of a message whose carrier id is not recorded yet, a recording Telnyx's API does
+   * not list yet. The inbox tries the event again later.
+   */
   | { kind: 'unknown'; reason: string };
 
-/** Telnyx's Recordings API: `GET <this>/<id>` with the account's API key answers fresh download links (`download_urls.wav`). */
-export const TELNYX_RECORDINGS_URL = 'https://api.telnyx.com/v2/recordings';
+export { TELNYX_RECORDINGS_URL } from './recordingEvents';
 
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
-
-/** Telnyx's per-recipient delivery status → the port's receipt status (others are not receipts). */
-const MESSAGE_STATUSES: Record<string, CarrierMessageStatusEvent['status']> = {
-  sent: 'sent',
-  delivered: 'delivered',
-  delivery_failed: 'undelivered',
-  sending_failed: 'failed',
-};
 
 export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: TelnyxLookups): Promise<TelnyxTranslation> {
   const type = body.data?.event_type ?? '';
   const payload = body.data?.payload ?? {};
   const at = Date.parse(body.data?.occurred_at ?? '');
   if (!Number.isFinite(at)) return { kind: 'ignored', reason: 'no occurred_at' };
-  if (type.startsWith('message.')) return translateMessage(type, payload, at, lookups);
-  if (!type.startsWith('call.')) return { kind: 'ignored', reason: `event ${type}` };
+  if (type.startsWith('message.')) return translateMessage(type, payload, at, lookups.messageByCarrierId);
+  if (!type.startsWith('call.')) return { kind: 'ignored', reason: `event ${type}`, unhandled: true };
+  const state = decodeClientState(payload.client_state);
+  // The one call event without a call_control_id (telnyx 7.24.0 `CallRecordingSaved.Payload`).
+  if (type === 'call.recording.saved') return recordingSaved(payload, state, lookups);
   const carrierCallId = str(payload.call_control_id);
   if (!carrierCallId) return { kind: 'ignored', reason: 'no call_control_id' };
-  const state = decodeClientState(payload.client_state);
   // A transfer's new leg reports the transfer's outcome on the call being transferred.
   if (state.x) return transferLegEvent(type, payload, { call_id: state.x, carrier_call_id: carrierCallId, at });
+  if (!CALL_EVENTS.includes(type))
+    return { kind: 'ignored', reason: `event ${type}`, ...(type === 'call.bridged' ? {} : { unhandled: true as const }) };
 
   if (type === 'call.initiated' && payload.direction === 'incoming') {
     return {
@@ -144,15 +149,21 @@ export async function translateTelnyxEvent(body: TelnyxWebhookBody, lookups: Tel
     case 'call.hangup':
       await lookups.calls.speech.ended(carrierCallId, new Date(at), 'call_hangup');
       return { kind: 'call', event: hangupEvent(payload, known.direction, ids) };
-    case 'call.recording.saved': {
-      const recordingId = str(payload.recording_id);
-      if (!recordingId) return { kind: 'ignored', reason: 'recording without its id' };
-      return { kind: 'recording', callId: known.id, carrierCallId, recordingUrl: `${TELNYX_RECORDINGS_URL}/${recordingId}` };
-    }
     default:
       return { kind: 'ignored', reason: `event ${type}` };
   }
 }
+
+/** The call events translated above (every other one is stored and logged as not acted on; `call.bridged` needs nothing). */
+const CALL_EVENTS = [
+  'call.initiated',
+  'call.answered',
+  'call.machine.detection.ended',
+  'call.transcription',
+  'call.speak.started',
+  'call.speak.ended',
+  'call.hangup',
+];
 
 type CallIds = { call_id: string; carrier_call_id: string; at: number };
 
@@ -228,47 +239,4 @@ function hangupEvent(
   if (cause === 'normal_clearing' || cause === 'time_limit') return { type: 'call.completed', ...ids, ended_by: endedBy, answered: true };
   if (cause === 'originator_cancel') return { type: 'call.completed', ...ids, ended_by: endedBy, answered: false };
   return { type: 'call.failed', ...ids };
-}
-
-async function translateMessage(
-  type: string,
-  payload: Record<string, unknown>,
-  at: number,
-  lookups: TelnyxLookups,
-): Promise<TelnyxTranslation> {
-  const id = str(payload.id);
-  if (!id) return { kind: 'ignored', reason: 'message without id' };
-  const to = Array.isArray(payload.to) ? (payload.to as Array<{ phone_number?: unknown; status?: unknown }>) : [];
-  if (type === 'message.received') {
-    const from = (payload.from ?? {}) as { phone_number?: unknown };
-    return {
-      kind: 'message',
-      event: {
-        type: 'sms.received',
-        carrier_message_id: id,
-        from: str(from.phone_number) ?? '',
-        to: str(to[0]?.phone_number) ?? '',
-        text: typeof payload.text === 'string' ? payload.text : '',
-        at,
-      },
-    };
-  }
-  if (type !== 'message.sent' && type !== 'message.finalized') return { kind: 'ignored', reason: `event ${type}` };
-  const status = MESSAGE_STATUSES[str(to[0]?.status) ?? ''];
-  if (!status) return { kind: 'ignored', reason: `message status ${String(to[0]?.status)}` };
-  const messageId = await lookups.messageByCarrierId(id);
-  if (!messageId) return { kind: 'unknown', reason: `no message for ${id}` };
-  const errors = Array.isArray(payload.errors) ? (payload.errors as Array<{ code?: unknown }>) : [];
-  const errorCode = errors[0]?.code === undefined ? undefined : String(errors[0].code);
-  return {
-    kind: 'message',
-    event: {
-      type: 'sms.status',
-      message_id: messageId,
-      carrier_message_id: id,
-      status,
-      ...(errorCode ? { error_code: errorCode } : {}),
-      at,
-    },
-  };
 }

@@ -1,0 +1,148 @@
+import twilio from 'twilio';
+import type { CallInstance } from 'twilio/lib/rest/api/v2010/account/call';
+import type { ActiveLine, Loop } from './loop';
+import type { Receiver } from './receiver';
+import { eventually, type Log } from './runner';
+
+/**
+ * What the Twilio run reads on Twilio's side, with the official `twilio` package and the live
+ * account's credentials: the calls' own records (AnsweredBy, the requests Twilio made to our URLs
+ * and what we answered, error notifications), recordings, messages and the Messaging Service.
+ */
+
+export type TwilioClient = ReturnType<typeof twilio>;
+
+export interface TwilioSession extends Loop {
+  twilio: TwilioClient;
+  refusing: RefusingNumber;
+  /** The shared call of the `transfers` and `refetch` checks (twilioTransfers.ts). */
+  transferRun?: Promise<unknown>;
+}
+
+export function twilioClient(env: NodeJS.ProcessEnv): TwilioClient {
+  return twilio(env.TWILIO_LIVE_ACCOUNT_SID!.trim(), env.TWILIO_LIVE_AUTH_TOKEN!.trim(), { autoRetry: true });
+}
+
+/** The credentials work (the account is readable and active); the reason when not. */
+export async function twilioRefusal(client: TwilioClient, accountSid: string): Promise<string | undefined> {
+  try {
+    const account = await client.api.v2010.accounts(accountSid).fetch();
+    return account.status === 'active' ? undefined : `the Twilio account ${accountSid} is ${account.status}`;
+  } catch (err) {
+    return `Twilio refused TWILIO_LIVE_ACCOUNT_SID / TWILIO_LIVE_AUTH_TOKEN: ${(err as Error).message}`;
+  }
+}
+
+/** The two legs Twilio made of an A→B call placed since `since` (A's `outbound-api` leg and B's `inbound` one). */
+export async function legsOf(
+  client: TwilioClient,
+  a: ActiveLine,
+  b: ActiveLine,
+  since: number,
+): Promise<{ a: CallInstance; b: CallInstance }> {
+  return eventually(
+    'both Twilio legs of the call',
+    async () => {
+      // Newest first; a few seconds of margin for the two clocks (an earlier call of the run is older than that).
+      const calls = (await client.calls.list({ from: a.phone_number, to: b.phone_number, limit: 20 })).filter(
+        (call) => call.dateCreated.getTime() >= since - 5_000,
+      );
+      const outbound = calls.find((call) => call.direction.startsWith('outbound'));
+      const inbound = calls.find((call) => call.direction === 'inbound');
+      return outbound && inbound ? { a: outbound, b: inbound } : undefined;
+    },
+    { timeoutMs: 60_000, everyMs: 3_000 },
+  );
+}
+
+/** Twilio's AnsweredBy as Switchboard reports it (docs/carriers.md, machine detection). */
+export function answeredByOf(twilioAnsweredBy: string | null | undefined): string {
+  if (twilioAnsweredBy === 'human') return 'human';
+  if (twilioAnsweredBy === 'fax' || twilioAnsweredBy?.startsWith('machine')) return 'machine';
+  return 'unknown';
+}
+
+/**
+ * The notifications Twilio recorded on a call, errors and warnings alike (a voice ConversationRelay
+ * does not take may be a warning and a fallback rather than an error), as `code: text`.
+ */
+export async function callErrors(client: TwilioClient, callSid: string): Promise<string[]> {
+  const notifications = await client.calls(callSid).notifications.list({ limit: 50 });
+  return notifications.map((n) => `${n.log === '0' ? 'error' : 'warning'} ${n.errorCode}: ${n.messageText ?? ''}`.slice(0, 200));
+}
+
+export interface TwimlFetch {
+  url: string;
+  status: number;
+}
+
+/** Every request Twilio made to `baseUrl` during the call (Call Events), with the status we answered. */
+export async function requestsTo(client: TwilioClient, callSid: string, baseUrl: string): Promise<TwimlFetch[]> {
+  const events = await client.calls(callSid).events.list({ limit: 200 });
+  return events
+    .map((event) => {
+      const request = (event.request ?? {}) as { url?: unknown };
+      const response = (event.response ?? {}) as { response_code?: unknown };
+      return { url: String(request.url ?? ''), status: Number(response.response_code ?? 0) };
+    })
+    .filter((fetched) => fetched.url.startsWith(baseUrl));
+}
+
+/** The recording behind a Switchboard `recording_url` (`…/Recordings/RE….`), read on Twilio. */
+export async function recordingBehind(
+  client: TwilioClient,
+  recordingUrl: string,
+): Promise<{ sid: string; status: string; seconds: number; callSid: string }> {
+  const sid = /RE[0-9a-f]{32}/.exec(recordingUrl)?.[0];
+  if (!sid) throw new Error(`recording_url ${recordingUrl} names no Twilio recording (RE…)`);
+  const recording = await client.recordings(sid).fetch();
+  return { sid, status: recording.status, seconds: Number(recording.duration), callSid: recording.callSid };
+}
+
+/**
+ * A number that refuses every call (its VoiceUrl is the receiver's `<Reject reason="busy"/>`),
+ * for failed transfers without a person: SMOKE_TWILIO_REFUSING_NUMBER when given, else one
+ * bought for the run (released by `release`).
+ */
+export class RefusingNumber {
+  private bought: { sid: string; number: string } | undefined;
+
+  constructor(
+    private readonly client: TwilioClient,
+    private readonly receiver: Receiver,
+    private readonly given: string | undefined,
+  ) {
+    receiver.route('POST', '/twilio/busy', async () => ({
+      status: 200,
+      type: 'text/xml',
+      body: '<?xml version="1.0" encoding="UTF-8"?><Response><Reject reason="busy"/></Response>',
+    }));
+  }
+
+  async number(log: Log): Promise<string> {
+    if (this.given) return this.given;
+    if (this.bought) return this.bought.number;
+    const [available] = await this.client.availablePhoneNumbers('US').local.list({ voiceEnabled: true, limit: 1 });
+    if (!available) throw new Error('Twilio has no US local number to buy for the refusing destination');
+    const bought = await this.client.incomingPhoneNumbers.create({
+      phoneNumber: available.phoneNumber,
+      voiceUrl: `${this.receiver.publicUrl}/twilio/busy`,
+      voiceMethod: 'POST',
+      friendlyName: 'switchboard smoke: refuses every call',
+    });
+    this.bought = { sid: bought.sid, number: bought.phoneNumber };
+    log(`bought ${bought.phoneNumber} as a destination that refuses calls (released at the end)`);
+    return bought.phoneNumber;
+  }
+
+  /** Releases a number bought for the run; the problem when it could not. */
+  async release(): Promise<string | undefined> {
+    if (!this.bought) return undefined;
+    try {
+      await this.client.incomingPhoneNumbers(this.bought.sid).remove();
+      return undefined;
+    } catch (err) {
+      return `Twilio number ${this.bought.number} (${this.bought.sid}) not released: ${(err as Error).message}`;
+    }
+  }
+}
