@@ -18,7 +18,8 @@ import { eventDestination } from '../src/domain/webhooks/destination';
 import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
 import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
 import { recordEvent } from '../src/domain/webhooks/record';
-import { CarrierRejectedError, type CarrierAdapter, type TransferCallRequest } from '../src/adapters/carrier/port';
+import { CarrierRejectedError, type CarrierAdapter, type CarrierRefusal, type TransferCallRequest } from '../src/adapters/carrier/port';
+import { FailureTypes } from '../workflows/definitions/failures';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { createDeliveryAttempt } from './webhooks';
 import { businessMetrics, deliveryOutcome } from './metrics';
@@ -44,14 +45,16 @@ export interface CallActivityDeps {
 
 /**
  * Runs one carrier command. The carrier's refusal (`CarrierRejectedError`: the call is not
- * answered any more, or unknown) is final, so it becomes the non-retryable `CarrierRejected`
- * failure the call workflow acts on; anything else (5xx, network) stays retryable.
+ * answered any more, or unknown, or the carrier will not do it) is final, so it becomes the
+ * non-retryable `CarrierRejected` failure the call workflow acts on, naming the provider and its
+ * code (its first detail); anything else (5xx, network) stays retryable.
  */
 async function carrierCommand<T>(command: () => Promise<T>): Promise<T> {
   try {
     return await command();
   } catch (err) {
-    if (err instanceof CarrierRejectedError) throw ApplicationFailure.nonRetryable(err.message, 'CarrierRejected');
+    if (err instanceof CarrierRejectedError)
+      throw ApplicationFailure.nonRetryable(err.message, FailureTypes.carrierRejected, ...(err.refusal ? [err.refusal] : []));
     throw err;
   }
 }
@@ -184,24 +187,24 @@ export function createCallActivities({
       await carrierCommand(() => carrier.speak({ carrierCallId, speakId, text, ...(voice ? { voice } : {}) }));
     },
 
-    /** Live control: plays DTMF digits; false when the call is no longer answered. */
-    async sendDigits(carrierCallId: string, digits: string): Promise<{ pressed: boolean }> {
+    /** Live control: plays DTMF digits; false when the carrier refused, with who refused and why (the call is not answered, or another refusal). */
+    async sendDigits(carrierCallId: string, digits: string): Promise<{ pressed: boolean; refusal?: CarrierRefusal }> {
       try {
         await carrier.sendDigits({ carrierCallId, digits, ...pressIdOfThisActivity() });
         return { pressed: true };
       } catch (err) {
-        if (err instanceof CarrierRejectedError) return { pressed: false };
+        if (err instanceof CarrierRejectedError) return { pressed: false, ...(err.refusal ? { refusal: err.refusal } : {}) };
         throw err;
       }
     },
 
-    /** Live control: a blind transfer (`transferCall`); false when the carrier refused it (the call is not answered, or the destination is refused). */
-    async transferCall(request: TransferCallRequest): Promise<{ accepted: boolean }> {
+    /** Live control: a blind transfer (`transferCall`); false when the carrier refused it, with who refused and why (the call is not answered, or the destination is refused). */
+    async transferCall(request: TransferCallRequest): Promise<{ accepted: boolean; refusal?: CarrierRefusal }> {
       try {
         await carrier.transferCall(request);
         return { accepted: true };
       } catch (err) {
-        if (err instanceof CarrierRejectedError) return { accepted: false };
+        if (err instanceof CarrierRejectedError) return { accepted: false, ...(err.refusal ? { refusal: err.refusal } : {}) };
         throw err;
       }
     },

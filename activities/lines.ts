@@ -7,6 +7,7 @@ import {
   CarrierRejectedError,
   NumberUnavailableError,
   type CarrierAdapter,
+  type CarrierRefusal,
   type ProvisionNumberRequest,
 } from '../src/adapters/carrier/port';
 import { FailureTypes } from '../workflows/definitions/failures';
@@ -74,8 +75,14 @@ export function createLineActivities({ db, carrier, now }: LineActivityDeps) {
       return { released: line.phone_number };
     },
 
-    async failLineProvisioning(lineId: string, reason: string, unavailable?: NumberCriterion | null): Promise<void> {
-      await failProvisioning(db, lineId, reason, now(), unavailable ?? undefined);
+    /** `unavailable`: the request field nothing matched; `refusal`: who refused otherwise, with its code (absent in older histories). */
+    async failLineProvisioning(
+      lineId: string,
+      reason: string,
+      unavailable?: NumberCriterion | null,
+      refusal?: CarrierRefusal | null,
+    ): Promise<void> {
+      await failProvisioning(db, lineId, reason, now(), { unavailable: unavailable ?? undefined, refusal: refusal ?? undefined });
     },
   };
 }

@@ -1,3 +1,5 @@
+import { CARRIER_ERROR, carrierRefusalDetails, carrierRefusalMessage, type CarrierRefusal } from '../src/domain/carriers/rules';
+
 /**
  * The single error envelope of the API: `{error: {code, message, details?}}`.
  * Every failure, from a malformed body to an unknown route, is raised as an ApiError
@@ -23,6 +25,11 @@ export class ApiError extends Error {
   toBody(): { error: { code: string; message: string; details?: ErrorDetail[] } } {
     return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
   }
+}
+
+/** A refusal of the carrier's, answered where no spec code fits (src/domain/carriers/rules.ts). */
+export function carrierError(refusal: CarrierRefusal, action: string): ApiError {
+  return new ApiError(502, CARRIER_ERROR, carrierRefusalMessage(refusal, action), carrierRefusalDetails(refusal));
 }
 
 export const errors = {

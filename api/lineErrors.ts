@@ -1,4 +1,5 @@
-import { ApiError, errors } from './errors';
+import { ApiError, carrierError, errors } from './errors';
+import { PROVISION_NUMBER_ACTION } from '../src/domain/lines/store';
 import type { ProvisionOutcome } from '../src/domain/lines/provision';
 import type { LineUpdateOutcome } from '../src/domain/lines/update';
 
@@ -44,5 +45,8 @@ export function lineCreationError(outcome: Extract<ProvisionOutcome, { ok: false
     case 'number_unavailable':
       // Nothing was created: the request may be sent again with other criteria.
       return new ApiError(422, 'number_unavailable', outcome.message, [{ field: outcome.field, message: outcome.message }]);
+    case 'carrier_error':
+      // Nothing was created either; the same request may pass once the operator settled it with the carrier.
+      return carrierError(outcome.refusal, PROVISION_NUMBER_ACTION);
   }
 }

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
 import * as options from './activityOptions';
-import { activityFailedWith, FailureTypes } from './definitions/failures';
+import { activityFailedWith, carrierRefusalOfFailure, FailureTypes } from './definitions/failures';
 import { workflowIds } from './definitions/ids';
 import {
   closeLineSecretsSignal,
@@ -10,6 +10,7 @@ import {
   type ReleaseLineResult,
 } from './definitions/lines';
 import type { LineActivities } from '../activities/lines';
+import type { CarrierRefusal } from '../src/domain/carriers/rules';
 import type { NumberCriterion } from '../src/domain/lines/numberChoice';
 
 /** Acquiring a number: retried with backoff for up to ten minutes; a refusal is final. */
@@ -27,9 +28,10 @@ export async function provisionLineWorkflow({ lineId }: ProvisionLineInput): Pro
   try {
     ({ phoneNumber } = await carrier.provisionNumber(lineId));
   } catch (err) {
-    const { reason, unavailable } = describeFailure(err);
-    await store.failLineProvisioning(lineId, reason, unavailable);
-    return { status: 'released', reason, ...(unavailable ? { unavailable } : {}) };
+    const { reason, unavailable, refusal } = describeFailure(err);
+    // An added argument, not a new command: activity arguments are not compared on replay.
+    await store.failLineProvisioning(lineId, reason, unavailable, refusal);
+    return { status: 'released', reason, ...(unavailable ? { unavailable } : {}), ...(refusal ? { refusal } : {}) };
   }
 
   const outcome = await store.activateLine(lineId, phoneNumber);
@@ -40,13 +42,17 @@ export async function provisionLineWorkflow({ lineId }: ProvisionLineInput): Pro
   return { status: 'active', phoneNumber };
 }
 
-function describeFailure(err: unknown): { reason: string; unavailable?: NumberCriterion } {
+function describeFailure(err: unknown): { reason: string; unavailable?: NumberCriterion; refusal?: CarrierRefusal } {
   if (!(err instanceof ActivityFailure)) return { reason: 'number provisioning failed' };
   if (activityFailedWith(err, FailureTypes.numberUnavailable)) {
     const [field] = (err.cause as ApplicationFailure).details ?? [];
     return { reason: `no number as asked: ${err.cause?.message}`, unavailable: field as NumberCriterion };
   }
-  if (activityFailedWith(err, FailureTypes.carrierRejected)) return { reason: `carrier refused: ${err.cause?.message}` };
+  if (activityFailedWith(err, FailureTypes.carrierRejected)) {
+    // The failure's first detail names the provider and its code (activities/lines.ts); a refusal without one is not the carrier's.
+    const refusal = carrierRefusalOfFailure(err.cause);
+    return { reason: `carrier refused: ${err.cause?.message}`, ...(refusal ? { refusal } : {}) };
+  }
   return { reason: 'carrier unavailable: gave up after retries' };
 }
 

@@ -76,14 +76,24 @@ export const recordSchemas: Record<string, object> = {
     provisioning_error: nullable({
       type: 'object',
       example: null,
-      required: ['code', 'field', 'message'],
+      required: ['code', 'field', 'message', 'provider', 'provider_code'],
       description:
         'Why a line was released without ever getting its number, when that was decided after the creating request had answered (a slow carrier): ' +
-        '`number_unavailable` (nothing matched; `field` names the criterion) or `provisioning_failed`. Null otherwise.',
+        '`number_unavailable` (nothing matched; `field` names the criterion), `carrier_error` (the carrier refused otherwise; `provider` and ' +
+        '`provider_code` name it, as the 502 of `POST /api/v1/lines` does) or `provisioning_failed` (the carrier stayed unreachable). Null otherwise.',
       properties: {
-        code: { type: 'string', enum: ['number_unavailable', 'provisioning_failed'] },
+        code: { type: 'string', enum: ['number_unavailable', 'carrier_error', 'provisioning_failed'] },
         field: { type: ['string', 'null'], enum: [...NUMBER_CRITERIA, null] },
         message: { type: 'string' },
+        provider: {
+          type: ['string', 'null'],
+          enum: ['twilio', 'telnyx', 'simulator', null],
+          description: 'For `carrier_error`: who refused.',
+        },
+        provider_code: {
+          type: ['string', 'null'],
+          description: 'For `carrier_error`: the provider’s own code (Twilio’s `21631`, …), when it gave one.',
+        },
       },
     }),
     environment,
@@ -288,7 +298,12 @@ export const recordSchemas: Record<string, object> = {
     call_id: uuid,
     to_number: e164,
     transferred: { type: 'boolean', description: 'The destination answered and is connected to the caller' },
-    failure_reason: { type: ['string', 'null'], enum: ['not_answered', 'refused', 'call_ended', null] },
+    failure_reason: {
+      type: ['string', 'null'],
+      enum: ['not_answered', 'refused', 'call_ended', null],
+      description:
+        '`not_answered` (busy, no answer, failed), `call_ended`, or `refused` (refused without a provider’s answer to name; a carrier’s refusal is 502 `carrier_error`). Null when transferred.',
+    },
   }),
   Consent: record({
     id: uuid,

@@ -64,6 +64,14 @@ export const ref = (name: keyof typeof componentSchemas & string) => ({ $ref: `#
 
 export const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
 
+/** The 502 of an operation that asks the carrier while the customer waits (docs/decisions.md, "Provider refusals (issue 26)"). */
+export const carrierErrorResponse = (what: string) =>
+  errorResponse(
+    `\`carrier_error\`: the carrier refused ${what}, for a reason no other code names. \`details\`: \`{field: "provider", message: "twilio" | "telnyx" | "simulator"}\` ` +
+      'and, when the provider gave one, `{field: "provider_code", message: <its code>}` (Twilio’s error code, Telnyx’s `errors[0].code`, the simulator’s HTTP status). ' +
+      'Nothing was done. Sending it again unchanged gets the same answer until the cause is settled with the carrier (often by the operator: an address or regulatory documents for a country).',
+  );
+
 /** The deepest offset any list serves (the keys list's 100000 from the client's history, for every list): deeper pages are a scan, not a read. */
 export const MAX_OFFSET = 100_000;
 

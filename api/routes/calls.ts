@@ -1,8 +1,18 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { principalOf, type AppContext, type AppDeps } from '../context';
-import { ApiError, errors } from '../errors';
+import { ApiError, carrierError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, jsonRequestBody, ref, total } from '../openapi/schemas';
+import {
+  arrayOf,
+  carrierErrorResponse,
+  errorResponse,
+  fields,
+  jsonResponse,
+  offsetPaginationParams,
+  jsonRequestBody,
+  ref,
+  total,
+} from '../openapi/schemas';
 import { answeringOutboundRefusals } from '../outboundRefusals';
 import type { PathParameter, RouteDef } from './types';
 import { MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
@@ -21,6 +31,7 @@ import {
   transferUpdate,
   waitUpdate,
 } from '../../workflows/definitions/callControl';
+import { carrierRefusalOfFailure } from '../../workflows/definitions/failures';
 import { offsetPage } from '../pagination';
 
 /*
@@ -116,16 +127,30 @@ async function hangUp(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 /**
  * Live control: each request is an update on the call's workflow (so it is in the history). A
- * call that is not live (not yet answered, or ended) is 409 `call_not_active`.
+ * call that is not live (not yet answered, or ended, also as the carrier says) is 409
+ * `call_not_active`; a command the carrier refused otherwise is 502 `carrier_error` naming the
+ * provider and its code (`action` says what was refused).
  */
-async function control<T>(ctx: AppContext, deps: AppDeps, run: (handle: WorkflowHandle) => Promise<T>, found?: CallRow): Promise<void> {
+async function control<T>(
+  ctx: AppContext,
+  deps: AppDeps,
+  action: string,
+  run: (handle: WorkflowHandle) => Promise<T>,
+  found?: CallRow,
+): Promise<void> {
   const row = found ?? (await findCall(ctx, deps));
   const notActive = () => new ApiError(409, 'call_not_active', `The call is ${row.status}; live control needs a call in progress`);
   if (row.status !== 'in_progress') throw notActive();
   try {
     ctx.body = await run(deps.temporal.workflow.getHandle(row.id));
   } catch (err) {
-    // Rejected by the validator (not live any more), or the workflow has finished.
+    const refusal = err instanceof WorkflowUpdateFailedError ? carrierRefusalOfFailure(err.cause) : undefined;
+    if (refusal) {
+      // The carrier's own words are in the call's history (the activity's failure).
+      ctx.state.log.warn({ call_id: row.id, refusal }, 'the carrier refused a live-control command');
+      throw carrierError(refusal, action);
+    }
+    // Rejected by the validator (not live any more), refused as ended by the carrier, or the workflow has finished.
     if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw notActive();
     // Temporal's limits and outages are "retry later" (429/503, api/middleware/errorMapping.ts), not a server error (L4).
     throw err;
@@ -135,7 +160,7 @@ async function control<T>(ctx: AppContext, deps: AppDeps, run: (handle: Workflow
 async function speak(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { text: string; wait_for_response?: boolean; timeout_seconds?: number };
   if (body.text.trim() === '') throw errors.validation([{ field: 'text', message: 'Must not be blank' }]);
-  await control(ctx, deps, (handle) =>
+  await control(ctx, deps, 'speak on the call', (handle) =>
     handle.executeUpdate(speakUpdate, {
       args: [
         {
@@ -150,14 +175,14 @@ async function speak(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 async function wait(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = (ctx.state.body ?? {}) as { timeout_seconds?: number };
-  await control(ctx, deps, (handle) =>
+  await control(ctx, deps, 'wait on the call', (handle) =>
     handle.executeUpdate(waitUpdate, { args: [{ timeoutSeconds: body.timeout_seconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS }] }),
   );
 }
 
 async function press(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { digits: string };
-  await control(ctx, deps, (handle) => handle.executeUpdate(pressUpdate, { args: [{ digits: body.digits }] }));
+  await control(ctx, deps, 'play the digits', (handle) => handle.executeUpdate(pressUpdate, { args: [{ digits: body.digits }] }));
 }
 
 /**
@@ -170,7 +195,7 @@ async function transfer(ctx: AppContext, deps: AppDeps): Promise<void> {
   const to = await answeringOutboundRefusals(ctx, deps, 'call', () =>
     clearTransferDestination(deps.db, principalOf(ctx), row, body.to_number),
   );
-  await control(ctx, deps, (handle) => handle.executeUpdate(transferUpdate, { args: [{ toNumber: to }] }), row);
+  await control(ctx, deps, 'transfer the call', (handle) => handle.executeUpdate(transferUpdate, { args: [{ toNumber: to }] }), row);
 }
 
 const timeoutSeconds = { type: 'integer', minimum: 1, maximum: MAX_RESPONSE_TIMEOUT_SECONDS, default: DEFAULT_RESPONSE_TIMEOUT_SECONDS };
@@ -340,6 +365,9 @@ export function callRoutes(): RouteDef[] {
             ref('SpeakResult'),
           ),
           ...controlResponses,
+          '502': carrierErrorResponse(
+            'to speak (the call goes on; a carrier that says the call has ended is `interruption_reason: call_ended`)',
+          ),
         },
       },
       handler: speak,
@@ -386,7 +414,12 @@ export function callRoutes(): RouteDef[] {
           required: ['digits'],
           properties: { digits: { type: 'string', pattern: DTMF_DIGITS.source } },
         }),
-        responses: { '200': jsonResponse('Unwrapped `{call_id, pressed, digits}`', ref('PressResult')), ...controlResponses },
+        responses: {
+          '200': jsonResponse('Unwrapped `{call_id, pressed, digits}`', ref('PressResult')),
+          ...controlResponses,
+          '409': errorResponse('`call_not_active`: the call is not in progress, or the carrier says it has ended'),
+          '502': carrierErrorResponse('the digits'),
+        },
       },
       handler: press,
     },
@@ -401,7 +434,7 @@ export function callRoutes(): RouteDef[] {
         summary: 'Transfer a live call to a phone number (blind transfer)',
         description:
           'Speech stops and the carrier dials `to_number` (shown the line’s number). Answers once the destination answered (`transferred: true`) or did not ' +
-          '(`transferred: false`, `failure_reason` `not_answered`, `refused` or `call_ended`; the call is then back with the agent), within about 30 s. ' +
+          '(`transferred: false`, `failure_reason` `not_answered` or `call_ended`; the call is then back with the agent), within about 30 s; a transfer the carrier refuses is 502 `carrier_error` (the call is back with the agent too). ' +
           'Transferred, the call stays `in_progress` with `transferred_to` set: Switchboard no longer hears or speaks on it (live control answers 409), ' +
           'a `call_transferred` event is sent, and it is held and billed minute by minute at the call’s rate until either party hangs up ' +
           '(`end_cause: transferred`) or it is hung up through the API. Refusals, in this order: `call_not_found` (404), validation (422: not E.164, or a party of the call), ' +
@@ -423,6 +456,7 @@ export function callRoutes(): RouteDef[] {
           '422': errorResponse('`validation_error`'),
           ...controlResponses,
           '409': errorResponse('`call_not_active`: the call is not in progress (or is being or was transferred); `transfer_not_supported`'),
+          '502': carrierErrorResponse('the transfer (a carrier that says the call has ended is `failure_reason: call_ended`)'),
         },
       },
       handler: transfer,

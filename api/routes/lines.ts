@@ -3,7 +3,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { lineCreationError, lineReleased, lineUpdateError } from '../lineErrors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
-import { boundedListParams, errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
+import { boundedListParams, carrierErrorResponse, errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
 import type { RouteDef } from './types';
 import type { LineUpdate } from '../../src/domain/lines/rules';
@@ -91,7 +91,9 @@ export function lineRoutes(): RouteDef[] {
           'provisioning is a durable workflow and completes on its own. A number that cannot be provisioned leaves the line `released`. ' +
           'The number is a local US one unless `country`, `number_type` and `area_code` ask otherwise, or `phone_number` imports one the carrier account owns. ' +
           'When the carrier has no number as asked, the answer is 422 `number_unavailable` (its detail names the field) and nothing is created; ' +
-          'if that is only known after the 201 (a slow carrier), the line ends `released` with `provisioning_error`.',
+          'When the carrier refuses the number for another reason (Twilio’s 21631 “Phone Number Requires an Address”, a Telnyx order waiting on regulatory requirements, …), ' +
+          'the answer is 502 `carrier_error` naming the provider and its code, and nothing is created either. ' +
+          'If either is only known after the 201 (a slow carrier), the line ends `released` with `provisioning_error` saying the same.',
         tags: ['lines'],
         requestBody: jsonRequestBody(ref('LineCreateRequest')),
         responses: {
@@ -111,6 +113,7 @@ export function lineRoutes(): RouteDef[] {
           ),
           '409': errorResponse('`idempotency_key_reused` or `idempotency_in_progress`'),
           '429': errorResponse('`rate_limited` (10 per hour per workspace and environment)'),
+          '502': carrierErrorResponse('the number (to buy or to import it)'),
           '503': errorResponse('`service_unavailable`: provisioning could not be started'),
         },
       },

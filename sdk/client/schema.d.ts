@@ -86,7 +86,7 @@ export interface paths {
         put?: never;
         /**
          * Create a line and provision its phone number
-         * @description Answers 201 once the number is assigned (`status: active`), or with `status: provisioning` if the carrier takes longer than a few seconds; provisioning is a durable workflow and completes on its own. A number that cannot be provisioned leaves the line `released`. The number is a local US one unless `country`, `number_type` and `area_code` ask otherwise, or `phone_number` imports one the carrier account owns. When the carrier has no number as asked, the answer is 422 `number_unavailable` (its detail names the field) and nothing is created; if that is only known after the 201 (a slow carrier), the line ends `released` with `provisioning_error`.
+         * @description Answers 201 once the number is assigned (`status: active`), or with `status: provisioning` if the carrier takes longer than a few seconds; provisioning is a durable workflow and completes on its own. A number that cannot be provisioned leaves the line `released`. The number is a local US one unless `country`, `number_type` and `area_code` ask otherwise, or `phone_number` imports one the carrier account owns. When the carrier has no number as asked, the answer is 422 `number_unavailable` (its detail names the field) and nothing is created; When the carrier refuses the number for another reason (Twilio’s 21631 “Phone Number Requires an Address”, a Telnyx order waiting on regulatory requirements, …), the answer is 502 `carrier_error` naming the provider and its code, and nothing is created either. If either is only known after the 201 (a slow carrier), the line ends `released` with `provisioning_error` saying the same.
          */
         post: operations["createLine"];
         delete?: never;
@@ -757,7 +757,7 @@ export interface paths {
         put?: never;
         /**
          * Transfer a live call to a phone number (blind transfer)
-         * @description Speech stops and the carrier dials `to_number` (shown the line’s number). Answers once the destination answered (`transferred: true`) or did not (`transferred: false`, `failure_reason` `not_answered`, `refused` or `call_ended`; the call is then back with the agent), within about 30 s. Transferred, the call stays `in_progress` with `transferred_to` set: Switchboard no longer hears or speaks on it (live control answers 409), a `call_transferred` event is sent, and it is held and billed minute by minute at the call’s rate until either party hangs up (`end_cause: transferred`) or it is hung up through the API. Refusals, in this order: `call_not_found` (404), validation (422: not E.164, or a party of the call), `transfer_not_supported` (409: audio-mode calls), `number_opted_out`, `consent_required` (compliance-enabled lines), `transfer_zone_not_allowed` (a destination priced above the call’s zone), `m3_fraud_block` (403), `call_not_active` (409).
+         * @description Speech stops and the carrier dials `to_number` (shown the line’s number). Answers once the destination answered (`transferred: true`) or did not (`transferred: false`, `failure_reason` `not_answered` or `call_ended`; the call is then back with the agent), within about 30 s; a transfer the carrier refuses is 502 `carrier_error` (the call is back with the agent too). Transferred, the call stays `in_progress` with `transferred_to` set: Switchboard no longer hears or speaks on it (live control answers 409), a `call_transferred` event is sent, and it is held and billed minute by minute at the call’s rate until either party hangs up (`end_cause: transferred`) or it is hung up through the API. Refusals, in this order: `call_not_found` (404), validation (422: not E.164, or a party of the call), `transfer_not_supported` (409: audio-mode calls), `number_opted_out`, `consent_required` (compliance-enabled lines), `transfer_zone_not_allowed` (a destination priced above the call’s zone), `m3_fraud_block` (403), `call_not_active` (409).
          */
         post: operations["transferCall"];
         delete?: never;
@@ -901,15 +901,22 @@ export interface components {
             /** @enum {string} */
             status: "provisioning" | "active" | "suspended" | "released";
             /**
-             * @description Why a line was released without ever getting its number, when that was decided after the creating request had answered (a slow carrier): `number_unavailable` (nothing matched; `field` names the criterion) or `provisioning_failed`. Null otherwise.
+             * @description Why a line was released without ever getting its number, when that was decided after the creating request had answered (a slow carrier): `number_unavailable` (nothing matched; `field` names the criterion), `carrier_error` (the carrier refused otherwise; `provider` and `provider_code` name it, as the 502 of `POST /api/v1/lines` does) or `provisioning_failed` (the carrier stayed unreachable). Null otherwise.
              * @example null
              */
             provisioning_error: {
                 /** @enum {string} */
-                code: "number_unavailable" | "provisioning_failed";
+                code: "number_unavailable" | "carrier_error" | "provisioning_failed";
                 /** @enum {string|null} */
                 field: "area_code" | "number_type" | "country" | "phone_number" | null;
                 message: string;
+                /**
+                 * @description For `carrier_error`: who refused.
+                 * @enum {string|null}
+                 */
+                provider: "twilio" | "telnyx" | "simulator" | null;
+                /** @description For `carrier_error`: the provider’s own code (Twilio’s `21631`, …), when it gave one. */
+                provider_code: string | null;
             } | null;
             /** @enum {string} */
             environment: "test" | "live";
@@ -1258,7 +1265,10 @@ export interface components {
             to_number: string;
             /** @description The destination answered and is connected to the caller */
             transferred: boolean;
-            /** @enum {string|null} */
+            /**
+             * @description `not_answered` (busy, no answer, failed), `call_ended`, or `refused` (refused without a provider’s answer to name; a carrier’s refusal is 502 `carrier_error`). Null when transferred.
+             * @enum {string|null}
+             */
             failure_reason: "not_answered" | "refused" | "call_ended" | null;
         };
         Consent: {
@@ -2189,6 +2199,23 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `carrier_error`: the carrier refused the number (to buy or to import it), for a reason no other code names. `details`: `{field: "provider", message: "twilio" | "telnyx" | "simulator"}` and, when the provider gave one, `{field: "provider_code", message: <its code>}` (Twilio’s error code, Telnyx’s `errors[0].code`, the simulator’s HTTP status). Nothing was done. Sending it again unchanged gets the same answer until the cause is settled with the carrier (often by the operator: an address or regulatory documents for a country). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "carrier_error",
+                     *         "message": "Carrier error"
                      *       }
                      *     }
                      */
@@ -9431,6 +9458,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `carrier_error`: the carrier refused to speak (the call goes on; a carrier that says the call has ended is `interruption_reason: call_ended`), for a reason no other code names. `details`: `{field: "provider", message: "twilio" | "telnyx" | "simulator"}` and, when the provider gave one, `{field: "provider_code", message: <its code>}` (Twilio’s error code, Telnyx’s `errors[0].code`, the simulator’s HTTP status). Nothing was done. Sending it again unchanged gets the same answer until the cause is settled with the carrier (often by the operator: an address or regulatory documents for a country). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "carrier_error",
+                     *         "message": "Carrier error"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description `service_unavailable`: the call service is unreachable or overloaded; `Retry-After` */
             503: {
                 headers: {
@@ -9776,7 +9820,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `call_not_active`: the call is not in progress */
+            /** @description `call_not_active`: the call is not in progress, or the carrier says it has ended */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9861,6 +9905,23 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `carrier_error`: the carrier refused the digits, for a reason no other code names. `details`: `{field: "provider", message: "twilio" | "telnyx" | "simulator"}` and, when the provider gave one, `{field: "provider_code", message: <its code>}` (Twilio’s error code, Telnyx’s `errors[0].code`, the simulator’s HTTP status). Nothing was done. Sending it again unchanged gets the same answer until the cause is settled with the carrier (often by the operator: an address or regulatory documents for a country). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "carrier_error",
+                     *         "message": "Carrier error"
                      *       }
                      *     }
                      */
@@ -10082,6 +10143,23 @@ export interface operations {
                      *       "error": {
                      *         "code": "internal_error",
                      *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `carrier_error`: the carrier refused the transfer (a carrier that says the call has ended is `failure_reason: call_ended`), for a reason no other code names. `details`: `{field: "provider", message: "twilio" | "telnyx" | "simulator"}` and, when the provider gave one, `{field: "provider_code", message: <its code>}` (Twilio’s error code, Telnyx’s `errors[0].code`, the simulator’s HTTP status). Nothing was done. Sending it again unchanged gets the same answer until the cause is settled with the carrier (often by the operator: an address or regulatory documents for a country). */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "carrier_error",
+                     *         "message": "Carrier error"
                      *       }
                      *     }
                      */

@@ -181,8 +181,9 @@ export function numberRoutes(router: Router, state: NumberSimulatorState, requir
     if (typeof key !== 'string' || key === '') return badRequest(ctx, 'idempotency_key is required');
     const request = provisionRequestOf(body);
     if (typeof request === 'string') return badRequest(ctx, request);
+    if (state.provisionFault === 'hold') await state.waitWhileHeld();
+    // A held request completes with the fault in force when it is released (docs/simulator.md).
     const fault = state.provisionFault;
-    if (fault === 'hold') await state.waitWhileHeld();
     if (fault === 'reject') {
       ctx.status = 409;
       ctx.body = { error: 'no numbers available in this region' };

@@ -178,4 +178,29 @@ describe('choosing a line number: a refusal known only after the 201', () => {
       },
     });
   });
+
+  it('releases the line with provisioning_error naming the provider and its code when the carrier refuses otherwise (issue 26)', async () => {
+    const tenant = await createTenant(slow.db);
+    slow.simulator.state.provisionFault = 'hold';
+    const created = await slow.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+    expect(created.status).toBe(201);
+    expect(created.body.line).toMatchObject({ status: 'provisioning', provisioning_error: null });
+    slow.simulator.state.provisionFault = 'reject';
+    slow.simulator.state.releaseHeld();
+    const id = created.body.line.id as string;
+    const released = await eventually(async () => {
+      const line = (await slow.request('GET', `/api/v1/lines/${id}`, { key: tenant.keys.test })).body.line;
+      return line.status === 'released' ? line : undefined;
+    });
+    expect(released).toMatchObject({
+      phone_number: null,
+      provisioning_error: {
+        code: 'carrier_error',
+        field: null,
+        message: 'The carrier refused to provide a number for this line (the simulator: error 409)',
+        provider: 'simulator',
+        provider_code: '409',
+      },
+    });
+  });
 });

@@ -66,14 +66,22 @@ describe('lines: create and provision a number', () => {
     }
   });
 
-  it('releases the line with a reason when the carrier refuses the number', async () => {
+  it('answers a carrier refusal of the number with 502 carrier_error naming the provider and its code, and keeps nothing (issue 26)', async () => {
     h.simulator.state.provisionFault = 'reject';
-    const created = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
-    expect(created.status).toBe(201);
-    expect(created.body.line.status).toBe('released');
-    expect(created.body.line.phone_number).toBeNull();
-    const row = await h.db('lines').where({ id: created.body.line.id }).first();
-    expect(row.failure_reason).toMatch(/carrier refused/);
+    const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+    expect(refused.status).toBe(502);
+    expect(refused.body).toEqual({
+      error: {
+        code: 'carrier_error',
+        message: 'The carrier refused to provide a number for this line (the simulator: error 409)',
+        details: [
+          { field: 'provider', message: 'simulator' },
+          { field: 'provider_code', message: '409' },
+        ],
+      },
+    });
+    expect(await h.db('lines').where({ workspace_id: tenant.workspaceId })).toEqual([]);
+    expect((await h.request('GET', '/api/v1/lines', { key: tenant.keys.test })).body.lines).toEqual([]);
   });
 
   it('keeps test and live lines and workspaces apart', async () => {

@@ -316,8 +316,12 @@ async function main(): Promise<void> {
 
       await recordCallWorkflowV2(h, out);
 
+      // Answered before the refusal (no wait), so the line and its workflow id stay (a refusal within the wait discards the line).
       h.simulator.state.provisionFault = 'reject';
+      const waitMs = h.config.lineProvisionWaitMs;
+      h.config.lineProvisionWaitMs = 0;
       const refused = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
+      h.config.lineProvisionWaitMs = waitMs;
       await save(h, workflowIds.provisionLine(refused.body.line.id), path.join(out, 'provisionLineWorkflow.carrier-refused.json'));
 
       // Last, as they spend the balance: number fees of this month for the lines made above

@@ -81,6 +81,8 @@ import { createDb, type Db } from '../../src/platform/db/knex';
  *   src/adapters/carrier/telnyx/dial.ts). `GET /connections/{id}/active_calls` lists the calls not ended, with
  *   their `client_state` (`ConnectionListActiveCallsResponse`).
  * - `loseNextAnswer(path)`: the next request to `path` is carried out but its answer is lost (the socket is cut).
+ * - `refuseNext(path, status, error)`: the next request to `path` is refused with Telnyx's error envelope
+ *   (`{errors: [{code, title, detail}]}`, developers.telnyx.com/development/api-fundamentals/api-errors) and not carried out.
  */
 
 export interface StubCall {
@@ -182,6 +184,8 @@ export interface TelnyxStub {
   inboundSms(from: string, to: string, text: string): Promise<void>;
   /** The next request whose path ends with `suffix` is carried out, but its answer never arrives (connection cut). */
   loseNextAnswer(suffix: string): void;
+  /** The next request whose path ends with `suffix` is refused (`status`, Telnyx's error envelope with `error`), and nothing is done. */
+  refuseNext(suffix: string, status: number, error: { code: string; title: string; detail: string }): void;
   /** Signs a body as Telnyx does (for forged and stale tests: sign with another key or an old timestamp). */
   sign(body: string, timestamp?: number): Record<string, string>;
   /** Stops the stub; refuses (fails the suite) if the package's own verification refused a webhook it signed. */
@@ -260,6 +264,7 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     payload: P & Exactly<TelnyxPayloadOf<E>, P>,
   ) => webhooks.send<E, P>('id' in to ? { url: to.webhookUrl, failoverUrl: connectionFailoverUrl } : to, eventType, payload);
   const losing = new Set<string>();
+  const refusing: Array<{ suffix: string; status: number; error: { code: string; title: string; detail: string } }> = [];
 
   /** The ids of a call leg its events carry; a transfer's new leg is in the session of the call it was transferred from. */
   const idsOf = (call: StubCall) => ({
@@ -381,6 +386,13 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
     const url = new URL(req.url ?? '/', 'http://stub');
     const body = (chunks.length ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : {}) as Record<string, unknown>;
     requests.push({ method: req.method ?? '', path: url.pathname, query: url.search, body });
+    const refusal = refusing.findIndex((r) => url.pathname.endsWith(r.suffix));
+    if (refusal >= 0) {
+      const [{ status, error: refused }] = refusing.splice(refusal, 1);
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ errors: [refused] }));
+      return;
+    }
     const lost = [...losing].find((suffix) => url.pathname.endsWith(suffix));
     if (lost) {
       losing.delete(lost);
@@ -911,6 +923,7 @@ export async function startTelnyxStub(options: { speakMs?: number; callCodec?: s
       });
     },
     loseNextAnswer: (suffix) => void losing.add(suffix),
+    refuseNext: (suffix, status, refused) => void refusing.push({ suffix, status, error: refused }),
     sign: webhooks.sign,
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -1,4 +1,5 @@
-import { ActivityFailure, condition, patched, setHandler, uuid4 } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, patched, setHandler, uuid4 } from '@temporalio/workflow';
+import type { CarrierRefusal } from '../../src/domain/carriers/rules';
 import { RING_TIMEOUT_MS } from '../../src/domain/calls/rules';
 import {
   CALL_NOT_ACTIVE,
@@ -16,6 +17,7 @@ import {
   type WaitResult,
 } from '../definitions/callControl';
 import { callStatusQuery, carrierEventSignal, hangupSignal, type SignalledCallEvent } from '../definitions/calls';
+import { carrierRefusalFailure, carrierRefusalOfFailure } from '../definitions/failures';
 import { carrier, keypad, records } from './activities';
 import type { CallState } from './state';
 
@@ -63,7 +65,7 @@ export function acceptControl(call: CallState): void {
         const heardBefore = events.heard;
         // The call may have ended since the validator ran: then nothing is spoken (`call_ended`).
         const spoken =
-          !call.ended() && (await call.onCarrier(() => carrier.speak(call.carrierCallId!, speakId, text, input.voice ?? null)));
+          !call.ended() && (await speakForControl(call, () => carrier.speak(call.carrierCallId!, speakId, text, input.voice ?? null)));
         if (spoken) {
           transcript.unwritten.push(transcript.add({ role: 'assistant', text, timestamp: Date.now() }));
           // Played to the end, cut off (the caller talked over it), or the call ended.
@@ -120,14 +122,16 @@ export function acceptControl(call: CallState): void {
   setHandler(
     pressUpdate,
     async ({ digits }) => {
-      let pressed = false;
+      let outcome: { pressed: boolean; refusal?: CarrierRefusal } = { pressed: false };
       try {
-        ({ pressed } = await keypad.sendDigits(call.carrierCallId!, digits));
+        outcome = await keypad.sendDigits(call.carrierCallId!, digits);
       } catch (err) {
         // The carrier stayed unreachable: not pressed.
         if (!(err instanceof ActivityFailure)) throw err;
       }
-      return { call_id: input.callId, pressed, digits };
+      // Refused: the call has ended at the carrier (409 `call_not_active`), or the carrier's refusal is the answer.
+      if (outcome.refusal && patched(CARRIER_REFUSALS_PATCH)) throw refusedByCarrier(outcome.refusal);
+      return { call_id: input.callId, pressed: outcome.pressed, digits };
     },
     {
       validator: ({ digits }: PressRequest) => {
@@ -137,6 +141,39 @@ export function acceptControl(call: CallState): void {
     },
   );
   acceptTransfer(call, mustBeLive);
+}
+
+/**
+ * From this patch on, a live-control command the carrier refuses answers the request with the refusal
+ * (issue 26): 502 `carrier_error` naming the provider and its code, or, when the carrier says the call
+ * has ended, the answer for an ended call. Before it, a refused press was `pressed: false`, a refused
+ * transfer `refused`, and a refused speech ended the call. Checked only once a refusal names its provider.
+ */
+const CARRIER_REFUSALS_PATCH = 'call-control-carrier-refusals';
+
+/** A refused press: 409 `call_not_active` when the carrier says the call has ended, else the carrier's refusal. */
+function refusedByCarrier(refusal: CarrierRefusal): ApplicationFailure {
+  return refusal.callNotActive
+    ? ApplicationFailure.create({ type: CALL_NOT_ACTIVE, message: 'the carrier says the call has ended', nonRetryable: true })
+    : carrierRefusalFailure(refusal);
+}
+
+/**
+ * Speaks for a control request. Refused because the call has ended, or the carrier unreachable: the call
+ * counts as ended (as every carrier command: `onCarrier`), nothing is spoken. Any other refusal is the
+ * request's answer and the call goes on.
+ */
+async function speakForControl(call: CallState, speak: () => Promise<void>): Promise<boolean> {
+  try {
+    await speak();
+    return true;
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    const refusal = carrierRefusalOfFailure(err.cause);
+    if (refusal && !refusal.callNotActive && patched(CARRIER_REFUSALS_PATCH)) throw carrierRefusalFailure(refusal);
+    call.carrierLost = true;
+    return false;
+  }
 }
 
 /** Transfers run from this patch on (histories before it never had one). */
@@ -169,8 +206,9 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
         if (!(await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) return result(false, 'call_ended');
         const outcomes = events.transfers.length;
         let accepted = false;
+        let refusal: CarrierRefusal | undefined;
         try {
-          ({ accepted } = await carrier.transferCall({
+          ({ accepted, refusal } = await carrier.transferCall({
             carrierCallId: call.carrierCallId!,
             callId: input.callId,
             transferId: uuid4(),
@@ -181,6 +219,11 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
         } catch (err) {
           // The carrier stayed unreachable: not transferred.
           if (!(err instanceof ActivityFailure)) throw err;
+        }
+        // Refused: the call has ended at the carrier, or the carrier's refusal is the answer (502 `carrier_error`).
+        if (!accepted && refusal && patched(CARRIER_REFUSALS_PATCH)) {
+          if (refusal.callNotActive) return result(false, 'call_ended');
+          throw carrierRefusalFailure(refusal);
         }
         if (!accepted) return result(false, call.ended() ? 'call_ended' : 'refused');
         await condition(() => events.transfers.length > outcomes || call.ended(), TRANSFER_OUTCOME_TIMEOUT_MS);

@@ -62,7 +62,10 @@ export interface TransferResult {
   to_number: string;
   /** The destination answered and is connected to the caller; Switchboard is out of the call's media from now on. */
   transferred: boolean;
-  /** Why not: the destination did not answer (busy, no answer, failed), the carrier refused, or the call ended. Null when transferred. */
+  /**
+   * Why not: the destination did not answer (busy, no answer, failed), the call ended, or a refusal that names no provider
+   * (a carrier's refusal fails the update instead: 502 `carrier_error`). Null when transferred.
+   */
   failure_reason: 'not_answered' | 'refused' | 'call_ended' | null;
 }
 

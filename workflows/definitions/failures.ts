@@ -1,4 +1,5 @@
 import { ActivityFailure, ApplicationFailure } from '@temporalio/common';
+import { carrierRefusalOf, type CarrierRefusal } from '../../src/domain/carriers/rules';
 
 /**
  * The failure types activities throw as final (non-retryable) answers, which workflows tell
@@ -18,4 +19,23 @@ export const FailureTypes = {
 /** An activity failed with one of `types` (and not for want of an answer). */
 export function activityFailedWith(err: unknown, ...types: string[]): boolean {
   return err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && types.includes(err.cause.type ?? '');
+}
+
+/** The refusal a `CarrierRejected` failure names (its first detail: provider and code), or undefined for any other failure. */
+export function carrierRefusalOfFailure(failure: unknown): CarrierRefusal | undefined {
+  if (!(failure instanceof ApplicationFailure) || failure.type !== FailureTypes.carrierRejected) return undefined;
+  return carrierRefusalOf(failure.details?.[0]);
+}
+
+/**
+ * A live-control request the carrier refused (its update fails with this): the API answers 502
+ * `carrier_error` naming the provider and its code (api/routes/calls.ts).
+ */
+export function carrierRefusalFailure(refusal: CarrierRefusal): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: FailureTypes.carrierRejected,
+    message: `the carrier refused (${refusal.provider}${refusal.code ? ` ${refusal.code}` : ''})`,
+    nonRetryable: true,
+    details: [refusal],
+  });
 }

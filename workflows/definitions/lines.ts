@@ -1,4 +1,5 @@
 import { defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { CarrierRefusal } from '../../src/domain/carriers/rules';
 import type { NumberCriterion } from '../../src/domain/lines/numberChoice';
 
 /** The line workflows' contract with the API: provisioning, release, and the signing-secret rotation. */
@@ -9,8 +10,11 @@ export interface ProvisionLineInput {
 
 export type ProvisionLineResult =
   | { status: 'active'; phoneNumber: string }
-  /** `unavailable`: the carrier had no number as asked; the request field that matched nothing. */
-  | { status: 'released'; reason: string; unavailable?: NumberCriterion };
+  /**
+   * `unavailable`: the carrier had no number as asked; the request field that matched nothing.
+   * `refusal`: the carrier refused otherwise; which provider, and its code.
+   */
+  | { status: 'released'; reason: string; unavailable?: NumberCriterion; refusal?: CarrierRefusal };
 
 export interface ReleaseLineInput {
   lineId: string;

@@ -11,12 +11,23 @@ import {
   messageStatusEvent,
   recordingStatusEvent,
 } from '../../../src/adapters/carrier/twilio/callbacks/replay';
-import { twilioMessageStatus } from '../../../src/adapters/carrier/twilio/callbacks/translate';
+import { isTwilioMessageStatus, twilioMessageStatus } from '../../../src/adapters/carrier/twilio/callbacks/translate';
 import { verifyTwilioCallback } from '../../../src/adapters/carrier/twilio/callbacks/verify';
 import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt';
 import { takeInboundMessage } from '../../../src/domain/messages/inbound';
 import { toE164 } from '../../../src/platform/phone';
-import { callStatus, connect, dialed, recordingStatus, transferStatus, twiml, voice, type Handler, type Params } from './twilioCalls';
+import {
+  callStatus,
+  connect,
+  dialed,
+  notUnderstood,
+  recordingStatus,
+  transferStatus,
+  twiml,
+  voice,
+  type Handler,
+  type Params,
+} from './twilioCalls';
 import { environmentsOfTwilioAccount } from '../../../src/platform/config';
 import { carrierReachOf } from '../../carrierAuth';
 
@@ -106,7 +117,9 @@ const messageStatus: Handler = async (ctx, deps, params) => {
   ctx.status = 204;
   const status = twilioMessageStatus(params.MessageStatus ?? '');
   const messageId = typeof ctx.query.message_id === 'string' ? ctx.query.message_id : undefined;
-  if (!status || !messageId) return;
+  if (!messageId || !isTwilioMessageStatus(params.MessageStatus ?? '')) return notUnderstood(ctx, params);
+  // The in-between statuses (`queued`, `sending`, …) report nothing new.
+  if (!status) return;
   const receipt = { messageId, status, errorCode: params.ErrorCode || null };
   if (!(await takeCarrierReceipt({ ...deps, log: ctx.state.log }, receipt, carrierReachOf(ctx)))) throw errors.notFound('Message');
 };

@@ -1,7 +1,7 @@
 import type { AppContext, AppDeps } from '../../context';
 import { acceptTwilioEventOnce, forgetTwilioEvent, transferOutcomeEvent } from '../../../src/adapters/carrier/twilio/callbacks/replay';
 import { dropRelayCommands } from '../../../src/adapters/carrier/twilio/callbacks/relayCommands';
-import { twilioCallEventType } from '../../../src/adapters/carrier/twilio/callbacks/translate';
+import { isTwilioCallStatus, twilioCallEventType } from '../../../src/adapters/carrier/twilio/callbacks/translate';
 import { hangUpTwiml, resumeTwiml, transferWasAnswered, twilioAnsweredBy } from '../../../src/adapters/carrier/twilio/callbacks/transfer';
 import { recordTransferReached } from '../../../src/adapters/carrier/twilio/callbacks/transferRecord';
 import { audioHoldTwiml, holdTwiml, rejectTwiml, relayTwiml } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
@@ -76,6 +76,25 @@ async function liveCallOf(ctx: AppContext, deps: AppDeps, params: Params): Promi
   return isActiveCallStatus(call.status) ? call : 'call_ended';
 }
 
+/**
+ * A callback Switchboard does not understand (a status Twilio does not document, or our URL without the ids we
+ * gave it): acknowledged, changes nothing, and logged with what it carried (parameter names, not values: they
+ * hold phone numbers and texts).
+ */
+export function notUnderstood(ctx: AppContext, params: Params): void {
+  ctx.state.log.warn(
+    {
+      path: ctx.path,
+      query: ctx.querystring,
+      callSid: params.CallSid,
+      messageSid: params.MessageSid,
+      status: params.CallStatus ?? params.MessageStatus,
+      parameters: Object.keys(params).sort(),
+    },
+    'twilio callback not understood',
+  );
+}
+
 function answerStale(ctx: AppContext, reason: string, params: Params): void {
   ctx.state.log.info({ reason, path: ctx.path, callSid: params.CallSid }, 'twilio request for no live call answered with a hang-up');
   twiml(ctx, hangUpTwiml());
@@ -137,7 +156,9 @@ export const transferStatus: Handler = async (ctx, deps, params) => {
   const callId = queryValue(ctx, 'call_id');
   const transferId = queryValue(ctx, 'transfer_id');
   if (transferId && params.ParentCallSid) await recordTransferReached(deps.db, transferId, params.ParentCallSid);
-  if (callId && params.CallStatus === 'in-progress') await deliverTransferOutcome(deps, callId, transferId, true, carrierReachOf(ctx));
+  if (!callId || !isTwilioCallStatus(params.CallStatus ?? '')) return notUnderstood(ctx, params);
+  // The `<Number>` asks for `answered` only; another documented status reports nothing about the transfer.
+  if (params.CallStatus === 'in-progress') await deliverTransferOutcome(deps, callId, transferId, true, carrierReachOf(ctx));
 };
 
 /**
@@ -157,9 +178,14 @@ export const dialed: Handler = async (ctx, deps, params) => {
 
 export const callStatus: Handler = async (ctx, deps, params) => {
   ctx.status = 204;
-  const type = twilioCallEventType(params.CallStatus ?? '');
   // A call we declined ends without events.
-  if (!type || queryValue(ctx, 'rejected') === '1') return;
+  if (queryValue(ctx, 'rejected') === '1') return;
+  const type = twilioCallEventType(params.CallStatus ?? '');
+  if (!type) {
+    // `queued`, `initiated` and `in-progress` report nothing new; a status Twilio does not document is logged.
+    if (!isTwilioCallStatus(params.CallStatus ?? '')) notUnderstood(ctx, params);
+    return;
+  }
   const call = await callOf(ctx, deps, params);
   if (!call || anotherCall(call, params))
     return void ctx.state.log.info({ callSid: params.CallSid, status: params.CallStatus }, 'twilio status for no call of ours');

@@ -1,3 +1,4 @@
+import type { CarrierRefusal } from '../../domain/carriers/rules';
 import type { NumberCriterion, NumberType } from '../../domain/lines/numberChoice';
 
 /**
@@ -263,11 +264,11 @@ export interface ReleaseNumberRequest {
   keepInAccount?: boolean;
 }
 
-/** Which provider refused, and its own code for the refusal (Twilio's `21631`, Telnyx's `10015`…), when it gave one. */
-export interface CarrierRefusal {
-  provider: 'twilio' | 'telnyx';
-  code?: string;
-}
+/**
+ * Which provider refused, its own code for the refusal (Twilio's `21631`, Telnyx's `10015`…) when it gave
+ * one, and whether it said the call is not in progress (src/domain/carriers/rules.ts): what the customer sees.
+ */
+export type { CarrierRefusal } from '../../domain/carriers/rules';
 
 /** A refusal the carrier will repeat however often we ask (bad request, no inventory). */
 export class CarrierRejectedError extends Error {

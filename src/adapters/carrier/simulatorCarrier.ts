@@ -36,7 +36,10 @@ export class SimulatorCarrier implements CarrierAdapter {
       (status, answer) => {
         const unmatched = status === 404 ? answer.unmatched : undefined;
         if (unmatched === 'area_code' || unmatched === 'number_type' || unmatched === 'country' || unmatched === 'phone_number') {
-          return new NumberUnavailableError(unmatched, `the simulator has no number as asked (${unmatched})`);
+          return new NumberUnavailableError(unmatched, `the simulator has no number as asked (${unmatched})`, {
+            provider: 'simulator',
+            code: String(status),
+          });
         }
         return undefined;
       },
@@ -149,11 +152,23 @@ export class SimulatorCarrier implements CarrierAdapter {
     });
     const text = await response.text();
     if (response.status >= 400 && response.status < 500) {
-      const precise = refusal?.(response.status, parseJsonObject(text));
+      const answer = parseJsonObject(text);
+      const precise = refusal?.(response.status, answer);
       if (precise) throw precise;
-      throw new CarrierRejectedError(`carrier refused ${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+      // The simulator has no error codes of its own: its refusals are named by their HTTP status.
+      throw new CarrierRejectedError(`carrier refused ${method} ${path}: ${response.status} ${text.slice(0, 200)}`, {
+        provider: 'simulator',
+        code: String(response.status),
+        ...(isCallNotActive(path, response.status, answer) ? { callNotActive: true } : {}),
+      });
     }
     if (!response.ok) throw new Error(`carrier error on ${method} ${path}: ${response.status}`);
     return text ? (JSON.parse(text) as Record<string, unknown>) : {};
   }
+}
+
+/** The simulator's answer to a command on a call it does not have (404) or that is not answered (409, ./callRoutes.ts). */
+function isCallNotActive(path: string, status: number, answer: Record<string, unknown>): boolean {
+  if (!path.startsWith('/carrier/v1/calls/')) return false;
+  return status === 404 || (status === 409 && answer.error === 'call is not answered');
 }

@@ -1,4 +1,5 @@
 import { hasDefaultPaymentMethod } from '../billing/paymentMethods';
+import { CARRIER_ERROR, type CarrierRefusal } from '../carriers/rules';
 import type { Environment } from '../keys/format';
 import type { UseCaseDeps } from '../useCaseDeps';
 import type { Logger } from '../../platform/logger';
@@ -61,7 +62,8 @@ export type ProvisionOutcome =
   | { ok: false; refused: 'language_pinning' }
   | { ok: false; refused: 'payment_method_required' }
   | { ok: false; refused: 'not_started' }
-  | { ok: false; refused: typeof NUMBER_UNAVAILABLE; field: NumberCriterion; message: string };
+  | { ok: false; refused: typeof NUMBER_UNAVAILABLE; field: NumberCriterion; message: string }
+  | { ok: false; refused: typeof CARRIER_ERROR; refusal: CarrierRefusal };
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -152,11 +154,19 @@ export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: Lin
     deps.temporal.workflow.getHandle<typeof provisionLineWorkflow>(workflowId),
     deps.config.lineProvisionWaitMs,
   ).catch(() => undefined);
-  const refusedField = waited?.finished && waited.result.status === 'released' ? waited.result.unavailable : undefined;
-  // Nothing matched while the customer waits: a refusal, and nothing of the line remains.
-  if (refusedField && (await discardRefusedLine(deps.db, line.id))) {
-    log.info({ line_id: line.id, field: refusedField }, 'no number matched the request; the line is discarded');
-    return unavailable(refusedField);
+  const released = waited?.finished && waited.result.status === 'released' ? waited.result : undefined;
+  // The carrier refused while the customer waits: a refusal, and nothing of the line remains.
+  if (released?.unavailable && (await discardRefusedLine(deps.db, line.id))) {
+    log.info({ line_id: line.id, field: released.unavailable }, 'no number matched the request; the line is discarded');
+    return unavailable(released.unavailable);
+  }
+  if (released?.refusal && (await discardRefusedLine(deps.db, line.id))) {
+    // The carrier's own words are for the operator (the reason); the customer gets the provider and its code.
+    log.warn(
+      { line_id: line.id, refusal: released.refusal, reason: released.reason },
+      'the carrier refused the number; the line is discarded',
+    );
+    return { ok: false, refused: CARRIER_ERROR, refusal: released.refusal };
   }
   return { ok: true, line: (await findLine(deps.db, creator, line.id)) ?? line, webhookSecret };
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import { queryPrepared } from '../../platform/db/prepared';
+import { CARRIER_ERROR, carrierRefusalMessage, type CarrierProviderName, type CarrierRefusal } from '../carriers/rules';
 import type { Environment } from '../keys/format';
 import {
   numberUnavailableMessage,
@@ -42,9 +43,14 @@ export interface LineRow {
   status: LineStatus;
   /** Why provisioning failed, for operators (may quote the carrier); never shown to the customer. */
   failure_reason: string | null;
-  /** What the customer is shown of it: `number_unavailable` and the request field it names, or null. */
+  /**
+   * What the customer is shown of it: `number_unavailable` and the request field it names, or
+   * `carrier_error` and the provider that refused with its code; null for any other failure.
+   */
   failure_code: string | null;
   failure_field: NumberCriterion | null;
+  failure_provider: CarrierProviderName | null;
+  failure_provider_code: string | null;
   grace_ends_at: Date | null;
   created_by_key_id: string | null;
   created_at: Date;
@@ -89,7 +95,15 @@ export async function findActiveLineByNumber(db: Db, phoneNumber: string): Promi
 /** The columns a new line is created with; the rest are set by provisioning. */
 export type NewLine = Omit<
   LineRow,
-  'id' | 'phone_number' | 'failure_reason' | 'failure_code' | 'failure_field' | 'activated_at' | 'released_at'
+  | 'id'
+  | 'phone_number'
+  | 'failure_reason'
+  | 'failure_code'
+  | 'failure_field'
+  | 'failure_provider'
+  | 'failure_provider_code'
+  | 'activated_at'
+  | 'released_at'
 >;
 
 /** Serialises line creation per user, so two concurrent "first lines" cannot both be free. */
@@ -161,17 +175,23 @@ export function numberChoiceOf(row: LineRow): NumberChoice {
   return { source: 'purchased', country, numberType, areaCode: row.area_code };
 }
 
+/** The action a line's number refusal names (the 502 `carrier_error` of `POST /lines` and `provisioning_error` alike). */
+export const PROVISION_NUMBER_ACTION = 'provide a number for this line';
+
 /** Why a line that never got its number was released, as the customer may read it (the carrier's own words stay server-side). */
-function provisioningError(row: LineRow): { code: string; field: string | null; message: string } | null {
+function provisioningError(row: LineRow) {
   if (row.status !== 'released' || row.activated_at !== null || row.failure_reason === null) return null;
+  const noProvider = { provider: null, provider_code: null };
   if (row.failure_code === NUMBER_UNAVAILABLE && row.failure_field) {
-    return {
-      code: NUMBER_UNAVAILABLE,
-      field: row.failure_field,
-      message: numberUnavailableMessage(numberChoiceOf(row), row.failure_field),
-    };
+    const message = numberUnavailableMessage(numberChoiceOf(row), row.failure_field);
+    return { code: NUMBER_UNAVAILABLE, field: row.failure_field, message, ...noProvider };
   }
-  return { code: 'provisioning_failed', field: null, message: 'No number could be provisioned for this line' };
+  if (row.failure_code === CARRIER_ERROR && row.failure_provider) {
+    const refusal = { provider: row.failure_provider, ...(row.failure_provider_code ? { code: row.failure_provider_code } : {}) };
+    const message = carrierRefusalMessage(refusal, PROVISION_NUMBER_ACTION);
+    return { code: CARRIER_ERROR, field: null, message, provider: row.failure_provider, provider_code: row.failure_provider_code };
+  }
+  return { code: 'provisioning_failed', field: null, message: 'No number could be provisioned for this line', ...noProvider };
 }
 
 /** A line by id alone, for the worker's activities (the id comes from a workflow, never from a request). */
@@ -240,31 +260,42 @@ export async function activateLine(
 
 /**
  * A line whose number could not be provisioned ends released, with the reason kept for operators
- * and, when the carrier had no number as asked, the request field that matched nothing.
+ * and, when the carrier had no number as asked, the request field that matched nothing, or when it
+ * refused otherwise, the provider and its code.
  */
-export async function failProvisioning(db: Db, lineId: string, reason: string, now: Date, unavailable?: NumberCriterion): Promise<void> {
+export async function failProvisioning(
+  db: Db,
+  lineId: string,
+  reason: string,
+  now: Date,
+  why: { unavailable?: NumberCriterion; refusal?: CarrierRefusal } = {},
+): Promise<void> {
+  const { unavailable, refusal } = why;
   await db<LineRow>('lines')
     .where({ id: lineId, status: 'provisioning' })
     .update({
       status: 'released',
       failure_reason: reason,
-      failure_code: unavailable ? NUMBER_UNAVAILABLE : null,
+      failure_code: unavailable ? NUMBER_UNAVAILABLE : refusal ? CARRIER_ERROR : null,
       failure_field: unavailable ?? null,
+      failure_provider: !unavailable && refusal ? refusal.provider : null,
+      failure_provider_code: !unavailable && refusal?.code ? refusal.code : null,
       released_at: now,
       updated_at: now,
     });
 }
 
 /**
- * Removes a line whose number request matched nothing, while the customer is still waiting for
- * the creating request (which then answers 422 `number_unavailable`): nothing of the refused
- * request remains, not even a released line counting as the user's first. Only such a line,
- * which never had a number, calls or events, is removed; true when it was.
+ * Removes a line whose number the carrier refused (nothing matched, or another refusal), while the
+ * customer is still waiting for the creating request (which then answers 422 `number_unavailable` or
+ * 502 `carrier_error`): nothing of the refused request remains, not even a released line counting as
+ * the user's first. Only such a line, which never had a number, calls or events, is removed; true when it was.
  */
 export async function discardRefusedLine(db: Db, lineId: string): Promise<boolean> {
   return db.transaction(async (trx) => {
     const refused = trx<LineRow>('lines')
-      .where({ id: lineId, status: 'released', failure_code: NUMBER_UNAVAILABLE })
+      .where({ id: lineId, status: 'released' })
+      .whereIn('failure_code', [NUMBER_UNAVAILABLE, CARRIER_ERROR])
       .whereNull('activated_at');
     if (!(await refused.clone().forUpdate().first('id'))) return false;
     await trx('line_webhook_secrets').where({ line_id: lineId }).delete();

@@ -47,6 +47,7 @@ export async function telnyxRequest<T>(what: string, run: () => Promise<T>, tole
         throw new CarrierRejectedError(`Telnyx refused ${what}: ${err.status}${code ? ` (${code})` : ''} ${err.message.slice(0, 200)}`, {
           provider: 'telnyx',
           ...(code ? { code } : {}),
+          ...(code === TELNYX_CALL_ENDED ? { callNotActive: true } : {}),
         });
       }
       throw new Error(`Telnyx error on ${what}: ${err.status}`, { cause: err });
@@ -54,6 +55,9 @@ export async function telnyxRequest<T>(what: string, run: () => Promise<T>, tole
     throw err;
   }
 }
+
+/** Telnyx's 90018 "Call has already ended": "This call is no longer active and can't receive commands" (developers.telnyx.com/api/errors/90018). */
+const TELNYX_CALL_ENDED = '90018';
 
 /** Telnyx's own code of a refusal: its error envelope is `{errors: [{code, title, detail}]}`. */
 function telnyxErrorCode(body: unknown): string | undefined {

@@ -9,6 +9,9 @@ export async function twilioCall<T>(what: string, call: () => Promise<T>): Promi
   }
 }
 
+/** Twilio's 21220 "Invalid call state": an operation on a call that is not in progress (twilio.com/docs/errors/21220). */
+export const TWILIO_CALL_NOT_IN_PROGRESS = 21220;
+
 /** A Twilio failure as the port reports it: a `CarrierRejectedError` naming Twilio's code, or a transient error. */
 export function toRefusal(err: unknown, what = 'answer'): Error {
   if (err instanceof CarrierRejectedError) return err;
@@ -18,6 +21,7 @@ export function toRefusal(err: unknown, what = 'answer'): Error {
     return new CarrierRejectedError(`Twilio refused to ${what}: ${status}${code ? ` (${code})` : ''} ${(err as Error).message}`, {
       provider: 'twilio',
       ...(code ? { code: String(code) } : {}),
+      ...(code === TWILIO_CALL_NOT_IN_PROGRESS ? { callNotActive: true } : {}),
     });
   }
   return new Error(`Twilio error trying to ${what}: ${status ?? ''} ${(err as Error).message}`.trim(), { cause: err });

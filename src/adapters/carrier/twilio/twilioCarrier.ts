@@ -22,14 +22,11 @@ import { transferCarrierId } from './callbacks/transferRecord';
 import { twilioClient, type TwilioAccount } from './client';
 import { TwilioMediaStream } from './media';
 import { openTwilioRecording, startCallRecording } from './recordings';
-import { twilioCall } from './requests';
+import { TWILIO_CALL_NOT_IN_PROGRESS, twilioCall } from './requests';
 import { twilioVoice } from './voices';
 import { TwilioNumbers } from './numbers';
 
 export { TWILIO_TEST_NUMBER } from './numbers';
-
-/** Twilio's error for an update of a call that is not in progress. */
-const NOT_IN_PROGRESS = 21220;
 
 export interface TwilioCarrierOptions {
   account: TwilioAccount;
@@ -152,7 +149,7 @@ export class TwilioCarrier implements CarrierAdapter {
         .calls(request.carrierCallId)
         .update({ url: this.url(TWILIO_CALLBACK_PATHS.connect, { call_id: request.callId }), method: 'POST' });
     } catch (err) {
-      if ((err as { code?: number }).code === NOT_IN_PROGRESS)
+      if ((err as { code?: number }).code === TWILIO_CALL_NOT_IN_PROGRESS)
         throw new Error('Twilio has not put the call in progress yet', { cause: err });
       await twilioCall('answer', () => Promise.reject(err));
     }

@@ -28,6 +28,7 @@ import * as m0027 from './0027_payment_attempts_by_charge';
 import * as m0030 from './0030_telnyx_inbox';
 import * as m0031 from './0031_telnyx_speech';
 import * as m0032 from './0032_number_choice';
+import * as m0033 from './0033_provisioning_refusals';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -63,6 +64,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0030_telnyx_inbox': m0030,
   '0031_telnyx_speech': m0031,
   '0032_number_choice': m0032,
+  '0033_provisioning_refusals': m0033,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

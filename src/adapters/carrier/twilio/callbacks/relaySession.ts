@@ -96,11 +96,15 @@ export class ConversationRelaySession {
     try {
       message = JSON.parse(raw) as Record<string, unknown>;
     } catch {
+      this.options.log.warn({ callSid: this.callSid, bytes: raw.length }, 'conversationrelay message not understood: not JSON');
       return;
     }
     switch (message.type) {
       case 'setup':
-        if (typeof message.callSid !== 'string') return;
+        if (typeof message.callSid !== 'string') {
+          this.options.log.warn({ type: message.type }, 'conversationrelay message not understood: setup without callSid');
+          return;
+        }
         this.callSid = message.callSid;
         this.customParameters = stringsOf(message.customParameters);
         this.homeLanguage = this.language = this.customParameters.language;
@@ -128,8 +132,11 @@ export class ConversationRelaySession {
       case 'error':
         this.options.log.warn({ callSid: this.callSid, description: message.description }, 'conversationrelay error');
         return;
+      case 'dtmf':
+        // Caller digits have no carrier event in Switchboard.
+        return;
       default:
-        // `dtmf`: caller digits have no carrier event in Switchboard.
+        this.options.log.warn({ callSid: this.callSid, type: message.type }, 'conversationrelay message not understood');
         return;
     }
   }

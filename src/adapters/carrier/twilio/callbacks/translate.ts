@@ -1,4 +1,40 @@
+import type { CallStatus } from 'twilio/lib/rest/api/v2010/account/call';
+import type { MessageStatus } from 'twilio/lib/rest/api/v2010/account/message';
 import type { CarrierCallEventType, CarrierMessageStatus } from '../../callbacks/wire';
+
+/**
+ * Every `CallStatus` and `MessageStatus` Twilio documents (the `twilio` package's types; status callbacks
+ * also report `initiated`): a callback with any other is one Switchboard does not understand, and is logged.
+ */
+const CALL_STATUSES: Readonly<Record<CallStatus | 'initiated', true>> = {
+  queued: true,
+  initiated: true,
+  ringing: true,
+  'in-progress': true,
+  completed: true,
+  busy: true,
+  failed: true,
+  'no-answer': true,
+  canceled: true,
+};
+const MESSAGE_STATUSES: Readonly<Record<MessageStatus, true>> = {
+  queued: true,
+  sending: true,
+  sent: true,
+  failed: true,
+  delivered: true,
+  undelivered: true,
+  receiving: true,
+  received: true,
+  accepted: true,
+  scheduled: true,
+  read: true,
+  partially_delivered: true,
+  canceled: true,
+};
+
+export const isTwilioCallStatus = (status: string): boolean => Object.hasOwn(CALL_STATUSES, status);
+export const isTwilioMessageStatus = (status: string): boolean => Object.hasOwn(MESSAGE_STATUSES, status);
 
 /**
  * Twilio's final and progress call statuses (`CallStatus`) → the carrier call event Switchboard
