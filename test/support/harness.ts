@@ -27,6 +27,8 @@ import { createWorkspace, mintUserKey, type User } from '../../src/domain/worksp
 import { randomSimulatorCredentials, simulatorControl } from './simulator';
 import { eventually } from './eventually';
 import { untilLineActive } from './lineActivation';
+import { startSmtpReceiver, type SmtpReceiver } from './smtpReceiver';
+import { smtpMailer } from '../../src/adapters/email/smtp';
 
 export { eventually };
 export { untilLineActive };
@@ -52,6 +54,11 @@ export interface Harness {
     control(method: string, path: string, body?: unknown): Promise<Response>;
   };
   apiUrl: string;
+  /**
+   * The real SMTP server (test/support/smtpReceiver.ts) the API mails to (SMTP_URL): verification,
+   * password reset and invitation messages arrive here.
+   */
+  mail: SmtpReceiver;
   /** The API's clock: tests move it instead of sleeping (rate-limit windows, expiry). */
   clock: {
     advance(ms: number): void;
@@ -98,6 +105,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
   const credentials = randomSimulatorCredentials();
   const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
   const testProcessor = await startCardProcessorSimulator({ host: '127.0.0.1', port: 0, secret: credentials.paymentsApiKey });
+  const mail = await startSmtpReceiver();
   const config: Config = {
     ...loadConfig(),
     taskQueue: `test-${crypto.randomUUID()}`,
@@ -110,6 +118,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     paymentsApiKey: credentials.paymentsApiKey,
     simulatorControlToken: credentials.controlToken,
     lineProvisionWaitMs: 5_000,
+    // The suite's deployment lets visitors sign up (verified through `mail`); tests of `invite` and `approval` say so.
+    signupMode: 'open',
+    smtpUrl: mail.url,
     ...overrides,
   };
   const db = createDb(config.databaseUrl!, { max: 10 });
@@ -134,6 +145,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       telnyxInbox: telnyxInboxPorts(config, db),
       openRecording: recordingOpener(config),
       cardVaults: cardVaultsFor(config),
+      mailer: smtpMailer(config.smtpUrl ?? mail.url, config.mailFrom),
     });
     apps.push(app);
     const created = http.createServer(app.koa.callback());
@@ -167,6 +179,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       control: simulatorControl(sim.url, credentials.controlToken),
     },
     apiUrl,
+    mail,
     clock,
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
@@ -263,6 +276,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         await closed;
       }
       for (const app of apps.splice(0)) await app.close();
+      await mail.close();
       await temporal.connection.close();
       await db.destroy();
     },

@@ -18,11 +18,26 @@ export interface User {
   role: Role;
 }
 
-export async function createWorkspace(db: Db, input: { name: string; ownerEmail: string }): Promise<{ workspace: Workspace; owner: User }> {
+/**
+ * A workspace and its owner. The CLI and `npm run up` create owners whose address the operator
+ * vouches for (verified now); a portal signup (src/domain/accounts/signup.ts) creates the owner
+ * unverified (`ownerUnverified`) and, under SIGNUP_MODE=approval, the workspace awaiting an operator.
+ */
+export async function createWorkspace(
+  db: Db,
+  input: { name: string; ownerEmail: string; ownerUnverified?: boolean; awaitingApproval?: boolean },
+): Promise<{ workspace: Workspace; owner: User }> {
   return db.transaction(async (trx) => {
-    const [workspace] = await trx<Workspace>('workspaces').insert({ name: input.name }).returning('*');
-    const [owner] = await trx<User>('users')
-      .insert({ workspace_id: workspace.id, email: input.ownerEmail.toLowerCase(), role: 'owner' })
+    const [workspace] = await trx<Workspace & { approval_requested_at: unknown }>('workspaces')
+      .insert({ name: input.name, approval_requested_at: input.awaitingApproval ? trx.fn.now() : null })
+      .returning('*');
+    const [owner] = await trx<User & { email_verified_at: unknown }>('users')
+      .insert({
+        workspace_id: workspace.id,
+        email: input.ownerEmail.toLowerCase(),
+        role: 'owner',
+        email_verified_at: input.ownerUnverified ? null : trx.fn.now(),
+      })
       .returning('*');
     // Each environment opens with the signup grant, as a ledger entry like any other.
     for (const environment of ['test', 'live'] as const) {
@@ -41,9 +56,10 @@ export async function createWorkspace(db: Db, input: { name: string; ownerEmail:
   });
 }
 
+/** A user the operator (CLI) added or who accepted an invitation mailed to the address: verified by either. */
 export async function addUser(db: Db, input: { workspaceId: string; email: string; role: Role }): Promise<User> {
-  const [user] = await db<User>('users')
-    .insert({ workspace_id: input.workspaceId, email: input.email.toLowerCase(), role: input.role })
+  const [user] = await db<User & { email_verified_at: unknown }>('users')
+    .insert({ workspace_id: input.workspaceId, email: input.email.toLowerCase(), role: input.role, email_verified_at: db.fn.now() })
     .returning('*');
   return user;
 }
