@@ -281,10 +281,7 @@ describe('portal card with Stripe', () => {
   });
 
   it('saves a pm_… id read back from Stripe, refuses a card number without showing it back', async () => {
-    const client = new PortalClient(h.apiUrl);
-    const email = `ops-stripe+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const signup = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, JSON_ACCEPT);
-    const userId = JSON.parse(signup.text).user_id as string;
+    const { client, userId } = await signUpOperator(h, 'ops-stripe');
     const page = await client.get('/portal/billing?env=test');
     expect(page.text).toContain('id="card-pm"');
     expect(page.text).not.toContain('id="card-number"');

@@ -24,6 +24,7 @@ import type { PaymentProcessor, PaymentProcessors } from '../../src/adapters/pay
 import { connectTemporalClient } from '../../src/platform/temporal/client';
 import { tracingActivityInterceptors, tracingSinks } from '../../src/platform/tracing/temporal';
 import { createWorkspace, mintUserKey, type User } from '../../src/domain/workspaces/service';
+import { post, SIGNUP_CREDIT_CENTS } from '../../src/domain/billing/ledger';
 import { randomSimulatorCredentials, simulatorControl } from './simulator';
 import { eventually } from './eventually';
 import { untilLineActive } from './lineActivation';
@@ -294,6 +295,16 @@ export interface Tenant {
 export async function createTenant(db: Db): Promise<Tenant> {
   const suffix = crypto.randomBytes(6).toString('hex');
   const { workspace, owner } = await createWorkspace(db, { name: `Tenant ${suffix}`, ownerEmail: `owner+${suffix}@example.test` });
+  // A new workspace's live account opens empty (issue 27, H5: live money only from a verified card);
+  // the suite's tenants start with $5 of live funds, as a workspace whose card was charged once.
+  await post(db, {
+    tenant: { workspaceId: workspace.id, environment: 'live' },
+    type: 'credit_purchase',
+    amountCents: SIGNUP_CREDIT_CENTS,
+    description: 'Test fixture: live funds',
+    idempotencyRef: `fixture:${workspace.id}:live_funds`,
+    at: workspace.created_at,
+  });
   const mint = async (environment: Environment, kind: 'standard' | 'service') =>
     (await mintUserKey(db, { user: owner, environment, kind, name: `${kind}-${environment}` })).plaintext;
   return {

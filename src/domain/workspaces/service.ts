@@ -3,7 +3,7 @@ import type { Environment, KeyKind } from '../keys/format';
 import { ROLE_PRESETS, type Role, type Scope } from '../keys/scopes';
 import { insertKey, type ApiKeyRow } from '../keys/store';
 import { recordComplianceEvent } from '../compliance/events';
-import { lockAccount, postLocked, SIGNUP_CREDIT_CENTS } from '../billing/ledger';
+import { lockAccount, postLocked, SIGNUP_CREDIT_CENTS, SIGNUP_CREDIT_ENVIRONMENTS } from '../billing/ledger';
 
 export interface Workspace {
   id: string;
@@ -39,10 +39,12 @@ export async function createWorkspace(
         email_verified_at: input.ownerUnverified ? null : trx.fn.now(),
       })
       .returning('*');
-    // Each environment opens with the signup grant, as a ledger entry like any other.
+    // The test environment opens with the signup grant, as a ledger entry like any other. The live
+    // environment opens empty (issue 27, H5): live money comes only from a verified card (auto-charge).
     for (const environment of ['test', 'live'] as const) {
       const tenant = { workspaceId: workspace.id, environment };
       await lockAccount(trx, tenant);
+      if (!(SIGNUP_CREDIT_ENVIRONMENTS as readonly string[]).includes(environment)) continue;
       await postLocked(trx, {
         tenant,
         type: 'signup_credit',
