@@ -5,11 +5,10 @@ import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/c
 import { MAX_NUMBER_ORDERS } from '../../src/adapters/carrier/telnyx/numbers';
 import { KEYWORD_REPLIES } from '../../src/domain/messages/rules';
 import { runCommand } from '../../src/main/cli';
-import type { Config } from '../../src/platform/config';
-import { eventually, useHarness, webhookLine } from '../support/harness';
+import { eventually, webhookLine } from '../support/harness';
 import { customer, type Line } from '../support/customer';
-import { startReceiver, type Receiver } from '../support/receiver';
-import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
+import { useTelnyxLiveSuite } from '../support/telnyxHarness';
+import type { StubCall } from '../support/telnyxStub';
 
 /**
  * The simulator's scenarios on the Telnyx carrier (CARRIER_PROVIDER_LIVE=telnyx): the worker drives a
@@ -21,27 +20,14 @@ import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from 
 const MEDIA_PORT = 56_600 + (process.pid % 90);
 
 describe('Telnyx carrier', () => {
-  let stub: TelnyxStub;
-  let receiver: Receiver;
-  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
-  beforeAll(async () => {
-    stub = await startTelnyxStub();
-    receiver = await startReceiver();
-    overrides.telnyx = telnyxConfigOn(stub, {
-      campaignId: 'stub-campaign',
-      mediaUrl: `ws://127.0.0.1:${MEDIA_PORT}/telnyx/media`,
-      mediaPort: MEDIA_PORT,
-    });
-  });
-  const ctx = useHarness({ worker: true, overrides });
-  beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));
-  afterAll(async () => {
-    await stub.close();
-    await receiver.close();
+  const { ctx, stub, receiver } = useTelnyxLiveSuite({
+    campaignId: 'stub-campaign',
+    mediaUrl: `ws://127.0.0.1:${MEDIA_PORT}/telnyx/media`,
+    mediaPort: MEDIA_PORT,
   });
   const replies = new Map<string, string>();
+  // The receiver is emptied before each test (useTelnyxLiveSuite).
   beforeEach(() => {
-    receiver.requests.length = 0;
     replies.clear();
     receiver.respondWith((req) => {
       if (req.body.event !== 'message') return undefined;

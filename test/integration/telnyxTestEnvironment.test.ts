@@ -7,12 +7,10 @@ import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/si
 import { encodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
 import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
 import { createLogger } from '../../src/platform/logger';
-import type { Config } from '../../src/platform/config';
 import { customer, type Line } from '../support/customer';
-import { eventually, useHarness, webhookLine } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, webhookLine } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
-import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from '../support/telnyxStub';
+import { useTelnyxLiveSuite } from '../support/telnyxHarness';
 
 /**
  * Test keys on a Telnyx deployment (issue 26 item 6): Telnyx has no test mode, so the live
@@ -22,20 +20,7 @@ import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from '../support/tel
  * one carrier can act on a row of the other's environment.
  */
 describe('Telnyx deployment: the test environment on the simulator, the environments apart', () => {
-  let stub: TelnyxStub;
-  let receiver: Receiver;
-  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
-  beforeAll(async () => {
-    stub = await startTelnyxStub();
-    receiver = await startReceiver();
-    overrides.telnyx = telnyxConfigOn(stub);
-  });
-  const ctx = useHarness({ worker: true, overrides });
-  beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));
-  afterAll(async () => {
-    await stub.close();
-    await receiver.close();
-  });
+  const { ctx, stub, receiver } = useTelnyxLiveSuite();
   const line = () => webhookLine({ webhook_url: receiver.url });
   const test = customer(ctx, { key: () => ctx.tenant.keys.test, line });
   const live = customer(ctx, { key: () => ctx.tenant.keys.live, line });

@@ -5,13 +5,12 @@ import Telnyx from 'telnyx';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
 import { receiveTelnyxEvent } from '../../src/domain/telnyxInbox/receive';
 import { findInboxEvent } from '../../src/domain/telnyxInbox/store';
-import type { Config } from '../../src/platform/config';
 import { createLogger } from '../../src/platform/logger';
-import { eventually, useHarness, webhookLine } from '../support/harness';
+import { eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
-import { startReceiver, type Receiver } from '../support/receiver';
 import { checkTelnyxWebhookSettings } from '../../src/main/telnyxInbox';
-import { startTelnyxStub, telnyxCarrierOn, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
+import { useTelnyxLiveSuite } from '../support/telnyxHarness';
+import { telnyxCarrierOn, type StubCall } from '../support/telnyxStub';
 
 /**
  * Telnyx's webhooks as Telnyx delivers them (issue 26, defect 5; the stub: test/support/telnyxStubWebhooks.ts): a
@@ -20,29 +19,13 @@ import { startTelnyxStub, telnyxCarrierOn, telnyxConfigOn, type StubCall, type T
  * id, answers 200 at once, and processes it from there (src/domain/telnyxInbox/).
  */
 describe('Telnyx webhook delivery', () => {
-  let stub: TelnyxStub;
-  let receiver: Receiver;
-  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
-  beforeAll(async () => {
-    stub = await startTelnyxStub();
-    receiver = await startReceiver();
-    overrides.telnyx = telnyxConfigOn(stub);
-  });
-  const ctx = useHarness({ worker: true, overrides });
-  const eventsUrl = () => `${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`;
-  beforeAll(() => stub.setConnectionWebhookUrl(eventsUrl()));
+  const { ctx, stub, receiver, eventsUrl } = useTelnyxLiveSuite();
   afterEach(() => {
     stub.webhooks.duplicate([]);
     stub.setConnectionWebhookUrl(eventsUrl());
     stub.setConnectionFailoverUrl(undefined);
   });
-  afterAll(async () => {
-    // Also the oracle: it refuses if the package's own verification refused a webhook the stub signed.
-    await stub.close();
-    await receiver.close();
-  });
   beforeEach(() => {
-    receiver.requests.length = 0;
     receiver.respondWith((req) => (req.body.event === 'message' ? { status: 200, body: '{}' } : undefined));
   });
   const live = () => ctx.tenant.keys.live;
