@@ -4,12 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { createApp } from '../../api/app';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
-import type { Config } from '../../src/platform/config';
 import { createLogger } from '../../src/platform/logger';
 import { customer } from '../support/customer';
-import { eventually, useHarness, webhookLine, type Harness } from '../support/harness';
-import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
-import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
+import { eventually, webhookLine, type Harness } from '../support/harness';
+import { useTelnyxLiveSuite } from '../support/telnyxHarness';
+import type { StubCall } from '../support/telnyxStub';
+import { useTwilioLiveSuite } from '../support/twilioHarness';
 
 /**
  * What a customer sees when the carrier refuses (issue 26, "Bad input"), through the public API against
@@ -47,22 +47,8 @@ const untilReleased = (h: Harness, key: string, id: string): Promise<LineRecord>
     `line ${id} to be released`,
   );
 
-/** The deployment's Twilio settings for an account played by `stub` (as TWILIO_* would give them). */
-function twilioOn(stub: TwilioStub, twilio: Config['twilio']): void {
-  twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
-  twilio.apiBaseUrl = stub.url;
-  twilio.liveMessagingServiceSid = stub.addMessagingService();
-}
-
 describe('a carrier refusal on Twilio (live environment, contract stub)', () => {
-  let stub: TwilioStub;
-  const twilio: Config['twilio'] = {};
-  beforeAll(async () => {
-    stub = await startTwilioStub();
-    twilioOn(stub, twilio);
-  });
-  afterAll(async () => stub?.close());
-  const ctx = useHarness({ worker: true, overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio } });
+  const { ctx, stub } = useTwilioLiveSuite({ messagingService: true });
   const { lines } = customer(ctx, { key: () => ctx.tenant.keys.live });
 
   it('a number Twilio will not sell without an address (21631) is 502 carrier_error naming Twilio and 21631, and nothing is left', async () => {
@@ -160,17 +146,7 @@ describe('a carrier refusal on Twilio (live environment, contract stub)', () => 
 });
 
 describe('a carrier refusal on Twilio known only after the 201 (a slow carrier)', () => {
-  let stub: TwilioStub;
-  const twilio: Config['twilio'] = {};
-  beforeAll(async () => {
-    stub = await startTwilioStub();
-    twilioOn(stub, twilio);
-  });
-  afterAll(async () => stub?.close());
-  const ctx = useHarness({
-    worker: true,
-    overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio, lineProvisionWaitMs: 300 },
-  });
+  const { ctx, stub } = useTwilioLiveSuite({ messagingService: true, overrides: { lineProvisionWaitMs: 300 } });
   const { lines } = customer(ctx, { key: () => ctx.tenant.keys.live });
 
   it('releases the line with provisioning_error naming Twilio and 21631', async () => {
@@ -194,15 +170,7 @@ describe('a carrier refusal on Twilio known only after the 201 (a slow carrier)'
 });
 
 describe('a carrier refusal on Telnyx (live environment, contract stub)', () => {
-  let stub: TelnyxStub;
-  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
-  beforeAll(async () => {
-    stub = await startTelnyxStub();
-    overrides.telnyx = telnyxConfigOn(stub, { campaignId: 'stub-campaign' });
-  });
-  const ctx = useHarness({ worker: true, overrides });
-  beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));
-  afterAll(async () => stub?.close());
+  const { ctx, stub } = useTelnyxLiveSuite({ campaignId: 'stub-campaign' });
   const { lines, calls } = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine() });
 
   /** Telnyx's refusals, as its error catalogue words them (developers.telnyx.com/development/api-fundamentals/api-errors, …/api/errors/90018). */
