@@ -1,10 +1,6 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { createApp } from '../../api/app';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
-import { createLogger } from '../../src/platform/logger';
+import { startLoggingApi, type LoggingApi } from '../support/loggingApi';
 import { customer } from '../support/customer';
 import { eventually, webhookLine, type Harness } from '../support/harness';
 import { useTelnyxLiveSuite } from '../support/telnyxHarness';
@@ -69,33 +65,9 @@ describe('a carrier refusal on Twilio (live environment, contract stub)', () => 
 
   describe('callbacks Switchboard does not understand, or cannot verify', () => {
     /** A second API on the harness's configuration whose log lines are kept. */
-    let api: { url: string; logs: Array<Record<string, unknown>>; close(): Promise<void> };
+    let api: LoggingApi;
     beforeAll(async () => {
-      const logs: Array<Record<string, unknown>> = [];
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
-          done();
-        },
-      });
-      const { h } = ctx;
-      const app = createApp({
-        config: h.config,
-        db: h.db,
-        temporal: h.temporal,
-        logger: createLogger('api-test', 'warn', sink),
-        now: () => new Date(),
-      });
-      const server = http.createServer(app.koa.callback());
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      api = {
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        logs,
-        close: async () => {
-          await new Promise<void>((resolve) => server.close(() => resolve()));
-          await app.close();
-        },
-      };
+      api = await startLoggingApi(ctx.h);
     });
     afterAll(async () => api?.close());
 
