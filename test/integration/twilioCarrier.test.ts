@@ -187,11 +187,7 @@ describe('Twilio carrier (live environment, contract stub)', () => {
 
   it('barge-in: the caller talking over a speech cuts it; the customer gets interrupted, then the message', async () => {
     const long = 'Let me tell you about every dish on our menu, starting with the soups of the day.';
-    ctx.receiver.respondWith((req) =>
-      req.body.event === 'message' && req.body.text === 'Tell me everything'
-        ? { status: 200, body: JSON.stringify({ text: long }) }
-        : undefined,
-    );
+    ctx.receiver.replyTo('Tell me everything', long);
     const line = await lines.create();
     const call = await calls.dial(line.id, '+14155550113');
     const twilioCall = await stubCallTo('+14155550113');
@@ -213,11 +209,7 @@ describe('Twilio carrier (live environment, contract stub)', () => {
   });
 
   it('a dropped ConversationRelay socket: Twilio reopens the session through <Connect action>, and the conversation goes on', async () => {
-    ctx.receiver.respondWith((req) =>
-      req.body.event === 'message' && req.body.text === 'Still there?'
-        ? { status: 200, body: JSON.stringify({ text: 'Yes, still here.' }) }
-        : undefined,
-    );
+    ctx.receiver.replyTo('Still there?', 'Yes, still here.');
     const line = await lines.create({ begin_message: 'Hello.' });
     const call = await calls.dial(line.id, '+14155550115');
     const twilioCall = await stubCallTo('+14155550115');

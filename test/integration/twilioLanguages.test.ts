@@ -40,11 +40,7 @@ describe('Twilio line languages and voices (contract stub)', () => {
   });
 
   it('a line pinned to Spanish: Twilio transcribes in es-ES and speaks in the line’s Spanish voice', async () => {
-    ctx.receiver.respondWith((req) =>
-      req.body.event === 'message' && req.body.text === 'Una mesa para dos'
-        ? { status: 200, body: JSON.stringify({ text: '¿A qué hora?' }) }
-        : undefined,
-    );
+    ctx.receiver.replyTo('Una mesa para dos', '¿A qué hora?');
     const line = await lines.create({ language: 'es', voice: 'spanish-clara' });
     const call = await calls.dial(line.id, '+14155550502');
     const twilioCall = await stubCallTo('+14155550502');
