@@ -15,9 +15,6 @@ import { useTwilioLiveSuite } from '../support/twilioHarness';
  * status}`; Telnyx errors `{errors: [{code, title, detail}]}`.
  */
 
-/** A line as its customer reads it after the 201. */
-type LineRecord = { status: string; phone_number: string | null; provisioning_error: unknown };
-
 const carrierError = (provider: string, code: string, action: string) => ({
   error: {
     code: 'carrier_error',
@@ -31,17 +28,6 @@ const carrierError = (provider: string, code: string, action: string) => ({
 
 /** The lines `key` lists. */
 const listed = async (h: Harness, key: string): Promise<unknown[]> => (await h.request('GET', '/api/v1/lines', { key })).body.lines;
-
-/** Waits until the line is released, as its customer reads it. */
-const untilReleased = (h: Harness, key: string, id: string): Promise<LineRecord> =>
-  eventually(
-    async () => {
-      const line = (await h.request('GET', `/api/v1/lines/${id}`, { key })).body.line as LineRecord;
-      return line.status === 'released' ? line : undefined;
-    },
-    30_000,
-    `line ${id} to be released`,
-  );
 
 describe('a carrier refusal on Twilio (live environment, contract stub)', () => {
   const { ctx, stub } = useTwilioLiveSuite({ messagingService: true });
@@ -127,7 +113,7 @@ describe('a carrier refusal on Twilio known only after the 201 (a slow carrier)'
     const created = await lines.post({ country: 'DE' });
     expect(created.status).toBe(201);
     expect(created.body.line).toMatchObject({ status: 'provisioning', provisioning_error: null });
-    const released = await untilReleased(ctx.h, ctx.tenant.keys.live, created.body.line.id);
+    const released = await lines.untilReleased(created.body.line.id);
     expect(released).toMatchObject({
       phone_number: null,
       provisioning_error: {

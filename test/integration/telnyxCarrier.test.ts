@@ -74,10 +74,7 @@ describe('Telnyx carrier', () => {
     it('a failed order never becomes an active line: once every order fails the line is released with Telnyx’s answer', async () => {
       stub.scriptOrders(...Array.from({ length: MAX_NUMBER_ORDERS }, () => ({ outcome: 'failure' as const, pendingReads: 0 })));
       const id = (await lines.post()).body.line.id as string;
-      const line = await eventually(async () => {
-        const current = await lines.get(id, live());
-        return current.status === 'released' ? current : undefined;
-      }, 30_000);
+      const line = await lines.untilReleased(id, live());
       expect(line.phone_number).toBeNull();
       const orders = ordersOf(id);
       expect(orders.map((o) => o.status)).toEqual(Array.from({ length: MAX_NUMBER_ORDERS }, () => 'failure'));
