@@ -9,6 +9,7 @@ import { eventually, webhookLine } from '../support/harness';
 import { customer, type Line } from '../support/customer';
 import { useTelnyxLiveSuite } from '../support/telnyxHarness';
 import type { StubCall } from '../support/telnyxStub';
+import { telnyxEventBody } from '../support/telnyxStubWebhooks';
 
 /**
  * The simulator's scenarios on the Telnyx carrier (CARRIER_PROVIDER_LIVE=telnyx): the worker drives a
@@ -406,15 +407,14 @@ describe('Telnyx carrier', () => {
   describe('webhook verification', () => {
     const url = () => `${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`;
     const body = (to: string) =>
-      JSON.stringify({
-        data: {
-          record_type: 'event',
-          event_type: 'message.received',
+      JSON.stringify(
+        telnyxEventBody('message.received', {
           id: crypto.randomUUID(),
-          occurred_at: new Date().toISOString(),
-          payload: { id: crypto.randomUUID(), from: { phone_number: '+14155550146' }, to: [{ phone_number: to }], text: 'forged' },
-        },
-      });
+          from: { phone_number: '+14155550146' },
+          to: [{ phone_number: to }],
+          text: 'forged',
+        }),
+      );
     const post = (raw: string, headers: Record<string, string>) =>
       fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
     const stored = async (lineId: string) => ctx.h.db('messages').where({ line_id: lineId }).count<Array<{ count: string }>>('* as count');

@@ -6,6 +6,7 @@ import { customer, type Line } from '../support/customer';
 import { eventually, webhookLine } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 import { useTelnyxLiveSuite } from '../support/telnyxHarness';
+import { telnyxEventBody } from '../support/telnyxStubWebhooks';
 
 /**
  * Test keys on a Telnyx deployment (issue 26 item 6): Telnyx has no test mode, so the live
@@ -74,14 +75,12 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
      * in the inbox; what became of it is its inbox row once processed.
      */
     const asTelnyx = async (eventType: string, payload: Record<string, unknown>) => {
-      const id = crypto.randomUUID();
-      const raw = JSON.stringify({
-        data: { record_type: 'event', event_type: eventType, id, occurred_at: new Date().toISOString(), payload },
-      });
+      const body = telnyxEventBody(eventType, payload);
+      const raw = JSON.stringify(body);
       const response = await post('/carrier/telnyx/events', raw, stub.sign(raw));
       expect([response.status, await response.json()]).toEqual([200, { received: true }]);
       return eventually(async () => {
-        const row = await ctx.h.db('telnyx_inbox').where({ event_id: id }).first();
+        const row = await ctx.h.db('telnyx_inbox').where({ event_id: body.data.id }).first();
         return row?.processed_at ? (row as { outcome: string; reason: string | null }) : undefined;
       });
     };
