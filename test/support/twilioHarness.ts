@@ -1,6 +1,7 @@
 import { useHarnessWithReceiver, type HarnessWithReceiver } from './customer';
 import { eventually } from './harness';
 import { startTwilioStub, type StubCall, type TwilioStub } from './twilioStub';
+import type { StubRelay } from './twilioStubSockets';
 import type { Config } from '../../src/platform/config';
 import { freePort } from '../../src/platform/infra/proc';
 
@@ -12,6 +13,8 @@ export interface TwilioLiveSuite {
   twilio: Config['twilio'];
   /** The call Twilio placed to `to`, once the worker created it. */
   stubCallTo(to: string): Promise<StubCall>;
+  /** Drops the call's ConversationRelay socket; resolves with the session Twilio opens in its place. */
+  reopenedRelay(call: StubCall): Promise<StubRelay>;
 }
 
 /**
@@ -47,5 +50,10 @@ export function useTwilioLiveSuite(
     stub: new Proxy({} as TwilioStub, { get: (_, name) => Reflect.get(stub!, name) }),
     twilio,
     stubCallTo: (to) => eventually(async () => [...stub!.calls.values()].find((call) => call.to === to), 20_000, `a Twilio call to ${to}`),
+    reopenedRelay: (call) => {
+      const dropped = call.relay;
+      stub!.dropRelay(call.sid);
+      return eventually(async () => (call.relay && call.relay !== dropped ? call.relay : undefined), 20_000, 'a new session');
+    },
   };
 }
