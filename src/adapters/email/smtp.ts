@@ -23,7 +23,10 @@ export function logMailer(from: string, logger: Logger): Mailer {
   return {
     async send(message: MailMessage) {
       const built = await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text });
-      logger.info({ to: message.to, subject: message.subject, mail: String(built.message) }, 'mail not sent (no SMTP_URL in the dev profile): written here');
+      logger.info(
+        { to: message.to, subject: message.subject, mail: String(built.message) },
+        'mail not sent (no SMTP_URL in the dev profile): written here',
+      );
     },
   };
 }
