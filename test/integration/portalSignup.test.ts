@@ -67,6 +67,20 @@ describe('portal signup modes, email verification and password reset (issue 27, 
     expect(loadConfig({ SWITCHBOARD_PROFILE: 'dev' }).signupMode).toBe('open');
   });
 
+  it('invite: the first owner, made by the CLI, sets a password through a mailed reset link and signs in', async () => {
+    await withConfig({ signupMode: 'invite' }, async () => {
+      const email = newEmail('first-owner');
+      await runCommand(h.db, ['workspace', 'create'], { name: 'Operator Co', 'owner-email': email });
+      expect((await login(email)).status).toBe(401); // no password yet
+      const visitor = new PortalClient(h.apiUrl);
+      expect((await visitor.submit('/portal/password/forgot', '/portal/password/forgot', { email })).status).toBe(202);
+      const link = linkIn(await h.mail.waitForMail(email, { subject: /Reset your/ }), '/portal/password/reset');
+      const token = new URL(link, 'http://x').searchParams.get('token')!;
+      expect((await visitor.submit(link, '/portal/password/reset', { token, password: PASSWORD })).status).toBe(303);
+      expect((await login(email)).status).toBe(200);
+    });
+  });
+
   it('open: no session and no sign-in until the mailed link is followed; the link works once, a replay changes nothing', async () => {
     const email = newEmail('open');
     const client = new PortalClient(h.apiUrl);
