@@ -16,7 +16,9 @@ const JSON_ACCEPT = { accept: 'application/json' };
  * switches the mode for itself and puts it back.
  */
 describe('portal signup modes, email verification and password reset (issue 27, H5)', () => {
-  const suite = usePortalHarness();
+  const apiLog: string[] = [];
+  const suite = usePortalHarness({ apiLog });
+  const logged = (message: string) => apiLog.map((line) => JSON.parse(line)).filter((entry) => entry.msg === message);
   let h: Harness;
   beforeAll(() => ({ h } = suite));
 
@@ -124,6 +126,11 @@ describe('portal signup modes, email verification and password reset (issue 27, 
     expect(replay.text).toContain('Something went wrong');
     expect(attacker.cookies.has('sb_portal_session')).toBe(false);
     expect(await h.db('portal_sessions').count<{ count: string }[]>({ count: '*' })).toEqual(sessions);
+    // Logged for the operator with why and whose link, never the link itself.
+    expect(logged('verification link refused')).toContainEqual(
+      expect.objectContaining({ level: 40, why: 'used', account_token_id: row.id }),
+    );
+    expect(apiLog.some((line) => line.includes(token))).toBe(false);
   });
 
   it('open: an expired verification link is refused; asking again mails a new one and the old one stops working', async () => {
@@ -216,6 +223,8 @@ describe('portal signup modes, email verification and password reset (issue 27, 
     );
     expect(reused.status).toBe(400);
     expect(JSON.parse(reused.text).error.code).toBe('link_invalid');
+    expect(logged('password reset link refused')).toContainEqual(expect.objectContaining({ why: 'used', user_id: owner.userId }));
+    expect(apiLog.some((line) => line.includes(token))).toBe(false);
     expect((await h.db('users').where({ id: owner.userId }).first()).password_hash).toBe(hashBefore);
     expect((await login(owner.email, 'the attackers password')).status).toBe(401);
 

@@ -99,6 +99,8 @@ export interface TestResponse {
 export interface HarnessOptions {
   /** Wraps the API's Temporal client (e.g. with interceptors that inject failures); `h.temporal` stays the plain client. */
   apiTemporal?: (client: Client) => Client;
+  /** When given, the API's log lines (JSON, level info and up) are pushed here, for tests of what an operator reads. */
+  apiLog?: string[];
 }
 
 export async function startHarness(overrides: Partial<Config> = {}, options: HarnessOptions = {}): Promise<Harness> {
@@ -141,7 +143,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       config,
       db,
       temporal: apiTemporal,
-      logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
+      logger: options.apiLog
+        ? createLogger('api-test', 'info', { write: (line: string) => void options.apiLog!.push(line) })
+        : createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
       now: clock.now,
       telnyxInbox: telnyxInboxPorts(config, db),
       openRecording: recordingOpener(config),

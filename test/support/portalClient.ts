@@ -142,10 +142,12 @@ export interface PortalSuite {
  * receiver when `receiver`, and each test starting with the portal limits unspent (every visitor
  * here comes from 127.0.0.1). The returned object is filled in before the suite's own `beforeAll`s run.
  */
-export function usePortalHarness(options: { worker?: boolean; receiver?: boolean; overrides?: Partial<Config> } = {}): PortalSuite {
+export function usePortalHarness(
+  options: { worker?: boolean; receiver?: boolean; overrides?: Partial<Config>; apiLog?: string[] } = {},
+): PortalSuite {
   const suite = {} as PortalSuite;
   beforeAll(async () => {
-    suite.h = await startHarness(options.overrides);
+    suite.h = await startHarness(options.overrides, { apiLog: options.apiLog });
     if (options.worker) await suite.h.startWorker();
     if (options.receiver) suite.receiver = await startReceiver();
   });
