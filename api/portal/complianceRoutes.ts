@@ -19,7 +19,8 @@ import {
   disclosuresOf,
   toDisclosureRecord,
 } from '../../src/domain/compliance/disclosures';
-import { optIn, optOut, optOutsOf } from '../../src/domain/compliance/optOuts';
+import type { PortalAttribution } from '../../src/domain/compliance/events';
+import { OPT_IN_REASON_MAX_LENGTH, optIn, optOut, optOutsOf } from '../../src/domain/compliance/optOuts';
 import { findLine, linesOf } from '../../src/domain/lines/store';
 import { changed } from './answer';
 import { sendPage } from './http';
@@ -31,6 +32,8 @@ const ROWS_SHOWN = 100;
 
 const phoneOf = (form: Record<string, string>) => phoneOrFail(form.phone_number ?? '');
 const PAGE = '/portal/compliance';
+/** Every change made here names its portal user in the compliance log (issue 27, L21). */
+const byOf = (operator: Operator): PortalAttribution => ({ userId: operator.user.id, via: 'portal' });
 
 async function pageInput(deps: AppDeps, operator: Operator, extra: Partial<CompliancePageInput> = {}): Promise<CompliancePageInput> {
   const tenant = tenantOf(operator);
@@ -47,6 +50,7 @@ async function pageInput(deps: AppDeps, operator: Operator, extra: Partial<Compl
     lines,
     languages: DISCLOSURE_LANGUAGES,
     mayChange: roleAllows(operator, 'consent:write'),
+    mayRemoveOptOuts: operator.user.role === 'owner',
     ...extra,
   };
 }
@@ -77,14 +81,23 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
       },
     });
 
-  for (const action of ['add', 'remove'] as const) {
-    complianceChange(action === 'add' ? `${PAGE}/opt-outs` : `${PAGE}/opt-outs/remove`, async (_ctx, operator, form) => {
-      const input = { tenant: tenantOf(operator), phoneNumber: phoneOf(form), source: 'portal', at: deps.now() };
-      const didChange = action === 'add' ? await optOut(deps.db, input) : await optIn(deps.db, input);
-      if (action === 'remove' && !didChange) throw errors.notFound('Opt-out');
-      return { phone_number: input.phoneNumber, opted_out: action === 'add', changed: didChange };
-    });
-  }
+  complianceChange(`${PAGE}/opt-outs`, async (_ctx, operator, form) => {
+    const input = { tenant: tenantOf(operator), phoneNumber: phoneOf(form), source: 'portal', by: byOf(operator), at: deps.now() };
+    return { phone_number: input.phoneNumber, opted_out: true, changed: await optOut(deps.db, input) };
+  });
+
+  // Erasing a recipient's STOP is the owner's decision alone, with a reason on the record (issue 27, M14):
+  // the API has no such operation, and otherwise only the recipient's START lifts it.
+  complianceChange(`${PAGE}/opt-outs/remove`, async (ctx, operator, form) => {
+    if (operator.user.role !== 'owner') throw errors.forbidden('Only an owner can remove an opt-out');
+    const reason = (form.reason ?? '').trim();
+    if (reason.length === 0 || reason.length > OPT_IN_REASON_MAX_LENGTH)
+      throw errors.validation([{ field: 'reason', message: `Is required, at most ${OPT_IN_REASON_MAX_LENGTH} characters` }]);
+    const input = { tenant: tenantOf(operator), phoneNumber: phoneOf(form), source: 'portal', reason, by: byOf(operator), at: deps.now() };
+    if (!(await optIn(deps.db, input))) throw errors.notFound('Opt-out');
+    ctx.state.log.warn({ user_id: operator.user.id, environment: operator.environment }, 'opt-out removed in the portal');
+    return { phone_number: input.phoneNumber, opted_out: false, changed: true };
+  });
 
   // Consent as `POST /api/v1/consent` records it (no acting key: the operator's), source `portal` unless named.
   complianceChange(`${PAGE}/consent`, async (_ctx, operator, form) => {
@@ -103,6 +116,7 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
       consentType,
       source,
       actorKeyId: null,
+      by: byOf(operator),
       at: deps.now(),
     });
     if (!row) throw errors.consentAlreadyGranted(consentType);
@@ -115,6 +129,7 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
       phoneNumber: phoneOf(form),
       lineIds: [form.line_id ?? ''].filter(isUuid),
       actorKeyId: null,
+      by: byOf(operator),
       at: deps.now(),
     });
     if (revoked.length === 0) throw errors.notFound('Active consent');
@@ -134,7 +149,7 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
     if (jurisdiction.length < jurisdictionMinLength || jurisdiction.length > jurisdictionMaxLength)
       problems.push({ field: 'jurisdiction', message: `${jurisdictionMinLength} to ${jurisdictionMaxLength} characters` });
     if (problems.length > 0) throw errors.validation(problems);
-    const author = { ...tenantOf(operator), keyId: null };
+    const author = { ...tenantOf(operator), keyId: null, by: byOf(operator) };
     const row = await addDisclosure(
       deps.db,
       author,
