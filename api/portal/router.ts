@@ -50,7 +50,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>();
   router.use(async (rawCtx, next) => {
     const ctx = rawCtx as AppContext;
-    securityHeaders(ctx);
+    securityHeaders(ctx, deps);
     try {
       await next();
     } catch (err) {
