@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { SCOPES } from '../../src/domain/keys/scopes';
+import { applyEarlierMembershipChanges } from '../../src/platform/db/migrations/0036_keys_minted_by';
 import { eventually, type Harness } from '../support/harness';
 import { PortalClient, type PortalResponse, signUpOperator, usePortalHarness } from '../support/portalClient';
 import { invitationTokenOf, inviteInPortal, joinAs, newEmail } from '../support/portalMembers';
@@ -166,5 +167,30 @@ describe('portal membership changes reach keys and invitations', () => {
     expect(await refusedEventually(coOwnerToken, "the removed co-owner's token below the owner's key refused")).toBe(true);
     expect((await api('GET', '/api/v1/lines', ownerKey)).status).toBe(200);
     expect(await invitationAnswer(reserve)).toBe('404 invitation_invalid');
+  });
+
+  it('narrows what demotions before this release left behind, once, as the migration that adds minted_by runs', async () => {
+    const boss = await signUpOperator(h.apiUrl, 'owner');
+    const admin = await joinAs(h.apiUrl, boss.client, 'admin');
+    const full = await mintRegular(admin.client, 'Everything', SCOPES);
+    const buyer = plaintextOf(await mintDelegated(admin.client, await keyIdOf(full), 'Buyer', ['numbers:provision']));
+    const reserve = await inviteInPortal(admin.client, newEmail('backup'), 'admin');
+    // A demotion as it was before issue 27: the role alone changed.
+    await h.db('users').where({ id: admin.userId }).update({ role: 'member' });
+
+    const applied = await applyEarlierMembershipChanges(h.db, h.clock.now(), boss.workspaceId);
+    expect(applied).toEqual({ narrowed: 1, revoked: 1, invitations: 1 });
+    expect((await api('DELETE', `/api/v1/lines/${crypto.randomUUID()}`, full)).status).toBe(403);
+    expect((await api('GET', '/api/v1/lines', full)).status).toBe(200);
+    expect((await api('GET', '/api/v1/lines', buyer)).status).toBe(401);
+    expect(await invitationAnswer(reserve)).toBe('404 invitation_invalid');
+    const events = await h
+      .db('compliance_events')
+      .where({ workspace_id: boss.workspaceId })
+      .whereIn('event_type', ['scoped_key_updated', 'scoped_key_revoked']);
+    expect(events.map((e: { event_type: string }) => e.event_type).sort()).toEqual(['scoped_key_revoked', 'scoped_key_updated']);
+    for (const event of events) expect(event.metadata).toMatchObject({ reason: 'member_demoted', via: 'migration_0036' });
+    // Once: nothing left to change.
+    expect(await applyEarlierMembershipChanges(h.db, h.clock.now(), boss.workspaceId)).toEqual({ narrowed: 0, revoked: 0, invitations: 0 });
   });
 });
