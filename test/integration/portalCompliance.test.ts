@@ -14,7 +14,7 @@ describe('portal compliance', () => {
   let h: Harness;
   beforeAll(() => ({ h } = suite));
 
-  const operator = () => signUpOperator(h.apiUrl, 'compliance');
+  const operator = () => signUpOperator(h, 'compliance');
 
   it('adds and removes an opt-out as the CLI does, each in the audit log; refuses bad numbers, missing CSRF and a second removal', async () => {
     const { client, workspaceId, userId, email } = await operator();
@@ -93,7 +93,7 @@ describe('portal compliance', () => {
       303,
     );
     // A member, and an admin, are refused: the form is not offered and the post changes nothing.
-    const admin = await joinAs(h.apiUrl, boss.client, 'admin');
+    const admin = await joinAs(h, boss.client, 'admin');
     for (const notOwner of [client, admin.client]) {
       const page = await notOwner.get('/portal/compliance?env=test');
       expect(page.text).not.toContain('action="/portal/compliance/opt-outs/remove"');

@@ -3,7 +3,7 @@ import { SCOPES } from '../../src/domain/keys/scopes';
 import { applyEarlierMembershipChanges } from '../../src/platform/db/migrations/0036_keys_minted_by';
 import { eventually, type Harness } from '../support/harness';
 import { PortalClient, type PortalResponse, signUpOperator, usePortalHarness } from '../support/portalClient';
-import { invitationTokenOf, inviteInPortal, joinAs, newEmail } from '../support/portalMembers';
+import { inviteInPortal, joinAs, newEmail } from '../support/portalMembers';
 
 const JSON_ACCEPT = { accept: 'application/json' };
 
@@ -42,8 +42,8 @@ describe('portal membership changes reach keys and invitations', () => {
     });
 
   /** What the invitation link's page answers a newcomer: its status and error code. */
-  const invitationAnswer = async (link: string) => {
-    const res = await new PortalClient(h.apiUrl).get(`/portal/invite?token=${invitationTokenOf(link)}`, JSON_ACCEPT);
+  const invitationAnswer = async (token: string) => {
+    const res = await new PortalClient(h.apiUrl).get(`/portal/invite?token=${token}`, JSON_ACCEPT);
     return `${res.status} ${res.status === 200 ? 'form' : JSON.parse(res.text).error.code}`;
   };
 
@@ -54,15 +54,15 @@ describe('portal membership changes reach keys and invitations', () => {
     eventually(async () => ((await api('GET', '/api/v1/lines', key)).status === 401 ? true : undefined), 10_000, what);
 
   it('a demoted admin’s full key can no longer release, re-point or buy lines nor administer keys; their invitations die', async () => {
-    const boss = await signUpOperator(h.apiUrl, 'owner');
-    const admin = await joinAs(h.apiUrl, boss.client, 'admin');
+    const boss = await signUpOperator(h, 'owner');
+    const admin = await joinAs(h, boss.client, 'admin');
     // While admin: a key with every scope, a token below it that only provisions, and invitations kept in reserve.
     const full = await mintRegular(admin.client, 'Everything', SCOPES);
     const provisioner = await mintDelegated(admin.client, await keyIdOf(full), 'Buyer', ['numbers:provision']);
     expect(provisioner.status).toBe(201);
     const buyer = plaintextOf(provisioner);
-    const adminInvite = await inviteInPortal(admin.client, newEmail('backup'), 'admin');
-    const memberInvite = await inviteInPortal(admin.client, newEmail('friend'), 'member');
+    const adminInvite = await inviteInPortal(h, admin.client, newEmail('backup'), 'admin');
+    const memberInvite = await inviteInPortal(h, admin.client, newEmail('friend'), 'member');
     const someLine = crypto.randomUUID();
     expect((await api('DELETE', `/api/v1/lines/${someLine}`, full)).status).toBe(404);
 
@@ -119,9 +119,9 @@ describe('portal membership changes reach keys and invitations', () => {
   });
 
   it('an admin mints only below their own keys; an owner who mints below another’s key is its minter, and removal reaches it', async () => {
-    const boss = await signUpOperator(h.apiUrl, 'owner');
+    const boss = await signUpOperator(h, 'owner');
     const ownerKey = await mintRegular(boss.client, 'Owner root', SCOPES);
-    const admin = await joinAs(h.apiUrl, boss.client, 'admin');
+    const admin = await joinAs(h, boss.client, 'admin');
     const adminKey = await mintRegular(admin.client, 'Admin root', SCOPES);
 
     // The owner's key is neither offered to the admin nor accepted from them.
@@ -143,10 +143,10 @@ describe('portal membership changes reach keys and invitations', () => {
       .first();
     expect(minted.metadata).toMatchObject({ user_id: admin.userId, via: 'portal' });
     expect((await boss.client.get('/portal/api-keys?env=test')).text).toContain(`${admin.email} below`);
-    const reserve = await inviteInPortal(admin.client, newEmail('backup'), 'admin');
+    const reserve = await inviteInPortal(h, admin.client, newEmail('backup'), 'admin');
 
     // A second owner mints below the first owner's key; removing the second owner revokes that token.
-    const coOwner = await joinAs(h.apiUrl, boss.client, 'owner');
+    const coOwner = await joinAs(h, boss.client, 'owner');
     const below = await mintDelegated(coOwner.client, await keyIdOf(ownerKey), 'Co-owner token', ['read']);
     expect(below.status).toBe(201);
     const coOwnerToken = plaintextOf(below);
@@ -170,11 +170,11 @@ describe('portal membership changes reach keys and invitations', () => {
   });
 
   it('narrows what demotions before this release left behind, once, as the migration that adds minted_by runs', async () => {
-    const boss = await signUpOperator(h.apiUrl, 'owner');
-    const admin = await joinAs(h.apiUrl, boss.client, 'admin');
+    const boss = await signUpOperator(h, 'owner');
+    const admin = await joinAs(h, boss.client, 'admin');
     const full = await mintRegular(admin.client, 'Everything', SCOPES);
     const buyer = plaintextOf(await mintDelegated(admin.client, await keyIdOf(full), 'Buyer', ['numbers:provision']));
-    const reserve = await inviteInPortal(admin.client, newEmail('backup'), 'admin');
+    const reserve = await inviteInPortal(h, admin.client, newEmail('backup'), 'admin');
     // A demotion as it was before issue 27: the role alone changed.
     await h.db('users').where({ id: admin.userId }).update({ role: 'member' });
 

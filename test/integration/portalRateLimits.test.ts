@@ -14,7 +14,7 @@ describe('portal changes under the API rate limits', () => {
   beforeAll(() => ({ h } = suite));
 
   async function ownerWithKey() {
-    const owner = await signUpOperator(h.apiUrl, 'limits');
+    const owner = await signUpOperator(h, 'limits');
     const user = (await h.db('users').where({ id: owner.userId }).first())!;
     const key = (await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'api' })).plaintext;
     return { ...owner, key };

@@ -1,24 +1,23 @@
 import crypto from 'node:crypto';
-import { OPERATOR_PASSWORD, PortalClient, type PortalResponse } from './portalClient';
+import type { Harness } from './harness';
+import { mailedInvitationToken, OPERATOR_PASSWORD, PortalClient, type PortalResponse } from './portalClient';
 
 const JSON_ACCEPT = { accept: 'application/json' };
 
+type PortalHarness = Pick<Harness, 'apiUrl' | 'mail'>;
+
 export const newEmail = (tag: string) => `${tag}+${crypto.randomBytes(4).toString('hex')}@example.test`;
 
-/** The token of an invitation link. */
-export const invitationTokenOf = (link: string) => new URL(link).searchParams.get('token')!;
-
-/** An invitation issued by `inviter` in the portal (JSON answer): its link. */
-export async function inviteInPortal(inviter: PortalClient, email: string, role: string): Promise<string> {
+/** An invitation issued by `inviter` in the portal: the token of the link mailed to the invitee. */
+export async function inviteInPortal(h: PortalHarness, inviter: PortalClient, email: string, role: string): Promise<string> {
   const invited = await inviter.submit('/portal/members', '/portal/members/invite', { email, role }, JSON_ACCEPT);
   if (invited.status !== 201) throw new Error(`the invitation answered ${invited.status}: ${invited.text.slice(0, 300)}`);
-  return JSON.parse(invited.text).link;
+  return mailedInvitationToken(h.mail, email);
 }
 
-/** Accepts an invitation link in a fresh browser: the answer (201 when it joined). */
-export async function acceptInPortal(baseUrl: string, link: string): Promise<{ client: PortalClient; answer: PortalResponse }> {
-  const client = new PortalClient(baseUrl);
-  const token = invitationTokenOf(link);
+/** Accepts an invitation in a fresh browser: the answer (201 when it joined). */
+export async function acceptInPortal(h: PortalHarness, token: string): Promise<{ client: PortalClient; answer: PortalResponse }> {
+  const client = new PortalClient(h.apiUrl);
   const answer = await client.submit(
     `/portal/invite?token=${token}`,
     '/portal/invite',
@@ -30,12 +29,12 @@ export async function acceptInPortal(baseUrl: string, link: string): Promise<{ c
 
 /** A new member of `inviter`'s workspace with `role`, invited and joined through the portal, signed in. */
 export async function joinAs(
-  baseUrl: string,
+  h: PortalHarness,
   inviter: PortalClient,
   role: string,
 ): Promise<{ client: PortalClient; userId: string; email: string }> {
   const email = newEmail(role);
-  const { client, answer } = await acceptInPortal(baseUrl, await inviteInPortal(inviter, email, role));
+  const { client, answer } = await acceptInPortal(h, await inviteInPortal(h, inviter, email, role));
   if (answer.status !== 201) throw new Error(`accepting the invitation answered ${answer.status}: ${answer.text.slice(0, 300)}`);
   return { client, userId: JSON.parse(answer.text).user_id, email };
 }
