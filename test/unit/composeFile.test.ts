@@ -27,7 +27,10 @@ describe('docker-compose.yml', () => {
 
   /** What a `.env` next to the compose file holds: a fresh strong value for every required variable. */
   const dotEnv = new Map<string, string>();
+  /** The operator's https URL (their TLS proxy's), the one .env value that is not a secret. */
+  const PUBLIC_URL = 'https://switchboard.example.com';
   const valueOf = (name: string) => {
+    if (name === 'PUBLIC_BASE_URL') return PUBLIC_URL;
     if (!dotEnv.has(name)) dotEnv.set(name, crypto.randomBytes(32).toString('hex'));
     return dotEnv.get(name)!;
   };
@@ -169,6 +172,19 @@ describe('docker-compose.yml', () => {
       }
     });
 
+    it("gives the API the operator's https URL from .env (required), never the address it binds (L16)", () => {
+      expect(compose.raw.services.api.environment?.PUBLIC_BASE_URL).toMatch(/^\$\{PUBLIC_BASE_URL:\?[^}]+\}$/);
+      expect(environmentOf('api').PUBLIC_BASE_URL).toBe(PUBLIC_URL);
+      // Without it, or with a plain-http one, the API refuses to start.
+      for (const value of ['http://0.0.0.0:8080', 'http://switchboard.example.com']) {
+        const report = configurationReport('api', loadConfig({ ...environmentOf('api'), PUBLIC_BASE_URL: value }));
+        expect(report.problems.map((p) => p.setting)).toContain('PUBLIC_BASE_URL');
+      }
+      const unset = { ...environmentOf('api') };
+      delete unset.PUBLIC_BASE_URL;
+      expect(configurationReport('api', loadConfig(unset)).problems.map((p) => p.setting)).toContain('PUBLIC_BASE_URL');
+    });
+
     it('points the carrier at the API service, and the API nowhere else', () => {
       const api = environmentOf('api');
       const worker = environmentOf('worker');
@@ -287,6 +303,8 @@ describe('docker-compose.yml', () => {
         .map(([name]) => name);
       expect(published.sort()).toEqual(['api', 'temporal-ui']);
       for (const port of services['temporal-ui'].ports!) expect(String(port)).toMatch(/^127\.0\.0\.1:/);
+      // The API too, by default: plain http for the TLS proxy on this host (L16).
+      for (const port of services.api.ports!) expect(String(port)).toMatch(/^127\.0\.0\.1:8080:8080$/);
     });
 
     it('keeps the simulator out of the default profile, and the worker starts without it', () => {

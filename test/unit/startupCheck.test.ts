@@ -23,7 +23,7 @@ describe('startup configuration check', () => {
     DATABASE_URL: 'postgres://switchboard@postgres:5432/switchboard',
     TEMPORAL_ADDRESS: 'temporal:7233',
     HOST: '0.0.0.0',
-    PUBLIC_BASE_URL: 'http://api:8080',
+    PUBLIC_BASE_URL: 'https://switchboard.example.com',
     SIMULATOR_URL: 'http://0.0.0.0:8090',
     SIMULATOR_CALLBACK_BASE_URL: 'http://api:8080',
     CARRIER_WEBHOOK_SECRET: strong(),
@@ -52,7 +52,7 @@ describe('startup configuration check', () => {
       SWITCHBOARD_DATA_DIR: emptyDataDir,
       DATABASE_URL: 'postgres://x',
       TEMPORAL_ADDRESS: 'x:7233',
-      PUBLIC_BASE_URL: 'http://api:8080',
+      PUBLIC_BASE_URL: 'https://switchboard.example.com',
     };
     expect(settingsOf('simulator', nothing).sort()).toEqual([
       'CARRIER_API_KEY',
@@ -142,8 +142,32 @@ describe('startup configuration check', () => {
     }
   });
 
+  it('refuses an API whose PUBLIC_BASE_URL is plain http on a network address outside the dev profile, or unset there (L16)', () => {
+    const api = (env: NodeJS.ProcessEnv) => settingsOf('api', { ...productionEnv(), ...env });
+    expect(api({ PUBLIC_BASE_URL: 'http://switchboard.example.com' })).toEqual(['PUBLIC_BASE_URL']);
+    expect(api({ PUBLIC_BASE_URL: 'http://203.0.113.7:8080' })).toEqual(['PUBLIC_BASE_URL']);
+    const unset = { ...productionEnv() };
+    delete unset.PUBLIC_BASE_URL; // falls back to http://0.0.0.0:8080 with HOST 0.0.0.0
+    expect(settingsOf('api', unset)).toEqual(['PUBLIC_BASE_URL']);
+    expect(settingsOf('api', { ...unset, HOST: '192.0.2.10' })).toEqual(['PUBLIC_BASE_URL']);
+    // https, a loopback-only deployment (nothing crosses a network), and the dev profile are accepted.
+    expect(api({ PUBLIC_BASE_URL: 'https://switchboard.example.com/' })).toEqual([]);
+    for (const url of ['http://127.0.0.1:8080', 'http://localhost:8080', 'http://[::1]:8080'])
+      expect({ url, refused: api({ PUBLIC_BASE_URL: url }) }).toEqual({ url, refused: [] });
+    expect(api({ PUBLIC_BASE_URL: 'http://switchboard.test:8080', SWITCHBOARD_PROFILE: 'dev', HOST: '127.0.0.1' })).toEqual([]);
+    // The worker hands the carrier an internal URL: plain http on the compose network stays fine there.
+    expect(settingsOf('worker', { ...productionEnv(), PUBLIC_BASE_URL: 'http://api:8080' })).toEqual([]);
+  });
+
   it('lists what a deployment must give each process: the refusals, the URLs, the listen address and loopback defaults', () => {
-    expect(deploymentSettings('api').sort()).toEqual(['CARRIER_WEBHOOK_SECRET', 'DATABASE_URL', 'HOST', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
+    expect(deploymentSettings('api').sort()).toEqual([
+      'CARRIER_WEBHOOK_SECRET',
+      'DATABASE_URL',
+      'HOST',
+      'PUBLIC_BASE_URL',
+      'SECRETS_KEY',
+      'TEMPORAL_ADDRESS',
+    ]);
     expect(deploymentSettings('worker').sort()).toEqual([
       'CARRIER_API_KEY',
       'DATABASE_URL',
