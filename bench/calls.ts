@@ -643,6 +643,7 @@ async function referenceTurns(
         taskQueue,
         bundlePath,
         databaseUrl,
+        payloadKey: h.config.temporalPayloadKey!,
       });
       cleanups.push(worker.stop);
     } else {
@@ -658,6 +659,7 @@ async function referenceTurns(
             TEMPORAL_NAMESPACE: h.config.temporalNamespace,
             TEMPORAL_TASK_QUEUE: taskQueue,
             BASELINE_BUNDLE_PATH: bundlePath,
+            TEMPORAL_PAYLOAD_KEY: h.config.temporalPayloadKey,
             DATABASE_URL: databaseUrl,
           },
         },

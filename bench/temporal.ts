@@ -30,7 +30,9 @@ import { freePort } from '../src/platform/infra/proc';
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { DEV_SERVER_SQLITE_PRAGMAS, ensureTemporalCli, startDevServer } from '../src/platform/infra/temporal';
 import { TEMPORAL_SERVER_VERSION } from '../src/platform/infra/temporalServer';
-import { connectTemporalClient } from '../src/platform/temporal/client';
+import { connectTemporalClient, dataConverterWith } from '../src/platform/temporal/client';
+import { payloadEncryptionCodec } from '../src/platform/codecs/payloadEncryption';
+import { generateSecretsKey } from '../src/platform/crypto/secretBox';
 import { runBounded } from './support/async';
 import { listeningPid, portOf, processCpuMs } from './support/cpu';
 import { createCleanups, elapsedLog, onTemporalServer, runBench } from './support/run';
@@ -134,7 +136,9 @@ async function main(): Promise<number> {
       let client: Client | undefined;
       let connection: NativeConnection | undefined;
       try {
-        client = await connectTemporalClient(server.address, 'default');
+        // Payloads encrypted as every deployment's are (a key of this run).
+        const payloadCodec = payloadEncryptionCodec(generateSecretsKey());
+        client = await connectTemporalClient(server.address, 'default', payloadCodec);
         connection = await NativeConnection.connect({ address: server.address });
         const taskQueue = `bench-temporal-${setting.name}`;
         const worker = await Worker.create({
@@ -142,6 +146,7 @@ async function main(): Promise<number> {
           namespace: 'default',
           taskQueue,
           workflowBundle: { code },
+          dataConverter: dataConverterWith(payloadCodec),
           activities,
           maxConcurrentWorkflowTaskExecutions: 100,
           maxConcurrentActivityTaskExecutions: 100,

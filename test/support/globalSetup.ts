@@ -37,6 +37,8 @@ export default async function globalSetup(): Promise<void> {
   if (stack.temporalDbFile) process.env.TEMPORAL_DB_FILE = stack.temporalDbFile;
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
+  // Every test client and worker encrypts payloads, as a deployment does (a key of this run: the format is SECRETS_KEY's).
+  process.env.TEMPORAL_PAYLOAD_KEY = process.env.TEMPORAL_PAYLOAD_KEY ?? generateSecretsKey();
   // Tests' receivers listen on 127.0.0.1; attacker tests turn the allow-list off per harness.
   process.env.OUTBOUND_ALLOWED_NETWORKS = process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(',');
 }
