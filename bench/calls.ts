@@ -75,6 +75,7 @@ import { startTurnBaselineWorker } from './turnBaseline/worker';
 import { createCleanups, elapsedLog, onTemporalServer, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
 import { fmt, printTable, ratio } from './support/table';
+import { FAILURE_CONVERTER_PATH } from '../src/platform/codecs/failureConverter';
 
 const TARGET_P99_MS = 150;
 /** Extra node arguments for the worker processes (BENCH_WORKER=process), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
@@ -592,6 +593,7 @@ async function referenceTurns(
   const noop = () => undefined;
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('./turnBaseline/workflows'),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop },
   });
   const bundlePath = path.join(options.dir, 'baseline-bundle.js');
@@ -1012,6 +1014,7 @@ async function main(): Promise<number> {
     const noop = () => undefined;
     const { code } = await bundleWorkflowCode({
       workflowsPath: require.resolve('../workflows'),
+      failureConverterPath: FAILURE_CONVERTER_PATH,
       logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop },
     });
     const bundlePath = path.join(dir, 'workflow-bundle.js');

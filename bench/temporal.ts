@@ -32,6 +32,7 @@ import { DEV_SERVER_SQLITE_PRAGMAS, ensureTemporalCli, startDevServer } from '..
 import { TEMPORAL_SERVER_VERSION } from '../src/platform/infra/temporalServer';
 import { connectTemporalClient, dataConverterWith } from '../src/platform/temporal/client';
 import { payloadEncryptionCodec } from '../src/platform/codecs/payloadEncryption';
+import { FAILURE_CONVERTER_PATH } from '../src/platform/codecs/failureConverter';
 import { generateSecretsKey } from '../src/platform/crypto/secretBox';
 import { runBounded } from './support/async';
 import { listeningPid, portOf, processCpuMs } from './support/cpu';
@@ -109,7 +110,11 @@ async function main(): Promise<number> {
   const cli = ensureTemporalCli(config.toolCacheDir, log);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-temporal-'));
   cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows/temporal'), logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./workflows/temporal'),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger: new DefaultLogger('WARN'),
+  });
   log(`${workflows} workflows of each shape per setting, ${concurrency} in flight; settings: ${settings.map((s) => s.name).join(', ')}`);
 
   const results = new Map<string, Record<Shape, Cell>>();

@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/platform/config';
 import { freePort } from '../../src/platform/infra/proc';
 import { DEV_SERVER_SQLITE_PRAGMAS, ensureTemporalCli, startDevServer, type DevServer } from '../../src/platform/infra/temporal';
 import { testDataConverter } from '../support/payloadCodec';
+import { FAILURE_CONVERTER_PATH } from '../../src/platform/codecs/failureConverter';
 
 /**
  * The dev Temporal server as `up`, the tests and the benches start it (`startDevServer`, with its SQLite settings) keeps
@@ -31,6 +32,7 @@ describe('the dev Temporal server across a kill -9', () => {
     cli = ensureTemporalCli(loadConfig().toolCacheDir, () => undefined);
     ({ code: workflowCode } = await bundleWorkflowCode({
       workflowsPath: require.resolve('../support/workflows/waitForRelease'),
+      failureConverterPath: FAILURE_CONVERTER_PATH,
       logger: new DefaultLogger('ERROR'),
     }));
   });

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
+import { FAILURE_CONVERTER_PATH } from '../../src/platform/codecs/failureConverter';
 import { startEphemeralStack, type EphemeralStack } from '../../src/platform/infra/stack';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
@@ -24,6 +25,8 @@ export default async function globalSetup(): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    // As a worker bundling the sources does (dataConverterWith): failure messages travel encrypted.
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: silentLogger(),
   });
   const bundlePath = path.join(dir, 'workflow-bundle.js');

@@ -1,7 +1,13 @@
-import { defaultPayloadConverter } from '@temporalio/common';
+import { ApplicationFailure, defaultPayloadConverter } from '@temporalio/common';
+import {
+  decodeOptionalFailureToOptionalError,
+  encodeErrorToFailure,
+  loadDataConverter,
+} from '@temporalio/common/lib/internal-non-workflow';
 import { temporal } from '@temporalio/proto';
 import { generateSecretsKey, keyIdOf, parseKeyMaterial } from '../../src/platform/crypto/secretBox';
 import { ENCRYPTED_ENCODING, KEY_ID_METADATA, payloadEncryptionCodec } from '../../src/platform/codecs/payloadEncryption';
+import { dataConverterWith } from '../../src/platform/temporal/client';
 
 /** The payload codec of every Temporal client and worker (security review L10). */
 describe('payload encryption codec', () => {
@@ -60,5 +66,21 @@ describe('payload encryption codec', () => {
   it('refuses a malformed key ring naming TEMPORAL_PAYLOAD_KEY', () => {
     expect(() => payloadEncryptionCodec('short')).toThrow(/^TEMPORAL_PAYLOAD_KEY must be 32 bytes/);
     expect(() => payloadEncryptionCodec(`${generateSecretsKey()},`)).toThrow(/^TEMPORAL_PAYLOAD_KEY has an empty entry/);
+  });
+
+  it("encrypts a failure's message and stack trace too (a provider's message may name a number), and reads failures recorded in clear", async () => {
+    const converter = loadDataConverter(dataConverterWith(payloadEncryptionCodec(generateSecretsKey())));
+    const failure = await encodeErrorToFailure(
+      converter,
+      ApplicationFailure.nonRetryable('+16505552671 was bought meanwhile', 'NumberTaken'),
+    );
+    const wire = Buffer.from(temporal.api.failure.v1.Failure.encode(failure).finish());
+    expect(wire.includes('+16505552671')).toBe(false);
+    expect(failure.message).toBe('Encoded failure');
+    expect(text(failure.encodedAttributes!.metadata!.encoding)).toBe(ENCRYPTED_ENCODING);
+    const error = await decodeOptionalFailureToOptionalError(converter, failure);
+    expect(error).toMatchObject({ message: '+16505552671 was bought meanwhile', type: 'NumberTaken' });
+    const inClear = { message: 'recorded before the codec', applicationFailureInfo: { type: 'Old' } };
+    expect(await decodeOptionalFailureToOptionalError(converter, inClear)).toMatchObject({ message: 'recorded before the codec' });
   });
 });

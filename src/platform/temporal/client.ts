@@ -1,5 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
+import { FAILURE_CONVERTER_PATH } from '../codecs/failureConverter';
 import { payloadEncryptionCodec, PAYLOAD_KEY_SETTING } from '../codecs/payloadEncryption';
 import { requireSetting, type Config } from '../config';
 import { tracingClientInterceptors } from '../tracing/temporal';
@@ -23,7 +24,10 @@ export function payloadCodecOf(config: Pick<Config, 'temporalPayloadKey'>): Payl
   return payloadEncryptionCodec(requireSetting(config.temporalPayloadKey, PAYLOAD_KEY_SETTING));
 }
 
-/** The data converter of a client or worker: the SDK's payload converter (also in the workflow bundle), then the codec. */
+/**
+ * The data converter of a client or worker: the SDK's payload converter, failures' messages and stack traces
+ * moved into payloads (src/platform/codecs/failureConverter.ts, also bundled into the workflows), then the codec.
+ */
 export function dataConverterWith(payloadCodec: PayloadCodec): DataConverter {
-  return { payloadCodecs: [payloadCodec] };
+  return { payloadCodecs: [payloadCodec], failureConverterPath: FAILURE_CONVERTER_PATH };
 }

@@ -4,7 +4,6 @@ import { temporal } from '@temporalio/proto';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../tracing/temporal';
-import { dataConverterWith } from './client';
 import { decodeHistoryPayloads, withReadableValues } from './historyPayloads';
 
 /**
@@ -69,7 +68,8 @@ export async function replayHistoryFile(
 ): Promise<ReplayOutcome> {
   const history = parseHistory(json);
   const workflowType = history.events[0].workflowExecutionStartedEventAttributes!.workflowType!.name!;
-  const dataConverter = codec ? { dataConverter: dataConverterWith(codec) } : {};
+  // The codec only: a replay writes nothing, and a failure it reports stays readable (no encoded attributes).
+  const dataConverter = codec ? { dataConverter: { payloadCodecs: [codec] } } : {};
   // A source bundled here gets the tracing interceptors every deployed bundle has.
   const options: ReplayWorkerOptions = source.workflowBundlePath
     ? { workflowBundle: { codePath: source.workflowBundlePath }, sinks: tracingSinks(), ...dataConverter }
