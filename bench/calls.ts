@@ -76,6 +76,7 @@ import { createCleanups, elapsedLog, onTemporalServer, reportFailures, runBench 
 import { distribution } from './support/stats';
 import { fmt, printTable, ratio } from './support/table';
 import { FAILURE_CONVERTER_PATH } from '../src/platform/codecs/failureConverter';
+import { decryptedHistory } from '../test/support/payloadCodec';
 
 const TARGET_P99_MS = 150;
 /** Extra node arguments for the worker processes (BENCH_WORKER=process), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
@@ -394,7 +395,7 @@ async function hopRows(bench: Bench, turns: Turn[]): Promise<Row[]> {
   for (const t of turns) byCall.set(t.callId, [...(byCall.get(t.callId) ?? []), t]);
   let missing = 0;
   for (const [callId, callTurns] of byCall) {
-    const history = JSON.parse(JSON.stringify(await bench.h.temporal.workflow.getHandle(callId).fetchHistory())) as {
+    const history = JSON.parse(JSON.stringify(await decryptedHistory(bench.h.temporal, callId))) as {
       events: HistoryEvent[];
     };
     const events = history.events;
