@@ -161,6 +161,19 @@ describe('encrypted workflow payloads', () => {
       ).toBe(422);
     });
 
+    it('does not exist where no codec token is configured', async () => {
+      const token = h.config.temporalCodecToken;
+      h.config.temporalCodecToken = undefined;
+      try {
+        for (const url of ['/temporal-codec/decode', `/temporal-codec/${token}/decode`]) {
+          const answer = await post(url, { payloads: await startInput() }, { authorization: `Bearer ${token}` });
+          expect({ url, status: answer.status }).toEqual({ url, status: 404 });
+        }
+      } finally {
+        h.config.temporalCodecToken = token;
+      }
+    });
+
     it("answers the Temporal UI's preflight from its origin only", async () => {
       const preflight = (origin: string) =>
         fetch(`${h.apiUrl}/temporal-codec/${codecToken}/decode`, {
