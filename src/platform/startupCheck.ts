@@ -1,5 +1,5 @@
 import { CARRIER_PROVIDER_ALIASES, environmentsOnCarrier, OBSOLETE_SETTINGS, type CarrierProvider, type Config } from './config';
-import { parseSecretsKey } from './crypto/secretBox';
+import { parseKeyRing } from './crypto/secretBox';
 
 /**
  * The one place that decides whether a process may start with its configuration (security
@@ -24,7 +24,18 @@ export const SECRET_SETTINGS = {
   SIMULATOR_CONTROL_TOKEN: { of: (c: Config) => c.simulatorControlToken, purpose: "the bearer of the simulator's control API" },
   SECRETS_KEY: { of: (c: Config) => c.secretsKey, purpose: 'seals webhook signing secrets at rest' },
   METRICS_TOKEN: { of: (c: Config) => c.metricsToken, purpose: 'the bearer of GET /metrics' },
+  TEMPORAL_PAYLOAD_KEY: {
+    of: (c: Config) => c.temporalPayloadKey,
+    purpose: 'encrypts every Temporal payload (phone numbers, transcripts) before it reaches the Temporal server',
+  },
+  TEMPORAL_CODEC_TOKEN: {
+    of: (c: Config) => c.temporalCodecToken,
+    purpose: 'the bearer of the codec endpoint /temporal-codec the Temporal UI and CLI decrypt payloads through',
+  },
 } as const;
+
+/** Key rings (SECRETS_KEY's format, src/platform/crypto/secretBox.ts): each key must be 32 random bytes. */
+const KEY_RING_SETTINGS: readonly SecretSetting[] = ['SECRETS_KEY', 'TEMPORAL_PAYLOAD_KEY'];
 
 export type SecretSetting = keyof typeof SECRET_SETTINGS;
 
@@ -69,8 +80,8 @@ export interface RoleRequirements {
 
 export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
   api: {
-    secrets: ['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY'],
-    optionalSecrets: ['METRICS_TOKEN'],
+    secrets: ['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY', 'TEMPORAL_PAYLOAD_KEY'],
+    optionalSecrets: ['METRICS_TOKEN', 'TEMPORAL_CODEC_TOKEN'],
     settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
     // The portal's links and cookies are built from it (issue 27, L16): https outside the dev profile (`publicUrlProblem`).
     reachableUrls: ['PUBLIC_BASE_URL'],
@@ -79,7 +90,7 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
     carrierAccounts: true,
   },
   worker: {
-    secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY'],
+    secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY', 'TEMPORAL_PAYLOAD_KEY'],
     // Read when WORKER_METRICS_PORT is set (the worker's /metrics).
     optionalSecrets: ['METRICS_TOKEN'],
     settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
@@ -100,7 +111,8 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
   },
   cli: {
     secrets: [],
-    optionalSecrets: [],
+    // The history commands connect to Temporal with it.
+    optionalSecrets: ['TEMPORAL_PAYLOAD_KEY'],
     settings: ['DATABASE_URL'],
     reachableUrls: [],
     listen: 'HOST',
@@ -452,8 +464,8 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
       continue;
     }
     checked.push({ name, value });
-    if (name === 'SECRETS_KEY') {
-      const keyProblem = secretsKeyProblem(value);
+    if (KEY_RING_SETTINGS.includes(name)) {
+      const keyProblem = keyRingProblem(name, value);
       if (keyProblem) problems.push({ setting: name, message: keyProblem });
       continue;
     }
@@ -541,12 +553,12 @@ export function configurationProblems(role: ProcessRole, config: Config): Config
   return configurationReport(role, config).problems;
 }
 
-function secretsKeyProblem(value: string): string | null {
-  let ring: ReturnType<typeof parseSecretsKey>;
+function keyRingProblem(setting: SecretSetting, value: string): string | null {
+  let ring: ReturnType<typeof parseKeyRing>;
   try {
-    ring = parseSecretsKey(value);
+    ring = parseKeyRing(value, setting);
   } catch (err) {
-    return (err as Error).message.replace(/^SECRETS_KEY /, '');
+    return (err as Error).message.replace(new RegExp(`^${setting} `), '');
   }
   for (const key of ring.keys.values()) {
     const hex = key.toString('hex');

@@ -135,6 +135,10 @@ describe('docker-compose.yml', () => {
           .filter(({ role }) => ROLE_REQUIREMENTS[role].optionalSecrets.includes('METRICS_TOKEN'))
           .map(({ name }) => name),
         SIMULATOR_CONTROL_TOKEN: ['simulator'],
+        // The UI's codec endpoint (temporal-ui) embeds the token compose also hands the API.
+        TEMPORAL_CODEC_TOKEN: ['api'],
+        // Every Temporal client and worker encrypts with the one key ring (the CLI in `migrate` runs the history commands).
+        TEMPORAL_PAYLOAD_KEY: ['migrate', 'api', 'worker'],
       });
       // Both sides read the one .env variable, so they hold the same value.
       for (const [secret, names] of sides) {
@@ -221,6 +225,14 @@ describe('docker-compose.yml', () => {
       for (const job of ['temporal-schema', 'temporal-namespace']) expect(services[job].image).toBe(`temporalio/admin-tools:${serverTag}`);
       expect(services['temporal-ui'].image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
       expect(services.postgres.image).toMatch(/^postgres:\d+$/);
+    });
+
+    it("wires the UI to the API's codec endpoint: payloads decrypted in the browser of the UI's origin only", () => {
+      const ui = compose.raw.services['temporal-ui'].environment ?? {};
+      const api = compose.raw.services.api.environment ?? {};
+      // The API's published port, the codec's path, the token as its last segment (the UI sends no header of its own).
+      expect(ui.TEMPORAL_CODEC_ENDPOINT).toMatch(/^http:\/\/localhost:8080\/temporal-codec\/\$\{TEMPORAL_CODEC_TOKEN:\?[^}]+\}$/);
+      expect(api.TEMPORAL_CODEC_CORS_ORIGINS).toBe(ui.TEMPORAL_CORS_ORIGINS);
     });
 
     it('sets up and upgrades the schema of the databases the server uses, on Postgres', () => {
