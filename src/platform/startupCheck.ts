@@ -442,8 +442,13 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     if (!value) problems.push({ setting: name, message: 'is not set; run through `npm run up` or set it in the environment' });
   }
   problems.push(...paymentProviderProblems(role, config), ...livePairingProblems(role, config));
-  // The worker reaches the simulated processor with PAYMENTS_API_KEY only if an environment uses it.
-  const required = requirements.secrets.filter((name) => name !== 'PAYMENTS_API_KEY' || role !== 'worker' || usesPaymentsSimulator(config));
+  // The worker reaches the simulated processor with PAYMENTS_API_KEY only if an environment uses it; the API
+  // takes the simulator's callbacks (CARRIER_WEBHOOK_SECRET) only if an environment runs on it (L20).
+  const required = requirements.secrets.filter(
+    (name) =>
+      (name !== 'PAYMENTS_API_KEY' || role !== 'worker' || usesPaymentsSimulator(config)) &&
+      (name !== 'CARRIER_WEBHOOK_SECRET' || role !== 'api' || environmentsOnCarrier(config, 'simulator').length > 0),
+  );
   const checked: Array<{ name: SecretSetting; value: string }> = [];
   for (const name of [...requirements.secrets, ...requirements.optionalSecrets]) {
     const value = SECRET_SETTINGS[name].of(config);

@@ -322,6 +322,24 @@ describe('startup configuration check', () => {
     expect(settingsOf('api', testOnTwilio)).toEqual([]);
   });
 
+  it('the API needs CARRIER_WEBHOOK_SECRET only while an environment runs on the simulator (L20)', () => {
+    const twilioAndTelnyx = {
+      ...productionEnv(),
+      ...liveStripe(),
+      CARRIER_PROVIDER_TEST: 'twilio',
+      TWILIO_TEST_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+      TWILIO_TEST_AUTH_TOKEN: strong(),
+      CARRIER_PROVIDER_LIVE: 'telnyx',
+      TELNYX_API_KEY: `KEY${strong()}`,
+      TELNYX_PUBLIC_KEY: crypto.randomBytes(32).toString('base64'),
+      CARRIER_WEBHOOK_SECRET: undefined,
+    };
+    expect(settingsOf('api', twilioAndTelnyx)).toEqual([]);
+    expect(settingsOf('api', { ...twilioAndTelnyx, CARRIER_PROVIDER_TEST: 'simulator' })).toEqual(['CARRIER_WEBHOOK_SECRET']);
+    // Set anyway, it is still held to the rules.
+    expect(settingsOf('api', { ...twilioAndTelnyx, CARRIER_WEBHOOK_SECRET: 'secret' })).toEqual(['CARRIER_WEBHOOK_SECRET']);
+  });
+
   describe('the carrier of each environment (one list: CARRIER_PROVIDERS)', () => {
     const telnyxAccount = () => ({
       TELNYX_API_KEY: `KEY${strong()}`,
