@@ -1,15 +1,10 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { createApp } from '../../api/app';
 import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { encodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
-import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
-import { createLogger } from '../../src/platform/logger';
 import type { Config } from '../../src/platform/config';
 import { customer, type Line } from '../support/customer';
 import { eventually, useHarness, webhookLine } from '../support/harness';
+import { reachRefusals, startLoggedApi, type LoggedApi } from '../support/loggedApi';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
 import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from '../support/telnyxStub';
@@ -72,33 +67,9 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
 
   describe('a callback verified for one carrier acts only on its own environment', () => {
     /** A second API on the harness's configuration whose log lines are kept (the refusals are logged). */
-    let api: { url: string; logs: Array<Record<string, unknown>>; close(): Promise<void> };
+    let api: LoggedApi;
     beforeAll(async () => {
-      const logs: Array<Record<string, unknown>> = [];
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
-          done();
-        },
-      });
-      const app = createApp({
-        config: ctx.h.config,
-        db: ctx.h.db,
-        temporal: ctx.h.temporal,
-        logger: createLogger('api-test', 'warn', sink),
-        now: () => new Date(),
-        telnyxInbox: telnyxInboxPorts(ctx.h.config, ctx.h.db),
-      });
-      const server = http.createServer(app.koa.callback());
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      api = {
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        logs,
-        close: async () => {
-          await new Promise<void>((resolve) => server.close(() => resolve()));
-          await app.close();
-        },
-      };
+      api = await startLoggedApi(ctx.h);
     });
     afterAll(async () => api?.close());
 
@@ -129,12 +100,7 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
         return row?.processed_at ? (row as { outcome: string; reason: string | null }) : undefined;
       });
     };
-    const refusals = (about: Record<string, unknown>) =>
-      api.logs.filter(
-        (l) =>
-          l.msg === 'carrier callback refused: it is about an environment its carrier does not serve' &&
-          Object.entries(about).every(([k, v]) => l[k] === v),
-      );
+    const refusals = (about: Record<string, unknown>) => reachRefusals(api, about);
     const inbound = (lineId: string) => ctx.h.db('calls').where({ line_id: lineId, direction: 'inbound' });
     const messagesOf = (lineId: string) => ctx.h.db('messages').where({ line_id: lineId });
 
