@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { customer, type Line } from '../support/customer';
-import { eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createTenant, eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { reachRefusals, startLoggedApi, type LoggedApi } from '../support/loggedApi';
 import { startTwilioStub, twilioSignature, type TwilioStub } from '../support/twilioStub';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
@@ -64,7 +64,14 @@ describe('Twilio carrier (test environment, test credentials)', () => {
     ]);
     expect(stub.requests.filter((r) => r.method !== 'POST')).toEqual([]);
 
-    // The test number is the deployment's only Twilio test line: give it back for the next run.
+    // Twilio's one test number is every tenant's test number: another workspace's test line is active with it too (L19).
+    const other = await createTenant(h.db);
+    const theirs = await customer(ctx, { key: () => other.keys.test, line: () => webhookLine() }).lines.create();
+    expect(theirs).toMatchObject({ status: 'active', phone_number: TWILIO_TEST_NUMBER });
+    expect(await h.db('lines').where({ phone_number: TWILIO_TEST_NUMBER, status: 'active' }).pluck('id')).toEqual(
+      expect.arrayContaining([line.id, theirs.id]),
+    );
+
     expect((await lines.release(line.id)).status).toBe(200);
     await eventually(async () => ((await h.db('lines').where({ id: line.id }).first())?.status === 'released' ? true : undefined));
   });

@@ -646,8 +646,9 @@ export async function startTwilioStub(
           sellingBeforePurchase = false;
           soldElsewhere.add(phoneNumber);
         }
-        if (soldElsewhere.has(phoneNumber) || [...numbers.values()].some((n) => n.phoneNumber === phoneNumber))
-          return error(res, 400, 21422, 'Phone number is not available');
+        // Test credentials change no account state (twilio.com/docs/iam/test-credentials): the magic number is bought every time.
+        const owned = !options.testCredentials && [...numbers.values()].some((n) => n.phoneNumber === phoneNumber);
+        if (soldElsewhere.has(phoneNumber) || owned) return error(res, 400, 21422, 'Phone number is not available');
         const regulated = Object.values(REGULATED_COUNTRIES).find((country) => phoneNumber.startsWith(country.prefix));
         if (regulated && !/^AD[0-9a-f]{32}$/.test(one(params.AddressSid) ?? ''))
           return error(res, 400, 21631, 'Phone Number Requires an Address');
