@@ -2,6 +2,7 @@ import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
+import { recordingPresentation } from '../../src/adapters/carrier/recordingFetch';
 import { callHistory } from '../../src/domain/calls/history';
 import { endActiveCall } from '../../src/domain/calls/hangup';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
@@ -131,9 +132,15 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
         'Retry-After': '5',
       });
     }
-    ctx.type = recording.contentType;
+    const shown = recordingPresentation(recording.contentType);
+    if (shown.disposition === 'attachment')
+      ctx.state.log.warn(
+        { call_id: row.id, content_type: recording.contentType },
+        'portal recording of an unexpected type sent as a download',
+      );
+    ctx.type = shown.contentType;
     if (recording.contentLength !== undefined) ctx.length = recording.contentLength;
-    ctx.set('Content-Disposition', `inline; filename="${row.id}.${recording.contentType === 'audio/mpeg' ? 'mp3' : 'wav'}"`);
+    ctx.set('Content-Disposition', `${shown.disposition}; filename="${row.id}.${shown.extension}"`);
     ctx.set('Cache-Control', 'private, no-store');
     ctx.body = recording.body;
   });
