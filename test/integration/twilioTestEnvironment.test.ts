@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { customer, type Line } from '../support/customer';
 import { createTenant, eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { reachRefusals, startLoggedApi, type LoggedApi } from '../support/loggedApi';
+import { reachRefusals, startLoggingApi, type LoggingApi } from '../support/loggingApi';
 import { startTwilioStub, twilioSignature, type TwilioStub } from '../support/twilioStub';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
 import { TWILIO_TEST_NUMBER } from '../../src/adapters/carrier/twilio/twilioCarrier';
@@ -77,9 +77,9 @@ describe('Twilio carrier (test environment, test credentials)', () => {
   });
 
   describe('a callback signed by the test account acts on nothing of the live environment (security review M11)', () => {
-    let api: LoggedApi;
+    let api: LoggingApi;
     beforeAll(async () => {
-      api = await startLoggedApi(ctx.h);
+      api = await startLoggingApi(ctx.h);
     });
     afterAll(async () => api?.close());
     const live = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine() });

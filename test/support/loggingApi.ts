@@ -6,15 +6,20 @@ import { createLogger } from '../../src/platform/logger';
 import { freePort } from './freePort';
 import type { Harness } from './harness';
 
-/** A second API on the harness's database and Temporal whose log lines are kept (refusals are logged). */
-export interface LoggedApi {
-  /** Where it listens; also its PUBLIC_BASE_URL, so Twilio signatures are computed over it. */
+/** A second API whose log lines are kept, for tests of what an operator reads in the log. */
+export interface LoggingApi {
+  /** Where it listens; also its PUBLIC_BASE_URL, so Twilio's signatures are computed over it. */
   url: string;
+  /** Every line it logged at `warn` or above, parsed. */
   logs: Array<Record<string, unknown>>;
   close(): Promise<void>;
 }
 
-export async function startLoggedApi(h: Harness): Promise<LoggedApi> {
+/**
+ * Starts a second API on `h`'s configuration, database and Temporal (its Telnyx inbox too, where Telnyx is
+ * configured), with its own address as PUBLIC_BASE_URL and its WebSocket upgrades (ConversationRelay).
+ */
+export async function startLoggingApi(h: Harness): Promise<LoggingApi> {
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -29,7 +34,7 @@ export async function startLoggedApi(h: Harness): Promise<LoggedApi> {
     config,
     db: h.db,
     temporal: h.temporal,
-    logger: createLogger('api-test', 'info', sink),
+    logger: createLogger('api-test', 'warn', sink),
     now: () => new Date(),
     telnyxInbox: telnyxInboxPorts(config, h.db),
   });
@@ -48,7 +53,7 @@ export async function startLoggedApi(h: Harness): Promise<LoggedApi> {
 }
 
 /** The log lines of callbacks refused for acting outside their carrier's environments (src/domain/carriers/reach.ts), matching `about`. */
-export function reachRefusals(api: LoggedApi, about: Record<string, unknown>): Array<Record<string, unknown>> {
+export function reachRefusals(api: LoggingApi, about: Record<string, unknown>): Array<Record<string, unknown>> {
   return api.logs.filter(
     (l) =>
       l.msg === 'carrier callback refused: it is about an environment its carrier does not serve' &&
