@@ -54,7 +54,12 @@ describe('Twilio voices and languages', () => {
   });
 
   it('the relay TwiML: a per-call URL with no query, the call’s facts as <Parameter>s, every language it may switch to declared', () => {
-    const document = relayTwiml('https://sb.example.com', { callId: 'call-1', relayToken: 'token-1', voiceSlug: 'hebrew-warm', lineLanguage: 'he' });
+    const document = relayTwiml('https://sb.example.com', {
+      callId: 'call-1',
+      relayToken: 'token-1',
+      voiceSlug: 'hebrew-warm',
+      lineLanguage: 'he',
+    });
     const relay = /<ConversationRelay [^>]*>/.exec(document)![0];
     expect(relay).toContain('url="wss://sb.example.com/carrier/twilio/relay/call-1"');
     for (const attribute of ['ttsLanguage="he-IL"', 'ttsProvider="Google"', 'voice="he-IL-Standard-A"', 'transcriptionLanguage="he-IL"'])
