@@ -210,16 +210,28 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.hangUp(call.id);
   });
 
-  it('the hourly maintenance drops ConversationRelay commands nobody took within a day', async () => {
+  it('the hourly maintenance drops ConversationRelay commands nobody took within a day, and relay tokens past their life', async () => {
     const now = Date.now();
     await h.db('twilio_relay_commands').insert([
       { call_sid: 'CAstale', command: JSON.stringify({ kind: 'stop' }), created_at: new Date(now - 25 * 3600_000) },
       { call_sid: 'CAfresh', command: JSON.stringify({ kind: 'stop' }), created_at: new Date(now - 60_000) },
     ]);
+    const token = (hash: string, expiresAt: Date) => ({
+      token_hash: hash,
+      call_id: crypto.randomUUID(),
+      call_sid: 'CAtoken',
+      environment: 'live',
+      expires_at: expiresAt,
+    });
+    const [expired, live] = [crypto.randomBytes(32).toString('hex'), crypto.randomBytes(32).toString('hex')];
+    await h.db('twilio_relay_tokens').insert([token(expired, new Date(now - 60_000)), token(live, new Date(now + 60_000))]);
     const purged = await createMaintenanceActivities({ db: h.db, now: () => new Date() }).purgeExpiredRecords();
     expect(purged.twilioRelayCommands).toBeGreaterThanOrEqual(1);
+    expect(purged.twilioRelayTokens).toBeGreaterThanOrEqual(1);
     expect(await h.db('twilio_relay_commands').whereIn('call_sid', ['CAstale', 'CAfresh']).pluck('call_sid')).toEqual(['CAfresh']);
+    expect(await h.db('twilio_relay_tokens').whereIn('token_hash', [expired, live]).pluck('token_hash')).toEqual([live]);
     await h.db('twilio_relay_commands').where({ call_sid: 'CAfresh' }).del();
+    await h.db('twilio_relay_tokens').where({ token_hash: live }).del();
   });
 
   it('a hosted line: the model’s reply is said sentence after sentence in the line’s Twilio voice', async () => {

@@ -79,7 +79,7 @@ describe('Twilio carrier (test environment, test credentials)', () => {
   describe('a callback signed by the test account acts on nothing of the live environment (security review M11)', () => {
     let api: LoggingApi;
     beforeAll(async () => {
-      api = await startLoggingApi(ctx.h);
+      api = await startLoggingApi(ctx.h, { ownPublicUrl: true });
     });
     afterAll(async () => api?.close());
     const live = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine() });

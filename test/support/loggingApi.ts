@@ -8,7 +8,7 @@ import type { Harness } from './harness';
 
 /** A second API whose log lines are kept, for tests of what an operator reads in the log. */
 export interface LoggingApi {
-  /** Where it listens; also its PUBLIC_BASE_URL, so Twilio's signatures are computed over it. */
+  /** Where it listens (also its PUBLIC_BASE_URL with `ownPublicUrl`). */
   url: string;
   /** Every line it logged at `warn` or above, parsed. */
   logs: Array<Record<string, unknown>>;
@@ -17,9 +17,10 @@ export interface LoggingApi {
 
 /**
  * Starts a second API on `h`'s configuration, database and Temporal (its Telnyx inbox too, where Telnyx is
- * configured), with its own address as PUBLIC_BASE_URL and its WebSocket upgrades (ConversationRelay).
+ * configured), taking WebSocket upgrades (ConversationRelay). `ownPublicUrl`: its own address is its
+ * PUBLIC_BASE_URL, so what Twilio signs over the URL it calls (callbacks, relay sockets) is signed over it.
  */
-export async function startLoggingApi(h: Harness): Promise<LoggingApi> {
+export async function startLoggingApi(h: Harness, options: { ownPublicUrl?: boolean } = {}): Promise<LoggingApi> {
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -29,7 +30,7 @@ export async function startLoggingApi(h: Harness): Promise<LoggingApi> {
   });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const config = { ...h.config, publicBaseUrl: url };
+  const config = options.ownPublicUrl ? { ...h.config, publicBaseUrl: url } : h.config;
   const app = createApp({
     config,
     db: h.db,
