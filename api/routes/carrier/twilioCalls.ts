@@ -124,6 +124,8 @@ export const voice: Handler = async (ctx, deps, params) => {
 export const connect: Handler = async (ctx, deps, params) => {
   const call = await liveCallOf(ctx, deps, params);
   if (typeof call === 'string') return answerStale(ctx, call, params);
+  // The relay URL is bound to the CallSid that asked for it: a request naming none gets no session.
+  if (!params.CallSid) return answerStale(ctx, 'no_call_sid', params);
   // With machine detection Twilio fetches this once detection ended, with `AnsweredBy`; a repeat of the answer is one answer.
   const answeredBy = params.AnsweredBy ? { answered_by: twilioAnsweredBy(params.AnsweredBy) } : {};
   if (queryValue(ctx, 'resume') !== '1') await deliver(deps, call.id, { type: 'call.answered', ...answeredBy }, carrierReachOf(ctx));
