@@ -310,10 +310,7 @@ describe('portal card with Stripe', () => {
     expect(row.processor_token).toMatch(new RegExp(`^cus_[^/]+/${own}$`));
 
     // The same Stripe card cannot be claimed by a second workspace.
-    const other = new PortalClient(h.apiUrl);
-    const otherEmail = `ops-stripe2+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const otherSignup = await other.submit('/portal/signup', '/portal/signup', { email: otherEmail, password: PASSWORD }, JSON_ACCEPT);
-    const otherUserId = JSON.parse(otherSignup.text).user_id as string;
+    const { client: other, userId: otherUserId } = await signUpOperator(h, 'ops-stripe2');
     const claimed = await other.submit('/portal/billing?env=test', '/portal/billing/card', { env: 'test', payment_method: own });
     expect(claimed.status).toBe(422);
     expect(claimed.text).toContain('Stripe Customer is not this workspace');
@@ -323,10 +320,7 @@ describe('portal card with Stripe', () => {
 
   it('a workspace saves only a PaymentMethod of its own Stripe Customer: another’s, even one nobody saved yet, is refused (L18)', async () => {
     const signUp = async (tag: string) => {
-      const client = new PortalClient(h.apiUrl);
-      const email = `ops-stripe-${tag}+${crypto.randomBytes(4).toString('hex')}@example.test`;
-      const signup = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, JSON_ACCEPT);
-      const userId = JSON.parse(signup.text).user_id as string;
+      const { client, userId } = await signUpOperator(h, `ops-stripe-${tag}`);
       const workspaceId = (await h.db('users').where({ id: userId }).first()).workspace_id as string;
       const save = (pm: string) => client.submit('/portal/billing?env=test', '/portal/billing/card', { env: 'test', payment_method: pm });
       return { userId, workspaceId, save };
