@@ -75,7 +75,7 @@ describe('the worker metrics settings', () => {
     SWITCHBOARD_DATA_DIR: '/nonexistent',
     DATABASE_URL: 'postgres://switchboard@postgres:5432/switchboard',
     TEMPORAL_ADDRESS: 'temporal:7233',
-    PUBLIC_BASE_URL: 'http://api:8080',
+    PUBLIC_BASE_URL: 'https://switchboard.example.com',
     CARRIER_API_KEY: crypto.randomBytes(32).toString('hex'),
     PAYMENTS_API_KEY: crypto.randomBytes(32).toString('hex'),
     SECRETS_KEY: crypto.randomBytes(32).toString('hex'),

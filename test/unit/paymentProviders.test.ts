@@ -14,7 +14,7 @@ describe('payments provider configuration', () => {
     DATABASE_URL: 'postgres://switchboard@postgres:5432/switchboard',
     TEMPORAL_ADDRESS: 'temporal:7233',
     HOST: '0.0.0.0',
-    PUBLIC_BASE_URL: 'http://api:8080',
+    PUBLIC_BASE_URL: 'https://switchboard.example.com',
     CARRIER_WEBHOOK_SECRET: strong(),
     CARRIER_API_KEY: strong(),
     PAYMENTS_API_KEY: strong(),
