@@ -1,8 +1,8 @@
 import type { UseCaseDeps } from '../useCaseDeps';
 import { decoyPasswordHash, verifyPassword } from '../../platform/crypto/password';
-import { consumeAccessLimits } from './accessLimits';
 import { normalizeEmail, PASSWORD_MAX_LENGTH } from './rules';
 import { openSession, type OpenedSession } from './session';
+import { admitSignInAttempt } from './signInThrottle';
 import { findUserByEmail } from './store';
 
 export type LoginOutcome =
@@ -11,20 +11,19 @@ export type LoginOutcome =
   | { ok: false; refused: 'rate_limited'; retryAfterSeconds: number };
 
 /**
- * Signs an operator in. Every attempt counts against the account's and the client address's
- * limits before the password is checked. An unknown address, a user without a password and a
- * wrong password are the same `invalid_credentials`, and take as long (a decoy hash is verified).
+ * Signs an operator in. The attempt passes the sign-in throttle first (only failures count, per
+ * account and address with a growing delay, and per address). An unknown address, a user without
+ * a password and a wrong password are the same `invalid_credentials`, and take as long (a decoy
+ * hash is verified).
  */
 export async function login(deps: UseCaseDeps, request: { email: string; password: string; clientAddress: string }): Promise<LoginOutcome> {
   const email = normalizeEmail(request.email);
-  const limited = await consumeAccessLimits(deps, [
-    { name: 'portal.login_account', value: email },
-    { name: 'portal.login_address', value: request.clientAddress },
-  ]);
-  if (limited) return { ok: false, ...limited };
+  const attempt = await admitSignInAttempt(deps, { account: email, clientAddress: request.clientAddress });
+  if (!('admitted' in attempt)) return { ok: false, ...attempt };
   if (request.password.length > PASSWORD_MAX_LENGTH) return { ok: false, refused: 'invalid_credentials' };
   const user = await findUserByEmail(deps.db, email);
   const matches = await verifyPassword(request.password, user?.password_hash ?? (await decoyPasswordHash()));
   if (!user?.password_hash || !matches) return { ok: false, refused: 'invalid_credentials' };
+  await attempt.admitted.succeeded();
   return { ok: true, userId: user.id, session: await openSession(deps, user, request.clientAddress) };
 }
