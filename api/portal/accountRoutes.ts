@@ -8,6 +8,7 @@ import { signup } from '../../src/domain/accounts/signup';
 import { changed, refuse } from './answer';
 import { assertCsrf, clearCookie, PRE_SESSION_CSRF_COOKIE, readCookie, readForm, sendPage, SESSION_COOKIE, setCookie } from './http';
 import { loginPage, signupPage } from './pages/accounts';
+import { askForSecondFactor } from './signInChallenge';
 import { preSessionToken, signedInOperator } from './visitor';
 import type { OpenedSession } from '../../src/domain/accounts/session';
 
@@ -74,6 +75,7 @@ export function accountRoutes(router: Router<AppState>, deps: AppDeps): void {
       ctx.state.log.info({ client_address: ctx.ip }, 'portal login refused');
       return again(invalidCredentials());
     }
+    if ('challenge' in outcome) return askForSecondFactor(ctx, deps, outcome.challenge);
     startSession(ctx, deps, outcome.session);
     changed(ctx, '/portal', 200, { user_id: outcome.userId });
   });

@@ -18,6 +18,8 @@ import { lineRoutes } from './lineRoutes';
 import { memberRoutes } from './memberRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
+import { twoFactorGate } from './twoFactorGate';
+import { twoFactorRoutes } from './twoFactorRoutes';
 import { workspaceRoutes } from './workspaceRoutes';
 
 /**
@@ -64,6 +66,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
       );
     }
   });
+  router.use(twoFactorGate(deps));
   router.get('/portal/assets/:file', (ctx) => {
     const asset = assets.get(ctx.params.file);
     if (!asset) throw new ApiError(404, 'not_found', 'No such file');
@@ -73,6 +76,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
     ctx.body = asset.body;
   });
   accountRoutes(router, deps);
+  twoFactorRoutes(router, deps);
   workspaceRoutes(router, deps);
   lineRoutes(router, deps);
   callRoutes(router, deps);
