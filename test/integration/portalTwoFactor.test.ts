@@ -1,56 +1,28 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { generate } from 'otplib';
-import { createApp } from '../../api/app';
-import { createLogger } from '../../src/platform/logger';
 import type { Harness } from '../support/harness';
+import { startLoggingApi, type LoggingApi } from '../support/loggingApi';
 import { OPERATOR_PASSWORD, PortalClient, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
 
 /**
  * Two-factor sign-in (issue 27) as an operator and as someone holding only the password: enrolment
  * on the security page, the code step of a sign-in, recovery codes, replays, the owner's requirement.
- * The portal here is an API on the harness's configuration and clock whose log lines are kept.
+ * The portal here is an API on the harness's configuration and clock whose warnings are kept.
  */
 describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
   const suite = usePortalHarness();
   let h: Harness;
-  let api: { url: string; logs: Array<Record<string, unknown>>; close(): Promise<void> };
+  let api: LoggingApi;
   beforeAll(async () => {
     h = suite.h;
-    const logs: Array<Record<string, unknown>> = [];
-    const sink = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
-    const app = createApp({
-      config: h.config,
-      db: h.db,
-      temporal: h.temporal,
-      logger: createLogger('api-test', 'info', sink),
-      now: h.clock.now,
-    });
-    const server = http.createServer(app.koa.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    api = {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-      logs,
-      close: async () => {
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-        await app.close();
-      },
-    };
+    api = await startLoggingApi(h, { now: h.clock.now });
   });
   afterAll(async () => api?.close());
   // Each test on a still clock, early in a 30-second step, so "the same code" and "the next code" are certain.
   beforeEach(() => h.clock.freeze(new Date(Math.floor(Date.now() / 30_000) * 30_000 + 1_000)));
   afterEach(() => h.clock.freeze(null));
 
-  const codeFor = (secret: string, offsetSeconds = 0) =>
-    generate({ secret, epoch: Math.floor(h.clock.now().getTime() / 1000) + offsetSeconds });
+  const codeFor = (secret: string) => generate({ secret, epoch: Math.floor(h.clock.now().getTime() / 1000) });
   /** Moves the clock to the next 30-second step, so a new code exists. */
   const nextStep = () => h.clock.advance(30_000);
 
