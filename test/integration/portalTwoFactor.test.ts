@@ -36,7 +36,7 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
       code: await codeFor(secret),
     });
     expect(confirmed.status).toBe(200);
-    const recoveryCodes = [...confirmed.text.matchAll(/<li><code>([0-9a-z-]{19})<\/code><\/li>/g)].map((m) => m[1]);
+    const recoveryCodes = [...confirmed.text.matchAll(/<li><code class="mono">([0-9a-z-]{19})<\/code><\/li>/g)].map((m) => m[1]);
     return { ...operator, secret, recoveryCodes };
   }
 
@@ -73,7 +73,7 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
 
     const confirmed = await client.submit('/portal/security', '/portal/security/two-factor/confirm', { code: await codeFor(secret) });
     expect(confirmed.status).toBe(200);
-    const codes = [...confirmed.text.matchAll(/<li><code>([0-9a-z-]{19})<\/code><\/li>/g)].map((m) => m[1]);
+    const codes = [...confirmed.text.matchAll(/<li><code class="mono">([0-9a-z-]{19})<\/code><\/li>/g)].map((m) => m[1]);
     expect(codes).toHaveLength(10);
     const stored = await h.db('recovery_codes').where({ user_id: userId });
     expect(stored.map((row) => row.code_hash).sort()).toEqual(codes.map((c) => crypto.createHash('sha256').update(c).digest('hex')).sort());

@@ -56,24 +56,22 @@ function startBlock(nav: PageNav): Html {
 }
 
 function enrolBlock(nav: PageNav, pending: { secret: string; uri: string }): Html {
-  return html`<div class="card">
+  return html`<form method="post" action="/portal/security/two-factor/confirm" class="card">
+    ${csrfField(nav.csrfToken)}
     <p>Add this account to your authenticator app, by its setup link or by typing the key:</p>
-    <p>Key: <code data-totp-secret>${pending.secret}</code></p>
-    <p>Setup link: <a href="${pending.uri}" data-totp-uri>${pending.uri}</a></p>
-    <form method="post" action="/portal/security/two-factor/confirm">
-      ${csrfField(nav.csrfToken)}
-      <label for="code">Then type the 6-digit code it shows</label>
-      <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required />
-      <button type="submit">Turn on two-factor sign-in</button>
-    </form>
-  </div>`;
+    <p>Key: <code class="mono" data-totp-secret>${pending.secret}</code></p>
+    <p>Setup link: <a class="mono" href="${pending.uri}" data-totp-uri>${pending.uri}</a></p>
+    <label for="code">Then type the 6-digit code it shows</label>
+    <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required />
+    <button type="submit">Turn on two-factor sign-in</button>
+  </form>`;
 }
 
 function recoveryCodesBlock(codes: string[]): Html {
-  return html`<div class="card" data-recovery-codes>
+  return html`<div class="secret" data-recovery-codes>
     <p><strong>Your recovery codes.</strong> Keep them somewhere safe: each signs you in once without the app. They are shown only now.</p>
     <ul>
-      ${codes.map((code) => html`<li><code>${code}</code></li>`)}
+      ${codes.map((code) => html`<li><code class="mono">${code}</code></li>`)}
     </ul>
   </div>`;
 }
