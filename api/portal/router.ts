@@ -20,6 +20,7 @@ import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
 import { twoFactorGate } from './twoFactorGate';
 import { twoFactorRoutes } from './twoFactorRoutes';
+import { verificationRoutes } from './verificationRoutes';
 import { workspaceRoutes } from './workspaceRoutes';
 
 /**
@@ -77,6 +78,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   });
   accountRoutes(router, deps);
   twoFactorRoutes(router, deps);
+  verificationRoutes(router, deps);
   workspaceRoutes(router, deps);
   lineRoutes(router, deps);
   callRoutes(router, deps);

@@ -5,8 +5,8 @@ import { twoFactorStanding } from '../../src/domain/accounts/store';
 import { wantsJson } from './http';
 import { signedInOperator } from './visitor';
 
-/** Pages a member without a required second factor may still reach: signing in and out, and enrolling. */
-const OPEN_PATHS = [/^\/portal\/assets\//, /^\/portal\/(login|logout|signup)(\/|$)/, /^\/portal\/security(\/|$)/];
+/** Pages a member without a required second factor may still reach: signing up, in and out, mailed links, and enrolling. */
+const OPEN_PATHS = [/^\/portal\/assets\//, /^\/portal\/(login|logout|signup|verify|password)(\/|$)/, /^\/portal\/security(\/|$)/];
 
 /**
  * Issue 27: when the owner requires two-factor sign-in, a signed-in member without it is sent to

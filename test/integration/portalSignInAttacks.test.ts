@@ -33,7 +33,7 @@ describe('portal sign-in as an attacker behind a trusted proxy (L12)', () => {
     expect(refused.status).toBe(429);
 
     // The session records the proxy-appended address too, not the client's claim.
-    const { email } = await signUpOperator(h.apiUrl, 'spoof');
+    const { email } = await signUpOperator(h, 'spoof');
     const user = new PortalClient(h.apiUrl);
     expect((await tryLogin(user, email, OPERATOR_PASSWORD, viaProxy('198.51.100.8', '10.0.0.1'))).status).toBe(303);
     const session = await h
@@ -60,7 +60,7 @@ describe('portal sign-in as an attacker behind a trusted proxy (L12)', () => {
   });
 
   it("ten wrong passwords against a victim's email do not keep the victim out: the victim's right password gets in", async () => {
-    const { email } = await signUpOperator(h.apiUrl, 'victim');
+    const { email } = await signUpOperator(h, 'victim');
     const attacker = new PortalClient(h.apiUrl);
     const answers: number[] = [];
     for (let i = 0; i < 10; i += 1) answers.push((await tryLogin(attacker, email, `guess ${i}`, viaProxy('203.0.113.66'))).status);

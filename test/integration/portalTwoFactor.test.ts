@@ -1,23 +1,19 @@
 import crypto from 'node:crypto';
 import { generate } from 'otplib';
 import type { Harness } from '../support/harness';
-import { startLoggingApi, type LoggingApi } from '../support/loggingApi';
 import { OPERATOR_PASSWORD, PortalClient, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
 
 /**
  * Two-factor sign-in (issue 27) as an operator and as someone holding only the password: enrolment
  * on the security page, the code step of a sign-in, recovery codes, replays, the owner's requirement.
- * The portal here is an API on the harness's configuration and clock whose warnings are kept.
  */
 describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
-  const suite = usePortalHarness();
+  const apiLog: string[] = [];
+  const suite = usePortalHarness({ apiLog });
   let h: Harness;
-  let api: LoggingApi;
-  beforeAll(async () => {
-    h = suite.h;
-    api = await startLoggingApi(h, { now: h.clock.now });
-  });
-  afterAll(async () => api?.close());
+  beforeAll(() => ({ h } = suite));
+  /** What the portal logged, parsed. */
+  const logged = () => apiLog.map((line) => JSON.parse(line) as Record<string, unknown>);
   // Each test on a still clock, early in a 30-second step, so "the same code" and "the next code" are certain.
   beforeEach(() => h.clock.freeze(new Date(Math.floor(Date.now() / 30_000) * 30_000 + 1_000)));
   afterEach(() => h.clock.freeze(null));
@@ -28,7 +24,7 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
 
   /** Signs up, enrols TOTP on the security page; the secret and recovery codes as the page showed them. */
   async function enrolledOperator(tag = 'tfa') {
-    const operator = await signUpOperator(api.url, tag);
+    const operator = await signUpOperator(h, tag);
     const started = await operator.client.submit('/portal/security', '/portal/security/two-factor', {});
     expect(started.status).toBe(200);
     const secret = /data-totp-secret>([A-Z2-7]+)</.exec(started.text)![1];
@@ -41,13 +37,13 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
   }
 
   async function passwordStep(email: string) {
-    const client = new PortalClient(api.url);
+    const client = new PortalClient(h.apiUrl);
     const res = await client.submit('/portal/login', '/portal/login', { email, password: OPERATOR_PASSWORD });
     return { client, res };
   }
 
   it('enrols: the secret shown as text and otpauth URI, sealed at rest, on only once a code confirms it; recovery codes shown once, stored hashed', async () => {
-    const { client, userId, email } = await signUpOperator(api.url, 'enrol');
+    const { client, userId, email } = await signUpOperator(h, 'enrol');
     const started = await client.submit('/portal/security', '/portal/security/two-factor', {});
     expect(started.status).toBe(200);
     const secret = /data-totp-secret>([A-Z2-7]+)</.exec(started.text)![1];
@@ -100,14 +96,14 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
     const wrong = await client.submit('/portal/login/code', '/portal/login/code', { code: wrongCode });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain('invalid_code');
-    expect(api.logs).toContainEqual(
+    expect(logged()).toContainEqual(
       expect.objectContaining({ msg: 'portal second factor refused', user_id: userId, reason: 'wrong_code' }),
     );
 
     // The code that confirmed enrolment was used in this step: it does not sign in again.
     const replayed = await client.submit('/portal/login/code', '/portal/login/code', { code: current });
     expect(replayed.status).toBe(401);
-    expect(api.logs).toContainEqual(
+    expect(logged()).toContainEqual(
       expect.objectContaining({ msg: 'portal second factor refused', user_id: userId, reason: 'replayed_code' }),
     );
 
@@ -131,7 +127,7 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
     const again = await passwordStep(email);
     const reused = await again.client.submit('/portal/login/code', '/portal/login/code', { code: recoveryCodes[0] });
     expect(reused.status).toBe(401);
-    expect(api.logs).toContainEqual(
+    expect(logged()).toContainEqual(
       expect.objectContaining({ msg: 'portal second factor refused', user_id: userId, reason: 'used_recovery_code' }),
     );
   });
@@ -144,7 +140,7 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
     expect(noToken.status).toBe(403);
     expect(client.cookies.has('sb_portal_session')).toBe(false);
 
-    const stranger = new PortalClient(api.url);
+    const stranger = new PortalClient(h.apiUrl);
     const page = await stranger.get('/portal/login');
     const noChallenge = await stranger.post('/portal/login/code', { csrf_token: PortalClient.csrfOf(page), code: await codeFor(secret) });
     expect(noChallenge.status).toBe(401);
@@ -152,8 +148,8 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
   });
 
   it('an owner requires two-factor sign-in: members without it are sent to enrol before anything else; only an owner who has it may switch', async () => {
-    const owner = await signUpOperator(api.url, 'owner');
-    const member = await signInMember(api.url, h.db, owner.workspaceId);
+    const owner = await signUpOperator(h, 'owner');
+    const member = await signInMember(h.apiUrl, h.db, owner.workspaceId);
     const byMember = await member.submit('/portal/security', '/portal/security/require', { required: 'true' });
     expect(byMember.status).toBe(403);
     const withoutOwn = await owner.client.submit('/portal/security', '/portal/security/require', { required: 'true' });

@@ -29,6 +29,8 @@ describe('rate limits', () => {
               userId: crypto.randomUUID(),
               keyId: crypto.randomUUID(),
             });
+      // The deployment's one bucket (issue 27) has no per-test value: start it empty.
+      if (partition === 'deployment') await h.db('rate_limit_windows').where({ bucket }).del();
       const start = new Date('2026-01-01T00:00:00Z').getTime();
       for (let i = 0; i < policy.limit; i += 1) {
         // Spread over the first half of the window: it is rolling, not fixed.
@@ -61,6 +63,9 @@ describe('rate limits', () => {
       expect(accessBucketFor('portal.signup', '2001:db8:1:2:ffff:ffff:ffff:ffff')).toBe('portal.signup:address:2001:db8:1:2::/64');
       expect(accessBucketFor('portal.signup', '::ffff:192.0.2.1')).toBe('portal.signup:address:192.0.2.1');
       expect(() => bucketFor('portal.signup', who)).toThrow();
+      // One bucket for the whole deployment, whatever the caller (issue 27, H5).
+      expect(accessBucketFor('portal.signup_global', '192.0.2.1')).toBe('portal.signup_global:deployment');
+      expect(accessBucketFor('portal.signup_global', '2001:db8::1')).toBe('portal.signup_global:deployment');
     });
 
     it('never admits more than the limit under concurrency', async () => {

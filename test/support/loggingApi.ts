@@ -14,11 +14,8 @@ export interface LoggingApi {
   close(): Promise<void>;
 }
 
-/**
- * Starts a second API on `h`'s configuration, database and Temporal (its Telnyx inbox too, where Telnyx is
- * configured); on the real clock unless `now` is given (e.g. the harness's `h.clock.now`).
- */
-export async function startLoggingApi(h: Harness, options: { now?: () => Date } = {}): Promise<LoggingApi> {
+/** Starts a second API on `h`'s configuration, database and Temporal (its Telnyx inbox too, where Telnyx is configured). */
+export async function startLoggingApi(h: Harness): Promise<LoggingApi> {
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -31,7 +28,7 @@ export async function startLoggingApi(h: Harness, options: { now?: () => Date } 
     db: h.db,
     temporal: h.temporal,
     logger: createLogger('api-test', 'warn', sink),
-    now: options.now ?? (() => new Date()),
+    now: () => new Date(),
     telnyxInbox: telnyxInboxPorts(h.config, h.db),
   });
   const server = http.createServer(app.koa.callback());

@@ -6,7 +6,7 @@
  */
 import { addressLimitKey } from '../../platform/net/addresses';
 
-export type Partition = 'workspace_env' | 'user' | 'key' | 'account' | 'address' | 'account_address';
+export type Partition = 'workspace_env' | 'user' | 'key' | 'account' | 'address' | 'account_address' | 'deployment';
 
 export interface LimitPolicy {
   limit: number;
@@ -76,6 +76,16 @@ export const RATE_LIMITS = {
   'portal.login_address': { limit: 30, windowSeconds: 15 * 60, partition: 'address' },
   /** Portal signups per client address: each one creates a workspace with its signup credit. */
   'portal.signup': { limit: 10, windowSeconds: HOUR, partition: 'address' },
+  /**
+   * Portal signups of the whole deployment (issue 27, H5): one bucket every API instance shares, so
+   * no spread of client addresses outruns it. The limit is SIGNUP_RATE_PER_HOUR (100 by default);
+   * each refusal counts in switchboard_portal_signups_total{outcome="rate_limited_global"}, which an
+   * alert watches (docs/operations.md "Signup alerts").
+   */
+  'portal.signup_global': { limit: 100, windowSeconds: HOUR, partition: 'deployment' },
+  /** Mail a visitor asks for (a new verification link, a password reset) per address and per account. */
+  'portal.mail_address': { limit: 10, windowSeconds: HOUR, partition: 'address' },
+  'portal.mail_account': { limit: 5, windowSeconds: HOUR, partition: 'account' },
   /** Accepting a member invitation sets a password and opens a session: limited as a signup is. */
   'portal.invitation_accept': { limit: 10, windowSeconds: HOUR, partition: 'address' },
 } as const satisfies Record<string, LimitPolicy>;
@@ -99,6 +109,7 @@ export function bucketFor(
     case 'account':
     case 'address':
     case 'account_address':
+    case 'deployment':
       throw new Error(`${name} limits callers before they have a key: use accessBucketFor`);
   }
 }
@@ -109,6 +120,7 @@ export function bucketFor(
  */
 export function accessBucketFor(name: LimitName, value: string, clientAddress?: string): string {
   const policy: LimitPolicy = RATE_LIMITS[name];
+  if (policy.partition === 'deployment') return `${name}:deployment`;
   if (policy.partition === 'address') return `${name}:address:${addressLimitKey(value)}`;
   if (policy.partition === 'account_address' && clientAddress !== undefined)
     return `${name}:account_address:${value}:${addressLimitKey(clientAddress)}`;
