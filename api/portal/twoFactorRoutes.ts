@@ -11,10 +11,7 @@ import { CHALLENGE_COOKIE } from './signInChallenge';
 import { navOf, operatorForm, operatorOrLogin } from './operatorPages';
 import { secondFactorPage, securityPage, type SecurityView } from './pages/security';
 import { preSessionToken, type Operator } from './visitor';
-import { startSession } from './accountRoutes';
-
-const rateLimited = (retryAfterSeconds: number) =>
-  new ApiError(429, 'rate_limited', 'Too many attempts; try again later', undefined, { 'Retry-After': String(retryAfterSeconds) });
+import { rateLimited, startSession } from './accountRoutes';
 
 /**
  * Two-factor sign-in (issue 27): the code step of a sign-in (pre-session CSRF, as the login form),
