@@ -1,7 +1,12 @@
 /** Both projects compile TypeScript the same way (jest never transforms workflow code: the integration setup bundles it). */
 const shared = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false }] },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { diagnostics: false }],
+    // otplib's base32 and hash plugins are ES modules only: Node requires them, jest's runtime needs them compiled.
+    '/node_modules/(@scure|@noble)/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs' } }],
+  },
+  transformIgnorePatterns: ['/node_modules/(?!(@scure|@noble)/)'],
 };
 
 /** @type {import('jest').Config} */

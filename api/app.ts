@@ -101,7 +101,10 @@ export function createApp(deps: AppDeps): App {
     }
   }
 
-  const koa = new Koa<AppState>({ proxy: process.env.TRUST_PROXY === '1' });
+  // Behind N trusted proxies the client address is the N-th entry from the right of X-Forwarded-For:
+  // the one the outermost trusted proxy appended. Entries left of it are the client's own writing (L12).
+  const hops = deps.config.trustProxyHops;
+  const koa = new Koa<AppState>({ proxy: hops > 0, maxIpsCount: hops });
   koa.silent = true;
   koa.use(closeWhileDraining(deps));
   koa.use(traceRequest());

@@ -21,6 +21,7 @@ import {
   wantsJson,
 } from './http';
 import { checkInboxPage, loginPage, signupPage } from './pages/accounts';
+import { askForSecondFactor } from './signInChallenge';
 import { preSessionToken, signedInOperator } from './visitor';
 import type { OpenedSession } from '../../src/domain/accounts/session';
 
@@ -156,6 +157,7 @@ export function accountRoutes(router: Router<AppState>, deps: AppDeps): void {
       ctx.state.log.info({ client_address: ctx.ip }, 'portal login refused');
       return again(invalidCredentials());
     }
+    if ('challenge' in outcome) return askForSecondFactor(ctx, deps, outcome.challenge);
     startSession(ctx, deps, outcome.session);
     changed(ctx, '/portal', 200, { user_id: outcome.userId });
   });

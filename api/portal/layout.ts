@@ -46,7 +46,7 @@ function navigation(nav: PageNav): Html {
       ${link('/portal', 'Overview')} ${link('/portal/lines', 'Lines')} ${link('/portal/calls', 'Calls')}
       ${link('/portal/conversations', 'Conversations')} ${link('/portal/billing', 'Billing')} ${link('/portal/deliveries', 'Deliveries')}
       ${link('/portal/api-keys', 'API keys')} ${link('/portal/keys', 'Service keys')} ${link('/portal/compliance', 'Compliance')}
-      ${link('/portal/audit', 'Audit log')} ${link('/portal/settings', 'Settings')}
+      ${link('/portal/audit', 'Audit log')} ${link('/portal/settings', 'Settings')} ${link('/portal/security', 'Security')}
       ${nav.managesMembers ? link('/portal/members', 'Members') : ''}
     </ul>
     <p class="env">Environment: <strong>${nav.environment}</strong> · <a href="${nav.current}?env=${other}">switch to ${other}</a></p>

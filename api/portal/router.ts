@@ -19,6 +19,8 @@ import { lineRoutes } from './lineRoutes';
 import { memberRoutes } from './memberRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
+import { twoFactorGate } from './twoFactorGate';
+import { twoFactorRoutes } from './twoFactorRoutes';
 import { verificationRoutes } from './verificationRoutes';
 import { workspaceRoutes } from './workspaceRoutes';
 
@@ -67,6 +69,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
     }
     await giveBackIfMalformed(ctx);
   });
+  router.use(twoFactorGate(deps));
   router.get('/portal/assets/:file', (ctx) => {
     const asset = assets.get(ctx.params.file);
     if (!asset) throw new ApiError(404, 'not_found', 'No such file');
@@ -76,6 +79,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
     ctx.body = asset.body;
   });
   accountRoutes(router, deps);
+  twoFactorRoutes(router, deps);
   verificationRoutes(router, deps);
   workspaceRoutes(router, deps);
   lineRoutes(router, deps);

@@ -145,6 +145,7 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
       sessionId: operator.session.id,
       currentPassword: form.current_password ?? '',
       newPassword: form.new_password ?? '',
+      clientAddress: ctx.ip,
     });
     if (!outcome.ok) {
       const error =

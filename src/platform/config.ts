@@ -185,6 +185,12 @@ export interface Config {
   temporalCodecCorsOrigins: string[];
   /** Where the carrier and customers reach this API (carrier event callbacks are built from it). */
   publicBaseUrl: string;
+  /**
+   * `TRUST_PROXY_HOPS` (or the older `TRUST_PROXY=1`, one hop): how many reverse proxies in front of
+   * the API append to `X-Forwarded-For`. The client address is the entry the outermost trusted proxy
+   * appended, never one the client wrote (issue 27, L12); 0 (the default) ignores the header.
+   */
+  trustProxyHops: number;
   /** `TEMPORAL_UI_URL`: the Temporal Web UI operators use; the portal links a call to its workflow there. Unset: no link. */
   temporalUiUrl: string | undefined;
   /** Budgets of a streamed NDJSON reply to a `message` event (spec: 15 s per line, 5 min total). */
@@ -435,6 +441,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ndjsonLineBudgetMs: int('NDJSON_LINE_BUDGET_MS', 15_000),
     ndjsonTotalBudgetMs: int('NDJSON_TOTAL_BUDGET_MS', 300_000),
     publicBaseUrl,
+    trustProxyHops: int('TRUST_PROXY_HOPS', env.TRUST_PROXY === '1' ? 1 : 0),
     temporalUiUrl: env.TEMPORAL_UI_URL?.replace(/\/+$/, '') || undefined,
     modelBaseUrl: env.MODEL_BASE_URL || `${simulatorUrl.replace(/\/+$/, '')}/v1`,
     // Not a secret: the simulator accepts any bearer. Real deployments set MODEL_API_KEY.

@@ -195,44 +195,59 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
     expect(fresh.status).toBe(303);
   });
 
-  it('counts password-change tries against the account, as logins', async () => {
+  it('counts wrong current passwords as failed sign-ins of the account from that address: a growing delay, then the right one works', async () => {
     const email = newEmail();
     const { client } = await signUpVerified(email);
     const csrf_token = PortalClient.csrfOf(await client.get('/portal/settings'));
-    const tries = RATE_LIMITS['portal.login_account'].limit;
-    for (let i = 0; i < tries; i += 1)
+    const { free, firstSeconds } = RATE_LIMITS['portal.login_failures'].growingDelay;
+    for (let i = 0; i < free; i += 1)
       expect(
         (await client.post('/portal/settings/password', { csrf_token, current_password: 'wrong one!', new_password: 'a new password' }))
           .status,
       ).toBe(401);
-    const limited = await client.post('/portal/settings/password', {
-      csrf_token,
-      current_password: PASSWORD,
-      new_password: 'a new password',
-    });
+    const change = { csrf_token, current_password: PASSWORD, new_password: 'a new password' };
+    const limited = await client.post('/portal/settings/password', change);
     expect(limited.status).toBe(429);
     expect(limited.text).toContain('rate_limited');
+    expect(limited.headers.get('retry-after')).toBe(String(firstSeconds));
+    h.clock.advance(firstSeconds * 1000);
+    try {
+      expect((await client.post('/portal/settings/password', change)).status).toBe(200);
+    } finally {
+      h.clock.advance(-firstSeconds * 1000);
+    }
   });
 
-  it('limits login attempts per account, then per client address, with 429 rate_limited and Retry-After', async () => {
+  it('delays sign-ins after failed ones (per account and address, growing), clears on success, and limits failures per address', async () => {
     const email = newEmail();
     await signUpVerified(email);
-    const perAccount = RATE_LIMITS['portal.login_account'].limit;
+    const { free, firstSeconds } = RATE_LIMITS['portal.login_failures'].growingDelay;
     const client = new PortalClient(h.apiUrl);
     const page = await client.get('/portal/login');
     const csrf_token = PortalClient.csrfOf(page);
-    for (let i = 0; i < perAccount; i += 1)
+    for (let i = 0; i < free; i += 1)
       expect((await client.post('/portal/login', { csrf_token, email, password: 'wrong password' })).status).toBe(401);
-    // Even the right password is refused while the account's window is spent.
+    // From the address that failed, even the right password waits out the delay (checked, not counted).
     const limited = await client.post('/portal/login', { csrf_token, email, password: PASSWORD }, JSON_ACCEPT);
     expect(limited.status).toBe(429);
     expect(JSON.parse(limited.text).error.code).toBe('rate_limited');
-    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(limited.headers.get('retry-after')).toBe(String(firstSeconds));
+    h.clock.advance(firstSeconds * 1000);
+    try {
+      expect((await client.post('/portal/login', { csrf_token, email, password: PASSWORD })).status).toBe(303);
+      // The success forgot the failures: a wrong password is simply wrong again.
+      const next = new PortalClient(h.apiUrl);
+      const token = PortalClient.csrfOf(await next.get('/portal/login'));
+      expect((await next.post('/portal/login', { csrf_token: token, email, password: 'wrong password' })).status).toBe(401);
 
-    const perAddress = RATE_LIMITS['portal.login_address'].limit;
-    for (let i = perAccount + 1; i < perAddress; i += 1)
-      await client.post('/portal/login', { csrf_token, email: newEmail(), password: 'wrong password' });
-    const fromAddress = await client.post('/portal/login', { csrf_token, email: newEmail(), password: PASSWORD });
-    expect(fromAddress.status).toBe(429);
+      // Spraying many accounts from one address: its failures are limited, whatever the accounts.
+      const perAddress = RATE_LIMITS['portal.login_address'].limit;
+      for (let i = free + 1; i < perAddress; i += 1)
+        expect((await next.post('/portal/login', { csrf_token: token, email: newEmail(), password: 'wrong password' })).status).toBe(401);
+      const fromAddress = await next.post('/portal/login', { csrf_token: token, email: newEmail(), password: PASSWORD });
+      expect(fromAddress.status).toBe(429);
+    } finally {
+      h.clock.advance(-firstSeconds * 1000);
+    }
   });
 });

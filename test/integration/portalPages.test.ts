@@ -440,6 +440,7 @@ describe('portal pages', () => {
       '/portal/keys',
       '/portal/audit',
       '/portal/settings',
+      '/portal/security',
       '/portal/billing',
       '/portal/conversations',
     ]) {

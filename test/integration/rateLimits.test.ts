@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { consumeRateLimit, refundRateLimitHit } from '../../src/domain/limits/limiter';
+import { consumeRateLimit, consumeWithGrowingDelay, refundRateLimitHit } from '../../src/domain/limits/limiter';
 import { accessBucketFor, bucketFor, RATE_LIMITS, type LimitName, type LimitPolicy } from '../../src/domain/limits/policies';
 import { runCommand } from '../../src/main/cli';
 import { createApp } from '../../api/app';
@@ -21,8 +21,8 @@ describe('rate limits', () => {
       const policy = RATE_LIMITS[name];
       const partition: LimitPolicy['partition'] = policy.partition;
       const bucket =
-        partition === 'account' || partition === 'address' || partition === 'deployment'
-          ? accessBucketFor(name, crypto.randomUUID())
+        partition !== 'workspace_env' && partition !== 'user' && partition !== 'key'
+          ? accessBucketFor(name, crypto.randomUUID(), '192.0.2.1')
           : bucketFor(name, {
               workspaceId: crypto.randomUUID(),
               environment: 'test',
@@ -53,8 +53,15 @@ describe('rate limits', () => {
       expect(bucketFor('audit.read', who)).toBe('audit.read:user:u');
       expect(bucketFor('keys.mint', who)).toBe('keys.mint:key:k');
       expect(bucketFor('keys.rotate', who)).toBe('keys.rotate:key:k');
-      expect(accessBucketFor('portal.login_account', 'a@example.test')).toBe('portal.login_account:account:a@example.test');
+      expect(accessBucketFor('portal.login_failures', 'a@example.test', '192.0.2.1')).toBe(
+        'portal.login_failures:account_address:a@example.test:192.0.2.1',
+      );
+      expect(() => accessBucketFor('portal.login_failures', 'a@example.test')).toThrow();
       expect(accessBucketFor('portal.login_address', '192.0.2.1')).toBe('portal.login_address:address:192.0.2.1');
+      // Issue 27, L12: IPv6 by its /64, an IPv4-mapped address as the IPv4 address it carries.
+      expect(accessBucketFor('portal.login_address', '2001:db8:1:2:aaaa::1')).toBe('portal.login_address:address:2001:db8:1:2::/64');
+      expect(accessBucketFor('portal.signup', '2001:db8:1:2:ffff:ffff:ffff:ffff')).toBe('portal.signup:address:2001:db8:1:2::/64');
+      expect(accessBucketFor('portal.signup', '::ffff:192.0.2.1')).toBe('portal.signup:address:192.0.2.1');
       expect(() => bucketFor('portal.signup', who)).toThrow();
       // One bucket for the whole deployment, whatever the caller (issue 27, H5).
       expect(accessBucketFor('portal.signup_global', '192.0.2.1')).toBe('portal.signup_global:deployment');
@@ -79,6 +86,32 @@ describe('rate limits', () => {
       const again = await consumeRateLimit(h.db, bucket, policy, now);
       expect(again).toMatchObject({ allowed: true, remaining: 0 });
       expect((await consumeRateLimit(h.db, bucket, policy, now)).allowed).toBe(false);
+    });
+
+    it('a growing delay: the free hits pass, then each waits twice as long after the latest, never more than the cap', async () => {
+      const policy: LimitPolicy = RATE_LIMITS['portal.login_failures'];
+      const { free, firstSeconds, maxSeconds } = policy.growingDelay!;
+      const bucket = `delay:${crypto.randomUUID()}`;
+      let at = new Date('2026-01-01T00:00:00Z').getTime();
+      for (let i = 0; i < free; i += 1) expect((await consumeWithGrowingDelay(h.db, bucket, policy, new Date(at))).allowed).toBe(true);
+      for (let wait = firstSeconds; wait <= maxSeconds; wait *= 2) {
+        const early = await consumeWithGrowingDelay(h.db, bucket, policy, new Date(at + wait * 1000 - 1000));
+        expect(early).toMatchObject({ allowed: false, retryAfterSeconds: 1 });
+        at += wait * 1000;
+        expect((await consumeWithGrowingDelay(h.db, bucket, policy, new Date(at))).allowed).toBe(true);
+      }
+      // Capped: the next one waits maxSeconds, not twice the last wait.
+      expect((await consumeWithGrowingDelay(h.db, bucket, policy, new Date(at))).retryAfterSeconds).toBe(maxSeconds);
+    });
+
+    it('a growing delay admits one of many parallel tries once the wait is over', async () => {
+      const policy: LimitPolicy = RATE_LIMITS['portal.login_failures'];
+      const bucket = `delay-race:${crypto.randomUUID()}`;
+      const start = new Date();
+      for (let i = 0; i < policy.growingDelay!.free; i += 1) await consumeWithGrowingDelay(h.db, bucket, policy, start);
+      const later = new Date(start.getTime() + policy.growingDelay!.firstSeconds * 1000);
+      const results = await Promise.all(Array.from({ length: 20 }, () => consumeWithGrowingDelay(h.db, bucket, policy, later)));
+      expect(results.filter((r) => r.allowed)).toHaveLength(1);
     });
   });
 

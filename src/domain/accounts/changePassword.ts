@@ -1,6 +1,6 @@
 import type { UseCaseDeps } from '../useCaseDeps';
 import { hashPassword, verifyPassword } from '../../platform/crypto/password';
-import { consumeAccessLimits } from './accessLimits';
+import { admitSignInAttempt } from './signInThrottle';
 import { PASSWORD_MAX_LENGTH, passwordProblems, type FieldProblem } from './rules';
 import { findAccountUser, revokeOtherSessions, setPasswordHash } from './store';
 
@@ -17,17 +17,18 @@ export type PasswordChangeOutcome =
  */
 export async function changePassword(
   deps: UseCaseDeps,
-  request: { userId: string; sessionId: string; currentPassword: string; newPassword: string },
+  request: { userId: string; sessionId: string; currentPassword: string; newPassword: string; clientAddress: string },
 ): Promise<PasswordChangeOutcome> {
   const problems = passwordProblems(request.newPassword, 'new_password');
   if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
   const user = await findAccountUser(deps.db, request.userId);
   if (!user) return { ok: false, refused: 'invalid_credentials' };
-  const limited = await consumeAccessLimits(deps, [{ name: 'portal.login_account', value: user.email }]);
-  if (limited) return { ok: false, ...limited };
+  const attempt = await admitSignInAttempt(deps, { account: user.email, clientAddress: request.clientAddress });
+  if (!('admitted' in attempt)) return { ok: false, ...attempt };
   if (request.currentPassword.length > PASSWORD_MAX_LENGTH) return { ok: false, refused: 'invalid_credentials' };
   if (!user.password_hash || !(await verifyPassword(request.currentPassword, user.password_hash)))
     return { ok: false, refused: 'invalid_credentials' };
+  await attempt.admitted.passed();
   const passwordHash = await hashPassword(request.newPassword);
   const now = deps.now();
   const revokedSessions = await deps.db.transaction(async (trx) => {

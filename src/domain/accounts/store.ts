@@ -219,3 +219,129 @@ export async function revokeInvitationsIssuedBy(
     .whereNotIn('role', [...input.keepRoles])
     .update({ revoked_at: input.at });
 }
+
+/** Two-factor sign-in (issue 27): a user's TOTP state, without the secret. */
+export interface TwoFactorStanding {
+  enabled: boolean;
+  pending: boolean;
+  /** The user's workspace requires a second factor of every member. */
+  required: boolean;
+}
+
+export async function twoFactorStanding(db: Db, userId: string): Promise<TwoFactorStanding> {
+  const row = await db('users')
+    .join('workspaces', 'workspaces.id', 'users.workspace_id')
+    .where('users.id', userId)
+    .first<{ enabled: boolean; pending: boolean; required: boolean }>(
+      db.raw('users.totp_enabled_at is not null as enabled'),
+      db.raw('users.totp_pending_sealed is not null as pending'),
+      'workspaces.require_two_factor as required',
+    );
+  return { enabled: Boolean(row?.enabled), pending: Boolean(row?.pending), required: Boolean(row?.required) };
+}
+
+export interface TotpRow {
+  totp_pending_sealed: string | null;
+  totp_secret_sealed: string | null;
+  totp_last_step: string | null;
+}
+
+export async function findTotp(db: Db, userId: string): Promise<TotpRow | undefined> {
+  return db('users').where('id', userId).first<TotpRow | undefined>('totp_pending_sealed', 'totp_secret_sealed', 'totp_last_step');
+}
+
+export async function setPendingTotp(db: Db, userId: string, sealed: string): Promise<void> {
+  await db('users').where({ id: userId }).whereNull('totp_enabled_at').update({ totp_pending_sealed: sealed });
+}
+
+/** Turns the pending secret on (only if it is still the one confirmed), its code's step used. */
+export async function enableTotp(
+  db: Db | Knex.Transaction,
+  userId: string,
+  pendingSealed: string,
+  step: number,
+  at: Date,
+): Promise<boolean> {
+  const updated = await db('users')
+    .where({ id: userId, totp_pending_sealed: pendingSealed })
+    .whereNull('totp_enabled_at')
+    .update({ totp_secret_sealed: pendingSealed, totp_pending_sealed: null, totp_enabled_at: at, totp_last_step: step });
+  return updated === 1;
+}
+
+export async function disableTotp(db: Db | Knex.Transaction, userId: string): Promise<void> {
+  await db('users')
+    .where({ id: userId })
+    .update({ totp_secret_sealed: null, totp_pending_sealed: null, totp_enabled_at: null, totp_last_step: null });
+  await db('recovery_codes').where({ user_id: userId }).del();
+}
+
+/** Records `step` as used, unless it (or a later one) already was: false means a replayed code. */
+export async function useTotpStep(db: Db, userId: string, step: number): Promise<boolean> {
+  const updated = await db('users')
+    .where({ id: userId })
+    .whereNotNull('totp_enabled_at')
+    .where((q) => q.whereNull('totp_last_step').orWhere('totp_last_step', '<', step))
+    .update({ totp_last_step: step });
+  return updated === 1;
+}
+
+export async function replaceRecoveryCodes(db: Db | Knex.Transaction, userId: string, codeHashes: string[], at: Date): Promise<void> {
+  await db('recovery_codes').where({ user_id: userId }).del();
+  await db('recovery_codes').insert(codeHashes.map((code_hash) => ({ user_id: userId, code_hash, created_at: at })));
+}
+
+/** Spends a recovery code: false when it is not the user's or was used. */
+export async function useRecoveryCode(db: Db, userId: string, codeHash: string, at: Date): Promise<boolean> {
+  const updated = await db('recovery_codes').where({ user_id: userId, code_hash: codeHash }).whereNull('used_at').update({ used_at: at });
+  return updated === 1;
+}
+
+export async function unusedRecoveryCodes(db: Db, userId: string): Promise<number> {
+  const [{ count }] = await db('recovery_codes').where({ user_id: userId }).whereNull('used_at').count<{ count: string }[]>({ count: '*' });
+  return Number(count);
+}
+
+export interface ChallengeRow {
+  id: string;
+  user_id: string;
+  client_address: string | null;
+  failures: number;
+}
+
+export async function insertChallenge(
+  db: Db,
+  challenge: { tokenHash: string; userId: string; clientAddress: string; createdAt: Date; expiresAt: Date },
+): Promise<void> {
+  await db('sign_in_challenges').insert({
+    token_hash: challenge.tokenHash,
+    user_id: challenge.userId,
+    client_address: challenge.clientAddress,
+    created_at: challenge.createdAt,
+    expires_at: challenge.expiresAt,
+  });
+}
+
+/** A challenge still awaiting its code at `now`, with tries left. */
+export async function findOpenChallenge(db: Db, tokenHash: string, now: Date, maxFailures: number): Promise<ChallengeRow | undefined> {
+  return db('sign_in_challenges')
+    .where('token_hash', tokenHash)
+    .whereNull('completed_at')
+    .where('expires_at', '>', now)
+    .where('failures', '<', maxFailures)
+    .first<ChallengeRow | undefined>('id', 'user_id', 'client_address', 'failures');
+}
+
+export async function countChallengeFailure(db: Db, challengeId: string): Promise<void> {
+  await db('sign_in_challenges').where({ id: challengeId }).increment('failures', 1);
+}
+
+/** Completes a challenge once: false when another request completed it first. */
+export async function completeChallenge(db: Db, challengeId: string, at: Date): Promise<boolean> {
+  const updated = await db('sign_in_challenges').where({ id: challengeId }).whereNull('completed_at').update({ completed_at: at });
+  return updated === 1;
+}
+
+export async function setWorkspaceRequiresTwoFactor(db: Db, workspaceId: string, required: boolean): Promise<void> {
+  await db('workspaces').where({ id: workspaceId }).update({ require_two_factor: required });
+}

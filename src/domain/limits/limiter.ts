@@ -92,3 +92,61 @@ export async function purgeStaleRateLimitHits(db: Knex, now: Date): Promise<numb
   await db.raw(`delete from rate_limit_windows where cardinality(hits) = 0`);
   return pruned.rowCount;
 }
+
+/**
+ * Like consumeRateLimit for a row with a `growingDelay`: a hit is admitted while the bucket is under
+ * its limit and either holds fewer than `free` hits or the delay its count earns has passed since
+ * its latest hit. Decided in one statement under the row lock, so parallel tries cannot all slip
+ * through one expired delay.
+ */
+const CONSUME_DELAYED_SQL = `
+insert into rate_limit_windows as w (bucket, hits, last_refused) values (:bucket, array[cast(:now as timestamptz)], false)
+on conflict (bucket) do update set (hits, last_refused) = (
+  select case when d.admitted then d.pruned || cast(:now as timestamptz) else d.pruned end, not d.admitted
+  from (
+    select array(select h from unnest(w.hits) h where h > cast(:windowStart as timestamptz) order by h) as pruned,
+           (select count(*) < cast(:limit as int)
+                   and (count(*) < cast(:free as int)
+                        or max(h) + least(cast(:first as float8) * power(2, count(*) - cast(:free as int)), cast(:max as float8))
+                                    * interval '1 second' <= cast(:now as timestamptz))
+              from unnest(w.hits) h where h > cast(:windowStart as timestamptz)) as admitted
+  ) d)
+returning last_refused as refused, cardinality(hits)::int as count, (select max(h) from unnest(hits) h) as latest`;
+
+/** The wait a bucket holding `count` hits imposes after its latest one. */
+export function growingDelaySeconds(delay: NonNullable<LimitPolicy['growingDelay']>, count: number): number {
+  if (count < delay.free) return 0;
+  return Math.min(delay.firstSeconds * 2 ** (count - delay.free), delay.maxSeconds);
+}
+
+export async function consumeWithGrowingDelay(db: Knex, bucket: string, policy: LimitPolicy, now: Date): Promise<LimitDecision> {
+  const delay = policy.growingDelay;
+  if (!delay) throw new Error('consumeWithGrowingDelay needs a policy with a growingDelay');
+  const windowStart = new Date(now.getTime() - policy.windowSeconds * 1000);
+  const result = await db.raw<{ rows: Array<{ refused: boolean; count: number; latest: Date | null }> }>(CONSUME_DELAYED_SQL, {
+    bucket,
+    now,
+    windowStart,
+    limit: policy.limit,
+    free: delay.free,
+    first: delay.firstSeconds,
+    max: delay.maxSeconds,
+  });
+  const { refused, count, latest } = result.rows[0];
+  const nextAt = latest ? new Date(latest).getTime() + growingDelaySeconds(delay, count) * 1000 : now.getTime();
+  const waitSeconds = Math.max(1, Math.ceil((nextAt - now.getTime()) / 1000));
+  if (refused) return { allowed: false, limit: policy.limit, remaining: 0, resetSeconds: waitSeconds, retryAfterSeconds: waitSeconds };
+  return {
+    allowed: true,
+    limit: policy.limit,
+    remaining: policy.limit - count,
+    resetSeconds: waitSeconds,
+    retryAfterSeconds: 0,
+    hitAt: now,
+  };
+}
+
+/** Forgets a bucket's hits (a successful sign-in clears its account and address's failures). */
+export async function clearRateLimitBucket(db: Knex, bucket: string): Promise<void> {
+  await db('rate_limit_windows').where({ bucket }).del();
+}

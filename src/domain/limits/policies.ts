@@ -4,7 +4,9 @@
  * do unbounded work; docs/decisions.md "Rate limits"). Routes name a row; nothing else holds a limit.
  * Partition: per workspace and environment unless the spec says per user or per service key.
  */
-export type Partition = 'workspace_env' | 'user' | 'key' | 'account' | 'address' | 'deployment';
+import { addressLimitKey } from '../../platform/net/addresses';
+
+export type Partition = 'workspace_env' | 'user' | 'key' | 'account' | 'address' | 'account_address' | 'deployment';
 
 export interface LimitPolicy {
   limit: number;
@@ -14,6 +16,11 @@ export interface LimitPolicy {
   retryAfterSeconds?: number;
   /** Each endpoint using the row counts separately (the spec's "read endpoints" row). */
   perRoute?: boolean;
+  /**
+   * A growing delay instead of a hard stop: the first `free` hits in the window pass at once, then
+   * each further one waits `firstSeconds * 2^(hits - free)` (at most `maxSeconds`) after the latest.
+   */
+  growingDelay?: { free: number; firstSeconds: number; maxSeconds: number };
 }
 
 const HOUR = 3600;
@@ -53,10 +60,19 @@ export const RATE_LIMITS = {
   /** Delegated minting (`/api-tokens`, `/api/v1/auth/keys`); not in the spec: the keys plane's 60/h, per workspace so a subtree cannot multiply it. */
   'tokens.mint': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
   /**
-   * Portal sign-in attempts (issue 17), counted before the password is checked: per email address
-   * (guessing one account's password) and per client address (trying many accounts from one place).
+   * Failed portal sign-ins (issue 27, L12; docs/decisions.md "Sign-in throttling (issue 27)"): only
+   * failures count (a wrong password, a wrong second-factor code), per account AND client address, so
+   * nobody elsewhere can slow a user down by guessing at their email. Five pass at once, then each
+   * waits 15 s, 30 s, 1 min ... up to 15 min after the latest; a successful sign-in clears the count.
+   * `limit` only bounds what one bucket stores (the delays allow about a dozen failures an hour).
    */
-  'portal.login_account': { limit: 10, windowSeconds: 15 * 60, partition: 'account' },
+  'portal.login_failures': {
+    limit: 100,
+    windowSeconds: HOUR,
+    partition: 'account_address',
+    growingDelay: { free: 5, firstSeconds: 15, maxSeconds: 15 * 60 },
+  },
+  /** Failed sign-ins from one client address (an IPv6 /64), whatever the accounts: password spraying. */
   'portal.login_address': { limit: 30, windowSeconds: 15 * 60, partition: 'address' },
   /** Portal signups per client address: each one creates a workspace with its signup credit. */
   'portal.signup': { limit: 10, windowSeconds: HOUR, partition: 'address' },
@@ -92,15 +108,22 @@ export function bucketFor(
       return `${row}:key:${who.keyId}`;
     case 'account':
     case 'address':
+    case 'account_address':
     case 'deployment':
       throw new Error(`${name} limits callers before they have a key: use accessBucketFor`);
   }
 }
 
-/** The bucket of a limit on callers without a key: per account (its email) or per client address. */
-export function accessBucketFor(name: LimitName, value: string): string {
+/**
+ * The bucket of a limit on callers without a key: per account (its email) or per client address
+ * (an IPv6 address counted by its /64, an IPv4-mapped one as the IPv4 address: addressLimitKey).
+ */
+export function accessBucketFor(name: LimitName, value: string, clientAddress?: string): string {
   const policy: LimitPolicy = RATE_LIMITS[name];
   if (policy.partition === 'deployment') return `${name}:deployment`;
-  if (policy.partition !== 'account' && policy.partition !== 'address') throw new Error(`${name} is partitioned by ${policy.partition}`);
-  return `${name}:${policy.partition}:${value}`;
+  if (policy.partition === 'address') return `${name}:address:${addressLimitKey(value)}`;
+  if (policy.partition === 'account_address' && clientAddress !== undefined)
+    return `${name}:account_address:${value}:${addressLimitKey(clientAddress)}`;
+  if (policy.partition !== 'account') throw new Error(`${name} is partitioned by ${policy.partition} (an account and a client address)`);
+  return `${name}:account:${value}`;
 }

@@ -120,3 +120,19 @@ export function hostOf(url: URL): { host: string; literal: boolean } {
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   return { host, literal: net.isIP(host) !== 0 };
 }
+
+/**
+ * The unit a per-client-address limit counts (issue 27, L12): an IPv4 address as it is; an IPv6
+ * form that carries an IPv4 address (IPv4-mapped as `::ffff:a.b.c.d`, and the others above) as that
+ * IPv4 address; any other IPv6 address as its /64, the smallest block a subscriber is given, so
+ * rotating addresses inside one's own /64 gains nothing. A string that is no address stays as it is.
+ */
+export function addressLimitKey(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.parse(address);
+  if (ip.kind() === 'ipv4') return ip.toString();
+  const embedded = embeddedIpv4(ip as ipaddr.IPv6);
+  if (embedded) return embedded.toString();
+  const parts = (ip as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toString()}/64`;
+}

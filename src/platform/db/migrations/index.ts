@@ -30,6 +30,7 @@ import * as m0031 from './0031_telnyx_speech';
 import * as m0032 from './0032_number_choice';
 import * as m0033 from './0033_provisioning_refusals';
 import * as m0034 from './0034_account_verification';
+import * as m0035 from './0035_two_factor';
 import * as m0036 from './0036_keys_minted_by';
 import * as m0037 from './0037_carrier_trust';
 
@@ -69,6 +70,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0032_number_choice': m0032,
   '0033_provisioning_refusals': m0033,
   '0034_account_verification': m0034,
+  '0035_two_factor': m0035,
   '0036_keys_minted_by': m0036,
   '0037_carrier_trust': m0037,
 };

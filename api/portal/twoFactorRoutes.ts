@@ -1,0 +1,165 @@
+import type Router from '@koa/router';
+import type { AppContext, AppDeps, AppState } from '../context';
+import { ApiError, errors } from '../errors';
+import { confirmTwoFactor, pendingTwoFactor, startTwoFactor } from '../../src/domain/accounts/enrolTwoFactor';
+import { completeSecondFactor } from '../../src/domain/accounts/secondFactor';
+import { twoFactorStanding, unusedRecoveryCodes } from '../../src/domain/accounts/store';
+import { removeTwoFactor, setTwoFactorRequirement } from '../../src/domain/accounts/twoFactorPolicy';
+import { changed, refuse } from './answer';
+import { assertCsrf, clearCookie, PRE_SESSION_CSRF_COOKIE, readCookie, readForm, sendPage, wantsJson } from './http';
+import { CHALLENGE_COOKIE } from './signInChallenge';
+import { navOf, operatorForm, operatorOrLogin } from './operatorPages';
+import { secondFactorPage, securityPage, type SecurityView } from './pages/security';
+import { preSessionToken, type Operator } from './visitor';
+import { rateLimited, startSession } from './accountRoutes';
+
+/**
+ * Two-factor sign-in (issue 27): the code step of a sign-in (pre-session CSRF, as the login form),
+ * and the signed-in security page: enrol (secret shown, confirmed by a code, recovery codes shown
+ * once), turn off (password), and the owner's workspace requirement (api/portal/twoFactorGate.ts enforces it).
+ */
+export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
+  router.get('/portal/login/code', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    if (!readCookie(ctx, CHALLENGE_COOKIE)) return ctx.redirect('/portal/login');
+    sendPage(ctx, 200, secondFactorPage({ csrfToken: preSessionToken(ctx, deps) }));
+  });
+
+  router.post('/portal/login/code', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const form = await readForm(ctx);
+    const csrfToken = preSessionToken(ctx, deps);
+    assertCsrf(ctx, deps, form, readCookie(ctx, PRE_SESSION_CSRF_COOKIE));
+    const again = (error: ApiError) => refuse(ctx, error, (shown) => secondFactorPage({ csrfToken, error: shown }));
+    const token = readCookie(ctx, CHALLENGE_COOKIE);
+    const outcome = token
+      ? await completeSecondFactor(deps, { challengeToken: token, code: form.code ?? '', clientAddress: ctx.ip })
+      : ({ ok: false, refused: 'challenge_expired' } as const);
+    if (!outcome.ok) {
+      switch (outcome.refused) {
+        case 'rate_limited':
+          return again(rateLimited(outcome.retryAfterSeconds));
+        case 'challenge_expired':
+          clearCookie(ctx, deps, CHALLENGE_COOKIE);
+          ctx.state.log.info({ client_address: ctx.ip }, 'portal second factor refused: no open sign-in');
+          return again(new ApiError(401, 'challenge_expired', 'This sign-in has expired or had too many wrong codes: log in again'));
+        case 'invalid_code':
+          ctx.state.log.warn(
+            { user_id: outcome.userId, client_address: ctx.ip, reason: outcome.reason, tries_left: outcome.triesLeft },
+            'portal second factor refused',
+          );
+          return again(new ApiError(401, 'invalid_code', 'That code is wrong, expired or already used'));
+      }
+    }
+    clearCookie(ctx, deps, CHALLENGE_COOKIE);
+    ctx.state.log.info({ user_id: outcome.userId, recovery_code: outcome.usedRecoveryCode }, 'portal sign-in with a second factor');
+    startSession(ctx, deps, outcome.session);
+    changed(ctx, '/portal', 200, { user_id: outcome.userId });
+  });
+
+  router.get('/portal/security', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (!operator) return;
+    const pending = await pendingTwoFactor(deps, operator.user.id);
+    sendPage(ctx, 200, securityPage(navOf(operator, '/portal/security'), { ...(await viewOf(operator)), pending }));
+  });
+
+  router.post('/portal/security/two-factor', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { operator } = signedIn;
+    const started = await startTwoFactor(deps, operator.user.id);
+    const nav = navOf(operator, '/portal/security');
+    if (!started.ok) {
+      const view = await viewOf(operator);
+      return refuse(ctx, new ApiError(409, 'two_factor_enabled', 'Two-factor sign-in is already on'), (shown) =>
+        securityPage(nav, { ...view, error: shown }),
+      );
+    }
+    if (wantsJson(ctx)) {
+      ctx.body = { secret: started.pending.secret, otpauth_uri: started.pending.uri };
+      return;
+    }
+    sendPage(ctx, 200, securityPage(nav, { ...(await viewOf(operator)), pending: started.pending }));
+  });
+
+  router.post('/portal/security/two-factor/confirm', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
+    const nav = navOf(operator, '/portal/security');
+    const outcome = await confirmTwoFactor(deps, { userId: operator.user.id, sessionId: operator.session.id, code: form.code ?? '' });
+    if (!outcome.ok) {
+      ctx.state.log.info({ user_id: operator.user.id, refused: outcome.refused }, 'portal two-factor enrolment refused');
+      const error =
+        outcome.refused === 'invalid_code'
+          ? new ApiError(422, 'invalid_code', 'That code does not match the key: check the time on your device and try the next code')
+          : new ApiError(409, 'not_started', 'Set up two-factor sign-in first');
+      const view = { ...(await viewOf(operator)), pending: await pendingTwoFactor(deps, operator.user.id) };
+      return refuse(ctx, error, (shown) => securityPage(nav, { ...view, error: shown }));
+    }
+    ctx.state.log.info({ user_id: operator.user.id, revoked_sessions: outcome.revokedSessions }, 'portal two-factor sign-in turned on');
+    if (wantsJson(ctx)) {
+      ctx.body = { recovery_codes: outcome.recoveryCodes };
+      return;
+    }
+    const notice = 'Two-factor sign-in is on; your other sessions are signed out.';
+    sendPage(ctx, 200, securityPage(nav, { ...(await viewOf(operator)), recoveryCodes: outcome.recoveryCodes, notice }));
+  });
+
+  router.post('/portal/security/two-factor/remove', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
+    const nav = navOf(operator, '/portal/security');
+    const outcome = await removeTwoFactor(deps, { userId: operator.user.id, password: form.password ?? '', clientAddress: ctx.ip });
+    if (!outcome.ok) {
+      const error =
+        outcome.refused === 'rate_limited'
+          ? rateLimited(outcome.retryAfterSeconds)
+          : outcome.refused === 'required_by_workspace'
+            ? new ApiError(409, 'two_factor_required', 'Your workspace requires two-factor sign-in')
+            : new ApiError(401, 'invalid_credentials', 'The password is wrong');
+      const view = await viewOf(operator);
+      return refuse(ctx, error, (shown) => securityPage(nav, { ...view, error: shown }));
+    }
+    ctx.state.log.info({ user_id: operator.user.id }, 'portal two-factor sign-in turned off');
+    changed(ctx, '/portal/security', 200, { two_factor: false });
+  });
+
+  router.post('/portal/security/require', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (!signedIn) return;
+    const { form, operator } = signedIn;
+    const required = form.required === 'true';
+    const outcome = await setTwoFactorRequirement(deps, { userId: operator.user.id, required });
+    if (!outcome.ok) {
+      const error =
+        outcome.refused === 'not_owner'
+          ? errors.forbidden('Only an owner decides whether the workspace requires two-factor sign-in')
+          : new ApiError(409, 'two_factor_not_enabled', 'Turn on two-factor sign-in for yourself first');
+      const view = await viewOf(operator);
+      return refuse(ctx, error, (shown) => securityPage(navOf(operator, '/portal/security'), { ...view, error: shown }));
+    }
+    ctx.state.log.info(
+      { user_id: operator.user.id, workspace_id: operator.user.workspace_id, required },
+      'portal two-factor requirement changed',
+    );
+    changed(ctx, '/portal/security', 200, { require_two_factor: required });
+  });
+
+  async function viewOf(operator: Operator): Promise<SecurityView> {
+    const standing = await twoFactorStanding(deps.db, operator.user.id);
+    return {
+      enabled: standing.enabled,
+      required: standing.required,
+      isOwner: operator.user.role === 'owner',
+      recoveryCodesLeft: standing.enabled ? await unusedRecoveryCodes(deps.db, operator.user.id) : 0,
+    };
+  }
+}

@@ -1,0 +1,48 @@
+import type { UseCaseDeps } from '../useCaseDeps';
+import { verifyPassword } from '../../platform/crypto/password';
+import { admitSignInAttempt } from './signInThrottle';
+import { PASSWORD_MAX_LENGTH } from './rules';
+import { disableTotp, findAccountUser, setWorkspaceRequiresTwoFactor, twoFactorStanding } from './store';
+
+export type RequirementChange = { ok: true } | { ok: false; refused: 'not_owner' | 'two_factor_not_enabled' };
+
+/**
+ * An owner requires (or stops requiring) a second factor of every member of the workspace. Members
+ * without one are then sent to enrol before any other page (api/portal/twoFactorGate.ts). The owner
+ * turning it on must have one: the switch may not send its own author away.
+ */
+export async function setTwoFactorRequirement(
+  deps: UseCaseDeps,
+  request: { userId: string; required: boolean },
+): Promise<RequirementChange> {
+  const user = await findAccountUser(deps.db, request.userId);
+  if (!user || user.role !== 'owner') return { ok: false, refused: 'not_owner' };
+  if (request.required && !(await twoFactorStanding(deps.db, user.id)).enabled) return { ok: false, refused: 'two_factor_not_enabled' };
+  await setWorkspaceRequiresTwoFactor(deps.db, user.workspace_id, request.required);
+  return { ok: true };
+}
+
+export type TwoFactorRemoval =
+  | { ok: true }
+  | { ok: false; refused: 'required_by_workspace' | 'invalid_credentials' }
+  | { ok: false; refused: 'rate_limited'; retryAfterSeconds: number };
+
+/**
+ * Turns a user's second factor off (their TOTP secret and recovery codes are deleted) after the
+ * password checks out, counted as a sign-in attempt; refused while the workspace requires one.
+ */
+export async function removeTwoFactor(
+  deps: UseCaseDeps,
+  request: { userId: string; password: string; clientAddress: string },
+): Promise<TwoFactorRemoval> {
+  const user = await findAccountUser(deps.db, request.userId);
+  if (!user) return { ok: false, refused: 'invalid_credentials' };
+  if ((await twoFactorStanding(deps.db, user.id)).required) return { ok: false, refused: 'required_by_workspace' };
+  const attempt = await admitSignInAttempt(deps, { account: user.email, clientAddress: request.clientAddress });
+  if (!('admitted' in attempt)) return { ok: false, ...attempt };
+  if (request.password.length > PASSWORD_MAX_LENGTH || !user.password_hash || !(await verifyPassword(request.password, user.password_hash)))
+    return { ok: false, refused: 'invalid_credentials' };
+  await attempt.admitted.passed();
+  await deps.db.transaction((trx) => disableTotp(trx, user.id));
+  return { ok: true };
+}

@@ -1,0 +1,193 @@
+import crypto from 'node:crypto';
+import { generate } from 'otplib';
+import type { Harness } from '../support/harness';
+import { OPERATOR_PASSWORD, PortalClient, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
+
+/**
+ * Two-factor sign-in (issue 27) as an operator and as someone holding only the password: enrolment
+ * on the security page, the code step of a sign-in, recovery codes, replays, the owner's requirement.
+ */
+describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
+  const apiLog: string[] = [];
+  const suite = usePortalHarness({ apiLog });
+  let h: Harness;
+  beforeAll(() => ({ h } = suite));
+  /** What the portal logged, parsed. */
+  const logged = () => apiLog.map((line) => JSON.parse(line) as Record<string, unknown>);
+  // Each test on a still clock, early in a 30-second step, so "the same code" and "the next code" are certain.
+  beforeEach(() => h.clock.freeze(new Date(Math.floor(Date.now() / 30_000) * 30_000 + 1_000)));
+  afterEach(() => h.clock.freeze(null));
+
+  const codeFor = (secret: string) => generate({ secret, epoch: Math.floor(h.clock.now().getTime() / 1000) });
+  /** Moves the clock to the next 30-second step, so a new code exists. */
+  const nextStep = () => h.clock.advance(30_000);
+
+  /** Signs up, enrols TOTP on the security page; the secret and recovery codes as the page showed them. */
+  async function enrolledOperator(tag = 'tfa') {
+    const operator = await signUpOperator(h, tag);
+    const started = await operator.client.submit('/portal/security', '/portal/security/two-factor', {});
+    expect(started.status).toBe(200);
+    const secret = /data-totp-secret>([A-Z2-7]+)</.exec(started.text)![1];
+    const confirmed = await operator.client.submit('/portal/security', '/portal/security/two-factor/confirm', {
+      code: await codeFor(secret),
+    });
+    expect(confirmed.status).toBe(200);
+    const recoveryCodes = [...confirmed.text.matchAll(/<li><code class="mono">([0-9a-z-]{19})<\/code><\/li>/g)].map((m) => m[1]);
+    return { ...operator, secret, recoveryCodes };
+  }
+
+  async function passwordStep(email: string) {
+    const client = new PortalClient(h.apiUrl);
+    const res = await client.submit('/portal/login', '/portal/login', { email, password: OPERATOR_PASSWORD });
+    return { client, res };
+  }
+
+  it('enrols: the secret shown as text and otpauth URI, sealed at rest, on only once a code confirms it; recovery codes shown once, stored hashed', async () => {
+    const { client, userId, email } = await signUpOperator(h, 'enrol');
+    const started = await client.submit('/portal/security', '/portal/security/two-factor', {});
+    expect(started.status).toBe(200);
+    const secret = /data-totp-secret>([A-Z2-7]+)</.exec(started.text)![1];
+    const uri = /data-totp-uri>([^<]+)</.exec(started.text)![1].replace(/&amp;/g, '&');
+    expect(uri).toBe(`otpauth://totp/Switchboard:${encodeURIComponent(email)}?secret=${secret}&issuer=Switchboard`);
+    const pending = await h.db('users').where({ id: userId }).first();
+    expect(pending.totp_pending_sealed).toMatch(/^v2\./);
+    expect(pending.totp_pending_sealed).not.toContain(secret);
+    expect(pending.totp_enabled_at).toBeNull();
+
+    // Not on yet: the password alone still signs in.
+    expect((await passwordStep(email)).res.headers.get('location')).toBe('/portal');
+
+    const wrong = await client.submit(
+      '/portal/security',
+      '/portal/security/two-factor/confirm',
+      { code: '000000' },
+      { accept: 'application/json' },
+    );
+    expect(wrong.status).toBe(422);
+    expect(JSON.parse(wrong.text).error.code).toBe('invalid_code');
+    expect((await h.db('users').where({ id: userId }).first()).totp_enabled_at).toBeNull();
+
+    const confirmed = await client.submit('/portal/security', '/portal/security/two-factor/confirm', { code: await codeFor(secret) });
+    expect(confirmed.status).toBe(200);
+    const codes = [...confirmed.text.matchAll(/<li><code class="mono">([0-9a-z-]{19})<\/code><\/li>/g)].map((m) => m[1]);
+    expect(codes).toHaveLength(10);
+    const stored = await h.db('recovery_codes').where({ user_id: userId });
+    expect(stored.map((row) => row.code_hash).sort()).toEqual(codes.map((c) => crypto.createHash('sha256').update(c).digest('hex')).sort());
+    const user = await h.db('users').where({ id: userId }).first();
+    expect(user.totp_secret_sealed).toMatch(/^v2\./);
+    expect(user.totp_pending_sealed).toBeNull();
+    expect(user.totp_enabled_at).not.toBeNull();
+    // Shown once: the page afterwards counts them and shows none.
+    const later = await client.get('/portal/security');
+    expect(later.text).toContain('Recovery codes left: 10');
+    for (const code of codes) expect(later.text).not.toContain(code);
+  });
+
+  it('asks for the code after the password; refuses and logs a wrong code and a replay of a just-used one; a recovery code works once', async () => {
+    const { email, userId, secret, recoveryCodes } = await enrolledOperator('signin');
+    const { client, res } = await passwordStep(email);
+    expect(res.status).toBe(303);
+    expect(res.headers.get('location')).toBe('/portal/login/code');
+    expect(client.cookies.has('sb_portal_session')).toBe(false);
+    expect((await client.get('/portal')).status).toBe(302);
+
+    const current = await codeFor(secret);
+    const wrongCode = current === '000000' ? '111111' : '000000';
+    const wrong = await client.submit('/portal/login/code', '/portal/login/code', { code: wrongCode });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('invalid_code');
+    expect(logged()).toContainEqual(
+      expect.objectContaining({ msg: 'portal second factor refused', user_id: userId, reason: 'wrong_code' }),
+    );
+
+    // The code that confirmed enrolment was used in this step: it does not sign in again.
+    const replayed = await client.submit('/portal/login/code', '/portal/login/code', { code: current });
+    expect(replayed.status).toBe(401);
+    expect(logged()).toContainEqual(
+      expect.objectContaining({ msg: 'portal second factor refused', user_id: userId, reason: 'replayed_code' }),
+    );
+
+    nextStep();
+    const fresh = await codeFor(secret);
+    const signedIn = await client.submit('/portal/login/code', '/portal/login/code', { code: fresh });
+    expect(signedIn.status).toBe(303);
+    expect(signedIn.headers.get('location')).toBe('/portal');
+    expect((await client.get('/portal')).status).toBe(200);
+
+    // Someone who saw that code and knows the password, inside the same 30 seconds: refused.
+    const thief = await passwordStep(email);
+    expect((await thief.client.submit('/portal/login/code', '/portal/login/code', { code: fresh })).status).toBe(401);
+
+    const withRecovery = await passwordStep(email);
+    const recovered = await withRecovery.client.submit('/portal/login/code', '/portal/login/code', {
+      code: recoveryCodes[0].toUpperCase(),
+    });
+    expect(recovered.status).toBe(303);
+    expect((await withRecovery.client.get('/portal')).status).toBe(200);
+    const again = await passwordStep(email);
+    const reused = await again.client.submit('/portal/login/code', '/portal/login/code', { code: recoveryCodes[0] });
+    expect(reused.status).toBe(401);
+    expect(logged()).toContainEqual(
+      expect.objectContaining({ msg: 'portal second factor refused', user_id: userId, reason: 'used_recovery_code' }),
+    );
+  });
+
+  it('refuses the code step without its CSRF token or without a password step first', async () => {
+    const { email, secret } = await enrolledOperator('csrf');
+    nextStep();
+    const { client } = await passwordStep(email);
+    const noToken = await client.post('/portal/login/code', { code: await codeFor(secret) });
+    expect(noToken.status).toBe(403);
+    expect(client.cookies.has('sb_portal_session')).toBe(false);
+
+    const stranger = new PortalClient(h.apiUrl);
+    const page = await stranger.get('/portal/login');
+    const noChallenge = await stranger.post('/portal/login/code', { csrf_token: PortalClient.csrfOf(page), code: await codeFor(secret) });
+    expect(noChallenge.status).toBe(401);
+    expect(noChallenge.text).toContain('challenge_expired');
+  });
+
+  it('an owner requires two-factor sign-in: members without it are sent to enrol before anything else; only an owner who has it may switch', async () => {
+    const owner = await signUpOperator(h, 'owner');
+    const member = await signInMember(h.apiUrl, h.db, owner.workspaceId);
+    const byMember = await member.submit('/portal/security', '/portal/security/require', { required: 'true' });
+    expect(byMember.status).toBe(403);
+    const withoutOwn = await owner.client.submit('/portal/security', '/portal/security/require', { required: 'true' });
+    expect(withoutOwn.status).toBe(409);
+    expect(withoutOwn.text).toContain('two_factor_not_enabled');
+
+    const started = await owner.client.submit('/portal/security', '/portal/security/two-factor', {});
+    const secret = /data-totp-secret>([A-Z2-7]+)</.exec(started.text)![1];
+    await owner.client.submit('/portal/security', '/portal/security/two-factor/confirm', { code: await codeFor(secret) });
+    const required = await owner.client.submit('/portal/security', '/portal/security/require', { required: 'true' });
+    expect(required.status).toBe(303);
+    expect((await h.db('workspaces').where({ id: owner.workspaceId }).first()).require_two_factor).toBe(true);
+
+    for (const path of ['/portal', '/portal/lines', '/portal/api-keys']) {
+      const page = await member.get(path);
+      expect(page.status).toBe(303);
+      expect(page.headers.get('location')).toBe('/portal/security');
+    }
+    const csrf = PortalClient.csrfOf(await member.get('/portal/security'));
+    const change = await member.post(
+      '/portal/lines',
+      { csrf_token: csrf, env: 'test', name: 'x', mode: 'webhook' },
+      { accept: 'application/json' },
+    );
+    expect(change.status).toBe(403);
+    expect(JSON.parse(change.text).error.code).toBe('two_factor_required');
+    const security = await member.get('/portal/security');
+    expect(security.status).toBe(200);
+    expect(security.text).toContain('This workspace requires two-factor sign-in');
+
+    const memberStart = await member.submit('/portal/security', '/portal/security/two-factor', {});
+    const memberSecret = /data-totp-secret>([A-Z2-7]+)</.exec(memberStart.text)![1];
+    expect(
+      (await member.submit('/portal/security', '/portal/security/two-factor/confirm', { code: await codeFor(memberSecret) })).status,
+    ).toBe(200);
+    expect((await member.get('/portal')).status).toBe(200);
+    // Required: it cannot be turned off.
+    const off = await member.submit('/portal/security', '/portal/security/two-factor/remove', { password: OPERATOR_PASSWORD });
+    expect(off.status).toBe(409);
+  });
+});
