@@ -1,0 +1,97 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../../src/platform/config';
+import { decisionReferences, REPOSITORY_ROOTS, referenceProblems, type AllowedAbsence } from '../support/decisionReferences';
+
+/**
+ * The decisions log names the files and symbols each decision lives in; a rename that leaves the log behind makes a
+ * newcomer read about code that is not there (issue 27, item 5). The conventions the log is read with are in its
+ * header and in test/support/decisionReferences.ts.
+ */
+
+/** Paths the log names that are not in the repository, on purpose. Keep this list short: rewrite the log instead. */
+const ALLOWED_ABSENCES: readonly AllowedAbsence[] = [
+  { path: 'service-interface.md', reason: 'the spec: kept beside the repository (the shared spec folder), not in it' },
+  { path: 'wire-shapes.md', reason: "the public client's wire shapes: kept beside the spec, not in the repository" },
+  {
+    path: 'activities/carrierEnvironment.ts',
+    section: 'Test keys on every carrier: Telnyx per environment, the simulator for test traffic (issue 26)',
+    reason: 'historical: the entry records that issue 26 removed it',
+  },
+];
+
+const logPath = path.join(projectRoot, 'docs/decisions.md');
+
+describe('docs/decisions.md names what exists', () => {
+  const markdown = fs.readFileSync(logPath, 'utf8');
+
+  it('every repository path and every symbol tied to one exists, and each allowed absence is still needed', () => {
+    expect(referenceProblems(markdown, projectRoot, ALLOWED_ABSENCES)).toEqual([]);
+  });
+
+  it('reads the log as intended: hundreds of paths, dozens of symbols, every root a directory', () => {
+    const references = decisionReferences(markdown);
+    expect(references.length).toBeGreaterThan(200);
+    expect(references.flatMap((reference) => reference.symbols).length).toBeGreaterThan(40);
+    for (const root of REPOSITORY_ROOTS) expect(fs.statSync(path.join(projectRoot, root)).isDirectory()).toBe(true);
+  });
+});
+
+describe('reading a decisions log', () => {
+  /** A throwaway repository: one file with one symbol and three lines. */
+  let root: string;
+  beforeAll(() => {
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'decisions-log-'));
+    fs.mkdirSync(path.join(root, 'src/domain/keys'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'src/domain/keys/cache.ts'), 'export class KeyCache {}\nexport const TTL = 1;\n');
+    fs.writeFileSync(path.join(root, 'README.md'), '# readme\n');
+  });
+  afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  it('ties a symbol to a path in each of the four written forms', () => {
+    const forms = [
+      'The cache (`KeyCache` in `src/domain/keys/cache.ts`).',
+      'The cache, `KeyCache` (`src/domain/keys/cache.ts`).',
+      'The cache (`KeyCache`, `src/domain/keys/cache.ts`).',
+      'The cache, `src/domain/keys/cache.ts` (`KeyCache`).',
+    ];
+    for (const form of forms) {
+      expect(decisionReferences(form)).toEqual([expect.objectContaining({ path: 'src/domain/keys/cache.ts', symbols: ['KeyCache'] })]);
+      expect(referenceProblems(form, root)).toEqual([]);
+    }
+    // A symbol split from its path by a line break is still tied to it.
+    expect(decisionReferences('- `KeyCache` in\n  `src/domain/keys/cache.ts`')[0]!.symbols).toEqual(['KeyCache']);
+    // Identifiers beside a path in other words are not claims about it.
+    expect(decisionReferences('`KeyCache` and `src/domain/keys/cache.ts`')[0]!.symbols).toEqual([]);
+  });
+
+  it('reports a renamed file, a renamed symbol and a line range past the end', () => {
+    const log = [
+      '## Keys',
+      '- Cached (`KeyCache` in `src/domain/keys/cache.ts`), see `src/domain/keys/cache.ts:2`.',
+      '- Gone: `src/domain/keys/keyCache.ts`, `KeyStore` (`src/domain/keys/cache.ts`), `src/domain/keys/cache.ts:3-9`.',
+      '- Bare names: `README.md` is at the root, `cache.ts` is not.',
+    ].join('\n');
+    expect(referenceProblems(log, root)).toEqual([
+      'decisions.md:3: `src/domain/keys/keyCache.ts` does not exist',
+      'decisions.md:3: `KeyStore` does not occur in `src/domain/keys/cache.ts`',
+      'decisions.md:3: `src/domain/keys/cache.ts` has no line 9',
+      'decisions.md:4: `cache.ts` does not exist (a file not at the repository root is named by its path from the root)',
+    ]);
+  });
+
+  it('leaves placeholders, commands and paths outside the repository alone', () => {
+    const log = 'Use cases in `src/domain/<area>/rules.ts`; run `node src/main/cli.ts`; data in `.data/runtime.json`.';
+    expect(decisionReferences(log)).toEqual([]);
+  });
+
+  it('excuses an allowed absence only in its section, and reports the entry once it is not needed', () => {
+    const log = '## Old\n- `src/gone.ts` was removed.\n## New\n- `src/gone.ts` is used.';
+    const allowed = [{ path: 'src/gone.ts', section: 'Old', reason: 'historical' }];
+    expect(referenceProblems(log, root, allowed)).toEqual(['decisions.md:4: `src/gone.ts` does not exist']);
+    expect(referenceProblems('## New\n- nothing', root, allowed)).toEqual([
+      '`src/gone.ts` is allowed as absent in "Old", but the log no longer names it there: drop that entry',
+    ]);
+  });
+});
