@@ -170,10 +170,10 @@ export function referenceProblems(markdown: string, root: string, allowed: reado
       problems.push(`${at}: \`${reference.path}\` does not exist${hint}`);
       continue;
     }
-    const text = files.map((file) => fs.readFileSync(file, 'utf8')).join('\n');
-    const code = files.map(codeOf).join('\n');
-    if (reference.lineRange && reference.lineRange.last > text.split('\n').length)
+    if (reference.lineRange && reference.lineRange.last > fs.readFileSync(files[0]!, 'utf8').split('\n').length)
       problems.push(`${at}: \`${reference.path}\` has no line ${reference.lineRange.last}`);
+    if (!reference.symbols.length) continue;
+    const code = files.map(codeOf).join('\n');
     for (const symbol of reference.symbols)
       if (!mentions(code, symbol)) problems.push(`${at}: \`${symbol}\` does not occur in \`${reference.path}\``);
   }
@@ -182,5 +182,59 @@ export function referenceProblems(markdown: string, root: string, allowed: reado
       problems.push(
         `\`${entry.path}\` is allowed as absent${entry.section ? ` in "${entry.section}"` : ''}, but the log no longer names it there: drop that entry`,
       );
+  return problems;
+}
+
+/** A name in code style: camelCase or PascalCase with an inner capital, or SCREAMING_SNAKE_CASE (`fooBar`, `FooBar`, `FOO_BAR`). */
+const CODE_NAME = /^(?:[a-z][a-z0-9]*[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|[A-Z][A-Z0-9]*_[A-Z0-9_]+)$/;
+
+/** The last part of every code-style name the log writes in a code span (`a.b.fooBar()` → `fooBar`), with its first line. */
+export function codeNames(markdown: string): Map<string, number> {
+  const names = new Map<string, number>();
+  markdown.split('\n').forEach((text, index) => {
+    for (const match of text.matchAll(/`([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)(?:\(\))?`/g)) {
+      const name = match[1]!.split('.').pop()!;
+      if (CODE_NAME.test(name) && !names.has(name)) names.set(name, index + 1);
+    }
+  });
+  return names;
+}
+
+/** The log's own checker: its allowances name what the code does not have, so it is not code a name may live in. */
+const CHECKER_FILES = ['test/unit/decisionsLog.test.ts', 'test/support/decisionReferences.ts'];
+
+/**
+ * Every file whose code a code-style name may live in: the code folders (recorded histories and the checker aside)
+ * and the root's configuration.
+ */
+function codeFiles(root: string): string[] {
+  const checker = new Set(CHECKER_FILES.map((file) => path.join(root, file)));
+  const files = ['docker-compose.yml', 'Dockerfile', 'package.json', '.dependency-cruiser.cjs', 'eslint.config.mjs', 'tsconfig.json']
+    .map((name) => path.join(root, name))
+    .filter((file) => fs.existsSync(file));
+  for (const folder of REPOSITORY_ROOTS) {
+    if (folder === 'docs') continue;
+    for (const file of filesNamed(root, { path: `${folder}/` }))
+      if (!file.includes(`${path.sep}histories${path.sep}`) && !file.endsWith('.md') && !checker.has(file)) files.push(file);
+  }
+  return files;
+}
+
+/**
+ * Code-style names the log writes (in a code span) that no code of the repository contains, comments aside, one line
+ * each; `allowed` names the ones that are not the project's own (another system's, or historical), each with why.
+ */
+export function codeNameProblems(markdown: string, root: string, allowed: Readonly<Record<string, string>> = {}): string[] {
+  const code = codeFiles(root).map(codeOf).join('\n');
+  const words = new Set(code.match(/[A-Za-z_$][\w$]*/g));
+  const problems: string[] = [];
+  const names = codeNames(markdown);
+  for (const [name, line] of names) {
+    if (name in allowed) {
+      if (words.has(name)) problems.push(`\`${name}\` is in the code now, but the test allows it as absent: drop that entry`);
+    } else if (!words.has(name)) problems.push(`decisions.md:${line}: \`${name}\` occurs in no code of the repository`);
+  }
+  for (const name of Object.keys(allowed))
+    if (!names.has(name)) problems.push(`\`${name}\` is allowed as absent, but the log no longer names it: drop that entry`);
   return problems;
 }

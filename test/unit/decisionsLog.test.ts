@@ -2,7 +2,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { projectRoot } from '../../src/platform/config';
-import { decisionReferences, REPOSITORY_ROOTS, referenceProblems, type AllowedAbsence } from '../support/decisionReferences';
+import {
+  codeNameProblems,
+  decisionReferences,
+  REPOSITORY_ROOTS,
+  referenceProblems,
+  type AllowedAbsence,
+} from '../support/decisionReferences';
 
 /**
  * The decisions log names the files and symbols each decision lives in; a rename that leaves the log behind makes a
@@ -21,6 +27,22 @@ const ALLOWED_ABSENCES: readonly AllowedAbsence[] = [
   },
 ];
 
+/** Code-style names the log writes that are not in the project's code, on purpose: another system's, or historical. */
+const FOREIGN_OR_HISTORICAL_NAMES: Readonly<Record<string, string>> = {
+  deprecatePatch: "Temporal SDK's, named as the later step of removing a patch",
+  ListWorkflowExecutions: "Temporal frontend's API call, which the namespace wait's answer comes from",
+  RestException: "the twilio package's error class, which its client parses for us",
+  RecordingListParams: 'the telnyx package type cited as the source of a request shape',
+  preStop: 'a Kubernetes hook, named as the pattern not followed',
+  terminationGracePeriodSeconds: 'a Kubernetes pod setting, advice to deployments',
+  proxyUrl: 'a Scalar option deliberately left unset',
+  TWILIO_TEST_MESSAGING_SERVICE_SID: 'a setting considered and rejected',
+  startCarrierSimulator: 'historical: the entry records its rename to startSimulator',
+  createCarrierSimulatorApp: 'historical: the entry records its rename to createSimulatorApp',
+  TELNYX_TRANSCRIPTION_LANGUAGE: 'historical: the entries record its removal in issue 26',
+  carrierServesTestEnvironment: 'historical: the entry records its removal in issue 26',
+};
+
 const logPath = path.join(projectRoot, 'docs/decisions.md');
 
 describe('docs/decisions.md names what exists', () => {
@@ -28,6 +50,10 @@ describe('docs/decisions.md names what exists', () => {
 
   it('every repository path and every symbol tied to one exists, and each allowed absence is still needed', () => {
     expect(referenceProblems(markdown, projectRoot, ALLOWED_ABSENCES)).toEqual([]);
+  });
+
+  it('every code-style name it writes (`fooBar`, `FooBar`, `FOO_BAR`) occurs in the code, but for a listed few', () => {
+    expect(codeNameProblems(markdown, projectRoot, FOREIGN_OR_HISTORICAL_NAMES)).toEqual([]);
   });
 
   it('reads the log as intended: hundreds of paths, dozens of symbols, every root a directory', () => {
@@ -44,7 +70,7 @@ describe('reading a decisions log', () => {
   beforeAll(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'decisions-log-'));
     fs.mkdirSync(path.join(root, 'src/domain/keys'), { recursive: true });
-    fs.writeFileSync(path.join(root, 'src/domain/keys/cache.ts'), 'export class KeyCache {}\nexport const TTL = 1;\n');
+    fs.writeFileSync(path.join(root, 'src/domain/keys/cache.ts'), 'export class KeyCache {}\nexport const TTL = 1; // TTL_MS\n');
     fs.writeFileSync(path.join(root, 'README.md'), '# readme\n');
   });
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -84,6 +110,15 @@ describe('reading a decisions log', () => {
   it('leaves placeholders, commands and paths outside the repository alone', () => {
     const log = 'Use cases in `src/domain/<area>/rules.ts`; run `node src/main/cli.ts`; data in `.data/runtime.json`.';
     expect(decisionReferences(log)).toEqual([]);
+  });
+
+  it('reports a code-style name no code contains, comments aside, and an allowance no longer needed', () => {
+    const log = 'The cache is `KeyCache`; its time is `TTL_MS`, once `keyCacheTtl`; `OldName` was renamed; `plain` words pass.';
+    expect(codeNameProblems(log, root, { OldName: 'historical', KeyCache: 'wrongly listed' })).toEqual([
+      '`KeyCache` is in the code now, but the test allows it as absent: drop that entry',
+      'decisions.md:1: `TTL_MS` occurs in no code of the repository',
+      'decisions.md:1: `keyCacheTtl` occurs in no code of the repository',
+    ]);
   });
 
   it('excuses an allowed absence only in its section, and reports the entry once it is not needed', () => {
