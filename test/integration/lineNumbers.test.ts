@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
 import { customer } from '../support/customer';
-import { createTenant, eventually, startHarness, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createTenant, eventually, startHarness, useHarness, type Harness, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 
 /**
@@ -155,20 +155,23 @@ describe('choosing a line number: a refusal known only after the 201', () => {
     await slow.startWorker();
   });
   afterAll(async () => slow?.close());
-
-  it('releases the line with provisioning_error naming the criterion', async () => {
-    const tenant = await createTenant(slow.db);
+  /**
+   * A new tenant's line whose number the simulator holds past the API's wait (201, provisioning), then provisions
+   * as `fault` says: the line as its customer reads it once released.
+   */
+  const releasedAfterThe201 = async (fields: Record<string, unknown>, fault: 'normal' | 'reject') => {
+    const { lines } = customer({ h: slow, tenant: await createTenant(slow.db) });
     slow.simulator.state.provisionFault = 'hold';
-    const created = await slow.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine({ area_code: '564' }) });
+    const created = await lines.post(fields);
     expect(created.status).toBe(201);
     expect(created.body.line).toMatchObject({ status: 'provisioning', provisioning_error: null });
-    slow.simulator.state.provisionFault = 'normal';
+    slow.simulator.state.provisionFault = fault;
     slow.simulator.state.releaseHeld();
-    const id = created.body.line.id as string;
-    const released = await eventually(async () => {
-      const line = (await slow.request('GET', `/api/v1/lines/${id}`, { key: tenant.keys.test })).body.line;
-      return line.status === 'released' ? line : undefined;
-    });
+    return lines.untilReleased(created.body.line.id);
+  };
+
+  it('releases the line with provisioning_error naming the criterion', async () => {
+    const released = await releasedAfterThe201({ area_code: '564' }, 'normal');
     expect(released).toMatchObject({
       phone_number: null,
       provisioning_error: {
@@ -180,18 +183,7 @@ describe('choosing a line number: a refusal known only after the 201', () => {
   });
 
   it('releases the line with provisioning_error naming the provider and its code when the carrier refuses otherwise (issue 26)', async () => {
-    const tenant = await createTenant(slow.db);
-    slow.simulator.state.provisionFault = 'hold';
-    const created = await slow.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
-    expect(created.status).toBe(201);
-    expect(created.body.line).toMatchObject({ status: 'provisioning', provisioning_error: null });
-    slow.simulator.state.provisionFault = 'reject';
-    slow.simulator.state.releaseHeld();
-    const id = created.body.line.id as string;
-    const released = await eventually(async () => {
-      const line = (await slow.request('GET', `/api/v1/lines/${id}`, { key: tenant.keys.test })).body.line;
-      return line.status === 'released' ? line : undefined;
-    });
+    const released = await releasedAfterThe201({}, 'reject');
     expect(released).toMatchObject({
       phone_number: null,
       provisioning_error: {

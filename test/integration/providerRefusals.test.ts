@@ -1,15 +1,11 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { createApp } from '../../api/app';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
-import type { Config } from '../../src/platform/config';
-import { createLogger } from '../../src/platform/logger';
+import { startLoggingApi, type LoggingApi } from '../support/loggingApi';
 import { customer } from '../support/customer';
-import { eventually, useHarness, webhookLine, type Harness } from '../support/harness';
-import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
-import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
+import { eventually, webhookLine, type Harness } from '../support/harness';
+import { useTelnyxLiveSuite } from '../support/telnyxHarness';
+import type { StubCall } from '../support/telnyxStub';
+import { useTwilioLiveSuite } from '../support/twilioHarness';
 
 /**
  * What a customer sees when the carrier refuses (issue 26, "Bad input"), through the public API against
@@ -18,9 +14,6 @@ import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
  * API's wait, the line's `provisioning_error` says the same. Twilio errors are `{code, message, more_info,
  * status}`; Telnyx errors `{errors: [{code, title, detail}]}`.
  */
-
-/** A line as its customer reads it after the 201. */
-type LineRecord = { status: string; phone_number: string | null; provisioning_error: unknown };
 
 const carrierError = (provider: string, code: string, action: string) => ({
   error: {
@@ -36,33 +29,8 @@ const carrierError = (provider: string, code: string, action: string) => ({
 /** The lines `key` lists. */
 const listed = async (h: Harness, key: string): Promise<unknown[]> => (await h.request('GET', '/api/v1/lines', { key })).body.lines;
 
-/** Waits until the line is released, as its customer reads it. */
-const untilReleased = (h: Harness, key: string, id: string): Promise<LineRecord> =>
-  eventually(
-    async () => {
-      const line = (await h.request('GET', `/api/v1/lines/${id}`, { key })).body.line as LineRecord;
-      return line.status === 'released' ? line : undefined;
-    },
-    30_000,
-    `line ${id} to be released`,
-  );
-
-/** The deployment's Twilio settings for an account played by `stub` (as TWILIO_* would give them). */
-function twilioOn(stub: TwilioStub, twilio: Config['twilio']): void {
-  twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
-  twilio.apiBaseUrl = stub.url;
-  twilio.liveMessagingServiceSid = stub.addMessagingService();
-}
-
 describe('a carrier refusal on Twilio (live environment, contract stub)', () => {
-  let stub: TwilioStub;
-  const twilio: Config['twilio'] = {};
-  beforeAll(async () => {
-    stub = await startTwilioStub();
-    twilioOn(stub, twilio);
-  });
-  afterAll(async () => stub?.close());
-  const ctx = useHarness({ worker: true, overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio } });
+  const { ctx, stub } = useTwilioLiveSuite({ messagingService: true });
   const { lines } = customer(ctx, { key: () => ctx.tenant.keys.live });
 
   it('a number Twilio will not sell without an address (21631) is 502 carrier_error naming Twilio and 21631, and nothing is left', async () => {
@@ -83,33 +51,9 @@ describe('a carrier refusal on Twilio (live environment, contract stub)', () => 
 
   describe('callbacks Switchboard does not understand, or cannot verify', () => {
     /** A second API on the harness's configuration whose log lines are kept. */
-    let api: { url: string; logs: Array<Record<string, unknown>>; close(): Promise<void> };
+    let api: LoggingApi;
     beforeAll(async () => {
-      const logs: Array<Record<string, unknown>> = [];
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
-          done();
-        },
-      });
-      const { h } = ctx;
-      const app = createApp({
-        config: h.config,
-        db: h.db,
-        temporal: h.temporal,
-        logger: createLogger('api-test', 'warn', sink),
-        now: () => new Date(),
-      });
-      const server = http.createServer(app.koa.callback());
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      api = {
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        logs,
-        close: async () => {
-          await new Promise<void>((resolve) => server.close(() => resolve()));
-          await app.close();
-        },
-      };
+      api = await startLoggingApi(ctx.h);
     });
     afterAll(async () => api?.close());
 
@@ -160,17 +104,7 @@ describe('a carrier refusal on Twilio (live environment, contract stub)', () => 
 });
 
 describe('a carrier refusal on Twilio known only after the 201 (a slow carrier)', () => {
-  let stub: TwilioStub;
-  const twilio: Config['twilio'] = {};
-  beforeAll(async () => {
-    stub = await startTwilioStub();
-    twilioOn(stub, twilio);
-  });
-  afterAll(async () => stub?.close());
-  const ctx = useHarness({
-    worker: true,
-    overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio, lineProvisionWaitMs: 300 },
-  });
+  const { ctx, stub } = useTwilioLiveSuite({ messagingService: true, overrides: { lineProvisionWaitMs: 300 } });
   const { lines } = customer(ctx, { key: () => ctx.tenant.keys.live });
 
   it('releases the line with provisioning_error naming Twilio and 21631', async () => {
@@ -179,7 +113,7 @@ describe('a carrier refusal on Twilio known only after the 201 (a slow carrier)'
     const created = await lines.post({ country: 'DE' });
     expect(created.status).toBe(201);
     expect(created.body.line).toMatchObject({ status: 'provisioning', provisioning_error: null });
-    const released = await untilReleased(ctx.h, ctx.tenant.keys.live, created.body.line.id);
+    const released = await lines.untilReleased(created.body.line.id);
     expect(released).toMatchObject({
       phone_number: null,
       provisioning_error: {
@@ -194,15 +128,7 @@ describe('a carrier refusal on Twilio known only after the 201 (a slow carrier)'
 });
 
 describe('a carrier refusal on Telnyx (live environment, contract stub)', () => {
-  let stub: TelnyxStub;
-  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
-  beforeAll(async () => {
-    stub = await startTelnyxStub();
-    overrides.telnyx = telnyxConfigOn(stub, { campaignId: 'stub-campaign' });
-  });
-  const ctx = useHarness({ worker: true, overrides });
-  beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));
-  afterAll(async () => stub?.close());
+  const { ctx, stub } = useTelnyxLiveSuite({ campaignId: 'stub-campaign' });
   const { lines, calls } = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine() });
 
   /** Telnyx's refusals, as its error catalogue words them (developers.telnyx.com/development/api-fundamentals/api-errors, …/api/errors/90018). */

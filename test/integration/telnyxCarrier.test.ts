@@ -5,11 +5,11 @@ import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/c
 import { MAX_NUMBER_ORDERS } from '../../src/adapters/carrier/telnyx/numbers';
 import { KEYWORD_REPLIES } from '../../src/domain/messages/rules';
 import { runCommand } from '../../src/main/cli';
-import type { Config } from '../../src/platform/config';
-import { eventually, useHarness, webhookLine } from '../support/harness';
+import { eventually, webhookLine } from '../support/harness';
 import { customer, type Line } from '../support/customer';
-import { startReceiver, type Receiver } from '../support/receiver';
-import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
+import { useTelnyxLiveSuite } from '../support/telnyxHarness';
+import type { StubCall } from '../support/telnyxStub';
+import { telnyxEventBody } from '../support/telnyxStubWebhooks';
 
 /**
  * The simulator's scenarios on the Telnyx carrier (CARRIER_PROVIDER_LIVE=telnyx): the worker drives a
@@ -21,27 +21,14 @@ import { startTelnyxStub, telnyxConfigOn, type StubCall, type TelnyxStub } from 
 const MEDIA_PORT = 56_600 + (process.pid % 90);
 
 describe('Telnyx carrier', () => {
-  let stub: TelnyxStub;
-  let receiver: Receiver;
-  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
-  beforeAll(async () => {
-    stub = await startTelnyxStub();
-    receiver = await startReceiver();
-    overrides.telnyx = telnyxConfigOn(stub, {
-      campaignId: 'stub-campaign',
-      mediaUrl: `ws://127.0.0.1:${MEDIA_PORT}/telnyx/media`,
-      mediaPort: MEDIA_PORT,
-    });
-  });
-  const ctx = useHarness({ worker: true, overrides });
-  beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));
-  afterAll(async () => {
-    await stub.close();
-    await receiver.close();
+  const { ctx, stub, receiver } = useTelnyxLiveSuite({
+    campaignId: 'stub-campaign',
+    mediaUrl: `ws://127.0.0.1:${MEDIA_PORT}/telnyx/media`,
+    mediaPort: MEDIA_PORT,
   });
   const replies = new Map<string, string>();
+  // The receiver is emptied before each test (useTelnyxLiveSuite).
   beforeEach(() => {
-    receiver.requests.length = 0;
     replies.clear();
     receiver.respondWith((req) => {
       if (req.body.event !== 'message') return undefined;
@@ -88,10 +75,7 @@ describe('Telnyx carrier', () => {
     it('a failed order never becomes an active line: once every order fails the line is released with Telnyx’s answer', async () => {
       stub.scriptOrders(...Array.from({ length: MAX_NUMBER_ORDERS }, () => ({ outcome: 'failure' as const, pendingReads: 0 })));
       const id = (await lines.post()).body.line.id as string;
-      const line = await eventually(async () => {
-        const current = await lines.get(id, live());
-        return current.status === 'released' ? current : undefined;
-      }, 30_000);
+      const line = await lines.untilReleased(id, live());
       expect(line.phone_number).toBeNull();
       const orders = ordersOf(id);
       expect(orders.map((o) => o.status)).toEqual(Array.from({ length: MAX_NUMBER_ORDERS }, () => 'failure'));
@@ -423,15 +407,14 @@ describe('Telnyx carrier', () => {
   describe('webhook verification', () => {
     const url = () => `${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`;
     const body = (to: string) =>
-      JSON.stringify({
-        data: {
-          record_type: 'event',
-          event_type: 'message.received',
+      JSON.stringify(
+        telnyxEventBody('message.received', {
           id: crypto.randomUUID(),
-          occurred_at: new Date().toISOString(),
-          payload: { id: crypto.randomUUID(), from: { phone_number: '+14155550146' }, to: [{ phone_number: to }], text: 'forged' },
-        },
-      });
+          from: { phone_number: '+14155550146' },
+          to: [{ phone_number: to }],
+          text: 'forged',
+        }),
+      );
     const post = (raw: string, headers: Record<string, string>) =>
       fetch(url(), { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: raw });
     const stored = async (lineId: string) => ctx.h.db('messages').where({ line_id: lineId }).count<Array<{ count: string }>>('* as count');

@@ -1,18 +1,12 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import { createApp } from '../../api/app';
 import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { encodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
-import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
-import { createLogger } from '../../src/platform/logger';
-import type { Config } from '../../src/platform/config';
+import { startLoggingApi, type LoggingApi } from '../support/loggingApi';
 import { customer, type Line } from '../support/customer';
-import { eventually, useHarness, webhookLine } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, webhookLine } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
-import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from '../support/telnyxStub';
+import { useTelnyxLiveSuite } from '../support/telnyxHarness';
+import { telnyxEventBody } from '../support/telnyxStubWebhooks';
 
 /**
  * Test keys on a Telnyx deployment (issue 26 item 6): Telnyx has no test mode, so the live
@@ -22,20 +16,7 @@ import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from '../support/tel
  * one carrier can act on a row of the other's environment.
  */
 describe('Telnyx deployment: the test environment on the simulator, the environments apart', () => {
-  let stub: TelnyxStub;
-  let receiver: Receiver;
-  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
-  beforeAll(async () => {
-    stub = await startTelnyxStub();
-    receiver = await startReceiver();
-    overrides.telnyx = telnyxConfigOn(stub);
-  });
-  const ctx = useHarness({ worker: true, overrides });
-  beforeAll(() => stub.setConnectionWebhookUrl(`${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`));
-  afterAll(async () => {
-    await stub.close();
-    await receiver.close();
-  });
+  const { ctx, stub, receiver } = useTelnyxLiveSuite();
   const line = () => webhookLine({ webhook_url: receiver.url });
   const test = customer(ctx, { key: () => ctx.tenant.keys.test, line });
   const live = customer(ctx, { key: () => ctx.tenant.keys.live, line });
@@ -72,33 +53,9 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
 
   describe('a callback verified for one carrier acts only on its own environment', () => {
     /** A second API on the harness's configuration whose log lines are kept (the refusals are logged). */
-    let api: { url: string; logs: Array<Record<string, unknown>>; close(): Promise<void> };
+    let api: LoggingApi;
     beforeAll(async () => {
-      const logs: Array<Record<string, unknown>> = [];
-      const sink = new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) logs.push(JSON.parse(line) as Record<string, unknown>);
-          done();
-        },
-      });
-      const app = createApp({
-        config: ctx.h.config,
-        db: ctx.h.db,
-        temporal: ctx.h.temporal,
-        logger: createLogger('api-test', 'warn', sink),
-        now: () => new Date(),
-        telnyxInbox: telnyxInboxPorts(ctx.h.config, ctx.h.db),
-      });
-      const server = http.createServer(app.koa.callback());
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-      api = {
-        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-        logs,
-        close: async () => {
-          await new Promise<void>((resolve) => server.close(() => resolve()));
-          await app.close();
-        },
-      };
+      api = await startLoggingApi(ctx.h);
     });
     afterAll(async () => api?.close());
 
@@ -118,14 +75,12 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
      * in the inbox; what became of it is its inbox row once processed.
      */
     const asTelnyx = async (eventType: string, payload: Record<string, unknown>) => {
-      const id = crypto.randomUUID();
-      const raw = JSON.stringify({
-        data: { record_type: 'event', event_type: eventType, id, occurred_at: new Date().toISOString(), payload },
-      });
+      const body = telnyxEventBody(eventType, payload);
+      const raw = JSON.stringify(body);
       const response = await post('/carrier/telnyx/events', raw, stub.sign(raw));
       expect([response.status, await response.json()]).toEqual([200, { received: true }]);
       return eventually(async () => {
-        const row = await ctx.h.db('telnyx_inbox').where({ event_id: id }).first();
+        const row = await ctx.h.db('telnyx_inbox').where({ event_id: body.data.id }).first();
         return row?.processed_at ? (row as { outcome: string; reason: string | null }) : undefined;
       });
     };

@@ -3,15 +3,16 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Telnyx from 'telnyx';
 import { decodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
+import type { TelnyxWebhookBody } from '../../src/adapters/carrier/callbacks/telnyx/envelope';
 import { receiveTelnyxEvent } from '../../src/domain/telnyxInbox/receive';
 import { findInboxEvent } from '../../src/domain/telnyxInbox/store';
-import type { Config } from '../../src/platform/config';
 import { createLogger } from '../../src/platform/logger';
-import { eventually, useHarness, webhookLine } from '../support/harness';
+import { eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
-import { startReceiver, type Receiver } from '../support/receiver';
 import { checkTelnyxWebhookSettings } from '../../src/main/telnyxInbox';
-import { startTelnyxStub, telnyxCarrierOn, telnyxConfigOn, type StubCall, type TelnyxStub } from '../support/telnyxStub';
+import { useTelnyxLiveSuite } from '../support/telnyxHarness';
+import { telnyxCarrierOn, type StubCall } from '../support/telnyxStub';
+import { telnyxEventBody } from '../support/telnyxStubWebhooks';
 
 /**
  * Telnyx's webhooks as Telnyx delivers them (issue 26, defect 5; the stub: test/support/telnyxStubWebhooks.ts): a
@@ -20,29 +21,13 @@ import { startTelnyxStub, telnyxCarrierOn, telnyxConfigOn, type StubCall, type T
  * id, answers 200 at once, and processes it from there (src/domain/telnyxInbox/).
  */
 describe('Telnyx webhook delivery', () => {
-  let stub: TelnyxStub;
-  let receiver: Receiver;
-  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
-  beforeAll(async () => {
-    stub = await startTelnyxStub();
-    receiver = await startReceiver();
-    overrides.telnyx = telnyxConfigOn(stub);
-  });
-  const ctx = useHarness({ worker: true, overrides });
-  const eventsUrl = () => `${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`;
-  beforeAll(() => stub.setConnectionWebhookUrl(eventsUrl()));
+  const { ctx, stub, receiver, eventsUrl } = useTelnyxLiveSuite();
   afterEach(() => {
     stub.webhooks.duplicate([]);
     stub.setConnectionWebhookUrl(eventsUrl());
     stub.setConnectionFailoverUrl(undefined);
   });
-  afterAll(async () => {
-    // Also the oracle: it refuses if the package's own verification refused a webhook the stub signed.
-    await stub.close();
-    await receiver.close();
-  });
   beforeEach(() => {
-    receiver.requests.length = 0;
     receiver.respondWith((req) => (req.body.event === 'message' ? { status: 200, body: '{}' } : undefined));
   });
   const live = () => ctx.tenant.keys.live;
@@ -66,11 +51,25 @@ describe('Telnyx webhook delivery', () => {
   };
   const inboxOf = (callControlId: string): Promise<Array<{ event_id: string; event_type: string; outcome: string | null }>> =>
     ctx.h.db('telnyx_inbox').where({ call_control_id: callControlId }).orderBy('received_at');
+  /** An outbound call on a new line, once Telnyx has it. */
+  const placedCall = async (): Promise<{ id: string; call: StubCall }> => {
+    const line = await lines.create();
+    const id = (await calls.place(line.id)).body.call.id as string;
+    return { id, call: await eventually(async () => callOf(id)) };
+  };
+  /** An outbound call on a new line, answered at Telnyx and in progress. */
+  const answeredCall = async (): Promise<{ id: string; call: StubCall }> => {
+    const placed = await placedCall();
+    await stub.answer(placed.call.id);
+    await calls.untilStatus(placed.id, ['in_progress']);
+    return placed;
+  };
+  /** Stores a webhook's body in the inbox as the API does when it receives it, and processes nothing (an API that died then). */
+  const storedOnly = (body: TelnyxWebhookBody) =>
+    receiveTelnyxEvent({ db: ctx.h.db, log: createLogger('test', 'silent') }, body, Buffer.from(JSON.stringify(body)));
 
   it('a duplicated delivery (re-signed) is stored once and acted on once: one caller sentence is one message event', async () => {
-    const line = await lines.create();
-    const id = (await calls.place(line.id)).body.call.id;
-    const call = await eventually(async () => callOf(id));
+    const { id, call } = await placedCall();
     stub.webhooks.duplicate('all');
     await stub.answer(call.id);
     await calls.untilStatus(id, ['in_progress']);
@@ -99,11 +98,7 @@ describe('Telnyx webhook delivery', () => {
     const down = http.createServer((_req, res) => res.writeHead(503).end());
     await new Promise<void>((resolve) => down.listen(0, '127.0.0.1', resolve));
     try {
-      const line = await lines.create();
-      const id = (await calls.place(line.id)).body.call.id;
-      const call = await eventually(async () => callOf(id));
-      await stub.answer(call.id);
-      await calls.untilStatus(id, ['in_progress']);
+      const { id, call } = await answeredCall();
       // From now on Telnyx posts the call's webhooks to the primary that is down, and fails over.
       call.webhookUrl = `http://127.0.0.1:${(down.address() as AddressInfo).port}/carrier/telnyx/events`;
       stub.setConnectionFailoverUrl(eventsUrl());
@@ -119,9 +114,7 @@ describe('Telnyx webhook delivery', () => {
   });
 
   it('a voice webhook nobody takes is lost at Telnyx (no retry): the stub makes exactly one attempt', async () => {
-    const line = await lines.create();
-    const id = (await calls.place(line.id)).body.call.id;
-    const call = await eventually(async () => callOf(id));
+    const { id, call } = await placedCall();
     const before = stub.webhooks.deliveries.length;
     call.webhookUrl = `${ctx.h.config.publicBaseUrl}/carrier/telnyx/nowhere`;
     await stub.answer(call.id);
@@ -131,30 +124,18 @@ describe('Telnyx webhook delivery', () => {
   });
 
   it('a crash between storing an event and processing it loses nothing: the sweeper processes the stored call.hangup', async () => {
-    const line = await lines.create();
-    const id = (await calls.place(line.id)).body.call.id;
-    const call = await eventually(async () => callOf(id));
-    await stub.answer(call.id);
-    await calls.untilStatus(id, ['in_progress']);
+    const { id, call } = await answeredCall();
     // The API stored Telnyx's call.hangup, answered 200, and died before processing it.
-    const body = {
-      data: {
-        record_type: 'event',
-        event_type: 'call.hangup',
-        id: crypto.randomUUID(),
-        occurred_at: new Date().toISOString(),
-        payload: {
-          call_control_id: call.id,
-          call_leg_id: `leg-${call.id}`,
-          call_session_id: `session-${call.id}`,
-          client_state: call.clientState,
-          hangup_cause: 'normal_clearing',
-          hangup_source: 'callee',
-        },
-      },
-    };
-    const log = createLogger('test', 'silent');
-    const stored = await receiveTelnyxEvent({ db: ctx.h.db, log }, body, Buffer.from(JSON.stringify(body)));
+    const stored = await storedOnly(
+      telnyxEventBody('call.hangup', {
+        call_control_id: call.id,
+        call_leg_id: `leg-${call.id}`,
+        call_session_id: `session-${call.id}`,
+        client_state: call.clientState,
+        hangup_cause: 'normal_clearing',
+        hangup_source: 'callee',
+      }),
+    );
     expect((await findInboxEvent(ctx.h.db, stored.eventId)).processed_at).toBeNull();
     // The sweeper's pass, as its schedule starts it every 5 s.
     const swept = await sweep();
@@ -164,21 +145,15 @@ describe('Telnyx webhook delivery', () => {
   });
 
   it('an event retried after it was translated is applied from its stored translation, never translated (and its state moved) twice', async () => {
-    const line = await lines.create();
-    const id = (await calls.place(line.id)).body.call.id;
-    const call = await eventually(async () => callOf(id));
-    await stub.answer(call.id);
-    await calls.untilStatus(id, ['in_progress']);
-    const body = {
-      data: {
-        record_type: 'event',
-        event_type: 'call.speak.ended',
-        id: crypto.randomUUID(),
-        occurred_at: new Date().toISOString(),
-        payload: { call_control_id: call.id, call_leg_id: `leg-${call.id}`, call_session_id: `session-${call.id}`, status: 'completed' },
-      },
-    };
-    const stored = await receiveTelnyxEvent({ db: ctx.h.db, log: createLogger('test', 'silent') }, body, Buffer.from(JSON.stringify(body)));
+    const { id, call } = await answeredCall();
+    const stored = await storedOnly(
+      telnyxEventBody('call.speak.ended', {
+        call_control_id: call.id,
+        call_leg_id: `leg-${call.id}`,
+        call_session_id: `session-${call.id}`,
+        status: 'completed',
+      }),
+    );
     // Translated once (it could have moved the call's speech queue) before applying it failed: what it became is kept.
     const translated = {
       kind: 'call',
@@ -188,10 +163,7 @@ describe('Telnyx webhook delivery', () => {
       .db('telnyx_inbox')
       .where({ event_id: stored.eventId })
       .update({ translation: JSON.stringify(translated) });
-    await ctx.h.temporal.workflow.execute('sweepTelnyxInboxWorkflow', {
-      taskQueue: ctx.h.config.taskQueue,
-      workflowId: `telnyx-inbox-sweep-${crypto.randomUUID()}`,
-    });
+    await sweep();
     // The stored translation was applied (the call ended), the body not translated again.
     expect((await calls.untilStatus(id, ['completed'])).end_cause).toBe('caller_hangup');
     expect(await findInboxEvent(ctx.h.db, stored.eventId)).toMatchObject({ outcome: 'done', translation: translated });
@@ -315,15 +287,14 @@ describe('Telnyx webhook delivery', () => {
   });
 
   it('an event Switchboard does not act on is answered 200, stored with its outcome and logged, never dropped', async () => {
-    const raw = JSON.stringify({
-      data: {
-        record_type: 'event',
-        event_type: 'call.dtmf.received',
-        id: crypto.randomUUID(),
-        occurred_at: new Date().toISOString(),
-        payload: { call_control_id: 'v3:not-ours', call_leg_id: 'leg-x', call_session_id: 'session-x', digit: '5' },
-      },
-    });
+    const raw = JSON.stringify(
+      telnyxEventBody('call.dtmf.received', {
+        call_control_id: 'v3:not-ours',
+        call_leg_id: 'leg-x',
+        call_session_id: 'session-x',
+        digit: '5',
+      }),
+    );
     const response = await fetch(eventsUrl(), {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...stub.sign(raw) },
@@ -341,15 +312,7 @@ describe('Telnyx webhook delivery', () => {
 
   it('the package’s own verification (the oracle) and Switchboard agree on what a valid signature is', async () => {
     const sdk = new Telnyx({ apiKey: stub.apiKey, publicKey: stub.publicKey, maxRetries: 0 });
-    const raw = JSON.stringify({
-      data: {
-        record_type: 'event',
-        event_type: 'call.bridged',
-        id: crypto.randomUUID(),
-        occurred_at: new Date().toISOString(),
-        payload: {},
-      },
-    });
+    const raw = JSON.stringify(telnyxEventBody('call.bridged', {}));
     const { privateKey } = crypto.generateKeyPairSync('ed25519');
     const now = Math.floor(Date.now() / 1000);
     const forged = {

@@ -1,15 +1,13 @@
 import crypto from 'node:crypto';
 import { startEchoAudioHandler } from '../support/echoAudioHandler';
-import { customer, useHarnessWithReceiver } from '../support/customer';
+import { customer } from '../support/customer';
 import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
-import { startTwilioStub, type TwilioStub } from '../support/twilioStub';
+import { useTwilioLiveSuite } from '../support/twilioHarness';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
 import { createMaintenanceActivities } from '../../activities/maintenance';
 import { runCommand } from '../../src/main/cli';
 import { openTwilioRecording } from '../../src/adapters/carrier/twilio/recordings';
-import type { Config } from '../../src/platform/config';
-import { freePort } from '../../src/platform/infra/proc';
 
 /**
  * The live environment on Twilio, end to end, against the contract stub (test/support/twilioStub.ts):
@@ -17,22 +15,8 @@ import { freePort } from '../../src/platform/infra/proc';
  * signed webhooks through the API's Twilio routes into the same rules the simulator path uses.
  */
 describe('Twilio carrier (live environment, contract stub)', () => {
-  let stub: TwilioStub;
-  // Filled before the harness starts (hooks run in order), read by the worker's adapter and the API's routes.
-  const twilio: Config['twilio'] = {};
-  beforeAll(async () => {
-    stub = await startTwilioStub();
-    twilio.live = { accountSid: stub.accountSid, authToken: stub.authToken };
-    twilio.apiBaseUrl = stub.url;
-    // US A2P 10DLC: the registered Messaging Service live numbers join and SMS goes through (TWILIO_LIVE_MESSAGING_SERVICE_SID).
-    twilio.liveMessagingServiceSid = stub.addMessagingService();
-    // The worker's Media Streams listener, which the stub reaches as Twilio would reach TWILIO_MEDIA_URL.
-    twilio.mediaPort = await freePort();
-    twilio.mediaUrl = `ws://127.0.0.1:${twilio.mediaPort}/twilio/media`;
-  });
-  afterAll(async () => stub?.close());
-
-  const ctx = useHarnessWithReceiver({ overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio } });
+  // US A2P 10DLC: the registered Messaging Service live numbers join and SMS goes through; the worker's Media Streams listener.
+  const { ctx, stub, twilio, stubCallTo, reopenedRelay } = useTwilioLiveSuite({ messagingService: true, media: true });
   let h: Harness;
   let tenant: Tenant;
   beforeEach(() => {
@@ -42,8 +26,6 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     key: () => ctx.tenant.keys.live,
     line: () => webhookLine({ webhook_url: ctx.receiver.url }),
   });
-  const stubCallTo = (to: string) =>
-    eventually(async () => [...stub.calls.values()].find((call) => call.to === to), 20_000, `a Twilio call to ${to}`);
   const path = (url: string) => new URL(url).pathname;
 
   it('a live line buys a Twilio number with our voice, SMS and status URLs; a test line stays on the simulator', async () => {
@@ -187,11 +169,7 @@ describe('Twilio carrier (live environment, contract stub)', () => {
 
   it('barge-in: the caller talking over a speech cuts it; the customer gets interrupted, then the message', async () => {
     const long = 'Let me tell you about every dish on our menu, starting with the soups of the day.';
-    ctx.receiver.respondWith((req) =>
-      req.body.event === 'message' && req.body.text === 'Tell me everything'
-        ? { status: 200, body: JSON.stringify({ text: long }) }
-        : undefined,
-    );
+    ctx.receiver.replyTo('Tell me everything', long);
     const line = await lines.create();
     const call = await calls.dial(line.id, '+14155550113');
     const twilioCall = await stubCallTo('+14155550113');
@@ -213,24 +191,14 @@ describe('Twilio carrier (live environment, contract stub)', () => {
   });
 
   it('a dropped ConversationRelay socket: Twilio reopens the session through <Connect action>, and the conversation goes on', async () => {
-    ctx.receiver.respondWith((req) =>
-      req.body.event === 'message' && req.body.text === 'Still there?'
-        ? { status: 200, body: JSON.stringify({ text: 'Yes, still here.' }) }
-        : undefined,
-    );
+    ctx.receiver.replyTo('Still there?', 'Yes, still here.');
     const line = await lines.create({ begin_message: 'Hello.' });
     const call = await calls.dial(line.id, '+14155550115');
     const twilioCall = await stubCallTo('+14155550115');
     await stub.answer(twilioCall.sid);
     await eventually(async () => (twilioCall.relay?.said.includes('Hello.') ? true : undefined), 20_000, 'the greeting');
     await stub.finishSpeech(twilioCall.sid);
-    const first = twilioCall.relay!;
-    stub.dropRelay(twilioCall.sid);
-    const second = await eventually(
-      async () => (twilioCall.relay && twilioCall.relay !== first ? twilioCall.relay : undefined),
-      20_000,
-      'a new session',
-    );
+    const second = await reopenedRelay(twilioCall);
     const connects = stub.callbacks.filter((c) => c.params.CallSid === twilioCall.sid && path(c.url) === '/carrier/twilio/calls/connect');
     expect(connects.map((c) => new URL(c.url).searchParams.get('resume'))).toEqual([null, '1']);
     expect(connects[1].params).toMatchObject({ SessionStatus: 'ended' });

@@ -13,7 +13,7 @@ import { simulator } from '../support/simulatorControl';
  * the stub, like Twilio, refuses a `language` message for one that is not.
  */
 describe('Twilio line languages and voices (contract stub)', () => {
-  const { ctx, stub, stubCallTo } = useTwilioLiveSuite({ firstNumber: 5559100 });
+  const { ctx, stub, stubCallTo, reopenedRelay } = useTwilioLiveSuite({ firstNumber: 5559100 });
   const { lines, calls } = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine({ webhook_url: ctx.receiver.url }) });
   const relayAttributes = (call: StubCall) => /<ConversationRelay [^>]*>/.exec(call.twiml)![0];
   const messageEvent = (callId: string, text: string) =>
@@ -40,11 +40,7 @@ describe('Twilio line languages and voices (contract stub)', () => {
   });
 
   it('a line pinned to Spanish: Twilio transcribes in es-ES and speaks in the line’s Spanish voice', async () => {
-    ctx.receiver.respondWith((req) =>
-      req.body.event === 'message' && req.body.text === 'Una mesa para dos'
-        ? { status: 200, body: JSON.stringify({ text: '¿A qué hora?' }) }
-        : undefined,
-    );
+    ctx.receiver.replyTo('Una mesa para dos', '¿A qué hora?');
     const line = await lines.create({ language: 'es', voice: 'spanish-clara' });
     const call = await calls.dial(line.id, '+14155550502');
     const twilioCall = await stubCallTo('+14155550502');
@@ -69,13 +65,7 @@ describe('Twilio line languages and voices (contract stub)', () => {
     await eventually(async () => (twilioCall.relay ? true : undefined), 20_000, 'the ConversationRelay session');
     // The line gets another voice while the call runs (the call keeps the one it started with), and the session reopens.
     expect((await lines.update(line.id, { voice: 'german-lena' })).status).toBe(200);
-    const first = twilioCall.relay!;
-    stub.dropRelay(twilioCall.sid);
-    const second = await eventually(
-      async () => (twilioCall.relay && twilioCall.relay !== first ? twilioCall.relay : undefined),
-      20_000,
-      'a new session',
-    );
+    const second = await reopenedRelay(twilioCall);
     expect(relayAttributes(twilioCall)).toContain('ttsLanguage="de-DE"');
     await simulator(() => ctx.h).model.reply({ match: 'Encore', reply: 'Oui, toujours.' });
     await stub.callerSays(twilioCall.sid, 'Encore là ?', 'fr');

@@ -25,11 +25,7 @@ describe('Twilio re-fetches of the same TwiML (contract stub)', () => {
     ctx.receiver.requests.filter((r) => r.body.call_id === callId && r.body.event === event);
 
   it('two failed transfers in one call: both hand the call back to the agent through the same connect URL, and it goes on', async () => {
-    ctx.receiver.respondWith((req) =>
-      req.body.event === 'message' && req.body.text === 'Are you still there?'
-        ? { status: 200, body: JSON.stringify({ text: 'Yes, I am here.' }) }
-        : undefined,
-    );
+    ctx.receiver.replyTo('Are you still there?', 'Yes, I am here.');
     const line = await lines.create();
     const call = await calls.dial(line.id, '+14155550401');
     const twilioCall = await stubCallTo('+14155550401');

@@ -183,6 +183,16 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
     get: async (id: string, key?: string): Promise<Line> => (await request<{ line: Line }>('GET', `/api/v1/lines/${id}`, key)).body.line,
     /** Waits (45 s at most, see `untilLineActive`) until the line is active. */
     untilActive: (id: string, key?: string): Promise<Line> => untilLineActive(ctx.h.temporal, id, () => lines.get(id, key)),
+    /** Waits (30 s at most) until the line is released. */
+    untilReleased: (id: string, key?: string): Promise<Line> =>
+      eventually(
+        async () => {
+          const line = await lines.get(id, key);
+          return line.status === 'released' ? line : undefined;
+        },
+        30_000,
+        `line ${id} to be released`,
+      ),
     update: (id: string, fields: Record<string, unknown>, key?: string) =>
       request<{ line: Line }>('PATCH', `/api/v1/lines/${id}`, key, fields),
     release: (id: string, key?: string) => request<{ line: Line }>('DELETE', `/api/v1/lines/${id}`, key),

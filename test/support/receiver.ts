@@ -25,6 +25,8 @@ export interface Receiver {
   script(...answers: ScriptedAnswer[]): void;
   /** Decides the answer from the request itself (after any scripted answers run out). */
   respondWith(responder: ((req: ReceivedRequest) => ScriptedAnswer | undefined) | undefined): void;
+  /** As the agent: answers the `message` event whose text is `heard` with `reply` to speak (replaces the responder). */
+  replyTo(heard: string, reply: string): void;
   waitForRequests(count: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
 }
@@ -78,6 +80,10 @@ export async function startReceiver(): Promise<Receiver> {
     },
     respondWith: (next) => {
       responder = next;
+    },
+    replyTo: (heard, reply) => {
+      responder = (req) =>
+        req.body.event === 'message' && req.body.text === heard ? { status: 200, body: JSON.stringify({ text: reply }) } : undefined;
     },
     async waitForRequests(count, timeoutMs = 20_000) {
       const deadline = Date.now() + timeoutMs;

@@ -114,6 +114,14 @@ export interface TelnyxWebhookSender {
   oracleFailures: string[];
 }
 
+/** A webhook's body as Telnyx sends it: the event (a fresh id, occurred now) in its `{data: …}` envelope. */
+export function telnyxEventBody<P>(
+  eventType: string,
+  payload: P,
+): { data: { record_type: 'event'; id: string; event_type: string; occurred_at: string; payload: P } } {
+  return { data: { record_type: 'event', id: crypto.randomUUID(), event_type: eventType, occurred_at: new Date().toISOString(), payload } };
+}
+
 const VOICE_TIMEOUT_MS = 10_000;
 const MESSAGING_TIMEOUT_MS = 2_000;
 const MESSAGING_ATTEMPTS_PER_URL = 3;
@@ -179,13 +187,7 @@ export function telnyxWebhookSender(keys: { privateKey: crypto.KeyObject; public
 
   return {
     send(target, eventType, payload) {
-      const data = {
-        record_type: 'event' as const,
-        id: crypto.randomUUID(),
-        event_type: eventType,
-        occurred_at: new Date().toISOString(),
-        payload,
-      } as unknown as TelnyxEvent & { id: string; event_type: TelnyxEventType };
+      const data = telnyxEventBody(eventType, payload).data as unknown as TelnyxEvent & { id: string; event_type: TelnyxEventType };
       queue = queue.then(() => deliver(target, data));
       return queue;
     },
