@@ -4,8 +4,10 @@ import path from 'node:path';
 /**
  * What docs/decisions.md names in the repository, read as its header says (issue 27):
  * - a code span holding a repository path is a path reference: a span starting with one of REPOSITORY_ROOTS and a
- *   slash (`src/domain/keys/cache.ts`, `test/histories/`), or a file name with an extension and no slash
- *   (`docker-compose.yml`); it may end in `:line` or `:first-last`, and may hold a `*` glob in its last segment.
+ *   slash (`src/domain/keys/cache.ts`, `test/histories/`), or a file name with an extension and no slash, which names
+ *   the root's file of that name (`docker-compose.yml`) or else the one file of that name in the repository
+ *   (`holds.ts`; a name several files share is refused); it may end in `:line` or `:first-last`, and may hold a `*`
+ *   glob in its last segment.
  *   Placeholders (`<`, `{`) are conventions, not paths, and are not read.
  * - a code span holding an identifier (`name`, `name()`, `Type.member`) names a symbol of a path when written in one
  *   of four ways: `symbol` in `path`, `symbol` (`path`), (`symbol`, `path`), or `path` (`symbol`).
@@ -98,8 +100,35 @@ export function decisionReferences(markdown: string): DecisionReference[] {
   return references;
 }
 
+/** The repository's files by file name (under REPOSITORY_ROOTS), read once per root. */
+const filesByName = new Map<string, Map<string, string[]>>();
+function repositoryFilesNamed(root: string, name: string): string[] {
+  let index = filesByName.get(root);
+  if (!index) {
+    index = new Map();
+    for (const folder of REPOSITORY_ROOTS)
+      for (const file of filesNamed(root, { path: `${folder}/` })) {
+        const named = index.get(path.basename(file)) ?? [];
+        named.push(file);
+        index.set(path.basename(file), named);
+      }
+    filesByName.set(root, index);
+  }
+  return index.get(name) ?? [];
+}
+
+/**
+ * The files a bare file name (no slash) stands for: the root's file of that name, else every repository file of
+ * that name (one is a reference; several are an ambiguity the log must resolve by writing the path).
+ */
+export function filesOfBareName(root: string, name: string): string[] {
+  const atRoot = path.join(root, name);
+  return fs.existsSync(atRoot) ? [atRoot] : repositoryFilesNamed(root, name);
+}
+
 /** Every file a reference's path names: the file itself, each file under a directory, each match of a glob. */
 export function filesNamed(root: string, reference: Pick<DecisionReference, 'path'>): string[] {
+  if (!reference.path.includes('/')) return filesOfBareName(root, reference.path);
   const target = path.join(root, reference.path);
   if (reference.path.includes('*')) {
     const directory = path.dirname(target);
@@ -166,8 +195,12 @@ export function referenceProblems(markdown: string, root: string, allowed: reado
       continue;
     }
     if (!files.length) {
-      const hint = reference.path.includes('/') ? '' : ' (a file not at the repository root is named by its path from the root)';
-      problems.push(`${at}: \`${reference.path}\` does not exist${hint}`);
+      problems.push(`${at}: \`${reference.path}\` does not exist`);
+      continue;
+    }
+    if (!reference.path.includes('/') && files.length > 1) {
+      const paths = files.map((file) => path.relative(root, file)).join(', ');
+      problems.push(`${at}: \`${reference.path}\` is the name of ${files.length} files (${paths}): write the path`);
       continue;
     }
     if (reference.lineRange && reference.lineRange.last > fs.readFileSync(files[0]!, 'utf8').split('\n').length)

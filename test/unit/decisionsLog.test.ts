@@ -65,13 +65,16 @@ describe('docs/decisions.md names what exists', () => {
 });
 
 describe('reading a decisions log', () => {
-  /** A throwaway repository: one file with one symbol and three lines. */
+  /** A throwaway repository: a file with a symbol and three lines, two files of one name, a README at the root. */
   let root: string;
   beforeAll(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'decisions-log-'));
     fs.mkdirSync(path.join(root, 'src/domain/keys'), { recursive: true });
     fs.writeFileSync(path.join(root, 'src/domain/keys/cache.ts'), 'export class KeyCache {}\nexport const TTL = 1; // TTL_MS\n');
     fs.writeFileSync(path.join(root, 'README.md'), '# readme\n');
+    fs.mkdirSync(path.join(root, 'src/domain/lines'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'src/domain/keys/store.ts'), 'export {};\n');
+    fs.writeFileSync(path.join(root, 'src/domain/lines/store.ts'), 'export {};\n');
   });
   afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
 
@@ -92,18 +95,19 @@ describe('reading a decisions log', () => {
     expect(decisionReferences('`KeyCache` and `src/domain/keys/cache.ts`')[0]!.symbols).toEqual([]);
   });
 
-  it('reports a renamed file, a renamed symbol and a line range past the end', () => {
+  it('reports a renamed file, a renamed symbol, a line range past the end, and a bare file name naming no file or several', () => {
     const log = [
       '## Keys',
       '- Cached (`KeyCache` in `src/domain/keys/cache.ts`), see `src/domain/keys/cache.ts:2`.',
       '- Gone: `src/domain/keys/keyCache.ts`, `KeyStore` (`src/domain/keys/cache.ts`), `src/domain/keys/cache.ts:3-9`.',
-      '- Bare names: `README.md` is at the root, `cache.ts` is not.',
+      '- Bare names: `README.md` is at the root, `KeyCache` (`cache.ts`) the one such file, `store.ts` two, `gone.ts` none.',
     ].join('\n');
     expect(referenceProblems(log, root)).toEqual([
       'decisions.md:3: `src/domain/keys/keyCache.ts` does not exist',
       'decisions.md:3: `KeyStore` does not occur in `src/domain/keys/cache.ts`',
       'decisions.md:3: `src/domain/keys/cache.ts` has no line 9',
-      'decisions.md:4: `cache.ts` does not exist (a file not at the repository root is named by its path from the root)',
+      'decisions.md:4: `store.ts` is the name of 2 files (src/domain/keys/store.ts, src/domain/lines/store.ts): write the path',
+      'decisions.md:4: `gone.ts` does not exist',
     ]);
   });
 
