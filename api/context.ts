@@ -6,6 +6,7 @@ import type { Db } from '../src/platform/db/knex';
 import type { ApiKeyRow } from '../src/domain/keys/store';
 import type { Logger } from '../src/platform/logger';
 import type { CardVaults } from '../src/adapters/payments/port';
+import type { Mailer } from '../src/adapters/email/port';
 import type { CarrierRecording } from '../src/adapters/carrier/port';
 import type { CarrierReach } from '../src/domain/carriers/reach';
 import type { TelnyxInboxPorts } from '../src/domain/telnyxInbox/apply';
@@ -33,6 +34,11 @@ export interface AppDeps {
    * billing page saves none without it.
    */
   cardVaults?: CardVaults;
+  /**
+   * Where the portal's mail goes (verification, password reset, invitations); src/main builds it
+   * from SMTP_URL (src/adapters/email/smtp.ts). Absent: those pages answer 503 `mail_unavailable`.
+   */
+  mailer?: Mailer;
   /** True once the process has begun draining (SIGTERM): /readyz answers 503 from then on. */
   draining?: () => boolean;
 }

@@ -3,12 +3,12 @@ import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { acceptInvitation, pendingInvitation } from '../../src/domain/accounts/acceptInvitation';
 import { changeMemberRole } from '../../src/domain/accounts/changeMemberRole';
-import { inviteMember } from '../../src/domain/accounts/inviteMember';
+import { inviteMember, mailInvitation } from '../../src/domain/accounts/inviteMember';
 import { removeMember } from '../../src/domain/accounts/removeMember';
 import { membersOf, pendingInvitationsOf, revokeInvitation } from '../../src/domain/accounts/store';
 import { isRole } from '../../src/domain/keys/scopes';
 import { changed, refuse } from './answer';
-import { startSession } from './accountRoutes';
+import { mailingDeps, startSession } from './accountRoutes';
 import { assertCsrf, PRE_SESSION_CSRF_COOKIE, readCookie, readForm, sendPage } from './http';
 import { MEMBERS_SCOPE, navOf, operatorOrLogin, roleAllows, operatorForm } from './operatorPages';
 import { acceptInvitationPage, membersPage, type MembersPageInput } from './pages/members';
@@ -73,15 +73,20 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
           return again(new ApiError(409, 'email_taken', 'This email address already belongs to a user'));
       }
     }
-    // The link is a credential: logged by id only, shown on this answer alone (no redirect, nothing in a URL).
-    ctx.state.log.info({ invitation_id: outcome.invitation.id, user_id: operator.user.id }, 'member invited in the portal');
+    // The link is a credential: mailed to the invited address only (accepting it proves the address), logged by id.
+    const mailed = await mailInvitation(mailingDeps(ctx, deps), {
+      invitation: outcome.invitation,
+      link: outcome.link,
+      inviterEmail: operator.user.email,
+    });
+    ctx.state.log.info({ invitation_id: outcome.invitation.id, user_id: operator.user.id, mailed }, 'member invited in the portal');
     const { email } = outcome.invitation;
     if (ctx.accepts('html', 'json') === 'json') {
       ctx.status = 201;
-      ctx.body = { id: outcome.invitation.id, email, role, expires_at: outcome.invitation.expires_at, link: outcome.link };
+      ctx.body = { id: outcome.invitation.id, email, role, expires_at: outcome.invitation.expires_at, mailed };
       return;
     }
-    sendPage(ctx, 201, membersPage(nav, await membersInput(deps, operator, { invited: { email, role, link: outcome.link } })));
+    sendPage(ctx, 201, membersPage(nav, await membersInput(deps, operator, { invited: { email, role, mailed } })));
   });
 
   router.post('/portal/members/:id/role', async (rawCtx) => {

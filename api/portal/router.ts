@@ -18,6 +18,7 @@ import { lineRoutes } from './lineRoutes';
 import { memberRoutes } from './memberRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
+import { verificationRoutes } from './verificationRoutes';
 import { workspaceRoutes } from './workspaceRoutes';
 
 /**
@@ -73,6 +74,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
     ctx.body = asset.body;
   });
   accountRoutes(router, deps);
+  verificationRoutes(router, deps);
   workspaceRoutes(router, deps);
   lineRoutes(router, deps);
   callRoutes(router, deps);

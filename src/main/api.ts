@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import { createApp } from '../../api/app';
 import { cardVaultsFor } from './payments';
+import { mailerFor } from '../adapters/email/smtp';
 import { telnyxInboxPorts } from './telnyxInbox';
 import { recordingOpener } from './carrierRecordings';
 import { createApiServer } from '../../api/server';
@@ -37,6 +38,7 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
     telnyxInbox: telnyxInboxPorts(config, db),
     openRecording: recordingOpener(config),
     cardVaults: cardVaultsFor(config),
+    mailer: mailerFor(config, logger),
   });
   // Revocations reach this process's key cache within moments of their commit, not after its TTL.
   await app.listenForKeyChanges(databaseUrl);

@@ -17,6 +17,7 @@ import type { CardEntry } from '../adapters/payments/port';
 import { cardVaultsFor } from './payments';
 import type { Environment } from '../domain/keys/format';
 import { revokeServiceKey } from '../domain/keys/serviceKeys';
+import { approveWorkspace, pendingWorkspaces } from '../domain/accounts/approveWorkspace';
 import { inviteMember } from '../domain/accounts/inviteMember';
 import { optIn, optOut, optOutsOf } from '../domain/compliance/optOuts';
 import { grantNumber, numberGrantsOfTenant, revokeNumberGrant } from '../domain/lines/numberGrants';
@@ -84,6 +85,8 @@ export const CLI_COMMANDS = [
   'migrate',
   'bootstrap',
   'workspace create',
+  'workspace pending',
+  'workspace approve',
   'user add',
   'member invite',
   'key create',
@@ -113,6 +116,8 @@ Commands:
   migrate                                   apply database migrations
   bootstrap [--name N] [--email E]          create a workspace, its owner, and test/live/service keys
   workspace create --name N --owner-email E create a workspace and its owner user
+  workspace pending                         workspaces signed up under SIGNUP_MODE=approval, awaiting approval
+  workspace approve --workspace W           approve one: its owner can sign in (once their address is verified)
   user add --workspace W --email E --role owner|admin|member
   member invite --workspace W --email E --role owner|admin|member
                                             an invitation link (7 days, single use) with which the
@@ -347,6 +352,24 @@ export async function runCommand(
         ownerEmail: stringFlag(flags, 'owner-email', true),
       });
       return { workspace_id: workspace.id, name: workspace.name, user_id: owner.id, owner_email: owner.email };
+    }
+    case 'workspace pending': {
+      const pending = await pendingWorkspaces({ db });
+      return {
+        workspaces: pending.map((w) => ({
+          workspace_id: w.id,
+          name: w.name,
+          owner_email: w.owner_email,
+          email_verified: w.email_verified,
+          approval_requested_at: w.approval_requested_at.toISOString(),
+        })),
+      };
+    }
+    case 'workspace approve': {
+      const workspaceId = stringFlag(flags, 'workspace', true);
+      const approved = await approveWorkspace({ db, now: () => new Date() }, workspaceId);
+      if (!approved.ok) throw new CliError('not_found', 'no workspace with this id is awaiting approval');
+      return { workspace_id: workspaceId, approved: true };
     }
     case 'user add': {
       const role = stringFlag(flags, 'role', true);

@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     console.log(`
 Switchboard is up${cluster ? ' (cluster: two APIs behind HAProxy, two workers, the Temporal server on Postgres)' : ''}.
   API            ${apiUrl}    (OpenAPI: ${apiUrl}/api/openapi.yaml)
-  Portal         ${apiUrl}/portal/signup    (sign up, then log in at /portal/login)
+  Portal         ${portalLine(config, apiUrl, logDir)}
   Temporal UI    ${started.temporalUi}
   Simulator      ${config.simulatorUrl}    (control API: docs/simulator.md)
   Control token  ${started.controlToken}    (Authorization: Bearer ... for the simulator's control API)
@@ -99,6 +99,18 @@ Ctrl-C stops everything started here; data in ${dataDir} is kept for the next ru
     console.error(`[up] failed: ${(err as Error).message}`);
     await stopAll(1);
   }
+}
+
+/**
+ * Where a developer starts in the portal: the dev profile signs up in `open` mode (issue 27), and
+ * without SMTP_URL the verification link is in the API's log; under `invite` only an invitation
+ * (the CLI's `member invite`) lets someone in.
+ */
+function portalLine(config: Config, apiUrl: string, logDir: string): string {
+  if (config.signupMode === 'invite')
+    return `${apiUrl}/portal/login    (SIGNUP_MODE=invite: npm run cli -- member invite --workspace W --email E --role owner)`;
+  const mail = config.smtpUrl ? 'mailed through SMTP_URL' : `written to ${path.join(logDir, 'api*.log')}`;
+  return `${apiUrl}/portal/signup    (sign up; the verification link is ${mail})`;
 }
 
 /** The dev profile: Postgres, the Temporal dev server, one simulator, worker and API. */

@@ -55,6 +55,24 @@ export interface Config {
    * (src/platform/startupCheck.ts).
    */
   profile: string;
+  /**
+   * `SIGNUP_MODE` (issue 27, H5): who may create a workspace in the portal. `invite` (the production
+   * default): nobody; the first owner comes from the CLI (`workspace create`) or `npm run up`, everyone
+   * else by invitation. `open`: anyone, and the workspace is usable once the owner's address is
+   * verified by mail. `approval`: as `open`, and an operator approves each workspace with the CLI
+   * (`workspace approve`). The dev profile defaults to `open`.
+   */
+  signupMode: string;
+  /**
+   * `SMTP_URL`: where the portal's mail goes (verification, password reset, invitations), as
+   * nodemailer reads it (`smtp://user:pass@host:587`, `smtps://…:465`). Unset: in the dev profile the
+   * mail is written to the API's log; in production `open`/`approval` refuse to start.
+   */
+  smtpUrl: string | undefined;
+  /** `SIGNUP_RATE_PER_HOUR`: portal signups the whole deployment accepts per rolling hour (100). */
+  signupRatePerHour: number;
+  /** `MAIL_FROM`: the sender of that mail (`Switchboard <no-reply@example.com>`). */
+  mailFrom: string;
   /** Carrier → API: the carrier signs its callbacks with it (src/adapters/carrier/callbacks/signature.ts). */
   carrierWebhookSecret: string | undefined;
   /**
@@ -347,6 +365,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       apiBase: env.STRIPE_API_BASE || undefined,
     },
     profile,
+    signupMode: env.SIGNUP_MODE || (profile === 'dev' ? 'open' : 'invite'),
+    smtpUrl: env.SMTP_URL || undefined,
+    signupRatePerHour: int('SIGNUP_RATE_PER_HOUR', 100),
+    mailFrom: env.MAIL_FROM || 'Switchboard <no-reply@switchboard.local>',
     carrierWebhookSecret: secret('CARRIER_WEBHOOK_SECRET'),
     carrierProviders: {
       test: carrierProviderFromEnv('test', env),

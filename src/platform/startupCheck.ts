@@ -413,6 +413,7 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     if (!value) problems.push({ setting: name, message: 'is not set; run through `npm run up` or set it in the environment' });
   }
   problems.push(...paymentProviderProblems(role, config));
+  if (role === 'api') problems.push(...signupProblems(config));
   // The worker reaches the simulated processor with PAYMENTS_API_KEY only if an environment uses it.
   const required = requirements.secrets.filter((name) => name !== 'PAYMENTS_API_KEY' || role !== 'worker' || usesPaymentsSimulator(config));
   const checked: Array<{ name: SecretSetting; value: string }> = [];
@@ -449,6 +450,25 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
   }
   if (requirements.carrierAccounts) problems.push(...carrierAccountProblems(config));
   return devOnLoopback ? { problems, warnings: weak } : { problems: [...problems, ...weak], warnings: [] };
+}
+
+export const SIGNUP_MODES = ['invite', 'open', 'approval'] as const;
+
+/**
+ * SIGNUP_MODE (issue 27, H5): a known mode; `open` and `approval` verify each owner's address by
+ * mail, so outside the dev profile (which writes mail to its log) they need SMTP_URL.
+ */
+function signupProblems(config: Config): ConfigurationProblem[] {
+  if (!(SIGNUP_MODES as readonly string[]).includes(config.signupMode))
+    return [{ setting: 'SIGNUP_MODE', message: `must be one of ${SIGNUP_MODES.join(', ')}, not "${config.signupMode}"` }];
+  if (config.signupMode !== 'invite' && !config.smtpUrl && config.profile !== 'dev')
+    return [
+      {
+        setting: 'SMTP_URL',
+        message: `is not set, but SIGNUP_MODE=${config.signupMode} verifies every new owner's address by mail; set SMTP_URL (README "Configuration") or SIGNUP_MODE=invite`,
+      },
+    ];
+  return [];
 }
 
 const TWILIO_ACCOUNT_SID = /^AC[0-9a-f]{32}$/;

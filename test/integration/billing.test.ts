@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { holdRefusalError } from '../../api/billingErrors';
 import { extendHold, placeHold, settleHold, type HoldOutcome, type HoldRefusal } from '../../src/domain/billing/holds';
 import { balanceOf, post, SIGNUP_CREDIT_CENTS, type BillingTenant } from '../../src/domain/billing/ledger';
+import { createWorkspace, mintUserKey } from '../../src/domain/workspaces/service';
 import { callChargeCents, oneMinuteReserveCents } from '../../src/domain/billing/pricing';
 import { runCommand } from '../../src/main/cli';
 import { useHarness, type Harness, type Tenant } from '../support/harness';
@@ -45,23 +46,24 @@ describe('billing', () => {
   };
 
   describe('ledger', () => {
-    it('opens each environment with the signup credit', async () => {
-      for (const key of [tenant.keys.test, tenant.keys.live]) {
+    it('opens the test environment with the signup credit and the live one empty (issue 27, H5)', async () => {
+      // A workspace as the CLI (or a verified signup) makes it; the suite's tenants carry fixture live funds.
+      const { owner } = await createWorkspace(h.db, { name: 'Fresh', ownerEmail: `fresh+${crypto.randomUUID()}@example.test` });
+      const keyOf = async (environment: 'test' | 'live') =>
+        (await mintUserKey(h.db, { user: owner, environment, kind: 'standard', name: environment })).plaintext;
+      const opened = { test: SIGNUP_CREDIT_CENTS, live: 0 };
+      for (const environment of ['test', 'live'] as const) {
+        const key = await keyOf(environment);
         const res = await h.request('GET', '/api/v1/billing/balance', { key });
-        expect(res.body).toEqual({
-          credits: SIGNUP_CREDIT_CENTS,
-          cents: SIGNUP_CREDIT_CENTS,
-          currency: 'USD',
-          held_cents: 0,
-          available_cents: SIGNUP_CREDIT_CENTS,
+        const cents = opened[environment];
+        expect(res.body).toEqual({ credits: cents, cents, currency: 'USD', held_cents: 0, available_cents: cents });
+        const txns = await h.request('GET', '/api/v1/billing/transactions', { key });
+        expect(txns.body).toMatchObject({
+          has_more: false,
+          next_cursor: null,
+          transactions: environment === 'test' ? [{ type: 'signup_credit', amount_credits: 500, balance_after_credits: 500 }] : [],
         });
       }
-      const txns = await h.request('GET', '/api/v1/billing/transactions', { key: tenant.keys.test });
-      expect(txns.body).toMatchObject({
-        has_more: false,
-        next_cursor: null,
-        transactions: [{ type: 'signup_credit', amount_credits: 500, balance_after_credits: 500 }],
-      });
     });
 
     it('posts a reference once, however often it is retried, and the balance is the sum of the ledger', async () => {

@@ -1,4 +1,5 @@
 import { runCommand } from '../../src/main/cli';
+import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
 import { createTenant, startHarness, untilLineActive, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /** The durable flow of the foundation: POST /lines -> Temporal workflow -> carrier -> Postgres. */
@@ -113,6 +114,21 @@ describe('lines: create and provision a number', () => {
     const retried = await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine({ name: 'Second' }) });
     expect(retried.status).toBe(201);
     expect(retried.body.line.grace_ends_at).toBeNull();
+  });
+
+  it("H5: the free first live line is per workspace: another member (an invited admin) gets no second one; any member's card serves all", async () => {
+    expect((await h.request('POST', '/api/v1/lines', { key: tenant.keys.live, body: webhookLine() })).status).toBe(201);
+    const admin = await addUser(h.db, { workspaceId: tenant.workspaceId, email: `admin+${Date.now()}@example.test`, role: 'admin' });
+    const adminKey = (await mintUserKey(h.db, { user: admin, environment: 'live', kind: 'standard', name: 'admin live' })).plaintext;
+    const refused = await h.request('POST', '/api/v1/lines', { key: adminKey, body: webhookLine({ name: 'Admin line' }) });
+    expect(refused.status).toBe(402);
+    expect(refused.body.error.code).toBe('payment_method_required');
+    expect(await h.db('lines').where({ workspace_id: tenant.workspaceId, environment: 'live' })).toHaveLength(1);
+    // The owner's verified card is the workspace's: the admin's next line needs no card of their own, and has no grace.
+    await runCommand(h.db, ['payment-method', 'add'], { workspace: tenant.workspaceId, card: '4242424242424242', exp: '12/40' });
+    const paid = await h.request('POST', '/api/v1/lines', { key: adminKey, body: webhookLine({ name: 'Admin line' }) });
+    expect(paid.status).toBe(201);
+    expect(paid.body.line.grace_ends_at).toBeNull();
   });
 
   it('caches the 402 for the original Idempotency-Key; a new key succeeds once a card is on file', async () => {

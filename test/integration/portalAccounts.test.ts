@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { balanceOf } from '../../src/domain/billing/ledger';
 import { RATE_LIMITS } from '../../src/domain/limits/policies';
 import type { Harness } from '../support/harness';
-import { OPERATOR_PASSWORD, PortalClient, usePortalHarness } from '../support/portalClient';
+import { OPERATOR_PASSWORD, PortalClient, usePortalHarness, verifyByMail } from '../support/portalClient';
 
 const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
@@ -18,10 +18,21 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
     const res = await client.submit('/portal/signup', '/portal/signup', { email, password, workspace_name: 'Acme' });
     return { client, res };
   };
+  /** Signs up (202, the link mailed) and follows the verification link, which opens the session (303 to /portal). */
+  const signUpVerified = async (email: string, password = PASSWORD) => {
+    const { client, res: signedUp } = await signUp(email, password);
+    if (signedUp.status !== 202) throw new Error(`signup answered ${signedUp.status}`);
+    return { client, res: await verifyByMail(client, h.mail, email) };
+  };
 
-  it('signs up: workspace and owner together with the signup credit, a server-side session in an HttpOnly SameSite cookie', async () => {
+  it('signs up: workspace and owner together with the test signup credit, no live credit; the verification link opens a server-side session in an HttpOnly SameSite cookie', async () => {
     const email = newEmail();
-    const { client, res } = await signUp(email);
+    const { client, res: signedUp } = await signUp(email);
+    // No session before the address is verified: the page says where the link went.
+    expect(signedUp.status).toBe(202);
+    expect(signedUp.setCookies.some((line) => line.startsWith('sb_portal_session='))).toBe(false);
+    expect(signedUp.text).toContain(email.toLowerCase());
+    const res = await verifyByMail(client, h.mail, email);
     expect(res.status).toBe(303);
     expect(res.headers.get('location')).toBe('/portal');
     const sessionCookie = res.setCookies.find((line) => line.startsWith('sb_portal_session='))!;
@@ -34,8 +45,9 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
     expect(user).toMatchObject({ role: 'owner' });
     expect(user.password_hash).toMatch(/^scrypt\$32768\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
     expect(await h.db('workspaces').where({ id: user.workspace_id }).first()).toMatchObject({ name: 'Acme' });
-    for (const environment of ['test', 'live'] as const)
-      expect(await balanceOf(h.db, { workspaceId: user.workspace_id, environment })).toEqual({ balanceCents: 500, heldCents: 0 });
+    // The signup credit is the test environment's only (issue 27, H5).
+    expect(await balanceOf(h.db, { workspaceId: user.workspace_id, environment: 'test' })).toEqual({ balanceCents: 500, heldCents: 0 });
+    expect(await balanceOf(h.db, { workspaceId: user.workspace_id, environment: 'live' })).toEqual({ balanceCents: 0, heldCents: 0 });
 
     // Only the token's hash is stored.
     const token = client.cookies.get('sb_portal_session')!;
@@ -52,7 +64,7 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
 
   it('answers a second signup of the address with 409 email_taken, on the page and as the error envelope', async () => {
     const email = newEmail();
-    await signUp(email);
+    await signUpVerified(email);
     const { res } = await signUp(email.toUpperCase());
     expect(res.status).toBe(409);
     expect(res.text).toContain('email_taken');
@@ -74,7 +86,7 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
 
   it('logs in; a wrong password and an unknown address are both 401 invalid_credentials', async () => {
     const email = newEmail();
-    await signUp(email);
+    await signUpVerified(email);
     const wrong = await new PortalClient(h.apiUrl).submit('/portal/login', '/portal/login', { email, password: 'not the password' });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain('invalid_credentials');
@@ -94,7 +106,7 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
   });
 
   it('a session cookie never authenticates the public API', async () => {
-    const { client } = await signUp(newEmail());
+    const { client } = await signUpVerified(newEmail());
     const cookie = `sb_portal_session=${client.cookies.get('sb_portal_session')}`;
     for (const path of ['/api/v1/lines', '/v1/keys', '/api/v1/billing/balance']) {
       const res = await h.request('GET', path, { headers: { cookie } });
@@ -118,7 +130,7 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
     expect(crossSite.status).toBe(403);
     expect(await h.db('users').where({ email: email.toLowerCase() })).toHaveLength(0);
 
-    const { client } = await signUp(email);
+    const { client } = await signUpVerified(email);
     // The pre-signup token is not the session's.
     expect((await client.post('/portal/logout', { csrf_token: token })).status).toBe(403);
     expect((await client.post('/portal/settings/password', { current_password: PASSWORD, new_password: 'another password' })).status).toBe(
@@ -128,7 +140,7 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
   });
 
   it('logout revokes the session: its cookie signs in no one afterwards', async () => {
-    const { client } = await signUp(newEmail());
+    const { client } = await signUpVerified(newEmail());
     const stolen = client.cookies.get('sb_portal_session')!;
     const out = await client.submit('/portal', '/portal/logout', {});
     expect(out.status).toBe(303);
@@ -148,7 +160,7 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
   });
 
   it('expires a session after 12 hours', async () => {
-    const { client } = await signUp(newEmail());
+    const { client } = await signUpVerified(newEmail());
     h.clock.advance(12 * 3600 * 1000 + 1000);
     try {
       expect((await client.get('/portal')).status).toBe(302);
@@ -159,7 +171,7 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
 
   it('changes the password after checking the current one, and signs out the other sessions', async () => {
     const email = newEmail();
-    const { client } = await signUp(email);
+    const { client } = await signUpVerified(email);
     const other = new PortalClient(h.apiUrl);
     expect((await other.submit('/portal/login', '/portal/login', { email, password: PASSWORD })).status).toBe(303);
 
@@ -185,7 +197,7 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
 
   it('counts password-change tries against the account, as logins', async () => {
     const email = newEmail();
-    const { client } = await signUp(email);
+    const { client } = await signUpVerified(email);
     const csrf_token = PortalClient.csrfOf(await client.get('/portal/settings'));
     const tries = RATE_LIMITS['portal.login_account'].limit;
     for (let i = 0; i < tries; i += 1)
@@ -204,7 +216,7 @@ describe('portal accounts: signup, login, logout, password change, sessions and 
 
   it('limits login attempts per account, then per client address, with 429 rate_limited and Retry-After', async () => {
     const email = newEmail();
-    await signUp(email);
+    await signUpVerified(email);
     const perAccount = RATE_LIMITS['portal.login_account'].limit;
     const client = new PortalClient(h.apiUrl);
     const page = await client.get('/portal/login');

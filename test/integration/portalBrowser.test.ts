@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { launchChromium, watchPageProblems, pageChecker } from '../support/browser';
+import { launchChromium, watchPageProblems, pageChecker, verifyInBrowser } from '../support/browser';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { CALLEE } from '../support/customer';
 import type { Harness } from '../support/harness';
@@ -56,7 +56,10 @@ describe('portal in a browser', () => {
     await check(page, '01-signup', problems);
 
     await signUp(page);
-    await page.waitForURL('**/portal');
+    // Issue 27, H5: no session until the address is verified through the link mailed to it.
+    await page.getByRole('heading', { level: 1, name: 'Check your inbox' }).waitFor();
+    await check(page, '01b-check-inbox', problems);
+    await verifyInBrowser(page, email, h.mail);
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Overview');
     await expect(page.locator('[data-stat="balance"]').textContent()).resolves.toBe('$5.00');
     await expect(page.locator('[data-stat="calls-today"]').textContent()).resolves.toBe('0');

@@ -40,7 +40,7 @@ describe('portal lines and calls in a browser', () => {
     const page = await context.newPage();
     const problems = watchPageProblems(page);
 
-    await signUpInBrowser(page, email, PASSWORD);
+    await signUpInBrowser(page, email, PASSWORD, h.mail);
 
     // A line, created on the lines page and opened from the list.
     await page.getByRole('link', { name: 'Lines', exact: true }).click();

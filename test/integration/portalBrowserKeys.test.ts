@@ -33,7 +33,7 @@ describe('portal keys and compliance in a browser', () => {
     const context = await browser.newContext({ baseURL: h.apiUrl });
     const page = await context.newPage();
     const problems = watchPageProblems(page);
-    await signUpInBrowser(page, email, PASSWORD);
+    await signUpInBrowser(page, email, PASSWORD, h.mail);
 
     await page.getByRole('link', { name: 'API keys' }).click();
     await page.waitForURL('**/portal/api-keys?env=test');

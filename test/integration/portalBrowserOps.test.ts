@@ -36,7 +36,7 @@ describe('portal deliveries and card in a browser', () => {
     const context = await browser.newContext({ baseURL: h.apiUrl });
     const page = await context.newPage();
     const problems = watchPageProblems(page);
-    await signUpInBrowser(page, email, PASSWORD);
+    await signUpInBrowser(page, email, PASSWORD, h.mail);
     // An owner is offered the members page.
     await expect(page.getByRole('link', { name: 'Members' }).count()).resolves.toBe(1);
 

@@ -19,7 +19,7 @@ describe('portal lines and calls', () => {
     h.config.temporalUiUrl = undefined;
   });
 
-  const operator = () => signUpOperator(h.apiUrl, 'calls');
+  const operator = () => signUpOperator(h, 'calls');
 
   async function hostedLine(client: PortalClient, name = 'Desk'): Promise<string> {
     return (await createLineInPortal(client, { name, mode: 'hosted', system_prompt: 'You answer the front desk.' })).lineId;

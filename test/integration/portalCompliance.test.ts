@@ -13,7 +13,7 @@ describe('portal compliance', () => {
   let h: Harness;
   beforeAll(() => ({ h } = suite));
 
-  const operator = () => signUpOperator(h.apiUrl, 'compliance');
+  const operator = () => signUpOperator(h, 'compliance');
 
   it('adds and removes an opt-out as the CLI does, each in the audit log; refuses bad numbers, missing CSRF and a second removal', async () => {
     const { client, workspaceId } = await operator();

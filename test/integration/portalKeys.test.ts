@@ -9,7 +9,7 @@ describe('portal API keys', () => {
   let h: Harness;
   beforeAll(() => ({ h } = suite));
 
-  const operator = () => signUpOperator(h.apiUrl, 'keys');
+  const operator = () => signUpOperator(h, 'keys');
 
   const plaintextOf = (page: PortalResponse) => /id="minted-key"[^>]*>([^<]+)</.exec(page.text)![1];
   const scopeFields = (...scopes: string[]) => Object.fromEntries(scopes.map((scope) => [`scope.${scope}`, 'on']));

@@ -2,7 +2,15 @@ import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { eventually, type Harness } from '../support/harness';
-import { PortalClient, type PortalResponse, signUpOperator, OPERATOR_PASSWORD, usePortalHarness } from '../support/portalClient';
+import {
+  mailedInvitationToken,
+  PortalClient,
+  type PortalResponse,
+  signUpOperator,
+  OPERATOR_PASSWORD,
+  usePortalHarness,
+} from '../support/portalClient';
+import { linkIn } from '../support/smtpReceiver';
 
 const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
@@ -15,9 +23,9 @@ describe('portal members and invitations', () => {
 
   const newEmail = (tag: string) => `${tag}+${crypto.randomBytes(4).toString('hex')}@example.test`;
 
-  const owner = () => signUpOperator(h.apiUrl, 'owner');
+  const owner = () => signUpOperator(h, 'owner');
 
-  const tokenOf = (link: string) => new URL(link).searchParams.get('token')!;
+  const tokenOf = (link: string) => new URL(link, 'http://portal').searchParams.get('token')!;
 
   async function invite(client: PortalClient, email: string, role: string): Promise<PortalResponse> {
     return client.submit('/portal/members', '/portal/members/invite', { email, role });
@@ -29,20 +37,25 @@ describe('portal members and invitations', () => {
     const invited = await inviter.submit('/portal/members', '/portal/members/invite', { email, role }, JSON_ACCEPT);
     expect(invited.status).toBe(201);
     const client = new PortalClient(h.apiUrl);
-    const token = tokenOf(JSON.parse(invited.text).link);
+    const token = await mailedInvitationToken(h.mail, email);
     const accepted = await client.submit(`/portal/invite?token=${token}`, '/portal/invite', { token, password: PASSWORD }, JSON_ACCEPT);
     expect(accepted.status).toBe(201);
     return { client, userId: JSON.parse(accepted.text).user_id, email };
   }
 
-  it('invites by email with a role, shows the link once, stores only its hash; the invitee joins and logs in', async () => {
+  it('invites by email with a role, mails the link to the invitee only, stores only its hash; the invitee joins and logs in', async () => {
     const boss = await owner();
     const email = newEmail('Invitee');
     const page = await invite(boss.client, email, 'admin');
     expect(page.status).toBe(201);
-    const link = /id="invite-link" class="mono">([^<]+)</.exec(page.text)![1].replace(/&amp;/g, '&');
-    expect(link).toMatch(/\/portal\/invite\?token=[A-Za-z0-9_-]{43}$/);
+    expect(page.text).toContain('We mailed the invitation link');
+    const mail = await h.mail.waitForMail(email, { subject: /You are invited/ });
+    expect(mail.text).toContain(`${boss.email} invites you`);
+    const link = linkIn(mail, '/portal/invite');
+    expect(link).toMatch(/^\/portal\/invite\?token=[A-Za-z0-9_-]{43}$/);
     const token = tokenOf(link);
+    // Issue 27, H5: the inviter never sees the link, so accepting it proves the invitee's address.
+    expect(page.text).not.toContain(token);
     const row = await h.db('member_invitations').where({ workspace_id: boss.workspaceId }).first();
     expect(row).toMatchObject({ email: email.toLowerCase(), role: 'admin', accepted_at: null, revoked_at: null });
     expect(row.token_hash).toBe(crypto.createHash('sha256').update(token).digest('hex'));
@@ -74,13 +87,11 @@ describe('portal members and invitations', () => {
 
   it('a used, revoked, expired or unknown link gets the same invitation_invalid answer', async () => {
     const boss = await owner();
-    const invited = async () =>
-      tokenOf(
-        JSON.parse(
-          (await boss.client.submit('/portal/members', '/portal/members/invite', { email: newEmail('x'), role: 'member' }, JSON_ACCEPT))
-            .text,
-        ).link,
-      );
+    const invited = async () => {
+      const email = newEmail('x');
+      await boss.client.submit('/portal/members', '/portal/members/invite', { email, role: 'member' }, JSON_ACCEPT);
+      return mailedInvitationToken(h.mail, email);
+    };
     const revokedToken = await invited();
     const revokedRow = await h
       .db('member_invitations')
@@ -122,11 +133,10 @@ describe('portal members and invitations', () => {
 
   it('refuses an accept without the form token (CSRF)', async () => {
     const boss = await owner();
-    const link = JSON.parse(
-      (await boss.client.submit('/portal/members', '/portal/members/invite', { email: newEmail('c'), role: 'member' }, JSON_ACCEPT)).text,
-    ).link;
+    const email = newEmail('c');
+    await boss.client.submit('/portal/members', '/portal/members/invite', { email, role: 'member' }, JSON_ACCEPT);
     const visitor = new PortalClient(h.apiUrl);
-    const res = await visitor.post('/portal/invite', { token: tokenOf(link), password: PASSWORD });
+    const res = await visitor.post('/portal/invite', { token: await mailedInvitationToken(h.mail, email), password: PASSWORD });
     expect(res.status).toBe(403);
     expect(await h.db('member_invitations').where({ workspace_id: boss.workspaceId }).whereNotNull('accepted_at').first()).toBeUndefined();
   });

@@ -4,7 +4,14 @@ import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { wakeAutoCharge } from '../../src/domain/billing/autoCharge';
 import { eventually, startHarness, type Harness } from '../support/harness';
-import { PortalClient, signUpOperator, OPERATOR_PASSWORD, usePortalHarness, createLineInPortal } from '../support/portalClient';
+import {
+  PortalClient,
+  signUpOperator,
+  OPERATOR_PASSWORD,
+  usePortalHarness,
+  createLineInPortal,
+  mailedInvitationToken,
+} from '../support/portalClient';
 import type { Receiver } from '../support/receiver';
 import { spendOnCalls } from '../support/ledger';
 import { startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
@@ -19,7 +26,7 @@ describe('portal deliveries, card and members', () => {
   let receiver: Receiver;
   beforeAll(() => ({ h, receiver } = suite));
 
-  const operator = () => signUpOperator(h.apiUrl, 'ops');
+  const operator = () => signUpOperator(h, 'ops');
 
   /** A line whose webhooks go to the receiver (its secret as shown once), and one failed `test` delivery of it. */
   async function failedDelivery(owner: { client: PortalClient; userId: string }) {
@@ -157,7 +164,7 @@ describe('portal deliveries, card and members', () => {
       const email = `ops-${role}+${crypto.randomBytes(4).toString('hex')}@example.test`;
       const invited = await boss.client.submit('/portal/members', '/portal/members/invite', { email, role }, JSON_ACCEPT);
       expect(invited.status).toBe(201);
-      const token = new URL(JSON.parse(invited.text).link).searchParams.get('token')!;
+      const token = await mailedInvitationToken(h.mail, email);
       const client = new PortalClient(h.apiUrl);
       const accepted = await client.submit(`/portal/invite?token=${token}`, '/portal/invite', { token, password: PASSWORD }, JSON_ACCEPT);
       expect(accepted.status).toBe(201);
@@ -274,10 +281,7 @@ describe('portal card with Stripe', () => {
   });
 
   it('saves a pm_… id read back from Stripe, refuses a card number without showing it back', async () => {
-    const client = new PortalClient(h.apiUrl);
-    const email = `ops-stripe+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const signup = await client.submit('/portal/signup', '/portal/signup', { email, password: PASSWORD }, JSON_ACCEPT);
-    const userId = JSON.parse(signup.text).user_id as string;
+    const { client, userId } = await signUpOperator(h, 'ops-stripe');
     const page = await client.get('/portal/billing?env=test');
     expect(page.text).toContain('id="card-pm"');
     expect(page.text).not.toContain('id="card-number"');

@@ -16,7 +16,7 @@ describe('portal pages', () => {
   let receiver: Receiver;
   beforeAll(() => ({ h, receiver } = suite));
 
-  const operator = () => signUpOperator(h.apiUrl, 'pages');
+  const operator = () => signUpOperator(h, 'pages');
 
   const stat = (page: string, name: string) => new RegExp(`data-stat="${name}">([^<]*)<`).exec(page)?.[1];
 

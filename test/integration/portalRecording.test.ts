@@ -10,7 +10,7 @@ describe('portal call recordings', () => {
   let h: Harness;
   beforeAll(() => ({ h } = suite));
 
-  const operator = async (): Promise<PortalClient> => (await signUpOperator(h.apiUrl, 'recording')).client;
+  const operator = async (): Promise<PortalClient> => (await signUpOperator(h, 'recording')).client;
 
   /** The raw answer (bytes) of a portal GET with the client's session, as the browser's audio element asks. */
   async function fetchAs(client: PortalClient, path: string): Promise<{ res: Response; bytes: Buffer }> {
@@ -47,7 +47,7 @@ describe('portal call recordings', () => {
   }
 
   it('plays a recorded call through the portal, to its own workspace only, and refuses what it cannot hand over', async () => {
-    const owner = await signUpOperator(h.apiUrl, 'recording');
+    const owner = await signUpOperator(h, 'recording');
     const client = owner.client;
     const callId = await recordedCall(client);
     const row = await h.db('calls').where({ id: callId }).first();

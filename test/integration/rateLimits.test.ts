@@ -21,7 +21,7 @@ describe('rate limits', () => {
       const policy = RATE_LIMITS[name];
       const partition: LimitPolicy['partition'] = policy.partition;
       const bucket =
-        partition === 'account' || partition === 'address'
+        partition === 'account' || partition === 'address' || partition === 'deployment'
           ? accessBucketFor(name, crypto.randomUUID())
           : bucketFor(name, {
               workspaceId: crypto.randomUUID(),
@@ -29,6 +29,8 @@ describe('rate limits', () => {
               userId: crypto.randomUUID(),
               keyId: crypto.randomUUID(),
             });
+      // The deployment's one bucket (issue 27) has no per-test value: start it empty.
+      if (partition === 'deployment') await h.db('rate_limit_windows').where({ bucket }).del();
       const start = new Date('2026-01-01T00:00:00Z').getTime();
       for (let i = 0; i < policy.limit; i += 1) {
         // Spread over the first half of the window: it is rolling, not fixed.
@@ -54,6 +56,9 @@ describe('rate limits', () => {
       expect(accessBucketFor('portal.login_account', 'a@example.test')).toBe('portal.login_account:account:a@example.test');
       expect(accessBucketFor('portal.login_address', '192.0.2.1')).toBe('portal.login_address:address:192.0.2.1');
       expect(() => bucketFor('portal.signup', who)).toThrow();
+      // One bucket for the whole deployment, whatever the caller (issue 27, H5).
+      expect(accessBucketFor('portal.signup_global', '192.0.2.1')).toBe('portal.signup_global:deployment');
+      expect(accessBucketFor('portal.signup_global', '2001:db8::1')).toBe('portal.signup_global:deployment');
     });
 
     it('never admits more than the limit under concurrency', async () => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { ensureChromium } from '../../src/platform/infra/chromium';
+import { linkIn, type SmtpReceiver } from './smtpReceiver';
 
 /** Where the browser tests leave their screenshots (gitignored; CI keeps it as an artifact). */
 export const ARTIFACTS_DIR = path.join(__dirname, '..', '..', 'test-artifacts');
@@ -62,11 +63,23 @@ export function pageChecker(group: string): (page: Page, name: string, problems:
   };
 }
 
-/** Signs up through the portal's form as a new operator does, and waits for the overview. */
-export async function signUpInBrowser(page: Page, email: string, password: string): Promise<void> {
+/**
+ * Signs up through the portal's form as a new operator does (SIGNUP_MODE=open), follows the
+ * verification link mailed to `email` (read from the harness's SMTP receiver), confirms, and waits
+ * for the overview.
+ */
+export async function signUpInBrowser(page: Page, email: string, password: string, mail: SmtpReceiver): Promise<void> {
   await page.goto('/portal/signup');
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password (at least 10 characters)').fill(password);
   await page.getByRole('button', { name: 'Sign up' }).click();
+  await verifyInBrowser(page, email, mail);
+}
+
+/** After a signup: waits for the "Check your inbox" page, opens the mailed link, confirms, and waits for the overview. */
+export async function verifyInBrowser(page: Page, email: string, mail: SmtpReceiver): Promise<void> {
+  await page.getByRole('heading', { level: 1, name: 'Check your inbox' }).waitFor();
+  await page.goto(linkIn(await mail.waitForMail(email, { subject: /Confirm your email/ }), '/portal/verify'));
+  await page.getByRole('button', { name: 'Confirm my address' }).click();
   await page.waitForURL('**/portal');
 }

@@ -24,9 +24,12 @@ import type { PaymentProcessor, PaymentProcessors } from '../../src/adapters/pay
 import { connectTemporalClient } from '../../src/platform/temporal/client';
 import { tracingActivityInterceptors, tracingSinks } from '../../src/platform/tracing/temporal';
 import { createWorkspace, mintUserKey, type User } from '../../src/domain/workspaces/service';
+import { post, SIGNUP_CREDIT_CENTS } from '../../src/domain/billing/ledger';
 import { randomSimulatorCredentials, simulatorControl } from './simulator';
 import { eventually } from './eventually';
 import { untilLineActive } from './lineActivation';
+import { startSmtpReceiver, type SmtpReceiver } from './smtpReceiver';
+import { smtpMailer } from '../../src/adapters/email/smtp';
 
 export { eventually };
 export { untilLineActive };
@@ -52,6 +55,11 @@ export interface Harness {
     control(method: string, path: string, body?: unknown): Promise<Response>;
   };
   apiUrl: string;
+  /**
+   * The real SMTP server (test/support/smtpReceiver.ts) the API mails to (SMTP_URL): verification,
+   * password reset and invitation messages arrive here.
+   */
+  mail: SmtpReceiver;
   /** The API's clock: tests move it instead of sleeping (rate-limit windows, expiry). */
   clock: {
     advance(ms: number): void;
@@ -91,6 +99,8 @@ export interface TestResponse {
 export interface HarnessOptions {
   /** Wraps the API's Temporal client (e.g. with interceptors that inject failures); `h.temporal` stays the plain client. */
   apiTemporal?: (client: Client) => Client;
+  /** When given, the API's log lines (JSON, level info and up) are pushed here, for tests of what an operator reads. */
+  apiLog?: string[];
 }
 
 export async function startHarness(overrides: Partial<Config> = {}, options: HarnessOptions = {}): Promise<Harness> {
@@ -98,6 +108,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
   const credentials = randomSimulatorCredentials();
   const sim = await startSimulator({ host: '127.0.0.1', port: 0, credentials });
   const testProcessor = await startCardProcessorSimulator({ host: '127.0.0.1', port: 0, secret: credentials.paymentsApiKey });
+  const mail = await startSmtpReceiver();
   const config: Config = {
     ...loadConfig(),
     taskQueue: `test-${crypto.randomUUID()}`,
@@ -110,6 +121,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     paymentsApiKey: credentials.paymentsApiKey,
     simulatorControlToken: credentials.controlToken,
     lineProvisionWaitMs: 5_000,
+    // The suite's deployment lets visitors sign up (verified through `mail`); tests of `invite` and `approval` say so.
+    signupMode: 'open',
+    smtpUrl: mail.url,
     ...overrides,
   };
   const db = createDb(config.databaseUrl!, { max: 10 });
@@ -129,11 +143,14 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       config,
       db,
       temporal: apiTemporal,
-      logger: createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
+      logger: options.apiLog
+        ? createLogger('api-test', 'info', { write: (line: string) => void options.apiLog!.push(line) })
+        : createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
       now: clock.now,
       telnyxInbox: telnyxInboxPorts(config, db),
       openRecording: recordingOpener(config),
       cardVaults: cardVaultsFor(config),
+      mailer: smtpMailer(config.smtpUrl ?? mail.url, config.mailFrom),
     });
     apps.push(app);
     const created = http.createServer(app.koa.callback());
@@ -167,6 +184,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
       control: simulatorControl(sim.url, credentials.controlToken),
     },
     apiUrl,
+    mail,
     clock,
     async request(method, path, options = {}) {
       const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
@@ -263,6 +281,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         await closed;
       }
       for (const app of apps.splice(0)) await app.close();
+      await mail.close();
       await temporal.connection.close();
       await db.destroy();
     },
@@ -280,6 +299,16 @@ export interface Tenant {
 export async function createTenant(db: Db): Promise<Tenant> {
   const suffix = crypto.randomBytes(6).toString('hex');
   const { workspace, owner } = await createWorkspace(db, { name: `Tenant ${suffix}`, ownerEmail: `owner+${suffix}@example.test` });
+  // A new workspace's live account opens empty (issue 27, H5: live money only from a verified card);
+  // the suite's tenants start with $5 of live funds, as a workspace whose card was charged once.
+  await post(db, {
+    tenant: { workspaceId: workspace.id, environment: 'live' },
+    type: 'credit_purchase',
+    amountCents: SIGNUP_CREDIT_CENTS,
+    description: 'Test fixture: live funds',
+    idempotencyRef: `fixture:${workspace.id}:live_funds`,
+    at: workspace.created_at,
+  });
   const mint = async (environment: Environment, kind: 'standard' | 'service') =>
     (await mintUserKey(db, { user: owner, environment, kind, name: `${kind}-${environment}` })).plaintext;
   return {

@@ -6,6 +6,7 @@ import { hashPassword } from '../../src/platform/crypto/password';
 import type { Config } from '../../src/platform/config';
 import { startHarness, type Harness } from './harness';
 import { startReceiver, type Receiver } from './receiver';
+import { linkIn, type SmtpReceiver } from './smtpReceiver';
 
 /**
  * A portal visitor over plain HTTP: keeps cookies as a browser would (by name, for /portal) and
@@ -81,9 +82,13 @@ export interface SignedUpOperator {
   email: string;
 }
 
-/** A new workspace's owner, signed up through the portal's form (JSON answer) and holding its session. */
-export async function signUpOperator(baseUrl: string, tag = 'ops'): Promise<SignedUpOperator> {
-  const client = new PortalClient(baseUrl);
+/**
+ * A new workspace's owner, signed up as a visitor does under SIGNUP_MODE=open: the portal's signup
+ * form (JSON answer), the verification mail read from the harness's SMTP receiver, its link's
+ * confirmation form posted, which opens the session the returned client holds.
+ */
+export async function signUpOperator(h: Pick<Harness, 'apiUrl' | 'mail'>, tag = 'ops'): Promise<SignedUpOperator> {
+  const client = new PortalClient(h.apiUrl);
   const email = `${tag}+${crypto.randomBytes(4).toString('hex')}@example.test`;
   const res = await client.submit(
     '/portal/signup',
@@ -91,9 +96,23 @@ export async function signUpOperator(baseUrl: string, tag = 'ops'): Promise<Sign
     { email, password: OPERATOR_PASSWORD },
     { accept: 'application/json' },
   );
-  if (res.status !== 201) throw new Error(`signup answered ${res.status}: ${res.text}`);
+  if (res.status !== 202) throw new Error(`signup answered ${res.status}: ${res.text}`);
   const { user_id: userId, workspace_id: workspaceId } = JSON.parse(res.text);
+  const verified = await verifyByMail(client, h.mail, email);
+  if (verified.status !== 303) throw new Error(`verification answered ${verified.status}: ${verified.text.slice(0, 300)}`);
   return { client, userId, workspaceId, email };
+}
+
+/** Reads the verification mail sent to `email` and posts its link's confirmation form with `client`. */
+export async function verifyByMail(
+  client: PortalClient,
+  mail: SmtpReceiver,
+  email: string,
+  headers: Record<string, string> = {},
+): Promise<PortalResponse> {
+  const link = linkIn(await mail.waitForMail(email, { subject: /Confirm your email/ }), '/portal/verify');
+  const token = new URL(link, 'http://portal').searchParams.get('token') ?? '';
+  return client.submit(link, '/portal/verify', { token }, headers);
 }
 
 /** Forgets the portal's login and signup counters, so one test's sign-ups do not limit the next's. */
@@ -123,10 +142,12 @@ export interface PortalSuite {
  * receiver when `receiver`, and each test starting with the portal limits unspent (every visitor
  * here comes from 127.0.0.1). The returned object is filled in before the suite's own `beforeAll`s run.
  */
-export function usePortalHarness(options: { worker?: boolean; receiver?: boolean; overrides?: Partial<Config> } = {}): PortalSuite {
+export function usePortalHarness(
+  options: { worker?: boolean; receiver?: boolean; overrides?: Partial<Config>; apiLog?: string[] } = {},
+): PortalSuite {
   const suite = {} as PortalSuite;
   beforeAll(async () => {
-    suite.h = await startHarness(options.overrides);
+    suite.h = await startHarness(options.overrides, { apiLog: options.apiLog });
     if (options.worker) await suite.h.startWorker();
     if (options.receiver) suite.receiver = await startReceiver();
   });
@@ -146,4 +167,10 @@ export async function createLineInPortal(
   const page = await client.submit('/portal/lines', '/portal/lines', { env: 'test', ...fields });
   if (page.status !== 201) throw new Error(`the portal's line form answered ${page.status}: ${page.text.slice(0, 500)}`);
   return { lineId: /data-line-id="([^"]+)"/.exec(page.text)![1], page };
+}
+
+/** The token of the invitation link mailed to `email` (the portal shows it to no one: issue 27, H5). */
+export async function mailedInvitationToken(mail: SmtpReceiver, email: string): Promise<string> {
+  const link = linkIn(await mail.waitForMail(email, { subject: /You are invited/ }), '/portal/invite');
+  return new URL(link, 'http://portal').searchParams.get('token')!;
 }

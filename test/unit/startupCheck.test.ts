@@ -203,6 +203,17 @@ describe('startup configuration check', () => {
     expect(settingsOf('api', { ...productionEnv(), METRICS_TOKEN: strong() })).toEqual([]);
   });
 
+  it('SIGNUP_MODE (issue 27, H5): invite by default; open and approval need SMTP_URL outside dev; no other mode', () => {
+    expect(loadConfig(productionEnv()).signupMode).toBe('invite');
+    for (const mode of ['open', 'approval']) {
+      expect(settingsOf('api', { ...productionEnv(), SIGNUP_MODE: mode })).toEqual(['SMTP_URL']);
+      expect(settingsOf('api', { ...productionEnv(), SIGNUP_MODE: mode, SMTP_URL: 'smtp://relay.example.com:587' })).toEqual([]);
+      // Only the API serves the portal: the other roles do not care.
+      expect(settingsOf('worker', { ...productionEnv(), SIGNUP_MODE: mode })).toEqual([]);
+    }
+    expect(settingsOf('api', { ...productionEnv(), SIGNUP_MODE: 'public' })).toEqual(['SIGNUP_MODE']);
+  });
+
   describe('the dev profile', () => {
     const devEnv = (overrides: NodeJS.ProcessEnv = {}) => ({
       ...productionEnv(),
@@ -218,6 +229,12 @@ describe('startup configuration check', () => {
       expect(report.warnings.map((w) => w.setting)).toEqual(['CARRIER_WEBHOOK_SECRET']);
       // Missing is still missing: the processes could not work without a value.
       expect(settingsOf('api', devEnv({ CARRIER_WEBHOOK_SECRET: undefined }))).toEqual(['CARRIER_WEBHOOK_SECRET']);
+    });
+
+    it('defaults SIGNUP_MODE to open and writes mail to its log without SMTP_URL', () => {
+      const config = loadConfig(devEnv());
+      expect(config).toMatchObject({ signupMode: 'open', smtpUrl: undefined });
+      expect(configurationReport('api', config).problems).toEqual([]);
     });
 
     it('refuses to start on a non-loopback address', () => {

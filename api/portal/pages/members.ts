@@ -9,8 +9,8 @@ export interface MembersPageInput {
   /** The signed-in operator's role: only an owner is offered owner changes. */
   actorRole: Role;
   error?: ShownError;
-  /** An invitation just made: its link, shown on this one answer. */
-  invited?: { email: string; role: Role; link: string };
+  /** An invitation just made: whether its link went out by mail (it is shown to no one). */
+  invited?: { email: string; role: Role; mailed: boolean };
   form?: Record<string, string>;
 }
 
@@ -83,11 +83,17 @@ export function membersPage(nav: PageNav, input: MembersPageInput): Html {
   );
 }
 
-function invitedPanel(invited: { email: string; role: Role; link: string }): Html {
+function invitedPanel(invited: { email: string; role: Role; mailed: boolean }): Html {
   return html`<section class="secret" aria-labelledby="invited-title">
     <h2 id="invited-title">Invitation for ${invited.email} (${invited.role})</h2>
-    <p>Send this link to them yourself: it is shown only once, works once and expires in 7 days. Only its hash is kept.</p>
-    <output id="invite-link" class="mono">${invited.link}</output>
+    ${
+      invited.mailed
+        ? html`<p id="invite-mailed">
+            We mailed the invitation link to ${invited.email}. It works once and expires in 7 days; accepting it proves the address. Only
+            its hash is kept.
+          </p>`
+        : html`<p id="invite-mailed" role="alert">We could not mail the invitation just now. Revoke it below and invite again.</p>`
+    }
   </section>`;
 }
 

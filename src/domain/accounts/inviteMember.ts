@@ -2,6 +2,8 @@ import crypto from 'node:crypto';
 import type { Role } from '../keys/scopes';
 import type { UseCaseDeps } from '../useCaseDeps';
 import { emailProblems, INVITATION_LIFETIME_MS, memberChangeRefusal, normalizeEmail, type FieldProblem } from './rules';
+import { workspaceName } from './accountTokens';
+import { invitationMail, sendAccountMail, type MailingDeps } from './mail';
 import { countOwners, findUserByEmail, insertInvitation, sessionTokenHash, type InvitationRow } from './store';
 
 export type InviteOutcome =
@@ -47,4 +49,25 @@ export async function inviteMember(
     expiresAt: new Date(now.getTime() + INVITATION_LIFETIME_MS),
   });
   return { ok: true, invitation, token, link: invitationLink(deps.config.publicBaseUrl, token) };
+}
+
+/**
+ * Mails an invitation just made to the invited address (issue 27, H5): the portal shows the link to
+ * no one else, so accepting it proves the address. False when the relay refused it (logged); the
+ * inviter can revoke and invite again.
+ */
+export async function mailInvitation(
+  deps: MailingDeps,
+  invited: { invitation: InvitationRow; link: string; inviterEmail: string },
+): Promise<boolean> {
+  const name = await workspaceName(deps.db, invited.invitation.workspace_id);
+  return sendAccountMail(
+    deps,
+    invitationMail(invited.invitation.email, {
+      workspaceName: name,
+      inviterEmail: invited.inviterEmail,
+      role: invited.invitation.role,
+      link: invited.link,
+    }),
+  );
 }

@@ -1,6 +1,7 @@
 import type { UseCaseDeps } from '../useCaseDeps';
 import { decoyPasswordHash, verifyPassword } from '../../platform/crypto/password';
 import { consumeAccessLimits } from './accessLimits';
+import { accountHold, type AccountHold } from './accountTokens';
 import { normalizeEmail, PASSWORD_MAX_LENGTH } from './rules';
 import { openSession, type OpenedSession } from './session';
 import { findUserByEmail } from './store';
@@ -8,6 +9,7 @@ import { findUserByEmail } from './store';
 export type LoginOutcome =
   | { ok: true; userId: string; session: OpenedSession }
   | { ok: false; refused: 'invalid_credentials' }
+  | { ok: false; refused: AccountHold }
   | { ok: false; refused: 'rate_limited'; retryAfterSeconds: number };
 
 /**
@@ -26,5 +28,8 @@ export async function login(deps: UseCaseDeps, request: { email: string; passwor
   const user = await findUserByEmail(deps.db, email);
   const matches = await verifyPassword(request.password, user?.password_hash ?? (await decoyPasswordHash()));
   if (!user?.password_hash || !matches) return { ok: false, refused: 'invalid_credentials' };
+  // Issue 27, H5: the right password does not open an unverified address's or an unapproved workspace's session.
+  const hold = await accountHold(deps.db, user.id);
+  if (hold) return { ok: false, refused: hold };
   return { ok: true, userId: user.id, session: await openSession(deps, user, request.clientAddress) };
 }

@@ -25,8 +25,9 @@ export const TRANSACTION_TYPES = [
 ] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
-/** The $5 signup grant each new workspace gets, in each environment. */
+/** The $5 signup grant each new workspace gets, in the test environment only (issue 27, H5: no live money without a verified card). */
 export const SIGNUP_CREDIT_CENTS = 500;
+export const SIGNUP_CREDIT_ENVIRONMENTS = ['test'] as const;
 
 export interface BillingTenant {
   workspaceId: string;

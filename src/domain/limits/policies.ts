@@ -4,7 +4,7 @@
  * do unbounded work; docs/decisions.md "Rate limits"). Routes name a row; nothing else holds a limit.
  * Partition: per workspace and environment unless the spec says per user or per service key.
  */
-export type Partition = 'workspace_env' | 'user' | 'key' | 'account' | 'address';
+export type Partition = 'workspace_env' | 'user' | 'key' | 'account' | 'address' | 'deployment';
 
 export interface LimitPolicy {
   limit: number;
@@ -60,6 +60,16 @@ export const RATE_LIMITS = {
   'portal.login_address': { limit: 30, windowSeconds: 15 * 60, partition: 'address' },
   /** Portal signups per client address: each one creates a workspace with its signup credit. */
   'portal.signup': { limit: 10, windowSeconds: HOUR, partition: 'address' },
+  /**
+   * Portal signups of the whole deployment (issue 27, H5): one bucket every API instance shares, so
+   * no spread of client addresses outruns it. The limit is SIGNUP_RATE_PER_HOUR (100 by default);
+   * each refusal counts in switchboard_portal_signups_total{outcome="rate_limited_global"}, which an
+   * alert watches (docs/operations.md "Signup alerts").
+   */
+  'portal.signup_global': { limit: 100, windowSeconds: HOUR, partition: 'deployment' },
+  /** Mail a visitor asks for (a new verification link, a password reset) per address and per account. */
+  'portal.mail_address': { limit: 10, windowSeconds: HOUR, partition: 'address' },
+  'portal.mail_account': { limit: 5, windowSeconds: HOUR, partition: 'account' },
   /** Accepting a member invitation sets a password and opens a session: limited as a signup is. */
   'portal.invitation_accept': { limit: 10, windowSeconds: HOUR, partition: 'address' },
 } as const satisfies Record<string, LimitPolicy>;
@@ -82,6 +92,7 @@ export function bucketFor(
       return `${row}:key:${who.keyId}`;
     case 'account':
     case 'address':
+    case 'deployment':
       throw new Error(`${name} limits callers before they have a key: use accessBucketFor`);
   }
 }
@@ -89,6 +100,7 @@ export function bucketFor(
 /** The bucket of a limit on callers without a key: per account (its email) or per client address. */
 export function accessBucketFor(name: LimitName, value: string): string {
   const policy: LimitPolicy = RATE_LIMITS[name];
+  if (policy.partition === 'deployment') return `${name}:deployment`;
   if (policy.partition !== 'account' && policy.partition !== 'address') throw new Error(`${name} is partitioned by ${policy.partition}`);
   return `${name}:${policy.partition}:${value}`;
 }

@@ -1,4 +1,4 @@
-import { hasDefaultPaymentMethod } from '../billing/paymentMethods';
+import { chargeableCard } from '../billing/paymentMethods';
 import { CARRIER_ERROR, type CarrierRefusal } from '../carriers/rules';
 import type { Environment } from '../keys/format';
 import type { UseCaseDeps } from '../useCaseDeps';
@@ -26,7 +26,7 @@ import {
 } from './numberChoice';
 import { mayImportNumber } from './numberGrants';
 import { createCurrentSecret, sealingKeyOf } from './secrets';
-import { countLinesOfUser, discardRefusedLine, failProvisioning, findLine, insertLine, lockLineCreation, type LineRow } from './store';
+import { countLinesOfWorkspace, discardRefusedLine, failProvisioning, findLine, insertLine, lockLineCreation, type LineRow } from './store';
 import { unreachableUrlProblems } from './urls';
 
 /** The fields a customer chooses for a new line (wire names, as stored), and how its number is chosen. */
@@ -70,8 +70,8 @@ const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * Creates a line and provisions its number (spec "Line"): the line and its first signing secret
  * are recorded, then the provisioning workflow starts (a line whose workflow cannot start is
- * released again). The first line of each environment is free for 30 days; a further live line
- * needs a default payment method. Most numbers are ready within a second: the line is returned
+ * released again). The first line of each workspace in each environment is free for 30 days; a
+ * further live line needs a default payment method in the workspace (issue 27, H5). Most numbers are ready within a second: the line is returned
  * active when provisioning finishes within `lineProvisionWaitMs`, else still `provisioning`.
  */
 export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: LineCreator, request: LineRequest): Promise<ProvisionOutcome> {
@@ -93,11 +93,12 @@ export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: Lin
 
   const now = deps.now();
   const recorded = await deps.db.transaction(async (trx) => {
-    await lockLineCreation(trx, creator.userId);
+    const tenant = { workspaceId: creator.workspaceId, environment: creator.environment };
+    await lockLineCreation(trx, tenant);
     if (choice.source === 'imported' && !(await mayImportNumber(trx, creator, choice.phoneNumber))) return 'not_importable' as const;
-    const isFirstLine = (await countLinesOfUser(trx, creator)) === 0;
-    if (creator.environment === 'live' && !isFirstLine && !(await hasDefaultPaymentMethod(trx, creator.userId, 'live')))
-      return 'payment_method_required' as const;
+    const isFirstLine = (await countLinesOfWorkspace(trx, tenant)) === 0;
+    // Any member's verified default live card serves the workspace, as auto-charge uses it (paymentMethods.ts).
+    if (creator.environment === 'live' && !isFirstLine && !(await chargeableCard(trx, tenant))) return 'payment_method_required' as const;
     const line = await insertLine(trx, {
       workspace_id: creator.workspaceId,
       user_id: creator.userId,
@@ -118,7 +119,7 @@ export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: Lin
       endpointing_ms: request.endpointing_ms ?? null,
       ...numberColumns(choice),
       status: 'provisioning',
-      // The first line of each environment is free for 30 days: test bills as live does.
+      // The workspace's first line of each environment is free for 30 days: test bills as live does.
       grace_ends_at: isFirstLine ? new Date(now.getTime() + FIRST_LINE_GRACE_DAYS * DAY_MS) : null,
       created_by_key_id: creator.keyId,
       created_at: now,

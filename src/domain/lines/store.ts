@@ -106,16 +106,17 @@ export type NewLine = Omit<
   | 'released_at'
 >;
 
-/** Serialises line creation per user, so two concurrent "first lines" cannot both be free. */
-export async function lockLineCreation(trx: Knex.Transaction, userId: string): Promise<void> {
-  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`lines:create:${userId}`]);
+/** Serialises line creation per workspace and environment, so two concurrent "first lines" cannot both be free. */
+export async function lockLineCreation(trx: Knex.Transaction, tenant: Tenant): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`lines:create:${tenant.workspaceId}:${tenant.environment}`]);
 }
 
-/** How many lines the user has ever had in the environment, released ones included. */
-export async function countLinesOfUser(db: Db | Knex.Transaction, owner: { userId: string; environment: Environment }): Promise<number> {
-  const [{ count }] = await db('lines')
-    .where({ user_id: owner.userId, environment: owner.environment })
-    .count<{ count: string }[]>('id as count');
+/**
+ * How many lines the workspace has ever had in the environment, released ones included: the first
+ * line is free per workspace, not per user (issue 27, H5: invited members each got one before).
+ */
+export async function countLinesOfWorkspace(db: Db | Knex.Transaction, tenant: Tenant): Promise<number> {
+  const [{ count }] = await linesOf(db as Db, tenant).count<{ count: string }[]>('id as count');
   return Number(count);
 }
 

@@ -29,6 +29,7 @@ import * as m0030 from './0030_telnyx_inbox';
 import * as m0031 from './0031_telnyx_speech';
 import * as m0032 from './0032_number_choice';
 import * as m0033 from './0033_provisioning_refusals';
+import * as m0034 from './0034_account_verification';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -65,6 +66,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0031_telnyx_speech': m0031,
   '0032_number_choice': m0032,
   '0033_provisioning_refusals': m0033,
+  '0034_account_verification': m0034,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
