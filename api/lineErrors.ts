@@ -5,12 +5,13 @@ import type { LineUpdateOutcome } from '../src/domain/lines/update';
 
 /** How a refused line change reads, to an API client and to an operator in the portal alike. */
 
+export const LANGUAGE_PINNING_REFUSAL = {
+  status: 400,
+  code: 'hosted_mode_language_pinning_unsupported',
+  message: 'Hosted lines detect the language of each utterance; they cannot be pinned to one',
+};
 export const languagePinningRefused = () =>
-  new ApiError(
-    400,
-    'hosted_mode_language_pinning_unsupported',
-    'Hosted lines detect the language of each utterance; they cannot be pinned to one',
-  );
+  new ApiError(LANGUAGE_PINNING_REFUSAL.status, LANGUAGE_PINNING_REFUSAL.code, LANGUAGE_PINNING_REFUSAL.message);
 
 export const lineReleased = () => new ApiError(409, 'line_released', 'This line is released; it cannot be changed or used');
 

@@ -21,11 +21,32 @@ export function cursorPaginationParams() {
     {
       name: 'cursor',
       in: 'query' as const,
-      schema: { type: 'string', maxLength: 100 },
+      schema: CURSOR_SCHEMA,
       description: '`next_cursor` of the previous page (or an ISO timestamp)',
     },
   ];
 }
+
+/** A calendar date `YYYY-MM-DD` that exists (years 0000-9999, leap years included), as `parseDate` reads it. */
+const EXISTING_DATE =
+  '(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))' +
+  '|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)';
+const UUID_TEXT = '[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}';
+
+/**
+ * What `parseCursor` takes, as the OpenAPI document states it and the validator checks it: a
+ * date-time or a date (the spec's "timestamp"), or `next_cursor` as this API writes it
+ * (`<UTC time to the millisecond>|<id>`).
+ */
+export const CURSOR_SCHEMA = {
+  type: 'string',
+  maxLength: 100,
+  anyOf: [
+    { format: 'date-time' },
+    { format: 'date' },
+    { pattern: `^${EXISTING_DATE}T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\\.[0-9]{3}Z\\|${UUID_TEXT}$` },
+  ],
+};
 
 /**
  * The time must be an RFC 3339 date-time or a date (years 0000-9999, inside Postgres's range)

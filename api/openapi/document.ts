@@ -2,7 +2,8 @@ import YAML from 'yaml';
 import { DEFAULT_BODY_LIMIT_BYTES, type OperationDoc, type RouteDef } from '../routes/types';
 import { MAX_JSON_DEPTH } from '../middleware/jsonBody';
 import { withExamples } from './examples';
-import { boundIntegers } from './formats';
+import { NOT_BLANK_PATTERN } from './fields';
+import { boundIntegers, forbidNul } from './formats';
 import { componentSchemas, errorResponse } from './schemas';
 
 /**
@@ -17,7 +18,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
     if (route.auth.kind === 'carrier' || route.auth.kind === 'stripe') continue;
     const operation: Record<string, unknown> = {
       operationId: route.operationId,
-      ...withExamples(boundIntegers(withStandardErrors(route))),
+      ...withExamples(boundIntegers(withRequestRules(withStandardErrors(route)))),
     };
     if (route.auth.kind === 'public') operation.security = [];
     else if (route.auth.kind === 'service') operation.security = [{ serviceKey: [] }];
@@ -35,7 +36,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
           in: 'header',
           required: route.idempotency.required,
           description: 'Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused.',
-          schema: { type: 'string', maxLength: 255 },
+          schema: { type: 'string', maxLength: 255, pattern: NOT_BLANK_PATTERN },
         },
       ];
     }
@@ -76,10 +77,26 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
           description: '`sk_svc_test_...` or `sk_svc_live_...`; valid only on the keys plane.',
         },
       },
-      schemas: boundIntegers(componentSchemas),
+      schemas: boundIntegers(requestComponentRules(componentSchemas)),
     },
     paths,
   };
+}
+
+/** The rules every request schema carries (formats.ts): on the operation's parameters and body. */
+export function withRequestRules(doc: OperationDoc): OperationDoc {
+  return {
+    ...doc,
+    ...(doc.parameters ? { parameters: forbidNul(doc.parameters) } : {}),
+    ...(doc.requestBody ? { requestBody: forbidNul(doc.requestBody) } : {}),
+  };
+}
+
+/** Component schemas that requests use (`…Request`, `Grant`) carry the request rules too; the records the API returns do not need them. */
+function requestComponentRules(schemas: Record<string, object>): Record<string, object> {
+  return Object.fromEntries(
+    Object.entries(schemas).map(([name, schema]) => [name, /Request$|^Grant$/.test(name) ? forbidNul(schema) : schema]),
+  );
 }
 
 function withStandardErrors(route: RouteDef): OperationDoc {

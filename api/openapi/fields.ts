@@ -1,8 +1,11 @@
-import { ACCEPTED_MODES, LANGUAGES } from '../../src/domain/lines/rules';
+import { getCountries } from 'libphonenumber-js/max';
+import { ACCEPTED_MODES, LANGUAGES, REQUIRED_FIELD_BY_MODE } from '../../src/domain/lines/rules';
+import { VOICES } from '../../src/domain/voices/catalog';
+import { LANGUAGE_PINNING_REFUSAL } from '../lineErrors';
 import { DEFAULT_COUNTRY, DEFAULT_NUMBER_TYPE, NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
 import { AGENT_LABEL_PATTERN } from '../../src/domain/keys/agentKeys';
 import { SCOPES } from '../../src/domain/keys/scopes';
-import { TIERS } from '../../src/domain/keys/tiers';
+import { SETTABLE_TIERS } from '../../src/domain/keys/tiers';
 
 /** Field schemas shared by request bodies (api/openapi/schemas.ts) and the records the API returns (api/openapi/records.ts). */
 export const nullable = (schema: Record<string, unknown>) => ({ ...schema, type: [schema.type as string, 'null'] });
@@ -11,24 +14,53 @@ export const uuid = { type: 'string', format: 'uuid' };
 export const dateTime = { type: 'string', format: 'date-time' };
 export const url = { type: 'string', maxLength: 2048, format: 'uri' };
 
+/**
+ * Not blank and free of U+0000: at least one character that JavaScript's `trim()` keeps (its
+ * whitespace set written out, so a generator in another language reads the same class as `\\s` here).
+ */
+export const NOT_BLANK_PATTERN =
+  '^[^\\u0000]*[^\\u0000\\t\\n\\v\\f\\r \\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\ufeff][^\\u0000]*$';
+
+/** A URL with one of these schemes (any case, as `new URL()` reads it) and a host: `hasScheme` in src/domain/lines/rules.ts. */
+function urlWithScheme(schemes: string[]): Record<string, unknown> {
+  const anyCase = (scheme: string) => [...scheme].map((c) => `[${c.toLowerCase()}${c.toUpperCase()}]`).join('');
+  return { ...url, pattern: `^(?:${schemes.map(anyCase).join('|')}):\\/\\/[^/?#]` };
+}
+export const httpUrl = urlWithScheme(['http', 'https']);
+export const wsUrl = urlWithScheme(['ws', 'wss']);
+
+/** A phone number in a request: E.164 (`E164_PATTERN`, src/platform/phone.ts), the `PhoneNumber` component. */
+export const phoneNumber = (description?: string) => ({
+  $ref: '#/components/schemas/PhoneNumber',
+  ...(description ? { description } : {}),
+});
+
+/** A slug of the voice catalog, or empty (clears), with spaces around it (trimmed): what `normalizeVoice` and `lineFieldProblems` accept. */
+export const VOICE_PATTERN = `^ *(?:${VOICES.map((voice) => voice.slug).join('|')})? *$`;
+
 export const lineWritableFields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
   display_name: nullable({ type: 'string', maxLength: 200 }),
   mode: { type: 'string', enum: [...ACCEPTED_MODES], description: '`text` is accepted as an alias of `webhook` and stored as `webhook`.' },
   system_prompt: nullable({ type: 'string', maxLength: 20000 }),
   begin_message: nullable({ type: 'string', maxLength: 2000 }),
-  voice: nullable({ type: 'string', maxLength: 64, description: 'A voice slug from GET /api/v1/voices; trimmed, empty clears it.' }),
+  voice: nullable({
+    type: 'string',
+    maxLength: 64,
+    pattern: VOICE_PATTERN,
+    description: 'A voice slug from GET /api/v1/voices; spaces around it are trimmed, empty clears it.',
+  }),
   context_limit: nullable({ type: 'integer', minimum: 1, maximum: 500 }),
   webhook_url: nullable({
-    ...url,
+    ...httpUrl,
     description: 'http(s) URL receiving webhook events; required in webhook mode. Must lead to a public address (https for live lines).',
   }),
   audio_handler_url: nullable({
-    ...url,
+    ...wsUrl,
     description: 'ws(s) URL of the audio relay; required in audio mode. Must lead to a public address (wss for live lines).',
   }),
   status_callback_url: nullable({
-    ...url,
+    ...httpUrl,
     description: 'http(s) URL receiving call lifecycle callbacks. Must lead to a public address (https for live lines).',
   }),
   recording_enabled: { type: 'boolean' },
@@ -42,11 +74,40 @@ export const lineWritableFields = {
   endpointing_ms: nullable({ type: 'integer', minimum: 100, maximum: 2000 }),
 };
 
+/**
+ * Rule 1 of a line as a create body can state it: each mode's required field (REQUIRED_FIELD_BY_MODE)
+ * present and not blank; `text` is `webhook`. Updates depend on the line's current mode, so only the
+ * server checks them.
+ */
+export const modeRequirements = {
+  allOf: [
+    ...(['hosted', 'webhook', 'audio'] as const).map((mode) => {
+      const field = REQUIRED_FIELD_BY_MODE[mode];
+      return {
+        if: { required: ['mode'], properties: { mode: { enum: mode === 'webhook' ? ['webhook', 'text'] : [mode] } } },
+        then: { required: [field], properties: { [field]: { type: 'string', pattern: NOT_BLANK_PATTERN } } },
+      };
+    }),
+    // Spec rule 2: a hosted line takes no `language`, refused with its own code (`x-refusal`, read by the validator).
+    {
+      if: { required: ['mode'], properties: { mode: { const: 'hosted' } } },
+      then: { not: { required: ['language'] }, 'x-refusal': LANGUAGE_PINNING_REFUSAL },
+    },
+  ],
+};
+
+/** `phone_number` imports a number: not with the criteria of a purchase. */
+export const importExcludesCriteria = {
+  dependentSchemas: {
+    phone_number: { properties: { area_code: false, country: false, number_type: false } },
+  },
+};
+
 /** How a new line's number is chosen (create only; docs/decisions.md "Choosing numbers"). */
 export const lineNumberFields = {
   country: {
     type: 'string',
-    pattern: '^[A-Z]{2}$',
+    enum: getCountries(),
     example: DEFAULT_COUNTRY,
     // No `default` keyword: generated clients would make the field required.
     description: `ISO 3166-1 alpha-2 country of the number to buy (default \`${DEFAULT_COUNTRY}\`). Not with \`phone_number\`.`,
@@ -64,13 +125,10 @@ export const lineNumberFields = {
       'Area code of the number to buy: the three-digit NPA in North America (`415`; a toll-free prefix such as `800` for `toll_free`), the national destination code elsewhere (`20` for London). ' +
       'Checked against the country’s numbering plan (422 `validation_error`); a valid one with no numbers left is 422 `number_unavailable`. Not with `phone_number`.',
   },
-  phone_number: {
-    type: 'string',
-    pattern: '^\\+[1-9][0-9]{6,14}$',
-    description:
-      'Import instead of buy: an E.164 number the carrier account already owns, which the operator granted to this workspace (CLI `number grant`). ' +
+  phone_number: phoneNumber(
+    'Import instead of buy: an E.164 number the carrier account already owns, which the operator granted to this workspace (CLI `number grant`). ' +
       'Its calls and messages are routed to the line; releasing the line only detaches it (the account keeps it). A number that is not importable is 422 `number_unavailable`, whatever the reason.',
-  },
+  ),
 };
 
 export const keyName = { type: 'string', minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' };
@@ -82,7 +140,11 @@ export const agentKeyWritable = {
     description: 'Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit.',
   }),
   line_id: nullable({ type: 'string', format: 'uuid', description: 'Binds the key to one line; null makes it account-wide.' }),
-  permissions: { type: 'string', enum: [...TIERS], description: 'Permission tier; `legacy_full` is refused (422).' },
+  permissions: {
+    type: 'string',
+    enum: [...SETTABLE_TIERS],
+    description: 'Permission tier. Keys made before tiers read `legacy_full`, which cannot be set.',
+  },
   monthly_cap_cents: nullable({ type: 'integer', minimum: 1, maximum: 100_000_000_000 }),
 };
 

@@ -89,3 +89,22 @@ export function boundIntegers<T>(value: T): T {
   }
   return schema as T;
 }
+
+/** A string without U+0000, which Postgres text cannot hold (the validator's `refuseNulCharacters` backs it up). */
+export const NO_NUL_PATTERN = '^[^\\u0000]*$';
+
+/**
+ * Every string a request schema admits says it excludes U+0000: a string with no `pattern`,
+ * `format`, `enum` or `const` of its own gets NO_NUL_PATTERN (the others exclude it already), so
+ * the document refuses what the validator refuses.
+ */
+export function forbidNul<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((item) => forbidNul(item)) as T;
+  if (!value || typeof value !== 'object') return value;
+  const schema = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, forbidNul(v)])) as Record<string, unknown>;
+  const type = schema.type;
+  const isString = type === 'string' || (Array.isArray(type) && type.includes('string'));
+  const constrained = ['pattern', 'format', 'enum', 'const', '$ref'].some((keyword) => schema[keyword] !== undefined);
+  if (isString && !constrained) schema.pattern = NO_NUL_PATTERN;
+  return schema as T;
+}

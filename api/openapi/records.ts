@@ -7,6 +7,7 @@ import { NUMBER_CRITERIA, NUMBER_SOURCES, NUMBER_TYPES } from '../../src/domain/
 import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
 import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
 import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, uuid } from './fields';
+import { TIERS } from '../../src/domain/keys/tiers';
 
 /**
  * The records the API returns, as JSON Schema (OpenAPI 3.1). Each lists as `required` every
@@ -30,6 +31,7 @@ const agentKeyRecord = {
   key_prefix: { type: 'string' },
   environment,
   ...agentKeyWritable,
+  permissions: { type: 'string', enum: [...TIERS], description: 'Permission tier; `legacy_full` marks a key made before tiers.' },
   monthly_spend_cents: { type: 'integer', minimum: 0 },
   created_at: dateTime,
   revoked_at: nullableDateTime,

@@ -1,4 +1,5 @@
-import { agentKeyWritable, grant, keyName, lineNumberFields, lineWritableFields } from './fields';
+import { agentKeyWritable, grant, importExcludesCriteria, keyName, lineNumberFields, lineWritableFields, modeRequirements } from './fields';
+import { E164_PATTERN } from '../../src/platform/phone';
 import { recordSchemas } from './records';
 
 /** Shared component schemas of the OpenAPI document (JSON Schema 2020-12, as OpenAPI 3.1 uses): request bodies and the error envelope here, returned records in records.ts. */
@@ -21,6 +22,14 @@ export const componentSchemas: Record<string, object> = {
         },
       },
     },
+  },
+  PhoneNumber: {
+    type: 'string',
+    pattern: E164_PATTERN,
+    example: '+14155550123',
+    description:
+      'E.164: `+`, the country calling code and the national number, no spaces or punctuation. The pattern admits each calling code with the national-number lengths ' +
+      'its numbering plan allows (libphonenumber metadata); some operations also need a number that is assigned in that plan (422 naming the field).',
   },
   AgentKeyMintRequest: {
     type: 'object',
@@ -48,6 +57,8 @@ export const componentSchemas: Record<string, object> = {
     additionalProperties: false,
     required: ['name', 'mode'],
     properties: { ...lineWritableFields, ...lineNumberFields },
+    ...modeRequirements,
+    ...importExcludesCriteria,
     description:
       'A line and its number: by default a local US number; `country`, `number_type` and `area_code` choose what to buy, `phone_number` imports an owned number instead.',
     example: {

@@ -4,8 +4,10 @@ import type Koa from 'koa';
 import type { AppState } from '../context';
 import { ApiError, errors, type ErrorDetail } from '../errors';
 import type { OperationDoc, PathParameter } from '../routes/types';
-import { inlineRefs } from './document';
-import { boundIntegers, registerStrictFormats } from './formats';
+import { inlineRefs, withRequestRules } from './document';
+import { httpUrl, NOT_BLANK_PATTERN, VOICE_PATTERN, wsUrl } from './fields';
+import { boundIntegers, NO_NUL_PATTERN, registerStrictFormats } from './formats';
+import { E164_PATTERN } from '../../src/platform/phone';
 
 /**
  * Request validation driven by the served OpenAPI document: each operation's body and
@@ -13,7 +15,8 @@ import { boundIntegers, registerStrictFormats } from './formats';
  * with one `{field, message}` per problem.
  */
 export function newAjv(coerce: boolean): Ajv2020 {
-  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: coerce, useDefaults: coerce });
+  // verbose: errors carry their parent schema, where an `x-refusal` names the error a rule answers with.
+  const ajv = new Ajv2020({ allErrors: true, strict: false, coerceTypes: coerce, useDefaults: coerce, verbose: true });
   addFormats(ajv);
   registerStrictFormats(ajv);
   return ajv;
@@ -21,6 +24,16 @@ export function newAjv(coerce: boolean): Ajv2020 {
 
 const bodyAjv = newAjv(false);
 const queryAjv = newAjv(true);
+
+/** What a customer is told when a shared pattern (fields.ts, formats.ts) refuses a value. */
+const PATTERN_MESSAGES = new Map<string, string>([
+  [NOT_BLANK_PATTERN, 'Must not be blank'],
+  [NO_NUL_PATTERN, 'Must not contain the NUL character (U+0000)'],
+  [E164_PATTERN, 'Must be a phone number in E.164 (+14155550123) with a length its country code allows'],
+  [httpUrl.pattern as string, 'Must be an http or https URL'],
+  [wsUrl.pattern as string, 'Must be a ws or wss URL'],
+  [VOICE_PATTERN, 'Unknown voice; see GET /api/v1/voices'],
+]);
 
 function fieldOf(error: ErrorObject, prefix: string): string {
   const path = error.instancePath.split('/').filter(Boolean).join('.');
@@ -46,6 +59,15 @@ function messageOf(error: ErrorObject): string {
     }
     case 'enum':
       return `Must be one of: ${(error.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+    case 'not':
+      return (error.parentSchema as { 'x-refusal'?: { message: string } } | undefined)?.['x-refusal']?.message ?? 'Not allowed here';
+    case 'false schema':
+      return 'Not with the other fields of this request (see its description)';
+    case 'pattern': {
+      const pattern = (error.params as { pattern: string }).pattern;
+      const own = (error.parentSchema as { 'x-pattern-message'?: string } | undefined)?.['x-pattern-message'];
+      return own ?? PATTERN_MESSAGES.get(pattern) ?? `Must match ${pattern}`;
+    }
     default: {
       const text = error.message ?? 'Invalid value';
       return text.charAt(0).toUpperCase() + text.slice(1);
@@ -82,7 +104,7 @@ export function bodyProblems(schema: object, body: unknown): ErrorDetail[] {
 }
 
 export function validateRequest(operation: OperationDoc): Koa.Middleware<AppState> {
-  const op = boundIntegers(inlineRefs(operation));
+  const op = boundIntegers(withRequestRules(inlineRefs(operation)));
   const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');
   const pathParams = (op.parameters ?? []).filter((p): p is PathParameter => p.in === 'path');
   const querySchema = {
@@ -113,7 +135,7 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
       if (ctx.state.body === undefined) {
         if (bodySpec?.required) throw errors.validation([{ field: 'body', message: 'A JSON request body is required' }]);
       } else if (!validateBody(ctx.state.body)) {
-        throw errors.validation(toDetails(validateBody, 'body'));
+        throw ownRefusalOf(validateBody.errors) ?? errors.validation(toDetails(validateBody, 'body'));
       }
       refuseNulCharacters(ctx.state.body);
     } else if (ctx.state.body !== undefined && !isEmptyObject(ctx.state.body)) {
@@ -121,6 +143,20 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
     }
     return next();
   };
+}
+
+/**
+ * A rule whose refusal has its own code in the interface (a schema with `x-refusal`: `{status, code,
+ * message}`) answers with it rather than with `validation_error`.
+ */
+function ownRefusalOf(problems: ErrorObject[] | null | undefined): ApiError | undefined {
+  for (const problem of problems ?? []) {
+    const refusal = (problem.parentSchema as { 'x-refusal'?: { status: number; code: string; message: string } } | undefined)?.[
+      'x-refusal'
+    ];
+    if (refusal && problem.keyword === 'not') return new ApiError(refusal.status, refusal.code, refusal.message);
+  }
+  return undefined;
 }
 
 /** The 404 of a path parameter that cannot name a resource: the parameter's own (`x-not-found`), as for an unknown id. */

@@ -5,6 +5,10 @@ import { arrayOf, errorResponse, fields, jsonResponse, ref } from '../openapi/sc
 import type { RouteDef } from './types';
 import { AUDIT_EVENT_TYPES, AUDIT_LIMIT, readAgentActivity } from '../../src/domain/compliance/agentActivity';
 
+/** `event_types` as the feed reads it: comma-separated names of AUDIT_EVENT_TYPES, each may be padded with spaces or left empty. */
+const EVENT_TYPE_ITEM = ` *(?:${AUDIT_EVENT_TYPES.join('|')})? *`;
+const EVENT_TYPES_PATTERN = `^${EVENT_TYPE_ITEM}(?:,${EVENT_TYPE_ITEM})*$`;
+
 /** The agent self-audit feed (spec "Agent self-audit feed"): src/domain/compliance/agentActivity.ts reads it. */
 async function readFeed(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
@@ -67,8 +71,13 @@ export function auditRoutes(): RouteDef[] {
           {
             name: 'event_types',
             in: 'query',
-            schema: { type: 'string', maxLength: 200 },
-            description: `Comma-separated subset of ${AUDIT_EVENT_TYPES.join(', ')}`,
+            schema: {
+              type: 'string',
+              maxLength: 200,
+              pattern: EVENT_TYPES_PATTERN,
+              'x-pattern-message': `Must be a comma-separated list of: ${AUDIT_EVENT_TYPES.join(', ')}`,
+            },
+            description: `Comma-separated subset of ${AUDIT_EVENT_TYPES.join(', ')} (spaces around a name and empty items are ignored; none means all)`,
           },
         ],
         responses: {

@@ -3,6 +3,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertUnrestrictedAdminKey } from '../lineAccess';
 import { arrayOf, cursorFields, errorResponse, fields, jsonResponse, ref, jsonRequestBody } from '../openapi/schemas';
+import { httpUrl, nullable } from '../openapi/fields';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
 import type { RouteDef } from './types';
 import { balanceOf, toTransactionRecord, transactionsOf } from '../../src/domain/billing/ledger';
@@ -96,12 +97,10 @@ export const AUTO_RECHARGE_MIN_AMOUNT_CENTS = 500;
 const settingsSchema = {
   type: 'object',
   properties: {
-    default_webhook_url: {
-      type: ['string', 'null'],
-      format: 'uri',
-      maxLength: 2048,
+    default_webhook_url: nullable({
+      ...httpUrl,
       description: 'Receives webhook events of lines without a webhook_url. Must lead to a public address (https in live).',
-    },
+    }),
     auto_recharge_enabled: {
       type: 'boolean',
       description: 'Charge the card on file (of this environment) when the balance runs low; on by default in live, off in test',

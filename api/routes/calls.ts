@@ -1,7 +1,8 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { principalOf, type AppContext, type AppDeps } from '../context';
-import { ApiError, carrierError, errors } from '../errors';
+import { ApiError, carrierError } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
+import { NOT_BLANK_PATTERN, phoneNumber } from '../openapi/fields';
 import {
   arrayOf,
   carrierErrorResponse,
@@ -82,7 +83,7 @@ async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<voi
     max_duration_seconds?: number;
     machine_detection?: string;
   };
-  if (body.topic.trim() === '') throw errors.validation([{ field: 'topic', message: 'Must not be blank' }]);
+  // Not blank: the schema's NOT_BLANK_PATTERN, checked by the validator.
   const topic = body.topic.trim();
   const conversation = { topic, beginMessage: body.begin_message?.trim() || null, maxDurationSec: body.max_duration_seconds ?? null };
   await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation, machineDetection: detects(body) });
@@ -159,7 +160,6 @@ async function control<T>(
 
 async function speak(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { text: string; wait_for_response?: boolean; timeout_seconds?: number };
-  if (body.text.trim() === '') throw errors.validation([{ field: 'text', message: 'Must not be blank' }]);
   await control(ctx, deps, 'speak on the call', (handle) =>
     handle.executeUpdate(speakUpdate, {
       args: [
@@ -233,7 +233,7 @@ export function callRoutes(): RouteDef[] {
           required: ['line_id', 'to_number'],
           properties: {
             line_id: { type: 'string', format: 'uuid' },
-            to_number: { type: 'string', minLength: 3, maxLength: 32 },
+            to_number: phoneNumber(),
             machine_detection: MACHINE_DETECTION,
           },
         }),
@@ -318,8 +318,8 @@ export function callRoutes(): RouteDef[] {
           required: ['line_id', 'to_number', 'topic'],
           properties: {
             line_id: { type: 'string', format: 'uuid' },
-            to_number: { type: 'string', minLength: 3, maxLength: 32 },
-            topic: { type: 'string', minLength: 1, maxLength: MAX_TOPIC_LENGTH },
+            to_number: phoneNumber(),
+            topic: { type: 'string', minLength: 1, maxLength: MAX_TOPIC_LENGTH, pattern: NOT_BLANK_PATTERN },
             begin_message: { type: 'string', minLength: 1, maxLength: 1000 },
             max_duration_seconds: { type: 'integer', minimum: MIN_CONVERSATION_SECONDS, maximum: MAX_CONVERSATION_SECONDS },
             machine_detection: MACHINE_DETECTION,
@@ -354,7 +354,7 @@ export function callRoutes(): RouteDef[] {
           additionalProperties: false,
           required: ['text'],
           properties: {
-            text: { type: 'string', minLength: 1, maxLength: 5000 },
+            text: { type: 'string', minLength: 1, maxLength: 5000, pattern: NOT_BLANK_PATTERN },
             wait_for_response: { type: 'boolean', default: false },
             timeout_seconds: timeoutSeconds,
           },
@@ -446,7 +446,7 @@ export function callRoutes(): RouteDef[] {
           type: 'object',
           additionalProperties: false,
           required: ['to_number'],
-          properties: { to_number: { type: 'string', minLength: 3, maxLength: 32 } },
+          properties: { to_number: phoneNumber() },
         }),
         responses: {
           '200': jsonResponse('Unwrapped `{call_id, to_number, transferred, failure_reason}`', ref('TransferResult')),

@@ -4,6 +4,7 @@ import { errors } from '../errors';
 import { phoneOrFail } from '../phoneField';
 import { allowedLineIds, assertLineAllowed, assertWorkspaceWide } from '../lineAccess';
 import { parseDateOrDateTime } from '../openapi/formats';
+import { phoneNumber } from '../openapi/fields';
 import {
   arrayOf,
   boundedListParams,
@@ -169,7 +170,7 @@ const phoneParam = (required: boolean) => ({
   name: 'phone_number',
   in: 'query' as const,
   required,
-  schema: { type: 'string', minLength: 3, maxLength: 32 },
+  schema: phoneNumber(),
 });
 const dateOrDateTime = { type: 'string', maxLength: 64, anyOf: [{ format: 'date-time' }, { format: 'date' }] };
 const lineParam = { name: 'line_id', in: 'query' as const, schema: { type: 'string', format: 'uuid' } };
@@ -222,7 +223,7 @@ export function complianceRoutes(): RouteDef[] {
           required: ['line_id', 'phone_number', 'consent_type'],
           properties: {
             line_id: { type: 'string', format: 'uuid' },
-            phone_number: { type: 'string', minLength: 3, maxLength: 32 },
+            phone_number: phoneNumber(),
             consent_type: { type: 'string', enum: [...CONSENT_TYPES] },
             source: {
               type: 'string',

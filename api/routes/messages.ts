@@ -3,6 +3,7 @@ import { errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
 import { arrayOf, cursorFields, errorResponse, fields, jsonRequestBody, jsonResponse, ref } from '../openapi/schemas';
+import { NOT_BLANK_PATTERN, phoneNumber } from '../openapi/fields';
 import { answeringOutboundRefusals } from '../outboundRefusals';
 import type { RouteDef } from './types';
 import { findLine } from '../../src/domain/lines/store';
@@ -78,9 +79,9 @@ async function conversationMessages(ctx: AppContext, deps: AppDeps): Promise<voi
   const principal = principalOf(ctx);
   const q = ctx.state.query as { limit: number; cursor?: string };
   // The router has already percent-decoded the segment (`%2B1415…` is `+1415…`).
+  // The validator checked the PhoneNumber pattern (a number that cannot exist is 404, like an unknown id); toE164 only reads it.
   const phoneNumber = toE164(ctx.params.phoneNumber);
-  if (!phoneNumber)
-    throw errors.validation([{ field: 'phoneNumber', message: 'Must be a phone number in E.164, percent-encoded (%2B14155550123)' }]);
+  if (!phoneNumber) throw errors.notFound();
   assertLineAllowed(principal, ctx.params.lineId);
   const line = await findLine(deps.db, principal, ctx.params.lineId);
   if (!line) throw errors.notFound('Line');
@@ -130,8 +131,8 @@ export function messageRoutes(): RouteDef[] {
           required: ['line_id', 'to', 'text'],
           properties: {
             line_id: { type: 'string', format: 'uuid' },
-            to: { type: 'string', minLength: 3, maxLength: 32, description: 'E.164' },
-            text: { type: 'string', minLength: 1, maxLength: MAX_SMS_TEXT_LENGTH },
+            to: phoneNumber(),
+            text: { type: 'string', minLength: 1, maxLength: MAX_SMS_TEXT_LENGTH, pattern: NOT_BLANK_PATTERN },
           },
         }),
         responses: { '201': jsonResponse('The message, unwrapped', ref('Message')), ...sendResponses },
@@ -155,8 +156,8 @@ export function messageRoutes(): RouteDef[] {
           additionalProperties: false,
           required: ['to_number', 'message'],
           properties: {
-            to_number: { type: 'string', minLength: 3, maxLength: 32 },
-            message: { type: 'string', minLength: 1, maxLength: MAX_SMS_TEXT_LENGTH },
+            to_number: phoneNumber(),
+            message: { type: 'string', minLength: 1, maxLength: MAX_SMS_TEXT_LENGTH, pattern: NOT_BLANK_PATTERN },
           },
         }),
         responses: { '201': jsonResponse('`{sms}`', fields({ sms: ref('LegacySms') })), ...sendResponses },
@@ -194,7 +195,7 @@ export function messageRoutes(): RouteDef[] {
         tags: ['messages'],
         parameters: [
           { name: 'lineId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
-          { name: 'phoneNumber', in: 'path', required: true, schema: { type: 'string', minLength: 3, maxLength: 32 } },
+          { name: 'phoneNumber', in: 'path', required: true, schema: phoneNumber(), description: 'Percent-encoded (`%2B14155550123`)' },
           ...cursorPaginationParams(),
         ],
         responses: {

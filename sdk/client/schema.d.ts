@@ -858,7 +858,7 @@ export interface components {
             mode: "hosted" | "webhook" | "audio";
             system_prompt: string | null;
             begin_message: string | null;
-            /** @description A voice slug from GET /api/v1/voices; trimmed, empty clears it. */
+            /** @description A voice slug from GET /api/v1/voices; spaces around it are trimmed, empty clears it. */
             voice: string | null;
             context_limit: number | null;
             /**
@@ -955,7 +955,7 @@ export interface components {
              */
             line_id: string | null;
             /**
-             * @description Permission tier; `legacy_full` is refused (422).
+             * @description Permission tier; `legacy_full` marks a key made before tiers.
              * @enum {string}
              */
             permissions: "full" | "call_only" | "sms_only" | "read_only" | "legacy_full";
@@ -990,7 +990,7 @@ export interface components {
              */
             line_id: string | null;
             /**
-             * @description Permission tier; `legacy_full` is refused (422).
+             * @description Permission tier; `legacy_full` marks a key made before tiers.
              * @enum {string}
              */
             permissions: "full" | "call_only" | "sms_only" | "read_only" | "legacy_full";
@@ -1389,6 +1389,11 @@ export interface components {
                 }[];
             };
         };
+        /**
+         * @description E.164: `+`, the country calling code and the national number, no spaces or punctuation. The pattern admits each calling code with the national-number lengths its numbering plan allows (libphonenumber metadata); some operations also need a number that is assigned in that plan (422 naming the field).
+         * @example +14155550123
+         */
+        PhoneNumber: string;
         AgentKeyMintRequest: {
             name: string;
             /** @description Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit. */
@@ -1399,10 +1404,10 @@ export interface components {
              */
             line_id?: string | null;
             /**
-             * @description Permission tier; `legacy_full` is refused (422).
+             * @description Permission tier. Keys made before tiers read `legacy_full`, which cannot be set.
              * @enum {string}
              */
-            permissions?: "full" | "call_only" | "sms_only" | "read_only" | "legacy_full";
+            permissions?: "full" | "call_only" | "sms_only" | "read_only";
             monthly_cap_cents?: number | null;
             /**
              * @description Defaults to the service key's; a mismatch is 422.
@@ -1420,10 +1425,10 @@ export interface components {
              */
             line_id?: string | null;
             /**
-             * @description Permission tier; `legacy_full` is refused (422).
+             * @description Permission tier. Keys made before tiers read `legacy_full`, which cannot be set.
              * @enum {string}
              */
-            permissions?: "full" | "call_only" | "sms_only" | "read_only" | "legacy_full";
+            permissions?: "full" | "call_only" | "sms_only" | "read_only";
             monthly_cap_cents?: number | null;
         };
         AgentKeyUpdateRequest: {
@@ -1436,10 +1441,10 @@ export interface components {
              */
             line_id?: string | null;
             /**
-             * @description Permission tier; `legacy_full` is refused (422).
+             * @description Permission tier. Keys made before tiers read `legacy_full`, which cannot be set.
              * @enum {string}
              */
-            permissions?: "full" | "call_only" | "sms_only" | "read_only" | "legacy_full";
+            permissions?: "full" | "call_only" | "sms_only" | "read_only";
             monthly_cap_cents?: number | null;
         };
         Grant: {
@@ -1485,7 +1490,7 @@ export interface components {
             mode?: "hosted" | "webhook" | "audio" | "text";
             system_prompt?: string | null;
             begin_message?: string | null;
-            /** @description A voice slug from GET /api/v1/voices; trimmed, empty clears it. */
+            /** @description A voice slug from GET /api/v1/voices; spaces around it are trimmed, empty clears it. */
             voice?: string | null;
             context_limit?: number | null;
             /**
@@ -1532,7 +1537,7 @@ export interface components {
             mode: "hosted" | "webhook" | "audio" | "text";
             system_prompt?: string | null;
             begin_message?: string | null;
-            /** @description A voice slug from GET /api/v1/voices; trimmed, empty clears it. */
+            /** @description A voice slug from GET /api/v1/voices; spaces around it are trimmed, empty clears it. */
             voice?: string | null;
             context_limit?: number | null;
             /**
@@ -1561,8 +1566,9 @@ export interface components {
             /**
              * @description ISO 3166-1 alpha-2 country of the number to buy (default `US`). Not with `phone_number`.
              * @example US
+             * @enum {string}
              */
-            country?: string;
+            country?: "AC" | "AD" | "AE" | "AF" | "AG" | "AI" | "AL" | "AM" | "AO" | "AR" | "AS" | "AT" | "AU" | "AW" | "AX" | "AZ" | "BA" | "BB" | "BD" | "BE" | "BF" | "BG" | "BH" | "BI" | "BJ" | "BL" | "BM" | "BN" | "BO" | "BQ" | "BR" | "BS" | "BT" | "BW" | "BY" | "BZ" | "CA" | "CC" | "CD" | "CF" | "CG" | "CH" | "CI" | "CK" | "CL" | "CM" | "CN" | "CO" | "CR" | "CU" | "CV" | "CW" | "CX" | "CY" | "CZ" | "DE" | "DJ" | "DK" | "DM" | "DO" | "DZ" | "EC" | "EE" | "EG" | "EH" | "ER" | "ES" | "ET" | "FI" | "FJ" | "FK" | "FM" | "FO" | "FR" | "GA" | "GB" | "GD" | "GE" | "GF" | "GG" | "GH" | "GI" | "GL" | "GM" | "GN" | "GP" | "GQ" | "GR" | "GT" | "GU" | "GW" | "GY" | "HK" | "HN" | "HR" | "HT" | "HU" | "ID" | "IE" | "IL" | "IM" | "IN" | "IO" | "IQ" | "IR" | "IS" | "IT" | "JE" | "JM" | "JO" | "JP" | "KE" | "KG" | "KH" | "KI" | "KM" | "KN" | "KP" | "KR" | "KW" | "KY" | "KZ" | "LA" | "LB" | "LC" | "LI" | "LK" | "LR" | "LS" | "LT" | "LU" | "LV" | "LY" | "MA" | "MC" | "MD" | "ME" | "MF" | "MG" | "MH" | "MK" | "ML" | "MM" | "MN" | "MO" | "MP" | "MQ" | "MR" | "MS" | "MT" | "MU" | "MV" | "MW" | "MX" | "MY" | "MZ" | "NA" | "NC" | "NE" | "NF" | "NG" | "NI" | "NL" | "NO" | "NP" | "NR" | "NU" | "NZ" | "OM" | "PA" | "PE" | "PF" | "PG" | "PH" | "PK" | "PL" | "PM" | "PR" | "PS" | "PT" | "PW" | "PY" | "QA" | "RE" | "RO" | "RS" | "RU" | "RW" | "SA" | "SB" | "SC" | "SD" | "SE" | "SG" | "SH" | "SI" | "SJ" | "SK" | "SL" | "SM" | "SN" | "SO" | "SR" | "SS" | "ST" | "SV" | "SX" | "SY" | "SZ" | "TA" | "TC" | "TD" | "TG" | "TH" | "TJ" | "TK" | "TL" | "TM" | "TN" | "TO" | "TR" | "TT" | "TV" | "TW" | "TZ" | "UA" | "UG" | "US" | "UY" | "UZ" | "VA" | "VC" | "VE" | "VG" | "VI" | "VN" | "VU" | "WF" | "WS" | "XK" | "YE" | "YT" | "ZA" | "ZM" | "ZW";
             /**
              * @description Kind of number to buy (default `local`): `local` (geographic), `toll_free`, or `mobile` where the carrier sells them in that country. Not with `phone_number`.
              * @enum {string}
@@ -1574,8 +1580,8 @@ export interface components {
              */
             area_code?: string;
             /** @description Import instead of buy: an E.164 number the carrier account already owns, which the operator granted to this workspace (CLI `number grant`). Its calls and messages are routed to the line; releasing the line only detaches it (the account keeps it). A number that is not importable is 422 `number_unavailable`, whatever the reason. */
-            phone_number?: string;
-        };
+            phone_number?: components["schemas"]["PhoneNumber"];
+        } & (unknown & unknown & unknown & unknown);
     };
     responses: never;
     parameters: never;
@@ -6116,7 +6122,7 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description `next_cursor` of the previous page (or an ISO timestamp) */
-                cursor?: string;
+                cursor?: string | unknown | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -6876,7 +6882,7 @@ export interface operations {
     checkConsent: {
         parameters: {
             query?: {
-                phone_number?: string;
+                phone_number?: components["schemas"]["PhoneNumber"];
                 line_id?: string;
                 consent_type?: "implied_inbound" | "explicit_outbound";
                 status?: "active" | "revoked";
@@ -7020,7 +7026,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     line_id: string;
-                    phone_number: string;
+                    phone_number: components["schemas"]["PhoneNumber"];
                     /** @enum {string} */
                     consent_type: "implied_inbound" | "explicit_outbound";
                     /** @description Where the consent came from, e.g. "api", "web_form"; default "api" */
@@ -7218,7 +7224,7 @@ export interface operations {
     revokeConsent: {
         parameters: {
             query: {
-                phone_number: string;
+                phone_number: components["schemas"]["PhoneNumber"];
                 line_id?: string;
             };
             header?: never;
@@ -7685,7 +7691,7 @@ export interface operations {
         parameters: {
             query?: {
                 line_id?: string;
-                phone_number?: string;
+                phone_number?: components["schemas"]["PhoneNumber"];
                 event_type?: string;
                 /** @description Inclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day */
                 from?: string | unknown | unknown;
@@ -7827,7 +7833,7 @@ export interface operations {
         parameters: {
             query?: {
                 line_id?: string;
-                phone_number?: string;
+                phone_number?: components["schemas"]["PhoneNumber"];
                 event_type?: string;
                 /** @description Inclusive: an RFC 3339 date-time, or a date meaning 00:00 UTC that day */
                 from?: string | unknown | unknown;
@@ -7972,7 +7978,7 @@ export interface operations {
                 api_key_id?: string;
                 /** @description Clamped to 1-500 */
                 limit?: number;
-                /** @description Comma-separated subset of call, sms, compliance_event, billing_transaction */
+                /** @description Comma-separated subset of call, sms, compliance_event, billing_transaction (spaces around a name and empty items are ignored; none means all) */
                 event_types?: string;
             };
             header?: never;
@@ -8130,7 +8136,7 @@ export interface operations {
                 api_key_id?: string;
                 /** @description Clamped to 1-500 */
                 limit?: number;
-                /** @description Comma-separated subset of call, sms, compliance_event, billing_transaction */
+                /** @description Comma-separated subset of call, sms, compliance_event, billing_transaction (spaces around a name and empty items are ignored; none means all) */
                 event_types?: string;
             };
             header?: never;
@@ -8458,7 +8464,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     line_id: string;
-                    to_number: string;
+                    to_number: components["schemas"]["PhoneNumber"];
                     /**
                      * @default disabled
                      * @enum {string}
@@ -9015,7 +9021,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     line_id: string;
-                    to_number: string;
+                    to_number: components["schemas"]["PhoneNumber"];
                     topic: string;
                     begin_message?: string;
                     max_duration_seconds?: number;
@@ -9968,7 +9974,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    to_number: string;
+                    to_number: components["schemas"]["PhoneNumber"];
                 };
             };
         };
@@ -10207,8 +10213,7 @@ export interface operations {
                 "application/json": {
                     /** Format: uuid */
                     line_id: string;
-                    /** @description E.164 */
-                    to: string;
+                    to: components["schemas"]["PhoneNumber"];
                     text: string;
                 };
             };
@@ -10457,7 +10462,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    to_number: string;
+                    to_number: components["schemas"]["PhoneNumber"];
                     message: string;
                 };
             };
@@ -10688,7 +10693,7 @@ export interface operations {
                 line_id?: string;
                 limit?: number;
                 /** @description `next_cursor` of the previous page (or an ISO timestamp) */
-                cursor?: string;
+                cursor?: string | unknown | unknown | unknown;
             };
             header?: never;
             path?: never;
@@ -10825,14 +10830,17 @@ export interface operations {
             query?: {
                 limit?: number;
                 /** @description `next_cursor` of the previous page (or an ISO timestamp) */
-                cursor?: string;
+                cursor?: string | unknown | unknown | unknown;
             };
             header?: never;
             path: {
                 /** @example c44b6211-b917-476f-a781-fdfb1e2d6273 */
                 lineId: string;
-                /** @example +14155550123 */
-                phoneNumber: string;
+                /**
+                 * @description Percent-encoded (`%2B14155550123`)
+                 * @example +14155550123
+                 */
+                phoneNumber: components["schemas"]["PhoneNumber"];
             };
             cookie?: never;
         };

@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { getCountries, getCountryCallingCode, Metadata, parsePhoneNumberFromString } from 'libphonenumber-js';
 import { parsePhoneNumberFromString as parseWithTypes } from 'libphonenumber-js/max';
 
 /**
@@ -18,4 +18,38 @@ export function toE164(input: string): string | undefined {
 export function numberKind(e164: string): { country?: string; type?: string } {
   const parsed = parseWithTypes(e164);
   return { country: parsed?.country, type: parsed?.getType() };
+}
+
+/**
+ * The E.164 numbers `toE164` accepts unchanged in shape, as a JSON Schema pattern: `+`, a country
+ * calling code, then a national number of a length every country sharing that code allows
+ * (libphonenumber's metadata, the library `toE164` asks). The OpenAPI document states it for every
+ * phone number a request carries, and the API validates with it (api/openapi/fields.ts).
+ */
+export const E164_PATTERN = (() => {
+  const metadata = new Metadata();
+  const lengthsByCode = new Map<string, number[][]>();
+  for (const country of getCountries()) {
+    metadata.selectNumberingPlan(country);
+    const code = getCountryCallingCode(country);
+    lengthsByCode.set(code, [...(lengthsByCode.get(code) ?? []), metadata.numberingPlan?.possibleLengths() ?? []]);
+  }
+  const alternatives = [...lengthsByCode]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .flatMap(([code, lengthSets]) => {
+      const shared = lengthSets[0].filter((length) => lengthSets.every((lengths) => lengths.includes(length))).sort((a, b) => a - b);
+      return shared.length > 0 ? [`${code}(?:${lengthRanges(shared)})`] : [];
+    });
+  return `^\\+(?:${alternatives.join('|')})$`;
+})();
+
+/** `[0-9]{7}|[0-9]{9,10}` for lengths 7, 9, 10. */
+function lengthRanges(lengths: number[]): string {
+  const ranges: Array<[number, number]> = [];
+  for (const length of lengths) {
+    const last = ranges[ranges.length - 1];
+    if (last && last[1] === length - 1) last[1] = length;
+    else ranges.push([length, length]);
+  }
+  return ranges.map(([from, to]) => (from === to ? `[0-9]{${from}}` : `[0-9]{${from},${to}}`)).join('|');
 }

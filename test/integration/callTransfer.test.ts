@@ -34,7 +34,7 @@ describe('call transfer and machine detection (simulator)', () => {
 
   it('a transfer the destination answers: connected, recorded, announced, billed until the caller hangs up', async () => {
     const call = await live();
-    const answered = await transfer(call.id, { to_number: '+1 415 555 2688' });
+    const answered = await transfer(call.id, { to_number: '+14155552688' });
     expect(answered.status).toBe(200);
     expect(answered.body as TransferResult).toEqual({
       call_id: call.id,

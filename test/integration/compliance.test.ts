@@ -18,11 +18,17 @@ describe('compliance plane', () => {
   const agentKey = async (body: Record<string, unknown> = {}) => (await agentKeys.create({ name: 'agent', ...body })).body.key;
 
   describe('consent', () => {
-    it('grants, checks, refuses a second active grant, and revokes; numbers are normalised to E.164', async () => {
+    it('grants, checks, refuses a second active grant, and revokes; numbers are E.164, as the document says', async () => {
       const lineId = (await lines.create()).id;
+      // The OpenAPI document's PhoneNumber pattern is what the API validates with: a formatted number is refused.
+      const formatted = await grant({ line_id: lineId, phone_number: '+1 (415) 555-0123', consent_type: 'explicit_outbound' });
+      expect(formatted.status).toBe(422);
+      expect(formatted.body.error.details).toEqual([
+        { field: 'phone_number', message: 'Must be a phone number in E.164 (+14155550123) with a length its country code allows' },
+      ]);
       const granted = await grant({
         line_id: lineId,
-        phone_number: '+1 (415) 555-0123',
+        phone_number: '+14155550123',
         consent_type: 'explicit_outbound',
         source: 'web_form',
       });
@@ -69,7 +75,7 @@ describe('compliance plane', () => {
       const lineId = (await lines.create()).id;
       expect(
         (await grant({ line_id: lineId, phone_number: 'not a number', consent_type: 'explicit_outbound' })).body.error.details,
-      ).toEqual([{ field: 'phone_number', message: expect.stringContaining('valid phone number') }]);
+      ).toEqual([{ field: 'phone_number', message: expect.stringContaining('E.164') }]);
       expect((await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'verbal' })).status).toBe(422);
       expect((await grant({ line_id: crypto.randomUUID(), phone_number: '+14155550123', consent_type: 'explicit_outbound' })).status).toBe(
         404,
@@ -283,7 +289,7 @@ describe('compliance plane', () => {
       const unknown = await feed(agent.plaintext_key, '?event_types=call,telepathy');
       expect(unknown.status).toBe(422);
       expect(unknown.body.error.details).toEqual([
-        { field: 'event_types', message: 'Unknown: telepathy. Allowed: call, sms, compliance_event, billing_transaction' },
+        { field: 'event_types', message: 'Must be a comma-separated list of: call, sms, compliance_event, billing_transaction' },
       ]);
       expect((await feed(agent.plaintext_key, '?event_types=call%2Csms')).status).toBe(200);
     });

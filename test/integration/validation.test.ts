@@ -64,7 +64,12 @@ describe('OpenAPI document and request validation', () => {
 
   it('reports every invalid field at once', async () => {
     const res = await create({ mode: 'webhook', recording_enabled: 1, endpointing_ms: 5000 });
-    expect(res.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual(['endpointing_ms', 'name', 'recording_enabled']);
+    expect(res.body.error.details.map((d: { field: string }) => d.field).sort()).toEqual([
+      'endpointing_ms',
+      'name',
+      'recording_enabled',
+      'webhook_url',
+    ]);
   });
 
   it('400 hosted_mode_language_pinning_unsupported when a hosted line sets a language, multi included (spec rule 2)', async () => {

@@ -100,8 +100,10 @@ export function fuzzConfig(input: FuzzConfigInput): string {
     // wait for the caller as long as asked (up to 120 s): those operations use the dictionaries only.
     const noHarvest = /^\/api\/v1\/calls\/\{id\}\/(speak|wait|press)$/.test(opPath);
     const own = { 'extra-data-sources': { responses: false } };
+    const tolerated = toleratedStatuses(`${method.toUpperCase()} ${opPath}`);
     return {
       'include-operation-id': operation.operationId,
+      ...(tolerated ? { checks: { positive_data_acceptance: { 'expected-statuses': tolerated } } } : {}),
       // Public operations run with the standard key's runs only, once.
       enabled: kind === input.keyKind || (kind === 'public' && input.keyKind === 'standard'),
       ...(Object.keys(parameters).length ? { parameters } : {}),
@@ -116,6 +118,15 @@ export function fuzzConfig(input: FuzzConfigInput): string {
   });
 }
 
+/** Loads switchboard_hooks.py (the `state_dependent_refusals_only` check) with the refusals it tolerates. */
+function hooksEnv(): Record<string, string> {
+  return {
+    SCHEMATHESIS_HOOKS: 'switchboard_hooks',
+    PYTHONPATH: path.join(__dirname, 'schemathesis_hooks'),
+    SWITCHBOARD_STATE_REFUSALS: JSON.stringify(STATE_REFUSALS.map(({ reason: _reason, ...refusal }) => refusal)),
+  };
+}
+
 export interface FuzzRunResult {
   exitCode: number | null;
   /** Holds the config; the replay command runs from it. */
@@ -126,8 +137,121 @@ export interface FuzzRunResult {
   durationMs: number;
 }
 
-/** No 5xx; every body as documented for its status; a method a path does not serve is 405 with `Allow`. */
-export const FUZZ_CHECKS = ['not_a_server_error', 'response_schema_conformance', 'unsupported_method'];
+/**
+ * No 5xx; every body as documented for its status; a method a path does not serve is 405 with
+ * `Allow`; a request the document allows is not refused (`positive_data_acceptance`: nothing but
+ * 2xx, 3xx, 401, 403, 404, 409, 429 for schema-valid data), except for the state-dependent refusals
+ * below, checked by `state_dependent_refusals_only` (test/support/schemathesis_hooks/switchboard_hooks.py).
+ */
+export const FUZZ_CHECKS = [
+  'not_a_server_error',
+  'response_schema_conformance',
+  'unsupported_method',
+  'positive_data_acceptance',
+  'state_dependent_refusals_only',
+];
+
+/** Schemathesis' default `expected-statuses` of `positive_data_acceptance` (4.32.5, config/_checks.py). */
+const POSITIVE_DATA_ACCEPTED = ['2xx', '3xx', '401', '403', '404', '409', '429', '5xx'];
+
+/**
+ * Refusals of schema-valid requests that depend on state the document cannot know: the server's
+ * data, the key making the request, the network (and one on numbering-plan data, said below). Each is tolerated for `positive_data_acceptance`
+ * on its operations only (its status added to their `expected-statuses`), and only with this code,
+ * field and message (the hook check). Everything else the server checks is in the document.
+ */
+export interface StateRefusal {
+  operations: string[];
+  status: number;
+  code: string;
+  /** A regular expression the detail's field matches in full. */
+  field?: string;
+  /** A regular expression found in the detail's message. */
+  message?: string;
+  reason: string;
+}
+const LINE_WRITES = ['POST /api/v1/lines', 'PATCH /api/v1/lines/{id}'];
+const KEY_MINTS = ['POST /api/v1/keys', 'POST /v1/keys'];
+export const STATE_REFUSALS: StateRefusal[] = [
+  {
+    operations: [...LINE_WRITES, 'PATCH /api/v1/settings'],
+    status: 422,
+    code: 'validation_error',
+    field: 'webhook_url|audio_handler_url|status_callback_url|default_webhook_url',
+    message: 'only public addresses can be reached|in the live environment',
+    reason:
+      'Where a URL leads is known when the request is made (DNS, the operator’s egress allow-list), not from its text; ' +
+      'http/ws is refused for live keys only, and one document serves both environments.',
+  },
+  {
+    operations: ['PATCH /api/v1/lines/{id}'],
+    status: 422,
+    code: 'validation_error',
+    message: '^Required when mode is',
+    reason: 'An update is checked against the line as it is: the field a mode needs may be stored already, or not.',
+  },
+  {
+    operations: ['PATCH /api/v1/lines/{id}'],
+    status: 400,
+    code: 'hosted_mode_language_pinning_unsupported',
+    reason: 'Whether `language` may be set depends on the line’s stored mode when the body does not change it.',
+  },
+  {
+    operations: ['POST /api/v1/lines'],
+    status: 422,
+    code: 'number_unavailable',
+    field: 'phone_number|area_code|number_type|country',
+    reason:
+      'What the carrier has: a number to import must be owned by the carrier account and granted to this workspace (CLI `number grant`), ' +
+      'and a purchase needs numbers left under the criteria.',
+  },
+  {
+    operations: ['POST /api/v1/lines'],
+    status: 422,
+    code: 'validation_error',
+    field: 'area_code|phone_number',
+    message: '^Not an area code of |^Must be a valid phone number in E.164|^Must be a number of a country',
+    reason:
+      'Numbering plans, not state: which area codes a country has per number type, and whether a number is assigned (libphonenumber’s full ' +
+      'metadata) is a table far larger than a pattern; the document states the shape (digits, E.164 lengths) and names the refusal.',
+  },
+  {
+    operations: ['POST /api/v1/lines'],
+    status: 402,
+    code: 'payment_method_required',
+    reason: 'Whether the workspace has a payment method and already has a live line.',
+  },
+  {
+    operations: ['POST /api/v1/calls/{id}/transfer'],
+    status: 422,
+    code: 'validation_error',
+    field: 'to_number',
+    message: '^Must not be a party of the call$',
+    reason: 'The call’s own from and to numbers, known from the call.',
+  },
+  {
+    operations: KEY_MINTS,
+    status: 422,
+    code: 'validation_error',
+    field: 'environment',
+    message: 'the environment of this service key$',
+    reason: 'The environment of the service key making the request.',
+  },
+  {
+    operations: ['POST /api-tokens'],
+    status: 422,
+    code: 'validation_error',
+    field: 'grant\\.resources\\.numbers',
+    message: '^Unknown lines: ',
+    reason: 'Line ids that exist in the workspace and environment.',
+  },
+];
+
+/** The `[[operations]]` overrides of `positive_data_acceptance` that STATE_REFUSALS asks for. */
+function toleratedStatuses(label: string): string[] | undefined {
+  const statuses = STATE_REFUSALS.filter((refusal) => refusal.operations.includes(label)).map((refusal) => String(refusal.status));
+  return statuses.length > 0 ? [...new Set([...POSITIVE_DATA_ACCEPTED, ...statuses])] : undefined;
+}
 
 /**
  * One schemathesis run. Phases are coverage and fuzzing only: the stateful phase chains responses
@@ -170,7 +294,7 @@ export async function runSchemathesis(input: {
   ];
   const started = Date.now();
   const { exitCode, output } = await new Promise<{ exitCode: number | null; output: string }>((resolve, reject) => {
-    const child = spawn(input.executable, args, { cwd: dir, env: process.env });
+    const child = spawn(input.executable, args, { cwd: dir, env: { ...process.env, ...hooksEnv() } });
     let text = '';
     child.stdout.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
     child.stderr.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
@@ -178,7 +302,8 @@ export async function runSchemathesis(input: {
     child.once('close', (code) => resolve({ exitCode: code, output: text }));
   });
   const quote = (arg: string) => (/^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`);
-  const command = `cd ${dir} && ${[input.executable, ...args].map(quote).join(' ')}`;
+  const env = Object.entries(hooksEnv()).map(([name, value]) => `${name}=${quote(value)}`);
+  const command = `cd ${dir} && ${[...env, input.executable, ...args].map((arg, i) => (i < env.length ? arg : quote(arg))).join(' ')}`;
   return { exitCode, dir, output, command, durationMs: Date.now() - started };
 }
 
