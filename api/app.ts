@@ -23,6 +23,7 @@ import { twilioRelayEndpoint } from './routes/carrier/twilioRelay';
 import { mcpRouter } from './mcp/endpoint';
 import { portalRouter } from './portal/router';
 import { referenceRouter } from './reference/router';
+import { temporalCodecRouter } from './routes/temporalCodec';
 import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routes/types';
 
 export const API_VERSION = '0.5.10.0';
@@ -99,6 +100,7 @@ export function createApp(deps: AppDeps): App {
   koa.use(twilioCallbackRouter(deps).routes());
   koa.use(portalRouter(deps).routes());
   koa.use(referenceRouter().routes());
+  koa.use(temporalCodecRouter(deps).routes());
   // MCP tools call the routes above in-process; the listener is built once all middleware is in place.
   let requestListener: ReturnType<typeof koa.callback> | undefined;
   koa.use(mcpRouter(deps, routes, API_VERSION, { cache: keyCache, lastUsed }, () => (requestListener ??= koa.callback())).routes());

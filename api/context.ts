@@ -69,6 +69,8 @@ export interface AppState {
   carrierReach?: CarrierReach;
   /** Query string after schema validation and type coercion. */
   query?: Record<string, unknown>;
+  /** What the access log writes instead of the path, when the path holds a secret (api/routes/temporalCodec.ts). */
+  loggedPath?: string;
 }
 
 export interface IdempotencyHandle {

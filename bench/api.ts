@@ -30,6 +30,8 @@ import { createDb } from '../src/platform/db/knex';
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { createLogger } from '../src/platform/logger';
 import { connectTemporalClient } from '../src/platform/temporal/client';
+import { payloadEncryptionCodec } from '../src/platform/codecs/payloadEncryption';
+import { generateSecretsKey } from '../src/platform/crypto/secretBox';
 import { mintUserKey } from '../src/domain/workspaces/service';
 import { closeServer, listen } from './support/http';
 import { createCleanups, onTemporalServer, reportFailures, runBench } from './support/run';
@@ -262,7 +264,12 @@ async function main(): Promise<number> {
     // Same pool size as the production API process (src/main/api.ts).
     const db = createDb(stack.databaseUrl, { max: 20 });
     cleanups.push(() => db.destroy());
-    const temporal = await connectTemporalClient(stack.temporalAddress, config.temporalNamespace);
+    const temporal = await connectTemporalClient(
+      stack.temporalAddress,
+      config.temporalNamespace,
+      // Encrypted as in production (a key of this run).
+      payloadEncryptionCodec(generateSecretsKey()),
+    );
     cleanups.push(() => temporal.connection.close());
 
     // The access log writes one line per request at `info`; keep it off so the figures

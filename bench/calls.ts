@@ -75,6 +75,8 @@ import { startTurnBaselineWorker } from './turnBaseline/worker';
 import { createCleanups, elapsedLog, onTemporalServer, reportFailures, runBench } from './support/run';
 import { distribution } from './support/stats';
 import { fmt, printTable, ratio } from './support/table';
+import { FAILURE_CONVERTER_PATH } from '../src/platform/codecs/failureConverter';
+import { decryptedHistory } from '../test/support/payloadCodec';
 
 const TARGET_P99_MS = 150;
 /** Extra node arguments for the worker processes (BENCH_WORKER=process), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */
@@ -393,7 +395,7 @@ async function hopRows(bench: Bench, turns: Turn[]): Promise<Row[]> {
   for (const t of turns) byCall.set(t.callId, [...(byCall.get(t.callId) ?? []), t]);
   let missing = 0;
   for (const [callId, callTurns] of byCall) {
-    const history = JSON.parse(JSON.stringify(await bench.h.temporal.workflow.getHandle(callId).fetchHistory())) as {
+    const history = JSON.parse(JSON.stringify(await decryptedHistory(bench.h.temporal, callId))) as {
       events: HistoryEvent[];
     };
     const events = history.events;
@@ -592,6 +594,7 @@ async function referenceTurns(
   const noop = () => undefined;
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('./turnBaseline/workflows'),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop },
   });
   const bundlePath = path.join(options.dir, 'baseline-bundle.js');
@@ -643,6 +646,7 @@ async function referenceTurns(
         taskQueue,
         bundlePath,
         databaseUrl,
+        payloadKey: h.config.temporalPayloadKey!,
       });
       cleanups.push(worker.stop);
     } else {
@@ -658,6 +662,7 @@ async function referenceTurns(
             TEMPORAL_NAMESPACE: h.config.temporalNamespace,
             TEMPORAL_TASK_QUEUE: taskQueue,
             BASELINE_BUNDLE_PATH: bundlePath,
+            TEMPORAL_PAYLOAD_KEY: h.config.temporalPayloadKey,
             DATABASE_URL: databaseUrl,
           },
         },
@@ -1010,6 +1015,7 @@ async function main(): Promise<number> {
     const noop = () => undefined;
     const { code } = await bundleWorkflowCode({
       workflowsPath: require.resolve('../workflows'),
+      failureConverterPath: FAILURE_CONVERTER_PATH,
       logger: { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop },
     });
     const bundlePath = path.join(dir, 'workflow-bundle.js');

@@ -30,7 +30,10 @@ import { freePort } from '../src/platform/infra/proc';
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { DEV_SERVER_SQLITE_PRAGMAS, ensureTemporalCli, startDevServer } from '../src/platform/infra/temporal';
 import { TEMPORAL_SERVER_VERSION } from '../src/platform/infra/temporalServer';
-import { connectTemporalClient } from '../src/platform/temporal/client';
+import { connectTemporalClient, dataConverterWith } from '../src/platform/temporal/client';
+import { payloadEncryptionCodec } from '../src/platform/codecs/payloadEncryption';
+import { FAILURE_CONVERTER_PATH } from '../src/platform/codecs/failureConverter';
+import { generateSecretsKey } from '../src/platform/crypto/secretBox';
 import { runBounded } from './support/async';
 import { listeningPid, portOf, processCpuMs } from './support/cpu';
 import { createCleanups, elapsedLog, onTemporalServer, runBench } from './support/run';
@@ -107,7 +110,11 @@ async function main(): Promise<number> {
   const cli = ensureTemporalCli(config.toolCacheDir, log);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bench-temporal-'));
   cleanups.push(async () => fs.rmSync(dir, { recursive: true, force: true }));
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows/temporal'), logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: require.resolve('./workflows/temporal'),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger: new DefaultLogger('WARN'),
+  });
   log(`${workflows} workflows of each shape per setting, ${concurrency} in flight; settings: ${settings.map((s) => s.name).join(', ')}`);
 
   const results = new Map<string, Record<Shape, Cell>>();
@@ -134,7 +141,9 @@ async function main(): Promise<number> {
       let client: Client | undefined;
       let connection: NativeConnection | undefined;
       try {
-        client = await connectTemporalClient(server.address, 'default');
+        // Payloads encrypted as every deployment's are (a key of this run).
+        const payloadCodec = payloadEncryptionCodec(generateSecretsKey());
+        client = await connectTemporalClient(server.address, 'default', payloadCodec);
         connection = await NativeConnection.connect({ address: server.address });
         const taskQueue = `bench-temporal-${setting.name}`;
         const worker = await Worker.create({
@@ -142,6 +151,7 @@ async function main(): Promise<number> {
           namespace: 'default',
           taskQueue,
           workflowBundle: { code },
+          dataConverter: dataConverterWith(payloadCodec),
           activities,
           maxConcurrentWorkflowTaskExecutions: 100,
           maxConcurrentActivityTaskExecutions: 100,

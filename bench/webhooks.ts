@@ -32,7 +32,8 @@ import { generateSecretsKey, parseSecretsKey } from '../src/platform/crypto/secr
 import { createDb } from '../src/platform/db/knex';
 import { startEphemeralStack } from '../src/platform/infra/stack';
 import { createCurrentSecret } from '../src/domain/lines/secrets';
-import { connectTemporalClient } from '../src/platform/temporal/client';
+import { connectTemporalClient, dataConverterWith } from '../src/platform/temporal/client';
+import { payloadEncryptionCodec } from '../src/platform/codecs/payloadEncryption';
 import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
 import { egressPolicyFor } from '../src/platform/net/egress';
 import type { barePostWorkflow } from './support/bareTemporalWorkflow';
@@ -298,7 +299,9 @@ async function main(): Promise<number> {
 
     const db = createDb(stack.databaseUrl, { max: PUBLISHER_DB_POOL });
     cleanups.push(() => db.destroy());
-    const temporal = await connectTemporalClient(stack.temporalAddress, config.temporalNamespace);
+    // Payloads encrypted as every deployment's are (a key of this run); both workers below decrypt with it.
+    const payloadCodec = payloadEncryptionCodec(generateSecretsKey());
+    const temporal = await connectTemporalClient(stack.temporalAddress, config.temporalNamespace, payloadCodec);
     cleanups.push(() => temporal.connection.close());
 
     // The worker, as src/main/worker.ts builds it, with its own pool and connection.
@@ -311,6 +314,7 @@ async function main(): Promise<number> {
       namespace: config.temporalNamespace,
       taskQueue,
       workflowsPath: require.resolve('../workflows'),
+      dataConverter: dataConverterWith(payloadCodec),
       activities: createActivities(
         buildActivityDeps(
           {
@@ -355,6 +359,7 @@ async function main(): Promise<number> {
       namespace: config.temporalNamespace,
       taskQueue: bareTaskQueue,
       workflowsPath: require.resolve('./support/bareTemporalWorkflow'),
+      dataConverter: dataConverterWith(payloadCodec),
       activities: { postEvent: (url: string, body: Record<string, unknown>) => postJson(url, body) },
       ...WORKER_OPTIONS,
       shutdownGraceTime: '10 seconds',

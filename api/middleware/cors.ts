@@ -1,4 +1,5 @@
 import type Koa from 'koa';
+import { CODEC_PREFIX } from '../routes/temporalCodec';
 
 /**
  * Permissive CORS, as the public client expects: every route answers an OPTIONS preflight. Not the
@@ -7,6 +8,8 @@ import type Koa from 'koa';
 export function cors(): Koa.Middleware {
   return async (ctx, next) => {
     if (ctx.path === '/portal' || ctx.path.startsWith('/portal/')) return next();
+    // The codec endpoint admits only the Temporal UI's origins (api/routes/temporalCodec.ts).
+    if (ctx.path === CODEC_PREFIX || ctx.path.startsWith(`${CODEC_PREFIX}/`)) return next();
     ctx.set('Access-Control-Allow-Origin', '*');
     ctx.set('Access-Control-Expose-Headers', 'x-request-id, Retry-After, RateLimit, RateLimit-Policy');
     if (ctx.method === 'OPTIONS') {

@@ -38,7 +38,7 @@ export function requestContext(logger: Logger): Koa.Middleware<AppState> {
       ctx.state.log.info(
         {
           method: ctx.method,
-          path: ctx.path,
+          path: ctx.state.loggedPath ?? ctx.path,
           route,
           status: ctx.status,
           ms: Math.round(ms * 10) / 10,

@@ -6,8 +6,10 @@ import { MinterRevokedError } from '../../src/domain/keys/ancestry';
 import { GrantExceededError, type Grant } from '../../src/domain/keys/grants';
 import { hasScope, isScope, ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
 import { findScopedToken, mintScopedToken, revokeScopedTokenAsOperator, scopedTokensOf } from '../../src/domain/keys/scopedTokens';
+import type { ApiKeyRow } from '../../src/domain/keys/store';
 import { tierAllows } from '../../src/domain/keys/tiers';
 import { knownLineIds, linesOf } from '../../src/domain/lines/store';
+import { userEmailsOf } from '../../src/domain/accounts/store';
 import { findUser, mintRegularKey, ScopeBeyondRoleError } from '../../src/domain/workspaces/service';
 import { changed } from './answer';
 import { sendPage } from './http';
@@ -22,14 +24,22 @@ async function pageInput(deps: AppDeps, operator: Operator, extra: Partial<ApiKe
   const tenant = tenantOf(operator);
   const keys = await scopedTokensOf(deps.db, tenant).orderBy('created_at', 'desc').limit(KEYS_SHOWN);
   const lines = await linesOf(deps.db, tenant).whereNull('released_at').orderBy('created_at').select('id', 'name', 'phone_number');
+  const minterIds = [...new Set(keys.flatMap((key) => [key.user_id, ...(key.minted_by_user_id ? [key.minted_by_user_id] : [])]))];
   return {
     keys,
+    parents: keys.filter((key) => mayParent(operator, key)),
+    users: await userEmailsOf(deps.db, operator.user.workspace_id, minterIds),
     lines,
     scopes: ROLE_PRESETS[operator.user.role],
     mayManage: roleAllows(operator, 'keys:admin'),
     now: deps.now(),
     ...extra,
   };
+}
+
+/** Whether the operator may mint below `parent`: their own key, or any key for an owner. */
+function mayParent(operator: Operator, parent: Pick<ApiKeyRow, 'user_id'>): boolean {
+  return parent.user_id === operator.user.id || operator.user.role === 'owner';
 }
 
 /** The checked `scope.<name>` boxes of a form (a form field per scope: one name cannot carry several values here). */
@@ -78,11 +88,17 @@ async function grantOf(deps: AppDeps, operator: Operator, form: Record<string, s
 /**
  * Mints a delegated token as its parent key would on `POST /api-tokens`: the parent must hold
  * `keys:admin` with an admin tier, and the child stays within the parent's grant as its user's role clamps it.
+ * The parent is one of the operator's own keys; only an owner may mint below another member's (issue 27, M13).
+ * The token records the operator as its minter, so their removal or demotion reaches it.
  */
 async function mintDelegated(deps: AppDeps, operator: Operator, form: Record<string, string>) {
   const name = nameOf(form);
   const parent = await findScopedToken(deps.db, tenantOf(operator), form.parent_key_id ?? '');
   if (!parent) throw errors.validation([{ field: 'parent_key_id', message: 'Choose a key of this environment' }]);
+  if (!mayParent(operator, parent))
+    throw errors.forbidden("Only an owner can mint below another member's key: choose one of your own keys", [
+      { field: 'parent_key_id', message: parent.key_prefix },
+    ]);
   if (!hasScope(parent.scopes, 'keys:admin') || !tierAllows(parent.permissions, 'admin'))
     throw errors.forbidden('The parent key cannot delegate: it lacks keys:admin', [{ field: 'parent_key_id', message: parent.key_prefix }]);
   const grant = await grantOf(deps, operator, form);
@@ -90,7 +106,16 @@ async function mintDelegated(deps: AppDeps, operator: Operator, form: Record<str
   if (!parentUser) throw errors.validation([{ field: 'parent_key_id', message: 'Its user is no longer a member' }]);
   const now = deps.now();
   try {
-    return await deps.db.transaction((trx) => mintScopedToken(trx, { parent, role: parentUser.role, name, grant, now }));
+    return await deps.db.transaction((trx) =>
+      mintScopedToken(trx, {
+        parent,
+        role: parentUser.role,
+        name,
+        grant,
+        now,
+        mintedBy: { userId: operator.user.id, via: 'portal' },
+      }),
+    );
   } catch (err) {
     if (err instanceof GrantExceededError) throw new ApiError(403, 'forbidden', err.message, err.excess);
     if (err instanceof MinterRevokedError)
@@ -149,7 +174,10 @@ export function apiKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   keyChange(`${PAGE}/delegated`, async (ctx, operator, form) => {
     const minted = await mintDelegated(deps, operator, form);
-    ctx.state.log.info({ key_id: minted.row.id, parent_key_id: minted.row.parent_key_id }, 'delegated token minted in the portal');
+    ctx.state.log.info(
+      { key_id: minted.row.id, parent_key_id: minted.row.parent_key_id, user_id: operator.user.id },
+      'delegated token minted in the portal',
+    );
     const input = await pageInput(deps, operator, {
       minted: { kind: 'Delegated token', name: minted.row.name, plaintext: minted.plaintext },
     });
@@ -161,10 +189,14 @@ export function apiKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
       tenant: tenantOf(operator),
       keyId: ctx.params.id,
       via: 'portal',
+      userId: operator.user.id,
       now: deps.now(),
     });
     if (!outcome.ok) throw errors.notFound('API key');
-    ctx.state.log.info({ key_id: outcome.row.id, revoked_below: outcome.descendants.length }, 'API key revoked in the portal');
+    ctx.state.log.info(
+      { key_id: outcome.row.id, revoked_below: outcome.descendants.length, user_id: operator.user.id },
+      'API key revoked in the portal',
+    );
     changed(ctx, `${PAGE}?env=${operator.environment}`, 200, { id: outcome.row.id, revoked_below: outcome.descendants.length });
   });
 }

@@ -3,6 +3,7 @@ import type { AppContext, AppDeps, AppState } from '../context';
 import { errors, type ApiError } from '../errors';
 import { parseDateOrDateTime } from '../openapi/formats';
 import { INVALID_PHONE_MESSAGE } from '../phoneField';
+import { userEmailsOf } from '../../src/domain/accounts/store';
 import { auditEvents, type AuditFilters } from '../../src/domain/compliance/auditLog';
 import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS } from '../../src/domain/compliance/events';
 import { findWorkspaceKey, keyPrefixesOf } from '../../src/domain/keys/store';
@@ -10,7 +11,7 @@ import { toE164 } from '../../src/platform/phone';
 import { refuse } from './answer';
 import { sendPage } from './http';
 import { navOf, operatorOrLogin, tenantOf } from './operatorPages';
-import { auditPage, OPERATOR_ACTOR, type AuditRow } from './pages/audit';
+import { auditPage, OPERATOR_ACTOR, portalUserIdOf, type AuditRow } from './pages/audit';
 
 const EVENTS_SHOWN = 100;
 const FILTERS = ['event_type', 'actor', 'phone_number', 'from', 'to'] as const;
@@ -61,7 +62,7 @@ export function auditRoutes(router: Router<AppState>, deps: AppDeps): void {
     const parsed = await filtersOf(deps, operator.user.workspace_id, query);
     if ('error' in parsed)
       return refuse(ctx, parsed.error, (shown) =>
-        auditPage(nav, { rows: [], actors: new Map(), eventTypes: EVENT_TYPES, filters: query, shown: 0, error: shown }),
+        auditPage(nav, { rows: [], actors: new Map(), users: new Map(), eventTypes: EVENT_TYPES, filters: query, shown: 0, error: shown }),
       );
     const rows = (await auditEvents(deps.db, tenantOf(operator), parsed.filters)
       .orderBy([
@@ -71,6 +72,8 @@ export function auditRoutes(router: Router<AppState>, deps: AppDeps): void {
       .limit(EVENTS_SHOWN)) as AuditRow[];
     const actorIds = [...new Set(rows.flatMap((row) => (row.actor_key_id ? [row.actor_key_id] : [])))];
     const actors = await keyPrefixesOf(deps.db, operator.user.workspace_id, actorIds);
-    sendPage(ctx, 200, auditPage(nav, { rows, actors, eventTypes: EVENT_TYPES, filters: query, shown: rows.length }));
+    const userIds = [...new Set(rows.flatMap((row) => portalUserIdOf(row) ?? []))];
+    const users = await userEmailsOf(deps.db, operator.user.workspace_id, userIds);
+    sendPage(ctx, 200, auditPage(nav, { rows, actors, users, eventTypes: EVENT_TYPES, filters: query, shown: rows.length }));
   });
 }

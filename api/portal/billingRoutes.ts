@@ -13,6 +13,7 @@ import { readSettings } from '../../src/domain/billing/settings';
 import { updateSettings } from '../../src/domain/billing/updateSettings';
 import { usageByPeriod } from '../../src/domain/billing/usage';
 import { changed, refuse } from './answer';
+import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
 import { navOf, operatorOrLogin, roleAllows, tenantOf, operatorForm } from './operatorPages';
 import { billingPage, type BillingPageInput } from './pages/billing';
@@ -103,6 +104,8 @@ export function billingRoutes(router: Router<AppState>, deps: AppDeps): void {
     const amount = centsOf('amount', form.amount, AUTO_RECHARGE_MIN_AMOUNT_CENTS);
     const problems = [threshold, amount].filter((value) => typeof value !== 'number');
     if (problems.length > 0) return again(errors.validation(problems), true);
+    const limited = await spendPortalLimit(ctx, deps, operator, 'settings.update');
+    if (limited) return again(limited, true);
     const outcome = await updateSettings(
       deps,
       { ...tenantOf(operator), keyId: null, via: 'portal', userId: operator.user.id },

@@ -10,6 +10,7 @@ import { linesOf } from '../../src/domain/lines/store';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
 import { changed } from './answer';
+import { spendPortalLimit } from './limits';
 import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
 import { callLive, callPage, callsPage, type CallListFilters } from './pages/calls';
 import { signedInOperator, type Operator } from './visitor';
@@ -104,6 +105,8 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
     const { operator } = signedIn;
     const row = await callOf(deps, operator, ctx.params.id);
     if (!roleAllows(operator, 'calls:control')) throw errors.forbidden('Your role cannot hang up calls');
+    const limited = await spendPortalLimit(ctx, deps, operator, 'calls.control');
+    if (limited) throw limited;
     if (isActiveCallStatus(row.status)) {
       await endActiveCall(deps.temporal, deps.config.taskQueue, row.id);
       ctx.state.log.info({ call_id: row.id, user_id: operator.user.id }, 'portal call hung up');

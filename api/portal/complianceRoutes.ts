@@ -19,10 +19,12 @@ import {
   disclosuresOf,
   toDisclosureRecord,
 } from '../../src/domain/compliance/disclosures';
-import { optIn, optOut, optOutsOf } from '../../src/domain/compliance/optOuts';
+import type { PortalAttribution } from '../../src/domain/compliance/events';
+import { OPT_IN_REASON_MAX_LENGTH, optIn, optOut, optOutsOf } from '../../src/domain/compliance/optOuts';
 import { findLine, linesOf } from '../../src/domain/lines/store';
 import { changed } from './answer';
 import { sendPage } from './http';
+import type { PortalLimit } from './limits';
 import { gatedFormPost, navOf, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
 import { compliancePage, type CompliancePageInput } from './pages/compliance';
 import type { Operator } from './visitor';
@@ -31,6 +33,8 @@ const ROWS_SHOWN = 100;
 
 const phoneOf = (form: Record<string, string>) => phoneOrFail(form.phone_number ?? '');
 const PAGE = '/portal/compliance';
+/** Every change made here names its portal user in the compliance log (issue 27, L21). */
+const byOf = (operator: Operator): PortalAttribution => ({ userId: operator.user.id, via: 'portal' });
 
 async function pageInput(deps: AppDeps, operator: Operator, extra: Partial<CompliancePageInput> = {}): Promise<CompliancePageInput> {
   const tenant = tenantOf(operator);
@@ -47,6 +51,7 @@ async function pageInput(deps: AppDeps, operator: Operator, extra: Partial<Compl
     lines,
     languages: DISCLOSURE_LANGUAGES,
     mayChange: roleAllows(operator, 'consent:write'),
+    mayRemoveOptOuts: operator.user.role === 'owner',
     ...extra,
   };
 }
@@ -65,10 +70,15 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
   });
 
   /** A signed-in `consent:write` form post; its refusals are shown on the page again with what was typed. */
-  const complianceChange = (path: string, act: (ctx: AppContext, operator: Operator, form: Record<string, string>) => Promise<unknown>) =>
+  const complianceChange = (
+    path: string,
+    act: (ctx: AppContext, operator: Operator, form: Record<string, string>) => Promise<unknown>,
+    rateLimit?: PortalLimit,
+  ) =>
     gatedFormPost(router, deps, {
       path,
       scope: 'consent:write',
+      rateLimit,
       refusal: 'Your role cannot change compliance records',
       act: async (ctx, operator, form) => changed(ctx, `${PAGE}?env=${operator.environment}`, 200, await act(ctx, operator, form)),
       pageAgain: async (operator, form) => {
@@ -77,70 +87,93 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
       },
     });
 
-  for (const action of ['add', 'remove'] as const) {
-    complianceChange(action === 'add' ? `${PAGE}/opt-outs` : `${PAGE}/opt-outs/remove`, async (_ctx, operator, form) => {
-      const input = { tenant: tenantOf(operator), phoneNumber: phoneOf(form), source: 'portal', at: deps.now() };
-      const didChange = action === 'add' ? await optOut(deps.db, input) : await optIn(deps.db, input);
-      if (action === 'remove' && !didChange) throw errors.notFound('Opt-out');
-      return { phone_number: input.phoneNumber, opted_out: action === 'add', changed: didChange };
-    });
-  }
+  complianceChange(`${PAGE}/opt-outs`, async (_ctx, operator, form) => {
+    const input = { tenant: tenantOf(operator), phoneNumber: phoneOf(form), source: 'portal', by: byOf(operator), at: deps.now() };
+    return { phone_number: input.phoneNumber, opted_out: true, changed: await optOut(deps.db, input) };
+  });
+
+  // Erasing a recipient's STOP is the owner's decision alone, with a reason on the record (issue 27, M14):
+  // the API has no such operation, and otherwise only the recipient's START lifts it.
+  complianceChange(`${PAGE}/opt-outs/remove`, async (ctx, operator, form) => {
+    if (operator.user.role !== 'owner') throw errors.forbidden('Only an owner can remove an opt-out');
+    const reason = (form.reason ?? '').trim();
+    if (reason.length === 0 || reason.length > OPT_IN_REASON_MAX_LENGTH)
+      throw errors.validation([{ field: 'reason', message: `Is required, at most ${OPT_IN_REASON_MAX_LENGTH} characters` }]);
+    const input = { tenant: tenantOf(operator), phoneNumber: phoneOf(form), source: 'portal', reason, by: byOf(operator), at: deps.now() };
+    if (!(await optIn(deps.db, input))) throw errors.notFound('Opt-out');
+    ctx.state.log.warn({ user_id: operator.user.id, environment: operator.environment }, 'opt-out removed in the portal');
+    return { phone_number: input.phoneNumber, opted_out: false, changed: true };
+  });
 
   // Consent as `POST /api/v1/consent` records it (no acting key: the operator's), source `portal` unless named.
-  complianceChange(`${PAGE}/consent`, async (_ctx, operator, form) => {
-    const phoneNumber = phoneOf(form);
-    const consentType = form.consent_type as ConsentType;
-    if (!CONSENT_TYPES.includes(consentType)) throw errors.validation([{ field: 'consent_type', message: 'Choose a consent type' }]);
-    const line = isUuid(form.line_id) ? await findLine(deps.db, tenantOf(operator), form.line_id) : undefined;
-    if (!line) throw errors.notFound('Line');
-    const source = (form.source ?? '').trim() || 'portal';
-    if (source.length > CONSENT_SOURCE_MAX_LENGTH)
-      throw errors.validation([{ field: 'source', message: `At most ${CONSENT_SOURCE_MAX_LENGTH} characters` }]);
-    const row = await grantConsent(deps.db, {
-      tenant: tenantOf(operator),
-      lineId: line.id,
-      phoneNumber,
-      consentType,
-      source,
-      actorKeyId: null,
-      at: deps.now(),
-    });
-    if (!row) throw errors.consentAlreadyGranted(consentType);
-    return { consent: toConsentRecord(row) };
-  });
+  complianceChange(
+    `${PAGE}/consent`,
+    async (_ctx, operator, form) => {
+      const phoneNumber = phoneOf(form);
+      const consentType = form.consent_type as ConsentType;
+      if (!CONSENT_TYPES.includes(consentType)) throw errors.validation([{ field: 'consent_type', message: 'Choose a consent type' }]);
+      const line = isUuid(form.line_id) ? await findLine(deps.db, tenantOf(operator), form.line_id) : undefined;
+      if (!line) throw errors.notFound('Line');
+      const source = (form.source ?? '').trim() || 'portal';
+      if (source.length > CONSENT_SOURCE_MAX_LENGTH)
+        throw errors.validation([{ field: 'source', message: `At most ${CONSENT_SOURCE_MAX_LENGTH} characters` }]);
+      const row = await grantConsent(deps.db, {
+        tenant: tenantOf(operator),
+        lineId: line.id,
+        phoneNumber,
+        consentType,
+        source,
+        actorKeyId: null,
+        by: byOf(operator),
+        at: deps.now(),
+      });
+      if (!row) throw errors.consentAlreadyGranted(consentType);
+      return { consent: toConsentRecord(row) };
+    },
+    'consent.create',
+  );
 
-  complianceChange(`${PAGE}/consent/revoke`, async (_ctx, operator, form) => {
-    const revoked = await revokeConsents(deps.db, {
-      tenant: tenantOf(operator),
-      phoneNumber: phoneOf(form),
-      lineIds: [form.line_id ?? ''].filter(isUuid),
-      actorKeyId: null,
-      at: deps.now(),
-    });
-    if (revoked.length === 0) throw errors.notFound('Active consent');
-    return { revoked: revoked.length };
-  });
+  complianceChange(
+    `${PAGE}/consent/revoke`,
+    async (_ctx, operator, form) => {
+      const revoked = await revokeConsents(deps.db, {
+        tenant: tenantOf(operator),
+        phoneNumber: phoneOf(form),
+        lineIds: [form.line_id ?? ''].filter(isUuid),
+        actorKeyId: null,
+        by: byOf(operator),
+        at: deps.now(),
+      });
+      if (revoked.length === 0) throw errors.notFound('Active consent');
+      return { revoked: revoked.length };
+    },
+    'consent.revoke',
+  );
 
   // A disclosure as `POST /api/v1/disclosures` adds it; a new default is its `disclosure_default_changed` event.
-  complianceChange(`${PAGE}/disclosures`, async (_ctx, operator, form) => {
-    const message = (form.message ?? '').trim();
-    const problems: Array<{ field: string; message: string }> = [];
-    const { messageMaxLength, jurisdictionMinLength, jurisdictionMaxLength } = DISCLOSURE_LIMITS;
-    if (message.length === 0 || message.length > messageMaxLength)
-      problems.push({ field: 'message', message: `Is required, at most ${messageMaxLength} characters` });
-    const language = form.language || 'en';
-    if (!DISCLOSURE_LANGUAGES.includes(language)) problems.push({ field: 'language', message: 'Choose a language' });
-    const jurisdiction = (form.jurisdiction ?? '').trim() || 'US';
-    if (jurisdiction.length < jurisdictionMinLength || jurisdiction.length > jurisdictionMaxLength)
-      problems.push({ field: 'jurisdiction', message: `${jurisdictionMinLength} to ${jurisdictionMaxLength} characters` });
-    if (problems.length > 0) throw errors.validation(problems);
-    const author = { ...tenantOf(operator), keyId: null };
-    const row = await addDisclosure(
-      deps.db,
-      author,
-      { message, language, jurisdiction, is_default: form.is_default ? true : undefined },
-      deps.now(),
-    );
-    return { disclosure: toDisclosureRecord(row) };
-  });
+  complianceChange(
+    `${PAGE}/disclosures`,
+    async (_ctx, operator, form) => {
+      const message = (form.message ?? '').trim();
+      const problems: Array<{ field: string; message: string }> = [];
+      const { messageMaxLength, jurisdictionMinLength, jurisdictionMaxLength } = DISCLOSURE_LIMITS;
+      if (message.length === 0 || message.length > messageMaxLength)
+        problems.push({ field: 'message', message: `Is required, at most ${messageMaxLength} characters` });
+      const language = form.language || 'en';
+      if (!DISCLOSURE_LANGUAGES.includes(language)) problems.push({ field: 'language', message: 'Choose a language' });
+      const jurisdiction = (form.jurisdiction ?? '').trim() || 'US';
+      if (jurisdiction.length < jurisdictionMinLength || jurisdiction.length > jurisdictionMaxLength)
+        problems.push({ field: 'jurisdiction', message: `${jurisdictionMinLength} to ${jurisdictionMaxLength} characters` });
+      if (problems.length > 0) throw errors.validation(problems);
+      const author = { ...tenantOf(operator), keyId: null, by: byOf(operator) };
+      const row = await addDisclosure(
+        deps.db,
+        author,
+        { message, language, jurisdiction, is_default: form.is_default ? true : undefined },
+        deps.now(),
+      );
+      return { disclosure: toDisclosureRecord(row) };
+    },
+    'disclosures.create',
+  );
 }

@@ -5,6 +5,7 @@ import { isUuid } from '../openapi/formats';
 import { deliveriesOfTenant } from '../../src/domain/webhooks/store';
 import { redeliverEvent } from '../../src/domain/webhooks/redeliver';
 import { changed, refuse } from './answer';
+import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
 import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
 import { deliveriesPage, deliveryPage, DELIVERY_STATUSES, type DeliveryDetailInput, type DeliveryRow } from './pages/deliveries';
@@ -65,6 +66,8 @@ export function deliveryRoutes(router: Router<AppState>, deps: AppDeps): void {
     const nav = navOf(operator, '/portal/deliveries');
     const again = (error: ApiError) => refuse(ctx, error, (shown) => deliveryPage(nav, { ...input, error: shown }));
     if (!input.mayRedeliver) return again(errors.forbidden('Your role cannot redeliver webhooks'));
+    const limited = await spendPortalLimit(ctx, deps, operator, 'webhooks.test');
+    if (limited) return again(limited);
     const outcome = await redeliverEvent(deps, tenantOf(operator), ctx.params.id);
     if (!outcome.ok) {
       if (outcome.refused === 'not_found') throw errors.notFound('Delivery');

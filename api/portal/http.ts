@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import getRawBody from 'raw-body';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError } from '../errors';
+import { isLoopbackUrl } from '../../src/platform/startupCheck';
 import type { Html } from './html';
 
 /**
@@ -21,8 +22,12 @@ export const CONTENT_SECURITY_POLICY = [
   "object-src 'none'",
 ].join('; ');
 
-export function securityHeaders(ctx: AppContext): void {
+/** One year, as browsers' preload lists ask; sent only when the portal is served over https (RFC 6797 §7.2). */
+export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';
+
+export function securityHeaders(ctx: AppContext, deps: Pick<AppDeps, 'config'>): void {
   ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  if (deps.config.publicBaseUrl.startsWith('https:')) ctx.set('Strict-Transport-Security', STRICT_TRANSPORT_SECURITY);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('X-Frame-Options', 'DENY');
   ctx.set('Referrer-Policy', 'same-origin');
@@ -38,9 +43,14 @@ interface CookieOptions {
   sameSite: 'Lax' | 'Strict';
 }
 
-/** Secure whenever the deployment is reached over https, whatever the hop to this process was. */
+/**
+ * Secure whenever the deployment is reached over https (whatever the hop to this process was), and
+ * outside the dev profile always but on a loopback http URL (issue 27, L16): the startup check lets
+ * production serve plain http only there, where a browser may refuse a Secure cookie over http.
+ */
 function isSecure(deps: AppDeps): boolean {
-  return deps.config.publicBaseUrl.startsWith('https:');
+  const { publicBaseUrl, profile } = deps.config;
+  return publicBaseUrl.startsWith('https:') || (profile !== 'dev' && !isLoopbackUrl(publicBaseUrl));
 }
 
 export function setCookie(ctx: AppContext, deps: AppDeps, name: string, value: string, options: CookieOptions): void {

@@ -46,6 +46,7 @@ export function keyRoutes(router: Router<AppState>, deps: AppDeps): void {
       user: { id, workspace_id, email, role },
       environment: operator.environment,
       name,
+      via: 'portal',
       now: deps.now(),
     });
     ctx.state.log.info({ key_id: minted.row.id, user_id: id }, 'service key minted in the portal');
@@ -68,6 +69,7 @@ export function keyRoutes(router: Router<AppState>, deps: AppDeps): void {
       workspaceId: operator.user.workspace_id,
       keyId: ctx.params.id,
       via: 'portal',
+      userId: operator.user.id,
       now: deps.now(),
     });
     if (!outcome.ok) return again(errors.notFound('Service key'));

@@ -14,6 +14,7 @@ import type { LineUpdate } from '../../src/domain/lines/rules';
 import { findLine, toLineRecord, type LineRow } from '../../src/domain/lines/store';
 import { updateLineSettings } from '../../src/domain/lines/update';
 import { refuse } from './answer';
+import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
 import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
 import { linePage, type LinePageInput } from './pages/line';
@@ -98,6 +99,8 @@ export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
     // The API's own check of the body first (its schema), then the use case's.
     const problems = bodyProblems(componentSchemas.LineUpdateRequest, update);
     if (problems.length > 0) return again(errors.validation(problems));
+    const limited = await spendPortalLimit(ctx, deps, operator, 'lines.update');
+    if (limited) return again(limited);
     const outcome = await updateLineSettings(deps, tenantOf(operator), line.id, update);
     if (!outcome.ok) return again(lineUpdateError(outcome));
     ctx.state.log.info({ line_id: line.id, fields: Object.keys(update), user_id: operator.user.id }, 'portal line changed');
@@ -119,6 +122,8 @@ export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
     const idempotencyKey = form.idempotency_key?.trim() ?? '';
     if (!UUID.test(idempotencyKey))
       return again(errors.validation([{ field: 'idempotency_key', message: 'Reload the page: the form is stale' }]));
+    const limited = await spendPortalLimit(ctx, deps, operator, 'calls.create');
+    if (limited) return again(limited);
     const actor = { ...tenantOf(operator), userId: operator.user.id, key: { id: null, line_id: null, grant_numbers: null } };
     const request = { lineId: line.id, toNumber: form.to_number ?? '', conversation: null };
     let placedId: string | undefined;

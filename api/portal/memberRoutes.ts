@@ -103,14 +103,31 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
     const role = form.role ?? '';
     if (!isRole(role)) return again(invalidRole());
     if (!UUID.test(ctx.params.id)) return again(errors.notFound('Member'));
-    const outcome = await changeMemberRole(deps, { actor: operator.user, userId: ctx.params.id, role });
+    const outcome = await changeMemberRole(deps, { actor: operator.user, userId: ctx.params.id, role, via: 'portal' });
     if (!outcome.ok) {
       if (outcome.refused === 'not_found') return again(errors.notFound('Member'));
       if (outcome.refused === 'forbidden') return again(onlyOwners());
       return again(new ApiError(409, 'last_owner', 'The last owner of a workspace cannot be demoted: make another member owner first'));
     }
-    ctx.state.log.info({ user_id: ctx.params.id, role, by: operator.user.id }, 'member role changed in the portal');
-    changed(ctx, '/portal/members', 200, { id: ctx.params.id, role });
+    const { narrowedKeys, revokedKeys, revokedInvitations } = outcome;
+    ctx.state.log.info(
+      {
+        user_id: ctx.params.id,
+        role,
+        by: operator.user.id,
+        narrowed_keys: narrowedKeys,
+        revoked_keys: revokedKeys,
+        revoked_invitations: revokedInvitations,
+      },
+      'member role changed in the portal',
+    );
+    changed(ctx, '/portal/members', 200, {
+      id: ctx.params.id,
+      role,
+      narrowed_keys: narrowedKeys,
+      revoked_keys: revokedKeys,
+      revoked_invitations: revokedInvitations,
+    });
   });
 
   router.post('/portal/members/:id/remove', async (rawCtx) => {
@@ -120,7 +137,7 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
     const { operator } = signedIn;
     assertManager(operator);
     const outcome = UUID.test(ctx.params.id)
-      ? await removeMember(deps, { actor: operator.user, userId: ctx.params.id })
+      ? await removeMember(deps, { actor: operator.user, userId: ctx.params.id, via: 'portal' })
       : ({ ok: false, refused: 'not_found' } as const);
     if (!outcome.ok) {
       const input = await membersInput(deps, operator);
@@ -132,12 +149,17 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
             : new ApiError(409, 'last_owner', 'The last owner of a workspace cannot be removed: make another member owner first');
       return refuse(ctx, error, (shown) => membersPage(navOf(operator, '/portal/members'), { ...input, error: shown }));
     }
-    ctx.state.log.info({ user_id: ctx.params.id, revoked_keys: outcome.revokedKeys, by: operator.user.id }, 'member removed in the portal');
+    const { revokedKeys, revokedInvitations } = outcome;
+    ctx.state.log.info(
+      { user_id: ctx.params.id, revoked_keys: revokedKeys, revoked_invitations: revokedInvitations, by: operator.user.id },
+      'member removed in the portal',
+    );
     // Removing oneself ends one's own session: the login page follows.
     changed(ctx, ctx.params.id === operator.user.id ? '/portal/login' : '/portal/members', 200, {
       id: ctx.params.id,
       removed: true,
-      revoked_keys: outcome.revokedKeys,
+      revoked_keys: revokedKeys,
+      revoked_invitations: revokedInvitations,
     });
   });
 

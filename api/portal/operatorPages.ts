@@ -4,6 +4,7 @@ import { ApiError, errors } from '../errors';
 import { ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
 import { refuse } from './answer';
 import type { Html } from './html';
+import { spendPortalLimit, type PortalLimit } from './limits';
 import { assertCsrf, readForm } from './http';
 import type { PageNav, ShownError } from './layout';
 import { signedInOperator, type Operator } from './visitor';
@@ -61,6 +62,8 @@ export interface GatedFormPost {
   scope: Scope;
   /** What a role without `scope` is told (403). */
   refusal: string;
+  /** The row of the limits table its API counterpart spends (L15), when it has one. */
+  rateLimit?: PortalLimit;
   /** Makes the change and answers; an ApiError it throws is a refusal. */
   act: (ctx: AppContext, operator: Operator, form: Record<string, string>) => Promise<void>;
   /** The page again, with `form` as typed and the refusal shown. */
@@ -75,6 +78,8 @@ export function gatedFormPost(router: Router<AppState>, deps: AppDeps, post: Gat
     const { form, operator } = signedIn;
     try {
       if (!roleAllows(operator, post.scope)) throw errors.forbidden(post.refusal);
+      const limited = post.rateLimit && (await spendPortalLimit(ctx, deps, operator, post.rateLimit));
+      if (limited) throw limited;
       await post.act(ctx, operator, form);
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;

@@ -11,6 +11,7 @@ import { callRoutes } from './callRoutes';
 import { complianceRoutes } from './complianceRoutes';
 import { conversationRoutes } from './conversationRoutes';
 import { deliveryRoutes } from './deliveryRoutes';
+import { giveBackIfMalformed } from './limits';
 import { refuse } from './answer';
 import { html } from './html';
 import { keyRoutes } from './keyRoutes';
@@ -51,7 +52,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   const router = new Router<AppState>();
   router.use(async (rawCtx, next) => {
     const ctx = rawCtx as AppContext;
-    securityHeaders(ctx);
+    securityHeaders(ctx, deps);
     try {
       await next();
     } catch (err) {
@@ -64,6 +65,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
         ),
       );
     }
+    await giveBackIfMalformed(ctx);
   });
   router.get('/portal/assets/:file', (ctx) => {
     const asset = assets.get(ctx.params.file);

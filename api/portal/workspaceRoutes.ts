@@ -8,6 +8,7 @@ import { provisionLine, type LineRequest } from '../../src/domain/lines/provisio
 import { rotateLineSecret } from '../../src/domain/lines/rotateSecret';
 import { linesOf, toLineRecord } from '../../src/domain/lines/store';
 import { refuse } from './answer';
+import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
 import { linesPage, type LinesPageInput } from './pages/lines';
 import { overviewPage, overviewStats } from './pages/overview';
@@ -68,6 +69,8 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
       refuse(ctx, error, (shown) => linesPage(nav, { ...input, error: shown }));
     };
     if (!roleAllows(operator, 'numbers:provision')) return again(errors.forbidden('Your role cannot create lines'));
+    const limited = await spendPortalLimit(ctx, deps, operator, 'lines.create');
+    if (limited) return again(limited);
     const outcome = await provisionLine(
       deps,
       ctx.state.log,
@@ -102,6 +105,8 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
       refuse(ctx, error, (shown) => linesPage(nav, { ...input, error: shown }));
     };
     if (!roleAllows(operator, 'webhooks:write')) return again(errors.forbidden('Your role cannot rotate signing secrets'));
+    const limited = await spendPortalLimit(ctx, deps, operator, 'lines.secret_rotate');
+    if (limited) return again(limited);
     const outcome = await rotateLineSecret(deps, ctx.state.log, tenantOf(operator), ctx.params.id);
     if (!outcome.ok) {
       switch (outcome.refused) {

@@ -10,7 +10,7 @@ import { createDb } from '../platform/db/knex';
 import { CLOSE_MARGIN_MS, drainHttpServer, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
 import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
-import { connectTemporalClient } from '../platform/temporal/client';
+import { connectTemporalClient, payloadCodecOf } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
 
 /**
@@ -26,7 +26,11 @@ export async function runApi(config: Config = loadConfig()): Promise<http.Server
   for (const old of deprecatedSettings(config)) logger.warn({ setting: old.setting }, `deprecated setting: ${old.setting} ${old.message}`);
   const databaseUrl = requireSetting(config.databaseUrl, 'DATABASE_URL');
   const db = createDb(databaseUrl, { max: 20 });
-  const temporal = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
+  const temporal = await connectTemporalClient(
+    requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
+    config.temporalNamespace,
+    payloadCodecOf(config),
+  );
   let draining = false;
   const app = createApp({
     config,

@@ -23,7 +23,7 @@ import { optIn, optOut, optOutsOf } from '../domain/compliance/optOuts';
 import { grantNumber, numberGrantsOfTenant, revokeNumberGrant } from '../domain/lines/numberGrants';
 import { toE164 } from '../platform/phone';
 import { isRole, isScope, type Scope } from '../domain/keys/scopes';
-import { connectTemporalClient } from '../platform/temporal/client';
+import { connectTemporalClient, payloadCodecOf } from '../platform/temporal/client';
 import { exportHistory, InvalidHistoryError, replayHistoryFile } from '../platform/temporal/histories';
 import { workflowIds } from '../../workflows/definitions/ids';
 import {
@@ -63,7 +63,11 @@ export class LazyTemporal {
   get(): Promise<Client> {
     if (!this.client) {
       const config = loadConfig();
-      this.client = connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
+      this.client = connectTemporalClient(
+        requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
+        config.temporalNamespace,
+        payloadCodecOf(config),
+      );
     }
     return this.client;
   }
@@ -139,10 +143,12 @@ Commands:
                                             let a workspace import one of the carrier account's own
                                             numbers (POST /lines with phone_number), or stop it
   number list --workspace W --env test|live
-  history export ID [--out FILE]            write a workflow's Temporal history as JSON; ID is a
-                                            workflow id, or a call/line/event id (prefixes tried)
-  history replay FILE                       replay an exported history against the current workflow
-                                            code; exit 1 with the determinism error if it diverges
+  history export ID [--out FILE]            write a workflow's Temporal history as JSON, its payloads
+                                            decrypted (TEMPORAL_PAYLOAD_KEY); ID is a workflow id,
+                                            or a call/line/event id (prefixes tried)
+  history replay FILE                       replay an exported history (decrypted, or encrypted as the
+                                            server keeps it) against the current workflow code; exit 1
+                                            with the determinism error if it diverges
   secrets reseal                            re-seal every stored secret with the first key of
                                             SECRETS_KEY (after adding a new key in front of the old)
 
@@ -252,7 +258,9 @@ async function historyReplay(args: string[]): Promise<Record<string, unknown>> {
   quietTemporalRuntime();
   let outcome;
   try {
-    outcome = await replayHistoryFile(json);
+    // With the deployment's key, a history as the server keeps it (encrypted) replays too; without one, a decrypted export.
+    const config = loadConfig();
+    outcome = await replayHistoryFile(json, undefined, config.temporalPayloadKey ? payloadCodecOf(config) : undefined);
   } catch (err) {
     if (err instanceof InvalidHistoryError) throw new CliError('invalid_history', `${file} is ${err.message}`);
     throw err;

@@ -44,8 +44,11 @@ interface Started {
   temporalUi: string;
   controlToken: string;
   logs: string[];
+  temporalAddress: string;
   /** Where Prometheus scrapes the API and each worker (docs/operations.md). */
   metrics: string[];
+  /** The codec endpoint (api/routes/temporalCodec.ts) and its bearer, for the `temporal` CLI. */
+  codec: { endpoint: string; token: string };
 }
 
 async function main(): Promise<void> {
@@ -90,6 +93,8 @@ Switchboard is up${cluster ? ' (cluster: two APIs behind HAProxy, two workers, t
   Simulator      ${config.simulatorUrl}    (control API: docs/simulator.md)
   Control token  ${started.controlToken}    (Authorization: Bearer ... for the simulator's control API)
   Metrics        ${started.metrics.join('  ')}    (docs/operations.md)
+  Payloads       encrypted in Temporal (TEMPORAL_PAYLOAD_KEY); decrypted views: the Temporal UI above, or
+                 temporal workflow show -w <id> --address ${started.temporalAddress} --codec-endpoint ${started.codec.endpoint} --codec-auth "Bearer ${started.codec.token}"
   Logs           ${logDir}/{${started.logs.join(',')}}.log
   Test key       ${testKey}
 
@@ -133,14 +138,19 @@ async function upDev(up: Up): Promise<Started> {
   const applied = await migrateLatest(db);
   log(applied.length ? `applied migrations: ${applied.join(', ')}` : 'database schema is up to date');
 
-  // 2. Temporal
+  // 2. Temporal; its UI decrypts payloads through the API's codec endpoint (the token is its last path segment).
+  const apiUrl = `http://${config.host}:${config.port}`;
+  const settings = serviceSettings(dataDir, apiUrl);
+  const codecEndpoint = `${apiUrl}/temporal-codec`;
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   let uiUrl: string | undefined;
   if (!temporalAddress) {
     const port = Number(process.env.TEMPORAL_PORT ?? 7233);
     const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
     if (await canConnect('127.0.0.1', port)) {
-      log(`reusing the Temporal server already listening on 127.0.0.1:${port}`);
+      log(
+        `reusing the Temporal server already listening on 127.0.0.1:${port} (its UI decrypts payloads only if started with --ui-codec-endpoint)`,
+      );
     } else {
       const cli = ensureTemporalCli(config.toolCacheDir, log);
       log(`starting Temporal dev server (${cli})`);
@@ -150,17 +160,19 @@ async function upDev(up: Up): Promise<Started> {
         uiPort,
         dbFile: path.join(dataDir, 'temporal.db'),
         logFile: path.join(logDir, 'temporal.log'),
+        uiCodecEndpoint: `${codecEndpoint}/${settings.TEMPORAL_CODEC_TOKEN}`,
       });
       cleanups.push(() => server.stop());
     }
     temporalAddress = `127.0.0.1:${port}`;
     uiUrl = `http://127.0.0.1:${uiPort}`;
+    // The browser calls the codec endpoint from the UI's origin, whichever name the operator typed.
+    settings.TEMPORAL_CODEC_CORS_ORIGINS = process.env.TEMPORAL_CODEC_CORS_ORIGINS || [uiUrl, `http://localhost:${uiPort}`].join(',');
   }
   writeRuntime(dataDir, databaseUrl, temporalAddress);
 
   // 3. Secrets; 4. Simulator, worker, API
-  const apiUrl = `http://${config.host}:${config.port}`;
-  const env: Record<string, string> = { ...serviceSettings(dataDir, apiUrl), DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
+  const env: Record<string, string> = { ...settings, DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporalAddress };
   // The portal links each call to its workflow in the dev server's UI (the environment's own TEMPORAL_UI_URL wins).
   const temporalUiUrl = process.env.TEMPORAL_UI_URL || uiUrl;
   if (temporalUiUrl) env.TEMPORAL_UI_URL = temporalUiUrl;
@@ -186,6 +198,8 @@ async function upDev(up: Up): Promise<Started> {
     controlToken: env.SIMULATOR_CONTROL_TOKEN,
     logs: ['api', 'worker', 'simulator', 'temporal'],
     metrics: [`${apiUrl}/metrics`, `http://${config.host}:${workerMetricsPort}/metrics`],
+    temporalAddress,
+    codec: { endpoint: codecEndpoint, token: env.TEMPORAL_CODEC_TOKEN },
   };
 }
 
@@ -234,6 +248,9 @@ async function upCluster(up: Up): Promise<Started> {
     controlToken: settings.SIMULATOR_CONTROL_TOKEN,
     logs: ['haproxy', 'api-1', 'api-2', 'worker-1', 'worker-2', 'simulator', 'temporal'],
     metrics: [...stack.apiUrls, ...workerMetricsPorts.map((port) => `http://127.0.0.1:${port}`)].map((origin) => `${origin}/metrics`),
+    temporalAddress: stack.temporalAddress,
+    // Behind HAProxy like the API: every API process serves it with the same key ring.
+    codec: { endpoint: `${stack.apiUrl}/temporal-codec`, token: settings.TEMPORAL_CODEC_TOKEN },
   };
 }
 

@@ -7,7 +7,7 @@ import { abandonOnWorkerShutdown } from '../platform/lifecycle/abandonOnShutdown
 import { CLOSE_MARGIN_MS, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
 import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
-import { connectTemporalClient } from '../platform/temporal/client';
+import { connectTemporalClient, dataConverterWith, payloadCodecOf } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
 import { tracingActivityInterceptors, tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../platform/tracing/temporal';
 import { buildActivityDeps } from './activityDeps';
@@ -36,6 +36,7 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
   for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
   for (const old of deprecatedSettings(config)) log.warn({ setting: old.setting }, `deprecated setting: ${old.setting} ${old.message}`);
   const secretsKey = parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
+  const payloadCodec = payloadCodecOf(config);
   const db = createDb(requireSetting(config.databaseUrl, 'DATABASE_URL'), { max: 10 });
   const metrics = await prepareWorkerMetrics(config, db, log);
   const connection = await NativeConnection.connect({ address: requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS') });
@@ -49,6 +50,8 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     namespace: config.temporalNamespace,
     taskQueue: config.taskQueue,
     ...workflowSource,
+    // Payloads are decrypted here, outside the workflow sandbox, and encrypted before they reach the server.
+    dataConverter: dataConverterWith(payloadCodec),
     activities: createActivities(buildActivityDeps(config, { db, temporal: () => client, secretsKey })),
     ...WORKER_TUNING,
     // The deployment's grace (WORKER_TUNING's is what in-process test workers and the bench baseline use).
@@ -59,7 +62,11 @@ export async function runWorker(config: Config = loadConfig()): Promise<void> {
     },
     sinks: tracingSinks(),
   });
-  const client = await connectTemporalClient(requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'), config.temporalNamespace);
+  const client = await connectTemporalClient(
+    requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
+    config.temporalNamespace,
+    payloadCodec,
+  );
   await ensureSchedules(client, config.taskQueue, { telnyx: environmentsOnCarrier(config, 'telnyx').length > 0 });
   void checkTelnyxWebhookSettings(config, log);
   await metrics.serve();

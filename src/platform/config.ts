@@ -171,6 +171,18 @@ export interface Config {
    * whose first key seals and all open; see src/platform/crypto/secretBox.ts.
    */
   secretsKey: string | undefined;
+  /**
+   * `TEMPORAL_PAYLOAD_KEY`: the key ring (SECRETS_KEY's format: `<new>,<old>,...`) of the payload codec every
+   * Temporal client and worker uses (src/platform/codecs/payloadEncryption.ts): the first key encrypts, all decrypt.
+   */
+  temporalPayloadKey: string | undefined;
+  /**
+   * `TEMPORAL_CODEC_TOKEN`: the bearer of the codec endpoint (`/temporal-codec`, api/routes/temporalCodec.ts) the
+   * Temporal UI and the `temporal` CLI decode payloads through. Unset: the endpoint answers 404.
+   */
+  temporalCodecToken: string | undefined;
+  /** `TEMPORAL_CODEC_CORS_ORIGINS`: the Temporal UI origins (comma-separated) whose browser may call the codec endpoint. */
+  temporalCodecCorsOrigins: string[];
   /** Where the carrier and customers reach this API (carrier event callbacks are built from it). */
   publicBaseUrl: string;
   /** `TEMPORAL_UI_URL`: the Temporal Web UI operators use; the portal links a call to its workflow there. Unset: no link. */
@@ -290,7 +302,14 @@ export const OBSOLETE_SETTINGS: Record<string, string> = {
 /** The secrets `npm run up` generates once per data directory (mode 600) for the dev profile. */
 export const DEV_SECRETS_FILE = 'dev-secrets.json';
 export const SECRETS_KEY_FILE = 'secrets.key';
-export const DEV_SECRET_SETTINGS = ['CARRIER_WEBHOOK_SECRET', 'CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SIMULATOR_CONTROL_TOKEN'] as const;
+export const DEV_SECRET_SETTINGS = [
+  'CARRIER_WEBHOOK_SECRET',
+  'CARRIER_API_KEY',
+  'PAYMENTS_API_KEY',
+  'SIMULATOR_CONTROL_TOKEN',
+  'TEMPORAL_PAYLOAD_KEY',
+  'TEMPORAL_CODEC_TOKEN',
+] as const;
 
 /**
  * `npm run up` records where it started Postgres and Temporal in `.data/runtime.json` (and that
@@ -407,6 +426,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     obsoleteSettings: Object.keys(OBSOLETE_SETTINGS).filter((name) => env[name] !== undefined),
     lineProvisionWaitMs: int('LINE_PROVISION_WAIT_MS', 10_000),
     secretsKey: secret('SECRETS_KEY'),
+    temporalPayloadKey: secret('TEMPORAL_PAYLOAD_KEY'),
+    temporalCodecToken: secret('TEMPORAL_CODEC_TOKEN'),
+    temporalCodecCorsOrigins: (env.TEMPORAL_CODEC_CORS_ORIGINS ?? '')
+      .split(',')
+      .map((origin) => origin.trim().replace(/\/+$/, ''))
+      .filter((origin) => origin !== ''),
     ndjsonLineBudgetMs: int('NDJSON_LINE_BUDGET_MS', 15_000),
     ndjsonTotalBudgetMs: int('NDJSON_TOTAL_BUDGET_MS', 300_000),
     publicBaseUrl,

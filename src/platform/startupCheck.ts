@@ -1,5 +1,5 @@
 import { CARRIER_PROVIDER_ALIASES, environmentsOnCarrier, OBSOLETE_SETTINGS, type CarrierProvider, type Config } from './config';
-import { parseSecretsKey } from './crypto/secretBox';
+import { parseKeyRing } from './crypto/secretBox';
 
 /**
  * The one place that decides whether a process may start with its configuration (security
@@ -24,13 +24,27 @@ export const SECRET_SETTINGS = {
   SIMULATOR_CONTROL_TOKEN: { of: (c: Config) => c.simulatorControlToken, purpose: "the bearer of the simulator's control API" },
   SECRETS_KEY: { of: (c: Config) => c.secretsKey, purpose: 'seals webhook signing secrets at rest' },
   METRICS_TOKEN: { of: (c: Config) => c.metricsToken, purpose: 'the bearer of GET /metrics' },
+  TEMPORAL_PAYLOAD_KEY: {
+    of: (c: Config) => c.temporalPayloadKey,
+    purpose: 'encrypts every Temporal payload (phone numbers, transcripts) before it reaches the Temporal server',
+  },
+  TEMPORAL_CODEC_TOKEN: {
+    of: (c: Config) => c.temporalCodecToken,
+    purpose: 'the bearer of the codec endpoint /temporal-codec the Temporal UI and CLI decrypt payloads through',
+  },
 } as const;
+
+/** Key rings (SECRETS_KEY's format, src/platform/crypto/secretBox.ts): each key must be 32 random bytes. */
+const KEY_RING_SETTINGS: readonly SecretSetting[] = ['SECRETS_KEY', 'TEMPORAL_PAYLOAD_KEY'];
 
 export type SecretSetting = keyof typeof SECRET_SETTINGS;
 
 /** URLs a process hands to another process, with what the other side does with it (named in refusals). */
 export const REACHABLE_URL_SETTINGS = {
-  PUBLIC_BASE_URL: { of: (c: Config) => c.publicBaseUrl, purpose: 'the carrier sends call events to it' },
+  PUBLIC_BASE_URL: {
+    of: (c: Config) => c.publicBaseUrl,
+    purpose: 'the carrier sends call events to it; the portal and its invitation links are served under it',
+  },
   SIMULATOR_CALLBACK_BASE_URL: { of: (c: Config) => c.simulatorCallbackBaseUrl, purpose: 'the simulator posts callbacks only under it' },
 } as const;
 
@@ -66,16 +80,17 @@ export interface RoleRequirements {
 
 export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
   api: {
-    secrets: ['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY'],
-    optionalSecrets: ['METRICS_TOKEN'],
+    secrets: ['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY', 'TEMPORAL_PAYLOAD_KEY'],
+    optionalSecrets: ['METRICS_TOKEN', 'TEMPORAL_CODEC_TOKEN'],
     settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
-    reachableUrls: [],
+    // The portal's links and cookies are built from it (issue 27, L16): https outside the dev profile (`publicUrlProblem`).
+    reachableUrls: ['PUBLIC_BASE_URL'],
     listen: 'HOST',
     loopbackDefaults: [],
     carrierAccounts: true,
   },
   worker: {
-    secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY'],
+    secrets: ['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY', 'TEMPORAL_PAYLOAD_KEY'],
     // Read when WORKER_METRICS_PORT is set (the worker's /metrics).
     optionalSecrets: ['METRICS_TOKEN'],
     settings: ['DATABASE_URL', 'TEMPORAL_ADDRESS'],
@@ -96,7 +111,8 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
   },
   cli: {
     secrets: [],
-    optionalSecrets: [],
+    // The history commands connect to Temporal with it.
+    optionalSecrets: ['TEMPORAL_PAYLOAD_KEY'],
     settings: ['DATABASE_URL'],
     reachableUrls: [],
     listen: 'HOST',
@@ -331,6 +347,26 @@ function reachableUrlProblem(value: string): string | null {
   return null;
 }
 
+/** Whether a URL names this machine's loopback, so that only its own browser reaches it. */
+export function isLoopbackUrl(value: string): boolean {
+  try {
+    return isLoopbackHost(new URL(value).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The API's public URL outside the dev profile (issue 27, L16): https, so that session cookies,
+ * CSRF tokens, invitation links and API keys never cross a network in clear. Plain http is
+ * accepted only on a loopback host (a deployment reached from its own machine, or behind a TLS
+ * proxy on the same host that the operator points at 127.0.0.1): no network sees that traffic.
+ */
+function publicUrlProblem(config: Config): string | null {
+  if (config.profile === 'dev' || config.publicBaseUrl.startsWith('https:') || isLoopbackUrl(config.publicBaseUrl)) return null;
+  return `"${config.publicBaseUrl}" is not https: set PUBLIC_BASE_URL to the https URL your TLS proxy serves the API and portal under (README, "TLS")`;
+}
+
 export const PAYMENT_PROVIDERS = ['simulator', 'stripe'] as const;
 
 /** Stripe key prefixes of each environment: a test environment never holds a live-mode key, nor the reverse. */
@@ -428,8 +464,8 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
       continue;
     }
     checked.push({ name, value });
-    if (name === 'SECRETS_KEY') {
-      const keyProblem = secretsKeyProblem(value);
+    if (KEY_RING_SETTINGS.includes(name)) {
+      const keyProblem = keyRingProblem(name, value);
       if (keyProblem) problems.push({ setting: name, message: keyProblem });
       continue;
     }
@@ -447,8 +483,13 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
   for (const name of requirements.reachableUrls) {
     const problem = reachableUrlProblem(REACHABLE_URL_SETTINGS[name].of(config));
     if (problem) problems.push({ setting: name, message: `${problem} (${REACHABLE_URL_SETTINGS[name].purpose})` });
+    else if (name === 'PUBLIC_BASE_URL' && role === 'api') {
+      const notHttps = publicUrlProblem(config);
+      if (notHttps) problems.push({ setting: name, message: notHttps });
+    }
   }
-  if (requirements.carrierAccounts) problems.push(...carrierAccountProblems(config));
+  if (requirements.carrierAccounts)
+    problems.push(...carrierAccountProblems(config, { publicUrlChecked: requirements.reachableUrls.includes('PUBLIC_BASE_URL') }));
   return devOnLoopback ? { problems, warnings: weak } : { problems: [...problems, ...weak], warnings: [] };
 }
 
@@ -477,7 +518,7 @@ const TWILIO_ACCOUNT_SID = /^AC[0-9a-f]{32}$/;
  * Each environment on Twilio needs its own account: the test environment Twilio's test credentials
  * (a separate account SID), never the live account's, so test keys cannot spend live money.
  */
-function carrierAccountProblems(config: Config): ConfigurationProblem[] {
+function carrierAccountProblems(config: Config, options: { publicUrlChecked: boolean }): ConfigurationProblem[] {
   const problems: ConfigurationProblem[] = [];
   for (const environment of ['test', 'live'] as const) {
     if (config.carrierProviders[environment] !== 'twilio') continue;
@@ -493,7 +534,7 @@ function carrierAccountProblems(config: Config): ConfigurationProblem[] {
     }
   }
   // Twilio signs the URL it calls: the API rebuilds it from PUBLIC_BASE_URL, which must be the public one.
-  if (config.carrierProviders.test === 'twilio' || config.carrierProviders.live === 'twilio') {
+  if (!options.publicUrlChecked && (config.carrierProviders.test === 'twilio' || config.carrierProviders.live === 'twilio')) {
     const problem = reachableUrlProblem(config.publicBaseUrl);
     if (problem) problems.push({ setting: 'PUBLIC_BASE_URL', message: `${problem} (Twilio calls it and signs it)` });
   }
@@ -512,12 +553,12 @@ export function configurationProblems(role: ProcessRole, config: Config): Config
   return configurationReport(role, config).problems;
 }
 
-function secretsKeyProblem(value: string): string | null {
-  let ring: ReturnType<typeof parseSecretsKey>;
+function keyRingProblem(setting: SecretSetting, value: string): string | null {
+  let ring: ReturnType<typeof parseKeyRing>;
   try {
-    ring = parseSecretsKey(value);
+    ring = parseKeyRing(value, setting);
   } catch (err) {
-    return (err as Error).message.replace(/^SECRETS_KEY /, '');
+    return (err as Error).message.replace(new RegExp(`^${setting} `), '');
   }
   for (const key of ring.keys.values()) {
     const hex = key.toString('hex');

@@ -17,6 +17,7 @@ import { workflowIds } from '../../workflows/definitions/ids';
 import type { autoChargeWorkflow, closeSpendPeriodWorkflow } from '../../workflows/billing';
 import { createTenant, eventually, noModel } from '../support/harness';
 import { spendOnCalls } from '../support/ledger';
+import { testDataConverter } from '../support/payloadCodec';
 
 /** What each test of this file works with; filled in by beforeAll. */
 interface OverHours {
@@ -49,6 +50,7 @@ function overHours(title: string, body: (f: OverHours) => void): void {
     beforeAll(async () => {
       f.env = await TestWorkflowEnvironment.createTimeSkipping({
         server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } },
+        client: { dataConverter: testDataConverter() },
       });
       f.db = createDb(process.env.DATABASE_URL!, { max: 4 });
       f.processor = await startCardProcessorSimulator({ host: '127.0.0.1', port: 0, secret });
@@ -78,6 +80,7 @@ function overHours(title: string, body: (f: OverHours) => void): void {
     f.withWorker = async function withWorker(body: () => Promise<void>): Promise<void> {
       const worker = await Worker.create({
         connection: f.env.nativeConnection,
+        dataConverter: testDataConverter(),
         taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
         activities,

@@ -3,6 +3,7 @@ import { post } from '../../src/domain/billing/ledger';
 import { customer } from '../support/customer';
 import { useHarness, type Harness, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
+import { decryptedHistory } from '../support/payloadCodec';
 
 /**
  * Holds and the maximum duration are enforced while a turn is in progress (security review M1):
@@ -72,8 +73,8 @@ describe('call limits while the caller keeps talking', () => {
     expect(requests.filter((r) => r.disconnected).length).toBeGreaterThan(3);
 
     // The history grows by each turn's own entries: no whole transcript, no system prompt per turn.
-    const history = await h.temporal.workflow.getHandle(id).fetchHistory();
-    const scheduled = history.events!.flatMap((e) =>
+    const history = await decryptedHistory(h.temporal, id);
+    const scheduled = history.events.flatMap((e) =>
       e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : [],
     );
     const inputs = (attributes: (typeof scheduled)[number]) =>

@@ -9,6 +9,7 @@ import { callChargeCents } from '../../src/domain/billing/pricing';
 import type { LineMode } from '../../src/domain/lines/rules';
 import type { callWorkflow } from '../../workflows/calls/workflow';
 import { carrierEventSignal, hangupSignal, type CallInput, type SignalledCallEvent } from '../../workflows/definitions/calls';
+import { testDataConverter } from '../support/payloadCodec';
 
 /**
  * The call workflow alone, with fake activities and Temporal's time-skipping test server: the
@@ -136,9 +137,16 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
   beforeAll(async () => {
     env = await TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } },
+      client: { dataConverter: testDataConverter() },
     });
     const workflowBundle = { codePath: process.env.WORKFLOW_BUNDLE_PATH! };
-    worker = await Worker.create({ connection: env.nativeConnection, taskQueue, workflowBundle, activities: fakes });
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      taskQueue,
+      workflowBundle,
+      activities: fakes,
+      dataConverter: testDataConverter(),
+    });
     running = worker.run();
   });
   afterAll(async () => {

@@ -7,6 +7,7 @@ import { createMaintenanceActivities } from '../../activities/maintenance';
 import { createLogger } from '../../src/platform/logger';
 import { customer } from '../support/customer';
 import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
+import { decryptedHistory } from '../support/payloadCodec';
 
 /**
  * The carrier's callbacks (`/carrier/events`, `/carrier/messages`) as an attacker sees them: the
@@ -160,7 +161,7 @@ describe('carrier callbacks', () => {
         expect({ what, status: (await send('/carrier/events', altered ?? rawBody, headers)).status }).toEqual({ what, status: 401 });
       }
     }
-    const history = await h.temporal.workflow.getHandle(id).fetchHistory();
+    const history = await decryptedHistory(h.temporal, id);
     const signalled = (history.events ?? [])
       .flatMap((e) => e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? [])
       .map((p) => Buffer.from(p.data ?? []).toString('utf8'));

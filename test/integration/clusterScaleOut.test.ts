@@ -55,6 +55,7 @@ describe('the cluster topology', () => {
       env: {
         SWITCHBOARD_PROFILE: 'dev',
         SECRETS_KEY: process.env.SECRETS_KEY!,
+        TEMPORAL_PAYLOAD_KEY: process.env.TEMPORAL_PAYLOAD_KEY!,
         CARRIER_API_KEY: credentials.carrierApiKey,
         PAYMENTS_API_KEY: credentials.paymentsApiKey,
         CARRIER_WEBHOOK_SECRET: credentials.webhookSecret,

@@ -8,6 +8,7 @@ import { dropDatabase } from '../../src/platform/infra/postgres';
 import { canConnect, freePort, freePortBlock, waitForHttpOk } from '../../src/platform/infra/proc';
 import { ensureTemporalServerBuild, TEMPORAL_SERVER_PORT_COUNT } from '../../src/platform/infra/temporalServer';
 import { webhookLine } from '../support/harness';
+import { expectSummaryCodecDecrypts } from '../support/payloadCodec';
 
 /**
  * `npm run up -- --cluster` as an operator runs it: it prints the summary with a key that works
@@ -79,6 +80,8 @@ describe('up --cluster', () => {
     // Each worker serves its metrics (the dev profile needs no token) once it has started.
     for (const port of [Number(env.PORT) + 3, Number(env.PORT) + 4]) await waitForHttpOk(`http://127.0.0.1:${port}/metrics`, 30_000);
     const lineId = ((await created.json()) as { line: { id: string } }).line.id;
+    // Payloads are encrypted in the cluster's Temporal server; the printed codec endpoint (through HAProxy) decrypts them.
+    await expectSummaryCodecDecrypts(first.output(), `line-provision:${lineId}`, lineId);
 
     expect(await stopUp()).toBe(0);
     const ports = [Number(env.PORT), Number(env.PORT) + 1, Number(env.PORT) + 2, Number(env.TEMPORAL_PORT)];

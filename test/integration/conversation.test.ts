@@ -8,6 +8,7 @@ import { createTenant, useHarness, eventually, webhookLine, type Harness, type T
 import { customer } from '../support/customer';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
+import { decryptedHistory } from '../support/payloadCodec';
 
 /** The webhook-mode conversation: caller speech → `message` → `{text}` spoken; barge-in. */
 describe('webhook conversation loop', () => {
@@ -109,7 +110,7 @@ describe('webhook conversation loop', () => {
 
   /** The carrier events signalled to the call's workflow, as their payloads. */
   async function signalledEvents(id: string): Promise<Array<Record<string, unknown>>> {
-    const history = await h.temporal.workflow.getHandle(id).fetchHistory();
+    const history = await decryptedHistory(h.temporal, id);
     return (history.events ?? [])
       .flatMap((e) => e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? [])
       .map((p) => JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as Record<string, unknown>);

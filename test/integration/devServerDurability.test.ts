@@ -6,6 +6,8 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@te
 import { loadConfig } from '../../src/platform/config';
 import { freePort } from '../../src/platform/infra/proc';
 import { DEV_SERVER_SQLITE_PRAGMAS, ensureTemporalCli, startDevServer, type DevServer } from '../../src/platform/infra/temporal';
+import { testDataConverter } from '../support/payloadCodec';
+import { FAILURE_CONVERTER_PATH } from '../../src/platform/codecs/failureConverter';
 
 /**
  * The dev Temporal server as `up`, the tests and the benches start it (`startDevServer`, with its SQLite settings) keeps
@@ -30,6 +32,7 @@ describe('the dev Temporal server across a kill -9', () => {
     cli = ensureTemporalCli(loadConfig().toolCacheDir, () => undefined);
     ({ code: workflowCode } = await bundleWorkflowCode({
       workflowsPath: require.resolve('../support/workflows/waitForRelease'),
+      failureConverterPath: FAILURE_CONVERTER_PATH,
       logger: new DefaultLogger('ERROR'),
     }));
   });
@@ -45,7 +48,11 @@ describe('the dev Temporal server across a kill -9', () => {
   }
 
   async function connect(server: DevServer): Promise<Client> {
-    return new Client({ connection: await Connection.connect({ address: server.address }), namespace: 'default' });
+    return new Client({
+      connection: await Connection.connect({ address: server.address }),
+      namespace: 'default',
+      dataConverter: testDataConverter(),
+    });
   }
 
   async function killHard(server: DevServer): Promise<void> {
@@ -116,7 +123,13 @@ describe('the dev Temporal server across a kill -9', () => {
       expect(await missingAfterRestart(client, acknowledged)).toEqual([]);
 
       const connection = await NativeConnection.connect({ address: restarted.address });
-      const worker = await Worker.create({ connection, namespace: 'default', taskQueue, workflowBundle: { code: workflowCode } });
+      const worker = await Worker.create({
+        connection,
+        namespace: 'default',
+        taskQueue,
+        workflowBundle: { code: workflowCode },
+        dataConverter: testDataConverter(),
+      });
       try {
         const results = await worker.runUntil(
           Promise.all(

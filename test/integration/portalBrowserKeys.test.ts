@@ -115,6 +115,8 @@ describe('portal keys and compliance in a browser', () => {
     await page.waitForURL('**/portal/compliance?env=test');
     await expect(page.locator(`#opt-outs tr[data-phone-number="${NUMBER}"]`).count()).resolves.toBe(1);
     await check(page, '06-opted-out', problems);
+    // Only an owner may, giving a reason (issue 27, M14).
+    await page.getByLabel(`Why the opt-out of ${NUMBER} is removed`).fill('The recipient asked by phone to hear from us again');
     await page.getByRole('button', { name: `Remove the opt-out of ${NUMBER}` }).click();
     await page.waitForURL('**/portal/compliance?env=test');
     await expect(page.locator('#no-opt-outs').count()).resolves.toBe(1);

@@ -3,7 +3,8 @@ import { isOptedOut } from '../../src/domain/compliance/optOuts';
 import { runCommand } from '../../src/main/cli';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import type { Harness } from '../support/harness';
-import { signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
+import { PortalClient, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
+import { joinAs } from '../support/portalMembers';
 
 const NUMBER = '+14155550177';
 
@@ -16,7 +17,7 @@ describe('portal compliance', () => {
   const operator = () => signUpOperator(h, 'compliance');
 
   it('adds and removes an opt-out as the CLI does, each in the audit log; refuses bad numbers, missing CSRF and a second removal', async () => {
-    const { client, workspaceId } = await operator();
+    const { client, workspaceId, userId, email } = await operator();
     const tenant = { workspaceId, environment: 'test' as const };
     const added = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs', {
       env: 'test',
@@ -41,42 +42,77 @@ describe('portal compliance', () => {
     expect(bad.status).toBe(422);
     expect(bad.text).toContain('phone_number');
     expect(bad.text).toContain('value="nope"');
-    expect((await client.post('/portal/compliance/opt-outs/remove', { env: 'test', phone_number: NUMBER })).status).toBe(403);
+    expect((await client.post('/portal/compliance/opt-outs/remove', { env: 'test', phone_number: NUMBER, reason: 'x' })).status).toBe(403);
+    expect(await isOptedOut(h.db, tenant, NUMBER)).toBe(true);
+    // Erasing a STOP needs a reason, kept on the record.
+    const unexplained = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs/remove', {
+      env: 'test',
+      phone_number: NUMBER,
+      reason: '  ',
+    });
+    expect(unexplained.status).toBe(422);
+    expect(unexplained.text).toContain('<code>reason</code>');
     expect(await isOptedOut(h.db, tenant, NUMBER)).toBe(true);
 
+    const reason = 'Recipient called support and asked to receive reminders again';
     const removed = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs/remove', {
       env: 'test',
       phone_number: NUMBER,
+      reason,
     });
     expect(removed.status).toBe(303);
     expect(await isOptedOut(h.db, tenant, NUMBER)).toBe(false);
     const again = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs/remove', {
       env: 'test',
       phone_number: NUMBER,
+      reason,
     });
     expect(again.status).toBe(404);
 
+    // Each change names the signed-in portal user; the opt-in also why.
     const events = await h.db('compliance_events').where({ workspace_id: workspaceId, phone_number: NUMBER });
     expect(events.map((e: { event_type: string }) => e.event_type).sort()).toEqual(['opt_in', 'opt_out']);
-    expect(
-      events.every((e: { actor_key_id: string | null; metadata: { source: string } }) => !e.actor_key_id && e.metadata.source === 'portal'),
-    ).toBe(true);
+    for (const event of events) {
+      expect(event.actor_key_id).toBeNull();
+      expect(event.metadata).toMatchObject({ source: 'portal', user_id: userId, via: 'portal' });
+    }
+    expect(events.find((e: { event_type: string }) => e.event_type === 'opt_in').metadata.reason).toBe(reason);
     const audit = (await client.get(`/portal/audit?env=test&actor=operator&phone_number=${encodeURIComponent(NUMBER)}`)).text;
     expect(audit.match(/data-event-type="([^"]+)"/g)?.sort()).toEqual(['data-event-type="opt_in"', 'data-event-type="opt_out"']);
+    expect(audit.match(/<td data-portal-user>([^<]*)<\/td>/g)).toEqual([
+      `<td data-portal-user>${email.toLowerCase()}</td>`,
+      `<td data-portal-user>${email.toLowerCase()}</td>`,
+    ]);
   });
 
-  it('lets a member change opt-outs (consent:write) but never another workspace’s', async () => {
-    const { workspaceId } = await operator();
+  it('lets a member add opt-outs (consent:write) but only an owner remove one, and never another workspace’s', async () => {
+    const boss = await operator();
+    const { workspaceId } = boss;
     const client = await signInMember(h.apiUrl, h.db, workspaceId);
     expect((await client.submit('/portal/compliance', '/portal/compliance/opt-outs', { env: 'test', phone_number: NUMBER })).status).toBe(
       303,
     );
+    // A member, and an admin, are refused: the form is not offered and the post changes nothing.
+    const admin = await joinAs(h, boss.client, 'admin');
+    for (const notOwner of [client, admin.client]) {
+      const page = await notOwner.get('/portal/compliance?env=test');
+      expect(page.text).not.toContain('action="/portal/compliance/opt-outs/remove"');
+      const erased = await notOwner.post('/portal/compliance/opt-outs/remove', {
+        csrf_token: PortalClient.csrfOf(page),
+        env: 'test',
+        phone_number: NUMBER,
+        reason: 'campaign keeps failing',
+      });
+      expect(erased.status).toBe(403);
+      expect(await isOptedOut(h.db, { workspaceId, environment: 'test' }, NUMBER)).toBe(true);
+    }
 
     const other = await operator();
     expect((await other.client.get('/portal/compliance?env=test')).text).not.toContain(NUMBER);
     const theirs = await other.client.submit('/portal/compliance', '/portal/compliance/opt-outs/remove', {
       env: 'test',
       phone_number: NUMBER,
+      reason: 'not mine',
     });
     expect(theirs.status).toBe(404);
     expect(await isOptedOut(h.db, { workspaceId, environment: 'test' }, NUMBER)).toBe(true);
@@ -188,5 +224,7 @@ describe('portal compliance', () => {
       'disclosure_default_changed',
       'disclosure_default_changed',
     ]);
+    // Each names the portal user who made it (L21).
+    for (const event of events) expect(event.metadata).toMatchObject({ user_id: userId, via: 'portal' });
   });
 });

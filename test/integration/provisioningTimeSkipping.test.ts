@@ -8,6 +8,7 @@ import { createDb, type Db } from '../../src/platform/db/knex';
 import { EgressPolicy } from '../../src/platform/net/egress';
 import { createTenant, noModel, noPayments } from '../support/harness';
 import type { provisionLineWorkflow } from '../../workflows/lines';
+import { testDataConverter } from '../support/payloadCodec';
 
 /**
  * Ten minutes of carrier outage, without ten minutes of waiting: Temporal's time-skipping
@@ -20,6 +21,7 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
   beforeAll(async () => {
     env = await TestWorkflowEnvironment.createTimeSkipping({
       server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } },
+      client: { dataConverter: testDataConverter() },
     });
     db = createDb(process.env.DATABASE_URL!, { max: 4 });
   });
@@ -75,6 +77,7 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
     const taskQueue = `ts-${crypto.randomUUID()}`;
     const worker = await Worker.create({
       connection: env.nativeConnection,
+      dataConverter: testDataConverter(),
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
       activities: createActivities({

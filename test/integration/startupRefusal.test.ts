@@ -19,6 +19,7 @@ describe('entry points refuse to start without strong secrets', () => {
     SWITCHBOARD_DATA_DIR: path.join(os.tmpdir(), `switchboard-no-data-${crypto.randomUUID()}`),
     PUBLIC_BASE_URL: 'http://127.0.0.1:1',
     SIMULATOR_URL: 'http://127.0.0.1:0',
+    TEMPORAL_PAYLOAD_KEY: strong(),
     LOG_LEVEL: 'silent',
   });
 
@@ -66,6 +67,23 @@ describe('entry points refuse to start without strong secrets', () => {
     expect(result.stderr).toContain('switchboard worker refuses to start: 2 settings');
     expect(result.stderr).toContain('CARRIER_API_KEY carries');
     expect(result.stderr).toContain('SECRETS_KEY must be 32 bytes');
+  });
+
+  it('the API and the worker: no TEMPORAL_PAYLOAD_KEY, or a patterned one (Temporal payloads would be stored in clear or under a guessable key)', async () => {
+    const complete = {
+      ...baseEnv(),
+      CARRIER_WEBHOOK_SECRET: strong(),
+      CARRIER_API_KEY: strong(),
+      PAYMENTS_API_KEY: strong(),
+      SECRETS_KEY: strong(),
+    };
+    const missing = await run('src/main/api.ts', { ...complete, TEMPORAL_PAYLOAD_KEY: undefined });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^switchboard api refuses to start: one setting is missing, weak or not allowed\n/);
+    expect(missing.stderr).toContain('  - TEMPORAL_PAYLOAD_KEY is not set (encrypts every Temporal payload');
+    const patterned = await run('src/main/worker.ts', { ...complete, TEMPORAL_PAYLOAD_KEY: `${strong()},${'ab'.repeat(32)}` });
+    expect(patterned.code).toBe(1);
+    expect(patterned.stderr).toContain('  - TEMPORAL_PAYLOAD_KEY holds a known or patterned key');
   });
 
   it('the simulator: no control token', async () => {

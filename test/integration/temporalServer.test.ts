@@ -18,6 +18,7 @@ import {
   type TemporalServerBuild,
   TEMPORAL_SERVER_PORT_COUNT,
 } from '../../src/platform/infra/temporalServer';
+import { testDataConverter } from '../support/payloadCodec';
 
 /**
  * The cluster profile's Temporal server: built from its Go module into the tool cache (reused when
@@ -79,7 +80,7 @@ describe('the Temporal server on Postgres', () => {
 async function withClient<T>(address: string, use: (client: Client) => Promise<T>): Promise<T> {
   const connection = await Connection.connect({ address });
   try {
-    return await use(new Client({ connection, namespace: 'default' }));
+    return await use(new Client({ connection, namespace: 'default', dataConverter: testDataConverter() }));
   } finally {
     await connection.close();
   }

@@ -8,6 +8,7 @@ import { eventually, useHarness, webhookLine } from '../support/harness';
 import { CALLEE, customer } from '../support/customer';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
+import { testDataConverter } from '../support/payloadCodec';
 
 /**
  * One trace from the customer's request to the customer's receiver: the API's server span (continuing
@@ -96,6 +97,11 @@ describe('tracing a call', () => {
     expect(ancestors(webhook!)).toEqual(expect.arrayContaining([turn.name, workflow.name, start.name, server.name]));
     // A traced call's history replays on the same code (the interceptors add only headers to it).
     const history = await ctx.h.temporal.workflow.getHandle(id).fetchHistory();
-    await Worker.runReplayHistory({ workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! }, sinks: tracingSinks() }, history, id);
+    // Its payloads are encrypted as every history's is: the replay worker decrypts with the run's key.
+    await Worker.runReplayHistory(
+      { workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! }, sinks: tracingSinks(), dataConverter: testDataConverter() },
+      history,
+      id,
+    );
   });
 });

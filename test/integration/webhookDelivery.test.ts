@@ -16,6 +16,7 @@ import type { deliverEventWorkflow } from '../../workflows/webhooks';
 import { customer } from '../support/customer';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, noModel, noPayments } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
+import { testDataConverter } from '../support/payloadCodec';
 
 /** The delivery engine as a customer sees it: signed POSTs, retries, the delivery log. */
 describe('webhook delivery engine', () => {
@@ -156,6 +157,7 @@ describe('webhook delivery engine', () => {
     beforeAll(async () => {
       env = await TestWorkflowEnvironment.createTimeSkipping({
         server: { executable: { type: 'existing-path', path: process.env.TEMPORAL_TEST_SERVER_PATH! } },
+        client: { dataConverter: testDataConverter() },
       });
     });
     afterAll(async () => env?.teardown());
@@ -165,6 +167,7 @@ describe('webhook delivery engine', () => {
       const noCarrier = {} as CarrierAdapter;
       const worker = await Worker.create({
         connection: env.nativeConnection,
+        dataConverter: testDataConverter(),
         taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
         activities: createActivities({

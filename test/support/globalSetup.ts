@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
+import { FAILURE_CONVERTER_PATH } from '../../src/platform/codecs/failureConverter';
 import { startEphemeralStack, type EphemeralStack } from '../../src/platform/infra/stack';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
@@ -24,6 +25,8 @@ export default async function globalSetup(): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    // As a worker bundling the sources does (dataConverterWith): failure messages travel encrypted.
+    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: silentLogger(),
   });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
@@ -37,6 +40,8 @@ export default async function globalSetup(): Promise<void> {
   if (stack.temporalDbFile) process.env.TEMPORAL_DB_FILE = stack.temporalDbFile;
   process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
   process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
+  // Every test client and worker encrypts payloads, as a deployment does (a key of this run: the format is SECRETS_KEY's).
+  process.env.TEMPORAL_PAYLOAD_KEY = process.env.TEMPORAL_PAYLOAD_KEY ?? generateSecretsKey();
   // Tests' receivers listen on 127.0.0.1; attacker tests turn the allow-list off per harness.
   process.env.OUTBOUND_ALLOWED_NETWORKS = process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(',');
 }

@@ -21,7 +21,7 @@ import { startSimulator, type SimulatorCredentials, type SimulatorState } from '
 import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/processor';
 import type { ModelAdapter } from '../../src/adapters/model/port';
 import type { PaymentProcessor, PaymentProcessors } from '../../src/adapters/payments/port';
-import { connectTemporalClient } from '../../src/platform/temporal/client';
+import { connectTemporalClient, dataConverterWith, payloadCodecOf } from '../../src/platform/temporal/client';
 import { tracingActivityInterceptors, tracingSinks } from '../../src/platform/tracing/temporal';
 import { createWorkspace, mintUserKey, type User } from '../../src/domain/workspaces/service';
 import { post, SIGNUP_CREDIT_CENTS } from '../../src/domain/billing/ledger';
@@ -127,7 +127,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     ...overrides,
   };
   const db = createDb(config.databaseUrl!, { max: 10 });
-  const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace);
+  // Payloads encrypted as in production (TEMPORAL_PAYLOAD_KEY from the global setup, or the test's override).
+  const payloadCodec = payloadCodecOf(config);
+  const temporal = await connectTemporalClient(config.temporalAddress!, config.temporalNamespace, payloadCodec);
   const apiTemporal = options.apiTemporal ? options.apiTemporal(temporal) : temporal;
   let offsetMs = 0;
   let frozenAt: number | null = null;
@@ -217,6 +219,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
           PUBLIC_BASE_URL: `http://127.0.0.1:${port}`,
           CARRIER_WEBHOOK_SECRET: config.carrierWebhookSecret,
           SECRETS_KEY: config.secretsKey,
+          TEMPORAL_PAYLOAD_KEY: config.temporalPayloadKey,
           LOG_LEVEL: 'info',
           ...env,
         },
@@ -242,6 +245,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
           PAYMENTS_API_KEY: config.paymentsApiKey,
           WORKFLOW_BUNDLE_PATH: process.env.WORKFLOW_BUNDLE_PATH,
           SECRETS_KEY: config.secretsKey,
+          TEMPORAL_PAYLOAD_KEY: config.temporalPayloadKey,
           PUBLIC_BASE_URL: config.publicBaseUrl,
           LOG_LEVEL: 'info',
           ...env,
@@ -257,6 +261,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         namespace: config.temporalNamespace,
         taskQueue: config.taskQueue,
         workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
+        dataConverter: dataConverterWith(payloadCodec),
         activities: createActivities(buildActivityDeps(config, { db, temporal: () => temporal })),
         ...WORKER_TUNING,
         // Nothing unless the test file started tracing (test/integration/tracing.test.ts).

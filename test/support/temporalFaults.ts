@@ -107,6 +107,7 @@ export class TemporalFaults {
     return new Client({
       connection: client.connection,
       namespace: client.options.namespace,
+      dataConverter: client.options.dataConverter,
       interceptors: { workflow: [this.interceptor] },
     });
   }

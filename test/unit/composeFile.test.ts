@@ -27,7 +27,10 @@ describe('docker-compose.yml', () => {
 
   /** What a `.env` next to the compose file holds: a fresh strong value for every required variable. */
   const dotEnv = new Map<string, string>();
+  /** The operator's https URL (their TLS proxy's), the one .env value that is not a secret. */
+  const PUBLIC_URL = 'https://switchboard.example.com';
   const valueOf = (name: string) => {
+    if (name === 'PUBLIC_BASE_URL') return PUBLIC_URL;
     if (!dotEnv.has(name)) dotEnv.set(name, crypto.randomBytes(32).toString('hex'));
     return dotEnv.get(name)!;
   };
@@ -132,6 +135,10 @@ describe('docker-compose.yml', () => {
           .filter(({ role }) => ROLE_REQUIREMENTS[role].optionalSecrets.includes('METRICS_TOKEN'))
           .map(({ name }) => name),
         SIMULATOR_CONTROL_TOKEN: ['simulator'],
+        // The UI's codec endpoint (temporal-ui) embeds the token compose also hands the API.
+        TEMPORAL_CODEC_TOKEN: ['api'],
+        // Every Temporal client and worker encrypts with the one key ring (the CLI in `migrate` runs the history commands).
+        TEMPORAL_PAYLOAD_KEY: ['migrate', 'api', 'worker'],
       });
       // Both sides read the one .env variable, so they hold the same value.
       for (const [secret, names] of sides) {
@@ -167,6 +174,19 @@ describe('docker-compose.yml', () => {
           );
         }
       }
+    });
+
+    it("gives the API the operator's https URL from .env (required), never the address it binds (L16)", () => {
+      expect(compose.raw.services.api.environment?.PUBLIC_BASE_URL).toMatch(/^\$\{PUBLIC_BASE_URL:\?[^}]+\}$/);
+      expect(environmentOf('api').PUBLIC_BASE_URL).toBe(PUBLIC_URL);
+      // Without it, or with a plain-http one, the API refuses to start.
+      for (const value of ['http://0.0.0.0:8080', 'http://switchboard.example.com']) {
+        const report = configurationReport('api', loadConfig({ ...environmentOf('api'), PUBLIC_BASE_URL: value }));
+        expect(report.problems.map((p) => p.setting)).toContain('PUBLIC_BASE_URL');
+      }
+      const unset = { ...environmentOf('api') };
+      delete unset.PUBLIC_BASE_URL;
+      expect(configurationReport('api', loadConfig(unset)).problems.map((p) => p.setting)).toContain('PUBLIC_BASE_URL');
     });
 
     it('points the carrier at the API service, and the API nowhere else', () => {
@@ -205,6 +225,14 @@ describe('docker-compose.yml', () => {
       for (const job of ['temporal-schema', 'temporal-namespace']) expect(services[job].image).toBe(`temporalio/admin-tools:${serverTag}`);
       expect(services['temporal-ui'].image).toMatch(/^temporalio\/ui:\d+\.\d+\.\d+$/);
       expect(services.postgres.image).toMatch(/^postgres:\d+$/);
+    });
+
+    it("wires the UI to the API's codec endpoint: payloads decrypted in the browser of the UI's origin only", () => {
+      const ui = compose.raw.services['temporal-ui'].environment ?? {};
+      const api = compose.raw.services.api.environment ?? {};
+      // The API's published port, the codec's path, the token as its last segment (the UI sends no header of its own).
+      expect(ui.TEMPORAL_CODEC_ENDPOINT).toMatch(/^http:\/\/localhost:8080\/temporal-codec\/\$\{TEMPORAL_CODEC_TOKEN:\?[^}]+\}$/);
+      expect(api.TEMPORAL_CODEC_CORS_ORIGINS).toBe(ui.TEMPORAL_CORS_ORIGINS);
     });
 
     it('sets up and upgrades the schema of the databases the server uses, on Postgres', () => {
@@ -287,6 +315,8 @@ describe('docker-compose.yml', () => {
         .map(([name]) => name);
       expect(published.sort()).toEqual(['api', 'temporal-ui']);
       for (const port of services['temporal-ui'].ports!) expect(String(port)).toMatch(/^127\.0\.0\.1:/);
+      // The API too, by default: plain http for the TLS proxy on this host (L16).
+      for (const port of services.api.ports!) expect(String(port)).toMatch(/^127\.0\.0\.1:8080:8080$/);
     });
 
     it('keeps the simulator out of the default profile, and the worker starts without it', () => {

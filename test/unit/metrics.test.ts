@@ -79,6 +79,7 @@ describe('the worker metrics settings', () => {
     CARRIER_API_KEY: crypto.randomBytes(32).toString('hex'),
     PAYMENTS_API_KEY: crypto.randomBytes(32).toString('hex'),
     SECRETS_KEY: crypto.randomBytes(32).toString('hex'),
+    TEMPORAL_PAYLOAD_KEY: crypto.randomBytes(32).toString('hex'),
     ...extra,
   });
 

@@ -19,6 +19,7 @@ describe('payments provider configuration', () => {
     CARRIER_API_KEY: strong(),
     PAYMENTS_API_KEY: strong(),
     SECRETS_KEY: strong(),
+    TEMPORAL_PAYLOAD_KEY: strong(),
     SWITCHBOARD_DATA_DIR: path.join(os.tmpdir(), `switchboard-no-data-${crypto.randomUUID()}`),
   });
   const stripeEnv = (): NodeJS.ProcessEnv => ({

@@ -1,6 +1,13 @@
 import type { AppContext, AppDeps } from '../../api/context';
 import { html, escapeHtml } from '../../api/portal/html';
-import { CONTENT_SECURITY_POLICY, SESSION_COOKIE, sessionCsrfToken, setCookie } from '../../api/portal/http';
+import {
+  CONTENT_SECURITY_POLICY,
+  securityHeaders,
+  SESSION_COOKIE,
+  sessionCsrfToken,
+  setCookie,
+  STRICT_TRANSPORT_SECURITY,
+} from '../../api/portal/http';
 import { decoyPasswordHash, hashPassword, PASSWORD_KDF, verifyPassword } from '../../src/platform/crypto/password';
 import { emailProblems, normalizeEmail, passwordProblems } from '../../src/domain/accounts/rules';
 
@@ -19,11 +26,17 @@ describe('portal templates', () => {
 });
 
 describe('portal cookies and CSP', () => {
-  const cookieOf = (publicBaseUrl: string) => {
+  const cookieOf = (publicBaseUrl: string, profile = 'production') => {
     const headers: string[] = [];
     const ctx = { append: (_name: string, value: string) => headers.push(value) } as unknown as AppContext;
-    setCookie(ctx, { config: { publicBaseUrl } } as AppDeps, SESSION_COOKIE, 'token', { sameSite: 'Lax', maxAgeSeconds: 60 });
+    setCookie(ctx, { config: { publicBaseUrl, profile } } as AppDeps, SESSION_COOKIE, 'token', { sameSite: 'Lax', maxAgeSeconds: 60 });
     return headers[0];
+  };
+  const headersOf = (publicBaseUrl: string) => {
+    const headers = new Map<string, string>();
+    const ctx = { set: (name: string, value: string) => headers.set(name, value) } as unknown as AppContext;
+    securityHeaders(ctx, { config: { publicBaseUrl } } as AppDeps);
+    return headers;
   };
 
   it('marks the session cookie HttpOnly and SameSite, and Secure when the deployment is reached over https', () => {
@@ -31,6 +44,20 @@ describe('portal cookies and CSP', () => {
     expect(cookieOf('https://switchboard.example.com')).toBe(
       'sb_portal_session=token; Path=/portal; HttpOnly; SameSite=Lax; Max-Age=60; Secure',
     );
+  });
+
+  it('keeps the cookie Secure outside the dev profile even when PUBLIC_BASE_URL says http on a network address (L16)', () => {
+    // A TLS proxy in front of an API whose PUBLIC_BASE_URL was left at http: the browser still sees https.
+    expect(cookieOf('http://switchboard.example.com')).toMatch(/; Secure$/);
+    expect(cookieOf('http://0.0.0.0:8080')).toMatch(/; Secure$/);
+    expect(cookieOf('http://switchboard.test:8080', 'dev')).not.toMatch(/Secure/);
+    expect(cookieOf('http://localhost:8080')).not.toMatch(/Secure/);
+  });
+
+  it('sends HSTS when the portal is served over https, never over http (L16)', () => {
+    expect(headersOf('https://switchboard.example.com').get('Strict-Transport-Security')).toBe(STRICT_TRANSPORT_SECURITY);
+    expect(STRICT_TRANSPORT_SECURITY).toMatch(/^max-age=31536000\b/);
+    expect(headersOf('http://127.0.0.1:8080').has('Strict-Transport-Security')).toBe(false);
   });
 
   it('allows no inline script or style and nothing from another origin', () => {

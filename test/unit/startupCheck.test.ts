@@ -23,7 +23,7 @@ describe('startup configuration check', () => {
     DATABASE_URL: 'postgres://switchboard@postgres:5432/switchboard',
     TEMPORAL_ADDRESS: 'temporal:7233',
     HOST: '0.0.0.0',
-    PUBLIC_BASE_URL: 'http://api:8080',
+    PUBLIC_BASE_URL: 'https://switchboard.example.com',
     SIMULATOR_URL: 'http://0.0.0.0:8090',
     SIMULATOR_CALLBACK_BASE_URL: 'http://api:8080',
     CARRIER_WEBHOOK_SECRET: strong(),
@@ -31,6 +31,7 @@ describe('startup configuration check', () => {
     PAYMENTS_API_KEY: strong(),
     SIMULATOR_CONTROL_TOKEN: strong(),
     SECRETS_KEY: strong(),
+    TEMPORAL_PAYLOAD_KEY: strong(),
     SWITCHBOARD_DATA_DIR: emptyDataDir,
   });
   const problemsOf = (role: ProcessRole, env: NodeJS.ProcessEnv) => configurationReport(role, loadConfig(env)).problems;
@@ -52,7 +53,7 @@ describe('startup configuration check', () => {
       SWITCHBOARD_DATA_DIR: emptyDataDir,
       DATABASE_URL: 'postgres://x',
       TEMPORAL_ADDRESS: 'x:7233',
-      PUBLIC_BASE_URL: 'http://api:8080',
+      PUBLIC_BASE_URL: 'https://switchboard.example.com',
     };
     expect(settingsOf('simulator', nothing).sort()).toEqual([
       'CARRIER_API_KEY',
@@ -60,8 +61,8 @@ describe('startup configuration check', () => {
       'PAYMENTS_API_KEY',
       'SIMULATOR_CONTROL_TOKEN',
     ]);
-    expect(settingsOf('api', nothing).sort()).toEqual(['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY']);
-    expect(settingsOf('worker', nothing).sort()).toEqual(['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY']);
+    expect(settingsOf('api', nothing).sort()).toEqual(['CARRIER_WEBHOOK_SECRET', 'SECRETS_KEY', 'TEMPORAL_PAYLOAD_KEY']);
+    expect(settingsOf('worker', nothing).sort()).toEqual(['CARRIER_API_KEY', 'PAYMENTS_API_KEY', 'SECRETS_KEY', 'TEMPORAL_PAYLOAD_KEY']);
   });
 
   it('refuses weak and known values, naming the setting', () => {
@@ -100,7 +101,7 @@ describe('startup configuration check', () => {
     }
   });
 
-  it('holds SECRETS_KEY to 32 random bytes in strict hex or base64, for every key of the ring', () => {
+  it('holds SECRETS_KEY and TEMPORAL_PAYLOAD_KEY to 32 random bytes in strict hex or base64, for every key of the ring', () => {
     const refused = [
       'dGVzdA==', // 4 bytes
       `${crypto.randomBytes(32).toString('base64').slice(0, -2)}==`, // not canonical
@@ -110,13 +111,22 @@ describe('startup configuration check', () => {
       `${strong()},${'11'.repeat(32)}`, // a patterned older key
       'not a key at all, just a long sentence that is more than thirty-two bytes',
     ];
-    for (const value of refused) {
-      for (const role of ['api', 'worker'] as const)
-        expect({ value, refused: settingsOf(role, { ...productionEnv(), SECRETS_KEY: value }) }).toEqual({
-          value,
-          refused: ['SECRETS_KEY'],
-        });
-    }
+    for (const setting of ['SECRETS_KEY', 'TEMPORAL_PAYLOAD_KEY'])
+      for (const value of refused) {
+        for (const role of ['api', 'worker'] as const)
+          expect({ value, refused: settingsOf(role, { ...productionEnv(), [setting]: value }) }).toEqual({
+            value,
+            refused: [setting],
+          });
+      }
+    // The CLI needs the payload key only for the history commands, but a weak one is refused there too.
+    expect(settingsOf('cli', { ...productionEnv(), TEMPORAL_PAYLOAD_KEY: '00'.repeat(32) })).toEqual(['TEMPORAL_PAYLOAD_KEY']);
+    expect(settingsOf('cli', { ...productionEnv(), TEMPORAL_PAYLOAD_KEY: undefined })).toEqual([]);
+    // One key per purpose: the payload key is not the secrets key.
+    const shared = strong();
+    expect(settingsOf('worker', { ...productionEnv(), SECRETS_KEY: shared, TEMPORAL_PAYLOAD_KEY: shared })).toEqual([
+      'TEMPORAL_PAYLOAD_KEY',
+    ]);
     for (const value of [
       strong(),
       crypto.randomBytes(32).toString('base64'),
@@ -124,6 +134,7 @@ describe('startup configuration check', () => {
       `${strong()},${strong()}`,
     ]) {
       expect(settingsOf('worker', { ...productionEnv(), SECRETS_KEY: value })).toEqual([]);
+      expect(settingsOf('api', { ...productionEnv(), TEMPORAL_PAYLOAD_KEY: value })).toEqual([]);
     }
   });
 
@@ -142,8 +153,33 @@ describe('startup configuration check', () => {
     }
   });
 
+  it('refuses an API whose PUBLIC_BASE_URL is plain http on a network address outside the dev profile, or unset there (L16)', () => {
+    const api = (env: NodeJS.ProcessEnv) => settingsOf('api', { ...productionEnv(), ...env });
+    expect(api({ PUBLIC_BASE_URL: 'http://switchboard.example.com' })).toEqual(['PUBLIC_BASE_URL']);
+    expect(api({ PUBLIC_BASE_URL: 'http://203.0.113.7:8080' })).toEqual(['PUBLIC_BASE_URL']);
+    const unset = { ...productionEnv() };
+    delete unset.PUBLIC_BASE_URL; // falls back to http://0.0.0.0:8080 with HOST 0.0.0.0
+    expect(settingsOf('api', unset)).toEqual(['PUBLIC_BASE_URL']);
+    expect(settingsOf('api', { ...unset, HOST: '192.0.2.10' })).toEqual(['PUBLIC_BASE_URL']);
+    // https, a loopback-only deployment (nothing crosses a network), and the dev profile are accepted.
+    expect(api({ PUBLIC_BASE_URL: 'https://switchboard.example.com/' })).toEqual([]);
+    for (const url of ['http://127.0.0.1:8080', 'http://localhost:8080', 'http://[::1]:8080'])
+      expect({ url, refused: api({ PUBLIC_BASE_URL: url }) }).toEqual({ url, refused: [] });
+    expect(api({ PUBLIC_BASE_URL: 'http://switchboard.test:8080', SWITCHBOARD_PROFILE: 'dev', HOST: '127.0.0.1' })).toEqual([]);
+    // The worker hands the carrier an internal URL: plain http on the compose network stays fine there.
+    expect(settingsOf('worker', { ...productionEnv(), PUBLIC_BASE_URL: 'http://api:8080' })).toEqual([]);
+  });
+
   it('lists what a deployment must give each process: the refusals, the URLs, the listen address and loopback defaults', () => {
-    expect(deploymentSettings('api').sort()).toEqual(['CARRIER_WEBHOOK_SECRET', 'DATABASE_URL', 'HOST', 'SECRETS_KEY', 'TEMPORAL_ADDRESS']);
+    expect(deploymentSettings('api').sort()).toEqual([
+      'CARRIER_WEBHOOK_SECRET',
+      'DATABASE_URL',
+      'HOST',
+      'PUBLIC_BASE_URL',
+      'SECRETS_KEY',
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_PAYLOAD_KEY',
+    ]);
     expect(deploymentSettings('worker').sort()).toEqual([
       'CARRIER_API_KEY',
       'DATABASE_URL',
@@ -153,6 +189,7 @@ describe('startup configuration check', () => {
       'SECRETS_KEY',
       'SIMULATOR_URL',
       'TEMPORAL_ADDRESS',
+      'TEMPORAL_PAYLOAD_KEY',
     ]);
     expect(deploymentSettings('simulator').sort()).toEqual([
       'CARRIER_API_KEY',
@@ -259,6 +296,8 @@ describe('startup configuration check', () => {
           CARRIER_API_KEY: strong(),
           PAYMENTS_API_KEY: strong(),
           SIMULATOR_CONTROL_TOKEN: strong(),
+          TEMPORAL_PAYLOAD_KEY: strong(),
+          TEMPORAL_CODEC_TOKEN: strong(),
         };
         const secretsKey = strong();
         fs.writeFileSync(path.join(dataDir, 'dev-secrets.json'), JSON.stringify(secrets), { mode: 0o600 });
@@ -273,6 +312,8 @@ describe('startup configuration check', () => {
           secretsKey,
           carrierWebhookSecret: secrets.CARRIER_WEBHOOK_SECRET,
           carrierApiKey: secrets.CARRIER_API_KEY,
+          temporalPayloadKey: secrets.TEMPORAL_PAYLOAD_KEY,
+          temporalCodecToken: secrets.TEMPORAL_CODEC_TOKEN,
           databaseUrl: 'postgres://127.0.0.1:54320/switchboard',
         });
         for (const role of PROCESS_ROLES) expect(configurationReport(role, config)).toEqual({ problems: [], warnings: [] });

@@ -8,6 +8,10 @@ import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../l
 export interface ApiKeysPageInput {
   /** The environment's regular keys and delegated tokens, newest first. */
   keys: ApiKeyRow[];
+  /** The live keys the operator may mint below: their own, or any for an owner. */
+  parents: ApiKeyRow[];
+  /** The email of each user a key belongs to or was minted by, by id. */
+  users: Map<string, string>;
   /** Lines a delegated token may be limited to. */
   lines: Array<{ id: string; name: string; phone_number: string | null }>;
   /** The scopes the operator's role preset holds: what a key minted here may hold. */
@@ -101,9 +105,7 @@ function keysTable(nav: PageNav, input: ApiKeysPageInput, keys: ApiKeyRow[], id:
             <td class="mono">${key.key_prefix}</td>
             <td>${key.environment}</td>
             <td>${grantCell(key)}</td>
-            <td>
-              ${key.parent_key_id ? html`<span class="mono">${prefixOf.get(key.parent_key_id) ?? key.parent_key_id}</span>` : 'an operator'}
-            </td>
+            <td data-minted-by>${mintedBy(key, input, prefixOf)}</td>
             <td>${when(key.created_at)}</td>
             <td>${when(key.last_used_at)}</td>
             <td>${when(key.expires_at)}</td>
@@ -122,6 +124,19 @@ function keysTable(nav: PageNav, input: ApiKeysPageInput, keys: ApiKeyRow[], id:
       )}
     </tbody>
   </table>`;
+}
+
+/**
+ * Who minted a key: the portal user who did (a delegated token's minter, else a root key's own
+ * user) and, for a delegated token, the parent key it was minted below.
+ */
+function mintedBy(key: ApiKeyRow, input: ApiKeysPageInput, prefixOf: Map<string, string>): Html {
+  const userId = key.minted_by_user_id ?? (key.parent_key_id ? null : key.user_id);
+  const user = userId ? (input.users.get(userId) ?? userId) : null;
+  const parent = key.parent_key_id ? html`<span class="mono">${prefixOf.get(key.parent_key_id) ?? key.parent_key_id}</span>` : null;
+  if (user && parent) return html`${user} below ${parent}`;
+  if (parent) return html`key ${parent}`;
+  return html`${user ?? 'an operator'}`;
 }
 
 /** One checkbox per scope; a fresh form checks `preset` (a refused one keeps what was ticked). */
@@ -151,10 +166,10 @@ function regularForm(nav: PageNav, input: ApiKeysPageInput): Html {
 
 function delegateForm(nav: PageNav, input: ApiKeysPageInput): Html {
   const form = input.form?.parent_key_id !== undefined ? input.form : undefined;
-  const parents = input.keys.filter((key) => isLive(key, input.now) && key.scopes.includes('keys:admin'));
+  const parents = input.parents.filter((key) => isLive(key, input.now) && key.scopes.includes('keys:admin'));
   if (parents.length === 0)
     return html`<h2>Mint a delegated token</h2>
-      <p id="no-parents">A delegated token is minted below a live key holding <code>keys:admin</code>: mint one first.</p>`;
+      <p id="no-parents">A delegated token is minted below a live key of yours holding <code>keys:admin</code>: mint one first.</p>`;
   return html`<h2>Mint a delegated token</h2>
     <form method="post" action="/portal/api-keys/delegated" class="card" id="mint-delegated">
       ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />

@@ -18,10 +18,23 @@ export interface AuditPageInput {
   rows: AuditRow[];
   /** The displayed prefix of each acting key. */
   actors: Map<string, string>;
+  /** The email of each portal user named by an event (`metadata.user_id`), by id. */
+  users: Map<string, string>;
   eventTypes: readonly string[];
   filters: Record<string, string>;
   shown: number;
   error?: ShownError;
+}
+
+/** The portal user an event names (issue 27, L21), by email; removed members stay named. */
+export function portalUserIdOf(row: Pick<AuditRow, 'metadata'>): string | undefined {
+  const userId = row.metadata?.user_id;
+  return typeof userId === 'string' ? userId : undefined;
+}
+
+function portalUser(row: AuditRow, users: Map<string, string>): string {
+  const userId = portalUserIdOf(row);
+  return userId ? (users.get(userId) ?? userId) : '—';
 }
 
 /** The compliance audit: filters posted by GET (a link keeps them), newest events first. */
@@ -59,6 +72,7 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
                   <th scope="col">Time (UTC)</th>
                   <th scope="col">Event</th>
                   <th scope="col">Actor</th>
+                  <th scope="col">Portal user</th>
                   <th scope="col">Phone number</th>
                   <th scope="col">Details</th>
                 </tr>
@@ -76,6 +90,7 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
                       <td>
                         ${row.actor_key_id ? html`<span class="mono">${input.actors.get(row.actor_key_id) ?? row.actor_key_id}</span>` : OPERATOR_ACTOR}
                       </td>
+                      <td data-portal-user>${portalUser(row, input.users)}</td>
                       <td class="mono">${row.phone_number ?? '—'}</td>
                       <td class="mono">${row.metadata ? JSON.stringify(row.metadata) : ''}</td>
                     </tr>`,

@@ -1,6 +1,6 @@
 import { CONSENT_SOURCE_MAX_LENGTH, CONSENT_TYPES, type ConsentRow } from '../../../src/domain/compliance/consent';
 import { DISCLOSURE_LIMITS, type DisclosureRow } from '../../../src/domain/compliance/disclosures';
-import type { OptOutRow } from '../../../src/domain/compliance/optOuts';
+import { OPT_IN_REASON_MAX_LENGTH, type OptOutRow } from '../../../src/domain/compliance/optOuts';
 import { html, type Html } from '../html';
 import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
 
@@ -12,6 +12,8 @@ export interface CompliancePageInput {
   /** The languages a disclosure may be written in. */
   languages: readonly string[];
   mayChange: boolean;
+  /** Only an owner may erase an opt-out, giving a reason (issue 27, M14). */
+  mayRemoveOptOuts: boolean;
   error?: ShownError;
   form?: Record<string, string>;
 }
@@ -60,10 +62,18 @@ function optOutsTable(nav: PageNav, input: CompliancePageInput): Html {
             <td>${when(row.opted_out_at)}</td>
             <td>
               ${
-                input.mayChange
+                input.mayRemoveOptOuts
                   ? html`<form method="post" action="/portal/compliance/opt-outs/remove">
                       ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
                       <input type="hidden" name="phone_number" value="${row.phone_number}" />
+                      <input
+                        type="text"
+                        name="reason"
+                        required
+                        maxlength="${OPT_IN_REASON_MAX_LENGTH}"
+                        aria-label="Why the opt-out of ${row.phone_number} is removed"
+                        placeholder="Reason (recorded in the audit log)"
+                      />
                       <button type="submit" class="danger" aria-label="Remove the opt-out of ${row.phone_number}">Remove</button>
                     </form>`
                   : ''

@@ -1,18 +1,24 @@
+import { narrowKeysToRole, type MembershipActor } from '../keys/memberKeys';
 import type { Role } from '../keys/scopes';
 import type { UseCaseDeps } from '../useCaseDeps';
-import { memberChangeRefusal } from './rules';
-import { countOwners, findAccountUser, setRole } from './store';
+import { memberChangeRefusal, rolesGrantableBy } from './rules';
+import { countOwners, findAccountUser, revokeInvitationsIssuedBy, setRole } from './store';
 
-export type RoleChangeOutcome = { ok: true } | { ok: false; refused: 'not_found' | 'forbidden' | 'last_owner' };
+export type RoleChangeOutcome =
+  | { ok: true; narrowedKeys: number; revokedKeys: number; revokedInvitations: number }
+  | { ok: false; refused: 'not_found' | 'forbidden' | 'last_owner' };
 
 /**
  * Gives a member of the actor's workspace another role. The owner count is read under a lock on the
- * workspace's owners, so two owners demoting each other at once cannot leave none.
+ * workspace's owners, so two owners demoting each other at once cannot leave none. In the same
+ * transaction the member's keys are narrowed to the new role's preset (issue 27, M12) and the
+ * pending invitations they issued for a role they may no longer give are revoked.
  */
 export async function changeMemberRole(
   deps: UseCaseDeps,
-  request: { actor: { workspace_id: string; role: Role }; userId: string; role: Role },
+  request: { actor: { id: string; workspace_id: string; role: Role }; userId: string; role: Role; via: MembershipActor['via'] },
 ): Promise<RoleChangeOutcome> {
+  const now = deps.now();
   return deps.db.transaction(async (trx) => {
     const target = await findAccountUser(trx, request.userId);
     if (!target || target.workspace_id !== request.actor.workspace_id) return { ok: false, refused: 'not_found' } as const;
@@ -25,6 +31,17 @@ export async function changeMemberRole(
     });
     if (refusal) return { ok: false, refused: refusal } as const;
     await setRole(trx, target.id, request.role);
-    return { ok: true } as const;
+    const keys = await narrowKeysToRole(trx, {
+      member: { workspaceId: target.workspace_id, userId: target.id },
+      role: request.role,
+      actor: { userId: request.actor.id, via: request.via },
+      now,
+    });
+    const revokedInvitations = await revokeInvitationsIssuedBy(trx, {
+      userId: target.id,
+      keepRoles: rolesGrantableBy(request.role),
+      at: now,
+    });
+    return { ok: true, narrowedKeys: keys.narrowed.length, revokedKeys: keys.revoked.length, revokedInvitations } as const;
   });
 }

@@ -1,20 +1,22 @@
+import { revokeKeysAnsweredBy, type MembershipActor } from '../keys/memberKeys';
 import type { Role } from '../keys/scopes';
-import { revocationEvent, revokeWithDescendants } from '../keys/ancestry';
-import type { ApiKeyRow } from '../keys/store';
 import type { UseCaseDeps } from '../useCaseDeps';
 import { memberChangeRefusal } from './rules';
-import { countOwners, findAccountUser, markUserRemoved } from './store';
+import { countOwners, findAccountUser, markUserRemoved, revokeInvitationsIssuedBy } from './store';
 
-export type RemovalOutcome = { ok: true; revokedKeys: number } | { ok: false; refused: 'not_found' | 'forbidden' | 'last_owner' };
+export type RemovalOutcome =
+  { ok: true; revokedKeys: number; revokedInvitations: number } | { ok: false; refused: 'not_found' | 'forbidden' | 'last_owner' };
 
 /**
  * Removes a member from the actor's workspace: they can no longer sign in (sessions revoked,
- * password cleared) and every key minted for them is revoked with what it minted. The row stays,
- * marked removed, since keys and audit entries name it. The same rules as a role change apply.
+ * password cleared), every key they answer for (theirs, and those they minted in the portal under
+ * another's key) is revoked with what it minted, and every invitation they issued and is still
+ * pending is revoked (issue 27, M13). The row stays, marked removed, since keys and audit entries
+ * name it. The same rules as a role change apply.
  */
 export async function removeMember(
   deps: UseCaseDeps,
-  request: { actor: { workspace_id: string; role: Role }; userId: string },
+  request: { actor: { id: string; workspace_id: string; role: Role }; userId: string; via: MembershipActor['via'] },
 ): Promise<RemovalOutcome> {
   const now = deps.now();
   return deps.db.transaction(async (trx) => {
@@ -28,15 +30,12 @@ export async function removeMember(
     });
     if (refusal) return { ok: false, refused: refusal } as const;
     await markUserRemoved(trx, target.id, now);
-    const keys = await trx<ApiKeyRow>('api_keys').where({ user_id: target.id }).whereNull('revoked_at');
-    for (const key of keys)
-      await revokeWithDescendants(trx, {
-        key,
-        actorKeyId: null,
-        now,
-        targetEvent: revocationEvent(key),
-        metadata: { via: 'member_removed' },
-      });
-    return { ok: true, revokedKeys: keys.length } as const;
+    const revokedKeys = await revokeKeysAnsweredBy(trx, {
+      member: { workspaceId: target.workspace_id, userId: target.id },
+      actor: { userId: request.actor.id, via: request.via },
+      now,
+    });
+    const revokedInvitations = await revokeInvitationsIssuedBy(trx, { userId: target.id, keepRoles: [], at: now });
+    return { ok: true, revokedKeys, revokedInvitations } as const;
   });
 }

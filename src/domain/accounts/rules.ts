@@ -66,3 +66,9 @@ export function memberChangeRefusal(change: {
   if (change.targetRole === 'owner' && change.newRole !== 'owner' && change.ownerCount <= 1) return 'last_owner';
   return undefined;
 }
+
+/** The roles a member of `role` may give by invitation or role change (the rule above, without a target). */
+export function rolesGrantableBy(role: Role): Role[] {
+  if (role === 'member') return [];
+  return role === 'owner' ? ['owner', 'admin', 'member'] : ['admin', 'member'];
+}

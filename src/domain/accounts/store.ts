@@ -111,6 +111,16 @@ export async function membersOf(db: Db, workspaceId: string): Promise<MemberRow[
     .select('id', 'email', 'role', 'created_at');
 }
 
+/** The email addresses of these users of the workspace (removed members included: keys and events still name them), by id. */
+export async function userEmailsOf(db: Db, workspaceId: string, ids: readonly string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db('users')
+    .where({ workspace_id: workspaceId })
+    .whereIn('id', [...ids])
+    .select<Array<{ id: string; email: string }>>('id', 'email');
+  return new Map(rows.map((row) => [row.id, row.email]));
+}
+
 export async function countOwners(db: Db | Knex.Transaction, workspaceId: string): Promise<number> {
   const [{ count }] = await db('users')
     .where({ workspace_id: workspaceId, role: 'owner' })
@@ -192,4 +202,20 @@ export async function revokeInvitation(db: Db, workspaceId: string, invitationId
 export async function markUserRemoved(db: Knex.Transaction, userId: string, at: Date): Promise<void> {
   await db('users').where({ id: userId }).update({ removed_at: at, password_hash: null });
   await db('portal_sessions').where({ user_id: userId }).whereNull('revoked_at').update({ revoked_at: at });
+}
+
+/**
+ * Revokes the pending invitations `userId` issued, except those for a role in `keepRoles` (a
+ * demoted member keeps the invitations they may still give; a removed one keeps none).
+ */
+export async function revokeInvitationsIssuedBy(
+  db: Knex.Transaction,
+  input: { userId: string; keepRoles: readonly Role[]; at: Date },
+): Promise<number> {
+  return db('member_invitations')
+    .where({ invited_by: input.userId })
+    .whereNull('accepted_at')
+    .whereNull('revoked_at')
+    .whereNotIn('role', [...input.keepRoles])
+    .update({ revoked_at: input.at });
 }

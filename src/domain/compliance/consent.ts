@@ -5,7 +5,7 @@
  * window need an active `explicit_outbound` consent.
  */
 import type { Knex } from 'knex';
-import { recordComplianceEvent } from './events';
+import { attributionMetadata, recordComplianceEvent, type PortalAttribution } from './events';
 
 export const CONSENT_TYPES = ['implied_inbound', 'explicit_outbound'] as const;
 export type ConsentType = (typeof CONSENT_TYPES)[number];
@@ -58,6 +58,8 @@ export async function grantConsent(
     consentType: ConsentType;
     source: string;
     actorKeyId: string | null;
+    /** The portal user who granted it (L21). */
+    by?: PortalAttribution;
     at: Date;
   },
 ): Promise<ConsentRow | undefined> {
@@ -71,7 +73,7 @@ export async function grantConsent(
      ), audited as (
        insert into compliance_events (workspace_id, environment, event_type, actor_key_id, line_id, phone_number, metadata, created_at)
        select workspace_id, environment, 'consent_granted', actor_key_id, line_id, phone_number,
-              jsonb_build_object('consent_id', id, 'consent_type', consent_type, 'source', source), granted_at
+              jsonb_build_object('consent_id', id, 'consent_type', consent_type, 'source', source) || ?::jsonb, granted_at
          from granted
      )
      select * from granted`,
@@ -84,6 +86,7 @@ export async function grantConsent(
       input.source,
       input.actorKeyId,
       input.at,
+      JSON.stringify(attributionMetadata(input.by)),
     ],
   );
   return (result.rows as ConsentRow[])[0];
@@ -92,7 +95,14 @@ export async function grantConsent(
 /** Revokes the active consents matching the selectors; returns them (empty when none was active). */
 export async function revokeConsents(
   db: Knex,
-  input: { tenant: Tenant; phoneNumber: string; lineIds?: readonly string[]; actorKeyId: string | null; at: Date },
+  input: {
+    tenant: Tenant;
+    phoneNumber: string;
+    lineIds?: readonly string[];
+    actorKeyId: string | null;
+    by?: PortalAttribution;
+    at: Date;
+  },
 ): Promise<ConsentRow[]> {
   return db.transaction(async (trx) => {
     const query = consentsOf(trx, input.tenant).andWhere({ phone_number: input.phoneNumber, status: 'active' });
@@ -106,7 +116,7 @@ export async function revokeConsents(
         actorKeyId: input.actorKeyId,
         lineId: row.line_id,
         phoneNumber: row.phone_number,
-        metadata: { consent_id: row.id, consent_type: row.consent_type },
+        metadata: { consent_id: row.id, consent_type: row.consent_type, ...attributionMetadata(input.by) },
         at: input.at,
       });
     }

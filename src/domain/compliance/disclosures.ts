@@ -6,7 +6,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import type { Environment } from '../keys/format';
 import { LANGUAGES } from '../lines/rules';
-import { recordComplianceEvent } from './events';
+import { attributionMetadata, recordComplianceEvent, type PortalAttribution } from './events';
 
 /** A disclosure's languages (a line's, without `multi`: a disclosure is spoken in one) and field limits, for the API and the portal. */
 export const DISCLOSURE_LANGUAGES: readonly string[] = LANGUAGES.filter((language) => language !== 'multi');
@@ -44,7 +44,7 @@ export function disclosuresOf(db: Db | Knex.Transaction, tenant: { workspaceId: 
  */
 export async function addDisclosure(
   db: Db,
-  author: { workspaceId: string; environment: Environment; keyId: string | null },
+  author: { workspaceId: string; environment: Environment; keyId: string | null; by?: PortalAttribution },
   disclosure: { message: string; language?: string; jurisdiction?: string; is_default?: boolean },
   now: Date,
 ): Promise<DisclosureRow> {
@@ -70,7 +70,12 @@ export async function addDisclosure(
         environment: author.environment,
         eventType: 'disclosure_default_changed',
         actorKeyId: author.keyId,
-        metadata: { language, disclosure_id: inserted.id, previous_disclosure_id: hasDefault?.id ?? null },
+        metadata: {
+          language,
+          disclosure_id: inserted.id,
+          previous_disclosure_id: hasDefault?.id ?? null,
+          ...attributionMetadata(author.by),
+        },
         at: now,
       });
     }

@@ -1,7 +1,8 @@
 /**
  * Compliance event types. The nine key-lifecycle types are the spec's "nine further
  * compliance event types" (names ours, recorded in docs/decisions.md); `audit_read` is the
- * spec's own. Lifecycle events are written in the same transaction as the change they record.
+ * spec's own; `scoped_key_updated` (a key narrowed when its member was demoted, issue 27) is a tenth
+ * of ours. Lifecycle events are written in the same transaction as the change they record.
  */
 import type { Knex } from 'knex';
 
@@ -13,6 +14,7 @@ export const KEY_LIFECYCLE_EVENTS = [
   'agent_key_permission_denied',
   'scoped_key_minted',
   'scoped_key_revoked',
+  'scoped_key_updated',
   'service_key_created',
   'service_key_revoked',
 ] as const;
@@ -34,6 +36,19 @@ export const COMPLIANCE_EVENTS = [
 ] as const;
 
 export type ComplianceEventType = KeyLifecycleEvent | (typeof COMPLIANCE_EVENTS)[number];
+
+/**
+ * The signed-in portal user behind a change (issue 27, L21): recorded as `user_id` and `via` in
+ * the metadata of every event the change causes, since no key acted (`actor_key_id` is null).
+ */
+export interface PortalAttribution {
+  userId: string;
+  via: 'portal';
+}
+
+export function attributionMetadata(by: PortalAttribution | undefined): { user_id?: string; via?: 'portal' } {
+  return by ? { user_id: by.userId, via: by.via } : {};
+}
 
 export interface ComplianceEventInput {
   workspaceId: string;

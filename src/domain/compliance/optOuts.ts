@@ -3,7 +3,7 @@
  * operator CLI). Calls and SMS to them are refused with `number_opted_out` until they opt in.
  */
 import type { Knex } from 'knex';
-import { recordComplianceEvent } from './events';
+import { attributionMetadata, recordComplianceEvent, type PortalAttribution } from './events';
 
 interface Tenant {
   workspaceId: string;
@@ -30,11 +30,22 @@ export async function isOptedOut(db: Knex | Knex.Transaction, tenant: Tenant, ph
   return row !== undefined;
 }
 
+interface OptChange {
+  tenant: Tenant;
+  phoneNumber: string;
+  source: string;
+  lineId?: string | null;
+  actorKeyId?: string | null;
+  /** The portal user who made it (L21). */
+  by?: PortalAttribution;
+  at: Date;
+}
+
+/** Longest reason an operator may give for removing an opt-out. */
+export const OPT_IN_REASON_MAX_LENGTH = 500;
+
 /** Returns false when the number had already opted out (nothing recorded twice). */
-export async function optOut(
-  db: Knex,
-  input: { tenant: Tenant; phoneNumber: string; source: string; lineId?: string | null; actorKeyId?: string | null; at: Date },
-): Promise<boolean> {
+export async function optOut(db: Knex, input: OptChange): Promise<boolean> {
   return db.transaction(async (trx) => {
     const inserted = await trx('opt_outs')
       .insert({
@@ -55,18 +66,18 @@ export async function optOut(
       actorKeyId: input.actorKeyId ?? null,
       lineId: input.lineId ?? null,
       phoneNumber: input.phoneNumber,
-      metadata: { source: input.source },
+      metadata: { source: input.source, ...attributionMetadata(input.by) },
       at: input.at,
     });
     return true;
   });
 }
 
-/** Returns false when the number was not opted out. */
-export async function optIn(
-  db: Knex,
-  input: { tenant: Tenant; phoneNumber: string; source: string; lineId?: string | null; actorKeyId?: string | null; at: Date },
-): Promise<boolean> {
+/**
+ * Returns false when the number was not opted out. `reason`: why an operator removed it (the
+ * portal requires one; the recipient's own START needs none), kept on the `opt_in` event.
+ */
+export async function optIn(db: Knex, input: OptChange & { reason?: string }): Promise<boolean> {
   return db.transaction(async (trx) => {
     const removed = await trx('opt_outs')
       .where({ workspace_id: input.tenant.workspaceId, environment: input.tenant.environment, phone_number: input.phoneNumber })
@@ -79,7 +90,7 @@ export async function optIn(
       actorKeyId: input.actorKeyId ?? null,
       lineId: input.lineId ?? null,
       phoneNumber: input.phoneNumber,
-      metadata: { source: input.source },
+      metadata: { source: input.source, ...(input.reason ? { reason: input.reason } : {}), ...attributionMetadata(input.by) },
       at: input.at,
     });
     return true;

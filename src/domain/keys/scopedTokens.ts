@@ -49,10 +49,12 @@ export function tokensManagedBy(db: Db | Knex.Transaction, manager: ApiKeyRow) {
 /**
  * Mints a child of `parent` with exactly the requested grant, refused (`GrantExceededError`,
  * nothing written) beyond the parent's authority. The child keeps the parent's permission tier.
+ * `mintedBy`: the signed-in portal user who asked (stored on the key and named by its event);
+ * absent when the parent key itself asked on the API.
  */
 export async function mintScopedToken(
   trx: Knex.Transaction,
-  input: { parent: ApiKeyRow; role: Role; name: string; grant: Grant; now: Date },
+  input: { parent: ApiKeyRow; role: Role; name: string; grant: Grant; now: Date; mintedBy?: { userId: string; via: 'portal' } },
 ): Promise<{ row: ApiKeyRow; plaintext: string }> {
   const { parent, grant } = input;
   await lockLiveChain(trx, parent, input.now);
@@ -80,6 +82,7 @@ export async function mintScopedToken(
     spendResetPeriod: child.spend_reset_period,
     permissions,
     minter: parent,
+    mintedByUserId: input.mintedBy?.userId ?? null,
     createdAt: input.now,
   });
   await recordComplianceEvent(trx, {
@@ -87,7 +90,12 @@ export async function mintScopedToken(
     environment: minted.row.environment,
     eventType: 'scoped_key_minted',
     actorKeyId: parent.id,
-    metadata: { key_id: minted.row.id, key_prefix: minted.row.key_prefix, scopes: grant.scopes },
+    metadata: {
+      key_id: minted.row.id,
+      key_prefix: minted.row.key_prefix,
+      scopes: grant.scopes,
+      ...(input.mintedBy ? { user_id: input.mintedBy.userId, via: input.mintedBy.via } : {}),
+    },
     at: input.now,
   });
   return minted;
@@ -122,7 +130,14 @@ export async function findScopedToken(
  */
 export async function revokeScopedTokenAsOperator(
   db: Db,
-  input: { tenant: { workspaceId: string; environment: 'test' | 'live' }; keyId: string; via: 'cli' | 'portal'; now: Date },
+  input: {
+    tenant: { workspaceId: string; environment: 'test' | 'live' };
+    keyId: string;
+    via: 'cli' | 'portal';
+    /** The portal user who revoked it (the CLI's operator has no user). */
+    userId?: string;
+    now: Date;
+  },
 ): Promise<{ ok: true; row: ApiKeyRow; descendants: ApiKeyRow[] } | { ok: false; refused: 'not_found' }> {
   const target = await findScopedToken(db, input.tenant, input.keyId);
   if (!target) return { ok: false, refused: 'not_found' };
@@ -132,7 +147,7 @@ export async function revokeScopedTokenAsOperator(
       actorKeyId: null,
       now: input.now,
       targetEvent: 'scoped_key_revoked',
-      metadata: { via: input.via },
+      metadata: { via: input.via, ...(input.userId ? { user_id: input.userId } : {}) },
     }),
   );
   return { ok: true, ...revoked };

@@ -11,7 +11,7 @@ export type ServiceKeyRevocation = { ok: true; row: ApiKeyRow; descendants: ApiK
  */
 export async function revokeServiceKey(
   db: Db,
-  input: { workspaceId: string; keyId: string; via: 'cli' | 'portal'; now: Date },
+  input: { workspaceId: string; keyId: string; via: 'cli' | 'portal'; userId?: string; now: Date },
 ): Promise<ServiceKeyRevocation> {
   const row = isKeyId(input.keyId)
     ? await db<ApiKeyRow>('api_keys').where({ id: input.keyId, workspace_id: input.workspaceId, kind: 'service' }).first()
@@ -23,7 +23,7 @@ export async function revokeServiceKey(
       actorKeyId: null,
       now: input.now,
       targetEvent: 'service_key_revoked',
-      metadata: { via: input.via },
+      metadata: { via: input.via, ...(input.userId ? { user_id: input.userId } : {}) },
     }),
   );
   return { ok: true, ...revoked };

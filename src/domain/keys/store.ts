@@ -33,6 +33,8 @@ export interface ApiKeyRow {
   revoked_at: Date | null;
   last_used_at: Date | null;
   created_at: Date;
+  /** The portal user who minted it under another user's key, or who minted this delegated token (issue 27, M13). */
+  minted_by_user_id: string | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -97,6 +99,8 @@ export interface NewKey {
   minter?: Pick<ApiKeyRow, 'id' | 'kind' | 'ancestor_ids'> | null;
   /** The key this one replaces: the new key keeps its lineage (and so its spend). */
   rotatedFrom?: Pick<ApiKeyRow, 'id' | 'lineage_id'> | null;
+  /** The portal user who minted it, when that is not simply its owner acting with one of their keys. */
+  mintedByUserId?: string | null;
   createdAt?: Date;
 }
 
@@ -128,6 +132,7 @@ export async function insertKey(db: Db | Knex.Transaction, key: NewKey): Promise
       ancestor_ids: minter ? [...minter.ancestor_ids, minter.id] : [],
       rotated_from: key.rotatedFrom?.id ?? null,
       lineage_id: key.rotatedFrom?.lineage_id ?? id,
+      minted_by_user_id: key.mintedByUserId ?? null,
       ...(key.createdAt ? { created_at: key.createdAt } : {}),
     } as Record<string, unknown>)
     .returning('*');

@@ -120,7 +120,13 @@ export async function mintRegularKey(
       environment: input.environment,
       eventType: 'scoped_key_minted',
       actorKeyId: null,
-      metadata: { key_id: created.row.id, key_prefix: created.row.key_prefix, scopes: created.row.scopes, via: input.via },
+      metadata: {
+        key_id: created.row.id,
+        key_prefix: created.row.key_prefix,
+        scopes: created.row.scopes,
+        via: input.via,
+        ...(input.via === 'portal' ? { user_id: input.user.id } : {}),
+      },
       at: input.now,
     });
     return created;
@@ -130,7 +136,7 @@ export async function mintRegularKey(
 /** Service keys are minted only by operators (CLI, portal); the event commits with the key. */
 export async function mintServiceKey(
   db: Db,
-  input: { user: User; environment: Environment; name: string; now: Date },
+  input: { user: User; environment: Environment; name: string; via?: 'cli' | 'portal'; now: Date },
 ): Promise<{ row: ApiKeyRow; plaintext: string }> {
   return db.transaction(async (trx) => {
     const created = await mintUserKey(trx, { user: input.user, environment: input.environment, kind: 'service', name: input.name });
@@ -139,7 +145,11 @@ export async function mintServiceKey(
       environment: input.environment,
       eventType: 'service_key_created',
       actorKeyId: null,
-      metadata: { key_id: created.row.id, key_prefix: created.row.key_prefix },
+      metadata: {
+        key_id: created.row.id,
+        key_prefix: created.row.key_prefix,
+        ...(input.via === 'portal' ? { via: 'portal', user_id: input.user.id } : {}),
+      },
       at: input.now,
     });
     return created;

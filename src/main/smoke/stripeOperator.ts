@@ -5,7 +5,7 @@ import { findAttempt } from '../../domain/billing/paymentAttempts';
 import { loadConfig, type Config } from '../../platform/config';
 import { createDb, type Db } from '../../platform/db/knex';
 import { assertStartupConfiguration, ConfigurationError } from '../../platform/startupCheck';
-import { connectTemporalClient } from '../../platform/temporal/client';
+import { connectTemporalClient, payloadCodecOf } from '../../platform/temporal/client';
 import { runCommand } from '../cli';
 
 /**
@@ -40,12 +40,12 @@ export class Operator {
       return [
         "this deployment's test environment does not charge through Stripe: set PAYMENTS_TEST_PROVIDER=stripe (or PAYMENTS_PROVIDER) as on its worker",
       ];
-    if (!config.databaseUrl || !config.temporalAddress)
-      return ["DATABASE_URL and TEMPORAL_ADDRESS of the deployment are needed (the worker's settings)"];
+    if (!config.databaseUrl || !config.temporalAddress || !config.temporalPayloadKey)
+      return ["DATABASE_URL, TEMPORAL_ADDRESS and TEMPORAL_PAYLOAD_KEY of the deployment are needed (the worker's settings)"];
     const db = createDb(config.databaseUrl, { max: 2 });
     try {
       await db.raw('select 1');
-      const temporal = await connectTemporalClient(config.temporalAddress, config.temporalNamespace);
+      const temporal = await connectTemporalClient(config.temporalAddress, config.temporalNamespace, payloadCodecOf(config));
       return new Operator(config, db, temporal);
     } catch (err) {
       await db.destroy();

@@ -26,8 +26,11 @@ const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 const BASE64_KEY = /^[A-Za-z0-9+/]{43}=$/;
 const BASE64URL_KEY = /^[A-Za-z0-9_-]{43}$/;
 
-/** One key: exactly 64 hex characters, or 32 bytes in canonical base64 (44 characters with `=`) or base64url (43). */
-export function parseKeyMaterial(raw: string): Buffer {
+/**
+ * One key: exactly 64 hex characters, or 32 bytes in canonical base64 (44 characters with `=`) or base64url (43).
+ * `setting` names the setting in the refusal (SECRETS_KEY, TEMPORAL_PAYLOAD_KEY: both are key rings of this format).
+ */
+export function parseKeyMaterial(raw: string, setting = 'SECRETS_KEY'): Buffer {
   const text = raw.trim();
   if (HEX_KEY.test(text)) return Buffer.from(text, 'hex');
   for (const [pattern, encoding] of [
@@ -39,7 +42,7 @@ export function parseKeyMaterial(raw: string): Buffer {
     // Canonical only: the last character may not carry bits the decoder drops.
     if (key.length === 32 && key.toString(encoding) === text) return key;
   }
-  throw new Error('SECRETS_KEY must be 32 bytes, as 64 hex characters or canonical base64 (44 characters) / base64url (43)');
+  throw new Error(`${setting} must be 32 bytes, as 64 hex characters or canonical base64 (44 characters) / base64url (43)`);
 }
 
 /** The key's public name in sealed values: derived one-way, so it says nothing about the key. */
@@ -48,14 +51,19 @@ export function keyIdOf(key: Buffer): string {
 }
 
 export function parseSecretsKey(raw: string): SecretsKeyRing {
+  return parseKeyRing(raw, 'SECRETS_KEY');
+}
+
+/** A comma-separated key ring `<new>,<old>,...` read from `setting`: the first key is current, every key opens. */
+export function parseKeyRing(raw: string, setting: string): SecretsKeyRing {
   const parts = raw.split(',').map((part) => part.trim());
-  if (parts.some((part) => part === '')) throw new Error('SECRETS_KEY has an empty entry in its comma-separated key ring');
+  if (parts.some((part) => part === '')) throw new Error(`${setting} has an empty entry in its comma-separated key ring`);
   const keys = new Map<string, Buffer>();
   for (const part of parts) {
-    const key = parseKeyMaterial(part);
+    const key = parseKeyMaterial(part, setting);
     keys.set(keyIdOf(key), key);
   }
-  const first = parseKeyMaterial(parts[0]);
+  const first = parseKeyMaterial(parts[0], setting);
   return { current: { id: keyIdOf(first), key: first }, keys };
 }
 

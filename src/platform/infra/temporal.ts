@@ -78,6 +78,8 @@ export async function startDevServer(opts: {
   dynamicConfig?: Record<string, string | number | boolean>;
   /** SQLite pragmas of the file (`--sqlite-pragma`); `DEV_SERVER_SQLITE_PRAGMAS` unless given (`{}`: SQLite's own defaults). */
   sqlitePragmas?: Readonly<Record<string, string>>;
+  /** The codec endpoint the UI decodes payloads through (`--ui-codec-endpoint`; api/routes/temporalCodec.ts). */
+  uiCodecEndpoint?: string;
 }): Promise<DevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
   if (opts.dbFile !== undefined) {
@@ -90,6 +92,7 @@ export async function startDevServer(opts: {
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   if (opts.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
+  if (opts.uiPort !== undefined && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   const child = spawnLogged(opts.cli, args, opts.logFile);
   await waitForPort('127.0.0.1', opts.port, 60_000, child);
   return {

@@ -1,14 +1,20 @@
 import type { Client } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { tracingSinks, WORKFLOW_INTERCEPTOR_MODULES } from '../tracing/temporal';
+import { decodeHistoryPayloads, withReadableValues } from './historyPayloads';
 
 /**
  * Exporting a workflow's Temporal history, and replaying one against the current workflow
  * code: the compliance trail of what a call did, and the check that a code change does not
  * break a workflow already running. The JSON is the `History` message as `JSON.stringify`
  * writes it (the format of test/histories/), which `History.fromObject` reads back exactly.
+ *
+ * The server keeps payloads encrypted (src/platform/codecs/payloadEncryption.ts); an export is
+ * decrypted with the deployment's codec, so a compliance team reads it without keys, and a replay
+ * takes either form (the codec passes unencrypted payloads through).
  */
 
 export interface ExportedHistory {
@@ -17,12 +23,18 @@ export interface ExportedHistory {
   history: { events: unknown[] };
 }
 
-/** The latest run's full history of `workflowId`; throws `WorkflowNotFoundError` if there is none. */
+/**
+ * The latest run's full history of `workflowId`, its payloads decrypted with the client's codecs and
+ * each JSON payload's value shown beside its bytes (`withReadableValues`); throws
+ * `WorkflowNotFoundError` if there is none.
+ */
 export async function exportHistory(client: Client, workflowId: string): Promise<ExportedHistory> {
   const { runId } = await client.workflow.getHandle(workflowId).describe();
   // Pinned to the run described, so a run starting in between cannot mix into the export.
   const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-  return { workflowId, runId, history: JSON.parse(JSON.stringify(history)) as { events: unknown[] } };
+  const codecs = client.options.loadedDataConverter.payloadCodecs;
+  const decoded = await decodeHistoryPayloads(temporal.api.history.v1.History.create(history), codecs);
+  return { workflowId, runId, history: withReadableValues(JSON.parse(JSON.stringify(decoded))) as { events: unknown[] } };
 }
 
 /** The input is not a workflow history (nothing to replay). */
@@ -46,18 +58,26 @@ export function defaultWorkflowSource(): WorkflowSource {
  * Replays a history (parsed JSON, as `exportHistory` writes it) against the current workflow
  * code. A replay that diverges from the history is `ok: false` with `nondeterminism: true`;
  * any other replay failure is `ok: false` with `nondeterminism: false`. Input that is not a
- * history at all throws `InvalidHistoryError`.
+ * history at all throws `InvalidHistoryError`. With `codec`, encrypted payloads are decrypted as a
+ * worker does (unencrypted ones pass through); without it, only a decoded history replays.
  */
-export async function replayHistoryFile(json: unknown, source: WorkflowSource = defaultWorkflowSource()): Promise<ReplayOutcome> {
+export async function replayHistoryFile(
+  json: unknown,
+  source: WorkflowSource = defaultWorkflowSource(),
+  codec?: PayloadCodec,
+): Promise<ReplayOutcome> {
   const history = parseHistory(json);
   const workflowType = history.events[0].workflowExecutionStartedEventAttributes!.workflowType!.name!;
+  // The codec only: a replay writes nothing, and a failure it reports stays readable (no encoded attributes).
+  const dataConverter = codec ? { dataConverter: { payloadCodecs: [codec] } } : {};
   // A source bundled here gets the tracing interceptors every deployed bundle has.
   const options: ReplayWorkerOptions = source.workflowBundlePath
-    ? { workflowBundle: { codePath: source.workflowBundlePath }, sinks: tracingSinks() }
+    ? { workflowBundle: { codePath: source.workflowBundlePath }, sinks: tracingSinks(), ...dataConverter }
     : {
         workflowsPath: source.workflowsPath ?? require.resolve('../../../workflows'),
         interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES },
         sinks: tracingSinks(),
+        ...dataConverter,
       };
   try {
     await Worker.runReplayHistory(options, history, `replay:${workflowType}`);

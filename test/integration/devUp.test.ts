@@ -1,0 +1,102 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { projectRoot } from '../../src/platform/config';
+import { createDatabaseIfMissing, dropDatabase } from '../../src/platform/infra/postgres';
+import { freePort, freePortBlock } from '../../src/platform/infra/proc';
+import { webhookLine } from '../support/harness';
+import { expectSummaryCodecDecrypts } from '../support/payloadCodec';
+
+/**
+ * `npm run up` (the dev profile) as an operator meets Temporal payloads (security review L10): encrypted in
+ * the dev server, and its Temporal UI wired to the API's codec endpoint, which decrypts for the UI's origin.
+ */
+describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI', () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-dev-up-'));
+  const app = `devup_${crypto.randomBytes(4).toString('hex')}`;
+  const server = new URL(process.env.DATABASE_URL!);
+  const adminUrl = Object.assign(new URL(server), { pathname: '/postgres' }).toString();
+  let up: ChildProcess | undefined;
+
+  afterAll(async () => {
+    if (up && up.exitCode === null) {
+      const exited = new Promise((resolve) => up!.once('exit', resolve));
+      up.kill('SIGINT');
+      await exited;
+    }
+    await dropDatabase(adminUrl, app);
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("starts the dev server's UI with the codec endpoint, which decrypts the stored payloads for the UI's origin and the printed token", async () => {
+    await createDatabaseIfMissing(adminUrl, app);
+    const port = await freePortBlock(4);
+    const temporalPort = await freePort();
+    const uiPort = await freePort();
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      SWITCHBOARD_DATA_DIR: dataDir,
+      DATABASE_URL: Object.assign(new URL(server), { pathname: `/${app}` }).toString(),
+      PORT: String(port),
+      TEMPORAL_PORT: String(temporalPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      SIMULATOR_URL: `http://127.0.0.1:${await freePort()}`,
+    };
+    // What `up` generates or finds itself: every secret, where Temporal runs, where its UI is.
+    for (const name of [
+      'SECRETS_KEY',
+      'TEMPORAL_PAYLOAD_KEY',
+      'TEMPORAL_CODEC_TOKEN',
+      'TEMPORAL_ADDRESS',
+      'TEMPORAL_UI_URL',
+      'PUBLIC_BASE_URL',
+    ])
+      delete env[name];
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/up.ts'], { cwd: projectRoot, env });
+    up = child;
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const deadline = Date.now() + 240_000;
+    while (!/Test key\s+\S+/.test(output)) {
+      if (child.exitCode !== null) throw new Error(`up exited with ${child.exitCode}:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`no summary from up:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const apiUrl = `http://127.0.0.1:${port}`;
+    const uiOrigin = `http://127.0.0.1:${uiPort}`;
+    expect(output).toMatch(new RegExp(`Temporal UI\\s+${uiOrigin}`));
+
+    // The UI tells the browser where to decode: the API's codec endpoint, the generated token as its last segment.
+    const settings = (await (await fetch(`${uiOrigin}/api/v1/settings`)).json()) as { Codec: { Endpoint: string } };
+    const token = fs.readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8').match(/"TEMPORAL_CODEC_TOKEN": "([0-9a-f]{64})"/)![1];
+    expect(settings.Codec.Endpoint).toBe(`${apiUrl}/temporal-codec/${token}`);
+
+    const key = /Test key\s+(\S+)/.exec(output)![1];
+    const created = await fetch(`${apiUrl}/api/v1/lines`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(webhookLine()),
+    });
+    expect(created.status).toBe(201);
+    const lineId = ((await created.json()) as { line: { id: string } }).line.id;
+    await expectSummaryCodecDecrypts(output, `line-provision:${lineId}`, lineId);
+
+    // The browser's view: a preflight and a decode from the UI's origin, as the UI sends them.
+    const preflight = await fetch(`${settings.Codec.Endpoint}/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: uiOrigin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(uiOrigin);
+    const decoded = await fetch(`${settings.Codec.Endpoint}/decode`, {
+      method: 'POST',
+      headers: { origin: uiOrigin, 'content-type': 'application/json', 'x-namespace': 'default' },
+      body: JSON.stringify({ payloads: [] }),
+    });
+    expect(decoded.status).toBe(200);
+    expect(decoded.headers.get('access-control-allow-origin')).toBe(uiOrigin);
+  }, 600_000);
+});
