@@ -36,6 +36,7 @@ const FOREIGN_OR_HISTORICAL_NAMES: Readonly<Record<string, string>> = {
   preStop: 'a Kubernetes hook, named as the pattern not followed',
   terminationGracePeriodSeconds: 'a Kubernetes pod setting, advice to deployments',
   proxyUrl: 'a Scalar option deliberately left unset',
+  passAccessToken: "the Temporal UI's OIDC setting, named as what the codec endpoint does not verify",
   TWILIO_TEST_MESSAGING_SERVICE_SID: 'a setting considered and rejected',
   startCarrierSimulator: 'historical: the entry records its rename to startSimulator',
   createCarrierSimulatorApp: 'historical: the entry records its rename to createSimulatorApp',
