@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { parsePhoneNumberWithError } from 'libphonenumber-js';
 import type { Db } from '../src/platform/db/knex';
 import type { NumberCriterion } from '../src/domain/lines/numberChoice';
-import { activateLine, failProvisioning, findLineById, numberChoiceOf } from '../src/domain/lines/store';
+import { activateLine, failProvisioning, findLineById, numberChoiceOf, NumberInUseError } from '../src/domain/lines/store';
 import {
   CarrierRejectedError,
   NumberUnavailableError,
@@ -54,7 +54,12 @@ export function createLineActivities({ db, carrier, now }: LineActivityDeps) {
     },
 
     async activateLine(lineId: string, phoneNumber: string): Promise<'activated' | 'already_active' | 'gone'> {
-      return activateLine(db, lineId, phoneNumber, now());
+      try {
+        return await activateLine(db, lineId, phoneNumber, now());
+      } catch (err) {
+        if (err instanceof NumberInUseError) throw ApplicationFailure.nonRetryable(err.message, FailureTypes.numberInUse);
+        throw err;
+      }
     },
 
     /** A number acquired for a line released meanwhile. `lineId` is absent in histories from before imports (all bought). */

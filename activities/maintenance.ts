@@ -1,5 +1,6 @@
 import { purgeExpiredCallbackSignatures } from '../src/adapters/carrier/callbacks/replay';
 import { purgeStaleRelayCommands } from '../src/adapters/carrier/twilio/callbacks/relayCommands';
+import { purgeExpiredRelayTokens } from '../src/adapters/carrier/twilio/callbacks/relayTokens';
 import { purgeOldCreateAttempts } from '../src/adapters/carrier/twilio/createAttempts';
 import { purgeOldTelnyxCalls } from '../src/adapters/carrier/callbacks/telnyx/callRecords';
 import { purgeOldTelnyxSpeech } from '../src/adapters/carrier/callbacks/telnyx/speechQueue';
@@ -20,6 +21,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
       rateLimitHits: number;
       carrierCallbackSignatures: number;
       twilioRelayCommands: number;
+      twilioRelayTokens: number;
       carrierCreateAttempts: number;
       telnyxInboxEvents: number;
       telnyxSpeechChunks: number;
@@ -31,6 +33,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
         rateLimitHits: await purgeStaleRateLimitHits(db, at),
         carrierCallbackSignatures: await purgeExpiredCallbackSignatures(db, at),
         twilioRelayCommands: await purgeStaleRelayCommands(db, at),
+        twilioRelayTokens: await purgeExpiredRelayTokens(db, at),
         carrierCreateAttempts: await purgeOldCreateAttempts(db, at),
         telnyxInboxEvents: await purgeOldInboxEvents(db, at),
         telnyxSpeechChunks: await purgeOldTelnyxSpeech(db, at),

@@ -18,6 +18,7 @@ import { LastUsedBatcher, type ApiKeyRow } from '../src/domain/keys/store';
 import { buildOpenApiDocument, toYaml } from './openapi/document';
 import { validateRequest } from './openapi/validator';
 import { allRoutes } from './routes';
+import { environmentsOnCarrier } from '../src/platform/config';
 import { twilioCallbackRouter } from './routes/carrier/twilio';
 import { twilioRelayEndpoint } from './routes/carrier/twilioRelay';
 import { mcpRouter } from './mcp/endpoint';
@@ -60,6 +61,16 @@ function readsBodyBeforeAuth(auth: RouteAuth): boolean {
  * (the route's size limit), idempotency, validate (schemas from the OpenAPI document), rate
  * limit, handle. A request no route matches is 404 or 405 without its body being read.
  */
+/**
+ * The simulator's callback routes (`/carrier/events`, `/carrier/messages`) exist only while an
+ * environment runs on the simulator (security review L20): in a deployment on Twilio or Telnyx alone
+ * they answer 404, and CARRIER_WEBHOOK_SECRET, which nothing legitimate would use, authorises nothing.
+ */
+function servedBy(deps: AppDeps): (route: RouteDef) => boolean {
+  const simulated = environmentsOnCarrier(deps.config, 'simulator').length > 0;
+  return (route) => simulated || route.auth.kind !== 'carrier' || route.auth.scheme !== undefined;
+}
+
 export function createApp(deps: AppDeps): App {
   let yaml = '';
   const routes = allRoutes(() => yaml);
@@ -74,7 +85,7 @@ export function createApp(deps: AppDeps): App {
 
   const router = new Router<AppState>();
   const concrete = concretePaths(routes);
-  for (const route of routes) {
+  for (const route of routes.filter(servedBy(deps))) {
     const readBody = jsonBody(Math.min(route.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES, deps.config.maxBodyBytes));
     const auth = authenticate(route.auth, deps, { cache: keyCache, lastUsed });
     const chain: Koa.Middleware<AppState>[] = readsBodyBeforeAuth(route.auth) ? [readBody, auth] : [auth, readBody];
@@ -104,7 +115,7 @@ export function createApp(deps: AppDeps): App {
   // MCP tools call the routes above in-process; the listener is built once all middleware is in place.
   let requestListener: ReturnType<typeof koa.callback> | undefined;
   koa.use(mcpRouter(deps, routes, API_VERSION, { cache: keyCache, lastUsed }, () => (requestListener ??= koa.callback())).routes());
-  const allowedMethods = allowedMethodsOf(routes);
+  const allowedMethods = allowedMethodsOf(routes.filter(servedBy(deps)));
   koa.use(unmatchedRequest(allowedMethods));
   const relay = twilioRelayEndpoint(deps);
   return {

@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, getExternalWorkflowHandle, patched, proxyActivities } from '@temporalio/workflow';
 import * as options from './activityOptions';
 import { activityFailedWith, carrierRefusalOfFailure, FailureTypes } from './definitions/failures';
 import { workflowIds } from './definitions/ids';
@@ -18,6 +18,9 @@ const carrier = proxyActivities<LineActivities>(options.lineCarrier);
 const store = proxyActivities<LineActivities>(options.store);
 const releaser = proxyActivities<LineActivities>(options.numberRelease);
 
+/** Histories from before it: a number held by another line failed `activateLine` for ever, retried without end. */
+const NUMBER_IN_USE_FAILS_PATCH = 'activate-line-number-in-use-fails';
+
 /**
  * A new line gets its phone number: acquire one from the carrier as the line asked (bought to its
  * criteria, or an owned number imported), then make the line active with it. If the line was
@@ -34,7 +37,16 @@ export async function provisionLineWorkflow({ lineId }: ProvisionLineInput): Pro
     return { status: 'released', reason, ...(unavailable ? { unavailable } : {}), ...(refusal ? { refusal } : {}) };
   }
 
-  const outcome = await store.activateLine(lineId, phoneNumber);
+  let outcome: Awaited<ReturnType<LineActivities['activateLine']>>;
+  try {
+    outcome = await store.activateLine(lineId, phoneNumber);
+  } catch (err) {
+    // Another line holds the number: the line fails, and the number (that line's) stays at the carrier (L19).
+    if (!patched(NUMBER_IN_USE_FAILS_PATCH) || !activityFailedWith(err, FailureTypes.numberInUse)) throw err;
+    const reason = 'the number is held by another line';
+    await store.failLineProvisioning(lineId, reason);
+    return { status: 'released', reason };
+  }
   if (outcome === 'gone') {
     await carrier.releaseNumber(phoneNumber, lineId);
     return { status: 'released', reason: 'line released before its number was ready' };

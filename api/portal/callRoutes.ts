@@ -4,7 +4,7 @@ import { ApiError, errors } from '../errors';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import { callHistory } from '../../src/domain/calls/history';
 import { endActiveCall } from '../../src/domain/calls/hangup';
-import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
+import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus, recordingPresentation } from '../../src/domain/calls/rules';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { linesOf } from '../../src/domain/lines/store';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
@@ -134,9 +134,15 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
         'Retry-After': '5',
       });
     }
-    ctx.type = recording.contentType;
+    const shown = recordingPresentation(recording.contentType);
+    if (shown.disposition === 'attachment')
+      ctx.state.log.warn(
+        { call_id: row.id, content_type: recording.contentType },
+        'portal recording of an unexpected type sent as a download',
+      );
+    ctx.type = shown.contentType;
     if (recording.contentLength !== undefined) ctx.length = recording.contentLength;
-    ctx.set('Content-Disposition', `inline; filename="${row.id}.${recording.contentType === 'audio/mpeg' ? 'mp3' : 'wav'}"`);
+    ctx.set('Content-Disposition', `${shown.disposition}; filename="${row.id}.${shown.extension}"`);
     ctx.set('Cache-Control', 'private, no-store');
     ctx.body = recording.body;
   });

@@ -425,6 +425,35 @@ export function paymentProviderProblems(role: ProcessRole, config: Config): Conf
   return problems;
 }
 
+/**
+ * The live environment's carrier and card processor are both real or both simulated (production
+ * profile; security review L17). A real carrier beside the simulated processor would let any
+ * Luhn-valid number "save" as a live card and unlock real numbers and premium-rate calls billed to
+ * nobody; Stripe beside the simulated carrier would charge real cards for calls that never happened.
+ * The test environment moves no money on either side (Twilio's test credentials, Stripe's test mode),
+ * so any pairing is allowed there (docs/decisions.md, "(issue 27)").
+ */
+export function livePairingProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
+  if (config.profile !== 'production' || role === 'simulator') return [];
+  const carrier = config.carrierProviders.live;
+  const payments = config.paymentsProviders.live;
+  if (carrier !== 'simulator' && payments === 'simulator')
+    return [
+      {
+        setting: 'PAYMENTS_LIVE_PROVIDER',
+        message: `(or PAYMENTS_PROVIDER) is the simulator while CARRIER_PROVIDER_LIVE is ${carrier}: a simulated card would unlock real numbers and calls billed to nobody. Set PAYMENTS_LIVE_PROVIDER=stripe`,
+      },
+    ];
+  if (carrier === 'simulator' && payments === 'stripe')
+    return [
+      {
+        setting: 'CARRIER_PROVIDER_LIVE',
+        message: `is the simulator while PAYMENTS_LIVE_PROVIDER is ${payments}: real cards would be charged for simulated calls and texts. Set CARRIER_PROVIDER_LIVE to a real carrier, or PAYMENTS_LIVE_PROVIDER=simulator`,
+      },
+    ];
+  return [];
+}
+
 export function configurationReport(role: ProcessRole, config: Config): ConfigurationReport {
   const problems: ConfigurationProblem[] = [];
   const weak: ConfigurationProblem[] = [];
@@ -448,10 +477,15 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     const value = name === 'DATABASE_URL' ? config.databaseUrl : config.temporalAddress;
     if (!value) problems.push({ setting: name, message: 'is not set; run through `npm run up` or set it in the environment' });
   }
-  problems.push(...paymentProviderProblems(role, config));
+  problems.push(...paymentProviderProblems(role, config), ...livePairingProblems(role, config));
   if (role === 'api') problems.push(...signupProblems(config));
-  // The worker reaches the simulated processor with PAYMENTS_API_KEY only if an environment uses it.
-  const required = requirements.secrets.filter((name) => name !== 'PAYMENTS_API_KEY' || role !== 'worker' || usesPaymentsSimulator(config));
+  // The worker reaches the simulated processor with PAYMENTS_API_KEY only if an environment uses it; the API
+  // takes the simulator's callbacks (CARRIER_WEBHOOK_SECRET) only if an environment runs on it (L20).
+  const required = requirements.secrets.filter(
+    (name) =>
+      (name !== 'PAYMENTS_API_KEY' || role !== 'worker' || usesPaymentsSimulator(config)) &&
+      (name !== 'CARRIER_WEBHOOK_SECRET' || role !== 'api' || environmentsOnCarrier(config, 'simulator').length > 0),
+  );
   const checked: Array<{ name: SecretSetting; value: string }> = [];
   for (const name of [...requirements.secrets, ...requirements.optionalSecrets]) {
     const value = SECRET_SETTINGS[name].of(config);

@@ -135,6 +135,43 @@ describe('carrier callbacks', () => {
     expect(await h.db('messages').where({ line_id: line.id, direction: 'inbound' })).toHaveLength(1);
   });
 
+  it('a deployment on Twilio and Telnyx alone serves no simulator callback route: a correctly signed event is 404 and changes nothing (L20)', async () => {
+    const line = await lines.create();
+    const rawBody = JSON.stringify({
+      type: 'sms.received',
+      carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`,
+      from: '+14155550179',
+      to: line.phone_number,
+      text: 'STOP',
+      at: Date.now(),
+    });
+    const { koa, close } = createApp({
+      config: { ...h.config, carrierProviders: { test: 'twilio', live: 'telnyx' } },
+      db: h.db,
+      temporal: h.temporal,
+      logger: createLogger('api-test', 'silent'),
+      now: () => new Date(),
+    });
+    const other = http.createServer(koa.callback());
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    try {
+      for (const path of ['/carrier/messages', '/carrier/events']) {
+        const res = await fetch(`http://127.0.0.1:${(other.address() as AddressInfo).port}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...signedHeaders(rawBody) },
+          body: rawBody,
+        });
+        expect([path, res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([path, 404, 'not_found']);
+      }
+    } finally {
+      await new Promise<void>((resolve) => other.close(() => resolve()));
+      await close();
+    }
+    expect(await h.db('messages').where({ line_id: line.id, direction: 'inbound' })).toHaveLength(0);
+    // The deployment's own API, with the simulator serving an environment, still takes it.
+    expect((await send('/carrier/messages', rawBody, signedHeaders(rawBody))).status).toBe(200);
+  });
+
   it('forged call events never reach the call workflow', async () => {
     const line = await lines.create();
     const id = (await calls.place(line.id)).body.call.id;

@@ -300,21 +300,45 @@ describe('portal card with Stripe', () => {
     }
     expect(await h.db('payment_methods').where({ user_id: userId })).toHaveLength(0);
 
-    expect((await save({ payment_method: 'pm_card_visa' })).status).toBe(303);
+    // A card of the workspace's own Stripe Customer (its metadata names the workspace, L18).
+    const workspaceId = (await h.db('users').where({ id: userId }).first()).workspace_id as string;
+    const own = stub.test.addCustomerCard({ switchboard_workspace_id: workspaceId });
+    expect((await save({ payment_method: own })).status).toBe(303);
     expect((await client.get('/portal/billing?env=test')).text).toMatch(/visa<\/strong> ending in <span class="mono">4242/);
     const [row] = await h.db('payment_methods').where({ user_id: userId });
     expect(row).toMatchObject({ environment: 'test', brand: 'visa', last4: '4242', is_default: true });
-    expect(row.processor_token).toMatch(/^cus_[^/]+\/pm_card_visa$/);
+    expect(row.processor_token).toMatch(new RegExp(`^cus_[^/]+/${own}$`));
 
     // The same Stripe card cannot be claimed by a second workspace.
-    const other = new PortalClient(h.apiUrl);
-    const otherEmail = `ops-stripe2+${crypto.randomBytes(4).toString('hex')}@example.test`;
-    const otherSignup = await other.submit('/portal/signup', '/portal/signup', { email: otherEmail, password: PASSWORD }, JSON_ACCEPT);
-    const otherUserId = JSON.parse(otherSignup.text).user_id as string;
-    const claimed = await other.submit('/portal/billing?env=test', '/portal/billing/card', { env: 'test', payment_method: 'pm_card_visa' });
+    const { client: other, userId: otherUserId } = await signUpOperator(h, 'ops-stripe2');
+    const claimed = await other.submit('/portal/billing?env=test', '/portal/billing/card', { env: 'test', payment_method: own });
     expect(claimed.status).toBe(422);
-    expect(claimed.text).toContain('saved by another workspace');
+    expect(claimed.text).toContain('Stripe Customer is not this workspace');
     // Other suites save the stub's same card for their own workspaces: only this claimer's rows count.
     expect(await h.db('payment_methods').where({ user_id: otherUserId })).toHaveLength(0);
+  });
+
+  it('a workspace saves only a PaymentMethod of its own Stripe Customer: another’s, even one nobody saved yet, is refused (L18)', async () => {
+    const signUp = async (tag: string) => {
+      const { client, userId } = await signUpOperator(h, `ops-stripe-${tag}`);
+      const workspaceId = (await h.db('users').where({ id: userId }).first()).workspace_id as string;
+      const save = (pm: string) => client.submit('/portal/billing?env=test', '/portal/billing/card', { env: 'test', payment_method: pm });
+      return { userId, workspaceId, save };
+    };
+    const owner = await signUp('owner');
+    const claimer = await signUp('claimer');
+    // The owner's card, attached to the owner's Customer on the operator's Stripe account; the owner has not saved it yet.
+    const ownersCard = stub.test.addCustomerCard({ switchboard_workspace_id: owner.workspaceId });
+    const claimed = await claimer.save(ownersCard);
+    expect(claimed.status).toBe(422);
+    expect(claimed.text).toContain('Stripe Customer is not this workspace');
+    expect(claimed.text).not.toContain(owner.workspaceId);
+    // A Customer that names no workspace (the operator's other products) is nobody's to claim.
+    expect((await claimer.save(stub.test.addCustomerCard({ product: 'other' }))).status).toBe(422);
+    expect((await claimer.save('pm_card_visa')).status).toBe(422);
+    expect(await h.db('payment_methods').where({ user_id: claimer.userId })).toHaveLength(0);
+    // The owner still saves it.
+    expect((await owner.save(ownersCard)).status).toBe(303);
+    expect(await h.db('payment_methods').where({ user_id: owner.userId })).toHaveLength(1);
   });
 });

@@ -126,9 +126,31 @@ describe('portal call recordings', () => {
         .update({ recording_url: twilio.addRecording('CA' + 'a'.repeat(32), 500) });
       const fromTwilio = await fetchAs(client, path);
       expect(fromTwilio.res.status).toBe(200);
-      expect(fromTwilio.res.headers.get('content-type')).toBe('audio/x-wav');
+      // Twilio's `audio/x-wav` is WAV: played inline as audio/wav.
+      expect(fromTwilio.res.headers.get('content-type')).toBe('audio/wav');
+      expect(fromTwilio.res.headers.get('content-disposition')).toBe(`inline; filename="${callId}.wav"`);
       expect(fromTwilio.bytes.subarray(0, 4).toString('ascii')).toBe('RIFF');
       expect(twilio.requests.map((r) => r.path)).toEqual([expect.stringMatching(/\/Recordings\/RE[0-9a-f]{32}\.wav$/)]);
+
+      // The carrier's storage labels a "recording" as HTML or SVG: never rendered on the portal's origin (L22).
+      for (const hostile of ['text/html', 'image/svg+xml', 'application/javascript']) {
+        await h
+          .db('calls')
+          .where({ id: callId })
+          .update({ recording_url: twilio.addRecording('CA' + 'b'.repeat(32), 500, hostile) });
+        const served = await fetchAs(client, path);
+        expect([hostile, served.res.status, served.res.headers.get('content-type'), served.res.headers.get('content-disposition')]).toEqual(
+          [hostile, 200, 'application/octet-stream', `attachment; filename="${callId}.bin"`],
+        );
+        expect(served.res.headers.get('x-content-type-options')).toBe('nosniff');
+      }
+      // Twilio never labels its recordings so: the stub's contract check names each deliberate breach, taken here.
+      expect(twilio.contract.take().flatMap((v) => v.problems)).toEqual([
+        'a .wav recording is audio/x-wav, not text/html',
+        'a .wav recording is audio/x-wav, not image/svg+xml',
+        'a .wav recording is audio/x-wav, not application/javascript',
+      ]);
+      twilio.requests.length = 0;
 
       // Telnyx in the live environment (it has no test mode): the recording resource with the API key, then its presigned download link.
       h.config.carrierProviders = { ...saved.providers, live: 'telnyx' };

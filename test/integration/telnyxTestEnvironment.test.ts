@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { encodeClientState } from '../../src/adapters/carrier/callbacks/telnyx/clientState';
-import { startLoggingApi, type LoggingApi } from '../support/loggingApi';
+import { reachRefusals, startLoggingApi, type LoggingApi } from '../support/loggingApi';
 import { customer, type Line } from '../support/customer';
 import { eventually, webhookLine } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
@@ -84,12 +84,7 @@ describe('Telnyx deployment: the test environment on the simulator, the environm
         return row?.processed_at ? (row as { outcome: string; reason: string | null }) : undefined;
       });
     };
-    const refusals = (about: Record<string, unknown>) =>
-      api.logs.filter(
-        (l) =>
-          l.msg === 'carrier callback refused: it is about an environment its carrier does not serve' &&
-          Object.entries(about).every(([k, v]) => l[k] === v),
-      );
+    const refusals = (about: Record<string, unknown>) => reachRefusals(api, about);
     const inbound = (lineId: string) => ctx.h.db('calls').where({ line_id: lineId, direction: 'inbound' });
     const messagesOf = (lineId: string) => ctx.h.db('messages').where({ line_id: lineId });
 

@@ -93,6 +93,42 @@ describe('Telnyx webhook delivery', () => {
     expect(events('call_ended', id)).toHaveLength(1);
   });
 
+  it('a captured webhook replayed under the 15 other base64 spellings of its signature is refused each time: one sentence, one turn (L14)', async () => {
+    const line = await lines.create();
+    const id = (await calls.place(line.id)).body.call.id;
+    const call = await eventually(async () => callOf(id));
+    await stub.answer(call.id);
+    await calls.untilStatus(id, ['in_progress']);
+    await stub.say(call.id, 'A table by the window');
+    await eventually(async () => (events('message', id).length === 1 ? true : undefined));
+    const [captured] = deliveriesOf('call.transcription', call.id);
+    const signature = captured.sent.headers['telnyx-signature-ed25519'];
+    // 64 bytes are 86 base64 characters and "==": the last character's four low bits carry nothing.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+    const last = alphabet.indexOf(signature[85]);
+    const spellings = Array.from({ length: 16 }, (_, low) => `${signature.slice(0, 85)}${alphabet[(last & ~15) | low]}==`).filter(
+      (spelling) => spelling !== signature,
+    );
+    expect(spellings).toHaveLength(15);
+    for (const spelling of spellings) expect(Buffer.from(spelling, 'base64')).toEqual(Buffer.from(signature, 'base64'));
+    const replayed = [];
+    for (const spelling of spellings) {
+      const response = await fetch(eventsUrl(), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...captured.sent.headers, 'telnyx-signature-ed25519': spelling },
+        body: captured.sent.body,
+      });
+      replayed.push(response.status);
+    }
+    expect(replayed).toEqual(spellings.map(() => 401));
+    // A pause proving no second `message` event follows a replay (it would within the processing of one event).
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(events('message', id)).toHaveLength(1);
+    expect((await inboxOf(call.id)).filter((r) => r.event_type === 'call.transcription')).toHaveLength(1);
+    await stub.hangUpRemote(call.id);
+    await calls.untilStatus(id, ['completed']);
+  });
+
   it('a voice webhook the primary URL refuses goes once to the failover URL, never again to the primary; the call is settled', async () => {
     // The primary answers 503 (an instance being deployed); the failover URL is this API.
     const down = http.createServer((_req, res) => res.writeHead(503).end());

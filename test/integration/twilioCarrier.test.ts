@@ -84,7 +84,8 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.untilStatus(call.id, ['in_progress']);
     // The answered call runs ConversationRelay: Twilio opened its signed WebSocket to the API.
     expect(twilioCall.twiml).toContain('<ConversationRelay');
-    expect(twilioCall.relay?.url).toBe(`${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay/${call.id}`);
+    // Its URL names the call and a one-time token (security review L13).
+    expect(twilioCall.relay?.url).toMatch(new RegExp(`^${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay/${call.id}/[\\w-]{32}$`));
     expect(twilioCall.relay?.customParameters).toEqual({ call_id: call.id, language: 'en-US' });
     expect(stub.callbacks.filter((c) => c.params.CallSid === twilioCall.sid).map((c) => [path(c.url), c.status])).toEqual([
       ['/carrier/twilio/calls/status', 204],
@@ -209,16 +210,28 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await calls.hangUp(call.id);
   });
 
-  it('the hourly maintenance drops ConversationRelay commands nobody took within a day', async () => {
+  it('the hourly maintenance drops ConversationRelay commands nobody took within a day, and relay tokens past their life', async () => {
     const now = Date.now();
     await h.db('twilio_relay_commands').insert([
       { call_sid: 'CAstale', command: JSON.stringify({ kind: 'stop' }), created_at: new Date(now - 25 * 3600_000) },
       { call_sid: 'CAfresh', command: JSON.stringify({ kind: 'stop' }), created_at: new Date(now - 60_000) },
     ]);
+    const token = (hash: string, expiresAt: Date) => ({
+      token_hash: hash,
+      call_id: crypto.randomUUID(),
+      call_sid: 'CAtoken',
+      environment: 'live',
+      expires_at: expiresAt,
+    });
+    const [expired, live] = [crypto.randomBytes(32).toString('hex'), crypto.randomBytes(32).toString('hex')];
+    await h.db('twilio_relay_tokens').insert([token(expired, new Date(now - 60_000)), token(live, new Date(now + 60_000))]);
     const purged = await createMaintenanceActivities({ db: h.db, now: () => new Date() }).purgeExpiredRecords();
     expect(purged.twilioRelayCommands).toBeGreaterThanOrEqual(1);
+    expect(purged.twilioRelayTokens).toBeGreaterThanOrEqual(1);
     expect(await h.db('twilio_relay_commands').whereIn('call_sid', ['CAstale', 'CAfresh']).pluck('call_sid')).toEqual(['CAfresh']);
+    expect(await h.db('twilio_relay_tokens').whereIn('token_hash', [expired, live]).pluck('token_hash')).toEqual([live]);
     await h.db('twilio_relay_commands').where({ call_sid: 'CAfresh' }).del();
+    await h.db('twilio_relay_tokens').where({ token_hash: live }).del();
   });
 
   it('a hosted line: the model’s reply is said sentence after sentence in the line’s Twilio voice', async () => {
@@ -376,38 +389,58 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     }
   });
 
-  it('a ConversationRelay WebSocket upgrade Twilio did not sign for that URL is refused (403)', async () => {
-    const relayUrl = (callId: string) => `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay/${callId}`;
-    const url = relayUrl(crypto.randomUUID());
-    const forgeries = [
-      twilioSocketSignature('f'.repeat(32), url),
-      // Each call's URL is its own: a signature for another call's socket opens none for this one.
-      twilioSocketSignature(stub.authToken, relayUrl(crypto.randomUUID())),
-      twilioSocketSignature(stub.authToken, url.replace('ws:', 'http:')),
-    ];
-    for (const signature of forgeries) await expect(openTwilioSocket(url, signature)).rejects.toThrow('upgrade refused with 403');
-    await expect(openTwilioSocket(`${url}?language=fr-FR`, twilioSocketSignature(stub.authToken, url))).rejects.toThrow(
-      'upgrade refused with 403',
-    );
-    // A session whose setup names another call than its signed URL's is closed.
-    const genuine = await openTwilioSocket(url, twilioSocketSignature(stub.authToken, url));
-    const closed = new Promise<number>((resolve) => genuine.once('close', (code) => resolve(code)));
-    genuine.send(
-      JSON.stringify({
-        type: 'setup',
-        sessionId: `VX${'0'.repeat(32)}`,
-        accountSid: stub.accountSid,
-        callSid: `CA${crypto.randomBytes(16).toString('hex')}`,
-        customParameters: { call_id: crypto.randomUUID(), language: 'en-US' },
-      }),
-    );
-    expect(await closed).toBe(1001);
-    // The query form of TwiML served before the call's facts moved to <Parameter>s is still verified the same way.
-    const legacy = `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay?call_id=${crypto.randomUUID()}`;
-    await expect(openTwilioSocket(`${legacy}&language=fr-FR`, twilioSocketSignature(stub.authToken, legacy))).rejects.toThrow(
-      'upgrade refused with 403',
-    );
-    (await openTwilioSocket(legacy, twilioSocketSignature(stub.authToken, legacy))).close(1000);
+  it('a ConversationRelay socket opens once, for its call, with the signature Twilio made: a replay, a forgery or a second session opens nothing (L13)', async () => {
+    const line = await lines.create();
+    const call = await calls.dial(line.id, '+14155550131');
+    const twilioCall = await stubCallTo('+14155550131');
+    await stub.ring(twilioCall.sid);
+    await stub.answer(twilioCall.sid);
+    await calls.untilStatus(call.id, ['in_progress']);
+    const genuine = await eventually(async () => twilioCall.relay, 20_000, 'the call’s ConversationRelay session');
+    const refusedWith = (url: string, signature: string) =>
+      openTwilioSocket(url, signature).then(
+        (ws) => {
+          ws.close(1000);
+          return 'opened';
+        },
+        (err: Error) => err.message,
+      );
+    // Whoever saw the upgrade's URL and signature (a proxy's header log) cannot open it again.
+    expect(await refusedWith(genuine.url, twilioSocketSignature(stub.authToken, genuine.url))).toBe('upgrade refused with 403');
+    const relay = `${h.apiUrl.replace('http', 'ws')}/carrier/twilio/relay`;
+    for (const url of [`${relay}/${call.id}`, `${relay}?call_id=${call.id}`, relay, `${relay}/${call.id}/forged-token`])
+      expect(await refusedWith(url, twilioSocketSignature(stub.authToken, url))).toBe('upgrade refused with 403');
+    expect(await refusedWith(genuine.url, twilioSocketSignature('f'.repeat(32), genuine.url))).toBe('upgrade refused with 403');
+
+    /** The TwiML Twilio fetches when a session reopens (signed by the account), and the fresh socket URL it names. */
+    const freshUrl = async () => {
+      const connect = await stub.post(`${h.apiUrl}/carrier/twilio/calls/connect?call_id=${call.id}&resume=1`, {
+        AccountSid: stub.accountSid,
+        CallSid: twilioCall.sid,
+        CallStatus: 'in-progress',
+      });
+      return /<ConversationRelay [^>]*url="([^"]+)"/.exec(connect.body)![1];
+    };
+    const setUp = async (url: string, callSid: string) => {
+      const ws = await openTwilioSocket(url, twilioSocketSignature(stub.authToken, url));
+      const closed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)));
+      ws.send(
+        JSON.stringify({
+          type: 'setup',
+          sessionId: `VX${crypto.randomBytes(16).toString('hex')}`,
+          accountSid: stub.accountSid,
+          callSid,
+          customParameters: { call_id: call.id, language: 'en-US' },
+        }),
+      );
+      return closed;
+    };
+    // A session whose setup names another CallSid than the one that fetched its URL is closed.
+    expect(await setUp(await freshUrl(), `CA${crypto.randomBytes(16).toString('hex')}`)).toBe(1001);
+    // A second session for the call while Twilio's is live is closed; Twilio's keeps the call's speech.
+    expect(await setUp(await freshUrl(), twilioCall.sid)).toBe(1001);
+    expect(genuine.ws.readyState).toBe(genuine.ws.OPEN);
+    expect((await calls.hangUp(call.id)).status).toBe(200);
   });
 
   it('a call to a number no line holds is rejected; a forged one creates no call', async () => {

@@ -42,6 +42,13 @@ export interface StripeStubAccount {
   intents: Map<string, Record<string, unknown>>;
   /** Payment methods by id. */
   paymentMethods: Map<string, StripeStubPaymentMethod>;
+  /** Customers by id, with their metadata (`GET /v1/customers/:id`). */
+  customers: Map<string, { metadata: Record<string, string> }>;
+  /**
+   * A Customer with `metadata` (as the operator's Stripe.js or Dashboard made it) holding a card like
+   * `like` (a TEST_PAYMENT_METHODS id), confirmed through a SetupIntent: the new PaymentMethod's id.
+   */
+  addCustomerCard(metadata: Record<string, string>, like?: string): string;
   /** Answers every search with nothing (search trails writes on Stripe by up to a minute). */
   searchLag: boolean;
   /** New intents stay `processing` (Stripe decides later and reports it by webhook). */
@@ -88,6 +95,14 @@ function newAccount(
     secretKey,
     state,
     paymentMethods: new Map<string, StripeStubPaymentMethod>(),
+    customers: new Map<string, { metadata: Record<string, string> }>(),
+    addCustomerCard(metadata: Record<string, string>, like = 'pm_card_visa') {
+      const customer = `cus_${crypto.randomBytes(7).toString('hex')}`;
+      const id = `pm_${crypto.randomBytes(12).toString('hex')}`;
+      account.customers.set(customer, { metadata });
+      account.paymentMethods.set(id, { customer, ...TEST_PAYMENT_METHODS[like] });
+      return id;
+    },
     searchLag: false,
     processing: false,
     actionRequired: false,
@@ -258,6 +273,13 @@ export async function startStripeStub(options: { webhookSecrets?: { test: string
       if (!found)
         return stripeError(404, { type: 'invalid_request_error', code: 'resource_missing', message: `No such PaymentMethod: '${pm[1]}'` });
       return { status: 200, body: { id: pm[1], object: 'payment_method', type: 'card', customer: found.customer, card: found.card } };
+    }
+    const cus = /^\/v1\/customers\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && cus) {
+      const found = account.customers.get(cus[1]) ?? (cus[1] === STUB_CUSTOMER ? { metadata: {} } : undefined);
+      if (!found)
+        return stripeError(404, { type: 'invalid_request_error', code: 'resource_missing', message: `No such customer: '${cus[1]}'` });
+      return { status: 200, body: { id: cus[1], object: 'customer', livemode: account === accounts[1], metadata: found.metadata } };
     }
     return stripeError(404, { type: 'invalid_request_error', message: `Unrecognized request URL (${req.method}: ${url.pathname}).` });
   }

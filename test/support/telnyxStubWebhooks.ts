@@ -95,6 +95,8 @@ export interface TelnyxDelivery {
   duplicate: boolean;
   /** HTTP status, or `error` (no answer within the timeout, or the connection failed). */
   status: number | 'error';
+  /** What went over the wire (for replay tests): the raw body and the signature headers. */
+  sent: { body: string; headers: Record<string, string> };
 }
 
 export interface TelnyxWebhookSender {
@@ -138,8 +140,9 @@ export function telnyxWebhookSender(keys: { privateKey: crypto.KeyObject; public
     'telnyx-signature-ed25519': crypto.sign(null, Buffer.from(`${timestamp}|${body}`), keys.privateKey).toString('base64'),
   });
 
-  async function post(url: string, body: string, timestamp: number | undefined, timeoutMs: number): Promise<number | 'error'> {
+  async function post(url: string, body: string, timestamp: number | undefined, timeoutMs: number) {
     const headers = sign(body, timestamp);
+    const sent = { body, headers };
     await sdk.webhooks.unwrap(body, { headers }).catch((err: Error) => oracleFailures.push(`${err.message}: ${body.slice(0, 200)}`));
     try {
       const response = await fetch(url, {
@@ -149,9 +152,9 @@ export function telnyxWebhookSender(keys: { privateKey: crypto.KeyObject; public
         signal: AbortSignal.timeout(timeoutMs),
       });
       await response.body?.cancel();
-      return response.status;
+      return { status: response.status as number | 'error', sent };
     } catch {
-      return 'error';
+      return { status: 'error' as const, sent };
     }
   }
 
@@ -171,13 +174,13 @@ export function telnyxWebhookSender(keys: { privateKey: crypto.KeyObject; public
     for (const [index, url] of urls.entries()) {
       for (let attempt = 1; attempt <= perUrl; attempt += 1) {
         if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 100));
-        const status = await post(url, bodyFor(url, attempt), undefined, messaging ? MESSAGING_TIMEOUT_MS : VOICE_TIMEOUT_MS);
-        deliveries.push({ eventId: data.id, eventType, about, url, attempt, failover: index > 0, duplicate: false, status });
+        const { status, sent } = await post(url, bodyFor(url, attempt), undefined, messaging ? MESSAGING_TIMEOUT_MS : VOICE_TIMEOUT_MS);
+        deliveries.push({ eventId: data.id, eventType, about, url, attempt, failover: index > 0, duplicate: false, status, sent });
         if (typeof status === 'number' && status >= 200 && status < 300) {
           if (duplicated === 'all' || duplicated.includes(eventType)) {
             // The same event again, signed a second later.
             const again = await post(url, bodyFor(url, attempt), Math.floor(Date.now() / 1000) + 1, VOICE_TIMEOUT_MS);
-            deliveries.push({ eventId: data.id, eventType, about, url, attempt, failover: index > 0, duplicate: true, status: again });
+            deliveries.push({ eventId: data.id, eventType, about, url, attempt, failover: index > 0, duplicate: true, ...again });
           }
           return;
         }

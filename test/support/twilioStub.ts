@@ -103,9 +103,12 @@ export interface TwilioStub {
   /** Every callback sent, in order, with our API's answer. */
   callbacks: SentCallback[];
   /** Recordings by RecordingSid (a recorded call's, once completed; or `addRecording`'s), with their length. */
-  recordings: Map<string, { callSid: string; durationMs: number }>;
-  /** A recording of `callSid` exists; answers its `RecordingUrl` (the Recording resource, no extension). */
-  addRecording(callSid: string, durationMs?: number): string;
+  recordings: Map<string, { callSid: string; durationMs: number; contentType?: string }>;
+  /**
+   * A recording of `callSid` exists; answers its `RecordingUrl` (the Recording resource, no extension).
+   * `contentType`: what the media is labelled instead of Twilio's type (a hostile or broken storage, for attacker tests).
+   */
+  addRecording(callSid: string, durationMs?: number, contentType?: string): string;
   /**
    * Messaging Services (Messaging v1): each one's phone numbers by PhoneNumber SID. `addMessagingService`
    * creates one (as in the Console) and answers its `MG…` SID.
@@ -258,9 +261,9 @@ export async function startTwilioStub(
   const messagingServices: TwilioStub['messagingServices'] = new Map();
   const smartEncoding = new Set<string>();
   const recordings: TwilioStub['recordings'] = new Map();
-  const addRecording = (callSid: string, durationMs = 1_000) => {
+  const addRecording = (callSid: string, durationMs = 1_000, contentType?: string) => {
     const recordingSid = sid('RE');
-    recordings.set(recordingSid, { callSid, durationMs });
+    recordings.set(recordingSid, { callSid, durationMs, contentType });
     return `${stubUrlOf()}${base}/Recordings/${recordingSid}`;
   };
   const callbacks: SentCallback[] = [];
@@ -646,8 +649,9 @@ export async function startTwilioStub(
           sellingBeforePurchase = false;
           soldElsewhere.add(phoneNumber);
         }
-        if (soldElsewhere.has(phoneNumber) || [...numbers.values()].some((n) => n.phoneNumber === phoneNumber))
-          return error(res, 400, 21422, 'Phone number is not available');
+        // Test credentials change no account state (twilio.com/docs/iam/test-credentials): the magic number is bought every time.
+        const owned = !options.testCredentials && [...numbers.values()].some((n) => n.phoneNumber === phoneNumber);
+        if (soldElsewhere.has(phoneNumber) || owned) return error(res, 400, 21422, 'Phone number is not available');
         const regulated = Object.values(REGULATED_COUNTRIES).find((country) => phoneNumber.startsWith(country.prefix));
         if (regulated && !/^AD[0-9a-f]{32}$/.test(one(params.AddressSid) ?? ''))
           return error(res, 400, 21631, 'Phone Number Requires an Address');
@@ -768,7 +772,8 @@ export async function startTwilioStub(
         if (!recording) return error(res, 404, 20404, 'The requested resource was not found');
         const wav = wavRecording(recording.durationMs);
         // The stub has no MP3 encoder: `.mp3` answers the same samples, labelled as Twilio labels MP3.
-        res.writeHead(200, { 'content-type': match[2] === 'wav' ? 'audio/x-wav' : 'audio/mpeg', 'content-length': String(wav.length) });
+        const type = recording.contentType ?? (match[2] === 'wav' ? 'audio/x-wav' : 'audio/mpeg');
+        res.writeHead(200, { 'content-type': type, 'content-length': String(wav.length) });
         wav.body.pipe(res);
         return;
       }

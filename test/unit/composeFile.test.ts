@@ -150,6 +150,30 @@ describe('docker-compose.yml', () => {
       for (const name of Object.keys(SECRET_SETTINGS)) expect(dockerfile).not.toMatch(new RegExp(`${name}=`));
     });
 
+    it('builds every stage from a base image pinned by digest (L22)', () => {
+      const bases = [...dockerfile.matchAll(/^FROM\s+(\S+)/gm)].map((m) => m[1]);
+      expect(bases.length).toBeGreaterThan(0);
+      for (const base of bases) expect(base).toMatch(/^[\w./-]+(:[\w.-]+)?@sha256:[0-9a-f]{64}$/);
+    });
+
+    it('connects the app as its own role, never the Postgres superuser; a job makes that role own only the app schema (L22)', () => {
+      const superuser = environmentOf('postgres').POSTGRES_USER;
+      for (const { name } of appServices.filter(({ role }) => role !== 'simulator')) {
+        const url = new URL(environmentOf(name).DATABASE_URL!);
+        expect({ name, user: url.username }).toEqual({ name, user: 'switchboard_app' });
+        expect(url.username).not.toBe(superuser);
+        expect(url.password).toBe(valueOf('APP_DB_PASSWORD'));
+      }
+      const job = services['app-db-role'];
+      const script = job.command!.join('\n');
+      expect(job.environment).toMatchObject({ PGUSER: superuser, PGPASSWORD: valueOf('POSTGRES_PASSWORD') });
+      expect(script).toContain('NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS');
+      expect(script).toContain('CREATE SCHEMA IF NOT EXISTS switchboard AUTHORIZATION switchboard_app');
+      expect(script).toMatch(/SET search_path = switchboard/);
+      expect(script).toContain('REVOKE ALL ON SCHEMA public FROM PUBLIC');
+      expect(valueOf('APP_DB_PASSWORD')).not.toBe(valueOf('POSTGRES_PASSWORD'));
+    });
+
     it('has no secret with a default or a literal value, in any service', () => {
       const references = variableReferences(compose.text);
       // Only the two forms Compose resolves predictably: required, or a fallback for a non-secret.
@@ -276,7 +300,8 @@ describe('docker-compose.yml', () => {
         temporal: { 'temporal-schema': 'service_completed_successfully' },
         'temporal-namespace': { temporal: 'service_healthy' },
         'temporal-ui': { temporal: 'service_healthy' },
-        migrate: { postgres: 'service_healthy' },
+        'app-db-role': { postgres: 'service_healthy' },
+        migrate: { postgres: 'service_healthy', 'app-db-role': 'service_completed_successfully' },
         api: {
           migrate: 'service_completed_successfully',
           temporal: 'service_healthy',

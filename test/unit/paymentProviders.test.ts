@@ -22,8 +22,16 @@ describe('payments provider configuration', () => {
     TEMPORAL_PAYLOAD_KEY: strong(),
     SWITCHBOARD_DATA_DIR: path.join(os.tmpdir(), `switchboard-no-data-${crypto.randomUUID()}`),
   });
+  /** Live cards are real only beside a real live carrier (startup check L17). */
+  const liveCarrier = () => ({
+    CARRIER_PROVIDER_LIVE: 'twilio',
+    TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+    TWILIO_LIVE_AUTH_TOKEN: strong(),
+    TWILIO_LIVE_MESSAGING_SERVICE_SID: `MG${'0'.repeat(32)}`,
+  });
   const stripeEnv = (): NodeJS.ProcessEnv => ({
     ...baseEnv(),
+    ...liveCarrier(),
     PAYMENTS_PROVIDER: 'stripe',
     STRIPE_TEST_SECRET_KEY: `sk_test_${strong()}`,
     STRIPE_LIVE_SECRET_KEY: `sk_live_${strong()}`,
@@ -51,7 +59,7 @@ describe('payments provider configuration', () => {
   });
 
   it('lets one environment use the simulator and the other Stripe', () => {
-    const env = { ...baseEnv(), PAYMENTS_LIVE_PROVIDER: 'stripe', STRIPE_LIVE_SECRET_KEY: `sk_live_${strong()}` };
+    const env = { ...baseEnv(), ...liveCarrier(), PAYMENTS_LIVE_PROVIDER: 'stripe', STRIPE_LIVE_SECRET_KEY: `sk_live_${strong()}` };
     expect(settingsOf('worker', env)).toEqual([]);
     const processors = paymentProcessorsFor(loadConfig(env));
     expect(processors.test).toBeInstanceOf(SimulatorPaymentProcessor);

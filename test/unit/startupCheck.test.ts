@@ -34,6 +34,12 @@ describe('startup configuration check', () => {
     TEMPORAL_PAYLOAD_KEY: strong(),
     SWITCHBOARD_DATA_DIR: emptyDataDir,
   });
+  /** The live card processor a real live carrier needs in production (L17). */
+  const liveStripe = () => ({
+    PAYMENTS_LIVE_PROVIDER: 'stripe',
+    STRIPE_LIVE_SECRET_KEY: `sk_live_${strong()}`,
+    STRIPE_WEBHOOK_SECRET_LIVE: `whsec_${strong()}`,
+  });
   const problemsOf = (role: ProcessRole, env: NodeJS.ProcessEnv) => configurationReport(role, loadConfig(env)).problems;
   const settingsOf = (role: ProcessRole, env: NodeJS.ProcessEnv) => problemsOf(role, env).map((p) => p.setting);
 
@@ -212,7 +218,7 @@ describe('startup configuration check', () => {
   it('wants a Twilio account for each environment on Twilio, in the API and the worker, and a separate one for test', () => {
     const sid = () => `AC${crypto.randomBytes(16).toString('hex')}`;
     const service = { TWILIO_LIVE_MESSAGING_SERVICE_SID: `MG${'0'.repeat(32)}` };
-    const twilio = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', CARRIER_PROVIDER_TEST: 'twilio', ...service };
+    const twilio = { ...productionEnv(), ...liveStripe(), CARRIER_PROVIDER_LIVE: 'twilio', CARRIER_PROVIDER_TEST: 'twilio', ...service };
     for (const role of PROCESS_ROLES) {
       const expected = ROLE_REQUIREMENTS[role].carrierAccounts ? ['TWILIO_LIVE_ACCOUNT_SID', 'TWILIO_TEST_ACCOUNT_SID'] : [];
       expect({ role, refused: settingsOf(role, twilio).sort() }).toEqual({ role, refused: expected });
@@ -229,7 +235,7 @@ describe('startup configuration check', () => {
     delete unreachable.PUBLIC_BASE_URL;
     expect(settingsOf('api', unreachable)).toEqual(['PUBLIC_BASE_URL']);
     // Only the environments on Twilio need an account; the simulator default needs none.
-    expect(settingsOf('worker', { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'twilio', ...live, ...service })).toEqual([]);
+    expect(settingsOf('worker', { ...productionEnv(), ...liveStripe(), CARRIER_PROVIDER_LIVE: 'twilio', ...live, ...service })).toEqual([]);
     expect(() => loadConfig({ ...productionEnv(), CARRIER_PROVIDER_LIVE: 'carrier-pigeon' })).toThrow(
       /CARRIER_PROVIDER_LIVE must be one of/,
     );
@@ -341,6 +347,57 @@ describe('startup configuration check', () => {
     expect(message).not.toContain('dev-carrier-secret'); // values are never echoed
   });
 
+  it('production pairs the live carrier and card processor: a real carrier with simulated cards is refused, and the reverse (L17)', () => {
+    const twilioLive = {
+      ...productionEnv(),
+      CARRIER_PROVIDER_LIVE: 'twilio',
+      TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+      TWILIO_LIVE_AUTH_TOKEN: strong(),
+      TWILIO_LIVE_MESSAGING_SERVICE_SID: `MG${'0'.repeat(32)}`,
+    };
+    const stripeLive = {
+      PAYMENTS_LIVE_PROVIDER: 'stripe',
+      STRIPE_LIVE_SECRET_KEY: `sk_live_${strong()}`,
+      STRIPE_WEBHOOK_SECRET_LIVE: `whsec_${strong()}`,
+    };
+    for (const role of ['api', 'worker', 'cli'] as const) {
+      // Any Luhn-valid number would "save" as a live card and unlock real numbers and premium-rate calls.
+      expect(settingsOf(role, twilioLive)).toEqual(['PAYMENTS_LIVE_PROVIDER']);
+      expect(problemsOf(role, twilioLive)[0].message).toMatch(/simulator while CARRIER_PROVIDER_LIVE is twilio/);
+      // Real cards charged for simulated calls.
+      expect(settingsOf(role, { ...productionEnv(), ...stripeLive })).toEqual(['CARRIER_PROVIDER_LIVE']);
+      expect(settingsOf(role, { ...twilioLive, ...stripeLive })).toEqual([]);
+    }
+    expect(settingsOf('simulator', twilioLive)).toEqual([]);
+    // The dev profile on loopback and the test environment (no money on either side) may pair as they like.
+    expect(settingsOf('api', { ...twilioLive, SWITCHBOARD_PROFILE: 'dev', HOST: '127.0.0.1' })).toEqual([]);
+    const testOnTwilio = {
+      ...productionEnv(),
+      CARRIER_PROVIDER_TEST: 'twilio',
+      TWILIO_TEST_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+      TWILIO_TEST_AUTH_TOKEN: strong(),
+    };
+    expect(settingsOf('api', testOnTwilio)).toEqual([]);
+  });
+
+  it('the API needs CARRIER_WEBHOOK_SECRET only while an environment runs on the simulator (L20)', () => {
+    const twilioAndTelnyx = {
+      ...productionEnv(),
+      ...liveStripe(),
+      CARRIER_PROVIDER_TEST: 'twilio',
+      TWILIO_TEST_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
+      TWILIO_TEST_AUTH_TOKEN: strong(),
+      CARRIER_PROVIDER_LIVE: 'telnyx',
+      TELNYX_API_KEY: `KEY${strong()}`,
+      TELNYX_PUBLIC_KEY: crypto.randomBytes(32).toString('base64'),
+      CARRIER_WEBHOOK_SECRET: undefined,
+    };
+    expect(settingsOf('api', twilioAndTelnyx)).toEqual([]);
+    expect(settingsOf('api', { ...twilioAndTelnyx, CARRIER_PROVIDER_TEST: 'simulator' })).toEqual(['CARRIER_WEBHOOK_SECRET']);
+    // Set anyway, it is still held to the rules.
+    expect(settingsOf('api', { ...twilioAndTelnyx, CARRIER_WEBHOOK_SECRET: 'secret' })).toEqual(['CARRIER_WEBHOOK_SECRET']);
+  });
+
   describe('the carrier of each environment (one list: CARRIER_PROVIDERS)', () => {
     const telnyxAccount = () => ({
       TELNYX_API_KEY: `KEY${strong()}`,
@@ -358,7 +415,7 @@ describe('startup configuration check', () => {
     });
 
     it('Telnyx live, the simulator for test: the Telnyx account settings in the API and the worker, nothing in the others', () => {
-      const telnyx = { ...productionEnv(), CARRIER_PROVIDER_LIVE: 'telnyx', CARRIER_PROVIDER_TEST: 'simulator' };
+      const telnyx = { ...productionEnv(), ...liveStripe(), CARRIER_PROVIDER_LIVE: 'telnyx', CARRIER_PROVIDER_TEST: 'simulator' };
       expect(loadConfig(telnyx).carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
       expect(settingsOf('api', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_PUBLIC_KEY']);
       expect(settingsOf('worker', telnyx).sort()).toEqual([
@@ -375,7 +432,13 @@ describe('startup configuration check', () => {
     });
 
     it('refuses Telnyx for the test environment: it has no test mode, so test keys would spend real money', () => {
-      const env = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER_LIVE: 'telnyx', CARRIER_PROVIDER_TEST: 'telnyx' };
+      const env = {
+        ...productionEnv(),
+        ...liveStripe(),
+        ...telnyxAccount(),
+        CARRIER_PROVIDER_LIVE: 'telnyx',
+        CARRIER_PROVIDER_TEST: 'telnyx',
+      };
       for (const role of ['api', 'worker'] as const) {
         const problems = problemsOf(role, env);
         expect(problems.map((p) => p.setting)).toEqual(['CARRIER_PROVIDER_TEST']);
@@ -386,6 +449,7 @@ describe('startup configuration check', () => {
     it('Telnyx live beside Twilio test credentials is one deployment, each environment with its own account', () => {
       const env = {
         ...productionEnv(),
+        ...liveStripe(),
         ...telnyxAccount(),
         CARRIER_PROVIDER_LIVE: 'telnyx',
         CARRIER_PROVIDER_TEST: 'twilio',
@@ -398,11 +462,18 @@ describe('startup configuration check', () => {
     it('refuses a live SMS configuration that cannot text US numbers, unless the operator declares non-US-only texting', () => {
       const twilioLive = {
         ...productionEnv(),
+        ...liveStripe(),
         CARRIER_PROVIDER_LIVE: 'twilio',
         TWILIO_LIVE_ACCOUNT_SID: `AC${crypto.randomBytes(16).toString('hex')}`,
         TWILIO_LIVE_AUTH_TOKEN: strong(),
       };
-      const telnyxLive = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER_LIVE: 'telnyx', TELNYX_10DLC_CAMPAIGN_ID: undefined };
+      const telnyxLive = {
+        ...productionEnv(),
+        ...liveStripe(),
+        ...telnyxAccount(),
+        CARRIER_PROVIDER_LIVE: 'telnyx',
+        TELNYX_10DLC_CAMPAIGN_ID: undefined,
+      };
       expect(settingsOf('worker', twilioLive)).toEqual(['TWILIO_LIVE_MESSAGING_SERVICE_SID']);
       expect(problemsOf('worker', twilioLive)[0].message).toMatch(/A2P 10DLC-registered Messaging Service.*SMS_NON_US_ONLY=true/);
       expect(settingsOf('worker', telnyxLive)).toEqual(['TELNYX_10DLC_CAMPAIGN_ID']);
@@ -445,7 +516,7 @@ describe('startup configuration check', () => {
     });
 
     it('CARRIER_PROVIDER=telnyx still works, as live Telnyx with test on the simulator, and is reported as deprecated', () => {
-      const alias = { ...productionEnv(), ...telnyxAccount(), CARRIER_PROVIDER: 'telnyx' };
+      const alias = { ...productionEnv(), ...liveStripe(), ...telnyxAccount(), CARRIER_PROVIDER: 'telnyx' };
       const config = loadConfig(alias);
       expect(config.carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
       for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, alias) }).toEqual({ role, problems: [] });

@@ -53,10 +53,15 @@ describe('Twilio voices and languages', () => {
     expect(relaySessionLanguages({})).toMatchObject({ ttsLanguage: 'en-US', transcriptionLanguage: 'multi' });
   });
 
-  it('the relay TwiML: a per-call URL with no query, the call’s facts as <Parameter>s, every language it may switch to declared', () => {
-    const document = relayTwiml('https://sb.example.com', { callId: 'call-1', voiceSlug: 'hebrew-warm', lineLanguage: 'he' });
+  it('the relay TwiML: a per-call one-time URL with no query, the call’s facts as <Parameter>s, every language it may switch to declared', () => {
+    const document = relayTwiml('https://sb.example.com', {
+      callId: 'call-1',
+      relayToken: 'token-1',
+      voiceSlug: 'hebrew-warm',
+      lineLanguage: 'he',
+    });
     const relay = /<ConversationRelay [^>]*>/.exec(document)![0];
-    expect(relay).toContain('url="wss://sb.example.com/carrier/twilio/relay/call-1"');
+    expect(relay).toContain('url="wss://sb.example.com/carrier/twilio/relay/call-1/token-1"');
     for (const attribute of ['ttsLanguage="he-IL"', 'ttsProvider="Google"', 'voice="he-IL-Standard-A"', 'transcriptionLanguage="he-IL"'])
       expect(relay).toContain(attribute);
     expect(document).toContain('<Parameter name="call_id" value="call-1"/><Parameter name="language" value="he-IL"/>');

@@ -10,6 +10,8 @@ export const FailureTypes = {
   carrierRejected: 'CarrierRejected',
   /** The carrier has no number as the line asked (area code, type, country) or will not import it; details: [the request field]. */
   numberUnavailable: 'NumberUnavailable',
+  /** The number the carrier gave is held by another line (activateLine): final. */
+  numberInUse: 'NumberInUse',
   /** The card processor declined the card. */
   cardDeclined: 'CardDeclined',
   /** The card processor refused the request itself. */

@@ -1,6 +1,7 @@
 import type { AppContext, AppDeps } from '../../context';
 import { acceptTwilioEventOnce, forgetTwilioEvent, transferOutcomeEvent } from '../../../src/adapters/carrier/twilio/callbacks/replay';
 import { dropRelayCommands } from '../../../src/adapters/carrier/twilio/callbacks/relayCommands';
+import { issueRelayToken } from '../../../src/adapters/carrier/twilio/callbacks/relayTokens';
 import { isTwilioCallStatus, twilioCallEventType } from '../../../src/adapters/carrier/twilio/callbacks/translate';
 import { hangUpTwiml, resumeTwiml, transferWasAnswered, twilioAnsweredBy } from '../../../src/adapters/carrier/twilio/callbacks/transfer';
 import { recordTransferReached } from '../../../src/adapters/carrier/twilio/callbacks/transferRecord';
@@ -123,12 +124,20 @@ export const voice: Handler = async (ctx, deps, params) => {
 export const connect: Handler = async (ctx, deps, params) => {
   const call = await liveCallOf(ctx, deps, params);
   if (typeof call === 'string') return answerStale(ctx, call, params);
+  // The relay URL is bound to the CallSid that asked for it: a request naming none gets no session.
+  if (!params.CallSid) return answerStale(ctx, 'no_call_sid', params);
   // With machine detection Twilio fetches this once detection ended, with `AnsweredBy`; a repeat of the answer is one answer.
   const answeredBy = params.AnsweredBy ? { answered_by: twilioAnsweredBy(params.AnsweredBy) } : {};
   if (queryValue(ctx, 'resume') !== '1') await deliver(deps, call.id, { type: 'call.answered', ...answeredBy }, carrierReachOf(ctx));
   if (call.mode === 'audio') return twiml(ctx, audioHoldTwiml(deps.config.publicBaseUrl, call.id));
   const line = await findLineById(deps.db, call.line_id);
-  const session = { callId: call.id, voiceSlug: line?.voice ?? undefined, lineLanguage: line?.language };
+  // The socket URL opens once, for this call of Twilio's, in its environment (security review L13).
+  const relayToken = await issueRelayToken(
+    deps.db,
+    { callId: call.id, callSid: params.CallSid, environment: call.environment },
+    deps.now(),
+  );
+  const session = { callId: call.id, relayToken, voiceSlug: line?.voice ?? undefined, lineLanguage: line?.language };
   twiml(ctx, relayTwiml(deps.config.publicBaseUrl, session));
 };
 

@@ -116,7 +116,11 @@ export interface SavedCard {
 export interface CardVault {
   /** The one kind of entry this processor takes. */
   readonly accepts: CardEntry['kind'];
-  save(entry: CardEntry, now: Date): Promise<SavedCard>;
+  /**
+   * `claimant`: the workspace saving the card for itself (the portal); a processor that keeps cards
+   * on its own customers refuses a card of another's (Stripe: the Customer's `switchboard_workspace_id`).
+   */
+  save(entry: CardEntry, now: Date, claimant?: { workspaceId: string }): Promise<SavedCard>;
 }
 
 export type CardVaults = Readonly<Record<'test' | 'live', CardVault>>;

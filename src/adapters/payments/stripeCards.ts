@@ -11,7 +11,14 @@ import { mapStripeError, stripeCardToken } from './stripeProcessor';
 /** Its `token` is `cus_…/pm_…`: what an off-session charge needs (src/adapters/payments/stripeProcessor.ts). */
 export type SavedStripeCard = SavedCard;
 
-export async function retrieveStripeCard(stripe: Stripe, paymentMethodId: string): Promise<SavedStripeCard> {
+/** The Customer metadata naming the workspace whose cards the Customer holds (security review L18). */
+export const STRIPE_WORKSPACE_METADATA = 'switchboard_workspace_id';
+
+export async function retrieveStripeCard(
+  stripe: Stripe,
+  paymentMethodId: string,
+  claimant?: { workspaceId: string },
+): Promise<SavedStripeCard> {
   if (!/^pm_[A-Za-z0-9_]+$/.test(paymentMethodId))
     // Not echoed: a card number typed in the wrong field must not reach a page or a log.
     throw new PaymentRequestRejectedError('that is not a Stripe PaymentMethod id (pm_…); enter the card on Stripe, never here');
@@ -28,6 +35,7 @@ export async function retrieveStripeCard(stripe: Stripe, paymentMethodId: string
     throw new PaymentRequestRejectedError(
       `${paymentMethodId} is not attached to a Stripe Customer; save it with a SetupIntent (usage off_session) for a customer first`,
     );
+  if (claimant) await assertCustomerOf(stripe, customer, claimant.workspaceId);
   return {
     token: stripeCardToken(customer, method.id),
     brand: method.card.brand,
@@ -37,6 +45,25 @@ export async function retrieveStripeCard(stripe: Stripe, paymentMethodId: string
   };
 }
 
+/**
+ * A workspace saves only a card of its own Stripe Customer: one whose metadata names it
+ * (`switchboard_workspace_id`), set where the Customer is made (docs/decisions.md, "(issue 27)").
+ * Any `pm_…` of the operator's Stripe account could otherwise be claimed by the first workspace that
+ * names it. The refusal does not say whose Customer it is.
+ */
+async function assertCustomerOf(stripe: Stripe, customerId: string, workspaceId: string): Promise<void> {
+  let customer: Stripe.Customer | Stripe.DeletedCustomer;
+  try {
+    customer = await stripe.customers.retrieve(customerId);
+  } catch (err) {
+    throw mapStripeError(err);
+  }
+  if (customer.deleted || customer.metadata?.[STRIPE_WORKSPACE_METADATA] !== workspaceId)
+    throw new PaymentRequestRejectedError(
+      `this PaymentMethod's Stripe Customer is not this workspace's: its metadata ${STRIPE_WORKSPACE_METADATA} must be ${workspaceId}`,
+    );
+}
+
 /** Stripe's card vault: takes only the id of a PaymentMethod saved on Stripe (see above). */
 export class StripeCardVault implements CardVault {
   readonly accepts = 'stripe_payment_method';
@@ -44,9 +71,9 @@ export class StripeCardVault implements CardVault {
   /** The client is made at first use, so a process without this environment's key starts. */
   constructor(private readonly stripe: () => Stripe) {}
 
-  async save(entry: CardEntry): Promise<SavedCard> {
+  async save(entry: CardEntry, _now: Date, claimant?: { workspaceId: string }): Promise<SavedCard> {
     if (entry.kind !== 'stripe_payment_method')
       throw new PaymentRequestRejectedError('this environment charges through Stripe: give a PaymentMethod id (pm_…), never a card number');
-    return retrieveStripeCard(this.stripe(), entry.paymentMethodId);
+    return retrieveStripeCard(this.stripe(), entry.paymentMethodId, claimant);
   }
 }

@@ -20,8 +20,9 @@ export async function addPaymentMethod(
   entry: CardEntry,
   makeDefault: boolean,
   /**
-   * A tenant saving its own card (the portal): a processor card another workspace has saved (e.g. a
-   * pasted Stripe PaymentMethod id) is refused. The CLI is the operator's, who may save any card.
+   * A tenant saving its own card (the portal): a processor card of another workspace's processor
+   * customer, or one another workspace has saved (e.g. a pasted Stripe PaymentMethod id), is refused.
+   * The CLI is the operator's, who may save any card.
    */
   options: { selfService?: boolean } = {},
 ): Promise<AddPaymentMethodOutcome> {
@@ -36,7 +37,7 @@ export async function addPaymentMethod(
     };
   let card;
   try {
-    card = await vault.save(entry, deps.now());
+    card = await vault.save(entry, deps.now(), options.selfService ? { workspaceId: owner.workspaceId } : undefined);
   } catch (err) {
     if (err instanceof CardDeclinedChargeError)
       return { ok: false, refused: 'card_declined', message: `the card was declined (${err.declineCode})`, declineCode: err.declineCode };

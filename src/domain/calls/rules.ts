@@ -69,3 +69,22 @@ export const STALE_CALL_AGE_MS = 20 * 60_000;
 export function hostedSpeakIdPrefix(callId: string, turn: number): string {
   return `${callId}:hosted-${turn}-`;
 }
+
+/** The names carriers give WAV besides `audio/wav` (Twilio answers `audio/x-wav`). */
+const WAV_ALIASES = new Set(['audio/wav', 'audio/x-wav', 'audio/wave', 'audio/vnd.wave']);
+
+/**
+ * How a recording is handed to a browser on the portal's origin (security review L22): WAV and MP3
+ * play inline under their own type; anything else the carrier's storage labels (HTML, SVG, scripts)
+ * is a download of opaque bytes, never rendered on the portal's origin.
+ */
+export function recordingPresentation(contentType: string): {
+  contentType: string;
+  disposition: 'inline' | 'attachment';
+  extension: string;
+} {
+  const type = contentType.toLowerCase();
+  if (WAV_ALIASES.has(type)) return { contentType: 'audio/wav', disposition: 'inline', extension: 'wav' };
+  if (type === 'audio/mpeg') return { contentType: 'audio/mpeg', disposition: 'inline', extension: 'mp3' };
+  return { contentType: 'application/octet-stream', disposition: 'attachment', extension: 'bin' };
+}

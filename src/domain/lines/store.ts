@@ -240,6 +240,19 @@ export async function linesHoldingNumbers(
   return query;
 }
 
+/** The index that keeps a number to one line not released (migrations 0001, 0037). */
+const NUMBER_IN_USE_INDEX = 'lines_phone_number_in_use';
+
+/**
+ * The number the carrier gave is another line's (an import of a number a line holds, or a number
+ * handed out twice): waiting will not change that, so provisioning fails (security review L19).
+ */
+export class NumberInUseError extends Error {
+  constructor(readonly phoneNumber: string) {
+    super('the number is held by another line');
+  }
+}
+
 /**
  * Completes provisioning. Idempotent: a retried activity that finds the line already
  * active with this number changes nothing. Returns what the line looks like afterwards.
@@ -250,9 +263,15 @@ export async function activateLine(
   phoneNumber: string,
   now: Date,
 ): Promise<'activated' | 'already_active' | 'gone'> {
-  const updated = await db<LineRow>('lines')
-    .where({ id: lineId, status: 'provisioning' })
-    .update({ status: 'active', phone_number: phoneNumber, activated_at: now, updated_at: now });
+  let updated: number;
+  try {
+    updated = await db<LineRow>('lines')
+      .where({ id: lineId, status: 'provisioning' })
+      .update({ status: 'active', phone_number: phoneNumber, activated_at: now, updated_at: now });
+  } catch (err) {
+    if ((err as { constraint?: string }).constraint === NUMBER_IN_USE_INDEX) throw new NumberInUseError(phoneNumber);
+    throw err;
+  }
   if (updated === 1) return 'activated';
   const row = await db<LineRow>('lines').where({ id: lineId }).first();
   if (row && row.status !== 'released' && row.phone_number === phoneNumber) return 'already_active';

@@ -31,6 +31,7 @@ import * as m0032 from './0032_number_choice';
 import * as m0033 from './0033_provisioning_refusals';
 import * as m0034 from './0034_account_verification';
 import * as m0036 from './0036_keys_minted_by';
+import * as m0037 from './0037_carrier_trust';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -69,6 +70,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0033_provisioning_refusals': m0033,
   '0034_account_verification': m0034,
   '0036_keys_minted_by': m0036,
+  '0037_carrier_trust': m0037,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

@@ -17,6 +17,11 @@ import type { SpeechReport, TelnyxSpeechQueue } from './speechQueue';
  */
 export const TELNYX_WEBHOOK_HEADERS = { signature: 'telnyx-signature-ed25519', timestamp: 'telnyx-timestamp' } as const;
 
+/**
+ * `signature`: the signature's bytes, in canonical base64. A 64-byte signature ends in a base64
+ * character whose four low bits are unused, and the verifier ignores them: sixteen spellings of the
+ * header verify, so the replay record is keyed on the bytes, never on the header text (security review L14).
+ */
 export type TelnyxVerdict = { valid: true; signature: string; timestamp: number } | { valid: false; reason: string };
 
 export async function verifyTelnyxWebhook(input: {
@@ -35,7 +40,7 @@ export async function verifyTelnyxWebhook(input: {
   } catch (err) {
     return { valid: false, reason: (err as Error).message };
   }
-  return { valid: true, signature, timestamp: Number(timestamp) };
+  return { valid: true, signature: Buffer.from(signature, 'base64').toString('base64'), timestamp: Number(timestamp) };
 }
 
 export type { TelnyxWebhookBody } from './envelope';

@@ -19,9 +19,17 @@ export class ConversationRelayHub {
     private readonly logger: Logger,
   ) {}
 
-  /** The session's call is known (Twilio's `setup`): it takes its commands from now on. */
+  /**
+   * The session's call is known (Twilio's `setup`): it takes its commands from now on. A second live
+   * session for the call is closed: the one holding the call keeps it (security review L13).
+   */
   async register(session: ConversationRelaySession): Promise<void> {
     const callSid = session.callSid!;
+    const holder = this.sessions.get(callSid);
+    if (holder && holder !== session && holder.isOpen) {
+      this.logger.warn({ callSid }, 'conversationrelay second session for a call closed');
+      return session.close();
+    }
     this.sessions.set(callSid, session);
     this.listener ??= listenForNotifications({
       databaseUrl: this.databaseUrl,

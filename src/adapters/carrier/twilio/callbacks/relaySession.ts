@@ -72,6 +72,11 @@ export class ConversationRelaySession {
     this.ws.close(1001, 'switchboard shutting down');
   }
 
+  /** The socket still carries the call (not closing or closed). */
+  get isOpen(): boolean {
+    return this.ws.readyState === WebSocket.OPEN;
+  }
+
   private run(command: TwilioRelayCommand): void {
     if (command.kind === 'speak') {
       // A voice of one language speaks in it; the catalog's multilingual voices speak the session's own.

@@ -16,14 +16,17 @@ export function webSocketUrl(publicUrl: string): string {
 }
 
 /**
- * A call's ConversationRelay socket: `wss://<public host>/carrier/twilio/relay/<call id>`. No query
- * string (Twilio forbids one on `<Stream>` URLs, error 31920, and states no rule for ConversationRelay):
- * the call's facts go as `<Parameter>`s, which arrive in `setup.customParameters`. The call id stays in
- * the path so the URL Twilio signs, and the signature, are the call's own: a signature seen once opens
- * no session for another call.
+ * A call's ConversationRelay socket: `wss://<public host>/carrier/twilio/relay/<call id>/<token>`. No
+ * query string (Twilio forbids one on `<Stream>` URLs, error 31920, and states no rule for
+ * ConversationRelay): the call's facts go as `<Parameter>`s, which arrive in `setup.customParameters`.
+ * The call id and a one-time token (./relayTokens.ts) are in the path, so the URL Twilio signs, and the
+ * signature, open one session of that call, once.
  */
-export function relaySocketUrl(publicBaseUrl: string, callId: string): string {
-  return twilioCallbackUrl(webSocketUrl(publicBaseUrl), `${TWILIO_CALLBACK_PATHS.relay}/${encodeURIComponent(callId)}`);
+export function relaySocketUrl(publicBaseUrl: string, callId: string, token: string): string {
+  return twilioCallbackUrl(
+    webSocketUrl(publicBaseUrl),
+    `${TWILIO_CALLBACK_PATHS.relay}/${encodeURIComponent(callId)}/${encodeURIComponent(token)}`,
+  );
 }
 
 /**
@@ -32,7 +35,10 @@ export function relaySocketUrl(publicBaseUrl: string, callId: string): string {
  * speech only (a caller's key press does not cut a speech). When the session ends without the call
  * (the API instance went away), `<Connect action>` opens a new one.
  */
-export function relayTwiml(publicBaseUrl: string, input: { callId: string; voiceSlug?: string; lineLanguage?: string }): string {
+export function relayTwiml(
+  publicBaseUrl: string,
+  input: { callId: string; relayToken: string; voiceSlug?: string; lineLanguage?: string },
+): string {
   const session = relaySessionLanguages({ voiceSlug: input.voiceSlug, language: input.lineLanguage });
   const response = new VoiceResponse();
   const connect = response.connect({
@@ -40,7 +46,7 @@ export function relayTwiml(publicBaseUrl: string, input: { callId: string; voice
     method: 'POST',
   });
   const relay = connect.conversationRelay({
-    url: relaySocketUrl(publicBaseUrl, input.callId),
+    url: relaySocketUrl(publicBaseUrl, input.callId, input.relayToken),
     debug: 'speaker-events',
     interruptible: 'speech',
     ttsLanguage: session.ttsLanguage,
