@@ -1,7 +1,9 @@
 import type { Mailer, MailMessage } from '../../adapters/email/port';
 import type { Role } from '../keys/scopes';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
-import { ACCOUNT_TOKEN_LIFETIME_MS } from './accountTokens';
+import { consumeAccessLimits, type AccessRefusal } from './accessLimits';
+import { ACCOUNT_TOKEN_LIFETIME_MS, findMemberByEmail } from './accountTokens';
+import { normalizeEmail } from './rules';
 
 /** A use case that mails: its deps carry the process's mailer (src/adapters/email/smtp.ts) and the request's log. */
 export type MailingDeps = LoggedUseCaseDeps & { mailer: Mailer };
@@ -18,6 +20,24 @@ export async function sendAccountMail(deps: MailingDeps, message: MailMessage): 
     deps.log.error({ err: (err as Error).message, subject: message.subject }, 'account mail not sent');
     return false;
   }
+}
+
+/**
+ * Who a request for a mailed link (a password reset, a new verification link) is for, once it is within
+ * its limits per address and per client. An unknown address is `member: undefined`, which callers answer
+ * as they answer a known one (no existence leak).
+ */
+export async function memberAskingForMail(
+  deps: MailingDeps,
+  request: { email: string; clientAddress: string },
+): Promise<{ limited: AccessRefusal } | { limited?: undefined; member: Awaited<ReturnType<typeof findMemberByEmail>> }> {
+  const email = normalizeEmail(request.email);
+  const limited = await consumeAccessLimits(deps, [
+    { name: 'portal.mail_address', value: request.clientAddress },
+    { name: 'portal.mail_account', value: email },
+  ]);
+  if (limited) return { limited };
+  return { member: await findMemberByEmail(deps.db, email) };
 }
 
 const HOUR_MS = 60 * 60 * 1000;

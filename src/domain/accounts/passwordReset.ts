@@ -1,15 +1,7 @@
 import { hashPassword } from '../../platform/crypto/password';
-import {
-  findMemberByEmail,
-  isCurrentMember,
-  issueAccountToken,
-  markEmailVerified,
-  revokeAllSessions,
-  useAccountToken,
-} from './accountTokens';
-import { consumeAccessLimits } from './accessLimits';
-import { passwordResetMail, sendAccountMail, type MailingDeps } from './mail';
-import { normalizeEmail, passwordProblems, type FieldProblem } from './rules';
+import { isCurrentMember, issueAccountToken, markEmailVerified, revokeAllSessions, useAccountToken } from './accountTokens';
+import { memberAskingForMail, passwordResetMail, sendAccountMail, type MailingDeps } from './mail';
+import { passwordProblems, type FieldProblem } from './rules';
 import { setPasswordHash } from './store';
 import { refusedLink } from './verifyEmail';
 
@@ -22,13 +14,9 @@ export async function requestPasswordReset(
   deps: MailingDeps,
   request: { email: string; clientAddress: string },
 ): Promise<{ ok: true } | { ok: false; refused: 'rate_limited'; retryAfterSeconds: number }> {
-  const email = normalizeEmail(request.email);
-  const limited = await consumeAccessLimits(deps, [
-    { name: 'portal.mail_address', value: request.clientAddress },
-    { name: 'portal.mail_account', value: email },
-  ]);
-  if (limited) return { ok: false, ...limited };
-  const user = await findMemberByEmail(deps.db, email);
+  const asking = await memberAskingForMail(deps, request);
+  if (asking.limited) return { ok: false, ...asking.limited };
+  const user = asking.member;
   if (user) {
     const { token, row } = await issueAccountToken(deps.db, { userId: user.id, purpose: 'password_reset', now: deps.now() });
     deps.log.info({ user_id: user.id, account_token_id: row.id }, 'password reset requested');

@@ -1,7 +1,5 @@
-import { accountHold, findMemberByEmail, issueAccountToken, markEmailVerified, useAccountToken, type TokenUse } from './accountTokens';
-import { consumeAccessLimits } from './accessLimits';
-import { sendAccountMail, verificationMail, type MailingDeps } from './mail';
-import { normalizeEmail } from './rules';
+import { accountHold, issueAccountToken, markEmailVerified, useAccountToken, type TokenUse } from './accountTokens';
+import { memberAskingForMail, sendAccountMail, verificationMail, type MailingDeps } from './mail';
 import { openSession, type OpenedSession } from './session';
 import { findAccountUser } from './store';
 
@@ -49,13 +47,9 @@ export async function resendVerification(
   deps: MailingDeps,
   request: { email: string; clientAddress: string },
 ): Promise<{ ok: true } | { ok: false; refused: 'rate_limited'; retryAfterSeconds: number }> {
-  const email = normalizeEmail(request.email);
-  const limited = await consumeAccessLimits(deps, [
-    { name: 'portal.mail_address', value: request.clientAddress },
-    { name: 'portal.mail_account', value: email },
-  ]);
-  if (limited) return { ok: false, ...limited };
-  const user = await findMemberByEmail(deps.db, email);
+  const asking = await memberAskingForMail(deps, request);
+  if (asking.limited) return { ok: false, ...asking.limited };
+  const user = asking.member;
   if (user && !user.email_verified_at) {
     const { token } = await issueAccountToken(deps.db, { userId: user.id, purpose: 'email_verification', now: deps.now() });
     await sendAccountMail(deps, verificationMail(deps.config.publicBaseUrl, user.email, token));
