@@ -162,6 +162,13 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
     const required = await owner.client.submit('/portal/security', '/portal/security/require', { required: 'true' });
     expect(required.status).toBe(303);
     expect((await h.db('workspaces').where({ id: owner.workspaceId }).first()).require_two_factor).toBe(true);
+    // The compliance log of each environment names the owner who changed it, once (L21).
+    const logged = await h.db('compliance_events').where({ workspace_id: owner.workspaceId, event_type: 'settings_changed' });
+    expect(logged.map((e) => e.environment).sort()).toEqual(['live', 'test']);
+    for (const event of logged)
+      expect(event.metadata).toEqual({ changed: { require_two_factor: { from: false, to: true } }, via: 'portal', user_id: owner.userId });
+    await owner.client.submit('/portal/security', '/portal/security/require', { required: 'true' });
+    expect(await h.db('compliance_events').where({ workspace_id: owner.workspaceId, event_type: 'settings_changed' })).toHaveLength(2);
 
     for (const path of ['/portal', '/portal/lines', '/portal/api-keys']) {
       const page = await member.get(path);

@@ -342,6 +342,11 @@ export async function completeChallenge(db: Db, challengeId: string, at: Date): 
   return updated === 1;
 }
 
-export async function setWorkspaceRequiresTwoFactor(db: Db, workspaceId: string, required: boolean): Promise<void> {
-  await db('workspaces').where({ id: workspaceId }).update({ require_two_factor: required });
+/** Sets the workspace's requirement; false when it already was `required` (nothing changed). */
+export async function setWorkspaceRequiresTwoFactor(db: Db | Knex.Transaction, workspaceId: string, required: boolean): Promise<boolean> {
+  const updated = await db('workspaces')
+    .where({ id: workspaceId })
+    .whereNot({ require_two_factor: required })
+    .update({ require_two_factor: required });
+  return updated === 1;
 }

@@ -1,4 +1,5 @@
 import type { UseCaseDeps } from '../useCaseDeps';
+import { recordComplianceEvent } from '../compliance/events';
 import { verifyPassword } from '../../platform/crypto/password';
 import { admitSignInAttempt } from './signInThrottle';
 import { PASSWORD_MAX_LENGTH } from './rules';
@@ -18,7 +19,20 @@ export async function setTwoFactorRequirement(
   const user = await findAccountUser(deps.db, request.userId);
   if (!user || user.role !== 'owner') return { ok: false, refused: 'not_owner' };
   if (request.required && !(await twoFactorStanding(deps.db, user.id)).enabled) return { ok: false, refused: 'two_factor_not_enabled' };
-  await setWorkspaceRequiresTwoFactor(deps.db, user.workspace_id, request.required);
+  const at = deps.now();
+  await deps.db.transaction(async (trx) => {
+    if (!(await setWorkspaceRequiresTwoFactor(trx, user.workspace_id, request.required))) return;
+    // A workspace-wide sign-in rule: the compliance log of each environment names the owner who changed it (L21).
+    for (const environment of ['test', 'live'] as const)
+      await recordComplianceEvent(trx, {
+        workspaceId: user.workspace_id,
+        environment,
+        eventType: 'settings_changed',
+        actorKeyId: null,
+        metadata: { changed: { require_two_factor: { from: !request.required, to: request.required } }, via: 'portal', user_id: user.id },
+        at,
+      });
+  });
   return { ok: true };
 }
 
