@@ -30,7 +30,7 @@ const carrierError = (provider: string, code: string, action: string) => ({
 const listed = async (h: Harness, key: string): Promise<unknown[]> => (await h.request('GET', '/api/v1/lines', { key })).body.lines;
 
 describe('a carrier refusal on Twilio (live environment, contract stub)', () => {
-  const { ctx, stub } = useTwilioLiveSuite({ messagingService: true });
+  const { ctx, stub } = useTwilioLiveSuite({ firstNumber: 5556100, messagingService: true });
   const { lines } = customer(ctx, { key: () => ctx.tenant.keys.live });
 
   it('a number Twilio will not sell without an address (21631) is 502 carrier_error naming Twilio and 21631, and nothing is left', async () => {
@@ -104,7 +104,7 @@ describe('a carrier refusal on Twilio (live environment, contract stub)', () => 
 });
 
 describe('a carrier refusal on Twilio known only after the 201 (a slow carrier)', () => {
-  const { ctx, stub } = useTwilioLiveSuite({ messagingService: true, overrides: { lineProvisionWaitMs: 300 } });
+  const { ctx, stub } = useTwilioLiveSuite({ firstNumber: 5556600, messagingService: true, overrides: { lineProvisionWaitMs: 300 } });
   const { lines } = customer(ctx, { key: () => ctx.tenant.keys.live });
 
   it('releases the line with provisioning_error naming Twilio and 21631', async () => {
