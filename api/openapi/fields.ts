@@ -2,7 +2,14 @@ import { getCountries } from 'libphonenumber-js/max';
 import { ACCEPTED_MODES, LANGUAGES, REQUIRED_FIELD_BY_MODE } from '../../src/domain/lines/rules';
 import { VOICES } from '../../src/domain/voices/catalog';
 import { LANGUAGE_PINNING_REFUSAL } from '../lineErrors';
-import { DEFAULT_COUNTRY, DEFAULT_NUMBER_TYPE, NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
+import {
+  DEFAULT_COUNTRY,
+  DEFAULT_NUMBER_TYPE,
+  NANP_AREA_CODE,
+  NANP_AREA_CODE_MESSAGE,
+  NANP_COUNTRIES,
+  NUMBER_TYPES,
+} from '../../src/domain/lines/numberChoice';
 import { AGENT_LABEL_PATTERN } from '../../src/domain/keys/agentKeys';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { SETTABLE_TIERS } from '../../src/domain/keys/tiers';
@@ -94,6 +101,22 @@ export const modeRequirements = {
       then: { not: { required: ['language'] }, 'x-refusal': LANGUAGE_PINNING_REFUSAL },
     },
   ],
+};
+
+/**
+ * An area code in North America (the country asked for, or the default when none is) has NANP's form: three
+ * digits, the first 2-9 (the first check of `areaCodeProblem`). Elsewhere the form is `area_code`'s own pattern;
+ * whether the country's numbering plan has it needs libphonenumber's metadata, which only the server holds.
+ */
+export const nanpAreaCodeForm = {
+  if: {
+    required: ['area_code'],
+    anyOf: [
+      ...(NANP_COUNTRIES.includes(DEFAULT_COUNTRY) ? [{ not: { required: ['country'] } }] : []),
+      { required: ['country'], properties: { country: { enum: [...NANP_COUNTRIES] } } },
+    ],
+  },
+  then: { properties: { area_code: { pattern: NANP_AREA_CODE.source, 'x-pattern-message': NANP_AREA_CODE_MESSAGE } } },
 };
 
 /** `phone_number` imports a number: not with the criteria of a purchase. */

@@ -1,4 +1,13 @@
-import { agentKeyWritable, grant, importExcludesCriteria, keyName, lineNumberFields, lineWritableFields, modeRequirements } from './fields';
+import {
+  agentKeyWritable,
+  grant,
+  importExcludesCriteria,
+  keyName,
+  lineNumberFields,
+  lineWritableFields,
+  modeRequirements,
+  nanpAreaCodeForm,
+} from './fields';
 import { E164_PATTERN } from '../../src/platform/phone';
 import { recordSchemas } from './records';
 
@@ -57,7 +66,7 @@ export const componentSchemas: Record<string, object> = {
     additionalProperties: false,
     required: ['name', 'mode'],
     properties: { ...lineWritableFields, ...lineNumberFields },
-    ...modeRequirements,
+    allOf: [...modeRequirements.allOf, nanpAreaCodeForm],
     ...importExcludesCriteria,
     description:
       'A line and its number: by default a local US number; `country`, `number_type` and `area_code` choose what to buy, `phone_number` imports an owned number instead.',

@@ -1581,7 +1581,7 @@ export interface components {
             area_code?: string;
             /** @description Import instead of buy: an E.164 number the carrier account already owns, which the operator granted to this workspace (CLI `number grant`). Its calls and messages are routed to the line; releasing the line only detaches it (the account keeps it). A number that is not importable is 422 `number_unavailable`, whatever the reason. */
             phone_number?: components["schemas"]["PhoneNumber"];
-        } & (unknown & unknown & unknown & unknown);
+        } & (unknown & unknown & unknown & unknown & unknown);
     };
     responses: never;
     parameters: never;

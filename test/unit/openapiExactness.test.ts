@@ -111,6 +111,13 @@ describe('the OpenAPI document states the checks the server makes', () => {
       false,
     );
     expect(accepts(line, { name: 'a\u0000', mode: 'hosted', system_prompt: 'Be brief.' })).toBe(false);
+    // An area code in North America (asked for, or the default country) has NANP's form; elsewhere 1-6 digits.
+    const hosted = { name: 'a', mode: 'hosted', system_prompt: 'Be brief.' };
+    expect(accepts(line, { ...hosted, area_code: '415' })).toBe(true);
+    expect(accepts(line, { ...hosted, area_code: '8' })).toBe(false);
+    expect(accepts(line, { ...hosted, area_code: '141' })).toBe(false);
+    expect(accepts(line, { ...hosted, country: 'CA', area_code: '41' })).toBe(false);
+    expect(accepts(line, { ...hosted, country: 'GB', area_code: '20' })).toBe(true);
     expect(accepts(body('patch', '/api/v1/settings'), { default_webhook_url: 'wss://agent.example.com/' })).toBe(false);
 
     const mint = body('post', '/api/v1/keys');

@@ -5,6 +5,7 @@
  * here; whether the carrier has such a number is the carrier's answer (`NumberUnavailableError`).
  */
 import {
+  getCountries,
   getCountryCallingCode,
   isSupportedCountry,
   parsePhoneNumberFromString,
@@ -43,8 +44,11 @@ export type NumberChoice =
 
 export type NumberChoiceOutcome = { ok: true; choice: NumberChoice } | { ok: false; problems: LineFieldProblem[] };
 
-/** NANP area codes (NPA): three digits, the first 2-9. */
-const NANP_AREA_CODE = /^[2-9]\d{2}$/;
+/** NANP area codes (NPA): three digits, the first 2-9. The OpenAPI document states it too (api/openapi/fields.ts). */
+export const NANP_AREA_CODE = /^[2-9]\d{2}$/;
+export const NANP_AREA_CODE_MESSAGE = 'Must be a three-digit area code (NPA) whose first digit is 2-9';
+/** The countries of the North American Numbering Plan (calling code 1), whose area codes take NANP_AREA_CODE's form. */
+export const NANP_COUNTRIES: readonly CountryCode[] = getCountries().filter((country) => getCountryCallingCode(country) === '1');
 /** A national destination code elsewhere: as dialled after the country code (Italy's keep their 0). */
 const NATIONAL_DESTINATION_CODE = /^\d{1,6}$/;
 
@@ -120,9 +124,7 @@ export function areaCodeProblem(country: CountryCode, areaCode: string, numberTy
   const callingCode = getCountryCallingCode(country);
   const nanp = callingCode === '1';
   if (!(nanp ? NANP_AREA_CODE : NATIONAL_DESTINATION_CODE).test(areaCode)) {
-    return nanp
-      ? 'Must be a three-digit area code (NPA) whose first digit is 2-9'
-      : 'Must be the digits of a national destination code (1-6)';
+    return nanp ? NANP_AREA_CODE_MESSAGE : 'Must be the digits of a national destination code (1-6)';
   }
   const kinds = kindsUnder(country, callingCode, areaCode);
   if (kinds.size === 0) return `Not an area code of ${country}`;
