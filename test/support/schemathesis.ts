@@ -222,6 +222,14 @@ export const STATE_REFUSALS: StateRefusal[] = [
     reason: 'Whether the workspace has a payment method and already has a live line.',
   },
   {
+    operations: ['POST /api/v1/calls', 'POST /api/v1/calls/conversation'],
+    status: 422,
+    code: 'line_no_webhook',
+    reason:
+      'The line as it is stored: a fuzzed update earlier in the run may have cleared the fixture line’s webhook_url (a webhook line ' +
+      'may lose it), and a call needs one (found by the fresh seed 797152641).',
+  },
+  {
     operations: ['POST /api/v1/calls/{id}/transfer'],
     status: 422,
     code: 'validation_error',
