@@ -1,14 +1,15 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig, projectRoot } from '../../src/platform/config';
+import { loadConfig } from '../../src/platform/config';
 import { dropDatabase } from '../../src/platform/infra/postgres';
 import { canConnect, freePort, freePortBlock, waitForHttpOk } from '../../src/platform/infra/proc';
 import { ensureTemporalServerBuild, TEMPORAL_SERVER_PORT_COUNT } from '../../src/platform/infra/temporalServer';
 import { webhookLine } from '../support/harness';
 import { expectSummaryCodecDecrypts } from '../support/payloadCodec';
+import { startUp } from '../support/upProcess';
 
 /**
  * `npm run up -- --cluster` as an operator runs it: it prints the summary with a key that works
@@ -44,19 +45,11 @@ describe('up --cluster', () => {
   });
 
   /** Starts `up --cluster` and reads its summary. */
-  async function startUp(): Promise<{ apiUrl: string; key: string; output: () => string }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/up.ts', '--cluster'], { cwd: projectRoot, env });
-    up = child;
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const deadline = Date.now() + 240_000;
-    while (!/Test key\s+\S+/.test(output)) {
-      if (child.exitCode !== null) throw new Error(`up --cluster exited with ${child.exitCode}:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`no summary from up --cluster:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-    return { apiUrl: /API\s+(\S+)/.exec(output)![1], key: /Test key\s+(\S+)/.exec(output)![1], output: () => output };
+  async function startCluster(): Promise<{ apiUrl: string; key: string; output: () => string }> {
+    const started = await startUp(['--cluster'], env);
+    up = started.child;
+    const summary = started.output();
+    return { apiUrl: /API\s+(\S+)/.exec(summary)![1], key: /Test key\s+(\S+)/.exec(summary)![1], output: started.output };
   }
 
   async function stopUp(): Promise<number | null> {
@@ -67,7 +60,7 @@ describe('up --cluster', () => {
   }
 
   it('prints the summary, serves the key through HAProxy, stops on Ctrl-C and keeps its data', async () => {
-    const first = await startUp();
+    const first = await startCluster();
     expect(first.output()).toContain('cluster: two APIs behind HAProxy');
     expect(first.output()).toMatch(/Temporal UI\s+none in the cluster profile/);
     expect(first.apiUrl).toBe(`http://127.0.0.1:${env.PORT}`);
@@ -87,7 +80,7 @@ describe('up --cluster', () => {
     const ports = [Number(env.PORT), Number(env.PORT) + 1, Number(env.PORT) + 2, Number(env.TEMPORAL_PORT)];
     expect(await Promise.all(ports.map((port) => canConnect('127.0.0.1', port)))).toEqual([false, false, false, false]);
 
-    const second = await startUp();
+    const second = await startCluster();
     const line = await fetch(`${second.apiUrl}/api/v1/lines/${lineId}`, { headers: { authorization: `Bearer ${second.key}` } });
     expect(line.status).toBe(200);
     expect(await stopUp()).toBe(0);

@@ -1,13 +1,13 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { projectRoot } from '../../src/platform/config';
 import { createDatabaseIfMissing, dropDatabase } from '../../src/platform/infra/postgres';
 import { freePort, freePortBlock } from '../../src/platform/infra/proc';
 import { webhookLine } from '../support/harness';
 import { expectSummaryCodecDecrypts } from '../support/payloadCodec';
+import { startUp } from '../support/upProcess';
 
 /**
  * `npm run up` (the dev profile) as an operator meets Temporal payloads (security review L10): encrypted in
@@ -54,27 +54,18 @@ describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI', (
       'PUBLIC_BASE_URL',
     ])
       delete env[name];
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main/up.ts'], { cwd: projectRoot, env });
-    up = child;
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const deadline = Date.now() + 240_000;
-    while (!/Test key\s+\S+/.test(output)) {
-      if (child.exitCode !== null) throw new Error(`up exited with ${child.exitCode}:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`no summary from up:\n${output}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    const started = await startUp([], env);
+    up = started.child;
     const apiUrl = `http://127.0.0.1:${port}`;
     const uiOrigin = `http://127.0.0.1:${uiPort}`;
-    expect(output).toMatch(new RegExp(`Temporal UI\\s+${uiOrigin}`));
+    expect(started.output()).toMatch(new RegExp(`Temporal UI\\s+${uiOrigin}`));
 
     // The UI tells the browser where to decode: the API's codec endpoint, the generated token as its last segment.
     const settings = (await (await fetch(`${uiOrigin}/api/v1/settings`)).json()) as { Codec: { Endpoint: string } };
     const token = fs.readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8').match(/"TEMPORAL_CODEC_TOKEN": "([0-9a-f]{64})"/)![1];
     expect(settings.Codec.Endpoint).toBe(`${apiUrl}/temporal-codec/${token}`);
 
-    const key = /Test key\s+(\S+)/.exec(output)![1];
+    const key = /Test key\s+(\S+)/.exec(started.output())![1];
     const created = await fetch(`${apiUrl}/api/v1/lines`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
@@ -82,7 +73,7 @@ describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI', (
     });
     expect(created.status).toBe(201);
     const lineId = ((await created.json()) as { line: { id: string } }).line.id;
-    await expectSummaryCodecDecrypts(output, `line-provision:${lineId}`, lineId);
+    await expectSummaryCodecDecrypts(started.output(), `line-provision:${lineId}`, lineId);
 
     // The browser's view: a preflight and a decode from the UI's origin, as the UI sends them.
     const preflight = await fetch(`${settings.Codec.Endpoint}/decode`, {
