@@ -1,13 +1,21 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
 import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { createMaintenanceActivities } from '../../activities/maintenance';
-import { createLogger } from '../../src/platform/logger';
 import { customer } from '../support/customer';
 import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
+import { startLoggingApi } from '../support/loggingApi';
 import { decryptedHistory } from '../support/payloadCodec';
+
+/** A simulator `sms.received` callback body, as the carrier posts it: `text` from `from` to `to`, under a new message id. */
+const inboundSms = (to: string, from: string, text: string): string =>
+  JSON.stringify({
+    type: 'sms.received',
+    carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`,
+    from,
+    to,
+    text,
+    at: Date.now(),
+  });
 
 /**
  * The carrier's callbacks (`/carrier/events`, `/carrier/messages`) as an attacker sees them: the
@@ -73,15 +81,7 @@ describe('carrier callbacks', () => {
     const caller = '+14155550177';
     const optedOut = async () =>
       (await h.db('opt_outs').where({ workspace_id: tenant.workspaceId, environment: 'test', phone_number: caller })).length === 1;
-    const sms = (text: string) =>
-      JSON.stringify({
-        type: 'sms.received',
-        carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`,
-        from: caller,
-        to: line.phone_number,
-        text,
-        at: Date.now(),
-      });
+    const sms = (text: string) => inboundSms(line.phone_number, caller, text);
 
     const stop = sms('STOP');
     for (const [what, headers, altered] of forgeries(stop)) {
@@ -103,60 +103,32 @@ describe('carrier callbacks', () => {
 
   it('a replay is refused by every API instance (the seen signatures are in Postgres)', async () => {
     const line = await lines.create();
-    const rawBody = JSON.stringify({
-      type: 'sms.received',
-      carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`,
-      from: '+14155550178',
-      to: line.phone_number,
-      text: 'hello',
-      at: Date.now(),
-    });
+    const rawBody = inboundSms(line.phone_number, '+14155550178', 'hello');
     const headers = signedHeaders(rawBody);
     expect((await send('/carrier/messages', rawBody, headers)).status).toBe(200);
-    const { koa } = createApp({
-      config: h.config,
-      db: h.db,
-      temporal: h.temporal,
-      logger: createLogger('api-test', 'silent'),
-      now: () => new Date(),
-    });
-    const other = http.createServer(koa.callback());
-    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const other = await startLoggingApi(h);
     try {
-      const res = await fetch(`http://127.0.0.1:${(other.address() as AddressInfo).port}/carrier/messages`, {
+      const res = await fetch(`${other.url}/carrier/messages`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', ...headers },
         body: rawBody,
       });
       expect(res.status).toBe(401);
     } finally {
-      await new Promise<void>((resolve) => other.close(() => resolve()));
+      await other.close();
     }
     expect(await h.db('messages').where({ line_id: line.id, direction: 'inbound' })).toHaveLength(1);
   });
 
   it('a deployment on Twilio and Telnyx alone serves no simulator callback route: a correctly signed event is 404 and changes nothing (L20)', async () => {
     const line = await lines.create();
-    const rawBody = JSON.stringify({
-      type: 'sms.received',
-      carrier_message_id: `SM${crypto.randomBytes(8).toString('hex')}`,
-      from: '+14155550179',
-      to: line.phone_number,
-      text: 'STOP',
-      at: Date.now(),
-    });
-    const { koa, close } = createApp({
-      config: { ...h.config, carrierProviders: { test: 'twilio', live: 'telnyx' } },
-      db: h.db,
-      temporal: h.temporal,
-      logger: createLogger('api-test', 'silent'),
-      now: () => new Date(),
-    });
-    const other = http.createServer(koa.callback());
-    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    const rawBody = inboundSms(line.phone_number, '+14155550179', 'STOP');
+    // A Telnyx deployment holds its account key (the API declines calls with it); nothing here reaches Telnyx.
+    const telnyx = { ...h.config.telnyx, apiKey: `KEY${crypto.randomBytes(8).toString('hex')}` };
+    const other = await startLoggingApi(h, { config: { carrierProviders: { test: 'twilio', live: 'telnyx' }, telnyx } });
     try {
       for (const path of ['/carrier/messages', '/carrier/events']) {
-        const res = await fetch(`http://127.0.0.1:${(other.address() as AddressInfo).port}${path}`, {
+        const res = await fetch(`${other.url}${path}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...signedHeaders(rawBody) },
           body: rawBody,
@@ -164,8 +136,7 @@ describe('carrier callbacks', () => {
         expect([path, res.status, ((await res.json()) as { error: { code: string } }).error.code]).toEqual([path, 404, 'not_found']);
       }
     } finally {
-      await new Promise<void>((resolve) => other.close(() => resolve()));
-      await close();
+      await other.close();
     }
     expect(await h.db('messages').where({ line_id: line.id, direction: 'inbound' })).toHaveLength(0);
     // The deployment's own API, with the simulator serving an environment, still takes it.

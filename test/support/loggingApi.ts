@@ -2,6 +2,7 @@ import http from 'node:http';
 import { Writable } from 'node:stream';
 import { createApp } from '../../api/app';
 import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
+import type { Config } from '../../src/platform/config';
 import { createLogger } from '../../src/platform/logger';
 import { freePort } from './freePort';
 import type { Harness } from './harness';
@@ -19,8 +20,9 @@ export interface LoggingApi {
  * Starts a second API on `h`'s configuration, database and Temporal (its Telnyx inbox too, where Telnyx is
  * configured), taking WebSocket upgrades (ConversationRelay). `ownPublicUrl`: its own address is its
  * PUBLIC_BASE_URL, so what Twilio signs over the URL it calls (callbacks, relay sockets) is signed over it.
+ * `config`: more of its configuration than `h`'s (another deployment over the same database).
  */
-export async function startLoggingApi(h: Harness, options: { ownPublicUrl?: boolean } = {}): Promise<LoggingApi> {
+export async function startLoggingApi(h: Harness, options: { ownPublicUrl?: boolean; config?: Partial<Config> } = {}): Promise<LoggingApi> {
   const logs: Array<Record<string, unknown>> = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -30,7 +32,7 @@ export async function startLoggingApi(h: Harness, options: { ownPublicUrl?: bool
   });
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
-  const config = options.ownPublicUrl ? { ...h.config, publicBaseUrl: url } : h.config;
+  const config = { ...h.config, ...options.config, ...(options.ownPublicUrl ? { publicBaseUrl: url } : {}) };
   const app = createApp({
     config,
     db: h.db,
