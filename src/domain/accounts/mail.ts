@@ -22,22 +22,28 @@ export async function sendAccountMail(deps: MailingDeps, message: MailMessage): 
   }
 }
 
+/** The answer to a request for a mailed link: the same whether or not the address has an account. */
+export type MailRequestAnswer = { ok: true } | ({ ok: false } & AccessRefusal);
+
 /**
- * Who a request for a mailed link (a password reset, a new verification link) is for, once it is within
- * its limits per address and per client. An unknown address is `member: undefined`, which callers answer
- * as they answer a known one (no existence leak).
+ * Answers a request for a mailed link (a password reset, a new verification link): within its limits
+ * per address and per client, `mail` sends it when the address is a current member's; an unknown
+ * address gets the same answer and no mail (no existence leak).
  */
-export async function memberAskingForMail(
+export async function answerMailRequest(
   deps: MailingDeps,
   request: { email: string; clientAddress: string },
-): Promise<{ limited: AccessRefusal } | { limited?: undefined; member: Awaited<ReturnType<typeof findMemberByEmail>> }> {
+  mail: (member: NonNullable<Awaited<ReturnType<typeof findMemberByEmail>>>) => Promise<void>,
+): Promise<MailRequestAnswer> {
   const email = normalizeEmail(request.email);
   const limited = await consumeAccessLimits(deps, [
     { name: 'portal.mail_address', value: request.clientAddress },
     { name: 'portal.mail_account', value: email },
   ]);
-  if (limited) return { limited };
-  return { member: await findMemberByEmail(deps.db, email) };
+  if (limited) return { ok: false, ...limited };
+  const member = await findMemberByEmail(deps.db, email);
+  if (member) await mail(member);
+  return { ok: true };
 }
 
 const HOUR_MS = 60 * 60 * 1000;

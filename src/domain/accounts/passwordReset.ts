@@ -1,6 +1,6 @@
 import { hashPassword } from '../../platform/crypto/password';
 import { isCurrentMember, issueAccountToken, markEmailVerified, revokeAllSessions, useAccountToken } from './accountTokens';
-import { memberAskingForMail, passwordResetMail, sendAccountMail, type MailingDeps } from './mail';
+import { answerMailRequest, passwordResetMail, sendAccountMail, type MailingDeps, type MailRequestAnswer } from './mail';
 import { passwordProblems, type FieldProblem } from './rules';
 import { setPasswordHash } from './store';
 import { refusedLink } from './verifyEmail';
@@ -10,19 +10,12 @@ import { refusedLink } from './verifyEmail';
  * once. The same answer whether or not the address has an account (no existence leak); limited per
  * address and per client.
  */
-export async function requestPasswordReset(
-  deps: MailingDeps,
-  request: { email: string; clientAddress: string },
-): Promise<{ ok: true } | { ok: false; refused: 'rate_limited'; retryAfterSeconds: number }> {
-  const asking = await memberAskingForMail(deps, request);
-  if (asking.limited) return { ok: false, ...asking.limited };
-  const user = asking.member;
-  if (user) {
+export function requestPasswordReset(deps: MailingDeps, request: { email: string; clientAddress: string }): Promise<MailRequestAnswer> {
+  return answerMailRequest(deps, request, async (user) => {
     const { token, row } = await issueAccountToken(deps.db, { userId: user.id, purpose: 'password_reset', now: deps.now() });
     deps.log.info({ user_id: user.id, account_token_id: row.id }, 'password reset requested');
     await sendAccountMail(deps, passwordResetMail(deps.config.publicBaseUrl, user.email, token));
-  }
-  return { ok: true };
+  });
 }
 
 export type ResetOutcome =

@@ -1,5 +1,5 @@
 import { accountHold, issueAccountToken, markEmailVerified, useAccountToken, type TokenUse } from './accountTokens';
-import { memberAskingForMail, sendAccountMail, verificationMail, type MailingDeps } from './mail';
+import { answerMailRequest, sendAccountMail, verificationMail, type MailingDeps, type MailRequestAnswer } from './mail';
 import { openSession, type OpenedSession } from './session';
 import { findAccountUser } from './store';
 
@@ -43,16 +43,10 @@ export function refusedLink(
  * stops working). The same answer whatever the address (no existence leak); limited per address
  * and per client.
  */
-export async function resendVerification(
-  deps: MailingDeps,
-  request: { email: string; clientAddress: string },
-): Promise<{ ok: true } | { ok: false; refused: 'rate_limited'; retryAfterSeconds: number }> {
-  const asking = await memberAskingForMail(deps, request);
-  if (asking.limited) return { ok: false, ...asking.limited };
-  const user = asking.member;
-  if (user && !user.email_verified_at) {
+export function resendVerification(deps: MailingDeps, request: { email: string; clientAddress: string }): Promise<MailRequestAnswer> {
+  return answerMailRequest(deps, request, async (user) => {
+    if (user.email_verified_at) return;
     const { token } = await issueAccountToken(deps.db, { userId: user.id, purpose: 'email_verification', now: deps.now() });
     await sendAccountMail(deps, verificationMail(deps.config.publicBaseUrl, user.email, token));
-  }
-  return { ok: true };
+  });
 }
