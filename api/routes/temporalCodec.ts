@@ -1,10 +1,10 @@
-import crypto from 'node:crypto';
 import Router from '@koa/router';
 import type Koa from 'koa';
 import { ValueError, type Payload, type PayloadCodec } from '@temporalio/common';
 import type { AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { jsonBody } from '../middleware/jsonBody';
+import { sameSecret } from '../../src/platform/crypto/sameSecret';
 import { payloadCodecOf } from '../../src/platform/temporal/client';
 
 /**
@@ -48,7 +48,7 @@ export function temporalCodecRouter(deps: AppDeps): Router<AppState> {
   const authorized = (fromPath: boolean): Koa.Middleware<AppState> => {
     return async (ctx, next) => {
       const presented = fromPath ? ctx.params.token : /^\s*Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'))?.[1];
-      if (!tokenMatches(presented ?? '', config.temporalCodecToken!)) {
+      if (!sameSecret(presented ?? '', config.temporalCodecToken!)) {
         ctx.state.log.warn({ via: fromPath ? 'path' : 'header' }, 'codec endpoint: refused a request without the codec token');
         throw new ApiError(401, 'unauthorized', 'The codec endpoint needs Authorization: Bearer <TEMPORAL_CODEC_TOKEN>');
       }
@@ -93,11 +93,6 @@ function allowOrigin(ctx: Koa.Context, origins: readonly string[]): void {
   ctx.set('Access-Control-Allow-Origin', origin);
   // The UI's "include cross-origin credentials" setting needs it; the token, not a cookie, is what authorizes.
   ctx.set('Access-Control-Allow-Credentials', 'true');
-}
-
-function tokenMatches(presented: string, token: string): boolean {
-  const digest = (value: string) => crypto.createHash('sha256').update(value, 'utf8').digest();
-  return crypto.timingSafeEqual(digest(presented), digest(token));
 }
 
 interface JsonPayload {

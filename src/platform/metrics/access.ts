@@ -1,5 +1,5 @@
-import crypto from 'node:crypto';
 import type { Config } from '../config';
+import { sameSecret } from '../crypto/sameSecret';
 
 /** What a `GET /metrics` request may see: the metrics, a 401, or a 404 (the endpoint does not exist). */
 export type MetricsAccess = 'allowed' | 'unauthorized' | 'not_found';
@@ -12,9 +12,8 @@ export type MetricsAccess = 'allowed' | 'unauthorized' | 'not_found';
 export function metricsAccess(config: Pick<Config, 'metricsToken' | 'profile'>, authorization: string | undefined): MetricsAccess {
   const token = config.metricsToken;
   if (!token) return config.profile === 'dev' ? 'allowed' : 'not_found';
-  const digest = (value: string) => crypto.createHash('sha256').update(value, 'utf8').digest();
   const presented = /^\s*Bearer\s+(\S+)\s*$/i.exec(authorization ?? '')?.[1] ?? '';
-  return crypto.timingSafeEqual(digest(presented), digest(token)) ? 'allowed' : 'unauthorized';
+  return sameSecret(presented, token) ? 'allowed' : 'unauthorized';
 }
 
 export const METRICS_UNAUTHORIZED_MESSAGE = 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>';
