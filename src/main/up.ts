@@ -12,7 +12,8 @@ import { canConnect, stopProcess, waitForHttpOk, waitForPort } from '../platform
 import { spawnService } from '../platform/infra/services';
 import { assertStartupConfiguration, type ProcessRole } from '../platform/startupCheck';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../platform/infra/temporal';
-import { createWorkspace, findUser, mintUserKey } from '../domain/workspaces/service';
+import { createWorkspace, findUser } from '../domain/workspaces/service';
+import { mintUserKey } from '../domain/keys/userKeys';
 import { announceKeyChanges } from '../domain/keys/cache';
 
 /**

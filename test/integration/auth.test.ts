@@ -1,6 +1,7 @@
 import { announceKeyChanges } from '../../src/domain/keys/cache';
 import { generateKey } from '../../src/domain/keys/format';
-import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
+import { addUser } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { createTenant, mintKey, startHarness, type Harness, type Tenant } from '../support/harness';
 
 describe('authentication and scopes', () => {

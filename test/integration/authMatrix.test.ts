@@ -9,7 +9,7 @@ import { generateKey, hashKey } from '../../src/domain/keys/format';
 import { mintAgentKey } from '../../src/domain/keys/agentKeys';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { TIERS, type Tier } from '../../src/domain/keys/tiers';
-import { mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import {
   authRefusal,
   isAuthLayerRefusal,

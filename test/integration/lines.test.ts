@@ -1,5 +1,6 @@
 import { runCommand } from '../../src/main/cli';
-import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
+import { addUser } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { createTenant, startHarness, untilLineActive, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
 
 /** The durable flow of the foundation: POST /lines -> Temporal workflow -> carrier -> Postgres. */

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import type { Browser } from 'playwright-core';
 import { verifySignature } from '../../src/domain/webhooks/signature';
-import { mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import type { Harness } from '../support/harness';
 import { usePortalHarness } from '../support/portalClient';
