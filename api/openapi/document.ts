@@ -1,5 +1,5 @@
 import YAML from 'yaml';
-import { DEFAULT_BODY_LIMIT_BYTES, type OperationDoc, type RouteDef } from '../routes/types';
+import { DEFAULT_BODY_LIMIT_BYTES, type OperationDoc, type RouteDef } from '../routeTable';
 import { MAX_JSON_DEPTH } from '../middleware/jsonBody';
 import { withExamples } from './examples';
 import { NOT_BLANK_PATTERN } from './fields';

@@ -5,7 +5,7 @@ import { allowedLineIds, assertUnrestrictedAdminKey } from '../lineAccess';
 import { arrayOf, cursorFields, errorResponse, fields, jsonResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { httpUrl, nullable } from '../openapi/fields';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import { balanceOf, toTransactionRecord, transactionsOf } from '../../src/domain/billing/ledger';
 import { readSettings, type AccountSettings } from '../../src/domain/billing/settings';
 import { updateSettings } from '../../src/domain/billing/updateSettings';

@@ -17,7 +17,7 @@ import {
   total,
 } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import {
   addDisclosure,
   DISCLOSURE_LANGUAGES,

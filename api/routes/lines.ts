@@ -5,7 +5,7 @@ import { lineCreationError, lineReleased, lineUpdateError } from '../lineErrors'
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
 import { boundedListParams, carrierErrorResponse, errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import type { LineUpdate } from '../../src/domain/lines/rules';
 import { linesOf, findLine, toLineRecord } from '../../src/domain/lines/store';
 import { provisionLine, type LineRequest } from '../../src/domain/lines/provision';

@@ -3,7 +3,7 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { inlineRefs } from '../../api/openapi/document';
 import { allRoutes } from '../../api/routes';
-import type { RouteDef } from '../../api/routes/types';
+import type { RouteDef } from '../../api/routeTable';
 import { ACTIVE_CALL_STATUSES } from '../../src/domain/calls/rules';
 import { generateKey, hashKey } from '../../src/domain/keys/format';
 import { mintAgentKey } from '../../src/domain/keys/agentKeys';

@@ -1,7 +1,7 @@
 import type { AppContext, AppDeps } from '../../context';
 import { ApiError, errors } from '../../errors';
 import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
-import type { RouteDef } from '../types';
+import type { RouteDef } from '../../routeTable';
 import {
   ANSWERED_BY,
   CALL_ENDED_BY,

@@ -1,7 +1,7 @@
 import type { AppContext, AppDeps } from '../../context';
 import { errors } from '../../errors';
 import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
-import type { RouteDef } from '../types';
+import type { RouteDef } from '../../routeTable';
 import {
   CARRIER_MESSAGE_STATUSES,
   type CarrierInboundMessageEvent,

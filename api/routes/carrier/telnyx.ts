@@ -1,6 +1,6 @@
 import type { AppContext, AppDeps } from '../../context';
 import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
-import type { RouteDef } from '../types';
+import type { RouteDef } from '../../routeTable';
 import type { TelnyxWebhookBody } from '../../../src/adapters/carrier/callbacks/telnyx/envelope';
 import type { TelnyxInboxDeps } from '../../../src/domain/telnyxInbox/apply';
 import { processTelnyxEvents } from '../../../src/domain/telnyxInbox/process';
