@@ -17,17 +17,13 @@ export const languagePinningRefused = () =>
 
 export const lineReleased = () => new ApiError(409, 'line_released', 'This line is released; it cannot be changed or used');
 
+/** A line the change cannot reach: unknown to the tenant (404), or released (409). */
+const lineUnusable = (refused: 'not_found' | 'released') => (refused === 'not_found' ? errors.notFound('Line') : lineReleased());
+
 export function lineUpdateError(outcome: Extract<LineUpdateOutcome, { ok: false }>): ApiError {
-  switch (outcome.refused) {
-    case 'not_found':
-      return errors.notFound('Line');
-    case 'released':
-      return lineReleased();
-    case 'invalid_fields':
-      return errors.validation(outcome.problems);
-    case 'language_pinning':
-      return languagePinningRefused();
-  }
+  if (outcome.refused === 'invalid_fields') return errors.validation(outcome.problems);
+  if (outcome.refused === 'language_pinning') return languagePinningRefused();
+  return lineUnusable(outcome.refused);
 }
 
 /** How a refused line creation reads (POST /api/v1/lines and the portal's form). */
@@ -62,14 +58,8 @@ export function lineReleaseError(outcome: Extract<ReleaseOutcome, { ok: false }>
 
 /** How a refused signing-secret rotation reads (POST /api/v1/lines/{id}/webhook-secret/rotate and the portal's button). */
 export function secretRotationError(outcome: Extract<RotationOutcome, { ok: false }>): ApiError {
-  switch (outcome.refused) {
-    case 'not_found':
-      return errors.notFound('Line');
-    case 'released':
-      return lineReleased();
-    case 'too_soon':
-      return new ApiError(409, 'secret_rotation_too_soon', 'A secret is already staged; it can be promoted 24 hours after it was staged', [
-        { field: 'promotable_at', message: outcome.promotableAt },
-      ]);
-  }
+  if (outcome.refused !== 'too_soon') return lineUnusable(outcome.refused);
+  return new ApiError(409, 'secret_rotation_too_soon', 'A secret is already staged; it can be promoted 24 hours after it was staged', [
+    { field: 'promotable_at', message: outcome.promotableAt },
+  ]);
 }
