@@ -42,6 +42,8 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
     },
   ],
+  // Longest files first (durations from an earlier run, else test/durations.json), so the run ends with short files.
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   testTimeout: 60000,
   // Each test file leaves some memory behind (Temporal's native runtime, compiled modules): one process for
   // all 130 files outgrew Node's 4 GB heap. A worker past this after a file is replaced by a fresh one.
