@@ -89,7 +89,7 @@ async function changeSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.body = toSettings(outcome.settings);
 }
 
-/** The most one automatic recharge may charge, and the highest threshold: $1,000 (decisions.md, Billing). */
+/** The most one automatic recharge may charge, and the highest threshold: $1,000 (docs/decisions/billing.md, Billing). */
 export const AUTO_RECHARGE_MAX_CENTS = 100_000;
 /** The least one automatic recharge may charge: $5. */
 export const AUTO_RECHARGE_MIN_AMOUNT_CENTS = 500;

@@ -92,7 +92,7 @@ function paymentSection(nav: PageNav, input: BillingPageInput): Html {
 }
 
 /**
- * Adding or replacing the card (docs/decisions.md, issue 17). With the simulator, a test card
+ * Adding or replacing the card (docs/decisions/portal.md, issue 17). With the simulator, a test card
  * number; with Stripe, the id of a PaymentMethod saved on Stripe's own pages (no Stripe.js: nothing
  * is loaded from a CDN, and no card number reaches this server). A number is never shown back.
  */
