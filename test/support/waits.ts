@@ -1,0 +1,96 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * Waiting on facts instead of time (docs/testing: "no fixed sleeps"). `until` polls a check that
+ * reads what the test can see (an event received, a record's state, a counter); `eventually`
+ * (./eventually.ts) does the same for an async probe that answers a value. The scanner below is
+ * the rule's guard: test/unit/testWaits.test.ts fails when a fixed pause appears in test/ without
+ * a one-line comment saying what it waits out (`// waits out …`: the absence it proves) or why
+ * the pacing is the test (`// pacing: …`).
+ */
+
+/** Polls `check` (sync or async) every `intervalMs` until it holds; fails naming `what` after `timeoutMs`. */
+export async function until(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  options: { timeoutMs?: number; intervalMs?: number; detail?: () => string } = {},
+): Promise<void> {
+  const { timeoutMs = 3_000, intervalMs = 10, detail } = options;
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${detail ? `; ${detail()}` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** A fixed pause found in a test source: the line it starts on (1-based), and whether a comment gives its reason. */
+export interface FixedPause {
+  line: number;
+  text: string;
+  explained: boolean;
+}
+
+/** A comment that says what the pause waits out, or that the pacing is what the test is about. */
+const REASON = /\/\/\s*(waits out\b|pacing:)/i;
+
+/**
+ * The fixed pauses in one source text: a promise resolved by `setTimeout`
+ * (`new Promise((resolve) => setTimeout(resolve, ms))`), `timers/promises`' `setTimeout(ms)`, and
+ * every call of a local helper defined as such a promise (`const pause = (ms) => new Promise(…)`).
+ * The reason sits on the pause's line or on the comment lines just above it. Time-skipping
+ * (`env.sleep`) is not wall time and is not a pause here.
+ */
+export function fixedPauses(source: string): FixedPause[] {
+  const lines = source.split('\n');
+  const lineOf = (index: number) => source.slice(0, index).split('\n').length;
+  const starts = new Set<number>();
+  const helperLines = new Set<number>();
+
+  const promiseSleep = /new Promise(?:<\w+>)?\(\s*\(?\s*(\w+)\s*\)?\s*=>\s*setTimeout\(\s*\1\s*,/g;
+  for (const match of source.matchAll(promiseSleep)) starts.add(lineOf(match.index!));
+
+  const helper =
+    /(?:const|let|function)\s+(\w+)\s*=?\s*(?:async\s*)?\(\s*\w+(?:\s*:\s*number)?\s*\)\s*(?::\s*Promise<\w+>\s*)?(?:=>|\{)\s*(?:return\s+)?new Promise/g;
+  for (const match of source.matchAll(helper)) {
+    const line = lineOf(match.index!);
+    helperLines.add(line);
+    starts.delete(line);
+    const calls = new RegExp(`(?<![.\\w])${match[1]}\\(`, 'g');
+    for (const call of source.matchAll(calls)) if (lineOf(call.index!) !== line) starts.add(lineOf(call.index!));
+  }
+
+  if (/from ['"](node:)?timers\/promises['"]/.test(source))
+    for (const match of source.matchAll(/(?<![.\w])setTimeout\(\s*[\d_]/g)) starts.add(lineOf(match.index!));
+
+  const explained = (line: number) => {
+    if (REASON.test(lines[line - 1])) return true;
+    for (let above = line - 2; above >= 0 && /^\s*\/\//.test(lines[above]); above -= 1) if (REASON.test(lines[above])) return true;
+    return false;
+  };
+  return [...starts]
+    .filter((line) => !helperLines.has(line))
+    .sort((a, b) => a - b)
+    .map((line) => ({ line, text: lines[line - 1].trim(), explained: explained(line) }));
+}
+
+/** The fixed pauses in `source` that carry no reason. */
+export const unexplainedPauses = (source: string) => fixedPauses(source).filter((pause) => !pause.explained);
+
+/** Where polling is implemented: the only places a bare timer wait belongs. */
+export const POLLERS = ['test/support/waits.ts', 'test/support/eventually.ts'];
+
+/** Every test source under `root`/test (recorded histories and fixtures aside), relative to `root`. */
+export function testSources(root: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
+      const relative = path.join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!['histories', 'fixtures', 'node_modules'].includes(entry.name)) walk(relative);
+      } else if (/\.[cm]?[tj]s$/.test(entry.name)) found.push(relative.split(path.sep).join('/'));
+    }
+  };
+  walk('test');
+  return found.sort();
+}
