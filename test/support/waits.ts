@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 
 /**
  * Waiting on facts instead of time (docs/testing: "no fixed sleeps"). `until` polls a check that
@@ -22,6 +23,36 @@ export async function until(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${detail ? `; ${detail()}` : ''}`);
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
+}
+
+/**
+ * Waits until a workflow has nothing left to do on what it has been told so far: closed, or
+ * running with no workflow task pending (every signal it received has been handled) and no
+ * activity scheduled or retrying. After this, nothing more happens until something new reaches
+ * it (a signal, a timer firing), which is what a test asserting "it did not charge twice" needs.
+ */
+export async function untilWorkflowSettled(handle: WorkflowHandle, what = `${handle.workflowId} to settle`, timeoutMs = 20_000) {
+  await until(
+    async () => {
+      const { status, raw } = await handle.describe();
+      if (status.name !== 'RUNNING') return true;
+      return !raw.pendingWorkflowTask && (raw.pendingActivities ?? []).length === 0;
+    },
+    what,
+    { timeoutMs, intervalMs: 100 },
+  );
+}
+
+/** Waits until the workflow's pending activity `activityType` is on its `attempt`-th try or later (it is being retried). */
+export async function untilActivityAttempt(handle: WorkflowHandle, activityType: string, attempt: number, timeoutMs = 20_000) {
+  await until(
+    async () =>
+      ((await handle.describe()).raw.pendingActivities ?? []).some(
+        (a) => a.activityType?.name === activityType && (a.attempt ?? 0) >= attempt,
+      ),
+    `${activityType} attempt ${attempt}`,
+    { timeoutMs, intervalMs: 100 },
+  );
 }
 
 /** A fixed pause found in a test source: the line it starts on (1-based), and whether a comment gives its reason. */
@@ -53,6 +84,8 @@ export function fixedPauses(source: string): FixedPause[] {
   const helper =
     /(?:const|let|function)\s+(\w+)\s*=?\s*(?:async\s*)?\(\s*\w+(?:\s*:\s*number)?\s*\)\s*(?::\s*Promise<\w+>\s*)?(?:=>|\{)\s*(?:return\s+)?new Promise/g;
   for (const match of source.matchAll(helper)) {
+    // A helper that sleeps: its promise is resolved by a timer (not, say, a server's close).
+    if (!/^[^;]*?setTimeout\(/.test(source.slice(match.index! + match[0].length).split('\n')[0])) continue;
     const line = lineOf(match.index!);
     helperLines.add(line);
     starts.delete(line);
