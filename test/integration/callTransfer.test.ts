@@ -54,7 +54,7 @@ describe('call transfer and machine detection (simulator)', () => {
     expect((await transfer(call.id, { to_number: '+14155552689' })).status).toBe(409);
     expect((await sim.calls.say(call.id, 'Hello, is this the front desk?')).status).toBe(409);
 
-    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    await new Promise((resolve) => setTimeout(resolve, 1_100)); // pacing: the transferred call lasts long enough to be charged
     await sim.calls.hangUp(call.id);
     const ended = await calls.untilStatus(call.id, ['completed']);
     expect(ended.end_cause).toBe('transferred');

@@ -86,7 +86,7 @@ describe('webhook conversation loop', () => {
     replies.set('Stop, stop', long);
     await sim.calls.say(id, 'Tell me everything');
     await eventually(async () => ((await speech(id))[0]?.state === 'speaking' ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // pacing: the caller talks over a reply already under way
     await sim.calls.bargeIn(id, 'Stop, stop');
     await eventually(async () =>
       messages().length === 2 && receiver.requests.some((r) => r.body.event === 'interrupted') ? true : undefined,
@@ -177,7 +177,7 @@ describe('webhook conversation loop', () => {
       await eventually(async () =>
         (await signalledEvents(id)).some((e) => e.type === 'call.utterance' && e.text === 'Great') ? true : undefined,
       );
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // pacing: the late report lands after the turn has closed the deferral
       release();
       await Promise.all(late);
       await eventually(async () => (messages().length === 2 ? true : undefined));
@@ -224,7 +224,7 @@ describe('webhook conversation loop', () => {
     await sim.calls.say(id, 'Shalom', 'he');
     await eventually(async () => (messages().length === 1 ? true : undefined));
     expect(messages()[0].body.detected_language).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // waits out a reply spoken for a message the receiver failed
     expect(await speech(id)).toEqual([]);
     const failed = await webhooks.deliveries('?event_type=message&status=failed');
     expect(failed.body.total).toBe(1);

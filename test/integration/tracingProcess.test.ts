@@ -105,7 +105,7 @@ describe('tracing in the API and worker processes', () => {
     expect(line.request_id).toMatch(/^req_/);
     expect(line).not.toHaveProperty('trace_id');
     // Tracing on would have sent it within the 100 ms batch delay the next test uses.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // waits out an export (tracing on sends within its 100 ms batch delay)
     expect(collector.batches).toHaveLength(0);
   });
 
@@ -114,7 +114,7 @@ describe('tracing in the API and worker processes', () => {
     const env = { ...noOtel, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SDK_DISABLED: 'true', OTEL_BSP_SCHEDULE_DELAY: '100' };
     const line = await oneRequest('disabled', env, traceId);
     expect(line).not.toHaveProperty('trace_id');
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await new Promise((resolve) => setTimeout(resolve, 1_000)); // waits out an export (tracing on sends within its 100 ms batch delay)
     expect(collector.batches).toHaveLength(0);
   });
 
