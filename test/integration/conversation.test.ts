@@ -9,6 +9,7 @@ import { customer } from '../support/customer';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
 import { decryptedHistory } from '../support/payloadCodec';
+import { untilWorkflowSettled } from '../support/waits';
 
 /** The webhook-mode conversation: caller speech → `message` → `{text}` spoken; barge-in. */
 describe('webhook conversation loop', () => {
@@ -224,10 +225,14 @@ describe('webhook conversation loop', () => {
     await sim.calls.say(id, 'Shalom', 'he');
     await eventually(async () => (messages().length === 1 ? true : undefined));
     expect(messages()[0].body.detected_language).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 300)); // waits out a reply spoken for a message the receiver failed
-    expect(await speech(id)).toEqual([]);
-    const failed = await webhooks.deliveries('?event_type=message&status=failed');
+    const failed = await eventually(async () => {
+      const found = await webhooks.deliveries('?event_type=message&status=failed');
+      return found.body.total >= 1 ? found : undefined;
+    });
     expect(failed.body.total).toBe(1);
+    // The call's workflow has taken the failed turn to its end: had it spoken, it would have by now.
+    await untilWorkflowSettled(h.temporal.workflow.getHandle(id));
+    expect(await speech(id)).toEqual([]);
     expect(receiver.requests.length).toBeGreaterThan(before);
     receiver.respondWith(answerMessages);
     await calls.hangUp(id);
