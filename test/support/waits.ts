@@ -78,7 +78,8 @@ export function fixedPauses(source: string): FixedPause[] {
   const starts = new Set<number>();
   const helperLines = new Set<number>();
 
-  const promiseSleep = /new Promise(?:<\w+>)?\(\s*\(?\s*(\w+)\s*\)?\s*=>\s*setTimeout\(\s*\1\s*,/g;
+  // `(resolve) => setTimeout(resolve, ms)`, `r => { setTimeout(r, ms); }`, `(resolve) => setTimeout(() => resolve(), ms)`.
+  const promiseSleep = /new Promise(?:<[^>]+>)?\(\s*\(?\s*(\w+)[^)=]*\)?\s*=>\s*\{?\s*setTimeout\(\s*(?:\1\s*,|\(\)\s*=>\s*\1\()/g;
   for (const match of source.matchAll(promiseSleep)) starts.add(lineOf(match.index!));
 
   const helper =
@@ -93,8 +94,11 @@ export function fixedPauses(source: string): FixedPause[] {
     for (const call of source.matchAll(calls)) if (lineOf(call.index!) !== line) starts.add(lineOf(call.index!));
   }
 
-  if (/from ['"](node:)?timers\/promises['"]/.test(source))
-    for (const match of source.matchAll(/(?<![.\w])setTimeout\(\s*[\d_]/g)) starts.add(lineOf(match.index!));
+  const timers = /import\s*\{([^}]*)\}\s*from\s*['"](?:node:)?timers\/promises['"]/.exec(source);
+  const timerSleep = timers && /\bsetTimeout(?:\s+as\s+(\w+))?/.exec(timers[1]);
+  if (timerSleep)
+    for (const match of source.matchAll(new RegExp(`(?<![.\\w])${timerSleep[1] ?? 'setTimeout'}\\(`, 'g')))
+      starts.add(lineOf(match.index!));
 
   const explained = (line: number) => {
     if (REASON.test(lines[line - 1])) return true;

@@ -21,13 +21,16 @@ describe('fixed pauses in tests', () => {
       '  await new Promise((r) =>',
       '    setTimeout(r, 10),',
       '  );',
-      "  await require('node:timers/promises').setTimeout(5);",
       '  setTimeout(() => child.kill(), 30_000);',
       '  await env.sleep(150_000);',
+      '  await new Promise<void>((done) => { setTimeout(done, 50); });',
+      '  await new Promise((resolve) => setTimeout(() => resolve(true), 50));',
+      '  await wait(20);',
+      '  await new Promise((resolve) => server.close(resolve));',
       '}',
     ].join('\n');
-    expect(fixedPauses(source).map((pause) => pause.line)).toEqual([4, 5, 6]);
-    expect(unexplainedPauses(source).map((pause) => pause.line)).toEqual([4, 5, 6]);
+    expect(fixedPauses(source).map((pause) => pause.line)).toEqual([4, 5, 6, 11, 12, 13]);
+    expect(unexplainedPauses(source).map((pause) => pause.line)).toEqual([4, 5, 6, 11, 12, 13]);
     const timers = "import { setTimeout } from 'node:timers/promises';\nawait setTimeout(200);";
     expect(unexplainedPauses(timers)).toEqual([{ line: 2, text: 'await setTimeout(200);', explained: false }]);
   });
