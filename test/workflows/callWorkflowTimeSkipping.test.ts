@@ -9,6 +9,7 @@ import { callChargeCents, ratePerMinuteCents, type Zone } from '../../src/domain
 import type { LineMode } from '../../src/domain/lines/rules';
 import type { callWorkflow } from '../../workflows/calls/workflow';
 import { carrierEventSignal, hangupSignal, type CallInput, type SignalledCallEvent } from '../../workflows/definitions/calls';
+import { transferUpdate } from '../../workflows/definitions/callControl';
 import { testDataConverter } from '../support/payloadCodec';
 import { until as untilFact } from '../support/waits';
 
@@ -68,7 +69,7 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
   const tell = (call: FakeCall, event: SignalledCallEvent) => env.client.workflow.getHandle(call.callId).signal(carrierEventSignal, event);
 
   /** The activities these paths use, typed as the real ones. */
-  type Fakes = Pick<CallActivities, 'claimCall' | 'placeCall' | 'hangUpCall' | 'speak' | 'stopSpeaking'> &
+  type Fakes = Pick<CallActivities, 'claimCall' | 'placeCall' | 'hangUpCall' | 'speak' | 'stopSpeaking' | 'transferCall'> &
     Pick<CallActivities, 'publishCallEvent' | 'recordCallState' | 'appendTranscript'> &
     Pick<BillingActivities, 'extendReservation' | 'settleReservation'> &
     Pick<HostedActivities, 'takeHostedTurn'>;
@@ -97,6 +98,11 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     },
     async stopSpeaking(carrierCallId: string) {
       byCarrierId(carrierCallId).commands.push('stopSpeaking');
+    },
+    /** The carrier accepts; the test tells the workflow whether the destination answered (`call.transfer`). */
+    async transferCall(request) {
+      byCarrierId(request.carrierCallId).commands.push('transferCall');
+      return { accepted: true };
     },
     async publishCallEvent(facts, type) {
       calls.get(facts.callId)!.published.push(type);
@@ -289,5 +295,23 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     expect(await handle.result()).toEqual({ status: 'completed', endCause: 'caller_hangup', durationSec: 90, chargeCents: cents });
     expect(call.holds).toEqual([{ totalCents: 2 * rate, ok: true }]);
     expect(call.settlements).toEqual([{ chargeCents: cents, seconds: 90 }]);
+  });
+
+  it('a transferred call stays held and billed until it ends, and ends as transferred: 90 s cost 20 cents', async () => {
+    const { call, handle } = await place('webhook');
+    await until(() => call.states.includes('in_progress'), 'the answer');
+    await env.sleep(30_000);
+    const transfer = handle.executeUpdate(transferUpdate, { args: [{ toNumber: '+14155552688' }] });
+    await until(() => call.commands.includes('transferCall'), 'the transfer command');
+    await handle.signal(carrierEventSignal, { type: 'call.transfer', at: await carrierNow(call), answered: true });
+    expect(await transfer).toMatchObject({ transferred: true, failure_reason: null });
+    // Minute 2 is held at 1:00 while the caller talks to the destination.
+    await env.sleep(60_000);
+    await handle.signal(carrierEventSignal, { type: 'call.completed', at: await carrierNow(call), ended_by: 'caller' });
+    expect(await handle.result()).toEqual({ status: 'completed', endCause: 'transferred', durationSec: 90, chargeCents: 20 });
+    expect(call.commands).toEqual(['placeCall', 'stopSpeaking', 'transferCall']);
+    expect(call.holds).toEqual([{ totalCents: 26, ok: true }]);
+    expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_transferred', 'call_ended']);
+    expect(call.settlements).toEqual([{ chargeCents: 20, seconds: 90 }]);
   });
 });
