@@ -16,6 +16,7 @@ import { startEphemeralStack } from '../../src/platform/infra/stack';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
 import { workflowIds } from '../../workflows/definitions/ids';
 import { until } from './waits';
+import { untilWaitingForCaller } from './callWorkflow';
 
 /** The files named on the command line; none named means all. */
 const only = new Set(process.argv.slice(2));
@@ -440,8 +441,8 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
       for (let i = 1; i <= 20; i += 1) {
         if (i === 5) {
           const waiting = h.request('POST', `/api/v1/calls/${id}/wait`, { key, body: { timeout_seconds: 10 } });
-          // pacing: the history records a wait that is parked before the caller answers
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          // The history records a wait that is parked before the caller answers.
+          await untilWaitingForCaller(h.temporal, id);
           await h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'Yes' });
           await waiting;
           await h.request('POST', `/api/v1/calls/${id}/speak`, { key, body: { text: 'Noted.' } });
