@@ -3,9 +3,9 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 
 /**
- * Waiting on facts instead of time (docs/testing: "no fixed sleeps"). `until` polls a check that
- * reads what the test can see (an event received, a record's state, a counter); `eventually`
- * (./eventually.ts) does the same for an async probe that answers a value. The scanner below is
+ * Waiting on facts instead of time (docs/decisions.md, "Tests wait on facts; a fixed pause says
+ * why"). `until` polls a check that reads what the test can see (an event received, a record's
+ * state, a counter); `eventually` (./eventually.ts) answers the value an async probe finds. The scanner below is
  * the rule's guard: test/unit/testWaits.test.ts fails when a fixed pause appears in test/ without
  * a one-line comment saying what it waits out (`// waits out …`: the absence it proves) or why
  * the pacing is the test (`// pacing: …`).
@@ -114,8 +114,8 @@ export function fixedPauses(source: string): FixedPause[] {
 /** The fixed pauses in `source` that carry no reason. */
 export const unexplainedPauses = (source: string) => fixedPauses(source).filter((pause) => !pause.explained);
 
-/** Where polling is implemented: the only places a bare timer wait belongs. */
-export const POLLERS = ['test/support/waits.ts', 'test/support/eventually.ts'];
+/** Where polling is implemented (`until`): the only place a bare timer wait belongs. */
+export const POLLERS = ['test/support/waits.ts'];
 
 /** Every test source under `root`/test (recorded histories and fixtures aside), relative to `root`. */
 export function testSources(root: string): string[] {
