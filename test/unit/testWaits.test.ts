@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fixedPauses, POLLERS, testSources, unexplainedPauses } from '../support/waits';
+import { eventually } from '../support/eventually';
+import { fixedPauses, POLLERS, testSources, unexplainedPauses, until } from '../support/waits';
 
 /**
  * No flaky waits (issue 28): a test waits on a fact (an event received, a row settled, a
@@ -8,6 +9,24 @@ import { fixedPauses, POLLERS, testSources, unexplainedPauses } from '../support
  * one-line comment saying what absence it waits out (`// waits out …`) or why the pacing is the
  * test (`// pacing: …`).
  */
+describe('until and eventually', () => {
+  it('resolve as soon as the fact holds, sync or async, and eventually answers what the probe found', async () => {
+    let polls = 0;
+    await until(() => ++polls === 3, 'the third poll', { intervalMs: 1 });
+    expect(polls).toBe(3);
+    await until(async () => true, 'at once');
+    let tries = 0;
+    expect(await eventually(async () => (++tries === 2 ? 'found' : undefined), 1_000)).toBe('found');
+  });
+
+  it('fail after the timeout, naming what they waited for and what was seen', async () => {
+    await expect(until(() => false, 'the answer', { timeoutMs: 30, detail: () => 'got 2 events' })).rejects.toThrow(
+      'timed out waiting for the answer; got 2 events',
+    );
+    await expect(eventually(async () => undefined, 30, 'the row')).rejects.toThrow('timed out waiting for the row');
+  });
+});
+
 describe('fixed pauses in tests', () => {
   const root = path.resolve(__dirname, '../..');
 
