@@ -174,11 +174,19 @@ describe('webhook conversation loop', () => {
       await sim.calls.say(id, 'Are you open on Sunday?');
       await eventually(async () => ((await speech(id))[0]?.state === 'done' ? true : undefined));
       await sim.calls.say(id, 'Great');
-      // The turn has closed the deferral and is waiting on the reply's playback: now the report lands.
-      await eventually(async () =>
-        (await signalledEvents(id)).some((e) => e.type === 'call.utterance' && e.text === 'Great') ? true : undefined,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 200)); // pacing: the late report lands after the turn has closed the deferral
+      // The turn has closed the deferral and, the reply not reported done, stops it and waits on its
+      // playback (a stopSpeaking after the sentence's signal): now the report lands.
+      await eventually(async () => {
+        const events = (await decryptedHistory(h.temporal, id)).events ?? [];
+        const said = events.findIndex((e) =>
+          (e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? []).some((p) => {
+            const event = JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as Record<string, unknown>;
+            return event.type === 'call.utterance' && event.text === 'Great';
+          }),
+        );
+        const stopping = events.slice(said + 1).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'stopSpeaking');
+        return said >= 0 && stopping ? true : undefined;
+      });
       release();
       await Promise.all(late);
       await eventually(async () => (messages().length === 2 ? true : undefined));
