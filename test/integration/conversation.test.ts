@@ -86,8 +86,8 @@ describe('webhook conversation loop', () => {
     replies.set('Tell me everything', long);
     replies.set('Stop, stop', long);
     await sim.calls.say(id, 'Tell me everything');
-    await eventually(async () => ((await speech(id))[0]?.state === 'speaking' ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 300)); // pacing: the caller talks over a reply already under way
+    // The caller talks over a reply already under way: some of it has been heard.
+    await eventually(async () => ((await speech(id))[0]?.played_text ? true : undefined));
     await sim.calls.bargeIn(id, 'Stop, stop');
     await eventually(async () =>
       messages().length === 2 && receiver.requests.some((r) => r.body.event === 'interrupted') ? true : undefined,
