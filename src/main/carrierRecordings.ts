@@ -3,7 +3,6 @@ import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
 import { openTelnyxRecording } from '../adapters/carrier/telnyx/recordings';
 import { openTwilioRecording } from '../adapters/carrier/twilio/recordings';
 import { requireSetting, type Config } from '../platform/config';
-import { carrierOfEnvironment } from './carriers';
 
 export type RecordingOpener = (request: {
   environment: 'test' | 'live';
@@ -18,7 +17,7 @@ export type RecordingOpener = (request: {
  */
 export function recordingOpener(config: Config): RecordingOpener {
   return async ({ environment, callId, recordingUrl }) => {
-    const carrier = carrierOfEnvironment(config, environment);
+    const carrier = config.carrier[environment];
     if (carrier === 'telnyx')
       return openTelnyxRecording(
         { apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'), baseUrl: config.telnyx.baseUrl },

@@ -160,14 +160,14 @@ function carrierProviderProblems(role: ProcessRole, config: Config): Configurati
         setting: 'CARRIER_PROVIDER',
         message: `must be one of ${Object.keys(CARRIER_PROVIDER_ALIASES).join(', ')}, not "${alias}" (it is deprecated: set CARRIER_PROVIDER_LIVE and CARRIER_PROVIDER_TEST instead)`,
       });
-    else if (meant.live !== config.carrierProviders.live || meant.test !== config.carrierProviders.test)
+    else if (meant.live !== config.carrier.live || meant.test !== config.carrier.test)
       problems.push({
         setting: 'CARRIER_PROVIDER',
         message: `is a deprecated alias of CARRIER_PROVIDER_LIVE=${meant.live} with CARRIER_PROVIDER_TEST=${meant.test}, which the per-environment settings contradict: unset it`,
       });
   }
   for (const environment of ['test', 'live'] as const) {
-    const provider = config.carrierProviders[environment];
+    const provider = config.carrier[environment];
     if (environment === 'test' && LIVE_ONLY_CARRIERS.includes(provider))
       problems.push({
         setting: 'CARRIER_PROVIDER_TEST',
@@ -175,7 +175,7 @@ function carrierProviderProblems(role: ProcessRole, config: Config): Configurati
       });
   }
   const required = new Map<string, { setting: string; of: (c: Config) => string | undefined; provider: CarrierProvider }>();
-  for (const provider of new Set(Object.values(config.carrierProviders)))
+  for (const provider of new Set(Object.values(config.carrier)))
     for (const requirement of CARRIER_PROVIDER_REQUIREMENTS[provider]?.[role] ?? [])
       required.set(requirement.setting, { ...requirement, provider });
   for (const requirement of required.values()) {
@@ -204,14 +204,14 @@ function usMessagingProblems(role: ProcessRole, config: Config): ConfigurationPr
     return [{ setting: 'TWILIO_LIVE_MESSAGING_SERVICE_SID', message: 'is not a Messaging Service SID (MG followed by 32 hex digits)' }];
   if (config.smsNonUsOnly) return [];
   const declare = 'or declare SMS_NON_US_ONLY=true if live lines never text US numbers (README "Texting US numbers")';
-  if (config.carrierProviders.live === 'twilio' && sid === undefined)
+  if (config.carrier.live === 'twilio' && sid === undefined)
     return [
       {
         setting: 'TWILIO_LIVE_MESSAGING_SERVICE_SID',
         message: `is not set: US carriers block SMS from numbers outside an A2P 10DLC-registered Messaging Service; set it to that service, ${declare}`,
       },
     ];
-  if (config.carrierProviders.live === 'telnyx' && !config.telnyx.campaignId)
+  if (config.carrier.live === 'telnyx' && !config.telnyx.campaignId)
     return [
       {
         setting: 'TELNYX_10DLC_CAMPAIGN_ID',
@@ -435,7 +435,7 @@ export function paymentProviderProblems(role: ProcessRole, config: Config): Conf
  */
 export function livePairingProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
   if (config.profile !== 'production' || role === 'simulator') return [];
-  const carrier = config.carrierProviders.live;
+  const carrier = config.carrier.live;
   const payments = config.paymentsProviders.live;
   if (carrier !== 'simulator' && payments === 'simulator')
     return [
@@ -555,7 +555,7 @@ const TWILIO_ACCOUNT_SID = /^AC[0-9a-f]{32}$/;
 function carrierAccountProblems(config: Config, options: { publicUrlChecked: boolean }): ConfigurationProblem[] {
   const problems: ConfigurationProblem[] = [];
   for (const environment of ['test', 'live'] as const) {
-    if (config.carrierProviders[environment] !== 'twilio') continue;
+    if (config.carrier[environment] !== 'twilio') continue;
     const prefix = `TWILIO_${environment.toUpperCase()}`;
     const account = config.twilio[environment];
     if (!account) {
@@ -568,12 +568,12 @@ function carrierAccountProblems(config: Config, options: { publicUrlChecked: boo
     }
   }
   // Twilio signs the URL it calls: the API rebuilds it from PUBLIC_BASE_URL, which must be the public one.
-  if (!options.publicUrlChecked && (config.carrierProviders.test === 'twilio' || config.carrierProviders.live === 'twilio')) {
+  if (!options.publicUrlChecked && (config.carrier.test === 'twilio' || config.carrier.live === 'twilio')) {
     const problem = reachableUrlProblem(config.publicBaseUrl);
     if (problem) problems.push({ setting: 'PUBLIC_BASE_URL', message: `${problem} (Twilio calls it and signs it)` });
   }
   const { test, live } = config.twilio;
-  if (config.carrierProviders.test === 'twilio' && test && live && test.accountSid === live.accountSid) {
+  if (config.carrier.test === 'twilio' && test && live && test.accountSid === live.accountSid) {
     problems.push({
       setting: 'TWILIO_TEST_ACCOUNT_SID',
       message:

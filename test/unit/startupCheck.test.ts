@@ -416,7 +416,7 @@ describe('startup configuration check', () => {
 
     it('Telnyx live, the simulator for test: the Telnyx account settings in the API and the worker, nothing in the others', () => {
       const telnyx = { ...productionEnv(), ...liveStripe(), CARRIER_PROVIDER_LIVE: 'telnyx', CARRIER_PROVIDER_TEST: 'simulator' };
-      expect(loadConfig(telnyx).carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
+      expect(loadConfig(telnyx).carrier).toEqual({ live: 'telnyx', test: 'simulator' });
       expect(settingsOf('api', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_PUBLIC_KEY']);
       expect(settingsOf('worker', telnyx).sort()).toEqual([
         'TELNYX_10DLC_CAMPAIGN_ID',
@@ -518,7 +518,7 @@ describe('startup configuration check', () => {
     it('CARRIER_PROVIDER=telnyx still works, as live Telnyx with test on the simulator, and is reported as deprecated', () => {
       const alias = { ...productionEnv(), ...liveStripe(), ...telnyxAccount(), CARRIER_PROVIDER: 'telnyx' };
       const config = loadConfig(alias);
-      expect(config.carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
+      expect(config.carrier).toEqual({ live: 'telnyx', test: 'simulator' });
       for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, alias) }).toEqual({ role, problems: [] });
       expect(deprecatedSettings(config)).toEqual([
         {
