@@ -11,6 +11,8 @@ const PURE_FOR_WORKFLOWS = [
   '^src/adapters/carrier/callbacks/wire\\.ts$',
   '(^|/)node_modules/@temporalio/(workflow|common)/',
 ];
+/** Each provider's settings rule and their list, which the startup check every process passes runs (src/adapters/settings.ts). */
+const PROVIDER_SETTINGS_RULES = '^src/adapters/(settings|carrier/[a-z]+/settings|payments/stripeSettings)\\.ts$';
 const SHARED_WITH_OTHER_PROGRAMS = [
   '^src/platform/audio/',
   '^src/platform/logger\\.ts$',
@@ -56,7 +58,7 @@ module.exports = {
         'Routes call use cases; they never reach activities, adapter implementations or workflow code (provider callback verifiers and wire formats excepted).',
       from: { path: '^api/' },
       to: {
-        path: '^(activities|src/main)/|^src/adapters/(?!.*/port\\.ts$)(?!carrier/callbacks/)(?!carrier/twilio/callbacks/)(?!payments/callbacks/)',
+        path: '^(activities|src/main)/|^src/adapters/(?!.*/port\\.ts$)(?!settings\\.ts$)(?!carrier/callbacks/)(?!carrier/twilio/callbacks/)(?!payments/callbacks/)',
       },
     },
     {
@@ -109,11 +111,12 @@ module.exports = {
     {
       name: 'simulator-entry-point',
       severity: 'error',
-      comment: 'Its entry point also reads the shared configuration and passes the same startup check as every process.',
+      comment:
+        "Its entry point also reads the shared configuration and passes the same startup check as every process (with the providers' settings rules).",
       from: { path: '^simulator/main\\.ts$' },
       to: {
         path: '^(src|api|activities|workflows)/',
-        pathNot: [...SHARED_WITH_OTHER_PROGRAMS, '^src/platform/(config|startupCheck)\\.ts$'],
+        pathNot: [...SHARED_WITH_OTHER_PROGRAMS, '^src/platform/(config|startupCheck)\\.ts$', PROVIDER_SETTINGS_RULES],
       },
     },
     {
