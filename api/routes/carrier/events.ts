@@ -3,13 +3,13 @@ import { ApiError, errors } from '../../errors';
 import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
 import type { RouteDef } from '../types';
 import {
+  carrierEventTimeProblem,
   ANSWERED_BY,
   CALL_ENDED_BY,
   CARRIER_CALL_EVENT_TYPES,
   type CarrierCallEvent,
   type CarrierIncomingCallEvent,
-} from '../../../src/adapters/carrier/callbacks/wire';
-import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks/eventTime';
+} from '../../../src/adapters/carrier/callbacks';
 import { answerInboundCall, InboundCallRefusedError, type InboundCallRefusal } from '../../../src/domain/calls/answerInbound';
 import { StartCompensatedError } from '../../../src/platform/temporal/starts';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';

@@ -3,12 +3,12 @@ import { errors } from '../../errors';
 import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
 import type { RouteDef } from '../types';
 import {
+  carrierEventTimeProblem,
   CARRIER_MESSAGE_STATUSES,
   type CarrierInboundMessageEvent,
   type CarrierMessageEvent,
   type CarrierMessageStatusEvent,
-} from '../../../src/adapters/carrier/callbacks/wire';
-import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks/eventTime';
+} from '../../../src/adapters/carrier/callbacks';
 import { takeInboundMessage } from '../../../src/domain/messages/inbound';
 import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt';
 import { toE164 } from '../../../src/platform/phone';

@@ -1,7 +1,7 @@
 import type { AppContext, AppDeps } from '../../context';
 import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
 import type { RouteDef } from '../types';
-import type { TelnyxWebhookBody } from '../../../src/adapters/carrier/callbacks/telnyx/envelope';
+import type { TelnyxWebhookBody } from '../../../src/adapters/carrier/callbacks/telnyx';
 import type { TelnyxInboxDeps } from '../../../src/domain/telnyxInbox/apply';
 import { processTelnyxEvents } from '../../../src/domain/telnyxInbox/process';
 import { receiveTelnyxEvent } from '../../../src/domain/telnyxInbox/receive';

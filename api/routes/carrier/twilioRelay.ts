@@ -2,12 +2,17 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { AppDeps } from '../../context';
-import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from '../../../src/adapters/carrier/twilio/callbacks/paths';
-import { ConversationRelayHub } from '../../../src/adapters/carrier/twilio/callbacks/relayHub';
-import { ConversationRelaySession, type RelayReport } from '../../../src/adapters/carrier/twilio/callbacks/relaySession';
-import { webSocketUrl } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
-import { verifyTwilioUpgrade } from '../../../src/adapters/carrier/twilio/callbacks/verify';
-import { takeRelayToken, type RelayTokenGrant } from '../../../src/adapters/carrier/twilio/callbacks/relayTokens';
+import {
+  ConversationRelayHub,
+  ConversationRelaySession,
+  takeRelayToken,
+  TWILIO_CALLBACK_PATHS,
+  twilioCallbackUrl,
+  verifyTwilioUpgrade,
+  webSocketUrl,
+  type RelayReport,
+  type RelayTokenGrant,
+} from '../../../src/adapters/carrier/twilio/callbacks';
 import { withinCarrierReach } from '../../../src/domain/carriers/reach';
 import { environmentsOfTwilioAccount, requireSetting } from '../../../src/platform/config';
 import type { CarrierReach } from '../../../src/domain/carriers/reach';

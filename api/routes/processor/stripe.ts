@@ -1,7 +1,7 @@
 import type { AppContext, AppDeps } from '../../context';
 import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
 import type { RouteDef } from '../types';
-import { cardMovementsOfEvent, chargeOutcomeOfEvent } from '../../../src/adapters/payments/callbacks/stripe';
+import { cardMovementsOfEvent, chargeOutcomeOfEvent } from '../../../src/adapters/payments/callbacks';
 import { applyCardReversal } from '../../../src/domain/billing/cardReversals';
 import { reconcileChargeOutcome } from '../../../src/domain/billing/processorEvents';
 
