@@ -11,18 +11,8 @@ import { configurationReport, PAYMENT_PROVIDERS, PROCESS_ROLES } from '../../src
 /** Each provider's settings rule lives in its adapter; the startup check runs the list of them (issue 28). */
 describe('provider settings rules', () => {
   const strong = () => crypto.randomBytes(32).toString('hex');
-  const base = (): NodeJS.ProcessEnv => ({
-    DATABASE_URL: 'postgres://switchboard@postgres:5432/switchboard',
-    TEMPORAL_ADDRESS: 'temporal:7233',
-    HOST: '0.0.0.0',
-    PUBLIC_BASE_URL: 'https://switchboard.example.com',
-    CARRIER_WEBHOOK_SECRET: strong(),
-    CARRIER_API_KEY: strong(),
-    PAYMENTS_API_KEY: strong(),
-    SECRETS_KEY: strong(),
-    TEMPORAL_PAYLOAD_KEY: strong(),
-    SWITCHBOARD_DATA_DIR: path.join(os.tmpdir(), `switchboard-no-data-${crypto.randomUUID()}`),
-  });
+  // The rules read only their own settings: a bare environment (no dev secrets from a data directory) is enough.
+  const base = (): NodeJS.ProcessEnv => ({ SWITCHBOARD_DATA_DIR: path.join(os.tmpdir(), `switchboard-no-data-${crypto.randomUUID()}`) });
 
   it('lists a rule for every carrier and card processor but the simulator', () => {
     const providers = [...CARRIER_PROVIDERS, ...PAYMENT_PROVIDERS].filter((provider) => provider !== 'simulator');
@@ -62,10 +52,8 @@ describe('provider settings rules', () => {
   });
 
   it('holds a Stripe key to the mode of its environment', () => {
-    expect(isStripeKeyOf('test', 'sk_test_x')).toBe(true);
-    expect(isStripeKeyOf('test', 'rk_test_x')).toBe(true);
-    expect(isStripeKeyOf('test', 'sk_live_x')).toBe(false);
-    expect(isStripeKeyOf('live', 'rk_live_x')).toBe(true);
-    expect(isStripeKeyOf('live', 'sk_test_x')).toBe(false);
+    const keys = ['sk_test_x', 'rk_test_x', 'sk_live_x', 'rk_live_x', 'pk_test_x'];
+    expect(keys.filter((key) => isStripeKeyOf('test', key))).toEqual(['sk_test_x', 'rk_test_x']);
+    expect(keys.filter((key) => isStripeKeyOf('live', key))).toEqual(['sk_live_x', 'rk_live_x']);
   });
 });
