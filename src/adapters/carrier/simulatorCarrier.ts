@@ -44,7 +44,7 @@ export class SimulatorCarrier implements port.CarrierAdapter {
   }
 
   async placeCall(request: port.PlaceCallRequest): Promise<{ carrierCallId: string }> {
-    const body = await this.call('POST', '/carrier/v1/calls', {
+    const carrierCallId = await this.create('/carrier/v1/calls', 'carrier_call_id', {
       call_id: request.callId,
       from: request.from,
       to: request.to,
@@ -52,9 +52,7 @@ export class SimulatorCarrier implements port.CarrierAdapter {
       record: request.record,
       ...(request.machineDetection ? { machine_detection: true } : {}),
     });
-    if (typeof body.carrier_call_id !== 'string' || body.carrier_call_id === '')
-      throw new Error('carrier answered POST /carrier/v1/calls without a carrier_call_id');
-    return { carrierCallId: body.carrier_call_id };
+    return { carrierCallId };
   }
 
   async hangUp(request: { carrierCallId: string }): Promise<void> {
@@ -98,16 +96,14 @@ export class SimulatorCarrier implements port.CarrierAdapter {
   }
 
   async sendSms(request: port.SendSmsRequest): Promise<{ carrierMessageId: string }> {
-    const body = await this.call('POST', '/carrier/v1/messages', {
+    const carrierMessageId = await this.create('/carrier/v1/messages', 'carrier_message_id', {
       message_id: request.messageId,
       from: request.from,
       to: request.to,
       text: request.text,
       status_url: request.statusUrl,
     });
-    if (typeof body.carrier_message_id !== 'string' || body.carrier_message_id === '')
-      throw new Error('carrier answered POST /carrier/v1/messages without a carrier_message_id');
-    return { carrierMessageId: body.carrier_message_id };
+    return { carrierMessageId };
   }
 
   /** A WebSocket to the simulator's `/carrier/v1/calls/{carrier_call_id}/media` (see `SimulatorMediaStream`). */
@@ -126,6 +122,14 @@ export class SimulatorCarrier implements port.CarrierAdapter {
   }
 
   /** `refusal` may turn a 4xx answer into a more precise error than `CarrierRejectedError`. */
+  /** POSTs what creates a call or message and returns the id the carrier gave it (`field` of its answer). */
+  private async create(path: string, field: string, body: object): Promise<string> {
+    const answer = await this.call('POST', path, body);
+    const id = answer[field];
+    if (typeof id !== 'string' || id === '') throw new Error(`carrier answered POST ${path} without a ${field}`);
+    return id;
+  }
+
   private async call(
     method: string,
     path: string,
