@@ -247,11 +247,6 @@ export function environmentsOnCarrier(config: Pick<Config, 'carrier'>, provider:
   return (['test', 'live'] as const).filter((environment) => config.carrier[environment] === provider);
 }
 
-/** The environments on Twilio whose account is `accountSid` (each environment has its own account). */
-export function environmentsOfTwilioAccount(config: Pick<Config, 'carrier' | 'twilio'>, accountSid: string): CarrierEnvironmentName[] {
-  return environmentsOnCarrier(config, 'twilio').filter((environment) => config.twilio[environment]?.accountSid === accountSid);
-}
-
 /** A Twilio account from `<prefix>_ACCOUNT_SID` and `<prefix>_AUTH_TOKEN`, when both are set. */
 function twilioAccountFromEnv(prefix: string, env: NodeJS.ProcessEnv): { accountSid: string; authToken: string } | undefined {
   const accountSid = env[`${prefix}_ACCOUNT_SID`];

@@ -28,7 +28,6 @@ import {
   type Handler,
   type Params,
 } from './twilioCalls';
-import { environmentsOfTwilioAccount } from '../../../src/platform/config';
 import { carrierReachOf } from '../../carrierAuth';
 
 /*
@@ -72,9 +71,8 @@ function verified(route: TwilioRoute) {
     const params = await readForm(ctx);
     const url = `${twilioCallbackUrl(deps.config.publicBaseUrl, route.path)}${ctx.search}`;
     const signature = ctx.get('x-twilio-signature') || undefined;
-    const accounts = [deps.config.twilio.test, deps.config.twilio.live].filter((account) => account !== undefined);
     const logged = { path: route.path, callSid: params.CallSid, messageSid: params.MessageSid };
-    const taking = await takeTwilioCallback(deps.db, { accounts, signature, url, params, event: route.event?.(params), at: deps.now() });
+    const taking = await takeTwilioCallback(deps.db, deps.config, { signature, url, params, event: route.event?.(params), at: deps.now() });
     if (taking.outcome === 'refused') {
       ctx.state.log.warn({ reason: taking.reason, ...logged }, 'twilio callback refused');
       throw new ApiError(403, 'forbidden', 'Invalid Twilio signature');
@@ -84,7 +82,7 @@ function verified(route: TwilioRoute) {
       return route.repeated?.(ctx);
     }
     // The callback acts on the environment of the account that signed it only.
-    ctx.state.carrierReach = environmentsOfTwilioAccount(deps.config, taking.account.accountSid);
+    ctx.state.carrierReach = taking.reach;
     try {
       await route.handler(ctx, deps, params);
     } catch (err) {

@@ -5,8 +5,10 @@ import type { AppDeps } from '../../context';
 import {
   ConversationRelayHub,
   ConversationRelaySession,
+  environmentsOfTwilioAccount,
   takeRelayToken,
   TWILIO_CALLBACK_PATHS,
+  twilioAccounts,
   twilioCallbackUrl,
   verifyTwilioUpgrade,
   webSocketUrl,
@@ -14,7 +16,7 @@ import {
   type RelayTokenGrant,
 } from '../../../src/adapters/carrier/twilio/callbacks';
 import { withinCarrierReach } from '../../../src/domain/carriers/reach';
-import { environmentsOfTwilioAccount, requireSetting } from '../../../src/platform/config';
+import { requireSetting } from '../../../src/platform/config';
 import type { CarrierReach } from '../../../src/domain/carriers/reach';
 import { deliver } from './twilioCalls';
 
@@ -98,9 +100,12 @@ export function twilioRelayEndpoint(deps: AppDeps): TwilioRelayEndpoint {
     if (named === null) return;
     if (named === 'refused') return refuse(socket, '403 Forbidden', { reason: 'relay_url_without_call_or_token', path: target.pathname });
     const url = `${twilioCallbackUrl(webSocketUrl(deps.config.publicBaseUrl), target.pathname)}`;
-    const accounts = [deps.config.twilio.test, deps.config.twilio.live].filter((account) => account !== undefined);
     const signature = req.headers['x-twilio-signature'];
-    const verdict = verifyTwilioUpgrade({ accounts, signature: typeof signature === 'string' ? signature : undefined, url });
+    const verdict = verifyTwilioUpgrade({
+      accounts: twilioAccounts(deps.config),
+      signature: typeof signature === 'string' ? signature : undefined,
+      url,
+    });
     if (!verdict.valid) return refuse(socket, '403 Forbidden', { reason: verdict.reason, path: TWILIO_CALLBACK_PATHS.relay });
     const reach = environmentsOfTwilioAccount(deps.config, verdict.account.accountSid);
     const grant = await takeRelayToken(deps.db, named.callId, named.token, deps.now());

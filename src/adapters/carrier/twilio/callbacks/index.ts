@@ -1,7 +1,7 @@
+import type { CarrierEnvironmentName, Config } from '../../../../platform/config';
 import type { Db } from '../../../../platform/db/knex';
-import type { TwilioAccount } from '../client';
 import { acceptTwilioEventOnce, forgetTwilioEvent } from './replay';
-import { verifyTwilioCallback, type TwilioCallbackFailure } from './verify';
+import { environmentsOfTwilioAccount, twilioAccounts, verifyTwilioCallback, type TwilioCallbackFailure } from './verify';
 
 /*
  * Twilio's callbacks, the one module the API's Twilio routes import (api/routes/carrier/twilio*.ts; lint:
@@ -11,7 +11,7 @@ import { verifyTwilioCallback, type TwilioCallbackFailure } from './verify';
  */
 
 export { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './paths';
-export { verifyTwilioUpgrade } from './verify';
+export { environmentsOfTwilioAccount, twilioAccounts, verifyTwilioUpgrade } from './verify';
 export {
   acceptTwilioEventOnce,
   callStatusEvent,
@@ -34,29 +34,27 @@ export { ConversationRelaySession, type RelayReport } from './relaySession';
 export type TwilioCallbackTaking =
   | { outcome: 'refused'; reason: TwilioCallbackFailure }
   | { outcome: 'repeated' }
-  /** `forget` lets Twilio's retry of the event be taken again (its handling failed); a no-op for TwiML requests. */
-  | { outcome: 'taken'; account: TwilioAccount; forget: () => Promise<void> };
+  /**
+   * `reach`: the environments of the account that signed it, the only ones it may act on. `forget` lets
+   * Twilio's retry of the event be taken again (its handling failed); a no-op for TwiML requests.
+   */
+  | { outcome: 'taken'; reach: CarrierEnvironmentName[]; forget: () => Promise<void> };
 
 /**
- * Verifies a callback's `X-Twilio-Signature` against the account it names and, when it reports an event
- * (`event`, from ./replay.ts), takes that event once: a request Twilio sends again is byte-identical, so
- * what it reports is the key, not its signature. TwiML requests (no `event`) are taken every time.
+ * Verifies a callback's `X-Twilio-Signature` against the deployment's account it names and, when it reports
+ * an event (`event`, from ./replay.ts), takes that event once: a request Twilio sends again is byte-identical,
+ * so what it reports is the key, not its signature. TwiML requests (no `event`) are taken every time.
  */
 export async function takeTwilioCallback(
   db: Db,
-  input: {
-    accounts: readonly TwilioAccount[];
-    signature: string | undefined;
-    url: string;
-    params: Record<string, string>;
-    event: string | undefined;
-    at: Date;
-  },
+  config: Pick<Config, 'carrier' | 'twilio'>,
+  input: { signature: string | undefined; url: string; params: Record<string, string>; event: string | undefined; at: Date },
 ): Promise<TwilioCallbackTaking> {
-  const verdict = verifyTwilioCallback(input);
+  const verdict = verifyTwilioCallback({ ...input, accounts: twilioAccounts(config) });
   if (!verdict.valid) return { outcome: 'refused', reason: verdict.reason };
+  const reach = environmentsOfTwilioAccount(config, verdict.account.accountSid);
   const { event } = input;
-  if (event === undefined) return { outcome: 'taken', account: verdict.account, forget: async () => {} };
+  if (event === undefined) return { outcome: 'taken', reach, forget: async () => {} };
   if (!(await acceptTwilioEventOnce(db, event, input.at))) return { outcome: 'repeated' };
-  return { outcome: 'taken', account: verdict.account, forget: () => forgetTwilioEvent(db, event) };
+  return { outcome: 'taken', reach, forget: () => forgetTwilioEvent(db, event) };
 }
