@@ -5,6 +5,7 @@ import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
 import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
 import { postgresRelayCommands } from '../adapters/carrier/twilio/callbacks/relayCommands';
 import { postgresCreateAttempts } from '../adapters/carrier/twilio/createAttempts';
+import type { TwilioAccount } from '../adapters/carrier/twilio/client';
 import { TwilioCarrier } from '../adapters/carrier/twilio/twilioCarrier';
 import { requireSetting, type CarrierProvider, type Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
@@ -33,7 +34,8 @@ export function buildCarrier(config: Config, db: Db): CarrierAdapter {
   );
 }
 
-function simulatorCarrier(config: Config): CarrierAdapter {
+/** The simulator's carrier API, with the worker's bearer. */
+export function simulatorCarrier(config: Config): SimulatorCarrier {
   return new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
 }
 
@@ -42,11 +44,15 @@ function mediaServer(config: Config, media: { mediaUrl?: string; mediaPort?: num
   return media.mediaUrl && media.mediaPort !== undefined ? new MediaSocketServer(media.mediaUrl, media.mediaPort, config.host) : undefined;
 }
 
+/** The environment's own Twilio account (TWILIO_<ENV>_ACCOUNT_SID and _AUTH_TOKEN). */
+export function twilioAccountOf(config: Config, environment: CarrierEnvironment): TwilioAccount {
+  return requireSetting(config.twilio[environment], `TWILIO_${environment.toUpperCase()}_ACCOUNT_SID and _AUTH_TOKEN`);
+}
+
 /** Twilio with the environment's own account (src/adapters/carrier/twilio/). */
 function twilioCarrier(config: Config, db: Db, environment: CarrierEnvironment, media: MediaSocketServer | undefined): CarrierAdapter {
-  const account = requireSetting(config.twilio[environment], `TWILIO_${environment.toUpperCase()}_ACCOUNT_SID and _AUTH_TOKEN`);
   return new TwilioCarrier({
-    account,
+    account: twilioAccountOf(config, environment),
     publicBaseUrl: config.publicBaseUrl,
     mode: environment,
     apiBaseUrl: config.twilio.apiBaseUrl,
