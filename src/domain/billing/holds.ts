@@ -174,6 +174,15 @@ function holdOutcome(row: HoldStatementRow, reference: string, requiredCents: (h
   }
 }
 
+/** The hold of `reference` (e.g. `call:<id>`) as it stands, if one was placed. */
+export async function findHold(
+  db: Knex,
+  reference: string,
+): Promise<{ status: 'active' | 'settled' | 'released'; amountCents: number } | undefined> {
+  const hold = await db('spend_holds').where({ reference }).first('status', 'amount_cents');
+  return hold && { status: hold.status, amountCents: Number(hold.amount_cents) };
+}
+
 /** Holds `amountCents` for `reference` (e.g. `call:<id>`). Placing the same reference again is a no-op. */
 export async function placeHold(db: Knex, input: PlaceHoldInput): Promise<HoldOutcome> {
   assertCents(input.amountCents);

@@ -117,10 +117,25 @@ export async function recordCallState(db: Knex, callId: string, state: CallState
 }
 
 /** Active calls, oldest first: what the recovery sweeper looks through. */
-export function activeCalls(db: Knex) {
+function activeCalls(db: Knex, limit: number) {
   return db<CallRow>('calls')
     .whereIn('status', [...ACTIVE_CALL_STATUSES])
-    .orderBy('created_at');
+    .orderBy('created_at')
+    .limit(limit);
+}
+
+/** Ids of the oldest `limit` active calls created before `createdBefore`. */
+export async function activeCallIdsCreatedBefore(db: Knex, createdBefore: Date, limit: number): Promise<string[]> {
+  return activeCalls(db, limit).andWhere('created_at', '<', createdBefore).pluck('id');
+}
+
+/** Ids of the oldest `limit` active calls no workflow has claimed, created in [`createdAfter`, `createdBefore`). */
+export async function unclaimedCallIds(db: Knex, window: { createdBefore: Date; createdAfter: Date; limit: number }): Promise<string[]> {
+  return activeCalls(db, window.limit)
+    .whereNull('workflow_claimed_at')
+    .andWhere('created_at', '<', window.createdBefore)
+    .andWhere('created_at', '>=', window.createdAfter)
+    .pluck('id');
 }
 
 /**
