@@ -1,24 +1,15 @@
 import { Context } from '@temporalio/activity';
-import type { Client } from '@temporalio/client';
 import { recoverCall, staleCalls } from '../src/domain/calls/recover';
 import { recoverMessage, staleMessageIds } from '../src/domain/messages/recover';
 import type { CarrierAdapter } from '../src/adapters/carrier/port';
-import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
-import type { Db } from '../src/platform/db/knex';
-import type { EgressPolicy } from '../src/platform/net/egress';
+import type { PublishDeps } from '../src/domain/webhooks/publish';
 import type { CallRecovery, MessageRecovery } from '../workflows/definitions/recovery';
 import { publishCallEvent } from './calls';
 import { businessMetrics } from './metrics';
 
-export interface RecoveryActivityDeps {
-  db: Db;
+/** What recovery reaches: the carrier, and what publishing the `call_ended` of a call it ends needs. */
+export interface RecoveryActivityDeps extends PublishDeps {
   carrier: CarrierAdapter;
-  temporal: () => Client;
-  taskQueue: string;
-  /** The call_ended it publishes for a call it ends is attempted here (see `publishCallEvent`). */
-  egress: EgressPolicy;
-  secretsKey: () => SecretsKeyRing;
-  now: () => Date;
 }
 
 /**
