@@ -11,8 +11,6 @@ import type { Db } from '../../platform/db/knex';
 import { workflowState } from '../../platform/temporal/workflowState';
 import { findHold, settleHold } from '../billing/holds';
 import { postedSettlement, type LedgerTransaction } from '../billing/ledger';
-import type { Zone } from '../billing/pricing';
-import type { LineMode } from '../lines/rules';
 import { isActiveCallStatus, MAX_CALL_DURATION_MS, STALE_CALL_AGE_MS, type CallStatus } from './rules';
 import { settleCall, type CallEndedFacts, type CallSettlement } from './settlement';
 import { activeCallIdsCreatedBefore, findCallById, recordCallState, unclaimedCallIds, type CallRow } from './store';
@@ -61,9 +59,8 @@ export function recoveredSettlement(
   const answeredAt = call.started_at ? call.started_at.getTime() : null;
   const at = now.getTime();
   return settleCall({
-    // The API records a line's mode and a priced zone with every call.
-    mode: call.mode as LineMode,
-    zone: call.zone as Zone,
+    mode: call.mode,
+    zone: call.zone,
     to: call.to_number,
     answeredAt,
     endedAt: answeredAt === null ? at : Math.min(at, answeredAt + MAX_CALL_DURATION_MS),

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { releaseHold } from '../billing/holds';
 import type { BillingTenant } from '../billing/ledger';
+import type { Zone } from '../billing/pricing';
+import type { LineMode } from '../lines/rules';
 import type { TenantRow } from '../workspaces/tenantRow';
 import { ACTIVE_CALL_STATUSES, type EndCause } from './rules';
 
@@ -10,8 +12,8 @@ export interface CallRow extends TenantRow {
   status: string;
   end_cause: string | null;
   carrier_call_id: string | null;
-  mode: string;
-  zone: string;
+  mode: LineMode;
+  zone: Zone;
   duration_sec: number | null;
   charge_cents: string | null;
   recording_url: string | null;
