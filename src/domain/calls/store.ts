@@ -126,6 +126,14 @@ function activeCalls(db: Knex, limit: number) {
     .limit(limit);
 }
 
+/** Ids of the line's active calls (at most one: `calls_one_active_per_line`). */
+export async function activeCallIdsOfLine(db: Knex, lineId: string): Promise<string[]> {
+  return db('calls')
+    .where({ line_id: lineId })
+    .whereIn('status', [...ACTIVE_CALL_STATUSES])
+    .pluck('id');
+}
+
 /** Ids of the oldest `limit` active calls created before `createdBefore`. */
 export async function activeCallIdsCreatedBefore(db: Knex, createdBefore: Date, limit: number): Promise<string[]> {
   return activeCalls(db, limit).andWhere('created_at', '<', createdBefore).pluck('id');
