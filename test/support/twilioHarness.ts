@@ -42,7 +42,7 @@ export function useTwilioLiveSuite(
   });
   afterAll(async () => stub?.close());
   const ctx = useHarnessWithReceiver({
-    overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio, ...options.overrides },
+    overrides: { carrier: { test: 'simulator', live: 'twilio' }, twilio, ...options.overrides },
   });
   return {
     ctx,
