@@ -38,7 +38,7 @@ import { SimulatorCarrier } from '../src/adapters/carrier/simulatorCarrier';
 import { intFromEnv } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 import { EgressPolicy, LOOPBACK_NETWORKS } from '../src/platform/net/egress';
-import type { AudioReport } from '../simulator/media';
+import type { AudioReport } from '../simulator/media/mediaCall';
 import { simulatorControl } from '../test/support/simulator';
 import { startPeer, talk, type PeerInfo, type TalkResult } from './audioPeer';
 import { inBatches, waitUntil } from './support/async';

@@ -154,11 +154,7 @@ function observeSpeak(h: Harness): {
     }
     return original(carrierCallId, speakId, text);
   };
-  type Emit = (call: unknown, event: { type: string; done?: boolean; played_text?: string }) => void;
-  const sender = calls as unknown as { emit: Emit };
-  const emit = sender.emit.bind(calls);
-  sender.emit = (call, event) => {
-    emit(call, event);
+  calls.onEvent = (event) => {
     if (event.type === 'call.playback' && event.done && event.played_text !== undefined) {
       playedWaiters.get(event.played_text)?.();
       playedWaiters.delete(event.played_text);
@@ -1087,7 +1083,7 @@ async function main(): Promise<number> {
         200,
       );
       // The simulator posts call events only under its callback base.
-      (h.simulator.state.calls as unknown as { callbacks: { setBaseUrl(url: string): void } | null }).callbacks?.setBaseUrl(eventsBaseUrl);
+      h.simulator.state.calls.callbacks?.setBaseUrl(eventsBaseUrl);
     }
     let workerPid: number | undefined;
     if (workerMode === 'inline') {

@@ -18,7 +18,7 @@ import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
 import type { RelayMessage } from '../../src/platform/audio/framing';
 import { startSimulator } from '../../simulator/app';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
-import type { AudioReport } from '../../simulator/media';
+import type { AudioReport } from '../../simulator/media/mediaCall';
 import { createLogger } from '../../src/platform/logger';
 import { EgressPolicy, LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 
