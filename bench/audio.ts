@@ -39,7 +39,7 @@ import { intFromEnv } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
 import { EgressPolicy, LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import type { AudioReport } from '../simulator/media/mediaCall';
-import { simulatorControl } from '../test/support/simulator';
+import { simulatorControl } from '../dev/simulator';
 import { startPeer, talk, type PeerInfo, type TalkResult } from './audioPeer';
 import { inBatches, waitUntil } from './support/async';
 import { cpuSeconds } from './support/cpu';

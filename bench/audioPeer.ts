@@ -11,7 +11,7 @@ import { WebSocketServer } from 'ws';
 import { startSimulator, type SimulatorCredentials } from '../simulator/app';
 import type { AudioReport } from '../simulator/media/mediaCall';
 import type { MediaSimulatorState } from '../simulator/media/state';
-import { randomSimulatorCredentials } from '../test/support/simulator';
+import { randomSimulatorCredentials } from '../dev/simulator';
 import { sleep } from './support/async';
 import { closeServer } from './support/http';
 import { startStubEndpoint } from './support/receivers';

@@ -59,10 +59,10 @@ import { intFromEnv } from '../src/platform/config';
 import { carrierCallbackHeaders } from '../src/adapters/carrier/callbacks/signature';
 import { generateSecretsKey } from '../src/platform/crypto/secretBox';
 import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
-import { spawnLogged, stopProcess } from '../src/platform/infra/proc';
-import { startEphemeralStack } from '../src/platform/infra/stack';
+import { spawnLogged, stopProcess } from '../dev/infra/proc';
+import { startEphemeralStack } from '../dev/infra/stack';
 import { ACTIVE_CALL_STATUSES } from '../src/domain/calls/rules';
-import { freePort } from '../test/support/freePort';
+import { freePort } from '../src/platform/net/freePort';
 import { createTenant, startHarness, type Harness, type Tenant } from '../test/support/harness';
 import { inBatches, runBounded, sleep, waitUntil } from './support/async';
 import { cpuSeconds, listeningPid, portOf, postgresCpuMs, processCpuMs } from './support/cpu';
@@ -76,7 +76,7 @@ import { createCleanups, elapsedLog, onTemporalServer, reportFailures, runBench 
 import { distribution } from './support/stats';
 import { fmt, printTable, ratio } from './support/table';
 import { FAILURE_CONVERTER_PATH } from '../src/platform/codecs/failureConverter';
-import { decryptedHistory } from '../test/support/payloadCodec';
+import { decryptedHistory } from '../dev/temporalHistory';
 
 const TARGET_P99_MS = 150;
 /** Extra node arguments for the worker processes (BENCH_WORKER=process), e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`. */

@@ -8,7 +8,7 @@ import { createTenant, useHarness, eventually, webhookLine, type Harness, type T
 import { customer } from '../support/customer';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
-import { decryptedHistory } from '../support/payloadCodec';
+import { decryptedHistory } from '../../dev/temporalHistory';
 
 /** The webhook-mode conversation: caller speech → `message` → `{text}` spoken; barge-in. */
 describe('webhook conversation loop', () => {

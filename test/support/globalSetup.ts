@@ -4,7 +4,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
 import { FAILURE_CONVERTER_PATH } from '../../src/platform/codecs/failureConverter';
-import { startEphemeralStack, type EphemeralStack } from '../../src/platform/infra/stack';
+import { startEphemeralStack, type EphemeralStack } from '../../dev/infra/stack';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
 

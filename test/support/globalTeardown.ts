@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { EphemeralStack } from '../../src/platform/infra/stack';
+import type { EphemeralStack } from '../../dev/infra/stack';
 
 export default async function globalTeardown(): Promise<void> {
   const stack = (globalThis as { __switchboardStack?: EphemeralStack }).__switchboardStack;

@@ -17,7 +17,7 @@ import {
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
 import type { RelayMessage } from '../../src/platform/audio/framing';
 import { startSimulator } from '../../simulator/app';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { randomSimulatorCredentials, simulatorControl } from '../../dev/simulator';
 import type { AudioReport } from '../../simulator/media/mediaCall';
 import { createLogger } from '../../src/platform/logger';
 import { EgressPolicy, LOOPBACK_NETWORKS } from '../../src/platform/net/egress';

@@ -12,7 +12,7 @@ import { verifyCarrierCallback } from '../../../src/adapters/carrier/callbacks/s
 import { SimulatorState, startSimulator } from '../../../simulator/app';
 import { CallSimulatorState } from '../../../simulator/carrier/calls';
 import { eventually } from '../../support/eventually';
-import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
+import { randomSimulatorCredentials, simulatorControl } from '../../../dev/simulator';
 
 /** Events about a call that has a call_id (everything but `call.incoming`). */
 type CallEvent = Exclude<CarrierCallEvent, CarrierIncomingCallEvent>;
