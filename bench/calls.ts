@@ -117,6 +117,8 @@ async function main(): Promise<number> {
     process.env.TEMPORAL_ADDRESS = stack.temporalAddress;
     process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
     process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
+    // Payloads encrypted as every deployment's are (a key of this run, unless set): the harness's client and worker need it.
+    process.env.TEMPORAL_PAYLOAD_KEY = process.env.TEMPORAL_PAYLOAD_KEY ?? generateSecretsKey();
     process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
     // The bench's receiver listens on loopback, which customer URLs may not reach unless allowed (as `up` and the tests do).
     process.env.OUTBOUND_ALLOWED_NETWORKS = process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(',');
