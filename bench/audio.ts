@@ -33,7 +33,7 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import WebSocket from 'ws';
-import { relayAudio, type RelaySummary } from '../activities/audio/relay';
+import { relayAudio, type RelaySummary } from '../src/domain/calls/audioRelay';
 import { SimulatorCarrier } from '../src/adapters/carrier/simulatorCarrier';
 import { intFromEnv } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';

@@ -6,7 +6,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createAudioActivities } from '../../activities/audio/activities';
-import { relayAudio, type RelayAudioOptions } from '../../activities/audio/relay';
+import { relayAudio, type RelayAudioOptions } from '../../src/domain/calls/audioRelay';
 import {
   CarrierRejectedError,
   type CarrierMediaEnd,
