@@ -4,8 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchChromium, watchPageProblems, pageChecker, verifyInBrowser } from '../support/browser';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { CALLEE } from '../support/customer';
-import type { Harness } from '../support/harness';
-import { usePortalHarness } from '../support/portalClient';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
 
@@ -17,9 +16,7 @@ const PASSWORD = 'a long enough password';
  * and checked with axe-core; the page's own errors (a CSP refusal included) fail the test.
  */
 describe('portal in a browser', () => {
-  const suite = usePortalHarness({ worker: true });
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true, worker: true });
   let browser: Browser;
   const email = `browser+${crypto.randomBytes(4).toString('hex')}@example.test`;
 

@@ -2,8 +2,7 @@ import crypto from 'node:crypto';
 import { generate } from 'otplib';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, pageChecker, signUpInBrowser, watchPageProblems } from '../support/browser';
-import type { Harness } from '../support/harness';
-import { usePortalHarness } from '../support/portalClient';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
 
@@ -15,11 +14,9 @@ const PASSWORD = 'a long enough password';
  * Each page is screenshotted into test-artifacts/two-factor/ and checked with axe-core.
  */
 describe('portal two-factor sign-in in a browser', () => {
-  const suite = usePortalHarness();
-  let h: Harness;
+  const { h } = useSuite({ portal: true });
   let browser: Browser;
   beforeAll(async () => {
-    h = suite.h;
     browser = await launchChromium();
   }, 15 * 60_000);
   afterAll(async () => {
