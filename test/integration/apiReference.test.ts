@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { ARTIFACTS_DIR, launchChromium, watchPageProblems } from '../support/browser';
-import { startHarness, type Harness } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 type Operation = { summary: string; requestBody?: { content: Record<string, { example?: Record<string, unknown> }> } };
 
@@ -13,16 +13,14 @@ type Operation = { summary: string; requestBody?: { content: Record<string, { ex
  * only this origin; the page's own errors (a CSP refusal included) and any request elsewhere fail it.
  */
 describe('API reference page', () => {
-  let h: Harness;
+  const { h } = useSuite({ tenant: 'none' });
   let browser: Browser;
 
   beforeAll(async () => {
-    h = await startHarness();
     browser = await launchChromium();
   }, 15 * 60_000);
   afterAll(async () => {
     await browser?.close();
-    await h?.close();
   });
 
   /** What the reader sees (the viewport): the whole page is some 75,000 pixels tall. */

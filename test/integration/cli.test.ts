@@ -1,16 +1,11 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { startHarness, type Harness } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** The operator CLI, run exactly as the README says: `npm run --silent cli -- ...`. */
 describe('operator CLI', () => {
-  let h: Harness;
+  const { h } = useSuite({ tenant: 'none' });
   const root = path.resolve(__dirname, '../..');
-
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => h.close());
 
   function cli(...args: string[]): { status: number | null; json: Record<string, unknown>; stdout: string; stderr: string } {
     const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], {

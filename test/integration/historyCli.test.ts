@@ -2,26 +2,22 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTenant, startHarness, webhookLine, type Harness } from '../support/harness';
+import { createTenant, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * `history export` and `history replay`, run as the README says (`npm run --silent cli -- ...`)
  * against a real Temporal server and a real workflow run.
  */
 describe('operator CLI: workflow histories', () => {
-  let h: Harness;
+  const { h } = useSuite({ worker: true, tenant: 'none' });
   let dir: string;
   const root = path.resolve(__dirname, '../..');
 
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
+  beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-history-cli-'));
   });
-  afterAll(async () => {
-    fs.rmSync(dir, { recursive: true, force: true });
-    await h.close();
-  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   function cli(
     args: string[],

@@ -4,17 +4,11 @@ import { createApp } from '../../api/app';
 import { createDb } from '../../src/platform/db/knex';
 import pino from 'pino';
 import { createLogger } from '../../src/platform/logger';
-import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 describe('error envelope on every kind of bad input', () => {
-  let h: Harness;
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    h = await startHarness({ maxBodyBytes: 4096 });
-    tenant = await createTenant(h.db);
-  });
-  afterAll(async () => h.close());
+  const { h, tenant } = useSuite({ tenant: 'file', overrides: { maxBodyBytes: 4096 } });
 
   it('404 not_found for an unknown route, authenticated or not', async () => {
     for (const key of [undefined, tenant.keys.test]) {

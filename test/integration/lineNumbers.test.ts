@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
 import { customer } from '../support/customer';
-import { createTenant, eventually, startHarness, type Harness, type Tenant } from '../support/harness';
+import { createTenant, eventually, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 
@@ -148,12 +148,7 @@ describe('choosing a line number', () => {
 });
 
 describe('choosing a line number: a refusal known only after the 201', () => {
-  let slow: Harness;
-  beforeAll(async () => {
-    slow = await startHarness({ lineProvisionWaitMs: 300 });
-    await slow.startWorker();
-  });
-  afterAll(async () => slow?.close());
+  const { h: slow } = useSuite({ worker: true, tenant: 'none', overrides: { lineProvisionWaitMs: 300 } });
   /**
    * A new tenant's line whose number the simulator holds past the API's wait (201, provisioning), then provisions
    * as `fault` says: the line as its customer reads it once released.

@@ -5,15 +5,11 @@ import { createApp } from '../../api/app';
 import type { Config } from '../../src/platform/config';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import { createLogger } from '../../src/platform/logger';
-import { startHarness, type Harness } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** What the unauthenticated system endpoints tell a stranger (security review L5, M9). */
 describe('system endpoints', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => h.close());
+  const { h } = useSuite({ tenant: 'none' });
 
   /** Serves a fresh app with `config` (and optionally another database) for one request. */
   async function get(path: string, overrides: Partial<Config>, options: { db?: Db; headers?: Record<string, string> } = {}) {
