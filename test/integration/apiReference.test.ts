@@ -1,8 +1,8 @@
 import YAML from 'yaml';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS_DIR, launchChromium, watchPageProblems } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS_DIR, useChromium, watchPageProblems } from '../support/browser';
 import { useSuite } from '../support/suite';
 
 type Operation = { summary: string; requestBody?: { content: Record<string, { example?: Record<string, unknown> }> } };
@@ -14,14 +14,7 @@ type Operation = { summary: string; requestBody?: { content: Record<string, { ex
  */
 describe('API reference page', () => {
   const { h } = useSuite({ tenant: 'none' });
-  let browser: Browser;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useChromium();
 
   /** What the reader sees (the viewport): the whole page is some 75,000 pixels tall. */
   async function screenshot(page: Page, name: string): Promise<void> {

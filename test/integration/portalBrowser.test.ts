@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, watchPageProblems, pageChecker, verifyInBrowser } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { useChromium, watchPageProblems, pageChecker, verifyInBrowser } from '../support/browser';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { CALLEE } from '../support/customer';
 import { useSuite } from '../support/suite';
@@ -17,15 +17,8 @@ const PASSWORD = 'a long enough password';
  */
 describe('portal in a browser', () => {
   const { h } = useSuite({ portal: true, worker: true });
-  let browser: Browser;
+  const browser = useChromium();
   const email = `browser+${crypto.randomBytes(4).toString('hex')}@example.test`;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   /** A fresh browser profile (no cookies) with its page, and the problems the page reports. */
   async function visitor(): Promise<{ page: Page; problems: string[] }> {

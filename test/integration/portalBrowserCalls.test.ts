@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
+import { useChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import { CALLEE } from '../support/customer';
 import { eventually } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
@@ -18,16 +17,9 @@ const TEMPORAL_UI = 'http://127.0.0.1:8233';
  */
 describe('portal lines and calls in a browser', () => {
   const { h } = useSuite({ portal: true, worker: true, overrides: { temporalUiUrl: TEMPORAL_UI } });
-  let browser: Browser;
+  const browser = useChromium();
   const sim = simulator(() => h);
   const email = `browser-calls+${crypto.randomBytes(4).toString('hex')}@example.test`;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   const check = pageChecker('portal-calls');
 

@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
-import type { Browser } from 'playwright-core';
-import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
+import { useChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
@@ -14,15 +13,8 @@ const NUMBER = '+14155550166';
  */
 describe('portal keys and compliance in a browser', () => {
   const { h } = useSuite({ portal: true });
-  let browser: Browser;
+  const browser = useChromium();
   const email = `browser-keys+${crypto.randomBytes(4).toString('hex')}@example.test`;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   const check = pageChecker('portal-keys');
 

@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
-import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
+import { useChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
@@ -15,15 +14,8 @@ const PASSWORD = 'a long enough password';
  */
 describe('portal deliveries and card in a browser', () => {
   const { h, receiver } = useSuite({ portal: true, worker: true, receiver: true });
-  let browser: Browser;
+  const browser = useChromium();
   const email = `browser-ops+${crypto.randomBytes(4).toString('hex')}@example.test`;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   const check = pageChecker('portal-ops');
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { generate } from 'otplib';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, pageChecker, signUpInBrowser, watchPageProblems } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { useChromium, pageChecker, signUpInBrowser, watchPageProblems } from '../support/browser';
 import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
@@ -15,13 +15,7 @@ const PASSWORD = 'a long enough password';
  */
 describe('portal two-factor sign-in in a browser', () => {
   const { h } = useSuite({ portal: true });
-  let browser: Browser;
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const browser = useChromium();
 
   const check = pageChecker('two-factor');
   /** The code an authenticator app shows now, on the server's clock. */
