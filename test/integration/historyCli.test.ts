@@ -1,8 +1,8 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createTenant, webhookLine } from '../support/harness';
+import { runCli as cli } from '../support/cliRun';
 import { useSuite } from '../support/suite';
 
 /**
@@ -18,31 +18,6 @@ describe('operator CLI: workflow histories', () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-history-cli-'));
   });
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
-
-  function cli(
-    args: string[],
-    env: Record<string, string | undefined> = {},
-  ): { status: number | null; json: Record<string, unknown>; stdout: string; stderr: string } {
-    const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], {
-      cwd: root,
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-        DATABASE_URL: process.env.DATABASE_URL,
-        LOG_LEVEL: 'silent',
-        ...env,
-      },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(result.stdout);
-    } catch {
-      // human output
-    }
-    return { status: result.status, json, stdout: result.stdout, stderr: result.stderr };
-  }
 
   it('exports a line provisioning history by line id, replays it, and catches a nondeterministic edit', async () => {
     const tenant = await createTenant(h.db);
