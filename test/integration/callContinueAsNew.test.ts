@@ -28,7 +28,13 @@ describe('a long call continues as new', () => {
       dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 120 },
     });
   });
-  const ctx = useSuite({ worker: true, receiver: true, tenant: 'file', overrides: () => ({ temporalAddress: server.address }) });
+  // The suite's own server has only the default namespace (not the jest worker's of the shared server).
+  const ctx = useSuite({
+    worker: true,
+    receiver: true,
+    tenant: 'file',
+    overrides: () => ({ temporalAddress: server.address, temporalNamespace: 'default' }),
+  });
   const { h, receiver } = ctx;
   const { lines, calls } = customer(ctx, { line: () => webhookLine({ webhook_url: receiver.url, begin_message: 'Hello.' }) });
   const sim = simulator(ctx);

@@ -30,7 +30,12 @@ describe('call durability under worker crashes', () => {
       temporalServer = await startDevServer(options);
     };
   });
-  const { h, receiver } = useSuite({ receiver: true, tenant: 'none', overrides: () => ({ temporalAddress: temporalServer.address }) });
+  // The suite's own server has only the default namespace (not the jest worker's of the shared server).
+  const { h, receiver } = useSuite({
+    receiver: true,
+    tenant: 'none',
+    overrides: () => ({ temporalAddress: temporalServer.address, temporalNamespace: 'default' }),
+  });
   let tenants: Tenant[];
   let worker: ChildProcess;
   const spawnWorker = () => h.spawnWorkerProcess(path.join(logDir, 'worker.log'));
