@@ -6,6 +6,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
+import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, ConfigurationError } from '../platform/startupCheck';
 import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
@@ -561,7 +562,7 @@ async function main(): Promise<number> {
   }
   const config = loadConfig();
   try {
-    assertStartupConfiguration('cli', config);
+    assertStartupConfiguration('cli', config, PROVIDER_SETTINGS);
   } catch (err) {
     if (!(err instanceof ConfigurationError)) throw err;
     if (values.json) console.log(JSON.stringify({ error: { code: 'configuration', message: err.message } }));

@@ -122,7 +122,7 @@ describe('carrier callbacks', () => {
     const rawBody = inboundSms(line.phone_number, '+14155550179', 'STOP');
     // A Telnyx deployment holds its account key (the API declines calls with it); nothing here reaches Telnyx.
     const telnyx = { ...h.config.telnyx, apiKey: `KEY${crypto.randomBytes(8).toString('hex')}` };
-    const other = await startLoggingApi(h, { config: { carrierProviders: { test: 'twilio', live: 'telnyx' }, telnyx } });
+    const other = await startLoggingApi(h, { config: { carrier: { test: 'twilio', live: 'telnyx' }, telnyx } });
     try {
       for (const path of ['/carrier/messages', '/carrier/events']) {
         const res = await fetch(`${other.url}${path}`, {

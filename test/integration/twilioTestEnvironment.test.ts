@@ -24,7 +24,7 @@ describe('Twilio carrier (test environment, test credentials)', () => {
   });
   afterAll(async () => stub?.close());
 
-  const ctx = useSuite({ worker: true, overrides: { carrierProviders: { test: 'twilio', live: 'simulator' }, twilio } });
+  const ctx = useSuite({ worker: true, overrides: { carrier: { test: 'twilio', live: 'simulator' }, twilio } });
   const { h, tenant } = ctx;
   const { lines, messages, consent } = customer(ctx, { line: () => webhookLine() });
 

@@ -44,7 +44,7 @@ export function useTwilioLiveSuite(
   const ctx = useSuite({
     worker: true,
     receiver: true,
-    overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio, ...options.overrides },
+    overrides: { carrier: { test: 'simulator', live: 'twilio' }, twilio, ...options.overrides },
   });
   return {
     ctx,

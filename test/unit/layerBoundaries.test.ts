@@ -44,6 +44,12 @@ const PROBES: Record<string, string> = {
   'workflows/probe.ts': "import { db } from '../src/platform/db/knex';\nexport const workflow = db;\n",
   'workflows/allowed.ts':
     "import { rule } from '../src/domain/calls/rules';\nimport type { ActivityType } from '../activities/calls';\nexport const allowed: ActivityType = rule;\n",
+  // A provider's callbacks: api/ reaches them through the facade (the folder's index.ts) only.
+  'src/adapters/carrier/acme/callbacks/verify.ts': 'export const verify = 1;\n',
+  'src/adapters/carrier/acme/callbacks/index.ts': "export { verify } from './verify';\n",
+  'api/routes/providerInternal.ts':
+    "import { verify } from '../../src/adapters/carrier/acme/callbacks/verify';\nexport const internal = verify;\n",
+  'api/routes/providerFacade.ts': "import { verify } from '../../src/adapters/carrier/acme/callbacks';\nexport const facade = verify;\n",
   'simulator/probe.ts': "import { rule } from '../src/domain/calls/rules';\nexport const simulated = rule;\n",
   'sdk/probe.ts': "import { db } from '../src/platform/db/knex';\nexport const sdk = db;\n",
 };
@@ -67,6 +73,7 @@ describe('layer boundaries (npm run lint)', () => {
       [
         'domain-below-transports: src/domain/calls/probe.ts',
         'http-only-in-api: api/routes/probe.ts',
+        'http-only-in-api: api/routes/providerInternal.ts',
         'no-cycles: src/domain/cycle/a.ts',
         'platform-has-no-business: src/platform/probe.ts',
         'sdk-is-the-customers: sdk/probe.ts',
