@@ -111,6 +111,31 @@ module.exports = {
       to: { path: '^src/main/' },
     },
     {
+      name: 'product-never-imports-dev',
+      severity: 'error',
+      comment:
+        'dev/ is the developer toolkit (ephemeral stacks, tool installs, history reading) tests and benches share; ' +
+        'what ships never needs it, except `npm run up` (src/main/up.ts), which starts a local stack with it.',
+      from: { path: '^(api|workflows|activities|src|simulator|sdk)/', pathNot: '^src/main/up\\.ts$' },
+      to: { path: '^dev/' },
+    },
+    {
+      name: 'dev-stands-alone',
+      severity: 'error',
+      comment: 'The toolkit serves tests and benches, so it imports neither.',
+      from: { path: '^dev/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'benches-not-tests',
+      severity: 'error',
+      comment:
+        'Benches take what they share with tests from dev/. The in-process harness (test/support/harness.ts: API, ' +
+        'worker and simulator in one process) is the one exception bench/calls uses.',
+      from: { path: '^bench/' },
+      to: { path: '^test/', pathNot: '^test/support/harness\\.ts$' },
+    },
+    {
       name: 'simulator-is-another-program',
       severity: 'error',
       comment: 'The simulator is the other party: from the service it shares only codecs and signature schemes.',

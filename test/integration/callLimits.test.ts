@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { post } from '../../src/domain/billing/ledger';
 import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
-import { decryptedHistory } from '../support/payloadCodec';
+import { decryptedHistory } from '../../dev/temporalHistory';
 import { useSuite } from '../support/suite';
 
 /**

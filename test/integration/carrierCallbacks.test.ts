@@ -4,7 +4,7 @@ import { createMaintenanceActivities } from '../../activities/maintenance';
 import { customer } from '../support/customer';
 import { eventually } from '../support/harness';
 import { startLoggingApi } from '../support/loggingApi';
-import { decryptedHistory } from '../support/payloadCodec';
+import { decryptedHistory } from '../../dev/temporalHistory';
 import { useSuite } from '../support/suite';
 
 /** A simulator `sms.received` callback body, as the carrier posts it: `text` from `from` to `to`, under a new message id. */

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { stopProcess } from '../../src/platform/infra/proc';
+import { stopProcess } from '../../dev/infra/proc';
 import { chaosTenants, expectCompletedAndSettledOnce, untilEveryCallEnded } from '../support/chaos';
 import { eventually, webhookLine, type Tenant } from '../support/harness';
 import { customer, type Line } from '../support/customer';
