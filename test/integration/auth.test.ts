@@ -3,17 +3,11 @@ import { generateKey } from '../../src/domain/keys/format';
 import { eventually } from '../support/eventually';
 import { addUser } from '../../src/domain/workspaces/service';
 import { mintUserKey } from '../../src/domain/keys/userKeys';
-import { createTenant, mintKey, startHarness, type Harness, type Tenant } from '../support/harness';
+import { mintKey } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 describe('authentication and scopes', () => {
-  let h: Harness;
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    tenant = await createTenant(h.db);
-  });
-  afterAll(async () => h.close());
+  const { h, tenant } = useSuite({ tenant: 'file' });
 
   const expectError = (res: { status: number; body: { error: { code: string; message: string } } }, status: number, code: string) => {
     expect(res.status).toBe(status);

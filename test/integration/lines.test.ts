@@ -1,15 +1,13 @@
 import { runCommand } from '../../src/main/cli';
 import { addUser } from '../../src/domain/workspaces/service';
 import { mintUserKey } from '../../src/domain/keys/userKeys';
-import { createTenant, startHarness, untilLineActive, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
+import { createTenant, startHarness, untilLineActive, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** The durable flow of the foundation: POST /lines -> Temporal workflow -> carrier -> Postgres. */
 describe('lines: create and provision a number', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
+  const { h, tenant } = useSuite({ worker: true });
   beforeEach(() => {
-    ({ h, tenant } = ctx);
     h.simulator.state.provisionFault = 'normal';
   });
 
