@@ -7,6 +7,7 @@ import { activeCalls, findCallById, recordCallState } from '../src/domain/calls/
 import type { Db } from '../src/platform/db/knex';
 import { failUnsentMessage, findMessage, queuedMessageIds } from '../src/domain/messages/store';
 import { workflowIds } from '../workflows/definitions/ids';
+import type { CallRecovery, MessageRecovery } from '../workflows/definitions/recovery';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { EgressPolicy } from '../src/platform/net/egress';
@@ -36,11 +37,6 @@ export const STALE_MESSAGE_AGE_MS = 10 * 60_000;
 const MESSAGE_LOOKBACK_MS = 24 * 60 * 60_000;
 /** Per sweep, so one run stays short; the next sweep takes the rest. */
 const SWEEP_BATCH = 100;
-
-export type CallRecovery =
-  | { outcome: 'workflow_running' | 'already_ended' }
-  | { outcome: 'ended'; status: CallStatus; chargeCents: number; workflow: 'missing' | 'closed' | 'terminated' };
-export type MessageRecovery = { outcome: 'workflow_exists' | 'already_sent' } | { outcome: 'failed' };
 
 /**
  * Ends work whose workflow can no longer finish it (security review M2): calls still active long

@@ -44,6 +44,7 @@ const PROBES: Record<string, string> = {
   'workflows/probe.ts': "import { db } from '../src/platform/db/knex';\nexport const workflow = db;\n",
   'workflows/allowed.ts':
     "import { rule } from '../src/domain/calls/rules';\nimport type { ActivityType } from '../activities/calls';\nexport const allowed: ActivityType = rule;\n",
+  'workflows/definitions/probe.ts': "import type { ActivityType } from '../../activities/calls';\nexport type Contract = ActivityType;\n",
   'simulator/probe.ts': "import { rule } from '../src/domain/calls/rules';\nexport const simulated = rule;\n",
   'sdk/probe.ts': "import { db } from '../src/platform/db/knex';\nexport const sdk = db;\n",
 };
@@ -65,6 +66,7 @@ describe('layer boundaries (npm run lint)', () => {
       .sort();
     expect([...new Set(found)]).toEqual(
       [
+        'definitions-own-the-contract: workflows/definitions/probe.ts',
         'domain-below-transports: src/domain/calls/probe.ts',
         'http-only-in-api: api/routes/probe.ts',
         'no-cycles: src/domain/cycle/a.ts',
