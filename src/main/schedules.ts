@@ -1,6 +1,16 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptionsAction,
+  type ScheduleOptionsStartWorkflowAction,
+} from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
 import type { closeSpendPeriodWorkflow, postNumberFeesWorkflow } from '../../workflows/billing';
+import type { purgeExpiredRecordsWorkflow } from '../../workflows/maintenance';
 import type { recoverOrphansWorkflow } from '../../workflows/recovery';
+import type { sweepTelnyxInboxWorkflow } from '../../workflows/telnyxInbox';
+import type { sweepStrandedEventsWorkflow } from '../../workflows/webhooks';
 
 export const MAINTENANCE_SCHEDULE_ID = 'maintenance-purge-expired-records';
 export const MONTHLY_CLOSE_SCHEDULE_ID = 'billing-close-spend-period';
@@ -19,7 +29,10 @@ export async function ensureSchedules(client: Client, taskQueue: string, options
     {
       scheduleId: MAINTENANCE_SCHEDULE_ID,
       spec: { intervals: [{ every: '1 hour' }] },
-      action: { type: 'startWorkflow', workflowType: 'purgeExpiredRecordsWorkflow', workflowId: 'maintenance-purge', taskQueue },
+      action: startWorkflow<typeof purgeExpiredRecordsWorkflow>('purgeExpiredRecordsWorkflow', {
+        workflowId: 'maintenance-purge',
+        taskQueue,
+      }),
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     },
     {
@@ -27,13 +40,11 @@ export async function ensureSchedules(client: Client, taskQueue: string, options
       // schedule's nominal time, so a late or backfilled run closes the right month.
       scheduleId: MONTHLY_CLOSE_SCHEDULE_ID,
       spec: { calendars: [{ dayOfMonth: 1, hour: 0, minute: 0, second: 0, comment: 'UTC month boundary' }], timezone: 'UTC' },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'closeSpendPeriodWorkflow',
-        args: [{}] satisfies Parameters<typeof closeSpendPeriodWorkflow>,
+      action: startWorkflow<typeof closeSpendPeriodWorkflow>('closeSpendPeriodWorkflow', {
+        args: [{}],
         workflowId: 'billing-close-spend-period',
         taskQueue,
-      },
+      }),
       policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
     },
     {
@@ -41,26 +52,22 @@ export async function ensureSchedules(client: Client, taskQueue: string, options
       // an hour after the boundary so every line change of that month has committed.
       scheduleId: NUMBER_FEES_SCHEDULE_ID,
       spec: { calendars: [{ dayOfMonth: 1, hour: 1, minute: 0, second: 0, comment: 'number fees, in arrears' }], timezone: 'UTC' },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'postNumberFeesWorkflow',
-        args: [{}] satisfies Parameters<typeof postNumberFeesWorkflow>,
+      action: startWorkflow<typeof postNumberFeesWorkflow>('postNumberFeesWorkflow', {
+        args: [{}],
         workflowId: 'billing-number-fees',
         taskQueue,
-      },
+      }),
       policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
     },
     {
       // Calls and messages whose workflow can no longer finish them (see workflows/recovery.ts).
       scheduleId: RECOVERY_SCHEDULE_ID,
       spec: { intervals: [{ every: '5 minutes' }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'recoverOrphansWorkflow',
-        args: [{}] satisfies Parameters<typeof recoverOrphansWorkflow>,
+      action: startWorkflow<typeof recoverOrphansWorkflow>('recoverOrphansWorkflow', {
+        args: [{}],
         workflowId: 'recovery-sweep',
         taskQueue,
-      },
+      }),
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     },
     {
@@ -68,7 +75,11 @@ export async function ensureSchedules(client: Client, taskQueue: string, options
       // every 5 s, so a stranded event waits 5–10 s (the schedule's minimum interval is about 1 s).
       scheduleId: WEBHOOK_SWEEP_SCHEDULE_ID,
       spec: { intervals: [{ every: '5 seconds' }] },
-      action: { type: 'startWorkflow', workflowType: 'sweepStrandedEventsWorkflow', args: [], workflowId: 'webhooks-sweep', taskQueue },
+      action: startWorkflow<typeof sweepStrandedEventsWorkflow>('sweepStrandedEventsWorkflow', {
+        args: [],
+        workflowId: 'webhooks-sweep',
+        taskQueue,
+      }),
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     },
   ];
@@ -78,7 +89,11 @@ export async function ensureSchedules(client: Client, taskQueue: string, options
       // answered it, so this takes what a dead API left, and events waiting for their message or recording.
       scheduleId: TELNYX_INBOX_SCHEDULE_ID,
       spec: { intervals: [{ every: '5 seconds' }] },
-      action: { type: 'startWorkflow', workflowType: 'sweepTelnyxInboxWorkflow', args: [], workflowId: 'telnyx-inbox-sweep', taskQueue },
+      action: startWorkflow<typeof sweepTelnyxInboxWorkflow>('sweepTelnyxInboxWorkflow', {
+        args: [],
+        workflowId: 'telnyx-inbox-sweep',
+        taskQueue,
+      }),
       policies: { overlap: ScheduleOverlapPolicy.SKIP },
     });
   for (const schedule of schedules) {
@@ -88,4 +103,15 @@ export async function ensureSchedules(client: Client, taskQueue: string, options
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     }
   }
+}
+
+/**
+ * A schedule's action: start the workflow named, its `args` checked against the workflow's parameters
+ * (`startWorkflow<typeof xWorkflow>('xWorkflow', …)`, as every start is typed: src/platform/temporal/starts.ts).
+ */
+function startWorkflow<W extends Workflow = never>(
+  workflowType: string,
+  action: Omit<ScheduleOptionsStartWorkflowAction<NoInfer<W>>, 'type' | 'workflowType'>,
+): ScheduleOptionsAction {
+  return { type: 'startWorkflow', workflowType, ...action } as ScheduleOptionsAction;
 }
