@@ -19,13 +19,12 @@ const localEventPublish = proxyLocalActivities<CallActivities>(options.localEven
  */
 export const EVENTS_INLINE_PATCH = 'call-events-inline';
 
-const publishCallEvent: CallActivities['publishCallEvent'] = (...args) =>
-  patched(EVENTS_INLINE_PATCH) ? localEventPublish.publishCallEvent(...args) : storeActivities.publishCallEvent(...args);
+/** Postgres writes. Events go through `publishCallEvent` below, never from here. */
+export const records: Omit<typeof storeActivities, 'publishCallEvent'> = storeActivities;
 
-/** Postgres writes, and event publication (`publishCallEvent`, a local activity past EVENTS_INLINE_PATCH). */
-export const records = new Proxy(storeActivities, {
-  get: (target, name, receiver) => (name === 'publishCallEvent' ? publishCallEvent : Reflect.get(target, name, receiver)),
-});
+/** Publishes a call event: a local activity past EVENTS_INLINE_PATCH, the activity before it. */
+export const publishCallEvent: CallActivities['publishCallEvent'] = (...args) =>
+  patched(EVENTS_INLINE_PATCH) ? localEventPublish.publishCallEvent(...args) : storeActivities.publishCallEvent(...args);
 /** Taking the call over, in the first workflow task (no round trip through the server). */
 export const claims = proxyLocalActivities<CallActivities>(options.localStore);
 /** A whole webhook-mode caller turn, at most once (see `takeMessageTurn`; a late answer would be spoken out of turn). */

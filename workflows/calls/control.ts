@@ -18,7 +18,7 @@ import {
 } from '../definitions/callControl';
 import { callStatusQuery, carrierEventSignal, hangupSignal, type SignalledCallEvent } from '../definitions/calls';
 import { carrierRefusalFailure, carrierRefusalOfFailure } from '../definitions/failures';
-import { carrier, keypad, records } from './activities';
+import { carrier, keypad, publishCallEvent, records } from './activities';
 import type { CallState } from './state';
 
 /** The carrier's events, the API's hang-up and the status query. */
@@ -231,7 +231,7 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
         if (events.transfers[outcomes] !== true) return result(false, 'not_answered');
         call.transferredTo = toNumber;
         await records.recordCallState(input.callId, { status: 'in_progress', transferredTo: toNumber });
-        await records.publishCallEvent(input, 'call_transferred', { to_number: toNumber });
+        await publishCallEvent(input, 'call_transferred', { to_number: toNumber });
         return result(true, null);
       } finally {
         call.transferring = false;

@@ -2,7 +2,7 @@ import { ActivityFailure, allHandlersFinished, condition } from '@temporalio/wor
 import { callChargeCents } from '../../src/domain/billing/pricing';
 import { boundedEndTime, callDurationMs, type CallStatus, type EndCause } from '../../src/domain/calls/rules';
 import type { CallResult } from '../definitions/calls';
-import { billing, funding, records } from './activities';
+import { billing, funding, publishCallEvent, records } from './activities';
 import type { CallState } from './state';
 
 const MINUTE_MS = 60_000;
@@ -77,7 +77,7 @@ export async function finish(call: CallState, final: CallStatus, endCause: EndCa
   await records.recordCallState(input.callId, { status: final, endedAt, durationSec, chargeCents, endCause, ...recording });
   if (answeredAt !== null) {
     const callEnded = { duration_sec: durationSec, cause: endCause, status: final, recording_url: recordingUrl ?? null };
-    await records.publishCallEvent(input, 'call_ended', callEnded);
+    await publishCallEvent(input, 'call_ended', callEnded);
   }
   // Control requests still waiting see the call end and answer first (each is bounded).
   await condition(allHandlersFinished);

@@ -4,7 +4,7 @@ import type { HostedTurnOutcome } from '../../activities/hosted';
 import { hostedSpeakIdPrefix } from '../../src/domain/calls/rules';
 import type { SequencedEntry } from '../../src/domain/calls/store';
 import type { SignalledCallEvent } from '../definitions/calls';
-import { audio, carrier, claims, hosted, records, turns } from './activities';
+import { audio, carrier, claims, hosted, publishCallEvent, turns } from './activities';
 import type { CallState } from './state';
 
 /**
@@ -51,7 +51,7 @@ export async function takeTurn(call: CallState, utterance: SignalledCallEvent, t
       const stoppedAt = speeches.flatMap((id) => events.playback.get(id)?.stoppedAt ?? []);
       // Ordered before the message of the turn that interrupted it.
       const timestamp = Math.min(...stoppedAt, utterance.at - 1);
-      await records.publishCallEvent(input, 'interrupted', { partial_response_text: heard, timestamp }, turn);
+      await publishCallEvent(input, 'interrupted', { partial_response_text: heard, timestamp }, turn);
     }
   }
   const said = transcript.add({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });

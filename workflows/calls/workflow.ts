@@ -1,6 +1,6 @@
 import { allHandlersFinished, condition, continueAsNew, patched } from '@temporalio/workflow';
 import type { CallInput, CallResult } from '../definitions/calls';
-import { records } from './activities';
+import { publishCallEvent, records } from './activities';
 import { answer, claim, dial, ring } from './connect';
 import { acceptControl, hangUpWhenAsked, listen } from './control';
 import { legacyCallWorkflow } from './legacy';
@@ -62,7 +62,7 @@ async function runCall(input: CallInput, carried: CallContinuation | undefined):
       ...(answeredBy ? { answeredBy } : {}),
     });
     const started = { direction: input.direction, from_number: input.from, to_number: input.to, answered_by: answeredBy };
-    await records.publishCallEvent(input, 'call_started', started);
+    await publishCallEvent(input, 'call_started', started);
     if (input.disclosure && (await call.say(input.disclosure.message, call.answeredAt!))) {
       await records.recordDisclosurePlayed(input, input.disclosure.id);
     }
