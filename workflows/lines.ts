@@ -9,6 +9,7 @@ import {
   type ReleaseLineInput,
   type ReleaseLineResult,
 } from './definitions/lines';
+import { NUMBER_IN_USE_FAILS_PATCH } from './patches';
 import type { LineActivities } from '../activities/lines';
 import type { CarrierRefusal } from '../src/domain/carriers/rules';
 import type { NumberCriterion } from '../src/domain/lines/numberChoice';
@@ -17,9 +18,6 @@ import type { NumberCriterion } from '../src/domain/lines/numberChoice';
 const carrier = proxyActivities<LineActivities>(options.lineCarrier);
 const store = proxyActivities<LineActivities>(options.store);
 const releaser = proxyActivities<LineActivities>(options.numberRelease);
-
-/** Histories from before it: a number held by another line failed `activateLine` for ever, retried without end. */
-const NUMBER_IN_USE_FAILS_PATCH = 'activate-line-number-in-use-fails';
 
 /**
  * A new line gets its phone number: acquire one from the carrier as the line asked (bought to its

@@ -4,6 +4,7 @@ import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities } from '../../activities/calls';
 import type { HostedActivities } from '../../activities/hosted';
 import * as options from '../activityOptions';
+import { EVENTS_INLINE_PATCH } from '../patches';
 
 /** The call workflow's activities, each with the timeouts and retries its kind of work needs (workflows/activityOptions.ts). */
 
@@ -12,17 +13,13 @@ export const carrier = proxyActivities<CallActivities>(options.callCarrier);
 const storeActivities = proxyActivities<CallActivities>(options.store);
 const localEventPublish = proxyLocalActivities<CallActivities>(options.localEventPublish);
 
-/**
- * Issue 14: a call event is recorded and attempted by a local activity in the workflow task (no
- * workflow per event, no activity task round trip). Calls whose history has no marker keep the
- * normal activity at the same place (remove that branch once no call started before it is open).
- */
-export const EVENTS_INLINE_PATCH = 'call-events-inline';
-
 /** Postgres writes. Events go through `publishCallEvent` below, never from here. */
 export const records: Omit<typeof storeActivities, 'publishCallEvent'> = storeActivities;
 
-/** Publishes a call event: a local activity past EVENTS_INLINE_PATCH, the activity before it. */
+/**
+ * Publishes a call event. Issue 14: recorded and attempted by a local activity in the workflow task (no workflow
+ * per event, no activity task round trip); calls without EVENTS_INLINE_PATCH keep the normal activity.
+ */
 export const publishCallEvent: CallActivities['publishCallEvent'] = (...args) =>
   patched(EVENTS_INLINE_PATCH) ? localEventPublish.publishCallEvent(...args) : storeActivities.publishCallEvent(...args);
 /** Taking the call over, in the first workflow task (no round trip through the server). */

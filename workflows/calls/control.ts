@@ -18,6 +18,7 @@ import {
 } from '../definitions/callControl';
 import { callStatusQuery, carrierEventSignal, hangupSignal, type SignalledCallEvent } from '../definitions/calls';
 import { carrierRefusalFailure, carrierRefusalOfFailure } from '../definitions/failures';
+import { CALL_TRANSFER_PATCH, CARRIER_REFUSALS_PATCH } from '../patches';
 import { carrier, keypad, publishCallEvent, records } from './activities';
 import type { CallState } from './state';
 
@@ -143,14 +144,6 @@ export function acceptControl(call: CallState): void {
   acceptTransfer(call, mustBeLive);
 }
 
-/**
- * From this patch on, a live-control command the carrier refuses answers the request with the refusal
- * (issue 26): 502 `carrier_error` naming the provider and its code, or, when the carrier says the call
- * has ended, the answer for an ended call. Before it, a refused press was `pressed: false`, a refused
- * transfer `refused`, and a refused speech ended the call. Checked only once a refusal names its provider.
- */
-const CARRIER_REFUSALS_PATCH = 'call-control-carrier-refusals';
-
 /** A refused press: 409 `call_not_active` when the carrier says the call has ended, else the carrier's refusal. */
 function refusedByCarrier(refusal: CarrierRefusal): ApplicationFailure {
   return refusal.callNotActive
@@ -175,9 +168,6 @@ async function speakForControl(call: CallState, speak: () => Promise<void>): Pro
     return false;
   }
 }
-
-/** Transfers run from this patch on (histories before it never had one). */
-const CALL_TRANSFER_PATCH = 'call-transfer';
 
 /** How long the destination may take to answer; the carriers give up sooner (their ring timeouts). */
 const TRANSFER_OUTCOME_TIMEOUT_MS = RING_TIMEOUT_MS + 30_000;

@@ -1,5 +1,6 @@
 import { allHandlersFinished, condition, continueAsNew, patched } from '@temporalio/workflow';
 import type { CallInput, CallResult } from '../definitions/calls';
+import { CALL_V2_PATCH } from '../patches';
 import { publishCallEvent, records } from './activities';
 import { answer, claim, dial, ring } from './connect';
 import { acceptControl, hangUpWhenAsked, listen } from './control';
@@ -9,21 +10,12 @@ import { CallState, type CallContinuation } from './state';
 import { actOnRelayEnd, startRelay, takeTurn } from './turns';
 
 /**
- * Calls that start with this patch run `runCall` below; histories recorded before it replay
- * `legacyCallWorkflow`. What changed: a carrier refusal ends the call instead of being retried
- * for ever, carrier commands are bounded in time, holds and the maximum duration are enforced
- * by their own coroutine whatever the conversation is doing, the charge is capped at what was
- * held, the history no longer grows with the transcript or the system prompt, and long
- * histories continue as new. When to remove the legacy path: see workflows/calls/legacy.ts.
- */
-const CALL_V2_PATCH = 'call-workflow-v2';
-
-/**
  * One call, inbound or outbound, from dialling (or answering) to settlement (workflow id = call
  * id). Outbound calls have the first minute held by the API; inbound calls hold it before
  * answering. Each further minute is held before it starts; a refused extension, the maximum
  * duration or a carrier refusal ends the call. The end settles the per-second charge (never more
- * than was held), once.
+ * than was held), once. Calls from before CALL_V2_PATCH (workflows/patches.ts: what changed, and
+ * when the legacy path goes) replay `legacyCallWorkflow`.
  */
 export async function callWorkflow(input: CallInput, continued?: CallContinuation): Promise<CallResult> {
   if (!continued && !patched(CALL_V2_PATCH)) return legacyCallWorkflow(input);
