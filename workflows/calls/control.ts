@@ -61,8 +61,8 @@ export function acceptControl(call: CallState): void {
     async ({ text, waitForResponse, timeoutSeconds }): Promise<SpeakResult> => {
       if (waitForResponse) call.claimedByControl += 1;
       try {
-        call.controlSpeeches += 1;
-        const speakId = `${input.callId}:control-${call.controlSpeeches}`;
+        call.speech.controlSpeeches += 1;
+        const speakId = `${input.callId}:control-${call.speech.controlSpeeches}`;
         const heardBefore = events.heard;
         // The call may have ended since the validator ran: then nothing is spoken (`call_ended`).
         const spoken =
@@ -190,7 +190,7 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
         transferred,
         failure_reason: reason,
       });
-      call.transferring = true;
+      call.transfer.attempting = true;
       try {
         // The speech in play, and what waits behind it, is dropped first.
         if (!(await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) return result(false, 'call_ended');
@@ -219,12 +219,12 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
         await condition(() => events.transfers.length > outcomes || call.ended(), TRANSFER_OUTCOME_TIMEOUT_MS);
         if (call.ended()) return result(false, 'call_ended');
         if (events.transfers[outcomes] !== true) return result(false, 'not_answered');
-        call.transferredTo = toNumber;
+        call.transfer.to = toNumber;
         await records.recordCallState(input.callId, { status: 'in_progress', transferredTo: toNumber });
         await publishCallEvent(input, 'call_transferred', { to_number: toNumber });
         return result(true, null);
       } finally {
-        call.transferring = false;
+        call.transfer.attempting = false;
       }
     },
     // The destination was cleared by the API (src/domain/calls/transfer.ts).

@@ -15,23 +15,23 @@ export async function keepFunded(call: CallState): Promise<void> {
   const { input } = call;
   for (;;) {
     const elapsed = Date.now() - call.answeredLocally;
-    const untilNext = Math.min(call.minutesHeld * MINUTE_MS, call.maxDurationMs) - elapsed;
+    const untilNext = Math.min(call.funding.minutesHeld * MINUTE_MS, call.maxDurationMs) - elapsed;
     if (await condition(() => call.ended(), Math.max(1, untilNext))) return;
     if (Date.now() - call.answeredLocally >= call.maxDurationMs) return call.requestEnd('max_duration');
-    call.extending = true;
+    call.funding.extending = true;
     let funded = false;
     try {
-      const totalCents = input.reservePerMinuteCents * (call.minutesHeld + 1);
+      const totalCents = input.reservePerMinuteCents * (call.funding.minutesHeld + 1);
       funded = (await funding.extendReservation({ tenant: call.tenant, reference: call.reference, totalCents })).ok;
     } catch (err) {
       // No answer within its bound (or no hold any more): the next minute is not funded.
       if (!(err instanceof ActivityFailure)) throw err;
     } finally {
-      call.extending = false;
+      call.funding.extending = false;
     }
     if (call.ended()) return;
     if (!funded) return call.requestEnd('insufficient_funds');
-    call.minutesHeld += 1;
+    call.funding.minutesHeld += 1;
   }
 }
 
@@ -40,7 +40,7 @@ export async function endTalk(call: CallState): Promise<CallResult> {
   const endedAt = call.events.terminal?.at ?? (await call.hangUpAndWait());
   const end = call.events.terminal;
   // After a transfer the carrier cannot say which of the two parties hung up.
-  const carrierCause = call.transferredTo !== undefined ? 'transferred' : end?.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup';
+  const carrierCause = call.transfer.to !== undefined ? 'transferred' : end?.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup';
   const cause: EndCause = call.endRequested ?? (end ? carrierCause : 'carrier_failed');
   return finish(call, 'completed', cause, endedAt);
 }
@@ -53,13 +53,13 @@ export async function finish(call: CallState, final: CallStatus, endCause: EndCa
   const { input, answeredAt } = call;
   call.status = final;
   // The customer's audio socket gets its `stop`.
-  call.relayScope?.cancel();
+  call.relay.scope?.cancel();
   // The carrier's end time, bounded by our own clock (L7): a skewed or forged `at` bills nothing extra.
   const endedAt = boundedEndTime(carrierEndedAt, { answeredAt: answeredAt ?? call.requestedAt, heardAt: Date.now() });
   const durationMs = callDurationMs(answeredAt, endedAt);
   // Never more than was held: each minute is held before it starts, and the few seconds a
   // hang-up takes after a refused extension are not charged beyond the hold.
-  const held = input.reservePerMinuteCents * call.minutesHeld;
+  const held = input.reservePerMinuteCents * call.funding.minutesHeld;
   const chargeCents = answeredAt === null ? 0 : Math.min(callChargeCents(input.mode, input.zone, durationMs), held);
   const durationSec = Math.ceil(durationMs / 1000);
   await billing.settleReservation({

@@ -14,9 +14,9 @@ import type { CallState } from './state';
  */
 export async function takeTurn(call: CallState, utterance: SignalledCallEvent, turn: number): Promise<void> {
   const { input, events, transcript } = call;
-  if (call.currentSpeeches.length > 0) {
-    const speeches = call.currentSpeeches;
-    call.currentSpeeches = [];
+  if (call.speech.currentSpeeches.length > 0) {
+    const speeches = call.speech.currentSpeeches;
+    call.speech.currentSpeeches = [];
     const finished = (id: string) => events.finished(id);
     const stopped = (id: string) => events.stopped(id);
     // Not heard to the end yet: the API may hold reports of them (deferred, riding on the next
@@ -97,7 +97,7 @@ async function takeHostedTurn(call: CallState, turn: number, language: string | 
   }
   if (outcome?.failure === 'call_ended') call.carrierLost = true;
   const spoken = outcome ? outcome.spokenChunks.map((chunk) => chunk.speakId) : events.reportedWithPrefix(prefix);
-  call.currentSpeeches.push(...spoken);
+  call.speech.currentSpeeches.push(...spoken);
   const text = outcome
     ? outcome.spokenChunks.map((chunk) => chunk.text).join(' ')
     : spoken
@@ -118,7 +118,7 @@ const applyDeferred =
 /** A webhook-mode turn: `message` delivered once, its `{text}` or NDJSON reply spoken (`takeMessageTurn`). */
 async function takeMessageTurn(call: CallState, turn: number, said: SequencedEntry, utterance: SignalledCallEvent): Promise<void> {
   const { input, transcript } = call;
-  const replySpeakId = `${input.callId}:speak-${call.speakCount + 1}`;
+  const replySpeakId = `${input.callId}:speak-${call.speech.speakCount + 1}`;
   const replySeq = transcript.nextSeq++;
   let outcome: MessageTurnOutcome | undefined;
   try {
@@ -148,12 +148,12 @@ async function takeMessageTurn(call: CallState, turn: number, said: SequencedEnt
     return entry;
   };
   if (outcome?.spokenChunks) {
-    call.currentSpeeches.push(...outcome.spokenChunks.map((chunk) => chunk.speakId));
+    call.speech.currentSpeeches.push(...outcome.spokenChunks.map((chunk) => chunk.speakId));
     const entry = reply(outcome.spokenChunks.map((chunk) => chunk.text).join(' '), outcome.repliedAt);
     if (!written) transcript.unwritten.push(said, entry);
   } else if (outcome?.replyText && outcome.replySpoken) {
-    call.speakCount += 1;
-    call.currentSpeeches.push(replySpeakId);
+    call.speech.speakCount += 1;
+    call.speech.currentSpeeches.push(replySpeakId);
     const entry = reply(outcome.replyText, outcome.repliedAt);
     if (!written) transcript.unwritten.push(said, entry);
   } else {
@@ -169,19 +169,19 @@ async function takeMessageTurn(call: CallState, turn: number, said: SequencedEnt
 export function startRelay(call: CallState, handlerUrl: string): void {
   const { input } = call;
   const scope = new CancellationScope();
-  call.relayScope = scope;
+  call.relay.scope = scope;
   void scope
     .run(() => audio.relayCallAudio({ callId: input.callId, lineId: input.lineId, carrierCallId: call.carrierCallId!, handlerUrl }))
-    .then((summary) => void (call.relayEnded = summary))
+    .then((summary) => void (call.relay.ended = summary))
     .catch((err) => {
-      if (!isCancellation(err)) call.relayEnded = { endedBy: 'relay_failed' };
+      if (!isCancellation(err)) call.relay.ended = { endedBy: 'relay_failed' };
     });
 }
 
 /** The relay ended: nobody else talks to the caller on an audio line, so without the customer's socket the call ends. */
 export function actOnRelayEnd(call: CallState): void {
-  call.relayHandled = true;
-  const endedBy = call.relayEnded!.endedBy;
+  call.relay.handled = true;
+  const endedBy = call.relay.ended!.endedBy;
   if (endedBy === 'customer_closed') call.requestEnd('audio_handler_closed');
   else if (endedBy === 'carrier_error') call.requestEnd('carrier_failed');
   else if (endedBy !== 'call') call.requestEnd('audio_handler_unavailable');

@@ -84,8 +84,9 @@ async function runCall(input: CallInput, carried: CallContinuation | undefined):
     // Continue as new once nothing is in flight: control requests answered, the transcript
     // written, no hold being extended.
     await call.transcript.flush();
-    await condition(() => call.ended() || !call.continueDue() || (allHandlersFinished() && !call.extending));
-    if (call.ended() || call.transcript.unwritten.length > 0 || !call.continueDue() || !allHandlersFinished() || call.extending) continue;
+    await condition(() => call.ended() || !call.continueDue() || (allHandlersFinished() && !call.funding.extending));
+    if (call.ended() || call.transcript.unwritten.length > 0 || !call.continueDue() || !allHandlersFinished() || call.funding.extending)
+      continue;
     // What only the start needed stays out of every later run's input.
     return continueAsNew<typeof callWorkflow>({ ...input, systemPrompt: null, disclosure: null, beginMessage: null }, call.continuation());
   }
