@@ -21,7 +21,7 @@ export interface AutoChargeCarried {
 /**
  * `autoChargeWorkflow`'s signature (workflows/billing.ts), which its signal-with-start is typed by: the use case
  * that starts it is imported by the workflow's activities, so it cannot name the workflow module (an import cycle).
- * test/unit/workflowStarts.test.ts holds the workflow to it.
+ * test/unit/typedStarts.test.ts holds the workflow to it.
  */
 export type AutoChargeWorkflow = (tenant: BillingTenant, carried?: AutoChargeCarried) => Promise<AutoChargeResult>;
 

@@ -26,7 +26,7 @@ export interface DeliverEventResult {
 /**
  * `deliverEventWorkflow`'s signature (workflows/webhooks.ts), which its starts are typed by: the use cases that
  * start it are imported by the workflow's activities, so they cannot name the workflow module (an import cycle).
- * test/unit/workflowStarts.test.ts holds the workflow to it.
+ * test/unit/typedStarts.test.ts holds the workflow to it.
  */
 export type DeliverEventWorkflow = (input: DeliverEventInput) => Promise<DeliverEventResult>;
 
