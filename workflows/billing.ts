@@ -26,7 +26,7 @@ import {
   type PeriodCloseInput,
   type PeriodCloseResult,
 } from './definitions/billing';
-import { PENDING_ATTEMPTS_PATCH, RECLOSE_PATCH } from './patches';
+import { patches } from './patches';
 
 const store = proxyActivities<BillingActivities>(options.ledger);
 /** The processor: transient failures retried with backoff for up to an hour, declines final. */
@@ -62,7 +62,7 @@ export async function autoChargeWorkflow(tenant: BillingTenant, carried: AutoCha
   for (;;) {
     if (!(await condition(() => requested, IDLE_BEFORE_EXIT))) return { charges, declined };
     requested = false;
-    if (patched(PENDING_ATTEMPTS_PATCH)) {
+    if (patched(patches.pendingAttempts)) {
       const attempt = await store.openAutoChargeAttempt(tenant);
       if (attempt.charge) {
         const outcome = await settleAttempt(tenant, attempt.attemptId);
@@ -156,7 +156,7 @@ const RECLOSE_AFTER = '1 hour';
 export async function closeSpendPeriodWorkflow(input: PeriodCloseInput = {}): Promise<PeriodCloseResult> {
   const period = previousMonthStart(nominalTimeOf(input)).toISOString();
   const closed = await store.closeSpendPeriod(period);
-  if (input.nominalTime !== undefined || !patched(RECLOSE_PATCH)) return closed;
+  if (input.nominalTime !== undefined || !patched(patches.reclose)) return closed;
   await sleep(RECLOSE_AFTER);
   return store.closeSpendPeriod(period);
 }

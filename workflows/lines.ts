@@ -9,7 +9,7 @@ import {
   type ReleaseLineInput,
   type ReleaseLineResult,
 } from './definitions/lines';
-import { NUMBER_IN_USE_FAILS_PATCH } from './patches';
+import { patches } from './patches';
 import type { LineActivities } from '../activities/lines';
 import type { CarrierRefusal } from '../src/domain/carriers/rules';
 import type { NumberCriterion } from '../src/domain/lines/numberChoice';
@@ -40,7 +40,7 @@ export async function provisionLineWorkflow({ lineId }: ProvisionLineInput): Pro
     outcome = await store.activateLine(lineId, phoneNumber);
   } catch (err) {
     // Another line holds the number: the line fails, and the number (that line's) stays at the carrier (L19).
-    if (!patched(NUMBER_IN_USE_FAILS_PATCH) || !activityFailedWith(err, FailureTypes.numberInUse)) throw err;
+    if (!patched(patches.numberInUseFails) || !activityFailedWith(err, FailureTypes.numberInUse)) throw err;
     const reason = 'the number is held by another line';
     await store.failLineProvisioning(lineId, reason);
     return { status: 'released', reason };

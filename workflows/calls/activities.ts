@@ -4,7 +4,7 @@ import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities } from '../../activities/calls';
 import type { HostedActivities } from '../../activities/hosted';
 import * as options from '../activityOptions';
-import { EVENTS_INLINE_PATCH } from '../patches';
+import { patches } from '../patches';
 
 /** The call workflow's activities, each with the timeouts and retries its kind of work needs (workflows/activityOptions.ts). */
 
@@ -18,10 +18,10 @@ export const records: Omit<typeof storeActivities, 'publishCallEvent'> = storeAc
 
 /**
  * Publishes a call event. Issue 14: recorded and attempted by a local activity in the workflow task (no workflow
- * per event, no activity task round trip); calls without EVENTS_INLINE_PATCH keep the normal activity.
+ * per event, no activity task round trip); calls without `patches.eventsInline` keep the normal activity.
  */
 export const publishCallEvent: CallActivities['publishCallEvent'] = (...args) =>
-  patched(EVENTS_INLINE_PATCH) ? localEventPublish.publishCallEvent(...args) : storeActivities.publishCallEvent(...args);
+  patched(patches.eventsInline) ? localEventPublish.publishCallEvent(...args) : storeActivities.publishCallEvent(...args);
 /** Taking the call over, in the first workflow task (no round trip through the server). */
 export const claims = proxyLocalActivities<CallActivities>(options.localStore);
 /** A whole webhook-mode caller turn, at most once (see `takeMessageTurn`; a late answer would be spoken out of turn). */

@@ -18,7 +18,7 @@ import {
 } from '../definitions/callControl';
 import { callStatusQuery, carrierEventSignal, hangupSignal, type SignalledCallEvent } from '../definitions/calls';
 import { carrierRefusalFailure, carrierRefusalOfFailure } from '../definitions/failures';
-import { CALL_TRANSFER_PATCH, CARRIER_REFUSALS_PATCH } from '../patches';
+import { patches } from '../patches';
 import { carrier, keypad, publishCallEvent, records } from './activities';
 import type { CallState } from './state';
 
@@ -131,7 +131,7 @@ export function acceptControl(call: CallState): void {
         if (!(err instanceof ActivityFailure)) throw err;
       }
       // Refused: the call has ended at the carrier (409 `call_not_active`), or the carrier's refusal is the answer.
-      if (outcome.refusal && patched(CARRIER_REFUSALS_PATCH)) throw refusedByCarrier(outcome.refusal);
+      if (outcome.refusal && patched(patches.carrierRefusals)) throw refusedByCarrier(outcome.refusal);
       return { call_id: input.callId, pressed: outcome.pressed, digits };
     },
     {
@@ -163,7 +163,7 @@ async function speakForControl(call: CallState, speak: () => Promise<void>): Pro
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     const refusal = carrierRefusalOfFailure(err.cause);
-    if (refusal && !refusal.callNotActive && patched(CARRIER_REFUSALS_PATCH)) throw carrierRefusalFailure(refusal);
+    if (refusal && !refusal.callNotActive && patched(patches.carrierRefusals)) throw carrierRefusalFailure(refusal);
     call.carrierLost = true;
     return false;
   }
@@ -183,7 +183,7 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
   setHandler(
     transferUpdate,
     async ({ toNumber }): Promise<TransferResult> => {
-      patched(CALL_TRANSFER_PATCH);
+      patched(patches.callTransfer);
       const result = (transferred: boolean, reason: TransferResult['failure_reason']): TransferResult => ({
         call_id: input.callId,
         to_number: toNumber,
@@ -211,7 +211,7 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
           if (!(err instanceof ActivityFailure)) throw err;
         }
         // Refused: the call has ended at the carrier, or the carrier's refusal is the answer (502 `carrier_error`).
-        if (!accepted && refusal && patched(CARRIER_REFUSALS_PATCH)) {
+        if (!accepted && refusal && patched(patches.carrierRefusals)) {
           if (refusal.callNotActive) return result(false, 'call_ended');
           throw carrierRefusalFailure(refusal);
         }

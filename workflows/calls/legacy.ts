@@ -44,7 +44,7 @@ import {
   type SignalledCallEvent,
 } from '../definitions/calls';
 import * as options from '../activityOptions';
-import { TURN_IN_ONE_ACTIVITY_PATCH } from '../patches';
+import { patches } from '../patches';
 
 /** Carrier commands and records (before v2, one proxy for both: carrier commands had no time budget). */
 const calls = proxyActivities<CallActivities>(options.legacyCallCarrier);
@@ -74,8 +74,8 @@ const HANGUP_CONFIRMATION = '10 seconds';
  * so calls started before that version, and their recorded histories, replay exactly. New calls
  * never run it.
  *
- * When to remove it (with TURN_IN_ONE_ACTIVITY_PATCH, which only this path checks, and the transcript
- * writers only it uses): see CALL_V2_PATCH in workflows/patches.ts.
+ * When to remove it (with `patches.turnInOneActivity`, which only this path checks, and the transcript
+ * writers only it uses): see `patches.callV2` in workflows/patches.ts.
  */
 export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
   const reference = `call:${call.callId}`;
@@ -343,7 +343,7 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     transcript.push({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });
     const limit = call.contextLimit ?? DEFAULT_CONTEXT_TURNS;
     if (call.mode === 'hosted') return takeHostedTurn(carrierCallId, limit, utterance.language);
-    if (patched(TURN_IN_ONE_ACTIVITY_PATCH)) {
+    if (patched(patches.turnInOneActivity)) {
       const replySpeakId = `${call.callId}:speak-${speakCount + 1}`;
       let outcome: MessageTurnOutcome | undefined;
       try {

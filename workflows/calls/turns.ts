@@ -4,7 +4,7 @@ import type { HostedTurnOutcome } from '../../activities/hosted';
 import { hostedSpeakIdPrefix } from '../../src/domain/calls/rules';
 import type { SequencedEntry } from '../../src/domain/calls/store';
 import type { SignalledCallEvent } from '../definitions/calls';
-import { CLOSE_DEFERRAL_LOCALLY_PATCH } from '../patches';
+import { patches } from '../patches';
 import { audio, carrier, claims, hosted, publishCallEvent, turns } from './activities';
 import type { CallState } from './state';
 
@@ -21,7 +21,7 @@ export async function takeTurn(call: CallState, utterance: SignalledCallEvent, t
     const stopped = (id: string) => events.stopped(id);
     // Not heard to the end yet: the API may hold reports of them (deferred, riding on the next
     // signal). Closing the deferral in this workflow task returns them, and any later one is signalled.
-    if (!speeches.every(finished) && patched(CLOSE_DEFERRAL_LOCALLY_PATCH)) {
+    if (!speeches.every(finished) && patched(patches.closeDeferralLocally)) {
       try {
         for (const report of await claims.closePlaybackDeferral(input.callId)) events.add(report as unknown as SignalledCallEvent);
       } catch (err) {

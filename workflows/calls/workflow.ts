@@ -1,6 +1,6 @@
 import { allHandlersFinished, condition, continueAsNew, patched } from '@temporalio/workflow';
 import type { CallInput, CallResult } from '../definitions/calls';
-import { CALL_V2_PATCH } from '../patches';
+import { patches } from '../patches';
 import { publishCallEvent, records } from './activities';
 import { answer, claim, dial, ring } from './connect';
 import { acceptControl, hangUpWhenAsked, listen } from './control';
@@ -14,11 +14,11 @@ import { actOnRelayEnd, startRelay, takeTurn } from './turns';
  * id). Outbound calls have the first minute held by the API; inbound calls hold it before
  * answering. Each further minute is held before it starts; a refused extension, the maximum
  * duration or a carrier refusal ends the call. The end settles the per-second charge (never more
- * than was held), once. Calls from before CALL_V2_PATCH (workflows/patches.ts: what changed, and
+ * than was held), once. Calls from before `patches.callV2` (workflows/patches.ts: what changed, and
  * when the legacy path goes) replay `legacyCallWorkflow`.
  */
 export async function callWorkflow(input: CallInput, continued?: CallContinuation): Promise<CallResult> {
-  if (!continued && !patched(CALL_V2_PATCH)) return legacyCallWorkflow(input);
+  if (!continued && !patched(patches.callV2)) return legacyCallWorkflow(input);
   return runCall(input, continued);
 }
 
