@@ -7,11 +7,11 @@ export interface RecoverOrphansInput {
   callId?: string;
 }
 
-/** What recovery did with one call (`ended`: it settled it, with the charge, and why its workflow could not). */
+/** What recovery did with one call (src/domain/calls/recover.ts). */
 export type CallRecovery =
   | { outcome: 'workflow_running' | 'already_ended' }
   | { outcome: 'ended'; status: CallStatus; chargeCents: number; workflow: 'missing' | 'closed' | 'terminated' };
-/** What recovery did with one queued message. */
+/** What recovery did with one queued message (src/domain/messages/recover.ts). */
 export type MessageRecovery = { outcome: 'workflow_exists' | 'already_sent' } | { outcome: 'failed' };
 
 export interface RecoverOrphansResult {
