@@ -19,6 +19,7 @@ import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
 import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
 import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type CarrierRefusal, type TransferCallRequest } from '../src/adapters/carrier/port';
+import type { CallFacts } from '../workflows/definitions/calls';
 import { FailureTypes } from '../workflows/definitions/failures';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { createDeliveryAttempt } from './webhooks';
@@ -74,26 +75,6 @@ function pressIdOfThisActivity(): { pressId?: string } {
 
 /** A stable id for one event of one call, so a retried activity records it once. */
 const callEventId = (callId: string, type: string, key: string | number): string => stableUuid(callId, type, key);
-
-export interface CallFacts {
-  callId: string;
-  workspaceId: string;
-  environment: 'test' | 'live';
-  lineId: string;
-  keyId: string | null;
-  direction: 'inbound' | 'outbound';
-  from: string;
-  to: string;
-  /** The line records its calls (`recording_enabled`). */
-  record?: boolean;
-  /** Outbound: detect who answers (`machine_detection`); `call.answered` then says. */
-  machineDetection?: boolean;
-  /**
-   * The line's `language` (`multi`, or the code the line is pinned to): the carrier's speech recognition
-   * and default voice language. Absent on calls started before it was carried (read as `multi`).
-   */
-  language?: string;
-}
 
 export interface TranscriptEntry {
   role: 'user' | 'assistant';
