@@ -6,7 +6,7 @@ import type { SealedSecretRow } from '../lines/secrets';
 import type { NewEvent } from './record';
 
 /*
- * The webhook-mode call turn's statements (docs/decisions.md, "Call turns, round 3"): the turn
+ * The webhook-mode call turn's statements (docs/decisions/calls.md, "Call turns, round 3"): the turn
  * records its `message` event and claims its one attempt in one round trip, and records the
  * attempt's outcome with the turn's transcript in another. Each is one statement, so each is
  * atomic: a claim is never made without its event, nor an outcome written without its entries.
