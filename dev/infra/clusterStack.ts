@@ -95,7 +95,9 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       await db.destroy();
     }
 
-    // 2. The Temporal server, its schema brought up to date first
+    // 2. The Temporal server, its schema brought up to date first; the namespace it registers is the one every
+    // service is given below (an inherited TEMPORAL_NAMESPACE, e.g. a test worker's own, must not leak into them).
+    const namespace = opts.env.TEMPORAL_NAMESPACE ?? 'default';
     const temporalOptions = await prepareTemporalServer({
       toolCacheDir: opts.toolCacheDir,
       adminUrl,
@@ -103,7 +105,7 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       frontendPort: ports.temporal,
       configDir: path.join(opts.dataDir, 'temporal'),
       logFile: path.join(opts.logDir, 'temporal.log'),
-      namespace: opts.env.TEMPORAL_NAMESPACE ?? 'default',
+      namespace,
       log,
     });
     log(`starting the Temporal server ${temporalOptions.build.server}`);
@@ -142,6 +144,7 @@ export async function startClusterStack(opts: ClusterStackOptions): Promise<Clus
       ...opts.env,
       DATABASE_URL: databaseUrl,
       TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_NAMESPACE: namespace,
       SIMULATOR_URL: simulatorUrl,
       HOST: '127.0.0.1',
     };

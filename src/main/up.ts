@@ -163,6 +163,8 @@ async function upDev(up: Up): Promise<Started> {
         dbFile: path.join(dataDir, 'temporal.db'),
         logFile: path.join(logDir, 'temporal.log'),
         uiCodecEndpoint: `${codecEndpoint}/${settings.TEMPORAL_CODEC_TOKEN}`,
+        // The dev server has `default`; a TEMPORAL_NAMESPACE of the operator's is registered too, for the processes use it.
+        namespaces: config.temporalNamespace === 'default' ? [] : [config.temporalNamespace],
       });
       cleanups.push(() => server.stop());
     }
