@@ -21,7 +21,7 @@ import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type CarrierRefusal, type TransferCallRequest } from '../src/adapters/carrier/port';
 import { FailureTypes } from '../workflows/definitions/failures';
 import type { EgressPolicy } from '../src/platform/net/egress';
-import { createDeliveryAttempt } from './webhooks';
+import { messageTurnAttempt } from '../src/domain/calls/messageTurn';
 import { businessMetrics, deliveryOutcome } from './metrics';
 
 /** A recorded `call.playback` report, as the API received it (the workflow's SignalledCallEvent; typed there, to keep layers acyclic). */
@@ -157,7 +157,7 @@ export function createCallActivities({
   ndjsonBudget,
   now,
 }: CallActivityDeps) {
-  const delivery = createDeliveryAttempt({ db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) });
+  const turnDeps = { db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) };
   return {
     async placeCall(call: CallFacts): Promise<{ carrierCallId: string }> {
       const { carrierCallId } = await carrierCommand(() =>
@@ -265,7 +265,8 @@ export function createCallActivities({
      */
     async takeMessageTurn(call: CallFacts, turn: MessageTurn): Promise<MessageTurnOutcome> {
       let repliedAt = 0;
-      const outcome = await delivery.messageTurnAttempt(
+      const outcome = await messageTurnAttempt(
+        turnDeps,
         {
           ...eventOf(call, 'message'),
           id: callEventId(call.callId, 'message', turn.turn),

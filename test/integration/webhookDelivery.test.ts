@@ -10,7 +10,8 @@ import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
 import { stopProcess } from '../../src/platform/infra/proc';
 import { EVENT_POLICIES, RETRY_DELAYS_MS, type EventType } from '../../src/domain/webhooks/events';
-import { createEvent, startDelivery } from '../../src/domain/webhooks/publish';
+import { startDelivery } from '../../src/domain/webhooks/publish';
+import { recordEvent } from '../../src/domain/webhooks/record';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import type { deliverEventWorkflow } from '../../workflows/webhooks';
 import { customer } from '../support/customer';
@@ -47,7 +48,7 @@ describe('webhook delivery engine', () => {
   }
 
   const event = (lineId: string, type: EventType, payload: Record<string, unknown> = {}) =>
-    createEvent(h.db, {
+    recordEvent(h.db, {
       workspaceId: tenant.workspaceId,
       environment: 'test',
       lineId,

@@ -56,6 +56,19 @@ export interface EventRow {
   payload: Record<string, unknown>;
 }
 
+/** The row `recordEvent` writes for `event`, as a delivery attempt reads it. */
+export function eventRowOf(event: NewEvent & { id: string }): EventRow {
+  return {
+    id: event.id,
+    workspace_id: event.workspaceId,
+    environment: event.environment,
+    line_id: event.lineId,
+    call_id: event.callId ?? null,
+    event_type: event.type,
+    payload: event.payload,
+  };
+}
+
 export async function findEvent(db: Knex, eventId: string): Promise<EventRow | undefined> {
   return db<EventRow>('webhook_events').where({ id: eventId }).first();
 }
