@@ -1,7 +1,8 @@
 import type { Knex } from 'knex';
-import { queryPreparedRaw } from '../../platform/db/prepared';
+import { queryPreparedRaw, type SqlStatement } from '../../platform/db/prepared';
 import type { SealedSecretRow } from '../lines/secrets';
-import type { NewEvent } from './record';
+import { webhookDestinationSql } from './destination';
+import { recordEventStatement, type NewEvent } from './record';
 
 /** The columns a delivery attempt's row is inserted with (./attempt.ts `prepareAttempt`). */
 export interface AttemptRow {
@@ -71,12 +72,6 @@ export async function releaseClaim(db: Knex, deliveryId: string): Promise<void> 
  * deferral, the transcript entries) comes in as a statement of its own (`SqlStatement`).
  */
 
-/** A data-modifying statement another area runs inside one of these (`?` bindings). */
-export interface SqlStatement {
-  sql: string;
-  bindings: readonly Knex.RawBinding[];
-}
-
 export interface MessageClaimInput {
   event: NewEvent & { id: string };
   /** Attempt 1's row: its id (the delivery id it is signed with) and the body it POSTs. */
@@ -107,6 +102,7 @@ export interface MessageClaim {
 export async function recordMessageAndClaim(db: Knex, input: MessageClaimInput): Promise<MessageClaim> {
   const { event, deliveryId, requestBody, alongside } = input;
   const tenant = [event.workspaceId, event.environment];
+  const recorded = recordEventStatement(event);
   const rows = await queryPreparedRaw<{
     line_status: string | null;
     url: string | null;
@@ -119,16 +115,10 @@ export async function recordMessageAndClaim(db: Knex, input: MessageClaimInput):
     `WITH line AS (
        SELECT status, webhook_url FROM lines WHERE id = ? AND workspace_id = ? AND environment = ?
      ), destination AS (
-       SELECT coalesce(nullif((SELECT webhook_url FROM line), ''),
-                       (SELECT nullif(default_webhook_url, '') FROM billing_accounts WHERE workspace_id = ? AND environment = ? LIMIT 1)) AS url
+       SELECT ${webhookDestinationSql('(SELECT webhook_url FROM line)')} AS url
      ), secret AS (
        SELECT id, line_id, ciphertext FROM line_webhook_secrets WHERE line_id = ? AND state = 'current' LIMIT 1
-     ), recorded AS (
-       INSERT INTO webhook_events (id, workspace_id, environment, line_id, call_id, event_type, target, payload, actor_key_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id
-     )${alongside ? `, alongside AS (${alongside.sql})` : ''}, claimed AS (
+     ), recorded AS (${recorded.sql} RETURNING id)${alongside ? `, alongside AS (${alongside.sql})` : ''}, claimed AS (
        INSERT INTO webhook_deliveries (id, event_id, workspace_id, environment, line_id, call_id, event_type, url, attempt, request_body, created_at, status)
        SELECT ?, ?, ?, ?, ?, ?, ?, destination.url, 1, ?::jsonb, ?, 'pending'
          FROM destination
@@ -146,15 +136,7 @@ export async function recordMessageAndClaim(db: Knex, input: MessageClaimInput):
       ...tenant,
       ...tenant,
       event.lineId,
-      event.id,
-      ...tenant,
-      event.lineId,
-      event.callId ?? null,
-      event.type,
-      event.target,
-      JSON.stringify(event.payload),
-      event.actorKeyId ?? null,
-      event.now,
+      ...recorded.bindings,
       ...(alongside ? alongside.bindings : []),
       deliveryId,
       event.id,
