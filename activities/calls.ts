@@ -10,13 +10,12 @@ import {
   type SequencedEntry,
 } from '../src/domain/calls/store';
 import { closeDeferral } from '../src/domain/calls/deferredPlayback';
-import { recordComplianceEvent } from '../src/domain/compliance/events';
+import { isRecordedForCall, recordComplianceEvent } from '../src/domain/compliance/events';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
-import { stableUuid } from '../src/platform/stableId';
-import { eventDestination } from '../src/domain/webhooks/destination';
-import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
-import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
+import { callEventId, callEventOf, publishCallEvent as publishEventOfCall } from '../src/domain/calls/events';
+import type { EventType } from '../src/domain/webhooks/events';
+import type { PublishDeps } from '../src/domain/webhooks/publish';
 import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type CarrierRefusal, type TransferCallRequest } from '../src/adapters/carrier/port';
 import { FailureTypes } from '../workflows/definitions/failures';
@@ -32,8 +31,9 @@ export interface CallActivityDeps {
   carrier: CarrierAdapter;
   /** Where the carrier posts call events for this deployment (`<public base>/carrier/events`). */
   carrierEventsUrl: string;
-  temporal?: () => Client;
-  taskQueue?: string;
+  /** The worker's Temporal client and task queue: a call event whose first attempt fails starts its retry workflow. */
+  temporal: () => Client;
+  taskQueue: string;
   /** Signs `message` deliveries (the turn activity delivers them itself). */
   secretsKey: () => SecretsKeyRing;
   /** Guards the turn's connection to the customer's webhook_url. */
@@ -71,9 +71,6 @@ function pressIdOfThisActivity(): { pressId?: string } {
     return {};
   }
 }
-
-/** A stable id for one event of one call, so a retried activity records it once. */
-const callEventId = (callId: string, type: string, key: string | number): string => stableUuid(callId, type, key);
 
 export interface CallFacts {
   callId: string;
@@ -246,7 +243,7 @@ export function createCallActivities({
      */
     async recordMessageEvent(call: CallFacts, turn: number, payload: Record<string, unknown>): Promise<{ eventId: string }> {
       const eventId = await recordEvent(db, {
-        ...eventOf(call, 'message'),
+        ...callEventOf(call, 'message'),
         id: callEventId(call.callId, 'message', turn),
         payload: { call_id: call.callId, ...payload },
         now: now(),
@@ -268,7 +265,7 @@ export function createCallActivities({
       const outcome = await messageTurnAttempt(
         turnDeps,
         {
-          ...eventOf(call, 'message'),
+          ...callEventOf(call, 'message'),
           id: callEventId(call.callId, 'message', turn.turn),
           payload: {
             call_id: call.callId,
@@ -317,7 +314,7 @@ export function createCallActivities({
 
     async recordDisclosurePlayed(call: CallFacts, disclosureId: string): Promise<void> {
       // Once per call, whatever retries happen.
-      if (await db('compliance_events').where({ call_id: call.callId, event_type: 'disclosure_played' }).first('id')) return;
+      if (await isRecordedForCall(db, call.callId, 'disclosure_played')) return;
       await recordComplianceEvent(db, {
         workspaceId: call.workspaceId,
         environment: call.environment,
@@ -340,10 +337,7 @@ export function createCallActivities({
       await recordCallState(db, callId, state);
     },
 
-    /**
-     * Publishes a call event through the delivery engine, once per (call, event type, key): see
-     * `publishCallEvent` below.
-     */
+    /** Publishes a call event, once per (call, event type, key): src/domain/calls/events.ts `publishCallEvent`. */
     async publishCallEvent(
       call: CallFacts,
       type: EventType,
@@ -357,49 +351,15 @@ export function createCallActivities({
 
 export type CallActivities = ReturnType<typeof createCallActivities>;
 
-/** What every event of a call records besides its id and payload. */
-function eventOf(call: CallFacts, type: EventType) {
-  return {
-    workspaceId: call.workspaceId,
-    environment: call.environment,
-    lineId: call.lineId,
-    callId: call.callId,
-    type,
-    target: EVENT_POLICIES[type].target,
-    actorKeyId: call.keyId,
-  };
-}
-
-/**
- * Publishes a call event, once per (call, event type, key): the event id is derived from them, so
- * a retried activity (or the recovery sweeper after the call's workflow) does not publish twice
- * (`key` distinguishes repeatable events such as `interrupted`). It is recorded and its first
- * attempt made here, right after the commit (src/domain/webhooks/publish.ts); only a failed
- * attempt starts the retry workflow. Events whose destination the line does not have (no
- * status_callback_url) are skipped.
- */
+/** Publishes a call event (src/domain/calls/events.ts) and counts its first attempt, if this process made it. */
 export async function publishCallEvent(
-  deps: Omit<PublishDeps, 'temporal' | 'taskQueue'> & { temporal?: () => Client; taskQueue?: string },
+  deps: PublishDeps,
   call: CallFacts,
   type: EventType,
   payload: Record<string, unknown>,
   key: string | number = '',
 ): Promise<{ eventId: string | null }> {
-  const { db, temporal, taskQueue, now } = deps;
-  if (!temporal || !taskQueue) throw new Error('this worker cannot publish events (no Temporal client)');
-  const line = await db('lines').where({ id: call.lineId }).first('status_callback_url', 'webhook_url');
-  // Hosted and audio lines need no webhook_url: without one (and no workspace default) their
-  // webhook events have nowhere to go and are not recorded.
-  if (!(await eventDestination(db, call, line, EVENT_POLICIES[type].target))) return { eventId: null };
-  const { eventId, attempt } = await publishEvent(
-    { ...deps, temporal, taskQueue },
-    {
-      ...eventOf(call, type),
-      id: callEventId(call.callId, type, key),
-      payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
-      now: now(),
-    },
-  );
-  if (attempt.made) businessMetrics.delivery(type, attempt.outcome);
+  const { eventId, attempt } = await publishEventOfCall(deps, call, type, payload, key);
+  if (attempt?.made) businessMetrics.delivery(type, attempt.outcome);
   return { eventId };
 }

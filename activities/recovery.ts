@@ -16,8 +16,8 @@ import { businessMetrics } from './metrics';
 export interface RecoveryActivityDeps {
   db: Db;
   carrier: CarrierAdapter;
-  temporal?: () => Client;
-  taskQueue?: string;
+  temporal: () => Client;
+  taskQueue: string;
   /** The call_ended it publishes for a call it ends is attempted here (see `publishCallEvent`). */
   egress: EgressPolicy;
   secretsKey: () => SecretsKeyRing;
