@@ -20,7 +20,19 @@ module.exports = {
       testMatch: ['**/*.test.ts'],
     },
     {
-      // The service end to end: the global setup starts Postgres and Temporal and bundles the workflows once.
+      // Workflow code alone (`npm run test:workflows`): history replay and time-skipping suites with injected
+      // activities. The setup bundles the workflows and finds the test server; no Postgres, no Temporal server.
+      ...shared,
+      displayName: 'workflows',
+      roots: ['<rootDir>/test/workflows'],
+      testMatch: ['**/*.test.ts'],
+      globalSetup: '<rootDir>/test/support/globalSetupWorkflows.ts',
+      setupFiles: ['<rootDir>/test/support/setupFile.ts'],
+      globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
+    },
+    {
+      // The service end to end: the global setup starts Postgres and Temporal and bundles the workflows once;
+      // each jest worker gets its own database and Temporal namespace (test/support/workerResources.ts).
       ...shared,
       displayName: 'integration',
       roots: ['<rootDir>/test/integration'],
@@ -30,6 +42,8 @@ module.exports = {
       globalTeardown: '<rootDir>/test/support/globalTeardown.ts',
     },
   ],
+  // Longest files first (durations from an earlier run, else test/durations.json), so the run ends with short files.
+  testSequencer: '<rootDir>/test/support/sequencer.js',
   testTimeout: 60000,
   // Each test file leaves some memory behind (Temporal's native runtime, compiled modules): one process for
   // all 130 files outgrew Node's 4 GB heap. A worker past this after a file is replaced by a fresh one.

@@ -134,7 +134,7 @@ describe('encrypted workflow payloads', () => {
       const decoded = await post(
         '/temporal-codec/decode',
         { payloads },
-        { authorization: `Bearer ${codecToken}`, 'x-namespace': 'default' },
+        { authorization: `Bearer ${codecToken}`, 'x-namespace': h.config.temporalNamespace },
       );
       expect(decoded.status).toBe(200);
       const { payloads: plain } = (await decoded.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> };
@@ -196,7 +196,19 @@ describe('encrypted workflow payloads', () => {
         new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
           execFile(
             cli,
-            ['workflow', 'show', '-w', callId, '--address', h.config.temporalAddress!, '-o', 'json', ...extra],
+            [
+              'workflow',
+              'show',
+              '-w',
+              callId,
+              '--address',
+              h.config.temporalAddress!,
+              '--namespace',
+              h.config.temporalNamespace,
+              '-o',
+              'json',
+              ...extra,
+            ],
             { encoding: 'utf8', timeout: 60_000 },
             (err, stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stdout, stderr }),
           ),
@@ -256,7 +268,11 @@ describe('encrypted workflow payloads', () => {
       const ring = payloadEncryptionCodec(rotated);
       expect(await replayHistoryFile(JSON.parse(fs.readFileSync(encryptedFile, 'utf8')), bundle, ring)).toMatchObject({ ok: true });
       expect(await replayHistoryFile(JSON.parse(decrypted), bundle)).toMatchObject({ ok: true });
-      const rotatedClient = new Client({ connection: h.temporal.connection, namespace: 'default', dataConverter: dataConverterWith(ring) });
+      const rotatedClient = new Client({
+        connection: h.temporal.connection,
+        namespace: h.config.temporalNamespace,
+        dataConverter: dataConverterWith(ring),
+      });
       expect(JSON.stringify(await exportHistory(rotatedClient, workflowId))).toContain(lineNumber);
 
       // Once A is dropped, A's histories no longer open, and the failure names the missing key.

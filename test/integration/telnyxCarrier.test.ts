@@ -104,7 +104,12 @@ describe('Telnyx carrier', () => {
     expect(imported).toMatchObject({ phone_number: owned.phone_number, number_source: 'imported' });
     expect(owned).toMatchObject({ connection_id: 'stub-connection', messaging_profile_id: 'stub-profile' });
     expect((await lines.release(imported.id)).status).toBe(200);
-    await eventually(async () => (owned.connection_id === '' ? true : undefined), 20_000, 'the import to be detached');
+    // Detaching is two updates (voice connection, messaging profile): wait for both.
+    await eventually(
+      async () => (owned.connection_id === '' && owned.messaging_profile_id === '' ? true : undefined),
+      20_000,
+      'the import to be detached',
+    );
     expect(stub.numbers).toContain(owned);
     expect(owned.messaging_profile_id).toBe('');
   });

@@ -1,49 +1,35 @@
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
-import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
-import { FAILURE_CONVERTER_PATH } from '../../src/platform/codecs/failureConverter';
 import { startEphemeralStack, type EphemeralStack } from '../../src/platform/infra/stack';
-import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
-import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
+import { setRunEnvironment, workflowBundlePath } from './workflowBundle';
+import { WORKER_RESOURCES_ENV } from './workerResources';
 
 /**
- * Once per `npm test`: a real Postgres database and a real Temporal dev server, plus the
- * workflow bundle built once (jest never transforms workflow code). Test files read the
- * addresses from the environment, which jest hands to every test file.
+ * Once per `npm test`, for the integration project: a real Postgres database and a real Temporal dev server, plus
+ * the workflow bundle built once. Test files read the addresses from the environment, which jest hands to every test file.
+ *
+ * Test files run in parallel, one per jest worker at a time. Each worker has a database (a copy of the migrated
+ * one) and a Temporal namespace of its own (setupFile.ts picks them by JEST_WORKER_ID), so files running at once
+ * never see each other's rows, schedules or global limits, just as when they ran one after another.
  */
-export default async function globalSetup(): Promise<void> {
-  const stack: EphemeralStack = await startEphemeralStack({
-    name: 'switchboard_test',
-    withTestServer: true,
-    temporalDynamicConfig: ONE_PARTITION_PER_TASK_QUEUE,
-  });
+export default async function globalSetup(globalConfig: { maxWorkers: number }): Promise<void> {
+  const workers = Array.from({ length: Math.max(1, globalConfig.maxWorkers) }, (_, index) => `w${index + 1}`);
+  const [stack, bundlePath] = await Promise.all([
+    startEphemeralStack({
+      name: 'switchboard_test',
+      withTestServer: true,
+      temporalDynamicConfig: ONE_PARTITION_PER_TASK_QUEUE,
+      copies: workers,
+    }),
+    workflowBundlePath(),
+  ]);
   (globalThis as { __switchboardStack?: EphemeralStack }).__switchboardStack = stack;
 
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-bundle-'));
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-    // As a worker bundling the sources does (dataConverterWith): failure messages travel encrypted.
-    failureConverterPath: FAILURE_CONVERTER_PATH,
-    logger: silentLogger(),
-  });
-  const bundlePath = path.join(dir, 'workflow-bundle.js');
-  fs.writeFileSync(bundlePath, code);
-
   process.env.DATABASE_URL = stack.databaseUrl;
+  process.env[WORKER_RESOURCES_ENV] = JSON.stringify(stack.copies);
   process.env.TEMPORAL_ADDRESS = stack.temporalAddress;
-  process.env.WORKFLOW_BUNDLE_PATH = bundlePath;
   if (stack.temporalTestServerPath) process.env.TEMPORAL_TEST_SERVER_PATH = stack.temporalTestServerPath;
   if (stack.temporalCliPath) process.env.TEMPORAL_CLI_PATH = stack.temporalCliPath;
   if (stack.temporalDbFile) process.env.TEMPORAL_DB_FILE = stack.temporalDbFile;
-  process.env.LOG_LEVEL = process.env.LOG_LEVEL ?? 'silent';
-  process.env.SECRETS_KEY = process.env.SECRETS_KEY ?? generateSecretsKey();
-  // Every test client and worker encrypts payloads, as a deployment does (a key of this run: the format is SECRETS_KEY's).
-  process.env.TEMPORAL_PAYLOAD_KEY = process.env.TEMPORAL_PAYLOAD_KEY ?? generateSecretsKey();
-  // Tests' receivers listen on 127.0.0.1; attacker tests turn the allow-list off per harness.
-  process.env.OUTBOUND_ALLOWED_NETWORKS = process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(',');
+  setRunEnvironment(bundlePath);
 }
 
 /**
@@ -53,8 +39,3 @@ export default async function globalSetup(): Promise<void> {
  * One partition puts every task where the worker polls. Production keeps the default.
  */
 const ONE_PARTITION_PER_TASK_QUEUE = { 'matching.numTaskqueueReadPartitions': 1, 'matching.numTaskqueueWritePartitions': 1 };
-
-function silentLogger() {
-  const noop = () => undefined;
-  return { trace: noop, debug: noop, info: noop, warn: noop, error: noop, log: noop };
-}

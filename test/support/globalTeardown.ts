@@ -1,10 +1,9 @@
-import fs from 'node:fs';
-import path from 'node:path';
 import type { EphemeralStack } from '../../src/platform/infra/stack';
+import { removeWorkflowBundle } from './workflowBundle';
 
 export default async function globalTeardown(): Promise<void> {
-  const stack = (globalThis as { __switchboardStack?: EphemeralStack }).__switchboardStack;
-  await stack?.stop();
-  const bundle = process.env.WORKFLOW_BUNDLE_PATH;
-  if (bundle) fs.rmSync(path.dirname(bundle), { recursive: true, force: true });
+  const globals = globalThis as { __switchboardStack?: EphemeralStack };
+  await globals.__switchboardStack?.stop();
+  globals.__switchboardStack = undefined;
+  await removeWorkflowBundle();
 }

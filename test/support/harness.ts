@@ -213,6 +213,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         {
           DATABASE_URL: config.databaseUrl,
           TEMPORAL_ADDRESS: config.temporalAddress,
+          TEMPORAL_NAMESPACE: config.temporalNamespace,
           TEMPORAL_TASK_QUEUE: config.taskQueue,
           HOST: '127.0.0.1',
           PORT: String(port),
@@ -232,6 +233,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         {
           DATABASE_URL: config.databaseUrl,
           TEMPORAL_ADDRESS: config.temporalAddress,
+          TEMPORAL_NAMESPACE: config.temporalNamespace,
           TEMPORAL_TASK_QUEUE: config.taskQueue,
           SIMULATOR_URL: config.simulatorUrl,
           PAYMENTS_LIVE_URL: config.paymentsLiveUrl,

@@ -16,6 +16,11 @@ export interface PostgresHandle {
   /** True when this call started the server (so the caller should stop it). */
   startedHere: boolean;
   stop(): void;
+  /**
+   * Stops the server unless another run has a database on it: throwaway stacks (tests, benches) on the shared test
+   * cluster, where a second `jest` may have found the server running and be using it.
+   */
+  stopUnlessShared(): Promise<void>;
 }
 
 const SUPERUSER = 'switchboard';
@@ -112,7 +117,28 @@ export async function ensurePostgres(opts: { dataDir: string; port: number; log:
     stop() {
       tryRunAs(pgCtl, ['-D', dataDir, '-m', 'fast', '-w', 'stop'], owner);
     },
+    async stopUnlessShared() {
+      // Another run (a second `jest`, a bench, `up`) may have found the cluster running and be using it: its
+      // databases are still there. Stop only a cluster nobody else has a database on (leftovers keep it up).
+      const others = await otherDatabases(adminUrl).catch(() => ['(unknown)']);
+      if (others.length === 0) tryRunAs(pgCtl, ['-D', dataDir, '-m', 'fast', '-w', 'stop'], owner);
+      else log(`leaving PostgreSQL on 127.0.0.1:${port} running: other databases are on it (${others.slice(0, 3).join(', ')})`);
+    },
   };
+}
+
+/** The databases on the cluster besides the built-in ones. */
+async function otherDatabases(adminUrl: string): Promise<string[]> {
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>(
+      "select datname from pg_database where not datistemplate and datname <> 'postgres' order by datname",
+    );
+    return rows.map((row) => row.datname);
+  } finally {
+    await client.end();
+  }
 }
 
 function tryRunStatus(pgCtl: string, dataDir: string, owner: string | undefined): boolean {
@@ -148,6 +174,18 @@ export async function createDatabaseIfMissing(adminUrl: string, database: string
   try {
     const existing = await client.query('select 1 from pg_database where datname = $1', [database]);
     if (existing.rowCount === 0) await client.query(`create database ${database}`);
+  } finally {
+    await client.end();
+  }
+}
+
+/** A copy of `template` (already migrated) under `database`: much faster than migrating again. No one may be connected to `template`. */
+export async function cloneDatabase(adminUrl: string, template: string, database: string): Promise<void> {
+  for (const name of [template, database]) if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`refusing unusual database name ${name}`);
+  const client = new Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`create database ${database} template ${template}`);
   } finally {
     await client.end();
   }

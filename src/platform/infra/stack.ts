@@ -4,10 +4,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../config';
 import { createDb, migrateLatest } from '../db/knex';
-import { createDatabaseIfMissing, dropDatabase, ensurePostgres } from './postgres';
+import { cloneDatabase, createDatabaseIfMissing, dropDatabase, ensurePostgres } from './postgres';
 import { freePort, freePortBlock } from './proc';
 import { ensureTemporalCli, ensureTemporalTestServer, startDevServer } from './temporal';
-import { prepareTemporalServer, startTemporalServer, TEMPORAL_SERVER_PORT_COUNT } from './temporalServer';
+import { ensureNamespace, prepareTemporalServer, startTemporalServer, TEMPORAL_SERVER_PORT_COUNT } from './temporalServer';
 
 /**
  * A throwaway stack for tests and benchmarks: a fresh database (on the project's cached
@@ -25,6 +25,8 @@ export interface EphemeralStack {
   /** Where the dev server keeps its data; a restart with the same file keeps every workflow. */
   temporalDbFile: string | undefined;
   temporalCliPath: string | undefined;
+  /** For each name of `copies`: its database (a copy of the migrated one) and its Temporal namespace. */
+  copies: Record<string, { databaseUrl: string; temporalNamespace: string }>;
   stop(): Promise<void>;
 }
 
@@ -36,6 +38,11 @@ export async function startEphemeralStack(opts: {
   temporalDynamicConfig?: Record<string, string | number | boolean>;
   /** The official Temporal server on Postgres (`npm run up -- --cluster`'s) instead of the dev server. */
   temporalServer?: boolean;
+  /**
+   * Copies of the migrated database and Temporal namespaces, one set per name: parallel test workers each get their
+   * own, so no worker sees another's rows, schedules or task queues (`copies` in the result).
+   */
+  copies?: readonly string[];
 }): Promise<EphemeralStack> {
   const log = opts.log ?? ((line: string) => process.stderr.write(`[stack] ${line}\n`));
   const config = loadConfig();
@@ -52,7 +59,7 @@ export async function startEphemeralStack(opts: {
       log,
     });
     adminUrl = pg.adminUrl;
-    if (pg.startedHere) stops.push(() => pg.stop());
+    if (pg.startedHere) stops.push(() => pg.stopUnlessShared());
   }
   await createDatabaseIfMissing(adminUrl, database);
   stops.push(() => dropDatabase(adminUrl, database));
@@ -62,6 +69,16 @@ export async function startEphemeralStack(opts: {
   const db = createDb(databaseUrl, { max: 1 });
   await migrateLatest(db);
   await db.destroy();
+  const copies: EphemeralStack['copies'] = {};
+  for (const name of opts.copies ?? []) {
+    const copy = `${database}_${name}`;
+    await cloneDatabase(adminUrl, database, copy);
+    stops.push(() => dropDatabase(adminUrl, copy));
+    const copyUrl = new URL(adminUrl);
+    copyUrl.pathname = `/${copy}`;
+    copies[name] = { databaseUrl: copyUrl.toString(), temporalNamespace: `${config.temporalNamespace}-${name}` };
+  }
+  const namespaces = Object.values(copies).map((copy) => copy.temporalNamespace);
 
   let temporalAddress = process.env.TEMPORAL_ADDRESS;
   let temporalDevServerPid: number | undefined;
@@ -103,6 +120,7 @@ export async function startEphemeralStack(opts: {
       dbFile: temporalDbFile,
       logFile: path.join(dir, 'temporal.log'),
       dynamicConfig: opts.temporalDynamicConfig,
+      namespaces,
     });
     temporalAddress = server.address;
     temporalDevServerPid = server.process.pid;
@@ -112,6 +130,8 @@ export async function startEphemeralStack(opts: {
       fs.rmSync(dir, { recursive: true, force: true });
     });
   }
+  // The dev server registers them at start (`--namespace`); another server learns them here.
+  if (!temporalDevServerPid) for (const namespace of namespaces) await ensureNamespace(temporalAddress, namespace);
   const temporalTestServerPath = opts.withTestServer ? ensureTemporalTestServer(config.toolCacheDir, log) : undefined;
 
   return {
@@ -122,6 +142,7 @@ export async function startEphemeralStack(opts: {
     temporalServerPid,
     temporalDbFile,
     temporalCliPath,
+    copies,
     async stop() {
       for (const stop of stops.reverse()) {
         try {

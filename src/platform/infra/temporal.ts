@@ -80,6 +80,8 @@ export async function startDevServer(opts: {
   sqlitePragmas?: Readonly<Record<string, string>>;
   /** The codec endpoint the UI decodes payloads through (`--ui-codec-endpoint`; api/routes/temporalCodec.ts). */
   uiCodecEndpoint?: string;
+  /** Namespaces registered at start (`--namespace`), besides `default`: e.g. one per parallel test worker. */
+  namespaces?: readonly string[];
 }): Promise<DevServer> {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(opts.port), '--log-level', 'warn'];
   if (opts.dbFile !== undefined) {
@@ -90,6 +92,7 @@ export async function startDevServer(opts: {
   }
   for (const [key, value] of Object.entries(opts.dynamicConfig ?? {}))
     args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
+  for (const namespace of opts.namespaces ?? []) args.push('--namespace', namespace);
   if (opts.uiPort === undefined) args.push('--headless');
   else args.push('--ui-port', String(opts.uiPort));
   if (opts.uiPort !== undefined && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);

@@ -218,11 +218,14 @@ export async function startTemporalServer(opts: {
   return { address, process: child, stop: () => stopProcess(child) };
 }
 
-/** Registers the namespace (a fresh server has none), retrying while the services join their ring, until it can be used. */
-async function ensureNamespace(address: string, namespace: string, child: ChildProcess): Promise<void> {
+/**
+ * Registers the namespace (a fresh server has none), retrying while the services join their ring, until it can be used.
+ * `child`: the server's process when started here (its exit ends the wait).
+ */
+export async function ensureNamespace(address: string, namespace: string, child?: ChildProcess): Promise<void> {
   const deadline = Date.now() + 180_000;
   const failed = async (err: unknown, what: string) => {
-    if (child.exitCode !== null) throw new Error(`the Temporal server exited with ${child.exitCode}`, { cause: err });
+    if (child && child.exitCode !== null) throw new Error(`the Temporal server exited with ${child.exitCode}`, { cause: err });
     if (Date.now() > deadline) throw new Error(`${what}: ${(err as Error).message}`, { cause: err });
     await new Promise((resolve) => setTimeout(resolve, 500));
   };

@@ -1,0 +1,14 @@
+import { loadConfig } from '../../src/platform/config';
+import { ensureTemporalTestServer } from '../../src/platform/infra/temporal';
+import { setRunEnvironment, workflowBundlePath } from './workflowBundle';
+
+/**
+ * The workflows project (`npm run test:workflows`): history replay and time-skipping suites need the workflow bundle
+ * and Temporal's time-skipping test server (a binary from the tool cache), no Postgres and no Temporal server.
+ */
+export default async function globalSetupWorkflows(): Promise<void> {
+  setRunEnvironment(await workflowBundlePath());
+  process.env.TEMPORAL_TEST_SERVER_PATH ??= ensureTemporalTestServer(loadConfig().toolCacheDir, (line) =>
+    process.stderr.write(`[workflows] ${line}\n`),
+  );
+}

@@ -1,0 +1,24 @@
+/* eslint-disable @typescript-eslint/no-require-imports -- jest loads its sequencer untransformed, as CommonJS */
+const path = require('node:path');
+const Sequencer = require('@jest/test-sequencer').default;
+const KNOWN_SECONDS = require('../durations.json');
+
+/**
+ * Longest files first, so that no long file starts last while the other workers sit idle. Jest knows durations only
+ * from an earlier run in its cache; a fresh clone has none and jest would order by file size (the fuzzing suite is a
+ * small file and one of the longest). test/durations.json holds the slow files' durations from a full run; the cache,
+ * when it has a figure, wins. A file known to neither counts as short.
+ */
+class LongestFirst extends Sequencer {
+  sort(tests) {
+    const seconds = (test) => {
+      const cached = this.time(test);
+      if (cached != null) return cached / 1000;
+      return KNOWN_SECONDS[path.relative(test.context.config.rootDir, test.path).split(path.sep).join('/')] ?? 1;
+    };
+    const failedFirst = (test) => (this.hasFailed(test) ? 1 : 0);
+    return [...tests].sort((a, b) => failedFirst(b) - failedFirst(a) || seconds(b) - seconds(a));
+  }
+}
+
+module.exports = LongestFirst;
