@@ -15,7 +15,6 @@ import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
 import { callEventId, callEventOf, publishCallEvent as publishEventOfCall } from '../src/domain/calls/events';
 import type { EventType } from '../src/domain/webhooks/events';
-import type { PublishDeps } from '../src/domain/webhooks/publish';
 import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type CarrierRefusal, type TransferCallRequest } from '../src/adapters/carrier/port';
 import { FailureTypes } from '../workflows/definitions/failures';
@@ -352,14 +351,8 @@ export function createCallActivities({
 export type CallActivities = ReturnType<typeof createCallActivities>;
 
 /** Publishes a call event (src/domain/calls/events.ts) and counts its first attempt, if this process made it. */
-export async function publishCallEvent(
-  deps: PublishDeps,
-  call: CallFacts,
-  type: EventType,
-  payload: Record<string, unknown>,
-  key: string | number = '',
-): Promise<{ eventId: string | null }> {
-  const { eventId, attempt } = await publishEventOfCall(deps, call, type, payload, key);
-  if (attempt?.made) businessMetrics.delivery(type, attempt.outcome);
+export async function publishCallEvent(...args: Parameters<typeof publishEventOfCall>): Promise<{ eventId: string | null }> {
+  const { eventId, attempt } = await publishEventOfCall(...args);
+  if (attempt?.made) businessMetrics.delivery(args[2], attempt.outcome);
   return { eventId };
 }
