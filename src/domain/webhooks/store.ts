@@ -205,6 +205,11 @@ export async function completeAttempt(db: Knex, deliveryId: string, completion: 
   await db('webhook_deliveries').where({ id: deliveryId }).update(completion);
 }
 
+/** The event's latest attempt row (the highest attempt number), if any. */
+export async function latestAttemptOf(db: Knex, eventId: string) {
+  return db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt', 'desc').first();
+}
+
 /** Failed delivery attempts of a tenant since `since` (the portal's "failing deliveries"). */
 export async function countFailedDeliveriesSince(
   db: Knex,
