@@ -87,7 +87,7 @@ describe('API process drain on SIGTERM', () => {
     const probe = rawExchange(port);
     await probe.connected;
     await probe.write('GET /readyz HTTP/1.1\r\nHost: api\r\n');
-    await pause(500);
+    await pause(500); // pacing: the probe is mid-request when the drain starts
 
     const signalledAt = Date.now();
     api.kill('SIGTERM');
@@ -105,7 +105,7 @@ describe('API process drain on SIGTERM', () => {
 
     // The rest of the body, in two slow pieces: the request still gets its normal answer.
     await slow.write(body.slice(20, 40));
-    await pause(700);
+    await pause(700); // pacing: the body trickles in slowly while the API drains
     expect(api.exitCode).toBeNull();
     await slow.write(body.slice(40));
     const created = await slow.answer();
@@ -136,7 +136,7 @@ describe('API process drain on SIGTERM', () => {
       `POST /api/v1/disclosures HTTP/1.1\r\nHost: api\r\nAuthorization: Bearer ${tenant.keys.test}\r\n` +
         'Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"mes',
     );
-    await pause(300);
+    await pause(300); // pacing: the stalled request has reached the API before the signal
     const signalledAt = Date.now();
     api.kill('SIGTERM');
     expect(await exited).toBe(0);

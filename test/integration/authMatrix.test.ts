@@ -150,7 +150,7 @@ describe('auth matrix: every route × every kind of credential', () => {
       let stableSince = 0;
       return eventually(
         async () => {
-          await new Promise((resolve) => setTimeout(resolve, 500));
+          await new Promise((resolve) => setTimeout(resolve, 500)); // pacing: the snapshot is sampled every 500 ms until stable for 3 s
           const current = await snapshot();
           if (current !== previous || (await busy())) stableSince = Date.now();
           previous = current;

@@ -16,6 +16,7 @@ import { eventually, useHarness, type Harness, type Tenant } from '../support/ha
 import { spendOnCalls } from '../support/ledger';
 import { STUB_WEBHOOK_SECRETS, startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 import { deliverStripeEvent } from '../support/stripeWebhooks';
+import { untilActivityAttempt, untilWorkflowSettled } from '../support/waits';
 
 /** Stripe's test payment methods standing for the simulator's test card numbers. */
 const STRIPE_TEST_CARDS: Readonly<Record<string, string>> = {
@@ -94,8 +95,8 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
     await spend(200);
     await Promise.all(Array.from({ length: 20 }, () => billing().requestAutoCharge(account)));
     await eventually(async () => ((await autoRecharges()).length === 1 ? true : undefined));
-    // Give any second charge the chance to happen before asserting it did not.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Every trigger handled and nothing running: a second charge could only come from a new trigger.
+    await untilWorkflowSettled(autoCharge());
     expect(await autoRecharges()).toHaveLength(1);
     expect([...processors().live.charges.values()].filter((c) => c.status === 'succeeded')).toHaveLength(1);
     expect(await balance()).toBe(300 + 2000);
@@ -138,7 +139,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       const prepared = (history.events ?? []).filter((e) => e.activityTaskCompletedEventAttributes).length;
       return prepared >= 1 ? true : undefined;
     });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await untilWorkflowSettled(autoCharge());
     expect(processors().live.attempts).toBe(0);
     expect(await autoRecharges()).toHaveLength(0);
   });
@@ -156,7 +157,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
     // Further triggers do not hammer the declined card.
     const attemptsAfterDecline = processors().live.attempts;
     await billing().requestAutoCharge(account);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await untilWorkflowSettled(autoCharge());
     expect(processors().live.attempts).toBe(attemptsAfterDecline);
     expect(await autoRecharges()).toHaveLength(0);
 
@@ -209,7 +210,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       const intent = await eventually(async () => [...stub!.live.intents.values()][0]);
       expect(intent).toMatchObject({ status: 'processing' });
       // Undecided: the attempt stays pending while the activity asks again.
-      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await untilActivityAttempt(autoCharge(), 'chargeAutoChargeAttempt', 2);
       expect(await h.db('payment_attempts').where({ workspace_id: account.workspaceId })).toMatchObject([{ status: 'pending' }]);
       expect(await autoRecharges()).toHaveLength(0);
       const event = stub!.signedEvent('payment_intent.succeeded', { ...intent, status: 'succeeded' }, STUB_WEBHOOK_SECRETS.live, {
@@ -268,7 +269,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       await eventually(
         async () => ((await handle.fetchHistory()).events ?? []).some((e) => e.activityTaskCompletedEventAttributes) || undefined,
       );
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await untilWorkflowSettled(handle);
       expect(processors().live.attempts).toBe(0);
       expect(processors().test.attempts).toBe(0);
       expect(await testRecharges()).toHaveLength(0);
@@ -350,7 +351,7 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
       await spendTo(account, 5);
       const refused = await calls.place(line.id, '+14155552671', tenant.keys.live);
       expect(refused.status).toBe(402);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, 500)); // waits out the API's wake-up, which runs after the answer
       await expect(autoCharge().describe()).rejects.toThrow(/not found/i);
       expect(await balance()).toBe(5);
     });

@@ -77,7 +77,7 @@ describe('call durability under worker crashes', () => {
         // jest's sandbox, so match on the name rather than with instanceof.
         if (attempt >= 300 || (err as { name?: unknown } | null)?.name !== 'TypeError') throw err;
       }
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      await new Promise((resolve) => setTimeout(resolve, 100)); // pacing: the retry interval while the API restarts
     }
   }
 
@@ -113,7 +113,7 @@ describe('call durability under worker crashes', () => {
         90_000,
         `call ${i} to connect`,
       );
-      await new Promise((resolve) => setTimeout(resolve, 300 + ((i * 137) % 1700)));
+      await new Promise((resolve) => setTimeout(resolve, 300 + ((i * 137) % 1700))); // pacing: each call talks for its own while before it ends
       // Half hang up through the API, half are hung up by the callee.
       if (i % 2 === 0) await retrying(() => h.request('POST', `/api/v1/calls/${id}/hangup`, { key: line.key }));
       else await sim.calls.hangUp(id);
@@ -122,13 +122,13 @@ describe('call durability under worker crashes', () => {
     // the worker again, then restart the Temporal server (with the worker down meanwhile).
     const crashes = (async () => {
       const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-      await pause(400);
+      await pause(400); // pacing: the chaos lands while calls are dialled, talking and ending
       await crash();
-      await pause(500);
+      await pause(500); // pacing: the chaos lands while calls are dialled, talking and ending
       await h.restartApi();
-      await pause(600);
+      await pause(600); // pacing: the chaos lands while calls are dialled, talking and ending
       await crash();
-      await pause(800);
+      await pause(800); // pacing: the chaos lands while calls are dialled, talking and ending
       const exited = new Promise((resolve) => worker.once('exit', resolve));
       worker.kill('SIGKILL');
       await exited;

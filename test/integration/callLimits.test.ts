@@ -35,7 +35,7 @@ describe('call limits while the caller keeps talking', () => {
     for (; said < giveUpAfter; said += 1) {
       const res = await sim.calls.say(id, `Tell me more, part ${said}`);
       if (res.status !== 202) break;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, 500)); // pacing: a caller who talks every half second
     }
     return said;
   }

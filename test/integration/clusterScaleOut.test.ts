@@ -115,7 +115,7 @@ describe('the cluster topology', () => {
         // Node's fetch rejects with its own realm's TypeError (not jest's), so match on the name.
         if (Date.now() > deadline || (err as { name?: unknown } | null)?.name !== 'TypeError') throw err;
       }
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // pacing: the retry interval while the API restarts
     }
   }
 
@@ -187,7 +187,7 @@ describe('the cluster topology', () => {
         `call ${i} to connect`,
       );
       connected += 1;
-      await new Promise((resolve) => setTimeout(resolve, 300 + ((i * 137) % 1700)));
+      await new Promise((resolve) => setTimeout(resolve, 300 + ((i * 137) % 1700))); // pacing: each call talks for its own while before it ends
       if (i % 2 === 0) {
         const res = await retrying(() => send(stack.apiUrl, 'POST', `/api/v1/calls/${id}/hangup`, line.key));
         expect(res.status).toBe(200);
@@ -203,9 +203,9 @@ describe('the cluster topology', () => {
       // Mid-calls: a quarter are talking, the rest ringing or being placed.
       await eventually(async () => (connected >= CALLS / 4 ? true : undefined), 120_000, 'a quarter of the calls to connect');
       await stack.workers[0].kill('SIGKILL');
-      await pause(500);
+      await pause(500); // pacing: the chaos lands while calls are ringing and talking
       await stack.apis[0].kill('SIGKILL');
-      await pause(1500);
+      await pause(1500); // pacing: the API stays down for a while
       await stack.apis[0].start();
       await stack.workers[0].start();
       // A worker that cannot reach Temporal while it starts exits (a supervisor would start it again): let it start first.

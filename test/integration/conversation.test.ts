@@ -9,6 +9,7 @@ import { customer } from '../support/customer';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
 import { decryptedHistory } from '../support/payloadCodec';
+import { untilWorkflowSettled } from '../support/waits';
 
 /** The webhook-mode conversation: caller speech → `message` → `{text}` spoken; barge-in. */
 describe('webhook conversation loop', () => {
@@ -85,8 +86,8 @@ describe('webhook conversation loop', () => {
     replies.set('Tell me everything', long);
     replies.set('Stop, stop', long);
     await sim.calls.say(id, 'Tell me everything');
-    await eventually(async () => ((await speech(id))[0]?.state === 'speaking' ? true : undefined));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // The caller talks over a reply already under way: some of it has been heard.
+    await eventually(async () => ((await speech(id))[0]?.played_text ? true : undefined));
     await sim.calls.bargeIn(id, 'Stop, stop');
     await eventually(async () =>
       messages().length === 2 && receiver.requests.some((r) => r.body.event === 'interrupted') ? true : undefined,
@@ -173,11 +174,19 @@ describe('webhook conversation loop', () => {
       await sim.calls.say(id, 'Are you open on Sunday?');
       await eventually(async () => ((await speech(id))[0]?.state === 'done' ? true : undefined));
       await sim.calls.say(id, 'Great');
-      // The turn has closed the deferral and is waiting on the reply's playback: now the report lands.
-      await eventually(async () =>
-        (await signalledEvents(id)).some((e) => e.type === 'call.utterance' && e.text === 'Great') ? true : undefined,
-      );
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The turn has closed the deferral and, the reply not reported done, stops it and waits on its
+      // playback (a stopSpeaking after the sentence's signal): now the report lands.
+      await eventually(async () => {
+        const events = (await decryptedHistory(h.temporal, id)).events ?? [];
+        const said = events.findIndex((e) =>
+          (e.workflowExecutionSignaledEventAttributes?.input?.payloads ?? []).some((p) => {
+            const event = JSON.parse(Buffer.from(p.data ?? []).toString('utf8')) as Record<string, unknown>;
+            return event.type === 'call.utterance' && event.text === 'Great';
+          }),
+        );
+        const stopping = events.slice(said + 1).some((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'stopSpeaking');
+        return said >= 0 && stopping ? true : undefined;
+      });
       release();
       await Promise.all(late);
       await eventually(async () => (messages().length === 2 ? true : undefined));
@@ -224,10 +233,14 @@ describe('webhook conversation loop', () => {
     await sim.calls.say(id, 'Shalom', 'he');
     await eventually(async () => (messages().length === 1 ? true : undefined));
     expect(messages()[0].body.detected_language).toBeUndefined();
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await speech(id)).toEqual([]);
-    const failed = await webhooks.deliveries('?event_type=message&status=failed');
+    const failed = await eventually(async () => {
+      const found = await webhooks.deliveries('?event_type=message&status=failed');
+      return found.body.total >= 1 ? found : undefined;
+    });
     expect(failed.body.total).toBe(1);
+    // The call's workflow has taken the failed turn to its end: had it spoken, it would have by now.
+    await untilWorkflowSettled(h.temporal.workflow.getHandle(id));
+    expect(await speech(id)).toEqual([]);
     expect(receiver.requests.length).toBeGreaterThan(before);
     receiver.respondWith(answerMessages);
     await calls.hangUp(id);

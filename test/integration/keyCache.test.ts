@@ -119,7 +119,7 @@ describe('key cache across API instances', () => {
         'last_used_at to be written',
       );
       // Several flushes have run since: twenty uses within a minute made one write.
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await new Promise((resolve) => setTimeout(resolve, 600)); // waits out a second write over several 200 ms flushes
       expect(writesOfKey).toHaveLength(1);
     } finally {
       b.db.off('query', onQuery);

@@ -25,6 +25,8 @@ describe('portal changes under the API rate limits', () => {
   const hosted = { mode: 'hosted', system_prompt: 'You answer the front desk.' };
 
   it('refuses the portal a line once the API spent lines.create, and the API once the portal did; a malformed form spends nothing', async () => {
+    // Numbers are provisioned by the worker: without one, every create would wait out lineProvisionWaitMs.
+    await h.startWorker();
     const { client, key, workspaceId } = await ownerWithKey();
     const { limit } = RATE_LIMITS['lines.create'];
     for (let i = 0; i < limit - 1; i += 1) {

@@ -38,7 +38,7 @@ describe('portal call recordings', () => {
     const callId = /^\/portal\/calls\/([0-9a-f-]{36})\?env=test$/.exec(placed.headers.get('location')!)![1];
     await eventually(async () => ((await h.db('calls').where({ id: callId }).first())?.status === 'in_progress' ? true : undefined));
     // Let the recording hold some audio before the call ends.
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await new Promise((resolve) => setTimeout(resolve, 300)); // pacing: the recording holds some audio
     const callPage = await client.get(`/portal/calls/${callId}?env=test`);
     const hungUp = await client.post(`/portal/calls/${callId}/hangup`, { csrf_token: PortalClient.csrfOf(callPage), env: 'test' });
     expect(hungUp.status).toBe(303);

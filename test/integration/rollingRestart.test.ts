@@ -110,7 +110,7 @@ describe('rolling restart of the workers under call load', () => {
           90_000,
           `the reply to "${text}"`,
         );
-        await pause(200 + ((i * 137) % 500));
+        await pause(200 + ((i * 137) % 500)); // pacing: the caller speaks again after a varied while
       }
       // Half hang up through the API, half are hung up by the callee.
       if (i % 2 === 0) expect((await h.request('POST', `/api/v1/calls/${id}/hangup`, { key })).status).toBe(200);
@@ -121,7 +121,7 @@ describe('rolling restart of the workers under call load', () => {
     // The roll, once every call is talking.
     const roll = (async () => {
       await eventually(async () => (turnsOf.size === CALLS ? true : undefined), 90_000, 'every call to connect');
-      await pause(1_000);
+      await pause(1_000); // pacing: the roll starts while calls are talking
       const exits = [];
       for (const [old, name] of [
         [first[0], 'worker-1b'],
@@ -129,7 +129,7 @@ describe('rolling restart of the workers under call load', () => {
       ] as const) {
         exits.push(await drain(old));
         await started(startWorker(name));
-        await pause(1_000);
+        await pause(1_000); // pacing: each new worker takes work before the next old one drains
       }
       rolled = true;
       return exits;

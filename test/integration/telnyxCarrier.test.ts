@@ -193,7 +193,7 @@ describe('Telnyx carrier', () => {
     replies.set('Stop, stop', 'Okay.');
     await stub.say(call.id, 'Tell me everything');
     await eventually(async () => (speeches(id)[0]?.state === 'speaking' ? true : undefined));
-    // The caller listens for about 1.5 s before talking over the reply: what they heard is estimated from it.
+    // pacing: the caller listens for about 1.5 s before talking over the reply, what they heard is estimated from it.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     // Google's interim result comes first: the playback stops before the sentence is over.
     await stub.say(call.id, 'Stop, stop', ['Stop']);
@@ -261,7 +261,6 @@ describe('Telnyx carrier', () => {
     await calls.untilStatus(row.id, ['in_progress']);
     const answer = stub.calls.get(carrierCallId)!.commands.find((c) => c.action === 'answer')!;
     expect(decodeClientState(answer.body.client_state)).toEqual({ c: row.id, d: 'i' });
-    await new Promise((resolve) => setTimeout(resolve, 1100));
     await stub.hangUpRemote(carrierCallId);
     const ended = await calls.untilStatus(row.id, ['completed']);
     expect(ended.end_cause).toBe('caller_hangup');

@@ -128,7 +128,7 @@ describe('Telnyx speech', () => {
     await carrier.speak({ carrierCallId: id, speakId: 'queued', text: 'Noch etwas.' });
     const call = stub.calls.get(id)!;
     await eventually(async () => (call.speeches[0]?.state === 'speaking' ? true : undefined));
-    // The caller listens for about 1.5 s before talking: the playing time the estimate is made from.
+    // pacing: the caller listens for about 1.5 s before talking, the playing time the estimate is made from.
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     await stub.say(id, 'Moment bitte', ['Moment']);
     await eventually(async () => (reported.some((e) => e.type === 'call.utterance') ? true : undefined));

@@ -87,7 +87,8 @@ describe('Telnyx webhook delivery', () => {
       [false, 200],
       [true, 200],
     ]);
-    // A pause proving no second `message` event follows the duplicate (it would within the processing of one event).
+    // A pause proving no second `message` event follows the duplicate (it would within the processing of one event):
+    // waits out that second event.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(events('message', id)).toHaveLength(1);
     expect(events('call_ended', id)).toHaveLength(1);

@@ -92,6 +92,15 @@ describe('tracing in the API and worker processes', () => {
     );
   }
 
+  /**
+   * Stops the API as a deployment does (SIGTERM): its drain shuts tracing down, which exports
+   * every span still batched before the process exits 0. Nothing can reach the collector later.
+   */
+  async function stoppedCleanly() {
+    await stopProcess(api!, 10_000);
+    expect(api!.exitCode).toBe(0);
+  }
+
   // The jest process has none of them; the child inherits its environment.
   const noOtel = Object.fromEntries(
     Object.keys(process.env)
@@ -104,8 +113,7 @@ describe('tracing in the API and worker processes', () => {
     const line = await oneRequest('off', noOtel, traceId);
     expect(line.request_id).toMatch(/^req_/);
     expect(line).not.toHaveProperty('trace_id');
-    // Tracing on would have sent it within the 100 ms batch delay the next test uses.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await stoppedCleanly();
     expect(collector.batches).toHaveLength(0);
   });
 
@@ -114,7 +122,7 @@ describe('tracing in the API and worker processes', () => {
     const env = { ...noOtel, OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_SDK_DISABLED: 'true', OTEL_BSP_SCHEDULE_DELAY: '100' };
     const line = await oneRequest('disabled', env, traceId);
     expect(line).not.toHaveProperty('trace_id');
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await stoppedCleanly();
     expect(collector.batches).toHaveLength(0);
   });
 

@@ -1,10 +1,8 @@
-/** Polls until `probe` returns a value other than undefined, or fails after `timeoutMs`. */
+import { until } from './waits';
+
+/** Polls until `probe` returns a value other than undefined, and answers it; fails after `timeoutMs`. */
 export async function eventually<T>(probe: () => Promise<T | undefined>, timeoutMs = 20_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  let value: T | undefined;
+  await until(async () => (value = await probe()) !== undefined, what, { timeoutMs, intervalMs: 100 });
+  return value as T;
 }

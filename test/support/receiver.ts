@@ -1,5 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from './waits';
 
 /** A customer's webhook endpoint for tests: records every request, answers as scripted. */
 export interface ReceivedRequest {
@@ -86,11 +87,11 @@ export async function startReceiver(): Promise<Receiver> {
         req.body.event === 'message' && req.body.text === heard ? { status: 200, body: JSON.stringify({ text: reply }) } : undefined;
     },
     async waitForRequests(count, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (requests.length < count) {
-        if (Date.now() > deadline) throw new Error(`receiver got ${requests.length} requests, expected ${count}`);
-        await new Promise((resolve) => setTimeout(resolve, 25));
-      }
+      await until(() => requests.length >= count, `${count} requests`, {
+        timeoutMs,
+        intervalMs: 25,
+        detail: () => `the receiver got ${requests.length}`,
+      });
       return requests;
     },
     close: () =>

@@ -15,6 +15,8 @@ import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { startEphemeralStack } from '../../src/platform/infra/stack';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
 import { workflowIds } from '../../workflows/definitions/ids';
+import { until } from './waits';
+import { untilWaitingForCaller } from './callWorkflow';
 
 /** The files named on the command line; none named means all. */
 const only = new Set(process.argv.slice(2));
@@ -139,13 +141,11 @@ async function main(): Promise<void> {
         args: [tenantBilling],
         signal: 'balanceLow',
       });
-      for (
-        let i = 0;
-        i < 100 && !(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'auto_recharge' }).first());
-        i += 1
-      ) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await until(
+        async () => !!(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'auto_recharge' }).first()),
+        'the auto-recharge',
+        { timeoutMs: 10_000, intervalMs: 100 },
+      ).catch(() => undefined);
       await saveOpen(h, workflowIds.autoCharge(tenant.workspaceId, 'live'), path.join(out, 'autoChargeWorkflow.pending-attempt.json'));
 
       const close = await h.temporal.workflow.start('closeSpendPeriodWorkflow', {
@@ -162,9 +162,10 @@ async function main(): Promise<void> {
         body: { line_id: callLine.body.line.id, to_number: '+14155552671' },
       });
       const callId = placed.body.call.id;
-      for (let i = 0; i < 100 && (await h.db('calls').where({ id: callId }).first()).status !== 'in_progress'; i += 1) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await until(async () => (await h.db('calls').where({ id: callId }).first()).status === 'in_progress', 'the answer', {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      }).catch(() => undefined);
       await h.request('POST', `/api/v1/calls/${callId}/hangup`, { key: tenant.keys.test });
       await save(h, callId, path.join(out, 'callWorkflow.hangup.json'));
       // The same call with its events published inline (local activities, the `call-events-inline` patch).
@@ -214,37 +215,32 @@ async function main(): Promise<void> {
           })
         ).body.call.id as string;
         const speech = () => h.simulator.state.calls.speechFor(talk) ?? [];
-        const until = async (probe: () => boolean, what: string) => {
-          for (let i = 0; !probe(); i += 1) {
-            if (i > 200) throw new Error(`timed out waiting for ${what}`);
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-        };
+        const untilSpoken = (probe: () => boolean, what: string) => until(probe, what, { timeoutMs: 10_000, intervalMs: 50 });
         const say = (text: string, how: 'say' | 'barge-in' = 'say') =>
           h.simulator.control('POST', `/control/calls/${talk}/${how}`, { text });
         h.simulator.state.calls.wordsPerSecond = 40;
-        await until(() => speech()[0]?.state === 'done', 'the begin message');
+        await untilSpoken(() => speech()[0]?.state === 'done', 'the begin message');
         await say('Book a table');
-        await until(() => speech().length === 2 && speech()[1].state === 'done', 'the {text} reply');
+        await untilSpoken(() => speech().length === 2 && speech()[1].state === 'done', 'the {text} reply');
         await say('Stream it');
-        await until(() => speech().length === 4 && speech()[3].state === 'done', 'the streamed reply');
+        await untilSpoken(() => speech().length === 4 && speech()[3].state === 'done', 'the streamed reply');
         await say('Tell me everything');
-        await until(() => speech()[4]?.state === 'speaking', 'the long reply');
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await untilSpoken(() => speech()[4]?.state === 'speaking', 'the long reply');
+        await new Promise((resolve) => setTimeout(resolve, 300)); // pacing: the caller talks over a reply already under way
         await say('Stop, stop', 'barge-in');
-        await until(
+        await untilSpoken(
           () =>
             agent.requests.some((r) => r.body.event === 'interrupted' && r.body.call_id === talk) &&
             ['speaking', 'done'].includes(speech()[5]?.state ?? ''),
           'the interruption and the next reply',
         );
         // Talking over a reply the carrier did not stop by itself: the workflow closes the playback deferral first.
-        await until(() => speech()[5]?.state === 'done', 'the reply after the interruption');
+        await untilSpoken(() => speech()[5]?.state === 'done', 'the reply after the interruption');
         await say('Tell me everything');
-        await until(() => speech()[6]?.state === 'speaking', 'the second long reply');
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await untilSpoken(() => speech()[6]?.state === 'speaking', 'the second long reply');
+        await new Promise((resolve) => setTimeout(resolve, 300)); // pacing: the caller talks over a reply already under way
         await say('And then?');
-        await until(
+        await untilSpoken(
           () => agent.requests.filter((r) => r.body.event === 'interrupted' && r.body.call_id === talk).length === 2,
           'the second interruption',
         );
@@ -277,22 +273,17 @@ async function main(): Promise<void> {
           })
         ).body.call.id as string;
         const speech = () => h.simulator.state.calls.speechFor(hostedCall) ?? [];
-        const until = async (probe: () => boolean, what: string) => {
-          for (let i = 0; !probe(); i += 1) {
-            if (i > 200) throw new Error(`timed out waiting for ${what}`);
-            await new Promise((resolve) => setTimeout(resolve, 50));
-          }
-        };
+        const untilSpoken = (probe: () => boolean, what: string) => until(probe, what, { timeoutMs: 10_000, intervalMs: 50 });
         const caller = (text: string) => h.simulator.control('POST', `/control/calls/${hostedCall}/say`, { text });
         h.simulator.state.calls.wordsPerSecond = 40;
-        await until(() => speech()[0]?.state === 'done', 'the greeting');
+        await untilSpoken(() => speech()[0]?.state === 'done', 'the greeting');
         await caller('Are you open today?');
-        await until(() => speech().length === 3 && speech().every((s) => s.state === 'done'), 'the hosted reply');
+        await untilSpoken(() => speech().length === 3 && speech().every((s) => s.state === 'done'), 'the hosted reply');
         const asking = h.request('POST', `/api/v1/calls/${hostedCall}/speak`, {
           key: tenant.keys.test,
           body: { text: 'Anything else?', wait_for_response: true, timeout_seconds: 10 },
         });
-        await until(() => speech().length === 4 && speech()[3].state === 'done', 'the control speech');
+        await untilSpoken(() => speech().length === 4 && speech()[3].state === 'done', 'the control speech');
         await caller('No thanks');
         await asking;
         await h.request('POST', `/api/v1/calls/${hostedCall}/press`, { key: tenant.keys.test, body: { digits: '1#' } });
@@ -452,7 +443,8 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
       for (let i = 1; i <= 20; i += 1) {
         if (i === 5) {
           const waiting = h.request('POST', `/api/v1/calls/${id}/wait`, { key, body: { timeout_seconds: 10 } });
-          await new Promise((resolve) => setTimeout(resolve, 300));
+          // The history records a wait that is parked before the caller answers.
+          await untilWaitingForCaller(h.temporal, id);
           await h.simulator.control('POST', `/control/calls/${id}/say`, { text: 'Yes' });
           await waiting;
           await h.request('POST', `/api/v1/calls/${id}/speak`, { key, body: { text: 'Noted.' } });
@@ -483,7 +475,7 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
       await inProgress(id);
       for (let i = 0; i < 60; i += 1) {
         if ((await h.simulator.control('POST', `/control/calls/${id}/say`, { text: `More, part ${i}` })).status !== 202) break;
-        await new Promise((resolve) => setTimeout(resolve, 500));
+        await new Promise((resolve) => setTimeout(resolve, 500)); // pacing: a caller who talks every half second
       }
       await h.simulator.control('POST', '/control/model/settings', { token_delay_ms: 0 });
       await save(h, id, path.join(out, 'callWorkflow.v2-hosted-max-duration.json'));

@@ -173,6 +173,7 @@ export function telnyxWebhookSender(keys: { privateKey: crypto.KeyObject; public
     const urls = [target.url, ...(target.failoverUrl ? [target.failoverUrl] : [])];
     for (const [index, url] of urls.entries()) {
       for (let attempt = 1; attempt <= perUrl; attempt += 1) {
+        // pacing: Telnyx waits between delivery attempts (a shortened backoff)
         if (attempt > 1) await new Promise((resolve) => setTimeout(resolve, 100));
         const { status, sent } = await post(url, bodyFor(url, attempt), undefined, messaging ? MESSAGING_TIMEOUT_MS : VOICE_TIMEOUT_MS);
         deliveries.push({ eventId: data.id, eventType, about, url, attempt, failover: index > 0, duplicate: false, status, sent });

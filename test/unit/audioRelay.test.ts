@@ -18,6 +18,7 @@ import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
 import type { RelayMessage } from '../../src/platform/audio/framing';
 import { startSimulator } from '../../simulator/app';
 import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { until } from '../support/waits';
 import type { AudioReport } from '../../simulator/media';
 import { createLogger } from '../../src/platform/logger';
 import { EgressPolicy, LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
@@ -108,13 +109,9 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
   async function waitFor<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 5_000): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const value = await probe();
-      if (value !== undefined) return value;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await sleep(20);
-    }
+    let value: T | undefined;
+    await until(async () => (value = await probe()) !== undefined, what, { timeoutMs, intervalMs: 20 });
+    return value!;
   }
 
   /** Someone calls one of our numbers and Switchboard answers. */
@@ -417,7 +414,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     });
     const connection = await waitFor('the customer connection', () => connections[0]);
     await waitFor('the flood to be written', () => (connection.ws.bufferedAmount === 0 && handed.length > 0 ? true : undefined));
-    await sleep(300);
+    await sleep(300); // waits out more marks reaching the carrier while the relay is paused
     // Paused at the high-water mark (about 220 marks) plus what the socket had already read (one
     // 64 KiB read, about 1,400 marks): far from the whole flood.
     expect(handed.length).toBeLessThan(flood / 4);

@@ -4,6 +4,7 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { drainHttpServer, drainOnSignal } from '../../src/platform/lifecycle/drain';
 import { createLogger } from '../../src/platform/logger';
+import { until } from '../support/waits';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -38,17 +39,17 @@ describe('drainHttpServer', () => {
   });
 
   it('refuses new connections, closes idle ones, finishes the request in flight, then closes its connection', async () => {
+    const started: string[] = [];
+    server.on('request', (req: http.IncomingMessage) => started.push(req.url!));
     const idle = rawConnection(port);
     idle.socket.write('GET /first HTTP/1.1\r\nHost: t\r\n\r\n');
     const slow = rawConnection(port);
     slow.socket.write('POST /slow HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nabc');
     await Promise.all([idle.connected, slow.connected]);
-    await pause(100);
-    expect(idle.state.received).toContain('got 0');
+    await until(() => idle.state.received.includes('got 0') && started.includes('/slow'), 'the idle answer and the slow request');
 
     const drained = drainHttpServer(server, 5_000);
-    await pause(150);
-    expect(idle.state.closed).toBe(true);
+    await until(() => idle.state.closed, 'the idle connection to close');
     const refused = await new Promise<string>((resolve) => {
       const late = net.connect(port, '127.0.0.1');
       late.once('connect', () => resolve('connected'));
@@ -66,14 +67,15 @@ describe('drainHttpServer', () => {
 
   it('cuts a request still in flight at the deadline', async () => {
     const stalled = rawConnection(port);
+    const inFlight: string[] = [];
+    server.on('request', (req: http.IncomingMessage) => inFlight.push(req.url!));
     stalled.socket.write('POST /stalled HTTP/1.1\r\nHost: t\r\nContent-Length: 6\r\n\r\nabc');
     await stalled.connected;
-    await pause(50);
+    await until(() => inFlight.includes('/stalled'), 'the stalled request to reach the server');
     const started = Date.now();
     expect(await drainHttpServer(server, 300)).toBe(false);
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
-    await pause(50);
-    expect(stalled.state.closed).toBe(true);
+    await until(() => stalled.state.closed, 'the stalled connection to be cut');
     expect(stalled.state.received).toBe('');
   });
 });
@@ -90,14 +92,15 @@ describe('drainOnSignal', () => {
       forceExitAfterMs: 10_000,
       signals: signals as unknown as NodeJS.Process,
       exit: (code) => exits.push(code),
-      drain: async (signal) => {
+      // A drain still running when the next signals come.
+      drain: (signal) => {
         drained.push(signal);
-        await pause(1_000);
+        return new Promise(() => undefined);
       },
     });
     // Ctrl-C's SIGINT to the process group, then the supervisor's SIGTERM: one drain.
     signals.emit('SIGINT', 'SIGINT');
-    await pause(10);
+    await until(() => drained.length === 1, 'the drain to start');
     signals.emit('SIGTERM', 'SIGTERM');
     expect(drained).toEqual(['SIGINT']);
     expect(exits).toEqual([]);
@@ -117,11 +120,13 @@ describe('drainOnSignal', () => {
       exit: (code) => exits.push(code),
       drain: () => new Promise(() => undefined),
     });
+    const signalled = Date.now();
     slow.emit('SIGTERM', 'SIGTERM');
-    await pause(50);
+    await pause(50); // waits out half the 100 ms deadline: no exit before it
     expect(exits).toEqual([]);
-    await pause(100);
+    await until(() => exits.length === 1, 'the exit at the deadline');
     expect(exits).toEqual([1]);
+    expect(Date.now() - signalled).toBeGreaterThanOrEqual(95);
 
     const failing = new EventEmitter();
     drainOnSignal({
@@ -134,7 +139,7 @@ describe('drainOnSignal', () => {
       },
     });
     failing.emit('SIGINT', 'SIGINT');
-    await pause(10);
+    await until(() => exits.length === 2, 'the exit after the failed drain');
     expect(exits).toEqual([1, 1]);
   });
 
@@ -149,7 +154,7 @@ describe('drainOnSignal', () => {
       drain: () => undefined,
     });
     signals.emit('SIGTERM', 'SIGTERM');
-    await pause(10);
+    await pause(10); // waits out an exit after the finished drain (the 10 s deadline is unref'd)
     expect(exits).toEqual([]);
   });
 });

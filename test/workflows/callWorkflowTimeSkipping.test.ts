@@ -5,11 +5,13 @@ import { Worker } from '@temporalio/worker';
 import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities, CallFacts } from '../../activities/calls';
 import type { HostedActivities, HostedTurnOutcome } from '../../activities/hosted';
-import { callChargeCents } from '../../src/domain/billing/pricing';
+import { callChargeCents, ratePerMinuteCents, type Zone } from '../../src/domain/billing/pricing';
 import type { LineMode } from '../../src/domain/lines/rules';
 import type { callWorkflow } from '../../workflows/calls/workflow';
 import { carrierEventSignal, hangupSignal, type CallInput, type SignalledCallEvent } from '../../workflows/definitions/calls';
+import { transferUpdate } from '../../workflows/definitions/callControl';
 import { testDataConverter } from '../support/payloadCodec';
+import { until as untilFact } from '../support/waits';
 
 /**
  * The call workflow alone, with fake activities and Temporal's time-skipping test server: the
@@ -26,6 +28,8 @@ interface Script {
   confirmsHangUp: boolean;
   /** An agent key's cap: a hold past it is refused. */
   capCents: number;
+  /** The workspace's balance: a hold past it is refused for insufficient credits. */
+  balanceCents: number;
 }
 
 /** Everything one call's fake activities saw, in order. */
@@ -44,8 +48,6 @@ class FakeCall {
     readonly script: Script,
   ) {}
 }
-
-const MODE_RATE: Record<LineMode, number> = { webhook: 13, hosted: 26, audio: 9 };
 
 describe('callWorkflow with fake activities (time-skipping)', () => {
   let env: TestWorkflowEnvironment;
@@ -67,7 +69,7 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
   const tell = (call: FakeCall, event: SignalledCallEvent) => env.client.workflow.getHandle(call.callId).signal(carrierEventSignal, event);
 
   /** The activities these paths use, typed as the real ones. */
-  type Fakes = Pick<CallActivities, 'claimCall' | 'placeCall' | 'hangUpCall' | 'speak' | 'stopSpeaking'> &
+  type Fakes = Pick<CallActivities, 'claimCall' | 'placeCall' | 'hangUpCall' | 'speak' | 'stopSpeaking' | 'transferCall'> &
     Pick<CallActivities, 'publishCallEvent' | 'recordCallState' | 'appendTranscript'> &
     Pick<BillingActivities, 'extendReservation' | 'settleReservation'> &
     Pick<HostedActivities, 'takeHostedTurn'>;
@@ -97,6 +99,11 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     async stopSpeaking(carrierCallId: string) {
       byCarrierId(carrierCallId).commands.push('stopSpeaking');
     },
+    /** The carrier accepts; the test tells the workflow whether the destination answered (`call.transfer`). */
+    async transferCall(request) {
+      byCarrierId(request.carrierCallId).commands.push('transferCall');
+      return { accepted: true };
+    },
     async publishCallEvent(facts, type) {
       calls.get(facts.callId)!.published.push(type);
       return { eventId: null };
@@ -107,10 +114,13 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     async appendTranscript() {},
     async extendReservation({ reference, totalCents }) {
       const call = calls.get(reference.replace(/^call:/, ''))!;
-      const ok = totalCents <= call.script.capCents;
+      const { capCents, balanceCents } = call.script;
+      const ok = totalCents <= capCents && totalCents <= balanceCents;
       call.holds.push({ totalCents, ok });
       if (ok) return { ok: true, holdId: `hold-${call.callId}`, heldCents: totalCents };
-      return { ok: false, refusal: { code: 'agent_cap_exceeded', spentCents: 0, capCents: call.script.capCents, cycleResetAt: null } };
+      if (totalCents > balanceCents)
+        return { ok: false, refusal: { code: 'insufficient_credits', availableCents: balanceCents, requiredCents: totalCents } };
+      return { ok: false, refusal: { code: 'agent_cap_exceeded', spentCents: 0, capCents, cycleResetAt: null } };
     },
     async settleReservation({ reference, chargeCents, usage }) {
       calls.get(reference.replace(/^call:/, ''))!.settlements.push({ chargeCents, seconds: usage.seconds });
@@ -155,9 +165,9 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     await env?.teardown();
   });
 
-  async function place(mode: LineMode, script: Partial<Script> = {}) {
+  async function place(mode: LineMode, script: Partial<Script> = {}, zone: Zone = 'A') {
     const callId = crypto.randomUUID();
-    const call = new FakeCall(callId, { answers: true, confirmsHangUp: true, capCents: 1_000_000, ...script });
+    const call = new FakeCall(callId, { answers: true, confirmsHangUp: true, capCents: 1_000_000, balanceCents: 1_000_000, ...script });
     calls.set(callId, call);
     const input: CallInput = {
       callId,
@@ -169,20 +179,15 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
       from: '+14155550100',
       to: '+14155552671',
       mode,
-      zone: 'A',
-      reservePerMinuteCents: MODE_RATE[mode],
+      zone,
+      reservePerMinuteCents: ratePerMinuteCents(mode, zone),
     };
     const handle = await env.client.workflow.start<typeof callWorkflow>('callWorkflow', { taskQueue, workflowId: callId, args: [input] });
     return { call, handle };
   }
 
   /** Polls (in wall time, without skipping the server's) until `ready` holds. */
-  async function until(ready: () => boolean, what: string): Promise<void> {
-    for (const started = Date.now(); !ready();) {
-      if (Date.now() - started > 20_000) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
+  const until = (ready: () => boolean, what: string) => untilFact(ready, what, { timeoutMs: 20_000 });
 
   it('rings out: nobody answers within 30 s, so we hang up, and the call ends unanswered and free', async () => {
     const { call, handle } = await place('webhook', { answers: false });
@@ -260,5 +265,53 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_ended']);
     expect(call.holds).toEqual([]);
     expect(call.settlements).toEqual([{ chargeCents: result.chargeCents, seconds: result.durationSec }]);
+  });
+
+  it('ends the call when the next minute exceeds the balance, and charges the one minute held (per second, capped)', async () => {
+    // 20 cents: the first minute (13) is held, the second (26 in all) is not.
+    const { call, handle } = await place('webhook', { balanceCents: 20 });
+    const result = await handle.result();
+    expect(result).toMatchObject({ status: 'completed', endCause: 'insufficient_funds', chargeCents: 13 });
+    // The hang-up after the refused hold takes a moment on the carrier's clock (a second on a loaded
+    // machine), which the charge never follows past the minute held.
+    expect([60, 61]).toContain(result.durationSec);
+    expect(call.holds).toEqual([{ totalCents: 26, ok: false }]);
+    expect(call.commands).toEqual(['placeCall', 'hangUpCall']);
+    expect(call.settlements).toEqual([{ chargeCents: 13, seconds: result.durationSec }]);
+    expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_ended']);
+  });
+
+  it.each([
+    ['webhook', 'A', 13, 20],
+    ['hosted', 'B', 52, 78],
+    ['audio', 'C', 27, 41],
+  ] as const)('settles a %s call to zone %s at %i cents a minute, per second: 90 s cost %i cents', async (mode, zone, rate, cents) => {
+    expect(ratePerMinuteCents(mode, zone)).toBe(rate);
+    const { call, handle } = await place(mode, {}, zone);
+    await until(() => call.states.includes('in_progress'), 'the answer');
+    await env.sleep(90_000);
+    await handle.signal(carrierEventSignal, { type: 'call.completed', at: await carrierNow(call), ended_by: 'caller' });
+    // ceil(rate × 90 / 60): one rounding per call. Minute 2 was held at 1:00.
+    expect(await handle.result()).toEqual({ status: 'completed', endCause: 'caller_hangup', durationSec: 90, chargeCents: cents });
+    expect(call.holds).toEqual([{ totalCents: 2 * rate, ok: true }]);
+    expect(call.settlements).toEqual([{ chargeCents: cents, seconds: 90 }]);
+  });
+
+  it('a transferred call stays held and billed until it ends, and ends as transferred: 90 s cost 20 cents', async () => {
+    const { call, handle } = await place('webhook');
+    await until(() => call.states.includes('in_progress'), 'the answer');
+    await env.sleep(30_000);
+    const transfer = handle.executeUpdate(transferUpdate, { args: [{ toNumber: '+14155552688' }] });
+    await until(() => call.commands.includes('transferCall'), 'the transfer command');
+    await handle.signal(carrierEventSignal, { type: 'call.transfer', at: await carrierNow(call), answered: true });
+    expect(await transfer).toMatchObject({ transferred: true, failure_reason: null });
+    // Minute 2 is held at 1:00 while the caller talks to the destination.
+    await env.sleep(60_000);
+    await handle.signal(carrierEventSignal, { type: 'call.completed', at: await carrierNow(call), ended_by: 'caller' });
+    expect(await handle.result()).toEqual({ status: 'completed', endCause: 'transferred', durationSec: 90, chargeCents: 20 });
+    expect(call.commands).toEqual(['placeCall', 'stopSpeaking', 'transferCall']);
+    expect(call.holds).toEqual([{ totalCents: 26, ok: true }]);
+    expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_transferred', 'call_ended']);
+    expect(call.settlements).toEqual([{ chargeCents: 20, seconds: 90 }]);
   });
 });

@@ -12,6 +12,7 @@ import { verifyCarrierCallback } from '../../../src/adapters/carrier/callbacks/s
 import { SimulatorState, startSimulator } from '../../../simulator/app';
 import { CallSimulatorState } from '../../../simulator/carrier/calls';
 import { eventually } from '../../support/eventually';
+import { until } from '../../support/waits';
 import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
 
 /** Events about a call that has a call_id (everything but `call.incoming`). */
@@ -114,12 +115,10 @@ describe('carrier simulator: outbound calls', () => {
   const typesFor = (callId: string) => eventsFor(callId).map((event) => event.type);
 
   async function waitForEvents(callId: string, count: number, timeoutMs = 3_000): Promise<CallEvent[]> {
-    const deadline = Date.now() + timeoutMs;
-    while (eventsFor(callId).length < count) {
-      if (Date.now() > deadline)
-        throw new Error(`timed out waiting for ${count} events for ${callId}; got ${JSON.stringify(eventsFor(callId))}`);
-      await sleep(10);
-    }
+    await until(() => eventsFor(callId).length >= count, `${count} events for ${callId}`, {
+      timeoutMs,
+      detail: () => `got ${JSON.stringify(eventsFor(callId))}`,
+    });
     return eventsFor(callId);
   }
 
@@ -203,7 +202,7 @@ describe('carrier simulator: outbound calls', () => {
     const second = await place('+14155552346', 'call-idem');
     expect(second.carrierCallId).toBe(first.carrierCallId);
     await waitForEvents('call-idem', 2);
-    await sleep(400);
+    await sleep(400); // waits out a second ring or answer for the repeated placement
     expect(typesFor('call-idem')).toEqual(['call.ringing', 'call.answered']);
     const { body } = await control('GET', '/control/calls');
     expect(body.calls).toHaveLength(1);
@@ -215,7 +214,7 @@ describe('carrier simulator: outbound calls', () => {
   it('never connects a call to the reserved range; a hangup then completes it unanswered', async () => {
     const { callId, carrierCallId } = await place('+13125550142');
     await waitForEvents(callId, 1);
-    await sleep(500);
+    await sleep(500); // waits out an answer (the default ring_ms is shorter) that must never come
     expect(typesFor(callId)).toEqual(['call.ringing']);
     expect(await callRecord(callId)).toMatchObject({ state: 'ringing', outcome: 'never_connect' });
     await carrier.hangUp({ carrierCallId });
@@ -258,7 +257,7 @@ describe('carrier simulator: outbound calls', () => {
       carrier_call_id: failed.carrierCallId,
       at: expect.any(Number),
     });
-    await sleep(100);
+    await sleep(100); // waits out a further event after call.failed
     expect(typesFor(failed.callId)).toEqual(['call.failed']);
     for (const call of [busy, noAnswer, failed]) expect(await callRecord(call.callId)).toMatchObject({ state: 'ended' });
 
@@ -285,7 +284,7 @@ describe('carrier simulator: outbound calls', () => {
     expect(completed.at).toBeGreaterThanOrEqual(answered.at);
     // Hanging up an ended call succeeds and sends nothing more.
     await carrier.hangUp({ carrierCallId });
-    await sleep(100);
+    await sleep(100); // waits out a second call.completed for the repeated hang-up
     expect(typesFor(callId)).toEqual(['call.ringing', 'call.answered', 'call.completed']);
   });
 
@@ -309,7 +308,7 @@ describe('carrier simulator: outbound calls', () => {
     expect((await control('POST', `/control/calls/${callId}/hangup`)).status).toBe(409); // already ended
     expect((await control('POST', '/control/calls/nope/hangup')).status).toBe(404);
     await carrier.hangUp({ carrierCallId }); // Switchboard's own hangup afterwards still succeeds
-    await sleep(100);
+    await sleep(100); // waits out an event for that late hang-up
     expect(typesFor(callId)).toHaveLength(3);
   });
 
@@ -320,7 +319,7 @@ describe('carrier simulator: outbound calls', () => {
       const [, answered] = await waitForEvents(callId, 2);
       const recordingUrl = `${url}/recordings/${carrierCallId}.wav`;
       expect((await fetchRecording(recordingUrl)).status).toBe(404); // still live
-      await sleep(300);
+      await sleep(300); // pacing: the call lasts long enough to record some audio
       await carrier.hangUp({ carrierCallId });
       const [, , completed] = await waitForEvents(callId, 3);
       expect(completed).toEqual({
@@ -413,7 +412,7 @@ describe('carrier simulator: outbound calls', () => {
     await other.placeCall({ callId: 'call-closing', from, to: '+14155552399', eventsUrl });
     await waitForEvents('call-closing', 1);
     await new Promise<void>((resolve) => sim.server.close(() => resolve()));
-    await sleep(1_200);
+    await sleep(1_200); // waits out the answer the 1 s ring would have sent had the server not closed
     expect(typesFor('call-closing')).toEqual(['call.ringing']);
   });
 
@@ -429,13 +428,9 @@ describe('carrier simulator: outbound calls', () => {
     }
 
     async function waitForIncoming(carrierCallId: string, timeoutMs = 3_000): Promise<CarrierIncomingCallEvent> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = incoming.find((event) => event.carrier_call_id === carrierCallId);
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`timed out waiting for call.incoming for ${carrierCallId}`);
-        await sleep(10);
-      }
+      const find = () => incoming.find((event) => event.carrier_call_id === carrierCallId);
+      await until(() => find() !== undefined, `call.incoming for ${carrierCallId}`, { timeoutMs });
+      return find()!;
     }
 
     async function byCarrierId(carrierCallId: string) {
@@ -519,7 +514,7 @@ describe('carrier simulator: outbound calls', () => {
         ended_by: 'switchboard',
         answered: true,
       });
-      await sleep(100);
+      await sleep(100); // waits out a second call.completed
       expect(typesFor('in-2')).toEqual(['call.answered', 'call.completed']);
     });
 
@@ -549,7 +544,7 @@ describe('carrier simulator: outbound calls', () => {
       await carrier.rejectCall({ carrierCallId }); // rejecting again succeeds
       await expect(carrier.answerCall({ carrierCallId, callId: 'in-3' })).rejects.toBeInstanceOf(CarrierRejectedError);
       await expect(carrier.rejectCall({ carrierCallId: 'CA-unknown' })).rejects.toBeInstanceOf(CarrierRejectedError);
-      await sleep(100);
+      await sleep(100); // waits out any event for a rejected call
       expect(events).toEqual([]);
     });
 
@@ -561,7 +556,7 @@ describe('carrier simulator: outbound calls', () => {
       await expect(carrier.answerCall({ carrierCallId, callId: 'in-other' })).rejects.toBeInstanceOf(CarrierRejectedError);
       await expect(carrier.rejectCall({ carrierCallId })).rejects.toBeInstanceOf(CarrierRejectedError); // answered
       await waitForEvents('in-4', 1);
-      await sleep(100);
+      await sleep(100); // waits out a second call.answered for the repeated answer
       expect(typesFor('in-4')).toEqual(['call.answered']);
       expect(await callRecord('in-4')).toMatchObject({ state: 'answered', requests: 2 });
       expect(await callRecord('in-other')).toBeUndefined();
@@ -602,7 +597,8 @@ describe('carrier simulator: outbound calls', () => {
         const { carrier_call_id: carrierCallId } = (await response.json()) as { carrier_call_id: string };
         await waitForIncoming(carrierCallId);
         expect(state.calls.list()[0]).toMatchObject({ state: 'ringing' });
-        await sleep(500);
+        await until(() => state.calls.list()[0].state === 'ended', 'the 300 ms inbound ring to run out');
+        await sleep(100); // waits out an event for the unanswered call
         expect(state.calls.list()[0]).toMatchObject({ carrier_call_id: carrierCallId, state: 'ended', outcome: 'unanswered' });
         await expect(
           new SimulatorCarrier(sim.url, credentials.carrierApiKey).answerCall({ carrierCallId, callId: 'in-late' }),
@@ -635,13 +631,8 @@ describe('carrier simulator: outbound calls', () => {
     const utterances = (callId: string) =>
       eventsFor(callId).filter((event): event is CarrierUtteranceEvent => event.type === 'call.utterance');
 
-    async function waitUntil(check: () => boolean, what: string, timeoutMs = 3_000): Promise<void> {
-      const deadline = Date.now() + timeoutMs;
-      while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; events: ${JSON.stringify(events)}`);
-        await sleep(10);
-      }
-    }
+    const waitUntil = (check: () => boolean, what: string, timeoutMs = 3_000) =>
+      until(check, what, { timeoutMs, detail: () => `events: ${JSON.stringify(events)}` });
     const waitForDone = (callId: string, speakId: string) =>
       waitUntil(() => playbacks(callId, speakId).some((event) => event.done), `${speakId} done`);
     const isPrefix = (played: string, text: string) => played === '' || text === played || text.startsWith(`${played} `);
@@ -689,7 +680,7 @@ describe('carrier simulator: outbound calls', () => {
         CarrierRejectedError,
       );
       expect((await control('POST', '/control/calls/nope/say', { text: 'hello?' })).status).toBe(404);
-      await sleep(100);
+      await sleep(100); // waits out an utterance on a call that is not answered
       expect(utterances(ringing.callId)).toEqual([]);
       expect(utterances(ended.callId)).toEqual([]);
     });
@@ -742,7 +733,7 @@ describe('carrier simulator: outbound calls', () => {
       // A retried speak (same speak_id and text) is accepted and speaks nothing twice; other text is refused.
       await carrier.speak({ carrierCallId, speakId: 's-1', text: LONG });
       await expect(carrier.speak({ carrierCallId, speakId: 's-1', text: 'something else' })).rejects.toBeInstanceOf(CarrierRejectedError);
-      await sleep(300);
+      await sleep(300); // waits out playback events for the retried speak
       expect(playbacks(callId, 's-1')).toHaveLength(all.length);
     });
 
@@ -789,7 +780,7 @@ describe('carrier simulator: outbound calls', () => {
       expect(isPrefix(last.played_text, LONG)).toBe(true);
       expect(last.played_text.split(' ').length).toBeGreaterThanOrEqual(10);
       expect(last.played_text.split(' ').length).toBeLessThan(30);
-      await sleep(300);
+      await sleep(300); // waits out a playback of the stopped queue
       expect(playbacks(callId, 's-next')).toEqual([]);
       expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({
         speech: [
@@ -800,7 +791,7 @@ describe('carrier simulator: outbound calls', () => {
       // Stopping when nothing plays succeeds and sends nothing.
       const before = eventsFor(callId).length;
       await carrier.stopSpeaking({ carrierCallId });
-      await sleep(100);
+      await sleep(100); // waits out an event for stopping silence
       expect(eventsFor(callId)).toHaveLength(before);
       await expect(carrier.stopSpeaking({ carrierCallId: 'CA-unknown' })).rejects.toBeInstanceOf(CarrierRejectedError);
     });
@@ -831,7 +822,7 @@ describe('carrier simulator: outbound calls', () => {
       const count = eventsFor(callId).length;
       expect((await control('POST', `/control/calls/${callId}/barge-in`, { text: 'Hello?', language: 'fr' })).status).toBe(202);
       await waitForEvents(callId, count + 1);
-      await sleep(100);
+      await sleep(100); // waits out a playback event: nothing was playing
       expect(eventsFor(callId).slice(count)).toEqual([
         { type: 'call.utterance', call_id: callId, carrier_call_id: carrierCallId, text: 'Hello?', language: 'fr', at: expect.any(Number) },
       ]);
@@ -850,7 +841,7 @@ describe('carrier simulator: outbound calls', () => {
       expect(live[1]).toEqual({ speak_id: 's-queued', text: 'not yet', played_text: '', state: 'queued', voice: null });
       await control('POST', `/control/calls/${callId}/hangup`);
       await waitUntil(() => typesFor(callId).includes('call.completed'), 'call.completed');
-      await sleep(400);
+      await sleep(400); // waits out a playback event after the hang-up
       expect(playbacks(callId).every((event) => !event.done)).toBe(true);
       expect(typesFor(callId).pop()).toBe('call.completed');
       expect((await control('GET', `/control/calls/${callId}/speech`)).body.speech.map((item: { state: string }) => item.state)).toEqual([

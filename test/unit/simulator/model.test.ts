@@ -6,6 +6,7 @@ import { DEFAULT_MODEL_MAX_TOKENS, OpenAiCompatibleModel } from '../../../src/ad
 import { startSimulator } from '../../../simulator/app';
 import type { ModelRequestRecord } from '../../../simulator/model';
 import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
+import { until as waitUntil } from '../../support/waits';
 
 /** The simulator's OpenAI-compatible model, through the adapter Switchboard uses and the control API. */
 describe('simulator: model (OpenAI-compatible)', () => {
@@ -36,10 +37,7 @@ describe('simulator: model (OpenAI-compatible)', () => {
     const response = await simulatorControl(url, credentials.controlToken)('GET', '/control/model/requests');
     return ((await response.json()) as { requests: ModelRequestRecord[] }).requests;
   };
-  const until = async (probe: () => Promise<boolean>) => {
-    for (let i = 0; i < 100 && !(await probe()); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await probe()).toBe(true);
-  };
+  const until = (probe: () => Promise<boolean>) => waitUntil(probe, 'the model simulator', { intervalMs: 20, timeoutMs: 2_000 });
   const ask = (text: string, turns: ConversationTurn[] = []) =>
     model.streamReply({ systemPrompt, turns: [...turns, { role: 'user', text }] });
   const collect = async (deltas: AsyncIterable<string>) => {
@@ -184,7 +182,7 @@ describe('simulator: model (OpenAI-compatible)', () => {
     const [record] = await requests();
     const sent = record.tokens_sent;
     expect(sent).toBeLessThan(10);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await new Promise((resolve) => setTimeout(resolve, 200)); // waits out a token sent after the disconnect
     expect((await requests())[0].tokens_sent).toBe(sent);
   });
 

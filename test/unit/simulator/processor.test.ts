@@ -5,6 +5,7 @@ import { SimulatorPaymentProcessor } from '../../../src/adapters/payments/simula
 import { startSimulator } from '../../../simulator/app';
 import type { CardProcessorSimulatorState } from '../../../simulator/processor';
 import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
+import { until } from '../../support/waits';
 
 describe('card processor simulator', () => {
   const credentials = randomSimulatorCredentials();
@@ -142,7 +143,7 @@ describe('card processor simulator', () => {
     const pending = processor
       .charge({ paymentMethodToken: 'simcard_test', amountCents: 100, idempotencyKey: 'invoice:8' })
       .catch((err: unknown) => err);
-    for (let i = 0; i < 50 && state.heldCount === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => state.heldCount > 0, 'the charge to be held');
     expect(state.heldCount).toBe(1);
     const started = Date.now();
     expect((await control('POST', '/control/processor/reset')).body).toEqual({ reset: true, released: 1 });
@@ -215,7 +216,7 @@ describe('card processor simulator', () => {
     const pending = new SimulatorPaymentProcessor(sim.url, credentials.paymentsApiKey)
       .charge({ paymentMethodToken: 't', amountCents: 1, idempotencyKey: 'k' })
       .catch((err: unknown) => err);
-    for (let i = 0; i < 50 && sim.processor.heldCount === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(() => sim.processor.heldCount > 0, 'the charge to be held');
     expect(sim.processor.heldCount).toBe(1);
     const started = Date.now();
     await new Promise<void>((resolve) => sim.server.close(() => resolve()));

@@ -6,6 +6,7 @@ import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier
 import { verifyCarrierCallback } from '../../../src/adapters/carrier/callbacks/signature';
 import { startSimulator } from '../../../simulator/app';
 import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
+import { until as waitUntil } from '../../support/waits';
 
 /** The SMS side of the carrier simulator, through the adapter Switchboard uses and the control API. */
 describe('carrier simulator: messages', () => {
@@ -56,10 +57,7 @@ describe('carrier simulator: messages', () => {
     await control('POST', '/control/messages/reset');
   });
 
-  const until = async (probe: () => boolean) => {
-    for (let i = 0; i < 100 && !probe(); i += 1) await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(probe()).toBe(true);
-  };
+  const until = (probe: () => boolean) => waitUntil(probe, 'the SMS simulator', { intervalMs: 20, timeoutMs: 2_000 });
   const setOutcome = (to: string, outcome: string) => control('POST', '/control/messages/outcomes', { to, outcome });
 
   it('sends once per message id and reports sent, then delivered, in order', async () => {
