@@ -7,6 +7,7 @@ const PURE_FOR_WORKFLOWS = [
   '^workflows/',
   '^src/domain/[^/]+/rules\\.ts$',
   '^src/domain/billing/(pricing|periods)\\.ts$',
+  '^src/domain/calls/settlement\\.ts$',
   '^src/domain/webhooks/events\\.ts$',
   '^src/adapters/carrier/callbacks/wire\\.ts$',
   '(^|/)node_modules/@temporalio/(workflow|common)/',

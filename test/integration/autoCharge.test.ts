@@ -179,6 +179,38 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
     expect(processors().live.charges.size).toBe(1);
   }, 40_000);
 
+  it('runs started before pending attempts still plan, charge once under their key, credit once, and record a decline', async () => {
+    await addCard();
+    await spend(200);
+    const plan = await billing().prepareAutoCharge(account);
+    if (!plan.charge) throw new Error(`no charge planned: ${plan.reason}`);
+    expect(plan.amountCents).toBe(2000);
+    const charge = { tenant: account, ...plan, idempotencyKey: `before-attempts:${crypto.randomUUID()}` };
+    const charged = await billing().chargeCard(charge);
+    // A retry under the run's key is the same charge.
+    expect(await billing().chargeCard(charge)).toEqual(charged);
+    expect(await h.db('payment_attempts').where({ idempotency_key: charge.idempotencyKey })).toMatchObject([
+      { status: 'succeeded', processor_charge_id: charged.chargeId, amount_cents: '2000' },
+    ]);
+    const postedBefore = await autoRechargePostings();
+    const credit = { tenant: account, idempotencyKey: charge.idempotencyKey, amountCents: 2000, chargeId: charged.chargeId };
+    expect(await billing().creditAutoRecharge(credit)).toEqual({ balanceAfterCents: 300 + 2000 });
+    expect(await billing().creditAutoRecharge(credit)).toEqual({ balanceAfterCents: 300 + 2000 });
+    expect(await autoRecharges()).toMatchObject([{ amount_cents: '2000', reference_id: charged.chargeId }]);
+    expect((await autoRechargePostings()) - postedBefore).toBe(1);
+
+    processors().live.setFault({ mode: 'decline', declineCode: 'insufficient_funds' });
+    const declined = { ...charge, idempotencyKey: `before-attempts:${crypto.randomUUID()}` };
+    await expect(billing().chargeCard(declined)).rejects.toMatchObject({
+      type: 'CardDeclined',
+      nonRetryable: true,
+      details: [{ declineCode: 'insufficient_funds' }],
+    });
+    expect(await h.db('payment_attempts').where({ idempotency_key: declined.idempotencyKey })).toMatchObject([
+      { status: 'declined', decline_code: 'insufficient_funds' },
+    ]);
+  });
+
   if (provider === 'stripe')
     it('saves a card only by its Stripe PaymentMethod id, attached to a Customer; never from a card number', async () => {
       const add = (flags: Record<string, string | boolean>) =>

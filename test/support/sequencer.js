@@ -6,7 +6,7 @@ const KNOWN_SECONDS = require('../durations.json');
 /**
  * Longest files first, so that no long file starts last while the other workers sit idle. Jest knows durations only
  * from an earlier run in its cache; a fresh clone has none and jest would order by file size (the fuzzing suite is a
- * small file and one of the longest). test/durations.json holds the slow files' durations from a full run; the cache,
+ * small file and one of the longest). test/durations.json holds the durations (seconds) of the files that took 10 s or more in a full serial run; the cache,
  * when it has a figure, wins. A file known to neither counts as short.
  */
 class LongestFirst extends Sequencer {

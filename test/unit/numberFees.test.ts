@@ -1,4 +1,10 @@
-import { NUMBER_FEE_CENTS_PER_MONTH, numberFeeCents, numberFeeRef, owesNumberFee } from '../../src/domain/billing/numberFees';
+import {
+  NUMBER_FEE_CENTS_PER_MONTH,
+  numberFeeCents,
+  numberFeePosting,
+  numberFeeRef,
+  owesNumberFee,
+} from '../../src/domain/billing/numberFees';
 
 describe('number fees', () => {
   const march = new Date('2030-03-01T00:00:00Z');
@@ -43,5 +49,26 @@ describe('number fees', () => {
 
   it('keys each fee by line and month', () => {
     expect(numberFeeRef('l1', march)).toBe('number_fee:l1:2030-03');
+  });
+
+  it('posts each fee as a debit of the line, paid by the key that bought the number', () => {
+    const posting = { workspace_id: 'ws1', environment: 'live' as const, created_by_key_id: 'k1' };
+    const now = at('2030-04-01T01:00:00Z');
+    expect(numberFeePosting({ id: 'l1', phone_number: '+14155550100', number_type: 'toll_free', ...posting }, march, now)).toEqual({
+      tenant: { workspaceId: 'ws1', environment: 'live' },
+      type: 'number_fee',
+      amountCents: -500,
+      description: 'Phone number +14155550100, 2030-03',
+      idempotencyRef: 'number_fee:l1:2030-03',
+      referenceId: 'l1',
+      referenceType: 'line',
+      actorKeyId: 'k1',
+      lineId: 'l1',
+      at: now,
+    });
+    // A line whose number is gone is named by its id.
+    expect(numberFeePosting({ id: 'l2', phone_number: null, number_type: 'local', ...posting }, march, now).description).toBe(
+      'Phone number l2, 2030-03',
+    );
   });
 });

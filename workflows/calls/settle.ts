@@ -1,7 +1,7 @@
 import { ActivityFailure, allHandlersFinished, condition } from '@temporalio/workflow';
-import { callChargeCents } from '../../src/domain/billing/pricing';
-import { boundedEndTime, callDurationMs, type CallStatus, type EndCause } from '../../src/domain/calls/rules';
-import type { CallResult } from '../definitions/calls';
+import type { CallStatus, EndCause } from '../../src/domain/calls/rules';
+import { settleCall, type CallSettlement } from '../../src/domain/calls/settlement';
+import type { CallInput, CallResult } from '../definitions/calls';
 import { billing, funding, records } from './activities';
 import type { CallState } from './state';
 
@@ -45,40 +45,72 @@ export async function endTalk(call: CallState): Promise<CallResult> {
   return finish(call, 'completed', cause, endedAt);
 }
 
+/** What settling needs of the call's state (the workflow's `CallState`). */
+export interface SettlingCall {
+  input: Pick<CallInput, 'mode' | 'zone' | 'to' | 'reservePerMinuteCents'>;
+  answeredAt: number | null;
+  requestedAt: number;
+  minutesHeld: number;
+}
+
+/**
+ * The call's settlement (src/domain/calls/settlement.ts, the rule crash recovery also applies):
+ * the carrier's end time bounded by what the workflow saw, and never more charged than the
+ * minutes it held.
+ */
+export function settlementOf(
+  call: SettlingCall,
+  final: CallStatus,
+  endCause: EndCause,
+  carrierEndedAt: number,
+  heardAt: number,
+): CallSettlement {
+  const { input } = call;
+  return settleCall({
+    mode: input.mode,
+    zone: input.zone,
+    to: input.to,
+    answeredAt: call.answeredAt,
+    endedAt: carrierEndedAt,
+    requestedAt: call.requestedAt,
+    heardAt,
+    heldCents: input.reservePerMinuteCents * call.minutesHeld,
+    status: final,
+    endCause,
+  });
+}
+
 /**
  * Settles the call once: the per-second charge (never more than was held), the final state and
  * `call_ended`. Ends the audio relay first.
  */
 export async function finish(call: CallState, final: CallStatus, endCause: EndCause, carrierEndedAt: number): Promise<CallResult> {
-  const { input, answeredAt } = call;
+  const { input } = call;
   call.status = final;
   // The customer's audio socket gets its `stop`.
   call.relayScope?.cancel();
-  // The carrier's end time, bounded by our own clock (L7): a skewed or forged `at` bills nothing extra.
-  const endedAt = boundedEndTime(carrierEndedAt, { answeredAt: answeredAt ?? call.requestedAt, heardAt: Date.now() });
-  const durationMs = callDurationMs(answeredAt, endedAt);
-  // Never more than was held: each minute is held before it starts, and the few seconds a
-  // hang-up takes after a refused extension are not charged beyond the hold.
-  const held = input.reservePerMinuteCents * call.minutesHeld;
-  const chargeCents = answeredAt === null ? 0 : Math.min(callChargeCents(input.mode, input.zone, durationMs), held);
-  const durationSec = Math.ceil(durationMs / 1000);
+  const { endedAt, durationSec, chargeCents, description, usage, callEnded } = settlementOf(
+    call,
+    final,
+    endCause,
+    carrierEndedAt,
+    Date.now(),
+  );
   await billing.settleReservation({
     tenant: call.tenant,
     reference: call.reference,
     chargeCents,
     type: 'call_charge',
-    description: `Call to ${input.to} (${durationSec} s)`,
+    description,
     lineId: input.lineId,
-    usage: { kind: 'call', seconds: durationSec },
+    usage,
   });
   await call.transcript.flush();
+  // Read last: an end event arriving while settling may still bring the recording.
   const recordingUrl = call.events.terminal?.recording_url;
   const recording = recordingUrl ? { recordingUrl } : {};
   await records.recordCallState(input.callId, { status: final, endedAt, durationSec, chargeCents, endCause, ...recording });
-  if (answeredAt !== null) {
-    const callEnded = { duration_sec: durationSec, cause: endCause, status: final, recording_url: recordingUrl ?? null };
-    await records.publishCallEvent(input, 'call_ended', callEnded);
-  }
+  if (callEnded) await records.publishCallEvent(input, 'call_ended', { ...callEnded, recording_url: recordingUrl ?? null });
   // Control requests still waiting see the call end and answer first (each is bounded).
   await condition(allHandlersFinished);
   return { status: final, endCause, durationSec, chargeCents };

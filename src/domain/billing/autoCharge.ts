@@ -5,6 +5,7 @@ import { balanceLowSignal, paymentMethodChangedSignal } from '../../../workflows
 import { workflowIds } from '../../../workflows/definitions/ids';
 import { balanceOf, type BillingTenant } from './ledger';
 import { chargeableCard } from './paymentMethods';
+import { findSettings } from './settings';
 
 /**
  * When the card on file is charged (spec: "postpaid; when the balance runs low, the saved card
@@ -20,9 +21,7 @@ export type AutoChargeNeed =
  * use) below the threshold, and a default card of this environment on file.
  */
 export async function autoChargeNeed(db: Db, tenant: BillingTenant): Promise<AutoChargeNeed> {
-  const account = await db('billing_accounts')
-    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
-    .first('auto_recharge_enabled', 'auto_recharge_threshold_cents', 'auto_recharge_amount_cents');
+  const account = await findSettings(db, tenant);
   if (!account?.auto_recharge_enabled) return { wanted: false, reason: 'disabled' };
   const { balanceCents, heldCents } = await balanceOf(db, tenant);
   if (balanceCents - heldCents >= Number(account.auto_recharge_threshold_cents)) return { wanted: false, reason: 'above_threshold' };

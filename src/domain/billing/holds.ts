@@ -129,29 +129,23 @@ interface HoldStatementRow {
 type PlaceHoldInput = { tenant: BillingTenant; keyId: string | null; reference: string; amountCents: number; at: Date };
 type ExtendHoldInput = { tenant: BillingTenant; reference: string; totalCents: number; at: Date };
 
-async function placeHoldStatement(db: Knex, input: PlaceHoldInput, capsChecked: boolean): Promise<HoldStatementRow> {
-  const { rows } = await db.raw('select * from ledger_place_hold(?, ?, ?, ?, ?, ?, ?)', [
-    input.tenant.workspaceId,
-    input.tenant.environment,
-    input.keyId,
-    input.reference,
-    input.amountCents,
-    input.at,
-    capsChecked,
-  ]);
+/** Runs one of migration 0019's hold functions, whose first two parameters name the account. */
+async function holdStatement(
+  db: Knex,
+  fn: 'ledger_place_hold' | 'ledger_extend_hold',
+  tenant: BillingTenant,
+  args: Knex.RawBinding[],
+): Promise<HoldStatementRow> {
+  const params = [tenant.workspaceId, tenant.environment, ...args];
+  const { rows } = await db.raw(`select * from ${fn}(${params.map(() => '?').join(', ')})`, params);
   return rows[0];
 }
 
-async function extendHoldStatement(db: Knex, input: ExtendHoldInput, capsChecked: boolean): Promise<HoldStatementRow> {
-  const { rows } = await db.raw('select * from ledger_extend_hold(?, ?, ?, ?, ?)', [
-    input.tenant.workspaceId,
-    input.tenant.environment,
-    input.reference,
-    input.totalCents,
-    capsChecked,
-  ]);
-  return rows[0];
-}
+const placeHoldStatement = (db: Knex, input: PlaceHoldInput, capsChecked: boolean) =>
+  holdStatement(db, 'ledger_place_hold', input.tenant, [input.keyId, input.reference, input.amountCents, input.at, capsChecked]);
+
+const extendHoldStatement = (db: Knex, input: ExtendHoldInput, capsChecked: boolean) =>
+  holdStatement(db, 'ledger_extend_hold', input.tenant, [input.reference, input.totalCents, capsChecked]);
 
 /** The outcome of a statement that did not answer `capped`; `requiredCents` is what a refusal says was asked for. */
 function holdOutcome(row: HoldStatementRow, reference: string, requiredCents: (heldCents: number) => number): HoldOutcome {
@@ -172,6 +166,15 @@ function holdOutcome(row: HoldStatementRow, reference: string, requiredCents: (h
     default:
       throw new Error(`unexpected hold outcome ${row.outcome} for ${reference}`);
   }
+}
+
+/** The hold of `reference` (e.g. `call:<id>`) as it stands, if one was placed. */
+export async function findHold(
+  db: Knex,
+  reference: string,
+): Promise<{ status: 'active' | 'settled' | 'released'; amountCents: number } | undefined> {
+  const hold = await db('spend_holds').where({ reference }).first('status', 'amount_cents');
+  return hold && { status: hold.status, amountCents: Number(hold.amount_cents) };
 }
 
 /** Holds `amountCents` for `reference` (e.g. `call:<id>`). Placing the same reference again is a no-op. */

@@ -143,6 +143,17 @@ export async function balanceOf(db: Db, tenant: BillingTenant): Promise<{ balanc
   return { balanceCents: Number(account?.balance_cents ?? 0), heldCents: Number(account?.held_cents ?? 0) };
 }
 
+/**
+ * What the settlement of the hold `reference` charged (its posting `<reference>:settle`, see
+ * `settleHold` in holds.ts), whoever posted it; null while it is not settled.
+ */
+export async function postedSettlement(db: Db, reference: string): Promise<number | null> {
+  const posted = await db('ledger_transactions')
+    .where({ idempotency_ref: `${reference}:settle` })
+    .first('amount_cents');
+  return posted ? -Number(posted.amount_cents) : null;
+}
+
 /** The account's ledger; `lineIds` narrows it to the transactions of those lines. */
 export function transactionsOf(db: Db, tenant: BillingTenant, lineIds?: readonly string[]) {
   const query = db<LedgerTransaction>('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });

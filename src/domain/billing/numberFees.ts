@@ -6,6 +6,7 @@
  * numbers held in it is final. Pure: no I/O, no clock.
  */
 import { nextMonthStart, periodOf } from './periods';
+import type { Posting } from './ledger';
 import type { NumberType } from '../lines/numberChoice';
 
 /** A local number's monthly fee (the wire shapes' $2.50). */
@@ -48,4 +49,31 @@ export function owesNumberFee(line: BillableLine, periodStart: Date): boolean {
 /** One fee per line per month, whatever re-runs or retries happen. */
 export function numberFeeRef(lineId: string, periodStart: Date): string {
   return `number_fee:${lineId}:${periodOf(periodStart)}`;
+}
+
+/** What a fee's posting names of its line. */
+export interface FeeLine {
+  id: string;
+  workspace_id: string;
+  environment: 'test' | 'live';
+  phone_number: string | null;
+  number_type: NumberType;
+  created_by_key_id: string | null;
+}
+
+/** The ledger posting of `line`'s fee for the UTC month starting at `periodStart` (postpaid: a debit whatever the balance). */
+export function numberFeePosting(line: FeeLine, periodStart: Date, at: Date): Posting {
+  return {
+    tenant: { workspaceId: line.workspace_id, environment: line.environment },
+    type: 'number_fee',
+    amountCents: -numberFeeCents(line.number_type),
+    description: `Phone number ${line.phone_number ?? line.id}, ${periodOf(periodStart)}`,
+    idempotencyRef: numberFeeRef(line.id, periodStart),
+    referenceId: line.id,
+    referenceType: 'line',
+    // The key that bought the number pays for it, as it pays for its calls.
+    actorKeyId: line.created_by_key_id,
+    lineId: line.id,
+    at,
+  };
 }

@@ -8,7 +8,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../../platform/db/knex';
 import { autoChargeNeed } from './autoCharge';
-import { lockAccount, postLocked, type BillingTenant } from './ledger';
+import { lockAccount, postLocked, type BillingTenant, type Posting } from './ledger';
 
 export type AttemptOutcome = 'succeeded' | 'declined' | 'failed';
 
@@ -65,6 +65,24 @@ export async function openAttempt(db: Db, tenant: BillingTenant, now: () => Date
   });
 }
 
+/** The ledger credit of a charged auto-recharge, posted once under the charge's idempotency key. */
+export function autoRechargeCredit(
+  tenant: BillingTenant,
+  charge: { amountCents: number; chargeId: string; idempotencyKey: string },
+  at: Date,
+): Posting {
+  return {
+    tenant,
+    type: 'auto_recharge',
+    amountCents: charge.amountCents,
+    description: `Automatic recharge of the card on file (${charge.chargeId})`,
+    idempotencyRef: charge.idempotencyKey,
+    referenceId: charge.chargeId,
+    referenceType: 'card_charge',
+    at,
+  };
+}
+
 /**
  * Records what the processor said, once: the attempt leaves `pending` and, if the card was
  * charged, the credit is posted under the attempt's key, in the same transaction.
@@ -90,16 +108,12 @@ export async function resolveAttempt(
       .update({ ...fields, resolved_at: at });
     const current = await trx<AttemptRow & { processor_charge_id: string | null }>('payment_attempts').where({ id: attempt.id }).first();
     if (current!.status === 'succeeded') {
-      await postLocked(trx, {
-        tenant,
-        type: 'auto_recharge',
+      const charge = {
         amountCents: Number(current!.amount_cents),
-        description: `Automatic recharge of the card on file (${current!.processor_charge_id})`,
-        idempotencyRef: attempt.idempotency_key,
-        referenceId: current!.processor_charge_id,
-        referenceType: 'card_charge',
-        at,
-      });
+        chargeId: current!.processor_charge_id!,
+        idempotencyKey: attempt.idempotency_key,
+      };
+      await postLocked(trx, autoRechargeCredit(tenant, charge, at));
     }
     return current!.status as AttemptOutcome;
   });

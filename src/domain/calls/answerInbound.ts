@@ -1,8 +1,7 @@
 import crypto from 'node:crypto';
 import type { CallInput } from '../../../workflows/definitions/calls';
-import { callerZone, oneMinuteReserveCents, type Zone } from '../billing/pricing';
+import { callerZone, oneMinuteReserveCents } from '../billing/pricing';
 import { findActiveLineByNumber, findLine } from '../lines/store';
-import type { LineMode } from '../lines/rules';
 import { toE164 } from '../../platform/phone';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import { withinCarrierReach, type CarrierReach } from '../carriers/reach';
@@ -89,9 +88,9 @@ export async function answerInboundCall(deps: LoggedUseCaseDeps, incoming: Incom
     direction: 'inbound',
     from: call.from_number,
     to: call.to_number,
-    mode: call.mode as LineMode,
-    zone: call.zone as Zone,
-    reservePerMinuteCents: oneMinuteReserveCents(call.mode as LineMode, call.zone as Zone),
+    mode: call.mode,
+    zone: call.zone,
+    reservePerMinuteCents: oneMinuteReserveCents(call.mode, call.zone),
     carrierCallId: incoming.carrierCallId,
     ...(await callOpening(deps.db, owner)),
   };

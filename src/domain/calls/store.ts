@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { releaseHold } from '../billing/holds';
 import type { BillingTenant } from '../billing/ledger';
+import type { Zone } from '../billing/pricing';
+import type { LineMode } from '../lines/rules';
 import type { TenantRow } from '../workspaces/tenantRow';
 import { ACTIVE_CALL_STATUSES, type EndCause } from './rules';
 
@@ -10,8 +12,8 @@ export interface CallRow extends TenantRow {
   status: string;
   end_cause: string | null;
   carrier_call_id: string | null;
-  mode: string;
-  zone: string;
+  mode: LineMode;
+  zone: Zone;
   duration_sec: number | null;
   charge_cents: string | null;
   recording_url: string | null;
@@ -123,10 +125,33 @@ export async function recordCallState(db: Knex, callId: string, state: CallState
 }
 
 /** Active calls, oldest first: what the recovery sweeper looks through. */
-export function activeCalls(db: Knex) {
+function activeCalls(db: Knex, limit: number) {
   return db<CallRow>('calls')
     .whereIn('status', [...ACTIVE_CALL_STATUSES])
-    .orderBy('created_at');
+    .orderBy('created_at')
+    .limit(limit);
+}
+
+/** Ids of the line's active calls (at most one: `calls_one_active_per_line`). */
+export async function activeCallIdsOfLine(db: Knex, lineId: string): Promise<string[]> {
+  return db('calls')
+    .where({ line_id: lineId })
+    .whereIn('status', [...ACTIVE_CALL_STATUSES])
+    .pluck('id');
+}
+
+/** Ids of the oldest `limit` active calls created before `createdBefore`. */
+export async function activeCallIdsCreatedBefore(db: Knex, createdBefore: Date, limit: number): Promise<string[]> {
+  return activeCalls(db, limit).andWhere('created_at', '<', createdBefore).pluck('id');
+}
+
+/** Ids of the oldest `limit` active calls no workflow has claimed, created in [`createdAfter`, `createdBefore`). */
+export async function unclaimedCallIds(db: Knex, window: { createdBefore: Date; createdAfter: Date; limit: number }): Promise<string[]> {
+  return activeCalls(db, window.limit)
+    .whereNull('workflow_claimed_at')
+    .andWhere('created_at', '<', window.createdBefore)
+    .andWhere('created_at', '>=', window.createdAfter)
+    .pluck('id');
 }
 
 /**

@@ -1,4 +1,4 @@
-import { ZONE_MULTIPLIER, zoneOf, type Zone } from '../billing/pricing';
+import { ZONE_MULTIPLIER, zoneOf } from '../billing/pricing';
 import { findLine } from '../lines/store';
 import { refuseDestination, refuseOutbound, type OutboundActor } from '../outbound/preflight';
 import type { Db } from '../../platform/db/knex';
@@ -24,7 +24,7 @@ export async function clearTransferDestination(db: Db, actor: OutboundActor, cal
   if (!line) refuseOutbound({ code: 'line_not_found' });
   await refuseDestination(db, actor, 'call', line, to);
   const destinationZone = zoneOf(to);
-  if (ZONE_MULTIPLIER[destinationZone] > ZONE_MULTIPLIER[call.zone as Zone])
+  if (ZONE_MULTIPLIER[destinationZone] > ZONE_MULTIPLIER[call.zone])
     refuseOutbound({ code: 'transfer_zone_not_allowed', callZone: call.zone, destinationZone });
   if (await blockedAsFraud(db, actor, to)) refuseOutbound({ code: 'm3_fraud_block' });
   return to;

@@ -1,5 +1,5 @@
 import { endActiveCall } from '../calls/hangup';
-import { ACTIVE_CALL_STATUSES } from '../calls/rules';
+import { activeCallIdsOfLine } from '../calls/store';
 import type { UseCaseDeps } from '../useCaseDeps';
 import type { Logger } from '../../platform/logger';
 import { StartCompensatedError, startOrCompensate } from '../../platform/temporal/starts';
@@ -45,11 +45,7 @@ export async function releaseLine(deps: UseCaseDeps, log: Logger, tenant: Tenant
 
 /** A released line keeps no call: its active one is asked to end (its workflow settles it as usual). */
 async function hangUpActiveCalls(deps: UseCaseDeps, log: Logger, lineId: string): Promise<number> {
-  const active: string[] = await deps
-    .db('calls')
-    .where({ line_id: lineId })
-    .whereIn('status', [...ACTIVE_CALL_STATUSES])
-    .pluck('id');
+  const active = await activeCallIdsOfLine(deps.db, lineId);
   for (const callId of active) {
     try {
       // A call whose workflow is gone is ended by the recovery workflow (L11).
