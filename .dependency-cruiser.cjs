@@ -12,6 +12,18 @@ const PURE_FOR_WORKFLOWS = [
   '^src/adapters/carrier/callbacks/wire\\.ts$',
   '(^|/)node_modules/@temporalio/(workflow|common)/',
 ];
+/**
+ * What api/ may import from src/adapters/: ports' types, each provider's callbacks facade (the index.ts
+ * of a callbacks folder: verify, take once, translate, answer) and the list of providers' settings rules.
+ */
+const API_ADAPTER_ENTRIES = [
+  '^src/adapters/[a-zA-Z/]+/port\\.ts$',
+  '^src/adapters/[a-zA-Z/]*callbacks/index\\.ts$',
+  '^src/adapters/[a-zA-Z/]*callbacks/[a-zA-Z]+/index\\.ts$',
+  '^src/adapters/settings\\.ts$',
+];
+/** Each provider's settings rule and their list, which the startup check every process passes runs (src/adapters/settings.ts). */
+const PROVIDER_SETTINGS_RULES = '^src/adapters/(settings|carrier/[a-z]+/settings|payments/stripeSettings)\\.ts$';
 const SHARED_WITH_OTHER_PROGRAMS = [
   '^src/platform/audio/',
   '^src/platform/logger\\.ts$',
@@ -62,11 +74,9 @@ module.exports = {
       name: 'http-only-in-api',
       severity: 'error',
       comment:
-        'Routes call use cases; they never reach activities, adapter implementations or workflow code (provider callback verifiers and wire formats excepted).',
+        "Routes call use cases; they never reach activities, adapter implementations or workflow code. From src/adapters/ they import ports, each provider's callbacks facade and the providers' settings rules only.",
       from: { path: '^api/' },
-      to: {
-        path: '^(activities|src/main)/|^src/adapters/(?!.*/port\\.ts$)(?!carrier/callbacks/)(?!carrier/twilio/callbacks/)(?!payments/callbacks/)',
-      },
+      to: { path: '^(activities|src/main)/|^src/adapters/', pathNot: API_ADAPTER_ENTRIES },
     },
     {
       name: 'api-workflows-by-definition',
@@ -109,6 +119,31 @@ module.exports = {
       to: { path: '^src/main/' },
     },
     {
+      name: 'product-never-imports-dev',
+      severity: 'error',
+      comment:
+        'dev/ is the developer toolkit (ephemeral stacks, tool installs, history reading) tests and benches share; ' +
+        'what ships never needs it, except `npm run up` (src/main/up.ts), which starts a local stack with it.',
+      from: { path: '^(api|workflows|activities|src|simulator|sdk)/', pathNot: '^src/main/up\\.ts$' },
+      to: { path: '^dev/' },
+    },
+    {
+      name: 'dev-stands-alone',
+      severity: 'error',
+      comment: 'The toolkit serves tests and benches, so it imports neither.',
+      from: { path: '^dev/' },
+      to: { path: '^(test|bench)/' },
+    },
+    {
+      name: 'benches-not-tests',
+      severity: 'error',
+      comment:
+        'Benches take what they share with tests from dev/. The in-process harness (test/support/harness.ts: API, ' +
+        'worker and simulator in one process) is the one exception bench/calls uses.',
+      from: { path: '^bench/' },
+      to: { path: '^test/', pathNot: '^test/support/harness\\.ts$' },
+    },
+    {
       name: 'simulator-is-another-program',
       severity: 'error',
       comment: 'The simulator is the other party: from the service it shares only codecs and signature schemes.',
@@ -118,11 +153,12 @@ module.exports = {
     {
       name: 'simulator-entry-point',
       severity: 'error',
-      comment: 'Its entry point also reads the shared configuration and passes the same startup check as every process.',
+      comment:
+        "Its entry point also reads the shared configuration and passes the same startup check as every process (with the providers' settings rules).",
       from: { path: '^simulator/main\\.ts$' },
       to: {
         path: '^(src|api|activities|workflows)/',
-        pathNot: [...SHARED_WITH_OTHER_PROGRAMS, '^src/platform/(config|startupCheck)\\.ts$'],
+        pathNot: [...SHARED_WITH_OTHER_PROGRAMS, '^src/platform/(config|startupCheck)\\.ts$', PROVIDER_SETTINGS_RULES],
       },
     },
     {

@@ -1,8 +1,7 @@
 import type { AppContext, AppDeps } from './context';
 import { ApiError } from './errors';
-import { acceptCallbackSignatureOnce } from '../src/adapters/carrier/callbacks/replay';
-import { verifyCarrierCallback } from '../src/adapters/carrier/callbacks/signature';
-import { verifyTelnyxWebhook } from '../src/adapters/carrier/callbacks/telnyx/webhook';
+import { acceptCallbackSignatureOnce, verifyCarrierCallback } from '../src/adapters/carrier/callbacks';
+import { verifyTelnyxWebhook } from '../src/adapters/carrier/callbacks/telnyx';
 import { environmentsOnCarrier } from '../src/platform/config';
 import type { CarrierReach } from '../src/domain/carriers/reach';
 

@@ -1,6 +1,6 @@
 import type { AppContext, AppDeps } from './context';
 import { ApiError } from './errors';
-import { verifyStripeWebhook } from '../src/adapters/payments/callbacks/stripe';
+import { verifyStripeWebhook } from '../src/adapters/payments/callbacks';
 
 /**
  * Authenticates a Stripe webhook (routes with `auth: { kind: 'stripe' }`), before its body is

@@ -7,7 +7,7 @@
  *   BENCH_DURATION=20 BENCH_CONNECTIONS=100 BENCH_WARMUP=3 npm run bench:api
  *
  * Uses DATABASE_URL / TEMPORAL_ADDRESS when set, otherwise an ephemeral stack (see
- * src/platform/infra/stack.ts). Exits 1 if either target answered anything but 2xx or had
+ * dev/infra/stack.ts). Exits 1 if either target answered anything but 2xx or had
  * connection errors, since the figures would then describe error handling.
  *
  * Process layout: both servers run in this (parent) process; the load generator
@@ -27,7 +27,7 @@ import getRawBody from 'raw-body';
 import { createApp } from '../api/app';
 import { intFromEnv, loadConfig, type Config } from '../src/platform/config';
 import { createDb } from '../src/platform/db/knex';
-import { startEphemeralStack } from '../src/platform/infra/stack';
+import { startEphemeralStack } from '../dev/infra/stack';
 import { createLogger } from '../src/platform/logger';
 import { connectTemporalClient } from '../src/platform/temporal/client';
 import { payloadEncryptionCodec } from '../src/platform/codecs/payloadEncryption';

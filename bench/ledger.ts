@@ -17,7 +17,7 @@ import { createDb, type Db } from '../src/platform/db/knex';
 import { extendHold, placeHold, settleHold } from '../src/domain/billing/holds';
 import { balanceOf, post, type BillingTenant } from '../src/domain/billing/ledger';
 import { callChargeCents, ratePerMinuteCents, ZONES, type Zone } from '../src/domain/billing/pricing';
-import { startEphemeralStack } from '../src/platform/infra/stack';
+import { startEphemeralStack } from '../dev/infra/stack';
 import { runBounded } from './support/async';
 import { createCleanups, reportFailures, runBench } from './support/run';
 import { fmt, printTable, RATIO_LABEL, ratio } from './support/table';

@@ -17,7 +17,7 @@
  * event is missing by the deadline, or publishing failed.
  *
  * Uses DATABASE_URL / TEMPORAL_ADDRESS when set, otherwise an ephemeral stack (see
- * src/platform/infra/stack.ts). Everything (publisher, workers, receiver, baseline loop) runs in this
+ * dev/infra/stack.ts). Everything (publisher, workers, receiver, baseline loop) runs in this
  * process, so every row shares one event loop with the receiver; compare the ratios.
  */
 import crypto from 'node:crypto';
@@ -30,7 +30,7 @@ import { intFromEnv, loadConfig } from '../src/platform/config';
 import { LOOPBACK_NETWORKS } from '../src/platform/net/egress';
 import { generateSecretsKey, parseSecretsKey } from '../src/platform/crypto/secretBox';
 import { createDb } from '../src/platform/db/knex';
-import { startEphemeralStack } from '../src/platform/infra/stack';
+import { startEphemeralStack } from '../dev/infra/stack';
 import { createCurrentSecret } from '../src/domain/lines/secrets';
 import { connectTemporalClient, dataConverterWith } from '../src/platform/temporal/client';
 import { payloadEncryptionCodec } from '../src/platform/codecs/payloadEncryption';

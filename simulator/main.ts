@@ -1,12 +1,13 @@
 import { loadConfig, requireSetting } from '../src/platform/config';
 import { createLogger } from '../src/platform/logger';
+import { PROVIDER_SETTINGS } from '../src/adapters/settings';
 import { assertStartupConfiguration, exitOnStartupFailure } from '../src/platform/startupCheck';
 import { startSimulator } from './app';
 
 /** Entry point of the simulator process (`npm run simulator`). Refuses to start on a weak configuration. */
 async function main(): Promise<void> {
   const config = loadConfig();
-  const warnings = assertStartupConfiguration('simulator', config);
+  const warnings = assertStartupConfiguration('simulator', config, PROVIDER_SETTINGS);
   const log = createLogger('simulator', config.logLevel);
   for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);
   const url = new URL(config.simulatorUrl);

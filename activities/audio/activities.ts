@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { createLogger, type Logger } from '../../src/platform/logger';
 import type { EgressPolicy } from '../../src/platform/net/egress';
-import { newAudioStreamId, relayAudio, type RelayAudioOptions, type RelaySummary } from './relay';
+import { newAudioStreamId, relayAudio, type RelayAudioOptions, type RelaySummary } from '../../src/domain/calls/audioRelay';
 import { CarrierRejectedError, type CarrierAdapter } from '../../src/adapters/carrier/port';
 
 export interface AudioActivityDeps {
@@ -34,7 +34,7 @@ export interface RelayHeartbeat {
 
 /**
  * Audio-mode calls: relays a call's audio between the carrier and the customer's socket
- * (activities/audio/activities/relay.ts, docs/audio.md).
+ * (src/domain/calls/audioRelay.ts, docs/audio.md).
  *
  * Contract with the call workflow:
  * - start `relayCallAudio` when a call on an audio line is answered, with a heartbeat timeout

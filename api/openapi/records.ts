@@ -1,5 +1,5 @@
 import { CALL_STATUSES, END_CAUSES } from '../../src/domain/calls/rules';
-import { ANSWERED_BY } from '../../src/adapters/carrier/callbacks/wire';
+import { ANSWERED_BY } from '../../src/adapters/carrier/callbacks';
 import { CONSENT_TYPES } from '../../src/domain/compliance/consent';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { LANGUAGES, LINE_MODES, LINE_STATUSES } from '../../src/domain/lines/rules';

@@ -3,6 +3,7 @@ import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, fields, jsonResponse } from '../openapi/schemas';
 import { registry } from '../metrics';
+import { PROVIDER_SETTINGS } from '../../src/adapters/settings';
 import { configurationProblems } from '../../src/platform/startupCheck';
 import { metricsAccess, METRICS_UNAUTHORIZED_MESSAGE } from '../../src/platform/metrics/access';
 
@@ -51,7 +52,7 @@ export function systemRoutes(openApiYaml: () => string): RouteDef[] {
           check('postgres', () => deps.db.raw('select 1')),
           check('temporal', () => deps.temporal.workflowService.getSystemInfo({})),
         ]);
-        const problems = configurationProblems('api', deps.config);
+        const problems = configurationProblems('api', deps.config, PROVIDER_SETTINGS);
         const failing = checks.filter((c) => !c.ok);
         if (problems.length > 0)
           failing.push({ name: 'configuration', ok: false, error: `settings refused: ${problems.map((p) => p.setting).join(', ')}` });

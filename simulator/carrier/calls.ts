@@ -1,119 +1,32 @@
-import crypto from 'node:crypto';
-import { createLogger, maskPhone, type Logger } from '../../src/platform/logger';
-import { deliveryOptions, postEvent, sleep, type CallbackSender, type DeliveryOptions } from '../delivery';
+import { createLogger, type Logger } from '../../src/platform/logger';
+import { deliveryOptions, type CallbackSender, type DeliveryOptions } from '../delivery';
 import type { AnsweredBy, CarrierCallEvent } from '../../src/adapters/carrier/callbacks/wire';
+import { CallEvents } from './callEvents';
+import {
+  inMediaPath,
+  newLiveCall,
+  type CallOutcome,
+  type CallRecord,
+  type DtmfRecord,
+  type LiveCall,
+  type SpeechRecord,
+  type TransferRecord,
+} from './callRecords';
+import { DEFAULT_RING_MS, placedCallPlan, transferPlan, type DestinationSetting } from './destinations';
+import { DEFAULT_WORDS_PER_SECOND, Playback } from './playback';
 
 /**
  * The carrier's calls: outbound calls played out by their destination's outcome, inbound calls
- * announced and answered, speech, DTMF and recordings, and the events each call POSTs back.
+ * announced and answered, transfers, DTMF and recordings. Their records are in ./callRecords.ts,
+ * their timers and events in ./callEvents.ts, their speech in ./playback.ts.
  * In memory on purpose: the simulator plays an external system. See docs/simulator.md, "Calls".
  */
 
-/** +1 <any area code> 555-0100…0199: calls to these ring and never connect. */
-export const NEVER_CONNECTS = /^\+1\d{3}55501\d{2}$/;
-const DEFAULT_RING_MS = 200;
 /** How long an inbound call rings unanswered before the caller gives up. */
 const INBOUND_RING_TIMEOUT_MS = 30_000;
-/** How long a transfer's destination rings before the transfer fails (the carriers' dial timeout). */
-const TRANSFER_RING_TIMEOUT_MS = 30_000;
-/** How fast text-to-speech plays, by default (settable with `POST /control/speech`). */
-export const DEFAULT_WORDS_PER_SECOND = 20;
-/** How often a playing speak command reports progress (`call.playback`, `done: false`). */
-export const PLAYBACK_PROGRESS_MS = 250;
-
-/**
- * What a call to a destination does, set per number through the control API. `reject`: the
- * carrier refuses to place it at all (403, as for a destination outside the account's
- * geographic permissions), so no call exists.
- */
-export type CallOutcome = 'answer' | 'busy' | 'no_answer' | 'fail' | 'reject';
-/** `never_connect` is what the reserved range does when no outcome is configured for it. */
-export type CallBehaviour = CallOutcome | 'never_connect';
-/**
- * How an inbound call went: null while it rings, `answer` once answered, `rejected` when
- * declined (reject, or a non-2xx answer to `call.incoming`), `unanswered` after the ring timeout.
- */
-export type InboundOutcome = 'answer' | 'rejected' | 'unanswered' | null;
-
-export interface CallRecord {
-  /** Null for an inbound call until Switchboard answers it. */
-  call_id: string | null;
-  carrier_call_id: string;
-  direction: 'inbound' | 'outbound';
-  from: string;
-  to: string;
-  state: 'ringing' | 'answered' | 'ended';
-  outcome: CallBehaviour | InboundOutcome;
-  /** Outbound: how many POST /carrier/v1/calls requests carried this call_id. Inbound: how many answer requests succeeded. */
-  requests: number;
-  created_at: string;
-  answered_at: string | null;
-  ended_at: string | null;
-  /** Placed with `machine_detection`: `call.answered` then says who answered. */
-  machine_detection: boolean;
-  /** Who answered, when detection was asked (the destination's configured `answered_by`, else `human`). */
-  answered_by: AnsweredBy | null;
-  /** The latest transfer Switchboard asked for on this call. */
-  transfer: TransferRecord | null;
-}
-
-/** A blind transfer of an answered call (`POST /carrier/v1/calls/{id}/transfer`), played out by its destination's outcome. */
-export interface TransferRecord {
-  transfer_id: string;
-  to: string;
-  from: string;
-  /** `connected`: the destination answered and talks with the caller; Switchboard hears and says nothing any more. */
-  state: 'ringing' | 'connected' | 'failed';
-}
-
-/** One speak command on a call, as `GET /control/calls/{call_id}/speech` lists it. */
-export interface SpeechRecord {
-  speak_id: string;
-  text: string;
-  /** The words played so far, joined with single spaces. */
-  played_text: string;
-  state: 'queued' | 'speaking' | 'done' | 'stopped';
-  /** The voice asked for (a catalog slug), or null for the carrier's default. */
-  voice: string | null;
-}
-
-/** DTMF digits Switchboard sent on a call (`POST /carrier/v1/calls/{id}/dtmf`). */
-export interface DtmfRecord {
-  digits: string;
-  at: string;
-}
-
 /** How long one DTMF tone (with its gap) takes, and a `w` pause. */
 const DTMF_TONE_MS = 100;
 const DTMF_PAUSE_MS = 500;
-
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
-
-interface SpeechItem {
-  record: SpeechRecord;
-  words: string[];
-  /** Words per second, fixed when playback starts. */
-  wordsPerSecond: number;
-  startedAt: number;
-}
-
-interface LiveCall {
-  record: CallRecord;
-  /** Under the callback base (checked when the call was placed or announced). */
-  eventsUrl: string;
-  ringMs: number;
-  timer: NodeJS.Timeout | null;
-  /** Deliveries for this call, chained so its events arrive in order. */
-  queue: Promise<void>;
-  /** Speak commands, in the order received (queued ones wait for the one speaking). */
-  speech: SpeechItem[];
-  /** The playing speak command's next progress (or end) tick. */
-  speechTimer: NodeJS.Timeout | null;
-  /** Asked to record (`record: true` on place or answer). */
-  recording: boolean;
-  /** DTMF digits played on the call, in order. */
-  dtmf: DtmfRecord[];
-}
 
 /**
  * Outbound calls: accepts them, plays each one out by its destination's outcome, and POSTs
@@ -126,16 +39,11 @@ export class CallSimulatorState {
   private readonly calls = new Map<string, LiveCall>();
   /** Every call, by carrier_call_id (in creation order). */
   private readonly byCarrierId = new Map<string, LiveCall>();
-  readonly outcomes = new Map<string, { outcome: CallOutcome; ringMs: number; answeredBy?: AnsweredBy }>();
-  private readonly timers = new Set<NodeJS.Timeout>();
-  private abort = new AbortController();
-  private readonly delivery: DeliveryOptions;
-  private readonly log: Logger;
+  /** What each destination does (./destinations.ts), by number. */
+  readonly outcomes = new Map<string, DestinationSetting>();
+  private readonly events: CallEvents;
+  private readonly playback: Playback;
   private readonly inboundRingTimeoutMs: number;
-  /** Signs and sends events; set by the app (`createSimulatorApp`). Without it events are not delivered. */
-  callbacks: CallbackSender | null = null;
-  /** Text-to-speech speed for playbacks that start from now on. */
-  wordsPerSecond = DEFAULT_WORDS_PER_SECOND;
   /**
    * The URL the simulator listens on (set by `startSimulator`), for `recording_url`.
    * While null, recorded calls complete without a `recording_url`.
@@ -143,10 +51,37 @@ export class CallSimulatorState {
   baseUrl: string | null;
 
   constructor(options: { delivery?: Partial<DeliveryOptions>; log?: Logger; inboundRingTimeoutMs?: number; baseUrl?: string } = {}) {
-    this.delivery = deliveryOptions(options.delivery);
+    this.events = new CallEvents(deliveryOptions(options.delivery), options.log ?? createLogger('simulator'));
+    this.playback = new Playback(this.events);
     this.baseUrl = options.baseUrl ?? null;
-    this.log = options.log ?? createLogger('simulator');
     this.inboundRingTimeoutMs = options.inboundRingTimeoutMs ?? INBOUND_RING_TIMEOUT_MS;
+  }
+
+  /** Signs and sends events; set by the app (`createSimulatorApp`). Without it events are not delivered. */
+  get callbacks(): CallbackSender | null {
+    return this.events.callbacks;
+  }
+
+  set callbacks(sender: CallbackSender | null) {
+    this.events.callbacks = sender;
+  }
+
+  /** Called with every event queued for an existing call, `call.incoming` aside (in-process observers such as the bench). */
+  get onEvent(): ((event: CarrierCallEvent) => void) | null {
+    return this.events.onEvent;
+  }
+
+  set onEvent(observer: ((event: CarrierCallEvent) => void) | null) {
+    this.events.onEvent = observer;
+  }
+
+  /** Text-to-speech speed for playbacks that start from now on. */
+  get wordsPerSecond(): number {
+    return this.playback.wordsPerSecond;
+  }
+
+  set wordsPerSecond(wordsPerSecond: number) {
+    this.playback.wordsPerSecond = wordsPerSecond;
   }
 
   list(): CallRecord[] {
@@ -184,44 +119,28 @@ export class CallSimulatorState {
       existing.record.requests += 1;
       return existing.record;
     }
-    const configured = this.outcomes.get(request.to);
-    const outcome: CallBehaviour = configured?.outcome ?? (NEVER_CONNECTS.test(request.to) ? 'never_connect' : 'answer');
-    const call: LiveCall = {
-      record: {
-        call_id: request.callId,
-        carrier_call_id: `CA${crypto.randomBytes(16).toString('hex')}`,
-        direction: 'outbound',
-        from: request.from,
-        to: request.to,
-        state: 'ringing',
-        outcome,
-        requests: 1,
-        created_at: new Date().toISOString(),
-        answered_at: null,
-        ended_at: null,
-        machine_detection: request.machineDetection === true,
-        answered_by: null,
-        transfer: null,
-      },
+    const { outcome, ringMs } = placedCallPlan(request.to, this.outcomes.get(request.to));
+    const call = newLiveCall({
+      direction: 'outbound',
+      callId: request.callId,
+      from: request.from,
+      to: request.to,
       eventsUrl: request.eventsUrl,
-      ringMs: configured?.ringMs ?? DEFAULT_RING_MS,
-      timer: null,
-      queue: Promise.resolve(),
-      speech: [],
-      speechTimer: null,
+      ringMs,
+      outcome,
       recording: request.record === true,
-      dtmf: [],
-    };
+      machineDetection: request.machineDetection === true,
+    });
     this.calls.set(request.callId, call);
     this.byCarrierId.set(call.record.carrier_call_id, call);
 
     if (outcome === 'fail') {
       this.end(call);
-      this.emit(call, { type: 'call.failed' });
+      this.events.emit(call, { type: 'call.failed' });
       return call.record;
     }
-    this.emit(call, { type: 'call.ringing' });
-    if (outcome !== 'never_connect') this.schedule(call, call.ringMs, () => this.ringEnded(call));
+    this.events.emit(call, { type: 'call.ringing' });
+    if (outcome !== 'never_connect') this.events.schedule(call, call.ringMs, () => this.ringEnded(call));
     return call.record;
   }
 
@@ -231,53 +150,20 @@ export class CallSimulatorState {
    * nobody answers within the ring timeout the caller gives up. Neither sends another event.
    */
   incoming(request: { from: string; to: string; eventsUrl: string }): CallRecord {
-    const call: LiveCall = {
-      record: {
-        call_id: null,
-        carrier_call_id: `CA${crypto.randomBytes(16).toString('hex')}`,
-        direction: 'inbound',
-        from: request.from,
-        to: request.to,
-        state: 'ringing',
-        outcome: null,
-        requests: 0,
-        created_at: new Date().toISOString(),
-        answered_at: null,
-        ended_at: null,
-        machine_detection: false,
-        answered_by: null,
-        transfer: null,
-      },
+    const call = newLiveCall({
+      direction: 'inbound',
+      callId: null,
+      from: request.from,
+      to: request.to,
       eventsUrl: request.eventsUrl,
       ringMs: this.inboundRingTimeoutMs,
-      timer: null,
-      queue: Promise.resolve(),
-      speech: [],
-      speechTimer: null,
+      outcome: null,
       recording: false,
-      dtmf: [],
-    };
+      machineDetection: false,
+    });
     this.byCarrierId.set(call.record.carrier_call_id, call);
-    this.schedule(call, call.ringMs, () => {
-      if (call.record.state !== 'ringing') return;
-      this.end(call);
-      call.record.outcome = 'unanswered';
-    });
-    const event: CarrierCallEvent = {
-      type: 'call.incoming',
-      carrier_call_id: call.record.carrier_call_id,
-      from: call.record.from,
-      to: call.record.to,
-      at: Date.now(),
-    };
-    const signal = this.abort.signal;
-    call.queue = call.queue.then(async () => {
-      const result = await this.deliver(call, event, signal, { retryHttpErrors: false });
-      if (result !== 'delivered' && !signal.aborted && call.record.state === 'ringing') {
-        this.end(call);
-        call.record.outcome = 'rejected';
-      }
-    });
+    this.events.schedule(call, call.ringMs, () => this.endRinging(call, 'unanswered'));
+    this.events.announce(call, () => this.endRinging(call, 'rejected'));
     return { ...call.record };
   }
 
@@ -288,8 +174,7 @@ export class CallSimulatorState {
   abandon(carrierCallId: string): boolean {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call || call.record.direction !== 'inbound' || call.record.state !== 'ringing') return false;
-    this.end(call);
-    call.record.outcome = 'unanswered';
+    this.endRinging(call, 'unanswered');
     return true;
   }
 
@@ -313,11 +198,7 @@ export class CallSimulatorState {
     }
     if (call.record.state === 'ended') return 'ended';
     if (this.calls.has(callId)) return 'call_id_reused';
-    if (call.timer) {
-      clearTimeout(call.timer);
-      this.timers.delete(call.timer);
-      call.timer = null;
-    }
+    this.events.cancelSchedule(call);
     call.record.call_id = callId;
     call.recording = record;
     call.record.state = 'answered';
@@ -325,7 +206,7 @@ export class CallSimulatorState {
     call.record.requests += 1;
     call.record.answered_at = new Date().toISOString();
     this.calls.set(callId, call);
-    this.emit(call, { type: 'call.answered' });
+    this.events.emit(call, { type: 'call.answered' });
     return { ...call.record };
   }
 
@@ -335,10 +216,7 @@ export class CallSimulatorState {
     if (!call) return 'unknown';
     if (call.record.direction !== 'inbound') return 'not_inbound';
     if (call.record.state === 'answered') return 'answered';
-    if (call.record.state === 'ringing') {
-      this.end(call);
-      call.record.outcome = 'rejected';
-    }
+    this.endRinging(call, 'rejected');
     return { ...call.record };
   }
 
@@ -350,12 +228,11 @@ export class CallSimulatorState {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call) return null;
     if (call.record.direction === 'inbound' && call.record.state === 'ringing') {
-      this.end(call);
-      call.record.outcome = 'rejected';
+      this.endRinging(call, 'rejected');
     } else if (call.record.state !== 'ended') {
       const answered = call.record.state === 'answered';
       this.end(call);
-      this.emit(call, { type: 'call.completed', ended_by: 'switchboard', answered, ...this.recordingUrl(call) });
+      this.events.emit(call, { type: 'call.completed', ended_by: 'switchboard', answered, ...this.recordingUrl(call) });
     }
     return call.record;
   }
@@ -366,7 +243,7 @@ export class CallSimulatorState {
     if (!call) return 'unknown';
     if (call.record.state !== 'answered') return 'not_answered';
     this.end(call);
-    this.emit(call, { type: 'call.completed', ended_by: 'caller', answered: true, ...this.recordingUrl(call) });
+    this.events.emit(call, { type: 'call.completed', ended_by: 'caller', answered: true, ...this.recordingUrl(call) });
     return call.record;
   }
 
@@ -375,8 +252,8 @@ export class CallSimulatorState {
     const call = this.calls.get(callId);
     if (!call) return 'unknown';
     if (call.record.state !== 'answered') return 'not_answered';
-    if (!this.inMediaPath(call)) return 'transferred';
-    this.emit(call, { type: 'call.utterance', text, language });
+    if (!inMediaPath(call)) return 'transferred';
+    this.events.emit(call, { type: 'call.utterance', text, language });
     return { ...call.record };
   }
 
@@ -389,9 +266,9 @@ export class CallSimulatorState {
     const call = this.calls.get(callId);
     if (!call) return 'unknown';
     if (call.record.state !== 'answered') return 'not_answered';
-    if (!this.inMediaPath(call)) return 'transferred';
-    const stopped = this.stopPlayback(call, true);
-    this.emit(call, { type: 'call.utterance', text, language });
+    if (!inMediaPath(call)) return 'transferred';
+    const stopped = this.playback.stop(call, true);
+    this.events.emit(call, { type: 'call.utterance', text, language });
     return { stopped: stopped.stopped };
   }
 
@@ -410,19 +287,8 @@ export class CallSimulatorState {
     if (!call) return 'unknown';
     const existing = call.speech.find((item) => item.record.speak_id === speakId);
     if (existing) return existing.record.text === text ? { ...existing.record } : 'speak_id_reused';
-    if (!this.inMediaPath(call)) return 'not_answered';
-    const item: SpeechItem = {
-      record: { speak_id: speakId, text, played_text: '', state: 'queued', voice },
-      words: text
-        .trim()
-        .split(/\s+/)
-        .filter((word) => word !== ''),
-      wordsPerSecond: this.wordsPerSecond,
-      startedAt: 0,
-    };
-    call.speech.push(item);
-    if (!call.speech.some((other) => other.record.state === 'speaking')) this.startNextSpeech(call);
-    return { ...item.record };
+    if (!inMediaPath(call)) return 'not_answered';
+    return this.playback.enqueue(call, speakId, text, voice);
   }
 
   /**
@@ -432,7 +298,7 @@ export class CallSimulatorState {
   stopSpeaking(carrierCallId: string): { stopped: string | null; dropped: number } | null {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call) return null;
-    return this.stopPlayback(call, true);
+    return this.playback.stop(call, true);
   }
 
   /**
@@ -452,26 +318,16 @@ export class CallSimulatorState {
     if (current?.transfer_id === request.transferId) return current.to === request.to ? { ...current } : 'transfer_id_reused';
     if (call.record.state !== 'answered') return 'not_answered';
     if (current && current.state !== 'failed') return 'transfer_in_progress';
-    this.stopPlayback(call, false);
+    this.playback.stop(call, false);
     const transfer: TransferRecord = { transfer_id: request.transferId, to: request.to, from: request.from, state: 'ringing' };
     call.record.transfer = transfer;
-    const configured = this.outcomes.get(request.to);
-    const ringMs = configured?.ringMs ?? DEFAULT_RING_MS;
-    // Like a carrier's dial timeout: a destination that rings longer has not answered.
-    const answers =
-      (configured?.outcome ?? (NEVER_CONNECTS.test(request.to) ? 'no_answer' : 'answer')) === 'answer' &&
-      ringMs <= TRANSFER_RING_TIMEOUT_MS;
-    this.schedule(call, Math.min(ringMs, TRANSFER_RING_TIMEOUT_MS), () => {
+    const { answers, afterMs } = transferPlan(request.to, this.outcomes.get(request.to));
+    this.events.schedule(call, afterMs, () => {
       if (call.record.state !== 'answered' || call.record.transfer !== transfer) return;
       transfer.state = answers ? 'connected' : 'failed';
-      this.emit(call, { type: 'call.transfer', answered: answers });
+      this.events.emit(call, { type: 'call.transfer', answered: answers });
     });
     return { ...transfer };
-  }
-
-  /** Switchboard hears and speaks on the call: answered, and not handed to a transfer's destination. */
-  private inMediaPath(call: LiveCall): boolean {
-    return call.record.state === 'answered' && call.record.transfer?.state !== 'connected';
   }
 
   /**
@@ -497,11 +353,11 @@ export class CallSimulatorState {
   async sendDigits(carrierCallId: string, digits: string): Promise<'unknown' | 'not_answered' | DtmfRecord> {
     const call = this.byCarrierId.get(carrierCallId);
     if (!call) return 'unknown';
-    if (!this.inMediaPath(call)) return 'not_answered';
+    if (!inMediaPath(call)) return 'not_answered';
     const record: DtmfRecord = { digits, at: new Date().toISOString() };
     call.dtmf.push(record);
     const ms = [...digits].reduce((sum, digit) => sum + (digit === 'w' ? DTMF_PAUSE_MS : DTMF_TONE_MS), 0);
-    await sleep(ms, this.abort.signal);
+    await this.events.pause(ms);
     return { ...record };
   }
 
@@ -513,17 +369,13 @@ export class CallSimulatorState {
   /** What was said to the caller on a call, oldest first; undefined for an unknown `callId`. */
   speechFor(callId: string): SpeechRecord[] | undefined {
     const call = this.calls.get(callId);
-    if (!call) return undefined;
-    return call.speech.map((item) => ({
-      ...item.record,
-      played_text: item.record.state === 'speaking' ? this.playedWords(item).join(' ') : item.record.played_text,
-    }));
+    return call ? this.playback.said(call) : undefined;
   }
 
   /** Forgets calls and outcomes, and the speech speed; stops timers and pending deliveries. */
   reset(): void {
     this.stop();
-    this.abort = new AbortController();
+    this.events.restart();
     this.calls.clear();
     this.byCarrierId.clear();
     this.outcomes.clear();
@@ -532,89 +384,11 @@ export class CallSimulatorState {
 
   /** Clears every timer and abandons pending deliveries (the server is closing). */
   stop(): void {
-    this.abort.abort();
-    for (const timer of this.timers) clearTimeout(timer);
-    this.timers.clear();
+    this.events.stop();
     for (const call of this.byCarrierId.values()) {
       call.timer = null;
       call.speechTimer = null;
     }
-  }
-
-  private playedWords(item: SpeechItem): string[] {
-    const count = Math.floor(((Date.now() - item.startedAt) * item.wordsPerSecond) / 1000);
-    return item.words.slice(0, Math.max(0, Math.min(item.words.length, count)));
-  }
-
-  /** Starts the oldest queued speak command, if any. */
-  private startNextSpeech(call: LiveCall): void {
-    const item = call.speech.find((other) => other.record.state === 'queued');
-    if (!item) return;
-    item.record.state = 'speaking';
-    item.startedAt = Date.now();
-    item.wordsPerSecond = this.wordsPerSecond;
-    this.scheduleSpeechTick(call, item);
-  }
-
-  /** The next progress tick, or the end of the text if that comes first. */
-  private scheduleSpeechTick(call: LiveCall, item: SpeechItem): void {
-    const endsAt = item.startedAt + Math.ceil((item.words.length * 1000) / item.wordsPerSecond);
-    const elapsed = Date.now() - item.startedAt;
-    const nextTick = item.startedAt + (Math.floor(elapsed / PLAYBACK_PROGRESS_MS) + 1) * PLAYBACK_PROGRESS_MS;
-    const at = Math.min(endsAt, nextTick);
-    const timer = setTimeout(
-      () => {
-        this.timers.delete(timer);
-        call.speechTimer = null;
-        if (item.record.state !== 'speaking') return;
-        if (Date.now() >= endsAt) {
-          item.record.state = 'done';
-          item.record.played_text = item.words.join(' ');
-          this.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: true });
-          this.startNextSpeech(call);
-          return;
-        }
-        item.record.played_text = this.playedWords(item).join(' ');
-        this.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: false });
-        this.scheduleSpeechTick(call, item);
-      },
-      Math.max(0, at - Date.now()),
-    );
-    call.speechTimer = timer;
-    this.timers.add(timer);
-  }
-
-  /**
-   * Stops the playing speak command and drops the queued ones. With `report`, the playing one's
-   * `call.playback` (`stopped: true`) is sent; a hang-up stops speech silently.
-   */
-  private stopPlayback(call: LiveCall, report: boolean): { stopped: string | null; dropped: number } {
-    if (call.speechTimer) {
-      clearTimeout(call.speechTimer);
-      this.timers.delete(call.speechTimer);
-      call.speechTimer = null;
-    }
-    let stopped: string | null = null;
-    let dropped = 0;
-    for (const item of call.speech) {
-      if (item.record.state === 'speaking') {
-        item.record.played_text = this.playedWords(item).join(' ');
-        item.record.state = 'stopped';
-        stopped = item.record.speak_id;
-        if (report)
-          this.emit(call, {
-            type: 'call.playback',
-            speak_id: item.record.speak_id,
-            played_text: item.record.played_text,
-            done: true,
-            stopped: true,
-          });
-      } else if (item.record.state === 'queued') {
-        item.record.state = 'stopped';
-        dropped += 1;
-      }
-    }
-    return { stopped, dropped };
   }
 
   private ringEnded(call: LiveCall): void {
@@ -623,18 +397,18 @@ export class CallSimulatorState {
       case 'answer': {
         call.record.state = 'answered';
         call.record.answered_at = new Date().toISOString();
-        if (!call.record.machine_detection) return this.emit(call, { type: 'call.answered' });
+        if (!call.record.machine_detection) return this.events.emit(call, { type: 'call.answered' });
         call.record.answered_by = this.outcomes.get(call.record.to)?.answeredBy ?? 'human';
-        this.emit(call, { type: 'call.answered', answered_by: call.record.answered_by });
+        this.events.emit(call, { type: 'call.answered', answered_by: call.record.answered_by });
         return;
       }
       case 'busy':
         this.end(call);
-        this.emit(call, { type: 'call.busy' });
+        this.events.emit(call, { type: 'call.busy' });
         return;
       case 'no_answer':
         this.end(call);
-        this.emit(call, { type: 'call.no_answer' });
+        this.events.emit(call, { type: 'call.no_answer' });
         return;
       default:
         return;
@@ -642,74 +416,16 @@ export class CallSimulatorState {
   }
 
   private end(call: LiveCall): void {
-    if (call.timer) {
-      clearTimeout(call.timer);
-      this.timers.delete(call.timer);
-      call.timer = null;
-    }
-    this.stopPlayback(call, false);
+    this.events.cancelSchedule(call);
+    this.playback.stop(call, false);
     call.record.state = 'ended';
     call.record.ended_at = new Date().toISOString();
   }
 
-  private schedule(call: LiveCall, ms: number, run: () => void): void {
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      call.timer = null;
-      run();
-    }, ms);
-    call.timer = timer;
-    this.timers.add(timer);
-  }
-
-  private emit(
-    call: LiveCall,
-    event: DistributiveOmit<Exclude<CarrierCallEvent, { type: 'call.incoming' }>, 'call_id' | 'carrier_call_id' | 'at'>,
-  ): void {
-    const { type, ...extra } = event;
-    const full = {
-      type,
-      call_id: call.record.call_id ?? '',
-      carrier_call_id: call.record.carrier_call_id,
-      at: Date.now(),
-      ...extra,
-    } as CarrierCallEvent;
-    const signal = this.abort.signal;
-    call.queue = call.queue.then(async () => {
-      await this.deliver(call, full, signal);
-    });
-  }
-
-  /**
-   * POSTs one event, retrying a few times (simulator/delivery.ts); never throws, so the call's
-   * later events still go. With `retryHttpErrors: false` a non-2xx answer is final ('refused');
-   * network errors and timeouts are still retried.
-   */
-  private async deliver(
-    call: LiveCall,
-    event: CarrierCallEvent,
-    signal: AbortSignal,
-    options: { retryHttpErrors?: boolean } = {},
-  ): Promise<'delivered' | 'refused' | 'failed'> {
-    const outcome = await postEvent({
-      callbacks: this.callbacks,
-      url: call.eventsUrl,
-      event,
-      signal,
-      options: this.delivery,
-      isFinal: () => options.retryHttpErrors === false,
-      dropped: (error) => {
-        let origin = '?';
-        try {
-          origin = new URL(call.eventsUrl).origin;
-        } catch {
-          // logged as '?'
-        }
-        const about = { call_id: 'call_id' in event ? event.call_id : null, carrier_call_id: event.carrier_call_id, type: event.type };
-        const where = { to: maskPhone(call.record.to), events_origin: origin };
-        this.log.warn({ ...about, ...where, attempts: this.delivery.attempts, error }, 'carrier event not delivered; dropped');
-      },
-    });
-    return outcome.delivery;
+  /** A ringing inbound call ends without a word (no event): declined, or the caller gave up. */
+  private endRinging(call: LiveCall, outcome: 'rejected' | 'unanswered'): void {
+    if (call.record.state !== 'ringing') return;
+    this.end(call);
+    call.record.outcome = outcome;
   }
 }

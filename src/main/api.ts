@@ -9,6 +9,7 @@ import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { createDb } from '../platform/db/knex';
 import { CLOSE_MARGIN_MS, drainHttpServer, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
+import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient, payloadCodecOf } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
@@ -19,7 +20,7 @@ import { startTracing } from '../platform/tracing/setup';
  * Refuses to start on a weak configuration.
  */
 export async function runApi(config: Config = loadConfig()): Promise<http.Server> {
-  const warnings = assertStartupConfiguration('api', config);
+  const warnings = assertStartupConfiguration('api', config, PROVIDER_SETTINGS);
   const tracing = startTracing('api');
   const logger = createLogger('api', config.logLevel);
   for (const warning of warnings) logger.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);

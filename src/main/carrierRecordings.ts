@@ -1,9 +1,8 @@
 import type { CarrierRecording } from '../adapters/carrier/port';
-import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
 import { openTelnyxRecording } from '../adapters/carrier/telnyx/recordings';
 import { openTwilioRecording } from '../adapters/carrier/twilio/recordings';
-import { requireSetting, type Config } from '../platform/config';
-import { carrierOfEnvironment } from './carriers';
+import { requireSetting, type CarrierProvider, type Config } from '../platform/config';
+import { simulatorCarrier, twilioAccountOf } from './carriers';
 
 export type RecordingOpener = (request: {
   environment: 'test' | 'live';
@@ -17,18 +16,13 @@ export type RecordingOpener = (request: {
  * built here, so the API process opens no media listener and needs no Twilio create records.
  */
 export function recordingOpener(config: Config): RecordingOpener {
-  return async ({ environment, callId, recordingUrl }) => {
-    const carrier = carrierOfEnvironment(config, environment);
-    if (carrier === 'telnyx')
-      return openTelnyxRecording(
-        { apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'), baseUrl: config.telnyx.baseUrl },
-        recordingUrl,
-      );
-    if (carrier === 'twilio') {
-      const account = requireSetting(config.twilio[environment], `TWILIO_${environment.toUpperCase()}_ACCOUNT_SID and _AUTH_TOKEN`);
-      return openTwilioRecording(account, config.twilio.apiBaseUrl, recordingUrl);
-    }
-    const simulator = new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
-    return simulator.openRecording({ callId, recordingUrl });
+  const openers: Record<CarrierProvider, RecordingOpener> = {
+    simulator: ({ callId, recordingUrl }) => simulatorCarrier(config).openRecording({ callId, recordingUrl }),
+    twilio: ({ environment, recordingUrl }) =>
+      openTwilioRecording(twilioAccountOf(config, environment), config.twilio.apiBaseUrl, recordingUrl),
+    telnyx: ({ recordingUrl }) =>
+      openTelnyxRecording({ apiKey: requireSetting(config.telnyx.apiKey, 'TELNYX_API_KEY'), baseUrl: config.telnyx.baseUrl }, recordingUrl),
   };
+  // The carrier is read per request: it is the call's environment's, as configured.
+  return async (request) => openers[config.carrier[request.environment]](request);
 }

@@ -5,51 +5,65 @@ import { SimulatorCarrier } from '../adapters/carrier/simulatorCarrier';
 import { TelnyxCarrier } from '../adapters/carrier/telnyx/telnyxCarrier';
 import { postgresRelayCommands } from '../adapters/carrier/twilio/callbacks/relayCommands';
 import { postgresCreateAttempts } from '../adapters/carrier/twilio/createAttempts';
+import type { TwilioAccount } from '../adapters/carrier/twilio/client';
 import { TwilioCarrier } from '../adapters/carrier/twilio/twilioCarrier';
 import { requireSetting, type CarrierProvider, type Config } from '../platform/config';
 import type { Db } from '../platform/db/knex';
 
 /**
- * The worker's carrier, the one home of that choice: each environment's CARRIER_PROVIDER_TEST / _LIVE
- * (`CARRIER_PROVIDERS`, src/platform/config.ts). The simulator alone when both use it (the default), else
- * one adapter per environment behind `EnvironmentCarrier`, so every command reaches the carrier of the
- * environment its line, call or message belongs to. Twilio in the test environment runs with the test
- * account in test mode (it buys only Twilio's test number); Telnyx, which has no test mode, serves the live
- * environment only (the startup check refuses it for test), its test traffic running on the simulator.
+ * The worker's carrier, the one home of that choice: each environment's `config.carrier` (one of
+ * `CARRIER_PROVIDERS`, src/platform/config.ts). The simulator alone when both environments use it (the
+ * default), else one adapter per environment behind `EnvironmentCarrier`, so every command reaches the
+ * carrier of the environment its line, call or message belongs to. Twilio in the test environment runs
+ * with the test account in test mode (it buys only Twilio's test number); Telnyx, which has no test mode,
+ * serves the live environment only (its `requiredSettings` refuses it for test), its test traffic running
+ * on the simulator.
  */
 export function buildCarrier(config: Config, db: Db): CarrierAdapter {
-  const simulator = () => new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
-  if (config.carrierProviders.test === 'simulator' && config.carrierProviders.live === 'simulator') return simulator();
+  if (config.carrier.test === 'simulator' && config.carrier.live === 'simulator') return simulatorCarrier(config);
   // One listener for both environments' Media Streams (each stream checks its own account's signature).
-  const media =
-    config.twilio.mediaUrl && config.twilio.mediaPort !== undefined
-      ? new MediaSocketServer(config.twilio.mediaUrl, config.twilio.mediaPort, config.host)
-      : undefined;
-  const forEnvironment = (environment: CarrierEnvironment): CarrierAdapter => {
-    const provider = config.carrierProviders[environment];
-    if (provider === 'simulator') return simulator();
-    if (provider === 'telnyx') return telnyxCarrier(config, db);
-    const account = requireSetting(config.twilio[environment], `TWILIO_${environment.toUpperCase()}_ACCOUNT_SID and _AUTH_TOKEN`);
-    return new TwilioCarrier({
-      account,
-      publicBaseUrl: config.publicBaseUrl,
-      mode: environment,
-      apiBaseUrl: config.twilio.apiBaseUrl,
-      relay: postgresRelayCommands(db),
-      media,
-      attempts: postgresCreateAttempts(db),
-      // Test credentials cannot use Messaging Services (403): the test account sends from its test number alone.
-      messagingServiceSid: environment === 'live' ? config.twilio.liveMessagingServiceSid : undefined,
-      regulation:
-        environment === 'live' ? { addressSids: config.twilio.liveAddressSids, bundleSids: config.twilio.liveBundleSids } : undefined,
-    });
+  const twilioMedia = mediaServer(config, config.twilio);
+  const builders: Record<CarrierProvider, (environment: CarrierEnvironment) => CarrierAdapter> = {
+    simulator: () => simulatorCarrier(config),
+    twilio: (environment) => twilioCarrier(config, db, environment, twilioMedia),
+    telnyx: () => telnyxCarrier(config, db),
   };
-  return new EnvironmentCarrier({ test: forEnvironment('test'), live: forEnvironment('live') }, environmentLookup(db));
+  return new EnvironmentCarrier(
+    { test: builders[config.carrier.test]('test'), live: builders[config.carrier.live]('live') },
+    environmentLookup(db),
+  );
 }
 
-/** Which carrier serves `environment`, for readers that need one environment's carrier only. */
-export function carrierOfEnvironment(config: Config, environment: CarrierEnvironment): CarrierProvider {
-  return config.carrierProviders[environment];
+/** The simulator's carrier API, with the worker's bearer. */
+export function simulatorCarrier(config: Config): SimulatorCarrier {
+  return new SimulatorCarrier(config.simulatorUrl, requireSetting(config.carrierApiKey, 'CARRIER_API_KEY'));
+}
+
+/** A provider's media listener (TWILIO_/TELNYX_MEDIA_URL and _PORT), when both are set; audio lines are refused without. */
+function mediaServer(config: Config, media: { mediaUrl?: string; mediaPort?: number }): MediaSocketServer | undefined {
+  return media.mediaUrl && media.mediaPort !== undefined ? new MediaSocketServer(media.mediaUrl, media.mediaPort, config.host) : undefined;
+}
+
+/** The environment's own Twilio account (TWILIO_<ENV>_ACCOUNT_SID and _AUTH_TOKEN). */
+export function twilioAccountOf(config: Config, environment: CarrierEnvironment): TwilioAccount {
+  return requireSetting(config.twilio[environment], `TWILIO_${environment.toUpperCase()}_ACCOUNT_SID and _AUTH_TOKEN`);
+}
+
+/** Twilio with the environment's own account (src/adapters/carrier/twilio/). */
+function twilioCarrier(config: Config, db: Db, environment: CarrierEnvironment, media: MediaSocketServer | undefined): CarrierAdapter {
+  return new TwilioCarrier({
+    account: twilioAccountOf(config, environment),
+    publicBaseUrl: config.publicBaseUrl,
+    mode: environment,
+    apiBaseUrl: config.twilio.apiBaseUrl,
+    relay: postgresRelayCommands(db),
+    media,
+    attempts: postgresCreateAttempts(db),
+    // Test credentials cannot use Messaging Services (403): the test account sends from its test number alone.
+    messagingServiceSid: environment === 'live' ? config.twilio.liveMessagingServiceSid : undefined,
+    regulation:
+      environment === 'live' ? { addressSids: config.twilio.liveAddressSids, bundleSids: config.twilio.liveBundleSids } : undefined,
+  });
 }
 
 /** Telnyx with its account's settings (src/adapters/carrier/telnyx/). */
@@ -65,13 +79,7 @@ function telnyxCarrier(config: Config, db: Db): CarrierAdapter {
       webhookUrl: `${config.publicBaseUrl}/carrier/telnyx/events`,
       webhookFailoverUrl: config.telnyx.webhookFailoverUrl,
     },
-    {
-      db,
-      media:
-        config.telnyx.mediaUrl && config.telnyx.mediaPort !== undefined
-          ? new MediaSocketServer(config.telnyx.mediaUrl, config.telnyx.mediaPort, config.host)
-          : undefined,
-    },
+    { db, media: mediaServer(config, config.telnyx) },
   );
 }
 

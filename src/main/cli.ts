@@ -6,6 +6,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
+import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, ConfigurationError } from '../platform/startupCheck';
 import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
@@ -80,79 +81,6 @@ export class LazyTemporal {
 }
 
 type Flags = Record<string, string | boolean | undefined>;
-
-/**
- * Every command `runCommand` runs: its switch handles exactly these (the compiler checks both
- * ways), and docs/portal.md maps each to its portal page or says why it stays CLI-only.
- */
-export const CLI_COMMANDS = [
-  'migrate',
-  'bootstrap',
-  'workspace create',
-  'workspace pending',
-  'workspace approve',
-  'user add',
-  'member invite',
-  'key create',
-  'service-key create',
-  'service-key revoke',
-  'payment-method add',
-  'opt-out add',
-  'opt-out remove',
-  'opt-out list',
-  'number grant',
-  'number revoke',
-  'number list',
-  'history export',
-  'history replay',
-  'secrets reseal',
-] as const;
-
-export type CliCommand = (typeof CLI_COMMANDS)[number];
-
-function isCliCommand(command: string | undefined): command is CliCommand {
-  return (CLI_COMMANDS as readonly (string | undefined)[]).includes(command);
-}
-
-const USAGE = `Usage: npm run --silent cli -- <command> [options]
-
-Commands:
-  migrate                                   apply database migrations
-  bootstrap [--name N] [--email E]          create a workspace, its owner, and test/live/service keys
-  workspace create --name N --owner-email E create a workspace and its owner user
-  workspace pending                         workspaces signed up under SIGNUP_MODE=approval, awaiting approval
-  workspace approve --workspace W           approve one: its owner can sign in (once their address is verified)
-  user add --workspace W --email E --role owner|admin|member
-  member invite --workspace W --email E --role owner|admin|member
-                                            an invitation link (7 days, single use) with which the
-                                            person sets a password in the portal; printed once
-  key create --workspace W --env test|live [--user U] [--name N] [--scopes a,b]
-  service-key create --workspace W --env test|live [--user U] [--name N]
-  service-key revoke --workspace W --id KEY_ID
-                                            revoke it and the agent keys it minted
-  payment-method add --workspace W --card NUMBER --exp MM/YY [--env test|live] [--user U] [--default]
-                                            save a card for one environment (default live); only
-                                            a test card is ever charged for test usage
-  payment-method add --workspace W --stripe-payment-method pm_… [--env test|live] [--user U] [--default]
-                                            the same where the environment charges through Stripe:
-                                            the card was saved on Stripe (SetupIntent, customer)
-  opt-out add|remove --workspace W --env test|live --number E164
-                                            stop (or allow again) calls and SMS to a number
-  opt-out list --workspace W --env test|live
-  number grant|revoke --workspace W --env test|live --number E164
-                                            let a workspace import one of the carrier account's own
-                                            numbers (POST /lines with phone_number), or stop it
-  number list --workspace W --env test|live
-  history export ID [--out FILE]            write a workflow's Temporal history as JSON, its payloads
-                                            decrypted (TEMPORAL_PAYLOAD_KEY); ID is a workflow id,
-                                            or a call/line/event id (prefixes tried)
-  history replay FILE                       replay an exported history (decrypted, or encrypted as the
-                                            server keeps it) against the current workflow code; exit 1
-                                            with the determinism error if it diverges
-  secrets reseal                            re-seal every stored secret with the first key of
-                                            SECRETS_KEY (after adding a new key in front of the old)
-
-Every command accepts --json for machine-readable output.`;
 
 function envOf(flags: Flags): Environment {
   const env = flags.env;
@@ -278,10 +206,6 @@ async function historyReplay(args: string[]): Promise<Record<string, unknown>> {
 }
 
 /**
- * Runs one command. `temporal` is the client for the history commands; when none is passed,
- * one is created for this command and closed after it.
- */
-/**
  * The card `payment-method add` saves, as the flags give it: with the simulator a test card number
  * (tokenised in this process); with Stripe only the id of a PaymentMethod the card was entered
  * into on Stripe (a SetupIntent attached it to a Customer), so no card number is handled.
@@ -296,41 +220,84 @@ function cardEntryOf(flags: Flags): CardEntry {
   return { kind: 'card_number', number: stringFlag(flags, 'card', true), ...expiry };
 }
 
-export async function runCommand(
-  db: Db,
-  args: string[],
-  flags: Flags,
-  temporal?: LazyTemporal,
-  /** The processes' configuration; read from the environment when not given. */
-  config: Config = loadConfig(),
-): Promise<Record<string, unknown>> {
-  const [group, action] = args;
-  const command = action ? `${group} ${action}` : group;
-  const usage = () => new CliError('unknown_command', command ? `unknown command "${command}"\n\n${USAGE}` : USAGE);
-  if (!isCliCommand(command)) throw usage();
-  switch (command) {
-    case 'history export': {
-      if (temporal) return historyExport(temporal, args, flags);
-      const own = new LazyTemporal();
-      try {
-        return await historyExport(own, args, flags);
-      } finally {
-        await own.close();
-      }
-    }
-    case 'history replay':
-      return historyReplay(args);
-    case 'migrate': {
+/** `key create` and `service-key create`: a key of `kind` for a user of the workspace. */
+async function createKey({ db, flags }: CommandContext, kind: 'standard' | 'service'): Promise<Record<string, unknown>> {
+  const user = await resolveUser(db, flags);
+  const environment = envOf(flags);
+  const name = stringFlag(flags, 'name') ?? `${kind} key`;
+  let minted;
+  try {
+    minted =
+      kind === 'service'
+        ? await mintServiceKey(db, { user, environment, name, now: new Date() })
+        : await mintRegularKey(db, {
+            user,
+            environment,
+            name,
+            scopes: parseScopes(stringFlag(flags, 'scopes')),
+            via: 'cli',
+            now: new Date(),
+          });
+  } catch (err) {
+    if (err instanceof ScopeBeyondRoleError) throw new CliError('forbidden', err.message);
+    throw err;
+  }
+  return {
+    id: minted.row.id,
+    key: minted.plaintext,
+    key_prefix: minted.row.key_prefix,
+    environment,
+    kind,
+    scopes: minted.row.scopes,
+    user_id: user.id,
+    workspace_id: user.workspace_id,
+  };
+}
+
+/** `opt-out add` (`optedOut`) and `opt-out remove`: stop, or allow again, calls and SMS to a number. */
+async function changeOptOut({ db, flags }: CommandContext, optedOut: boolean): Promise<Record<string, unknown>> {
+  const user = await resolveUser(db, flags);
+  const environment = envOf(flags);
+  const raw = stringFlag(flags, 'number', true);
+  const phoneNumber = toE164(raw);
+  if (!phoneNumber) throw new CliError('invalid_argument', `--number ${raw} is not a valid phone number`);
+  const input = { tenant: { workspaceId: user.workspace_id, environment }, phoneNumber, source: 'operator', at: new Date() };
+  const changed = optedOut ? await optOut(db, input) : await optIn(db, input);
+  return { phone_number: phoneNumber, environment, opted_out: optedOut, changed };
+}
+
+/** What a command's handler gets: the database, the words and flags it was given, Temporal and the configuration. */
+interface CommandContext {
+  db: Db;
+  /** The positionals, the command's words first (`history export <id>`: args[2] is the id). */
+  args: string[];
+  flags: Flags;
+  /** The client for the history commands, if the caller holds one. */
+  temporal: LazyTemporal | undefined;
+  config: Config;
+}
+
+interface CommandDefinition {
+  /** Its lines in the usage text; null when the command before it lists both (`opt-out add|remove`). */
+  usage: string | null;
+  run(context: CommandContext): Promise<Record<string, unknown>>;
+}
+
+/**
+ * Every command: its name, its usage lines (the usage text lists them in this order) and what it
+ * runs. docs/portal.md maps each to its portal page or says why it stays CLI-only.
+ */
+const COMMANDS = {
+  migrate: {
+    usage: `  migrate                                   apply database migrations`,
+    run: async ({ db }) => {
       const applied = await migrateLatest(db);
       return { applied };
-    }
-    case 'secrets reseal': {
-      // Key rotation: SECRETS_KEY=<new>,<old> here and in every process, reseal, then drop <old>.
-      const ring = parseSecretsKey(requireSetting(loadConfig().secretsKey, 'SECRETS_KEY'));
-      const { resealed, alreadyCurrent } = await resealSecrets(db, ring);
-      return { key_id: ring.current.id, resealed, already_current: alreadyCurrent };
-    }
-    case 'bootstrap': {
+    },
+  },
+  bootstrap: {
+    usage: `  bootstrap [--name N] [--email E]          create a workspace, its owner, and test/live/service keys`,
+    run: async ({ db, flags }) => {
       const suffix = crypto.randomBytes(4).toString('hex');
       const { workspace, owner } = await createWorkspace(db, {
         name: stringFlag(flags, 'name') ?? `Workspace ${suffix}`,
@@ -353,15 +320,21 @@ export async function runCommand(
         service_test_key: await mint('test', 'service'),
         service_live_key: await mint('live', 'service'),
       };
-    }
-    case 'workspace create': {
+    },
+  },
+  'workspace create': {
+    usage: `  workspace create --name N --owner-email E create a workspace and its owner user`,
+    run: async ({ db, flags }) => {
       const { workspace, owner } = await createWorkspace(db, {
         name: stringFlag(flags, 'name', true),
         ownerEmail: stringFlag(flags, 'owner-email', true),
       });
       return { workspace_id: workspace.id, name: workspace.name, user_id: owner.id, owner_email: owner.email };
-    }
-    case 'workspace pending': {
+    },
+  },
+  'workspace pending': {
+    usage: `  workspace pending                         workspaces signed up under SIGNUP_MODE=approval, awaiting approval`,
+    run: async ({ db }) => {
       const pending = await pendingWorkspaces({ db });
       return {
         workspaces: pending.map((w) => ({
@@ -372,21 +345,32 @@ export async function runCommand(
           approval_requested_at: w.approval_requested_at.toISOString(),
         })),
       };
-    }
-    case 'workspace approve': {
+    },
+  },
+  'workspace approve': {
+    usage: `  workspace approve --workspace W           approve one: its owner can sign in (once their address is verified)`,
+    run: async ({ db, flags }) => {
       const workspaceId = stringFlag(flags, 'workspace', true);
       const approved = await approveWorkspace({ db, now: () => new Date() }, workspaceId);
       if (!approved.ok) throw new CliError('not_found', 'no workspace with this id is awaiting approval');
       return { workspace_id: workspaceId, approved: true };
-    }
-    case 'user add': {
+    },
+  },
+  'user add': {
+    usage: `  user add --workspace W --email E --role owner|admin|member`,
+    run: async ({ db, flags }) => {
       const role = stringFlag(flags, 'role', true);
       if (!isRole(role)) throw new CliError('invalid_argument', '--role must be owner, admin or member');
       const owner = await resolveUser(db, { workspace: flags.workspace });
       const user = await addUser(db, { workspaceId: owner.workspace_id, email: stringFlag(flags, 'email', true), role });
       return { user_id: user.id, workspace_id: user.workspace_id, email: user.email, role: user.role };
-    }
-    case 'member invite': {
+    },
+  },
+  'member invite': {
+    usage: `  member invite --workspace W --email E --role owner|admin|member
+                                            an invitation link (7 days, single use) with which the
+                                            person sets a password in the portal; printed once`,
+    run: async ({ db, flags, config }) => {
       const role = stringFlag(flags, 'role', true);
       if (!isRole(role)) throw new CliError('invalid_argument', '--role must be owner, admin or member');
       // The CLI acts as the workspace's owner, as `user add` does.
@@ -402,89 +386,36 @@ export async function runCommand(
       }
       const { id, email, expires_at } = outcome.invitation;
       return { invitation_id: id, workspace_id: owner.workspace_id, email, role, expires_at: expires_at.toISOString(), link: outcome.link };
-    }
-    case 'key create':
-    case 'service-key create': {
-      const user = await resolveUser(db, flags);
-      const environment = envOf(flags);
-      const kind = group === 'service-key' ? 'service' : 'standard';
-      const name = stringFlag(flags, 'name') ?? `${kind} key`;
-      let minted;
-      try {
-        minted =
-          kind === 'service'
-            ? await mintServiceKey(db, { user, environment, name, now: new Date() })
-            : await mintRegularKey(db, {
-                user,
-                environment,
-                name,
-                scopes: parseScopes(stringFlag(flags, 'scopes')),
-                via: 'cli',
-                now: new Date(),
-              });
-      } catch (err) {
-        if (err instanceof ScopeBeyondRoleError) throw new CliError('forbidden', err.message);
-        throw err;
-      }
-      return {
-        id: minted.row.id,
-        key: minted.plaintext,
-        key_prefix: minted.row.key_prefix,
-        environment,
-        kind,
-        scopes: minted.row.scopes,
-        user_id: user.id,
-        workspace_id: user.workspace_id,
-      };
-    }
-    case 'service-key revoke': {
+    },
+  },
+  'key create': {
+    usage: `  key create --workspace W --env test|live [--user U] [--name N] [--scopes a,b]`,
+    run: (context) => createKey(context, 'standard'),
+  },
+  'service-key create': {
+    usage: `  service-key create --workspace W --env test|live [--user U] [--name N]`,
+    run: (context) => createKey(context, 'service'),
+  },
+  'service-key revoke': {
+    usage: `  service-key revoke --workspace W --id KEY_ID
+                                            revoke it and the agent keys it minted`,
+    run: async ({ db, flags }) => {
       const user = await resolveUser(db, flags);
       const id = stringFlag(flags, 'id', true);
       const outcome = await revokeServiceKey(db, { workspaceId: user.workspace_id, keyId: id, via: 'cli', now: new Date() });
       if (!outcome.ok) throw new CliError('not_found', `service key ${id} not found in workspace ${user.workspace_id}`);
       const { row, descendants } = outcome;
       return { id, key_prefix: row.key_prefix, revoked_at: row.revoked_at!.toISOString(), revoked_agent_keys: descendants.length };
-    }
-    case 'opt-out add':
-    case 'opt-out remove': {
-      const user = await resolveUser(db, flags);
-      const environment = envOf(flags);
-      const raw = stringFlag(flags, 'number', true);
-      const phoneNumber = toE164(raw);
-      if (!phoneNumber) throw new CliError('invalid_argument', `--number ${raw} is not a valid phone number`);
-      const input = { tenant: { workspaceId: user.workspace_id, environment }, phoneNumber, source: 'operator', at: new Date() };
-      const changed = action === 'add' ? await optOut(db, input) : await optIn(db, input);
-      return { phone_number: phoneNumber, environment, opted_out: action === 'add', changed };
-    }
-    case 'opt-out list': {
-      const user = await resolveUser(db, flags);
-      const environment = envOf(flags);
-      const rows = await optOutsOf(db, { workspaceId: user.workspace_id, environment }).orderBy('opted_out_at', 'desc');
-      return {
-        opt_outs: rows.map((r) => ({ phone_number: r.phone_number, source: r.source, opted_out_at: r.opted_out_at.toISOString() })),
-      };
-    }
-    case 'number grant': {
-      const tenant = { workspaceId: (await resolveUser(db, flags)).workspace_id, environment: envOf(flags) };
-      const outcome = await grantNumber(db, tenant, stringFlag(flags, 'number', true), new Date());
-      if (!outcome.ok && outcome.refused === 'invalid_number') throw new CliError('invalid_argument', `--number: ${outcome.message}`);
-      if (!outcome.ok)
-        throw new CliError('conflict', 'this number is granted to another workspace in this environment; revoke it there first');
-      return { phone_number: outcome.grant.phone_number, environment: tenant.environment, workspace_id: tenant.workspaceId, granted: true };
-    }
-    case 'number revoke': {
-      const tenant = { workspaceId: (await resolveUser(db, flags)).workspace_id, environment: envOf(flags) };
-      const phoneNumber = stringFlag(flags, 'number', true);
-      if (!(await revokeNumberGrant(db, tenant, phoneNumber)))
-        throw new CliError('not_found', `${phoneNumber} is not granted to this workspace`);
-      return { phone_number: phoneNumber, environment: tenant.environment, workspace_id: tenant.workspaceId, granted: false };
-    }
-    case 'number list': {
-      const tenant = { workspaceId: (await resolveUser(db, flags)).workspace_id, environment: envOf(flags) };
-      const grants = await numberGrantsOfTenant(db, tenant);
-      return { numbers: grants.map((g) => ({ phone_number: g.phone_number, granted_at: g.created_at.toISOString() })) };
-    }
-    case 'payment-method add': {
+    },
+  },
+  'payment-method add': {
+    usage: `  payment-method add --workspace W --card NUMBER --exp MM/YY [--env test|live] [--user U] [--default]
+                                            save a card for one environment (default live); only
+                                            a test card is ever charged for test usage
+  payment-method add --workspace W --stripe-payment-method pm_… [--env test|live] [--user U] [--default]
+                                            the same where the environment charges through Stripe:
+                                            the card was saved on Stripe (SetupIntent, customer)`,
+    run: async ({ db, flags, temporal, config }) => {
       const user = await resolveUser(db, flags);
       // A card belongs to one environment; without --env it is a live (real-money) card.
       const environment = flags.env === undefined ? 'live' : envOf(flags);
@@ -520,11 +451,126 @@ export async function runCommand(
         is_default: saved.is_default,
         user_id: user.id,
       };
-    }
-    default:
-      // Unreachable: the compiler checks that every entry of CLI_COMMANDS has its case.
-      throw new Error(`no case for the command ${String(command satisfies never)}`);
-  }
+    },
+  },
+  'opt-out add': {
+    usage: `  opt-out add|remove --workspace W --env test|live --number E164
+                                            stop (or allow again) calls and SMS to a number`,
+    run: (context) => changeOptOut(context, true),
+  },
+  'opt-out remove': {
+    usage: null,
+    run: (context) => changeOptOut(context, false),
+  },
+  'opt-out list': {
+    usage: `  opt-out list --workspace W --env test|live`,
+    run: async ({ db, flags }) => {
+      const user = await resolveUser(db, flags);
+      const environment = envOf(flags);
+      const rows = await optOutsOf(db, { workspaceId: user.workspace_id, environment }).orderBy('opted_out_at', 'desc');
+      return {
+        opt_outs: rows.map((r) => ({ phone_number: r.phone_number, source: r.source, opted_out_at: r.opted_out_at.toISOString() })),
+      };
+    },
+  },
+  'number grant': {
+    usage: `  number grant|revoke --workspace W --env test|live --number E164
+                                            let a workspace import one of the carrier account's own
+                                            numbers (POST /lines with phone_number), or stop it`,
+    run: async ({ db, flags }) => {
+      const tenant = { workspaceId: (await resolveUser(db, flags)).workspace_id, environment: envOf(flags) };
+      const outcome = await grantNumber(db, tenant, stringFlag(flags, 'number', true), new Date());
+      if (!outcome.ok && outcome.refused === 'invalid_number') throw new CliError('invalid_argument', `--number: ${outcome.message}`);
+      if (!outcome.ok)
+        throw new CliError('conflict', 'this number is granted to another workspace in this environment; revoke it there first');
+      return { phone_number: outcome.grant.phone_number, environment: tenant.environment, workspace_id: tenant.workspaceId, granted: true };
+    },
+  },
+  'number revoke': {
+    usage: null,
+    run: async ({ db, flags }) => {
+      const tenant = { workspaceId: (await resolveUser(db, flags)).workspace_id, environment: envOf(flags) };
+      const phoneNumber = stringFlag(flags, 'number', true);
+      if (!(await revokeNumberGrant(db, tenant, phoneNumber)))
+        throw new CliError('not_found', `${phoneNumber} is not granted to this workspace`);
+      return { phone_number: phoneNumber, environment: tenant.environment, workspace_id: tenant.workspaceId, granted: false };
+    },
+  },
+  'number list': {
+    usage: `  number list --workspace W --env test|live`,
+    run: async ({ db, flags }) => {
+      const tenant = { workspaceId: (await resolveUser(db, flags)).workspace_id, environment: envOf(flags) };
+      const grants = await numberGrantsOfTenant(db, tenant);
+      return { numbers: grants.map((g) => ({ phone_number: g.phone_number, granted_at: g.created_at.toISOString() })) };
+    },
+  },
+  'history export': {
+    usage: `  history export ID [--out FILE]            write a workflow's Temporal history as JSON, its payloads
+                                            decrypted (TEMPORAL_PAYLOAD_KEY); ID is a workflow id,
+                                            or a call/line/event id (prefixes tried)`,
+    run: async ({ args, flags, temporal }) => {
+      if (temporal) return historyExport(temporal, args, flags);
+      const own = new LazyTemporal();
+      try {
+        return await historyExport(own, args, flags);
+      } finally {
+        await own.close();
+      }
+    },
+  },
+  'history replay': {
+    usage: `  history replay FILE                       replay an exported history (decrypted, or encrypted as the
+                                            server keeps it) against the current workflow code; exit 1
+                                            with the determinism error if it diverges`,
+    run: async ({ args }) => {
+      return historyReplay(args);
+    },
+  },
+  'secrets reseal': {
+    usage: `  secrets reseal                            re-seal every stored secret with the first key of
+                                            SECRETS_KEY (after adding a new key in front of the old)`,
+    run: async ({ db }) => {
+      // Key rotation: SECRETS_KEY=<new>,<old> here and in every process, reseal, then drop <old>.
+      const ring = parseSecretsKey(requireSetting(loadConfig().secretsKey, 'SECRETS_KEY'));
+      const { resealed, alreadyCurrent } = await resealSecrets(db, ring);
+      return { key_id: ring.current.id, resealed, already_current: alreadyCurrent };
+    },
+  },
+} satisfies Record<string, CommandDefinition>;
+
+export type CliCommand = keyof typeof COMMANDS;
+
+export const CLI_COMMANDS = Object.keys(COMMANDS) as CliCommand[];
+
+function isCliCommand(command: string | undefined): command is CliCommand {
+  return command !== undefined && Object.hasOwn(COMMANDS, command);
+}
+
+export const USAGE = `Usage: npm run --silent cli -- <command> [options]
+
+Commands:
+${Object.values(COMMANDS)
+  .flatMap((command) => (command.usage === null ? [] : [command.usage]))
+  .join('\n')}
+
+Every command accepts --json for machine-readable output.`;
+
+/**
+ * Runs one command. `temporal` is the client for the history commands; when none is passed,
+ * one is created for this command and closed after it.
+ */
+export async function runCommand(
+  db: Db,
+  args: string[],
+  flags: Flags,
+  temporal?: LazyTemporal,
+  /** The processes' configuration; read from the environment when not given. */
+  config: Config = loadConfig(),
+): Promise<Record<string, unknown>> {
+  const [group, action] = args;
+  const command = action ? `${group} ${action}` : group;
+  if (!isCliCommand(command)) throw new CliError('unknown_command', command ? `unknown command "${command}"\n\n${USAGE}` : USAGE);
+  return COMMANDS[command].run({ db, args, flags, temporal, config });
 }
 
 function printHuman(result: Record<string, unknown>): void {
@@ -561,7 +607,7 @@ async function main(): Promise<number> {
   }
   const config = loadConfig();
   try {
-    assertStartupConfiguration('cli', config);
+    assertStartupConfiguration('cli', config, PROVIDER_SETTINGS);
   } catch (err) {
     if (!(err instanceof ConfigurationError)) throw err;
     if (values.json) console.log(JSON.stringify({ error: { code: 'configuration', message: err.message } }));

@@ -4,8 +4,8 @@ import { SimulatedCardVault } from '../adapters/payments/cardTokenizer';
 import { StripeCardVault } from '../adapters/payments/stripeCards';
 import { SimulatorPaymentProcessor } from '../adapters/payments/simulatorProcessor';
 import { StripePaymentProcessor, stripeClient } from '../adapters/payments/stripeProcessor';
+import { isStripeKeyOf } from '../adapters/payments/stripeSettings';
 import { requireSetting, type Config } from '../platform/config';
-import { STRIPE_KEY_PREFIXES } from '../platform/startupCheck';
 
 type Environment = 'test' | 'live';
 
@@ -17,7 +17,7 @@ type Environment = 'test' | 'live';
 export function stripeClientFor(config: Config, environment: Environment): Stripe {
   const name = environment === 'test' ? 'STRIPE_TEST_SECRET_KEY' : 'STRIPE_LIVE_SECRET_KEY';
   const key = requireSetting(config.stripe.secretKeys[environment], name);
-  if (!STRIPE_KEY_PREFIXES[environment].some((prefix) => key.startsWith(prefix)))
+  if (!isStripeKeyOf(environment, key))
     throw new Error(`${name} is not a Stripe ${environment}-mode key; the ${environment} environment never uses the other mode`);
   return stripeClient({ secretKey: key, apiBase: config.stripe.apiBase });
 }

@@ -6,12 +6,13 @@ import { DEV_SECRET_SETTINGS, DEV_SECRETS_FILE, loadConfig, SECRETS_KEY_FILE, ty
 import { generateSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
 import { LOOPBACK_NETWORKS } from '../platform/net/egress';
-import { startClusterStack } from '../platform/infra/clusterStack';
-import { createDatabaseIfMissing, ensurePostgres, type PostgresHandle } from '../platform/infra/postgres';
-import { canConnect, stopProcess, waitForHttpOk, waitForPort } from '../platform/infra/proc';
-import { spawnService } from '../platform/infra/services';
+import { startClusterStack } from '../../dev/infra/clusterStack';
+import { createDatabaseIfMissing, ensurePostgres, type PostgresHandle } from '../../dev/infra/postgres';
+import { canConnect, stopProcess, waitForHttpOk, waitForPort } from '../../dev/infra/proc';
+import { spawnService } from '../../dev/infra/services';
+import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, type ProcessRole } from '../platform/startupCheck';
-import { ensureTemporalCli, startDevServer, type DevServer } from '../platform/infra/temporal';
+import { ensureTemporalCli, startDevServer, type DevServer } from '../../dev/infra/temporal';
 import { createWorkspace, findUser, mintUserKey } from '../domain/workspaces/service';
 import { announceKeyChanges } from '../domain/keys/cache';
 
@@ -286,7 +287,8 @@ function serviceSettings(dataDir: string, apiUrl: string): Record<string, string
 function checkSettings(env: Record<string, string>): void {
   const childConfig = loadConfig({ ...process.env, ...env });
   for (const role of ['simulator', 'worker', 'api'] satisfies ProcessRole[]) {
-    for (const warning of assertStartupConfiguration(role, childConfig)) log(`warning (${role}): ${warning.setting} ${warning.message}`);
+    for (const warning of assertStartupConfiguration(role, childConfig, PROVIDER_SETTINGS))
+      log(`warning (${role}): ${warning.setting} ${warning.message}`);
   }
 }
 

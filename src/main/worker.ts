@@ -6,6 +6,7 @@ import { createDb } from '../platform/db/knex';
 import { abandonOnWorkerShutdown } from '../platform/lifecycle/abandonOnShutdown';
 import { CLOSE_MARGIN_MS, drainOnSignal } from '../platform/lifecycle/drain';
 import { createLogger } from '../platform/logger';
+import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, deprecatedSettings, exitOnStartupFailure } from '../platform/startupCheck';
 import { connectTemporalClient, dataConverterWith, payloadCodecOf } from '../platform/temporal/client';
 import { startTracing } from '../platform/tracing/setup';
@@ -30,7 +31,7 @@ export const WORKER_TUNING = {
  * pool close and the process exits 0; the same signal again, or a drain past its deadline, exits 1.
  */
 export async function runWorker(config: Config = loadConfig()): Promise<void> {
-  const warnings = assertStartupConfiguration('worker', config);
+  const warnings = assertStartupConfiguration('worker', config, PROVIDER_SETTINGS);
   const tracing = startTracing('worker');
   const log = createLogger('worker', config.logLevel);
   for (const warning of warnings) log.warn({ setting: warning.setting }, `dev profile: ${warning.setting} ${warning.message}`);

@@ -76,11 +76,13 @@ export interface Config {
   /** Carrier → API: the carrier signs its callbacks with it (src/adapters/carrier/callbacks/signature.ts). */
   carrierWebhookSecret: string | undefined;
   /**
-   * `CARRIER_PROVIDER_TEST` / `CARRIER_PROVIDER_LIVE`: the carrier of each environment, one of
-   * `CARRIER_PROVIDERS` (`simulator` by default). Test keys never reach the live environment's carrier;
-   * Telnyx has no test mode, so it serves the live environment only (src/platform/startupCheck.ts).
+   * The carrier of each environment, one of `CARRIER_PROVIDERS` (`simulator` by default), parsed once here
+   * (`carrierFromEnv`) from `CARRIER_PROVIDER_TEST` / `CARRIER_PROVIDER_LIVE`, or from the deprecated
+   * `CARRIER_PROVIDER` when neither is set (`CARRIER_PROVIDER_ALIASES`). Test keys never reach the live
+   * environment's carrier; a carrier without a test mode (Telnyx) serves the live environment only
+   * (its adapter's `requiredSettings`).
    */
-  carrierProviders: { test: CarrierProvider; live: CarrierProvider };
+  carrier: { test: CarrierProvider; live: CarrierProvider };
   /**
    * `CARRIER_PROVIDER`, the deprecated one-carrier setting, when set: `telnyx` reads as
    * `CARRIER_PROVIDER_LIVE=telnyx` with the simulator for test traffic (`simulator`: both on the
@@ -230,7 +232,8 @@ export const CARRIER_PROVIDER_ALIASES: Readonly<Record<string, Readonly<Record<C
   simulator: { live: 'simulator', test: 'simulator' },
 };
 
-function carrierProviderFromEnv(environment: CarrierEnvironmentName, env: NodeJS.ProcessEnv): CarrierProvider {
+/** One environment's carrier: its `CARRIER_PROVIDER_<ENV>`, else what the deprecated `CARRIER_PROVIDER` stands for, else the simulator. */
+function carrierFromEnv(environment: CarrierEnvironmentName, env: NodeJS.ProcessEnv): CarrierProvider {
   const name = `CARRIER_PROVIDER_${environment.toUpperCase()}`;
   const aliased = env.CARRIER_PROVIDER_TEST || env.CARRIER_PROVIDER_LIVE ? undefined : CARRIER_PROVIDER_ALIASES[env.CARRIER_PROVIDER ?? ''];
   const raw = env[name] || aliased?.[environment] || 'simulator';
@@ -240,16 +243,8 @@ function carrierProviderFromEnv(environment: CarrierEnvironmentName, env: NodeJS
 }
 
 /** The environments whose traffic runs on `provider` (a carrier's callbacks may act on these only). */
-export function environmentsOnCarrier(config: Pick<Config, 'carrierProviders'>, provider: CarrierProvider): CarrierEnvironmentName[] {
-  return (['test', 'live'] as const).filter((environment) => config.carrierProviders[environment] === provider);
-}
-
-/** The environments on Twilio whose account is `accountSid` (each environment has its own account). */
-export function environmentsOfTwilioAccount(
-  config: Pick<Config, 'carrierProviders' | 'twilio'>,
-  accountSid: string,
-): CarrierEnvironmentName[] {
-  return environmentsOnCarrier(config, 'twilio').filter((environment) => config.twilio[environment]?.accountSid === accountSid);
+export function environmentsOnCarrier(config: Pick<Config, 'carrier'>, provider: CarrierProvider): CarrierEnvironmentName[] {
+  return (['test', 'live'] as const).filter((environment) => config.carrier[environment] === provider);
 }
 
 /** A Twilio account from `<prefix>_ACCOUNT_SID` and `<prefix>_AUTH_TOKEN`, when both are set. */
@@ -395,9 +390,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     signupRatePerHour: int('SIGNUP_RATE_PER_HOUR', 100),
     mailFrom: env.MAIL_FROM || 'Switchboard <no-reply@switchboard.local>',
     carrierWebhookSecret: secret('CARRIER_WEBHOOK_SECRET'),
-    carrierProviders: {
-      test: carrierProviderFromEnv('test', env),
-      live: carrierProviderFromEnv('live', env),
+    carrier: {
+      test: carrierFromEnv('test', env),
+      live: carrierFromEnv('live', env),
     },
     carrierProviderAlias: env.CARRIER_PROVIDER || undefined,
     twilio: {

@@ -1,5 +1,5 @@
-import { CARRIER_PROVIDER_ALIASES, environmentsOnCarrier, OBSOLETE_SETTINGS, type CarrierProvider, type Config } from './config';
-import { parseKeyRing } from './crypto/secretBox';
+import { CARRIER_PROVIDER_ALIASES, environmentsOnCarrier, OBSOLETE_SETTINGS, type Config } from './config';
+import { keyRingProblem, secretWeakness } from './secretStrength';
 
 /**
  * The one place that decides whether a process may start with its configuration (security
@@ -8,6 +8,10 @@ import { parseKeyRing } from './crypto/secretBox';
  * (one secret per direction). Every process calls `assertStartupConfiguration` before it does
  * anything else, `/readyz` reports not ready while `configurationProblems` finds any, and the
  * compose file is tested against the same function.
+ *
+ * What a provider (Twilio, Telnyx, Stripe) needs is the provider's own rule: each adapter exports its
+ * `requiredSettings(role, config)`, `src/adapters/settings.ts` lists them (`PROVIDER_SETTINGS`), and every
+ * caller passes that list in; this module knows no provider and runs them after its generic checks.
  *
  * The only exception is the dev profile (`SWITCHBOARD_PROFILE=dev`) on a loopback host: weak
  * secrets are tolerated there (and reported as warnings). A dev profile on any other host refuses.
@@ -72,8 +76,9 @@ export interface RoleRequirements {
    */
   loopbackDefaults: Array<'SIMULATOR_URL'>;
   /**
-   * Holds the credentials of each environment's carrier (CARRIER_PROVIDER_TEST / _LIVE): the
-   * worker calls the carrier with them, the API verifies the carrier's webhooks with them.
+   * Holds the credentials of each environment's carrier (`config.carrier`): the worker calls the
+   * carrier with them, the API verifies the carrier's webhooks with them (the carrier adapters'
+   * `requiredSettings` read this).
    */
   carrierAccounts: boolean;
 }
@@ -122,103 +127,49 @@ export const ROLE_REQUIREMENTS: Record<ProcessRole, RoleRequirements> = {
 };
 
 /**
- * What a carrier provider adds to each role's requirements (the simulator adds nothing; Twilio's
- * accounts are per environment, `carrierAccountProblems`): the API verifies the provider's webhooks
- * (and declines calls it cannot take), the worker drives the provider.
+ * A provider's own settings rule (each adapter exports one as `requiredSettings`): what the provider
+ * needs of a process of this role, given the configuration; nothing when no environment uses it.
  */
-export const CARRIER_PROVIDER_REQUIREMENTS: Partial<
-  Record<CarrierProvider, Partial<Record<ProcessRole, Array<{ setting: string; of: (c: Config) => string | undefined }>>>>
-> = {
-  telnyx: {
-    api: [
-      { setting: 'TELNYX_PUBLIC_KEY', of: (c) => c.telnyx.publicKey },
-      { setting: 'TELNYX_API_KEY', of: (c) => c.telnyx.apiKey },
-    ],
-    worker: [
-      { setting: 'TELNYX_API_KEY', of: (c) => c.telnyx.apiKey },
-      { setting: 'TELNYX_CONNECTION_ID', of: (c) => c.telnyx.connectionId },
-      { setting: 'TELNYX_MESSAGING_PROFILE_ID', of: (c) => c.telnyx.messagingProfileId },
-    ],
-  },
-};
+export type RequiredSettings = (role: ProcessRole, config: Config) => ConfigurationProblem[];
 
-/** Carriers with no test mode: they may serve the live environment only (test traffic runs on the simulator). */
-const LIVE_ONLY_CARRIERS: readonly CarrierProvider[] = ['telnyx'];
+/** Every provider's `RequiredSettings`, by provider: `PROVIDER_SETTINGS` (src/adapters/settings.ts). */
+export type ProviderSettings = Readonly<Record<string, RequiredSettings>>;
 
 /**
- * The carrier of each environment (CARRIER_PROVIDER_TEST / _LIVE, one list: `CARRIER_PROVIDERS`), and
- * the deprecated CARRIER_PROVIDER: a known alias, and never beside per-environment settings that
- * disagree with it. A carrier without a test mode is refused for the test environment.
+ * The deprecated CARRIER_PROVIDER (read by `carrierFromEnv`, src/platform/config.ts): a known alias,
+ * and never beside per-environment settings that disagree with it.
  */
-function carrierProviderProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
-  const problems: ConfigurationProblem[] = [];
+function carrierSelectionProblems(config: Config): ConfigurationProblem[] {
   const alias = config.carrierProviderAlias;
-  if (alias !== undefined) {
-    const meant = CARRIER_PROVIDER_ALIASES[alias];
-    if (!meant)
-      problems.push({
+  if (alias === undefined) return [];
+  const meant = CARRIER_PROVIDER_ALIASES[alias];
+  if (!meant)
+    return [
+      {
         setting: 'CARRIER_PROVIDER',
         message: `must be one of ${Object.keys(CARRIER_PROVIDER_ALIASES).join(', ')}, not "${alias}" (it is deprecated: set CARRIER_PROVIDER_LIVE and CARRIER_PROVIDER_TEST instead)`,
-      });
-    else if (meant.live !== config.carrierProviders.live || meant.test !== config.carrierProviders.test)
-      problems.push({
-        setting: 'CARRIER_PROVIDER',
-        message: `is a deprecated alias of CARRIER_PROVIDER_LIVE=${meant.live} with CARRIER_PROVIDER_TEST=${meant.test}, which the per-environment settings contradict: unset it`,
-      });
-  }
-  for (const environment of ['test', 'live'] as const) {
-    const provider = config.carrierProviders[environment];
-    if (environment === 'test' && LIVE_ONLY_CARRIERS.includes(provider))
-      problems.push({
-        setting: 'CARRIER_PROVIDER_TEST',
-        message: `cannot be ${provider}: it has no test mode, so test keys would spend real money; the test environment runs on the simulator (docs/carriers.md "Choosing the carrier")`,
-      });
-  }
-  const required = new Map<string, { setting: string; of: (c: Config) => string | undefined; provider: CarrierProvider }>();
-  for (const provider of new Set(Object.values(config.carrierProviders)))
-    for (const requirement of CARRIER_PROVIDER_REQUIREMENTS[provider]?.[role] ?? [])
-      required.set(requirement.setting, { ...requirement, provider });
-  for (const requirement of required.values()) {
-    if (requirement.of(config)) continue;
-    const environments = environmentsOnCarrier(config, requirement.provider).map((e) => `CARRIER_PROVIDER_${e.toUpperCase()}`);
-    problems.push({
-      setting: requirement.setting,
-      message: `is not set (${environments.join(' and ')}=${requirement.provider} needs it; see README "Connect a real carrier")`,
-    });
-  }
-  return problems;
-}
-
-const TWILIO_MESSAGING_SERVICE_SID = /^MG[0-9a-f]{32}$/;
-
-/**
- * US texting on a real carrier (README "Texting US numbers"): unregistered 10DLC traffic to US phones
- * is blocked, so the worker refuses a live environment on Twilio without a Messaging Service (registered
- * for A2P 10DLC) or on Telnyx without an approved 10DLC campaign, unless the operator declares that live
- * lines text no US numbers (SMS_NON_US_ONLY=true). The test environment sends nothing real: no need.
- */
-function usMessagingProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
-  if (role !== 'worker') return [];
-  const sid = config.twilio.liveMessagingServiceSid;
-  if (sid !== undefined && !TWILIO_MESSAGING_SERVICE_SID.test(sid))
-    return [{ setting: 'TWILIO_LIVE_MESSAGING_SERVICE_SID', message: 'is not a Messaging Service SID (MG followed by 32 hex digits)' }];
-  if (config.smsNonUsOnly) return [];
-  const declare = 'or declare SMS_NON_US_ONLY=true if live lines never text US numbers (README "Texting US numbers")';
-  if (config.carrierProviders.live === 'twilio' && sid === undefined)
-    return [
-      {
-        setting: 'TWILIO_LIVE_MESSAGING_SERVICE_SID',
-        message: `is not set: US carriers block SMS from numbers outside an A2P 10DLC-registered Messaging Service; set it to that service, ${declare}`,
       },
     ];
-  if (config.carrierProviders.live === 'telnyx' && !config.telnyx.campaignId)
+  if (meant.live !== config.carrier.live || meant.test !== config.carrier.test)
     return [
       {
-        setting: 'TELNYX_10DLC_CAMPAIGN_ID',
-        message: `is not set: US carriers block SMS from numbers outside an approved 10DLC campaign; set it to that campaign, ${declare}`,
+        setting: 'CARRIER_PROVIDER',
+        message: `is a deprecated alias of CARRIER_PROVIDER_LIVE=${meant.live} with CARRIER_PROVIDER_TEST=${meant.test}, which the per-environment settings contradict: unset it`,
       },
     ];
   return [];
+}
+
+/**
+ * US texting on a real carrier (README "Texting US numbers"): unregistered 10DLC traffic to US phones is
+ * blocked, so a carrier's `requiredSettings` wants its registration (`what`, a `noun`) for the live
+ * environment unless the operator declares that live lines text no US numbers (SMS_NON_US_ONLY=true).
+ */
+export function usTextingProblem(setting: string, what: string, noun: string): ConfigurationProblem {
+  return {
+    setting,
+    message: `is not set: US carriers block SMS from numbers outside ${what}; set it to that ${noun}, or declare SMS_NON_US_ONLY=true if live lines never text US numbers (README "Texting US numbers")`,
+  };
 }
 
 /** Settings that still work but are on their way out: every process logs each at startup. */
@@ -245,41 +196,6 @@ export function deploymentSettings(role: ProcessRole): string[] {
   return [...new Set([...r.settings, ...r.secrets, ...r.reachableUrls, r.listen, ...r.loopbackDefaults])];
 }
 
-/**
- * Values known from documentation, examples, old defaults and tutorials: refused whatever their
- * length (compared case-insensitively). Placeholders are caught by `PLACEHOLDER_WORDS` too.
- */
-export const KNOWN_WEAK_SECRETS: readonly string[] = [
-  'dev-carrier-secret',
-  'simulator',
-  'secret',
-  'changeme',
-  'change-me',
-  'password',
-  'test',
-  'dev',
-  '0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef',
-  'deadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeefdeadbeef',
-  'abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz',
-  'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/',
-];
-const PLACEHOLDER_WORDS = [
-  'changeme',
-  'change-me',
-  'change_me',
-  'replaceme',
-  'replace-me',
-  'replace_me',
-  'placeholder',
-  'example',
-  'your-secret',
-  'your_secret',
-];
-
-export const MIN_SECRET_BYTES = 32;
-/** Fewer distinct characters than this is a pattern, not key material (e.g. `a` repeated 64 times). */
-const MIN_DISTINCT_CHARACTERS = 8;
-
 export interface ConfigurationProblem {
   /** The setting to fix. */
   setting: string;
@@ -291,28 +207,6 @@ export interface ConfigurationReport {
   problems: ConfigurationProblem[];
   /** Tolerated only because of the dev profile on loopback. */
   warnings: ConfigurationProblem[];
-}
-
-/**
- * Bytes of key material a secret carries: hex counts half its length, base64 three quarters,
- * anything else its UTF-8 length.
- */
-export function keyMaterialBytes(value: string): number {
-  if (/^(?:[0-9a-fA-F]{2})+$/.test(value)) return value.length / 2;
-  if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(value)) return Math.floor((value.replace(/=+$/, '').length * 3) / 4);
-  return Buffer.byteLength(value, 'utf8');
-}
-
-/** Why a secret value is weak, or null when it is fine. */
-export function secretWeakness(value: string): string | null {
-  const lower = value.toLowerCase();
-  if (KNOWN_WEAK_SECRETS.some((known) => known.toLowerCase() === lower)) return 'is a known (documented or default) value';
-  if (PLACEHOLDER_WORDS.some((word) => lower.includes(word))) return 'looks like a placeholder';
-  const bytes = keyMaterialBytes(value);
-  if (bytes < MIN_SECRET_BYTES)
-    return `carries ${bytes} bytes of key material; at least ${MIN_SECRET_BYTES} random bytes are required (e.g. \`openssl rand -hex 32\`)`;
-  if (new Set(value).size < MIN_DISTINCT_CHARACTERS) return 'is a repeated pattern, not random key material';
-  return null;
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', '[::1]', 'localhost']);
@@ -368,18 +262,7 @@ function publicUrlProblem(config: Config): string | null {
 }
 
 export const PAYMENT_PROVIDERS = ['simulator', 'stripe'] as const;
-
-/** Stripe key prefixes of each environment: a test environment never holds a live-mode key, nor the reverse. */
-export const STRIPE_KEY_PREFIXES: Readonly<Record<'test' | 'live', readonly string[]>> = {
-  test: ['sk_test_', 'rk_test_'],
-  live: ['sk_live_', 'rk_live_'],
-};
-
-const STRIPE_SETTINGS = {
-  secretKey: { test: 'STRIPE_TEST_SECRET_KEY', live: 'STRIPE_LIVE_SECRET_KEY' },
-  webhookSecret: { test: 'STRIPE_WEBHOOK_SECRET_TEST', live: 'STRIPE_WEBHOOK_SECRET_LIVE' },
-  provider: { test: 'PAYMENTS_TEST_PROVIDER', live: 'PAYMENTS_LIVE_PROVIDER' },
-} as const;
+export type PaymentProvider = (typeof PAYMENT_PROVIDERS)[number];
 
 /** Whether any environment charges through the simulator (and so needs PAYMENTS_API_KEY). */
 export function usesPaymentsSimulator(config: Config): boolean {
@@ -387,42 +270,16 @@ export function usesPaymentsSimulator(config: Config): boolean {
 }
 
 /**
- * The card processor settings (issue 16): a known provider per environment and, for Stripe, a
- * key of that environment's mode for the worker (which charges) and the CLI (which saves cards),
- * and the webhook signing secret for the API (which receives Stripe's events). A key of the other
- * mode is refused wherever it is set, so test usage can never move real money.
+ * The card processor of each environment (issue 16) is a known provider; what that provider needs is its
+ * own rule (Stripe's: src/adapters/payments/stripeSettings.ts).
  */
-export function paymentProviderProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
-  const problems: ConfigurationProblem[] = [];
-  for (const environment of ['test', 'live'] as const) {
-    const provider = config.paymentsProviders[environment];
-    if (!(PAYMENT_PROVIDERS as readonly string[]).includes(provider)) {
-      problems.push({
-        setting: STRIPE_SETTINGS.provider[environment],
-        message: `(or PAYMENTS_PROVIDER) must be one of ${PAYMENT_PROVIDERS.join(', ')}, not "${provider}"`,
-      });
-      continue;
-    }
-    const keyName = STRIPE_SETTINGS.secretKey[environment];
-    const key = config.stripe.secretKeys[environment];
-    const prefixes = STRIPE_KEY_PREFIXES[environment];
-    if (key !== undefined && !prefixes.some((prefix) => key.startsWith(prefix)))
-      problems.push({
-        setting: keyName,
-        message: `must be a Stripe ${environment}-mode key (${prefixes.join(' or ')}…): the ${environment} environment never holds a key of the other mode`,
-      });
-    if (provider !== 'stripe') continue;
-    if (key === undefined && (role === 'worker' || role === 'cli'))
-      problems.push({ setting: keyName, message: `is not set (the ${environment} environment charges through Stripe: PAYMENTS_PROVIDER)` });
-    const secretName = STRIPE_SETTINGS.webhookSecret[environment];
-    const secret = config.stripe.webhookSecrets[environment];
-    if (role === 'api' && (secret === undefined || !secret.startsWith('whsec_')))
-      problems.push({
-        setting: secretName,
-        message: `must be the signing secret (whsec_…) of the ${environment}-mode webhook endpoint POST /payments/stripe/webhook`,
-      });
-  }
-  return problems;
+export function paymentProviderProblems(config: Config): ConfigurationProblem[] {
+  return (['test', 'live'] as const)
+    .filter((environment) => !(PAYMENT_PROVIDERS as readonly string[]).includes(config.paymentsProviders[environment]))
+    .map((environment) => ({
+      setting: environment === 'test' ? 'PAYMENTS_TEST_PROVIDER' : 'PAYMENTS_LIVE_PROVIDER',
+      message: `(or PAYMENTS_PROVIDER) must be one of ${PAYMENT_PROVIDERS.join(', ')}, not "${config.paymentsProviders[environment]}"`,
+    }));
 }
 
 /**
@@ -435,7 +292,7 @@ export function paymentProviderProblems(role: ProcessRole, config: Config): Conf
  */
 export function livePairingProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
   if (config.profile !== 'production' || role === 'simulator') return [];
-  const carrier = config.carrierProviders.live;
+  const carrier = config.carrier.live;
   const payments = config.paymentsProviders.live;
   if (carrier !== 'simulator' && payments === 'simulator')
     return [
@@ -454,7 +311,11 @@ export function livePairingProblems(role: ProcessRole, config: Config): Configur
   return [];
 }
 
-export function configurationReport(role: ProcessRole, config: Config): ConfigurationReport {
+/**
+ * Every problem of this process's configuration: the generic checks here, then each provider's own
+ * (`providers`: `PROVIDER_SETTINGS` of src/adapters/settings.ts).
+ */
+export function configurationReport(role: ProcessRole, config: Config, providers: ProviderSettings): ConfigurationReport {
   const problems: ConfigurationProblem[] = [];
   const weak: ConfigurationProblem[] = [];
   for (const name of config.obsoleteSettings) {
@@ -471,13 +332,13 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
     });
   }
 
-  if (role === 'api' || role === 'worker') problems.push(...carrierProviderProblems(role, config), ...usMessagingProblems(role, config));
+  if (role === 'api' || role === 'worker') problems.push(...carrierSelectionProblems(config));
   const requirements = ROLE_REQUIREMENTS[role];
   for (const name of requirements.settings) {
     const value = name === 'DATABASE_URL' ? config.databaseUrl : config.temporalAddress;
     if (!value) problems.push({ setting: name, message: 'is not set; run through `npm run up` or set it in the environment' });
   }
-  problems.push(...paymentProviderProblems(role, config), ...livePairingProblems(role, config));
+  problems.push(...paymentProviderProblems(config), ...livePairingProblems(role, config));
   if (role === 'api') problems.push(...signupProblems(config));
   // The worker reaches the simulated processor with PAYMENTS_API_KEY only if an environment uses it; the API
   // takes the simulator's callbacks (CARRIER_WEBHOOK_SECRET) only if an environment runs on it (L20).
@@ -522,8 +383,7 @@ export function configurationReport(role: ProcessRole, config: Config): Configur
       if (notHttps) problems.push({ setting: name, message: notHttps });
     }
   }
-  if (requirements.carrierAccounts)
-    problems.push(...carrierAccountProblems(config, { publicUrlChecked: requirements.reachableUrls.includes('PUBLIC_BASE_URL') }));
+  for (const requiredSettings of Object.values(providers)) problems.push(...requiredSettings(role, config));
   return devOnLoopback ? { problems, warnings: weak } : { problems: [...problems, ...weak], warnings: [] };
 }
 
@@ -546,60 +406,8 @@ function signupProblems(config: Config): ConfigurationProblem[] {
   return [];
 }
 
-const TWILIO_ACCOUNT_SID = /^AC[0-9a-f]{32}$/;
-
-/**
- * Each environment on Twilio needs its own account: the test environment Twilio's test credentials
- * (a separate account SID), never the live account's, so test keys cannot spend live money.
- */
-function carrierAccountProblems(config: Config, options: { publicUrlChecked: boolean }): ConfigurationProblem[] {
-  const problems: ConfigurationProblem[] = [];
-  for (const environment of ['test', 'live'] as const) {
-    if (config.carrierProviders[environment] !== 'twilio') continue;
-    const prefix = `TWILIO_${environment.toUpperCase()}`;
-    const account = config.twilio[environment];
-    if (!account) {
-      problems.push({
-        setting: `${prefix}_ACCOUNT_SID`,
-        message: `and ${prefix}_AUTH_TOKEN must be set: CARRIER_PROVIDER_${environment.toUpperCase()} is twilio`,
-      });
-    } else if (!TWILIO_ACCOUNT_SID.test(account.accountSid)) {
-      problems.push({ setting: `${prefix}_ACCOUNT_SID`, message: 'is not a Twilio account SID (AC followed by 32 hex digits)' });
-    }
-  }
-  // Twilio signs the URL it calls: the API rebuilds it from PUBLIC_BASE_URL, which must be the public one.
-  if (!options.publicUrlChecked && (config.carrierProviders.test === 'twilio' || config.carrierProviders.live === 'twilio')) {
-    const problem = reachableUrlProblem(config.publicBaseUrl);
-    if (problem) problems.push({ setting: 'PUBLIC_BASE_URL', message: `${problem} (Twilio calls it and signs it)` });
-  }
-  const { test, live } = config.twilio;
-  if (config.carrierProviders.test === 'twilio' && test && live && test.accountSid === live.accountSid) {
-    problems.push({
-      setting: 'TWILIO_TEST_ACCOUNT_SID',
-      message:
-        "is the live account's SID; the test environment takes Twilio's test credentials (Console → Account → API keys & tokens → Test credentials)",
-    });
-  }
-  return problems;
-}
-
-export function configurationProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
-  return configurationReport(role, config).problems;
-}
-
-function keyRingProblem(setting: SecretSetting, value: string): string | null {
-  let ring: ReturnType<typeof parseKeyRing>;
-  try {
-    ring = parseKeyRing(value, setting);
-  } catch (err) {
-    return (err as Error).message.replace(new RegExp(`^${setting} `), '');
-  }
-  for (const key of ring.keys.values()) {
-    const hex = key.toString('hex');
-    if (KNOWN_WEAK_SECRETS.includes(hex) || new Set(key).size < MIN_DISTINCT_CHARACTERS)
-      return 'holds a known or patterned key, not 32 random bytes (generate one with `openssl rand -hex 32`)';
-  }
-  return null;
+export function configurationProblems(role: ProcessRole, config: Config, providers: ProviderSettings): ConfigurationProblem[] {
+  return configurationReport(role, config, providers).problems;
 }
 
 export class ConfigurationError extends Error {
@@ -618,8 +426,8 @@ export class ConfigurationError extends Error {
  * Throws `ConfigurationError` naming every problem; returns the warnings the dev profile tolerated,
  * for the caller to log.
  */
-export function assertStartupConfiguration(role: ProcessRole, config: Config): ConfigurationProblem[] {
-  const report = configurationReport(role, config);
+export function assertStartupConfiguration(role: ProcessRole, config: Config, providers: ProviderSettings): ConfigurationProblem[] {
+  const report = configurationReport(role, config, providers);
   if (report.problems.length > 0) throw new ConfigurationError(role, report.problems);
   return report.warnings;
 }

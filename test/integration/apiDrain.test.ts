@@ -3,7 +3,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { canConnect, freePort, stopProcess, waitForPort } from '../../src/platform/infra/proc';
+import { canConnect, stopProcess, waitForPort } from '../../dev/infra/proc';
+import { freePort } from '../../src/platform/net/freePort';
 import { createTenant, eventually, startHarness, type Harness } from '../support/harness';
 
 /** One HTTP/1.1 exchange over a socket the test controls byte by byte; the answer is read until the server closes. */

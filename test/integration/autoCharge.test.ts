@@ -7,7 +7,7 @@ import type { CardProcessorSimulatorState } from '../../simulator/processor';
 import type { BillingTenant } from '../../src/domain/billing/ledger';
 import { LazyTemporal, runCommand } from '../../src/main/cli';
 import { paymentProcessorsFor } from '../../src/main/payments';
-import { stopProcess } from '../../src/platform/infra/proc';
+import { stopProcess } from '../../dev/infra/proc';
 import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } from '../../src/main/schedules';
 import { workflowIds } from '../../workflows/definitions/ids';
 import { customer } from '../support/customer';

@@ -3,8 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { loadConfig } from '../../src/platform/config';
-import { freePort, stopProcess } from '../../src/platform/infra/proc';
-import { ensureTemporalCli, startDevServer, type DevServer } from '../../src/platform/infra/temporal';
+import { stopProcess } from '../../dev/infra/proc';
+import { freePort } from '../../src/platform/net/freePort';
+import { ensureTemporalCli, startDevServer, type DevServer } from '../../dev/infra/temporal';
 import {
   createActiveLine,
   createTenant,

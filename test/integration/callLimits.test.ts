@@ -3,7 +3,7 @@ import { post } from '../../src/domain/billing/ledger';
 import { customer } from '../support/customer';
 import { useHarness, type Harness, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
-import { decryptedHistory } from '../support/payloadCodec';
+import { decryptedHistory } from '../../dev/temporalHistory';
 
 /**
  * Holds and the maximum duration are enforced while a turn is in progress (security review M1):

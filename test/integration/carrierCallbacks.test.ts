@@ -4,7 +4,7 @@ import { createMaintenanceActivities } from '../../activities/maintenance';
 import { customer } from '../support/customer';
 import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
 import { startLoggingApi } from '../support/loggingApi';
-import { decryptedHistory } from '../support/payloadCodec';
+import { decryptedHistory } from '../../dev/temporalHistory';
 
 /** A simulator `sms.received` callback body, as the carrier posts it: `text` from `from` to `to`, under a new message id. */
 const inboundSms = (to: string, from: string, text: string): string =>
@@ -125,7 +125,7 @@ describe('carrier callbacks', () => {
     const rawBody = inboundSms(line.phone_number, '+14155550179', 'STOP');
     // A Telnyx deployment holds its account key (the API declines calls with it); nothing here reaches Telnyx.
     const telnyx = { ...h.config.telnyx, apiKey: `KEY${crypto.randomBytes(8).toString('hex')}` };
-    const other = await startLoggingApi(h, { config: { carrierProviders: { test: 'twilio', live: 'telnyx' }, telnyx } });
+    const other = await startLoggingApi(h, { config: { carrier: { test: 'twilio', live: 'telnyx' }, telnyx } });
     try {
       for (const path of ['/carrier/messages', '/carrier/events']) {
         const res = await fetch(`${other.url}${path}`, {

@@ -4,16 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { startClusterStack, type ClusterStack } from '../../src/platform/infra/clusterStack';
+import { startClusterStack, type ClusterStack } from '../../dev/infra/clusterStack';
 import { loadConfig } from '../../src/platform/config';
 import { createDb, type Db } from '../../src/platform/db/knex';
-import { dropDatabase } from '../../src/platform/infra/postgres';
-import { freePort, freePortBlock } from '../../src/platform/infra/proc';
-import { TEMPORAL_SERVER_PORT_COUNT } from '../../src/platform/infra/temporalServer';
+import { dropDatabase } from '../../dev/infra/postgres';
+import { freePortBlock } from '../../dev/infra/proc';
+import { freePort } from '../../src/platform/net/freePort';
+import { TEMPORAL_SERVER_PORT_COUNT } from '../../dev/infra/temporalServer';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { createTenant, eventually, webhookLine, type Tenant, type TestResponse } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { randomSimulatorCredentials, simulatorControl } from '../../dev/simulator';
 
 /**
  * The cluster topology under load and faults (issue 15): the Temporal server on Postgres, two API

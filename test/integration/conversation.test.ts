@@ -8,7 +8,7 @@ import { createTenant, useHarness, eventually, webhookLine, type Harness, type T
 import { customer } from '../support/customer';
 import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
-import { decryptedHistory } from '../support/payloadCodec';
+import { decryptedHistory } from '../../dev/temporalHistory';
 import { untilWorkflowSettled } from '../support/waits';
 
 /** The webhook-mode conversation: caller speech → `message` → `{text}` spoken; barge-in. */
@@ -158,7 +158,8 @@ describe('webhook conversation loop', () => {
     // The carrier's `done` report of the first reply is held back, as a slow network would, so the
     // caller's next sentence reaches the API first.
     type Deliver = (call: unknown, event: { type: string; speak_id?: string; done?: boolean }, ...rest: unknown[]) => Promise<string>;
-    const carrierCalls = h.simulator.state.calls as unknown as { deliver: Deliver };
+    // The simulator's per-call event sender (simulator/carrier/callEvents.ts) posts each event through `deliver`.
+    const carrierCalls = (h.simulator.state.calls as unknown as { events: { deliver: Deliver } }).events;
     const deliver = carrierCalls.deliver;
     const late: Array<Promise<unknown>> = [];
     let release!: () => void;

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfig } from '../../src/platform/config';
-import { freePort } from '../../src/platform/infra/proc';
-import { DEV_SERVER_SQLITE_PRAGMAS, ensureTemporalCli, startDevServer, type DevServer } from '../../src/platform/infra/temporal';
+import { freePort } from '../../src/platform/net/freePort';
+import { DEV_SERVER_SQLITE_PRAGMAS, ensureTemporalCli, startDevServer, type DevServer } from '../../dev/infra/temporal';
 import { testDataConverter } from '../support/payloadCodec';
 import { FAILURE_CONVERTER_PATH } from '../../src/platform/codecs/failureConverter';
 

@@ -110,7 +110,7 @@ describe('portal call recordings', () => {
     const callId = await recordedCall(client);
     const path = `/portal/calls/${callId}/recording?env=test`;
     const saved = {
-      providers: h.config.carrierProviders,
+      providers: h.config.carrier,
       twilio: h.config.twilio,
       telnyx: h.config.telnyx,
     };
@@ -118,7 +118,7 @@ describe('portal call recordings', () => {
     const telnyx = await startTelnyxStub();
     try {
       // Twilio in the test environment: its RecordingUrl, read as `.wav` with the account's Basic auth.
-      h.config.carrierProviders = { ...saved.providers, test: 'twilio' };
+      h.config.carrier = { ...saved.providers, test: 'twilio' };
       h.config.twilio = { ...saved.twilio, test: { accountSid: twilio.accountSid, authToken: twilio.authToken }, apiBaseUrl: twilio.url };
       await h
         .db('calls')
@@ -153,7 +153,7 @@ describe('portal call recordings', () => {
       twilio.requests.length = 0;
 
       // Telnyx in the live environment (it has no test mode): the recording resource with the API key, then its presigned download link.
-      h.config.carrierProviders = { ...saved.providers, live: 'telnyx' };
+      h.config.carrier = { ...saved.providers, live: 'telnyx' };
       h.config.telnyx = { ...saved.telnyx, apiKey: telnyx.apiKey, baseUrl: telnyx.baseUrl };
       const id = telnyx.addRecording('v3:portal', 500);
       await h
@@ -176,7 +176,7 @@ describe('portal call recordings', () => {
       expect((await fetchAs(client, livePath)).res.status).toBe(404);
       expect(telnyx.requests).toEqual([]);
     } finally {
-      h.config.carrierProviders = saved.providers;
+      h.config.carrier = saved.providers;
       h.config.twilio = saved.twilio;
       h.config.telnyx = saved.telnyx;
       await twilio.close();

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { stopProcess } from '../../src/platform/infra/proc';
+import { stopProcess } from '../../dev/infra/proc';
 import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { customer, type Line } from '../support/customer';
 import { startReceiver, type Receiver } from '../support/receiver';

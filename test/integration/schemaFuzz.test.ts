@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import YAML from 'yaml';
 import { loadConfig } from '../../src/platform/config';
-import { ensureSchemathesis } from '../../src/platform/infra/schemathesis';
+import { ensureSchemathesis } from '../../dev/infra/schemathesis';
 import { clearRateLimits, makeEnvFixtures, type EnvFixtures } from '../support/fixtures';
 import { createTenant, startHarness, type Harness, type Tenant } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';

@@ -5,7 +5,7 @@ import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../src/
 import { StripePaymentProcessor, stripeCardToken, stripeClient } from '../../src/adapters/payments/stripeProcessor';
 import { retrieveStripeCard } from '../../src/adapters/payments/stripeCards';
 import { loadConfig } from '../../src/platform/config';
-import { ensureStripeMock, startStripeMock, type StripeMock } from '../../src/platform/infra/stripeMock';
+import { ensureStripeMock, startStripeMock, type StripeMock } from '../../dev/infra/stripeMock';
 
 /**
  * The Stripe adapter against stripe-mock: Stripe's own OpenAPI specification validates every

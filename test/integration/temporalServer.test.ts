@@ -5,8 +5,8 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { Client as PgClient } from 'pg';
 import { loadConfig } from '../../src/platform/config';
-import { dropDatabase } from '../../src/platform/infra/postgres';
-import { freePortBlock } from '../../src/platform/infra/proc';
+import { dropDatabase } from '../../dev/infra/postgres';
+import { freePortBlock } from '../../dev/infra/proc';
 import {
   ensureTemporalServerBuild,
   setupTemporalSchema,
@@ -17,7 +17,7 @@ import {
   type TemporalServer,
   type TemporalServerBuild,
   TEMPORAL_SERVER_PORT_COUNT,
-} from '../../src/platform/infra/temporalServer';
+} from '../../dev/infra/temporalServer';
 import { testDataConverter } from '../support/payloadCodec';
 
 /**

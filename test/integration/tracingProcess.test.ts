@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { freePort, stopProcess, waitForPort } from '../../src/platform/infra/proc';
+import { stopProcess, waitForPort } from '../../dev/infra/proc';
+import { freePort } from '../../src/platform/net/freePort';
 import { createActiveLine, createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
 import { CALLEE } from '../support/customer';
 

@@ -23,7 +23,7 @@ describe('Twilio carrier (test environment, test credentials)', () => {
   });
   afterAll(async () => stub?.close());
 
-  const ctx = useHarness({ worker: true, overrides: { carrierProviders: { test: 'twilio', live: 'simulator' }, twilio } });
+  const ctx = useHarness({ worker: true, overrides: { carrier: { test: 'twilio', live: 'simulator' }, twilio } });
   let h: Harness;
   let tenant: Tenant;
   beforeEach(() => {

@@ -8,7 +8,7 @@ import { createActivities } from '../../activities';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
 import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
-import { stopProcess } from '../../src/platform/infra/proc';
+import { stopProcess } from '../../dev/infra/proc';
 import { EVENT_POLICIES, RETRY_DELAYS_MS, type EventType } from '../../src/domain/webhooks/events';
 import { startDelivery } from '../../src/domain/webhooks/publish';
 import { recordEvent } from '../../src/domain/webhooks/record';

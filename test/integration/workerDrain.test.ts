@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { stopProcess } from '../../src/platform/infra/proc';
+import { stopProcess } from '../../dev/infra/proc';
 import { CLOSE_MARGIN_MS } from '../../src/platform/lifecycle/drain';
 import { workflowIds } from '../../workflows/definitions/ids';
 import { createTenant, eventually, startHarness, webhookLine, type Harness } from '../support/harness';

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { ensureChromium } from '../../src/platform/infra/chromium';
+import { ensureChromium } from '../../dev/infra/chromium';
 import { linkIn, type SmtpReceiver } from './smtpReceiver';
 
 /** Where the browser tests leave their screenshots (gitignored; CI keeps it as an artifact). */

@@ -12,7 +12,7 @@ import path from 'node:path';
  * - a code span holding an identifier (`name`, `name()`, `Type.member`) names a symbol of a path when written in one
  *   of four ways: `symbol` in `path`, `symbol` (`path`), (`symbol`, `path`), or `path` (`symbol`).
  */
-export const REPOSITORY_ROOTS = ['activities', 'api', 'bench', 'docs', 'sdk', 'simulator', 'src', 'test', 'workflows'] as const;
+export const REPOSITORY_ROOTS = ['activities', 'api', 'bench', 'dev', 'docs', 'sdk', 'simulator', 'src', 'test', 'workflows'] as const;
 
 export interface DecisionReference {
   /** 1-based line of docs/decisions.md the path's code span is on. */

@@ -1,4 +1,4 @@
-import { startEphemeralStack, type EphemeralStack } from '../../src/platform/infra/stack';
+import { startEphemeralStack, type EphemeralStack } from '../../dev/infra/stack';
 import { setRunEnvironment, workflowBundlePath } from './workflowBundle';
 import { WORKER_RESOURCES_ENV } from './workerResources';
 

@@ -1,5 +1,5 @@
 import { loadConfig } from '../../src/platform/config';
-import { ensureTemporalTestServer } from '../../src/platform/infra/temporal';
+import { ensureTemporalTestServer } from '../../dev/infra/temporal';
 import { setRunEnvironment, workflowBundlePath } from './workflowBundle';
 
 /**

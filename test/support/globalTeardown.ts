@@ -1,4 +1,4 @@
-import type { EphemeralStack } from '../../src/platform/infra/stack';
+import type { EphemeralStack } from '../../dev/infra/stack';
 import { removeWorkflowBundle } from './workflowBundle';
 
 export default async function globalTeardown(): Promise<void> {

@@ -15,7 +15,7 @@ import { loadConfig, type Config } from '../../src/platform/config';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import type { Environment } from '../../src/domain/keys/format';
 import type { Scope } from '../../src/domain/keys/scopes';
-import { spawnService } from '../../src/platform/infra/services';
+import { spawnService } from '../../dev/infra/services';
 import { createLogger } from '../../src/platform/logger';
 import { startSimulator, type SimulatorCredentials, type SimulatorState } from '../../simulator/app';
 import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/processor';
@@ -25,7 +25,7 @@ import { connectTemporalClient, dataConverterWith, payloadCodecOf } from '../../
 import { tracingActivityInterceptors, tracingSinks } from '../../src/platform/tracing/temporal';
 import { createWorkspace, mintUserKey, type User } from '../../src/domain/workspaces/service';
 import { post, SIGNUP_CREDIT_CENTS } from '../../src/domain/billing/ledger';
-import { randomSimulatorCredentials, simulatorControl } from './simulator';
+import { randomSimulatorCredentials, simulatorControl } from '../../dev/simulator';
 import { eventually } from './eventually';
 import { untilLineActive } from './lineActivation';
 import { startSmtpReceiver, type SmtpReceiver } from './smtpReceiver';

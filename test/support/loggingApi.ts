@@ -4,7 +4,7 @@ import { createApp } from '../../api/app';
 import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
 import type { Config } from '../../src/platform/config';
 import { createLogger } from '../../src/platform/logger';
-import { freePort } from './freePort';
+import { freePort } from '../../src/platform/net/freePort';
 import type { Harness } from './harness';
 
 /** A second API whose log lines are kept, for tests of what an operator reads in the log. */

@@ -1,7 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { temporal } from '@temporalio/proto';
-import { decodeHistoryPayloads } from '../../src/platform/temporal/historyPayloads';
 import { dataConverterWith, payloadCodecOf } from '../../src/platform/temporal/client';
 
 /**
@@ -61,13 +59,4 @@ export async function expectSummaryCodecDecrypts(summary: string, workflowId: st
   } finally {
     await connection.close();
   }
-}
-
-/**
- * A workflow's history with its payloads decrypted by the client's codec (as `history export` reads it):
- * what a test inspects of a workflow's inputs and signals. The server's own copy is encrypted.
- */
-export async function decryptedHistory(client: Client, workflowId: string): Promise<temporal.api.history.v1.History> {
-  const history = temporal.api.history.v1.History.create(await client.workflow.getHandle(workflowId).fetchHistory());
-  return decodeHistoryPayloads(history, client.options.loadedDataConverter.payloadCodecs);
 }

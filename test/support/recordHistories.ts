@@ -12,7 +12,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
-import { startEphemeralStack } from '../../src/platform/infra/stack';
+import { startEphemeralStack } from '../../dev/infra/stack';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
 import { workflowIds } from '../../workflows/definitions/ids';
 import { until } from './waits';

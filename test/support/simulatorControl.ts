@@ -1,7 +1,7 @@
 import type { AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
-import type { CallOutcome, CallRecord, DtmfRecord, SpeechRecord } from '../../simulator/carrier/calls';
+import type { CallOutcome, CallRecord, DtmfRecord, SpeechRecord } from '../../simulator/carrier/callRecords';
 import type { NumberRecord, OwnedNumber } from '../../simulator/carrier/numbers';
-import type { AudioReport } from '../../simulator/media';
+import type { AudioReport } from '../../simulator/media/mediaCall';
 import type { ModelRequestRecord, ScriptedReply } from '../../simulator/model';
 import type { MessageOutcome, SimulatedMessage } from '../../simulator/sms';
 import type { Harness } from './harness';

@@ -23,7 +23,7 @@ export interface TelnyxLiveSuite {
  */
 export function useTelnyxLiveSuite(settings: Partial<Config['telnyx']> = {}): TelnyxLiveSuite {
   let stub: TelnyxStub | undefined;
-  const overrides: Partial<Config> = { carrierProviders: { live: 'telnyx', test: 'simulator' } };
+  const overrides: Partial<Config> = { carrier: { live: 'telnyx', test: 'simulator' } };
   beforeAll(async () => {
     stub = await startTelnyxStub();
     overrides.telnyx = telnyxConfigOn(stub, settings);

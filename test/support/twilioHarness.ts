@@ -3,7 +3,7 @@ import { eventually } from './harness';
 import { startTwilioStub, type StubCall, type TwilioStub } from './twilioStub';
 import type { StubRelay } from './twilioStubSockets';
 import type { Config } from '../../src/platform/config';
-import { freePort } from '../../src/platform/infra/proc';
+import { freePort } from '../../src/platform/net/freePort';
 
 export interface TwilioLiveSuite {
   ctx: HarnessWithReceiver;
@@ -42,7 +42,7 @@ export function useTwilioLiveSuite(
   });
   afterAll(async () => stub?.close());
   const ctx = useHarnessWithReceiver({
-    overrides: { carrierProviders: { test: 'simulator', live: 'twilio' }, twilio, ...options.overrides },
+    overrides: { carrier: { test: 'simulator', live: 'twilio' }, twilio, ...options.overrides },
   });
   return {
     ctx,

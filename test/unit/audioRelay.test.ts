@@ -6,7 +6,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import WebSocket, { WebSocketServer } from 'ws';
 import { createAudioActivities } from '../../activities/audio/activities';
-import { relayAudio, type RelayAudioOptions } from '../../activities/audio/relay';
+import { relayAudio, type RelayAudioOptions } from '../../src/domain/calls/audioRelay';
 import {
   CarrierRejectedError,
   type CarrierMediaEnd,
@@ -17,9 +17,9 @@ import {
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
 import type { RelayMessage } from '../../src/platform/audio/framing';
 import { startSimulator } from '../../simulator/app';
-import { randomSimulatorCredentials, simulatorControl } from '../support/simulator';
+import { randomSimulatorCredentials, simulatorControl } from '../../dev/simulator';
 import { until } from '../support/waits';
-import type { AudioReport } from '../../simulator/media';
+import type { AudioReport } from '../../simulator/media/mediaCall';
 import { createLogger } from '../../src/platform/logger';
 import { EgressPolicy, LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 

@@ -1,5 +1,5 @@
-import { haproxyConfig } from '../../src/platform/infra/clusterStack';
-import { temporalServerPorts } from '../../src/platform/infra/temporalServer';
+import { haproxyConfig } from '../../dev/infra/clusterStack';
+import { temporalServerPorts } from '../../dev/infra/temporalServer';
 
 describe('the cluster profile settings', () => {
   it('gives the Temporal server ten consecutive ports and refuses ones its schema cannot store', () => {

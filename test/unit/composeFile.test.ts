@@ -12,6 +12,7 @@ import {
   type ProcessRole,
 } from '../../src/platform/startupCheck';
 import { dockerfileEnv, readComposeFile, variableReferences, type ComposeFile, type ComposeService } from '../support/composeFile';
+import { PROVIDER_SETTINGS } from '../../src/adapters/settings';
 
 /**
  * Docker does not run here, so the compose deployment is tested by reading it (issue 15; security
@@ -98,7 +99,7 @@ describe('docker-compose.yml', () => {
         { name: 'simulator', role: 'simulator' },
       ]);
       for (const { name, role } of appServices) {
-        const report = configurationReport(role, loadConfig(environmentOf(name)));
+        const report = configurationReport(role, loadConfig(environmentOf(name)), PROVIDER_SETTINGS);
         expect({ name, ...report }).toEqual({ name, problems: [], warnings: [] });
       }
     });
@@ -205,12 +206,12 @@ describe('docker-compose.yml', () => {
       expect(environmentOf('api').PUBLIC_BASE_URL).toBe(PUBLIC_URL);
       // Without it, or with a plain-http one, the API refuses to start.
       for (const value of ['http://0.0.0.0:8080', 'http://switchboard.example.com']) {
-        const report = configurationReport('api', loadConfig({ ...environmentOf('api'), PUBLIC_BASE_URL: value }));
+        const report = configurationReport('api', loadConfig({ ...environmentOf('api'), PUBLIC_BASE_URL: value }), PROVIDER_SETTINGS);
         expect(report.problems.map((p) => p.setting)).toContain('PUBLIC_BASE_URL');
       }
       const unset = { ...environmentOf('api') };
       delete unset.PUBLIC_BASE_URL;
-      expect(configurationReport('api', loadConfig(unset)).problems.map((p) => p.setting)).toContain('PUBLIC_BASE_URL');
+      expect(configurationReport('api', loadConfig(unset), PROVIDER_SETTINGS).problems.map((p) => p.setting)).toContain('PUBLIC_BASE_URL');
     });
 
     it('points the carrier at the API service, and the API nowhere else', () => {

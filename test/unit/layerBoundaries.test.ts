@@ -45,8 +45,23 @@ const PROBES: Record<string, string> = {
   'workflows/probe.ts': "import { db } from '../src/platform/db/knex';\nexport const workflow = db;\n",
   'workflows/allowed.ts':
     "import { rule } from '../src/domain/calls/rules';\nimport type { ActivityType } from '../activities/calls';\nexport const allowed: ActivityType = rule;\n",
+  // A provider's callbacks: api/ reaches them through the facade (the folder's index.ts) only.
+  'src/adapters/carrier/acme/callbacks/verify.ts': 'export const verify = 1;\n',
+  'src/adapters/carrier/acme/callbacks/index.ts': "export { verify } from './verify';\n",
+  'api/routes/providerInternal.ts':
+    "import { verify } from '../../src/adapters/carrier/acme/callbacks/verify';\nexport const internal = verify;\n",
+  'api/routes/providerFacade.ts': "import { verify } from '../../src/adapters/carrier/acme/callbacks';\nexport const facade = verify;\n",
   'simulator/probe.ts': "import { rule } from '../src/domain/calls/rules';\nexport const simulated = rule;\n",
   'sdk/probe.ts': "import { db } from '../src/platform/db/knex';\nexport const sdk = db;\n",
+  'dev/infra/proc.ts': 'export const run = 1;\n',
+  'dev/probe.ts': "import { harness } from '../test/support/harness';\nexport const tool = harness;\n",
+  'src/domain/calls/devProbe.ts': "import { run } from '../../../dev/infra/proc';\nexport const useCaseWithTools = run;\n",
+  'src/main/up.ts': "import { run } from '../../dev/infra/proc';\nexport const up = run;\n",
+  'test/support/harness.ts': 'export const harness = 1;\n',
+  'test/support/receiver.ts': 'export const receiver = 1;\n',
+  'bench/probe.ts': "import { receiver } from '../test/support/receiver';\nexport const bench = receiver;\n",
+  'bench/allowed.ts':
+    "import { harness } from '../test/support/harness';\nimport { run } from '../dev/infra/proc';\nexport const allowedBench = harness + run;\n",
 };
 
 describe('layer boundaries (npm run lint)', () => {
@@ -61,13 +76,17 @@ describe('layer boundaries (npm run lint)', () => {
   afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('reports every forbidden import under its rule, and nothing else', () => {
-    const found = cruise(dir, ['api', 'workflows', 'activities', 'src', 'simulator', 'sdk'])
+    const found = cruise(dir, ['api', 'workflows', 'activities', 'src', 'simulator', 'sdk', 'dev', 'bench', 'test'])
       .map((v) => `${v.rule.name}: ${v.from}`)
       .sort();
     expect([...new Set(found)]).toEqual(
       [
+        'benches-not-tests: bench/probe.ts',
+        'dev-stands-alone: dev/probe.ts',
         'domain-below-transports: src/domain/calls/probe.ts',
+        'product-never-imports-dev: src/domain/calls/devProbe.ts',
         'http-only-in-api: api/routes/probe.ts',
+        'http-only-in-api: api/routes/providerInternal.ts',
         'no-cycles: src/domain/cycle/a.ts',
         'platform-has-no-business: src/platform/probe.ts',
         'sdk-is-the-customers: sdk/probe.ts',
@@ -79,6 +98,6 @@ describe('layer boundaries (npm run lint)', () => {
   });
 
   it('the project itself keeps every rule', () => {
-    expect(cruise(root, ['api', 'workflows', 'activities', 'src', 'simulator', 'sdk', 'bench', 'test'])).toEqual([]);
+    expect(cruise(root, ['api', 'workflows', 'activities', 'src', 'simulator', 'sdk', 'dev', 'bench', 'test'])).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { loadConfig } from '../../src/platform/config';
 import { metricsAccess } from '../../src/platform/metrics/access';
 import { configurationReport } from '../../src/platform/startupCheck';
 import { serveMetrics, type MetricsServer } from '../../src/platform/metrics/server';
+import { PROVIDER_SETTINGS } from '../../src/adapters/settings';
 
 const token = 'b3f1c9d2e4a5968778695a4b3c2d1e0f1a2b3c4d5e6f708192a3b4c5d6e7f809';
 
@@ -92,9 +93,13 @@ describe('the worker metrics settings', () => {
 
   it('a worker refuses a weak METRICS_TOKEN, as the API does', () => {
     for (const role of ['worker', 'api'] as const) {
-      const report = configurationReport(role, loadConfig(env({ CARRIER_WEBHOOK_SECRET: token, METRICS_TOKEN: 'changeme' })));
+      const report = configurationReport(
+        role,
+        loadConfig(env({ CARRIER_WEBHOOK_SECRET: token, METRICS_TOKEN: 'changeme' })),
+        PROVIDER_SETTINGS,
+      );
       expect({ role, refused: report.problems.map((p) => p.setting) }).toEqual({ role, refused: ['METRICS_TOKEN'] });
     }
-    expect(configurationReport('worker', loadConfig(env({ METRICS_TOKEN: token }))).problems).toEqual([]);
+    expect(configurationReport('worker', loadConfig(env({ METRICS_TOKEN: token })), PROVIDER_SETTINGS).problems).toEqual([]);
   });
 });

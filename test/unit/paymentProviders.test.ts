@@ -6,6 +6,7 @@ import { StripePaymentProcessor } from '../../src/adapters/payments/stripeProces
 import { paymentProcessorsFor, stripeClientFor } from '../../src/main/payments';
 import { loadConfig } from '../../src/platform/config';
 import { configurationReport, type ProcessRole } from '../../src/platform/startupCheck';
+import { PROVIDER_SETTINGS } from '../../src/adapters/settings';
 
 /** The card processor of each environment, chosen by configuration; the two environments never share a Stripe mode (issue 16). */
 describe('payments provider configuration', () => {
@@ -39,7 +40,7 @@ describe('payments provider configuration', () => {
     STRIPE_WEBHOOK_SECRET_LIVE: `whsec_${strong()}`,
   });
   const settingsOf = (role: ProcessRole, env: NodeJS.ProcessEnv) =>
-    configurationReport(role, loadConfig(env)).problems.map((p) => p.setting);
+    configurationReport(role, loadConfig(env), PROVIDER_SETTINGS).problems.map((p) => p.setting);
 
   it('defaults to the simulator in both environments', () => {
     const config = loadConfig(baseEnv());

@@ -9,7 +9,7 @@ import { speechOf } from '../../src/main/smoke/telnyxSpeech';
 import { answeredByOf } from '../../src/main/smoke/twilioSide';
 import { repeatedFetches } from '../../src/main/smoke/twilioTransfers';
 import { pairsOf } from '../../src/main/smoke/twilioVoices';
-import { freePort } from '../support/freePort';
+import { freePort } from '../../src/platform/net/freePort';
 
 /** The smoke kit's own judgements, offline: what its live checks would conclude from what they see. */
 

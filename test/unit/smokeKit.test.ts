@@ -12,7 +12,7 @@ import {
   type ProviderKit,
 } from '../../src/main/smoke/runner';
 import { renderTable, wrap } from '../../src/main/smoke/table';
-import { freePort } from '../support/freePort';
+import { freePort } from '../../src/platform/net/freePort';
 
 /**
  * Issue 26 item 8: the operator smoke kit refuses, and says exactly what is missing, instead of

@@ -13,6 +13,7 @@ import {
   ROLE_REQUIREMENTS,
   type ProcessRole,
 } from '../../src/platform/startupCheck';
+import { PROVIDER_SETTINGS } from '../../src/adapters/settings';
 
 /** The one startup check every process runs (security review C1, M9). */
 describe('startup configuration check', () => {
@@ -40,7 +41,7 @@ describe('startup configuration check', () => {
     STRIPE_LIVE_SECRET_KEY: `sk_live_${strong()}`,
     STRIPE_WEBHOOK_SECRET_LIVE: `whsec_${strong()}`,
   });
-  const problemsOf = (role: ProcessRole, env: NodeJS.ProcessEnv) => configurationReport(role, loadConfig(env)).problems;
+  const problemsOf = (role: ProcessRole, env: NodeJS.ProcessEnv) => configurationReport(role, loadConfig(env), PROVIDER_SETTINGS).problems;
   const settingsOf = (role: ProcessRole, env: NodeJS.ProcessEnv) => problemsOf(role, env).map((p) => p.setting);
 
   it('lets every process start with a complete, strong configuration', () => {
@@ -267,7 +268,7 @@ describe('startup configuration check', () => {
     });
 
     it('tolerates weak secrets on loopback, as warnings', () => {
-      const report = configurationReport('api', loadConfig(devEnv({ CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' })));
+      const report = configurationReport('api', loadConfig(devEnv({ CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret' })), PROVIDER_SETTINGS);
       expect(report.problems).toEqual([]);
       expect(report.warnings.map((w) => w.setting)).toEqual(['CARRIER_WEBHOOK_SECRET']);
       // Missing is still missing: the processes could not work without a value.
@@ -277,7 +278,7 @@ describe('startup configuration check', () => {
     it('defaults SIGNUP_MODE to open and writes mail to its log without SMTP_URL', () => {
       const config = loadConfig(devEnv());
       expect(config).toMatchObject({ signupMode: 'open', smtpUrl: undefined });
-      expect(configurationReport('api', config).problems).toEqual([]);
+      expect(configurationReport('api', config, PROVIDER_SETTINGS).problems).toEqual([]);
     });
 
     it('refuses to start on a non-loopback address', () => {
@@ -322,7 +323,8 @@ describe('startup configuration check', () => {
           temporalCodecToken: secrets.TEMPORAL_CODEC_TOKEN,
           databaseUrl: 'postgres://127.0.0.1:54320/switchboard',
         });
-        for (const role of PROCESS_ROLES) expect(configurationReport(role, config)).toEqual({ problems: [], warnings: [] });
+        for (const role of PROCESS_ROLES)
+          expect(configurationReport(role, config, PROVIDER_SETTINGS)).toEqual({ problems: [], warnings: [] });
         // Outside the dev profile the data directory's secrets are never used.
         expect(loadConfig({ SWITCHBOARD_DATA_DIR: dataDir, DATABASE_URL: 'postgres://elsewhere/db' }).carrierWebhookSecret).toBeUndefined();
       } finally {
@@ -335,7 +337,7 @@ describe('startup configuration check', () => {
     const env = { ...productionEnv(), CARRIER_WEBHOOK_SECRET: 'dev-carrier-secret', SECRETS_KEY: undefined };
     let error: unknown;
     try {
-      assertStartupConfiguration('api', loadConfig(env));
+      assertStartupConfiguration('api', loadConfig(env), PROVIDER_SETTINGS);
     } catch (err) {
       error = err;
     }
@@ -416,7 +418,7 @@ describe('startup configuration check', () => {
 
     it('Telnyx live, the simulator for test: the Telnyx account settings in the API and the worker, nothing in the others', () => {
       const telnyx = { ...productionEnv(), ...liveStripe(), CARRIER_PROVIDER_LIVE: 'telnyx', CARRIER_PROVIDER_TEST: 'simulator' };
-      expect(loadConfig(telnyx).carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
+      expect(loadConfig(telnyx).carrier).toEqual({ live: 'telnyx', test: 'simulator' });
       expect(settingsOf('api', telnyx).sort()).toEqual(['TELNYX_API_KEY', 'TELNYX_PUBLIC_KEY']);
       expect(settingsOf('worker', telnyx).sort()).toEqual([
         'TELNYX_10DLC_CAMPAIGN_ID',
@@ -518,7 +520,7 @@ describe('startup configuration check', () => {
     it('CARRIER_PROVIDER=telnyx still works, as live Telnyx with test on the simulator, and is reported as deprecated', () => {
       const alias = { ...productionEnv(), ...liveStripe(), ...telnyxAccount(), CARRIER_PROVIDER: 'telnyx' };
       const config = loadConfig(alias);
-      expect(config.carrierProviders).toEqual({ live: 'telnyx', test: 'simulator' });
+      expect(config.carrier).toEqual({ live: 'telnyx', test: 'simulator' });
       for (const role of PROCESS_ROLES) expect({ role, problems: problemsOf(role, alias) }).toEqual({ role, problems: [] });
       expect(deprecatedSettings(config)).toEqual([
         {

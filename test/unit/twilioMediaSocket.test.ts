@@ -2,7 +2,7 @@ import type WebSocket from 'ws';
 import { MediaSocketServer } from '../../src/adapters/carrier/mediaSocketServer';
 import { verifyTwilioUpgrade } from '../../src/adapters/carrier/twilio/callbacks/verify';
 import { TwilioMediaStream } from '../../src/adapters/carrier/twilio/media';
-import { freePort } from '../../src/platform/infra/proc';
+import { freePort } from '../../src/platform/net/freePort';
 import { eventually } from '../support/eventually';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
 

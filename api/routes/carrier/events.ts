@@ -1,15 +1,16 @@
 import type { AppContext, AppDeps } from '../../context';
 import { ApiError, errors } from '../../errors';
-import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
+import { errorResponse } from '../../openapi/schemas';
+import { providerCallbackRoute } from '../providerCallback';
 import type { RouteDef } from '../types';
 import {
+  carrierEventTimeProblem,
   ANSWERED_BY,
   CALL_ENDED_BY,
   CARRIER_CALL_EVENT_TYPES,
   type CarrierCallEvent,
   type CarrierIncomingCallEvent,
-} from '../../../src/adapters/carrier/callbacks/wire';
-import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks/eventTime';
+} from '../../../src/adapters/carrier/callbacks';
 import { answerInboundCall, InboundCallRefusedError, type InboundCallRefusal } from '../../../src/domain/calls/answerInbound';
 import { StartCompensatedError } from '../../../src/platform/temporal/starts';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
@@ -72,56 +73,47 @@ export async function handleCarrierCallEvent(ctx: AppContext, deps: AppDeps, eve
   return progress(ctx, deps, event as SignalledCallEvent & { call_id?: string });
 }
 
-async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
-  return handleCarrierCallEvent(ctx, deps, ctx.state.body as CarrierCallEvent);
-}
-
 export function carrierEventRoutes(): RouteDef[] {
   return [
-    {
-      method: 'post',
+    providerCallbackRoute({
       path: '/carrier/events',
       operationId: 'carrierEvent',
       // Utterances and played text of up to 30000 characters.
       bodyLimitBytes: 256 * 1024,
       auth: { kind: 'carrier' },
-      doc: {
-        summary: 'Internal: call progress from the carrier adapter (signed with CARRIER_WEBHOOK_SECRET)',
-        tags: ['internal'],
-        requestBody: jsonRequestBody({
-          type: 'object',
-          required: ['type', 'at'],
-          properties: {
-            type: { type: 'string', enum: [...CARRIER_CALL_EVENT_TYPES] },
-            text: { type: 'string', maxLength: 10000 },
-            language: { type: 'string', maxLength: 16 },
-            speak_id: { type: 'string', maxLength: 200 },
-            played_text: { type: 'string', maxLength: 20000 },
-            done: { type: 'boolean' },
-            stopped: { type: 'boolean' },
-            recording_url: { type: 'string', format: 'uri', maxLength: 2048 },
-            from: { type: 'string', maxLength: 64 },
-            to: { type: 'string', maxLength: 64 },
-            call_id: { type: 'string', format: 'uuid' },
-            carrier_call_id: { type: 'string' },
-            at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-            ended_by: { type: 'string', enum: [...CALL_ENDED_BY] },
-            answered: { type: 'boolean' },
-            answered_by: { type: 'string', enum: [...ANSWERED_BY] },
-          },
-        }),
-        responses: {
-          '200': { description: '`{received: true}`' },
-          '401': errorResponse('`unauthorized`: missing, wrong, stale or replayed signature'),
-          '404': errorResponse('`call_not_found`'),
-          '422': errorResponse('`validation_error`, including an `at` more than an hour in the past or five minutes in the future'),
-          '409': errorResponse(
-            '`call_in_progress` (the line is on a call) or `call_not_active` (a repeated `call.incoming` for a call that has ended)',
-          ),
-          '503': errorResponse('`service_unavailable`: the call could not be taken (the carrier declines it)'),
+      summary: 'Internal: call progress from the carrier adapter (signed with CARRIER_WEBHOOK_SECRET)',
+      body: {
+        type: 'object',
+        required: ['type', 'at'],
+        properties: {
+          type: { type: 'string', enum: [...CARRIER_CALL_EVENT_TYPES] },
+          text: { type: 'string', maxLength: 10000 },
+          language: { type: 'string', maxLength: 16 },
+          speak_id: { type: 'string', maxLength: 200 },
+          played_text: { type: 'string', maxLength: 20000 },
+          done: { type: 'boolean' },
+          stopped: { type: 'boolean' },
+          recording_url: { type: 'string', format: 'uri', maxLength: 2048 },
+          from: { type: 'string', maxLength: 64 },
+          to: { type: 'string', maxLength: 64 },
+          call_id: { type: 'string', format: 'uuid' },
+          carrier_call_id: { type: 'string' },
+          at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+          ended_by: { type: 'string', enum: [...CALL_ENDED_BY] },
+          answered: { type: 'boolean' },
+          answered_by: { type: 'string', enum: [...ANSWERED_BY] },
         },
       },
-      handler: receive,
-    },
+      received: '`{received: true}`',
+      refusals: {
+        '404': errorResponse('`call_not_found`'),
+        '422': errorResponse('`validation_error`, including an `at` more than an hour in the past or five minutes in the future'),
+        '409': errorResponse(
+          '`call_in_progress` (the line is on a call) or `call_not_active` (a repeated `call.incoming` for a call that has ended)',
+        ),
+        '503': errorResponse('`service_unavailable`: the call could not be taken (the carrier declines it)'),
+      },
+      receive: handleCarrierCallEvent,
+    }),
   ];
 }

@@ -1,14 +1,15 @@
 import type { AppContext, AppDeps } from '../../context';
 import { errors } from '../../errors';
-import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
+import { errorResponse } from '../../openapi/schemas';
+import { providerCallbackRoute } from '../providerCallback';
 import type { RouteDef } from '../types';
 import {
+  carrierEventTimeProblem,
   CARRIER_MESSAGE_STATUSES,
   type CarrierInboundMessageEvent,
   type CarrierMessageEvent,
   type CarrierMessageStatusEvent,
-} from '../../../src/adapters/carrier/callbacks/wire';
-import { carrierEventTimeProblem } from '../../../src/adapters/carrier/callbacks/eventTime';
+} from '../../../src/adapters/carrier/callbacks';
 import { takeInboundMessage } from '../../../src/domain/messages/inbound';
 import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt';
 import { toE164 } from '../../../src/platform/phone';
@@ -46,58 +47,49 @@ export async function handleCarrierMessageEvent(ctx: AppContext, deps: AppDeps, 
   return receipt(ctx, deps, event);
 }
 
-async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
-  return handleCarrierMessageEvent(ctx, deps, ctx.state.body as CarrierMessageEvent);
-}
-
 export function carrierMessageRoutes(): RouteDef[] {
   return [
-    {
-      method: 'post',
+    providerCallbackRoute({
       path: '/carrier/messages',
       operationId: 'carrierMessageEvent',
       // Message texts of up to 10000 characters.
       bodyLimitBytes: 128 * 1024,
       auth: { kind: 'carrier' },
-      doc: {
-        summary: 'Internal: inbound SMS and delivery receipts from the carrier adapter (signed with CARRIER_WEBHOOK_SECRET)',
-        tags: ['internal'],
-        requestBody: jsonRequestBody({
-          oneOf: [
-            {
-              type: 'object',
-              required: ['type', 'carrier_message_id', 'from', 'to', 'text', 'at'],
-              properties: {
-                type: { const: 'sms.received' },
-                carrier_message_id: { type: 'string', minLength: 1, maxLength: 200 },
-                from: { type: 'string', minLength: 1, maxLength: 64 },
-                to: { type: 'string', minLength: 1, maxLength: 64 },
-                text: { type: 'string', maxLength: 10000 },
-                at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-              },
+      summary: 'Internal: inbound SMS and delivery receipts from the carrier adapter (signed with CARRIER_WEBHOOK_SECRET)',
+      body: {
+        oneOf: [
+          {
+            type: 'object',
+            required: ['type', 'carrier_message_id', 'from', 'to', 'text', 'at'],
+            properties: {
+              type: { const: 'sms.received' },
+              carrier_message_id: { type: 'string', minLength: 1, maxLength: 200 },
+              from: { type: 'string', minLength: 1, maxLength: 64 },
+              to: { type: 'string', minLength: 1, maxLength: 64 },
+              text: { type: 'string', maxLength: 10000 },
+              at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
             },
-            {
-              type: 'object',
-              required: ['type', 'message_id', 'status', 'at'],
-              properties: {
-                type: { const: 'sms.status' },
-                message_id: { type: 'string', format: 'uuid' },
-                carrier_message_id: { type: 'string', maxLength: 200 },
-                status: { type: 'string', enum: [...CARRIER_MESSAGE_STATUSES] },
-                error_code: { type: 'string', maxLength: 100 },
-                at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
-              },
+          },
+          {
+            type: 'object',
+            required: ['type', 'message_id', 'status', 'at'],
+            properties: {
+              type: { const: 'sms.status' },
+              message_id: { type: 'string', format: 'uuid' },
+              carrier_message_id: { type: 'string', maxLength: 200 },
+              status: { type: 'string', enum: [...CARRIER_MESSAGE_STATUSES] },
+              error_code: { type: 'string', maxLength: 100 },
+              at: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
             },
-          ],
-        }),
-        responses: {
-          '200': { description: '`{received: true}`' },
-          '401': errorResponse('`unauthorized`: missing, wrong, stale or replayed signature'),
-          '404': errorResponse('`not_found`: no active line has the number, or no such message'),
-          '422': errorResponse('`validation_error`, including a `from` that is not a phone number and an `at` out of bounds'),
-        },
+          },
+        ],
       },
-      handler: receive,
-    },
+      received: '`{received: true}`',
+      refusals: {
+        '404': errorResponse('`not_found`: no active line has the number, or no such message'),
+        '422': errorResponse('`validation_error`, including a `from` that is not a phone number and an `at` out of bounds'),
+      },
+      receive: handleCarrierMessageEvent,
+    }),
   ];
 }

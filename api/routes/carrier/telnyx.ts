@@ -1,7 +1,8 @@
 import type { AppContext, AppDeps } from '../../context';
-import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
+import { errorResponse } from '../../openapi/schemas';
+import { providerCallbackRoute } from '../providerCallback';
 import type { RouteDef } from '../types';
-import type { TelnyxWebhookBody } from '../../../src/adapters/carrier/callbacks/telnyx/envelope';
+import type { TelnyxWebhookBody } from '../../../src/adapters/carrier/callbacks/telnyx';
 import type { TelnyxInboxDeps } from '../../../src/domain/telnyxInbox/apply';
 import { processTelnyxEvents } from '../../../src/domain/telnyxInbox/process';
 import { receiveTelnyxEvent } from '../../../src/domain/telnyxInbox/receive';
@@ -20,9 +21,9 @@ function inboxDeps(ctx: AppContext, deps: AppDeps): TelnyxInboxDeps {
   return { ...deps, log: ctx.state.log, telnyx: deps.telnyxInbox };
 }
 
-async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
+async function receive(ctx: AppContext, deps: AppDeps, body: TelnyxWebhookBody): Promise<void> {
   const inbox = inboxDeps(ctx, deps);
-  const { orderKey } = await receiveTelnyxEvent(inbox, ctx.state.body as TelnyxWebhookBody, ctx.state.rawBody ?? Buffer.alloc(0));
+  const { orderKey } = await receiveTelnyxEvent(inbox, body, ctx.state.rawBody ?? Buffer.alloc(0));
   ctx.body = { received: true };
   // After the answer; a duplicate too (its first delivery's processing may have died with another instance).
   void processTelnyxEvents(inbox, orderKey).catch((err: unknown) =>
@@ -32,37 +33,30 @@ async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 export function telnyxEventRoutes(): RouteDef[] {
   return [
-    {
-      method: 'post',
+    providerCallbackRoute({
       path: '/carrier/telnyx/events',
       operationId: 'telnyxEvent',
       bodyLimitBytes: 256 * 1024,
       auth: { kind: 'carrier', scheme: 'telnyx' },
-      doc: {
-        summary: 'Internal: Telnyx call and message webhooks (Ed25519-signed with the account key), stored and processed after the answer',
-        tags: ['internal'],
-        requestBody: jsonRequestBody({
-          type: 'object',
-          required: ['data'],
-          properties: {
-            data: {
-              type: 'object',
-              properties: {
-                event_type: { type: 'string', maxLength: 100 },
-                id: { type: 'string', maxLength: 200 },
-                occurred_at: { type: 'string', maxLength: 64 },
-                payload: { type: 'object' },
-              },
+      summary: 'Internal: Telnyx call and message webhooks (Ed25519-signed with the account key), stored and processed after the answer',
+      body: {
+        type: 'object',
+        required: ['data'],
+        properties: {
+          data: {
+            type: 'object',
+            properties: {
+              event_type: { type: 'string', maxLength: 100 },
+              id: { type: 'string', maxLength: 200 },
+              occurred_at: { type: 'string', maxLength: 64 },
+              payload: { type: 'object' },
             },
           },
-        }),
-        responses: {
-          '200': { description: '`{received: true}`: stored (a repeated event id stores nothing)' },
-          '401': errorResponse('`unauthorized`: missing, wrong, stale or replayed signature'),
-          '422': errorResponse('`validation_error`: not a Telnyx event envelope'),
         },
       },
-      handler: receive,
-    },
+      received: '`{received: true}`: stored (a repeated event id stores nothing)',
+      refusals: { '422': errorResponse('`validation_error`: not a Telnyx event envelope') },
+      receive,
+    }),
   ];
 }

@@ -2,17 +2,17 @@ import Router from '@koa/router';
 import getRawBody from 'raw-body';
 import type { AppContext, AppDeps, AppState } from '../../context';
 import { ApiError, errors } from '../../errors';
-import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from '../../../src/adapters/carrier/twilio/callbacks/paths';
 import {
-  acceptTwilioEventOnce,
   callStatusEvent,
-  forgetTwilioEvent,
   inboundMessageEvent,
+  isTwilioMessageStatus,
   messageStatusEvent,
   recordingStatusEvent,
-} from '../../../src/adapters/carrier/twilio/callbacks/replay';
-import { isTwilioMessageStatus, twilioMessageStatus } from '../../../src/adapters/carrier/twilio/callbacks/translate';
-import { verifyTwilioCallback } from '../../../src/adapters/carrier/twilio/callbacks/verify';
+  takeTwilioCallback,
+  TWILIO_CALLBACK_PATHS,
+  twilioCallbackUrl,
+  twilioMessageStatus,
+} from '../../../src/adapters/carrier/twilio/callbacks';
 import { takeCarrierReceipt } from '../../../src/domain/messages/carrierReceipt';
 import { takeInboundMessage } from '../../../src/domain/messages/inbound';
 import { toE164 } from '../../../src/platform/phone';
@@ -28,7 +28,6 @@ import {
   type Handler,
   type Params,
 } from './twilioCalls';
-import { environmentsOfTwilioAccount } from '../../../src/platform/config';
 import { carrierReachOf } from '../../carrierAuth';
 
 /*
@@ -38,7 +37,7 @@ import { carrierReachOf } from '../../carrierAuth';
  * the same use cases as `/carrier/events` and `/carrier/messages`. Voice callbacks answer TwiML
  * (./twilioCalls.ts). A request Twilio sends again is identical to the first, so none is refused for
  * being seen before: TwiML requests are answered every time, and events are taken once by what they
- * report (src/adapters/carrier/twilio/callbacks/replay.ts), a repeat acknowledged. Internal, like those
+ * report (`takeTwilioCallback`, src/adapters/carrier/twilio/callbacks/), a repeat acknowledged. Internal, like those
  * routes: not in the public OpenAPI document.
  */
 
@@ -72,26 +71,22 @@ function verified(route: TwilioRoute) {
     const params = await readForm(ctx);
     const url = `${twilioCallbackUrl(deps.config.publicBaseUrl, route.path)}${ctx.search}`;
     const signature = ctx.get('x-twilio-signature') || undefined;
-    const accounts = [deps.config.twilio.test, deps.config.twilio.live].filter((account) => account !== undefined);
-    const verdict = verifyTwilioCallback({ accounts, signature, url, params });
-    if (!verdict.valid) {
-      ctx.state.log.warn(
-        { reason: verdict.reason, path: route.path, callSid: params.CallSid, messageSid: params.MessageSid },
-        'twilio callback refused',
-      );
+    const logged = { path: route.path, callSid: params.CallSid, messageSid: params.MessageSid };
+    const taking = await takeTwilioCallback(deps.db, deps.config, { signature, url, params, event: route.event?.(params), at: deps.now() });
+    if (taking.outcome === 'refused') {
+      ctx.state.log.warn({ reason: taking.reason, ...logged }, 'twilio callback refused');
       throw new ApiError(403, 'forbidden', 'Invalid Twilio signature');
     }
-    // The callback acts on the environment of the account that signed it only.
-    ctx.state.carrierReach = environmentsOfTwilioAccount(deps.config, verdict.account.accountSid);
-    const event = route.event?.(params);
-    if (event && !(await acceptTwilioEventOnce(deps.db, event, deps.now()))) {
-      ctx.state.log.info({ path: route.path, callSid: params.CallSid, messageSid: params.MessageSid }, 'twilio callback repeated');
+    if (taking.outcome === 'repeated') {
+      ctx.state.log.info(logged, 'twilio callback repeated');
       return route.repeated?.(ctx);
     }
+    // The callback acts on the environment of the account that signed it only.
+    ctx.state.carrierReach = taking.reach;
     try {
       await route.handler(ctx, deps, params);
     } catch (err) {
-      if (event) await forgetTwilioEvent(deps.db, event);
+      await taking.forget();
       throw err;
     }
   };

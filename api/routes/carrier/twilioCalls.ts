@@ -1,11 +1,22 @@
 import type { AppContext, AppDeps } from '../../context';
-import { acceptTwilioEventOnce, forgetTwilioEvent, transferOutcomeEvent } from '../../../src/adapters/carrier/twilio/callbacks/replay';
-import { dropRelayCommands } from '../../../src/adapters/carrier/twilio/callbacks/relayCommands';
-import { issueRelayToken } from '../../../src/adapters/carrier/twilio/callbacks/relayTokens';
-import { isTwilioCallStatus, twilioCallEventType } from '../../../src/adapters/carrier/twilio/callbacks/translate';
-import { hangUpTwiml, resumeTwiml, transferWasAnswered, twilioAnsweredBy } from '../../../src/adapters/carrier/twilio/callbacks/transfer';
-import { recordTransferReached } from '../../../src/adapters/carrier/twilio/callbacks/transferRecord';
-import { audioHoldTwiml, holdTwiml, rejectTwiml, relayTwiml } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
+import {
+  acceptTwilioEventOnce,
+  audioHoldTwiml,
+  dropRelayCommands,
+  forgetTwilioEvent,
+  hangUpTwiml,
+  holdTwiml,
+  isTwilioCallStatus,
+  issueRelayToken,
+  recordTransferReached,
+  rejectTwiml,
+  relayTwiml,
+  resumeTwiml,
+  transferOutcomeEvent,
+  transferWasAnswered,
+  twilioAnsweredBy,
+  twilioCallEventType,
+} from '../../../src/adapters/carrier/twilio/callbacks';
 import { answerInboundCall, InboundCallRefusedError } from '../../../src/domain/calls/answerInbound';
 import { CallNotFoundError, deliverCarrierCallEvent } from '../../../src/domain/calls/carrierEvent';
 import { isActiveCallStatus } from '../../../src/domain/calls/rules';

@@ -2,14 +2,21 @@ import http from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { AppDeps } from '../../context';
-import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from '../../../src/adapters/carrier/twilio/callbacks/paths';
-import { ConversationRelayHub } from '../../../src/adapters/carrier/twilio/callbacks/relayHub';
-import { ConversationRelaySession, type RelayReport } from '../../../src/adapters/carrier/twilio/callbacks/relaySession';
-import { webSocketUrl } from '../../../src/adapters/carrier/twilio/callbacks/twiml';
-import { verifyTwilioUpgrade } from '../../../src/adapters/carrier/twilio/callbacks/verify';
-import { takeRelayToken, type RelayTokenGrant } from '../../../src/adapters/carrier/twilio/callbacks/relayTokens';
+import {
+  ConversationRelayHub,
+  ConversationRelaySession,
+  environmentsOfTwilioAccount,
+  takeRelayToken,
+  TWILIO_CALLBACK_PATHS,
+  twilioAccounts,
+  twilioCallbackUrl,
+  verifyTwilioUpgrade,
+  webSocketUrl,
+  type RelayReport,
+  type RelayTokenGrant,
+} from '../../../src/adapters/carrier/twilio/callbacks';
 import { withinCarrierReach } from '../../../src/domain/carriers/reach';
-import { environmentsOfTwilioAccount, requireSetting } from '../../../src/platform/config';
+import { requireSetting } from '../../../src/platform/config';
 import type { CarrierReach } from '../../../src/domain/carriers/reach';
 import { deliver } from './twilioCalls';
 
@@ -93,9 +100,12 @@ export function twilioRelayEndpoint(deps: AppDeps): TwilioRelayEndpoint {
     if (named === null) return;
     if (named === 'refused') return refuse(socket, '403 Forbidden', { reason: 'relay_url_without_call_or_token', path: target.pathname });
     const url = `${twilioCallbackUrl(webSocketUrl(deps.config.publicBaseUrl), target.pathname)}`;
-    const accounts = [deps.config.twilio.test, deps.config.twilio.live].filter((account) => account !== undefined);
     const signature = req.headers['x-twilio-signature'];
-    const verdict = verifyTwilioUpgrade({ accounts, signature: typeof signature === 'string' ? signature : undefined, url });
+    const verdict = verifyTwilioUpgrade({
+      accounts: twilioAccounts(deps.config),
+      signature: typeof signature === 'string' ? signature : undefined,
+      url,
+    });
     if (!verdict.valid) return refuse(socket, '403 Forbidden', { reason: verdict.reason, path: TWILIO_CALLBACK_PATHS.relay });
     const reach = environmentsOfTwilioAccount(deps.config, verdict.account.accountSid);
     const grant = await takeRelayToken(deps.db, named.callId, named.token, deps.now());

@@ -1,7 +1,7 @@
 import type { AppContext, AppDeps } from '../../context';
-import { errorResponse, jsonRequestBody } from '../../openapi/schemas';
+import { providerCallbackRoute } from '../providerCallback';
 import type { RouteDef } from '../types';
-import { cardMovementsOfEvent, chargeOutcomeOfEvent } from '../../../src/adapters/payments/callbacks/stripe';
+import { cardMovementsOfEvent, chargeOutcomeOfEvent } from '../../../src/adapters/payments/callbacks';
 import { applyCardReversal } from '../../../src/domain/billing/cardReversals';
 import { reconcileChargeOutcome } from '../../../src/domain/billing/processorEvents';
 
@@ -51,33 +51,27 @@ async function receive(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 export function stripeWebhookRoutes(): RouteDef[] {
   return [
-    {
-      method: 'post',
+    providerCallbackRoute({
       path: '/payments/stripe/webhook',
       operationId: 'stripeWebhook',
       // Stripe events carry whole objects; a PaymentIntent, a Charge or a Dispute fits well within this.
       bodyLimitBytes: 256 * 1024,
       auth: { kind: 'stripe' },
-      doc: {
-        summary: 'Internal: Stripe webhook events (signed with Stripe-Signature, STRIPE_WEBHOOK_SECRET_TEST / _LIVE)',
-        tags: ['internal'],
-        requestBody: jsonRequestBody({
-          type: 'object',
-          required: ['id', 'object', 'type', 'livemode', 'data'],
-          properties: {
-            id: { type: 'string', minLength: 1, maxLength: 255 },
-            object: { const: 'event' },
-            type: { type: 'string', minLength: 1, maxLength: 255 },
-            livemode: { type: 'boolean' },
-            data: { type: 'object', required: ['object'], properties: { object: { type: 'object' } } },
-          },
-        }),
-        responses: {
-          '200': { description: 'Received (and applied, when it settles a pending charge or moves money on one)' },
-          '401': errorResponse('Signature missing, invalid, stale or of the other mode'),
+      summary: 'Internal: Stripe webhook events (signed with Stripe-Signature, STRIPE_WEBHOOK_SECRET_TEST / _LIVE)',
+      body: {
+        type: 'object',
+        required: ['id', 'object', 'type', 'livemode', 'data'],
+        properties: {
+          id: { type: 'string', minLength: 1, maxLength: 255 },
+          object: { const: 'event' },
+          type: { type: 'string', minLength: 1, maxLength: 255 },
+          livemode: { type: 'boolean' },
+          data: { type: 'object', required: ['object'], properties: { object: { type: 'object' } } },
         },
       },
-      handler: receive,
-    },
+      received: 'Received (and applied, when it settles a pending charge or moves money on one)',
+      unauthorized: 'Signature missing, invalid, stale or of the other mode',
+      receive,
+    }),
   ];
 }

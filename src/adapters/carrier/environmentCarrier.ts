@@ -1,15 +1,5 @@
-import {
-  CarrierRejectedError,
-  type CarrierAdapter,
-  type CarrierMediaStream,
-  type CarrierRecording,
-  type PlaceCallRequest,
-  type ProvisionedNumber,
-  type ProvisionNumberRequest,
-  type ReleaseNumberRequest,
-  type SendSmsRequest,
-  type TransferCallRequest,
-} from './port';
+import type * as port from './port';
+import { CarrierRejectedError } from './port';
 
 export type CarrierEnvironment = 'test' | 'live';
 
@@ -29,22 +19,22 @@ export interface CarrierEnvironmentLookup {
  * carrier of the environment its line, call or message belongs to, so test traffic never
  * reaches the live environment's carrier or account (CARRIER_PROVIDER_TEST / CARRIER_PROVIDER_LIVE).
  */
-export class EnvironmentCarrier implements CarrierAdapter {
+export class EnvironmentCarrier implements port.CarrierAdapter {
   constructor(
-    private readonly carriers: Record<CarrierEnvironment, CarrierAdapter>,
+    private readonly carriers: Record<CarrierEnvironment, port.CarrierAdapter>,
     private readonly lookup: CarrierEnvironmentLookup,
   ) {}
 
-  async provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
+  async provisionNumber(request: port.ProvisionNumberRequest): Promise<port.ProvisionedNumber> {
     const lineId = /^line:(.+)$/.exec(request.idempotencyKey)?.[1];
     return (await this.pick(lineId ? this.lookup.ofLine(lineId) : undefined, request.idempotencyKey)).provisionNumber(request);
   }
 
-  async releaseNumber(request: ReleaseNumberRequest): Promise<void> {
+  async releaseNumber(request: port.ReleaseNumberRequest): Promise<void> {
     return (await this.pick(this.lookup.ofNumber(request.phoneNumber), request.phoneNumber)).releaseNumber(request);
   }
 
-  async placeCall(request: PlaceCallRequest) {
+  async placeCall(request: port.PlaceCallRequest) {
     return (await this.pick(this.lookup.ofCall(request.callId), request.callId)).placeCall(request);
   }
 
@@ -72,28 +62,28 @@ export class EnvironmentCarrier implements CarrierAdapter {
     return (await this.byCarrierCall(request.carrierCallId)).stopSpeaking(request);
   }
 
-  async transferCall(request: TransferCallRequest): Promise<void> {
+  async transferCall(request: port.TransferCallRequest): Promise<void> {
     return (await this.byCarrierCall(request.carrierCallId)).transferCall(request);
   }
 
-  async sendSms(request: SendSmsRequest) {
+  async sendSms(request: port.SendSmsRequest) {
     return (await this.pick(this.lookup.ofMessage(request.messageId), request.messageId)).sendSms(request);
   }
 
-  async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
+  async openMediaStream(request: { carrierCallId: string }): Promise<port.CarrierMediaStream> {
     return (await this.byCarrierCall(request.carrierCallId)).openMediaStream(request);
   }
 
-  async openRecording(request: { callId: string; recordingUrl: string }): Promise<CarrierRecording> {
+  async openRecording(request: { callId: string; recordingUrl: string }): Promise<port.CarrierRecording> {
     return (await this.pick(this.lookup.ofCall(request.callId), request.callId)).openRecording(request);
   }
 
-  private byCarrierCall(carrierCallId: string): Promise<CarrierAdapter> {
+  private byCarrierCall(carrierCallId: string): Promise<port.CarrierAdapter> {
     return this.pick(this.lookup.ofCarrierCall(carrierCallId), carrierCallId);
   }
 
   /** No row names the environment: a refusal (a command about nothing Switchboard holds). */
-  private async pick(environment: Promise<CarrierEnvironment | undefined> | undefined, what: string): Promise<CarrierAdapter> {
+  private async pick(environment: Promise<CarrierEnvironment | undefined> | undefined, what: string): Promise<port.CarrierAdapter> {
     const found = await environment;
     if (!found) throw new CarrierRejectedError(`no line, call or message of any environment is ${what}`);
     return this.carriers[found];

@@ -1,22 +1,11 @@
 import { parseJsonObject } from '../../platform/json';
-import {
-  CarrierRejectedError,
-  NumberUnavailableError,
-  type CarrierAdapter,
-  type CarrierMediaStream,
-  type CarrierRecording,
-  type PlaceCallRequest,
-  type ProvisionedNumber,
-  type ProvisionNumberRequest,
-  type ReleaseNumberRequest,
-  type SendSmsRequest,
-  type TransferCallRequest,
-} from './port';
+import type * as port from './port';
+import { CarrierRejectedError, NumberUnavailableError } from './port';
 import { getFromCarrier, onCarrierOrigin, recordingOf } from './recordingFetch';
 import { SimulatorMediaStream } from './simulatorMedia';
 
 /** The default carrier: the simulator process's carrier API over HTTP, with CARRIER_API_KEY as its bearer. */
-export class SimulatorCarrier implements CarrierAdapter {
+export class SimulatorCarrier implements port.CarrierAdapter {
   constructor(
     private readonly baseUrl: string,
     private readonly apiKey: string,
@@ -24,7 +13,7 @@ export class SimulatorCarrier implements CarrierAdapter {
   ) {}
 
   /** `POST /carrier/v1/numbers`: a search-and-buy, or an import; 404 `{unmatched}` names what matched nothing. */
-  async provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
+  async provisionNumber(request: port.ProvisionNumberRequest): Promise<port.ProvisionedNumber> {
     const wanted = request.importNumber
       ? { import_number: request.importNumber }
       : { country: request.country, number_type: request.numberType ?? 'local', area_code: request.areaCode };
@@ -48,14 +37,14 @@ export class SimulatorCarrier implements CarrierAdapter {
   }
 
   /** `DELETE /carrier/v1/numbers/{phone}`, or for an imported number `POST …/detach` (the account keeps it). */
-  async releaseNumber(request: ReleaseNumberRequest): Promise<void> {
+  async releaseNumber(request: port.ReleaseNumberRequest): Promise<void> {
     const path = `/carrier/v1/numbers/${encodeURIComponent(request.phoneNumber)}`;
     if (request.keepInAccount) await this.call('POST', `${path}/detach`);
     else await this.call('DELETE', path);
   }
 
-  async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
-    const body = await this.call('POST', '/carrier/v1/calls', {
+  async placeCall(request: port.PlaceCallRequest): Promise<{ carrierCallId: string }> {
+    const carrierCallId = await this.create('/carrier/v1/calls', 'carrier_call_id', {
       call_id: request.callId,
       from: request.from,
       to: request.to,
@@ -63,9 +52,7 @@ export class SimulatorCarrier implements CarrierAdapter {
       record: request.record,
       ...(request.machineDetection ? { machine_detection: true } : {}),
     });
-    if (typeof body.carrier_call_id !== 'string' || body.carrier_call_id === '')
-      throw new Error('carrier answered POST /carrier/v1/calls without a carrier_call_id');
-    return { carrierCallId: body.carrier_call_id };
+    return { carrierCallId };
   }
 
   async hangUp(request: { carrierCallId: string }): Promise<void> {
@@ -100,7 +87,7 @@ export class SimulatorCarrier implements CarrierAdapter {
     await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/stop`);
   }
 
-  async transferCall(request: TransferCallRequest): Promise<void> {
+  async transferCall(request: port.TransferCallRequest): Promise<void> {
     await this.call('POST', `/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/transfer`, {
       transfer_id: request.transferId,
       to: request.to,
@@ -108,28 +95,26 @@ export class SimulatorCarrier implements CarrierAdapter {
     });
   }
 
-  async sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
-    const body = await this.call('POST', '/carrier/v1/messages', {
+  async sendSms(request: port.SendSmsRequest): Promise<{ carrierMessageId: string }> {
+    const carrierMessageId = await this.create('/carrier/v1/messages', 'carrier_message_id', {
       message_id: request.messageId,
       from: request.from,
       to: request.to,
       text: request.text,
       status_url: request.statusUrl,
     });
-    if (typeof body.carrier_message_id !== 'string' || body.carrier_message_id === '')
-      throw new Error('carrier answered POST /carrier/v1/messages without a carrier_message_id');
-    return { carrierMessageId: body.carrier_message_id };
+    return { carrierMessageId };
   }
 
   /** A WebSocket to the simulator's `/carrier/v1/calls/{carrier_call_id}/media` (see `SimulatorMediaStream`). */
-  async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
+  async openMediaStream(request: { carrierCallId: string }): Promise<port.CarrierMediaStream> {
     const url = new URL(`/carrier/v1/calls/${encodeURIComponent(request.carrierCallId)}/media`, this.baseUrl);
     url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
     return SimulatorMediaStream.open(url, this.apiKey, this.timeoutMs);
   }
 
   /** The simulator's media store: `<simulator>/recordings/<carrier call id>.wav`, read with the carrier bearer. */
-  async openRecording(request: { callId: string; recordingUrl: string }): Promise<CarrierRecording> {
+  async openRecording(request: { callId: string; recordingUrl: string }): Promise<port.CarrierRecording> {
     const url = onCarrierOrigin(request.recordingUrl, this.baseUrl);
     if (!/^\/recordings\/[^/]+\.wav$/.test(url.pathname)) throw new CarrierRejectedError('not a recording of the simulator');
     const res = await getFromCarrier(url, { authorization: `Bearer ${this.apiKey}` }, 'the recording');
@@ -137,6 +122,14 @@ export class SimulatorCarrier implements CarrierAdapter {
   }
 
   /** `refusal` may turn a 4xx answer into a more precise error than `CarrierRejectedError`. */
+  /** POSTs what creates a call or message and returns the id the carrier gave it (`field` of its answer). */
+  private async create(path: string, field: string, body: object): Promise<string> {
+    const answer = await this.call('POST', path, body);
+    const id = answer[field];
+    if (typeof id !== 'string' || id === '') throw new Error(`carrier answered POST ${path} without a ${field}`);
+    return id;
+  }
+
   private async call(
     method: string,
     path: string,

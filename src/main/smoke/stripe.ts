@@ -1,4 +1,5 @@
 import Stripe from 'stripe';
+import { isStripeKeyOf } from '../../adapters/payments/stripeSettings';
 import { eventually, expectThat, fail, RunRefused, type Check, type ProviderKit } from './runner';
 import { Operator } from './stripeOperator';
 import { reversalChecks } from './stripeReversals';
@@ -116,7 +117,7 @@ export const stripeKit: ProviderKit<StripeSession> = {
     'Stripe test customers (deleted at the end); run it with the worker’s settings (DATABASE_URL, TEMPORAL_ADDRESS, PAYMENTS_TEST_PROVIDER=stripe…)',
   async open(env) {
     const key = env.STRIPE_TEST_SECRET_KEY!.trim();
-    if (!/^(sk|rk)_test_/.test(key)) throw new RunRefused(['STRIPE_TEST_SECRET_KEY must be a test-mode key (sk_test_… or rk_test_…)']);
+    if (!isStripeKeyOf('test', key)) throw new RunRefused(['STRIPE_TEST_SECRET_KEY must be a test-mode key (sk_test_… or rk_test_…)']);
     const apiUrl = env.SMOKE_API_URL!.trim().replace(/\/+$/, '');
     const ready = await fetch(`${apiUrl}/readyz`, { signal: AbortSignal.timeout(10_000) }).then(
       (r) => (r.ok ? undefined : `GET /readyz answered ${r.status}`),

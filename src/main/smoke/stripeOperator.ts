@@ -4,6 +4,7 @@ import { wakeAutoCharge } from '../../domain/billing/autoCharge';
 import { findAttempt } from '../../domain/billing/paymentAttempts';
 import { loadConfig, type Config } from '../../platform/config';
 import { createDb, type Db } from '../../platform/db/knex';
+import { PROVIDER_SETTINGS } from '../../adapters/settings';
 import { assertStartupConfiguration, ConfigurationError } from '../../platform/startupCheck';
 import { connectTemporalClient, payloadCodecOf } from '../../platform/temporal/client';
 import { runCommand } from '../cli';
@@ -30,7 +31,7 @@ export class Operator {
   static async open(env: NodeJS.ProcessEnv): Promise<Operator | string[]> {
     const config = loadConfig(env);
     try {
-      assertStartupConfiguration('cli', config);
+      assertStartupConfiguration('cli', config, PROVIDER_SETTINGS);
     } catch (err) {
       if (err instanceof ConfigurationError)
         return [`the deployment's settings are incomplete here (run the kit with the worker's settings): ${err.message}`];

@@ -1,5 +1,5 @@
 import { Runtime } from '@temporalio/worker';
-import { freePort } from '../infra/proc';
+import { freePort } from '../net/freePort';
 
 /**
  * Installs the Temporal runtime with its Prometheus exporter on a free loopback port, and returns

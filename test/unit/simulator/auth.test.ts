@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { CarrierRejectedError } from '../../../src/adapters/carrier/port';
 import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier';
 import { startSimulator } from '../../../simulator/app';
-import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
+import { randomSimulatorCredentials, simulatorControl } from '../../../dev/simulator';
 
 /**
  * The simulator's control API steers the simulated world (it can forget every live call) and its

@@ -13,7 +13,7 @@ import { SimulatorState, startSimulator } from '../../../simulator/app';
 import { CallSimulatorState } from '../../../simulator/carrier/calls';
 import { eventually } from '../../support/eventually';
 import { until } from '../../support/waits';
-import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
+import { randomSimulatorCredentials, simulatorControl } from '../../../dev/simulator';
 
 /** Events about a call that has a call_id (everything but `call.incoming`). */
 type CallEvent = Exclude<CarrierCallEvent, CarrierIncomingCallEvent>;

@@ -5,7 +5,7 @@ import { ModelRejectedError, ModelUnavailableError, type ConversationTurn } from
 import { DEFAULT_MODEL_MAX_TOKENS, OpenAiCompatibleModel } from '../../../src/adapters/model/openAiCompatible';
 import { startSimulator } from '../../../simulator/app';
 import type { ModelRequestRecord } from '../../../simulator/model';
-import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
+import { randomSimulatorCredentials, simulatorControl } from '../../../dev/simulator';
 import { until as waitUntil } from '../../support/waits';
 
 /** The simulator's OpenAI-compatible model, through the adapter Switchboard uses and the control API. */

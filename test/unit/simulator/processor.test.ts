@@ -4,7 +4,7 @@ import { CardDeclinedChargeError, PaymentRequestRejectedError } from '../../../s
 import { SimulatorPaymentProcessor } from '../../../src/adapters/payments/simulatorProcessor';
 import { startSimulator } from '../../../simulator/app';
 import type { CardProcessorSimulatorState } from '../../../simulator/processor';
-import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
+import { randomSimulatorCredentials, simulatorControl } from '../../../dev/simulator';
 import { until } from '../../support/waits';
 
 describe('card processor simulator', () => {

@@ -5,7 +5,7 @@ import { CarrierRejectedError, type CarrierMessageEvent } from '../../../src/ada
 import { SimulatorCarrier } from '../../../src/adapters/carrier/simulatorCarrier';
 import { verifyCarrierCallback } from '../../../src/adapters/carrier/callbacks/signature';
 import { startSimulator } from '../../../simulator/app';
-import { randomSimulatorCredentials, simulatorControl } from '../../support/simulator';
+import { randomSimulatorCredentials, simulatorControl } from '../../../dev/simulator';
 import { until as waitUntil } from '../../support/waits';
 
 /** The SMS side of the carrier simulator, through the adapter Switchboard uses and the control API. */

@@ -1,12 +1,7 @@
 import type Telnyx from 'telnyx';
 import type { NumberOrderListResponse, NumberOrderWithPhoneNumbers } from 'telnyx/resources/number-orders';
-import {
-  CarrierRejectedError,
-  NumberUnavailableError,
-  type ProvisionedNumber,
-  type ProvisionNumberRequest,
-  type ReleaseNumberRequest,
-} from '../port';
+import type * as port from '../port';
+import { CarrierRejectedError, NumberUnavailableError } from '../port';
 import { telnyxRequest, type TelnyxSettings } from './client';
 import { assignCampaign } from './messaging';
 
@@ -52,8 +47,8 @@ type NumberOrder = Pick<NumberOrderWithPhoneNumbers | NumberOrderListResponse, '
 export async function provisionTelnyxNumber(
   client: Telnyx,
   settings: TelnyxSettings,
-  request: ProvisionNumberRequest,
-): Promise<ProvisionedNumber> {
+  request: port.ProvisionNumberRequest,
+): Promise<port.ProvisionedNumber> {
   if (request.importNumber) return importTelnyxNumber(client, settings, request.importNumber);
   const { order, generation } = await latestOrder(client, request.idempotencyKey);
   if (!order || order.status === 'failure') {
@@ -87,7 +82,7 @@ async function latestOrder(client: Telnyx, key: string): Promise<{ order?: Numbe
 async function placeOrder(
   client: Telnyx,
   settings: TelnyxSettings,
-  request: ProvisionNumberRequest,
+  request: port.ProvisionNumberRequest,
   customerReference: string,
 ): Promise<NumberOrder> {
   const numberType = request.numberType ?? 'local';
@@ -126,7 +121,7 @@ async function placeOrder(
 }
 
 /** An order as it stands now: its number once `success` (with the 10DLC campaign), else a refusal or a retry. */
-async function settle(client: Telnyx, settings: TelnyxSettings, order: NumberOrder): Promise<ProvisionedNumber> {
+async function settle(client: Telnyx, settings: TelnyxSettings, order: NumberOrder): Promise<port.ProvisionedNumber> {
   const id = order.id!;
   const current =
     order.status === 'pending'
@@ -155,7 +150,7 @@ async function settle(client: Telnyx, settings: TelnyxSettings, order: NumberOrd
   throw new NumberOrderPendingError(id);
 }
 
-export async function releaseTelnyxNumber(client: Telnyx, request: ReleaseNumberRequest): Promise<void> {
+export async function releaseTelnyxNumber(client: Telnyx, request: port.ReleaseNumberRequest): Promise<void> {
   const id = await ownNumberId(client, request.phoneNumber);
   if (!id) return;
   if (request.keepInAccount) return detach(client, id);
@@ -171,7 +166,7 @@ async function ownNumberId(client: Telnyx, phoneNumber: string): Promise<string 
 }
 
 /** One of the account's numbers, routed to Switchboard as a bought one is (again: the same). */
-async function importTelnyxNumber(client: Telnyx, settings: TelnyxSettings, phoneNumber: string): Promise<ProvisionedNumber> {
+async function importTelnyxNumber(client: Telnyx, settings: TelnyxSettings, phoneNumber: string): Promise<port.ProvisionedNumber> {
   const id = await ownNumberId(client, phoneNumber);
   if (!id) throw new NumberUnavailableError('phone_number', `the Telnyx account has no number ${phoneNumber}`, { provider: 'telnyx' });
   await telnyxRequest(`PATCH /phone_numbers/${id}`, () => client.phoneNumbers.update(id, { connection_id: settings.connectionId }));

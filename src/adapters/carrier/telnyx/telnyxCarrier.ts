@@ -1,15 +1,5 @@
 import type Telnyx from 'telnyx';
-import {
-  type CarrierAdapter,
-  type CarrierMediaStream,
-  type CarrierRecording,
-  type PlaceCallRequest,
-  type ProvisionedNumber,
-  type ProvisionNumberRequest,
-  type ReleaseNumberRequest,
-  type SendSmsRequest,
-  type TransferCallRequest,
-} from '../port';
+import type * as port from '../port';
 import type { Db } from '../../../platform/db/knex';
 import { telnyxClient, type TelnyxSettings } from './client';
 import { answer, hangup, reject, sendDtmf, startStreaming, transfer } from './calls';
@@ -30,7 +20,7 @@ import { postgresTelnyxCallLanguages, type TelnyxCallLanguages } from '../callba
  * verifies and translates them (../callbacks/telnyx/webhook.ts). What several instances must agree on (dial
  * attempts, queued speech, each call's language) is in Postgres (`db`). docs/carriers.md maps each behaviour.
  */
-export class TelnyxCarrier implements CarrierAdapter {
+export class TelnyxCarrier implements port.CarrierAdapter {
   private readonly client: Telnyx;
   private readonly attempts: CreateAttempts;
   private readonly speech: TelnyxSpeechQueue;
@@ -49,15 +39,15 @@ export class TelnyxCarrier implements CarrierAdapter {
     this.media = stores.media;
   }
 
-  provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
+  provisionNumber(request: port.ProvisionNumberRequest): Promise<port.ProvisionedNumber> {
     return provisionTelnyxNumber(this.client, this.settings, request);
   }
 
-  releaseNumber(request: ReleaseNumberRequest): Promise<void> {
+  releaseNumber(request: port.ReleaseNumberRequest): Promise<void> {
     return releaseTelnyxNumber(this.client, request);
   }
 
-  async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
+  async placeCall(request: port.PlaceCallRequest): Promise<{ carrierCallId: string }> {
     // Telnyx posts to its own route (settings.webhookUrl), not to the simulator-format `eventsUrl`.
     const carrierCallId = await dialOnce(this.client, this.settings, this.attempts, request);
     await this.languages.remember(carrierCallId, request.callId, request.language ?? 'multi');
@@ -91,20 +81,20 @@ export class TelnyxCarrier implements CarrierAdapter {
     await this.speech.stop(request.carrierCallId);
   }
 
-  transferCall(request: TransferCallRequest): Promise<void> {
+  transferCall(request: port.TransferCallRequest): Promise<void> {
     return transfer(this.client, this.settings, request);
   }
 
-  sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
+  sendSms(request: port.SendSmsRequest): Promise<{ carrierMessageId: string }> {
     return sendMessage(this.client, this.settings, request);
   }
 
-  openRecording(request: { callId: string; recordingUrl: string }): Promise<CarrierRecording> {
+  openRecording(request: { callId: string; recordingUrl: string }): Promise<port.CarrierRecording> {
     return openTelnyxRecording(this.settings, request.recordingUrl);
   }
 
   /** Telnyx media streaming (./media.ts): Telnyx connects to the worker's media listener. */
-  async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
+  async openMediaStream(request: { carrierCallId: string }): Promise<port.CarrierMediaStream> {
     if (!this.media) throw noMediaListener();
     const expected = await this.media.expect(this.settings.timeoutMs ?? 10_000, { accept: TelnyxMediaStream.accept });
     try {

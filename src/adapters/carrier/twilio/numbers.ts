@@ -1,13 +1,8 @@
 import { getCountryCallingCode, isSupportedCountry } from 'libphonenumber-js';
 import type twilio from 'twilio';
 import type { NumberCriterion, NumberType } from '../../../domain/lines/numberChoice';
-import {
-  CarrierRejectedError,
-  NumberUnavailableError,
-  type ProvisionedNumber,
-  type ProvisionNumberRequest,
-  type ReleaseNumberRequest,
-} from '../port';
+import type * as port from '../port';
+import { CarrierRejectedError, NumberUnavailableError } from '../port';
 import { ignoreNotFound, toRefusal, twilioCall } from './requests';
 import { joinMessagingService } from './messagingService';
 
@@ -54,7 +49,7 @@ export class TwilioNumbers {
     private readonly settings: TwilioNumberSettings,
   ) {}
 
-  async provision(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
+  async provision(request: port.ProvisionNumberRequest): Promise<port.ProvisionedNumber> {
     return twilioCall('buy a number', async () => {
       if (this.settings.mode === 'test') return this.buyTestNumber(request);
       if (request.importNumber) return this.importNumber(request.importNumber);
@@ -67,7 +62,7 @@ export class TwilioNumbers {
     });
   }
 
-  async release(request: ReleaseNumberRequest): Promise<void> {
+  async release(request: port.ReleaseNumberRequest): Promise<void> {
     // Test credentials bought nothing real and cannot delete.
     if (this.settings.mode === 'test') return;
     await twilioCall(request.keepInAccount ? 'detach a number' : 'release a number', async () => {
@@ -81,7 +76,7 @@ export class TwilioNumbers {
    * Test credentials may only POST IncomingPhoneNumbers, and only the magic number succeeds: a line
    * asking for another country, type or area code, or to import a number, is told so.
    */
-  private async buyTestNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
+  private async buyTestNumber(request: port.ProvisionNumberRequest): Promise<port.ProvisionedNumber> {
     const unmet: NumberCriterion | undefined = request.importNumber
       ? 'phone_number'
       : request.country !== 'US'
@@ -100,7 +95,7 @@ export class TwilioNumbers {
     return { phoneNumber: bought.phoneNumber, carrierRef: bought.sid };
   }
 
-  private async buy(request: ProvisionNumberRequest): Promise<Owned> {
+  private async buy(request: port.ProvisionNumberRequest): Promise<Owned> {
     const { country } = request;
     const type = request.numberType ?? 'local';
     const candidate = await this.search(request, type);
@@ -122,7 +117,7 @@ export class TwilioNumbers {
   }
 
   /** The first number for sale as asked, with voice and SMS; which criterion matched nothing otherwise. */
-  private async search(request: ProvisionNumberRequest, type: NumberType): Promise<string> {
+  private async search(request: port.ProvisionNumberRequest, type: NumberType): Promise<string> {
     const { country, areaCode } = request;
     const where = areaCode ? ` in area code ${areaCode}` : '';
     let found: Array<{ phoneNumber: string }>;
@@ -166,7 +161,7 @@ export class TwilioNumbers {
   }
 
   /** One of the account's numbers, pointed at Switchboard (its FriendlyName stays the operator's). */
-  private async importNumber(phoneNumber: string): Promise<ProvisionedNumber> {
+  private async importNumber(phoneNumber: string): Promise<port.ProvisionedNumber> {
     const [owned] = await this.client.incomingPhoneNumbers.list({ phoneNumber, limit: 1 });
     if (!owned) throw new NumberUnavailableError('phone_number', `the Twilio account has no number ${phoneNumber}`, { provider: 'twilio' });
     const routed = await this.client.incomingPhoneNumbers(owned.sid).update({ ...this.settings.webhooks });

@@ -1,16 +1,6 @@
 import type twilio from 'twilio';
-import {
-  CarrierRejectedError,
-  type CarrierAdapter,
-  type CarrierMediaStream,
-  type CarrierRecording,
-  type PlaceCallRequest,
-  type ProvisionedNumber,
-  type ProvisionNumberRequest,
-  type ReleaseNumberRequest,
-  type SendSmsRequest,
-  type TransferCallRequest,
-} from '../port';
+import type * as port from '../port';
+import { CarrierRejectedError } from '../port';
 import { TWILIO_CALLBACK_PATHS, twilioCallbackUrl } from './callbacks/paths';
 import { createOnce, type CreateAttempts } from './createAttempts';
 import type { MediaSocketServer } from '../mediaSocketServer';
@@ -64,7 +54,7 @@ export interface TwilioCarrierOptions {
  * is recorded first (./createAttempts.ts), and a retry after a lost answer looks for what the first
  * attempt created before it sends again.
  */
-export class TwilioCarrier implements CarrierAdapter {
+export class TwilioCarrier implements port.CarrierAdapter {
   private readonly client: twilio.Twilio;
 
   /** How long a create may still get its answer: the request's timeout and a margin. */
@@ -91,15 +81,15 @@ export class TwilioCarrier implements CarrierAdapter {
     });
   }
 
-  provisionNumber(request: ProvisionNumberRequest): Promise<ProvisionedNumber> {
+  provisionNumber(request: port.ProvisionNumberRequest): Promise<port.ProvisionedNumber> {
     return this.numbers.provision(request);
   }
 
-  releaseNumber(request: ReleaseNumberRequest): Promise<void> {
+  releaseNumber(request: port.ReleaseNumberRequest): Promise<void> {
     return this.numbers.release(request);
   }
 
-  async placeCall(request: PlaceCallRequest): Promise<{ carrierCallId: string }> {
+  async placeCall(request: port.PlaceCallRequest): Promise<{ carrierCallId: string }> {
     const carrierCallId = await createOnce(this.options.attempts, 'call', request.callId, {
       runningMs: this.runningMs,
       // The line has one call at a time, so a call from its number to this one created while an earlier attempt ran is that attempt's.
@@ -194,7 +184,7 @@ export class TwilioCarrier implements CarrierAdapter {
    * dialled, a call of its own (`GET Calls.json?ParentCallSid=`, to the destination, since the first
    * attempt). Only with neither is the update sent again.
    */
-  async transferCall(request: TransferCallRequest): Promise<void> {
+  async transferCall(request: port.TransferCallRequest): Promise<void> {
     const carrierId = transferCarrierId(request.carrierCallId, request.transferId);
     await createOnce(this.options.attempts, 'transfer', request.transferId, {
       runningMs: this.runningMs,
@@ -210,7 +200,7 @@ export class TwilioCarrier implements CarrierAdapter {
     });
   }
 
-  async sendSms(request: SendSmsRequest): Promise<{ carrierMessageId: string }> {
+  async sendSms(request: port.SendSmsRequest): Promise<{ carrierMessageId: string }> {
     const carrierMessageId = await createOnce(this.options.attempts, 'message', request.messageId, {
       runningMs: this.runningMs,
       // Matched on who and when, never on the body: a Messaging Service's Smart Encoding may have rewritten it.
@@ -240,11 +230,11 @@ export class TwilioCarrier implements CarrierAdapter {
    * worker's listener under a one-time token; the socket Twilio opens there, signed for that URL, is the
    * stream once Twilio's `start` names it.
    */
-  openRecording(request: { callId: string; recordingUrl: string }): Promise<CarrierRecording> {
+  openRecording(request: { callId: string; recordingUrl: string }): Promise<port.CarrierRecording> {
     return openTwilioRecording(this.options.account, this.options.apiBaseUrl, request.recordingUrl);
   }
 
-  async openMediaStream(request: { carrierCallId: string }): Promise<CarrierMediaStream> {
+  async openMediaStream(request: { carrierCallId: string }): Promise<port.CarrierMediaStream> {
     if (!this.options.media)
       throw new CarrierRejectedError('audio lines on Twilio need TWILIO_MEDIA_URL and TWILIO_MEDIA_PORT on the worker');
     const timeoutMs = this.options.timeoutMs ?? 10_000;

@@ -1,5 +1,16 @@
 import twilio from 'twilio';
+import { environmentsOnCarrier, type CarrierEnvironmentName, type Config } from '../../../../platform/config';
 import type { TwilioAccount } from '../client';
+
+/** The deployment's Twilio accounts (each environment has its own): a callback must be signed by one of them. */
+export function twilioAccounts(config: Pick<Config, 'twilio'>): TwilioAccount[] {
+  return [config.twilio.test, config.twilio.live].filter((account) => account !== undefined);
+}
+
+/** The environments on Twilio whose account is `accountSid`: a callback that account signed acts on these only. */
+export function environmentsOfTwilioAccount(config: Pick<Config, 'carrier' | 'twilio'>, accountSid: string): CarrierEnvironmentName[] {
+  return environmentsOnCarrier(config, 'twilio').filter((environment) => config.twilio[environment]?.accountSid === accountSid);
+}
 
 export type TwilioCallbackFailure = 'no_twilio_account' | 'missing_signature' | 'unknown_account' | 'signature_mismatch';
 

@@ -63,19 +63,6 @@ export function canConnect(host: string, port: number): Promise<boolean> {
   });
 }
 
-/** Asks the OS for a free TCP port on loopback. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 export function spawnLogged(cmd: string, args: string[], logFile: string, opts: SpawnOptions = {}): ChildProcess {
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
   const out = fs.openSync(logFile, 'a');

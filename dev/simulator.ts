@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { SimulatorCredentials } from '../../simulator/app';
+import type { SimulatorCredentials } from '../simulator/app';
 
 /** Fresh random credentials for one simulator (every harness and simulator test makes its own). */
 export function randomSimulatorCredentials(): SimulatorCredentials {

@@ -2,10 +2,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../config';
-import { createDb, migrateLatest } from '../db/knex';
+import { loadConfig } from '../../src/platform/config';
+import { createDb, migrateLatest } from '../../src/platform/db/knex';
 import { cloneDatabase, createDatabaseIfMissing, dropDatabase, ensurePostgres } from './postgres';
-import { freePort, freePortBlock } from './proc';
+import { freePortBlock } from './proc';
+import { freePort } from '../../src/platform/net/freePort';
 import { ensureTemporalCli, ensureTemporalTestServer, startDevServer } from './temporal';
 import { ensureNamespace, prepareTemporalServer, startTemporalServer, TEMPORAL_SERVER_PORT_COUNT } from './temporalServer';
 

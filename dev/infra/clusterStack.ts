@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { createDb, migrateLatest } from '../db/knex';
+import { createDb, migrateLatest } from '../../src/platform/db/knex';
 import { createDatabaseIfMissing, ensurePostgres } from './postgres';
 import { isExecutable, isRoot, run, spawnLogged, stopProcess, waitForHttpOk, waitForPort, which } from './proc';
 import { spawnService } from './services';

@@ -8,10 +8,10 @@ import {
   type RelayMessage,
   type StopMessage,
   type StopReason,
-} from '../../src/platform/audio/framing';
-import type { Logger } from '../../src/platform/logger';
-import type { EgressPolicy } from '../../src/platform/net/egress';
-import type { CarrierMediaEvent, CarrierMediaStream } from '../../src/adapters/carrier/port';
+} from '../../platform/audio/framing';
+import type { Logger } from '../../platform/logger';
+import type { EgressPolicy } from '../../platform/net/egress';
+import type { CarrierMediaEvent, CarrierMediaStream } from '../../adapters/carrier/port';
 
 /**
  * The audio relay of one call on an audio-mode line: the carrier's media stream on one side, the

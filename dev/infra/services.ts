@@ -1,6 +1,6 @@
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { projectRoot } from '../config';
+import { projectRoot } from '../../src/platform/config';
 import { spawnLogged } from './proc';
 
 /** Starts one of the project's TypeScript entry points (api, worker, simulator) as a child process. */

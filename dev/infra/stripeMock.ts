@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
-import { freePort, isExecutable, run, spawnLogged, stopProcess, waitForPort, which } from './proc';
+import { isExecutable, run, spawnLogged, stopProcess, waitForPort, which } from './proc';
+import { freePort } from '../../src/platform/net/freePort';
 import type { Log } from './toolVenv';
 
 /**

@@ -1,0 +1,40 @@
+import type { AnsweredBy } from '../../src/adapters/carrier/callbacks/wire';
+import type { CallBehaviour, CallOutcome } from './callRecords';
+
+/**
+ * What a destination number does when the simulated carrier calls it (placed or transferred to):
+ * the outcome set for it through the control API, else the default (answer, or never connect
+ * for the reserved range).
+ */
+
+/** +1 <any area code> 555-0100…0199: calls to these ring and never connect. */
+export const NEVER_CONNECTS = /^\+1\d{3}55501\d{2}$/;
+export const DEFAULT_RING_MS = 200;
+/** How long a transfer's destination rings before the transfer fails (the carriers' dial timeout). */
+export const TRANSFER_RING_TIMEOUT_MS = 30_000;
+
+/** What the control API set for one destination (`POST /control/outcomes`). */
+export interface DestinationSetting {
+  outcome: CallOutcome;
+  ringMs: number;
+  answeredBy?: AnsweredBy;
+}
+
+/** How a call placed to `to` plays out: its outcome and how long it rings first. */
+export function placedCallPlan(to: string, setting: DestinationSetting | undefined): { outcome: CallBehaviour; ringMs: number } {
+  return {
+    outcome: setting?.outcome ?? (NEVER_CONNECTS.test(to) ? 'never_connect' : 'answer'),
+    ringMs: setting?.ringMs ?? DEFAULT_RING_MS,
+  };
+}
+
+/**
+ * How a transfer to `to` plays out: whether the destination answers, and after how long the
+ * transfer reports it. Like a carrier's dial timeout, a destination that rings longer than
+ * {@link TRANSFER_RING_TIMEOUT_MS} has not answered, and is given up at that timeout.
+ */
+export function transferPlan(to: string, setting: DestinationSetting | undefined): { answers: boolean; afterMs: number } {
+  const ringMs = setting?.ringMs ?? DEFAULT_RING_MS;
+  const outcome = setting?.outcome ?? (NEVER_CONNECTS.test(to) ? 'no_answer' : 'answer');
+  return { answers: outcome === 'answer' && ringMs <= TRANSFER_RING_TIMEOUT_MS, afterMs: Math.min(ringMs, TRANSFER_RING_TIMEOUT_MS) };
+}
