@@ -5,7 +5,8 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { canConnect, stopProcess, waitForPort } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
-import { createTenant, eventually, startHarness, type Harness } from '../support/harness';
+import { createTenant, eventually } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** One HTTP/1.1 exchange over a socket the test controls byte by byte; the answer is read until the server closes. */
 function rawExchange(port: number) {
@@ -47,17 +48,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * answer, then the process exits 0.
  */
 describe('API process drain on SIGTERM', () => {
-  let h: Harness;
+  const { h } = useSuite({ tenant: 'none' });
   let api: ChildProcess | undefined;
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-api-drain-'));
   const apiLog = path.join(logDir, 'api.log');
 
-  beforeAll(async () => {
-    h = await startHarness();
-  });
   afterAll(async () => {
     if (api) await stopProcess(api, 1_000);
-    await h.close();
     fs.rmSync(logDir, { recursive: true, force: true });
   });
 

@@ -1,9 +1,9 @@
 import YAML from 'yaml';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { ARTIFACTS_DIR, launchChromium, watchPageProblems } from '../support/browser';
-import { startHarness, type Harness } from '../support/harness';
+import type { Page } from 'playwright-core';
+import { ARTIFACTS_DIR, useChromium, watchPageProblems } from '../support/browser';
+import { useSuite } from '../support/suite';
 
 type Operation = { summary: string; requestBody?: { content: Record<string, { example?: Record<string, unknown> }> } };
 
@@ -13,17 +13,8 @@ type Operation = { summary: string; requestBody?: { content: Record<string, { ex
  * only this origin; the page's own errors (a CSP refusal included) and any request elsewhere fail it.
  */
 describe('API reference page', () => {
-  let h: Harness;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await h?.close();
-  });
+  const { h } = useSuite({ tenant: 'none' });
+  const browser = useChromium();
 
   /** What the reader sees (the viewport): the whole page is some 75,000 pixels tall. */
   async function screenshot(page: Page, name: string): Promise<void> {

@@ -1,15 +1,11 @@
 import crypto from 'node:crypto';
 import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
-import { mintKey, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
+import { mintKey, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** Scoped-key delegation (`/api-tokens`) and the older `/api/v1/auth/keys`. */
 describe('scoped key delegation', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => {
-    ({ h, tenant } = ctx);
-  });
+  const { h, tenant } = useSuite({ worker: true });
 
   const mintToken = (key: string, body: unknown) => h.request('POST', '/api-tokens', { key, body });
   const events = (type: string) => h.db('compliance_events').where({ workspace_id: tenant.workspaceId, event_type: type });

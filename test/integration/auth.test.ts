@@ -2,17 +2,11 @@ import { announceKeyChanges } from '../../src/domain/keys/cache';
 import { generateKey } from '../../src/domain/keys/format';
 import { eventually } from '../support/eventually';
 import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
-import { createTenant, mintKey, startHarness, type Harness, type Tenant } from '../support/harness';
+import { mintKey } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 describe('authentication and scopes', () => {
-  let h: Harness;
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    tenant = await createTenant(h.db);
-  });
-  afterAll(async () => h.close());
+  const { h, tenant } = useSuite({ tenant: 'file' });
 
   const expectError = (res: { status: number; body: { error: { code: string; message: string } } }, status: number, code: string) => {
     expect(res.status).toBe(status);

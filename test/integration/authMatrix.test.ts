@@ -26,17 +26,8 @@ import {
   type ResourceMode,
 } from '../support/authMatrix';
 import { clearRateLimits, makeEnvFixtures, remoteNumber, type EnvFixtures } from '../support/fixtures';
-import {
-  createTenant,
-  eventually,
-  mintKey,
-  untilLineActive,
-  startHarness,
-  type Harness,
-  type Tenant,
-  type TestResponse,
-} from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { createTenant, eventually, mintKey, untilLineActive, type Tenant, type TestResponse } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * The auth matrix (issue #12, item 5): every path of the route table (aliases included) against
@@ -61,8 +52,7 @@ const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);
 
 describe('auth matrix: every route × every kind of credential', () => {
-  let h: Harness;
-  let receiver: Receiver;
+  const { h, receiver } = useSuite({ worker: true, receiver: true, tenant: 'none' });
   let a: Tenant;
   let b: Tenant;
   const fx = {} as Record<'aTest' | 'aLive' | 'bTest' | 'bLive', EnvFixtures>;
@@ -90,9 +80,6 @@ describe('auth matrix: every route × every kind of credential', () => {
     });
 
   beforeAll(async () => {
-    receiver = await startReceiver();
-    h = await startHarness();
-    await h.startWorker();
     h.simulator.state.calls.wordsPerSecond = 1000;
     [a, b] = await Promise.all([createTenant(h.db), createTenant(h.db)]);
     const options = { webhookUrl: receiver.url };
@@ -231,11 +218,6 @@ describe('auth matrix: every route × every kind of credential', () => {
     keys.tiers = Object.fromEntries(await Promise.all(TIERS.map(async (tier) => [tier, await agentKey(tier, null)]))) as typeof keys.tiers;
     keys.boundToOtherLine = await agentKey('full', fx.aTest.spareLineIds[0]);
   }, 300_000);
-
-  afterAll(async () => {
-    await h?.close();
-    await receiver?.close();
-  });
 
   const outcomeOf = (res: TestResponse): Outcome => ({ status: res.status, code: res.body?.error?.code ?? 'ok' });
   const describeResponse = (res: TestResponse) => `${res.status} ${res.text.slice(0, 300)}`;

@@ -12,10 +12,11 @@ import { MONTHLY_CLOSE_SCHEDULE_ID, NUMBER_FEES_SCHEDULE_ID, ensureSchedules } f
 import { workflowIds } from '../../workflows/definitions/ids';
 import { customer } from '../support/customer';
 import { workerRegistry } from '../../activities/metrics';
-import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
+import { eventually } from '../support/harness';
 import { spendOnCalls } from '../support/ledger';
 import { STUB_WEBHOOK_SECRETS, startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 import { deliverStripeEvent } from '../support/stripeWebhooks';
+import { useSuite } from '../support/suite';
 import { untilActivityAttempt, untilWorkflowSettled } from '../support/waits';
 
 /** Stripe's test payment methods standing for the simulator's test card numbers. */
@@ -37,17 +38,15 @@ describe.each(['simulator', 'stripe'] as const)('auto-charge and the monthly clo
     });
     afterAll(() => stub?.close());
   }
-  const ctx = useHarness({ worker: true, overrides: provider === 'stripe' ? stripeStubOverrides(() => stub!) : {} });
+  const ctx = useSuite({ worker: true, overrides: provider === 'stripe' ? stripeStubOverrides(() => stub!) : {} });
+  const { h, tenant } = ctx;
   /** Each environment's processor as the test sees it: the simulator's, or the stub's account of that mode. */
   const processors = (): Record<'live' | 'test', CardProcessorSimulatorState> =>
     stub ? { live: stub.live.state, test: stub.test.state } : { live: h.simulator.processor, test: h.simulator.testProcessor };
-  let h: Harness;
-  let tenant: Tenant;
   let account: BillingTenant;
   // Real money moves in live: these tests use the live environment (auto-recharge on by default,
   // cards saved for live), whose processor is `processors().live`.
   beforeEach(() => {
-    ({ h, tenant } = ctx);
     account = { workspaceId: tenant.workspaceId, environment: 'live' };
     processors().live.reset();
     processors().test.reset();

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { loggableError } from '../../api/middleware/errorMapping';
-import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * Schema-valid-looking input the database cannot take (issue #12, conformance D2, security L4):
@@ -9,18 +10,14 @@ import { createTenant, startHarness, webhookLine, type Harness, type Tenant } fr
  * integer Postgres holds, cursors with bad ids or dates before Postgres's range.
  */
 describe('no 500 for bad input', () => {
-  let h: Harness;
-  let tenant: Tenant;
+  const { h, tenant } = useSuite({ tenant: 'file', overrides: { lineProvisionWaitMs: 0 } });
   let lineId: string;
 
   beforeAll(async () => {
-    h = await startHarness({ lineProvisionWaitMs: 0 });
-    tenant = await createTenant(h.db);
     const created = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() });
     expect(created.status).toBe(201);
     lineId = created.body.line.id;
   });
-  afterAll(async () => h.close());
 
   const uuid = '6f1c2a8e-3b4d-4e5f-8a9b-0c1d2e3f4a5b';
   const urn = `urn:uuid:${uuid}`;

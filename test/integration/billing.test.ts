@@ -5,7 +5,7 @@ import { balanceOf, post, SIGNUP_CREDIT_CENTS, type BillingTenant } from '../../
 import { createWorkspace, mintUserKey } from '../../src/domain/workspaces/service';
 import { callChargeCents, oneMinuteReserveCents } from '../../src/domain/billing/pricing';
 import { runCommand } from '../../src/main/cli';
-import { useHarness, type Harness, type Tenant } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 function refusalOf(outcome: HoldOutcome): HoldRefusal {
   if (outcome.ok) throw new Error('expected a refusal');
@@ -14,12 +14,9 @@ function refusalOf(outcome: HoldOutcome): HoldRefusal {
 
 /** Ledger, reservations and caps, and the billing endpoints. */
 describe('billing', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
+  const { h, tenant } = useSuite({ worker: true });
   let account: BillingTenant;
   beforeEach(() => {
-    ({ h, tenant } = ctx);
     account = { workspaceId: tenant.workspaceId, environment: 'test' };
   });
 

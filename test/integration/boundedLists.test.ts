@@ -1,8 +1,9 @@
-import { useHarness, webhookLine } from '../support/harness';
+import { webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** Lists and aggregates that used to read a workspace's whole history are bounded (security L8). */
 describe('bounded lists', () => {
-  const ctx = useHarness({ overrides: { lineProvisionWaitMs: 0 } });
+  const ctx = useSuite({ overrides: { lineProvisionWaitMs: 0 } });
 
   it('GET /api/v1/lines pages with limit and offset and says the total; the default page is 100', async () => {
     const { h, tenant } = ctx;

@@ -5,9 +5,9 @@ import { loadConfig } from '../../src/platform/config';
 import { freePort } from '../../src/platform/net/freePort';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../../dev/infra/temporal';
 import { customer } from '../support/customer';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, webhookLine } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
+import { useSuite } from '../support/suite';
 import { untilWaitingForCaller } from '../support/callWorkflow';
 
 /**
@@ -16,16 +16,8 @@ import { untilWaitingForCaller } from '../support/callWorkflow';
  * events (Temporal's default is 4,096), so a short conversation crosses runs.
  */
 describe('a long call continues as new', () => {
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
   let server: DevServer;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-continue-as-new-'));
-  const { lines, calls } = customer(() => ({ h, tenant }), {
-    line: () => webhookLine({ webhook_url: receiver.url, begin_message: 'Hello.' }),
-  });
-  const sim = simulator(() => h);
-
   beforeAll(async () => {
     const cli = ensureTemporalCli(loadConfig().toolCacheDir, () => undefined);
     server = await startDevServer({
@@ -35,17 +27,23 @@ describe('a long call continues as new', () => {
       logFile: path.join(dir, 'temporal.log'),
       dynamicConfig: { 'limit.historyCount.suggestContinueAsNew': 120 },
     });
-    h = await startHarness({ temporalAddress: server.address });
-    await h.startWorker();
-    tenant = await createTenant(h.db);
-    receiver = await startReceiver();
+  });
+  // The suite's own server has only the default namespace (not the jest worker's of the shared server).
+  const ctx = useSuite({
+    worker: true,
+    receiver: true,
+    tenant: 'file',
+    overrides: () => ({ temporalAddress: server.address, temporalNamespace: 'default' }),
+  });
+  const { h, receiver } = ctx;
+  const { lines, calls } = customer(ctx, { line: () => webhookLine({ webhook_url: receiver.url, begin_message: 'Hello.' }) });
+  const sim = simulator(ctx);
+  beforeAll(() =>
     receiver.respondWith((req) =>
       req.body.event === 'message' ? { status: 200, body: JSON.stringify({ text: `You said: ${String(req.body.text)}` }) } : undefined,
-    );
-  });
+    ),
+  );
   afterAll(async () => {
-    await receiver?.close();
-    await h?.close();
     await server?.stop();
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -6,18 +6,10 @@ import { loadConfig } from '../../src/platform/config';
 import { stopProcess } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../../dev/infra/temporal';
-import {
-  createActiveLine,
-  createTenant,
-  eventually,
-  startHarness,
-  webhookLine,
-  type Harness,
-  type Tenant,
-  type TestResponse,
-} from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { chaosTenants, expectCompletedAndSettledOnce, untilEveryCallEnded } from '../support/chaos';
+import { createActiveLine, eventually, webhookLine, type Tenant, type TestResponse } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
+import { useSuite } from '../support/suite';
 
 /**
  * Twenty calls while the worker process is SIGKILLed again and again, the API is restarted and
@@ -26,18 +18,9 @@ import { simulator } from '../support/simulatorControl';
  * Temporal dev server (persisting to a file) so it can restart it.
  */
 describe('call durability under worker crashes', () => {
-  let h: Harness;
-  /** Two workspaces: line creation is limited to 10 an hour per workspace. */
-  let tenants: Tenant[];
-  let receiver: Receiver;
-  let worker: ChildProcess;
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-call-durability-'));
-  const spawnWorker = () => h.spawnWorkerProcess(path.join(logDir, 'worker.log'));
-  const sim = simulator(() => h);
-
   let temporalServer: DevServer;
   let restartTemporalServer: () => Promise<void>;
-
   beforeAll(async () => {
     const cli = ensureTemporalCli(loadConfig().toolCacheDir, () => undefined);
     const port = await freePort();
@@ -47,18 +30,23 @@ describe('call durability under worker crashes', () => {
       await temporalServer.stop();
       temporalServer = await startDevServer(options);
     };
-    h = await startHarness({ temporalAddress: temporalServer.address });
-    tenants = [await createTenant(h.db), await createTenant(h.db)];
-    receiver = await startReceiver();
-    // No auto-charge noise: the signup credit covers every call.
-    for (const tenant of tenants)
-      await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: false } });
+  });
+  // The suite's own server has only the default namespace (not the jest worker's of the shared server).
+  const { h, receiver } = useSuite({
+    receiver: true,
+    tenant: 'none',
+    overrides: () => ({ temporalAddress: temporalServer.address, temporalNamespace: 'default' }),
+  });
+  let tenants: Tenant[];
+  let worker: ChildProcess;
+  const spawnWorker = () => h.spawnWorkerProcess(path.join(logDir, 'worker.log'));
+  const sim = simulator({ h });
+  beforeAll(async () => {
+    tenants = await chaosTenants(h);
     worker = spawnWorker();
   });
   afterAll(async () => {
     await stopProcess(worker);
-    await receiver.close();
-    await h.close();
     await temporalServer.stop();
     fs.rmSync(logDir, { recursive: true, force: true });
   });
@@ -138,33 +126,8 @@ describe('call durability under worker crashes', () => {
     })();
     await Promise.all([...driving, crashes]);
 
-    const finals = await eventually(
-      async () => {
-        const rows = await h.db('calls').whereIn('id', callIds);
-        return rows.length === CALLS && rows.every((r) => r.status === 'completed') ? rows : undefined;
-      },
-      120_000,
-      'every call to complete',
-    );
-    for (const call of finals) {
-      const charges = await h.db('ledger_transactions').where({ idempotency_ref: `call:${call.id}:settle` });
-      expect(charges.length).toBe(Number(call.charge_cents) > 0 ? 1 : 0);
-      if (charges.length) expect(Number(charges[0].amount_cents)).toBe(-Number(call.charge_cents));
-      expect(
-        await h
-          .db('spend_holds')
-          .where({ reference: `call:${call.id}` })
-          .first(),
-      ).toMatchObject({ status: 'settled' });
-    }
-    await eventually(
-      async () => {
-        const ended = receiver.requests.filter((r) => r.body.event === 'call_ended');
-        return callIds.every((id) => ended.some((r) => r.body.call_id === id)) ? true : undefined;
-      },
-      120_000,
-      'every call_ended to be delivered',
-    );
+    await expectCompletedAndSettledOnce(h, callIds, 120_000);
+    await untilEveryCallEnded(receiver, callIds, 120_000);
     for (const id of callIds) {
       const eventIds = new Set(
         receiver.requests.filter((r) => r.body.event === 'call_ended' && r.body.call_id === id).map((r) => r.body.event_id),

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import { post } from '../../src/domain/billing/ledger';
 import { customer } from '../support/customer';
-import { useHarness, type Harness, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 import { decryptedHistory } from '../../dev/temporalHistory';
+import { useSuite } from '../support/suite';
 
 /**
  * Holds and the maximum duration are enforced while a turn is in progress (security review M1):
@@ -12,11 +12,9 @@ import { decryptedHistory } from '../../dev/temporalHistory';
  * a refused extension, and is never charged more than was held.
  */
 describe('call limits while the caller keeps talking', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
+  const ctx = useSuite({ worker: true });
+  const { h, tenant } = ctx;
   beforeEach(async () => {
-    ({ h, tenant } = ctx);
     await sim.model.reset();
     // Every reply streams slowly: each turn is still being answered when the next sentence comes.
     await sim.model.setTokenDelay(400);

@@ -7,9 +7,9 @@ import type { CarrierAdapter } from '../../src/adapters/carrier/port';
 import { placeHold } from '../../src/domain/billing/holds';
 import { insertMessage } from '../../src/domain/messages/store';
 import { ensureSchedules, RECOVERY_SCHEDULE_ID } from '../../src/main/schedules';
-import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { customer, useHarnessWithReceiver } from '../support/customer';
-import type { Receiver } from '../support/receiver';
+import { eventually, webhookLine } from '../support/harness';
+import { customer } from '../support/customer';
+import { useSuite } from '../support/suite';
 
 /**
  * No active call row without a workflow that can finish it, and no hold left open (security
@@ -18,13 +18,8 @@ import type { Receiver } from '../support/receiver';
  * or stuck) and fails queued messages that never got a workflow.
  */
 describe('recovering calls and messages whose workflow cannot finish them', () => {
-  const ctx = useHarnessWithReceiver();
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
-  beforeEach(() => {
-    ({ h, tenant, receiver } = ctx);
-  });
+  const ctx = useSuite({ worker: true, receiver: true });
+  const { h, tenant, receiver } = ctx;
   const { lines, calls } = customer(ctx, { line: () => webhookLine({ webhook_url: ctx.receiver.url }), untilMs: 30_000 });
 
   const test = () => ({ workspaceId: tenant.workspaceId, environment: 'test' as const });

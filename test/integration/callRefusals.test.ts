@@ -1,7 +1,7 @@
-import { eventually, webhookLine, type Harness } from '../support/harness';
-import { customer, useHarnessWithReceiver } from '../support/customer';
-import type { Receiver } from '../support/receiver';
+import { eventually, webhookLine } from '../support/harness';
+import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
+import { useSuite } from '../support/suite';
 
 /**
  * The carrier refuses a command because the call is gone (the caller hung up, gave up while it
@@ -9,11 +9,9 @@ import { simulator } from '../support/simulatorControl';
  * once and frees its line (security review H1).
  */
 describe('calls the carrier refuses', () => {
-  const ctx = useHarnessWithReceiver();
-  let h: Harness;
-  let receiver: Receiver;
+  const ctx = useSuite({ worker: true, receiver: true });
+  const { h, receiver } = ctx;
   beforeEach(() => {
-    ({ h, receiver } = ctx);
     receiver.respondWith(undefined);
   });
   const { lines, calls } = customer(ctx, { line: () => webhookLine({ webhook_url: ctx.receiver.url }), untilMs: 30_000 });

@@ -1,22 +1,17 @@
 import crypto from 'node:crypto';
-import { createTenant, eventually, type Harness, type Tenant } from '../support/harness';
-import { customer, useHarnessWithReceiver, type Call } from '../support/customer';
-import type { Receiver } from '../support/receiver';
+import { createTenant, eventually } from '../support/harness';
+import { customer, type Call } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 import type { TransferResult } from '../../workflows/definitions/callControl';
+import { useSuite } from '../support/suite';
 
 /**
  * Call transfer (`POST /calls/{id}/transfer`) and answering-machine detection
  * (`machine_detection: detect`) as a customer sees them, on the carrier simulator.
  */
 describe('call transfer and machine detection (simulator)', () => {
-  const ctx = useHarnessWithReceiver();
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
-  beforeEach(() => {
-    ({ h, tenant, receiver } = ctx);
-  });
+  const ctx = useSuite({ worker: true, receiver: true });
+  const { h, tenant, receiver } = ctx;
   const sim = simulator(ctx);
   const { lines, calls } = customer(ctx);
   afterEach(async () => {

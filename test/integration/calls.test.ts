@@ -2,20 +2,15 @@ import crypto from 'node:crypto';
 import { post } from '../../src/domain/billing/ledger';
 import { ratePerMinuteCents } from '../../src/domain/billing/pricing';
 import { runCommand } from '../../src/main/cli';
-import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { CALLEE as TO, customer, useHarnessWithReceiver } from '../support/customer';
-import type { Receiver } from '../support/receiver';
+import { eventually, webhookLine } from '../support/harness';
+import { CALLEE as TO, customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
+import { useSuite } from '../support/suite';
 
 /** Outbound calls through the API, the call workflow and the carrier simulator. */
 describe('calls', () => {
-  const ctx = useHarnessWithReceiver();
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
-  beforeEach(() => {
-    ({ h, tenant, receiver } = ctx);
-  });
+  const ctx = useSuite({ worker: true, receiver: true });
+  const { h, tenant, receiver } = ctx;
   const { lines, calls, consent, agentKeys } = customer(ctx, {
     line: () => webhookLine({ webhook_url: ctx.receiver.url, status_callback_url: ctx.receiver.url }),
   });

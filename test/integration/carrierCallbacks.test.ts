@@ -2,9 +2,10 @@ import crypto from 'node:crypto';
 import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/signature';
 import { createMaintenanceActivities } from '../../activities/maintenance';
 import { customer } from '../support/customer';
-import { eventually, useHarness, type Harness, type Tenant } from '../support/harness';
+import { eventually } from '../support/harness';
 import { startLoggingApi } from '../support/loggingApi';
 import { decryptedHistory } from '../../dev/temporalHistory';
+import { useSuite } from '../support/suite';
 
 /** A simulator `sms.received` callback body, as the carrier posts it: `text` from `from` to `to`, under a new message id. */
 const inboundSms = (to: string, from: string, text: string): string =>
@@ -23,12 +24,8 @@ const inboundSms = (to: string, from: string, text: string): string =>
  * 401 and change nothing (security review C1, L5, L11).
  */
 describe('carrier callbacks', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => {
-    ({ h, tenant } = ctx);
-  });
+  const ctx = useSuite({ worker: true });
+  const { h, tenant } = ctx;
 
   const nowSeconds = () => Math.floor(Date.now() / 1000);
   /** Sends `rawBody` with the given headers (JSON content type, as a carrier would). */

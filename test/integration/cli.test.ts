@@ -1,31 +1,10 @@
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
-import { startHarness, type Harness } from '../support/harness';
+import { runCli } from '../support/cliRun';
+import { useSuite } from '../support/suite';
 
 /** The operator CLI, run exactly as the README says: `npm run --silent cli -- ...`. */
 describe('operator CLI', () => {
-  let h: Harness;
-  const root = path.resolve(__dirname, '../..');
-
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => h.close());
-
-  function cli(...args: string[]): { status: number | null; json: Record<string, unknown>; stdout: string; stderr: string } {
-    const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], {
-      cwd: root,
-      env: { ...process.env, LOG_LEVEL: 'silent' },
-      encoding: 'utf8',
-    });
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(result.stdout);
-    } catch {
-      // human output
-    }
-    return { status: result.status, json, stdout: result.stdout, stderr: result.stderr };
-  }
+  const { h } = useSuite({ tenant: 'none' });
+  const cli = (...args: string[]) => runCli(args);
 
   it('bootstrap --json prints one JSON object whose keys all work', async () => {
     const out = cli('bootstrap', '--json');

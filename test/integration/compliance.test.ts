@@ -3,15 +3,12 @@ import { post } from '../../src/domain/billing/ledger';
 import { runCommand } from '../../src/main/cli';
 import { isOptedOut } from '../../src/domain/compliance/optOuts';
 import { customer } from '../support/customer';
-import { createTenant, useHarness, type Harness, type Tenant } from '../support/harness';
+import { createTenant } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 describe('compliance plane', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => {
-    ({ h, tenant } = ctx);
-  });
+  const ctx = useSuite({ worker: true });
+  const { h, tenant } = ctx;
 
   const { lines, agentKeys } = customer(ctx);
   const grant = (body: Record<string, unknown>, key = tenant.keys.test) => h.request('POST', '/api/v1/consent', { key, body });

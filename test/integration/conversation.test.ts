@@ -4,19 +4,18 @@ import { computeCarrierSignature } from '../../src/adapters/carrier/callbacks/si
 import { SimulatorCarrier } from '../../src/adapters/carrier/simulatorCarrier';
 import { generateSecretsKey, parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
-import { createTenant, useHarness, eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createTenant, eventually, webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
-import { startReceiver, type Receiver, type ScriptedAnswer } from '../support/receiver';
+import type { ScriptedAnswer } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
 import { decryptedHistory } from '../../dev/temporalHistory';
+import { useSuite } from '../support/suite';
 import { untilWorkflowSettled } from '../support/waits';
 
 /** The webhook-mode conversation: caller speech → `message` → `{text}` spoken; barge-in. */
 describe('webhook conversation loop', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
+  const ctx = useSuite({ worker: true, receiver: true });
+  const { h, tenant, receiver } = ctx;
   /** What the receiver answers to each caller sentence: text (as `{text}`) or a full answer (NDJSON). */
   const replies = new Map<string, string | ScriptedAnswer>();
   const answerMessages = (req: { body: Record<string, unknown> }): ScriptedAnswer | undefined => {
@@ -25,14 +24,8 @@ describe('webhook conversation loop', () => {
     if (reply === undefined) return { status: 200, body: '{}' };
     return typeof reply === 'string' ? { status: 200, body: JSON.stringify({ text: reply }) } : reply;
   };
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    receiver.respondWith(answerMessages);
-  });
-  afterAll(async () => receiver.close());
+  beforeAll(() => receiver.respondWith(answerMessages));
   beforeEach(async () => {
-    ({ h, tenant } = ctx);
-    receiver.requests.length = 0;
     await sim.calls.setWordsPerSecond(40);
   });
 
@@ -419,7 +412,7 @@ describe('webhook conversation loop', () => {
   });
 
   describe('NDJSON budgets (shortened for the test: 1 s per line, 2.5 s in total)', () => {
-    const short = useHarness({ worker: true, overrides: { ndjsonLineBudgetMs: 1000, ndjsonTotalBudgetMs: 2500 } });
+    const short = useSuite({ worker: true, overrides: { ndjsonLineBudgetMs: 1000, ndjsonTotalBudgetMs: 2500 } });
 
     const shortCustomer = customer(short, { line: () => webhookLine({ webhook_url: receiver.url }) });
     const shortSim = simulator(short);

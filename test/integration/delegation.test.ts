@@ -6,20 +6,19 @@ import { SCOPES } from '../../src/domain/keys/scopes';
 import { insertKey, type ApiKeyRow } from '../../src/domain/keys/store';
 import { addUser } from '../../src/domain/workspaces/service';
 import { customer } from '../support/customer';
-import { mintKey, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
+import { mintKey, webhookLine } from '../support/harness';
 import { spendOnCalls } from '../support/ledger';
+import { useSuite } from '../support/suite';
 
 /**
  * Delegation as an attacker would probe it (issue #12: C2, M3-M6, H4, L2, D19, L8): every path
  * that mints, changes, rotates or revokes a key, and what a delegated key may reach.
  */
 describe('delegation', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
+  const ctx = useSuite({ worker: true });
+  const { h, tenant } = ctx;
   let account: BillingTenant;
   beforeEach(() => {
-    ({ h, tenant } = ctx);
     account = { workspaceId: tenant.workspaceId, environment: 'test' };
   });
 

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { createTenant, eventually, startHarness, untilLineActive, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, untilLineActive, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * H2 (SSRF) as an attacker sees it, through the public API: customer URLs that lead to internal
@@ -10,26 +10,8 @@ import { startReceiver, type Receiver } from '../support/receiver';
  * loopback allow-list, as local development does.
  */
 describe('customer URLs cannot reach internal addresses (SSRF)', () => {
-  let strict: Harness;
-  let open: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    strict = await startHarness({ outboundAllowedNetworks: [] });
-    await strict.startWorker();
-    open = await startHarness();
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    await strict?.close();
-    await open?.close();
-  });
-  beforeEach(async () => {
-    tenant = await createTenant(strict.db);
-    receiver.requests.length = 0;
-  });
+  const { h: strict, tenant, receiver } = useSuite({ worker: true, receiver: true, overrides: { outboundAllowedNetworks: [] } });
+  const { h: open } = useSuite({ tenant: 'none' });
 
   /** The review's forms: loopback services, metadata, IPv6 loopback, hex/decimal/octal IPv4, IPv4-mapped IPv6, a name for loopback, private ranges. */
   const HOSTILE = [

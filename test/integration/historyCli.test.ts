@@ -1,52 +1,23 @@
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createTenant, startHarness, webhookLine, type Harness } from '../support/harness';
+import { createTenant, webhookLine } from '../support/harness';
+import { runCli as cli } from '../support/cliRun';
+import { useSuite } from '../support/suite';
 
 /**
  * `history export` and `history replay`, run as the README says (`npm run --silent cli -- ...`)
  * against a real Temporal server and a real workflow run.
  */
 describe('operator CLI: workflow histories', () => {
-  let h: Harness;
+  const { h } = useSuite({ worker: true, tenant: 'none' });
   let dir: string;
   const root = path.resolve(__dirname, '../..');
 
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
+  beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-history-cli-'));
   });
-  afterAll(async () => {
-    fs.rmSync(dir, { recursive: true, force: true });
-    await h.close();
-  });
-
-  function cli(
-    args: string[],
-    env: Record<string, string | undefined> = {},
-  ): { status: number | null; json: Record<string, unknown>; stdout: string; stderr: string } {
-    const result = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], {
-      cwd: root,
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS,
-        DATABASE_URL: process.env.DATABASE_URL,
-        LOG_LEVEL: 'silent',
-        ...env,
-      },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    let json: Record<string, unknown> = {};
-    try {
-      json = JSON.parse(result.stdout);
-    } catch {
-      // human output
-    }
-    return { status: result.status, json, stdout: result.stdout, stderr: result.stderr };
-  }
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it('exports a line provisioning history by line id, replays it, and catches a nondeterministic edit', async () => {
     const tenant = await createTenant(h.db);

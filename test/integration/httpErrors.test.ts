@@ -3,18 +3,12 @@ import type { AddressInfo } from 'node:net';
 import { createApp } from '../../api/app';
 import { createDb } from '../../src/platform/db/knex';
 import pino from 'pino';
-import { createLogger } from '../../src/platform/logger';
-import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { webhookLine } from '../support/harness';
+import { getFromFreshApp } from '../support/freshApp';
+import { useSuite } from '../support/suite';
 
 describe('error envelope on every kind of bad input', () => {
-  let h: Harness;
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    h = await startHarness({ maxBodyBytes: 4096 });
-    tenant = await createTenant(h.db);
-  });
-  afterAll(async () => h.close());
+  const { h, tenant } = useSuite({ tenant: 'file', overrides: { maxBodyBytes: 4096 } });
 
   it('404 not_found for an unknown route, authenticated or not', async () => {
     for (const key of [undefined, tenant.keys.test]) {
@@ -114,23 +108,13 @@ describe('error envelope on every kind of bad input', () => {
 
   it('readyz is 503 when Postgres is unreachable', async () => {
     const db = createDb('postgres://nobody@127.0.0.1:1/none', { max: 1 });
-    const { koa } = createApp({
-      config: h.config,
-      db,
-      temporal: h.temporal,
-      logger: createLogger('api-test', 'silent'),
-      now: () => new Date(),
-    });
-    const server = http.createServer(koa.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`);
+      const res = await getFromFreshApp(h, '/readyz', {}, { db });
       expect(res.status).toBe(503);
-      const body = (await res.json()) as { error: { code: string; details: Array<{ field: string }> } };
+      const body = JSON.parse(res.text) as { error: { code: string; details: Array<{ field: string }> } };
       expect(body.error.code).toBe('not_ready');
       expect(body.error.details.map((d: { field: string }) => d.field)).toEqual(['postgres']);
     } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.destroy();
     }
   });

@@ -7,7 +7,8 @@ import {
   IdempotencyLeaseLostError,
   renewIdempotencyLease,
 } from '../../src/domain/idempotency/store';
-import { eventually, useHarness } from '../support/harness';
+import { eventually } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * The idempotency lease is fenced (security L1): a request whose lease lapsed and was taken over
@@ -15,7 +16,7 @@ import { eventually, useHarness } from '../support/harness';
  * lease so it is not taken over in the first place.
  */
 describe('idempotency lease', () => {
-  const ctx = useHarness();
+  const ctx = useSuite();
 
   /** Backends of this database waiting for a lock. */
   const lockWaiters = async () =>

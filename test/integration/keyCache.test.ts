@@ -3,7 +3,8 @@ import http from 'node:http';
 import { createApp, type App } from '../../api/app';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import { createLogger } from '../../src/platform/logger';
-import { eventually, useHarness } from '../support/harness';
+import { eventually } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * Two API instances over one database, each with its own pool, key cache and LISTEN connection, as two
@@ -11,7 +12,7 @@ import { eventually, useHarness } from '../support/harness';
  * from the revocation's NOTIFY, not from the TTL.
  */
 describe('key cache across API instances', () => {
-  const ctx = useHarness();
+  const ctx = useSuite();
   const instances: Array<{ app: App; db: Db; server: http.Server; url: string }> = [];
 
   async function startInstance(): Promise<(typeof instances)[number]> {

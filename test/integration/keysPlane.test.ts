@@ -1,16 +1,13 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import { customer } from '../support/customer';
-import { createTenant, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
+import { createTenant, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** The service-key plane: `/v1/keys` and its alias `/api/v1/keys`. */
 describe('agent keys on the service-key plane', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => {
-    ({ h, tenant } = ctx);
-  });
+  const ctx = useSuite({ worker: true });
+  const { h, tenant } = ctx;
 
   const idem = () => crypto.randomUUID();
   const mint = (body: Record<string, unknown>, key = idem(), svc = tenant.keys.serviceTest, path = '/v1/keys') =>

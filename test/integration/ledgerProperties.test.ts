@@ -4,11 +4,11 @@ import { extendHold, placeHold, releaseHold, settleHold } from '../../src/domain
 import { balanceOf, post, type BillingTenant } from '../../src/domain/billing/ledger';
 import { callChargeCents, ratePerMinuteCents, ZONES } from '../../src/domain/billing/pricing';
 import { backfillHeldCents } from '../../src/platform/db/migrations/0019_ledger_postings';
-import { useHarness } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** Properties of the books, checked against the real database. */
 describe('ledger properties', () => {
-  const ctx = useHarness();
+  const ctx = useSuite();
   let tenant: BillingTenant;
   beforeEach(() => {
     tenant = { workspaceId: ctx.tenant.workspaceId, environment: 'test' };

@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
 import { customer } from '../support/customer';
-import { createTenant, eventually, startHarness, useHarness, type Harness, type Tenant } from '../support/harness';
+import { createTenant, eventually, type Tenant } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
+import { useSuite } from '../support/suite';
 
 /**
  * Choosing a line's number (issue 26 item 7), as a customer through POST /api/v1/lines on the
@@ -14,12 +15,10 @@ import { simulator } from '../support/simulatorControl';
 const ownedNumber = () => `+1564555${2000 + crypto.randomInt(8000)}`;
 
 describe('choosing a line number', () => {
-  const ctx = useHarness({ worker: true });
+  const ctx = useSuite({ worker: true });
+  const { h, tenant } = ctx;
   const { lines } = customer(ctx);
   const sim = simulator(ctx);
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => ({ h, tenant } = ctx));
 
   const grant = (to: Tenant, phoneNumber: string) =>
     runCommand(h.db, ['number', 'grant'], { workspace: to.workspaceId, env: 'test', number: phoneNumber });
@@ -149,12 +148,7 @@ describe('choosing a line number', () => {
 });
 
 describe('choosing a line number: a refusal known only after the 201', () => {
-  let slow: Harness;
-  beforeAll(async () => {
-    slow = await startHarness({ lineProvisionWaitMs: 300 });
-    await slow.startWorker();
-  });
-  afterAll(async () => slow?.close());
+  const { h: slow } = useSuite({ worker: true, tenant: 'none', overrides: { lineProvisionWaitMs: 300 } });
   /**
    * A new tenant's line whose number the simulator holds past the API's wait (201, provisioning), then provisions
    * as `fault` says: the line as its customer reads it once released.

@@ -1,14 +1,12 @@
 import { runCommand } from '../../src/main/cli';
 import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
-import { createTenant, startHarness, untilLineActive, webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
+import { createTenant, startHarness, untilLineActive, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** The durable flow of the foundation: POST /lines -> Temporal workflow -> carrier -> Postgres. */
 describe('lines: create and provision a number', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
+  const { h, tenant } = useSuite({ worker: true });
   beforeEach(() => {
-    ({ h, tenant } = ctx);
     h.simulator.state.provisionFault = 'normal';
   });
 

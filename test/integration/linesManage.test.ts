@@ -1,27 +1,12 @@
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { workflowIds } from '../../workflows/definitions/ids';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { createTenant, eventually, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 const DAY = 24 * 60 * 60 * 1000;
 
 describe('lines: update, release and signing secrets', () => {
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await h.close();
-  });
-  beforeEach(async () => {
-    tenant = await createTenant(h.db);
-  });
+  const { h, tenant, receiver } = useSuite({ worker: true, receiver: true });
 
   const create = async (body: Record<string, unknown> = webhookLine()) => {
     const res = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body });

@@ -1,18 +1,15 @@
 import { startEchoAudioHandler } from '../support/echoAudioHandler';
-import { eventually, type Harness, type Tenant } from '../support/harness';
-import { customer, useHarnessWithReceiver } from '../support/customer';
-import type { Receiver } from '../support/receiver';
+import { eventually } from '../support/harness';
+import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 import { untilWaitingForCaller } from '../support/callWorkflow';
+import { useSuite } from '../support/suite';
 
 /** Hosted and audio lines, conversation calls and live call control, end to end through the simulator. */
 describe('hosted, audio and live-controlled calls', () => {
-  const ctx = useHarnessWithReceiver();
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
+  const ctx = useSuite({ worker: true, receiver: true });
+  const { h, tenant, receiver } = ctx;
   beforeEach(async () => {
-    ({ h, tenant, receiver } = ctx);
     await sim.model.reset();
     h.simulator.state.calls.wordsPerSecond = 20;
   });

@@ -1,15 +1,9 @@
 import crypto from 'node:crypto';
 import { MAINTENANCE_SCHEDULE_ID, ensureSchedules } from '../../src/main/schedules';
-import { startHarness, type Harness } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 describe('maintenance: purging expired idempotency records and stale rate-limit hits', () => {
-  let h: Harness;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-  });
-  afterAll(async () => h.close());
+  const { h } = useSuite({ worker: true, tenant: 'none' });
 
   it('the workflow deletes only what can no longer matter', async () => {
     const now = Date.now();

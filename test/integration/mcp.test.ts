@@ -5,22 +5,19 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { runCommand } from '../../src/main/cli';
-import { eventually, type Harness, type Tenant } from '../support/harness';
-import { CALLEE, customer, useHarnessWithReceiver } from '../support/customer';
+import { eventually } from '../support/harness';
+import { CALLEE, customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 import { untilWaitingForCaller } from '../support/callWorkflow';
+import { useSuite } from '../support/suite';
 
 /**
  * The MCP server (issue 18, item 1), driven by the SDK's own client: an agent with a line-bound
  * key runs a whole call through tools, and is refused outside its grant with the API's codes.
  */
 describe('MCP server', () => {
-  const ctx = useHarnessWithReceiver();
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => {
-    ({ h, tenant } = ctx);
-  });
+  const ctx = useSuite({ worker: true, receiver: true });
+  const { h, tenant } = ctx;
   const { lines, agentKeys, consent } = customer(ctx, { line: () => ({ name: 'Line', mode: 'webhook', webhook_url: ctx.receiver.url }) });
   const sim = simulator(ctx);
   const speech = (id: string) => h.simulator.state.calls.speechFor(id) ?? [];

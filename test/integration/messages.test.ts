@@ -2,20 +2,15 @@ import crypto from 'node:crypto';
 import { insertMessage } from '../../src/domain/messages/store';
 import { KEYWORD_REPLIES, SMS_WINDOW_MS } from '../../src/domain/messages/rules';
 import { verifySignature } from '../../src/domain/webhooks/signature';
-import { eventually, mintKey, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { customer, useHarnessWithReceiver } from '../support/customer';
-import type { Receiver } from '../support/receiver';
+import { eventually, mintKey, webhookLine } from '../support/harness';
+import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
+import { useSuite } from '../support/suite';
 
 /** SMS through the API, the send workflow and the carrier simulator; conversations; keywords. */
 describe('messages', () => {
-  const ctx = useHarnessWithReceiver();
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
-  beforeEach(() => {
-    ({ h, tenant, receiver } = ctx);
-  });
+  const ctx = useSuite({ worker: true, receiver: true });
+  const { h, tenant, receiver } = ctx;
   afterEach(async () => {
     h.clock.freeze(null);
     await sim.messages.resetOutcomes();

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createApp, type App } from '../../api/app';
 import { createApiServer } from '../../api/server';
 import { createLogger } from '../../src/platform/logger';
-import { startHarness, type Harness } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * Every method a path does not serve is 405 `method_not_allowed` with `Allow` and the envelope,
@@ -14,13 +14,12 @@ import { startHarness, type Harness } from '../support/harness';
  * TRACE and CONNECT, and Node hands CONNECT to the server outside the app.
  */
 describe('methods a path does not serve', () => {
-  let h: Harness;
+  const { h } = useSuite({ tenant: 'none' });
   let app: App;
   let server: http.Server;
   let port: number;
 
   beforeAll(async () => {
-    h = await startHarness();
     app = createApp({
       config: h.config,
       db: h.db,
@@ -34,7 +33,6 @@ describe('methods a path does not serve', () => {
   });
   afterAll(async () => {
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    await h.close();
   });
 
   interface RawResponse {

@@ -4,10 +4,11 @@ import type { ApiKeyRow } from '../../src/domain/keys/store';
 import { backfillKeyAncestry } from '../../src/platform/db/migrations/0012_key_ancestry';
 import { disableUntouchedTestAutoRecharge, giveFirstTestLinesTheirGrace } from '../../src/platform/db/migrations/0015_billing_environments';
 import { balanceOf } from '../../src/domain/billing/ledger';
-import { createTenant, useHarness } from '../support/harness';
+import { createTenant } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 describe('migrations', () => {
-  const ctx = useHarness();
+  const ctx = useSuite();
 
   it('0008 gives workspaces from before the ledger their account and signup credit, once', async () => {
     const { h, tenant } = ctx;

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
-import { eventually, untilLineActive, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { eventually, untilLineActive, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * Number fees (D17, L7): $2.50 per number per UTC month, billed in arrears by the monthly
@@ -8,10 +9,7 @@ import { eventually, untilLineActive, useHarness, webhookLine, type Harness, typ
  * months of its own year, so no other test's lines fall into them.
  */
 describe('monthly number fees', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => ({ h, tenant } = ctx));
+  const { h, tenant } = useSuite({ worker: true });
   afterEach(() => h.clock.freeze(null));
 
   /** A line created through the API at `at`, its number assigned then (the worker's clock is real time). */

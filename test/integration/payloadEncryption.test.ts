@@ -10,7 +10,8 @@ import { dataConverterWith } from '../../src/platform/temporal/client';
 import { exportHistory, replayHistoryFile } from '../../src/platform/temporal/histories';
 import { transformHistoryPayloads } from '../../src/platform/temporal/historyPayloads';
 import { remoteNumber } from '../support/fixtures';
-import { createTenant, startHarness, untilLineActive, webhookLine, type Harness } from '../support/harness';
+import { createTenant, untilLineActive, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 import { encryptedByClientsAndWorkers } from '../support/payloadCodec';
 
 /**
@@ -20,11 +21,19 @@ import { encryptedByClientsAndWorkers } from '../support/payloadCodec';
  * decrypted history and `history replay` takes it encrypted or decrypted, also after a key rotation.
  */
 describe('encrypted workflow payloads', () => {
-  let h: Harness;
   let dir: string;
   const root = path.resolve(__dirname, '../..');
   const codecToken = generateSecretsKey();
   const uiOrigin = 'http://127.0.0.1:8233';
+  // Declared before the suite so that it runs while the harness is still open (jest runs afterAll hooks in order).
+  afterAll(async () => {
+    if (callId) await h.request('POST', `/api/v1/calls/${callId}/hangup`, { key: tenantKey });
+  });
+  const { h } = useSuite({
+    worker: true,
+    tenant: 'none',
+    overrides: { temporalCodecToken: codecToken, temporalCodecCorsOrigins: [uiOrigin] },
+  });
   const keyA = process.env.TEMPORAL_PAYLOAD_KEY!;
   const keyB = generateSecretsKey();
   let tenantKey: string;
@@ -44,8 +53,6 @@ describe('encrypted workflow payloads', () => {
   const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString('utf8');
 
   beforeAll(async () => {
-    h = await startHarness({ temporalCodecToken: codecToken, temporalCodecCorsOrigins: [uiOrigin] });
-    await h.startWorker();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-payloads-'));
     const tenant = await createTenant(h.db);
     tenantKey = tenant.keys.test;
@@ -64,11 +71,7 @@ describe('encrypted workflow payloads', () => {
     expect(placed.status).toBe(201);
     callId = placed.body.call.id;
   });
-  afterAll(async () => {
-    if (callId) await h.request('POST', `/api/v1/calls/${callId}/hangup`, { key: tenantKey });
-    fs.rmSync(dir, { recursive: true, force: true });
-    await h.close();
-  });
+  afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it("stores no phone number in clear in the Temporal server's history: every payload a client or worker wrote is encrypted", async () => {
     for (const [workflowId, numbers] of [

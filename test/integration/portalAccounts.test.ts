@@ -1,16 +1,14 @@
 import crypto from 'node:crypto';
 import { balanceOf } from '../../src/domain/billing/ledger';
 import { RATE_LIMITS } from '../../src/domain/limits/policies';
-import type { Harness } from '../support/harness';
-import { OPERATOR_PASSWORD, PortalClient, usePortalHarness, verifyByMail } from '../support/portalClient';
+import { OPERATOR_PASSWORD, PortalClient, verifyByMail } from '../support/portalClient';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
 
 describe('portal accounts: signup, login, logout, password change, sessions and CSRF', () => {
-  const suite = usePortalHarness();
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true });
 
   const newEmail = () => `Op+${crypto.randomBytes(5).toString('hex')}@Example.test`;
   const signUp = async (email: string, password = PASSWORD) => {

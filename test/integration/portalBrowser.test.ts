@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, watchPageProblems, pageChecker, verifyInBrowser } from '../support/browser';
+import type { Page } from 'playwright-core';
+import { useChromium, watchPageProblems, pageChecker, verifyInBrowser } from '../support/browser';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { CALLEE } from '../support/customer';
-import type { Harness } from '../support/harness';
-import { usePortalHarness } from '../support/portalClient';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
 
@@ -17,18 +16,9 @@ const PASSWORD = 'a long enough password';
  * and checked with axe-core; the page's own errors (a CSP refusal included) fail the test.
  */
 describe('portal in a browser', () => {
-  const suite = usePortalHarness({ worker: true });
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
-  let browser: Browser;
+  const { h } = useSuite({ portal: true, worker: true });
+  const browser = useChromium();
   const email = `browser+${crypto.randomBytes(4).toString('hex')}@example.test`;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   /** A fresh browser profile (no cookies) with its page, and the problems the page reports. */
   async function visitor(): Promise<{ page: Page; problems: string[] }> {

@@ -1,11 +1,10 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { Browser } from 'playwright-core';
-import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
+import { useChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import { CALLEE } from '../support/customer';
-import { eventually, type Harness } from '../support/harness';
-import { usePortalHarness } from '../support/portalClient';
+import { eventually } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
 const TEMPORAL_UI = 'http://127.0.0.1:8233';
@@ -17,19 +16,10 @@ const TEMPORAL_UI = 'http://127.0.0.1:8233';
  * Each page is screenshotted into test-artifacts/portal-calls/ and checked with axe-core.
  */
 describe('portal lines and calls in a browser', () => {
-  const suite = usePortalHarness({ worker: true, overrides: { temporalUiUrl: TEMPORAL_UI } });
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
-  let browser: Browser;
+  const { h } = useSuite({ portal: true, worker: true, overrides: { temporalUiUrl: TEMPORAL_UI } });
+  const browser = useChromium();
   const sim = simulator(() => h);
   const email = `browser-calls+${crypto.randomBytes(4).toString('hex')}@example.test`;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   const check = pageChecker('portal-calls');
 

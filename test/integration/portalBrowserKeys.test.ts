@@ -1,8 +1,6 @@
 import crypto from 'node:crypto';
-import type { Browser } from 'playwright-core';
-import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
-import type { Harness } from '../support/harness';
-import { usePortalHarness } from '../support/portalClient';
+import { useChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
 const NUMBER = '+14155550166';
@@ -14,18 +12,9 @@ const NUMBER = '+14155550166';
  * Each page is screenshotted into test-artifacts/portal-keys/ and checked with axe-core.
  */
 describe('portal keys and compliance in a browser', () => {
-  const suite = usePortalHarness();
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
-  let browser: Browser;
+  const { h } = useSuite({ portal: true });
+  const browser = useChromium();
   const email = `browser-keys+${crypto.randomBytes(4).toString('hex')}@example.test`;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   const check = pageChecker('portal-keys');
 

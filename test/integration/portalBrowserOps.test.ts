@@ -1,11 +1,8 @@
 import crypto from 'node:crypto';
-import type { Browser } from 'playwright-core';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
-import { launchChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
-import type { Harness } from '../support/harness';
-import { usePortalHarness } from '../support/portalClient';
-import type { Receiver } from '../support/receiver';
+import { useChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
 
@@ -16,19 +13,9 @@ const PASSWORD = 'a long enough password';
  * test-artifacts/portal-ops/ and checked with axe-core; the page's own errors fail the test.
  */
 describe('portal deliveries and card in a browser', () => {
-  const suite = usePortalHarness({ worker: true, receiver: true });
-  let h: Harness;
-  let receiver: Receiver;
-  beforeAll(() => ({ h, receiver } = suite));
-  let browser: Browser;
+  const { h, receiver } = useSuite({ portal: true, worker: true, receiver: true });
+  const browser = useChromium();
   const email = `browser-ops+${crypto.randomBytes(4).toString('hex')}@example.test`;
-
-  beforeAll(async () => {
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
 
   const check = pageChecker('portal-ops');
 

@@ -1,9 +1,8 @@
 import crypto from 'node:crypto';
 import { generate } from 'otplib';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, pageChecker, signUpInBrowser, watchPageProblems } from '../support/browser';
-import type { Harness } from '../support/harness';
-import { usePortalHarness } from '../support/portalClient';
+import type { Page } from 'playwright-core';
+import { useChromium, pageChecker, signUpInBrowser, watchPageProblems } from '../support/browser';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
 
@@ -15,16 +14,8 @@ const PASSWORD = 'a long enough password';
  * Each page is screenshotted into test-artifacts/two-factor/ and checked with axe-core.
  */
 describe('portal two-factor sign-in in a browser', () => {
-  const suite = usePortalHarness();
-  let h: Harness;
-  let browser: Browser;
-  beforeAll(async () => {
-    h = suite.h;
-    browser = await launchChromium();
-  }, 15 * 60_000);
-  afterAll(async () => {
-    await browser?.close();
-  });
+  const { h } = useSuite({ portal: true });
+  const browser = useChromium();
 
   const check = pageChecker('two-factor');
   /** The code an authenticator app shows now, on the server's clock. */

@@ -1,20 +1,12 @@
 import crypto from 'node:crypto';
 import { CALLEE } from '../support/customer';
-import { eventually, type Harness } from '../support/harness';
-import {
-  PortalClient,
-  type PortalResponse,
-  signInMember,
-  signUpOperator,
-  usePortalHarness,
-  createLineInPortal,
-} from '../support/portalClient';
+import { eventually } from '../support/harness';
+import { PortalClient, type PortalResponse, signInMember, signUpOperator, createLineInPortal } from '../support/portalClient';
+import { useSuite } from '../support/suite';
 
 /** Lines and calls in the portal over HTTP: editing a line, test calls, the calls list's filters, a call's page, and their refusals. */
 describe('portal lines and calls', () => {
-  const suite = usePortalHarness({ worker: true });
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true, worker: true });
   beforeEach(() => {
     h.config.temporalUiUrl = undefined;
   });

@@ -2,17 +2,15 @@ import crypto from 'node:crypto';
 import { isOptedOut } from '../../src/domain/compliance/optOuts';
 import { runCommand } from '../../src/main/cli';
 import { mintUserKey } from '../../src/domain/workspaces/service';
-import type { Harness } from '../support/harness';
-import { PortalClient, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
+import { PortalClient, signInMember, signUpOperator } from '../support/portalClient';
 import { joinAs } from '../support/portalMembers';
+import { useSuite } from '../support/suite';
 
 const NUMBER = '+14155550177';
 
 /** The compliance page over HTTP: opt-outs as the CLI manages them, consent and disclosures, and the audit's filters. */
 describe('portal compliance', () => {
-  const suite = usePortalHarness();
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true });
 
   const operator = () => signUpOperator(h, 'compliance');
 

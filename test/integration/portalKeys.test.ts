@@ -1,13 +1,11 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
-import type { Harness } from '../support/harness';
-import { type PortalResponse, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
+import { type PortalResponse, signInMember, signUpOperator } from '../support/portalClient';
+import { useSuite } from '../support/suite';
 
 /** The API keys page over HTTP: regular keys and delegated tokens minted once, used on the public API, revoked. */
 describe('portal API keys', () => {
-  const suite = usePortalHarness();
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true });
 
   const operator = () => signUpOperator(h, 'keys');
 

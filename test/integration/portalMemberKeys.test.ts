@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { applyEarlierMembershipChanges } from '../../src/platform/db/migrations/0036_keys_minted_by';
-import { eventually, type Harness } from '../support/harness';
-import { PortalClient, type PortalResponse, signUpOperator, usePortalHarness } from '../support/portalClient';
+import { eventually } from '../support/harness';
+import { PortalClient, type PortalResponse, signUpOperator } from '../support/portalClient';
 import { inviteInPortal, joinAs, newEmail } from '../support/portalMembers';
+import { useSuite } from '../support/suite';
 
 const JSON_ACCEPT = { accept: 'application/json' };
 
@@ -13,9 +14,7 @@ const JSON_ACCEPT = { accept: 'application/json' };
  * minted under another's key, invitations kept in reserve.
  */
 describe('portal membership changes reach keys and invitations', () => {
-  const suite = usePortalHarness();
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true });
 
   const plaintextOf = (page: PortalResponse) => /id="minted-key"[^>]*>([^<]+)</.exec(page.text)![1];
   const scopeFields = (...scopes: readonly string[]) => Object.fromEntries(scopes.map((scope) => [`scope.${scope}`, 'on']));

@@ -1,25 +1,17 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
 import { mintUserKey } from '../../src/domain/workspaces/service';
-import { eventually, type Harness } from '../support/harness';
-import {
-  mailedInvitationToken,
-  PortalClient,
-  type PortalResponse,
-  signUpOperator,
-  OPERATOR_PASSWORD,
-  usePortalHarness,
-} from '../support/portalClient';
+import { eventually } from '../support/harness';
+import { mailedInvitationToken, PortalClient, type PortalResponse, signUpOperator, OPERATOR_PASSWORD } from '../support/portalClient';
 import { linkIn } from '../support/smtpReceiver';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
 
 /** Members and invitations over HTTP: invite, accept, roles gating the page, owners protected, tokens used once. */
 describe('portal members and invitations', () => {
-  const suite = usePortalHarness();
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true });
 
   const newEmail = (tag: string) => `${tag}+${crypto.randomBytes(4).toString('hex')}@example.test`;
 

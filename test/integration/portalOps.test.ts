@@ -3,28 +3,18 @@ import { publishDepsOf, publishEvent } from '../../src/domain/webhooks/publish';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { wakeAutoCharge } from '../../src/domain/billing/autoCharge';
-import { eventually, startHarness, type Harness } from '../support/harness';
-import {
-  PortalClient,
-  signUpOperator,
-  OPERATOR_PASSWORD,
-  usePortalHarness,
-  createLineInPortal,
-  mailedInvitationToken,
-} from '../support/portalClient';
-import type { Receiver } from '../support/receiver';
+import { eventually } from '../support/harness';
+import { PortalClient, signUpOperator, OPERATOR_PASSWORD, createLineInPortal, mailedInvitationToken } from '../support/portalClient';
 import { spendOnCalls } from '../support/ledger';
 import { startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
 
 /** Issue 17's operator actions over HTTP: redeliver a webhook, save a card, members gated by role. */
 describe('portal deliveries, card and members', () => {
-  const suite = usePortalHarness({ worker: true, receiver: true });
-  let h: Harness;
-  let receiver: Receiver;
-  beforeAll(() => ({ h, receiver } = suite));
+  const { h, receiver } = useSuite({ portal: true, worker: true, receiver: true });
 
   const operator = () => signUpOperator(h, 'ops');
 
@@ -270,15 +260,11 @@ describe('portal deliveries, card and members', () => {
 /** Where the environment charges through Stripe, the portal takes only a PaymentMethod saved on Stripe: never a card number. */
 describe('portal card with Stripe', () => {
   let stub: StripeStub;
-  let h: Harness;
   beforeAll(async () => {
     stub = await startStripeStub();
-    h = await startHarness(stripeStubOverrides(() => stub));
   });
-  afterAll(async () => {
-    await h.close();
-    await stub.close();
-  });
+  const { h } = useSuite({ portal: true, overrides: stripeStubOverrides(() => stub) });
+  afterAll(async () => stub.close());
 
   it('saves a pm_… id read back from Stripe, refuses a card number without showing it back', async () => {
     const { client, userId } = await signUpOperator(h, 'ops-stripe');

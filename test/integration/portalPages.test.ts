@@ -4,17 +4,14 @@ import { runCommand } from '../../src/main/cli';
 import { savePaymentMethod } from '../../src/domain/billing/paymentMethods';
 import { insertMessage } from '../../src/domain/messages/store';
 import { mintUserKey } from '../../src/domain/workspaces/service';
-import { createTenant, eventually, type Harness } from '../support/harness';
+import { createTenant, eventually } from '../support/harness';
 import { CALLEE } from '../support/customer';
-import { PortalClient, signInMember, signUpOperator, usePortalHarness, createLineInPortal } from '../support/portalClient';
-import type { Receiver } from '../support/receiver';
+import { PortalClient, signInMember, signUpOperator, createLineInPortal } from '../support/portalClient';
+import { useSuite } from '../support/suite';
 
 /** The overview and lines pages over HTTP: figures, roles, tenants and environments. */
 describe('portal pages', () => {
-  const suite = usePortalHarness({ worker: true, receiver: true });
-  let h: Harness;
-  let receiver: Receiver;
-  beforeAll(() => ({ h, receiver } = suite));
+  const { h, receiver } = useSuite({ portal: true, worker: true, receiver: true });
 
   const operator = () => signUpOperator(h, 'pages');
 

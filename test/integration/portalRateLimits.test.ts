@@ -1,7 +1,7 @@
 import { mintUserKey } from '../../src/domain/workspaces/service';
 import { RATE_LIMITS } from '../../src/domain/limits/policies';
-import type { Harness } from '../support/harness';
-import { PortalClient, signUpOperator, usePortalHarness } from '../support/portalClient';
+import { PortalClient, signUpOperator } from '../support/portalClient';
+import { useSuite } from '../support/suite';
 
 /**
  * The portal spends the API's rate limits (issue 27, L15): a signed-in operator is held to the
@@ -9,9 +9,7 @@ import { PortalClient, signUpOperator, usePortalHarness } from '../support/porta
  * so neither path adds to the other's allowance.
  */
 describe('portal changes under the API rate limits', () => {
-  const suite = usePortalHarness();
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true });
 
   async function ownerWithKey() {
     const owner = await signUpOperator(h, 'limits');

@@ -1,14 +1,13 @@
 import { CALLEE } from '../support/customer';
-import { eventually, type Harness } from '../support/harness';
-import { PortalClient, signInMember, signUpOperator, usePortalHarness, createLineInPortal } from '../support/portalClient';
+import { eventually } from '../support/harness';
+import { PortalClient, signInMember, signUpOperator, createLineInPortal } from '../support/portalClient';
 import { startTelnyxStub } from '../support/telnyxStub';
 import { startTwilioStub } from '../support/twilioStub';
+import { useSuite } from '../support/suite';
 
 /** A call's recording played in the portal: read at the carrier (the simulator) with the carrier's credentials, and its refusals. */
 describe('portal call recordings', () => {
-  const suite = usePortalHarness({ worker: true });
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true, worker: true });
 
   const operator = async (): Promise<PortalClient> => (await signUpOperator(h, 'recording')).client;
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { RATE_LIMITS } from '../../src/domain/limits/policies';
-import type { Harness } from '../support/harness';
-import { OPERATOR_PASSWORD, PortalClient, signUpOperator, usePortalHarness } from '../support/portalClient';
+import { OPERATOR_PASSWORD, PortalClient, signUpOperator } from '../support/portalClient';
+import { useSuite } from '../support/suite';
 
 /**
  * Issue 27, L12, as the attacker: the API behind one trusted reverse proxy (TRUST_PROXY_HOPS=1),
@@ -9,9 +9,7 @@ import { OPERATOR_PASSWORD, PortalClient, signUpOperator, usePortalHarness } fro
  * entries before the last are whatever the client wrote.
  */
 describe('portal sign-in as an attacker behind a trusted proxy (L12)', () => {
-  const suite = usePortalHarness({ overrides: { trustProxyHops: 1 } });
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true, overrides: { trustProxyHops: 1 } });
 
   const viaProxy = (seenByProxy: string, writtenByClient?: string) => ({
     'x-forwarded-for': writtenByClient ? `${writtenByClient}, ${seenByProxy}` : seenByProxy,

@@ -3,8 +3,9 @@ import { registry } from '../../api/metrics';
 import { runCommand } from '../../src/main/cli';
 import { loadConfig } from '../../src/platform/config';
 import type { Harness } from '../support/harness';
-import { OPERATOR_PASSWORD, PortalClient, signUpOperator, usePortalHarness, verifyByMail } from '../support/portalClient';
+import { OPERATOR_PASSWORD, PortalClient, signUpOperator, verifyByMail } from '../support/portalClient';
 import { linkIn } from '../support/smtpReceiver';
+import { useSuite } from '../support/suite';
 
 const PASSWORD = OPERATOR_PASSWORD;
 const JSON_ACCEPT = { accept: 'application/json' };
@@ -17,10 +18,8 @@ const JSON_ACCEPT = { accept: 'application/json' };
  */
 describe('portal signup modes, email verification and password reset (issue 27, H5)', () => {
   const apiLog: string[] = [];
-  const suite = usePortalHarness({ apiLog });
+  const { h } = useSuite({ portal: true, apiLog });
   const logged = (message: string) => apiLog.map((line) => JSON.parse(line)).filter((entry) => entry.msg === message);
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
 
   const newEmail = (tag = 'signup') => `${tag}+${crypto.randomBytes(5).toString('hex')}@example.test`;
   async function withConfig<T>(change: Partial<Harness['config']>, run: () => Promise<T>): Promise<T> {

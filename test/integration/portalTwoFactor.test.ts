@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { generate } from 'otplib';
-import type { Harness } from '../support/harness';
-import { OPERATOR_PASSWORD, PortalClient, signInMember, signUpOperator, usePortalHarness } from '../support/portalClient';
+import { OPERATOR_PASSWORD, PortalClient, signInMember, signUpOperator } from '../support/portalClient';
+import { useSuite } from '../support/suite';
 
 /**
  * Two-factor sign-in (issue 27) as an operator and as someone holding only the password: enrolment
@@ -9,9 +9,7 @@ import { OPERATOR_PASSWORD, PortalClient, signInMember, signUpOperator, usePorta
  */
 describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
   const apiLog: string[] = [];
-  const suite = usePortalHarness({ apiLog });
-  let h: Harness;
-  beforeAll(() => ({ h } = suite));
+  const { h } = useSuite({ portal: true, apiLog });
   /** What the portal logged, parsed. */
   const logged = () => apiLog.map((line) => JSON.parse(line) as Record<string, unknown>);
   // Each test on a still clock, early in a 30-second step, so "the same code" and "the next code" are certain.

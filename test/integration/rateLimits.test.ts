@@ -4,17 +4,13 @@ import { accessBucketFor, bucketFor, RATE_LIMITS, type LimitName, type LimitPoli
 import { runCommand } from '../../src/main/cli';
 import { createApp } from '../../api/app';
 import { createLogger } from '../../src/platform/logger';
-import { webhookLine, type Harness, type Tenant, useHarness } from '../support/harness';
+import { webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 const HOUR = 3600_000;
 
 describe('rate limits', () => {
-  const ctx = useHarness({ worker: true });
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => {
-    ({ h, tenant } = ctx);
-  });
+  const { h, tenant } = useSuite({ worker: true });
 
   describe('every row of the limits table, on a shared Postgres window', () => {
     it.each(Object.keys(RATE_LIMITS) as LimitName[])('%s', async (name) => {

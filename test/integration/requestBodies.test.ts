@@ -1,13 +1,14 @@
 import crypto from 'node:crypto';
 import { nestsDeeperThan } from '../../api/middleware/jsonBody';
-import { useHarness, webhookLine } from '../support/harness';
+import { webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * Request bodies (security L3): read only after the route is matched and the key authenticated,
  * with a per-route size limit and a nesting limit checked before parsing.
  */
 describe('request bodies', () => {
-  const ctx = useHarness();
+  const ctx = useSuite();
   const kb = (n: number) => n * 1024;
 
   it('an unauthenticated body is refused without being read: 401, not 400 or 413', async () => {

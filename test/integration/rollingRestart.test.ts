@@ -3,10 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { stopProcess } from '../../dev/infra/proc';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { chaosTenants, expectCompletedAndSettledOnce, untilEveryCallEnded } from '../support/chaos';
+import { eventually, webhookLine, type Tenant } from '../support/harness';
 import { customer, type Line } from '../support/customer';
-import { startReceiver, type Receiver } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
+import { useSuite } from '../support/suite';
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -29,13 +30,11 @@ describe('rolling restart of the workers under call load', () => {
   const GRACE_SECONDS = 10;
   const CALLS = 12;
   const MIN_TURNS = 3;
-  let h: Harness;
-  /** Two workspaces: line creation is limited to 10 an hour per workspace. */
+  const { h, receiver } = useSuite({ receiver: true, tenant: 'none' });
   let tenants: Tenant[];
-  let receiver: Receiver;
   const workers: RunningWorker[] = [];
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-rolling-restart-'));
-  const sim = simulator(() => h);
+  const sim = simulator({ h });
 
   function startWorker(name: string): RunningWorker {
     const log = path.join(logDir, `${name}.log`);
@@ -60,24 +59,17 @@ describe('rolling restart of the workers under call load', () => {
   }
 
   beforeAll(async () => {
-    h = await startHarness();
-    tenants = [await createTenant(h.db), await createTenant(h.db)];
-    receiver = await startReceiver();
+    tenants = await chaosTenants(h);
     // The agent takes a moment to answer, so turns are in flight when a worker is told to stop.
     receiver.respondWith((req) =>
       req.body.event === 'message'
         ? { status: 200, body: JSON.stringify({ text: `Reply to ${String(req.body.text)}` }), delayMs: 400 }
         : undefined,
     );
-    // No auto-charge noise: the signup credit covers every call.
-    for (const tenant of tenants)
-      await h.request('PATCH', '/api/v1/settings', { key: tenant.keys.test, body: { auto_recharge_enabled: false } });
     await sim.calls.setWordsPerSecond(40);
   });
   afterAll(async () => {
     for (const worker of workers) await stopProcess(worker.child, 1_000);
-    await receiver.close();
-    await h.close();
     fs.rmSync(logDir, { recursive: true, force: true });
   });
 
@@ -147,24 +139,8 @@ describe('rolling restart of the workers under call load', () => {
     }
 
     // Every call ended, was settled once, and its transcript has every turn, in order, once.
-    const finals = await eventually(
-      async () => {
-        const rows = await h.db('calls').whereIn('id', callIds);
-        return rows.length === CALLS && rows.every((r) => r.status === 'completed') ? rows : undefined;
-      },
-      90_000,
-      'every call to complete',
-    );
+    const finals = await expectCompletedAndSettledOnce(h, callIds, 90_000);
     for (const call of finals) {
-      const charges = await h.db('ledger_transactions').where({ idempotency_ref: `call:${call.id}:settle` });
-      expect(charges.length).toBe(Number(call.charge_cents) > 0 ? 1 : 0);
-      if (charges.length) expect(Number(charges[0].amount_cents)).toBe(-Number(call.charge_cents));
-      expect(
-        await h
-          .db('spend_holds')
-          .where({ reference: `call:${call.id}` })
-          .first(),
-      ).toMatchObject({ status: 'settled' });
       const said = turnsOf.get(call.id)!;
       const transcript = (call.transcript as Array<{ role: string; text: string }>).map((t) => [t.role, t.text]);
       expect(transcript).toEqual(
@@ -176,14 +152,7 @@ describe('rolling restart of the workers under call load', () => {
     }
 
     // Every event of every call reached the receiver, each under one event_id.
-    await eventually(
-      async () => {
-        const ended = receiver.requests.filter((r) => r.body.event === 'call_ended');
-        return callIds.every((id) => ended.some((r) => r.body.call_id === id)) ? true : undefined;
-      },
-      90_000,
-      'every call_ended to be delivered',
-    );
+    await untilEveryCallEnded(receiver, callIds, 90_000);
     const eventIds = (id: string, event: string, text?: string) =>
       new Set(
         receiver.requests

@@ -4,8 +4,7 @@ import YAML from 'yaml';
 import { loadConfig } from '../../src/platform/config';
 import { ensureSchemathesis } from '../../dev/infra/schemathesis';
 import { clearRateLimits, makeEnvFixtures, type EnvFixtures } from '../support/fixtures';
-import { createTenant, startHarness, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { useSuite } from '../support/suite';
 import {
   failureReport,
   FUZZ_CHECKS,
@@ -53,9 +52,7 @@ const RUNS: FuzzRun[] = [
 ];
 
 describe('schema fuzzing of the served OpenAPI document (schemathesis)', () => {
-  let h: Harness;
-  let receiver: Receiver;
-  let tenant: Tenant;
+  const { h, tenant, receiver } = useSuite({ worker: true, receiver: true, tenant: 'file' });
   let executable: string;
   let document: Parameters<typeof fuzzConfig>[0]['document'];
   const fixtures = {} as Record<'test' | 'live', EnvFixtures>;
@@ -64,10 +61,6 @@ describe('schema fuzzing of the served OpenAPI document (schemathesis)', () => {
   beforeAll(async () => {
     // Installs schemathesis into the tool cache on first use (about 20 s); found there afterwards.
     executable = ensureSchemathesis(loadConfig().toolCacheDir, (line) => process.stderr.write(`[setup] ${line}\n`));
-    receiver = await startReceiver();
-    h = await startHarness();
-    await h.startWorker();
-    tenant = await createTenant(h.db);
     // Lines send their events to a receiver that answers 200: no retries piling up on the worker.
     [fixtures.test, fixtures.live] = await Promise.all([
       makeEnvFixtures(h, tenant, 'test', { spareLines: 2, webhookUrl: receiver.url }),
@@ -79,10 +72,6 @@ describe('schema fuzzing of the served OpenAPI document (schemathesis)', () => {
       `[schemathesis] seeds: fixed ${FIXED_SEED}, fresh ${FRESH_SEED} (replay the fresh one with SCHEMA_FUZZ_SEED=${FRESH_SEED})\n`,
     );
   }, 300_000);
-  afterAll(async () => {
-    await h?.close();
-    await receiver?.close();
-  });
 
   for (const run of RUNS) {
     const seed = run.seed === 'fixed' ? FIXED_SEED : FRESH_SEED;

@@ -1,16 +1,12 @@
 import { createSwitchboardClient, SwitchboardApiError } from '../../sdk/client';
-import { eventually, untilLineActive, type Harness, type Tenant } from '../support/harness';
-import { useHarnessWithReceiver } from '../support/customer';
+import { eventually, untilLineActive } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
+import { useSuite } from '../support/suite';
 
 /** The README's "Try it", as a developer writes it with the typed client (sdk/client) against a running API. */
 describe('typed client: the README flow', () => {
-  const ctx = useHarnessWithReceiver();
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => {
-    ({ h, tenant } = ctx);
-  });
+  const ctx = useSuite({ worker: true, receiver: true });
+  const { h, tenant } = ctx;
   const sim = simulator(ctx);
 
   it('creates a line, answers an inbound SMS and reads the conversation; a refusal is a typed error', async () => {

@@ -10,11 +10,12 @@ import {
   sealedKeyId,
 } from '../../src/platform/crypto/secretBox';
 import { currentSecret, readSecret } from '../../src/domain/lines/secrets';
-import { useHarness, webhookLine } from '../support/harness';
+import { webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** Webhook signing secrets at rest (security review L6): bound to their row, with a key id and a key ring. */
 describe('secrets at rest', () => {
-  const ctx = useHarness({ worker: true });
+  const ctx = useSuite({ worker: true });
   const globalKey = () => process.env.SECRETS_KEY!;
 
   async function lineWithSecret(): Promise<{ id: string; secret: string; row: { id: string; ciphertext: string } }> {

@@ -1,11 +1,12 @@
 import { createBillingActivities } from '../../activities/billing';
 import { runCommand } from '../../src/main/cli';
 import { paymentProcessorsFor } from '../../src/main/payments';
-import { createTenant, eventually, useHarness, type Tenant } from '../support/harness';
+import { createTenant, eventually, type Tenant } from '../support/harness';
 import { spendOnCalls } from '../support/ledger';
 import { STUB_WEBHOOK_SECRETS, startStripeStub, stripeStubOverrides, type StripeStub } from '../support/stripeStub';
 import type { SignedStripeEvent } from '../support/stripeStubEvents';
 import { deliverStripeEvent, deliverStripeEvents } from '../support/stripeWebhooks';
+import { useSuite } from '../support/suite';
 
 /**
  * Refunds and chargebacks of an automatic recharge, made on Stripe's side (the Dashboard, the
@@ -20,7 +21,7 @@ describe('Stripe refunds and disputes in the ledger', () => {
     stub = await startStripeStub();
   });
   afterAll(() => stub?.close());
-  const ctx = useHarness({ worker: true, overrides: stripeStubOverrides(() => stub) });
+  const ctx = useSuite({ worker: true, overrides: stripeStubOverrides(() => stub) });
   beforeEach(() => {
     stub.live.state.reset();
     stub.test.state.reset();

@@ -4,8 +4,8 @@ import { openAttempt } from '../../src/domain/billing/paymentAttempts';
 import { runCommand } from '../../src/main/cli';
 import { startStripeStub, type StripeStub } from '../support/stripeStub';
 import { deliverStripeEvent } from '../support/stripeWebhooks';
-import { useHarness } from '../support/harness';
 import { spendOnCalls } from '../support/ledger';
+import { useSuite } from '../support/suite';
 
 /**
  * Stripe's webhooks at POST /payments/stripe/webhook: verified with Stripe-Signature (signed here
@@ -15,7 +15,7 @@ import { spendOnCalls } from '../support/ledger';
  */
 describe('Stripe webhooks', () => {
   const secrets = { test: `whsec_${crypto.randomBytes(24).toString('hex')}`, live: `whsec_${crypto.randomBytes(24).toString('hex')}` };
-  const ctx = useHarness({
+  const ctx = useSuite({
     overrides: { stripe: { secretKeys: { test: undefined, live: undefined }, webhookSecrets: secrets, apiBase: undefined } },
   });
   let stub: StripeStub;

@@ -1,38 +1,16 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { createApp } from '../../api/app';
 import type { Config } from '../../src/platform/config';
 import { createDb, type Db } from '../../src/platform/db/knex';
-import { createLogger } from '../../src/platform/logger';
-import { startHarness, type Harness } from '../support/harness';
+import { getFromFreshApp } from '../support/freshApp';
+import { useSuite } from '../support/suite';
 
 /** What the unauthenticated system endpoints tell a stranger (security review L5, M9). */
 describe('system endpoints', () => {
-  let h: Harness;
-  beforeAll(async () => {
-    h = await startHarness();
-  });
-  afterAll(async () => h.close());
+  const { h } = useSuite({ tenant: 'none' });
 
   /** Serves a fresh app with `config` (and optionally another database) for one request. */
-  async function get(path: string, overrides: Partial<Config>, options: { db?: Db; headers?: Record<string, string> } = {}) {
-    const { koa } = createApp({
-      config: { ...h.config, ...overrides },
-      db: options.db ?? h.db,
-      temporal: h.temporal,
-      logger: createLogger('api-test', 'silent'),
-      now: () => new Date(),
-    });
-    const server = http.createServer(koa.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    try {
-      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, { headers: options.headers });
-      return { status: res.status, text: await res.text() };
-    } finally {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  }
+  const get = (path: string, overrides: Partial<Config>, options: { db?: Db; headers?: Record<string, string> } = {}) =>
+    getFromFreshApp(h, path, overrides, options);
 
   it('readyz names a failing dependency but never its error text', async () => {
     const db = createDb('postgres://nobody@127.0.0.1:1/none', { max: 1 });

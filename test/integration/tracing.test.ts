@@ -4,11 +4,11 @@ import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trac
 import { Worker } from '@temporalio/worker';
 import { startTracing, type Tracing } from '../../src/platform/tracing/setup';
 import { tracingSinks } from '../../src/platform/tracing/temporal';
-import { eventually, useHarness, webhookLine } from '../support/harness';
+import { eventually, webhookLine } from '../support/harness';
 import { CALLEE, customer } from '../support/customer';
-import { startReceiver, type Receiver } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
 import { testDataConverter } from '../support/payloadCodec';
+import { useSuite } from '../support/suite';
 
 /**
  * One trace from the customer's request to the customer's receiver: the API's server span (continuing
@@ -23,13 +23,11 @@ describe('tracing a call', () => {
     tracing = startTracing('test', { exporter });
   });
   afterAll(async () => tracing.shutdown());
-  const ctx = useHarness({ worker: true });
-  let receiver: Receiver;
-  beforeAll(async () => {
-    receiver = await startReceiver();
-    receiver.respondWith((req) => (req.body.event === 'message' ? { status: 200, body: JSON.stringify({ text: 'Sure.' }) } : undefined));
-  });
-  afterAll(async () => receiver.close());
+  const ctx = useSuite({ worker: true, receiver: true });
+  const { receiver } = ctx;
+  beforeAll(() =>
+    receiver.respondWith((req) => (req.body.event === 'message' ? { status: 200, body: JSON.stringify({ text: 'Sure.' }) } : undefined)),
+  );
   const { lines, calls } = customer(ctx, { line: () => webhookLine({ webhook_url: receiver.url }) });
   const sim = simulator(ctx);
 

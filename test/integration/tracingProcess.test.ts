@@ -7,8 +7,9 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { stopProcess, waitForPort } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
-import { createActiveLine, createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createActiveLine, eventually, webhookLine } from '../support/harness';
 import { CALLEE } from '../support/customer';
+import { useSuite } from '../support/suite';
 
 interface Exported {
   resourceSpans: Array<{
@@ -46,16 +47,13 @@ async function startCollector() {
  * `trace_id` beside `request_id`.
  */
 describe('tracing in the API and worker processes', () => {
-  let h: Harness;
-  let tenant: Tenant;
+  const { h, tenant } = useSuite({ tenant: 'file' });
   let collector: Awaited<ReturnType<typeof startCollector>>;
   let api: ChildProcess | undefined;
   let worker: ChildProcess | undefined;
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-tracing-'));
 
   beforeAll(async () => {
-    h = await startHarness();
-    tenant = await createTenant(h.db);
     collector = await startCollector();
   });
   afterEach(async () => {
@@ -65,7 +63,6 @@ describe('tracing in the API and worker processes', () => {
   });
   afterAll(async () => {
     collector.close();
-    await h.close();
     fs.rmSync(logDir, { recursive: true, force: true });
   });
 

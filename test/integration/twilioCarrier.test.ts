@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { startEchoAudioHandler } from '../support/echoAudioHandler';
 import { customer } from '../support/customer';
-import { eventually, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { eventually, webhookLine } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 import { useTwilioLiveSuite } from '../support/twilioHarness';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
@@ -17,11 +17,7 @@ import { openTwilioRecording } from '../../src/adapters/carrier/twilio/recording
 describe('Twilio carrier (live environment, contract stub)', () => {
   // US A2P 10DLC: the registered Messaging Service live numbers join and SMS goes through; the worker's Media Streams listener.
   const { ctx, stub, twilio, stubCallTo, reopenedRelay } = useTwilioLiveSuite({ messagingService: true, media: true });
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => {
-    ({ h, tenant } = ctx);
-  });
+  const { h, tenant } = ctx;
   const { lines, calls, messages, consent } = customer(ctx, {
     key: () => ctx.tenant.keys.live,
     line: () => webhookLine({ webhook_url: ctx.receiver.url }),

@@ -1,11 +1,12 @@
 import crypto from 'node:crypto';
 import { customer, type Line } from '../support/customer';
-import { createTenant, eventually, useHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { createTenant, eventually, webhookLine } from '../support/harness';
 import { reachRefusals, startLoggingApi, type LoggingApi } from '../support/loggingApi';
 import { startTwilioStub, twilioSignature, type TwilioStub } from '../support/twilioStub';
 import { openTwilioSocket, twilioSocketSignature } from '../support/twilioStubSockets';
 import { TWILIO_TEST_NUMBER } from '../../src/adapters/carrier/twilio/twilioCarrier';
 import type { Config } from '../../src/platform/config';
+import { useSuite } from '../support/suite';
 
 /**
  * The test environment on Twilio's test credentials (the stub plays the test account): a test key
@@ -23,12 +24,8 @@ describe('Twilio carrier (test environment, test credentials)', () => {
   });
   afterAll(async () => stub?.close());
 
-  const ctx = useHarness({ worker: true, overrides: { carrier: { test: 'twilio', live: 'simulator' }, twilio } });
-  let h: Harness;
-  let tenant: Tenant;
-  beforeEach(() => {
-    ({ h, tenant } = ctx);
-  });
+  const ctx = useSuite({ worker: true, overrides: { carrier: { test: 'twilio', live: 'simulator' }, twilio } });
+  const { h, tenant } = ctx;
   const { lines, messages, consent } = customer(ctx, { line: () => webhookLine() });
 
   it('a test line gets the test number without an inventory search; its SMS goes out from it; a live line stays off Twilio', async () => {

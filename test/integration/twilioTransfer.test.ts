@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { customer } from '../support/customer';
-import { eventually, webhookLine, type Harness } from '../support/harness';
+import { eventually, webhookLine } from '../support/harness';
 import { useTwilioLiveSuite } from '../support/twilioHarness';
 
 /**
@@ -11,10 +11,7 @@ import { useTwilioLiveSuite } from '../support/twilioHarness';
  */
 describe('Twilio transfer and machine detection (contract stub)', () => {
   const { ctx, stub, stubCallTo } = useTwilioLiveSuite({ firstNumber: 5557100 });
-  let h: Harness;
-  beforeEach(() => {
-    ({ h } = ctx);
-  });
+  const { h } = ctx;
   const { lines, calls } = customer(ctx, { key: () => ctx.tenant.keys.live, line: () => webhookLine({ webhook_url: ctx.receiver.url }) });
   const transfer = (id: string, to: string) =>
     h.request('POST', `/api/v1/calls/${id}/transfer`, { key: ctx.tenant.keys.live, body: { to_number: to } });

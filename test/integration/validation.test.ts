@@ -1,18 +1,11 @@
 import crypto from 'node:crypto';
 import YAML from 'yaml';
-import { createTenant, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
+import { webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /** Request validation comes from the served OpenAPI document, through ajv. */
 describe('OpenAPI document and request validation', () => {
-  let h: Harness;
-  let tenant: Tenant;
-
-  beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
-    tenant = await createTenant(h.db);
-  });
-  afterAll(async () => h.close());
+  const { h, tenant } = useSuite({ worker: true, tenant: 'file' });
 
   const create = (body: unknown) => h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body });
 

@@ -18,31 +18,16 @@ import { findLineById } from '../../src/domain/lines/store';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import type { deliverEventWorkflow } from '../../workflows/webhooks';
 import { customer } from '../support/customer';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant, noModel, noPayments } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { createTenant, eventually, webhookLine, noModel, noPayments } from '../support/harness';
+import { useSuite } from '../support/suite';
 import { testDataConverter } from '../support/payloadCodec';
 
 /** The delivery engine as a customer sees it: signed POSTs, retries, the delivery log. */
 describe('webhook delivery engine', () => {
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
+  const { h, tenant, receiver } = useSuite({ receiver: true });
+  beforeEach(() => receiver.script());
 
-  beforeAll(async () => {
-    h = await startHarness();
-    receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await receiver.close();
-    await h.close();
-  });
-  beforeEach(async () => {
-    tenant = await createTenant(h.db);
-    receiver.requests.length = 0;
-    receiver.script();
-  });
-
-  const { lines } = customer(() => ({ h, tenant }), { line: () => webhookLine({ webhook_url: receiver.url }) });
+  const { lines } = customer({ h, tenant }, { line: () => webhookLine({ webhook_url: receiver.url }) });
   /** A line whose events go to the receiver, with its signing secret (the in-process worker started to provision it). */
   async function line(): Promise<{ id: string; secret: string }> {
     await h.startWorker();

@@ -10,8 +10,8 @@ import { spawnService } from '../../dev/infra/services';
 import { stopProcess } from '../../dev/infra/proc';
 import { ensureSchedules, WEBHOOK_SWEEP_SCHEDULE_ID } from '../../src/main/schedules';
 import { customer } from '../support/customer';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -30,27 +30,18 @@ const freePort = () =>
  * so every event reaches the receiver at least once under its event_id.
  */
 describe('webhook events survive a kill -9 of the process that raised them', () => {
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-events-'));
-
-  beforeAll(async () => {
-    h = await startHarness();
-    receiver = await startReceiver();
-    tenant = await createTenant(h.db);
-  });
+  // Declared before the suite so that it runs while the harness is still open (jest runs afterAll hooks in order):
+  // the schedule would go on starting sweeps on this file's task queue, which no worker serves after it.
   afterAll(async () => {
-    await receiver.close();
-    // The schedule would go on starting sweeps on this file's task queue, which no worker serves after it.
     await h.temporal.schedule
       .getHandle(WEBHOOK_SWEEP_SCHEDULE_ID)
       .delete()
       .catch(() => undefined);
-    await h.close();
   });
+  const { h, tenant, receiver } = useSuite({ receiver: true, tenant: 'file' });
 
-  const { lines } = customer(() => ({ h, tenant }), { line: () => webhookLine({ webhook_url: receiver.url }) });
+  const { lines } = customer({ h, tenant }, { line: () => webhookLine({ webhook_url: receiver.url }) });
 
   it('an API process killed mid-burst of inbound SMS: every sms_received event is still delivered', async () => {
     // The worker runs the sweeper's schedule (as every worker creates it at start) and the retry workflows.

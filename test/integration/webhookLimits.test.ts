@@ -8,8 +8,9 @@ import { egressPolicyFor } from '../../src/platform/net/egress';
 import { EVENT_POLICIES, NDJSON_LIMITS, RESPONSE_READ_LIMIT_BYTES } from '../../src/domain/webhooks/events';
 import { findEvent, recordEvent } from '../../src/domain/webhooks/record';
 import { customer } from '../support/customer';
-import { createTenant, eventually, startHarness, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { createTenant, eventually, startHarness } from '../support/harness';
+import { startReceiver } from '../support/receiver';
+import { useSuite } from '../support/suite';
 
 /**
  * What a receiver can make the worker do: read a bounded answer in a bounded time (H3), count only
@@ -57,27 +58,13 @@ function endless(res: http.ServerResponse, piece: string): void {
 }
 
 describe('bounded webhook answers', () => {
-  let h: Harness;
-  let tenant: Tenant;
+  const { h, tenant, receiver } = useSuite({ worker: true, receiver: true });
   let hostile: HostileReceiver;
-  let receiver: Receiver;
-
   beforeAll(async () => {
-    h = await startHarness();
-    await h.startWorker();
     hostile = await startHostileReceiver();
-    receiver = await startReceiver();
   });
-  afterAll(async () => {
-    await hostile?.close();
-    await receiver?.close();
-    await h?.close();
-  });
-  beforeEach(async () => {
-    tenant = await createTenant(h.db);
-    receiver.requests.length = 0;
-    receiver.script();
-  });
+  afterAll(async () => hostile?.close());
+  beforeEach(() => receiver.script());
 
   const { lines } = customer(() => ({ h, tenant }));
   const lineTo = (url: string) => lines.create({ webhook_url: url });

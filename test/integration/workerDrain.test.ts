@@ -5,7 +5,8 @@ import type { ChildProcess } from 'node:child_process';
 import { stopProcess } from '../../dev/infra/proc';
 import { CLOSE_MARGIN_MS } from '../../src/platform/lifecycle/drain';
 import { workflowIds } from '../../workflows/definitions/ids';
-import { createTenant, eventually, startHarness, webhookLine, type Harness } from '../support/harness';
+import { createTenant, eventually, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * SIGTERM drains a worker process whose activity outlives the shutdown grace (a carrier call that
@@ -14,7 +15,7 @@ import { createTenant, eventually, startHarness, webhookLine, type Harness } fro
  */
 describe('worker drain past its grace', () => {
   const GRACE_SECONDS = 2;
-  let h: Harness;
+  const { h } = useSuite({ tenant: 'none', overrides: { lineProvisionWaitMs: 200 } });
   const children: ChildProcess[] = [];
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-worker-drain-'));
   const spawnWorker = (name: string) => {
@@ -23,12 +24,8 @@ describe('worker drain past its grace', () => {
     return child;
   };
 
-  beforeAll(async () => {
-    h = await startHarness({ lineProvisionWaitMs: 200 });
-  });
   afterAll(async () => {
     for (const child of children) await stopProcess(child, 1_000);
-    await h.close();
     fs.rmSync(logDir, { recursive: true, force: true });
   });
 

@@ -7,29 +7,27 @@ import { projectRoot } from '../../src/platform/config';
 import { stopProcess } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
 import { CALLEE, customer } from '../support/customer';
-import { createTenant, eventually, startHarness, webhookLine, type Harness, type Tenant } from '../support/harness';
-import { startReceiver, type Receiver } from '../support/receiver';
+import { eventually, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 import { simulator } from '../support/simulatorControl';
 
 /** The worker process's /metrics (WORKER_METRICS_PORT): the Temporal SDK's runtime metrics and the business counters. */
 describe('worker metrics', () => {
-  let h: Harness;
-  let tenant: Tenant;
-  let receiver: Receiver;
+  const { h, tenant, receiver } = useSuite({ receiver: true, tenant: 'file', overrides: { lineProvisionWaitMs: 5_000 } });
   let worker: ChildProcess;
   let metricsUrl: string;
   const token = crypto.randomBytes(32).toString('hex');
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-worker-metrics-'));
   const workerLog = path.join(logDir, 'worker.log');
-  const { lines, calls } = customer(() => ({ h, tenant }), {
-    line: () => webhookLine({ webhook_url: receiver.url, status_callback_url: receiver.url }),
-  });
-  const sim = simulator(() => h);
+  const { lines, calls } = customer(
+    { h, tenant },
+    {
+      line: () => webhookLine({ webhook_url: receiver.url, status_callback_url: receiver.url }),
+    },
+  );
+  const sim = simulator({ h });
 
   beforeAll(async () => {
-    h = await startHarness({ lineProvisionWaitMs: 5_000 });
-    receiver = await startReceiver();
-    tenant = await createTenant(h.db);
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     worker = h.spawnWorkerProcess(workerLog, { WORKER_METRICS_PORT: String(port), METRICS_TOKEN: token, HOST: '127.0.0.1' });
@@ -42,8 +40,6 @@ describe('worker metrics', () => {
   }, 90_000);
   afterAll(async () => {
     if (worker) await stopProcess(worker);
-    await receiver?.close();
-    await h?.close();
     fs.rmSync(logDir, { recursive: true, force: true });
   });
 

@@ -4,24 +4,19 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { stopProcess } from '../../dev/infra/proc';
 import { workflowIds } from '../../workflows/definitions/ids';
-import { createTenant, eventually, startHarness, webhookLine, type Harness } from '../support/harness';
+import { createTenant, eventually, webhookLine } from '../support/harness';
+import { useSuite } from '../support/suite';
 
 /**
  * Durability: a workflow started through the API survives SIGKILL of the worker process
  * in the middle of a carrier call, and completes with its effects applied exactly once.
  */
 describe('worker killed mid-workflow', () => {
-  let h: Harness;
+  const { h } = useSuite({ tenant: 'none', overrides: { lineProvisionWaitMs: 200 } });
   const logDir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-worker-'));
   const workerLog = path.join(logDir, 'worker.log');
 
-  beforeAll(async () => {
-    h = await startHarness({ lineProvisionWaitMs: 200 });
-  });
-  afterAll(async () => {
-    await h.close();
-    fs.rmSync(logDir, { recursive: true, force: true });
-  });
+  afterAll(() => fs.rmSync(logDir, { recursive: true, force: true }));
 
   const spawnWorker = (): ChildProcess => h.spawnWorkerProcess(workerLog);
 

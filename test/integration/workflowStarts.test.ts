@@ -1,7 +1,8 @@
-import { eventually, webhookLine, type Harness } from '../support/harness';
-import { customer, useHarnessWithReceiver } from '../support/customer';
+import { eventually, webhookLine } from '../support/harness';
+import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 import { GRPC, TemporalFaults } from '../support/temporalFaults';
+import { useSuite } from '../support/suite';
 
 /**
  * What the API does when Temporal misbehaves (security review M2, L4, L11): a start the server
@@ -10,10 +11,9 @@ import { GRPC, TemporalFaults } from '../support/temporalFaults';
  */
 describe('workflow starts and Temporal failures, as the customer sees them', () => {
   const faults = new TemporalFaults();
-  const ctx = useHarnessWithReceiver({ apiTemporal: (client) => faults.wrap(client) });
-  let h: Harness;
+  const ctx = useSuite({ worker: true, receiver: true, apiTemporal: (client) => faults.wrap(client) });
+  const { h } = ctx;
   beforeEach(() => {
-    ({ h } = ctx);
     faults.reset();
   });
   const { lines, calls, messages, settings } = customer(ctx, {

@@ -14,6 +14,25 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath, headless: true, args: process.getuid?.() === 0 ? ['--no-sandbox'] : [] });
 }
 
+/**
+ * A browser suite's Chromium: launched before the suite's tests (installing it may take minutes the first
+ * time), closed after them. Declare it in the `describe`; tests use the returned browser once the hooks ran.
+ */
+export function useChromium(): Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, 15 * 60_000);
+  afterAll(async () => browser?.close());
+  // The browser exists once the hook ran: tests read it through this stand-in (its methods bound to it).
+  return new Proxy({} as Browser, {
+    get: (_, name) => {
+      const value = Reflect.get(browser!, name);
+      return typeof value === 'function' ? value.bind(browser) : value;
+    },
+  });
+}
+
 /** Problems a page reports by itself: CSP refusals, script errors and console errors. */
 export function watchPageProblems(page: Page): string[] {
   const problems: string[] = [];

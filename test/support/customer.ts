@@ -3,18 +3,7 @@ import type { ErrorDetail } from '../../api/errors';
 import type { CallStatus } from '../../src/domain/calls/rules';
 import type { LineMode, LineStatus } from '../../src/domain/lines/rules';
 import type { MessageStatus } from '../../src/domain/messages/rules';
-import type { Config } from '../../src/platform/config';
-import {
-  eventually,
-  untilLineActive,
-  useHarness,
-  webhookLine,
-  type Harness,
-  type HarnessOptions,
-  type Tenant,
-  type TestResponse,
-} from './harness';
-import { startReceiver, type Receiver } from './receiver';
+import { eventually, untilLineActive, webhookLine, type Harness, type Tenant, type TestResponse } from './harness';
 import type { SpeakResult, TransferResult, WaitResult } from '../../workflows/definitions/callControl';
 
 /**
@@ -315,26 +304,3 @@ export interface AgentKey {
 }
 
 export type Customer = ReturnType<typeof customer>;
-
-export interface HarnessWithReceiver {
-  h: Harness;
-  tenant: Tenant;
-  /** The customer's webhook receiver, one per file, emptied before each test. */
-  receiver: Receiver;
-}
-
-/**
- * The setup of the call and message suites: one harness with its in-process worker for the file,
- * a fresh tenant for every test, and a webhook receiver. Read the fields inside tests.
- */
-export function useHarnessWithReceiver(options: { overrides?: Partial<Config> } & HarnessOptions = {}): HarnessWithReceiver {
-  const ctx = useHarness({ worker: true, ...options }) as HarnessWithReceiver;
-  beforeAll(async () => {
-    ctx.receiver = await startReceiver();
-  });
-  afterAll(async () => ctx.receiver?.close());
-  beforeEach(() => {
-    ctx.receiver.requests.length = 0;
-  });
-  return ctx;
-}

@@ -358,26 +358,6 @@ export const webhookLine = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-/**
- * The usual suite setup: one harness for the file (optionally with an in-process worker) and a
- * fresh tenant for every test. Read `ctx.h` and `ctx.tenant` inside tests.
- */
-export function useHarness(options: { worker?: boolean; overrides?: Partial<Config> } & HarnessOptions = {}): {
-  h: Harness;
-  tenant: Tenant;
-} {
-  const ctx = {} as { h: Harness; tenant: Tenant };
-  beforeAll(async () => {
-    ctx.h = await startHarness(options.overrides, { apiTemporal: options.apiTemporal });
-    if (options.worker) await ctx.h.startWorker();
-  });
-  afterAll(async () => ctx.h?.close());
-  beforeEach(async () => {
-    ctx.tenant = await createTenant(ctx.h.db);
-  });
-  return ctx;
-}
-
 const noProcessor: PaymentProcessor = {
   async charge(): Promise<never> {
     throw new Error('this test worker has no card processor');

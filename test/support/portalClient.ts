@@ -3,9 +3,7 @@ import type { Knex } from 'knex';
 import { setPasswordHash } from '../../src/domain/accounts/store';
 import { addUser } from '../../src/domain/workspaces/service';
 import { hashPassword } from '../../src/platform/crypto/password';
-import type { Config } from '../../src/platform/config';
-import { startHarness, type Harness } from './harness';
-import { startReceiver, type Receiver } from './receiver';
+import type { Harness } from './harness';
 import { linkIn, type SmtpReceiver } from './smtpReceiver';
 
 /**
@@ -129,34 +127,6 @@ export async function signInMember(baseUrl: string, db: Knex, workspaceId: strin
   const login = await client.submit('/portal/login', '/portal/login', { email, password: OPERATOR_PASSWORD });
   if (login.status !== 303) throw new Error(`member login answered ${login.status}`);
   return client;
-}
-
-export interface PortalSuite {
-  h: Harness;
-  /** Set when the suite asked for one. */
-  receiver: Receiver;
-}
-
-/**
- * A portal suite's set-up: its harness (and the harness's worker when `worker`), a webhook
- * receiver when `receiver`, and each test starting with the portal limits unspent (every visitor
- * here comes from 127.0.0.1). The returned object is filled in before the suite's own `beforeAll`s run.
- */
-export function usePortalHarness(
-  options: { worker?: boolean; receiver?: boolean; overrides?: Partial<Config>; apiLog?: string[] } = {},
-): PortalSuite {
-  const suite = {} as PortalSuite;
-  beforeAll(async () => {
-    suite.h = await startHarness(options.overrides, { apiLog: options.apiLog });
-    if (options.worker) await suite.h.startWorker();
-    if (options.receiver) suite.receiver = await startReceiver();
-  });
-  afterAll(async () => {
-    await suite.receiver?.close();
-    await suite.h?.close();
-  });
-  beforeEach(() => resetPortalLimits(suite.h.db));
-  return suite;
 }
 
 /** A line made with the portal's form in the test environment (201 expected): its id, and the page shown once with its signing secret. */

@@ -1,13 +1,13 @@
-import { useHarnessWithReceiver, type HarnessWithReceiver } from './customer';
+import { useSuite, type Suite } from './suite';
 import type { Receiver } from './receiver';
 import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from './telnyxStub';
 import type { Config } from '../../src/platform/config';
 
 export interface TelnyxLiveSuite {
-  ctx: HarnessWithReceiver;
+  ctx: Suite;
   /** The contract stub standing for Telnyx (started before the harness, closed after it; read it inside tests). */
   stub: TelnyxStub;
-  /** The customer's webhook receiver (`ctx.receiver`; read it inside tests). */
+  /** The customer's webhook receiver (`ctx.receiver`), emptied before each test. */
   receiver: Receiver;
   /** Where the deployment takes Telnyx's webhooks, the Call Control application's webhook URL at the stub. */
   eventsUrl(): string;
@@ -28,12 +28,12 @@ export function useTelnyxLiveSuite(settings: Partial<Config['telnyx']> = {}): Te
     stub = await startTelnyxStub();
     overrides.telnyx = telnyxConfigOn(stub, settings);
   });
-  const ctx = useHarnessWithReceiver({ overrides });
+  const ctx = useSuite({ worker: true, receiver: true, overrides });
   const eventsUrl = () => `${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`;
   beforeAll(() => stub!.setConnectionWebhookUrl(eventsUrl()));
   // After the harness's worker stopped, so nothing of the file still calls Telnyx.
   afterAll(async () => stub?.close());
-  return { ctx, stub: standIn(() => stub), receiver: standIn(() => ctx.receiver), eventsUrl };
+  return { ctx, stub: standIn(() => stub), receiver: ctx.receiver, eventsUrl };
 }
 
 /** What `current()` is once the file's hooks ran, for tests to read through (the hooks set it later than the suite is declared). */

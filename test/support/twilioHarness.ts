@@ -1,4 +1,4 @@
-import { useHarnessWithReceiver, type HarnessWithReceiver } from './customer';
+import { useSuite, type Suite } from './suite';
 import { eventually } from './harness';
 import { startTwilioStub, type StubCall, type TwilioStub } from './twilioStub';
 import type { StubRelay } from './twilioStubSockets';
@@ -6,7 +6,7 @@ import type { Config } from '../../src/platform/config';
 import { freePort } from '../../src/platform/net/freePort';
 
 export interface TwilioLiveSuite {
-  ctx: HarnessWithReceiver;
+  ctx: Suite;
   /** The contract stub standing for Twilio (started before the harness, closed after the file; read it inside tests). */
   stub: TwilioStub;
   /** Twilio's configuration as the API and worker read it. */
@@ -41,7 +41,9 @@ export function useTwilioLiveSuite(
     }
   });
   afterAll(async () => stub?.close());
-  const ctx = useHarnessWithReceiver({
+  const ctx = useSuite({
+    worker: true,
+    receiver: true,
     overrides: { carrier: { test: 'simulator', live: 'twilio' }, twilio, ...options.overrides },
   });
   return {
