@@ -49,6 +49,14 @@ module.exports = {
       to: { pathNot: PURE_FOR_WORKFLOWS, dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'definitions-own-the-contract',
+      severity: 'error',
+      comment:
+        'workflows/definitions is the contract the API, the domain and the activities share: it owns its types and depends on no implementation (no activity, no workflow code), not even for a type.',
+      from: { path: '^workflows/definitions/' },
+      to: { path: '^(activities/|workflows/(?!definitions/))' },
+    },
+    {
       name: 'domain-below-transports',
       severity: 'error',
       comment: 'The domain knows no HTTP, no activity and no process wiring.',

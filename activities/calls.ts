@@ -17,6 +17,7 @@ import { callEventId, callEventOf, publishCallEvent as publishEventOfCall } from
 import type { EventType } from '../src/domain/webhooks/events';
 import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type CarrierRefusal, type TransferCallRequest } from '../src/adapters/carrier/port';
+import type { CallFacts } from '../workflows/definitions/calls';
 import { FailureTypes } from '../workflows/definitions/failures';
 import type { EgressPolicy } from '../src/platform/net/egress';
 import { messageTurnAttempt } from '../src/domain/calls/messageTurn';
@@ -69,26 +70,6 @@ function pressIdOfThisActivity(): { pressId?: string } {
   } catch {
     return {};
   }
-}
-
-export interface CallFacts {
-  callId: string;
-  workspaceId: string;
-  environment: 'test' | 'live';
-  lineId: string;
-  keyId: string | null;
-  direction: 'inbound' | 'outbound';
-  from: string;
-  to: string;
-  /** The line records its calls (`recording_enabled`). */
-  record?: boolean;
-  /** Outbound: detect who answers (`machine_detection`); `call.answered` then says. */
-  machineDetection?: boolean;
-  /**
-   * The line's `language` (`multi`, or the code the line is pinned to): the carrier's speech recognition
-   * and default voice language. Absent on calls started before it was carried (read as `multi`).
-   */
-  language?: string;
 }
 
 export interface TranscriptEntry {

@@ -26,20 +26,12 @@ import {
   type PeriodCloseInput,
   type PeriodCloseResult,
 } from './definitions/billing';
+import { patches } from './patches';
 
 const store = proxyActivities<BillingActivities>(options.ledger);
 /** The processor: transient failures retried with backoff for up to an hour, declines final. */
 const processor = proxyActivities<BillingActivities>(options.cardProcessor);
 const lookups = proxyActivities<BillingActivities>(options.chargeLookup);
-
-/**
- * Charges go through a pending attempt recorded first, and are looked up when unanswered (review M8).
- * Remove the unpatched branch (and prepareAutoCharge, chargeCard, creditAutoRecharge) once no
- * auto-charge run that started before the patch is open: a run exits after an hour idle or a day
- * after a decline, so a day after the last pre-patch worker stopped. Then deprecatePatch (and drop
- * test/histories/autoChargeWorkflow.charged.json, recorded before it), and one release later drop it.
- */
-export const PENDING_ATTEMPTS_PATCH = 'auto-charge-pending-attempts';
 
 const IDLE_BEFORE_EXIT = '1 hour';
 const AFTER_DECLINE_WAIT = '24 hours';
@@ -70,7 +62,7 @@ export async function autoChargeWorkflow(tenant: BillingTenant, carried: AutoCha
   for (;;) {
     if (!(await condition(() => requested, IDLE_BEFORE_EXIT))) return { charges, declined };
     requested = false;
-    if (patched(PENDING_ATTEMPTS_PATCH)) {
+    if (patched(patches.pendingAttempts)) {
       const attempt = await store.openAutoChargeAttempt(tenant);
       if (attempt.charge) {
         const outcome = await settleAttempt(tenant, attempt.attemptId);
@@ -155,12 +147,6 @@ function nominalTimeOf(input: PeriodCloseInput): Date {
 /** Scheduled closes run again this long after the boundary, when late postings have landed. */
 const RECLOSE_AFTER = '1 hour';
 /**
- * Remove the unpatched return once no close started before the patch is open (a close lasts about
- * an hour), with test/histories/closeSpendPeriodWorkflow.json.
- */
-export const RECLOSE_PATCH = 'close-spend-period-reclose';
-
-/**
  * Fired by a Temporal Schedule at 00:00 UTC on the 1st: closes the month that just ended.
  * A posting stamped just before midnight may commit just after the close, so a scheduled
  * close runs again an hour later; each close recomputes the month from the ledger, so the
@@ -170,7 +156,7 @@ export const RECLOSE_PATCH = 'close-spend-period-reclose';
 export async function closeSpendPeriodWorkflow(input: PeriodCloseInput = {}): Promise<PeriodCloseResult> {
   const period = previousMonthStart(nominalTimeOf(input)).toISOString();
   const closed = await store.closeSpendPeriod(period);
-  if (input.nominalTime !== undefined || !patched(RECLOSE_PATCH)) return closed;
+  if (input.nominalTime !== undefined || !patched(patches.reclose)) return closed;
   await sleep(RECLOSE_AFTER);
   return store.closeSpendPeriod(period);
 }

@@ -9,6 +9,7 @@ import {
   type ReleaseLineInput,
   type ReleaseLineResult,
 } from './definitions/lines';
+import { patches } from './patches';
 import type { LineActivities } from '../activities/lines';
 import type { CarrierRefusal } from '../src/domain/carriers/rules';
 import type { NumberCriterion } from '../src/domain/lines/numberChoice';
@@ -17,9 +18,6 @@ import type { NumberCriterion } from '../src/domain/lines/numberChoice';
 const carrier = proxyActivities<LineActivities>(options.lineCarrier);
 const store = proxyActivities<LineActivities>(options.store);
 const releaser = proxyActivities<LineActivities>(options.numberRelease);
-
-/** Histories from before it: a number held by another line failed `activateLine` for ever, retried without end. */
-const NUMBER_IN_USE_FAILS_PATCH = 'activate-line-number-in-use-fails';
 
 /**
  * A new line gets its phone number: acquire one from the carrier as the line asked (bought to its
@@ -42,7 +40,7 @@ export async function provisionLineWorkflow({ lineId }: ProvisionLineInput): Pro
     outcome = await store.activateLine(lineId, phoneNumber);
   } catch (err) {
     // Another line holds the number: the line fails, and the number (that line's) stays at the carrier (L19).
-    if (!patched(NUMBER_IN_USE_FAILS_PATCH) || !activityFailedWith(err, FailureTypes.numberInUse)) throw err;
+    if (!patched(patches.numberInUseFails) || !activityFailedWith(err, FailureTypes.numberInUse)) throw err;
     const reason = 'the number is held by another line';
     await store.failLineProvisioning(lineId, reason);
     return { status: 'released', reason };

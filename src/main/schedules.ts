@@ -1,6 +1,17 @@
-import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@temporalio/client';
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptions,
+  type ScheduleOptionsAction,
+  type ScheduleOptionsStartWorkflowAction,
+} from '@temporalio/client';
+import type { Duration, Workflow } from '@temporalio/common';
 import type { closeSpendPeriodWorkflow, postNumberFeesWorkflow } from '../../workflows/billing';
+import type { purgeExpiredRecordsWorkflow } from '../../workflows/maintenance';
 import type { recoverOrphansWorkflow } from '../../workflows/recovery';
+import type { sweepTelnyxInboxWorkflow } from '../../workflows/telnyxInbox';
+import type { sweepStrandedEventsWorkflow } from '../../workflows/webhooks';
 
 export const MAINTENANCE_SCHEDULE_ID = 'maintenance-purge-expired-records';
 export const MONTHLY_CLOSE_SCHEDULE_ID = 'billing-close-spend-period';
@@ -15,72 +26,62 @@ export const TELNYX_INBOX_SCHEDULE_ID = 'telnyx-inbox-sweep';
  * environment is on Telnyx, whose webhook inbox has a sweeper of its own.
  */
 export async function ensureSchedules(client: Client, taskQueue: string, options: { telnyx?: boolean } = {}): Promise<void> {
-  const schedules: Parameters<Client['schedule']['create']>[0][] = [
-    {
-      scheduleId: MAINTENANCE_SCHEDULE_ID,
-      spec: { intervals: [{ every: '1 hour' }] },
-      action: { type: 'startWorkflow', workflowType: 'purgeExpiredRecordsWorkflow', workflowId: 'maintenance-purge', taskQueue },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
-    },
-    {
-      // 00:00 UTC on the 1st: close the month that just ended. The workflow reads the
-      // schedule's nominal time, so a late or backfilled run closes the right month.
-      scheduleId: MONTHLY_CLOSE_SCHEDULE_ID,
-      spec: { calendars: [{ dayOfMonth: 1, hour: 0, minute: 0, second: 0, comment: 'UTC month boundary' }], timezone: 'UTC' },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'closeSpendPeriodWorkflow',
-        args: [{}] satisfies Parameters<typeof closeSpendPeriodWorkflow>,
+  const schedules: ScheduleOptions[] = [
+    repeating(
+      MAINTENANCE_SCHEDULE_ID,
+      '1 hour',
+      startWorkflow<typeof purgeExpiredRecordsWorkflow>('purgeExpiredRecordsWorkflow', { workflowId: 'maintenance-purge', taskQueue }),
+    ),
+    // 00:00 UTC on the 1st: close the month that just ended. The workflow reads the
+    // schedule's nominal time, so a late or backfilled run closes the right month.
+    monthlyOnTheFirst(
+      MONTHLY_CLOSE_SCHEDULE_ID,
+      { hour: 0, comment: 'UTC month boundary' },
+      startWorkflow<typeof closeSpendPeriodWorkflow>('closeSpendPeriodWorkflow', {
+        args: [{}],
         workflowId: 'billing-close-spend-period',
         taskQueue,
-      },
-      policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
-    },
-    {
-      // 01:00 UTC on the 1st: the number fees of the month that just ended (billed in arrears),
-      // an hour after the boundary so every line change of that month has committed.
-      scheduleId: NUMBER_FEES_SCHEDULE_ID,
-      spec: { calendars: [{ dayOfMonth: 1, hour: 1, minute: 0, second: 0, comment: 'number fees, in arrears' }], timezone: 'UTC' },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'postNumberFeesWorkflow',
-        args: [{}] satisfies Parameters<typeof postNumberFeesWorkflow>,
-        workflowId: 'billing-number-fees',
+      }),
+    ),
+    // 01:00 UTC on the 1st: the number fees of the month that just ended (billed in arrears),
+    // an hour after the boundary so every line change of that month has committed.
+    monthlyOnTheFirst(
+      NUMBER_FEES_SCHEDULE_ID,
+      { hour: 1, comment: 'number fees, in arrears' },
+      startWorkflow<typeof postNumberFeesWorkflow>('postNumberFeesWorkflow', { args: [{}], workflowId: 'billing-number-fees', taskQueue }),
+    ),
+    // Calls and messages whose workflow can no longer finish them (see workflows/recovery.ts).
+    repeating(
+      RECOVERY_SCHEDULE_ID,
+      '5 minutes',
+      startWorkflow<typeof recoverOrphansWorkflow>('recoverOrphansWorkflow', { args: [{}], workflowId: 'recovery-sweep', taskQueue }),
+    ),
+    // Webhook events whose raiser died before settling their first attempt (src/domain/webhooks/sweep.ts):
+    // every 5 s, so a stranded event waits 5–10 s (the schedule's minimum interval is about 1 s).
+    repeating(
+      WEBHOOK_SWEEP_SCHEDULE_ID,
+      '5 seconds',
+      startWorkflow<typeof sweepStrandedEventsWorkflow>('sweepStrandedEventsWorkflow', {
+        args: [],
+        workflowId: 'webhooks-sweep',
         taskQueue,
-      },
-      policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
-    },
-    {
-      // Calls and messages whose workflow can no longer finish them (see workflows/recovery.ts).
-      scheduleId: RECOVERY_SCHEDULE_ID,
-      spec: { intervals: [{ every: '5 minutes' }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'recoverOrphansWorkflow',
-        args: [{}] satisfies Parameters<typeof recoverOrphansWorkflow>,
-        workflowId: 'recovery-sweep',
-        taskQueue,
-      },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
-    },
-    {
-      // Webhook events whose raiser died before settling their first attempt (src/domain/webhooks/sweep.ts):
-      // every 5 s, so a stranded event waits 5–10 s (the schedule's minimum interval is about 1 s).
-      scheduleId: WEBHOOK_SWEEP_SCHEDULE_ID,
-      spec: { intervals: [{ every: '5 seconds' }] },
-      action: { type: 'startWorkflow', workflowType: 'sweepStrandedEventsWorkflow', args: [], workflowId: 'webhooks-sweep', taskQueue },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
-    },
+      }),
+    ),
   ];
   if (options.telnyx)
-    schedules.push({
+    schedules.push(
       // Telnyx webhooks stored and not processed (src/domain/telnyxInbox/sweep.ts): the API processes each once it has
       // answered it, so this takes what a dead API left, and events waiting for their message or recording.
-      scheduleId: TELNYX_INBOX_SCHEDULE_ID,
-      spec: { intervals: [{ every: '5 seconds' }] },
-      action: { type: 'startWorkflow', workflowType: 'sweepTelnyxInboxWorkflow', args: [], workflowId: 'telnyx-inbox-sweep', taskQueue },
-      policies: { overlap: ScheduleOverlapPolicy.SKIP },
-    });
+      repeating(
+        TELNYX_INBOX_SCHEDULE_ID,
+        '5 seconds',
+        startWorkflow<typeof sweepTelnyxInboxWorkflow>('sweepTelnyxInboxWorkflow', {
+          args: [],
+          workflowId: 'telnyx-inbox-sweep',
+          taskQueue,
+        }),
+      ),
+    );
   for (const schedule of schedules) {
     try {
       await client.schedule.create(schedule);
@@ -88,4 +89,33 @@ export async function ensureSchedules(client: Client, taskQueue: string, options
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     }
   }
+}
+
+/**
+ * A schedule's action: start the workflow named, its `args` checked against the workflow's parameters
+ * (`startWorkflow<typeof xWorkflow>('xWorkflow', …)`, as every start is typed: src/platform/temporal/starts.ts).
+ */
+function startWorkflow<W extends Workflow = never>(
+  workflowType: string,
+  action: Omit<ScheduleOptionsStartWorkflowAction<NoInfer<W>>, 'type' | 'workflowType'>,
+): ScheduleOptionsAction {
+  return { type: 'startWorkflow', workflowType, ...action } as ScheduleOptionsAction;
+}
+
+/** A schedule every `interval`; a run still going when the next is due skips it (the next pass takes the rest). */
+function repeating(scheduleId: string, interval: Duration, action: ScheduleOptionsAction): ScheduleOptions {
+  return { scheduleId, spec: { intervals: [{ every: interval }] }, action, policies: { overlap: ScheduleOverlapPolicy.SKIP } };
+}
+
+/**
+ * A monthly schedule at `hour`:00 UTC on the 1st, for work on the month that just ended: every run is kept
+ * (buffered, and caught up for 30 days after an outage), since each one's nominal time names its month.
+ */
+function monthlyOnTheFirst(scheduleId: string, at: { hour: number; comment: string }, action: ScheduleOptionsAction): ScheduleOptions {
+  return {
+    scheduleId,
+    spec: { calendars: [{ dayOfMonth: 1, hour: at.hour, minute: 0, second: 0, comment: at.comment }], timezone: 'UTC' },
+    action,
+    policies: { overlap: ScheduleOverlapPolicy.BUFFER_ALL, catchupWindow: '30 days' },
+  };
 }

@@ -73,7 +73,12 @@ describe('the call workflow and crash recovery settle the same call the same way
     const to = '+442071838750';
     const endedAt = ANSWERED + talkMs;
     const byWorkflow = settlementOf(
-      { input: { mode, zone, to, reservePerMinuteCents }, answeredAt: ANSWERED, requestedAt: ANSWERED - 8 * SECOND, minutesHeld },
+      {
+        input: { mode, zone, to, reservePerMinuteCents },
+        answeredAt: ANSWERED,
+        requestedAt: ANSWERED - 8 * SECOND,
+        funding: { minutesHeld },
+      },
       'completed',
       'service_error',
       endedAt,
@@ -95,7 +100,7 @@ describe('the call workflow and crash recovery settle the same call the same way
         input: { mode: 'webhook', zone: 'A', to: '+14155552671', reservePerMinuteCents: 13 },
         answeredAt: null,
         requestedAt: ANSWERED,
-        minutesHeld: 1,
+        funding: { minutesHeld: 1 },
       },
       'failed',
       'service_error',

@@ -29,7 +29,6 @@ const ALLOWED_ABSENCES: readonly AllowedAbsence[] = [
 
 /** Code-style names the log writes that are not in the project's code, on purpose: another system's, or historical. */
 const FOREIGN_OR_HISTORICAL_NAMES: Readonly<Record<string, string>> = {
-  deprecatePatch: "Temporal SDK's, named as the later step of removing a patch",
   ListWorkflowExecutions: "Temporal frontend's API call, which the namespace wait's answer comes from",
   RestException: "the twilio package's error class, which its client parses for us",
   RecordingListParams: 'the telnyx package type cited as the source of a request shape',

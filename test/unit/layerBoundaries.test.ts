@@ -45,6 +45,7 @@ const PROBES: Record<string, string> = {
   'workflows/probe.ts': "import { db } from '../src/platform/db/knex';\nexport const workflow = db;\n",
   'workflows/allowed.ts':
     "import { rule } from '../src/domain/calls/rules';\nimport type { ActivityType } from '../activities/calls';\nexport const allowed: ActivityType = rule;\n",
+  'workflows/definitions/probe.ts': "import type { ActivityType } from '../../activities/calls';\nexport type Contract = ActivityType;\n",
   // A provider's callbacks: api/ reaches them through the facade (the folder's index.ts) only.
   'src/adapters/carrier/acme/callbacks/verify.ts': 'export const verify = 1;\n',
   'src/adapters/carrier/acme/callbacks/index.ts': "export { verify } from './verify';\n",
@@ -81,6 +82,7 @@ describe('layer boundaries (npm run lint)', () => {
       .sort();
     expect([...new Set(found)]).toEqual(
       [
+        'definitions-own-the-contract: workflows/definitions/probe.ts',
         'benches-not-tests: bench/probe.ts',
         'dev-stands-alone: dev/probe.ts',
         'domain-below-transports: src/domain/calls/probe.ts',

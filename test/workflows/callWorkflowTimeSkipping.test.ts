@@ -3,12 +3,18 @@ import { CancelledFailure, Context } from '@temporalio/activity';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import type { BillingActivities } from '../../activities/billing';
-import type { CallActivities, CallFacts } from '../../activities/calls';
+import type { CallActivities } from '../../activities/calls';
 import type { HostedActivities, HostedTurnOutcome } from '../../activities/hosted';
 import { callChargeCents, ratePerMinuteCents, type Zone } from '../../src/domain/billing/pricing';
 import type { LineMode } from '../../src/domain/lines/rules';
 import type { callWorkflow } from '../../workflows/calls/workflow';
-import { carrierEventSignal, hangupSignal, type CallInput, type SignalledCallEvent } from '../../workflows/definitions/calls';
+import {
+  carrierEventSignal,
+  hangupSignal,
+  type CallFacts,
+  type CallInput,
+  type SignalledCallEvent,
+} from '../../workflows/definitions/calls';
 import { transferUpdate } from '../../workflows/definitions/callControl';
 import { testDataConverter } from '../support/payloadCodec';
 import { until as untilFact } from '../support/waits';

@@ -4,6 +4,7 @@ import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities } from '../../activities/calls';
 import type { HostedActivities } from '../../activities/hosted';
 import * as options from '../activityOptions';
+import { patches } from '../patches';
 
 /** The call workflow's activities, each with the timeouts and retries its kind of work needs (workflows/activityOptions.ts). */
 
@@ -12,20 +13,15 @@ export const carrier = proxyActivities<CallActivities>(options.callCarrier);
 const storeActivities = proxyActivities<CallActivities>(options.store);
 const localEventPublish = proxyLocalActivities<CallActivities>(options.localEventPublish);
 
+/** Postgres writes. Events go through `publishCallEvent` below, never from here. */
+export const records: Omit<typeof storeActivities, 'publishCallEvent'> = storeActivities;
+
 /**
- * Issue 14: a call event is recorded and attempted by a local activity in the workflow task (no
- * workflow per event, no activity task round trip). Calls whose history has no marker keep the
- * normal activity at the same place (remove that branch once no call started before it is open).
+ * Publishes a call event. Issue 14: recorded and attempted by a local activity in the workflow task (no workflow
+ * per event, no activity task round trip); calls without `patches.eventsInline` keep the normal activity.
  */
-export const EVENTS_INLINE_PATCH = 'call-events-inline';
-
-const publishCallEvent: CallActivities['publishCallEvent'] = (...args) =>
-  patched(EVENTS_INLINE_PATCH) ? localEventPublish.publishCallEvent(...args) : storeActivities.publishCallEvent(...args);
-
-/** Postgres writes, and event publication (`publishCallEvent`, a local activity past EVENTS_INLINE_PATCH). */
-export const records = new Proxy(storeActivities, {
-  get: (target, name, receiver) => (name === 'publishCallEvent' ? publishCallEvent : Reflect.get(target, name, receiver)),
-});
+export const publishCallEvent: CallActivities['publishCallEvent'] = (...args) =>
+  patched(patches.eventsInline) ? localEventPublish.publishCallEvent(...args) : storeActivities.publishCallEvent(...args);
 /** Taking the call over, in the first workflow task (no round trip through the server). */
 export const claims = proxyLocalActivities<CallActivities>(options.localStore);
 /** A whole webhook-mode caller turn, at most once (see `takeMessageTurn`; a late answer would be spoken out of turn). */

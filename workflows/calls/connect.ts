@@ -2,7 +2,7 @@ import { ActivityFailure, condition } from '@temporalio/workflow';
 import { boundedAnswerTime, RING_TIMEOUT_MS } from '../../src/domain/calls/rules';
 import type { CallResult } from '../definitions/calls';
 import { activityFailedWith, FailureTypes } from '../definitions/failures';
-import { billing, carrier, claims, records } from './activities';
+import { billing, carrier, claims, publishCallEvent, records } from './activities';
 import { decline, finish } from './settle';
 import type { CallState } from './state';
 
@@ -35,7 +35,7 @@ export async function answer(call: CallState): Promise<CallResult | undefined> {
     await call.onCarrier(() => carrier.rejectCall(input.carrierCallId!));
     return decline(call, 'failed', 'insufficient_funds');
   }
-  await records.publishCallEvent(input, 'call_incoming', { from_number: input.from, to_number: input.to, relay_url: relayUrlOf(call) });
+  await publishCallEvent(input, 'call_incoming', { from_number: input.from, to_number: input.to, relay_url: relayUrlOf(call) });
   call.requestedAt = Date.now();
   try {
     await carrier.answerCall(input.callId, call.carrierCallId, input.record ?? false, input.language);
@@ -66,7 +66,7 @@ export async function dial(call: CallState): Promise<CallResult | undefined> {
     if (!(err instanceof ActivityFailure)) throw err;
     return finish(call, 'failed', 'carrier_failed', Date.now());
   }
-  await records.publishCallEvent(input, 'call_outgoing', { to_number: input.to, from_number: input.from, relay_url: relayUrlOf(call) });
+  await publishCallEvent(input, 'call_outgoing', { to_number: input.to, from_number: input.from, relay_url: relayUrlOf(call) });
   return undefined;
 }
 

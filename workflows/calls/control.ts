@@ -18,7 +18,8 @@ import {
 } from '../definitions/callControl';
 import { callStatusQuery, carrierEventSignal, hangupSignal, type SignalledCallEvent } from '../definitions/calls';
 import { carrierRefusalFailure, carrierRefusalOfFailure } from '../definitions/failures';
-import { carrier, keypad, records } from './activities';
+import { patches } from '../patches';
+import { carrier, keypad, publishCallEvent, records } from './activities';
 import type { CallState } from './state';
 
 /** The carrier's events, the API's hang-up and the status query. */
@@ -60,8 +61,8 @@ export function acceptControl(call: CallState): void {
     async ({ text, waitForResponse, timeoutSeconds }): Promise<SpeakResult> => {
       if (waitForResponse) call.claimedByControl += 1;
       try {
-        call.controlSpeeches += 1;
-        const speakId = `${input.callId}:control-${call.controlSpeeches}`;
+        call.speech.controlSpeeches += 1;
+        const speakId = `${input.callId}:control-${call.speech.controlSpeeches}`;
         const heardBefore = events.heard;
         // The call may have ended since the validator ran: then nothing is spoken (`call_ended`).
         const spoken =
@@ -130,7 +131,7 @@ export function acceptControl(call: CallState): void {
         if (!(err instanceof ActivityFailure)) throw err;
       }
       // Refused: the call has ended at the carrier (409 `call_not_active`), or the carrier's refusal is the answer.
-      if (outcome.refusal && patched(CARRIER_REFUSALS_PATCH)) throw refusedByCarrier(outcome.refusal);
+      if (outcome.refusal && patched(patches.carrierRefusals)) throw refusedByCarrier(outcome.refusal);
       return { call_id: input.callId, pressed: outcome.pressed, digits };
     },
     {
@@ -142,14 +143,6 @@ export function acceptControl(call: CallState): void {
   );
   acceptTransfer(call, mustBeLive);
 }
-
-/**
- * From this patch on, a live-control command the carrier refuses answers the request with the refusal
- * (issue 26): 502 `carrier_error` naming the provider and its code, or, when the carrier says the call
- * has ended, the answer for an ended call. Before it, a refused press was `pressed: false`, a refused
- * transfer `refused`, and a refused speech ended the call. Checked only once a refusal names its provider.
- */
-const CARRIER_REFUSALS_PATCH = 'call-control-carrier-refusals';
 
 /** A refused press: 409 `call_not_active` when the carrier says the call has ended, else the carrier's refusal. */
 function refusedByCarrier(refusal: CarrierRefusal): ApplicationFailure {
@@ -170,14 +163,11 @@ async function speakForControl(call: CallState, speak: () => Promise<void>): Pro
   } catch (err) {
     if (!(err instanceof ActivityFailure)) throw err;
     const refusal = carrierRefusalOfFailure(err.cause);
-    if (refusal && !refusal.callNotActive && patched(CARRIER_REFUSALS_PATCH)) throw carrierRefusalFailure(refusal);
+    if (refusal && !refusal.callNotActive && patched(patches.carrierRefusals)) throw carrierRefusalFailure(refusal);
     call.carrierLost = true;
     return false;
   }
 }
-
-/** Transfers run from this patch on (histories before it never had one). */
-const CALL_TRANSFER_PATCH = 'call-transfer';
 
 /** How long the destination may take to answer; the carriers give up sooner (their ring timeouts). */
 const TRANSFER_OUTCOME_TIMEOUT_MS = RING_TIMEOUT_MS + 30_000;
@@ -193,14 +183,14 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
   setHandler(
     transferUpdate,
     async ({ toNumber }): Promise<TransferResult> => {
-      patched(CALL_TRANSFER_PATCH);
+      patched(patches.callTransfer);
       const result = (transferred: boolean, reason: TransferResult['failure_reason']): TransferResult => ({
         call_id: input.callId,
         to_number: toNumber,
         transferred,
         failure_reason: reason,
       });
-      call.transferring = true;
+      call.transfer.attempting = true;
       try {
         // The speech in play, and what waits behind it, is dropped first.
         if (!(await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) return result(false, 'call_ended');
@@ -221,7 +211,7 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
           if (!(err instanceof ActivityFailure)) throw err;
         }
         // Refused: the call has ended at the carrier, or the carrier's refusal is the answer (502 `carrier_error`).
-        if (!accepted && refusal && patched(CARRIER_REFUSALS_PATCH)) {
+        if (!accepted && refusal && patched(patches.carrierRefusals)) {
           if (refusal.callNotActive) return result(false, 'call_ended');
           throw carrierRefusalFailure(refusal);
         }
@@ -229,12 +219,12 @@ function acceptTransfer(call: CallState, mustBeLive: () => void): void {
         await condition(() => events.transfers.length > outcomes || call.ended(), TRANSFER_OUTCOME_TIMEOUT_MS);
         if (call.ended()) return result(false, 'call_ended');
         if (events.transfers[outcomes] !== true) return result(false, 'not_answered');
-        call.transferredTo = toNumber;
+        call.transfer.to = toNumber;
         await records.recordCallState(input.callId, { status: 'in_progress', transferredTo: toNumber });
-        await records.publishCallEvent(input, 'call_transferred', { to_number: toNumber });
+        await publishCallEvent(input, 'call_transferred', { to_number: toNumber });
         return result(true, null);
       } finally {
-        call.transferring = false;
+        call.transfer.attempting = false;
       }
     },
     // The destination was cleared by the API (src/domain/calls/transfer.ts).

@@ -44,6 +44,7 @@ import {
   type SignalledCallEvent,
 } from '../definitions/calls';
 import * as options from '../activityOptions';
+import { patches } from '../patches';
 
 /** Carrier commands and records (before v2, one proxy for both: carrier commands had no time budget). */
 const calls = proxyActivities<CallActivities>(options.legacyCallCarrier);
@@ -56,13 +57,6 @@ const webhooks = proxyActivities<WebhookActivities>(options.oneShot);
  * finds the attempt already made and does not POST the `message` again.
  */
 const turns = proxyLocalActivities<CallActivities>(options.oneShot);
-/**
- * Calls that reach a turn with this patch take it in that one local activity (record the
- * `message`, deliver it once, speak the reply, append to the transcript) instead of
- * recordMessageEvent → attemptDelivery → [speak] → recordTranscript; histories recorded before
- * it replay the old sequence. It lives and goes with this file (see the removal criterion below).
- */
-const TURN_IN_ONE_ACTIVITY_PATCH = 'call-turn-in-one-activity';
 const billing = proxyActivities<BillingActivities>(options.store);
 const hosted = proxyActivities<HostedActivities>(options.hostedTurn);
 const audio = proxyActivities<AudioActivities>(options.audioRelay);
@@ -80,14 +74,8 @@ const HANGUP_CONFIRMATION = '10 seconds';
  * so calls started before that version, and their recorded histories, replay exactly. New calls
  * never run it.
  *
- * When to remove it (with TURN_IN_ONE_ACTIVITY_PATCH, which only this path checks): once no call
- * started before `call-workflow-v2` can still be open in any deployment. A call lasts at most the
- * ring (30 s) and 15 minutes, so in practice once no deployment runs a pre-v2 worker; check with
- * `temporal workflow count --query 'WorkflowType="callWorkflow" AND ExecutionStatus="Running"'`
- * filtered to start times before the v2 rollout. Then, in order: replace `patched(CALL_V2_PATCH)`
- * with `deprecatePatch(CALL_V2_PATCH)` and delete this file and the pre-v2 histories in
- * test/histories (callWorkflow.{hangup,hosted-control,turns,turns-unpatched,turns-upgraded}.json);
- * one release later, when no v2 call started before that release is open, drop `deprecatePatch`.
+ * When to remove it (with `patches.turnInOneActivity`, which only this path checks, and the transcript
+ * writers only it uses): see `patches.callV2` in workflows/patches.ts.
  */
 export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
   const reference = `call:${call.callId}`;
@@ -355,7 +343,7 @@ export async function legacyCallWorkflow(call: CallInput): Promise<CallResult> {
     transcript.push({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });
     const limit = call.contextLimit ?? DEFAULT_CONTEXT_TURNS;
     if (call.mode === 'hosted') return takeHostedTurn(carrierCallId, limit, utterance.language);
-    if (patched(TURN_IN_ONE_ACTIVITY_PATCH)) {
+    if (patched(patches.turnInOneActivity)) {
       const replySpeakId = `${call.callId}:speak-${speakCount + 1}`;
       let outcome: MessageTurnOutcome | undefined;
       try {

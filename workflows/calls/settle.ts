@@ -2,8 +2,8 @@ import { ActivityFailure, allHandlersFinished, condition } from '@temporalio/wor
 import type { CallStatus, EndCause } from '../../src/domain/calls/rules';
 import { settleCall, type CallSettlement } from '../../src/domain/calls/settlement';
 import type { CallInput, CallResult } from '../definitions/calls';
-import { billing, funding, records } from './activities';
-import type { CallState } from './state';
+import { billing, funding, publishCallEvent, records } from './activities';
+import type { CallState, Funding } from './state';
 
 const MINUTE_MS = 60_000;
 
@@ -15,23 +15,23 @@ export async function keepFunded(call: CallState): Promise<void> {
   const { input } = call;
   for (;;) {
     const elapsed = Date.now() - call.answeredLocally;
-    const untilNext = Math.min(call.minutesHeld * MINUTE_MS, call.maxDurationMs) - elapsed;
+    const untilNext = Math.min(call.funding.minutesHeld * MINUTE_MS, call.maxDurationMs) - elapsed;
     if (await condition(() => call.ended(), Math.max(1, untilNext))) return;
     if (Date.now() - call.answeredLocally >= call.maxDurationMs) return call.requestEnd('max_duration');
-    call.extending = true;
+    call.funding.extending = true;
     let funded = false;
     try {
-      const totalCents = input.reservePerMinuteCents * (call.minutesHeld + 1);
+      const totalCents = input.reservePerMinuteCents * (call.funding.minutesHeld + 1);
       funded = (await funding.extendReservation({ tenant: call.tenant, reference: call.reference, totalCents })).ok;
     } catch (err) {
       // No answer within its bound (or no hold any more): the next minute is not funded.
       if (!(err instanceof ActivityFailure)) throw err;
     } finally {
-      call.extending = false;
+      call.funding.extending = false;
     }
     if (call.ended()) return;
     if (!funded) return call.requestEnd('insufficient_funds');
-    call.minutesHeld += 1;
+    call.funding.minutesHeld += 1;
   }
 }
 
@@ -40,7 +40,7 @@ export async function endTalk(call: CallState): Promise<CallResult> {
   const endedAt = call.events.terminal?.at ?? (await call.hangUpAndWait());
   const end = call.events.terminal;
   // After a transfer the carrier cannot say which of the two parties hung up.
-  const carrierCause = call.transferredTo !== undefined ? 'transferred' : end?.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup';
+  const carrierCause = call.transfer.to !== undefined ? 'transferred' : end?.ended_by === 'switchboard' ? 'api_hangup' : 'caller_hangup';
   const cause: EndCause = call.endRequested ?? (end ? carrierCause : 'carrier_failed');
   return finish(call, 'completed', cause, endedAt);
 }
@@ -50,7 +50,7 @@ export interface SettlingCall {
   input: Pick<CallInput, 'mode' | 'zone' | 'to' | 'reservePerMinuteCents'>;
   answeredAt: number | null;
   requestedAt: number;
-  minutesHeld: number;
+  funding: Pick<Funding, 'minutesHeld'>;
 }
 
 /**
@@ -74,7 +74,7 @@ export function settlementOf(
     endedAt: carrierEndedAt,
     requestedAt: call.requestedAt,
     heardAt,
-    heldCents: input.reservePerMinuteCents * call.minutesHeld,
+    heldCents: input.reservePerMinuteCents * call.funding.minutesHeld,
     status: final,
     endCause,
   });
@@ -88,7 +88,7 @@ export async function finish(call: CallState, final: CallStatus, endCause: EndCa
   const { input } = call;
   call.status = final;
   // The customer's audio socket gets its `stop`.
-  call.relayScope?.cancel();
+  call.relay.scope?.cancel();
   const { endedAt, durationSec, chargeCents, description, usage, callEnded } = settlementOf(
     call,
     final,
@@ -110,7 +110,7 @@ export async function finish(call: CallState, final: CallStatus, endCause: EndCa
   const recordingUrl = call.events.terminal?.recording_url;
   const recording = recordingUrl ? { recordingUrl } : {};
   await records.recordCallState(input.callId, { status: final, endedAt, durationSec, chargeCents, endCause, ...recording });
-  if (callEnded) await records.publishCallEvent(input, 'call_ended', { ...callEnded, recording_url: recordingUrl ?? null });
+  if (callEnded) await publishCallEvent(input, 'call_ended', { ...callEnded, recording_url: recordingUrl ?? null });
   // Control requests still waiting see the call end and answer first (each is bounded).
   await condition(allHandlersFinished);
   return { status: final, endCause, durationSec, chargeCents };

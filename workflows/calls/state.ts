@@ -37,10 +37,43 @@ export interface CallContinuation extends CarriedEvents {
 /** How an audio line's relay to the customer's socket ended. */
 export type RelayEnd = RelayCallAudioResult | { endedBy: 'relay_failed' };
 
+/** Funding (settle.ts, `keepFunded`): each minute is held before it starts. */
+export interface Funding {
+  minutesHeld: number;
+  /** A hold for the next minute is being asked for (the run does not continue as new meanwhile). */
+  extending: boolean;
+}
+
+/** What the agent says (turns.ts, control.ts): speak ids are numbered per call. */
+export interface Speech {
+  /** Speak commands of replies so far (`<call>:speak-<n>`). */
+  speakCount: number;
+  /** Speak commands of live-control requests so far (`<call>:control-<n>`). */
+  controlSpeeches: number;
+  /** Speak commands of the agent's current reply, in order (one, or one per streamed chunk). */
+  currentSpeeches: string[];
+}
+
+/** Audio lines (turns.ts, `startRelay`): the relay to the customer's socket, and how it ended (once it has). */
+export interface Relay {
+  scope: CancellationScope | undefined;
+  ended: RelayEnd | undefined;
+  /** The conversation loop has acted on the relay's end. */
+  handled: boolean;
+}
+
+/** A blind transfer (control.ts, `acceptTransfer`). */
+export interface Transfer {
+  /** Being attempted: live control and speech wait for its outcome. */
+  attempting: boolean;
+  /** The number the call was transferred to (the destination answered): it goes on without Switchboard in its media. */
+  to: string | undefined;
+}
+
 /**
  * What one run of a call knows, shared by its phases (connect, turns, control, settle) and by
- * the coroutines that run beside the conversation. Carried over from the previous run when the
- * call continued as new.
+ * the coroutines that run beside the conversation, grouped by the part that writes it (funding,
+ * speech, relay, transfer). Carried over from the previous run when the call continued as new.
  */
 export class CallState {
   readonly reference: string;
@@ -62,24 +95,13 @@ export class CallState {
   answeredAt: number | null;
   /** Our clock at the answer: the minutes held and the maximum duration count from it. */
   answeredLocally: number;
-  minutesHeld: number;
-  /** A hold for the next minute is being asked for (the run does not continue as new meanwhile). */
-  extending = false;
+  readonly funding: Funding;
   sentencesTaken: number;
-  speakCount: number;
-  controlSpeeches: number;
-  /** Speak commands of the agent's current reply, in order (one, or one per streamed chunk). */
-  currentSpeeches: string[];
+  readonly speech: Speech;
   /** Live-control requests waiting for the caller's next sentence: sentences go to them, not to the conversation. */
   claimedByControl = 0;
-  /** Audio lines: the relay to the customer's socket, and how it ended (once it has). */
-  relayScope: CancellationScope | undefined;
-  relayEnded: RelayEnd | undefined;
-  relayHandled = false;
-  /** A transfer is being attempted (live control and speech wait for its outcome). */
-  transferring = false;
-  /** Transferred: the destination answered; the call goes on without Switchboard in its media until it ends. */
-  transferredTo: string | undefined;
+  readonly relay: Relay = { scope: undefined, ended: undefined, handled: false };
+  readonly transfer: Transfer;
   /** 1 for a call's first run. */
   readonly run: number;
   private hangUpSent = false;
@@ -98,13 +120,15 @@ export class CallState {
     this.requestedAt = Date.now();
     this.answeredAt = carried?.answeredAt ?? null;
     this.answeredLocally = carried?.answeredLocally ?? 0;
-    this.minutesHeld = carried?.minutesHeld ?? 1;
+    this.funding = { minutesHeld: carried?.minutesHeld ?? 1, extending: false };
     this.sentencesTaken = carried?.sentencesTaken ?? 0;
-    this.speakCount = carried?.speakCount ?? 0;
-    this.controlSpeeches = carried?.controlSpeeches ?? 0;
-    this.currentSpeeches = carried?.currentSpeeches ?? [];
+    this.speech = {
+      speakCount: carried?.speakCount ?? 0,
+      controlSpeeches: carried?.controlSpeeches ?? 0,
+      currentSpeeches: carried?.currentSpeeches ?? [],
+    };
     this.run = carried?.run ?? 1;
-    this.transferredTo = carried?.transferredTo;
+    this.transfer = { attempting: false, to: carried?.transferredTo };
   }
 
   requestEnd(cause: EndCause): void {
@@ -123,7 +147,7 @@ export class CallState {
 
   /** A transfer is under way or done: Switchboard does not speak on the call. */
   handedOver(): boolean {
-    return this.transferring || this.transferredTo !== undefined;
+    return this.transfer.attempting || this.transfer.to !== undefined;
   }
 
   /** A carrier command on a call that may be gone: false (and the call counts as ended) when refused or unreachable. */
@@ -155,17 +179,17 @@ export class CallState {
   /** Speaks `text` as the agent (part of the current reply); false when the call has ended or the carrier refused. */
   async say(text: string, at: number): Promise<boolean> {
     if (this.ended() || this.handedOver()) return false;
-    this.speakCount += 1;
-    const speakId = `${this.input.callId}:speak-${this.speakCount}`;
+    this.speech.speakCount += 1;
+    const speakId = `${this.input.callId}:speak-${this.speech.speakCount}`;
     if (!(await this.onCarrier(() => carrier.speak(this.carrierCallId!, speakId, text, this.input.voice ?? null)))) return false;
-    this.currentSpeeches.push(speakId);
+    this.speech.currentSpeeches.push(speakId);
     this.transcript.unwritten.push(this.transcript.add({ role: 'assistant', text, timestamp: at }));
     return true;
   }
 
   /** The relay ended and the conversation loop has not acted on it yet. */
   relayWaiting(): boolean {
-    return this.relayEnded !== undefined && !this.relayHandled;
+    return this.relay.ended !== undefined && !this.relay.handled;
   }
 
   /** A sentence for the conversation loop (not claimed by a control request). */
@@ -189,16 +213,16 @@ export class CallState {
       carrierCallId: this.carrierCallId!,
       answeredAt: this.answeredAt!,
       answeredLocally: this.answeredLocally,
-      minutesHeld: this.minutesHeld,
+      minutesHeld: this.funding.minutesHeld,
       sentencesTaken: this.sentencesTaken,
-      speakCount: this.speakCount,
-      controlSpeeches: this.controlSpeeches,
+      speakCount: this.speech.speakCount,
+      controlSpeeches: this.speech.controlSpeeches,
       nextSeq: this.transcript.nextSeq,
       transcriptTail: this.transcript.tail(),
-      currentSpeeches: this.currentSpeeches,
-      ...this.events.carry(this.currentSpeeches),
+      currentSpeeches: this.speech.currentSpeeches,
+      ...this.events.carry(this.speech.currentSpeeches),
       run: this.run + 1,
-      ...(this.transferredTo !== undefined ? { transferredTo: this.transferredTo } : {}),
+      ...(this.transfer.to !== undefined ? { transferredTo: this.transfer.to } : {}),
     };
   }
 }

@@ -4,14 +4,9 @@ import type { HostedTurnOutcome } from '../../activities/hosted';
 import { hostedSpeakIdPrefix } from '../../src/domain/calls/rules';
 import type { SequencedEntry } from '../../src/domain/calls/store';
 import type { SignalledCallEvent } from '../definitions/calls';
-import { audio, carrier, claims, hosted, records, turns } from './activities';
+import { patches } from '../patches';
+import { audio, carrier, claims, hosted, publishCallEvent, turns } from './activities';
 import type { CallState } from './state';
-
-/**
- * A turn whose previous reply has no `done` report yet asks the API for the deferred reports in a
- * local activity first (no workflow task of its own): the reply has usually played to the end.
- */
-const CLOSE_DEFERRAL_LOCALLY = 'call-turn-close-playback-deferral';
 
 /**
  * One caller turn: if the agent was talking, cut it off and tell the customer what was heard
@@ -19,14 +14,14 @@ const CLOSE_DEFERRAL_LOCALLY = 'call-turn-close-playback-deferral';
  */
 export async function takeTurn(call: CallState, utterance: SignalledCallEvent, turn: number): Promise<void> {
   const { input, events, transcript } = call;
-  if (call.currentSpeeches.length > 0) {
-    const speeches = call.currentSpeeches;
-    call.currentSpeeches = [];
+  if (call.speech.currentSpeeches.length > 0) {
+    const speeches = call.speech.currentSpeeches;
+    call.speech.currentSpeeches = [];
     const finished = (id: string) => events.finished(id);
     const stopped = (id: string) => events.stopped(id);
     // Not heard to the end yet: the API may hold reports of them (deferred, riding on the next
     // signal). Closing the deferral in this workflow task returns them, and any later one is signalled.
-    if (!speeches.every(finished) && patched(CLOSE_DEFERRAL_LOCALLY)) {
+    if (!speeches.every(finished) && patched(patches.closeDeferralLocally)) {
       try {
         for (const report of await claims.closePlaybackDeferral(input.callId)) events.add(report as unknown as SignalledCallEvent);
       } catch (err) {
@@ -51,7 +46,7 @@ export async function takeTurn(call: CallState, utterance: SignalledCallEvent, t
       const stoppedAt = speeches.flatMap((id) => events.playback.get(id)?.stoppedAt ?? []);
       // Ordered before the message of the turn that interrupted it.
       const timestamp = Math.min(...stoppedAt, utterance.at - 1);
-      await records.publishCallEvent(input, 'interrupted', { partial_response_text: heard, timestamp }, turn);
+      await publishCallEvent(input, 'interrupted', { partial_response_text: heard, timestamp }, turn);
     }
   }
   const said = transcript.add({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });
@@ -102,7 +97,7 @@ async function takeHostedTurn(call: CallState, turn: number, language: string | 
   }
   if (outcome?.failure === 'call_ended') call.carrierLost = true;
   const spoken = outcome ? outcome.spokenChunks.map((chunk) => chunk.speakId) : events.reportedWithPrefix(prefix);
-  call.currentSpeeches.push(...spoken);
+  call.speech.currentSpeeches.push(...spoken);
   const text = outcome
     ? outcome.spokenChunks.map((chunk) => chunk.text).join(' ')
     : spoken
@@ -123,7 +118,7 @@ const applyDeferred =
 /** A webhook-mode turn: `message` delivered once, its `{text}` or NDJSON reply spoken (`takeMessageTurn`). */
 async function takeMessageTurn(call: CallState, turn: number, said: SequencedEntry, utterance: SignalledCallEvent): Promise<void> {
   const { input, transcript } = call;
-  const replySpeakId = `${input.callId}:speak-${call.speakCount + 1}`;
+  const replySpeakId = `${input.callId}:speak-${call.speech.speakCount + 1}`;
   const replySeq = transcript.nextSeq++;
   let outcome: MessageTurnOutcome | undefined;
   try {
@@ -153,12 +148,12 @@ async function takeMessageTurn(call: CallState, turn: number, said: SequencedEnt
     return entry;
   };
   if (outcome?.spokenChunks) {
-    call.currentSpeeches.push(...outcome.spokenChunks.map((chunk) => chunk.speakId));
+    call.speech.currentSpeeches.push(...outcome.spokenChunks.map((chunk) => chunk.speakId));
     const entry = reply(outcome.spokenChunks.map((chunk) => chunk.text).join(' '), outcome.repliedAt);
     if (!written) transcript.unwritten.push(said, entry);
   } else if (outcome?.replyText && outcome.replySpoken) {
-    call.speakCount += 1;
-    call.currentSpeeches.push(replySpeakId);
+    call.speech.speakCount += 1;
+    call.speech.currentSpeeches.push(replySpeakId);
     const entry = reply(outcome.replyText, outcome.repliedAt);
     if (!written) transcript.unwritten.push(said, entry);
   } else {
@@ -174,19 +169,19 @@ async function takeMessageTurn(call: CallState, turn: number, said: SequencedEnt
 export function startRelay(call: CallState, handlerUrl: string): void {
   const { input } = call;
   const scope = new CancellationScope();
-  call.relayScope = scope;
+  call.relay.scope = scope;
   void scope
     .run(() => audio.relayCallAudio({ callId: input.callId, lineId: input.lineId, carrierCallId: call.carrierCallId!, handlerUrl }))
-    .then((summary) => void (call.relayEnded = summary))
+    .then((summary) => void (call.relay.ended = summary))
     .catch((err) => {
-      if (!isCancellation(err)) call.relayEnded = { endedBy: 'relay_failed' };
+      if (!isCancellation(err)) call.relay.ended = { endedBy: 'relay_failed' };
     });
 }
 
 /** The relay ended: nobody else talks to the caller on an audio line, so without the customer's socket the call ends. */
 export function actOnRelayEnd(call: CallState): void {
-  call.relayHandled = true;
-  const endedBy = call.relayEnded!.endedBy;
+  call.relay.handled = true;
+  const endedBy = call.relay.ended!.endedBy;
   if (endedBy === 'customer_closed') call.requestEnd('audio_handler_closed');
   else if (endedBy === 'carrier_error') call.requestEnd('carrier_failed');
   else if (endedBy !== 'call') call.requestEnd('audio_handler_unavailable');

@@ -1,6 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, patched } from '@temporalio/workflow';
 import type { CallInput, CallResult } from '../definitions/calls';
-import { records } from './activities';
+import { patches } from '../patches';
+import { publishCallEvent, records } from './activities';
 import { answer, claim, dial, ring } from './connect';
 import { acceptControl, hangUpWhenAsked, listen } from './control';
 import { legacyCallWorkflow } from './legacy';
@@ -9,24 +10,15 @@ import { CallState, type CallContinuation } from './state';
 import { actOnRelayEnd, startRelay, takeTurn } from './turns';
 
 /**
- * Calls that start with this patch run `runCall` below; histories recorded before it replay
- * `legacyCallWorkflow`. What changed: a carrier refusal ends the call instead of being retried
- * for ever, carrier commands are bounded in time, holds and the maximum duration are enforced
- * by their own coroutine whatever the conversation is doing, the charge is capped at what was
- * held, the history no longer grows with the transcript or the system prompt, and long
- * histories continue as new. When to remove the legacy path: see workflows/calls/legacy.ts.
- */
-const CALL_V2_PATCH = 'call-workflow-v2';
-
-/**
  * One call, inbound or outbound, from dialling (or answering) to settlement (workflow id = call
  * id). Outbound calls have the first minute held by the API; inbound calls hold it before
  * answering. Each further minute is held before it starts; a refused extension, the maximum
  * duration or a carrier refusal ends the call. The end settles the per-second charge (never more
- * than was held), once.
+ * than was held), once. Calls from before `patches.callV2` (workflows/patches.ts: what changed, and
+ * when the legacy path goes) replay `legacyCallWorkflow`.
  */
 export async function callWorkflow(input: CallInput, continued?: CallContinuation): Promise<CallResult> {
-  if (!continued && !patched(CALL_V2_PATCH)) return legacyCallWorkflow(input);
+  if (!continued && !patched(patches.callV2)) return legacyCallWorkflow(input);
   return runCall(input, continued);
 }
 
@@ -62,7 +54,7 @@ async function runCall(input: CallInput, carried: CallContinuation | undefined):
       ...(answeredBy ? { answeredBy } : {}),
     });
     const started = { direction: input.direction, from_number: input.from, to_number: input.to, answered_by: answeredBy };
-    await records.publishCallEvent(input, 'call_started', started);
+    await publishCallEvent(input, 'call_started', started);
     if (input.disclosure && (await call.say(input.disclosure.message, call.answeredAt!))) {
       await records.recordDisclosurePlayed(input, input.disclosure.id);
     }
@@ -92,8 +84,9 @@ async function runCall(input: CallInput, carried: CallContinuation | undefined):
     // Continue as new once nothing is in flight: control requests answered, the transcript
     // written, no hold being extended.
     await call.transcript.flush();
-    await condition(() => call.ended() || !call.continueDue() || (allHandlersFinished() && !call.extending));
-    if (call.ended() || call.transcript.unwritten.length > 0 || !call.continueDue() || !allHandlersFinished() || call.extending) continue;
+    await condition(() => call.ended() || !call.continueDue() || (allHandlersFinished() && !call.funding.extending));
+    if (call.ended() || call.transcript.unwritten.length > 0 || !call.continueDue() || !allHandlersFinished() || call.funding.extending)
+      continue;
     // What only the start needed stays out of every later run's input.
     return continueAsNew<typeof callWorkflow>({ ...input, systemPrompt: null, disclosure: null, beginMessage: null }, call.continuation());
   }

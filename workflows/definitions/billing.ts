@@ -1,4 +1,5 @@
 import { defineSignal } from '@temporalio/workflow';
+import type { BillingTenant } from '../../src/domain/billing/ledger';
 
 /** The billing workflows' contract with the API, the CLI and the schedules. */
 
@@ -16,6 +17,13 @@ export interface AutoChargeResult {
 export interface AutoChargeCarried {
   requested?: boolean;
 }
+
+/**
+ * `autoChargeWorkflow`'s signature (workflows/billing.ts), which its signal-with-start is typed by: the use case
+ * that starts it is imported by the workflow's activities, so it cannot name the workflow module (an import cycle).
+ * test/unit/typedStarts.test.ts holds the workflow to it.
+ */
+export type AutoChargeWorkflow = (tenant: BillingTenant, carried?: AutoChargeCarried) => Promise<AutoChargeResult>;
 
 export interface PeriodCloseInput {
   /** Names the month for a manual run; a scheduled run reads the schedule's nominal time. */

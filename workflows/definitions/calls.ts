@@ -1,5 +1,4 @@
 import { defineQuery, defineSignal } from '@temporalio/workflow';
-import type { CallFacts } from '../../activities/calls';
 import type {
   CarrierCallAnsweredEvent,
   CarrierCallCompletedEvent,
@@ -51,6 +50,27 @@ export interface SignalledCallEvent {
 export const carrierEventSignal = defineSignal<[SignalledCallEvent]>('carrierEvent');
 export const hangupSignal = defineSignal('hangup');
 export const callStatusQuery = defineQuery<CallStatus>('status');
+
+/** Who and what the call is: fixed for its life, and carried by every activity that acts on it. */
+export interface CallFacts {
+  callId: string;
+  workspaceId: string;
+  environment: 'test' | 'live';
+  lineId: string;
+  keyId: string | null;
+  direction: 'inbound' | 'outbound';
+  from: string;
+  to: string;
+  /** The line records its calls (`recording_enabled`). */
+  record?: boolean;
+  /** Outbound: detect who answers (`machine_detection`); `call.answered` then says. */
+  machineDetection?: boolean;
+  /**
+   * The line's `language` (`multi`, or the code the line is pinned to): the carrier's speech recognition
+   * and default voice language. Absent on calls started before it was carried (read as `multi`).
+   */
+  language?: string;
+}
 
 export interface CallInput extends CallFacts {
   mode: LineMode;

@@ -23,6 +23,13 @@ export interface DeliverEventResult {
   httpStatus: number | null;
 }
 
+/**
+ * `deliverEventWorkflow`'s signature (workflows/webhooks.ts), which its starts are typed by: the use cases that
+ * start it are imported by the workflow's activities, so they cannot name the workflow module (an import cycle).
+ * test/unit/typedStarts.test.ts holds the workflow to it.
+ */
+export type DeliverEventWorkflow = (input: DeliverEventInput) => Promise<DeliverEventResult>;
+
 /** The sweeper's result: how many stranded events it handed to their retry workflow or found settled. */
 export interface SweepStrandedEventsResult {
   dispatched: number;

@@ -1,7 +1,7 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Logger } from '../../platform/logger';
 import type { Db } from '../../platform/db/knex';
-import { balanceLowSignal, paymentMethodChangedSignal } from '../../../workflows/definitions/billing';
+import { balanceLowSignal, paymentMethodChangedSignal, type AutoChargeWorkflow } from '../../../workflows/definitions/billing';
 import { workflowIds } from '../../../workflows/definitions/ids';
 import { balanceOf, type BillingTenant } from './ledger';
 import { chargeableCard } from './paymentMethods';
@@ -32,7 +32,7 @@ export async function autoChargeNeed(db: Db, tenant: BillingTenant): Promise<Aut
 
 /** Wakes (or starts) the account's auto-charge workflow; concurrent wakes coalesce into one charge. */
 export async function wakeAutoCharge(client: Client, taskQueue: string, tenant: BillingTenant): Promise<void> {
-  await client.workflow.signalWithStart('autoChargeWorkflow', {
+  await client.workflow.signalWithStart<AutoChargeWorkflow>('autoChargeWorkflow', {
     workflowId: workflowIds.autoCharge(tenant.workspaceId, tenant.environment),
     taskQueue,
     args: [{ workspaceId: tenant.workspaceId, environment: tenant.environment }],

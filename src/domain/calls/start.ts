@@ -1,3 +1,4 @@
+import type { callWorkflow } from '../../../workflows/calls/workflow';
 import type { CallInput } from '../../../workflows/definitions/calls';
 import { startOrCompensate } from '../../platform/temporal/starts';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
@@ -12,7 +13,7 @@ import { failUnclaimedCall } from './store';
  */
 export async function startCallWorkflow(deps: LoggedUseCaseDeps, input: CallInput, failure: string): Promise<void> {
   const { callId, workspaceId, environment } = input;
-  await startOrCompensate(
+  await startOrCompensate<typeof callWorkflow>(
     deps.temporal,
     'callWorkflow',
     { taskQueue: deps.config.taskQueue, workflowId: callId, args: [input] },

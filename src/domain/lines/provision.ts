@@ -134,7 +134,7 @@ export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: Lin
 
   const workflowId = workflowIds.provisionLine(line.id);
   try {
-    await startOrCompensate(
+    await startOrCompensate<typeof provisionLineWorkflow>(
       deps.temporal,
       'provisionLineWorkflow',
       { taskQueue: deps.config.taskQueue, workflowId, args: [{ lineId: line.id }] },

@@ -4,6 +4,7 @@ import type { UseCaseDeps } from '../useCaseDeps';
 import type { Logger } from '../../platform/logger';
 import { StartCompensatedError, startOrCompensate } from '../../platform/temporal/starts';
 import { workflowIds } from '../../../workflows/definitions/ids';
+import type { releaseLineWorkflow } from '../../../workflows/lines';
 import { findLine, markLineReleased, type LineRow, type Tenant } from './store';
 
 export type ReleaseOutcome = { ok: true; line: LineRow } | { ok: false; refused: 'not_found' | 'not_started' };
@@ -23,7 +24,7 @@ export async function releaseLine(deps: UseCaseDeps, log: Logger, tenant: Tenant
       const updated = await markLineReleased(trx, row.id, now);
       // Started inside the transaction: if Temporal is down the release rolls back; the workflow
       // itself waits until it sees the committed release before touching the carrier.
-      await startOrCompensate(
+      await startOrCompensate<typeof releaseLineWorkflow>(
         deps.temporal,
         'releaseLineWorkflow',
         { taskQueue: deps.config.taskQueue, workflowId: workflowIds.releaseLine(row.id), args: [{ lineId: row.id }] },

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { workflowIds } from '../../../workflows/definitions/ids';
 import type { SendMessageInput } from '../../../workflows/definitions/messages';
+import type { sendMessageWorkflow } from '../../../workflows/messages';
 import { placeHold } from '../billing/holds';
 import { smsChargeCents, smsSegments, zoneOf } from '../billing/pricing';
 import { recordComplianceEvent } from '../compliance/events';
@@ -108,9 +109,9 @@ export async function sendMessage(
   const options = {
     taskQueue: deps.config.taskQueue,
     workflowId: workflowIds.sendMessage(messageId),
-    args: [sendMessageInput(row, chargeCents)],
+    args: [sendMessageInput(row, chargeCents)] as const,
   };
-  await startOrCompensate(deps.temporal, 'sendMessageWorkflow', options, async (outcome) => {
+  await startOrCompensate<typeof sendMessageWorkflow>(deps.temporal, 'sendMessageWorkflow', options, async (outcome) => {
     if (outcome === 'unknown') {
       // Temporal could not be asked either: the message is recorded and held, so it is accepted
       // as `queued`; the recovery sweeper fails it (and releases the hold) if it never got a workflow.

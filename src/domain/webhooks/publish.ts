@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import { workflowIds } from '../../../workflows/definitions/ids';
-import type { DeliverEventInput } from '../../../workflows/definitions/webhooks';
+import type { DeliverEventInput, DeliverEventWorkflow } from '../../../workflows/definitions/webhooks';
 import type { Config } from '../../platform/config';
 import type { SecretsKeyRing } from '../../platform/crypto/secretBox';
 import type { Db } from '../../platform/db/knex';
@@ -47,9 +47,9 @@ export function startDelivery(
   eventType: EventType,
   from: Pick<DeliverEventInput, 'firstAttempt' | 'delayMs'> = {},
 ) {
-  // By name and its definition's input (workflows/definitions/webhooks.ts): the workflow module imports the activities that use this.
+  // By name, typed by its definition (workflows/definitions/webhooks.ts): the workflow module imports the activities that use this.
   const input: DeliverEventInput = { eventId, eventType, ...from };
-  return temporal.workflow.start('deliverEventWorkflow', {
+  return temporal.workflow.start<DeliverEventWorkflow>('deliverEventWorkflow', {
     taskQueue,
     workflowId: workflowIds.deliverEvent(eventId),
     workflowIdReusePolicy: 'REJECT_DUPLICATE',

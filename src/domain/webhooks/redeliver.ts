@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { workflowIds } from '../../../workflows/definitions/ids';
-import type { DeliverEventInput } from '../../../workflows/definitions/webhooks';
+import type { DeliverEventInput, DeliverEventWorkflow } from '../../../workflows/definitions/webhooks';
 import { egressPolicyFor } from '../../platform/net/egress';
 import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
 import { findLine, type Tenant } from '../lines/store';
@@ -44,9 +44,9 @@ export async function redeliverEvent(deps: UseCaseDeps, tenant: Tenant, delivery
     };
   const attempt = Math.max(0, ...attempts.map((row) => Number(row.attempt))) + 1;
   const input: DeliverEventInput = { eventId: event.id, eventType, firstAttempt: attempt, singleAttempt: true };
-  // By name and its definition's input, as startDelivery does; a second click finds it started.
+  // By name, typed by its definition, as startDelivery does; a second click finds it started.
   await ignoringAlreadyStarted(
-    deps.temporal.workflow.start('deliverEventWorkflow', {
+    deps.temporal.workflow.start<DeliverEventWorkflow>('deliverEventWorkflow', {
       taskQueue: deps.config.taskQueue,
       workflowId: workflowIds.redeliverEvent(event.id, attempt),
       workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -1,0 +1,119 @@
+/**
+ * Every patch the workflows check with `patched(id)`, and when its old branch may go. A run that passes a patch
+ * records its id in its history (a marker), so an id never changes. A new patch is added here with its removal
+ * criterion, and a history that takes its new branch is recorded into test/histories (`npm run histories:record`).
+ *
+ * Removing a patch takes two releases. Once no run that started before the patch's rollout can still be open (the
+ * criterion below; check with `temporal workflow count --query 'WorkflowType="<type>" AND ExecutionStatus="Running"'`
+ * filtered to start times before the rollout): replace `patched(ID)` with `deprecatePatch(ID)`, delete the old branch,
+ * and delete the histories of that workflow type recorded without the patch that reach it. One release later, once
+ * no run that started before that release is open: drop `deprecatePatch` and the id.
+ *
+ * A call lasts at most the ring and 15 minutes (`RING_TIMEOUT_MS`, `MAX_CALL_DURATION_MS`); a continued call's new run
+ * starts past every patch its code has. "Recorded with it" names the histories that carry the marker.
+ */
+export const patches = {
+  /**
+   * Calls that start with it run `runCall` (workflows/calls/workflow.ts); histories recorded before it replay
+   * `legacyCallWorkflow` (workflows/calls/legacy.ts). What changed: a carrier refusal ends the call instead of being
+   * retried for ever, carrier commands are bounded in time, holds and the maximum duration have their own coroutine,
+   * the charge is capped at what was held, the history no longer grows with the transcript or the system prompt, and
+   * long histories continue as new.
+   *
+   * Remove: once no call started before `call-workflow-v2` can be open in any deployment (in practice once no
+   * deployment runs a pre-v2 worker). Then `deprecatePatch(patches.callV2)`, delete workflows/calls/legacy.ts (with
+   * `turnInOneActivity`) and the pre-v2 histories `callWorkflow.{hangup,hosted-control,turns,turns-unpatched,
+   * turns-upgraded}.json`, and with them what only pre-v2 calls use: the `recordTranscript` activity (activities/calls.ts)
+   * and `writeTranscript`, and the unsequenced transcript (calls from before sequenced transcripts):
+   * `appendUnsequencedTranscript`, the `unsequenced` branch of `TranscriptAddition` and `transcriptAppend`
+   * (src/domain/calls/store.ts) and its callers (the message turn's `unsequenced` fallback).
+   *
+   * Recorded with it: callWorkflow.v2-caller-hangs-up-mid-reply, v2-continued-first-run, v2-inbound, v3-*, v4-*, v5-*.
+   */
+  callV2: 'call-workflow-v2',
+
+  /**
+   * Pre-v2 calls that reach a turn with it take it in one local activity (`takeMessageTurn`: record the `message`,
+   * deliver it once, speak the reply, append to the transcript) instead of recordMessageEvent → attemptDelivery →
+   * [speak] → recordTranscript. Checked only by workflows/calls/legacy.ts: it goes with that file (`callV2`).
+   *
+   * Recorded with it: callWorkflow.turns, callWorkflow.turns-upgraded.
+   */
+  turnInOneActivity: 'call-turn-in-one-activity',
+
+  /**
+   * Issue 14: a call event is recorded and attempted by a local activity in the workflow task (no workflow per event,
+   * no activity task round trip: `publishCallEvent`, workflows/calls/activities.ts); calls without the marker keep the
+   * normal activity at the same place.
+   *
+   * Remove: once no call that started before it is open (16 minutes after the last worker without it stopped); the
+   * histories without it are callWorkflow.v2-*.
+   *
+   * Recorded with it: callWorkflow.v3-events-inline-hangup, v4-turns-deferred-playback, v5-amd-transfer.
+   */
+  eventsInline: 'call-events-inline',
+
+  /**
+   * A turn whose previous reply has no `done` report yet asks the API for the deferred playback reports in a local
+   * activity first (no workflow task of its own): the reply has usually played to the end (workflows/calls/turns.ts).
+   *
+   * Remove: once no call that started before it is open (16 minutes after the last worker without it stopped).
+   *
+   * Recorded with it: callWorkflow.v4-turns-deferred-playback.
+   */
+  closeDeferralLocally: 'call-turn-close-playback-deferral',
+
+  /**
+   * From it on, a live-control command the carrier refuses answers the request with the refusal (issue 26): 502
+   * `carrier_error` naming the provider and its code, or, when the carrier says the call has ended, the answer for an
+   * ended call. Before it, a refused press was `pressed: false`, a refused transfer `refused`, and a refused speech
+   * ended the call. Checked only once a refusal names its provider (workflows/calls/control.ts).
+   *
+   * Remove: once no call that started before it is open (16 minutes after the last worker without it stopped).
+   *
+   * Recorded with it: none yet (no recorded call has a refused control command).
+   */
+  carrierRefusals: 'call-control-carrier-refusals',
+
+  /**
+   * Transfers run from it on (workflows/calls/control.ts, the `transfer` update): histories before it never had one.
+   *
+   * Remove: once no call that started before it is open (16 minutes after the last worker without it stopped).
+   *
+   * Recorded with it: callWorkflow.v5-amd-transfer.
+   */
+  callTransfer: 'call-transfer',
+
+  /**
+   * Auto-charges go through a pending attempt recorded first, and are looked up when unanswered (review M8;
+   * workflows/billing.ts).
+   *
+   * Remove the unpatched branch (and prepareAutoCharge, chargeCard, creditAutoRecharge) once no auto-charge run that
+   * started before the patch is open: a run exits after an hour idle or a day after a decline, so a day after the last
+   * pre-patch worker stopped. The history without it: autoChargeWorkflow.charged.
+   *
+   * Recorded with it: autoChargeWorkflow.pending-attempt.
+   */
+  pendingAttempts: 'auto-charge-pending-attempts',
+
+  /**
+   * A scheduled close of the spend period runs again an hour after the boundary, when late postings have landed
+   * (workflows/billing.ts).
+   *
+   * Remove the unpatched return once no close started before the patch is open (a close lasts about an hour); the
+   * history without it: closeSpendPeriodWorkflow.
+   *
+   * Recorded with it: closeSpendPeriodWorkflow.scheduled.
+   */
+  reclose: 'close-spend-period-reclose',
+
+  /**
+   * A number held by another line fails the line's provisioning (L19; workflows/lines.ts). Before it, `activateLine`
+   * failed for ever, retried without end.
+   *
+   * Remove: once no provisioning that started before it is open (the query above, `WorkflowType="provisionLineWorkflow"`).
+   *
+   * Recorded with it: none yet (the recorded provisionings never met a number in use).
+   */
+  numberInUseFails: 'activate-line-number-in-use-fails',
+} as const;
