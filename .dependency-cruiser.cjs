@@ -87,6 +87,13 @@ module.exports = {
       to: { path: '^(activities|src/main)/|^src/adapters/', pathNot: API_ADAPTER_ENTRIES },
     },
     {
+      name: 'openapi-below-routes',
+      severity: 'error',
+      comment: 'The route table (api/routeTable.ts) is what the OpenAPI document and the routes share; the document reads no route module.',
+      from: { path: '^api/openapi/' },
+      to: { path: '^api/routes/' },
+    },
+    {
       name: 'api-workflows-by-definition',
       severity: 'error',
       from: { path: '^api/' },

@@ -5,7 +5,7 @@
 #   CLI        node --import tsx src/main/cli.ts <command>   (e.g. `migrate`)
 # TypeScript runs directly through tsx (a runtime dependency); there is no build step.
 # Pinned by digest (security review L22): a rebuild gets the same base, and a moved tag cannot change it
-# unseen. The tag stays for the reader; Docker resolves the digest. Bump both on purpose (docs/decisions.md,
+# unseen. The tag stays for the reader; Docker resolves the digest. Bump both on purpose (docs/decisions/operations.md,
 # "Base image pinned by digest (issue 27)": `docker buildx imagetools inspect node:20-bookworm-slim`).
 FROM node:20-bookworm-slim@sha256:2cf067cfed83d5ea958367df9f966191a942351a2df77d6f0193e162b5febfc0
 

@@ -25,7 +25,7 @@ import { mcpRouter } from './mcp/endpoint';
 import { portalRouter } from './portal/router';
 import { referenceRouter } from './reference/router';
 import { temporalCodecRouter } from './routes/temporalCodec';
-import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routes/types';
+import { DEFAULT_BODY_LIMIT_BYTES, koaPath, type RouteAuth, type RouteDef } from './routeTable';
 
 export const API_VERSION = '0.5.10.0';
 

@@ -32,7 +32,7 @@ import { createLogger } from '../src/platform/logger';
 import { connectTemporalClient } from '../src/platform/temporal/client';
 import { payloadEncryptionCodec } from '../src/platform/codecs/payloadEncryption';
 import { generateSecretsKey } from '../src/platform/crypto/secretBox';
-import { mintUserKey } from '../src/domain/workspaces/service';
+import { mintUserKey } from '../src/domain/keys/userKeys';
 import { closeServer, listen } from './support/http';
 import { createCleanups, onTemporalServer, reportFailures, runBench } from './support/run';
 import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';

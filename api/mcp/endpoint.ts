@@ -5,7 +5,7 @@ import type { AppDeps, AppState } from '../context';
 import { authenticateRegularKey } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { methodNotAllowed } from '../middleware/unmatched';
-import type { RouteDef } from '../routes/types';
+import type { RouteDef } from '../routeTable';
 import type { KeyCache } from '../../src/domain/keys/cache';
 import type { ApiKeyRow, LastUsedBatcher } from '../../src/domain/keys/store';
 import { inProcessApi } from './dispatch';

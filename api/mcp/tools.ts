@@ -1,5 +1,5 @@
 import { inlineRefs } from '../openapi/document';
-import type { RouteDef } from '../routes/types';
+import type { RouteDef } from '../routeTable';
 
 /**
  * The MCP tools: each is one operation of the route table, named for an agent. A tool's input

@@ -3,7 +3,7 @@ import { authenticateCarrier, authenticateTelnyx } from '../carrierAuth';
 import { authenticateStripe } from '../stripeAuth';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
-import type { RouteAuth } from '../routes/types';
+import type { RouteAuth } from '../routeTable';
 import { recordComplianceEvent } from '../../src/domain/compliance/events';
 import { hasScope } from '../../src/domain/keys/scopes';
 import { tierAllows } from '../../src/domain/keys/tiers';

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import { ApiError, errors } from '../errors';
-import type { RouteDef } from '../routes/types';
+import type { RouteDef } from '../routeTable';
 
 /**
  * What a request no route serves gets: 405 `method_not_allowed` with `Allow` when the path is

@@ -1,5 +1,5 @@
 import YAML from 'yaml';
-import { DEFAULT_BODY_LIMIT_BYTES, type OperationDoc, type RouteDef } from '../routes/types';
+import { DEFAULT_BODY_LIMIT_BYTES, type OperationDoc, type RouteDef } from '../routeTable';
 import { MAX_JSON_DEPTH } from '../middleware/jsonBody';
 import { withExamples } from './examples';
 import { NOT_BLANK_PATTERN } from './fields';
@@ -56,7 +56,7 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
       version,
       description:
         'Telephony for AI agents: lines, calls, SMS, consent, keys and billing. Errors use one envelope: ' +
-        '`{"error": {"code", "message", "details"?}}`. Decisions where the interface is silent are recorded in docs/decisions.md. ' +
+        '`{"error": {"code", "message", "details"?}}`. Decisions where the interface is silent are recorded in docs/decisions/README.md. ' +
         `Request bodies are JSON of at most ${DEFAULT_BODY_LIMIT_BYTES / 1024} KiB unless an operation's \`x-body-limit-bytes\` says more (413 above), nested at most ${MAX_JSON_DEPTH} levels. ` +
         'Integers are safe integers (±2^53-1); ids are canonical UUIDs; offsets go to 100000. ' +
         'Agents can use these operations as MCP tools: Streamable HTTP at `POST /mcp` (JSON-RPC, stateless) with the same bearer key, ' +

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { OperationDoc } from '../routes/types';
+import type { OperationDoc } from '../routeTable';
 import { componentSchemas } from './schemas';
 
 /**

@@ -126,7 +126,7 @@ export const importExcludesCriteria = {
   },
 };
 
-/** How a new line's number is chosen (create only; docs/decisions.md "Choosing numbers"). */
+/** How a new line's number is chosen (create only; docs/decisions/lines-and-numbers.md "Choosing numbers"). */
 export const lineNumberFields = {
   country: {
     type: 'string',

@@ -84,7 +84,7 @@ export const ref = (name: keyof typeof componentSchemas & string) => ({ $ref: `#
 
 export const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ref('Error') } } });
 
-/** The 502 of an operation that asks the carrier while the customer waits (docs/decisions.md, "Provider refusals (issue 26)"). */
+/** The 502 of an operation that asks the carrier while the customer waits (docs/decisions/carriers.md, "Provider refusals (issue 26)"). */
 export const carrierErrorResponse = (what: string) =>
   errorResponse(
     `\`carrier_error\`: the carrier refused ${what}, for a reason no other code names. \`details\`: \`{field: "provider", message: "twilio" | "telnyx" | "simulator"}\` ` +

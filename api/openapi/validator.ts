@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import type Koa from 'koa';
 import type { AppState } from '../context';
 import { ApiError, errors, type ErrorDetail } from '../errors';
-import type { OperationDoc, PathParameter } from '../routes/types';
+import type { OperationDoc, PathParameter } from '../routeTable';
 import { inlineRefs, withRequestRules } from './document';
 import { httpUrl, NOT_BLANK_PATTERN, VOICE_PATTERN, wsUrl } from './fields';
 import { boundIntegers, NO_NUL_PATTERN, registerStrictFormats } from './formats';

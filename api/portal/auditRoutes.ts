@@ -1,13 +1,11 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { errors, type ApiError } from '../errors';
-import { parseDateOrDateTime } from '../openapi/formats';
-import { INVALID_PHONE_MESSAGE } from '../phoneField';
+import { auditFiltersOf, type FieldProblem } from '../auditFilters';
 import { userEmailsOf } from '../../src/domain/accounts/store';
 import { auditEvents, type AuditFilters } from '../../src/domain/compliance/auditLog';
 import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS } from '../../src/domain/compliance/events';
 import { findWorkspaceKey, keyPrefixesOf } from '../../src/domain/keys/store';
-import { toE164 } from '../../src/platform/phone';
 import { refuse } from './answer';
 import { sendPage } from './http';
 import { navOf, operatorOrLogin, tenantOf } from './operatorPages';
@@ -24,7 +22,8 @@ async function filtersOf(
   workspaceId: string,
   query: Record<string, string>,
 ): Promise<{ filters: AuditFilters } | { error: ApiError }> {
-  const problems: Array<{ field: string; message: string }> = [];
+  const { filters: parsed, problems: parseProblems } = auditFiltersOf(query);
+  const problems: FieldProblem[] = [];
   const filters: AuditFilters = {};
   if (query.event_type) {
     if ((EVENT_TYPES as string[]).includes(query.event_type)) filters.eventType = query.event_type;
@@ -37,17 +36,8 @@ async function filtersOf(
     if (key) filters.actorKeyId = key.id;
     else problems.push({ field: 'actor', message: `No key of this workspace has this prefix or id; "${OPERATOR_ACTOR}" for operators` });
   }
-  if (query.phone_number) {
-    const e164 = toE164(query.phone_number);
-    if (e164) filters.phoneNumber = e164;
-    else problems.push({ field: 'phone_number', message: INVALID_PHONE_MESSAGE });
-  }
-  for (const field of ['from', 'to'] as const) {
-    if (!query[field]) continue;
-    const at = parseDateOrDateTime(query[field]);
-    if (at) filters[field] = at;
-    else problems.push({ field, message: 'Must be a date (YYYY-MM-DD) or an RFC 3339 date-time' });
-  }
+  problems.push(...parseProblems);
+  Object.assign(filters, parsed);
   return problems.length > 0 ? { error: errors.validation(problems) } : { filters };
 }
 

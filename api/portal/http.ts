@@ -7,7 +7,7 @@ import type { Html } from './html';
 
 /**
  * The portal's HTTP plumbing: headers on every answer, cookies, form bodies and CSRF
- * (docs/decisions.md, "Operator portal and accounts (issue 17)").
+ * (docs/decisions/portal.md, "Operator portal and accounts (issue 17)").
  */
 
 export const CONTENT_SECURITY_POLICY = [

@@ -3,7 +3,7 @@ import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { revokeServiceKey } from '../../src/domain/keys/serviceKeys';
 import { serviceKeysOf } from '../../src/domain/keys/store';
-import { mintServiceKey } from '../../src/domain/workspaces/service';
+import { mintServiceKey } from '../../src/domain/keys/serviceKeys';
 import { changed, refuse } from './answer';
 import { sendPage } from './http';
 import { keysPage, type KeysPageInput } from './pages/keys';

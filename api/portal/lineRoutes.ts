@@ -41,6 +41,22 @@ function pageInput(operator: Operator, line: LineRow, extra: Partial<LinePageInp
   };
 }
 
+/**
+ * A signed-in post of one of a line's forms: what was typed, the operator, the line, and `again`, which answers a
+ * refusal with the line's page showing it and what was typed back in the form it came from (`typedInto`).
+ */
+async function linePagePost(ctx: AppContext, deps: AppDeps, typedInto: 'form' | 'callForm') {
+  const signedIn = await operatorForm(ctx, deps);
+  if (!signedIn) return undefined;
+  const { form, operator } = signedIn;
+  const line = await lineOf(deps, operator, ctx.params.id);
+  const again = (error: ApiError) =>
+    refuse(ctx, error, (shown) =>
+      linePage(navOf(operator, '/portal/lines'), pageInput(operator, line, { error: shown, [typedInto]: form })),
+    );
+  return { form, operator, line, again };
+}
+
 const NULLABLE_TEXT = [
   'display_name',
   'system_prompt',
@@ -88,12 +104,9 @@ export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/lines/:id', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
-    const line = await lineOf(deps, operator, ctx.params.id);
-    const again = (error: ApiError) =>
-      refuse(ctx, error, (shown) => linePage(navOf(operator, '/portal/lines'), pageInput(operator, line, { error: shown, form })));
+    const post = await linePagePost(ctx, deps, 'form');
+    if (!post) return;
+    const { form, operator, line, again } = post;
     if (!roleAllows(operator, 'connections:write')) return again(errors.forbidden('Your role cannot change lines'));
     const update = lineUpdateOfForm(line, form);
     // The API's own check of the body first (its schema), then the use case's.
@@ -110,14 +123,9 @@ export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/lines/:id/calls', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
-    const line = await lineOf(deps, operator, ctx.params.id);
-    const again = (error: ApiError) =>
-      refuse(ctx, error, (shown) =>
-        linePage(navOf(operator, '/portal/lines'), pageInput(operator, line, { error: shown, callForm: form })),
-      );
+    const post = await linePagePost(ctx, deps, 'callForm');
+    if (!post) return;
+    const { form, operator, line, again } = post;
     if (!roleAllows(operator, 'calls:create')) return again(errors.forbidden('Your role cannot place calls'));
     const idempotencyKey = form.idempotency_key?.trim() ?? '';
     if (!UUID.test(idempotencyKey))

@@ -1,7 +1,7 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
-import { lineCreationError } from '../lineErrors';
+import { lineCreationError, secretRotationError } from '../lineErrors';
 import { changePassword } from '../../src/domain/accounts/changePassword';
 import { workspaceOverview } from '../../src/domain/accounts/overview';
 import { provisionLine, type LineRequest } from '../../src/domain/lines/provision';
@@ -108,20 +108,7 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
     const limited = await spendPortalLimit(ctx, deps, operator, 'lines.secret_rotate');
     if (limited) return again(limited);
     const outcome = await rotateLineSecret(deps, ctx.state.log, tenantOf(operator), ctx.params.id);
-    if (!outcome.ok) {
-      switch (outcome.refused) {
-        case 'not_found':
-          return again(errors.notFound('Line'));
-        case 'released':
-          return again(new ApiError(409, 'line_released', 'This line is released; it cannot be changed or used'));
-        case 'too_soon':
-          return again(
-            new ApiError(409, 'secret_rotation_too_soon', 'A secret is already staged; it can be promoted 24 hours after it was staged', [
-              { field: 'promotable_at', message: outcome.promotableAt },
-            ]),
-          );
-      }
-    }
+    if (!outcome.ok) return again(secretRotationError(outcome));
     const input = await linesInput(deps, operator);
     const lineName = input.lines.find((line) => line.id === ctx.params.id)?.name ?? ctx.params.id;
     sendPage(ctx, 200, linesPage(nav, { ...input, secret: { lineName, secret: outcome.webhookSecret } }));

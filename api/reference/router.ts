@@ -25,7 +25,7 @@ function loadAssets(): Map<string, Buffer> {
 /**
  * The page's CSP: scripts, requests, fonts and images from this origin only. Styles also inline:
  * Scalar (Vue) adds several `<style>` elements and style attributes at run time that no nonce or
- * hash can name (docs/decisions.md, "API reference page (issue 18)"). No `'unsafe-eval'` is needed.
+ * hash can name (docs/decisions/api.md, "API reference page (issue 18)"). No `'unsafe-eval'` is needed.
  */
 export const REFERENCE_CONTENT_SECURITY_POLICY = [
   "default-src 'self'",

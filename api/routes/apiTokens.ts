@@ -8,7 +8,7 @@ import { ApiError, errors } from '../errors';
 import { answeringKeyRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import type { Grant } from '../../src/domain/keys/grants';
 import type { Role, Scope } from '../../src/domain/keys/scopes';
 import { mintScopedToken, revokeManagedToken, toScopedTokenRecord, tokensManagedBy } from '../../src/domain/keys/scopedTokens';

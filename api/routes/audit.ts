@@ -2,7 +2,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { isUuid } from '../openapi/formats';
 import { arrayOf, errorResponse, fields, jsonResponse, ref } from '../openapi/schemas';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import { AUDIT_EVENT_TYPES, AUDIT_LIMIT, readAgentActivity } from '../../src/domain/compliance/agentActivity';
 
 /** `event_types` as the feed reads it: comma-separated names of AUDIT_EVENT_TYPES, each may be padded with spaces or left empty. */

@@ -8,7 +8,7 @@ import { errors } from '../errors';
 import { mintAnsweringRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import { managedBy } from '../../src/domain/keys/ancestry';
 import { agentKeyFieldsOf, toKeyRecord, type AgentKeyFields } from '../../src/domain/keys/agentKeys';
 import { isSettableTier } from '../../src/domain/keys/tiers';

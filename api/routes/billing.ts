@@ -5,7 +5,7 @@ import { allowedLineIds, assertUnrestrictedAdminKey } from '../lineAccess';
 import { arrayOf, cursorFields, errorResponse, fields, jsonResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { httpUrl, nullable } from '../openapi/fields';
 import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import { balanceOf, toTransactionRecord, transactionsOf } from '../../src/domain/billing/ledger';
 import { readSettings, type AccountSettings } from '../../src/domain/billing/settings';
 import { updateSettings } from '../../src/domain/billing/updateSettings';
@@ -89,7 +89,7 @@ async function changeSettings(ctx: AppContext, deps: AppDeps): Promise<void> {
   ctx.body = toSettings(outcome.settings);
 }
 
-/** The most one automatic recharge may charge, and the highest threshold: $1,000 (decisions.md, Billing). */
+/** The most one automatic recharge may charge, and the highest threshold: $1,000 (docs/decisions/billing.md, Billing). */
 export const AUTO_RECHARGE_MAX_CENTS = 100_000;
 /** The least one automatic recharge may charge: $5. */
 export const AUTO_RECHARGE_MIN_AMOUNT_CENTS = 500;

@@ -15,7 +15,7 @@ import {
   total,
 } from '../openapi/schemas';
 import { answeringOutboundRefusals } from '../outboundRefusals';
-import type { PathParameter, RouteDef } from './types';
+import type { PathParameter, RouteDef } from '../routeTable';
 import { MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
 import { endActiveCall } from '../../src/domain/calls/hangup';
 import { placeCall, type PlaceCallRequest } from '../../src/domain/calls/place';

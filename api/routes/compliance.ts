@@ -3,7 +3,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { errors } from '../errors';
 import { phoneOrFail } from '../phoneField';
 import { allowedLineIds, assertLineAllowed, assertWorkspaceWide } from '../lineAccess';
-import { parseDateOrDateTime } from '../openapi/formats';
+import { auditFiltersOf } from '../auditFilters';
 import { phoneNumber } from '../openapi/fields';
 import {
   arrayOf,
@@ -17,7 +17,7 @@ import {
   total,
 } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import {
   addDisclosure,
   DISCLOSURE_LANGUAGES,
@@ -151,16 +151,10 @@ async function audit(ctx: AppContext, deps: AppDeps): Promise<void> {
   };
   if (q.line_id) assertLineAllowed(principal, q.line_id);
   const allowed = allowedLineIds(principal);
-  const phone = q.phone_number ? phoneOrFail(q.phone_number) : undefined;
-  const filters = {
-    lineId: q.line_id,
-    allowedLineIds: allowed,
-    phoneNumber: phone,
-    eventType: q.event_type,
-    // The validator admitted only values these parse (a leap second is the next minute's start).
-    from: q.from ? parseDateOrDateTime(q.from)! : undefined,
-    to: q.to ? parseDateOrDateTime(q.to)! : undefined,
-  };
+  // The validator admitted only times these parse (a leap second is the next minute's start): a phone number is what may not.
+  const parsed = auditFiltersOf(q);
+  if (parsed.problems.length > 0) throw errors.validation(parsed.problems);
+  const filters = { lineId: q.line_id, allowedLineIds: allowed, eventType: q.event_type, ...parsed.filters };
   const filtered = () => auditEvents(deps.db, principal, filters);
   const { rows, total } = await offsetPage(filtered, q);
   ctx.body = { events: rows.map(toComplianceEvent), total };

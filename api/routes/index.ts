@@ -1,4 +1,4 @@
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import { apiTokenRoutes } from './apiTokens';
 import { auditRoutes } from './audit';
 import { authKeyRoutes } from './authKeys';

@@ -7,7 +7,7 @@ import { ApiError, errors } from '../errors';
 import { answeringKeyRefusals, mintAnsweringRefusals } from '../keyErrors';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import {
   agentKeyFieldsOf,
   agentKeysOf,

@@ -1,11 +1,11 @@
 /** Lines (spec "Line"): the HTTP side; creating, changing, releasing a line and rotating its secret are use cases in src/domain/lines/. */
 import { principalOf, type AppContext, type AppDeps } from '../context';
-import { ApiError, errors } from '../errors';
-import { lineCreationError, lineReleased, lineUpdateError } from '../lineErrors';
+import { errors } from '../errors';
+import { lineCreationError, lineReleaseError, lineUpdateError, secretRotationError } from '../lineErrors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
 import { boundedListParams, carrierErrorResponse, errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import type { LineUpdate } from '../../src/domain/lines/rules';
 import { linesOf, findLine, toLineRecord } from '../../src/domain/lines/store';
 import { provisionLine, type LineRequest } from '../../src/domain/lines/provision';
@@ -45,10 +45,7 @@ async function release(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   assertLineAllowed(principal, ctx.params.id);
   const outcome = await releaseLine(deps, ctx.state.log, principal, ctx.params.id);
-  if (!outcome.ok) {
-    if (outcome.refused === 'not_found') throw errors.notFound('Line');
-    throw new ApiError(503, 'service_unavailable', 'The line could not be released right now; retry shortly');
-  }
+  if (!outcome.ok) throw lineReleaseError(outcome);
   ctx.body = { line: toLineRecord(outcome.line) };
 }
 
@@ -56,18 +53,7 @@ async function rotateSecret(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
   assertLineAllowed(principal, ctx.params.id);
   const outcome = await rotateLineSecret(deps, ctx.state.log, principal, ctx.params.id);
-  if (!outcome.ok) {
-    switch (outcome.refused) {
-      case 'not_found':
-        throw errors.notFound('Line');
-      case 'released':
-        throw lineReleased();
-      case 'too_soon':
-        throw new ApiError(409, 'secret_rotation_too_soon', 'A secret is already staged; it can be promoted 24 hours after it was staged', [
-          { field: 'promotable_at', message: outcome.promotableAt },
-        ]);
-    }
-  }
+  if (!outcome.ok) throw secretRotationError(outcome);
   const { rotatedAt, promotedPreviousNext } = outcome.rotation;
   ctx.body = { webhook_secret: outcome.webhookSecret, rotated_at: rotatedAt, promoted_previous_next: promotedPreviousNext };
   ctx.state.replayBody = { rotated_at: rotatedAt, promoted_previous_next: promotedPreviousNext };

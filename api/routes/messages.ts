@@ -5,7 +5,7 @@ import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '.
 import { arrayOf, cursorFields, errorResponse, fields, jsonRequestBody, jsonResponse, ref } from '../openapi/schemas';
 import { NOT_BLANK_PATTERN, phoneNumber } from '../openapi/fields';
 import { answeringOutboundRefusals } from '../outboundRefusals';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import { findLine } from '../../src/domain/lines/store';
 import { MAX_SMS_TEXT_LENGTH } from '../../src/domain/messages/rules';
 import { sendMessage, type SendMessageRequest } from '../../src/domain/messages/send';

@@ -1,6 +1,6 @@
 import type { AppContext, AppDeps } from '../context';
 import { errorResponse, jsonRequestBody } from '../openapi/schemas';
-import type { OperationDoc, RouteAuth, RouteDef } from './types';
+import type { OperationDoc, RouteAuth, RouteDef } from '../routeTable';
 
 /**
  * A provider's signed callback (the carrier's `/carrier/*`, Stripe's `/payments/stripe/webhook`): a POST

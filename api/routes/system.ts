@@ -1,4 +1,4 @@
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import type { AppContext, AppDeps } from '../context';
 import { ApiError, errors } from '../errors';
 import { errorResponse, fields, jsonResponse } from '../openapi/schemas';

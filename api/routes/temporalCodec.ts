@@ -8,7 +8,7 @@ import { sameSecret } from '../../src/platform/crypto/sameSecret';
 import { payloadCodecOf } from '../../src/platform/temporal/client';
 
 /**
- * The codec endpoint (security review L10; docs/decisions.md "Encrypted Temporal payloads"): Temporal's
+ * The codec endpoint (security review L10; docs/decisions/operations.md "Encrypted Temporal payloads"): Temporal's
  * Codec Server protocol (docs.temporal.io/codec-server: `POST /encode` and `POST /decode`, each taking
  * and answering `{"payloads": [{"metadata": {name: base64}, "data": base64}]}`, the namespace in
  * `X-Namespace`), so an operator's Temporal UI and `temporal` CLI show payloads decrypted with the

@@ -4,7 +4,7 @@ import { ApiError, errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
 import { arrayOf, errorResponse, fields, jsonResponse, offsetPaginationParams, ref, jsonRequestBody, total } from '../openapi/schemas';
 import { offsetPage } from '../pagination';
-import type { RouteDef } from './types';
+import type { RouteDef } from '../routeTable';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
 import { sendTestEvent } from '../../src/domain/webhooks/sendTest';
 import { deliveriesOfTenant } from '../../src/domain/webhooks/store';

@@ -9,7 +9,7 @@ import { prepareTemporalServer, startTemporalServer, type TemporalServer } from 
 import type { Log } from './toolVenv';
 
 /**
- * The production topology on one machine (`npm run up -- --cluster`, docs/decisions.md "Cluster
+ * The production topology on one machine (`npm run up -- --cluster`, docs/decisions/operations.md "Cluster
  * topology"): Postgres; the Temporal server (all four services in one process) on it; the carrier
  * simulator; two workers on one task queue; two APIs behind HAProxy, which checks each one's
  * /readyz. Every process is a child of the caller; `stop()` ends them in reverse order.

@@ -57,7 +57,7 @@ export interface DevServer {
 
 /**
  * The SQLite settings of the dev server's file (`--sqlite-pragma`), measured with `npm run bench:temporal` and chosen in
- * docs/decisions.md ("The dev Temporal server's SQLite settings"): a write-ahead log, synced at checkpoints rather than at
+ * docs/decisions/operations.md ("The dev Temporal server's SQLite settings"): a write-ahead log, synced at checkpoints rather than at
  * every commit. A commit is in the OS page cache before the server answers, so a killed server loses nothing (test:
  * test/integration/devServerDurability.test.ts); only an OS crash or power loss can take the last commits.
  */

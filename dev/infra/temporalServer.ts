@@ -9,7 +9,7 @@ import type { Log } from './toolVenv';
 
 /**
  * The official Temporal server (frontend, history, matching and worker services in one process)
- * on Postgres, for the cluster profile (`npm run up -- --cluster`, docs/decisions.md "Cluster
+ * on Postgres, for the cluster profile (`npm run up -- --cluster`, docs/decisions/operations.md "Cluster
  * topology"). It is built from its Go module through the Go module proxy, once, into the tool
  * cache (`<tool cache>/go`); its schema is set up and upgraded by its own sql tool on every start.
  */
@@ -246,7 +246,7 @@ export async function ensureNamespace(address: string, namespace: string, child?
         return;
       } catch {
         try {
-          // Retention of closed workflows' histories: docs/decisions.md "Cluster topology".
+          // Retention of closed workflows' histories: docs/decisions/operations.md "Cluster topology".
           await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('3 days') });
         } catch (err) {
           await failed(err, `namespace ${namespace} could not be registered`);

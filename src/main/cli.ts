@@ -27,17 +27,9 @@ import { isRole, isScope, type Scope } from '../domain/keys/scopes';
 import { connectTemporalClient, payloadCodecOf } from '../platform/temporal/client';
 import { exportHistory, InvalidHistoryError, replayHistoryFile } from '../platform/temporal/histories';
 import { workflowIds } from '../../workflows/definitions/ids';
-import {
-  addUser,
-  createWorkspace,
-  findUser,
-  mintRegularKey,
-  mintServiceKey,
-  mintUserKey,
-  ScopeBeyondRoleError,
-  workspaceOwner,
-  type User,
-} from '../domain/workspaces/service';
+import { addUser, createWorkspace, findUser, workspaceOwner, type User } from '../domain/workspaces/service';
+import { mintServiceKey } from '../domain/keys/serviceKeys';
+import { mintRegularKey, mintUserKey, ScopeBeyondRoleError } from '../domain/keys/userKeys';
 
 /**
  * The operator CLI: the stand-in for the portal. Every command prints one JSON object

@@ -13,7 +13,8 @@ import { spawnService } from '../../dev/infra/services';
 import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, type ProcessRole } from '../platform/startupCheck';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../../dev/infra/temporal';
-import { createWorkspace, findUser, mintUserKey } from '../domain/workspaces/service';
+import { createWorkspace, findUser } from '../domain/workspaces/service';
+import { mintUserKey } from '../domain/keys/userKeys';
 import { announceKeyChanges } from '../domain/keys/cache';
 
 /**
@@ -205,7 +206,7 @@ async function upDev(up: Up): Promise<Started> {
 }
 
 /**
- * The cluster profile (docs/decisions.md "Cluster topology"): HAProxy on PORT, the APIs on the
+ * The cluster profile (docs/decisions/operations.md "Cluster topology"): HAProxy on PORT, the APIs on the
  * next two ports, the workers' /metrics on the two after them, the Temporal server on
  * TEMPORAL_PORT and the nine after it, its own Postgres cluster on PG_PORT (default 54321)
  * unless DATABASE_URL names a server.

@@ -288,7 +288,7 @@ export function paymentProviderProblems(config: Config): ConfigurationProblem[] 
  * Luhn-valid number "save" as a live card and unlock real numbers and premium-rate calls billed to
  * nobody; Stripe beside the simulated carrier would charge real cards for calls that never happened.
  * The test environment moves no money on either side (Twilio's test credentials, Stripe's test mode),
- * so any pairing is allowed there (docs/decisions.md, "(issue 27)").
+ * so any pairing is allowed there (docs/decisions/carriers.md, "(issue 27)").
  */
 export function livePairingProblems(role: ProcessRole, config: Config): ConfigurationProblem[] {
   if (config.profile !== 'production' || role === 'simulator') return [];

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
-import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
+import { addUser } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { mintKey, webhookLine } from '../support/harness';
 import { useSuite } from '../support/suite';
 

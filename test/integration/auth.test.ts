@@ -1,7 +1,8 @@
 import { announceKeyChanges } from '../../src/domain/keys/cache';
 import { generateKey } from '../../src/domain/keys/format';
 import { eventually } from '../support/eventually';
-import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
+import { addUser } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { mintKey } from '../support/harness';
 import { useSuite } from '../support/suite';
 

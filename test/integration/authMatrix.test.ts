@@ -3,13 +3,13 @@ import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { inlineRefs } from '../../api/openapi/document';
 import { allRoutes } from '../../api/routes';
-import type { RouteDef } from '../../api/routes/types';
+import type { RouteDef } from '../../api/routeTable';
 import { ACTIVE_CALL_STATUSES } from '../../src/domain/calls/rules';
 import { generateKey, hashKey } from '../../src/domain/keys/format';
 import { mintAgentKey } from '../../src/domain/keys/agentKeys';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { TIERS, type Tier } from '../../src/domain/keys/tiers';
-import { mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import {
   authRefusal,
   isAuthLayerRefusal,

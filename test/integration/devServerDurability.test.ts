@@ -14,7 +14,7 @@ import { FAILURE_CONVERTER_PATH } from '../../src/platform/codecs/failureConvert
  * every workflow whose start it acknowledged across a SIGKILL of the server process: started workflows are all there
  * after a restart on the same file, and they run to completion. The same check against a server that keeps nothing (in
  * memory) finds them all missing, so it does detect lost starts. This covers the death of the server process, which is
- * what the settings are chosen for; an OS crash or power loss is not simulated (see docs/decisions.md).
+ * what the settings are chosen for; an OS crash or power loss is not simulated (see docs/decisions/operations.md).
  */
 describe('the dev Temporal server across a kill -9', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'switchboard-dev-server-durability-'));

@@ -1,5 +1,6 @@
 import { runCommand } from '../../src/main/cli';
-import { addUser, mintUserKey } from '../../src/domain/workspaces/service';
+import { addUser } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { createTenant, startHarness, untilLineActive, webhookLine } from '../support/harness';
 import { useSuite } from '../support/suite';
 

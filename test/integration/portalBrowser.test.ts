@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { Page } from 'playwright-core';
 import { useChromium, watchPageProblems, pageChecker, verifyInBrowser } from '../support/browser';
-import { mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { CALLEE } from '../support/customer';
 import { useSuite } from '../support/suite';
 

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { verifySignature } from '../../src/domain/webhooks/signature';
-import { mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { useChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import { useSuite } from '../support/suite';
 

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { isOptedOut } from '../../src/domain/compliance/optOuts';
 import { runCommand } from '../../src/main/cli';
-import { mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { PortalClient, signInMember, signUpOperator } from '../support/portalClient';
 import { joinAs } from '../support/portalMembers';
 import { useSuite } from '../support/suite';

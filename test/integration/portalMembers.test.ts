@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { runCommand } from '../../src/main/cli';
-import { mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { eventually } from '../support/harness';
 import { mailedInvitationToken, PortalClient, type PortalResponse, signUpOperator, OPERATOR_PASSWORD } from '../support/portalClient';
 import { linkIn } from '../support/smtpReceiver';

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { publishDepsOf, publishEvent } from '../../src/domain/webhooks/publish';
 import { verifySignature } from '../../src/domain/webhooks/signature';
-import { mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { wakeAutoCharge } from '../../src/domain/billing/autoCharge';
 import { eventually } from '../support/harness';
 import { PortalClient, signUpOperator, OPERATOR_PASSWORD, createLineInPortal, mailedInvitationToken } from '../support/portalClient';

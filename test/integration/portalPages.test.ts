@@ -3,7 +3,7 @@ import { post } from '../../src/domain/billing/ledger';
 import { runCommand } from '../../src/main/cli';
 import { savePaymentMethod } from '../../src/domain/billing/paymentMethods';
 import { insertMessage } from '../../src/domain/messages/store';
-import { mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { createTenant, eventually } from '../support/harness';
 import { CALLEE } from '../support/customer';
 import { PortalClient, signInMember, signUpOperator, createLineInPortal } from '../support/portalClient';

@@ -1,4 +1,4 @@
-import { mintUserKey } from '../../src/domain/workspaces/service';
+import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { RATE_LIMITS } from '../../src/domain/limits/policies';
 import { PortalClient, signUpOperator } from '../support/portalClient';
 import { useSuite } from '../support/suite';

@@ -30,7 +30,7 @@ const FIXED_SEED = 20261123;
 const FRESH_SEED = process.env.SCHEMA_FUZZ_SEED ? Number(process.env.SCHEMA_FUZZ_SEED) : crypto.randomInt(1, 2 ** 31 - 1);
 
 /**
- * The runs, within a budget of about three minutes on two cores (figures in docs/decisions.md). The
+ * The runs, within a budget of about three minutes on two cores (figures in docs/decisions/operations.md). The
  * coverage phase (boundary values, missing and unexpected parameters, unknown methods: ~900
  * requests) depends on the document, not on the key's environment, so the live key skips it.
  */

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import type { RouteDef } from '../../api/routes/types';
+import type { RouteDef } from '../../api/routeTable';
 import type { Db } from '../../src/platform/db/knex';
 import { tierAllows, type Tier } from '../../src/domain/keys/tiers';
 import { remoteNumber as phone, type EnvFixtures } from './fixtures';

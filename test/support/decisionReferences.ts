@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * What docs/decisions.md names in the repository, read as its header says (issue 27):
+ * What the decisions log (docs/decisions/, read as one text: readDecisionsLog) names in the repository, read as its
+ * index's header says (issue 27):
  * - a code span holding a repository path is a path reference: a span starting with one of REPOSITORY_ROOTS and a
  *   slash (`src/domain/keys/cache.ts`, `test/histories/`), or a file name with an extension and no slash, which names
  *   the root's file of that name (`docker-compose.yml`) or else the one file of that name in the repository
@@ -15,7 +16,7 @@ import path from 'node:path';
 export const REPOSITORY_ROOTS = ['activities', 'api', 'bench', 'dev', 'docs', 'sdk', 'simulator', 'src', 'test', 'workflows'] as const;
 
 export interface DecisionReference {
-  /** 1-based line of docs/decisions.md the path's code span is on. */
+  /** 1-based line of the log's text the path's code span is on (readDecisionsLog's `locate` names its file). */
   line: number;
   /** The `## ` heading the reference is under ('' before the first). */
   section: string;
@@ -270,4 +271,28 @@ export function codeNameProblems(markdown: string, root: string, allowed: Readon
   for (const name of Object.keys(allowed))
     if (!names.has(name)) problems.push(`\`${name}\` is allowed as absent, but the log no longer names it: drop that entry`);
   return problems;
+}
+
+/** Where the decisions log lives: an index (README.md) and one file per topic. */
+export const DECISIONS_DIR = 'docs/decisions';
+
+/**
+ * The decisions log as one text (the index first, then the topic files by name), and `locate`, which turns a
+ * problem's `decisions.md:<line>` into the file and line it is on.
+ */
+export function readDecisionsLog(root: string): { markdown: string; files: string[]; locate: (problem: string) => string } {
+  const dir = path.join(root, DECISIONS_DIR);
+  const topics = fs
+    .readdirSync(dir)
+    .filter((file) => file.endsWith('.md') && file !== 'README.md')
+    .sort();
+  const files = ['README.md', ...topics];
+  const origins: string[] = [];
+  const texts = files.map((file) => {
+    const text = fs.readFileSync(path.join(dir, file), 'utf8').replace(/\n+$/, '');
+    text.split('\n').forEach((_, index) => origins.push(`${DECISIONS_DIR}/${file}:${index + 1}`));
+    return text;
+  });
+  const locate = (problem: string) => problem.replace(/^decisions\.md:(\d+):/, (_, line: string) => `${origins[Number(line) - 1]}:`);
+  return { markdown: texts.join('\n'), files, locate };
 }

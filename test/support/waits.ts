@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 
 /**
- * Waiting on facts instead of time (docs/decisions.md, "Tests wait on facts; a fixed pause says
+ * Waiting on facts instead of time (docs/decisions/layout.md, "Tests wait on facts; a fixed pause says
  * why"). `until` polls a check that reads what the test can see (an event received, a record's
  * state, a counter); `eventually` (./eventually.ts) answers the value an async probe finds. The scanner below is
  * the rule's guard: test/unit/testWaits.test.ts fails when a fixed pause appears in test/ without

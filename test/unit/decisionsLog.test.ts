@@ -5,6 +5,8 @@ import { projectRoot } from '../../src/platform/config';
 import {
   codeNameProblems,
   decisionReferences,
+  DECISIONS_DIR,
+  readDecisionsLog,
   REPOSITORY_ROOTS,
   referenceProblems,
   type AllowedAbsence,
@@ -43,17 +45,16 @@ const FOREIGN_OR_HISTORICAL_NAMES: Readonly<Record<string, string>> = {
   carrierServesTestEnvironment: 'historical: the entry records its removal in issue 26',
 };
 
-const logPath = path.join(projectRoot, 'docs/decisions.md');
-
-describe('docs/decisions.md names what exists', () => {
-  const markdown = fs.readFileSync(logPath, 'utf8');
+describe('docs/decisions/ names what exists', () => {
+  const log = readDecisionsLog(projectRoot);
+  const { markdown } = log;
 
   it('every repository path and every symbol tied to one exists, and each allowed absence is still needed', () => {
-    expect(referenceProblems(markdown, projectRoot, ALLOWED_ABSENCES)).toEqual([]);
+    expect(referenceProblems(markdown, projectRoot, ALLOWED_ABSENCES).map(log.locate)).toEqual([]);
   });
 
   it('every code-style name it writes (`fooBar`, `FooBar`, `FOO_BAR`) occurs in the code, but for a listed few', () => {
-    expect(codeNameProblems(markdown, projectRoot, FOREIGN_OR_HISTORICAL_NAMES)).toEqual([]);
+    expect(codeNameProblems(markdown, projectRoot, FOREIGN_OR_HISTORICAL_NAMES).map(log.locate)).toEqual([]);
   });
 
   it('reads the log as intended: hundreds of paths, dozens of symbols, every root a directory', () => {
@@ -61,6 +62,22 @@ describe('docs/decisions.md names what exists', () => {
     expect(references.length).toBeGreaterThan(200);
     expect(references.flatMap((reference) => reference.symbols).length).toBeGreaterThan(40);
     for (const root of REPOSITORY_ROOTS) expect(fs.statSync(path.join(projectRoot, root)).isDirectory()).toBe(true);
+  });
+
+  it('the index links every topic file and every section of each, and each section stands in one topic only (issue 28)', () => {
+    const index = fs.readFileSync(path.join(projectRoot, DECISIONS_DIR, 'README.md'), 'utf8');
+    const seen = new Map<string, string>();
+    for (const file of log.files.slice(1)) {
+      expect(index).toContain(`](${file})`);
+      const text = fs.readFileSync(path.join(projectRoot, DECISIONS_DIR, file), 'utf8');
+      const sections = [...text.matchAll(/^## (.+)$/gm)].map((match) => match[1]!.trim());
+      expect(sections.length).toBeGreaterThan(0);
+      for (const section of sections) {
+        expect([file, seen.get(section) ?? file]).toEqual([file, file]);
+        seen.set(section, file);
+        expect(index).toContain(`[${section}](${file}#`);
+      }
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import { inlineRefs } from '../../api/openapi/document';
 import { mcpTools } from '../../api/mcp/tools';
 import { allRoutes } from '../../api/routes';
-import type { RouteDef } from '../../api/routes/types';
+import type { RouteDef } from '../../api/routeTable';
 import { mcpEndpoint, runMcpStdio } from '../../src/main/mcp';
 
 /** The MCP tools' input schemas are the OpenAPI request schemas of their operations, not a copy kept by hand. */

@@ -126,7 +126,7 @@ async function takeMessageTurn(call: CallState, turn: number, said: SequencedEnt
       turn,
       said,
       context: transcript.context(),
-      // What the carrier heard, never a guess: absent when it does not say (Telnyx on a `multi` line, docs/decisions.md).
+      // What the carrier heard, never a guess: absent when it does not say (Telnyx on a `multi` line, docs/decisions/telnyx.md).
       // Replay-safe without a patch: every recorded utterance carried a language (the wire required one until then).
       ...(input.languagePinned || !utterance.language ? {} : { detectedLanguage: utterance.language }),
       carrierCallId: call.carrierCallId!,

@@ -3,7 +3,8 @@ import { grantOf } from '../../../src/domain/keys/scopedTokens';
 import { SCOPES, type Scope } from '../../../src/domain/keys/scopes';
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { envFields, hiddenFields, option, postButton, table, time } from '../components';
+import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface ApiKeysPageInput {
   /** The environment's regular keys and delegated tokens, newest first. */
@@ -24,12 +25,9 @@ export interface ApiKeysPageInput {
   form?: Record<string, string>;
 }
 
-const when = (at: Date | null) =>
-  at ? html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 16).replace('T', ' ')}</time>` : '—';
-
 function status(key: ApiKeyRow, now: Date): Html | string {
-  if (key.revoked_at && key.revoked_at <= now) return html`revoked ${when(key.revoked_at)}`;
-  if (key.expires_at && key.expires_at <= now) return html`expired ${when(key.expires_at)}`;
+  if (key.revoked_at && key.revoked_at <= now) return html`revoked ${time(key.revoked_at)}`;
+  if (key.expires_at && key.expires_at <= now) return html`expired ${time(key.expires_at)}`;
   return 'active';
 }
 
@@ -80,50 +78,32 @@ function grantCell(key: ApiKeyRow): Html {
 }
 
 function keysTable(nav: PageNav, input: ApiKeysPageInput, keys: ApiKeyRow[], id: string, titleId: string): Html {
-  if (keys.length === 0) return html`<p id="no-${id}">None in the ${nav.environment} environment yet.</p>`;
   const prefixOf = new Map(input.keys.map((key) => [key.id, key.key_prefix]));
-  return html`<table id="${id}" aria-labelledby="${titleId}">
-    <thead>
-      <tr>
-        <th scope="col">Name</th>
-        <th scope="col">Prefix</th>
-        <th scope="col">Environment</th>
-        <th scope="col">Grant</th>
-        <th scope="col">Minted by</th>
-        <th scope="col">Created</th>
-        <th scope="col">Last used</th>
-        <th scope="col">Expires</th>
-        <th scope="col">Status</th>
-        <th scope="col"><span class="visually-hidden">Actions</span></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${keys.map(
-        (key) =>
-          html`<tr data-key-id="${key.id}">
-            <td>${key.name}</td>
-            <td class="mono">${key.key_prefix}</td>
-            <td>${key.environment}</td>
-            <td>${grantCell(key)}</td>
-            <td data-minted-by>${mintedBy(key, input, prefixOf)}</td>
-            <td>${when(key.created_at)}</td>
-            <td>${when(key.last_used_at)}</td>
-            <td>${when(key.expires_at)}</td>
-            <td data-status>${status(key, input.now)}</td>
-            <td>
-              ${
-                input.mayManage && isLive(key, input.now)
-                  ? html`<form method="post" action="/portal/api-keys/${key.id}/revoke">
-                      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
-                      <button type="submit" class="danger" aria-label="Revoke ${key.name} (${key.key_prefix})">Revoke</button>
-                    </form>`
-                  : ''
-              }
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return table({
+    id,
+    labelledBy: titleId,
+    rows: keys,
+    rowData: (key) => ({ 'key-id': key.id }),
+    empty: html`<p id="no-${id}">None in the ${nav.environment} environment yet.</p>`,
+    columns: [
+      { header: 'Name', cell: (key) => key.name },
+      { header: 'Prefix', cellClass: 'mono', cell: (key) => key.key_prefix },
+      { header: 'Environment', cell: (key) => key.environment },
+      { header: 'Grant', cell: grantCell },
+      { header: 'Minted by', cellMarker: 'minted-by', cell: (key) => mintedBy(key, input, prefixOf) },
+      { header: 'Created', cell: (key) => time(key.created_at) },
+      { header: 'Last used', cell: (key) => time(key.last_used_at) },
+      { header: 'Expires', cell: (key) => time(key.expires_at) },
+      { header: 'Status', cellMarker: 'status', cell: (key) => status(key, input.now) },
+    ],
+    actions: (key) =>
+      input.mayManage && isLive(key, input.now)
+        ? postButton(`/portal/api-keys/${key.id}/revoke`, 'Revoke', envFields(nav), {
+            danger: true,
+            ariaLabel: `Revoke ${key.name} (${key.key_prefix})`,
+          })
+        : '',
+  });
 }
 
 /**
@@ -153,7 +133,7 @@ function regularForm(nav: PageNav, input: ApiKeysPageInput): Html {
   const form = input.form?.parent_key_id === undefined ? input.form : undefined;
   return html`<h2>Mint an API key</h2>
     <form method="post" action="/portal/api-keys" class="card" id="mint-regular">
-      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+      ${hiddenFields(envFields(nav))}
       <label for="regular-name">Name</label>
       <input id="regular-name" name="name" type="text" required maxlength="${keyName.maxLength}" value="${form?.name ?? ''}" />
       <fieldset>
@@ -172,15 +152,10 @@ function delegateForm(nav: PageNav, input: ApiKeysPageInput): Html {
       <p id="no-parents">A delegated token is minted below a live key of yours holding <code>keys:admin</code>: mint one first.</p>`;
   return html`<h2>Mint a delegated token</h2>
     <form method="post" action="/portal/api-keys/delegated" class="card" id="mint-delegated">
-      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+      ${hiddenFields(envFields(nav))}
       <label for="parent-key">Parent key</label>
       <select id="parent-key" name="parent_key_id">
-        ${parents.map(
-          (key) =>
-            html`<option value="${key.id}" ${form?.parent_key_id === key.id ? html`selected` : ''}>
-              ${key.name} (${key.key_prefix})
-            </option>`,
-        )}
+        ${parents.map((key) => option(key.id, form?.parent_key_id, `${key.name} (${key.key_prefix})`))}
       </select>
       <label for="delegated-name">Name</label>
       <input id="delegated-name" name="name" type="text" required maxlength="${keyName.maxLength}" value="${form?.name ?? ''}" />
@@ -207,7 +182,7 @@ function delegateForm(nav: PageNav, input: ApiKeysPageInput): Html {
       <label for="spend-period">Spend limit resets</label>
       <select id="spend-period" name="spend_reset_period">
         <option value="">never (a lifetime limit)</option>
-        <option value="monthly" ${form?.spend_reset_period === 'monthly' ? html`selected` : ''}>monthly (UTC month)</option>
+        ${option('monthly', form?.spend_reset_period, 'monthly (UTC month)')}
       </select>
       <button type="submit">Mint delegated token</button>
     </form>`;

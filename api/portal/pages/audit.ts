@@ -1,4 +1,5 @@
 import { html, type Html } from '../html';
+import { option, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 /** The actor of changes operators made in the CLI or the portal (no key acted), as shown and as filtered by. */
@@ -48,7 +49,7 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
         <label for="event_type">Event type</label>
         <select id="event_type" name="event_type">
           <option value="">all</option>
-          ${input.eventTypes.map((type) => html`<option value="${type}" ${f.event_type === type ? html`selected` : ''}>${type}</option>`)}
+          ${input.eventTypes.map((type) => option(type, f.event_type))}
         </select>
         <label for="actor">Actor (key prefix or id, or operator)</label>
         <input id="actor" name="actor" type="text" value="${f.actor ?? ''}" />
@@ -60,44 +61,25 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
         <input id="to" name="to" type="date" value="${f.to ?? ''}" />
         <button type="submit">Filter</button>
       </form>
-      ${
-        input.rows.length === 0
-          ? html`<p id="no-events">No events match.</p>`
-          : html`<table id="audit">
-              <caption>
-                The ${input.shown} newest matching events of the ${nav.environment} environment
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Time (UTC)</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Actor</th>
-                  <th scope="col">Portal user</th>
-                  <th scope="col">Phone number</th>
-                  <th scope="col">Details</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${input.rows.map(
-                  (row) =>
-                    html`<tr data-event-type="${row.event_type}">
-                      <td>
-                        <time datetime="${row.created_at.toISOString()}"
-                          >${row.created_at.toISOString().slice(0, 19).replace('T', ' ')}</time
-                        >
-                      </td>
-                      <td>${row.event_type}</td>
-                      <td>
-                        ${row.actor_key_id ? html`<span class="mono">${input.actors.get(row.actor_key_id) ?? row.actor_key_id}</span>` : OPERATOR_ACTOR}
-                      </td>
-                      <td data-portal-user>${portalUser(row, input.users)}</td>
-                      <td class="mono">${row.phone_number ?? '—'}</td>
-                      <td class="mono">${row.metadata ? JSON.stringify(row.metadata) : ''}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }`,
+      ${table({
+        id: 'audit',
+        caption: `The ${input.shown} newest matching events of the ${nav.environment} environment`,
+        rows: input.rows,
+        rowData: (row) => ({ 'event-type': row.event_type }),
+        empty: html`<p id="no-events">No events match.</p>`,
+        columns: [
+          { header: 'Time (UTC)', cell: (row) => time(row.created_at, 'second') },
+          { header: 'Event', cell: (row) => row.event_type },
+          {
+            header: 'Actor',
+            cell: (row) =>
+              row.actor_key_id ? html`<span class="mono">${input.actors.get(row.actor_key_id) ?? row.actor_key_id}</span>` : OPERATOR_ACTOR,
+          },
+          { header: 'Portal user', cellMarker: 'portal-user', cell: (row) => portalUser(row, input.users) },
+          { header: 'Phone number', cellClass: 'mono', cell: (row) => row.phone_number ?? '—' },
+          { header: 'Details', cellClass: 'mono', cell: (row) => (row.metadata ? JSON.stringify(row.metadata) : '') },
+        ],
+      })}`,
     nav,
   );
 }

@@ -1,7 +1,8 @@
 import type { UsageBucket } from '../../../src/domain/billing/usage';
 import type { toTransactionRecord } from '../../../src/domain/billing/ledger';
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { envFields, hiddenFields, table, time } from '../components';
+import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 type TransactionRecord = ReturnType<typeof toTransactionRecord>;
 
@@ -91,7 +92,7 @@ function paymentSection(nav: PageNav, input: BillingPageInput): Html {
 }
 
 /**
- * Adding or replacing the card (docs/decisions.md, issue 17). With the simulator, a test card
+ * Adding or replacing the card (docs/decisions/portal.md, issue 17). With the simulator, a test card
  * number; with Stripe, the id of a PaymentMethod saved on Stripe's own pages (no Stripe.js: nothing
  * is loaded from a CDN, and no card number reaches this server). A number is never shown back.
  */
@@ -111,9 +112,7 @@ function cardForm(nav: PageNav, input: BillingPageInput): Html {
           <label for="card-pm">Stripe PaymentMethod id</label>
           <input id="card-pm" name="payment_method" placeholder="pm_…" autocomplete="off" required />`;
   return html`<form method="post" action="/portal/billing/card" class="card" aria-label="${input.card ? 'Replace the card' : 'Add a card'}">
-    ${csrfField(nav.csrfToken)}
-    <input type="hidden" name="env" value="${nav.environment}" />
-    ${fields}
+    ${hiddenFields(envFields(nav))} ${fields}
     <button type="submit">${input.card ? 'Replace card' : 'Add card'}</button>
   </form>`;
 }
@@ -124,8 +123,7 @@ function autoChargeForm(nav: PageNav, input: BillingPageInput): Html {
   const value = (field: string, cents: number) => form?.[field] ?? (cents / 100).toFixed(2);
   const checked = form ? form.enabled === 'on' : enabled;
   return html`<form method="post" action="/portal/billing/auto-charge" class="card">
-    ${csrfField(nav.csrfToken)}
-    <input type="hidden" name="env" value="${nav.environment}" />
+    ${hiddenFields(envFields(nav))}
     <label><input type="checkbox" name="enabled" value="on" ${checked ? html`checked` : ''} /> Charge the card automatically</label>
     <label for="threshold">Threshold (US dollars)</label>
     <input id="threshold" name="threshold" inputmode="decimal" required value="${value('threshold', thresholdCents)}" />
@@ -136,35 +134,20 @@ function autoChargeForm(nav: PageNav, input: BillingPageInput): Html {
 }
 
 function transactionsTable(nav: PageNav, input: BillingPageInput): Html {
-  const body =
-    input.transactions.length === 0
-      ? html`<p id="no-transactions">No transactions.</p>`
-      : html`<table id="transactions">
-          <caption>
-            Transactions of the ${nav.environment} environment, newest first
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Type</th>
-              <th scope="col">Description</th>
-              <th scope="col" class="num">Amount</th>
-              <th scope="col" class="num">Balance after</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${input.transactions.map(
-              (t) =>
-                html`<tr data-transaction-id="${t.id}">
-                  <td><time datetime="${t.created_at}">${t.created_at.slice(0, 16).replace('T', ' ')}</time></td>
-                  <td>${t.type}</td>
-                  <td>${t.description}</td>
-                  <td class="num">${dollars(t.amount_cents)}</td>
-                  <td class="num">${dollars(t.balance_after_cents)}</td>
-                </tr>`,
-            )}
-          </tbody>
-        </table>`;
+  const body = table({
+    id: 'transactions',
+    caption: `Transactions of the ${nav.environment} environment, newest first`,
+    rows: input.transactions,
+    rowData: (t) => ({ 'transaction-id': t.id }),
+    empty: html`<p id="no-transactions">No transactions.</p>`,
+    columns: [
+      { header: 'When', cell: (t) => time(t.created_at) },
+      { header: 'Type', cell: (t) => t.type },
+      { header: 'Description', cell: (t) => t.description },
+      { header: 'Amount', numeric: true, cell: (t) => dollars(t.amount_cents) },
+      { header: 'Balance after', numeric: true, cell: (t) => dollars(t.balance_after_cents) },
+    ],
+  });
   const older = input.olderCursor
     ? html`<p>
         <a id="older" href="/portal/billing?env=${nav.environment}&amp;cursor=${encodeURIComponent(input.olderCursor)}"

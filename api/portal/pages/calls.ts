@@ -1,12 +1,13 @@
 import type { toCallRecord } from '../../../src/domain/calls/store';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { envFields, option, postButton, table, time } from '../components';
+import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 import { formatCents } from './overview';
 
 type CallRecord = ReturnType<typeof toCallRecord>;
 
-const time = (iso: string | null) => (iso ? html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')}</time>` : '—');
+const toSecond = (iso: string | null) => time(iso, 'second');
 
 /** The list's filters as the query string carries them; '' is "all". */
 export interface CallListFilters {
@@ -30,9 +31,6 @@ function filterQuery(environment: string, filters: CallListFilters, cursor?: str
   return query.toString();
 }
 
-const choice = (value: string, current: string, label: string) =>
-  html`<option value="${value}" ${current === value ? html`selected` : ''}>${label}</option>`;
-
 export function callsPage(nav: PageNav, input: CallsPageInput): Html {
   const { filters } = input;
   const lineNames = new Map(input.lines.map((line) => [line.id, line.name]));
@@ -43,59 +41,44 @@ export function callsPage(nav: PageNav, input: CallsPageInput): Html {
         <input type="hidden" name="env" value="${nav.environment}" />
         <label for="line_id">Line</label>
         <select id="line_id" name="line_id">
-          ${choice('', filters.line_id, 'all')}
-          ${input.lines.map((line) => choice(line.id, filters.line_id, `${line.name} ${line.phoneNumber ?? ''}`.trim()))}
+          ${option('', filters.line_id, 'all')}
+          ${input.lines.map((line) => option(line.id, filters.line_id, `${line.name} ${line.phoneNumber ?? ''}`.trim()))}
         </select>
         <label for="status">Status</label>
         <select id="status" name="status">
-          ${choice('', filters.status, 'all')} ${CALL_STATUSES.map((status) => choice(status, filters.status, status))}
+          ${option('', filters.status, 'all')} ${CALL_STATUSES.map((status) => option(status, filters.status, status))}
         </select>
         <label for="direction">Direction</label>
         <select id="direction" name="direction">
-          ${choice('', filters.direction, 'all')} ${CALL_DIRECTIONS.map((direction) => choice(direction, filters.direction, direction))}
+          ${option('', filters.direction, 'all')} ${CALL_DIRECTIONS.map((direction) => option(direction, filters.direction, direction))}
         </select>
         <button type="submit">Filter</button>
       </form>
-      ${
-        input.calls.length === 0
-          ? html`<p id="no-calls">No calls match.</p>`
-          : html`<table id="calls">
-              <caption>
-                The newest calls of the ${nav.environment} environment
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Created (UTC)</th>
-                  <th scope="col">Line</th>
-                  <th scope="col">Direction</th>
-                  <th scope="col">From</th>
-                  <th scope="col">To</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Seconds</th>
-                  <th scope="col">Charge</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${input.calls.map(
-                  (call) =>
-                    html`<tr data-call-id="${call.id}">
-                      <td>
-                        <a href="/portal/calls/${call.id}?env=${nav.environment}">${call.created_at.slice(0, 19).replace('T', ' ')}</a>
-                      </td>
-                      <td>
-                        <a href="/portal/lines/${call.line_id}?env=${nav.environment}">${lineNames.get(call.line_id) ?? 'line'}</a>
-                      </td>
-                      <td>${call.direction}</td>
-                      <td class="mono">${call.from_number}</td>
-                      <td class="mono">${call.to_number}</td>
-                      <td>${call.status}</td>
-                      <td>${call.duration_sec ?? '—'}</td>
-                      <td>${call.charge_cents === null ? '—' : formatCents(call.charge_cents)}</td>
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }
+      ${table({
+        id: 'calls',
+        caption: `The newest calls of the ${nav.environment} environment`,
+        rows: input.calls,
+        rowData: (call) => ({ 'call-id': call.id }),
+        empty: html`<p id="no-calls">No calls match.</p>`,
+        columns: [
+          {
+            header: 'Created (UTC)',
+            cell: (call) =>
+              html`<a href="/portal/calls/${call.id}?env=${nav.environment}">${call.created_at.slice(0, 19).replace('T', ' ')}</a>`,
+          },
+          {
+            header: 'Line',
+            cell: (call) =>
+              html`<a href="/portal/lines/${call.line_id}?env=${nav.environment}">${lineNames.get(call.line_id) ?? 'line'}</a>`,
+          },
+          { header: 'Direction', cell: (call) => call.direction },
+          { header: 'From', cellClass: 'mono', cell: (call) => call.from_number },
+          { header: 'To', cellClass: 'mono', cell: (call) => call.to_number },
+          { header: 'Status', cell: (call) => call.status },
+          { header: 'Seconds', cell: (call) => call.duration_sec ?? '—' },
+          { header: 'Charge', cell: (call) => (call.charge_cents === null ? '—' : formatCents(call.charge_cents)) },
+        ],
+      })}
       ${
         input.olderCursor
           ? html`<p><a id="older" href="/portal/calls?${filterQuery(nav.environment, filters, input.olderCursor)}">Older calls</a></p>`
@@ -135,26 +118,23 @@ export function callLive(call: CallRecord, environment: string, hangUp?: { csrfT
       </div>
       <div>
         <dt>Started (UTC)</dt>
-        <dd data-call-started>${time(call.started_at)}</dd>
+        <dd data-call-started>${toSecond(call.started_at)}</dd>
       </div>
       <div>
         <dt>Ended (UTC)</dt>
-        <dd data-call-ended>${time(call.ended_at)}</dd>
+        <dd data-call-ended>${toSecond(call.ended_at)}</dd>
       </div>
     </dl>
     ${
       hangUp && isActiveCallStatus(call.status)
-        ? html`<form method="post" action="/portal/calls/${call.id}/hangup">
-            ${csrfField(hangUp.csrfToken)}<input type="hidden" name="env" value="${environment}" />
-            <button type="submit">Hang up</button>
-          </form>`
+        ? postButton(`/portal/calls/${call.id}/hangup`, 'Hang up', envFields({ csrfToken: hangUp.csrfToken, environment }))
         : ''
     }
     <h2>Transcript</h2>
     ${
       call.transcript?.length
         ? html`<ol id="transcript">
-            ${call.transcript.map((entry) => html`<li><strong>${entry.role}</strong> ${time(entry.timestamp)}: ${entry.text}</li>`)}
+            ${call.transcript.map((entry) => html`<li><strong>${entry.role}</strong> ${toSecond(entry.timestamp)}: ${entry.text}</li>`)}
           </ol>`
         : html`<p id="no-transcript">Nothing said yet.</p>`
     }
@@ -169,7 +149,7 @@ export function callPage(nav: PageNav, call: CallRecord, temporalUiUrl: string |
     `Call to ${call.to_number}`,
     html`<p>
         ${call.direction} call from <span class="mono">${call.from_number}</span> to <span class="mono">${call.to_number}</span>, created
-        ${time(call.created_at)}, on <a href="/portal/lines/${call.line_id}?env=${nav.environment}">its line</a>.
+        ${toSecond(call.created_at)}, on <a href="/portal/lines/${call.line_id}?env=${nav.environment}">its line</a>.
       </p>
       ${callLive(call, nav.environment, mayHangUp ? { csrfToken: nav.csrfToken } : undefined)}
       ${

@@ -2,7 +2,8 @@ import { CONSENT_SOURCE_MAX_LENGTH, CONSENT_TYPES, type ConsentRow } from '../..
 import { DISCLOSURE_LIMITS, type DisclosureRow } from '../../../src/domain/compliance/disclosures';
 import { OPT_IN_REASON_MAX_LENGTH, type OptOutRow } from '../../../src/domain/compliance/optOuts';
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { envFields, hiddenFields, option, postButton, table, time } from '../components';
+import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface CompliancePageInput {
   consents: ConsentRow[];
@@ -17,9 +18,6 @@ export interface CompliancePageInput {
   error?: ShownError;
   form?: Record<string, string>;
 }
-
-const when = (at: Date | null) =>
-  at ? html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 16).replace('T', ' ')}</time>` : '—';
 
 /** Consent, opt-outs and disclosures of the environment; the audit log has its own page. */
 export function compliancePage(nav: PageNav, input: CompliancePageInput): Html {
@@ -43,56 +41,44 @@ export function compliancePage(nav: PageNav, input: CompliancePageInput): Html {
 }
 
 function optOutsTable(nav: PageNav, input: CompliancePageInput): Html {
-  if (input.optOuts.length === 0) return html`<p id="no-opt-outs">No opted-out numbers in the ${nav.environment} environment.</p>`;
-  return html`<table id="opt-outs" aria-labelledby="opt-outs-title">
-    <thead>
-      <tr>
-        <th scope="col">Phone number</th>
-        <th scope="col">Source</th>
-        <th scope="col">Opted out</th>
-        <th scope="col"><span class="visually-hidden">Actions</span></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${input.optOuts.map(
-        (row) =>
-          html`<tr data-phone-number="${row.phone_number}">
-            <td class="mono">${row.phone_number}</td>
-            <td>${row.source}</td>
-            <td>${when(row.opted_out_at)}</td>
-            <td>
-              ${
-                input.mayRemoveOptOuts
-                  ? html`<form method="post" action="/portal/compliance/opt-outs/remove">
-                      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
-                      <input type="hidden" name="phone_number" value="${row.phone_number}" />
-                      <input
-                        type="text"
-                        name="reason"
-                        required
-                        maxlength="${OPT_IN_REASON_MAX_LENGTH}"
-                        aria-label="Why the opt-out of ${row.phone_number} is removed"
-                        placeholder="Reason (recorded in the audit log)"
-                      />
-                      <button type="submit" class="danger" aria-label="Remove the opt-out of ${row.phone_number}">Remove</button>
-                    </form>`
-                  : ''
-              }
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return table({
+    id: 'opt-outs',
+    labelledBy: 'opt-outs-title',
+    rows: input.optOuts,
+    rowData: (row) => ({ 'phone-number': row.phone_number }),
+    empty: html`<p id="no-opt-outs">No opted-out numbers in the ${nav.environment} environment.</p>`,
+    columns: [
+      { header: 'Phone number', cellClass: 'mono', cell: (row) => row.phone_number },
+      { header: 'Source', cell: (row) => row.source },
+      { header: 'Opted out', cell: (row) => time(row.opted_out_at) },
+    ],
+    actions: (row) =>
+      input.mayRemoveOptOuts
+        ? postButton(
+            '/portal/compliance/opt-outs/remove',
+            'Remove',
+            { ...envFields(nav), phone_number: row.phone_number },
+            {
+              danger: true,
+              ariaLabel: `Remove the opt-out of ${row.phone_number}`,
+              fields: html`<input
+                type="text"
+                name="reason"
+                required
+                maxlength="${OPT_IN_REASON_MAX_LENGTH}"
+                aria-label="Why the opt-out of ${row.phone_number} is removed"
+                placeholder="Reason (recorded in the audit log)"
+              />`,
+            },
+          )
+        : '',
+  });
 }
 
 function addOptOutForm(nav: PageNav, form: Record<string, string>): Html {
   return html`<h3>Opt a number out</h3>
     <form method="post" action="/portal/compliance/opt-outs" class="card" id="add-opt-out">
-      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" /><input
-        type="hidden"
-        name="form"
-        value="opt-out"
-      />
+      ${hiddenFields({ ...envFields(nav), form: 'opt-out' })}
       <label for="opt-out-number">Phone number to opt out</label>
       <input id="opt-out-number" name="phone_number" type="tel" required value="${form.phone_number ?? ''}" />
       <button type="submit">Add opt-out</button>
@@ -101,80 +87,49 @@ function addOptOutForm(nav: PageNav, form: Record<string, string>): Html {
 
 function consentsTable(nav: PageNav, input: CompliancePageInput): Html {
   const lineNames = new Map(input.lines.map((line) => [line.id, line.name]));
-  if (input.consents.length === 0) return html`<p id="no-consents">No consent recorded in the ${nav.environment} environment.</p>`;
-  return html`<table id="consents" aria-labelledby="consents-title">
-    <thead>
-      <tr>
-        <th scope="col">Phone number</th>
-        <th scope="col">Line</th>
-        <th scope="col">Type</th>
-        <th scope="col">Source</th>
-        <th scope="col">Status</th>
-        <th scope="col">Granted</th>
-        <th scope="col">Revoked</th>
-        <th scope="col"><span class="visually-hidden">Actions</span></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${input.consents.map(
-        (row) =>
-          html`<tr data-consent-id="${row.id}">
-            <td class="mono">${row.phone_number}</td>
-            <td>${lineNames.get(row.line_id) ?? row.line_id}</td>
-            <td>${row.consent_type}</td>
-            <td>${row.source}</td>
-            <td>${row.status}</td>
-            <td>${when(row.granted_at)}</td>
-            <td>${when(row.revoked_at)}</td>
-            <td>
-              ${
-                input.mayChange && row.status === 'active'
-                  ? html`<form method="post" action="/portal/compliance/consent/revoke">
-                      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
-                      <input type="hidden" name="phone_number" value="${row.phone_number}" />
-                      <input type="hidden" name="line_id" value="${row.line_id}" />
-                      <button
-                        type="submit"
-                        class="danger"
-                        aria-label="Revoke consent of ${row.phone_number} on ${lineNames.get(row.line_id) ?? row.line_id}"
-                      >
-                        Revoke
-                      </button>
-                    </form>`
-                  : ''
-              }
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  const lineOf = (row: ConsentRow) => lineNames.get(row.line_id) ?? row.line_id;
+  return table({
+    id: 'consents',
+    labelledBy: 'consents-title',
+    rows: input.consents,
+    rowData: (row) => ({ 'consent-id': row.id }),
+    empty: html`<p id="no-consents">No consent recorded in the ${nav.environment} environment.</p>`,
+    columns: [
+      { header: 'Phone number', cellClass: 'mono', cell: (row) => row.phone_number },
+      { header: 'Line', cell: lineOf },
+      { header: 'Type', cell: (row) => row.consent_type },
+      { header: 'Source', cell: (row) => row.source },
+      { header: 'Status', cell: (row) => row.status },
+      { header: 'Granted', cell: (row) => time(row.granted_at) },
+      { header: 'Revoked', cell: (row) => time(row.revoked_at) },
+    ],
+    actions: (row) =>
+      input.mayChange && row.status === 'active'
+        ? postButton(
+            '/portal/compliance/consent/revoke',
+            'Revoke',
+            { ...envFields(nav), phone_number: row.phone_number, line_id: row.line_id },
+            { danger: true, ariaLabel: `Revoke consent of ${row.phone_number} on ${lineOf(row)}` },
+          )
+        : '',
+  });
 }
 
 function disclosuresTable(nav: PageNav, input: CompliancePageInput): Html {
-  if (input.disclosures.length === 0) return html`<p id="no-disclosures">No disclosures in the ${nav.environment} environment yet.</p>`;
-  return html`<table id="disclosures" aria-labelledby="disclosures-title">
-    <thead>
-      <tr>
-        <th scope="col">Message</th>
-        <th scope="col">Language</th>
-        <th scope="col">Jurisdiction</th>
-        <th scope="col">Default</th>
-        <th scope="col">Created</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${input.disclosures.map(
-        (row) =>
-          html`<tr data-disclosure-id="${row.id}">
-            <td>${row.message}</td>
-            <td>${row.language}</td>
-            <td>${row.jurisdiction}</td>
-            <td>${row.is_default ? 'played' : 'no'}</td>
-            <td>${when(row.created_at)}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return table({
+    id: 'disclosures',
+    labelledBy: 'disclosures-title',
+    rows: input.disclosures,
+    rowData: (row) => ({ 'disclosure-id': row.id }),
+    empty: html`<p id="no-disclosures">No disclosures in the ${nav.environment} environment yet.</p>`,
+    columns: [
+      { header: 'Message', cell: (row) => row.message },
+      { header: 'Language', cell: (row) => row.language },
+      { header: 'Jurisdiction', cell: (row) => row.jurisdiction },
+      { header: 'Default', cell: (row) => (row.is_default ? 'played' : 'no') },
+      { header: 'Created', cell: (row) => time(row.created_at) },
+    ],
+  });
 }
 
 /** The fields a refused post typed, when it was this form's (`form` names the form). */
@@ -186,20 +141,16 @@ function grantConsentForm(nav: PageNav, input: CompliancePageInput): Html {
   const form = typed(input, 'consent');
   return html`<h3>Record consent</h3>
     <form method="post" action="/portal/compliance/consent" class="card" id="grant-consent">
-      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" /><input
-        type="hidden"
-        name="form"
-        value="consent"
-      />
+      ${hiddenFields({ ...envFields(nav), form: 'consent' })}
       <label for="consent-line">Line</label>
       <select id="consent-line" name="line_id">
-        ${lines.map((line) => html`<option value="${line.id}" ${form.line_id === line.id ? html`selected` : ''}>${line.name}</option>`)}
+        ${lines.map((line) => option(line.id, form.line_id, line.name))}
       </select>
       <label for="consent-number">Phone number</label>
       <input id="consent-number" name="phone_number" type="tel" required value="${form.phone_number ?? ''}" />
       <label for="consent-type">Consent type</label>
       <select id="consent-type" name="consent_type">
-        ${CONSENT_TYPES.map((type) => html`<option value="${type}" ${(form.consent_type ?? 'explicit_outbound') === type ? html`selected` : ''}>${type}</option>`)}
+        ${CONSENT_TYPES.map((type) => option(type, form.consent_type ?? 'explicit_outbound'))}
       </select>
       <label for="consent-source">Source (where it was given; default portal)</label>
       <input id="consent-source" name="source" type="text" maxlength="${CONSENT_SOURCE_MAX_LENGTH}" value="${form.source ?? ''}" />
@@ -211,17 +162,13 @@ function addDisclosureForm(nav: PageNav, input: CompliancePageInput): Html {
   const form = typed(input, 'disclosure');
   return html`<h3>Add a disclosure</h3>
     <form method="post" action="/portal/compliance/disclosures" class="card" id="add-disclosure">
-      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" /><input
-        type="hidden"
-        name="form"
-        value="disclosure"
-      />
+      ${hiddenFields({ ...envFields(nav), form: 'disclosure' })}
       <label for="disclosure-message">Disclosure message</label>
       <textarea id="disclosure-message" name="message" required maxlength="${DISCLOSURE_LIMITS.messageMaxLength}" rows="3">
 ${form.message ?? ''}</textarea>
       <label for="disclosure-language">Language</label>
       <select id="disclosure-language" name="language">
-        ${input.languages.map((language) => html`<option value="${language}" ${(form.language ?? 'en') === language ? html`selected` : ''}>${language}</option>`)}
+        ${input.languages.map((language) => option(language, form.language ?? 'en'))}
       </select>
       <label for="disclosure-jurisdiction">Jurisdiction</label>
       <input

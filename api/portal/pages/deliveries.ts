@@ -1,5 +1,6 @@
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { envFields, option, postButton, table, time, type Column } from '../components';
+import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface DeliveryRow {
   id: string;
@@ -15,21 +16,25 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
-/** An attempt's outcome, and its request and response behind a native disclosure: the list's and a delivery's page's last four cells. */
-function outcomeCells(row: DeliveryRow): Html {
-  return html`<td>${row.status}${row.error_message ? html` (${row.error_message})` : ''}</td>
-    <td>${row.http_status ?? '—'}</td>
-    <td>${row.duration_ms ?? '—'}</td>
-    <td>
-      <details>
+const sentAt: Column<DeliveryRow> = { header: 'Time (UTC)', cell: (row) => time(row.created_at, 'second') };
+
+/** An attempt's outcome, and its request and response behind a native disclosure: the list's and a delivery's page's last four columns. */
+const OUTCOME_COLUMNS: Array<Column<DeliveryRow>> = [
+  { header: 'Status', cell: (row) => html`${row.status}${row.error_message ? html` (${row.error_message})` : ''}` },
+  { header: 'HTTP', cell: (row) => row.http_status ?? '—' },
+  { header: 'Milliseconds', cell: (row) => row.duration_ms ?? '—' },
+  {
+    header: 'Request and response',
+    cell: (row) =>
+      html`<details>
         <summary>Show</summary>
         <p>POST <span class="mono">${row.url ?? '—'}</span></p>
         <pre class="mono">${JSON.stringify(row.request_body, null, 2)}</pre>
         <p>Response</p>
         <pre class="mono">${row.response_body ?? '(none)'}</pre>
-      </details>
-    </td>`;
-}
+      </details>`,
+  },
+];
 
 export const DELIVERY_STATUSES = ['success', 'failed', 'pending'] as const;
 
@@ -42,45 +47,23 @@ export function deliveriesPage(nav: PageNav, input: { rows: DeliveryRow[]; statu
         <label for="status">Status</label>
         <select id="status" name="status">
           <option value="">all</option>
-          ${DELIVERY_STATUSES.map((status) => html`<option value="${status}" ${input.status === status ? html`selected` : ''}>${status}</option>`)}
+          ${DELIVERY_STATUSES.map((status) => option(status, input.status))}
         </select>
         <button type="submit">Filter</button>
       </form>
-      ${
-        input.rows.length === 0
-          ? html`<p id="no-deliveries">No deliveries match.</p>`
-          : html`<table id="deliveries">
-              <caption>
-                The newest delivery attempts of the ${nav.environment} environment
-              </caption>
-              <thead>
-                <tr>
-                  <th scope="col">Time (UTC)</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">Attempt</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">HTTP</th>
-                  <th scope="col">Milliseconds</th>
-                  <th scope="col">Request and response</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${input.rows.map(
-                  (row) =>
-                    html`<tr data-delivery-id="${row.id}" data-status="${row.status}">
-                      <td>
-                        <time datetime="${row.created_at.toISOString()}"
-                          >${row.created_at.toISOString().slice(0, 19).replace('T', ' ')}</time
-                        >
-                      </td>
-                      <td><a href="/portal/deliveries/${row.id}?env=${nav.environment}">${row.event_type}</a></td>
-                      <td>${row.attempt}</td>
-                      ${outcomeCells(row)}
-                    </tr>`,
-                )}
-              </tbody>
-            </table>`
-      }`,
+      ${table({
+        id: 'deliveries',
+        caption: `The newest delivery attempts of the ${nav.environment} environment`,
+        rows: input.rows,
+        rowData: (row) => ({ 'delivery-id': row.id, status: row.status }),
+        empty: html`<p id="no-deliveries">No deliveries match.</p>`,
+        columns: [
+          sentAt,
+          { header: 'Event', cell: (row) => html`<a href="/portal/deliveries/${row.id}?env=${nav.environment}">${row.event_type}</a>` },
+          { header: 'Attempt', cell: (row) => row.attempt },
+          ...OUTCOME_COLUMNS,
+        ],
+      })}`,
     nav,
   );
 }
@@ -118,41 +101,18 @@ export function deliveryPage(nav: PageNav, input: DeliveryDetailInput): Html {
       }
       ${
         input.mayRedeliver
-          ? html`<form method="post" action="/portal/deliveries/${input.deliveryId}/redeliver">
-                ${csrfField(nav.csrfToken)}
-                <input type="hidden" name="env" value="${nav.environment}" />
-                <button type="submit" id="redeliver">Redeliver</button>
-              </form>
+          ? html`${postButton(`/portal/deliveries/${input.deliveryId}/redeliver`, 'Redeliver', envFields(nav), { id: 'redeliver' })}
               <p>Sends the event again as a new attempt, with a new delivery id, signed with the line's current secret.</p>`
           : ''
       }
-      <table id="attempts">
-        <caption>
-          Attempts of this event, oldest first
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Attempt</th>
-            <th scope="col">Time (UTC)</th>
-            <th scope="col">Status</th>
-            <th scope="col">HTTP</th>
-            <th scope="col">Milliseconds</th>
-            <th scope="col">Request and response</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${input.attempts.map(
-            (row) =>
-              html`<tr data-attempt="${row.attempt}" data-status="${row.status}">
-                <td>${row.attempt}</td>
-                <td>
-                  <time datetime="${row.created_at.toISOString()}">${row.created_at.toISOString().slice(0, 19).replace('T', ' ')}</time>
-                </td>
-                ${outcomeCells(row)}
-              </tr>`,
-          )}
-        </tbody>
-      </table>`,
+      ${table({
+        id: 'attempts',
+        caption: 'Attempts of this event, oldest first',
+        rows: input.attempts,
+        rowData: (row) => ({ attempt: row.attempt, status: row.status }),
+        empty: html``, // never: the page is found by one of its attempts
+        columns: [{ header: 'Attempt', cell: (row) => row.attempt }, sentAt, ...OUTCOME_COLUMNS],
+      })}`,
     nav,
   );
 }

@@ -1,6 +1,7 @@
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { envFields, hiddenFields, postButton, table, time } from '../components';
+import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface KeysPageInput {
   keys: ApiKeyRow[];
@@ -10,9 +11,6 @@ export interface KeysPageInput {
   minted?: { name: string; plaintext: string };
   form?: Record<string, string>;
 }
-
-const when = (at: Date | null) =>
-  at ? html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 16).replace('T', ' ')}</time>` : '—';
 
 export function keysPage(nav: PageNav, input: KeysPageInput): Html {
   return layout(
@@ -36,50 +34,30 @@ function mintedPanel(minted: { name: string; plaintext: string }): Html {
 }
 
 function keysTable(nav: PageNav, input: KeysPageInput): Html {
-  if (input.keys.length === 0) return html`<p id="no-keys">No service keys in the ${nav.environment} environment yet.</p>`;
-  return html`<table id="keys">
-    <caption>
-      Service keys of the ${nav.environment} environment
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Name</th>
-        <th scope="col">Prefix</th>
-        <th scope="col">Created</th>
-        <th scope="col">Last used</th>
-        <th scope="col">Status</th>
-        <th scope="col"><span class="visually-hidden">Actions</span></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${input.keys.map(
-        (key) =>
-          html`<tr data-key-id="${key.id}">
-            <td>${key.name}</td>
-            <td class="mono">${key.key_prefix}</td>
-            <td>${when(key.created_at)}</td>
-            <td>${when(key.last_used_at)}</td>
-            <td>${key.revoked_at ? html`revoked ${when(key.revoked_at)}` : 'active'}</td>
-            <td>
-              ${
-                input.mayManage && !key.revoked_at
-                  ? html`<form method="post" action="/portal/keys/${key.id}/revoke">
-                      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
-                      <button type="submit" class="danger" aria-label="Revoke key ${key.name}">Revoke</button>
-                    </form>`
-                  : ''
-              }
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return table({
+    id: 'keys',
+    caption: `Service keys of the ${nav.environment} environment`,
+    rows: input.keys,
+    rowData: (key) => ({ 'key-id': key.id }),
+    empty: html`<p id="no-keys">No service keys in the ${nav.environment} environment yet.</p>`,
+    columns: [
+      { header: 'Name', cell: (key) => key.name },
+      { header: 'Prefix', cellClass: 'mono', cell: (key) => key.key_prefix },
+      { header: 'Created', cell: (key) => time(key.created_at) },
+      { header: 'Last used', cell: (key) => time(key.last_used_at) },
+      { header: 'Status', cell: (key) => (key.revoked_at ? html`revoked ${time(key.revoked_at)}` : 'active') },
+    ],
+    actions: (key) =>
+      input.mayManage && !key.revoked_at
+        ? postButton(`/portal/keys/${key.id}/revoke`, 'Revoke', envFields(nav), { danger: true, ariaLabel: `Revoke key ${key.name}` })
+        : '',
+  });
 }
 
 function mintForm(nav: PageNav, form: Record<string, string>): Html {
   return html`<h2>Mint a service key</h2>
     <form method="post" action="/portal/keys" class="card">
-      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+      ${hiddenFields(envFields(nav))}
       <label for="key-name">Name</label>
       <input id="key-name" name="name" type="text" required maxlength="100" value="${form.name ?? ''}" />
       <button type="submit">Mint service key</button>

@@ -2,7 +2,8 @@ import type { toLineRecord } from '../../../src/domain/lines/store';
 import { LANGUAGES, LINE_MODES } from '../../../src/domain/lines/rules';
 import { VOICES } from '../../../src/domain/voices/catalog';
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { envFields, hiddenFields, option } from '../components';
+import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 type LineRecord = ReturnType<typeof toLineRecord>;
 
@@ -59,7 +60,7 @@ function testCallForm(nav: PageNav, input: LinePageInput): Html {
   if (line.status !== 'active') return html`<p id="no-test-call">Test calls need an active line; this one is ${line.status}.</p>`;
   return html`<h2>Place a test call</h2>
     <form method="post" action="/portal/lines/${line.id}/calls" class="card" aria-label="Place a test call">
-      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+      ${hiddenFields(envFields(nav))}
       <input type="hidden" name="idempotency_key" value="${input.callForm?.idempotency_key ?? input.callKey}" />
       <p>From <span class="mono">${line.phone_number}</span>. Billed, held and checked like any call of the API.</p>
       <label for="to_number">To (E.164)</label>
@@ -92,26 +93,24 @@ function editForm(nav: PageNav, input: LinePageInput): Html {
       <input id="edit-${name}" name="${name}" type="${type}" value="${text(form, name, line[name as keyof LineRecord])}" />`;
   return html`<h2>Edit line</h2>
     <form method="post" action="/portal/lines/${line.id}" class="card" aria-label="Edit line">
-      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
-      ${field('name', 'Name')} ${field('display_name', 'Display name (caller ID name)')}
+      ${hiddenFields(envFields(nav))} ${field('name', 'Name')} ${field('display_name', 'Display name (caller ID name)')}
       <label for="edit-mode">Mode</label>
       <select id="edit-mode" name="mode">
-        ${LINE_MODES.map((m) => html`<option value="${m}" ${m === mode ? html`selected` : ''}>${m}</option>`)}
+        ${LINE_MODES.map((m) => option(m, mode))}
       </select>
       <label for="edit-system_prompt">System prompt (hosted lines)</label>
       <textarea id="edit-system_prompt" name="system_prompt" rows="4">${text(form, 'system_prompt', line.system_prompt)}</textarea>
       ${field('begin_message', 'Begin message')}
       <label for="edit-voice">Voice</label>
       <select id="edit-voice" name="voice">
-        <option value="" ${voice === '' ? html`selected` : ''}>default</option>
-        ${VOICES.map((v) => html`<option value="${v.slug}" ${v.slug === voice ? html`selected` : ''}>${v.name} (${v.accent})</option>`)}
+        ${option('', voice, 'default')} ${VOICES.map((v) => option(v.slug, voice, `${v.name} (${v.accent})`))}
       </select>
       ${field('webhook_url', 'Webhook URL (webhook lines)', 'url')}
       ${field('audio_handler_url', 'Audio handler URL (audio lines, ws or wss)')}
       ${field('status_callback_url', 'Status callback URL', 'url')}
       <label for="edit-language">Language (webhook and audio lines)</label>
       <select id="edit-language" name="language">
-        ${LANGUAGES.map((l) => html`<option value="${l}" ${l === language ? html`selected` : ''}>${l}</option>`)}
+        ${LANGUAGES.map((l) => option(l, language))}
       </select>
       ${field('context_limit', 'Context limit (turns, 1-500)')} ${field('endpointing_ms', 'Endpointing (ms, 100-2000)')}
       <label><input type="checkbox" name="recording_enabled" ${checked('recording_enabled')} /> Record calls</label>

@@ -1,7 +1,8 @@
 import { NUMBER_TYPES } from '../../../src/domain/lines/numberChoice';
 import type { toLineRecord } from '../../../src/domain/lines/store';
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { envFields, hiddenFields, option, postButton, table, time } from '../components';
+import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 type LineRecord = ReturnType<typeof toLineRecord>;
 
@@ -37,57 +38,39 @@ function secretPanel(shown: ShownSecret): Html {
 }
 
 function linesTable(nav: PageNav, input: LinesPageInput): Html {
-  if (input.lines.length === 0) return html`<p id="no-lines">No lines in the ${nav.environment} environment yet.</p>`;
-  return html`<table id="lines">
-    <caption>
-      Lines of the ${nav.environment} environment
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Name</th>
-        <th scope="col">Mode</th>
-        <th scope="col">Number</th>
-        <th scope="col">Status</th>
-        <th scope="col">Created</th>
-        <th scope="col"><span class="visually-hidden">Actions</span></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${input.lines.map(
-        (line) =>
-          html`<tr data-line-id="${line.id}">
-            <td><a href="/portal/lines/${line.id}?env=${nav.environment}">${line.name}</a></td>
-            <td>${line.mode}</td>
-            <td class="mono">${line.phone_number ?? '—'}</td>
-            <td>${line.status}</td>
-            <td><time datetime="${line.created_at}">${line.created_at.slice(0, 16).replace('T', ' ')}</time></td>
-            <td>
-              ${
-                input.mayManage && line.status !== 'released'
-                  ? html`<form method="post" action="/portal/lines/${line.id}/rotate-secret">
-                      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
-                      <button type="submit" aria-label="Rotate secret of ${line.name}">Rotate secret</button>
-                    </form>`
-                  : ''
-              }
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return table({
+    id: 'lines',
+    caption: `Lines of the ${nav.environment} environment`,
+    rows: input.lines,
+    rowData: (line) => ({ 'line-id': line.id }),
+    empty: html`<p id="no-lines">No lines in the ${nav.environment} environment yet.</p>`,
+    columns: [
+      { header: 'Name', cell: (line) => html`<a href="/portal/lines/${line.id}?env=${nav.environment}">${line.name}</a>` },
+      { header: 'Mode', cell: (line) => line.mode },
+      { header: 'Number', cellClass: 'mono', cell: (line) => line.phone_number ?? '—' },
+      { header: 'Status', cell: (line) => line.status },
+      { header: 'Created', cell: (line) => time(line.created_at) },
+    ],
+    actions: (line) =>
+      input.mayManage && line.status !== 'released'
+        ? postButton(`/portal/lines/${line.id}/rotate-secret`, 'Rotate secret', envFields(nav), {
+            ariaLabel: `Rotate secret of ${line.name}`,
+          })
+        : '',
+  });
 }
 
 function createForm(nav: PageNav, form: Record<string, string>): Html {
   const mode = form.mode === 'webhook' ? 'webhook' : 'hosted';
   return html`<h2>Create a line</h2>
     <form method="post" action="/portal/lines" class="card">
-      ${csrfField(nav.csrfToken)}<input type="hidden" name="env" value="${nav.environment}" />
+      ${hiddenFields(envFields(nav))}
       <label for="name">Name</label>
       <input id="name" name="name" type="text" required maxlength="100" value="${form.name ?? ''}" />
       <label for="mode">Mode</label>
       <select id="mode" name="mode">
-        <option value="hosted" ${mode === 'hosted' ? html`selected` : ''}>hosted: Switchboard's model answers with your prompt</option>
-        <option value="webhook" ${mode === 'webhook' ? html`selected` : ''}>webhook: your server answers each turn</option>
+        ${option('hosted', mode, "hosted: Switchboard's model answers with your prompt")}
+        ${option('webhook', mode, 'webhook: your server answers each turn')}
       </select>
       <label for="system_prompt">System prompt (hosted lines)</label>
       <textarea id="system_prompt" name="system_prompt" rows="3">${form.system_prompt ?? ''}</textarea>
@@ -109,7 +92,7 @@ function numberFields(form: Record<string, string>): Html {
     <input id="country" name="country" type="text" maxlength="2" autocomplete="off" value="${form.country ?? ''}" />
     <label for="number_type">Type</label>
     <select id="number_type" name="number_type">
-      ${NUMBER_TYPES.map((type) => html`<option value="${type}" ${numberType === type ? html`selected` : ''}>${type.replace('_', '-')}</option>`)}
+      ${NUMBER_TYPES.map((type) => option(type, numberType, type.replace('_', '-')))}
     </select>
     <label for="area_code">Area code (blank: any)</label>
     <input id="area_code" name="area_code" type="text" inputmode="numeric" maxlength="6" value="${form.area_code ?? ''}" />

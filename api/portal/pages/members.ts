@@ -1,6 +1,7 @@
 import type { InvitationRow, MemberRow } from '../../../src/domain/accounts/store';
 import { ROLES, type Role } from '../../../src/domain/keys/scopes';
 import { html, type Html } from '../html';
+import { option, postButton, table, time } from '../components';
 import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface MembersPageInput {
@@ -14,60 +15,40 @@ export interface MembersPageInput {
   form?: Record<string, string>;
 }
 
-const day = (at: Date) => html`<time datetime="${at.toISOString()}">${at.toISOString().slice(0, 10)}</time>`;
-
 function roleOptions(offered: readonly Role[], selected: string | undefined): Html[] {
-  return offered.map((role) => html`<option value="${role}" ${role === selected ? html`selected` : ''}>${role}</option>`);
+  return offered.map((role) => option(role, selected));
 }
 
 /** The members of the workspace, their roles, pending invitations and the invite form (owners and admins). */
 export function membersPage(nav: PageNav, input: MembersPageInput): Html {
   const offered = input.actorRole === 'owner' ? ROLES : ROLES.filter((role) => role !== 'owner');
+  const members = table({
+    id: 'members',
+    caption: 'Members of this workspace',
+    rows: input.members,
+    rowData: (member) => ({ 'user-id': member.id }),
+    empty: html``, // never: the page is shown to a member
+    columns: [
+      { header: 'Email', cell: (member) => member.email },
+      { header: 'Role', cell: (member) => member.role },
+      { header: 'Since', cell: (member) => time(member.created_at, 'day') },
+    ],
+    actions: (member) =>
+      member.role !== 'owner' || input.actorRole === 'owner'
+        ? html`<form method="post" action="/portal/members/${member.id}/role">
+              ${csrfField(nav.csrfToken)}
+              <label for="role-${member.id}" class="visually-hidden">Role of ${member.email}</label>
+              <select id="role-${member.id}" name="role">
+                ${roleOptions(offered, member.role)}
+              </select>
+              <button type="submit">Change role</button>
+            </form>
+            ${postButton(`/portal/members/${member.id}/remove`, 'Remove', { csrf_token: nav.csrfToken }, { danger: true, ariaLabel: `Remove ${member.email}` })}`
+        : '',
+  });
   return layout(
     'Members',
-    html`${errorBox(input.error)} ${input.invited ? invitedPanel(input.invited) : ''}
-      <table id="members">
-        <caption>
-          Members of this workspace
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Email</th>
-            <th scope="col">Role</th>
-            <th scope="col">Since</th>
-            <th scope="col"><span class="visually-hidden">Actions</span></th>
-          </tr>
-        </thead>
-        <tbody>
-          ${input.members.map(
-            (member) =>
-              html`<tr data-user-id="${member.id}">
-                <td>${member.email}</td>
-                <td>${member.role}</td>
-                <td>${day(member.created_at)}</td>
-                <td>
-                  ${
-                    member.role !== 'owner' || input.actorRole === 'owner'
-                      ? html`<form method="post" action="/portal/members/${member.id}/role">
-                            ${csrfField(nav.csrfToken)}
-                            <label for="role-${member.id}" class="visually-hidden">Role of ${member.email}</label>
-                            <select id="role-${member.id}" name="role">
-                              ${roleOptions(offered, member.role)}
-                            </select>
-                            <button type="submit">Change role</button>
-                          </form>
-                          <form method="post" action="/portal/members/${member.id}/remove">
-                            ${csrfField(nav.csrfToken)}
-                            <button type="submit" class="danger" aria-label="Remove ${member.email}">Remove</button>
-                          </form>`
-                      : ''
-                  }
-                </td>
-              </tr>`,
-          )}
-        </tbody>
-      </table>
-      ${invitationsTable(nav, input.invitations)}
+    html`${errorBox(input.error)} ${input.invited ? invitedPanel(input.invited) : ''} ${members} ${invitationsTable(nav, input.invitations)}
       <h2>Invite a member</h2>
       <form method="post" action="/portal/members/invite" class="card">
         ${csrfField(nav.csrfToken)}
@@ -98,36 +79,25 @@ function invitedPanel(invited: { email: string; role: Role; mailed: boolean }): 
 }
 
 function invitationsTable(nav: PageNav, invitations: InvitationRow[]): Html {
-  if (invitations.length === 0) return html`<p id="no-invitations">No pending invitations.</p>`;
-  return html`<table id="invitations">
-    <caption>
-      Pending invitations
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Email</th>
-        <th scope="col">Role</th>
-        <th scope="col">Expires</th>
-        <th scope="col"><span class="visually-hidden">Actions</span></th>
-      </tr>
-    </thead>
-    <tbody>
-      ${invitations.map(
-        (invitation) =>
-          html`<tr data-invitation-id="${invitation.id}">
-            <td>${invitation.email}</td>
-            <td>${invitation.role}</td>
-            <td>${day(invitation.expires_at)}</td>
-            <td>
-              <form method="post" action="/portal/invitations/${invitation.id}/revoke">
-                ${csrfField(nav.csrfToken)}
-                <button type="submit" class="danger" aria-label="Revoke the invitation of ${invitation.email}">Revoke</button>
-              </form>
-            </td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return table({
+    id: 'invitations',
+    caption: 'Pending invitations',
+    rows: invitations,
+    rowData: (invitation) => ({ 'invitation-id': invitation.id }),
+    empty: html`<p id="no-invitations">No pending invitations.</p>`,
+    columns: [
+      { header: 'Email', cell: (invitation) => invitation.email },
+      { header: 'Role', cell: (invitation) => invitation.role },
+      { header: 'Expires', cell: (invitation) => time(invitation.expires_at, 'day') },
+    ],
+    actions: (invitation) =>
+      postButton(
+        `/portal/invitations/${invitation.id}/revoke`,
+        'Revoke',
+        { csrf_token: nav.csrfToken },
+        { danger: true, ariaLabel: `Revoke the invitation of ${invitation.email}` },
+      ),
+  });
 }
 
 /** The page an invitation link opens: the address is fixed, the invited person chooses a password. */

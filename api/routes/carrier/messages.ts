@@ -2,7 +2,7 @@ import type { AppContext, AppDeps } from '../../context';
 import { errors } from '../../errors';
 import { errorResponse } from '../../openapi/schemas';
 import { providerCallbackRoute } from '../providerCallback';
-import type { RouteDef } from '../types';
+import type { RouteDef } from '../../routeTable';
 import {
   carrierEventTimeProblem,
   CARRIER_MESSAGE_STATUSES,

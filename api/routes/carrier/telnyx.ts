@@ -1,7 +1,7 @@
 import type { AppContext, AppDeps } from '../../context';
 import { errorResponse } from '../../openapi/schemas';
 import { providerCallbackRoute } from '../providerCallback';
-import type { RouteDef } from '../types';
+import type { RouteDef } from '../../routeTable';
 import type { TelnyxWebhookBody } from '../../../src/adapters/carrier/callbacks/telnyx';
 import type { TelnyxInboxDeps } from '../../../src/domain/telnyxInbox/apply';
 import { processTelnyxEvents } from '../../../src/domain/telnyxInbox/process';

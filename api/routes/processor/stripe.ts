@@ -1,6 +1,6 @@
 import type { AppContext, AppDeps } from '../../context';
 import { providerCallbackRoute } from '../providerCallback';
-import type { RouteDef } from '../types';
+import type { RouteDef } from '../../routeTable';
 import { cardMovementsOfEvent, chargeOutcomeOfEvent } from '../../../src/adapters/payments/callbacks';
 import { applyCardReversal } from '../../../src/domain/billing/cardReversals';
 import { reconcileChargeOutcome } from '../../../src/domain/billing/processorEvents';

@@ -94,7 +94,7 @@ export class PaymentRequestRejectedError extends Error {
 /**
  * What an operator gives to save a card, by processor: a card number only where the processor is
  * the simulator (test cards); with Stripe, the id of a PaymentMethod the card was entered into on
- * Stripe's own pages, so no card number reaches Switchboard (docs/decisions.md, issue 17).
+ * Stripe's own pages, so no card number reaches Switchboard (docs/decisions/portal.md, issue 17).
  */
 export type CardEntry =
   { kind: 'card_number'; number: string; expMonth: number; expYear: number } | { kind: 'stripe_payment_method'; paymentMethodId: string };

@@ -47,7 +47,7 @@ export async function retrieveStripeCard(
 
 /**
  * A workspace saves only a card of its own Stripe Customer: one whose metadata names it
- * (`switchboard_workspace_id`), set where the Customer is made (docs/decisions.md, "(issue 27)").
+ * (`switchboard_workspace_id`), set where the Customer is made (docs/decisions/billing.md, "(issue 27)").
  * Any `pm_…` of the operator's Stripe account could otherwise be claimed by the first workspace that
  * names it. The refusal does not say whose Customer it is.
  */

@@ -105,7 +105,7 @@ export class StripePaymentProcessor implements PaymentProcessor {
           // Confirming without a `return_url` is refused while redirect-based payment methods are
           // allowed, which is the default (`allow_redirects: 'always'`); a saved card never
           // redirects. `payment_method_types` is gone from the API version the library pins
-          // (2026-09-30.endive and later), so this is what says it (docs/decisions.md, issue 26).
+          // (2026-09-30.endive and later), so this is what says it (docs/decisions/billing.md, issue 26).
           automatic_payment_methods: { enabled: true, allow_redirects: 'never' },
           description: 'Switchboard automatic recharge',
           metadata: { [IDEMPOTENCY_METADATA_KEY]: request.idempotencyKey },

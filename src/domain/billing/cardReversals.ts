@@ -10,7 +10,7 @@
  * the money did.
  *
  * A chargeback also turns auto-recharge off for the account: charging again the card whose
- * holder just disputed a charge invites the next dispute (docs/decisions.md, issue 26). Refunds
+ * holder just disputed a charge invites the next dispute (docs/decisions/billing.md, issue 26). Refunds
  * leave it as it is.
  */
 import type { CardMovement } from '../../adapters/payments/port';

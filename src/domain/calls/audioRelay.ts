@@ -16,7 +16,7 @@ import type { CarrierMediaEvent, CarrierMediaStream } from '../../adapters/carri
 /**
  * The audio relay of one call on an audio-mode line: the carrier's media stream on one side, the
  * customer's WebSocket (`audio_handler_url`) on the other, in the JSON framing of
- * src/platform/audio/framing.ts (docs/audio.md). Policies are in docs/decisions.md, "Audio mode".
+ * src/platform/audio/framing.ts (docs/audio.md). Policies are in docs/decisions/calls.md, "Audio mode".
  */
 
 /** Why the relay ended. */
@@ -71,7 +71,7 @@ export interface RelayAudioOptions {
   connect?: { timeoutMs?: number; attempts?: number; retryDelayMs?: number };
 }
 
-/** Defaults and bounds; see docs/decisions.md, "Audio mode". */
+/** Defaults and bounds; see docs/decisions/calls.md, "Audio mode". */
 export const RELAY_DEFAULTS = {
   connectTimeoutMs: 3_000,
   connectAttempts: 3,

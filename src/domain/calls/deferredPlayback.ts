@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { queryPrepared } from '../../platform/db/prepared';
 
 /*
- * Deferred `call.playback` reports (docs/decisions.md, "Call turns (issue 14)"). A report of a
+ * Deferred `call.playback` reports (docs/decisions/calls.md, "Call turns (issue 14)"). A report of a
  * speech the call's workflow is not waiting on costs one INSERT here instead of a signal and a
  * workflow task; the next signal to that call carries the pending reports, oldest first, ahead of
  * its own event. Which speeches qualify is the workflow's rule: a webhook-mode turn marks its

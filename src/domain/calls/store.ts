@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { releaseHold } from '../billing/holds';
 import type { BillingTenant } from '../billing/ledger';
+import { disclosurePlayedIn } from '../compliance/disclosures';
 import type { Zone } from '../billing/pricing';
 import type { LineMode } from '../lines/rules';
 import type { TenantRow } from '../workspaces/tenantRow';
@@ -248,8 +249,8 @@ export function toCallRecord(row: CallRow) {
 }
 
 /**
- * What a call on this line says first: on compliance-enabled lines, the workspace's default
- * disclosure in the line's language (English for `multi`, falling back to English).
+ * What a call on this line says first: on compliance-enabled lines, the disclosure played in its
+ * language (`disclosurePlayedIn`, src/domain/compliance/disclosures.ts).
  */
 export async function callOpening(
   db: Knex,
@@ -266,16 +267,7 @@ export async function callOpening(
     audio_handler_url: string | null;
   },
 ) {
-  let disclosure: { id: string; message: string } | null = null;
-  if (line.compliance_enabled) {
-    const language = line.language === 'multi' ? 'en' : line.language;
-    disclosure =
-      (await db('disclosures')
-        .where({ workspace_id: line.workspace_id, environment: line.environment, is_default: true })
-        .whereIn('language', [language, 'en'])
-        .orderByRaw('case when language = ? then 0 else 1 end', [language])
-        .first('id', 'message')) ?? null;
-  }
+  const disclosure = line.compliance_enabled ? await disclosurePlayedIn(db, line) : null;
   return {
     disclosure,
     beginMessage: line.begin_message,

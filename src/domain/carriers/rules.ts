@@ -1,5 +1,5 @@
 /**
- * What a customer sees when the carrier refuses (docs/decisions.md, "Provider refusals (issue 26)").
+ * What a customer sees when the carrier refuses (docs/decisions/carriers.md, "Provider refusals (issue 26)").
  * Pure: the workflows read refusals from activity failures with it, the API answers with it.
  *
  * A refusal the spec has a code for is answered with that code: no number as asked is 422

@@ -39,6 +39,23 @@ export function disclosuresOf(db: Db | Knex.Transaction, tenant: { workspaceId: 
 }
 
 /**
+ * The disclosure a call on a compliance-enabled line plays: the workspace's default in the line's language (English
+ * for `multi`), falling back to the English default; null when there is neither.
+ */
+export async function disclosurePlayedIn(
+  db: Db | Knex.Transaction,
+  line: { workspace_id: string; environment: string; language: string },
+): Promise<{ id: string; message: string } | null> {
+  const language = line.language === 'multi' ? 'en' : line.language;
+  const played: { id: string; message: string } | undefined = await db('disclosures')
+    .where({ workspace_id: line.workspace_id, environment: line.environment, is_default: true })
+    .whereIn('language', [language, 'en'])
+    .orderByRaw('case when language = ? then 0 else 1 end', [language])
+    .first('id', 'message');
+  return played ?? null;
+}
+
+/**
  * Adds a disclosure. The first of a language is its default; a new default replaces the old one
  * and is a `disclosure_default_changed` compliance event, committed with it.
  */

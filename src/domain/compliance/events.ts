@@ -1,6 +1,6 @@
 /**
  * Compliance event types. The nine key-lifecycle types are the spec's "nine further
- * compliance event types" (names ours, recorded in docs/decisions.md); `audit_read` is the
+ * compliance event types" (names ours, recorded in docs/decisions/compliance.md); `audit_read` is the
  * spec's own; `scoped_key_updated` (a key narrowed when its member was demoted, issue 27) is a tenth
  * of ours. Lifecycle events are written in the same transaction as the change they record.
  */

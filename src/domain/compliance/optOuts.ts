@@ -59,16 +59,7 @@ export async function optOut(db: Knex, input: OptChange): Promise<boolean> {
       .ignore()
       .returning('phone_number');
     if (inserted.length === 0) return false;
-    await recordComplianceEvent(trx, {
-      workspaceId: input.tenant.workspaceId,
-      environment: input.tenant.environment,
-      eventType: 'opt_out',
-      actorKeyId: input.actorKeyId ?? null,
-      lineId: input.lineId ?? null,
-      phoneNumber: input.phoneNumber,
-      metadata: { source: input.source, ...attributionMetadata(input.by) },
-      at: input.at,
-    });
+    await recordOptChange(trx, 'opt_out', input);
     return true;
   });
 }
@@ -83,16 +74,21 @@ export async function optIn(db: Knex, input: OptChange & { reason?: string }): P
       .where({ workspace_id: input.tenant.workspaceId, environment: input.tenant.environment, phone_number: input.phoneNumber })
       .del();
     if (removed === 0) return false;
-    await recordComplianceEvent(trx, {
-      workspaceId: input.tenant.workspaceId,
-      environment: input.tenant.environment,
-      eventType: 'opt_in',
-      actorKeyId: input.actorKeyId ?? null,
-      lineId: input.lineId ?? null,
-      phoneNumber: input.phoneNumber,
-      metadata: { source: input.source, ...(input.reason ? { reason: input.reason } : {}), ...attributionMetadata(input.by) },
-      at: input.at,
-    });
+    await recordOptChange(trx, 'opt_in', input, input.reason ? { reason: input.reason } : {});
     return true;
+  });
+}
+
+/** The compliance event of an opt-out or opt-in, in the transaction that made the change. */
+function recordOptChange(trx: Knex.Transaction, eventType: 'opt_out' | 'opt_in', input: OptChange, details: Record<string, string> = {}) {
+  return recordComplianceEvent(trx, {
+    workspaceId: input.tenant.workspaceId,
+    environment: input.tenant.environment,
+    eventType,
+    actorKeyId: input.actorKeyId ?? null,
+    lineId: input.lineId ?? null,
+    phoneNumber: input.phoneNumber,
+    metadata: { source: input.source, ...details, ...attributionMetadata(input.by) },
+    at: input.at,
   });
 }

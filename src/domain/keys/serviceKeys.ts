@@ -1,6 +1,10 @@
 import type { Db } from '../../platform/db/knex';
+import { recordComplianceEvent } from '../compliance/events';
+import type { User } from '../workspaces/service';
 import { revokeWithDescendants } from './ancestry';
+import type { Environment } from './format';
 import { isKeyId, type ApiKeyRow } from './store';
+import { mintUserKey } from './userKeys';
 
 export type ServiceKeyRevocation = { ok: true; row: ApiKeyRow; descendants: ApiKeyRow[] } | { ok: false; refused: 'not_found' };
 
@@ -27,4 +31,27 @@ export async function revokeServiceKey(
     }),
   );
   return { ok: true, ...revoked };
+}
+
+/** Service keys are minted only by operators (CLI, portal); the event commits with the key. */
+export async function mintServiceKey(
+  db: Db,
+  input: { user: User; environment: Environment; name: string; via?: 'cli' | 'portal'; now: Date },
+): Promise<{ row: ApiKeyRow; plaintext: string }> {
+  return db.transaction(async (trx) => {
+    const created = await mintUserKey(trx, { user: input.user, environment: input.environment, kind: 'service', name: input.name });
+    await recordComplianceEvent(trx, {
+      workspaceId: input.user.workspace_id,
+      environment: input.environment,
+      eventType: 'service_key_created',
+      actorKeyId: null,
+      metadata: {
+        key_id: created.row.id,
+        key_prefix: created.row.key_prefix,
+        ...(input.via === 'portal' ? { via: 'portal', user_id: input.user.id } : {}),
+      },
+      at: input.now,
+    });
+    return created;
+  });
 }

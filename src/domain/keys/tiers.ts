@@ -1,7 +1,7 @@
 /**
  * Permission tiers of agent (child) keys, and the verb each route needs. A tier allows a set
  * of verbs; a request whose verb the tier lacks is 403 `agent_permission_denied` with the
- * tier and the verb in details. Recorded in docs/decisions.md.
+ * tier and the verb in details. Recorded in docs/decisions/keys.md.
  */
 import { SCOPES, type Scope } from './scopes';
 

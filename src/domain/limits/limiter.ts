@@ -2,7 +2,7 @@
  * Exact rolling-window rate limiting in Postgres (a sliding log), so every API instance shares one
  * count. A bucket is one row of `rate_limit_windows` holding the timestamps of its counted hits; each
  * decision is one statement: the upsert locks the row, prunes hits that left the window and appends
- * this one only while under the limit (docs/decisions.md "API hot path (issue 14)").
+ * this one only while under the limit (docs/decisions/api.md "API hot path (issue 14)").
  */
 import type { Knex } from 'knex';
 import { RATE_LIMITS, type LimitPolicy } from './policies';

@@ -1,7 +1,7 @@
 /**
  * Every rate limit of the service, in one table (spec "Limits", plus the key list's 600/h
  * from the client's history, plus rows of our own for endpoints the spec leaves unlimited that
- * do unbounded work; docs/decisions.md "Rate limits"). Routes name a row; nothing else holds a limit.
+ * do unbounded work; docs/decisions/api.md "Rate limits"). Routes name a row; nothing else holds a limit.
  * Partition: per workspace and environment unless the spec says per user or per service key.
  */
 import { addressLimitKey } from '../../platform/net/addresses';
@@ -60,7 +60,7 @@ export const RATE_LIMITS = {
   /** Delegated minting (`/api-tokens`, `/api/v1/auth/keys`); not in the spec: the keys plane's 60/h, per workspace so a subtree cannot multiply it. */
   'tokens.mint': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
   /**
-   * Failed portal sign-ins (issue 27, L12; docs/decisions.md "Sign-in throttling (issue 27)"): only
+   * Failed portal sign-ins (issue 27, L12; docs/decisions/portal.md "Sign-in throttling (issue 27)"): only
    * failures count (a wrong password, a wrong second-factor code), per account AND client address, so
    * nobody elsewhere can slow a user down by guessing at their email. Five pass at once, then each
    * waits 15 s, 30 s, 1 min ... up to 15 min after the latest; a successful sign-in clears the count.

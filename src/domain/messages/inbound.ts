@@ -72,7 +72,7 @@ export interface InboundMessageOutcome {
  * (re)starts the reply's send workflow and the event's delivery, which Temporal starts once.
  *
  * Inbound SMS do not create `implied_inbound` consent records: the window is computed from the
- * messages themselves, and `implied_inbound` would not open it anyway (docs/decisions.md).
+ * messages themselves, and `implied_inbound` would not open it anyway (docs/decisions/sms.md).
  */
 export async function receiveInboundMessage(
   db: Knex,

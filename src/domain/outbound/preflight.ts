@@ -69,14 +69,6 @@ export type ClearedOutbound<C extends OutboundChannel> = C extends 'sms'
   : { to: string; line: OutboundLine };
 
 /**
- * The refusals an outbound call and an outbound SMS share, in one fixed order, each checked only
- * after the previous passed: the number (E.164), the use case's own fields, the key's line
- * restriction, the line (exists, active), for calls `line_no_webhook`, `number_opted_out`, then
- * for calls `consent_required` (compliance-enabled lines) and for SMS the conversation window (an
- * inbound SMS within 24 hours or an `explicit_outbound` consent). The reservation comes after,
- * in the use case's own transaction. Throws `OutboundRefusedError`; returns what the checks found.
- */
-/**
  * The destination's own refusals, in order: `number_opted_out`, then for calls `consent_required`
  * on compliance-enabled lines. Also what a call's transfer destination must pass (../calls/transfer.ts).
  */
@@ -92,6 +84,14 @@ export async function refuseDestination(
     refuseOutbound({ code: 'consent_required' });
 }
 
+/**
+ * The refusals an outbound call and an outbound SMS share, in one fixed order, each checked only
+ * after the previous passed: the number (E.164), the use case's own fields, the key's line
+ * restriction, the line (exists, active), for calls `line_no_webhook`, `number_opted_out`, then
+ * for calls `consent_required` (compliance-enabled lines) and for SMS the conversation window (an
+ * inbound SMS within 24 hours or an `explicit_outbound` consent). The reservation comes after,
+ * in the use case's own transaction. Throws `OutboundRefusedError`; returns what the checks found.
+ */
 export async function outboundPreflight<C extends OutboundChannel>(
   db: Db,
   actor: OutboundActor,

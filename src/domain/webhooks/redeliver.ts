@@ -16,7 +16,7 @@ export type RedeliverOutcome =
   | { ok: false; refused: 'in_progress' | 'line_released' | 'no_destination' | 'egress_refused'; message: string };
 
 /**
- * An operator's "Resend" of a delivery (docs/decisions.md, issue 17): the event of that attempt is
+ * An operator's "Resend" of a delivery (docs/decisions/portal.md, issue 17): the event of that attempt is
  * delivered again as its next attempt number, by the delivery workflow (one attempt, no retries),
  * with a new delivery id, signed with the line's current secret, to where the event goes now.
  * Refused while the event still has an attempt in flight or a retry scheduled (the two would

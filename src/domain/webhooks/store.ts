@@ -64,7 +64,7 @@ export async function releaseClaim(db: Knex, deliveryId: string): Promise<void> 
 }
 
 /*
- * The webhook-mode call turn's statements (docs/decisions.md, "Call turns, round 3";
+ * The webhook-mode call turn's statements (docs/decisions/calls.md, "Call turns, round 3";
  * src/domain/calls/messageTurn.ts): the turn records its `message` event and claims its one
  * attempt in one round trip, and records the attempt's outcome with the turn's transcript in
  * another. Each is one statement, so each is atomic: a claim is never made without its event,

@@ -1,8 +1,5 @@
 import type { Db } from '../../platform/db/knex';
-import type { Environment, KeyKind } from '../keys/format';
-import { ROLE_PRESETS, type Role, type Scope } from '../keys/scopes';
-import { insertKey, type ApiKeyRow } from '../keys/store';
-import { recordComplianceEvent } from '../compliance/events';
+import type { Role } from '../keys/scopes';
 import { lockAccount, postLocked, SIGNUP_CREDIT_CENTS, SIGNUP_CREDIT_ENVIRONMENTS } from '../billing/ledger';
 
 export interface Workspace {
@@ -73,85 +70,4 @@ export async function findUser(db: Db, userId: string): Promise<User | undefined
 
 export async function workspaceOwner(db: Db, workspaceId: string): Promise<User | undefined> {
   return db<User>('users').where({ workspace_id: workspaceId, role: 'owner' }).whereNull('removed_at').orderBy('created_at').first();
-}
-
-export class ScopeBeyondRoleError extends Error {
-  constructor(role: Role, scopes: readonly string[]) {
-    super(`role ${role} cannot hold scopes: ${scopes.join(', ')}`);
-    this.name = 'ScopeBeyondRoleError';
-  }
-}
-
-/**
- * Mints a key for a user. Standard keys get the user's role preset unless narrower
- * scopes are given; service keys carry no scopes (they only authenticate the keys plane).
- */
-export async function mintUserKey(
-  db: Db,
-  input: { user: User; environment: Environment; kind: KeyKind; name: string; scopes?: readonly Scope[] },
-): Promise<{ row: ApiKeyRow; plaintext: string }> {
-  const preset = ROLE_PRESETS[input.user.role];
-  const scopes = input.kind === 'service' ? [] : (input.scopes ?? preset);
-  const beyondRole = scopes.filter((scope) => !preset.includes(scope));
-  if (beyondRole.length > 0) throw new ScopeBeyondRoleError(input.user.role, beyondRole);
-  return insertKey(db, {
-    workspaceId: input.user.workspace_id,
-    userId: input.user.id,
-    environment: input.environment,
-    kind: input.kind,
-    name: input.name,
-    scopes,
-  });
-}
-
-/**
- * A regular (root) key minted by an operator (CLI, portal): the user's role preset or narrower
- * scopes (`ScopeBeyondRoleError` beyond it), recorded as `scoped_key_minted` with no actor key
- * and `via`, committed with the key.
- */
-export async function mintRegularKey(
-  db: Db,
-  input: { user: User; environment: Environment; name: string; scopes?: readonly Scope[]; via: 'cli' | 'portal'; now: Date },
-): Promise<{ row: ApiKeyRow; plaintext: string }> {
-  return db.transaction(async (trx) => {
-    const created = await mintUserKey(trx, { ...input, kind: 'standard' });
-    await recordComplianceEvent(trx, {
-      workspaceId: input.user.workspace_id,
-      environment: input.environment,
-      eventType: 'scoped_key_minted',
-      actorKeyId: null,
-      metadata: {
-        key_id: created.row.id,
-        key_prefix: created.row.key_prefix,
-        scopes: created.row.scopes,
-        via: input.via,
-        ...(input.via === 'portal' ? { user_id: input.user.id } : {}),
-      },
-      at: input.now,
-    });
-    return created;
-  });
-}
-
-/** Service keys are minted only by operators (CLI, portal); the event commits with the key. */
-export async function mintServiceKey(
-  db: Db,
-  input: { user: User; environment: Environment; name: string; via?: 'cli' | 'portal'; now: Date },
-): Promise<{ row: ApiKeyRow; plaintext: string }> {
-  return db.transaction(async (trx) => {
-    const created = await mintUserKey(trx, { user: input.user, environment: input.environment, kind: 'service', name: input.name });
-    await recordComplianceEvent(trx, {
-      workspaceId: input.user.workspace_id,
-      environment: input.environment,
-      eventType: 'service_key_created',
-      actorKeyId: null,
-      metadata: {
-        key_id: created.row.id,
-        key_prefix: created.row.key_prefix,
-        ...(input.via === 'portal' ? { via: 'portal', user_id: input.user.id } : {}),
-      },
-      at: input.now,
-    });
-    return created;
-  });
 }

@@ -16,7 +16,7 @@ import { assignCampaign } from './messaging';
  *   regulatory requirements (`requirements_met: false`) will not complete without documents: refused.
  * - `failure`: that order bought nothing and is never adopted. The next look orders again under a fresh
  *   `customer_reference` (`line:<id>`, then `line:<id>#2`, …), at most `MAX_NUMBER_ORDERS` orders per
- *   line; the last one failing is a `CarrierRejectedError` naming Telnyx's order (docs/decisions.md).
+ *   line; the last one failing is a `CarrierRejectedError` naming Telnyx's order (docs/decisions/telnyx.md).
  * - `success`: the number gets the configured 10DLC campaign (./messaging.ts) before it is returned.
  *
  * A retry finds its orders by `customer_reference` (`GET /v2/number_orders?filter[customer_reference]=`)

@@ -36,7 +36,7 @@ export async function purgeOldTelnyxCalls(db: Db, at: Date): Promise<number> {
 
 /**
  * The language a call's utterances are reported in: the line's pinned language (its transcription was started
- * in it); none for `multi`, whose engine detects the language without telling (docs/decisions.md).
+ * in it); none for `multi`, whose engine detects the language without telling (docs/decisions/telnyx.md).
  */
 export function utteranceLanguage(lineLanguage: string | undefined): string | undefined {
   return lineLanguage && lineLanguage !== 'multi' ? lineLanguage : undefined;

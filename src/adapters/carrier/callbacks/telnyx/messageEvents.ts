@@ -15,7 +15,7 @@ const str = (value: unknown): string | undefined => (typeof value === 'string' &
  * delivery_failed, read) → the port's receipt status. `queued` and `sending` come before the message left Telnyx:
  * no receipt. The final ones the carrier could not confirm as delivered (`expired`: the carrier gave up within the
  * message's validity; `delivery_unconfirmed`: no delivery report came back) are `undelivered`, charged as Telnyx
- * charges them, with Telnyx's status as the error code when it gives none (docs/decisions.md "Telnyx receipts").
+ * charges them, with Telnyx's status as the error code when it gives none (docs/decisions/telnyx.md "Telnyx receipts").
  */
 const MESSAGE_STATUSES: Record<string, CarrierMessageStatusEvent['status']> = {
   sent: 'sent',

@@ -11,7 +11,7 @@ import { estimatePlayed, joinPlayed } from './speechText';
  * command "Updates client state for every subsequent webhook"), so with two commands queued at Telnyx a
  * `call.speak.ended` would name the later one: with one outstanding command, each `call.speak.started`/
  * `ended` is that command's, whatever its `client_state` says. The cost is one webhook round trip between
- * commands (docs/decisions.md "Telnyx speech (issue 26)").
+ * commands (docs/decisions/telnyx.md "Telnyx speech (issue 26)").
  *
  * Stopping (`stopSpeaking`, or a barge-in seen in `call.transcription`): the outstanding command becomes
  * `stopping` and `playback_stop` is sent; the queued ones are dropped. Telnyx answers `playback_stop` with

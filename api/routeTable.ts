@@ -1,7 +1,7 @@
-import type { AppContext, AppDeps } from '../context';
-import type { Scope } from '../../src/domain/keys/scopes';
-import type { Verb } from '../../src/domain/keys/tiers';
-import type { LimitName } from '../../src/domain/limits/policies';
+import type { AppContext, AppDeps } from './context';
+import type { Scope } from '../src/domain/keys/scopes';
+import type { Verb } from '../src/domain/keys/tiers';
+import type { LimitName } from '../src/domain/limits/policies';
 
 /**
  * How a route authenticates. This table (every RouteDef's `auth`) is the only place

@@ -1,0 +1,136 @@
+import { Html, html } from './html';
+
+/**
+ * The pieces every portal page repeats: a data table, a one-button post form, a timestamp, a select option.
+ * Each renders the markup the pages wrote by hand before (issue 28), so that a page states only its columns,
+ * its actions and its words.
+ */
+
+/** One column of a `table`: its header and how a row fills its cell. */
+export interface Column<Row> {
+  header: string;
+  cell: (row: Row) => unknown;
+  /** The header is for screen readers only (an actions column). */
+  hiddenHeader?: boolean;
+  /** A number column: right-aligned header and cell (class `num`). */
+  numeric?: boolean;
+  /** A class of the cell only (`mono`, `message-text`). */
+  cellClass?: string;
+  /** A valueless `data-*` attribute on the cell, for tests and scripts to find it (`minted-by` → `data-minted-by`). */
+  cellMarker?: string;
+}
+
+export interface TableOptions<Row> {
+  id: string;
+  columns: Array<Column<Row>>;
+  rows: readonly Row[];
+  /** The `data-*` attributes of a row's `<tr>`, by name without the `data-` prefix. */
+  rowData: (row: Row) => Record<string, string | number>;
+  /** What stands instead of a table without rows (a `<p>` with its own id). */
+  empty: Html;
+  /** The table's caption; or `labelledBy`, the id of the heading that names it. */
+  caption?: unknown;
+  labelledBy?: string;
+  /** The last column: the row's buttons (or nothing), under a header only screen readers read. */
+  actions?: (row: Row) => unknown;
+}
+
+/** A data table: header row from the columns, one row per item, or the `empty` paragraph when there is none. */
+export function table<Row>(options: TableOptions<Row>): Html {
+  if (options.rows.length === 0) return options.empty;
+  const columns = options.actions
+    ? [...options.columns, { header: 'Actions', hiddenHeader: true, cell: options.actions }]
+    : options.columns;
+  const caption =
+    options.caption === undefined
+      ? ''
+      : html`<caption>
+          ${options.caption}
+        </caption>`;
+  return html`<table${attributes({ id: options.id, 'aria-labelledby': options.labelledBy })}>
+    ${caption}
+    <thead>
+      <tr>
+        ${columns.map(headerCell)}
+      </tr>
+    </thead>
+    <tbody>
+      ${options.rows.map((row) => html`<tr${dataAttributes(options.rowData(row))}>${columns.map((column) => bodyCell(column, row))}</tr>`)}
+    </tbody>
+  </table>`;
+}
+
+function headerCell<Row>(column: Column<Row>): Html {
+  const label = column.hiddenHeader ? html`<span class="visually-hidden">${column.header}</span>` : column.header;
+  return html`<th${attributes({ scope: 'col', class: column.numeric ? 'num' : undefined })}>${label}</th>`;
+}
+
+function bodyCell<Row>(column: Column<Row>, row: Row): Html {
+  const classes = [column.numeric ? 'num' : '', column.cellClass ?? ''].filter(Boolean).join(' ');
+  const marker = column.cellMarker ? { [`data-${column.cellMarker}`]: true as const } : {};
+  return html`<td${attributes({ class: classes || undefined, ...marker })}>${column.cell(row)}</td>`;
+}
+
+function dataAttributes(data: Record<string, string | number>): Html {
+  return attributes(Object.fromEntries(Object.entries(data).map(([name, value]) => [`data-${name}`, value])));
+}
+
+/**
+ * Attributes, each with a leading space so that `<td${attributes({})}>` is `<td>`: a value is escaped,
+ * `true` is a valueless attribute, `undefined` and `false` leave it out. Names are the caller's own words.
+ */
+export function attributes(values: Record<string, string | number | boolean | undefined>): Html {
+  const rendered = Object.entries(values).map(([name, value]) => {
+    if (value === undefined || value === false) return '';
+    return value === true ? ` ${name}` : html` ${new Html(name)}="${value}"`.value;
+  });
+  return new Html(rendered.join(''));
+}
+
+export interface PostButtonOptions {
+  /** A destructive action: styled as such (class `danger`). */
+  danger?: boolean;
+  /** What the button does, for screen readers, where its label alone is ambiguous in a table. */
+  ariaLabel?: string;
+  id?: string;
+  /** Fields the operator fills in before pressing (shown before the button). */
+  fields?: Html;
+}
+
+/** A form that posts its hidden fields to `action` with one button (revoke, remove, rotate, redeliver). */
+export function postButton(action: string, label: string, hidden: Record<string, string>, options: PostButtonOptions = {}): Html {
+  const button = attributes({
+    type: 'submit',
+    id: options.id,
+    class: options.danger ? 'danger' : undefined,
+    'aria-label': options.ariaLabel,
+  });
+  return html`<form method="post" action="${action}">
+    ${hiddenFields(hidden)} ${options.fields ?? ''}
+    <button${button}>${label}</button>
+  </form>`;
+}
+
+/** Hidden inputs, one per field. */
+export function hiddenFields(fields: Record<string, string>): Html[] {
+  return Object.entries(fields).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}" />`);
+}
+
+/** The hidden fields of a post in an environment's page: the CSRF token and the environment. */
+export function envFields(nav: { csrfToken: string; environment: string }): Record<string, string> {
+  return { csrf_token: nav.csrfToken, env: nav.environment };
+}
+
+const SHOWN_LENGTH = { day: 10, minute: 16, second: 19 } as const;
+
+/** A UTC timestamp shown to the minute (or `day`/`second`), machine-readable in `datetime`; '—' when absent. */
+export function time(at: Date | string | null, precision: keyof typeof SHOWN_LENGTH = 'minute'): Html | string {
+  if (at === null) return '—';
+  const iso = typeof at === 'string' ? at : at.toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, SHOWN_LENGTH[precision]).replace('T', ' ')}</time>`;
+}
+
+/** A select's option, selected when it is the current value. */
+export function option(value: string, current: string | undefined, label: string = value): Html {
+  return html`<option value="${value}" ${current === value ? html`selected` : ''}>${label}</option>`;
+}

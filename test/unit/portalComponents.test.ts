@@ -1,0 +1,74 @@
+import { attributes, envFields, option, postButton, table, time } from '../../api/portal/components';
+import { html } from '../../api/portal/html';
+
+/** The portal's shared pieces (issue 28): the markup the pages wrote by hand, escaped like any template. */
+describe('portal components', () => {
+  // Through an alias: prettier reformats the markup of a template tagged `html`.
+  const t = html;
+  const squeeze = (text: string) => text.replace(/>\s+</g, '><').replace(/\s+/g, ' ').trim();
+
+  it('renders a table with a header per column, data attributes per row and an actions column', () => {
+    const rendered = table({
+      id: 'things',
+      caption: 'Things <of> test',
+      rows: [{ id: 'a"1', name: '<b>', count: 3 }],
+      rowData: (row) => ({ 'thing-id': row.id }),
+      empty: t`<p id="no-things">None.</p>`,
+      columns: [
+        { header: 'Name', cell: (row) => row.name },
+        { header: 'Count', numeric: true, cellClass: 'mono', cell: (row) => row.count },
+        { header: 'Marked', cellMarker: 'marked', cell: () => 'x' },
+      ],
+      actions: () => t`<button>Go</button>`,
+    }).value;
+    expect(squeeze(rendered)).toBe(
+      '<table id="things"><caption> Things &lt;of&gt; test </caption><thead><tr>' +
+        '<th scope="col">Name</th><th scope="col" class="num">Count</th><th scope="col">Marked</th>' +
+        '<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>' +
+        '<tr data-thing-id="a&quot;1"><td>&lt;b&gt;</td><td class="num mono">3</td><td data-marked>x</td><td><button>Go</button></td></tr>' +
+        '</tbody></table>',
+    );
+  });
+
+  it('stands the empty paragraph instead of a table without rows, and names a table by its heading', () => {
+    const empty = t`<p id="no-things">None.</p>`;
+    expect(table({ id: 'x', rows: [], rowData: () => ({}), empty, columns: [{ header: 'A', cell: () => 1 }] })).toBe(empty);
+    const labelled = table({
+      id: 'x',
+      labelledBy: 'x-title',
+      rows: [1],
+      rowData: () => ({}),
+      empty,
+      columns: [{ header: 'A', cell: (n) => n }],
+    });
+    expect(labelled.value).toMatch(/^<table id="x" aria-labelledby="x-title">\s*<thead>/);
+  });
+
+  it('posts hidden fields with one button, escaping every value', () => {
+    const form = postButton('/portal/keys/k1/revoke', 'Revoke', envFields({ csrfToken: 't<', environment: 'test' }), {
+      danger: true,
+      ariaLabel: 'Revoke "k"',
+    });
+    expect(squeeze(form.value)).toBe(
+      '<form method="post" action="/portal/keys/k1/revoke"><input type="hidden" name="csrf_token" value="t&lt;" />' +
+        '<input type="hidden" name="env" value="test" /><button type="submit" class="danger" aria-label="Revoke &quot;k&quot;">Revoke</button></form>',
+    );
+    expect(squeeze(postButton('/a', 'Go', {}, { id: 'go', fields: t`<input name="why" />` }).value)).toBe(
+      '<form method="post" action="/a"><input name="why" /><button type="submit" id="go">Go</button></form>',
+    );
+  });
+
+  it('shows a UTC time to the minute, second or day, and a dash for none', () => {
+    const at = new Date('2026-11-28T12:34:56.789Z');
+    expect(String(time(at))).toBe('<time datetime="2026-11-28T12:34:56.789Z">2026-11-28 12:34</time>');
+    expect(String(time(at.toISOString(), 'second'))).toBe('<time datetime="2026-11-28T12:34:56.789Z">2026-11-28 12:34:56</time>');
+    expect(String(time(at, 'day'))).toBe('<time datetime="2026-11-28T12:34:56.789Z">2026-11-28</time>');
+    expect(time(null)).toBe('—');
+  });
+
+  it('selects the option of the current value only', () => {
+    expect(option('a', 'a', 'A <1>').value).toBe('<option value="a" selected>A &lt;1&gt;</option>');
+    expect(option('b', 'a').value).toBe('<option value="b" >b</option>');
+    expect(attributes({ a: 'x', b: true, c: false, d: undefined, e: 0 }).value).toBe(' a="x" b e="0"');
+  });
+});
