@@ -71,6 +71,14 @@ module.exports = {
       to: { path: '^workflows/', pathNot: '^workflows/definitions/', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'webhooks-deliver-any-event',
+      severity: 'error',
+      comment:
+        'Delivery knows no carrier and no call: what a call adds to a delivery (its spoken reply, its transcript) is src/domain/calls/messageTurn.ts.',
+      from: { path: '^src/domain/webhooks/' },
+      to: { path: '^src/adapters/|^src/domain/calls/' },
+    },
+    {
       name: 'http-only-in-api',
       severity: 'error',
       comment:

@@ -10,19 +10,17 @@ import {
   type SequencedEntry,
 } from '../src/domain/calls/store';
 import { closeDeferral } from '../src/domain/calls/deferredPlayback';
-import { recordComplianceEvent } from '../src/domain/compliance/events';
+import { isRecordedForCall, recordComplianceEvent } from '../src/domain/compliance/events';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
-import { stableUuid } from '../src/platform/stableId';
-import { eventDestination } from '../src/domain/webhooks/destination';
-import { EVENT_POLICIES, type EventType } from '../src/domain/webhooks/events';
-import { publishEvent, type PublishDeps } from '../src/domain/webhooks/publish';
+import { callEventId, callEventOf, publishCallEvent as publishEventOfCall } from '../src/domain/calls/events';
+import type { EventType } from '../src/domain/webhooks/events';
 import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type CarrierRefusal, type TransferCallRequest } from '../src/adapters/carrier/port';
 import type { CallFacts } from '../workflows/definitions/calls';
 import { FailureTypes } from '../workflows/definitions/failures';
 import type { EgressPolicy } from '../src/platform/net/egress';
-import { createDeliveryAttempt } from './webhooks';
+import { messageTurnAttempt } from '../src/domain/calls/messageTurn';
 import { businessMetrics, deliveryOutcome } from './metrics';
 
 /** A recorded `call.playback` report, as the API received it (the workflow's SignalledCallEvent; typed there, to keep layers acyclic). */
@@ -33,8 +31,9 @@ export interface CallActivityDeps {
   carrier: CarrierAdapter;
   /** Where the carrier posts call events for this deployment (`<public base>/carrier/events`). */
   carrierEventsUrl: string;
-  temporal?: () => Client;
-  taskQueue?: string;
+  /** The worker's Temporal client and task queue: a call event whose first attempt fails starts its retry workflow. */
+  temporal: () => Client;
+  taskQueue: string;
   /** Signs `message` deliveries (the turn activity delivers them itself). */
   secretsKey: () => SecretsKeyRing;
   /** Guards the turn's connection to the customer's webhook_url. */
@@ -72,9 +71,6 @@ function pressIdOfThisActivity(): { pressId?: string } {
     return {};
   }
 }
-
-/** A stable id for one event of one call, so a retried activity records it once. */
-const callEventId = (callId: string, type: string, key: string | number): string => stableUuid(callId, type, key);
 
 export interface TranscriptEntry {
   role: 'user' | 'assistant';
@@ -138,7 +134,7 @@ export function createCallActivities({
   ndjsonBudget,
   now,
 }: CallActivityDeps) {
-  const delivery = createDeliveryAttempt({ db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) });
+  const turnDeps = { db, egress, carrier, secretsKey, now, ...(ndjsonBudget ? { ndjsonBudget } : {}) };
   return {
     async placeCall(call: CallFacts): Promise<{ carrierCallId: string }> {
       const { carrierCallId } = await carrierCommand(() =>
@@ -227,7 +223,7 @@ export function createCallActivities({
      */
     async recordMessageEvent(call: CallFacts, turn: number, payload: Record<string, unknown>): Promise<{ eventId: string }> {
       const eventId = await recordEvent(db, {
-        ...eventOf(call, 'message'),
+        ...callEventOf(call, 'message'),
         id: callEventId(call.callId, 'message', turn),
         payload: { call_id: call.callId, ...payload },
         now: now(),
@@ -246,9 +242,10 @@ export function createCallActivities({
      */
     async takeMessageTurn(call: CallFacts, turn: MessageTurn): Promise<MessageTurnOutcome> {
       let repliedAt = 0;
-      const outcome = await delivery.messageTurnAttempt(
+      const outcome = await messageTurnAttempt(
+        turnDeps,
         {
-          ...eventOf(call, 'message'),
+          ...callEventOf(call, 'message'),
           id: callEventId(call.callId, 'message', turn.turn),
           payload: {
             call_id: call.callId,
@@ -297,7 +294,7 @@ export function createCallActivities({
 
     async recordDisclosurePlayed(call: CallFacts, disclosureId: string): Promise<void> {
       // Once per call, whatever retries happen.
-      if (await db('compliance_events').where({ call_id: call.callId, event_type: 'disclosure_played' }).first('id')) return;
+      if (await isRecordedForCall(db, call.callId, 'disclosure_played')) return;
       await recordComplianceEvent(db, {
         workspaceId: call.workspaceId,
         environment: call.environment,
@@ -320,10 +317,7 @@ export function createCallActivities({
       await recordCallState(db, callId, state);
     },
 
-    /**
-     * Publishes a call event through the delivery engine, once per (call, event type, key): see
-     * `publishCallEvent` below.
-     */
+    /** Publishes a call event, once per (call, event type, key): src/domain/calls/events.ts `publishCallEvent`. */
     async publishCallEvent(
       call: CallFacts,
       type: EventType,
@@ -337,49 +331,9 @@ export function createCallActivities({
 
 export type CallActivities = ReturnType<typeof createCallActivities>;
 
-/** What every event of a call records besides its id and payload. */
-function eventOf(call: CallFacts, type: EventType) {
-  return {
-    workspaceId: call.workspaceId,
-    environment: call.environment,
-    lineId: call.lineId,
-    callId: call.callId,
-    type,
-    target: EVENT_POLICIES[type].target,
-    actorKeyId: call.keyId,
-  };
-}
-
-/**
- * Publishes a call event, once per (call, event type, key): the event id is derived from them, so
- * a retried activity (or the recovery sweeper after the call's workflow) does not publish twice
- * (`key` distinguishes repeatable events such as `interrupted`). It is recorded and its first
- * attempt made here, right after the commit (src/domain/webhooks/publish.ts); only a failed
- * attempt starts the retry workflow. Events whose destination the line does not have (no
- * status_callback_url) are skipped.
- */
-export async function publishCallEvent(
-  deps: Omit<PublishDeps, 'temporal' | 'taskQueue'> & { temporal?: () => Client; taskQueue?: string },
-  call: CallFacts,
-  type: EventType,
-  payload: Record<string, unknown>,
-  key: string | number = '',
-): Promise<{ eventId: string | null }> {
-  const { db, temporal, taskQueue, now } = deps;
-  if (!temporal || !taskQueue) throw new Error('this worker cannot publish events (no Temporal client)');
-  const line = await db('lines').where({ id: call.lineId }).first('status_callback_url', 'webhook_url');
-  // Hosted and audio lines need no webhook_url: without one (and no workspace default) their
-  // webhook events have nowhere to go and are not recorded.
-  if (!(await eventDestination(db, call, line, EVENT_POLICIES[type].target))) return { eventId: null };
-  const { eventId, attempt } = await publishEvent(
-    { ...deps, temporal, taskQueue },
-    {
-      ...eventOf(call, type),
-      id: callEventId(call.callId, type, key),
-      payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
-      now: now(),
-    },
-  );
-  if (attempt.made) businessMetrics.delivery(type, attempt.outcome);
+/** Publishes a call event (src/domain/calls/events.ts) and counts its first attempt, if this process made it. */
+export async function publishCallEvent(...args: Parameters<typeof publishEventOfCall>): Promise<{ eventId: string | null }> {
+  const { eventId, attempt } = await publishEventOfCall(...args);
+  if (attempt?.made) businessMetrics.delivery(args[2], attempt.outcome);
   return { eventId };
 }

@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { hostedSpeakIdPrefix } from '../src/domain/calls/rules';
+import { callSystemPrompt } from '../src/domain/calls/store';
 import { createSpeechChunker } from '../src/domain/calls/speechChunks';
 import type { Db } from '../src/platform/db/knex';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
@@ -76,10 +77,7 @@ export function createHostedActivities({ carrier, model, db }: HostedActivityDep
       // Heartbeats carry cancellation (barge-in) to this activity, also while the model thinks.
       const beat = setInterval(() => context.heartbeat({ spoken: spokenChunks.length }), 200);
       try {
-        const systemPrompt =
-          input.systemPrompt ??
-          ((await db('calls').where({ id: input.callId }).first('system_prompt'))?.system_prompt as string | null) ??
-          '';
+        const systemPrompt = input.systemPrompt ?? (await callSystemPrompt(db, input.callId)) ?? '';
         for await (const delta of model.streamReply({
           systemPrompt: withLanguage(systemPrompt, input.language),
           turns: input.turns,

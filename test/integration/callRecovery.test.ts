@@ -88,6 +88,8 @@ describe('recovering calls and messages whose workflow cannot finish them', () =
       db: h.db,
       carrier: {} as CarrierAdapter, // state writes only
       carrierEventsUrl: `${h.apiUrl}/carrier/events`,
+      temporal: () => h.temporal,
+      taskQueue: h.config.taskQueue,
       secretsKey: () => parseSecretsKey(generateSecretsKey()),
       egress: new EgressPolicy(),
       now: () => new Date(),

@@ -10,7 +10,11 @@ import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
 import { stopProcess } from '../../dev/infra/proc';
 import { EVENT_POLICIES, RETRY_DELAYS_MS, type EventType } from '../../src/domain/webhooks/events';
-import { createEvent, startDelivery } from '../../src/domain/webhooks/publish';
+import { startDelivery } from '../../src/domain/webhooks/publish';
+import { recordEvent } from '../../src/domain/webhooks/record';
+import { eventDestination } from '../../src/domain/webhooks/destination';
+import { recordMessageAndClaim } from '../../src/domain/webhooks/store';
+import { findLineById } from '../../src/domain/lines/store';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import type { deliverEventWorkflow } from '../../workflows/webhooks';
 import { customer } from '../support/customer';
@@ -32,7 +36,7 @@ describe('webhook delivery engine', () => {
   }
 
   const event = (lineId: string, type: EventType, payload: Record<string, unknown> = {}) =>
-    createEvent(h.db, {
+    recordEvent(h.db, {
       workspaceId: tenant.workspaceId,
       environment: 'test',
       lineId,
@@ -267,5 +271,48 @@ describe('webhook delivery engine', () => {
         await stopProcess(worker);
       }
     }, 90_000);
+  });
+
+  /**
+   * Where a `message` goes is stated twice: `eventDestination` (every other event) and its SQL in
+   * the call turn's claim statement (`recordMessageAndClaim`, built from `webhookDestinationSql`).
+   * Both must pick the same URL for a line with and without its own `webhook_url`, with and
+   * without the workspace's default (an empty string counts as none).
+   */
+  describe('the call turn and every other event choose the same destination', () => {
+    const cases: Array<[string, string | null, string | null]> = [
+      ['the line URL, no default', 'https://line.example.test/hooks', null],
+      ['the line URL over a default', 'https://line.example.test/hooks', 'https://default.example.test/hooks'],
+      ['no line URL: the default', null, 'https://default.example.test/hooks'],
+      ['an empty line URL: the default', '', 'https://default.example.test/hooks'],
+      ['no line URL, no default: nowhere', null, null],
+      ['no line URL, an empty default: nowhere', null, ''],
+    ];
+    it.each(cases)('%s', async (_name, lineUrl, defaultUrl) => {
+      const { id: lineId } = await line();
+      await h.db('lines').where({ id: lineId }).update({ webhook_url: lineUrl });
+      await h
+        .db('billing_accounts')
+        .where({ workspace_id: tenant.workspaceId, environment: 'test' })
+        .update({ default_webhook_url: defaultUrl });
+      const row = await findLineById(h.db, lineId);
+      const chosen = await eventDestination(h.db, { workspaceId: tenant.workspaceId, environment: 'test' }, row, 'webhook');
+      const claim = await recordMessageAndClaim(h.db, {
+        event: {
+          id: crypto.randomUUID(),
+          workspaceId: tenant.workspaceId,
+          environment: 'test',
+          lineId,
+          type: 'message',
+          target: EVENT_POLICIES.message.target,
+          payload: { text: 'hello' },
+          now: new Date(),
+        },
+        deliveryId: crypto.randomUUID(),
+        requestBody: '{}',
+      });
+      expect(claim.url).toBe(chosen);
+      expect(chosen).toBe(lineUrl || defaultUrl || null);
+    });
   });
 });

@@ -1,11 +1,12 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createDeliveryAttempt, type EventRow } from '../../activities/webhooks';
+import { speakingReply } from '../../src/domain/calls/messageTurn';
+import { attemptDelivery } from '../../src/domain/webhooks/attempt';
 import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
 import { EVENT_POLICIES, NDJSON_LIMITS, RESPONSE_READ_LIMIT_BYTES } from '../../src/domain/webhooks/events';
-import { createEvent } from '../../src/domain/webhooks/publish';
+import { findEvent, recordEvent } from '../../src/domain/webhooks/record';
 import { customer } from '../support/customer';
 import { createTenant, eventually, startHarness } from '../support/harness';
 import { startReceiver } from '../support/receiver';
@@ -181,7 +182,7 @@ describe('bounded webhook answers', () => {
     /** One `message` delivery attempt with a live reply stream, as the call turn makes it; the carrier only records what it was asked to speak. */
     async function streamedAttempt(budget = { lineMs: 2_000, totalMs: 30_000 }) {
       const line = await lineTo(hostile.url);
-      const eventId = await createEvent(h.db, {
+      const eventId = await recordEvent(h.db, {
         workspaceId: tenant.workspaceId,
         environment: 'test',
         lineId: line.id,
@@ -190,18 +191,17 @@ describe('bounded webhook answers', () => {
         payload: { text: 'hello' },
         now: new Date(),
       });
-      const event = (await h.db('webhook_events').where({ id: eventId }).first()) as EventRow;
+      const event = (await findEvent(h.db, eventId))!;
       const spoken: string[] = [];
       const carrier = { speak: async ({ text }: { text: string }) => void spoken.push(text) };
-      const delivery = createDeliveryAttempt({
+      const deps = {
         db: h.db,
         egress: egressPolicyFor(h.config),
-        carrier,
         secretsKey: () => parseSecretsKey(h.config.secretsKey!),
-        ndjsonBudget: budget,
         now: () => new Date(),
-      });
-      const outcome = await delivery.attempt(event, 1, { carrierCallId: 'CA-limits', speakIdPrefix: 'turn-1' });
+      };
+      const reply = speakingReply(carrier, { carrierCallId: 'CA-limits', speakIdPrefix: 'turn-1' }, budget);
+      const outcome = await attemptDelivery(deps, event, 1, { reply });
       const row = await h.db('webhook_deliveries').where({ event_id: eventId }).first();
       return { outcome, spoken, row };
     }

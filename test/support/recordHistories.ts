@@ -51,9 +51,11 @@ async function main(): Promise<void> {
     const { createTenant, startHarness, webhookLine } = require('./harness') as typeof import('./harness');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { startReceiver } = require('./receiver') as typeof import('./receiver');
-    const { createEvent, startDelivery, publishEvent, publishDepsOf } =
+    const { startDelivery, publishEvent, publishDepsOf } =
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       require('../../src/domain/webhooks/publish') as typeof import('../../src/domain/webhooks/publish');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { recordEvent } = require('../../src/domain/webhooks/record') as typeof import('../../src/domain/webhooks/record');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { runCommand } = require('../../src/main/cli') as typeof import('../../src/main/cli');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -92,7 +94,7 @@ async function main(): Promise<void> {
           body: webhookLine({ webhook_url: receiver.url }),
         });
         receiver.script({ status: 500 });
-        const eventId = await createEvent(h.db, {
+        const eventId = await recordEvent(h.db, {
           workspaceId: tenant.workspaceId,
           environment: 'test',
           lineId: hooked.body.line.id,

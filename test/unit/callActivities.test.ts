@@ -22,6 +22,10 @@ describe('call activities: carrier refusals', () => {
       db: {} as Db,
       carrier,
       carrierEventsUrl: 'http://127.0.0.1:9/carrier/events',
+      temporal: () => {
+        throw new Error('carrier commands start no workflow');
+      },
+      taskQueue: 'unused',
       secretsKey: () => parseSecretsKey(generateSecretsKey()),
       egress: new EgressPolicy(),
       now: () => new Date(),

@@ -38,6 +38,7 @@ const PROBES: Record<string, string> = {
   'api/openapi/probe.ts': "import { route } from '../routes/probe';\nexport const documented = route;\n",
   'src/domain/calls/rules.ts': 'export const rule = 1;\n',
   'src/domain/calls/probe.ts': "import { route } from '../../../api/routes/probe';\nexport const useCase = route;\n",
+  'src/domain/webhooks/probe.ts': "import { rule } from '../calls/rules';\nexport const delivery = rule;\n",
   'src/domain/cycle/a.ts': "import { b } from './b';\nexport const a = () => b;\n",
   'src/domain/cycle/b.ts': "import { a } from './a';\nexport const b = () => a;\n",
   'src/platform/db/knex.ts': 'export const db = 1;\n',
@@ -94,6 +95,7 @@ describe('layer boundaries (npm run lint)', () => {
         'platform-has-no-business: src/platform/probe.ts',
         'sdk-is-the-customers: sdk/probe.ts',
         'simulator-is-another-program: simulator/probe.ts',
+        'webhooks-deliver-any-event: src/domain/webhooks/probe.ts',
         'workflows-deterministic: workflows/probe.ts',
       ].sort(),
     );

@@ -62,6 +62,12 @@ export async function findCallById(db: Knex, callId: string): Promise<CallRow | 
 }
 
 /** The call the carrier knows as `carrierCallId` (an inbound call is recorded with it when it rings). */
+/** The call's own system prompt (hosted lines: the line's, or the conversation call's); null when it has none. */
+export async function callSystemPrompt(db: Knex, callId: string): Promise<string | null> {
+  const row = await db('calls').where({ id: callId }).first('system_prompt');
+  return (row?.system_prompt as string | null | undefined) ?? null;
+}
+
 export async function findCallByCarrierId(db: Knex, carrierCallId: string): Promise<CallRow | undefined> {
   return db<CallRow>('calls').where({ carrier_call_id: carrierCallId }).first();
 }

@@ -76,6 +76,11 @@ export async function recordComplianceEvent(db: Knex | Knex.Transaction, event: 
   });
 }
 
+/** Whether a compliance event of `eventType` is recorded for the call (one recorded once per call, whatever retries happen). */
+export async function isRecordedForCall(db: Knex, callId: string, eventType: ComplianceEventType): Promise<boolean> {
+  return (await db('compliance_events').where({ call_id: callId, event_type: eventType }).first('id')) !== undefined;
+}
+
 /** The compliance events of a workspace in one environment (the audit reads them, newest first). */
 export function complianceEventsOf(db: Knex, tenant: { workspaceId: string; environment: 'test' | 'live' }) {
   return db('compliance_events').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });

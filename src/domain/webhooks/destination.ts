@@ -26,3 +26,14 @@ export async function eventDestination(
     .first('default_webhook_url');
   return account?.default_webhook_url || null;
 }
+
+/**
+ * `eventDestination` of a `webhook` event as one SQL expression, for a statement that reads the
+ * line itself (the call turn's claim, ./store.ts `recordMessageAndClaim`): the line's `webhook_url`
+ * (`lineWebhookUrlSql`, the caller's constant expression, never request data), else the
+ * workspace's `default_webhook_url`, else null. Binds the workspace id and the environment.
+ */
+export function webhookDestinationSql(lineWebhookUrlSql: string): string {
+  return `coalesce(nullif(${lineWebhookUrlSql}, ''),
+                  (SELECT nullif(default_webhook_url, '') FROM billing_accounts WHERE workspace_id = ? AND environment = ? LIMIT 1))`;
+}

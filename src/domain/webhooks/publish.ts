@@ -8,12 +8,9 @@ import type { Db } from '../../platform/db/knex';
 import { egressPolicyFor, type EgressPolicy } from '../../platform/net/egress';
 import { ignoringAlreadyStarted } from '../../platform/temporal/starts';
 import { sealingKeyOf } from '../lines/secrets';
-import { createDeliveryAttempt, type AttemptOutcome } from './attempt';
+import { attemptDelivery, type AttemptOutcome } from './attempt';
 import { EVENT_POLICIES, retryDelayMs, type EventType } from './events';
-import { findEvent, recordEvent, type EventRow, type NewEvent } from './record';
-
-/** The earlier name of `recordEvent` (./record.ts), kept for the tests and benches that record events directly. */
-export const createEvent = recordEvent;
+import { eventRowOf, findEvent, recordEvent, type EventRow, type NewEvent } from './record';
 
 /** What publishing an event reaches: the database, Temporal (for retries only), the egress policy and the signing keys. */
 export interface PublishDeps {
@@ -97,7 +94,7 @@ export type FirstAttemptResult = { made: true; outcome: AttemptOutcome } | { mad
 export async function makeFirstAttempt(deps: PublishDeps, event: EventRow | string): Promise<FirstAttemptResult> {
   const row = typeof event === 'string' ? await findEvent(deps.db, event) : event;
   if (!row) return { made: false };
-  const outcome = await createDeliveryAttempt(deps).attempt(row, 1, undefined, { claim: true });
+  const outcome = await attemptDelivery(deps, row, 1, { claim: true });
   if (outcome.error === 'attempt_claimed') return { made: false };
   await settleFirstAttempt(deps, { id: row.id, eventType: row.event_type as EventType }, outcome);
   return { made: true, outcome };
@@ -108,14 +105,6 @@ export async function publishEvent(deps: PublishDeps, event: NewEvent): Promise<
   const eventId = await recordPublishedEvent(deps.db, event);
   // A stable id may have been recorded before (a retried activity): attempt what was recorded.
   if (event.id) return { eventId, attempt: await makeFirstAttempt(deps, eventId) };
-  const attempt = await makeFirstAttempt(deps, {
-    id: eventId,
-    workspace_id: event.workspaceId,
-    environment: event.environment,
-    line_id: event.lineId,
-    call_id: event.callId ?? null,
-    event_type: event.type,
-    payload: event.payload,
-  });
+  const attempt = await makeFirstAttempt(deps, eventRowOf({ ...event, id: eventId }));
   return { eventId, attempt };
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import type { SqlStatement } from '../../platform/db/prepared';
 import type { EventPolicy, EventType } from './events';
 
 export interface NewEvent {
@@ -21,10 +22,9 @@ export interface NewEvent {
   awaitingDispatch?: boolean;
 }
 
-/** Records an outbound event (a `webhook_events` row); its id is the `event_id` receivers dedupe on. */
-export async function recordEvent(db: Knex | Knex.Transaction, event: NewEvent): Promise<string> {
-  const id = event.id ?? crypto.randomUUID();
-  const insert = db('webhook_events').insert({
+/** The `webhook_events` columns of `event` (how an event is recorded, stated once for both statements below). */
+function eventColumns(event: NewEvent, id: string) {
+  return {
     id,
     workspace_id: event.workspaceId,
     environment: event.environment,
@@ -35,10 +35,32 @@ export async function recordEvent(db: Knex | Knex.Transaction, event: NewEvent):
     payload: event.payload,
     actor_key_id: event.actorKeyId ?? null,
     created_at: event.now,
+  };
+}
+
+/** Records an outbound event (a `webhook_events` row); its id is the `event_id` receivers dedupe on. */
+export async function recordEvent(db: Knex | Knex.Transaction, event: NewEvent): Promise<string> {
+  const id = event.id ?? crypto.randomUUID();
+  const insert = db('webhook_events').insert({
+    ...eventColumns(event, id),
     ...(event.awaitingDispatch ? { awaiting_dispatch: true } : {}),
   });
   await (event.id ? insert.onConflict('id').ignore() : insert);
   return id;
+}
+
+/**
+ * `recordEvent` of an event with a stable id, as a statement for another statement to run inside
+ * its own (the call turn's claim, ./store.ts `recordMessageAndClaim`): recorded once, by its id.
+ */
+export function recordEventStatement(event: NewEvent & { id: string }): SqlStatement {
+  const columns = Object.entries(eventColumns(event, event.id));
+  return {
+    sql: `INSERT INTO webhook_events (${columns.map(([name]) => name).join(', ')})
+       VALUES (${columns.map(([name]) => (name === 'payload' ? '?::jsonb' : '?')).join(', ')})
+       ON CONFLICT (id) DO NOTHING`,
+    bindings: columns.map(([name, value]) => (name === 'payload' ? JSON.stringify(value) : (value as Knex.RawBinding))),
+  };
 }
 
 export async function isEventRecorded(db: Knex | Knex.Transaction, eventId: string): Promise<boolean> {
@@ -54,6 +76,19 @@ export interface EventRow {
   call_id: string | null;
   event_type: string;
   payload: Record<string, unknown>;
+}
+
+/** The row `recordEvent` writes for `event`, as a delivery attempt reads it. */
+export function eventRowOf(event: NewEvent & { id: string }): EventRow {
+  return {
+    id: event.id,
+    workspace_id: event.workspaceId,
+    environment: event.environment,
+    line_id: event.lineId,
+    call_id: event.callId ?? null,
+    event_type: event.type,
+    payload: event.payload,
+  };
 }
 
 export async function findEvent(db: Knex, eventId: string): Promise<EventRow | undefined> {

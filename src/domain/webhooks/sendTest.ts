@@ -2,6 +2,7 @@ import type { UseCaseDeps } from '../useCaseDeps';
 import { findLine, type Tenant } from '../lines/store';
 import { EVENT_POLICIES } from './events';
 import { makeFirstAttempt, publishDepsOf, recordPublishedEvent } from './publish';
+import { latestAttemptOf } from './store';
 
 /** What is known of the test event's attempt: `finished` once it has run (else it is still pending). */
 export interface TestAttempt {
@@ -42,7 +43,7 @@ export async function sendTestEvent(deps: UseCaseDeps, sender: Tenant & { keyId:
     attempt.then(() => true),
     new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), deps.config.webhookTestWaitMs))),
   ]).finally(() => clearTimeout(timer));
-  const delivery = await deps.db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt', 'desc').first();
+  const delivery = await latestAttemptOf(deps.db, eventId);
   const finished = waited && delivery !== undefined && delivery.status !== 'pending';
   return { ok: true, attempt: { eventId, finished, delivery } };
 }

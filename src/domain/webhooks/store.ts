@@ -1,30 +1,84 @@
 import type { Knex } from 'knex';
-import { MARK_DEFERRABLE_SQL, markDeferrableBindings } from '../calls/deferredPlayback';
-import { transcriptAppend, type TranscriptAddition } from '../calls/store';
-import { queryPreparedRaw } from '../../platform/db/prepared';
+import { queryPreparedRaw, type SqlStatement } from '../../platform/db/prepared';
 import type { SealedSecretRow } from '../lines/secrets';
-import type { NewEvent } from './record';
+import { webhookDestinationSql } from './destination';
+import { recordEventStatement, type NewEvent } from './record';
+
+/** The columns a delivery attempt's row is inserted with (./attempt.ts `prepareAttempt`). */
+export interface AttemptRow {
+  id: string;
+  event_id: string;
+  workspace_id: string;
+  environment: string;
+  line_id: string;
+  call_id: string | null;
+  event_type: string;
+  url: string | null;
+  attempt: number;
+  request_body: string;
+  created_at: Date;
+}
+
+/**
+ * Logs an attempt that could not be made (no line, no URL, no secret) as failed. False when its
+ * attempt number already had a row (then nothing is written).
+ */
+export async function insertUnmadeAttempt(db: Knex, row: AttemptRow, error: string): Promise<boolean> {
+  const inserted = await db('webhook_deliveries')
+    .insert({ ...row, status: 'failed', error_message: error, duration_ms: 0, completed_at: row.created_at })
+    .onConflict(['event_id', 'attempt'])
+    .ignore()
+    .returning('id');
+  return inserted.length > 0;
+}
+
+/**
+ * Claims an attempt: inserts its `pending` row unless its attempt number has one (`webhook_deliveries`
+ * is unique on `(event_id, attempt)`). True when this caller makes the POST.
+ */
+export async function claimAttempt(db: Knex, row: AttemptRow): Promise<boolean> {
+  const inserted = await db('webhook_deliveries')
+    .insert({ ...row, status: 'pending' })
+    .onConflict(['event_id', 'attempt'])
+    .ignore()
+    .returning('id');
+  return inserted.length > 0;
+}
+
+/** A retried activity reuses its attempt number: the lost try's row is replaced by this one's `pending` row. */
+export async function replaceAttempt(db: Knex, row: AttemptRow): Promise<void> {
+  await db('webhook_deliveries').where({ event_id: row.event_id, attempt: row.attempt }).del();
+  await db('webhook_deliveries').insert({ ...row, status: 'pending' });
+}
+
+/** A claimed first attempt that never finished (its worker crashed) is failed as `attempt_lost`, not made again. */
+export async function failLostAttempt(db: Knex, eventId: string, at: Date): Promise<void> {
+  await db('webhook_deliveries')
+    .where({ event_id: eventId, attempt: 1, status: 'pending' })
+    .update({ status: 'failed', error_message: 'attempt_lost', duration_ms: 0, completed_at: at });
+}
+
+/** Gives a claim back (its attempt was not made), so a retry can make it. */
+export async function releaseClaim(db: Knex, deliveryId: string): Promise<void> {
+  await db('webhook_deliveries').where({ id: deliveryId, status: 'pending' }).del();
+}
 
 /*
- * The webhook-mode call turn's statements (docs/decisions/calls.md, "Call turns, round 3"): the turn
- * records its `message` event and claims its one attempt in one round trip, and records the
- * attempt's outcome with the turn's transcript in another. Each is one statement, so each is
- * atomic: a claim is never made without its event, nor an outcome written without its entries.
+ * The webhook-mode call turn's statements (docs/decisions/calls.md, "Call turns, round 3";
+ * src/domain/calls/messageTurn.ts): the turn records its `message` event and claims its one
+ * attempt in one round trip, and records the attempt's outcome with the turn's transcript in
+ * another. Each is one statement, so each is atomic: a claim is never made without its event,
+ * nor an outcome written without its entries. What the calls area adds to each (the playback
+ * deferral, the transcript entries) comes in as a statement of its own (`SqlStatement`).
  */
-
-/** The playback deferral a turn opens for its reply (src/domain/calls/deferredPlayback.ts `markDeferrable`). */
-export interface TurnDeferral {
-  callId: string;
-  speakIds: readonly string[];
-  speakPrefix: string | null;
-}
 
 export interface MessageClaimInput {
   event: NewEvent & { id: string };
   /** Attempt 1's row: its id (the delivery id it is signed with) and the body it POSTs. */
   deliveryId: string;
   requestBody: string;
-  deferral?: TurnDeferral;
+  /** Run in the same statement (the call turn marks its reply's playback deferral). */
+  alongside?: SqlStatement;
 }
 
 /** What the claim statement found: the line's delivery facts, its sealed signing secret, and whether attempt 1 is this run's. */
@@ -39,16 +93,16 @@ export interface MessageClaim {
 }
 
 /**
- * One statement: records the `message` event (once: its id is stable), marks the reply's
- * playback deferral, reads the line's delivery facts (scoped by the event's workspace and
+ * One statement: records the `message` event (once: its id is stable), runs `alongside`, reads the line's delivery facts (scoped by the event's workspace and
  * environment) and its current sealed secret, and claims attempt 1 (`webhook_deliveries`
  * unique on `(event_id, attempt)`) when the attempt can be made. A re-run finds the row and
  * claims nothing. The event insert and the claim commit together, so the event is recorded
  * before any POST.
  */
 export async function recordMessageAndClaim(db: Knex, input: MessageClaimInput): Promise<MessageClaim> {
-  const { event, deliveryId, requestBody, deferral } = input;
+  const { event, deliveryId, requestBody, alongside } = input;
   const tenant = [event.workspaceId, event.environment];
+  const recorded = recordEventStatement(event);
   const rows = await queryPreparedRaw<{
     line_status: string | null;
     url: string | null;
@@ -61,16 +115,10 @@ export async function recordMessageAndClaim(db: Knex, input: MessageClaimInput):
     `WITH line AS (
        SELECT status, webhook_url FROM lines WHERE id = ? AND workspace_id = ? AND environment = ?
      ), destination AS (
-       SELECT coalesce(nullif((SELECT webhook_url FROM line), ''),
-                       (SELECT nullif(default_webhook_url, '') FROM billing_accounts WHERE workspace_id = ? AND environment = ? LIMIT 1)) AS url
+       SELECT ${webhookDestinationSql('(SELECT webhook_url FROM line)')} AS url
      ), secret AS (
        SELECT id, line_id, ciphertext FROM line_webhook_secrets WHERE line_id = ? AND state = 'current' LIMIT 1
-     ), recorded AS (
-       INSERT INTO webhook_events (id, workspace_id, environment, line_id, call_id, event_type, target, payload, actor_key_id, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING id
-     )${deferral ? `, marked AS (${MARK_DEFERRABLE_SQL} RETURNING call_id)` : ''}, claimed AS (
+     ), recorded AS (${recorded.sql} RETURNING id)${alongside ? `, alongside AS (${alongside.sql})` : ''}, claimed AS (
        INSERT INTO webhook_deliveries (id, event_id, workspace_id, environment, line_id, call_id, event_type, url, attempt, request_body, created_at, status)
        SELECT ?, ?, ?, ?, ?, ?, ?, destination.url, 1, ?::jsonb, ?, 'pending'
          FROM destination
@@ -88,16 +136,8 @@ export async function recordMessageAndClaim(db: Knex, input: MessageClaimInput):
       ...tenant,
       ...tenant,
       event.lineId,
-      event.id,
-      ...tenant,
-      event.lineId,
-      event.callId ?? null,
-      event.type,
-      event.target,
-      JSON.stringify(event.payload),
-      event.actorKeyId ?? null,
-      event.now,
-      ...(deferral ? markDeferrableBindings(deferral.callId, deferral.speakIds, deferral.speakPrefix) : []),
+      ...recorded.bindings,
+      ...(alongside ? alongside.bindings : []),
       deliveryId,
       event.id,
       ...tenant,
@@ -117,7 +157,7 @@ export async function recordMessageAndClaim(db: Knex, input: MessageClaimInput):
   };
 }
 
-/** The columns of a finished attempt's row (src/domain/webhooks/attempt.ts `completionOf`). */
+/** The columns of a finished attempt's row (./attempt.ts `completionOf`). */
 export interface AttemptCompletion {
   status: string;
   http_status: number | null;
@@ -128,16 +168,15 @@ export interface AttemptCompletion {
 }
 
 /**
- * One statement: records the attempt's outcome on its row and adds the turn's entries to the
- * call's transcript. Throws if either fails (then neither is written).
+ * One statement: records the attempt's outcome on its row and runs `alongside` (the turn's
+ * transcript entries). Throws if either fails (then neither is written).
  */
-export async function settleMessageAttempt(
+export async function settleAttemptWith(
   db: Knex,
   deliveryId: string,
   completion: AttemptCompletion,
-  transcript: { callId: string; addition: TranscriptAddition },
+  alongside: SqlStatement,
 ): Promise<void> {
-  const append = transcriptAppend(transcript.callId, transcript.addition);
   await queryPreparedRaw(
     db,
     'webhook_message_settle',
@@ -146,8 +185,8 @@ export async function settleMessageAttempt(
           SET status = ?, http_status = ?, error_message = ?, response_body = ?, duration_ms = ?, completed_at = ?
         WHERE id = ?
        RETURNING id
-     ), appended AS (${append.sql} RETURNING calls.id)
-     SELECT (SELECT count(*) FROM settled) AS settled, (SELECT count(*) FROM appended) AS appended`,
+     ), alongside AS (${alongside.sql})
+     SELECT (SELECT count(*) FROM settled) AS settled`,
     [
       completion.status,
       completion.http_status,
@@ -156,7 +195,7 @@ export async function settleMessageAttempt(
       completion.duration_ms,
       completion.completed_at,
       deliveryId,
-      ...append.bindings,
+      ...alongside.bindings,
     ],
   );
 }
@@ -164,6 +203,11 @@ export async function settleMessageAttempt(
 /** Records a finished attempt's outcome on its row alone (when the turn's transcript could not be written with it). */
 export async function completeAttempt(db: Knex, deliveryId: string, completion: AttemptCompletion): Promise<void> {
   await db('webhook_deliveries').where({ id: deliveryId }).update(completion);
+}
+
+/** The event's latest attempt row (the highest attempt number), if any. */
+export async function latestAttemptOf(db: Knex, eventId: string) {
+  return db('webhook_deliveries').where({ event_id: eventId }).orderBy('attempt', 'desc').first();
 }
 
 /** Failed delivery attempts of a tenant since `since` (the portal's "failing deliveries"). */

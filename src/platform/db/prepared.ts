@@ -31,3 +31,9 @@ export async function queryPreparedRaw<Row>(db: Db, prefix: string, sql: string,
   const name = `${prefix}_${crypto.createHash('sha1').update(native.sql).digest('hex').slice(0, 12)}`;
   return queryPrepared<Row>(db, name, native.sql, native.bindings);
 }
+
+/** A statement (`?` bindings) one area hands to a statement of another, which runs it inside its own. */
+export interface SqlStatement {
+  sql: string;
+  bindings: readonly Knex.RawBinding[];
+}

@@ -1,0 +1,56 @@
+import { stableUuid } from '../../platform/stableId';
+import { findLine } from '../lines/store';
+import { eventDestination } from '../webhooks/destination';
+import { EVENT_POLICIES, type EventType } from '../webhooks/events';
+import { publishEvent, type FirstAttemptResult, type PublishDeps } from '../webhooks/publish';
+
+/** What every event of a call names: the call, its tenant, its line and the key that placed it. */
+export interface CallEventSource {
+  callId: string;
+  workspaceId: string;
+  environment: 'test' | 'live';
+  lineId: string;
+  keyId: string | null;
+}
+
+/** A stable id for one event of one call, so a retried activity records it once. */
+export const callEventId = (callId: string, type: string, key: string | number): string => stableUuid(callId, type, key);
+
+/** What every event of a call records besides its id and payload. */
+export function callEventOf(call: CallEventSource, type: EventType) {
+  return {
+    workspaceId: call.workspaceId,
+    environment: call.environment,
+    lineId: call.lineId,
+    callId: call.callId,
+    type,
+    target: EVENT_POLICIES[type].target,
+    actorKeyId: call.keyId,
+  };
+}
+
+/**
+ * Publishes a call event, once per (call, event type, key): the event id is derived from them, so
+ * a retried activity (or the recovery sweeper after the call's workflow) does not publish twice
+ * (`key` distinguishes repeatable events such as `interrupted`). It is recorded and its first
+ * attempt made here, right after the commit (src/domain/webhooks/publish.ts); only a failed
+ * attempt starts the retry workflow. An event with nowhere to go (no status_callback_url; a hosted
+ * or audio line without a webhook_url and no workspace default) is not recorded: `eventId` null.
+ */
+export async function publishCallEvent(
+  deps: PublishDeps,
+  call: CallEventSource,
+  type: EventType,
+  payload: Record<string, unknown>,
+  key: string | number = '',
+): Promise<{ eventId: string | null; attempt?: FirstAttemptResult }> {
+  const { db, now } = deps;
+  const line = await findLine(db, call, call.lineId);
+  if (!(await eventDestination(db, call, line, EVENT_POLICIES[type].target))) return { eventId: null };
+  return publishEvent(deps, {
+    ...callEventOf(call, type),
+    id: callEventId(call.callId, type, key),
+    payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
+    now: now(),
+  });
+}
