@@ -36,8 +36,9 @@ describe('up --cluster', () => {
       TEMPORAL_PORT: String(await freePortBlock(TEMPORAL_SERVER_PORT_COUNT)),
       SIMULATOR_URL: `http://127.0.0.1:${simulatorPort}`,
     };
-    // What `up` generates or finds itself (the secrets key is kept in the data directory).
-    for (const name of ['SECRETS_KEY', 'TEMPORAL_ADDRESS', 'PUBLIC_BASE_URL']) delete env[name];
+    // What `up` generates or finds itself (the secrets key is kept in the data directory); the test worker's own
+    // namespace (test/support/workerResources.ts) is not `up`'s: it runs as the README has it, on `default`.
+    for (const name of ['SECRETS_KEY', 'TEMPORAL_ADDRESS', 'PUBLIC_BASE_URL', 'TEMPORAL_NAMESPACE']) delete env[name];
   }, 1_800_000);
   afterAll(async () => {
     if (up && up.exitCode === null) up.kill('SIGKILL');

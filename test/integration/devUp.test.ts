@@ -53,6 +53,8 @@ describe('up (dev profile): encrypted payloads, decrypted in the Temporal UI', (
       'TEMPORAL_ADDRESS',
       'TEMPORAL_UI_URL',
       'PUBLIC_BASE_URL',
+      // The test worker's own namespace (test/support/workerResources.ts): `up` runs as the README has it, on `default`.
+      'TEMPORAL_NAMESPACE',
     ])
       delete env[name];
     const started = await startUp([], env);
