@@ -6,6 +6,7 @@ import { MAX_NUMBER_ORDERS, NumberOrderPendingError } from '../../src/adapters/c
 import { TelnyxCarrier } from '../../src/adapters/carrier/telnyx/telnyxCarrier';
 import { postgresCreateAttempts } from '../../src/adapters/carrier/twilio/createAttempts';
 import type { Db } from '../../src/platform/db/knex';
+import { freePort } from '../../src/platform/net/freePort';
 import { startTelnyxStub, telnyxCarrierOn, useTelnyxAdapter, type TelnyxStub } from '../support/telnyxStub';
 
 const CAMPAIGN = '4b300178-131c-d902-d54e-72d90ba1620j';
@@ -228,8 +229,12 @@ describe('TelnyxCarrier', () => {
   });
 
   describe('media streaming', () => {
-    const port = 56_700 + (process.pid % 90);
-    const media = new MediaSocketServer(`ws://127.0.0.1:${port}/telnyx/media`, port, '127.0.0.1');
+    // A free port of the machine's (test files run in parallel: no port derived from anything else).
+    let media: MediaSocketServer;
+    beforeAll(async () => {
+      const port = await freePort();
+      media = new MediaSocketServer(`ws://127.0.0.1:${port}/telnyx/media`, port, '127.0.0.1');
+    });
     const withMedia = (target: TelnyxStub) =>
       new TelnyxCarrier(
         {

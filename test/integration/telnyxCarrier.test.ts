@@ -17,15 +17,8 @@ import { telnyxEventBody } from '../support/telnyxStubWebhooks';
  * back through `/carrier/telnyx/events`. Telnyx has no test mode, so live keys (test keys run on the
  * simulator: ./telnyxTestEnvironment.test.ts).
  */
-/** The worker's listener for Telnyx's media sockets (this suite's port range). */
-const MEDIA_PORT = 56_600 + (process.pid % 90);
-
 describe('Telnyx carrier', () => {
-  const { ctx, stub, receiver } = useTelnyxLiveSuite({
-    campaignId: 'stub-campaign',
-    mediaUrl: `ws://127.0.0.1:${MEDIA_PORT}/telnyx/media`,
-    mediaPort: MEDIA_PORT,
-  });
+  const { ctx, stub, receiver } = useTelnyxLiveSuite({ campaignId: 'stub-campaign' }, { mediaListener: true });
   const replies = new Map<string, string>();
   // The receiver is emptied before each test (useTelnyxLiveSuite).
   beforeEach(() => {

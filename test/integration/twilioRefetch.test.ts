@@ -159,6 +159,8 @@ describe('Twilio re-fetches of the same TwiML (contract stub)', () => {
     await calls.untilStatus(call.id, ['in_progress']);
     await stub.remoteHangUp(twilioCall.sid);
     await calls.untilStatus(call.id, ['completed']);
+    // The call's end is announced after it settles: wait for it, then send Twilio's callbacks again.
+    await eventually(async () => (webhookEvents(call.id, 'call_ended').length > 0 ? true : undefined), 20_000, 'call_ended');
     const statuses = fetchesOf(twilioCall.sid, '/carrier/twilio/calls/status');
     expect(statuses.map((c) => c.params.CallStatus)).toEqual(['ringing', 'completed']);
     expect(new Set(statuses.map((c) => c.params.SequenceNumber)).size).toBe(2);

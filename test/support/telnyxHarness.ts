@@ -2,6 +2,7 @@ import { useSuite, type Suite } from './suite';
 import type { Receiver } from './receiver';
 import { startTelnyxStub, telnyxConfigOn, type TelnyxStub } from './telnyxStub';
 import type { Config } from '../../src/platform/config';
+import { freePort } from '../../src/platform/net/freePort';
 
 export interface TelnyxLiveSuite {
   ctx: Suite;
@@ -21,12 +22,15 @@ export interface TelnyxLiveSuite {
  * application sends its webhooks to the harness's API. Closing the stub is also the oracle: it refuses if the
  * package's own verification refused a webhook the stub signed.
  */
-export function useTelnyxLiveSuite(settings: Partial<Config['telnyx']> = {}): TelnyxLiveSuite {
+export function useTelnyxLiveSuite(settings: Partial<Config['telnyx']> = {}, options: { mediaListener?: boolean } = {}): TelnyxLiveSuite {
   let stub: TelnyxStub | undefined;
   const overrides: Partial<Config> = { carrier: { live: 'telnyx', test: 'simulator' } };
   beforeAll(async () => {
     stub = await startTelnyxStub();
-    overrides.telnyx = telnyxConfigOn(stub, settings);
+    // The worker's listener for Telnyx's media sockets, on a free port (test files run in parallel).
+    const mediaPort = options.mediaListener ? await freePort() : undefined;
+    const media = mediaPort === undefined ? {} : { mediaPort, mediaUrl: `ws://127.0.0.1:${mediaPort}/telnyx/media` };
+    overrides.telnyx = telnyxConfigOn(stub, { ...settings, ...media });
   });
   const ctx = useSuite({ worker: true, receiver: true, overrides });
   const eventsUrl = () => `${ctx.h.config.publicBaseUrl}/carrier/telnyx/events`;
