@@ -222,7 +222,7 @@ async function publishAtRate(target: Target, rate: number, seconds: number): Pro
   for (let i = 0; i < total; i += 1) {
     const due = start + (i * 1000) / rate;
     const wait = due - performance.now();
-    if (wait > 0) await sleep(wait);
+    if (wait > 0) await sleep(wait); // pacing: the open loop's arrival schedule is the measurement
     inFlight.push(publishOne(target, run, i));
   }
   await Promise.all(inFlight);

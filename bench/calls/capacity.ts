@@ -18,7 +18,7 @@ const SETTLE_MS = 1_000;
  */
 async function settle(bench: Bench, ids: string[]): Promise<void> {
   await waitUntil('every call to finish starting', () => ids.every((id) => bench.receiver.started.has(id)), 30_000);
-  await sleep(SETTLE_MS);
+  await sleep(SETTLE_MS); // pacing: the calls' own start-up traffic dies down before the measured turns
 }
 
 export async function capacityPhase(

@@ -72,7 +72,7 @@ export async function paced<T>(lanes: number, seconds: number, turn: (lane: numb
       let at = start + (CAPACITY_PERIOD_MS * i) / lanes;
       for (let t = 0; at < end; t += 1, at += CAPACITY_PERIOD_MS) {
         const wait = at - performance.now();
-        if (wait > 0) await sleep(wait);
+        if (wait > 0) await sleep(wait); // pacing: the open loop's arrival schedule is the measurement
         done.push(await turn(i, t));
       }
     }),

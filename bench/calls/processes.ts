@@ -4,7 +4,7 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { spawnLogged } from '../../dev/infra/proc';
 import type { Harness } from '../../test/support/harness';
-import { sleep, waitUntil } from '../support/async';
+import { waitUntil } from '../support/async';
 
 /**
  * The API and worker entry points run as their own processes (BENCH_API=process,
@@ -87,17 +87,19 @@ export function startWorkerProcess(h: Harness, options: { bundlePath: string; ev
 
 /** Waits (up to 60 s) until the worker process polls the task queue. */
 export async function waitForWorker(h: Harness, worker: ChildProcess, logFile: string, taskQueue = h.config.taskQueue): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (worker.exitCode !== null)
-      throw new Error(`the worker process exited (${worker.exitCode}): ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
-    const { pollers } = await h.temporal.workflowService.describeTaskQueue({
-      namespace: h.config.temporalNamespace,
-      taskQueue: { name: taskQueue },
-      taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-    });
-    if ((pollers ?? []).length > 0) return;
-    if (Date.now() > deadline) throw new Error('the worker process did not poll within 60 s');
-    await sleep(200);
-  }
+  await waitUntil(
+    'the worker process to poll',
+    async () => {
+      if (worker.exitCode !== null)
+        throw new Error(`the worker process exited (${worker.exitCode}): ${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+      const { pollers } = await h.temporal.workflowService.describeTaskQueue({
+        namespace: h.config.temporalNamespace,
+        taskQueue: { name: taskQueue },
+        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      return (pollers ?? []).length > 0;
+    },
+    60_000,
+    200,
+  );
 }

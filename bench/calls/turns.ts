@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { ACTIVE_CALL_STATUSES } from '../../src/domain/calls/rules';
 import { createTenant, type Harness, type Tenant } from '../../test/support/harness';
-import { inBatches, sleep } from '../support/async';
+import { inBatches, pollUntil, waitUntil } from '../support/async';
 import { startJsonReceiver } from '../support/receivers';
 import { distribution } from '../support/stats';
 import { fmt, printTable } from '../support/table';
@@ -164,22 +164,25 @@ async function placeCall(bench: Bench, tenants: Tenant[], i: number): Promise<st
   if (lineResponse.status !== 201) throw new Error(`line creation answered ${lineResponse.status}: ${lineResponse.text}`);
   const lineId = lineResponse.body.line.id as string;
   // Many lines at once may still be provisioning when POST /lines answers.
-  for (let status = lineResponse.body.line.status, waited = 0; status !== 'active'; waited += 100) {
-    if (waited > 30_000) throw new Error(`line ${lineId} still ${status} after 30 s`);
-    await sleep(100);
-    status = (await h.request('GET', `/api/v1/lines/${lineId}`, { key: tenant.keys.test })).body.line.status;
-  }
+  let lineStatus = lineResponse.body.line.status as string;
+  await waitUntil(
+    `line ${lineId} to be active`,
+    async () =>
+      lineStatus === 'active' ||
+      (lineStatus = (await h.request('GET', `/api/v1/lines/${lineId}`, { key: tenant.keys.test })).body.line.status) === 'active',
+    30_000,
+    100,
+  );
   const placed = await h.request('POST', '/api/v1/calls', { key: tenant.keys.test, body: { line_id: lineId, to_number: '+14155552671' } });
   if (placed.status !== 201) throw new Error(`call placement answered ${placed.status}: ${placed.text}`);
   const id = placed.body.call.id as string;
   bench.live.set(id, tenant.keys.test);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const status = (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call.status;
-    if (status === 'in_progress') return id;
-    if (Date.now() > deadline) throw new Error(`call ${id} still ${status} after 30 s`);
-    await sleep(50);
-  }
+  await waitUntil(
+    `call ${id} to be in progress`,
+    async () => (await h.request('GET', `/api/v1/calls/${id}`, { key: tenant.keys.test })).body.call.status === 'in_progress',
+    30_000,
+  );
+  return id;
 }
 
 /**
@@ -242,12 +245,11 @@ export async function hangUp(bench: Bench, ids: string[]): Promise<void> {
       const key = bench.live.get(id);
       if (!key) return;
       await bench.h.request('POST', `/api/v1/calls/${id}/hangup`, { key });
-      const deadline = Date.now() + 15_000;
-      while (Date.now() < deadline) {
-        const status = (await bench.h.request('GET', `/api/v1/calls/${id}`, { key })).body?.call?.status;
-        if (!ACTIVE_CALL_STATUSES.includes(status)) break;
-        await sleep(100);
-      }
+      await pollUntil(
+        async () => !ACTIVE_CALL_STATUSES.includes((await bench.h.request('GET', `/api/v1/calls/${id}`, { key })).body?.call?.status),
+        15_000,
+        100,
+      );
       bench.live.delete(id);
     }),
   );

@@ -162,7 +162,7 @@ async function waitForDatabase(url: string, timeoutMs: number): Promise<void> {
       await client.end().catch(() => undefined);
       if (Date.now() > deadline)
         throw new Error(`PostgreSQL at ${url} did not accept connections: ${(err as Error).message}`, { cause: err });
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await new Promise((resolve) => setTimeout(resolve, 200)); // pacing: poll interval until the server accepts connections
     }
   }
 }

@@ -48,7 +48,7 @@ export async function waitForPort(host: string, port: number, timeoutMs: number,
     if (child && child.exitCode !== null) throw new Error(`process exited with ${child.exitCode} before listening on ${host}:${port}`);
     if (await canConnect(host, port)) return;
     if (Date.now() > deadline) throw new Error(`nothing listening on ${host}:${port} after ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // pacing: poll interval until the port listens
   }
 }
 
@@ -124,6 +124,6 @@ export async function waitForHttpOk(url: string, timeoutMs: number): Promise<voi
       // not listening yet
     }
     if (Date.now() > deadline) throw new Error(`${url} did not become ready within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 250)); // pacing: poll interval until the URL answers 2xx
   }
 }

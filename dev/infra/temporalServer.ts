@@ -227,7 +227,7 @@ export async function ensureNamespace(address: string, namespace: string, child?
   const failed = async (err: unknown, what: string) => {
     if (child && child.exitCode !== null) throw new Error(`the Temporal server exited with ${child.exitCode}`, { cause: err });
     if (Date.now() > deadline) throw new Error(`${what}: ${(err as Error).message}`, { cause: err });
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await new Promise((resolve) => setTimeout(resolve, 500)); // pacing: retry interval while the server's services join
   };
   // The frontend's port opens before it answers: connecting fails until then.
   let connection: Connection | undefined;
