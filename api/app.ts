@@ -72,10 +72,10 @@ function servedBy(deps: AppDeps): (route: RouteDef) => boolean {
 }
 
 export function createApp(deps: AppDeps): App {
-  let yaml = '';
-  const routes = allRoutes(() => yaml);
+  // The YAML is written on its first request (the document never changes): most API processes never serve it.
+  let yaml: string | undefined;
+  const routes = allRoutes(() => (yaml ??= toYaml(openApiDocument)));
   const openApiDocument = buildOpenApiDocument(routes, API_VERSION);
-  yaml = toYaml(openApiDocument);
 
   const keyCache = new KeyCache<ApiKeyRow>(deps.config.apiKeyCacheTtlMs);
   const lastUsed = new LastUsedBatcher(deps.db, deps.config.apiLastUsedFlushMs, (err) =>

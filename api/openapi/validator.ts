@@ -11,8 +11,9 @@ import { E164_PATTERN } from '../../src/platform/phone';
 
 /**
  * Request validation driven by the served OpenAPI document: each operation's body and
- * query schemas are compiled once with ajv, and a failure becomes 422 `validation_error`
- * with one `{field, message}` per problem.
+ * query schemas are compiled once with ajv (on the operation's first request, so a process
+ * compiles only what it serves), and a failure becomes 422 `validation_error` with one
+ * `{field, message}` per problem.
  */
 export function newAjv(coerce: boolean): Ajv2020 {
   // verbose: errors carry their parent schema, where an `x-refusal` names the error a rule answers with.
@@ -103,7 +104,16 @@ export function bodyProblems(schema: object, body: unknown): ErrorDetail[] {
   return validate(body) ? [] : toDetails(validate, 'body');
 }
 
-export function validateRequest(operation: OperationDoc): Koa.Middleware<AppState> {
+/** The compiled checks of one operation's path, query and body. */
+export interface OperationValidators {
+  pathParams: PathParameter[];
+  validatePath: ValidateFunction;
+  validateQuery: ValidateFunction;
+  bodySpec: OperationDoc['requestBody'];
+  validateBody?: ValidateFunction;
+}
+
+export function compileOperation(operation: OperationDoc): OperationValidators {
   const op = boundIntegers(withRequestRules(inlineRefs(operation)));
   const queryParams = (op.parameters ?? []).filter((p) => p.in === 'query');
   const pathParams = (op.parameters ?? []).filter((p): p is PathParameter => p.in === 'path');
@@ -117,12 +127,21 @@ export function validateRequest(operation: OperationDoc): Koa.Middleware<AppStat
     properties: Object.fromEntries(pathParams.map((p) => [p.name, p.schema])),
     required: pathParams.map((p) => p.name),
   };
-  const validateQuery = queryAjv.compile(querySchema);
-  const validatePath = bodyAjv.compile(pathSchema);
   const bodySpec = op.requestBody;
-  const validateBody = bodySpec ? bodyAjv.compile(bodySpec.content['application/json'].schema) : undefined;
+  return {
+    pathParams,
+    validatePath: bodyAjv.compile(pathSchema),
+    validateQuery: queryAjv.compile(querySchema),
+    bodySpec,
+    validateBody: bodySpec ? bodyAjv.compile(bodySpec.content['application/json'].schema) : undefined,
+  };
+}
 
+export function validateRequest(operation: OperationDoc): Koa.Middleware<AppState> {
+  // Compiled once, on the first request: the document is fixed for the life of the process.
+  let compiled: OperationValidators | undefined;
   return async (ctx, next) => {
+    const { pathParams, validatePath, validateQuery, bodySpec, validateBody } = (compiled ??= compileOperation(operation));
     const params = (ctx as unknown as { params: Record<string, string> }).params ?? {};
     // An id that cannot exist is simply not found: no hint about the id format of other tenants.
     if (!validatePath(params)) throw pathNotFound(pathParams, validatePath.errors);
