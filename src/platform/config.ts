@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseNetworks } from './net/addresses';
+import { PASSWORD_KDF } from './crypto/password';
 
 /**
  * All runtime configuration comes from the environment, read once here.
@@ -168,6 +169,12 @@ export interface Config {
   obsoleteSettings: string[];
   /** How long POST /lines waits for number provisioning before answering `provisioning`. */
   lineProvisionWaitMs: number;
+  /**
+   * scrypt's N for new password hashes: always PASSWORD_KDF.N (src/platform/crypto/password.ts), never read from the
+   * environment, so no deployment can weaken it. Test harnesses lower it, as Django's and Rails' test settings lower
+   * their hashers' cost: hashes name their parameters, and everything else about a password is checked the same.
+   */
+  passwordScryptN: number;
   /**
    * 32-byte key sealing secrets at rest (webhook signing secrets), or a comma-separated key ring
    * whose first key seals and all open; see src/platform/crypto/secretBox.ts.
@@ -426,6 +433,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workerMetricsPort: env.WORKER_METRICS_PORT ? portFromEnv('WORKER_METRICS_PORT', env) : undefined,
     obsoleteSettings: Object.keys(OBSOLETE_SETTINGS).filter((name) => env[name] !== undefined),
     lineProvisionWaitMs: int('LINE_PROVISION_WAIT_MS', 10_000),
+    passwordScryptN: PASSWORD_KDF.N,
     secretsKey: secret('SECRETS_KEY'),
     temporalPayloadKey: secret('TEMPORAL_PAYLOAD_KEY'),
     temporalCodecToken: secret('TEMPORAL_CODEC_TOKEN'),

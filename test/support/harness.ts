@@ -122,6 +122,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
     paymentsApiKey: credentials.paymentsApiKey,
     simulatorControlToken: credentials.controlToken,
     lineProvisionWaitMs: 5_000,
+    // Password hashes at scrypt N = 2^10 (1 MiB) rather than the deployment's 2^15: about 300 portal sign-ins and
+    // sign-ups across the suite would otherwise spend a minute of CPU; hashes name their N, so every check is the same.
+    passwordScryptN: 2 ** 10,
     // The suite's deployment lets visitors sign up (verified through `mail`); tests of `invite` and `approval` say so.
     signupMode: 'open',
     smtpUrl: mail.url,

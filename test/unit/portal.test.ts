@@ -10,6 +10,7 @@ import {
 } from '../../api/portal/http';
 import { decoyPasswordHash, hashPassword, PASSWORD_KDF, verifyPassword } from '../../src/platform/crypto/password';
 import { emailProblems, normalizeEmail, passwordProblems } from '../../src/domain/accounts/rules';
+import { loadConfig } from '../../src/platform/config';
 
 describe('portal templates', () => {
   it('escapes every interpolated value but another template', () => {
@@ -81,6 +82,18 @@ describe('passwords', () => {
     await expect(verifyPassword('correct horse batterY', first)).resolves.toBe(false);
     await expect(verifyPassword('correct horse battery', 'md5$abc')).resolves.toBe(false);
     await expect(verifyPassword('anything', await decoyPasswordHash())).resolves.toBe(false);
+  });
+
+  it('hashes every deployment at PASSWORD_KDF.N (2^15): no setting lowers it, and the decoy costs what a hash costs', async () => {
+    expect(PASSWORD_KDF.N).toBe(2 ** 15);
+    expect(loadConfig({}).passwordScryptN).toBe(PASSWORD_KDF.N);
+    expect(loadConfig({ PASSWORD_SCRYPT_N: '1024', SCRYPT_N: '1024' }).passwordScryptN).toBe(PASSWORD_KDF.N);
+    // A lowered N (the test harnesses') is what its hashes and its decoy say.
+    const lowered = await hashPassword('correct horse battery', 2 ** 10);
+    expect(lowered.startsWith(`scrypt$1024$${PASSWORD_KDF.r}$${PASSWORD_KDF.p}$`)).toBe(true);
+    await expect(verifyPassword('correct horse battery', lowered)).resolves.toBe(true);
+    expect((await decoyPasswordHash(2 ** 10)).startsWith('scrypt$1024$')).toBe(true);
+    expect((await decoyPasswordHash()).startsWith(`scrypt$${PASSWORD_KDF.N}$`)).toBe(true);
   });
 
   it('checks signup fields', () => {

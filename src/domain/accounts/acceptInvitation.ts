@@ -34,7 +34,7 @@ export async function acceptInvitation(
   if (!invitation) return { ok: false, refused: 'invitation_invalid' };
   const problems = passwordProblems(request.password);
   if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
-  const passwordHash = await hashPassword(request.password);
+  const passwordHash = await hashPassword(request.password, deps.config.passwordScryptN);
   let user: { id: string; workspace_id: string } | undefined;
   try {
     user = await deps.db.transaction(async (trx) => {

@@ -29,7 +29,7 @@ export async function changePassword(
   if (!user.password_hash || !(await verifyPassword(request.currentPassword, user.password_hash)))
     return { ok: false, refused: 'invalid_credentials' };
   await attempt.admitted.passed();
-  const passwordHash = await hashPassword(request.newPassword);
+  const passwordHash = await hashPassword(request.newPassword, deps.config.passwordScryptN);
   const now = deps.now();
   const revokedSessions = await deps.db.transaction(async (trx) => {
     await setPasswordHash(trx, user.id, passwordHash, now);

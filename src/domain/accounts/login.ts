@@ -27,7 +27,7 @@ export async function login(deps: UseCaseDeps, request: { email: string; passwor
   if (!('admitted' in attempt)) return { ok: false, ...attempt };
   if (request.password.length > PASSWORD_MAX_LENGTH) return { ok: false, refused: 'invalid_credentials' };
   const user = await findUserByEmail(deps.db, email);
-  const matches = await verifyPassword(request.password, user?.password_hash ?? (await decoyPasswordHash()));
+  const matches = await verifyPassword(request.password, user?.password_hash ?? (await decoyPasswordHash(deps.config.passwordScryptN)));
   if (!user?.password_hash || !matches) return { ok: false, refused: 'invalid_credentials' };
   // Issue 27, H5: the right password does not open an unverified address's or an unapproved workspace's session.
   const hold = await accountHold(deps.db, user.id);

@@ -32,7 +32,7 @@ export type ResetOutcome =
 export async function resetPassword(deps: MailingDeps, request: { token: string; password: string }): Promise<ResetOutcome> {
   const problems = passwordProblems(request.password);
   if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
-  const passwordHash = await hashPassword(request.password);
+  const passwordHash = await hashPassword(request.password, deps.config.passwordScryptN);
   const now = deps.now();
   const outcome = await deps.db.transaction(async (trx) => {
     const use = await useAccountToken(trx, 'password_reset', request.token, now);

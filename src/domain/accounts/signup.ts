@@ -43,7 +43,7 @@ export async function signup(deps: MailingDeps, request: SignupRequest): Promise
   const global = await consumeAccessLimits(deps, [{ name: 'portal.signup_global', value: '', limit: deps.config.signupRatePerHour }]);
   if (global) return { ok: false, refused: 'rate_limited_global', retryAfterSeconds: global.retryAfterSeconds };
 
-  const passwordHash = await hashPassword(request.password);
+  const passwordHash = await hashPassword(request.password, deps.config.passwordScryptN);
   const awaitingApproval = mode === 'approval';
   let created: { ownerId: string; workspaceId: string; token: string };
   try {

@@ -20,8 +20,9 @@ function options(N: number, r: number, p: number): crypto.ScryptOptions {
   return { N, r, p, maxmem: 2 * 128 * N * r };
 }
 
-export async function hashPassword(password: string): Promise<string> {
-  const { N, r, p, saltBytes, keyBytes } = PASSWORD_KDF;
+/** `N` is the deployment's (Config.passwordScryptN: PASSWORD_KDF.N but in test harnesses). */
+export async function hashPassword(password: string, N: number = PASSWORD_KDF.N): Promise<string> {
+  const { r, p, saltBytes, keyBytes } = PASSWORD_KDF;
   const salt = crypto.randomBytes(saltBytes);
   const key = await scrypt(password.normalize('NFC'), salt, keyBytes, options(N, r, p));
   return ['scrypt', N, r, p, salt.toString('base64url'), key.toString('base64url')].join('$');
@@ -41,9 +42,13 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return crypto.timingSafeEqual(actual, expected);
 }
 
-/** A hash of a password no one has, verified against when the email is unknown so both answers take as long. */
-let decoy: Promise<string> | undefined;
-export function decoyPasswordHash(): Promise<string> {
-  decoy ??= hashPassword(crypto.randomBytes(16).toString('hex'));
+/**
+ * A hash of a password no one has, verified against when the email is unknown so both answers take as long:
+ * made with the deployment's N (one per N, made once; it never changes), so it costs what a member's hash costs.
+ */
+const decoys = new Map<number, Promise<string>>();
+export function decoyPasswordHash(N: number = PASSWORD_KDF.N): Promise<string> {
+  let decoy = decoys.get(N);
+  if (!decoy) decoys.set(N, (decoy = hashPassword(crypto.randomBytes(16).toString('hex'), N)));
   return decoy;
 }
