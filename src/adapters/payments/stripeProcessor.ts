@@ -1,4 +1,4 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import { CardDeclinedChargeError, PaymentRequestRejectedError, type ChargeLookup, type ChargeRequest, type PaymentProcessor } from './port';
 
 /** The PaymentIntent metadata field that carries the charge decision's idempotency key (found again by search and webhooks). */
@@ -13,13 +13,23 @@ export interface StripeClientOptions {
 }
 
 /**
+ * The stripe package, loaded on first use: a process (or test) that never talks to Stripe does not pay for it at
+ * start. Its CommonJS export is the class itself.
+ */
+let sdk: typeof Stripe | undefined;
+export function stripeSdk(): typeof Stripe {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use, as said above
+  return (sdk ??= require('stripe') as typeof Stripe);
+}
+
+/**
  * A Stripe client for one environment. The library's own retries are off: the activity retry
  * policy retries under the same Idempotency-Key, and two retry loops would multiply the wait.
  */
 export function stripeClient(options: StripeClientOptions): Stripe {
   const base = options.apiBase ? new URL(options.apiBase) : undefined;
   const protocol = base?.protocol === 'http:' ? 'http' : 'https';
-  return new Stripe(options.secretKey, {
+  return new (stripeSdk())(options.secretKey, {
     maxNetworkRetries: 0,
     timeout: options.timeoutMs ?? 10_000,
     appInfo: { name: 'Switchboard' },
@@ -47,13 +57,14 @@ export function parseStripeCardToken(token: string): { customer: string; payment
  * timeouts) is transient.
  */
 export function mapStripeError(err: unknown): Error {
-  if (err instanceof Stripe.errors.StripeCardError) return new CardDeclinedChargeError(err.decline_code ?? err.code ?? 'card_declined');
-  if (err instanceof Stripe.errors.StripeError && err.statusCode !== 409) {
+  const { errors } = stripeSdk();
+  if (err instanceof errors.StripeCardError) return new CardDeclinedChargeError(err.decline_code ?? err.code ?? 'card_declined');
+  if (err instanceof errors.StripeError && err.statusCode !== 409) {
     if (
-      err instanceof Stripe.errors.StripeInvalidRequestError ||
-      err instanceof Stripe.errors.StripeIdempotencyError ||
-      err instanceof Stripe.errors.StripeAuthenticationError ||
-      err instanceof Stripe.errors.StripePermissionError
+      err instanceof errors.StripeInvalidRequestError ||
+      err instanceof errors.StripeIdempotencyError ||
+      err instanceof errors.StripeAuthenticationError ||
+      err instanceof errors.StripePermissionError
     )
       return new PaymentRequestRejectedError(
         `Stripe refused the request: ${err.rawType ?? err.type} ${err.code ?? ''} ${err.message}`.trim(),

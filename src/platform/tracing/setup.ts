@@ -1,11 +1,22 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import { detectResourcesSync, envDetectorSync, Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, SimpleSpanProcessor, type SpanExporter, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+
+/**
+ * The exporter, the instrumentation and the Node provider, loaded when tracing starts: a process that does not
+ * trace never loads them (about 0.1 s of CPU at every start).
+ */
+function tracingSdk() {
+  /* eslint-disable @typescript-eslint/no-require-imports -- loaded when tracing starts, as said above */
+  return {
+    ...(require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http')),
+    ...(require('@opentelemetry/instrumentation') as typeof import('@opentelemetry/instrumentation')),
+    ...(require('@opentelemetry/instrumentation-undici') as typeof import('@opentelemetry/instrumentation-undici')),
+    ...(require('@opentelemetry/sdk-trace-node') as typeof import('@opentelemetry/sdk-trace-node')),
+  };
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
 
 /** What a process has for tracing: on with a provider and its processor, or off (the API's no-ops). */
 export type Tracing =
@@ -49,6 +60,7 @@ export function startTracing(service: string, options: TracingOptions = {}): Tra
   const env = options.env ?? process.env;
   if (active.enabled) return active;
   if (!options.exporter && !otlpConfigured(env)) return active;
+  const { OTLPTraceExporter, NodeTracerProvider, registerInstrumentations, UndiciInstrumentation } = tracingSdk();
   const resource = Resource.default()
     .merge(new Resource({ [ATTR_SERVICE_NAME]: `switchboard-${service}` }))
     .merge(detectResourcesSync({ detectors: [envDetectorSync] }));

@@ -1,6 +1,6 @@
-import Stripe from 'stripe';
+import type Stripe from 'stripe';
 import type { CardMovement, CardMovementReport, ChargeLookup } from '../port';
-import { IDEMPOTENCY_METADATA_KEY, outcomeOfIntent } from '../stripeProcessor';
+import { IDEMPOTENCY_METADATA_KEY, outcomeOfIntent, stripeSdk } from '../stripeProcessor';
 
 /** A charge outcome Stripe has decided. */
 export type SettledCharge = Exclude<ChargeLookup, { status: 'not_found' }>;
@@ -28,7 +28,7 @@ export function verifyStripeWebhook(
     if (!secret) continue;
     let event: Stripe.Event;
     try {
-      event = Stripe.webhooks.constructEvent(rawBody, signature, secret, STRIPE_SIGNATURE_TOLERANCE_SECONDS);
+      event = stripeSdk().webhooks.constructEvent(rawBody, signature, secret, STRIPE_SIGNATURE_TOLERANCE_SECONDS);
     } catch (err) {
       reasons.push(`${environment}: ${(err as Error).message.split('\n')[0]}`);
       continue;
