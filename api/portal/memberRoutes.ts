@@ -39,6 +39,25 @@ async function membersInput(deps: AppDeps, operator: Operator, extra: Partial<Me
   return { members, invitations, actorRole: operator.user.role, ...extra };
 }
 
+/** A members-page form from a signed-in manager; undefined when `operatorForm` has already answered (sign-in, CSRF). */
+async function managerForm(ctx: AppContext, deps: AppDeps): Promise<Awaited<ReturnType<typeof operatorForm>>> {
+  const signedIn = await operatorForm(ctx, deps);
+  if (signedIn) assertManager(signedIn.operator);
+  return signedIn;
+}
+
+/** A refused members-page form: the page again with the error (and what `extra` adds), or the error envelope. */
+async function refuseOnMembersPage(
+  ctx: AppContext,
+  deps: AppDeps,
+  operator: Operator,
+  error: ApiError,
+  extra: Partial<MembersPageInput> = {},
+): Promise<void> {
+  const input = await membersInput(deps, operator, extra);
+  refuse(ctx, error, (shown) => membersPage(navOf(operator, '/portal/members'), { ...input, error: shown }));
+}
+
 /** The members page (invite, change roles, revoke invitations) and the invitation link's accept page. */
 export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get('/portal/members', async (rawCtx) => {
@@ -51,15 +70,11 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/members/invite', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
+    const signedIn = await managerForm(ctx, deps);
     if (!signedIn) return;
     const { form, operator } = signedIn;
-    assertManager(operator);
     const nav = navOf(operator, '/portal/members');
-    const again = async (error: ApiError) => {
-      const input = await membersInput(deps, operator, { form });
-      refuse(ctx, error, (shown) => membersPage(nav, { ...input, error: shown }));
-    };
+    const again = (error: ApiError) => refuseOnMembersPage(ctx, deps, operator, error, { form });
     const role = form.role ?? '';
     if (!isRole(role)) return again(invalidRole());
     const outcome = await inviteMember(deps, { inviter: operator.user, email: form.email ?? '', role });
@@ -91,15 +106,10 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/members/:id/role', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
+    const signedIn = await managerForm(ctx, deps);
     if (!signedIn) return;
     const { form, operator } = signedIn;
-    assertManager(operator);
-    const nav = navOf(operator, '/portal/members');
-    const again = async (error: ApiError) => {
-      const input = await membersInput(deps, operator);
-      refuse(ctx, error, (shown) => membersPage(nav, { ...input, error: shown }));
-    };
+    const again = (error: ApiError) => refuseOnMembersPage(ctx, deps, operator, error);
     const role = form.role ?? '';
     if (!isRole(role)) return again(invalidRole());
     if (!UUID.test(ctx.params.id)) return again(errors.notFound('Member'));
@@ -132,22 +142,20 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/members/:id/remove', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
+    const signedIn = await managerForm(ctx, deps);
     if (!signedIn) return;
     const { operator } = signedIn;
-    assertManager(operator);
     const outcome = UUID.test(ctx.params.id)
       ? await removeMember(deps, { actor: operator.user, userId: ctx.params.id, via: 'portal' })
       : ({ ok: false, refused: 'not_found' } as const);
     if (!outcome.ok) {
-      const input = await membersInput(deps, operator);
       const error =
         outcome.refused === 'not_found'
           ? errors.notFound('Member')
           : outcome.refused === 'forbidden'
             ? onlyOwners()
             : new ApiError(409, 'last_owner', 'The last owner of a workspace cannot be removed: make another member owner first');
-      return refuse(ctx, error, (shown) => membersPage(navOf(operator, '/portal/members'), { ...input, error: shown }));
+      return refuseOnMembersPage(ctx, deps, operator, error);
     }
     const { revokedKeys, revokedInvitations } = outcome;
     ctx.state.log.info(
@@ -165,17 +173,11 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   router.post('/portal/invitations/:id/revoke', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
+    const signedIn = await managerForm(ctx, deps);
     if (!signedIn) return;
     const { operator } = signedIn;
-    assertManager(operator);
     const revoked = UUID.test(ctx.params.id) && (await revokeInvitation(deps.db, operator.user.workspace_id, ctx.params.id, deps.now()));
-    if (!revoked) {
-      const input = await membersInput(deps, operator);
-      return refuse(ctx, errors.notFound('Invitation'), (shown) =>
-        membersPage(navOf(operator, '/portal/members'), { ...input, error: shown }),
-      );
-    }
+    if (!revoked) return refuseOnMembersPage(ctx, deps, operator, errors.notFound('Invitation'));
     ctx.state.log.info({ invitation_id: ctx.params.id, by: operator.user.id }, 'invitation revoked in the portal');
     changed(ctx, '/portal/members', 200, { id: ctx.params.id, revoked: true });
   });

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { holdRefusalError } from '../../api/billingErrors';
 import { extendHold, placeHold, settleHold, type HoldOutcome, type HoldRefusal } from '../../src/domain/billing/holds';
 import { balanceOf, post, SIGNUP_CREDIT_CENTS, type BillingTenant } from '../../src/domain/billing/ledger';
+import { creditAccount } from '../support/ledger';
 import { createWorkspace } from '../../src/domain/workspaces/service';
 import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { callChargeCents, oneMinuteReserveCents } from '../../src/domain/billing/pricing';
@@ -21,15 +22,7 @@ describe('billing', () => {
     account = { workspaceId: tenant.workspaceId, environment: 'test' };
   });
 
-  const credit = (cents: number) =>
-    post(h.db, {
-      tenant: account,
-      type: 'credit_purchase',
-      amountCents: cents,
-      description: 'test credit',
-      idempotencyRef: `test:${crypto.randomUUID()}`,
-      at: new Date(),
-    });
+  const credit = (cents: number) => creditAccount(h.db, account, cents);
   const ledgerSum = async () =>
     Number(
       (await h.db('ledger_transactions').where({ workspace_id: account.workspaceId, environment: 'test' }).sum('amount_cents as s'))[0].s,

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fc from 'fast-check';
 import { extendHold, placeHold, releaseHold, settleHold } from '../../src/domain/billing/holds';
 import { balanceOf, post, type BillingTenant } from '../../src/domain/billing/ledger';
+import { creditAccount } from '../support/ledger';
 import { callChargeCents, ratePerMinuteCents, ZONES } from '../../src/domain/billing/pricing';
 import { backfillHeldCents } from '../../src/platform/db/migrations/0019_ledger_postings';
 import { useSuite } from '../support/suite';
@@ -44,14 +45,7 @@ describe('ledger properties', () => {
   });
 
   it('settlement plus what is released equals what was held, and the charge follows the formula', async () => {
-    await post(ctx.h.db, {
-      tenant,
-      type: 'credit_purchase',
-      amountCents: 10_000_000,
-      description: 'funds',
-      idempotencyRef: `funds:${crypto.randomUUID()}`,
-      at: new Date(),
-    });
+    await creditAccount(ctx.h.db, tenant, 10_000_000);
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom('webhook' as const, 'hosted' as const, 'audio' as const),

@@ -23,3 +23,15 @@ export function spendOnCalls(
     at: options.at ?? new Date(),
   });
 }
+
+/** Credits `cents` to the account as a purchase posted straight to the ledger: funds a test starts from. */
+export function creditAccount(db: Db, account: BillingTenant, cents: number, at: Date = new Date()): ReturnType<typeof post> {
+  return post(db, {
+    tenant: account,
+    type: 'credit_purchase',
+    amountCents: cents,
+    description: 'test credit',
+    idempotencyRef: `test:${crypto.randomUUID()}`,
+    at,
+  });
+}

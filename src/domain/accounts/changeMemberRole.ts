@@ -1,8 +1,9 @@
 import { narrowKeysToRole, type MembershipActor } from '../keys/memberKeys';
 import type { Role } from '../keys/scopes';
 import type { UseCaseDeps } from '../useCaseDeps';
-import { memberChangeRefusal, rolesGrantableBy } from './rules';
-import { countOwners, findAccountUser, revokeInvitationsIssuedBy, setRole } from './store';
+import { memberToChange } from './memberChange';
+import { rolesGrantableBy } from './rules';
+import { revokeInvitationsIssuedBy, setRole } from './store';
 
 export type RoleChangeOutcome =
   | { ok: true; narrowedKeys: number; revokedKeys: number; revokedInvitations: number }
@@ -20,16 +21,9 @@ export async function changeMemberRole(
 ): Promise<RoleChangeOutcome> {
   const now = deps.now();
   return deps.db.transaction(async (trx) => {
-    const target = await findAccountUser(trx, request.userId);
-    if (!target || target.workspace_id !== request.actor.workspace_id) return { ok: false, refused: 'not_found' } as const;
-    await trx('users').where({ workspace_id: target.workspace_id, role: 'owner' }).forUpdate().select('id');
-    const refusal = memberChangeRefusal({
-      actorRole: request.actor.role,
-      targetRole: target.role,
-      newRole: request.role,
-      ownerCount: await countOwners(trx, target.workspace_id),
-    });
-    if (refusal) return { ok: false, refused: refusal } as const;
+    const found = await memberToChange(trx, { actor: request.actor, userId: request.userId, newRole: request.role });
+    if (!found.ok) return found;
+    const { target } = found;
     await setRole(trx, target.id, request.role);
     const keys = await narrowKeysToRole(trx, {
       member: { workspaceId: target.workspace_id, userId: target.id },

@@ -1,8 +1,8 @@
 import { revokeKeysAnsweredBy, type MembershipActor } from '../keys/memberKeys';
 import type { Role } from '../keys/scopes';
 import type { UseCaseDeps } from '../useCaseDeps';
-import { memberChangeRefusal } from './rules';
-import { countOwners, findAccountUser, markUserRemoved, revokeInvitationsIssuedBy } from './store';
+import { memberToChange } from './memberChange';
+import { markUserRemoved, revokeInvitationsIssuedBy } from './store';
 
 export type RemovalOutcome =
   { ok: true; revokedKeys: number; revokedInvitations: number } | { ok: false; refused: 'not_found' | 'forbidden' | 'last_owner' };
@@ -20,15 +20,9 @@ export async function removeMember(
 ): Promise<RemovalOutcome> {
   const now = deps.now();
   return deps.db.transaction(async (trx) => {
-    const target = await findAccountUser(trx, request.userId);
-    if (!target || target.workspace_id !== request.actor.workspace_id) return { ok: false, refused: 'not_found' } as const;
-    await trx('users').where({ workspace_id: target.workspace_id, role: 'owner' }).forUpdate().select('id');
-    const refusal = memberChangeRefusal({
-      actorRole: request.actor.role,
-      targetRole: target.role,
-      ownerCount: await countOwners(trx, target.workspace_id),
-    });
-    if (refusal) return { ok: false, refused: refusal } as const;
+    const found = await memberToChange(trx, { actor: request.actor, userId: request.userId });
+    if (!found.ok) return found;
+    const { target } = found;
     await markUserRemoved(trx, target.id, now);
     const revokedKeys = await revokeKeysAnsweredBy(trx, {
       member: { workspaceId: target.workspace_id, userId: target.id },

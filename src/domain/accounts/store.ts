@@ -121,6 +121,12 @@ export async function userEmailsOf(db: Db, workspaceId: string, ids: readonly st
   return new Map(rows.map((row) => [row.id, row.email]));
 }
 
+/** The workspace's owners, counted with their rows locked until the transaction ends. */
+export async function countOwnersLocked(trx: Knex.Transaction, workspaceId: string): Promise<number> {
+  await trx('users').where({ workspace_id: workspaceId, role: 'owner' }).forUpdate().select('id');
+  return countOwners(trx, workspaceId);
+}
+
 export async function countOwners(db: Db | Knex.Transaction, workspaceId: string): Promise<number> {
   const [{ count }] = await db('users')
     .where({ workspace_id: workspaceId, role: 'owner' })
