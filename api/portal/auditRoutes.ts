@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { AppContext, AppDeps, AppState } from '../context';
+import type { AppDeps, AppState } from '../context';
 import { errors, type ApiError } from '../errors';
 import { auditFiltersOf, type FieldProblem } from '../auditFilters';
 import { userEmailsOf } from '../../src/domain/accounts/store';
@@ -8,7 +8,7 @@ import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS } from '../../src/domain/compli
 import { findWorkspaceKey, keyPrefixesOf } from '../../src/domain/keys/store';
 import { refuse } from './answer';
 import { sendPage } from './http';
-import { navOf, operatorOrLogin, tenantOf } from './operatorPages';
+import { navOf, tenantOf, getOperatorPage } from './operatorPages';
 import { auditPage, OPERATOR_ACTOR, portalUserIdOf, type AuditRow } from './pages/audit';
 
 const EVENTS_SHOWN = 100;
@@ -43,10 +43,7 @@ async function filtersOf(
 
 /** The compliance audit of the environment, with the API's filters (spec "Compliance audit"). Every role may read it. */
 export function auditRoutes(router: Router<AppState>, deps: AppDeps): void {
-  router.get('/portal/audit', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/audit', deps, async (ctx, operator) => {
     const query = Object.fromEntries(FILTERS.map((name) => [name, typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : '']));
     const nav = navOf(operator, '/portal/audit');
     const parsed = await filtersOf(deps, operator.user.workspace_id, query);

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { AppContext, AppDeps, AppState } from '../context';
+import type { AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { AUTO_RECHARGE_MAX_CENTS, AUTO_RECHARGE_MIN_AMOUNT_CENTS } from '../routes/billing';
@@ -15,7 +15,7 @@ import { usageByPeriod } from '../../src/domain/billing/usage';
 import { changed, refuse } from './answer';
 import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
-import { navOf, operatorOrLogin, roleAllows, tenantOf, operatorForm } from './operatorPages';
+import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import { billingPage, type BillingPageInput } from './pages/billing';
 import type { Operator } from './visitor';
 
@@ -76,10 +76,7 @@ function centsOf(field: string, text: string | undefined, min: number): number |
 
 /** Billing: balance, usage chart, card, auto-charge settings (owners and admins change them), transactions. */
 export function billingRoutes(router: Router<AppState>, deps: AppDeps): void {
-  router.get('/portal/billing', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/billing', deps, async (ctx, operator) => {
     const cursor = typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined;
     const saved = typeof ctx.query.card_saved === 'string' && /^\d{4}$/.test(ctx.query.card_saved) ? ctx.query.card_saved : undefined;
     sendPage(
@@ -89,11 +86,7 @@ export function billingRoutes(router: Router<AppState>, deps: AppDeps): void {
     );
   });
 
-  router.post('/portal/billing/auto-charge', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, '/portal/billing/auto-charge', deps, async (ctx, { form, operator }) => {
     const nav = navOf(operator, '/portal/billing');
     const again = async (error: ApiError, keepForm: boolean) => {
       const input = await billingInput(deps, operator, undefined, keepForm ? { form } : {});
@@ -124,11 +117,7 @@ export function billingRoutes(router: Router<AppState>, deps: AppDeps): void {
    * Adds or replaces the card (the CLI's `payment-method add`, through the same use case and
    * processor): saved as the workspace owner's default card, the one auto-charge uses.
    */
-  router.post('/portal/billing/card', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, '/portal/billing/card', deps, async (ctx, { form, operator }) => {
     const nav = navOf(operator, '/portal/billing');
     // The form is never shown back: it may hold a card number.
     const again = async (error: ApiError) => {

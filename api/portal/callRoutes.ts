@@ -11,7 +11,7 @@ import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
 import { changed } from './answer';
 import { spendPortalLimit } from './limits';
-import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import { callLive, callPage, callsPage, type CallListFilters } from './pages/calls';
 import { signedInOperator, type Operator } from './visitor';
 
@@ -48,10 +48,7 @@ export function temporalUiLink(config: AppDeps['config'], workflowId: string): s
 
 /** Calls: the list (filtered by line, status and direction, paged by cursor), a call's page with its live status and transcript, its recording, its Temporal history, hanging up. Every role reads them. */
 export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
-  router.get('/portal/calls', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/calls', deps, async (ctx, operator) => {
     const filters = callFiltersOf(ctx.query);
     const query = filteredCallsOf(deps.db, tenantOf(operator), {
       lineId: filters.line_id || undefined,
@@ -79,10 +76,7 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
     );
   });
 
-  router.get('/portal/calls/:id', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/calls/:id', deps, async (ctx, operator) => {
     const call = toCallRecord(await callOf(deps, operator, ctx.params.id));
     const mayHangUp = roleAllows(operator, 'calls:control');
     sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), call, temporalUiLink(deps.config, call.id), mayHangUp));
@@ -98,11 +92,7 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
   });
 
   // Hanging up, as POST /api/v1/calls/{id}/hangup does (its scope, calls:control): the call's page then shows it end.
-  router.post('/portal/calls/:id/hangup', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { operator } = signedIn;
+  postOperatorForm(router, '/portal/calls/:id/hangup', deps, async (ctx, { operator }) => {
     const row = await callOf(deps, operator, ctx.params.id);
     if (!roleAllows(operator, 'calls:control')) throw errors.forbidden('Your role cannot hang up calls');
     const limited = await spendPortalLimit(ctx, deps, operator, 'calls.control');
@@ -115,10 +105,7 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
   });
 
   // The call's recording, read at its carrier with the carrier's credentials (an operator's browser has none).
-  router.get('/portal/calls/:id/recording', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/calls/:id/recording', deps, async (ctx, operator) => {
     const row = await callOf(deps, operator, ctx.params.id);
     if (!row.recording_url || !deps.openRecording) throw recordingNotFound();
     let recording;
@@ -147,10 +134,7 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
     ctx.body = recording.body;
   });
 
-  router.get('/portal/calls/:id/history.json', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/calls/:id/history.json', deps, async (ctx, operator) => {
     const outcome = await callHistory(deps, tenantOf(operator), ctx.params.id);
     if (!outcome.ok) {
       if (outcome.refused === 'not_found') throw callNotFound();

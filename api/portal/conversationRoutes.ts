@@ -12,7 +12,7 @@ import {
 import { toMessageRecord } from '../../src/domain/messages/store';
 import { toE164 } from '../../src/platform/phone';
 import { sendPage } from './http';
-import { navOf, operatorOrLogin, tenantOf } from './operatorPages';
+import { navOf, tenantOf, getOperatorPage } from './operatorPages';
 import { conversationPage, conversationsPage } from './pages/conversations';
 
 const SHOWN = 50;
@@ -21,10 +21,7 @@ const cursorOf = (query: AppContext['query']) => (typeof query.cursor === 'strin
 
 /** SMS conversations and one conversation's messages: the queries of GET /api/v1/conversations[/…]. Every role reads them. */
 export function conversationRoutes(router: Router<AppState>, deps: AppDeps): void {
-  router.get('/portal/conversations', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/conversations', deps, async (ctx, operator) => {
     const query = conversationsOf(deps.db, tenantOf(operator));
     beforeCursor(query, parseCursor(cursorOf(ctx.query)), 'c.last_message_at', 'c.last_message_id');
     const rows: ConversationRow[] = await query
@@ -44,10 +41,7 @@ export function conversationRoutes(router: Router<AppState>, deps: AppDeps): voi
     );
   });
 
-  router.get('/portal/conversations/:lineId/:phoneNumber', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/conversations/:lineId/:phoneNumber', deps, async (ctx, operator) => {
     const tenant = tenantOf(operator);
     const phoneNumber = toE164(ctx.params.phoneNumber);
     if (!phoneNumber)

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { AppContext, AppDeps, AppState } from '../context';
+import type { AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { isUuid } from '../openapi/formats';
 import { deliveriesOfTenant } from '../../src/domain/webhooks/store';
@@ -7,7 +7,7 @@ import { redeliverEvent } from '../../src/domain/webhooks/redeliver';
 import { changed, refuse } from './answer';
 import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
-import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import { deliveriesPage, deliveryPage, DELIVERY_STATUSES, type DeliveryDetailInput, type DeliveryRow } from './pages/deliveries';
 import type { Operator } from './visitor';
 
@@ -30,10 +30,7 @@ async function deliveryInput(deps: AppDeps, operator: Operator, deliveryId: stri
 
 /** Webhook delivery attempts, newest first, filtered by status (the API's `GET /webhooks/deliveries`). Every role reads them. */
 export function deliveryRoutes(router: Router<AppState>, deps: AppDeps): void {
-  router.get('/portal/deliveries', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/deliveries', deps, async (ctx, operator) => {
     const status =
       typeof ctx.query.status === 'string' && (DELIVERY_STATUSES as readonly string[]).includes(ctx.query.status) ? ctx.query.status : '';
     const query = deliveriesOfTenant(deps.db, tenantOf(operator));
@@ -47,21 +44,14 @@ export function deliveryRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 200, deliveriesPage(navOf(operator, '/portal/deliveries'), { rows, status }));
   });
 
-  router.get('/portal/deliveries/:id', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/deliveries/:id', deps, async (ctx, operator) => {
     const started = Number(ctx.query.started);
     const input = await deliveryInput(deps, operator, ctx.params.id);
     sendPage(ctx, 200, deliveryPage(navOf(operator, '/portal/deliveries'), { ...input, ...(started > 0 ? { started } : {}) }));
   });
 
   /** Redeliver ("Resend"): the event again as a new attempt through the delivery workflow (src/domain/webhooks/redeliver.ts). */
-  router.post('/portal/deliveries/:id/redeliver', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { operator } = signedIn;
+  postOperatorForm(router, '/portal/deliveries/:id/redeliver', deps, async (ctx, { operator }) => {
     const input = await deliveryInput(deps, operator, ctx.params.id);
     const nav = navOf(operator, '/portal/deliveries');
     const again = (error: ApiError) => refuse(ctx, error, (shown) => deliveryPage(nav, { ...input, error: shown }));

@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { AppContext, AppDeps, AppState } from '../context';
+import type { AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { revokeServiceKey } from '../../src/domain/keys/serviceKeys';
 import { serviceKeysOf } from '../../src/domain/keys/store';
@@ -7,7 +7,7 @@ import { mintServiceKey } from '../../src/domain/keys/serviceKeys';
 import { changed, refuse } from './answer';
 import { sendPage } from './http';
 import { keysPage, type KeysPageInput } from './pages/keys';
-import { navOf, operatorOrLogin, roleAllows, tenantOf, operatorForm } from './operatorPages';
+import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import type { Operator } from './visitor';
 
 const KEYS_SHOWN = 200;
@@ -20,18 +20,11 @@ async function keysInput(deps: AppDeps, operator: Operator, extra: Partial<KeysP
 
 /** Service keys: list, mint (the plaintext shown once) and revoke; the portal is where they are managed (spec). */
 export function keyRoutes(router: Router<AppState>, deps: AppDeps): void {
-  router.get('/portal/keys', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/keys', deps, async (ctx, operator) => {
     sendPage(ctx, 200, keysPage(navOf(operator, '/portal/keys'), await keysInput(deps, operator)));
   });
 
-  router.post('/portal/keys', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, '/portal/keys', deps, async (ctx, { form, operator }) => {
     const nav = navOf(operator, '/portal/keys');
     const again = async (error: ApiError) => {
       const input = await keysInput(deps, operator, { form });
@@ -54,11 +47,7 @@ export function keyRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 201, keysPage(nav, await keysInput(deps, operator, { minted: { name, plaintext: minted.plaintext } })));
   });
 
-  router.post('/portal/keys/:id/revoke', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { operator } = signedIn;
+  postOperatorForm(router, '/portal/keys/:id/revoke', deps, async (ctx, { operator }) => {
     const nav = navOf(operator, '/portal/keys');
     const again = async (error: ApiError) => {
       const input = await keysInput(deps, operator);

@@ -16,7 +16,7 @@ import { updateLineSettings } from '../../src/domain/lines/update';
 import { refuse } from './answer';
 import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
-import { navOf, operatorForm, operatorOrLogin, roleAllows, tenantOf } from './operatorPages';
+import { navOf, operatorForm, roleAllows, tenantOf, getOperatorPage } from './operatorPages';
 import { linePage, type LinePageInput } from './pages/line';
 import type { Operator } from './visitor';
 
@@ -93,10 +93,7 @@ export function lineUpdateOfForm(line: LineRow, form: Record<string, string>): L
 
 /** A line's own page: change it (PATCH /api/v1/lines/{id}'s use case) and place a test call from it (POST /api/v1/calls's). */
 export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
-  router.get('/portal/lines/:id', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/lines/:id', deps, async (ctx, operator) => {
     const line = await lineOf(deps, operator, ctx.params.id);
     const notice = ctx.query.saved === '1' ? 'Line saved.' : undefined;
     sendPage(ctx, 200, linePage(navOf(operator, '/portal/lines'), pageInput(operator, line, { notice })));

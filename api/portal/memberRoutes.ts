@@ -10,7 +10,7 @@ import { isRole } from '../../src/domain/keys/scopes';
 import { changed, refuse } from './answer';
 import { mailingDeps, startSession } from './accountRoutes';
 import { assertCsrf, PRE_SESSION_CSRF_COOKIE, readCookie, readForm, sendPage } from './http';
-import { MEMBERS_SCOPE, navOf, operatorOrLogin, roleAllows, operatorForm } from './operatorPages';
+import { MEMBERS_SCOPE, navOf, roleAllows, postOperatorForm, getOperatorPage } from './operatorPages';
 import { acceptInvitationPage, membersPage, type MembersPageInput } from './pages/members';
 import { preSessionToken, type Operator } from './visitor';
 
@@ -39,13 +39,6 @@ async function membersInput(deps: AppDeps, operator: Operator, extra: Partial<Me
   return { members, invitations, actorRole: operator.user.role, ...extra };
 }
 
-/** A members-page form from a signed-in manager; undefined when `operatorForm` has already answered (sign-in, CSRF). */
-async function managerForm(ctx: AppContext, deps: AppDeps): Promise<Awaited<ReturnType<typeof operatorForm>>> {
-  const signedIn = await operatorForm(ctx, deps);
-  if (signedIn) assertManager(signedIn.operator);
-  return signedIn;
-}
-
 /** A refused members-page form: the page again with the error (and what `extra` adds), or the error envelope. */
 async function refuseOnMembersPage(
   ctx: AppContext,
@@ -60,19 +53,13 @@ async function refuseOnMembersPage(
 
 /** The members page (invite, change roles, revoke invitations) and the invitation link's accept page. */
 export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
-  router.get('/portal/members', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/members', deps, async (ctx, operator) => {
     assertManager(operator);
     sendPage(ctx, 200, membersPage(navOf(operator, '/portal/members'), await membersInput(deps, operator)));
   });
 
-  router.post('/portal/members/invite', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await managerForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, '/portal/members/invite', deps, async (ctx, { form, operator }) => {
+    assertManager(operator);
     const nav = navOf(operator, '/portal/members');
     const again = (error: ApiError) => refuseOnMembersPage(ctx, deps, operator, error, { form });
     const role = form.role ?? '';
@@ -104,11 +91,8 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 201, membersPage(nav, await membersInput(deps, operator, { invited: { email, role, mailed } })));
   });
 
-  router.post('/portal/members/:id/role', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await managerForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, '/portal/members/:id/role', deps, async (ctx, { form, operator }) => {
+    assertManager(operator);
     const again = (error: ApiError) => refuseOnMembersPage(ctx, deps, operator, error);
     const role = form.role ?? '';
     if (!isRole(role)) return again(invalidRole());
@@ -140,11 +124,8 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
     });
   });
 
-  router.post('/portal/members/:id/remove', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await managerForm(ctx, deps);
-    if (!signedIn) return;
-    const { operator } = signedIn;
+  postOperatorForm(router, '/portal/members/:id/remove', deps, async (ctx, { operator }) => {
+    assertManager(operator);
     const outcome = UUID.test(ctx.params.id)
       ? await removeMember(deps, { actor: operator.user, userId: ctx.params.id, via: 'portal' })
       : ({ ok: false, refused: 'not_found' } as const);
@@ -171,11 +152,8 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
     });
   });
 
-  router.post('/portal/invitations/:id/revoke', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await managerForm(ctx, deps);
-    if (!signedIn) return;
-    const { operator } = signedIn;
+  postOperatorForm(router, '/portal/invitations/:id/revoke', deps, async (ctx, { operator }) => {
+    assertManager(operator);
     const revoked = UUID.test(ctx.params.id) && (await revokeInvitation(deps.db, operator.user.workspace_id, ctx.params.id, deps.now()));
     if (!revoked) return refuseOnMembersPage(ctx, deps, operator, errors.notFound('Invitation'));
     ctx.state.log.info({ invitation_id: ctx.params.id, by: operator.user.id }, 'invitation revoked in the portal');

@@ -35,15 +35,45 @@ export async function operatorOrLogin(ctx: AppContext, deps: AppDeps, environmen
  * A signed-in form post: its fields and operator once the session's CSRF token is checked, or a
  * redirect to the login page (then undefined). Every portal change starts here.
  */
-export async function operatorForm(
-  ctx: AppContext,
-  deps: AppDeps,
-): Promise<{ form: Record<string, string>; operator: Operator } | undefined> {
+export async function operatorForm(ctx: AppContext, deps: AppDeps): Promise<SignedInForm | undefined> {
   const form = await readForm(ctx);
   const operator = await operatorOrLogin(ctx, deps, form.env);
   if (!operator) return undefined;
   assertCsrf(ctx, deps, form, operator.csrfToken);
   return { form, operator };
+}
+
+export interface SignedInForm {
+  form: Record<string, string>;
+  operator: Operator;
+}
+
+/** Serves a signed-in operator's form post at `path`: `operatorForm` answers a visitor and a bad CSRF token first. */
+export function postOperatorForm(
+  router: Router<AppState>,
+  path: string,
+  deps: AppDeps,
+  handle: (ctx: AppContext, signedIn: SignedInForm) => Promise<unknown>,
+): void {
+  router.post(path, async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const signedIn = await operatorForm(ctx, deps);
+    if (signedIn) await handle(ctx, signedIn);
+  });
+}
+
+/** Serves a signed-in operator's page at `path` (`?env=` picks the environment); a visitor is sent to sign in. */
+export function getOperatorPage(
+  router: Router<AppState>,
+  path: string,
+  deps: AppDeps,
+  handle: (ctx: AppContext, operator: Operator) => Promise<unknown>,
+): void {
+  router.get(path, async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
+    if (operator) await handle(ctx, operator);
+  });
 }
 
 /** Roles gate the portal as their presets gate the API: a page action needs the scope its API route needs. */
@@ -71,11 +101,7 @@ export interface GatedFormPost {
 }
 
 export function gatedFormPost(router: Router<AppState>, deps: AppDeps, post: GatedFormPost): void {
-  router.post(post.path, async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, post.path, deps, async (ctx, { form, operator }) => {
     try {
       if (!roleAllows(operator, post.scope)) throw errors.forbidden(post.refusal);
       const limited = post.rateLimit && (await spendPortalLimit(ctx, deps, operator, post.rateLimit));

@@ -8,7 +8,7 @@ import { removeTwoFactor, setTwoFactorRequirement } from '../../src/domain/accou
 import { changed, refuse } from './answer';
 import { assertCsrf, clearCookie, PRE_SESSION_CSRF_COOKIE, readCookie, readForm, sendPage, wantsJson } from './http';
 import { CHALLENGE_COOKIE } from './signInChallenge';
-import { navOf, operatorForm, operatorOrLogin } from './operatorPages';
+import { navOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import { secondFactorPage, securityPage, type SecurityView } from './pages/security';
 import { preSessionToken, type Operator } from './visitor';
 import { rateLimited, startSession } from './accountRoutes';
@@ -57,19 +57,12 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
     changed(ctx, '/portal', 200, { user_id: outcome.userId });
   });
 
-  router.get('/portal/security', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/security', deps, async (ctx, operator) => {
     const pending = await pendingTwoFactor(deps, operator.user.id);
     sendPage(ctx, 200, securityPage(navOf(operator, '/portal/security'), { ...(await viewOf(operator)), pending }));
   });
 
-  router.post('/portal/security/two-factor', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { operator } = signedIn;
+  postOperatorForm(router, '/portal/security/two-factor', deps, async (ctx, { operator }) => {
     const started = await startTwoFactor(deps, operator.user.id);
     const nav = navOf(operator, '/portal/security');
     if (!started.ok) {
@@ -85,11 +78,7 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 200, securityPage(nav, { ...(await viewOf(operator)), pending: started.pending }));
   });
 
-  router.post('/portal/security/two-factor/confirm', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, '/portal/security/two-factor/confirm', deps, async (ctx, { form, operator }) => {
     const nav = navOf(operator, '/portal/security');
     const outcome = await confirmTwoFactor(deps, { userId: operator.user.id, sessionId: operator.session.id, code: form.code ?? '' });
     if (!outcome.ok) {
@@ -110,11 +99,7 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 200, securityPage(nav, { ...(await viewOf(operator)), recoveryCodes: outcome.recoveryCodes, notice }));
   });
 
-  router.post('/portal/security/two-factor/remove', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, '/portal/security/two-factor/remove', deps, async (ctx, { form, operator }) => {
     const nav = navOf(operator, '/portal/security');
     const outcome = await removeTwoFactor(deps, { userId: operator.user.id, password: form.password ?? '', clientAddress: ctx.ip });
     if (!outcome.ok) {
@@ -131,11 +116,7 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
     changed(ctx, '/portal/security', 200, { two_factor: false });
   });
 
-  router.post('/portal/security/require', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, '/portal/security/require', deps, async (ctx, { form, operator }) => {
     const required = form.required === 'true';
     const outcome = await setTwoFactorRequirement(deps, { userId: operator.user.id, required });
     if (!outcome.ok) {

@@ -13,7 +13,7 @@ import { sendPage } from './http';
 import { linesPage, type LinesPageInput } from './pages/lines';
 import { overviewPage, overviewStats } from './pages/overview';
 import { settingsPage } from './pages/settings';
-import { navOf, operatorOrLogin, roleAllows, tenantOf, operatorForm } from './operatorPages';
+import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import { signedInOperator, type Operator } from './visitor';
 
 const LINES_SHOWN = 200;
@@ -37,10 +37,7 @@ export function numberFieldsOfForm(
 
 /** Pages of a signed-in operator: overview, lines, settings. */
 export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
-  router.get('/portal', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal', deps, async (ctx, operator) => {
     sendPage(ctx, 200, overviewPage(await workspaceOverview(deps, tenantOf(operator)), navOf(operator, '/portal')));
   });
 
@@ -51,18 +48,11 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 200, overviewStats(await workspaceOverview(deps, tenantOf(operator)), operator.environment));
   });
 
-  router.get('/portal/lines', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/lines', deps, async (ctx, operator) => {
     sendPage(ctx, 200, linesPage(navOf(operator, '/portal/lines'), await linesInput(deps, operator)));
   });
 
-  router.post('/portal/lines', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, '/portal/lines', deps, async (ctx, { form, operator }) => {
     const nav = navOf(operator, '/portal/lines');
     const again = async (error: ApiError) => {
       const input = await linesInput(deps, operator, { form });
@@ -94,11 +84,7 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
     );
   });
 
-  router.post('/portal/lines/:id/rotate-secret', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { operator } = signedIn;
+  postOperatorForm(router, '/portal/lines/:id/rotate-secret', deps, async (ctx, { operator }) => {
     const nav = navOf(operator, '/portal/lines');
     const again = async (error: ApiError) => {
       const input = await linesInput(deps, operator);
@@ -114,18 +100,11 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 200, linesPage(nav, { ...input, secret: { lineName, secret: outcome.webhookSecret } }));
   });
 
-  router.get('/portal/settings', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const operator = await operatorOrLogin(ctx, deps, ctx.query.env);
-    if (!operator) return;
+  getOperatorPage(router, '/portal/settings', deps, async (ctx, operator) => {
     sendPage(ctx, 200, settingsPage(navOf(operator, '/portal/settings')));
   });
 
-  router.post('/portal/settings/password', async (rawCtx) => {
-    const ctx = rawCtx as AppContext;
-    const signedIn = await operatorForm(ctx, deps);
-    if (!signedIn) return;
-    const { form, operator } = signedIn;
+  postOperatorForm(router, '/portal/settings/password', deps, async (ctx, { form, operator }) => {
     const nav = navOf(operator, '/portal/settings');
     const outcome = await changePassword(deps, {
       userId: operator.user.id,
