@@ -1,5 +1,4 @@
-import crypto from 'node:crypto';
-import { post } from '../../src/domain/billing/ledger';
+import { spendOnCalls } from '../support/ledger';
 import { customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 import { decryptedHistory } from '../../dev/temporalHistory';
@@ -88,14 +87,7 @@ describe('call limits while the caller keeps talking', () => {
   it('is cut when the next minute cannot be held, and charged no more than the minute held', async () => {
     await settings.update({ auto_recharge_enabled: false });
     // 40 cents: the first hosted minute (26) is held, the second (52 in all) is not.
-    await post(h.db, {
-      tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
-      type: 'call_charge',
-      amountCents: -460,
-      description: 'x',
-      idempotencyRef: `drain:${crypto.randomUUID()}`,
-      at: new Date(),
-    });
+    await spendOnCalls(h.db, { workspaceId: tenant.workspaceId, environment: 'test' }, 460);
     const line = await lines.create();
     const placed = await calls.place(line.id, '+14155552672');
     expect(placed.status).toBe(201);

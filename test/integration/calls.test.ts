@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { post } from '../../src/domain/billing/ledger';
+import { spendOnCalls } from '../support/ledger';
 import { ratePerMinuteCents } from '../../src/domain/billing/pricing';
 import { runCommand } from '../../src/main/cli';
 import { eventually, webhookLine } from '../support/harness';
@@ -217,14 +217,7 @@ describe('calls', () => {
 
     it('a workspace that cannot cover the first minute does not answer', async () => {
       const line = await lines.create();
-      await post(h.db, {
-        tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
-        type: 'call_charge',
-        amountCents: -495,
-        description: 'x',
-        idempotencyRef: `drain:${crypto.randomUUID()}`,
-        at: new Date(),
-      });
+      await spendOnCalls(h.db, { workspaceId: tenant.workspaceId, environment: 'test' }, 495);
       await sim.calls.ring(CALLER, line.phone_number);
       const row = await calls.untilInboundRow(line.id);
       const call = await calls.untilStatus(row.id, ['failed']);
@@ -302,14 +295,7 @@ describe('calls', () => {
 
     it('insufficient_credits below the one-minute reserve (zone C hosted costs 78 cents)', async () => {
       const line = await lines.create({ mode: 'hosted', system_prompt: 'Be kind', webhook_url: null });
-      await post(h.db, {
-        tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
-        type: 'call_charge',
-        amountCents: -450,
-        description: 'x',
-        idempotencyRef: `drain:${crypto.randomUUID()}`,
-        at: new Date(),
-      });
+      await spendOnCalls(h.db, { workspaceId: tenant.workspaceId, environment: 'test' }, 450);
       const res = await calls.place(line.id, '+5511912345678');
       expect(res.status).toBe(402);
       expect(res.body.error).toMatchObject({

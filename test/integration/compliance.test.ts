@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { post } from '../../src/domain/billing/ledger';
+import { spendOnCalls } from '../support/ledger';
 import { runCommand } from '../../src/main/cli';
 import { isOptedOut } from '../../src/domain/compliance/optOuts';
 import { customer } from '../support/customer';
@@ -202,15 +202,7 @@ describe('compliance plane', () => {
       const agent = await agentKey();
       const lineId = (await lines.create()).id;
       await grant({ line_id: lineId, phone_number: '+14155550123', consent_type: 'explicit_outbound' }, agent.plaintext_key);
-      await post(h.db, {
-        tenant: { workspaceId: tenant.workspaceId, environment: 'test' },
-        type: 'call_charge',
-        amountCents: -14,
-        description: 'Call',
-        idempotencyRef: `c:${crypto.randomUUID()}`,
-        actorKeyId: agent.id,
-        at: new Date(),
-      });
+      await spendOnCalls(h.db, { workspaceId: tenant.workspaceId, environment: 'test' }, 14, { actorKeyId: agent.id });
       const res = await feed(agent.plaintext_key);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ limit: 100, api_key_id: agent.id });

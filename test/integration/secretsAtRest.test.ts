@@ -26,6 +26,16 @@ describe('secrets at rest', () => {
     return { id: res.body.line.id, secret: res.body.webhook_secret, row };
   }
 
+  /** A line whose secret is stored as releases before key ids wrote it (`sealV1`, under the global key). */
+  async function lineWithV1Secret(): Promise<{ id: string; secret: string; row: { id: string; ciphertext: string } }> {
+    const line = await lineWithSecret();
+    await ctx.h
+      .db('line_webhook_secrets')
+      .where({ id: line.row.id })
+      .update({ ciphertext: sealV1(globalKey(), line.secret) });
+    return line;
+  }
+
   /** The format written before key ids and AAD: `v1.<nonce>.<tag>.<ciphertext>`. */
   function sealV1(keyHex: string, plaintext: string): string {
     const nonce = crypto.randomBytes(12);
@@ -53,21 +63,13 @@ describe('secrets at rest', () => {
 
   it('still opens secrets sealed in the v1 format', async () => {
     const { h } = ctx;
-    const line = await lineWithSecret();
-    await h
-      .db('line_webhook_secrets')
-      .where({ id: line.row.id })
-      .update({ ciphertext: sealV1(globalKey(), line.secret) });
+    const line = await lineWithV1Secret();
     expect(await currentSecret(h.db, parseSecretsKey(globalKey()), line.id)).toBe(line.secret);
   });
 
   it('rotates SECRETS_KEY: a new key in front, `cli secrets reseal`, then the old key can go', async () => {
     const { h } = ctx;
-    const line = await lineWithSecret();
-    await h
-      .db('line_webhook_secrets')
-      .where({ id: line.row.id })
-      .update({ ciphertext: sealV1(globalKey(), line.secret) });
+    const line = await lineWithV1Secret();
     const newKey = generateSecretsKey();
     const saved = process.env.SECRETS_KEY;
     try {
