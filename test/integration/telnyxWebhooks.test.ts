@@ -268,6 +268,8 @@ describe('Telnyx webhook delivery', () => {
     await texted(line.id, number, line.phone_number!);
     stub.scriptMessages({ status: 'delivery_unconfirmed' }, { status: 'expired' });
     const first = await messages.send({ line_id: line.id, to: number, text: 'Are you there?' });
+    // The stub scripts outcomes in the order sends reach it, and each send is its own activity: the second starts once the first is there.
+    await eventually(async () => stub.messages.find((m) => m.text === 'Are you there?'));
     const second = await messages.send({ line_id: line.id, to: number, text: 'Still there?' });
     const unconfirmed = await messages.untilStatus(line.id, number, first.body.id, 'undelivered');
     const expired = await messages.untilStatus(line.id, number, second.body.id, 'undelivered');
