@@ -195,56 +195,35 @@ function koaWithOneInsert(db: ReturnType<typeof createDb>): Koa {
   return koa;
 }
 
-function printWriteSummaries(baseline: Summary, switchboard: Summary): void {
-  const header = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests'];
-  const rows = [baseline, switchboard].map((r) => [
-    r.title,
-    fmt(r.reqPerSec, 0),
-    fmt(r.p50, 2),
-    fmt(r.p99, 2),
-    String(r.non2xx),
-    String(r.errors),
-    String(r.total),
-  ]);
-  const ratios = [
-    ratio(switchboard.reqPerSec, baseline.reqPerSec, 3),
-    ratio(switchboard.p50, baseline.p50, 2),
-    ratio(switchboard.p99, baseline.p99, 2),
+const SUMMARY_HEADER = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests'];
+
+function summaryRow(r: Summary): string[] {
+  return [r.title, fmt(r.reqPerSec, 0), fmt(r.p50, 2), fmt(r.p99, 2), String(r.non2xx), String(r.errors), String(r.total)];
+}
+
+/** Switchboard's throughput and latencies over those of `other`, as a row of the summary table. */
+function ratioRow(label: string, switchboard: Summary, other: Summary): string[] {
+  return [
+    label,
+    ratio(switchboard.reqPerSec, other.reqPerSec, 3),
+    ratio(switchboard.p50, other.p50, 2),
+    ratio(switchboard.p99, other.p99, 2),
+    '',
+    '',
+    '',
   ];
-  printTable(header, [...rows, ['ratio switchboard/koa+insert', ...ratios, '', '', '']]);
+}
+
+function printWriteSummaries(baseline: Summary, switchboard: Summary): void {
+  printTable(SUMMARY_HEADER, [...[baseline, switchboard].map(summaryRow), ratioRow('ratio switchboard/koa+insert', switchboard, baseline)]);
 }
 
 function printSummaries(baseline: Summary, switchboard: Summary, oneSelect: Summary, onePrepared: Summary): void {
-  const header = ['target', 'req/s (mean)', 'p50 ms', 'p99 ms', 'non-2xx', 'errors', 'requests'];
-  const rows = [baseline, oneSelect, onePrepared, switchboard].map((r) => [
-    r.title,
-    fmt(r.reqPerSec, 0),
-    fmt(r.p50, 2),
-    fmt(r.p99, 2),
-    String(r.non2xx),
-    String(r.errors),
-    String(r.total),
-  ]);
-  const ratios = [
-    ratio(switchboard.reqPerSec, baseline.reqPerSec, 3),
-    ratio(switchboard.p50, baseline.p50, 2),
-    ratio(switchboard.p99, baseline.p99, 2),
-  ];
-  const selectRatios = [
-    ratio(switchboard.reqPerSec, oneSelect.reqPerSec, 3),
-    ratio(switchboard.p50, oneSelect.p50, 2),
-    ratio(switchboard.p99, oneSelect.p99, 2),
-  ];
-  const preparedRatios = [
-    ratio(switchboard.reqPerSec, onePrepared.reqPerSec, 3),
-    ratio(switchboard.p50, onePrepared.p50, 2),
-    ratio(switchboard.p99, onePrepared.p99, 2),
-  ];
-  printTable(header, [
-    ...rows,
-    [RATIO_LABEL, ...ratios, '', '', ''],
-    ['ratio switchboard/koa+select', ...selectRatios, '', '', ''],
-    ['ratio switchboard/koa+prepared', ...preparedRatios, '', '', ''],
+  printTable(SUMMARY_HEADER, [
+    ...[baseline, oneSelect, onePrepared, switchboard].map(summaryRow),
+    ratioRow(RATIO_LABEL, switchboard, baseline),
+    ratioRow('ratio switchboard/koa+select', switchboard, oneSelect),
+    ratioRow('ratio switchboard/koa+prepared', switchboard, onePrepared),
   ]);
 }
 

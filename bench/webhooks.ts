@@ -23,7 +23,7 @@
 import crypto from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import type { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { buildActivityDeps } from '../src/main/activityDeps';
 import { intFromEnv, loadConfig } from '../src/platform/config';
@@ -41,7 +41,7 @@ import { pollUntil, runBounded, sleep } from './support/async';
 import { cpuSeconds } from './support/cpu';
 import { postJson } from './support/http';
 import { startJsonReceiver } from './support/receivers';
-import { createCleanups, onTemporalServer, reportFailures, runBench } from './support/run';
+import { createCleanups, onTemporalServer, reportFailures, runBench, type Cleanups } from './support/run';
 import { distribution } from './support/stats';
 import { fmt, printTable, ratio, RATIO_LABEL } from './support/table';
 import { createBenchWorkspace, insertActiveLine } from './support/tenant';
@@ -49,6 +49,17 @@ import { createBenchWorkspace, insertActiveLine } from './support/tenant';
 // Worker concurrency: enough slots that 50 concurrent publishers never queue behind the
 // worker's own limits on a 2-core machine; Postgres and CPU are the real bounds.
 const WORKER_OPTIONS = { maxConcurrentActivityTaskExecutions: 100, maxConcurrentWorkflowTaskExecutions: 100 };
+
+/** A worker with the bench's concurrency, running until the cleanups shut it down (and wait for it). */
+async function runWorkerUntilCleanup(cleanups: Cleanups, options: WorkerOptions): Promise<void> {
+  const worker = await Worker.create({ ...options, ...WORKER_OPTIONS, shutdownGraceTime: '10 seconds' });
+  const running = worker.run();
+  cleanups.push(async () => {
+    worker.shutdown();
+    await running;
+  });
+}
+
 // Same pool sizes as the production processes: API (publisher side) 20, worker 10.
 const PUBLISHER_DB_POOL = 20;
 const WORKER_DB_POOL = 10;
@@ -231,17 +242,32 @@ async function publishAtRate(target: Target, rate: number, seconds: number): Pro
 
 /** Today's shape on bare Temporal: one workflow per event, whose one activity POSTs the body. */
 async function startBareWorkflows(temporal: Client, taskQueue: string, url: string, lineId: string, n: number, concurrency: number) {
+  return sendEach(lineId, n, concurrency, async (eventId, body) => {
+    await temporal.workflow.start<typeof barePostWorkflow>('barePostWorkflow', {
+      taskQueue,
+      workflowId: `bare-${eventId}`,
+      args: [url, body],
+    });
+  });
+}
+
+/**
+ * Sends `n` `call_ended` bodies for `lineId`, `concurrency` at a time, noting when each left; a
+ * send that throws counts as a publish error and is not waited for.
+ */
+async function sendEach(
+  lineId: string,
+  n: number,
+  concurrency: number,
+  send: (eventId: string, body: Record<string, unknown>) => Promise<void>,
+): Promise<Run> {
   const run: Run = { sentAt: new Map(), publishErrors: 0 };
   await runBounded(n, concurrency, async (i) => {
     const eventId = crypto.randomUUID();
     const body = { ...payload(i), event: 'call_ended', event_id: eventId, line_id: lineId };
     run.sentAt.set(eventId, performance.now());
     try {
-      await temporal.workflow.start<typeof barePostWorkflow>('barePostWorkflow', {
-        taskQueue,
-        workflowId: `bare-${eventId}`,
-        args: [url, body],
-      });
+      await send(eventId, body);
     } catch (err) {
       run.sentAt.delete(eventId);
       run.publishErrors += 1;
@@ -253,21 +279,10 @@ async function startBareWorkflows(temporal: Client, taskQueue: string, url: stri
 
 /** The same body shape the delivery activity sends, POSTed straight to the receiver. */
 async function sendBare(url: string, lineId: string, n: number, concurrency: number): Promise<Run> {
-  const run: Run = { sentAt: new Map(), publishErrors: 0 };
-  await runBounded(n, concurrency, async (i) => {
-    const eventId = crypto.randomUUID();
-    const body = { ...payload(i), event: 'call_ended', event_id: eventId, line_id: lineId };
-    run.sentAt.set(eventId, performance.now());
-    try {
-      const status = await postJson(url, body);
-      if (status < 200 || status > 299) throw new Error(`receiver answered ${status}`);
-    } catch (err) {
-      run.sentAt.delete(eventId);
-      run.publishErrors += 1;
-      run.firstError ??= (err as Error).message;
-    }
+  return sendEach(lineId, n, concurrency, async (_eventId, body) => {
+    const status = await postJson(url, body);
+    if (status < 200 || status > 299) throw new Error(`receiver answered ${status}`);
   });
-  return run;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -309,7 +324,7 @@ async function main(): Promise<number> {
     cleanups.push(() => workerDb.destroy());
     const connection = await NativeConnection.connect({ address: stack.temporalAddress });
     cleanups.push(() => connection.close());
-    const worker = await Worker.create({
+    await runWorkerUntilCleanup(cleanups, {
       connection,
       namespace: config.temporalNamespace,
       taskQueue,
@@ -328,13 +343,6 @@ async function main(): Promise<number> {
           { db: workerDb, temporal: () => temporal, secretsKey },
         ),
       ),
-      ...WORKER_OPTIONS,
-      shutdownGraceTime: '10 seconds',
-    });
-    const running = worker.run();
-    cleanups.push(async () => {
-      worker.shutdown();
-      await running;
     });
 
     // A tenant and an active webhook line pointing at the receiver, inserted directly (no carrier).
@@ -354,20 +362,13 @@ async function main(): Promise<number> {
 
     // The bare-Temporal baseline's worker: same server and worker options, its own task queue.
     const bareTaskQueue = `${taskQueue}-bare`;
-    const bareWorker = await Worker.create({
+    await runWorkerUntilCleanup(cleanups, {
       connection,
       namespace: config.temporalNamespace,
       taskQueue: bareTaskQueue,
       workflowsPath: require.resolve('./support/bareTemporalWorkflow'),
       dataConverter: dataConverterWith(payloadCodec),
       activities: { postEvent: (url: string, body: Record<string, unknown>) => postJson(url, body) },
-      ...WORKER_OPTIONS,
-      shutdownGraceTime: '10 seconds',
-    });
-    const bareRunning = bareWorker.run();
-    cleanups.push(async () => {
-      bareWorker.shutdown();
-      await bareRunning;
     });
     const bareBurst = (n: number) => startBareWorkflows(temporal, bareTaskQueue, receiver.url, lineId, n, concurrency);
 

@@ -83,17 +83,7 @@ export class MessageSimulatorState {
     }
     const outcome = this.outcomes.get(request.to) ?? 'deliver';
     if (outcome === 'reject') return 'rejected';
-    const message: SimulatedMessage = {
-      carrier_message_id: `SM${crypto.randomBytes(16).toString('hex')}`,
-      message_id: request.messageId,
-      direction: 'outbound',
-      from: request.from,
-      to: request.to,
-      text: request.text,
-      status: 'queued',
-      requests: 1,
-      created_at: new Date().toISOString(),
-    };
+    const message = newMessage(request, { message_id: request.messageId, direction: 'outbound', status: 'queued', requests: 1 });
     this.messages.set(message.carrier_message_id, message);
     this.byMessageId.set(request.messageId, message);
     // Receipts in order: one chain per message.
@@ -135,17 +125,7 @@ export class MessageSimulatorState {
     text: string;
     eventsUrl: string;
   }): Promise<{ message: SimulatedMessage; delivery: 'delivered' | 'refused' | 'failed'; status: number | null }> {
-    const message: SimulatedMessage = {
-      carrier_message_id: `SM${crypto.randomBytes(16).toString('hex')}`,
-      message_id: null,
-      direction: 'inbound',
-      from: request.from,
-      to: request.to,
-      text: request.text,
-      status: 'received',
-      requests: 0,
-      created_at: new Date().toISOString(),
-    };
+    const message = newMessage(request, { message_id: null, direction: 'inbound', status: 'received', requests: 0 });
     this.messages.set(message.carrier_message_id, message);
     const event: CarrierMessageEvent = {
       type: 'sms.received',
@@ -204,6 +184,21 @@ export class MessageSimulatorState {
       },
     });
   }
+}
+
+/** A message the carrier holds from now on, under a fresh carrier id (`SM` + 32 hex, as Twilio's SIDs). */
+function newMessage(
+  body: { from: string; to: string; text: string },
+  state: Pick<SimulatedMessage, 'message_id' | 'direction' | 'status' | 'requests'>,
+): SimulatedMessage {
+  return {
+    carrier_message_id: `SM${crypto.randomBytes(16).toString('hex')}`,
+    ...state,
+    from: body.from,
+    to: body.to,
+    text: body.text,
+    created_at: new Date().toISOString(),
+  };
 }
 
 function isText(value: unknown): value is string {

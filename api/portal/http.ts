@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import getRawBody from 'raw-body';
 import type { AppContext, AppDeps } from '../context';
+import { pageContentSecurityPolicy } from '../contentSecurityPolicy';
 import { ApiError } from '../errors';
 import { isLoopbackUrl } from '../../src/platform/startupCheck';
 import type { Html } from './html';
@@ -10,17 +11,7 @@ import type { Html } from './html';
  * (docs/decisions/portal.md, "Operator portal and accounts (issue 17)").
  */
 
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "object-src 'none'",
-].join('; ');
+export const CONTENT_SECURITY_POLICY = pageContentSecurityPolicy(["style-src 'self'", "img-src 'self' data:"]);
 
 /** One year, as browsers' preload lists ask; sent only when the portal is served over https (RFC 6797 §7.2). */
 export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000; includeSubDomains';

@@ -64,6 +64,11 @@ export interface ShownError {
   details?: Array<{ field?: string; message: string }>;
 }
 
+/** What the last form did, above the page: its error (see errorBox) and its notice, each if any. */
+export function formOutcome(error: ShownError | undefined, notice: string | undefined): Html {
+  return html`${errorBox(error)} ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}`;
+}
+
 /** An error as the API would answer it: its code, its message and each field's problem. */
 export function errorBox(error: ShownError | undefined): Html {
   if (!error) return html``;

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
 import type { AppContext, AppState } from '../context';
+import { pageContentSecurityPolicy } from '../contentSecurityPolicy';
 import { ApiError } from '../errors';
 
 /** Where the page finds the document it renders: the one this process serves. */
@@ -27,18 +28,11 @@ function loadAssets(): Map<string, Buffer> {
  * Scalar (Vue) adds several `<style>` elements and style attributes at run time that no nonce or
  * hash can name (docs/decisions/api.md, "API reference page (issue 18)"). No `'unsafe-eval'` is needed.
  */
-export const REFERENCE_CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
+export const REFERENCE_CONTENT_SECURITY_POLICY = pageContentSecurityPolicy([
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
   "font-src 'self' data:",
-  "connect-src 'self'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "object-src 'none'",
-].join('; ');
+]);
 
 const PAGE = `<!doctype html>
 <html lang="en">

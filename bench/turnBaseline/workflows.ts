@@ -21,7 +21,8 @@ const { postTurn, postTurnAndSpeak, postRecordedTurnAndSpeak } = proxyLocalActiv
   retry: { maximumAttempts: 1 },
 });
 
-export async function baselineTurnWorkflow(url: string): Promise<number> {
+/** Takes each signalled turn in order until `stop`; answers how many turns were taken. */
+async function turnLoop(takeTurn: (text: string, turn: number) => Promise<unknown>): Promise<number> {
   const queue: string[] = [];
   let stopped = false;
   let turns = 0;
@@ -30,23 +31,17 @@ export async function baselineTurnWorkflow(url: string): Promise<number> {
   for (;;) {
     await condition(() => stopped || queue.length > 0);
     if (stopped) return turns;
-    await postTurn(url, queue.shift()!);
+    await takeTurn(queue.shift()!, turns + 1);
     turns += 1;
   }
+}
+
+export async function baselineTurnWorkflow(url: string): Promise<number> {
+  return turnLoop((text) => postTurn(url, text));
 }
 
 /** `durable`: the durable floor's turn (its `message` event recorded in Postgres before its POST and settled after). */
 export async function engineFloorTurnWorkflow(callId: string, messageUrl: string, speakUrl: string, durable = false): Promise<number> {
   const takeTurn = durable ? postRecordedTurnAndSpeak : postTurnAndSpeak;
-  const queue: string[] = [];
-  let stopped = false;
-  let turns = 0;
-  setHandler(baselineTurnSignal, ({ text }) => void queue.push(text));
-  setHandler(baselineStopSignal, () => void (stopped = true));
-  for (;;) {
-    await condition(() => stopped || queue.length > 0);
-    if (stopped) return turns;
-    turns += 1;
-    await takeTurn(messageUrl, speakUrl, callId, turns, queue.shift()!);
-  }
+  return turnLoop((text, turn) => takeTurn(messageUrl, speakUrl, callId, turn, text));
 }

@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/platform/config';
 import { freePort } from '../../src/platform/net/freePort';
 import { ensureTemporalCli, startDevServer, type DevServer } from '../../dev/infra/temporal';
 import { customer } from '../support/customer';
+import { callHold } from '../support/ledger';
 import { eventually, webhookLine } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
@@ -103,14 +104,7 @@ describe('a long call continues as new', () => {
     const charges = await h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
     expect(charges).toHaveLength(1);
     expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents!);
-    expect(
-      (
-        await h
-          .db('spend_holds')
-          .where({ reference: `call:${id}` })
-          .first()
-      ).status,
-    ).toBe('settled');
+    expect(await callHold(h.db, id)).toMatchObject({ status: 'settled' });
     await eventually(async () =>
       receiver.requests.some((r) => r.body.event === 'call_ended' && r.body.call_id === id) ? true : undefined,
     );

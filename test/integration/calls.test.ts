@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { spendOnCalls } from '../support/ledger';
+import { callHold, spendOnCalls } from '../support/ledger';
 import { ratePerMinuteCents } from '../../src/domain/billing/pricing';
 import { runCommand } from '../../src/main/cli';
 import { eventually, webhookLine } from '../support/harness';
@@ -41,12 +41,7 @@ describe('calls', () => {
     const charges = await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'call_charge' });
     expect(charges).toHaveLength(1);
     expect(Number(charges[0].amount_cents)).toBe(-call.charge_cents!);
-    expect(
-      await h
-        .db('spend_holds')
-        .where({ reference: `call:${id}` })
-        .first(),
-    ).toMatchObject({ status: 'settled' });
+    expect(await callHold(h.db, id)).toMatchObject({ status: 'settled' });
 
     // The customer hears about it: status callback, call_started and call_ended, each signed, once.
     const types = async () => receiver.requests.map((r) => r.body.event);
@@ -97,12 +92,7 @@ describe('calls', () => {
     // The destination's zone reached billing: the first minute held is the zone's rate (the exact
     // charge of a call's length at each rate: callWorkflowTimeSkipping.test.ts).
     expect(ratePerMinuteCents(mode, zone)).toBe(rate);
-    const hold = await h
-      .db('spend_holds')
-      .where({ reference: `call:${id}` })
-      .first();
-    expect(hold).toMatchObject({ status: 'settled' });
-    expect(Number(hold.amount_cents)).toBe(rate);
+    expect(await callHold(h.db, id)).toEqual({ status: 'settled', amountCents: rate });
     expect(call.charge_cents).toBe(Math.ceil((rate * call.duration_sec!) / 60));
     const [charge] = await h.db('ledger_transactions').where({ idempotency_ref: `call:${id}:settle` });
     expect(Number(charge.amount_cents)).toBe(-call.charge_cents!);
@@ -129,12 +119,7 @@ describe('calls', () => {
     const id = (await calls.place(line.id, to)).body.call.id;
     const call = await calls.untilStatus(id, [status]);
     expect(call).toMatchObject({ duration_sec: 0, charge_cents: 0 });
-    expect(
-      await h
-        .db('spend_holds')
-        .where({ reference: `call:${id}` })
-        .first(),
-    ).toMatchObject({ status: 'settled' });
+    expect(await callHold(h.db, id)).toMatchObject({ status: 'settled' });
     expect(await h.db('ledger_transactions').where({ workspace_id: tenant.workspaceId, type: 'call_charge' })).toHaveLength(0);
   });
 
@@ -172,11 +157,7 @@ describe('calls', () => {
       const ended = await calls.untilStatus(row.id, ['completed']);
       expect(ended.end_cause).toBe('caller_hangup');
       // Held and charged at the inbound zone A webhook rate.
-      const hold = await h
-        .db('spend_holds')
-        .where({ reference: `call:${row.id}` })
-        .first();
-      expect(hold).toMatchObject({ status: 'settled', amount_cents: '13' });
+      expect(await callHold(h.db, row.id)).toEqual({ status: 'settled', amountCents: 13 });
       expect(ended.charge_cents).toBe(Math.ceil((13 * ended.duration_sec!) / 60));
       await eventually(async () => (receiver.requests.some((r) => r.body.event === 'call_ended') ? true : undefined));
       expect(receiver.requests.map((r) => r.body.event).sort()).toEqual(['call_ended', 'call_incoming', 'call_started']);

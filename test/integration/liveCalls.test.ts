@@ -1,6 +1,6 @@
 import { startEchoAudioHandler } from '../support/echoAudioHandler';
 import { eventually } from '../support/harness';
-import { customer } from '../support/customer';
+import { customer, HOSTED_DESK } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 import { untilWaitingForCaller } from '../support/callWorkflow';
 import { useSuite } from '../support/suite';
@@ -19,13 +19,7 @@ describe('hosted, audio and live-controlled calls', () => {
   const speech = (id: string) => h.simulator.state.calls.speechFor(id)!;
 
   it('hosted: the model answers each sentence, spoken chunk by chunk in the line’s voice; a barge-in cuts it off; billed at the hosted rate', async () => {
-    const line = await lines.create({
-      mode: 'hosted',
-      system_prompt: 'You are the booking desk of Chez Marie.',
-      voice: 'french-louis',
-      begin_message: 'Bonjour, Chez Marie.',
-      webhook_url: receiver.url,
-    });
+    const line = await lines.create({ ...HOSTED_DESK, webhook_url: receiver.url });
     const placed = await calls.place(line.id, '+14155552671');
     expect(placed.status).toBe(201);
     const id = placed.body.call.id;

@@ -4,6 +4,7 @@ import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { eventually } from '../support/harness';
 import { mailedInvitationToken, PortalClient, type PortalResponse, signUpOperator, OPERATOR_PASSWORD } from '../support/portalClient';
 import { linkIn } from '../support/smtpReceiver';
+import { joinAs, newEmail } from '../support/portalMembers';
 import { useSuite } from '../support/suite';
 
 const PASSWORD = OPERATOR_PASSWORD;
@@ -12,8 +13,6 @@ const JSON_ACCEPT = { accept: 'application/json' };
 /** Members and invitations over HTTP: invite, accept, roles gating the page, owners protected, tokens used once. */
 describe('portal members and invitations', () => {
   const { h } = useSuite({ portal: true });
-
-  const newEmail = (tag: string) => `${tag}+${crypto.randomBytes(4).toString('hex')}@example.test`;
 
   const owner = () => signUpOperator(h, 'owner');
 
@@ -24,16 +23,11 @@ describe('portal members and invitations', () => {
   }
 
   /** Invites (as JSON), accepts in a fresh browser, and returns the member's signed-in client. */
-  async function member(inviter: PortalClient, role: string): Promise<{ client: PortalClient; userId: string; email: string }> {
-    const email = newEmail(role);
-    const invited = await inviter.submit('/portal/members', '/portal/members/invite', { email, role }, JSON_ACCEPT);
-    expect(invited.status).toBe(201);
-    const client = new PortalClient(h.apiUrl);
-    const token = await mailedInvitationToken(h.mail, email);
-    const accepted = await client.submit(`/portal/invite?token=${token}`, '/portal/invite', { token, password: PASSWORD }, JSON_ACCEPT);
-    expect(accepted.status).toBe(201);
-    return { client, userId: JSON.parse(accepted.text).user_id, email };
-  }
+  const member = (inviter: PortalClient, role: string) => joinAs(h, inviter, role);
+
+  /** An invitation sent as the members form does, asking for the JSON answer. */
+  const inviteJson = (inviter: PortalClient, invitation: { email: string; role: string }) =>
+    inviter.submit('/portal/members', '/portal/members/invite', invitation, JSON_ACCEPT);
 
   it('invites by email with a role, mails the link to the invitee only, stores only its hash; the invitee joins and logs in', async () => {
     const boss = await owner();
@@ -81,7 +75,7 @@ describe('portal members and invitations', () => {
     const boss = await owner();
     const invited = async () => {
       const email = newEmail('x');
-      await boss.client.submit('/portal/members', '/portal/members/invite', { email, role: 'member' }, JSON_ACCEPT);
+      await inviteJson(boss.client, { email, role: 'member' });
       return mailedInvitationToken(h.mail, email);
     };
     const revokedToken = await invited();
@@ -126,7 +120,7 @@ describe('portal members and invitations', () => {
   it('refuses an accept without the form token (CSRF)', async () => {
     const boss = await owner();
     const email = newEmail('c');
-    await boss.client.submit('/portal/members', '/portal/members/invite', { email, role: 'member' }, JSON_ACCEPT);
+    await inviteJson(boss.client, { email, role: 'member' });
     const visitor = new PortalClient(h.apiUrl);
     const res = await visitor.post('/portal/invite', { token: await mailedInvitationToken(h.mail, email), password: PASSWORD });
     expect(res.status).toBe(403);
@@ -168,12 +162,7 @@ describe('portal members and invitations', () => {
       const res = await admin.client.submit('/portal/members', `/portal/members/${target}/role`, { role }, JSON_ACCEPT);
       expect(res.status).toBe(403);
     }
-    const ownerInvite = await admin.client.submit(
-      '/portal/members',
-      '/portal/members/invite',
-      { email: newEmail('o'), role: 'owner' },
-      JSON_ACCEPT,
-    );
+    const ownerInvite = await inviteJson(admin.client, { email: newEmail('o'), role: 'owner' });
     expect(ownerInvite.status).toBe(403);
     expect((await h.db('users').where({ id: boss.userId }).first()).role).toBe('owner');
 
@@ -237,12 +226,7 @@ describe('portal members and invitations', () => {
     expect(page.text).not.toContain(theirs.email);
     const res = await first.client.submit('/portal/members', `/portal/members/${theirs.userId}/role`, { role: 'admin' }, JSON_ACCEPT);
     expect(res.status).toBe(404);
-    const pending = await other.client.submit(
-      '/portal/members',
-      '/portal/members/invite',
-      { email: newEmail('p'), role: 'member' },
-      JSON_ACCEPT,
-    );
+    const pending = await inviteJson(other.client, { email: newEmail('p'), role: 'member' });
     const revoke = await first.client.submit(
       '/portal/members',
       `/portal/invitations/${JSON.parse(pending.text).id}/revoke`,

@@ -1,14 +1,12 @@
 import crypto from 'node:crypto';
-import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import { EgressPolicy } from '../../src/platform/net/egress';
-import { createTenant, noModel, noPayments } from '../support/harness';
+import { createTenant } from '../support/harness';
 import type { provisionLineWorkflow } from '../../workflows/lines';
 import { testDataConverter } from '../support/payloadCodec';
+import { timeSkippingWorker } from '../support/timeSkippingWorker';
 
 /**
  * Ten minutes of carrier outage, without ten minutes of waiting: Temporal's time-skipping
@@ -80,25 +78,7 @@ describe('line provisioning when the carrier stays down (time-skipping)', () => 
 
   /** Runs the line's provisioning workflow on a worker of the real activities with `carrier`. */
   const provision = async (lineId: string, carrier: CarrierAdapter) => {
-    const taskQueue = `ts-${crypto.randomUUID()}`;
-    const worker = await Worker.create({
-      connection: env.nativeConnection,
-      dataConverter: testDataConverter(),
-      taskQueue,
-      workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-      activities: createActivities({
-        db,
-        carrier,
-        payments: noPayments,
-        model: noModel,
-        temporal: () => env.client,
-        taskQueue,
-        carrierEventsUrl: 'http://127.0.0.1:9/carrier/events',
-        secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!),
-        egress: new EgressPolicy(),
-        now: () => new Date(),
-      }),
-    });
+    const { worker, taskQueue } = await timeSkippingWorker(env, { db, carrier, egress: new EgressPolicy() });
     return worker.runUntil(
       env.client.workflow.execute<typeof provisionLineWorkflow>('provisionLineWorkflow', {
         taskQueue,

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { startEchoAudioHandler } from '../support/echoAudioHandler';
-import { customer } from '../support/customer';
+import { customer, HOSTED_DESK } from '../support/customer';
 import { eventually, webhookLine } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
 import { useTwilioLiveSuite } from '../support/twilioHarness';
@@ -231,12 +231,7 @@ describe('Twilio carrier (live environment, contract stub)', () => {
   });
 
   it('a hosted line: the model’s reply is said sentence after sentence in the line’s Twilio voice', async () => {
-    const line = await lines.create({
-      mode: 'hosted',
-      system_prompt: 'You are the booking desk of Chez Marie.',
-      voice: 'french-louis',
-      begin_message: 'Bonjour, Chez Marie.',
-    });
+    const line = await lines.create(HOSTED_DESK);
     const call = await calls.dial(line.id, '+14155550111');
     const twilioCall = await stubCallTo('+14155550111');
     await stub.answer(twilioCall.sid);

@@ -3,10 +3,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
-import type { CarrierAdapter } from '../../src/adapters/carrier/port';
-import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import { egressPolicyFor } from '../../src/platform/net/egress';
 import { stopProcess } from '../../dev/infra/proc';
 import { EVENT_POLICIES, RETRY_DELAYS_MS, type EventType } from '../../src/domain/webhooks/events';
@@ -18,9 +14,10 @@ import { findLineById } from '../../src/domain/lines/store';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import type { deliverEventWorkflow } from '../../workflows/webhooks';
 import { customer } from '../support/customer';
-import { createTenant, eventually, webhookLine, noModel, noPayments } from '../support/harness';
+import { createTenant, eventually, webhookLine } from '../support/harness';
 import { useSuite } from '../support/suite';
 import { testDataConverter } from '../support/payloadCodec';
+import { timeSkippingWorker } from '../support/timeSkippingWorker';
 
 /** The delivery engine as a customer sees it: signed POSTs, retries, the delivery log. */
 describe('webhook delivery engine', () => {
@@ -152,26 +149,7 @@ describe('webhook delivery engine', () => {
     afterAll(async () => env?.teardown());
 
     async function deliverWithTimeSkipping(eventId: string, type: EventType) {
-      const taskQueue = `ts-${crypto.randomUUID()}`;
-      const noCarrier = {} as CarrierAdapter;
-      const worker = await Worker.create({
-        connection: env.nativeConnection,
-        dataConverter: testDataConverter(),
-        taskQueue,
-        workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
-        activities: createActivities({
-          db: h.db,
-          carrier: noCarrier,
-          payments: noPayments,
-          model: noModel,
-          temporal: () => env.client,
-          taskQueue,
-          carrierEventsUrl: 'http://127.0.0.1:9/carrier/events',
-          secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!),
-          egress: egressPolicyFor(h.config),
-          now: () => new Date(),
-        }),
-      });
+      const { worker, taskQueue } = await timeSkippingWorker(env, { db: h.db, egress: egressPolicyFor(h.config) });
       return worker.runUntil(async () => {
         const handle = await env.client.workflow.start<typeof deliverEventWorkflow>('deliverEventWorkflow', {
           taskQueue,

@@ -131,6 +131,14 @@ export interface CustomerOptions {
 /** The number calls go to unless a test says otherwise: one the carrier simulator answers. */
 export const CALLEE = '+14155552671';
 
+/** A hosted line the carrier suites call (a restaurant's desk answering in French): the body of its creation. */
+export const HOSTED_DESK = {
+  mode: 'hosted',
+  system_prompt: 'You are the booking desk of Chez Marie.',
+  voice: 'french-louis',
+  begin_message: 'Bonjour, Chez Marie.',
+} as const;
+
 /**
  * A suite's harness and tenant, read each time a helper runs (suites set them in `beforeAll` and
  * `beforeEach`): the suite's context object, or a function answering them.

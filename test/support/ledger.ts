@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { findHold } from '../../src/domain/billing/holds';
 import { post, type BillingTenant } from '../../src/domain/billing/ledger';
 import type { Db } from '../../src/platform/db/knex';
 
@@ -34,4 +35,9 @@ export function creditAccount(db: Db, account: BillingTenant, cents: number, at:
     idempotencyRef: `test:${crypto.randomUUID()}`,
     at,
   });
+}
+
+/** The spend hold of a call (reference `call:<id>`) as it stands, if one was placed. */
+export function callHold(db: Db, callId: string): ReturnType<typeof findHold> {
+  return findHold(db, `call:${callId}`);
 }

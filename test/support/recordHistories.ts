@@ -64,6 +64,18 @@ async function main(): Promise<void> {
     try {
       await h.startWorker();
       const tenant = await createTenant(h.db);
+      /** A new line of `lineBody` placing a call to `to`, with the call's speech as the simulator heard it. */
+      const callOnNewLine = async (lineBody: Record<string, unknown>, to: string) => {
+        const line = await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: lineBody });
+        const placed = await h.request('POST', '/api/v1/calls', {
+          key: tenant.keys.test,
+          body: { line_id: line.body.line.id, to_number: to },
+        });
+        const callId = placed.body.call.id as string;
+        const speech = () => h.simulator.state.calls.speechFor(callId) ?? [];
+        const untilSpoken = (probe: () => boolean, what: string) => until(probe, what, { timeoutMs: 10_000, intervalMs: 50 });
+        return { callId, speech, untilSpoken };
+      };
       const out = path.resolve(__dirname, '../histories');
       fs.mkdirSync(out, { recursive: true });
 
@@ -93,30 +105,26 @@ async function main(): Promise<void> {
           key: tenant.keys.test,
           body: webhookLine({ webhook_url: receiver.url }),
         });
-        receiver.script({ status: 500 });
-        const eventId = await recordEvent(h.db, {
+        const callEnded = () => ({
           workspaceId: tenant.workspaceId,
-          environment: 'test',
-          lineId: hooked.body.line.id,
-          type: 'call_ended',
-          target: 'webhook',
+          environment: 'test' as const,
+          lineId: hooked.body.line.id as string,
+          type: 'call_ended' as const,
+          target: 'webhook' as const,
           payload: { duration_sec: 1 },
           now: new Date(),
         });
+        receiver.script({ status: 500 });
+        const eventId = await recordEvent(h.db, callEnded());
         await startDelivery(h.temporal, h.config.taskQueue, eventId, 'call_ended');
         await save(h, workflowIds.deliverEvent(eventId), path.join(out, 'deliverEventWorkflow.retried.json'));
 
         // Issue 14: the publisher's own first attempt fails (500), so the retry workflow starts at attempt 2.
         receiver.script({ status: 500 });
-        const published = await publishEvent(publishDepsOf({ config: h.config, db: h.db, temporal: h.temporal, now: () => new Date() }), {
-          workspaceId: tenant.workspaceId,
-          environment: 'test',
-          lineId: hooked.body.line.id,
-          type: 'call_ended',
-          target: 'webhook',
-          payload: { duration_sec: 1 },
-          now: new Date(),
-        });
+        const published = await publishEvent(
+          publishDepsOf({ config: h.config, db: h.db, temporal: h.temporal, now: () => new Date() }),
+          callEnded(),
+        );
         await save(h, workflowIds.deliverEvent(published.eventId), path.join(out, 'deliverEventWorkflow.from-attempt-2.json'));
       } finally {
         await receiver.close();
@@ -204,18 +212,11 @@ async function main(): Promise<void> {
             return { status: 200, body: JSON.stringify({ text: Array.from({ length: 60 }, (_, i) => `word${i}`).join(' ') }) };
           return { status: 200, body: JSON.stringify({ text: `You said: ${String(req.body.text)}` }) };
         });
-        const talkLine = await h.request('POST', '/api/v1/lines', {
-          key: tenant.keys.test,
-          body: webhookLine({ webhook_url: agent.url, begin_message: 'Hello.' }),
-        });
-        const talk = (
-          await h.request('POST', '/api/v1/calls', {
-            key: tenant.keys.test,
-            body: { line_id: talkLine.body.line.id, to_number: '+14155552671' },
-          })
-        ).body.call.id as string;
-        const speech = () => h.simulator.state.calls.speechFor(talk) ?? [];
-        const untilSpoken = (probe: () => boolean, what: string) => until(probe, what, { timeoutMs: 10_000, intervalMs: 50 });
+        const {
+          callId: talk,
+          speech,
+          untilSpoken,
+        } = await callOnNewLine(webhookLine({ webhook_url: agent.url, begin_message: 'Hello.' }), '+14155552671');
         const say = (text: string, how: 'say' | 'barge-in' = 'say') =>
           h.simulator.control('POST', `/control/calls/${talk}/${how}`, { text });
         h.simulator.state.calls.wordsPerSecond = 40;
@@ -256,24 +257,14 @@ async function main(): Promise<void> {
       // A hosted call: the greeting, one model reply spoken sentence by sentence, a live-control
       // speak that waits for the answer, a DTMF press, then the caller hangs up.
       {
-        const hostedLine = await h.request('POST', '/api/v1/lines', {
-          key: tenant.keys.test,
-          body: {
-            name: 'Hosted',
-            mode: 'hosted',
-            system_prompt: 'You are a helpful desk.',
-            begin_message: 'Hello.',
-            voice: 'french-louis',
-          },
-        });
-        const hostedCall = (
-          await h.request('POST', '/api/v1/calls', {
-            key: tenant.keys.test,
-            body: { line_id: hostedLine.body.line.id, to_number: '+14155552681' },
-          })
-        ).body.call.id as string;
-        const speech = () => h.simulator.state.calls.speechFor(hostedCall) ?? [];
-        const untilSpoken = (probe: () => boolean, what: string) => until(probe, what, { timeoutMs: 10_000, intervalMs: 50 });
+        const {
+          callId: hostedCall,
+          speech,
+          untilSpoken,
+        } = await callOnNewLine(
+          { name: 'Hosted', mode: 'hosted', system_prompt: 'You are a helpful desk.', begin_message: 'Hello.', voice: 'french-louis' },
+          '+14155552681',
+        );
         const caller = (text: string) => h.simulator.control('POST', `/control/calls/${hostedCall}/say`, { text });
         h.simulator.state.calls.wordsPerSecond = 40;
         await untilSpoken(() => speech()[0]?.state === 'done', 'the greeting');

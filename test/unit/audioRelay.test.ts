@@ -139,21 +139,25 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   }
 
-  /** Starts a relay for an answered call; resolves once the simulator sees the media connection. */
-  async function startRelay(call: { callId: string; carrierCallId: string }, overrides: Partial<RelayAudioOptions> = {}) {
-    const controller = new AbortController();
-    const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-    const done = relayAudio({
+  /** relayAudio of `call` over `stream` to the suite's customer (line-1, a fresh stream id, never aborted) unless `overrides` say otherwise. */
+  const relay = (call: { callId: string }, stream: CarrierMediaStream, overrides: Partial<RelayAudioOptions> = {}) =>
+    relayAudio({
       carrier: stream,
       handlerUrl: customerUrl,
       callId: call.callId,
       lineId: 'line-1',
       streamId: `MZ${crypto.randomBytes(4).toString('hex')}`,
-      signal: controller.signal,
+      signal: new AbortController().signal,
       egress,
       log,
       ...overrides,
     });
+
+  /** Starts a relay for an answered call; resolves once the simulator sees the media connection. */
+  async function startRelay(call: { callId: string; carrierCallId: string }, overrides: Partial<RelayAudioOptions> = {}) {
+    const controller = new AbortController();
+    const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
+    const done = relay(call, stream, { signal: controller.signal, ...overrides });
     await waitFor('the media connection', async () => ((await audioReport(call.callId)).connected ? true : undefined));
     return { controller, done, stream };
   }
@@ -261,16 +265,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
       connection.ws.on('message', (data) => String(data).includes('"start"') && connection.ws.close(1000, 'bye'));
     const call = await answeredCall();
     const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-    const summary = await relayAudio({
-      carrier: stream,
-      handlerUrl: customerUrl,
-      callId: call.callId,
-      lineId: 'line-1',
-      streamId: 'MZclosed',
-      signal: new AbortController().signal,
-      egress,
-      log,
-    });
+    const summary = await relay(call, stream, { streamId: 'MZclosed' });
     expect(summary).toMatchObject({ endedBy: 'customer_closed', reconnects: 0, streamIds: ['MZclosed'] });
     expect(await stream.ended).toEqual({ reason: 'closed' });
     const calls = (await (await control('GET', '/control/calls')).json()) as { calls: Array<{ call_id: string; state: string }> };
@@ -285,15 +280,9 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     const call = await answeredCall();
     const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
     const started = Date.now();
-    const summary = await relayAudio({
-      carrier: stream,
+    const summary = await relay(call, stream, {
       handlerUrl: `ws://127.0.0.1:${port}/audio`,
-      callId: call.callId,
-      lineId: 'line-1',
       streamId: 'MZnope',
-      signal: new AbortController().signal,
-      egress,
-      log,
       connect: { attempts: 3, timeoutMs: 500, retryDelayMs: 50 },
     });
     expect(summary).toMatchObject({
@@ -311,15 +300,9 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
     try {
       const call = await answeredCall();
       const stream = await carrier.openMediaStream({ carrierCallId: call.carrierCallId });
-      const summary = await relayAudio({
-        carrier: stream,
+      const summary = await relay(call, stream, {
         handlerUrl: `ws://127.0.0.1:${(plain.address() as AddressInfo).port}/audio`,
-        callId: call.callId,
-        lineId: 'line-1',
         streamId: 'MZ404',
-        signal: new AbortController().signal,
-        egress,
-        log,
         connect: { attempts: 2, timeoutMs: 500, retryDelayMs: 10 },
       });
       expect(summary).toMatchObject({ endedBy: 'customer_unreachable', detail: expect.stringContaining('404') });
@@ -402,16 +385,7 @@ describe('audio relay (carrier simulator ↔ relay ↔ customer socket)', () => 
           connection.ws.send(JSON.stringify(name === 'clear' ? { event: 'clear' } : { event: 'mark', mark: { name } }));
       });
     const controller = new AbortController();
-    const done = relayAudio({
-      carrier: stream,
-      handlerUrl: customerUrl,
-      callId: 'call-l8',
-      lineId: 'line-1',
-      streamId: 'MZflood',
-      signal: controller.signal,
-      egress,
-      log,
-    });
+    const done = relay({ callId: 'call-l8' }, stream, { streamId: 'MZflood', signal: controller.signal });
     const connection = await waitFor('the customer connection', () => connections[0]);
     await waitFor('the flood to be written', () => (connection.ws.bufferedAmount === 0 && handed.length > 0 ? true : undefined));
     await sleep(300); // waits out more marks reaching the carrier while the relay is paused

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { drainHttpServer, drainOnSignal } from '../../src/platform/lifecycle/drain';
+import { drainHttpServer, drainOnSignal, type TerminationOptions } from '../../src/platform/lifecycle/drain';
 import { createLogger } from '../../src/platform/logger';
 import { until } from '../support/waits';
 
@@ -83,20 +83,20 @@ describe('drainHttpServer', () => {
 describe('drainOnSignal', () => {
   const log = createLogger('drain-test', 'silent');
 
-  it('drains on the first signal and exits 1 when it comes again; the other signal is the same stop', async () => {
+  /** drainOnSignal on a stand-in process: the signals to send it, and the exit codes it asked for. */
+  function drainOnFake(drain: TerminationOptions['drain'], forceExitAfterMs = 10_000) {
     const signals = new EventEmitter();
     const exits: number[] = [];
+    drainOnSignal({ log, forceExitAfterMs, signals: signals as unknown as NodeJS.Process, exit: (code) => exits.push(code), drain });
+    return { signals, exits };
+  }
+
+  it('drains on the first signal and exits 1 when it comes again; the other signal is the same stop', async () => {
     const drained: string[] = [];
-    drainOnSignal({
-      log,
-      forceExitAfterMs: 10_000,
-      signals: signals as unknown as NodeJS.Process,
-      exit: (code) => exits.push(code),
-      // A drain still running when the next signals come.
-      drain: (signal) => {
-        drained.push(signal);
-        return new Promise(() => undefined);
-      },
+    // A drain still running when the next signals come.
+    const { signals, exits } = drainOnFake((signal) => {
+      drained.push(signal);
+      return new Promise(() => undefined);
     });
     // Ctrl-C's SIGINT to the process group, then the supervisor's SIGTERM: one drain.
     signals.emit('SIGINT', 'SIGINT');
@@ -111,48 +111,25 @@ describe('drainOnSignal', () => {
   });
 
   it('exits 1 when the drain outlives its deadline or fails', async () => {
-    const exits: number[] = [];
-    const slow = new EventEmitter();
-    drainOnSignal({
-      log,
-      forceExitAfterMs: 100,
-      signals: slow as unknown as NodeJS.Process,
-      exit: (code) => exits.push(code),
-      drain: () => new Promise(() => undefined),
-    });
+    const slow = drainOnFake(() => new Promise(() => undefined), 100);
     const signalled = Date.now();
-    slow.emit('SIGTERM', 'SIGTERM');
+    slow.signals.emit('SIGTERM', 'SIGTERM');
     await pause(50); // waits out half the 100 ms deadline: no exit before it
-    expect(exits).toEqual([]);
-    await until(() => exits.length === 1, 'the exit at the deadline');
-    expect(exits).toEqual([1]);
+    expect(slow.exits).toEqual([]);
+    await until(() => slow.exits.length === 1, 'the exit at the deadline');
+    expect(slow.exits).toEqual([1]);
     expect(Date.now() - signalled).toBeGreaterThanOrEqual(95);
 
-    const failing = new EventEmitter();
-    drainOnSignal({
-      log,
-      forceExitAfterMs: 10_000,
-      signals: failing as unknown as NodeJS.Process,
-      exit: (code) => exits.push(code),
-      drain: async () => {
-        throw new Error('pool would not close');
-      },
+    const failing = drainOnFake(async () => {
+      throw new Error('pool would not close');
     });
-    failing.emit('SIGINT', 'SIGINT');
-    await until(() => exits.length === 2, 'the exit after the failed drain');
-    expect(exits).toEqual([1, 1]);
+    failing.signals.emit('SIGINT', 'SIGINT');
+    await until(() => failing.exits.length === 1, 'the exit after the failed drain');
+    expect(failing.exits).toEqual([1]);
   });
 
   it('leaves the exit to the process when the drain finishes', async () => {
-    const signals = new EventEmitter();
-    const exits: number[] = [];
-    drainOnSignal({
-      log,
-      forceExitAfterMs: 10_000,
-      signals: signals as unknown as NodeJS.Process,
-      exit: (code) => exits.push(code),
-      drain: () => undefined,
-    });
+    const { signals, exits } = drainOnFake(() => undefined);
     signals.emit('SIGTERM', 'SIGTERM');
     await pause(10); // waits out an exit after the finished drain (the 10 s deadline is unref'd)
     expect(exits).toEqual([]);

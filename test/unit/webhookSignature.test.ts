@@ -19,9 +19,14 @@ function independentHmac(secret: string, payload: string): string {
   return crypto.createHmac('sha256', secret).update(payload).digest('hex');
 }
 
+/** The headers the fixture delivery (SECRET, DELIVERY_ID, BODY) is sent with at `now`. */
+function fixtureHeaders(now: Date, attempt = 1): Record<string, string> {
+  return signatureHeaders({ secret: SECRET, deliveryId: DELIVERY_ID, rawBody: BODY, attempt, now });
+}
+
 function goodHeaders(overrides: Record<string, string | undefined> = {}): Record<string, string> {
   const headers: Record<string, string | undefined> = {
-    ...signatureHeaders({ secret: SECRET, deliveryId: DELIVERY_ID, rawBody: BODY, attempt: 1, now: NOW }),
+    ...fixtureHeaders(NOW),
     ...overrides,
   };
   return Object.fromEntries(Object.entries(headers).filter((e): e is [string, string] => e[1] !== undefined));
@@ -53,13 +58,7 @@ describe('webhook signature', () => {
   });
 
   it('signatureHeaders renders every header plainly', () => {
-    const headers = signatureHeaders({
-      secret: SECRET,
-      deliveryId: DELIVERY_ID,
-      rawBody: BODY,
-      attempt: 3,
-      now: new Date(NOW.getTime() + 999),
-    });
+    const headers = fixtureHeaders(new Date(NOW.getTime() + 999), 3);
     expect(headers).toEqual({
       [WEBHOOK_HEADERS.timestamp]: String(TS),
       [WEBHOOK_HEADERS.deliveryId]: DELIVERY_ID,
@@ -174,7 +173,7 @@ describe('webhook signature', () => {
     });
 
     it('defaults the clock to now', () => {
-      const headers = signatureHeaders({ secret: SECRET, deliveryId: DELIVERY_ID, rawBody: BODY, attempt: 1, now: new Date() });
+      const headers = fixtureHeaders(new Date());
       expect(verifySignature({ secret: SECRET, headers, rawBody: BODY })).toEqual({ valid: true });
       expect(verifySignature({ secret: SECRET, headers: goodHeaders(), rawBody: BODY })).toEqual({
         valid: false,
@@ -216,21 +215,11 @@ describe('webhook signature', () => {
       });
       expect(verify(canonical, { now: new Date(123_000) })).toEqual({ valid: true });
       // The sender never produces leading zeros.
-      expect(
-        signatureHeaders({ secret: SECRET, deliveryId: DELIVERY_ID, rawBody: BODY, attempt: 1, now: new Date(123_000) })[
-          WEBHOOK_HEADERS.timestamp
-        ],
-      ).toBe('123');
+      expect(fixtureHeaders(new Date(123_000))[WEBHOOK_HEADERS.timestamp]).toBe('123');
     });
 
     it('floors a sub-second clock to whole seconds when signing', () => {
-      const headers = signatureHeaders({
-        secret: SECRET,
-        deliveryId: DELIVERY_ID,
-        rawBody: BODY,
-        attempt: 1,
-        now: new Date(NOW.getTime() + 999),
-      });
+      const headers = fixtureHeaders(new Date(NOW.getTime() + 999));
       expect(headers[WEBHOOK_HEADERS.timestamp]).toBe(String(TS));
     });
   });

@@ -1,5 +1,11 @@
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type ShownError } from '../layout';
+import { csrfField, errorBox, formOutcome, layout, type ShownError } from '../layout';
+
+/** The email field of the sign-in forms (log in, password reset), keeping what was typed. */
+function signInEmailField(email: string | undefined): Html {
+  return html`<label for="email">Email</label>
+    <input id="email" name="email" type="email" autocomplete="username" required value="${email ?? ''}" />`;
+}
 
 /** The signup and login pages; the values typed are kept on an error, never the password. */
 
@@ -24,11 +30,9 @@ export function signupPage(input: { csrfToken: string; email?: string; workspace
 export function loginPage(input: { csrfToken: string; email?: string; error?: ShownError; notice?: string; signupOpen?: boolean }): Html {
   return layout(
     'Log in',
-    html`${errorBox(input.error)} ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
+    html`${formOutcome(input.error, input.notice)}
       <form method="post" action="/portal/login" class="card">
-        ${csrfField(input.csrfToken)}
-        <label for="email">Email</label>
-        <input id="email" name="email" type="email" autocomplete="username" required value="${input.email ?? ''}" />
+        ${csrfField(input.csrfToken)} ${signInEmailField(input.email)}
         <label for="password">Password</label>
         <input id="password" name="password" type="password" autocomplete="current-password" required />
         <button type="submit">Log in</button>
@@ -95,11 +99,9 @@ export function awaitingApprovalPage(): Html {
 export function forgotPasswordPage(input: { csrfToken: string; email?: string; notice?: string; error?: ShownError }): Html {
   return layout(
     'Reset your password',
-    html`${errorBox(input.error)} ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
+    html`${formOutcome(input.error, input.notice)}
       <form method="post" action="/portal/password/forgot" class="card">
-        ${csrfField(input.csrfToken)}
-        <label for="email">Email</label>
-        <input id="email" name="email" type="email" autocomplete="username" required value="${input.email ?? ''}" />
+        ${csrfField(input.csrfToken)} ${signInEmailField(input.email)}
         <button type="submit">Mail me a reset link</button>
       </form>
       <p><a href="/portal/login">Log in</a></p>`,

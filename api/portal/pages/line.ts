@@ -3,7 +3,7 @@ import { LANGUAGES, LINE_MODES } from '../../../src/domain/lines/rules';
 import { VOICES } from '../../../src/domain/voices/catalog';
 import { html, type Html } from '../html';
 import { envFields, hiddenFields, option } from '../components';
-import { errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { formOutcome, layout, type PageNav, type ShownError } from '../layout';
 
 type LineRecord = ReturnType<typeof toLineRecord>;
 
@@ -26,7 +26,7 @@ export function linePage(nav: PageNav, input: LinePageInput): Html {
   const { line } = input;
   return layout(
     `Line ${line.name}`,
-    html`${errorBox(input.error)} ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
+    html`${formOutcome(input.error, input.notice)}
       <dl class="stats">
         <div>
           <dt>Number</dt>

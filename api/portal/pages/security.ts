@@ -1,5 +1,5 @@
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { csrfField, errorBox, formOutcome, layout, type PageNav, type ShownError } from '../layout';
 
 /** Two-factor sign-in pages (issue 27): the second step of a sign-in, and the user's security page. */
 
@@ -33,7 +33,7 @@ export interface SecurityView {
 export function securityPage(nav: PageNav, view: SecurityView): Html {
   return layout(
     'Security',
-    html`${errorBox(view.error)} ${view.notice ? html`<p class="notice" role="status">${view.notice}</p>` : ''}
+    html`${formOutcome(view.error, view.notice)}
       ${
         view.required && !view.enabled
           ? html`<p class="notice" role="status">This workspace requires two-factor sign-in: set it up to continue using the portal.</p>`

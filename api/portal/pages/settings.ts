@@ -1,10 +1,10 @@
 import { html, type Html } from '../html';
-import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { csrfField, formOutcome, layout, type PageNav, type ShownError } from '../layout';
 
 export function settingsPage(nav: PageNav, input: { error?: ShownError; notice?: string } = {}): Html {
   return layout(
     'Settings',
-    html`${errorBox(input.error)} ${input.notice ? html`<p class="notice" role="status">${input.notice}</p>` : ''}
+    html`${formOutcome(input.error, input.notice)}
       <h2>Change password</h2>
       <form method="post" action="/portal/settings/password" class="card">
         ${csrfField(nav.csrfToken)}

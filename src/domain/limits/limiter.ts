@@ -34,6 +34,11 @@ on conflict (bucket) do update set
   last_refused = cardinality(array(select h from unnest(w.hits) h where h > cast(:windowStart as timestamptz))) >= :limit
 returning last_refused as refused, cardinality(hits)::int as count, (select min(h) from unnest(hits) h) as oldest`;
 
+/** The decision for a hit that was counted: `count` hits (this one included) are in the window. */
+function admitted(policy: LimitPolicy, count: number, resetSeconds: number, now: Date): LimitDecision {
+  return { allowed: true, limit: policy.limit, remaining: policy.limit - count, resetSeconds, retryAfterSeconds: 0, hitAt: now };
+}
+
 export async function consumeRateLimit(db: Knex, bucket: string, policy: LimitPolicy, now: Date): Promise<LimitDecision> {
   const windowMs = policy.windowSeconds * 1000;
   const windowStart = new Date(now.getTime() - windowMs);
@@ -56,14 +61,7 @@ export async function consumeRateLimit(db: Knex, bucket: string, policy: LimitPo
       retryAfterSeconds: policy.retryAfterSeconds ?? secondsUntilOldestLeaves,
     };
   }
-  return {
-    allowed: true,
-    limit: policy.limit,
-    remaining: policy.limit - count,
-    resetSeconds: secondsUntilOldestLeaves,
-    retryAfterSeconds: 0,
-    hitAt: now,
-  };
+  return admitted(policy, count, secondsUntilOldestLeaves, now);
 }
 
 /** Gives back one hit recorded at `at` (one occurrence: concurrent requests may share a moment). */
@@ -136,14 +134,7 @@ export async function consumeWithGrowingDelay(db: Knex, bucket: string, policy: 
   const nextAt = latest ? new Date(latest).getTime() + growingDelaySeconds(delay, count) * 1000 : now.getTime();
   const waitSeconds = Math.max(1, Math.ceil((nextAt - now.getTime()) / 1000));
   if (refused) return { allowed: false, limit: policy.limit, remaining: 0, resetSeconds: waitSeconds, retryAfterSeconds: waitSeconds };
-  return {
-    allowed: true,
-    limit: policy.limit,
-    remaining: policy.limit - count,
-    resetSeconds: waitSeconds,
-    retryAfterSeconds: 0,
-    hitAt: now,
-  };
+  return admitted(policy, count, waitSeconds, now);
 }
 
 /** Forgets a bucket's hits (a successful sign-in clears its account and address's failures). */

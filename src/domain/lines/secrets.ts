@@ -50,16 +50,21 @@ export async function createCurrentSecret(db: Db, key: SecretsKeyRing, lineId: s
   return secret;
 }
 
+/** The line's staged `next` secret, or a fresh one staged now (call under the line's secrets lock). */
+async function stagedOrStageNext(trx: Knex.Transaction, key: SecretsKeyRing, lineId: string, now: Date): Promise<{ secretId: string }> {
+  const staged = await trx('line_webhook_secrets').where({ line_id: lineId, state: 'next' }).first('id');
+  if (staged) return { secretId: staged.id };
+  const [row] = await trx('line_webhook_secrets')
+    .insert({ ...sealedRow(key, lineId, generateSigningSecret()), line_id: lineId, state: 'next', created_at: now })
+    .returning('id');
+  return { secretId: row.id };
+}
+
 /** Stages a `next` secret; a retry that finds one already staged returns it instead of minting another. */
 export async function stageNextSecret(db: Knex, key: SecretsKeyRing, lineId: string, now: Date): Promise<{ secretId: string }> {
   return db.transaction(async (trx) => {
     await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`line-secrets:${lineId}`]);
-    const staged = await trx('line_webhook_secrets').where({ line_id: lineId, state: 'next' }).first('id');
-    if (staged) return { secretId: staged.id };
-    const [row] = await trx('line_webhook_secrets')
-      .insert({ ...sealedRow(key, lineId, generateSigningSecret()), line_id: lineId, state: 'next', created_at: now })
-      .returning('id');
-    return { secretId: row.id };
+    return stagedOrStageNext(trx, key, lineId, now);
   });
 }
 
@@ -81,12 +86,7 @@ export async function promoteNextAndStage(
       await trx('line_webhook_secrets').where({ line_id: lineId, state: 'current' }).update({ state: 'retired', retired_at: now });
       await trx('line_webhook_secrets').where({ id: expectedNextId }).update({ state: 'current', promoted_at: now });
     }
-    const staged = await trx('line_webhook_secrets').where({ line_id: lineId, state: 'next' }).first('id');
-    if (staged) return { secretId: staged.id };
-    const [row] = await trx('line_webhook_secrets')
-      .insert({ ...sealedRow(key, lineId, generateSigningSecret()), line_id: lineId, state: 'next', created_at: now })
-      .returning('id');
-    return { secretId: row.id };
+    return stagedOrStageNext(trx, key, lineId, now);
   });
 }
 

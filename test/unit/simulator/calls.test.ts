@@ -113,6 +113,22 @@ describe('carrier simulator: outbound calls', () => {
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
   const eventsFor = (callId: string) => events.filter((event) => event.call_id === callId);
   const typesFor = (callId: string) => eventsFor(callId).map((event) => event.type);
+  /** The `call.completed` event for a call, field for field. */
+  const completedEvent = (
+    callId: string,
+    carrierCallId: string,
+    endedBy: 'switchboard' | 'caller',
+    answered: boolean,
+    more: { recording_url?: string } = {},
+  ) => ({
+    type: 'call.completed',
+    call_id: callId,
+    carrier_call_id: carrierCallId,
+    at: expect.any(Number),
+    ended_by: endedBy,
+    answered,
+    ...more,
+  });
 
   async function waitForEvents(callId: string, count: number, timeoutMs = 3_000): Promise<CallEvent[]> {
     await until(() => eventsFor(callId).length >= count, `${count} events for ${callId}`, {
@@ -219,14 +235,7 @@ describe('carrier simulator: outbound calls', () => {
     expect(await callRecord(callId)).toMatchObject({ state: 'ringing', outcome: 'never_connect' });
     await carrier.hangUp({ carrierCallId });
     const [, completed] = await waitForEvents(callId, 2);
-    expect(completed).toEqual({
-      type: 'call.completed',
-      call_id: callId,
-      carrier_call_id: carrierCallId,
-      at: expect.any(Number),
-      ended_by: 'switchboard',
-      answered: false,
-    });
+    expect(completed).toEqual(completedEvent(callId, carrierCallId, 'switchboard', false));
     expect(await callRecord(callId)).toMatchObject({ state: 'ended', answered_at: null, ended_at: expect.any(String) });
   });
 
@@ -273,14 +282,7 @@ describe('carrier simulator: outbound calls', () => {
     await waitForEvents(callId, 2);
     await carrier.hangUp({ carrierCallId });
     const [, answered, completed] = await waitForEvents(callId, 3);
-    expect(completed).toEqual({
-      type: 'call.completed',
-      call_id: callId,
-      carrier_call_id: carrierCallId,
-      at: expect.any(Number),
-      ended_by: 'switchboard',
-      answered: true,
-    });
+    expect(completed).toEqual(completedEvent(callId, carrierCallId, 'switchboard', true));
     expect(completed.at).toBeGreaterThanOrEqual(answered.at);
     // Hanging up an ended call succeeds and sends nothing more.
     await carrier.hangUp({ carrierCallId });
@@ -297,14 +299,7 @@ describe('carrier simulator: outbound calls', () => {
     expect(hangup.status).toBe(200);
     expect(hangup.body).toMatchObject({ call_id: callId, state: 'ended' });
     const [, , completed] = await waitForEvents(callId, 3);
-    expect(completed).toEqual({
-      type: 'call.completed',
-      call_id: callId,
-      carrier_call_id: carrierCallId,
-      at: expect.any(Number),
-      ended_by: 'caller',
-      answered: true,
-    });
+    expect(completed).toEqual(completedEvent(callId, carrierCallId, 'caller', true));
     expect((await control('POST', `/control/calls/${callId}/hangup`)).status).toBe(409); // already ended
     expect((await control('POST', '/control/calls/nope/hangup')).status).toBe(404);
     await carrier.hangUp({ carrierCallId }); // Switchboard's own hangup afterwards still succeeds
@@ -322,15 +317,7 @@ describe('carrier simulator: outbound calls', () => {
       await sleep(300); // pacing: the call lasts long enough to record some audio
       await carrier.hangUp({ carrierCallId });
       const [, , completed] = await waitForEvents(callId, 3);
-      expect(completed).toEqual({
-        type: 'call.completed',
-        call_id: callId,
-        carrier_call_id: carrierCallId,
-        at: expect.any(Number),
-        ended_by: 'switchboard',
-        answered: true,
-        recording_url: recordingUrl,
-      });
+      expect(completed).toEqual(completedEvent(callId, carrierCallId, 'switchboard', true, { recording_url: recordingUrl }));
 
       expect((await fetch(recordingUrl)).status).toBe(401); // the media store wants the control token
       const response = await fetchRecording(recordingUrl);
@@ -374,14 +361,7 @@ describe('carrier simulator: outbound calls', () => {
       await waitForEvents(callId, 1);
       await carrier.hangUp({ carrierCallId });
       const [, completed] = await waitForEvents(callId, 2);
-      expect(completed).toEqual({
-        type: 'call.completed',
-        call_id: callId,
-        carrier_call_id: carrierCallId,
-        at: expect.any(Number),
-        ended_by: 'switchboard',
-        answered: false,
-      });
+      expect(completed).toEqual(completedEvent(callId, carrierCallId, 'switchboard', false));
       expect((await fetchRecording(`${url}/recordings/${carrierCallId}.wav`)).status).toBe(404);
     });
   });
@@ -474,14 +454,7 @@ describe('carrier simulator: outbound calls', () => {
       const hangup = await control('POST', '/control/calls/in-1/hangup');
       expect(hangup.status).toBe(200);
       const [, completed] = await waitForEvents('in-1', 2);
-      expect(completed).toEqual({
-        type: 'call.completed',
-        call_id: 'in-1',
-        carrier_call_id: carrierCallId,
-        at: expect.any(Number),
-        ended_by: 'caller',
-        answered: true,
-      });
+      expect(completed).toEqual(completedEvent('in-1', carrierCallId, 'caller', true));
       expect(await callRecord('in-1')).toMatchObject({ state: 'ended', ended_at: expect.any(String) });
       expect(incoming).toHaveLength(1);
     });
@@ -506,14 +479,7 @@ describe('carrier simulator: outbound calls', () => {
       await waitForEvents('in-2', 1);
       await carrier.hangUp({ carrierCallId });
       const [, completed] = await waitForEvents('in-2', 2);
-      expect(completed).toEqual({
-        type: 'call.completed',
-        call_id: 'in-2',
-        carrier_call_id: carrierCallId,
-        at: expect.any(Number),
-        ended_by: 'switchboard',
-        answered: true,
-      });
+      expect(completed).toEqual(completedEvent('in-2', carrierCallId, 'switchboard', true));
       await sleep(100); // waits out a second call.completed
       expect(typesFor('in-2')).toEqual(['call.answered', 'call.completed']);
     });

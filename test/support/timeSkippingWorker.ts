@@ -1,0 +1,41 @@
+import crypto from 'node:crypto';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { CarrierAdapter } from '../../src/adapters/carrier/port';
+import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
+import type { Db } from '../../src/platform/db/knex';
+import type { EgressPolicy } from '../../src/platform/net/egress';
+import { noModel, noPayments } from './harness';
+import { testDataConverter } from './payloadCodec';
+
+/**
+ * A worker of the suite's workflow bundle and the real activities, on a task queue of its own in a
+ * time-skipping environment: the given carrier (none by default: the workflow under test must not
+ * reach one), no card processor, no model, the suite's secrets key.
+ */
+export async function timeSkippingWorker(
+  env: TestWorkflowEnvironment,
+  deps: { db: Db; egress: EgressPolicy; carrier?: CarrierAdapter },
+): Promise<{ worker: Worker; taskQueue: string }> {
+  const taskQueue = `ts-${crypto.randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    dataConverter: testDataConverter(),
+    taskQueue,
+    workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
+    activities: createActivities({
+      db: deps.db,
+      carrier: deps.carrier ?? ({} as CarrierAdapter),
+      payments: noPayments,
+      model: noModel,
+      temporal: () => env.client,
+      taskQueue,
+      carrierEventsUrl: 'http://127.0.0.1:9/carrier/events',
+      secretsKey: () => parseSecretsKey(process.env.SECRETS_KEY!),
+      egress: deps.egress,
+      now: () => new Date(),
+    }),
+  });
+  return { worker, taskQueue };
+}
