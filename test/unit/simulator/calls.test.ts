@@ -653,6 +653,7 @@ describe('carrier simulator: outbound calls', () => {
 
     it('speaks word by word: playback progress with growing prefixes, then done with the full text', async () => {
       const { callId, carrierCallId } = await answeredCall();
+      const asked = Date.now();
       const response = await fetch(`${url}/carrier/v1/calls/${carrierCallId}/speak`, {
         method: 'POST',
         headers: { authorization: `Bearer ${credentials.carrierApiKey}`, 'content-type': 'application/json' },
@@ -682,7 +683,9 @@ describe('carrier simulator: outbound calls', () => {
         expect(count).toBeLessThan(30);
         words = count;
       }
-      expect(progress[1].at - progress[0].at).toBeGreaterThanOrEqual(200);
+      // Reports keep to the speech's 250 ms clock, not one per word: 750 ms of speech has boundaries at 250 and 500 ms
+      // (a late timer skips to the next boundary, so a loaded machine sees no more than that, never a burst).
+      expect(progress.length).toBeLessThanOrEqual(2);
       expect(last).toEqual({
         type: 'call.playback',
         call_id: callId,
@@ -692,7 +695,7 @@ describe('carrier simulator: outbound calls', () => {
         done: true,
         at: expect.any(Number),
       });
-      expect(last.at - all[0].at).toBeGreaterThanOrEqual(400); // 750 ms of speech, the first report after 250
+      expect(last.at - asked).toBeGreaterThanOrEqual(750); // 30 words at 40 a second: never done early
       expect((await control('GET', `/control/calls/${callId}/speech`)).body).toEqual({
         speech: [{ speak_id: 's-1', text: LONG, played_text: LONG, state: 'done', voice: null }],
       });
