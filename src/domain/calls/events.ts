@@ -11,6 +11,8 @@ export interface CallEventSource {
   environment: 'test' | 'live';
   lineId: string;
   keyId: string | null;
+  /** The call's `metadata`, echoed in every event of it (absent when the call has none). */
+  metadata?: Record<string, string> | null;
 }
 
 /** A stable id for one event of one call, so a retried activity records it once. */
@@ -27,6 +29,11 @@ export function callEventOf(call: CallEventSource, type: EventType) {
     target: EVENT_POLICIES[type].target,
     actorKeyId: call.keyId,
   };
+}
+
+/** An event's payload: names the call first, and ends with the call's `metadata` when it has one. */
+export function callPayload(call: CallEventSource, payload: Record<string, unknown>): Record<string, unknown> {
+  return { call_id: call.callId, ...payload, ...(call.metadata ? { metadata: call.metadata } : {}) };
 }
 
 /**
@@ -50,7 +57,7 @@ export async function publishCallEvent(
   return publishEvent(deps, {
     ...callEventOf(call, type),
     id: callEventId(call.callId, type, key),
-    payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
+    payload: callPayload(call, { timestamp: now().getTime(), ...payload }),
     now: now(),
   });
 }

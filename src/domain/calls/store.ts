@@ -25,6 +25,8 @@ export interface CallRow extends TenantRow {
   begin_message: string | null;
   topic: string | null;
   max_duration_sec: number | null;
+  /** Set when the call was placed (`metadata`); echoed in its events. */
+  metadata: Record<string, string> | null;
   created_at: Date;
   started_at: Date | null;
   ended_at: Date | null;
@@ -36,7 +38,7 @@ export type NewCall = Pick<
   CallRow,
   keyof TenantRow | 'from_number' | 'to_number' | 'status' | 'mode' | 'zone' | 'system_prompt' | 'begin_message' | 'created_at'
 > &
-  Partial<Pick<CallRow, 'carrier_call_id' | 'topic' | 'max_duration_sec'>>;
+  Partial<Pick<CallRow, 'carrier_call_id' | 'topic' | 'max_duration_sec' | 'metadata'>>;
 
 /** The line already has an active call (the `calls_one_active_per_line` unique index): 409 `call_in_progress`. */
 export class LineBusyError extends Error {
@@ -244,6 +246,8 @@ export function toCallRecord(row: CallRow) {
     begin_message: row.begin_message,
     topic: row.topic,
     max_duration_sec: row.max_duration_sec,
+    // Stripe's habit: always an object, empty when the call was placed without one.
+    metadata: row.metadata ?? {},
     created_at: row.created_at.toISOString(),
   };
 }
