@@ -1201,7 +1201,7 @@ export interface components {
             /** @enum {string} */
             status: "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy" | "canceled";
             /** @enum {string|null} */
-            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | "transferred" | null;
+            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | "transferred" | "line_busy" | null;
             duration_sec: number | null;
             charge_cents: number | null;
             /** Format: date-time */
@@ -5513,7 +5513,7 @@ export interface operations {
             query?: {
                 status?: "success" | "failed" | "pending";
                 line_id?: string;
-                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
                 limit?: number;
                 offset?: number;
             };

@@ -2,7 +2,7 @@ import { stableUuid } from '../../platform/stableId';
 import { findLine } from '../lines/store';
 import { eventDestination } from '../webhooks/destination';
 import { EVENT_POLICIES, type EventType } from '../webhooks/events';
-import { publishEvent, type FirstAttemptResult, type PublishDeps } from '../webhooks/publish';
+import { publishEvent, recordPublishedEvent, type FirstAttemptResult, type PublishDeps } from '../webhooks/publish';
 
 /** What every event of a call names: the call, its tenant, its line and the key that placed it. */
 export interface CallEventSource {
@@ -57,6 +57,27 @@ export async function publishCallEvent(
   return publishEvent(deps, {
     ...callEventOf(call, type),
     id: callEventId(call.callId, type, key),
+    payload: callPayload(call, { timestamp: now().getTime(), ...payload }),
+    now: now(),
+  });
+}
+
+/**
+ * Records a call event for its raiser to attempt later (`makeFirstAttempt`), off whatever it is
+ * answering; the sweeper takes it over if that attempt never settles. Null when it has nowhere to go.
+ */
+export async function recordCallEvent(
+  deps: Pick<PublishDeps, 'db' | 'now'>,
+  call: CallEventSource,
+  type: EventType,
+  payload: Record<string, unknown>,
+): Promise<string | null> {
+  const { db, now } = deps;
+  const line = await findLine(db, call, call.lineId);
+  if (!(await eventDestination(db, call, line, EVENT_POLICIES[type].target))) return null;
+  return recordPublishedEvent(db, {
+    ...callEventOf(call, type),
+    id: callEventId(call.callId, type, ''),
     payload: callPayload(call, { timestamp: now().getTime(), ...payload }),
     now: now(),
   });
