@@ -116,4 +116,16 @@ export const patches = {
    * Recorded with it: none yet (the recorded provisionings never met a number in use).
    */
   numberInUseFails: 'activate-line-number-in-use-fails',
+
+  /**
+   * Issue 29: the transcript says what the caller heard. An interrupted reply's entries are cut to the part that was
+   * played (`interrupted: true`; workflows/calls/transcript.ts `cutToHeard`, called where `interrupted` is reported and
+   * by a control `speak` that was talked over), and the agent's key presses are entries of their own (`kind: dtmf`,
+   * workflows/calls/control.ts). Before it, the whole reply was kept and presses were not recorded.
+   *
+   * Remove: once no call that started before it is open (16 minutes after the last worker without it stopped).
+   *
+   * Recorded with it: none yet.
+   */
+  transcriptHeard: 'call-transcript-heard',
 } as const;

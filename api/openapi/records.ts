@@ -276,7 +276,21 @@ export const recordSchemas: Record<string, object> = {
     transferred_to: nullable({ ...e164, description: 'The number the call was transferred to (its destination answered)' }),
     transcript: {
       type: ['array', 'null'],
-      items: record({ role: { type: 'string', enum: ['user', 'assistant'] }, text: { type: 'string' }, timestamp: dateTime }),
+      items: {
+        type: 'object',
+        required: ['role', 'text', 'timestamp'],
+        properties: {
+          role: { type: 'string', enum: ['user', 'assistant'] },
+          text: { type: 'string', description: 'What was said (heard, for an interrupted reply); the digits of a key press' },
+          timestamp: dateTime,
+          interrupted: {
+            type: 'boolean',
+            enum: [true],
+            description: 'Present on a reply the caller talked over: `text` is the part they heard',
+          },
+          kind: { type: 'string', enum: ['dtmf'], description: 'Present on the agent’s key presses (`POST /calls/{id}/press`)' },
+        },
+      },
     },
     system_prompt: nullableString,
     begin_message: nullableString,

@@ -1219,9 +1219,20 @@ export interface components {
             transcript: {
                 /** @enum {string} */
                 role: "user" | "assistant";
+                /** @description What was said (heard, for an interrupted reply); the digits of a key press */
                 text: string;
                 /** Format: date-time */
                 timestamp: string;
+                /**
+                 * @description Present on a reply the caller talked over: `text` is the part they heard
+                 * @enum {boolean}
+                 */
+                interrupted?: true;
+                /**
+                 * @description Present on the agent’s key presses (`POST /calls/{id}/press`)
+                 * @enum {string}
+                 */
+                kind?: "dtmf";
             }[] | null;
             system_prompt: string | null;
             begin_message: string | null;
@@ -8333,7 +8344,9 @@ export interface operations {
                      *             {
                      *               "role": "assistant",
                      *               "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
-                     *               "timestamp": "2026-01-15T09:30:00.000Z"
+                     *               "timestamp": "2026-01-15T09:30:00.000Z",
+                     *               "interrupted": true,
+                     *               "kind": "dtmf"
                      *             }
                      *           ],
                      *           "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -8530,7 +8543,9 @@ export interface operations {
                      *           {
                      *             "role": "assistant",
                      *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
-                     *             "timestamp": "2026-01-15T09:30:00.000Z"
+                     *             "timestamp": "2026-01-15T09:30:00.000Z",
+                     *             "interrupted": true,
+                     *             "kind": "dtmf"
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -8781,7 +8796,9 @@ export interface operations {
                      *           {
                      *             "role": "assistant",
                      *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
-                     *             "timestamp": "2026-01-15T09:30:00.000Z"
+                     *             "timestamp": "2026-01-15T09:30:00.000Z",
+                     *             "interrupted": true,
+                     *             "kind": "dtmf"
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -8907,7 +8924,9 @@ export interface operations {
                      *           {
                      *             "role": "assistant",
                      *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
-                     *             "timestamp": "2026-01-15T09:30:00.000Z"
+                     *             "timestamp": "2026-01-15T09:30:00.000Z",
+                     *             "interrupted": true,
+                     *             "kind": "dtmf"
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -9117,7 +9136,9 @@ export interface operations {
                      *           {
                      *             "role": "assistant",
                      *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
-                     *             "timestamp": "2026-01-15T09:30:00.000Z"
+                     *             "timestamp": "2026-01-15T09:30:00.000Z",
+                     *             "interrupted": true,
+                     *             "kind": "dtmf"
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",

@@ -36,6 +36,10 @@ export interface TranscriptEntry {
   role: 'user' | 'assistant';
   text: string;
   timestamp: string;
+  /** A reply the caller talked over: `text` is what they heard. */
+  interrupted?: true;
+  /** The agent's key presses: `text` is the digits. */
+  kind?: 'dtmf';
 }
 
 /** A call on the wire (`{call}`). */

@@ -67,8 +67,9 @@ export function acceptControl(call: CallState): void {
         // The call may have ended since the validator ran: then nothing is spoken (`call_ended`).
         const spoken =
           !call.ended() && (await speakForControl(call, () => carrier.speak(call.carrierCallId!, speakId, text, input.voice ?? null)));
-        if (spoken) {
-          transcript.unwritten.push(transcript.add({ role: 'assistant', text, timestamp: Date.now() }));
+        const entry = spoken ? transcript.add({ role: 'assistant', text, timestamp: Date.now() }) : undefined;
+        if (entry) {
+          transcript.unwritten.push(entry);
           // Played to the end, cut off (the caller talked over it), or the call ended.
           // A transfer cuts speech without reporting it.
           await condition(() => events.finished(speakId) || call.ended() || events.heard > heardBefore || call.handedOver());
@@ -83,13 +84,16 @@ export function acceptControl(call: CallState): void {
         }
         const stopped = events.stopped(speakId);
         const interrupted = !events.finished(speakId) || stopped;
+        const heard = interrupted ? events.played(speakId) : null;
+        // What the caller heard of it, in the transcript as in the answer.
+        if (entry && heard !== null && patched(patches.transcriptHeard)) transcript.cutToHeard(heard, entry);
         const response = waitForResponse && !call.ended() ? await nextSentence(timeoutSeconds) : null;
         await transcript.flush();
         return {
           call_id: input.callId,
           spoke: !interrupted,
           interrupted,
-          partial_response_text: interrupted ? events.played(speakId) : null,
+          partial_response_text: heard,
           interruption_reason: interrupted ? (call.ended() && !stopped ? 'call_ended' : 'caller_interrupted_control') : null,
           timed_out: waitForResponse && response === null,
           response_text: response?.text ?? null,
@@ -132,6 +136,11 @@ export function acceptControl(call: CallState): void {
       }
       // Refused: the call has ended at the carrier (409 `call_not_active`), or the carrier's refusal is the answer.
       if (outcome.refusal && patched(patches.carrierRefusals)) throw refusedByCarrier(outcome.refusal);
+      // The agent's key presses are part of the call's story (kept out of the conversation's context).
+      if (outcome.pressed && patched(patches.transcriptHeard)) {
+        transcript.note({ role: 'assistant', kind: 'dtmf', text: digits, timestamp: Date.now() });
+        await transcript.flush();
+      }
       return { call_id: input.callId, pressed: outcome.pressed, digits };
     },
     {

@@ -37,6 +37,39 @@ export class Transcript {
     return sequenced;
   }
 
+  /** An entry written to the call record but kept out of the conversation's context (the agent's key presses). */
+  note(entry: Omit<SequencedEntry, 'seq'>): SequencedEntry {
+    const sequenced = { ...entry, seq: this.nextSeq++ };
+    this.unwritten.push(sequenced);
+    return sequenced;
+  }
+
+  /**
+   * The caller talked over the agent and heard `heard` of it: the agent's entries since the caller
+   * last spoke (or just `only`) are cut to that, in order: an entry heard to its end stays, the one
+   * cut off keeps its heard part, any after it keeps nothing; each cut entry is marked `interrupted`
+   * and rewritten on the next flush (an append of the same `seq` replaces it). When `heard` is not
+   * what those entries begin with (they are not the speech that was cut), nothing changes.
+   */
+  cutToHeard(heard: string, only?: SequencedEntry): void {
+    let since = this.entries.length;
+    while (since > 0 && this.entries[since - 1].role !== 'user') since -= 1;
+    const spoken = only ? [only] : this.entries.slice(since).filter((entry) => entry.role === 'assistant');
+    const said = spoken.map((entry) => entry.text).join(' ');
+    if (spoken.length === 0 || !said.startsWith(heard) || said === heard) return;
+    let rest = heard;
+    for (const entry of spoken) {
+      if (rest.startsWith(entry.text) && (rest.length === entry.text.length || rest[entry.text.length] === ' ')) {
+        rest = rest.slice(entry.text.length + 1);
+        continue;
+      }
+      entry.text = rest.trim();
+      entry.interrupted = true;
+      rest = '';
+      this.unwritten.push(entry);
+    }
+  }
+
   /** Appends what is unwritten to the call record. */
   async flush(): Promise<void> {
     if (this.unwritten.length === 0) return;
@@ -49,7 +82,7 @@ export class Transcript {
     return this.entries.slice(-this.contextLimit);
   }
 
-  context(): Array<Omit<SequencedEntry, 'seq'>> {
+  context(): Array<Pick<SequencedEntry, 'role' | 'text' | 'timestamp'>> {
     return this.tail().map(({ role, text, timestamp }) => ({ role, text, timestamp }));
   }
 }

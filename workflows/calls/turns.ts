@@ -47,6 +47,8 @@ export async function takeTurn(call: CallState, utterance: SignalledCallEvent, t
       // Ordered before the message of the turn that interrupted it.
       const timestamp = Math.min(...stoppedAt, utterance.at - 1);
       await publishCallEvent(input, 'interrupted', { partial_response_text: heard, timestamp }, turn);
+      // The transcript says the same: the reply as far as it was heard (written with this turn's entries).
+      if (patched(patches.transcriptHeard)) transcript.cutToHeard(heard);
     }
   }
   const said = transcript.add({ role: 'user', text: utterance.text ?? '', timestamp: utterance.at });

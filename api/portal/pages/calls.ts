@@ -134,11 +134,18 @@ export function callLive(call: CallRecord, environment: string, hangUp?: { csrfT
     ${
       call.transcript?.length
         ? html`<ol id="transcript">
-            ${call.transcript.map((entry) => html`<li><strong>${entry.role}</strong> ${toSecond(entry.timestamp)}: ${entry.text}</li>`)}
+            ${call.transcript.map((entry) => html`<li><strong>${entry.role}</strong> ${toSecond(entry.timestamp)}: ${transcriptText(entry)}</li>`)}
           </ol>`
         : html`<p id="no-transcript">Nothing said yet.</p>`
     }
   </section>`;
+}
+
+/** An entry as read on the page: key presses and cut-off replies say so. */
+function transcriptText(entry: NonNullable<CallRecord['transcript']>[number]): Html {
+  if (entry.kind === 'dtmf') return html`<em>pressed</em> ${entry.text}`;
+  if (entry.interrupted) return html`${entry.text} <em>(interrupted: the caller heard only this)</em>`;
+  return html`${entry.text}`;
 }
 
 /** A call's page: its live part, its recording, its Temporal history to download and (when configured) to open in the Temporal UI. */

@@ -215,16 +215,23 @@ export function transcriptAppend(callId: string, addition: TranscriptAddition): 
       bindings: [transcriptJson(addition.unsequenced), callId],
     };
   const json = JSON.stringify(
-    addition.sequenced.map((e) => ({ role: e.role, text: e.text, timestamp: new Date(e.timestamp).toISOString(), seq: e.seq })),
+    addition.sequenced.map((e) => ({
+      role: e.role,
+      text: e.text,
+      timestamp: new Date(e.timestamp).toISOString(),
+      seq: e.seq,
+      ...(e.interrupted ? { interrupted: true } : {}),
+      ...(e.kind ? { kind: e.kind } : {}),
+    })),
   );
   return {
     sql: `update calls set transcript = (
        select coalesce(jsonb_agg(entry order by seq), '[]'::jsonb)
          from (select distinct on (seq) seq, entry
-                 from (select (e->>'seq')::bigint as seq, e as entry from jsonb_array_elements(coalesce(calls.transcript, '[]'::jsonb)) e
+                 from (select (e->>'seq')::bigint as seq, e as entry, 0 as rank from jsonb_array_elements(coalesce(calls.transcript, '[]'::jsonb)) e
                        union all
-                       select (e->>'seq')::bigint, e from jsonb_array_elements(?::jsonb) e) merged
-                order by seq) deduped)
+                       select (e->>'seq')::bigint, e, 1 from jsonb_array_elements(?::jsonb) e) merged
+                order by seq, rank desc) deduped)
      where id = ?`,
     bindings: [json, callId],
   };
@@ -250,8 +257,14 @@ export function toCallRecord(row: CallRow) {
     // Entries carry a sequence number for idempotent appends (see appendTranscript); it stays internal.
     transcript:
       row.transcript?.map((entry) => {
-        const { role, text, timestamp } = entry as { role: string; text: string; timestamp: string };
-        return { role, text, timestamp };
+        const { role, text, timestamp, interrupted, kind } = entry as {
+          role: string;
+          text: string;
+          timestamp: string;
+          interrupted?: boolean;
+          kind?: string;
+        };
+        return { role, text, timestamp, ...(interrupted ? { interrupted } : {}), ...(kind ? { kind } : {}) };
       }) ?? null,
     system_prompt: row.system_prompt,
     begin_message: row.begin_message,
@@ -300,14 +313,21 @@ export async function callOpening(
 export interface SequencedEntry {
   seq: number;
   role: 'user' | 'assistant';
+  /** What was said; for a key press (`kind: dtmf`), the digits. */
   text: string;
   /** Epoch milliseconds. */
   timestamp: number;
+  /** The caller talked over this reply: `text` is the part they heard. */
+  interrupted?: boolean;
+  /** Absent for speech; `dtmf` for the agent's key presses. */
+  kind?: 'dtmf';
 }
 
 /**
  * Merges entries into the call's transcript by `seq`: an entry already there (a retried append)
- * is kept once, and concurrent appends land in `seq` order whatever order they commit in.
+ * is kept once, and concurrent appends land in `seq` order whatever order they commit in. Of two
+ * entries with one `seq`, the one appended last stands: an interrupted reply is rewritten this way
+ * to what the caller heard (a retried append carries the same entry, so nothing older comes back).
  */
 export async function appendTranscript(db: Knex, callId: string, entries: readonly SequencedEntry[]): Promise<void> {
   if (entries.length === 0) return;
