@@ -77,6 +77,8 @@ async function waitForCall(ctx: AppContext, deps: AppDeps): Promise<void> {
     if (!ctx.res.writableFinished) gone.abort();
   };
   ctx.res.once('close', onClose);
+  // Gone before the wait began (while the line was looked up).
+  if (ctx.req.socket.destroyed) gone.abort();
   try {
     const call = await waitForInboundCall(
       deps,
