@@ -112,7 +112,7 @@ describe('MCP agent tools', () => {
     await abandoned;
     await sim.calls.ring(CALLER, line.phone_number);
     const row = await calls.untilInboundRow(line.id);
-    // A wait still alive looks every 0.5 s: in 1.5 s it would have taken the call.
+    // waits out a claim by the abandoned wait, were it alive: it looks every 0.5 s.
     await sleep(1500);
     expect((await h.db('calls').where({ id: row.id }).first()).wait_claimed_at).toBeNull();
     const agent = await connect(tenant.keys.test);
