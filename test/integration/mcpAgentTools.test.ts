@@ -59,7 +59,7 @@ describe('MCP agent tools', () => {
       });
 
       // Two waits at once, one call: one wait gets it, the other times out.
-      const first = call(agent, 'wait_for_call', { line_id: line.id, timeout_seconds: 20 });
+      const first = call(agent, 'wait_for_call', { line_id: line.id, timeout_seconds: 8 });
       const second = call(agent, 'wait_for_call', { line_id: line.id, timeout_seconds: 4 });
       expect((await sim.calls.ring(CALLER, line.phone_number)).status).toBe(201);
       const answers = (await Promise.all([first, second])).map(expectOk);
@@ -92,24 +92,32 @@ describe('MCP agent tools', () => {
     }
   });
 
-  it('a wait whose client went away takes no call: the next wait gets it', async () => {
+  it.each(['HTTP', 'MCP'])('a wait whose %s client went away takes no call: the next wait gets it', async (via) => {
     const line = await lines.create();
     const controlHits = async () => {
       const rows = await h.db('rate_limit_windows').where('bucket', 'like', `calls.control%${tenant.workspaceId}%`).select('hits');
       return rows.reduce((sum, row: { hits: unknown[] }) => sum + row.hits.length, 0);
     };
     const before = await controlHits();
-    const gone = new AbortController();
-    const abandoned = fetch(new URL(`/api/v1/lines/${line.id}/calls/wait`, h.apiUrl), {
-      method: 'POST',
-      headers: { authorization: `Bearer ${tenant.keys.test}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ timeout_seconds: 30 }),
-      signal: gone.signal,
-    }).catch(() => undefined);
+    let leave: () => Promise<unknown>;
+    if (via === 'HTTP') {
+      const gone = new AbortController();
+      const abandoned = fetch(new URL(`/api/v1/lines/${line.id}/calls/wait`, h.apiUrl), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${tenant.keys.test}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ timeout_seconds: 30 }),
+        signal: gone.signal,
+      }).catch(() => undefined);
+      leave = () => (gone.abort(), abandoned);
+    } else {
+      // An agent host that quits: its client closes the connection the tool call is waiting on.
+      const quitter = await connect(tenant.keys.test);
+      const abandoned = call(quitter, 'wait_for_call', { line_id: line.id, timeout_seconds: 30 }).catch(() => undefined);
+      leave = () => quitter.close().then(() => abandoned);
+    }
     // The wait has passed the rate limit (its hit is recorded), so it is in its handler.
     await eventually(async () => ((await controlHits()) > before ? true : undefined));
-    gone.abort();
-    await abandoned;
+    await leave();
     await sim.calls.ring(CALLER, line.phone_number);
     const row = await calls.untilInboundRow(line.id);
     // waits out a claim by the abandoned wait, were it alive: it looks every 0.5 s.
