@@ -66,6 +66,8 @@ describe('MCP tools', () => {
     const place = tool('place_call');
     expect(place.inputSchema.required).toEqual(['line_id', 'to_number']);
     expect(place.route.operationId).toBe('placeCall');
+    // Per-call variables and metadata reach agents as the API takes them (issue 29).
+    expect(place.inputSchema.properties).toMatchObject({ variables: { type: 'object' }, metadata: { type: 'object' } });
   });
 
   it('names arguments as the API does: get_conversation takes line_id and phone_number for the route’s lineId and phoneNumber', () => {
