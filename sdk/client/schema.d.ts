@@ -2981,6 +2981,7 @@ export interface operations {
                      *         "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *         "max_duration_sec": 600,
+                     *         "metadata": {},
                      *         "created_at": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "timed_out": true
