@@ -82,6 +82,10 @@ export const ARGUMENTS: Record<string, string> = {
   recording_enabled: 'Record the line’s calls',
   compliance_enabled: 'Play an AI disclosure and require recorded consent on this line’s calls and texts',
   endpointing_ms: 'How long a pause, in milliseconds, ends the caller’s sentence',
+  voice: 'The voice the line speaks with (a voice slug such as the one in the example); empty for the default',
+  language: 'The language callers speak, for speech recognition (default `multi`: detected). Not on hosted lines, which always detect it',
+  variables:
+    'Values for the {{name}} placeholders of the line’s system_prompt and begin_message, for this call only. Give a value for every placeholder, and none the texts do not use',
 };
 
 export const TOOL_SPECS: readonly ToolSpec[] = [
@@ -111,6 +115,14 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
       'A webhook line needs webhook_url; a hosted line needs system_prompt.',
     refusals: ['number_unavailable', 'carrier_error', 'idempotency_key_reused'],
     workspaceWide: true,
+    arguments: {
+      country: 'The country of the number to buy, as two letters (default US). Leave out when importing phone_number',
+      number_type:
+        'The kind of number to buy (default local): local, toll_free, or mobile where sold. Leave out when importing phone_number',
+      area_code:
+        'The area code of the number to buy (415 in North America, 800 for toll-free, 20 for London). If none is left there, try another or leave it out',
+      phone_number: 'A number the account already owns, to import instead of buying one (E.164: +14155550123)',
+    },
   },
   {
     name: 'place_call',

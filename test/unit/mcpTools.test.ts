@@ -87,6 +87,8 @@ describe('MCP tools', () => {
         const description = (schema as { description?: string }).description;
         expect([`${name}.${argument}`, typeof description]).toEqual([`${name}.${argument}`, 'string']);
         if (argument === 'id' || argument.endsWith('_id')) expect(description).toMatch(/^The (call|line)’?'?s id/);
+        // Words for a model: no HTTP statuses, paths or error codes to decode.
+        expect([`${name}.${argument}`, /\b[45]\d\d `|with [45]\d\d\b|\/api\//.test(description!)]).toEqual([`${name}.${argument}`, false]);
       }
     expect((tool('get_call').inputSchema.properties.id as { description: string }).description).toMatch(/call's id/);
     expect((tool('get_line').inputSchema.properties.id as { description: string }).description).toMatch(/line's id/);
