@@ -28,11 +28,17 @@ export function lineNotAllowedError(principal: { key: { line_id: string | null }
   return new ApiError(403, 'forbidden', "This line is not in the key's number allow-list", [{ field: 'line_id', message: lineId }]);
 }
 
+/** Whether the key may act on every line of the workspace: neither bound to a line nor held to an allow-list. */
+export function isWorkspaceWideKey(principal: Pick<Principal, 'key'>): boolean {
+  return !principal.key.line_id && !principal.key.grant_numbers;
+}
+
 /**
  * A write that reaches every line of the workspace (a new line, a workspace-wide disclosure):
  * refused to a key restricted to particular lines, with the same codes as a single line.
  */
 export function assertWorkspaceWide(principal: Principal, action: { lineScoped: string; allowListed: string }): void {
+  if (isWorkspaceWideKey(principal)) return;
   if (principal.key.line_id) {
     throw new ApiError(403, 'agent_scope_error', action.lineScoped, [{ field: 'line_id', message: principal.key.line_id }]);
   }

@@ -7,6 +7,8 @@ export interface ApiRequest {
   path: string;
   body?: unknown;
   headers?: Record<string, string>;
+  /** Aborting it closes the request, as a client that goes away does (a wait on the route then stops). */
+  signal?: AbortSignal;
 }
 
 export interface ApiAnswer {
@@ -44,6 +46,13 @@ export function inProcessApi(listener: () => http.RequestListener): (callerHeade
         });
       });
       req.on('error', reject);
+      // Both ends: the route sees its connection close, as when a client over the network goes away.
+      const cancel = () => {
+        req.destroy(new Error('the MCP request was cancelled'));
+        serverSide.destroy();
+      };
+      if (request.signal?.aborted) cancel();
+      else request.signal?.addEventListener('abort', cancel, { once: true });
       req.end(payload);
     });
   };

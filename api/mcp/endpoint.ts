@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import Router from '@koa/router';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { AppDeps, AppState } from '../context';
+import { principalOf, type AppDeps, type AppState } from '../context';
 import { authenticateRegularKey } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { methodNotAllowed } from '../middleware/unmatched';
@@ -10,12 +10,15 @@ import type { KeyCache } from '../../src/domain/keys/cache';
 import type { ApiKeyRow, LastUsedBatcher } from '../../src/domain/keys/store';
 import { inProcessApi } from './dispatch';
 import type { mcpServer } from './server';
+import { offeredTo } from './access';
 import { mcpTools, type Tool } from './tools';
+import { acceptJsonOnlyClients, answersWithJson } from './transportMode';
 
 export const MCP_PATH = '/mcp';
 
 interface McpRuntime {
   tools: readonly Tool[];
+  byName: ReadonlyMap<string, Tool>;
   mcpServer: typeof mcpServer;
   Transport: typeof StreamableHTTPServerTransport;
 }
@@ -30,13 +33,20 @@ function loadMcp(routes: readonly RouteDef[]): McpRuntime {
   const sdk =
     require('@modelcontextprotocol/sdk/server/streamableHttp.js') as typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js');
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return { tools: mcpTools(routes), mcpServer: server.mcpServer, Transport: sdk.StreamableHTTPServerTransport };
+  const tools = mcpTools(routes);
+  return {
+    tools,
+    byName: new Map(tools.map((tool) => [tool.name, tool])),
+    mcpServer: server.mcpServer,
+    Transport: sdk.StreamableHTTPServerTransport,
+  };
 }
 
 /**
- * The MCP endpoint (Streamable HTTP, stateless, JSON answers): any regular key opens it (401 as
- * on /api/v1 otherwise); each tool call is then a request to its route with that same key, so the
- * route's scope, tier, line binding, allow-list, cap, idempotency and rate limit apply unchanged.
+ * The MCP endpoint (Streamable HTTP, stateless; JSON answers, an SSE stream for follow_call, see
+ * ./transportMode.ts): any regular key opens it (401 as on /api/v1 otherwise); tools/list offers the
+ * tools the key may use (./access.ts), and each tool call is a request to its route with that same
+ * key, so the route's scope, tier, line binding, allow-list, cap, idempotency and rate limit apply unchanged.
  * Only POST is served: without sessions there is no stream to GET and nothing to DELETE.
  */
 export function mcpRouter(
@@ -50,10 +60,12 @@ export function mcpRouter(
   const api = inProcessApi(listener);
   const router = new Router<AppState>();
   router.post(MCP_PATH, authenticateRegularKey(deps, keys), jsonBody(deps.config.maxBodyBytes), async (ctx) => {
-    const { tools, mcpServer, Transport } = (mcp ??= loadMcp(routes));
+    const { tools, byName, mcpServer, Transport } = (mcp ??= loadMcp(routes));
     const dispatch = api({ authorization: ctx.get('authorization'), 'x-request-id': ctx.state.requestId });
-    const server = mcpServer(tools, dispatch, version);
-    const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const server = mcpServer(tools, dispatch, version, offeredTo(principalOf(ctx)));
+    const enableJsonResponse = answersWithJson(ctx.state.body, ctx.get('accept'), byName);
+    if (enableJsonResponse) acceptJsonOnlyClients(ctx.req);
+    const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse });
     ctx.res.on('close', () => {
       void transport.close();
       void server.close();

@@ -9,7 +9,9 @@ import {
   ReadResourceRequestSchema,
   type CallToolResult,
 } from '@modelcontextprotocol/sdk/types.js';
+import { COMMON_REFUSALS } from './catalogue';
 import type { ApiAnswer, Dispatch } from './dispatch';
+import { followCall } from './follow';
 import type { Tool } from './tools';
 
 /** Resource not found, as the MCP specification numbers it. */
@@ -19,27 +21,45 @@ const RECENT_TRANSCRIPTS = 20;
 
 const INSTRUCTIONS =
   'Switchboard: phone lines, calls and SMS for agents. Each tool is one operation of the Switchboard API, run with your API key: ' +
-  'its scopes, tier, line binding, number allow-list and spend cap apply. A refusal is a tool error whose content is the ' +
-  'API error envelope {"error": {"code", "message", "details"}}. A call: place_call, then speak / wait_for_reply / press_digits ' +
-  'while it is in_progress, get_call for its status and transcript, hang_up to end it.';
+  'its scopes, tier, line binding, number allow-list and spend cap apply, and only the tools your key may use are listed. ' +
+  'An outbound call: place_call, then follow_call until it is in_progress; an inbound call: wait_for_call. While the call is in_progress, ' +
+  'speak (with wait_for_response) or speak then wait_for_reply, press_digits, transfer_call; hang_up to end it. ' +
+  COMMON_REFUSALS;
 
 /**
  * The MCP server of one request (stateless: nothing is kept between requests, so any API
  * process can answer any of them). Tools and resources are answered by dispatching to the API's
  * routes with the caller's key; nothing here decides what the caller may do.
  */
-export function mcpServer(tools: readonly Tool[], dispatch: Dispatch, version: string): Server {
+export function mcpServer(tools: readonly Tool[], dispatch: Dispatch, version: string, offered: (tool: Tool) => boolean): Server {
   const server = new Server({ name: 'switchboard', version }, { capabilities: { tools: {}, resources: {} }, instructions: INSTRUCTIONS });
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
   server.setRequestHandler(ListToolsRequestSchema, () => ({
-    tools: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    tools: tools.filter(offered).map(({ name, title, description, annotations, inputSchema, outputSchema }) => ({
+      name,
+      title,
+      description,
+      annotations,
+      inputSchema,
+      ...(outputSchema ? { outputSchema } : {}),
+    })),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request): Promise<CallToolResult> => {
+  // Any tool may be called, listed or not: its route refuses what the key may not do, with its own code.
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra): Promise<CallToolResult> => {
     const tool = byName.get(request.params.name);
     if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}`);
-    return toolResult(await dispatch(requestOf(tool, request.params.arguments ?? {})));
+    const args = request.params.arguments ?? {};
+    if (tool.streams) {
+      const context = {
+        signal: extra.signal,
+        progressToken: request.params._meta?.progressToken,
+        sendNotification: extra.sendNotification,
+      };
+      return followCall(args, dispatch, context, toolResult);
+    }
+    return toolResult(await dispatch({ ...requestOf(tool, args), signal: extra.signal }));
   });
 
   server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
@@ -87,12 +107,12 @@ function requestOf(tool: Tool, args: Record<string, unknown>) {
   const query = new URLSearchParams();
   const body: Record<string, unknown> = {};
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(args)) {
-    const where = placement[name] ?? (route.doc.requestBody ? 'body' : 'query');
+  for (const [argument, value] of Object.entries(args)) {
+    // Unknown arguments go to the body (or query), where the route's validator refuses them.
+    const { in: where, name } = placement[argument] ?? { in: route.doc.requestBody ? 'body' : 'query', name: argument };
     if (where === 'path') path = path.replace(`{${name}}`, encodeURIComponent(String(value)));
     else if (where === 'query') query.append(name, typeof value === 'string' ? value : JSON.stringify(value));
     else if (where === 'idempotency') headers['idempotency-key'] = String(value);
-    // Unknown arguments go to the body (or query), where the route's validator refuses them.
     else body[name] = value;
   }
   const search = query.size > 0 ? `?${query.toString()}` : '';
@@ -104,14 +124,18 @@ function requestOf(tool: Tool, args: Record<string, unknown>) {
   };
 }
 
-/** A 2xx answer is the tool's result; any other is a tool error carrying the API's error envelope. */
+/**
+ * A 2xx answer is the tool's result (text and `structuredContent`, which the output schema
+ * describes); any other is a tool error whose text is the API's error envelope. An error carries no
+ * `structuredContent`: clients check it against the tool's output schema, which describes success.
+ */
 function toolResult(answer: ApiAnswer): CallToolResult {
-  const structured = isObject(answer.body) ? answer.body : { value: answer.body ?? null };
   const content: CallToolResult['content'] = [{ type: 'text', text: JSON.stringify(answer.body ?? null) }];
-  if (answer.status >= 200 && answer.status < 300) return { content, structuredContent: structured };
+  if (answer.status >= 200 && answer.status < 300)
+    return { content, structuredContent: isObject(answer.body) ? answer.body : { value: answer.body ?? null } };
   const retryAfter = answer.headers['retry-after'];
   if (typeof retryAfter === 'string') content.push({ type: 'text', text: `Retry after ${retryAfter} s.` });
-  return { isError: true, content, structuredContent: structured };
+  return { isError: true, content };
 }
 
 /** A resource read has no error result: a refusal is a JSON-RPC error whose data is the envelope. */

@@ -1,76 +1,47 @@
 import { inlineRefs } from '../openapi/document';
 import type { RouteDef } from '../routeTable';
+import { ARGUMENTS, described, REFUSALS, TOOL_SPECS, type ToolSpec } from './catalogue';
+import { followCallTool } from './follow';
+import type { JsonSchemaObject, Placement, Tool } from './tool';
+
+export type { Tool } from './tool';
 
 /**
- * The MCP tools: each is one operation of the route table, named for an agent. A tool's input
- * schema is derived from its operation's parameters and request body (the OpenAPI schemas), and a
- * call is dispatched to that route, whose chain validates and authorises it (api/mcp/server.ts).
+ * The MCP tools: each is one operation of the route table, named for an agent (api/mcp/catalogue.ts
+ * says what the agent is told). A tool's input schema is derived from its operation's parameters and
+ * request body, its output schema from the operation's 2xx response (the OpenAPI schemas), and a call
+ * is dispatched to that route, whose chain validates and authorises it (api/mcp/server.ts).
  */
-const TOOL_OPERATIONS = [
-  ['list_lines', 'listLines'],
-  ['get_line', 'getLine'],
-  ['create_line', 'createLine'],
-  ['place_call', 'placeCall'],
-  ['list_calls', 'listCalls'],
-  ['get_call', 'getCall'],
-  ['hang_up', 'hangUpCall'],
-  ['speak', 'speakOnCall', 'waits'],
-  ['wait_for_reply', 'waitOnCall', 'waits'],
-  ['press_digits', 'pressOnCall'],
-  ['transfer_call', 'transferCall', 'rings'],
-  ['send_sms', 'sendMessage'],
-  ['list_conversations', 'listConversations'],
-  ['get_conversation', 'getConversation'],
-  ['check_consent', 'checkConsent'],
-  ['get_balance', 'getBalance'],
-] as const;
-
-/** Said to the agent beside the operation's own documentation. */
-const NOTES = {
-  waits: 'The answer can take up to timeout_seconds: give the MCP request a longer timeout than that (the SDK client defaults to 60 s).',
-  rings: 'The answer comes once the destination answered or gave up ringing (about 30 s at most).',
-};
 
 /** The argument that carries an operation's `Idempotency-Key` header. */
 export const IDEMPOTENCY_ARGUMENT = 'idempotency_key';
 
-export interface JsonSchemaObject {
-  type: 'object';
-  properties: Record<string, object>;
-  required?: string[];
-  additionalProperties: false;
-}
-
-export interface Tool {
-  name: string;
-  description: string;
-  inputSchema: JsonSchemaObject;
-  route: RouteDef;
-  /** Where each argument goes in the request. */
-  placement: Record<string, 'path' | 'query' | 'body' | 'idempotency'>;
-}
-
 export function mcpTools(routes: readonly RouteDef[]): Tool[] {
-  return TOOL_OPERATIONS.map(([name, operationId, note]: readonly string[]) => {
+  const routeOf = (operationId: string, tool: string) => {
     const route = routes.find((r) => r.operationId === operationId);
-    if (!route) throw new Error(`MCP tool ${name}: no operation ${operationId}`);
-    return toolOf(name, route, note ? NOTES[note as keyof typeof NOTES] : undefined);
-  });
+    if (!route) throw new Error(`MCP tool ${tool}: no operation ${operationId}`);
+    return route;
+  };
+  const tools = TOOL_SPECS.map((spec) => toolOf(spec, routeOf(spec.operationId, spec.name)));
+  return [...tools, followCallTool(routeOf('getCall', 'follow_call'))];
 }
 
-function toolOf(name: string, route: RouteDef, note: string | undefined): Tool {
+function toolOf(spec: ToolSpec, route: RouteDef): Tool {
+  const { name } = spec;
   const properties: Record<string, object> = {};
   const required: string[] = [];
   const placement: Tool['placement'] = {};
-  const add = (argument: string, where: Tool['placement'][string], schema: object, isRequired: boolean) => {
-    if (placement[argument]) throw new Error(`MCP tool ${name}: argument ${argument} is both ${placement[argument]} and ${where}`);
-    placement[argument] = where;
-    properties[argument] = inlineRefs(schema);
+  const toolName = (apiName: string) => Object.entries(spec.rename ?? {}).find(([, routeName]) => routeName === apiName)?.[0] ?? apiName;
+  const add = (apiName: string, where: Placement['in'], schema: object, isRequired: boolean) => {
+    const argument = toolName(apiName);
+    if (placement[argument]) throw new Error(`MCP tool ${name}: argument ${argument} is both ${placement[argument].in} and ${where}`);
+    placement[argument] = { in: where, name: apiName };
+    properties[argument] = described(inlineRefs(schema), spec.arguments?.[argument] ?? ARGUMENTS[argument]);
     if (isRequired) required.push(argument);
   };
   for (const parameter of route.doc.parameters ?? []) {
     if (parameter.in === 'header') continue;
-    const schema = parameter.description ? { ...parameter.schema, description: parameter.description } : parameter.schema;
+    const schema = described(inlineRefs(parameter.schema), parameter.description);
     add(parameter.name, parameter.in, schema, parameter.in === 'path' || parameter.required === true);
   }
   const body = route.doc.requestBody;
@@ -87,17 +58,47 @@ function toolOf(name: string, route: RouteDef, note: string | undefined): Tool {
         type: 'string',
         minLength: 1,
         maxLength: 255,
-        description: 'Sent as Idempotency-Key: a retry with the same value replays the first answer for 12 hours.',
+        description:
+          'Any unique string: send the same one again when retrying after an error or timeout, and the first answer is replayed instead of acting twice (for 12 hours)',
       },
       route.idempotency.required,
     );
   }
+  for (const renamed of Object.keys(spec.rename ?? {}))
+    if (!placement[renamed]) throw new Error(`MCP tool ${name}: ${renamed} renames no parameter of ${route.operationId}`);
   const inputSchema: JsonSchemaObject = { type: 'object', properties, additionalProperties: false };
   if (required.length > 0) inputSchema.required = required;
-  const description = [route.doc.summary, route.doc.description, note]
-    .filter((text): text is string => Boolean(text))
-    .map((text) => (/[.!?]$/.test(text) ? text : `${text}.`))
-    .concat(`(${route.method.toUpperCase()} ${route.path})`)
-    .join(' ');
-  return { name, description, inputSchema, route, placement };
+  return {
+    name,
+    title: spec.title,
+    description: describe(spec),
+    annotations: { title: spec.title, ...spec.annotations },
+    inputSchema,
+    outputSchema: outputSchemaOf(route),
+    route,
+    placement,
+    workspaceWide: spec.workspaceWide === true,
+  };
+}
+
+/** When to use the tool, then what each of its refusals means. */
+function describe(spec: ToolSpec): string {
+  const refusals = (spec.refusals ?? []).map((code) => `\`${code}\`: ${REFUSALS[code]}`);
+  return refusals.length > 0 ? `${spec.use} If refused: ${refusals.join('; ')}.` : spec.use;
+}
+
+/**
+ * The operation's success body schema, refs inlined. MCP output schemas describe an object: a body
+ * that is one of several objects (check_consent's) is declared an object with that `oneOf`; any
+ * other shape gets none.
+ */
+export function outputSchemaOf(route: RouteDef): Tool['outputSchema'] {
+  const success = Object.entries(route.doc.responses).find(([status]) => status.startsWith('2'))?.[1];
+  const declared = success?.content?.['application/json']?.schema;
+  if (!declared) return undefined;
+  const schema = inlineRefs(declared) as Record<string, unknown>;
+  if (schema.type === 'object') return schema as Tool['outputSchema'];
+  const variants = schema.oneOf ?? schema.anyOf;
+  if (Array.isArray(variants) && variants.every((v) => (v as { type?: unknown }).type === 'object')) return { ...schema, type: 'object' };
+  return undefined;
 }

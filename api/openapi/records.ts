@@ -314,6 +314,13 @@ export const recordSchemas: Record<string, object> = {
     response_timestamp: nullable({ type: 'integer', description: 'Epoch milliseconds of the caller’s answer' }),
   }),
   WaitResult: record({ call_id: uuid, timed_out: { type: 'boolean' }, response_text: nullableString, response_timestamp: nullableInteger }),
+  InboundCallWait: record({
+    call: {
+      oneOf: [{ $ref: '#/components/schemas/Call' }, { type: 'null' }],
+      description: 'The inbound call taken by this wait; null when none came in time',
+    },
+    timed_out: { type: 'boolean', description: 'No call came within timeout_seconds' },
+  }),
   PressResult: record({ call_id: uuid, pressed: { type: 'boolean' }, digits: { type: 'string' } }),
   TransferResult: record({
     call_id: uuid,

@@ -1,6 +1,6 @@
 /** Lines (spec "Line"): the HTTP side; creating, changing, releasing a line and rotating its secret are use cases in src/domain/lines/. */
 import { principalOf, type AppContext, type AppDeps } from '../context';
-import { errors } from '../errors';
+import { ApiError, errors } from '../errors';
 import { lineCreationError, lineReleaseError, lineUpdateError, secretRotationError } from '../lineErrors';
 import { allowedLineIds, assertLineAllowed, assertMayAddLines } from '../lineAccess';
 import { boundedListParams, carrierErrorResponse, errorResponse, ref, jsonRequestBody } from '../openapi/schemas';
@@ -12,6 +12,8 @@ import { provisionLine, type LineRequest } from '../../src/domain/lines/provisio
 import { releaseLine } from '../../src/domain/lines/release';
 import { rotateLineSecret } from '../../src/domain/lines/rotateSecret';
 import { updateLineSettings } from '../../src/domain/lines/update';
+import { toCallRecord } from '../../src/domain/calls/store';
+import { DEFAULT_INBOUND_WAIT_SECONDS, MAX_INBOUND_WAIT_SECONDS, waitForInboundCall } from '../../src/domain/calls/waitForInbound';
 
 const lineIdParam = { name: 'id', in: 'path' as const, required: true, schema: { type: 'string', format: 'uuid' } };
 const lineResponse = {
@@ -57,6 +59,36 @@ async function rotateSecret(ctx: AppContext, deps: AppDeps): Promise<void> {
   const { rotatedAt, promotedPreviousNext } = outcome.rotation;
   ctx.body = { webhook_secret: outcome.webhookSecret, rotated_at: rotatedAt, promoted_previous_next: promotedPreviousNext };
   ctx.state.replayBody = { rotated_at: rotatedAt, promoted_previous_next: promotedPreviousNext };
+}
+
+/**
+ * Holds the request until the line's next inbound call (src/domain/calls/waitForInbound.ts) or the
+ * timeout. A client that goes away stops the wait, so no call is taken for nobody.
+ */
+async function waitForCall(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  assertLineAllowed(principal, ctx.params.id);
+  const line = await findLine(deps.db, principal, ctx.params.id);
+  if (!line) throw errors.notFound('Line');
+  if (line.status === 'released') throw new ApiError(409, 'line_released', 'The line is released: it receives no calls');
+  const body = (ctx.state.body ?? {}) as { timeout_seconds?: number };
+  const gone = new AbortController();
+  const onClose = () => {
+    if (!ctx.res.writableFinished) gone.abort();
+  };
+  ctx.res.once('close', onClose);
+  // Gone before the wait began (while the line was looked up).
+  if (ctx.req.socket.destroyed) gone.abort();
+  try {
+    const call = await waitForInboundCall(
+      deps,
+      { workspaceId: principal.workspaceId, environment: principal.environment, lineId: line.id },
+      { timeoutSeconds: body.timeout_seconds ?? DEFAULT_INBOUND_WAIT_SECONDS, signal: gone.signal },
+    );
+    ctx.body = call ? { call: toCallRecord(call), timed_out: false } : { call: null, timed_out: true };
+  } finally {
+    ctx.res.off('close', onClose);
+  }
 }
 
 export function lineRoutes(): RouteDef[] {
@@ -227,6 +259,56 @@ export function lineRoutes(): RouteDef[] {
         },
       },
       handler: rotateSecret,
+    },
+    {
+      method: 'post',
+      path: '/api/v1/lines/{id}/calls/wait',
+      operationId: 'waitForInboundCall',
+      rateLimit: 'calls.control',
+      auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
+      doc: {
+        summary: 'Wait for the next inbound call on a line',
+        description:
+          'Holds the request until a call comes in on the line, then answers with it (`timed_out: false`), or after `timeout_seconds` with `call: null, timed_out: true`. ' +
+          'Each inbound call is given to one wait only: the oldest that no wait has taken yet and that is still ringing or in progress, or that arrived since the wait began ' +
+          '(so a call already ringing when the wait starts is returned at once, and a short call that ended during the wait is returned with its final status). ' +
+          'Concurrent waits on one line, from any client, each get a different call. A wait whose client disconnects takes nothing. ' +
+          'The call is answered as the line’s mode says (`hosted`, `webhook`, `audio`); once `in_progress` it can be controlled (`speak`, `wait`, `press`, `transfer`, `hangup`).',
+        tags: ['lines'],
+        parameters: [lineIdParam],
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                additionalProperties: false,
+                properties: {
+                  timeout_seconds: {
+                    type: 'integer',
+                    minimum: 1,
+                    maximum: MAX_INBOUND_WAIT_SECONDS,
+                    default: DEFAULT_INBOUND_WAIT_SECONDS,
+                    description:
+                      'How long to wait for a call, in seconds (at most 50, so the answer comes within a client’s usual 60 s request timeout)',
+                  },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          '200': {
+            description:
+              '`{call, timed_out}`: the call (status as it stands: `ringing`, `in_progress`, or ended), or null when none came in time',
+            content: { 'application/json': { schema: ref('InboundCallWait') } },
+          },
+          '404': errorResponse('`not_found`: the line'),
+          '409': errorResponse('`line_released`: a released line receives no calls'),
+          '429': errorResponse('`rate_limited`'),
+        },
+      },
+      handler: waitForCall,
     },
   ];
 }

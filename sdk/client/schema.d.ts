@@ -137,6 +137,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/lines/{id}/calls/wait": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Wait for the next inbound call on a line
+         * @description Holds the request until a call comes in on the line, then answers with it (`timed_out: false`), or after `timeout_seconds` with `call: null, timed_out: true`. Each inbound call is given to one wait only: the oldest that no wait has taken yet and that is still ringing or in progress, or that arrived since the wait began (so a call already ringing when the wait starts is returned at once, and a short call that ended during the wait is returned with its final status). Concurrent waits on one line, from any client, each get a different call. A wait whose client disconnects takes nothing. The call is answered as the line’s mode says (`hosted`, `webhook`, `audio`); once `in_progress` it can be controlled (`speak`, `wait`, `press`, `transfer`, `hangup`).
+         */
+        post: operations["waitForInboundCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/keys": {
         parameters: {
             query?: never;
@@ -1266,6 +1286,12 @@ export interface components {
             timed_out: boolean;
             response_text: string | null;
             response_timestamp: number | null;
+        };
+        InboundCallWait: {
+            /** @description The inbound call taken by this wait; null when none came in time */
+            call: components["schemas"]["Call"] | null;
+            /** @description No call came within timeout_seconds */
+            timed_out: boolean;
         };
         PressResult: {
             /** Format: uuid */
@@ -2870,6 +2896,237 @@ export interface operations {
                 };
             };
             /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    waitForInboundCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "timeout_seconds": 30
+                 *     }
+                 */
+                "application/json": {
+                    /**
+                     * @description How long to wait for a call, in seconds (at most 50, so the answer comes within a client’s usual 60 s request timeout)
+                     * @default 30
+                     */
+                    timeout_seconds?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description `{call, timed_out}`: the call (status as it stands: `ringing`, `in_progress`, or ended), or null when none came in time */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "call": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
+                     *         "direction": "outbound",
+                     *         "from_number": "+14155550100",
+                     *         "to_number": "+14155550123",
+                     *         "status": "completed",
+                     *         "end_cause": "caller_hangup",
+                     *         "duration_sec": 125,
+                     *         "charge_cents": 12,
+                     *         "started_at": "2026-01-15T09:30:00.000Z",
+                     *         "ended_at": "2026-01-15T09:30:00.000Z",
+                     *         "recording_url": null,
+                     *         "answered_by": "human",
+                     *         "transferred_to": null,
+                     *         "transcript": [
+                     *           {
+                     *             "role": "assistant",
+                     *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
+                     *             "timestamp": "2026-01-15T09:30:00.000Z"
+                     *           }
+                     *         ],
+                     *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *         "max_duration_sec": 600,
+                     *         "metadata": {},
+                     *         "created_at": "2026-01-15T09:30:00.000Z"
+                     *       },
+                     *       "timed_out": true
+                     *     }
+                     */
+                    "application/json": components["schemas"]["InboundCallWait"];
+                };
+            };
+            /** @description `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "invalid_json",
+                     *         "message": "Invalid json"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found`: the line */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `line_released`: a released line receives no calls */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "line_released",
+                     *         "message": "Line released"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited` */
             429: {
                 headers: {
                     [name: string]: unknown;

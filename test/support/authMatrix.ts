@@ -56,6 +56,8 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   updateLine: (r) => ({ params: { id: r.lineId }, body: { display_name: 'Matrix' } }),
   releaseLine: async (r) => ({ params: { id: await r.disposableLine() } }),
   rotateLineWebhookSecret: (r) => ({ params: { id: r.lineId } }),
+  // No call comes: each admitted cell waits its one second and answers `timed_out`.
+  waitForInboundCall: (r) => ({ params: { id: r.lineId }, body: { timeout_seconds: 1 } }),
   mintAgentKey: (r) => ({ body: { name: 'matrix agent', line_id: r.lineId }, headers: idempotent() }),
   getAgentKey: (r) => ({ params: { id: r.agentKeyId } }),
   updateAgentKey: (r) => ({ params: { id: r.agentKeyId }, body: { name: 'matrix renamed' } }),

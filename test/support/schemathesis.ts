@@ -43,6 +43,9 @@ export function operationsOf(document: OpenApiDocument): Array<{ path: string; m
 /** The fixture dictionary a parameter is drawn from, by where it is and what it names. */
 function dictionaryFor(location: 'path' | 'query' | 'body', name: string, opPath: string, method: string): string | undefined {
   if (location === 'path' && name === 'id') {
+    // A wait for the next inbound call on a real line holds the request up to 50 s, past the
+    // request timeout: it is given ids that name no line (404), and its waits are the auth matrix's.
+    if (opPath === '/api/v1/lines/{id}/calls/wait') return 'ended_calls';
     if (opPath.startsWith('/api/v1/lines/')) return method === 'delete' ? 'disposable_lines' : 'lines';
     // Controls get the ended call only: hangup would end the live call, and on it `wait` and
     // `speak` wait 30 s for the caller by default (the client's request timeout) and `press`
@@ -97,8 +100,9 @@ export function fuzzConfig(input: FuzzConfigInput): string {
       if (parameter.in === 'path' || parameter.in === 'query') bind(parameter.in, parameter.name);
     for (const name of bodyProperties(input.document, operation)) bind('body', name);
     // Live call control on a call the fuzzer found in a response (it harvests ids from them) would
-    // wait for the caller as long as asked (up to 120 s): those operations use the dictionaries only.
-    const noHarvest = /^\/api\/v1\/calls\/\{id\}\/(speak|wait|press)$/.test(opPath);
+    // wait for the caller as long as asked (up to 120 s), and a wait for an inbound call on a line it
+    // found up to 50 s: those operations use the dictionaries only.
+    const noHarvest = /^\/api\/v1\/(calls\/\{id\}\/(speak|wait|press)|lines\/\{id\}\/calls\/wait)$/.test(opPath);
     const own = { 'extra-data-sources': { responses: false } };
     const tolerated = toleratedStatuses(`${method.toUpperCase()} ${opPath}`);
     return {

@@ -31,6 +31,8 @@ export interface CallRow extends TenantRow {
   started_at: Date | null;
   ended_at: Date | null;
   workflow_claimed_at?: Date | null;
+  /** When a wait for the line's next inbound call took it (`claimNextInboundCall`). */
+  wait_claimed_at?: Date | null;
 }
 
 /** A call as it is first recorded: outbound by the API, inbound when the carrier announces it. */
@@ -400,4 +402,38 @@ export function filteredCallsOf(db: Knex, tenant: BillingTenant, filters: CallFi
   if (filters.status) query.andWhere({ status: filters.status });
   if (filters.direction) query.andWhere('direction', filters.direction);
   return query;
+}
+
+/**
+ * Hands the line's next inbound call to one wait (`POST /api/v1/lines/{id}/calls/wait`): the oldest
+ * inbound call of the tenant's line that no wait has taken, and that is still active or arrived at or
+ * after `arrivedSince` (the wait's start: a short call that came and went between two looks is still
+ * reported). Stamped `wait_claimed_at` in the same statement; `skip locked` and the `is null` check
+ * keep two waits, in any process, from taking the same call.
+ */
+export async function claimNextInboundCall(
+  db: Knex,
+  tenant: BillingTenant & { lineId: string },
+  window: { arrivedSince: Date; at: Date },
+): Promise<CallRow | undefined> {
+  const candidate = callsOfTenant(db, tenant)
+    .andWhere({ line_id: tenant.lineId, direction: 'inbound' })
+    .whereNull('wait_claimed_at')
+    .andWhere((q) => q.whereIn('status', [...ACTIVE_CALL_STATUSES]).orWhere('created_at', '>=', window.arrivedSince))
+    .orderBy('created_at')
+    .limit(1)
+    .forUpdate()
+    .skipLocked()
+    .select('id');
+  const [row] = await db<CallRow>('calls')
+    .whereIn('id', candidate)
+    .whereNull('wait_claimed_at')
+    .update({ wait_claimed_at: window.at })
+    .returning('*');
+  return row as CallRow | undefined;
+}
+
+/** Gives a claimed call back to the next wait (its wait's client went away before it was answered). */
+export async function releaseInboundClaim(db: Knex, callId: string, claimedAt: Date): Promise<void> {
+  await db('calls').where({ id: callId, wait_claimed_at: claimedAt }).update({ wait_claimed_at: null });
 }

@@ -34,6 +34,7 @@ import * as m0035 from './0035_two_factor';
 import * as m0036 from './0036_keys_minted_by';
 import * as m0037 from './0037_carrier_trust';
 import * as m0040 from './0040_call_metadata';
+import * as m0043 from './0043_inbound_call_waits';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -75,6 +76,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0036_keys_minted_by': m0036,
   '0037_carrier_trust': m0037,
   '0040_call_metadata': m0040,
+  '0043_inbound_call_waits': m0043,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
