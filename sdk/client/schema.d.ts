@@ -2985,7 +2985,9 @@ export interface operations {
                      *           {
                      *             "role": "assistant",
                      *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
-                     *             "timestamp": "2026-01-15T09:30:00.000Z"
+                     *             "timestamp": "2026-01-15T09:30:00.000Z",
+                     *             "interrupted": true,
+                     *             "kind": "dtmf"
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
