@@ -33,6 +33,7 @@ import * as m0034 from './0034_account_verification';
 import * as m0035 from './0035_two_factor';
 import * as m0036 from './0036_keys_minted_by';
 import * as m0037 from './0037_carrier_trust';
+import * as m0042 from './0042_oauth';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -73,6 +74,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0035_two_factor': m0035,
   '0036_keys_minted_by': m0036,
   '0037_carrier_trust': m0037,
+  '0042_oauth': m0042,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
