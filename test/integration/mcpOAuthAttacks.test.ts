@@ -1,5 +1,7 @@
 import crypto from 'node:crypto';
 import { setPasswordHash } from '../../src/domain/accounts/store';
+import { mintRegularKey } from '../../src/domain/keys/userKeys';
+import { addUser } from '../../src/domain/workspaces/service';
 import { hashKey } from '../../src/domain/keys/format';
 import { hashPassword } from '../../src/platform/crypto/password';
 import { OPERATOR_PASSWORD, PortalClient } from '../support/portalClient';
@@ -67,7 +69,12 @@ describe('OAuth for /mcp refuses', () => {
     );
 
   /** A registered client, a signed-in owner consenting on the portal (JSON answers), and the code they got. */
-  async function consented(): Promise<{ clientId: string; verifier: string; code: string }> {
+  async function consented(who?: {
+    email: string;
+    userId: string;
+    parentKeyId: string;
+    scopes: string[];
+  }): Promise<{ clientId: string; verifier: string; code: string; portal: PortalClient }> {
     const client = await register();
     expect(client.status).toBe(201);
     const clientId = client.body.client_id as string;
@@ -77,23 +84,23 @@ describe('OAuth for /mcp refuses', () => {
     const consentPath = started.headers.get('location')!;
     expect(consentPath).toMatch(/^\/portal\/oauth\/consent\?request=sbo_ar_/);
     const portal = new PortalClient(h.apiUrl);
-    await setPasswordHash(h.db, tenant.owner.id, await hashPassword(OPERATOR_PASSWORD), new Date());
-    expect((await portal.submit('/portal/login', '/portal/login', { email: tenant.owner.email, password: OPERATOR_PASSWORD })).status).toBe(
-      303,
-    );
-    const parent = await h
+    const ownerKey = await h
       .db('api_keys')
       .where({ key_hash: hashKey(tenant.keys.test) })
       .first();
+    const person = who ?? { email: tenant.owner.email, userId: tenant.owner.id, parentKeyId: ownerKey.id as string, scopes: ['read'] };
+    await setPasswordHash(h.db, person.userId, await hashPassword(OPERATOR_PASSWORD), new Date());
+    const login = await portal.submit('/portal/login', '/portal/login', { email: person.email, password: OPERATOR_PASSWORD });
+    expect(login.status).toBe(303);
     const answer = await portal.submit(
       consentPath,
       '/portal/oauth/consent',
       {
         request: new URL(consentPath, h.apiUrl).searchParams.get('request')!,
         env: 'test',
-        parent_key_id: parent.id,
+        parent_key_id: person.parentKeyId,
         name: 'MCP: Attack test',
-        'scope.read': 'on',
+        ...Object.fromEntries(person.scopes.map((scope) => [`scope.${scope}`, 'on'])),
         decision: 'allow',
       },
       { accept: 'application/json' },
@@ -101,7 +108,7 @@ describe('OAuth for /mcp refuses', () => {
     expect(answer.status).toBe(200);
     const redirectTo = new URL(JSON.parse(answer.text).redirect_to);
     expect(redirectTo.searchParams.get('state')).toBe('s1');
-    return { clientId, verifier, code: redirectTo.searchParams.get('code')! };
+    return { clientId, verifier, code: redirectTo.searchParams.get('code')!, portal };
   }
   const exchange = (grant: { clientId: string; verifier: string; code: string }, extra: Record<string, string> = {}) =>
     token({
@@ -238,5 +245,32 @@ describe('OAuth for /mcp refuses', () => {
     expect((await mcp(second.body.access_token as string)).status).toBe(401);
     const event = await h.db('compliance_events').where({ workspace_id: tenant.workspaceId, event_type: 'oauth_grant_revoked' }).first();
     expect(event.metadata).toMatchObject({ client_id: grant.clientId, reason: 'refresh_token_reused' });
+  });
+
+  it("reaches an admin's tokens when the admin is demoted (narrowed) and when removed (revoked)", async () => {
+    const email = `admin+${crypto.randomBytes(4).toString('hex')}@example.test`;
+    const admin = await addUser(h.db, { workspaceId: tenant.workspaceId, email, role: 'admin' });
+    const adminKey = await mintRegularKey(h.db, { user: admin, environment: 'test', name: 'admin key', via: 'cli', now: new Date() });
+    const grant = await consented({ email, userId: admin.id, parentKeyId: adminKey.row.id, scopes: ['read', 'keys:admin'] });
+    const first = await exchange(grant);
+    expect(first.body.scope.split(' ').sort()).toEqual(['keys:admin', 'read']);
+    expect((await mcp(first.body.access_token)).status).toBe(200);
+
+    const owner = (await consented()).portal;
+    const accept = { accept: 'application/json' };
+    expect((await owner.submit('/portal/members', `/portal/members/${admin.id}/role`, { role: 'member' }, accept)).status).toBe(200);
+    // Narrowed with the member's other keys: the token's key no longer holds keys:admin.
+    const refreshed = await token({ grant_type: 'refresh_token', client_id: grant.clientId, refresh_token: first.body.refresh_token });
+    expect(refreshed.body.scope).toBe('read');
+    expect((await mcp(refreshed.body.access_token)).status).toBe(200);
+
+    expect((await owner.submit('/portal/members', `/portal/members/${admin.id}/remove`, {}, accept)).status).toBe(200);
+    expect((await mcp(refreshed.body.access_token)).status).toBe(401);
+    const afterRemoval = await token({
+      grant_type: 'refresh_token',
+      client_id: grant.clientId,
+      refresh_token: refreshed.body.refresh_token,
+    });
+    expect(afterRemoval).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
   });
 });
