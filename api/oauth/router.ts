@@ -113,7 +113,20 @@ export function oauthRouter(deps: AppDeps): Router<AppState> {
         ctx.res.on('close', resolve);
         oauthRequestScope.run({ log: ctx.state.log, clientAddress: ctx.ip }, () => app(ctx.req, ctx.res));
       });
+      logRefusal(ctx, path);
     });
   }
   return router;
+}
+
+/**
+ * Every refusal the SDK's handlers answered, logged once here whatever refused it (a malformed
+ * request, an unknown client, a redirect carrying `error`); the provider's own refusals also log their reason.
+ */
+function logRefusal(ctx: AppContext, path: string): void {
+  const status = ctx.res.statusCode;
+  const location = status === 302 ? ctx.res.getHeader('location') : undefined;
+  const redirectedError = typeof location === 'string' && URL.canParse(location) ? new URL(location).searchParams.get('error') : null;
+  if (status < 400 && !redirectedError) return;
+  ctx.state.log.warn({ path, status, error: redirectedError ?? undefined, client_address: ctx.ip }, 'oauth endpoint refused the request');
 }

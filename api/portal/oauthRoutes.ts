@@ -9,7 +9,6 @@ import { pageContentSecurityPolicy } from '../contentSecurityPolicy';
 import { refuse } from './answer';
 import { delegationChoices, delegationOf, mintingAnswered } from './apiKeyRoutes';
 import { assertCsrf, readForm, sendPage, wantsJson } from './http';
-import { navOf } from './operatorPages';
 import { consentPage } from './pages/oauthConsent';
 import { signInThenReturn } from './returnTo';
 import { signedInOperator, type Operator } from './visitor';
@@ -53,15 +52,19 @@ export function oauthRoutes(router: Router<AppState>, deps: AppDeps): void {
     const destination = new URL(open.request.redirect_uri);
     allowRedirectTo(ctx, open.request.redirect_uri);
     return (shown?: Parameters<typeof consentPage>[1]['error']) =>
-      consentPage(navOf(operator, CONSENT_PATH), {
-        requestId,
-        clientName: open.client.client_name,
-        clientDestination: destination.protocol === 'http:' || destination.protocol === 'https:' ? destination.host : destination.protocol,
-        ...choices,
-        presetScopes: requested.length > 0 ? requested : choices.scopes.filter((scope) => scope !== 'keys:admin'),
-        form,
-        error: shown,
-      });
+      consentPage(
+        { email: operator.user.email, environment: operator.environment, csrfToken: operator.csrfToken },
+        {
+          requestId,
+          clientName: open.client.client_name,
+          clientDestination:
+            destination.protocol === 'http:' || destination.protocol === 'https:' ? destination.host : destination.protocol,
+          ...choices,
+          presetScopes: requested.length > 0 ? requested : choices.scopes.filter((scope) => scope !== 'keys:admin'),
+          form,
+          error: shown,
+        },
+      );
   };
 
   router.get(CONSENT_PATH, async (rawCtx) => {

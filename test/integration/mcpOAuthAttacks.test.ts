@@ -16,7 +16,10 @@ const REDIRECT = 'http://127.0.0.1:39999/oauth/callback';
  * resource it was not issued for), expired and reused codes, and a reused refresh token (family revoked).
  */
 describe('OAuth for /mcp refuses', () => {
-  const { h, tenant } = useSuite({ portal: true, tenant: 'each' });
+  const apiLog: string[] = [];
+  const { h, tenant } = useSuite({ portal: true, tenant: 'each', apiLog });
+  /** The API's log lines with this message (every refusal is logged for the operator). */
+  const logged = (msg: string) => apiLog.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.msg === msg);
   const mcpUrl = () => new URL('/mcp', h.apiUrl).href;
 
   const mcp = (token: string | undefined) =>
@@ -152,6 +155,7 @@ describe('OAuth for /mcp refuses', () => {
     expect(((await unknown.json()) as Body).error).toBe('invalid_client');
     const unknownAtToken = await token({ grant_type: 'authorization_code', client_id: 'sbo_client_nobody', code: 'x', code_verifier: 'y' });
     expect(unknownAtToken).toMatchObject({ status: 400, body: { error: 'invalid_client' } });
+    expect(logged('oauth endpoint refused the request')).toContainEqual(expect.objectContaining({ path: '/oauth/token', status: 400 }));
 
     expect(await register({ redirect_uris: ['http://evil.example/cb'] })).toMatchObject({
       status: 400,
@@ -190,6 +194,9 @@ describe('OAuth for /mcp refuses', () => {
   it('refuses a wrong PKCE verifier, another resource, an expired code, and a reused one (revoking what it gave)', async () => {
     const grant = await consented();
     expect(await exchange(grant, { code_verifier: pkce().verifier })).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+    expect(logged('oauth request refused')).toContainEqual(
+      expect.objectContaining({ client_id: grant.clientId, error: 'invalid_grant', reason: 'pkce mismatch' }),
+    );
     expect(await exchange(grant, { resource: 'https://elsewhere.example/mcp' })).toMatchObject({
       status: 400,
       body: { error: 'invalid_target' },

@@ -2,8 +2,15 @@ import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import type { Scope } from '../../../src/domain/keys/scopes';
 import { html, type Html } from '../html';
 import { hiddenFields } from '../components';
-import { errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { errorBox, layout, type ShownError } from '../layout';
 import { grantFields } from './apiKeys';
+
+/** Who is consenting, in which environment, with their session's CSRF token. */
+export interface ConsentVisitor {
+  email: string;
+  environment: 'test' | 'live';
+  csrfToken: string;
+}
 
 export interface ConsentPageInput {
   requestId: string;
@@ -22,12 +29,13 @@ export interface ConsentPageInput {
 /**
  * The consent page of an OAuth authorization (issue 29): the signed-in person chooses the key the
  * client acts below and narrows it (scopes, lines, spend limit) into a delegated token, or declines.
+ * No portal navigation: the page is one decision, and its environment switch keeps the request.
  */
-export function consentPage(nav: PageNav, input: ConsentPageInput): Html {
+export function consentPage(nav: ConsentVisitor, input: ConsentPageInput): Html {
   const hidden = hiddenFields({ csrf_token: nav.csrfToken, env: nav.environment, request: input.requestId });
   const other = nav.environment === 'test' ? 'live' : 'test';
-  const switchLink = html`<p>
-    Environment: <strong>${nav.environment}</strong> ·
+  const switchLink = html`<p class="env">
+    Signed in as ${nav.email} · Environment: <strong>${nav.environment}</strong> ·
     <a href="/portal/oauth/consent?request=${input.requestId}&env=${other}">use a ${other} key instead</a>
   </p>`;
   const decline = html`<button type="submit" name="decision" value="deny" formnovalidate class="danger" id="consent-deny">Deny</button>`;
@@ -64,6 +72,5 @@ export function consentPage(nav: PageNav, input: ConsentPageInput): Html {
         you set: it can never do more than that key. Revoking the key, or the token on API keys, ends its access at once.
       </p>
       ${body}`,
-    nav,
   );
 }
