@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { setPasswordHash } from '../../src/domain/accounts/store';
 import { mintRegularKey } from '../../src/domain/keys/userKeys';
 import { addUser } from '../../src/domain/workspaces/service';
+import { purgeExpiredOAuthRecords } from '../../src/domain/oauth/store';
 import { hashKey } from '../../src/domain/keys/format';
 import { hashPassword } from '../../src/platform/crypto/password';
 import { OPERATOR_PASSWORD, PortalClient } from '../support/portalClient';
@@ -279,5 +280,25 @@ describe('OAuth for /mcp refuses', () => {
       refresh_token: refreshed.body.refresh_token,
     });
     expect(afterRemoval).toMatchObject({ status: 400, body: { error: 'invalid_grant' } });
+  });
+
+  it('keeps codes and tokens until a day past their expiry, and grants for good (maintenance)', async () => {
+    const grant = await consented();
+    const issued = await exchange(grant);
+    const grantRow = await h.db('oauth_grants').where({ client_id: grant.clientId }).first();
+    const rows = () =>
+      Promise.all(['oauth_codes', 'oauth_tokens'].map((table) => h.db(table).where({ grant_id: grantRow.id }).count('* as n').first()));
+    await purgeExpiredOAuthRecords(h.db, new Date());
+    expect((await rows()).map((row) => Number(row!.n))).toEqual([1, 2]);
+    // A day past the refresh token's 30 days: the code, the access and the refresh token are gone, the grant stays.
+    await purgeExpiredOAuthRecords(h.db, new Date(Date.now() + 32 * 24 * 3600_000));
+    expect((await rows()).map((row) => Number(row!.n))).toEqual([0, 0]);
+    expect(await h.db('oauth_grants').where({ id: grantRow.id }).first()).toBeDefined();
+    expect(await token({ grant_type: 'refresh_token', client_id: grant.clientId, refresh_token: issued.body.refresh_token })).toMatchObject(
+      {
+        status: 400,
+        body: { error: 'invalid_grant' },
+      },
+    );
   });
 });
