@@ -13,7 +13,7 @@ import { closeDeferral } from '../src/domain/calls/deferredPlayback';
 import { isRecordedForCall, recordComplianceEvent } from '../src/domain/compliance/events';
 import type { SecretsKeyRing } from '../src/platform/crypto/secretBox';
 import type { Db } from '../src/platform/db/knex';
-import { callEventId, callEventOf, publishCallEvent as publishEventOfCall } from '../src/domain/calls/events';
+import { callEventId, callEventOf, callPayload, publishCallEvent as publishEventOfCall } from '../src/domain/calls/events';
 import type { EventType } from '../src/domain/webhooks/events';
 import { recordEvent } from '../src/domain/webhooks/record';
 import { CarrierRejectedError, type CarrierAdapter, type CarrierRefusal, type TransferCallRequest } from '../src/adapters/carrier/port';
@@ -225,7 +225,7 @@ export function createCallActivities({
       const eventId = await recordEvent(db, {
         ...callEventOf(call, 'message'),
         id: callEventId(call.callId, 'message', turn),
-        payload: { call_id: call.callId, ...payload },
+        payload: callPayload(call, payload),
         now: now(),
       });
       return { eventId };
@@ -247,13 +247,12 @@ export function createCallActivities({
         {
           ...callEventOf(call, 'message'),
           id: callEventId(call.callId, 'message', turn.turn),
-          payload: {
-            call_id: call.callId,
+          payload: callPayload(call, {
             text: turn.said.text,
             timestamp: turn.said.timestamp,
             context: turn.context,
             ...(turn.detectedLanguage !== undefined ? { detected_language: turn.detectedLanguage } : {}),
-          },
+          }),
           now: now(),
         },
         { carrierCallId: turn.carrierCallId, speakIdPrefix: turn.speakIdPrefix, replySpeakId: turn.replySpeakId },

@@ -282,6 +282,11 @@ export const recordSchemas: Record<string, object> = {
     begin_message: nullableString,
     topic: nullableString,
     max_duration_sec: nullableInteger,
+    metadata: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'The `metadata` the call was placed with (`{}` when none); echoed in every event of the call',
+    },
     created_at: dateTime,
   }),
   SpeakResult: record({

@@ -19,6 +19,15 @@ import type { PathParameter, RouteDef } from '../routeTable';
 import { MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
 import { endActiveCall } from '../../src/domain/calls/hangup';
 import { placeCall, type PlaceCallRequest } from '../../src/domain/calls/place';
+import {
+  MAX_METADATA_KEYS,
+  MAX_METADATA_KEY_LENGTH,
+  MAX_METADATA_VALUE_LENGTH,
+  MAX_VARIABLES,
+  MAX_VARIABLE_VALUE_LENGTH,
+  METADATA_KEY_PATTERN,
+  VARIABLE_NAME_PATTERN,
+} from '../../src/domain/calls/personalization';
 import { clearTransferDestination } from '../../src/domain/calls/transfer';
 import { CALL_STATUSES, isActiveCallStatus } from '../../src/domain/calls/rules';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
@@ -69,9 +78,37 @@ async function findCall(ctx: AppContext, deps: AppDeps): Promise<CallRow> {
 const MACHINE_DETECTION = { type: 'string', enum: ['detect', 'disabled'], default: 'disabled' };
 const detects = (body: { machine_detection?: string }) => body.machine_detection === 'detect';
 
+/** Per-call `variables` and `metadata` (src/domain/calls/personalization.ts), on both ways of placing a call. */
+const VARIABLES = {
+  type: 'object',
+  maxProperties: MAX_VARIABLES,
+  propertyNames: { pattern: VARIABLE_NAME_PATTERN },
+  additionalProperties: { type: 'string', maxLength: MAX_VARIABLE_VALUE_LENGTH },
+  description:
+    'Values for the `{{name}}` placeholders of the call’s system_prompt and begin_message, for this call only. Each must be used, and every placeholder ' +
+    'then needs a value (422 `variables.<name>`); without `variables` the texts are used as written.',
+  example: { first_name: 'Ada' },
+};
+const METADATA = {
+  type: 'object',
+  maxProperties: MAX_METADATA_KEYS,
+  propertyNames: { minLength: 1, maxLength: MAX_METADATA_KEY_LENGTH, pattern: METADATA_KEY_PATTERN },
+  additionalProperties: { type: 'string', maxLength: MAX_METADATA_VALUE_LENGTH },
+  description: `Your own key-value pairs (up to ${MAX_METADATA_KEYS} keys of up to ${MAX_METADATA_KEY_LENGTH} characters, string values up to ${MAX_METADATA_VALUE_LENGTH}): kept on the call and echoed as \`metadata\` in every event of the call.`,
+  example: { order_id: 'ord_1234' },
+};
+type Personalized = { variables?: Record<string, string>; metadata?: Record<string, string> };
+const personalization = (body: Personalized) => ({ variables: body.variables, metadata: body.metadata });
+
 async function postCall(ctx: AppContext, deps: AppDeps): Promise<void> {
-  const body = ctx.state.body as { line_id: string; to_number: string; machine_detection?: string };
-  await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation: null, machineDetection: detects(body) });
+  const body = ctx.state.body as { line_id: string; to_number: string; machine_detection?: string } & Personalized;
+  await answerPlaced(ctx, deps, {
+    lineId: body.line_id,
+    toNumber: body.to_number,
+    conversation: null,
+    machineDetection: detects(body),
+    ...personalization(body),
+  });
 }
 
 async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<void> {
@@ -82,11 +119,17 @@ async function postConversationCall(ctx: AppContext, deps: AppDeps): Promise<voi
     begin_message?: string;
     max_duration_seconds?: number;
     machine_detection?: string;
-  };
+  } & Personalized;
   // Not blank: the schema's NOT_BLANK_PATTERN, checked by the validator.
   const topic = body.topic.trim();
   const conversation = { topic, beginMessage: body.begin_message?.trim() || null, maxDurationSec: body.max_duration_seconds ?? null };
-  await answerPlaced(ctx, deps, { lineId: body.line_id, toNumber: body.to_number, conversation, machineDetection: detects(body) });
+  await answerPlaced(ctx, deps, {
+    lineId: body.line_id,
+    toNumber: body.to_number,
+    conversation,
+    machineDetection: detects(body),
+    ...personalization(body),
+  });
 }
 
 /**
@@ -223,6 +266,7 @@ export function callRoutes(): RouteDef[] {
         summary: 'Place an outbound call from a line',
         description:
           'Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), ' +
+          'unused or missing `variables` (422 `validation_error`, field `variables.<name>`), ' +
           '`call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing. ' +
           '`machine_detection: detect` asks the carrier who answers: the call is reported answered once detection ended (a few seconds), and `answered_by` ' +
           '(`human`, `machine` or `unknown`) is on the call record and in `call_started`. A machine answer does not end the call: the agent decides.',
@@ -235,6 +279,8 @@ export function callRoutes(): RouteDef[] {
             line_id: { type: 'string', format: 'uuid' },
             to_number: phoneNumber(),
             machine_detection: MACHINE_DETECTION,
+            variables: VARIABLES,
+            metadata: METADATA,
           },
         }),
         responses: {
@@ -310,7 +356,8 @@ export function callRoutes(): RouteDef[] {
         description:
           'The call is a hosted conversation whatever the line’s mode (billed at the hosted rate), with a system prompt built from `topic`; ' +
           '`begin_message` defaults to a greeting naming the topic; `max_duration_seconds` caps the call (10-900). ' +
-          'The refusals of `POST /api/v1/calls` apply, in the same order. The 201 `{call}` shows the `system_prompt` and `begin_message` used.',
+          'The refusals of `POST /api/v1/calls` apply, in the same order. The 201 `{call}` shows the `system_prompt` and `begin_message` used ' +
+          '(`variables` fill placeholders in the topic and begin_message as they do in a line’s texts).',
         tags: ['calls'],
         requestBody: jsonRequestBody({
           type: 'object',
@@ -323,6 +370,8 @@ export function callRoutes(): RouteDef[] {
             begin_message: { type: 'string', minLength: 1, maxLength: 1000 },
             max_duration_seconds: { type: 'integer', minimum: MIN_CONVERSATION_SECONDS, maximum: MAX_CONVERSATION_SECONDS },
             machine_detection: MACHINE_DETECTION,
+            variables: VARIABLES,
+            metadata: METADATA,
           },
         }),
         responses: {

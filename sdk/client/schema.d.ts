@@ -623,7 +623,7 @@ export interface paths {
         put?: never;
         /**
          * Place an outbound call from a line
-         * @description Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), `call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing. `machine_detection: detect` asks the carrier who answers: the call is reported answered once detection ended (a few seconds), and `answered_by` (`human`, `machine` or `unknown`) is on the call record and in `call_started`. A machine answer does not end the call: the agent decides.
+         * @description Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), unused or missing `variables` (422 `validation_error`, field `variables.<name>`), `call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing. `machine_detection: detect` asks the carrier who answers: the call is reported answered once detection ended (a few seconds), and `answered_by` (`human`, `machine` or `unknown`) is on the call record and in `call_started`. A machine answer does not end the call: the agent decides.
          */
         post: operations["placeCall"];
         delete?: never;
@@ -680,7 +680,7 @@ export interface paths {
         put?: never;
         /**
          * Place a call that the service holds itself, about a topic
-         * @description The call is a hosted conversation whatever the line’s mode (billed at the hosted rate), with a system prompt built from `topic`; `begin_message` defaults to a greeting naming the topic; `max_duration_seconds` caps the call (10-900). The refusals of `POST /api/v1/calls` apply, in the same order. The 201 `{call}` shows the `system_prompt` and `begin_message` used.
+         * @description The call is a hosted conversation whatever the line’s mode (billed at the hosted rate), with a system prompt built from `topic`; `begin_message` defaults to a greeting naming the topic; `max_duration_seconds` caps the call (10-900). The refusals of `POST /api/v1/calls` apply, in the same order. The 201 `{call}` shows the `system_prompt` and `begin_message` used (`variables` fill placeholders in the topic and begin_message as they do in a line’s texts).
          */
         post: operations["placeConversationCall"];
         delete?: never;
@@ -1201,7 +1201,7 @@ export interface components {
             /** @enum {string} */
             status: "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy" | "canceled";
             /** @enum {string|null} */
-            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | "transferred" | null;
+            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | "transferred" | "line_busy" | null;
             duration_sec: number | null;
             charge_cents: number | null;
             /** Format: date-time */
@@ -1227,6 +1227,10 @@ export interface components {
             begin_message: string | null;
             topic: string | null;
             max_duration_sec: number | null;
+            /** @description The `metadata` the call was placed with (`{}` when none); echoed in every event of the call */
+            metadata: {
+                [key: string]: string;
+            };
             /** Format: date-time */
             created_at: string;
         };
@@ -5509,7 +5513,7 @@ export interface operations {
             query?: {
                 status?: "success" | "failed" | "pending";
                 line_id?: string;
-                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
                 limit?: number;
                 offset?: number;
             };
@@ -8336,6 +8340,7 @@ export interface operations {
                      *           "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *           "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *           "max_duration_sec": 600,
+                     *           "metadata": {},
                      *           "created_at": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
@@ -8458,7 +8463,13 @@ export interface operations {
                  * @example {
                  *       "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
                  *       "to_number": "+14155550123",
-                 *       "machine_detection": "disabled"
+                 *       "machine_detection": "disabled",
+                 *       "variables": {
+                 *         "first_name": "Ada"
+                 *       },
+                 *       "metadata": {
+                 *         "order_id": "ord_1234"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -8470,6 +8481,24 @@ export interface operations {
                      * @enum {string}
                      */
                     machine_detection?: "detect" | "disabled";
+                    /**
+                     * @description Values for the `{{name}}` placeholders of the call’s system_prompt and begin_message, for this call only. Each must be used, and every placeholder then needs a value (422 `variables.<name>`); without `variables` the texts are used as written.
+                     * @example {
+                     *       "first_name": "Ada"
+                     *     }
+                     */
+                    variables?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * @description Your own key-value pairs (up to 50 keys of up to 40 characters, string values up to 500): kept on the call and echoed as `metadata` in every event of the call.
+                     * @example {
+                     *       "order_id": "ord_1234"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -8508,6 +8537,7 @@ export interface operations {
                      *         "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *         "max_duration_sec": 600,
+                     *         "metadata": {},
                      *         "created_at": "2026-01-15T09:30:00.000Z"
                      *       }
                      *     }
@@ -8758,6 +8788,7 @@ export interface operations {
                      *         "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *         "max_duration_sec": 600,
+                     *         "metadata": {},
                      *         "created_at": "2026-01-15T09:30:00.000Z"
                      *       }
                      *     }
@@ -8883,6 +8914,7 @@ export interface operations {
                      *         "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *         "max_duration_sec": 600,
+                     *         "metadata": {},
                      *         "created_at": "2026-01-15T09:30:00.000Z"
                      *       }
                      *     }
@@ -9015,7 +9047,13 @@ export interface operations {
                  *       "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                  *       "begin_message": "Hello, this is Acme Dental. How can I help?",
                  *       "max_duration_seconds": 600,
-                 *       "machine_detection": "disabled"
+                 *       "machine_detection": "disabled",
+                 *       "variables": {
+                 *         "first_name": "Ada"
+                 *       },
+                 *       "metadata": {
+                 *         "order_id": "ord_1234"
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -9030,6 +9068,24 @@ export interface operations {
                      * @enum {string}
                      */
                     machine_detection?: "detect" | "disabled";
+                    /**
+                     * @description Values for the `{{name}}` placeholders of the call’s system_prompt and begin_message, for this call only. Each must be used, and every placeholder then needs a value (422 `variables.<name>`); without `variables` the texts are used as written.
+                     * @example {
+                     *       "first_name": "Ada"
+                     *     }
+                     */
+                    variables?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * @description Your own key-value pairs (up to 50 keys of up to 40 characters, string values up to 500): kept on the call and echoed as `metadata` in every event of the call.
+                     * @example {
+                     *       "order_id": "ord_1234"
+                     *     }
+                     */
+                    metadata?: {
+                        [key: string]: string;
+                    };
                 };
             };
         };
@@ -9068,6 +9124,7 @@ export interface operations {
                      *         "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *         "max_duration_sec": 600,
+                     *         "metadata": {},
                      *         "created_at": "2026-01-15T09:30:00.000Z"
                      *       }
                      *     }

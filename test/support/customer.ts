@@ -59,6 +59,7 @@ export interface Call {
   begin_message: string | null;
   topic: string | null;
   max_duration_sec: number | null;
+  metadata: Record<string, string>;
   created_at: string;
 }
 
@@ -204,6 +205,8 @@ export function customer(context: CustomerContext, options: CustomerOptions = {}
   const calls = {
     place: (lineId: string, to = CALLEE, key?: string) =>
       request<{ call: Call }>('POST', '/api/v1/calls', key, { line_id: lineId, to_number: to }),
+    /** `POST /api/v1/calls` with `fields` as sent (variables, metadata, machine_detection...). */
+    placeWith: (fields: Record<string, unknown>, key?: string) => request<{ call: Call }>('POST', '/api/v1/calls', key, fields),
     /** `POST /api/v1/calls/conversation` with `fields` (line_id, to_number, topic, max_duration_seconds). */
     placeConversation: (fields: Record<string, unknown>, key?: string) =>
       request<{ call: Call }>('POST', '/api/v1/calls/conversation', key, fields),

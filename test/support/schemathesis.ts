@@ -230,6 +230,14 @@ export const STATE_REFUSALS: StateRefusal[] = [
       'may lose it), and a call needs one (found by the fresh seed 797152641).',
   },
   {
+    operations: ['POST /api/v1/calls', 'POST /api/v1/calls/conversation'],
+    status: 422,
+    code: 'validation_error',
+    field: 'variables\\..+',
+    message: "^Used by the call's |^Not used by the call’s ",
+    reason: 'The placeholders of the line’s system_prompt and begin_message (or the request’s topic): `variables` must match them exactly.',
+  },
+  {
     operations: ['POST /api/v1/calls/{id}/transfer'],
     status: 422,
     code: 'validation_error',

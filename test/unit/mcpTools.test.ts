@@ -43,6 +43,8 @@ describe('MCP tools', () => {
     const place = tools.find((t) => t.name === 'place_call')!;
     expect(place.inputSchema.required).toEqual(['line_id', 'to_number']);
     expect(place.route.operationId).toBe('placeCall');
+    // Per-call variables and metadata reach agents as the API takes them (issue 29).
+    expect(place.inputSchema.properties).toMatchObject({ variables: { type: 'object' }, metadata: { type: 'object' } });
   });
 
   it('refuses to build a tool whose parameter and body field share a name', () => {

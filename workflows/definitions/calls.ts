@@ -70,6 +70,8 @@ export interface CallFacts {
    * and default voice language. Absent on calls started before it was carried (read as `multi`).
    */
   language?: string;
+  /** The `metadata` the call was placed with: echoed in every event of the call. Absent when none. */
+  metadata?: Record<string, string>;
 }
 
 export interface CallInput extends CallFacts {

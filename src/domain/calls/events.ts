@@ -2,7 +2,7 @@ import { stableUuid } from '../../platform/stableId';
 import { findLine } from '../lines/store';
 import { eventDestination } from '../webhooks/destination';
 import { EVENT_POLICIES, type EventType } from '../webhooks/events';
-import { publishEvent, type FirstAttemptResult, type PublishDeps } from '../webhooks/publish';
+import { publishEvent, recordPublishedEvent, type FirstAttemptResult, type PublishDeps } from '../webhooks/publish';
 
 /** What every event of a call names: the call, its tenant, its line and the key that placed it. */
 export interface CallEventSource {
@@ -11,6 +11,8 @@ export interface CallEventSource {
   environment: 'test' | 'live';
   lineId: string;
   keyId: string | null;
+  /** The call's `metadata`, echoed in every event of it (absent when the call has none). */
+  metadata?: Record<string, string> | null;
 }
 
 /** A stable id for one event of one call, so a retried activity records it once. */
@@ -27,6 +29,11 @@ export function callEventOf(call: CallEventSource, type: EventType) {
     target: EVENT_POLICIES[type].target,
     actorKeyId: call.keyId,
   };
+}
+
+/** An event's payload: names the call first, and ends with the call's `metadata` when it has one. */
+export function callPayload(call: CallEventSource, payload: Record<string, unknown>): Record<string, unknown> {
+  return { call_id: call.callId, ...payload, ...(call.metadata ? { metadata: call.metadata } : {}) };
 }
 
 /**
@@ -50,7 +57,28 @@ export async function publishCallEvent(
   return publishEvent(deps, {
     ...callEventOf(call, type),
     id: callEventId(call.callId, type, key),
-    payload: { call_id: call.callId, timestamp: now().getTime(), ...payload },
+    payload: callPayload(call, { timestamp: now().getTime(), ...payload }),
+    now: now(),
+  });
+}
+
+/**
+ * Records a call event for its raiser to attempt later (`makeFirstAttempt`), off whatever it is
+ * answering; the sweeper takes it over if that attempt never settles. Null when it has nowhere to go.
+ */
+export async function recordCallEvent(
+  deps: Pick<PublishDeps, 'db' | 'now'>,
+  call: CallEventSource,
+  type: EventType,
+  payload: Record<string, unknown>,
+): Promise<string | null> {
+  const { db, now } = deps;
+  const line = await findLine(db, call, call.lineId);
+  if (!(await eventDestination(db, call, line, EVENT_POLICIES[type].target))) return null;
+  return recordPublishedEvent(db, {
+    ...callEventOf(call, type),
+    id: callEventId(call.callId, type, ''),
+    payload: callPayload(call, { timestamp: now().getTime(), ...payload }),
     now: now(),
   });
 }

@@ -6,6 +6,7 @@ import { outboundPreflight, refuseOutbound, type OutboundActor } from '../outbou
 import type { LoggedUseCaseDeps, WithinRecording } from '../useCaseDeps';
 import { conversationBeginMessage, conversationSystemPrompt } from './conversation';
 import { blockedAsFraud } from './fraud';
+import { fillVariables } from './personalization';
 import { startCallWorkflow } from './start';
 import { callOpening, insertCall, LineBusyError, type CallRow } from './store';
 
@@ -23,12 +24,17 @@ export interface PlaceCallRequest {
   conversation: ConversationOptions | null;
   /** Detect who answers (`machine_detection: detect`): the record and `call_started` say (`answered_by`). */
   machineDetection?: boolean;
+  /** Fill the `{{name}}` placeholders of the call's system prompt and begin message (src/domain/calls/personalization.ts). */
+  variables?: Record<string, string>;
+  /** Kept on the call and echoed in every event of it. */
+  metadata?: Record<string, string>;
 }
 
 /**
  * Places an outbound call. Refuses (`OutboundRefusedError`) in a fixed order, each check only
  * after the previous passed: the outbound preflight (number, line, `line_no_webhook`,
- * `number_opted_out`, `consent_required`), then in one transaction `call_in_progress` (the
+ * `number_opted_out`, `consent_required`), the `variables` (422 `variables.<name>`: they depend on
+ * the line's texts, so they are checked once the line is known), then in one transaction `call_in_progress` (the
  * line's one active call), `m3_fraud_block`, and the one-minute reservation. Then the call's
  * workflow dials; a start that did not happen fails the call (`StartCompensatedError`).
  */
@@ -48,8 +54,16 @@ export async function placeCall(
   const { conversation } = request;
   // A conversation call is a hosted conversation whatever the line's mode, and billed as one.
   const mode = conversation ? 'hosted' : line.mode;
-  const systemPrompt = conversation ? conversationSystemPrompt(conversation.topic) : line.system_prompt;
-  const beginMessage = conversation ? (conversation.beginMessage ?? conversationBeginMessage(conversation.topic)) : line.begin_message;
+  const filling = fillVariables(
+    {
+      system_prompt: conversation ? conversationSystemPrompt(conversation.topic) : line.system_prompt,
+      begin_message: conversation ? (conversation.beginMessage ?? conversationBeginMessage(conversation.topic)) : line.begin_message,
+    },
+    request.variables,
+  );
+  if (!filling.ok) refuseOutbound({ code: 'invalid_field', field: filling.field, message: filling.message });
+  const { system_prompt: systemPrompt, begin_message: beginMessage } = filling.texts;
+  const metadata = request.metadata && Object.keys(request.metadata).length > 0 ? request.metadata : null;
   const zone = zoneOf(to);
   const reserve = oneMinuteReserveCents(mode, zone);
   const callId = crypto.randomUUID();
@@ -73,6 +87,7 @@ export async function placeCall(
         begin_message: beginMessage,
         topic: conversation?.topic ?? null,
         max_duration_sec: conversation?.maxDurationSec ?? null,
+        metadata,
         created_at: now,
       });
     } catch (err) {
@@ -99,11 +114,13 @@ export async function placeCall(
     zone,
     reservePerMinuteCents: reserve,
     ...(request.machineDetection ? { machineDetection: true } : {}),
+    ...(metadata ? { metadata } : {}),
     ...(await callOpening(deps.db, line)),
+    // The texts as recorded on the call (variables filled in), not the line's: the line may be edited mid-call.
+    systemPrompt,
+    beginMessage,
     ...(conversation
       ? {
-          systemPrompt,
-          beginMessage,
           language: 'multi',
           languagePinned: false,
           ...(conversation.maxDurationSec ? { maxDurationMs: conversation.maxDurationSec * 1000 } : {}),

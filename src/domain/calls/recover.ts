@@ -75,7 +75,7 @@ export function recoveredSettlement(
 /** The call as its events name it (the call workflow's facts, which recovery reads from the row). */
 export type RecoveredCallFacts = Pick<
   CallInput,
-  'callId' | 'workspaceId' | 'environment' | 'lineId' | 'keyId' | 'direction' | 'from' | 'to'
+  'callId' | 'workspaceId' | 'environment' | 'lineId' | 'keyId' | 'direction' | 'from' | 'to' | 'metadata'
 >;
 
 export interface RecoverCallDeps {
@@ -161,5 +161,6 @@ function factsOf(call: CallRow): RecoveredCallFacts {
     direction: call.direction,
     from: call.from_number,
     to: call.to_number,
+    ...(call.metadata ? { metadata: call.metadata } : {}),
   };
 }

@@ -38,6 +38,8 @@ export const END_CAUSES = [
   'service_error',
   /** Transferred to another number (`POST /calls/{id}/transfer`), then ended by the caller or the destination. */
   'transferred',
+  /** Inbound: the line was on another call, so this one was refused unanswered (status `busy`, event `call_missed`). */
+  'line_busy',
 ] as const;
 export type EndCause = (typeof END_CAUSES)[number];
 

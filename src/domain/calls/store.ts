@@ -25,6 +25,8 @@ export interface CallRow extends TenantRow {
   begin_message: string | null;
   topic: string | null;
   max_duration_sec: number | null;
+  /** Set when the call was placed (`metadata`); echoed in its events. */
+  metadata: Record<string, string> | null;
   created_at: Date;
   started_at: Date | null;
   ended_at: Date | null;
@@ -36,7 +38,12 @@ export type NewCall = Pick<
   CallRow,
   keyof TenantRow | 'from_number' | 'to_number' | 'status' | 'mode' | 'zone' | 'system_prompt' | 'begin_message' | 'created_at'
 > &
-  Partial<Pick<CallRow, 'carrier_call_id' | 'topic' | 'max_duration_sec'>>;
+  Partial<
+    Pick<
+      CallRow,
+      'carrier_call_id' | 'topic' | 'max_duration_sec' | 'metadata' | 'end_cause' | 'ended_at' | 'duration_sec' | 'charge_cents'
+    >
+  >;
 
 /** The line already has an active call (the `calls_one_active_per_line` unique index): 409 `call_in_progress`. */
 export class LineBusyError extends Error {
@@ -55,6 +62,12 @@ export async function insertCall(db: Knex | Knex.Transaction, call: NewCall): Pr
     if ((err as { constraint?: string }).constraint === 'calls_one_active_per_line') throw new LineBusyError(call.line_id);
     throw err;
   }
+}
+
+/** The id of the line's active call, if it has one (a line has at most one: `calls_one_active_per_line`). */
+export async function activeCallOfLine(db: Knex, lineId: string): Promise<string | undefined> {
+  const row = await db('calls').where({ line_id: lineId }).whereIn('status', ACTIVE_CALL_STATUSES).first('id');
+  return (row?.id as string | undefined) ?? undefined;
 }
 
 export async function findCallById(db: Knex, callId: string): Promise<CallRow | undefined> {
@@ -244,6 +257,8 @@ export function toCallRecord(row: CallRow) {
     begin_message: row.begin_message,
     topic: row.topic,
     max_duration_sec: row.max_duration_sec,
+    // Stripe's habit: always an object, empty when the call was placed without one.
+    metadata: row.metadata ?? {},
     created_at: row.created_at.toISOString(),
   };
 }

@@ -18,6 +18,8 @@ export const EVENT_POLICIES = {
   /** The destination of `POST /calls/{id}/transfer` answered: the call is connected to it. */
   call_transferred: lifecycle,
   interrupted: lifecycle,
+  /** An inbound call refused unanswered because its line was on another call: recorded (status `busy`) and told. */
+  call_missed: lifecycle,
   sms_received: lifecycle,
   message: { target: 'webhook', timeoutMs: 10_000, retry: false },
   call_incoming: { target: 'status_callback', timeoutMs: 5_000, retry: true },

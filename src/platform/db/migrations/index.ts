@@ -33,6 +33,7 @@ import * as m0034 from './0034_account_verification';
 import * as m0035 from './0035_two_factor';
 import * as m0036 from './0036_keys_minted_by';
 import * as m0037 from './0037_carrier_trust';
+import * as m0040 from './0040_call_metadata';
 import * as m0042 from './0042_oauth';
 
 /**
@@ -74,6 +75,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0035_two_factor': m0035,
   '0036_keys_minted_by': m0036,
   '0037_carrier_trust': m0037,
+  '0040_call_metadata': m0040,
   '0042_oauth': m0042,
 };
 
