@@ -7,6 +7,7 @@ import { purgeOldTelnyxSpeech } from '../src/adapters/carrier/callbacks/telnyx/s
 import type { Db } from '../src/platform/db/knex';
 import { purgeExpiredIdempotencyKeys } from '../src/domain/idempotency/store';
 import { purgeStaleRateLimitHits } from '../src/domain/limits/limiter';
+import { purgeExpiredOAuthRecords } from '../src/domain/oauth/store';
 import { purgeOldInboxEvents } from '../src/domain/telnyxInbox/store';
 
 /**
@@ -26,6 +27,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
       telnyxInboxEvents: number;
       telnyxSpeechChunks: number;
       telnyxCalls: number;
+      oauthRecords: number;
     }> {
       const at = now();
       return {
@@ -38,6 +40,7 @@ export function createMaintenanceActivities({ db, now }: { db: Db; now: () => Da
         telnyxInboxEvents: await purgeOldInboxEvents(db, at),
         telnyxSpeechChunks: await purgeOldTelnyxSpeech(db, at),
         telnyxCalls: await purgeOldTelnyxCalls(db, at),
+        oauthRecords: await purgeExpiredOAuthRecords(db, at),
       };
     },
   };

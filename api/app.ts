@@ -22,6 +22,7 @@ import { environmentsOnCarrier } from '../src/platform/config';
 import { twilioCallbackRouter } from './routes/carrier/twilio';
 import { twilioRelayEndpoint } from './routes/carrier/twilioRelay';
 import { mcpRouter } from './mcp/endpoint';
+import { oauthRouter } from './oauth/router';
 import { portalRouter } from './portal/router';
 import { referenceRouter } from './reference/router';
 import { temporalCodecRouter } from './routes/temporalCodec';
@@ -115,6 +116,7 @@ export function createApp(deps: AppDeps): App {
   koa.use(portalRouter(deps).routes());
   koa.use(referenceRouter().routes());
   koa.use(temporalCodecRouter(deps).routes());
+  koa.use(oauthRouter(deps).routes());
   // MCP tools call the routes above in-process; the listener is built once all middleware is in place.
   let requestListener: ReturnType<typeof koa.callback> | undefined;
   koa.use(mcpRouter(deps, routes, API_VERSION, { cache: keyCache, lastUsed }, () => (requestListener ??= koa.callback())).routes());

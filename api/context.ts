@@ -56,6 +56,11 @@ export interface AppState {
   requestId: string;
   log: Logger;
   principal?: Principal;
+  /**
+   * On /mcp with an OAuth access token (api/mcp/auth.ts): the delegated API key the token stands for,
+   * sent as the credential of the endpoint's in-process requests. Never logged, never answered.
+   */
+  delegatedKey?: string;
   /** Parsed JSON body; undefined when the request had none. */
   body?: unknown;
   rawBody?: Buffer;

@@ -2,12 +2,12 @@ import type http from 'node:http';
 import Router from '@koa/router';
 import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { principalOf, type AppDeps, type AppState } from '../context';
-import { authenticateRegularKey } from '../middleware/auth';
 import { jsonBody } from '../middleware/jsonBody';
 import { methodNotAllowed } from '../middleware/unmatched';
 import type { RouteDef } from '../routeTable';
 import type { KeyCache } from '../../src/domain/keys/cache';
 import type { ApiKeyRow, LastUsedBatcher } from '../../src/domain/keys/store';
+import { authenticateMcp } from './auth';
 import { inProcessApi } from './dispatch';
 import type { mcpServer } from './server';
 import { offeredTo } from './access';
@@ -44,9 +44,11 @@ function loadMcp(routes: readonly RouteDef[]): McpRuntime {
 
 /**
  * The MCP endpoint (Streamable HTTP, stateless; JSON answers, an SSE stream for follow_call, see
- * ./transportMode.ts): any regular key opens it (401 as on /api/v1 otherwise); tools/list offers the
- * tools the key may use (./access.ts), and each tool call is a request to its route with that same
- * key, so the route's scope, tier, line binding, allow-list, cap, idempotency and rate limit apply unchanged.
+ * ./transportMode.ts): any regular key, or an OAuth access token issued for it, opens it (401 with
+ * the RFC 9728 challenge otherwise, ./auth.ts); tools/list offers the tools the key may use
+ * (./access.ts), and each tool call is a request to its route with that same key (a token's
+ * delegated key), so the route's scope, tier, line binding, allow-list, cap, idempotency and rate
+ * limit apply unchanged.
  * Only POST is served: without sessions there is no stream to GET and nothing to DELETE.
  */
 export function mcpRouter(
@@ -59,9 +61,11 @@ export function mcpRouter(
   let mcp: McpRuntime | undefined;
   const api = inProcessApi(listener);
   const router = new Router<AppState>();
-  router.post(MCP_PATH, authenticateRegularKey(deps, keys), jsonBody(deps.config.maxBodyBytes), async (ctx) => {
+  router.post(MCP_PATH, authenticateMcp(deps, keys), jsonBody(deps.config.maxBodyBytes), async (ctx) => {
     const { tools, byName, mcpServer, Transport } = (mcp ??= loadMcp(routes));
-    const dispatch = api({ authorization: ctx.get('authorization'), 'x-request-id': ctx.state.requestId });
+    // An OAuth access token's tool calls carry the delegated key it stands for (./auth.ts).
+    const authorization = ctx.state.delegatedKey ? `Bearer ${ctx.state.delegatedKey}` : ctx.get('authorization');
+    const dispatch = api({ authorization, 'x-request-id': ctx.state.requestId });
     const server = mcpServer(tools, dispatch, version, offeredTo(principalOf(ctx)));
     const enableJsonResponse = answersWithJson(ctx.state.body, ctx.get('accept'), byName);
     if (enableJsonResponse) acceptJsonOnlyClients(ctx.req);

@@ -80,23 +80,6 @@ export function authenticate(
   };
 }
 
-/**
- * Authenticates any regular (non-service) key, whatever its scopes and tier: for an entry point
- * whose every operation is then authorised by the route it reaches (the MCP endpoint, api/mcp/).
- */
-export function authenticateRegularKey(
-  deps: AppDeps,
-  keys: { cache: KeyCache<ApiKeyRow>; lastUsed: LastUsedBatcher },
-): Koa.Middleware<AppState> {
-  return async (ctx, next) => {
-    const now = deps.now();
-    const key = await keyOf(ctx, deps, keys.cache, now);
-    if (key.kind === 'service') throw errors.invalidApiKey();
-    admit(ctx, key, keys.lastUsed, now);
-    return next();
-  };
-}
-
 /** The key row of the request's bearer token: 401 `unauthorized` without a header, `invalid_api_key` for any bad one. */
 async function keyOf(ctx: Koa.ParameterizedContext<AppState>, deps: AppDeps, cache: KeyCache<ApiKeyRow>, now: Date): Promise<ApiKeyRow> {
   const header = ctx.get('authorization');
@@ -108,7 +91,8 @@ async function keyOf(ctx: Koa.ParameterizedContext<AppState>, deps: AppDeps, cac
   return found.key;
 }
 
-function admit(ctx: Koa.ParameterizedContext<AppState>, key: ApiKeyRow, lastUsed: LastUsedBatcher, now: Date): void {
+/** Makes `key` the request's principal and notes its use (every authenticator ends here). */
+export function admit(ctx: Koa.ParameterizedContext<AppState>, key: ApiKeyRow, lastUsed: LastUsedBatcher, now: Date): void {
   ctx.state.principal = { key, workspaceId: key.workspace_id, userId: key.user_id, environment: key.environment, scopes: key.scopes };
   lastUsed.record(key.id, now);
 }

@@ -11,7 +11,7 @@ export function cors(): Koa.Middleware {
     // The codec endpoint admits only the Temporal UI's origins (api/routes/temporalCodec.ts).
     if (ctx.path === CODEC_PREFIX || ctx.path.startsWith(`${CODEC_PREFIX}/`)) return next();
     ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Expose-Headers', 'x-request-id, Retry-After, RateLimit, RateLimit-Policy');
+    ctx.set('Access-Control-Expose-Headers', 'x-request-id, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate');
     if (ctx.method === 'OPTIONS') {
       ctx.set('Access-Control-Allow-Methods', 'GET, POST, PATCH, DELETE, OPTIONS');
       ctx.set('Access-Control-Allow-Headers', ctx.get('Access-Control-Request-Headers') || 'Authorization, Content-Type, Idempotency-Key');

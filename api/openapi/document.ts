@@ -60,7 +60,11 @@ export function buildOpenApiDocument(routes: readonly RouteDef[], version: strin
         `Request bodies are JSON of at most ${DEFAULT_BODY_LIMIT_BYTES / 1024} KiB unless an operation's \`x-body-limit-bytes\` says more (413 above), nested at most ${MAX_JSON_DEPTH} levels. ` +
         'Integers are safe integers (±2^53-1); ids are canonical UUIDs; offsets go to 100000. ' +
         'Agents can use these operations as MCP tools: Streamable HTTP at `POST /mcp` (JSON-RPC, stateless) with the same bearer key, ' +
-        'each tool answered by the operation it names, under the same scopes, tier, line binding, caps, idempotency and rate limits.',
+        'each tool answered by the operation it names, under the same scopes, tier, line binding, caps, idempotency and rate limits. ' +
+        '`/mcp` also takes OAuth 2.1 access tokens (MCP authorization 2025-06-18): a 401 names `/.well-known/oauth-protected-resource/mcp` (RFC 9728), ' +
+        'whose authorization server (`/.well-known/oauth-authorization-server`, RFC 8414) registers public clients at `POST /oauth/register` (RFC 7591), ' +
+        'authorizes at `GET /oauth/authorize` (code with PKCE S256, `resource` per RFC 8707; the person signs in to the portal and consents) and issues ' +
+        'tokens at `POST /oauth/token` (refresh tokens rotate) and revokes at `POST /oauth/revoke`; a token acts as the delegated key its consent minted.',
     },
     servers: [{ url: '/' }],
     security: [{ apiKey: [] }],

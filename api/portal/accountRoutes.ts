@@ -24,6 +24,7 @@ import { checkInboxPage, loginPage, signupPage } from './pages/accounts';
 import { askForSecondFactor } from './signInChallenge';
 import { preSessionToken, signedInOperator } from './visitor';
 import type { OpenedSession } from '../../src/domain/accounts/session';
+import { takeReturnPath } from './returnTo';
 
 const signupClosed = () =>
   new ApiError(403, 'signup_closed', 'This service creates workspaces by invitation only: ask a workspace owner to invite you');
@@ -159,7 +160,7 @@ export function accountRoutes(router: Router<AppState>, deps: AppDeps): void {
     }
     if ('challenge' in outcome) return askForSecondFactor(ctx, deps, outcome.challenge);
     startSession(ctx, deps, outcome.session);
-    changed(ctx, '/portal', 200, { user_id: outcome.userId });
+    changed(ctx, takeReturnPath(ctx, deps), 200, { user_id: outcome.userId });
   });
 
   router.post('/portal/logout', async (rawCtx) => {

@@ -4,7 +4,7 @@ import { ApiError, errors } from '../errors';
 import { keyName } from '../openapi/fields';
 import { MinterRevokedError } from '../../src/domain/keys/ancestry';
 import { GrantExceededError, type Grant } from '../../src/domain/keys/grants';
-import { hasScope, isScope, ROLE_PRESETS, type Scope } from '../../src/domain/keys/scopes';
+import { hasScope, isScope, ROLE_PRESETS, type Role, type Scope } from '../../src/domain/keys/scopes';
 import { findScopedToken, mintScopedToken, revokeScopedTokenAsOperator, scopedTokensOf } from '../../src/domain/keys/scopedTokens';
 import type { ApiKeyRow } from '../../src/domain/keys/store';
 import { tierAllows } from '../../src/domain/keys/tiers';
@@ -86,13 +86,21 @@ async function grantOf(deps: AppDeps, operator: Operator, form: Record<string, s
   };
 }
 
+/** What a delegated token is minted from: its parent, the parent's user's role, its name and grant. */
+export interface Delegation {
+  parent: ApiKeyRow;
+  role: Role;
+  name: string;
+  grant: Grant;
+}
+
 /**
- * Mints a delegated token as its parent key would on `POST /api-tokens`: the parent must hold
- * `keys:admin` with an admin tier, and the child stays within the parent's grant as its user's role clamps it.
- * The parent is one of the operator's own keys; only an owner may mint below another member's (issue 27, M13).
- * The token records the operator as its minter, so their removal or demotion reaches it.
+ * Checks a delegation form as its parent key would be checked on `POST /api-tokens`: the parent must
+ * hold `keys:admin` with an admin tier, and the child stays within the parent's grant as its user's
+ * role clamps it (checked when minting). The parent is one of the operator's own keys; only an owner
+ * may mint below another member's (issue 27, M13). The OAuth consent page (./oauthRoutes.ts) uses it too.
  */
-async function mintDelegated(deps: AppDeps, operator: Operator, form: Record<string, string>) {
+export async function delegationOf(deps: AppDeps, operator: Operator, form: Record<string, string>): Promise<Delegation> {
   const name = nameOf(form);
   const parent = await findScopedToken(deps.db, tenantOf(operator), form.parent_key_id ?? '');
   if (!parent) throw errors.validation([{ field: 'parent_key_id', message: 'Choose a key of this environment' }]);
@@ -105,24 +113,40 @@ async function mintDelegated(deps: AppDeps, operator: Operator, form: Record<str
   const grant = await grantOf(deps, operator, form);
   const parentUser = await findUser(deps.db, parent.user_id);
   if (!parentUser) throw errors.validation([{ field: 'parent_key_id', message: 'Its user is no longer a member' }]);
-  const now = deps.now();
+  return { parent, role: parentUser.role, name, grant };
+}
+
+/** Runs a mint of `delegation`, answering its refusals (beyond the parent's grant, a revoked parent) as the API does. */
+export async function mintingAnswered<T>(mint: () => Promise<T>): Promise<T> {
   try {
-    return await deps.db.transaction((trx) =>
-      mintScopedToken(trx, {
-        parent,
-        role: parentUser.role,
-        name,
-        grant,
-        now,
-        mintedBy: { userId: operator.user.id, via: 'portal' },
-      }),
-    );
+    return await mint();
   } catch (err) {
     if (err instanceof GrantExceededError) throw new ApiError(403, 'forbidden', err.message, err.excess);
     if (err instanceof MinterRevokedError)
       throw errors.validation([{ field: 'parent_key_id', message: 'The parent key (or a key above it) is revoked or expired' }]);
     throw err;
   }
+}
+
+/** The keys the operator may mint below (live, holding `keys:admin`) and the lines a grant may name. */
+export async function delegationChoices(deps: AppDeps, operator: Operator) {
+  const input = await pageInput(deps, operator);
+  const parents = input.parents.filter(
+    (key) =>
+      !(key.revoked_at && key.revoked_at <= input.now) &&
+      !(key.expires_at && key.expires_at <= input.now) &&
+      hasScope(key.scopes, 'keys:admin'),
+  );
+  return { parents, lines: input.lines, scopes: input.scopes };
+}
+
+/** Mints a delegated token in the portal; the token records the operator as its minter, so their removal or demotion reaches it. */
+async function mintDelegated(deps: AppDeps, operator: Operator, form: Record<string, string>) {
+  const delegation = await delegationOf(deps, operator, form);
+  const now = deps.now();
+  return mintingAnswered(() =>
+    deps.db.transaction((trx) => mintScopedToken(trx, { ...delegation, now, mintedBy: { userId: operator.user.id, via: 'portal' } })),
+  );
 }
 
 /**

@@ -4,7 +4,7 @@ import { errors, type ApiError } from '../errors';
 import { auditFiltersOf, type FieldProblem } from '../auditFilters';
 import { userEmailsOf } from '../../src/domain/accounts/store';
 import { auditEvents, type AuditFilters } from '../../src/domain/compliance/auditLog';
-import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS } from '../../src/domain/compliance/events';
+import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS, OAUTH_EVENTS } from '../../src/domain/compliance/events';
 import { findWorkspaceKey, keyPrefixesOf } from '../../src/domain/keys/store';
 import { refuse } from './answer';
 import { sendPage } from './http';
@@ -14,7 +14,7 @@ import { auditPage, OPERATOR_ACTOR, portalUserIdOf, type AuditRow } from './page
 const EVENTS_SHOWN = 100;
 const FILTERS = ['event_type', 'actor', 'phone_number', 'from', 'to'] as const;
 
-const EVENT_TYPES = [...COMPLIANCE_EVENTS, ...KEY_LIFECYCLE_EVENTS].sort();
+const EVENT_TYPES = [...COMPLIANCE_EVENTS, ...KEY_LIFECYCLE_EVENTS, ...OAUTH_EVENTS].sort();
 
 /** The page's filters as the audit's, or the fields that do not parse (an actor is a key prefix or id, or `operator`). */
 async function filtersOf(

@@ -17,6 +17,7 @@ import { html } from './html';
 import { keyRoutes } from './keyRoutes';
 import { lineRoutes } from './lineRoutes';
 import { memberRoutes } from './memberRoutes';
+import { oauthRoutes } from './oauthRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
 import { twoFactorGate } from './twoFactorGate';
@@ -92,5 +93,6 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   complianceRoutes(router, deps);
   auditRoutes(router, deps);
   memberRoutes(router, deps);
+  oauthRoutes(router, deps);
   return router;
 }

@@ -12,6 +12,7 @@ import { navOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import { secondFactorPage, securityPage, type SecurityView } from './pages/security';
 import { preSessionToken, type Operator } from './visitor';
 import { rateLimited, startSession } from './accountRoutes';
+import { takeReturnPath } from './returnTo';
 
 /**
  * Two-factor sign-in (issue 27): the code step of a sign-in (pre-session CSRF, as the login form),
@@ -54,7 +55,7 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
     clearCookie(ctx, deps, CHALLENGE_COOKIE);
     ctx.state.log.info({ user_id: outcome.userId, recovery_code: outcome.usedRecoveryCode }, 'portal sign-in with a second factor');
     startSession(ctx, deps, outcome.session);
-    changed(ctx, '/portal', 200, { user_id: outcome.userId });
+    changed(ctx, takeReturnPath(ctx, deps), 200, { user_id: outcome.userId });
   });
 
   getOperatorPage(router, '/portal/security', deps, async (ctx, operator) => {

@@ -43,6 +43,7 @@ const FOREIGN_OR_HISTORICAL_NAMES: Readonly<Record<string, string>> = {
   createCarrierSimulatorApp: 'historical: the entry records its rename to createSimulatorApp',
   TELNYX_TRANSCRIPTION_LANGUAGE: 'historical: the entries record its removal in issue 26',
   carrierServesTestEnvironment: 'historical: the entry records its removal in issue 26',
+  authenticateRegularKey: 'historical: the entry records its replacement by authenticateMcp in issue 29',
 };
 
 describe('docs/decisions/ names what exists', () => {

@@ -153,37 +153,67 @@ function delegateForm(nav: PageNav, input: ApiKeysPageInput): Html {
   return html`<h2>Mint a delegated token</h2>
     <form method="post" action="/portal/api-keys/delegated" class="card" id="mint-delegated">
       ${hiddenFields(envFields(nav))}
-      <label for="parent-key">Parent key</label>
-      <select id="parent-key" name="parent_key_id">
-        ${parents.map((key) => option(key.id, form?.parent_key_id, `${key.name} (${key.key_prefix})`))}
-      </select>
-      <label for="delegated-name">Name</label>
-      <input id="delegated-name" name="name" type="text" required maxlength="${keyName.maxLength}" value="${form?.name ?? ''}" />
-      <fieldset>
-        <legend>Scopes (within the parent's)</legend>
-        ${scopeBoxes('delegated', input.scopes, form, ['read'])}
-      </fieldset>
-      ${
-        input.lines.length > 0
-          ? html`<fieldset>
-              <legend>Limit to these lines (none: every line the parent may use)</legend>
-              ${input.lines.map(
-                (line) =>
-                  html`<label class="check"
-                    ><input type="checkbox" name="line.${line.id}" value="on" ${form?.[`line.${line.id}`] ? html`checked` : ''} />
-                    ${line.name} ${line.phone_number ?? ''}</label
-                  >`,
-              )}
-            </fieldset>`
-          : ''
-      }
-      <label for="spend-limit">Spend limit in cents (empty: none of its own; a parent's limit needs one no larger)</label>
-      <input id="spend-limit" name="spend_limit_cents" type="number" min="0" step="1" value="${form?.spend_limit_cents ?? ''}" />
-      <label for="spend-period">Spend limit resets</label>
-      <select id="spend-period" name="spend_reset_period">
-        <option value="">never (a lifetime limit)</option>
-        ${option('monthly', form?.spend_reset_period, 'monthly (UTC month)')}
-      </select>
+      ${grantFields({ parents, scopes: input.scopes, lines: input.lines, form, presetScopes: ['read'], parentLabel: 'Parent key' })}
       <button type="submit">Mint delegated token</button>
     </form>`;
+}
+
+export interface GrantFieldsInput {
+  /** Live keys holding `keys:admin` the operator may mint below. */
+  parents: ApiKeyRow[];
+  scopes: readonly Scope[];
+  lines: Array<{ id: string; name: string; phone_number: string | null }>;
+  /** What was typed, on a refused post. */
+  form?: Record<string, string>;
+  /** Scopes ticked on a fresh form. */
+  presetScopes: readonly Scope[];
+  parentLabel: string;
+  /** The name field's value on a fresh form. */
+  defaultName?: string;
+}
+
+/**
+ * The fields of a delegated grant as `/api-tokens` takes it (parent, name, scopes, lines, spend
+ * limit): the delegated-token form here and the OAuth consent page (pages/oauthConsent.ts).
+ */
+export function grantFields(input: GrantFieldsInput): Html {
+  const { form } = input;
+  return html`<label for="parent-key">${input.parentLabel}</label>
+    <select id="parent-key" name="parent_key_id">
+      ${input.parents.map((key) => option(key.id, form?.parent_key_id, `${key.name} (${key.key_prefix})`))}
+    </select>
+    <label for="delegated-name">Name</label>
+    <input
+      id="delegated-name"
+      name="name"
+      type="text"
+      required
+      maxlength="${keyName.maxLength}"
+      value="${form?.name ?? input.defaultName ?? ''}"
+    />
+    <fieldset>
+      <legend>Scopes (within the parent's)</legend>
+      ${scopeBoxes('delegated', input.scopes, form, input.presetScopes)}
+    </fieldset>
+    ${
+      input.lines.length > 0
+        ? html`<fieldset>
+            <legend>Limit to these lines (none: every line the parent may use)</legend>
+            ${input.lines.map(
+              (line) =>
+                html`<label class="check"
+                  ><input type="checkbox" name="line.${line.id}" value="on" ${form?.[`line.${line.id}`] ? html`checked` : ''} />
+                  ${line.name} ${line.phone_number ?? ''}</label
+                >`,
+            )}
+          </fieldset>`
+        : ''
+    }
+    <label for="spend-limit">Spend limit in cents (empty: none of its own; a parent's limit needs one no larger)</label>
+    <input id="spend-limit" name="spend_limit_cents" type="number" min="0" step="1" value="${form?.spend_limit_cents ?? ''}" />
+    <label for="spend-period">Spend limit resets</label>
+    <select id="spend-period" name="spend_reset_period">
+      <option value="">never (a lifetime limit)</option>
+      ${option('monthly', form?.spend_reset_period, 'monthly (UTC month)')}
+    </select>`;
 }

@@ -35,7 +35,13 @@ export const COMPLIANCE_EVENTS = [
   'disclosure_default_changed',
 ] as const;
 
-export type ComplianceEventType = KeyLifecycleEvent | (typeof COMPLIANCE_EVENTS)[number];
+/**
+ * OAuth for /mcp (issue 29): a person authorised a client (the delegated key it minted), a client's
+ * access token was used (each use, with the client's name), a grant was revoked (and why).
+ */
+export const OAUTH_EVENTS = ['oauth_client_authorized', 'oauth_token_used', 'oauth_grant_revoked'] as const;
+
+export type ComplianceEventType = KeyLifecycleEvent | (typeof COMPLIANCE_EVENTS)[number] | (typeof OAUTH_EVENTS)[number];
 
 /**
  * The signed-in portal user behind a change (issue 27, L21): recorded as `user_id` and `via` in

@@ -88,6 +88,13 @@ export const RATE_LIMITS = {
   'portal.mail_account': { limit: 5, windowSeconds: HOUR, partition: 'account' },
   /** Accepting a member invitation sets a password and opens a session: limited as a signup is. */
   'portal.invitation_accept': { limit: 10, windowSeconds: HOUR, partition: 'address' },
+  /**
+   * OAuth for /mcp (issue 29), per client address, shared by every API instance (the MCP SDK's own
+   * in-memory limiter is off): registrations create rows, so they are few; the token, authorize and
+   * revoke endpoints are the RFCs' public endpoints, limited as generously as a host refreshing needs.
+   */
+  'oauth.register': { limit: 20, windowSeconds: HOUR, partition: 'address' },
+  'oauth.endpoints': { limit: 300, windowSeconds: 15 * 60, partition: 'address' },
 } as const satisfies Record<string, LimitPolicy>;
 
 export type LimitName = keyof typeof RATE_LIMITS;
