@@ -1,6 +1,6 @@
 import { eventually } from '../support/harness';
 import { customer } from '../support/customer';
-import { simulator } from '../support/simulatorControl';
+import { spokenCalls } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 
 /** Per-call `variables` (fill the line's texts for one call) and `metadata` (kept on the call, echoed in its events). */
@@ -8,12 +8,7 @@ describe('per-call variables and metadata', () => {
   const ctx = useSuite({ worker: true, receiver: true });
   const { h, tenant, receiver } = ctx;
   const { lines, calls } = customer(ctx, { line: () => ({ name: 'Line' }) });
-  const sim = simulator(ctx);
-  beforeEach(async () => {
-    await sim.model.reset();
-    h.simulator.state.calls.wordsPerSecond = 20;
-  });
-  const speech = (id: string) => h.simulator.state.calls.speechFor(id)!;
+  const { sim, speech } = spokenCalls(ctx);
   const callsOnLine = async (lineId: string) => Number((await h.db('calls').where({ line_id: lineId }).count({ n: '*' }))[0].n);
 
   it('variables fill the hosted line’s prompt and greeting for that call only: the caller hears them, the model is told them', async () => {

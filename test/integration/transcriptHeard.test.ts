@@ -1,6 +1,6 @@
 import { customer, HOSTED_DESK } from '../support/customer';
 import { eventually } from '../support/harness';
-import { simulator } from '../support/simulatorControl';
+import { spokenCalls } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 
 /**
@@ -12,12 +12,7 @@ describe('the transcript records what the caller heard and the keys the agent pr
   const ctx = useSuite({ worker: true, receiver: true });
   const { h, receiver } = ctx;
   const { lines, calls } = customer(ctx, { line: () => ({ name: 'Line' }) });
-  const sim = simulator(ctx);
-  beforeEach(async () => {
-    await sim.model.reset();
-    h.simulator.state.calls.wordsPerSecond = 20;
-  });
-  const speech = (id: string) => h.simulator.state.calls.speechFor(id)!;
+  const { sim, speech } = spokenCalls(ctx);
   const LONG = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen';
 
   it('hosted: a reply the caller talks over is kept as far as it was heard, as the interrupted event says', async () => {

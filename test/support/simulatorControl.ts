@@ -126,3 +126,16 @@ export function simulator(context: { readonly h: Harness } | (() => Harness)) {
 }
 
 export type Simulator = ReturnType<typeof simulator>;
+
+/**
+ * For a suite of spoken calls: the simulator's control, with the model's script forgotten and speech
+ * played at 20 words a second before each test; `speech(id)` is what the caller of a call heard so far.
+ */
+export function spokenCalls(context: { readonly h: Harness }) {
+  const sim = simulator(context);
+  beforeEach(async () => {
+    await sim.model.reset();
+    context.h.simulator.state.calls.wordsPerSecond = 20;
+  });
+  return { sim, speech: (callId: string) => context.h.simulator.state.calls.speechFor(callId)! };
+}
