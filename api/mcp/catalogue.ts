@@ -34,6 +34,7 @@ export const REFUSALS = {
   call_not_active:
     'the call is not in progress (still ringing, or ended): check get_call, and use follow_call or wait a moment if it is ringing',
   call_not_found: 'no call with this id is visible to you: check the id (list_calls)',
+  wait_in_progress: 'another request is already waiting for what the caller says next: let it finish, one wait at a time',
   not_found: 'no such line is visible to you: check the id (list_lines)',
   call_in_progress: 'the line is already on a call: wait for it to end (follow_call) or hang it up first',
   line_not_active: 'the line is still being provisioned or is released: check get_line',
@@ -176,8 +177,9 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     annotations: OUTWARD,
     use:
       'Says text to the person on a call in progress. Set wait_for_response to also wait for their answer in the same step; otherwise call ' +
-      'wait_for_reply right after, or their answer may go to the line’s webhook or model instead of you. `interrupted: true` means they talked over you.',
-    refusals: ['call_not_found', 'call_not_active', 'carrier_error'],
+      'wait_for_reply right after, or their answer may go to the line’s webhook or model instead of you. `interrupted: true` means they talked over you; ' +
+      '`call_ended: true` means the call ended.',
+    refusals: ['call_not_found', 'call_not_active', 'wait_in_progress', 'carrier_error'],
     arguments: {
       id: CALL_ID,
       wait_for_response: 'Also wait for the person’s next sentence (up to timeout_seconds) before answering',
@@ -192,8 +194,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     use:
       'Waits for the person’s next sentence on a call in progress and returns it. `timed_out: true` means they said nothing in time; ' +
-      'check get_call if they may have hung up. Keep timeout_seconds under your client’s request timeout.',
-    refusals: ['call_not_found', 'call_not_active'],
+      '`call_ended: true` means they hung up. Keep timeout_seconds under your client’s request timeout (a wait you give up on is withdrawn).',
+    refusals: ['call_not_found', 'call_not_active', 'wait_in_progress'],
     arguments: { id: CALL_ID },
   },
   {

@@ -309,11 +309,18 @@ export const recordSchemas: Record<string, object> = {
     interrupted: { type: 'boolean' },
     partial_response_text: nullable({ type: 'string', description: 'What the caller heard before the interruption' }),
     interruption_reason: { type: ['string', 'null'], enum: ['caller_interrupted_control', 'call_ended', null] },
-    timed_out: { type: 'boolean' },
+    timed_out: { type: 'boolean', description: 'No answer within the timeout (false when the call ended first)' },
+    call_ended: { type: 'boolean', description: 'The call ended while speaking or waiting' },
     response_text: nullableString,
     response_timestamp: nullable({ type: 'integer', description: 'Epoch milliseconds of the caller’s answer' }),
   }),
-  WaitResult: record({ call_id: uuid, timed_out: { type: 'boolean' }, response_text: nullableString, response_timestamp: nullableInteger }),
+  WaitResult: record({
+    call_id: uuid,
+    timed_out: { type: 'boolean', description: 'No sentence within the timeout (false when the call ended first)' },
+    call_ended: { type: 'boolean', description: 'The call ended while waiting' },
+    response_text: nullableString,
+    response_timestamp: nullableInteger,
+  }),
   InboundCallWait: record({
     call: {
       oneOf: [{ $ref: '#/components/schemas/Call' }, { type: 'null' }],

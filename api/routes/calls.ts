@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, carrierError } from '../errors';
@@ -39,7 +40,9 @@ import {
   pressUpdate,
   speakUpdate,
   transferUpdate,
+  WAIT_IN_PROGRESS,
   waitUpdate,
+  withdrawWaitSignal,
 } from '../../workflows/definitions/callControl';
 import { carrierRefusalOfFailure } from '../../workflows/definitions/failures';
 import { offsetPage } from '../pagination';
@@ -194,6 +197,9 @@ async function control<T>(
       ctx.state.log.warn({ call_id: row.id, refusal }, 'the carrier refused a live-control command');
       throw carrierError(refusal, action);
     }
+    // Another request already waits for the caller (the validator's refusal).
+    if (err instanceof WorkflowUpdateFailedError && (err.cause as Error | undefined)?.message === WAIT_IN_PROGRESS)
+      throw new ApiError(409, WAIT_IN_PROGRESS, 'Another request is already waiting for the caller on this call; one wait at a time');
     // Rejected by the validator (not live any more), refused as ended by the carrier, or the workflow has finished.
     if (err instanceof WorkflowUpdateFailedError || err instanceof WorkflowNotFoundError) throw notActive();
     // Temporal's limits and outages are "retry later" (429/503, api/middleware/errorMapping.ts), not a server error (L4).
@@ -201,15 +207,35 @@ async function control<T>(
   }
 }
 
+/**
+ * Names a wait for the caller and withdraws it from the call's workflow if this request's client
+ * goes away before the answer is written (a closed connection, or an MCP client that gave up), so
+ * the caller's next sentence goes to the next wait instead of a request nobody reads.
+ */
+function waitOfThisRequest(ctx: AppContext, handle: WorkflowHandle): string {
+  const waitId = crypto.randomUUID();
+  ctx.res.once('close', () => {
+    if (ctx.res.writableFinished) return;
+    ctx.state.log.info({ call_id: handle.workflowId, wait_id: waitId }, 'the client of a wait went away: withdrawing it');
+    handle.signal(withdrawWaitSignal, { waitId }).catch((err: unknown) => {
+      // The call has ended (its wait with it), or Temporal is unreachable: the wait then ends at its timeout.
+      ctx.state.log.warn({ err, call_id: handle.workflowId, wait_id: waitId }, 'could not withdraw an abandoned wait');
+    });
+  });
+  return waitId;
+}
+
 async function speak(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { text: string; wait_for_response?: boolean; timeout_seconds?: number };
+  const waitForResponse = body.wait_for_response ?? false;
   await control(ctx, deps, 'speak on the call', (handle) =>
     handle.executeUpdate(speakUpdate, {
       args: [
         {
           text: body.text,
-          waitForResponse: body.wait_for_response ?? false,
+          waitForResponse,
           timeoutSeconds: body.timeout_seconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS,
+          ...(waitForResponse ? { waitId: waitOfThisRequest(ctx, handle) } : {}),
         },
       ],
     }),
@@ -219,7 +245,9 @@ async function speak(ctx: AppContext, deps: AppDeps): Promise<void> {
 async function wait(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = (ctx.state.body ?? {}) as { timeout_seconds?: number };
   await control(ctx, deps, 'wait on the call', (handle) =>
-    handle.executeUpdate(waitUpdate, { args: [{ timeoutSeconds: body.timeout_seconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS }] }),
+    handle.executeUpdate(waitUpdate, {
+      args: [{ timeoutSeconds: body.timeout_seconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS, waitId: waitOfThisRequest(ctx, handle) }],
+    }),
   );
 }
 
@@ -252,6 +280,16 @@ const controlResponses = {
   '409': errorResponse('`call_not_active`: the call is not in progress'),
   ...busyResponses,
 };
+/** Speak-and-wait and wait: one request waits for the caller at a time. */
+const waitResponses = {
+  ...controlResponses,
+  '409': errorResponse(
+    '`call_not_active`: the call is not in progress; `wait_in_progress`: another request is already waiting for the caller',
+  ),
+};
+const WAIT_RULES =
+  ' One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence ' +
+  'goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`).';
 
 export function callRoutes(): RouteDef[] {
   return [
@@ -395,7 +433,8 @@ export function callRoutes(): RouteDef[] {
         description:
           'Answers when the text has been played (or the caller talked over it: `interrupted`, with `partial_response_text` and `interruption_reason` ' +
           '`caller_interrupted_control`); with `wait_for_response`, then waits up to `timeout_seconds` for the caller’s next sentence. ' +
-          'A sentence that answers a control request is not also sent as a `message` event (nor to the model on hosted lines).',
+          'A sentence that answers a control request is not also sent as a `message` event (nor to the model on hosted lines).' +
+          WAIT_RULES,
         tags: ['calls'],
         parameters: [callIdParam],
         requestBody: jsonRequestBody({
@@ -410,10 +449,10 @@ export function callRoutes(): RouteDef[] {
         }),
         responses: {
           '200': jsonResponse(
-            'Unwrapped `{call_id, spoke, interrupted, partial_response_text, interruption_reason, timed_out, response_text, response_timestamp}`',
+            'Unwrapped `{call_id, spoke, interrupted, partial_response_text, interruption_reason, timed_out, call_ended, response_text, response_timestamp}`',
             ref('SpeakResult'),
           ),
-          ...controlResponses,
+          ...waitResponses,
           '502': carrierErrorResponse(
             'to speak (the call goes on; a carrier that says the call has ended is `interruption_reason: call_ended`)',
           ),
@@ -429,6 +468,7 @@ export function callRoutes(): RouteDef[] {
       auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
       doc: {
         summary: 'Wait for the caller’s next sentence on a live call',
+        description: `Answers with the caller's next sentence, or after \`timeout_seconds\` without one.${WAIT_RULES}`,
         tags: ['calls'],
         parameters: [callIdParam],
         requestBody: {
@@ -440,8 +480,8 @@ export function callRoutes(): RouteDef[] {
           },
         },
         responses: {
-          '200': jsonResponse('Unwrapped `{call_id, timed_out, response_text, response_timestamp}`', ref('WaitResult')),
-          ...controlResponses,
+          '200': jsonResponse('Unwrapped `{call_id, timed_out, call_ended, response_text, response_timestamp}`', ref('WaitResult')),
+          ...waitResponses,
         },
       },
       handler: wait,

@@ -720,7 +720,7 @@ export interface paths {
         put?: never;
         /**
          * Say something on a live call, optionally waiting for the answer
-         * @description Answers when the text has been played (or the caller talked over it: `interrupted`, with `partial_response_text` and `interruption_reason` `caller_interrupted_control`); with `wait_for_response`, then waits up to `timeout_seconds` for the caller’s next sentence. A sentence that answers a control request is not also sent as a `message` event (nor to the model on hosted lines).
+         * @description Answers when the text has been played (or the caller talked over it: `interrupted`, with `partial_response_text` and `interruption_reason` `caller_interrupted_control`); with `wait_for_response`, then waits up to `timeout_seconds` for the caller’s next sentence. A sentence that answers a control request is not also sent as a `message` event (nor to the model on hosted lines). One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`).
          */
         post: operations["speakOnCall"];
         delete?: never;
@@ -738,7 +738,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Wait for the caller’s next sentence on a live call */
+        /**
+         * Wait for the caller’s next sentence on a live call
+         * @description Answers with the caller's next sentence, or after `timeout_seconds` without one. One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`).
+         */
         post: operations["waitOnCall"];
         delete?: never;
         options?: never;
@@ -1275,7 +1278,10 @@ export interface components {
             partial_response_text: string | null;
             /** @enum {string|null} */
             interruption_reason: "caller_interrupted_control" | "call_ended" | null;
+            /** @description No answer within the timeout (false when the call ended first) */
             timed_out: boolean;
+            /** @description The call ended while speaking or waiting */
+            call_ended: boolean;
             response_text: string | null;
             /** @description Epoch milliseconds of the caller’s answer */
             response_timestamp: number | null;
@@ -1283,7 +1289,10 @@ export interface components {
         WaitResult: {
             /** Format: uuid */
             call_id: string;
+            /** @description No sentence within the timeout (false when the call ended first) */
             timed_out: boolean;
+            /** @description The call ended while waiting */
+            call_ended: boolean;
             response_text: string | null;
             response_timestamp: number | null;
         };
@@ -9621,7 +9630,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Unwrapped `{call_id, spoke, interrupted, partial_response_text, interruption_reason, timed_out, response_text, response_timestamp}` */
+            /** @description Unwrapped `{call_id, spoke, interrupted, partial_response_text, interruption_reason, timed_out, call_ended, response_text, response_timestamp}` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9635,6 +9644,7 @@ export interface operations {
                      *       "partial_response_text": "Hi, this is Acme Dental calling about",
                      *       "interruption_reason": "caller_interrupted_control",
                      *       "timed_out": true,
+                     *       "call_ended": true,
                      *       "response_text": "Yes, Tuesday works for me.",
                      *       "response_timestamp": 1768469400000
                      *     }
@@ -9710,7 +9720,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `call_not_active`: the call is not in progress */
+            /** @description `call_not_active`: the call is not in progress; `wait_in_progress`: another request is already waiting for the caller */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9861,7 +9871,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Unwrapped `{call_id, timed_out, response_text, response_timestamp}` */
+            /** @description Unwrapped `{call_id, timed_out, call_ended, response_text, response_timestamp}` */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -9871,6 +9881,7 @@ export interface operations {
                      * @example {
                      *       "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
                      *       "timed_out": true,
+                     *       "call_ended": true,
                      *       "response_text": "Yes, Tuesday works for me.",
                      *       "response_timestamp": 1768469400000
                      *     }
@@ -9946,7 +9957,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `call_not_active`: the call is not in progress */
+            /** @description `call_not_active`: the call is not in progress; `wait_in_progress`: another request is already waiting for the caller */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -158,6 +158,7 @@ describe('hosted, audio and live-controlled calls', () => {
       partial_response_text: null,
       interruption_reason: null,
       timed_out: false,
+      call_ended: false,
       response_text: null,
       response_timestamp: null,
     });
@@ -192,7 +193,7 @@ describe('hosted, audio and live-controlled calls', () => {
     expect(cut.body.partial_response_text).not.toContain('twelve');
 
     const waited = await calls.wait(id, { timeout_seconds: 1 });
-    expect(waited.body).toEqual({ call_id: id, timed_out: true, response_text: null, response_timestamp: null });
+    expect(waited.body).toEqual({ call_id: id, timed_out: true, call_ended: false, response_text: null, response_timestamp: null });
     const waiting = calls.wait(id, {});
     await untilWaitingForCaller(h.temporal, id);
     await sim.calls.say(id, 'Still there?');

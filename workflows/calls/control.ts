@@ -4,6 +4,8 @@ import { RING_TIMEOUT_MS } from '../../src/domain/calls/rules';
 import {
   CALL_NOT_ACTIVE,
   DTMF_DIGITS,
+  WAIT_IN_PROGRESS,
+  withdrawWaitSignal,
   pressUpdate,
   speakUpdate,
   transferUpdate,
@@ -47,9 +49,30 @@ export function acceptControl(call: CallState): void {
   const mustBeLive = () => {
     if (!call.live()) throw new Error(CALL_NOT_ACTIVE);
   };
-  /** The caller's next sentence, claimed for a control request; null after `timeoutSeconds` or when the call ends. */
-  const nextSentence = async (timeoutSeconds: number): Promise<SignalledCallEvent | null> => {
-    await condition(() => call.ended() || events.sentences.length > 0, timeoutSeconds * 1000);
+  /** One request waits for the caller at a time: a second would race the first for the same sentence. */
+  const mustBeTheOnlyWait = () => {
+    if (call.claimedByControl > 0) throw new Error(WAIT_IN_PROGRESS);
+  };
+  /** Waits whose API client went away (`withdrawWaitSignal`), among those still open. */
+  const open = new Set<string>();
+  const withdrawn = new Set<string>();
+  setHandler(withdrawWaitSignal, ({ waitId }) => {
+    if (open.has(waitId)) withdrawn.add(waitId);
+  });
+  /**
+   * The caller's next sentence, claimed for a control request; null after `timeoutSeconds`, when the
+   * call ends, or when the request's client went away (then the sentence stays for whoever asks next).
+   */
+  const nextSentence = async (timeoutSeconds: number, waitId: string | undefined): Promise<SignalledCallEvent | null> => {
+    if (waitId) open.add(waitId);
+    const gone = () => waitId !== undefined && withdrawn.has(waitId);
+    await condition(() => call.ended() || events.sentences.length > 0 || gone(), timeoutSeconds * 1000);
+    const left = gone();
+    if (waitId) {
+      open.delete(waitId);
+      withdrawn.delete(waitId);
+    }
+    if (left) return null;
     const utterance = events.sentences.shift();
     if (!utterance) return null;
     call.sentencesTaken += 1;
@@ -58,7 +81,7 @@ export function acceptControl(call: CallState): void {
   };
   setHandler(
     speakUpdate,
-    async ({ text, waitForResponse, timeoutSeconds }): Promise<SpeakResult> => {
+    async ({ text, waitForResponse, timeoutSeconds, waitId }): Promise<SpeakResult> => {
       if (waitForResponse) call.claimedByControl += 1;
       try {
         call.speech.controlSpeeches += 1;
@@ -87,7 +110,7 @@ export function acceptControl(call: CallState): void {
         const heard = interrupted ? events.played(speakId) : null;
         // What the caller heard of it, in the transcript as in the answer.
         if (entry && heard !== null && patched(patches.transcriptHeard)) transcript.cutToHeard(heard, entry);
-        const response = waitForResponse && !call.ended() ? await nextSentence(timeoutSeconds) : null;
+        const response = waitForResponse && !call.ended() ? await nextSentence(timeoutSeconds, waitId) : null;
         await transcript.flush();
         return {
           call_id: input.callId,
@@ -95,7 +118,8 @@ export function acceptControl(call: CallState): void {
           interrupted,
           partial_response_text: heard,
           interruption_reason: interrupted ? (call.ended() && !stopped ? 'call_ended' : 'caller_interrupted_control') : null,
-          timed_out: waitForResponse && response === null,
+          timed_out: waitForResponse && response === null && !call.ended(),
+          call_ended: call.ended(),
           response_text: response?.text ?? null,
           response_timestamp: response?.at ?? null,
         };
@@ -103,18 +127,25 @@ export function acceptControl(call: CallState): void {
         if (waitForResponse) call.claimedByControl -= 1;
       }
     },
-    { validator: (_request: SpeakRequest) => mustBeLive() },
+    {
+      validator: ({ waitForResponse }: SpeakRequest) => {
+        mustBeLive();
+        if (waitForResponse) mustBeTheOnlyWait();
+      },
+    },
   );
   setHandler(
     waitUpdate,
-    async ({ timeoutSeconds }): Promise<WaitResult> => {
+    async ({ timeoutSeconds, waitId }): Promise<WaitResult> => {
       call.claimedByControl += 1;
       try {
-        const response = await nextSentence(timeoutSeconds);
+        const response = await nextSentence(timeoutSeconds, waitId);
         await transcript.flush();
         return {
           call_id: input.callId,
-          timed_out: response === null,
+          // A call that ended while waiting says so, rather than looking like silence.
+          timed_out: response === null && !call.ended(),
+          call_ended: call.ended(),
           response_text: response?.text ?? null,
           response_timestamp: response?.at ?? null,
         };
@@ -122,7 +153,12 @@ export function acceptControl(call: CallState): void {
         call.claimedByControl -= 1;
       }
     },
-    { validator: (_request: WaitRequest) => mustBeLive() },
+    {
+      validator: (_request: WaitRequest) => {
+        mustBeLive();
+        mustBeTheOnlyWait();
+      },
+    },
   );
   setHandler(
     pressUpdate,

@@ -1,4 +1,4 @@
-import { defineUpdate } from '@temporalio/workflow';
+import { defineSignal, defineUpdate } from '@temporalio/workflow';
 
 /**
  * Live call control (`calls:control`): updates on the call workflow, so each request and its
@@ -12,6 +12,8 @@ export interface SpeakRequest {
   waitForResponse: boolean;
   /** How long to wait for that sentence. */
   timeoutSeconds: number;
+  /** Names the wait, so the API can withdraw it when its client goes away (`withdrawWaitSignal`). */
+  waitId?: string;
 }
 
 export interface SpeakResult {
@@ -24,7 +26,10 @@ export interface SpeakResult {
   partial_response_text: string | null;
   /** `caller_interrupted_control` or `call_ended`; null when not interrupted. */
   interruption_reason: string | null;
+  /** No sentence came within the timeout (false when the call ended first: `call_ended`). */
   timed_out: boolean;
+  /** The call ended while waiting for the caller (absent in answers recorded before it existed). */
+  call_ended?: boolean;
   response_text: string | null;
   /** Epoch ms of the caller's response. */
   response_timestamp: number | null;
@@ -32,11 +37,16 @@ export interface SpeakResult {
 
 export interface WaitRequest {
   timeoutSeconds: number;
+  /** As on `SpeakRequest`. */
+  waitId?: string;
 }
 
 export interface WaitResult {
   call_id: string;
+  /** No sentence came within the timeout (false when the call ended first: `call_ended`). */
   timed_out: boolean;
+  /** The call ended while waiting (absent in answers recorded before it existed). */
+  call_ended?: boolean;
   response_text: string | null;
   response_timestamp: number | null;
 }
@@ -74,8 +84,16 @@ export const transferUpdate = defineUpdate<TransferResult, [TransferRequest]>('t
 export const waitUpdate = defineUpdate<WaitResult, [WaitRequest]>('wait');
 export const pressUpdate = defineUpdate<PressResult, [PressRequest]>('press');
 
+/**
+ * The API's client for the wait `waitId` went away: the wait ends at once, unanswered, so the
+ * caller's next sentence goes to the next wait (or the conversation), not to a request nobody reads.
+ */
+export const withdrawWaitSignal = defineSignal<[{ waitId: string }]>('withdrawWait');
+
 /** What the validators say when the call is not live; the API answers 409 `call_not_active`. */
 export const CALL_NOT_ACTIVE = 'call_not_active';
+/** What the validators say when another request already waits for the caller; the API answers 409 `wait_in_progress`. */
+export const WAIT_IN_PROGRESS = 'wait_in_progress';
 
 /** DTMF digits the carrier can send (`w`: a half-second pause). */
 export const DTMF_DIGITS = /^[0-9*#w]{1,64}$/;
