@@ -132,7 +132,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     annotations: OUTWARD,
     use:
       'Calls a phone number from one of your lines. It answers at once with the call `initiated`; the call rings next. ' +
-      'Then use follow_call to learn when it is answered (status `in_progress`), and speak / wait_for_reply to talk.',
+      'Then call follow_call with until: "answered" to wait until it is answered (status `in_progress`), and speak / wait_for_reply to talk.',
     refusals: [
       'not_found',
       'line_no_webhook',

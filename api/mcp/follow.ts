@@ -24,6 +24,10 @@ export const MAX_FOLLOW_SECONDS = 900;
 const KEEPALIVE_MS = 15_000;
 
 const EVENT_TYPES = ['status', 'transcript', 'recording'] as const;
+/** What follow_call waits for: the call's end, or its answer (an outbound call placed a moment ago). */
+const UNTIL = ['ended', 'answered'] as const;
+/** Not answered yet: still dialling or ringing. */
+const beforeAnswer = (status: string) => status === 'initiated' || status === 'ringing';
 const nullableString = { type: ['string', 'null'] };
 
 export function followCallTool(getCall: RouteDef): Tool {
@@ -38,6 +42,8 @@ export function followCallTool(getCall: RouteDef): Tool {
       'entry as it is said, and the recording. With a progress token (the SDK client’s onprogress), each event also arrives at once as a progress ' +
       'notification whose message is the event as JSON, and a notification every 15 s keeps the request alive (set resetTimeoutOnProgress to follow longer ' +
       'than your request timeout). Use it after place_call or wait_for_call instead of calling get_call repeatedly. ' +
+      'With until: "answered", it returns as soon as the call is answered (`answered: true`, status in_progress) or ended unanswered: call it right ' +
+      'after place_call, then speak. ' +
       'If refused: `call_not_found`: no call with this id is visible to you: check the id (list_calls).',
     annotations: { title, readOnlyHint: true, openWorldHint: false },
     inputSchema: {
@@ -51,13 +57,19 @@ export function followCallTool(getCall: RouteDef): Tool {
           default: DEFAULT_FOLLOW_SECONDS,
           description: 'Stop following after this many seconds even if the call goes on (the answer then has `timed_out: true`)',
         },
+        until: {
+          type: 'string',
+          enum: [...UNTIL],
+          default: 'ended',
+          description: '`ended`: follow the call to its end; `answered`: return once it is answered (or ended without an answer)',
+        },
       },
       required: ['id'],
       additionalProperties: false,
     },
     outputSchema: {
       type: 'object',
-      required: ['call', 'events', 'ended', 'timed_out'],
+      required: ['call', 'events', 'ended', 'answered', 'timed_out'],
       properties: {
         call: { ...inlineRefs(ref('Call')), description: 'The call as it stood at the last look' },
         events: {
@@ -80,6 +92,7 @@ export function followCallTool(getCall: RouteDef): Tool {
           },
         },
         ended: { type: 'boolean', description: 'The call has ended' },
+        answered: { type: 'boolean', description: 'The call was answered (it is in progress, or was before it ended)' },
         timed_out: { type: 'boolean', description: 'timeout_seconds passed while the call went on' },
       },
     },
@@ -92,6 +105,7 @@ export function followCallTool(getCall: RouteDef): Tool {
 
 type CallRecord = {
   status: string;
+  started_at: string | null;
   end_cause: string | null;
   answered_by: string | null;
   transferred_to: string | null;
@@ -113,9 +127,10 @@ export async function followCall(
   context: FollowContext,
   refusal: (answer: ApiAnswer) => CallToolResult,
 ): Promise<CallToolResult> {
-  const { id, timeout_seconds: timeout = DEFAULT_FOLLOW_SECONDS, ...unknown } = args;
+  const { id, timeout_seconds: timeout = DEFAULT_FOLLOW_SECONDS, until = 'ended', ...unknown } = args;
   const problems = [
     ...Object.keys(unknown).map((field) => ({ field, message: 'Unknown field' })),
+    ...((UNTIL as readonly unknown[]).includes(until) ? [] : [{ field: 'until', message: `Must be one of ${UNTIL.join(', ')}` }]),
     ...(Number.isInteger(timeout) && (timeout as number) >= 1 && (timeout as number) <= MAX_FOLLOW_SECONDS
       ? []
       : [{ field: 'timeout_seconds', message: `Must be an integer from 1 to ${MAX_FOLLOW_SECONDS}` }]),
@@ -147,7 +162,8 @@ export async function followCall(
   let call = (answer.body as { call: CallRecord }).call;
   await emit(changes(undefined, call));
   const deadline = Date.now() + (timeout as number) * 1000;
-  while (isActiveCallStatus(call.status) && Date.now() < deadline && !context.signal.aborted) {
+  const waiting = (status: string) => (until === 'answered' ? beforeAnswer(status) : isActiveCallStatus(status));
+  while (waiting(call.status) && Date.now() < deadline && !context.signal.aborted) {
     try {
       await sleep(Math.min(FOLLOW_POLL_MS, deadline - Date.now()), undefined, { signal: context.signal });
     } catch {
@@ -162,7 +178,8 @@ export async function followCall(
     if (Date.now() - lastSent >= KEEPALIVE_MS) await notify(JSON.stringify({ type: 'keepalive', status: call.status }));
   }
   const ended = !isActiveCallStatus(call.status);
-  const result = { call, events, ended, timed_out: !ended && !context.signal.aborted };
+  const answered = call.status === 'in_progress' || call.started_at !== null;
+  const result = { call, events, ended, answered, timed_out: waiting(call.status) && !context.signal.aborted };
   return { content: [{ type: 'text', text: JSON.stringify(result) }], structuredContent: result };
 }
 

@@ -22,7 +22,7 @@ const RECENT_TRANSCRIPTS = 20;
 const INSTRUCTIONS =
   'Switchboard: phone lines, calls and SMS for agents. Each tool is one operation of the Switchboard API, run with your API key: ' +
   'its scopes, tier, line binding, number allow-list and spend cap apply, and only the tools your key may use are listed. ' +
-  'An outbound call: place_call, then follow_call until it is in_progress; an inbound call: wait_for_call. While the call is in_progress, ' +
+  'An outbound call: place_call, then follow_call with until: "answered"; an inbound call: wait_for_call. While the call is in_progress, ' +
   'speak (with wait_for_response) or speak then wait_for_reply, press_digits, transfer_call; hang_up to end it. ' +
   COMMON_REFUSALS;
 

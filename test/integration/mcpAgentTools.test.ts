@@ -177,6 +177,34 @@ describe('MCP agent tools', () => {
     }
   });
 
+  it('follow_call with until "answered" returns once an outbound call is answered, so the agent can speak at once', async () => {
+    const line = await lines.create();
+    const agent = await connect(tenant.keys.test);
+    try {
+      const ringing = '+14155552694';
+      await sim.calls.setOutcome(ringing, 'answer', 1_500);
+      const id = expectOk(await call(agent, 'place_call', { line_id: line.id, to_number: ringing })).call.id as string;
+      const answered = expectOk(await call(agent, 'follow_call', { id, until: 'answered', timeout_seconds: 30 }));
+      expect(answered).toMatchObject({ answered: true, ended: false, timed_out: false, call: { id, status: 'in_progress' } });
+      expect(expectOk(await call(agent, 'speak', { id, text: 'Hello, this is Ava.' }))).toMatchObject({ spoke: true });
+
+      // A destination that never answers: the wait ends with the call, unanswered.
+      await calls.hangUp(id);
+      const busy = '+14155552695';
+      await sim.calls.setOutcome(busy, 'busy', 500);
+      const other = expectOk(await call(agent, 'place_call', { line_id: line.id, to_number: busy })).call.id as string;
+      expect(expectOk(await call(agent, 'follow_call', { id: other, until: 'answered' }))).toMatchObject({
+        answered: false,
+        ended: true,
+        timed_out: false,
+        call: { status: 'busy' },
+      });
+      expect(refusalCode(await call(agent, 'follow_call', { id: other, until: 'later' }))).toBe('validation_error');
+    } finally {
+      await agent.close();
+    }
+  });
+
   it('a client that accepts only application/json is answered in JSON (tools/list), with the tools’ metadata', async () => {
     const headers = { accept: 'application/json' };
     const list = await h.request('POST', '/mcp', {
