@@ -83,31 +83,36 @@ export class Playback {
     this.scheduleTick(call, item);
   }
 
-  /** The next progress tick, or the end of the text if that comes first. */
-  private scheduleTick(call: LiveCall, item: SpeechItem): void {
+  /**
+   * The next progress tick, or the end of the text if that comes first. A timer may fire a
+   * millisecond before `Date.now()` reaches its time (timers run on the monotonic clock): the tick
+   * counts as at its time, so it never reports one boundary twice or ends a word early.
+   */
+  private scheduleTick(call: LiveCall, item: SpeechItem, from = Date.now()): void {
     const endsAt = item.startedAt + Math.ceil((item.words.length * 1000) / item.wordsPerSecond);
-    const elapsed = Date.now() - item.startedAt;
+    const elapsed = from - item.startedAt;
     const nextTick = item.startedAt + (Math.floor(elapsed / PLAYBACK_PROGRESS_MS) + 1) * PLAYBACK_PROGRESS_MS;
     const at = Math.min(endsAt, nextTick);
     call.speechTimer = this.events.later(Math.max(0, at - Date.now()), () => {
       call.speechTimer = null;
       if (item.record.state !== 'speaking') return;
-      if (Date.now() >= endsAt) {
+      const now = Math.max(Date.now(), at);
+      if (now >= endsAt) {
         item.record.state = 'done';
         item.record.played_text = item.words.join(' ');
         this.events.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: true });
         this.startNext(call);
         return;
       }
-      item.record.played_text = playedWords(item).join(' ');
+      item.record.played_text = playedWords(item, now).join(' ');
       this.events.emit(call, { type: 'call.playback', speak_id: item.record.speak_id, played_text: item.record.played_text, done: false });
-      this.scheduleTick(call, item);
+      this.scheduleTick(call, item, now);
     });
   }
 }
 
-/** The words of a playing command heard so far, by its speed and start. */
-function playedWords(item: SpeechItem): string[] {
-  const count = Math.floor(((Date.now() - item.startedAt) * item.wordsPerSecond) / 1000);
+/** The words of a playing command heard so far (at `now`), by its speed and start. */
+function playedWords(item: SpeechItem, now = Date.now()): string[] {
+  const count = Math.floor(((now - item.startedAt) * item.wordsPerSecond) / 1000);
   return item.words.slice(0, Math.max(0, Math.min(item.words.length, count)));
 }
