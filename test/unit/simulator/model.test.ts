@@ -162,8 +162,15 @@ describe('simulator: model (OpenAI-compatible)', () => {
     const tools: OpenAI.ChatCompletionTool[] = [
       { type: 'function', function: { name: 'lookup_order', description: 'Finds an order', parameters: { type: 'object' } } },
     ];
-    expect((await control('/control/model/replies', { match: 'order', tool_calls: [{ name: 'lookup_order', arguments: { id: 'A7' } }] })).body)
-      .toEqual({ reply: '', tool_calls: [{ name: 'lookup_order', arguments: { id: 'A7' } }], match: 'order', token_delay_ms: null, queued: 1 });
+    expect(
+      (await control('/control/model/replies', { match: 'order', tool_calls: [{ name: 'lookup_order', arguments: { id: 'A7' } }] })).body,
+    ).toEqual({
+      reply: '',
+      tool_calls: [{ name: 'lookup_order', arguments: { id: 'A7' } }],
+      match: 'order',
+      token_delay_ms: null,
+      queued: 1,
+    });
     await control('/control/model/replies', { reply: 'Let me check.', tool_calls: [{ name: 'lookup_order', arguments: { id: 'B8' } }] });
 
     const plain = await client.chat.completions.create({
