@@ -38,6 +38,8 @@ export interface ModelFault {
 export interface ModelRequestRecord {
   model: unknown;
   messages: unknown;
+  /** The request's `tools` (the functions the model was offered), null when absent. */
+  tools: unknown;
   stream: boolean;
   /** The request's `max_tokens` (null when absent): the reply stops after that many words. */
   max_tokens: number | null;
@@ -50,12 +52,38 @@ export interface ModelRequestRecord {
   disconnected: boolean;
 }
 
+/** A function call a scripted reply makes instead of (or before) speaking, in chat-completions terms. */
+export interface ScriptedToolCall {
+  name: string;
+  /** Sent to the client as the JSON text of `function.arguments`. */
+  arguments: Record<string, unknown>;
+}
+
 export interface ScriptedReply {
+  /** What the model says; empty when the reply only calls tools. */
   reply: string;
+  /** Tool calls the reply makes (finish_reason `tool_calls`), or null for a spoken reply. */
+  tool_calls: ScriptedToolCall[] | null;
   /** Used only when the last user message contains it (case-insensitive); null matches anything. */
   match: string | null;
   /** Overrides the default delay between streamed words for this reply. */
   token_delay_ms: number | null;
+}
+
+/** What the simulator answers one request with. */
+export interface ModelReply {
+  text: string;
+  toolCalls: ScriptedToolCall[] | null;
+  tokenDelayMs: number;
+}
+
+/** The reply's tool calls in chat-completions form, with ids unique to this response. */
+function wireToolCalls(toolCalls: ScriptedToolCall[]) {
+  return toolCalls.map((call) => ({
+    id: `call_${crypto.randomBytes(8).toString('hex')}`,
+    type: 'function' as const,
+    function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+  }));
 }
 
 const NORMAL: ModelFault = { mode: 'normal', remaining: null };
@@ -92,14 +120,18 @@ export class ModelSimulatorState {
    * The reply to a conversation whose last user message is `lastUser`: the first queued reply
    * that matches it (used up), else the echo.
    */
-  takeReply(lastUser: string | null): { text: string; tokenDelayMs: number } {
+  takeReply(lastUser: string | null): ModelReply {
     const needle = (lastUser ?? '').toLowerCase();
     const index = this.scripted.findIndex((r) => r.match === null || needle.includes(r.match.toLowerCase()));
     if (index !== -1) {
       const [scripted] = this.scripted.splice(index, 1);
-      return { text: scripted.reply, tokenDelayMs: scripted.token_delay_ms ?? this.tokenDelayMs };
+      return {
+        text: scripted.reply,
+        toolCalls: scripted.tool_calls,
+        tokenDelayMs: scripted.token_delay_ms ?? this.tokenDelayMs,
+      };
     }
-    return { text: defaultReply(lastUser), tokenDelayMs: this.tokenDelayMs };
+    return { text: defaultReply(lastUser), toolCalls: null, tokenDelayMs: this.tokenDelayMs };
   }
 
   setFault(mode: ModelFaultMode, count: number | null): ModelFault {
@@ -217,6 +249,25 @@ function apiError(ctx: Koa.Context, status: number, message: string, type: strin
   ctx.body = { error: { message, type, param: null, code } };
 }
 
+const MAX_TOOL_CALLS = 8;
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/u;
+
+/** The control API's `tool_calls` as scripted calls, null when absent, or why they are not valid. */
+function scriptedToolCalls(value: unknown): ScriptedToolCall[] | null | string {
+  if (value === undefined || value === null) return null;
+  const problem = `tool_calls must be an array of 1 to ${MAX_TOOL_CALLS} {name, arguments} objects (name: letters, digits, _ or -, at most 64; arguments: an object)`;
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_TOOL_CALLS) return problem;
+  const calls: ScriptedToolCall[] = [];
+  for (const item of value) {
+    if (typeof item !== 'object' || item === null || Array.isArray(item)) return problem;
+    const { name, arguments: args } = item as { name?: unknown; arguments?: unknown };
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) return problem;
+    if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args))) return problem;
+    calls.push({ name, arguments: (args as Record<string, unknown> | undefined) ?? {} });
+  }
+  return calls;
+}
+
 function isDelay(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 && value <= MAX_TOKEN_DELAY_MS;
 }
@@ -229,10 +280,12 @@ async function streamReply(
   ctx: Koa.Context,
   state: ModelSimulatorState,
   record: ModelRequestRecord,
-  reply: { text: string; tokenDelayMs: number },
+  reply: ModelReply,
   model: string,
 ): Promise<void> {
-  const { tokens, finishReason } = capped(reply.text, record.max_tokens);
+  const capping = capped(reply.text, record.max_tokens);
+  const tokens = capping.tokens;
+  const finishReason = reply.toolCalls === null ? capping.finishReason : 'tool_calls';
   const res: http.ServerResponse = ctx.res;
   const stopped = state.signal;
   const hangUp = new AbortController();
@@ -267,6 +320,12 @@ async function streamReply(
     if (!open()) break;
     send(index === 0 ? { role: 'assistant', content: token } : { content: token }, null);
     record.tokens_sent += 1;
+  }
+  if (reply.toolCalls !== null && open()) {
+    // Each call in one chunk (id, name and the whole arguments text), as OpenAI's first chunk of a call carries them.
+    for (const [index, call] of wireToolCalls(reply.toolCalls).entries()) {
+      send({ ...(tokens.length === 0 && index === 0 ? { role: 'assistant', content: null } : {}), tool_calls: [{ index, ...call }] }, null);
+    }
   }
   if (open()) {
     send({}, finishReason);
@@ -305,6 +364,7 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
     const record = state.record({
       model: body.model ?? null,
       messages: body.messages ?? null,
+      tools: body.tools ?? null,
       stream: body.stream === true,
       max_tokens: typeof body.max_tokens === 'number' ? body.max_tokens : null,
       authorization_present: authorization !== '',
@@ -338,7 +398,9 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
     if (stream === true) return streamReply(ctx, state, record, reply, model);
 
     // Not streamed: answer once the whole reply would have been generated.
-    const { tokens, finishReason } = capped(reply.text, record.max_tokens);
+    const capping = capped(reply.text, record.max_tokens);
+    const tokens = capping.tokens;
+    const finishReason = reply.toolCalls === null ? capping.finishReason : 'tool_calls';
     const hangUp = new AbortController();
     const onClose = () => {
       if (!ctx.res.writableEnded) {
@@ -365,7 +427,17 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
       model,
       system_fingerprint: null,
       choices: [
-        { index: 0, message: { role: 'assistant', content: tokens.join(''), refusal: null }, logprobs: null, finish_reason: finishReason },
+        {
+          index: 0,
+          message: {
+            role: 'assistant',
+            content: reply.toolCalls !== null && tokens.length === 0 ? null : tokens.join(''),
+            refusal: null,
+            ...(reply.toolCalls === null ? {} : { tool_calls: wireToolCalls(reply.toolCalls) }),
+          },
+          logprobs: null,
+          finish_reason: finishReason,
+        },
       ],
       usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
     };
@@ -373,15 +445,20 @@ export function modelRoutes(router: Router, state: ModelSimulatorState): void {
 
   // Control API: what tests and the demo call to script the model.
   router.post('/control/model/replies', async (ctx) => {
-    const { reply, match, token_delay_ms: tokenDelayMs } = await readJson(ctx);
-    if (typeof reply !== 'string' || reply.trim() === '' || reply.length > MAX_REPLY)
+    const { reply, match, token_delay_ms: tokenDelayMs, tool_calls: toolCalls } = await readJson(ctx);
+    const calls = scriptedToolCalls(toolCalls);
+    if (typeof calls === 'string') return badRequest(ctx, calls);
+    // A reply that only calls tools may leave `reply` out.
+    const toolsOnly = calls !== null && (reply === undefined || reply === null || reply === '');
+    if (!toolsOnly && (typeof reply !== 'string' || reply.trim() === '' || reply.length > MAX_REPLY))
       return badRequest(ctx, `reply must be 1 to ${MAX_REPLY} characters, not blank`);
     if (match !== undefined && match !== null && (typeof match !== 'string' || match === ''))
       return badRequest(ctx, 'match must be a non-empty string');
     if (tokenDelayMs !== undefined && tokenDelayMs !== null && !isDelay(tokenDelayMs))
       return badRequest(ctx, `token_delay_ms must be an integer from 0 to ${MAX_TOKEN_DELAY_MS}`);
     const scripted: ScriptedReply = {
-      reply,
+      reply: typeof reply === 'string' ? reply : '',
+      tool_calls: calls,
       match: (match as string | undefined) ?? null,
       token_delay_ms: (tokenDelayMs as number | undefined) ?? null,
     };

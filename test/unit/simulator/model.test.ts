@@ -157,6 +157,66 @@ describe('simulator: model (OpenAI-compatible)', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(3 * 60 - 20);
   });
 
+  it('answers a scripted reply with tool_calls as function calls (finish_reason tool_calls), streamed or not, and accepts the tool results back', async () => {
+    const client = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'simulator', maxRetries: 0 });
+    const tools: OpenAI.ChatCompletionTool[] = [
+      { type: 'function', function: { name: 'lookup_order', description: 'Finds an order', parameters: { type: 'object' } } },
+    ];
+    expect(
+      (await control('/control/model/replies', { match: 'order', tool_calls: [{ name: 'lookup_order', arguments: { id: 'A7' } }] })).body,
+    ).toEqual({
+      reply: '',
+      tool_calls: [{ name: 'lookup_order', arguments: { id: 'A7' } }],
+      match: 'order',
+      token_delay_ms: null,
+      queued: 1,
+    });
+    await control('/control/model/replies', { reply: 'Let me check.', tool_calls: [{ name: 'lookup_order', arguments: { id: 'B8' } }] });
+
+    const plain = await client.chat.completions.create({
+      model: 'switchboard-sim-1',
+      messages: [{ role: 'user', content: 'Where is my order?' }],
+      tools,
+    });
+    const call = plain.choices[0].message.tool_calls?.[0];
+    expect(plain.choices[0]).toMatchObject({ finish_reason: 'tool_calls', message: { role: 'assistant', content: null } });
+    expect(call).toMatchObject({ type: 'function', function: { name: 'lookup_order', arguments: '{"id":"A7"}' } });
+    expect(call?.id).toMatch(/^call_/u);
+
+    // The tool result goes back as a `tool` message after the assistant's call; the next reply is spoken and calls again.
+    const stream = await client.chat.completions.create({
+      model: 'switchboard-sim-1',
+      stream: true,
+      tools,
+      messages: [
+        { role: 'user', content: 'Where is my order?' },
+        { role: 'assistant', content: null, tool_calls: plain.choices[0].message.tool_calls },
+        { role: 'tool', tool_call_id: call?.id ?? '', content: '{"status":"shipped"}' },
+      ],
+    });
+    let text = '';
+    const streamed: Array<{ name?: string; arguments?: string }> = [];
+    let finish: string | null = null;
+    for await (const chunk of stream) {
+      const choice = chunk.choices[0];
+      text += choice.delta.content ?? '';
+      for (const part of choice.delta.tool_calls ?? []) streamed[part.index] = { ...part.function };
+      finish = choice.finish_reason ?? finish;
+    }
+    expect({ text, streamed, finish }).toEqual({
+      text: 'Let me check.',
+      streamed: [{ name: 'lookup_order', arguments: '{"id":"B8"}' }],
+      finish: 'tool_calls',
+    });
+    const log = await requests();
+    expect(log.map((r) => r.tools)).toEqual([tools, tools]);
+    expect(log[1].messages).toHaveLength(3);
+
+    expect((await control('/control/model/replies', { tool_calls: [] })).status).toBe(400);
+    expect((await control('/control/model/replies', { tool_calls: [{ name: 'bad name', arguments: {} }] })).status).toBe(400);
+    expect((await control('/control/model/replies', { tool_calls: [{ name: 'ok', arguments: [1] }] })).status).toBe(400);
+  });
+
   it('stops the stream when the request is aborted (barge-in), and the server stops writing', async () => {
     await control('/control/model/settings', { token_delay_ms: 50 });
     const controller = new AbortController();
