@@ -4,7 +4,9 @@ import { callSystemPrompt } from '../src/domain/calls/store';
 import { createSpeechChunker } from '../src/domain/calls/speechChunks';
 import type { Db } from '../src/platform/db/knex';
 import { CarrierRejectedError, type CarrierAdapter } from '../src/adapters/carrier/port';
-import type { ConversationTurn, ModelAdapter } from '../src/adapters/model/port';
+import type { ConversationTurn, ModelAdapter, ModelToolCall } from '../src/adapters/model/port';
+import { offeredFunction, TOOL_LIMITS } from '../src/domain/tools/declarations';
+import { callTools } from '../src/domain/tools/store';
 import { businessMetrics } from './metrics';
 
 export interface HostedActivityDeps {
@@ -20,6 +22,8 @@ export interface HostedTurnInput {
   carrierCallId: string;
   /** Numbers the caller's turns; speak ids are `<callId>:hosted-<turn>-<n>`. */
   turn: number;
+  /** The model's round within the turn: 0, then 1, 2... after each round of tool calls (speak ids `hosted-<turn>.<round>-<n>`). */
+  round?: number;
   /**
    * The model's instructions. Left out by current workflows: the activity reads the call's own
    * (`calls.system_prompt`, the line's or the conversation call's), so up to 20,000 characters
@@ -47,6 +51,8 @@ export interface HostedTurnOutcome {
   failure: 'model_unavailable' | 'model_rejected' | 'call_ended' | null;
   /** When the reply finished (epoch ms). */
   repliedAt: number;
+  /** The tools the model called at the end of its reply (at most TOOL_LIMITS.maxCallsPerReply); absent when none. */
+  toolCalls?: ModelToolCall[];
 }
 
 /**
@@ -66,22 +72,30 @@ export function createHostedActivities({ carrier, model, db }: HostedActivityDep
       const chunker = createSpeechChunker();
       const spokenChunks: HostedTurnOutcome['spokenChunks'] = [];
       const speak = async (text: string) => {
-        const speakId = `${hostedSpeakIdPrefix(input.callId, input.turn)}${spokenChunks.length + 1}`;
+        const speakId = `${hostedSpeakIdPrefix(input.callId, input.turn, input.round)}${spokenChunks.length + 1}`;
         await carrier.speak({ carrierCallId: input.carrierCallId, speakId, text, ...(input.voice ? { voice: input.voice } : {}) });
         spokenChunks.push({ speakId, text });
       };
+      let toolCalls: ModelToolCall[] = [];
       const finish = (failure: HostedTurnOutcome['failure']): HostedTurnOutcome => {
         businessMetrics.turn('hosted', failure ?? 'replied');
-        return { spokenChunks, failure, repliedAt: Date.now() };
+        return { spokenChunks, failure, repliedAt: Date.now(), ...(toolCalls.length > 0 ? { toolCalls } : {}) };
       };
       // Heartbeats carry cancellation (barge-in) to this activity, also while the model thinks.
       const beat = setInterval(() => context.heartbeat({ spoken: spokenChunks.length }), 200);
       try {
         const systemPrompt = input.systemPrompt ?? (await callSystemPrompt(db, input.callId)) ?? '';
+        const tools = await callTools(db, input.callId);
         for await (const delta of model.streamReply({
           systemPrompt: withLanguage(systemPrompt, input.language),
           turns: input.turns,
           signal: stream.signal,
+          ...(tools.length > 0
+            ? {
+                tools: tools.map(offeredFunction),
+                onToolCalls: (calls: ModelToolCall[]) => void (toolCalls = calls.slice(0, TOOL_LIMITS.maxCallsPerReply)),
+              }
+            : {}),
         })) {
           for (const chunk of chunker.push(delta)) await speak(chunk);
         }

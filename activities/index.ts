@@ -9,6 +9,7 @@ import { createAudioActivities } from './audio/activities';
 import { createBillingActivities } from './billing';
 import { createCallActivities } from './calls';
 import { createHostedActivities } from './hosted';
+import { createToolActivities } from './tools';
 import { createLineActivities } from './lines';
 import { createMaintenanceActivities } from './maintenance';
 import { createMessageActivities } from './messages';
@@ -57,6 +58,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createBillingActivities(deps),
     ...createCallActivities(deps),
     ...createHostedActivities(deps),
+    ...createToolActivities(deps),
     ...createAudioActivities(deps),
     ...createRecoveryActivities(deps),
     ...createTelnyxInboxActivities(deps),

@@ -119,6 +119,15 @@ export const audioRelay = {
 } satisfies ActivityOptions;
 
 /** DTMF can take a while to play (`w` pauses); a few tries, then the press answers `pressed: false`. */
+/**
+ * A tool a hosted call's model called: one attempt (a tool may not be idempotent, and the caller
+ * waits); the endpoint's own budget is at most 20 s (TOOL_LIMITS.maxTimeoutMs), so 30 s covers it.
+ */
+export const toolCall = {
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 1 },
+} satisfies ActivityOptions;
+
 export const keypad = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },

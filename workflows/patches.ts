@@ -128,4 +128,14 @@ export const patches = {
    * Recorded with it: none yet.
    */
   transcriptHeard: 'call-transcript-heard',
+
+  /**
+   * Hosted calls run the tools their model calls (workflows/calls/tools.ts): each call is an
+   * activity, its result goes back to the model in another round of the same turn. Asked only when
+   * a model reply called tools, so calls without tools record no marker.
+   *
+   * Remove the unpatched branch once no call that began before it is open (calls last 15 minutes at most).
+   * Recorded with it: none yet.
+   */
+  hostedTools: 'hosted-call-tools',
 } as const;

@@ -13,6 +13,7 @@ import {
 import { AGENT_LABEL_PATTERN } from '../../src/domain/keys/agentKeys';
 import { SCOPES } from '../../src/domain/keys/scopes';
 import { SETTABLE_TIERS } from '../../src/domain/keys/tiers';
+import { BUILT_IN_TOOLS, TOOL_LIMITS, TOOL_TYPES } from '../../src/domain/tools/declarations';
 
 /** Field schemas shared by request bodies (api/openapi/schemas.ts) and the records the API returns (api/openapi/records.ts). */
 export const nullable = (schema: Record<string, unknown>) => ({ ...schema, type: [schema.type as string, 'null'] });
@@ -44,6 +45,85 @@ export const phoneNumber = (description?: string) => ({
 
 /** A slug of the voice catalog, or empty (clears), with spaces around it (trimmed): what `normalizeVoice` and `lineFieldProblems` accept. */
 export const VOICE_PATTERN = `^ *(?:${VOICES.map((voice) => voice.slug).join('|')})? *$`;
+
+/**
+ * One tool the model of a hosted call may call (src/domain/tools/rules.ts): a `function` is the
+ * customer's endpoint, the others are built-ins acting on the call under the API's rules.
+ */
+export const toolDeclaration = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['type'],
+  properties: {
+    type: {
+      type: 'string',
+      enum: [...TOOL_TYPES],
+      description:
+        '`function`: Switchboard POSTs the arguments to `url`, signed like a webhook, and gives the model the answer. ' +
+        '`transfer_call` (to one of `destinations`), `hang_up`, `send_sms` (to the caller, from the line) and `press_digits` act on the call as the matching API operations do, with the same refusals.',
+    },
+    name: {
+      type: 'string',
+      pattern: TOOL_LIMITS.namePattern.source,
+      description: 'A function’s name as the model calls it (letters, digits, `_`, `-`; not a built-in’s name). Functions only.',
+    },
+    description: {
+      type: 'string',
+      minLength: 1,
+      maxLength: TOOL_LIMITS.maxDescriptionChars,
+      description: 'When the model should call it; required for a function, replaces a built-in’s own wording.',
+    },
+    parameters: {
+      type: 'object',
+      description: `The JSON Schema (2020-12) of the arguments, an object schema of at most ${TOOL_LIMITS.maxParametersBytes} bytes. Functions only.`,
+    },
+    url: {
+      ...httpUrl,
+      description:
+        'The endpoint POSTed to; must lead to a public address (https for live lines), checked again at every call. Functions only.',
+    },
+    timeout_ms: {
+      type: 'integer',
+      minimum: TOOL_LIMITS.minTimeoutMs,
+      maximum: TOOL_LIMITS.maxTimeoutMs,
+      description: `How long the endpoint may take (default ${TOOL_LIMITS.defaultTimeoutMs}); past it the model is told the tool timed out. Functions only.`,
+    },
+    destinations: {
+      type: 'array',
+      minItems: 1,
+      maxItems: TOOL_LIMITS.maxDestinations,
+      uniqueItems: true,
+      items: phoneNumber(),
+      description: 'The numbers `transfer_call` may transfer to; the model picks one. Required for `transfer_call`, only there.',
+    },
+  },
+  allOf: [
+    {
+      if: { properties: { type: { const: 'function' } } },
+      then: {
+        required: ['name', 'description', 'parameters', 'url'],
+        properties: { destinations: false },
+      },
+      else: { properties: { name: false, parameters: false, url: false, timeout_ms: false } },
+    },
+    {
+      if: { properties: { type: { const: 'transfer_call' } } },
+      then: { required: ['destinations'] },
+      else: { properties: { destinations: false } },
+    },
+  ],
+};
+
+/** A line's or a call's tools. */
+export const TOOLS_DESCRIPTION =
+  `Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most ${TOOL_LIMITS.maxTools}). ` +
+  `Built-ins: ${BUILT_IN_TOOLS.map((type) => `\`${type}\``).join(', ')}. Every call and result is in the transcript (\`kind: tool\`) and a \`tool_called\` event.`;
+export const tools = nullable({
+  type: 'array',
+  maxItems: TOOL_LIMITS.maxTools,
+  items: { $ref: '#/components/schemas/Tool' },
+  description: TOOLS_DESCRIPTION,
+});
 
 export const lineWritableFields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
@@ -79,6 +159,7 @@ export const lineWritableFields = {
       'Speech recognition language (default `multi`). Setting it on a hosted line, `multi` included, is refused with 400 hosted_mode_language_pinning_unsupported (hosted lines detect the language).',
   },
   endpointing_ms: nullable({ type: 'integer', minimum: 100, maximum: 2000 }),
+  tools,
 };
 
 /**

@@ -288,7 +288,13 @@ export const recordSchemas: Record<string, object> = {
             enum: [true],
             description: 'Present on a reply the caller talked over: `text` is the part they heard',
           },
-          kind: { type: 'string', enum: ['dtmf'], description: 'Present on the agent’s key presses (`POST /calls/{id}/press`)' },
+          kind: {
+            type: 'string',
+            enum: ['dtmf', 'tool'],
+            description:
+              '`dtmf` on the agent’s key presses (`POST /calls/{id}/press`); `tool` on a tool the model called (`text` is its name)',
+          },
+          tool: { $ref: '#/components/schemas/ToolCall' },
         },
       },
     },
@@ -301,7 +307,23 @@ export const recordSchemas: Record<string, object> = {
       additionalProperties: { type: 'string' },
       description: 'The `metadata` the call was placed with (`{}` when none); echoed in every event of the call',
     },
+    tools: {
+      type: 'array',
+      items: { $ref: '#/components/schemas/Tool' },
+      description:
+        'The tools the call’s model may call: the line’s when the call began, or those the call was placed with (`[]` when none)',
+    },
     created_at: dateTime,
+  }),
+  ToolCall: record({
+    id: { type: 'string', description: 'The model’s id of the call' },
+    name: { type: 'string', description: 'The tool’s name (a built-in’s type)' },
+    arguments: { type: 'object', description: 'The arguments the model gave' },
+    result: {
+      type: 'string',
+      description: 'What the model was given back: the endpoint’s answer, or the built-in’s outcome, as JSON text',
+    },
+    error: nullable({ type: 'string', description: 'Why the tool failed (the model was told), or null' }),
   }),
   SpeakResult: record({
     call_id: uuid,

@@ -6,6 +6,7 @@ import {
   lineNumberFields,
   lineWritableFields,
   modeRequirements,
+  toolDeclaration,
   nanpAreaCodeForm,
 } from './fields';
 import { E164_PATTERN } from '../../src/platform/phone';
@@ -40,6 +41,7 @@ export const componentSchemas: Record<string, object> = {
       'E.164: `+`, the country calling code and the national number, no spaces or punctuation. The pattern admits each calling code with the national-number lengths ' +
       'its numbering plan allows (libphonenumber metadata); some operations also need a number that is assigned in that plan (422 naming the field).',
   },
+  Tool: toolDeclaration,
   AgentKeyMintRequest: {
     type: 'object',
     additionalProperties: false,

@@ -1,9 +1,10 @@
+import type { ToolDeclaration } from '../../src/domain/tools/declarations';
 import crypto from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError, carrierError } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { NOT_BLANK_PATTERN, phoneNumber } from '../openapi/fields';
+import { NOT_BLANK_PATTERN, phoneNumber, tools, TOOLS_DESCRIPTION } from '../openapi/fields';
 import {
   arrayOf,
   carrierErrorResponse,
@@ -100,8 +101,17 @@ const METADATA = {
   description: `Your own key-value pairs (up to ${MAX_METADATA_KEYS} keys of up to ${MAX_METADATA_KEY_LENGTH} characters, string values up to ${MAX_METADATA_VALUE_LENGTH}): kept on the call and echoed as \`metadata\` in every event of the call.`,
   example: { order_id: 'ord_1234' },
 };
-type Personalized = { variables?: Record<string, string>; metadata?: Record<string, string> };
-const personalization = (body: Personalized) => ({ variables: body.variables, metadata: body.metadata });
+type Personalized = { variables?: Record<string, string>; metadata?: Record<string, string>; tools?: ToolDeclaration[] | null };
+const personalization = (body: Personalized) => ({
+  variables: body.variables,
+  metadata: body.metadata,
+  ...(body.tools ? { tools: body.tools } : {}),
+});
+/** A call's own tools, replacing the line's for this call (`[]`: none). */
+const TOOLS = {
+  ...tools,
+  description: `${TOOLS_DESCRIPTION} Given, they replace the line’s tools for this call; \`[]\` offers none.`,
+};
 
 async function postCall(ctx: AppContext, deps: AppDeps): Promise<void> {
   const body = ctx.state.body as { line_id: string; to_number: string; machine_detection?: string } & Personalized;
@@ -319,6 +329,7 @@ export function callRoutes(): RouteDef[] {
             machine_detection: MACHINE_DETECTION,
             variables: VARIABLES,
             metadata: METADATA,
+            tools: TOOLS,
           },
         }),
         responses: {
@@ -410,6 +421,7 @@ export function callRoutes(): RouteDef[] {
             machine_detection: MACHINE_DETECTION,
             variables: VARIABLES,
             metadata: METADATA,
+            tools: TOOLS,
           },
         }),
         responses: {

@@ -904,6 +904,8 @@ export interface components {
             /** @enum {string} */
             language: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms: number | null;
+            /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. */
+            tools: components["schemas"]["Tool"][] | null;
             /**
              * @description ISO 3166-1 alpha-2 country of the number (as asked, or of the imported number).
              * @example US
@@ -1224,7 +1226,7 @@ export interface components {
             /** @enum {string} */
             status: "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy" | "canceled";
             /** @enum {string|null} */
-            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | "transferred" | "line_busy" | null;
+            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | "transferred" | "line_busy" | "agent_hangup" | null;
             duration_sec: number | null;
             charge_cents: number | null;
             /** Format: date-time */
@@ -1252,10 +1254,11 @@ export interface components {
                  */
                 interrupted?: true;
                 /**
-                 * @description Present on the agent’s key presses (`POST /calls/{id}/press`)
+                 * @description `dtmf` on the agent’s key presses (`POST /calls/{id}/press`); `tool` on a tool the model called (`text` is its name)
                  * @enum {string}
                  */
-                kind?: "dtmf";
+                kind?: "dtmf" | "tool";
+                tool?: components["schemas"]["ToolCall"];
             }[] | null;
             system_prompt: string | null;
             begin_message: string | null;
@@ -1265,8 +1268,22 @@ export interface components {
             metadata: {
                 [key: string]: string;
             };
+            /** @description The tools the call’s model may call: the line’s when the call began, or those the call was placed with (`[]` when none) */
+            tools: components["schemas"]["Tool"][];
             /** Format: date-time */
             created_at: string;
+        };
+        ToolCall: {
+            /** @description The model’s id of the call */
+            id: string;
+            /** @description The tool’s name (a built-in’s type) */
+            name: string;
+            /** @description The arguments the model gave */
+            arguments: Record<string, never>;
+            /** @description What the model was given back: the endpoint’s answer, or the built-in’s outcome, as JSON text */
+            result: string;
+            /** @description Why the tool failed (the model was told), or null */
+            error: string | null;
         };
         SpeakResult: {
             /** Format: uuid */
@@ -1444,6 +1461,28 @@ export interface components {
          * @example +14155550123
          */
         PhoneNumber: string;
+        Tool: {
+            /**
+             * @description `function`: Switchboard POSTs the arguments to `url`, signed like a webhook, and gives the model the answer. `transfer_call` (to one of `destinations`), `hang_up`, `send_sms` (to the caller, from the line) and `press_digits` act on the call as the matching API operations do, with the same refusals.
+             * @enum {string}
+             */
+            type: "function" | "transfer_call" | "hang_up" | "send_sms" | "press_digits";
+            /** @description A function’s name as the model calls it (letters, digits, `_`, `-`; not a built-in’s name). Functions only. */
+            name?: string;
+            /** @description When the model should call it; required for a function, replaces a built-in’s own wording. */
+            description?: string;
+            /** @description The JSON Schema (2020-12) of the arguments, an object schema of at most 8192 bytes. Functions only. */
+            parameters?: Record<string, never>;
+            /**
+             * Format: uri
+             * @description The endpoint POSTed to; must lead to a public address (https for live lines), checked again at every call. Functions only.
+             */
+            url?: string;
+            /** @description How long the endpoint may take (default 5000); past it the model is told the tool timed out. Functions only. */
+            timeout_ms?: number;
+            /** @description The numbers `transfer_call` may transfer to; the model picks one. Required for `transfer_call`, only there. */
+            destinations?: components["schemas"]["PhoneNumber"][];
+        } & (unknown & unknown);
         AgentKeyMintRequest: {
             name: string;
             /** @description Stable agent identity: lowercase, 1-128 characters, starting with a letter or digit. */
@@ -1566,6 +1605,8 @@ export interface components {
              */
             language?: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms?: number | null;
+            /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. */
+            tools?: components["schemas"]["Tool"][] | null;
         };
         /**
          * @description A line and its number: by default a local US number; `country`, `number_type` and `area_code` choose what to buy, `phone_number` imports an owned number instead.
@@ -1613,6 +1654,8 @@ export interface components {
              */
             language?: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms?: number | null;
+            /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. */
+            tools?: components["schemas"]["Tool"][] | null;
             /**
              * @description ISO 3166-1 alpha-2 country of the number to buy (default `US`). Not with `phone_number`.
              * @example US
@@ -1923,6 +1966,19 @@ export interface operations {
                      *           "compliance_enabled": true,
                      *           "language": "multi",
                      *           "endpointing_ms": 300,
+                     *           "tools": [
+                     *             {
+                     *               "type": "function",
+                     *               "name": "example",
+                     *               "description": "Outbound call, 2 minutes",
+                     *               "parameters": {},
+                     *               "url": "https://agent.example.com/switchboard/webhook",
+                     *               "timeout_ms": 500,
+                     *               "destinations": [
+                     *                 "+14155550123"
+                     *               ]
+                     *             }
+                     *           ],
                      *           "country": "US",
                      *           "number_type": "local",
                      *           "area_code": "415",
@@ -2086,6 +2142,19 @@ export interface operations {
                      *         "compliance_enabled": true,
                      *         "language": "multi",
                      *         "endpointing_ms": 300,
+                     *         "tools": [
+                     *           {
+                     *             "type": "function",
+                     *             "name": "example",
+                     *             "description": "Outbound call, 2 minutes",
+                     *             "parameters": {},
+                     *             "url": "https://agent.example.com/switchboard/webhook",
+                     *             "timeout_ms": 500,
+                     *             "destinations": [
+                     *               "+14155550123"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "country": "US",
                      *         "number_type": "local",
                      *         "area_code": "415",
@@ -2334,6 +2403,19 @@ export interface operations {
                      *         "compliance_enabled": true,
                      *         "language": "multi",
                      *         "endpointing_ms": 300,
+                     *         "tools": [
+                     *           {
+                     *             "type": "function",
+                     *             "name": "example",
+                     *             "description": "Outbound call, 2 minutes",
+                     *             "parameters": {},
+                     *             "url": "https://agent.example.com/switchboard/webhook",
+                     *             "timeout_ms": 500,
+                     *             "destinations": [
+                     *               "+14155550123"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "country": "US",
                      *         "number_type": "local",
                      *         "area_code": "415",
@@ -2458,6 +2540,19 @@ export interface operations {
                      *         "compliance_enabled": true,
                      *         "language": "multi",
                      *         "endpointing_ms": 300,
+                     *         "tools": [
+                     *           {
+                     *             "type": "function",
+                     *             "name": "example",
+                     *             "description": "Outbound call, 2 minutes",
+                     *             "parameters": {},
+                     *             "url": "https://agent.example.com/switchboard/webhook",
+                     *             "timeout_ms": 500,
+                     *             "destinations": [
+                     *               "+14155550123"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "country": "US",
                      *         "number_type": "local",
                      *         "area_code": "415",
@@ -2610,6 +2705,19 @@ export interface operations {
                      *         "compliance_enabled": true,
                      *         "language": "multi",
                      *         "endpointing_ms": 300,
+                     *         "tools": [
+                     *           {
+                     *             "type": "function",
+                     *             "name": "example",
+                     *             "description": "Outbound call, 2 minutes",
+                     *             "parameters": {},
+                     *             "url": "https://agent.example.com/switchboard/webhook",
+                     *             "timeout_ms": 500,
+                     *             "destinations": [
+                     *               "+14155550123"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "country": "US",
                      *         "number_type": "local",
                      *         "area_code": "415",
@@ -2996,7 +3104,14 @@ export interface operations {
                      *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
                      *             "timestamp": "2026-01-15T09:30:00.000Z",
                      *             "interrupted": true,
-                     *             "kind": "dtmf"
+                     *             "kind": "dtmf",
+                     *             "tool": {
+                     *               "id": "example",
+                     *               "name": "Front desk",
+                     *               "arguments": {},
+                     *               "result": "example",
+                     *               "error": "example"
+                     *             }
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -3004,6 +3119,19 @@ export interface operations {
                      *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *         "max_duration_sec": 600,
                      *         "metadata": {},
+                     *         "tools": [
+                     *           {
+                     *             "type": "function",
+                     *             "name": "example",
+                     *             "description": "Outbound call, 2 minutes",
+                     *             "parameters": {},
+                     *             "url": "https://agent.example.com/switchboard/webhook",
+                     *             "timeout_ms": 500,
+                     *             "destinations": [
+                     *               "+14155550123"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
                      *       },
                      *       "timed_out": true
@@ -5792,7 +5920,7 @@ export interface operations {
             query?: {
                 status?: "success" | "failed" | "pending";
                 line_id?: string;
-                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
+                event_type?: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
                 limit?: number;
                 offset?: number;
             };
@@ -8614,7 +8742,14 @@ export interface operations {
                      *               "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
                      *               "timestamp": "2026-01-15T09:30:00.000Z",
                      *               "interrupted": true,
-                     *               "kind": "dtmf"
+                     *               "kind": "dtmf",
+                     *               "tool": {
+                     *                 "id": "example",
+                     *                 "name": "Front desk",
+                     *                 "arguments": {},
+                     *                 "result": "example",
+                     *                 "error": "example"
+                     *               }
                      *             }
                      *           ],
                      *           "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -8622,6 +8757,19 @@ export interface operations {
                      *           "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *           "max_duration_sec": 600,
                      *           "metadata": {},
+                     *           "tools": [
+                     *             {
+                     *               "type": "function",
+                     *               "name": "example",
+                     *               "description": "Outbound call, 2 minutes",
+                     *               "parameters": {},
+                     *               "url": "https://agent.example.com/switchboard/webhook",
+                     *               "timeout_ms": 500,
+                     *               "destinations": [
+                     *                 "+14155550123"
+                     *               ]
+                     *             }
+                     *           ],
                      *           "created_at": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
@@ -8750,7 +8898,20 @@ export interface operations {
                  *       },
                  *       "metadata": {
                  *         "order_id": "ord_1234"
-                 *       }
+                 *       },
+                 *       "tools": [
+                 *         {
+                 *           "type": "function",
+                 *           "name": "example",
+                 *           "description": "Outbound call, 2 minutes",
+                 *           "parameters": {},
+                 *           "url": "https://agent.example.com/switchboard/webhook",
+                 *           "timeout_ms": 500,
+                 *           "destinations": [
+                 *             "+14155550123"
+                 *           ]
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -8780,6 +8941,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. Given, they replace the line’s tools for this call; `[]` offers none. */
+                    tools?: components["schemas"]["Tool"][] | null;
                 };
             };
         };
@@ -8813,7 +8976,14 @@ export interface operations {
                      *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
                      *             "timestamp": "2026-01-15T09:30:00.000Z",
                      *             "interrupted": true,
-                     *             "kind": "dtmf"
+                     *             "kind": "dtmf",
+                     *             "tool": {
+                     *               "id": "example",
+                     *               "name": "Front desk",
+                     *               "arguments": {},
+                     *               "result": "example",
+                     *               "error": "example"
+                     *             }
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -8821,6 +8991,19 @@ export interface operations {
                      *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *         "max_duration_sec": 600,
                      *         "metadata": {},
+                     *         "tools": [
+                     *           {
+                     *             "type": "function",
+                     *             "name": "example",
+                     *             "description": "Outbound call, 2 minutes",
+                     *             "parameters": {},
+                     *             "url": "https://agent.example.com/switchboard/webhook",
+                     *             "timeout_ms": 500,
+                     *             "destinations": [
+                     *               "+14155550123"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
                      *       }
                      *     }
@@ -9066,7 +9249,14 @@ export interface operations {
                      *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
                      *             "timestamp": "2026-01-15T09:30:00.000Z",
                      *             "interrupted": true,
-                     *             "kind": "dtmf"
+                     *             "kind": "dtmf",
+                     *             "tool": {
+                     *               "id": "example",
+                     *               "name": "Front desk",
+                     *               "arguments": {},
+                     *               "result": "example",
+                     *               "error": "example"
+                     *             }
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -9074,6 +9264,19 @@ export interface operations {
                      *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *         "max_duration_sec": 600,
                      *         "metadata": {},
+                     *         "tools": [
+                     *           {
+                     *             "type": "function",
+                     *             "name": "example",
+                     *             "description": "Outbound call, 2 minutes",
+                     *             "parameters": {},
+                     *             "url": "https://agent.example.com/switchboard/webhook",
+                     *             "timeout_ms": 500,
+                     *             "destinations": [
+                     *               "+14155550123"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
                      *       }
                      *     }
@@ -9194,7 +9397,14 @@ export interface operations {
                      *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
                      *             "timestamp": "2026-01-15T09:30:00.000Z",
                      *             "interrupted": true,
-                     *             "kind": "dtmf"
+                     *             "kind": "dtmf",
+                     *             "tool": {
+                     *               "id": "example",
+                     *               "name": "Front desk",
+                     *               "arguments": {},
+                     *               "result": "example",
+                     *               "error": "example"
+                     *             }
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -9202,6 +9412,19 @@ export interface operations {
                      *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *         "max_duration_sec": 600,
                      *         "metadata": {},
+                     *         "tools": [
+                     *           {
+                     *             "type": "function",
+                     *             "name": "example",
+                     *             "description": "Outbound call, 2 minutes",
+                     *             "parameters": {},
+                     *             "url": "https://agent.example.com/switchboard/webhook",
+                     *             "timeout_ms": 500,
+                     *             "destinations": [
+                     *               "+14155550123"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
                      *       }
                      *     }
@@ -9340,7 +9563,20 @@ export interface operations {
                  *       },
                  *       "metadata": {
                  *         "order_id": "ord_1234"
-                 *       }
+                 *       },
+                 *       "tools": [
+                 *         {
+                 *           "type": "function",
+                 *           "name": "example",
+                 *           "description": "Outbound call, 2 minutes",
+                 *           "parameters": {},
+                 *           "url": "https://agent.example.com/switchboard/webhook",
+                 *           "timeout_ms": 500,
+                 *           "destinations": [
+                 *             "+14155550123"
+                 *           ]
+                 *         }
+                 *       ]
                  *     }
                  */
                 "application/json": {
@@ -9373,6 +9609,8 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
+                    /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. Given, they replace the line’s tools for this call; `[]` offers none. */
+                    tools?: components["schemas"]["Tool"][] | null;
                 };
             };
         };
@@ -9406,7 +9644,14 @@ export interface operations {
                      *             "text": "Hi! Your appointment is confirmed for Tuesday at 10:00.",
                      *             "timestamp": "2026-01-15T09:30:00.000Z",
                      *             "interrupted": true,
-                     *             "kind": "dtmf"
+                     *             "kind": "dtmf",
+                     *             "tool": {
+                     *               "id": "example",
+                     *               "name": "Front desk",
+                     *               "arguments": {},
+                     *               "result": "example",
+                     *               "error": "example"
+                     *             }
                      *           }
                      *         ],
                      *         "system_prompt": "You answer the front desk of a dental clinic. Be brief and friendly.",
@@ -9414,6 +9659,19 @@ export interface operations {
                      *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
                      *         "max_duration_sec": 600,
                      *         "metadata": {},
+                     *         "tools": [
+                     *           {
+                     *             "type": "function",
+                     *             "name": "example",
+                     *             "description": "Outbound call, 2 minutes",
+                     *             "parameters": {},
+                     *             "url": "https://agent.example.com/switchboard/webhook",
+                     *             "timeout_ms": 500,
+                     *             "destinations": [
+                     *               "+14155550123"
+                     *             ]
+                     *           }
+                     *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
                      *       }
                      *     }

@@ -30,6 +30,7 @@ export interface Line {
   status_callback_url: string | null;
   environment: 'test' | 'live';
   grace_ends_at: string | null;
+  tools: Array<Record<string, unknown>>;
 }
 
 export interface TranscriptEntry {
@@ -38,8 +39,9 @@ export interface TranscriptEntry {
   timestamp: string;
   /** A reply the caller talked over: `text` is what they heard. */
   interrupted?: true;
-  /** The agent's key presses: `text` is the digits. */
-  kind?: 'dtmf';
+  /** The agent's key presses (`text` is the digits), or a tool the model called (`text` is its name). */
+  kind?: 'dtmf' | 'tool';
+  tool?: { id: string; name: string; arguments: Record<string, unknown>; result: string; error: string | null };
 }
 
 /** A call on the wire (`{call}`). */
@@ -64,6 +66,7 @@ export interface Call {
   topic: string | null;
   max_duration_sec: number | null;
   metadata: Record<string, string>;
+  tools: Array<Record<string, unknown>>;
   created_at: string;
 }
 

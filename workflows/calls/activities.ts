@@ -3,6 +3,7 @@ import type { AudioActivities } from '../../activities/audio/activities';
 import type { BillingActivities } from '../../activities/billing';
 import type { CallActivities } from '../../activities/calls';
 import type { HostedActivities } from '../../activities/hosted';
+import type { ToolActivities } from '../../activities/tools';
 import * as options from '../activityOptions';
 import { patches } from '../patches';
 
@@ -35,3 +36,5 @@ export const hosted = proxyActivities<HostedActivities>(options.hostedTurn);
 /** The audio relay of an audio line, for the whole call. */
 export const audio = proxyActivities<AudioActivities>(options.audioRelay);
 export const keypad = proxyActivities<CallActivities>(options.keypad);
+/** The tools a hosted call's model calls: one attempt each (a lost one is an error result for the model). */
+export const tools = proxyActivities<ToolActivities>(options.toolCall);

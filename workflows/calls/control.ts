@@ -224,55 +224,63 @@ const TRANSFER_OUTCOME_TIMEOUT_MS = RING_TIMEOUT_MS + 30_000;
  * Not answered: the call is back with the agent as before.
  */
 function acceptTransfer(call: CallState, mustBeLive: () => void): void {
-  const { input, events } = call;
   setHandler(
     transferUpdate,
     async ({ toNumber }): Promise<TransferResult> => {
       patched(patches.callTransfer);
-      const result = (transferred: boolean, reason: TransferResult['failure_reason']): TransferResult => ({
-        call_id: input.callId,
-        to_number: toNumber,
-        transferred,
-        failure_reason: reason,
-      });
-      call.transfer.attempting = true;
-      try {
-        // The speech in play, and what waits behind it, is dropped first.
-        if (!(await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) return result(false, 'call_ended');
-        const outcomes = events.transfers.length;
-        let accepted = false;
-        let refusal: CarrierRefusal | undefined;
-        try {
-          ({ accepted, refusal } = await carrier.transferCall({
-            carrierCallId: call.carrierCallId!,
-            callId: input.callId,
-            transferId: uuid4(),
-            to: toNumber,
-            // The destination sees the line's number.
-            from: input.direction === 'outbound' ? input.from : input.to,
-          }));
-        } catch (err) {
-          // The carrier stayed unreachable: not transferred.
-          if (!(err instanceof ActivityFailure)) throw err;
-        }
-        // Refused: the call has ended at the carrier, or the carrier's refusal is the answer (502 `carrier_error`).
-        if (!accepted && refusal && patched(patches.carrierRefusals)) {
-          if (refusal.callNotActive) return result(false, 'call_ended');
-          throw carrierRefusalFailure(refusal);
-        }
-        if (!accepted) return result(false, call.ended() ? 'call_ended' : 'refused');
-        await condition(() => events.transfers.length > outcomes || call.ended(), TRANSFER_OUTCOME_TIMEOUT_MS);
-        if (call.ended()) return result(false, 'call_ended');
-        if (events.transfers[outcomes] !== true) return result(false, 'not_answered');
-        call.transfer.to = toNumber;
-        await records.recordCallState(input.callId, { status: 'in_progress', transferredTo: toNumber });
-        await publishCallEvent(input, 'call_transferred', { to_number: toNumber });
-        return result(true, null);
-      } finally {
-        call.transfer.attempting = false;
-      }
+      return transferTo(call, toNumber);
     },
     // The destination was cleared by the API (src/domain/calls/transfer.ts).
     { validator: (_request: TransferRequest) => mustBeLive() },
   );
+}
+
+/**
+ * Transfers the call to `toNumber`, already cleared (by the API, or for the model's `transfer_call`
+ * tool by the same use case): the update above and workflows/calls/tools.ts share it.
+ */
+export async function transferTo(call: CallState, toNumber: string): Promise<TransferResult> {
+  const { input, events } = call;
+  const result = (transferred: boolean, reason: TransferResult['failure_reason']): TransferResult => ({
+    call_id: input.callId,
+    to_number: toNumber,
+    transferred,
+    failure_reason: reason,
+  });
+  call.transfer.attempting = true;
+  try {
+    // The speech in play, and what waits behind it, is dropped first.
+    if (!(await call.onCarrier(() => carrier.stopSpeaking(call.carrierCallId!)))) return result(false, 'call_ended');
+    const outcomes = events.transfers.length;
+    let accepted = false;
+    let refusal: CarrierRefusal | undefined;
+    try {
+      ({ accepted, refusal } = await carrier.transferCall({
+        carrierCallId: call.carrierCallId!,
+        callId: input.callId,
+        transferId: uuid4(),
+        to: toNumber,
+        // The destination sees the line's number.
+        from: input.direction === 'outbound' ? input.from : input.to,
+      }));
+    } catch (err) {
+      // The carrier stayed unreachable: not transferred.
+      if (!(err instanceof ActivityFailure)) throw err;
+    }
+    // Refused: the call has ended at the carrier, or the carrier's refusal is the answer (502 `carrier_error`).
+    if (!accepted && refusal && patched(patches.carrierRefusals)) {
+      if (refusal.callNotActive) return result(false, 'call_ended');
+      throw carrierRefusalFailure(refusal);
+    }
+    if (!accepted) return result(false, call.ended() ? 'call_ended' : 'refused');
+    await condition(() => events.transfers.length > outcomes || call.ended(), TRANSFER_OUTCOME_TIMEOUT_MS);
+    if (call.ended()) return result(false, 'call_ended');
+    if (events.transfers[outcomes] !== true) return result(false, 'not_answered');
+    call.transfer.to = toNumber;
+    await records.recordCallState(input.callId, { status: 'in_progress', transferredTo: toNumber });
+    await publishCallEvent(input, 'call_transferred', { to_number: toNumber });
+    return result(true, null);
+  } finally {
+    call.transfer.attempting = false;
+  }
 }

@@ -1,3 +1,4 @@
+import type { ConversationTurn } from '../../src/adapters/model/port';
 import type { SequencedEntry } from '../../src/domain/calls/store';
 import { records } from './activities';
 
@@ -54,7 +55,7 @@ export class Transcript {
   cutToHeard(heard: string, only?: SequencedEntry): void {
     let since = this.entries.length;
     while (since > 0 && this.entries[since - 1].role !== 'user') since -= 1;
-    const spoken = only ? [only] : this.entries.slice(since).filter((entry) => entry.role === 'assistant');
+    const spoken = only ? [only] : this.entries.slice(since).filter((entry) => entry.role === 'assistant' && entry.kind === undefined);
     const said = spoken.map((entry) => entry.text).join(' ');
     if (spoken.length === 0 || !said.startsWith(heard) || said === heard) return;
     let rest = heard;
@@ -83,6 +84,17 @@ export class Transcript {
   }
 
   context(): Array<Pick<SequencedEntry, 'role' | 'text' | 'timestamp'>> {
-    return this.tail().map(({ role, text, timestamp }) => ({ role, text, timestamp }));
+    return this.tail()
+      .filter((entry) => entry.kind === undefined)
+      .map(({ role, text, timestamp }) => ({ role, text, timestamp }));
+  }
+
+  /** The last turns as the model reads them: what was said, and each tool it called with what it was given back. */
+  modelTurns(): ConversationTurn[] {
+    return this.tail().map((entry): ConversationTurn => {
+      if (entry.kind !== 'tool' || !entry.tool) return { role: entry.role, text: entry.text };
+      const { id, name, arguments: args, result } = entry.tool;
+      return { role: 'tool', call: { id, name, arguments: JSON.stringify(args) }, result };
+    });
   }
 }

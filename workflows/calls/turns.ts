@@ -2,11 +2,13 @@ import { ActivityFailure, CancellationScope, condition, isCancellation, patched 
 import type { MessageTurnOutcome, PlaybackReport } from '../../activities/calls';
 import type { HostedTurnOutcome } from '../../activities/hosted';
 import { hostedSpeakIdPrefix } from '../../src/domain/calls/rules';
+import { TOOL_LIMITS } from '../../src/domain/tools/rules';
 import type { SequencedEntry } from '../../src/domain/calls/store';
 import type { SignalledCallEvent } from '../definitions/calls';
 import { patches } from '../patches';
 import { audio, carrier, claims, hosted, publishCallEvent, turns } from './activities';
 import type { CallState } from './state';
+import { runToolCalls } from './tools';
 
 /**
  * One caller turn: if the agent was talking, cut it off and tell the customer what was heard
@@ -68,9 +70,9 @@ export async function takeTurn(call: CallState, utterance: SignalledCallEvent, t
  * If the caller talks while the model is still writing, the activity is cancelled there (the
  * next turn then stops the playback and reports `interrupted`, as in webhook mode).
  */
-async function takeHostedTurn(call: CallState, turn: number, language: string | undefined): Promise<void> {
+async function takeHostedTurn(call: CallState, turn: number, language: string | undefined, round = 0): Promise<void> {
   const { input, events, transcript } = call;
-  const prefix = hostedSpeakIdPrefix(input.callId, turn);
+  const prefix = hostedSpeakIdPrefix(input.callId, turn, round);
   const scope = new CancellationScope();
   let outcome: HostedTurnOutcome | undefined;
   let done = false;
@@ -80,8 +82,9 @@ async function takeHostedTurn(call: CallState, turn: number, language: string | 
         callId: input.callId,
         carrierCallId: call.carrierCallId!,
         turn,
-        // The activity reads the system prompt itself, by call id.
-        turns: transcript.tail().map((t) => ({ role: t.role, text: t.text })),
+        ...(round > 0 ? { round } : {}),
+        // The activity reads the system prompt (and the call's tools) itself, by call id.
+        turns: transcript.modelTurns(),
         voice: input.voice ?? null,
         ...(language ? { language } : {}),
       }),
@@ -108,6 +111,13 @@ async function takeHostedTurn(call: CallState, turn: number, language: string | 
         .join(' ');
   if (text !== '') transcript.unwritten.push(transcript.add({ role: 'assistant', text, timestamp: outcome?.repliedAt ?? Date.now() }));
   await transcript.flush();
+  // The model called tools: they run, and the model takes another round with their results, unless
+  // the caller spoke meanwhile (their turn comes next, with the results in its context).
+  if (outcome?.toolCalls && !call.ended() && patched(patches.hostedTools)) {
+    const goesOn = await runToolCalls(call, outcome.toolCalls);
+    if (goesOn && round + 1 < TOOL_LIMITS.maxRoundsPerTurn && events.sentences.length === 0)
+      return takeHostedTurn(call, turn, language, round + 1);
+  }
 }
 
 /** Applies the playback reports a closed deferral returned, in order. */

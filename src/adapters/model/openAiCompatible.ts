@@ -1,5 +1,12 @@
 import OpenAI, { APIConnectionTimeoutError, APIError } from 'openai';
-import { ModelRejectedError, ModelUnavailableError, type ModelAdapter, type ModelReplyRequest } from './port';
+import {
+  ModelRejectedError,
+  ModelUnavailableError,
+  type ConversationTurn,
+  type ModelAdapter,
+  type ModelReplyRequest,
+  type ModelToolCall,
+} from './port';
 
 /** How long the model may stay silent (before its first byte, or between two stream chunks) by default. */
 export const DEFAULT_MODEL_TIMEOUT_MS = 30_000;
@@ -10,6 +17,8 @@ export const DEFAULT_MODEL_TIMEOUT_MS = 30_000;
  */
 export const DEFAULT_MODEL_MAX_TOKENS = 512;
 export const DEFAULT_MODEL_MAX_REPLY_CHARS = 2_000;
+/** The most characters of one tool call's arguments read from the stream (the rest is dropped, and the call fails its JSON parse). */
+const MAX_TOOL_ARGUMENT_CHARS = 64 * 1024;
 
 export interface OpenAiCompatibleModelOptions {
   /** The API's base URL, up to and including the version (`https://api.openai.com/v1`, `http://127.0.0.1:11434/v1`). */
@@ -59,7 +68,8 @@ export class OpenAiCompatibleModel implements ModelAdapter {
     signal?.throwIfAborted();
     const messages: OpenAI.ChatCompletionMessageParam[] = [];
     if (request.systemPrompt.trim() !== '') messages.push({ role: 'system', content: request.systemPrompt });
-    for (const turn of request.turns) messages.push({ role: turn.role, content: turn.text });
+    for (const turn of request.turns) messages.push(...messagesOf(turn));
+    const tools = request.tools?.length ? { tools: request.tools.map((fn) => ({ type: 'function' as const, function: fn })) } : {};
 
     // One controller for the whole request: the caller's signal and the silence timer both abort it.
     const controller = new AbortController();
@@ -95,7 +105,7 @@ export class OpenAiCompatibleModel implements ModelAdapter {
       let stream: AsyncIterable<OpenAI.ChatCompletionChunk>;
       try {
         stream = await this.client.chat.completions.create(
-          { model: this.model, messages, stream: true, max_tokens: this.maxTokens },
+          { model: this.model, messages, stream: true, max_tokens: this.maxTokens, ...tools },
           { signal: controller.signal },
         );
       } catch (err) {
@@ -103,11 +113,13 @@ export class OpenAiCompatibleModel implements ModelAdapter {
       }
       let finished = false;
       let replyChars = 0;
+      const toolCalls = new ToolCallAssembly();
       try {
         for await (const chunk of stream) {
           clearTimeout(timer);
           const choice = chunk.choices[0];
           if (choice?.finish_reason) finished = true;
+          toolCalls.add(choice?.delta?.tool_calls);
           const text = choice?.delta?.content;
           if (typeof text === 'string' && text !== '') {
             const allowed = text.slice(0, this.maxReplyChars - replyChars);
@@ -128,6 +140,8 @@ export class OpenAiCompatibleModel implements ModelAdapter {
       // An abort ends the SDK's stream quietly: tell an aborted or timed-out stream from a finished one.
       if (signal?.aborted || timedOut) throw failure(undefined);
       if (!finished) throw new ModelUnavailableError('the model stream ended before the reply was finished');
+      const calls = toolCalls.calls();
+      if (calls.length > 0) request.onToolCalls?.(calls);
       // Cut at the character limit: close the request so the model stops generating (and billing).
       if (replyChars >= this.maxReplyChars) controller.abort();
       complete = true;
@@ -136,5 +150,39 @@ export class OpenAiCompatibleModel implements ModelAdapter {
       signal?.removeEventListener('abort', onAbort);
       if (!complete) controller.abort();
     }
+  }
+}
+
+/** The chat-completions messages of one turn: a tool turn is the assistant's call and the tool's answer. */
+function messagesOf(turn: ConversationTurn): OpenAI.ChatCompletionMessageParam[] {
+  if (turn.role !== 'tool') return [{ role: turn.role, content: turn.text }];
+  const { id, name, arguments: args } = turn.call;
+  return [
+    { role: 'assistant', content: null, tool_calls: [{ id, type: 'function', function: { name, arguments: args } }] },
+    { role: 'tool', tool_call_id: id, content: turn.result },
+  ];
+}
+
+/** A streamed reply's tool calls, assembled from their deltas by `index` (id and name come first, arguments in pieces). */
+class ToolCallAssembly {
+  private readonly byIndex = new Map<number, ModelToolCall>();
+
+  add(deltas: OpenAI.ChatCompletionChunk.Choice.Delta.ToolCall[] | undefined): void {
+    for (const delta of deltas ?? []) {
+      const call = this.byIndex.get(delta.index) ?? { id: '', name: '', arguments: '' };
+      if (delta.id) call.id = delta.id;
+      if (delta.function?.name) call.name += delta.function.name;
+      if (delta.function?.arguments && call.arguments.length < MAX_TOOL_ARGUMENT_CHARS)
+        call.arguments += delta.function.arguments.slice(0, MAX_TOOL_ARGUMENT_CHARS - call.arguments.length);
+      this.byIndex.set(delta.index, call);
+    }
+  }
+
+  /** The calls in order; one without an id is given one, so its answer can be matched to it. */
+  calls(): ModelToolCall[] {
+    return [...this.byIndex.entries()]
+      .sort(([a], [b]) => a - b)
+      .filter(([, call]) => call.name !== '')
+      .map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
   }
 }

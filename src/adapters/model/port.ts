@@ -6,10 +6,25 @@
  * OpenAI-compatible chat-completions protocol (OpenAI, vLLM, Ollama, the simulator's model).
  */
 
-/** One turn of the conversation so far: what the caller said (`user`) or what we said (`assistant`). */
-export interface ConversationTurn {
-  role: 'user' | 'assistant';
-  text: string;
+/**
+ * One turn of the conversation so far: what the caller said (`user`), what we said (`assistant`),
+ * or a tool the model called and what it was given back (`tool`).
+ */
+export type ConversationTurn = { role: 'user' | 'assistant'; text: string } | { role: 'tool'; call: ModelToolCall; result: string };
+
+/** A function the model may call (chat-completions `tools[].function`). */
+export interface ModelFunction {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments. */
+  parameters: Record<string, unknown>;
+}
+
+/** A call the model made: its id, the function's name and the arguments as the model wrote them (JSON text, unchecked). */
+export interface ModelToolCall {
+  id: string;
+  name: string;
+  arguments: string;
 }
 
 export interface ModelReplyRequest {
@@ -23,6 +38,13 @@ export interface ModelReplyRequest {
    * `AbortError` for a plain `abort()`), never a `ModelUnavailableError` or `ModelRejectedError`.
    */
   signal?: AbortSignal;
+  /** Functions the model may call instead of, or after, talking. */
+  tools?: ModelFunction[];
+  /**
+   * Told the reply's tool calls, in order, once the model has finished a reply that makes any
+   * (before the iteration ends normally). The text yielded before them is the reply's spoken part.
+   */
+  onToolCalls?: (calls: ModelToolCall[]) => void;
 }
 
 export interface ModelAdapter {

@@ -9,6 +9,7 @@ import { ANONYMOUS_CALLER, isActiveCallStatus } from './rules';
 import { startCallWorkflow } from './start';
 import { makeFirstAttempt, publishDepsOf } from '../webhooks/publish';
 import { recordCallEvent } from './events';
+import { toolsColumn } from '../tools/store';
 import { activeCallOfLine, callOpening, findCallByCarrierId, insertCall, LineBusyError, type CallRow, type NewCall } from './store';
 
 /**
@@ -77,6 +78,7 @@ export async function answerInboundCall(deps: LoggedUseCaseDeps, incoming: Incom
       carrier_call_id: incoming.carrierCallId,
       system_prompt: line.system_prompt,
       begin_message: line.begin_message,
+      tools: toolsColumn(line.tools),
       created_at: deps.now(),
     };
     call = await insertRingingCall(deps, ringing);

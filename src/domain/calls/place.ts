@@ -7,6 +7,9 @@ import type { LoggedUseCaseDeps, WithinRecording } from '../useCaseDeps';
 import { conversationBeginMessage, conversationSystemPrompt } from './conversation';
 import { blockedAsFraud } from './fraud';
 import { fillVariables } from './personalization';
+import { toolDeclarationProblems } from '../tools/declarations';
+import type { ToolDeclaration } from '../tools/declarations';
+import { toolsColumn } from '../tools/store';
 import { startCallWorkflow } from './start';
 import { callOpening, insertCall, LineBusyError, type CallRow } from './store';
 
@@ -28,13 +31,16 @@ export interface PlaceCallRequest {
   variables?: Record<string, string>;
   /** Kept on the call and echoed in every event of it. */
   metadata?: Record<string, string>;
+  /** The tools this call's model may call, instead of the line's (src/domain/tools/rules.ts). */
+  tools?: ToolDeclaration[];
 }
 
 /**
  * Places an outbound call. Refuses (`OutboundRefusedError`) in a fixed order, each check only
  * after the previous passed: the outbound preflight (number, line, `line_no_webhook`,
  * `number_opted_out`, `consent_required`), the `variables` (422 `variables.<name>`: they depend on
- * the line's texts, so they are checked once the line is known), then in one transaction `call_in_progress` (the
+ * the line's texts, so they are checked once the line is known), the call's own `tools` (422
+ * `tools.<n>.<field>`), then in one transaction `call_in_progress` (the
  * line's one active call), `m3_fraud_block`, and the one-minute reservation. Then the call's
  * workflow dials; a start that did not happen fails the call (`StartCompensatedError`).
  */
@@ -62,6 +68,8 @@ export async function placeCall(
     request.variables,
   );
   if (!filling.ok) refuseOutbound({ code: 'invalid_field', field: filling.field, message: filling.message });
+  const [toolProblem] = await toolDeclarationProblems(deps.config, actor.environment, request.tools);
+  if (toolProblem) refuseOutbound({ code: 'invalid_field', ...toolProblem });
   const { system_prompt: systemPrompt, begin_message: beginMessage } = filling.texts;
   const metadata = request.metadata && Object.keys(request.metadata).length > 0 ? request.metadata : null;
   const zone = zoneOf(to);
@@ -88,6 +96,7 @@ export async function placeCall(
         topic: conversation?.topic ?? null,
         max_duration_sec: conversation?.maxDurationSec ?? null,
         metadata,
+        tools: toolsColumn(request.tools ?? line.tools),
         created_at: now,
       });
     } catch (err) {

@@ -40,6 +40,8 @@ export const END_CAUSES = [
   'transferred',
   /** Inbound: the line was on another call, so this one was refused unanswered (status `busy`, event `call_missed`). */
   'line_busy',
+  /** A hosted call's model hung up (its `hang_up` tool), after what it said had been played. */
+  'agent_hangup',
 ] as const;
 export type EndCause = (typeof END_CAUSES)[number];
 
@@ -68,8 +70,9 @@ export function boundedEndTime(carrierAt: number, local: { answeredAt: number; h
 export const STALE_CALL_AGE_MS = 20 * 60_000;
 
 /** The speak-id prefix of one hosted turn's chunks (`<prefix><n>`): the workflow matches playback events with it. */
-export function hostedSpeakIdPrefix(callId: string, turn: number): string {
-  return `${callId}:hosted-${turn}-`;
+export function hostedSpeakIdPrefix(callId: string, turn: number, round = 0): string {
+  // A turn's later model rounds (after tool calls) say `<turn>.<round>`: no prefix of one round matches another's ids.
+  return round === 0 ? `${callId}:hosted-${turn}-` : `${callId}:hosted-${turn}.${round}-`;
 }
 
 /** The names carriers give WAV besides `audio/wav` (Twilio answers `audio/x-wav`). */

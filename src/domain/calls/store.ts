@@ -4,6 +4,7 @@ import type { BillingTenant } from '../billing/ledger';
 import { disclosurePlayedIn } from '../compliance/disclosures';
 import type { Zone } from '../billing/pricing';
 import type { LineMode } from '../lines/rules';
+import type { ToolDeclaration } from '../tools/declarations';
 import type { TenantRow } from '../workspaces/tenantRow';
 import { ACTIVE_CALL_STATUSES, type EndCause } from './rules';
 
@@ -27,6 +28,8 @@ export interface CallRow extends TenantRow {
   max_duration_sec: number | null;
   /** Set when the call was placed (`metadata`); echoed in its events. */
   metadata: Record<string, string> | null;
+  /** The tools its model may call (the line's, or the call's own), fixed when the call was placed or answered. */
+  tools: ToolDeclaration[] | null;
   created_at: Date;
   started_at: Date | null;
   ended_at: Date | null;
@@ -45,7 +48,7 @@ export type NewCall = Pick<
       CallRow,
       'carrier_call_id' | 'topic' | 'max_duration_sec' | 'metadata' | 'end_cause' | 'ended_at' | 'duration_sec' | 'charge_cents'
     >
-  >;
+  > & { /** As jsonb takes it (`toolsColumn`). */ tools?: string | null };
 
 /** The line already has an active call (the `calls_one_active_per_line` unique index): 409 `call_in_progress`. */
 export class LineBusyError extends Error {
@@ -58,8 +61,8 @@ export class LineBusyError extends Error {
 /** Records a new call; a line has at most one active call, so a second one is a `LineBusyError`. */
 export async function insertCall(db: Knex | Knex.Transaction, call: NewCall): Promise<CallRow> {
   try {
-    const [row] = await db<CallRow>('calls').insert(call).returning('*');
-    return row as CallRow;
+    const [row] = await db('calls').insert(call).returning<CallRow[]>('*');
+    return row;
   } catch (err) {
     if ((err as { constraint?: string }).constraint === 'calls_one_active_per_line') throw new LineBusyError(call.line_id);
     throw err;
@@ -224,6 +227,7 @@ export function transcriptAppend(callId: string, addition: TranscriptAddition): 
       seq: e.seq,
       ...(e.interrupted ? { interrupted: true } : {}),
       ...(e.kind ? { kind: e.kind } : {}),
+      ...(e.tool ? { tool: e.tool } : {}),
     })),
   );
   return {
@@ -259,14 +263,15 @@ export function toCallRecord(row: CallRow) {
     // Entries carry a sequence number for idempotent appends (see appendTranscript); it stays internal.
     transcript:
       row.transcript?.map((entry) => {
-        const { role, text, timestamp, interrupted, kind } = entry as {
+        const { role, text, timestamp, interrupted, kind, tool } = entry as {
           role: string;
           text: string;
           timestamp: string;
           interrupted?: boolean;
           kind?: string;
+          tool?: ToolCallRecord;
         };
-        return { role, text, timestamp, ...(interrupted ? { interrupted } : {}), ...(kind ? { kind } : {}) };
+        return { role, text, timestamp, ...(interrupted ? { interrupted } : {}), ...(kind ? { kind } : {}), ...(tool ? { tool } : {}) };
       }) ?? null,
     system_prompt: row.system_prompt,
     begin_message: row.begin_message,
@@ -274,6 +279,7 @@ export function toCallRecord(row: CallRow) {
     max_duration_sec: row.max_duration_sec,
     // Stripe's habit: always an object, empty when the call was placed without one.
     metadata: row.metadata ?? {},
+    tools: row.tools ?? [],
     created_at: row.created_at.toISOString(),
   };
 }
@@ -321,8 +327,22 @@ export interface SequencedEntry {
   timestamp: number;
   /** The caller talked over this reply: `text` is the part they heard. */
   interrupted?: boolean;
-  /** Absent for speech; `dtmf` for the agent's key presses. */
-  kind?: 'dtmf';
+  /** Absent for speech; `dtmf` for the agent's key presses; `tool` for a tool the model called (`text` is its name). */
+  kind?: 'dtmf' | 'tool';
+  /** `kind: tool`: the call and what came of it. */
+  tool?: ToolCallRecord;
+}
+
+/** A tool call as the transcript and the `tool_called` event show it. */
+export interface ToolCallRecord {
+  /** The model's id of the call (chat-completions `tool_calls[].id`). */
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  /** What the model was given back: the endpoint's answer, or the built-in's outcome (JSON text). */
+  result: string;
+  /** Why the tool failed (the model was told it), or null. */
+  error: string | null;
 }
 
 /**

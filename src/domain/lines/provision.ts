@@ -28,6 +28,9 @@ import { mayImportNumber } from './numberGrants';
 import { createCurrentSecret, sealingKeyOf } from './secrets';
 import { countLinesOfWorkspace, discardRefusedLine, failProvisioning, findLine, insertLine, lockLineCreation, type LineRow } from './store';
 import { unreachableUrlProblems } from './urls';
+import { toolDeclarationProblems } from '../tools/declarations';
+import type { ToolDeclaration } from '../tools/declarations';
+import { toolsColumn } from '../tools/store';
 
 /** The fields a customer chooses for a new line (wire names, as stored), and how its number is chosen. */
 export interface LineRequest extends NumberChoiceRequest {
@@ -45,6 +48,7 @@ export interface LineRequest extends NumberChoiceRequest {
   compliance_enabled?: boolean;
   language?: string;
   endpointing_ms?: number | null;
+  tools?: ToolDeclaration[] | null;
 }
 
 /** Who creates the line: its workspace, user and environment, and the key that pays for its number. */
@@ -81,7 +85,10 @@ export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: Lin
   const problems = [...lineFieldProblems({ ...request, mode, voice }), ...(number.ok ? [] : number.problems)];
   if (problems.length > 0 || !number.ok) return { ok: false, refused: 'invalid_fields', problems };
   if (isLanguagePinningRefused(mode, request.language)) return { ok: false, refused: 'language_pinning' };
-  const unreachable = await unreachableUrlProblems(deps.config, creator.environment, request);
+  const unreachable = [
+    ...(await unreachableUrlProblems(deps.config, creator.environment, request)),
+    ...(await toolDeclarationProblems(deps.config, creator.environment, request.tools)),
+  ];
   if (unreachable.length > 0) return { ok: false, refused: 'invalid_fields', problems: unreachable };
   const { choice } = number;
   const unavailable = (field: NumberCriterion): ProvisionOutcome => ({
@@ -117,6 +124,7 @@ export async function provisionLine(deps: UseCaseDeps, log: Logger, creator: Lin
       compliance_enabled: request.compliance_enabled ?? false,
       language: request.language ?? DEFAULT_LANGUAGE,
       endpointing_ms: request.endpointing_ms ?? null,
+      tools: toolsColumn(request.tools),
       ...numberColumns(choice),
       status: 'provisioning',
       // The workspace's first line of each environment is free for 30 days: test bills as live does.

@@ -11,6 +11,7 @@ import {
   type NumberSource,
   type NumberType,
 } from './numberChoice';
+import type { ToolDeclaration } from '../tools/declarations';
 import type { LineMode, LineStatus } from './rules';
 
 export interface LineRow {
@@ -32,6 +33,8 @@ export interface LineRow {
   compliance_enabled: boolean;
   language: string;
   endpointing_ms: number | null;
+  /** The tools its model may call (src/domain/tools/rules.ts); null for none. */
+  tools: ToolDeclaration[] | null;
   phone_number: string | null;
   /** What the number was asked as (an import: what the owned number is). */
   number_country: string;
@@ -95,6 +98,7 @@ export async function findActiveLineByNumber(db: Db, phoneNumber: string): Promi
 /** The columns a new line is created with; the rest are set by provisioning. */
 export type NewLine = Omit<
   LineRow,
+  | 'tools'
   | 'id'
   | 'phone_number'
   | 'failure_reason'
@@ -104,7 +108,7 @@ export type NewLine = Omit<
   | 'failure_provider_code'
   | 'activated_at'
   | 'released_at'
->;
+> & { /** As jsonb takes it (`toolsColumn`). */ tools: string | null };
 
 /** Serialises line creation per workspace and environment, so two concurrent "first lines" cannot both be free. */
 export async function lockLineCreation(trx: Knex.Transaction, tenant: Tenant): Promise<void> {
@@ -121,7 +125,7 @@ export async function countLinesOfWorkspace(db: Db | Knex.Transaction, tenant: T
 }
 
 export async function insertLine(db: Db | Knex.Transaction, line: NewLine): Promise<LineRow> {
-  const [inserted] = await db<LineRow>('lines').insert(line).returning('*');
+  const [inserted] = await db('lines').insert(line).returning<LineRow[]>('*');
   return inserted;
 }
 
@@ -154,6 +158,7 @@ export function toLineRecord(row: LineRow) {
     context_limit: row.context_limit,
     language: row.language,
     endpointing_ms: row.endpointing_ms,
+    tools: row.tools ?? [],
     recording_enabled: row.recording_enabled,
     compliance_enabled: row.compliance_enabled,
     country: row.number_country,

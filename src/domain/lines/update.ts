@@ -2,6 +2,9 @@ import type { UseCaseDeps } from '../useCaseDeps';
 import { isLanguagePinningRefused, lineFieldProblems, lineUpdateChanges, type LineFieldProblem, type LineUpdate } from './rules';
 import { findLine, updateLine, type LineRow, type Tenant } from './store';
 import { unreachableUrlProblems } from './urls';
+import { toolDeclarationProblems } from '../tools/declarations';
+import type { ToolDeclaration } from '../tools/declarations';
+import { toolsColumn } from '../tools/store';
 
 export type LineUpdateOutcome =
   | { ok: true; line: LineRow }
@@ -27,7 +30,12 @@ export async function updateLineSettings(
   const problems = lineFieldProblems(merged, { webhookUrlOptional: merged.mode === row.mode });
   if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
   if (isLanguagePinningRefused(merged.mode, update.language)) return { ok: false, refused: 'language_pinning' };
-  const unreachable = await unreachableUrlProblems(deps.config, tenant.environment, update);
+  const tools = update.tools as ToolDeclaration[] | null | undefined;
+  const unreachable = [
+    ...(await unreachableUrlProblems(deps.config, tenant.environment, update)),
+    ...(await toolDeclarationProblems(deps.config, tenant.environment, tools)),
+  ];
   if (unreachable.length > 0) return { ok: false, refused: 'invalid_fields', problems: unreachable };
+  if ('tools' in changes) changes.tools = toolsColumn(tools);
   return { ok: true, line: await updateLine(deps.db, row.id, changes, deps.now()) };
 }

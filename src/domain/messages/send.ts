@@ -39,7 +39,7 @@ export function sendMessageInput(message: MessageRow, chargeCents: number): Send
  * The message is stored `queued` with its compliance record, and `sendMessageWorkflow` sends it.
  */
 export async function sendMessage(
-  deps: LoggedUseCaseDeps,
+  deps: Omit<LoggedUseCaseDeps, 'config'> & { config: Pick<LoggedUseCaseDeps['config'], 'taskQueue'> },
   actor: OutboundActor,
   request: SendMessageRequest,
   withinRecording?: WithinRecording<MessageRow>,

@@ -20,6 +20,8 @@ export const EVENT_POLICIES = {
   interrupted: lifecycle,
   /** An inbound call refused unanswered because its line was on another call: recorded (status `busy`) and told. */
   call_missed: lifecycle,
+  /** A hosted call's model called a tool (issue 29): the call, its arguments and what the model was given back. */
+  tool_called: lifecycle,
   sms_received: lifecycle,
   message: { target: 'webhook', timeoutMs: 10_000, retry: false },
   call_incoming: { target: 'status_callback', timeoutMs: 5_000, retry: true },

@@ -17,6 +17,10 @@ export interface OutboundRequest {
   timeoutMs: number;
   /** A `message` event: an accepted answer's `{text}` is the receiver's reply. */
   expectsReply: boolean;
+  /** The most read of a whole answer (RESPONSE_READ_LIMIT_BYTES by default); beyond it the attempt fails. */
+  readLimitBytes?: number;
+  /** An accepted answer is returned whole (`PostResult.body`): a tool's result. */
+  keepsBody?: boolean;
 }
 
 /** What one POST came to, before it is logged (recordOutcome's input). */
@@ -27,6 +31,8 @@ export interface PostResult {
   responseText: string | null;
   retryAfterMs?: number;
   replyText?: string;
+  /** The accepted answer, when the request `keepsBody`. */
+  body?: string;
   replySpoken: boolean;
   spokenChunks: Array<{ speakId: string; text: string }>;
 }
@@ -128,13 +134,14 @@ export async function post(
   let error: string | null = null;
   let retryAfterMs: number | undefined;
   let replyText: string | undefined;
+  let body: string | undefined;
   let replySpoken = false;
   const answerStart = new AnswerStart();
   const controller = new AbortController();
   const answerTimer = setTimeout(() => controller.abort(), request.timeoutMs);
   try {
-    const { url, headers, body } = request;
-    const response = await deps.egress.request(url, { method: 'POST', headers, body, signal: controller.signal });
+    const { url, headers } = request;
+    const response = await deps.egress.request(url, { method: 'POST', headers, body: request.body, signal: controller.signal });
     httpStatus = response.statusCode ?? null;
     // Spec: "A non-200 response ... marks the delivery failed" (204 and other 2xx included).
     const accepted = response.statusCode === 200;
@@ -142,8 +149,9 @@ export async function post(
       clearTimeout(answerTimer);
       await reply.readStream(response, controller, answerStart);
     } else {
-      const fullText = await readBounded(response, controller, RESPONSE_READ_LIMIT_BYTES, answerStart);
+      const fullText = await readBounded(response, controller, request.readLimitBytes ?? RESPONSE_READ_LIMIT_BYTES, answerStart);
       if (request.expectsReply && accepted) replyText = replyTextOf(fullText);
+      if (request.keepsBody && accepted) body = fullText;
     }
     // Taken before the bookkeeping: the receiver did answer, so a refusal to take it does not fail the delivery.
     if (replyText !== undefined && reply?.takeReply) replySpoken = await reply.takeReply(replyText);
@@ -161,6 +169,7 @@ export async function post(
     responseText: httpStatus !== null ? redactResponseBody(answerStart.text) : null,
     ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
     ...(replyText !== undefined ? { replyText } : {}),
+    ...(body !== undefined ? { body } : {}),
     replySpoken,
     spokenChunks: reply ? [...reply.chunks] : [],
   };

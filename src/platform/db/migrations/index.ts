@@ -34,6 +34,7 @@ import * as m0035 from './0035_two_factor';
 import * as m0036 from './0036_keys_minted_by';
 import * as m0037 from './0037_carrier_trust';
 import * as m0040 from './0040_call_metadata';
+import * as m0041 from './0041_tools';
 import * as m0042 from './0042_oauth';
 import * as m0043 from './0043_inbound_call_waits';
 
@@ -77,6 +78,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0036_keys_minted_by': m0036,
   '0037_carrier_trust': m0037,
   '0040_call_metadata': m0040,
+  '0041_tools': m0041,
   '0042_oauth': m0042,
   '0043_inbound_call_waits': m0043,
 };

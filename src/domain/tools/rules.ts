@@ -1,0 +1,33 @@
+/*
+ * The fixed vocabulary and bounds of tools (issue 29), apart from ./rules.ts so the call workflow
+ * can use them without loading a schema compiler.
+ */
+
+/** The built-in tools' names (each its declaration's `type`). */
+export const BUILT_IN_TOOLS = ['transfer_call', 'hang_up', 'send_sms', 'press_digits'] as const;
+export type BuiltInToolType = (typeof BUILT_IN_TOOLS)[number];
+
+export function isBuiltInName(name: string): name is BuiltInToolType {
+  return (BUILT_IN_TOOLS as readonly string[]).includes(name);
+}
+
+/** Bounds of a declaration: a model offered dozens of tools chooses badly, and each is sent on every turn. */
+export const TOOL_LIMITS = {
+  maxTools: 16,
+  /** OpenAI's function-name rule. */
+  namePattern: /^[a-zA-Z0-9_-]{1,64}$/,
+  maxDescriptionChars: 1_000,
+  maxParametersBytes: 8 * 1024,
+  maxDestinations: 10,
+  /** A caller waits in silence while a tool runs: 5 s by default, 20 s at most. */
+  defaultTimeoutMs: 5_000,
+  minTimeoutMs: 500,
+  maxTimeoutMs: 20_000,
+  /** The most of an endpoint's answer given to the model; a longer answer is an error result. */
+  maxResultBytes: 16 * 1024,
+  /** Tool calls of one model reply, and model rounds of one caller turn: a model looping on tools cannot hold the call. */
+  maxCallsPerReply: 5,
+  maxRoundsPerTurn: 4,
+  /** The longest arguments a model may send one tool. */
+  maxArgumentsChars: 8 * 1024,
+} as const;
