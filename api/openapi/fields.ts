@@ -50,10 +50,20 @@ export const VOICE_PATTERN = `^ *(?:${VOICES.map((voice) => voice.slug).join('|'
  * One tool the model of a hosted call may call (src/domain/tools/rules.ts): a `function` is the
  * customer's endpoint, the others are built-ins acting on the call under the API's rules.
  */
+const TOOL_EXAMPLE = {
+  type: 'function',
+  name: 'lookup_order',
+  description: 'Looks up an order by its id: call it when the caller asks where their order is.',
+  parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+  url: 'https://agent.example.com/tools/lookup-order',
+  timeout_ms: 5000,
+};
+
 export const toolDeclaration = {
   type: 'object',
   additionalProperties: false,
   required: ['type'],
+  example: TOOL_EXAMPLE,
   properties: {
     type: {
       type: 'string',
@@ -123,6 +133,7 @@ export const tools = nullable({
   maxItems: TOOL_LIMITS.maxTools,
   items: { $ref: '#/components/schemas/Tool' },
   description: TOOLS_DESCRIPTION,
+  example: [TOOL_EXAMPLE, { type: 'transfer_call', destinations: ['+14155550123'] }],
 });
 
 export const lineWritableFields = {

@@ -217,6 +217,53 @@ describe('simulator: model (OpenAI-compatible)', () => {
     expect((await control('/control/model/replies', { tool_calls: [{ name: 'ok', arguments: [1] }] })).status).toBe(400);
   });
 
+  it('the adapter offers functions, assembles the streamed tool calls, and sends tool turns back as the call and its result', async () => {
+    const lookup = {
+      name: 'lookup_order',
+      description: 'Looks up an order',
+      parameters: { type: 'object', properties: { id: { type: 'string' } } },
+    };
+    await control('/control/model/replies', { reply: 'One moment.', tool_calls: [{ name: 'lookup_order', arguments: { id: 'A7' } }] });
+    let called: Array<{ id: string; name: string; arguments: string }> = [];
+    const spoken = await collect(
+      model.streamReply({
+        systemPrompt,
+        turns: [{ role: 'user', text: 'Where is A7?' }],
+        tools: [lookup],
+        onToolCalls: (calls) => (called = calls),
+      }),
+    );
+    expect(spoken.join('')).toBe('One moment.');
+    expect(called).toEqual([{ id: expect.any(String), name: 'lookup_order', arguments: '{"id":"A7"}' }]);
+
+    // Without tool calls, the callback is not called; a tool turn is the assistant's call followed by its result.
+    let again = false;
+    await collect(
+      model.streamReply({
+        systemPrompt,
+        turns: [
+          { role: 'user', text: 'Where is A7?' },
+          { role: 'tool', call: called[0], result: '{"status":"shipped"}' },
+        ],
+        tools: [lookup],
+        onToolCalls: () => (again = true),
+      }),
+    );
+    expect(again).toBe(false);
+    const [first, second] = await requests();
+    expect(first.tools).toEqual([{ type: 'function', function: lookup }]);
+    expect(second.messages).toEqual([
+      { role: 'system', content: systemPrompt },
+      { role: 'user', content: 'Where is A7?' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: called[0].id, type: 'function', function: { name: 'lookup_order', arguments: '{"id":"A7"}' } }],
+      },
+      { role: 'tool', tool_call_id: called[0].id, content: '{"status":"shipped"}' },
+    ]);
+  });
+
   it('stops the stream when the request is aborted (barge-in), and the server stops writing', async () => {
     await control('/control/model/settings', { token_delay_ms: 50 });
     const controller = new AbortController();
