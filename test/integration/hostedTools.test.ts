@@ -1,3 +1,4 @@
+import { decryptedHistory } from '../../dev/temporalHistory';
 import { verifySignature } from '../../src/domain/webhooks/signature';
 import { eventually } from '../support/harness';
 import { customer } from '../support/customer';
@@ -132,6 +133,16 @@ describe('tools during hosted calls', () => {
     expect(told.map((e) => (e.body.tool_call as { name: string }).name)).toEqual(['lookup_order', 'transfer_call']);
     expect(told[0].body.tool_call).toMatchObject({ result: JSON.stringify({ status: 'shipped', eta: 'Tuesday' }), error: null });
     await eventually(async () => events(call.id, 'call_transferred')[0], 20_000, 'call_transferred');
+
+    // And in the call's history, as an operator reads it: each tool an activity, with its arguments and result.
+    const history = await decryptedHistory(ctx.h.temporal, call.id);
+    const ran = history.events.flatMap((e) => (e.activityTaskScheduledEventAttributes ? [e.activityTaskScheduledEventAttributes] : []));
+    const toolActivities = ran.filter((a) => ['callFunctionTool', 'clearToolTransfer'].includes(a.activityType?.name ?? ''));
+    expect(toolActivities.map((a) => a.activityType?.name)).toEqual(['callFunctionTool', 'clearToolTransfer']);
+    expect(JSON.parse(Buffer.from(toolActivities[0].input!.payloads![0].data!).toString())).toMatchObject({
+      name: 'lookup_order',
+      arguments: '{"order_id":"A-17"}',
+    });
 
     await sim.calls.hangUp(call.id);
     expect((await calls.untilStatus(call.id, ['completed'])).end_cause).toBe('transferred');

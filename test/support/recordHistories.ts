@@ -282,6 +282,47 @@ async function main(): Promise<void> {
         await save(h, hostedCall, path.join(out, 'callWorkflow.hosted-control.json'));
       }
 
+      // A hosted call whose model calls tools (`hosted-call-tools`): it presses a key, then says goodbye
+      // and hangs up; before that the agent's own key press is noted in the transcript (`call-transcript-heard`).
+      {
+        const {
+          callId: toolCall,
+          speech,
+          untilSpoken,
+        } = await callOnNewLine(
+          {
+            name: 'Hosted tools',
+            mode: 'hosted',
+            system_prompt: 'You are a helpful desk.',
+            tools: [{ type: 'press_digits' }, { type: 'hang_up' }],
+          },
+          '+14155552682',
+        );
+        await h.simulator.control('POST', '/control/model/replies', {
+          reply: 'Pressing one.',
+          match: 'menu',
+          tool_calls: [{ name: 'press_digits', arguments: { digits: '1' } }],
+        });
+        await h.simulator.control('POST', '/control/model/replies', {
+          reply: 'Goodbye!',
+          match: 'menu',
+          tool_calls: [{ name: 'hang_up', arguments: {} }],
+        });
+        h.simulator.state.calls.wordsPerSecond = 40;
+        await until(
+          async () => (await h.request('GET', `/api/v1/calls/${toolCall}`, { key: tenant.keys.test })).body.call.status === 'in_progress',
+          'the answer',
+          {
+            timeoutMs: 10_000,
+            intervalMs: 50,
+          },
+        );
+        await h.request('POST', `/api/v1/calls/${toolCall}/press`, { key: tenant.keys.test, body: { digits: '2' } });
+        await h.simulator.control('POST', `/control/calls/${toolCall}/say`, { text: 'Press one for the menu' });
+        await untilSpoken(() => speech().some((s) => s.text === 'Goodbye!' && s.state === 'done'), 'the goodbye');
+        await save(h, toolCall, path.join(out, 'callWorkflow.v6-hosted-tools.json'));
+      }
+
       // An SMS reply inside the 24-hour window, delivered and charged.
       {
         const smsLine = (await h.request('POST', '/api/v1/lines', { key: tenant.keys.test, body: webhookLine() })).body.line;

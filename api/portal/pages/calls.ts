@@ -141,9 +141,12 @@ export function callLive(call: CallRecord, environment: string, hangUp?: { csrfT
   </section>`;
 }
 
-/** An entry as read on the page: key presses and cut-off replies say so. */
+/** An entry as read on the page: key presses, tool calls and cut-off replies say so. */
 function transcriptText(entry: NonNullable<CallRecord['transcript']>[number]): Html {
   if (entry.kind === 'dtmf') return html`<em>pressed</em> ${entry.text}`;
+  if (entry.kind === 'tool' && entry.tool)
+    return html`<em>called</em> <code>${entry.tool.name}</code>(${JSON.stringify(entry.tool.arguments)}) →
+      ${entry.tool.error === null ? html`<code>${entry.tool.result}</code>` : html`<em>failed: ${entry.tool.error}</em>`}`;
   if (entry.interrupted) return html`${entry.text} <em>(interrupted: the caller heard only this)</em>`;
   return html`${entry.text}`;
 }
