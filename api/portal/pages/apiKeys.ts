@@ -3,7 +3,7 @@ import { grantOf } from '../../../src/domain/keys/scopedTokens';
 import { SCOPES, type Scope } from '../../../src/domain/keys/scopes';
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, option, postButton, table, time } from '../components';
+import { envFields, hiddenFields, keyToCopy, option, postButton, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface ApiKeysPageInput {
@@ -61,7 +61,7 @@ function mintedPanel(minted: { kind: string; name: string; plaintext: string }):
   return html`<section class="secret" aria-labelledby="minted-title">
     <h2 id="minted-title">${minted.kind} ${minted.name}</h2>
     <p>Copy it now: it is shown only once. Only its hash is kept.</p>
-    <output id="minted-key" class="mono">${minted.plaintext}</output>
+    ${keyToCopy('minted-key', minted.plaintext)}
   </section>`;
 }
 

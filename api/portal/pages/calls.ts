@@ -1,7 +1,7 @@
 import type { toCallRecord } from '../../../src/domain/calls/store';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
-import { envFields, option, postButton, table, time } from '../components';
+import { envFields, option, postButton, stateBadge, stateLabel, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 import { formatCents } from './overview';
 
@@ -46,7 +46,7 @@ export function callsPage(nav: PageNav, input: CallsPageInput): Html {
         </select>
         <label for="status">Status</label>
         <select id="status" name="status">
-          ${option('', filters.status, 'all')} ${CALL_STATUSES.map((status) => option(status, filters.status, status))}
+          ${option('', filters.status, 'all')} ${CALL_STATUSES.map((status) => option(status, filters.status, stateLabel(status)))}
         </select>
         <label for="direction">Direction</label>
         <select id="direction" name="direction">
@@ -71,10 +71,10 @@ export function callsPage(nav: PageNav, input: CallsPageInput): Html {
             cell: (call) =>
               html`<a href="/portal/lines/${call.line_id}?env=${nav.environment}">${lineNames.get(call.line_id) ?? 'line'}</a>`,
           },
-          { header: 'Direction', cell: (call) => call.direction },
+          { header: 'Direction', cell: (call) => stateLabel(call.direction) },
           { header: 'From', cellClass: 'mono', cell: (call) => call.from_number },
           { header: 'To', cellClass: 'mono', cell: (call) => call.to_number },
-          { header: 'Status', cell: (call) => call.status },
+          { header: 'Status', cell: (call) => stateBadge(call.status) },
           { header: 'Seconds', cell: (call) => call.duration_sec ?? '—' },
           { header: 'Charge', cell: (call) => (call.charge_cents === null ? '—' : formatCents(call.charge_cents)) },
         ],
@@ -102,7 +102,7 @@ export function callLive(call: CallRecord, environment: string, hangUp?: { csrfT
     <dl class="stats">
       <div>
         <dt>Status</dt>
-        <dd data-call-status="${call.status}">${call.status}</dd>
+        <dd data-call-status="${call.status}">${stateBadge(call.status)}</dd>
       </div>
       <div>
         <dt>Seconds</dt>
@@ -114,7 +114,7 @@ export function callLive(call: CallRecord, environment: string, hangUp?: { csrfT
       </div>
       <div>
         <dt>End cause</dt>
-        <dd>${call.end_cause ?? '—'}</dd>
+        <dd>${call.end_cause ? stateLabel(call.end_cause) : '—'}</dd>
       </div>
       <div>
         <dt>Started (UTC)</dt>

@@ -2,7 +2,7 @@ import { CONSENT_SOURCE_MAX_LENGTH, CONSENT_TYPES, type ConsentRow } from '../..
 import { DISCLOSURE_LIMITS, type DisclosureRow } from '../../../src/domain/compliance/disclosures';
 import { OPT_IN_REASON_MAX_LENGTH, type OptOutRow } from '../../../src/domain/compliance/optOuts';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, option, postButton, table, time } from '../components';
+import { envFields, hiddenFields, option, postButton, stateBadge, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface CompliancePageInput {
@@ -99,7 +99,7 @@ function consentsTable(nav: PageNav, input: CompliancePageInput): Html {
       { header: 'Line', cell: lineOf },
       { header: 'Type', cell: (row) => row.consent_type },
       { header: 'Source', cell: (row) => row.source },
-      { header: 'Status', cell: (row) => row.status },
+      { header: 'Status', cell: (row) => stateBadge(row.status) },
       { header: 'Granted', cell: (row) => time(row.granted_at) },
       { header: 'Revoked', cell: (row) => time(row.revoked_at) },
     ],

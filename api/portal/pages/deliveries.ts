@@ -1,5 +1,5 @@
 import { html, type Html } from '../html';
-import { envFields, option, postButton, table, time, type Column } from '../components';
+import { envFields, option, postButton, stateBadge, stateLabel, table, time, type Column } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface DeliveryRow {
@@ -20,7 +20,7 @@ const sentAt: Column<DeliveryRow> = { header: 'Time (UTC)', cell: (row) => time(
 
 /** An attempt's outcome, and its request and response behind a native disclosure: the list's and a delivery's page's last four columns. */
 const OUTCOME_COLUMNS: Array<Column<DeliveryRow>> = [
-  { header: 'Status', cell: (row) => html`${row.status}${row.error_message ? html` (${row.error_message})` : ''}` },
+  { header: 'Status', cell: (row) => html`${stateBadge(row.status)}${row.error_message ? html` ${row.error_message}` : ''}` },
   { header: 'HTTP', cell: (row) => row.http_status ?? '—' },
   { header: 'Milliseconds', cell: (row) => row.duration_ms ?? '—' },
   {
@@ -47,7 +47,7 @@ export function deliveriesPage(nav: PageNav, input: { rows: DeliveryRow[]; statu
         <label for="status">Status</label>
         <select id="status" name="status">
           <option value="">all</option>
-          ${DELIVERY_STATUSES.map((status) => option(status, input.status))}
+          ${DELIVERY_STATUSES.map((status) => option(status, input.status, stateLabel(status)))}
         </select>
         <button type="submit">Filter</button>
       </form>

@@ -1,6 +1,6 @@
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, postButton, table, time } from '../components';
+import { envFields, hiddenFields, keyToCopy, postButton, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface KeysPageInput {
@@ -29,7 +29,7 @@ function mintedPanel(minted: { name: string; plaintext: string }): Html {
   return html`<section class="secret" aria-labelledby="minted-title">
     <h2 id="minted-title">Service key ${minted.name}</h2>
     <p>Copy it now: it is shown only once. Only its hash is kept.</p>
-    <output id="minted-key" class="mono">${minted.plaintext}</output>
+    ${keyToCopy('minted-key', minted.plaintext)}
   </section>`;
 }
 

@@ -2,7 +2,7 @@ import type { toLineRecord } from '../../../src/domain/lines/store';
 import { LANGUAGES, LINE_MODES } from '../../../src/domain/lines/rules';
 import { VOICES } from '../../../src/domain/voices/catalog';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, option } from '../components';
+import { envFields, hiddenFields, option, stateBadge, stateLabel } from '../components';
 import { formOutcome, layout, type PageNav, type ShownError } from '../layout';
 
 type LineRecord = ReturnType<typeof toLineRecord>;
@@ -38,7 +38,7 @@ export function linePage(nav: PageNav, input: LinePageInput): Html {
         </div>
         <div>
           <dt>Status</dt>
-          <dd data-line-status>${line.status}</dd>
+          <dd data-line-status>${stateBadge(line.status)}</dd>
         </div>
         <div>
           <dt>Language</dt>
@@ -57,7 +57,8 @@ export function linePage(nav: PageNav, input: LinePageInput): Html {
 function testCallForm(nav: PageNav, input: LinePageInput): Html {
   const { line } = input;
   if (!input.mayCall) return html`<p>Your role cannot place calls.</p>`;
-  if (line.status !== 'active') return html`<p id="no-test-call">Test calls need an active line; this one is ${line.status}.</p>`;
+  if (line.status !== 'active')
+    return html`<p id="no-test-call">Test calls need an active line; this one is ${stateLabel(line.status).toLowerCase()}.</p>`;
   return html`<h2>Place a test call</h2>
     <form method="post" action="/portal/lines/${line.id}/calls" class="card" aria-label="Place a test call">
       ${hiddenFields(envFields(nav))}

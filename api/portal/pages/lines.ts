@@ -1,7 +1,7 @@
 import { NUMBER_TYPES } from '../../../src/domain/lines/numberChoice';
 import type { toLineRecord } from '../../../src/domain/lines/store';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, option, postButton, table, time } from '../components';
+import { copyable, envFields, hiddenFields, option, postButton, stateBadge, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 type LineRecord = ReturnType<typeof toLineRecord>;
@@ -33,7 +33,7 @@ function secretPanel(shown: ShownSecret): Html {
   return html`<section class="secret" aria-labelledby="secret-title">
     <h2 id="secret-title">Signing secret of ${shown.lineName}</h2>
     <p>Copy it now: it is shown only once. Webhook deliveries are signed with it.</p>
-    <output id="webhook-secret" class="mono">${shown.secret}</output>
+    ${copyable('webhook-secret', shown.secret, 'the signing secret')}
   </section>`;
 }
 
@@ -48,7 +48,7 @@ function linesTable(nav: PageNav, input: LinesPageInput): Html {
       { header: 'Name', cell: (line) => html`<a href="/portal/lines/${line.id}?env=${nav.environment}">${line.name}</a>` },
       { header: 'Mode', cell: (line) => line.mode },
       { header: 'Number', cellClass: 'mono', cell: (line) => line.phone_number ?? '—' },
-      { header: 'Status', cell: (line) => line.status },
+      { header: 'Status', cell: (line) => stateBadge(line.status) },
       { header: 'Created', cell: (line) => time(line.created_at) },
     ],
     actions: (line) =>
