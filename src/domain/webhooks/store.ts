@@ -228,3 +228,21 @@ export async function countFailedDeliveriesSince(
 export function deliveriesOfTenant(db: Knex, tenant: { workspaceId: string; environment: string }) {
   return db('webhook_deliveries').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
 }
+
+/** Delivery attempts of a tenant per UTC day since `since`: how many succeeded and how many failed (pending ones are neither). */
+export async function deliveryOutcomesByDay(
+  db: Knex,
+  tenant: { workspaceId: string; environment: string },
+  since: Date,
+): Promise<Map<string, { delivered: number; failed: number }>> {
+  const rows = (await db('webhook_deliveries')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .where('created_at', '>=', since)
+    .select(
+      db.raw(`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day`),
+      db.raw(`count(*) filter (where status = 'success')::int as delivered`),
+      db.raw(`count(*) filter (where status = 'failed')::int as failed`),
+    )
+    .groupByRaw('1')) as Array<{ day: string; delivered: number; failed: number }>;
+  return new Map(rows.map((row) => [row.day, { delivered: row.delivered, failed: row.failed }]));
+}
