@@ -106,6 +106,11 @@ function gettingStartedPanel(input: OverviewPageInput, nav: PageNav): Html {
   </section>`;
 }
 
+/** A number and its noun, plural unless it is one. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
+
 /** The charts' data ride in data attributes; /portal/assets/usage-chart.js draws them (the CSP forbids inline script). */
 function activityCharts(days: ActivityDay[]): Html {
   const data = JSON.stringify(days);
@@ -113,8 +118,15 @@ function activityCharts(days: ActivityDay[]): Html {
   const delivered = sum((day) => day.delivered);
   const attempts = delivered + sum((day) => day.failed);
   const charts: Array<{ series: string; title: string; total: string }> = [
-    { series: 'calls', title: 'Calls per day', total: `${sum((day) => day.calls)} calls` },
-    { series: 'minutes', title: 'Minutes per day', total: `${Math.round(sum((day) => day.minutes) * 100) / 100} minutes` },
+    {
+      series: 'calls',
+      title: 'Calls per day',
+      total: count(
+        sum((day) => day.calls),
+        'call',
+      ),
+    },
+    { series: 'minutes', title: 'Minutes per day', total: count(Math.round(sum((day) => day.minutes) * 100) / 100, 'minute') },
     { series: 'cost', title: 'Spend per day', total: formatCents(sum((day) => day.costCents)) },
     {
       series: 'deliveries',
