@@ -12,7 +12,7 @@ describe('portal API keys', () => {
   const plaintextOf = (page: PortalResponse) => /id="minted-key"[^>]*>([^<]+)</.exec(page.text)![1];
   const scopeFields = (...scopes: string[]) => Object.fromEntries(scopes.map((scope) => [`scope.${scope}`, 'on']));
   const rowOf = (page: PortalResponse, prefixOfKey: string) =>
-    new RegExp(`data-key-id="([^"]+)">\\s*<td>[^<]*</td>\\s*<td class="mono">${prefixOfKey}<`).exec(page.text)?.[1];
+    new RegExp(`data-key-id="([^"]+)">\\s*<td[^>]*>[^<]*</td>\\s*<td class="mono"[^>]*>${prefixOfKey}<`).exec(page.text)?.[1];
 
   it('mints a regular key and a delegated token below it, each shown once and working; revoking the key revokes both', async () => {
     const { client, workspaceId } = await operator();
@@ -65,7 +65,7 @@ describe('portal API keys', () => {
       ...scopeFields('read'),
     });
     expect(plaintextOf(live)).toMatch(/^sk_live_/);
-    expect(live.text).toContain('<td>live</td>');
+    expect(live.text).toContain('<td data-label="Environment">live</td>');
     expect((await client.get('/portal/api-keys?env=test')).text).not.toContain('>Live</td>');
 
     const revoked = await client.submit('/portal/api-keys?env=test', `/portal/api-keys/${regularId}/revoke`, { env: 'test' });
