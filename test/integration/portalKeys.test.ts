@@ -76,7 +76,9 @@ describe('portal API keys', () => {
       expect(refused.status).toBe(401);
       expect(refused.body.error.code).toBe('invalid_api_key');
     }
-    expect((await client.get('/portal/api-keys?env=test')).text.match(/data-status>revoked/g)).toHaveLength(2);
+    expect(
+      (await client.get('/portal/api-keys?env=test')).text.match(/data-status><span class="badge badge-neutral" data-state="revoked"/g),
+    ).toHaveLength(2);
 
     // The audit records both mints and both revocations, as the API's own paths would.
     const events = await h.db('compliance_events').where({ workspace_id: workspaceId });

@@ -3,7 +3,7 @@ import { grantOf } from '../../../src/domain/keys/scopedTokens';
 import { SCOPES, type Scope } from '../../../src/domain/keys/scopes';
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, keyToCopy, option, postButton, table, time } from '../components';
+import { envFields, hiddenFields, keyToCopy, option, postButton, stateBadge, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface ApiKeysPageInput {
@@ -25,13 +25,20 @@ export interface ApiKeysPageInput {
   form?: Record<string, string>;
 }
 
-function status(key: ApiKeyRow, now: Date): Html | string {
-  if (key.revoked_at && key.revoked_at <= now) return html`revoked ${time(key.revoked_at)}`;
-  if (key.expires_at && key.expires_at <= now) return html`expired ${time(key.expires_at)}`;
+function keyState(key: ApiKeyRow, now: Date): 'revoked' | 'expired' | 'active' {
+  if (key.revoked_at && key.revoked_at <= now) return 'revoked';
+  if (key.expires_at && key.expires_at <= now) return 'expired';
   return 'active';
 }
 
-const isLive = (key: ApiKeyRow, now: Date) => status(key, now) === 'active';
+/** The key's state as a badge, with the time it was revoked or expired. */
+function status(key: ApiKeyRow, now: Date): Html {
+  const state = keyState(key, now);
+  const since = state === 'revoked' ? key.revoked_at : state === 'expired' ? key.expires_at : null;
+  return html`${stateBadge(state)}${since ? html` ${time(since)}` : ''}`;
+}
+
+const isLive = (key: ApiKeyRow, now: Date) => keyState(key, now) === 'active';
 
 export function apiKeysPage(nav: PageNav, input: ApiKeysPageInput): Html {
   const regular = input.keys.filter((key) => key.ancestor_ids.length === 0);

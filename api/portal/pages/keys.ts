@@ -1,6 +1,6 @@
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, keyToCopy, postButton, table, time } from '../components';
+import { envFields, hiddenFields, keyToCopy, postButton, stateBadge, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface KeysPageInput {
@@ -45,7 +45,7 @@ function keysTable(nav: PageNav, input: KeysPageInput): Html {
       { header: 'Prefix', cellClass: 'mono', cell: (key) => key.key_prefix },
       { header: 'Created', cell: (key) => time(key.created_at) },
       { header: 'Last used', cell: (key) => time(key.last_used_at) },
-      { header: 'Status', cell: (key) => (key.revoked_at ? html`revoked ${time(key.revoked_at)}` : 'active') },
+      { header: 'Status', cell: (key) => (key.revoked_at ? html`${stateBadge('revoked')} ${time(key.revoked_at)}` : stateBadge('active')) },
     ],
     actions: (key) =>
       input.mayManage && !key.revoked_at
