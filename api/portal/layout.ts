@@ -129,11 +129,13 @@ export function formOutcome(error: ShownError | undefined, notice: string | unde
   return html`${errorBox(error)} ${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}`;
 }
 
-/** An error as the API would answer it: its code, its message and each field's problem. */
+/** An error as the API would answer it: its message in words first, its code after it (to match the API's), each field's problem. */
 export function errorBox(error: ShownError | undefined): Html {
   if (!error) return html``;
   return html`<div class="error" role="alert">
-    <p><strong class="code">${error.code}</strong>: ${error.message}</p>
+    <p>
+      ${error.message} <span class="error-code">(<strong class="code">${error.code}</strong>)</span>
+    </p>
     ${
       error.details?.length
         ? html`<ul>
