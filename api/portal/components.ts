@@ -184,6 +184,9 @@ const STATES: Record<string, { label: string; tone: Tone }> = {
   service_error: { label: 'Service error', tone: 'bad' },
   transferred: { label: 'Transferred', tone: 'neutral' },
   line_busy: { label: 'Line busy (missed)', tone: 'warn' },
+  // Consent types
+  explicit_outbound: { label: 'Explicit (for outbound calls and texts)', tone: 'neutral' },
+  implied_inbound: { label: 'Implied (they contacted the line)', tone: 'neutral' },
   // Directions
   inbound: { label: 'Inbound', tone: 'neutral' },
   outbound: { label: 'Outbound', tone: 'neutral' },
