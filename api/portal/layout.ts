@@ -58,7 +58,10 @@ function environmentBanner(nav: PageNav): Html {
   </div>`;
 }
 
-/** The navigation, grouped by purpose (as Twilio's and Stripe's consoles group theirs); on a phone it folds under a Menu button. */
+/**
+ * The navigation, grouped by purpose (as Twilio's and Stripe's consoles group theirs); on a phone it folds under a Menu
+ * button. Group names label their lists rather than being headings, so each page's outline starts at its own h1.
+ */
 const NAV_GROUPS: Array<{ heading: string; links: Array<{ href: string; label: string; members?: true }> }> = [
   {
     heading: 'Build',
@@ -98,15 +101,15 @@ function navigation(nav: PageNav): Html {
       ${NAV_GROUPS.map(
         (group) =>
           html`<div class="nav-group">
-            <h2 class="nav-heading">${group.heading}</h2>
-            <ul>
+            <p class="nav-heading" id="nav-${group.heading.toLowerCase()}">${group.heading}</p>
+            <ul aria-labelledby="nav-${group.heading.toLowerCase()}">
               ${group.links.filter((entry) => !entry.members || nav.managesMembers).map((entry) => link(entry.href, entry.label))}
             </ul>
           </div>`,
       )}
       <div class="nav-group">
-        <h2 class="nav-heading">Help</h2>
-        <ul>
+        <p class="nav-heading" id="nav-help">Help</p>
+        <ul aria-labelledby="nav-help">
           <li><a href="/docs">API reference</a></li>
         </ul>
       </div>

@@ -46,6 +46,15 @@ describe('portal look in a browser, desktop and phone', () => {
     });
   }
 
+  /** Every WCAG 2.2 A and AA violation axe finds (any impact, not only serious ones); axe is in the page already (pageChecker). */
+  async function wcagViolations(page: Page): Promise<Array<{ id: string; nodes: number }>> {
+    const found = (await page.evaluate(
+      `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } })` +
+        `.then((result) => result.violations.map((v) => ({ id: v.id, nodes: v.nodes.length })))`,
+    )) as Array<{ id: string; nodes: number }>;
+    return found;
+  }
+
   it('walks every page at both widths: axe clean, no horizontal scroll, the test-mode band, badges', async () => {
     const context = await browser.newContext({ baseURL: h.apiUrl, viewport: { width: 1366, height: 900 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: h.apiUrl });
@@ -113,6 +122,10 @@ describe('portal look in a browser, desktop and phone', () => {
         if (name.startsWith('overview') || name === 'billing') await page.locator('canvas[data-usage]').first().waitFor();
         await noHorizontalScroll(page, size.width);
         await check(page, `${size.name}-${name}`, problems);
+        expect({ page: `${size.name}-${name}`, violations: await wcagViolations(page) }).toEqual({
+          page: `${size.name}-${name}`,
+          violations: [],
+        });
       }
     }
 
@@ -151,6 +164,10 @@ describe('portal look in a browser, desktop and phone', () => {
         await page.goto(path);
         await noHorizontalScroll(page, size.width);
         await check(page, `${size.name}-${name}`, problems);
+        expect({ page: `${size.name}-${name}`, violations: await wcagViolations(page) }).toEqual({
+          page: `${size.name}-${name}`,
+          violations: [],
+        });
       }
     }
     await context.close();
