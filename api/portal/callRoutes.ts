@@ -6,13 +6,14 @@ import { callHistory } from '../../src/domain/calls/history';
 import { endActiveCall } from '../../src/domain/calls/hangup';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus, recordingPresentation } from '../../src/domain/calls/rules';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
+import { callTimeline } from '../../src/domain/calls/timeline';
 import { linesOf } from '../../src/domain/lines/store';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
 import { changed } from './answer';
 import { spendPortalLimit } from './limits';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
-import { callLive, callPage, callsPage, type CallListFilters } from './pages/calls';
+import { callLive, callPage, callsPage, type CallListFilters, type CallView } from './pages/calls';
 import { signedInOperator, type Operator } from './visitor';
 
 const CALLS_SHOWN = 50;
@@ -38,6 +39,13 @@ async function callOf(deps: AppDeps, operator: Operator, id: string): Promise<Ca
   const row = UUID.test(id) ? await callsOfTenant(deps.db, tenantOf(operator)).where({ id }).first() : undefined;
   if (!row) throw callNotFound();
   return row;
+}
+
+/** The operator's call with its timeline (src/domain/calls/timeline.ts); 404 `call_not_found` for another tenant's. */
+async function callViewOf(deps: AppDeps, operator: Operator, id: string): Promise<CallView> {
+  const outcome = await callTimeline(deps.db, tenantOf(operator), id);
+  if (!outcome.ok) throw callNotFound();
+  return outcome;
 }
 
 /** The call's workflow in the Temporal Web UI (its id is the call's), when TEMPORAL_UI_URL is set. */
@@ -77,18 +85,18 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
   });
 
   getOperatorPage(router, '/portal/calls/:id', deps, async (ctx, operator) => {
-    const call = toCallRecord(await callOf(deps, operator, ctx.params.id));
+    const view = await callViewOf(deps, operator, ctx.params.id);
     const mayHangUp = roleAllows(operator, 'calls:control');
-    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), call, temporalUiLink(deps.config, call.id), mayHangUp));
+    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), view, temporalUiLink(deps.config, view.call.id), mayHangUp));
   });
 
   router.get('/portal/calls/:id/live', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
     const operator = await signedInOperator(ctx, deps, typeof ctx.query.env === 'string' ? ctx.query.env : undefined);
     if (!operator) throw errors.unauthorized();
-    const call = toCallRecord(await callOf(deps, operator, ctx.params.id));
+    const view = await callViewOf(deps, operator, ctx.params.id);
     const hangUp = roleAllows(operator, 'calls:control') ? { csrfToken: operator.csrfToken } : undefined;
-    sendPage(ctx, 200, callLive(call, operator.environment, hangUp));
+    sendPage(ctx, 200, callLive(view, operator.environment, hangUp));
   });
 
   // Hanging up, as POST /api/v1/calls/{id}/hangup does (its scope, calls:control): the call's page then shows it end.

@@ -5,6 +5,8 @@ import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 export interface DeliveryRow {
   id: string;
   event_type: string;
+  /** The call whose event this is (null for line events such as `sms_received` or `test`). */
+  call_id: string | null;
   url: string | null;
   attempt: number;
   status: string;
@@ -59,7 +61,13 @@ export function deliveriesPage(nav: PageNav, input: { rows: DeliveryRow[]; statu
         empty: html`<p id="no-deliveries">No deliveries match.</p>`,
         columns: [
           sentAt,
-          { header: 'Event', cell: (row) => html`<a href="/portal/deliveries/${row.id}?env=${nav.environment}">${row.event_type}</a>` },
+          {
+            header: 'Event',
+            cell: (row) =>
+              html`<a href="/portal/deliveries/${row.id}?env=${nav.environment}">${row.event_type}</a>${
+                  row.call_id ? html` · <a href="/portal/calls/${row.call_id}?env=${nav.environment}" data-call-link>its call</a>` : ''
+                }`,
+          },
           { header: 'Attempt', cell: (row) => row.attempt },
           ...OUTCOME_COLUMNS,
         ],
@@ -88,6 +96,11 @@ export function deliveryPage(nav: PageNav, input: DeliveryDetailInput): Html {
     html`${errorBox(input.error)}
       <p>
         Event <span class="mono" data-event-id="${input.eventId}">${input.eventId}</span> (${latest?.event_type ?? ''}) ·
+        ${
+          latest?.call_id
+            ? html`<a id="delivery-call" href="/portal/calls/${latest.call_id}?env=${nav.environment}">The call it is about</a> ·`
+            : ''
+        }
         <a href="/portal/deliveries?env=${nav.environment}">All deliveries</a>
       </p>
       ${
