@@ -27,9 +27,9 @@ async function scrollWidth(page: Page): Promise<number> {
  * Issue 30, item 1, in a real browser: a call whose agent webhook is down tells its story on its page.
  * The operator places a test call from a webhook line whose receiver is down, the callee speaks, and the
  * call's page (never reloaded) shows the failed `message` delivery in plain words, with the running
- * seconds while it lasts; the failure links to its delivery and the delivery back to the call; the page
- * stops polling once the call's story is settled. Screenshots at desktop and phone width go to
- * test-artifacts/portal-timeline/, each checked with axe-core.
+ * seconds while it lasts; the failure links to its delivery, the delivery back to the call, and the call to
+ * the list of its deliveries; the page stops polling once the call's story is settled. Screenshots at desktop
+ * and phone width go to test-artifacts/portal-timeline/, each checked with axe-core.
  */
 describe('a call tells its story in the portal', () => {
   const { h } = useSuite({ portal: true, worker: true });
@@ -111,11 +111,8 @@ describe('a call tells its story in the portal', () => {
     await page.waitForURL(`**/portal/calls/${callId}?env=test`);
     await page.locator('#timeline li[data-failed]').first().waitFor();
 
-    // The deliveries list links each call event to its call.
-    await page.getByRole('link', { name: 'Deliveries', exact: true }).click();
-    await expect(page.locator('#deliveries [data-call-link]').first().getAttribute('href')).resolves.toBe(
-      `/portal/calls/${callId}?env=test`,
-    );
+    // The call's page leads to the list of its deliveries (the list's call filter).
+    await expect(page.locator('#call-deliveries').getAttribute('href')).resolves.toBe(`/portal/deliveries?env=test&call_id=${callId}`);
     await context.close();
   });
 });

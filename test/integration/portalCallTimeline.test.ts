@@ -96,6 +96,7 @@ describe("a call's timeline in the portal", () => {
     expect(failure).toContain('Agent webhook failed: connection refused; the caller heard silence');
     expect(failure).toContain(`href="/portal/deliveries/${own}?env=test"`);
     expect(page.text).not.toContain(foreign);
+    expect(page.text).toContain(`<a id="call-deliveries" href="/portal/deliveries?env=test&amp;call_id=${settled}">`);
     // What the caller said is escaped, in the timeline as in the transcript.
     expect(page.text).toContain('The caller said “Is anyone &lt;there&gt;?”');
     // Settled long ago: the live part has its recording and no trigger any more.

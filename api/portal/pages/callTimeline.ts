@@ -7,8 +7,9 @@ import { time } from '../components';
  * happened in plain words, and for a delivery its event, HTTP status, latency, raw error and a link to
  * the delivery. A failure is said in words (never by colour alone) and marked for the eye.
  */
-export function callTimelineSection(entries: readonly TimelineEntry[], environment: string): Html {
+export function callTimelineSection(callId: string, entries: readonly TimelineEntry[], environment: string): Html {
   const failures = entries.filter((entry) => entry.failed).length;
+  const delivered = entries.some((entry) => entry.deliveryId);
   return html`<h2 id="timeline-heading">Timeline</h2>
     ${
       failures > 0
@@ -41,5 +42,12 @@ export function callTimelineSection(entries: readonly TimelineEntry[], environme
             }
           </li>`,
       )}
-    </ol>`;
+    </ol>
+    ${
+      delivered
+        ? html`<p>
+            <a id="call-deliveries" href="/portal/deliveries?env=${environment}&amp;call_id=${callId}">All deliveries of this call</a>
+          </p>`
+        : ''
+    }`;
 }

@@ -157,7 +157,7 @@ export function callLive(view: CallView, environment: string, hangUp?: { csrfTok
             <p><a id="recording" href="${recordingPath}" download>Download the recording</a></p>`
         : html`<p id="no-recording">${isActiveCallStatus(call.status) ? 'No recording yet.' : 'No recording for this call.'}</p>`
     }
-    ${callTimelineSection(view.timeline, environment)}
+    ${callTimelineSection(call.id, view.timeline, environment)}
     <h2>Transcript</h2>
     ${
       call.transcript?.length

@@ -4,9 +4,10 @@ import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface DeliveryRow {
   id: string;
-  event_type: string;
-  /** The call whose event this is (null for line events such as `sms_received` or `test`). */
+  event_id: string;
+  line_id: string;
   call_id: string | null;
+  event_type: string;
   url: string | null;
   attempt: number;
   status: string;
@@ -61,13 +62,7 @@ export function deliveriesPage(nav: PageNav, input: { rows: DeliveryRow[]; statu
         empty: html`<p id="no-deliveries">No deliveries match.</p>`,
         columns: [
           sentAt,
-          {
-            header: 'Event',
-            cell: (row) =>
-              html`<a href="/portal/deliveries/${row.id}?env=${nav.environment}">${row.event_type}</a>${
-                  row.call_id ? html` · <a href="/portal/calls/${row.call_id}?env=${nav.environment}" data-call-link>its call</a>` : ''
-                }`,
-          },
+          { header: 'Event', cell: (row) => html`<a href="/portal/deliveries/${row.id}?env=${nav.environment}">${row.event_type}</a>` },
           { header: 'Attempt', cell: (row) => row.attempt },
           ...OUTCOME_COLUMNS,
         ],
