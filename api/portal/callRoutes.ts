@@ -1,20 +1,21 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
+import { callTimeline } from '../../src/domain/calls/timeline';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import { callHistory } from '../../src/domain/calls/history';
 import { endActiveCall } from '../../src/domain/calls/hangup';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus, recordingPresentation } from '../../src/domain/calls/rules';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
-import { callTimeline } from '../../src/domain/calls/timeline';
 import { linesOf } from '../../src/domain/lines/store';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
 import { changed } from './answer';
 import { spendPortalLimit } from './limits';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
-import { callLive, callPage, callsPage, type CallListFilters, type CallView } from './pages/calls';
+import { callLive, callPage, callsPage, type CallListFilters } from './pages/calls';
 import { signedInOperator, type Operator } from './visitor';
+import type { CallView } from './pages/callTimeline';
 
 const CALLS_SHOWN = 50;
 const LINES_LISTED = 200;

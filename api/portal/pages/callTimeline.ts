@@ -1,6 +1,24 @@
-import type { TimelineEntry } from '../../../src/domain/calls/timeline';
+import type { CallTimelineFacts, TimelineEntry } from '../../../src/domain/calls/timeline';
 import { html, type Html } from '../html';
 import { time } from '../components';
+
+type CallRecord = CallTimelineFacts['call'];
+
+/** What a call's page shows and reloads: the call, its story, and whether that may still change. */
+export interface CallView {
+  call: CallRecord;
+  timeline: TimelineEntry[];
+  /** While true the live part reloads itself every 2 s; once false its fragment carries no trigger, so polling stops. */
+  unfolding: boolean;
+}
+
+/** Seconds talked so far (a call in progress), or as settled; '—' before the answer. */
+export function secondsOf(call: CallRecord, now: Date): string | number {
+  if (call.duration_sec !== null) return call.duration_sec;
+  if (call.status === 'in_progress' && call.started_at)
+    return Math.max(0, Math.floor((now.getTime() - Date.parse(call.started_at)) / 1000));
+  return '—';
+}
 
 /**
  * A call's story on its page (src/domain/calls/timeline.ts), oldest first: each entry's time, what

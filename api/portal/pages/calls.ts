@@ -4,8 +4,7 @@ import { html, type Html } from '../html';
 import { envFields, option, postButton, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 import { formatCents } from './overview';
-import { callTimelineSection } from './callTimeline';
-import type { TimelineEntry } from '../../../src/domain/calls/timeline';
+import { callTimelineSection, secondsOf, type CallView } from './callTimeline';
 
 type CallRecord = ReturnType<typeof toCallRecord>;
 
@@ -88,22 +87,6 @@ export function callsPage(nav: PageNav, input: CallsPageInput): Html {
       }`,
     nav,
   );
-}
-
-/** What a call's page shows and reloads: the call, its story, and whether that may still change. */
-export interface CallView {
-  call: CallRecord;
-  timeline: TimelineEntry[];
-  /** While true the live part reloads itself every 2 s; once false its fragment carries no trigger, so polling stops. */
-  unfolding: boolean;
-}
-
-/** Seconds talked so far (a call in progress), or as settled; '—' before the answer. */
-function secondsOf(call: CallRecord, now: Date): string | number {
-  if (call.duration_sec !== null) return call.duration_sec;
-  if (call.status === 'in_progress' && call.started_at)
-    return Math.max(0, Math.floor((now.getTime() - Date.parse(call.started_at)) / 1000));
-  return '—';
 }
 
 /**
