@@ -156,7 +156,9 @@ function delegateForm(nav: PageNav, input: ApiKeysPageInput): Html {
   const parents = input.parents.filter((key) => isLive(key, input.now) && key.scopes.includes('keys:admin'));
   if (parents.length === 0)
     return html`<h2>Mint a delegated token</h2>
-      <p id="no-parents">A delegated token is minted below an active (not revoked or expired) key of yours holding <code>keys:admin</code>: mint one first.</p>`;
+      <p id="no-parents">
+        A delegated token is minted below an active (not revoked or expired) key of yours holding <code>keys:admin</code>: mint one first.
+      </p>`;
   return html`<h2>Mint a delegated token</h2>
     <form method="post" action="/portal/api-keys/delegated" class="card" id="mint-delegated">
       ${hiddenFields(envFields(nav))}
