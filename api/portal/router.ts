@@ -7,6 +7,7 @@ import { accountRoutes } from './accountRoutes';
 import { apiKeyRoutes } from './apiKeyRoutes';
 import { auditRoutes } from './auditRoutes';
 import { billingRoutes } from './billingRoutes';
+import { callActions } from './callActions';
 import { callRoutes } from './callRoutes';
 import { complianceRoutes } from './complianceRoutes';
 import { conversationRoutes } from './conversationRoutes';
@@ -15,7 +16,9 @@ import { giveBackIfMalformed } from './limits';
 import { refuse } from './answer';
 import { html } from './html';
 import { keyRoutes } from './keyRoutes';
+import { lineActions } from './lineActions';
 import { lineRoutes } from './lineRoutes';
+import { memberActions } from './memberActions';
 import { memberRoutes } from './memberRoutes';
 import { oauthRoutes } from './oauthRoutes';
 import { securityHeaders } from './http';
@@ -84,7 +87,9 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   verificationRoutes(router, deps);
   workspaceRoutes(router, deps);
   lineRoutes(router, deps);
+  lineActions(router, deps);
   callRoutes(router, deps);
+  callActions(router, deps);
   conversationRoutes(router, deps);
   billingRoutes(router, deps);
   deliveryRoutes(router, deps);
@@ -93,6 +98,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   complianceRoutes(router, deps);
   auditRoutes(router, deps);
   memberRoutes(router, deps);
+  memberActions(router, deps);
   oauthRoutes(router, deps);
   return router;
 }

@@ -157,8 +157,12 @@ describe('portal lines and calls', () => {
       (await client.get(`/portal/calls/${callId}/live?env=test`)).text.includes('"in_progress"') ? true : undefined,
     );
     const callPage = await client.get(`/portal/calls/${callId}?env=test`);
-    expect(callPage.text).toContain('action="/portal/calls/' + callId + '/hangup"');
-    const hungUp = await client.post(`/portal/calls/${callId}/hangup`, { csrf_token: PortalClient.csrfOf(callPage), env: 'test' });
+    expect(callPage.text).toContain('href="/portal/calls/' + callId + '/hangup?env=test"');
+    const hungUp = await client.post(`/portal/calls/${callId}/hangup`, {
+      csrf_token: PortalClient.csrfOf(callPage),
+      env: 'test',
+      confirm: 'yes',
+    });
     expect(hungUp.status).toBe(303);
     expect(hungUp.headers.get('location')).toBe(`/portal/calls/${callId}?env=test`);
     const ended = await eventually(async () => {

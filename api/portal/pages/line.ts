@@ -2,15 +2,34 @@ import type { toLineRecord } from '../../../src/domain/lines/store';
 import { LANGUAGES, LINE_MODES } from '../../../src/domain/lines/rules';
 import { VOICES } from '../../../src/domain/voices/catalog';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, option } from '../components';
+import { confirmLink, envFields, hiddenFields, option } from '../components';
 import { formOutcome, layout, type PageNav, type ShownError } from '../layout';
 
 type LineRecord = ReturnType<typeof toLineRecord>;
+
+/** The columns of a test event's delivery attempt the page shows. */
+export interface TestDelivery {
+  id: string;
+  status: string;
+  url: string;
+  http_status: number | null;
+  duration_ms: number | null;
+  error_message: string | null;
+}
 
 export interface LinePageInput {
   line: LineRecord;
   mayEdit: boolean;
   mayCall: boolean;
+  /** May release the line (numbers:release) and send it test events (webhooks:write). */
+  mayRelease: boolean;
+  mayTest: boolean;
+  /** Where a test event goes: the line's webhook URL, else the workspace's default one; null when nowhere. */
+  testDestination: string | null;
+  /** The test event just sent and its one attempt, when this page answers sending it. */
+  testResult?: { eventId: string; finished: boolean; delivery: TestDelivery | undefined };
+  /** What was typed in the test event form (nothing: it has only its hidden fields). */
+  testForm?: Record<string, string>;
   /** A fresh Idempotency-Key for the test call form: submitting the same form twice places one call. */
   callKey: string;
   error?: ShownError;
@@ -49,7 +68,7 @@ export function linePage(nav: PageNav, input: LinePageInput): Html {
         <a href="/portal/calls?env=${nav.environment}&amp;line_id=${line.id}">Calls of this line</a> ·
         <a href="/portal/lines?env=${nav.environment}">All lines</a>
       </p>
-      ${testCallForm(nav, input)} ${editForm(nav, input)}`,
+      ${testCallForm(nav, input)} ${testEventSection(nav, input)} ${editForm(nav, input)} ${releaseSection(nav, input)}`,
     nav,
   );
 }
@@ -75,6 +94,60 @@ function testCallForm(nav: PageNav, input: LinePageInput): Html {
       />
       <button type="submit">Place test call</button>
     </form>`;
+}
+
+/** "Send test event" (POST /api/v1/webhooks/test's use case) next to where it goes, and the last one's result. */
+function testEventSection(nav: PageNav, input: LinePageInput): Html {
+  const { line } = input;
+  if (!input.mayTest || line.status === 'released') return html``;
+  const heading = html`<h2 id="test-event-title">Test the webhook</h2>`;
+  if (!input.testDestination)
+    return html`${heading}
+      <p id="no-test-destination">
+        This line has no webhook URL (and the workspace no default one): there is nowhere to send a test event.
+      </p>`;
+  return html`${heading} ${input.testResult ? testResultBox(input.testResult) : ''}
+    <form method="post" action="/portal/lines/${line.id}/test-event" class="card" aria-labelledby="test-event-title">
+      ${hiddenFields(envFields(nav))}
+      <p>
+        Sends a signed <code>test</code> event to <span class="mono">${input.testDestination}</span> once (no retries) and shows its answer.
+      </p>
+      <button type="submit" id="send-test-event">Send test event</button>
+    </form>`;
+}
+
+function testResultBox(result: NonNullable<LinePageInput['testResult']>): Html {
+  const { delivery } = result;
+  if (!delivery || !result.finished)
+    return html`<p class="notice" role="status" id="test-event-result">
+      Test event sent; its receiver has not answered yet. Its attempt finishes on its own: see the
+      ${delivery ? html`<a href="/portal/deliveries/${delivery.id}">delivery</a>` : 'deliveries'}.
+    </p>`;
+  const took = delivery.duration_ms === null ? '' : ` in ${delivery.duration_ms} ms`;
+  const answer = delivery.http_status === null ? (delivery.error_message ?? 'no answer') : `HTTP ${delivery.http_status}${took}`;
+  const ok = delivery.status === 'success';
+  return html`<div
+    class="${ok ? 'notice' : 'error'}"
+    role="${ok ? 'status' : 'alert'}"
+    id="test-event-result"
+    data-test-status="${delivery.status}"
+  >
+    <p>
+      ${ok ? 'Test event delivered' : 'Test event failed'}:
+      ${answer}${!ok && delivery.http_status !== null && delivery.error_message ? ` (${delivery.error_message})` : ''}.
+    </p>
+    <p><a href="/portal/deliveries/${delivery.id}">Open the delivery</a> (request, response and signature).</p>
+  </div>`;
+}
+
+/** Releasing the line: a link to its confirmation step, which says what happens to the number and its calls. */
+function releaseSection(nav: PageNav, input: LinePageInput): Html {
+  const { line } = input;
+  if (line.status === 'released') return html`<p id="line-released">This line is released: its calls and deliveries stay readable.</p>`;
+  if (!input.mayRelease) return html``;
+  return html`<h2>Release this line</h2>
+    <p>Gives its number up and ends its calls; its history stays readable.</p>
+    ${confirmLink(`/portal/lines/${line.id}/release?env=${nav.environment}`, 'Release line…', { id: 'release-line' })}`;
 }
 
 const text = (form: Record<string, string> | undefined, field: string, current: unknown) =>
