@@ -10,6 +10,7 @@ import { answeringOutboundRefusals } from '../outboundRefusals';
 import { placeCall } from '../../src/domain/calls/place';
 import { toCallRecord } from '../../src/domain/calls/store';
 import { fingerprintOf } from '../../src/domain/idempotency/store';
+import { fieldsOfMode, MODE_DEPENDENT_FIELDS } from '../../src/domain/lines/modeFields';
 import type { LineUpdate } from '../../src/domain/lines/rules';
 import { findLine, toLineRecord, type LineRow } from '../../src/domain/lines/store';
 import { updateLineSettings } from '../../src/domain/lines/update';
@@ -75,13 +76,17 @@ const SWITCHES = ['recording_enabled', 'compliance_enabled'] as const;
 
 /**
  * The edit form as a PATCH body: only the fields whose value differs from the line's, so leaving
- * the language alone on a hosted line does not pin it. Empty text clears a field; an unchecked box
- * is false; a number that is not one stays text, for the schema to refuse.
+ * the language alone on a hosted line does not pin it, and only the fields the chosen mode uses
+ * (`fieldsOfMode`): another mode's, hidden in the form, stay as they are. Empty text clears a field;
+ * an unchecked box is false; a number that is not one stays text, for the schema to refuse.
  */
 export function lineUpdateOfForm(line: LineRow, form: Record<string, string>): LineUpdate {
   const update: LineUpdate = {};
+  const used = fieldsOfMode(form.mode || line.mode);
+  const usedByMode = (field: string) =>
+    !(MODE_DEPENDENT_FIELDS as readonly string[]).includes(field) || (used as readonly string[]).includes(field);
   const set = (field: string, value: unknown) => {
-    if (value !== (line as unknown as Record<string, unknown>)[field]) update[field] = value;
+    if (usedByMode(field) && value !== (line as unknown as Record<string, unknown>)[field]) update[field] = value;
   };
   set('name', form.name ?? '');
   if (form.mode) set('mode', form.mode);

@@ -45,6 +45,7 @@ function loadAssets(): Map<string, { type: string; body: Buffer }> {
       },
     ],
     ['usage-chart.js', { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(__dirname, 'assets', 'usage-chart.js')) }],
+    ['line-form.js', { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(__dirname, 'assets', 'line-form.js')) }],
   ]);
 }
 

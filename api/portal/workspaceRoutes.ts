@@ -6,6 +6,7 @@ import { changePassword } from '../../src/domain/accounts/changePassword';
 import { workspaceOverview } from '../../src/domain/accounts/overview';
 import { provisionLine, type LineRequest } from '../../src/domain/lines/provision';
 import { findSettings } from '../../src/domain/billing/settings';
+import { fieldsOfMode } from '../../src/domain/lines/modeFields';
 import { PROMOTION_DELAY_MS } from '../../src/domain/lines/rules';
 import { signedDeliveriesOf, stagedSecretTimes } from '../../src/domain/lines/secrets';
 import { linesOf, toLineRecord, type LineRow } from '../../src/domain/lines/store';
@@ -67,6 +68,22 @@ export function numberFieldsOfForm(
   return { area_code: typed('area_code'), country: typed('country')?.toUpperCase(), number_type: typed('number_type') };
 }
 
+/** The create form's mode-dependent fields as the API's body: those the chosen mode uses (`fieldsOfMode`), typed ones only. */
+export function modeFieldsOfForm(
+  form: Record<string, string>,
+): Pick<LineRequest, 'system_prompt' | 'webhook_url' | 'audio_handler_url' | 'begin_message' | 'voice'> {
+  const used = fieldsOfMode(form.mode ?? '');
+  const typed = (field: 'system_prompt' | 'webhook_url' | 'audio_handler_url' | 'begin_message' | 'voice') =>
+    used.includes(field) && form[field]?.trim() ? form[field] : null;
+  return {
+    system_prompt: typed('system_prompt'),
+    webhook_url: typed('webhook_url'),
+    audio_handler_url: typed('audio_handler_url'),
+    begin_message: typed('begin_message'),
+    voice: typed('voice'),
+  };
+}
+
 /** Pages of a signed-in operator: overview, lines, settings. */
 export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal', deps, async (ctx, operator) => {
@@ -97,13 +114,7 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
       deps,
       ctx.state.log,
       { workspaceId: operator.user.workspace_id, userId: operator.user.id, environment: operator.environment, keyId: null },
-      {
-        name: form.name ?? '',
-        mode: form.mode ?? '',
-        system_prompt: form.system_prompt || null,
-        webhook_url: form.webhook_url || null,
-        ...numberFieldsOfForm(form),
-      },
+      { name: form.name ?? '', mode: form.mode ?? '', ...modeFieldsOfForm(form), ...numberFieldsOfForm(form) },
     );
     if (!outcome.ok) return again(lineCreationError(outcome));
     const signs = signedDeliveriesOf(outcome.line, await defaultWebhookUrlOf(deps, operator));

@@ -63,7 +63,7 @@ describe('portal in a browser', () => {
 
     await page.getByLabel('Name').fill('Front desk');
     await page.getByLabel('Mode').selectOption('hosted');
-    await page.getByLabel('System prompt (hosted lines)').fill('You answer the front desk of a dental clinic.');
+    await page.getByLabel('System prompt').fill('You answer the front desk of a dental clinic.');
     await page.getByRole('button', { name: 'Create line' }).click();
     const secret = page.locator('#webhook-secret');
     await expect(secret.textContent()).resolves.toMatch(/^[0-9a-f]{64}$/);

@@ -1,8 +1,7 @@
 import type { toLineRecord } from '../../../src/domain/lines/store';
-import { LANGUAGES, LINE_MODES } from '../../../src/domain/lines/rules';
-import { VOICES } from '../../../src/domain/voices/catalog';
 import { html, type Html } from '../html';
-import { confirmLink, envFields, hiddenFields, option } from '../components';
+import { confirmLink, envFields, hiddenFields } from '../components';
+import { forModes, languageSelect, LINE_FORM_SCRIPT, modeSelect, voiceSelect } from './lineFields';
 import { formOutcome, layout, type PageNav, type ShownError } from '../layout';
 
 type LineRecord = ReturnType<typeof toLineRecord>;
@@ -158,36 +157,30 @@ function editForm(nav: PageNav, input: LinePageInput): Html {
   if (!input.mayEdit) return html`<p>Your role cannot change lines.</p>`;
   if (line.status === 'released') return html`<p>This line is released; it cannot be changed.</p>`;
   const mode = text(form, 'mode', line.mode);
-  const language = text(form, 'language', line.language);
-  const voice = text(form, 'voice', line.voice);
   const checked = (field: 'recording_enabled' | 'compliance_enabled') => ((form ? form[field] === 'on' : line[field]) ? html`checked` : '');
   const field = (name: string, label: string, type = 'text') =>
     html`<label for="edit-${name}">${label}</label>
       <input id="edit-${name}" name="${name}" type="${type}" value="${text(form, name, line[name as keyof LineRecord])}" />`;
   return html`<h2>Edit line</h2>
-    <form method="post" action="/portal/lines/${line.id}" class="card" aria-label="Edit line">
+    <form method="post" action="/portal/lines/${line.id}" class="card" aria-label="Edit line" data-mode-form>
       ${hiddenFields(envFields(nav))} ${field('name', 'Name')} ${field('display_name', 'Display name (caller ID name)')}
-      <label for="edit-mode">Mode</label>
-      <select id="edit-mode" name="mode">
-        ${LINE_MODES.map((m) => option(m, mode))}
-      </select>
-      <label for="edit-system_prompt">System prompt (hosted lines)</label>
-      <textarea id="edit-system_prompt" name="system_prompt" rows="4">${text(form, 'system_prompt', line.system_prompt)}</textarea>
-      ${field('begin_message', 'Begin message')}
-      <label for="edit-voice">Voice</label>
-      <select id="edit-voice" name="voice">
-        ${option('', voice, 'default')} ${VOICES.map((v) => option(v.slug, voice, `${v.name} (${v.accent})`))}
-      </select>
-      ${field('webhook_url', 'Webhook URL (webhook lines)', 'url')}
-      ${field('audio_handler_url', 'Audio handler URL (audio lines, ws or wss)')}
+      ${modeSelect('edit-mode', mode)}
+      ${forModes(
+        'system_prompt',
+        html`<label for="edit-system_prompt">System prompt</label>
+          <textarea id="edit-system_prompt" name="system_prompt" rows="4">${text(form, 'system_prompt', line.system_prompt)}</textarea>`,
+      )}
+      ${forModes('webhook_url', field('webhook_url', 'Webhook URL', 'url'))}
+      ${forModes('audio_handler_url', field('audio_handler_url', 'Audio handler URL (ws or wss)'))}
+      ${forModes('begin_message', field('begin_message', 'Begin message (spoken when the call is answered)'))}
+      ${voiceSelect('edit-voice', text(form, 'voice', line.voice))}
+      ${languageSelect('edit-language', text(form, 'language', line.language))}
+      ${forModes('context_limit', field('context_limit', 'Context limit (turns, 1-500)'))}
+      ${forModes('endpointing_ms', field('endpointing_ms', 'Endpointing (ms, 100-2000)'))}
       ${field('status_callback_url', 'Status callback URL', 'url')}
-      <label for="edit-language">Language (webhook and audio lines)</label>
-      <select id="edit-language" name="language">
-        ${LANGUAGES.map((l) => option(l, language))}
-      </select>
-      ${field('context_limit', 'Context limit (turns, 1-500)')} ${field('endpointing_ms', 'Endpointing (ms, 100-2000)')}
       <label><input type="checkbox" name="recording_enabled" ${checked('recording_enabled')} /> Record calls</label>
       <label><input type="checkbox" name="compliance_enabled" ${checked('compliance_enabled')} /> Check consent before calling</label>
       <button type="submit">Save line</button>
-    </form>`;
+    </form>
+    ${LINE_FORM_SCRIPT}`;
 }

@@ -2,6 +2,7 @@ import { NUMBER_TYPES } from '../../../src/domain/lines/numberChoice';
 import type { toLineRecord } from '../../../src/domain/lines/store';
 import { html, type Html } from '../html';
 import { confirmLink, envFields, hiddenFields, option, table, time } from '../components';
+import { forModes, LINE_FORM_SCRIPT, modeSelect, voiceSelect } from './lineFields';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 type LineRecord = ReturnType<typeof toLineRecord>;
@@ -109,24 +110,27 @@ function linesTable(nav: PageNav, input: LinesPageInput): Html {
 }
 
 function createForm(nav: PageNav, form: Record<string, string>): Html {
-  const mode = form.mode === 'webhook' ? 'webhook' : 'hosted';
+  const typed = (name: string) => form[name] ?? '';
+  const field = (name: string, label: string, type = 'text') =>
+    html`<label for="${name}">${label}</label> <input id="${name}" name="${name}" type="${type}" value="${typed(name)}" />`;
   return html`<h2>Create a line</h2>
-    <form method="post" action="/portal/lines" class="card">
+    <form method="post" action="/portal/lines" class="card" data-mode-form>
       ${hiddenFields(envFields(nav))}
       <label for="name">Name</label>
-      <input id="name" name="name" type="text" required maxlength="100" value="${form.name ?? ''}" />
-      <label for="mode">Mode</label>
-      <select id="mode" name="mode">
-        ${option('hosted', mode, "hosted: Switchboard's model answers with your prompt")}
-        ${option('webhook', mode, 'webhook: your server answers each turn')}
-      </select>
-      <label for="system_prompt">System prompt (hosted lines)</label>
-      <textarea id="system_prompt" name="system_prompt" rows="3">${form.system_prompt ?? ''}</textarea>
-      <label for="webhook_url">Webhook URL (webhook lines)</label>
-      <input id="webhook_url" name="webhook_url" type="url" value="${form.webhook_url ?? ''}" />
-      ${numberFields(form)}
+      <input id="name" name="name" type="text" required maxlength="100" value="${typed('name')}" />
+      ${modeSelect('mode', form.mode || 'hosted')}
+      ${forModes(
+        'system_prompt',
+        html`<label for="system_prompt">System prompt</label>
+          <textarea id="system_prompt" name="system_prompt" rows="3">${typed('system_prompt')}</textarea>`,
+      )}
+      ${forModes('webhook_url', field('webhook_url', 'Webhook URL', 'url'))}
+      ${forModes('audio_handler_url', field('audio_handler_url', 'Audio handler URL (ws or wss)'))}
+      ${forModes('begin_message', field('begin_message', 'Begin message (spoken when the call is answered)'))}
+      ${voiceSelect('voice', typed('voice'))} ${numberFields(form)}
       <button type="submit">Create line</button>
-    </form>`;
+    </form>
+    ${LINE_FORM_SCRIPT}`;
 }
 
 /** The line's number: bought to criteria (blank: a local US number), or imported from the carrier account (POST /api/v1/lines's fields). */
