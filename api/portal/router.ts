@@ -9,6 +9,7 @@ import { auditRoutes } from './auditRoutes';
 import { billingRoutes } from './billingRoutes';
 import { callActions } from './callActions';
 import { callRoutes } from './callRoutes';
+import { complianceActions } from './complianceActions';
 import { complianceRoutes } from './complianceRoutes';
 import { conversationRoutes } from './conversationRoutes';
 import { deliveryRoutes } from './deliveryRoutes';
@@ -97,6 +98,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   keyRoutes(router, deps);
   apiKeyRoutes(router, deps);
   complianceRoutes(router, deps);
+  complianceActions(router, deps);
   auditRoutes(router, deps);
   memberRoutes(router, deps);
   memberActions(router, deps);
