@@ -118,7 +118,7 @@ describe('portal pages', () => {
     // A second rotation within 24 hours is refused, as by the API.
     const again = await client.submit('/portal/lines?env=test', `/portal/lines/${lineId}/rotate-secret`, { env: 'test', confirm: 'yes' });
     expect(again.status).toBe(409);
-    expect(again.text).toContain('secret_rotation_too_soon');
+    expect(again.text).toContain('A new secret is already staged');
   });
 
   it('refuses invalid line fields with validation_error naming them, keeping what was typed', async () => {
