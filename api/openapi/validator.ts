@@ -98,7 +98,8 @@ const compiledBodies = new WeakMap<object, ValidateFunction>();
 export function bodyProblems(schema: object, body: unknown): ErrorDetail[] {
   let validate = compiledBodies.get(schema);
   if (!validate) {
-    validate = bodyAjv.compile(schema);
+    // Refs inlined as for the API's own operations (compileOperation): a standalone schema has no components to resolve them in.
+    validate = bodyAjv.compile(inlineRefs(schema));
     compiledBodies.set(schema, validate);
   }
   return validate(body) ? [] : toDetails(validate, 'body');
