@@ -220,4 +220,37 @@ describe('portal confirmations', () => {
     expect(stale.status).toBe(409);
     expect(stale.text).toContain('id="current-state"');
   });
+
+  it('says what a signing secret signs (nothing, on a hosted line without URLs) and shows a failed test event on the line page', async () => {
+    const { client } = await signUpOperator(h, 'signs');
+    const hosted = await createLineInPortal(client, { name: 'Hosted', mode: 'hosted', system_prompt: 'Be brief.' });
+    expect(hosted.page.text).toContain('Nothing this line sends is signed yet');
+    expect(hosted.page.text).not.toContain('It signs');
+    expect(/<td data-secret-state>([^<]*)<\/td>/.exec(hosted.page.text)?.[1]).toBe('Nothing signed');
+    const hostedPage = await client.get(`/portal/lines/${hosted.lineId}?env=test`);
+    expect(hostedPage.text).toContain('id="no-test-destination"');
+
+    const hooked = await createLineInPortal(client, { name: 'Hooked', mode: 'webhook', webhook_url: receiver.url });
+    expect(hooked.page.text).toContain("It signs this line's webhook events.");
+    receiver.script({ status: 500, body: 'down' });
+    const page = await client.get(`/portal/lines/${hooked.lineId}?env=test`);
+    const sent = await client.post(`/portal/lines/${hooked.lineId}/test-event`, { csrf_token: PortalClient.csrfOf(page), env: 'test' });
+    expect(sent.status).toBe(200);
+    expect(sent.text).toContain('data-test-status="failed"');
+    expect(sent.text).toMatch(/Test event failed:\s+HTTP 500/);
+    expect(receiver.requests.at(-1)?.body).toMatchObject({ event: 'test' });
+    // Its reload (a GET of the post's address) is the line's page.
+    expect((await client.get(`/portal/lines/${hooked.lineId}/test-event?env=test`)).headers.get('location')).toBe(
+      `/portal/lines/${hooked.lineId}?env=test`,
+    );
+    // Another workspace's operator cannot send one to this line.
+    const other = await signUpOperator(h, 'signs-other');
+    const otherPage = await other.client.get('/portal/lines?env=test');
+    const theirs = await other.client.post(`/portal/lines/${hooked.lineId}/test-event`, {
+      csrf_token: PortalClient.csrfOf(otherPage),
+      env: 'test',
+    });
+    expect(theirs.status).toBe(404);
+    expect(receiver.requests).toHaveLength(1);
+  });
 });
