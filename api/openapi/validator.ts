@@ -98,7 +98,7 @@ const compiledBodies = new WeakMap<object, ValidateFunction>();
 export function bodyProblems(schema: object, body: unknown): ErrorDetail[] {
   let validate = compiledBodies.get(schema);
   if (!validate) {
-    // Refs inlined as for the API's own operations (compileOperation): a standalone schema has no components to resolve them in.
+    // A component may refer to others (`$ref`), which a schema compiled on its own cannot resolve.
     validate = bodyAjv.compile(inlineRefs(schema));
     compiledBodies.set(schema, validate);
   }
