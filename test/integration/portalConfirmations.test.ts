@@ -200,6 +200,9 @@ describe('portal confirmations', () => {
       await signInMember(h.apiUrl, h.db, boss.workspaceId);
       const member = await h.db('users').where({ workspace_id: boss.workspaceId, role: 'member' }).first();
       path = `/portal/members/${member.id}/remove`;
+      // A refused role change's answer stays on its POST address: reloading it is the members page, not a 404.
+      const reload = await client.get(`/portal/members/${member.id}/role`);
+      expect([reload.status, reload.headers.get('location')]).toEqual([302, '/portal/members']);
       changedYet = async () => (await h.db('users').where({ id: member.id }).first()).removed_at !== null;
     } else {
       const email = `invitee+${crypto.randomBytes(3).toString('hex')}@example.test`;
