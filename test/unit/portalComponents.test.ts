@@ -1,7 +1,9 @@
 import {
   attributes,
+  confirmation,
   copyable,
   envFields,
+  isConfirmed,
   keyToCopy,
   option,
   postButton,
@@ -111,5 +113,25 @@ describe('portal components', () => {
       '<button type="button" class="secondary copy" data-copy="minted-key-header" aria-label="Copy the Authorization header" hidden>Copy</button>',
     );
     expect(squeeze(copyable('s', 'v', 'the secret').value)).toContain('<span id="s-copied" class="copied" role="status"></span>');
+  });
+
+  it('a confirmation posts confirm=yes with its hidden fields; a stale one offers no button, only what changed', () => {
+    const view = {
+      title: 'Release?',
+      action: '/portal/lines/l1/release',
+      hidden: { csrf_token: 't', env: 'test' },
+      consequences: ['The number <goes>'],
+      confirmLabel: 'Release line',
+      back: { href: '/portal/lines/l1?env=test', label: 'back' },
+    };
+    const asked = confirmation(view).value;
+    expect(asked).toContain('<form method="post" action="/portal/lines/l1/release"');
+    expect(asked).toContain('name="confirm" value="yes"');
+    expect(asked).toContain('The number &lt;goes&gt;');
+    expect(isConfirmed({ confirm: 'yes' })).toBe(true);
+    expect(isConfirmed({ confirm: 'on' })).toBe(false);
+    const stale = confirmation({ ...view, stale: { message: 'Already released.' } }).value;
+    expect(stale).toContain('Already released.');
+    expect(stale).not.toContain('<form');
   });
 });
