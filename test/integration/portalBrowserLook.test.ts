@@ -68,7 +68,7 @@ describe('portal look in a browser, desktop and phone', () => {
     await page.goto('/portal/lines?env=test');
     await page.getByLabel('Name').fill('Front desk');
     await page.getByLabel('Mode').selectOption('webhook');
-    await page.getByLabel('Webhook URL (webhook lines)').fill(receiver.url);
+    await page.getByLabel('Webhook URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Create line' }).click();
     const secret = (await page.locator('#webhook-secret').textContent())!;
     await page.getByRole('button', { name: 'Copy the signing secret' }).click();
