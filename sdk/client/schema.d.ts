@@ -878,7 +878,7 @@ export interface components {
             name: string;
             display_name: string | null;
             /** @enum {string} */
-            mode: "hosted" | "webhook" | "audio";
+            mode: "hosted" | "webhook" | "audio" | "agent";
             system_prompt: string | null;
             begin_message: string | null;
             /** @description A voice slug from GET /api/v1/voices; spaces around it are trimmed, empty clears it. */
@@ -904,7 +904,35 @@ export interface components {
             /** @enum {string} */
             language: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms: number | null;
-            /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. */
+            /**
+             * @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event.
+             * @example [
+             *       {
+             *         "type": "function",
+             *         "name": "lookup_order",
+             *         "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+             *         "parameters": {
+             *           "type": "object",
+             *           "properties": {
+             *             "order_id": {
+             *               "type": "string"
+             *             }
+             *           },
+             *           "required": [
+             *             "order_id"
+             *           ]
+             *         },
+             *         "url": "https://agent.example.com/tools/lookup-order",
+             *         "timeout_ms": 5000
+             *       },
+             *       {
+             *         "type": "transfer_call",
+             *         "destinations": [
+             *           "+14155550123"
+             *         ]
+             *       }
+             *     ]
+             */
             tools: components["schemas"]["Tool"][] | null;
             /**
              * @description ISO 3166-1 alpha-2 country of the number (as asked, or of the imported number).
@@ -1461,6 +1489,26 @@ export interface components {
          * @example +14155550123
          */
         PhoneNumber: string;
+        /**
+         * @example {
+         *       "type": "function",
+         *       "name": "lookup_order",
+         *       "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+         *       "parameters": {
+         *         "type": "object",
+         *         "properties": {
+         *           "order_id": {
+         *             "type": "string"
+         *           }
+         *         },
+         *         "required": [
+         *           "order_id"
+         *         ]
+         *       },
+         *       "url": "https://agent.example.com/tools/lookup-order",
+         *       "timeout_ms": 5000
+         *     }
+         */
         Tool: {
             /**
              * @description `function`: Switchboard POSTs the arguments to `url`, signed like a webhook, and gives the model the answer. `transfer_call` (to one of `destinations`), `hang_up`, `send_sms` (to the caller, from the line) and `press_digits` act on the call as the matching API operations do, with the same refusals.
@@ -1573,10 +1621,10 @@ export interface components {
             name?: string;
             display_name?: string | null;
             /**
-             * @description `text` is accepted as an alias of `webhook` and stored as `webhook`.
+             * @description `text` is accepted as an alias of `webhook` and stored as `webhook`. `agent`: your agent drives each call through live control (speak, wait, press, transfer, hang up) and needs neither `webhook_url` nor `system_prompt`; caller sentences are kept for its next wait (the latest 20, oldest first), `webhook_url` (optional) receives lifecycle events only, and `begin_message` is spoken at the answer. Priced as webhook mode.
              * @enum {string}
              */
-            mode?: "hosted" | "webhook" | "audio" | "text";
+            mode?: "hosted" | "webhook" | "audio" | "agent" | "text";
             system_prompt?: string | null;
             begin_message?: string | null;
             /** @description A voice slug from GET /api/v1/voices; spaces around it are trimmed, empty clears it. */
@@ -1605,7 +1653,36 @@ export interface components {
              */
             language?: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms?: number | null;
-            /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. */
+            /**
+             * @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event.
+             * @example [
+             *       {
+             *         "type": "function",
+             *         "name": "lookup_order",
+             *         "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+             *         "parameters": {
+             *           "type": "object",
+             *           "properties": {
+             *             "order_id": {
+             *               "type": "string",
+             *               "pattern": "^[^\\u0000]*$"
+             *             }
+             *           },
+             *           "required": [
+             *             "order_id"
+             *           ]
+             *         },
+             *         "url": "https://agent.example.com/tools/lookup-order",
+             *         "timeout_ms": 5000
+             *       },
+             *       {
+             *         "type": "transfer_call",
+             *         "destinations": [
+             *           "+14155550123"
+             *         ]
+             *       }
+             *     ]
+             */
             tools?: components["schemas"]["Tool"][] | null;
         };
         /**
@@ -1622,10 +1699,10 @@ export interface components {
             name: string;
             display_name?: string | null;
             /**
-             * @description `text` is accepted as an alias of `webhook` and stored as `webhook`.
+             * @description `text` is accepted as an alias of `webhook` and stored as `webhook`. `agent`: your agent drives each call through live control (speak, wait, press, transfer, hang up) and needs neither `webhook_url` nor `system_prompt`; caller sentences are kept for its next wait (the latest 20, oldest first), `webhook_url` (optional) receives lifecycle events only, and `begin_message` is spoken at the answer. Priced as webhook mode.
              * @enum {string}
              */
-            mode: "hosted" | "webhook" | "audio" | "text";
+            mode: "hosted" | "webhook" | "audio" | "agent" | "text";
             system_prompt?: string | null;
             begin_message?: string | null;
             /** @description A voice slug from GET /api/v1/voices; spaces around it are trimmed, empty clears it. */
@@ -1654,7 +1731,36 @@ export interface components {
              */
             language?: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms?: number | null;
-            /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. */
+            /**
+             * @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event.
+             * @example [
+             *       {
+             *         "type": "function",
+             *         "name": "lookup_order",
+             *         "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+             *         "parameters": {
+             *           "type": "object",
+             *           "properties": {
+             *             "order_id": {
+             *               "type": "string",
+             *               "pattern": "^[^\\u0000]*$"
+             *             }
+             *           },
+             *           "required": [
+             *             "order_id"
+             *           ]
+             *         },
+             *         "url": "https://agent.example.com/tools/lookup-order",
+             *         "timeout_ms": 5000
+             *       },
+             *       {
+             *         "type": "transfer_call",
+             *         "destinations": [
+             *           "+14155550123"
+             *         ]
+             *       }
+             *     ]
+             */
             tools?: components["schemas"]["Tool"][] | null;
             /**
              * @description ISO 3166-1 alpha-2 country of the number to buy (default `US`). Not with `phone_number`.
@@ -1674,7 +1780,7 @@ export interface components {
             area_code?: string;
             /** @description Import instead of buy: an E.164 number the carrier account already owns, which the operator granted to this workspace (CLI `number grant`). Its calls and messages are routed to the line; releasing the line only detaches it (the account keeps it). A number that is not importable is 422 `number_unavailable`, whatever the reason. */
             phone_number?: components["schemas"]["PhoneNumber"];
-        } & (unknown & unknown & unknown & unknown & unknown);
+        } & (unknown & unknown & unknown & unknown & unknown & unknown);
     };
     responses: never;
     parameters: never;
@@ -1969,11 +2075,24 @@ export interface operations {
                      *           "tools": [
                      *             {
                      *               "type": "function",
-                     *               "name": "example",
-                     *               "description": "Outbound call, 2 minutes",
-                     *               "parameters": {},
-                     *               "url": "https://agent.example.com/switchboard/webhook",
-                     *               "timeout_ms": 500,
+                     *               "name": "lookup_order",
+                     *               "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *               "parameters": {
+                     *                 "type": "object",
+                     *                 "properties": {
+                     *                   "order_id": {
+                     *                     "type": "string"
+                     *                   }
+                     *                 },
+                     *                 "required": [
+                     *                   "order_id"
+                     *                 ]
+                     *               },
+                     *               "url": "https://agent.example.com/tools/lookup-order",
+                     *               "timeout_ms": 5000
+                     *             },
+                     *             {
+                     *               "type": "transfer_call",
                      *               "destinations": [
                      *                 "+14155550123"
                      *               ]
@@ -2145,11 +2264,24 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
+                     *           },
+                     *           {
+                     *             "type": "transfer_call",
                      *             "destinations": [
                      *               "+14155550123"
                      *             ]
@@ -2406,11 +2538,24 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
+                     *           },
+                     *           {
+                     *             "type": "transfer_call",
                      *             "destinations": [
                      *               "+14155550123"
                      *             ]
@@ -2543,11 +2688,24 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
+                     *           },
+                     *           {
+                     *             "type": "transfer_call",
                      *             "destinations": [
                      *               "+14155550123"
                      *             ]
@@ -2708,11 +2866,24 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
+                     *           },
+                     *           {
+                     *             "type": "transfer_call",
                      *             "destinations": [
                      *               "+14155550123"
                      *             ]
@@ -3122,14 +3293,21 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
-                     *             "destinations": [
-                     *               "+14155550123"
-                     *             ]
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
                      *           }
                      *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -8760,14 +8938,21 @@ export interface operations {
                      *           "tools": [
                      *             {
                      *               "type": "function",
-                     *               "name": "example",
-                     *               "description": "Outbound call, 2 minutes",
-                     *               "parameters": {},
-                     *               "url": "https://agent.example.com/switchboard/webhook",
-                     *               "timeout_ms": 500,
-                     *               "destinations": [
-                     *                 "+14155550123"
-                     *               ]
+                     *               "name": "lookup_order",
+                     *               "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *               "parameters": {
+                     *                 "type": "object",
+                     *                 "properties": {
+                     *                   "order_id": {
+                     *                     "type": "string"
+                     *                   }
+                     *                 },
+                     *                 "required": [
+                     *                   "order_id"
+                     *                 ]
+                     *               },
+                     *               "url": "https://agent.example.com/tools/lookup-order",
+                     *               "timeout_ms": 5000
                      *             }
                      *           ],
                      *           "created_at": "2026-01-15T09:30:00.000Z"
@@ -8902,11 +9087,25 @@ export interface operations {
                  *       "tools": [
                  *         {
                  *           "type": "function",
-                 *           "name": "example",
-                 *           "description": "Outbound call, 2 minutes",
-                 *           "parameters": {},
-                 *           "url": "https://agent.example.com/switchboard/webhook",
-                 *           "timeout_ms": 500,
+                 *           "name": "lookup_order",
+                 *           "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                 *           "parameters": {
+                 *             "type": "object",
+                 *             "properties": {
+                 *               "order_id": {
+                 *                 "type": "string",
+                 *                 "pattern": "^[^\\u0000]*$"
+                 *               }
+                 *             },
+                 *             "required": [
+                 *               "order_id"
+                 *             ]
+                 *           },
+                 *           "url": "https://agent.example.com/tools/lookup-order",
+                 *           "timeout_ms": 5000
+                 *         },
+                 *         {
+                 *           "type": "transfer_call",
                  *           "destinations": [
                  *             "+14155550123"
                  *           ]
@@ -8941,7 +9140,36 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
-                    /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. Given, they replace the line’s tools for this call; `[]` offers none. */
+                    /**
+                     * @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. Given, they replace the line’s tools for this call; `[]` offers none.
+                     * @example [
+                     *       {
+                     *         "type": "function",
+                     *         "name": "lookup_order",
+                     *         "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *         "parameters": {
+                     *           "type": "object",
+                     *           "properties": {
+                     *             "order_id": {
+                     *               "type": "string",
+                     *               "pattern": "^[^\\u0000]*$"
+                     *             }
+                     *           },
+                     *           "required": [
+                     *             "order_id"
+                     *           ]
+                     *         },
+                     *         "url": "https://agent.example.com/tools/lookup-order",
+                     *         "timeout_ms": 5000
+                     *       },
+                     *       {
+                     *         "type": "transfer_call",
+                     *         "destinations": [
+                     *           "+14155550123"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     tools?: components["schemas"]["Tool"][] | null;
                 };
             };
@@ -8994,14 +9222,21 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
-                     *             "destinations": [
-                     *               "+14155550123"
-                     *             ]
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
                      *           }
                      *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -9267,14 +9502,21 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
-                     *             "destinations": [
-                     *               "+14155550123"
-                     *             ]
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
                      *           }
                      *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -9415,14 +9657,21 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
-                     *             "destinations": [
-                     *               "+14155550123"
-                     *             ]
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
                      *           }
                      *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -9567,11 +9816,25 @@ export interface operations {
                  *       "tools": [
                  *         {
                  *           "type": "function",
-                 *           "name": "example",
-                 *           "description": "Outbound call, 2 minutes",
-                 *           "parameters": {},
-                 *           "url": "https://agent.example.com/switchboard/webhook",
-                 *           "timeout_ms": 500,
+                 *           "name": "lookup_order",
+                 *           "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                 *           "parameters": {
+                 *             "type": "object",
+                 *             "properties": {
+                 *               "order_id": {
+                 *                 "type": "string",
+                 *                 "pattern": "^[^\\u0000]*$"
+                 *               }
+                 *             },
+                 *             "required": [
+                 *               "order_id"
+                 *             ]
+                 *           },
+                 *           "url": "https://agent.example.com/tools/lookup-order",
+                 *           "timeout_ms": 5000
+                 *         },
+                 *         {
+                 *           "type": "transfer_call",
                  *           "destinations": [
                  *             "+14155550123"
                  *           ]
@@ -9609,7 +9872,36 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
-                    /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. Given, they replace the line’s tools for this call; `[]` offers none. */
+                    /**
+                     * @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. Given, they replace the line’s tools for this call; `[]` offers none.
+                     * @example [
+                     *       {
+                     *         "type": "function",
+                     *         "name": "lookup_order",
+                     *         "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *         "parameters": {
+                     *           "type": "object",
+                     *           "properties": {
+                     *             "order_id": {
+                     *               "type": "string",
+                     *               "pattern": "^[^\\u0000]*$"
+                     *             }
+                     *           },
+                     *           "required": [
+                     *             "order_id"
+                     *           ]
+                     *         },
+                     *         "url": "https://agent.example.com/tools/lookup-order",
+                     *         "timeout_ms": 5000
+                     *       },
+                     *       {
+                     *         "type": "transfer_call",
+                     *         "destinations": [
+                     *           "+14155550123"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     tools?: components["schemas"]["Tool"][] | null;
                 };
             };
@@ -9662,14 +9954,21 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
-                     *             "destinations": [
-                     *               "+14155550123"
-                     *             ]
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
                      *           }
                      *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"

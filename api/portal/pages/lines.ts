@@ -61,7 +61,7 @@ function linesTable(nav: PageNav, input: LinesPageInput): Html {
 }
 
 function createForm(nav: PageNav, form: Record<string, string>): Html {
-  const mode = form.mode === 'webhook' ? 'webhook' : 'hosted';
+  const mode = form.mode === 'webhook' || form.mode === 'agent' ? form.mode : 'hosted';
   return html`<h2>Create a line</h2>
     <form method="post" action="/portal/lines" class="card">
       ${hiddenFields(envFields(nav))}
@@ -71,10 +71,11 @@ function createForm(nav: PageNav, form: Record<string, string>): Html {
       <select id="mode" name="mode">
         ${option('hosted', mode, "hosted: Switchboard's model answers with your prompt")}
         ${option('webhook', mode, 'webhook: your server answers each turn')}
+        ${option('agent', mode, 'agent: your agent drives each call through the API or MCP (speak, wait)')}
       </select>
       <label for="system_prompt">System prompt (hosted lines)</label>
       <textarea id="system_prompt" name="system_prompt" rows="3">${form.system_prompt ?? ''}</textarea>
-      <label for="webhook_url">Webhook URL (webhook lines)</label>
+      <label for="webhook_url">Webhook URL (webhook lines), optional on agent lines (lifecycle events)</label>
       <input id="webhook_url" name="webhook_url" type="url" value="${form.webhook_url ?? ''}" />
       ${numberFields(form)}
       <button type="submit">Create line</button>
