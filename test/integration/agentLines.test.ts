@@ -76,6 +76,25 @@ describe('agent lines: the agent drives each call through live control', () => {
     expect(eventsOfCall().sort()).toEqual(lifecycle);
   });
 
+  it('an inbound call: the agent takes it with a line wait, and what the caller said first is its first wait’s answer', async () => {
+    const line = await lines.create();
+    const incoming = h.request('POST', `/api/v1/lines/${line.id}/calls/wait`, { key: ctx.tenant.keys.test, body: { timeout_seconds: 20 } });
+    expect((await sim.calls.ring('+14155550177', line.phone_number)).status).toBe(201);
+    const taken = (await incoming).body as { call: { id: string }; timed_out: boolean };
+    expect(taken.timed_out).toBe(false);
+    const id = taken.call.id;
+    await calls.untilStatus(id, ['in_progress']);
+
+    await sim.calls.say(id, 'Hi, I am calling about my order.');
+    await transcribed(id, ['Hi, I am calling about my order.']);
+    expect((await calls.wait(id, { timeout_seconds: 5 })).body).toMatchObject({
+      timed_out: false,
+      response_text: 'Hi, I am calling about my order.',
+    });
+    await sim.calls.hangUp(id);
+    expect(await calls.untilStatus(id, ['completed'])).toMatchObject({ direction: 'inbound', end_cause: 'caller_hangup' });
+  });
+
   it('refuses the fields that would hand an agent line’s calls to another driver, with the validation envelope', async () => {
     for (const [field, value] of [
       ['system_prompt', 'You are a receptionist.'],
