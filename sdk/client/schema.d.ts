@@ -720,7 +720,7 @@ export interface paths {
         put?: never;
         /**
          * Say something on a live call, optionally waiting for the answer
-         * @description Answers when the text has been played (or the caller talked over it: `interrupted`, with `partial_response_text` and `interruption_reason` `caller_interrupted_control`); with `wait_for_response`, then waits up to `timeout_seconds` for the caller’s next sentence. A sentence that answers a control request is not also sent as a `message` event (nor to the model on hosted lines). One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`).
+         * @description Answers when the text has been played (or the caller talked over it: `interrupted`, with `partial_response_text` and `interruption_reason` `caller_interrupted_control`); with `wait_for_response`, then waits up to `timeout_seconds` for the caller’s next sentence. A sentence that answers a control request is not also sent as a `message` event (nor to the model on hosted lines). One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`). On an `agent` line, sentences said while no wait was pending are kept (the latest 20): a wait answers with the oldest of them first (`response_timestamp` says when it was said).
          */
         post: operations["speakOnCall"];
         delete?: never;
@@ -740,7 +740,7 @@ export interface paths {
         put?: never;
         /**
          * Wait for the caller’s next sentence on a live call
-         * @description Answers with the caller's next sentence, or after `timeout_seconds` without one. One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`).
+         * @description Answers with the caller's next sentence, or after `timeout_seconds` without one. One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`). On an `agent` line, sentences said while no wait was pending are kept (the latest 20): a wait answers with the oldest of them first (`response_timestamp` says when it was said).
          */
         post: operations["waitOnCall"];
         delete?: never;
