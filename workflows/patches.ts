@@ -146,7 +146,7 @@ export const patches = {
    *
    * Remove: once no call that started before it is open (calls last 15 minutes at most), replace the `patched` call in
    * `isAgentDriven` with `deprecatePatch`, and drop the id a release later.
-   * Recorded with it: none yet.
+   * Recorded with it: callWorkflow.v7-agent-line-first-run, v7-agent-line-last-run (the kept sentences carried).
    */
   agentLines: 'agent-line-calls',
 } as const;
