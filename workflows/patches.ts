@@ -125,7 +125,7 @@ export const patches = {
    *
    * Remove: once no call that started before it is open (16 minutes after the last worker without it stopped).
    *
-   * Recorded with it: none yet.
+   * Recorded with it: callWorkflow.v6-hosted-tools.
    */
   transcriptHeard: 'call-transcript-heard',
 
@@ -135,7 +135,7 @@ export const patches = {
    * a model reply called tools, so calls without tools record no marker.
    *
    * Remove the unpatched branch once no call that began before it is open (calls last 15 minutes at most).
-   * Recorded with it: none yet.
+   * Recorded with it: callWorkflow.v6-hosted-tools.
    */
   hostedTools: 'hosted-call-tools',
 

@@ -1520,7 +1520,10 @@ export interface components {
             /** @description When the model should call it; required for a function, replaces a built-in’s own wording. */
             description?: string;
             /** @description The JSON Schema (2020-12) of the arguments, an object schema of at most 8192 bytes. Functions only. */
-            parameters?: Record<string, never>;
+            parameters?: {
+                /** @constant */
+                type: "object";
+            };
             /**
              * Format: uri
              * @description The endpoint POSTed to; must lead to a public address (https for live lines), checked again at every call. Functions only.

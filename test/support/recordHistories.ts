@@ -19,6 +19,7 @@ import { startEphemeralStack } from '../../dev/infra/stack';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
 import { workflowIds } from '../../workflows/definitions/ids';
 import { until } from './waits';
+import { decryptedHistory } from '../../dev/temporalHistory';
 import { untilWaitingForCaller } from './callWorkflow';
 
 /** The files named on the command line; none named means all. */
@@ -657,9 +658,8 @@ async function save(h: { temporal: import('@temporalio/client').Client }, workfl
   const handle = h.temporal.workflow.getHandle(workflowId);
   await handle.result();
   if (!wanted(file)) return;
-  // The run that finished (a continued workflow's last run).
-  const { runId } = await handle.describe();
-  await saveHistory(await h.temporal.workflow.getHandle(workflowId, runId).fetchHistory(), file);
+  // The run that finished (a continued workflow's last run), its payloads decrypted: the replay test reads them plain.
+  await saveHistory(await decryptedHistory(h.temporal, workflowId), file);
 }
 
 main().catch((err) => {

@@ -1,18 +1,11 @@
-import type { Db } from '../../platform/db/knex';
-import type { SecretsKeyRing } from '../../platform/crypto/secretBox';
-import type { EgressPolicy } from '../../platform/net/egress';
 import { currentSecret } from '../lines/secrets';
+import type { DeliveryAttemptDeps } from '../webhooks/attempt';
 import { post } from '../webhooks/post';
 import { signatureHeaders } from '../webhooks/signature';
 import { argumentsProblem, declaredTool, isBuiltIn, parseArguments, TOOL_LIMITS, toolTimeoutMs } from './declarations';
 
-export interface ToolInvocationDeps {
-  db: Db;
-  /** Every connection to a customer URL goes through it (src/platform/net/egress.ts). */
-  egress: EgressPolicy;
-  secretsKey: () => SecretsKeyRing;
-  now: () => Date;
-}
+/** What a tool call needs is what a webhook delivery needs: the database, the egress policy, the sealing key, a clock. */
+export type ToolInvocationDeps = DeliveryAttemptDeps;
 
 /** One call of a customer's tool, as the call's workflow asks for it. */
 export interface ToolInvocation {
