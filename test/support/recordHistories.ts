@@ -10,10 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
-import { payloadEncryptionCodec } from '../../src/platform/codecs/payloadEncryption';
 import { generateSecretsKey } from '../../src/platform/crypto/secretBox';
-import { transformHistoryPayloads } from '../../src/platform/temporal/historyPayloads';
 import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { startEphemeralStack } from '../../dev/infra/stack';
 import { WORKFLOW_INTERCEPTOR_MODULES } from '../../src/platform/tracing/temporal';
@@ -47,7 +44,7 @@ async function main(): Promise<void> {
       WORKFLOW_BUNDLE_PATH: bundlePath,
       LOG_LEVEL: 'silent',
       SECRETS_KEY: generateSecretsKey(),
-      // Clients and workers encrypt payloads as in production; `saveHistory` writes them decrypted, as recorded before.
+      // Clients and workers encrypt payloads as in production; histories are written decrypted (`decryptedHistory`).
       TEMPORAL_PAYLOAD_KEY: process.env.TEMPORAL_PAYLOAD_KEY ?? generateSecretsKey(),
       // The histories' receivers listen on loopback, as the tests' do (test/support/globalSetup.ts).
       OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(','),
@@ -627,7 +624,7 @@ async function recordAgentLineCall(h: RecordingHarness, out: string): Promise<vo
   await h.request('POST', `/api/v1/calls/${id}/speak`, { key, body: { text: 'Go on.', wait_for_response: true, timeout_seconds: 10 } });
   await h.request('POST', `/api/v1/calls/${id}/hangup`, { key });
   await handle.result();
-  const first = await h.temporal.workflow.getHandle(id, firstRunId).fetchHistory();
+  const first = await decryptedHistory(h.temporal, id, firstRunId);
   if (!first.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes) throw new Error('the agent call did not continue as new');
   if (wanted(firstFile)) await saveHistory(first, firstFile);
   await save(h, id, lastFile);
@@ -639,11 +636,7 @@ async function saveHistory(history: unknown, file: string): Promise<void> {
     console.log(`kept ${path.relative(process.cwd(), file)} (already recorded)`);
     return;
   }
-  const codec = payloadEncryptionCodec(process.env.TEMPORAL_PAYLOAD_KEY!);
-  // As the file will be read back (fromObject inverts JSON.stringify of the History message exactly).
-  const message = temporal.api.history.v1.History.fromObject(JSON.parse(JSON.stringify(history)));
-  const decrypted = await transformHistoryPayloads(message, (payloads) => codec.decode(payloads));
-  fs.writeFileSync(file, JSON.stringify(decrypted, null, 2) + '\n');
+  fs.writeFileSync(file, JSON.stringify(history, null, 2) + '\n');
   console.log(`recorded -> ${path.relative(process.cwd(), file)}`);
 }
 
