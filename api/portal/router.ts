@@ -18,6 +18,7 @@ import { keyRoutes } from './keyRoutes';
 import { lineRoutes } from './lineRoutes';
 import { memberRoutes } from './memberRoutes';
 import { oauthRoutes } from './oauthRoutes';
+import { searchRoutes } from './searchRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
 import { twoFactorGate } from './twoFactorGate';
@@ -88,6 +89,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   conversationRoutes(router, deps);
   billingRoutes(router, deps);
   deliveryRoutes(router, deps);
+  searchRoutes(router, deps);
   keyRoutes(router, deps);
   apiKeyRoutes(router, deps);
   complianceRoutes(router, deps);
