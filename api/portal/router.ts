@@ -18,6 +18,7 @@ import { keyRoutes } from './keyRoutes';
 import { lineRoutes } from './lineRoutes';
 import { memberRoutes } from './memberRoutes';
 import { oauthRoutes } from './oauthRoutes';
+import { exportRoutes } from './exportRoutes';
 import { searchRoutes } from './searchRoutes';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
@@ -90,6 +91,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   billingRoutes(router, deps);
   deliveryRoutes(router, deps);
   searchRoutes(router, deps);
+  exportRoutes(router, deps);
   keyRoutes(router, deps);
   apiKeyRoutes(router, deps);
   complianceRoutes(router, deps);

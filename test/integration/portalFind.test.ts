@@ -207,6 +207,70 @@ describe('portal: find anything', () => {
     expect([tooLong.status, shownError(tooLong)]).toEqual([422, 'validation_error']);
   });
 
+  it('exports calls, deliveries and usage as CSV: the filters applied, spreadsheet-safe, only this workspace’s rows', async () => {
+    const ws = await workspaceWithHistory('csv');
+    const stranger = await workspaceWithHistory('csv-other');
+    await h
+      .db('calls')
+      .where({ id: ws.calls[1].id })
+      .update({ topic: '=HYPERLINK("http://evil.test","x"), then\na "quote"', charge_cents: 42 });
+    const rowsOf = (text: string) => text.split('\r\n').filter(Boolean);
+
+    const calls = await ws.client.get(`/portal/calls.csv?env=test&number=${encodeURIComponent(CALLEE)}`);
+    expect(calls.status).toBe(200);
+    expect(calls.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
+    expect(calls.headers.get('content-disposition')).toMatch(/^attachment; filename="calls-test-\d{8}T\d{4}Z\.csv"$/);
+    const [header, ...records] = calls.text.split('\r\n').slice(0, -1);
+    expect(header).toBe(
+      'call_id,created_at,line_id,direction,from_number,to_number,status,end_cause,started_at,ended_at,duration_sec,charge_cents,answered_by,topic',
+    );
+    // Newest first, only the calls to CALLEE, and none of the stranger's (who called CALLEE too).
+    expect(records.map((record) => record.slice(0, 36))).toEqual([ws.calls[3].id, ws.calls[1].id, ws.calls[0].id]);
+    expect(calls.text).not.toContain(stranger.calls[0].id);
+    // RFC 4180 quoting, and a text cell a spreadsheet would run as a formula starts with '.
+    expect(records[1]).toBe(
+      `${ws.calls[1].id},2026-11-20T13:00:00.000Z,${ws.first},outbound,'${ws.firstNumber},'${CALLEE},completed,,,,,42,,` +
+        `"'=HYPERLINK(""http://evil.test"",""x""), then\na ""quote"""`,
+    );
+
+    const deliveries = await ws.client.get('/portal/deliveries.csv?env=test&event_type=call_ended');
+    expect(rowsOf(deliveries.text).map((record) => record.slice(0, 36))).toEqual([
+      'delivery_id,event_id,created_at,even',
+      ws.deliveries[3].id,
+      ws.deliveries[1].id,
+    ]);
+    expect(deliveries.text).not.toContain(stranger.deliveries[3].id);
+
+    const usage = (workspaceId: string, i: number) => ({
+      workspace_id: workspaceId,
+      environment: 'test',
+      line_id: ws.first,
+      kind: 'call',
+      seconds: 60 + i,
+      cost_cents: 10 + i,
+      reference: `find-test:${crypto.randomUUID()}`,
+      occurred_at: new Date(NOON + i * HOUR),
+    });
+    await h.db('usage_records').insert([usage(ws.workspaceId, 0), usage(ws.workspaceId, 1), usage(stranger.workspaceId, 2)]);
+    const spent = await ws.client.get('/portal/billing/usage.csv?env=test&from=2026-11-20T12:30');
+    expect(rowsOf(spent.text)).toEqual([
+      'occurred_at,kind,line_id,seconds,cost_cents,reference',
+      expect.stringMatching(new RegExp(`^2026-11-20T13:00:00.000Z,call,${ws.first},61,11,find-test:`)),
+    ]);
+    expect(rowsOf((await ws.client.get('/portal/billing/usage.csv?env=test')).text)).toHaveLength(3);
+    // The live environment holds none of the test environment's rows.
+    expect(rowsOf((await ws.client.get('/portal/calls.csv?env=live')).text)).toHaveLength(1);
+
+    // A bad filter is the list's own 422, not a file.
+    const bad = await ws.client.get('/portal/calls.csv?env=test&from=soon');
+    expect([bad.status, shownError(bad), bad.headers.get('content-type')]).toEqual([422, 'validation_error', 'text/html; charset=utf-8']);
+    expect((await ws.client.get('/portal/billing/usage.csv?env=test&kind=fax')).status).toBe(422);
+    // Signed out: the sign-in page, no file.
+    const visitor = await fetch(`${h.apiUrl}/portal/calls.csv?env=test`, { redirect: 'manual' });
+    expect(visitor.status).toBe(302);
+    expect(visitor.headers.get('location')).toMatch(/^\/portal\/login/);
+  });
+
   it('a delivery shows the headers it was sent with, the signature the receiver got, never the secret', async () => {
     const owner = await signUpOperator(h, 'headers');
     const { lineId, page: created } = await createLineInPortal(owner.client, { name: 'Hooks', mode: 'webhook', webhook_url: receiver.url });

@@ -1,4 +1,5 @@
 import { readFilters, readTimeBound } from '../../api/portal/listFilters';
+import { csvField, csvRecord } from '../../api/portal/csv';
 import { numberMatchOf, searchTermOf } from '../../src/domain/search/rules';
 
 describe('find anything: what a search and a list filter read (issue 30, item 5)', () => {
@@ -51,5 +52,18 @@ describe('find anything: what a search and a list filter read (issue 30, item 5)
     expect(readFilters({ from: '2026-11-29', to: '2026-11-28' }, rules).error?.details).toEqual([
       { field: 'to', message: 'Must not be before from' },
     ]);
+  });
+});
+
+describe('CSV fields (RFC 4180, OWASP CSV injection)', () => {
+  it('quotes what needs it, doubles quotes, and makes a would-be formula text', () => {
+    expect(csvRecord(['plain', 42, -7, null, undefined, ''])).toBe('plain,42,-7,,,\r\n');
+    expect(csvField('a,b')).toBe('"a,b"');
+    expect(csvField('say "hi"')).toBe('"say ""hi"""');
+    expect(csvField('two\nlines')).toBe('"two\nlines"');
+    for (const start of ['=', '+', '-', '@', '\t', '\r'])
+      expect(csvField(`${start}1+1`).startsWith(`'${start}`) || csvField(`${start}1+1`).startsWith(`"'${start}`)).toBe(true);
+    expect(csvField('=1,2')).toBe(`"'=1,2"`);
+    expect(csvField('+14155552671')).toBe(`'+14155552671`);
   });
 });
