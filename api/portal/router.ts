@@ -20,6 +20,8 @@ import { memberRoutes } from './memberRoutes';
 import { oauthRoutes } from './oauthRoutes';
 import { exportRoutes } from './exportRoutes';
 import { searchRoutes } from './searchRoutes';
+import { settingsRoutes } from './settingsRoutes';
+import { inRenderScope } from './timeZoneScope';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
 import { twoFactorGate } from './twoFactorGate';
@@ -72,6 +74,8 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
     }
     await giveBackIfMalformed(ctx);
   });
+  // Each request renders its times in its own scope (the operator's workspace's zone once known: ./timeZoneScope.ts).
+  router.use((_ctx, next) => inRenderScope(next));
   router.use(twoFactorGate(deps));
   router.get('/portal/assets/:file', (ctx) => {
     const asset = assets.get(ctx.params.file);
@@ -92,6 +96,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   deliveryRoutes(router, deps);
   searchRoutes(router, deps);
   exportRoutes(router, deps);
+  settingsRoutes(router, deps);
   keyRoutes(router, deps);
   apiKeyRoutes(router, deps);
   complianceRoutes(router, deps);

@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { mintUserKey } from '../../src/domain/keys/userKeys';
 import { CALLEE } from '../support/customer';
-import { createLineInPortal, signUpOperator, type PortalClient, type PortalResponse } from '../support/portalClient';
+import { createLineInPortal, PortalClient, signInMember, signUpOperator, type PortalResponse } from '../support/portalClient';
 import { useSuite } from '../support/suite';
 
 /**
@@ -269,6 +269,57 @@ describe('portal: find anything', () => {
     const visitor = await fetch(`${h.apiUrl}/portal/calls.csv?env=test`, { redirect: 'manual' });
     expect(visitor.status).toBe(302);
     expect(visitor.headers.get('location')).toMatch(/^\/portal\/login/);
+  });
+
+  it('shows times in the workspace’s time zone with UTC on hover; only owners and admins change it, to an IANA name', async () => {
+    const ws = await workspaceWithHistory('zone');
+    const stranger = await workspaceWithHistory('zone-other');
+    const setZone = (client: PortalClient, zone: string) =>
+      client.submit('/portal/settings?env=test', '/portal/settings/time-zone', { env: 'test', time_zone: zone });
+    const noonCall = (page: PortalResponse) =>
+      new RegExp(`<a href="/portal/calls/${ws.calls[0].id}\\?env=test"><time ([^>]+)>([^<]+)</time>`).exec(page.text);
+
+    // UTC by default: the same digits as before, the UTC time on hover.
+    expect(noonCall(await callsOf(ws.client, ''))?.slice(1)).toEqual([
+      'datetime="2026-11-20T12:00:00.000Z" title="2026-11-20 12:00:00 UTC"',
+      '2026-11-20 12:00:00',
+    ]);
+
+    const saved = await setZone(ws.client, 'Asia/Kolkata');
+    expect(saved.status).toBe(200);
+    expect(saved.text).toContain('Times are now shown in Asia/Kolkata.');
+    expect(saved.text).toMatch(/<option value="Asia\/Kolkata"\s+selected/);
+    expect((await h.db('workspaces').where({ id: ws.workspaceId }).first()).time_zone).toBe('Asia/Kolkata');
+    const shown = noonCall(await callsOf(ws.client, ''));
+    expect(shown?.[1]).toBe('datetime="2026-11-20T12:00:00.000Z" title="2026-11-20 12:00:00 UTC"');
+    expect(shown?.[2]).toBe('2026-11-20 17:30:00 GMT+5:30');
+    // Every page's times: the delivery list too; URLs and filters stay UTC.
+    expect((await deliveriesOf(ws.client, 'from=2026-11-20T12:00&to=2026-11-20T12:00')).text).toContain('2026-11-20 17:30:01 GMT+5:30');
+    // Another workspace keeps its own zone.
+    expect(noonCall(await callsOf(stranger.client, ''))).toBeNull();
+    expect((await stranger.client.get('/portal/deliveries?env=test')).text).toContain('2026-11-20 12:00:01</time>');
+
+    // Not an IANA name the runtime knows: the page's own 422, nothing written.
+    for (const zone of ['Mars/Olympus_Mons', 'GMT+5', '+05:30', '']) {
+      const refused = await setZone(ws.client, zone);
+      expect([zone, refused.status, shownError(refused)]).toEqual([zone, 422, 'validation_error']);
+      expect(refused.text).toContain('<code>time_zone</code>');
+    }
+    expect((await h.db('workspaces').where({ id: ws.workspaceId }).first()).time_zone).toBe('Asia/Kolkata');
+    // A plain member reads the zone but cannot change it; a post without the CSRF token changes nothing.
+    const member = await signInMember(h.apiUrl, h.db, ws.workspaceId);
+    const memberSettings = await member.get('/portal/settings?env=test');
+    expect(memberSettings.text).toContain('<strong id="time-zone">Asia/Kolkata</strong>');
+    expect(memberSettings.text).not.toContain('action="/portal/settings/time-zone"');
+    const memberPost = await member.post('/portal/settings/time-zone', {
+      csrf_token: PortalClient.csrfOf(memberSettings),
+      env: 'test',
+      time_zone: 'UTC',
+    });
+    expect([memberPost.status, shownError(memberPost)]).toEqual([403, 'forbidden']);
+    const forged = await ws.client.post('/portal/settings/time-zone', { env: 'test', time_zone: 'UTC' });
+    expect(forged.status).toBe(403);
+    expect((await h.db('workspaces').where({ id: ws.workspaceId }).first()).time_zone).toBe('Asia/Kolkata');
   });
 
   it('a delivery shows the headers it was sent with, the signature the receiver got, never the secret', async () => {

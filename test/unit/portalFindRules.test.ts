@@ -1,5 +1,6 @@
 import { readFilters, readTimeBound } from '../../api/portal/listFilters';
 import { csvField, csvRecord } from '../../api/portal/csv';
+import { TIME_ZONES, timeZoneNamed } from '../../src/domain/workspaces/timeZone';
 import { numberMatchOf, searchTermOf } from '../../src/domain/search/rules';
 
 describe('find anything: what a search and a list filter read (issue 30, item 5)', () => {
@@ -65,5 +66,15 @@ describe('CSV fields (RFC 4180, OWASP CSV injection)', () => {
       expect(csvField(`${start}1+1`).startsWith(`'${start}`) || csvField(`${start}1+1`).startsWith(`"'${start}`)).toBe(true);
     expect(csvField('=1,2')).toBe(`"'=1,2"`);
     expect(csvField('+14155552671')).toBe(`'+14155552671`);
+  });
+});
+
+describe('a workspace time zone', () => {
+  it('is an IANA name the runtime knows: listed, an alias kept as chosen, a case variant spelt as listed', () => {
+    expect(TIME_ZONES[0]).toBe('UTC');
+    expect(timeZoneNamed('Europe/Berlin')).toBe('Europe/Berlin');
+    expect(timeZoneNamed('Asia/Kolkata')).toBe('Asia/Kolkata');
+    expect(timeZoneNamed('utc')).toBe('UTC');
+    for (const bad of ['Mars/Olympus_Mons', 'GMT+5', '+05:30', '', 'Europe/Berlin; drop table']) expect(timeZoneNamed(bad)).toBeUndefined();
   });
 });

@@ -24,7 +24,7 @@ export interface DeliveryRow {
   created_at: Date;
 }
 
-const sentAt: Column<DeliveryRow> = { header: 'Time (UTC)', cell: (row) => time(row.created_at, 'second') };
+const sentAt: Column<DeliveryRow> = { header: 'Time', cell: (row) => time(row.created_at, 'second') };
 
 /** An attempt's outcome, and its request and response behind a native disclosure: the list's and a delivery's page's last four columns. */
 const OUTCOME_COLUMNS: Array<Column<DeliveryRow>> = [
