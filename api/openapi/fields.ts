@@ -85,6 +85,8 @@ export const toolDeclaration = {
     },
     parameters: {
       type: 'object',
+      required: ['type'],
+      properties: { type: { const: 'object' } },
       description: `The JSON Schema (2020-12) of the arguments, an object schema of at most ${TOOL_LIMITS.maxParametersBytes} bytes. Functions only.`,
     },
     url: {

@@ -98,7 +98,8 @@ const compiledBodies = new WeakMap<object, ValidateFunction>();
 export function bodyProblems(schema: object, body: unknown): ErrorDetail[] {
   let validate = compiledBodies.get(schema);
   if (!validate) {
-    validate = bodyAjv.compile(schema);
+    // A component may refer to others (`$ref`), which a schema compiled on its own cannot resolve.
+    validate = bodyAjv.compile(inlineRefs(schema));
     compiledBodies.set(schema, validate);
   }
   return validate(body) ? [] : toDetails(validate, 'body');

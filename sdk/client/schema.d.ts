@@ -904,7 +904,35 @@ export interface components {
             /** @enum {string} */
             language: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms: number | null;
-            /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. */
+            /**
+             * @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event.
+             * @example [
+             *       {
+             *         "type": "function",
+             *         "name": "lookup_order",
+             *         "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+             *         "parameters": {
+             *           "type": "object",
+             *           "properties": {
+             *             "order_id": {
+             *               "type": "string"
+             *             }
+             *           },
+             *           "required": [
+             *             "order_id"
+             *           ]
+             *         },
+             *         "url": "https://agent.example.com/tools/lookup-order",
+             *         "timeout_ms": 5000
+             *       },
+             *       {
+             *         "type": "transfer_call",
+             *         "destinations": [
+             *           "+14155550123"
+             *         ]
+             *       }
+             *     ]
+             */
             tools: components["schemas"]["Tool"][] | null;
             /**
              * @description ISO 3166-1 alpha-2 country of the number (as asked, or of the imported number).
@@ -1461,6 +1489,26 @@ export interface components {
          * @example +14155550123
          */
         PhoneNumber: string;
+        /**
+         * @example {
+         *       "type": "function",
+         *       "name": "lookup_order",
+         *       "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+         *       "parameters": {
+         *         "type": "object",
+         *         "properties": {
+         *           "order_id": {
+         *             "type": "string"
+         *           }
+         *         },
+         *         "required": [
+         *           "order_id"
+         *         ]
+         *       },
+         *       "url": "https://agent.example.com/tools/lookup-order",
+         *       "timeout_ms": 5000
+         *     }
+         */
         Tool: {
             /**
              * @description `function`: Switchboard POSTs the arguments to `url`, signed like a webhook, and gives the model the answer. `transfer_call` (to one of `destinations`), `hang_up`, `send_sms` (to the caller, from the line) and `press_digits` act on the call as the matching API operations do, with the same refusals.
@@ -1472,7 +1520,10 @@ export interface components {
             /** @description When the model should call it; required for a function, replaces a built-in’s own wording. */
             description?: string;
             /** @description The JSON Schema (2020-12) of the arguments, an object schema of at most 8192 bytes. Functions only. */
-            parameters?: Record<string, never>;
+            parameters?: {
+                /** @constant */
+                type: "object";
+            };
             /**
              * Format: uri
              * @description The endpoint POSTed to; must lead to a public address (https for live lines), checked again at every call. Functions only.
@@ -1605,7 +1656,36 @@ export interface components {
              */
             language?: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms?: number | null;
-            /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. */
+            /**
+             * @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event.
+             * @example [
+             *       {
+             *         "type": "function",
+             *         "name": "lookup_order",
+             *         "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+             *         "parameters": {
+             *           "type": "object",
+             *           "properties": {
+             *             "order_id": {
+             *               "type": "string",
+             *               "pattern": "^[^\\u0000]*$"
+             *             }
+             *           },
+             *           "required": [
+             *             "order_id"
+             *           ]
+             *         },
+             *         "url": "https://agent.example.com/tools/lookup-order",
+             *         "timeout_ms": 5000
+             *       },
+             *       {
+             *         "type": "transfer_call",
+             *         "destinations": [
+             *           "+14155550123"
+             *         ]
+             *       }
+             *     ]
+             */
             tools?: components["schemas"]["Tool"][] | null;
         };
         /**
@@ -1654,7 +1734,36 @@ export interface components {
              */
             language?: "multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh";
             endpointing_ms?: number | null;
-            /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. */
+            /**
+             * @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event.
+             * @example [
+             *       {
+             *         "type": "function",
+             *         "name": "lookup_order",
+             *         "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+             *         "parameters": {
+             *           "type": "object",
+             *           "properties": {
+             *             "order_id": {
+             *               "type": "string",
+             *               "pattern": "^[^\\u0000]*$"
+             *             }
+             *           },
+             *           "required": [
+             *             "order_id"
+             *           ]
+             *         },
+             *         "url": "https://agent.example.com/tools/lookup-order",
+             *         "timeout_ms": 5000
+             *       },
+             *       {
+             *         "type": "transfer_call",
+             *         "destinations": [
+             *           "+14155550123"
+             *         ]
+             *       }
+             *     ]
+             */
             tools?: components["schemas"]["Tool"][] | null;
             /**
              * @description ISO 3166-1 alpha-2 country of the number to buy (default `US`). Not with `phone_number`.
@@ -1969,11 +2078,24 @@ export interface operations {
                      *           "tools": [
                      *             {
                      *               "type": "function",
-                     *               "name": "example",
-                     *               "description": "Outbound call, 2 minutes",
-                     *               "parameters": {},
-                     *               "url": "https://agent.example.com/switchboard/webhook",
-                     *               "timeout_ms": 500,
+                     *               "name": "lookup_order",
+                     *               "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *               "parameters": {
+                     *                 "type": "object",
+                     *                 "properties": {
+                     *                   "order_id": {
+                     *                     "type": "string"
+                     *                   }
+                     *                 },
+                     *                 "required": [
+                     *                   "order_id"
+                     *                 ]
+                     *               },
+                     *               "url": "https://agent.example.com/tools/lookup-order",
+                     *               "timeout_ms": 5000
+                     *             },
+                     *             {
+                     *               "type": "transfer_call",
                      *               "destinations": [
                      *                 "+14155550123"
                      *               ]
@@ -2145,11 +2267,24 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
+                     *           },
+                     *           {
+                     *             "type": "transfer_call",
                      *             "destinations": [
                      *               "+14155550123"
                      *             ]
@@ -2406,11 +2541,24 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
+                     *           },
+                     *           {
+                     *             "type": "transfer_call",
                      *             "destinations": [
                      *               "+14155550123"
                      *             ]
@@ -2543,11 +2691,24 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
+                     *           },
+                     *           {
+                     *             "type": "transfer_call",
                      *             "destinations": [
                      *               "+14155550123"
                      *             ]
@@ -2708,11 +2869,24 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
+                     *           },
+                     *           {
+                     *             "type": "transfer_call",
                      *             "destinations": [
                      *               "+14155550123"
                      *             ]
@@ -3122,14 +3296,21 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
-                     *             "destinations": [
-                     *               "+14155550123"
-                     *             ]
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
                      *           }
                      *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -8760,14 +8941,21 @@ export interface operations {
                      *           "tools": [
                      *             {
                      *               "type": "function",
-                     *               "name": "example",
-                     *               "description": "Outbound call, 2 minutes",
-                     *               "parameters": {},
-                     *               "url": "https://agent.example.com/switchboard/webhook",
-                     *               "timeout_ms": 500,
-                     *               "destinations": [
-                     *                 "+14155550123"
-                     *               ]
+                     *               "name": "lookup_order",
+                     *               "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *               "parameters": {
+                     *                 "type": "object",
+                     *                 "properties": {
+                     *                   "order_id": {
+                     *                     "type": "string"
+                     *                   }
+                     *                 },
+                     *                 "required": [
+                     *                   "order_id"
+                     *                 ]
+                     *               },
+                     *               "url": "https://agent.example.com/tools/lookup-order",
+                     *               "timeout_ms": 5000
                      *             }
                      *           ],
                      *           "created_at": "2026-01-15T09:30:00.000Z"
@@ -8902,11 +9090,25 @@ export interface operations {
                  *       "tools": [
                  *         {
                  *           "type": "function",
-                 *           "name": "example",
-                 *           "description": "Outbound call, 2 minutes",
-                 *           "parameters": {},
-                 *           "url": "https://agent.example.com/switchboard/webhook",
-                 *           "timeout_ms": 500,
+                 *           "name": "lookup_order",
+                 *           "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                 *           "parameters": {
+                 *             "type": "object",
+                 *             "properties": {
+                 *               "order_id": {
+                 *                 "type": "string",
+                 *                 "pattern": "^[^\\u0000]*$"
+                 *               }
+                 *             },
+                 *             "required": [
+                 *               "order_id"
+                 *             ]
+                 *           },
+                 *           "url": "https://agent.example.com/tools/lookup-order",
+                 *           "timeout_ms": 5000
+                 *         },
+                 *         {
+                 *           "type": "transfer_call",
                  *           "destinations": [
                  *             "+14155550123"
                  *           ]
@@ -8941,7 +9143,36 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
-                    /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. Given, they replace the line’s tools for this call; `[]` offers none. */
+                    /**
+                     * @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. Given, they replace the line’s tools for this call; `[]` offers none.
+                     * @example [
+                     *       {
+                     *         "type": "function",
+                     *         "name": "lookup_order",
+                     *         "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *         "parameters": {
+                     *           "type": "object",
+                     *           "properties": {
+                     *             "order_id": {
+                     *               "type": "string",
+                     *               "pattern": "^[^\\u0000]*$"
+                     *             }
+                     *           },
+                     *           "required": [
+                     *             "order_id"
+                     *           ]
+                     *         },
+                     *         "url": "https://agent.example.com/tools/lookup-order",
+                     *         "timeout_ms": 5000
+                     *       },
+                     *       {
+                     *         "type": "transfer_call",
+                     *         "destinations": [
+                     *           "+14155550123"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     tools?: components["schemas"]["Tool"][] | null;
                 };
             };
@@ -8994,14 +9225,21 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
-                     *             "destinations": [
-                     *               "+14155550123"
-                     *             ]
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
                      *           }
                      *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -9267,14 +9505,21 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
-                     *             "destinations": [
-                     *               "+14155550123"
-                     *             ]
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
                      *           }
                      *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -9415,14 +9660,21 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
-                     *             "destinations": [
-                     *               "+14155550123"
-                     *             ]
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
                      *           }
                      *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"
@@ -9567,11 +9819,25 @@ export interface operations {
                  *       "tools": [
                  *         {
                  *           "type": "function",
-                 *           "name": "example",
-                 *           "description": "Outbound call, 2 minutes",
-                 *           "parameters": {},
-                 *           "url": "https://agent.example.com/switchboard/webhook",
-                 *           "timeout_ms": 500,
+                 *           "name": "lookup_order",
+                 *           "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                 *           "parameters": {
+                 *             "type": "object",
+                 *             "properties": {
+                 *               "order_id": {
+                 *                 "type": "string",
+                 *                 "pattern": "^[^\\u0000]*$"
+                 *               }
+                 *             },
+                 *             "required": [
+                 *               "order_id"
+                 *             ]
+                 *           },
+                 *           "url": "https://agent.example.com/tools/lookup-order",
+                 *           "timeout_ms": 5000
+                 *         },
+                 *         {
+                 *           "type": "transfer_call",
                  *           "destinations": [
                  *             "+14155550123"
                  *           ]
@@ -9609,7 +9875,36 @@ export interface operations {
                     metadata?: {
                         [key: string]: string;
                     };
-                    /** @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. Given, they replace the line’s tools for this call; `[]` offers none. */
+                    /**
+                     * @description Tools the model may call during a hosted conversation (hosted lines and conversation calls; at most 16). Built-ins: `transfer_call`, `hang_up`, `send_sms`, `press_digits`. Every call and result is in the transcript (`kind: tool`) and a `tool_called` event. Given, they replace the line’s tools for this call; `[]` offers none.
+                     * @example [
+                     *       {
+                     *         "type": "function",
+                     *         "name": "lookup_order",
+                     *         "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *         "parameters": {
+                     *           "type": "object",
+                     *           "properties": {
+                     *             "order_id": {
+                     *               "type": "string",
+                     *               "pattern": "^[^\\u0000]*$"
+                     *             }
+                     *           },
+                     *           "required": [
+                     *             "order_id"
+                     *           ]
+                     *         },
+                     *         "url": "https://agent.example.com/tools/lookup-order",
+                     *         "timeout_ms": 5000
+                     *       },
+                     *       {
+                     *         "type": "transfer_call",
+                     *         "destinations": [
+                     *           "+14155550123"
+                     *         ]
+                     *       }
+                     *     ]
+                     */
                     tools?: components["schemas"]["Tool"][] | null;
                 };
             };
@@ -9662,14 +9957,21 @@ export interface operations {
                      *         "tools": [
                      *           {
                      *             "type": "function",
-                     *             "name": "example",
-                     *             "description": "Outbound call, 2 minutes",
-                     *             "parameters": {},
-                     *             "url": "https://agent.example.com/switchboard/webhook",
-                     *             "timeout_ms": 500,
-                     *             "destinations": [
-                     *               "+14155550123"
-                     *             ]
+                     *             "name": "lookup_order",
+                     *             "description": "Looks up an order by its id: call it when the caller asks where their order is.",
+                     *             "parameters": {
+                     *               "type": "object",
+                     *               "properties": {
+                     *                 "order_id": {
+                     *                   "type": "string"
+                     *                 }
+                     *               },
+                     *               "required": [
+                     *                 "order_id"
+                     *               ]
+                     *             },
+                     *             "url": "https://agent.example.com/tools/lookup-order",
+                     *             "timeout_ms": 5000
                      *           }
                      *         ],
                      *         "created_at": "2026-01-15T09:30:00.000Z"

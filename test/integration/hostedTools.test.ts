@@ -231,7 +231,7 @@ describe('tools during hosted calls', () => {
       [orderTool(receiver.url, { parameters: { type: 'object', properties: { id: { type: 'nonsense' } } } })],
       'tools.0.parameters',
     );
-    await refused([orderTool(receiver.url, { parameters: { type: 'string' } })], 'tools.0.parameters');
+    await refused([orderTool(receiver.url, { parameters: { type: 'string' } })], 'tools.0.parameters.type');
     await refused([orderTool('http://169.254.169.254/latest/meta-data')], 'tools.0.url');
     await refused([orderTool('http://10.0.0.7/tools')], 'tools.0.url');
     await refused([orderTool(receiver.url), orderTool(receiver.url)], 'tools.1.name');

@@ -162,6 +162,11 @@ export function deliveryPage(nav: PageNav, input: DeliveryDetailInput): Html {
     html`${errorBox(input.error)}
       <p>
         Event <span class="mono" data-event-id="${input.eventId}">${input.eventId}</span> (${latest?.event_type ?? ''}) ·
+        ${
+          latest?.call_id
+            ? html`<a id="delivery-call" href="/portal/calls/${latest.call_id}?env=${nav.environment}">The call it is about</a> ·`
+            : ''
+        }
         <a href="/portal/deliveries?env=${nav.environment}">All deliveries</a>
       </p>
       ${
