@@ -122,11 +122,11 @@ export function callLive(view: CallView, environment: string, hangUp?: { csrfTok
         <dd>${call.end_cause ?? '—'}</dd>
       </div>
       <div>
-        <dt>Started (UTC)</dt>
+        <dt>Started</dt>
         <dd data-call-started>${toSecond(call.started_at)}</dd>
       </div>
       <div>
-        <dt>Ended (UTC)</dt>
+        <dt>Ended</dt>
         <dd data-call-ended>${toSecond(call.ended_at)}</dd>
       </div>
     </dl>
