@@ -14,6 +14,7 @@ const MODE_LABELS: Readonly<Record<string, string>> = {
   hosted: "hosted: Switchboard's model answers with your prompt",
   webhook: 'webhook: your server answers each turn',
   audio: "audio: your handler gets the call's audio (WebSocket)",
+  agent: 'agent: your agent drives each call through the API or MCP (speak, wait)',
 };
 
 /** The mode select, offering every mode of LINE_MODES. */

@@ -22,6 +22,8 @@ const FIELDS_BY_MODE: Readonly<Record<string, readonly ModeDependentField[]>> = 
   hosted: ['system_prompt', 'begin_message', 'voice', 'context_limit', 'endpointing_ms'],
   webhook: ['webhook_url', 'begin_message', 'voice', 'language', 'context_limit', 'endpointing_ms'],
   audio: ['audio_handler_url', 'begin_message', 'voice', 'language'],
+  // The agent speaks and waits through the API; an optional webhook URL takes lifecycle events (docs/decisions/calls.md, "Agent lines").
+  agent: ['webhook_url', 'begin_message', 'voice', 'language', 'endpointing_ms'],
 };
 
 /** The mode-dependent fields `mode` uses (all of them for a mode this table does not know). */

@@ -37,6 +37,8 @@ import * as m0040 from './0040_call_metadata';
 import * as m0041 from './0041_tools';
 import * as m0042 from './0042_oauth';
 import * as m0043 from './0043_inbound_call_waits';
+import * as m0044 from './0044_agent_lines';
+import * as m0046 from './0046_find_anything';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -81,6 +83,8 @@ const migrations: Record<string, Knex.Migration> = {
   '0041_tools': m0041,
   '0042_oauth': m0042,
   '0043_inbound_call_waits': m0043,
+  '0044_agent_lines': m0044,
+  '0046_find_anything': m0046,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
