@@ -72,7 +72,8 @@ describe('portal look in a browser, desktop and phone', () => {
     await page.getByRole('button', { name: 'Create line' }).click();
     const secret = (await page.locator('#webhook-secret').textContent())!;
     await page.getByRole('button', { name: 'Copy the signing secret' }).click();
-    await expect(page.locator('#webhook-secret-copied').textContent()).resolves.toBe('Copied to the clipboard.');
+    // The copy is asynchronous (navigator.clipboard): wait for the status it writes.
+    await page.locator('#webhook-secret-copied', { hasText: 'Copied to the clipboard.' }).waitFor();
     await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(secret);
     await check(page, 'desktop-lines-secret-copied', problems);
     const lineId = (await page.locator('#lines tbody tr').first().getAttribute('data-line-id'))!;
