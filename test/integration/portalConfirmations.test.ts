@@ -126,7 +126,7 @@ describe('portal confirmations', () => {
     expect(rotated.text).toContain('does not sign yet');
 
     const after = await client.get('/portal/lines?env=test');
-    const cell = /<td data-secret-state>([\s\S]*?)<\/td>/.exec(after.text)![1];
+    const cell = /<td[^>]*data-secret-state[^>]*>([\s\S]*?)<\/td>/.exec(after.text)![1];
     expect(cell).toContain('New secret staged');
     expect(cell).toContain(promotable.replace('T', ' '));
 
@@ -229,7 +229,7 @@ describe('portal confirmations', () => {
     const hosted = await createLineInPortal(client, { name: 'Hosted', mode: 'hosted', system_prompt: 'Be brief.' });
     expect(hosted.page.text).toContain('Nothing this line sends is signed yet');
     expect(hosted.page.text).not.toContain('It signs');
-    expect(/<td data-secret-state>([^<]*)<\/td>/.exec(hosted.page.text)?.[1]).toBe('Nothing signed');
+    expect(/<td[^>]*data-secret-state[^>]*>([^<]*)<\/td>/.exec(hosted.page.text)?.[1]).toBe('Nothing signed');
     const hostedPage = await client.get(`/portal/lines/${hosted.lineId}?env=test`);
     expect(hostedPage.text).toContain('id="no-test-destination"');
 
