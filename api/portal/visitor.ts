@@ -1,6 +1,7 @@
 import type { AppContext, AppDeps } from '../context';
 import { resolveSession, type SignedIn } from '../../src/domain/accounts/session';
 import type { Environment } from '../../src/domain/keys/format';
+import { noteAction } from './actionLog';
 import { newPreSessionToken, PRE_SESSION_CSRF_COOKIE, readCookie, SESSION_COOKIE, sessionCsrfToken, setCookie } from './http';
 
 /** A signed-in operator, the CSRF token of their session and the environment the page shows. */
@@ -15,6 +16,8 @@ export async function signedInOperator(ctx: AppContext, deps: AppDeps, environme
   if (!token) return undefined;
   const signedIn = await resolveSession(deps, token);
   if (!signedIn) return undefined;
+  const { user } = signedIn;
+  noteAction(ctx, { operator: { userId: user.id, workspaceId: user.workspace_id, email: user.email } });
   return { ...signedIn, csrfToken: sessionCsrfToken(token), environment: environment === 'live' ? 'live' : 'test' };
 }
 

@@ -15,6 +15,7 @@ import { overviewPage, overviewStats } from './pages/overview';
 import { settingsPage } from './pages/settings';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import { signedInOperator, type Operator } from './visitor';
+import { noteAction } from './actionLog';
 
 const LINES_SHOWN = 200;
 
@@ -75,6 +76,7 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
     );
     if (!outcome.ok) return again(lineCreationError(outcome));
     const line = toLineRecord(outcome.line);
+    noteAction(ctx, { targetId: line.id, details: { phone_number: line.phone_number ?? '' } });
     // The secret is shown on this answer alone: no redirect, nothing in a URL.
     ctx.set('Location', `/portal/lines?env=${operator.environment}`);
     sendPage(

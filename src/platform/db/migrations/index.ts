@@ -37,6 +37,7 @@ import * as m0040 from './0040_call_metadata';
 import * as m0041 from './0041_tools';
 import * as m0042 from './0042_oauth';
 import * as m0043 from './0043_inbound_call_waits';
+import * as m0045 from './0045_portal_actions';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -81,6 +82,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0041_tools': m0041,
   '0042_oauth': m0042,
   '0043_inbound_call_waits': m0043,
+  '0045_portal_actions': m0045,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
