@@ -56,6 +56,8 @@ export const PORTAL_ACTIONS: Readonly<Record<string, PortalActionKind>> = {
   ]),
   '/portal/lines/:id': env('line.updated', 'Changed a line'),
   '/portal/lines/:id/rotate-secret': env('line.secret_rotated', "Rotated a line's signing secret"),
+  '/portal/lines/:id/release': env('line.released', 'Released a line'),
+  '/portal/lines/:id/test-event': env('line.test_event_sent', 'Sent a test event'),
   '/portal/lines/:id/calls': env('call.placed', 'Placed a test call', ['to_number']),
   '/portal/calls/:id/hangup': env('call.hung_up', 'Hung up a call'),
   '/portal/deliveries/:id/redeliver': env('delivery.redelivered', 'Redelivered a webhook event'),
