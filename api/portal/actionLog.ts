@@ -1,6 +1,7 @@
 import type Koa from 'koa';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { normalizeEmail } from '../../src/domain/accounts/rules';
+import { toE164 } from '../../src/platform/phone';
 import {
   personByEmail,
   personById,
@@ -33,7 +34,13 @@ function kindOf(ctx: AppContext): PortalActionKind | undefined {
   return PORTAL_ACTIONS[route.path] ?? unlistedAction(route.path);
 }
 
-/** The form fields the catalogue names for this action, as typed; checkbox groups as the list of those checked. */
+/** Phone number fields: recorded in E.164 when they parse, so the log reads (and is searched) one way. */
+const PHONE_FIELDS = new Set(['phone_number', 'to_number']);
+
+/**
+ * The form fields the catalogue names for this action, as typed (phone numbers in E.164 when they parse); checkbox
+ * groups as the list of those checked.
+ */
 export function describedFields(kind: PortalActionKind, form: Record<string, string>): Record<string, string> {
   const described: Record<string, string> = {};
   for (const field of kind.fields ?? []) {
@@ -43,7 +50,8 @@ export function describedFields(kind: PortalActionKind, form: Record<string, str
           .map((name) => name.slice(field.length))
           .join(', ')
       : (form[field] ?? '').trim();
-    if (value !== '') described[field.endsWith('.') ? field.slice(0, -1) : field] = value.slice(0, FIELD_MAX_LENGTH);
+    const shown = PHONE_FIELDS.has(field) ? (toE164(value) ?? value) : value;
+    if (shown !== '') described[field.endsWith('.') ? field.slice(0, -1) : field] = shown.slice(0, FIELD_MAX_LENGTH);
   }
   return described;
 }

@@ -46,6 +46,12 @@ describe('portal action catalogue', () => {
     };
     expect(describedFields(PORTAL_ACTIONS['/portal/api-keys'], form)).toEqual({ name: 'Front desk', scope: 'calls:create, numbers:read' });
     expect(describedFields(PORTAL_ACTIONS['/portal/login'], form)).toEqual({});
+    expect(describedFields(PORTAL_ACTIONS['/portal/compliance/opt-outs'], { phone_number: '+1 415 555 0166' })).toEqual({
+      phone_number: '+14155550166',
+    });
+    expect(describedFields(PORTAL_ACTIONS['/portal/compliance/opt-outs'], { phone_number: 'not a number' })).toEqual({
+      phone_number: 'not a number',
+    });
     expect(describedFields(PORTAL_ACTIONS['/portal/keys'], { name: 'x'.repeat(500) }).name).toHaveLength(200);
   });
 
