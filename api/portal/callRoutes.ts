@@ -1,6 +1,7 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
+import { callTimeline } from '../../src/domain/calls/timeline';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import { callHistory } from '../../src/domain/calls/history';
 import { endActiveCall } from '../../src/domain/calls/hangup';
@@ -14,6 +15,7 @@ import { spendPortalLimit } from './limits';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import { callLive, callPage, callsPage, type CallListFilters } from './pages/calls';
 import { signedInOperator, type Operator } from './visitor';
+import type { CallView } from './pages/callTimeline';
 
 const CALLS_SHOWN = 50;
 const LINES_LISTED = 200;
@@ -38,6 +40,13 @@ async function callOf(deps: AppDeps, operator: Operator, id: string): Promise<Ca
   const row = UUID.test(id) ? await callsOfTenant(deps.db, tenantOf(operator)).where({ id }).first() : undefined;
   if (!row) throw callNotFound();
   return row;
+}
+
+/** The operator's call with its timeline (src/domain/calls/timeline.ts); 404 `call_not_found` for another tenant's. */
+async function callViewOf(deps: AppDeps, operator: Operator, id: string): Promise<CallView> {
+  const outcome = await callTimeline(deps.db, tenantOf(operator), id);
+  if (!outcome.ok) throw callNotFound();
+  return outcome;
 }
 
 /** The call's workflow in the Temporal Web UI (its id is the call's), when TEMPORAL_UI_URL is set. */
@@ -77,18 +86,18 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
   });
 
   getOperatorPage(router, '/portal/calls/:id', deps, async (ctx, operator) => {
-    const call = toCallRecord(await callOf(deps, operator, ctx.params.id));
+    const view = await callViewOf(deps, operator, ctx.params.id);
     const mayHangUp = roleAllows(operator, 'calls:control');
-    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), call, temporalUiLink(deps.config, call.id), mayHangUp));
+    sendPage(ctx, 200, callPage(navOf(operator, '/portal/calls'), view, temporalUiLink(deps.config, view.call.id), mayHangUp));
   });
 
   router.get('/portal/calls/:id/live', async (rawCtx) => {
     const ctx = rawCtx as AppContext;
     const operator = await signedInOperator(ctx, deps, typeof ctx.query.env === 'string' ? ctx.query.env : undefined);
     if (!operator) throw errors.unauthorized();
-    const call = toCallRecord(await callOf(deps, operator, ctx.params.id));
+    const view = await callViewOf(deps, operator, ctx.params.id);
     const hangUp = roleAllows(operator, 'calls:control') ? { csrfToken: operator.csrfToken } : undefined;
-    sendPage(ctx, 200, callLive(call, operator.environment, hangUp));
+    sendPage(ctx, 200, callLive(view, operator.environment, hangUp));
   });
 
   // Hanging up, as POST /api/v1/calls/{id}/hangup does (its scope, calls:control): the call's page then shows it end.

@@ -4,6 +4,7 @@ import { html, type Html } from '../html';
 import { envFields, option, postButton, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 import { formatCents } from './overview';
+import { callTimelineSection, secondsOf, type CallView } from './callTimeline';
 
 type CallRecord = ReturnType<typeof toCallRecord>;
 
@@ -89,16 +90,18 @@ export function callsPage(nav: PageNav, input: CallsPageInput): Html {
 }
 
 /**
- * The live part of a call's page: htmx reloads it every 2 s while the call is active, and until its end is
- * settled (the end time and charge land just after the status); the fragment of a settled call has no
- * trigger, so the polling stops by itself.
+ * The live part of a call's page: htmx reloads it every 2 s while the call's story may still change
+ * (src/domain/calls/timeline.ts `stillUnfolding`): its status, running seconds, charge, recording,
+ * timeline and transcript.
  */
-export function callLive(call: CallRecord, environment: string, hangUp?: { csrfToken: string }): Html {
-  const polling =
-    isActiveCallStatus(call.status) || call.ended_at === null
-      ? html`hx-get="/portal/calls/${call.id}/live?env=${environment}" hx-trigger="every 2s" hx-swap="outerHTML"`
-      : '';
-  return html`<section id="call-live" aria-live="polite" ${polling}>
+export function callLive(view: CallView, environment: string, hangUp?: { csrfToken: string }, now = new Date()): Html {
+  const { call } = view;
+  const polling = view.unfolding
+    ? html`hx-get="/portal/calls/${call.id}/live?env=${environment}" hx-trigger="every 2s" hx-swap="outerHTML"`
+    : '';
+  // Played through the portal, which reads it at the carrier: the carrier's URL needs credentials the browser lacks.
+  const recordingPath = `/portal/calls/${call.id}/recording?env=${environment}`;
+  return html`<section id="call-live" aria-live="polite" ${polling} ${view.unfolding ? html`data-unfolding` : ''}>
     <dl class="stats">
       <div>
         <dt>Status</dt>
@@ -106,7 +109,7 @@ export function callLive(call: CallRecord, environment: string, hangUp?: { csrfT
       </div>
       <div>
         <dt>Seconds</dt>
-        <dd>${call.duration_sec ?? '—'}</dd>
+        <dd data-call-seconds>${secondsOf(call, now)}</dd>
       </div>
       <div>
         <dt>Charge</dt>
@@ -130,6 +133,14 @@ export function callLive(call: CallRecord, environment: string, hangUp?: { csrfT
         ? postButton(`/portal/calls/${call.id}/hangup`, 'Hang up', envFields({ csrfToken: hangUp.csrfToken, environment }))
         : ''
     }
+    ${
+      call.recording_url
+        ? html`<h2>Recording</h2>
+            <audio id="recording-player" controls preload="none" src="${recordingPath}"></audio>
+            <p><a id="recording" href="${recordingPath}" download>Download the recording</a></p>`
+        : html`<p id="no-recording">${isActiveCallStatus(call.status) ? 'No recording yet.' : 'No recording for this call.'}</p>`
+    }
+    ${callTimelineSection(call.id, view.timeline, environment)}
     <h2>Transcript</h2>
     ${
       call.transcript?.length
@@ -151,24 +162,16 @@ function transcriptText(entry: NonNullable<CallRecord['transcript']>[number]): H
   return html`${entry.text}`;
 }
 
-/** A call's page: its live part, its recording, its Temporal history to download and (when configured) to open in the Temporal UI. */
-export function callPage(nav: PageNav, call: CallRecord, temporalUiUrl: string | undefined, mayHangUp: boolean): Html {
-  // Played through the portal, which reads it at the carrier: the carrier's URL needs credentials the browser lacks.
-  const recordingPath = `/portal/calls/${call.id}/recording?env=${nav.environment}`;
+/** A call's page: its live part (with its timeline and recording), its Temporal history to download and (when configured) to open in the Temporal UI. */
+export function callPage(nav: PageNav, view: CallView, temporalUiUrl: string | undefined, mayHangUp: boolean): Html {
+  const { call } = view;
   return layout(
     `Call to ${call.to_number}`,
     html`<p>
         ${call.direction} call from <span class="mono">${call.from_number}</span> to <span class="mono">${call.to_number}</span>, created
         ${toSecond(call.created_at)}, on <a href="/portal/lines/${call.line_id}?env=${nav.environment}">its line</a>.
       </p>
-      ${callLive(call, nav.environment, mayHangUp ? { csrfToken: nav.csrfToken } : undefined)}
-      ${
-        call.recording_url
-          ? html`<h2>Recording</h2>
-              <audio id="recording-player" controls preload="none" src="${recordingPath}"></audio>
-              <p><a id="recording" href="${recordingPath}" download>Download the recording</a></p>`
-          : html`<p id="no-recording">No recording for this call.</p>`
-      }
+      ${callLive(view, nav.environment, mayHangUp ? { csrfToken: nav.csrfToken } : undefined)}
       <h2>Workflow</h2>
       <p>
         <a id="history" href="/portal/calls/${call.id}/history.json?env=${nav.environment}" download

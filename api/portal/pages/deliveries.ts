@@ -4,6 +4,9 @@ import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface DeliveryRow {
   id: string;
+  event_id: string;
+  line_id: string;
+  call_id: string | null;
   event_type: string;
   url: string | null;
   attempt: number;
@@ -88,6 +91,11 @@ export function deliveryPage(nav: PageNav, input: DeliveryDetailInput): Html {
     html`${errorBox(input.error)}
       <p>
         Event <span class="mono" data-event-id="${input.eventId}">${input.eventId}</span> (${latest?.event_type ?? ''}) ·
+        ${
+          latest?.call_id
+            ? html`<a id="delivery-call" href="/portal/calls/${latest.call_id}?env=${nav.environment}">The call it is about</a> ·`
+            : ''
+        }
         <a href="/portal/deliveries?env=${nav.environment}">All deliveries</a>
       </p>
       ${

@@ -154,6 +154,17 @@ export async function postedSettlement(db: Db, reference: string): Promise<numbe
   return posted ? -Number(posted.amount_cents) : null;
 }
 
+/** The settlement posting of the hold `reference` within the tenant's ledger (what a call's page shows as its charge), if posted. */
+export async function settlementPostingOf(
+  db: Db,
+  tenant: BillingTenant,
+  reference: string,
+): Promise<Pick<LedgerTransaction, 'amount_cents' | 'description' | 'created_at'> | undefined> {
+  return transactionsOf(db, tenant)
+    .where({ idempotency_ref: `${reference}:settle` })
+    .first('amount_cents', 'description', 'created_at');
+}
+
 /** The account's ledger; `lineIds` narrows it to the transactions of those lines. */
 export function transactionsOf(db: Db, tenant: BillingTenant, lineIds?: readonly string[]) {
   const query = db<LedgerTransaction>('ledger_transactions').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });

@@ -224,6 +224,41 @@ export async function countFailedDeliveriesSince(
   return Number(row?.count ?? 0);
 }
 
+/** What a call's page shows of one delivery attempt of its events. */
+export interface CallDeliveryAttempt {
+  id: string;
+  event_type: string;
+  attempt: number;
+  status: 'pending' | 'success' | 'failed';
+  http_status: number | null;
+  error_message: string | null;
+  duration_ms: number | null;
+  created_at: Date;
+}
+
+/** The most attempts a call's page lists (a call's events are a few dozen; its `message` turns one each). */
+export const CALL_DELIVERIES_SHOWN = 500;
+
+/**
+ * Every delivery attempt of a call's events, oldest first, within its tenant. Narrowed by the
+ * call's line and creation time, so it reads the `(line_id, created_at)` index.
+ */
+export async function deliveryAttemptsOfCall(
+  db: Knex,
+  tenant: { workspaceId: string; environment: string },
+  call: { id: string; line_id: string; created_at: Date },
+): Promise<CallDeliveryAttempt[]> {
+  return deliveriesOfTenant(db, tenant)
+    .where({ line_id: call.line_id, call_id: call.id })
+    .andWhere('created_at', '>=', call.created_at)
+    .orderBy([
+      { column: 'created_at', order: 'asc' },
+      { column: 'attempt', order: 'asc' },
+    ])
+    .limit(CALL_DELIVERIES_SHOWN)
+    .select('id', 'event_type', 'attempt', 'status', 'http_status', 'error_message', 'duration_ms', 'created_at');
+}
+
 /** The delivery attempts of a tenant (one workspace, one environment). */
 export function deliveriesOfTenant(db: Knex, tenant: { workspaceId: string; environment: string }) {
   return db('webhook_deliveries').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
