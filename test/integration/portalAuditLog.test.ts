@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { generate } from 'otplib';
 import { CALLEE } from '../support/customer';
 import { OPERATOR_PASSWORD, PortalClient, type PortalResponse, createLineInPortal, signUpOperator } from '../support/portalClient';
 import { joinAs, newEmail } from '../support/portalMembers';
@@ -11,6 +12,8 @@ import { useSuite } from '../support/suite';
  */
 describe('portal audit log: every action has an author', () => {
   const { h } = useSuite({ portal: true, worker: true });
+
+  const codeFor = (secret: string) => generate({ secret, epoch: Math.floor(h.clock.now().getTime() / 1000) });
 
   /** A browser's user agent naming the step, so each record can be traced to the request that made it. */
   const agent = (step: string) => ({ 'user-agent': `Mozilla/5.0 (X11; Linux x86_64) AuditWalk/${step} Firefox/133.0` });
@@ -224,7 +227,38 @@ describe('portal audit log: every action has an author', () => {
       action: 'two_factor.setup_started',
       status: 200,
       environment: null,
-      perform: (w, headers) => onPage(w.owner.client, '/portal/security', '/portal/security/two-factor', {}, headers),
+      perform: async (w, headers) => {
+        const started = await onPage(w.owner.client, '/portal/security', '/portal/security/two-factor', {}, headers);
+        w.made.totpSecret = /data-totp-secret>([A-Z2-7]+)</.exec(started.text)![1];
+        return started;
+      },
+    },
+    {
+      action: 'two_factor.enabled',
+      status: 200,
+      environment: null,
+      perform: async (w, headers) =>
+        onPage(
+          w.owner.client,
+          '/portal/security',
+          '/portal/security/two-factor/confirm',
+          { code: await codeFor(w.made.totpSecret) },
+          headers,
+        ),
+    },
+    {
+      action: 'two_factor.requirement_changed',
+      status: 303,
+      environment: null,
+      details: { required: 'false' },
+      perform: (w, headers) => onPage(w.owner.client, '/portal/security', '/portal/security/require', { required: 'false' }, headers),
+    },
+    {
+      action: 'two_factor.disabled',
+      status: 303,
+      environment: null,
+      perform: (w, headers) =>
+        onPage(w.owner.client, '/portal/security', '/portal/security/two-factor/remove', { password: OPERATOR_PASSWORD }, headers),
     },
     {
       action: 'account.password_changed',
@@ -341,6 +375,15 @@ describe('portal audit log: every action has an author', () => {
 
     // A member may not mint service keys: the attempt is on the record as refused, with the member named.
     const member = await joinAs(h, owner.client, 'member');
+    // Accepting the invitation is the new member's first action, on the workspace's record.
+    expect(await h.db('portal_actions').where({ user_id: member.userId, action: 'invitation.accepted' })).toEqual([
+      expect.objectContaining({
+        workspace_id: owner.workspaceId,
+        outcome: 'succeeded',
+        environment: null,
+        email: member.email.toLowerCase(),
+      }),
+    ]);
     const refused = await member.client.submit(
       '/portal/keys?env=test',
       '/portal/keys',
