@@ -339,8 +339,9 @@ describe('portal audit log: every action has an author', () => {
     const refusedSignIn = /<tr data-action="session.signed_in" data-outcome="refused">([\s\S]*?)<\/tr>/.exec(page)![1];
     expect(refusedSignIn).toContain('Signed in');
     expect(refusedSignIn).toContain('refused: invalid_credentials');
-    expect(refusedSignIn).toContain(`<td data-portal-user>${owner.email.toLowerCase()}</td>`);
-    expect(refusedSignIn).toMatch(/<td class="mono" data-address>(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)<\/td>/);
+    // Cells are found by their markers, whatever other attributes a cell carries.
+    expect(/<td[^>]* data-portal-user[^>]*>([^<]*)<\/td>/.exec(refusedSignIn)?.[1]).toBe(owner.email.toLowerCase());
+    expect(/<td[^>]* data-address[^>]*>([^<]*)<\/td>/.exec(refusedSignIn)?.[1]).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
     expect(refusedSignIn).toContain('<summary>Firefox 133 on Linux</summary>');
     const created = /<tr data-action="line.created" data-outcome="succeeded">([\s\S]*?)<\/tr>/.exec(page)![1];
     expect(created).toContain('Created a line');
@@ -407,7 +408,7 @@ describe('portal audit log: every action has an author', () => {
     const shown = async (query: string) => {
       const res = await owner.client.get(`/portal/audit?env=test&${query}`);
       expect(res.status).toBe(200);
-      return [...res.text.matchAll(/<tr data-action="([^"]+)"[^>]*>[\s\S]*?<td data-portal-user>([^<]*)<\/td>/g)].map(
+      return [...res.text.matchAll(/<tr data-action="([^"]+)"[^>]*>[\s\S]*?<td[^>]* data-portal-user[^>]*>([^<]*)<\/td>/g)].map(
         (m) => `${m[1]} ${m[2]}`,
       );
     };
