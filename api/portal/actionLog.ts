@@ -12,8 +12,6 @@ import {
 import { FIELD_MAX_LENGTH, PORTAL_ACTIONS, unlistedAction, type PortalActionKind } from './actionCatalog';
 import type { NotedAction } from './notedAction';
 
-export type { NotedAction };
-
 /**
  * The portal's action log (issue 30, item 2; docs/decisions/portal.md "Every portal action has an author"): one
  * middleware around every portal form post records who acted, from which address and browser, what they did and
