@@ -138,4 +138,15 @@ export const patches = {
    * Recorded with it: callWorkflow.v6-hosted-tools.
    */
   hostedTools: 'hosted-call-tools',
+
+  /**
+   * Issue 29: calls of `agent` lines (workflows/calls/agent.ts): the conversation loop takes no turn, each caller
+   * sentence goes to the transcript as heard and is kept (the latest 20) for the agent's next `wait`. Asked once per
+   * run, only by agent lines' calls, which did not exist before it: no recorded history takes the old branch.
+   *
+   * Remove: once no call that started before it is open (calls last 15 minutes at most), replace the `patched` call in
+   * `isAgentDriven` with `deprecatePatch`, and drop the id a release later.
+   * Recorded with it: callWorkflow.v7-agent-line-first-run, v7-agent-line-last-run (the kept sentences carried).
+   */
+  agentLines: 'agent-line-calls',
 } as const;

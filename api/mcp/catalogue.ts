@@ -74,7 +74,9 @@ export const ARGUMENTS: Record<string, string> = {
   timeout_seconds: 'How long to wait, in seconds',
   machine_detection: '`detect` to learn whether a person or a machine answered (answered_by on the call), at the cost of a few seconds',
   name: 'A name for the line, shown in lists',
-  mode: 'Who talks on the line’s calls: `hosted` (Switchboard’s AI, with system_prompt), `webhook` (your server at webhook_url, or you through speak and wait_for_reply) or `audio`',
+  mode:
+    'Who talks on the line’s calls: `agent` (you, through speak and wait_for_reply: no webhook or prompt needed, and what the caller says is kept for your next wait_for_reply), ' +
+    '`hosted` (Switchboard’s AI, with system_prompt), `webhook` (your server at webhook_url) or `audio`',
   consent_type: 'Only consent of this type',
   display_name: 'A longer label for the line, for people (optional)',
   system_prompt: 'Hosted lines: the instructions Switchboard’s AI follows on every call of the line (required in hosted mode)',
@@ -113,7 +115,7 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     annotations: OUTWARD,
     use:
       'Buys a phone number and makes it a line. Use it only when no existing line fits (list_lines first): a number costs money every month. ' +
-      'A webhook line needs webhook_url; a hosted line needs system_prompt.',
+      'To talk on its calls yourself, make it an `agent` line (nothing else needed); a webhook line needs webhook_url; a hosted line needs system_prompt.',
     refusals: ['number_unavailable', 'carrier_error', 'idempotency_key_reused'],
     workspaceWide: true,
     arguments: {
@@ -177,7 +179,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     annotations: OUTWARD,
     use:
       'Says text to the person on a call in progress. Set wait_for_response to also wait for their answer in the same step; otherwise call ' +
-      'wait_for_reply right after, or their answer may go to the line’s webhook or model instead of you. `interrupted: true` means they talked over you; ' +
+      'wait_for_reply right after, or on a webhook or hosted line their answer may go to the line’s webhook or model instead of you (an agent line keeps it for you). ' +
+      '`interrupted: true` means they talked over you; ' +
       '`call_ended: true` means the call ended.',
     refusals: ['call_not_found', 'call_not_active', 'wait_in_progress', 'carrier_error'],
     arguments: {
@@ -193,7 +196,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
     title: 'Wait for what the caller says next',
     annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     use:
-      'Waits for the person’s next sentence on a call in progress and returns it. `timed_out: true` means they said nothing in time; ' +
+      'Waits for the person’s next sentence on a call in progress and returns it; on an agent line, the oldest one they said that no wait has taken yet. ' +
+      '`timed_out: true` means they said nothing in time; ' +
       '`call_ended: true` means they hung up. Keep timeout_seconds under your client’s request timeout (a wait you give up on is withdrawn).',
     refusals: ['call_not_found', 'call_not_active', 'wait_in_progress'],
     arguments: { id: CALL_ID },

@@ -1,5 +1,11 @@
 import { getCountries } from 'libphonenumber-js/max';
-import { ACCEPTED_MODES, LANGUAGES, REQUIRED_FIELD_BY_MODE } from '../../src/domain/lines/rules';
+import {
+  ACCEPTED_MODES,
+  AGENT_LINE_REFUSED_FIELD_MESSAGE,
+  AGENT_LINE_REFUSED_FIELDS,
+  LANGUAGES,
+  REQUIRED_FIELD_BY_MODE,
+} from '../../src/domain/lines/rules';
 import { VOICES } from '../../src/domain/voices/catalog';
 import { LANGUAGE_PINNING_REFUSAL } from '../lineErrors';
 import {
@@ -141,7 +147,15 @@ export const tools = nullable({
 export const lineWritableFields = {
   name: { type: 'string', minLength: 1, maxLength: 200 },
   display_name: nullable({ type: 'string', maxLength: 200 }),
-  mode: { type: 'string', enum: [...ACCEPTED_MODES], description: '`text` is accepted as an alias of `webhook` and stored as `webhook`.' },
+  mode: {
+    type: 'string',
+    enum: [...ACCEPTED_MODES],
+    description:
+      '`text` is accepted as an alias of `webhook` and stored as `webhook`. `agent`: your agent drives each call through live control ' +
+      '(speak, wait, press, transfer, hang up) and needs neither `webhook_url` nor `system_prompt`; caller sentences are kept for its next ' +
+      'wait (the latest 20, oldest first), `webhook_url` (optional) receives lifecycle events only, and `begin_message` is spoken at the answer. ' +
+      'Priced as webhook mode.',
+  },
   system_prompt: nullable({ type: 'string', maxLength: 20000 }),
   begin_message: nullable({ type: 'string', maxLength: 2000 }),
   voice: nullable({
@@ -177,18 +191,27 @@ export const lineWritableFields = {
 
 /**
  * Rule 1 of a line as a create body can state it: each mode's required field (REQUIRED_FIELD_BY_MODE)
- * present and not blank; `text` is `webhook`. Updates depend on the line's current mode, so only the
- * server checks them.
+ * present and not blank; `text` is `webhook`; an agent line sets none of the fields that would hand its
+ * calls to another driver (AGENT_LINE_REFUSED_FIELDS, null allowed). Updates depend on the line's current
+ * mode, so only the server checks them.
  */
 export const modeRequirements = {
   allOf: [
     ...(['hosted', 'webhook', 'audio'] as const).map((mode) => {
-      const field = REQUIRED_FIELD_BY_MODE[mode];
+      const field = REQUIRED_FIELD_BY_MODE[mode]!;
       return {
         if: { required: ['mode'], properties: { mode: { enum: mode === 'webhook' ? ['webhook', 'text'] : [mode] } } },
         then: { required: [field], properties: { [field]: { type: 'string', pattern: NOT_BLANK_PATTERN } } },
       };
     }),
+    {
+      if: { required: ['mode'], properties: { mode: { const: 'agent' } } },
+      then: {
+        properties: Object.fromEntries(
+          AGENT_LINE_REFUSED_FIELDS.map((field) => [field, { type: 'null', 'x-type-message': AGENT_LINE_REFUSED_FIELD_MESSAGE }]),
+        ),
+      },
+    },
     // Spec rule 2: a hosted line takes no `language`, refused with its own code (`x-refusal`, read by the validator).
     {
       if: { required: ['mode'], properties: { mode: { const: 'hosted' } } },

@@ -55,6 +55,8 @@ function messageOf(error: ErrorObject): string {
     case 'additionalProperties':
       return 'Unknown field';
     case 'type': {
+      const own = (error.parentSchema as { 'x-type-message'?: string } | undefined)?.['x-type-message'];
+      if (own) return own;
       const expected = (error.params as { type: string | string[] }).type;
       return `Must be ${Array.isArray(expected) ? expected.join(' or ') : expected.split(',').join(' or ')}`;
     }

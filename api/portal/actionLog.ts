@@ -89,7 +89,7 @@ export function portalActionLog(deps: AppDeps): Koa.Middleware<AppState> {
 async function record(ctx: AppContext, deps: AppDeps, thrown: boolean): Promise<void> {
   const noted = ctx.state.portalAction;
   const kind = kindOf(ctx);
-  if (!kind || !noted?.formTrusted) return;
+  if (!kind || !noted?.formTrusted || noted.confirmationOnly) return;
   const person = await personOf(deps, noted);
   if (!person) {
     ctx.state.log.info({ action: kind.action, client_address: ctx.ip }, 'portal action by no known account: not in any audit log');

@@ -13,6 +13,8 @@ import { userEmailsOf } from '../../src/domain/accounts/store';
 import { findUser } from '../../src/domain/workspaces/service';
 import { mintRegularKey, ScopeBeyondRoleError } from '../../src/domain/keys/userKeys';
 import { changed } from './answer';
+import { confirmedAction } from './confirm';
+import { keyRevocationView } from './keyRevocation';
 import { sendPage } from './http';
 import { gatedFormPost, navOf, operatorOrLogin, roleAllows, tenantOf, type GatedFormPost } from './operatorPages';
 import { apiKeysPage, type ApiKeysPageInput } from './pages/apiKeys';
@@ -209,19 +211,39 @@ export function apiKeyRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 201, apiKeysPage(navOf(operator, PAGE), input));
   });
 
-  keyChange(`${PAGE}/:id/revoke`, async (ctx, operator) => {
-    const outcome = await revokeScopedTokenAsOperator(deps.db, {
-      tenant: tenantOf(operator),
-      keyId: ctx.params.id,
-      via: 'portal',
-      userId: operator.user.id,
-      now: deps.now(),
-    });
-    if (!outcome.ok) throw errors.notFound('API key');
-    ctx.state.log.info(
-      { key_id: outcome.row.id, revoked_below: outcome.descendants.length, user_id: operator.user.id },
-      'API key revoked in the portal',
-    );
-    changed(ctx, `${PAGE}?env=${operator.environment}`, 200, { id: outcome.row.id, revoked_below: outcome.descendants.length });
+  confirmedAction(router, deps, {
+    path: `${PAGE}/:id/revoke`,
+    navPath: PAGE,
+    scope: 'keys:admin',
+    refusal: 'Your role cannot manage API keys',
+    staleCode: 'key_revoked',
+    describe: async (ctx, operator) => {
+      const key = await findScopedToken(deps.db, tenantOf(operator), ctx.params.id);
+      if (!key) throw errors.notFound('API key');
+      return keyRevocationView(key, navOf(operator, PAGE), {
+        path: PAGE,
+        kind: key.parent_key_id ? 'delegated token' : 'API key',
+        below: 'Every token delegated below it is revoked with it.',
+      });
+    },
+    pageAgain: async (operator) => {
+      const input = await pageInput(deps, operator);
+      return (shown) => apiKeysPage(navOf(operator, PAGE), { ...input, error: shown });
+    },
+    act: async (ctx, operator) => {
+      const outcome = await revokeScopedTokenAsOperator(deps.db, {
+        tenant: tenantOf(operator),
+        keyId: ctx.params.id,
+        via: 'portal',
+        userId: operator.user.id,
+        now: deps.now(),
+      });
+      if (!outcome.ok) throw errors.notFound('API key');
+      ctx.state.log.info(
+        { key_id: outcome.row.id, revoked_below: outcome.descendants.length, user_id: operator.user.id },
+        'API key revoked in the portal',
+      );
+      changed(ctx, `${PAGE}?env=${operator.environment}`, 200, { id: outcome.row.id, revoked_below: outcome.descendants.length });
+    },
   });
 }

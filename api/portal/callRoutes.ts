@@ -4,15 +4,12 @@ import { ApiError, errors } from '../errors';
 import { callTimeline } from '../../src/domain/calls/timeline';
 import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import { callHistory } from '../../src/domain/calls/history';
-import { endActiveCall } from '../../src/domain/calls/hangup';
-import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus, recordingPresentation } from '../../src/domain/calls/rules';
+import { CALL_DIRECTIONS, CALL_STATUSES, recordingPresentation } from '../../src/domain/calls/rules';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
 import { linesOf } from '../../src/domain/lines/store';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
-import { changed } from './answer';
-import { spendPortalLimit } from './limits';
-import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
+import { navOf, roleAllows, tenantOf, getOperatorPage } from './operatorPages';
 import { callLive, callPage, callsPage, type CallListFilters } from './pages/calls';
 import { signedInOperator, type Operator } from './visitor';
 import type { CallView } from './pages/callTimeline';
@@ -36,7 +33,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const callNotFound = () => new ApiError(404, 'call_not_found', 'No call with this id');
 const recordingNotFound = () => new ApiError(404, 'not_found', 'This call has no recording the carrier can hand over');
 
-async function callOf(deps: AppDeps, operator: Operator, id: string): Promise<CallRow> {
+export async function callOf(deps: AppDeps, operator: Operator, id: string): Promise<CallRow> {
   const row = UUID.test(id) ? await callsOfTenant(deps.db, tenantOf(operator)).where({ id }).first() : undefined;
   if (!row) throw callNotFound();
   return row;
@@ -55,7 +52,7 @@ export function temporalUiLink(config: AppDeps['config'], workflowId: string): s
   return `${config.temporalUiUrl}/namespaces/${encodeURIComponent(config.temporalNamespace)}/workflows/${encodeURIComponent(workflowId)}`;
 }
 
-/** Calls: the list (filtered by line, status and direction, paged by cursor), a call's page with its live status and transcript, its recording, its Temporal history, hanging up. Every role reads them. */
+/** Calls: the list (filtered by line, status and direction, paged by cursor), a call's page with its live status and transcript, its recording, its Temporal history (hanging up: ./callActions.ts). Every role reads them. */
 export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal/calls', deps, async (ctx, operator) => {
     const filters = callFiltersOf(ctx.query);
@@ -98,19 +95,6 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
     const view = await callViewOf(deps, operator, ctx.params.id);
     const hangUp = roleAllows(operator, 'calls:control') ? { csrfToken: operator.csrfToken } : undefined;
     sendPage(ctx, 200, callLive(view, operator.environment, hangUp));
-  });
-
-  // Hanging up, as POST /api/v1/calls/{id}/hangup does (its scope, calls:control): the call's page then shows it end.
-  postOperatorForm(router, '/portal/calls/:id/hangup', deps, async (ctx, { operator }) => {
-    const row = await callOf(deps, operator, ctx.params.id);
-    if (!roleAllows(operator, 'calls:control')) throw errors.forbidden('Your role cannot hang up calls');
-    const limited = await spendPortalLimit(ctx, deps, operator, 'calls.control');
-    if (limited) throw limited;
-    if (isActiveCallStatus(row.status)) {
-      await endActiveCall(deps.temporal, deps.config.taskQueue, row.id);
-      ctx.state.log.info({ call_id: row.id, user_id: operator.user.id }, 'portal call hung up');
-    }
-    changed(ctx, `/portal/calls/${row.id}?env=${operator.environment}`, 202, { call_id: row.id });
   });
 
   // The call's recording, read at its carrier with the carrier's credentials (an operator's browser has none).

@@ -134,3 +134,66 @@ export function time(at: Date | string | null, precision: keyof typeof SHOWN_LEN
 export function option(value: string, current: string | undefined, label: string = value): Html {
   return html`<option value="${value}" ${current === value ? html`selected` : ''}>${label}</option>`;
 }
+
+/**
+ * The field a destructive or irreversible form (revoke, remove, release, hang up, rotate) must carry to act: only the
+ * confirmation step's own button sets it, so a one-click button, a replayed form or a script without it changes
+ * nothing and is shown the confirmation (issue 30, docs/decisions/portal.md "Confirmed actions").
+ */
+export const CONFIRM_FIELD = 'confirm';
+export const CONFIRMED = 'yes';
+
+export function isConfirmed(form: Record<string, string>): boolean {
+  return form[CONFIRM_FIELD] === CONFIRMED;
+}
+
+/** What a confirmation step says and posts. */
+export interface ConfirmationView {
+  /** The question, as the page's heading ("Release the line Front desk?"). */
+  title: string;
+  /** The form's action: the same path the one-click button posted to. */
+  action: string;
+  /** Its hidden fields (CSRF token, environment, and what the button carried, e.g. a phone number). */
+  hidden: Record<string, string>;
+  /** What will happen, one sentence each, in the order it happens. */
+  consequences: unknown[];
+  /** The confirming button's label ("Release line"). */
+  confirmLabel: string;
+  /** Where "Cancel" goes: the page the action was started from. */
+  back: { href: string; label: string };
+  /**
+   * Set when the action no longer applies (the line is already released, the call has ended): what changed, said
+   * plainly, and the object's current state; then no button is offered.
+   */
+  stale?: { message: string; state?: unknown };
+}
+
+/** The confirmation step: what will happen and a danger button that posts with `confirm=yes`, or why it cannot. */
+export function confirmation(view: ConfirmationView): Html {
+  if (view.stale)
+    return html`<section class="confirmation card" id="confirmation" aria-labelledby="confirmation-title">
+      <h2 id="confirmation-title">Nothing to do</h2>
+      <p id="stale-message" role="status">${view.stale.message}</p>
+      ${view.stale.state ?? ''}
+      <p><a href="${view.back.href}">${view.back.label}</a></p>
+    </section>`;
+  return html`<section class="confirmation card" id="confirmation" aria-labelledby="confirmation-title">
+    <h2 id="confirmation-title">What will happen</h2>
+    <ul id="consequences">
+      ${view.consequences.map((line) => html`<li>${line}</li>`)}
+    </ul>
+    <form method="post" action="${view.action}" class="confirm-actions">
+      ${hiddenFields({ ...view.hidden, [CONFIRM_FIELD]: CONFIRMED })}
+      <button type="submit" class="danger" id="confirm-button">${view.confirmLabel}</button>
+      <a href="${view.back.href}" id="cancel-link">Cancel: ${view.back.label}</a>
+    </form>
+  </section>`;
+}
+
+/**
+ * The button that starts a destructive action: a link to its confirmation step (a GET of the action's path), styled
+ * as a secondary danger button, so that one click only ever opens the question.
+ */
+export function confirmLink(href: string, label: string, options: { ariaLabel?: string; id?: string } = {}): Html {
+  return html`<a${attributes({ href, class: 'button-link danger', 'aria-label': options.ariaLabel, id: options.id })}>${label}</a>`;
+}

@@ -5,6 +5,8 @@ import { revokeServiceKey } from '../../src/domain/keys/serviceKeys';
 import { serviceKeysOf } from '../../src/domain/keys/store';
 import { mintServiceKey } from '../../src/domain/keys/serviceKeys';
 import { changed, refuse } from './answer';
+import { confirmedAction } from './confirm';
+import { keyRevocationView } from './keyRevocation';
 import { sendPage } from './http';
 import { keysPage, type KeysPageInput } from './pages/keys';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
@@ -47,22 +49,36 @@ export function keyRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 201, keysPage(nav, await keysInput(deps, operator, { minted: { name, plaintext: minted.plaintext } })));
   });
 
-  postOperatorForm(router, '/portal/keys/:id/revoke', deps, async (ctx, { operator }) => {
-    const nav = navOf(operator, '/portal/keys');
-    const again = async (error: ApiError) => {
+  confirmedAction(router, deps, {
+    path: '/portal/keys/:id/revoke',
+    navPath: '/portal/keys',
+    scope: 'keys:admin',
+    refusal: 'Your role cannot revoke service keys',
+    staleCode: 'key_revoked',
+    describe: async (ctx, operator) => {
+      const key = await serviceKeysOf(deps.db, tenantOf(operator)).where({ id: ctx.params.id }).first();
+      if (!key) throw errors.notFound('Service key');
+      return keyRevocationView(key, navOf(operator, '/portal/keys'), {
+        path: '/portal/keys',
+        kind: 'service key',
+        below: 'Every agent key minted with it (POST /v1/keys) is revoked with it.',
+      });
+    },
+    pageAgain: async (operator) => {
       const input = await keysInput(deps, operator);
-      refuse(ctx, error, (shown) => keysPage(nav, { ...input, error: shown }));
-    };
-    if (!roleAllows(operator, 'keys:admin')) return again(errors.forbidden('Your role cannot revoke service keys'));
-    const outcome = await revokeServiceKey(deps.db, {
-      workspaceId: operator.user.workspace_id,
-      keyId: ctx.params.id,
-      via: 'portal',
-      userId: operator.user.id,
-      now: deps.now(),
-    });
-    if (!outcome.ok) return again(errors.notFound('Service key'));
-    ctx.state.log.info({ key_id: outcome.row.id, revoked_agent_keys: outcome.descendants.length }, 'service key revoked in the portal');
-    changed(ctx, `/portal/keys?env=${operator.environment}`, 200, { id: outcome.row.id, revoked_agent_keys: outcome.descendants.length });
+      return (shown) => keysPage(navOf(operator, '/portal/keys'), { ...input, error: shown });
+    },
+    act: async (ctx, operator) => {
+      const outcome = await revokeServiceKey(deps.db, {
+        workspaceId: operator.user.workspace_id,
+        keyId: ctx.params.id,
+        via: 'portal',
+        userId: operator.user.id,
+        now: deps.now(),
+      });
+      if (!outcome.ok) throw errors.notFound('Service key');
+      ctx.state.log.info({ key_id: outcome.row.id, revoked_agent_keys: outcome.descendants.length }, 'service key revoked in the portal');
+      changed(ctx, `/portal/keys?env=${operator.environment}`, 200, { id: outcome.row.id, revoked_agent_keys: outcome.descendants.length });
+    },
   });
 }

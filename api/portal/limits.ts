@@ -15,6 +15,7 @@ export type PortalLimit = Extract<
   | 'lines.create'
   | 'lines.update'
   | 'lines.secret_rotate'
+  | 'lines.delete'
   | 'calls.create'
   | 'calls.control'
   | 'consent.create'

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
-import { lineUpdateError } from '../lineErrors';
+import { lineReleased, lineUpdateError } from '../lineErrors';
 import { runIdempotently } from '../middleware/idempotency';
 import { componentSchemas } from '../openapi/schemas';
 import { bodyProblems } from '../openapi/validator';
@@ -10,14 +10,17 @@ import { answeringOutboundRefusals } from '../outboundRefusals';
 import { placeCall } from '../../src/domain/calls/place';
 import { toCallRecord } from '../../src/domain/calls/store';
 import { fingerprintOf } from '../../src/domain/idempotency/store';
+import { fieldsOfMode, MODE_DEPENDENT_FIELDS } from '../../src/domain/lines/modeFields';
 import type { LineUpdate } from '../../src/domain/lines/rules';
 import { findLine, toLineRecord, type LineRow } from '../../src/domain/lines/store';
 import { updateLineSettings } from '../../src/domain/lines/update';
+import { sendTestEvent } from '../../src/domain/webhooks/sendTest';
 import { refuse } from './answer';
 import { spendPortalLimit } from './limits';
-import { sendPage } from './http';
+import { sendPage, wantsJson } from './http';
 import { navOf, operatorForm, roleAllows, tenantOf, getOperatorPage } from './operatorPages';
-import { linePage, type LinePageInput } from './pages/line';
+import { linePage, type LinePageInput, type TestDelivery } from './pages/line';
+import { defaultWebhookUrlOf } from './workspaceRoutes';
 import type { Operator } from './visitor';
 import { noteAction } from './actionLog';
 
@@ -25,18 +28,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The idempotency scope of the portal's test call: its keys are the operator's own, apart from any API key's. */
 const TEST_CALL_SCOPE = 'portal POST /portal/lines/{id}/calls';
 
-async function lineOf(deps: AppDeps, operator: Operator, id: string): Promise<LineRow> {
+export async function lineOf(deps: AppDeps, operator: Operator, id: string): Promise<LineRow> {
   const row = UUID.test(id) ? await findLine(deps.db, tenantOf(operator), id) : undefined;
   if (!row) throw errors.notFound('Line');
   return row;
 }
 
-function pageInput(operator: Operator, line: LineRow, extra: Partial<LinePageInput> = {}): LinePageInput {
+async function pageInput(deps: AppDeps, operator: Operator, line: LineRow, extra: Partial<LinePageInput> = {}): Promise<LinePageInput> {
   return {
     line: toLineRecord(line),
-    // As the API's routes: PATCH /lines/{id} needs connections:write, POST /calls calls:create.
+    // As the API's routes: PATCH /lines/{id} needs connections:write, POST /calls calls:create, DELETE numbers:release,
+    // POST /webhooks/test webhooks:write.
     mayEdit: roleAllows(operator, 'connections:write'),
     mayCall: roleAllows(operator, 'calls:create'),
+    mayRelease: roleAllows(operator, 'numbers:release'),
+    mayTest: roleAllows(operator, 'webhooks:write'),
+    testDestination: line.webhook_url ?? (await defaultWebhookUrlOf(deps, operator)),
     callKey: crypto.randomUUID(),
     ...extra,
   };
@@ -46,15 +53,13 @@ function pageInput(operator: Operator, line: LineRow, extra: Partial<LinePageInp
  * A signed-in post of one of a line's forms: what was typed, the operator, the line, and `again`, which answers a
  * refusal with the line's page showing it and what was typed back in the form it came from (`typedInto`).
  */
-async function linePagePost(ctx: AppContext, deps: AppDeps, typedInto: 'form' | 'callForm') {
+async function linePagePost(ctx: AppContext, deps: AppDeps, typedInto: 'form' | 'callForm' | 'testForm') {
   const signedIn = await operatorForm(ctx, deps);
   if (!signedIn) return undefined;
   const { form, operator } = signedIn;
   const line = await lineOf(deps, operator, ctx.params.id);
-  const again = (error: ApiError) =>
-    refuse(ctx, error, (shown) =>
-      linePage(navOf(operator, '/portal/lines'), pageInput(operator, line, { error: shown, [typedInto]: form })),
-    );
+  const input = await pageInput(deps, operator, line, { [typedInto]: form });
+  const again = (error: ApiError) => refuse(ctx, error, (shown) => linePage(navOf(operator, '/portal/lines'), { ...input, error: shown }));
   return { form, operator, line, again };
 }
 
@@ -72,13 +77,17 @@ const SWITCHES = ['recording_enabled', 'compliance_enabled'] as const;
 
 /**
  * The edit form as a PATCH body: only the fields whose value differs from the line's, so leaving
- * the language alone on a hosted line does not pin it. Empty text clears a field; an unchecked box
- * is false; a number that is not one stays text, for the schema to refuse.
+ * the language alone on a hosted line does not pin it, and only the fields the chosen mode uses
+ * (`fieldsOfMode`): another mode's, hidden in the form, stay as they are. Empty text clears a field;
+ * an unchecked box is false; a number that is not one stays text, for the schema to refuse.
  */
 export function lineUpdateOfForm(line: LineRow, form: Record<string, string>): LineUpdate {
   const update: LineUpdate = {};
+  const used = fieldsOfMode(form.mode || line.mode);
+  const usedByMode = (field: string) =>
+    !(MODE_DEPENDENT_FIELDS as readonly string[]).includes(field) || (used as readonly string[]).includes(field);
   const set = (field: string, value: unknown) => {
-    if (value !== (line as unknown as Record<string, unknown>)[field]) update[field] = value;
+    if (usedByMode(field) && value !== (line as unknown as Record<string, unknown>)[field]) update[field] = value;
   };
   set('name', form.name ?? '');
   if (form.mode) set('mode', form.mode);
@@ -96,8 +105,36 @@ export function lineUpdateOfForm(line: LineRow, form: Record<string, string>): L
 export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal/lines/:id', deps, async (ctx, operator) => {
     const line = await lineOf(deps, operator, ctx.params.id);
-    const notice = ctx.query.saved === '1' ? 'Line saved.' : undefined;
-    sendPage(ctx, 200, linePage(navOf(operator, '/portal/lines'), pageInput(operator, line, { notice })));
+    const notice = ctx.query.saved === '1' ? 'Line saved.' : ctx.query.released === '1' ? 'Line released.' : undefined;
+    sendPage(ctx, 200, linePage(navOf(operator, '/portal/lines'), await pageInput(deps, operator, line, { notice })));
+  });
+
+  // A signed `test` event to the line's webhook, as POST /api/v1/webhooks/test sends it: its one attempt's result shown.
+  router.post('/portal/lines/:id/test-event', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const post = await linePagePost(ctx, deps, 'testForm');
+    if (!post) return;
+    const { operator, line, again } = post;
+    if (!roleAllows(operator, 'webhooks:write')) return again(errors.forbidden('Your role cannot send test events'));
+    const limited = await spendPortalLimit(ctx, deps, operator, 'webhooks.test');
+    if (limited) return again(limited);
+    const outcome = await sendTestEvent(deps, { ...tenantOf(operator), keyId: null }, line.id);
+    if (!outcome.ok) return again(outcome.refused === 'not_found' ? errors.notFound('Line') : lineReleased());
+    const { eventId, finished, delivery } = outcome.attempt;
+    ctx.state.log.info({ line_id: line.id, event_id: eventId, user_id: operator.user.id }, 'portal test event sent');
+    const testResult = { eventId, finished, delivery: delivery as TestDelivery | undefined };
+    if (wantsJson(ctx)) {
+      ctx.status = finished ? 200 : 202;
+      ctx.body = { event_id: eventId, finished, delivery: delivery ?? null };
+      return;
+    }
+    sendPage(ctx, finished ? 200 : 202, linePage(navOf(operator, '/portal/lines'), await pageInput(deps, operator, line, { testResult })));
+  });
+
+  getOperatorPage(router, '/portal/lines/:id/test-event', deps, async (ctx, operator) => {
+    // A reload of the result: the line's page (the attempt is in its deliveries).
+    const line = await lineOf(deps, operator, ctx.params.id);
+    ctx.redirect(`/portal/lines/${line.id}?env=${operator.environment}`);
   });
 
   router.post('/portal/lines/:id', async (rawCtx) => {

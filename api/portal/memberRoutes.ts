@@ -4,8 +4,7 @@ import { ApiError, errors } from '../errors';
 import { acceptInvitation, pendingInvitation } from '../../src/domain/accounts/acceptInvitation';
 import { changeMemberRole } from '../../src/domain/accounts/changeMemberRole';
 import { inviteMember, mailInvitation } from '../../src/domain/accounts/inviteMember';
-import { removeMember } from '../../src/domain/accounts/removeMember';
-import { membersOf, pendingInvitationsOf, revokeInvitation } from '../../src/domain/accounts/store';
+import { membersOf, pendingInvitationsOf } from '../../src/domain/accounts/store';
 import { isRole } from '../../src/domain/keys/scopes';
 import { changed, refuse } from './answer';
 import { mailingDeps, startSession } from './accountRoutes';
@@ -23,14 +22,14 @@ const invitationInvalid = () =>
     'This invitation link is not valid: it may have expired, been used or been revoked. Ask for a new one.',
   );
 const invalidRole = () => errors.validation([{ field: 'role', message: 'must be owner, admin or member' }]);
-const onlyOwners = () => errors.forbidden('Only an owner can make, demote or remove an owner');
+export const onlyOwners = () => errors.forbidden('Only an owner can make, demote or remove an owner');
 
 /** Managing members needs MEMBERS_SCOPE (owners and admins), as the navigation offers it. */
 function assertManager(operator: Operator): void {
   if (!roleAllows(operator, MEMBERS_SCOPE)) throw errors.forbidden('Your role cannot manage members');
 }
 
-async function membersInput(deps: AppDeps, operator: Operator, extra: Partial<MembersPageInput> = {}): Promise<MembersPageInput> {
+export async function membersInput(deps: AppDeps, operator: Operator, extra: Partial<MembersPageInput> = {}): Promise<MembersPageInput> {
   const workspaceId = operator.user.workspace_id;
   const [members, invitations] = await Promise.all([
     membersOf(deps.db, workspaceId),
@@ -51,7 +50,7 @@ async function refuseOnMembersPage(
   refuse(ctx, error, (shown) => membersPage(navOf(operator, '/portal/members'), { ...input, error: shown }));
 }
 
-/** The members page (invite, change roles, revoke invitations) and the invitation link's accept page. */
+/** The members page (invite, change roles) and the invitation link's accept page; removing and revoking: ./memberActions.ts. */
 export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal/members', deps, async (ctx, operator) => {
     assertManager(operator);
@@ -91,6 +90,9 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
     sendPage(ctx, 201, membersPage(nav, await membersInput(deps, operator, { invited: { email, role, mailed } })));
   });
 
+  // A reload of a refused role change (its answer stays on the POST's address): the members page, never a 404.
+  getOperatorPage(router, '/portal/members/:id/role', deps, async (ctx) => ctx.redirect('/portal/members'));
+
   postOperatorForm(router, '/portal/members/:id/role', deps, async (ctx, { form, operator }) => {
     assertManager(operator);
     const again = (error: ApiError) => refuseOnMembersPage(ctx, deps, operator, error);
@@ -122,42 +124,6 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
       revoked_keys: revokedKeys,
       revoked_invitations: revokedInvitations,
     });
-  });
-
-  postOperatorForm(router, '/portal/members/:id/remove', deps, async (ctx, { operator }) => {
-    assertManager(operator);
-    const outcome = UUID.test(ctx.params.id)
-      ? await removeMember(deps, { actor: operator.user, userId: ctx.params.id, via: 'portal' })
-      : ({ ok: false, refused: 'not_found' } as const);
-    if (!outcome.ok) {
-      const error =
-        outcome.refused === 'not_found'
-          ? errors.notFound('Member')
-          : outcome.refused === 'forbidden'
-            ? onlyOwners()
-            : new ApiError(409, 'last_owner', 'The last owner of a workspace cannot be removed: make another member owner first');
-      return refuseOnMembersPage(ctx, deps, operator, error);
-    }
-    const { revokedKeys, revokedInvitations } = outcome;
-    ctx.state.log.info(
-      { user_id: ctx.params.id, revoked_keys: revokedKeys, revoked_invitations: revokedInvitations, by: operator.user.id },
-      'member removed in the portal',
-    );
-    // Removing oneself ends one's own session: the login page follows.
-    changed(ctx, ctx.params.id === operator.user.id ? '/portal/login' : '/portal/members', 200, {
-      id: ctx.params.id,
-      removed: true,
-      revoked_keys: revokedKeys,
-      revoked_invitations: revokedInvitations,
-    });
-  });
-
-  postOperatorForm(router, '/portal/invitations/:id/revoke', deps, async (ctx, { operator }) => {
-    assertManager(operator);
-    const revoked = UUID.test(ctx.params.id) && (await revokeInvitation(deps.db, operator.user.workspace_id, ctx.params.id, deps.now()));
-    if (!revoked) return refuseOnMembersPage(ctx, deps, operator, errors.notFound('Invitation'));
-    ctx.state.log.info({ invitation_id: ctx.params.id, by: operator.user.id }, 'invitation revoked in the portal');
-    changed(ctx, '/portal/members', 200, { id: ctx.params.id, revoked: true });
   });
 
   // The token rides in the query string, which the request log and traces leave out (they record the path).

@@ -5,6 +5,8 @@ export interface NotedAction {
   /** The object acted on, when the path does not name it (the line a creation made, the call a test call placed). */
   targetId?: string;
   details?: Record<string, string | number | boolean>;
+  /** The post only showed its confirmation step (api/portal/confirm.ts): nothing was done, nothing is recorded. */
+  confirmationOnly?: boolean;
   /** Set when the form proved it came from the portal (its CSRF token checked out). */
   formTrusted?: boolean;
   /** The refusal's error code, when the answer refused the action. */

@@ -8,7 +8,9 @@ import { portalActionLog } from './actionLog';
 import { apiKeyRoutes } from './apiKeyRoutes';
 import { auditRoutes } from './auditRoutes';
 import { billingRoutes } from './billingRoutes';
+import { callActions } from './callActions';
 import { callRoutes } from './callRoutes';
+import { complianceActions } from './complianceActions';
 import { complianceRoutes } from './complianceRoutes';
 import { conversationRoutes } from './conversationRoutes';
 import { deliveryRoutes } from './deliveryRoutes';
@@ -16,7 +18,9 @@ import { giveBackIfMalformed } from './limits';
 import { refuse } from './answer';
 import { html } from './html';
 import { keyRoutes } from './keyRoutes';
+import { lineActions } from './lineActions';
 import { lineRoutes } from './lineRoutes';
+import { memberActions } from './memberActions';
 import { memberRoutes } from './memberRoutes';
 import { oauthRoutes } from './oauthRoutes';
 import { securityHeaders } from './http';
@@ -43,6 +47,7 @@ function loadAssets(): Map<string, { type: string; body: Buffer }> {
       },
     ],
     ['usage-chart.js', { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(__dirname, 'assets', 'usage-chart.js')) }],
+    ['line-form.js', { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(__dirname, 'assets', 'line-form.js')) }],
   ]);
 }
 
@@ -87,15 +92,19 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   verificationRoutes(router, deps);
   workspaceRoutes(router, deps);
   lineRoutes(router, deps);
+  lineActions(router, deps);
   callRoutes(router, deps);
+  callActions(router, deps);
   conversationRoutes(router, deps);
   billingRoutes(router, deps);
   deliveryRoutes(router, deps);
   keyRoutes(router, deps);
   apiKeyRoutes(router, deps);
   complianceRoutes(router, deps);
+  complianceActions(router, deps);
   auditRoutes(router, deps);
   memberRoutes(router, deps);
+  memberActions(router, deps);
   oauthRoutes(router, deps);
   return router;
 }

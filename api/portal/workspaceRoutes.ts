@@ -1,16 +1,19 @@
 import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
-import { lineCreationError, secretRotationError } from '../lineErrors';
+import { lineCreationError } from '../lineErrors';
 import { changePassword } from '../../src/domain/accounts/changePassword';
 import { workspaceOverview } from '../../src/domain/accounts/overview';
 import { provisionLine, type LineRequest } from '../../src/domain/lines/provision';
-import { rotateLineSecret } from '../../src/domain/lines/rotateSecret';
-import { linesOf, toLineRecord } from '../../src/domain/lines/store';
+import { findSettings } from '../../src/domain/billing/settings';
+import { fieldsOfMode } from '../../src/domain/lines/modeFields';
+import { PROMOTION_DELAY_MS } from '../../src/domain/lines/rules';
+import { signedDeliveriesOf, stagedSecretTimes } from '../../src/domain/lines/secrets';
+import { linesOf, toLineRecord, type LineRow } from '../../src/domain/lines/store';
 import { refuse } from './answer';
 import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
-import { linesPage, type LinesPageInput } from './pages/lines';
+import { linesPage, type LineSecretState, type LinesPageInput } from './pages/lines';
 import { overviewPage, overviewStats } from './pages/overview';
 import { settingsPage } from './pages/settings';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
@@ -19,9 +22,39 @@ import { noteAction } from './actionLog';
 
 const LINES_SHOWN = 200;
 
-async function linesInput(deps: AppDeps, operator: Operator, extra: Partial<LinesPageInput> = {}): Promise<LinesPageInput> {
+export async function linesInput(deps: AppDeps, operator: Operator, extra: Partial<LinesPageInput> = {}): Promise<LinesPageInput> {
   const rows = await linesOf(deps.db, tenantOf(operator)).orderBy('created_at', 'desc').limit(LINES_SHOWN);
-  return { lines: rows.map(toLineRecord), mayManage: roleAllows(operator, 'numbers:provision'), ...extra };
+  return {
+    lines: rows.map(toLineRecord),
+    secrets: await secretStatesOf(deps, operator, rows),
+    mayManage: roleAllows(operator, 'numbers:provision'),
+    mayRotate: roleAllows(operator, 'webhooks:write'),
+    ...extra,
+  };
+}
+
+/** The workspace's default webhook URL in the operator's environment (it receives the events of lines without their own). */
+export async function defaultWebhookUrlOf(deps: AppDeps, operator: Operator): Promise<string | null> {
+  return (await findSettings(deps.db, tenantOf(operator)))?.default_webhook_url ?? null;
+}
+
+/** Each line's signing secrets as the list shows them: what they sign and a staged one, with when it may be promoted. */
+async function secretStatesOf(deps: AppDeps, operator: Operator, rows: LineRow[]): Promise<Map<string, LineSecretState>> {
+  const [staged, defaultWebhookUrl] = await Promise.all([
+    stagedSecretTimes(
+      deps.db,
+      rows.map((row) => row.id),
+    ),
+    defaultWebhookUrlOf(deps, operator),
+  ]);
+  return new Map(
+    rows.map((row) => {
+      const at = staged.get(row.id);
+      const state: LineSecretState = { signs: signedDeliveriesOf(row, defaultWebhookUrl) };
+      if (at) state.staged = { at, promotableAt: new Date(at.getTime() + PROMOTION_DELAY_MS) };
+      return [row.id, state];
+    }),
+  );
 }
 
 /**
@@ -34,6 +67,22 @@ export function numberFieldsOfForm(
   const typed = (field: string) => form[field]?.trim() || undefined;
   if (form.number_source === 'imported') return { phone_number: typed('phone_number') ?? '' };
   return { area_code: typed('area_code'), country: typed('country')?.toUpperCase(), number_type: typed('number_type') };
+}
+
+/** The create form's mode-dependent fields as the API's body: those the chosen mode uses (`fieldsOfMode`), typed ones only. */
+export function modeFieldsOfForm(
+  form: Record<string, string>,
+): Pick<LineRequest, 'system_prompt' | 'webhook_url' | 'audio_handler_url' | 'begin_message' | 'voice'> {
+  const used = fieldsOfMode(form.mode ?? '');
+  const typed = (field: 'system_prompt' | 'webhook_url' | 'audio_handler_url' | 'begin_message' | 'voice') =>
+    used.includes(field) && form[field]?.trim() ? form[field] : null;
+  return {
+    system_prompt: typed('system_prompt'),
+    webhook_url: typed('webhook_url'),
+    audio_handler_url: typed('audio_handler_url'),
+    begin_message: typed('begin_message'),
+    voice: typed('voice'),
+  };
 }
 
 /** Pages of a signed-in operator: overview, lines, settings. */
@@ -66,40 +115,18 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
       deps,
       ctx.state.log,
       { workspaceId: operator.user.workspace_id, userId: operator.user.id, environment: operator.environment, keyId: null },
-      {
-        name: form.name ?? '',
-        mode: form.mode ?? '',
-        system_prompt: form.system_prompt || null,
-        webhook_url: form.webhook_url || null,
-        ...numberFieldsOfForm(form),
-      },
+      { name: form.name ?? '', mode: form.mode ?? '', ...modeFieldsOfForm(form), ...numberFieldsOfForm(form) },
     );
     if (!outcome.ok) return again(lineCreationError(outcome));
-    const line = toLineRecord(outcome.line);
-    noteAction(ctx, { targetId: line.id, details: { phone_number: line.phone_number ?? '' } });
+    noteAction(ctx, { targetId: outcome.line.id, details: { phone_number: outcome.line.phone_number ?? '' } });
+    const signs = signedDeliveriesOf(outcome.line, await defaultWebhookUrlOf(deps, operator));
     // The secret is shown on this answer alone: no redirect, nothing in a URL.
     ctx.set('Location', `/portal/lines?env=${operator.environment}`);
     sendPage(
       ctx,
       201,
-      linesPage(nav, await linesInput(deps, operator, { secret: { lineName: line.name, secret: outcome.webhookSecret } })),
+      linesPage(nav, await linesInput(deps, operator, { secret: { lineName: outcome.line.name, secret: outcome.webhookSecret, signs } })),
     );
-  });
-
-  postOperatorForm(router, '/portal/lines/:id/rotate-secret', deps, async (ctx, { operator }) => {
-    const nav = navOf(operator, '/portal/lines');
-    const again = async (error: ApiError) => {
-      const input = await linesInput(deps, operator);
-      refuse(ctx, error, (shown) => linesPage(nav, { ...input, error: shown }));
-    };
-    if (!roleAllows(operator, 'webhooks:write')) return again(errors.forbidden('Your role cannot rotate signing secrets'));
-    const limited = await spendPortalLimit(ctx, deps, operator, 'lines.secret_rotate');
-    if (limited) return again(limited);
-    const outcome = await rotateLineSecret(deps, ctx.state.log, tenantOf(operator), ctx.params.id);
-    if (!outcome.ok) return again(secretRotationError(outcome));
-    const input = await linesInput(deps, operator);
-    const lineName = input.lines.find((line) => line.id === ctx.params.id)?.name ?? ctx.params.id;
-    sendPage(ctx, 200, linesPage(nav, { ...input, secret: { lineName, secret: outcome.webhookSecret } }));
   });
 
   getOperatorPage(router, '/portal/settings', deps, async (ctx, operator) => {

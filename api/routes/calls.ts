@@ -299,7 +299,8 @@ const waitResponses = {
 };
 const WAIT_RULES =
   ' One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence ' +
-  'goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`).';
+  'goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`). On an `agent` line, sentences said ' +
+  'while no wait was pending are kept (the latest 20): a wait answers with the oldest of them first (`response_timestamp` says when it was said).';
 
 export function callRoutes(): RouteDef[] {
   return [

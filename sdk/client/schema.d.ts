@@ -720,7 +720,7 @@ export interface paths {
         put?: never;
         /**
          * Say something on a live call, optionally waiting for the answer
-         * @description Answers when the text has been played (or the caller talked over it: `interrupted`, with `partial_response_text` and `interruption_reason` `caller_interrupted_control`); with `wait_for_response`, then waits up to `timeout_seconds` for the caller’s next sentence. A sentence that answers a control request is not also sent as a `message` event (nor to the model on hosted lines). One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`).
+         * @description Answers when the text has been played (or the caller talked over it: `interrupted`, with `partial_response_text` and `interruption_reason` `caller_interrupted_control`); with `wait_for_response`, then waits up to `timeout_seconds` for the caller’s next sentence. A sentence that answers a control request is not also sent as a `message` event (nor to the model on hosted lines). One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`). On an `agent` line, sentences said while no wait was pending are kept (the latest 20): a wait answers with the oldest of them first (`response_timestamp` says when it was said).
          */
         post: operations["speakOnCall"];
         delete?: never;
@@ -740,7 +740,7 @@ export interface paths {
         put?: never;
         /**
          * Wait for the caller’s next sentence on a live call
-         * @description Answers with the caller's next sentence, or after `timeout_seconds` without one. One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`).
+         * @description Answers with the caller's next sentence, or after `timeout_seconds` without one. One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`). On an `agent` line, sentences said while no wait was pending are kept (the latest 20): a wait answers with the oldest of them first (`response_timestamp` says when it was said).
          */
         post: operations["waitOnCall"];
         delete?: never;
@@ -878,7 +878,7 @@ export interface components {
             name: string;
             display_name: string | null;
             /** @enum {string} */
-            mode: "hosted" | "webhook" | "audio";
+            mode: "hosted" | "webhook" | "audio" | "agent";
             system_prompt: string | null;
             begin_message: string | null;
             /** @description A voice slug from GET /api/v1/voices; spaces around it are trimmed, empty clears it. */
@@ -1624,10 +1624,10 @@ export interface components {
             name?: string;
             display_name?: string | null;
             /**
-             * @description `text` is accepted as an alias of `webhook` and stored as `webhook`.
+             * @description `text` is accepted as an alias of `webhook` and stored as `webhook`. `agent`: your agent drives each call through live control (speak, wait, press, transfer, hang up) and needs neither `webhook_url` nor `system_prompt`; caller sentences are kept for its next wait (the latest 20, oldest first), `webhook_url` (optional) receives lifecycle events only, and `begin_message` is spoken at the answer. Priced as webhook mode.
              * @enum {string}
              */
-            mode?: "hosted" | "webhook" | "audio" | "text";
+            mode?: "hosted" | "webhook" | "audio" | "agent" | "text";
             system_prompt?: string | null;
             begin_message?: string | null;
             /** @description A voice slug from GET /api/v1/voices; spaces around it are trimmed, empty clears it. */
@@ -1702,10 +1702,10 @@ export interface components {
             name: string;
             display_name?: string | null;
             /**
-             * @description `text` is accepted as an alias of `webhook` and stored as `webhook`.
+             * @description `text` is accepted as an alias of `webhook` and stored as `webhook`. `agent`: your agent drives each call through live control (speak, wait, press, transfer, hang up) and needs neither `webhook_url` nor `system_prompt`; caller sentences are kept for its next wait (the latest 20, oldest first), `webhook_url` (optional) receives lifecycle events only, and `begin_message` is spoken at the answer. Priced as webhook mode.
              * @enum {string}
              */
-            mode: "hosted" | "webhook" | "audio" | "text";
+            mode: "hosted" | "webhook" | "audio" | "agent" | "text";
             system_prompt?: string | null;
             begin_message?: string | null;
             /** @description A voice slug from GET /api/v1/voices; spaces around it are trimmed, empty clears it. */
@@ -1783,7 +1783,7 @@ export interface components {
             area_code?: string;
             /** @description Import instead of buy: an E.164 number the carrier account already owns, which the operator granted to this workspace (CLI `number grant`). Its calls and messages are routed to the line; releasing the line only detaches it (the account keeps it). A number that is not importable is 422 `number_unavailable`, whatever the reason. */
             phone_number?: components["schemas"]["PhoneNumber"];
-        } & (unknown & unknown & unknown & unknown & unknown);
+        } & (unknown & unknown & unknown & unknown & unknown & unknown);
     };
     responses: never;
     parameters: never;

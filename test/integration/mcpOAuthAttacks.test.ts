@@ -272,7 +272,7 @@ describe('OAuth for /mcp refuses', () => {
     expect(refreshed.body.scope).toBe('read');
     expect((await mcp(refreshed.body.access_token)).status).toBe(200);
 
-    expect((await owner.submit('/portal/members', `/portal/members/${admin.id}/remove`, {}, accept)).status).toBe(200);
+    expect((await owner.submit('/portal/members', `/portal/members/${admin.id}/remove`, { confirm: 'yes' }, accept)).status).toBe(200);
     expect((await mcp(refreshed.body.access_token)).status).toBe(401);
     const afterRemoval = await token({
       grant_type: 'refresh_token',

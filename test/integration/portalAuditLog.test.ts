@@ -284,7 +284,7 @@ describe('portal audit log: every action has an author', () => {
 
   /** The line page's edit form as it stands (what a browser posts back). */
   function lineForm(page: string): Record<string, string> {
-    const form = /aria-label="Edit line">([\s\S]*?)<\/form>/.exec(page)![1];
+    const form = /aria-label="Edit line"[^>]*>([\s\S]*?)<\/form>/.exec(page)![1];
     const fields: Record<string, string> = {};
     for (const [, name, value] of form.matchAll(/<input[^>]*name="([^"]+)"[^>]*value="([^"]*)"/g)) fields[name] = value;
     for (const [, name, value] of form.matchAll(/<textarea[^>]*name="([^"]+)"[^>]*>([^<]*)<\/textarea>/g)) fields[name] = value;
@@ -373,6 +373,26 @@ describe('portal audit log: every action has an author', () => {
     expect(forged.status).toBe(403);
     const after = await h.db('portal_actions').where({ workspace_id: owner.workspaceId }).count<{ count: string }[]>('* as count');
     expect(after[0].count).toBe(before[0].count);
+    // A post that only shows the confirmation step did nothing, and is recorded as nothing; the confirmed one is the action.
+    const confirmPage = `/portal/lines/${lineId}/rotate-secret?env=test`;
+    const unconfirmed = await owner.client.submit(
+      confirmPage,
+      `/portal/lines/${lineId}/rotate-secret`,
+      { env: 'test' },
+      agent('unconfirmed'),
+    );
+    expect(unconfirmed.status).toBe(200);
+    expect(await h.db('portal_actions').whereRaw('user_agent like ?', ['%AuditWalk/unconfirmed %'])).toHaveLength(0);
+    const confirmed = await owner.client.submit(
+      confirmPage,
+      `/portal/lines/${lineId}/rotate-secret`,
+      { env: 'test', confirm: 'yes' },
+      agent('confirmed'),
+    );
+    expect(confirmed.status).toBe(200);
+    expect(await h.db('portal_actions').whereRaw('user_agent like ?', ['%AuditWalk/confirmed %'])).toEqual([
+      expect.objectContaining({ action: 'line.secret_rotated', outcome: 'succeeded', target_id: lineId, user_id: owner.userId }),
+    ]);
 
     // A member may not mint service keys: the attempt is on the record as refused, with the member named.
     const member = await joinAs(h, owner.client, 'member');

@@ -63,7 +63,7 @@ describe('portal in a browser', () => {
 
     await page.getByLabel('Name').fill('Front desk');
     await page.getByLabel('Mode').selectOption('hosted');
-    await page.getByLabel('System prompt (hosted lines)').fill('You answer the front desk of a dental clinic.');
+    await page.getByLabel('System prompt').fill('You answer the front desk of a dental clinic.');
     await page.getByRole('button', { name: 'Create line' }).click();
     const secret = page.locator('#webhook-secret');
     await expect(secret.textContent()).resolves.toMatch(/^[0-9a-f]{64}$/);
@@ -78,7 +78,11 @@ describe('portal in a browser', () => {
     await expect(page.locator('#webhook-secret').count()).resolves.toBe(0);
     await expect(page.content()).resolves.not.toContain(shown!);
 
-    await page.getByRole('button', { name: 'Rotate secret of Front desk' }).click();
+    // Rotating asks first, with the two-secret window; only its own button stages the new secret.
+    await page.getByRole('link', { name: 'Rotate secret of Front desk' }).click();
+    await expect(page.locator('#consequences').textContent()).resolves.toContain('The current secret keeps signing');
+    await check(page, '05a-rotate-confirmation', problems);
+    await page.getByRole('button', { name: 'Stage a new secret' }).click();
     await expect(page.locator('#webhook-secret').textContent()).resolves.toMatch(/^[0-9a-f]{64}$/);
     await expect(page.locator('#webhook-secret').textContent()).resolves.not.toBe(shown);
     await check(page, '05-secret-rotated', problems);
@@ -114,7 +118,9 @@ describe('portal in a browser', () => {
     expect(serviceKey).toMatch(/^sk_svc_test_/);
     await check(page, '07-key-minted', problems);
     expect((await h.request('GET', '/v1/keys', { key: serviceKey })).status).toBe(200);
-    await page.getByRole('button', { name: 'Revoke key Agent fleet' }).click();
+    await page.getByRole('link', { name: 'Revoke key Agent fleet' }).click();
+    await check(page, '07b-revoke-confirmation', problems);
+    await page.getByRole('button', { name: 'Revoke service key' }).click();
     await page.waitForURL('**/portal/keys?env=test');
     await expect(page.locator('#keys tbody tr td').nth(4).textContent()).resolves.toMatch(/^revoked/);
     expect((await h.request('GET', '/v1/keys', { key: serviceKey })).status).toBe(401);

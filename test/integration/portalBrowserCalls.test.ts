@@ -35,7 +35,7 @@ describe('portal lines and calls in a browser', () => {
     // A line, created on the lines page and opened from the list.
     await page.getByRole('link', { name: 'Lines', exact: true }).click();
     await page.getByLabel('Name').fill('Desk');
-    await page.getByLabel('System prompt (hosted lines)').fill('You answer the front desk of a dental clinic.');
+    await page.getByLabel('System prompt').fill('You answer the front desk of a dental clinic.');
     await page.getByRole('button', { name: 'Create line' }).click();
     await page.locator('#webhook-secret').waitFor();
     await page.getByRole('link', { name: 'Desk', exact: true }).click();
@@ -125,7 +125,7 @@ describe('portal lines and calls in a browser', () => {
     // The calls list filtered by the line: a second line's call is not in it.
     await page.getByRole('link', { name: 'Lines', exact: true }).click();
     await page.getByLabel('Name').fill('Back office');
-    await page.getByLabel('System prompt (hosted lines)').fill('You answer the back office.');
+    await page.getByLabel('System prompt').fill('You answer the back office.');
     await page.getByRole('button', { name: 'Create line' }).click();
     await page.locator('#webhook-secret').waitFor();
     const otherLine = (await page.locator('#lines tbody tr').first().getAttribute('data-line-id'))!;

@@ -59,7 +59,9 @@ describe('portal keys and compliance in a browser', () => {
     expect(content).not.toContain(regularKey);
     expect(content).not.toContain(token);
     await expect(page.locator('#delegated-tokens tbody tr').count()).resolves.toBe(1);
-    await page.getByRole('button', { name: `Revoke Reader agent (${token.slice(0, 16)})` }).click();
+    await page.getByRole('link', { name: `Revoke Reader agent (${token.slice(0, 16)})` }).click();
+    await check(page, '03b-token-revoke-confirmation', problems);
+    await page.getByRole('button', { name: 'Revoke delegated token' }).click();
     await page.waitForURL('**/portal/api-keys?env=test');
     await expect(page.locator('#delegated-tokens tbody tr td[data-status]').textContent()).resolves.toMatch(/^revoked/);
     await expect(page.locator('#regular-keys tbody tr td[data-status]').textContent()).resolves.toBe('active');
@@ -107,6 +109,8 @@ describe('portal keys and compliance in a browser', () => {
     // Only an owner may, giving a reason (issue 27, M14).
     await page.getByLabel(`Why the opt-out of ${NUMBER} is removed`).fill('The recipient asked by phone to hear from us again');
     await page.getByRole('button', { name: `Remove the opt-out of ${NUMBER}` }).click();
+    await check(page, '06b-opt-out-removal-confirmation', problems);
+    await page.getByRole('button', { name: 'Remove opt-out' }).click();
     await page.waitForURL('**/portal/compliance?env=test');
     await expect(page.locator('#no-opt-outs').count()).resolves.toBe(1);
 

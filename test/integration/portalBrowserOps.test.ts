@@ -31,7 +31,7 @@ describe('portal deliveries and card in a browser', () => {
     await page.getByRole('link', { name: 'Lines', exact: true }).click();
     await page.getByLabel('Name').fill('Hooks');
     await page.getByLabel('Mode').selectOption('webhook');
-    await page.getByLabel('Webhook URL (webhook lines)').fill(receiver.url);
+    await page.getByLabel('Webhook URL').fill(receiver.url);
     await page.getByRole('button', { name: 'Create line' }).click();
     const secret = (await page.locator('#webhook-secret').textContent())!;
     const lineId = (await page.locator('#lines tbody tr').first().getAttribute('data-line-id'))!;

@@ -53,10 +53,20 @@ describe('portal compliance', () => {
     expect(await isOptedOut(h.db, tenant, NUMBER)).toBe(true);
 
     const reason = 'Recipient called support and asked to receive reminders again';
+    // The Remove button opens the confirmation (nothing changes), whose own button removes it.
+    const asked = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs/remove', {
+      env: 'test',
+      phone_number: NUMBER,
+      reason,
+    });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain('name="confirm" value="yes"');
+    expect(await isOptedOut(h.db, tenant, NUMBER)).toBe(true);
     const removed = await client.submit('/portal/compliance?env=test', '/portal/compliance/opt-outs/remove', {
       env: 'test',
       phone_number: NUMBER,
       reason,
+      confirm: 'yes',
     });
     expect(removed.status).toBe(303);
     expect(await isOptedOut(h.db, tenant, NUMBER)).toBe(false);
@@ -64,6 +74,7 @@ describe('portal compliance', () => {
       env: 'test',
       phone_number: NUMBER,
       reason,
+      confirm: 'yes',
     });
     expect(again.status).toBe(404);
 
@@ -100,6 +111,7 @@ describe('portal compliance', () => {
         env: 'test',
         phone_number: NUMBER,
         reason: 'campaign keeps failing',
+        confirm: 'yes',
       });
       expect(erased.status).toBe(403);
       expect(await isOptedOut(h.db, { workspaceId, environment: 'test' }, NUMBER)).toBe(true);
@@ -111,6 +123,7 @@ describe('portal compliance', () => {
       env: 'test',
       phone_number: NUMBER,
       reason: 'not mine',
+      confirm: 'yes',
     });
     expect(theirs.status).toBe(404);
     expect(await isOptedOut(h.db, { workspaceId, environment: 'test' }, NUMBER)).toBe(true);
@@ -194,11 +207,15 @@ describe('portal compliance', () => {
         env: 'test',
         line_id: lineId,
         phone_number: '+14155550180',
+        confirm: 'yes',
       });
     expect((await revoke()).status).toBe(303);
     const after = await h.request('GET', `/api/v1/consent?phone_number=${encodeURIComponent('+14155550180')}&line_id=${lineId}`, { key });
     expect(after.body.status).toBe('none');
-    expect((await revoke()).status).toBe(404);
+    // Revoking it again (a second tab): what changed, never a 404.
+    const stale = await revoke();
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain('This consent is no longer active.');
 
     const add = (fields: Record<string, string>) =>
       client.submit('/portal/compliance?env=test', '/portal/compliance/disclosures', { env: 'test', form: 'disclosure', ...fields });

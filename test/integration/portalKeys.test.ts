@@ -68,7 +68,10 @@ describe('portal API keys', () => {
     expect(live.text).toContain('<td>live</td>');
     expect((await client.get('/portal/api-keys?env=test')).text).not.toContain('>Live</td>');
 
-    const revoked = await client.submit('/portal/api-keys?env=test', `/portal/api-keys/${regularId}/revoke`, { env: 'test' });
+    const revoked = await client.submit('/portal/api-keys?env=test', `/portal/api-keys/${regularId}/revoke`, {
+      env: 'test',
+      confirm: 'yes',
+    });
     expect(revoked.status).toBe(303);
     expect(revoked.headers.get('location')).toBe('/portal/api-keys?env=test');
     for (const key of [regularKey, token]) {
@@ -173,7 +176,7 @@ describe('portal API keys', () => {
     });
     const keyId = rowOf(minted, plaintextOf(minted).slice(0, 16))!;
 
-    const noCsrf = await client.post(`/portal/api-keys/${keyId}/revoke`, { env: 'test' });
+    const noCsrf = await client.post(`/portal/api-keys/${keyId}/revoke`, { env: 'test', confirm: 'yes' });
     expect(noCsrf.status).toBe(403);
     expect((await client.post('/portal/api-keys', { env: 'test', name: 'x', ...scopeFields('read') })).status).toBe(403);
 
@@ -187,16 +190,26 @@ describe('portal API keys', () => {
       ...scopeFields('read'),
     });
     expect(memberMint.status).toBe(403);
-    const memberRevoke = await memberClient.submit('/portal/api-keys?env=test', `/portal/api-keys/${keyId}/revoke`, { env: 'test' });
+    const memberRevoke = await memberClient.submit('/portal/api-keys?env=test', `/portal/api-keys/${keyId}/revoke`, {
+      env: 'test',
+      confirm: 'yes',
+    });
     expect(memberRevoke.status).toBe(403);
 
     const other = await operator();
-    const theirs = await other.client.submit('/portal/api-keys?env=test', `/portal/api-keys/${keyId}/revoke`, { env: 'test' });
+    const theirs = await other.client.submit('/portal/api-keys?env=test', `/portal/api-keys/${keyId}/revoke`, {
+      env: 'test',
+      confirm: 'yes',
+    });
     expect(theirs.status).toBe(404);
     expect(theirs.text).toContain('not_found');
-    expect((await other.client.submit('/portal/api-keys?env=test', '/portal/api-keys/not-a-key/revoke', { env: 'test' })).status).toBe(404);
+    expect(
+      (await other.client.submit('/portal/api-keys?env=test', '/portal/api-keys/not-a-key/revoke', { env: 'test', confirm: 'yes' })).status,
+    ).toBe(404);
     // The other environment does not hold it either.
-    expect((await client.submit('/portal/api-keys?env=live', `/portal/api-keys/${keyId}/revoke`, { env: 'live' })).status).toBe(404);
+    expect(
+      (await client.submit('/portal/api-keys?env=live', `/portal/api-keys/${keyId}/revoke`, { env: 'live', confirm: 'yes' })).status,
+    ).toBe(404);
     expect(await h.db('api_keys').where({ id: keyId }).first()).toMatchObject({ revoked_at: null });
   });
   it("lists a key the CLI's `key create` minted (through the same use case, audited with via cli) and revokes it", async () => {
@@ -210,7 +223,9 @@ describe('portal API keys', () => {
     const page = await client.get('/portal/api-keys?env=test');
     expect(page.text).toContain(`data-key-id="${created.id}"`);
     expect(page.text).not.toContain(String(created.key));
-    expect((await client.submit('/portal/api-keys?env=test', `/portal/api-keys/${created.id}/revoke`, { env: 'test' })).status).toBe(303);
+    expect(
+      (await client.submit('/portal/api-keys?env=test', `/portal/api-keys/${created.id}/revoke`, { env: 'test', confirm: 'yes' })).status,
+    ).toBe(303);
     expect((await h.request('GET', '/api/v1/lines', { key: String(created.key) })).status).toBe(401);
     const events = await h.db('compliance_events').where({ workspace_id: workspaceId });
     expect(events.map((e: { event_type: string; metadata: { via: string } }) => [e.event_type, e.metadata.via]).sort()).toEqual([

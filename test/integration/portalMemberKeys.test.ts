@@ -105,7 +105,10 @@ describe('portal membership changes reach keys and invitations', () => {
     expect(updated[0].metadata).toMatchObject({ key_id: row.id, user_id: boss.userId, via: 'portal', member_user_id: admin.userId });
 
     // The owner then revokes the key in the portal: the revocation names them too, and the audit page shows who.
-    const revoked = await boss.client.submit('/portal/api-keys?env=test', `/portal/api-keys/${row.id}/revoke`, { env: 'test' });
+    const revoked = await boss.client.submit('/portal/api-keys?env=test', `/portal/api-keys/${row.id}/revoke`, {
+      env: 'test',
+      confirm: 'yes',
+    });
     expect(revoked.status).toBe(303);
     const revocation = await h
       .db('compliance_events')
@@ -159,7 +162,7 @@ describe('portal membership changes reach keys and invitations', () => {
     ).toBe(coOwner.userId);
 
     for (const gone of [admin, coOwner]) {
-      const removed = await boss.client.submit('/portal/members', `/portal/members/${gone.userId}/remove`, {}, JSON_ACCEPT);
+      const removed = await boss.client.submit('/portal/members', `/portal/members/${gone.userId}/remove`, { confirm: 'yes' }, JSON_ACCEPT);
       expect(removed.status).toBe(200);
     }
     expect(await refusedEventually(reader, "the removed admin's token refused")).toBe(true);

@@ -83,7 +83,7 @@ describe('portal members and invitations', () => {
       .db('member_invitations')
       .where({ token_hash: crypto.createHash('sha256').update(revokedToken).digest('hex') })
       .first();
-    const revoke = await boss.client.submit('/portal/members', `/portal/invitations/${revokedRow.id}/revoke`, {});
+    const revoke = await boss.client.submit('/portal/members', `/portal/invitations/${revokedRow.id}/revoke`, { confirm: 'yes' });
     expect(revoke.status).toBe(303);
     const expiredToken = await invited();
     await h
@@ -187,7 +187,7 @@ describe('portal members and invitations', () => {
     });
     expect((await fetch(`${h.apiUrl}/api/v1/lines`, { headers: { authorization: `Bearer ${key.plaintext}` } })).status).toBe(200);
 
-    const removed = await admin.client.submit('/portal/members', `/portal/members/${plain.userId}/remove`, {}, JSON_ACCEPT);
+    const removed = await admin.client.submit('/portal/members', `/portal/members/${plain.userId}/remove`, { confirm: 'yes' }, JSON_ACCEPT);
     expect(removed.status).toBe(200);
     expect(JSON.parse(removed.text)).toMatchObject({ removed: true, revoked_keys: 1 });
     expect((await plain.client.get('/portal')).headers.get('location')).toBe('/portal/login');
@@ -209,9 +209,14 @@ describe('portal members and invitations', () => {
       runCommand(h.db, ['key', 'create'], { workspace: boss.workspaceId, user: plain.userId, env: 'test', json: true }),
     ).rejects.toThrow(/not found/);
 
-    const adminOnOwner = await admin.client.submit('/portal/members', `/portal/members/${boss.userId}/remove`, {}, JSON_ACCEPT);
+    const adminOnOwner = await admin.client.submit(
+      '/portal/members',
+      `/portal/members/${boss.userId}/remove`,
+      { confirm: 'yes' },
+      JSON_ACCEPT,
+    );
     expect(adminOnOwner.status).toBe(403);
-    const lastOwner = await boss.client.submit('/portal/members', `/portal/members/${boss.userId}/remove`, {}, JSON_ACCEPT);
+    const lastOwner = await boss.client.submit('/portal/members', `/portal/members/${boss.userId}/remove`, { confirm: 'yes' }, JSON_ACCEPT);
     expect(lastOwner.status).toBe(409);
     expect(JSON.parse(lastOwner.text).error.code).toBe('last_owner');
   });
@@ -230,7 +235,7 @@ describe('portal members and invitations', () => {
     const revoke = await first.client.submit(
       '/portal/members',
       `/portal/invitations/${JSON.parse(pending.text).id}/revoke`,
-      {},
+      { confirm: 'yes' },
       JSON_ACCEPT,
     );
     expect(revoke.status).toBe(404);

@@ -112,13 +112,13 @@ describe('portal pages', () => {
     const list = await client.get('/portal/lines?env=test');
     expect(list.text).not.toContain(secret);
     const lineId = /data-line-id="([^"]+)"/.exec(list.text)![1];
-    const rotated = await client.submit('/portal/lines?env=test', `/portal/lines/${lineId}/rotate-secret`, { env: 'test' });
+    const rotated = await client.submit('/portal/lines?env=test', `/portal/lines/${lineId}/rotate-secret`, { env: 'test', confirm: 'yes' });
     expect(rotated.status).toBe(200);
     expect(/id="webhook-secret"[^>]*>([0-9a-f]{64})</.exec(rotated.text)![1]).not.toBe(secret);
     // A second rotation within 24 hours is refused, as by the API.
-    const again = await client.submit('/portal/lines?env=test', `/portal/lines/${lineId}/rotate-secret`, { env: 'test' });
+    const again = await client.submit('/portal/lines?env=test', `/portal/lines/${lineId}/rotate-secret`, { env: 'test', confirm: 'yes' });
     expect(again.status).toBe(409);
-    expect(again.text).toContain('secret_rotation_too_soon');
+    expect(again.text).toContain('A new secret is already staged');
   });
 
   it('refuses invalid line fields with validation_error naming them, keeping what was typed', async () => {
@@ -179,7 +179,10 @@ describe('portal pages', () => {
     const { client } = await operator();
     const list = await client.get('/portal/lines?env=test');
     expect(list.text).not.toContain(theirs.body.line.id);
-    const rotate = await client.submit('/portal/lines?env=test', `/portal/lines/${theirs.body.line.id}/rotate-secret`, { env: 'test' });
+    const rotate = await client.submit('/portal/lines?env=test', `/portal/lines/${theirs.body.line.id}/rotate-secret`, {
+      env: 'test',
+      confirm: 'yes',
+    });
     expect(rotate.status).toBe(404);
     expect(rotate.text).toContain('not_found');
   });
@@ -216,7 +219,7 @@ describe('portal pages', () => {
     });
     expect(agent.status).toBe(201);
 
-    const revoked = await client.submit('/portal/keys?env=test', `/portal/keys/${keyId}/revoke`, { env: 'test' });
+    const revoked = await client.submit('/portal/keys?env=test', `/portal/keys/${keyId}/revoke`, { env: 'test', confirm: 'yes' });
     expect(revoked.status).toBe(303);
     expect(revoked.headers.get('location')).toBe('/portal/keys?env=test');
     expect((await h.request('GET', '/v1/keys', { key: plaintext })).status).toBe(401);
@@ -243,7 +246,7 @@ describe('portal pages', () => {
     expect(bad.text).toContain('validation_error');
     // Another workspace's key is not found.
     const other = await operator();
-    const theirs = await other.client.submit('/portal/keys?env=test', `/portal/keys/${keyId}/revoke`, { env: 'test' });
+    const theirs = await other.client.submit('/portal/keys?env=test', `/portal/keys/${keyId}/revoke`, { env: 'test', confirm: 'yes' });
     expect(theirs.status).toBe(404);
   });
 

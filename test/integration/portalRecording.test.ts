@@ -39,7 +39,11 @@ describe('portal call recordings', () => {
     // Let the recording hold some audio before the call ends.
     await new Promise((resolve) => setTimeout(resolve, 300)); // pacing: the recording holds some audio
     const callPage = await client.get(`/portal/calls/${callId}?env=test`);
-    const hungUp = await client.post(`/portal/calls/${callId}/hangup`, { csrf_token: PortalClient.csrfOf(callPage), env: 'test' });
+    const hungUp = await client.post(`/portal/calls/${callId}/hangup`, {
+      csrf_token: PortalClient.csrfOf(callPage),
+      env: 'test',
+      confirm: 'yes',
+    });
     expect(hungUp.status).toBe(303);
     await eventually(async () => ((await h.db('calls').where({ id: callId }).first())?.recording_url ? true : undefined), 20_000);
     return callId;

@@ -44,6 +44,8 @@ async function main(): Promise<void> {
       WORKFLOW_BUNDLE_PATH: bundlePath,
       LOG_LEVEL: 'silent',
       SECRETS_KEY: generateSecretsKey(),
+      // Clients and workers encrypt payloads as in production; histories are written decrypted (`decryptedHistory`).
+      TEMPORAL_PAYLOAD_KEY: process.env.TEMPORAL_PAYLOAD_KEY ?? generateSecretsKey(),
       // The histories' receivers listen on loopback, as the tests' do (test/support/globalSetup.ts).
       OUTBOUND_ALLOWED_NETWORKS: process.env.OUTBOUND_ALLOWED_NETWORKS ?? LOOPBACK_NETWORKS.join(','),
     });
@@ -341,6 +343,7 @@ async function main(): Promise<void> {
       }
 
       await recordCallWorkflowV2(h, out);
+      await recordAgentLineCall(h, out);
 
       // Answered before the refusal (no wait), so the line and its workflow id stay (a refusal within the wait discards the line).
       h.simulator.state.provisionFault = 'reject';
@@ -574,6 +577,57 @@ async function recordCallWorkflowV2(h: RecordingHarness, out: string): Promise<v
   } finally {
     await agent.close();
   }
+}
+
+/**
+ * An agent line's call (`agent-line-calls`): greeted, the caller talks with no wait pending long enough for the run
+ * to continue as new (120 events here), and the next run's waits take the sentences kept for the agent (the latest
+ * 20 of 25), then a speak-and-wait and a hang-up. Both runs are recorded.
+ */
+async function recordAgentLineCall(h: RecordingHarness, out: string): Promise<void> {
+  const firstFile = path.join(out, 'callWorkflow.v7-agent-line-first-run.json');
+  const lastFile = path.join(out, 'callWorkflow.v7-agent-line-last-run.json');
+  if (!wanted(firstFile) && !wanted(lastFile)) return;
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createTenant, eventually } = require('./harness') as typeof import('./harness');
+  // A workspace of its own: line creation is limited to 10 an hour per workspace.
+  const key = (await createTenant(h.db)).keys.test;
+  const line = (await h.request('POST', '/api/v1/lines', { key, body: { name: 'Agent', mode: 'agent', begin_message: 'Hello.' } })).body
+    .line;
+  const id = (await h.request('POST', '/api/v1/calls', { key, body: { line_id: line.id, to_number: '+14155552695' } })).body.call
+    .id as string;
+  const handle = h.temporal.workflow.getHandle(id);
+  await eventually(
+    async () => ((await h.db('calls').where({ id }).first()).status === 'in_progress' ? true : undefined),
+    20_000,
+    'the agent call to connect',
+  );
+  const firstRunId = (await handle.describe()).runId;
+  for (let i = 1; i <= 25; i += 1) await h.simulator.control('POST', `/control/calls/${id}/say`, { text: `Sentence ${i}` });
+  await eventually(
+    async () => {
+      const said = (await h.request('GET', `/api/v1/calls/${id}`, { key })).body.call.transcript as Array<{ role: string }> | null;
+      return (said ?? []).filter((entry) => entry.role === 'user').length === 25 ? true : undefined;
+    },
+    30_000,
+    'every sentence in the transcript',
+  );
+  await eventually(
+    async () => ((await handle.describe()).runId !== firstRunId ? true : undefined),
+    30_000,
+    'the agent call to continue as new',
+  );
+  for (const expected of ['Sentence 6', 'Sentence 7']) {
+    const waited = await h.request('POST', `/api/v1/calls/${id}/wait`, { key, body: { timeout_seconds: 10 } });
+    if (waited.body.response_text !== expected) throw new Error(`the wait answered ${waited.text}, not ${expected}`);
+  }
+  await h.request('POST', `/api/v1/calls/${id}/speak`, { key, body: { text: 'Go on.', wait_for_response: true, timeout_seconds: 10 } });
+  await h.request('POST', `/api/v1/calls/${id}/hangup`, { key });
+  await handle.result();
+  const first = await decryptedHistory(h.temporal, id, firstRunId);
+  if (!first.events?.at(-1)?.workflowExecutionContinuedAsNewEventAttributes) throw new Error('the agent call did not continue as new');
+  if (wanted(firstFile)) await saveHistory(first, firstFile);
+  await save(h, id, lastFile);
 }
 
 /** Writes a history unless the file exists: recorded histories are never replaced. */

@@ -196,6 +196,16 @@ export const STATE_REFUSALS: StateRefusal[] = [
   },
   {
     operations: ['PATCH /api/v1/lines/{id}'],
+    status: 422,
+    code: 'validation_error',
+    field: 'system_prompt|audio_handler_url|tools',
+    message: '^Not used on an agent line',
+    reason:
+      'An update is checked against the line as it is: a line switched to `agent` may still store a prompt, an audio URL or tools, and a ' +
+      'stored agent line refuses them when the body does not change its mode (docs/decisions/calls.md, "Agent lines").',
+  },
+  {
+    operations: ['PATCH /api/v1/lines/{id}'],
     status: 400,
     code: 'hosted_mode_language_pinning_unsupported',
     reason: 'Whether `language` may be set depends on the line’s stored mode when the body does not change it.',

@@ -3,7 +3,7 @@ import { isLanguagePinningRefused, lineFieldProblems, normalizeMode, normalizeVo
 describe('line rules', () => {
   it('maps the legacy mode text to webhook and keeps the others', () => {
     expect(normalizeMode('text')).toBe('webhook');
-    for (const mode of ['hosted', 'webhook', 'audio']) expect(normalizeMode(mode)).toBe(mode);
+    for (const mode of ['hosted', 'webhook', 'audio', 'agent']) expect(normalizeMode(mode)).toBe(mode);
   });
 
   it('has the 15 languages of the spec, multi first (the default)', () => {
@@ -23,6 +23,17 @@ describe('line rules', () => {
     expect(lineFieldProblems({ mode: 'hosted', system_prompt: '   ' })).toHaveLength(1);
     expect(lineFieldProblems({ mode: 'webhook', webhook_url: 'https://x.example.test/h' })).toEqual([]);
     expect(lineFieldProblems({ mode: 'audio', audio_handler_url: 'wss://x.example.test/a' })).toEqual([]);
+  });
+
+  it('an agent line needs none of them, and refuses the fields that would hand its calls to another driver', () => {
+    expect(lineFieldProblems({ mode: 'agent' })).toEqual([]);
+    expect(lineFieldProblems({ mode: 'agent', webhook_url: 'https://x.example.test/h', system_prompt: null, tools: null })).toEqual([]);
+    expect(
+      lineFieldProblems({ mode: 'agent', system_prompt: 'Be nice', audio_handler_url: 'wss://x.example.test/a', tools: [] }).map(
+        (p) => p.field,
+      ),
+    ).toEqual(['system_prompt', 'audio_handler_url', 'tools']);
+    expect(lineFieldProblems({ mode: 'agent', system_prompt: '' })[0].message).toMatch(/Not used on an agent line/);
   });
 
   it('checks URL schemes per field', () => {

@@ -70,6 +70,15 @@ describe('MCP tools', () => {
     expect(place.inputSchema.properties).toMatchObject({ variables: { type: 'object' }, metadata: { type: 'object' } });
   });
 
+  it('create_line offers agent lines, and says an agent that talks on calls itself wants one (issue 29)', () => {
+    const create = tool('create_line');
+    expect(create.inputSchema.properties.mode).toMatchObject({ enum: expect.arrayContaining(['agent', 'hosted', 'webhook', 'audio']) });
+    expect((create.inputSchema.properties.mode as { description: string }).description).toMatch(
+      /`agent` \(you, through speak and wait_for_reply/,
+    );
+    expect(create.inputSchema.required).toEqual(['name', 'mode']);
+  });
+
   it('names arguments as the API does: get_conversation takes line_id and phone_number for the route’s lineId and phoneNumber', () => {
     const conversation = tool('get_conversation');
     expect(Object.keys(conversation.inputSchema.properties)).toEqual(expect.arrayContaining(['line_id', 'phone_number']));

@@ -1,4 +1,4 @@
-import { attributes, envFields, option, postButton, table, time } from '../../api/portal/components';
+import { attributes, confirmation, envFields, isConfirmed, option, postButton, table, time } from '../../api/portal/components';
 import { html } from '../../api/portal/html';
 
 /** The portal's shared pieces (issue 28): the markup the pages wrote by hand, escaped like any template. */
@@ -70,5 +70,25 @@ describe('portal components', () => {
     expect(option('a', 'a', 'A <1>').value).toBe('<option value="a" selected>A &lt;1&gt;</option>');
     expect(option('b', 'a').value).toBe('<option value="b" >b</option>');
     expect(attributes({ a: 'x', b: true, c: false, d: undefined, e: 0 }).value).toBe(' a="x" b e="0"');
+  });
+
+  it('a confirmation posts confirm=yes with its hidden fields; a stale one offers no button, only what changed', () => {
+    const view = {
+      title: 'Release?',
+      action: '/portal/lines/l1/release',
+      hidden: { csrf_token: 't', env: 'test' },
+      consequences: ['The number <goes>'],
+      confirmLabel: 'Release line',
+      back: { href: '/portal/lines/l1?env=test', label: 'back' },
+    };
+    const asked = confirmation(view).value;
+    expect(asked).toContain('<form method="post" action="/portal/lines/l1/release"');
+    expect(asked).toContain('name="confirm" value="yes"');
+    expect(asked).toContain('The number &lt;goes&gt;');
+    expect(isConfirmed({ confirm: 'yes' })).toBe(true);
+    expect(isConfirmed({ confirm: 'on' })).toBe(false);
+    const stale = confirmation({ ...view, stale: { message: 'Already released.' } }).value;
+    expect(stale).toContain('Already released.');
+    expect(stale).not.toContain('<form');
   });
 });

@@ -1,6 +1,9 @@
 import type { AppDeps } from '../../api/context';
 import { temporalUiLink } from '../../api/portal/callRoutes';
 import { lineUpdateOfForm } from '../../api/portal/lineRoutes';
+import { modeFieldsOfForm } from '../../api/portal/workspaceRoutes';
+import { fieldsOfMode, MODE_DEPENDENT_FIELDS, modesUsing } from '../../src/domain/lines/modeFields';
+import { LINE_MODES, REQUIRED_FIELD_BY_MODE } from '../../src/domain/lines/rules';
 import type { LineRow } from '../../src/domain/lines/store';
 
 const line = {
@@ -51,6 +54,52 @@ describe('the portal line form as a PATCH body', () => {
       mode: 'webhook',
     });
     expect(update).toEqual({ begin_message: null, context_limit: 40, endpointing_ms: 'soon', recording_enabled: true, mode: 'webhook' });
+  });
+});
+
+describe('the mode-aware line forms (issue 30)', () => {
+  it('leaves out the fields the chosen mode does not use, even when typed (they are hidden in the form)', () => {
+    const update = lineUpdateOfForm(line, {
+      ...asShown,
+      mode: 'webhook',
+      system_prompt: 'Changed',
+      webhook_url: 'https://agent.example/hook',
+    });
+    expect(update).toEqual({ mode: 'webhook', webhook_url: 'https://agent.example/hook' });
+    // Hosted: a language is never sent (the line detects it), whatever the form holds.
+    expect(
+      lineUpdateOfForm({ ...line, mode: 'webhook', language: 'en' } as LineRow, { ...asShown, language: 'es', mode: 'hosted' }),
+    ).toEqual({
+      mode: 'hosted',
+    });
+  });
+
+  it('creates with the chosen mode’s fields only', () => {
+    const typed = {
+      system_prompt: 'p',
+      webhook_url: 'https://h.example',
+      audio_handler_url: 'wss://a.example',
+      begin_message: 'Hi',
+      voice: 'nova',
+    };
+    expect(modeFieldsOfForm({ ...typed, mode: 'audio' })).toEqual({
+      system_prompt: null,
+      webhook_url: null,
+      audio_handler_url: 'wss://a.example',
+      begin_message: 'Hi',
+      voice: 'nova',
+    });
+    expect(modeFieldsOfForm({ ...typed, mode: 'hosted', begin_message: ' ' })).toMatchObject({
+      system_prompt: 'p',
+      webhook_url: null,
+      begin_message: null,
+    });
+  });
+
+  it('knows every mode of LINE_MODES, and shows a mode it does not know every field', () => {
+    for (const mode of LINE_MODES) expect(fieldsOfMode(mode)).toContain(REQUIRED_FIELD_BY_MODE[mode]);
+    expect(fieldsOfMode('newer-mode')).toEqual(MODE_DEPENDENT_FIELDS);
+    expect(modesUsing('system_prompt', ['hosted', 'webhook', 'audio'])).toEqual(['hosted']);
   });
 });
 

@@ -72,10 +72,17 @@ describe('zones', () => {
 describe('voice rates', () => {
   it('follows the spec: 13 webhook / 26 hosted in zone A, x2 zone B, x3 zone C', () => {
     expect(ZONE_MULTIPLIER).toEqual({ A: 1, B: 2, C: 3 });
-    expect(ZONE_A_RATE_CENTS_PER_MINUTE).toEqual({ webhook: 13, hosted: 26, audio: 9 });
+    expect(ZONE_A_RATE_CENTS_PER_MINUTE).toEqual({ webhook: 13, hosted: 26, audio: 9, agent: 13 });
     expect(ZONES.map((z) => ratePerMinuteCents('webhook', z))).toEqual([13, 26, 39]);
     expect(ZONES.map((z) => ratePerMinuteCents('hosted', z))).toEqual([26, 52, 78]);
     expect(ZONES.map((z) => ratePerMinuteCents('audio', z))).toEqual([9, 18, 27]);
+  });
+
+  it('prices an agent line as webhook mode (it transcribes and speaks the same way): 13 cents a minute in zone A', () => {
+    expect(ZONES.map((z) => ratePerMinuteCents('agent', z))).toEqual([13, 26, 39]);
+    expect(oneMinuteReserveCents('agent', 'A')).toBe(13);
+    // Billed per second, rounded up to the cent: 61 s at 13 cents a minute.
+    expect(callChargeCents('agent', 'A', 61_000)).toBe(14);
   });
 
   it('reserves one minute at the rate for insufficient_credits', () => {

@@ -15,7 +15,8 @@ import {
   type CallInput,
   type SignalledCallEvent,
 } from '../../workflows/definitions/calls';
-import { transferUpdate } from '../../workflows/definitions/callControl';
+import { transferUpdate, waitUpdate } from '../../workflows/definitions/callControl';
+import type { CallContinuation } from '../../workflows/calls/state';
 import { testDataConverter } from '../support/payloadCodec';
 import { until as untilFact } from '../support/waits';
 
@@ -47,6 +48,8 @@ class FakeCall {
   readonly holds: Array<{ totalCents: number; ok: boolean }> = [];
   readonly settlements: Array<{ chargeCents: number; seconds?: number }> = [];
   readonly hostedTurns: Array<{ turn: number; cancelled: boolean }> = [];
+  /** Transcript entries as appended (`role: text`), in order. */
+  readonly transcript: string[] = [];
   /** The carrier's time of the answer. */
   answeredAt: number | undefined;
   constructor(
@@ -117,7 +120,9 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     async recordCallState(callId, state) {
       calls.get(callId)!.states.push(state.status);
     },
-    async appendTranscript() {},
+    async appendTranscript(callId, entries) {
+      calls.get(callId)?.transcript.push(...entries.map((entry) => `${entry.role}: ${entry.text}`));
+    },
     async extendReservation({ reference, totalCents }) {
       const call = calls.get(reference.replace(/^call:/, ''))!;
       const { capCents, balanceCents } = call.script;
@@ -171,7 +176,7 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     await env?.teardown();
   });
 
-  async function place(mode: LineMode, script: Partial<Script> = {}, zone: Zone = 'A') {
+  async function place(mode: LineMode, script: Partial<Script> = {}, zone: Zone = 'A', continued?: (callId: string) => CallContinuation) {
     const callId = crypto.randomUUID();
     const call = new FakeCall(callId, { answers: true, confirmsHangUp: true, capCents: 1_000_000, balanceCents: 1_000_000, ...script });
     calls.set(callId, call);
@@ -188,7 +193,8 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
       zone,
       reservePerMinuteCents: ratePerMinuteCents(mode, zone),
     };
-    const handle = await env.client.workflow.start<typeof callWorkflow>('callWorkflow', { taskQueue, workflowId: callId, args: [input] });
+    const args: Parameters<typeof callWorkflow> = continued ? [input, continued(callId)] : [input];
+    const handle = await env.client.workflow.start<typeof callWorkflow>('callWorkflow', { taskQueue, workflowId: callId, args });
     return { call, handle };
   }
 
@@ -291,6 +297,7 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     ['webhook', 'A', 13, 20],
     ['hosted', 'B', 52, 78],
     ['audio', 'C', 27, 41],
+    ['agent', 'A', 13, 20],
   ] as const)('settles a %s call to zone %s at %i cents a minute, per second: 90 s cost %i cents', async (mode, zone, rate, cents) => {
     expect(ratePerMinuteCents(mode, zone)).toBe(rate);
     const { call, handle } = await place(mode, {}, zone);
@@ -319,5 +326,58 @@ describe('callWorkflow with fake activities (time-skipping)', () => {
     expect(call.holds).toEqual([{ totalCents: 26, ok: true }]);
     expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_transferred', 'call_ended']);
     expect(call.settlements).toEqual([{ chargeCents: 20, seconds: 90 }]);
+  });
+
+  describe('an agent line (its agent takes every caller sentence through waits)', () => {
+    const said = async (call: FakeCall, text: string) =>
+      tell(call, { type: 'call.utterance', at: await carrierNow(call), text, language: 'en' });
+    const wait = (call: FakeCall, timeoutSeconds = 5) =>
+      env.client.workflow.getHandle(call.callId).executeUpdate(waitUpdate, { args: [{ timeoutSeconds }] });
+
+    it('keeps the latest 20 sentences said while no wait was pending, oldest first, every one in the transcript, and takes no turn', async () => {
+      const { call, handle } = await place('agent');
+      await until(() => call.states.includes('in_progress'), 'the answer');
+      for (let i = 1; i <= 22; i += 1) await said(call, `Sentence ${i}`);
+      await until(() => call.transcript.length === 22, 'every sentence in the transcript');
+      expect(call.transcript).toEqual(Array.from({ length: 22 }, (_, i) => `user: Sentence ${i + 1}`));
+      // The two oldest were dropped from the queue (the transcript keeps them).
+      for (let i = 3; i <= 22; i += 1) expect(await wait(call)).toMatchObject({ timed_out: false, response_text: `Sentence ${i}` });
+      expect(await wait(call, 1)).toMatchObject({ timed_out: true, call_ended: false, response_text: null });
+      await handle.signal(hangupSignal);
+      expect(await handle.result()).toMatchObject({ status: 'completed', endCause: 'api_hangup' });
+      // Nobody but the agent talks: no reply, no `message`, no model.
+      expect(call.commands).toEqual(['placeCall', 'hangUpCall']);
+      expect(call.published).toEqual(['call_outgoing', 'call_started', 'call_ended']);
+      expect(call.hostedTurns).toEqual([]);
+    });
+
+    it('a run continued as new takes the sentences the previous run kept for the agent, before any said since', async () => {
+      const kept = (text: string, at: number): SignalledCallEvent => ({ type: 'call.utterance', at, text, language: 'en' });
+      // The test server's clock (skipped ahead by earlier tests), as the workflow reads it.
+      const now = await env.currentTimeMs();
+      const { call, handle } = await place('agent', {}, 'A', (callId) => ({
+        carrierCallId: `carrier-${callId}`,
+        answeredAt: now - 60_000,
+        answeredLocally: now - 60_000,
+        minutesHeld: 2,
+        sentencesTaken: 2,
+        speakCount: 0,
+        controlSpeeches: 0,
+        nextSeq: 2,
+        transcriptTail: [],
+        currentSpeeches: [],
+        run: 2,
+        sentences: [],
+        playback: [],
+        forAgent: [kept('Kept one', now - 2000), kept('Kept two', now - 1000)],
+      }));
+      await said(call, 'Said after');
+      await until(() => call.transcript.length === 1, 'the new sentence in the transcript');
+      for (const text of ['Kept one', 'Kept two', 'Said after']) expect(await wait(call)).toMatchObject({ response_text: text });
+      await handle.signal(hangupSignal);
+      expect(await handle.result()).toMatchObject({ status: 'completed', endCause: 'api_hangup' });
+      // The kept ones were written by the run that heard them; this run wrote only its own.
+      expect(call.transcript).toEqual(['user: Said after']);
+    });
   });
 });

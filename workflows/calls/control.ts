@@ -60,19 +60,22 @@ export function acceptControl(call: CallState): void {
     if (open.has(waitId)) withdrawn.add(waitId);
   });
   /**
-   * The caller's next sentence, claimed for a control request; null after `timeoutSeconds`, when the
-   * call ends, or when the request's client went away (then the sentence stays for whoever asks next).
+   * The caller's next sentence, claimed for a control request (on an agent line the oldest one kept for it); null
+   * after `timeoutSeconds`, when the call ends, or when the request's client went away (then the sentence stays for
+   * whoever asks next).
    */
   const nextSentence = async (timeoutSeconds: number, waitId: string | undefined): Promise<SignalledCallEvent | null> => {
     if (waitId) open.add(waitId);
     const gone = () => waitId !== undefined && withdrawn.has(waitId);
-    await condition(() => call.ended() || events.sentences.length > 0 || gone(), timeoutSeconds * 1000);
+    await condition(() => call.ended() || call.sentenceForControl() || gone(), timeoutSeconds * 1000);
     const left = gone();
     if (waitId) {
       open.delete(waitId);
       withdrawn.delete(waitId);
     }
     if (left) return null;
+    // An agent line's sentences are in the transcript since they were heard (workflows/calls/agent.ts).
+    if (call.agentDriven) return call.forAgent.take() ?? null;
     const utterance = events.sentences.shift();
     if (!utterance) return null;
     call.sentencesTaken += 1;

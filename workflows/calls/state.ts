@@ -2,8 +2,9 @@ import { ActivityFailure, condition, workflowInfo, type CancellationScope } from
 import type { RelayCallAudioResult } from '../../activities/audio/activities';
 import { MAX_CALL_DURATION_MS, type CallStatus, type EndCause } from '../../src/domain/calls/rules';
 import type { SequencedEntry } from '../../src/domain/calls/store';
-import type { CallInput } from '../definitions/calls';
+import type { CallInput, SignalledCallEvent } from '../definitions/calls';
 import { carrier } from './activities';
+import { AgentSentences, isAgentDriven } from './agent';
 import { CallEvents, type CarriedEvents } from './events';
 import { Transcript } from './transcript';
 
@@ -32,6 +33,8 @@ export interface CallContinuation extends CarriedEvents {
   run: number;
   /** The number the call was transferred to (the destination answered); Switchboard is out of its media. */
   transferredTo?: string;
+  /** Agent lines: caller sentences kept for the agent's next waits, oldest first (already in the transcript). */
+  forAgent?: SignalledCallEvent[];
 }
 
 /** How an audio line's relay to the customer's socket ended. */
@@ -104,6 +107,10 @@ export class CallState {
   readonly transfer: Transfer;
   /** 1 for a call's first run. */
   readonly run: number;
+  /** An agent line's call: its agent takes every caller sentence through live control (./agent.ts). */
+  readonly agentDriven: boolean;
+  /** Agent lines: the sentences no wait has taken yet. */
+  readonly forAgent: AgentSentences;
   private hangUpSent = false;
 
   constructor(
@@ -129,6 +136,8 @@ export class CallState {
     };
     this.run = carried?.run ?? 1;
     this.transfer = { attempting: false, to: carried?.transferredTo };
+    this.agentDriven = isAgentDriven(input);
+    this.forAgent = new AgentSentences(carried?.forAgent);
   }
 
   requestEnd(cause: EndCause): void {
@@ -192,9 +201,17 @@ export class CallState {
     return this.relay.ended !== undefined && !this.relay.handled;
   }
 
-  /** A sentence for the conversation loop (not claimed by a control request). */
+  /**
+   * A sentence for the conversation loop (not claimed by a control request). On an agent line every sentence goes
+   * through the loop (into the transcript and `forAgent`), whether a wait is pending or not.
+   */
   turnWaiting(): boolean {
-    return this.claimedByControl === 0 && this.events.sentences.length > 0;
+    return (this.agentDriven || this.claimedByControl === 0) && this.events.sentences.length > 0;
+  }
+
+  /** A caller sentence a control request can take: the next one heard, or on an agent line the oldest kept. */
+  sentenceForControl(): boolean {
+    return this.agentDriven ? this.forAgent.queue.length > 0 : this.events.sentences.length > 0;
   }
 
   /**
@@ -223,6 +240,7 @@ export class CallState {
       ...this.events.carry(this.speech.currentSpeeches),
       run: this.run + 1,
       ...(this.transfer.to !== undefined ? { transferredTo: this.transfer.to } : {}),
+      ...(this.agentDriven ? { forAgent: [...this.forAgent.queue] } : {}),
     };
   }
 }

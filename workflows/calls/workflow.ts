@@ -2,6 +2,7 @@ import { allHandlersFinished, condition, continueAsNew, patched } from '@tempora
 import type { CallInput, CallResult } from '../definitions/calls';
 import { patches } from '../patches';
 import { publishCallEvent, records } from './activities';
+import { keepForAgent } from './agent';
 import { answer, claim, dial, ring } from './connect';
 import { acceptControl, hangUpWhenAsked, listen } from './control';
 import { legacyCallWorkflow } from './legacy';
@@ -66,9 +67,17 @@ async function runCall(input: CallInput, carried: CallContinuation | undefined):
   // Talk, turn by turn, until the call ends; a long history goes on in a fresh run.
   for (;;) {
     await condition(() => call.ended() || call.relayWaiting() || call.turnWaiting() || call.continueDue());
-    if (call.ended()) return endTalk(call);
+    if (call.ended()) {
+      // The caller's last words before the end are in an agent line's transcript too.
+      if (call.agentDriven) await keepForAgent(call);
+      return endTalk(call);
+    }
     if (call.relayWaiting()) {
       actOnRelayEnd(call);
+      continue;
+    }
+    if (!call.continueDue() && call.agentDriven) {
+      await keepForAgent(call);
       continue;
     }
     if (!call.continueDue()) {

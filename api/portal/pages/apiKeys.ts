@@ -3,7 +3,7 @@ import { grantOf } from '../../../src/domain/keys/scopedTokens';
 import { SCOPES, type Scope } from '../../../src/domain/keys/scopes';
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, option, postButton, table, time } from '../components';
+import { confirmLink, envFields, hiddenFields, option, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface ApiKeysPageInput {
@@ -98,8 +98,7 @@ function keysTable(nav: PageNav, input: ApiKeysPageInput, keys: ApiKeyRow[], id:
     ],
     actions: (key) =>
       input.mayManage && isLive(key, input.now)
-        ? postButton(`/portal/api-keys/${key.id}/revoke`, 'Revoke', envFields(nav), {
-            danger: true,
+        ? confirmLink(`/portal/api-keys/${key.id}/revoke?env=${nav.environment}`, 'Revoke…', {
             ariaLabel: `Revoke ${key.name} (${key.key_prefix})`,
           })
         : '',

@@ -1,7 +1,7 @@
 import type { toCallRecord } from '../../../src/domain/calls/store';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
-import { envFields, option, postButton, table, time } from '../components';
+import { confirmLink, option, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 import { formatCents } from './overview';
 import { callTimelineSection, secondsOf, type CallView } from './callTimeline';
@@ -130,7 +130,7 @@ export function callLive(view: CallView, environment: string, hangUp?: { csrfTok
     </dl>
     ${
       hangUp && isActiveCallStatus(call.status)
-        ? postButton(`/portal/calls/${call.id}/hangup`, 'Hang up', envFields({ csrfToken: hangUp.csrfToken, environment }))
+        ? confirmLink(`/portal/calls/${call.id}/hangup?env=${environment}`, 'Hang up…', { id: 'hang-up' })
         : ''
     }
     ${

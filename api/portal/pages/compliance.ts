@@ -56,7 +56,7 @@ function optOutsTable(nav: PageNav, input: CompliancePageInput): Html {
       input.mayRemoveOptOuts
         ? postButton(
             '/portal/compliance/opt-outs/remove',
-            'Remove',
+            'Remove…',
             { ...envFields(nav), phone_number: row.phone_number },
             {
               danger: true,
@@ -107,7 +107,7 @@ function consentsTable(nav: PageNav, input: CompliancePageInput): Html {
       input.mayChange && row.status === 'active'
         ? postButton(
             '/portal/compliance/consent/revoke',
-            'Revoke',
+            'Revoke…',
             { ...envFields(nav), phone_number: row.phone_number, line_id: row.line_id },
             { danger: true, ariaLabel: `Revoke consent of ${row.phone_number} on ${lineOf(row)}` },
           )

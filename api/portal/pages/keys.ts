@@ -1,6 +1,6 @@
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, postButton, table, time } from '../components';
+import { confirmLink, envFields, hiddenFields, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface KeysPageInput {
@@ -49,7 +49,7 @@ function keysTable(nav: PageNav, input: KeysPageInput): Html {
     ],
     actions: (key) =>
       input.mayManage && !key.revoked_at
-        ? postButton(`/portal/keys/${key.id}/revoke`, 'Revoke', envFields(nav), { danger: true, ariaLabel: `Revoke key ${key.name}` })
+        ? confirmLink(`/portal/keys/${key.id}/revoke?env=${nav.environment}`, 'Revoke…', { ariaLabel: `Revoke key ${key.name}` })
         : '',
   });
 }

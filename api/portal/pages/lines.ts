@@ -1,7 +1,8 @@
 import { NUMBER_TYPES } from '../../../src/domain/lines/numberChoice';
 import type { toLineRecord } from '../../../src/domain/lines/store';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, option, postButton, table, time } from '../components';
+import { confirmLink, envFields, hiddenFields, option, table, time } from '../components';
+import { forModes, LINE_FORM_SCRIPT, modeSelect, voiceSelect } from './lineFields';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 type LineRecord = ReturnType<typeof toLineRecord>;
@@ -10,11 +11,25 @@ type LineRecord = ReturnType<typeof toLineRecord>;
 export interface ShownSecret {
   lineName: string;
   secret: string;
+  /** What the line's secret signs (`signedDeliveriesOf`); empty when nothing the line sends is signed. */
+  signs: string[];
+  /** Set when it came from a rotation: whether a staged secret was promoted, and when the new one may be. */
+  rotation?: { promoted: boolean; stagedAt: string; promotableAt: string };
+}
+
+/** A line's signing secrets as the list shows them: what they sign, and a staged `next` one (when it may be promoted). */
+export interface LineSecretState {
+  signs: string[];
+  staged?: { at: Date; promotableAt: Date };
 }
 
 export interface LinesPageInput {
   lines: LineRecord[];
+  /** By line id. */
+  secrets: Map<string, LineSecretState>;
   mayManage: boolean;
+  /** May rotate signing secrets (webhooks:write). */
+  mayRotate: boolean;
   error?: ShownError;
   secret?: ShownSecret;
   form?: Record<string, string>;
@@ -30,11 +45,40 @@ export function linesPage(nav: PageNav, input: LinesPageInput): Html {
 }
 
 function secretPanel(shown: ShownSecret): Html {
+  const { rotation } = shown;
+  const signs = shown.signs.length
+    ? html`It signs this line's ${shown.signs.join(', ')}.`
+    : html`Nothing this line sends is signed yet (it has no webhook URL, status callback URL or tools, and the workspace no default webhook
+      URL); keep it for when it does: it cannot be shown again.`;
+  const heading = rotation ? `New signing secret of ${shown.lineName} (staged)` : `Signing secret of ${shown.lineName}`;
   return html`<section class="secret" aria-labelledby="secret-title">
-    <h2 id="secret-title">Signing secret of ${shown.lineName}</h2>
-    <p>Copy it now: it is shown only once. Webhook deliveries are signed with it.</p>
+    <h2 id="secret-title">${heading}</h2>
+    <p>Copy it now: it is shown only once. ${rotation ? '' : signs}</p>
+    ${rotation ? rotationWindow(rotation) : ''}
     <output id="webhook-secret" class="mono">${shown.secret}</output>
   </section>`;
+}
+
+/** The two-secret window a rotation opened: which secret signs now, and from when the staged one may take over. */
+function rotationWindow(rotation: NonNullable<ShownSecret['rotation']>): Html {
+  return html`<ul id="rotation-window">
+    ${rotation.promoted ? html`<li>The secret staged before is now the one that signs; the one before it is retired.</li>` : ''}
+    <li>
+      This new secret was staged at ${time(rotation.stagedAt, 'second')}: it does not sign yet. Make your receivers accept it beside the
+      current one now.
+    </li>
+    <li>From ${time(rotation.promotableAt, 'second')}, rotating again makes it the signing secret (and retires the current one).</li>
+  </ul>`;
+}
+
+/** The list's secret column: staged (and from when it may be promoted), signing, or signing nothing. */
+function secretCell(state: LineSecretState | undefined): Html | string {
+  if (!state) return '—';
+  if (state.staged)
+    return html`<span data-secret-staged
+      >New secret staged ${time(state.staged.at)}; promotable from ${time(state.staged.promotableAt)}</span
+    >`;
+  return state.signs.length ? 'One secret, signing' : 'Nothing signed';
 }
 
 function linesTable(nav: PageNav, input: LinesPageInput): Html {
@@ -49,11 +93,16 @@ function linesTable(nav: PageNav, input: LinesPageInput): Html {
       { header: 'Mode', cell: (line) => line.mode },
       { header: 'Number', cellClass: 'mono', cell: (line) => line.phone_number ?? '—' },
       { header: 'Status', cell: (line) => line.status },
+      {
+        header: 'Signing secret',
+        cellMarker: 'secret-state',
+        cell: (line) => (line.status === 'released' ? '—' : secretCell(input.secrets.get(line.id))),
+      },
       { header: 'Created', cell: (line) => time(line.created_at) },
     ],
     actions: (line) =>
-      input.mayManage && line.status !== 'released'
-        ? postButton(`/portal/lines/${line.id}/rotate-secret`, 'Rotate secret', envFields(nav), {
+      input.mayRotate && line.status !== 'released'
+        ? confirmLink(`/portal/lines/${line.id}/rotate-secret?env=${nav.environment}`, 'Rotate secret…', {
             ariaLabel: `Rotate secret of ${line.name}`,
           })
         : '',
@@ -61,24 +110,27 @@ function linesTable(nav: PageNav, input: LinesPageInput): Html {
 }
 
 function createForm(nav: PageNav, form: Record<string, string>): Html {
-  const mode = form.mode === 'webhook' ? 'webhook' : 'hosted';
+  const typed = (name: string) => form[name] ?? '';
+  const field = (name: string, label: string, type = 'text') =>
+    html`<label for="${name}">${label}</label> <input id="${name}" name="${name}" type="${type}" value="${typed(name)}" />`;
   return html`<h2>Create a line</h2>
-    <form method="post" action="/portal/lines" class="card">
+    <form method="post" action="/portal/lines" class="card" data-mode-form>
       ${hiddenFields(envFields(nav))}
       <label for="name">Name</label>
-      <input id="name" name="name" type="text" required maxlength="100" value="${form.name ?? ''}" />
-      <label for="mode">Mode</label>
-      <select id="mode" name="mode">
-        ${option('hosted', mode, "hosted: Switchboard's model answers with your prompt")}
-        ${option('webhook', mode, 'webhook: your server answers each turn')}
-      </select>
-      <label for="system_prompt">System prompt (hosted lines)</label>
-      <textarea id="system_prompt" name="system_prompt" rows="3">${form.system_prompt ?? ''}</textarea>
-      <label for="webhook_url">Webhook URL (webhook lines)</label>
-      <input id="webhook_url" name="webhook_url" type="url" value="${form.webhook_url ?? ''}" />
-      ${numberFields(form)}
+      <input id="name" name="name" type="text" required maxlength="100" value="${typed('name')}" />
+      ${modeSelect('mode', form.mode || 'hosted')}
+      ${forModes(
+        'system_prompt',
+        html`<label for="system_prompt">System prompt</label>
+          <textarea id="system_prompt" name="system_prompt" rows="3">${typed('system_prompt')}</textarea>`,
+      )}
+      ${forModes('webhook_url', field('webhook_url', 'Webhook URL', 'url'))}
+      ${forModes('audio_handler_url', field('audio_handler_url', 'Audio handler URL (ws or wss)'))}
+      ${forModes('begin_message', field('begin_message', 'Begin message (spoken when the call is answered)'))}
+      ${voiceSelect('voice', typed('voice'))} ${numberFields(form)}
       <button type="submit">Create line</button>
-    </form>`;
+    </form>
+    ${LINE_FORM_SCRIPT}`;
 }
 
 /** The line's number: bought to criteria (blank: a local US number), or imported from the carrier account (POST /api/v1/lines's fields). */

@@ -1,7 +1,7 @@
 import type { InvitationRow, MemberRow } from '../../../src/domain/accounts/store';
 import { ROLES, type Role } from '../../../src/domain/keys/scopes';
 import { html, type Html } from '../html';
-import { option, postButton, table, time } from '../components';
+import { confirmLink, option, table, time } from '../components';
 import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface MembersPageInput {
@@ -43,12 +43,12 @@ export function membersPage(nav: PageNav, input: MembersPageInput): Html {
               </select>
               <button type="submit">Change role</button>
             </form>
-            ${postButton(`/portal/members/${member.id}/remove`, 'Remove', { csrf_token: nav.csrfToken }, { danger: true, ariaLabel: `Remove ${member.email}` })}`
+            ${confirmLink(`/portal/members/${member.id}/remove`, 'Remove…', { ariaLabel: `Remove ${member.email}` })}`
         : '',
   });
   return layout(
     'Members',
-    html`${errorBox(input.error)} ${input.invited ? invitedPanel(input.invited) : ''} ${members} ${invitationsTable(nav, input.invitations)}
+    html`${errorBox(input.error)} ${input.invited ? invitedPanel(input.invited) : ''} ${members} ${invitationsTable(input.invitations)}
       <h2>Invite a member</h2>
       <form method="post" action="/portal/members/invite" class="card">
         ${csrfField(nav.csrfToken)}
@@ -78,7 +78,7 @@ function invitedPanel(invited: { email: string; role: Role; mailed: boolean }): 
   </section>`;
 }
 
-function invitationsTable(nav: PageNav, invitations: InvitationRow[]): Html {
+function invitationsTable(invitations: InvitationRow[]): Html {
   return table({
     id: 'invitations',
     caption: 'Pending invitations',
@@ -91,12 +91,7 @@ function invitationsTable(nav: PageNav, invitations: InvitationRow[]): Html {
       { header: 'Expires', cell: (invitation) => time(invitation.expires_at, 'day') },
     ],
     actions: (invitation) =>
-      postButton(
-        `/portal/invitations/${invitation.id}/revoke`,
-        'Revoke',
-        { csrf_token: nav.csrfToken },
-        { danger: true, ariaLabel: `Revoke the invitation of ${invitation.email}` },
-      ),
+      confirmLink(`/portal/invitations/${invitation.id}/revoke`, 'Revoke…', { ariaLabel: `Revoke the invitation of ${invitation.email}` }),
   });
 }
 

@@ -356,3 +356,23 @@ export async function setWorkspaceRequiresTwoFactor(db: Db | Knex.Transaction, w
     .update({ require_two_factor: required });
   return updated === 1;
 }
+
+/** A user of the workspace, present or removed (`removed_at`), as a confirmation step describes them; undefined for another workspace's. */
+export async function findMemberOrFormer(
+  db: Db,
+  workspaceId: string,
+  userId: string,
+): Promise<(MemberRow & { removed_at: Date | null }) | undefined> {
+  return db('users').where({ workspace_id: workspaceId, id: userId }).first('id', 'email', 'role', 'created_at', 'removed_at');
+}
+
+/** An invitation of the workspace in any state (pending, accepted, revoked, expired); undefined for another workspace's. */
+export async function findInvitation(
+  db: Db,
+  workspaceId: string,
+  invitationId: string,
+): Promise<(InvitationRow & { accepted_at: Date | null; revoked_at: Date | null }) | undefined> {
+  return db('member_invitations')
+    .where({ workspace_id: workspaceId, id: invitationId })
+    .first('id', 'workspace_id', 'email', 'role', 'created_at', 'expires_at', 'accepted_at', 'revoked_at');
+}

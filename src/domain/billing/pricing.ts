@@ -124,7 +124,7 @@ export const ZONE_MULTIPLIER: Readonly<Record<Zone, number>> = { A: 1, B: 2, C: 
  * call audio to the customer's handler (no speech recognition, no speech synthesis, no model on
  * our side), so it costs us less than webhook mode, which transcribes and speaks for the agent.
  */
-export const ZONE_A_RATE_CENTS_PER_MINUTE: Readonly<Record<LineMode, number>> = { webhook: 13, hosted: 26, audio: 9 };
+export const ZONE_A_RATE_CENTS_PER_MINUTE: Readonly<Record<LineMode, number>> = { webhook: 13, hosted: 26, audio: 9, agent: 13 };
 
 export function ratePerMinuteCents(mode: LineMode, zone: Zone): number {
   const base = ZONE_A_RATE_CENTS_PER_MINUTE[mode];

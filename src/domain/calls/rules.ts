@@ -15,6 +15,12 @@ export function isActiveCallStatus(status: string): boolean {
 /** What a caller id that is not a phone number (withheld, `anonymous`, garbage) is recorded as: never stored or forwarded raw. */
 export const ANONYMOUS_CALLER = 'anonymous';
 
+/**
+ * Caller sentences an agent line's call keeps for its agent's next waits (docs/decisions/calls.md, "Agent lines"),
+ * oldest first: past this the oldest is dropped (every sentence is in the transcript all the same).
+ */
+export const AGENT_SENTENCE_QUEUE_LIMIT = 20;
+
 /** An outbound call not answered within this is ended as `no_answer`. */
 export const RING_TIMEOUT_MS = 30_000;
 /** Calls are capped at 15 minutes (the public client's history says 900 s). */

@@ -1,7 +1,10 @@
 import { findVoice, VOICE_SLUG_PATTERN } from '../voices/catalog';
 
-/** Line rules of the spec ("Line", rules 1-5) in one place, used by routes, activities and tests. */
-export const LINE_MODES = ['hosted', 'webhook', 'audio'] as const;
+/**
+ * Line rules of the spec ("Line", rules 1-5) in one place, used by routes, activities and tests. `agent` is ours
+ * (docs/decisions/calls.md, "Agent lines"): the customer's agent drives every call through live control.
+ */
+export const LINE_MODES = ['hosted', 'webhook', 'audio', 'agent'] as const;
 export type LineMode = (typeof LINE_MODES)[number];
 /** `text` is the legacy name of `webhook`; it is accepted on input and stored as `webhook`. */
 export const ACCEPTED_MODES = [...LINE_MODES, 'text'] as const;
@@ -21,12 +24,19 @@ export function normalizeMode(mode: string): LineMode {
   return mode === 'text' ? 'webhook' : (mode as LineMode);
 }
 
-/** The field a mode cannot work without. */
-export const REQUIRED_FIELD_BY_MODE: Readonly<Record<LineMode, 'system_prompt' | 'webhook_url' | 'audio_handler_url'>> = {
+/** The field a mode cannot work without (an agent line needs none: its agent drives calls through the API). */
+export const REQUIRED_FIELD_BY_MODE: Readonly<Partial<Record<LineMode, 'system_prompt' | 'webhook_url' | 'audio_handler_url'>>> = {
   hosted: 'system_prompt',
   webhook: 'webhook_url',
   audio: 'audio_handler_url',
 };
+
+/**
+ * Fields that would hand an agent line's calls to another driver (a model, its tools, an audio socket): refused
+ * rather than kept without effect, so nobody believes a prompt runs on a line where the agent talks.
+ */
+export const AGENT_LINE_REFUSED_FIELDS = ['system_prompt', 'audio_handler_url', 'tools'] as const;
+export const AGENT_LINE_REFUSED_FIELD_MESSAGE = 'Not used on an agent line (its agent drives each call): leave it out, or null to clear it';
 
 export interface LineFieldProblem {
   field: string;
@@ -34,8 +44,8 @@ export interface LineFieldProblem {
 }
 
 /**
- * Checks that go beyond the JSON schema: per-mode requirements, URL schemes and the voice
- * catalog. A webhook line may lose its URL after creation (calls then answer `line_no_webhook`),
+ * Checks that go beyond the JSON schema: per-mode requirements (an agent line's refused fields
+ * included), URL schemes and the voice catalog. A webhook line may lose its URL after creation (calls then answer `line_no_webhook`),
  * so `webhookUrlOptional` relaxes that one requirement for updates that keep the mode.
  */
 export function lineFieldProblems(
@@ -46,15 +56,21 @@ export function lineFieldProblems(
     audio_handler_url?: string | null;
     status_callback_url?: string | null;
     voice?: string | null;
+    tools?: readonly unknown[] | null;
   },
   options: { webhookUrlOptional?: boolean } = {},
 ): LineFieldProblem[] {
   const problems: LineFieldProblem[] = [];
   const required = REQUIRED_FIELD_BY_MODE[line.mode];
-  const value = line[required];
-  const optional = required === 'webhook_url' && options.webhookUrlOptional;
+  const value = required ? line[required] : undefined;
+  const optional = !required || (required === 'webhook_url' && options.webhookUrlOptional);
   if (!optional && (typeof value !== 'string' || value.trim() === '')) {
     problems.push({ field: required, message: `Required when mode is ${line.mode}` });
+  }
+  if (line.mode === 'agent') {
+    for (const field of AGENT_LINE_REFUSED_FIELDS) {
+      if (line[field] !== undefined && line[field] !== null) problems.push({ field, message: AGENT_LINE_REFUSED_FIELD_MESSAGE });
+    }
   }
   for (const field of ['webhook_url', 'status_callback_url'] as const) {
     const url = line[field];

@@ -134,3 +134,30 @@ export async function resealSecrets(db: Knex, key: SecretsKeyRing): Promise<{ re
   }
   return { resealed, alreadyCurrent };
 }
+
+/** When each of `lineIds`' staged `next` secret was staged; a line without one is absent. */
+export async function stagedSecretTimes(db: Db, lineIds: readonly string[]): Promise<Map<string, Date>> {
+  if (lineIds.length === 0) return new Map();
+  const rows: Array<{ line_id: string; created_at: Date }> = await db('line_webhook_secrets')
+    .whereIn('line_id', [...lineIds])
+    .andWhere({ state: 'next' })
+    .select('line_id', 'created_at');
+  return new Map(rows.map((row) => [row.line_id, row.created_at]));
+}
+
+/**
+ * What a line's signing secret signs (src/domain/webhooks/destination.ts, tools/invoke.ts): its events at its
+ * `webhook_url` or else the workspace's `default_webhook_url`, its status callbacks, its tools' calls. Empty when
+ * nothing the line sends is signed (a hosted line without any of them).
+ */
+export function signedDeliveriesOf(
+  line: { webhook_url: string | null; status_callback_url: string | null; tools: readonly unknown[] | null },
+  defaultWebhookUrl: string | null,
+): string[] {
+  const signed: string[] = [];
+  if (line.webhook_url) signed.push('webhook events');
+  else if (defaultWebhookUrl) signed.push("webhook events (to the workspace's default webhook URL)");
+  if (line.status_callback_url) signed.push('status callbacks');
+  if (line.tools && line.tools.length > 0) signed.push('tool calls');
+  return signed;
+}

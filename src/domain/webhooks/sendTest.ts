@@ -17,10 +17,15 @@ export type SendTestOutcome = { ok: true; attempt: TestAttempt } | { ok: false; 
 /**
  * Sends a signed `test` event to a line's webhook_url: one attempt, no retries, recorded in the
  * delivery log like any other, made by this process right after recording the event (no workflow).
+ * The sender's key is null when an operator sends it from the portal.
  * L11: the wait is bounded (`webhookTestWaitMs`); past it what is known is returned and the attempt
  * finishes on its own.
  */
-export async function sendTestEvent(deps: UseCaseDeps, sender: Tenant & { keyId: string }, lineId: string): Promise<SendTestOutcome> {
+export async function sendTestEvent(
+  deps: UseCaseDeps,
+  sender: Tenant & { keyId: string | null },
+  lineId: string,
+): Promise<SendTestOutcome> {
   const line = await findLine(deps.db, sender, lineId);
   if (!line) return { ok: false, refused: 'not_found' };
   if (line.status === 'released') return { ok: false, refused: 'released' };

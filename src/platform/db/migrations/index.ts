@@ -37,6 +37,7 @@ import * as m0040 from './0040_call_metadata';
 import * as m0041 from './0041_tools';
 import * as m0042 from './0042_oauth';
 import * as m0043 from './0043_inbound_call_waits';
+import * as m0044 from './0044_agent_lines';
 import * as m0045 from './0045_portal_actions';
 
 /**
@@ -82,6 +83,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0041_tools': m0041,
   '0042_oauth': m0042,
   '0043_inbound_call_waits': m0043,
+  '0044_agent_lines': m0044,
   '0045_portal_actions': m0045,
 };
 
