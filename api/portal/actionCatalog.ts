@@ -35,6 +35,7 @@ export const PORTAL_ACTIONS: Readonly<Record<string, PortalActionKind>> = {
   '/portal/password/forgot': ws('account.password_reset_requested', 'Asked for a password reset link'),
   '/portal/password/reset': ws('account.password_reset', 'Chose a new password with a reset link'),
   '/portal/settings/password': ws('account.password_changed', 'Changed the password'),
+  '/portal/settings/time-zone': ws('settings.time_zone_changed', "Changed the workspace's time zone", ['time_zone']),
   '/portal/security/two-factor': ws('two_factor.setup_started', 'Began setting up two-factor sign-in'),
   '/portal/security/two-factor/confirm': ws('two_factor.enabled', 'Turned on two-factor sign-in'),
   '/portal/security/two-factor/remove': ws('two_factor.disabled', 'Turned off two-factor sign-in'),

@@ -6,28 +6,40 @@ import { CarrierRejectedError } from '../../src/adapters/carrier/port';
 import { callHistory } from '../../src/domain/calls/history';
 import { CALL_DIRECTIONS, CALL_STATUSES, recordingPresentation } from '../../src/domain/calls/rules';
 import { callsOfTenant, filteredCallsOf, toCallRecord, type CallRow } from '../../src/domain/calls/store';
-import { linesOf } from '../../src/domain/lines/store';
+import { numberMatchOf } from '../../src/domain/search/rules';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
+import { refuse } from './answer';
+import { linesForFilter } from './lineChoices';
+import { readFilters, type FilterRule, type ReadFilters } from './listFilters';
 import { navOf, roleAllows, tenantOf, getOperatorPage } from './operatorPages';
 import { callLive, callPage, callsPage, type CallListFilters } from './pages/calls';
 import { signedInOperator, type Operator } from './visitor';
 import type { CallView } from './pages/callTimeline';
 
 const CALLS_SHOWN = 50;
-const LINES_LISTED = 200;
 
-/** The list's filters from the query string; a value that names nothing is dropped (the list then shows all). */
-function callFiltersOf(query: AppContext['query']): CallListFilters {
-  const one = (name: string, allowed: (value: string) => boolean) => {
-    const value = query[name];
-    return typeof value === 'string' && allowed(value) ? value : '';
-  };
-  return {
-    line_id: one('line_id', (value) => UUID.test(value)),
-    status: one('status', (value) => (CALL_STATUSES as readonly string[]).includes(value)),
-    direction: one('direction', (value) => (CALL_DIRECTIONS as readonly string[]).includes(value)),
-  };
+/** The calls list's filters, as the query string carries them (api/portal/listFilters.ts). */
+export const CALL_FILTERS = {
+  line_id: 'uuid',
+  status: { oneOf: CALL_STATUSES },
+  direction: { oneOf: CALL_DIRECTIONS },
+  number: 'number',
+  from: 'from',
+  to: 'to',
+} as const satisfies Record<keyof CallListFilters, FilterRule>;
+
+/** The operator's calls narrowed by the list's filters (read by `readFilters`), newest first: the list's and the CSV's query. */
+export function filteredCalls(deps: AppDeps, operator: Operator, read: ReadFilters<keyof CallListFilters>) {
+  const { values, range } = read;
+  return filteredCallsOf(deps.db, tenantOf(operator), {
+    lineId: values.line_id || undefined,
+    status: values.status || undefined,
+    direction: values.direction || undefined,
+    number: values.number ? numberMatchOf(values.number) : undefined,
+    createdFrom: range.from,
+    createdBefore: range.before,
+  });
 }
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const callNotFound = () => new ApiError(404, 'call_not_found', 'No call with this id');
@@ -55,12 +67,11 @@ export function temporalUiLink(config: AppDeps['config'], workflowId: string): s
 /** Calls: the list (filtered by line, status and direction, paged by cursor), a call's page with its live status and transcript, its recording, its Temporal history (hanging up: ./callActions.ts). Every role reads them. */
 export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal/calls', deps, async (ctx, operator) => {
-    const filters = callFiltersOf(ctx.query);
-    const query = filteredCallsOf(deps.db, tenantOf(operator), {
-      lineId: filters.line_id || undefined,
-      status: filters.status || undefined,
-      direction: filters.direction || undefined,
-    });
+    const read = readFilters(ctx.query, CALL_FILTERS);
+    const nav = navOf(operator, '/portal/calls');
+    const shown = { filters: read.values, lines: await linesForFilter(deps, operator) };
+    if (read.error) return refuse(ctx, read.error, (error) => callsPage(nav, { ...shown, calls: [], olderCursor: null, error }));
+    const query = filteredCalls(deps, operator, read);
     beforeCursor(query, parseCursor(typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined), 'created_at', 'id');
     const rows = await query
       .orderBy([
@@ -69,17 +80,7 @@ export function callRoutes(router: Router<AppState>, deps: AppDeps): void {
       ])
       .limit(CALLS_SHOWN + 1);
     const { page, next_cursor } = cursorPage(rows, CALLS_SHOWN, (row) => ({ at: row.created_at, id: row.id }));
-    const lines = await linesOf(deps.db, tenantOf(operator)).orderBy('created_at', 'desc').limit(LINES_LISTED);
-    sendPage(
-      ctx,
-      200,
-      callsPage(navOf(operator, '/portal/calls'), {
-        calls: page.map(toCallRecord),
-        filters,
-        lines: lines.map((line) => ({ id: line.id, name: line.name, phoneNumber: line.phone_number })),
-        olderCursor: next_cursor,
-      }),
-    );
+    sendPage(ctx, 200, callsPage(nav, { ...shown, calls: page.map(toCallRecord), olderCursor: next_cursor }));
   });
 
   getOperatorPage(router, '/portal/calls/:id', deps, async (ctx, operator) => {

@@ -1,4 +1,5 @@
 import { Html, html } from './html';
+import { renderTimeZone } from './timeZoneScope';
 
 /**
  * The pieces every portal page repeats: a data table, a one-button post form, a timestamp, a select option.
@@ -122,12 +123,46 @@ export function envFields(nav: { csrfToken: string; environment: string }): Reco
 }
 
 const SHOWN_LENGTH = { day: 10, minute: 16, second: 19 } as const;
+type Precision = keyof typeof SHOWN_LENGTH;
 
-/** A UTC timestamp shown to the minute (or `day`/`second`), machine-readable in `datetime`; '—' when absent. */
-export function time(at: Date | string | null, precision: keyof typeof SHOWN_LENGTH = 'minute'): Html | string {
+/**
+ * A timestamp, in the workspace's time zone (./timeZoneScope.ts) to the minute (or `day`/`second`), with
+ * the zone's abbreviation unless it is UTC; machine-readable in `datetime`, the UTC time on hover
+ * (`title`); '—' when absent. The one way every portal page shows a time.
+ */
+export function time(at: Date | string | null, precision: Precision = 'minute'): Html | string {
   if (at === null) return '—';
-  const iso = typeof at === 'string' ? at : at.toISOString();
-  return html`<time datetime="${iso}">${iso.slice(0, SHOWN_LENGTH[precision]).replace('T', ' ')}</time>`;
+  const instant = typeof at === 'string' ? new Date(at) : at;
+  if (Number.isNaN(instant.getTime())) return String(at);
+  const iso = instant.toISOString();
+  const utc = iso.slice(0, SHOWN_LENGTH[precision]).replace('T', ' ');
+  const zone = renderTimeZone();
+  const shown = zone === 'UTC' ? utc : inZone(instant, zone, precision);
+  return html`<time datetime="${iso}" title="${iso.slice(0, 19).replace('T', ' ')} UTC">${shown}</time>`;
+}
+
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+/** `2026-11-28 10:30 CET`: the same digits as the UTC form, read in `zone`, with its short name. */
+function inZone(at: Date, zone: string, precision: Precision): string {
+  const key = `${zone} ${precision}`;
+  let format = formats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      ...(precision === 'day' ? {} : { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' as const }),
+      ...(precision === 'second' ? { second: '2-digit' } : {}),
+      timeZoneName: 'short',
+    });
+    formats.set(key, format);
+  }
+  const part = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
+  const day = `${part.year}-${part.month}-${part.day}`;
+  if (precision === 'day') return `${day} ${part.timeZoneName}`;
+  return `${day} ${part.hour}:${part.minute}${precision === 'second' ? `:${part.second}` : ''} ${part.timeZoneName}`;
 }
 
 /** A select's option, selected when it is the current value. */

@@ -2,13 +2,23 @@ import type Router from '@koa/router';
 import type { AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { isUuid } from '../openapi/formats';
-import { deliveriesOfTenant } from '../../src/domain/webhooks/store';
+import { EVENT_TYPES } from '../../src/domain/webhooks/events';
+import { deliveriesOfTenant, filteredDeliveriesOf } from '../../src/domain/webhooks/store';
 import { redeliverEvent } from '../../src/domain/webhooks/redeliver';
 import { changed, refuse } from './answer';
 import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
-import { deliveriesPage, deliveryPage, DELIVERY_STATUSES, type DeliveryDetailInput, type DeliveryRow } from './pages/deliveries';
+import { linesForFilter } from './lineChoices';
+import { readFilters, type FilterRule, type ReadFilters } from './listFilters';
+import {
+  deliveriesPage,
+  deliveryPage,
+  DELIVERY_STATUSES,
+  type DeliveryDetailInput,
+  type DeliveryListFilters,
+  type DeliveryRow,
+} from './pages/deliveries';
 import type { Operator } from './visitor';
 
 const DELIVERIES_SHOWN = 100;
@@ -28,20 +38,44 @@ async function deliveryInput(deps: AppDeps, operator: Operator, deliveryId: stri
   return { deliveryId, eventId: opened.event_id, attempts, mayRedeliver: roleAllows(operator, 'webhooks:write') };
 }
 
-/** Webhook delivery attempts, newest first, filtered by status (the API's `GET /webhooks/deliveries`). Every role reads them. */
+/** The deliveries list's filters, as the query string carries them (api/portal/listFilters.ts). */
+export const DELIVERY_FILTERS = {
+  status: { oneOf: DELIVERY_STATUSES },
+  line_id: 'uuid',
+  call_id: 'uuid',
+  event_type: { oneOf: EVENT_TYPES },
+  event_id: 'uuid',
+  from: 'from',
+  to: 'to',
+} as const satisfies Record<keyof DeliveryListFilters, FilterRule>;
+
+/** The operator's deliveries narrowed by the list's filters (read by `readFilters`), newest first: the list's and the CSV's query. */
+export function filteredDeliveries(deps: AppDeps, operator: Operator, read: ReadFilters<keyof DeliveryListFilters>) {
+  const { values, range } = read;
+  return filteredDeliveriesOf(deps.db, tenantOf(operator), {
+    status: values.status || undefined,
+    lineId: values.line_id || undefined,
+    callId: values.call_id || undefined,
+    eventType: values.event_type || undefined,
+    eventId: values.event_id || undefined,
+    createdFrom: range.from,
+    createdBefore: range.before,
+  }).orderBy([
+    { column: 'created_at', order: 'desc' },
+    { column: 'id', order: 'desc' },
+  ]);
+}
+
+/** Webhook delivery attempts, newest first, filtered by status, line, call, event type, event and time (the API's `GET /webhooks/deliveries` and more). Every role reads them. */
 export function deliveryRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal/deliveries', deps, async (ctx, operator) => {
-    const status =
-      typeof ctx.query.status === 'string' && (DELIVERY_STATUSES as readonly string[]).includes(ctx.query.status) ? ctx.query.status : '';
-    const query = deliveriesOfTenant(deps.db, tenantOf(operator));
-    if (status) query.andWhere({ status });
-    const rows = (await query
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(DELIVERIES_SHOWN)) as DeliveryRow[];
-    sendPage(ctx, 200, deliveriesPage(navOf(operator, '/portal/deliveries'), { rows, status }));
+    const read = readFilters(ctx.query, DELIVERY_FILTERS);
+    const lines = await linesForFilter(deps, operator);
+    const nav = navOf(operator, '/portal/deliveries');
+    const shown = { filters: read.values, lines };
+    if (read.error) return refuse(ctx, read.error, (error) => deliveriesPage(nav, { ...shown, rows: [], error }));
+    const rows = (await filteredDeliveries(deps, operator, read).limit(DELIVERIES_SHOWN)) as DeliveryRow[];
+    sendPage(ctx, 200, deliveriesPage(nav, { ...shown, rows }));
   });
 
   getOperatorPage(router, '/portal/deliveries/:id', deps, async (ctx, operator) => {

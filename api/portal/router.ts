@@ -23,6 +23,10 @@ import { lineRoutes } from './lineRoutes';
 import { memberActions } from './memberActions';
 import { memberRoutes } from './memberRoutes';
 import { oauthRoutes } from './oauthRoutes';
+import { exportRoutes } from './exportRoutes';
+import { searchRoutes } from './searchRoutes';
+import { settingsRoutes } from './settingsRoutes';
+import { inRenderScope } from './timeZoneScope';
 import { securityHeaders } from './http';
 import { errorBox, layout } from './layout';
 import { twoFactorGate } from './twoFactorGate';
@@ -78,6 +82,8 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
     }
     await giveBackIfMalformed(ctx);
   });
+  // Each request renders its times in its own scope (the operator's workspace's zone once known: ./timeZoneScope.ts).
+  router.use((_ctx, next) => inRenderScope(next));
   router.use(twoFactorGate(deps));
   router.get('/portal/assets/:file', (ctx) => {
     const asset = assets.get(ctx.params.file);
@@ -98,6 +104,9 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   conversationRoutes(router, deps);
   billingRoutes(router, deps);
   deliveryRoutes(router, deps);
+  searchRoutes(router, deps);
+  exportRoutes(router, deps);
+  settingsRoutes(router, deps);
   keyRoutes(router, deps);
   apiKeyRoutes(router, deps);
   complianceRoutes(router, deps);

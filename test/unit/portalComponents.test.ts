@@ -1,5 +1,6 @@
 import { attributes, confirmation, envFields, isConfirmed, option, postButton, table, time } from '../../api/portal/components';
 import { html } from '../../api/portal/html';
+import { inRenderScope, renderInTimeZone } from '../../api/portal/timeZoneScope';
 
 /** The portal's shared pieces (issue 28): the markup the pages wrote by hand, escaped like any template. */
 describe('portal components', () => {
@@ -58,12 +59,30 @@ describe('portal components', () => {
     );
   });
 
-  it('shows a UTC time to the minute, second or day, and a dash for none', () => {
+  it('shows a UTC time to the minute, second or day, the UTC time on hover, and a dash for none', () => {
     const at = new Date('2026-11-28T12:34:56.789Z');
-    expect(String(time(at))).toBe('<time datetime="2026-11-28T12:34:56.789Z">2026-11-28 12:34</time>');
-    expect(String(time(at.toISOString(), 'second'))).toBe('<time datetime="2026-11-28T12:34:56.789Z">2026-11-28 12:34:56</time>');
-    expect(String(time(at, 'day'))).toBe('<time datetime="2026-11-28T12:34:56.789Z">2026-11-28</time>');
+    const attrs = 'datetime="2026-11-28T12:34:56.789Z" title="2026-11-28 12:34:56 UTC"';
+    expect(String(time(at))).toBe(`<time ${attrs}>2026-11-28 12:34</time>`);
+    expect(String(time(at.toISOString(), 'second'))).toBe(`<time ${attrs}>2026-11-28 12:34:56</time>`);
+    expect(String(time(at, 'day'))).toBe(`<time ${attrs}>2026-11-28</time>`);
     expect(time(null)).toBe('—');
+  });
+
+  it('shows a time in the request’s workspace time zone (issue 30), UTC on hover; UTC outside a request', async () => {
+    const at = new Date('2026-11-28T23:34:56.789Z');
+    const attrs = 'datetime="2026-11-28T23:34:56.789Z" title="2026-11-28 23:34:56 UTC"';
+    const shown = await inRenderScope(async () => {
+      renderInTimeZone('Asia/Kolkata');
+      await Promise.resolve(); // the zone holds across awaits within the request
+      return [time(at), time(at, 'second'), time(at, 'day')].map(String);
+    });
+    expect(shown).toEqual([
+      `<time ${attrs}>2026-11-29 05:04 GMT+5:30</time>`,
+      `<time ${attrs}>2026-11-29 05:04:56 GMT+5:30</time>`,
+      `<time ${attrs}>2026-11-29 GMT+5:30</time>`,
+    ]);
+    expect(String(time(at))).toBe(`<time ${attrs}>2026-11-28 23:34</time>`);
+    expect(time('not a time')).toBe('not a time');
   });
 
   it('selects the option of the current value only', () => {

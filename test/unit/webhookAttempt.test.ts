@@ -77,7 +77,9 @@ describe('delivery attempt phases', () => {
   it('recordOutcome’s columns and outcome: delivered only without an error; spoken parts only when there are some', () => {
     const started = new Date(1_000);
     const failed: PostResult = { httpStatus: 500, error: 'http_500', responseText: 'no', replySpoken: false, spokenChunks: [] };
-    expect(completionOf(failed, started, new Date(1_250))).toEqual({
+    const headers = { 'x-service-signature': 'v1=ab', 'x-service-delivery-attempt': '1' };
+    expect(completionOf({ headers }, failed, started, new Date(1_250))).toEqual({
+      request_headers: JSON.stringify(headers),
       status: 'failed',
       http_status: 500,
       error_message: 'http_500',

@@ -45,13 +45,13 @@ export function billingPage(nav: PageNav, input: BillingPageInput): Html {
           <dd data-stat="available">${dollars(input.balanceCents - input.heldCents)}</dd>
         </div>
       </dl>
-      ${usageChart(input.usage)} ${paymentSection(nav, input)} ${transactionsTable(nav, input)}`,
+      ${usageChart(nav, input.usage)} ${paymentSection(nav, input)} ${transactionsTable(nav, input)}`,
     nav,
   );
 }
 
 /** The chart's data rides in a data attribute; /portal/assets/usage-chart.js draws it (the CSP forbids inline script). */
-function usageChart(usage: UsageBucket[]): Html {
+function usageChart(nav: PageNav, usage: UsageBucket[]): Html {
   const data = usage.map((day) => ({ date: day.key, cost_cents: day.costCents, calls: day.calls, minutes: day.minutes }));
   const total = usage.reduce((sum, day) => sum + day.costCents, 0);
   const calls = usage.reduce((sum, day) => sum + day.calls, 0);
@@ -68,6 +68,11 @@ function usageChart(usage: UsageBucket[]): Html {
     </div>
     <script src="/portal/assets/chart.umd.js" defer></script>
     <script src="/portal/assets/usage-chart.js" defer></script>
+    <p>
+      <a id="usage-csv" href="/portal/billing/usage.csv?env=${nav.environment}&amp;from=${usage[0]?.key ?? ''}" download
+        >Download these ${usage.length} days' usage records as CSV</a
+      >
+    </p>
   </section>`;
 }
 

@@ -1,7 +1,9 @@
 import type { toCallRecord } from '../../../src/domain/calls/store';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
-import { confirmLink, option, table, time } from '../components';
+import { confirmLink, table, time } from '../components';
+import { choiceSelect, lineSelect, listQuery, searchBox, timeRangeFields } from '../filterFields';
+import type { LineChoice } from '../lineChoices';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 import { formatCents } from './overview';
 import { callTimelineSection, secondsOf, type CallView } from './callTimeline';
@@ -10,83 +12,83 @@ type CallRecord = ReturnType<typeof toCallRecord>;
 
 const toSecond = (iso: string | null) => time(iso, 'second');
 
-/** The list's filters as the query string carries them; '' is "all". */
+/** The list's filters as the query string carries them; '' is "all" (api/portal/callRoutes.ts `CALL_FILTERS`). */
 export interface CallListFilters {
   line_id: string;
   status: string;
   direction: string;
+  /** The other party's or the line's number: whole (E.164) or some of its digits. */
+  number: string;
+  from: string;
+  to: string;
 }
 
 export interface CallsPageInput {
   calls: CallRecord[];
   filters: CallListFilters;
-  lines: Array<{ id: string; name: string; phoneNumber: string | null }>;
+  lines: readonly LineChoice[];
   olderCursor: string | null;
   error?: ShownError;
 }
 
-function filterQuery(environment: string, filters: CallListFilters, cursor?: string): string {
-  const query = new URLSearchParams({ env: environment });
-  for (const [name, value] of Object.entries(filters)) if (value) query.set(name, value);
-  if (cursor) query.set('cursor', cursor);
-  return query.toString();
-}
-
 export function callsPage(nav: PageNav, input: CallsPageInput): Html {
   const { filters } = input;
-  const lineNames = new Map(input.lines.map((line) => [line.id, line.name]));
   return layout(
     'Calls',
-    html`${errorBox(input.error)}
+    html`${searchBox(nav)} ${errorBox(input.error)}
       <form method="get" action="/portal/calls" class="filters" aria-label="Filter calls">
         <input type="hidden" name="env" value="${nav.environment}" />
-        <label for="line_id">Line</label>
-        <select id="line_id" name="line_id">
-          ${option('', filters.line_id, 'all')}
-          ${input.lines.map((line) => option(line.id, filters.line_id, `${line.name} ${line.phoneNumber ?? ''}`.trim()))}
-        </select>
-        <label for="status">Status</label>
-        <select id="status" name="status">
-          ${option('', filters.status, 'all')} ${CALL_STATUSES.map((status) => option(status, filters.status, status))}
-        </select>
-        <label for="direction">Direction</label>
-        <select id="direction" name="direction">
-          ${option('', filters.direction, 'all')} ${CALL_DIRECTIONS.map((direction) => option(direction, filters.direction, direction))}
-        </select>
+        ${lineSelect(input.lines, filters.line_id)} ${choiceSelect('status', 'Status', CALL_STATUSES, filters.status)}
+        ${choiceSelect('direction', 'Direction', CALL_DIRECTIONS, filters.direction)}
+        <label for="number">Phone number</label>
+        <input id="number" name="number" class="mono" value="${filters.number}" size="16" />
+        ${timeRangeFields(filters)}
         <button type="submit">Filter</button>
       </form>
-      ${table({
-        id: 'calls',
-        caption: `The newest calls of the ${nav.environment} environment`,
-        rows: input.calls,
-        rowData: (call) => ({ 'call-id': call.id }),
-        empty: html`<p id="no-calls">No calls match.</p>`,
-        columns: [
-          {
-            header: 'Created (UTC)',
-            cell: (call) =>
-              html`<a href="/portal/calls/${call.id}?env=${nav.environment}">${call.created_at.slice(0, 19).replace('T', ' ')}</a>`,
-          },
-          {
-            header: 'Line',
-            cell: (call) =>
-              html`<a href="/portal/lines/${call.line_id}?env=${nav.environment}">${lineNames.get(call.line_id) ?? 'line'}</a>`,
-          },
-          { header: 'Direction', cell: (call) => call.direction },
-          { header: 'From', cellClass: 'mono', cell: (call) => call.from_number },
-          { header: 'To', cellClass: 'mono', cell: (call) => call.to_number },
-          { header: 'Status', cell: (call) => call.status },
-          { header: 'Seconds', cell: (call) => call.duration_sec ?? '—' },
-          { header: 'Charge', cell: (call) => (call.charge_cents === null ? '—' : formatCents(call.charge_cents)) },
-        ],
-      })}
-      ${
-        input.olderCursor
-          ? html`<p><a id="older" href="/portal/calls?${filterQuery(nav.environment, filters, input.olderCursor)}">Older calls</a></p>`
-          : ''
-      }`,
+      ${input.error ? '' : callsTable(nav, input)}`,
     nav,
   );
+}
+
+/** The calls found, the link to the CSV of every call the filters keep, and the link to older calls. */
+function callsTable(nav: PageNav, input: CallsPageInput): Html {
+  const lineNames = new Map(input.lines.map((line) => [line.id, line.name]));
+  return html`<p>
+      <a id="calls-csv" href="/portal/calls.csv?${listQuery(nav.environment, input.filters)}" download>Download these calls as CSV</a>
+    </p>
+    ${callsTableOf(nav, input.calls, lineNames, `The newest calls of the ${nav.environment} environment`)}
+    ${
+      input.olderCursor
+        ? html`<p><a id="older" href="/portal/calls?${listQuery(nav.environment, input.filters, input.olderCursor)}">Older calls</a></p>`
+        : ''
+    }`;
+}
+
+/** A table of calls, each linked to its page and its line (the list's, and a search's). */
+export function callsTableOf(nav: PageNav, calls: readonly CallRecord[], lineNames: ReadonlyMap<string, string>, caption: string): Html {
+  return table({
+    id: 'calls',
+    caption,
+    rows: calls,
+    rowData: (call) => ({ 'call-id': call.id }),
+    empty: html`<p id="no-calls">No calls match.</p>`,
+    columns: [
+      {
+        header: 'Created',
+        cell: (call) => html`<a href="/portal/calls/${call.id}?env=${nav.environment}">${toSecond(call.created_at)}</a>`,
+      },
+      {
+        header: 'Line',
+        cell: (call) => html`<a href="/portal/lines/${call.line_id}?env=${nav.environment}">${lineNames.get(call.line_id) ?? 'line'}</a>`,
+      },
+      { header: 'Direction', cell: (call) => call.direction },
+      { header: 'From', cellClass: 'mono', cell: (call) => call.from_number },
+      { header: 'To', cellClass: 'mono', cell: (call) => call.to_number },
+      { header: 'Status', cell: (call) => call.status },
+      { header: 'Seconds', cell: (call) => call.duration_sec ?? '—' },
+      { header: 'Charge', cell: (call) => (call.charge_cents === null ? '—' : formatCents(call.charge_cents)) },
+    ],
+  });
 }
 
 /**
@@ -120,11 +122,11 @@ export function callLive(view: CallView, environment: string, hangUp?: { csrfTok
         <dd>${call.end_cause ?? '—'}</dd>
       </div>
       <div>
-        <dt>Started (UTC)</dt>
+        <dt>Started</dt>
         <dd data-call-started>${toSecond(call.started_at)}</dd>
       </div>
       <div>
-        <dt>Ended (UTC)</dt>
+        <dt>Ended</dt>
         <dd data-call-ended>${toSecond(call.ended_at)}</dd>
       </div>
     </dl>

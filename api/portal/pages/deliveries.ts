@@ -1,6 +1,9 @@
 import { html, type Html } from '../html';
-import { envFields, option, postButton, table, time, type Column } from '../components';
+import { envFields, postButton, table, time, type Column } from '../components';
+import { choiceSelect, lineSelect, listQuery, searchBox, timeRangeFields } from '../filterFields';
+import type { LineChoice } from '../lineChoices';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { EVENT_TYPES } from '../../../src/domain/webhooks/events';
 
 export interface DeliveryRow {
   id: string;
@@ -15,11 +18,13 @@ export interface DeliveryRow {
   error_message: string | null;
   duration_ms: number | null;
   request_body: unknown;
+  /** The headers it was POSTed with (null: never made, or made before they were recorded). */
+  request_headers: Record<string, string> | null;
   response_body: string | null;
   created_at: Date;
 }
 
-const sentAt: Column<DeliveryRow> = { header: 'Time (UTC)', cell: (row) => time(row.created_at, 'second') };
+const sentAt: Column<DeliveryRow> = { header: 'Time', cell: (row) => time(row.created_at, 'second') };
 
 /** An attempt's outcome, and its request and response behind a native disclosure: the list's and a delivery's page's last four columns. */
 const OUTCOME_COLUMNS: Array<Column<DeliveryRow>> = [
@@ -32,6 +37,7 @@ const OUTCOME_COLUMNS: Array<Column<DeliveryRow>> = [
       html`<details>
         <summary>Show</summary>
         <p>POST <span class="mono">${row.url ?? '—'}</span></p>
+        ${requestHeaders(row)}
         <pre class="mono">${JSON.stringify(row.request_body, null, 2)}</pre>
         <p>Response</p>
         <pre class="mono">${row.response_body ?? '(none)'}</pre>
@@ -39,36 +45,101 @@ const OUTCOME_COLUMNS: Array<Column<DeliveryRow>> = [
   },
 ];
 
+/**
+ * The headers an attempt was sent with, as the receiver got them: the signature's value is what a receiver
+ * compares its own HMAC with (the secret is never recorded, so never shown).
+ */
+function requestHeaders(row: DeliveryRow): Html {
+  if (!row.request_headers) return html`<p data-no-request-headers>No request headers: this attempt was not sent.</p>`;
+  return html`<dl class="request-headers" data-request-headers>
+    ${Object.entries(row.request_headers).map(
+      ([name, value]) =>
+        html`<div>
+          <dt class="mono">${name}</dt>
+          <dd class="mono">${value}</dd>
+        </div>`,
+    )}
+  </dl>`;
+}
+
 export const DELIVERY_STATUSES = ['success', 'failed', 'pending'] as const;
 
+/** The list's filters as the query string carries them; '' is "all" (api/portal/deliveryRoutes.ts `DELIVERY_FILTERS`). */
+export interface DeliveryListFilters {
+  status: string;
+  line_id: string;
+  call_id: string;
+  event_type: string;
+  event_id: string;
+  from: string;
+  to: string;
+}
+
+export interface DeliveriesPageInput {
+  rows: DeliveryRow[];
+  filters: DeliveryListFilters;
+  lines: readonly LineChoice[];
+  error?: ShownError;
+}
+
 /** Webhook delivery attempts, each with its request and response behind a native disclosure (no script needed). */
-export function deliveriesPage(nav: PageNav, input: { rows: DeliveryRow[]; status: string }): Html {
+export function deliveriesPage(nav: PageNav, input: DeliveriesPageInput): Html {
+  const { filters } = input;
   return layout(
     'Webhook deliveries',
-    html`<form method="get" action="/portal/deliveries" class="filters" aria-label="Filter deliveries">
+    html`${searchBox(nav)} ${errorBox(input.error)}
+      <form method="get" action="/portal/deliveries" class="filters" aria-label="Filter deliveries">
         <input type="hidden" name="env" value="${nav.environment}" />
-        <label for="status">Status</label>
-        <select id="status" name="status">
-          <option value="">all</option>
-          ${DELIVERY_STATUSES.map((status) => option(status, input.status))}
-        </select>
+        ${choiceSelect('status', 'Status', DELIVERY_STATUSES, filters.status)} ${lineSelect(input.lines, filters.line_id)}
+        ${choiceSelect('event_type', 'Event type', EVENT_TYPES, filters.event_type)}
+        <label for="call_id">Call id</label>
+        <input id="call_id" name="call_id" class="mono" value="${filters.call_id}" size="36" />
+        ${filters.event_id ? html`<input type="hidden" name="event_id" value="${filters.event_id}" />` : ''} ${timeRangeFields(filters)}
         <button type="submit">Filter</button>
       </form>
-      ${table({
-        id: 'deliveries',
-        caption: `The newest delivery attempts of the ${nav.environment} environment`,
-        rows: input.rows,
-        rowData: (row) => ({ 'delivery-id': row.id, status: row.status }),
-        empty: html`<p id="no-deliveries">No deliveries match.</p>`,
-        columns: [
-          sentAt,
-          { header: 'Event', cell: (row) => html`<a href="/portal/deliveries/${row.id}?env=${nav.environment}">${row.event_type}</a>` },
-          { header: 'Attempt', cell: (row) => row.attempt },
-          ...OUTCOME_COLUMNS,
-        ],
-      })}`,
+      ${
+        filters.event_id
+          ? html`<p id="event-filter">
+              Only event <span class="mono">${filters.event_id}</span> ·
+              <a href="/portal/deliveries?${listQuery(nav.environment, { ...filters, event_id: '' })}">every event</a>
+            </p>`
+          : ''
+      }
+      ${
+        input.error
+          ? ''
+          : html`<p>
+                <a id="deliveries-csv" href="/portal/deliveries.csv?${listQuery(nav.environment, filters)}" download
+                  >Download these deliveries as CSV</a
+                >
+              </p>
+              ${table({
+                id: 'deliveries',
+                caption: `The newest delivery attempts of the ${nav.environment} environment`,
+                rows: input.rows,
+                rowData: (row) => ({ 'delivery-id': row.id, status: row.status }),
+                empty: html`<p id="no-deliveries">No deliveries match.</p>`,
+                columns: [
+                  sentAt,
+                  {
+                    header: 'Event',
+                    cell: (row) => html`<a href="/portal/deliveries/${row.id}?env=${nav.environment}">${row.event_type}</a>`,
+                  },
+                  { header: 'Call', cell: (row) => callLink(nav, row) },
+                  { header: 'Attempt', cell: (row) => row.attempt },
+                  ...OUTCOME_COLUMNS,
+                ],
+              })}`
+      }`,
     nav,
   );
+}
+
+/** The attempt's call, when its event is a call's. */
+function callLink(nav: PageNav, row: DeliveryRow): Html | string {
+  return row.call_id
+    ? html`<a class="mono" href="/portal/calls/${row.call_id}?env=${nav.environment}">${row.call_id.slice(0, 8)}</a>`
+    : '—';
 }
 
 export interface DeliveryDetailInput {

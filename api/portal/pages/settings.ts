@@ -1,10 +1,13 @@
+import { TIME_ZONES } from '../../../src/domain/workspaces/timeZone';
+import { option, time } from '../components';
 import { html, type Html } from '../html';
 import { csrfField, formOutcome, layout, type PageNav, type ShownError } from '../layout';
+import { renderTimeZone } from '../timeZoneScope';
 
-export function settingsPage(nav: PageNav, input: { error?: ShownError; notice?: string } = {}): Html {
+export function settingsPage(nav: PageNav, input: { error?: ShownError; notice?: string; typedTimeZone?: string } = {}): Html {
   return layout(
     'Settings',
-    html`${formOutcome(input.error, input.notice)}
+    html`${formOutcome(input.error, input.notice)} ${timeZoneSection(nav, input.typedTimeZone)}
       <h2>Change password</h2>
       <form method="post" action="/portal/settings/password" class="card">
         ${csrfField(nav.csrfToken)}
@@ -17,4 +20,31 @@ export function settingsPage(nav: PageNav, input: { error?: ShownError; notice?:
       <p>Changing the password signs out every other session.</p>`,
     nav,
   );
+}
+
+/**
+ * The workspace's time zone (the one this page is rendered in): owners and admins change it, as they change
+ * the workspace's other settings; everyone reads it.
+ */
+function timeZoneSection(nav: PageNav, typed: string | undefined): Html {
+  const current = renderTimeZone();
+  const explained = html`<p>
+    The portal shows every time in <strong id="time-zone">${current}</strong> (now: ${time(new Date())}); hover a time for UTC. The API, CSV
+    exports and links stay in UTC.
+  </p>`;
+  if (!nav.managesMembers)
+    return html`<h2>Time zone</h2>
+      ${explained}
+      <p>Owners and admins change it.</p>`;
+  return html`<h2>Time zone</h2>
+    ${explained}
+    <form method="post" action="/portal/settings/time-zone" class="card">
+      ${csrfField(nav.csrfToken)}
+      <input type="hidden" name="env" value="${nav.environment}" />
+      <label for="time_zone">Time zone (IANA name)</label>
+      <select id="time_zone" name="time_zone">
+        ${TIME_ZONES.includes(current) ? '' : option(current, typed ?? current)} ${TIME_ZONES.map((zone) => option(zone, typed ?? current))}
+      </select>
+      <button type="submit">Save time zone</button>
+    </form>`;
 }

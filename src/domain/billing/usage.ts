@@ -70,3 +70,27 @@ export async function usageByPeriod(
   }
   return buckets;
 }
+
+/** What a usage export may be narrowed by: a line, a kind, when it occurred. */
+export interface UsageRecordFilters {
+  lineId?: string;
+  kind?: string;
+  occurredFrom?: Date;
+  /** Occurred before. */
+  occurredBefore?: Date;
+}
+
+/** The kinds of usage a record is (`usage_records.kind`). */
+export const USAGE_KINDS = ['call', 'sms_inbound', 'sms_outbound'] as const;
+
+/** The tenant's usage records (one per billed call or message) narrowed by `filters`; the caller orders and pages them. */
+export function usageRecordsOf(db: Db, tenant: BillingTenant, filters: UsageRecordFilters) {
+  const query = db('usage_records')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .select('id', 'occurred_at', 'kind', 'line_id', 'seconds', 'cost_cents', 'reference');
+  if (filters.lineId) query.andWhere({ line_id: filters.lineId });
+  if (filters.kind) query.andWhere({ kind: filters.kind });
+  if (filters.occurredFrom) query.andWhere('occurred_at', '>=', filters.occurredFrom);
+  if (filters.occurredBefore) query.andWhere('occurred_at', '<', filters.occurredBefore);
+  return query;
+}

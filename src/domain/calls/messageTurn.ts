@@ -244,7 +244,7 @@ export async function messageTurnAttempt(
   const request = signedRequest(eventRow, { url: claim.url, secret, body, deliveryId, number: 1, started });
   const budget = deps.ndjsonBudget ?? { lineMs: NDJSON_LINE_TIMEOUT_MS, totalMs: NDJSON_TOTAL_TIMEOUT_MS };
   const result = await post(deps, request, speakingReply(deps.carrier, stream, budget));
-  const completion = completionOf(result, started, now());
+  const completion = completionOf(request, result, started, now());
   const outcome = outcomeOf(deliveryId, result);
   const transcript = turn.transcriptOf(outcome);
   try {

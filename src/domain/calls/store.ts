@@ -5,6 +5,7 @@ import { disclosurePlayedIn } from '../compliance/disclosures';
 import type { Zone } from '../billing/pricing';
 import type { LineMode } from '../lines/rules';
 import type { ToolDeclaration } from '../tools/declarations';
+import { whereNumberMatches, type NumberMatch } from '../../platform/db/numberMatch';
 import type { TenantRow } from '../workspaces/tenantRow';
 import { ACTIVE_CALL_STATUSES, type EndCause } from './rules';
 
@@ -406,12 +407,18 @@ export function callsOfTenant(db: Knex, tenant: BillingTenant) {
   return db<CallRow>('calls').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
 }
 
-/** What a list of calls may be narrowed by: a line (or the lines a key may see), a status, a direction. */
+/** What a list of calls may be narrowed by: a line (or the lines a key may see), a status, a direction, when it was created, a number. */
 export interface CallFilters {
   lineId?: string;
   lineIds?: readonly string[];
   status?: string;
   direction?: string;
+  /** Created at or after. */
+  createdFrom?: Date;
+  /** Created before. */
+  createdBefore?: Date;
+  /** The other party's or the line's number: E.164 exactly, or digits it contains (`numberMatch`). */
+  number?: NumberMatch;
 }
 
 /** A tenant's calls narrowed by `filters`: the query of GET /api/v1/calls and of the portal's calls page. */
@@ -421,6 +428,9 @@ export function filteredCallsOf(db: Knex, tenant: BillingTenant, filters: CallFi
   else if (filters.lineIds) query.whereIn('line_id', [...filters.lineIds]);
   if (filters.status) query.andWhere({ status: filters.status });
   if (filters.direction) query.andWhere('direction', filters.direction);
+  if (filters.createdFrom) query.andWhere('created_at', '>=', filters.createdFrom);
+  if (filters.createdBefore) query.andWhere('created_at', '<', filters.createdBefore);
+  if (filters.number) whereNumberMatches(query, ['from_number', 'to_number'], filters.number);
   return query;
 }
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
+import { whereNumberMatches, type NumberMatch } from '../../platform/db/numberMatch';
 import { queryPrepared } from '../../platform/db/prepared';
 import { CARRIER_ERROR, carrierRefusalMessage, type CarrierProviderName, type CarrierRefusal } from '../carriers/rules';
 import type { Environment } from '../keys/format';
@@ -70,6 +71,24 @@ export interface Tenant {
 
 export function linesOf(db: Db, tenant: Tenant) {
   return db<LineRow>('lines').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+/** The tenant's lines (released ones included) whose number matches, or whose name contains `name` (any case), newest first. */
+export async function linesMatching(
+  db: Db,
+  tenant: Tenant,
+  match: { number: NumberMatch } | { name: string },
+  limit: number,
+): Promise<LineRow[]> {
+  const query = linesOf(db, tenant);
+  if ('number' in match) whereNumberMatches(query, ['phone_number'], match.number);
+  else query.andWhereRaw(`name ilike ? escape '\\'`, [`%${match.name.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`]);
+  return query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit);
 }
 
 /** Which of `ids` name lines of the tenant (released ones included). */

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { whereNumberMatches, type NumberMatch } from '../../platform/db/numberMatch';
 import { releaseHold } from '../billing/holds';
 import { activeConsent } from '../compliance/consent';
 import type { Tenant } from '../lines/store';
@@ -66,6 +67,18 @@ export function toLegacySmsRecord(row: MessageRow) {
 
 export function messagesOf(db: Knex | Knex.Transaction, tenant: Tenant) {
   return db<MessageRow>('messages').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+/** The tenant's messages from or to a number that matches, newest first. */
+export async function messagesWithNumber(db: Knex, tenant: Tenant, number: NumberMatch, limit: number): Promise<MessageRow[]> {
+  const query = messagesOf(db, tenant);
+  whereNumberMatches(query, ['from_number', 'to_number'], number);
+  return query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit);
 }
 
 export async function findMessage(db: Knex | Knex.Transaction, messageId: string): Promise<MessageRow | undefined> {

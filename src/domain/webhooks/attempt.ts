@@ -117,9 +117,10 @@ export async function prepareAttempt(deps: DeliveryAttemptDeps, event: EventRow,
   return { ready: true, row, request: signedRequest(event, { url, secret, body, deliveryId: row.id, number: attempt, started }) };
 }
 
-/** The attempt row's columns once its POST is over. */
-export function completionOf(result: PostResult, started: Date, completedAt = new Date()) {
+/** The attempt row's columns once its POST is over, with the headers it was sent with (the signature's value, never the secret). */
+export function completionOf(request: Pick<OutboundRequest, 'headers'>, result: PostResult, started: Date, completedAt = new Date()) {
   return {
+    request_headers: JSON.stringify(request.headers),
     status: result.error === null ? 'success' : 'failed',
     http_status: result.httpStatus,
     error_message: result.error,
@@ -147,9 +148,10 @@ export function outcomeOf(deliveryId: string, result: PostResult): AttemptOutcom
 export async function recordOutcome(
   deps: Pick<DeliveryAttemptDeps, 'db' | 'now'>,
   row: AttemptRow,
+  request: OutboundRequest,
   result: PostResult,
 ): Promise<AttemptOutcome> {
-  await completeAttempt(deps.db, row.id, completionOf(result, row.created_at, deps.now()));
+  await completeAttempt(deps.db, row.id, completionOf(request, result, row.created_at, deps.now()));
   return outcomeOf(row.id, result);
 }
 
@@ -178,5 +180,5 @@ export async function attemptDelivery(
     if (!(await claimAttempt(deps.db, row))) return claimed;
   } else await replaceAttempt(deps.db, row);
   const result = await post(deps, prepared.request, options.reply);
-  return recordOutcome(deps, row, result);
+  return recordOutcome(deps, row, prepared.request, result);
 }

@@ -159,6 +159,8 @@ export async function recordMessageAndClaim(db: Knex, input: MessageClaimInput):
 
 /** The columns of a finished attempt's row (./attempt.ts `completionOf`). */
 export interface AttemptCompletion {
+  /** The headers it was POSTed with, as JSON text (the jsonb column's input). */
+  request_headers: string;
   status: string;
   http_status: number | null;
   error_message: string | null;
@@ -182,12 +184,13 @@ export async function settleAttemptWith(
     'webhook_message_settle',
     `WITH settled AS (
        UPDATE webhook_deliveries
-          SET status = ?, http_status = ?, error_message = ?, response_body = ?, duration_ms = ?, completed_at = ?
+          SET request_headers = ?::jsonb, status = ?, http_status = ?, error_message = ?, response_body = ?, duration_ms = ?, completed_at = ?
         WHERE id = ?
        RETURNING id
      ), alongside AS (${alongside.sql})
      SELECT (SELECT count(*) FROM settled) AS settled`,
     [
+      completion.request_headers,
       completion.status,
       completion.http_status,
       completion.error_message,
@@ -262,4 +265,45 @@ export async function deliveryAttemptsOfCall(
 /** The delivery attempts of a tenant (one workspace, one environment). */
 export function deliveriesOfTenant(db: Knex, tenant: { workspaceId: string; environment: string }) {
   return db('webhook_deliveries').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+/** What the delivery log may be narrowed by (the portal's deliveries list and its CSV). */
+export interface DeliveryFilters {
+  status?: string;
+  lineId?: string;
+  callId?: string;
+  eventType?: string;
+  eventId?: string;
+  /** Created at or after. */
+  createdFrom?: Date;
+  /** Created before. */
+  createdBefore?: Date;
+}
+
+/** A tenant's delivery attempts narrowed by `filters`. */
+export function filteredDeliveriesOf(db: Knex, tenant: { workspaceId: string; environment: string }, filters: DeliveryFilters) {
+  const query = deliveriesOfTenant(db, tenant);
+  if (filters.status) query.andWhere({ status: filters.status });
+  if (filters.lineId) query.andWhere({ line_id: filters.lineId });
+  if (filters.callId) query.andWhere({ call_id: filters.callId });
+  if (filters.eventType) query.andWhere({ event_type: filters.eventType });
+  if (filters.eventId) query.andWhere({ event_id: filters.eventId });
+  if (filters.createdFrom) query.andWhere('created_at', '>=', filters.createdFrom);
+  if (filters.createdBefore) query.andWhere('created_at', '<', filters.createdBefore);
+  return query;
+}
+
+/**
+ * The attempt an id names in the tenant: the delivery attempt with that id, else the first attempt of the
+ * event with that id (an event's page is its attempts').
+ */
+export async function deliveryNamedBy(
+  db: Knex,
+  tenant: { workspaceId: string; environment: string },
+  id: string,
+): Promise<{ id: string; event_id: string; matched: 'delivery' | 'event' } | undefined> {
+  const attempt = await deliveriesOfTenant(db, tenant).where({ id }).first('id', 'event_id');
+  if (attempt) return { ...attempt, matched: 'delivery' };
+  const first = await deliveriesOfTenant(db, tenant).where({ event_id: id }).orderBy('attempt', 'asc').first('id', 'event_id');
+  return first ? { ...first, matched: 'event' } : undefined;
 }
