@@ -48,7 +48,8 @@ export function table<Row>(options: TableOptions<Row>): Html {
       : html`<caption>
           ${options.caption}
         </caption>`;
-  return html`<table${attributes({ id: options.id, 'aria-labelledby': options.labelledBy })}>
+  // `stacked`: below 40rem each row becomes a card of labelled cells (portal.css), so no table is wider than a phone.
+  return html`<table${attributes({ id: options.id, class: 'stacked', 'aria-labelledby': options.labelledBy })}>
     ${caption}
     <thead>
       <tr>
@@ -69,7 +70,9 @@ function headerCell<Row>(column: Column<Row>): Html {
 function bodyCell<Row>(column: Column<Row>, row: Row): Html {
   const classes = [column.numeric ? 'num' : '', column.cellClass ?? ''].filter(Boolean).join(' ');
   const marker = column.cellMarker ? { [`data-${column.cellMarker}`]: true as const } : {};
-  return html`<td${attributes({ class: classes || undefined, ...marker })}>${column.cell(row)}</td>`;
+  // `data-label` names the cell where a phone stacks a row's cells (portal.css): the column's header.
+  const label = column.hiddenHeader ? undefined : column.header;
+  return html`<td${attributes({ class: classes || undefined, 'data-label': label, ...marker })}>${column.cell(row)}</td>`;
 }
 
 function dataAttributes(data: Record<string, string | number>): Html {
@@ -168,6 +171,103 @@ function inZone(at: Date, zone: string, precision: Precision): string {
 /** A select's option, selected when it is the current value. */
 export function option(value: string, current: string | undefined, label: string = value): Html {
   return html`<option value="${value}" ${current === value ? html`selected` : ''}>${label}</option>`;
+}
+
+/** The colour family of a badge; its label says the same in words, so colour is never the only cue. */
+export type Tone = 'ok' | 'active' | 'warn' | 'bad' | 'neutral';
+
+/**
+ * Every state and end cause the portal shows, as an operator reads it (issue 30): one mapping for every page.
+ * A value not listed (a state added later) still reads as words: its underscores become spaces.
+ */
+const STATES: Record<string, { label: string; tone: Tone }> = {
+  // Calls (src/domain/calls/rules.ts CALL_STATUSES)
+  initiated: { label: 'Dialling', tone: 'active' },
+  ringing: { label: 'Ringing', tone: 'active' },
+  in_progress: { label: 'In progress', tone: 'active' },
+  completed: { label: 'Completed', tone: 'ok' },
+  failed: { label: 'Failed', tone: 'bad' },
+  no_answer: { label: 'No answer', tone: 'warn' },
+  busy: { label: 'Busy', tone: 'warn' },
+  canceled: { label: 'Canceled', tone: 'neutral' },
+  // Lines (LINE_STATUSES), keys and consents
+  provisioning: { label: 'Getting a number', tone: 'active' },
+  active: { label: 'Active', tone: 'ok' },
+  suspended: { label: 'Suspended', tone: 'warn' },
+  released: { label: 'Released', tone: 'neutral' },
+  revoked: { label: 'Revoked', tone: 'neutral' },
+  expired: { label: 'Expired', tone: 'neutral' },
+  // Webhook deliveries
+  success: { label: 'Delivered', tone: 'ok' },
+  pending: { label: 'Pending', tone: 'active' },
+  // Messages (MESSAGE_STATUSES)
+  queued: { label: 'Queued', tone: 'active' },
+  sent: { label: 'Sent', tone: 'ok' },
+  delivered: { label: 'Delivered', tone: 'ok' },
+  undelivered: { label: 'Not delivered', tone: 'bad' },
+  received: { label: 'Received', tone: 'ok' },
+  // Why a call ended (END_CAUSES)
+  caller_hangup: { label: 'Caller hung up', tone: 'neutral' },
+  api_hangup: { label: 'Hung up by the API or portal', tone: 'neutral' },
+  agent_hangup: { label: 'Agent hung up', tone: 'neutral' },
+  max_duration: { label: 'Reached the maximum length', tone: 'warn' },
+  insufficient_funds: { label: 'Balance ran out', tone: 'bad' },
+  ring_timeout: { label: 'Not answered in time', tone: 'warn' },
+  carrier_failed: { label: 'Carrier failed', tone: 'bad' },
+  audio_handler_closed: { label: 'Audio handler closed', tone: 'warn' },
+  audio_handler_unavailable: { label: 'Audio handler unreachable', tone: 'bad' },
+  service_error: { label: 'Service error', tone: 'bad' },
+  transferred: { label: 'Transferred', tone: 'neutral' },
+  line_busy: { label: 'Line busy (missed)', tone: 'warn' },
+  // Consent types
+  explicit_outbound: { label: 'Explicit (for outbound calls and texts)', tone: 'neutral' },
+  implied_inbound: { label: 'Implied (they contacted the line)', tone: 'neutral' },
+  // Directions
+  inbound: { label: 'Inbound', tone: 'neutral' },
+  outbound: { label: 'Outbound', tone: 'neutral' },
+};
+
+/** An enum value as words: its label in the mapping, else the value with spaces for underscores, first letter capital. */
+export function stateLabel(value: string): string {
+  const known = STATES[value];
+  if (known) return known.label;
+  const words = value.replace(/_/g, ' ');
+  return words.charAt(0).toUpperCase() + words.slice(1);
+}
+
+/**
+ * A state as a coloured badge with its readable label; the raw value stays in `data-state` (and in `title`, for an
+ * operator matching it to the API). '—' when absent.
+ */
+export function stateBadge(value: string | null | undefined): Html | string {
+  if (!value) return '—';
+  const tone = STATES[value]?.tone ?? 'neutral';
+  return html`<span class="badge badge-${tone}" data-state="${value}" title="${value}">${stateLabel(value)}</span>`;
+}
+
+/**
+ * A value to copy (a one-time secret, a ready header): the text in an `<output id>` and a Copy button that
+ * /portal/assets/portal.js reveals and wires (hidden without script, where selecting the text is the way). The
+ * status beside it tells a screen reader that the copy happened.
+ */
+export function copyable(id: string, value: unknown, what: string): Html {
+  return html`<div class="copyable">
+    <output id="${id}" class="mono">${value}</output>
+    ${copyButton(id, what)}
+  </div>`;
+}
+
+/** The Copy button of the element `id` (its text is copied), and the status that says it was. */
+export function copyButton(id: string, what: string): Html {
+  return html`<button type="button" class="secondary copy" data-copy="${id}" aria-label="Copy ${what}" hidden>Copy</button>
+    <span id="${id}-copied" class="copied" role="status"></span>`;
+}
+
+/** A key's plaintext, and the header a request sends it in, each ready to copy. */
+export function keyToCopy(id: string, plaintext: string): Html {
+  return html`${copyable(id, plaintext, 'the key')}
+    <p class="copy-hint">Send it as this header:</p>
+    ${copyable(`${id}-header`, `Authorization: Bearer ${plaintext}`, 'the Authorization header')}`;
 }
 
 /**

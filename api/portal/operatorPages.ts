@@ -7,6 +7,7 @@ import type { Html } from './html';
 import { spendPortalLimit, type PortalLimit } from './limits';
 import { assertCsrf, readForm } from './http';
 import type { PageNav, ShownError } from './layout';
+import { signInThenReturn } from './returnTo';
 import { signedInOperator, type Operator } from './visitor';
 
 /** What every signed-in page needs: its operator (or the login page), its navigation, its tenant and role checks. */
@@ -24,10 +25,10 @@ export function navOf(operator: Operator, current: string): PageNav {
 /** Managing members is administering the workspace: the scope its API counterpart needs (keys:admin; owners and admins). */
 export const MEMBERS_SCOPE: Scope = 'keys:admin';
 
-/** A page's operator, or a redirect to the login page (then undefined). */
+/** A page's operator, or a redirect to the login page that comes back to this page once signed in (then undefined). */
 export async function operatorOrLogin(ctx: AppContext, deps: AppDeps, environment: unknown): Promise<Operator | undefined> {
   const operator = await signedInOperator(ctx, deps, typeof environment === 'string' ? environment : undefined);
-  if (!operator) ctx.redirect('/portal/login');
+  if (!operator) signInThenReturn(ctx, deps, ctx.url);
   return operator;
 }
 

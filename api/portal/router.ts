@@ -50,6 +50,7 @@ function loadAssets(): Map<string, { type: string; body: Buffer }> {
         body: fs.readFileSync(path.join(path.dirname(require.resolve('chart.js')), 'chart.umd.js')),
       },
     ],
+    ['portal.js', { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(__dirname, 'assets', 'portal.js')) }],
     ['usage-chart.js', { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(__dirname, 'assets', 'usage-chart.js')) }],
     ['line-form.js', { type: 'text/javascript; charset=utf-8', body: fs.readFileSync(path.join(__dirname, 'assets', 'line-form.js')) }],
   ]);

@@ -3,6 +3,9 @@ import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { lineCreationError } from '../lineErrors';
 import { changePassword } from '../../src/domain/accounts/changePassword';
+import { recentActivity } from '../../src/domain/accounts/activity';
+import { gettingStarted } from '../../src/domain/accounts/gettingStarted';
+import { mcpResourceOf } from '../../src/domain/oauth/rules';
 import { workspaceOverview } from '../../src/domain/accounts/overview';
 import { provisionLine, type LineRequest } from '../../src/domain/lines/provision';
 import { findSettings } from '../../src/domain/billing/settings';
@@ -88,7 +91,14 @@ export function modeFieldsOfForm(
 /** Pages of a signed-in operator: overview, lines, settings. */
 export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal', deps, async (ctx, operator) => {
-    sendPage(ctx, 200, overviewPage(await workspaceOverview(deps, tenantOf(operator)), navOf(operator, '/portal')));
+    const tenant = tenantOf(operator);
+    const [overview, steps, activity] = await Promise.all([
+      workspaceOverview(deps, tenant),
+      gettingStarted(deps, tenant),
+      recentActivity(deps, tenant),
+    ]);
+    const mcpUrl = mcpResourceOf(deps.config.publicBaseUrl);
+    sendPage(ctx, 200, overviewPage({ overview, steps, activity, mcpUrl }, navOf(operator, '/portal')));
   });
 
   router.get('/portal/overview/stats', async (rawCtx) => {

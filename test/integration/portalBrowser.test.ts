@@ -122,7 +122,7 @@ describe('portal in a browser', () => {
     await check(page, '07b-revoke-confirmation', problems);
     await page.getByRole('button', { name: 'Revoke service key' }).click();
     await page.waitForURL('**/portal/keys?env=test');
-    await expect(page.locator('#keys tbody tr td').nth(4).textContent()).resolves.toMatch(/^revoked/);
+    await expect(page.locator('#keys tbody tr td').nth(4).textContent()).resolves.toMatch(/^Revoked \d{4}-/);
     expect((await h.request('GET', '/v1/keys', { key: serviceKey })).status).toBe(401);
     await check(page, '08-key-revoked', problems);
 

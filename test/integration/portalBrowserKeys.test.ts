@@ -63,8 +63,8 @@ describe('portal keys and compliance in a browser', () => {
     await check(page, '03b-token-revoke-confirmation', problems);
     await page.getByRole('button', { name: 'Revoke delegated token' }).click();
     await page.waitForURL('**/portal/api-keys?env=test');
-    await expect(page.locator('#delegated-tokens tbody tr td[data-status]').textContent()).resolves.toMatch(/^revoked/);
-    await expect(page.locator('#regular-keys tbody tr td[data-status]').textContent()).resolves.toBe('active');
+    await expect(page.locator('#delegated-tokens tbody tr td[data-status]').textContent()).resolves.toMatch(/^Revoked \d{4}-/);
+    await expect(page.locator('#regular-keys tbody tr td[data-status]').textContent()).resolves.toBe('Active');
     await check(page, '04-token-revoked', problems);
     const refused = await h.request('GET', '/api/v1/lines', { key: token });
     expect(refused.status).toBe(401);

@@ -12,7 +12,7 @@ describe('portal API keys', () => {
   const plaintextOf = (page: PortalResponse) => /id="minted-key"[^>]*>([^<]+)</.exec(page.text)![1];
   const scopeFields = (...scopes: string[]) => Object.fromEntries(scopes.map((scope) => [`scope.${scope}`, 'on']));
   const rowOf = (page: PortalResponse, prefixOfKey: string) =>
-    new RegExp(`data-key-id="([^"]+)">\\s*<td>[^<]*</td>\\s*<td class="mono">${prefixOfKey}<`).exec(page.text)?.[1];
+    new RegExp(`data-key-id="([^"]+)">\\s*<td[^>]*>[^<]*</td>\\s*<td class="mono"[^>]*>${prefixOfKey}<`).exec(page.text)?.[1];
 
   it('mints a regular key and a delegated token below it, each shown once and working; revoking the key revokes both', async () => {
     const { client, workspaceId } = await operator();
@@ -65,7 +65,7 @@ describe('portal API keys', () => {
       ...scopeFields('read'),
     });
     expect(plaintextOf(live)).toMatch(/^sk_live_/);
-    expect(live.text).toContain('<td>live</td>');
+    expect(live.text).toContain('<td data-label="Environment">live</td>');
     expect((await client.get('/portal/api-keys?env=test')).text).not.toContain('>Live</td>');
 
     const revoked = await client.submit('/portal/api-keys?env=test', `/portal/api-keys/${regularId}/revoke`, {
@@ -79,7 +79,9 @@ describe('portal API keys', () => {
       expect(refused.status).toBe(401);
       expect(refused.body.error.code).toBe('invalid_api_key');
     }
-    expect((await client.get('/portal/api-keys?env=test')).text.match(/data-status>revoked/g)).toHaveLength(2);
+    expect(
+      (await client.get('/portal/api-keys?env=test')).text.match(/data-status><span class="badge badge-neutral" data-state="revoked"/g),
+    ).toHaveLength(2);
 
     // The audit records both mints and both revocations, as the API's own paths would.
     const events = await h.db('compliance_events').where({ workspace_id: workspaceId });

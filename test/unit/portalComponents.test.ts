@@ -1,4 +1,20 @@
-import { attributes, confirmation, envFields, isConfirmed, option, postButton, table, time } from '../../api/portal/components';
+import {
+  attributes,
+  confirmation,
+  copyable,
+  envFields,
+  isConfirmed,
+  keyToCopy,
+  option,
+  postButton,
+  stateBadge,
+  stateLabel,
+  table,
+  time,
+} from '../../api/portal/components';
+import { CALL_STATUSES, END_CAUSES } from '../../src/domain/calls/rules';
+import { LINE_STATUSES } from '../../src/domain/lines/rules';
+import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
 import { html } from '../../api/portal/html';
 import { inRenderScope, renderInTimeZone } from '../../api/portal/timeZoneScope';
 
@@ -23,10 +39,12 @@ describe('portal components', () => {
       actions: () => t`<button>Go</button>`,
     }).value;
     expect(squeeze(rendered)).toBe(
-      '<table id="things"><caption> Things &lt;of&gt; test </caption><thead><tr>' +
+      '<table id="things" class="stacked"><caption> Things &lt;of&gt; test </caption><thead><tr>' +
         '<th scope="col">Name</th><th scope="col" class="num">Count</th><th scope="col">Marked</th>' +
         '<th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead><tbody>' +
-        '<tr data-thing-id="a&quot;1"><td>&lt;b&gt;</td><td class="num mono">3</td><td data-marked>x</td><td><button>Go</button></td></tr>' +
+        // Each cell names its column in data-label (a phone stacks the row); the actions cell has none.
+        '<tr data-thing-id="a&quot;1"><td data-label="Name">&lt;b&gt;</td><td class="num mono" data-label="Count">3</td>' +
+        '<td data-label="Marked" data-marked>x</td><td><button>Go</button></td></tr>' +
         '</tbody></table>',
     );
   });
@@ -42,7 +60,7 @@ describe('portal components', () => {
       empty,
       columns: [{ header: 'A', cell: (n) => n }],
     });
-    expect(labelled.value).toMatch(/^<table id="x" aria-labelledby="x-title">\s*<thead>/);
+    expect(labelled.value).toMatch(/^<table id="x" class="stacked" aria-labelledby="x-title">\s*<thead>/);
   });
 
   it('posts hidden fields with one button, escaping every value', () => {
@@ -89,6 +107,31 @@ describe('portal components', () => {
     expect(option('a', 'a', 'A <1>').value).toBe('<option value="a" selected>A &lt;1&gt;</option>');
     expect(option('b', 'a').value).toBe('<option value="b" >b</option>');
     expect(attributes({ a: 'x', b: true, c: false, d: undefined, e: 0 }).value).toBe(' a="x" b e="0"');
+  });
+
+  it('shows every state as a readable label in a coloured badge, keeping the raw value (issue 30)', () => {
+    expect(stateBadge('in_progress').toString()).toBe(
+      '<span class="badge badge-active" data-state="in_progress" title="in_progress">In progress</span>',
+    );
+    expect(stateBadge('failed').toString()).toContain('badge-bad');
+    expect(stateLabel('api_hangup')).toBe('Hung up by the API or portal');
+    // A state nobody mapped yet still reads as words, never as an enum.
+    expect(stateLabel('some_new_state')).toBe('Some new state');
+    expect(stateBadge(null)).toBe('—');
+    // Every state the domain defines has a label of its own (no underscore left).
+    for (const value of [...CALL_STATUSES, ...END_CAUSES, ...LINE_STATUSES, ...MESSAGE_STATUSES])
+      expect(stateLabel(value)).not.toContain('_');
+    expect(stateBadge('<x>').toString()).toContain('&lt;x&gt;');
+  });
+
+  it('offers a one-time value and its Authorization header to copy, escaped (issue 30)', () => {
+    const key = squeeze(keyToCopy('minted-key', 'sk_test_"1').value);
+    expect(key).toContain('<output id="minted-key" class="mono">sk_test_&quot;1</output>');
+    expect(key).toContain('<output id="minted-key-header" class="mono">Authorization: Bearer sk_test_&quot;1</output>');
+    expect(key).toContain(
+      '<button type="button" class="secondary copy" data-copy="minted-key-header" aria-label="Copy the Authorization header" hidden>Copy</button>',
+    );
+    expect(squeeze(copyable('s', 'v', 'the secret').value)).toContain('<span id="s-copied" class="copied" role="status"></span>');
   });
 
   it('a confirmation posts confirm=yes with its hidden fields; a stale one offers no button, only what changed', () => {

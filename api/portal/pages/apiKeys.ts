@@ -3,7 +3,7 @@ import { grantOf } from '../../../src/domain/keys/scopedTokens';
 import { SCOPES, type Scope } from '../../../src/domain/keys/scopes';
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
-import { confirmLink, envFields, hiddenFields, option, table, time } from '../components';
+import { confirmLink, envFields, hiddenFields, keyToCopy, option, stateBadge, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface ApiKeysPageInput {
@@ -25,13 +25,20 @@ export interface ApiKeysPageInput {
   form?: Record<string, string>;
 }
 
-function status(key: ApiKeyRow, now: Date): Html | string {
-  if (key.revoked_at && key.revoked_at <= now) return html`revoked ${time(key.revoked_at)}`;
-  if (key.expires_at && key.expires_at <= now) return html`expired ${time(key.expires_at)}`;
+function keyState(key: ApiKeyRow, now: Date): 'revoked' | 'expired' | 'active' {
+  if (key.revoked_at && key.revoked_at <= now) return 'revoked';
+  if (key.expires_at && key.expires_at <= now) return 'expired';
   return 'active';
 }
 
-const isLive = (key: ApiKeyRow, now: Date) => status(key, now) === 'active';
+/** The key's state as a badge, with the time it was revoked or expired. */
+function status(key: ApiKeyRow, now: Date): Html {
+  const state = keyState(key, now);
+  const since = state === 'revoked' ? key.revoked_at : state === 'expired' ? key.expires_at : null;
+  return html`${stateBadge(state)}${since ? html` ${time(since)}` : ''}`;
+}
+
+const isLive = (key: ApiKeyRow, now: Date) => keyState(key, now) === 'active';
 
 export function apiKeysPage(nav: PageNav, input: ApiKeysPageInput): Html {
   const regular = input.keys.filter((key) => key.ancestor_ids.length === 0);
@@ -61,7 +68,7 @@ function mintedPanel(minted: { kind: string; name: string; plaintext: string }):
   return html`<section class="secret" aria-labelledby="minted-title">
     <h2 id="minted-title">${minted.kind} ${minted.name}</h2>
     <p>Copy it now: it is shown only once. Only its hash is kept.</p>
-    <output id="minted-key" class="mono">${minted.plaintext}</output>
+    ${keyToCopy('minted-key', minted.plaintext)}
   </section>`;
 }
 
@@ -148,7 +155,9 @@ function delegateForm(nav: PageNav, input: ApiKeysPageInput): Html {
   const parents = input.parents.filter((key) => isLive(key, input.now) && key.scopes.includes('keys:admin'));
   if (parents.length === 0)
     return html`<h2>Mint a delegated token</h2>
-      <p id="no-parents">A delegated token is minted below a live key of yours holding <code>keys:admin</code>: mint one first.</p>`;
+      <p id="no-parents">
+        A delegated token is minted below an active (not revoked or expired) key of yours holding <code>keys:admin</code>: mint one first.
+      </p>`;
   return html`<h2>Mint a delegated token</h2>
     <form method="post" action="/portal/api-keys/delegated" class="card" id="mint-delegated">
       ${hiddenFields(envFields(nav))}

@@ -1,7 +1,7 @@
 import type { toCallRecord } from '../../../src/domain/calls/store';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
-import { confirmLink, table, time } from '../components';
+import { confirmLink, stateBadge, stateLabel, table, time } from '../components';
 import { choiceSelect, lineSelect, listQuery, searchBox, timeRangeFields } from '../filterFields';
 import type { LineChoice } from '../lineChoices';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
@@ -81,10 +81,10 @@ export function callsTableOf(nav: PageNav, calls: readonly CallRecord[], lineNam
         header: 'Line',
         cell: (call) => html`<a href="/portal/lines/${call.line_id}?env=${nav.environment}">${lineNames.get(call.line_id) ?? 'line'}</a>`,
       },
-      { header: 'Direction', cell: (call) => call.direction },
+      { header: 'Direction', cell: (call) => stateLabel(call.direction) },
       { header: 'From', cellClass: 'mono', cell: (call) => call.from_number },
       { header: 'To', cellClass: 'mono', cell: (call) => call.to_number },
-      { header: 'Status', cell: (call) => call.status },
+      { header: 'Status', cell: (call) => stateBadge(call.status) },
       { header: 'Seconds', cell: (call) => call.duration_sec ?? '—' },
       { header: 'Charge', cell: (call) => (call.charge_cents === null ? '—' : formatCents(call.charge_cents)) },
     ],
@@ -107,7 +107,7 @@ export function callLive(view: CallView, environment: string, hangUp?: { csrfTok
     <dl class="stats">
       <div>
         <dt>Status</dt>
-        <dd data-call-status="${call.status}">${call.status}</dd>
+        <dd data-call-status="${call.status}">${stateBadge(call.status)}</dd>
       </div>
       <div>
         <dt>Seconds</dt>
@@ -119,7 +119,7 @@ export function callLive(view: CallView, environment: string, hangUp?: { csrfTok
       </div>
       <div>
         <dt>End cause</dt>
-        <dd>${call.end_cause ?? '—'}</dd>
+        <dd>${call.end_cause ? stateLabel(call.end_cause) : '—'}</dd>
       </div>
       <div>
         <dt>Started</dt>

@@ -2,7 +2,7 @@ import { CONSENT_SOURCE_MAX_LENGTH, CONSENT_TYPES, type ConsentRow } from '../..
 import { DISCLOSURE_LIMITS, type DisclosureRow } from '../../../src/domain/compliance/disclosures';
 import { OPT_IN_REASON_MAX_LENGTH, type OptOutRow } from '../../../src/domain/compliance/optOuts';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, option, postButton, table, time } from '../components';
+import { envFields, hiddenFields, option, postButton, stateBadge, stateLabel, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface CompliancePageInput {
@@ -97,9 +97,9 @@ function consentsTable(nav: PageNav, input: CompliancePageInput): Html {
     columns: [
       { header: 'Phone number', cellClass: 'mono', cell: (row) => row.phone_number },
       { header: 'Line', cell: lineOf },
-      { header: 'Type', cell: (row) => row.consent_type },
+      { header: 'Type', cell: (row) => stateLabel(row.consent_type) },
       { header: 'Source', cell: (row) => row.source },
-      { header: 'Status', cell: (row) => row.status },
+      { header: 'Status', cell: (row) => stateBadge(row.status) },
       { header: 'Granted', cell: (row) => time(row.granted_at) },
       { header: 'Revoked', cell: (row) => time(row.revoked_at) },
     ],
@@ -150,7 +150,7 @@ function grantConsentForm(nav: PageNav, input: CompliancePageInput): Html {
       <input id="consent-number" name="phone_number" type="tel" required value="${form.phone_number ?? ''}" />
       <label for="consent-type">Consent type</label>
       <select id="consent-type" name="consent_type">
-        ${CONSENT_TYPES.map((type) => option(type, form.consent_type ?? 'explicit_outbound'))}
+        ${CONSENT_TYPES.map((type) => option(type, form.consent_type ?? 'explicit_outbound', stateLabel(type)))}
       </select>
       <label for="consent-source">Source (where it was given; default portal)</label>
       <input id="consent-source" name="source" type="text" maxlength="${CONSENT_SOURCE_MAX_LENGTH}" value="${form.source ?? ''}" />

@@ -1,7 +1,7 @@
 import type { toConversationRecord } from '../../../src/domain/messages/conversations';
 import type { toMessageRecord } from '../../../src/domain/messages/store';
 import { html, type Html } from '../html';
-import { table, time } from '../components';
+import { stateBadge, table, time } from '../components';
 import { layout, type PageNav } from '../layout';
 
 type ConversationRecord = ReturnType<typeof toConversationRecord>;
@@ -57,7 +57,7 @@ export function conversationPage(nav: PageNav, input: ConversationPageInput): Ht
       { header: 'When', cell: (m) => time(m.created_at) },
       { header: 'Direction', cell: (m) => (m.direction === 'inbound' ? 'Received' : 'Sent') },
       { header: 'Text', cellClass: 'message-text', cell: (m) => m.text },
-      { header: 'Status', cell: (m) => html`${m.status}${m.error_code ? html` (<code>${m.error_code}</code>)` : ''}` },
+      { header: 'Status', cell: (m) => html`${stateBadge(m.status)}${m.error_code ? html` (<code>${m.error_code}</code>)` : ''}` },
       { header: 'Segments', numeric: true, cell: (m) => m.segments },
       { header: 'Charge', numeric: true, cell: (m) => (m.charge_cents === null ? '—' : `${m.charge_cents}¢`) },
     ],

@@ -1,5 +1,5 @@
 import { html, type Html } from '../html';
-import { envFields, postButton, table, time, type Column } from '../components';
+import { envFields, postButton, stateBadge, table, time, type Column } from '../components';
 import { choiceSelect, lineSelect, listQuery, searchBox, timeRangeFields } from '../filterFields';
 import type { LineChoice } from '../lineChoices';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
@@ -28,7 +28,7 @@ const sentAt: Column<DeliveryRow> = { header: 'Time', cell: (row) => time(row.cr
 
 /** An attempt's outcome, and its request and response behind a native disclosure: the list's and a delivery's page's last four columns. */
 const OUTCOME_COLUMNS: Array<Column<DeliveryRow>> = [
-  { header: 'Status', cell: (row) => html`${row.status}${row.error_message ? html` (${row.error_message})` : ''}` },
+  { header: 'Status', cell: (row) => html`${stateBadge(row.status)}${row.error_message ? html` ${row.error_message}` : ''}` },
   { header: 'HTTP', cell: (row) => row.http_status ?? '—' },
   { header: 'Milliseconds', cell: (row) => row.duration_ms ?? '—' },
   {

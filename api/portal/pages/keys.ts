@@ -1,6 +1,6 @@
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
-import { confirmLink, envFields, hiddenFields, table, time } from '../components';
+import { confirmLink, envFields, hiddenFields, keyToCopy, stateBadge, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface KeysPageInput {
@@ -29,7 +29,7 @@ function mintedPanel(minted: { name: string; plaintext: string }): Html {
   return html`<section class="secret" aria-labelledby="minted-title">
     <h2 id="minted-title">Service key ${minted.name}</h2>
     <p>Copy it now: it is shown only once. Only its hash is kept.</p>
-    <output id="minted-key" class="mono">${minted.plaintext}</output>
+    ${keyToCopy('minted-key', minted.plaintext)}
   </section>`;
 }
 
@@ -45,7 +45,7 @@ function keysTable(nav: PageNav, input: KeysPageInput): Html {
       { header: 'Prefix', cellClass: 'mono', cell: (key) => key.key_prefix },
       { header: 'Created', cell: (key) => time(key.created_at) },
       { header: 'Last used', cell: (key) => time(key.last_used_at) },
-      { header: 'Status', cell: (key) => (key.revoked_at ? html`revoked ${time(key.revoked_at)}` : 'active') },
+      { header: 'Status', cell: (key) => (key.revoked_at ? html`${stateBadge('revoked')} ${time(key.revoked_at)}` : stateBadge('active')) },
     ],
     actions: (key) =>
       input.mayManage && !key.revoked_at

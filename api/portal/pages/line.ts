@@ -1,6 +1,6 @@
 import type { toLineRecord } from '../../../src/domain/lines/store';
 import { html, type Html } from '../html';
-import { confirmLink, envFields, hiddenFields } from '../components';
+import { confirmLink, envFields, hiddenFields, stateBadge, stateLabel } from '../components';
 import { forModes, languageSelect, LINE_FORM_SCRIPT, modeSelect, voiceSelect } from './lineFields';
 import { formOutcome, layout, type PageNav, type ShownError } from '../layout';
 
@@ -56,7 +56,7 @@ export function linePage(nav: PageNav, input: LinePageInput): Html {
         </div>
         <div>
           <dt>Status</dt>
-          <dd data-line-status>${line.status}</dd>
+          <dd data-line-status>${stateBadge(line.status)}</dd>
         </div>
         <div>
           <dt>Language</dt>
@@ -75,7 +75,8 @@ export function linePage(nav: PageNav, input: LinePageInput): Html {
 function testCallForm(nav: PageNav, input: LinePageInput): Html {
   const { line } = input;
   if (!input.mayCall) return html`<p>Your role cannot place calls.</p>`;
-  if (line.status !== 'active') return html`<p id="no-test-call">Test calls need an active line; this one is ${line.status}.</p>`;
+  if (line.status !== 'active')
+    return html`<p id="no-test-call">Test calls need an active line; this one is ${stateLabel(line.status).toLowerCase()}.</p>`;
   return html`<h2>Place a test call</h2>
     <form method="post" action="/portal/lines/${line.id}/calls" class="card" aria-label="Place a test call">
       ${hiddenFields(envFields(nav))}

@@ -1,7 +1,7 @@
 import { NUMBER_TYPES } from '../../../src/domain/lines/numberChoice';
 import type { toLineRecord } from '../../../src/domain/lines/store';
 import { html, type Html } from '../html';
-import { confirmLink, envFields, hiddenFields, option, table, time } from '../components';
+import { confirmLink, copyable, envFields, hiddenFields, option, stateBadge, table, time } from '../components';
 import { forModes, LINE_FORM_SCRIPT, modeSelect, voiceSelect } from './lineFields';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
@@ -54,8 +54,7 @@ function secretPanel(shown: ShownSecret): Html {
   return html`<section class="secret" aria-labelledby="secret-title">
     <h2 id="secret-title">${heading}</h2>
     <p>Copy it now: it is shown only once. ${rotation ? '' : signs}</p>
-    ${rotation ? rotationWindow(rotation) : ''}
-    <output id="webhook-secret" class="mono">${shown.secret}</output>
+    ${rotation ? rotationWindow(rotation) : ''} ${copyable('webhook-secret', shown.secret, 'the signing secret')}
   </section>`;
 }
 
@@ -92,7 +91,7 @@ function linesTable(nav: PageNav, input: LinesPageInput): Html {
       { header: 'Name', cell: (line) => html`<a href="/portal/lines/${line.id}?env=${nav.environment}">${line.name}</a>` },
       { header: 'Mode', cell: (line) => line.mode },
       { header: 'Number', cellClass: 'mono', cell: (line) => line.phone_number ?? '—' },
-      { header: 'Status', cell: (line) => line.status },
+      { header: 'Status', cell: (line) => stateBadge(line.status) },
       {
         header: 'Signing secret',
         cellMarker: 'secret-state',

@@ -1,5 +1,6 @@
 import { html, type Html } from '../html';
 import { csrfField, errorBox, formOutcome, layout, type PageNav, type ShownError } from '../layout';
+import { copyButton } from '../components';
 
 /** Two-factor sign-in pages (issue 27): the second step of a sign-in, and the user's security page. */
 
@@ -59,7 +60,7 @@ function enrolBlock(nav: PageNav, pending: { secret: string; uri: string }): Htm
   return html`<form method="post" action="/portal/security/two-factor/confirm" class="card">
     ${csrfField(nav.csrfToken)}
     <p>Add this account to your authenticator app, by its setup link or by typing the key:</p>
-    <p>Key: <code class="mono" data-totp-secret>${pending.secret}</code></p>
+    <p>Key: <code id="totp-secret" class="mono" data-totp-secret>${pending.secret}</code> ${copyButton('totp-secret', 'the setup key')}</p>
     <p>Setup link: <a class="mono" href="${pending.uri}" data-totp-uri>${pending.uri}</a></p>
     <label for="code">Then type the 6-digit code it shows</label>
     <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" required />
@@ -70,9 +71,10 @@ function enrolBlock(nav: PageNav, pending: { secret: string; uri: string }): Htm
 function recoveryCodesBlock(codes: string[]): Html {
   return html`<div class="secret" data-recovery-codes>
     <p><strong>Your recovery codes.</strong> Keep them somewhere safe: each signs you in once without the app. They are shown only now.</p>
-    <ul>
+    <ul id="recovery-codes">
       ${codes.map((code) => html`<li><code class="mono">${code}</code></li>`)}
     </ul>
+    ${copyButton('recovery-codes', 'the recovery codes')}
   </div>`;
 }
 

@@ -237,3 +237,17 @@ export class LastUsedBatcher {
     }
   }
 }
+
+/** Whether the tenant has a regular key that still works at `now` (the overview's getting-started checklist). */
+export async function hasUsableRegularKey(db: Db, tenant: { workspaceId: string; environment: Environment }, now: Date): Promise<boolean> {
+  const row = await regularKeysOf(db, tenant)
+    .whereNull('revoked_at')
+    .andWhere((q) => q.whereNull('expires_at').orWhere('expires_at', '>', now))
+    .first('id');
+  return row !== undefined;
+}
+
+/** Whether a line-bound agent key of the tenant was ever used (how an MCP agent usually calls). */
+export async function hasUsedAgentKey(db: Db, tenant: { workspaceId: string; environment: Environment }): Promise<boolean> {
+  return (await regularKeysOf(db, tenant).whereNotNull('line_id').whereNotNull('last_used_at').first('id')) !== undefined;
+}

@@ -382,3 +382,8 @@ export async function insertNumberGrant(db: Db, tenant: Tenant, phoneNumber: str
 export async function deleteNumberGrant(db: Db, tenant: Tenant, phoneNumber: string): Promise<boolean> {
   return (await numberGrantsOf(db, tenant).where({ phone_number: phoneNumber }).delete()) > 0;
 }
+
+/** Whether the tenant holds a line that is not released (the overview's getting-started checklist). */
+export async function hasUnreleasedLine(db: Db, tenant: Tenant): Promise<boolean> {
+  return (await linesOf(db, tenant).whereNot({ status: 'released' }).first('id')) !== undefined;
+}

@@ -267,6 +267,24 @@ export function deliveriesOfTenant(db: Knex, tenant: { workspaceId: string; envi
   return db('webhook_deliveries').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
 }
 
+/** Delivery attempts of a tenant per UTC day since `since`: how many succeeded and how many failed (pending ones are neither). */
+export async function deliveryOutcomesByDay(
+  db: Knex,
+  tenant: { workspaceId: string; environment: string },
+  since: Date,
+): Promise<Map<string, { delivered: number; failed: number }>> {
+  const rows = (await db('webhook_deliveries')
+    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
+    .where('created_at', '>=', since)
+    .select(
+      db.raw(`to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day`),
+      db.raw(`count(*) filter (where status = 'success')::int as delivered`),
+      db.raw(`count(*) filter (where status = 'failed')::int as failed`),
+    )
+    .groupByRaw('1')) as Array<{ day: string; delivered: number; failed: number }>;
+  return new Map(rows.map((row) => [row.day, { delivered: row.delivered, failed: row.failed }]));
+}
+
 /** What the delivery log may be narrowed by (the portal's deliveries list and its CSV). */
 export interface DeliveryFilters {
   status?: string;
