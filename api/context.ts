@@ -10,6 +10,7 @@ import type { Mailer } from '../src/adapters/email/port';
 import type { CarrierRecording } from '../src/adapters/carrier/port';
 import type { CarrierReach } from '../src/domain/carriers/reach';
 import type { TelnyxInboxPorts } from '../src/domain/telnyxInbox/apply';
+import type { NotedAction } from './portal/notedAction';
 
 /** What every handler can reach: shared infrastructure, never per-tenant state. */
 export interface AppDeps {
@@ -74,6 +75,8 @@ export interface AppState {
   carrierReach?: CarrierReach;
   /** Query string after schema validation and type coercion. */
   query?: Record<string, unknown>;
+  /** What a portal form post's audit record knows so far (api/portal/actionLog.ts). */
+  portalAction?: NotedAction;
   /** What the access log writes instead of the path, when the path holds a secret (api/routes/temporalCodec.ts). */
   loggedPath?: string;
 }

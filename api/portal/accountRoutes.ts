@@ -25,6 +25,7 @@ import { askForSecondFactor } from './signInChallenge';
 import { preSessionToken, signedInOperator } from './visitor';
 import type { OpenedSession } from '../../src/domain/accounts/session';
 import { takeReturnPath } from './returnTo';
+import { noteAction } from './actionLog';
 
 const signupClosed = () =>
   new ApiError(403, 'signup_closed', 'This service creates workspaces by invitation only: ask a workspace owner to invite you');
@@ -48,7 +49,9 @@ export function mailingDeps(ctx: AppContext, deps: AppDeps): MailingDeps {
   return { ...deps, mailer: deps.mailer, log: ctx.state.log };
 }
 
-export function startSession(ctx: AppContext, deps: AppDeps, session: OpenedSession): void {
+/** Opens `userId`'s session in the browser; the action log names them as who acted. */
+export function startSession(ctx: AppContext, deps: AppDeps, session: OpenedSession, userId: string): void {
+  noteAction(ctx, { userId });
   setCookie(ctx, deps, SESSION_COOKIE, session.token, { sameSite: 'Lax', maxAgeSeconds: Math.floor(SESSION_LIFETIME_MS / 1000) });
   clearCookie(ctx, deps, PRE_SESSION_CSRF_COOKIE);
 }
@@ -112,6 +115,7 @@ export function accountRoutes(router: Router<AppState>, deps: AppDeps): void {
       { workspace_id: outcome.workspaceId, user_id: outcome.userId, awaiting_approval: outcome.awaitingApproval, mailed: outcome.mailed },
       'portal signup: verification link mailed',
     );
+    noteAction(ctx, { userId: outcome.userId, targetId: outcome.workspaceId });
     const answer = {
       workspace_id: outcome.workspaceId,
       user_id: outcome.userId,
@@ -158,8 +162,11 @@ export function accountRoutes(router: Router<AppState>, deps: AppDeps): void {
       ctx.state.log.info({ client_address: ctx.ip }, 'portal login refused');
       return again(invalidCredentials());
     }
-    if ('challenge' in outcome) return askForSecondFactor(ctx, deps, outcome.challenge);
-    startSession(ctx, deps, outcome.session);
+    if ('challenge' in outcome) {
+      noteAction(ctx, { userId: outcome.userId, details: { second_factor: 'asked' } });
+      return askForSecondFactor(ctx, deps, outcome.challenge);
+    }
+    startSession(ctx, deps, outcome.session, outcome.userId);
     changed(ctx, takeReturnPath(ctx, deps), 200, { user_id: outcome.userId });
   });
 

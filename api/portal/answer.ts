@@ -3,12 +3,14 @@ import { ApiError } from '../errors';
 import type { Html } from './html';
 import type { ShownError } from './layout';
 import { sendPage, wantsJson } from './http';
+import { noteAction } from './actionLog';
 
 /**
  * A refusal: the API's error envelope to a script asking for JSON, otherwise the page again with
  * the error on it, under the same status and code (e.g. 409 `email_taken`).
  */
 export function refuse(ctx: AppContext, error: ApiError, page: (shown: ShownError) => Html): void {
+  noteAction(ctx, { refusalCode: error.code });
   for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
   if (wantsJson(ctx)) {
     ctx.status = error.status;

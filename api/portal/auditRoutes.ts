@@ -2,65 +2,106 @@ import type Router from '@koa/router';
 import type { AppDeps, AppState } from '../context';
 import { errors, type ApiError } from '../errors';
 import { auditFiltersOf, type FieldProblem } from '../auditFilters';
-import { userEmailsOf } from '../../src/domain/accounts/store';
-import { auditEvents, type AuditFilters } from '../../src/domain/compliance/auditLog';
+import { isUuid } from '../openapi/formats';
+import { membersOf, userEmailsOf } from '../../src/domain/accounts/store';
+import type { AuditFilters } from '../../src/domain/compliance/auditLog';
+import { auditTrail } from '../../src/domain/compliance/auditTrail';
 import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS, OAUTH_EVENTS } from '../../src/domain/compliance/events';
+import type { PortalActionFilters } from '../../src/domain/compliance/portalActions';
 import { findWorkspaceKey, keyPrefixesOf } from '../../src/domain/keys/store';
+import { PORTAL_ACTION_NAMES } from './actionCatalog';
 import { refuse } from './answer';
 import { sendPage } from './http';
 import { navOf, tenantOf, getOperatorPage } from './operatorPages';
-import { auditPage, OPERATOR_ACTOR, portalUserIdOf, type AuditRow } from './pages/audit';
+import { auditPage, OPERATOR_ACTOR, portalUserIdOf, type AuditPageInput } from './pages/audit';
 
-const EVENTS_SHOWN = 100;
-const FILTERS = ['event_type', 'actor', 'phone_number', 'from', 'to'] as const;
+const ENTRIES_SHOWN = 100;
+const FILTERS = ['person', 'event_type', 'actor', 'phone_number', 'from', 'to'] as const;
 
 const EVENT_TYPES = [...COMPLIANCE_EVENTS, ...KEY_LIFECYCLE_EVENTS, ...OAUTH_EVENTS].sort();
 
-/** The page's filters as the audit's, or the fields that do not parse (an actor is a key prefix or id, or `operator`). */
-async function filtersOf(
+/** Which sources the filters can match, and how each is filtered. */
+type Sources = { compliance?: AuditFilters; portal?: PortalActionFilters };
+
+/**
+ * The page's filters as each source's, or the fields that do not parse. A person is a user of this workspace (by
+ * id); an action is a portal action or a compliance event type (it picks its source); an actor (a key prefix or id,
+ * or `operator`) and a phone number are the compliance events' own filters, so they leave the portal's actions out.
+ */
+async function sourcesOf(
   deps: AppDeps,
   workspaceId: string,
   query: Record<string, string>,
-): Promise<{ filters: AuditFilters } | { error: ApiError }> {
+): Promise<{ sources: Sources } | { error: ApiError }> {
   const { filters: parsed, problems: parseProblems } = auditFiltersOf(query);
   const problems: FieldProblem[] = [];
-  const filters: AuditFilters = {};
+  const compliance: AuditFilters = { ...parsed };
+  const portal: PortalActionFilters = { from: parsed.from, to: parsed.to };
+  let source: 'both' | 'compliance' | 'portal' = 'both';
+  if (query.person) {
+    const known = isUuid(query.person) && (await userEmailsOf(deps.db, workspaceId, [query.person])).has(query.person);
+    if (known) compliance.userId = portal.userId = query.person;
+    else problems.push({ field: 'person', message: 'Not a member of this workspace' });
+  }
   if (query.event_type) {
-    if ((EVENT_TYPES as string[]).includes(query.event_type)) filters.eventType = query.event_type;
-    else problems.push({ field: 'event_type', message: 'Unknown event type' });
+    if ((EVENT_TYPES as string[]).includes(query.event_type)) {
+      compliance.eventType = query.event_type;
+      source = 'compliance';
+    } else if (PORTAL_ACTION_NAMES.includes(query.event_type)) {
+      portal.action = query.event_type;
+      source = 'portal';
+    } else problems.push({ field: 'event_type', message: 'Unknown action or event type' });
   }
   const actor = query.actor.trim();
-  if (actor === OPERATOR_ACTOR) filters.actorKeyId = null;
+  if (actor === OPERATOR_ACTOR) compliance.actorKeyId = null;
   else if (actor) {
     const key = await findWorkspaceKey(deps.db, workspaceId, actor);
-    if (key) filters.actorKeyId = key.id;
+    if (key) compliance.actorKeyId = key.id;
     else problems.push({ field: 'actor', message: `No key of this workspace has this prefix or id; "${OPERATOR_ACTOR}" for operators` });
   }
   problems.push(...parseProblems);
-  Object.assign(filters, parsed);
-  return problems.length > 0 ? { error: errors.validation(problems) } : { filters };
+  if (problems.length > 0) return { error: errors.validation(problems) };
+  const complianceOnly = actor !== '' || compliance.phoneNumber !== undefined;
+  return {
+    sources: {
+      ...(source !== 'portal' ? { compliance } : {}),
+      ...(source !== 'compliance' && !complianceOnly ? { portal } : {}),
+    },
+  };
 }
 
-/** The compliance audit of the environment, with the API's filters (spec "Compliance audit"). Every role may read it. */
+/**
+ * The audit log (issue 30, item 2): the portal's operator actions and the environment's compliance events (spec
+ * "Compliance audit"), filtered by person, action, key, phone number and time. Every role may read it.
+ */
 export function auditRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal/audit', deps, async (ctx, operator) => {
     const query = Object.fromEntries(FILTERS.map((name) => [name, typeof ctx.query[name] === 'string' ? (ctx.query[name] as string) : '']));
     const nav = navOf(operator, '/portal/audit');
-    const parsed = await filtersOf(deps, operator.user.workspace_id, query);
+    const workspaceId = operator.user.workspace_id;
+    const members = await membersOf(deps.db, workspaceId);
+    const base: Omit<AuditPageInput, 'entries' | 'actors' | 'users'> = {
+      people: members.map(({ id, email }) => ({ id, email })),
+      portalActions: PORTAL_ACTION_NAMES,
+      eventTypes: EVENT_TYPES,
+      filters: query,
+    };
+    const parsed = await sourcesOf(deps, workspaceId, query);
     if ('error' in parsed)
       return refuse(ctx, parsed.error, (shown) =>
-        auditPage(nav, { rows: [], actors: new Map(), users: new Map(), eventTypes: EVENT_TYPES, filters: query, shown: 0, error: shown }),
+        auditPage(nav, { ...base, entries: [], actors: new Map(), users: new Map(), error: shown }),
       );
-    const rows = (await auditEvents(deps.db, tenantOf(operator), parsed.filters)
-      .orderBy([
-        { column: 'created_at', order: 'desc' },
-        { column: 'id', order: 'desc' },
-      ])
-      .limit(EVENTS_SHOWN)) as AuditRow[];
-    const actorIds = [...new Set(rows.flatMap((row) => (row.actor_key_id ? [row.actor_key_id] : [])))];
-    const actors = await keyPrefixesOf(deps.db, operator.user.workspace_id, actorIds);
-    const userIds = [...new Set(rows.flatMap((row) => portalUserIdOf(row) ?? []))];
-    const users = await userEmailsOf(deps.db, operator.user.workspace_id, userIds);
-    sendPage(ctx, 200, auditPage(nav, { rows, actors, users, eventTypes: EVENT_TYPES, filters: query, shown: rows.length }));
+    const entries = await auditTrail(deps.db, tenantOf(operator), parsed.sources, ENTRIES_SHOWN);
+    const events = entries.flatMap((entry) => (entry.source === 'compliance' ? [entry.row] : []));
+    const actorIds = [...new Set(events.flatMap((row) => (row.actor_key_id ? [row.actor_key_id] : [])))];
+    const actors = await keyPrefixesOf(deps.db, workspaceId, actorIds);
+    const userIds = [...new Set([...events.flatMap((row) => portalUserIdOf(row) ?? []), query.person].filter(Boolean))];
+    const users = await userEmailsOf(deps.db, workspaceId, userIds);
+    // A removed member stays a person to filter by once named.
+    const people = [
+      ...base.people,
+      ...[...users].filter(([id]) => !members.some((m) => m.id === id)).map(([id, email]) => ({ id, email })),
+    ];
+    sendPage(ctx, 200, auditPage(nav, { ...base, people, entries, actors, users }));
   });
 }

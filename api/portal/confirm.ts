@@ -11,6 +11,7 @@ import type { ShownError } from './layout';
 import { navOf, operatorForm, operatorOrLogin, roleAllows } from './operatorPages';
 import { confirmPage } from './pages/confirm';
 import type { Operator } from './visitor';
+import { noteAction } from './actionLog';
 
 /** A destructive or irreversible portal action (revoke, remove, release, hang up, rotate) and its confirmation step. */
 export interface ConfirmedAction {
@@ -88,6 +89,8 @@ export function confirmedAction(router: Router<AppState>, deps: AppDeps, action:
       return refuse(ctx, new ApiError(409, action.staleCode, view.stale.message), () => confirmPage(nav, view));
     }
     if (!isConfirmed(form)) {
+      // Only the confirmation is shown: nothing was done, so the action log records nothing.
+      noteAction(ctx, { confirmationOnly: true });
       if (wantsJson(ctx)) {
         const message = `Confirm the action: send ${CONFIRM_FIELD}=${CONFIRMED}`;
         return refuse(ctx, errors.validation([{ field: CONFIRM_FIELD, message }]), () => confirmPage(nav, view));

@@ -5,6 +5,7 @@ import { pageContentSecurityPolicy } from '../contentSecurityPolicy';
 import { ApiError } from '../errors';
 import { isLoopbackUrl } from '../../src/platform/startupCheck';
 import type { Html } from './html';
+import { noteAction } from './actionLog';
 
 /**
  * The portal's HTTP plumbing: headers on every answer, cookies, form bodies and CSRF
@@ -72,6 +73,12 @@ export async function readForm(ctx: AppContext): Promise<Record<string, string>>
   } catch {
     throw new ApiError(413, 'payload_too_large', `Request body exceeds ${FORM_LIMIT_BYTES} bytes`);
   }
+  const form = parsedForm(type, raw);
+  noteAction(ctx, { form });
+  return form;
+}
+
+function parsedForm(type: string, raw: string): Record<string, string> {
   if (type === 'application/x-www-form-urlencoded') return Object.fromEntries(new URLSearchParams(raw));
   let parsed: unknown;
   try {
@@ -112,6 +119,7 @@ export function assertCsrf(ctx: AppContext, deps: AppDeps, form: Record<string, 
   const presented = form.csrf_token || ctx.get('x-csrf-token');
   if (crossSite || !expected || !presented || !sameToken(presented, expected))
     throw new ApiError(403, 'forbidden', 'The form is stale or did not come from this portal: reload the page and try again');
+  noteAction(ctx, { formTrusted: true });
 }
 
 /** Scripts asking for JSON get the API's error envelope; browsers get the page again, with the error on it. */

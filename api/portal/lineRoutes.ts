@@ -22,6 +22,7 @@ import { navOf, operatorForm, roleAllows, tenantOf, getOperatorPage } from './op
 import { linePage, type LinePageInput, type TestDelivery } from './pages/line';
 import { defaultWebhookUrlOf } from './workspaceRoutes';
 import type { Operator } from './visitor';
+import { noteAction } from './actionLog';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The idempotency scope of the portal's test call: its keys are the operator's own, apart from any API key's. */
@@ -143,6 +144,7 @@ export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
     const { form, operator, line, again } = post;
     if (!roleAllows(operator, 'connections:write')) return again(errors.forbidden('Your role cannot change lines'));
     const update = lineUpdateOfForm(line, form);
+    noteAction(ctx, { details: { changed: Object.keys(update).join(', ') || 'nothing' } });
     // The API's own check of the body first (its schema), then the use case's.
     const problems = bodyProblems(componentSchemas.LineUpdateRequest, update);
     if (problems.length > 0) return again(errors.validation(problems));
@@ -199,6 +201,7 @@ export function lineRoutes(router: Router<AppState>, deps: AppDeps): void {
       throw err;
     }
     if (!placedId) return again(new ApiError(409, 'idempotency_key_reused', 'This form was already used; reload the page'));
+    noteAction(ctx, { targetId: placedId, details: { line_id: line.id } });
     ctx.state.log.info({ call_id: placedId, line_id: line.id, user_id: operator.user.id }, 'portal test call placed');
     ctx.status = 303;
     ctx.redirect(`/portal/calls/${placedId}?env=${operator.environment}`);

@@ -163,7 +163,7 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
       }
     }
     ctx.state.log.info({ workspace_id: outcome.workspaceId, user_id: outcome.userId }, 'member invitation accepted');
-    startSession(ctx, deps, outcome.session);
+    startSession(ctx, deps, outcome.session, outcome.userId);
     changed(ctx, '/portal', 201, { workspace_id: outcome.workspaceId, user_id: outcome.userId });
   });
 }

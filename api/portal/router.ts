@@ -4,6 +4,7 @@ import Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError } from '../errors';
 import { accountRoutes } from './accountRoutes';
+import { portalActionLog } from './actionLog';
 import { apiKeyRoutes } from './apiKeyRoutes';
 import { auditRoutes } from './auditRoutes';
 import { billingRoutes } from './billingRoutes';
@@ -63,6 +64,8 @@ function loadAssets(): Map<string, { type: string; body: Buffer }> {
 export function portalRouter(deps: AppDeps): Router<AppState> {
   const assets = loadAssets();
   const router = new Router<AppState>();
+  // Outside the error answering below: a refusal is recorded with its code.
+  router.use(portalActionLog(deps));
   router.use(async (rawCtx, next) => {
     const ctx = rawCtx as AppContext;
     securityHeaders(ctx, deps);

@@ -13,6 +13,7 @@ import { secondFactorPage, securityPage, type SecurityView } from './pages/secur
 import { preSessionToken, type Operator } from './visitor';
 import { rateLimited, startSession } from './accountRoutes';
 import { takeReturnPath } from './returnTo';
+import { noteAction } from './actionLog';
 
 /**
  * Two-factor sign-in (issue 27): the code step of a sign-in (pre-session CSRF, as the login form),
@@ -45,6 +46,7 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
           ctx.state.log.info({ client_address: ctx.ip }, 'portal second factor refused: no open sign-in');
           return again(new ApiError(401, 'challenge_expired', 'This sign-in has expired or had too many wrong codes: log in again'));
         case 'invalid_code':
+          noteAction(ctx, { userId: outcome.userId });
           ctx.state.log.warn(
             { user_id: outcome.userId, client_address: ctx.ip, reason: outcome.reason, tries_left: outcome.triesLeft },
             'portal second factor refused',
@@ -54,7 +56,7 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
     }
     clearCookie(ctx, deps, CHALLENGE_COOKIE);
     ctx.state.log.info({ user_id: outcome.userId, recovery_code: outcome.usedRecoveryCode }, 'portal sign-in with a second factor');
-    startSession(ctx, deps, outcome.session);
+    startSession(ctx, deps, outcome.session, outcome.userId);
     changed(ctx, takeReturnPath(ctx, deps), 200, { user_id: outcome.userId });
   });
 

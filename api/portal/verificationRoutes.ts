@@ -9,6 +9,7 @@ import { changed, refuse } from './answer';
 import { assertCsrf, PRE_SESSION_CSRF_COOKIE, readCookie, readForm, sendPage, wantsJson } from './http';
 import { awaitingApprovalPage, checkInboxPage, forgotPasswordPage, resetPasswordPage, verifyPage } from './pages/accounts';
 import { preSessionToken } from './visitor';
+import { noteAction } from './actionLog';
 
 /** A link that cannot be used: the portal's error page (or the envelope), the same for unknown, used and expired. */
 const linkInvalid = () =>
@@ -40,6 +41,7 @@ export function verificationRoutes(router: Router<AppState>, deps: AppDeps): voi
     const outcome = await verifyEmail(mailingDeps(ctx, deps), { token: form.token ?? '', clientAddress: ctx.ip });
     if (!outcome.ok) throw linkInvalid();
     ctx.state.log.info({ user_id: outcome.userId, workspace_id: outcome.workspaceId }, 'email address verified');
+    noteAction(ctx, { userId: outcome.userId });
     if ('awaitingApproval' in outcome) {
       if (wantsJson(ctx)) {
         ctx.body = { user_id: outcome.userId, workspace_id: outcome.workspaceId, awaiting_approval: true };
@@ -47,7 +49,7 @@ export function verificationRoutes(router: Router<AppState>, deps: AppDeps): voi
       }
       return sendPage(ctx, 200, awaitingApprovalPage());
     }
-    startSession(ctx, deps, outcome.session);
+    startSession(ctx, deps, outcome.session, outcome.userId);
     changed(ctx, '/portal', 200, { user_id: outcome.userId, workspace_id: outcome.workspaceId, awaiting_approval: false });
   });
 
@@ -110,6 +112,7 @@ export function verificationRoutes(router: Router<AppState>, deps: AppDeps): voi
       if (outcome.refused === 'link_invalid') throw linkInvalid();
       return refuse(ctx, errors.validation(outcome.problems), (shown) => resetPasswordPage({ csrfToken, token, error: shown }));
     }
+    noteAction(ctx, { userId: outcome.userId });
     changed(ctx, '/portal/login?reset=1', 200, { user_id: outcome.userId, sessions_ended: outcome.sessionsEnded });
   });
 }

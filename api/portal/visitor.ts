@@ -2,6 +2,7 @@ import type { AppContext, AppDeps } from '../context';
 import { resolveSession, type SignedIn } from '../../src/domain/accounts/session';
 import type { Environment } from '../../src/domain/keys/format';
 import { workspaceTimeZone } from '../../src/domain/workspaces/store';
+import { noteAction } from './actionLog';
 import { renderInTimeZone } from './timeZoneScope';
 import { newPreSessionToken, PRE_SESSION_CSRF_COOKIE, readCookie, SESSION_COOKIE, sessionCsrfToken, setCookie } from './http';
 
@@ -18,7 +19,9 @@ export async function signedInOperator(ctx: AppContext, deps: AppDeps, environme
   if (!token) return undefined;
   const signedIn = await resolveSession(deps, token);
   if (!signedIn) return undefined;
-  const timeZone = await workspaceTimeZone(deps.db, signedIn.user.workspace_id);
+  const { user } = signedIn;
+  noteAction(ctx, { operator: { userId: user.id, workspaceId: user.workspace_id, email: user.email } });
+  const timeZone = await workspaceTimeZone(deps.db, user.workspace_id);
   renderInTimeZone(timeZone);
   return { ...signedIn, csrfToken: sessionCsrfToken(token), environment: environment === 'live' ? 'live' : 'test', timeZone };
 }

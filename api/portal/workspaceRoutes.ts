@@ -21,6 +21,7 @@ import { overviewPage, overviewStats } from './pages/overview';
 import { settingsPage } from './pages/settings';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import { signedInOperator, type Operator } from './visitor';
+import { noteAction } from './actionLog';
 
 const LINES_SHOWN = 200;
 
@@ -127,6 +128,7 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
       { name: form.name ?? '', mode: form.mode ?? '', ...modeFieldsOfForm(form), ...numberFieldsOfForm(form) },
     );
     if (!outcome.ok) return again(lineCreationError(outcome));
+    noteAction(ctx, { targetId: outcome.line.id, details: { phone_number: outcome.line.phone_number ?? '' } });
     const signs = signedDeliveriesOf(outcome.line, await defaultWebhookUrlOf(deps, operator));
     // The secret is shown on this answer alone: no redirect, nothing in a URL.
     ctx.set('Location', `/portal/lines?env=${operator.environment}`);

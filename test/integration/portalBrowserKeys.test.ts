@@ -134,6 +134,22 @@ describe('portal keys and compliance in a browser', () => {
     await expect(page.locator('#audit tbody tr').count()).resolves.toBe(1);
     await expect(page.locator('#audit tbody tr td').nth(2).innerText()).resolves.toBe(regularKey.slice(0, 16));
     await check(page, '08-audit-by-key', problems);
+
+    // Issue 30, item 2: the operator's own actions, by person and action, name them, their address and browser.
+    await page.getByLabel('Actor (key prefix or id, or operator)').fill('');
+    await page.getByLabel('Person').selectOption({ label: email });
+    await page.getByLabel('Action or event type').selectOption({ label: 'Added an opt-out' });
+    await page.getByRole('button', { name: 'Filter' }).click();
+    await page.waitForURL('**/portal/audit?**event_type=compliance.opt_out_added**');
+    const action = page.locator('#audit tbody tr[data-action="compliance.opt_out_added"]');
+    await expect(action.count()).resolves.toBe(1);
+    await expect(action.locator('td[data-portal-user]').innerText()).resolves.toBe(email);
+    await expect(action.locator('td[data-address]').innerText()).resolves.toMatch(/127\.0\.0\.1|::1/);
+    await expect(action.locator('td[data-user-agent] summary').innerText()).resolves.toMatch(/^Headless Chrome \d+ on Linux$/);
+    await expect(action.locator('td[data-details]').innerText()).resolves.toContain(`phone number: ${NUMBER}`);
+    await check(page, '09-audit-portal-action', problems);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await check(page, '09b-audit-portal-action-phone', problems);
     await context.close();
   });
 });

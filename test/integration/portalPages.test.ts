@@ -235,8 +235,12 @@ describe('portal pages', () => {
     expect(audit).toContain('data-event-type="service_key_revoked"');
     const revokedOnly = (await client.get('/portal/audit?env=test&event_type=service_key_revoked')).text;
     expect(revokedOnly.match(/data-event-type="([^"]+)"/g)).toEqual(['data-event-type="service_key_revoked"']);
-    expect(revokedOnly).toContain('&quot;via&quot;:&quot;portal&quot;');
-    expect((await client.get('/portal/audit?env=live')).text).toContain('No events match.');
+    // Details read as words (issue 30), not a JSON blob.
+    expect(revokedOnly).toContain('<span class="audit-detail-name">via:</span> portal');
+    // The live environment has no compliance events; only the workspace's own actions (sign-up, confirmed address) show there.
+    const live = (await client.get('/portal/audit?env=live')).text;
+    expect(live).not.toContain('data-event-type=');
+    expect(live).toContain('data-action="account.email_verified"');
     const bad = await client.get('/portal/audit?env=test&event_type=nope&from=yesterday');
     expect(bad.status).toBe(422);
     expect(bad.text).toContain('validation_error');

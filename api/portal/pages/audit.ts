@@ -1,58 +1,149 @@
 import { html, type Html } from '../html';
 import { option, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { actionLabel } from '../actionCatalog';
+import type { AuditEntry, ComplianceEventRow } from '../../../src/domain/compliance/auditTrail';
+import type { PortalActionRow } from '../../../src/domain/compliance/portalActions';
 
 /** The actor of changes operators made in the CLI or the portal (no key acted), as shown and as filtered by. */
 export const OPERATOR_ACTOR = 'operator';
 
-export interface AuditRow {
-  id: string;
-  event_type: string;
-  phone_number: string | null;
-  line_id: string | null;
-  actor_key_id: string | null;
-  metadata: Record<string, unknown> | null;
-  created_at: Date;
-}
-
 export interface AuditPageInput {
-  rows: AuditRow[];
+  entries: AuditEntry[];
   /** The displayed prefix of each acting key. */
   actors: Map<string, string>;
   /** The email of each portal user named by an event (`metadata.user_id`), by id. */
   users: Map<string, string>;
+  /** The people the person filter offers (the workspace's members and anyone named above). */
+  people: Array<{ id: string; email: string }>;
+  /** The portal's action names and the compliance event types, the action filter's two groups. */
+  portalActions: readonly string[];
   eventTypes: readonly string[];
   filters: Record<string, string>;
-  shown: number;
   error?: ShownError;
 }
 
 /** The portal user an event names (issue 27, L21), by email; removed members stay named. */
-export function portalUserIdOf(row: Pick<AuditRow, 'metadata'>): string | undefined {
+export function portalUserIdOf(row: Pick<ComplianceEventRow, 'metadata'>): string | undefined {
   const userId = row.metadata?.user_id;
   return typeof userId === 'string' ? userId : undefined;
 }
 
-function portalUser(row: AuditRow, users: Map<string, string>): string {
-  const userId = portalUserIdOf(row);
-  return userId ? (users.get(userId) ?? userId) : '—';
+/** Metadata keys shown in their own column (the person) rather than among the details. */
+const SHOWN_ELSEWHERE = new Set(['user_id']);
+
+/** Recorded details as a readable list: "name: Front desk", never a JSON blob. */
+export function readableDetails(details: Record<string, unknown> | null, extra: Array<[string, string]> = []): Html | string {
+  const items = [
+    ...extra,
+    ...Object.entries(details ?? {})
+      .filter(([key, value]) => !SHOWN_ELSEWHERE.has(key) && value !== null && value !== undefined && value !== '')
+      .map(([key, value]): [string, string] => [key.replace(/_/g, ' '), shownValue(value)]),
+  ];
+  if (items.length === 0) return '—';
+  return html`<ul class="audit-details">
+    ${items.map(([key, value]) => html`<li><span class="audit-detail-name">${key}:</span> ${value}</li>`)}
+  </ul>`;
 }
 
-/** The compliance audit: filters posted by GET (a link keeps them), newest events first. */
+function shownValue(value: unknown): string {
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (Array.isArray(value)) return value.map(shownValue).join(', ');
+  if (value && typeof value === 'object')
+    return Object.entries(value)
+      .map(([key, inner]) => `${key} ${shownValue(inner)}`)
+      .join(', ');
+  return String(value);
+}
+
+const BROWSERS: Array<[RegExp, string]> = [
+  [/Edg\/(\d+)/, 'Edge'],
+  [/Firefox\/(\d+)/, 'Firefox'],
+  [/HeadlessChrome\/(\d+)/, 'Headless Chrome'],
+  [/Chrome\/(\d+)/, 'Chrome'],
+  [/Version\/(\d+)[^ ]* (Mobile\/\S+ )?Safari/, 'Safari'],
+  [/^curl\/(\d+)/, 'curl'],
+];
+const SYSTEMS: Array<[RegExp, string]> = [
+  [/Android/, 'Android'],
+  [/iPhone|iPad/, 'iOS'],
+  [/Windows/, 'Windows'],
+  [/Mac OS X|Macintosh/, 'macOS'],
+  [/Linux/, 'Linux'],
+];
+
+/** A user agent in a few words ("Firefox 133 on Linux"); the whole string stays one click away. */
+export function browserOf(userAgent: string | null): string {
+  if (!userAgent) return '—';
+  const browser = BROWSERS.map(([pattern, name]) => [userAgent.match(pattern), name] as const).find(([match]) => match);
+  const system = SYSTEMS.find(([pattern]) => pattern.test(userAgent))?.[1];
+  if (!browser) return userAgent.slice(0, 40);
+  const [match, name] = browser;
+  return `${name} ${match![1]}${system ? ` on ${system}` : ''}`;
+}
+
+function agentCell(userAgent: string | null): Html | string {
+  if (!userAgent) return '—';
+  return html`<details class="user-agent">
+    <summary>${browserOf(userAgent)}</summary>
+    <span class="mono">${userAgent}</span>
+  </details>`;
+}
+
+function portalEvent(row: PortalActionRow): Html {
+  const outcome =
+    row.outcome === 'succeeded'
+      ? ''
+      : html` <span class="audit-outcome" data-outcome="${row.outcome}"
+          >${row.outcome === 'refused' ? 'refused' : 'failed'}${row.refusal_code ? html`: ${row.refusal_code}` : ''}</span
+        >`;
+  return html`${actionLabel(row.action)}${outcome}`;
+}
+
+function portalDetails(row: PortalActionRow): Html | string {
+  return readableDetails(row.details, row.target_id ? [['id', row.target_id]] : []);
+}
+
+function complianceEvent(row: ComplianceEventRow): string {
+  return row.event_type.replace(/_/g, ' ');
+}
+
+/** The audit log: the environment's compliance events and the portal's actions, filters posted by GET (a link keeps them). */
 export function auditPage(nav: PageNav, input: AuditPageInput): Html {
   const f = input.filters;
+  const person = (entry: AuditEntry): string => {
+    if (entry.source === 'portal') return entry.row.email;
+    const userId = portalUserIdOf(entry.row);
+    return userId ? (input.users.get(userId) ?? userId) : '—';
+  };
+  const actor = (entry: AuditEntry): Html | string => {
+    if (entry.source === 'portal' || !entry.row.actor_key_id) return OPERATOR_ACTOR;
+    return html`<span class="mono">${input.actors.get(entry.row.actor_key_id) ?? entry.row.actor_key_id}</span>`;
+  };
   return layout(
     'Audit log',
     html`${errorBox(input.error)}
+      <p>
+        Every change made in the portal (with who made it, from which address and browser, and whether it was refused), every sign-in and
+        sign-out, and the compliance events of the ${nav.environment} environment. Members, sign-ins and two-factor changes belong to the
+        whole workspace and show in both environments.
+      </p>
       <form method="get" action="/portal/audit" class="filters" aria-label="Filter the audit log">
         <input type="hidden" name="env" value="${nav.environment}" />
-        <label for="event_type">Event type</label>
+        <label for="person">Person</label>
+        <select id="person" name="person">
+          <option value="">everyone</option>
+          ${input.people.map((p) => option(p.id, f.person, p.email))}
+        </select>
+        <label for="event_type">Action or event type</label>
         <select id="event_type" name="event_type">
           <option value="">all</option>
-          ${input.eventTypes.map((type) => option(type, f.event_type))}
+          <optgroup label="Portal actions">${input.portalActions.map((name) => option(name, f.event_type, actionLabel(name)))}</optgroup>
+          <optgroup label="Compliance events">${input.eventTypes.map((type) => option(type, f.event_type))}</optgroup>
         </select>
         <label for="actor">Actor (key prefix or id, or operator)</label>
-        <input id="actor" name="actor" type="text" value="${f.actor ?? ''}" />
+        <input id="actor" name="actor" type="text" value="${f.actor ?? ''}" aria-describedby="actor-hint" />
+        <p id="actor-hint" class="hint">A key or phone number narrows the log to compliance events.</p>
         <label for="phone_number">Phone number</label>
         <input id="phone_number" name="phone_number" type="text" value="${f.phone_number ?? ''}" />
         <label for="from">From (UTC date)</label>
@@ -63,21 +154,29 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
       </form>
       ${table({
         id: 'audit',
-        caption: `The ${input.shown} newest matching events of the ${nav.environment} environment`,
-        rows: input.rows,
-        rowData: (row) => ({ 'event-type': row.event_type }),
+        caption: `The ${input.entries.length} newest matching entries seen from the ${nav.environment} environment`,
+        rows: input.entries,
+        rowData: (entry): Record<string, string> =>
+          entry.source === 'portal' ? { action: entry.row.action, outcome: entry.row.outcome } : { 'event-type': entry.row.event_type },
         empty: html`<p id="no-events">No events match.</p>`,
         columns: [
-          { header: 'Time (UTC)', cell: (row) => time(row.created_at, 'second') },
-          { header: 'Event', cell: (row) => row.event_type },
+          { header: 'Time (UTC)', cell: (entry) => time(entry.row.created_at, 'second') },
+          { header: 'Event', cell: (entry) => (entry.source === 'portal' ? portalEvent(entry.row) : complianceEvent(entry.row)) },
+          { header: 'Actor', cell: actor },
+          { header: 'Portal user', cellMarker: 'portal-user', cell: person },
           {
-            header: 'Actor',
-            cell: (row) =>
-              row.actor_key_id ? html`<span class="mono">${input.actors.get(row.actor_key_id) ?? row.actor_key_id}</span>` : OPERATOR_ACTOR,
+            header: 'Address',
+            cellClass: 'mono',
+            cellMarker: 'address',
+            cell: (e) => (e.source === 'portal' ? (e.row.client_address ?? '—') : '—'),
           },
-          { header: 'Portal user', cellMarker: 'portal-user', cell: (row) => portalUser(row, input.users) },
-          { header: 'Phone number', cellClass: 'mono', cell: (row) => row.phone_number ?? '—' },
-          { header: 'Details', cellClass: 'mono', cell: (row) => (row.metadata ? JSON.stringify(row.metadata) : '') },
+          { header: 'Browser', cellMarker: 'user-agent', cell: (e) => (e.source === 'portal' ? agentCell(e.row.user_agent) : '—') },
+          { header: 'Phone number', cellClass: 'mono', cell: (e) => (e.source === 'compliance' ? (e.row.phone_number ?? '—') : '—') },
+          {
+            header: 'Details',
+            cellMarker: 'details',
+            cell: (e) => (e.source === 'portal' ? portalDetails(e.row) : readableDetails(e.row.metadata)),
+          },
         ],
       })}`,
     nav,

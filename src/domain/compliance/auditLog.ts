@@ -10,6 +10,8 @@ export interface AuditFilters {
   eventType?: string;
   /** The key that acted; null: an operator in the CLI or the portal (no key). */
   actorKeyId?: string | null;
+  /** The portal user a change names (`metadata.user_id`, issue 27 L21). */
+  userId?: string;
   /** Inclusive. */
   from?: Date;
   /** Exclusive. */
@@ -25,6 +27,7 @@ export function auditEvents(db: Knex, tenant: { workspaceId: string; environment
   if (filters.eventType) query.andWhere({ event_type: filters.eventType });
   if (filters.actorKeyId === null) query.whereNull('actor_key_id');
   else if (filters.actorKeyId) query.andWhere({ actor_key_id: filters.actorKeyId });
+  if (filters.userId) query.andWhereRaw("metadata->>'user_id' = ?", [filters.userId]);
   if (filters.from) query.andWhere('created_at', '>=', filters.from);
   if (filters.to) query.andWhere('created_at', '<', filters.to);
   return query;

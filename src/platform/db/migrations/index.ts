@@ -38,6 +38,7 @@ import * as m0041 from './0041_tools';
 import * as m0042 from './0042_oauth';
 import * as m0043 from './0043_inbound_call_waits';
 import * as m0044 from './0044_agent_lines';
+import * as m0045 from './0045_portal_actions';
 import * as m0046 from './0046_find_anything';
 
 /**
@@ -84,6 +85,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0042_oauth': m0042,
   '0043_inbound_call_waits': m0043,
   '0044_agent_lines': m0044,
+  '0045_portal_actions': m0045,
   '0046_find_anything': m0046,
 };
 
