@@ -96,10 +96,10 @@ export function withRequestRules(doc: OperationDoc): OperationDoc {
   };
 }
 
-/** Component schemas that requests use (`…Request`, `Grant`) carry the request rules too; the records the API returns do not need them. */
+/** Component schemas that requests use (`…Request`, `Grant`, `Tool`) carry the request rules too; the records the API returns do not need them. */
 function requestComponentRules(schemas: Record<string, object>): Record<string, object> {
   return Object.fromEntries(
-    Object.entries(schemas).map(([name, schema]) => [name, /Request$|^Grant$/.test(name) ? forbidNul(schema) : schema]),
+    Object.entries(schemas).map(([name, schema]) => [name, /Request$|^Grant$|^Tool$/.test(name) ? forbidNul(schema) : schema]),
   );
 }
 

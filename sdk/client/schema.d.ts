@@ -1498,7 +1498,8 @@ export interface components {
          *         "type": "object",
          *         "properties": {
          *           "order_id": {
-         *             "type": "string"
+         *             "type": "string",
+         *             "pattern": "^[^\\u0000]*$"
          *           }
          *         },
          *         "required": [

@@ -146,7 +146,7 @@ describe('portal lines and calls in a browser', () => {
     });
     await page.getByRole('link', { name: 'Calls', exact: true }).click();
     await expect(page.locator('#calls tbody tr').count()).resolves.toBe(2);
-    await page.getByLabel('Line').selectOption(lineId);
+    await page.getByLabel('Line', { exact: true }).selectOption(lineId);
     await page.getByLabel('Direction').selectOption('outbound');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.waitForURL(`**/portal/calls?**line_id=${lineId}**`);

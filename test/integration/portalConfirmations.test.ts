@@ -162,7 +162,7 @@ describe('portal confirmations', () => {
     const unconfirmed = await answer(client, `/portal/calls/${callId}/hangup?env=test`, false);
     expect(unconfirmed.status).toBe(200);
     expect(consequences(unconfirmed)).toContain('ends now for both parties');
-    // What the absence proves: an unconfirmed hang-up sends nothing to the call's workflow, so the call keeps running.
+    // waits out a hang-up: had the unconfirmed post sent one, the call would end within these 500 ms.
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect((await h.db('calls').where({ id: callId }).first()).status).toBe('in_progress');
 

@@ -26,7 +26,7 @@ describe('OpenAPI document and request validation', () => {
   it.each([
     ['missing name', { mode: 'webhook', webhook_url: 'https://a.example.test' }, 'name', 'Required'],
     ['missing mode', { name: 'x' }, 'mode', 'Required'],
-    ['unknown mode', { name: 'x', mode: 'fax' }, 'mode', 'Must be one of: hosted, webhook, audio, text'],
+    ['unknown mode', { name: 'x', mode: 'fax' }, 'mode', 'Must be one of: hosted, webhook, audio, agent, text'],
     ['unknown field', { ...webhookLine(), colour: 'blue' }, 'colour', 'Unknown field'],
     ['wrong type', webhookLine({ recording_enabled: 'yes' }), 'recording_enabled', 'Must be boolean'],
     ['language outside the list', webhookLine({ language: 'xx' }), 'language', expect.stringContaining('Must be one of: multi, en')],

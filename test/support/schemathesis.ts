@@ -255,9 +255,9 @@ export const STATE_REFUSALS: StateRefusal[] = [
     operations: [...LINE_WRITES, 'POST /api/v1/calls', 'POST /api/v1/calls/conversation'],
     status: 422,
     code: 'validation_error',
-    field: 'tools\\.\\d+\\.(url|parameters|name|type|destinations\\.\\d+)',
+    field: 'tools\\.\\d+\\.(url|parameters(\\..+)?|name|type|destinations\\.\\d+)',
     message:
-      'only public addresses can be reached|in the live environment|^Not a valid JSON Schema: |^Must be at most \\d+ bytes of JSON$|^Declared twice: |is a built-in tool|^Must be a phone number in E\\.164',
+      'only public addresses can be reached|in the live environment|^Not a valid JSON Schema: |^Must be at most \\d+ bytes of JSON$|^Declared twice: |is a built-in tool|^Must be a phone number in E\\.164|^Must not contain the NUL character',
     reason:
       'Beyond what a document states: where a tool’s URL leads (as for webhook_url), whether `parameters` is a valid JSON Schema (the 2020-12 ' +
       'metaschema) within its size, names unique across the list, and whether a destination is an assigned number (libphonenumber).',

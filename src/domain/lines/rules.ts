@@ -60,6 +60,9 @@ export function lineFieldProblems(
   },
   options: { webhookUrlOptional?: boolean } = {},
 ): LineFieldProblem[] {
+  // A form posts its mode as typed (the API's schema refuses an unknown one before this).
+  if (!(ACCEPTED_MODES as readonly string[]).includes(line.mode))
+    return [{ field: 'mode', message: `Must be one of: ${ACCEPTED_MODES.join(', ')}` }];
   const problems: LineFieldProblem[] = [];
   const required = REQUIRED_FIELD_BY_MODE[line.mode];
   const value = required ? line[required] : undefined;
