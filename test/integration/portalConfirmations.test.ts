@@ -10,6 +10,7 @@ import {
   type PortalResponse,
 } from '../support/portalClient';
 import { useSuite } from '../support/suite';
+import { decryptedHistory } from '../../dev/temporalHistory';
 
 /**
  * Destructive portal actions (issue 30 item 3) as an operator and an attacker: one click only opens the question; a
@@ -20,6 +21,10 @@ describe('portal confirmations', () => {
   const { h, receiver } = useSuite({ portal: true, worker: true, receiver: true });
 
   const shownError = (page: PortalResponse) => /<strong class="code">([^<]+)<\/strong>/.exec(page.text)?.[1];
+  /** How many `hangup` signals the call's workflow has received (its id is the call's). */
+  const hangUpsSignalled = async (callId: string) =>
+    (await decryptedHistory(h.temporal, callId)).events.filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'hangup')
+      .length;
   const consequences = (page: PortalResponse) => /<ul id="consequences">([\s\S]*?)<\/ul>/.exec(page.text)?.[1] ?? '';
 
   /** GETs the confirmation at `path` and posts its own form back (its CSRF token and hidden fields), with or without `confirm`. */
@@ -162,12 +167,13 @@ describe('portal confirmations', () => {
     const unconfirmed = await answer(client, `/portal/calls/${callId}/hangup?env=test`, false);
     expect(unconfirmed.status).toBe(200);
     expect(consequences(unconfirmed)).toContain('ends now for both parties');
-    // waits out a hang-up: had the unconfirmed post sent one, the call would end within these 500 ms.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The hang-up is signalled before the post is answered: the unconfirmed one sent none, the confirmed one sends one.
+    expect(await hangUpsSignalled(callId)).toBe(0);
     expect((await h.db('calls').where({ id: callId }).first()).status).toBe('in_progress');
 
     const hungUp = await answer(client, `/portal/calls/${callId}/hangup?env=test`, true);
     expect(hungUp.status).toBe(303);
+    expect(await hangUpsSignalled(callId)).toBe(1);
     await eventually(async () => ((await h.db('calls').where({ id: callId }).first()).status === 'completed' ? true : undefined));
     const stale = await answer(client, `/portal/calls/${callId}/hangup?env=test`, true);
     expect(stale.status).toBe(409);
