@@ -1,7 +1,7 @@
 import { ActivityFailure, condition, uuid4 } from '@temporalio/workflow';
 import type { ModelToolCall } from '../../src/adapters/model/port';
 import type { ToolCallRecord } from '../../src/domain/calls/store';
-import { isBuiltInName } from '../../src/domain/tools/rules';
+import { isBuiltInName, parseArguments } from '../../src/domain/tools/rules';
 import { DTMF_DIGITS } from '../definitions/callControl';
 import { keypad, publishCallEvent, tools } from './activities';
 import { transferTo } from './control';
@@ -106,12 +106,8 @@ async function runOne(call: CallState, toolCall: ModelToolCall, invocationId: st
 
 /** The model's arguments as an object ({} when they are not one: each tool then says what is missing). */
 function argumentsOf(toolCall: ModelToolCall): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(toolCall.arguments === '' ? '{}' : toolCall.arguments);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
+  const parsed = parseArguments(toolCall.arguments);
+  return parsed.ok ? parsed.value : {};
 }
 
 /** The reply in play is heard to its end, unless the caller talks or the call ends first (at most 30 s). */

@@ -5,7 +5,9 @@ import type { Config } from '../../platform/config';
 import { egressPolicyFor } from '../../platform/net/egress';
 import type { Environment } from '../keys/format';
 import { hasScheme } from '../lines/rules';
-import { BUILT_IN_TOOLS, isBuiltInName, TOOL_LIMITS, type BuiltInToolType } from './rules';
+import { BUILT_IN_TOOLS, isBuiltInName, parseArguments, TOOL_LIMITS, type BuiltInToolType } from './rules';
+
+export { parseArguments };
 
 /**
  * Tools during hosted calls (issue 29, item 3; docs/decisions/calls.md "Tools during hosted calls"):
@@ -152,19 +154,6 @@ export function argumentsProblem(tool: FunctionTool, args: unknown): string | nu
     .slice(0, 3)
     .map((error) => `${error.instancePath || 'arguments'} ${error.message ?? 'is invalid'}`)
     .join('; ');
-}
-
-/** The model's arguments as an object, or why they cannot be read (the model gets that as its result). */
-export function parseArguments(raw: string): { ok: true; value: Record<string, unknown> } | { ok: false; problem: string } {
-  if (raw.length > TOOL_LIMITS.maxArgumentsChars)
-    return { ok: false, problem: `arguments over ${TOOL_LIMITS.maxArgumentsChars} characters` };
-  try {
-    const value: unknown = JSON.parse(raw === '' ? '{}' : raw);
-    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, value: value as Record<string, unknown> };
-  } catch {
-    // Told to the model below.
-  }
-  return { ok: false, problem: 'arguments must be a JSON object' };
 }
 
 /** The declaration the model called, by name (null for a name that was not offered). */

@@ -31,3 +31,16 @@ export const TOOL_LIMITS = {
   /** The longest arguments a model may send one tool. */
   maxArgumentsChars: 8 * 1024,
 } as const;
+
+/** The model's arguments as an object, or why they cannot be read (the model gets that as its result). */
+export function parseArguments(raw: string): { ok: true; value: Record<string, unknown> } | { ok: false; problem: string } {
+  if (raw.length > TOOL_LIMITS.maxArgumentsChars)
+    return { ok: false, problem: `arguments over ${TOOL_LIMITS.maxArgumentsChars} characters` };
+  try {
+    const value: unknown = JSON.parse(raw === '' ? '{}' : raw);
+    if (typeof value === 'object' && value !== null && !Array.isArray(value)) return { ok: true, value: value as Record<string, unknown> };
+  } catch {
+    // Told to the model below.
+  }
+  return { ok: false, problem: 'arguments must be a JSON object' };
+}
