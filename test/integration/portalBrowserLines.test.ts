@@ -17,6 +17,8 @@ describe('portal line management in a browser', () => {
   const browser = useChromium();
   const email = `browser-lines+${crypto.randomBytes(4).toString('hex')}@example.test`;
   const check = pageChecker('portal-lines');
+  // Other suites share this database and create lines named "Hooks" too: this one's line has a name of its own.
+  const lineName = `Hooks ${crypto.randomBytes(3).toString('hex')}`;
 
   const visible = (page: Page, id: string) => page.locator(`#${id}`).isVisible();
 
@@ -47,13 +49,13 @@ describe('portal line management in a browser', () => {
     await page.getByLabel('Mode').selectOption('hosted');
     await page.getByLabel('System prompt').fill('Never sent');
     await page.getByLabel('Mode').selectOption('webhook');
-    await page.getByLabel('Name').fill('Hooks');
+    await page.getByLabel('Name').fill(lineName);
     await page.getByLabel('Webhook URL').fill(receiver.url);
     await page.getByLabel('Begin message (spoken when the call is answered)').fill('Thanks for calling.');
     await page.getByLabel('Voice').selectOption('nova');
     await page.getByRole('button', { name: 'Create line' }).click();
-    await expect(page.locator('#secret-title').textContent()).resolves.toContain('Hooks');
-    const row = await h.db('lines').where({ name: 'Hooks' }).first();
+    await expect(page.locator('#secret-title').textContent()).resolves.toContain(lineName);
+    const row = await h.db('lines').where({ name: lineName }).first();
     expect(row).toMatchObject({ mode: 'webhook', begin_message: 'Thanks for calling.', voice: 'nova', system_prompt: null });
 
     // The edit form follows the line's mode, and switches with it.
