@@ -8,6 +8,7 @@ import type { ModelAdapter } from '../src/adapters/model/port';
 import { createAudioActivities } from './audio/activities';
 import { createBillingActivities } from './billing';
 import { createCallActivities } from './calls';
+import { createCampaignActivities } from './campaigns';
 import { createHostedActivities } from './hosted';
 import { createToolActivities } from './tools';
 import { createLineActivities } from './lines';
@@ -23,6 +24,8 @@ import type { Logger } from '../src/platform/logger';
 
 /** What the worker's activities need; src/main/activityDeps.ts builds it from the configuration. */
 export interface ActivityDeps {
+  /** The worker's configuration: what use cases run by activities read (a campaign's calls are placed as the API places them). */
+  config: Config;
   db: Db;
   carrier: CarrierAdapter;
   /** The key sealing secrets at rest; a function so a worker without one fails only where it is needed. */
@@ -57,6 +60,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createBillingActivities(deps),
     ...createCallActivities(deps),
+    ...createCampaignActivities(deps),
     ...createHostedActivities(deps),
     ...createToolActivities(deps),
     ...createAudioActivities(deps),

@@ -5,6 +5,7 @@ export { purgeExpiredRecordsWorkflow } from './maintenance';
 export { deliverEventWorkflow, sweepStrandedEventsWorkflow } from './webhooks';
 export { autoChargeWorkflow, closeSpendPeriodWorkflow, postNumberFeesWorkflow } from './billing';
 export { callWorkflow } from './calls/workflow';
+export { campaignAttemptWorkflow, campaignWorkflow } from './campaigns';
 export { sendMessageWorkflow } from './messages';
 export { recoverOrphansWorkflow } from './recovery';
 export { sweepTelnyxInboxWorkflow } from './telnyxInbox';

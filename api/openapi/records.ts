@@ -22,7 +22,7 @@ const environment = { type: 'string', enum: ['test', 'live'] };
 const e164 = { type: 'string', description: 'E.164' };
 
 /** An object schema whose every listed property is required. */
-function record(properties: Record<string, object>, description?: string) {
+export function record(properties: Record<string, object>, description?: string) {
   return { type: 'object', required: Object.keys(properties), properties, ...(description ? { description } : {}) };
 }
 

@@ -79,11 +79,11 @@ async function findCall(ctx: AppContext, deps: AppDeps): Promise<CallRow> {
 }
 
 /** `machine_detection` of a placed call: `detect` asks the carrier who answers. */
-const MACHINE_DETECTION = { type: 'string', enum: ['detect', 'disabled'], default: 'disabled' };
+export const MACHINE_DETECTION = { type: 'string', enum: ['detect', 'disabled'], default: 'disabled' };
 const detects = (body: { machine_detection?: string }) => body.machine_detection === 'detect';
 
 /** Per-call `variables` and `metadata` (src/domain/calls/personalization.ts), on both ways of placing a call. */
-const VARIABLES = {
+export const VARIABLES = {
   type: 'object',
   maxProperties: MAX_VARIABLES,
   propertyNames: { pattern: VARIABLE_NAME_PATTERN },
@@ -93,7 +93,7 @@ const VARIABLES = {
     'then needs a value (422 `variables.<name>`); without `variables` the texts are used as written.',
   example: { first_name: 'Ada' },
 };
-const METADATA = {
+export const METADATA = {
   type: 'object',
   maxProperties: MAX_METADATA_KEYS,
   propertyNames: { minLength: 1, maxLength: MAX_METADATA_KEY_LENGTH, pattern: METADATA_KEY_PATTERN },

@@ -4,6 +4,7 @@ import { auditRoutes } from './audit';
 import { authKeyRoutes } from './authKeys';
 import { billingRoutes } from './billing';
 import { callRoutes } from './calls';
+import { campaignRoutes } from './campaigns';
 import { carrierEventRoutes } from './carrier/events';
 import { carrierMessageRoutes } from './carrier/messages';
 import { telnyxEventRoutes } from './carrier/telnyx';
@@ -28,6 +29,7 @@ export function allRoutes(openApiYaml: () => string): RouteDef[] {
     ...complianceRoutes(),
     ...auditRoutes(),
     ...callRoutes(),
+    ...campaignRoutes(),
     ...messageRoutes(),
     ...carrierEventRoutes(),
     ...carrierMessageRoutes(),

@@ -7,6 +7,7 @@ export const IDEMPOTENT_OPERATIONS: ReadonlySet<string> = new Set([
   'POST /api/v1/calls',
   'POST /api/v1/calls/conversation',
   'POST /api/v1/calls/{id}/transfer',
+  'POST /api/v1/campaigns',
   'POST /api/v1/consent',
   'POST /api/v1/keys',
   'POST /api/v1/keys/{id}/rotate',

@@ -789,6 +789,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/campaigns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Campaigns, newest first (cursor pagination), each with its progress */
+        get: operations["listCampaigns"];
+        put?: never;
+        /**
+         * Create a campaign: many outbound calls from a pool of lines, paced, retried and durable
+         * @description Records the campaign and its contacts (in list order: `row` 1, 2, …) and starts it at `start_at` (default now). Each call is placed as `POST /api/v1/calls` places one, from one of the pool `line_ids` that is free (a line carries one call at a time; a contact whose every line is busy waits for one), with the contact’s `variables` filling the line’s (or the `topic` conversation’s) texts and its `metadata` echoed in the call’s events. A contact refused as `POST /calls` would refuse it is skipped with its reason (`opted_out`, `consent_required`, `fraud_blocked`, `invalid_variables`); a refused hold (`insufficient_credits`, `agent_cap_exceeded`) or a pool with no usable line pauses the campaign (`paused_reason`) without using up an attempt. `retry` calls a contact again after `backoff_seconds` while its last attempt was one of `on` and fewer than `max_attempts` were made. At most `max_concurrency` calls at once (default and maximum: the number of pool lines) and `calls_per_minute` dials a minute (default 60); the workspace's campaigns together dial at most 600 a minute (422 `calls_per_minute`).
+         */
+        post: operations["createCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A campaign and its progress */
+        get: operations["getCampaign"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}/results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Per-contact results in list order, readable while the campaign runs (cursor pagination) */
+        get: operations["listCampaignResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pause a campaign: no new dial; calls in progress go on to their end
+         * @description Answers the campaign as it now is; the same request again changes nothing. An ended campaign (`completed`, `cancelled`) is 409 `campaign_ended`.
+         */
+        post: operations["pauseCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused campaign (also one that paused itself: funds and lines are checked again at its next dial)
+         * @description Answers the campaign as it now is; the same request again changes nothing. An ended campaign (`completed`, `cancelled`) is 409 `campaign_ended`.
+         */
+        post: operations["resumeCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/campaigns/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a campaign: contacts still waiting are `cancelled`; calls in progress go on to their end
+         * @description Answers the campaign as it now is; the same request again changes nothing. An ended campaign (`completed`, `cancelled`) is 409 `campaign_ended`.
+         */
+        post: operations["cancelCampaign"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/messages": {
         parameters: {
             query?: never;
@@ -1473,6 +1588,90 @@ export interface components {
             accent: string;
             description: string;
             languages: ("multi" | "en" | "he" | "es" | "ar" | "ru" | "fr" | "de" | "pt" | "it" | "pl" | "nl" | "tr" | "ja" | "zh")[];
+        };
+        Campaign: {
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            /** @enum {string} */
+            status: "scheduled" | "running" | "paused" | "completed" | "cancelled";
+            /**
+             * @description Set when the campaign paused itself (a refused hold, no usable pool line); null for an operator’s pause
+             * @enum {string|null}
+             */
+            paused_reason: "insufficient_credits" | "agent_cap_exceeded" | "line_unavailable" | null;
+            line_ids: string[];
+            topic: string | null;
+            begin_message: string | null;
+            max_duration_seconds: number | null;
+            /** @enum {string} */
+            machine_detection: "detect" | "disabled";
+            /** Format: date-time */
+            start_at: string;
+            max_concurrency: number;
+            calls_per_minute: number;
+            retry: {
+                max_attempts: number;
+                backoff_seconds: number;
+                on: ("busy" | "no_answer" | "failed")[];
+            };
+            /** @description Contacts by status, and those `done` by outcome */
+            progress: {
+                total: number;
+                pending: number;
+                dialing: number;
+                done: number;
+                answered: number;
+                machine: number;
+                busy: number;
+                no_answer: number;
+                failed: number;
+                skipped: number;
+                cancelled: number;
+            };
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** Format: date-time */
+            ended_at: string | null;
+        };
+        CampaignContactResult: {
+            /** Format: uuid */
+            id: string;
+            /** @description The contact’s position in the list (a CSV’s data row) */
+            row: number;
+            to_number: string;
+            /** @enum {string} */
+            status: "pending" | "dialing" | "done";
+            /**
+             * @description Set once `done`: the last attempt’s outcome, or `skipped` / `cancelled`
+             * @enum {string|null}
+             */
+            outcome: "answered" | "machine" | "busy" | "no_answer" | "failed" | "skipped" | "cancelled" | null;
+            /**
+             * @description Why a `skipped` contact was not called
+             * @enum {string|null}
+             */
+            skip_reason: "invalid_number" | "duplicate_number" | "invalid_variables" | "opted_out" | "consent_required" | "fraud_blocked" | null;
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When a pending contact is due (its retry, or the wait for a free line)
+             */
+            next_attempt_at: string | null;
+            duration_sec: number;
+            charge_cents: number;
+            /** @description The calls of its attempts, oldest first (GET /api/v1/calls/{id}) */
+            call_ids: string[];
+            variables: {
+                [key: string]: string;
+            };
+            metadata: {
+                [key: string]: string;
+            };
+            /** Format: date-time */
+            updated_at: string;
         };
         Error: {
             error: {
@@ -11092,6 +11291,1314 @@ export interface operations {
                      *       "error": {
                      *         "code": "service_unavailable",
                      *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCampaigns: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `next_cursor` of the previous page (or an ISO timestamp) */
+                cursor?: string | unknown | unknown | unknown;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{campaigns, has_more, next_cursor}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "campaigns": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "name": "Front desk",
+                     *           "status": "completed",
+                     *           "paused_reason": "insufficient_credits",
+                     *           "line_ids": [
+                     *             "d642c82d-1644-41fa-a990-58a5c03e264e"
+                     *           ],
+                     *           "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *           "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *           "max_duration_seconds": 600,
+                     *           "machine_detection": "detect",
+                     *           "start_at": "2026-01-15T09:30:00.000Z",
+                     *           "max_concurrency": 1,
+                     *           "calls_per_minute": 1,
+                     *           "retry": {
+                     *             "max_attempts": 1,
+                     *             "backoff_seconds": 1,
+                     *             "on": [
+                     *               "busy"
+                     *             ]
+                     *           },
+                     *           "progress": {
+                     *             "total": 1,
+                     *             "pending": 1,
+                     *             "dialing": 1,
+                     *             "done": 1,
+                     *             "answered": 1,
+                     *             "machine": 1,
+                     *             "busy": 1,
+                     *             "no_answer": 1,
+                     *             "failed": 0,
+                     *             "skipped": 1,
+                     *             "cancelled": 1
+                     *           },
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z",
+                     *           "ended_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        campaigns: components["schemas"]["Campaign"][];
+                        has_more: boolean;
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createCampaign: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Replays the first response for 12 hours; the same key with a different request is 409 idempotency_key_reused. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Front desk",
+                 *       "line_ids": [
+                 *         "d642c82d-1644-41fa-a990-58a5c03e264e"
+                 *       ],
+                 *       "contacts": [
+                 *         {
+                 *           "to_number": "+14155550123",
+                 *           "variables": {
+                 *             "first_name": "Ada"
+                 *           },
+                 *           "metadata": {
+                 *             "order_id": "ord_1234"
+                 *           }
+                 *         }
+                 *       ],
+                 *       "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                 *       "begin_message": "Hello, this is Acme Dental. How can I help?",
+                 *       "max_duration_seconds": 600,
+                 *       "machine_detection": "disabled",
+                 *       "start_at": "2026-01-15T09:30:00.000Z",
+                 *       "max_concurrency": 1,
+                 *       "calls_per_minute": 1,
+                 *       "retry": {
+                 *         "max_attempts": 1,
+                 *         "backoff_seconds": 600,
+                 *         "on": [
+                 *           "busy"
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    name?: string;
+                    line_ids: string[];
+                    contacts: {
+                        /** @description The number to call, E.164. One that is not a phone number, or repeats an earlier contact’s, is recorded as skipped (`invalid_number`, `duplicate_number`). */
+                        to_number: string;
+                        /**
+                         * @description Values for the `{{name}}` placeholders of the call’s system_prompt and begin_message, for this call only. Each must be used, and every placeholder then needs a value (422 `variables.<name>`); without `variables` the texts are used as written.
+                         * @example {
+                         *       "first_name": "Ada"
+                         *     }
+                         */
+                        variables?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * @description Your own key-value pairs (up to 50 keys of up to 40 characters, string values up to 500): kept on the call and echoed as `metadata` in every event of the call.
+                         * @example {
+                         *       "order_id": "ord_1234"
+                         *     }
+                         */
+                        metadata?: {
+                            [key: string]: string;
+                        };
+                    }[];
+                    /** @description Each call is a hosted conversation about this topic (as `POST /api/v1/calls/conversation`); without it the lines’ modes decide. */
+                    topic?: string;
+                    begin_message?: string;
+                    max_duration_seconds?: number;
+                    /**
+                     * @default disabled
+                     * @enum {string}
+                     */
+                    machine_detection?: "detect" | "disabled";
+                    /**
+                     * Format: date-time
+                     * @description When dialling starts (default: now)
+                     */
+                    start_at?: string;
+                    max_concurrency?: number;
+                    calls_per_minute?: number;
+                    retry?: {
+                        /** @default 1 */
+                        max_attempts?: number;
+                        /** @default 600 */
+                        backoff_seconds?: number;
+                        on?: ("busy" | "no_answer" | "failed")[];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description `{campaign}` */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "campaign": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "name": "Front desk",
+                     *         "status": "completed",
+                     *         "paused_reason": "insufficient_credits",
+                     *         "line_ids": [
+                     *           "d642c82d-1644-41fa-a990-58a5c03e264e"
+                     *         ],
+                     *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "max_duration_seconds": 600,
+                     *         "machine_detection": "detect",
+                     *         "start_at": "2026-01-15T09:30:00.000Z",
+                     *         "max_concurrency": 1,
+                     *         "calls_per_minute": 1,
+                     *         "retry": {
+                     *           "max_attempts": 1,
+                     *           "backoff_seconds": 1,
+                     *           "on": [
+                     *             "busy"
+                     *           ]
+                     *         },
+                     *         "progress": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "dialing": 1,
+                     *           "done": 1,
+                     *           "answered": 1,
+                     *           "machine": 1,
+                     *           "busy": 1,
+                     *           "no_answer": 1,
+                     *           "failed": 0,
+                     *           "skipped": 1,
+                     *           "cancelled": 1
+                     *         },
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z",
+                     *         "ended_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        campaign: components["schemas"]["Campaign"];
+                    };
+                };
+            };
+            /** @description `duplicate_idempotency_key_header`; `invalid_json` (not JSON, or nested deeper than 32 levels) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "duplicate_idempotency_key_header",
+                     *         "message": "Duplicate idempotency key header"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `idempotency_key_reused` or `idempotency_in_progress` (with `Retry-After: 1`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "idempotency_key_reused",
+                     *         "message": "Idempotency key reused"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `payload_too_large`: the body exceeds `x-body-limit-bytes` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "payload_too_large",
+                     *         "message": "Payload too large"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `service_unavailable`: the campaign could not be started (nothing recorded); `Retry-After` */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "service_unavailable",
+                     *         "message": "Service unavailable"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{campaign}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "campaign": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "name": "Front desk",
+                     *         "status": "completed",
+                     *         "paused_reason": "insufficient_credits",
+                     *         "line_ids": [
+                     *           "d642c82d-1644-41fa-a990-58a5c03e264e"
+                     *         ],
+                     *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "max_duration_seconds": 600,
+                     *         "machine_detection": "detect",
+                     *         "start_at": "2026-01-15T09:30:00.000Z",
+                     *         "max_concurrency": 1,
+                     *         "calls_per_minute": 1,
+                     *         "retry": {
+                     *           "max_attempts": 1,
+                     *           "backoff_seconds": 1,
+                     *           "on": [
+                     *             "busy"
+                     *           ]
+                     *         },
+                     *         "progress": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "dialing": 1,
+                     *           "done": 1,
+                     *           "answered": 1,
+                     *           "machine": 1,
+                     *           "busy": 1,
+                     *           "no_answer": 1,
+                     *           "failed": 0,
+                     *           "skipped": 1,
+                     *           "cancelled": 1
+                     *         },
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z",
+                     *         "ended_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        campaign: components["schemas"]["Campaign"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listCampaignResults: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description `next_cursor` of the previous page (the last row number it returned) */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{results, has_more, next_cursor}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "results": [
+                     *         {
+                     *           "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *           "row": 1,
+                     *           "to_number": "+14155550123",
+                     *           "status": "pending",
+                     *           "outcome": "answered",
+                     *           "skip_reason": "invalid_number",
+                     *           "attempts": 1,
+                     *           "next_attempt_at": "2026-01-15T09:30:00.000Z",
+                     *           "duration_sec": 125,
+                     *           "charge_cents": 12,
+                     *           "call_ids": [
+                     *             "2c38d818-fca6-495b-af6f-d65d273f01b9"
+                     *           ],
+                     *           "variables": {},
+                     *           "metadata": {},
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "has_more": true,
+                     *       "next_cursor": null
+                     *     }
+                     */
+                    "application/json": {
+                        results: components["schemas"]["CampaignContactResult"][];
+                        has_more: boolean;
+                        /** @description Pass as `cursor` for the next page; null on the last */
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `validation_error` with one detail per invalid field */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "validation_error",
+                     *         "message": "The request has invalid fields",
+                     *         "details": [
+                     *           {
+                     *             "field": "name",
+                     *             "message": "Required"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    pauseCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{campaign}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "campaign": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "name": "Front desk",
+                     *         "status": "completed",
+                     *         "paused_reason": "insufficient_credits",
+                     *         "line_ids": [
+                     *           "d642c82d-1644-41fa-a990-58a5c03e264e"
+                     *         ],
+                     *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "max_duration_seconds": 600,
+                     *         "machine_detection": "detect",
+                     *         "start_at": "2026-01-15T09:30:00.000Z",
+                     *         "max_concurrency": 1,
+                     *         "calls_per_minute": 1,
+                     *         "retry": {
+                     *           "max_attempts": 1,
+                     *           "backoff_seconds": 1,
+                     *           "on": [
+                     *             "busy"
+                     *           ]
+                     *         },
+                     *         "progress": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "dialing": 1,
+                     *           "done": 1,
+                     *           "answered": 1,
+                     *           "machine": 1,
+                     *           "busy": 1,
+                     *           "no_answer": 1,
+                     *           "failed": 0,
+                     *           "skipped": 1,
+                     *           "cancelled": 1
+                     *         },
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z",
+                     *         "ended_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        campaign: components["schemas"]["Campaign"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `campaign_ended` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "campaign_ended",
+                     *         "message": "Campaign ended"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    resumeCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{campaign}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "campaign": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "name": "Front desk",
+                     *         "status": "completed",
+                     *         "paused_reason": "insufficient_credits",
+                     *         "line_ids": [
+                     *           "d642c82d-1644-41fa-a990-58a5c03e264e"
+                     *         ],
+                     *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "max_duration_seconds": 600,
+                     *         "machine_detection": "detect",
+                     *         "start_at": "2026-01-15T09:30:00.000Z",
+                     *         "max_concurrency": 1,
+                     *         "calls_per_minute": 1,
+                     *         "retry": {
+                     *           "max_attempts": 1,
+                     *           "backoff_seconds": 1,
+                     *           "on": [
+                     *             "busy"
+                     *           ]
+                     *         },
+                     *         "progress": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "dialing": 1,
+                     *           "done": 1,
+                     *           "answered": 1,
+                     *           "machine": 1,
+                     *           "busy": 1,
+                     *           "no_answer": 1,
+                     *           "failed": 0,
+                     *           "skipped": 1,
+                     *           "cancelled": 1
+                     *         },
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z",
+                     *         "ended_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        campaign: components["schemas"]["Campaign"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `campaign_ended` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "campaign_ended",
+                     *         "message": "Campaign ended"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    cancelCampaign: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example a5614527-0ce6-43be-ad1d-d012b7394867 */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `{campaign}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "campaign": {
+                     *         "id": "a5614527-0ce6-43be-ad1d-d012b7394867",
+                     *         "name": "Front desk",
+                     *         "status": "completed",
+                     *         "paused_reason": "insufficient_credits",
+                     *         "line_ids": [
+                     *           "d642c82d-1644-41fa-a990-58a5c03e264e"
+                     *         ],
+                     *         "topic": "Confirm the patient’s appointment on Tuesday at 10:00",
+                     *         "begin_message": "Hello, this is Acme Dental. How can I help?",
+                     *         "max_duration_seconds": 600,
+                     *         "machine_detection": "detect",
+                     *         "start_at": "2026-01-15T09:30:00.000Z",
+                     *         "max_concurrency": 1,
+                     *         "calls_per_minute": 1,
+                     *         "retry": {
+                     *           "max_attempts": 1,
+                     *           "backoff_seconds": 1,
+                     *           "on": [
+                     *             "busy"
+                     *           ]
+                     *         },
+                     *         "progress": {
+                     *           "total": 1,
+                     *           "pending": 1,
+                     *           "dialing": 1,
+                     *           "done": 1,
+                     *           "answered": 1,
+                     *           "machine": 1,
+                     *           "busy": 1,
+                     *           "no_answer": 1,
+                     *           "failed": 0,
+                     *           "skipped": 1,
+                     *           "cancelled": 1
+                     *         },
+                     *         "created_at": "2026-01-15T09:30:00.000Z",
+                     *         "updated_at": "2026-01-15T09:30:00.000Z",
+                     *         "ended_at": "2026-01-15T09:30:00.000Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        campaign: components["schemas"]["Campaign"];
+                    };
+                };
+            };
+            /** @description `unauthorized` (no Authorization header) or `invalid_api_key` (malformed, unknown, revoked or expired, or a key of the other plane) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "unauthorized",
+                     *         "message": "Missing Authorization header; send `Authorization: Bearer <API_KEY>`"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `forbidden` (the key lacks the required scope) or `agent_permission_denied` (its tier lacks the verb) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "forbidden",
+                     *         "message": "Forbidden"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `not_found` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "not_found",
+                     *         "message": "Not found"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `campaign_ended` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "campaign_ended",
+                     *         "message": "Campaign ended"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `rate_limited`, with `Retry-After` in seconds */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "rate_limited",
+                     *         "message": "Too many requests; retry after the number of seconds in Retry-After"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `internal_error` */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "error": {
+                     *         "code": "internal_error",
+                     *         "message": "An unexpected error occurred; it has been logged with the request id"
                      *       }
                      *     }
                      */

@@ -27,6 +27,7 @@ export function buildActivityDeps(
 ): ActivityDeps {
   const secretsKey = sources.secretsKey ?? parseSecretsKey(requireSetting(config.secretsKey, 'SECRETS_KEY'));
   return {
+    config,
     db: sources.db,
     carrier: buildCarrier(config, sources.db),
     payments: paymentProcessorsFor(config),

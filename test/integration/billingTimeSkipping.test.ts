@@ -9,6 +9,7 @@ import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import type { BillingTenant } from '../../src/domain/billing/ledger';
 import { previousMonthStart } from '../../src/domain/billing/periods';
 import { runCommand } from '../../src/main/cli';
+import { loadConfig } from '../../src/platform/config';
 import { createDb, type Db } from '../../src/platform/db/knex';
 import { EgressPolicy } from '../../src/platform/net/egress';
 import { startCardProcessorSimulator, type CardProcessorSimulatorState } from '../../simulator/processor';
@@ -56,6 +57,7 @@ function overHours(title: string, body: (f: OverHours) => void): void {
       f.processor = await startCardProcessorSimulator({ host: '127.0.0.1', port: 0, secret });
       const live = new SimulatorPaymentProcessor(f.processor.url, secret);
       activities = createActivities({
+        config: loadConfig(),
         db: f.db,
         carrier: {} as CarrierAdapter,
         // The test environment's processor is never reached here; a dead port says so.

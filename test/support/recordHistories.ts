@@ -384,6 +384,8 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createActivities } = require('../../activities') as typeof import('../../activities');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { loadConfig } = require('../../src/platform/config') as typeof import('../../src/platform/config');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { noModel, noPayments } = require('./harness') as typeof import('./harness');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { EgressPolicy } = require('../../src/platform/net/egress') as typeof import('../../src/platform/net/egress');
@@ -397,6 +399,7 @@ async function recordWithTimeSkipping(h: import('./harness').Harness, testServer
       taskQueue,
       workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
       activities: createActivities({
+        config: loadConfig(),
         db: h.db,
         carrier: {} as import('../../src/adapters/carrier/port').CarrierAdapter,
         payments: noPayments,

@@ -3,6 +3,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { CarrierAdapter } from '../../src/adapters/carrier/port';
+import { loadConfig } from '../../src/platform/config';
 import { parseSecretsKey } from '../../src/platform/crypto/secretBox';
 import type { Db } from '../../src/platform/db/knex';
 import type { EgressPolicy } from '../../src/platform/net/egress';
@@ -25,6 +26,7 @@ export async function timeSkippingWorker(
     taskQueue,
     workflowBundle: { codePath: process.env.WORKFLOW_BUNDLE_PATH! },
     activities: createActivities({
+      config: loadConfig(),
       db: deps.db,
       carrier: deps.carrier ?? ({} as CarrierAdapter),
       payments: noPayments,

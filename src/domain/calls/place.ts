@@ -10,6 +10,8 @@ import { fillVariables } from './personalization';
 import { toolDeclarationProblems } from '../tools/declarations';
 import type { ToolDeclaration } from '../tools/declarations';
 import { toolsColumn } from '../tools/store';
+import type { LineRow } from '../lines/store';
+import type { Db } from '../../platform/db/knex';
 import { startCallWorkflow } from './start';
 import { callOpening, insertCall, LineBusyError, type CallRow } from './store';
 
@@ -50,6 +52,23 @@ export async function placeCall(
   request: PlaceCallRequest,
   withinRecording?: WithinRecording<CallRow>,
 ): Promise<CallRow> {
+  const { row, input } = await recordCall(deps, actor, request, { callId: crypto.randomUUID(), withinRecording });
+  await startCallWorkflow(deps, input, 'could not start the call workflow');
+  deps.log.info({ call_id: row.id, line_id: row.line_id, zone: row.zone }, 'call placed');
+  return row;
+}
+
+/**
+ * Everything `placeCall` does but start the call's workflow: the refusals, the call's row and its
+ * one-minute hold, under `callId`. Answers the row and the call workflow's input; a campaign starts
+ * that workflow itself (as its child, workflow id = call id).
+ */
+export async function recordCall(
+  deps: LoggedUseCaseDeps,
+  actor: OutboundActor,
+  request: PlaceCallRequest,
+  { callId, withinRecording }: { callId: string; withinRecording?: WithinRecording<CallRow> },
+): Promise<{ row: CallRow; input: CallInput }> {
   const destination = { value: request.toNumber, field: 'to_number' };
   const { to, line } = await outboundPreflight(deps.db, actor, {
     channel: 'call',
@@ -74,7 +93,6 @@ export async function placeCall(
   const metadata = request.metadata && Object.keys(request.metadata).length > 0 ? request.metadata : null;
   const zone = zoneOf(to);
   const reserve = oneMinuteReserveCents(mode, zone);
-  const callId = crypto.randomUUID();
   const now = deps.now();
   const row = await deps.db.transaction(async (trx) => {
     let inserted: CallRow;
@@ -110,33 +128,39 @@ export async function placeCall(
     return inserted;
   });
 
-  const input: CallInput = {
-    callId,
-    workspaceId: actor.workspaceId,
-    environment: actor.environment,
-    lineId: line.id,
-    keyId: actor.key.id,
+  return { row, input: await callInputOf(deps.db, row, line, request.machineDetection === true) };
+}
+
+/**
+ * The call workflow's input for a recorded outbound call: from its row (the texts as recorded, with
+ * the variables filled in, not the line's: the line may be edited mid-call) and its line's opening.
+ * Rebuilt alike when a campaign's attempt finds its call already recorded.
+ */
+export async function callInputOf(db: Db, row: CallRow, line: LineRow, machineDetection: boolean): Promise<CallInput> {
+  return {
+    callId: row.id,
+    workspaceId: row.workspace_id,
+    environment: row.environment,
+    lineId: row.line_id,
+    keyId: row.actor_key_id,
     direction: 'outbound',
     from: row.from_number,
-    to,
-    mode,
-    zone,
-    reservePerMinuteCents: reserve,
-    ...(request.machineDetection ? { machineDetection: true } : {}),
-    ...(metadata ? { metadata } : {}),
-    ...(await callOpening(deps.db, line)),
-    // The texts as recorded on the call (variables filled in), not the line's: the line may be edited mid-call.
-    systemPrompt,
-    beginMessage,
-    ...(conversation
+    to: row.to_number,
+    mode: row.mode,
+    zone: row.zone,
+    reservePerMinuteCents: oneMinuteReserveCents(row.mode, row.zone),
+    ...(machineDetection ? { machineDetection: true } : {}),
+    ...(row.metadata ? { metadata: row.metadata } : {}),
+    ...(await callOpening(db, line)),
+    systemPrompt: row.system_prompt,
+    beginMessage: row.begin_message,
+    // A conversation call (a topic) talks in any language, up to its own maximum duration.
+    ...(row.topic !== null
       ? {
           language: 'multi',
           languagePinned: false,
-          ...(conversation.maxDurationSec ? { maxDurationMs: conversation.maxDurationSec * 1000 } : {}),
+          ...(row.max_duration_sec ? { maxDurationMs: row.max_duration_sec * 1000 } : {}),
         }
       : {}),
   };
-  await startCallWorkflow(deps, input, 'could not start the call workflow');
-  deps.log.info({ call_id: callId, line_id: line.id, zone }, 'call placed');
-  return row;
 }

@@ -35,6 +35,9 @@ export const RATE_LIMITS = {
   'consent.create': { limit: 100, windowSeconds: HOUR, partition: 'workspace_env' },
   'disclosures.create': { limit: 20, windowSeconds: HOUR, partition: 'workspace_env' },
   'webhooks.test': { limit: 10, windowSeconds: HOUR, partition: 'workspace_env' },
+  /** Campaigns (issue 31; docs/decisions/campaigns.md): each creation records up to 100,000 contacts; control is pause, resume, cancel. */
+  'campaigns.create': { limit: 60, windowSeconds: HOUR, partition: 'workspace_env' },
+  'campaigns.control': { limit: 120, windowSeconds: HOUR, partition: 'workspace_env' },
   /**
    * Read endpoints named by the spec: conversations, settings, usage (and billing reads), and by
    * the same measure every list or aggregate that scans a workspace's history: lines, calls,

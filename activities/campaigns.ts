@@ -1,0 +1,32 @@
+import { startAttempt, settleAttempt, type AttemptRef, type AttemptStart } from '../src/domain/campaigns/attempt';
+import { dispatchCampaign, type DispatchStep } from '../src/domain/campaigns/dispatch';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../src/platform/config';
+import type { Db } from '../src/platform/db/knex';
+import { createLogger } from '../src/platform/logger';
+
+export interface CampaignActivityDeps {
+  config: Config;
+  db: Db;
+  temporal: () => Client;
+  now: () => Date;
+}
+
+/** Thin adapters between the campaign workflows and src/domain/campaigns. */
+export function createCampaignActivities({ config, db, temporal, now }: CampaignActivityDeps) {
+  const log = createLogger('campaigns');
+  const deps = () => ({ config, db, temporal: temporal(), log, now });
+  return {
+    async dispatchCampaign(campaignId: string, token: string): Promise<DispatchStep> {
+      return dispatchCampaign({ db, now }, campaignId, token);
+    },
+    async startCampaignAttempt(ref: AttemptRef): Promise<AttemptStart> {
+      return startAttempt(deps(), ref);
+    },
+    async settleCampaignAttempt(ref: AttemptRef): Promise<void> {
+      await settleAttempt(deps(), ref);
+    },
+  };
+}
+
+export type CampaignActivities = ReturnType<typeof createCampaignActivities>;

@@ -1,0 +1,304 @@
+import { principalOf, type AppContext, type AppDeps } from '../context';
+import { ApiError } from '../errors';
+import { NOT_BLANK_PATTERN } from '../openapi/fields';
+import { arrayOf, cursorFields, errorResponse, fields, jsonRequestBody, jsonResponse, ref } from '../openapi/schemas';
+import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
+import type { PathParameter, RouteDef } from '../routeTable';
+import { MACHINE_DETECTION, METADATA, VARIABLES } from './calls';
+import { MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
+import { CampaignEndedError, controlCampaign, type CampaignControl } from '../../src/domain/campaigns/control';
+import { CampaignRefusedError, createCampaign, type CreateCampaignRequest } from '../../src/domain/campaigns/create';
+import { campaignRecord, campaignRecords, resultsPage, visibleCampaigns } from '../../src/domain/campaigns/read';
+import {
+  MAX_ATTEMPTS,
+  MAX_CONTACTS,
+  MAX_NAME_LENGTH,
+  MAX_POOL_LINES,
+  MAX_RETRY_BACKOFF_SECONDS,
+  RETRYABLE_OUTCOMES,
+  WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE,
+} from '../../src/domain/campaigns/rules';
+import { StartCompensatedError } from '../../src/platform/temporal/starts';
+
+/*
+ * Campaigns (issue 31; docs/decisions/campaigns.md): many outbound calls as one durable process.
+ * Creation records the campaign and its contacts and starts its workflow; every call it places is
+ * placed as `POST /calls` places one (its refusals skip the contact or pause the campaign).
+ */
+
+const campaignNotFound = { code: 'not_found', message: 'Campaign not found' };
+const campaignIdParam: PathParameter = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  schema: { type: 'string', format: 'uuid' },
+  'x-not-found': campaignNotFound,
+};
+const notFound = () => new ApiError(404, campaignNotFound.code, campaignNotFound.message);
+
+/** The largest creation body: 100,000 contacts with a few variables each. */
+export const CAMPAIGN_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
+interface CreateBody {
+  name?: string;
+  line_ids: string[];
+  contacts: Array<{ to_number: string; variables?: Record<string, string>; metadata?: Record<string, string> }>;
+  topic?: string;
+  begin_message?: string;
+  max_duration_seconds?: number;
+  machine_detection?: string;
+  start_at?: string;
+  max_concurrency?: number;
+  calls_per_minute?: number;
+  retry?: { max_attempts?: number; backoff_seconds?: number; on?: string[] };
+}
+
+function createRequest(body: CreateBody): CreateCampaignRequest {
+  return {
+    ...(body.name ? { name: body.name } : {}),
+    lineIds: body.line_ids,
+    contacts: body.contacts.map((contact) => ({ toNumber: contact.to_number, variables: contact.variables, metadata: contact.metadata })),
+    ...(body.topic
+      ? {
+          conversation: {
+            topic: body.topic.trim(),
+            beginMessage: body.begin_message?.trim() || null,
+            maxDurationSec: body.max_duration_seconds ?? null,
+          },
+        }
+      : {}),
+    machineDetection: body.machine_detection === 'detect',
+    ...(body.start_at ? { startAt: new Date(body.start_at) } : {}),
+    maxConcurrency: body.max_concurrency,
+    callsPerMinute: body.calls_per_minute,
+    ...(body.retry ? { retry: { maxAttempts: body.retry.max_attempts, backoffSec: body.retry.backoff_seconds, on: body.retry.on } } : {}),
+  };
+}
+
+async function postCampaign(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  let id: string;
+  try {
+    ({ id } = await createCampaign({ ...deps, log: ctx.state.log }, principal, createRequest(ctx.state.body as CreateBody)));
+  } catch (err) {
+    if (err instanceof CampaignRefusedError) throw new ApiError(422, 'validation_error', 'The campaign has invalid fields', err.problems);
+    if (err instanceof StartCompensatedError)
+      throw new ApiError(503, 'service_unavailable', 'The campaign could not be started; nothing was recorded', undefined, {
+        'Retry-After': '1',
+      });
+    throw err;
+  }
+  ctx.status = 201;
+  ctx.body = { campaign: await campaignRecord(deps.db, principal, id) };
+}
+
+async function listCampaigns(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const q = ctx.state.query as { limit: number; cursor?: string };
+  const query = visibleCampaigns(deps.db, principalOf(ctx));
+  beforeCursor(query, parseCursor(q.cursor), 'created_at', 'id');
+  const rows = await query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(q.limit + 1);
+  const { page, has_more, next_cursor } = cursorPage(rows, q.limit, (row) => ({ at: row.created_at, id: row.id }));
+  ctx.body = { campaigns: await campaignRecords(deps.db, page), has_more, next_cursor };
+}
+
+async function getCampaign(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const campaign = await campaignRecord(deps.db, principalOf(ctx), ctx.params.id);
+  if (!campaign) throw notFound();
+  ctx.body = { campaign };
+}
+
+async function listResults(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const q = ctx.state.query as { limit: number; cursor?: string };
+  const page = await resultsPage(deps.db, principalOf(ctx), ctx.params.id, q.cursor ? Number(q.cursor) : 0, q.limit);
+  if (!page) throw notFound();
+  ctx.body = page;
+}
+
+function control(action: CampaignControl) {
+  return async (ctx: AppContext, deps: AppDeps): Promise<void> => {
+    const principal = principalOf(ctx);
+    // Only a campaign the key may read can be controlled by it.
+    if (!(await campaignRecord(deps.db, principal, ctx.params.id))) throw notFound();
+    try {
+      await controlCampaign(deps, principal, ctx.params.id, action);
+    } catch (err) {
+      if (err instanceof CampaignEndedError)
+        throw new ApiError(409, 'campaign_ended', `The campaign is ${err.status}: it cannot be paused, resumed or cancelled`);
+      throw err;
+    }
+    ctx.body = { campaign: await campaignRecord(deps.db, principal, ctx.params.id) };
+  };
+}
+
+const contactSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['to_number'],
+  properties: {
+    to_number: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      description:
+        'The number to call, E.164. One that is not a phone number, or repeats an earlier contact’s, is recorded as skipped (`invalid_number`, `duplicate_number`).',
+    },
+    variables: VARIABLES,
+    metadata: METADATA,
+  },
+};
+
+const createDescription =
+  'Records the campaign and its contacts (in list order: `row` 1, 2, …) and starts it at `start_at` (default now). Each call is placed as `POST /api/v1/calls` ' +
+  'places one, from one of the pool `line_ids` that is free (a line carries one call at a time; a contact whose every line is busy waits for one), ' +
+  'with the contact’s `variables` filling the line’s (or the `topic` conversation’s) texts and its `metadata` echoed in the call’s events. ' +
+  'A contact refused as `POST /calls` would refuse it is skipped with its reason (`opted_out`, `consent_required`, `fraud_blocked`, `invalid_variables`); ' +
+  'a refused hold (`insufficient_credits`, `agent_cap_exceeded`) or a pool with no usable line pauses the campaign (`paused_reason`) without using up an attempt. ' +
+  '`retry` calls a contact again after `backoff_seconds` while its last attempt was one of `on` and fewer than `max_attempts` were made. ' +
+  `At most \`max_concurrency\` calls at once (default and maximum: the number of pool lines) and \`calls_per_minute\` dials a minute (default 60); the workspace's campaigns together dial at most ${WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE} a minute (422 \`calls_per_minute\`).`;
+
+const CONTROL_SUMMARIES: Record<CampaignControl, string> = {
+  pause: 'Pause a campaign: no new dial; calls in progress go on to their end',
+  resume: 'Resume a paused campaign (also one that paused itself: funds and lines are checked again at its next dial)',
+  cancel: 'Cancel a campaign: contacts still waiting are `cancelled`; calls in progress go on to their end',
+};
+
+export function campaignRoutes(): RouteDef[] {
+  return [
+    {
+      method: 'post',
+      path: '/api/v1/campaigns',
+      operationId: 'createCampaign',
+      auth: { kind: 'standard', scope: 'calls:create', verb: 'call' },
+      rateLimit: 'campaigns.create',
+      bodyLimitBytes: CAMPAIGN_BODY_LIMIT_BYTES,
+      idempotency: { required: false },
+      doc: {
+        summary: 'Create a campaign: many outbound calls from a pool of lines, paced, retried and durable',
+        description: createDescription,
+        tags: ['campaigns'],
+        requestBody: jsonRequestBody({
+          type: 'object',
+          additionalProperties: false,
+          required: ['line_ids', 'contacts'],
+          properties: {
+            name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: NOT_BLANK_PATTERN },
+            line_ids: { type: 'array', minItems: 1, maxItems: MAX_POOL_LINES, items: { type: 'string', format: 'uuid' } },
+            contacts: { type: 'array', minItems: 1, maxItems: MAX_CONTACTS, items: contactSchema },
+            topic: {
+              type: 'string',
+              minLength: 1,
+              maxLength: MAX_TOPIC_LENGTH,
+              pattern: NOT_BLANK_PATTERN,
+              description:
+                'Each call is a hosted conversation about this topic (as `POST /api/v1/calls/conversation`); without it the lines’ modes decide.',
+            },
+            begin_message: { type: 'string', minLength: 1, maxLength: 1000 },
+            max_duration_seconds: { type: 'integer', minimum: MIN_CONVERSATION_SECONDS, maximum: MAX_CONVERSATION_SECONDS },
+            machine_detection: MACHINE_DETECTION,
+            start_at: { type: 'string', format: 'date-time', description: 'When dialling starts (default: now)' },
+            max_concurrency: { type: 'integer', minimum: 1, maximum: MAX_POOL_LINES },
+            calls_per_minute: { type: 'integer', minimum: 1, maximum: WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE },
+            retry: {
+              type: 'object',
+              additionalProperties: false,
+              properties: {
+                max_attempts: { type: 'integer', minimum: 1, maximum: MAX_ATTEMPTS, default: 1 },
+                backoff_seconds: { type: 'integer', minimum: 0, maximum: MAX_RETRY_BACKOFF_SECONDS, default: 600 },
+                on: { type: 'array', uniqueItems: true, items: { type: 'string', enum: [...RETRYABLE_OUTCOMES] } },
+              },
+            },
+          },
+        }),
+        responses: {
+          '201': jsonResponse('`{campaign}`', fields({ campaign: ref('Campaign') })),
+          '503': errorResponse('`service_unavailable`: the campaign could not be started (nothing recorded); `Retry-After`'),
+        },
+      },
+      handler: postCampaign,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/campaigns',
+      operationId: 'listCampaigns',
+      auth: { kind: 'standard', scope: 'read', verb: 'read' },
+      rateLimit: 'reads',
+      doc: {
+        summary: 'Campaigns, newest first (cursor pagination), each with its progress',
+        tags: ['campaigns'],
+        parameters: cursorPaginationParams(),
+        responses: {
+          '200': jsonResponse('`{campaigns, has_more, next_cursor}`', fields({ campaigns: arrayOf(ref('Campaign')), ...cursorFields })),
+        },
+      },
+      handler: listCampaigns,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/campaigns/{id}',
+      operationId: 'getCampaign',
+      auth: { kind: 'standard', scope: 'read', verb: 'read' },
+      rateLimit: 'reads',
+      doc: {
+        summary: 'A campaign and its progress',
+        tags: ['campaigns'],
+        parameters: [campaignIdParam],
+        responses: { '200': jsonResponse('`{campaign}`', fields({ campaign: ref('Campaign') })), '404': errorResponse('`not_found`') },
+      },
+      handler: getCampaign,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/campaigns/{id}/results',
+      operationId: 'listCampaignResults',
+      auth: { kind: 'standard', scope: 'read', verb: 'read' },
+      rateLimit: 'reads',
+      doc: {
+        summary: 'Per-contact results in list order, readable while the campaign runs (cursor pagination)',
+        tags: ['campaigns'],
+        parameters: [
+          campaignIdParam,
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } },
+          {
+            name: 'cursor',
+            in: 'query',
+            schema: { type: 'string', pattern: '^[0-9]{1,6}$' },
+            description: '`next_cursor` of the previous page (the last row number it returned)',
+          },
+        ],
+        responses: {
+          '200': jsonResponse(
+            '`{results, has_more, next_cursor}`',
+            fields({ results: arrayOf(ref('CampaignContactResult')), ...cursorFields }),
+          ),
+          '404': errorResponse('`not_found`'),
+        },
+      },
+      handler: listResults,
+    },
+    ...(['pause', 'resume', 'cancel'] as const).map((action): RouteDef => ({
+      method: 'post',
+      path: `/api/v1/campaigns/{id}/${action}`,
+      operationId: `${action}Campaign`,
+      auth: { kind: 'standard', scope: 'calls:control', verb: 'call' },
+      rateLimit: 'campaigns.control',
+      doc: {
+        summary: CONTROL_SUMMARIES[action],
+        description:
+          'Answers the campaign as it now is; the same request again changes nothing. An ended campaign (`completed`, `cancelled`) is 409 `campaign_ended`.',
+        tags: ['campaigns'],
+        parameters: [campaignIdParam],
+        responses: {
+          '200': jsonResponse('`{campaign}`', fields({ campaign: ref('Campaign') })),
+          '404': errorResponse('`not_found`'),
+          '409': errorResponse('`campaign_ended`'),
+        },
+      },
+      handler: control(action),
+    })),
+  ];
+}

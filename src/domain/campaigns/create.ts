@@ -1,0 +1,148 @@
+import crypto from 'node:crypto';
+import type { campaignWorkflow } from '../../../workflows/campaigns';
+import { workflowIds } from '../../../workflows/definitions/ids';
+import { toE164 } from '../../platform/phone';
+import { startOrCompensate } from '../../platform/temporal/starts';
+import { restrictedLineIds } from '../keys/grants';
+import { knownLineIds } from '../lines/store';
+import type { OutboundActor } from '../outbound/preflight';
+import type { LoggedUseCaseDeps } from '../useCaseDeps';
+import {
+  DEFAULT_CALLS_PER_MINUTE,
+  DEFAULT_MAX_ATTEMPTS,
+  DEFAULT_RETRY_BACKOFF_SECONDS,
+  RETRYABLE_OUTCOMES,
+  settingsProblems,
+  type SettingsProblem,
+  type SkipReason,
+} from './rules';
+import { insertCampaign, insertContacts, paceInUse, type CampaignRow, type NewContact } from './store';
+
+export interface NewCampaignContact {
+  toNumber: string;
+  variables?: Record<string, string>;
+  metadata?: Record<string, string>;
+}
+
+/** What the customer asks for (`POST /campaigns`, JSON or CSV): the schema has checked each field's own form. */
+export interface CreateCampaignRequest {
+  name?: string;
+  lineIds: string[];
+  contacts: NewCampaignContact[];
+  conversation?: { topic: string; beginMessage: string | null; maxDurationSec: number | null };
+  machineDetection?: boolean;
+  startAt?: Date;
+  maxConcurrency?: number;
+  callsPerMinute?: number;
+  retry?: { maxAttempts?: number; backoffSec?: number; on?: string[] };
+}
+
+/** The request is refused: each problem names its field (422 `validation_error`). Nothing was recorded. */
+export class CampaignRefusedError extends Error {
+  constructor(readonly problems: SettingsProblem[]) {
+    super(`campaign refused: ${problems.map((p) => p.field).join(', ')}`);
+    this.name = 'CampaignRefusedError';
+  }
+}
+
+/**
+ * Why a contact is skipped before any dial: a number that is not E.164, or one already earlier
+ * in the list (nobody is called twice by one campaign). Its other refusals come at its dial.
+ */
+function skippedAtCreation(toNumber: string, seen: Set<string>): SkipReason | null {
+  const e164 = toE164(toNumber);
+  if (!e164) return 'invalid_number';
+  if (seen.has(e164)) return 'duplicate_number';
+  seen.add(e164);
+  return null;
+}
+
+/**
+ * Creates a campaign and starts its workflow (`campaign:<id>`). Refused (nothing recorded) when a
+ * pool line is unknown to the tenant or outside the key's lines (422 `line_ids.<n>`), or its
+ * settings exceed their limits (rules.ts `settingsProblems`). The contacts are recorded in list
+ * order; invalid and repeated numbers are recorded as skipped at once.
+ */
+export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundActor, request: CreateCampaignRequest): Promise<CampaignRow> {
+  const allowed = restrictedLineIds(actor.key);
+  const known = new Set(await knownLineIds(deps.db, actor, request.lineIds));
+  const lineProblems = request.lineIds.flatMap((lineId, index) =>
+    !known.has(lineId) || (allowed && !allowed.includes(lineId))
+      ? [{ field: `line_ids.${index}`, message: 'No line with this id that this key may use' }]
+      : [],
+  );
+  const settings = {
+    lineIds: request.lineIds,
+    maxConcurrency: request.maxConcurrency ?? request.lineIds.length,
+    callsPerMinute: request.callsPerMinute ?? DEFAULT_CALLS_PER_MINUTE,
+  };
+  const now = deps.now();
+  const id = crypto.randomUUID();
+  const campaign = await deps.db.transaction(async (trx) => {
+    // One creation at a time per tenant, so that two campaigns cannot both take the pace the other leaves.
+    await trx.raw('select pg_advisory_xact_lock(hashtext(?))', [`campaigns:${actor.workspaceId}:${actor.environment}`]);
+    const problems = [...lineProblems, ...settingsProblems(settings, await paceInUse(trx, actor))];
+    if (problems.length > 0) throw new CampaignRefusedError(problems);
+    const row = await insertCampaign(trx, {
+      id,
+      workspace_id: actor.workspaceId,
+      environment: actor.environment,
+      user_id: actor.userId,
+      actor_key_id: actor.key.id,
+      name: request.name ?? null,
+      status: 'scheduled',
+      paused_reason: null,
+      line_ids: request.lineIds,
+      topic: request.conversation?.topic ?? null,
+      begin_message: request.conversation?.beginMessage ?? null,
+      max_duration_sec: request.conversation?.maxDurationSec ?? null,
+      machine_detection: request.machineDetection ?? false,
+      max_concurrency: settings.maxConcurrency,
+      calls_per_minute: settings.callsPerMinute,
+      max_attempts: request.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      retry_backoff_sec: request.retry?.backoffSec ?? DEFAULT_RETRY_BACKOFF_SECONDS,
+      retry_on: request.retry?.on ?? [...RETRYABLE_OUTCOMES],
+      start_at: request.startAt ?? now,
+      contact_count: request.contacts.length,
+      created_at: now,
+      updated_at: now,
+      ended_at: null,
+    });
+    const seen = new Set<string>();
+    const contacts: NewContact[] = request.contacts.map((contact, index) => {
+      const skip = skippedAtCreation(contact.toNumber, seen);
+      return {
+        id: crypto.randomUUID(),
+        campaign_id: id,
+        row_number: index + 1,
+        to_number: toE164(contact.toNumber) ?? contact.toNumber,
+        variables: contact.variables && Object.keys(contact.variables).length > 0 ? contact.variables : null,
+        metadata: contact.metadata && Object.keys(contact.metadata).length > 0 ? contact.metadata : null,
+        status: skip ? 'done' : 'pending',
+        outcome: skip ? 'skipped' : null,
+        skip_reason: skip,
+        next_attempt_at: skip ? null : now,
+        updated_at: now,
+      };
+    });
+    await insertContacts(trx, contacts);
+    return row;
+  });
+  await startOrCompensate<typeof campaignWorkflow>(
+    deps.temporal,
+    'campaignWorkflow',
+    { taskQueue: deps.config.taskQueue, workflowId: workflowIds.campaign(id), args: [{ campaignId: id }] },
+    async (outcome) => {
+      deps.log.error({ campaign_id: id, start: outcome }, 'could not start the campaign workflow');
+      // Nothing has dialled: a campaign whose workflow did not start is taken back whole.
+      if (outcome !== 'not_started') return false;
+      await deps.db.transaction(async (trx) => {
+        await trx('campaign_contacts').where({ campaign_id: id }).delete();
+        await trx('campaigns').where({ id }).delete();
+      });
+      return true;
+    },
+  );
+  deps.log.info({ campaign_id: id, contacts: request.contacts.length }, 'campaign created');
+  return campaign;
+}

@@ -1,0 +1,54 @@
+import type { Knex } from 'knex';
+import type { Db } from '../../platform/db/knex';
+import { restrictedLineIds } from '../keys/grants';
+import type { OutboundActor } from '../outbound/preflight';
+import { progressOf, toCampaignRecord, toContactResult } from './records';
+import { attemptCalls, campaignsOf, contactsAfter, contactTally, findCampaign, type CampaignRow } from './store';
+
+/** Reading campaigns: a key restricted to some lines sees the campaigns whose every pool line is one of them. */
+
+type Reader = Pick<OutboundActor, 'workspaceId' | 'environment' | 'key'>;
+
+function visibleTo(reader: Reader, row: CampaignRow): boolean {
+  const allowed = restrictedLineIds(reader.key);
+  return !allowed || row.line_ids.every((lineId) => allowed.includes(lineId));
+}
+
+/** The campaign with its progress; undefined when the reader has no such campaign (404, no existence leak). */
+export async function campaignRecord(db: Db, reader: Reader, id: string) {
+  const row = await findCampaign(db, reader, id);
+  if (!row || !visibleTo(reader, row)) return undefined;
+  return toCampaignRecord(row, progressOf(await contactTally(db, row.id)));
+}
+
+/** The campaigns the reader sees, newest first; the caller pages the query (cursor on created_at, id). */
+export function visibleCampaigns(db: Db, reader: Reader): Knex.QueryBuilder<CampaignRow, CampaignRow[]> {
+  const query = campaignsOf(db, reader);
+  const allowed = restrictedLineIds(reader.key);
+  if (allowed) query.whereRaw('line_ids <@ ?::uuid[]', [allowed as string[]]);
+  return query as unknown as Knex.QueryBuilder<CampaignRow, CampaignRow[]>;
+}
+
+export async function campaignRecords(db: Db, rows: readonly CampaignRow[]) {
+  return Promise.all(rows.map(async (row) => toCampaignRecord(row, progressOf(await contactTally(db, row.id)))));
+}
+
+/**
+ * A page of a campaign's per-contact results in list order after row `afterRow`, readable while it
+ * runs; `limit + 1` rows are read so the caller knows whether more follow. Undefined: no such campaign.
+ */
+export async function resultsPage(db: Db, reader: Reader, id: string, afterRow: number, limit: number) {
+  const row = await findCampaign(db, reader, id);
+  if (!row || !visibleTo(reader, row)) return undefined;
+  const contacts = await contactsAfter(db, row.id, afterRow, limit + 1);
+  const page = contacts.slice(0, limit);
+  const calls = await attemptCalls(
+    db,
+    page.map((contact) => contact.id),
+  );
+  return {
+    results: page.map((contact) => toContactResult(contact, calls.get(contact.id) ?? [])),
+    has_more: contacts.length > limit,
+    next_cursor: contacts.length > limit ? String(page[page.length - 1].row_number) : null,
+  };
+}

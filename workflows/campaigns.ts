@@ -1,0 +1,89 @@
+import {
+  ChildWorkflowFailure,
+  condition,
+  continueAsNew,
+  executeChild,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  sleep,
+  startChild,
+  workflowInfo,
+  WorkflowIdReusePolicy,
+} from '@temporalio/workflow';
+import type { CampaignActivities } from '../activities/campaigns';
+import * as options from './activityOptions';
+import { campaignWakeSignal, type CampaignAttemptInput, type CampaignInput } from './definitions/campaigns';
+import type { callWorkflow } from './calls/workflow';
+import { workflowIds } from './definitions/ids';
+
+const store = proxyActivities<CampaignActivities>(options.store);
+
+/** A dispatcher run continues as new past this many history events (Temporal suggests it well before its own limits). */
+const HISTORY_EVENTS_PER_RUN = 5_000;
+
+/**
+ * A campaign, from its start time to its last contact (workflow id `campaign:<id>`). The campaign's
+ * rows are the truth (src/domain/campaigns): each step asks them what to do (./definitions
+ * `dispatchCampaign`), dials the contacts it claimed one attempt workflow each, at the campaign's
+ * pace, and otherwise sleeps on a durable timer until the next retry is due or until woken (an
+ * attempt ended, or an operator paused, resumed or cancelled). Attempts outlive a dispatcher run
+ * (ABANDON), so a long campaign continues as new with its history bounded and nothing in flight lost.
+ */
+export async function campaignWorkflow(input: CampaignInput): Promise<void> {
+  let woken = false;
+  setHandler(campaignWakeSignal, () => {
+    woken = true;
+  });
+  for (let step = 0; ; step += 1) {
+    const info = workflowInfo();
+    if (info.continueAsNewSuggested || info.historyLength > HISTORY_EVENTS_PER_RUN) return continueAsNew<typeof campaignWorkflow>(input);
+    woken = false;
+    const token = `${info.runId}:${step}`;
+    const next = await store.dispatchCampaign(input.campaignId, token);
+    if (next.kind === 'ended') return;
+    if (next.kind === 'wait') {
+      if (next.untilMs === null) await condition(() => woken);
+      else await condition(() => woken, Math.max(1, next.untilMs - Date.now()));
+      continue;
+    }
+    for (const [index, attempt] of next.attempts.entries()) {
+      if (index > 0) await sleep(next.spacingMs);
+      await startChild(campaignAttemptWorkflow, {
+        workflowId: workflowIds.campaignAttempt(attempt.contactId, token),
+        args: [{ campaignId: input.campaignId, ...attempt }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    }
+    // The pace holds across steps too: the next step's first dial comes no sooner than a spacing after this one's last.
+    await sleep(next.spacingMs);
+  }
+}
+
+/**
+ * One attempt of one contact: place its call (src/domain/campaigns/attempt.ts; the call id comes
+ * from the attempt's identity, so a retried placement finds its call), run the call's own workflow
+ * as a child (workflow id = call id, started once), record what it came to, and wake the campaign.
+ */
+export async function campaignAttemptWorkflow(input: CampaignAttemptInput): Promise<void> {
+  const placed = await store.startCampaignAttempt(input);
+  if (placed.kind === 'placed') {
+    try {
+      await executeChild<typeof callWorkflow>('callWorkflow', {
+        workflowId: placed.callId,
+        args: [placed.call],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+      });
+    } catch (err) {
+      // A call workflow that failed still leaves its row to say how the call ended; anything else is not ours to absorb.
+      if (!(err instanceof ChildWorkflowFailure)) throw err;
+    }
+    await store.settleCampaignAttempt(input);
+  }
+  // Refused only when the campaign has ended (cancelled while this call went on): nobody is left to wake.
+  await getExternalWorkflowHandle(workflowIds.campaign(input.campaignId))
+    .signal(campaignWakeSignal)
+    .catch(() => undefined);
+}

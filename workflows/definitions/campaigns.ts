@@ -1,0 +1,21 @@
+import { defineSignal } from '@temporalio/workflow';
+
+/** The campaign workflows' contract with the API and with each other (docs/decisions/campaigns.md). */
+
+/** A campaign's dispatcher (workflow id `campaign:<id>`): it reads everything else from the campaign's rows. */
+export interface CampaignInput {
+  campaignId: string;
+}
+
+/** One claimed attempt of one contact (workflow id `campaign-attempt:<contact id>:<claim>`). */
+export interface CampaignAttemptInput {
+  campaignId: string;
+  contactId: string;
+  attempt: number;
+}
+
+/**
+ * Look again: an attempt ended (a slot is free, a retry may be due), or the campaign was paused,
+ * resumed or cancelled. Carries nothing: the campaign's rows say what changed.
+ */
+export const campaignWakeSignal = defineSignal('wake');
