@@ -51,7 +51,7 @@ async function main(): Promise<void> {
     });
     // Imported after the environment is set: the harness reads it.
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { createTenant, startHarness, webhookLine } = require('./harness') as typeof import('./harness');
+    const { createActiveLine, createTenant, startHarness, webhookLine } = require('./harness') as typeof import('./harness');
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { startReceiver } = require('./receiver') as typeof import('./receiver');
     const { startDelivery, publishEvent, publishDepsOf } =
@@ -344,6 +344,30 @@ async function main(): Promise<void> {
 
       await recordCallWorkflowV2(h, out);
       await recordAgentLineCall(h, out);
+
+      // Issue 31: a campaign of one contact, whose callee answers and hangs up: the dispatcher's and its attempt's histories.
+      const campaignLine = await createActiveLine(h, tenant.keys.test, webhookLine());
+      const campaign = await h.request('POST', '/api/v1/campaigns', {
+        key: tenant.keys.test,
+        // The API's clock was moved a day on above; the worker's is the real one, which the start is judged by.
+        body: { line_ids: [campaignLine.id], contacts: [{ to_number: '+14155552671' }], start_at: new Date().toISOString() },
+      });
+      const campaignId = campaign.body.campaign.id as string;
+      await until(
+        async () => {
+          const attempt = await h.db('campaign_attempts').where({ campaign_id: campaignId }).first('call_id');
+          const call = attempt && (await h.db('calls').where({ id: attempt.call_id }).first('id', 'status'));
+          if (call?.status === 'in_progress') h.simulator.state.calls.hangUpByCaller(call.id);
+          return call?.status === 'completed';
+        },
+        'the campaign call to be answered and hung up',
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
+      await save(h, workflowIds.campaign(campaignId), path.join(out, 'campaignWorkflow.json'));
+      const dispatcher = await h.temporal.workflow.getHandle(workflowIds.campaign(campaignId)).fetchHistory();
+      const attemptId = dispatcher.events!.find((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)!
+        .startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!;
+      await save(h, attemptId, path.join(out, 'campaignAttemptWorkflow.json'));
 
       // Answered before the refusal (no wait), so the line and its workflow id stay (a refusal within the wait discards the line).
       h.simulator.state.provisionFault = 'reject';

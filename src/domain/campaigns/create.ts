@@ -77,6 +77,7 @@ export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundAct
     callsPerMinute: request.callsPerMinute ?? DEFAULT_CALLS_PER_MINUTE,
   };
   const now = deps.now();
+  const startAt = request.startAt ?? now;
   const id = crypto.randomUUID();
   const campaign = await deps.db.transaction(async (trx) => {
     // One creation at a time per tenant, so that two campaigns cannot both take the pace the other leaves.
@@ -102,7 +103,7 @@ export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundAct
       max_attempts: request.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
       retry_backoff_sec: request.retry?.backoffSec ?? DEFAULT_RETRY_BACKOFF_SECONDS,
       retry_on: request.retry?.on ?? [...RETRYABLE_OUTCOMES],
-      start_at: request.startAt ?? now,
+      start_at: startAt,
       contact_count: request.contacts.length,
       created_at: now,
       updated_at: now,
@@ -121,7 +122,8 @@ export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundAct
         status: skip ? 'done' : 'pending',
         outcome: skip ? 'skipped' : null,
         skip_reason: skip,
-        next_attempt_at: skip ? null : now,
+        // Every contact is due from the start, in list order.
+        next_attempt_at: skip ? null : startAt,
         updated_at: now,
       };
     });
