@@ -1,4 +1,5 @@
 import {
+  ANSWERING_MACHINE_ACTIONS,
   CAMPAIGN_STATUSES,
   CONTACT_OUTCOMES,
   CONTACT_STATUSES,
@@ -34,6 +35,11 @@ export const campaignRecordSchemas: Record<string, object> = {
     begin_message: nullable({ type: 'string' }),
     max_duration_seconds: nullable({ type: 'integer' }),
     machine_detection: { type: 'string', enum: ['detect', 'disabled'] },
+    answering_machine: {
+      type: ['object', 'null'],
+      required: ['action', 'voicemail_message'],
+      properties: { action: { type: 'string', enum: [...ANSWERING_MACHINE_ACTIONS] }, voicemail_message: { type: ['string', 'null'] } },
+    },
     start_at: dateTime,
     max_concurrency: { type: 'integer', minimum: 1 },
     calls_per_minute: { type: 'integer', minimum: 1 },

@@ -10,7 +10,10 @@ import { CampaignEndedError, controlCampaign, type CampaignControl } from '../..
 import { CampaignRefusedError, createCampaign, type CreateCampaignRequest } from '../../src/domain/campaigns/create';
 import { campaignRecord, campaignRecords, resultsPage, visibleCampaigns } from '../../src/domain/campaigns/read';
 import {
+  ANSWERING_MACHINE_ACTIONS,
   MAX_ATTEMPTS,
+  MAX_VOICEMAIL_MESSAGE_LENGTH,
+  type AnsweringMachineAction,
   MAX_CONTACTS,
   MAX_NAME_LENGTH,
   MAX_POOL_LINES,
@@ -47,6 +50,7 @@ interface CreateBody {
   begin_message?: string;
   max_duration_seconds?: number;
   machine_detection?: string;
+  answering_machine?: { action: AnsweringMachineAction; voicemail_message?: string };
   start_at?: string;
   max_concurrency?: number;
   calls_per_minute?: number;
@@ -68,6 +72,14 @@ function createRequest(body: CreateBody): CreateCampaignRequest {
         }
       : {}),
     machineDetection: body.machine_detection === 'detect',
+    ...(body.answering_machine
+      ? {
+          answeringMachine: {
+            action: body.answering_machine.action,
+            voicemailMessage: body.answering_machine.voicemail_message?.trim() || null,
+          },
+        }
+      : {}),
     ...(body.start_at ? { startAt: new Date(body.start_at) } : {}),
     maxConcurrency: body.max_concurrency,
     callsPerMinute: body.calls_per_minute,
@@ -200,6 +212,19 @@ export function campaignRoutes(): RouteDef[] {
             begin_message: { type: 'string', minLength: 1, maxLength: 1000 },
             max_duration_seconds: { type: 'integer', minimum: MIN_CONVERSATION_SECONDS, maximum: MAX_CONVERSATION_SECONDS },
             machine_detection: MACHINE_DETECTION,
+            answering_machine: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['action'],
+              description:
+                'When a machine answers (machine detection is then asked for): `hang_up` at once (outcome `machine`), or `voicemail`: speak ' +
+                '`voicemail_message` (required with it) to its end, then hang up (outcome `voicemail`). The call’s `end_cause` is `answering_machine`. ' +
+                'Without it, a machine’s answer goes on as the line decides.',
+              properties: {
+                action: { type: 'string', enum: [...ANSWERING_MACHINE_ACTIONS] },
+                voicemail_message: { type: 'string', minLength: 1, maxLength: MAX_VOICEMAIL_MESSAGE_LENGTH, pattern: NOT_BLANK_PATTERN },
+              },
+            },
             start_at: { type: 'string', format: 'date-time', description: 'When dialling starts (default: now)' },
             max_concurrency: { type: 'integer', minimum: 1, maximum: MAX_POOL_LINES },
             calls_per_minute: { type: 'integer', minimum: 1, maximum: WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE },

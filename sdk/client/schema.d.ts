@@ -1369,7 +1369,7 @@ export interface components {
             /** @enum {string} */
             status: "initiated" | "ringing" | "in_progress" | "completed" | "failed" | "no_answer" | "busy" | "canceled";
             /** @enum {string|null} */
-            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | "transferred" | "line_busy" | "agent_hangup" | null;
+            end_cause: "caller_hangup" | "api_hangup" | "max_duration" | "insufficient_funds" | "busy" | "no_answer" | "ring_timeout" | "carrier_failed" | "canceled" | "audio_handler_closed" | "audio_handler_unavailable" | "service_error" | "transferred" | "line_busy" | "agent_hangup" | "answering_machine" | null;
             duration_sec: number | null;
             charge_cents: number | null;
             /** Format: date-time */
@@ -1606,6 +1606,11 @@ export interface components {
             max_duration_seconds: number | null;
             /** @enum {string} */
             machine_detection: "detect" | "disabled";
+            answering_machine: {
+                /** @enum {string} */
+                action: "hang_up" | "voicemail";
+                voicemail_message: string | null;
+            } | null;
             /** Format: date-time */
             start_at: string;
             max_concurrency: number;
@@ -1622,6 +1627,7 @@ export interface components {
                 dialing: number;
                 done: number;
                 answered: number;
+                voicemail: number;
                 machine: number;
                 busy: number;
                 no_answer: number;
@@ -1648,7 +1654,7 @@ export interface components {
              * @description Set once `done`: the last attempt’s outcome, or `skipped` / `cancelled`
              * @enum {string|null}
              */
-            outcome: "answered" | "machine" | "busy" | "no_answer" | "failed" | "skipped" | "cancelled" | null;
+            outcome: "answered" | "voicemail" | "machine" | "busy" | "no_answer" | "failed" | "skipped" | "cancelled" | null;
             /**
              * @description Why a `skipped` contact was not called
              * @enum {string|null}
@@ -11333,6 +11339,10 @@ export interface operations {
                      *           "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *           "max_duration_seconds": 600,
                      *           "machine_detection": "detect",
+                     *           "answering_machine": {
+                     *             "action": "hang_up",
+                     *             "voicemail_message": "example"
+                     *           },
                      *           "start_at": "2026-01-15T09:30:00.000Z",
                      *           "max_concurrency": 1,
                      *           "calls_per_minute": 1,
@@ -11349,6 +11359,7 @@ export interface operations {
                      *             "dialing": 1,
                      *             "done": 1,
                      *             "answered": 1,
+                     *             "voicemail": 1,
                      *             "machine": 1,
                      *             "busy": 1,
                      *             "no_answer": 1,
@@ -11499,6 +11510,10 @@ export interface operations {
                  *       "begin_message": "Hello, this is Acme Dental. How can I help?",
                  *       "max_duration_seconds": 600,
                  *       "machine_detection": "disabled",
+                 *       "answering_machine": {
+                 *         "action": "hang_up",
+                 *         "voicemail_message": "example"
+                 *       },
                  *       "start_at": "2026-01-15T09:30:00.000Z",
                  *       "max_concurrency": 1,
                  *       "calls_per_minute": 1,
@@ -11545,6 +11560,12 @@ export interface operations {
                      * @enum {string}
                      */
                     machine_detection?: "detect" | "disabled";
+                    /** @description When a machine answers (machine detection is then asked for): `hang_up` at once (outcome `machine`), or `voicemail`: speak `voicemail_message` (required with it) to its end, then hang up (outcome `voicemail`). The call’s `end_cause` is `answering_machine`. Without it, a machine’s answer goes on as the line decides. */
+                    answering_machine?: {
+                        /** @enum {string} */
+                        action: "hang_up" | "voicemail";
+                        voicemail_message?: string;
+                    };
                     /**
                      * Format: date-time
                      * @description When dialling starts (default: now)
@@ -11583,6 +11604,10 @@ export interface operations {
                      *         "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *         "max_duration_seconds": 600,
                      *         "machine_detection": "detect",
+                     *         "answering_machine": {
+                     *           "action": "hang_up",
+                     *           "voicemail_message": "example"
+                     *         },
                      *         "start_at": "2026-01-15T09:30:00.000Z",
                      *         "max_concurrency": 1,
                      *         "calls_per_minute": 1,
@@ -11599,6 +11624,7 @@ export interface operations {
                      *           "dialing": 1,
                      *           "done": 1,
                      *           "answered": 1,
+                     *           "voicemail": 1,
                      *           "machine": 1,
                      *           "busy": 1,
                      *           "no_answer": 1,
@@ -11810,6 +11836,10 @@ export interface operations {
                      *         "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *         "max_duration_seconds": 600,
                      *         "machine_detection": "detect",
+                     *         "answering_machine": {
+                     *           "action": "hang_up",
+                     *           "voicemail_message": "example"
+                     *         },
                      *         "start_at": "2026-01-15T09:30:00.000Z",
                      *         "max_concurrency": 1,
                      *         "calls_per_minute": 1,
@@ -11826,6 +11856,7 @@ export interface operations {
                      *           "dialing": 1,
                      *           "done": 1,
                      *           "answered": 1,
+                     *           "voicemail": 1,
                      *           "machine": 1,
                      *           "busy": 1,
                      *           "no_answer": 1,
@@ -12129,6 +12160,10 @@ export interface operations {
                      *         "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *         "max_duration_seconds": 600,
                      *         "machine_detection": "detect",
+                     *         "answering_machine": {
+                     *           "action": "hang_up",
+                     *           "voicemail_message": "example"
+                     *         },
                      *         "start_at": "2026-01-15T09:30:00.000Z",
                      *         "max_concurrency": 1,
                      *         "calls_per_minute": 1,
@@ -12145,6 +12180,7 @@ export interface operations {
                      *           "dialing": 1,
                      *           "done": 1,
                      *           "answered": 1,
+                     *           "voicemail": 1,
                      *           "machine": 1,
                      *           "busy": 1,
                      *           "no_answer": 1,
@@ -12299,6 +12335,10 @@ export interface operations {
                      *         "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *         "max_duration_seconds": 600,
                      *         "machine_detection": "detect",
+                     *         "answering_machine": {
+                     *           "action": "hang_up",
+                     *           "voicemail_message": "example"
+                     *         },
                      *         "start_at": "2026-01-15T09:30:00.000Z",
                      *         "max_concurrency": 1,
                      *         "calls_per_minute": 1,
@@ -12315,6 +12355,7 @@ export interface operations {
                      *           "dialing": 1,
                      *           "done": 1,
                      *           "answered": 1,
+                     *           "voicemail": 1,
                      *           "machine": 1,
                      *           "busy": 1,
                      *           "no_answer": 1,
@@ -12469,6 +12510,10 @@ export interface operations {
                      *         "begin_message": "Hello, this is Acme Dental. How can I help?",
                      *         "max_duration_seconds": 600,
                      *         "machine_detection": "detect",
+                     *         "answering_machine": {
+                     *           "action": "hang_up",
+                     *           "voicemail_message": "example"
+                     *         },
                      *         "start_at": "2026-01-15T09:30:00.000Z",
                      *         "max_concurrency": 1,
                      *         "calls_per_minute": 1,
@@ -12485,6 +12530,7 @@ export interface operations {
                      *           "dialing": 1,
                      *           "done": 1,
                      *           "answered": 1,
+                     *           "voicemail": 1,
                      *           "machine": 1,
                      *           "busy": 1,
                      *           "no_answer": 1,

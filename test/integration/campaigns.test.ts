@@ -28,6 +28,8 @@ interface ContactResult {
   metadata: Record<string, string>;
 }
 
+const VOICEMAIL = 'Hello, this is Dr. Lee’s office reminding you of your appointment tomorrow at nine. Call us back to change it.';
+
 /** Numbers of this file's own (the simulator's outcomes are set per destination): +1415555 and four random digits. */
 const freshNumbers = (count: number): string[] => {
   const numbers = new Set<string>();
@@ -54,28 +56,29 @@ describe('campaigns', () => {
     h
       .db('calls')
       .whereIn('id', h.db('campaign_attempts').where({ campaign_id: campaignId }).select('call_id'))
-      .select<Array<{ id: string; to_number: string; status: string; answered_by: string | null }>>(
+      .select<Array<{ id: string; to_number: string; status: string; answered_by: string | null; end_cause: string | null }>>(
         'id',
         'to_number',
         'status',
         'answered_by',
+        'end_cause',
       );
 
   /**
-   * Plays the callees until the campaign ends: hangs up each answered call, and calls `onEnded` for
-   * each call that ended. Answers once the campaign's status is one of `statuses`.
+   * Plays the callees until the campaign ends: hangs up each answered call (answering machines listen
+   * on), and calls `onEnded` for each call that ended. Answers once the campaign's status is one of `statuses`.
    */
   async function playCallees(
     campaignId: string,
     statuses: string[],
-    onEnded: (call: { to_number: string; status: string }) => void = () => {},
+    { onEnded = () => {}, machines = [] }: { onEnded?: (call: { to_number: string; status: string }) => void; machines?: string[] } = {},
   ) {
     const seen = new Set<string>();
     let progress = '';
     await until(
       async () => {
         for (const call of await campaignCalls(campaignId)) {
-          if (call.status === 'in_progress') h.simulator.state.calls.hangUpByCaller(call.id);
+          if (call.status === 'in_progress' && !machines.includes(call.to_number)) h.simulator.state.calls.hangUpByCaller(call.id);
           else if (!['initiated', 'ringing'].includes(call.status) && !seen.has(call.id)) {
             seen.add(call.id);
             onEnded(call);
@@ -135,7 +138,7 @@ describe('campaigns', () => {
       name: 'Appointment reminders',
       line_ids: pool.map((line) => line.id),
       contacts,
-      machine_detection: 'detect',
+      answering_machine: { action: 'voicemail', voicemail_message: VOICEMAIL },
       calls_per_minute: 600,
       retry: { max_attempts: 2, backoff_seconds: 1, on: ['busy', 'no_answer'] },
     });
@@ -144,9 +147,12 @@ describe('campaigns', () => {
     expect(campaign).toMatchObject({ status: expect.stringMatching(/^(scheduled|running)$/), max_concurrency: 5, calls_per_minute: 600 });
     expect(campaign.progress.total).toBe(50);
 
-    await playCallees(campaign.id, ['completed'], (call) => {
+    await playCallees(campaign.id, ['completed'], {
+      machines,
       // The busy callees pick up when called again.
-      if (call.status === 'busy' && busyThenAnswer.includes(call.to_number)) void sim.calls.setOutcome(call.to_number, 'answer');
+      onEnded: (call) => {
+        if (call.status === 'busy' && busyThenAnswer.includes(call.to_number)) void sim.calls.setOutcome(call.to_number, 'answer');
+      },
     });
 
     const results = await allResults(campaign.id);
@@ -154,7 +160,17 @@ describe('campaigns', () => {
     const byNumber = (to: string) => results.filter((r) => r.to_number === to);
     for (const to of busyThenAnswer) expect(byNumber(to)[0]).toMatchObject({ status: 'done', outcome: 'answered', attempts: 2 });
     for (const to of neverAnswer) expect(byNumber(to)[0]).toMatchObject({ status: 'done', outcome: 'no_answer', attempts: 2 });
-    for (const to of machines) expect(byNumber(to)[0]).toMatchObject({ status: 'done', outcome: 'machine', attempts: 1 });
+    // The machines heard the voicemail message to its end, and nothing else; then the call was hung up.
+    for (const to of machines) {
+      const [result] = byNumber(to);
+      expect(result).toMatchObject({ status: 'done', outcome: 'voicemail', attempts: 1 });
+      expect((await sim.calls.speech(result.call_ids[0])).map((s) => s.text)).toEqual([VOICEMAIL]);
+      expect((await campaignCalls(campaign.id)).find((c) => c.id === result.call_ids[0])).toMatchObject({
+        status: 'completed',
+        answered_by: 'machine',
+        end_cause: 'answering_machine',
+      });
+    }
     expect(byNumber(optedOut)[0]).toMatchObject({ outcome: 'skipped', skip_reason: 'opted_out', attempts: 0, call_ids: [] });
     expect(results[48]).toMatchObject({
       row: 49,
@@ -189,7 +205,7 @@ describe('campaigns', () => {
       done: 50,
       answered: 42,
       no_answer: 3,
-      machine: 2,
+      voicemail: 2,
       skipped: 3,
     });
   }, 180_000);

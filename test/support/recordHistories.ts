@@ -369,6 +369,30 @@ async function main(): Promise<void> {
         .startChildWorkflowExecutionInitiatedEventAttributes!.workflowId!;
       await save(h, attemptId, path.join(out, 'campaignAttemptWorkflow.json'));
 
+      // A campaign's call that a machine answers: its voicemail message is played to its end, then it hangs up.
+      const machine = '+14155552672';
+      h.simulator.state.calls.setOutcome(machine, 'answer', undefined, 'machine');
+      const voicemail = await h.request('POST', '/api/v1/campaigns', {
+        key: tenant.keys.test,
+        body: {
+          line_ids: [campaignLine.id],
+          contacts: [{ to_number: machine }],
+          start_at: new Date().toISOString(),
+          answering_machine: { action: 'voicemail', voicemail_message: 'Please call the clinic back about tomorrow.' },
+        },
+      });
+      let voicemailCall = '';
+      await until(
+        async () => {
+          const attempt = await h.db('campaign_attempts').where({ campaign_id: voicemail.body.campaign.id }).first('call_id');
+          voicemailCall = attempt?.call_id ?? '';
+          return attempt !== undefined && (await h.db('calls').where({ id: attempt.call_id }).first('status')).status === 'completed';
+        },
+        'the voicemail campaign call to be played and hung up',
+        { timeoutMs: 30_000, intervalMs: 50 },
+      );
+      await save(h, voicemailCall, path.join(out, 'callWorkflow.v8-campaign-voicemail.json'));
+
       // Answered before the refusal (no wait), so the line and its workflow id stay (a refusal within the wait discards the line).
       h.simulator.state.provisionFault = 'reject';
       const waitMs = h.config.lineProvisionWaitMs;

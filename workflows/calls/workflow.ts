@@ -6,6 +6,7 @@ import { keepForAgent } from './agent';
 import { answer, claim, dial, ring } from './connect';
 import { acceptControl, hangUpWhenAsked, listen } from './control';
 import { legacyCallWorkflow } from './legacy';
+import { answerMachine } from './machine';
 import { endTalk, keepFunded } from './settle';
 import { CallState, type CallContinuation } from './state';
 import { actOnRelayEnd, startRelay, takeTurn } from './turns';
@@ -59,6 +60,8 @@ async function runCall(input: CallInput, carried: CallContinuation | undefined):
     if (input.disclosure && (await call.say(input.disclosure.message, call.answeredAt!))) {
       await records.recordDisclosurePlayed(input, input.disclosure.id);
     }
+    // A campaign's call that reached a machine leaves its message (after any disclosure) and ends: no begin message.
+    if (answeredBy === 'machine' && input.onMachine) await answerMachine(call, input.onMachine);
     if (input.beginMessage) await call.say(input.beginMessage, call.answeredAt!);
     await call.transcript.flush();
     if (input.mode === 'audio' && input.audioHandlerUrl) startRelay(call, input.audioHandlerUrl);

@@ -100,6 +100,11 @@ export interface CallInput extends CallFacts {
   audioHandlerUrl?: string | null;
   /** A cap below the platform's (a conversation call's `max_duration_seconds`). */
   maxDurationMs?: number;
+  /**
+   * A campaign's call (placed with machine detection): when a machine answers, speak `voicemailMessage` (if any) to
+   * its end, then hang up (`end_cause: answering_machine`), instead of going on as the line decides.
+   */
+  onMachine?: { voicemailMessage: string | null };
 }
 
 export interface CallResult {

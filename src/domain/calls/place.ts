@@ -35,6 +35,8 @@ export interface PlaceCallRequest {
   metadata?: Record<string, string>;
   /** The tools this call's model may call, instead of the line's (src/domain/tools/rules.ts). */
   tools?: ToolDeclaration[];
+  /** A campaign's call: what to do when a machine answers (leave this message, if any, then hang up). */
+  onMachine?: CallInput['onMachine'];
 }
 
 /**
@@ -128,7 +130,10 @@ export async function recordCall(
     return inserted;
   });
 
-  return { row, input: await callInputOf(deps.db, row, line, request.machineDetection === true) };
+  return {
+    row,
+    input: await callInputOf(deps.db, row, line, { machineDetection: request.machineDetection === true, onMachine: request.onMachine }),
+  };
 }
 
 /**
@@ -136,7 +141,12 @@ export async function recordCall(
  * the variables filled in, not the line's: the line may be edited mid-call) and its line's opening.
  * Rebuilt alike when a campaign's attempt finds its call already recorded.
  */
-export async function callInputOf(db: Db, row: CallRow, line: LineRow, machineDetection: boolean): Promise<CallInput> {
+export async function callInputOf(
+  db: Db,
+  row: CallRow,
+  line: LineRow,
+  { machineDetection, onMachine }: { machineDetection: boolean; onMachine?: CallInput['onMachine'] },
+): Promise<CallInput> {
   return {
     callId: row.id,
     workspaceId: row.workspace_id,
@@ -150,6 +160,7 @@ export async function callInputOf(db: Db, row: CallRow, line: LineRow, machineDe
     zone: row.zone,
     reservePerMinuteCents: oneMinuteReserveCents(row.mode, row.zone),
     ...(machineDetection ? { machineDetection: true } : {}),
+    ...(onMachine ? { onMachine } : {}),
     ...(row.metadata ? { metadata: row.metadata } : {}),
     ...(await callOpening(db, line)),
     systemPrompt: row.system_prompt,

@@ -48,6 +48,8 @@ export const END_CAUSES = [
   'line_busy',
   /** A hosted call's model hung up (its `hang_up` tool), after what it said had been played. */
   'agent_hangup',
+  /** A campaign's call answered by a machine: hung up at once, or after its voicemail message was played. */
+  'answering_machine',
 ] as const;
 export type EndCause = (typeof END_CAUSES)[number];
 

@@ -63,13 +63,19 @@ const actorOf = (campaign: CampaignRow): OutboundActor => ({
   key: { id: campaign.actor_key_id, line_id: null, grant_numbers: null },
 });
 
+/** Machine detection, and what to do on a machine's answer, as the campaign asks. */
+const machineOptions = (campaign: CampaignRow) => ({
+  machineDetection: campaign.machine_detection,
+  ...(campaign.answering_machine ? { onMachine: { voicemailMessage: campaign.voicemail_message } } : {}),
+});
+
 const callRequest = (campaign: CampaignRow, contact: ContactRow, lineId: string): PlaceCallRequest => ({
   lineId,
   toNumber: contact.to_number,
   conversation: campaign.topic
     ? { topic: campaign.topic, beginMessage: campaign.begin_message, maxDurationSec: campaign.max_duration_sec }
     : null,
-  machineDetection: campaign.machine_detection,
+  ...machineOptions(campaign),
   ...(contact.variables ? { variables: contact.variables } : {}),
   ...(contact.metadata ? { metadata: contact.metadata } : {}),
 });
@@ -87,7 +93,7 @@ export async function startAttempt(deps: LoggedUseCaseDeps, ref: AttemptRef): Pr
   const contact = await findContact(deps.db, ref.campaignId, ref.contactId);
   if (!campaign || !contact) throw new Error(`campaign ${ref.campaignId} or its contact ${ref.contactId} does not exist`);
   const recorded = await findAttempt(deps.db, ref.campaignId, ref.contactId, ref.attempt);
-  if (recorded) return placedAgain(deps, callId, recorded.line_id, campaign.machine_detection);
+  if (recorded) return placedAgain(deps, callId, recorded.line_id, campaign);
   const now = deps.now();
   if (contact.status !== 'dialing' || contact.attempts !== ref.attempt) return { kind: 'not_dialled' };
   if (campaign.status === 'cancelled') {
@@ -152,10 +158,10 @@ async function pauseItself(deps: LoggedUseCaseDeps, campaign: CampaignRow, conta
   deps.log.warn({ campaign_id: campaign.id, reason }, 'campaign paused itself');
 }
 
-async function placedAgain(deps: LoggedUseCaseDeps, callId: string, lineId: string, machineDetection: boolean): Promise<AttemptStart> {
+async function placedAgain(deps: LoggedUseCaseDeps, callId: string, lineId: string, campaign: CampaignRow): Promise<AttemptStart> {
   const [row, line] = await Promise.all([findCallById(deps.db, callId), findLineById(deps.db, lineId)]);
   if (!row || !line) throw new Error(`attempt call ${callId} was recorded without its call or line`);
-  return { kind: 'placed', callId, call: await callInputOf(deps.db, row, line, machineDetection) };
+  return { kind: 'placed', callId, call: await callInputOf(deps.db, row, line, machineOptions(campaign)) };
 }
 
 /**
@@ -166,7 +172,7 @@ export async function settleAttempt(deps: LoggedUseCaseDeps, ref: AttemptRef): P
   const callId = attemptCallId(ref.campaignId, ref.contactId, ref.attempt);
   const [call, campaign] = await Promise.all([findCallById(deps.db, callId), findCampaignById(deps.db, ref.campaignId)]);
   if (!call || !campaign) throw new Error(`attempt call ${callId} or its campaign is missing`);
-  const outcome = attemptOutcome(call);
+  const outcome = attemptOutcome(call, campaign.answering_machine);
   const now = deps.now();
   await deps.db.transaction(async (trx) => {
     const settled = await settleAttemptRow(trx, {

@@ -13,6 +13,7 @@ import {
   DEFAULT_RETRY_BACKOFF_SECONDS,
   RETRYABLE_OUTCOMES,
   settingsProblems,
+  type AnsweringMachineAction,
   type SettingsProblem,
   type SkipReason,
 } from './rules';
@@ -31,6 +32,8 @@ export interface CreateCampaignRequest {
   contacts: NewCampaignContact[];
   conversation?: { topic: string; beginMessage: string | null; maxDurationSec: number | null };
   machineDetection?: boolean;
+  /** What the calls do when a machine answers (machine detection is then asked for): hang up, or leave `voicemailMessage`. */
+  answeringMachine?: { action: AnsweringMachineAction; voicemailMessage: string | null };
   startAt?: Date;
   maxConcurrency?: number;
   callsPerMinute?: number;
@@ -75,6 +78,7 @@ export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundAct
     lineIds: request.lineIds,
     maxConcurrency: request.maxConcurrency ?? request.lineIds.length,
     callsPerMinute: request.callsPerMinute ?? DEFAULT_CALLS_PER_MINUTE,
+    answeringMachine: request.answeringMachine,
   };
   const now = deps.now();
   const startAt = request.startAt ?? now;
@@ -97,7 +101,9 @@ export async function createCampaign(deps: LoggedUseCaseDeps, actor: OutboundAct
       topic: request.conversation?.topic ?? null,
       begin_message: request.conversation?.beginMessage ?? null,
       max_duration_sec: request.conversation?.maxDurationSec ?? null,
-      machine_detection: request.machineDetection ?? false,
+      machine_detection: (request.machineDetection ?? false) || request.answeringMachine !== undefined,
+      answering_machine: request.answeringMachine?.action ?? null,
+      voicemail_message: request.answeringMachine?.action === 'voicemail' ? request.answeringMachine.voicemailMessage : null,
       max_concurrency: settings.maxConcurrency,
       calls_per_minute: settings.callsPerMinute,
       max_attempts: request.retry?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,

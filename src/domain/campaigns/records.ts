@@ -28,6 +28,7 @@ export function toCampaignRecord(row: CampaignRow, progress: Progress) {
     begin_message: row.begin_message,
     max_duration_seconds: row.max_duration_sec,
     machine_detection: row.machine_detection ? 'detect' : 'disabled',
+    answering_machine: row.answering_machine ? { action: row.answering_machine, voicemail_message: row.voicemail_message } : null,
     start_at: row.start_at.toISOString(),
     max_concurrency: row.max_concurrency,
     calls_per_minute: row.calls_per_minute,

@@ -18,7 +18,7 @@ export const CONTACT_STATUSES = ['pending', 'dialing', 'done'] as const;
 export type ContactStatus = (typeof CONTACT_STATUSES)[number];
 
 /** What an attempt's call came to, as the call's final status and who answered say. */
-export const ATTEMPT_OUTCOMES = ['answered', 'machine', 'busy', 'no_answer', 'failed'] as const;
+export const ATTEMPT_OUTCOMES = ['answered', 'voicemail', 'machine', 'busy', 'no_answer', 'failed'] as const;
 export type AttemptOutcome = (typeof ATTEMPT_OUTCOMES)[number];
 /** The outcomes a retry policy may retry. */
 export const RETRYABLE_OUTCOMES = ['busy', 'no_answer', 'failed'] as const;
@@ -60,9 +60,22 @@ export function dialSpacingMs(callsPerMinute: number): number {
   return Math.ceil(60_000 / callsPerMinute);
 }
 
-/** The outcome of an attempt whose call has ended. */
-export function attemptOutcome(call: { status: string; answered_by: string | null }): AttemptOutcome {
-  if (call.status === 'completed') return call.answered_by === 'machine' ? 'machine' : 'answered';
+/** What a campaign's calls do when a machine answers (null: go on as the line decides). */
+export const ANSWERING_MACHINE_ACTIONS = ['hang_up', 'voicemail'] as const;
+export type AnsweringMachineAction = (typeof ANSWERING_MACHINE_ACTIONS)[number];
+export const MAX_VOICEMAIL_MESSAGE_LENGTH = 1_000;
+
+/**
+ * The outcome of an attempt whose call has ended: a machine's answer is `voicemail` when the campaign
+ * leaves one and the call ended as it should (`answering_machine`), else `machine`.
+ */
+export function attemptOutcome(
+  call: { status: string; answered_by: string | null; end_cause: string | null },
+  onMachine: AnsweringMachineAction | null,
+): AttemptOutcome {
+  if (call.status === 'completed' && call.answered_by === 'machine')
+    return onMachine === 'voicemail' && call.end_cause === 'answering_machine' ? 'voicemail' : 'machine';
+  if (call.status === 'completed') return 'answered';
   if (call.status === 'busy' || call.status === 'no_answer') return call.status;
   return 'failed';
 }
@@ -104,10 +117,21 @@ export interface SettingsProblem {
  * other running campaigns leave of its per-minute dials.
  */
 export function settingsProblems(
-  settings: { lineIds: readonly string[]; maxConcurrency: number; callsPerMinute: number },
+  settings: {
+    lineIds: readonly string[];
+    maxConcurrency: number;
+    callsPerMinute: number;
+    answeringMachine?: { action: AnsweringMachineAction; voicemailMessage: string | null };
+  },
   paceInUse: number,
 ): SettingsProblem[] {
   const problems: SettingsProblem[] = [];
+  const machine = settings.answeringMachine;
+  if (machine && (machine.action === 'voicemail') !== (machine.voicemailMessage !== null))
+    problems.push({
+      field: 'answering_machine.voicemail_message',
+      message: machine.action === 'voicemail' ? 'Required with action voicemail' : 'Only with action voicemail',
+    });
   if (new Set(settings.lineIds).size !== settings.lineIds.length)
     problems.push({ field: 'line_ids', message: 'Each line may be named once' });
   if (settings.maxConcurrency > settings.lineIds.length)

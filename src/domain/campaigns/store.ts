@@ -1,7 +1,14 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
 import type { Tenant } from '../lines/store';
-import { LIVE_CAMPAIGN_STATUSES, type CampaignStatus, type ContactOutcome, type ContactStatus, type PausedReason } from './rules';
+import {
+  LIVE_CAMPAIGN_STATUSES,
+  type AnsweringMachineAction,
+  type CampaignStatus,
+  type ContactOutcome,
+  type ContactStatus,
+  type PausedReason,
+} from './rules';
 
 /** Campaigns, their contacts and attempts in Postgres: every read and write of them goes through here. */
 
@@ -21,6 +28,8 @@ export interface CampaignRow {
   begin_message: string | null;
   max_duration_sec: number | null;
   machine_detection: boolean;
+  answering_machine: AnsweringMachineAction | null;
+  voicemail_message: string | null;
   max_concurrency: number;
   calls_per_minute: number;
   max_attempts: number;

@@ -41,6 +41,7 @@ import * as m0044 from './0044_agent_lines';
 import * as m0045 from './0045_portal_actions';
 import * as m0046 from './0046_find_anything';
 import * as m0049 from './0049_campaigns';
+import * as m0050 from './0050_campaign_answering_machines';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -89,6 +90,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0045_portal_actions': m0045,
   '0046_find_anything': m0046,
   '0049_campaigns': m0049,
+  '0050_campaign_answering_machines': m0050,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {
