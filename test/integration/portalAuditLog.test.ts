@@ -154,7 +154,13 @@ describe('portal audit log: every action has an author', () => {
       perform: async (w, headers) => {
         const member = await joinAs(h, w.owner.client, 'member');
         w.made.member = member.userId;
-        return onPage(w.owner.client, '/portal/members', `/portal/members/${member.userId}/role`, { role: 'admin' }, headers);
+        return onPage(
+          w.owner.client,
+          '/portal/members',
+          `/portal/members/${member.userId}/role`,
+          { role: 'admin', confirm: 'yes' },
+          headers,
+        );
       },
     },
     {
@@ -258,7 +264,13 @@ describe('portal audit log: every action has an author', () => {
       status: 303,
       environment: null,
       perform: (w, headers) =>
-        onPage(w.owner.client, '/portal/security', '/portal/security/two-factor/remove', { password: OPERATOR_PASSWORD }, headers),
+        onPage(
+          w.owner.client,
+          '/portal/security',
+          '/portal/security/two-factor/remove',
+          { password: OPERATOR_PASSWORD, confirm: 'yes' },
+          headers,
+        ),
     },
     {
       action: 'account.password_changed',

@@ -3,7 +3,15 @@ import { recordComplianceEvent } from '../compliance/events';
 import { verifyPassword } from '../../platform/crypto/password';
 import { admitSignInAttempt } from './signInThrottle';
 import { PASSWORD_MAX_LENGTH } from './rules';
-import { disableTotp, findAccountUser, setWorkspaceRequiresTwoFactor, twoFactorStanding } from './store';
+import {
+  disableTotp,
+  findAccountUser,
+  replaceRecoveryCodes,
+  setWorkspaceRequiresTwoFactor,
+  twoFactorStanding,
+  type AccountUser,
+} from './store';
+import { newRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeHash } from './twoFactorRules';
 
 export type RequirementChange = { ok: true } | { ok: false; refused: 'not_owner' | 'two_factor_not_enabled' };
 
@@ -52,11 +60,50 @@ export async function removeTwoFactor(
   const user = await findAccountUser(deps.db, request.userId);
   if (!user) return { ok: false, refused: 'invalid_credentials' };
   if ((await twoFactorStanding(deps.db, user.id)).required) return { ok: false, refused: 'required_by_workspace' };
-  const attempt = await admitSignInAttempt(deps, { account: user.email, clientAddress: request.clientAddress });
-  if (!('admitted' in attempt)) return { ok: false, ...attempt };
-  if (request.password.length > PASSWORD_MAX_LENGTH || !user.password_hash || !(await verifyPassword(request.password, user.password_hash)))
-    return { ok: false, refused: 'invalid_credentials' };
-  await attempt.admitted.passed();
+  const refusal = await passwordRefusal(deps, user, request);
+  if (refusal) return { ok: false, ...refusal };
   await deps.db.transaction((trx) => disableTotp(trx, user.id));
   return { ok: true };
+}
+
+type PasswordRefusal = { refused: 'invalid_credentials' } | { refused: 'rate_limited'; retryAfterSeconds: number };
+
+/**
+ * A signed-in person's password asked again before a change to their second factor: counted as a sign-in attempt
+ * (so a stolen session cannot guess it faster than the login form allows); undefined when it checks out.
+ */
+async function passwordRefusal(
+  deps: UseCaseDeps,
+  user: AccountUser,
+  request: { password: string; clientAddress: string },
+): Promise<PasswordRefusal | undefined> {
+  const attempt = await admitSignInAttempt(deps, { account: user.email, clientAddress: request.clientAddress });
+  if (!('admitted' in attempt)) return attempt;
+  if (request.password.length > PASSWORD_MAX_LENGTH || !user.password_hash || !(await verifyPassword(request.password, user.password_hash)))
+    return { refused: 'invalid_credentials' };
+  await attempt.admitted.passed();
+  return undefined;
+}
+
+export type RecoveryCodesRenewal =
+  | { ok: true; recoveryCodes: string[] }
+  | { ok: false; refused: 'two_factor_not_enabled' | 'invalid_credentials' }
+  | { ok: false; refused: 'rate_limited'; retryAfterSeconds: number };
+
+/**
+ * A new set of recovery codes once the password checks out (as GitHub and Google ask): the old ones, used or not,
+ * stop working at once; the new ones are returned once and kept as SHA-256 only.
+ */
+export async function renewRecoveryCodes(
+  deps: UseCaseDeps,
+  request: { userId: string; password: string; clientAddress: string },
+): Promise<RecoveryCodesRenewal> {
+  const user = await findAccountUser(deps.db, request.userId);
+  if (!user) return { ok: false, refused: 'invalid_credentials' };
+  if (!(await twoFactorStanding(deps.db, user.id)).enabled) return { ok: false, refused: 'two_factor_not_enabled' };
+  const refusal = await passwordRefusal(deps, user, request);
+  if (refusal) return { ok: false, ...refusal };
+  const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  await deps.db.transaction((trx) => replaceRecoveryCodes(trx, user.id, recoveryCodes.map(recoveryCodeHash), deps.now()));
+  return { ok: true, recoveryCodes };
 }
