@@ -405,6 +405,22 @@ describe('portal audit log: every action has an author', () => {
     expect(await h.db('portal_actions').whereRaw('user_agent like ?', ['%AuditWalk/confirmed %'])).toEqual([
       expect.objectContaining({ action: 'line.secret_rotated', outcome: 'succeeded', target_id: lineId, user_id: owner.userId }),
     ]);
+    // The same confirmation from a stale tab (a secret is staged now, too young to promote): a refused attempt.
+    const stale = await owner.client.submit(
+      confirmPage,
+      `/portal/lines/${lineId}/rotate-secret`,
+      { env: 'test', confirm: 'yes' },
+      agent('stale'),
+    );
+    expect(stale.status).toBe(409);
+    expect(await h.db('portal_actions').whereRaw('user_agent like ?', ['%AuditWalk/stale %'])).toEqual([
+      expect.objectContaining({
+        action: 'line.secret_rotated',
+        outcome: 'refused',
+        refusal_code: 'secret_rotation_too_soon',
+        user_id: owner.userId,
+      }),
+    ]);
 
     // A member may not mint service keys: the attempt is on the record as refused, with the member named.
     const member = await joinAs(h, owner.client, 'member');

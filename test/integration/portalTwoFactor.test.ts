@@ -232,13 +232,37 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
       expect(page.headers.get('location')).toBe('/portal/security');
     }
     const csrf = PortalClient.csrfOf(await member.get('/portal/security'));
+    const agent = `Mozilla/5.0 (X11; Linux x86_64) GateWalk/${crypto.randomBytes(4).toString('hex')} Firefox/133.0`;
     const change = await member.post(
       '/portal/lines',
       { csrf_token: csrf, env: 'test', name: 'x', mode: 'webhook' },
-      { accept: 'application/json' },
+      { accept: 'application/json', 'user-agent': agent },
     );
     expect(change.status).toBe(403);
     expect(JSON.parse(change.text).error.code).toBe('two_factor_required');
+    // The refused attempt is on the workspace's audit log with its author, address and browser.
+    const memberRow = await h.db('users').where({ workspace_id: owner.workspaceId, role: 'member' }).first();
+    expect(await h.db('portal_actions').where({ user_agent: agent })).toEqual([
+      expect.objectContaining({
+        workspace_id: owner.workspaceId,
+        environment: 'test',
+        user_id: memberRow.id,
+        email: memberRow.email,
+        action: 'line.created',
+        outcome: 'refused',
+        refusal_code: 'two_factor_required',
+        client_address: expect.stringMatching(/127\.0\.0\.1|::1/),
+        details: expect.objectContaining({ name: 'x', mode: 'webhook' }),
+      }),
+    ]);
+    // A forged post riding the member's cookie (no token) is refused and recorded nowhere.
+    const forged = await member.post(
+      '/portal/lines',
+      { env: 'test', name: 'y' },
+      { origin: 'https://evil.example', 'user-agent': `${agent} forged` },
+    );
+    expect(forged.status).toBe(403);
+    expect(await h.db('portal_actions').where({ user_agent: `${agent} forged` })).toHaveLength(0);
     const security = await member.get('/portal/security');
     expect(security.status).toBe(200);
     expect(security.text).toContain('This workspace requires two-factor sign-in');
