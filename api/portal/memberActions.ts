@@ -24,6 +24,12 @@ const membersAgain = (deps: AppDeps) => async (operator: Operator) => {
   return (shown: Parameters<typeof membersPage>[1]['error']) => membersPage(navOf(operator, MEMBERS), { ...input, error: shown });
 };
 
+/** A member removed since the page was drawn: what a stale removal or role change says. */
+const removedStale = (member: { email: string }, removedAt: Date) => ({
+  message: `${member.email} is no longer a member.`,
+  state: html`<p id="current-state">Removed ${time(removedAt)}; their keys and pending invitations were revoked then.</p>`,
+});
+
 async function removalView(deps: AppDeps, operator: Operator, userId: string): Promise<ConfirmationView> {
   const member = isUuid(userId) ? await findMemberOrFormer(deps.db, operator.user.workspace_id, userId) : undefined;
   if (!member) throw errors.notFound('Member');
@@ -35,15 +41,7 @@ async function removalView(deps: AppDeps, operator: Operator, userId: string): P
     confirmLabel: yourself ? 'Leave workspace' : 'Remove member',
     back,
   };
-  if (member.removed_at)
-    return {
-      ...base,
-      consequences: [],
-      stale: {
-        message: `${member.email} is no longer a member.`,
-        state: html`<p id="current-state">Removed ${time(member.removed_at)}; their keys and pending invitations were revoked then.</p>`,
-      },
-    };
+  if (member.removed_at) return { ...base, consequences: [], stale: removedStale(member, member.removed_at) };
   return {
     ...base,
     consequences: [
@@ -109,15 +107,7 @@ async function roleView(deps: AppDeps, operator: Operator, userId: string, asked
     back,
   };
   if (member.removed_at)
-    return {
-      ...base,
-      consequences: [],
-      stale: {
-        code: 'member_removed',
-        message: `${member.email} is no longer a member.`,
-        state: html`<p id="current-state">Removed ${time(member.removed_at)}.</p>`,
-      },
-    };
+    return { ...base, consequences: [], stale: { ...removedStale(member, member.removed_at), code: 'member_removed' } };
   if (member.role === role)
     return {
       ...base,

@@ -45,49 +45,57 @@ function passwordError(outcome: { refused: string; retryAfterSeconds?: number })
   return new ApiError(401, 'invalid_credentials', 'The password is wrong');
 }
 
-async function removalView(deps: AppDeps, operator: Operator): Promise<ConfirmationView> {
-  const standing = await twoFactorStanding(deps.db, operator.user.id);
-  if (standing.required) throw requiredByWorkspace();
-  const base = {
-    title: 'Turn off two-factor sign-in?',
-    action: `${SECURITY}/two-factor/remove`,
-    hidden: envFields(navOf(operator, SECURITY)),
-    confirmLabel: 'Turn off two-factor sign-in',
-    back,
-    fields: passwordField,
-  };
-  if (!standing.enabled) return { ...base, consequences: [], stale: notEnabled('Two-factor sign-in is already off.') };
-  const left = await unusedRecoveryCodes(deps.db, operator.user.id);
-  return {
-    ...base,
-    consequences: [
-      'Signing in needs only your password from now on: anyone who learns it can sign in as you.',
-      `Your authenticator app's codes stop working here, and so do your ${left} unused recovery codes: they are deleted.`,
-      'Turning it on again takes a new key in your app, and gives new recovery codes.',
-    ],
-  };
+/** A second-factor step: its question, and what it says while two-factor sign-in is on (`unused` recovery codes left). */
+interface SecondFactorStep {
+  title: string;
+  path: string;
+  confirmLabel: string;
+  /** What the step says when two-factor sign-in is already off. */
+  offMessage: string;
+  consequences: (unused: number) => string[];
 }
 
-async function renewalView(deps: AppDeps, operator: Operator): Promise<ConfirmationView> {
-  const standing = await twoFactorStanding(deps.db, operator.user.id);
+async function secondFactorView(deps: AppDeps, operator: Operator, step: SecondFactorStep): Promise<ConfirmationView> {
   const base = {
-    title: 'Make new recovery codes?',
-    action: `${SECURITY}/recovery-codes`,
+    title: step.title,
+    action: step.path,
     hidden: envFields(navOf(operator, SECURITY)),
-    confirmLabel: 'Make new recovery codes',
+    confirmLabel: step.confirmLabel,
     back,
     fields: passwordField,
   };
-  if (!standing.enabled) return { ...base, consequences: [], stale: notEnabled('Two-factor sign-in is off: there are no recovery codes.') };
-  const left = await unusedRecoveryCodes(deps.db, operator.user.id);
-  return {
-    ...base,
-    consequences: [
-      `Your old recovery codes stop working at once, wherever you kept them (${left} of them are unused now).`,
-      `${RECOVERY_CODE_COUNT} new codes are shown once, on the next page: keep them somewhere safe.`,
-      'Your authenticator app keeps working as before.',
-    ],
-  };
+  if (!(await twoFactorStanding(deps.db, operator.user.id)).enabled)
+    return { ...base, consequences: [], stale: notEnabled(step.offMessage) };
+  return { ...base, consequences: step.consequences(await unusedRecoveryCodes(deps.db, operator.user.id)) };
+}
+
+const REMOVAL: SecondFactorStep = {
+  title: 'Turn off two-factor sign-in?',
+  path: `${SECURITY}/two-factor/remove`,
+  confirmLabel: 'Turn off two-factor sign-in',
+  offMessage: 'Two-factor sign-in is already off.',
+  consequences: (unused) => [
+    'Signing in needs only your password from now on: anyone who learns it can sign in as you.',
+    `Your authenticator app's codes stop working here, and so do your ${unused} unused recovery codes: they are deleted.`,
+    'Turning it on again takes a new key in your app, and gives new recovery codes.',
+  ],
+};
+
+const RENEWAL: SecondFactorStep = {
+  title: 'Make new recovery codes?',
+  path: `${SECURITY}/recovery-codes`,
+  confirmLabel: 'Make new recovery codes',
+  offMessage: 'Two-factor sign-in is off: there are no recovery codes.',
+  consequences: (unused) => [
+    `Your old recovery codes stop working at once, wherever you kept them (${unused} of them are unused now).`,
+    `${RECOVERY_CODE_COUNT} new codes are shown once, on the next page: keep them somewhere safe.`,
+    'Your authenticator app keeps working as before.',
+  ],
+};
+
+async function removalView(deps: AppDeps, operator: Operator): Promise<ConfirmationView> {
+  if ((await twoFactorStanding(deps.db, operator.user.id)).required) throw requiredByWorkspace();
+  return secondFactorView(deps, operator, REMOVAL);
 }
 
 /**
@@ -96,7 +104,7 @@ async function renewalView(deps: AppDeps, operator: Operator): Promise<Confirmat
  */
 export function securityActions(router: Router<AppState>, deps: AppDeps): void {
   confirmedAction(router, deps, {
-    path: `${SECURITY}/two-factor/remove`,
+    path: REMOVAL.path,
     navPath: SECURITY,
     staleCode: 'two_factor_not_enabled',
     describe: (_ctx, operator) => removalView(deps, operator),
@@ -110,10 +118,10 @@ export function securityActions(router: Router<AppState>, deps: AppDeps): void {
   });
 
   confirmedAction(router, deps, {
-    path: `${SECURITY}/recovery-codes`,
+    path: RENEWAL.path,
     navPath: SECURITY,
     staleCode: 'two_factor_not_enabled',
-    describe: (_ctx, operator) => renewalView(deps, operator),
+    describe: (_ctx, operator) => secondFactorView(deps, operator, RENEWAL),
     pageAgain: securityAgain(deps),
     act: async (ctx: AppContext, operator, form) => {
       const outcome = await renewRecoveryCodes(deps, { userId: operator.user.id, password: form.password ?? '', clientAddress: ctx.ip });
