@@ -348,14 +348,14 @@ describe('portal audit log: every action has an author', () => {
     const page = (await reader.get('/portal/audit?env=test')).text;
     for (const step of STEPS)
       expect({ action: step.action, shown: page.includes(`data-action="${step.action}"`) }).toEqual({ action: step.action, shown: true });
-    const refusedSignIn = /<tr data-action="session.signed_in" data-outcome="refused">([\s\S]*?)<\/tr>/.exec(page)![1];
+    const refusedSignIn = /<tr data-action="session.signed_in" data-outcome="refused"[^>]*>([\s\S]*?)<\/tr>/.exec(page)![1];
     expect(refusedSignIn).toContain('Signed in');
     expect(refusedSignIn).toContain('refused: invalid_credentials');
     // Cells are found by their markers, whatever other attributes a cell carries.
     expect(/<td[^>]* data-portal-user[^>]*>([^<]*)<\/td>/.exec(refusedSignIn)?.[1]).toBe(owner.email.toLowerCase());
     expect(/<td[^>]* data-address[^>]*>([^<]*)<\/td>/.exec(refusedSignIn)?.[1]).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
     expect(refusedSignIn).toContain('<summary>Firefox 133 on Linux</summary>');
-    const created = /<tr data-action="line.created" data-outcome="succeeded">([\s\S]*?)<\/tr>/.exec(page)![1];
+    const created = /<tr data-action="line.created" data-outcome="succeeded"[^>]*>([\s\S]*?)<\/tr>/.exec(page)![1];
     expect(created).toContain('Created a line');
     expect(created).toContain('<span class="audit-detail-name">name:</span> Audited desk');
     expect(page).not.toMatch(/\{&quot;/);
@@ -395,23 +395,15 @@ describe('portal audit log: every action has an author', () => {
     );
     expect(unconfirmed.status).toBe(200);
     expect(await h.db('portal_actions').whereRaw('user_agent like ?', ['%AuditWalk/unconfirmed %'])).toHaveLength(0);
-    const confirmed = await owner.client.submit(
-      confirmPage,
-      `/portal/lines/${lineId}/rotate-secret`,
-      { env: 'test', confirm: 'yes' },
-      agent('confirmed'),
-    );
+    const rotate = (step: string) =>
+      owner.client.submit(confirmPage, `/portal/lines/${lineId}/rotate-secret`, { env: 'test', confirm: 'yes' }, agent(step));
+    const confirmed = await rotate('confirmed');
     expect(confirmed.status).toBe(200);
     expect(await h.db('portal_actions').whereRaw('user_agent like ?', ['%AuditWalk/confirmed %'])).toEqual([
       expect.objectContaining({ action: 'line.secret_rotated', outcome: 'succeeded', target_id: lineId, user_id: owner.userId }),
     ]);
     // The same confirmation from a stale tab (a secret is staged now, too young to promote): a refused attempt.
-    const stale = await owner.client.submit(
-      confirmPage,
-      `/portal/lines/${lineId}/rotate-secret`,
-      { env: 'test', confirm: 'yes' },
-      agent('stale'),
-    );
+    const stale = await rotate('stale');
     expect(stale.status).toBe(409);
     expect(await h.db('portal_actions').whereRaw('user_agent like ?', ['%AuditWalk/stale %'])).toEqual([
       expect.objectContaining({
@@ -446,6 +438,75 @@ describe('portal audit log: every action has an author', () => {
     const stranger = newEmail('nobody');
     await new PortalClient(h.apiUrl).submit('/portal/login', '/portal/login', { email: stranger, password: 'whatever it is' });
     expect(await h.db('portal_actions').where({ email: stranger.toLowerCase() })).toHaveLength(0);
+  });
+
+  it('pages beyond its first page with the filters kept, and exports them as CSV: every entry once, safe in a spreadsheet, its own workspace only', async () => {
+    const owner = await signUpOperator(h, 'paged');
+    const outsider = await signUpOperator(h, 'paged-outsider');
+    // 55 opt-outs: each is a portal action and a compliance event, so both sources cross the page boundary.
+    const token = PortalClient.csrfOf(await owner.client.get('/portal/compliance?env=test'));
+    for (let i = 0; i < 55; i++) {
+      const added = await owner.client.post(
+        '/portal/compliance/opt-outs',
+        { csrf_token: token, env: 'test', phone_number: `+1415555${String(100 + i).padStart(4, '0')}` },
+        i === 0 ? { 'user-agent': '=HYPERLINK("https://evil.example","click")' } : {},
+      );
+      expect(added.status).toBe(303);
+    }
+    const idsOn = (text: string) => [...text.matchAll(/<tr [^>]*data-entry-id="([0-9a-f-]{36})"/g)].map((m) => m[1]);
+    const today = h.clock.now().toISOString().slice(0, 10);
+    const first = await owner.client.get(`/portal/audit?env=test&from=${today}`);
+    expect(first.status).toBe(200);
+    const firstIds = idsOn(first.text);
+    expect(firstIds).toHaveLength(100);
+    const older = /<a id="older" href="([^"]+)"/.exec(first.text)![1].replace(/&amp;/g, '&');
+    expect(new URL(older, h.apiUrl).searchParams.get('from')).toBe(today);
+    const second = await owner.client.get(older);
+    const secondIds = idsOn(second.text);
+    expect(second.text).not.toContain('id="older"');
+    // Every entry of the environment's log once, across both pages, newest first.
+    const portalIds = (
+      await h
+        .db('portal_actions')
+        .where({ workspace_id: owner.workspaceId })
+        .andWhere((scope) => scope.where({ environment: 'test' }).orWhereNull('environment'))
+        .select('id')
+    ).map((r) => r.id as string);
+    const eventIds = (await h.db('compliance_events').where({ workspace_id: owner.workspaceId, environment: 'test' }).select('id')).map(
+      (r) => r.id as string,
+    );
+    expect([...firstIds, ...secondIds].sort()).toEqual([...portalIds, ...eventIds].sort());
+    expect(new Set([...firstIds, ...secondIds]).size).toBe(firstIds.length + secondIds.length);
+    expect(secondIds.length).toBeGreaterThan(10);
+    // A forged cursor is the page's own error.
+    expect((await owner.client.get('/portal/audit?env=test&cursor=yesterday')).status).toBe(422);
+
+    // The CSV holds what both pages hold, in the same order, with the same filters.
+    const csvLink = /<a id="audit-csv" href="([^"]+)"/.exec(first.text)![1].replace(/&amp;/g, '&');
+    expect(new URL(csvLink, h.apiUrl).searchParams.get('from')).toBe(today);
+    const csv = await owner.client.get(csvLink);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    const records = csv.text.split('\r\n').filter(Boolean);
+    expect(records[0]).toBe(
+      'id,created_at,source,action,outcome,refusal_code,person,user_id,actor,client_address,user_agent,phone_number,line_id,target_id,details',
+    );
+    expect(records.slice(1).map((line) => line.slice(0, 36))).toEqual([...firstIds, ...secondIds]);
+    // A cell a spreadsheet would run as a formula is written as text.
+    expect(csv.text).toContain(`'=HYPERLINK(""https://evil.example"",""click"")`);
+    expect(csv.text).not.toMatch(/,=HYPERLINK/);
+    // Filtered: only the opt-outs, each naming its author and number.
+    const optOuts = (await owner.client.get('/portal/audit.csv?env=test&event_type=compliance.opt_out_added')).text
+      .split('\r\n')
+      .filter(Boolean);
+    expect(optOuts).toHaveLength(56);
+    expect(optOuts[1]).toContain(
+      `,portal_action,compliance.opt_out_added,succeeded,,${owner.email.toLowerCase()},${owner.userId},operator,`,
+    );
+    // Another workspace's export holds none of it; a bad filter is refused.
+    const theirs = await outsider.client.get('/portal/audit.csv?env=test');
+    expect(theirs.text).not.toContain(owner.email.toLowerCase());
+    expect((await owner.client.get('/portal/audit.csv?env=test&event_type=line.exploded')).status).toBe(422);
   });
 
   it('filters by person, action and time; a bad filter is the page’s own error; an empty result says so', async () => {
