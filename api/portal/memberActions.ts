@@ -124,8 +124,8 @@ function roleConsequences(from: Role, to: Role, who: string): unknown[] {
   const words = roleChangeWords(from, to);
   return [
     html`${who} (now ${from}) becomes ${to} from the next page or request.`,
-    ...(words.gained.length ? [html`<span data-gains>Gains: can ${listed(words.gained)}.</span>`] : []),
-    ...(words.lost.length ? [html`<span data-loses>Loses: can no longer ${listed(words.lost)}.</span>`] : []),
+    ...(words.gained.length ? [html`<span data-gains>Gains: can ${words.gained.join('; ')}.</span>`] : []),
+    ...(words.lost.length ? [html`<span data-loses>Loses: can no longer ${words.lost.join('; ')}.</span>`] : []),
     ...(words.narrowsKeys
       ? [
           'Every API key they answer for keeps only the scopes of the new role; a key left with none is revoked, with the tokens delegated below it.',

@@ -195,7 +195,7 @@ describe('portal confirmations', () => {
     const promote = await client.get(`${path}?role=admin`);
     expect(promote.status).toBe(200);
     expect(promote.text).toContain(`Make ${member.email} admin?`);
-    expect(consequences(promote)).toContain('Gains: can create lines (buy or import numbers), release lines');
+    expect(consequences(promote)).toContain('Gains: can create lines (buy or import numbers); release lines');
     expect(consequences(promote)).toContain('manage members, invitations, API keys and service keys');
     expect(consequences(promote)).not.toContain('Loses');
     const token = PortalClient.csrfOf(promote);
