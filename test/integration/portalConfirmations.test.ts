@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { eventually } from '../support/harness';
-import { CALLEE } from '../support/customer';
 import {
   createLineInPortal,
   mailedInvitationToken,
   PortalClient,
+  placeTestCallInPortal,
   signInMember,
   signUpOperator,
   type PortalResponse,
@@ -154,14 +154,7 @@ describe('portal confirmations', () => {
   it('hangs up a call only once confirmed; a second hang-up reads that the call has ended', async () => {
     const { client } = await signUpOperator(h, 'hangup');
     const lineId = (await createLineInPortal(client, { name: 'Desk', mode: 'hosted', system_prompt: 'Be brief.' })).lineId;
-    const page = await client.get(`/portal/lines/${lineId}?env=test`);
-    const placed = await client.post(`/portal/lines/${lineId}/calls`, {
-      csrf_token: PortalClient.csrfOf(page),
-      env: 'test',
-      to_number: CALLEE,
-      idempotency_key: crypto.randomUUID(),
-    });
-    const callId = /\/portal\/calls\/([0-9a-f-]{36})/.exec(placed.headers.get('location')!)![1];
+    const callId = (await placeTestCallInPortal(client, lineId)).callId!;
     await eventually(async () => ((await h.db('calls').where({ id: callId }).first()).status === 'in_progress' ? true : undefined));
     expect((await client.get(`/portal/calls/${callId}/live?env=test`)).text).toContain(`href="/portal/calls/${callId}/hangup?env=test"`);
 

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import { CALLEE } from '../support/customer';
 import { eventually } from '../support/eventually';
-import { createLineInPortal, OPERATOR_PASSWORD, PortalClient, signUpOperator } from '../support/portalClient';
+import { createLineInPortal, OPERATOR_PASSWORD, PortalClient, placeTestCallInPortal, signUpOperator } from '../support/portalClient';
 import { useSuite } from '../support/suite';
 
 /** Issue 30, items 6 and 7 over HTTP: the deep link kept across sign-in, the checklist, badges, the test-mode banner, copying. */
@@ -77,13 +76,7 @@ describe('portal onboarding and look', () => {
       const page = await client.get(`/portal/lines/${lineId}?env=test`);
       return page.text.includes('name="idempotency_key"') ? page : undefined;
     });
-    const placed = await client.post(`/portal/lines/${lineId}/calls`, {
-      csrf_token: PortalClient.csrfOf(linePage),
-      env: 'test',
-      to_number: CALLEE,
-      idempotency_key: /name="idempotency_key" value="([^"]+)"/.exec(linePage.text)![1],
-    });
-    expect(placed.status).toBe(303);
+    expect((await placeTestCallInPortal(client, lineId, { linePage })).answer.status).toBe(303);
     const done = (await client.get('/portal?env=test')).text;
     expect(stepsDone(done)).toBe('4');
     // All done: the checklist folds away.

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { setPasswordHash } from '../../src/domain/accounts/store';
 import { addUser } from '../../src/domain/workspaces/service';
 import { hashPassword } from '../../src/platform/crypto/password';
+import { CALLEE } from './customer';
 import type { Harness } from './harness';
 import { linkIn, type SmtpReceiver } from './smtpReceiver';
 
@@ -137,6 +138,26 @@ export async function createLineInPortal(
   const page = await client.submit('/portal/lines', '/portal/lines', { env: 'test', ...fields });
   if (page.status !== 201) throw new Error(`the portal's line form answered ${page.status}: ${page.text.slice(0, 500)}`);
   return { lineId: /data-line-id="([^"]+)"/.exec(page.text)![1], page };
+}
+
+/**
+ * The line page's test call form posted as its browser would (the page's CSRF token and idempotency key, to the
+ * simulator's callee): the answer (303 to the call's page), and the placed call's id.
+ */
+export async function placeTestCallInPortal(
+  client: PortalClient,
+  lineId: string,
+  options: { linePage?: PortalResponse; headers?: Record<string, string> } = {},
+): Promise<{ answer: PortalResponse; callId: string | undefined }> {
+  const linePage = options.linePage ?? (await client.get(`/portal/lines/${lineId}?env=test`));
+  const form = {
+    csrf_token: PortalClient.csrfOf(linePage),
+    env: 'test',
+    to_number: CALLEE,
+    idempotency_key: /name="idempotency_key" value="([^"]+)"/.exec(linePage.text)![1],
+  };
+  const answer = await client.post(`/portal/lines/${lineId}/calls`, form, options.headers);
+  return { answer, callId: /\/portal\/calls\/([0-9a-f-]{36})/.exec(answer.headers.get('location') ?? '')?.[1] };
 }
 
 /** The token of the invitation link mailed to `email` (the portal shows it to no one: issue 27, H5). */
