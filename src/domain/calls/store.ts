@@ -32,6 +32,8 @@ export interface CallRow extends TenantRow {
   /** The tools its model may call (the line's, or the call's own), fixed when the call was placed or answered. */
   tools: ToolDeclaration[] | null;
   created_at: Date;
+  /** When the carrier said an outbound call started ringing (`recordOutboundRinging`); null for inbound calls. */
+  ringing_at?: Date | null;
   started_at: Date | null;
   ended_at: Date | null;
   workflow_claimed_at?: Date | null;
@@ -78,6 +80,18 @@ export async function activeCallOfLine(db: Knex, lineId: string): Promise<string
 
 export async function findCallById(db: Knex, callId: string): Promise<CallRow | undefined> {
   return db<CallRow>('calls').where({ id: callId }).first();
+}
+
+/**
+ * Records when an outbound call started ringing, as its carrier reported it (`call.ringing`): the first report
+ * only, bounded by the call's creation and the database's clock (a carrier's clock may be off), never for an
+ * inbound call (it rings from `created_at`).
+ */
+export async function recordOutboundRinging(db: Knex, callId: string, at: Date): Promise<void> {
+  await db('calls')
+    .where({ id: callId, direction: 'outbound' })
+    .whereNull('ringing_at')
+    .update({ ringing_at: db.raw('greatest(created_at, least(?::timestamptz, now()))', [at.toISOString()]) });
 }
 
 /** The call the carrier knows as `carrierCallId` (an inbound call is recorded with it when it rings). */
