@@ -48,7 +48,7 @@ describe('portal: the deliveries list pages by cursor', () => {
     const attempts = await deliveriesOf(owner.workspaceId, lineId, 330);
     const stranger = await signUpOperator(h, 'paging-other');
     const strangerLine = await createLineInPortal(stranger.client, { name: 'Other', mode: 'hosted', system_prompt: 'You answer.' });
-    const strangers = new Set((await deliveriesOf(stranger.workspaceId, strangerLine.lineId, 30)).map((attempt) => attempt.id));
+    const strangers = new Set<string>((await deliveriesOf(stranger.workspaceId, strangerLine.lineId, 30)).map((attempt) => attempt.id));
 
     // Unfiltered: 100, 100, 100, then the last 30, with no link after it.
     const seen: string[] = [];
