@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { containingPattern } from '../../platform/db/textMatch';
 import { releaseHold } from '../billing/holds';
 import type { BillingTenant } from '../billing/ledger';
 import { disclosurePlayedIn } from '../compliance/disclosures';
@@ -419,6 +420,22 @@ export async function countCallsSince(db: Knex, tenant: BillingTenant, since: Da
 /** The calls of a tenant (one workspace, one environment). */
 export function callsOfTenant(db: Knex, tenant: BillingTenant) {
   return db<CallRow>('calls').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+/**
+ * The tenant's calls whose transcript has an entry (said by either side) containing `text`, case-insensitively, as
+ * typed (no wildcards). Transcripts are plain jsonb, so this reads them in SQL; newest first, at most `limit`.
+ */
+export function callsSaying(db: Knex, tenant: BillingTenant, text: string, limit: number) {
+  return callsOfTenant(db, tenant)
+    .whereRaw(`exists (select 1 from jsonb_array_elements(coalesce(transcript, '[]'::jsonb)) e where e->>'text' ilike ? escape '\\')`, [
+      containingPattern(text),
+    ])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit);
 }
 
 /** What a list of calls may be narrowed by: a line (or the lines a key may see), a status, a direction, when it was created, a number. */
