@@ -1,7 +1,14 @@
 import crypto from 'node:crypto';
 import { CALLEE } from '../support/customer';
 import { eventually } from '../support/eventually';
-import { createLineInPortal, PortalClient, signInMember, signUpOperator, type PortalResponse } from '../support/portalClient';
+import {
+  createLineInPortal,
+  placeTestCallInPortal,
+  PortalClient,
+  signInMember,
+  signUpOperator,
+  type PortalResponse,
+} from '../support/portalClient';
 import { useSuite } from '../support/suite';
 
 /**
@@ -137,15 +144,7 @@ describe("a call's timeline in the portal", () => {
   it('an outbound call placed on the simulator shows when it started ringing, as its carrier reported it', async () => {
     const { client } = await signUpOperator(h, 'ringing');
     const { lineId } = await createLineInPortal(client, { name: 'Caller', mode: 'hosted', system_prompt: 'You call people.' });
-    const linePage = await client.get(`/portal/lines/${lineId}?env=test`);
-    const placed = await client.post(`/portal/lines/${lineId}/calls`, {
-      csrf_token: PortalClient.csrfOf(linePage),
-      env: 'test',
-      to_number: CALLEE,
-      idempotency_key: /name="idempotency_key" value="([^"]+)"/.exec(linePage.text)![1],
-    });
-    expect(placed.status).toBe(303);
-    const callId = /^\/portal\/calls\/([0-9a-f-]{36})\?env=test$/.exec(placed.headers.get('location')!)![1];
+    const callId = await placeTestCallInPortal(client, lineId);
     const page = await eventually(async () => {
       const res = await client.get(`/portal/calls/${callId}?env=test`);
       return res.text.includes('data-kind="answered"') ? res : undefined;

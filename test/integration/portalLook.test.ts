@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import { CALLEE } from '../support/customer';
-import { eventually } from '../support/eventually';
-import { createLineInPortal, OPERATOR_PASSWORD, PortalClient, signUpOperator } from '../support/portalClient';
+import { createLineInPortal, OPERATOR_PASSWORD, PortalClient, placeTestCallInPortal, signUpOperator } from '../support/portalClient';
+import { MCP_ACCEPT, mcpInitialize } from '../support/mcpRequests';
 import { useSuite } from '../support/suite';
 
 /** Issue 30, items 6 and 7 over HTTP: the deep link kept across sign-in, the checklist, badges, the test-mode banner, copying. */
@@ -71,31 +70,14 @@ describe('portal onboarding and look', () => {
     });
     expect(agent.status).toBe(201);
     expect((await h.request('GET', '/api/v1/lines', { key: agent.body.key.plaintext_key })).status).toBe(200);
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'look', version: '1' } },
-    };
-    const mcpHeaders = { accept: 'application/json, text/event-stream' };
-    expect((await h.request('POST', '/mcp', { key: serviceKey, body: initialize, headers: mcpHeaders })).status).toBe(401);
+    expect((await h.request('POST', '/mcp', { key: serviceKey, body: mcpInitialize('look'), headers: MCP_ACCEPT })).status).toBe(401);
     expect(step((await client.get('/portal?env=test')).text, 'mcp')).toBe('false');
     // A plain API key, as an MCP host configured with `Authorization: Bearer <key>` sends it; the step is read from
     // the database at once (no batching in one process's memory).
-    expect((await h.request('POST', '/mcp', { key, body: initialize, headers: mcpHeaders })).status).toBe(200);
+    expect((await h.request('POST', '/mcp', { key, body: mcpInitialize('look'), headers: MCP_ACCEPT })).status).toBe(200);
     expect(step((await client.get('/portal?env=test')).text, 'mcp')).toBe('true');
 
-    const linePage = await eventually(async () => {
-      const page = await client.get(`/portal/lines/${lineId}?env=test`);
-      return page.text.includes('name="idempotency_key"') ? page : undefined;
-    });
-    const placed = await client.post(`/portal/lines/${lineId}/calls`, {
-      csrf_token: PortalClient.csrfOf(linePage),
-      env: 'test',
-      to_number: CALLEE,
-      idempotency_key: /name="idempotency_key" value="([^"]+)"/.exec(linePage.text)![1],
-    });
-    expect(placed.status).toBe(303);
+    await placeTestCallInPortal(client, lineId);
     const done = (await client.get('/portal?env=test')).text;
     expect(stepsDone(done)).toBe('4');
     // All done: the checklist folds away.

@@ -1,5 +1,4 @@
-import crypto from 'node:crypto';
-import { CALLEE } from '../support/customer';
+import { completedCallRow } from '../support/callRows';
 import { createLineInPortal, signUpOperator, type PortalClient, type PortalResponse } from '../support/portalClient';
 import { useSuite } from '../support/suite';
 
@@ -19,28 +18,23 @@ describe('portal search: words said in a call', () => {
     const owner = await signUpOperator(h, tag);
     const { lineId } = await createLineInPortal(owner.client, { name: `Desk ${tag}`, mode: 'hosted', system_prompt: 'You answer.' });
     const base = Date.parse('2026-11-20T12:00:00Z');
-    const calls = transcripts.map((said, i) => ({
-      id: crypto.randomUUID(),
-      workspace_id: owner.workspaceId,
-      environment: 'test',
-      line_id: lineId,
-      direction: 'outbound',
-      from_number: '+14155550100',
-      to_number: CALLEE,
-      status: 'completed',
-      mode: 'hosted',
-      zone: 'A',
-      created_at: new Date(base + i * 60_000),
-      transcript: JSON.stringify(
-        said.map((text, turn) => ({
-          role: turn % 2 === 0 ? 'user' : 'assistant',
-          text,
-          timestamp: new Date(base + i * 60_000 + turn * 1000).toISOString(),
-        })),
+    const calls = transcripts.map((said, i) =>
+      completedCallRow(
+        { workspaceId: owner.workspaceId, lineId },
+        {
+          created_at: new Date(base + i * 60_000),
+          transcript: JSON.stringify(
+            said.map((text, turn) => ({
+              role: turn % 2 === 0 ? 'user' : 'assistant',
+              text,
+              timestamp: new Date(base + i * 60_000 + turn * 1000).toISOString(),
+            })),
+          ),
+        },
       ),
-    }));
+    );
     await h.db('calls').insert(calls);
-    return { ...owner, ids: calls.map((call) => call.id) };
+    return { ...owner, ids: calls.map((call) => call.id as string) };
   }
 
   it('lists the calls whose transcript says the words, newest first; nothing else, nobody else’s', async () => {
