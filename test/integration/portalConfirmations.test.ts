@@ -154,7 +154,7 @@ describe('portal confirmations', () => {
   it('hangs up a call only once confirmed; a second hang-up reads that the call has ended', async () => {
     const { client } = await signUpOperator(h, 'hangup');
     const lineId = (await createLineInPortal(client, { name: 'Desk', mode: 'hosted', system_prompt: 'Be brief.' })).lineId;
-    const callId = (await placeTestCallInPortal(client, lineId)).callId!;
+    const callId = await placeTestCallInPortal(client, lineId);
     await eventually(async () => ((await h.db('calls').where({ id: callId }).first()).status === 'in_progress' ? true : undefined));
     expect((await client.get(`/portal/calls/${callId}/live?env=test`)).text).toContain(`href="/portal/calls/${callId}/hangup?env=test"`);
 
