@@ -1,10 +1,11 @@
 import type Router from '@koa/router';
-import type { AppDeps, AppState } from '../context';
+import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { isUuid } from '../openapi/formats';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
 import { deliveriesOfTenant, filteredDeliveriesOf } from '../../src/domain/webhooks/store';
 import { redeliverEvent } from '../../src/domain/webhooks/redeliver';
+import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { changed, refuse } from './answer';
 import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
@@ -13,13 +14,14 @@ import { linesForFilter } from './lineChoices';
 import { readFilters, type FilterRule, type ReadFilters } from './listFilters';
 import {
   deliveriesPage,
+  deliveryAttempts,
   deliveryPage,
   DELIVERY_STATUSES,
   type DeliveryDetailInput,
   type DeliveryListFilters,
   type DeliveryRow,
 } from './pages/deliveries';
-import type { Operator } from './visitor';
+import { signedInOperator, type Operator } from './visitor';
 
 const DELIVERIES_SHOWN = 100;
 
@@ -36,6 +38,12 @@ async function deliveryInput(deps: AppDeps, operator: Operator, deliveryId: stri
     ])) as DeliveryRow[];
   // Redelivering is what POST /webhooks/test needs of a key: webhooks:write (owners and admins).
   return { deliveryId, eventId: opened.event_id, attempts, mayRedeliver: roleAllows(operator, 'webhooks:write') };
+}
+
+/** The attempt a redelivery was started as (`?started=N`), when the query names one. */
+function startedOf(value: unknown): { started?: number } {
+  const started = Number(value);
+  return Number.isInteger(started) && started > 0 ? { started } : {};
 }
 
 /** The deliveries list's filters, as the query string carries them (api/portal/listFilters.ts). */
@@ -66,22 +74,33 @@ export function filteredDeliveries(deps: AppDeps, operator: Operator, read: Read
   ]);
 }
 
-/** Webhook delivery attempts, newest first, filtered by status, line, call, event type, event and time (the API's `GET /webhooks/deliveries` and more). Every role reads them. */
+/** Webhook delivery attempts, newest first, filtered by status, line, call, event type, event and time (the API's `GET /webhooks/deliveries` and more), paged by cursor. Every role reads them. */
 export function deliveryRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal/deliveries', deps, async (ctx, operator) => {
     const read = readFilters(ctx.query, DELIVERY_FILTERS);
     const lines = await linesForFilter(deps, operator);
     const nav = navOf(operator, '/portal/deliveries');
     const shown = { filters: read.values, lines };
-    if (read.error) return refuse(ctx, read.error, (error) => deliveriesPage(nav, { ...shown, rows: [], error }));
-    const rows = (await filteredDeliveries(deps, operator, read).limit(DELIVERIES_SHOWN)) as DeliveryRow[];
-    sendPage(ctx, 200, deliveriesPage(nav, { ...shown, rows }));
+    if (read.error) return refuse(ctx, read.error, (error) => deliveriesPage(nav, { ...shown, rows: [], olderCursor: null, error }));
+    const query = filteredDeliveries(deps, operator, read);
+    beforeCursor(query, parseCursor(typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined), 'created_at', 'id');
+    const rows = (await query.limit(DELIVERIES_SHOWN + 1)) as DeliveryRow[];
+    const { page, next_cursor } = cursorPage(rows, DELIVERIES_SHOWN, (row) => ({ at: row.created_at, id: row.id }));
+    sendPage(ctx, 200, deliveriesPage(nav, { ...shown, rows: page, olderCursor: next_cursor }));
   });
 
   getOperatorPage(router, '/portal/deliveries/:id', deps, async (ctx, operator) => {
-    const started = Number(ctx.query.started);
     const input = await deliveryInput(deps, operator, ctx.params.id);
-    sendPage(ctx, 200, deliveryPage(navOf(operator, '/portal/deliveries'), { ...input, ...(started > 0 ? { started } : {}) }));
+    sendPage(ctx, 200, deliveryPage(navOf(operator, '/portal/deliveries'), { ...input, ...startedOf(ctx.query.started) }));
+  });
+
+  // The attempts part of a delivery's page, reloaded by htmx while a redelivery is under way (pages/deliveries.ts `deliveryAttempts`).
+  router.get('/portal/deliveries/:id/live', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await signedInOperator(ctx, deps, typeof ctx.query.env === 'string' ? ctx.query.env : undefined);
+    if (!operator) throw errors.unauthorized();
+    const input = await deliveryInput(deps, operator, ctx.params.id);
+    sendPage(ctx, 200, deliveryAttempts({ ...input, ...startedOf(ctx.query.started) }, operator.environment));
   });
 
   /** Redeliver ("Resend"): the event again as a new attempt through the delivery workflow (src/domain/webhooks/redeliver.ts). */
