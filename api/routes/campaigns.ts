@@ -8,7 +8,15 @@ import { MACHINE_DETECTION, METADATA, VARIABLES } from './calls';
 import { MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
 import { CampaignEndedError, controlCampaign, type CampaignControl } from '../../src/domain/campaigns/control';
 import { CampaignRefusedError, createCampaign, type CreateCampaignRequest } from '../../src/domain/campaigns/create';
-import { campaignRecord, campaignRecords, resultsPage, visibleCampaigns } from '../../src/domain/campaigns/read';
+import {
+  allResults,
+  campaignRecord,
+  campaignRecords,
+  readableCampaign,
+  resultsPage,
+  visibleCampaigns,
+} from '../../src/domain/campaigns/read';
+import { sendCsv, type CsvColumn } from '../portal/csv';
 import {
   ANSWERING_MACHINE_ACTIONS,
   MAX_ATTEMPTS,
@@ -21,6 +29,7 @@ import {
   RETRYABLE_OUTCOMES,
   WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE,
 } from '../../src/domain/campaigns/rules';
+import type { toContactResult } from '../../src/domain/campaigns/records';
 import { StartCompensatedError } from '../../src/platform/temporal/starts';
 
 /*
@@ -129,6 +138,31 @@ async function listResults(ctx: AppContext, deps: AppDeps): Promise<void> {
   const page = await resultsPage(deps.db, principalOf(ctx), ctx.params.id, q.cursor ? Number(q.cursor) : 0, q.limit);
   if (!page) throw notFound();
   ctx.body = page;
+}
+
+type ContactResult = ReturnType<typeof toContactResult>;
+
+/** The results export's columns: the result record's fields, call ids space-separated, variables and metadata as JSON. */
+const RESULT_COLUMNS: ReadonlyArray<CsvColumn<ContactResult>> = [
+  { header: 'row', cell: (r) => r.row },
+  { header: 'to_number', cell: (r) => r.to_number },
+  { header: 'status', cell: (r) => r.status },
+  { header: 'outcome', cell: (r) => r.outcome },
+  { header: 'skip_reason', cell: (r) => r.skip_reason },
+  { header: 'attempts', cell: (r) => r.attempts },
+  { header: 'next_attempt_at', cell: (r) => r.next_attempt_at },
+  { header: 'duration_sec', cell: (r) => r.duration_sec },
+  { header: 'charge_cents', cell: (r) => r.charge_cents },
+  { header: 'call_ids', cell: (r) => r.call_ids.join(' ') },
+  { header: 'variables', cell: (r) => JSON.stringify(r.variables) },
+  { header: 'metadata', cell: (r) => JSON.stringify(r.metadata) },
+];
+
+async function exportResults(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const campaign = await readableCampaign(deps.db, principal, ctx.params.id);
+  if (!campaign) throw notFound();
+  sendCsv(ctx, `campaign-${campaign.id}-results`, principal.environment, RESULT_COLUMNS, allResults(deps.db, campaign.id));
 }
 
 function control(action: CampaignControl) {
@@ -304,6 +338,26 @@ export function campaignRoutes(): RouteDef[] {
         },
       },
       handler: listResults,
+    },
+    {
+      method: 'get',
+      path: '/api/v1/campaigns/{id}/results.csv',
+      operationId: 'exportCampaignResults',
+      auth: { kind: 'standard', scope: 'read', verb: 'read' },
+      rateLimit: 'reads',
+      doc: {
+        summary: 'Every contact’s result as CSV (RFC 4180, in list order), readable while the campaign runs',
+        description:
+          'Columns: row, to_number, status, outcome, skip_reason, attempts, next_attempt_at, duration_sec, charge_cents, call_ids (space-separated), ' +
+          'variables and metadata (JSON). A text cell a spreadsheet would read as a formula (starting with = + - @, tab or carriage return) is prefixed with an apostrophe.',
+        tags: ['campaigns'],
+        parameters: [campaignIdParam],
+        responses: {
+          '200': { description: 'The results, one record per contact', content: { 'text/csv': { schema: { type: 'string' } } } },
+          '404': errorResponse('`not_found`'),
+        },
+      },
+      handler: exportResults,
     },
     ...(['pause', 'resume', 'cancel'] as const).map((action): RouteDef => ({
       method: 'post',

@@ -244,6 +244,19 @@ describe('campaigns', () => {
     const results = await allResults(id);
     expect(results.map((r) => r.outcome)).toEqual(['answered', 'answered', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
     expect(await campaignCalls(id)).toHaveLength(2);
+    // The same results as CSV, one record per contact in list order.
+    const csv = await get(`/api/v1/campaigns/${id}/results.csv`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    const records = csv.text.trimEnd().split('\r\n');
+    expect(records[0]).toBe(
+      'row,to_number,status,outcome,skip_reason,attempts,next_attempt_at,duration_sec,charge_cents,call_ids,variables,metadata',
+    );
+    expect(records.slice(1).map((record) => record.split(',').slice(0, 4))).toEqual(
+      // A number starts with +, which a spreadsheet would read as a formula: the shared export rule prefixes an apostrophe.
+      results.map((r) => [String(r.row), `'${r.to_number}`, 'done', r.outcome]),
+    );
+    expect(records[1].split(',')[9]).toBe(results[0].call_ids[0]);
     const again = await h.request('POST', `/api/v1/campaigns/${id}/resume`, { key: tenant.keys.test });
     expect(again.status).toBe(409);
     expect(again.body.error.code).toBe('campaign_ended');
