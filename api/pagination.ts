@@ -88,6 +88,22 @@ export function cursorPage<T>(
   return { page, has_more: true, next_cursor: `${key.at.toISOString()}|${key.id}` };
 }
 
+/** One cursor page of rows keyed by (`created_at`, `id`), newest first: the query after the cursor, `limit + 1` read. */
+export async function newestFirstPage<T extends { created_at: Date; id: string }>(
+  query: Knex.QueryBuilder,
+  cursor: string | undefined,
+  limit: number,
+): Promise<{ page: T[]; has_more: boolean; next_cursor: string | null }> {
+  beforeCursor(query, parseCursor(cursor), 'created_at', 'id');
+  const rows = (await query
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit + 1)) as T[];
+  return cursorPage(rows, limit, (row) => ({ at: row.created_at, id: row.id }));
+}
+
 /**
  * Offset pagination, the other list shape (`limit`/`offset` with `total`): newest first by
  * (time, id), one page of `query()` and the count of the same filter, read together.

@@ -2,7 +2,7 @@ import { principalOf, type AppContext, type AppDeps } from '../context';
 import { ApiError } from '../errors';
 import { NOT_BLANK_PATTERN } from '../openapi/fields';
 import { arrayOf, cursorFields, errorResponse, fields, jsonRequestBody, jsonResponse, ref } from '../openapi/schemas';
-import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
+import { cursorPaginationParams, newestFirstPage } from '../pagination';
 import type { PathParameter, RouteDef } from '../routeTable';
 import { MACHINE_DETECTION, METADATA, VARIABLES } from './calls';
 import { MAX_CONVERSATION_SECONDS, MAX_TOPIC_LENGTH, MIN_CONVERSATION_SECONDS } from '../../src/domain/calls/conversation';
@@ -30,6 +30,7 @@ import {
   WORKSPACE_CAMPAIGN_CALLS_PER_MINUTE,
 } from '../../src/domain/campaigns/rules';
 import type { toContactResult } from '../../src/domain/campaigns/records';
+import type { CampaignRow } from '../../src/domain/campaigns/store';
 import { StartCompensatedError } from '../../src/platform/temporal/starts';
 
 /*
@@ -115,15 +116,11 @@ async function postCampaign(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 async function listCampaigns(ctx: AppContext, deps: AppDeps): Promise<void> {
   const q = ctx.state.query as { limit: number; cursor?: string };
-  const query = visibleCampaigns(deps.db, principalOf(ctx));
-  beforeCursor(query, parseCursor(q.cursor), 'created_at', 'id');
-  const rows = await query
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(q.limit + 1);
-  const { page, has_more, next_cursor } = cursorPage(rows, q.limit, (row) => ({ at: row.created_at, id: row.id }));
+  const { page, has_more, next_cursor } = await newestFirstPage<CampaignRow>(
+    visibleCampaigns(deps.db, principalOf(ctx)),
+    q.cursor,
+    q.limit,
+  );
   ctx.body = { campaigns: await campaignRecords(deps.db, page), has_more, next_cursor };
 }
 

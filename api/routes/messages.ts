@@ -1,7 +1,7 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
 import { errors } from '../errors';
 import { allowedLineIds, assertLineAllowed } from '../lineAccess';
-import { beforeCursor, cursorPage, cursorPaginationParams, parseCursor } from '../pagination';
+import { beforeCursor, cursorPage, cursorPaginationParams, newestFirstPage, parseCursor } from '../pagination';
 import { arrayOf, cursorFields, errorResponse, fields, jsonRequestBody, jsonResponse, ref } from '../openapi/schemas';
 import { NOT_BLANK_PATTERN, phoneNumber } from '../openapi/fields';
 import { answeringOutboundRefusals } from '../outboundRefusals';
@@ -86,14 +86,7 @@ async function conversationMessages(ctx: AppContext, deps: AppDeps): Promise<voi
   const line = await findLine(deps.db, principal, ctx.params.lineId);
   if (!line) throw errors.notFound('Line');
   const query = conversationMessagesOf(deps.db, principal, line.id, phoneNumber);
-  beforeCursor(query, parseCursor(q.cursor), 'created_at', 'id');
-  const rows = await query
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(q.limit + 1);
-  const { page, has_more, next_cursor } = cursorPage(rows, q.limit, (row) => ({ at: row.created_at, id: row.id }));
+  const { page, has_more, next_cursor } = await newestFirstPage<MessageRow>(query, q.cursor, q.limit);
   ctx.body = { messages: page.map(toMessageRecord), has_more, next_cursor };
 }
 
