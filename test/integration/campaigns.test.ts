@@ -210,6 +210,34 @@ describe('campaigns', () => {
     });
   }, 180_000);
 
+  it('a worker stopped mid-campaign and started again: every contact called exactly once, none lost', async () => {
+    const pool = await Promise.all([lines.create(), lines.create()]);
+    const numbers = freshNumbers(12);
+    const created = await post({
+      line_ids: pool.map((line) => line.id),
+      contacts: numbers.map((to) => ({ to_number: to })),
+      calls_per_minute: 600,
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.campaign.id as string;
+    // Stopped while calls of the campaign are in flight (some answered, more to come).
+    await eventually(async () => {
+      const calls = await campaignCalls(id);
+      for (const call of calls) if (call.status === 'in_progress') h.simulator.state.calls.hangUpByCaller(call.id);
+      return calls.length >= 4 ? true : undefined;
+    });
+    await h.stopWorker();
+    await h.startWorker();
+    await playCallees(id, ['completed']);
+
+    const results = await allResults(id);
+    expect(results.map((r) => [r.outcome, r.attempts])).toEqual(numbers.map(() => ['answered', 1]));
+    const calls = await campaignCalls(id);
+    expect(calls.map((c) => c.to_number).sort()).toEqual([...numbers].sort());
+    const dialled = (await sim.calls.list()).filter((c) => calls.some((call) => call.id === c.call_id));
+    expect(dialled).toHaveLength(numbers.length);
+  }, 120_000);
+
   it('pause stops new dials until resumed; cancel ends the waiting contacts as cancelled', async () => {
     const line = await lines.create();
     const numbers = freshNumbers(6);
