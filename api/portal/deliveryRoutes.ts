@@ -9,16 +9,10 @@ import { changed, refuse } from './answer';
 import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
+import { DELIVERY_STATUSES } from './labels';
 import { linesForFilter } from './lineChoices';
 import { readFilters, type FilterRule, type ReadFilters } from './listFilters';
-import {
-  deliveriesPage,
-  deliveryPage,
-  DELIVERY_STATUSES,
-  type DeliveryDetailInput,
-  type DeliveryListFilters,
-  type DeliveryRow,
-} from './pages/deliveries';
+import { deliveriesPage, deliveryPage, type DeliveryDetailInput, type DeliveryListFilters, type DeliveryRow } from './pages/deliveries';
 import type { Operator } from './visitor';
 
 const DELIVERIES_SHOWN = 100;

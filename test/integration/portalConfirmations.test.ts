@@ -178,7 +178,7 @@ describe('portal confirmations', () => {
     const stale = await answer(client, `/portal/calls/${callId}/hangup?env=test`, true);
     expect(stale.status).toBe(409);
     expect(stale.text).toContain('This call has already ended.');
-    expect(stale.text).toContain('api_hangup');
+    expect(stale.text).toContain('Hung up by the API or portal');
   });
 
   /** Each revoke and remove: the confirmation's post without `confirm` changes nothing; with it, the row changes. */

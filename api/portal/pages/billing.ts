@@ -2,6 +2,7 @@ import type { UsageBucket } from '../../../src/domain/billing/usage';
 import type { toTransactionRecord } from '../../../src/domain/billing/ledger';
 import { html, type Html } from '../html';
 import { envFields, hiddenFields, table, time } from '../components';
+import { labelOf, TRANSACTION_TYPE_LABELS } from '../labels';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 type TransactionRecord = ReturnType<typeof toTransactionRecord>;
@@ -143,11 +144,11 @@ function transactionsTable(nav: PageNav, input: BillingPageInput): Html {
     id: 'transactions',
     caption: `Transactions of the ${nav.environment} environment, newest first`,
     rows: input.transactions,
-    rowData: (t) => ({ 'transaction-id': t.id }),
+    rowData: (t) => ({ 'transaction-id': t.id, 'transaction-type': t.type }),
     empty: html`<p id="no-transactions">No transactions.</p>`,
     columns: [
       { header: 'When', cell: (t) => time(t.created_at) },
-      { header: 'Type', cell: (t) => t.type },
+      { header: 'Type', cell: (t) => labelOf(TRANSACTION_TYPE_LABELS, t.type) },
       { header: 'Description', cell: (t) => t.description },
       { header: 'Amount', numeric: true, cell: (t) => dollars(t.amount_cents) },
       { header: 'Balance after', numeric: true, cell: (t) => dollars(t.balance_after_cents) },
