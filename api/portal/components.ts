@@ -276,3 +276,37 @@ export function confirmation(view: ConfirmationView): Html {
 export function confirmLink(href: string, label: string, options: { ariaLabel?: string; id?: string } = {}): Html {
   return html`<a${attributes({ href, class: 'button-link danger', 'aria-label': options.ariaLabel, id: options.id })}>${label}</a>`;
 }
+
+/** What a usage chart draws: the keys of /portal/assets/usage-chart.js `SERIES` (spend, calls, billed minutes, deliveries). */
+export type ChartSeries = 'cost' | 'calls' | 'minutes' | 'deliveries';
+
+export interface ChartCanvasOptions {
+  id: string;
+  /** What the chart shows, for screen readers (the canvas is an image). */
+  label: string;
+  /** The days drawn, as JSON in `data-usage`. */
+  days: readonly unknown[];
+  series: ChartSeries;
+  /** One of several charts side by side (the overview's). */
+  small?: boolean;
+}
+
+/**
+ * A usage chart: a canvas that /portal/assets/usage-chart.js draws from its data attributes (the CSP forbids inline
+ * script). A page with charts adds `CHART_SCRIPTS` once.
+ */
+export function chartCanvas(chart: ChartCanvasOptions): Html {
+  return html`<div class="chart${chart.small ? ' chart-small' : ''}">
+    <canvas
+      id="${chart.id}"
+      role="img"
+      aria-label="${chart.label}"
+      data-usage="${JSON.stringify(chart.days)}"
+      data-series="${chart.series}"
+    ></canvas>
+  </div>`;
+}
+
+/** The local chart.js and the script that draws every `chartCanvas` of the page. */
+export const CHART_SCRIPTS = html`<script src="/portal/assets/chart.umd.js" defer></script>
+  <script src="/portal/assets/usage-chart.js" defer></script>`;
