@@ -3,6 +3,7 @@ import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
 import type { TimelineWords } from '../../src/domain/calls/timeline';
 import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS, OAUTH_EVENTS } from '../../src/domain/compliance/events';
 import { CONSENT_TYPES } from '../../src/domain/compliance/consent';
+import { OPT_OUT_SOURCES } from '../../src/domain/compliance/optOuts';
 import type { Environment } from '../../src/domain/keys/format';
 import { ROLES } from '../../src/domain/keys/scopes';
 import { NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
@@ -101,6 +102,13 @@ export const MESSAGE_STATUS_LABELS: Vocabulary<(typeof MESSAGE_STATUSES)[number]
 export const CONSENT_TYPE_LABELS: Vocabulary<(typeof CONSENT_TYPES)[number], StateWords> = {
   explicit_outbound: { label: 'Explicit (for outbound calls and texts)', tone: 'neutral' },
   implied_inbound: { label: 'Implied (they contacted the line)', tone: 'neutral' },
+};
+
+/** Where an opt-out came from (the compliance page's opt-outs, an `opt_out` event's `source`). */
+export const OPT_OUT_SOURCE_LABELS: Vocabulary<(typeof OPT_OUT_SOURCES)[number]> = {
+  sms_keyword: 'Texted STOP',
+  portal: 'Added in the portal',
+  operator: 'Added by an operator (CLI)',
 };
 
 /** A line's mode: its name, and what it means (the create form's choices). */

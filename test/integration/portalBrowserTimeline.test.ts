@@ -96,7 +96,7 @@ describe('a call tells its story in the portal', () => {
     await page.locator('#timeline [data-kind="ended"]').waitFor({ timeout: 20_000 });
     await page.locator('#timeline [data-kind="charge"]').waitFor({ timeout: 20_000 });
     await expect(page.locator('#timeline [data-kind="ended"] .timeline-title').textContent()).resolves.toMatch(
-      /^Ended after \d+ s: the caller hung up$/,
+      /^Ended after \d+ s: Caller hung up$/,
     );
     await page.locator('#call-live:not([data-unfolding])').waitFor({ timeout: 30_000 });
     await expect(page.locator('#call-live').getAttribute('hx-get')).resolves.toBeNull();

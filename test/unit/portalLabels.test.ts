@@ -20,6 +20,7 @@ import {
   LINE_STATUS_LABELS,
   MESSAGE_STATUS_LABELS,
   NUMBER_TYPE_LABELS,
+  OPT_OUT_SOURCE_LABELS,
   ROLE_LABELS,
   SPEAKER_LABELS,
   SPEAKERS,
@@ -31,6 +32,7 @@ import { recordSchemas } from '../../api/openapi/records';
 import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
 import { CALL_DIRECTIONS, CALL_STATUSES, END_CAUSES } from '../../src/domain/calls/rules';
 import { CONSENT_TYPES } from '../../src/domain/compliance/consent';
+import { OPT_OUT_SOURCES } from '../../src/domain/compliance/optOuts';
 import { COMPLIANCE_EVENTS, KEY_LIFECYCLE_EVENTS, OAUTH_EVENTS } from '../../src/domain/compliance/events';
 import { ROLES } from '../../src/domain/keys/scopes';
 import { NUMBER_TYPES } from '../../src/domain/lines/numberChoice';
@@ -54,6 +56,7 @@ const VOCABULARIES: Array<[string, readonly string[], Readonly<Record<string, Wo
   ['number types', NUMBER_TYPES, NUMBER_TYPE_LABELS],
   ['message statuses', MESSAGE_STATUSES, MESSAGE_STATUS_LABELS],
   ['consent types', CONSENT_TYPES, CONSENT_TYPE_LABELS],
+  ['opt-out sources', OPT_OUT_SOURCES, OPT_OUT_SOURCE_LABELS],
   ['key and consent states', GRANT_STATES, GRANT_STATE_LABELS],
   ['member roles', ROLES, ROLE_LABELS],
   ['webhook event types', EVENT_TYPES, EVENT_TYPE_LABELS],

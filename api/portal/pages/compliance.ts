@@ -3,7 +3,7 @@ import { DISCLOSURE_LIMITS, type DisclosureRow } from '../../../src/domain/compl
 import { OPT_IN_REASON_MAX_LENGTH, type OptOutRow } from '../../../src/domain/compliance/optOuts';
 import { html, type Html } from '../html';
 import { envFields, hiddenFields, option, postButton, stateBadge, stateLabel, table, time } from '../components';
-import { LANGUAGE_LABELS, labelOf } from '../labels';
+import { LANGUAGE_LABELS, labelOf, OPT_OUT_SOURCE_LABELS } from '../labels';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface CompliancePageInput {
@@ -50,7 +50,7 @@ function optOutsTable(nav: PageNav, input: CompliancePageInput): Html {
     empty: html`<p id="no-opt-outs">No opted-out numbers in the ${nav.environment} environment.</p>`,
     columns: [
       { header: 'Phone number', cellClass: 'mono', cell: (row) => row.phone_number },
-      { header: 'Source', cell: (row) => row.source },
+      { header: 'Source', cell: (row) => labelOf(OPT_OUT_SOURCE_LABELS, row.source) },
       { header: 'Opted out', cell: (row) => time(row.opted_out_at) },
     ],
     actions: (row) =>
