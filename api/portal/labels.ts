@@ -230,6 +230,8 @@ export const FIELD_VOCABULARIES: Readonly<Record<string, Readonly<Record<string,
   number_type: NUMBER_TYPE_LABELS,
   language: LANGUAGE_LABELS,
   event_type: EVENT_TYPE_LABELS,
+  // An opt-out's `source`; a consent's is free text, shown as typed unless it spells one of these.
+  source: OPT_OUT_SOURCE_LABELS,
 };
 
 /**

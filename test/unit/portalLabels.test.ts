@@ -130,6 +130,8 @@ describe('portal labels (api/portal/labels.ts)', () => {
     expect(shown).toContain('<span class="audit-detail-name">mode:</span> Webhook');
     expect(shown).toContain('<span class="audit-detail-name">role:</span> Admin');
     expect(shown).toContain('<span class="audit-detail-name">consent type:</span> Explicit (for outbound calls and texts)');
+    const optOut = (readableDetails({ source: 'sms_keyword' }) as { value: string }).value;
+    expect(optOut).toContain('<span class="audit-detail-name">source:</span> Texted STOP');
     // A free-text field is shown as typed, even when it happens to spell a value.
     expect(shown).toContain('<span class="audit-detail-name">name:</span> admin');
   });
