@@ -122,6 +122,13 @@ describe('every portal page in a browser, desktop and phone', () => {
       const minted = await mintUserKey(h.db, { user, environment: 'test', kind: 'standard', name: 'walk' });
       const key = minted.plaintext;
       const serviceKey = await mintUserKey(h.db, { user, environment: 'test', kind: 'service', name: 'walk service' });
+      /** Waits until the row `id` of `table` (this test's own) has `status`. */
+      const reaches = (table: 'lines' | 'calls', id: string, status: string) =>
+        eventually(
+          async () => ((await h.db(table).where({ id }).first())?.status === status ? true : undefined),
+          30_000,
+          `${table} ${status}`,
+        );
       const newLine = async (name: string, webhookUrl: string): Promise<string> => {
         const created = await h.request('POST', '/api/v1/lines', {
           key,
@@ -129,11 +136,7 @@ describe('every portal page in a browser, desktop and phone', () => {
         });
         expect(created.status).toBe(201);
         const id: string = created.body.line.id;
-        await eventually(
-          async () => ((await h.db('lines').where({ id }).first())?.status === 'active' ? true : undefined),
-          30_000,
-          'line active',
-        );
+        await reaches('lines', id, 'active');
         return id;
       };
       const frontDesk = await newLine('Front desk', receiver.url);
@@ -142,11 +145,7 @@ describe('every portal page in a browser, desktop and phone', () => {
         const placed = await h.request('POST', '/api/v1/calls', { key, body: { line_id: lineId, to_number: CALLEE } });
         expect(placed.status).toBe(201);
         const id: string = placed.body.call.id;
-        await eventually(
-          async () => ((await h.db('calls').where({ id }).first())?.status === 'in_progress' ? true : undefined),
-          30_000,
-          'answered',
-        );
+        await reaches('calls', id, 'in_progress');
         return id;
       };
       // The callee speaks to the dead agent: its `message` delivery fails (the caller hears silence), then it hangs up.
