@@ -6,6 +6,7 @@ import { purgeExpiredOAuthRecords } from '../../src/domain/oauth/store';
 import { hashKey } from '../../src/domain/keys/format';
 import { hashPassword } from '../../src/platform/crypto/password';
 import { OPERATOR_PASSWORD, PortalClient } from '../support/portalClient';
+import { mcpInitialize } from '../support/mcpRequests';
 import { useSuite } from '../support/suite';
 
 const REDIRECT = 'http://127.0.0.1:39999/oauth/callback';
@@ -31,12 +32,7 @@ describe('OAuth for /mcp refuses', () => {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } },
-      }),
+      body: JSON.stringify(mcpInitialize('attacker')),
     });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
   type Body = Record<string, any>;

@@ -130,6 +130,35 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
     );
   });
 
+  it('keeps the deep link across the second factor: password, code, then the page first opened; never another origin', async () => {
+    const { email, secret } = await enrolledOperator('deep');
+    nextStep();
+    const visitor = new PortalClient(h.apiUrl);
+    const opened = await visitor.get('/portal/deliveries?env=test&status=failed');
+    expect(opened.status).toBe(302);
+    expect(opened.headers.get('location')).toBe('/portal/login');
+    const password = await visitor.submit('/portal/login', '/portal/login', { email, password: OPERATOR_PASSWORD });
+    expect(password.headers.get('location')).toBe('/portal/login/code');
+    const code = await visitor.submit('/portal/login/code', '/portal/login/code', { code: await codeFor(secret) });
+    expect(code.status).toBe(303);
+    expect(code.headers.get('location')).toBe('/portal/deliveries?env=test&status=failed');
+    expect((await visitor.get('/portal/deliveries?env=test&status=failed')).status).toBe(200);
+
+    // A return path naming another origin (a forged cookie, or a `return_to` in the sign-in's address) is ignored.
+    for (const forged of ['//evil.example/portal', 'https://evil.example/portal', '/portal/../\\evil.example']) {
+      nextStep();
+      const lured = new PortalClient(h.apiUrl);
+      lured.cookies.set('sb_portal_return', encodeURIComponent(forged));
+      const step = await lured.submit('/portal/login?return_to=https%3A%2F%2Fevil.example%2F', '/portal/login', {
+        email,
+        password: OPERATOR_PASSWORD,
+      });
+      expect(step.headers.get('location')).toBe('/portal/login/code');
+      const landed = await lured.submit('/portal/login/code', '/portal/login/code', { code: await codeFor(secret) });
+      expect([forged, landed.status, landed.headers.get('location')]).toEqual([forged, 303, '/portal']);
+    }
+  });
+
   it('refuses the code step without its CSRF token or without a password step first', async () => {
     const { email, secret } = await enrolledOperator('csrf');
     nextStep();
