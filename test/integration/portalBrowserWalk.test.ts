@@ -26,7 +26,7 @@ const NOT_PAGES: Readonly<Record<string, { why: string; answers: 'not html' | 'f
   '/portal/calls.csv': { why: 'a download', answers: 'not html' },
   '/portal/deliveries.csv': { why: 'a download', answers: 'not html' },
   '/portal/billing/usage.csv': { why: 'a download', answers: 'not html' },
-  '/portal/members/:id/role': { why: 'a reload after a role change: back to the members list', answers: 'redirect' },
+  '/portal/audit.csv': { why: 'a download', answers: 'not html' },
   '/portal/lines/:id/test-event': { why: "a reload after a test event: back to the line's page", answers: 'redirect' },
 };
 
@@ -223,6 +223,7 @@ describe('every portal page in a browser, desktop and phone', () => {
         ['settings', `/portal/settings?${env}`],
         ['security', `/portal/security?${env}`],
         ['members', `/portal/members?${env}`],
+        ['member-role-confirm', `/portal/members/${user.id}/role?${env}&role=admin`],
         ['member-remove-confirm', `/portal/members/${user.id}/remove?${env}`],
         ['invitation-revoke-confirm', `/portal/invitations/${invitationId}/revoke?${env}`],
       ];
@@ -278,7 +279,7 @@ describe('every portal page in a browser, desktop and phone', () => {
         '/portal/calls.csv': `/portal/calls.csv?${env}`,
         '/portal/deliveries.csv': `/portal/deliveries.csv?${env}`,
         '/portal/billing/usage.csv': `/portal/billing/usage.csv?${env}`,
-        '/portal/members/:id/role': `/portal/members/${user.id}/role?${env}`,
+        '/portal/audit.csv': `/portal/audit.csv?${env}`,
         '/portal/lines/:id/test-event': `/portal/lines/${frontDesk}/test-event?${env}`,
       };
       for (const [route, { answers }] of Object.entries(NOT_PAGES)) {
@@ -311,6 +312,8 @@ describe('every portal page in a browser, desktop and phone', () => {
       await page.getByRole('button', { name: 'Turn on two-factor sign-in' }).click();
       await page.locator('[data-recovery-codes]').waitFor();
       await walk(page, problems, 'security-on', `/portal/security?${env}`);
+      await walk(page, problems, 'two-factor-off-confirm', `/portal/security/two-factor/remove?${env}`);
+      await walk(page, problems, 'recovery-codes-confirm', `/portal/security/recovery-codes?${env}`);
       await out.goto('/portal/login');
       await out.getByLabel('Email').fill(email);
       await out.getByLabel('Password').fill(PASSWORD);
