@@ -65,6 +65,7 @@ export const END_CAUSE_LABELS: Vocabulary<(typeof END_CAUSES)[number], StateWord
   service_error: { label: 'Service error (ended by recovery)', tone: 'bad' },
   transferred: { label: 'Transferred', tone: 'neutral' },
   line_busy: { label: 'Line busy (missed)', tone: 'warn' },
+  answering_machine: { label: 'Answering machine (campaign hung up)', tone: 'neutral' },
 };
 
 export const LINE_STATUS_LABELS: Vocabulary<(typeof LINE_STATUSES)[number], StateWords> = {
