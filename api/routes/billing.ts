@@ -127,16 +127,20 @@ const settingsSchema = {
         'This environment’s own calling window, in the callee’s local time: it narrows the legal window (08:00–21:00, and stricter state rules) and never widens it ' +
         '(a start before 08:00 or an end after 21:00 is refused 422 naming the field). Null: the legal window alone. Outside it, calls are refused 403 `outside_calling_hours`.',
       properties: {
+        // The patterns state the legal window (no widening); that start comes before end is the server's check.
         start: {
           type: 'string',
-          pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
-          description: 'First minute calls may be placed, HH:MM, 08:00 or later',
+          pattern: '^(0[89]|1[0-9]|20):[0-5][0-9]$',
+          'x-pattern-message': 'Must be a time HH:MM from 08:00: a calling window can only narrow the legal 08:00–21:00 (callee-local)',
+          description: 'First minute calls may be placed, HH:MM, from 08:00 (earlier is a widening, refused 422 naming the field)',
           example: '09:00',
         },
         end: {
           type: 'string',
-          pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
-          description: 'End of the window (excluded), HH:MM, 21:00 or earlier',
+          pattern: '^((0[89]|1[0-9]|20):[0-5][0-9]|21:00)$',
+          'x-pattern-message': 'Must be a time HH:MM until 21:00: a calling window can only narrow the legal 08:00–21:00 (callee-local)',
+          description:
+            'End of the window (excluded), HH:MM, 21:00 at the latest (later is a widening, refused 422 naming the field); after start',
           example: '20:00',
         },
         days: {

@@ -107,6 +107,7 @@ describe('calling hours', () => {
       expect(widened.status).toBe(422);
       expect(widened.body.error.code).toBe('validation_error');
       expect(widened.body.error.details.map((d: { field: string }) => d.field)).toEqual([field]);
+      if (window.end !== '10:00') expect(widened.body.error.details[0].message).toContain('can only narrow the legal 08:00–21:00');
     }
     expect((await h.request('GET', '/api/v1/settings', { key: tenant.keys.test })).body.calling_window.start).toBe('10:00');
 
