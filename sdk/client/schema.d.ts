@@ -7264,12 +7264,12 @@ export interface operations {
                     /** @description This environment’s own calling window, in the callee’s local time: it narrows the legal window (08:00–21:00, and stricter state rules) and never widens it (a start before 08:00 or an end after 21:00 is refused 422 naming the field). Null: the legal window alone. Outside it, calls are refused 403 `outside_calling_hours`. */
                     calling_window?: {
                         /**
-                         * @description First minute calls may be placed, HH:MM, 08:00 or later
+                         * @description First minute calls may be placed, HH:MM, from 08:00 (earlier is a widening, refused 422 naming the field)
                          * @example 09:00
                          */
                         start: string;
                         /**
-                         * @description End of the window (excluded), HH:MM, 21:00 or earlier
+                         * @description End of the window (excluded), HH:MM, 21:00 at the latest (later is a widening, refused 422 naming the field); after start
                          * @example 20:00
                          */
                         end: string;
