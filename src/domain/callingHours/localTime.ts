@@ -1,3 +1,5 @@
+import { zonedFormat } from '../../platform/zonedFormat';
+
 /** Wall-clock readings in an IANA zone, through the runtime's time-zone database (Intl, DST included). */
 
 export interface LocalDay {
@@ -15,30 +17,20 @@ export interface LocalReading extends LocalDay {
 }
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-function formatOf(zone: string): Intl.DateTimeFormat {
-  let format = formats.get(zone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: 'numeric',
-      day: 'numeric',
-      hour: 'numeric',
-      minute: 'numeric',
-      weekday: 'short',
-    });
-    formats.set(zone, format);
-  }
-  return format;
-}
+const READING = (): Intl.DateTimeFormatOptions => ({
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: 'numeric',
+  day: 'numeric',
+  hour: 'numeric',
+  minute: 'numeric',
+  weekday: 'short',
+});
 
 /** The local date, weekday and minute of the day at `at` in `zone`. */
 export function localReading(at: Date, zone: string): LocalReading {
   const parts: Record<string, string> = {};
-  for (const part of formatOf(zone).formatToParts(at)) parts[part.type] = part.value;
+  for (const part of zonedFormat(zone, 'calling hours reading', READING).formatToParts(at)) parts[part.type] = part.value;
   return {
     year: Number(parts.year),
     month: Number(parts.month),
