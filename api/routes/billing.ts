@@ -124,7 +124,7 @@ const settingsSchema = {
       additionalProperties: false,
       required: ['start', 'end', 'days'],
       description:
-        'This environment’s own calling window, in the callee’s local time: it narrows the legal window (08:00–21:00, and stricter state rules) and never widens it ' +
+        'This environment’s own calling window, in the callee’s local time: it narrows the legal window (08:00–21:00, and stricter national and state rules) and never widens it ' +
         '(a start before 08:00 or an end after 21:00 is refused 422 naming the field). Null: the legal window alone. Outside it, calls are refused 403 `outside_calling_hours`.',
       properties: {
         // The patterns state the legal window (no widening); that start comes before end is the server's check.

@@ -300,9 +300,9 @@ const waitResponses = {
 };
 const CALLING_HOURS_RULES =
   ' Calling hours: a call is placed only within the calling window at the callee’s local time, derived from the number (every zone a number may be in ' +
-  'must be open): 08:00–21:00 (the US federal rule, applied to every number), a stricter rule of the callee’s US state on top, and the workspace’s own ' +
+  'must be open): 08:00–21:00 (the US federal rule, applied to every number), the stricter rules of the callee’s country (Canada) and US state on top, and the workspace’s own ' +
   '`calling_window` (settings) narrowing it. Outside it the call is refused 403 `outside_calling_hours`, nothing held or dialled; `details` carry ' +
-  '`next_open_at` (UTC ISO 8601, when the window next opens), `zone` (the callee zone that is closed) and `rule` (`us_federal`, `us_state_<xx>` or `workspace`).';
+  '`next_open_at` (UTC ISO 8601, when the window next opens), `zone` (the callee zone that is closed) and `rule` (`us_federal`, `ca_national`, `us_state_<xx>` or `workspace`).';
 
 const WAIT_RULES =
   ' One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence ' +

@@ -19,7 +19,9 @@ describe('portal: calling hours', () => {
   it('an owner narrows the window and goes back to the legal one; a widening is the page’s 422 naming the field; a member only reads it', async () => {
     const owner = await signUpOperator(h, 'hours');
     const page = await owner.client.get('/portal/settings?env=test');
-    expect(page.text).toContain('<strong id="calling-window">the legal window only (08:00–21:00, and stricter state rules)</strong>');
+    expect(page.text).toContain(
+      '<strong id="calling-window">the legal window only (08:00–21:00, and stricter national and state rules)</strong>',
+    );
 
     const saved = await save(owner.client, { window: 'own', start: '09:30', end: '19:00', ...WEEKDAYS });
     expect(saved.status).toBe(200);

@@ -1,5 +1,5 @@
 import { callingWindow, callingWindowProblems, type WorkspaceCallingWindow } from '../../src/domain/callingHours/rules';
-import { STATE_RULES } from '../../src/domain/callingHours/stateRules';
+import { COUNTRY_RULES, STATE_RULES } from '../../src/domain/callingHours/stateRules';
 import { placeOfNumber } from '../../src/domain/callingHours/zones';
 
 const at = (iso: string) => new Date(iso);
@@ -94,6 +94,23 @@ describe('callingWindow: the callee-local window (src/domain/callingHours/rules.
     );
   });
 
+  it('Canada: 9:00 to 21:00 on weekdays (the default ends before the CRTC’s 21:30), 10:00 to 18:00 on weekends', () => {
+    const TORONTO = '+14165552671';
+    expect(placeOfNumber(TORONTO)).toMatchObject({ country: 'CA', usState: null });
+    // Wednesday 08:30 in Toronto (EDT): legal in the US, not in Canada.
+    expect(callingWindow(TORONTO, at('2026-06-03T12:30:00Z'), null)).toEqual(
+      closed('2026-06-03T13:00:00Z', 'America/Toronto', 'ca_national'),
+    );
+    expect(callingWindow(TORONTO, at('2026-06-04T00:59:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(TORONTO, at('2026-06-04T01:00:00Z'), null)).toEqual(
+      closed('2026-06-04T13:00:00Z', 'America/Toronto', 'us_federal'),
+    );
+    // Saturday 18:00 → Sunday 10:00.
+    expect(callingWindow(TORONTO, at('2026-06-06T22:00:00Z'), null)).toEqual(
+      closed('2026-06-07T14:00:00Z', 'America/Toronto', 'ca_national'),
+    );
+  });
+
   it('DST: the next opening after a transition is 8:00 on the new offset', () => {
     // Saturday 7 March 2026, 21:00 EST; clocks spring forward that night: Sunday 8:00 is EDT (12:00 UTC, not 13:00).
     expect(callingWindow(NEW_YORK, at('2026-03-08T02:00:00Z'), null)).toEqual(
@@ -133,7 +150,14 @@ describe('callingWindow: the callee-local window (src/domain/callingHours/rules.
     expect(callingWindow('+80012345678', at('2026-06-03T03:00:00Z'), null)).toEqual(OPEN);
   });
 
-  it('every state rule names its source, and every one of its days has a window inside the federal one or none', () => {
+  it('every state and national rule names its source, and every one of its days has a window or none', () => {
+    for (const rule of COUNTRY_RULES) {
+      expect(rule.source).toMatch(/https?:\/\//);
+      for (let weekday = 0; weekday < 7; weekday += 1) {
+        const window = rule.window({ year: 2026, month: 6, day: 1, weekday });
+        if (window) expect(window.start).toBeLessThan(window.end);
+      }
+    }
     for (const rule of STATE_RULES) {
       expect(rule.source).toMatch(/https?:\/\//);
       for (let weekday = 0; weekday < 7; weekday += 1) {

@@ -15,7 +15,7 @@ const DAY_NAMES: Record<CallingDay, string> = {
 
 /** A window in words: "09:00–20:00 on Monday, Tuesday…", or the legal window alone. */
 export function callingWindowText(window: WorkspaceCallingWindow | null): string {
-  if (!window) return 'the legal window only (08:00–21:00, and stricter state rules)';
+  if (!window) return 'the legal window only (08:00–21:00, and stricter national and state rules)';
   const days = window.days.length === 7 ? 'every day' : `on ${window.days.map((day) => DAY_NAMES[day]).join(', ')}`;
   return `${window.start}–${window.end} ${days}, within the legal window`;
 }
@@ -27,7 +27,8 @@ export function callingWindowText(window: WorkspaceCallingWindow | null): string
 export function callingHoursSection(nav: PageNav, window: WorkspaceCallingWindow | null, form: Record<string, string> | undefined): Html {
   const explained = html`<p>
     Calls are placed only within the calling window at the callee’s local time, read from their number: 08:00 to 21:00 (the US federal
-    rule), a stricter rule of the callee’s state on top, and the hours set here, which can only narrow it. Outside it a call is refused with
+    rule), the stricter rules of the callee’s country and state on top, and the hours set here, which can only narrow it. Outside it a call
+    is refused with
     <code>outside_calling_hours</code> and the time the window opens next. In the ${nav.environment} environment:
     <strong id="calling-window">${callingWindowText(window)}</strong>.
   </p>`;

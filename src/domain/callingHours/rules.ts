@@ -1,6 +1,6 @@
 import { addDays, instantOfLocal, localReading, type LocalDay } from './localTime';
-import { FEDERAL_RULE, FEDERAL_WINDOW, isHoliday, stateRuleOf, type DayWindow } from './stateRules';
-import { placeOfNumber } from './zones';
+import { countryRuleOf, FEDERAL_RULE, FEDERAL_WINDOW, isHoliday, stateRuleOf, type DayWindow } from './stateRules';
+import { placeOfNumber, type NumberPlace } from './zones';
 
 export const CALLING_DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
 export type CallingDay = (typeof CALLING_DAYS)[number];
@@ -35,9 +35,11 @@ function intersect(a: DayWindow | null, b: DayWindow | null): DayWindow | null {
 }
 
 /** Each rule that applies on a local day, in the order a refusal names the first that closes it. */
-function layersOf(day: LocalDay, usState: string | null, narrowing: WorkspaceCallingWindow | null) {
+function layersOf(day: LocalDay, place: NumberPlace, narrowing: WorkspaceCallingWindow | null) {
   const layers: Array<{ rule: string; window: DayWindow | null }> = [{ rule: FEDERAL_RULE.name, window: FEDERAL_WINDOW }];
-  const state = stateRuleOf(usState);
+  const country = countryRuleOf(place.country);
+  if (country) layers.push({ rule: `${country.country.toLowerCase()}_national`, window: country.window(day) });
+  const state = stateRuleOf(place.usState);
   if (state) layers.push({ rule: `us_state_${state.state.toLowerCase()}`, window: state.window(day, isHoliday(day, state.state)) });
   if (narrowing) {
     const open = narrowing.days.includes(CALLING_DAYS[day.weekday]);
@@ -46,18 +48,18 @@ function layersOf(day: LocalDay, usState: string | null, narrowing: WorkspaceCal
   return layers;
 }
 
-function windowOf(day: LocalDay, usState: string | null, narrowing: WorkspaceCallingWindow | null): DayWindow | null {
-  return layersOf(day, usState, narrowing).reduce<DayWindow | null>((window, layer) => intersect(window, layer.window), {
+function windowOf(day: LocalDay, place: NumberPlace, narrowing: WorkspaceCallingWindow | null): DayWindow | null {
+  return layersOf(day, place, narrowing).reduce<DayWindow | null>((window, layer) => intersect(window, layer.window), {
     start: 0,
     end: 24 * 60,
   });
 }
 
 /** The first zone (and the rule there) that is closed at `at`, or null when every zone is open. */
-function closureAt(at: Date, zones: readonly string[], usState: string | null, narrowing: WorkspaceCallingWindow | null): Closure | null {
-  for (const zone of zones) {
+function closureAt(at: Date, place: NumberPlace, narrowing: WorkspaceCallingWindow | null): Closure | null {
+  for (const zone of place.zones) {
     const local = localReading(at, zone);
-    for (const layer of layersOf(local, usState, narrowing)) {
+    for (const layer of layersOf(local, place, narrowing)) {
       if (!layer.window || local.minute < layer.window.start || local.minute >= layer.window.end) return { zone, rule: layer.rule };
     }
   }
@@ -66,28 +68,28 @@ function closureAt(at: Date, zones: readonly string[], usState: string | null, n
 
 /**
  * Whether a call to `toNumber` may be placed at `at`: the federal window (8:00–21:00 callee-local),
- * the stricter rule of the number's US state (./stateRules.ts) and the workspace's narrowing, in
+ * the stricter rules of the number's country and US state (./stateRules.ts) and the workspace's narrowing, in
  * every zone the number may be in (a number spanning zones is judged by the strictest reading).
  * Closed, it says when all of them are next open, and which zone and rule closed it now. A number
  * with no known zone (non-geographic services) has no local time to judge: open.
  */
 export function callingWindow(toNumber: string, at: Date, narrowing: WorkspaceCallingWindow | null): CallingWindowVerdict {
-  const { zones, usState } = placeOfNumber(toNumber);
-  const closure = closureAt(at, zones, usState, narrowing);
+  const place = placeOfNumber(toNumber);
+  const closure = closureAt(at, place, narrowing);
   if (!closure) return { open: true };
   const openings: Date[] = [];
-  for (const zone of zones) {
+  for (const zone of place.zones) {
     const today = localReading(at, zone);
     for (let offset = 0; offset <= HORIZON_DAYS; offset += 1) {
       const day = addDays(today, offset);
-      const window = windowOf(day, usState, narrowing);
+      const window = windowOf(day, place, narrowing);
       const opening = window && instantOfLocal(day, window.start, zone);
       if (opening && opening > at) openings.push(opening);
     }
   }
-  const nextOpenAt = openings.sort((a, b) => a.getTime() - b.getTime()).find((t) => !closureAt(t, zones, usState, narrowing));
+  const nextOpenAt = openings.sort((a, b) => a.getTime() - b.getTime()).find((t) => !closureAt(t, place, narrowing));
   // Unreachable with the rules above (each opens within a week); a rule that never opens is a defect of the table.
-  if (!nextOpenAt) throw new Error(`no calling window opens within ${HORIZON_DAYS} days for ${zones.join(', ')}`);
+  if (!nextOpenAt) throw new Error(`no calling window opens within ${HORIZON_DAYS} days for ${place.zones.join(', ')}`);
   return { open: false, nextOpenAt, ...closure };
 }
 

@@ -57,6 +57,30 @@ export const STATE_RULES: readonly StateRule[] = [
   },
 ];
 
+export interface CountryRule {
+  /** ISO 3166 code of the country (libphonenumber's region of the number). */
+  country: string;
+  window(day: LocalDay): DayWindow | null;
+  source: string;
+}
+
+/** National rules stricter than the default window, applied on top of it (and of a state's, the stricter wins). */
+export const COUNTRY_RULES: readonly CountryRule[] = [
+  {
+    country: 'CA',
+    // Telemarketing calls: 9:00 a.m. to 9:30 p.m. on weekdays, 10:00 a.m. to 6:00 p.m. on weekends (the default's 21:00 ends weekdays earlier).
+    window: (day) => (day.weekday === 0 || day.weekday === 6 ? hours(10, 18) : { start: 9 * 60, end: 21 * 60 + 30 }),
+    source:
+      'CRTC Unsolicited Telecommunications Rules, Telemarketing Rules (calling curfews): https://crtc.gc.ca/eng/phone/telemarketing/tobligations/rules-regles.htm',
+  },
+];
+
+const RULE_OF_COUNTRY = new Map(COUNTRY_RULES.map((rule) => [rule.country, rule]));
+
+export function countryRuleOf(country: string | null): CountryRule | undefined {
+  return country ? RULE_OF_COUNTRY.get(country) : undefined;
+}
+
 const RULE_OF_STATE = new Map(STATE_RULES.map((rule) => [rule.state, rule]));
 
 export function stateRuleOf(state: string | null): StateRule | undefined {

@@ -1,3 +1,4 @@
+import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import data from './data/callingZones.json';
 
 /**
@@ -14,6 +15,8 @@ export interface NumberPlace {
   zones: readonly string[];
   /** The US state of a North American area code (USPS code, e.g. `TX`), null elsewhere (Canada, the Caribbean, other countries). */
   usState: string | null;
+  /** The number's country (ISO 3166, libphonenumber's region), null when it has none (non-geographic services). */
+  country: string | null;
 }
 
 /** The zones and US state of an E.164 number (`+14155550123`). */
@@ -30,7 +33,7 @@ export function placeOfNumber(e164: string): NumberPlace {
   // libphonenumber names non-geographic numbers (international networks, satellite services) "Etc/Unknown".
   zones = zones.filter((zone) => zone !== 'Etc/Unknown');
   const usState = digits.startsWith('1') && digits.length === 11 ? (US_STATE_OF_AREA_CODE[digits.slice(1, 4)] ?? null) : null;
-  return { zones, usState };
+  return { zones, usState, country: parsePhoneNumberFromString(e164)?.country ?? null };
 }
 
 /** Where the data comes from, for operators (the decision and the data file say how it is updated). */
