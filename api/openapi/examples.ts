@@ -47,7 +47,7 @@ const FIELD_VALUES: Record<string, unknown> = {
   recording_url: null,
   url: 'https://agent.example.com/switchboard/webhook',
   audio_url: null,
-  event_type: 'call.ended',
+  event_type: 'call_ended',
   type: 'call_charge',
   source: 'api',
   jurisdiction: 'US',

@@ -9,6 +9,7 @@ import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
 import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, uuid } from './fields';
 import { TIERS } from '../../src/domain/keys/tiers';
 import { CALLING_DAYS } from '../../src/domain/callingHours/rules';
+import { EVENT_TYPES } from '../../src/domain/webhooks/events';
 
 /**
  * The records the API returns, as JSON Schema (OpenAPI 3.1). Each lists as `required` every
@@ -224,7 +225,7 @@ export const recordSchemas: Record<string, object> = {
     event_id: uuid,
     line_id: uuid,
     call_id: nullableUuid,
-    event_type: { type: 'string' },
+    event_type: { type: 'string', enum: EVENT_TYPES },
     url: nullableString,
     status: { type: 'string', enum: ['success', 'failed', 'pending'] },
     http_status: nullableInteger,
@@ -252,7 +253,7 @@ export const recordSchemas: Record<string, object> = {
       maximum: 1,
       description: 'Share of finished attempts that succeeded; 0 before any finished',
     },
-    by_event_type: { type: 'array', items: record({ event_type: { type: 'string' }, ...deliveryCounts }) },
+    by_event_type: { type: 'array', items: record({ event_type: { type: 'string', enum: EVENT_TYPES }, ...deliveryCounts }) },
     by_hour: { type: 'array', description: 'The last 24 hours, UTC', items: record({ hour: dateTime, ...deliveryCounts }) },
     since: { ...dateTime, description: 'Start of the window the counts cover (the last 7 days)' },
   }),
@@ -387,7 +388,7 @@ export const recordSchemas: Record<string, object> = {
     line_id: nullableUuid,
     call_id: nullableUuid,
     phone_number: nullableString,
-    event_type: { type: 'string' },
+    event_type: { type: 'string', example: 'consent_granted' },
     actor_key_id: nullableUuid,
     metadata: { type: ['object', 'null'] },
     created_at: dateTime,

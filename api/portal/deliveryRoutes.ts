@@ -1,5 +1,5 @@
 import type Router from '@koa/router';
-import type { AppDeps, AppState } from '../context';
+import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { isUuid } from '../openapi/formats';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
@@ -13,13 +13,14 @@ import { linesForFilter } from './lineChoices';
 import { readFilters, type FilterRule, type ReadFilters } from './listFilters';
 import {
   deliveriesPage,
+  deliveryAttempts,
   deliveryPage,
   DELIVERY_STATUSES,
   type DeliveryDetailInput,
   type DeliveryListFilters,
   type DeliveryRow,
 } from './pages/deliveries';
-import type { Operator } from './visitor';
+import { signedInOperator, type Operator } from './visitor';
 
 const DELIVERIES_SHOWN = 100;
 
@@ -36,6 +37,12 @@ async function deliveryInput(deps: AppDeps, operator: Operator, deliveryId: stri
     ])) as DeliveryRow[];
   // Redelivering is what POST /webhooks/test needs of a key: webhooks:write (owners and admins).
   return { deliveryId, eventId: opened.event_id, attempts, mayRedeliver: roleAllows(operator, 'webhooks:write') };
+}
+
+/** The attempt a redelivery was started as (`?started=N`), when the query names one. */
+function startedOf(value: unknown): { started?: number } {
+  const started = Number(value);
+  return Number.isInteger(started) && started > 0 ? { started } : {};
 }
 
 /** The deliveries list's filters, as the query string carries them (api/portal/listFilters.ts). */
@@ -79,9 +86,17 @@ export function deliveryRoutes(router: Router<AppState>, deps: AppDeps): void {
   });
 
   getOperatorPage(router, '/portal/deliveries/:id', deps, async (ctx, operator) => {
-    const started = Number(ctx.query.started);
     const input = await deliveryInput(deps, operator, ctx.params.id);
-    sendPage(ctx, 200, deliveryPage(navOf(operator, '/portal/deliveries'), { ...input, ...(started > 0 ? { started } : {}) }));
+    sendPage(ctx, 200, deliveryPage(navOf(operator, '/portal/deliveries'), { ...input, ...startedOf(ctx.query.started) }));
+  });
+
+  // The attempts part of a delivery's page, reloaded by htmx while a redelivery is under way (pages/deliveries.ts `deliveryAttempts`).
+  router.get('/portal/deliveries/:id/live', async (rawCtx) => {
+    const ctx = rawCtx as AppContext;
+    const operator = await signedInOperator(ctx, deps, typeof ctx.query.env === 'string' ? ctx.query.env : undefined);
+    if (!operator) throw errors.unauthorized();
+    const input = await deliveryInput(deps, operator, ctx.params.id);
+    sendPage(ctx, 200, deliveryAttempts({ ...input, ...startedOf(ctx.query.started) }, operator.environment));
   });
 
   /** Redeliver ("Resend"): the event again as a new attempt through the delivery workflow (src/domain/webhooks/redeliver.ts). */

@@ -1183,7 +1183,8 @@ export interface components {
             line_id: string;
             /** Format: uuid */
             call_id: string | null;
-            event_type: string;
+            /** @enum {string} */
+            event_type: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
             url: string | null;
             /** @enum {string} */
             status: "success" | "failed" | "pending";
@@ -1221,7 +1222,8 @@ export interface components {
             /** @description Share of finished attempts that succeeded; 0 before any finished */
             success_rate: number;
             by_event_type: {
-                event_type: string;
+                /** @enum {string} */
+                event_type: "call_started" | "call_ended" | "call_transferred" | "interrupted" | "call_missed" | "tool_called" | "sms_received" | "message" | "call_incoming" | "call_outgoing" | "test";
                 total: number;
                 success: number;
                 failed: number;
@@ -1403,6 +1405,7 @@ export interface components {
             /** Format: uuid */
             call_id: string | null;
             phone_number: string | null;
+            /** @example consent_granted */
             event_type: string;
             /** Format: uuid */
             actor_key_id: string | null;
@@ -6134,7 +6137,7 @@ export interface operations {
                      *           "event_id": "57c7c826-7db4-42c8-af1d-3ecdfe37182f",
                      *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
                      *           "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
-                     *           "event_type": "call.ended",
+                     *           "event_type": "call_ended",
                      *           "url": "https://agent.example.com/switchboard/webhook",
                      *           "status": "success",
                      *           "http_status": 200,
@@ -6278,7 +6281,7 @@ export interface operations {
                      *       "success_rate": 1,
                      *       "by_event_type": [
                      *         {
-                     *           "event_type": "call.ended",
+                     *           "event_type": "call_ended",
                      *           "total": 1,
                      *           "success": 1,
                      *           "failed": 0
@@ -8370,7 +8373,7 @@ export interface operations {
                      *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
                      *           "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
                      *           "phone_number": "+14155550123",
-                     *           "event_type": "call.ended",
+                     *           "event_type": "consent_granted",
                      *           "actor_key_id": "b646b497-6377-476b-a87f-a856c660a421",
                      *           "metadata": {},
                      *           "created_at": "2026-01-15T09:30:00.000Z"
@@ -8512,7 +8515,7 @@ export interface operations {
                      *           "line_id": "c44b6211-b917-476f-a781-fdfb1e2d6273",
                      *           "call_id": "0919e30d-6868-4f03-ae66-c2e13874460b",
                      *           "phone_number": "+14155550123",
-                     *           "event_type": "call.ended",
+                     *           "event_type": "consent_granted",
                      *           "actor_key_id": "b646b497-6377-476b-a87f-a856c660a421",
                      *           "metadata": {},
                      *           "created_at": "2026-01-15T09:30:00.000Z"

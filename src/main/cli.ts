@@ -2,9 +2,7 @@ import { parseArgs } from 'node:util';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { IllegalStateError } from '@temporalio/common';
-import { DefaultLogger, makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
 import { loadConfig, requireSetting, type Config } from '../platform/config';
 import { PROVIDER_SETTINGS } from '../adapters/settings';
 import { assertStartupConfiguration, ConfigurationError } from '../platform/startupCheck';
@@ -24,12 +22,22 @@ import { optIn, optOut, optOutsOf } from '../domain/compliance/optOuts';
 import { grantNumber, numberGrantsOfTenant, revokeNumberGrant } from '../domain/lines/numberGrants';
 import { toE164 } from '../platform/phone';
 import { isRole, isScope, type Scope } from '../domain/keys/scopes';
-import { connectTemporalClient, payloadCodecOf } from '../platform/temporal/client';
-import { exportHistory, InvalidHistoryError, replayHistoryFile } from '../platform/temporal/histories';
 import { workflowIds } from '../../workflows/definitions/ids';
 import { addUser, createWorkspace, findUser, workspaceOwner, type User } from '../domain/workspaces/service';
 import { mintServiceKey } from '../domain/keys/serviceKeys';
 import { mintRegularKey, mintUserKey, ScopeBeyondRoleError } from '../domain/keys/userKeys';
+
+/*
+ * Temporal's client, worker and the history tools load only for the history commands: every other command talks to
+ * Postgres alone, and loading them cost each run of the CLI about a third of its start-up.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, as said above */
+const temporalClient = () => require('../platform/temporal/client') as typeof import('../platform/temporal/client');
+const histories = () => require('../platform/temporal/histories') as typeof import('../platform/temporal/histories');
+const temporalSdk = () => require('@temporalio/client') as typeof import('@temporalio/client');
+const temporalWorker = () => require('@temporalio/worker') as typeof import('@temporalio/worker');
+const temporalCommon = () => require('@temporalio/common') as typeof import('@temporalio/common');
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /**
  * The operator CLI: the stand-in for the portal. Every command prints one JSON object
@@ -56,6 +64,7 @@ export class LazyTemporal {
   get(): Promise<Client> {
     if (!this.client) {
       const config = loadConfig();
+      const { connectTemporalClient, payloadCodecOf } = temporalClient();
       this.client = connectTemporalClient(
         requireSetting(config.temporalAddress, 'TEMPORAL_ADDRESS'),
         config.temporalNamespace,
@@ -129,6 +138,8 @@ function candidateWorkflowIds(id: string): string[] {
  * (Already installed, e.g. in a test process: that one is kept.)
  */
 function quietTemporalRuntime(): void {
+  const { DefaultLogger, makeTelemetryFilterString, Runtime } = temporalWorker();
+  const { IllegalStateError } = temporalCommon();
   try {
     Runtime.install({
       logger: new DefaultLogger('ERROR'),
@@ -143,6 +154,8 @@ async function historyExport(temporal: LazyTemporal, args: string[], flags: Flag
   const id = args[2]?.trim();
   if (!id || args.length > 3) throw new CliError('invalid_argument', 'usage: history export <workflow-id|call-id> [--out FILE]');
   const client = await temporal.get();
+  const { WorkflowNotFoundError } = temporalSdk();
+  const { exportHistory } = histories();
   const tried = candidateWorkflowIds(id);
   for (const workflowId of tried) {
     let exported;
@@ -176,6 +189,8 @@ async function historyReplay(args: string[]): Promise<Record<string, unknown>> {
     throw new CliError('invalid_history', `${file} is not a workflow history: not JSON (${(err as Error).message})`);
   }
   quietTemporalRuntime();
+  const { InvalidHistoryError, replayHistoryFile } = histories();
+  const { payloadCodecOf } = temporalClient();
   let outcome;
   try {
     // With the deployment's key, a history as the server keeps it (encrypted) replays too; without one, a decrypted export.

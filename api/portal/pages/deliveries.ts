@@ -154,6 +154,41 @@ export interface DeliveryDetailInput {
   started?: number;
 }
 
+/** Whether a redelivery just started (`started`) has yet to finish: while so, its attempts reload themselves. */
+function awaitingAttempt(input: DeliveryDetailInput): boolean {
+  return Boolean(input.started) && !input.attempts.some((row) => row.attempt === input.started && row.status !== 'pending');
+}
+
+/**
+ * A delivery's attempts, and the notice of a redelivery still under way. Until that attempt has finished, htmx reloads
+ * this part every 2 s (GET /portal/deliveries/:id/live, the same fragment); the fragment that shows it finished carries
+ * no trigger, so the polling stops.
+ */
+export function deliveryAttempts(input: DeliveryDetailInput, environment: string): Html {
+  const awaiting = awaitingAttempt(input);
+  const polling = awaiting
+    ? html`hx-get="/portal/deliveries/${input.deliveryId}/live?env=${environment}&amp;started=${input.started}" hx-trigger="every 2s"
+      hx-swap="outerHTML"`
+    : '';
+  return html`<section id="delivery-live" aria-live="polite" ${polling}>
+    ${
+      awaiting
+        ? html`<p class="notice" role="status" id="redelivery-started">
+            Redelivery started as attempt ${input.started}; this list updates when it has been answered.
+          </p>`
+        : ''
+    }
+    ${table({
+      id: 'attempts',
+      caption: 'Attempts of this event, oldest first',
+      rows: input.attempts,
+      rowData: (row) => ({ attempt: row.attempt, status: row.status }),
+      empty: html``, // never: the page is found by one of its attempts
+      columns: [{ header: 'Attempt', cell: (row) => row.attempt }, sentAt, ...OUTCOME_COLUMNS],
+    })}
+  </section>`;
+}
+
 /** One event's delivery: every attempt with its request and response, and the Redeliver action (a new attempt). */
 export function deliveryPage(nav: PageNav, input: DeliveryDetailInput): Html {
   const latest = input.attempts[input.attempts.length - 1];
@@ -170,28 +205,12 @@ export function deliveryPage(nav: PageNav, input: DeliveryDetailInput): Html {
         <a href="/portal/deliveries?env=${nav.environment}">All deliveries</a>
       </p>
       ${
-        // Until the new attempt has finished: reloading the page shows it.
-        input.started && !input.attempts.some((row) => row.attempt === input.started && row.status !== 'pending')
-          ? html`<p class="notice" role="status" id="redelivery-started">
-              Redelivery started as attempt ${input.started};
-              <a href="/portal/deliveries/${input.deliveryId}?env=${nav.environment}&amp;started=${input.started}">refresh</a> to see it.
-            </p>`
-          : ''
-      }
-      ${
         input.mayRedeliver
           ? html`${postButton(`/portal/deliveries/${input.deliveryId}/redeliver`, 'Redeliver', envFields(nav), { id: 'redeliver' })}
               <p>Sends the event again as a new attempt, with a new delivery id, signed with the line's current secret.</p>`
           : ''
       }
-      ${table({
-        id: 'attempts',
-        caption: 'Attempts of this event, oldest first',
-        rows: input.attempts,
-        rowData: (row) => ({ attempt: row.attempt, status: row.status }),
-        empty: html``, // never: the page is found by one of its attempts
-        columns: [{ header: 'Attempt', cell: (row) => row.attempt }, sentAt, ...OUTCOME_COLUMNS],
-      })}`,
+      ${deliveryAttempts(input, nav.environment)}`,
     nav,
   );
 }
