@@ -1,3 +1,7 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createSwitchboardClient, SwitchboardApiError } from '../../sdk/client';
 import { webhookLine } from '../support/harness';
 import { customer } from '../support/customer';
 import { useSuite } from '../support/suite';
@@ -116,6 +120,40 @@ describe('calling hours', () => {
     const placed = await calls.place(line.id, LOS_ANGELES);
     expect(placed.status).toBe(201);
     await calls.hangUp(placed.body.call.id);
+  });
+
+  it('the typed client reads when the window opens; an agent over MCP is told the same refusal', async () => {
+    const line = await lines.create();
+    h.clock.callingHoursAt(new Date('2026-06-03T17:30:00Z')); // 07:30 in Honolulu
+    const switchboard = createSwitchboardClient({ baseUrl: h.apiUrl, apiKey: tenant.keys.test });
+    const refused = await switchboard
+      .POST('/api/v1/calls', { body: { line_id: line.id, to_number: HONOLULU } })
+      .catch((err: unknown) => err);
+    expect(refused).toBeInstanceOf(SwitchboardApiError);
+    expect(refused).toMatchObject({ status: 403, code: 'outside_calling_hours' });
+    expect((refused as SwitchboardApiError).nextOpenAt).toEqual(new Date('2026-06-03T18:00:00Z'));
+
+    const agent = new Client({ name: 'calling-hours-test', version: '1.0.0' });
+    await agent.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', h.apiUrl), {
+        requestInit: { headers: { Authorization: `Bearer ${tenant.keys.test}` } },
+      }),
+    );
+    try {
+      const placeCall = (await agent.listTools()).tools.find((tool) => tool.name === 'place_call')!;
+      expect(placeCall.description).toContain('outside_calling_hours');
+      const result = (await agent.callTool({ name: 'place_call', arguments: { line_id: line.id, to_number: HONOLULU } })) as CallToolResult;
+      expect(result.isError).toBe(true);
+      expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({
+        error: {
+          code: 'outside_calling_hours',
+          details: expect.arrayContaining([{ field: 'next_open_at', message: '2026-06-03T18:00:00.000Z' }]),
+        },
+      });
+    } finally {
+      await agent.close();
+    }
+    expect(await h.db('calls').where({ line_id: line.id })).toHaveLength(0);
   });
 
   it("one environment's window does not narrow the other's", async () => {
