@@ -73,6 +73,15 @@ describe('callingWindow: the callee-local window (src/domain/callingHours/rules.
     expect(callingWindow(DALLAS, at('2026-06-08T14:00:00Z'), null)).toEqual(OPEN);
   });
 
+  it('Washington: until 20:00 (RCW 19.158.040)', () => {
+    const SEATTLE = '+12065552671';
+    expect(placeOfNumber(SEATTLE).usState).toBe('WA');
+    expect(callingWindow(SEATTLE, at('2026-06-04T02:59:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(SEATTLE, at('2026-06-04T03:00:00Z'), null)).toEqual(
+      closed('2026-06-04T15:00:00Z', 'America/Los_Angeles', 'us_state_wa'),
+    );
+  });
+
   it('Rhode Island: no calls on Sundays or holidays, 9:00–18:00 on weekdays, 10:00–17:00 on Saturdays', () => {
     expect(placeOfNumber(PROVIDENCE).usState).toBe('RI');
     // Sunday 11:30 → Monday 9:00.

@@ -42,6 +42,11 @@ export const STATE_RULES: readonly StateRule[] = [
       'Md. Code, Com. Law § 14-4502 (Stop the Spam Calls Act of 2023): https://mgaleg.maryland.gov/mgawebsite/Laws/StatuteText?article=gcl&section=14-4502',
   },
   {
+    state: 'WA',
+    window: () => hours(8, 20),
+    source: 'RCW 19.158.040(2): https://app.leg.wa.gov/RCW/default.aspx?cite=19.158.040',
+  },
+  {
     state: 'TX',
     // 9 a.m. to 9 p.m. on a weekday or Saturday; noon to 9 p.m. on a Sunday.
     window: (day) => (day.weekday === 0 ? hours(12, 21) : hours(9, 21)),
