@@ -35,6 +35,3 @@ export function placeOfNumber(e164: string): NumberPlace {
   const usState = digits.startsWith('1') && digits.length === 11 ? (US_STATE_OF_AREA_CODE[digits.slice(1, 4)] ?? null) : null;
   return { zones, usState, country: parsePhoneNumberFromString(e164)?.country ?? null };
 }
-
-/** Where the data comes from, for operators (the decision and the data file say how it is updated). */
-export const CALLING_ZONES_SOURCE = { package: data.package, source: data.source } as const;
