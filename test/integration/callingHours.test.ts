@@ -33,11 +33,18 @@ describe('calling hours', () => {
       .first(),
   });
 
-  it('refuses a call before 8:00 at the callee (Honolulu) with outside_calling_hours and when the window opens, nothing placed; at 8:00 it is placed', async () => {
+  it('refuses a call before 8:00 at the callee (Honolulu) with outside_calling_hours and when the window opens, nothing placed; at 8:00 the same request is placed', async () => {
     const line = await lines.create();
     const before = await traces(line.id);
     h.clock.callingHoursAt(new Date('2026-06-03T17:30:00Z')); // 07:30 in Honolulu
-    const refused = await calls.place(line.id, HONOLULU);
+    // With an Idempotency-Key: the refusal is not kept for it (a retry once the window opens is a new attempt).
+    const place = () =>
+      h.request('POST', '/api/v1/calls', {
+        key: tenant.keys.test,
+        body: { line_id: line.id, to_number: HONOLULU },
+        headers: { 'idempotency-key': `hours-${line.id}` },
+      });
+    const refused = await place();
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({
       error: {
@@ -53,8 +60,9 @@ describe('calling hours', () => {
     expect(await traces(line.id)).toEqual(before);
 
     h.clock.callingHoursAt(new Date('2026-06-03T18:00:00Z'));
-    const placed = await calls.place(line.id, HONOLULU);
+    const placed = await place();
     expect(placed.status).toBe(201);
+    expect(placed.headers.get('idempotent-replayed')).toBeNull();
     await calls.hangUp(placed.body.call.id);
   });
 
