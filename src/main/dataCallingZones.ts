@@ -114,6 +114,9 @@ function main(): void {
     const required = createRequire(path.join(packageDir, 'package.json'));
     const { deserialize } = required('bson') as { deserialize(buffer: Buffer): Record<string, string> };
     const installed = (JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8')) as { version: string }).version;
+    // The package copies upstream's files when it is published (its tools/prepare.js clones google/libphonenumber): its date dates the data.
+    const times = JSON.parse(execFileSync('npm', ['view', PACKAGE, 'time', '--json'], { encoding: 'utf8' })) as Record<string, string>;
+    const published = times[installed] ?? 'unknown';
     const timezones = deserialize(fs.readFileSync(path.join(packageDir, 'resources/timezones.bson')));
     const geocoding = deserialize(fs.readFileSync(path.join(packageDir, 'resources/geocodes/en/1.bson')));
     const zones: Record<string, string[]> = {};
@@ -128,6 +131,7 @@ function main(): void {
         'Google libphonenumber resources/timezones/map_data.txt and resources/geocoding/en/1.txt (https://github.com/google/libphonenumber), ' +
         `as republished in the npm package ${PACKAGE}@${installed}; regenerate with \`npm run -s data:calling-zones [version]\``,
       package: `${PACKAGE}@${installed}`,
+      published,
       zones,
       us_state_of_area_code: usStatesByAreaCode(areaCodes, geocoding),
     };
@@ -137,10 +141,12 @@ function main(): void {
         .map(([key, value]) => `    ${JSON.stringify(key)}: ${JSON.stringify(value)}`)
         .join(',\n');
     const text =
-      `{\n  "source": ${JSON.stringify(data.source)},\n  "package": ${JSON.stringify(data.package)},\n` +
+      `{\n  "source": ${JSON.stringify(data.source)},\n  "package": ${JSON.stringify(data.package)},\n  "published": ${JSON.stringify(data.published)},\n` +
       `  "zones": {\n${lines(data.zones)}\n  },\n  "us_state_of_area_code": {\n${lines(data.us_state_of_area_code)}\n  }\n}\n`;
     fs.writeFileSync(TARGET, text);
-    console.log(`wrote ${path.relative(process.cwd(), TARGET)} from ${PACKAGE}@${installed}: ${Object.keys(zones).length} prefixes`);
+    console.log(
+      `wrote ${path.relative(process.cwd(), TARGET)} from ${PACKAGE}@${installed} (${published}): ${Object.keys(zones).length} prefixes`,
+    );
   } finally {
     fs.rmSync(folder, { recursive: true, force: true });
   }
