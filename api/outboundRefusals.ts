@@ -58,6 +58,16 @@ function refusalError(refusal: OutboundRefusal, channel: OutboundChannel, ctx: A
       return new ApiError(403, 'm3_fraud_block', 'This destination is blocked');
     case 'outside_calling_hours':
       return outsideCallingHoursError(refusal);
+    case 'calling_window_never_opens':
+      return new ApiError(
+        403,
+        'calling_window_never_opens',
+        `The workspace's calling_window and the rules at the callee's local time (${refusal.zone}) never overlap: no later retry can place this call; change the calling_window`,
+        [
+          { field: 'zone', message: refusal.zone },
+          { field: 'rule', message: refusal.rule },
+        ],
+      );
     case 'transfer_zone_not_allowed':
       return new ApiError(
         403,

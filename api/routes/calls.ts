@@ -302,7 +302,9 @@ const CALLING_HOURS_RULES =
   ' Calling hours: a call is placed only within the calling window at the callee’s local time, derived from the number (every zone a number may be in ' +
   'must be open): 08:00–21:00 (the US federal rule, applied to every number), the stricter rules of the callee’s country (Canada) and US state on top, and the workspace’s own ' +
   '`calling_window` (settings) narrowing it. Outside it the call is refused 403 `outside_calling_hours`, nothing held or dialled; `details` carry ' +
-  '`next_open_at` (UTC ISO 8601, when the window next opens), `zone` (the callee zone that is closed) and `rule` (`us_federal`, `ca_national`, `us_state_<xx>` or `workspace`).';
+  '`next_open_at` (UTC ISO 8601, when the window next opens), `zone` (the callee zone that is closed) and `rule` (`us_federal`, `ca_national`, `us_state_<xx>` or `workspace`). ' +
+  'When the workspace’s `calling_window` and those rules never overlap for the number (e.g. 20:00–21:00 and a state that ends at 20:00), the call is refused 403 ' +
+  '`calling_window_never_opens` (details `zone`, `rule`): no retry helps until the `calling_window` changes.';
 
 const WAIT_RULES =
   ' One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence ' +
@@ -345,7 +347,7 @@ export function callRoutes(): RouteDef[] {
           '201': jsonResponse('`{call}` with status `initiated`', callBody),
           '402': errorResponse('`insufficient_credits` or `agent_cap_exceeded` (details spent_cents, cap_cents, cycle_reset_at)'),
           '403': errorResponse(
-            '`number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `agent_permission_denied`, `forbidden`',
+            '`number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `calling_window_never_opens`, `agent_permission_denied`, `forbidden`',
           ),
           '404': errorResponse('`not_found`: the line'),
           '409': errorResponse('`call_in_progress`, `line_not_active`'),
@@ -439,7 +441,7 @@ export function callRoutes(): RouteDef[] {
           '201': jsonResponse('`{call}` with status `initiated`, `system_prompt` and `begin_message`', callBody),
           '402': errorResponse('`insufficient_credits` or `agent_cap_exceeded`'),
           '403': errorResponse(
-            '`number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `agent_permission_denied`, `forbidden`',
+            '`number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `calling_window_never_opens`, `agent_permission_denied`, `forbidden`',
           ),
           '404': errorResponse('`not_found`: the line'),
           '409': errorResponse('`call_in_progress`, `line_not_active`'),

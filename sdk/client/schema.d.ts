@@ -643,7 +643,7 @@ export interface paths {
         put?: never;
         /**
          * Place an outbound call from a line
-         * @description Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), unused or missing `variables` (422 `validation_error`, field `variables.<name>`), `call_in_progress` (409), `m3_fraud_block` (403), `outside_calling_hours` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing.  Calling hours: a call is placed only within the calling window at the callee’s local time, derived from the number (every zone a number may be in must be open): 08:00–21:00 (the US federal rule, applied to every number), the stricter rules of the callee’s country (Canada) and US state on top, and the workspace’s own `calling_window` (settings) narrowing it. Outside it the call is refused 403 `outside_calling_hours`, nothing held or dialled; `details` carry `next_open_at` (UTC ISO 8601, when the window next opens), `zone` (the callee zone that is closed) and `rule` (`us_federal`, `ca_national`, `us_state_<xx>` or `workspace`).`machine_detection: detect` asks the carrier who answers: the call is reported answered once detection ended (a few seconds), and `answered_by` (`human`, `machine` or `unknown`) is on the call record and in `call_started`. A machine answer does not end the call: the agent decides.
+         * @description Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), unused or missing `variables` (422 `validation_error`, field `variables.<name>`), `call_in_progress` (409), `m3_fraud_block` (403), `outside_calling_hours` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing.  Calling hours: a call is placed only within the calling window at the callee’s local time, derived from the number (every zone a number may be in must be open): 08:00–21:00 (the US federal rule, applied to every number), the stricter rules of the callee’s country (Canada) and US state on top, and the workspace’s own `calling_window` (settings) narrowing it. Outside it the call is refused 403 `outside_calling_hours`, nothing held or dialled; `details` carry `next_open_at` (UTC ISO 8601, when the window next opens), `zone` (the callee zone that is closed) and `rule` (`us_federal`, `ca_national`, `us_state_<xx>` or `workspace`). When the workspace’s `calling_window` and those rules never overlap for the number (e.g. 20:00–21:00 and a state that ends at 20:00), the call is refused 403 `calling_window_never_opens` (details `zone`, `rule`): no retry helps until the `calling_window` changes.`machine_detection: detect` asks the carrier who answers: the call is reported answered once detection ended (a few seconds), and `answered_by` (`human`, `machine` or `unknown`) is on the call record and in `call_started`. A machine answer does not end the call: the agent decides.
          */
         post: operations["placeCall"];
         delete?: never;
@@ -9363,7 +9363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `agent_permission_denied`, `forbidden` */
+            /** @description `number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `calling_window_never_opens`, `agent_permission_denied`, `forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10095,7 +10095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `agent_permission_denied`, `forbidden` */
+            /** @description `number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `calling_window_never_opens`, `agent_permission_denied`, `forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;

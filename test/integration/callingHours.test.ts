@@ -164,6 +164,21 @@ describe('calling hours', () => {
     expect(await h.db('calls').where({ line_id: line.id })).toHaveLength(0);
   });
 
+  it('refuses with calling_window_never_opens when the workspace’s window and the callee’s rules never overlap (evenings, Florida)', async () => {
+    const line = await lines.create();
+    expect((await settings({ calling_window: { start: '20:00', end: '21:00', days: WEEKDAYS } })).status).toBe(200);
+    const refused = await calls.place(line.id, '+13055552681');
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({
+      code: 'calling_window_never_opens',
+      details: [
+        { field: 'zone', message: 'America/New_York' },
+        { field: 'rule', message: 'workspace' },
+      ],
+    });
+    expect(await h.db('calls').where({ line_id: line.id })).toHaveLength(0);
+  });
+
   it("one environment's window does not narrow the other's", async () => {
     expect((await settings({ calling_window: { start: '12:00', end: '13:00', days: ['sun'] } })).status).toBe(200);
     const live = await h.request('GET', '/api/v1/settings', { key: tenant.keys.live });

@@ -1,4 +1,9 @@
-import { callingWindow, callingWindowProblems, type WorkspaceCallingWindow } from '../../src/domain/callingHours/rules';
+import {
+  CallingWindowNeverOpensError,
+  callingWindow,
+  callingWindowProblems,
+  type WorkspaceCallingWindow,
+} from '../../src/domain/callingHours/rules';
 import { COUNTRY_RULES, STATE_RULES } from '../../src/domain/callingHours/stateRules';
 import { placeOfNumber } from '../../src/domain/callingHours/zones';
 
@@ -151,6 +156,15 @@ describe('callingWindow: the callee-local window (src/domain/callingHours/rules.
     const everyDay: WorkspaceCallingWindow = { start: '08:00', end: '21:00', days: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] };
     expect(callingWindow(DALLAS, at('2026-06-07T16:30:00Z'), everyDay)).toEqual(
       closed('2026-06-07T17:00:00Z', 'America/Chicago', 'us_state_tx'),
+    );
+  });
+
+  it('a window that never opens for the number is said so, not waited for: the workspace ends at 21:00, Florida at 20:00', () => {
+    const evenings: WorkspaceCallingWindow = { start: '20:00', end: '21:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] };
+    expect(() => callingWindow('+13055552671', at('2026-06-03T16:00:00Z'), evenings)).toThrow(CallingWindowNeverOpensError);
+    // The same window opens for a New York number.
+    expect(callingWindow(NEW_YORK, at('2026-06-03T16:00:00Z'), evenings)).toEqual(
+      closed('2026-06-04T00:00:00Z', 'America/New_York', 'workspace'),
     );
   });
 

@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { findSettings } from '../billing/settings';
 import { refuseOutbound } from '../outbound/preflight';
 import type { Db } from '../../platform/db/knex';
-import { callingWindow, type WorkspaceCallingWindow } from './rules';
+import { callingWindow, CallingWindowNeverOpensError, type CallingWindowVerdict, type WorkspaceCallingWindow } from './rules';
 
 /** The workspace's own calling window in this environment (settings `calling_window`), null when it set none. */
 export async function workspaceCallingWindow(
@@ -15,7 +15,8 @@ export async function workspaceCallingWindow(
 
 /**
  * Refuses (`outside_calling_hours`, with when the window next opens) a call to `to` at `at` outside
- * the calling window: the legal one narrowed by the workspace's own (./rules.ts).
+ * the calling window: the legal one narrowed by the workspace's own (./rules.ts); when that window never
+ * opens for the number, `calling_window_never_opens` (waiting would not help: the workspace's window must change).
  */
 export async function refuseOutsideCallingHours(
   db: Db | Knex.Transaction,
@@ -23,7 +24,14 @@ export async function refuseOutsideCallingHours(
   to: string,
   at: Date,
 ): Promise<void> {
-  const verdict = callingWindow(to, at, await workspaceCallingWindow(db, tenant));
+  const narrowing = await workspaceCallingWindow(db, tenant);
+  let verdict: CallingWindowVerdict;
+  try {
+    verdict = callingWindow(to, at, narrowing);
+  } catch (err) {
+    if (err instanceof CallingWindowNeverOpensError) refuseOutbound({ code: 'calling_window_never_opens', zone: err.zone, rule: err.rule });
+    throw err;
+  }
   if (!verdict.open)
     refuseOutbound({ code: 'outside_calling_hours', nextOpenAt: verdict.nextOpenAt, zone: verdict.zone, rule: verdict.rule });
 }

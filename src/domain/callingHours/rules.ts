@@ -16,6 +16,20 @@ export interface WorkspaceCallingWindow {
   days: readonly CallingDay[];
 }
 
+/**
+ * The window never opens for this number: the workspace's narrowing and the rules of the callee's place (or of
+ * the zones it spans) never overlap, on any day. Every rule repeats weekly, so a fortnight without an opening is never.
+ */
+export class CallingWindowNeverOpensError extends Error {
+  constructor(
+    readonly zone: string,
+    readonly rule: string,
+  ) {
+    super(`the calling window never opens (${rule} in ${zone})`);
+    this.name = 'CallingWindowNeverOpensError';
+  }
+}
+
 export type CallingWindowVerdict = { open: true } | { open: false; nextOpenAt: Date; zone: string; rule: string };
 
 const minuteOf = (time: string) => Number(time.slice(0, 2)) * 60 + Number(time.slice(3, 5));
@@ -70,8 +84,9 @@ function closureAt(at: Date, place: NumberPlace, narrowing: WorkspaceCallingWind
  * Whether a call to `toNumber` may be placed at `at`: the federal window (8:00–21:00 callee-local),
  * the stricter rules of the number's country and US state (./stateRules.ts) and the workspace's narrowing, in
  * every zone the number may be in (a number spanning zones is judged by the strictest reading).
- * Closed, it says when all of them are next open, and which zone and rule closed it now. A number
- * with no known zone (non-geographic services) has no local time to judge: open.
+ * Closed, it says when all of them are next open, and which zone and rule closed it now; when they
+ * never are, it throws `CallingWindowNeverOpensError`. A number with no known zone (non-geographic
+ * services) has no local time to judge: open.
  */
 export function callingWindow(toNumber: string, at: Date, narrowing: WorkspaceCallingWindow | null): CallingWindowVerdict {
   const place = placeOfNumber(toNumber);
@@ -88,8 +103,7 @@ export function callingWindow(toNumber: string, at: Date, narrowing: WorkspaceCa
     }
   }
   const nextOpenAt = openings.sort((a, b) => a.getTime() - b.getTime()).find((t) => !closureAt(t, place, narrowing));
-  // Unreachable with the rules above (each opens within a week); a rule that never opens is a defect of the table.
-  if (!nextOpenAt) throw new Error(`no calling window opens within ${HORIZON_DAYS} days for ${place.zones.join(', ')}`);
+  if (!nextOpenAt) throw new CallingWindowNeverOpensError(closure.zone, closure.rule);
   return { open: false, nextOpenAt, ...closure };
 }
 
