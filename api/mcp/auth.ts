@@ -4,7 +4,7 @@ import { ApiError } from '../errors';
 import { admit } from '../middleware/auth';
 import { resourceMetadataUrlOf } from '../oauth/router';
 import type { KeyCache } from '../../src/domain/keys/cache';
-import { lookupKey, type ApiKeyRow, type LastUsedBatcher } from '../../src/domain/keys/store';
+import { lookupKey, recordMcpUse, type ApiKeyRow, type LastUsedBatcher } from '../../src/domain/keys/store';
 import { isOpaque, mcpResourceOf } from '../../src/domain/oauth/rules';
 import { recordTokenUse, resolveAccessToken } from '../../src/domain/oauth/tokens';
 
@@ -29,7 +29,8 @@ function challenge(deps: AppDeps, error?: { description: string }): Record<strin
  * authorise each tool call), or an OAuth access token issued for this resource (RFC 8707). A token
  * stands for the delegated key its grant minted: that key is authenticated at every use, so revoking
  * or narrowing it, an ancestor, or removing its member reaches the token at once; each use is recorded
- * in the audit log with the client's name.
+ * in the audit log with the client's name. Every authenticated request records the key's MCP use
+ * (the overview's "connect an agent by MCP" step).
  */
 export function authenticateMcp(deps: AppDeps, keys: { cache: KeyCache<ApiKeyRow>; lastUsed: LastUsedBatcher }): Koa.Middleware<AppState> {
   // Read at each use: PUBLIC_BASE_URL is known once the process listens (tests set it then).
@@ -54,6 +55,7 @@ export function authenticateMcp(deps: AppDeps, keys: { cache: KeyCache<ApiKeyRow
           ...challenge(deps, { description: 'The API key is unknown, expired or revoked' }),
         });
       admit(ctx, found.key, keys.lastUsed, now);
+      await recordMcpUse(deps.db, found.key.id, now);
       return next();
     }
     const resolved = await resolveAccessToken(deps, presented, resourceNow(), now);
@@ -85,6 +87,7 @@ export function authenticateMcp(deps: AppDeps, keys: { cache: KeyCache<ApiKeyRow
     ctx.state.delegatedKey = resolved.keyPlaintext;
     ctx.state.log = ctx.state.log.child({ oauth_client_id: resolved.grant.client_id, oauth_grant_id: resolved.grant.id });
     admit(ctx, key.key, keys.lastUsed, now);
+    await recordMcpUse(deps.db, key.key.id, now);
     return next();
   };
 }

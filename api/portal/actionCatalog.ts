@@ -45,6 +45,7 @@ export const PORTAL_ACTIONS: Readonly<Record<string, PortalActionKind>> = {
   '/portal/security/two-factor': ws('two_factor.setup_started', 'Began setting up two-factor sign-in'),
   '/portal/security/two-factor/confirm': ws('two_factor.enabled', 'Turned on two-factor sign-in'),
   '/portal/security/two-factor/remove': ws('two_factor.disabled', 'Turned off two-factor sign-in'),
+  '/portal/security/recovery-codes': ws('two_factor.recovery_codes_renewed', 'Made new recovery codes'),
   '/portal/security/require': ws('two_factor.requirement_changed', 'Changed the two-factor requirement', ['required']),
   '/portal/members/invite': ws('member.invited', 'Invited a member', ['email', 'role']),
   '/portal/members/:id/role': ws('member.role_changed', "Changed a member's role", ['role']),

@@ -285,6 +285,8 @@ export interface ConfirmationView {
   hidden: Record<string, string>;
   /** What will happen, one sentence each, in the order it happens. */
   consequences: unknown[];
+  /** Fields the person fills in to confirm (their password), shown above the button. */
+  fields?: unknown;
   /** The confirming button's label ("Release line"). */
   confirmLabel: string;
   /** Where "Cancel" goes: the page the action was started from. */
@@ -293,7 +295,7 @@ export interface ConfirmationView {
    * Set when the action no longer applies (the line is already released, the call has ended): what changed, said
    * plainly, and the object's current state; then no button is offered.
    */
-  stale?: { message: string; state?: unknown };
+  stale?: { message: string; state?: unknown; code?: string };
 }
 
 /** The confirmation step: what will happen and a danger button that posts with `confirm=yes`, or why it cannot. */
@@ -311,7 +313,7 @@ export function confirmation(view: ConfirmationView): Html {
       ${view.consequences.map((line) => html`<li>${line}</li>`)}
     </ul>
     <form method="post" action="${view.action}" class="confirm-actions">
-      ${hiddenFields({ ...view.hidden, [CONFIRM_FIELD]: CONFIRMED })}
+      ${hiddenFields({ ...view.hidden, [CONFIRM_FIELD]: CONFIRMED })} ${view.fields ?? ''}
       <button type="submit" class="danger" id="confirm-button">${view.confirmLabel}</button>
       <a href="${view.back.href}" id="cancel-link">Cancel: ${view.back.label}</a>
     </form>

@@ -5,6 +5,7 @@ import { isUuid } from '../openapi/formats';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
 import { deliveriesOfTenant, filteredDeliveriesOf } from '../../src/domain/webhooks/store';
 import { redeliverEvent } from '../../src/domain/webhooks/redeliver';
+import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { changed, refuse } from './answer';
 import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
@@ -73,16 +74,19 @@ export function filteredDeliveries(deps: AppDeps, operator: Operator, read: Read
   ]);
 }
 
-/** Webhook delivery attempts, newest first, filtered by status, line, call, event type, event and time (the API's `GET /webhooks/deliveries` and more). Every role reads them. */
+/** Webhook delivery attempts, newest first, filtered by status, line, call, event type, event and time (the API's `GET /webhooks/deliveries` and more), paged by cursor. Every role reads them. */
 export function deliveryRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal/deliveries', deps, async (ctx, operator) => {
     const read = readFilters(ctx.query, DELIVERY_FILTERS);
     const lines = await linesForFilter(deps, operator);
     const nav = navOf(operator, '/portal/deliveries');
     const shown = { filters: read.values, lines };
-    if (read.error) return refuse(ctx, read.error, (error) => deliveriesPage(nav, { ...shown, rows: [], error }));
-    const rows = (await filteredDeliveries(deps, operator, read).limit(DELIVERIES_SHOWN)) as DeliveryRow[];
-    sendPage(ctx, 200, deliveriesPage(nav, { ...shown, rows }));
+    if (read.error) return refuse(ctx, read.error, (error) => deliveriesPage(nav, { ...shown, rows: [], olderCursor: null, error }));
+    const query = filteredDeliveries(deps, operator, read);
+    beforeCursor(query, parseCursor(typeof ctx.query.cursor === 'string' ? ctx.query.cursor : undefined), 'created_at', 'id');
+    const rows = (await query.limit(DELIVERIES_SHOWN + 1)) as DeliveryRow[];
+    const { page, next_cursor } = cursorPage(rows, DELIVERIES_SHOWN, (row) => ({ at: row.created_at, id: row.id }));
+    sendPage(ctx, 200, deliveriesPage(nav, { ...shown, rows: page, olderCursor: next_cursor }));
   });
 
   getOperatorPage(router, '/portal/deliveries/:id', deps, async (ctx, operator) => {

@@ -94,7 +94,7 @@ export function exportRoutes(router: Router<AppState>, deps: AppDeps): void {
     if (read.error) {
       const lines = await linesForFilter(deps, operator);
       const nav = navOf(operator, '/portal/deliveries');
-      return refuse(ctx, read.error, (error) => deliveriesPage(nav, { filters: read.values, lines, rows: [], error }));
+      return refuse(ctx, read.error, (error) => deliveriesPage(nav, { filters: read.values, lines, rows: [], olderCursor: null, error }));
     }
     const rows = newestFirstInBatches<DeliveryRow>(() => filteredDeliveries(deps, operator, read).clearOrder(), byCreation);
     sendCsv(ctx, 'deliveries', operator.environment, DELIVERY_COLUMNS, rows);

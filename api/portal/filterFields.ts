@@ -37,11 +37,11 @@ export function timeRangeFields(values: { from: string; to: string }): Html {
     <input id="to" name="to" type="datetime-local" step="1" value="${values.to}" />`;
 }
 
-/** The search box of the lists: a call, delivery, event or line id, a line's name, or a phone number (api/portal/searchRoutes.ts). */
+/** The search box of the lists: a call, delivery, event or line id, a line's name, a phone number, or words said in a call (api/portal/searchRoutes.ts). */
 export function searchBox(nav: Pick<PageNav, 'environment'>, query = ''): Html {
   return html`<form method="get" action="/portal/search" class="search" role="search" aria-label="Search">
     <input type="hidden" name="env" value="${nav.environment}" />
-    <label for="q">Search by phone number, call id, event id or line</label>
+    <label for="q">Search by phone number, call id, event id, line or words said in a call</label>
     <input id="q" name="q" type="search" value="${query}" maxlength="200" />
     <button type="submit">Search</button>
   </form>`;

@@ -12,7 +12,7 @@ import { searchPage } from './pages/search';
 /**
  * Find anything (issue 30, item 5): an id opens its call, delivery (an event's: its first attempt's page,
  * which shows every attempt), line or conversation; a phone number lists its calls and messages and the
- * lines holding it; words list the lines named so. Every role searches; nothing of another workspace or
+ * lines holding it; words list the lines named so and the calls whose transcript says them. Every role searches; nothing of another workspace or
  * environment is ever found (src/domain/search/find.ts).
  */
 export function searchRoutes(router: Router<AppState>, deps: AppDeps): void {

@@ -9,6 +9,7 @@ import { eventually } from '../support/harness';
 import { CALLEE, customer } from '../support/customer';
 import { simulator } from '../support/simulatorControl';
 import { untilWaitingForCaller } from '../support/callWorkflow';
+import { MCP_ACCEPT, mcpInitialize } from '../support/mcpRequests';
 import { useSuite } from '../support/suite';
 
 /**
@@ -257,13 +258,8 @@ describe('MCP server', () => {
 
   it('an invalid or missing key is refused at /mcp with 401, as on /api/v1', async () => {
     await expect(connect(httpTransport('sk_test_not-a-key'))).rejects.toThrow(/401|invalid_api_key/);
-    const initialize = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-    };
-    const headers = { accept: 'application/json, text/event-stream' };
+    const initialize = mcpInitialize('t');
+    const headers = MCP_ACCEPT;
     const bad = await h.request('POST', '/mcp', { key: 'sk_test_not-a-key', body: initialize, headers });
     expect(bad.status).toBe(401);
     expect(bad.body.error.code).toBe('invalid_api_key');

@@ -134,6 +134,8 @@ describe('MCP with OAuth sign-in', () => {
     const uses = await h.db('compliance_events').where({ workspace_id: tenant.workspaceId, event_type: 'oauth_token_used' });
     expect(uses.length).toBeGreaterThanOrEqual(4);
     expect(uses.every((use) => use.metadata.client_name === 'Test agent host' && use.actor_key_id === grant.key_id)).toBe(true);
+    // The token's MCP use is its delegated key's (the overview's "connect an agent by MCP" step reads it).
+    expect((await h.db('api_keys').where({ id: grant.key_id }).first()).mcp_first_used_at).not.toBeNull();
 
     // The operator revokes the key the person chose: the very next request is refused, and refreshing gives nothing.
     const parent = await h

@@ -6,6 +6,7 @@ import { purgeExpiredOAuthRecords } from '../../src/domain/oauth/store';
 import { hashKey } from '../../src/domain/keys/format';
 import { hashPassword } from '../../src/platform/crypto/password';
 import { OPERATOR_PASSWORD, PortalClient } from '../support/portalClient';
+import { mcpInitialize } from '../support/mcpRequests';
 import { useSuite } from '../support/suite';
 
 const REDIRECT = 'http://127.0.0.1:39999/oauth/callback';
@@ -31,12 +32,7 @@ describe('OAuth for /mcp refuses', () => {
         'content-type': 'application/json',
         accept: 'application/json, text/event-stream',
       },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'attacker', version: '1' } },
-      }),
+      body: JSON.stringify(mcpInitialize('attacker')),
     });
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary JSON
   type Body = Record<string, any>;
@@ -266,7 +262,9 @@ describe('OAuth for /mcp refuses', () => {
 
     const owner = (await consented()).portal;
     const accept = { accept: 'application/json' };
-    expect((await owner.submit('/portal/members', `/portal/members/${admin.id}/role`, { role: 'member' }, accept)).status).toBe(200);
+    expect(
+      (await owner.submit('/portal/members', `/portal/members/${admin.id}/role`, { role: 'member', confirm: 'yes' }, accept)).status,
+    ).toBe(200);
     // Narrowed with the member's other keys: the token's key no longer holds keys:admin.
     const refreshed = await token({ grant_type: 'refresh_token', client_id: grant.clientId, refresh_token: first.body.refresh_token });
     expect(refreshed.body.scope).toBe('read');

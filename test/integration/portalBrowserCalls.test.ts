@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { useChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
+import { completedCallRow } from '../support/callRows';
 import { CALLEE } from '../support/customer';
 import { eventually } from '../support/harness';
 import { simulator } from '../support/simulatorControl';
@@ -131,19 +132,7 @@ describe('portal lines and calls in a browser', () => {
     const otherLine = (await page.locator('#lines tbody tr').first().getAttribute('data-line-id'))!;
     expect(otherLine).not.toBe(lineId);
     const { workspace_id: workspaceId } = await h.db('calls').where({ id: callId }).first();
-    await h.db('calls').insert({
-      id: crypto.randomUUID(),
-      workspace_id: workspaceId,
-      environment: 'test',
-      line_id: otherLine,
-      direction: 'outbound',
-      from_number: '+14155550100',
-      to_number: CALLEE,
-      status: 'completed',
-      mode: 'hosted',
-      zone: 'A',
-      created_at: new Date(),
-    });
+    await h.db('calls').insert(completedCallRow({ workspaceId, lineId: otherLine }));
     await page.getByRole('link', { name: 'Calls', exact: true }).click();
     await expect(page.locator('#calls tbody tr').count()).resolves.toBe(2);
     await page.getByLabel('Line', { exact: true }).selectOption(lineId);

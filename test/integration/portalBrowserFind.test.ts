@@ -23,7 +23,7 @@ async function rightEdge(page: Page, selector: string): Promise<number> {
 }
 
 /**
- * Issue 30, item 5, in a real browser: the calls list's filters, the search box, a delivery's request
+ * Issue 30, item 5, in a real browser: the calls list's filters, the search box (ids, numbers, words said in calls), a delivery's request
  * headers and the time zone setting, each page axe-clean at desktop and phone width with no horizontal
  * scrolling at 390 px (screenshots in test-artifacts/portal-find/).
  */
@@ -59,6 +59,9 @@ describe('find anything in the portal', () => {
       mode: line.mode,
       zone: 'A',
       created_at: new Date(Date.parse('2026-11-20T12:00:00Z') + i * 3_600_000),
+      transcript: JSON.stringify(
+        i === 1 ? [{ role: 'user', text: 'I would like a refund for my order', timestamp: '2026-11-20T13:00:05.000Z' }] : [],
+      ),
     }));
     await h.db('calls').insert(calls);
     const eventId = crypto.randomUUID();
@@ -114,6 +117,11 @@ describe('find anything in the portal', () => {
       await page.goto('/portal/search?env=test&q=%2B15005550006');
       await page.locator('#no-match').waitFor();
       await check(page, `search-nothing-${suffix}`, problems);
+      if (size) expect(await scrollWidth(page)).toBeLessThanOrEqual(size.width);
+      // Words said in a call list the calls whose transcript says them.
+      await page.goto('/portal/search?env=test&q=refund');
+      await page.locator(`[data-call-id="${calls[1].id}"]`).waitFor();
+      await check(page, `search-transcripts-${suffix}`, problems);
       if (size) expect(await scrollWidth(page)).toBeLessThanOrEqual(size.width);
 
       // A delivery's request headers, the long signature wrapped.

@@ -1,6 +1,14 @@
 import crypto from 'node:crypto';
 import { CALLEE } from '../support/customer';
-import { createLineInPortal, signInMember, signUpOperator, type PortalResponse } from '../support/portalClient';
+import { eventually } from '../support/eventually';
+import {
+  createLineInPortal,
+  placeTestCallInPortal,
+  PortalClient,
+  signInMember,
+  signUpOperator,
+  type PortalResponse,
+} from '../support/portalClient';
 import { useSuite } from '../support/suite';
 
 /**
@@ -131,5 +139,32 @@ describe("a call's timeline in the portal", () => {
     }
     // The other environment of the same workspace does not show it either.
     expect((await client.get(`/portal/calls/${settled}?env=live`)).status).toBe(404);
+  });
+
+  it('an outbound call placed on the simulator shows when it started ringing, as its carrier reported it', async () => {
+    const { client } = await signUpOperator(h, 'ringing');
+    const { lineId } = await createLineInPortal(client, { name: 'Caller', mode: 'hosted', system_prompt: 'You call people.' });
+    const callId = await placeTestCallInPortal(client, lineId);
+    const page = await eventually(async () => {
+      const res = await client.get(`/portal/calls/${callId}?env=test`);
+      return res.text.includes('data-kind="answered"') ? res : undefined;
+    });
+    // Placed, ringing and answered, in that order, each with its recorded time (a ringing entry without one says "now").
+    const entries = [...page.text.matchAll(/data-kind="(\w+)"[^>]*>\s*<span class="timeline-at">(?:<time datetime="([^"]+)")?/g)].map(
+      ([, kind, at]) => ({ kind, at }),
+    );
+    const [placedAt, ringingAt, answeredAt] = ['placed', 'ringing', 'answered'].map((kind) => entries.find((e) => e.kind === kind)?.at);
+    expect(entries.map((e) => e.kind).slice(0, 3)).toEqual(['placed', 'ringing', 'answered']);
+    expect(ringingAt).toBeDefined();
+    expect(Date.parse(ringingAt!)).toBeGreaterThanOrEqual(Date.parse(placedAt!));
+    expect(Date.parse(ringingAt!)).toBeLessThanOrEqual(Date.parse(answeredAt!));
+    expect((await h.db('calls').where({ id: callId }).first()).ringing_at.toISOString()).toBe(ringingAt);
+
+    const hungUp = await client.post(`/portal/calls/${callId}/hangup`, {
+      csrf_token: PortalClient.csrfOf(page),
+      env: 'test',
+      confirm: 'yes',
+    });
+    expect(hungUp.status).toBe(303);
   });
 });

@@ -1,7 +1,6 @@
 import crypto from 'node:crypto';
-import { CALLEE } from '../support/customer';
-import { eventually } from '../support/eventually';
-import { createLineInPortal, OPERATOR_PASSWORD, PortalClient, signUpOperator } from '../support/portalClient';
+import { createLineInPortal, OPERATOR_PASSWORD, PortalClient, placeTestCallInPortal, signUpOperator } from '../support/portalClient';
+import { MCP_ACCEPT, mcpInitialize } from '../support/mcpRequests';
 import { useSuite } from '../support/suite';
 
 /** Issue 30, items 6 and 7 over HTTP: the deep link kept across sign-in, the checklist, badges, the test-mode banner, copying. */
@@ -60,7 +59,8 @@ describe('portal onboarding and look', () => {
     expect(minted.text).toContain('data-copy="minted-key-header"');
     expect(step((await client.get('/portal?env=test')).text, 'key')).toBe('true');
 
-    // An agent connected by MCP: a line-bound agent key (minted with a service key made in the portal) that was used.
+    // An agent connected by MCP: a key that made an authenticated request to /mcp. A key used on the REST API
+    // (here a line-bound agent key) is no MCP connection, nor is a refused /mcp request.
     const service = await client.submit('/portal/keys?env=test', '/portal/keys', { env: 'test', name: 'Fleet' });
     const serviceKey = /<output id="minted-key" class="mono">([^<]+)<\/output>/.exec(service.text)![1];
     const agent = await h.request('POST', '/v1/keys', {
@@ -69,21 +69,15 @@ describe('portal onboarding and look', () => {
       headers: { 'idempotency-key': crypto.randomUUID() },
     });
     expect(agent.status).toBe(201);
-    expect(step((await client.get('/portal?env=test')).text, 'mcp')).toBe('false');
     expect((await h.request('GET', '/api/v1/lines', { key: agent.body.key.plaintext_key })).status).toBe(200);
-    await eventually(async () => (step((await client.get('/portal?env=test')).text, 'mcp') === 'true' ? true : undefined));
+    expect((await h.request('POST', '/mcp', { key: serviceKey, body: mcpInitialize('look'), headers: MCP_ACCEPT })).status).toBe(401);
+    expect(step((await client.get('/portal?env=test')).text, 'mcp')).toBe('false');
+    // A plain API key, as an MCP host configured with `Authorization: Bearer <key>` sends it; the step is read from
+    // the database at once (no batching in one process's memory).
+    expect((await h.request('POST', '/mcp', { key, body: mcpInitialize('look'), headers: MCP_ACCEPT })).status).toBe(200);
+    expect(step((await client.get('/portal?env=test')).text, 'mcp')).toBe('true');
 
-    const linePage = await eventually(async () => {
-      const page = await client.get(`/portal/lines/${lineId}?env=test`);
-      return page.text.includes('name="idempotency_key"') ? page : undefined;
-    });
-    const placed = await client.post(`/portal/lines/${lineId}/calls`, {
-      csrf_token: PortalClient.csrfOf(linePage),
-      env: 'test',
-      to_number: CALLEE,
-      idempotency_key: /name="idempotency_key" value="([^"]+)"/.exec(linePage.text)![1],
-    });
-    expect(placed.status).toBe(303);
+    await placeTestCallInPortal(client, lineId);
     const done = (await client.get('/portal?env=test')).text;
     expect(stepsDone(done)).toBe('4');
     // All done: the checklist folds away.

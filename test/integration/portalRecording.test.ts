@@ -1,6 +1,5 @@
-import { CALLEE } from '../support/customer';
 import { eventually } from '../support/harness';
-import { PortalClient, signInMember, signUpOperator, createLineInPortal } from '../support/portalClient';
+import { PortalClient, signInMember, signUpOperator, createLineInPortal, placeTestCallInPortal } from '../support/portalClient';
 import { startTelnyxStub } from '../support/telnyxStub';
 import { startTwilioStub } from '../support/twilioStub';
 import { useSuite } from '../support/suite';
@@ -26,15 +25,7 @@ describe('portal call recordings', () => {
       system_prompt: 'You answer the front desk.',
     });
     await h.db('lines').where({ id: lineId }).update({ recording_enabled: true });
-    const linePage = await client.get(`/portal/lines/${lineId}?env=test`);
-    const placed = await client.post(`/portal/lines/${lineId}/calls`, {
-      csrf_token: PortalClient.csrfOf(linePage),
-      env: 'test',
-      to_number: CALLEE,
-      idempotency_key: /name="idempotency_key" value="([^"]+)"/.exec(linePage.text)![1],
-    });
-    expect(placed.status).toBe(303);
-    const callId = /^\/portal\/calls\/([0-9a-f-]{36})\?env=test$/.exec(placed.headers.get('location')!)![1];
+    const callId = await placeTestCallInPortal(client, lineId);
     await eventually(async () => ((await h.db('calls').where({ id: callId }).first())?.status === 'in_progress' ? true : undefined));
     // Let the recording hold some audio before the call ends.
     await new Promise((resolve) => setTimeout(resolve, 300)); // pacing: the recording holds some audio

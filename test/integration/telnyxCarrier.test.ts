@@ -137,6 +137,8 @@ describe('Telnyx carrier', () => {
     });
     await stub.answer(call.id);
     await calls.untilStatus(id, ['in_progress']);
+    // Telnyx's `call.initiated` (it sends no ringing event for a dial) is when the call's page says it started ringing.
+    expect((await ctx.h.db('calls').where({ id }).first()).ringing_at).not.toBeNull();
     await eventually(async () => (speeches(id).length === 1 ? true : undefined));
     expect(speeches(id)[0]).toMatchObject({ text: 'Hello, Luigi’s, how can I help?' });
     await stub.finishSpeech(call.id);

@@ -78,6 +78,10 @@ describe('Twilio carrier (live environment, contract stub)', () => {
     await stub.ring(twilioCall.sid);
     await stub.answer(twilioCall.sid);
     await calls.untilStatus(call.id, ['in_progress']);
+    // Twilio's `ringing` status callback is when the call's page says it started ringing.
+    const rung = await h.db('calls').where({ id: call.id }).first();
+    expect(rung.ringing_at).not.toBeNull();
+    expect(rung.ringing_at.getTime()).toBeLessThanOrEqual(rung.started_at.getTime());
     // The answered call runs ConversationRelay: Twilio opened its signed WebSocket to the API.
     expect(twilioCall.twiml).toContain('<ConversationRelay');
     // Its URL names the call and a one-time token (security review L13).

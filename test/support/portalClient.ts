@@ -3,6 +3,8 @@ import type { Knex } from 'knex';
 import { setPasswordHash } from '../../src/domain/accounts/store';
 import { addUser } from '../../src/domain/workspaces/service';
 import { hashPassword } from '../../src/platform/crypto/password';
+import { CALLEE } from './customer';
+import { eventually } from './eventually';
 import type { Harness } from './harness';
 import { linkIn, type SmtpReceiver } from './smtpReceiver';
 
@@ -137,6 +139,31 @@ export async function createLineInPortal(
   const page = await client.submit('/portal/lines', '/portal/lines', { env: 'test', ...fields });
   if (page.status !== 201) throw new Error(`the portal's line form answered ${page.status}: ${page.text.slice(0, 500)}`);
   return { lineId: /data-line-id="([^"]+)"/.exec(page.text)![1], page };
+}
+
+/**
+ * A test call placed with the line page's form (303 expected), as an operator presses "Place a test call" once the
+ * line offers it (an active line), with the browser's `headers`: the new call's id.
+ */
+export async function placeTestCallInPortal(
+  client: PortalClient,
+  lineId: string,
+  to = CALLEE,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const linePage = await eventually(async () => {
+    const page = await client.get(`/portal/lines/${lineId}?env=test`);
+    return page.text.includes('name="idempotency_key"') ? page : undefined;
+  });
+  const form = {
+    csrf_token: PortalClient.csrfOf(linePage),
+    env: 'test',
+    to_number: to,
+    idempotency_key: /name="idempotency_key" value="([^"]+)"/.exec(linePage.text)![1],
+  };
+  const placed = await client.post(`/portal/lines/${lineId}/calls`, form, headers);
+  if (placed.status !== 303) throw new Error(`the portal's call form answered ${placed.status}: ${placed.text.slice(0, 500)}`);
+  return /^\/portal\/calls\/([0-9a-f-]{36})\?env=test$/.exec(placed.headers.get('location')!)![1];
 }
 
 /** The token of the invitation link mailed to `email` (the portal shows it to no one: issue 27, H5). */

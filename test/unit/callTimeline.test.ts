@@ -167,6 +167,22 @@ describe("a call's timeline (src/domain/calls/timeline.ts)", () => {
       ['placed', iso(0)],
       ['ringing', null],
     ]);
+    // With the carrier's ringing time recorded: ringing at that time, before the answer, ringing or not any more.
+    for (const status of ['ringing', 'completed', 'busy']) {
+      const answered = status === 'completed';
+      const told = timelineOf({
+        call: call(answered ? {} : { status, started_at: null, ended_at: status === 'busy' ? iso(9) : null, end_cause: null }),
+        ringingAt: iso(1),
+        deliveries: [],
+        charge: null,
+      });
+      expect(told.slice(0, answered ? 3 : 2).map((entry) => [entry.kind, entry.at])).toEqual([
+        ['placed', iso(0)],
+        ['ringing', iso(1)],
+        ...(answered ? [['answered', iso(3)]] : []),
+      ]);
+      expect(told.filter((entry) => entry.kind === 'ringing')).toHaveLength(1);
+    }
     const tool = timelineOf({
       call: call({
         transcript: [

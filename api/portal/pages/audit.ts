@@ -1,6 +1,7 @@
 import { html, type Html } from '../html';
 import { option, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { listQuery } from '../filterFields';
 import { actionLabel } from '../actionCatalog';
 import type { AuditEntry, ComplianceEventRow } from '../../../src/domain/compliance/auditTrail';
 import type { PortalActionRow } from '../../../src/domain/compliance/portalActions';
@@ -20,6 +21,8 @@ export interface AuditPageInput {
   portalActions: readonly string[];
   eventTypes: readonly string[];
   filters: Record<string, string>;
+  /** The cursor of the next (older) page, when there is one. */
+  olderCursor: string | null;
   error?: ShownError;
 }
 
@@ -152,12 +155,19 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
         <input id="to" name="to" type="date" value="${f.to ?? ''}" />
         <button type="submit">Filter</button>
       </form>
+      <p>
+        <a id="audit-csv" href="/portal/audit.csv?${listQuery(nav.environment, f)}" download>Download these entries as CSV</a>
+      </p>
       ${table({
         id: 'audit',
-        caption: `The ${input.entries.length} newest matching entries seen from the ${nav.environment} environment`,
+        caption: `Matching entries seen from the ${nav.environment} environment, newest first`,
         rows: input.entries,
-        rowData: (entry): Record<string, string> =>
-          entry.source === 'portal' ? { action: entry.row.action, outcome: entry.row.outcome } : { 'event-type': entry.row.event_type },
+        rowData: (entry): Record<string, string> => ({
+          ...(entry.source === 'portal'
+            ? { action: entry.row.action, outcome: entry.row.outcome }
+            : { 'event-type': entry.row.event_type }),
+          'entry-id': entry.row.id,
+        }),
         empty: html`<p id="no-events">No events match.</p>`,
         columns: [
           { header: 'Time (UTC)', cell: (entry) => time(entry.row.created_at, 'second') },
@@ -178,7 +188,12 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
             cell: (e) => (e.source === 'portal' ? portalDetails(e.row) : readableDetails(e.row.metadata)),
           },
         ],
-      })}`,
+      })}
+      ${
+        input.olderCursor
+          ? html`<p><a id="older" href="/portal/audit?${listQuery(nav.environment, f, input.olderCursor)}">Older entries</a></p>`
+          : ''
+      }`,
     nav,
   );
 }

@@ -79,6 +79,8 @@ export interface DeliveriesPageInput {
   rows: DeliveryRow[];
   filters: DeliveryListFilters;
   lines: readonly LineChoice[];
+  /** The next page's cursor (the filters ride along in its link); null on the last page. */
+  olderCursor: string | null;
   error?: ShownError;
 }
 
@@ -129,7 +131,14 @@ export function deliveriesPage(nav: PageNav, input: DeliveriesPageInput): Html {
                   { header: 'Attempt', cell: (row) => row.attempt },
                   ...OUTCOME_COLUMNS,
                 ],
-              })}`
+              })}
+              ${
+                input.olderCursor
+                  ? html`<p>
+                      <a id="older" href="/portal/deliveries?${listQuery(nav.environment, filters, input.olderCursor)}">Older deliveries</a>
+                    </p>`
+                  : ''
+              }`
       }`,
     nav,
   );

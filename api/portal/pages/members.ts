@@ -35,13 +35,12 @@ export function membersPage(nav: PageNav, input: MembersPageInput): Html {
     ],
     actions: (member) =>
       member.role !== 'owner' || input.actorRole === 'owner'
-        ? html`<form method="post" action="/portal/members/${member.id}/role">
-              ${csrfField(nav.csrfToken)}
+        ? html`<form method="get" action="/portal/members/${member.id}/role">
               <label for="role-${member.id}" class="visually-hidden">Role of ${member.email}</label>
               <select id="role-${member.id}" name="role">
                 ${roleOptions(offered, member.role)}
               </select>
-              <button type="submit">Change role</button>
+              <button type="submit">Change role…</button>
             </form>
             ${confirmLink(`/portal/members/${member.id}/remove`, 'Remove…', { ariaLabel: `Remove ${member.email}` })}`
         : '',

@@ -20,12 +20,12 @@ export interface SearchPageInput {
 
 /** What the search box takes, said where nothing matched and before a search. */
 const SEARCH_HELP = html`<p id="search-help">
-  Search takes a call id, a delivery or event id, a line's id or name, a message id, or a phone number: whole (<span class="mono"
+  Search takes a call id, a delivery or event id, a line's id or name, a message id, a phone number: whole (<span class="mono"
     >+14155550123</span
-  >) or four or more of its digits.
+  >) or four or more of its digits, or words said in a call (its transcript).
 </p>`;
 
-/** The search's results: the lines, calls and messages a number or a name matched (an id opens its page directly). */
+/** The search's results: the lines, calls and messages a number matched, or the lines and calls (by transcript) words matched (an id opens its page directly). */
 export function searchPage(nav: PageNav, input: SearchPageInput): Html {
   return layout(
     input.query ? `Search: ${input.query}` : 'Search',
@@ -39,6 +39,7 @@ export function searchPage(nav: PageNav, input: SearchPageInput): Html {
 function results(nav: PageNav, found: NonNullable<SearchPageInput['found']>): Html {
   const lineNames = new Map(found.lines.map((line) => [line.id, line.name]));
   const number = found.term.kind === 'number' ? ('e164' in found.term.number ? found.term.number.e164 : found.term.number.digits) : '';
+  const words = found.term.kind === 'words' ? found.term.text : '';
   return html`${
     found.lines.length
       ? html`<h2 id="lines-found">Lines</h2>
@@ -83,6 +84,7 @@ function results(nav: PageNav, found: NonNullable<SearchPageInput['found']>): Ht
               },
             ],
           })}`
-      : ''
+      : html`<h2 id="calls-found">Calls whose transcript says “${words}”</h2>
+          ${callsTableOf(nav, found.calls, lineNames, `The newest calls whose transcript says “${words}”`)}`
   }`;
 }

@@ -1,7 +1,6 @@
 import { countCallsSince } from '../calls/store';
-import { hasUsableRegularKey, hasUsedAgentKey } from '../keys/store';
+import { hasMcpUse, hasUsableRegularKey } from '../keys/store';
 import { hasUnreleasedLine } from '../lines/store';
-import { hasOpenGrant } from '../oauth/store';
 import type { Environment } from '../keys/format';
 import type { UseCaseDeps } from '../useCaseDeps';
 
@@ -13,19 +12,18 @@ export type GettingStarted = Record<GettingStartedStep, boolean>;
 
 /**
  * Which steps one environment of a workspace has done, each read from what exists (never from a flag that could
- * disagree with it): a line not released; a regular key that still works; an agent connected by MCP (a client
- * authorized through OAuth and not revoked, or a line-bound agent key that was used); a call, of any outcome.
+ * disagree with it): a line not released; a regular key that still works; an agent connected by MCP (any key of
+ * the environment, or an OAuth token standing for one, made an authenticated request to /mcp); a call, of any outcome.
  */
 export async function gettingStarted(
   deps: UseCaseDeps,
   tenant: { workspaceId: string; environment: Environment },
 ): Promise<GettingStarted> {
-  const [line, key, grant, agentKey, calls] = await Promise.all([
+  const [line, key, mcp, calls] = await Promise.all([
     hasUnreleasedLine(deps.db, tenant),
     hasUsableRegularKey(deps.db, tenant, deps.now()),
-    hasOpenGrant(deps.db, tenant),
-    hasUsedAgentKey(deps.db, tenant),
+    hasMcpUse(deps.db, tenant),
     countCallsSince(deps.db, tenant, new Date(0)),
   ]);
-  return { line, key, mcp: grant || agentKey, call: calls > 0 };
+  return { line, key, mcp, call: calls > 0 };
 }

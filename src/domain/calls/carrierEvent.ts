@@ -2,7 +2,7 @@ import { acknowledgePlaybackReports, deferPlaybackReport, pendingPlaybackReports
 import { carrierEventSignal, type SignalledCallEvent } from '../../../workflows/definitions/calls';
 import type { LoggedUseCaseDeps } from '../useCaseDeps';
 import { withinCarrierReach, type CarrierReach } from '../carriers/reach';
-import { findCallById } from './store';
+import { findCallById, recordOutboundRinging } from './store';
 
 /** No running call workflow has this id (the call is unknown, or over). */
 export class CallNotFoundError extends Error {
@@ -28,6 +28,9 @@ export async function deliverCarrierCallEvent(
   const call = await findCallById(deps.db, callId);
   if (!call || !withinCarrierReach(deps.log, reach, call, { call_id: callId, event: event.type })) throw new CallNotFoundError(callId);
   const { type, at, ended_by, answered, answered_by, text, language, speak_id, played_text, done, stopped, recording_url } = event;
+  // Recorded here rather than by the workflow: the carrier's own time, whether or not the call's run still waits for it.
+  if (type === 'call.ringing' && call.direction === 'outbound' && Number.isFinite(at))
+    await recordOutboundRinging(deps.db, callId, new Date(at));
   try {
     const signalled: SignalledCallEvent = {
       type,

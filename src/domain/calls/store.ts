@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { containingPattern } from '../../platform/db/textMatch';
 import { releaseHold } from '../billing/holds';
 import type { BillingTenant } from '../billing/ledger';
 import { disclosurePlayedIn } from '../compliance/disclosures';
@@ -32,6 +33,8 @@ export interface CallRow extends TenantRow {
   /** The tools its model may call (the line's, or the call's own), fixed when the call was placed or answered. */
   tools: ToolDeclaration[] | null;
   created_at: Date;
+  /** When the carrier said an outbound call started ringing (`recordOutboundRinging`); null for inbound calls. */
+  ringing_at?: Date | null;
   started_at: Date | null;
   ended_at: Date | null;
   workflow_claimed_at?: Date | null;
@@ -78,6 +81,18 @@ export async function activeCallOfLine(db: Knex, lineId: string): Promise<string
 
 export async function findCallById(db: Knex, callId: string): Promise<CallRow | undefined> {
   return db<CallRow>('calls').where({ id: callId }).first();
+}
+
+/**
+ * Records when an outbound call started ringing, as its carrier reported it (`call.ringing`): the first report
+ * only, bounded by the call's creation and the database's clock (a carrier's clock may be off), never for an
+ * inbound call (it rings from `created_at`).
+ */
+export async function recordOutboundRinging(db: Knex, callId: string, at: Date): Promise<void> {
+  await db('calls')
+    .where({ id: callId, direction: 'outbound' })
+    .whereNull('ringing_at')
+    .update({ ringing_at: db.raw('greatest(created_at, least(?::timestamptz, now()))', [at.toISOString()]) });
 }
 
 /** The call the carrier knows as `carrierCallId` (an inbound call is recorded with it when it rings). */
@@ -405,6 +420,22 @@ export async function countCallsSince(db: Knex, tenant: BillingTenant, since: Da
 /** The calls of a tenant (one workspace, one environment). */
 export function callsOfTenant(db: Knex, tenant: BillingTenant) {
   return db<CallRow>('calls').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
+}
+
+/**
+ * The tenant's calls whose transcript has an entry (said by either side) containing `text`, case-insensitively, as
+ * typed (no wildcards). Transcripts are plain jsonb, so this reads them in SQL; newest first, at most `limit`.
+ */
+export function callsSaying(db: Knex, tenant: BillingTenant, text: string, limit: number) {
+  return callsOfTenant(db, tenant)
+    .whereRaw(`exists (select 1 from jsonb_array_elements(coalesce(transcript, '[]'::jsonb)) e where e->>'text' ilike ? escape '\\')`, [
+      containingPattern(text),
+    ])
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ])
+    .limit(limit);
 }
 
 /** What a list of calls may be narrowed by: a line (or the lines a key may see), a status, a direction, when it was created, a number. */

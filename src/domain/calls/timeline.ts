@@ -16,7 +16,7 @@ export type TimelineKind =
   'placed' | 'ringing' | 'answered' | 'said' | 'interrupted' | 'key_press' | 'tool_call' | 'delivery' | 'transfer' | 'ended' | 'charge';
 
 export interface TimelineEntry {
-  /** ISO time; null for what is happening now and has no recorded time yet (an outbound call ringing). */
+  /** ISO time; null for what is happening now and has no recorded time (an outbound call ringing whose carrier gave none). */
   at: string | null;
   kind: TimelineKind;
   /** One line in plain words. */
@@ -33,6 +33,8 @@ type CallRecord = ReturnType<typeof toCallRecord>;
 
 export interface CallTimelineFacts {
   call: CallRecord;
+  /** When an outbound call started ringing, as its carrier reported it (ISO; null when it never said so). */
+  ringingAt?: string | null;
   deliveries: readonly CallDeliveryAttempt[];
   /** The call's charge as posted to the ledger, if settled. */
   charge: { amountCents: number; description: string; at: Date } | null;
@@ -144,14 +146,15 @@ function money(cents: number): string {
  * The call's story, oldest first. Entries at the same instant keep the order of the call's
  * process (a turn's words before its delivery, the end before the charge).
  */
-export function timelineOf({ call, deliveries, charge }: CallTimelineFacts): TimelineEntry[] {
+export function timelineOf({ call, ringingAt, deliveries, charge }: CallTimelineFacts): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   entries.push(
     call.direction === 'inbound'
       ? { at: call.created_at, kind: 'ringing', title: `Ringing: ${call.from_number} called ${call.to_number}` }
       : { at: call.created_at, kind: 'placed', title: `Placed: dialling ${call.to_number} from ${call.from_number}` },
   );
-  if (call.status === 'ringing' && call.direction === 'outbound') entries.push({ at: null, kind: 'ringing', title: 'Ringing' });
+  if (call.direction === 'outbound' && ringingAt) entries.push({ at: ringingAt, kind: 'ringing', title: 'Ringing' });
+  else if (call.status === 'ringing' && call.direction === 'outbound') entries.push({ at: null, kind: 'ringing', title: 'Ringing' });
   if (call.started_at) {
     const by = call.answered_by && call.answered_by !== 'unknown' ? ` (by a ${call.answered_by})` : '';
     entries.push({ at: call.started_at, kind: 'answered', title: `Answered${by}` });
@@ -215,6 +218,7 @@ export async function callTimeline(db: Knex, tenant: BillingTenant, callId: stri
   ]);
   const facts: CallTimelineFacts = {
     call: toCallRecord(row),
+    ringingAt: row.ringing_at ? row.ringing_at.toISOString() : null,
     deliveries,
     charge: posting ? { amountCents: -Number(posting.amount_cents), description: posting.description, at: posting.created_at } : null,
   };

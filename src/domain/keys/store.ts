@@ -32,6 +32,9 @@ export interface ApiKeyRow {
   expires_at: Date | null;
   revoked_at: Date | null;
   last_used_at: Date | null;
+  /** The first and latest authenticated request to /mcp made with it (or an OAuth token standing for it). */
+  mcp_first_used_at: Date | null;
+  mcp_last_used_at: Date | null;
   created_at: Date;
   /** The portal user who minted it under another user's key, or who minted this delegated token (issue 27, M13). */
   minted_by_user_id: string | null;
@@ -247,7 +250,19 @@ export async function hasUsableRegularKey(db: Db, tenant: { workspaceId: string;
   return row !== undefined;
 }
 
-/** Whether a line-bound agent key of the tenant was ever used (how an MCP agent usually calls). */
-export async function hasUsedAgentKey(db: Db, tenant: { workspaceId: string; environment: Environment }): Promise<boolean> {
-  return (await regularKeysOf(db, tenant).whereNotNull('line_id').whereNotNull('last_used_at').first('id')) !== undefined;
+/**
+ * Records an authenticated request to /mcp made with the key, in the database at the request (the overview's
+ * checklist reads it from any process): the first use once, the latest at `LAST_USED_RESOLUTION_MS`, so a busy
+ * agent costs one indexed no-op update per request, not a write.
+ */
+export async function recordMcpUse(db: Db, keyId: string, at: Date): Promise<void> {
+  await db<ApiKeyRow>('api_keys')
+    .where({ id: keyId })
+    .andWhere((q) => q.whereNull('mcp_last_used_at').orWhere('mcp_last_used_at', '<', new Date(at.getTime() - LAST_USED_RESOLUTION_MS)))
+    .update({ mcp_first_used_at: db.raw('coalesce(mcp_first_used_at, ?)', [at]) as unknown as Date, mcp_last_used_at: at });
+}
+
+/** Whether any regular key of the tenant (an OAuth token's delegated key included) made an authenticated MCP request. */
+export async function hasMcpUse(db: Db, tenant: { workspaceId: string; environment: Environment }): Promise<boolean> {
+  return (await regularKeysOf(db, tenant).whereNotNull('mcp_first_used_at').first('id')) !== undefined;
 }

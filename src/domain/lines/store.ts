@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../platform/db/knex';
+import { containingPattern } from '../../platform/db/textMatch';
 import { whereNumberMatches, type NumberMatch } from '../../platform/db/numberMatch';
 import { queryPrepared } from '../../platform/db/prepared';
 import { CARRIER_ERROR, carrierRefusalMessage, type CarrierProviderName, type CarrierRefusal } from '../carriers/rules';
@@ -82,7 +83,7 @@ export async function linesMatching(
 ): Promise<LineRow[]> {
   const query = linesOf(db, tenant);
   if ('number' in match) whereNumberMatches(query, ['phone_number'], match.number);
-  else query.andWhereRaw(`name ilike ? escape '\\'`, [`%${match.name.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`]);
+  else query.andWhereRaw(`name ilike ? escape '\\'`, [containingPattern(match.name)]);
   return query
     .orderBy([
       { column: 'created_at', order: 'desc' },

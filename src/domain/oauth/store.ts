@@ -174,12 +174,3 @@ export async function purgeExpiredOAuthRecords(db: Q, now: Date): Promise<number
   const tokens = await db('oauth_tokens').where('expires_at', '<', before).del();
   return requests + codes + tokens;
 }
-
-/** Whether an MCP client holds an unrevoked grant in the tenant (the overview's getting-started checklist). */
-export async function hasOpenGrant(db: Q, tenant: { workspaceId: string; environment: GrantRow['environment'] }): Promise<boolean> {
-  const row = await db<GrantRow>('oauth_grants')
-    .where({ workspace_id: tenant.workspaceId, environment: tenant.environment })
-    .whereNull('revoked_at')
-    .first('id');
-  return row !== undefined;
-}

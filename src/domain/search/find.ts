@@ -1,6 +1,6 @@
 import type { Db } from '../../platform/db/knex';
 import type { BillingTenant } from '../billing/ledger';
-import { callsOfTenant, filteredCallsOf, type CallRow } from '../calls/store';
+import { callsOfTenant, callsSaying, filteredCallsOf, type CallRow } from '../calls/store';
 import { findLine, linesMatching, type LineRow, type Tenant } from '../lines/store';
 import { messagesOf, messagesWithNumber, type MessageRow } from '../messages/store';
 import { deliveryNamedBy } from '../webhooks/store';
@@ -10,8 +10,8 @@ import { searchTermOf, type SearchTerm } from './rules';
 export const SEARCH_LISTED = 20;
 
 /**
- * What a search found. One thing an id names is opened directly; a number or words list what matches
- * (calls, messages, lines); `nothing` says so. Every read is scoped to the tenant: another workspace's
+ * What a search found. One thing an id names is opened directly; a number lists the calls, messages and lines
+ * with it; words list the lines named so and the calls whose transcript says them; `nothing` says so. Every read is scoped to the tenant: another workspace's
  * id finds nothing, exactly as an id that names nothing.
  */
 export type SearchResult =
@@ -34,7 +34,7 @@ export async function search(db: Db, tenant: Tenant & BillingTenant, input: stri
           messagesWithNumber(db, tenant, term.number, SEARCH_LISTED),
           linesMatching(db, tenant, { number: term.number }, SEARCH_LISTED),
         ])
-      : [[], [], await linesMatching(db, tenant, { name: term.text }, SEARCH_LISTED)];
+      : [await callsSaying(db, tenant, term.text, SEARCH_LISTED), [], await linesMatching(db, tenant, { name: term.text }, SEARCH_LISTED)];
   if (calls.length + messages.length + lines.length === 0) return { found: 'nothing', term };
   return { found: 'list', term, calls, messages, lines };
 }
