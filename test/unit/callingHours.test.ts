@@ -168,9 +168,18 @@ describe('callingWindow: the callee-local window (src/domain/callingHours/rules.
     );
   });
 
-  it('a number with no geography (international freephone) has no local time to judge: open', () => {
+  it('a number with no geography (international freephone, a US toll-free number) has no local time to judge: open', () => {
     expect(placeOfNumber('+80012345678').zones).toEqual([]);
     expect(callingWindow('+80012345678', at('2026-06-03T03:00:00Z'), null)).toEqual(OPEN);
+    // An 800 number may ring anywhere in North America (Guam to the Atlantic): judged in all, it could be called 2.5 hours a day.
+    expect(placeOfNumber('+18005550123').zones).toEqual([]);
+    expect(callingWindow('+18005550123', at('2026-06-03T09:00:00Z'), null)).toEqual(OPEN);
+    // A North American number the map knows only by its country code is judged in every zone of it.
+    expect(placeOfNumber('+15555552671').zones.length).toBeGreaterThan(30);
+    expect(callingWindow('+15555552671', at('2026-06-03T09:00:00Z'), null)).toMatchObject({
+      open: false,
+      nextOpenAt: new Date('2026-06-03T22:00:00Z'),
+    });
   });
 
   it('every state and national rule names its source, and every one of its days has a window or none', () => {
