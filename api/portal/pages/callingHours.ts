@@ -48,6 +48,7 @@ export function callingHoursSection(nav: PageNav, window: WorkspaceCallingWindow
         <legend>Window</legend>
         <label class="check"><input type="radio" name="window" value="legal" ${own ? '' : html`checked`} /> The legal window only</label>
         <label class="check"><input type="radio" name="window" value="own" ${own ? html`checked` : ''} /> Narrower hours of my own</label>
+        <p>The hours and days below apply to narrower hours; they are kept only when those are chosen.</p>
       </fieldset>
       <label for="calling-start">From (callee-local, 08:00 or later)</label>
       <input id="calling-start" name="start" type="time" min="08:00" max="21:00" step="60" value="${start}" />
