@@ -1,4 +1,5 @@
 import { Html, html } from './html';
+import { asWords, STATE_WORDS } from './labels';
 import { renderTimeZone } from './timeZoneScope';
 import { zonedFormat } from '../../src/platform/zonedFormat';
 
@@ -166,66 +167,9 @@ export function option(value: string, current: string | undefined, label: string
   return html`<option value="${value}" ${current === value ? html`selected` : ''}>${label}</option>`;
 }
 
-/** The colour family of a badge; its label says the same in words, so colour is never the only cue. */
-export type Tone = 'ok' | 'active' | 'warn' | 'bad' | 'neutral';
-
-/**
- * Every state and end cause the portal shows, as an operator reads it (issue 30): one mapping for every page.
- * A value not listed (a state added later) still reads as words: its underscores become spaces.
- */
-const STATES: Record<string, { label: string; tone: Tone }> = {
-  // Calls (src/domain/calls/rules.ts CALL_STATUSES)
-  initiated: { label: 'Dialling', tone: 'active' },
-  ringing: { label: 'Ringing', tone: 'active' },
-  in_progress: { label: 'In progress', tone: 'active' },
-  completed: { label: 'Completed', tone: 'ok' },
-  failed: { label: 'Failed', tone: 'bad' },
-  no_answer: { label: 'No answer', tone: 'warn' },
-  busy: { label: 'Busy', tone: 'warn' },
-  canceled: { label: 'Canceled', tone: 'neutral' },
-  // Lines (LINE_STATUSES), keys and consents
-  provisioning: { label: 'Getting a number', tone: 'active' },
-  active: { label: 'Active', tone: 'ok' },
-  suspended: { label: 'Suspended', tone: 'warn' },
-  released: { label: 'Released', tone: 'neutral' },
-  revoked: { label: 'Revoked', tone: 'neutral' },
-  expired: { label: 'Expired', tone: 'neutral' },
-  // Webhook deliveries
-  success: { label: 'Delivered', tone: 'ok' },
-  pending: { label: 'Pending', tone: 'active' },
-  // Messages (MESSAGE_STATUSES)
-  queued: { label: 'Queued', tone: 'active' },
-  sent: { label: 'Sent', tone: 'ok' },
-  delivered: { label: 'Delivered', tone: 'ok' },
-  undelivered: { label: 'Not delivered', tone: 'bad' },
-  received: { label: 'Received', tone: 'ok' },
-  // Why a call ended (END_CAUSES)
-  caller_hangup: { label: 'Caller hung up', tone: 'neutral' },
-  api_hangup: { label: 'Hung up by the API or portal', tone: 'neutral' },
-  agent_hangup: { label: 'Agent hung up', tone: 'neutral' },
-  max_duration: { label: 'Reached the maximum length', tone: 'warn' },
-  insufficient_funds: { label: 'Balance ran out', tone: 'bad' },
-  ring_timeout: { label: 'Not answered in time', tone: 'warn' },
-  carrier_failed: { label: 'Carrier failed', tone: 'bad' },
-  audio_handler_closed: { label: 'Audio handler closed', tone: 'warn' },
-  audio_handler_unavailable: { label: 'Audio handler unreachable', tone: 'bad' },
-  service_error: { label: 'Service error', tone: 'bad' },
-  transferred: { label: 'Transferred', tone: 'neutral' },
-  line_busy: { label: 'Line busy (missed)', tone: 'warn' },
-  // Consent types
-  explicit_outbound: { label: 'Explicit (for outbound calls and texts)', tone: 'neutral' },
-  implied_inbound: { label: 'Implied (they contacted the line)', tone: 'neutral' },
-  // Directions
-  inbound: { label: 'Inbound', tone: 'neutral' },
-  outbound: { label: 'Outbound', tone: 'neutral' },
-};
-
-/** An enum value as words: its label in the mapping, else the value with spaces for underscores, first letter capital. */
+/** A state's words (api/portal/labels.ts, every vocabulary a badge shows); a value no vocabulary lists reads as words. */
 export function stateLabel(value: string): string {
-  const known = STATES[value];
-  if (known) return known.label;
-  const words = value.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  return STATE_WORDS.get(value)?.label ?? asWords(value);
 }
 
 /**
@@ -234,7 +178,7 @@ export function stateLabel(value: string): string {
  */
 export function stateBadge(value: string | null | undefined): Html | string {
   if (!value) return '—';
-  const tone = STATES[value]?.tone ?? 'neutral';
+  const tone = STATE_WORDS.get(value)?.tone ?? 'neutral';
   return html`<span class="badge badge-${tone}" data-state="${value}" title="${value}">${stateLabel(value)}</span>`;
 }
 
@@ -327,3 +271,37 @@ export function confirmation(view: ConfirmationView): Html {
 export function confirmLink(href: string, label: string, options: { ariaLabel?: string; id?: string } = {}): Html {
   return html`<a${attributes({ href, class: 'button-link danger', 'aria-label': options.ariaLabel, id: options.id })}>${label}</a>`;
 }
+
+/** What a usage chart draws: the keys of /portal/assets/usage-chart.js `SERIES` (spend, calls, billed minutes, deliveries). */
+export type ChartSeries = 'cost' | 'calls' | 'minutes' | 'deliveries';
+
+export interface ChartCanvasOptions {
+  id: string;
+  /** What the chart shows, for screen readers (the canvas is an image). */
+  label: string;
+  /** The days drawn, as JSON in `data-usage`. */
+  days: readonly unknown[];
+  series: ChartSeries;
+  /** One of several charts side by side (the overview's). */
+  small?: boolean;
+}
+
+/**
+ * A usage chart: a canvas that /portal/assets/usage-chart.js draws from its data attributes (the CSP forbids inline
+ * script). A page with charts adds `CHART_SCRIPTS` once.
+ */
+export function chartCanvas(chart: ChartCanvasOptions): Html {
+  return html`<div class="chart${chart.small ? ' chart-small' : ''}">
+    <canvas
+      id="${chart.id}"
+      role="img"
+      aria-label="${chart.label}"
+      data-usage="${JSON.stringify(chart.days)}"
+      data-series="${chart.series}"
+    ></canvas>
+  </div>`;
+}
+
+/** The local chart.js and the script that draws every `chartCanvas` of the page. */
+export const CHART_SCRIPTS = html`<script src="/portal/assets/chart.umd.js" defer></script>
+  <script src="/portal/assets/usage-chart.js" defer></script>`;

@@ -10,6 +10,7 @@ import { envFields, time, type ConfirmationView } from './components';
 import { confirmedAction } from './confirm';
 import { html } from './html';
 import { isRole, type Role } from '../../src/domain/keys/scopes';
+import { labelOf, ROLE_LABELS } from './labels';
 import { invalidRole, membersInput, onlyOwners } from './memberRoutes';
 import { listed, roleChangeWords } from './roleChange';
 import { MEMBERS_SCOPE, navOf } from './operatorPages';
@@ -47,7 +48,7 @@ async function removalView(deps: AppDeps, operator: Operator, userId: string): P
     consequences: [
       yourself
         ? 'You are signed out at once and cannot sign in to this workspace again unless invited.'
-        : html`${member.email} (${member.role}) is signed out at once and can no longer sign in.`,
+        : html`${member.email} (${labelOf(ROLE_LABELS, member.role)}) is signed out at once and can no longer sign in.`,
       'Every API key they answer for is revoked with the tokens delegated below it: agents using them get 401 at once.',
       'Invitations they sent that are still pending are revoked.',
       'Their calls, lines and audit entries stay, still naming them.',
@@ -81,7 +82,7 @@ async function invitationView(deps: AppDeps, operator: Operator, invitationId: s
   return {
     ...base,
     consequences: [
-      html`The link mailed to ${invitation.email} (as ${invitation.role}) stops working at once; it would have expired
+      html`The link mailed to ${invitation.email} (as ${labelOf(ROLE_LABELS, invitation.role)}) stops working at once; it would have expired
       ${time(invitation.expires_at)}.`,
       'You can invite the address again later.',
     ],

@@ -172,7 +172,7 @@ describe('portal confirmations', () => {
     const stale = await answer(client, `/portal/calls/${callId}/hangup?env=test`, true);
     expect(stale.status).toBe(409);
     expect(stale.text).toContain('This call has already ended.');
-    expect(stale.text).toContain('api_hangup');
+    expect(stale.text).toContain('Hung up by the API or portal');
   });
 
   it("changes a member's role only once confirmed, saying what they gain or lose; a stale page shows their role now", async () => {
