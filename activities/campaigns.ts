@@ -10,12 +10,13 @@ export interface CampaignActivityDeps {
   db: Db;
   temporal: () => Client;
   now: () => Date;
+  callingHoursNow?: () => Date;
 }
 
 /** Thin adapters between the campaign workflows and src/domain/campaigns. */
-export function createCampaignActivities({ config, db, temporal, now }: CampaignActivityDeps) {
+export function createCampaignActivities({ config, db, temporal, now, callingHoursNow }: CampaignActivityDeps) {
   const log = createLogger('campaigns');
-  const deps = () => ({ config, db, temporal: temporal(), log, now });
+  const deps = () => ({ config, db, temporal: temporal(), log, now, ...(callingHoursNow ? { callingHoursNow } : {}) });
   return {
     async dispatchCampaign(campaignId: string, token: string): Promise<DispatchStep> {
       return dispatchCampaign({ db, now }, campaignId, token);

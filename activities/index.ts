@@ -49,6 +49,8 @@ export interface ActivityDeps {
   /** The Telnyx inbox sweeper's configuration, Telnyx ports and log (src/main/telnyxInbox.ts); absent without Telnyx. */
   telnyxInbox?: { config: Config; ports: TelnyxInboxPorts; log: Logger };
   now: () => Date;
+  /** The instant calling hours are judged at (src/domain/useCaseDeps.ts): a campaign's calls, as the API's. Tests fix it. */
+  callingHoursNow?: () => Date;
 }
 
 /** Every activity the worker registers, built from its dependencies. */

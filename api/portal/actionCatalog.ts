@@ -36,6 +36,12 @@ export const PORTAL_ACTIONS: Readonly<Record<string, PortalActionKind>> = {
   '/portal/password/reset': ws('account.password_reset', 'Chose a new password with a reset link'),
   '/portal/settings/password': ws('account.password_changed', 'Changed the password'),
   '/portal/settings/time-zone': ws('settings.time_zone_changed', "Changed the workspace's time zone", ['time_zone']),
+  '/portal/settings/calling-window': env('settings.calling_window_changed', 'Changed the calling hours', [
+    'window',
+    'start',
+    'end',
+    'day.',
+  ]),
   '/portal/security/two-factor': ws('two_factor.setup_started', 'Began setting up two-factor sign-in'),
   '/portal/security/two-factor/confirm': ws('two_factor.enabled', 'Turned on two-factor sign-in'),
   '/portal/security/two-factor/remove': ws('two_factor.disabled', 'Turned off two-factor sign-in'),

@@ -1,6 +1,7 @@
 import { Html, html } from './html';
 import { asWords, STATE_WORDS } from './labels';
 import { renderTimeZone } from './timeZoneScope';
+import { zonedFormat } from '../../src/platform/zonedFormat';
 
 /**
  * The pieces every portal page repeats: a data table, a one-button post form, a timestamp, a select option.
@@ -145,24 +146,16 @@ export function time(at: Date | string | null, precision: Precision = 'minute'):
   return html`<time datetime="${iso}" title="${iso.slice(0, 19).replace('T', ' ')} UTC">${shown}</time>`;
 }
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-
 /** `2026-11-28 10:30 CET`: the same digits as the UTC form, read in `zone`, with its short name. */
 function inZone(at: Date, zone: string, precision: Precision): string {
-  const key = `${zone} ${precision}`;
-  let format = formats.get(key);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      ...(precision === 'day' ? {} : { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' as const }),
-      ...(precision === 'second' ? { second: '2-digit' } : {}),
-      timeZoneName: 'short',
-    });
-    formats.set(key, format);
-  }
+  const format = zonedFormat(zone, `portal time ${precision}`, () => ({
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    ...(precision === 'day' ? {} : { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' as const }),
+    ...(precision === 'second' ? { second: '2-digit' } : {}),
+    timeZoneName: 'short',
+  }));
   const part = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
   const day = `${part.year}-${part.month}-${part.day}`;
   if (precision === 'day') return `${day} ${part.timeZoneName}`;

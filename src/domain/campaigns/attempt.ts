@@ -29,7 +29,11 @@ export interface AttemptRef {
 export type AttemptStart = { kind: 'placed'; callId: string; call: CallInput } | { kind: 'not_dialled' };
 
 /** What a pool line's refusal means for the attempt: try the next line, skip the contact, or pause the campaign. */
-type RefusalReading = { kind: 'next_line'; busy: boolean } | { kind: 'skip'; reason: SkipReason } | { kind: 'pause'; reason: PausedReason };
+type RefusalReading =
+  | { kind: 'next_line'; busy: boolean }
+  | { kind: 'skip'; reason: SkipReason }
+  | { kind: 'pause'; reason: PausedReason }
+  | { kind: 'wait'; until: Date };
 
 function readRefusal(refusal: OutboundRefusal): RefusalReading {
   switch (refusal.code) {
@@ -48,6 +52,11 @@ function readRefusal(refusal: OutboundRefusal): RefusalReading {
       return { kind: 'skip', reason: 'consent_required' };
     case 'm3_fraud_block':
       return { kind: 'skip', reason: 'fraud_blocked' };
+    // The callee's calling window is closed: every pool line would say so. The contact waits for it to open.
+    case 'outside_calling_hours':
+      return { kind: 'wait', until: refusal.nextOpenAt };
+    case 'calling_window_never_opens':
+      return { kind: 'skip', reason: 'calling_window_never_opens' };
     case 'hold_refused':
       return { kind: 'pause', reason: refusal.hold.code };
     default:
@@ -129,6 +138,11 @@ export async function startAttempt(deps: LoggedUseCaseDeps, ref: AttemptRef): Pr
       if (reading.kind === 'next_line') {
         busy ||= reading.busy;
         continue;
+      }
+      if (reading.kind === 'wait') {
+        // Not an attempt: the dispatcher's durable timer wakes the contact when its window opens.
+        await returnContact(deps.db, contact.id, { at: now, until: reading.until, uncount: true });
+        return { kind: 'not_dialled' };
       }
       if (reading.kind === 'skip') {
         await finishContact(deps.db, contact.id, { at: now, outcome: 'skipped', skipReason: reading.reason, uncount: true });

@@ -36,6 +36,7 @@ export const SKIP_REASONS = [
   'opted_out',
   'consent_required',
   'fraud_blocked',
+  'calling_window_never_opens',
 ] as const;
 export type SkipReason = (typeof SKIP_REASONS)[number];
 
