@@ -290,6 +290,29 @@ describe('campaigns', () => {
     expect(again.body.error.code).toBe('campaign_ended');
   });
 
+  it('a contact whose calling window is closed waits for it to open: no call, no attempt used', async () => {
+    const line = await lines.create();
+    // Tomorrow 03:30 UTC: 22:30 or 23:30 in New York, past the federal 21:00. Judged later than the worker's clock, so
+    // the window's opening (that morning, Eastern) is still ahead and the contact waits for it.
+    const night = new Date(Date.UTC(new Date().getUTCFullYear(), new Date().getUTCMonth(), new Date().getUTCDate() + 1, 3, 30));
+    h.clock.callingHoursAt(night);
+    try {
+      const created = await post({ line_ids: [line.id], contacts: [{ to_number: '+12125550123' }], calls_per_minute: 600 });
+      expect(created.status).toBe(201);
+      const id = created.body.campaign.id as string;
+      const waiting = await eventually(async () => {
+        const contact = await h.db('campaign_contacts').where({ campaign_id: id }).first();
+        return contact.status === 'pending' && contact.next_attempt_at > night ? contact : undefined;
+      });
+      expect(waiting.attempts).toBe(0);
+      expect(waiting.next_attempt_at.getTime()).toBeLessThanOrEqual(night.getTime() + 24 * 3600_000);
+      expect(await campaignCalls(id)).toEqual([]);
+      expect((await h.request('POST', `/api/v1/campaigns/${id}/cancel`, { key: tenant.keys.test })).status).toBe(200);
+    } finally {
+      h.clock.callingHoursAt(null);
+    }
+  });
+
   it('another workspace’s campaign is 404 everywhere; settings beyond the limits are refused naming the field', async () => {
     const line = await lines.create();
     const created = await post({ line_ids: [line.id], contacts: [{ to_number: freshNumbers(1)[0] }], start_at: '2999-01-01T00:00:00Z' });
