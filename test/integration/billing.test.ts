@@ -329,6 +329,8 @@ describe('billing', () => {
         auto_recharge_enabled: false,
         auto_recharge_threshold_cents: 500,
         auto_recharge_amount_cents: 2000,
+        // No narrowing of the calling window until the workspace sets one (issue 31).
+        calling_window: null,
       });
       const patched = await h.request('PATCH', '/api/v1/settings', {
         key: tenant.keys.test,

@@ -87,9 +87,9 @@ describe('portal lines and calls in a browser', () => {
     await page.locator('[data-call-ended] time').waitFor({ timeout: 20_000 });
     const turns = await page.locator('#transcript li').allTextContents();
     expect(turns.map((turn) => turn.replace(/\s+/g, ' ').trim())).toEqual([
-      expect.stringMatching(/^assistant .*: Hello, front desk\.$/),
-      expect.stringMatching(/^user .*: Do you have an appointment tomorrow\?$/),
-      expect.stringMatching(/^assistant .*: You said/),
+      expect.stringMatching(/^Agent .*: Hello, front desk\.$/),
+      expect.stringMatching(/^Caller .*: Do you have an appointment tomorrow\?$/),
+      expect.stringMatching(/^Agent .*: You said/),
     ]);
     // The recording the carrier made plays in the page (through the portal) once the call has ended.
     await page.reload();

@@ -61,12 +61,12 @@ describe('portal API keys', () => {
     expect((await client.get('/portal/api-keys?env=live')).text).toContain('id="no-regular-keys"');
     const live = await client.submit('/portal/api-keys?env=live', '/portal/api-keys', {
       env: 'live',
-      name: 'Live',
+      name: 'Production agent',
       ...scopeFields('read'),
     });
     expect(plaintextOf(live)).toMatch(/^sk_live_/);
-    expect(live.text).toContain('<td data-label="Environment">live</td>');
-    expect((await client.get('/portal/api-keys?env=test')).text).not.toContain('>Live</td>');
+    expect(live.text).toContain('<td data-label="Environment">Live</td>');
+    expect((await client.get('/portal/api-keys?env=test')).text).not.toContain('Production agent');
 
     const revoked = await client.submit('/portal/api-keys?env=test', `/portal/api-keys/${regularId}/revoke`, {
       env: 'test',
