@@ -255,6 +255,14 @@ export function campaignRoutes(): RouteDef[] {
                 action: { type: 'string', enum: [...ANSWERING_MACHINE_ACTIONS] },
                 voicemail_message: { type: 'string', minLength: 1, maxLength: MAX_VOICEMAIL_MESSAGE_LENGTH, pattern: NOT_BLANK_PATTERN },
               },
+              // A message with `voicemail` only, and always with it: stated here so clients (and the fuzzer) know it.
+              if: { properties: { action: { const: 'voicemail' } } },
+              then: { required: ['voicemail_message'] },
+              else: { properties: { voicemail_message: false } },
+              example: {
+                action: 'voicemail',
+                voicemail_message: 'Hello, this is Acme Dental about your appointment. Please call us back.',
+              },
             },
             start_at: { type: 'string', format: 'date-time', description: 'When dialling starts (default: now)' },
             max_concurrency: { type: 'integer', minimum: 1, maximum: MAX_POOL_LINES },

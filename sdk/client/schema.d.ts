@@ -1690,7 +1690,7 @@ export interface components {
              * @description Why a `skipped` contact was not called
              * @enum {string|null}
              */
-            skip_reason: "invalid_number" | "duplicate_number" | "invalid_variables" | "opted_out" | "consent_required" | "fraud_blocked" | null;
+            skip_reason: "invalid_number" | "duplicate_number" | "invalid_variables" | "opted_out" | "consent_required" | "fraud_blocked" | "calling_window_never_opens" | null;
             attempts: number;
             /**
              * Format: date-time
@@ -11591,8 +11591,8 @@ export interface operations {
                  *       "max_duration_seconds": 600,
                  *       "machine_detection": "disabled",
                  *       "answering_machine": {
-                 *         "action": "hang_up",
-                 *         "voicemail_message": "example"
+                 *         "action": "voicemail",
+                 *         "voicemail_message": "Hello, this is Acme Dental about your appointment. Please call us back."
                  *       },
                  *       "start_at": "2026-01-15T09:30:00.000Z",
                  *       "max_concurrency": 1,
@@ -11640,7 +11640,13 @@ export interface operations {
                      * @enum {string}
                      */
                     machine_detection?: "detect" | "disabled";
-                    /** @description When a machine answers (machine detection is then asked for): `hang_up` at once (outcome `machine`), or `voicemail`: speak `voicemail_message` (required with it) to its end, then hang up (outcome `voicemail`). The call’s `end_cause` is `answering_machine`. Without it, a machine’s answer goes on as the line decides. */
+                    /**
+                     * @description When a machine answers (machine detection is then asked for): `hang_up` at once (outcome `machine`), or `voicemail`: speak `voicemail_message` (required with it) to its end, then hang up (outcome `voicemail`). The call’s `end_cause` is `answering_machine`. Without it, a machine’s answer goes on as the line decides.
+                     * @example {
+                     *       "action": "voicemail",
+                     *       "voicemail_message": "Hello, this is Acme Dental about your appointment. Please call us back."
+                     *     }
+                     */
                     answering_machine?: {
                         /** @enum {string} */
                         action: "hang_up" | "voicemail";

@@ -348,6 +348,19 @@ describe('campaigns', () => {
       'contacts.1.number',
       'contacts.1.to_number',
     ]);
+    // A voicemail message goes with `voicemail` only, and `voicemail` needs one (stated in the document as if/then/else).
+    for (const answering_machine of [{ action: 'voicemail' }, { action: 'hang_up', voicemail_message: 'Call us back.' }]) {
+      const refused = await post({ line_ids: [line.id], contacts: [{ to_number: '+14155550100' }], answering_machine });
+      expect({
+        answering_machine,
+        status: refused.status,
+        fields: refused.body.error.details.map((d: { field: string }) => d.field),
+      }).toEqual({
+        answering_machine,
+        status: 422,
+        fields: ['answering_machine.voicemail_message'],
+      });
+    }
 
     expect((await h.request('POST', `/api/v1/campaigns/${id}/cancel`, { key: tenant.keys.test })).status).toBe(200);
   });

@@ -288,6 +288,14 @@ export const STATE_REFUSALS: StateRefusal[] = [
     reason: 'The environment of the service key making the request.',
   },
   {
+    operations: ['POST /api/v1/campaigns'],
+    status: 422,
+    code: 'validation_error',
+    field: 'line_ids\\.\\d+',
+    message: '^No line with this id that this key may use',
+    reason: 'Line ids that exist in the workspace and environment, active, and usable by the key (a line-bound key names its own).',
+  },
+  {
     operations: ['POST /api-tokens'],
     status: 422,
     code: 'validation_error',
