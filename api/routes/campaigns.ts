@@ -230,7 +230,13 @@ export function campaignRoutes(): RouteDef[] {
           required: ['line_ids', 'contacts'],
           properties: {
             name: { type: 'string', minLength: 1, maxLength: MAX_NAME_LENGTH, pattern: NOT_BLANK_PATTERN },
-            line_ids: { type: 'array', minItems: 1, maxItems: MAX_POOL_LINES, items: { type: 'string', format: 'uuid' } },
+            line_ids: {
+              type: 'array',
+              minItems: 1,
+              maxItems: MAX_POOL_LINES,
+              uniqueItems: true,
+              items: { type: 'string', format: 'uuid' },
+            },
             contacts: { type: 'array', minItems: 1, maxItems: MAX_CONTACTS, items: contactSchema },
             topic: {
               type: 'string',

@@ -296,6 +296,16 @@ export const STATE_REFUSALS: StateRefusal[] = [
     reason: 'Line ids that exist in the workspace and environment, active, and usable by the key (a line-bound key names its own).',
   },
   {
+    operations: ['POST /api/v1/campaigns'],
+    status: 422,
+    code: 'validation_error',
+    field: 'max_concurrency|calls_per_minute',
+    message: '^At most the number of lines in line_ids|^At most \\d+: the workspace',
+    reason:
+      'A bound set by another field (one call per line of the pool, so no more at once than `line_ids` holds), which JSON Schema cannot ' +
+      'state; and the pace the workspace’s other running campaigns leave of its 600 calls a minute.',
+  },
+  {
     operations: ['POST /api-tokens'],
     status: 422,
     code: 'validation_error',
