@@ -20,6 +20,8 @@ export interface AppDeps {
   logger: Logger;
   /** Injected clock, so tests can move time without sleeping. */
   now: () => Date;
+  /** The instant calling hours are judged at (src/domain/useCaseDeps.ts), `now` when absent. */
+  callingHoursNow?: () => Date;
   /**
    * What processing Telnyx's webhooks needs of Telnyx (declining a call, finding a leg's recording, the call state
    * shared with the worker: speech queue, languages, dial records); src/main builds it when an environment is on Telnyx.

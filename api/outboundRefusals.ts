@@ -11,6 +11,24 @@ const WORDS: Record<OutboundChannel, { plural: string; notStarted: string }> = {
   sms: { plural: 'messages', notStarted: 'The message could not be queued right now; retry shortly' },
 };
 
+/**
+ * 403, as the other compliance refusals (`consent_required`, `conversation_window_expired`): the
+ * request is refused by a rule, not malformed. `details` carry `next_open_at` (UTC ISO 8601), the
+ * callee `zone` and the `rule` that closed it, as `agent_cap_exceeded` carries `cycle_reset_at`.
+ */
+function outsideCallingHoursError(refusal: Extract<OutboundRefusal, { code: 'outside_calling_hours' }>): ApiError {
+  return new ApiError(
+    403,
+    'outside_calling_hours',
+    `Outside the calling window at the callee's local time (${refusal.zone}); it next opens at ${refusal.nextOpenAt.toISOString()}`,
+    [
+      { field: 'next_open_at', message: refusal.nextOpenAt.toISOString() },
+      { field: 'zone', message: refusal.zone },
+      { field: 'rule', message: refusal.rule },
+    ],
+  );
+}
+
 function refusalError(refusal: OutboundRefusal, channel: OutboundChannel, ctx: AppContext, deps: AppDeps, actor: OutboundActor): ApiError {
   switch (refusal.code) {
     case 'invalid_field':
@@ -38,6 +56,18 @@ function refusalError(refusal: OutboundRefusal, channel: OutboundChannel, ctx: A
     case 'm3_fraud_block':
       // No details on purpose: the heuristic is not explained to whoever trips it.
       return new ApiError(403, 'm3_fraud_block', 'This destination is blocked');
+    case 'outside_calling_hours':
+      return outsideCallingHoursError(refusal);
+    case 'calling_window_never_opens':
+      return new ApiError(
+        403,
+        'calling_window_never_opens',
+        `The workspace's calling_window and the rules at the callee's local time (${refusal.zone}) never overlap: no later retry can place this call; change the calling_window`,
+        [
+          { field: 'zone', message: refusal.zone },
+          { field: 'rule', message: refusal.rule },
+        ],
+      );
     case 'transfer_zone_not_allowed':
       return new ApiError(
         403,

@@ -43,6 +43,10 @@ export const REFUSALS = {
   number_opted_out: 'the person asked not to be contacted on this number: do not retry',
   consent_required: 'this line records consent and the number has none: ask the account owner to record consent first',
   m3_fraud_block: 'the destination is blocked as a fraud risk: do not retry',
+  outside_calling_hours:
+    "it is outside calling hours at the callee's local time: do not retry now; place the call at or after details' next_open_at",
+  calling_window_never_opens:
+    "the workspace's calling hours never overlap the legal hours at the callee's local time: do not retry; tell the account owner",
   insufficient_credits: 'the balance is too low: tell the account owner (get_balance)',
   agent_cap_exceeded: "your key's monthly spend cap is reached: tell the account owner; it resets at the date in details",
   conversation_window_expired: 'the person has not written in 24 hours: only a call, or a text after they write, can reach them',
@@ -143,6 +147,8 @@ export const TOOL_SPECS: readonly ToolSpec[] = [
       'call_in_progress',
       'line_not_active',
       'm3_fraud_block',
+      'outside_calling_hours',
+      'calling_window_never_opens',
       'agent_cap_exceeded',
       'insufficient_credits',
     ],

@@ -8,6 +8,7 @@ import { MESSAGE_STATUSES } from '../../src/domain/messages/rules';
 import { TRANSACTION_TYPES } from '../../src/domain/billing/ledger';
 import { agentKeyWritable, dateTime, grant, lineWritableFields, nullable, uuid } from './fields';
 import { TIERS } from '../../src/domain/keys/tiers';
+import { CALLING_DAYS } from '../../src/domain/callingHours/rules';
 import { EVENT_TYPES } from '../../src/domain/webhooks/events';
 
 /**
@@ -411,6 +412,16 @@ export const recordSchemas: Record<string, object> = {
     auto_recharge_enabled: { type: 'boolean' },
     auto_recharge_threshold_cents: { type: 'integer', minimum: 0 },
     auto_recharge_amount_cents: { type: 'integer', minimum: 0 },
+    calling_window: nullable({
+      type: 'object',
+      description: 'This environment’s own calling window (callee-local), narrowing the legal one; null: the legal window alone',
+      required: ['start', 'end', 'days'],
+      properties: {
+        start: { type: 'string', example: '09:00' },
+        end: { type: 'string', example: '20:00' },
+        days: { type: 'array', items: { type: 'string', enum: [...CALLING_DAYS] } },
+      },
+    }),
   }),
   UsageDay: record({ date: { type: 'string', format: 'date' }, ...usageRow }),
   UsageMonth: record({ month: { type: 'string', pattern: '^\\d{4}-\\d{2}$' }, ...usageRow }),

@@ -5,7 +5,7 @@ import { isActiveCallStatus } from '../../src/domain/calls/rules';
 import type { CallRow } from '../../src/domain/calls/store';
 import { changed } from './answer';
 import { callOf } from './callRoutes';
-import { envFields, time, type ConfirmationView } from './components';
+import { envFields, stateBadge, stateLabel, time, type ConfirmationView } from './components';
 import { confirmedAction } from './confirm';
 import { html } from './html';
 import { navOf } from './operatorPages';
@@ -29,7 +29,7 @@ function hangUpView(call: CallRow, nav: { csrfToken: string; environment: 'test'
       stale: {
         message: 'This call has already ended.',
         state: html`<p id="current-state">
-          Status <strong>${call.status}</strong>${call.end_cause ? html`, end cause <code>${call.end_cause}</code>` : ''}, ended
+          Status ${stateBadge(call.status)}${call.end_cause ? html`, ended because: ${stateLabel(call.end_cause)}` : ''}, ended
           ${time(call.ended_at, 'second')}${call.duration_sec === null ? '' : `, ${call.duration_sec} s`}.
           <a href="${callPath}">See the call</a>.
         </p>`,
@@ -38,8 +38,9 @@ function hangUpView(call: CallRow, nav: { csrfToken: string; environment: 'test'
   return {
     ...base,
     consequences: [
-      html`The ${call.status.replace('_', ' ')} ${call.direction} call between <span class="mono">${call.from_number}</span> and
-        <span class="mono">${call.to_number}</span> ends now for both parties (end cause <code>api_hangup</code>).`,
+      html`The ${stateLabel(call.status).toLowerCase()} ${stateLabel(call.direction).toLowerCase()} call between
+        <span class="mono">${call.from_number}</span> and <span class="mono">${call.to_number}</span> ends now for both parties (recorded as
+        ${stateLabel('api_hangup').toLowerCase()}).`,
       'It is billed for the seconds so far; its transcript, recording and deliveries stay on its page.',
     ],
   };

@@ -10,6 +10,7 @@ import { numberMatchOf } from '../../src/domain/search/rules';
 import { beforeCursor, cursorPage, parseCursor } from '../pagination';
 import { sendPage } from './http';
 import { refuse } from './answer';
+import { TIMELINE_WORDS } from './labels';
 import { linesForFilter } from './lineChoices';
 import { readFilters, type FilterRule, type ReadFilters } from './listFilters';
 import { navOf, roleAllows, tenantOf, getOperatorPage } from './operatorPages';
@@ -53,7 +54,7 @@ export async function callOf(deps: AppDeps, operator: Operator, id: string): Pro
 
 /** The operator's call with its timeline (src/domain/calls/timeline.ts); 404 `call_not_found` for another tenant's. */
 async function callViewOf(deps: AppDeps, operator: Operator, id: string): Promise<CallView> {
-  const outcome = await callTimeline(deps.db, tenantOf(operator), id);
+  const outcome = await callTimeline(deps.db, tenantOf(operator), id, TIMELINE_WORDS);
   if (!outcome.ok) throw callNotFound();
   return outcome;
 }

@@ -127,7 +127,7 @@ export function complianceActions(router: Router<AppState>, deps: AppDeps): void
       const input = {
         tenant: tenantOf(operator),
         phoneNumber,
-        source: 'portal',
+        source: 'portal' as const,
         reason,
         by: complianceAttribution(operator),
         at: deps.now(),

@@ -94,7 +94,7 @@ export function complianceRoutes(router: Router<AppState>, deps: AppDeps): void 
     const input = {
       tenant: tenantOf(operator),
       phoneNumber: phoneOf(form),
-      source: 'portal',
+      source: 'portal' as const,
       by: complianceAttribution(operator),
       at: deps.now(),
     };

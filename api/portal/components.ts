@@ -1,5 +1,7 @@
 import { Html, html } from './html';
+import { asWords, STATE_WORDS } from './labels';
 import { renderTimeZone } from './timeZoneScope';
+import { zonedFormat } from '../../src/platform/zonedFormat';
 
 /**
  * The pieces every portal page repeats: a data table, a one-button post form, a timestamp, a select option.
@@ -144,24 +146,16 @@ export function time(at: Date | string | null, precision: Precision = 'minute'):
   return html`<time datetime="${iso}" title="${iso.slice(0, 19).replace('T', ' ')} UTC">${shown}</time>`;
 }
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-
 /** `2026-11-28 10:30 CET`: the same digits as the UTC form, read in `zone`, with its short name. */
 function inZone(at: Date, zone: string, precision: Precision): string {
-  const key = `${zone} ${precision}`;
-  let format = formats.get(key);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      ...(precision === 'day' ? {} : { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' as const }),
-      ...(precision === 'second' ? { second: '2-digit' } : {}),
-      timeZoneName: 'short',
-    });
-    formats.set(key, format);
-  }
+  const format = zonedFormat(zone, `portal time ${precision}`, () => ({
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    ...(precision === 'day' ? {} : { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' as const }),
+    ...(precision === 'second' ? { second: '2-digit' } : {}),
+    timeZoneName: 'short',
+  }));
   const part = Object.fromEntries(format.formatToParts(at).map((p) => [p.type, p.value]));
   const day = `${part.year}-${part.month}-${part.day}`;
   if (precision === 'day') return `${day} ${part.timeZoneName}`;
@@ -173,66 +167,9 @@ export function option(value: string, current: string | undefined, label: string
   return html`<option value="${value}" ${current === value ? html`selected` : ''}>${label}</option>`;
 }
 
-/** The colour family of a badge; its label says the same in words, so colour is never the only cue. */
-export type Tone = 'ok' | 'active' | 'warn' | 'bad' | 'neutral';
-
-/**
- * Every state and end cause the portal shows, as an operator reads it (issue 30): one mapping for every page.
- * A value not listed (a state added later) still reads as words: its underscores become spaces.
- */
-const STATES: Record<string, { label: string; tone: Tone }> = {
-  // Calls (src/domain/calls/rules.ts CALL_STATUSES)
-  initiated: { label: 'Dialling', tone: 'active' },
-  ringing: { label: 'Ringing', tone: 'active' },
-  in_progress: { label: 'In progress', tone: 'active' },
-  completed: { label: 'Completed', tone: 'ok' },
-  failed: { label: 'Failed', tone: 'bad' },
-  no_answer: { label: 'No answer', tone: 'warn' },
-  busy: { label: 'Busy', tone: 'warn' },
-  canceled: { label: 'Canceled', tone: 'neutral' },
-  // Lines (LINE_STATUSES), keys and consents
-  provisioning: { label: 'Getting a number', tone: 'active' },
-  active: { label: 'Active', tone: 'ok' },
-  suspended: { label: 'Suspended', tone: 'warn' },
-  released: { label: 'Released', tone: 'neutral' },
-  revoked: { label: 'Revoked', tone: 'neutral' },
-  expired: { label: 'Expired', tone: 'neutral' },
-  // Webhook deliveries
-  success: { label: 'Delivered', tone: 'ok' },
-  pending: { label: 'Pending', tone: 'active' },
-  // Messages (MESSAGE_STATUSES)
-  queued: { label: 'Queued', tone: 'active' },
-  sent: { label: 'Sent', tone: 'ok' },
-  delivered: { label: 'Delivered', tone: 'ok' },
-  undelivered: { label: 'Not delivered', tone: 'bad' },
-  received: { label: 'Received', tone: 'ok' },
-  // Why a call ended (END_CAUSES)
-  caller_hangup: { label: 'Caller hung up', tone: 'neutral' },
-  api_hangup: { label: 'Hung up by the API or portal', tone: 'neutral' },
-  agent_hangup: { label: 'Agent hung up', tone: 'neutral' },
-  max_duration: { label: 'Reached the maximum length', tone: 'warn' },
-  insufficient_funds: { label: 'Balance ran out', tone: 'bad' },
-  ring_timeout: { label: 'Not answered in time', tone: 'warn' },
-  carrier_failed: { label: 'Carrier failed', tone: 'bad' },
-  audio_handler_closed: { label: 'Audio handler closed', tone: 'warn' },
-  audio_handler_unavailable: { label: 'Audio handler unreachable', tone: 'bad' },
-  service_error: { label: 'Service error', tone: 'bad' },
-  transferred: { label: 'Transferred', tone: 'neutral' },
-  line_busy: { label: 'Line busy (missed)', tone: 'warn' },
-  // Consent types
-  explicit_outbound: { label: 'Explicit (for outbound calls and texts)', tone: 'neutral' },
-  implied_inbound: { label: 'Implied (they contacted the line)', tone: 'neutral' },
-  // Directions
-  inbound: { label: 'Inbound', tone: 'neutral' },
-  outbound: { label: 'Outbound', tone: 'neutral' },
-};
-
-/** An enum value as words: its label in the mapping, else the value with spaces for underscores, first letter capital. */
+/** A state's words (api/portal/labels.ts, every vocabulary a badge shows); a value no vocabulary lists reads as words. */
 export function stateLabel(value: string): string {
-  const known = STATES[value];
-  if (known) return known.label;
-  const words = value.replace(/_/g, ' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
+  return STATE_WORDS.get(value)?.label ?? asWords(value);
 }
 
 /**
@@ -241,7 +178,7 @@ export function stateLabel(value: string): string {
  */
 export function stateBadge(value: string | null | undefined): Html | string {
   if (!value) return '—';
-  const tone = STATES[value]?.tone ?? 'neutral';
+  const tone = STATE_WORDS.get(value)?.tone ?? 'neutral';
   return html`<span class="badge badge-${tone}" data-state="${value}" title="${value}">${stateLabel(value)}</span>`;
 }
 
@@ -292,6 +229,8 @@ export interface ConfirmationView {
   hidden: Record<string, string>;
   /** What will happen, one sentence each, in the order it happens. */
   consequences: unknown[];
+  /** Fields the person fills in to confirm (their password), shown above the button. */
+  fields?: unknown;
   /** The confirming button's label ("Release line"). */
   confirmLabel: string;
   /** Where "Cancel" goes: the page the action was started from. */
@@ -300,7 +239,7 @@ export interface ConfirmationView {
    * Set when the action no longer applies (the line is already released, the call has ended): what changed, said
    * plainly, and the object's current state; then no button is offered.
    */
-  stale?: { message: string; state?: unknown };
+  stale?: { message: string; state?: unknown; code?: string };
 }
 
 /** The confirmation step: what will happen and a danger button that posts with `confirm=yes`, or why it cannot. */
@@ -318,7 +257,7 @@ export function confirmation(view: ConfirmationView): Html {
       ${view.consequences.map((line) => html`<li>${line}</li>`)}
     </ul>
     <form method="post" action="${view.action}" class="confirm-actions">
-      ${hiddenFields({ ...view.hidden, [CONFIRM_FIELD]: CONFIRMED })}
+      ${hiddenFields({ ...view.hidden, [CONFIRM_FIELD]: CONFIRMED })} ${view.fields ?? ''}
       <button type="submit" class="danger" id="confirm-button">${view.confirmLabel}</button>
       <a href="${view.back.href}" id="cancel-link">Cancel: ${view.back.label}</a>
     </form>
@@ -332,3 +271,37 @@ export function confirmation(view: ConfirmationView): Html {
 export function confirmLink(href: string, label: string, options: { ariaLabel?: string; id?: string } = {}): Html {
   return html`<a${attributes({ href, class: 'button-link danger', 'aria-label': options.ariaLabel, id: options.id })}>${label}</a>`;
 }
+
+/** What a usage chart draws: the keys of /portal/assets/usage-chart.js `SERIES` (spend, calls, billed minutes, deliveries). */
+export type ChartSeries = 'cost' | 'calls' | 'minutes' | 'deliveries';
+
+export interface ChartCanvasOptions {
+  id: string;
+  /** What the chart shows, for screen readers (the canvas is an image). */
+  label: string;
+  /** The days drawn, as JSON in `data-usage`. */
+  days: readonly unknown[];
+  series: ChartSeries;
+  /** One of several charts side by side (the overview's). */
+  small?: boolean;
+}
+
+/**
+ * A usage chart: a canvas that /portal/assets/usage-chart.js draws from its data attributes (the CSP forbids inline
+ * script). A page with charts adds `CHART_SCRIPTS` once.
+ */
+export function chartCanvas(chart: ChartCanvasOptions): Html {
+  return html`<div class="chart${chart.small ? ' chart-small' : ''}">
+    <canvas
+      id="${chart.id}"
+      role="img"
+      aria-label="${chart.label}"
+      data-usage="${JSON.stringify(chart.days)}"
+      data-series="${chart.series}"
+    ></canvas>
+  </div>`;
+}
+
+/** The local chart.js and the script that draws every `chartCanvas` of the page. */
+export const CHART_SCRIPTS = html`<script src="/portal/assets/chart.umd.js" defer></script>
+  <script src="/portal/assets/usage-chart.js" defer></script>`;

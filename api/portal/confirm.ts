@@ -19,9 +19,12 @@ export interface ConfirmedAction {
   path: string;
   /** The navigation entry it belongs to (`/portal/lines`). */
   navPath: string;
-  /** The scope its API counterpart needs, and what a role without it is told (403). */
-  scope: Scope;
-  refusal: string;
+  /**
+   * The scope its API counterpart needs, and what a role without it is told (403); without one, every role may (a
+   * person's own sign-in settings).
+   */
+  scope?: Scope;
+  refusal?: string;
   /** The row of the limits table its API counterpart spends, spent only when it acts. */
   rateLimit?: PortalLimit;
   /**
@@ -29,7 +32,10 @@ export interface ConfirmedAction {
    * (404 for another workspace's). `fields` are the posted form's (or, on a GET, the query's).
    */
   describe: (ctx: AppContext, operator: Operator, fields: Record<string, string>) => Promise<ConfirmationView>;
-  /** The code a script is answered with (409) when the confirmation is stale (`line_released`, `call_not_active`). */
+  /**
+   * The code a script is answered with (409) when the confirmation is stale (`line_released`, `call_not_active`),
+   * unless the stale view names its own.
+   */
   staleCode: string;
   /** Acts, once confirmed, and answers; an ApiError it throws is shown on the confirmation page. */
   act: (ctx: AppContext, operator: Operator, form: Record<string, string>) => Promise<void>;
@@ -51,7 +57,7 @@ function queryFields(ctx: AppContext): Record<string, string> {
  */
 export function confirmedAction(router: Router<AppState>, deps: AppDeps, action: ConfirmedAction): void {
   const viewOf = async (ctx: AppContext, operator: Operator, fields: Record<string, string>) => {
-    if (!roleAllows(operator, action.scope)) throw errors.forbidden(action.refusal);
+    if (action.scope && !roleAllows(operator, action.scope)) throw errors.forbidden(action.refusal ?? 'Your role cannot do this');
     return action.describe(ctx, operator, fields);
   };
   const onStartPage = async (ctx: AppContext, operator: Operator, err: unknown) => {
@@ -86,7 +92,7 @@ export function confirmedAction(router: Router<AppState>, deps: AppDeps, action:
     }
     if (view.stale) {
       ctx.state.log.info({ path: ctx.path, user_id: operator.user.id }, 'portal action on a changed object: nothing done');
-      return refuse(ctx, new ApiError(409, action.staleCode, view.stale.message), () => confirmPage(nav, view));
+      return refuse(ctx, new ApiError(409, view.stale.code ?? action.staleCode, view.stale.message), () => confirmPage(nav, view));
     }
     if (!isConfirmed(form)) {
       // Only the confirmation is shown: nothing was done, so the action log records nothing.

@@ -10,13 +10,13 @@ import { changed, refuse } from './answer';
 import { spendPortalLimit } from './limits';
 import { sendPage } from './http';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
+import { DELIVERY_STATUSES } from './labels';
 import { linesForFilter } from './lineChoices';
 import { readFilters, type FilterRule, type ReadFilters } from './listFilters';
 import {
   deliveriesPage,
   deliveryAttempts,
   deliveryPage,
-  DELIVERY_STATUSES,
   type DeliveryDetailInput,
   type DeliveryListFilters,
   type DeliveryRow,

@@ -1,5 +1,6 @@
 import { option } from './components';
 import { html, type Html } from './html';
+import { labelOf, type Vocabulary } from './labels';
 import type { PageNav } from './layout';
 import type { LineChoice } from './lineChoices';
 
@@ -18,11 +19,17 @@ export function lineSelect(lines: readonly LineChoice[], current: string): Html 
     </select>`;
 }
 
-/** A select of fixed values, "all" first. */
-export function choiceSelect(name: string, label: string, values: readonly string[], current: string): Html {
+/** A select of a vocabulary's values (api/portal/labels.ts), each shown by its words, "all" first. */
+export function choiceSelect<Value extends string>(
+  name: string,
+  label: string,
+  values: readonly Value[],
+  words: Vocabulary<Value, string | { label: string }>,
+  current: string,
+): Html {
   return html`<label for="${name}">${label}</label>
     <select id="${name}" name="${name}">
-      ${option('', current, 'all')} ${values.map((value) => option(value, current))}
+      ${option('', current, 'all')} ${values.map((value) => option(value, current, labelOf(words, value)))}
     </select>`;
 }
 

@@ -2,7 +2,6 @@ import type Router from '@koa/router';
 import type { AppContext, AppDeps, AppState } from '../context';
 import { ApiError, errors } from '../errors';
 import { acceptInvitation, pendingInvitation } from '../../src/domain/accounts/acceptInvitation';
-import { changeMemberRole } from '../../src/domain/accounts/changeMemberRole';
 import { inviteMember, mailInvitation } from '../../src/domain/accounts/inviteMember';
 import { membersOf, pendingInvitationsOf } from '../../src/domain/accounts/store';
 import { isRole } from '../../src/domain/keys/scopes';
@@ -13,7 +12,6 @@ import { MEMBERS_SCOPE, navOf, roleAllows, postOperatorForm, getOperatorPage } f
 import { acceptInvitationPage, membersPage, type MembersPageInput } from './pages/members';
 import { preSessionToken, type Operator } from './visitor';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Unknown, used, revoked and expired links get this same answer: nothing tells them apart. */
 const invitationInvalid = () =>
   new ApiError(
@@ -21,7 +19,7 @@ const invitationInvalid = () =>
     'invitation_invalid',
     'This invitation link is not valid: it may have expired, been used or been revoked. Ask for a new one.',
   );
-const invalidRole = () => errors.validation([{ field: 'role', message: 'must be owner, admin or member' }]);
+export const invalidRole = () => errors.validation([{ field: 'role', message: 'must be owner, admin or member' }]);
 export const onlyOwners = () => errors.forbidden('Only an owner can make, demote or remove an owner');
 
 /** Managing members needs MEMBERS_SCOPE (owners and admins), as the navigation offers it. */
@@ -50,7 +48,7 @@ async function refuseOnMembersPage(
   refuse(ctx, error, (shown) => membersPage(navOf(operator, '/portal/members'), { ...input, error: shown }));
 }
 
-/** The members page (invite, change roles) and the invitation link's accept page; removing and revoking: ./memberActions.ts. */
+/** The members page (invite) and the invitation link's accept page; changing roles, removing and revoking: ./memberActions.ts. */
 export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
   getOperatorPage(router, '/portal/members', deps, async (ctx, operator) => {
     assertManager(operator);
@@ -88,42 +86,6 @@ export function memberRoutes(router: Router<AppState>, deps: AppDeps): void {
       return;
     }
     sendPage(ctx, 201, membersPage(nav, await membersInput(deps, operator, { invited: { email, role, mailed } })));
-  });
-
-  // A reload of a refused role change (its answer stays on the POST's address): the members page, never a 404.
-  getOperatorPage(router, '/portal/members/:id/role', deps, async (ctx) => ctx.redirect('/portal/members'));
-
-  postOperatorForm(router, '/portal/members/:id/role', deps, async (ctx, { form, operator }) => {
-    assertManager(operator);
-    const again = (error: ApiError) => refuseOnMembersPage(ctx, deps, operator, error);
-    const role = form.role ?? '';
-    if (!isRole(role)) return again(invalidRole());
-    if (!UUID.test(ctx.params.id)) return again(errors.notFound('Member'));
-    const outcome = await changeMemberRole(deps, { actor: operator.user, userId: ctx.params.id, role, via: 'portal' });
-    if (!outcome.ok) {
-      if (outcome.refused === 'not_found') return again(errors.notFound('Member'));
-      if (outcome.refused === 'forbidden') return again(onlyOwners());
-      return again(new ApiError(409, 'last_owner', 'The last owner of a workspace cannot be demoted: make another member owner first'));
-    }
-    const { narrowedKeys, revokedKeys, revokedInvitations } = outcome;
-    ctx.state.log.info(
-      {
-        user_id: ctx.params.id,
-        role,
-        by: operator.user.id,
-        narrowed_keys: narrowedKeys,
-        revoked_keys: revokedKeys,
-        revoked_invitations: revokedInvitations,
-      },
-      'member role changed in the portal',
-    );
-    changed(ctx, '/portal/members', 200, {
-      id: ctx.params.id,
-      role,
-      narrowed_keys: narrowedKeys,
-      revoked_keys: revokedKeys,
-      revoked_invitations: revokedInvitations,
-    });
   });
 
   // The token rides in the query string, which the request log and traces leave out (they record the path).

@@ -25,6 +25,7 @@ import { memberRoutes } from './memberRoutes';
 import { oauthRoutes } from './oauthRoutes';
 import { exportRoutes } from './exportRoutes';
 import { searchRoutes } from './searchRoutes';
+import { securityActions } from './securityActions';
 import { settingsRoutes } from './settingsRoutes';
 import { inRenderScope } from './timeZoneScope';
 import { securityHeaders } from './http';
@@ -96,6 +97,7 @@ export function portalRouter(deps: AppDeps): Router<AppState> {
   });
   accountRoutes(router, deps);
   twoFactorRoutes(router, deps);
+  securityActions(router, deps);
   verificationRoutes(router, deps);
   workspaceRoutes(router, deps);
   lineRoutes(router, deps);

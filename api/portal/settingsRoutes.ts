@@ -1,13 +1,25 @@
 import type Router from '@koa/router';
 import type { AppDeps, AppState } from '../context';
 import { errors } from '../errors';
+import { updateSettings } from '../../src/domain/billing/updateSettings';
+import { workspaceCallingWindow } from '../../src/domain/callingHours/refusal';
 import { changeTimeZone } from '../../src/domain/workspaces/timeZone';
-import { gatedFormPost, navOf } from './operatorPages';
+import { gatedFormPost, navOf, tenantOf } from './operatorPages';
+import type { Operator } from './visitor';
 import { sendPage } from './http';
-import { settingsPage } from './pages/settings';
+import { callingWindowOfForm, callingWindowText } from './pages/callingHours';
+import { settingsPage, type SettingsPageInput } from './pages/settings';
 import { renderInTimeZone } from './timeZoneScope';
 
-/** The workspace's time zone (issue 30, item 5): what PATCH /api/v1/settings's scope allows (keys:admin: owners and admins). */
+/** What the settings page reads: this environment's calling window. */
+export async function settingsInput(deps: AppDeps, operator: Operator): Promise<SettingsPageInput> {
+  return { callingWindow: await workspaceCallingWindow(deps.db, tenantOf(operator)) };
+}
+
+/**
+ * The workspace's time zone (issue 30, item 5) and the environment's calling hours (issue 31, item 1):
+ * what PATCH /api/v1/settings's scope allows (keys:admin: owners and admins).
+ */
 export function settingsRoutes(router: Router<AppState>, deps: AppDeps): void {
   gatedFormPost(router, deps, {
     path: '/portal/settings/time-zone',
@@ -20,9 +32,40 @@ export function settingsRoutes(router: Router<AppState>, deps: AppDeps): void {
       ctx.state.log.info({ user_id: operator.user.id, time_zone: outcome.timeZone }, 'portal workspace time zone changed');
       // This answer is rendered in the new zone already.
       renderInTimeZone(outcome.timeZone);
-      sendPage(ctx, 200, settingsPage(navOf(operator, '/portal/settings'), { notice: `Times are now shown in ${outcome.timeZone}.` }));
+      const input = await settingsInput(deps, operator);
+      sendPage(
+        ctx,
+        200,
+        settingsPage(navOf(operator, '/portal/settings'), { ...input, notice: `Times are now shown in ${outcome.timeZone}.` }),
+      );
     },
-    pageAgain: async (operator, form) => (shown) =>
-      settingsPage(navOf(operator, '/portal/settings'), { error: shown, typedTimeZone: form.time_zone }),
+    pageAgain: async (operator, form) => {
+      const input = await settingsInput(deps, operator);
+      return (shown) => settingsPage(navOf(operator, '/portal/settings'), { ...input, error: shown, typedTimeZone: form.time_zone });
+    },
+  });
+
+  gatedFormPost(router, deps, {
+    path: '/portal/settings/calling-window',
+    scope: 'keys:admin',
+    refusal: 'Your role cannot change the calling hours',
+    rateLimit: 'settings.update',
+    act: async (ctx, operator, form) => {
+      const outcome = await updateSettings(
+        deps,
+        { ...tenantOf(operator), keyId: null, via: 'portal', userId: operator.user.id },
+        { calling_window: callingWindowOfForm(form) },
+      );
+      // The form's own field names (start, end, days), as the page shows them.
+      if (!outcome.ok) throw errors.validation(outcome.problems.map((p) => ({ ...p, field: p.field.replace(/^calling_window\./, '') })));
+      ctx.state.log.info({ user_id: operator.user.id, environment: operator.environment }, 'portal calling hours changed');
+      const input = await settingsInput(deps, operator);
+      const notice = `Calls in the ${operator.environment} environment are placed ${callingWindowText(input.callingWindow)}.`;
+      sendPage(ctx, 200, settingsPage(navOf(operator, '/portal/settings'), { ...input, notice }));
+    },
+    pageAgain: async (operator, form) => {
+      const input = await settingsInput(deps, operator);
+      return (shown) => settingsPage(navOf(operator, '/portal/settings'), { ...input, error: shown, callingForm: form });
+    },
   });
 }

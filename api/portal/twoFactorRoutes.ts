@@ -4,7 +4,7 @@ import { ApiError, errors } from '../errors';
 import { confirmTwoFactor, pendingTwoFactor, startTwoFactor } from '../../src/domain/accounts/enrolTwoFactor';
 import { completeSecondFactor } from '../../src/domain/accounts/secondFactor';
 import { twoFactorStanding, unusedRecoveryCodes } from '../../src/domain/accounts/store';
-import { removeTwoFactor, setTwoFactorRequirement } from '../../src/domain/accounts/twoFactorPolicy';
+import { setTwoFactorRequirement } from '../../src/domain/accounts/twoFactorPolicy';
 import { changed, refuse } from './answer';
 import { assertCsrf, clearCookie, PRE_SESSION_CSRF_COOKIE, readCookie, readForm, sendPage, wantsJson } from './http';
 import { CHALLENGE_COOKIE } from './signInChallenge';
@@ -18,7 +18,8 @@ import { noteAction } from './actionLog';
 /**
  * Two-factor sign-in (issue 27): the code step of a sign-in (pre-session CSRF, as the login form),
  * and the signed-in security page: enrol (secret shown, confirmed by a code, recovery codes shown
- * once), turn off (password), and the owner's workspace requirement (api/portal/twoFactorGate.ts enforces it).
+ * once), and the owner's workspace requirement (api/portal/twoFactorGate.ts enforces it); turning it off and new
+ * recovery codes, each behind its confirmation step: ./securityActions.ts.
  */
 export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
   router.get('/portal/login/code', async (rawCtx) => {
@@ -62,14 +63,14 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
 
   getOperatorPage(router, '/portal/security', deps, async (ctx, operator) => {
     const pending = await pendingTwoFactor(deps, operator.user.id);
-    sendPage(ctx, 200, securityPage(navOf(operator, '/portal/security'), { ...(await viewOf(operator)), pending }));
+    sendPage(ctx, 200, securityPage(navOf(operator, '/portal/security'), { ...(await securityViewOf(deps, operator)), pending }));
   });
 
   postOperatorForm(router, '/portal/security/two-factor', deps, async (ctx, { operator }) => {
     const started = await startTwoFactor(deps, operator.user.id);
     const nav = navOf(operator, '/portal/security');
     if (!started.ok) {
-      const view = await viewOf(operator);
+      const view = await securityViewOf(deps, operator);
       return refuse(ctx, new ApiError(409, 'two_factor_enabled', 'Two-factor sign-in is already on'), (shown) =>
         securityPage(nav, { ...view, error: shown }),
       );
@@ -78,7 +79,7 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
       ctx.body = { secret: started.pending.secret, otpauth_uri: started.pending.uri };
       return;
     }
-    sendPage(ctx, 200, securityPage(nav, { ...(await viewOf(operator)), pending: started.pending }));
+    sendPage(ctx, 200, securityPage(nav, { ...(await securityViewOf(deps, operator)), pending: started.pending }));
   });
 
   postOperatorForm(router, '/portal/security/two-factor/confirm', deps, async (ctx, { form, operator }) => {
@@ -90,7 +91,7 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
         outcome.refused === 'invalid_code'
           ? new ApiError(422, 'invalid_code', 'That code does not match the key: check the time on your device and try the next code')
           : new ApiError(409, 'not_started', 'Set up two-factor sign-in first');
-      const view = { ...(await viewOf(operator)), pending: await pendingTwoFactor(deps, operator.user.id) };
+      const view = { ...(await securityViewOf(deps, operator)), pending: await pendingTwoFactor(deps, operator.user.id) };
       return refuse(ctx, error, (shown) => securityPage(nav, { ...view, error: shown }));
     }
     ctx.state.log.info({ user_id: operator.user.id, revoked_sessions: outcome.revokedSessions }, 'portal two-factor sign-in turned on');
@@ -99,24 +100,7 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
       return;
     }
     const notice = 'Two-factor sign-in is on; your other sessions are signed out.';
-    sendPage(ctx, 200, securityPage(nav, { ...(await viewOf(operator)), recoveryCodes: outcome.recoveryCodes, notice }));
-  });
-
-  postOperatorForm(router, '/portal/security/two-factor/remove', deps, async (ctx, { form, operator }) => {
-    const nav = navOf(operator, '/portal/security');
-    const outcome = await removeTwoFactor(deps, { userId: operator.user.id, password: form.password ?? '', clientAddress: ctx.ip });
-    if (!outcome.ok) {
-      const error =
-        outcome.refused === 'rate_limited'
-          ? rateLimited(outcome.retryAfterSeconds)
-          : outcome.refused === 'required_by_workspace'
-            ? new ApiError(409, 'two_factor_required', 'Your workspace requires two-factor sign-in')
-            : new ApiError(401, 'invalid_credentials', 'The password is wrong');
-      const view = await viewOf(operator);
-      return refuse(ctx, error, (shown) => securityPage(nav, { ...view, error: shown }));
-    }
-    ctx.state.log.info({ user_id: operator.user.id }, 'portal two-factor sign-in turned off');
-    changed(ctx, '/portal/security', 200, { two_factor: false });
+    sendPage(ctx, 200, securityPage(nav, { ...(await securityViewOf(deps, operator)), recoveryCodes: outcome.recoveryCodes, notice }));
   });
 
   postOperatorForm(router, '/portal/security/require', deps, async (ctx, { form, operator }) => {
@@ -127,7 +111,7 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
         outcome.refused === 'not_owner'
           ? errors.forbidden('Only an owner decides whether the workspace requires two-factor sign-in')
           : new ApiError(409, 'two_factor_not_enabled', 'Turn on two-factor sign-in for yourself first');
-      const view = await viewOf(operator);
+      const view = await securityViewOf(deps, operator);
       return refuse(ctx, error, (shown) => securityPage(navOf(operator, '/portal/security'), { ...view, error: shown }));
     }
     ctx.state.log.info(
@@ -136,14 +120,15 @@ export function twoFactorRoutes(router: Router<AppState>, deps: AppDeps): void {
     );
     changed(ctx, '/portal/security', 200, { require_two_factor: required });
   });
+}
 
-  async function viewOf(operator: Operator): Promise<SecurityView> {
-    const standing = await twoFactorStanding(deps.db, operator.user.id);
-    return {
-      enabled: standing.enabled,
-      required: standing.required,
-      isOwner: operator.user.role === 'owner',
-      recoveryCodesLeft: standing.enabled ? await unusedRecoveryCodes(deps.db, operator.user.id) : 0,
-    };
-  }
+/** What the security page shows of `operator`'s second factor and the workspace's requirement. */
+export async function securityViewOf(deps: AppDeps, operator: Operator): Promise<SecurityView> {
+  const standing = await twoFactorStanding(deps.db, operator.user.id);
+  return {
+    enabled: standing.enabled,
+    required: standing.required,
+    isOwner: operator.user.role === 'owner',
+    recoveryCodesLeft: standing.enabled ? await unusedRecoveryCodes(deps.db, operator.user.id) : 0,
+  };
 }

@@ -19,6 +19,7 @@ import { sendPage } from './http';
 import { linesPage, type LineSecretState, type LinesPageInput } from './pages/lines';
 import { overviewPage, overviewStats } from './pages/overview';
 import { settingsPage } from './pages/settings';
+import { settingsInput } from './settingsRoutes';
 import { navOf, roleAllows, tenantOf, postOperatorForm, getOperatorPage } from './operatorPages';
 import { signedInOperator, type Operator } from './visitor';
 import { noteAction } from './actionLog';
@@ -140,7 +141,7 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
   });
 
   getOperatorPage(router, '/portal/settings', deps, async (ctx, operator) => {
-    sendPage(ctx, 200, settingsPage(navOf(operator, '/portal/settings')));
+    sendPage(ctx, 200, settingsPage(navOf(operator, '/portal/settings'), await settingsInput(deps, operator)));
   });
 
   postOperatorForm(router, '/portal/settings/password', deps, async (ctx, { form, operator }) => {
@@ -161,9 +162,14 @@ export function workspaceRoutes(router: Router<AppState>, deps: AppDeps): void {
                 'Retry-After': String(outcome.retryAfterSeconds),
               })
             : new ApiError(401, 'invalid_credentials', 'The current password is wrong');
-      return refuse(ctx, error, (shown) => settingsPage(nav, { error: shown }));
+      const input = await settingsInput(deps, operator);
+      return refuse(ctx, error, (shown) => settingsPage(nav, { ...input, error: shown }));
     }
     ctx.state.log.info({ user_id: operator.user.id, revoked_sessions: outcome.revokedSessions }, 'portal password changed');
-    sendPage(ctx, 200, settingsPage(nav, { notice: 'Password changed; your other sessions are signed out.' }));
+    sendPage(
+      ctx,
+      200,
+      settingsPage(nav, { ...(await settingsInput(deps, operator)), notice: 'Password changed; your other sessions are signed out.' }),
+    );
   });
 }

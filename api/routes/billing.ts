@@ -11,6 +11,7 @@ import { readSettings, type AccountSettings } from '../../src/domain/billing/set
 import { updateSettings } from '../../src/domain/billing/updateSettings';
 import { usageByPeriod, type UsageUnit } from '../../src/domain/billing/usage';
 import { VOICES } from '../../src/domain/voices/catalog';
+import { CALLING_DAYS, type WorkspaceCallingWindow } from '../../src/domain/callingHours/rules';
 
 const read = { kind: 'standard' as const, scope: 'billing:read' as const, verb: 'read' as const };
 
@@ -70,6 +71,7 @@ function toSettings(account: AccountSettings) {
     auto_recharge_enabled: account.auto_recharge_enabled,
     auto_recharge_threshold_cents: Number(account.auto_recharge_threshold_cents),
     auto_recharge_amount_cents: Number(account.auto_recharge_amount_cents),
+    calling_window: (account.calling_window as WorkspaceCallingWindow | null | undefined) ?? null,
   };
 }
 
@@ -117,6 +119,41 @@ const settingsSchema = {
       maximum: AUTO_RECHARGE_MAX_CENTS,
       description: 'How much each automatic recharge adds (at most $1,000)',
     },
+    calling_window: nullable({
+      type: 'object',
+      additionalProperties: false,
+      required: ['start', 'end', 'days'],
+      description:
+        'This environment’s own calling window, in the callee’s local time: it narrows the legal window (08:00–21:00, and stricter national and state rules) and never widens it ' +
+        '(a start before 08:00 or an end after 21:00 is refused 422 naming the field). Null: the legal window alone. Outside it, calls are refused 403 `outside_calling_hours`.',
+      properties: {
+        // The patterns state the legal window (no widening); that start comes before end is the server's check.
+        start: {
+          type: 'string',
+          pattern: '^(0[89]|1[0-9]|20):[0-5][0-9]$',
+          'x-pattern-message': 'Must be a time HH:MM from 08:00: a calling window can only narrow the legal 08:00–21:00 (callee-local)',
+          description: 'First minute calls may be placed, HH:MM, from 08:00 (earlier is a widening, refused 422 naming the field)',
+          example: '09:00',
+        },
+        end: {
+          type: 'string',
+          pattern: '^((0[89]|1[0-9]|20):[0-5][0-9]|21:00)$',
+          'x-pattern-message': 'Must be a time HH:MM until 21:00: a calling window can only narrow the legal 08:00–21:00 (callee-local)',
+          description:
+            'End of the window (excluded), HH:MM, 21:00 at the latest (later is a widening, refused 422 naming the field); after start',
+          example: '20:00',
+        },
+        days: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 7,
+          uniqueItems: true,
+          items: { type: 'string', enum: [...CALLING_DAYS] },
+          description: 'The days calls may be placed on (callee-local)',
+          example: ['mon', 'tue', 'wed', 'thu', 'fri'],
+        },
+      },
+    }),
   },
 };
 
@@ -215,7 +252,7 @@ export function billingRoutes(): RouteDef[] {
       rateLimit: 'settings.update',
       auth: { kind: 'standard', scope: 'keys:admin', verb: 'admin' },
       doc: {
-        summary: 'Change settings (how the card is charged, where lines without a webhook send events)',
+        summary: 'Change settings (how the card is charged, where lines without a webhook send events, the calling window)',
         description:
           'Workspace-wide money and routing: needs `keys:admin` on an unrestricted key of an owner or admin (not minted by another key; no line, allow-list, spend limit, ' +
           'monthly cap or tier below full), else 403 `forbidden` naming each restriction. Each change records a `settings_changed` compliance event.',

@@ -53,7 +53,8 @@ import { offsetPage } from '../pagination';
  * after the previous passed: scope and tier (auth), validation, then the use case's own
  * (src/domain/calls/place.ts): the line, `line_no_webhook`, `number_opted_out`,
  * `consent_required` (compliance-enabled lines only), `call_in_progress` (a unique index),
- * `m3_fraud_block`, then the one-minute reservation (`agent_cap_exceeded`, `insufficient_credits`).
+ * `m3_fraud_block`, `outside_calling_hours` (src/domain/callingHours), then the one-minute reservation
+ * (`agent_cap_exceeded`, `insufficient_credits`).
  */
 
 function callsOf(ctx: AppContext, deps: AppDeps) {
@@ -297,6 +298,14 @@ const waitResponses = {
     '`call_not_active`: the call is not in progress; `wait_in_progress`: another request is already waiting for the caller',
   ),
 };
+const CALLING_HOURS_RULES =
+  ' Calling hours: a call is placed only within the calling window at the callee’s local time, derived from the number (every zone a number may be in ' +
+  'must be open): 08:00–21:00 (the US federal rule, applied to every number), the stricter rules of the callee’s country (Canada) and US state on top, and the workspace’s own ' +
+  '`calling_window` (settings) narrowing it. Outside it the call is refused 403 `outside_calling_hours`, nothing held or dialled; `details` carry ' +
+  '`next_open_at` (UTC ISO 8601, when the window next opens), `zone` (the callee zone that is closed) and `rule` (`us_federal`, `ca_national`, `us_state_<xx>` or `workspace`). ' +
+  'When the workspace’s `calling_window` and those rules never overlap for the number (e.g. 20:00–21:00 and a state that ends at 20:00), the call is refused 403 ' +
+  '`calling_window_never_opens` (details `zone`, `rule`): no retry helps until the `calling_window` changes.';
+
 const WAIT_RULES =
   ' One request waits for the caller at a time (a second is 409 `wait_in_progress`); a wait whose client goes away is withdrawn, so the next sentence ' +
   'goes to the next wait; a call that ends while waiting answers `call_ended: true` (and `timed_out: false`). On an `agent` line, sentences said ' +
@@ -316,7 +325,8 @@ export function callRoutes(): RouteDef[] {
         description:
           'Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), ' +
           'unused or missing `variables` (422 `validation_error`, field `variables.<name>`), ' +
-          '`call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing. ' +
+          '`call_in_progress` (409), `m3_fraud_block` (403), `outside_calling_hours` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing. ' +
+          CALLING_HOURS_RULES +
           '`machine_detection: detect` asks the carrier who answers: the call is reported answered once detection ended (a few seconds), and `answered_by` ' +
           '(`human`, `machine` or `unknown`) is on the call record and in `call_started`. A machine answer does not end the call: the agent decides.',
         tags: ['calls'],
@@ -336,7 +346,9 @@ export function callRoutes(): RouteDef[] {
         responses: {
           '201': jsonResponse('`{call}` with status `initiated`', callBody),
           '402': errorResponse('`insufficient_credits` or `agent_cap_exceeded` (details spent_cents, cap_cents, cycle_reset_at)'),
-          '403': errorResponse('`number_opted_out`, `consent_required`, `m3_fraud_block`, `agent_permission_denied`, `forbidden`'),
+          '403': errorResponse(
+            '`number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `calling_window_never_opens`, `agent_permission_denied`, `forbidden`',
+          ),
           '404': errorResponse('`not_found`: the line'),
           '409': errorResponse('`call_in_progress`, `line_not_active`'),
           '503': errorResponse('`service_unavailable`: the call could not be started (nothing held, nothing dialled); `Retry-After`'),
@@ -428,7 +440,9 @@ export function callRoutes(): RouteDef[] {
         responses: {
           '201': jsonResponse('`{call}` with status `initiated`, `system_prompt` and `begin_message`', callBody),
           '402': errorResponse('`insufficient_credits` or `agent_cap_exceeded`'),
-          '403': errorResponse('`number_opted_out`, `consent_required`, `m3_fraud_block`, `agent_permission_denied`, `forbidden`'),
+          '403': errorResponse(
+            '`number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `calling_window_never_opens`, `agent_permission_denied`, `forbidden`',
+          ),
           '404': errorResponse('`not_found`: the line'),
           '409': errorResponse('`call_in_progress`, `line_not_active`'),
         },

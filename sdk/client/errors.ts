@@ -24,6 +24,13 @@ export class SwitchboardApiError extends Error {
     super(`${status} ${code}: ${message}`);
   }
 
+  /** `outside_calling_hours`: when the callee's calling window next opens (`details` `next_open_at`); null for other codes. */
+  get nextOpenAt(): Date | null {
+    const value =
+      this.code === 'outside_calling_hours' ? this.details?.find((detail) => detail.field === 'next_open_at')?.message : undefined;
+    return value ? new Date(value) : null;
+  }
+
   /** Reads the envelope of a non-2xx response; a body that is not one still becomes an error with code `http_<status>`. */
   static async fromResponse(response: Response): Promise<SwitchboardApiError> {
     const text = await response.text();

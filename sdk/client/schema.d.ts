@@ -488,7 +488,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change settings (how the card is charged, where lines without a webhook send events)
+         * Change settings (how the card is charged, where lines without a webhook send events, the calling window)
          * @description Workspace-wide money and routing: needs `keys:admin` on an unrestricted key of an owner or admin (not minted by another key; no line, allow-list, spend limit, monthly cap or tier below full), else 403 `forbidden` naming each restriction. Each change records a `settings_changed` compliance event.
          */
         patch: operations["updateSettings"];
@@ -643,7 +643,7 @@ export interface paths {
         put?: never;
         /**
          * Place an outbound call from a line
-         * @description Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), unused or missing `variables` (422 `validation_error`, field `variables.<name>`), `call_in_progress` (409), `m3_fraud_block` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing. `machine_detection: detect` asks the carrier who answers: the call is reported answered once detection ended (a few seconds), and `answered_by` (`human`, `machine` or `unknown`) is on the call record and in `call_started`. A machine answer does not end the call: the agent decides.
+         * @description Refusals, in this order: validation (422), the line (404), `line_no_webhook` (422), `number_opted_out` (403), `consent_required` (403, compliance-enabled lines), unused or missing `variables` (422 `validation_error`, field `variables.<name>`), `call_in_progress` (409), `m3_fraud_block` (403), `outside_calling_hours` (403), `agent_cap_exceeded` (402), `insufficient_credits` (402). One minute is held before dialing.  Calling hours: a call is placed only within the calling window at the callee’s local time, derived from the number (every zone a number may be in must be open): 08:00–21:00 (the US federal rule, applied to every number), the stricter rules of the callee’s country (Canada) and US state on top, and the workspace’s own `calling_window` (settings) narrowing it. Outside it the call is refused 403 `outside_calling_hours`, nothing held or dialled; `details` carry `next_open_at` (UTC ISO 8601, when the window next opens), `zone` (the callee zone that is closed) and `rule` (`us_federal`, `ca_national`, `us_state_<xx>` or `workspace`). When the workspace’s `calling_window` and those rules never overlap for the number (e.g. 20:00–21:00 and a state that ends at 20:00), the call is refused 403 `calling_window_never_opens` (details `zone`, `rule`): no retry helps until the `calling_window` changes.`machine_detection: detect` asks the carrier who answers: the call is reported answered once detection ended (a few seconds), and `answered_by` (`human`, `machine` or `unknown`) is on the call record and in `call_started`. A machine answer does not end the call: the agent decides.
          */
         post: operations["placeCall"];
         delete?: never;
@@ -1444,6 +1444,14 @@ export interface components {
             auto_recharge_enabled: boolean;
             auto_recharge_threshold_cents: number;
             auto_recharge_amount_cents: number;
+            /** @description This environment’s own calling window (callee-local), narrowing the legal one; null: the legal window alone */
+            calling_window: {
+                /** @example 09:00 */
+                start: string;
+                /** @example 20:00 */
+                end: string;
+                days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+            } | null;
         };
         UsageDay: {
             /** Format: date */
@@ -7133,7 +7141,14 @@ export interface operations {
                      *       "default_webhook_url": "https://agent.example.com/switchboard/webhook",
                      *       "auto_recharge_enabled": true,
                      *       "auto_recharge_threshold_cents": 500,
-                     *       "auto_recharge_amount_cents": 2000
+                     *       "auto_recharge_amount_cents": 2000,
+                     *       "calling_window": {
+                     *         "start": "09:00",
+                     *         "end": "20:00",
+                     *         "days": [
+                     *           "sun"
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Settings"];
@@ -7223,7 +7238,18 @@ export interface operations {
                  *       "default_webhook_url": "https://agent.example.com/switchboard/webhook",
                  *       "auto_recharge_enabled": true,
                  *       "auto_recharge_threshold_cents": 500,
-                 *       "auto_recharge_amount_cents": 2000
+                 *       "auto_recharge_amount_cents": 2000,
+                 *       "calling_window": {
+                 *         "start": "09:00",
+                 *         "end": "20:00",
+                 *         "days": [
+                 *           "mon",
+                 *           "tue",
+                 *           "wed",
+                 *           "thu",
+                 *           "fri"
+                 *         ]
+                 *       }
                  *     }
                  */
                 "application/json": {
@@ -7238,6 +7264,30 @@ export interface operations {
                     auto_recharge_threshold_cents?: number;
                     /** @description How much each automatic recharge adds (at most $1,000) */
                     auto_recharge_amount_cents?: number;
+                    /** @description This environment’s own calling window, in the callee’s local time: it narrows the legal window (08:00–21:00, and stricter national and state rules) and never widens it (a start before 08:00 or an end after 21:00 is refused 422 naming the field). Null: the legal window alone. Outside it, calls are refused 403 `outside_calling_hours`. */
+                    calling_window?: {
+                        /**
+                         * @description First minute calls may be placed, HH:MM, from 08:00 (earlier is a widening, refused 422 naming the field)
+                         * @example 09:00
+                         */
+                        start: string;
+                        /**
+                         * @description End of the window (excluded), HH:MM, 21:00 at the latest (later is a widening, refused 422 naming the field); after start
+                         * @example 20:00
+                         */
+                        end: string;
+                        /**
+                         * @description The days calls may be placed on (callee-local)
+                         * @example [
+                         *       "mon",
+                         *       "tue",
+                         *       "wed",
+                         *       "thu",
+                         *       "fri"
+                         *     ]
+                         */
+                        days: ("sun" | "mon" | "tue" | "wed" | "thu" | "fri" | "sat")[];
+                    } | null;
                 };
             };
         };
@@ -7253,7 +7303,14 @@ export interface operations {
                      *       "default_webhook_url": "https://agent.example.com/switchboard/webhook",
                      *       "auto_recharge_enabled": true,
                      *       "auto_recharge_threshold_cents": 500,
-                     *       "auto_recharge_amount_cents": 2000
+                     *       "auto_recharge_amount_cents": 2000,
+                     *       "calling_window": {
+                     *         "start": "09:00",
+                     *         "end": "20:00",
+                     *         "days": [
+                     *           "sun"
+                     *         ]
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["Settings"];
@@ -9306,7 +9363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `number_opted_out`, `consent_required`, `m3_fraud_block`, `agent_permission_denied`, `forbidden` */
+            /** @description `number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `calling_window_never_opens`, `agent_permission_denied`, `forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -10038,7 +10095,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description `number_opted_out`, `consent_required`, `m3_fraud_block`, `agent_permission_denied`, `forbidden` */
+            /** @description `number_opted_out`, `consent_required`, `m3_fraud_block`, `outside_calling_hours` (details `next_open_at`, `zone`, `rule`), `calling_window_never_opens`, `agent_permission_denied`, `forbidden` */
             403: {
                 headers: {
                     [name: string]: unknown;

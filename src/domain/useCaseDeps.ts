@@ -12,6 +12,12 @@ export interface UseCaseDeps {
   db: Db;
   temporal: Client;
   now: () => Date;
+  /**
+   * The instant calling hours are judged at (src/domain/callingHours), `now` when absent: the test
+   * suite's deployment fixes it (test/support/harness.ts), so that tests not about calling hours do
+   * not depend on the hour they run at, and tests of calling hours set it.
+   */
+  callingHoursNow?: () => Date;
 }
 
 /** A use case that logs takes the log of whoever asked with its deps, so its lines carry the request id. */

@@ -269,7 +269,7 @@ async function changeOptOut({ db, flags }: CommandContext, optedOut: boolean): P
   const raw = stringFlag(flags, 'number', true);
   const phoneNumber = toE164(raw);
   if (!phoneNumber) throw new CliError('invalid_argument', `--number ${raw} is not a valid phone number`);
-  const input = { tenant: { workspaceId: user.workspace_id, environment }, phoneNumber, source: 'operator', at: new Date() };
+  const input = { tenant: { workspaceId: user.workspace_id, environment }, phoneNumber, source: 'operator' as const, at: new Date() };
   const changed = optedOut ? await optOut(db, input) : await optIn(db, input);
   return { phone_number: phoneNumber, environment, opted_out: optedOut, changed };
 }

@@ -15,6 +15,7 @@ import { LOOPBACK_NETWORKS } from '../../src/platform/net/egress';
 import { createTenant, eventually, webhookLine, type Tenant, type TestResponse } from '../support/harness';
 import { startReceiver, type Receiver } from '../support/receiver';
 import { randomSimulatorCredentials, simulatorControl } from '../../dev/simulator';
+import { calleeOpenAt } from '../support/callingHours';
 
 /**
  * The cluster topology under load and faults (issue 15): the Temporal server on Postgres, two API
@@ -173,7 +174,8 @@ describe('the cluster topology', () => {
           'POST',
           '/api/v1/calls',
           line.key,
-          { line_id: line.id, to_number: `+1415555${2700 + i}` },
+          // The stack's APIs judge calling hours on their real clock: callees whose window is open now.
+          { line_id: line.id, to_number: calleeOpenAt(new Date(), i) },
           {
             'idempotency-key': `scale-out-${line.id}`,
           },
@@ -275,7 +277,7 @@ describe('the cluster topology', () => {
     const tenant = await tenantWithoutAutoCharge();
     const line = await send(stack.apiUrl, 'POST', '/api/v1/lines', tenant.keys.test, webhookLine({ webhook_url: receiver.url }));
     expect(line.status).toBe(201);
-    const body = { line_id: line.body.line.id, to_number: '+14155552671' };
+    const body = { line_id: line.body.line.id, to_number: calleeOpenAt(new Date()) };
     const headers = { 'idempotency-key': `both-${suffix}` };
     const answers = await Promise.all(
       stack.apiUrls.map((base) => retrying(() => send(base, 'POST', '/api/v1/calls', tenant.keys.test, body, headers))),

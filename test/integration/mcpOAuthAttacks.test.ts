@@ -262,7 +262,9 @@ describe('OAuth for /mcp refuses', () => {
 
     const owner = (await consented()).portal;
     const accept = { accept: 'application/json' };
-    expect((await owner.submit('/portal/members', `/portal/members/${admin.id}/role`, { role: 'member' }, accept)).status).toBe(200);
+    expect(
+      (await owner.submit('/portal/members', `/portal/members/${admin.id}/role`, { role: 'member', confirm: 'yes' }, accept)).status,
+    ).toBe(200);
     // Narrowed with the member's other keys: the token's key no longer holds keys:admin.
     const refreshed = await token({ grant_type: 'refresh_token', client_id: grant.clientId, refresh_token: first.body.refresh_token });
     expect(refreshed.body.scope).toBe('read');

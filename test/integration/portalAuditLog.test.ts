@@ -1,7 +1,13 @@
-import crypto from 'node:crypto';
 import { generate } from 'otplib';
 import { CALLEE } from '../support/customer';
-import { OPERATOR_PASSWORD, PortalClient, type PortalResponse, createLineInPortal, signUpOperator } from '../support/portalClient';
+import {
+  OPERATOR_PASSWORD,
+  PortalClient,
+  type PortalResponse,
+  createLineInPortal,
+  placeTestCallInPortal,
+  signUpOperator,
+} from '../support/portalClient';
 import { joinAs, newEmail } from '../support/portalMembers';
 import { useSuite } from '../support/suite';
 
@@ -27,8 +33,13 @@ describe('portal audit log: every action has an author', () => {
 
   interface Step {
     action: string;
-    /** Performs the action as an operator would; the answer's status is checked against `status`. */
-    perform: (walk: Walk, headers: Record<string, string>) => Promise<PortalResponse>;
+    /** The page a form is on, the form's action and its fields: the owner submits it as a browser would. */
+    post?: (walk: Walk) => [page: string, action: string, form: Record<string, string>];
+    /**
+     * Or performs the action as an operator would; the answer's status is checked against `status` (an answer left
+     * out was checked by the helper that gave it).
+     */
+    perform?: (walk: Walk, headers: Record<string, string>) => Promise<PortalResponse | void>;
     status: number;
     outcome?: 'succeeded' | 'refused';
     /** Details the record must hold. */
@@ -39,6 +50,15 @@ describe('portal audit log: every action has an author', () => {
 
   const onPage = (client: PortalClient, page: string, action: string, form: Record<string, string>, headers: Record<string, string>) =>
     client.submit(page, action, form, headers);
+
+  /** A step that submits a fixed form of the owner's: its page, action and fields. */
+  const formStep = (
+    action: string,
+    status: number,
+    environment: Step['environment'],
+    post: [page: string, action: string, form: Record<string, string>],
+    details?: Record<string, string>,
+  ): Step => ({ action, status, environment, details, post: () => post });
 
   const STEPS: Step[] = [
     {
@@ -56,20 +76,13 @@ describe('portal audit log: every action has an author', () => {
       perform: (w, headers) =>
         new PortalClient(h.apiUrl).submit('/portal/login', '/portal/login', { email: w.owner.email, password: OPERATOR_PASSWORD }, headers),
     },
-    {
-      action: 'line.created',
-      status: 201,
-      environment: 'test',
-      details: { name: 'Audited desk', mode: 'hosted' },
-      perform: (w, headers) =>
-        onPage(
-          w.owner.client,
-          '/portal/lines?env=test',
-          '/portal/lines',
-          { env: 'test', name: 'Audited desk', mode: 'hosted', system_prompt: 'Hi' },
-          headers,
-        ),
-    },
+    formStep(
+      'line.created',
+      201,
+      'test',
+      ['/portal/lines?env=test', '/portal/lines', { env: 'test', name: 'Audited desk', mode: 'hosted', system_prompt: 'Hi' }],
+      { name: 'Audited desk', mode: 'hosted' },
+    ),
     {
       action: 'line.updated',
       status: 303,
@@ -88,43 +101,23 @@ describe('portal audit log: every action has an author', () => {
       action: 'line.secret_rotated',
       status: 200,
       environment: 'test',
-      perform: (w, headers) =>
-        onPage(
-          w.owner.client,
-          '/portal/lines?env=test',
-          `/portal/lines/${w.lineId}/rotate-secret`,
-          { env: 'test', confirm: 'yes' },
-          headers,
-        ),
+      post: (w) => ['/portal/lines?env=test', `/portal/lines/${w.lineId}/rotate-secret`, { env: 'test', confirm: 'yes' }],
     },
     {
       action: 'call.placed',
       status: 303,
       environment: 'test',
       details: { to_number: CALLEE },
+      // The helper checks its own answer (303 to the new call's page).
       perform: async (w, headers) => {
-        const page = await w.owner.client.get(`/portal/lines/${w.lineId}?env=test`);
-        const answer = await w.owner.client.post(
-          `/portal/lines/${w.lineId}/calls`,
-          { csrf_token: PortalClient.csrfOf(page), env: 'test', to_number: CALLEE, idempotency_key: crypto.randomUUID() },
-          headers,
-        );
-        w.made.call = /\/portal\/calls\/([0-9a-f-]{36})/.exec(answer.headers.get('location') ?? '')?.[1] ?? '';
-        return answer;
+        w.made.call = await placeTestCallInPortal(w.owner.client, w.lineId, CALLEE, headers);
       },
     },
     {
       action: 'call.hung_up',
       status: 303,
       environment: 'test',
-      perform: (w, headers) =>
-        onPage(
-          w.owner.client,
-          `/portal/calls/${w.made.call}?env=test`,
-          `/portal/calls/${w.made.call}/hangup`,
-          { env: 'test', confirm: 'yes' },
-          headers,
-        ),
+      post: (w) => [`/portal/calls/${w.made.call}?env=test`, `/portal/calls/${w.made.call}/hangup`, { env: 'test', confirm: 'yes' }],
     },
     {
       action: 'member.invited',
@@ -154,24 +147,24 @@ describe('portal audit log: every action has an author', () => {
       perform: async (w, headers) => {
         const member = await joinAs(h, w.owner.client, 'member');
         w.made.member = member.userId;
-        return onPage(w.owner.client, '/portal/members', `/portal/members/${member.userId}/role`, { role: 'admin' }, headers);
+        return onPage(
+          w.owner.client,
+          '/portal/members',
+          `/portal/members/${member.userId}/role`,
+          { role: 'admin', confirm: 'yes' },
+          headers,
+        );
       },
     },
     {
       action: 'member.removed',
       status: 303,
       environment: null,
-      perform: (w, headers) =>
-        onPage(w.owner.client, '/portal/members', `/portal/members/${w.made.member}/remove`, { confirm: 'yes' }, headers),
+      post: (w) => ['/portal/members', `/portal/members/${w.made.member}/remove`, { confirm: 'yes' }],
     },
-    {
-      action: 'service_key.minted',
-      status: 201,
-      environment: 'test',
-      details: { name: 'Audited service key' },
-      perform: (w, headers) =>
-        onPage(w.owner.client, '/portal/keys?env=test', '/portal/keys', { env: 'test', name: 'Audited service key' }, headers),
-    },
+    formStep('service_key.minted', 201, 'test', ['/portal/keys?env=test', '/portal/keys', { env: 'test', name: 'Audited service key' }], {
+      name: 'Audited service key',
+    }),
     {
       action: 'service_key.revoked',
       status: 303,
@@ -181,48 +174,27 @@ describe('portal audit log: every action has an author', () => {
         return onPage(w.owner.client, '/portal/keys?env=test', `/portal/keys/${key.id}/revoke`, { env: 'test', confirm: 'yes' }, headers);
       },
     },
-    {
-      action: 'api_key.minted',
-      status: 201,
-      environment: 'test',
-      details: { name: 'Audited key', scope: 'numbers:read' },
-      perform: (w, headers) =>
-        onPage(
-          w.owner.client,
-          '/portal/api-keys?env=test',
-          '/portal/api-keys',
-          { env: 'test', name: 'Audited key', 'scope.numbers:read': 'on' },
-          headers,
-        ),
-    },
-    {
-      action: 'compliance.opt_out_added',
-      status: 303,
-      environment: 'test',
-      details: { phone_number: '+14155550142' },
-      perform: (w, headers) =>
-        onPage(
-          w.owner.client,
-          '/portal/compliance?env=test',
-          '/portal/compliance/opt-outs',
-          { env: 'test', phone_number: '+14155550142' },
-          headers,
-        ),
-    },
-    {
-      action: 'billing.auto_charge_changed',
-      status: 303,
-      environment: 'test',
-      details: { enabled: 'on', threshold: '5', amount: '20' },
-      perform: (w, headers) =>
-        onPage(
-          w.owner.client,
-          '/portal/billing?env=test',
-          '/portal/billing/auto-charge',
-          { env: 'test', enabled: 'on', threshold: '5', amount: '20' },
-          headers,
-        ),
-    },
+    formStep(
+      'api_key.minted',
+      201,
+      'test',
+      ['/portal/api-keys?env=test', '/portal/api-keys', { env: 'test', name: 'Audited key', 'scope.numbers:read': 'on' }],
+      { name: 'Audited key', scope: 'numbers:read' },
+    ),
+    formStep(
+      'compliance.opt_out_added',
+      303,
+      'test',
+      ['/portal/compliance?env=test', '/portal/compliance/opt-outs', { env: 'test', phone_number: '+14155550142' }],
+      { phone_number: '+14155550142' },
+    ),
+    formStep(
+      'billing.auto_charge_changed',
+      303,
+      'test',
+      ['/portal/billing?env=test', '/portal/billing/auto-charge', { env: 'test', enabled: 'on', threshold: '5', amount: '20' }],
+      { enabled: 'on', threshold: '5', amount: '20' },
+    ),
     {
       action: 'two_factor.setup_started',
       status: 200,
@@ -246,40 +218,26 @@ describe('portal audit log: every action has an author', () => {
           headers,
         ),
     },
-    {
-      action: 'two_factor.requirement_changed',
-      status: 303,
-      environment: null,
-      details: { required: 'false' },
-      perform: (w, headers) => onPage(w.owner.client, '/portal/security', '/portal/security/require', { required: 'false' }, headers),
-    },
-    {
-      action: 'two_factor.disabled',
-      status: 303,
-      environment: null,
-      perform: (w, headers) =>
-        onPage(w.owner.client, '/portal/security', '/portal/security/two-factor/remove', { password: OPERATOR_PASSWORD }, headers),
-    },
+    formStep('two_factor.requirement_changed', 303, null, ['/portal/security', '/portal/security/require', { required: 'false' }], {
+      required: 'false',
+    }),
+    formStep('two_factor.disabled', 303, null, [
+      '/portal/security',
+      '/portal/security/two-factor/remove',
+      { password: OPERATOR_PASSWORD, confirm: 'yes' },
+    ]),
     {
       action: 'account.password_changed',
       outcome: 'refused',
       status: 401,
       environment: null,
-      perform: (w, headers) =>
-        onPage(
-          w.owner.client,
-          '/portal/settings',
-          '/portal/settings/password',
-          { current_password: 'not my password', new_password: 'a new password!' },
-          headers,
-        ),
+      post: (_w) => [
+        '/portal/settings',
+        '/portal/settings/password',
+        { current_password: 'not my password', new_password: 'a new password!' },
+      ],
     },
-    {
-      action: 'session.signed_out',
-      status: 303,
-      environment: null,
-      perform: (w, headers) => onPage(w.owner.client, '/portal', '/portal/logout', {}, headers),
-    },
+    formStep('session.signed_out', 303, null, ['/portal', '/portal/logout', {}]),
   ];
 
   /** The line page's edit form as it stands (what a browser posts back). */
@@ -302,7 +260,12 @@ describe('portal audit log: every action has an author', () => {
 
     for (const [index, step] of STEPS.entries()) {
       const label = `${index}-${step.action}`;
-      const answer = await step.perform(walk, agent(label));
+      const answer = (step.post
+        ? await owner.client.submit(...step.post(walk), agent(label))
+        : await step.perform!(walk, agent(label))) ?? {
+        status: step.status,
+        text: '',
+      };
       expect({ label, status: answer.status, page: answer.status === step.status ? '' : answer.text.slice(0, 2000) }).toEqual({
         label,
         status: step.status,
@@ -336,14 +299,14 @@ describe('portal audit log: every action has an author', () => {
     const page = (await reader.get('/portal/audit?env=test')).text;
     for (const step of STEPS)
       expect({ action: step.action, shown: page.includes(`data-action="${step.action}"`) }).toEqual({ action: step.action, shown: true });
-    const refusedSignIn = /<tr data-action="session.signed_in" data-outcome="refused">([\s\S]*?)<\/tr>/.exec(page)![1];
+    const refusedSignIn = /<tr data-action="session.signed_in" data-outcome="refused"[^>]*>([\s\S]*?)<\/tr>/.exec(page)![1];
     expect(refusedSignIn).toContain('Signed in');
     expect(refusedSignIn).toContain('refused: invalid_credentials');
     // Cells are found by their markers, whatever other attributes a cell carries.
     expect(/<td[^>]* data-portal-user[^>]*>([^<]*)<\/td>/.exec(refusedSignIn)?.[1]).toBe(owner.email.toLowerCase());
     expect(/<td[^>]* data-address[^>]*>([^<]*)<\/td>/.exec(refusedSignIn)?.[1]).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
     expect(refusedSignIn).toContain('<summary>Firefox 133 on Linux</summary>');
-    const created = /<tr data-action="line.created" data-outcome="succeeded">([\s\S]*?)<\/tr>/.exec(page)![1];
+    const created = /<tr data-action="line.created" data-outcome="succeeded"[^>]*>([\s\S]*?)<\/tr>/.exec(page)![1];
     expect(created).toContain('Created a line');
     expect(created).toContain('<span class="audit-detail-name">name:</span> Audited desk');
     expect(page).not.toMatch(/\{&quot;/);
@@ -383,15 +346,23 @@ describe('portal audit log: every action has an author', () => {
     );
     expect(unconfirmed.status).toBe(200);
     expect(await h.db('portal_actions').whereRaw('user_agent like ?', ['%AuditWalk/unconfirmed %'])).toHaveLength(0);
-    const confirmed = await owner.client.submit(
-      confirmPage,
-      `/portal/lines/${lineId}/rotate-secret`,
-      { env: 'test', confirm: 'yes' },
-      agent('confirmed'),
-    );
+    const rotate = (step: string) =>
+      owner.client.submit(confirmPage, `/portal/lines/${lineId}/rotate-secret`, { env: 'test', confirm: 'yes' }, agent(step));
+    const confirmed = await rotate('confirmed');
     expect(confirmed.status).toBe(200);
     expect(await h.db('portal_actions').whereRaw('user_agent like ?', ['%AuditWalk/confirmed %'])).toEqual([
       expect.objectContaining({ action: 'line.secret_rotated', outcome: 'succeeded', target_id: lineId, user_id: owner.userId }),
+    ]);
+    // The same confirmation from a stale tab (a secret is staged now, too young to promote): a refused attempt.
+    const stale = await rotate('stale');
+    expect(stale.status).toBe(409);
+    expect(await h.db('portal_actions').whereRaw('user_agent like ?', ['%AuditWalk/stale %'])).toEqual([
+      expect.objectContaining({
+        action: 'line.secret_rotated',
+        outcome: 'refused',
+        refusal_code: 'secret_rotation_too_soon',
+        user_id: owner.userId,
+      }),
     ]);
 
     // A member may not mint service keys: the attempt is on the record as refused, with the member named.
@@ -418,6 +389,75 @@ describe('portal audit log: every action has an author', () => {
     const stranger = newEmail('nobody');
     await new PortalClient(h.apiUrl).submit('/portal/login', '/portal/login', { email: stranger, password: 'whatever it is' });
     expect(await h.db('portal_actions').where({ email: stranger.toLowerCase() })).toHaveLength(0);
+  });
+
+  it('pages beyond its first page with the filters kept, and exports them as CSV: every entry once, safe in a spreadsheet, its own workspace only', async () => {
+    const owner = await signUpOperator(h, 'paged');
+    const outsider = await signUpOperator(h, 'paged-outsider');
+    // 55 opt-outs: each is a portal action and a compliance event, so both sources cross the page boundary.
+    const token = PortalClient.csrfOf(await owner.client.get('/portal/compliance?env=test'));
+    for (let i = 0; i < 55; i++) {
+      const added = await owner.client.post(
+        '/portal/compliance/opt-outs',
+        { csrf_token: token, env: 'test', phone_number: `+1415555${String(100 + i).padStart(4, '0')}` },
+        i === 0 ? { 'user-agent': '=HYPERLINK("https://evil.example","click")' } : {},
+      );
+      expect(added.status).toBe(303);
+    }
+    const idsOn = (text: string) => [...text.matchAll(/<tr [^>]*data-entry-id="([0-9a-f-]{36})"/g)].map((m) => m[1]);
+    const today = h.clock.now().toISOString().slice(0, 10);
+    const first = await owner.client.get(`/portal/audit?env=test&from=${today}`);
+    expect(first.status).toBe(200);
+    const firstIds = idsOn(first.text);
+    expect(firstIds).toHaveLength(100);
+    const older = /<a id="older" href="([^"]+)"/.exec(first.text)![1].replace(/&amp;/g, '&');
+    expect(new URL(older, h.apiUrl).searchParams.get('from')).toBe(today);
+    const second = await owner.client.get(older);
+    const secondIds = idsOn(second.text);
+    expect(second.text).not.toContain('id="older"');
+    // Every entry of the environment's log once, across both pages, newest first.
+    const portalIds = (
+      await h
+        .db('portal_actions')
+        .where({ workspace_id: owner.workspaceId })
+        .andWhere((scope) => scope.where({ environment: 'test' }).orWhereNull('environment'))
+        .select('id')
+    ).map((r) => r.id as string);
+    const eventIds = (await h.db('compliance_events').where({ workspace_id: owner.workspaceId, environment: 'test' }).select('id')).map(
+      (r) => r.id as string,
+    );
+    expect([...firstIds, ...secondIds].sort()).toEqual([...portalIds, ...eventIds].sort());
+    expect(new Set([...firstIds, ...secondIds]).size).toBe(firstIds.length + secondIds.length);
+    expect(secondIds.length).toBeGreaterThan(10);
+    // A forged cursor is the page's own error.
+    expect((await owner.client.get('/portal/audit?env=test&cursor=yesterday')).status).toBe(422);
+
+    // The CSV holds what both pages hold, in the same order, with the same filters.
+    const csvLink = /<a id="audit-csv" href="([^"]+)"/.exec(first.text)![1].replace(/&amp;/g, '&');
+    expect(new URL(csvLink, h.apiUrl).searchParams.get('from')).toBe(today);
+    const csv = await owner.client.get(csvLink);
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    const records = csv.text.split('\r\n').filter(Boolean);
+    expect(records[0]).toBe(
+      'id,created_at,source,action,outcome,refusal_code,person,user_id,actor,client_address,user_agent,phone_number,line_id,target_id,details',
+    );
+    expect(records.slice(1).map((line) => line.slice(0, 36))).toEqual([...firstIds, ...secondIds]);
+    // A cell a spreadsheet would run as a formula is written as text.
+    expect(csv.text).toContain(`'=HYPERLINK(""https://evil.example"",""click"")`);
+    expect(csv.text).not.toMatch(/,=HYPERLINK/);
+    // Filtered: only the opt-outs, each naming its author and number.
+    const optOuts = (await owner.client.get('/portal/audit.csv?env=test&event_type=compliance.opt_out_added')).text
+      .split('\r\n')
+      .filter(Boolean);
+    expect(optOuts).toHaveLength(56);
+    expect(optOuts[1]).toContain(
+      `,portal_action,compliance.opt_out_added,succeeded,,${owner.email.toLowerCase()},${owner.userId},operator,`,
+    );
+    // Another workspace's export holds none of it; a bad filter is refused.
+    const theirs = await outsider.client.get('/portal/audit.csv?env=test');
+    expect(theirs.text).not.toContain(owner.email.toLowerCase());
+    expect((await owner.client.get('/portal/audit.csv?env=test&event_type=line.exploded')).status).toBe(422);
   });
 
   it('filters by person, action and time; a bad filter is the page’s own error; an empty result says so', async () => {

@@ -1,22 +1,13 @@
 import crypto from 'node:crypto';
-import net from 'node:net';
 import type { Page } from 'playwright-core';
 import { useChromium, watchPageProblems, pageChecker, signUpInBrowser } from '../support/browser';
 import { CALLEE } from '../support/customer';
+import { closedPort } from '../support/receiver';
 import { simulator } from '../support/simulatorControl';
 import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
 const PHONE = { width: 390, height: 844 };
-
-/** A local port nothing listens on: bound, then closed (a receiver that is down answers "connection refused"). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** The page fits a phone: nothing wider than the viewport (no horizontal scrolling). */
 async function scrollWidth(page: Page): Promise<number> {
@@ -96,7 +87,7 @@ describe('a call tells its story in the portal', () => {
     await page.locator('#timeline [data-kind="ended"]').waitFor({ timeout: 20_000 });
     await page.locator('#timeline [data-kind="charge"]').waitFor({ timeout: 20_000 });
     await expect(page.locator('#timeline [data-kind="ended"] .timeline-title').textContent()).resolves.toMatch(
-      /^Ended after \d+ s: the caller hung up$/,
+      /^Ended after \d+ s: Caller hung up$/,
     );
     await page.locator('#call-live:not([data-unfolding])').waitFor({ timeout: 30_000 });
     await expect(page.locator('#call-live').getAttribute('hx-get')).resolves.toBeNull();

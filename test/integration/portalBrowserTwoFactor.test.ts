@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { generate } from 'otplib';
 import type { Page } from 'playwright-core';
 import { useChromium, pageChecker, signUpInBrowser, watchPageProblems } from '../support/browser';
+import { signInMember } from '../support/portalClient';
 import { useSuite } from '../support/suite';
 
 const PASSWORD = 'a long enough password';
@@ -20,6 +21,16 @@ describe('portal two-factor sign-in in a browser', () => {
   const check = pageChecker('two-factor');
   /** The code an authenticator app shows now, on the server's clock. */
   const appCode = (secret: string) => generate({ secret, epoch: Math.floor(h.clock.now().getTime() / 1000) });
+
+  /** The page at desktop and at a 390-pixel phone: checked (screenshot, axe), and never wider than the phone. */
+  async function checkBothWidths(page: Page, name: string, problems: string[]): Promise<void> {
+    await check(page, name, problems);
+    const desktop = page.viewportSize();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await check(page, `${name}-phone`, problems);
+    await expect(page.evaluate('document.documentElement.scrollWidth')).resolves.toBeLessThanOrEqual(390);
+    if (desktop) await page.setViewportSize(desktop);
+  }
 
   async function logIn(page: Page, email: string): Promise<void> {
     await page.goto('/portal/login');
@@ -80,6 +91,38 @@ describe('portal two-factor sign-in in a browser', () => {
     await page.getByRole('link', { name: 'Security', exact: true }).click();
     await expect(page.getByText('Recovery codes left: 9').count()).resolves.toBe(1);
     await check(page, '06-signed-in-with-recovery-code', problems);
+
+    // Issue 30 item 3: new recovery codes and turning it off each ask first, with the password, at both widths.
+    await page.getByRole('link', { name: 'Make new recovery codes…' }).click();
+    await page.waitForURL('**/portal/security/recovery-codes');
+    await checkBothWidths(page, '07-renew-asked', problems);
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Make new recovery codes' }).click();
+    const renewed = await page.locator('[data-recovery-codes] code').allTextContents();
+    expect(renewed).toHaveLength(10);
+    expect(renewed).not.toContain(recoveryCodes[0]);
+    await check(page, '08-recovery-codes-renewed', problems);
+    await page.goto('/portal/security');
+    await page.getByRole('link', { name: 'Turn off two-factor sign-in…' }).click();
+    await checkBothWidths(page, '09-turn-off-asked', problems);
+    await page.getByLabel('Your password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Turn off two-factor sign-in' }).click();
+    await page.waitForURL('**/portal/security');
+    await expect(page.getByRole('button', { name: 'Set up an authenticator app' }).count()).resolves.toBe(1);
+
+    // A member's role change asks first too, saying what they gain.
+    const owner = (await h.db('users').where({ email }).first())!;
+    await signInMember(h.apiUrl, h.db, owner.workspace_id);
+    const member = (await h.db('users').where({ workspace_id: owner.workspace_id, role: 'member' }).first())!;
+    await page.goto('/portal/members');
+    await page.getByLabel(`Role of ${member.email}`).selectOption('admin');
+    await page.locator(`form[action="/portal/members/${member.id}/role"] button`).click();
+    await page.waitForURL(`**/portal/members/${member.id}/role?role=admin`);
+    await expect(page.locator('[data-gains]').textContent()).resolves.toContain('Gains: can create lines');
+    await checkBothWidths(page, '10-role-change-asked', problems);
+    await page.getByRole('button', { name: 'Make admin' }).click();
+    await page.waitForURL('**/portal/members');
+    expect((await h.db('users').where({ id: member.id }).first()).role).toBe('admin');
     await context.close();
   });
 });

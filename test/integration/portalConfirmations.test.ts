@@ -1,14 +1,15 @@
 import crypto from 'node:crypto';
 import { eventually } from '../support/harness';
-import { CALLEE } from '../support/customer';
 import {
   createLineInPortal,
   mailedInvitationToken,
   PortalClient,
+  placeTestCallInPortal,
   signInMember,
   signUpOperator,
   type PortalResponse,
 } from '../support/portalClient';
+import { joinAs } from '../support/portalMembers';
 import { useSuite } from '../support/suite';
 import { decryptedHistory } from '../../dev/temporalHistory';
 
@@ -153,14 +154,7 @@ describe('portal confirmations', () => {
   it('hangs up a call only once confirmed; a second hang-up reads that the call has ended', async () => {
     const { client } = await signUpOperator(h, 'hangup');
     const lineId = (await createLineInPortal(client, { name: 'Desk', mode: 'hosted', system_prompt: 'Be brief.' })).lineId;
-    const page = await client.get(`/portal/lines/${lineId}?env=test`);
-    const placed = await client.post(`/portal/lines/${lineId}/calls`, {
-      csrf_token: PortalClient.csrfOf(page),
-      env: 'test',
-      to_number: CALLEE,
-      idempotency_key: crypto.randomUUID(),
-    });
-    const callId = /\/portal\/calls\/([0-9a-f-]{36})/.exec(placed.headers.get('location')!)![1];
+    const callId = await placeTestCallInPortal(client, lineId);
     await eventually(async () => ((await h.db('calls').where({ id: callId }).first()).status === 'in_progress' ? true : undefined));
     expect((await client.get(`/portal/calls/${callId}/live?env=test`)).text).toContain(`href="/portal/calls/${callId}/hangup?env=test"`);
 
@@ -178,7 +172,61 @@ describe('portal confirmations', () => {
     const stale = await answer(client, `/portal/calls/${callId}/hangup?env=test`, true);
     expect(stale.status).toBe(409);
     expect(stale.text).toContain('This call has already ended.');
-    expect(stale.text).toContain('api_hangup');
+    expect(stale.text).toContain('Hung up by the API or portal');
+  });
+
+  it("changes a member's role only once confirmed, saying what they gain or lose; a stale page shows their role now", async () => {
+    const boss = await signUpOperator(h, 'confirm-role');
+    const { client } = boss;
+    await signInMember(h.apiUrl, h.db, boss.workspaceId);
+    const member = await h.db('users').where({ workspace_id: boss.workspaceId, role: 'member' }).first();
+    const path = `/portal/members/${member.id}/role`;
+    const roleOf = async () => (await h.db('users').where({ id: member.id }).first()).role as string;
+
+    // The members page's role form only opens the question (a GET carrying the role, no token).
+    expect((await client.get('/portal/members')).text).toContain(`<form method="get" action="${path}">`);
+    const promote = await client.get(`${path}?role=admin`);
+    expect(promote.status).toBe(200);
+    expect(promote.text).toContain(`Make ${member.email} admin?`);
+    expect(consequences(promote)).toContain('Gains: can create lines (buy or import numbers); release lines');
+    expect(consequences(promote)).toContain('manage members, invitations, API keys and service keys');
+    expect(consequences(promote)).not.toContain('Loses');
+    const token = PortalClient.csrfOf(promote);
+
+    // The one-click post of before (no `confirm`), with a valid token: nothing changes, the question is shown.
+    const unconfirmed = await client.post(path, { csrf_token: token, role: 'admin' });
+    expect(unconfirmed.status).toBe(200);
+    expect(unconfirmed.text).toContain('id="confirmation"');
+    expect(await roleOf()).toBe('member');
+    const unconfirmedJson = await client.post(path, { csrf_token: token, role: 'admin' }, { accept: 'application/json' });
+    expect(unconfirmedJson.status).toBe(422);
+    expect(await roleOf()).toBe('member');
+
+    const confirmed = await client.post(path, { csrf_token: token, role: 'admin', confirm: 'yes' });
+    expect(confirmed.status).toBe(303);
+    expect(await roleOf()).toBe('admin');
+    // The same confirmation again (a second tab): what holds now, never a 404.
+    const stale = await client.post(path, { csrf_token: token, role: 'admin', confirm: 'yes' });
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain('id="current-state"');
+    const staleJson = await client.post(path, { csrf_token: token, role: 'admin', confirm: 'yes' }, { accept: 'application/json' });
+    expect([staleJson.status, JSON.parse(staleJson.text).error.code]).toEqual([409, 'role_unchanged']);
+    // A reload of the address without a role shows the member as they are.
+    const reload = await client.get(path);
+    expect(reload.status).toBe(200);
+    expect(reload.text).toContain(`${member.email} is admin`);
+
+    // A demotion says what they lose, and what happens to their keys and invitations.
+    const demote = await client.get(`${path}?role=member`);
+    expect(consequences(demote)).toContain('Loses: can no longer create lines (buy or import numbers)');
+    expect(consequences(demote)).toContain('keeps only the scopes of the new role');
+    expect(consequences(demote)).toContain('Pending invitations they sent as admin and member are revoked.');
+    expect(consequences(demote)).not.toContain('Gains');
+    // An admin is not asked about making an owner: only an owner may.
+    const { client: asAdmin } = await joinAs(h, client, 'admin');
+    const ownerAsked = await asAdmin.get(`${path}?role=owner`);
+    expect(ownerAsked.status).toBe(403);
+    expect(await roleOf()).toBe('admin');
   });
 
   /** Each revoke and remove: the confirmation's post without `confirm` changes nothing; with it, the row changes. */
@@ -206,9 +254,6 @@ describe('portal confirmations', () => {
       await signInMember(h.apiUrl, h.db, boss.workspaceId);
       const member = await h.db('users').where({ workspace_id: boss.workspaceId, role: 'member' }).first();
       path = `/portal/members/${member.id}/remove`;
-      // A refused role change's answer stays on its POST address: reloading it is the members page, not a 404.
-      const reload = await client.get(`/portal/members/${member.id}/role`);
-      expect([reload.status, reload.headers.get('location')]).toEqual([302, '/portal/members']);
       changedYet = async () => (await h.db('users').where({ id: member.id }).first()).removed_at !== null;
     } else {
       const email = `invitee+${crypto.randomBytes(3).toString('hex')}@example.test`;

@@ -65,7 +65,12 @@ describe('portal membership changes reach keys and invitations', () => {
     const someLine = crypto.randomUUID();
     expect((await api('DELETE', `/api/v1/lines/${someLine}`, full)).status).toBe(404);
 
-    const demoted = await boss.client.submit('/portal/members', `/portal/members/${admin.userId}/role`, { role: 'member' }, JSON_ACCEPT);
+    const demoted = await boss.client.submit(
+      '/portal/members',
+      `/portal/members/${admin.userId}/role`,
+      { role: 'member', confirm: 'yes' },
+      JSON_ACCEPT,
+    );
     expect(demoted.status).toBe(200);
 
     const refusedFor = async (method: string, path: string, body?: unknown) => {

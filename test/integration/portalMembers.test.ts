@@ -151,7 +151,7 @@ describe('portal members and invitations', () => {
     const admin = await member(boss.client, 'admin');
     const plain = await member(boss.client, 'member');
 
-    const promote = await admin.client.submit('/portal/members', `/portal/members/${plain.userId}/role`, { role: 'admin' });
+    const promote = await admin.client.submit('/portal/members', `/portal/members/${plain.userId}/role`, { role: 'admin', confirm: 'yes' });
     expect(promote.status).toBe(303);
     expect((await h.db('users').where({ id: plain.userId }).first()).role).toBe('admin');
 
@@ -159,19 +159,28 @@ describe('portal members and invitations', () => {
       [boss.userId, 'member'],
       [plain.userId, 'owner'],
     ]) {
-      const res = await admin.client.submit('/portal/members', `/portal/members/${target}/role`, { role }, JSON_ACCEPT);
+      const res = await admin.client.submit('/portal/members', `/portal/members/${target}/role`, { role, confirm: 'yes' }, JSON_ACCEPT);
       expect(res.status).toBe(403);
     }
     const ownerInvite = await inviteJson(admin.client, { email: newEmail('o'), role: 'owner' });
     expect(ownerInvite.status).toBe(403);
     expect((await h.db('users').where({ id: boss.userId }).first()).role).toBe('owner');
 
-    const lastOwner = await boss.client.submit('/portal/members', `/portal/members/${boss.userId}/role`, { role: 'admin' }, JSON_ACCEPT);
+    const lastOwner = await boss.client.submit(
+      '/portal/members',
+      `/portal/members/${boss.userId}/role`,
+      { role: 'admin', confirm: 'yes' },
+      JSON_ACCEPT,
+    );
     expect(lastOwner.status).toBe(409);
     expect(JSON.parse(lastOwner.text).error.code).toBe('last_owner');
     // With a second owner, the first may step down.
-    expect((await boss.client.submit('/portal/members', `/portal/members/${admin.userId}/role`, { role: 'owner' })).status).toBe(303);
-    expect((await boss.client.submit('/portal/members', `/portal/members/${boss.userId}/role`, { role: 'admin' })).status).toBe(303);
+    expect(
+      (await boss.client.submit('/portal/members', `/portal/members/${admin.userId}/role`, { role: 'owner', confirm: 'yes' })).status,
+    ).toBe(303);
+    expect(
+      (await boss.client.submit('/portal/members', `/portal/members/${boss.userId}/role`, { role: 'admin', confirm: 'yes' })).status,
+    ).toBe(303);
     expect((await h.db('users').where({ id: boss.userId }).first()).role).toBe('admin');
   });
 
@@ -229,7 +238,12 @@ describe('portal members and invitations', () => {
     expect(page.status).toBe(200);
     expect(page.text).not.toContain(other.email);
     expect(page.text).not.toContain(theirs.email);
-    const res = await first.client.submit('/portal/members', `/portal/members/${theirs.userId}/role`, { role: 'admin' }, JSON_ACCEPT);
+    const res = await first.client.submit(
+      '/portal/members',
+      `/portal/members/${theirs.userId}/role`,
+      { role: 'admin', confirm: 'yes' },
+      JSON_ACCEPT,
+    );
     expect(res.status).toBe(404);
     const pending = await inviteJson(other.client, { email: newEmail('p'), role: 'member' });
     const revoke = await first.client.submit(

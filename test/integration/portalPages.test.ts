@@ -303,7 +303,8 @@ describe('portal pages', () => {
     const second = await client.get(older);
     const secondIds = [...second.text.matchAll(/data-transaction-id="([^"]+)"/g)].map((m) => m[1]);
     expect(secondIds).toHaveLength(1);
-    expect(second.text).toContain('signup_credit');
+    expect(second.text).toContain('data-transaction-type="signup_credit"');
+    expect(second.text).toContain('>Signup credit<');
     expect(second.text).not.toContain('id="older"');
     // The API's transactions are the same ones, in the same order.
     const user = (await h.db('users').where({ id: userId }).first())!;

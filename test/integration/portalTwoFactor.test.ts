@@ -81,6 +81,64 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
     for (const code of codes) expect(later.text).not.toContain(code);
   });
 
+  it('makes new recovery codes and turns two-factor sign-in off only once confirmed with the password; old codes then stop working', async () => {
+    const { client, email, userId, recoveryCodes } = await enrolledOperator('confirm-tfa');
+    const consequences = (text: string) => /<ul id="consequences">([\s\S]*?)<\/ul>/.exec(text)?.[1] ?? '';
+    const hashes = async () => (await h.db('recovery_codes').where({ user_id: userId })).map((row) => row.code_hash as string).sort();
+    const enabled = async () => (await h.db('users').where({ id: userId }).first()).totp_enabled_at !== null;
+    const RENEW = '/portal/security/recovery-codes';
+    const OFF = '/portal/security/two-factor/remove';
+
+    const security = await client.get('/portal/security');
+    expect(security.text).toContain(`href="${RENEW}"`);
+    expect(security.text).toContain(`href="${OFF}"`);
+    const asked = await client.get(RENEW);
+    expect(asked.status).toBe(200);
+    expect(consequences(asked.text)).toContain('Your old recovery codes stop working at once');
+    expect(asked.text).toMatch(/<label for="password">Your password<\/label>/);
+    const before = await hashes();
+    // Without `confirm` (a one-click form, a script), even with the password: nothing changes.
+    const unconfirmed = await client.submit(RENEW, RENEW, { password: OPERATOR_PASSWORD });
+    expect(unconfirmed.status).toBe(200);
+    expect(unconfirmed.text).toContain('id="confirmation"');
+    // Confirmed with a wrong password: refused on the confirmation itself.
+    const wrong = await client.submit(RENEW, RENEW, { password: 'not my password', confirm: 'yes' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.text).toContain('id="confirmation"');
+    expect(await hashes()).toEqual(before);
+    const renewed = await client.submit(RENEW, RENEW, { password: OPERATOR_PASSWORD, confirm: 'yes' });
+    expect(renewed.status).toBe(200);
+    const fresh = [...renewed.text.matchAll(/<li><code class="mono">([0-9a-z-]{19})<\/code><\/li>/g)].map((m) => m[1]);
+    expect(fresh).toHaveLength(10);
+    expect(fresh).not.toContain(recoveryCodes[0]);
+    // An old recovery code no longer signs in; a new one does.
+    const withOld = await passwordStep(email);
+    expect((await withOld.client.submit('/portal/login/code', '/portal/login/code', { code: recoveryCodes[0] })).status).toBe(401);
+    const withNew = await passwordStep(email);
+    expect((await withNew.client.submit('/portal/login/code', '/portal/login/code', { code: fresh[0] })).status).toBe(303);
+
+    const offAsked = await client.get(OFF);
+    expect(consequences(offAsked.text)).toContain('Signing in needs only your password from now on');
+    expect(consequences(offAsked.text)).toContain('your 9 unused recovery codes: they are deleted');
+    expect((await client.submit(OFF, OFF, { password: OPERATOR_PASSWORD })).status).toBe(200);
+    expect(await enabled()).toBe(true);
+    const off = await client.submit(OFF, OFF, { password: OPERATOR_PASSWORD, confirm: 'yes' });
+    expect(off.status).toBe(303);
+    expect(await enabled()).toBe(false);
+    expect(await hashes()).toEqual([]);
+    // The same confirmation from a stale tab: what holds now, not a 404.
+    const stale = await client.submit('/portal/security', OFF, { password: OPERATOR_PASSWORD, confirm: 'yes' });
+    expect(stale.status).toBe(409);
+    expect(stale.text).toContain('id="current-state"');
+    const staleJson = await client.submit(
+      '/portal/security',
+      OFF,
+      { password: OPERATOR_PASSWORD, confirm: 'yes' },
+      { accept: 'application/json' },
+    );
+    expect([staleJson.status, JSON.parse(staleJson.text).error.code]).toEqual([409, 'two_factor_not_enabled']);
+  });
+
   it('asks for the code after the password; refuses and logs a wrong code and a replay of a just-used one; a recovery code works once', async () => {
     const { email, userId, secret, recoveryCodes } = await enrolledOperator('signin');
     const { client, res } = await passwordStep(email);
@@ -203,13 +261,37 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
       expect(page.headers.get('location')).toBe('/portal/security');
     }
     const csrf = PortalClient.csrfOf(await member.get('/portal/security'));
+    const agent = `Mozilla/5.0 (X11; Linux x86_64) GateWalk/${crypto.randomBytes(4).toString('hex')} Firefox/133.0`;
     const change = await member.post(
       '/portal/lines',
       { csrf_token: csrf, env: 'test', name: 'x', mode: 'webhook' },
-      { accept: 'application/json' },
+      { accept: 'application/json', 'user-agent': agent },
     );
     expect(change.status).toBe(403);
     expect(JSON.parse(change.text).error.code).toBe('two_factor_required');
+    // The refused attempt is on the workspace's audit log with its author, address and browser.
+    const memberRow = await h.db('users').where({ workspace_id: owner.workspaceId, role: 'member' }).first();
+    expect(await h.db('portal_actions').where({ user_agent: agent })).toEqual([
+      expect.objectContaining({
+        workspace_id: owner.workspaceId,
+        environment: 'test',
+        user_id: memberRow.id,
+        email: memberRow.email,
+        action: 'line.created',
+        outcome: 'refused',
+        refusal_code: 'two_factor_required',
+        client_address: expect.stringMatching(/127\.0\.0\.1|::1/),
+        details: expect.objectContaining({ name: 'x', mode: 'webhook' }),
+      }),
+    ]);
+    // A forged post riding the member's cookie (no token) is refused and recorded nowhere.
+    const forged = await member.post(
+      '/portal/lines',
+      { env: 'test', name: 'y' },
+      { origin: 'https://evil.example', 'user-agent': `${agent} forged` },
+    );
+    expect(forged.status).toBe(403);
+    expect(await h.db('portal_actions').where({ user_agent: `${agent} forged` })).toHaveLength(0);
     const security = await member.get('/portal/security');
     expect(security.status).toBe(200);
     expect(security.text).toContain('This workspace requires two-factor sign-in');
@@ -221,7 +303,10 @@ describe('portal two-factor sign-in (TOTP and recovery codes)', () => {
     ).toBe(200);
     expect((await member.get('/portal')).status).toBe(200);
     // Required: it cannot be turned off.
-    const off = await member.submit('/portal/security', '/portal/security/two-factor/remove', { password: OPERATOR_PASSWORD });
+    const off = await member.submit('/portal/security', '/portal/security/two-factor/remove', {
+      password: OPERATOR_PASSWORD,
+      confirm: 'yes',
+    });
     expect(off.status).toBe(409);
   });
 });

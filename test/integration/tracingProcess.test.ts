@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { stopProcess, waitForPort } from '../../dev/infra/proc';
 import { freePort } from '../../src/platform/net/freePort';
 import { createActiveLine, eventually, webhookLine } from '../support/harness';
-import { CALLEE } from '../support/customer';
+import { calleeOpenAt } from '../support/callingHours';
 import { useSuite } from '../support/suite';
 
 interface Exported {
@@ -171,7 +171,8 @@ describe('tracing in the API and worker processes', () => {
         },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    const placed = await send('POST', '/api/v1/calls', { line_id: line.id, to_number: CALLEE });
+    // That API process judges calling hours on its real clock: a callee whose window is open now.
+    const placed = await send('POST', '/api/v1/calls', { line_id: line.id, to_number: calleeOpenAt(new Date()) });
     expect(placed.status).toBe(201);
     const id = ((await placed.json()) as { call: { id: string } }).call.id;
     await eventually(async () => ((await h.temporal.workflow.getHandle(id).describe()).historyLength > 5 ? true : undefined));

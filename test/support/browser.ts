@@ -102,3 +102,36 @@ export async function verifyInBrowser(page: Page, email: string, mail: SmtpRecei
   await page.getByRole('button', { name: 'Confirm my address' }).click();
   await page.waitForURL('**/portal');
 }
+
+/**
+ * The page's own width is the viewport's: only a table's or code's own box may scroll, never the page. On failure
+ * the elements reaching past the right edge are named, innermost first.
+ */
+export async function expectNoHorizontalScroll(page: Page, width: number): Promise<void> {
+  const found = (await page.evaluate(`(() => {
+    const wide = [...document.querySelectorAll('body *')]
+      .filter((el) => el.getBoundingClientRect().right > ${width} + 1 && el.children.length === 0)
+      .slice(0, 5)
+      .map((el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.className ? '.' + String(el.className).split(' ').join('.') : '') + ' ' + Math.round(el.getBoundingClientRect().right));
+    return { scrollWidth: document.documentElement.scrollWidth, wide };
+  })()`)) as { scrollWidth: number; wide: string[] };
+  expect({ page: page.url(), scrollWidth: found.scrollWidth, wide: found.wide }).toEqual({
+    page: page.url(),
+    scrollWidth: found.scrollWidth <= width ? found.scrollWidth : width,
+    wide: [],
+  });
+}
+
+/** Every WCAG 2.2 A and AA violation axe finds (any impact, not only serious ones); run after `pageChecker`'s check, which loads axe. */
+export async function wcagViolations(page: Page): Promise<Array<{ id: string; nodes: number }>> {
+  return (await page.evaluate(
+    `axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa'] } })` +
+      `.then((result) => result.violations.map((v) => ({ id: v.id, nodes: v.nodes.length })))`,
+  )) as Array<{ id: string; nodes: number }>;
+}
+
+/** Desktop and the 390-pixel phone every portal page is checked at (issue 30, item 7). */
+export const LOOK_WIDTHS = [
+  { name: 'desktop', width: 1280, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;

@@ -39,6 +39,13 @@ export { untilLineActive };
  * Everything a test needs to act as a customer: the real API over HTTP, a real worker on
  * its own task queue, the carrier simulator, Postgres and Temporal from the global setup.
  */
+/**
+ * When the suite's calls are judged for calling hours (docs/decisions/campaigns.md, Calling hours): a
+ * Wednesday, no holiday, 18:30 UTC, when every US zone (Hawaii to Eastern, and the stricter states:
+ * Rhode Island until 18:00 Eastern) and Europe are within their windows. Tests of calling hours set their own.
+ */
+export const SUITE_CALLING_HOURS_AT = new Date('2026-06-03T18:30:00Z');
+
 export interface Harness {
   config: Config;
   db: Db;
@@ -67,6 +74,11 @@ export interface Harness {
     /** Stops the clock at `at` (later `advance` calls move it from there); `null` lets it run again. */
     freeze(at: Date | null): void;
     now(): Date;
+    /**
+     * The instant calling hours are judged at (src/domain/callingHours): `SUITE_CALLING_HOURS_AT` unless a test
+     * sets one (`null` restores it). Fixed, so that the suite's calls do not depend on the hour it runs at.
+     */
+    callingHoursAt(at: Date | null): void;
   };
   request(method: string, path: string, options?: RequestOptions): Promise<TestResponse>;
   /** Starts the real worker entry point (`src/main/worker.ts`) as a child process on this harness's task queue. */
@@ -137,7 +149,9 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
   const apiTemporal = options.apiTemporal ? options.apiTemporal(temporal) : temporal;
   let offsetMs = 0;
   let frozenAt: number | null = null;
+  let callingHoursAt = SUITE_CALLING_HOURS_AT;
   const clock = {
+    callingHoursAt: (at: Date | null) => void (callingHoursAt = at ?? SUITE_CALLING_HOURS_AT),
     advance: (ms: number) => void (frozenAt === null ? (offsetMs += ms) : (frozenAt += ms)),
     freeze: (at: Date | null) => void (frozenAt = at === null ? null : at.getTime()),
     now: () => new Date(frozenAt ?? Date.now() + offsetMs),
@@ -153,6 +167,7 @@ export async function startHarness(overrides: Partial<Config> = {}, options: Har
         ? createLogger('api-test', 'info', { write: (line: string) => void options.apiLog!.push(line) })
         : createLogger('api-test', process.env.LOG_LEVEL ?? 'silent'),
       now: clock.now,
+      callingHoursNow: () => callingHoursAt,
       telnyxInbox: telnyxInboxPorts(config, db),
       openRecording: recordingOpener(config),
       cardVaults: cardVaultsFor(config),

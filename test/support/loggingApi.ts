@@ -5,7 +5,7 @@ import { telnyxInboxPorts } from '../../src/main/telnyxInbox';
 import type { Config } from '../../src/platform/config';
 import { createLogger } from '../../src/platform/logger';
 import { freePort } from '../../src/platform/net/freePort';
-import type { Harness } from './harness';
+import { SUITE_CALLING_HOURS_AT, type Harness } from './harness';
 
 /** A second API whose log lines are kept, for tests of what an operator reads in the log. */
 export interface LoggingApi {
@@ -39,6 +39,7 @@ export async function startLoggingApi(h: Harness, options: { ownPublicUrl?: bool
     temporal: h.temporal,
     logger: createLogger('api-test', 'warn', sink),
     now: () => new Date(),
+    callingHoursNow: () => SUITE_CALLING_HOURS_AT,
     telnyxInbox: telnyxInboxPorts(config, h.db),
   });
   const server = http.createServer(app.koa.callback());

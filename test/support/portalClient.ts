@@ -143,19 +143,25 @@ export async function createLineInPortal(
 
 /**
  * A test call placed with the line page's form (303 expected), as an operator presses "Place a test call" once the
- * line offers it (an active line): the new call's id.
+ * line offers it (an active line), with the browser's `headers`: the new call's id.
  */
-export async function placeTestCallInPortal(client: PortalClient, lineId: string, to = CALLEE): Promise<string> {
+export async function placeTestCallInPortal(
+  client: PortalClient,
+  lineId: string,
+  to = CALLEE,
+  headers: Record<string, string> = {},
+): Promise<string> {
   const linePage = await eventually(async () => {
     const page = await client.get(`/portal/lines/${lineId}?env=test`);
     return page.text.includes('name="idempotency_key"') ? page : undefined;
   });
-  const placed = await client.post(`/portal/lines/${lineId}/calls`, {
+  const form = {
     csrf_token: PortalClient.csrfOf(linePage),
     env: 'test',
     to_number: to,
     idempotency_key: /name="idempotency_key" value="([^"]+)"/.exec(linePage.text)![1],
-  });
+  };
+  const placed = await client.post(`/portal/lines/${lineId}/calls`, form, headers);
   if (placed.status !== 303) throw new Error(`the portal's call form answered ${placed.status}: ${placed.text.slice(0, 500)}`);
   return /^\/portal\/calls\/([0-9a-f-]{36})\?env=test$/.exec(placed.headers.get('location')!)![1];
 }

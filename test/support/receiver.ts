@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import { until } from './waits';
 
 /** A customer's webhook endpoint for tests: records every request, answers as scripted. */
@@ -100,4 +100,13 @@ export async function startReceiver(): Promise<Receiver> {
         server.close(() => resolve());
       }),
   };
+}
+
+/** A local port nothing listens on: bound, then closed (a receiver that is down answers "connection refused"). */
+export async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

@@ -205,6 +205,15 @@ export const STATE_REFUSALS: StateRefusal[] = [
       'stored agent line refuses them when the body does not change its mode (docs/decisions/calls.md, "Agent lines").',
   },
   {
+    operations: ['PATCH /api/v1/settings'],
+    status: 422,
+    code: 'validation_error',
+    field: 'calling_window\\.end',
+    message: '^Must be after start$',
+    reason:
+      'A relation between two fields (a calling window starts before it ends), which JSON Schema cannot state; each bound is in the document.',
+  },
+  {
     operations: ['PATCH /api/v1/lines/{id}'],
     status: 400,
     code: 'hosted_mode_language_pinning_unsupported',

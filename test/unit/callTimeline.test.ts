@@ -1,3 +1,4 @@
+import { TIMELINE_WORDS } from '../../api/portal/labels';
 import { plainDeliveryError, SETTLING_MS, stillUnfolding, timelineOf, type CallTimelineFacts } from '../../src/domain/calls/timeline';
 import type { CallDeliveryAttempt } from '../../src/domain/webhooks/store';
 
@@ -51,43 +52,46 @@ function attempt(fields: Partial<CallDeliveryAttempt>): CallDeliveryAttempt {
 
 describe("a call's timeline (src/domain/calls/timeline.ts)", () => {
   it('tells a whole call in order: placed, answered, turns, barge-in, key press, tool call, deliveries, transfer, end, charge', () => {
-    const entries = timelineOf({
-      call: call({
-        answered_by: 'human',
-        transferred_to: '+14155550199',
-        end_cause: 'transferred',
-        transcript: [
-          { role: 'user', text: 'Hello?', timestamp: iso(4) },
-          { role: 'assistant', text: 'Hi, this is', timestamp: iso(6), interrupted: true },
-          { role: 'assistant', kind: 'dtmf', text: '1w#', timestamp: iso(8) },
-          {
-            role: 'assistant',
-            kind: 'tool',
-            text: 'book',
-            timestamp: iso(9),
-            tool: { id: 't1', name: 'book', arguments: {}, result: '{"ok":true}', error: null },
-          },
+    const entries = timelineOf(
+      {
+        call: call({
+          answered_by: 'human',
+          transferred_to: '+14155550199',
+          end_cause: 'transferred',
+          transcript: [
+            { role: 'user', text: 'Hello?', timestamp: iso(4) },
+            { role: 'assistant', text: 'Hi, this is', timestamp: iso(6), interrupted: true },
+            { role: 'assistant', kind: 'dtmf', text: '1w#', timestamp: iso(8) },
+            {
+              role: 'assistant',
+              kind: 'tool',
+              text: 'book',
+              timestamp: iso(9),
+              tool: { id: 't1', name: 'book', arguments: {}, result: '{"ok":true}', error: null },
+            },
+          ],
+        }),
+        deliveries: [
+          attempt({ id: 'd-started', event_type: 'call_started', created_at: at(3) }),
+          attempt({ id: 'd-message', created_at: at(5) }),
+          attempt({ id: 'd-transfer', event_type: 'call_transferred', created_at: at(10) }),
         ],
-      }),
-      deliveries: [
-        attempt({ id: 'd-started', event_type: 'call_started', created_at: at(3) }),
-        attempt({ id: 'd-message', created_at: at(5) }),
-        attempt({ id: 'd-transfer', event_type: 'call_transferred', created_at: at(10) }),
-      ],
-      charge: { amountCents: 5, description: 'Call to +14155552671 (20 s)', at: at(23) },
-    });
+        charge: { amountCents: 5, description: 'Call to +14155552671 (20 s)', at: at(23) },
+      },
+      TIMELINE_WORDS,
+    );
     expect(entries.map((entry) => [entry.kind, entry.title])).toEqual([
       ['placed', 'Placed: dialling +14155552671 from +14155550100'],
       ['answered', 'Answered (by a human)'],
-      ['delivery', 'Agent webhook got call_started'],
+      ['delivery', 'Agent webhook got the “Call started” event'],
       ['said', 'The caller said “Hello?”'],
-      ['delivery', 'Agent webhook got message'],
+      ['delivery', "Agent webhook got the “Caller's turn (message)” event"],
       ['interrupted', 'Barge-in: the caller talked over the agent and heard only “Hi, this is”'],
       ['key_press', 'The agent pressed 1w#'],
       ['tool_call', 'The agent called the tool book'],
-      ['delivery', 'Agent webhook got call_transferred'],
+      ['delivery', 'Agent webhook got the “Call transferred” event'],
       ['transfer', 'Transferred to +14155550199'],
-      ['ended', 'Ended after 20 s: it was transferred, then the transferred call ended'],
+      ['ended', 'Ended after 20 s: Transferred'],
       ['charge', 'Charged $0.05'],
     ]);
     expect(entries.find((entry) => entry.kind === 'delivery')).toMatchObject({
@@ -98,18 +102,21 @@ describe("a call's timeline (src/domain/calls/timeline.ts)", () => {
   });
 
   it('flags a failed message delivery in plain words: what failed and that the caller heard silence', () => {
-    const failed = timelineOf({
-      call: call({ transcript: [{ role: 'user', text: 'Anyone there?', timestamp: iso(4) }] }),
-      deliveries: [
-        attempt({
-          status: 'failed',
-          http_status: null,
-          duration_ms: 3,
-          error_message: 'connection_error: connect ECONNREFUSED 127.0.0.1:9',
-        }),
-      ],
-      charge: null,
-    }).find((entry) => entry.kind === 'delivery');
+    const failed = timelineOf(
+      {
+        call: call({ transcript: [{ role: 'user', text: 'Anyone there?', timestamp: iso(4) }] }),
+        deliveries: [
+          attempt({
+            status: 'failed',
+            http_status: null,
+            duration_ms: 3,
+            error_message: 'connection_error: connect ECONNREFUSED 127.0.0.1:9',
+          }),
+        ],
+        charge: null,
+      },
+      TIMELINE_WORDS,
+    ).find((entry) => entry.kind === 'delivery');
     expect(failed).toMatchObject({
       kind: 'delivery',
       failed: true,
@@ -119,23 +126,26 @@ describe("a call's timeline (src/domain/calls/timeline.ts)", () => {
   });
 
   it('says what a failed lifecycle event means: retried, given up after the last attempt, or never retried', () => {
-    const titles = timelineOf({
-      call: call(),
-      deliveries: [
-        attempt({ event_type: 'call_ended', status: 'failed', http_status: 500, error_message: 'http_500', created_at: at(24) }),
-        attempt({ event_type: 'call_ended', attempt: 8, status: 'failed', error_message: 'timeout after 5000 ms', created_at: at(25) }),
-        attempt({ event_type: 'call_outgoing', status: 'failed', error_message: 'line_released', created_at: at(26) }),
-        attempt({ event_type: 'call_started', status: 'pending', http_status: null, duration_ms: null, created_at: at(27) }),
-      ],
-      charge: null,
-    })
+    const titles = timelineOf(
+      {
+        call: call(),
+        deliveries: [
+          attempt({ event_type: 'call_ended', status: 'failed', http_status: 500, error_message: 'http_500', created_at: at(24) }),
+          attempt({ event_type: 'call_ended', attempt: 8, status: 'failed', error_message: 'timeout after 5000 ms', created_at: at(25) }),
+          attempt({ event_type: 'call_outgoing', status: 'failed', error_message: 'line_released', created_at: at(26) }),
+          attempt({ event_type: 'call_started', status: 'pending', http_status: null, duration_ms: null, created_at: at(27) }),
+        ],
+        charge: null,
+      },
+      TIMELINE_WORDS,
+    )
       .filter((entry) => entry.kind === 'delivery')
       .map((entry) => entry.title);
     expect(titles).toEqual([
       'Agent webhook failed: your server answered HTTP 500; Switchboard retries it',
       'Agent webhook failed: no answer within 5 s; given up after 8 attempts',
       'Status callback failed: the line was released; it is not retried',
-      'Agent webhook: call_started being delivered',
+      'Agent webhook: the “Call started” event being delivered',
     ]);
   });
 
@@ -153,16 +163,21 @@ describe("a call's timeline (src/domain/calls/timeline.ts)", () => {
   });
 
   it('tells an inbound call from its ringing, a ringing outbound call as ringing now, and a failed tool as a failure', () => {
-    expect(timelineOf({ call: call({ direction: 'inbound', from_number: '+14155550123' }), deliveries: [], charge: null })[0]).toEqual({
+    expect(
+      timelineOf({ call: call({ direction: 'inbound', from_number: '+14155550123' }), deliveries: [], charge: null }, TIMELINE_WORDS)[0],
+    ).toEqual({
       at: iso(0),
       kind: 'ringing',
       title: 'Ringing: +14155550123 called +14155552671',
     });
-    const ringing = timelineOf({
-      call: call({ status: 'ringing', started_at: null, ended_at: null, duration_sec: null, end_cause: null }),
-      deliveries: [],
-      charge: null,
-    });
+    const ringing = timelineOf(
+      {
+        call: call({ status: 'ringing', started_at: null, ended_at: null, duration_sec: null, end_cause: null }),
+        deliveries: [],
+        charge: null,
+      },
+      TIMELINE_WORDS,
+    );
     expect(ringing.map((entry) => [entry.kind, entry.at])).toEqual([
       ['placed', iso(0)],
       ['ringing', null],
@@ -170,12 +185,15 @@ describe("a call's timeline (src/domain/calls/timeline.ts)", () => {
     // With the carrier's ringing time recorded: ringing at that time, before the answer, ringing or not any more.
     for (const status of ['ringing', 'completed', 'busy']) {
       const answered = status === 'completed';
-      const told = timelineOf({
-        call: call(answered ? {} : { status, started_at: null, ended_at: status === 'busy' ? iso(9) : null, end_cause: null }),
-        ringingAt: iso(1),
-        deliveries: [],
-        charge: null,
-      });
+      const told = timelineOf(
+        {
+          call: call(answered ? {} : { status, started_at: null, ended_at: status === 'busy' ? iso(9) : null, end_cause: null }),
+          ringingAt: iso(1),
+          deliveries: [],
+          charge: null,
+        },
+        TIMELINE_WORDS,
+      );
       expect(told.slice(0, answered ? 3 : 2).map((entry) => [entry.kind, entry.at])).toEqual([
         ['placed', iso(0)],
         ['ringing', iso(1)],
@@ -183,21 +201,24 @@ describe("a call's timeline (src/domain/calls/timeline.ts)", () => {
       ]);
       expect(told.filter((entry) => entry.kind === 'ringing')).toHaveLength(1);
     }
-    const tool = timelineOf({
-      call: call({
-        transcript: [
-          {
-            role: 'assistant',
-            kind: 'tool',
-            text: 'book',
-            timestamp: iso(9),
-            tool: { id: 't1', name: 'book', arguments: {}, result: '', error: 'the endpoint answered HTTP 502' },
-          },
-        ],
-      }),
-      deliveries: [],
-      charge: null,
-    }).find((entry) => entry.kind === 'tool_call');
+    const tool = timelineOf(
+      {
+        call: call({
+          transcript: [
+            {
+              role: 'assistant',
+              kind: 'tool',
+              text: 'book',
+              timestamp: iso(9),
+              tool: { id: 't1', name: 'book', arguments: {}, result: '', error: 'the endpoint answered HTTP 502' },
+            },
+          ],
+        }),
+        deliveries: [],
+        charge: null,
+      },
+      TIMELINE_WORDS,
+    ).find((entry) => entry.kind === 'tool_call');
     expect(tool).toMatchObject({ failed: true, title: "The agent's tool book failed: the endpoint answered HTTP 502" });
   });
 

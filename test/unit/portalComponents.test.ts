@@ -1,5 +1,7 @@
 import {
   attributes,
+  chartCanvas,
+  CHART_SCRIPTS,
   confirmation,
   copyable,
   envFields,
@@ -152,5 +154,17 @@ describe('portal components', () => {
     const stale = confirmation({ ...view, stale: { message: 'Already released.' } }).value;
     expect(stale).toContain('Already released.');
     expect(stale).not.toContain('<form');
+  });
+
+  it("draws the overview's and billing's charts from one canvas: its days escaped in data-usage, its series named", () => {
+    const chart = squeeze(
+      chartCanvas({ id: 'chart-calls', label: 'Calls <per> day', days: [{ date: '2026-11-28', calls: 2 }], series: 'calls' }).value,
+    );
+    expect(chart).toBe(
+      squeeze(`<div class="chart"> <canvas id="chart-calls" role="img" aria-label="Calls &lt;per&gt; day"
+        data-usage="[{&quot;date&quot;:&quot;2026-11-28&quot;,&quot;calls&quot;:2}]" data-series="calls" ></canvas> </div>`),
+    );
+    expect(chartCanvas({ id: 'c', label: 'x', days: [], series: 'cost', small: true }).value).toContain('class="chart chart-small"');
+    expect(CHART_SCRIPTS.value).toContain('<script src="/portal/assets/usage-chart.js" defer></script>');
   });
 });

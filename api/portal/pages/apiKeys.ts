@@ -4,6 +4,7 @@ import { SCOPES, type Scope } from '../../../src/domain/keys/scopes';
 import type { ApiKeyRow } from '../../../src/domain/keys/store';
 import { html, type Html } from '../html';
 import { confirmLink, envFields, hiddenFields, keyToCopy, option, stateBadge, table, time } from '../components';
+import { ENVIRONMENT_LABELS, labelOf } from '../labels';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface ApiKeysPageInput {
@@ -95,7 +96,7 @@ function keysTable(nav: PageNav, input: ApiKeysPageInput, keys: ApiKeyRow[], id:
     columns: [
       { header: 'Name', cell: (key) => key.name },
       { header: 'Prefix', cellClass: 'mono', cell: (key) => key.key_prefix },
-      { header: 'Environment', cell: (key) => key.environment },
+      { header: 'Environment', cell: (key) => labelOf(ENVIRONMENT_LABELS, key.environment) },
       { header: 'Grant', cell: grantCell },
       { header: 'Minted by', cellMarker: 'minted-by', cell: (key) => mintedBy(key, input, prefixOf) },
       { header: 'Created', cell: (key) => time(key.created_at) },

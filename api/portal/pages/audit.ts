@@ -1,7 +1,9 @@
 import { html, type Html } from '../html';
 import { option, table, time } from '../components';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
+import { listQuery } from '../filterFields';
 import { actionLabel } from '../actionCatalog';
+import { COMPLIANCE_EVENT_LABELS, FIELD_VOCABULARIES, labelOf, type Words } from '../labels';
 import type { AuditEntry, ComplianceEventRow } from '../../../src/domain/compliance/auditTrail';
 import type { PortalActionRow } from '../../../src/domain/compliance/portalActions';
 
@@ -20,6 +22,8 @@ export interface AuditPageInput {
   portalActions: readonly string[];
   eventTypes: readonly string[];
   filters: Record<string, string>;
+  /** The cursor of the next (older) page, when there is one. */
+  olderCursor: string | null;
   error?: ShownError;
 }
 
@@ -38,7 +42,7 @@ export function readableDetails(details: Record<string, unknown> | null, extra: 
     ...extra,
     ...Object.entries(details ?? {})
       .filter(([key, value]) => !SHOWN_ELSEWHERE.has(key) && value !== null && value !== undefined && value !== '')
-      .map(([key, value]): [string, string] => [key.replace(/_/g, ' '), shownValue(value)]),
+      .map(([key, value]): [string, string] => [key.replace(/_/g, ' '), shownValue(value, FIELD_VOCABULARIES[key])]),
   ];
   if (items.length === 0) return '—';
   return html`<ul class="audit-details">
@@ -46,9 +50,11 @@ export function readableDetails(details: Record<string, unknown> | null, extra: 
   </ul>`;
 }
 
-function shownValue(value: unknown): string {
+/** A recorded value as words; a field whose values are a vocabulary's shows its words (api/portal/labels.ts). */
+function shownValue(value: unknown, vocabulary?: Readonly<Record<string, Words>>): string {
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
-  if (Array.isArray(value)) return value.map(shownValue).join(', ');
+  if (typeof value === 'string' && vocabulary && Object.prototype.hasOwnProperty.call(vocabulary, value)) return labelOf(vocabulary, value);
+  if (Array.isArray(value)) return value.map((item) => shownValue(item)).join(', ');
   if (value && typeof value === 'object')
     return Object.entries(value)
       .map(([key, inner]) => `${key} ${shownValue(inner)}`)
@@ -105,7 +111,7 @@ function portalDetails(row: PortalActionRow): Html | string {
 }
 
 function complianceEvent(row: ComplianceEventRow): string {
-  return row.event_type.replace(/_/g, ' ');
+  return labelOf(COMPLIANCE_EVENT_LABELS, row.event_type);
 }
 
 /** The audit log: the environment's compliance events and the portal's actions, filters posted by GET (a link keeps them). */
@@ -139,7 +145,9 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
         <select id="event_type" name="event_type">
           <option value="">all</option>
           <optgroup label="Portal actions">${input.portalActions.map((name) => option(name, f.event_type, actionLabel(name)))}</optgroup>
-          <optgroup label="Compliance events">${input.eventTypes.map((type) => option(type, f.event_type))}</optgroup>
+          <optgroup label="Compliance events">
+            ${input.eventTypes.map((type) => option(type, f.event_type, labelOf(COMPLIANCE_EVENT_LABELS, type)))}
+          </optgroup>
         </select>
         <label for="actor">Actor (key prefix or id, or operator)</label>
         <input id="actor" name="actor" type="text" value="${f.actor ?? ''}" aria-describedby="actor-hint" />
@@ -152,12 +160,19 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
         <input id="to" name="to" type="date" value="${f.to ?? ''}" />
         <button type="submit">Filter</button>
       </form>
+      <p>
+        <a id="audit-csv" href="/portal/audit.csv?${listQuery(nav.environment, f)}" download>Download these entries as CSV</a>
+      </p>
       ${table({
         id: 'audit',
-        caption: `The ${input.entries.length} newest matching entries seen from the ${nav.environment} environment`,
+        caption: `Matching entries seen from the ${nav.environment} environment, newest first`,
         rows: input.entries,
-        rowData: (entry): Record<string, string> =>
-          entry.source === 'portal' ? { action: entry.row.action, outcome: entry.row.outcome } : { 'event-type': entry.row.event_type },
+        rowData: (entry): Record<string, string> => ({
+          ...(entry.source === 'portal'
+            ? { action: entry.row.action, outcome: entry.row.outcome }
+            : { 'event-type': entry.row.event_type }),
+          'entry-id': entry.row.id,
+        }),
         empty: html`<p id="no-events">No events match.</p>`,
         columns: [
           { header: 'Time (UTC)', cell: (entry) => time(entry.row.created_at, 'second') },
@@ -178,7 +193,12 @@ export function auditPage(nav: PageNav, input: AuditPageInput): Html {
             cell: (e) => (e.source === 'portal' ? portalDetails(e.row) : readableDetails(e.row.metadata)),
           },
         ],
-      })}`,
+      })}
+      ${
+        input.olderCursor
+          ? html`<p><a id="older" href="/portal/audit?${listQuery(nav.environment, f, input.olderCursor)}">Older entries</a></p>`
+          : ''
+      }`,
     nav,
   );
 }

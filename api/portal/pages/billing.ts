@@ -1,7 +1,8 @@
 import type { UsageBucket } from '../../../src/domain/billing/usage';
 import type { toTransactionRecord } from '../../../src/domain/billing/ledger';
 import { html, type Html } from '../html';
-import { envFields, hiddenFields, table, time } from '../components';
+import { chartCanvas, CHART_SCRIPTS, envFields, hiddenFields, table, time } from '../components';
+import { labelOf, TRANSACTION_TYPE_LABELS } from '../labels';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 type TransactionRecord = ReturnType<typeof toTransactionRecord>;
@@ -50,7 +51,7 @@ export function billingPage(nav: PageNav, input: BillingPageInput): Html {
   );
 }
 
-/** The chart's data rides in a data attribute; /portal/assets/usage-chart.js draws it (the CSP forbids inline script). */
+/** The spend of the last days as a chart (`chartCanvas`), its total in words, and its CSV. */
 function usageChart(nav: PageNav, usage: UsageBucket[]): Html {
   const data = usage.map((day) => ({ date: day.key, cost_cents: day.costCents, calls: day.calls, minutes: day.minutes }));
   const total = usage.reduce((sum, day) => sum + day.costCents, 0);
@@ -58,16 +59,8 @@ function usageChart(nav: PageNav, usage: UsageBucket[]): Html {
   return html`<section aria-labelledby="usage-title">
     <h2 id="usage-title">Usage, last ${usage.length} days</h2>
     <p>Spent: <strong data-stat="usage-cost">${dollars(total)}</strong> on ${calls} ${calls === 1 ? 'call' : 'calls'}.</p>
-    <div class="chart">
-      <canvas
-        id="usage-chart"
-        role="img"
-        aria-label="Cost per day over the last ${usage.length} days"
-        data-usage="${JSON.stringify(data)}"
-      ></canvas>
-    </div>
-    <script src="/portal/assets/chart.umd.js" defer></script>
-    <script src="/portal/assets/usage-chart.js" defer></script>
+    ${chartCanvas({ id: 'usage-chart', label: `Cost per day over the last ${usage.length} days`, days: data, series: 'cost' })}
+    ${CHART_SCRIPTS}
     <p>
       <a id="usage-csv" href="/portal/billing/usage.csv?env=${nav.environment}&amp;from=${usage[0]?.key ?? ''}" download
         >Download these ${usage.length} days' usage records as CSV</a
@@ -143,11 +136,11 @@ function transactionsTable(nav: PageNav, input: BillingPageInput): Html {
     id: 'transactions',
     caption: `Transactions of the ${nav.environment} environment, newest first`,
     rows: input.transactions,
-    rowData: (t) => ({ 'transaction-id': t.id }),
+    rowData: (t) => ({ 'transaction-id': t.id, 'transaction-type': t.type }),
     empty: html`<p id="no-transactions">No transactions.</p>`,
     columns: [
       { header: 'When', cell: (t) => time(t.created_at) },
-      { header: 'Type', cell: (t) => t.type },
+      { header: 'Type', cell: (t) => labelOf(TRANSACTION_TYPE_LABELS, t.type) },
       { header: 'Description', cell: (t) => t.description },
       { header: 'Amount', numeric: true, cell: (t) => dollars(t.amount_cents) },
       { header: 'Balance after', numeric: true, cell: (t) => dollars(t.balance_after_cents) },

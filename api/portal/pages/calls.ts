@@ -2,6 +2,7 @@ import type { toCallRecord } from '../../../src/domain/calls/store';
 import { CALL_DIRECTIONS, CALL_STATUSES, isActiveCallStatus } from '../../../src/domain/calls/rules';
 import { html, type Html } from '../html';
 import { confirmLink, stateBadge, stateLabel, table, time } from '../components';
+import { CALL_DIRECTION_LABELS, CALL_STATUS_LABELS, labelOf, SPEAKER_LABELS } from '../labels';
 import { choiceSelect, lineSelect, listQuery, searchBox, timeRangeFields } from '../filterFields';
 import type { LineChoice } from '../lineChoices';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
@@ -38,8 +39,8 @@ export function callsPage(nav: PageNav, input: CallsPageInput): Html {
     html`${searchBox(nav)} ${errorBox(input.error)}
       <form method="get" action="/portal/calls" class="filters" aria-label="Filter calls">
         <input type="hidden" name="env" value="${nav.environment}" />
-        ${lineSelect(input.lines, filters.line_id)} ${choiceSelect('status', 'Status', CALL_STATUSES, filters.status)}
-        ${choiceSelect('direction', 'Direction', CALL_DIRECTIONS, filters.direction)}
+        ${lineSelect(input.lines, filters.line_id)} ${choiceSelect('status', 'Status', CALL_STATUSES, CALL_STATUS_LABELS, filters.status)}
+        ${choiceSelect('direction', 'Direction', CALL_DIRECTIONS, CALL_DIRECTION_LABELS, filters.direction)}
         <label for="number">Phone number</label>
         <input id="number" name="number" class="mono" value="${filters.number}" size="16" />
         ${timeRangeFields(filters)}
@@ -147,7 +148,7 @@ export function callLive(view: CallView, environment: string, hangUp?: { csrfTok
     ${
       call.transcript?.length
         ? html`<ol id="transcript">
-            ${call.transcript.map((entry) => html`<li><strong>${entry.role}</strong> ${toSecond(entry.timestamp)}: ${transcriptText(entry)}</li>`)}
+            ${call.transcript.map((entry) => html`<li><strong data-speaker="${entry.role}">${labelOf(SPEAKER_LABELS, entry.role)}</strong> ${toSecond(entry.timestamp)}: ${transcriptText(entry)}</li>`)}
           </ol>`
         : html`<p id="no-transcript">Nothing said yet.</p>`
     }
@@ -170,8 +171,9 @@ export function callPage(nav: PageNav, view: CallView, temporalUiUrl: string | u
   return layout(
     `Call to ${call.to_number}`,
     html`<p>
-        ${call.direction} call from <span class="mono">${call.from_number}</span> to <span class="mono">${call.to_number}</span>, created
-        ${toSecond(call.created_at)}, on <a href="/portal/lines/${call.line_id}?env=${nav.environment}">its line</a>.
+        ${stateLabel(call.direction)} call from <span class="mono">${call.from_number}</span> to
+        <span class="mono">${call.to_number}</span>, created ${toSecond(call.created_at)}, on
+        <a href="/portal/lines/${call.line_id}?env=${nav.environment}">its line</a>.
       </p>
       ${callLive(view, nav.environment, mayHangUp ? { csrfToken: nav.csrfToken } : undefined)}
       <h2>Workflow</h2>

@@ -3,6 +3,7 @@ import { DISCLOSURE_LIMITS, type DisclosureRow } from '../../../src/domain/compl
 import { OPT_IN_REASON_MAX_LENGTH, type OptOutRow } from '../../../src/domain/compliance/optOuts';
 import { html, type Html } from '../html';
 import { envFields, hiddenFields, option, postButton, stateBadge, stateLabel, table, time } from '../components';
+import { LANGUAGE_LABELS, labelOf, OPT_OUT_SOURCE_LABELS } from '../labels';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface CompliancePageInput {
@@ -49,7 +50,7 @@ function optOutsTable(nav: PageNav, input: CompliancePageInput): Html {
     empty: html`<p id="no-opt-outs">No opted-out numbers in the ${nav.environment} environment.</p>`,
     columns: [
       { header: 'Phone number', cellClass: 'mono', cell: (row) => row.phone_number },
-      { header: 'Source', cell: (row) => row.source },
+      { header: 'Source', cell: (row) => labelOf(OPT_OUT_SOURCE_LABELS, row.source) },
       { header: 'Opted out', cell: (row) => time(row.opted_out_at) },
     ],
     actions: (row) =>
@@ -124,7 +125,7 @@ function disclosuresTable(nav: PageNav, input: CompliancePageInput): Html {
     empty: html`<p id="no-disclosures">No disclosures in the ${nav.environment} environment yet.</p>`,
     columns: [
       { header: 'Message', cell: (row) => row.message },
-      { header: 'Language', cell: (row) => row.language },
+      { header: 'Language', cell: (row) => labelOf(LANGUAGE_LABELS, row.language) },
       { header: 'Jurisdiction', cell: (row) => row.jurisdiction },
       { header: 'Default', cell: (row) => (row.is_default ? 'played' : 'no') },
       { header: 'Created', cell: (row) => time(row.created_at) },
@@ -168,7 +169,7 @@ function addDisclosureForm(nav: PageNav, input: CompliancePageInput): Html {
 ${form.message ?? ''}</textarea>
       <label for="disclosure-language">Language</label>
       <select id="disclosure-language" name="language">
-        ${input.languages.map((language) => option(language, form.language ?? 'en'))}
+        ${input.languages.map((language) => option(language, form.language ?? 'en', labelOf(LANGUAGE_LABELS, language)))}
       </select>
       <label for="disclosure-jurisdiction">Jurisdiction</label>
       <input

@@ -4,6 +4,7 @@ import { choiceSelect, lineSelect, listQuery, searchBox, timeRangeFields } from 
 import type { LineChoice } from '../lineChoices';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 import { EVENT_TYPES } from '../../../src/domain/webhooks/events';
+import { DELIVERY_STATUSES, DELIVERY_STATUS_LABELS, EVENT_TYPE_LABELS, labelOf } from '../labels';
 
 export interface DeliveryRow {
   id: string;
@@ -62,7 +63,10 @@ function requestHeaders(row: DeliveryRow): Html {
   </dl>`;
 }
 
-export const DELIVERY_STATUSES = ['success', 'failed', 'pending'] as const;
+/** An event type in words, its name as the API sends it on hover (`title`) and in `data-event-type`. */
+export function eventTypeName(type: string): Html {
+  return html`<span data-event-type="${type}" title="${type}">${labelOf(EVENT_TYPE_LABELS, type)}</span>`;
+}
 
 /** The list's filters as the query string carries them; '' is "all" (api/portal/deliveryRoutes.ts `DELIVERY_FILTERS`). */
 export interface DeliveryListFilters {
@@ -92,8 +96,9 @@ export function deliveriesPage(nav: PageNav, input: DeliveriesPageInput): Html {
     html`${searchBox(nav)} ${errorBox(input.error)}
       <form method="get" action="/portal/deliveries" class="filters" aria-label="Filter deliveries">
         <input type="hidden" name="env" value="${nav.environment}" />
-        ${choiceSelect('status', 'Status', DELIVERY_STATUSES, filters.status)} ${lineSelect(input.lines, filters.line_id)}
-        ${choiceSelect('event_type', 'Event type', EVENT_TYPES, filters.event_type)}
+        ${choiceSelect('status', 'Status', DELIVERY_STATUSES, DELIVERY_STATUS_LABELS, filters.status)}
+        ${lineSelect(input.lines, filters.line_id)}
+        ${choiceSelect('event_type', 'Event type', EVENT_TYPES, EVENT_TYPE_LABELS, filters.event_type)}
         <label for="call_id">Call id</label>
         <input id="call_id" name="call_id" class="mono" value="${filters.call_id}" size="36" />
         ${filters.event_id ? html`<input type="hidden" name="event_id" value="${filters.event_id}" />` : ''} ${timeRangeFields(filters)}
@@ -125,7 +130,7 @@ export function deliveriesPage(nav: PageNav, input: DeliveriesPageInput): Html {
                   sentAt,
                   {
                     header: 'Event',
-                    cell: (row) => html`<a href="/portal/deliveries/${row.id}?env=${nav.environment}">${row.event_type}</a>`,
+                    cell: (row) => html`<a href="/portal/deliveries/${row.id}?env=${nav.environment}">${eventTypeName(row.event_type)}</a>`,
                   },
                   { header: 'Call', cell: (row) => callLink(nav, row) },
                   { header: 'Attempt', cell: (row) => row.attempt },
@@ -205,7 +210,8 @@ export function deliveryPage(nav: PageNav, input: DeliveryDetailInput): Html {
     'Webhook delivery',
     html`${errorBox(input.error)}
       <p>
-        Event <span class="mono" data-event-id="${input.eventId}">${input.eventId}</span> (${latest?.event_type ?? ''}) ·
+        Event
+        <span class="mono" data-event-id="${input.eventId}">${input.eventId}</span> (${latest ? eventTypeName(latest.event_type) : ''}) ·
         ${
           latest?.call_id
             ? html`<a id="delivery-call" href="/portal/calls/${latest.call_id}?env=${nav.environment}">The call it is about</a> ·`

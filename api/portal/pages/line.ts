@@ -1,6 +1,7 @@
 import type { toLineRecord } from '../../../src/domain/lines/store';
 import { html, type Html } from '../html';
 import { confirmLink, envFields, hiddenFields, stateBadge, stateLabel } from '../components';
+import { LANGUAGE_LABELS, LINE_MODE_LABELS, labelOf } from '../labels';
 import { forModes, languageSelect, LINE_FORM_SCRIPT, modeSelect, voiceSelect } from './lineFields';
 import { formOutcome, layout, type PageNav, type ShownError } from '../layout';
 
@@ -52,7 +53,7 @@ export function linePage(nav: PageNav, input: LinePageInput): Html {
         </div>
         <div>
           <dt>Mode</dt>
-          <dd>${line.mode}</dd>
+          <dd data-line-mode="${line.mode}">${labelOf(LINE_MODE_LABELS, line.mode)}</dd>
         </div>
         <div>
           <dt>Status</dt>
@@ -60,7 +61,7 @@ export function linePage(nav: PageNav, input: LinePageInput): Html {
         </div>
         <div>
           <dt>Language</dt>
-          <dd>${line.language}</dd>
+          <dd data-line-language="${line.language}">${labelOf(LANGUAGE_LABELS, line.language)}</dd>
         </div>
       </dl>
       <p>

@@ -2,6 +2,7 @@ import { LANGUAGES, LINE_MODES } from '../../../src/domain/lines/rules';
 import { modesUsing, type ModeDependentField } from '../../../src/domain/lines/modeFields';
 import { VOICES } from '../../../src/domain/voices/catalog';
 import { option } from '../components';
+import { LANGUAGE_LABELS, LINE_MODE_LABELS } from '../labels';
 import { html, type Html } from '../html';
 
 /**
@@ -10,18 +11,11 @@ import { html, type Html } from '../html';
  * changes. Without the script every field shows, and the server still takes only the chosen mode's.
  */
 
-const MODE_LABELS: Readonly<Record<string, string>> = {
-  hosted: "hosted: Switchboard's model answers with your prompt",
-  webhook: 'webhook: your server answers each turn',
-  audio: "audio: your handler gets the call's audio (WebSocket)",
-  agent: 'agent: your agent drives each call through the API or MCP (speak, wait)',
-};
-
 /** The mode select, offering every mode of LINE_MODES. */
 export function modeSelect(id: string, current: string): Html {
   return html`<label for="${id}">Mode</label>
     <select id="${id}" name="mode" data-mode-select>
-      ${LINE_MODES.map((mode) => option(mode, current, MODE_LABELS[mode] ?? mode))}
+      ${LINE_MODES.map((mode) => option(mode, current, `${LINE_MODE_LABELS[mode].label}: ${LINE_MODE_LABELS[mode].meaning}`))}
     </select>`;
 }
 
@@ -47,7 +41,7 @@ export function languageSelect(id: string, current: string): Html {
     'language',
     html`<label for="${id}">Language</label>
       <select id="${id}" name="language">
-        ${LANGUAGES.map((l) => option(l, current))}
+        ${LANGUAGES.map((l) => option(l, current, LANGUAGE_LABELS[l]))}
       </select>`,
   );
 }

@@ -2,6 +2,7 @@ import { NUMBER_TYPES } from '../../../src/domain/lines/numberChoice';
 import type { toLineRecord } from '../../../src/domain/lines/store';
 import { html, type Html } from '../html';
 import { confirmLink, copyable, envFields, hiddenFields, option, stateBadge, table, time } from '../components';
+import { labelOf, LINE_MODE_LABELS, NUMBER_TYPE_LABELS } from '../labels';
 import { forModes, LINE_FORM_SCRIPT, modeSelect, voiceSelect } from './lineFields';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
 
@@ -89,7 +90,7 @@ function linesTable(nav: PageNav, input: LinesPageInput): Html {
     empty: html`<p id="no-lines">No lines in the ${nav.environment} environment yet.</p>`,
     columns: [
       { header: 'Name', cell: (line) => html`<a href="/portal/lines/${line.id}?env=${nav.environment}">${line.name}</a>` },
-      { header: 'Mode', cell: (line) => line.mode },
+      { header: 'Mode', cell: (line) => labelOf(LINE_MODE_LABELS, line.mode) },
       { header: 'Number', cellClass: 'mono', cell: (line) => line.phone_number ?? '—' },
       { header: 'Status', cell: (line) => stateBadge(line.status) },
       {
@@ -143,7 +144,7 @@ function numberFields(form: Record<string, string>): Html {
     <input id="country" name="country" type="text" maxlength="2" autocomplete="off" value="${form.country ?? ''}" />
     <label for="number_type">Type</label>
     <select id="number_type" name="number_type">
-      ${NUMBER_TYPES.map((type) => option(type, numberType, type.replace('_', '-')))}
+      ${NUMBER_TYPES.map((type) => option(type, numberType, NUMBER_TYPE_LABELS[type]))}
     </select>
     <label for="area_code">Area code (blank: any)</label>
     <input id="area_code" name="area_code" type="text" inputmode="numeric" maxlength="6" value="${form.area_code ?? ''}" />

@@ -2,6 +2,7 @@ import type { InvitationRow, MemberRow } from '../../../src/domain/accounts/stor
 import { ROLES, type Role } from '../../../src/domain/keys/scopes';
 import { html, type Html } from '../html';
 import { confirmLink, option, table, time } from '../components';
+import { labelOf, ROLE_LABELS } from '../labels';
 import { csrfField, errorBox, layout, type PageNav, type ShownError } from '../layout';
 
 export interface MembersPageInput {
@@ -16,7 +17,7 @@ export interface MembersPageInput {
 }
 
 function roleOptions(offered: readonly Role[], selected: string | undefined): Html[] {
-  return offered.map((role) => option(role, selected));
+  return offered.map((role) => option(role, selected, ROLE_LABELS[role]));
 }
 
 /** The members of the workspace, their roles, pending invitations and the invite form (owners and admins). */
@@ -30,18 +31,17 @@ export function membersPage(nav: PageNav, input: MembersPageInput): Html {
     empty: html``, // never: the page is shown to a member
     columns: [
       { header: 'Email', cell: (member) => member.email },
-      { header: 'Role', cell: (member) => member.role },
+      { header: 'Role', cell: (member) => ROLE_LABELS[member.role] },
       { header: 'Since', cell: (member) => time(member.created_at, 'day') },
     ],
     actions: (member) =>
       member.role !== 'owner' || input.actorRole === 'owner'
-        ? html`<form method="post" action="/portal/members/${member.id}/role">
-              ${csrfField(nav.csrfToken)}
+        ? html`<form method="get" action="/portal/members/${member.id}/role">
               <label for="role-${member.id}" class="visually-hidden">Role of ${member.email}</label>
               <select id="role-${member.id}" name="role">
                 ${roleOptions(offered, member.role)}
               </select>
-              <button type="submit">Change role</button>
+              <button type="submit">Change role…</button>
             </form>
             ${confirmLink(`/portal/members/${member.id}/remove`, 'Remove…', { ariaLabel: `Remove ${member.email}` })}`
         : '',
@@ -66,7 +66,7 @@ export function membersPage(nav: PageNav, input: MembersPageInput): Html {
 
 function invitedPanel(invited: { email: string; role: Role; mailed: boolean }): Html {
   return html`<section class="secret" aria-labelledby="invited-title">
-    <h2 id="invited-title">Invitation for ${invited.email} (${invited.role})</h2>
+    <h2 id="invited-title">Invitation for ${invited.email} (${ROLE_LABELS[invited.role]})</h2>
     ${
       invited.mailed
         ? html`<p id="invite-mailed">
@@ -87,7 +87,7 @@ function invitationsTable(invitations: InvitationRow[]): Html {
     empty: html`<p id="no-invitations">No pending invitations.</p>`,
     columns: [
       { header: 'Email', cell: (invitation) => invitation.email },
-      { header: 'Role', cell: (invitation) => invitation.role },
+      { header: 'Role', cell: (invitation) => labelOf(ROLE_LABELS, invitation.role) },
       { header: 'Expires', cell: (invitation) => time(invitation.expires_at, 'day') },
     ],
     actions: (invitation) =>
@@ -100,7 +100,7 @@ export function acceptInvitationPage(input: { csrfToken: string; token: string; 
   return layout(
     'Join the workspace',
     html`${errorBox(input.error)}
-      <p>You are invited as <strong>${input.role}</strong>. Choose a password to finish.</p>
+      <p>You are invited as <strong>${labelOf(ROLE_LABELS, input.role)}</strong>. Choose a password to finish.</p>
       <form method="post" action="/portal/invite" class="card">
         ${csrfField(input.csrfToken)}
         <input type="hidden" name="token" value="${input.token}" />

@@ -1,7 +1,7 @@
 import type { Overview } from '../../../src/domain/accounts/overview';
 import type { ActivityDay } from '../../../src/domain/accounts/activity';
 import { GETTING_STARTED_STEPS, type GettingStarted, type GettingStartedStep } from '../../../src/domain/accounts/gettingStarted';
-import { copyable } from '../components';
+import { chartCanvas, CHART_SCRIPTS, copyable, type ChartSeries } from '../components';
 import { html, type Html } from '../html';
 import { layout, type PageNav } from '../layout';
 
@@ -111,13 +111,12 @@ function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-/** The charts' data ride in data attributes; /portal/assets/usage-chart.js draws them (the CSP forbids inline script). */
+/** The four activity charts (`chartCanvas`), each with its total in words. */
 function activityCharts(days: ActivityDay[]): Html {
-  const data = JSON.stringify(days);
   const sum = (pick: (day: ActivityDay) => number) => days.reduce((total, day) => total + pick(day), 0);
   const delivered = sum((day) => day.delivered);
   const attempts = delivered + sum((day) => day.failed);
-  const charts: Array<{ series: string; title: string; total: string }> = [
+  const charts: Array<{ series: ChartSeries; title: string; total: string }> = [
     {
       series: 'calls',
       title: 'Calls per day',
@@ -141,19 +140,16 @@ function activityCharts(days: ActivityDay[]): Html {
         (chart) =>
           html`<figure class="chart-card">
             <figcaption>${chart.title}: <strong data-total="${chart.series}">${chart.total}</strong></figcaption>
-            <div class="chart chart-small">
-              <canvas
-                id="chart-${chart.series}"
-                role="img"
-                aria-label="${chart.title} over the last ${days.length} days: ${chart.total}"
-                data-usage="${data}"
-                data-series="${chart.series}"
-              ></canvas>
-            </div>
+            ${chartCanvas({
+              id: `chart-${chart.series}`,
+              label: `${chart.title} over the last ${days.length} days: ${chart.total}`,
+              days,
+              series: chart.series,
+              small: true,
+            })}
           </figure>`,
       )}
     </div>
-    <script src="/portal/assets/chart.umd.js" defer></script>
-    <script src="/portal/assets/usage-chart.js" defer></script>
+    ${CHART_SCRIPTS}
   </section>`;
 }

@@ -2,7 +2,7 @@ import type { toCallRecord } from '../../../src/domain/calls/store';
 import type { LineRow } from '../../../src/domain/lines/store';
 import type { MessageRow } from '../../../src/domain/messages/store';
 import type { SearchTerm } from '../../../src/domain/search/rules';
-import { table, time } from '../components';
+import { stateBadge, table, time } from '../components';
 import { listQuery, searchBox } from '../filterFields';
 import { html, type Html } from '../html';
 import { errorBox, layout, type PageNav, type ShownError } from '../layout';
@@ -52,7 +52,7 @@ function results(nav: PageNav, found: NonNullable<SearchPageInput['found']>): Ht
             columns: [
               { header: 'Name', cell: (line) => html`<a href="/portal/lines/${line.id}?env=${nav.environment}">${line.name}</a>` },
               { header: 'Number', cellClass: 'mono', cell: (line) => line.phone_number ?? '—' },
-              { header: 'Status', cell: (line) => line.status },
+              { header: 'Status', cell: (line) => stateBadge(line.status) },
             ],
           })}`
       : ''

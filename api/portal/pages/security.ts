@@ -1,6 +1,6 @@
 import { html, type Html } from '../html';
 import { csrfField, errorBox, formOutcome, layout, type PageNav, type ShownError } from '../layout';
-import { copyButton } from '../components';
+import { confirmLink, copyButton } from '../components';
 
 /** Two-factor sign-in pages (issue 27): the second step of a sign-in, and the user's security page. */
 
@@ -42,7 +42,7 @@ export function securityPage(nav: PageNav, view: SecurityView): Html {
       }
       <h2>Two-factor sign-in</h2>
       ${view.recoveryCodes ? recoveryCodesBlock(view.recoveryCodes) : ''}
-      ${view.enabled ? enabledBlock(nav, view) : view.pending ? enrolBlock(nav, view.pending) : startBlock(nav)}
+      ${view.enabled ? enabledBlock(view) : view.pending ? enrolBlock(nav, view.pending) : startBlock(nav)}
       ${view.isOwner ? requirementBlock(nav, view) : ''}`,
     nav,
   );
@@ -78,17 +78,13 @@ function recoveryCodesBlock(codes: string[]): Html {
   </div>`;
 }
 
-function enabledBlock(nav: PageNav, view: SecurityView): Html {
+function enabledBlock(view: SecurityView): Html {
   return html`<p>Two-factor sign-in is <strong>on</strong>. Recovery codes left: ${view.recoveryCodesLeft}.</p>
+    <p>${confirmLink('/portal/security/recovery-codes', 'Make new recovery codes…', { id: 'renew-recovery-codes' })}</p>
     ${
       view.required
         ? html`<p>Your workspace requires it, so it cannot be turned off.</p>`
-        : html`<form method="post" action="/portal/security/two-factor/remove" class="card">
-            ${csrfField(nav.csrfToken)}
-            <label for="password">Password</label>
-            <input id="password" name="password" type="password" autocomplete="current-password" required />
-            <button type="submit">Turn off two-factor sign-in</button>
-          </form>`
+        : html`<p>${confirmLink('/portal/security/two-factor/remove', 'Turn off two-factor sign-in…', { id: 'turn-off-two-factor' })}</p>`
     }`;
 }
 

@@ -1,13 +1,26 @@
+import type { WorkspaceCallingWindow } from '../../../src/domain/callingHours/rules';
 import { TIME_ZONES } from '../../../src/domain/workspaces/timeZone';
+import { callingHoursSection } from './callingHours';
 import { option, time } from '../components';
 import { html, type Html } from '../html';
 import { csrfField, formOutcome, layout, type PageNav, type ShownError } from '../layout';
 import { renderTimeZone } from '../timeZoneScope';
 
-export function settingsPage(nav: PageNav, input: { error?: ShownError; notice?: string; typedTimeZone?: string } = {}): Html {
+export interface SettingsPageInput {
+  /** This environment's calling window (settings `calling_window`). */
+  callingWindow: WorkspaceCallingWindow | null;
+  error?: ShownError;
+  notice?: string;
+  typedTimeZone?: string;
+  /** The calling-hours form as typed, when its change was refused. */
+  callingForm?: Record<string, string>;
+}
+
+export function settingsPage(nav: PageNav, input: SettingsPageInput): Html {
   return layout(
     'Settings',
     html`${formOutcome(input.error, input.notice)} ${timeZoneSection(nav, input.typedTimeZone)}
+      ${callingHoursSection(nav, input.callingWindow, input.callingForm)}
       <h2>Change password</h2>
       <form method="post" action="/portal/settings/password" class="card">
         ${csrfField(nav.csrfToken)}

@@ -3,7 +3,15 @@ import { recordComplianceEvent } from '../compliance/events';
 import { verifyPassword } from '../../platform/crypto/password';
 import { admitSignInAttempt } from './signInThrottle';
 import { PASSWORD_MAX_LENGTH } from './rules';
-import { disableTotp, findAccountUser, setWorkspaceRequiresTwoFactor, twoFactorStanding } from './store';
+import {
+  disableTotp,
+  findAccountUser,
+  replaceRecoveryCodes,
+  setWorkspaceRequiresTwoFactor,
+  twoFactorStanding,
+  type AccountUser,
+} from './store';
+import { newRecoveryCode, RECOVERY_CODE_COUNT, recoveryCodeHash } from './twoFactorRules';
 
 export type RequirementChange = { ok: true } | { ok: false; refused: 'not_owner' | 'two_factor_not_enabled' };
 
@@ -36,27 +44,62 @@ export async function setTwoFactorRequirement(
   return { ok: true };
 }
 
-export type TwoFactorRemoval =
-  | { ok: true }
-  | { ok: false; refused: 'required_by_workspace' | 'invalid_credentials' }
-  | { ok: false; refused: 'rate_limited'; retryAfterSeconds: number };
+/** A change to one's own second factor: the password is asked again. */
+export interface PasswordAgain {
+  userId: string;
+  password: string;
+  clientAddress: string;
+}
+
+/** Why such a change was refused: its own reason, a wrong password, or too many attempts. */
+type Refused<Reason extends string> =
+  { ok: false; refused: Reason | 'invalid_credentials' } | { ok: false; refused: 'rate_limited'; retryAfterSeconds: number };
+
+export type TwoFactorRemoval = { ok: true } | Refused<'required_by_workspace'>;
 
 /**
  * Turns a user's second factor off (their TOTP secret and recovery codes are deleted) after the
  * password checks out, counted as a sign-in attempt; refused while the workspace requires one.
  */
-export async function removeTwoFactor(
+export async function removeTwoFactor(deps: UseCaseDeps, request: PasswordAgain): Promise<TwoFactorRemoval> {
+  const checked = await passwordChecked(deps, request, (standing) => (standing.required ? 'required_by_workspace' : undefined));
+  if (!checked.ok) return checked;
+  await deps.db.transaction((trx) => disableTotp(trx, checked.user.id));
+  return { ok: true };
+}
+
+/**
+ * A signed-in person's password asked again before a change to their second factor, once `refusalOf` (their
+ * standing) has no objection: counted as a sign-in attempt, so a stolen session cannot guess it faster than the login
+ * form allows.
+ */
+async function passwordChecked<Refusal extends string>(
   deps: UseCaseDeps,
-  request: { userId: string; password: string; clientAddress: string },
-): Promise<TwoFactorRemoval> {
+  request: PasswordAgain,
+  refusalOf: (standing: { enabled: boolean; required: boolean }) => Refusal | undefined,
+): Promise<{ ok: true; user: AccountUser } | Refused<Refusal>> {
   const user = await findAccountUser(deps.db, request.userId);
   if (!user) return { ok: false, refused: 'invalid_credentials' };
-  if ((await twoFactorStanding(deps.db, user.id)).required) return { ok: false, refused: 'required_by_workspace' };
+  const refused = refusalOf(await twoFactorStanding(deps.db, user.id));
+  if (refused) return { ok: false, refused };
   const attempt = await admitSignInAttempt(deps, { account: user.email, clientAddress: request.clientAddress });
   if (!('admitted' in attempt)) return { ok: false, ...attempt };
   if (request.password.length > PASSWORD_MAX_LENGTH || !user.password_hash || !(await verifyPassword(request.password, user.password_hash)))
     return { ok: false, refused: 'invalid_credentials' };
   await attempt.admitted.passed();
-  await deps.db.transaction((trx) => disableTotp(trx, user.id));
-  return { ok: true };
+  return { ok: true, user };
+}
+
+export type RecoveryCodesRenewal = { ok: true; recoveryCodes: string[] } | Refused<'two_factor_not_enabled'>;
+
+/**
+ * A new set of recovery codes once the password checks out (as GitHub and Google ask): the old ones, used or not,
+ * stop working at once; the new ones are returned once and kept as SHA-256 only.
+ */
+export async function renewRecoveryCodes(deps: UseCaseDeps, request: PasswordAgain): Promise<RecoveryCodesRenewal> {
+  const checked = await passwordChecked(deps, request, (standing) => (standing.enabled ? undefined : 'two_factor_not_enabled'));
+  if (!checked.ok) return checked;
+  const recoveryCodes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  await deps.db.transaction((trx) => replaceRecoveryCodes(trx, checked.user.id, recoveryCodes.map(recoveryCodeHash), deps.now()));
+  return { ok: true, recoveryCodes };
 }

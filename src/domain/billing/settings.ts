@@ -18,7 +18,7 @@ const accountOf = (db: Db | Knex.Transaction, tenant: BillingTenant) =>
   db('billing_accounts').where({ workspace_id: tenant.workspaceId, environment: tenant.environment });
 
 /** The settings, undefined when the account was never opened. */
-export async function findSettings(db: Db, tenant: BillingTenant): Promise<AccountSettings | undefined> {
+export async function findSettings(db: Db | Knex.Transaction, tenant: BillingTenant): Promise<AccountSettings | undefined> {
   return accountOf(db, tenant).first();
 }
 

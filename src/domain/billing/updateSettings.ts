@@ -1,4 +1,5 @@
 import { recordComplianceEvent } from '../compliance/events';
+import { callingWindowProblems, normalizedCallingWindow, type WorkspaceCallingWindow } from '../callingHours/rules';
 import { hasScheme } from '../lines/rules';
 import type { UseCaseDeps } from '../useCaseDeps';
 import { egressPolicyFor } from '../../platform/net/egress';
@@ -21,7 +22,8 @@ function urlOrigin(value: unknown): string | null {
 /**
  * Changes the settings (who may is the caller's rule). A default_webhook_url must be an http(s)
  * URL leading to a public address. Every change is a `settings_changed` compliance event
- * committed with it, naming each field that changed from what to what (and, from the portal,
+ * committed with it, naming each field that changed from what to what. A `calling_window` may only
+ * narrow the legal window (src/domain/callingHours/rules.ts) (and, from the portal,
  * which signed-in user changed it: there is no key to name).
  */
 export async function updateSettings(
@@ -41,17 +43,28 @@ export async function updateSettings(
     const problems = await egressPolicyFor(deps.config).fieldProblems({ default_webhook_url: url }, actor.environment);
     if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
   }
+  if ('calling_window' in changes) {
+    const problems = callingWindowProblems(changes.calling_window);
+    if (problems.length > 0) return { ok: false, refused: 'invalid_fields', problems };
+  }
+  const window = changes.calling_window as WorkspaceCallingWindow | null | undefined;
+  const written = window ? { ...changes, calling_window: normalizedCallingWindow(window) } : changes;
   const tenant = { workspaceId: actor.workspaceId, environment: actor.environment };
   await ensureAccount(deps.db, tenant);
   const now = deps.now();
   const settings = await deps.db.transaction(async (trx) => {
-    const { before, after } = await writeSettings(trx, tenant, changes, now);
+    const { before, after } = await writeSettings(trx, tenant, written, now);
     const changed: Record<string, { from: unknown; to: unknown }> = {};
     for (const field of Object.keys(changes)) {
       const shown = (value: unknown) =>
         field === 'default_webhook_url' ? urlOrigin(value) : field.endsWith('_cents') ? Number(value) : value;
       const [from, to] = [shown(before[field]), shown(after[field])];
-      if (String(before[field]) !== String(after[field])) changed[field] = { from, to };
+      // A calling window is a JSON value (jsonb: both sides read back in one key order).
+      const differs =
+        field === 'calling_window'
+          ? JSON.stringify(before[field]) !== JSON.stringify(after[field])
+          : String(before[field]) !== String(after[field]);
+      if (differs) changed[field] = { from, to };
     }
     if (Object.keys(changed).length > 0) {
       await recordComplianceEvent(trx, {

@@ -5,6 +5,7 @@ import { oneMinuteReserveCents, zoneOf } from '../billing/pricing';
 import { outboundPreflight, refuseOutbound, type OutboundActor } from '../outbound/preflight';
 import type { LoggedUseCaseDeps, WithinRecording } from '../useCaseDeps';
 import { conversationBeginMessage, conversationSystemPrompt } from './conversation';
+import { refuseOutsideCallingHours } from '../callingHours/refusal';
 import { blockedAsFraud } from './fraud';
 import { fillVariables } from './personalization';
 import { toolDeclarationProblems } from '../tools/declarations';
@@ -41,7 +42,8 @@ export interface PlaceCallRequest {
  * `number_opted_out`, `consent_required`), the `variables` (422 `variables.<name>`: they depend on
  * the line's texts, so they are checked once the line is known), the call's own `tools` (422
  * `tools.<n>.<field>`), then in one transaction `call_in_progress` (the
- * line's one active call), `m3_fraud_block`, and the one-minute reservation. Then the call's
+ * line's one active call), `m3_fraud_block`, `outside_calling_hours` (after the permanent refusals:
+ * only this one is answered differently later), and the one-minute reservation. Then the call's
  * workflow dials; a start that did not happen fails the call (`StartCompensatedError`).
  */
 export async function placeCall(
@@ -104,6 +106,7 @@ export async function placeCall(
       throw err;
     }
     if (await blockedAsFraud(trx, actor, to)) refuseOutbound({ code: 'm3_fraud_block' });
+    await refuseOutsideCallingHours(trx, actor, to, (deps.callingHoursNow ?? deps.now)());
     const hold = await placeHold(trx, { tenant: actor, keyId: actor.key.id, reference: `call:${callId}`, amountCents: reserve, at: now });
     if (!hold.ok) refuseOutbound({ code: 'hold_refused', hold: hold.refusal });
     await withinRecording?.(trx, inserted);

@@ -43,24 +43,15 @@ export interface CallTimelineFacts {
 /** Attempts a retried event gets in all (the first and one after each delay). */
 const DELIVERY_ATTEMPTS = RETRY_DELAYS_MS.length + 1;
 
-/** Why a call ended, as an operator reads it. */
-const END_CAUSE_WORDS: Record<string, string> = {
-  caller_hangup: 'the caller hung up',
-  api_hangup: 'hung up through the API or the portal',
-  agent_hangup: 'the agent hung up',
-  max_duration: 'it reached its maximum duration',
-  insufficient_funds: 'the balance ran out',
-  busy: 'the line called was busy',
-  no_answer: 'nobody answered',
-  ring_timeout: 'nobody answered in time',
-  carrier_failed: 'the carrier could not connect it',
-  canceled: 'it was canceled before it was answered',
-  audio_handler_closed: 'the audio handler closed its connection',
-  audio_handler_unavailable: 'the audio handler could not be reached',
-  service_error: 'Switchboard lost track of it and ended it (recovery)',
-  transferred: 'it was transferred, then the transferred call ended',
-  line_busy: 'the line was on another call, so it was refused',
-};
+/**
+ * The words the story uses for the API's values (event types, end causes, call statuses): the reader's own mapping
+ * (the portal's is api/portal/labels.ts, its one home), so the story never shows an enum value as its wording.
+ */
+export interface TimelineWords {
+  eventType(type: string): string;
+  endCause(cause: string): string;
+  callStatus(status: string): string;
+}
 
 /** A delivery attempt's error as an operator reads it (src/domain/webhooks/post.ts and attempt.ts write them). */
 export function plainDeliveryError(error: string): string {
@@ -97,7 +88,7 @@ function failureConsequence(attempt: CallDeliveryAttempt): string {
   return attempt.attempt < DELIVERY_ATTEMPTS ? 'Switchboard retries it' : `given up after ${DELIVERY_ATTEMPTS} attempts`;
 }
 
-function deliveryEntry(attempt: CallDeliveryAttempt): TimelineEntry {
+function deliveryEntry(attempt: CallDeliveryAttempt, words: TimelineWords): TimelineEntry {
   const target = EVENT_POLICIES[attempt.event_type as EventType]?.target;
   const subject = target === 'status_callback' ? 'Status callback' : 'Agent webhook';
   const facts = [
@@ -114,8 +105,9 @@ function deliveryEntry(attempt: CallDeliveryAttempt): TimelineEntry {
       failed: true,
       title: `${subject} failed: ${plainDeliveryError(attempt.error_message ?? 'unknown error')}; ${failureConsequence(attempt)}`,
     };
-  if (attempt.status === 'pending') return { ...base, title: `${subject}: ${attempt.event_type} being delivered` };
-  return { ...base, title: `${subject} got ${attempt.event_type}` };
+  const event = `the “${words.eventType(attempt.event_type)}” event`;
+  if (attempt.status === 'pending') return { ...base, title: `${subject}: ${event} being delivered` };
+  return { ...base, title: `${subject} got ${event}` };
 }
 
 function transcriptEntries(call: CallRecord): TimelineEntry[] {
@@ -146,7 +138,7 @@ function money(cents: number): string {
  * The call's story, oldest first. Entries at the same instant keep the order of the call's
  * process (a turn's words before its delivery, the end before the charge).
  */
-export function timelineOf({ call, ringingAt, deliveries, charge }: CallTimelineFacts): TimelineEntry[] {
+export function timelineOf({ call, ringingAt, deliveries, charge }: CallTimelineFacts, words: TimelineWords): TimelineEntry[] {
   const entries: TimelineEntry[] = [];
   entries.push(
     call.direction === 'inbound'
@@ -159,7 +151,7 @@ export function timelineOf({ call, ringingAt, deliveries, charge }: CallTimeline
     const by = call.answered_by && call.answered_by !== 'unknown' ? ` (by a ${call.answered_by})` : '';
     entries.push({ at: call.started_at, kind: 'answered', title: `Answered${by}` });
   }
-  entries.push(...transcriptEntries(call), ...deliveries.map(deliveryEntry));
+  entries.push(...transcriptEntries(call), ...deliveries.map((attempt) => deliveryEntry(attempt, words)));
   if (call.transferred_to) {
     const told = deliveries.find((attempt) => attempt.event_type === 'call_transferred');
     entries.push({
@@ -169,9 +161,14 @@ export function timelineOf({ call, ringingAt, deliveries, charge }: CallTimeline
     });
   }
   if (call.ended_at && !isActiveCallStatus(call.status)) {
-    const cause = call.end_cause ? (END_CAUSE_WORDS[call.end_cause] ?? call.end_cause) : 'no cause recorded';
+    const cause = call.end_cause ? words.endCause(call.end_cause) : 'no cause recorded';
     const length = call.duration_sec === null ? '' : ` after ${call.duration_sec} s`;
-    entries.push({ at: call.ended_at, kind: 'ended', title: `Ended${length}: ${cause}`, detail: `status ${call.status}` });
+    entries.push({
+      at: call.ended_at,
+      kind: 'ended',
+      title: `Ended${length}: ${cause}`,
+      detail: `Status: ${words.callStatus(call.status)}`,
+    });
   }
   if (charge)
     entries.push({
@@ -209,7 +206,13 @@ export type CallTimelineOutcome =
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The tenant's call `callId` with its story; another tenant's call (or no call) is `not_found`. */
-export async function callTimeline(db: Knex, tenant: BillingTenant, callId: string, now = new Date()): Promise<CallTimelineOutcome> {
+export async function callTimeline(
+  db: Knex,
+  tenant: BillingTenant,
+  callId: string,
+  words: TimelineWords,
+  now = new Date(),
+): Promise<CallTimelineOutcome> {
   const row: CallRow | undefined = UUID.test(callId) ? await callsOfTenant(db, tenant).where({ id: callId }).first() : undefined;
   if (!row) return { ok: false, refused: 'not_found' };
   const [deliveries, posting] = await Promise.all([
@@ -222,5 +225,5 @@ export async function callTimeline(db: Knex, tenant: BillingTenant, callId: stri
     deliveries,
     charge: posting ? { amountCents: -Number(posting.amount_cents), description: posting.description, at: posting.created_at } : null,
   };
-  return { ok: true, call: facts.call, timeline: timelineOf(facts), unfolding: stillUnfolding(facts, now) };
+  return { ok: true, call: facts.call, timeline: timelineOf(facts, words), unfolding: stillUnfolding(facts, now) };
 }

@@ -30,10 +30,14 @@ export async function isOptedOut(db: Knex | Knex.Transaction, tenant: Tenant, ph
   return row !== undefined;
 }
 
+/** Where an opt-out came from: a STOP keyword texted to a line, the portal, or the operator CLI. */
+export const OPT_OUT_SOURCES = ['sms_keyword', 'portal', 'operator'] as const;
+export type OptOutSource = (typeof OPT_OUT_SOURCES)[number];
+
 interface OptChange {
   tenant: Tenant;
   phoneNumber: string;
-  source: string;
+  source: OptOutSource;
   lineId?: string | null;
   actorKeyId?: string | null;
   /** The portal user who made it (L21). */

@@ -89,13 +89,8 @@ export interface PortalActionFilters {
   to?: Date;
 }
 
-/** The workspace's actions seen from one environment (its own and the workspace-wide ones), newest first. */
-export async function portalActionsOf(
-  db: Db,
-  tenant: { workspaceId: string; environment: 'test' | 'live' },
-  filters: PortalActionFilters,
-  limit: number,
-): Promise<PortalActionRow[]> {
+/** The workspace's actions seen from one environment (its own and the workspace-wide ones), unordered: the caller pages them. */
+export function portalActionsOf(db: Db, tenant: { workspaceId: string; environment: 'test' | 'live' }, filters: PortalActionFilters) {
   const query = db('portal_actions')
     .where({ workspace_id: tenant.workspaceId })
     .andWhere((scope) => scope.where({ environment: tenant.environment }).orWhereNull('environment'));
@@ -103,24 +98,18 @@ export async function portalActionsOf(
   if (filters.action) query.andWhere({ action: filters.action });
   if (filters.from) query.andWhere('created_at', '>=', filters.from);
   if (filters.to) query.andWhere('created_at', '<', filters.to);
-  return query
-    .orderBy([
-      { column: 'created_at', order: 'desc' },
-      { column: 'id', order: 'desc' },
-    ])
-    .limit(limit)
-    .select<PortalActionRow[]>(
-      'id',
-      'environment',
-      'user_id',
-      'email',
-      'action',
-      'outcome',
-      'refusal_code',
-      'target_id',
-      'details',
-      'client_address',
-      'user_agent',
-      'created_at',
-    );
+  return query.select<PortalActionRow[]>(
+    'id',
+    'environment',
+    'user_id',
+    'email',
+    'action',
+    'outcome',
+    'refusal_code',
+    'target_id',
+    'details',
+    'client_address',
+    'user_agent',
+    'created_at',
+  );
 }

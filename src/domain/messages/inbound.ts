@@ -124,7 +124,7 @@ export async function receiveInboundMessage(
 
     // Keywords act once, and confirm once: a second STOP from an opted-out number gets no reply.
     let replyText: string | null = null;
-    const change = { tenant, phoneNumber: input.from, source: 'sms_keyword', lineId: line.id, actorKeyId: null, at: input.at };
+    const change = { tenant, phoneNumber: input.from, source: 'sms_keyword' as const, lineId: line.id, actorKeyId: null, at: input.at };
     if (keyword === 'opt_out' && (await optOut(trx, change))) replyText = KEYWORD_REPLIES.opt_out;
     if (keyword === 'opt_in' && (await optIn(trx, change))) replyText = KEYWORD_REPLIES.opt_in;
     if (keyword === 'help') replyText = KEYWORD_REPLIES.help;

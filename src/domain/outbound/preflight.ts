@@ -22,6 +22,8 @@ export type OutboundRefusal =
   | { code: 'conversation_window_expired' }
   | { code: 'call_in_progress' }
   | { code: 'm3_fraud_block' }
+  | { code: 'outside_calling_hours'; nextOpenAt: Date; zone: string; rule: string }
+  | { code: 'calling_window_never_opens'; zone: string; rule: string }
   | { code: 'transfer_zone_not_allowed'; callZone: string; destinationZone: string }
   | { code: 'transfer_not_supported'; reason: string }
   | { code: 'hold_refused'; hold: HoldRefusal };

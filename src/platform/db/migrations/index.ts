@@ -41,6 +41,7 @@ import * as m0044 from './0044_agent_lines';
 import * as m0045 from './0045_portal_actions';
 import * as m0046 from './0046_find_anything';
 import * as m0047 from './0047_ringing_and_mcp_use';
+import * as m0048 from './0048_calling_window';
 
 /**
  * Migrations are listed statically rather than discovered on disk, so the same list
@@ -89,6 +90,7 @@ const migrations: Record<string, Knex.Migration> = {
   '0045_portal_actions': m0045,
   '0046_find_anything': m0046,
   '0047_ringing_and_mcp_use': m0047,
+  '0048_calling_window': m0048,
 };
 
 export const migrationSource: Knex.MigrationSource<string> = {

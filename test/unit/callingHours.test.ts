@@ -1,0 +1,227 @@
+import {
+  CallingWindowNeverOpensError,
+  callingWindow,
+  callingWindowProblems,
+  type WorkspaceCallingWindow,
+} from '../../src/domain/callingHours/rules';
+import { COUNTRY_RULES, STATE_RULES } from '../../src/domain/callingHours/stateRules';
+import { placeOfNumber } from '../../src/domain/callingHours/zones';
+
+const at = (iso: string) => new Date(iso);
+const closed = (nextOpenAt: string, zone: string, rule: string) => ({ open: false, nextOpenAt: new Date(nextOpenAt), zone, rule });
+const OPEN = { open: true };
+
+const HONOLULU = '+18085552671';
+const NEW_YORK = '+12125552671';
+const ALASKA = '+19075552671'; // 907: Anchorage and the Aleutians (Adak), an hour apart
+const DALLAS = '+12145552671';
+const PROVIDENCE = '+14015552671';
+const LOS_ANGELES = '+14155552671';
+const WESTERN_AUSTRALIA = '+61892345678'; // 08 9…: Perth and Adelaide in libphonenumber's map
+
+describe('callingWindow: the callee-local window (src/domain/callingHours/rules.ts)', () => {
+  it('Hawaii: 8:00 to 21:00 Honolulu time (UTC−10, no DST), the next opening when closed', () => {
+    expect(callingWindow(HONOLULU, at('2026-06-03T17:59:00Z'), null)).toEqual(
+      closed('2026-06-03T18:00:00Z', 'Pacific/Honolulu', 'us_federal'),
+    );
+    expect(callingWindow(HONOLULU, at('2026-06-03T18:00:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(HONOLULU, at('2026-06-04T06:59:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(HONOLULU, at('2026-06-04T07:00:00Z'), null)).toEqual(
+      closed('2026-06-04T18:00:00Z', 'Pacific/Honolulu', 'us_federal'),
+    );
+  });
+
+  it('Eastern: 21:00 New York time is closed (end excluded) until 8:00 the next morning', () => {
+    expect(callingWindow(NEW_YORK, at('2026-01-15T01:59:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(NEW_YORK, at('2026-01-15T02:00:00Z'), null)).toEqual(
+      closed('2026-01-15T13:00:00Z', 'America/New_York', 'us_federal'),
+    );
+  });
+
+  it('an area code spanning two zones is judged by the strictest reading: open only when both are', () => {
+    expect(placeOfNumber(ALASKA).zones).toEqual(['America/Adak', 'America/Anchorage']);
+    // 08:30 in Anchorage, 07:30 on Adak.
+    expect(callingWindow(ALASKA, at('2026-01-15T17:30:00Z'), null)).toEqual(closed('2026-01-15T18:00:00Z', 'America/Adak', 'us_federal'));
+    expect(callingWindow(ALASKA, at('2026-01-16T05:30:00Z'), null)).toEqual(OPEN);
+    // 21:00 in Anchorage (20:00 on Adak): closed until both are open, 08:00 on Adak.
+    expect(callingWindow(ALASKA, at('2026-01-16T06:00:00Z'), null)).toEqual(
+      closed('2026-01-16T18:00:00Z', 'America/Anchorage', 'us_federal'),
+    );
+  });
+
+  it('a country with several zones (Australia: Perth and Adelaide, 1.5 hours apart in winter, 2.5 in summer)', () => {
+    expect(placeOfNumber(WESTERN_AUSTRALIA).zones).toEqual(['Australia/Adelaide', 'Australia/Perth']);
+    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-06-02T23:45:00Z'), null)).toEqual(
+      closed('2026-06-03T00:00:00Z', 'Australia/Perth', 'us_federal'),
+    );
+    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-06-03T00:00:00Z'), null)).toEqual(OPEN);
+    // 21:00 in Adelaide (ACST, UTC+9:30), 19:30 in Perth: closed until Perth's 08:00.
+    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-06-03T11:30:00Z'), null)).toEqual(
+      closed('2026-06-04T00:00:00Z', 'Australia/Adelaide', 'us_federal'),
+    );
+    // January: Adelaide on daylight time (UTC+10:30), so its 21:00 comes an hour earlier in UTC.
+    expect(callingWindow(WESTERN_AUSTRALIA, at('2026-01-15T10:30:00Z'), null)).toEqual(
+      closed('2026-01-16T00:00:00Z', 'Australia/Adelaide', 'us_federal'),
+    );
+  });
+
+  it('Texas: 9:00 on weekdays and Saturdays, noon on Sundays (Tex. Bus. & Com. Code § 301.051)', () => {
+    expect(placeOfNumber(DALLAS).usState).toBe('TX');
+    // Sunday 11:30 in Dallas (CDT): the federal window is open, the state's is not until noon.
+    expect(callingWindow(DALLAS, at('2026-06-07T16:30:00Z'), null)).toEqual(
+      closed('2026-06-07T17:00:00Z', 'America/Chicago', 'us_state_tx'),
+    );
+    // Monday 08:30: closed until 9:00.
+    expect(callingWindow(DALLAS, at('2026-06-08T13:30:00Z'), null)).toEqual(
+      closed('2026-06-08T14:00:00Z', 'America/Chicago', 'us_state_tx'),
+    );
+    expect(callingWindow(DALLAS, at('2026-06-08T14:00:00Z'), null)).toEqual(OPEN);
+  });
+
+  it('Washington: until 20:00 (RCW 19.158.040)', () => {
+    const SEATTLE = '+12065552671';
+    expect(placeOfNumber(SEATTLE).usState).toBe('WA');
+    expect(callingWindow(SEATTLE, at('2026-06-04T02:59:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(SEATTLE, at('2026-06-04T03:00:00Z'), null)).toEqual(
+      closed('2026-06-04T15:00:00Z', 'America/Los_Angeles', 'us_state_wa'),
+    );
+  });
+
+  it('Rhode Island: no calls on Sundays or holidays, 9:00–18:00 on weekdays, 10:00–17:00 on Saturdays', () => {
+    expect(placeOfNumber(PROVIDENCE).usState).toBe('RI');
+    // Sunday 11:30 → Monday 9:00.
+    expect(callingWindow(PROVIDENCE, at('2026-06-07T15:30:00Z'), null)).toEqual(
+      closed('2026-06-08T13:00:00Z', 'America/New_York', 'us_state_ri'),
+    );
+    // Friday 3 July 2026: Independence Day (a Saturday) is observed that day → Saturday's 10:00.
+    expect(callingWindow(PROVIDENCE, at('2026-07-03T15:30:00Z'), null)).toEqual(
+      closed('2026-07-04T14:00:00Z', 'America/New_York', 'us_state_ri'),
+    );
+    // Victory Day (second Monday of August, a Rhode Island holiday) → Tuesday 9:00.
+    expect(callingWindow(PROVIDENCE, at('2026-08-10T15:30:00Z'), null)).toEqual(
+      closed('2026-08-11T13:00:00Z', 'America/New_York', 'us_state_ri'),
+    );
+    // Thursday 17:59 open; 18:00 closed until Friday 9:00.
+    expect(callingWindow(PROVIDENCE, at('2026-06-04T21:59:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(PROVIDENCE, at('2026-06-04T22:00:00Z'), null)).toEqual(
+      closed('2026-06-05T13:00:00Z', 'America/New_York', 'us_state_ri'),
+    );
+  });
+
+  it('Canada: 9:00 to 21:00 on weekdays (the default ends before the CRTC’s 21:30), 10:00 to 18:00 on weekends', () => {
+    const TORONTO = '+14165552671';
+    expect(placeOfNumber(TORONTO)).toMatchObject({ country: 'CA', usState: null });
+    // Wednesday 08:30 in Toronto (EDT): legal in the US, not in Canada.
+    expect(callingWindow(TORONTO, at('2026-06-03T12:30:00Z'), null)).toEqual(
+      closed('2026-06-03T13:00:00Z', 'America/Toronto', 'ca_national'),
+    );
+    expect(callingWindow(TORONTO, at('2026-06-04T00:59:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(TORONTO, at('2026-06-04T01:00:00Z'), null)).toEqual(
+      closed('2026-06-04T13:00:00Z', 'America/Toronto', 'us_federal'),
+    );
+    // Saturday 18:00 → Sunday 10:00.
+    expect(callingWindow(TORONTO, at('2026-06-06T22:00:00Z'), null)).toEqual(
+      closed('2026-06-07T14:00:00Z', 'America/Toronto', 'ca_national'),
+    );
+  });
+
+  it('DST: the next opening after a transition is 8:00 on the new offset', () => {
+    // Saturday 7 March 2026, 21:00 EST; clocks spring forward that night: Sunday 8:00 is EDT (12:00 UTC, not 13:00).
+    expect(callingWindow(NEW_YORK, at('2026-03-08T02:00:00Z'), null)).toEqual(
+      closed('2026-03-08T12:00:00Z', 'America/New_York', 'us_federal'),
+    );
+    // Saturday 31 October 2026, 21:00 EDT; clocks fall back: Sunday 8:00 is EST (13:00 UTC).
+    expect(callingWindow(NEW_YORK, at('2026-11-01T01:00:00Z'), null)).toEqual(
+      closed('2026-11-01T13:00:00Z', 'America/New_York', 'us_federal'),
+    );
+    // London springs forward on 29 March 2026: 07:30 UTC is 08:30 BST, open; a week earlier it was 07:30 GMT, closed.
+    expect(callingWindow('+442079460123', at('2026-03-29T07:30:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow('+442079460123', at('2026-03-22T07:30:00Z'), null)).toEqual(
+      closed('2026-03-22T08:00:00Z', 'Europe/London', 'us_federal'),
+    );
+  });
+
+  it("a workspace's window narrows the legal one, days included", () => {
+    const weekdaysTenToFour: WorkspaceCallingWindow = { start: '10:00', end: '16:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] };
+    // Wednesday 09:30 in Los Angeles: legal, but not the workspace's.
+    expect(callingWindow(LOS_ANGELES, at('2026-06-03T16:30:00Z'), weekdaysTenToFour)).toEqual(
+      closed('2026-06-03T17:00:00Z', 'America/Los_Angeles', 'workspace'),
+    );
+    expect(callingWindow(LOS_ANGELES, at('2026-06-03T17:00:00Z'), weekdaysTenToFour)).toEqual(OPEN);
+    // Saturday noon → Monday 10:00.
+    expect(callingWindow(LOS_ANGELES, at('2026-06-06T19:00:00Z'), weekdaysTenToFour)).toEqual(
+      closed('2026-06-08T17:00:00Z', 'America/Los_Angeles', 'workspace'),
+    );
+    // The state rule still applies under a wider-looking narrowing: Texas on Sunday morning.
+    const everyDay: WorkspaceCallingWindow = { start: '08:00', end: '21:00', days: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] };
+    expect(callingWindow(DALLAS, at('2026-06-07T16:30:00Z'), everyDay)).toEqual(
+      closed('2026-06-07T17:00:00Z', 'America/Chicago', 'us_state_tx'),
+    );
+  });
+
+  it('a window that never opens for the number is said so, not waited for: the workspace ends at 21:00, Florida at 20:00', () => {
+    const evenings: WorkspaceCallingWindow = { start: '20:00', end: '21:00', days: ['mon', 'tue', 'wed', 'thu', 'fri'] };
+    expect(() => callingWindow('+13055552671', at('2026-06-03T16:00:00Z'), evenings)).toThrow(CallingWindowNeverOpensError);
+    // The same window opens for a New York number.
+    expect(callingWindow(NEW_YORK, at('2026-06-03T16:00:00Z'), evenings)).toEqual(
+      closed('2026-06-04T00:00:00Z', 'America/New_York', 'workspace'),
+    );
+  });
+
+  it('a number with no geography (international freephone, a US toll-free number) has no local time to judge: open', () => {
+    expect(placeOfNumber('+80012345678').zones).toEqual([]);
+    expect(callingWindow('+80012345678', at('2026-06-03T03:00:00Z'), null)).toEqual(OPEN);
+    // An 800 number may ring anywhere in North America (Guam to the Atlantic): judged in all, it could be called 2.5 hours a day.
+    expect(placeOfNumber('+18005550123').zones).toEqual([]);
+    expect(callingWindow('+18005550123', at('2026-06-03T09:00:00Z'), null)).toEqual(OPEN);
+    // A North American number the map knows only by its country code is judged in every zone of it.
+    expect(placeOfNumber('+15555552671').zones.length).toBeGreaterThan(30);
+    expect(callingWindow('+15555552671', at('2026-06-03T09:00:00Z'), null)).toMatchObject({
+      open: false,
+      nextOpenAt: new Date('2026-06-03T22:00:00Z'),
+    });
+  });
+
+  it('every state and national rule names its source, and every one of its days has a window or none', () => {
+    for (const rule of COUNTRY_RULES) {
+      expect(rule.source).toMatch(/https?:\/\//);
+      for (let weekday = 0; weekday < 7; weekday += 1) {
+        const window = rule.window({ year: 2026, month: 6, day: 1, weekday });
+        if (window) expect(window.start).toBeLessThan(window.end);
+      }
+    }
+    for (const rule of STATE_RULES) {
+      expect(rule.source).toMatch(/https?:\/\//);
+      for (let weekday = 0; weekday < 7; weekday += 1) {
+        for (const holiday of [false, true]) {
+          const window = rule.window({ year: 2026, month: 6, day: 1, weekday }, holiday);
+          if (window) expect(window.start < window.end && window.start >= 8 * 60 && window.end <= 21 * 60).toBe(true);
+        }
+      }
+    }
+  });
+});
+
+describe('callingWindowProblems: a workspace may narrow the window, never widen it', () => {
+  const weekdays = ['mon', 'tue', 'wed', 'thu', 'fri'];
+  it('accepts a narrowing and null', () => {
+    expect(callingWindowProblems({ start: '09:00', end: '20:00', days: weekdays })).toEqual([]);
+    expect(callingWindowProblems({ start: '08:00', end: '21:00', days: ['sun'] })).toEqual([]);
+    expect(callingWindowProblems(null)).toEqual([]);
+  });
+
+  it('refuses a widening, naming the field', () => {
+    expect(callingWindowProblems({ start: '07:30', end: '20:00', days: weekdays }).map((p) => p.field)).toEqual(['calling_window.start']);
+    expect(callingWindowProblems({ start: '09:00', end: '21:30', days: weekdays }).map((p) => p.field)).toEqual(['calling_window.end']);
+  });
+
+  it('refuses malformed windows field by field', () => {
+    expect(callingWindowProblems({ start: '9:00', end: '20:00', days: weekdays }).map((p) => p.field)).toEqual(['calling_window.start']);
+    expect(callingWindowProblems({ start: '15:00', end: '10:00', days: weekdays }).map((p) => p.field)).toEqual(['calling_window.end']);
+    expect(callingWindowProblems({ start: '09:00', end: '20:00', days: [] }).map((p) => p.field)).toEqual(['calling_window.days']);
+    expect(callingWindowProblems({ start: '09:00', end: '20:00', days: ['mon', 'mon'] }).map((p) => p.field)).toEqual([
+      'calling_window.days',
+    ]);
+    expect(callingWindowProblems('always').map((p) => p.field)).toEqual(['calling_window']);
+  });
+});
