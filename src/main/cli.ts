@@ -10,7 +10,6 @@ import { parseSecretsKey } from '../platform/crypto/secretBox';
 import { createDb, migrateLatest, type Db } from '../platform/db/knex';
 import { resealSecrets } from '../domain/lines/secrets';
 import { addPaymentMethod, parseCardExpiry } from '../domain/billing/addPaymentMethod';
-import { wakeAutoChargeForNewCard } from '../domain/billing/autoCharge';
 import { createLogger } from '../platform/logger';
 import type { CardEntry } from '../adapters/payments/port';
 import { cardVaultsFor } from './payments';
@@ -28,10 +27,12 @@ import { mintServiceKey } from '../domain/keys/serviceKeys';
 import { mintRegularKey, mintUserKey, ScopeBeyondRoleError } from '../domain/keys/userKeys';
 
 /*
- * Temporal's client, worker and the history tools load only for the history commands: every other command talks to
- * Postgres alone, and loading them cost each run of the CLI about a third of its start-up.
+ * Temporal's client, worker and the history tools load only for the history commands (and `payment-method add`, which
+ * tells the auto-charge workflow of the new card): every other command talks to Postgres alone, and loading them cost
+ * each run of the CLI about a third of its start-up. test/unit/cliStartup.test.ts keeps them out of its start-up.
  */
 /* eslint-disable @typescript-eslint/no-require-imports -- loaded on first use, as said above */
+const autoChargeArea = () => require('../domain/billing/autoCharge') as typeof import('../domain/billing/autoCharge');
 const temporalClient = () => require('../platform/temporal/client') as typeof import('../platform/temporal/client');
 const histories = () => require('../platform/temporal/histories') as typeof import('../platform/temporal/histories');
 const temporalSdk = () => require('@temporalio/client') as typeof import('@temporalio/client');
@@ -442,7 +443,7 @@ const COMMANDS = {
             .then(() => temporal.get())
             .then(
               (client) =>
-                wakeAutoChargeForNewCard(
+                autoChargeArea().wakeAutoChargeForNewCard(
                   { db, temporal: client, taskQueue: config.taskQueue, log },
                   { workspaceId: user.workspace_id, environment },
                 ),

@@ -6,13 +6,50 @@ status must be refused for one of the reasons listed in the test (STATE_REFUSALS
 JSON in SWITCHBOARD_STATE_REFUSALS): the tolerance covers those refusals, not the whole status.
 """
 
+import inspect
 import json
 import os
 import re
 
 import schemathesis
 
+try:
+    from hypothesis.strategies._internal import regex as _hypothesis_regex
+except ImportError:  # another hypothesis layout: strategies are built as schemathesis builds them
+    _hypothesis_regex = None
+
 _REFUSALS = json.loads(os.environ.get("SWITCHBOARD_STATE_REFUSALS", "[]"))
+
+
+def _memoize_regex_strategies():
+    """Builds hypothesis' strategy for a pattern once per (pattern, flags, alphabet) instead of at every use.
+
+    Schemathesis asks for a pattern's strategy each time it generates a value for a field, with a new `alphabet`
+    object each time, so hypothesis' own `from_regex` cache never hits. Building the strategy of the phone number
+    pattern (one alternative per country calling code) took about 0.13 s of CPU, 68 times in one fuzzing run of the
+    live key: about half of that run's CPU (docs/performance.md, "The test suite"). A strategy is an immutable
+    description of what to draw, so reusing it draws exactly what a new one would from the same seed. Only alphabets
+    whose repr states their arguments are keyed (hypothesis' `characters(...)`); anything else is built as before, and
+    so is everything if a hypothesis upgrade changes the function this wraps.
+    """
+    build = getattr(_hypothesis_regex, "base_regex_strategy", None) if _hypothesis_regex else None
+    if build is None or list(inspect.signature(build).parameters) != ["regex", "parsed", "alphabet"]:
+        return
+    built = {}
+
+    def memoized(regex, *, parsed=None, alphabet):
+        described = repr(alphabet)
+        if " at 0x" in described:
+            return build(regex, parsed=parsed, alphabet=alphabet)
+        key = (regex.pattern, regex.flags, described)
+        if key not in built:
+            built[key] = build(regex, parsed=parsed, alphabet=alphabet)
+        return built[key]
+
+    _hypothesis_regex.base_regex_strategy = memoized
+
+
+_memoize_regex_strategies()
 
 
 def _matches(refusal, status, code, detail):
