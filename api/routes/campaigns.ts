@@ -1,4 +1,5 @@
 import { principalOf, type AppContext, type AppDeps } from '../context';
+import { assertLineAllowed } from '../lineAccess';
 import { ApiError } from '../errors';
 import { NOT_BLANK_PATTERN } from '../openapi/fields';
 import { arrayOf, cursorFields, errorResponse, fields, jsonRequestBody, jsonResponse, ref } from '../openapi/schemas';
@@ -10,6 +11,7 @@ import { CampaignEndedError, controlCampaign, type CampaignControl } from '../..
 import { CampaignRefusedError, createCampaign, type CreateCampaignRequest } from '../../src/domain/campaigns/create';
 import {
   allResults,
+  campaignLineIds,
   campaignRecord,
   campaignRecords,
   readableCampaign,
@@ -97,8 +99,21 @@ function createRequest(body: CreateBody): CreateCampaignRequest {
   };
 }
 
+/**
+ * The tenant's campaign named in the path, checked against the key's lines as a call is: 404 when the tenant has none,
+ * 403 (`agent_scope_error` for a line-bound key, `forbidden` for an allow-list) when a pool line is not the key's.
+ */
+async function assertCampaignAllowed(ctx: AppContext, deps: AppDeps): Promise<void> {
+  const principal = principalOf(ctx);
+  const lineIds = await campaignLineIds(deps.db, principal, ctx.params.id);
+  if (!lineIds) throw notFound();
+  for (const lineId of lineIds) assertLineAllowed(principal, lineId);
+}
+
 async function postCampaign(ctx: AppContext, deps: AppDeps): Promise<void> {
   const principal = principalOf(ctx);
+  // A restricted key names only its own lines (as `line_id` of POST /calls); unknown lines are the use case's 422.
+  for (const lineId of (ctx.state.body as CreateBody).line_ids) assertLineAllowed(principal, lineId);
   let id: string;
   try {
     ({ id } = await createCampaign({ ...deps, log: ctx.state.log }, principal, createRequest(ctx.state.body as CreateBody)));
@@ -125,12 +140,14 @@ async function listCampaigns(ctx: AppContext, deps: AppDeps): Promise<void> {
 }
 
 async function getCampaign(ctx: AppContext, deps: AppDeps): Promise<void> {
+  await assertCampaignAllowed(ctx, deps);
   const campaign = await campaignRecord(deps.db, principalOf(ctx), ctx.params.id);
   if (!campaign) throw notFound();
   ctx.body = { campaign };
 }
 
 async function listResults(ctx: AppContext, deps: AppDeps): Promise<void> {
+  await assertCampaignAllowed(ctx, deps);
   const q = ctx.state.query as { limit: number; cursor?: string };
   const page = await resultsPage(deps.db, principalOf(ctx), ctx.params.id, q.cursor ? Number(q.cursor) : 0, q.limit);
   if (!page) throw notFound();
@@ -156,6 +173,7 @@ const RESULT_COLUMNS: ReadonlyArray<CsvColumn<ContactResult>> = [
 ];
 
 async function exportResults(ctx: AppContext, deps: AppDeps): Promise<void> {
+  await assertCampaignAllowed(ctx, deps);
   const principal = principalOf(ctx);
   const campaign = await readableCampaign(deps.db, principal, ctx.params.id);
   if (!campaign) throw notFound();
@@ -164,6 +182,7 @@ async function exportResults(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 function control(action: CampaignControl) {
   return async (ctx: AppContext, deps: AppDeps): Promise<void> => {
+    await assertCampaignAllowed(ctx, deps);
     const principal = principalOf(ctx);
     // Only a campaign the key may read can be controlled by it.
     if (!(await campaignRecord(deps.db, principal, ctx.params.id))) throw notFound();

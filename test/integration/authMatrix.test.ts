@@ -25,7 +25,7 @@ import {
   type Outcome,
   type ResourceMode,
 } from '../support/authMatrix';
-import { clearRateLimits, makeEnvFixtures, remoteNumber, type EnvFixtures } from '../support/fixtures';
+import { clearRateLimits, dormantCampaign, makeEnvFixtures, remoteNumber, type EnvFixtures } from '../support/fixtures';
 import { createTenant, eventually, mintKey, untilLineActive, type Tenant, type TestResponse } from '../support/harness';
 import { useSuite } from '../support/suite';
 
@@ -461,6 +461,8 @@ describe('auth matrix: every route × every kind of credential', () => {
             });
             return number;
           },
+          campaign: async (lineId) =>
+            (await h.request('POST', '/api/v1/campaigns', { key: a.keys.test, body: dormantCampaign(lineId) })).body.campaign.id,
         },
       })
     ).request;

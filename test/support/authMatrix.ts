@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { RouteDef } from '../../api/routeTable';
 import type { Db } from '../../src/platform/db/knex';
 import { tierAllows, type Tier } from '../../src/domain/keys/tiers';
-import { remoteNumber as phone, type EnvFixtures } from './fixtures';
+import { dormantCampaign, remoteNumber as phone, type EnvFixtures } from './fixtures';
 import { webhookLine } from './harness';
 
 /**
@@ -21,6 +21,8 @@ export interface Resources {
   readonly linePhoneNumber: string;
   readonly agentKeyId: string;
   readonly apiTokenId: string;
+  /** A campaign on `lineId` that dials nothing while the tests run. */
+  readonly campaignId: string;
   /** A number no fixture uses. */
   newPhone(): string;
   /**
@@ -32,6 +34,7 @@ export interface Resources {
   disposableAgentKey(): Promise<string>;
   disposableApiToken(): Promise<string>;
   consentedPhone(): Promise<string>;
+  disposableCampaign(): Promise<string>;
 }
 
 export interface RequestSpec {
@@ -77,6 +80,14 @@ export const OPERATION_FIXTURES: Record<string, Fixture> = {
   complianceAudit: (r) => ({ query: { line_id: r.lineId } }),
   complianceEvents: (r) => ({ query: { line_id: r.lineId } }),
   agentAuditFeed: (r) => ({ query: { api_key_id: r.agentKeyId } }),
+  createCampaign: async (r) => ({ body: dormantCampaign(await r.disposableLine()) }),
+  getCampaign: (r) => ({ params: { id: r.campaignId } }),
+  listCampaignResults: (r) => ({ params: { id: r.campaignId } }),
+  exportCampaignResults: (r) => ({ params: { id: r.campaignId } }),
+  // Cancelling ends a campaign for good: the owner's own request gets a fresh one; every other cell must be refused first.
+  pauseCampaign: async (r) => ({ params: { id: await r.disposableCampaign() } }),
+  resumeCampaign: async (r) => ({ params: { id: await r.disposableCampaign() } }),
+  cancelCampaign: async (r) => ({ params: { id: await r.disposableCampaign() } }),
   placeCall: async (r) => ({ body: { line_id: await r.disposableLine(), to_number: r.newPhone() } }),
   listCalls: (r) => ({ query: { line_id: r.lineId } }),
   getCall: (r) => ({ params: { id: r.endedCallId } }),
@@ -160,6 +171,7 @@ export interface FreshMaker {
   agentKey(): Promise<string>;
   apiToken(): Promise<string>;
   consent(lineId: string): Promise<string>;
+  campaign(lineId: string): Promise<string>;
 }
 
 /** Builds the resources view, and records whether the request names an id, and one that belongs to a line. */
@@ -174,6 +186,7 @@ export function resourcesFor(mode: ResourceMode): { resources: Resources; namesL
     endedCallId: random ? crypto.randomUUID() : f.endedCallId,
     agentKeyId: random ? crypto.randomUUID() : f.agentKeyId,
     apiTokenId: random ? crypto.randomUUID() : f.apiTokenId,
+    campaignId: random ? crypto.randomUUID() : f.campaignId,
   };
   const onLine = <T>(value: T) => {
     namesLine = true;
@@ -202,11 +215,16 @@ export function resourcesFor(mode: ResourceMode): { resources: Resources; namesL
     get apiTokenId() {
       return anId(ids.apiTokenId);
     },
+    // A campaign is read through its lines (a line-bound key sees those whose every line is its own).
+    get campaignId() {
+      return onLine(ids.campaignId);
+    },
     newPhone: phone,
     disposableLine: async () => onLine(mode.kind === 'fresh' ? await mode.make.line() : ids.lineId),
     disposableAgentKey: async () => anId(mode.kind === 'fresh' ? await mode.make.agentKey() : ids.agentKeyId),
     disposableApiToken: async () => anId(mode.kind === 'fresh' ? await mode.make.apiToken() : ids.apiTokenId),
     consentedPhone: async () => (mode.kind === 'fresh' ? mode.make.consent(f.lineId) : f.phoneNumber),
+    disposableCampaign: async () => onLine(mode.kind === 'fresh' ? await mode.make.campaign(f.lineId) : ids.campaignId),
   };
   return { resources, namesLine: () => namesLine, namesId: () => namesId };
 }

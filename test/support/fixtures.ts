@@ -32,6 +32,17 @@ export interface EnvFixtures {
   phoneNumber: string;
   agentKeyId: string;
   apiTokenId: string;
+  /** A campaign on `lineId` that starts in a year: it dials nothing while the tests run. */
+  campaignId: string;
+}
+
+/** A campaign that dials nothing while a test runs (its start is a year away): a resource to read, pause or cancel. */
+export function dormantCampaign(lineId: string): { line_ids: string[]; contacts: Array<{ to_number: string }>; start_at: string } {
+  return {
+    line_ids: [lineId],
+    contacts: [{ to_number: remoteNumber() }],
+    start_at: new Date(Date.now() + 365 * 24 * 3600 * 1000).toISOString(),
+  };
 }
 
 /** `webhookUrl`: where the lines' events go (a test receiver answering 200 keeps the tenant quiet: no retries). */
@@ -84,6 +95,7 @@ export async function makeEnvFixtures(
     serviceKey,
   );
   const apiToken = await ok('POST', '/api-tokens', { name: 'fixture token', grant: { scopes: ['read'] } });
+  const campaign = await ok('POST', '/api/v1/campaigns', dormantCampaign(line.id), [201]);
 
   return {
     environment,
@@ -97,6 +109,7 @@ export async function makeEnvFixtures(
     phoneNumber,
     agentKeyId: agentKey.key.id,
     apiTokenId: apiToken.api_token.id,
+    campaignId: campaign.campaign.id,
   };
 }
 

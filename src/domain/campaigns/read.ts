@@ -14,6 +14,14 @@ function visibleTo(reader: Reader, row: CampaignRow): boolean {
   return !allowed || row.line_ids.every((lineId) => allowed.includes(lineId));
 }
 
+/**
+ * The pool lines of the tenant's campaign `id`, whatever lines the key is held to; undefined when the tenant has no such
+ * campaign. The API refuses a restricted key a campaign on other lines as it refuses their calls (api/lineAccess.ts).
+ */
+export async function campaignLineIds(db: Db, reader: Reader, id: string): Promise<string[] | undefined> {
+  return (await findCampaign(db, reader, id))?.line_ids;
+}
+
 /** The campaign with its progress; undefined when the reader has no such campaign (404, no existence leak). */
 export async function campaignRecord(db: Db, reader: Reader, id: string) {
   const row = await findCampaign(db, reader, id);
