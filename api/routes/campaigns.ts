@@ -182,10 +182,9 @@ async function exportResults(ctx: AppContext, deps: AppDeps): Promise<void> {
 
 function control(action: CampaignControl) {
   return async (ctx: AppContext, deps: AppDeps): Promise<void> => {
+    // Only a campaign the key may read can be controlled by it.
     await assertCampaignAllowed(ctx, deps);
     const principal = principalOf(ctx);
-    // Only a campaign the key may read can be controlled by it.
-    if (!(await campaignRecord(deps.db, principal, ctx.params.id))) throw notFound();
     try {
       await controlCampaign(deps, principal, ctx.params.id, action);
     } catch (err) {
