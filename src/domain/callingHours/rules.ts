@@ -1,5 +1,5 @@
 import { addDays, instantOfLocal, localReading, type LocalDay } from './localTime';
-import { countryRuleOf, FEDERAL_RULE, FEDERAL_WINDOW, isHoliday, stateRuleOf, type DayWindow } from './stateRules';
+import { countryRuleOf, FEDERAL_RULE, FEDERAL_WINDOW, stateRuleOf, stateWindow, type DayWindow } from './stateRules';
 import { placeOfNumber, type NumberPlace } from './zones';
 
 export const CALLING_DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] as const;
@@ -48,13 +48,13 @@ function intersect(a: DayWindow | null, b: DayWindow | null): DayWindow | null {
   return window.start < window.end ? window : null;
 }
 
-/** Each rule that applies on a local day, in the order a refusal names the first that closes it. */
-function layersOf(day: LocalDay, place: NumberPlace, narrowing: WorkspaceCallingWindow | null) {
+/** Each rule that applies on a local day in `zone`, in the order a refusal names the first that closes it. */
+function layersOf(day: LocalDay, zone: string, place: NumberPlace, narrowing: WorkspaceCallingWindow | null) {
   const layers: Array<{ rule: string; window: DayWindow | null }> = [{ rule: FEDERAL_RULE.name, window: FEDERAL_WINDOW }];
   const country = countryRuleOf(place.country);
-  if (country) layers.push({ rule: `${country.country.toLowerCase()}_national`, window: country.window(day) });
+  if (country) layers.push({ rule: `${country.country.toLowerCase()}_national`, window: country.week[day.weekday] });
   const state = stateRuleOf(place.usState);
-  if (state) layers.push({ rule: `us_state_${state.state.toLowerCase()}`, window: state.window(day, isHoliday(day, state.state)) });
+  if (state) layers.push({ rule: `us_state_${state.state.toLowerCase()}`, window: stateWindow(state, day, zone) });
   if (narrowing) {
     const open = narrowing.days.includes(CALLING_DAYS[day.weekday]);
     layers.push({ rule: 'workspace', window: open ? { start: minuteOf(narrowing.start), end: minuteOf(narrowing.end) } : null });
@@ -62,8 +62,8 @@ function layersOf(day: LocalDay, place: NumberPlace, narrowing: WorkspaceCalling
   return layers;
 }
 
-function windowOf(day: LocalDay, place: NumberPlace, narrowing: WorkspaceCallingWindow | null): DayWindow | null {
-  return layersOf(day, place, narrowing).reduce<DayWindow | null>((window, layer) => intersect(window, layer.window), {
+function windowOf(day: LocalDay, zone: string, place: NumberPlace, narrowing: WorkspaceCallingWindow | null): DayWindow | null {
+  return layersOf(day, zone, place, narrowing).reduce<DayWindow | null>((window, layer) => intersect(window, layer.window), {
     start: 0,
     end: 24 * 60,
   });
@@ -73,7 +73,7 @@ function windowOf(day: LocalDay, place: NumberPlace, narrowing: WorkspaceCalling
 function closureAt(at: Date, place: NumberPlace, narrowing: WorkspaceCallingWindow | null): Closure | null {
   for (const zone of place.zones) {
     const local = localReading(at, zone);
-    for (const layer of layersOf(local, place, narrowing)) {
+    for (const layer of layersOf(local, zone, place, narrowing)) {
       if (!layer.window || local.minute < layer.window.start || local.minute >= layer.window.end) return { zone, rule: layer.rule };
     }
   }
@@ -97,7 +97,7 @@ export function callingWindow(toNumber: string, at: Date, narrowing: WorkspaceCa
     const today = localReading(at, zone);
     for (let offset = 0; offset <= HORIZON_DAYS; offset += 1) {
       const day = addDays(today, offset);
-      const window = windowOf(day, place, narrowing);
+      const window = windowOf(day, zone, place, narrowing);
       const opening = window && instantOfLocal(day, window.start, zone);
       if (opening && opening > at) openings.push(opening);
     }
