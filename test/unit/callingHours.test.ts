@@ -310,6 +310,38 @@ describe('state rules of other shapes (src/domain/callingHours/stateRules.ts)', 
     );
   });
 
+  it('a later start or an earlier end, read from each statute (the refusal names the state)', () => {
+    const cases: Array<[string, string, string, string, string]> = [
+      // [number, closed at, opens at, zone, rule]: Wednesday 3 June 2026, and its evening.
+      ['+14155552671', '2026-06-03T15:30:00Z', '2026-06-03T16:00:00Z', 'America/Los_Angeles', 'us_state_ca'], // 8:30 PDT
+      ['+12035552671', '2026-06-03T12:30:00Z', '2026-06-03T13:00:00Z', 'America/New_York', 'us_state_ct'], // 8:30 EDT
+      ['+12035552671', '2026-06-04T00:00:00Z', '2026-06-04T13:00:00Z', 'America/New_York', 'us_state_ct'], // 20:00 EDT
+      ['+15025552671', '2026-06-03T13:30:00Z', '2026-06-03T14:00:00Z', 'America/New_York', 'us_state_ky'], // 9:30 EDT
+      ['+13135552671', '2026-06-03T12:30:00Z', '2026-06-03T13:00:00Z', 'America/New_York', 'us_state_mi'], // 8:30 EDT
+      ['+16125552671', '2026-06-03T13:30:00Z', '2026-06-03T14:00:00Z', 'America/Chicago', 'us_state_mn'], // 8:30 CDT
+      ['+15055552671', '2026-06-03T14:30:00Z', '2026-06-03T15:00:00Z', 'America/Denver', 'us_state_nm'], // 8:30 MDT
+      ['+17025552671', '2026-06-03T15:30:00Z', '2026-06-03T16:00:00Z', 'America/Los_Angeles', 'us_state_nv'], // 8:30 PDT
+      ['+14055552671', '2026-06-04T01:00:00Z', '2026-06-04T14:00:00Z', 'America/Chicago', 'us_state_ok'], // 20:00 CDT
+      ['+13075552671', '2026-06-04T02:00:00Z', '2026-06-04T14:00:00Z', 'America/Denver', 'us_state_wy'], // 20:00 MDT
+    ];
+    for (const [number, closedAt, opensAt, zone, rule] of cases) {
+      expect({ number, verdict: callingWindow(number, at(closedAt), null) }).toEqual({ number, verdict: closed(opensAt, zone, rule) });
+      expect({ number, verdict: callingWindow(number, at(opensAt), null) }).toEqual({ number, verdict: OPEN });
+    }
+  });
+
+  it('Pennsylvania (Act 47 of 2026): 9:00–19:00, never on a Sunday or a legal holiday', () => {
+    const PHILADELPHIA = '+12155552671';
+    expect(callingWindow(PHILADELPHIA, at('2026-06-03T22:59:00Z'), null)).toEqual(OPEN);
+    expect(callingWindow(PHILADELPHIA, at('2026-06-03T23:00:00Z'), null)).toEqual(
+      closed('2026-06-04T13:00:00Z', 'America/New_York', 'us_state_pa'),
+    );
+    // Friday 3 July 2026 (Independence Day observed), Saturday 4 July, Sunday → Monday 9:00.
+    expect(callingWindow(PHILADELPHIA, at('2026-07-03T15:00:00Z'), null)).toEqual(
+      closed('2026-07-06T13:00:00Z', 'America/New_York', 'us_state_pa'),
+    );
+  });
+
   it('holidays: Easter by the Gregorian computus, and a weekend holiday counts on its date and the weekday observed', () => {
     expect([2024, 2025, 2026, 2027, 2038, 2285].map((year) => easterSunday(year))).toEqual([
       { year: 2024, month: 3, day: 31 },

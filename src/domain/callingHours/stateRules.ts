@@ -48,6 +48,8 @@ export interface StateRule {
 }
 
 const hours = (start: number, end: number): DayWindow => ({ start: start * 60, end: end * 60 });
+/** A compilation that quotes each statute verbatim and names where it was read (meydayapp/fieldquo, lib/sales/callingRules.js). */
+const QUOTED_IN = 'quoted in https://github.com/meydayapp/fieldquo/blob/d1c5045b2f19581adde532d088308d46f35780fe/lib/sales/callingRules.js';
 const everyDay = (window: DayWindow): Week => [window, window, window, window, window, window, window];
 const noSunday = (window: DayWindow): Week => [null, window, window, window, window, window, window];
 const weekdaysAndWeekend = (weekday: DayWindow | null, weekend: DayWindow | null): Week => [
@@ -78,9 +80,27 @@ export const STATE_RULES: readonly StateRule[] = [
       'Ala. Admin. Code r. 770-X-5-.17(1)(b): https://d1tvxue8o4w0fl.cloudfront.net/regulation/alabama-administrative-code/title-770-alabama-public-service-commission/chapter-770-x-5-telephone-rules/section-770-x-5-17-live-and-automated-solicitations-and-announcements',
   },
   {
+    state: 'CA',
+    // An automatic dialing-announcing device shall not be operated between the hours of 9 p.m. and 9 a.m.
+    week: everyDay(hours(9, 21)),
+    source: `Cal. Pub. Util. Code § 2872, ${QUOTED_IN}`,
+  },
+  {
+    state: 'CT',
+    // A telephonic sales call only between the hours of nine o'clock a.m. and eight o'clock p.m. local time.
+    week: everyDay(hours(9, 20)),
+    source: `Conn. Gen. Stat. § 42-288a(c) (https://www.cga.ct.gov/current/pub/chap_743m.htm), ${QUOTED_IN}`,
+  },
+  {
     state: 'FL',
     week: everyDay(hours(8, 20)),
     source: 'Fla. Stat. § 501.616(6)(a): https://www.flsenate.gov/Laws/Statutes/2024/501.616',
+  },
+  {
+    state: 'KY',
+    // No solicitation to a person's residence at any time other than between 10 a.m. and 9 p.m. local time.
+    week: everyDay(hours(10, 21)),
+    source: `KRS 367.46955(16) (https://lawserver.com/law/state/kentucky/ks-statutes/kentucky_statutes_367-46955), ${QUOTED_IN}`,
   },
   {
     state: 'LA',
@@ -108,6 +128,18 @@ export const STATE_RULES: readonly StateRule[] = [
     source: '10 M.R.S. § 1498(3): https://legislature.maine.gov/legis/bills/bills_121st/billtexts/LD039201-1.asp',
   },
   {
+    state: 'MI',
+    // No unsolicited commercial telephone call received between the hours of 9 p.m. and 9 a.m.
+    week: everyDay(hours(9, 21)),
+    source: `MCL 750.540e(1)(f), ${QUOTED_IN}`,
+  },
+  {
+    state: 'MN',
+    // "Time of day limit": no commercial telephone solicitation before 9:00 a.m. or after 9:00 p.m.
+    week: everyDay(hours(9, 21)),
+    source: `Minn. Stat. § 325E.30, ${QUOTED_IN}`,
+  },
+  {
     state: 'MS',
     // Between 8:00 a.m. and 8:00 p.m. Central Standard Time; no telephone solicitation on a Sunday.
     week: noSunday(hours(8, 20)),
@@ -116,10 +148,35 @@ export const STATE_RULES: readonly StateRule[] = [
       'Miss. Code Ann. § 77-3-723(1): https://getpocketlaw.com/law/state_mississippi/section-77-3-723-rules-for-authorized-calls_57b73fa7ff73',
   },
   {
-    state: 'OK',
-    // An automatic dial announcing device is not used to make a call before 9 a.m. or after 9 p.m.
+    state: 'NM',
+    // Unlawful to make telephone solicitations that are received before 9:00 a.m. or after 9:00 p.m.
     week: everyDay(hours(9, 21)),
-    source: '15 Okl. St. § 755.1(C)(2)(a): https://lexace.ai/us/statute/oklahoma/15-755.1',
+    source: `NMSA 1978 § 57-12-22(B)(5), ${QUOTED_IN}`,
+  },
+  {
+    state: 'NV',
+    // A device for automatic dialing and announcing may not place a call received between 9 p.m. and 9 a.m.
+    week: everyDay(hours(9, 21)),
+    source: 'NRS 597.814(2)(a): http://www.contactcentercompliance.com/legal/statutes/NV/NRS/597.814.adpx',
+  },
+  {
+    state: 'OK',
+    // An automatic dial announcing device is not used before 9 a.m. or after 9 p.m.; a telephonic sales call not
+    // before 8 a.m. or after 8 p.m. (the Telephone Solicitation Act of 2022).
+    week: everyDay(hours(9, 20)),
+    source:
+      '15 Okl. St. § 755.1(C)(2)(a): https://lexace.ai/us/statute/oklahoma/15-755.1; ' +
+      `15 Okl. St. § 775C.4, ${QUOTED_IN} and https://24kyc.com/oklahoma-passes-new-telephone-solicitation-act-similar-to-the-federal-tcpa-lerman-senter-pllc/`,
+  },
+  {
+    state: 'PA',
+    // Act 47 of 2026 (in force from October 2026): not on a Sunday, after 7 p.m. or before 9 a.m.; since
+    // Act 73 of 2019 not on a legal holiday (the federal ones here: Pennsylvania's own list is not in ./holidays.ts).
+    week: noSunday(hours(9, 19)),
+    holiday: null,
+    source:
+      `73 P.S. § 2245(a)(1) as amended by Act 47 of 2026, ${QUOTED_IN}; ` +
+      'holidays: 73 P.S. § 2245(a)(10) (Act 73 of 2019): https://www.jenkinslaw.org/blog/2019/12/03/amendments-pennsylvanias-telemarketer-registration-act-effective-today',
   },
   {
     state: 'RI',
@@ -152,6 +209,12 @@ export const STATE_RULES: readonly StateRule[] = [
     state: 'WA',
     week: everyDay(hours(8, 20)),
     source: 'RCW 19.158.040(2): https://app.leg.wa.gov/RCW/default.aspx?cite=19.158.040',
+  },
+  {
+    state: 'WY',
+    // No unsolicited telephonic sales call to a consumer before 8 a.m. or after 8 p.m. local time.
+    week: everyDay(hours(8, 20)),
+    source: `Wyo. Stat. § 40-12-302(d), ${QUOTED_IN}`,
   },
 ];
 
